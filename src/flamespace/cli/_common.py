@@ -1,0 +1,139 @@
+"""What the subcommands share: reading inputs, writing outputs, reporting, number formatting."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Callable, Iterable, Iterator, List, Optional, Sequence, TypeVar, Union
+
+import click
+
+from ..core.differential import Differential
+from ..core.vector import FlameGraph, Number
+from ..diagnostics import Diagnostics
+from ..errors import InputError
+from ..formats import registry
+
+Profile = Union[FlameGraph, Differential]
+F = TypeVar("F", bound=Callable[..., object])
+T = TypeVar("T")
+
+
+def input_options(function: F) -> F:
+    """--skip-invalid and --from, for every command that reads profiles."""
+    function = click.option(
+        "--from",
+        "input_format",
+        type=click.Choice(registry.names()),
+        default=None,
+        help="Input format (default: detected from the content, then the file name).",
+    )(function)
+    function = click.option(
+        "--skip-invalid",
+        is_flag=True,
+        help="Skip malformed lines and report how many on stderr, instead of failing.",
+    )(function)
+    return function
+
+
+def output_options(function: F) -> F:
+    """-o FILE and --no-header, for every command that writes a profile."""
+    function = click.option(
+        "--no-header",
+        is_flag=True,
+        help="Do not write '# key: value' metadata lines (for tools that would read them as stacks).",
+    )(function)
+    function = click.option(
+        "-o",
+        "--output",
+        type=click.Path(dir_okay=False, allow_dash=True),
+        default="-",
+        show_default="stdout",
+        help="Where to write the result.",
+    )(function)
+    return function
+
+
+def expand_inputs(paths: Sequence[str]) -> List[str]:
+    """Paths as given, with each directory replaced by its visible files in name order."""
+    expanded: List[str] = []
+    for path in paths or ["-"]:
+        if path != "-" and os.path.isdir(path):
+            names = sorted(n for n in os.listdir(path) if not n.startswith("."))
+            files = [os.path.join(path, n) for n in names if os.path.isfile(os.path.join(path, n))]
+            if not files:
+                raise InputError("the directory holds no profile files", path)
+            expanded.extend(files)
+        else:
+            expanded.append(path)
+    if expanded.count("-") > 1:
+        raise click.UsageError("stdin ('-') can be read only once")
+    return expanded
+
+
+def report(diagnostics: Diagnostics) -> None:
+    for line in diagnostics.messages():
+        click.echo(f"flamespace: {line}", err=True)
+
+
+def read_profile(path: str, skip_invalid: bool = False, input_format: Optional[str] = None) -> Profile:
+    """Read one input, reporting skipped lines on stderr."""
+    diagnostics = Diagnostics()
+    profile = registry.read(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics)
+    report(diagnostics)
+    return profile
+
+
+def read_graph(path: str, command: str, skip_invalid: bool = False, input_format: Optional[str] = None) -> FlameGraph:
+    """Read one input that must be a single profile, not a differential pair."""
+    profile = read_profile(path, skip_invalid, input_format)
+    if isinstance(profile, Differential):
+        name = registry.display_name(path)
+        raise InputError(
+            f"is differential input (two counts per line); '{command}' needs a profile with one count per line",
+            name,
+        )
+    return profile
+
+
+def read_graphs(files: Sequence[str], command: str, skip_invalid: bool, input_format: Optional[str]) -> Iterator[FlameGraph]:
+    """Read inputs one at a time (so a sum holds one input in memory at once), with progress."""
+    for path in progress(files, "reading", len(files)):
+        yield read_graph(path, command, skip_invalid, input_format)
+
+
+def write_profile(profile: Profile, output: str, no_header: bool = False) -> None:
+    sys.stdout.flush()
+    registry.write(profile, output, header=not no_header)
+
+
+def progress(items: Iterable[T], label: str, count: int) -> Iterable[T]:
+    """A progress bar on stderr for long work, only when stderr is a terminal."""
+    if count < 20 or not sys.stderr.isatty():
+        return items
+    from rich.progress import track
+
+    return track(items, description=label, total=count, console=_stderr_console(), transient=True)
+
+
+def _stderr_console():  # type: ignore[no-untyped-def]
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def format_value(value: Number) -> str:
+    """A count for people: thousands separators, at most 6 significant digits for fractions."""
+    if isinstance(value, int) or float(value).is_integer() and abs(value) < 1e15:
+        return f"{int(value):,}"
+    return f"{value:,.6g}" if abs(value) >= 1e-4 else f"{value:.3e}"
+
+
+def format_share(part: Number, whole: Number) -> str:
+    return f"{100.0 * part / whole:.2f}%" if whole else "-"
+
+
+def echo_json(data: object) -> None:
+    import json
+
+    click.echo(json.dumps(data, indent=2, sort_keys=False))

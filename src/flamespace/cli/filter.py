@@ -1,0 +1,136 @@
+"""flamespace filter: select, rename, re-root and trim stacks."""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, List, Optional, Sequence, Tuple
+
+import click
+
+from ..core import transforms
+from ..core.differential import Differential
+from ..core.vector import FlameGraph
+from ._common import input_options, output_options, read_profile, write_profile
+
+_UNESCAPED_EQUALS = re.compile(r"(?<!\\)=")
+
+
+def parse_map_rule(text: str) -> Tuple[str, str]:
+    """'RE=REPL' -> (RE, REPL); the first '=' not preceded by a backslash separates them."""
+    match = _UNESCAPED_EQUALS.search(text)
+    if match is None:
+        raise click.BadParameter(f"{text!r} is not of the form 'REGEX=REPLACEMENT'", param_hint="'--map'")
+    pattern, replacement = text[: match.start()], text[match.end() :]
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise click.BadParameter(f"invalid regular expression {pattern!r}: {exc}", param_hint="'--map'") from None
+    return pattern, replacement
+
+
+def parse_share(text: str) -> float:
+    """'0.01' or '1%' -> 0.01."""
+    raw = text.strip()
+    try:
+        share = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not a share such as 0.01 or 1%", param_hint="'--min-share'") from None
+    if not 0 <= share <= 1:
+        raise click.BadParameter(f"{text!r} is not between 0 and 1 (0% and 100%)", param_hint="'--min-share'")
+    return share
+
+
+def _any_of(patterns: Sequence[str], option: str) -> Optional[str]:
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise click.BadParameter(f"invalid regular expression {pattern!r}: {exc}", param_hint=f"'{option}'") from None
+    return "|".join(f"(?:{p})" for p in patterns) if patterns else None
+
+
+def build_pipeline(
+    grep: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    base: Sequence[str] = (),
+    map_rules: Sequence[Tuple[str, str]] = (),
+    strip: Sequence[str] = (),
+    fold_recursion: bool = False,
+    reverse: bool = False,
+    max_depth: Optional[int] = None,
+    prefix: Sequence[str] = (),
+) -> List[Callable[[FlameGraph], FlameGraph]]:
+    """The transforms in the order documented in ``flamespace filter --help``."""
+    steps: List[Callable[[FlameGraph], FlameGraph]] = []
+    rules = [transforms.STRIP_PRESETS[name] for name in strip] + list(map_rules)
+    if rules:
+        steps.append(lambda g: transforms.map_frames(g, rules))
+    if fold_recursion:
+        steps.append(transforms.fold_recursion)
+    include, drop = _any_of(grep, "--grep"), _any_of(exclude, "--exclude")
+    if include or drop:
+        steps.append(lambda g: transforms.select(g, include, drop))
+    if base:
+        steps.append(lambda g: transforms.rebase(g, base))
+    if reverse:
+        steps.append(transforms.reverse)
+    if max_depth is not None:
+        steps.append(lambda g: transforms.limit_depth(g, max_depth))
+    if prefix:
+        steps.append(lambda g: transforms.prefix(g, *prefix))
+    return steps
+
+
+@click.command("filter")
+@click.argument("input", default="-", type=click.Path(allow_dash=True))
+@click.option("--grep", "grep", multiple=True, metavar="RE", help="Keep stacks with a frame matching RE (repeat: any of them).")
+@click.option("--exclude", multiple=True, metavar="RE", help="Drop stacks with a frame matching RE (repeatable).")
+@click.option("--base", multiple=True, metavar="FRAME", help="Re-root at FRAME (exact name; repeatable): keep stacks through it, cut its callers.")
+@click.option("--map", "map_rules", multiple=True, metavar="RE=REPL", help="Rename frames by regex (Python re.sub; \\1 for groups; repeatable, in order). An empty result removes the frame.")
+@click.option("--strip", multiple=True, type=click.Choice(list(transforms.STRIP_PRESETS)), help="Named renamings: lines (line numbers), offsets (+0x1f), hex (0x...), annotations (_[k]).")
+@click.option("--fold-recursion", is_flag=True, help="Collapse direct recursion: a;b;b;b;c -> a;b;c.")
+@click.option("--reverse", is_flag=True, help="Reverse stacks (leaf first): merged from the leaf, shows who calls hot code.")
+@click.option("--max-depth", type=click.IntRange(min=0), metavar="N", help="Cut stacks after N frames; deeper time counts for the frame at depth N.")
+@click.option("--prefix", multiple=True, metavar="FRAME", help="Add FRAME as a new root above every stack (e.g. the application name).")
+@click.option("--min-share", metavar="X", help="Fold frames below a share of the total (0.01 or 1%) into their parent; totals are kept.")
+@input_options
+@output_options
+def command(
+    input: str, grep: Sequence[str], exclude: Sequence[str], base: Sequence[str], map_rules: Sequence[str],
+    strip: Sequence[str], fold_recursion: bool, reverse: bool, max_depth: Optional[int], prefix: Sequence[str],
+    min_share: Optional[str], skip_invalid: bool, input_format: Optional[str], output: str, no_header: bool,
+) -> None:
+    """Transform the stacks of INPUT (default stdin).
+
+    Steps run in this order: --strip and --map, --fold-recursion, --grep and --exclude,
+    --base, --reverse, --max-depth, --prefix, --min-share. Stacks that become equal are
+    merged. Differential input is transformed on both sides alike.
+
+    \b
+    Examples:
+        flamespace filter --grep 'json' --exclude '^_bootstrap' profile.folded
+        flamespace filter --strip lines --fold-recursion profile.folded
+        flamespace filter --base 'handle_request (app.py:40)' --min-share 0.5% profile.folded
+    """
+    share = parse_share(min_share) if min_share is not None else None
+    steps = build_pipeline(
+        grep, exclude, base, [parse_map_rule(rule) for rule in map_rules], strip,
+        fold_recursion, reverse, max_depth, prefix,
+    )
+
+    def apply(graph: FlameGraph) -> FlameGraph:
+        for step in steps:
+            graph = step(graph)
+        return graph
+
+    profile = read_profile(input, skip_invalid, input_format)
+    if isinstance(profile, Differential):
+        profile = profile.map(apply)
+        if share is not None:
+            both = profile.before + profile.after
+            profile = profile.map(lambda g: transforms.prune(g, share, reference=both))
+    else:
+        profile = apply(profile)
+        if share is not None:
+            profile = transforms.prune(profile, share)
+    write_profile(profile, output, no_header)

@@ -1,0 +1,73 @@
+"""flamespace info: what a profile holds."""
+
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+import click
+
+from ..core.differential import Differential
+from ..core.vector import FlameGraph
+from ._common import echo_json, format_value, input_options, read_profile
+
+
+def describe(graph: FlameGraph) -> Dict[str, object]:
+    """Size and shape of a profile: the numbers 'flamespace info' prints."""
+    frames = set()
+    max_depth = 0
+    weighted_depth = 0.0
+    for stack, value in graph.items():
+        frames.update(stack)
+        max_depth = max(max_depth, len(stack))
+        weighted_depth += len(stack) * value
+    total = graph.total()
+    return {
+        "unit": graph.unit,
+        "metric": graph.metric,
+        "norm": graph.norm(),
+        "stacks": len(graph),
+        "frames": len(frames),
+        "max_depth": max_depth,
+        "mean_depth": round(weighted_depth / total, 2) if total else 0,
+        "metadata": dict(graph.labels),
+    }
+
+
+def _print(title: Optional[str], facts: Dict[str, object]) -> None:
+    if title:
+        click.echo(f"{title}:")
+    indent = "  " if title else ""
+    for key, value in facts.items():
+        if key == "metadata":
+            for name, text in value.items():  # type: ignore[attr-defined]
+                click.echo(f"{indent}# {name}: {text}")
+        elif value is not None:
+            shown = format_value(value) if isinstance(value, (int, float)) and key != "mean_depth" else value
+            click.echo(f"{indent}{key.replace('_', ' ')}: {shown}")
+
+
+@click.command("info")
+@click.argument("input", default="-", type=click.Path(allow_dash=True))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@input_options
+def command(input: str, as_json: bool, skip_invalid: bool, input_format: Optional[str]) -> None:
+    """Summarise INPUT (default stdin): norm (total), stacks, distinct frames, depth, unit, metadata.
+
+    \b
+    Example:
+        flamespace info profile.folded
+    """
+    profile = read_profile(input, skip_invalid, input_format)
+    if isinstance(profile, Differential):
+        facts = {"before": describe(profile.before), "after": describe(profile.after)}
+        if as_json:
+            echo_json({"differential": True, **facts})
+        else:
+            for side, side_facts in facts.items():
+                _print(side, side_facts)
+        return
+    facts = describe(profile)
+    if as_json:
+        echo_json(facts)
+    else:
+        _print(None, facts)

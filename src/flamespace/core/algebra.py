@@ -1,0 +1,106 @@
+"""Operations on flame graphs from Tornetta, "On the Algebraic Properties of Flame Graphs"."""
+
+from __future__ import annotations
+
+from typing import Dict, Iterable, NamedTuple, Optional, Union
+
+from ..errors import ArgumentError
+from .metadata import Metadata
+from .vector import Delta, FlameGraph, Number, Stack, StackVector
+
+
+def norm(vector: StackVector) -> Number:
+    """L1 norm ‖f‖: the total recorded cost of a flame graph."""
+    return vector.norm()
+
+
+def distance(f: StackVector, g: StackVector) -> Number:
+    """L1 distance ‖f − g‖."""
+    return (f - g).norm()
+
+
+def similarity(f: FlameGraph, g: FlameGraph) -> float:
+    """σ(f, g) = 1 − ‖f − g‖ / (‖f‖ + ‖g‖): 1 for equal graphs, 0 for disjoint supports.
+
+    Two empty graphs are equal, so their similarity is 1.
+    """
+    scale = f.norm() + g.norm()
+    if scale == 0:
+        return 1.0
+    return 1.0 - distance(f, g) / scale
+
+
+def sum_graphs(graphs: Iterable[FlameGraph]) -> FlameGraph:
+    """Sum of many flame graphs, accumulated in one pass (much cheaper than repeated ``+``)."""
+    values: Dict[Stack, Number] = {}
+    metadata: Optional[Metadata] = None
+    get = values.get
+    for graph in graphs:
+        metadata = graph.metadata if metadata is None else metadata.combine(graph.metadata)
+        for stack, value in graph.items():
+            values[stack] = get(stack, 0) + value
+    return FlameGraph._trusted(values, metadata or Metadata())
+
+
+def mean(graphs: Iterable[FlameGraph]) -> FlameGraph:
+    """Mean flame graph of a sample of runs (sum divided by the number of runs)."""
+    graphs = list(graphs)
+    if not graphs:
+        raise ArgumentError("the mean of no flame graphs is undefined")
+    return sum_graphs(graphs) / len(graphs)
+
+
+def normalize(graph: FlameGraph, to: Union[FlameGraph, Number, None] = None) -> FlameGraph:
+    """Scale ``graph`` so its norm is 1 (unit becomes ``share``), ``to`` a number, or ``to``'s norm.
+
+    An empty graph stays empty: there is nothing to scale.
+    """
+    current = graph.norm()
+    if current == 0:
+        return graph
+    if to is None:
+        return (graph / current).with_metadata(unit="share")
+    target = to.norm() if isinstance(to, StackVector) else to
+    if target < 0:
+        raise ArgumentError(f"cannot normalise to a negative total ({target!r})")
+    return graph * (target / current)
+
+
+class Decomposition(NamedTuple):
+    """The four-way split of Δ = f2 − f1 into flame graphs with disjoint supports.
+
+    ``appeared``: stacks only in f2; ``grown``: in both and larger in f2;
+    ``disappeared``: stacks only in f1; ``shrunk``: in both and smaller in f2.
+    Δ = (appeared + grown) − (disappeared + shrunk).
+    """
+
+    appeared: FlameGraph
+    grown: FlameGraph
+    disappeared: FlameGraph
+    shrunk: FlameGraph
+
+    @property
+    def delta(self) -> Delta:
+        return (self.appeared + self.grown) - (self.disappeared + self.shrunk)
+
+
+def decompose(f1: FlameGraph, f2: FlameGraph) -> Decomposition:
+    """Split the change from ``f1`` (before) to ``f2`` (after) into its four parts."""
+    meta = f1.metadata.combine(f2.metadata)
+    appeared: Dict[Stack, Number] = {}
+    grown: Dict[Stack, Number] = {}
+    disappeared: Dict[Stack, Number] = {}
+    shrunk: Dict[Stack, Number] = {}
+    for stack, after in f2.items():
+        before = f1.value(stack)
+        if not before:
+            appeared[stack] = after
+        elif after > before:
+            grown[stack] = after - before
+        elif after < before:
+            shrunk[stack] = before - after
+    for stack, before in f1.items():
+        if stack not in f2:
+            disappeared[stack] = before
+    parts = (appeared, grown, disappeared, shrunk)
+    return Decomposition(*(FlameGraph._trusted(p, meta) for p in parts))

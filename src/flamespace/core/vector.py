@@ -1,0 +1,230 @@
+"""Flame graphs as vectors: finitely supported maps from stacks to numbers.
+
+A :class:`FlameGraph` lives in the positive cone (every value > 0); a :class:`Delta` is any
+signed vector, such as the difference of two flame graphs. Both are immutable. Stacks with
+value zero are never stored, so the keys of a vector are exactly its support.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+from typing import Any, Dict, FrozenSet, Iterable, Iterator, Mapping, Optional, Tuple, Union
+
+from ..errors import ArgumentError
+from .metadata import EMPTY, Metadata
+
+Frame = str
+Stack = Tuple[str, ...]
+Number = Union[int, float]
+Values = Union[Mapping[Stack, Number], Iterable[Tuple[Stack, Number]]]
+
+
+def _check_number(value: Any, stack: Stack) -> Number:
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"value of stack {stack!r} is {value!r}, not a number")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"value of stack {stack!r} is {value!r}, not a finite number")
+    return value if isinstance(value, (int, float)) else float(value)
+
+
+def _check_stack(stack: Any) -> Stack:
+    if not isinstance(stack, tuple) or not all(isinstance(f, str) for f in stack):
+        raise TypeError(f"a stack is a tuple of frame strings, root first; got {stack!r}")
+    return stack
+
+
+class StackVector(Mapping[Stack, Number]):
+    """Common part of :class:`FlameGraph` and :class:`Delta`: storage, metadata, algebra.
+
+    Equality is equality of the vectors; metadata (unit, labels) is not compared.
+    """
+
+    __slots__ = ("_values", "_metadata")
+
+    _values: Dict[Stack, Number]
+    _metadata: Metadata
+
+    def __init__(
+        self,
+        values: Values = (),
+        *,
+        unit: Optional[str] = None,
+        metric: Optional[str] = None,
+        labels: Optional[Mapping[str, str]] = None,
+        metadata: Optional[Metadata] = None,
+    ) -> None:
+        pairs = values.items() if isinstance(values, Mapping) else values
+        summed: Dict[Stack, Number] = {}
+        for stack, value in pairs:
+            stack = _check_stack(stack)
+            summed[stack] = summed.get(stack, 0) + _check_number(value, stack)
+        self._validate(summed)
+        overrides = {"unit": unit, "metric": metric, "labels": labels}
+        metadata = (metadata or EMPTY).replace(**{k: v for k, v in overrides.items() if v is not None})
+        self._values = {s: v for s, v in summed.items() if v != 0}
+        self._metadata = metadata
+
+    @classmethod
+    def _validate(cls, values: Dict[Stack, Number]) -> None:
+        """Hook for subclasses that restrict the values."""
+
+    @classmethod
+    def _trusted(cls, values: Dict[Stack, Number], metadata: Metadata = EMPTY) -> Any:
+        """Wrap a dict the caller built correctly (no zeros, right signs). Takes ownership."""
+        obj = cls.__new__(cls)
+        obj._values = values
+        obj._metadata = metadata
+        return obj
+
+    # -- mapping -------------------------------------------------------------------------
+    def __getitem__(self, stack: Stack) -> Number:
+        return self._values[stack]
+
+    def __iter__(self) -> Iterator[Stack]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __contains__(self, stack: object) -> bool:
+        return stack in self._values
+
+    def value(self, stack: Stack) -> Number:
+        """The value at ``stack``; 0 outside the support."""
+        return self._values.get(stack, 0)
+
+    def sorted_items(self) -> list:
+        """(stack, value) pairs in the deterministic order used for output."""
+        return sorted(self._values.items())
+
+    # -- metadata ------------------------------------------------------------------------
+    @property
+    def metadata(self) -> Metadata:
+        return self._metadata
+
+    @property
+    def unit(self) -> Optional[str]:
+        return self._metadata.unit
+
+    @property
+    def metric(self) -> Optional[str]:
+        return self._metadata.metric
+
+    @property
+    def labels(self) -> Mapping[str, str]:
+        return self._metadata.labels
+
+    def with_metadata(self, metadata: Optional[Metadata] = None, **changes: Any) -> Any:
+        """The same vector with other metadata (or some fields changed)."""
+        meta = metadata or self._metadata
+        if changes:
+            meta = meta.replace(**changes)
+        return type(self)._trusted(self._values, meta)
+
+    # -- measures ------------------------------------------------------------------------
+    def support(self) -> FrozenSet[Stack]:
+        """The stacks with a non-zero value."""
+        return frozenset(self._values)
+
+    def total(self) -> Number:
+        """Sum of the values (for a flame graph: the width of the root)."""
+        return sum(self._values.values())
+
+    def norm(self) -> Number:
+        """L1 norm: the sum of absolute values."""
+        return sum(abs(v) for v in self._values.values())
+
+    # -- algebra -------------------------------------------------------------------------
+    def _combine(self, other: "StackVector", sign: int) -> Dict[Stack, Number]:
+        result = dict(self._values)
+        get = result.get
+        for stack, value in other._values.items():
+            new = get(stack, 0) + sign * value
+            if new:
+                result[stack] = new
+            else:
+                result.pop(stack, None)
+        return result
+
+    def __add__(self, other: object) -> Any:
+        if not isinstance(other, StackVector):
+            return NotImplemented
+        meta = self._metadata.combine(other._metadata)
+        cls = FlameGraph if isinstance(self, FlameGraph) and isinstance(other, FlameGraph) else Delta
+        return cls._trusted(self._combine(other, 1), meta)
+
+    def __sub__(self, other: object) -> "Delta":
+        if not isinstance(other, StackVector):
+            return NotImplemented
+        meta = self._metadata.combine(other._metadata)
+        return Delta._trusted(self._combine(other, -1), meta)
+
+    def __neg__(self) -> "Delta":
+        return Delta._trusted({s: -v for s, v in self._values.items()}, self._metadata)
+
+    def __mul__(self, factor: object) -> Any:
+        if isinstance(factor, bool) or not isinstance(factor, Real):
+            return NotImplemented
+        if isinstance(factor, float) and not math.isfinite(factor):
+            raise ValueError(f"cannot scale by {factor!r}")
+        if factor == 0:
+            return type(self)._trusted({}, self._metadata)
+        cls = FlameGraph if isinstance(self, FlameGraph) and factor > 0 else Delta
+        return cls._trusted({s: v * factor for s, v in self._values.items()}, self._metadata)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, divisor: object) -> Any:
+        if isinstance(divisor, bool) or not isinstance(divisor, Real):
+            return NotImplemented
+        if divisor == 0:
+            raise ZeroDivisionError("cannot divide a flame graph by zero")
+        cls = FlameGraph if isinstance(self, FlameGraph) and divisor > 0 else Delta
+        return cls._trusted({s: v / divisor for s, v in self._values.items()}, self._metadata)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, StackVector):
+            return NotImplemented
+        return self._values == other._values
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{';'.join(s)!r}: {v!r}" for s, v in self.sorted_items()[:5])
+        more = f", ... ({len(self)} stacks)" if len(self) > 5 else ""
+        unit = f", unit={self.unit!r}" if self.unit else ""
+        return f"{type(self).__name__}({{{shown}{more}}}{unit})"
+
+
+class FlameGraph(StackVector):
+    """A profile: an immutable map stack -> value > 0, with metadata.
+
+    Values stay exact ``int`` while the inputs are ints; floats appear only after
+    scaling or averaging. ``a + b`` is a FlameGraph, ``a - b`` a :class:`Delta`.
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def _validate(cls, values: Dict[Stack, Number]) -> None:
+        for stack, value in values.items():
+            if value < 0:
+                raise ArgumentError(
+                    f"a flame graph cannot hold the negative value {value!r} (stack {';'.join(stack)!r}); "
+                    "use Delta for signed vectors"
+                )
+
+
+class Delta(StackVector):
+    """A signed vector over stacks, such as the difference of two flame graphs."""
+
+    __slots__ = ()
+
+    def positive(self) -> FlameGraph:
+        """Δ⁺: the stacks that grew, with how much they grew."""
+        return FlameGraph._trusted({s: v for s, v in self._values.items() if v > 0}, self._metadata)
+
+    def negative(self) -> FlameGraph:
+        """Δ⁻: the stacks that shrank, with how much (as positive values)."""
+        return FlameGraph._trusted({s: -v for s, v in self._values.items() if v < 0}, self._metadata)

@@ -1,0 +1,35 @@
+"""What a reader skipped or doubted, collected for the caller to report (the library never prints)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import List, Optional, Tuple
+
+
+@dataclass
+class Diagnostics:
+    """Counts skipped input and keeps the first few examples, with where they were."""
+
+    max_examples: int = 5
+    skipped: int = 0
+    examples: List[Tuple[str, Optional[int], str]] = field(default_factory=list)
+    warnings: List[str] = field(default_factory=list)
+
+    def skip(self, source: str, line: Optional[int], reason: str) -> None:
+        self.skipped += 1
+        if len(self.examples) < self.max_examples:
+            self.examples.append((source, line, reason))
+
+    def warn(self, message: str) -> None:
+        self.warnings.append(message)
+
+    def messages(self) -> List[str]:
+        """Human-readable lines: warnings, then a summary of what was skipped."""
+        lines = list(self.warnings)
+        if self.skipped:
+            lines.append(f"skipped {self.skipped} invalid line{'s' if self.skipped != 1 else ''}")
+            for source, line, reason in self.examples:
+                lines.append(f"  {source}:{line}: {reason}" if line else f"  {source}: {reason}")
+            if self.skipped > len(self.examples):
+                lines.append(f"  ... and {self.skipped - len(self.examples)} more")
+        return lines

@@ -1,0 +1,72 @@
+"""Opening inputs and outputs the same way for every format: paths, '-', gzip, BOM."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import sys
+from contextlib import contextmanager
+from typing import BinaryIO, Iterator, TextIO, Tuple, Union
+
+from ..errors import InputError
+
+Source = Union[str, "os.PathLike[str]", BinaryIO]
+GZIP_MAGIC = b"\x1f\x8b"
+#: Undecodable bytes are kept as surrogates and written back unchanged (lossless round trip).
+ENCODING_ERRORS = "surrogateescape"
+
+
+def display_name(source: Source) -> str:
+    if isinstance(source, (str, os.PathLike)):
+        name = os.fspath(source)
+        return "<stdin>" if name == "-" else name
+    return getattr(source, "name", None) or "<stream>"
+
+
+@contextmanager
+def open_binary(source: Source) -> Iterator[Tuple[io.BufferedReader, str]]:
+    """A peekable binary stream over ``source``, gunzipped if it starts with gzip's magic bytes."""
+    name = display_name(source)
+    close = False
+    if isinstance(source, (str, os.PathLike)):
+        if os.fspath(source) == "-":
+            raw: BinaryIO = sys.stdin.buffer
+        else:
+            try:
+                raw = open(source, "rb")
+            except OSError as exc:
+                raise InputError(f"cannot read: {exc.strerror or exc}", name) from None
+            close = True
+    else:
+        raw = source
+    try:
+        stream = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[arg-type]
+        if stream.peek(2)[:2] == GZIP_MAGIC:
+            stream = io.BufferedReader(gzip.GzipFile(fileobj=stream, mode="rb"))  # type: ignore[arg-type]
+        yield stream, name
+    except (OSError, EOFError) as exc:
+        raise InputError(f"cannot read: {exc}", name) from None
+    finally:
+        if close:
+            raw.close()
+
+
+def text_reader(stream: BinaryIO) -> TextIO:
+    """UTF-8 text (a BOM is dropped), universal newlines, undecodable bytes kept."""
+    return io.TextIOWrapper(stream, encoding="utf-8-sig", errors=ENCODING_ERRORS, newline=None)
+
+
+@contextmanager
+def open_output(destination: Union[str, "os.PathLike[str]", None]) -> Iterator[TextIO]:
+    """A text stream for ``destination``: a path, or stdout for None or '-'."""
+    if destination is None or os.fspath(destination) == "-":
+        out = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", errors=ENCODING_ERRORS, newline="\n", write_through=True)
+        try:
+            yield out
+            out.flush()
+        finally:
+            out.detach()
+        return
+    with open(destination, "w", encoding="utf-8", errors=ENCODING_ERRORS, newline="\n") as out:
+        yield out

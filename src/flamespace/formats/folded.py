@@ -1,0 +1,273 @@
+"""The folded (collapsed) stack format of Brendan Gregg's FlameGraph: ``root;child;leaf 12``.
+
+Grammar (one record per line; the README has the full table of edge cases)::
+
+    line      = stack WS count [WS count] | "#" comment | blank
+    stack     = frame *( ";" frame )         ; may be empty: " 5" is 5 samples with no frame
+    count     = DIGITS [ "." *DIGIT ]        ; what flamegraph.pl accepts
+    metadata  = "#" *WS key ":" WS value     ; e.g. "# unit: ns" (Austin writes these)
+
+The count is after the *last* whitespace, so frames may contain spaces. A file where every
+line has two counts is differential input (before, after), as difffolded.pl writes it.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Dict, List, Optional, TextIO, Union
+
+from ..core.differential import Differential
+from ..core.metadata import Metadata
+from ..core.vector import FlameGraph, Number, Stack
+from ..diagnostics import Diagnostics
+from ..errors import ArgumentError, InputError
+
+name = "folded"
+extensions = (".folded", ".collapsed", ".fold")
+description = "folded stacks (stackcollapse-*.pl, py-spy --format raw, Austin)"
+
+#: Frames cannot contain ';' in this format: writers replace it with this character.
+SEMICOLON_REPLACEMENT = ":"
+
+_METADATA = re.compile(r"#\s*([A-Za-z_][\w.\-]*)\s*:\s?(.*)$")
+_DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]*)?$")
+_DATA_LINE = re.compile(r".*[ \t][0-9]+(?:\.[0-9]*)?$")
+_SHOWN = 60  # characters of a bad line quoted in an error
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How to read folded input.
+
+    ``skip_invalid``: skip malformed lines (counted in the diagnostics) instead of failing.
+    ``columns``: ``"auto"`` (differential when every line has two counts), ``"1"`` or ``"2"``.
+    """
+
+    skip_invalid: bool = False
+    columns: str = "auto"
+
+
+@dataclass(frozen=True)
+class WriteOptions:
+    """How to write folded output. ``header``: write metadata as ``# key: value`` lines."""
+
+    header: bool = True
+
+
+Profile = Union[FlameGraph, Differential]
+
+
+def sniff(head: bytes) -> Optional[bool]:
+    """True if the first data line looks like ``stack count``; None if ``head`` has no full line."""
+    text = head.decode("utf-8", "replace").lstrip("\ufeff")
+    lines = text.splitlines()
+    if not text.endswith(("\n", "\r")):
+        lines = lines[:-1]
+    for line in lines:
+        line = line.rstrip()
+        if line and not line.startswith("#"):
+            return bool(_DATA_LINE.match(line))
+    return None
+
+
+def _number(text: str) -> Optional[Number]:
+    if text.isdigit() and text.isascii():
+        return int(text)
+    if _DECIMAL.match(text):
+        return float(text)
+    return None
+
+
+def _invalid_reason(line: str, cut: int, count: str) -> str:
+    shown = line if len(line) <= _SHOWN else line[: _SHOWN - 3] + "..."
+    if cut < 0:
+        return f"expected 'frame;frame;... count', found no count after a space: {shown!r}"
+    if count.startswith("-") and _number(count[1:]) is not None:
+        return f"count {count} is negative; counts must be >= 0"
+    return f"expected a count (digits, optionally with a decimal point) at the end of the line, found {count!r}"
+
+
+def _split_count(text: str) -> tuple:
+    """(rest, count_text, cut) where count_text follows the last space or tab."""
+    cut = max(text.rfind(" "), text.rfind("\t"))
+    return text[:cut].rstrip(), text[cut + 1 :], cut
+
+
+def parse(
+    stream: TextIO,
+    options: ReadOptions = ReadOptions(),
+    *,
+    source: str = "<input>",
+    diagnostics: Optional[Diagnostics] = None,
+) -> Profile:
+    """Read folded stacks; repeated stacks are summed, frames are interned.
+
+    Returns a :class:`FlameGraph`, or a :class:`Differential` for two-count input.
+    Raises :class:`InputError` naming the line of the first malformed record unless
+    ``options.skip_invalid`` is set.
+    """
+    if options.columns not in ("auto", "1", "2"):
+        raise ArgumentError(f"columns must be 'auto', '1' or '2', not {options.columns!r}")
+    two_columns = options.columns == "2"
+    counts: Dict[str, Number] = {}
+    get = counts.get
+    labels: Dict[str, str] = {}
+    for lineno, line in enumerate(stream, 1):
+        line = line.rstrip()
+        if not line:
+            continue
+        if line[0] == "#":
+            match = _METADATA.match(line)
+            if match:
+                labels[match.group(1)] = match.group(2)
+            continue
+        cut = line.rfind(" ")
+        if "\t" in line:
+            cut = max(cut, line.rfind("\t"))
+        count = line[cut + 1 :]
+        value = _number(count) if cut >= 0 else None
+        if value is None or (two_columns and _number(_split_count(line[:cut].rstrip())[1]) is None):
+            reason = (
+                _invalid_reason(line, cut, count)
+                if value is None
+                else "expected two counts (before after) on every line of differential input"
+            )
+            if not options.skip_invalid:
+                raise InputError(reason, source, lineno)
+            if diagnostics is not None:
+                diagnostics.skip(source, lineno, reason)
+            continue
+        stack = line[:cut].rstrip()
+        counts[stack] = get(stack, 0) + value
+    metadata = Metadata(unit=labels.pop("unit", None), metric=labels.pop("metric", None), labels=labels)
+    if options.columns == "2" or (options.columns == "auto" and _all_differential(counts)):
+        return _differential(counts, metadata)
+    return FlameGraph._trusted(_to_stacks(counts), metadata)
+
+
+def _all_differential(counts: Dict[str, Number]) -> bool:
+    """True when every stack text still ends in a count: the file has two count columns."""
+    if not counts:
+        return False
+    for text in counts:
+        rest, count, cut = _split_count(text)
+        if cut < 0 or _number(count) is None:
+            return False
+    return True
+
+
+def _to_stack(text: str) -> Stack:
+    return tuple(map(sys.intern, text.split(";"))) if text else ()
+
+
+def _to_stacks(counts: Dict[str, Number]) -> Dict[Stack, Number]:
+    """Split stack texts into interned frames, freeing the texts as we go (peak memory)."""
+    values: Dict[Stack, Number] = {}
+    while counts:
+        text, value = counts.popitem()
+        if value:
+            stack = _to_stack(text)
+            values[stack] = values.get(stack, 0) + value
+    return values
+
+
+def _differential(counts: Dict[str, Number], metadata: Metadata) -> Differential:
+    before: Dict[str, Number] = {}
+    after: Dict[str, Number] = {}
+    while counts:
+        text, value = counts.popitem()
+        stack, first, _ = _split_count(text)
+        before[stack] = before.get(stack, 0) + (_number(first) or 0)
+        after[stack] = after.get(stack, 0) + value
+    return Differential(
+        FlameGraph._trusted(_to_stacks(before), metadata),
+        FlameGraph._trusted(_to_stacks(after), metadata),
+    )
+
+
+def format_number(value: Number) -> str:
+    """A count as flamegraph.pl reads it: digits with an optional decimal point, never an exponent."""
+    if isinstance(value, int):
+        return str(value)
+    if value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    text = repr(value)
+    if "e" in text or "E" in text:
+        text = format(Decimal(text), "f")
+    return text
+
+
+def format_stack(stack: Stack) -> str:
+    """Join frames with ';', replacing ';' inside frames and line breaks (which the format cannot hold)."""
+    text = ";".join(stack)
+    if text.count(";") != len(stack) - 1 or "\n" in text or "\r" in text:
+        text = ";".join(
+            f.replace(";", SEMICOLON_REPLACEMENT).replace("\r", " ").replace("\n", " ") for f in stack
+        )
+    return text
+
+
+def _header(metadata: Metadata) -> List[str]:
+    fields = [("unit", metadata.unit), ("metric", metadata.metric)]
+    fields += sorted(metadata.labels.items())
+    return [f"# {key}: {' '.join(str(value).split())}\n" for key, value in fields if value is not None]
+
+
+def _sort_bytewise(texts: List[str]) -> None:
+    """Sort as Perl's ``sort`` does on bytes; only non-ASCII text needs the (slower) byte key."""
+    if all(t.isascii() for t in texts):
+        texts.sort()
+    else:
+        texts.sort(key=lambda t: t.encode("utf-8", "surrogateescape"))
+
+
+def dump(profile: Profile, stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
+    """Write ``profile`` as folded stacks sorted bytewise, like the Perl tools' output."""
+    if isinstance(profile, Differential):
+        columns: Dict[str, str] = {}
+        for stack, before, after in profile.rows():
+            _check_writable(before, stack)
+            _check_writable(after, stack)
+            columns[format_stack(stack)] = f"{format_number(before)} {format_number(after)}"
+        metadata = profile.after.metadata
+    else:
+        columns = {}
+        for stack, value in profile.items():
+            _check_writable(value, stack)
+            text = format_stack(stack)
+            if text in columns:  # two stacks became one line after replacing ';'
+                raise ArgumentError(f"stacks collide when written as folded text: {text!r}")
+            columns[text] = format_number(value)
+        metadata = profile.metadata
+    texts = list(columns)
+    _sort_bytewise(texts)
+    if options.header:
+        stream.writelines(_header(metadata))
+    stream.write("".join(f"{t} {columns[t]}\n" for t in texts))
+
+
+def _check_writable(value: Number, stack: Stack) -> None:
+    if value < 0:
+        raise ArgumentError(
+            f"the folded format cannot hold the negative value {value!r} (stack {';'.join(stack)!r}); "
+            "write a Differential (before, after) instead"
+        )
+
+
+def loads(text: str, options: ReadOptions = ReadOptions()) -> Profile:
+    """Parse folded text held in a string."""
+    import io
+
+    return parse(io.StringIO(text), options)
+
+
+def dumps(profile: Profile, options: WriteOptions = WriteOptions()) -> str:
+    """Folded text of ``profile`` as a string."""
+    import io
+
+    out = io.StringIO()
+    dump(profile, out, options)
+    return out.getvalue()

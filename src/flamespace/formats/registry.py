@@ -1,0 +1,89 @@
+"""The list of formats and the one place that picks a format for an input or output.
+
+Every format module has ``name``, ``extensions``, ``sniff(head)``, ``ReadOptions`` (with at
+least ``skip_invalid``), ``parse(stream, options, source=, diagnostics=)`` and, if it can
+hold a profile, ``WriteOptions`` and ``dump(profile, stream, options)``.
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+from typing import Dict, List, Optional, Union
+
+from ..core.differential import Differential
+from ..core.vector import FlameGraph
+from ..diagnostics import Diagnostics
+from ..errors import ArgumentError, InputError
+from . import folded
+from ._io import Source, display_name, open_binary, open_output, text_reader
+
+Profile = Union[FlameGraph, Differential]
+
+#: Every format module, in sniffing order. Each has name, extensions, sniff, parse[, dump].
+FORMATS: List[ModuleType] = [folded]
+SNIFF_BYTES = 64 * 1024
+
+
+def names() -> List[str]:
+    return [fmt.name for fmt in FORMATS]
+
+
+def writable_names() -> List[str]:
+    return [fmt.name for fmt in FORMATS if hasattr(fmt, "dump")]
+
+
+def by_name(name: str) -> ModuleType:
+    table: Dict[str, ModuleType] = {fmt.name: fmt for fmt in FORMATS}
+    try:
+        return table[name]
+    except KeyError:
+        raise ArgumentError(f"unknown format {name!r}; known formats: {', '.join(table)}") from None
+
+
+def by_extension(path: str) -> Optional[ModuleType]:
+    lower = path.lower()
+    if lower.endswith(".gz"):
+        lower = lower[:-3]
+    for fmt in FORMATS:
+        if lower.endswith(tuple(fmt.extensions)):
+            return fmt
+    return None
+
+
+def detect(head: bytes, path: str = "") -> ModuleType:
+    """The format of an input: the first that recognises its head, else by file extension, else folded."""
+    for fmt in FORMATS:
+        if fmt.sniff(head):
+            return fmt
+    return by_extension(path) or folded
+
+
+def read(
+    source: Source,
+    format: Optional[str] = None,
+    *,
+    skip_invalid: bool = False,
+    diagnostics: Optional[Diagnostics] = None,
+) -> Profile:
+    """Read a profile from a path, '-' (stdin) or a binary stream; gzip is undone automatically."""
+    with open_binary(source) as (stream, name):
+        fmt = by_name(format) if format else detect(stream.peek(SNIFF_BYTES)[:SNIFF_BYTES], name)
+        options = fmt.ReadOptions(skip_invalid=skip_invalid)
+        text = text_reader(stream)
+        try:
+            return fmt.parse(text, options, source=name, diagnostics=diagnostics)
+        finally:
+            text.detach()
+
+
+def write(profile: Profile, destination: Union[str, "os.PathLike[str]", None] = None, format: str = "folded", **options: object) -> None:
+    """Write ``profile`` to a path or stdout (None or '-')."""
+    fmt = by_name(format)
+    if not hasattr(fmt, "dump"):
+        raise ArgumentError(f"cannot write the {format} format; writable formats: {', '.join(writable_names())}")
+    with open_output(destination) as out:
+        fmt.dump(profile, out, fmt.WriteOptions(**options))
+
+
+__all__ = ["FORMATS", "by_name", "detect", "display_name", "names", "read", "write"]
