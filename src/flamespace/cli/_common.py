@@ -76,17 +76,21 @@ def report(diagnostics: Diagnostics) -> None:
         click.echo(f"flamespace: {line}", err=True)
 
 
-def read_profile(path: str, skip_invalid: bool = False, input_format: Optional[str] = None) -> Profile:
+def read_profile(
+    path: str, skip_invalid: bool = False, input_format: Optional[str] = None, stack_cache: Optional[dict] = None
+) -> Profile:
     """Read one input, reporting skipped lines on stderr."""
     diagnostics = Diagnostics()
-    profile = registry.read(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics)
+    profile = registry.read(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics, stack_cache=stack_cache)
     report(diagnostics)
     return profile
 
 
-def read_graph(path: str, command: str, skip_invalid: bool = False, input_format: Optional[str] = None) -> FlameGraph:
+def read_graph(
+    path: str, command: str, skip_invalid: bool = False, input_format: Optional[str] = None, stack_cache: Optional[dict] = None
+) -> FlameGraph:
     """Read one input that must be a single profile, not a differential pair."""
-    profile = read_profile(path, skip_invalid, input_format)
+    profile = read_profile(path, skip_invalid, input_format, stack_cache)
     if isinstance(profile, Differential):
         name = registry.display_name(path)
         raise InputError(
@@ -98,8 +102,9 @@ def read_graph(path: str, command: str, skip_invalid: bool = False, input_format
 
 def read_graphs(files: Sequence[str], command: str, skip_invalid: bool, input_format: Optional[str]) -> Iterator[FlameGraph]:
     """Read inputs one at a time (so a sum holds one input in memory at once), with progress."""
+    stack_cache: dict = {}
     for path in progress(files, "reading", len(files)):
-        yield read_graph(path, command, skip_invalid, input_format)
+        yield read_graph(path, command, skip_invalid, input_format, stack_cache)
 
 
 def write_profile(profile: Profile, output: str, no_header: bool = False) -> None:

@@ -7,7 +7,8 @@ Grammar (one record per line; the README has the full table of edge cases)::
     count     = DIGITS [ "." *DIGIT ]        ; what flamegraph.pl accepts
     metadata  = "#" *WS key ":" WS value     ; e.g. "# unit: ns" (Austin writes these)
 
-The count is after the *last* whitespace, so frames may contain spaces. A file where every
+The count is after the *last* whitespace, so frames may contain spaces; other whitespace
+before the count stays in the stack, as in flamegraph.pl (``a;b  1`` has the frame ``"b "``). A file where every
 line has two counts is differential input (before, after), as difffolded.pl writes it.
 """
 
@@ -17,7 +18,8 @@ import re
 import sys
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Dict, List, Optional, TextIO, Union
+from operator import itemgetter
+from typing import Dict, List, Optional, TextIO, Tuple, Union
 
 from ..core.differential import Differential
 from ..core.metadata import Metadata
@@ -93,7 +95,7 @@ def _invalid_reason(line: str, cut: int, count: str) -> str:
 def _split_count(text: str) -> tuple:
     """(rest, count_text, cut) where count_text follows the last space or tab."""
     cut = max(text.rfind(" "), text.rfind("\t"))
-    return text[:cut].rstrip(), text[cut + 1 :], cut
+    return text[:cut], text[cut + 1 :], cut
 
 
 def parse(
@@ -102,8 +104,12 @@ def parse(
     *,
     source: str = "<input>",
     diagnostics: Optional[Diagnostics] = None,
+    stack_cache: Optional[Dict[str, Stack]] = None,
 ) -> Profile:
     """Read folded stacks; repeated stacks are summed, frames are interned.
+
+    ``stack_cache`` maps stack text to its tuple; share one dict across the files of a
+    merge so a stack seen in many runs is split once and its tuple object is reused.
 
     Returns a :class:`FlameGraph`, or a :class:`Differential` for two-count input.
     Raises :class:`InputError` naming the line of the first malformed record unless
@@ -117,6 +123,8 @@ def parse(
     labels: Dict[str, str] = {}
     for lineno, line in enumerate(stream, 1):
         line = line.rstrip()
+        if lineno == 1:
+            line = line.lstrip("\ufeff")
         if not line:
             continue
         if line[0] == "#":
@@ -129,7 +137,7 @@ def parse(
             cut = max(cut, line.rfind("\t"))
         count = line[cut + 1 :]
         value = _number(count) if cut >= 0 else None
-        if value is None or (two_columns and _number(_split_count(line[:cut].rstrip())[1]) is None):
+        if value is None or (two_columns and _number(_split_count(line[:cut])[1]) is None):
             reason = (
                 _invalid_reason(line, cut, count)
                 if value is None
@@ -140,12 +148,13 @@ def parse(
             if diagnostics is not None:
                 diagnostics.skip(source, lineno, reason)
             continue
-        stack = line[:cut].rstrip()
+        stack = line[:cut]  # as flamegraph.pl: whitespace before the last one stays in the stack
         counts[stack] = get(stack, 0) + value
     metadata = Metadata(unit=labels.pop("unit", None), metric=labels.pop("metric", None), labels=labels)
+    cache: Dict[str, Stack] = {} if stack_cache is None else stack_cache
     if options.columns == "2" or (options.columns == "auto" and _all_differential(counts)):
-        return _differential(counts, metadata)
-    return FlameGraph._trusted(_to_stacks(counts), metadata)
+        return _differential(counts, metadata, cache)
+    return FlameGraph._trusted(_to_stacks(counts, cache), metadata)
 
 
 def _all_differential(counts: Dict[str, Number]) -> bool:
@@ -159,22 +168,21 @@ def _all_differential(counts: Dict[str, Number]) -> bool:
     return True
 
 
-def _to_stack(text: str) -> Stack:
-    return tuple(map(sys.intern, text.split(";"))) if text else ()
-
-
-def _to_stacks(counts: Dict[str, Number]) -> Dict[Stack, Number]:
+def _to_stacks(counts: Dict[str, Number], cache: Dict[str, Stack]) -> Dict[Stack, Number]:
     """Split stack texts into interned frames, freeing the texts as we go (peak memory)."""
     values: Dict[Stack, Number] = {}
+    intern = sys.intern
     while counts:
         text, value = counts.popitem()
         if value:
-            stack = _to_stack(text)
+            stack = cache.get(text)
+            if stack is None:
+                stack = cache[text] = tuple(map(intern, text.split(";"))) if text else ()
             values[stack] = values.get(stack, 0) + value
     return values
 
 
-def _differential(counts: Dict[str, Number], metadata: Metadata) -> Differential:
+def _differential(counts: Dict[str, Number], metadata: Metadata, cache: Dict[str, Stack]) -> Differential:
     before: Dict[str, Number] = {}
     after: Dict[str, Number] = {}
     while counts:
@@ -183,8 +191,8 @@ def _differential(counts: Dict[str, Number], metadata: Metadata) -> Differential
         before[stack] = before.get(stack, 0) + (_number(first) or 0)
         after[stack] = after.get(stack, 0) + value
     return Differential(
-        FlameGraph._trusted(_to_stacks(before), metadata),
-        FlameGraph._trusted(_to_stacks(after), metadata),
+        FlameGraph._trusted(_to_stacks(before, cache), metadata),
+        FlameGraph._trusted(_to_stacks(after, cache), metadata),
     )
 
 
@@ -216,45 +224,42 @@ def _header(metadata: Metadata) -> List[str]:
     return [f"# {key}: {' '.join(str(value).split())}\n" for key, value in fields if value is not None]
 
 
-def _sort_bytewise(texts: List[str]) -> None:
-    """Sort as Perl's ``sort`` does on bytes; only non-ASCII text needs the (slower) byte key."""
-    if all(t.isascii() for t in texts):
-        texts.sort()
+def _sort_bytewise(rows: List[Tuple[str, str]]) -> None:
+    """Sort by stack text as Perl's ``sort`` does on bytes; only non-ASCII text needs a byte key."""
+    if all(text.isascii() for text, _ in rows):
+        rows.sort(key=itemgetter(0))
     else:
-        texts.sort(key=lambda t: t.encode("utf-8", "surrogateescape"))
+        rows.sort(key=lambda row: row[0].encode("utf-8", "surrogateescape"))
 
 
 def dump(profile: Profile, stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
     """Write ``profile`` as folded stacks sorted bytewise, like the Perl tools' output."""
     if isinstance(profile, Differential):
-        columns: Dict[str, str] = {}
-        for stack, before, after in profile.rows():
-            _check_writable(before, stack)
-            _check_writable(after, stack)
-            columns[format_stack(stack)] = f"{format_number(before)} {format_number(after)}"
+        rows = [(format_stack(stack), f"{_count(b, stack)} {_count(a, stack)}") for stack, b, a in profile.rows()]
         metadata = profile.after.metadata
     else:
-        columns = {}
-        for stack, value in profile.items():
-            _check_writable(value, stack)
-            text = format_stack(stack)
-            if text in columns:  # two stacks became one line after replacing ';'
-                raise ArgumentError(f"stacks collide when written as folded text: {text!r}")
-            columns[text] = format_number(value)
+        rows = [(format_stack(stack), _count(value, stack)) for stack, value in profile.items()]
         metadata = profile.metadata
-    texts = list(columns)
-    _sort_bytewise(texts)
+    _sort_bytewise(rows)
+    for (text, _), (following, _) in zip(rows, rows[1:]):
+        if text == following:  # two frames differed only by ';' vs its replacement
+            raise ArgumentError(f"stacks collide when written as folded text: {text!r}")
     if options.header:
         stream.writelines(_header(metadata))
-    stream.write("".join(f"{t} {columns[t]}\n" for t in texts))
+    for start in range(0, len(rows), _CHUNK):
+        stream.write("".join([f"{text} {count}\n" for text, count in rows[start : start + _CHUNK]]))
 
 
-def _check_writable(value: Number, stack: Stack) -> None:
+_CHUNK = 8192
+
+
+def _count(value: Number, stack: Stack) -> str:
     if value < 0:
         raise ArgumentError(
             f"the folded format cannot hold the negative value {value!r} (stack {';'.join(stack)!r}); "
             "write a Differential (before, after) instead"
         )
+    return format_number(value)
 
 
 def loads(text: str, options: ReadOptions = ReadOptions()) -> Profile:

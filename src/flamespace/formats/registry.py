@@ -1,7 +1,7 @@
 """The list of formats and the one place that picks a format for an input or output.
 
 Every format module has ``name``, ``extensions``, ``sniff(head)``, ``ReadOptions`` (with at
-least ``skip_invalid``), ``parse(stream, options, source=, diagnostics=)`` and, if it can
+least ``skip_invalid``), ``parse(stream, options, source=, diagnostics=, stack_cache=)`` and, if it can
 hold a profile, ``WriteOptions`` and ``dump(profile, stream, options)``.
 """
 
@@ -12,7 +12,7 @@ from types import ModuleType
 from typing import Dict, List, Optional, Union
 
 from ..core.differential import Differential
-from ..core.vector import FlameGraph
+from ..core.vector import FlameGraph, Stack
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 from . import folded
@@ -65,14 +65,19 @@ def read(
     *,
     skip_invalid: bool = False,
     diagnostics: Optional[Diagnostics] = None,
+    stack_cache: Optional[Dict[str, Stack]] = None,
 ) -> Profile:
-    """Read a profile from a path, '-' (stdin) or a binary stream; gzip is undone automatically."""
+    """Read a profile from a path, '-' (stdin) or a binary stream; gzip is undone automatically.
+
+    Pass the same ``stack_cache`` dict when reading many runs of one program: stacks seen
+    before are not split again and share one tuple (faster reads and sums).
+    """
     with open_binary(source) as (stream, name):
         fmt = by_name(format) if format else detect(stream.peek(SNIFF_BYTES)[:SNIFF_BYTES], name)
         options = fmt.ReadOptions(skip_invalid=skip_invalid)
         text = text_reader(stream)
         try:
-            return fmt.parse(text, options, source=name, diagnostics=diagnostics)
+            return fmt.parse(text, options, source=name, diagnostics=diagnostics, stack_cache=stack_cache)
         finally:
             text.detach()
 

@@ -1,0 +1,240 @@
+"""The flamespace command, run through main([...]) as a user would."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import flamespace as fs
+from flamespace.cli import main
+from flamespace.formats import folded
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def before(tmp_path):
+    return write(tmp_path / "before.folded", "A;B 1\nA;C;D 5\nA;C 1\nA 2\n")
+
+
+@pytest.fixture
+def after(tmp_path):
+    return write(tmp_path / "after.folded", "A;B 3\nA;C;D 4\nA;E 2\nA 2\n")
+
+
+def run(capsys, *args):
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_merge_sums_and_mean_divides(capsys, before, after):
+    code, out, _ = run(capsys, "merge", before, after)
+    assert code == 0
+    assert folded.loads(out) == fs.FlameGraph({("A", "B"): 4, ("A", "C", "D"): 9, ("A", "C"): 1, ("A", "E"): 2, ("A",): 4})
+    code, out, _ = run(capsys, "merge", "--mean", before, after)
+    assert folded.loads(out)[("A", "C", "D")] == 4.5
+
+
+def test_merge_a_directory_and_write_to_a_file(capsys, tmp_path, before, after):
+    out_file = tmp_path / "out" / "merged.folded"
+    out_file.parent.mkdir()
+    code, out, _ = run(capsys, "merge", tmp_path, "-o", out_file)
+    assert code == 0 and out == ""
+    assert fs.read(out_file).total() == 20
+
+
+def test_merge_refuses_mixed_units(capsys, tmp_path):
+    a = write(tmp_path / "a.folded", "# unit: ns\na 1\n")
+    b = write(tmp_path / "b.folded", "# unit: samples\na 1\n")
+    code, _, err = run(capsys, "merge", a, b)
+    assert code == 1
+    assert err.strip() == "flamespace merge: error: cannot combine a profile in 'ns' with one in 'samples'"
+
+
+def test_sub_matches_difffolded(capsys, tmp_path):
+    # Expected outputs were produced by difffolded.pl (sorted) on the same inputs.
+    b = write(tmp_path / "b.folded", "x;0xAB 1\ny 2\nz 0.5\n")
+    a = write(tmp_path / "a.folded", "x;0xcd 5\ny 5\n")
+    _, out, _ = run(capsys, "sub", b, a)
+    assert out == "x;0xAB 1 0\nx;0xcd 0 5\ny 2 5\nz 0.5 0\n"
+    _, out, _ = run(capsys, "sub", "-n", b, a)
+    assert out == "x;0xAB 2 0\nx;0xcd 0 5\ny 5 5\nz 1 0\n"
+    _, out, _ = run(capsys, "sub", "--normalize", "--strip-hex", b, a)
+    assert out == "x;0x... 2 5\ny 5 5\nz 1 0\n"
+    _, out, _ = run(capsys, "sub", "-s", b, a)
+    assert out == "x;0x... 1 5\ny 2 5\nz 0.5 0\n"
+
+
+def test_sub_output_feeds_filter_and_info(capsys, tmp_path, before, after):
+    diff = tmp_path / "diff.folded"
+    assert run(capsys, "sub", before, after, "-o", diff)[0] == 0
+    code, out, _ = run(capsys, "filter", "--grep", "^C$", diff)
+    assert code == 0 and out == "A;C 1 0\nA;C;D 5 4\n"
+    code, out, _ = run(capsys, "info", "--json", diff)
+    facts = json.loads(out)
+    assert facts["differential"] and facts["before"]["norm"] == 9 and facts["after"]["norm"] == 11
+
+
+def test_commands_that_need_one_count_refuse_differential_input(capsys, tmp_path):
+    diff = write(tmp_path / "d.folded", "a 1 2\n")
+    code, _, err = run(capsys, "top", diff)
+    assert code == 1 and "is differential input" in err and "d.folded" in err
+
+
+def test_scale_keeps_ints_and_rejects_negative(capsys, before):
+    code, out, _ = run(capsys, "scale", "3", before)
+    assert code == 0 and folded.loads(out)[("A",)] == 6
+    code, out, _ = run(capsys, "scale", "0.5", before)
+    assert folded.loads(out)[("A",)] == 1
+    code, _, err = run(capsys, "scale", "--", "-2", before)
+    assert code == 1 and "must be a finite number >= 0" in err
+    code, _, err = run(capsys, "scale", "abc", before)
+    assert code == 1 and "'abc' is not a number" in err
+
+
+def test_filter_options(capsys, tmp_path):
+    src = write(tmp_path / "p.folded", "main;f (a.py:1);f (a.py:1);g (a.py:5) 4\nmain;h (b.py:2) 1\nidle 5\n")
+    _, out, _ = run(capsys, "filter", "--no-header", "--fold-recursion", "--strip", "lines", src)
+    assert out == "idle 5\nmain;f (a.py);g (a.py) 4\nmain;h (b.py) 1\n"
+    _, out, _ = run(capsys, "filter", "--grep", "h ", "--grep", "g ", "--exclude", "^h", src)
+    assert out == "main;f (a.py:1);f (a.py:1);g (a.py:5) 4\n"
+    _, out, _ = run(capsys, "filter", "--base", "f (a.py:1)", "--reverse", src)
+    assert out == "g (a.py:5);f (a.py:1);f (a.py:1) 4\n"
+    _, out, _ = run(capsys, "filter", "--max-depth", "1", "--prefix", "app", src)
+    assert out == "app;idle 5\napp;main 5\n"
+    _, out, _ = run(capsys, "filter", "--map", r"\((\w+)\.py:\d+\)=[\1]", src)
+    assert "main;f [a];f [a];g [a] 4" in out
+    _, out, _ = run(capsys, "filter", "--min-share", "20%", src)
+    assert out == "idle 5\nmain 1\nmain;f (a.py:1);f (a.py:1);g (a.py:5) 4\n"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--map", "noequals"], "is not of the form 'REGEX=REPLACEMENT'"),
+        (["--map", "(=x"], "invalid regular expression '('"),
+        (["--grep", "("], "invalid regular expression '('"),
+        (["--min-share", "2"], "is not between 0 and 1"),
+        (["--min-share", "lots"], "is not a share"),
+        (["--max-depth", "-1"], "-1"),
+        (["--strip", "everything"], "everything"),
+    ],
+)
+def test_filter_bad_arguments_exit_1_with_one_line(capsys, before, args, message):
+    code, out, err = run(capsys, "filter", *args, before)
+    assert code == 1 and out == ""
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert err.startswith("flamespace filter: error: ")
+
+
+def test_top_table_and_json(capsys, before):
+    code, out, _ = run(capsys, "top", before)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "Top 4 functions by self value (total 9 samples)"
+    rows = [line.split() for line in lines if line.strip().endswith((" D", " A", " C", " B"))]
+    assert rows[0] == ["5", "55.56%", "5", "55.56%", "D"]
+    code, out, _ = run(capsys, "top", "--json", "--by", "inclusive", "-n", "2", before)
+    data = json.loads(out)
+    assert [f["name"] for f in data["functions"]] == ["A", "C"]
+    assert data["functions"][1] == {"name": "C", "self": 1, "inclusive": 6}
+
+
+def test_info(capsys, tmp_path):
+    src = write(tmp_path / "p.folded", "# unit: ns\n# python: 3.11\na;b 1000\na 500\nc;d;e 1\n")
+    code, out, _ = run(capsys, "info", src)
+    assert code == 0
+    assert out.splitlines() == [
+        "unit: ns", "norm: 1,501", "stacks: 3", "frames: 5", "max depth: 3", "mean depth: 1.67", "# python: 3.11",
+    ]
+
+
+def test_similarity(capsys, before, after):
+    code, out, _ = run(capsys, "similarity", before, after)
+    assert code == 0 and out == "similarity: 0.700000\ndistance: 6\n"
+    _, out, _ = run(capsys, "similarity", "--json", "--normalize", before, before)
+    assert json.loads(out)["similarity"] == 1.0
+
+
+def test_decompose_writes_four_parts_and_prints_norms(capsys, tmp_path, before, after):
+    out_dir = tmp_path / "parts"
+    code, out, _ = run(capsys, "decompose", before, after, "--out-dir", out_dir)
+    assert code == 0
+    expected = {"appeared": "A;E 2\n", "grown": "A;B 2\n", "disappeared": "A;C 1\n", "shrunk": "A;C;D 1\n"}
+    for name, text in expected.items():
+        assert (out_dir / f"{name}.folded").read_text() == text
+        assert name in out
+    _, out, _ = run(capsys, "decompose", before, before, "-d", out_dir, "--json")
+    assert json.loads(out)["norms"] == {"appeared": 0, "grown": 0, "disappeared": 0, "shrunk": 0}
+    assert (out_dir / "grown.folded").read_text() == ""
+
+
+def test_malformed_input_exit_1_with_file_and_line(capsys, tmp_path):
+    bad = write(tmp_path / "bad.folded", "a 1\nb;c\n")
+    code, _, err = run(capsys, "info", bad)
+    assert code == 1
+    assert err.strip() == f"flamespace info: error: {bad}:2: expected 'frame;frame;... count', found no count after a space: 'b;c'"
+    code, out, err = run(capsys, "info", "--skip-invalid", bad)
+    assert code == 0 and "norm: 1" in out
+    assert "skipped 1 invalid line" in err and f"{bad}:2" in err
+
+
+def test_gzip_input(capsys, tmp_path):
+    path = tmp_path / "p.folded.gz"
+    path.write_bytes(gzip.compress(b"a;b 3\n"))
+    assert run(capsys, "merge", path)[1] == "a;b 3\n"
+
+
+def test_usage_errors_exit_1(capsys):
+    code, _, err = run(capsys, "merge", "--bogus")
+    assert code == 1 and "No such option" in err and "flamespace merge --help" in err
+    code, _, err = run(capsys, "sub", "onlyone")
+    assert code == 1 and "Missing argument" in err
+    code, _, err = run(capsys, "nosuchcommand")
+    assert code == 1 and "No such command" in err
+
+
+def test_help_has_an_example_on_every_command(capsys):
+    from flamespace.cli import cli
+
+    for name in cli.commands:
+        code, out, _ = run(capsys, name, "--help")
+        assert code == 0
+        assert "Example" in out and f"flamespace {name}" in out, name
+
+
+def test_internal_errors_exit_2_without_traceback(capsys, monkeypatch, before):
+    import flamespace.cli.info as info
+
+    def broken(graph):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(info, "describe", broken)
+    code, _, err = run(capsys, "info", before)
+    assert code == 2
+    assert "internal error: RuntimeError: boom" in err and "Traceback" not in err
+
+
+def test_pipes_through_stdin_with_the_installed_command(tmp_path, before):
+    exe = Path(sys.executable).parent / "flamespace"
+    command = f"cat {before} | {exe} filter --grep C | {exe} scale 2 | {exe} info --json"
+    out = subprocess.run(command, shell=True, capture_output=True, check=True, text=True).stdout
+    assert json.loads(out)["norm"] == 12
+
+
+def test_broken_pipe_is_quiet(tmp_path):
+    big = tmp_path / "big.folded"
+    big.write_text("".join(f"s{i};f 1\n" for i in range(200000)))
+    exe = Path(sys.executable).parent / "flamespace"
+    result = subprocess.run(f"{exe} merge {big} | head -1", shell=True, capture_output=True, text=True)
+    assert result.stdout == "s0;f 1\n"
+    assert result.stderr == ""

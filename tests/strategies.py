@@ -1,0 +1,17 @@
+"""Hypothesis strategies for flame graphs."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from flamespace import FlameGraph
+
+frames = st.sampled_from(["main", "a", "b", "c", "parse (p.py:3)", "ü", "x y"])
+stacks = st.lists(frames, min_size=0, max_size=5).map(tuple)
+counts = st.integers(min_value=1, max_value=10**6)
+
+
+@st.composite
+def graphs(draw, unit: str = "samples") -> FlameGraph:  # type: ignore[no-untyped-def]
+    values = draw(st.dictionaries(stacks, counts, max_size=12))
+    return FlameGraph(values, unit=unit)
