@@ -1,0 +1,50 @@
+"""`make demo`: run flamespace on the bundled example profiles and say where the outputs are."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "demo-output"
+V1 = "examples/webapp-v1.folded"
+V2 = "examples/webapp-v2.folded"
+FLAMESPACE = str(Path(sys.executable).parent / "flamespace")
+
+STEPS = [
+    ("What is in a profile", ["info", V1]),
+    ("Where the time goes (self time)", ["top", "-n", "8", V1]),
+    ("...and by inclusive time, per function rather than per line", None),
+    ("Zoom in: only stacks through json, line numbers stripped", ["filter", "--grep", "json", "--strip", "lines", "--no-header", V2]),
+    ("Mean of the two versions", ["merge", "--mean", V1, V2, "-o", "demo-output/mean.folded"]),
+    ("Differential input for a differential flame graph (like difffolded.pl)", ["sub", "--normalize", V1, V2, "-o", "demo-output/diff.folded"]),
+    ("How alike are the two versions", ["similarity", V1, V2]),
+    ("What changed: appeared, grown, disappeared, shrunk", ["decompose", V1, V2, "--out-dir", "demo-output/changes"]),
+]
+
+
+def run(args: list, stdin: bytes = b"") -> None:
+    print(f"$ flamespace {' '.join(shlex.quote(a) for a in args)}", flush=True)
+    subprocess.run([FLAMESPACE, *args], cwd=ROOT, check=True, input=stdin or None)
+
+
+def main() -> None:
+    OUT.mkdir(exist_ok=True)
+    for title, args in STEPS:
+        print(f"\n== {title}", flush=True)
+        if args is None:  # a pipe: filter | top
+            print("$ flamespace filter --strip lines examples/webapp-v1.folded | flamespace top --by inclusive -n 6", flush=True)
+            stripped = subprocess.run([FLAMESPACE, "filter", "--strip", "lines", V1], cwd=ROOT, check=True, capture_output=True).stdout
+            subprocess.run([FLAMESPACE, "top", "--by", "inclusive", "-n", "6"], cwd=ROOT, check=True, input=stripped)
+            continue
+        run(args)
+    print(f"\nOutputs are in {OUT}/:")
+    for path in sorted(OUT.rglob("*")):
+        if path.is_file():
+            print(f"  {path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
