@@ -151,10 +151,10 @@ def parse(
         stack = line[:cut]  # as flamegraph.pl: whitespace before the last one stays in the stack
         counts[stack] = get(stack, 0) + value
     metadata = Metadata(unit=labels.pop("unit", None), metric=labels.pop("metric", None), labels=labels)
-    cache: Dict[str, Stack] = {} if stack_cache is None else stack_cache
     if options.columns == "2" or (options.columns == "auto" and _all_differential(counts)):
-        return _differential(counts, metadata, cache)
-    return FlameGraph._trusted(_to_stacks(counts, cache), metadata)
+        # both sides mostly hold the same stacks: split each once
+        return _differential(counts, metadata, {} if stack_cache is None else stack_cache)
+    return FlameGraph._trusted(_to_stacks(counts, stack_cache), metadata)
 
 
 def _all_differential(counts: Dict[str, Number]) -> bool:
@@ -168,17 +168,20 @@ def _all_differential(counts: Dict[str, Number]) -> bool:
     return True
 
 
-def _to_stacks(counts: Dict[str, Number], cache: Dict[str, Stack]) -> Dict[Stack, Number]:
-    """Split stack texts into interned frames, freeing the texts as we go (peak memory)."""
+def _to_stacks(counts: Dict[str, Number], cache: Optional[Dict[str, Stack]]) -> Dict[Stack, Number]:
+    """Split stack texts into interned frames, freeing the texts as we go unless ``cache`` keeps them."""
     values: Dict[Stack, Number] = {}
     intern = sys.intern
     while counts:
         text, value = counts.popitem()
-        if value:
-            stack = cache.get(text)
-            if stack is None:
-                stack = cache[text] = tuple(map(intern, text.split(";"))) if text else ()
-            values[stack] = values.get(stack, 0) + value
+        if not value:
+            continue
+        stack = cache.get(text) if cache is not None else None
+        if stack is None:
+            stack = tuple(map(intern, text.split(";"))) if text else ()
+            if cache is not None:
+                cache[text] = stack
+        values[stack] = values.get(stack, 0) + value
     return values
 
 
