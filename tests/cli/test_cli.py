@@ -52,6 +52,23 @@ def test_merge_a_directory_and_write_to_a_file(capsys, tmp_path, before, after):
     assert fs.read(out_file).total() == 20
 
 
+def test_merge_a_directory_skips_files_that_are_not_profiles(capsys, tmp_path, before, after):
+    write(tmp_path / "README.md", "These runs were taken on\nmy laptop\n")
+    write(tmp_path / "runs.tar", "not a profile at all")
+    code, out, err = run(capsys, "merge", tmp_path)
+    assert code == 0 and fs.read(tmp_path / "before.folded") + fs.read(tmp_path / "after.folded") == folded.loads(out)
+    assert f"skipped 2 file(s) in {tmp_path} that are not profiles: README.md, runs.tar" in err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, _, err = run(capsys, "merge", empty)
+    assert code == 1 and "the directory holds no profile files" in err
+
+
+def test_no_arguments_shows_help(capsys):
+    code, out, _ = run(capsys)
+    assert code == 0 and "Usage: flamespace" in out
+
+
 def test_merge_refuses_mixed_units(capsys, tmp_path):
     a = write(tmp_path / "a.folded", "# unit: ns\na 1\n")
     b = write(tmp_path / "b.folded", "# unit: samples\na 1\n")

@@ -38,6 +38,8 @@ def _error(context: str, message: str) -> None:
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the command line; returns the exit code instead of raising SystemExit."""
     args = sys.argv[1:] if argv is None else list(argv)
+    if not args:
+        args = ["--help"]
     command = next((a for a in args if not a.startswith("-")), None)
     context = f"flamespace {command}" if command in cli.commands else "flamespace"
     try:

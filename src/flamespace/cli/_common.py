@@ -55,15 +55,20 @@ def output_options(function: F) -> F:
 
 
 def expand_inputs(paths: Sequence[str]) -> List[str]:
-    """Paths as given, with each directory replaced by its visible files in name order."""
+    """Paths as given, each directory replaced by the profiles in it (name order), saying what was left out."""
     expanded: List[str] = []
     for path in paths or ["-"]:
         if path != "-" and os.path.isdir(path):
             names = sorted(n for n in os.listdir(path) if not n.startswith("."))
             files = [os.path.join(path, n) for n in names if os.path.isfile(os.path.join(path, n))]
-            if not files:
+            profiles = [f for f in files if registry.recognises(f)]
+            if not profiles:
                 raise InputError("the directory holds no profile files", path)
-            expanded.extend(files)
+            others = [os.path.basename(f) for f in files if f not in profiles]
+            if others:
+                shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+                click.echo(f"flamespace: skipped {len(others)} file(s) in {path} that are not profiles: {shown}", err=True)
+            expanded.extend(profiles)
         else:
             expanded.append(path)
     if expanded.count("-") > 1:

@@ -59,6 +59,18 @@ def detect(head: bytes, path: str = "") -> ModuleType:
     return by_extension(path) or folded
 
 
+def recognises(path: str) -> bool:
+    """True if a format claims ``path`` by its extension or its first bytes (used to pick files from a directory)."""
+    if by_extension(path):
+        return True
+    try:
+        with open_binary(path) as (stream, _):
+            head = stream.peek(SNIFF_BYTES)[:SNIFF_BYTES]
+            return any(fmt.sniff(head) for fmt in FORMATS)
+    except InputError:
+        return False
+
+
 def read(
     source: Source,
     format: Optional[str] = None,
@@ -91,4 +103,4 @@ def write(profile: Profile, destination: Union[str, "os.PathLike[str]", None] = 
         fmt.dump(profile, out, fmt.WriteOptions(**options))
 
 
-__all__ = ["FORMATS", "by_name", "detect", "display_name", "names", "read", "write"]
+__all__ = ["FORMATS", "by_name", "detect", "display_name", "names", "read", "recognises", "write"]
