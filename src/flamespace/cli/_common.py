@@ -61,10 +61,13 @@ def expand_inputs(paths: Sequence[str]) -> List[str]:
         if path != "-" and os.path.isdir(path):
             names = sorted(n for n in os.listdir(path) if not n.startswith("."))
             files = [os.path.join(path, n) for n in names if os.path.isfile(os.path.join(path, n))]
-            profiles = [f for f in files if registry.recognises(f)]
+            profiles: List[str] = []
+            others: List[str] = []
+            for file in files:
+                (profiles if registry.recognises(file) else others).append(file)
             if not profiles:
                 raise InputError("the directory holds no profile files", path)
-            others = [os.path.basename(f) for f in files if f not in profiles]
+            others = [os.path.basename(f) for f in others]
             if others:
                 shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
                 click.echo(f"flamespace: skipped {len(others)} file(s) in {path} that are not profiles: {shown}", err=True)

@@ -8,8 +8,9 @@ Grammar (one record per line; the README has the full table of edge cases)::
     metadata  = "#" *WS key ":" WS value     ; e.g. "# unit: ns" (Austin writes these)
 
 The count is after the *last* whitespace, so frames may contain spaces; other whitespace
-before the count stays in the stack, as in flamegraph.pl (``a;b  1`` has the frame ``"b "``). A file where every
-line has two counts is differential input (before, after), as difffolded.pl writes it.
+before the count stays in the stack, as in flamegraph.pl (``a;b  1`` has the frame ``"b "``).
+A file where every line has two counts is differential input (before, after), as
+difffolded.pl writes it.
 """
 
 from __future__ import annotations
@@ -235,6 +236,9 @@ def _sort_bytewise(rows: List[Tuple[str, str]]) -> None:
         rows.sort(key=lambda row: row[0].encode("utf-8", "surrogateescape"))
 
 
+_CHUNK = 8192  # lines per write: bounded extra memory, few system calls
+
+
 def dump(profile: Profile, stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
     """Write ``profile`` as folded stacks sorted bytewise, like the Perl tools' output."""
     if isinstance(profile, Differential):
@@ -251,9 +255,6 @@ def dump(profile: Profile, stream: TextIO, options: WriteOptions = WriteOptions(
         stream.writelines(_header(metadata))
     for start in range(0, len(rows), _CHUNK):
         stream.write("".join([f"{text} {count}\n" for text, count in rows[start : start + _CHUNK]]))
-
-
-_CHUNK = 8192
 
 
 def _count(value: Number, stack: Stack) -> str:
