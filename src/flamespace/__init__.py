@@ -8,17 +8,40 @@ Read a profile, combine and compare it, write it back::
     parts = fs.decompose(base, cand)       # appeared, grown, disappeared, shrunk
     print(fs.similarity(base, cand))
     fs.write(fs.strip(cand, "lines"), "after-by-function.folded")
+
+Profile a block of code::
+
+    with fs.profile(mode="cpu") as p:
+        work()
+    fs.write(p.graph, "work.folded")
+
+Attributes are imported on first use, so ``import flamespace`` is cheap.
 """
 
-from . import core
-from .core import *  # noqa: F401,F403  (the vector space; its __all__ lists it)
-from .diagnostics import Diagnostics
-from .errors import ArgumentError, FlamespaceError, InputError, UnitMismatchError
-from .formats import read, write
+from __future__ import annotations
+
+from ._lazy import lazy_exports
+from .core import _EXPORTS as _CORE_EXPORTS
 
 __version__ = "0.1.0"
 
-__all__ = sorted(
-    core.__all__
-    + ["Diagnostics", "FlamespaceError", "InputError", "UnitMismatchError", "ArgumentError", "read", "write"]
-)
+_EXPORTS = {
+    **{name: f"core.{module}" for name, module in _CORE_EXPORTS.items()},
+    "Diagnostics": "diagnostics",
+    **dict.fromkeys(["ArgumentError", "FlamespaceError", "InputError", "UnitMismatchError"], "errors"),
+    **dict.fromkeys(["read", "write"], "formats.registry"),
+    **dict.fromkeys(["Recording", "Sampler", "SamplerOptions"], "collect.sampler"),
+    **dict.fromkeys(["profile", "Profiler"], "collect.api"),
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # what type checkers and editors see (without importing typing at run time)
+    from .collect.api import Profiler, profile
+    from .collect.sampler import Recording, Sampler, SamplerOptions
+    from .core import *  # noqa: F401,F403
+    from .diagnostics import Diagnostics
+    from .errors import ArgumentError, FlamespaceError, InputError, UnitMismatchError
+    from .formats.registry import read, write

@@ -2,7 +2,9 @@
 
 Every format module has ``name``, ``extensions``, ``sniff(head)``, ``ReadOptions`` (with at
 least ``skip_invalid``), ``parse(stream, options, source=, diagnostics=, stack_cache=)`` and, if it can
-hold a profile, ``WriteOptions`` and ``dump(profile, stream, options)``.
+hold a profile, ``WriteOptions`` and ``dump(profile, stream, options)``. A format that can
+keep time order (a :class:`~flamespace.core.chart.FlameChart`) says so with ``charts = True``;
+other formats are given the chart's flame graph.
 """
 
 from __future__ import annotations
@@ -11,17 +13,18 @@ import os
 from types import ModuleType
 from typing import Dict, List, Optional, Union
 
+from ..core.chart import FlameChart
 from ..core.differential import Differential
 from ..core.vector import FlameGraph, Stack
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
-from . import folded
+from . import folded, speedscope
 from ._io import Source, display_name, open_binary, open_output, text_reader
 
 Profile = Union[FlameGraph, Differential]
 
 #: Every format module, in sniffing order. Each has name, extensions, sniff, parse[, dump].
-FORMATS: List[ModuleType] = [folded]
+FORMATS: List[ModuleType] = [speedscope, folded]
 SNIFF_BYTES = 64 * 1024
 
 
@@ -94,11 +97,13 @@ def read(
             text.detach()
 
 
-def write(profile: Profile, destination: Union[str, "os.PathLike[str]", None] = None, format: str = "folded", **options: object) -> None:
+def write(profile: Union[Profile, FlameChart], destination: Union[str, "os.PathLike[str]", None] = None, format: str = "folded", **options: object) -> None:
     """Write ``profile`` to a path or stdout (None or '-')."""
     fmt = by_name(format)
     if not hasattr(fmt, "dump"):
         raise ArgumentError(f"cannot write the {format} format; writable formats: {', '.join(writable_names())}")
+    if isinstance(profile, FlameChart) and not getattr(fmt, "charts", False):
+        profile = profile.graph()
     with open_output(destination) as out:
         fmt.dump(profile, out, fmt.WriteOptions(**options))
 

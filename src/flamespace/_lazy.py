@@ -1,0 +1,29 @@
+"""Lazy package attributes (PEP 562), so importing a package costs only what is used.
+
+``flamespace record`` starts its sampler inside the profiled interpreter before that
+program's own imports run: every module flamespace imported eagerly there would be
+missing from the start-up profile, and the CLI starts faster too.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def lazy_exports(package: str, exports: "dict[str, str]"):  # type: ignore[no-untyped-def]
+    """``__getattr__`` and ``__dir__`` for ``package`` that import ``exports[name]`` on first use."""
+
+    def __getattr__(name: str) -> object:
+        module = exports.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        qualified = f"{package}.{module}"
+        __import__(qualified)  # not importlib: it would pull in more modules
+        value = getattr(sys.modules[qualified], name)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    def __dir__() -> "list[str]":
+        return sorted(set(vars(sys.modules[package])) | set(exports))
+
+    return __getattr__, __dir__

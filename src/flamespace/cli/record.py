@@ -1,0 +1,117 @@
+"""flamespace record: run a Python program under the sampling (or memory) profiler."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Optional, Tuple
+
+import click
+
+from ..collect.launcher import RecordResult, run
+from ..collect.target import parse_command
+from ..errors import ArgumentError
+from ..formats import registry
+from ._common import format_value
+
+MODES = ("wall", "cpu", "alloc", "live")
+FORMATS = {"folded": ".folded", "speedscope": ".speedscope.json"}
+
+
+@click.command(
+    "record",
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+              help="Where to write the profile ('-' for stdout). Default: profile-<time>.<format> here.")
+@click.option("-m", "module", metavar="MODULE", default=None, help="Run a module, as python -m does.")
+@click.option("-c", "code", metavar="CODE", default=None, help="Run a code string, as python -c does.")
+@click.option("--mode", type=click.Choice(MODES), default="wall", show_default=True,
+              help="wall: every thread, running or waiting; cpu: time on a CPU only; "
+                   "alloc: bytes allocated per stack; live: bytes still allocated at exit.")
+@click.option("--rate", type=click.FloatRange(1, 10_000), default=100, show_default=True,
+              help="Mean samples per second (random exponential intervals).")
+@click.option("--weight", type=click.Choice(["time", "samples", "bytes", "count"]), default=None,
+              help="Sampling: 'time' (ns since the thread's previous sample, default) or 'samples'. "
+                   "Memory: 'bytes' (default) or 'count' (number of allocations).")
+@click.option("--idle", is_flag=True, help="In wall mode, put off-CPU time under an '[idle]' leaf frame.")
+@click.option("--no-lines", is_flag=True, help="Name frames by function and file only (line numbers shift when code changes).")
+@click.option("--threads", is_flag=True, help="Add each thread's name as a root frame.")
+@click.option("--pid", "process_root", is_flag=True, help="Add the process (command and pid) as a root frame.")
+@click.option("--subprocesses", is_flag=True,
+              help="Also profile Python child processes (subprocess, multiprocessing); each under a 'command (pid)' root frame.")
+@click.option("--duration", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="Stop after this many seconds: the profile is saved and the program stopped as by Ctrl-C.")
+@click.option("--format", "output_format", type=click.Choice(list(FORMATS)), default="folded", show_default=True,
+              help="folded stacks, or speedscope JSON (keeps every sample in time order, per thread).")
+@click.option("--seed", type=int, default=None, help="Seed the random sampling intervals (repeatable runs).")
+@click.option("--no-header", is_flag=True, help="Do not write '# key: value' metadata lines into folded output.")
+@click.option("-q", "--quiet", is_flag=True, help="Do not print the summary line on stderr (warnings still are).")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+def command(
+    output: Optional[str], module: Optional[str], code: Optional[str], mode: str, rate: float, weight: Optional[str],
+    idle: bool, no_lines: bool, threads: bool, process_root: bool, subprocesses: bool, duration: Optional[float],
+    output_format: str, seed: Optional[int], no_header: bool, quiet: bool, command: Tuple[str, ...],
+) -> int:
+    """Profile a Python program: a script, -m MODULE or -c CODE, with its arguments.
+
+    Interpreter start-up (site, .pth files, sitecustomize, imports) is part of the profile.
+    The program behaves as under python (argv, sys.path, exit code, exceptions); its exit
+    code is ours. The profile is written when it ends, raises, calls sys.exit or is stopped
+    with Ctrl-C.
+
+    \b
+    Example:
+        flamespace record -o app.folded -- app.py --port 8000
+        flamespace record --mode cpu --rate 1000 -o work.folded -m mypackage.cli run
+        flamespace record --format speedscope -o run.speedscope.json -- python -X dev job.py
+    """
+    words = list(command)
+    if words and words[0] == "--":
+        words = words[1:]
+    target = parse_command(words, module=module, code=code)
+    options = _recorder_options(mode, rate, weight, idle, no_lines, threads, duration, seed, output_format)
+    output = output or f"profile-{time.strftime('%Y%m%d-%H%M%S')}{FORMATS[output_format]}"
+    result = run(target, options, subprocesses=subprocesses, process_root=process_root)
+    profile = result.recording.chart if output_format == "speedscope" and result.recording.chart is not None else result.recording.graph
+    registry.write(profile, output, output_format, header=not no_header)
+    _report(result, output, quiet)
+    return result.exit_code
+
+
+def _recorder_options(mode, rate, weight, idle, no_lines, threads, duration, seed, output_format):  # type: ignore[no-untyped-def]
+    timeline = output_format == "speedscope"
+    if mode in ("alloc", "live"):
+        from ..collect.memory import MemoryOptions
+
+        if weight in ("time", "samples"):
+            raise ArgumentError(f"--weight {weight} is for sampling; memory modes count 'bytes' or 'count'")
+        if idle:
+            raise ArgumentError("--idle applies to wall-time sampling, not to memory modes")
+        return MemoryOptions(mode=mode, weight=weight or "bytes", lines=not no_lines, threads=threads)
+    from ..collect.sampler import SamplerOptions
+
+    if weight in ("bytes", "count"):
+        raise ArgumentError(f"--weight {weight} is for the memory modes; sampling weighs by 'time' or 'samples'")
+    return SamplerOptions(
+        mode=mode, rate=rate, weight=weight or "time", idle=idle, lines=not no_lines, threads=threads,
+        timeline=timeline, duration=duration, seed=seed,
+    )
+
+
+def _report(result: RecordResult, output: str, quiet: bool) -> None:
+    recording = result.recording
+    for problem in recording.problems:
+        click.echo(f"flamespace record: warning: {problem}", err=True)
+    if quiet:
+        return
+    labels = recording.graph.metadata.labels
+    where = "stdout" if output == "-" else os.path.abspath(output)
+    processes = f", {result.processes} processes" if result.processes > 1 else ""
+    stopped = f", stopped after --duration" if result.stopped_by_duration else ""
+    click.echo(
+        f"flamespace record: {format_value(int(labels.get('samples', len(recording.graph))))} samples"
+        f"{' (' + labels['rate_achieved'] + ' Hz)' if 'rate_achieved' in labels else ''}"
+        f" over {labels.get('duration_s', '?')} s{processes}{stopped}; wrote {where}",
+        err=True,
+    )

@@ -1,0 +1,330 @@
+"""The sampling engine: a thread that reads every Python thread's stack at random times.
+
+Intervals are exponential (a Poisson process), so sampling cannot fall into lock-step
+with periodic work. Each sample of a thread is weighted by the time that passed since
+that thread's previous sample — wall time in ``wall`` mode, the thread's own CPU time in
+``cpu`` mode — so a late sample still accounts for exactly the time it stands for.
+
+Known bias of any in-process sampler: the sampling thread needs the GIL, so a thread
+that holds the GIL in a long C call cannot be sampled until the call returns; the time is
+then attributed to whatever it runs next. The engine lowers the interpreter's switch
+interval while it runs (and restores it) so the GIL is handed over within a fraction of
+an interval, and counts samples that came late.
+
+This module imports only what a bare interpreter has loaded anyway (``sys``, ``time``,
+``threading``, ``math``): it runs inside the profiled program from its first line.
+Validated options and the public API are in :mod:`.sampler`.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import threading
+
+from .clock import Clock
+from .naming import FrameNamer
+from .sink import Sink
+
+try:
+    from _random import Random
+except ImportError:  # not CPython
+    from random import Random
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import CodeType, FrameType
+    from typing import Callable, Collection, Dict, List, Mapping, Optional, Tuple
+
+    from ..core.vector import FlameGraph, Stack
+
+IDLE_FRAME = "[idle]"
+#: Fewer samples than this and the profile's shares are too noisy to trust (about ±10% at 100).
+MIN_TRUSTED_SAMPLES = 100
+#: A sampler whose samples are this often late (or missed) says so.
+MAX_TRUSTED_LATE_SHARE = 0.2
+
+
+class Quality:
+    """How well the sampler kept its schedule; written into the profile's metadata.
+
+    A tick is late when it came more than one mean interval after it was due; ``missed``
+    counts the ticks a Poisson clock would have had in that delay.
+    """
+
+    __slots__ = ("ticks", "samples", "late", "missed", "errors", "first_error", "duration_ns")
+
+    def __init__(self) -> None:
+        self.ticks = self.samples = self.late = self.missed = self.errors = self.duration_ns = 0
+        self.first_error: Optional[str] = None
+
+    def error(self, message: str) -> None:
+        self.errors += 1
+        if self.first_error is None:
+            self.first_error = message
+
+    def achieved_rate(self) -> float:
+        return self.ticks / (self.duration_ns / 1e9) if self.duration_ns else 0.0
+
+    def problems(self, requested_rate: float) -> List[str]:
+        """Reasons not to trust the profile, worded for a warning."""
+        found = []
+        if self.samples < MIN_TRUSTED_SAMPLES:
+            found.append(
+                f"only {self.samples} samples (shares are uncertain below {MIN_TRUSTED_SAMPLES}; "
+                "record longer or raise --rate)"
+            )
+        if self.ticks and (self.late + self.missed) / (self.ticks + self.missed) > MAX_TRUSTED_LATE_SHARE:
+            found.append(
+                f"the sampler fell behind: {self.late} of {self.ticks} samples came late and {self.missed} "
+                f"were missed (achieved {self.achieved_rate():.0f} of {requested_rate:g} Hz; "
+                "lower --rate, or a thread holds the GIL for long stretches)"
+            )
+        if self.errors:
+            found.append(f"{self.errors} sampling errors, the first: {self.first_error}")
+        return found
+
+    def as_dict(self) -> Dict[str, object]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __repr__(self) -> str:
+        return "Quality(" + ", ".join(f"{k}={v!r}" for k, v in self.as_dict().items()) + ")"
+
+
+class _ThreadState:
+    __slots__ = ("native_id", "name", "last_wall", "last_cpu")
+
+    def __init__(self, native_id: Optional[int], name: str, last_wall: int, last_cpu: Optional[int]) -> None:
+        self.native_id = native_id
+        self.name = name
+        self.last_wall = last_wall
+        self.last_cpu = last_cpu
+
+
+class Engine:
+    """Samples every Python thread of this process from a background thread.
+
+    The arguments are those of :class:`~flamespace.collect.sampler.SamplerOptions`, taken
+    as already valid, plus ``root_cut`` (code objects at which stacks start: frames of a
+    launcher below them are left out), ``hidden_files`` (files whose frames are dropped
+    from the root of a stack, such as ``runpy``) and ``on_interval=(seconds, callback)``,
+    which hands the flame graph of each interval to ``callback`` and starts afresh.
+    ``clock`` and ``sample()`` let tests drive the weighting without threads or timing.
+    """
+
+    def __init__(
+        self,
+        mode: str = "wall",
+        rate: float = 100.0,
+        weight: str = "time",
+        idle: bool = False,
+        lines: bool = True,
+        threads: bool = False,
+        root: Stack = (),
+        timeline: bool = False,
+        duration: Optional[float] = None,
+        seed: Optional[int] = None,
+        *,
+        clock: Optional[Clock] = None,
+        sink: Optional[Sink] = None,
+        namer: Optional[FrameNamer] = None,
+        root_cut: Collection[CodeType] = (),
+        hidden_files: Collection[str] = (),
+        on_interval: Optional[Tuple[float, Callable[[FlameGraph], None]]] = None,
+        on_deadline: Optional[Callable[[], None]] = None,
+    ) -> None:
+        self.mode, self.rate, self.weight, self.idle = mode, rate, weight, idle
+        self.threads, self.root, self.duration, self.seed = threads, tuple(root), duration, seed
+        self.clock = clock or Clock()
+        self.sink = sink or Sink(timeline=timeline)
+        self.namer = namer or FrameNamer(lines=lines)
+        self.root_cut = frozenset(root_cut)
+        self.hidden_files = frozenset(hidden_files)
+        self.quality = Quality()
+        self.on_interval = on_interval
+        self.on_deadline = on_deadline
+        self._measure_cpu = mode == "cpu" or idle
+        self._states: Dict[int, _ThreadState] = {}
+        self._thread: Optional[threading.Thread] = None
+        self._wake = threading.Lock()  # released by halt(): wakes the sleeping sampler at once
+        self._start_ns = self._last_tick_ns = 0
+        self._saved_switch_interval: Optional[float] = None
+        self.lock = threading.Lock()  # held while a sample is recorded; readers of the sink take it
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None
+
+    @property
+    def start_ns(self) -> int:
+        return self._start_ns
+
+    @property
+    def elapsed_ns(self) -> int:
+        return self._last_tick_ns - self._start_ns
+
+    def start(self) -> "Engine":
+        if self._thread is not None:
+            raise RuntimeError("this sampler is already running")
+        self.begin()
+        self._saved_switch_interval = sys.getswitchinterval()
+        # The sampler waits for the GIL up to one switch interval (5 ms by default): keep
+        # that well under the mean sampling interval so samples are taken when due.
+        sys.setswitchinterval(min(self._saved_switch_interval, 0.25 / self.rate))
+        self._wake.acquire(blocking=False)
+        self._thread = threading.Thread(target=self._run, name="flamespace-sampler", daemon=True)
+        self._thread.start()
+        return self
+
+    def halt(self) -> None:
+        """Stop the thread (joining it unless called from it) and restore the switch interval."""
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        if thread is not threading.current_thread():
+            self._wake.release()
+            thread.join()
+        if self._saved_switch_interval is not None:
+            sys.setswitchinterval(self._saved_switch_interval)
+            self._saved_switch_interval = None
+        self.quality.duration_ns = self.elapsed_ns
+
+    def begin(self) -> None:
+        """Start the clock and take each existing thread's CPU baseline (``start`` calls it)."""
+        now = self.clock.now_ns()
+        self._start_ns = self._last_tick_ns = now
+        self._states.clear()
+        for ident in sys._current_frames():
+            self._states[ident] = self._new_state(ident, now, born_since_start=False)
+
+    # -- the loop ------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        draw = Random(self.seed).random if self.seed is not None else Random().random
+        mean_ns = 1e9 / self.rate
+        clock, wake, quality = self.clock, self._wake, self.quality
+        deadline = None if self.duration is None else self._start_ns + int(self.duration * 1e9)
+        every_ns = None if self.on_interval is None else int(self.on_interval[0] * 1e9)
+        next_interval = None if every_ns is None else self._start_ns + every_ns
+        own = threading.get_ident()
+        due = clock.now_ns() + int(-math.log(1.0 - draw()) * mean_ns)
+        while True:
+            delay = due - clock.now_ns()
+            # A plain lock's timed acquire is the cheapest interruptible sleep.
+            if wake.acquire(timeout=max(delay, 0) / 1e9):
+                break  # halt() released it
+            now = clock.now_ns()
+            lateness = now - due
+            if lateness > mean_ns:
+                quality.late += 1
+                quality.missed += int(lateness // mean_ns)
+            frames = None
+            try:
+                frames = sys._current_frames()
+                frames.pop(own, None)
+                with self.lock:
+                    self.sample(frames, now)
+            except Exception as exc:  # never let the profiler break the program it watches
+                quality.error(f"{type(exc).__name__}: {exc}")
+            del frames  # do not keep the program's frames (and their locals) alive
+            if next_interval is not None and now >= next_interval:
+                self._hand_over_interval()
+                next_interval = now + every_ns  # type: ignore[operator]
+            if deadline is not None and now >= deadline:
+                quality.duration_ns = self.elapsed_ns
+                if self.on_deadline is not None:
+                    self.on_deadline()
+                break
+            due = max(due, now) + int(-math.log(1.0 - draw()) * mean_ns)
+
+    def _hand_over_interval(self) -> None:
+        callback = self.on_interval[1]  # type: ignore[index]
+        with self.lock:
+            graph = self.sink.take()
+        try:
+            callback(graph)
+        except Exception as exc:
+            self.quality.error(f"handling a periodic profile: {type(exc).__name__}: {exc}")
+
+    # -- one tick ------------------------------------------------------------------------
+
+    def sample(self, frames: Mapping[int, FrameType], now: int) -> None:
+        """Record one tick: the current frame of each thread, taken at ``now`` (ns)."""
+        sink, states, quality = self.sink, self._states, self.quality
+        timestamp = now - self._start_ns
+        for ident in [i for i in states if i not in frames]:
+            del states[ident]  # the thread has ended
+        quality.ticks += 1
+        by_count = self.weight == "samples"
+        for ident, frame in frames.items():
+            state = states.get(ident)
+            if state is None:
+                state = states[ident] = self._new_state(ident, self._last_tick_ns, born_since_start=True)
+            wall = now - state.last_wall
+            state.last_wall = now
+            if self._measure_cpu:
+                cpu = self._cpu_since_last(state)
+                if cpu is None:
+                    continue  # no CPU clock for this thread (not started through `threading`)
+                running = cpu if self.mode == "cpu" else min(cpu, wall)
+            else:
+                running = wall
+            idle = wall - running if self.idle else 0
+            if self.mode == "cpu":
+                idle = 0
+            if by_count:  # one count per sample, to whichever side had most of the interval
+                running, idle = (0, 1) if idle > running else ((1, 0) if running > 0 else (0, 0))
+            if running <= 0 and idle <= 0:
+                continue
+            stack = self.stack_of(frame, state.name)
+            if running > 0:
+                sink.add(stack, running, timestamp, state.name)
+                quality.samples += 1
+            if idle > 0:
+                sink.add(stack + (IDLE_FRAME,), idle, timestamp, state.name)
+                quality.samples += 1
+        self._last_tick_ns = now
+
+    def _new_state(self, ident: int, since: int, born_since_start: bool) -> _ThreadState:
+        thread = threading._active.get(ident)  # type: ignore[attr-defined]
+        native_id = getattr(thread, "native_id", None)
+        name = thread.name if thread is not None else f"Thread {ident}"
+        last_cpu = None
+        if native_id is not None and self._measure_cpu:
+            # A thread there at the start is measured from now; one born since, from its birth.
+            last_cpu = 0 if born_since_start else self.clock.thread_cpu_ns(native_id)
+        return _ThreadState(native_id, name, since, last_cpu)
+
+    def _cpu_since_last(self, state: _ThreadState) -> Optional[int]:
+        if state.native_id is None:
+            return None
+        cpu = self.clock.thread_cpu_ns(state.native_id)
+        if cpu is None:
+            return None
+        spent = cpu - (state.last_cpu or 0)
+        state.last_cpu = cpu
+        return max(spent, 0)
+
+    def stack_of(self, frame: Optional[FrameType], thread_name: str) -> Stack:
+        """The stack of ``frame``, root first, as frame names under the configured roots."""
+        frames: List[FrameType] = []
+        cut = self.root_cut
+        while frame is not None:
+            if frame.f_code in cut:
+                break
+            frames.append(frame)
+            frame = frame.f_back
+        frames.reverse()
+        if self.hidden_files:
+            skip = 0
+            while skip < len(frames) and frames[skip].f_code.co_filename in self.hidden_files:
+                skip += 1
+            del frames[:skip]
+        name = self.namer.name
+        prefix = self.root + ((thread_name,) if self.threads else ())
+        return prefix + tuple([name(f) for f in frames])
+
+
+__all__ = ["Engine", "IDLE_FRAME", "Quality"]

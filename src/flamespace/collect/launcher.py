@@ -1,0 +1,210 @@
+"""Runs a Python program under the profiler in a child interpreter and collects its profile.
+
+The child is ``python -S -c <bootstrap>`` (see :mod:`._bootstrap`), so interpreter start-up
+is part of the profile. Each profiled process (the program and, with ``subprocesses``, its
+Python children) pickles its raw recording into a private temporary directory; this side
+turns them into one :class:`~flamespace.collect.sampler.Recording`, with a ``name (pid)``
+root frame per process when there is more than one or when asked.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Union
+
+from ..core.chart import FlameChart
+from ..core.vector import FlameGraph
+from ..errors import FlamespaceError
+from .engine import Quality
+from .sampler import Recording, SamplerOptions, quality_metadata
+from .target import Target
+
+#: How long a program may run on after --duration asked it to stop, before it is killed.
+STOP_GRACE_SECONDS = 5.0
+
+
+class RecordError(FlamespaceError):
+    """The program ran but left no profile (killed, or it called os._exit)."""
+
+
+@dataclass
+class RecordResult:
+    """A finished run: the merged recording, the program's exit code and what happened."""
+
+    recording: Recording
+    exit_code: int
+    processes: int
+    stopped_by_duration: bool = False
+
+
+def run(
+    target: Target,
+    options: Union[SamplerOptions, "MemoryOptions"],  # noqa: F821
+    *,
+    subprocesses: bool = False,
+    process_root: bool = False,
+    labels: Optional[Mapping[str, str]] = None,
+) -> RecordResult:
+    """Run ``target`` to its end under a recorder; the profile and the program's exit code."""
+    out_dir = tempfile.mkdtemp(prefix="flamespace-record-")
+    try:
+        config = _child_config(target, options, out_dir, subprocesses)
+        returncode = _run_child(target, config, options)
+        raws = _load_raws(out_dir)
+        if not raws:
+            raise RecordError(_no_profile_reason(returncode))
+        labels = {"command": target.describe(), **(labels or {})}
+        recording = _merge(raws, options, labels, process_root or len(raws) > 1)
+        stopped = any(raw.get("deadline") for raw in raws)
+        exit_code = 0 if stopped else (128 - returncode if returncode < 0 else returncode)
+        return RecordResult(recording, exit_code, len(raws), stopped)
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)
+
+
+def _child_config(target: Target, options: Any, out_dir: str, subprocesses: bool) -> Dict[str, Any]:
+    config: Dict[str, Any] = {
+        "target": {"kind": target.kind, "value": target.value, "args": list(target.args)},
+        "out_dir": out_dir,
+        "site": target.site_enabled,
+        "subprocesses": subprocesses,
+        "package_parent": _package_parent(),
+    }
+    if isinstance(options, SamplerOptions):
+        config["recorder"] = "sampler"
+        config["sampler"] = {**options.as_dict(), "root": ()}  # roots are added here, per process
+    else:
+        config["recorder"] = options.mode
+        config["memory"] = options.engine_arguments()
+    return config
+
+
+def bootstrap_code(config: Mapping[str, Any]) -> str:
+    """The ``-c`` program of a profiled interpreter. The config travels as a Python literal:
+    parsing it needs no import (json would be imported before the program's own imports)."""
+    return (
+        f"import sys; sys.path.insert(0, {config['package_parent']!r}); "
+        "import flamespace.collect._bootstrap as _flamespace_bootstrap; del sys.path[0]; "
+        f"_flamespace_bootstrap.main({dict(config)!r})"
+    )
+
+
+def child_argv(interpreter: str, flags: List[str], config: Mapping[str, Any]) -> List[str]:
+    return [interpreter, *flags, "-S", "-c", bootstrap_code(config)]
+
+
+def _package_parent() -> str:
+    import flamespace
+
+    return os.path.dirname(os.path.dirname(os.path.abspath(flamespace.__file__)))
+
+
+def _run_child(target: Target, config: Dict[str, Any], options: Any) -> int:
+    """Start the child and wait for it; Ctrl-C reaches it (not us), so it can save its profile."""
+    argv = child_argv(target.interpreter, list(target.flags), config)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
+    try:
+        try:
+            child = subprocess.Popen(argv)
+        except OSError as exc:
+            raise FlamespaceError(f"cannot start {target.interpreter}: {exc.strerror or exc}") from None
+        duration = getattr(options, "duration", None)
+        if duration is None:
+            return child.wait()
+        try:
+            return child.wait(timeout=duration + STOP_GRACE_SECONDS)
+        except subprocess.TimeoutExpired:  # it ignored the Ctrl-C that --duration sent
+            child.terminate()
+            try:
+                return child.wait(timeout=STOP_GRACE_SECONDS)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                return child.wait()
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def _load_raws(out_dir: str) -> List[Dict[str, Any]]:
+    raws = []
+    for name in sorted(os.listdir(out_dir)):
+        if name.endswith(".pickle"):
+            with open(os.path.join(out_dir, name), "rb") as file:
+                raws.append(pickle.load(file))
+    raws.sort(key=lambda raw: raw.get("start_ns", 0))
+    return raws
+
+
+def _no_profile_reason(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return f"the program was killed by {name} before it could save its profile"
+    return (
+        f"the program ended (exit code {returncode}) without saving a profile: it called os._exit() "
+        "or exec(), or the interpreter could not start the profiler"
+    )
+
+
+def process_frame(raw: Mapping[str, Any]) -> str:
+    """The root frame of one process: its command and pid, e.g. ``worker.py 3 (12345)``."""
+    argv = [os.path.basename(a) if i == 0 else a for i, a in enumerate(raw.get("argv") or ["python"])]
+    command = " ".join(argv)
+    if len(command) > 60:
+        command = command[:57] + "..."
+    return f"{command} ({raw['pid']})"
+
+
+def _merge(raws: List[Dict[str, Any]], options: Any, labels: Mapping[str, str], roots: bool) -> Recording:
+    """One Recording from the raw recordings of one or more processes."""
+    if raws[0]["kind"] != "sampler":
+        from .memory import recording_from_raws
+
+        return recording_from_raws(raws, options, labels, roots)
+    totals: Dict[Any, Any] = {}
+    quality = Quality()
+    chart: Optional[FlameChart] = None
+    first_start = min(raw.get("start_ns", 0) for raw in raws)
+    elapsed = 0
+    for raw in raws:
+        root = (process_frame(raw),) if roots else ()
+        for stack, value in raw["totals"].items():
+            key = root + stack
+            totals[key] = totals.get(key, 0) + value
+        for name, value in raw["quality"].items():
+            if name == "first_error":
+                quality.first_error = quality.first_error or value
+            else:
+                setattr(quality, name, getattr(quality, name) + value)
+        elapsed = max(elapsed, raw.get("start_ns", 0) - first_start + raw["elapsed_ns"])
+        if raw["chart"] is not None:
+            part = FlameChart.from_columns(*raw["chart"])
+            if roots:
+                part = part.relabelled(raw.get("start_ns", 0) - first_start, root, f" ({raw['pid']})")
+            chart = part if chart is None else chart.merged(part)
+    quality.duration_ns = elapsed
+    metadata = quality_metadata(options.as_dict(), quality, elapsed, labels)
+    if len(raws) > 1:
+        metadata = metadata.replace(labels={**metadata.labels, "processes": str(len(raws))})
+    if chart is not None:
+        chart.metadata = metadata
+    graph = FlameGraph._trusted({k: v for k, v in totals.items() if v > 0}, metadata)
+    return Recording(graph, chart, quality, quality.problems(options.rate))
+
+
+__all__ = ["RecordError", "RecordResult", "bootstrap_code", "child_argv", "process_frame", "run"]

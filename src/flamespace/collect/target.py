@@ -1,0 +1,113 @@
+"""What to run: a script, a module (-m) or a code string (-c), and with which interpreter.
+
+Understands the command lines people type: ``script.py args``, ``-m pkg args``,
+``-c 'code'`` and py-spy's habit of naming the interpreter first
+(``python -X dev script.py args``), whose flags are passed on.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
+
+from ..errors import ArgumentError
+
+#: Interpreter options that take a value (as a separate argument or glued on).
+_FLAGS_WITH_VALUE = ("-X", "-W", "--check-hash-based-pycs")
+_PLAIN_FLAGS = set("bBdEhiIOqRsSuvx") | {"OO", "bb"}
+_INTERPRETER_NAME = re.compile(r"^(python|pypy)[0-9.]*(\.exe)?$")
+
+
+@dataclass(frozen=True)
+class Target:
+    """A Python program to run as ``python [flags] <kind> value args``."""
+
+    kind: str  # "script", "module" or "code"
+    value: str
+    args: Tuple[str, ...] = ()
+    interpreter: str = sys.executable
+    flags: Tuple[str, ...] = ()
+
+    @property
+    def argv(self) -> List[str]:
+        """``sys.argv`` as the program sees it under ``python``."""
+        first = {"script": self.value, "module": self.value, "code": "-c"}[self.kind]
+        return [first, *self.args]
+
+    def describe(self) -> str:
+        """The command as a person would type it (for metadata and messages)."""
+        head = {"script": [self.value], "module": ["-m", self.value], "code": ["-c", self.value]}[self.kind]
+        words = ["python", *self.flags, *head, *self.args]
+        return " ".join(_quote(w) for w in words)
+
+    @property
+    def site_enabled(self) -> bool:
+        """False when the interpreter flags include -S (then site is not run in the child either)."""
+        return not any(f.startswith("-") and not f.startswith(("-X", "-W", "--")) and "S" in f for f in self.flags)
+
+
+def parse_command(
+    command: Sequence[str], module: Optional[str] = None, code: Optional[str] = None
+) -> Target:
+    """The target named by ``command`` (what follows ``--``), or by ``-m``/``-c`` given to us."""
+    words = list(command)
+    if module is not None and code is not None:
+        raise ArgumentError("give either -m MODULE or -c CODE, not both")
+    if module is not None:
+        return Target("module", module, tuple(words))
+    if code is not None:
+        return Target("code", code, tuple(words))
+    if not words:
+        raise ArgumentError("nothing to run: give a script (flamespace record -- script.py args), -m MODULE or -c CODE")
+    interpreter = sys.executable
+    flags: List[str] = []
+    if _INTERPRETER_NAME.match(os.path.basename(words[0])):
+        interpreter = _resolve_interpreter(words.pop(0))
+        while words and words[0].startswith("-") and words[0] not in ("-m", "-c", "-", "--"):
+            flag = words.pop(0)
+            if flag in _FLAGS_WITH_VALUE:
+                if not words:
+                    raise ArgumentError(f"the interpreter option {flag} needs a value")
+                flags += [flag, words.pop(0)]
+            elif flag.startswith(("-X", "-W")) or set(flag[1:]) <= _PLAIN_FLAGS or flag[1:] in _PLAIN_FLAGS:
+                flags.append(flag)
+            else:
+                raise ArgumentError(f"unknown interpreter option {flag!r}")
+        if words and words[0] == "--":
+            words.pop(0)
+        if words and words[0] in ("-m", "-c"):
+            kind = "module" if words[0] == "-m" else "code"
+            if len(words) < 2:
+                raise ArgumentError(f"the interpreter option {words[0]} needs a value")
+            return Target(kind, words[1], tuple(words[2:]), interpreter, tuple(flags))
+        if not words or words[0] == "-":
+            raise ArgumentError("a program read from stdin cannot be profiled; save it to a file")
+    script = words[0]
+    if not os.path.exists(script):
+        raise ArgumentError(f"no such script: {script}")
+    if os.path.isdir(script):
+        raise ArgumentError(f"{script} is a directory; to run a package use -m, or name its __main__.py")
+    return Target("script", script, tuple(words[1:]), interpreter, tuple(flags))
+
+
+def _resolve_interpreter(name: str) -> str:
+    if os.sep in name:
+        return name
+    import shutil
+
+    found = shutil.which(name)
+    if found is None:
+        raise ArgumentError(f"interpreter not found on PATH: {name}")
+    return found
+
+
+def _quote(word: str) -> str:
+    import shlex
+
+    return shlex.quote(word)
+
+
+__all__ = ["Target", "parse_command"]

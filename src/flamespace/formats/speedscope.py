@@ -1,0 +1,305 @@
+"""speedscope's JSON file format (https://www.speedscope.app/file-format-schema.json).
+
+Writing: a :class:`FlameChart` in nanoseconds becomes one *evented* profile per thread,
+so speedscope's "Time Order" view shows the real timeline, gaps included (a thread that
+slept in cpu mode shows as a gap); other charts become *sampled* profiles in time order;
+a :class:`FlameGraph` becomes one sampled profile with one sample per stack. The
+profile's metadata travels in a top-level ``"flamespace"`` object (speedscope ignores it).
+
+Reading: sampled and evented profiles; the flame graph is the sum over all profiles
+(threads), in the file's unit. Files this module wrote come back with their metadata.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Dict, Iterator, List, Optional, TextIO, Tuple, Union
+
+from ..core.chart import FlameChart
+from ..core.differential import Differential
+from ..core.metadata import Metadata
+from ..core.vector import FlameGraph, Number, Stack
+from ..diagnostics import Diagnostics
+from ..errors import ArgumentError, InputError
+
+name = "speedscope"
+extensions = (".speedscope.json", ".speedscope")
+charts = True  # keeps time order: FlameCharts are written as timelines
+SCHEMA = "https://www.speedscope.app/file-format-schema.json"
+
+#: speedscope's weight units and ours.
+_UNITS = {"nanoseconds": "ns", "microseconds": "us", "milliseconds": "ms", "seconds": "s", "bytes": "bytes", "none": "samples"}
+_UNIT_NAMES = {ours: theirs for theirs, ours in _UNITS.items()}
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    skip_invalid: bool = False
+
+
+@dataclass(frozen=True)
+class WriteOptions:
+    header: bool = True  # write the "flamespace" metadata object
+    name: Optional[str] = None  # the profile group's name (default: the recorded command)
+
+
+def sniff(head: bytes) -> Optional[bool]:
+    text = head.lstrip()
+    if not text:
+        return None
+    if not text.startswith(b"{"):
+        return False
+    return b"speedscope.app/file-format-schema" in head or b'"shared"' in head and b'"profiles"' in head
+
+
+# -- reading -------------------------------------------------------------------------------
+
+
+def parse(
+    stream: TextIO,
+    options: ReadOptions = ReadOptions(),
+    *,
+    source: str = "<stream>",
+    diagnostics: Optional[Diagnostics] = None,
+    stack_cache: Optional[Dict[str, Stack]] = None,
+) -> FlameGraph:
+    try:
+        document = json.load(stream)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", source, exc.lineno) from None
+    if not isinstance(document, dict) or not isinstance(document.get("profiles"), list):
+        raise InputError("not a speedscope file: expected an object with a 'profiles' list", source)
+    frames = _frame_names(document, source)
+    totals: Dict[Stack, Number] = {}
+    units = set()
+    for index, profile in enumerate(document["profiles"]):
+        where = f"profiles[{index}]"
+        if not isinstance(profile, dict):
+            raise InputError(f"{where} is not an object", source)
+        units.add(profile.get("unit", "none"))
+        kind = profile.get("type")
+        if kind == "sampled":
+            pairs = _sampled(profile, frames, where, source)
+        elif kind == "evented":
+            pairs = _evented(profile, frames, where, source)
+        else:
+            raise InputError(f"{where} has type {kind!r}; expected 'sampled' or 'evented'", source)
+        for stack, value in pairs:
+            if value > 0:
+                totals[stack] = totals.get(stack, 0) + value
+    if len(units) > 1:
+        raise InputError(f"profiles use different units ({', '.join(sorted(units))}); cannot add them", source)
+    unit = _UNITS.get(units.pop(), None) if units else None
+    return FlameGraph._trusted(totals, _metadata(document, unit))
+
+
+def _frame_names(document: Dict[str, Any], source: str) -> List[str]:
+    shared = document.get("shared")
+    frames = shared.get("frames") if isinstance(shared, dict) else None
+    if not isinstance(frames, list):
+        raise InputError("not a speedscope file: expected 'shared.frames' to be a list", source)
+    names = []
+    for index, frame in enumerate(frames):
+        if not isinstance(frame, dict) or not isinstance(frame.get("name"), str):
+            raise InputError(f"shared.frames[{index}] has no name", source)
+        names.append(_display_name(frame))
+    return names
+
+
+def _display_name(frame: Dict[str, Any]) -> str:
+    """``name (file:line)`` as our sampler names frames; the bare name if no file is given."""
+    name, file, line = frame["name"], frame.get("file"), frame.get("line")
+    if not file or f"({file}" in name:
+        return name
+    return f"{name} ({file}:{line})" if line is not None else f"{name} ({file})"
+
+
+def _stack(indices: Any, frames: List[str], where: str, source: str) -> Stack:
+    try:
+        return tuple(frames[i] for i in indices)
+    except (IndexError, TypeError):
+        raise InputError(f"{where} refers to a frame that does not exist ({indices!r:.60})", source) from None
+
+
+def _sampled(profile: Dict[str, Any], frames: List[str], where: str, source: str) -> Iterator[Tuple[Stack, Number]]:
+    samples, weights = profile.get("samples"), profile.get("weights")
+    if not isinstance(samples, list) or not isinstance(weights, list) or len(samples) != len(weights):
+        raise InputError(f"{where}: 'samples' and 'weights' must be lists of the same length", source)
+    for i, (indices, weight) in enumerate(zip(samples, weights)):
+        if not isinstance(weight, (int, float)) or isinstance(weight, bool) or weight < 0:
+            raise InputError(f"{where}.weights[{i}] is {weight!r}, not a non-negative number", source)
+        yield _stack(indices, frames, f"{where}.samples[{i}]", source), weight
+
+
+def _evented(profile: Dict[str, Any], frames: List[str], where: str, source: str) -> Iterator[Tuple[Stack, Number]]:
+    """Self time of each stack: the time between consecutive events, charged to the open stack."""
+    events = profile.get("events")
+    if not isinstance(events, list):
+        raise InputError(f"{where}: 'events' must be a list", source)
+    open_frames: List[int] = []
+    last_at: Number = profile.get("startValue", 0)
+    for i, event in enumerate(events):
+        place = f"{where}.events[{i}]"
+        try:
+            kind, at, frame = event["type"], event["at"], event["frame"]
+        except (TypeError, KeyError):
+            raise InputError(f"{place} needs 'type', 'at' and 'frame'", source) from None
+        if not isinstance(at, (int, float)) or at < last_at:
+            raise InputError(f"{place}: time {at!r} goes backwards (previous {last_at!r})", source)
+        if open_frames and at > last_at:
+            yield _stack(open_frames, frames, place, source), at - last_at
+        last_at = at
+        if kind == "O":
+            open_frames.append(frame)
+        elif kind == "C":
+            if not open_frames or open_frames[-1] != frame:
+                raise InputError(f"{place} closes frame {frame!r}, which is not the innermost open frame", source)
+            open_frames.pop()
+        else:
+            raise InputError(f"{place} has type {kind!r}; expected 'O' or 'C'", source)
+    if open_frames:
+        raise InputError(f"{where}: {len(open_frames)} frames are never closed", source)
+
+
+def _metadata(document: Dict[str, Any], unit: Optional[str]) -> Metadata:
+    ours = document.get("flamespace")
+    if isinstance(ours, dict):
+        labels = ours.get("labels") if isinstance(ours.get("labels"), dict) else {}
+        return Metadata(unit=ours.get("unit", unit), metric=ours.get("metric"), labels={str(k): str(v) for k, v in labels.items()})
+    return Metadata(unit=unit)
+
+
+# -- writing -------------------------------------------------------------------------------
+
+
+class _FrameTable:
+    """Interns frame names into speedscope's shared frame list, splitting ``name (file:line)``."""
+
+    def __init__(self) -> None:
+        self.index: Dict[str, int] = {}
+        self.frames: List[Dict[str, Any]] = []
+
+    def __call__(self, frame: str) -> int:
+        found = self.index.get(frame)
+        if found is None:
+            found = self.index[frame] = len(self.frames)
+            self.frames.append(_split_frame(frame))
+        return found
+
+
+def _split_frame(frame: str) -> Dict[str, Any]:
+    if frame.endswith(")") and " (" in frame:
+        function, _, where = frame[:-1].rpartition(" (")
+        file, colon, line = where.rpartition(":")
+        if colon and line.isdigit():
+            return {"name": function, "file": file, "line": int(line)}
+        return {"name": function, "file": where}
+    return {"name": frame}
+
+
+def dump(profile: Union[FlameGraph, FlameChart, Differential], stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
+    if isinstance(profile, Differential):
+        raise ArgumentError("speedscope cannot hold a differential profile; write each side on its own")
+    metadata = profile.metadata or Metadata()
+    table = _FrameTable()
+    unit_name = _UNIT_NAMES.get(metadata.unit or "samples", "none")
+    if isinstance(profile, FlameChart):
+        profiles = list(_chart_profiles(profile, table, unit_name))
+    else:
+        profiles = [_graph_profile(profile, table, unit_name)]
+    document: Dict[str, Any] = {
+        "$schema": SCHEMA,
+        "shared": {"frames": table.frames},
+        "profiles": profiles,
+        "name": options.name or metadata.labels.get("command", "flamespace profile"),
+        "activeProfileIndex": 0,
+        "exporter": metadata.labels.get("profiler", "flamespace"),
+    }
+    if options.header:
+        document["flamespace"] = {"unit": metadata.unit, "metric": metadata.metric, "labels": dict(metadata.labels)}
+    json.dump(document, stream, separators=(",", ":"), ensure_ascii=False)
+    stream.write("\n")
+
+
+def _graph_profile(graph: FlameGraph, table: _FrameTable, unit_name: str) -> Dict[str, Any]:
+    rows = graph.sorted_items()
+    total = sum(value for _, value in rows)
+    return {
+        "type": "sampled",
+        "name": "all",
+        "unit": unit_name,
+        "startValue": 0,
+        "endValue": total,
+        "samples": [[table(f) for f in stack] for stack, _ in rows],
+        "weights": [value for _, value in rows],
+    }
+
+
+def _chart_profiles(chart: FlameChart, table: _FrameTable, unit_name: str) -> Iterator[Dict[str, Any]]:
+    """One profile per thread, in the order threads first appear."""
+    per_thread: Dict[int, List[Tuple[int, int, Number]]] = {}
+    timestamps, thread_ids, stack_ids, weights = chart.columns()
+    for timestamp, thread_id, stack_id, weight in zip(timestamps, thread_ids, stack_ids, weights):
+        per_thread.setdefault(thread_id, []).append((timestamp, stack_id, weight))
+    for thread_id, samples in per_thread.items():
+        name = chart.threads[thread_id] or "thread"
+        if unit_name == "nanoseconds":
+            yield _evented_profile(name, samples, chart.stacks, table)
+        else:
+            yield {
+                "type": "sampled",
+                "name": name,
+                "unit": unit_name,
+                "startValue": 0,
+                "endValue": sum(w for _, _, w in samples),
+                "samples": [[table(f) for f in chart.stacks[s]] for _, s, _ in samples],
+                "weights": [w for _, _, w in samples],
+            }
+
+
+def _evented_profile(name: str, samples: List[Tuple[int, int, Number]], stacks: List[Stack], table: _FrameTable) -> Dict[str, Any]:
+    """Open/close events from samples: each sample covers the ``weight`` ns before its timestamp.
+
+    Samples of one tick (e.g. a running part and an ``[idle]`` part) share a timestamp; they
+    are laid end to end so that together they end at it.
+    """
+    events: List[Dict[str, Any]] = []
+    open_stack: Stack = ()
+    open_ids: List[int] = []
+    cursor = samples[0][0] - samples[0][2] if samples else 0
+    start_value = cursor
+    i = 0
+    while i < len(samples):
+        j = i
+        while j < len(samples) and samples[j][0] == samples[i][0]:
+            j += 1
+        group_total = sum(w for _, _, w in samples[i:j])
+        start = max(cursor, samples[i][0] - group_total)
+        if start > cursor and open_stack:  # a gap: nothing of this thread ran (cpu mode)
+            _close(events, open_ids, 0, cursor)
+            open_stack = ()
+        for _, stack_id, weight in samples[i:j]:
+            stack = stacks[stack_id]
+            common = 0
+            while common < min(len(stack), len(open_stack)) and stack[common] == open_stack[common]:
+                common += 1
+            _close(events, open_ids, common, start)
+            for frame in stack[common:]:
+                frame_id = table(frame)
+                open_ids.append(frame_id)
+                events.append({"type": "O", "at": start, "frame": frame_id})
+            open_stack = stack
+            start += weight
+        cursor = start
+        i = j
+    _close(events, open_ids, 0, cursor)
+    return {"type": "evented", "name": name, "unit": "nanoseconds", "startValue": start_value, "endValue": cursor, "events": events}
+
+
+def _close(events: List[Dict[str, Any]], open_ids: List[int], keep: int, at: int) -> None:
+    while len(open_ids) > keep:
+        events.append({"type": "C", "at": at, "frame": open_ids.pop()})
+
+
+__all__ = ["ReadOptions", "WriteOptions", "dump", "extensions", "name", "parse", "sniff"]
