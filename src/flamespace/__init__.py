@@ -31,7 +31,7 @@ _EXPORTS = {
     **dict.fromkeys(["ArgumentError", "FlamespaceError", "InputError", "UnitMismatchError"], "errors"),
     **dict.fromkeys(["read", "write"], "formats.registry"),
     **dict.fromkeys(["Recording", "Sampler", "SamplerOptions"], "collect.sampler"),
-    **dict.fromkeys(["profile", "Profiler"], "collect.api"),
+    **dict.fromkeys(["profile", "Profiler", "Rotation"], "collect.api"),
 }
 
 __all__ = sorted(_EXPORTS)
@@ -39,7 +39,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # what type checkers and editors see (without importing typing at run time)
-    from .collect.api import Profiler, profile
+    from .collect.api import Profiler, Rotation, profile
     from .collect.sampler import Recording, Sampler, SamplerOptions
     from .core import *  # noqa: F401,F403
     from .diagnostics import Diagnostics

@@ -14,7 +14,7 @@ from ..errors import ArgumentError
 from ..formats import registry
 from ._common import format_value
 
-MODES = ("wall", "cpu", "alloc", "live")
+MODES = ("wall", "cpu", "live")
 FORMATS = {"folded": ".folded", "speedscope": ".speedscope.json"}
 
 
@@ -28,7 +28,7 @@ FORMATS = {"folded": ".folded", "speedscope": ".speedscope.json"}
 @click.option("-c", "code", metavar="CODE", default=None, help="Run a code string, as python -c does.")
 @click.option("--mode", type=click.Choice(MODES), default="wall", show_default=True,
               help="wall: every thread, running or waiting; cpu: time on a CPU only; "
-                   "alloc: bytes allocated per stack; live: bytes still allocated at exit.")
+                   "live: bytes still allocated at exit, per allocating stack (tracemalloc).")
 @click.option("--rate", type=click.FloatRange(1, 10_000), default=100, show_default=True,
               help="Mean samples per second (random exponential intervals).")
 @click.option("--weight", type=click.Choice(["time", "samples", "bytes", "count"]), default=None,
@@ -81,7 +81,7 @@ def command(
 
 def _recorder_options(mode, rate, weight, idle, no_lines, threads, duration, seed, output_format):  # type: ignore[no-untyped-def]
     timeline = output_format == "speedscope"
-    if mode in ("alloc", "live"):
+    if mode == "live":
         from ..collect.memory import MemoryOptions
 
         if weight in ("time", "samples"):
@@ -106,7 +106,14 @@ def _report(result: RecordResult, output: str, quiet: bool) -> None:
     if quiet:
         return
     labels = recording.graph.metadata.labels
-    where = "stdout" if output == "-" else os.path.abspath(output)
+    if "blocks" in labels:  # a memory profile
+        click.echo(
+            f"flamespace record: {format_value(recording.graph.total())} {recording.graph.metadata.unit} in "
+            f"{format_value(int(labels['blocks']))} blocks still allocated at exit; wrote {_where(output)}",
+            err=True,
+        )
+        return
+    where = _where(output)
     processes = f", {result.processes} processes" if result.processes > 1 else ""
     stopped = f", stopped after --duration" if result.stopped_by_duration else ""
     click.echo(
@@ -115,3 +122,7 @@ def _report(result: RecordResult, output: str, quiet: bool) -> None:
         f" over {labels.get('duration_s', '?')} s{processes}{stopped}; wrote {where}",
         err=True,
     )
+
+
+def _where(output: str) -> str:
+    return "stdout" if output == "-" else os.path.abspath(output)

@@ -50,23 +50,24 @@ def main(config: Dict[str, Any]) -> None:
     except BaseException as exc:  # what python itself does with an uncaught exception
         if isinstance(exc, KeyboardInterrupt) and _state["deadline"]:
             sys.exit(0)  # --duration stopped the program on purpose
-        sys.excepthook(type(exc), exc, _without_our_frames(exc.__traceback__))
+        tb = _without_our_frames(exc.__traceback__)
+        sys.excepthook(type(exc), exc.with_traceback(tb), tb)  # the default hook prints exc.__traceback__
         sys.exit(130 if isinstance(exc, KeyboardInterrupt) else 1)
 
 
 def _start_recorder(config: Dict[str, Any]):  # type: ignore[no-untyped-def]
     """The sampler (or memory recorder) of ``config``, started."""
     kind = config.get("recorder", "sampler")
-    if kind in ("alloc", "live"):
-        from .memory import MemoryRecorder
-
-        return MemoryRecorder(kind, **config["memory"]).start()
-    code_objects = {main.__code__, _run.__code__, _run_script.__code__, _run_code.__code__}
     hidden = set()
     if target_kind(config) == "module":
         import runpy
 
         hidden.add(runpy.__file__)
+    if kind != "sampler":
+        from .memory import MemoryRecorder
+
+        return MemoryRecorder(kind, **config["memory"], hidden_files=hidden).start()
+    code_objects = {main.__code__, _run.__code__, _run_script.__code__, _run_code.__code__}
     return Engine(
         **config["sampler"],
         root_cut=code_objects,
@@ -100,6 +101,7 @@ def _run_script(path: str, args: list) -> None:
     sys.path.insert(0, os.path.dirname(os.path.realpath(path)))
     with open(path, "rb") as file:
         source = file.read()
+    path = os.path.abspath(path)  # python gives __main__ an absolute __file__ (3.9+)
     _run_code(compile(source, path, "exec", dont_inherit=True), path)
 
 

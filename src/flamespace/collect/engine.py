@@ -279,6 +279,8 @@ class Engine:
             if running <= 0 and idle <= 0:
                 continue
             stack = self.stack_of(frame, state.name)
+            if stack is None:
+                continue  # only launcher frames: the program has not started or has ended
             if running > 0:
                 sink.add(stack, running, timestamp, state.name)
                 quality.samples += 1
@@ -307,8 +309,9 @@ class Engine:
         state.last_cpu = cpu
         return max(spent, 0)
 
-    def stack_of(self, frame: Optional[FrameType], thread_name: str) -> Stack:
-        """The stack of ``frame``, root first, as frame names under the configured roots."""
+    def stack_of(self, frame: Optional[FrameType], thread_name: str) -> Optional[Stack]:
+        """The stack of ``frame``, root first, as frame names under the configured roots
+        (None if no frame of the program is left once the launcher's are cut)."""
         frames: List[FrameType] = []
         cut = self.root_cut
         while frame is not None:
@@ -322,6 +325,8 @@ class Engine:
             while skip < len(frames) and frames[skip].f_code.co_filename in self.hidden_files:
                 skip += 1
             del frames[:skip]
+        if not frames:
+            return None
         name = self.namer.name
         prefix = self.root + ((thread_name,) if self.threads else ())
         return prefix + tuple([name(f) for f in frames])

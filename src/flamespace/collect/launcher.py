@@ -109,7 +109,9 @@ def _package_parent() -> str:
 def _run_child(target: Target, config: Dict[str, Any], options: Any) -> int:
     """Start the child and wait for it; Ctrl-C reaches it (not us), so it can save its profile."""
     argv = child_argv(target.interpreter, list(target.flags), config)
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
+    # Not SIG_IGN: an ignored signal stays ignored in the child, which then could not be
+    # stopped with Ctrl-C. A handler that does nothing is reset to the default by exec.
+    previous = signal.signal(signal.SIGINT, _ignore) if _main_thread() else None
     try:
         try:
             child = subprocess.Popen(argv)
@@ -130,6 +132,10 @@ def _run_child(target: Target, config: Dict[str, Any], options: Any) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
+
+
+def _ignore(signum: int, frame: object) -> None:
+    """Ctrl-C while the program runs is for the program; we wait for it to save and exit."""
 
 
 def _main_thread() -> bool:

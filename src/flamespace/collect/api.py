@@ -1,0 +1,153 @@
+"""Profiling from inside a program: ``with flamespace.profile():``, ``@flamespace.profile()``
+and :class:`Rotation` for services that write a profile every N seconds."""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+import time
+from typing import Any, Callable, List, Optional, TypeVar, Union
+
+from ..core.chart import FlameChart
+from ..core.vector import FlameGraph
+from ..errors import ArgumentError
+from .sampler import Recording, Sampler, SamplerOptions
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Profiler:
+    """A sampler that runs for a ``with`` block or each call of a decorated function.
+
+    After the block, ``graph`` is the flame graph (and ``chart`` the timeline if
+    ``timeline=True``). As a decorator it sums every call; nested and recursive calls
+    are recorded once. ``output`` writes the profile when each block ends.
+    """
+
+    def __init__(self, options: SamplerOptions, output: Optional[Union[str, "os.PathLike[str]"]] = None, format: str = "folded") -> None:
+        self.options = options
+        self.output = output
+        self.format = format
+        self.recordings: List[Recording] = []
+        self._sampler: Optional[Sampler] = None
+        self._depth = 0
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> "Profiler":
+        with self._lock:
+            self._depth += 1
+            if self._depth == 1:
+                self._sampler = Sampler(self.options).start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        with self._lock:
+            self._depth -= 1
+            if self._depth > 0 or self._sampler is None:
+                return
+            sampler, self._sampler = self._sampler, None
+        self.recordings.append(sampler.stop())
+        if self.output is not None:
+            from ..formats.registry import write
+
+            write(self.chart if self.format == "speedscope" and self.chart is not None else self.graph, self.output, self.format)
+
+    def __call__(self, function: F) -> F:
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self:
+                return function(*args, **kwargs)
+
+        wrapper.profiler = self  # type: ignore[attr-defined]
+        return wrapper  # type: ignore[return-value]
+
+    @property
+    def graph(self) -> FlameGraph:
+        """The flame graph of every block recorded so far (the sum, if there were several)."""
+        if not self.recordings:
+            raise RuntimeError("nothing recorded yet: use the profiler in a `with` block or as a decorator first")
+        graphs = [r.graph for r in self.recordings]
+        if len(graphs) == 1:
+            return graphs[0]
+        from ..core.algebra import sum_graphs
+
+        return sum_graphs(graphs)
+
+    @property
+    def chart(self) -> Optional[FlameChart]:
+        """The timeline of the last block (with ``timeline=True``)."""
+        return self.recordings[-1].chart if self.recordings else None
+
+    @property
+    def problems(self) -> List[str]:
+        """Reasons not to trust the last recording (too few samples, the sampler fell behind)."""
+        return self.recordings[-1].problems if self.recordings else []
+
+
+def profile(
+    mode: str = "wall",
+    rate: float = 100.0,
+    *,
+    weight: str = "time",
+    idle: bool = False,
+    lines: bool = True,
+    threads: bool = False,
+    timeline: bool = False,
+    seed: Optional[int] = None,
+    output: Optional[Union[str, "os.PathLike[str]"]] = None,
+    format: str = "folded",
+) -> Profiler:
+    """Sample this process while a block (or a decorated function) runs.
+
+    >>> with profile(mode="cpu", rate=1000) as p:   # doctest: +SKIP
+    ...     work()
+    >>> p.graph                                       # doctest: +SKIP
+    """
+    options = SamplerOptions(
+        mode=mode, rate=rate, weight=weight, idle=idle, lines=lines, threads=threads,
+        timeline=timeline or format == "speedscope", seed=seed,
+    )
+    return Profiler(options, output, format)
+
+
+class Rotation:
+    """Writes each interval's flame graph to a numbered file, keeping the newest ``keep``.
+
+    ``pattern`` holds ``{n}`` (interval number) and/or ``{time}`` (UTC, ``20261121-153000``),
+    e.g. ``"profiles/app-{time}.folded"``. Use with a Sampler::
+
+        rotation = Rotation("profiles/app-{n}.folded", keep=24)
+        sampler = Sampler(options, on_interval=(3600, rotation)).start()
+
+    Memory stays bounded: the sampler starts each interval afresh.
+    """
+
+    def __init__(self, pattern: str, keep: Optional[int] = None, format: str = "folded") -> None:
+        if "{n}" not in pattern and "{time}" not in pattern:
+            raise ArgumentError("the file name pattern needs {n} or {time}, or every interval overwrites the last")
+        if keep is not None and keep < 1:
+            raise ArgumentError(f"keep must be at least 1, not {keep}")
+        self.pattern, self.keep, self.format = pattern, keep, format
+        self.written: List[str] = []
+        self._count = 0
+
+    def __call__(self, graph: FlameGraph) -> None:
+        from ..formats.registry import write
+
+        self._count += 1
+        path = self.pattern.format(n=self._count, time=time.strftime("%Y%m%d-%H%M%S", time.gmtime()))
+        directory = os.path.dirname(path)
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+        write(graph, path, self.format)
+        self.written.append(path)
+        while self.keep is not None and len(self.written) > self.keep:
+            old = self.written.pop(0)
+            try:
+                os.remove(old)
+            except FileNotFoundError:
+                pass
+
+
+__all__ = ["Profiler", "Rotation", "profile"]

@@ -1,0 +1,254 @@
+"""Memory profiles from tracemalloc: ``live`` mode, the memory still allocated at exit.
+
+Each block that is still allocated when the program ends is charged to the stack that
+allocated it (bytes, or blocks with ``weight="count"``): a flame graph of what a leak
+hunter wants to see. tracemalloc records file and line per frame, not the function, so
+function names are recovered from the source (the innermost ``def``/``class`` around the
+line); frames without source keep ``? (file:line)``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Collection, Dict, List, Mapping, Optional, Tuple
+
+    from .sampler import Recording
+
+MEMORY_MODES = ("live",)
+#: Frames kept per allocation; deeper stacks are cut at the root, under a "[truncated]" frame.
+DEFAULT_MAX_FRAMES = 256
+TRUNCATED_FRAME = "[truncated]"
+
+
+class MemoryOptions:
+    """``mode``: ``live``; ``weight``: ``bytes`` or ``count``; ``lines``, ``threads`` as for sampling
+    (tracemalloc does not know threads, so ``threads`` is refused); ``max_frames`` per stack."""
+
+    def __init__(self, mode: str = "live", weight: str = "bytes", lines: bool = True, threads: bool = False,
+                 max_frames: int = DEFAULT_MAX_FRAMES) -> None:
+        from ..errors import ArgumentError
+
+        if mode not in MEMORY_MODES:
+            raise ArgumentError(f"unknown memory mode {mode!r}; available: {', '.join(MEMORY_MODES)}")
+        if weight not in ("bytes", "count"):
+            raise ArgumentError(f"memory profiles weigh 'bytes' or 'count', not {weight!r}")
+        if threads:
+            raise ArgumentError("tracemalloc does not record threads: --threads works with the sampling modes only")
+        if not 1 <= max_frames <= 65535:
+            raise ArgumentError(f"max_frames must be between 1 and 65535, not {max_frames}")
+        self.mode, self.weight, self.lines, self.max_frames = mode, weight, lines, max_frames
+        self.duration = None
+        self.rate = 0.0
+
+    def engine_arguments(self) -> Dict[str, Any]:
+        return {"weight": self.weight, "lines": self.lines, "max_frames": self.max_frames}
+
+    def as_dict(self) -> Dict[str, Any]:
+        return {"mode": self.mode, **self.engine_arguments()}
+
+
+class MemoryRecorder:
+    """Starts tracemalloc; ``halt()`` takes the snapshot of what is still allocated."""
+
+    def __init__(self, mode: str = "live", weight: str = "bytes", lines: bool = True,
+                 max_frames: int = DEFAULT_MAX_FRAMES, hidden_files: Collection[str] = ()) -> None:
+        self.mode, self.weight, self.lines, self.max_frames = mode, weight, lines, max_frames
+        self.hidden_files = set(hidden_files)
+        self.totals: Dict[Tuple[str, ...], int] = {}
+        self._started_tracing = False
+        self._start_ns = 0
+        self._elapsed_ns = 0
+        self._blocks = 0
+
+    def start(self) -> "MemoryRecorder":
+        import time
+
+        import _tracemalloc  # the C module: `tracemalloc` would import pickle, re, fnmatch first
+
+        if _tracemalloc.is_tracing():
+            raise RuntimeError("tracemalloc is already tracing (PYTHONTRACEMALLOC or another tool)")
+        self._start_ns = time.monotonic_ns()
+        _tracemalloc.start(self.max_frames)
+        self._started_tracing = True
+        return self
+
+    def halt(self) -> None:
+        import time
+        import tracemalloc
+
+        if not self._started_tracing:
+            return
+        snapshot = tracemalloc.take_snapshot()
+        tracemalloc.stop()  # frees tracemalloc's tables before we build ours
+        self._started_tracing = False
+        self._elapsed_ns = time.monotonic_ns() - self._start_ns
+        own = os.path.dirname(os.path.abspath(__file__))
+        namer = _LineNamer(self.lines)
+        by_count = self.weight == "count"
+        for trace in snapshot.traces:
+            frames = [f for f in trace.traceback]  # oldest first
+            stack = _stack(frames, namer, own, self.hidden_files)
+            if stack is None:
+                continue  # allocated by the profiler itself
+            if trace.traceback.total_nframe > len(frames):
+                stack = (TRUNCATED_FRAME,) + stack
+            self.totals[stack] = self.totals.get(stack, 0) + (1 if by_count else trace.size)
+            self._blocks += 1
+
+    def raw(self) -> Dict[str, Any]:
+        return {
+            "kind": "memory",
+            "mode": self.mode,
+            "weight": self.weight,
+            "totals": self.totals,
+            "blocks": self._blocks,
+            "elapsed_ns": self._elapsed_ns,
+            "start_ns": self._start_ns,
+        }
+
+
+def _stack(frames: List[Any], namer: "_LineNamer", own_dir: str, hidden: Collection[str]) -> Optional[Tuple[str, ...]]:
+    """Frame names, root first, without the launcher's frames; None if flamespace allocated it."""
+    start = 0
+    while start < len(frames) and (
+        frames[start].filename in hidden
+        or os.path.dirname(frames[start].filename) == own_dir
+        or (start == 0 and frames[start].filename == "<string>")  # the launcher's -c line
+    ):
+        start += 1
+    if start == len(frames) and frames:
+        return None
+    if any(os.path.dirname(f.filename) == own_dir for f in frames[start:]):
+        return None
+    return tuple(namer(f.filename, f.lineno) for f in frames[start:])
+
+
+class _LineNamer:
+    """``function (file:line)`` from a file name and line, finding the function in the source."""
+
+    def __init__(self, lines: bool) -> None:
+        from .naming import PathShortener
+
+        self.lines = lines
+        self.shorten = PathShortener()
+        self._functions: Dict[str, List[Tuple[int, int, str]]] = {}
+        self._names: Dict[Tuple[str, int], str] = {}
+
+    def __call__(self, filename: str, line: int) -> str:
+        key = (filename, line)
+        name = self._names.get(key)
+        if name is None:
+            from .naming import format_frame
+
+            name = self._names[key] = format_frame(
+                self._function_at(filename, line), self.shorten(filename), line if self.lines else None
+            )
+        return name
+
+    def _function_at(self, filename: str, line: int) -> str:
+        ranges = self._functions.get(filename)
+        if ranges is None:
+            ranges = self._functions[filename] = _function_ranges(filename)
+        best = None
+        for first, last, qualname in ranges:  # innermost = latest start among those around the line
+            if first <= line <= last and (best is None or first >= best[0]):
+                best = (first, qualname)
+        if best is not None:
+            return best[1]
+        return "<module>" if ranges or _has_source(filename) else "?"
+
+
+def _has_source(filename: str) -> bool:
+    import linecache
+
+    return bool(linecache.getlines(filename))
+
+
+def _function_ranges(filename: str) -> List[Tuple[int, int, str]]:
+    """(first line, last line, qualified name) of every function and class in a source file."""
+    import ast
+    import linecache
+
+    source = "".join(linecache.getlines(filename))
+    if not source:
+        return _code_ranges(filename)
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    found: List[Tuple[int, int, str]] = []
+    todo: List[Tuple[ast.AST, str]] = [(tree, "")]
+    while todo:
+        node, prefix = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                qualname = prefix + child.name
+                # The body only: the def line and decorators run in the enclosing scope.
+                first = child.body[0].lineno if child.body else child.lineno
+                found.append((first, child.end_lineno or child.lineno, qualname))
+                inner = qualname + (".<locals>." if not isinstance(child, ast.ClassDef) else ".")
+                todo.append((child, inner))
+            else:
+                todo.append((child, prefix))
+    return found
+
+
+def _code_ranges(filename: str) -> List[Tuple[int, int, str]]:
+    """Ranges from the code objects of a loaded module without source (``<frozen importlib._bootstrap>``)."""
+    module_name = filename[len("<frozen "):-1] if filename.startswith("<frozen ") else None
+    module = sys.modules.get(module_name or "")
+    if module is None:
+        return []
+    found: List[Tuple[int, int, str]] = []
+    seen = set()
+    todo = [value for value in vars(module).values()]
+    while todo:
+        value = todo.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, type) and getattr(value, "__module__", None) == module.__name__:
+            todo.extend(vars(value).values())
+            continue
+        code = getattr(getattr(value, "__func__", value), "__code__", None)
+        if code is None or code.co_filename != filename:
+            continue
+        lines = [line for _, _, line in code.co_lines() if line]
+        found.append((code.co_firstlineno, max(lines, default=code.co_firstlineno), getattr(code, "co_qualname", code.co_name)))
+    return found
+
+
+def recording_from_raws(raws: List[Dict[str, Any]], options: MemoryOptions, labels: Mapping[str, str], roots: bool) -> Recording:
+    """The launcher's merge for memory recordings: sum per stack, a root frame per process."""
+    from ..core.metadata import Metadata
+    from ..core.vector import FlameGraph
+    from .engine import Quality
+    from .launcher import process_frame
+    from .sampler import Recording
+
+    totals: Dict[Tuple[str, ...], int] = {}
+    for raw in raws:
+        root = (process_frame(raw),) if roots else ()
+        for stack, value in raw["totals"].items():
+            totals[root + stack] = totals.get(root + stack, 0) + value
+    from .. import __version__
+
+    fields = {
+        "profiler": f"flamespace {__version__}",
+        "mode": options.mode,
+        "weight": options.weight,
+        "blocks": str(sum(raw["blocks"] for raw in raws)),
+        "duration_s": f"{max(raw['elapsed_ns'] for raw in raws) / 1e9:.3f}",
+        "python": sys.version.split()[0],
+        **labels,
+    }
+    unit = "bytes" if options.weight == "bytes" else "count"
+    metadata = Metadata(unit=unit, metric=options.mode, labels=fields)
+    return Recording(FlameGraph._trusted(totals, metadata), None, Quality(), [])
+
+
+__all__ = ["MEMORY_MODES", "MemoryOptions", "MemoryRecorder", "recording_from_raws"]

@@ -1,0 +1,77 @@
+"""The Python API: profile() as a context manager and decorator, Rotation."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import flamespace as fs
+
+
+def spin(seconds: float) -> None:
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+def test_profile_block_gives_a_graph_of_the_block():
+    with fs.profile(rate=1000, threads=True) as p:
+        spin(0.2)
+    graph = fs.select(p.graph, include="^MainThread$")  # wall mode sees every thread (pytest's too)
+    assert graph.metadata.unit == "ns"
+    assert sum(v for s, v in graph.items() if any(f.startswith("spin (") for f in s)) / graph.total() > 0.9
+
+
+def test_decorator_sums_calls_and_records_recursion_once():
+    profiler = fs.profile(rate=1000)
+
+    @profiler
+    def work(n):
+        spin(0.05)
+        if n:
+            work(n - 1)
+        return n
+
+    assert work(2) == 2
+    assert work(0) == 0
+    assert len(profiler.recordings) == 2
+    assert work.profiler is profiler
+    assert profiler.graph.total() > 0
+
+
+def test_output_and_timeline(tmp_path):
+    out = tmp_path / "block.speedscope.json"
+    with fs.profile(rate=500, output=out, format="speedscope") as p:
+        spin(0.1)
+    assert p.chart is not None and len(p.chart) > 0
+    assert fs.read(out) == p.chart.graph()
+
+
+def test_graph_before_recording_is_an_error():
+    with pytest.raises(RuntimeError, match="nothing recorded"):
+        fs.profile().graph
+
+
+def test_rotation_writes_an_interval_file_and_keeps_the_newest(tmp_path):
+    rotation = fs.Rotation(str(tmp_path / "p-{n}.folded"), keep=2)
+    sampler = fs.Sampler(fs.SamplerOptions(rate=1000), on_interval=(0.05, rotation)).start()
+    spin(0.4)
+    sampler.stop()
+    assert len(rotation.written) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.rsplit("/", 1)[1] for p in rotation.written)
+    assert all(fs.read(path).total() > 0 for path in rotation.written)
+
+
+def test_rotation_needs_a_pattern():
+    with pytest.raises(fs.ArgumentError, match=r"\{n\}"):
+        fs.Rotation("same.folded")
+
+
+def test_snapshot_while_running():
+    sampler = fs.Sampler(fs.SamplerOptions(rate=1000)).start()
+    spin(0.1)
+    first = sampler.snapshot()
+    spin(0.1)
+    final = sampler.stop().graph
+    assert 0 < first.total() < final.total()

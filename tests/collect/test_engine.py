@@ -1,0 +1,194 @@
+"""The sampling engine's weighting, driven by a fake clock and hand-made frames (no timing)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from types import SimpleNamespace
+
+import pytest
+
+import flamespace as fs
+from flamespace.collect.engine import IDLE_FRAME, Engine
+from flamespace.collect.naming import FrameNamer, PathShortener
+from flamespace.collect.sink import Sink
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1_000
+        self.cpu = {}
+
+    def now_ns(self) -> int:
+        return self.now
+
+    def thread_cpu_ns(self, native_id):
+        return self.cpu.get(native_id)
+
+
+class FakeCode:
+    def __init__(self, name):
+        self.co_name = self.co_qualname = name
+        self.co_filename = "/app/x.py"
+
+
+def fake_frame(*names):
+    """A chain of objects that look like frames, root first in ``names``."""
+    frame = None
+    for line, name in enumerate(names, 1):
+        code = FakeCode(name)
+        frame = SimpleNamespace(f_code=code, f_back=frame, f_lasti=line, f_lineno=line)
+    return frame
+
+
+class ByName(FrameNamer):
+    def name(self, frame):
+        return frame.f_code.co_name
+
+
+def engine(clock, **options):
+    return Engine(clock=clock, namer=ByName(), **options)
+
+
+MAIN = threading.main_thread()
+
+
+def test_wall_weights_are_the_time_since_each_threads_previous_sample():
+    clock = FakeClock()
+    e = engine(clock)
+    e.begin()
+    clock.now += 10
+    e.sample({MAIN.ident: fake_frame("main", "a")}, clock.now)
+    clock.now += 30
+    e.sample({MAIN.ident: fake_frame("main", "b")}, clock.now)
+    assert e.sink.totals == {("main", "a"): 10, ("main", "b"): 30}
+    assert e.quality.ticks == 2 and e.quality.samples == 2
+
+
+def test_a_thread_first_seen_is_weighted_from_the_previous_tick():
+    clock = FakeClock()
+    e = engine(clock)
+    e.begin()
+    clock.now += 10
+    e.sample({}, clock.now)
+    clock.now += 5
+    e.sample({12345: fake_frame("worker")}, clock.now)
+    assert e.sink.totals == {("worker",): 5}
+
+
+def test_cpu_mode_charges_only_cpu_time_and_skips_sleepers():
+    clock = FakeClock()
+    clock.cpu[MAIN.native_id] = 100
+    e = engine(clock, mode="cpu")
+    e.begin()  # baseline 100 for the main thread
+    clock.now += 50
+    clock.cpu[MAIN.native_id] = 130
+    e.sample({MAIN.ident: fake_frame("spin")}, clock.now)
+    clock.now += 50  # slept: no CPU used
+    e.sample({MAIN.ident: fake_frame("sleep")}, clock.now)
+    assert e.sink.totals == {("spin",): 30}
+
+
+def test_idle_splits_wall_time_into_running_and_idle():
+    clock = FakeClock()
+    clock.cpu[MAIN.native_id] = 0
+    e = engine(clock, idle=True)
+    e.begin()
+    clock.now += 100
+    clock.cpu[MAIN.native_id] = 40
+    e.sample({MAIN.ident: fake_frame("io")}, clock.now)
+    assert e.sink.totals == {("io",): 40, ("io", IDLE_FRAME): 60}
+
+
+def test_sample_weight_counts_samples_and_idle_goes_to_the_larger_part():
+    clock = FakeClock()
+    clock.cpu[MAIN.native_id] = 0
+    e = engine(clock, idle=True, weight="samples")
+    e.begin()
+    clock.now += 100
+    clock.cpu[MAIN.native_id] = 10
+    e.sample({MAIN.ident: fake_frame("io")}, clock.now)
+    assert e.sink.totals == {("io", IDLE_FRAME): 1}
+
+
+def test_roots_threads_and_cut():
+    clock = FakeClock()
+    e = engine(clock, root=("proc (1)",), threads=True)
+    launcher = fake_frame("launcher", "main")
+    e.root_cut = frozenset({launcher.f_back.f_code})
+    e.begin()
+    clock.now += 7
+    e.sample({MAIN.ident: launcher}, clock.now)
+    assert e.sink.totals == {("proc (1)", "MainThread", "main"): 7}
+
+
+def test_timeline_keeps_samples_in_time_order():
+    clock = FakeClock()
+    e = Engine(clock=clock, namer=ByName(), sink=Sink(timeline=True))
+    e.begin()
+    for name in "abc":
+        clock.now += 10
+        e.sample({MAIN.ident: fake_frame(name)}, clock.now)
+    samples = list(e.sink.chart.samples())
+    assert [(s.timestamp, s.stack, s.weight) for s in samples] == [(10, ("a",), 10), (20, ("b",), 10), (30, ("c",), 10)]
+    assert e.sink.chart.graph() == fs.FlameGraph({("a",): 10, ("b",): 10, ("c",): 10})
+
+
+def test_path_shortening_is_stable_across_checkouts_and_environments():
+    shorten = PathShortener(cwd="/home/me/proj", stdlib_dirs=["/usr/lib/python3.11"])
+    assert shorten("/home/me/proj/app/main.py") == "app/main.py"
+    assert shorten("/home/me/proj/.venv/lib/python3.11/site-packages/requests/api.py") == "site-packages/requests/api.py"
+    assert shorten("/usr/lib/python3/dist-packages/yaml/x.py") == "site-packages/yaml/x.py"
+    assert shorten("/usr/lib/python3.11/json/decoder.py") == "<stdlib>/json/decoder.py"
+    assert shorten("<frozen importlib._bootstrap>") == "<frozen importlib._bootstrap>"
+    assert shorten("/elsewhere/x.py") == "/elsewhere/x.py"
+
+
+def test_frame_names_use_the_qualified_name_and_line():
+    class K:
+        def method(self):
+            return sys._getframe()
+
+    frame = K().method()
+    namer = FrameNamer(shorten=PathShortener(cwd="/nowhere"))
+    name = namer.name(frame)
+    assert name.startswith("test_frame_names_use_the_qualified_name_and_line.<locals>.K.method (")
+    assert name.endswith(f":{frame.f_lineno})")
+    assert FrameNamer(lines=False, shorten=PathShortener(cwd="/nowhere")).name(frame).endswith("test_engine.py)")
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"rate": 0.5}, "between 1 and 10,000"),
+        ({"rate": 20_000}, "between 1 and 10,000"),
+        ({"mode": "gpu"}, "unknown sampling mode"),
+        ({"weight": "bytes"}, "unknown weight"),
+        ({"mode": "cpu", "idle": True}, "needs mode 'wall'"),
+        ({"duration": 0}, "must be positive"),
+    ],
+)
+def test_bad_options_are_refused_with_a_reason(options, message):
+    with pytest.raises(fs.ArgumentError, match=message):
+        fs.SamplerOptions(**options)
+
+
+def test_a_real_sampler_stops_cleanly_and_reports_quality():
+    with fs.Sampler(fs.SamplerOptions(rate=1000)) as sampler:
+        import time
+
+        deadline = time.perf_counter() + 0.2
+        while time.perf_counter() < deadline:
+            pass
+    recording = sampler.stop()
+    labels = recording.graph.metadata.labels
+    assert recording.graph.metadata.unit == "ns"
+    assert int(labels["ticks"]) > 50
+    assert {"rate_requested", "rate_achieved", "late", "missed", "duration_s", "python"} <= set(labels)
+    assert not sampler.running
+
+
+def test_too_few_samples_is_a_problem_worth_a_warning():
+    sampler = fs.Sampler(fs.SamplerOptions(rate=10)).start()
+    recording = sampler.stop()
+    assert any("samples" in p for p in recording.problems)

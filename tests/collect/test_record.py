@@ -1,0 +1,280 @@
+"""flamespace record end to end: known-answer programs run in a child interpreter."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+import flamespace as fs
+from flamespace.cli import main
+
+FLAMESPACE = [sys.executable, "-m", "flamespace.cli"] if False else [os.path.join(os.path.dirname(sys.executable), "flamespace")]
+
+PROGRAM = """
+import sys, threading, time
+
+def spin(seconds):
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+def nap(seconds):
+    time.sleep(seconds)
+
+def worker():
+    spin(0.4)
+
+def main():
+    t = threading.Thread(target=worker, name="worker")
+    t.start()
+    spin(0.4)
+    nap(0.4)
+    t.join()
+
+main()
+"""
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def shares(graph: fs.FlameGraph, needle: str) -> float:
+    return sum(v for s, v in graph.items() if any(needle in f for f in s)) / graph.total()
+
+
+def record(tmp_path, *args, output="out.folded"):
+    out = tmp_path / output
+    code = main(["record", "-q", "-o", str(out), *args])
+    return code, out
+
+
+@pytest.fixture
+def program(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return write(tmp_path / "prog.py", PROGRAM)
+
+
+def test_wall_mode_gives_each_function_its_share_of_the_time(tmp_path, program):
+    code, out = record(tmp_path, "--rate", "1000", "--", str(program))
+    assert code == 0
+    graph = fs.read(out)
+    # Three threads-worth of 0.4 s each: main spins, main sleeps, the worker spins.
+    assert shares(graph, "nap (prog.py") == pytest.approx(1 / 3, abs=0.05)
+    assert shares(graph, "main (prog.py") == pytest.approx(2 / 3, abs=0.05)
+    assert shares(graph, "worker (prog.py") == pytest.approx(1 / 3, abs=0.05)
+    assert graph.metadata.unit == "ns" and graph.metadata.labels["mode"] == "wall"
+    assert graph.total() == pytest.approx(1.2e9, rel=0.15)
+
+
+def test_cpu_mode_leaves_out_sleeping(tmp_path, program):
+    code, out = record(tmp_path, "--mode", "cpu", "--rate", "1000", "--", str(program))
+    assert code == 0
+    graph = fs.read(out)
+    assert shares(graph, "nap (prog.py") < 0.02
+    assert shares(graph, "spin (prog.py") > 0.9
+
+
+def test_idle_marks_off_cpu_time(tmp_path, program):
+    code, out = record(tmp_path, "--idle", "--rate", "1000", "--", str(program))
+    graph = fs.read(out)
+    idle_nap = sum(v for s, v in graph.items() if s[-1] == "[idle]" and any("nap" in f for f in s))
+    nap = sum(v for s, v in graph.items() if any("nap" in f for f in s))
+    assert idle_nap / nap > 0.95
+
+
+def test_threads_and_pid_add_root_frames(tmp_path, program):
+    code, out = record(tmp_path, "--threads", "--pid", "--no-lines", "--", str(program))
+    roots = {stack[1] for stack in fs.read(out)}
+    assert {"MainThread", "worker"} <= roots
+    assert all(s[0].startswith("prog.py (") for s in fs.read(out))
+    assert all(":" not in f.rpartition("(")[2] for s in fs.read(out) for f in s[2:] if "(" in f and "frozen" not in f)
+
+
+def test_start_up_work_in_sitecustomize_is_in_the_profile(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    site_dir = tmp_path / "site"
+    write(site_dir / "sitecustomize.py", """
+        import time
+        def slow_start_up():
+            end = time.perf_counter() + 0.3
+            while time.perf_counter() < end:
+                pass
+        slow_start_up()
+    """)
+    monkeypatch.setenv("PYTHONPATH", str(site_dir))
+    script = write(tmp_path / "quick.py", "x = 1\n")
+    code, out = record(tmp_path, "--rate", "500", "--", str(script))
+    assert code == 0
+    graph = fs.read(out)
+    assert shares(graph, "slow_start_up (site/sitecustomize.py") > 0.5
+
+
+def test_deep_recursion_is_recorded_whole(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    script = write(tmp_path / "deep.py", """
+        import time
+        def down(n):
+            if n == 0:
+                end = time.perf_counter() + 0.3
+                while time.perf_counter() < end:
+                    pass
+                return
+            down(n - 1)
+        down(500)
+    """)
+    code, out = record(tmp_path, "--", str(script))
+    assert max(len(s) for s in fs.read(out)) >= 501
+
+
+def test_exceptions_exit_codes_and_tracebacks_are_those_of_python(tmp_path, monkeypatch, capfd):
+    monkeypatch.chdir(tmp_path)
+    script = write(tmp_path / "fails.py", """
+        def broken():
+            raise ValueError("boom")
+        broken()
+    """)
+    code, out = record(tmp_path, "--", str(script))
+    err = capfd.readouterr().err
+    assert code == 1
+    assert out.exists()
+    assert 'File "' in err and "fails.py\", line 4" in err and "ValueError: boom" in err
+    assert "_bootstrap" not in err and "<string>" not in err
+
+    exits = write(tmp_path / "exits.py", "import sys\nsys.exit(7)\n")
+    assert record(tmp_path, "--", str(exits))[0] == 7
+
+
+def test_argv_path_and_main_are_those_of_python(tmp_path, monkeypatch, capfd):
+    monkeypatch.chdir(tmp_path)
+    script = write(tmp_path / "sub" / "show.py", """
+        import sys, json
+        print(json.dumps({"argv": sys.argv, "path0": sys.path[0], "name": __name__, "file": __file__}))
+    """)
+    record(tmp_path, "--", "sub/show.py", "a", "--flag")
+    shown = json.loads(capfd.readouterr().out.strip().splitlines()[-1])
+    direct = json.loads(subprocess.run([sys.executable, "sub/show.py", "a", "--flag"], capture_output=True, text=True).stdout)
+    assert shown == direct
+
+
+def test_module_and_code_targets(tmp_path, monkeypatch, capfd):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "pkg" / "__init__.py", "")
+    write(tmp_path / "pkg" / "tool.py", "import sys\nprint('tool', sys.argv[1:])\n")
+    code, out = record(tmp_path, "-m", "pkg.tool", "x")
+    assert code == 0 and "tool ['x']" in capfd.readouterr().out
+    code, out = record(tmp_path, "-c", "import sys; print('code', sys.argv)", "y")
+    assert code == 0 and "code ['-c', 'y']" in capfd.readouterr().out
+    # py-spy's habit: the interpreter and its flags first.
+    code, out = record(tmp_path, "--", "python", "-X", "dev", "-m", "pkg.tool", "z")
+    assert code == 0 and "tool ['z']" in capfd.readouterr().out
+
+
+def test_unicode_paths(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    script = write(tmp_path / "données" / "ünïcode.py", """
+        import time
+        def café():
+            time.sleep(0.2)
+        café()
+    """)
+    code, out = record(tmp_path, "--", str(script), output="sortie ☃.folded")
+    assert code == 0
+    assert any("café (données/ünïcode.py:4)" in f for s in fs.read(out) for f in s)
+
+
+def test_speedscope_output_is_a_timeline_per_thread(tmp_path, program):
+    code, out = record(tmp_path, "--format", "speedscope", "--rate", "500", "--", str(program), output="p.speedscope.json")
+    document = json.loads(out.read_text())
+    assert document["$schema"] == "https://www.speedscope.app/file-format-schema.json"
+    names = [p["name"] for p in document["profiles"]]
+    assert "MainThread" in names and "worker" in names
+    for profile in document["profiles"]:
+        assert profile["type"] == "evented" and profile["unit"] == "nanoseconds"
+        times = [e["at"] for e in profile["events"]]
+        assert times == sorted(times)
+        depth = 0
+        for event in profile["events"]:
+            depth += 1 if event["type"] == "O" else -1
+            assert depth >= 0
+        assert depth == 0
+    graph = fs.read(out)
+    assert graph.metadata.labels["mode"] == "wall"
+    assert shares(graph, "nap (prog.py") == pytest.approx(1 / 3, abs=0.07)
+
+
+def test_live_mode_finds_what_is_still_allocated(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    script = write(tmp_path / "leak.py", """
+        kept = []
+        def leak():
+            for _ in range(100):
+                kept.append(bytearray(10_000))
+        def temporary():
+            return sum(len(bytearray(10_000)) for _ in range(100))
+        leak()
+        temporary()
+    """)
+    code, out = record(tmp_path, "--mode", "live", "--", str(script))
+    graph = fs.read(out)
+    assert graph.metadata.unit == "bytes"
+    leaked = sum(v for s, v in graph.items() if s[-1].startswith("leak (leak.py:5)"))
+    assert 1_000_000 <= leaked < 1_100_000
+    assert not any("temporary" in f for s in graph for f in s)
+
+
+def test_ctrl_c_saves_the_profile(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    script = write(tmp_path / "forever.py", """
+        import time
+        print("ready", flush=True)
+        while True:
+            time.sleep(0.01)
+    """)
+    out = tmp_path / "int.folded"
+    process = subprocess.Popen([*FLAMESPACE, "record", "-q", "-o", str(out), "--", str(script)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    assert process.stdout.readline().strip() == "ready"
+    time.sleep(0.3)
+    os.killpg(process.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    assert "KeyboardInterrupt" in err
+    assert any("forever.py" in f for s in fs.read(out) for f in s)
+
+
+def test_duration_stops_the_program_and_keeps_the_profile(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    script = write(tmp_path / "forever.py", "import time\nwhile True:\n    time.sleep(0.01)\n")
+    started = time.monotonic()
+    code, out = record(tmp_path, "--duration", "0.5", "--", str(script))
+    assert code == 0
+    assert time.monotonic() - started < 5
+    assert fs.read(out).total() == pytest.approx(0.5e9, rel=0.3)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--", "missing.py"], "no such script"),
+        ([], "nothing to run"),
+        (["-m", "x", "-c", "y"], "not both"),
+        (["--mode", "live", "--weight", "time", "-c", "pass"], "memory modes count"),
+        (["--", "python", "-Z", "x.py"], "unknown interpreter option"),
+    ],
+)
+def test_usage_errors_are_one_line(tmp_path, monkeypatch, capsys, args, message):
+    monkeypatch.chdir(tmp_path)
+    assert main(["record", "-o", "x.folded", *args]) == 1
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

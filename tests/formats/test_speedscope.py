@@ -1,0 +1,99 @@
+"""speedscope reading and writing."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+import flamespace as fs
+from flamespace.core.chart import FlameChart
+from flamespace.formats import speedscope
+
+GRAPH = fs.FlameGraph({("main (a.py:1)", "f (a.py:2)"): 30, ("main (a.py:1)",): 10, ("g",): 5}, unit="ns", labels={"mode": "wall"})
+
+
+def dumps(profile) -> str:
+    out = io.StringIO()
+    speedscope.dump(profile, out)
+    return out.getvalue()
+
+
+def loads(text: str, source: str = "t.speedscope.json") -> fs.FlameGraph:
+    return speedscope.parse(io.StringIO(text), source=source)
+
+
+def test_graph_round_trip_keeps_values_and_metadata():
+    text = dumps(GRAPH)
+    assert speedscope.sniff(text.encode())
+    back = loads(text)
+    assert back == GRAPH
+    assert back.metadata == GRAPH.metadata
+    frames = json.loads(text)["shared"]["frames"]
+    assert {"name": "f", "file": "a.py", "line": 2} in frames and {"name": "g"} in frames
+
+
+def test_chart_becomes_evented_profiles_whose_sum_is_the_graph():
+    chart = FlameChart(fs.Metadata(unit="ns"))
+    chart.append(10, "T1", ("a", "b"), 10)
+    chart.append(20, "T1", ("a", "c"), 6)  # ran 6 of the last 10 ns (cpu mode): a gap of 4
+    chart.append(20, "T1", ("a", "c", "[idle]"), 4)
+    chart.append(15, "T2", ("x",), 15)
+    document = json.loads(dumps(chart))
+    profiles = {p["name"]: p for p in document["profiles"]}
+    assert set(profiles) == {"T1", "T2"}
+    events = [(e["type"], e["at"], document["shared"]["frames"][e["frame"]]["name"]) for e in profiles["T1"]["events"]]
+    assert events == [
+        ("O", 0, "a"), ("O", 0, "b"), ("C", 10, "b"), ("O", 10, "c"), ("O", 16, "[idle]"),
+        ("C", 20, "[idle]"), ("C", 20, "c"), ("C", 20, "a"),
+    ]
+    assert loads(dumps(chart)) == chart.graph()
+
+
+def test_gaps_close_every_frame():
+    chart = FlameChart(fs.Metadata(unit="ns"))
+    chart.append(10, "T", ("a",), 10)
+    chart.append(100, "T", ("a",), 10)  # nothing ran between 10 and 90
+    events = json.loads(dumps(chart))["profiles"][0]["events"]
+    assert [(e["type"], e["at"]) for e in events] == [("O", 0), ("C", 10), ("O", 90), ("C", 100)]
+
+
+def test_reads_sampled_profiles_of_other_tools():
+    document = {
+        "$schema": speedscope.SCHEMA,
+        "shared": {"frames": [{"name": "main"}, {"name": "work", "file": "w.py", "line": 3}]},
+        "profiles": [
+            {"type": "sampled", "name": "t", "unit": "milliseconds", "startValue": 0, "endValue": 3,
+             "samples": [[0, 1], [0], [0, 1]], "weights": [1, 1, 1]},
+        ],
+    }
+    graph = loads(json.dumps(document))
+    assert graph == fs.FlameGraph({("main", "work (w.py:3)"): 2, ("main",): 1})
+    assert graph.metadata.unit == "ms"
+
+
+@pytest.mark.parametrize(
+    "document, message",
+    [
+        ("{", "t.speedscope.json:1: not valid JSON"),
+        ('{"profiles": 3}', "expected an object with a 'profiles' list"),
+        ('{"shared": {"frames": []}, "profiles": [{"type": "sampled", "samples": [[0]], "weights": [1]}]}', "frame that does not exist"),
+        ('{"shared": {"frames": [{"name": "a"}]}, "profiles": [{"type": "evented", "events": [{"type": "O", "at": 1, "frame": 0}]}]}', "never closed"),
+        ('{"shared": {"frames": [{"name": "a"}]}, "profiles": [{"type": "sampled", "samples": [[0]], "weights": [-1]}]}', "non-negative"),
+        ('{"shared": {"frames": []}, "profiles": [{"type": "other"}]}', "expected 'sampled' or 'evented'"),
+    ],
+)
+def test_bad_files_are_reported_with_where(document, message):
+    with pytest.raises(fs.InputError, match=message):
+        loads(document)
+
+
+def test_registry_detects_speedscope_and_writes_charts_as_graphs_to_folded(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_text(dumps(GRAPH))
+    assert fs.read(path) == GRAPH
+    chart = FlameChart(fs.Metadata(unit="ns"))
+    chart.append(5, "T", ("a",), 5)
+    fs.write(chart, tmp_path / "c.folded")
+    assert fs.read(tmp_path / "c.folded") == fs.FlameGraph({("a",): 5})
