@@ -22,6 +22,11 @@ STEPS = [
     ("Differential input for a differential flame graph (like difffolded.pl)", ["sub", "--normalize", V1, V2, "-o", "demo-output/diff.folded"]),
     ("How alike are the two versions", ["similarity", V1, V2]),
     ("What changed: appeared, grown, disappeared, shrunk", ["decompose", V1, V2, "--out-dir", "demo-output/changes"]),
+    ("Profile a Python program (wall time, every thread, start-up included)",
+     ["record", "--rate", "1000", "--threads", "-o", "demo-output/workload.folded", "--", "examples/workload.py"]),
+    ("...only CPU time, as a speedscope timeline (open it at https://www.speedscope.app)",
+     ["record", "--rate", "1000", "--mode", "cpu", "--format", "speedscope", "-o", "demo-output/workload.speedscope.json", "--", "examples/workload.py"]),
+    ("Where the program spent its time", ["top", "-n", "6", "demo-output/workload.folded"]),
 ]
 
 

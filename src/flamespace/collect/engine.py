@@ -8,8 +8,8 @@ that thread's previous sample — wall time in ``wall`` mode, the thread's own C
 Known bias of any in-process sampler: the sampling thread needs the GIL, so a thread
 that holds the GIL in a long C call cannot be sampled until the call returns; the time is
 then attributed to whatever it runs next. The engine lowers the interpreter's switch
-interval while it runs (and restores it) so the GIL is handed over within a fraction of
-an interval, and counts samples that came late.
+interval while it runs (and restores it) so the GIL is handed over within a small fraction
+of an interval, and counts samples that came late.
 
 This module imports only what a bare interpreter has loaded anyway (``sys``, ``time``,
 ``threading``, ``math``): it runs inside the profiled program from its first line.
@@ -39,6 +39,13 @@ if TYPE_CHECKING:
     from ..core.vector import FlameGraph, Stack
 
 IDLE_FRAME = "[idle]"
+#: While sampling, the GIL switch interval is at most this share of the mean sampling
+#: interval (and not below the floor, in seconds): a sample waits at most that long for the
+#: GIL, which bounds how far samples drift to the next point where a thread releases it
+#: (bench_overhead.py: 0.25 gave a 5.3% share error at 100 Hz, 0.05 gave the figure in
+#: docs/performance.md).
+SWITCH_INTERVAL_SHARE = 0.05
+SWITCH_INTERVAL_FLOOR = 0.0002
 #: Fewer samples than this and the profile's shares are too noisy to trust (about ±10% at 100).
 MIN_TRUSTED_SAMPLES = 100
 #: A sampler whose samples are this often late (or missed) says so.
@@ -172,7 +179,7 @@ class Engine:
         self._saved_switch_interval = sys.getswitchinterval()
         # The sampler waits for the GIL up to one switch interval (5 ms by default): keep
         # that well under the mean sampling interval so samples are taken when due.
-        sys.setswitchinterval(min(self._saved_switch_interval, 0.25 / self.rate))
+        sys.setswitchinterval(min(self._saved_switch_interval, max(SWITCH_INTERVAL_FLOOR, SWITCH_INTERVAL_SHARE / self.rate)))
         self._wake.acquire(blocking=False)
         self._thread = threading.Thread(target=self._run, name="flamespace-sampler", daemon=True)
         self._thread.start()
