@@ -42,9 +42,9 @@ IDLE_FRAME = "[idle]"
 #: While sampling, the GIL switch interval is at most this share of the mean sampling
 #: interval (and not below the floor, in seconds): a sample waits at most that long for the
 #: GIL, which bounds how far samples drift to the next point where a thread releases it
-#: (bench_overhead.py: 0.25 gave a 5.3% share error at 100 Hz, 0.05 gave the figure in
-#: docs/performance.md).
-SWITCH_INTERVAL_SHARE = 0.05
+#: Lower means more accurate shares but more GIL hand-overs between a program's own threads
+#: (docs/performance.md: 0.05 cost a 4-thread program 8% at 100 Hz; 0.25 cost nothing).
+SWITCH_INTERVAL_SHARE = 0.25
 SWITCH_INTERVAL_FLOOR = 0.0002
 #: Fewer samples than this and the profile's shares are too noisy to trust (about ±10% at 100).
 MIN_TRUSTED_SAMPLES = 100
