@@ -16,7 +16,7 @@ import pytest
 import flamespace as fs
 from flamespace.cli import main
 
-FLAMESPACE = [sys.executable, "-m", "flamespace.cli"] if False else [os.path.join(os.path.dirname(sys.executable), "flamespace")]
+FLAMESPACE = [os.path.join(os.path.dirname(sys.executable), "flamespace")]
 
 PROGRAM = """
 import sys, threading, time
