@@ -157,7 +157,7 @@ def test_exceptions_exit_codes_and_tracebacks_are_those_of_python(tmp_path, monk
 
 def test_argv_path_and_main_are_those_of_python(tmp_path, monkeypatch, capfd):
     monkeypatch.chdir(tmp_path)
-    script = write(tmp_path / "sub" / "show.py", """
+    write(tmp_path / "sub" / "show.py", """
         import sys, json
         print(json.dumps({"argv": sys.argv, "path0": sys.path[0], "name": __name__, "file": __file__}))
     """)

@@ -39,10 +39,6 @@ def main(config: Dict[str, Any]) -> None:
         import site
 
         site.main()
-    if config.get("subprocesses"):
-        from .subprocesses import install
-
-        install(config)
     try:
         _run(target)
     except SystemExit:
@@ -59,7 +55,7 @@ def _start_recorder(config: Dict[str, Any]):  # type: ignore[no-untyped-def]
     """The sampler (or memory recorder) of ``config``, started."""
     kind = config.get("recorder", "sampler")
     hidden = set()
-    if target_kind(config) == "module":
+    if config["target"]["kind"] == "module":
         import runpy
 
         hidden.add(runpy.__file__)
@@ -74,10 +70,6 @@ def _start_recorder(config: Dict[str, Any]):  # type: ignore[no-untyped-def]
         hidden_files=hidden,
         on_deadline=_on_deadline,
     ).start()
-
-
-def target_kind(config: Dict[str, Any]) -> str:
-    return config["target"]["kind"]
 
 
 def _run(target: Dict[str, Any]) -> None:

@@ -89,26 +89,22 @@ def profile(
     mode: str = "wall",
     rate: float = 100.0,
     *,
-    weight: str = "time",
-    idle: bool = False,
-    lines: bool = True,
-    threads: bool = False,
-    timeline: bool = False,
-    seed: Optional[int] = None,
     output: Optional[Union[str, "os.PathLike[str]"]] = None,
     format: str = "folded",
+    **options: Any,
 ) -> Profiler:
     """Sample this process while a block (or a decorated function) runs.
+
+    ``options`` are those of :class:`SamplerOptions` (``weight``, ``idle``, ``lines``,
+    ``threads``, ``timeline``, ``seed``, ...). ``output`` writes the profile after each block.
 
     >>> with profile(mode="cpu", rate=1000) as p:   # doctest: +SKIP
     ...     work()
     >>> p.graph                                       # doctest: +SKIP
     """
-    options = SamplerOptions(
-        mode=mode, rate=rate, weight=weight, idle=idle, lines=lines, threads=threads,
-        timeline=timeline or format == "speedscope", seed=seed,
-    )
-    return Profiler(options, output, format)
+    if format == "speedscope":
+        options["timeline"] = True  # speedscope output is a timeline
+    return Profiler(SamplerOptions(mode=mode, rate=rate, **options), output, format)
 
 
 class Rotation:

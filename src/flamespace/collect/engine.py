@@ -278,9 +278,7 @@ class Engine:
                 running = cpu if self.mode == "cpu" else min(cpu, wall)
             else:
                 running = wall
-            idle = wall - running if self.idle else 0
-            if self.mode == "cpu":
-                idle = 0
+            idle = wall - running if self.idle else 0  # options refuse idle with cpu mode
             if by_count:  # one count per sample, to whichever side had most of the interval
                 running, idle = (0, 1) if idle > running else ((1, 0) if running > 0 else (0, 0))
             if running <= 0 and idle <= 0:

@@ -14,7 +14,6 @@ import pickle
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Union
@@ -48,14 +47,13 @@ def run(
     target: Target,
     options: Union[SamplerOptions, "MemoryOptions"],  # noqa: F821
     *,
-    subprocesses: bool = False,
     process_root: bool = False,
     labels: Optional[Mapping[str, str]] = None,
 ) -> RecordResult:
     """Run ``target`` to its end under a recorder; the profile and the program's exit code."""
     out_dir = tempfile.mkdtemp(prefix="flamespace-record-")
     try:
-        config = _child_config(target, options, out_dir, subprocesses)
+        config = _child_config(target, options, out_dir)
         returncode = _run_child(target, config, options)
         raws = _load_raws(out_dir)
         if not raws:
@@ -69,12 +67,11 @@ def run(
         shutil.rmtree(out_dir, ignore_errors=True)
 
 
-def _child_config(target: Target, options: Any, out_dir: str, subprocesses: bool) -> Dict[str, Any]:
+def _child_config(target: Target, options: Any, out_dir: str) -> Dict[str, Any]:
     config: Dict[str, Any] = {
         "target": {"kind": target.kind, "value": target.value, "args": list(target.args)},
         "out_dir": out_dir,
         "site": target.site_enabled,
-        "subprocesses": subprocesses,
         "package_parent": _package_parent(),
     }
     if isinstance(options, SamplerOptions):

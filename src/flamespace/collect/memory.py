@@ -41,8 +41,6 @@ class MemoryOptions:
         if not 1 <= max_frames <= 65535:
             raise ArgumentError(f"max_frames must be between 1 and 65535, not {max_frames}")
         self.mode, self.weight, self.lines, self.max_frames = mode, weight, lines, max_frames
-        self.duration = None
-        self.rate = 0.0
 
     def engine_arguments(self) -> Dict[str, Any]:
         return {"weight": self.weight, "lines": self.lines, "max_frames": self.max_frames}
