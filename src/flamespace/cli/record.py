@@ -40,6 +40,9 @@ FORMATS = {"folded": ".folded", "speedscope": ".speedscope.json"}
 @click.option("--no-lines", is_flag=True, help="Name frames by function and file only (line numbers shift when code changes).")
 @click.option("--threads", is_flag=True, help="Add each thread's name as a root frame.")
 @click.option("--pid", "process_root", is_flag=True, help="Add the process (command and pid) as a root frame.")
+@click.option("--subprocesses", is_flag=True,
+              help="Also record the Python processes the program starts (subprocess, multiprocessing, "
+                   "fork), each under a 'name (pid)' root frame.")
 @click.option("--duration", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
               help="Stop after this many seconds: the profile is saved and the program stopped as by Ctrl-C.")
 @click.option("--format", "output_format", type=click.Choice(list(FORMATS)), default="folded", show_default=True,
@@ -50,7 +53,7 @@ FORMATS = {"folded": ".folded", "speedscope": ".speedscope.json"}
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def command(
     output: Optional[str], module: Optional[str], code: Optional[str], mode: str, rate: float, weight: Optional[str],
-    idle: bool, no_lines: bool, threads: bool, process_root: bool, duration: Optional[float],
+    idle: bool, no_lines: bool, threads: bool, process_root: bool, subprocesses: bool, duration: Optional[float],
     output_format: str, seed: Optional[int], no_header: bool, quiet: bool, command: Tuple[str, ...],
 ) -> int:
     """Profile a Python program: a script, -m MODULE or -c CODE, with its arguments.
@@ -65,6 +68,7 @@ def command(
         flamespace record -o app.folded -- app.py --port 8000
         flamespace record --mode cpu --rate 1000 -o work.folded -m mypackage.cli run
         flamespace record --format speedscope -o run.speedscope.json -- python -X dev job.py
+        flamespace record --subprocesses -o build.folded -- tools/build.py --jobs 4
     """
     from ..collect.launcher import run  # imported here: other commands need not pay for it
     from ..collect.target import parse_command
@@ -75,7 +79,7 @@ def command(
     target = parse_command(words, module=module, code=code)
     options = _recorder_options(mode, rate, weight, idle, no_lines, threads, duration, seed, output_format)
     output = output or f"profile-{time.strftime('%Y%m%d-%H%M%S')}{FORMATS[output_format]}"
-    result = run(target, options, process_root=process_root)
+    result = run(target, options, process_root=process_root, subprocesses=subprocesses)
     profile = result.recording.chart if output_format == "speedscope" and result.recording.chart is not None else result.recording.graph
     registry.write(profile, output, output_format, header=not no_header)
     _report(result, output, quiet)

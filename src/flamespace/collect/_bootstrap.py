@@ -23,6 +23,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Dict, Optional
 
+#: The environment variable that carries the recorder's configuration to child interpreters.
+SUBPROCESS_ENV = "FLAMESPACE_SUBPROCESS"
+
 _state: Dict[str, Any] = {"saved": False, "deadline": False}
 
 
@@ -31,13 +34,15 @@ def main(config: Dict[str, Any]) -> None:
     import atexit
 
     target = config["target"]
-    recorder = _start_recorder(config)
-    _state["recorder"] = recorder
-    _state["config"] = config
+    _state.update(recorder=_start_recorder(config), config=config)
+    _save_on_every_exit()
     atexit.register(_save)
+    if config.get("subprocesses"):
+        _profile_child_interpreters(config)
     if config.get("site", True):
         import site
 
+        _hide_our_no_site_flag()
         site.main()
     try:
         _run(target)
@@ -51,11 +56,128 @@ def main(config: Dict[str, Any]) -> None:
         sys.exit(130 if isinstance(exc, KeyboardInterrupt) else 1)
 
 
+def start_in_subprocess(config: Dict[str, Any]) -> None:
+    """Profile this process, a Python child of a program recorded with ``subprocesses``
+    (called by the ``sitecustomize`` hook in ``_hook/`` while the interpreter starts)."""
+    import atexit
+
+    _state.update(recorder=_start_recorder(config), config=config)
+    _save_on_every_exit()
+    atexit.register(_save)
+
+
+def _profile_child_interpreters(config: Dict[str, Any]) -> None:
+    """Make the Python processes this program starts load the hook that profiles them."""
+    child = {key: value for key, value in config.items() if key not in ("target", "site")}
+    if "sampler" in child:
+        child["sampler"] = {**child["sampler"], "duration": None}  # the launcher stops the whole run
+    os.environ[SUBPROCESS_ENV] = repr(child)
+    path = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = config["hook_dir"] + (os.pathsep + path if path else "")
+
+
+def _save_on_every_exit() -> None:
+    """Beyond atexit: save on SIGTERM and before ``os._exit`` (the ways multiprocessing's
+    children end), and give a forked child a recorder of its own, or none (see
+    :func:`_after_fork_in_child`)."""
+    _mark_started()
+    _save_on_sigterm()
+    if "real_exit" not in _state:  # once per process, even across forks
+        _state["real_exit"] = os._exit
+        os._exit = _exit_after_saving
+        os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _hide_our_no_site_flag() -> None:
+    """``sys.flags`` as plain ``python`` would have it, without the ``-S`` we started with:
+    code that copies the flags to child interpreters (multiprocessing's spawn and
+    forkserver) must not start them without ``site``. Python 3.10+ (older: left as is)."""
+    flags = sys.flags
+    names = getattr(flags, "__match_args__", None)
+    if not names or "no_site" not in names:
+        return
+    values = list(flags)
+    values[names.index("no_site")] = 0
+    namespace: Dict[str, Any] = {name: property(lambda self, i=i: self[i]) for i, name in enumerate(names)}
+    namespace["__repr__"] = lambda self: "sys.flags(" + ", ".join(f"{n}={v!r}" for n, v in zip(names, self)) + ")"
+    sys.flags = type("flags", (tuple,), namespace)(values)
+
+
+def _save_on_sigterm() -> None:
+    """A process stopped with SIGTERM (as ``multiprocessing.Pool`` stops its workers)
+    saves its profile, then dies of the signal as it would have. The program's own handler,
+    if it has one, is left alone."""
+    import _signal  # `signal` would import enum first
+
+    try:
+        if _signal.getsignal(_signal.SIGTERM) == _signal.SIG_DFL:
+            _signal.signal(_signal.SIGTERM, _save_then_die)
+    except (ValueError, OSError):  # not the main thread
+        pass
+
+
+def _save_then_die(signum: int, frame: object) -> None:
+    if _state.get("saving"):  # the signal interrupted a save (on exit): let it finish first
+        _state["pending_signal"] = signum
+        return
+    try:
+        _save()
+    finally:
+        _die_of(signum)
+
+
+def _die_of(signum: int) -> None:
+    import _signal
+
+    _signal.signal(signum, _signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def _exit_after_saving(status: int) -> None:
+    try:
+        _save()
+    finally:
+        _state["real_exit"](status)
+
+
+def _after_fork_in_child() -> None:
+    """A forked child inherits the parent's recording, which is not its own: record afresh
+    (with ``subprocesses``) or save nothing."""
+    config = _state.get("config")
+    if config is None:
+        return
+    _state["saved"] = True  # until a recorder of its own runs
+    if not config.get("subprocesses"):
+        return
+    try:
+        recorder = _state["recorder"].forked()
+        if isinstance(recorder, Engine):
+            recorder.start()
+        _state.update(recorder=recorder, saved=False, deadline=False)
+        _mark_started()
+    except Exception as exc:  # never break the program: say so next to the profiles
+        _write_note("error", f"{type(exc).__name__}: {exc}")
+
+
+def _mark_started() -> None:
+    """Tell the launcher this process records, so it can wait for (or report) its profile."""
+    if _state["config"].get("subprocesses"):
+        _write_note("started", "")
+
+
+def _write_note(kind: str, text: str) -> None:
+    try:
+        with open(os.path.join(_state["config"]["out_dir"], f"{os.getpid()}.{kind}"), "w", encoding="utf-8") as file:
+            file.write(text)
+    except OSError:
+        pass
+
+
 def _start_recorder(config: Dict[str, Any]):  # type: ignore[no-untyped-def]
     """The sampler (or memory recorder) of ``config``, started."""
     kind = config.get("recorder", "sampler")
     hidden = set()
-    if config["target"]["kind"] == "module":
+    if config.get("target", {}).get("kind") == "module":
         import runpy
 
         hidden.add(runpy.__file__)
@@ -137,17 +259,36 @@ def _save() -> None:
     """Stop recording and pickle what was recorded for the launcher (once)."""
     if _state["saved"]:
         return
-    _state["saved"] = True
-    recorder, config = _state["recorder"], _state["config"]
+    _state["saved"] = _state["saving"] = True
+    try:
+        _write_profile(_state["recorder"], _state["config"]["out_dir"])
+    finally:
+        _state["saving"] = False
+        if "pending_signal" in _state:  # a SIGTERM came while saving: now die of it
+            _die_of(_state.pop("pending_signal"))
+
+
+def _write_profile(recorder, out_dir: str) -> None:  # type: ignore[no-untyped-def]
     recorder.halt()
     import pickle
 
     data = recorder.raw() if hasattr(recorder, "raw") else raw_of_engine(recorder)
-    data.update(pid=os.getpid(), argv=list(sys.argv), deadline=_state["deadline"])
-    path = os.path.join(config["out_dir"], f"{os.getpid()}.pickle")
+    data.update(pid=os.getpid(), argv=list(sys.argv), deadline=_state["deadline"], process_name=_process_name())
+    path = os.path.join(out_dir, f"{os.getpid()}.pickle")
+    if not os.path.isdir(out_dir):
+        return  # a subprocess that outlived the run: the launcher has reported it as missing
     with open(path + ".tmp", "wb") as file:
         pickle.dump(data, file, protocol=pickle.HIGHEST_PROTOCOL)
     os.replace(path + ".tmp", path)
+
+
+def _process_name() -> Optional[str]:
+    """multiprocessing's name of this process (``ForkPoolWorker-2``), if it is one of its children."""
+    multiprocessing = sys.modules.get("multiprocessing")
+    if multiprocessing is None:
+        return None
+    name = multiprocessing.current_process().name
+    return None if name == "MainProcess" else name
 
 
 def raw_of_engine(engine: Engine) -> Dict[str, Any]:

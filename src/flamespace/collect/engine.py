@@ -198,6 +198,21 @@ class Engine:
             self._saved_switch_interval = None
         self.quality.duration_ns = self.elapsed_ns
 
+    def forked(self) -> "Engine":
+        """An unstarted engine with these settings and nothing recorded, for the child of a
+        ``fork``: the sampling thread does not survive it, and what the parent recorded
+        before it is the parent's. The child has no ``duration`` of its own."""
+        twin = object.__new__(Engine)
+        twin.__dict__.update(self.__dict__)
+        twin.sink = Sink(timeline=self.sink.chart is not None)
+        twin.quality = Quality()
+        twin.duration = twin.on_deadline = None
+        twin._states = {}
+        twin._thread = None
+        twin._wake, twin.lock = threading.Lock(), threading.Lock()
+        twin._saved_switch_interval = None
+        return twin
+
     def begin(self) -> None:
         """Start the clock and take each existing thread's CPU baseline (``start`` calls it)."""
         now = self.clock.now_ns()
@@ -209,6 +224,7 @@ class Engine:
     # -- the loop ------------------------------------------------------------------------
 
     def _run(self) -> None:
+        _leave_signals_to_other_threads()
         draw = Random(self.seed).random if self.seed is not None else Random().random
         mean_ns = 1e9 / self.rate
         clock, wake, quality = self.clock, self._wake, self.quality
@@ -297,6 +313,8 @@ class Engine:
     def _new_state(self, ident: int, since: int, born_since_start: bool) -> _ThreadState:
         thread = threading._active.get(ident)  # type: ignore[attr-defined]
         native_id = getattr(thread, "native_id", None)
+        if ident == threading.get_ident():  # after a fork, Thread.native_id can still be the parent's
+            native_id = threading.get_native_id()
         name = thread.name if thread is not None else f"Thread {ident}"
         last_cpu = None
         if native_id is not None and self._measure_cpu:
@@ -335,6 +353,19 @@ class Engine:
         name = self.namer.name
         prefix = self.root + ((thread_name,) if self.threads else ())
         return prefix + tuple([name(f) for f in frames])
+
+
+def _leave_signals_to_other_threads() -> None:
+    """Block signals in the sampling thread. A signal sent to the process goes to any thread
+    that does not block it; Python runs the handler in the main thread, but only wakes it if
+    the signal landed there. Landing here, a Ctrl-C or SIGTERM could wait as long as the
+    main thread waits (on a lock, say)."""
+    try:
+        import _signal
+
+        _signal.pthread_sigmask(_signal.SIG_BLOCK, _signal.valid_signals())
+    except (ImportError, AttributeError, OSError):  # not POSIX
+        pass
 
 
 __all__ = ["Engine", "IDLE_FRAME", "Quality"]

@@ -15,8 +15,9 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Union
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from ..core.chart import FlameChart
 from ..core.vector import FlameGraph
@@ -30,7 +31,7 @@ STOP_GRACE_SECONDS = 5.0
 
 
 class RecordError(FlamespaceError):
-    """The program ran but left no profile (killed, or it called os._exit)."""
+    """The program ran but left no profile (killed with SIGKILL, say, or it replaced itself by exec)."""
 
 
 @dataclass
@@ -48,18 +49,24 @@ def run(
     options: Union[SamplerOptions, "MemoryOptions"],  # noqa: F821
     *,
     process_root: bool = False,
+    subprocesses: bool = False,
     labels: Optional[Mapping[str, str]] = None,
 ) -> RecordResult:
-    """Run ``target`` to its end under a recorder; the profile and the program's exit code."""
+    """Run ``target`` to its end under a recorder; the profile and the program's exit code.
+
+    With ``subprocesses``, the Python processes it starts (``subprocess``, ``multiprocessing``
+    with any start method, ``os.fork``) are recorded too, each under a ``name (pid)`` root.
+    """
     out_dir = tempfile.mkdtemp(prefix="flamespace-record-")
     try:
-        config = _child_config(target, options, out_dir)
+        config = _child_config(target, options, out_dir, subprocesses)
         returncode = _run_child(target, config, options)
-        raws = _load_raws(out_dir)
+        raws, lost = _collect_profiles(out_dir, wait=subprocesses)
         if not raws:
             raise RecordError(_no_profile_reason(returncode))
         labels = {"command": target.describe(), **(labels or {})}
-        recording = _merge(raws, options, labels, process_root or len(raws) > 1)
+        recording = _merge(raws, options, labels, process_root or subprocesses or len(raws) > 1)
+        recording.problems.extend(lost)
         stopped = any(raw.get("deadline") for raw in raws)
         exit_code = 0 if stopped else (128 - returncode if returncode < 0 else returncode)
         return RecordResult(recording, exit_code, len(raws), stopped)
@@ -67,12 +74,14 @@ def run(
         shutil.rmtree(out_dir, ignore_errors=True)
 
 
-def _child_config(target: Target, options: Any, out_dir: str) -> Dict[str, Any]:
+def _child_config(target: Target, options: Any, out_dir: str, subprocesses: bool) -> Dict[str, Any]:
     config: Dict[str, Any] = {
         "target": {"kind": target.kind, "value": target.value, "args": list(target.args)},
         "out_dir": out_dir,
         "site": target.site_enabled,
         "package_parent": _package_parent(),
+        "subprocesses": subprocesses,
+        "hook_dir": os.path.join(os.path.dirname(os.path.abspath(__file__)), "_hook"),
     }
     if isinstance(options, SamplerOptions):
         config["recorder"] = "sampler"
@@ -141,14 +150,78 @@ def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def _load_raws(out_dir: str) -> List[Dict[str, Any]]:
+def _collect_profiles(out_dir: str, wait: bool) -> Tuple[List[Dict[str, Any]], List[str]]:
+    """The raw recordings saved in ``out_dir``, and what was lost, worded for a warning.
+
+    Each recorded subprocess leaves ``<pid>.started`` when it starts, ``<pid>.pickle`` when
+    it saves, or ``<pid>.error`` when it could not record. With ``wait``, subprocesses still
+    running when the program ended get :data:`STOP_GRACE_SECONDS` to finish.
+    """
+    deadline = time.monotonic() + (STOP_GRACE_SECONDS if wait else 0)
+    while True:
+        files = _files_by_kind(out_dir)
+        running = [pid for pid in files["started"] - files["pickle"] - set(files["error"]) if _alive(pid)]
+        if not running or time.monotonic() >= deadline:
+            break
+        time.sleep(0.05)
     raws = []
-    for name in sorted(os.listdir(out_dir)):
-        if name.endswith(".pickle"):
-            with open(os.path.join(out_dir, name), "rb") as file:
-                raws.append(pickle.load(file))
+    for pid in sorted(files["pickle"]):
+        with open(os.path.join(out_dir, f"{pid}.pickle"), "rb") as file:
+            raws.append(pickle.load(file))
     raws.sort(key=lambda raw: raw.get("start_ns", 0))
-    return raws
+    lost = [f"subprocess {pid} could not be recorded: {message}" for pid, message in sorted(files["error"].items())]
+    unsaved = sorted(files["started"] - files["pickle"] - set(files["error"]))
+    still_running = [pid for pid in unsaved if pid in running]
+    ended = [pid for pid in unsaved if pid not in running]
+    if still_running:
+        lost.append(
+            f"{_count(still_running, 'subprocess')} ({_pids(still_running)}) still running {STOP_GRACE_SECONDS:g} s "
+            "after the program ended: not in the profile"
+        )
+    if ended:
+        lost.append(
+            f"{_count(ended, 'subprocess')} ({_pids(ended)}) ended without saving a profile "
+            "(killed by a signal, or replaced by exec): not in the profile"
+        )
+    return raws, lost
+
+
+def _files_by_kind(out_dir: str) -> Dict[str, Any]:
+    files: Dict[str, Any] = {"started": set(), "pickle": set(), "error": {}}
+    for name in os.listdir(out_dir):
+        stem, _, kind = name.partition(".")
+        if not stem.isdigit() or kind not in files:
+            continue  # e.g. a pickle being written (.pickle.tmp)
+        if kind == "error":
+            with open(os.path.join(out_dir, name), encoding="utf-8", errors="replace") as file:
+                files["error"][int(stem)] = file.read().strip() or "unknown error"
+        else:
+            files[kind].add(int(stem))
+    return files
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie has ended: it only waits to be reaped)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            return file.read().rpartition(b")")[2].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
+
+
+def _count(items: List[int], noun: str) -> str:
+    return f"{len(items)} {noun}{'' if len(items) == 1 else 'es'}"
+
+
+def _pids(pids: List[int]) -> str:
+    shown = ", ".join(str(pid) for pid in pids[:5])
+    return "pid " + shown + (f" and {len(pids) - 5} more" if len(pids) > 5 else "")
 
 
 def _no_profile_reason(returncode: int) -> str:
@@ -159,14 +232,19 @@ def _no_profile_reason(returncode: int) -> str:
             name = f"signal {-returncode}"
         return f"the program was killed by {name} before it could save its profile"
     return (
-        f"the program ended (exit code {returncode}) without saving a profile: it called os._exit() "
-        "or exec(), or the interpreter could not start the profiler"
+        f"the program ended (exit code {returncode}) without saving a profile: it replaced itself "
+        "with os.exec*(), or the interpreter could not start the profiler"
     )
 
 
 def process_frame(raw: Mapping[str, Any]) -> str:
-    """The root frame of one process: its command and pid, e.g. ``worker.py 3 (12345)``."""
+    """The root frame of one process: its command and pid, e.g. ``worker.py 3 (12345)``, or
+    multiprocessing's name for its children, e.g. ``ForkPoolWorker-2 (12346)``."""
+    if raw.get("process_name"):
+        return f"{raw['process_name']} ({raw['pid']})"
     argv = [os.path.basename(a) if i == 0 else a for i, a in enumerate(raw.get("argv") or ["python"])]
+    if argv[0] == "-c":
+        argv[0] = "python -c"
     command = " ".join(argv)
     if len(command) > 60:
         command = command[:57] + "..."
@@ -183,7 +261,7 @@ def _merge(raws: List[Dict[str, Any]], options: Any, labels: Mapping[str, str], 
     quality = Quality()
     chart: Optional[FlameChart] = None
     first_start = min(raw.get("start_ns", 0) for raw in raws)
-    elapsed = 0
+    elapsed = recorded = 0
     for raw in raws:
         root = (process_frame(raw),) if roots else ()
         for stack, value in raw["totals"].items():
@@ -195,12 +273,13 @@ def _merge(raws: List[Dict[str, Any]], options: Any, labels: Mapping[str, str], 
             else:
                 setattr(quality, name, getattr(quality, name) + value)
         elapsed = max(elapsed, raw.get("start_ns", 0) - first_start + raw["elapsed_ns"])
+        recorded += raw["elapsed_ns"]
         if raw["chart"] is not None:
             part = FlameChart.from_columns(*raw["chart"])
             if roots:
                 part = part.relabelled(raw.get("start_ns", 0) - first_start, root, f" ({raw['pid']})")
             chart = part if chart is None else chart.merged(part)
-    quality.duration_ns = elapsed
+    quality.duration_ns = recorded  # the achieved rate is per process
     metadata = quality_metadata(options.as_dict(), quality, elapsed, labels)
     if len(raws) > 1:
         metadata = metadata.replace(labels={**metadata.labels, "processes": str(len(raws))})

@@ -97,6 +97,11 @@ class MemoryRecorder:
             self.totals[stack] = self.totals.get(stack, 0) + (1 if by_count else trace.size)
             self._blocks += 1
 
+    def forked(self) -> "MemoryRecorder":
+        """The recorder of a forked child: tracemalloc goes on tracing there, and what is
+        still allocated when the child exits (inherited blocks included) is the child's."""
+        return self
+
     def raw(self) -> Dict[str, Any]:
         return {
             "kind": "memory",

@@ -138,7 +138,8 @@ def quality_metadata(
         "mode": str(options["mode"]),
         "weight": str(options["weight"]),
         "rate_requested": f"{options['rate']:g}",
-        "rate_achieved": f"{quality.ticks / (duration_ns / 1e9):.1f}" if duration_ns else "0",
+        # per process: quality.duration_ns sums the processes' recording times when there are several
+        "rate_achieved": f"{quality.ticks / ((quality.duration_ns or duration_ns) / 1e9):.1f}" if duration_ns else "0",
         "ticks": str(quality.ticks),
         "samples": str(quality.samples),
         "late": str(quality.late),
