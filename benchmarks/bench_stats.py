@@ -30,7 +30,7 @@ import numpy as np
 
 from flamespace.errors import ArgumentError
 from flamespace.stats import Sample, compare
-from flamespace.stats.compare import choose_method
+from flamespace.stats.comparison import choose_method
 
 METHODS = ("hotelling", "welch", "maxt")
 N = 50

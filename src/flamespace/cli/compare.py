@@ -63,7 +63,7 @@ def command(
         flamespace compare -a 'base/*.folded' -b 'pr/*.folded' --min-rel 2% --markdown
         flamespace compare -a A/ -b B/ --method welch --fdr by --out-dir changes/
     """
-    from ..stats.compare import compare
+    from ..stats.comparison import compare
     from ..stats.sample import FrequencyFilter
     from ..stats import report
 

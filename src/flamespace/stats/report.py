@@ -1,4 +1,4 @@
-"""Renderings of a :class:`~flamespace.stats.compare.Comparison`: text (a rich table), Markdown, JSON.
+"""Renderings of a :class:`~flamespace.stats.comparison.Comparison`: text (a rich table), Markdown, JSON.
 
 They return strings; the caller decides where they go.
 """
@@ -10,7 +10,7 @@ import json
 import math
 from typing import List, Optional, Sequence
 
-from .compare import Comparison, StackChange
+from .comparison import Comparison, StackChange
 
 KIND_MARK = {"appeared": "+ new", "grown": "▲ grew", "disappeared": "- gone", "shrunk": "▼ shrank", None: ""}
 HEADERS = ("change", "stack", "baseline", "candidate", "Δ", "Δ %", "interval", "adj. p")
