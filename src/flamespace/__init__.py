@@ -32,6 +32,9 @@ _EXPORTS = {
     **dict.fromkeys(["read", "write"], "formats.registry"),
     **dict.fromkeys(["Recording", "Sampler", "SamplerOptions"], "collect.sampler"),
     **dict.fromkeys(["profile", "Profiler", "Rotation"], "collect.api"),
+    **dict.fromkeys(["Comparison", "Margin", "StackChange", "compare"], "stats.comparison"),
+    **dict.fromkeys(["FrequencyFilter", "Sample"], "stats.sample"),
+    **dict.fromkeys(["SampleSimilarity", "sample_similarity"], "stats.similarity"),
 }
 
 __all__ = sorted(_EXPORTS)
@@ -45,3 +48,6 @@ if TYPE_CHECKING:  # what type checkers and editors see (without importing typin
     from .diagnostics import Diagnostics
     from .errors import ArgumentError, FlamespaceError, InputError, UnitMismatchError
     from .formats.registry import read, write
+    from .stats.comparison import Comparison, Margin, StackChange, compare
+    from .stats.sample import FrequencyFilter, Sample
+    from .stats.similarity import SampleSimilarity, sample_similarity

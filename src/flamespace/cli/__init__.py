@@ -1,4 +1,4 @@
-"""The ``flamespace`` command. Exit codes: 0 ok, 1 usage or input error, 2 internal error."""
+"""The ``flamespace`` command. Exit codes: 0 ok, 1 usage or input error, 2 internal error, 3 compare found a regression."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import List, Optional
 import click
 
 from ..errors import FlamespaceError
-from . import decompose, filter, info, merge, record, scale, similarity, sub, top
+from . import compare, decompose, filter, info, merge, record, scale, similarity, sub, top
 
 EXIT_OK, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2
 
@@ -27,7 +27,7 @@ def cli() -> None:
     """
 
 
-for _module in (record, merge, sub, scale, filter, top, info, similarity, decompose):
+for _module in (record, merge, sub, scale, filter, top, info, similarity, decompose, compare):
     cli.add_command(_module.command)
 
 

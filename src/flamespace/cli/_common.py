@@ -135,6 +135,19 @@ def _stderr_console():  # type: ignore[no-untyped-def]
     return Console(stderr=True)
 
 
+def parse_share(text: str, option: str = "--min-share", maximum: Optional[float] = 1.0) -> float:
+    """'0.01' or '1%' -> 0.01; at least 0 and at most ``maximum`` (None: no upper bound)."""
+    raw = text.strip()
+    try:
+        share = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not a share such as 0.01 or 1%", param_hint=f"'{option}'") from None
+    if not (0 <= share and (maximum is None or share <= maximum)):
+        bound = f"between 0 and {maximum:g} ({100 * maximum:g}%)" if maximum is not None else "at least 0"
+        raise click.BadParameter(f"{text!r} is not {bound}", param_hint=f"'{option}'")
+    return share
+
+
 def format_value(value: Number) -> str:
     """A count for people: thousands separators, at most 6 significant digits for fractions."""
     if isinstance(value, int) or float(value).is_integer() and abs(value) < 1e15:

@@ -10,7 +10,7 @@ import click
 from ..core import transforms
 from ..core.differential import Differential
 from ..core.vector import FlameGraph
-from ._common import input_options, output_options, read_profile, write_profile
+from ._common import input_options, output_options, parse_share, read_profile, write_profile
 
 _UNESCAPED_EQUALS = re.compile(r"(?<!\\)=")
 
@@ -26,18 +26,6 @@ def parse_map_rule(text: str) -> Tuple[str, str]:
     except re.error as exc:
         raise click.BadParameter(f"invalid regular expression {pattern!r}: {exc}", param_hint="'--map'") from None
     return pattern, replacement
-
-
-def parse_share(text: str) -> float:
-    """'0.01' or '1%' -> 0.01."""
-    raw = text.strip()
-    try:
-        share = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
-    except ValueError:
-        raise click.BadParameter(f"{text!r} is not a share such as 0.01 or 1%", param_hint="'--min-share'") from None
-    if not 0 <= share <= 1:
-        raise click.BadParameter(f"{text!r} is not between 0 and 1 (0% and 100%)", param_hint="'--min-share'")
-    return share
 
 
 def _any_of(patterns: Sequence[str], option: str) -> Optional[str]:

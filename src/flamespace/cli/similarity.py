@@ -1,4 +1,4 @@
-"""flamespace similarity: how alike two profiles are."""
+"""flamespace similarity: how alike two profiles (or two samples of runs) are."""
 
 from __future__ import annotations
 
@@ -8,24 +8,33 @@ import click
 
 from ..core.algebra import distance, normalize, similarity
 from ._common import echo_json, format_value, input_options, read_graph
+from ._table import print_table
 
 
 @click.command("similarity")
 @click.argument("first", type=click.Path(allow_dash=True))
 @click.argument("second", type=click.Path(allow_dash=True))
 @click.option("--normalize", "normalized", is_flag=True, help="Compare shapes: scale both to total 1 first.")
+@click.option("--sample", "samples", is_flag=True,
+              help="FIRST and SECOND are samples of runs (directories or quoted globs): show σ within and between them.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @input_options
-def command(first: str, second: str, normalized: bool, as_json: bool, skip_invalid: bool, input_format: Optional[str]) -> None:
+def command(first: str, second: str, normalized: bool, samples: bool, as_json: bool, skip_invalid: bool, input_format: Optional[str]) -> None:
     """Print σ = 1 − ‖A − B‖ / (‖A‖ + ‖B‖) and the L1 distance ‖A − B‖.
 
-    σ is 1 for identical profiles and 0 for profiles that share no stack.
+    σ is 1 for identical profiles and 0 for profiles that share no stack. With --sample,
+    σ of every pair of runs within FIRST, within SECOND and between them: if the "between"
+    values sit below the "within" ones, the two samples differ by more than run-to-run noise.
 
     \b
     Examples:
         flamespace similarity run1.folded run2.folded
         flamespace similarity --normalize short-run.folded long-run.folded
+        flamespace similarity --sample runs/main/ 'runs/pr/*.folded'
     """
+    if samples:
+        _samples(first, second, normalized, as_json, skip_invalid, input_format)
+        return
     a = read_graph(first, "similarity", skip_invalid, input_format)
     b = read_graph(second, "similarity", skip_invalid, input_format)
     if normalized:
@@ -37,3 +46,19 @@ def command(first: str, second: str, normalized: bool, as_json: bool, skip_inval
         return
     click.echo(f"similarity: {sigma:.6f}")
     click.echo(f"distance: {format_value(dist)}" + (f" {unit}" if unit else ""))
+
+
+def _samples(first: str, second: str, normalized: bool, as_json: bool, skip_invalid: bool, input_format: Optional[str]) -> None:
+    from ..stats.similarity import sample_similarity
+    from ._samples import read_samples
+
+    read = read_samples({"first": [first], "second": [second]}, "similarity", skip_invalid, input_format)
+    result = sample_similarity(read["first"], read["second"], normalized)
+    summary = result.summary()
+    if as_json:
+        echo_json({"summary": summary, "values": {k: v.tolist() for k, v in result.groups().items()}})
+        return
+    columns = [k for k in next(iter(summary.values())) if k != "pairs"]
+    rows = [[name, str(row["pairs"])] + [f"{row[c]:.4f}" for c in columns] for name, row in summary.items()]
+    title = f"σ between pairs of runs: {read['first'].n} in {first}, {read['second'].n} in {second}"
+    print_table(title, ["pairs of runs", "pairs"] + columns, rows, [False] + [True] * (len(columns) + 1))

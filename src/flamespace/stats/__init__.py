@@ -1,0 +1,23 @@
+"""Samples of flame graphs and two-sample tests: which stacks changed between two versions.
+
+numpy and scipy are imported only when a sample is built or a test runs.
+"""
+
+from __future__ import annotations
+
+from .._lazy import lazy_exports
+
+_EXPORTS = {
+    **dict.fromkeys(["Comparison", "Margin", "StackChange", "choose_method", "compare"], "comparison"),
+    **dict.fromkeys(["FrequencyFilter", "Sample"], "sample"),
+    **dict.fromkeys(["SampleSimilarity", "sample_similarity"], "similarity"),
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .comparison import Comparison, Margin, StackChange, choose_method, compare
+    from .sample import FrequencyFilter, Sample
+    from .similarity import SampleSimilarity, sample_similarity

@@ -1,0 +1,226 @@
+"""Compare two samples of flame graphs: which stacks changed, by how much, how sure we are."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, List, Optional, Tuple, Union
+
+from ..core.algebra import Decomposition, decompose
+from ..core.differential import Differential
+from ..core.metadata import Metadata
+from ..core.vector import Delta, FlameGraph, Number, Stack
+from ..errors import ArgumentError, UnitMismatchError
+from .sample import FrequencyFilter, Sample, align
+
+METHODS = ("auto", "hotelling", "welch", "maxt")
+KINDS = ("appeared", "grown", "disappeared", "shrunk")
+
+Runs = Union[Sample, Iterable[FlameGraph]]
+
+
+def choose_method(p: int, n1: int, n2: int) -> str:
+    """What ``auto`` runs: welch while p ≤ (n1 + n2) / 4 stacks, maxt beyond.
+
+    From benchmarks/bench_stats.py (docs/performance.md): every method keeps its error rate,
+    but hotelling's simultaneous intervals (which guard every linear combination of stacks)
+    almost never single out one changed stack once p exceeds a handful, so auto never picks
+    it. With few stacks per run welch is as powerful as maxt and needs no permutations; with
+    more, per-stack thresholds lie far in the tails, where maxt's permutation distribution
+    (which adapts to correlated, skewed counts) is the more powerful and the more exact.
+    """
+    return "welch" if 4 * p <= n1 + n2 else "maxt"
+
+
+@dataclass(frozen=True)
+class Margin:
+    """Practical significance: ignore changes smaller than ``min_delta`` (absolute, in the unit)
+    or than ``min_rel`` times the stack's baseline mean (a stack that appeared passes ``min_rel``)."""
+
+    min_delta: float = 0.0
+    min_rel: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.min_delta < 0 or self.min_rel < 0:
+            raise ArgumentError("the margins --min-delta and --min-rel must be ≥ 0")
+
+    def passes(self, delta: float, baseline: float) -> bool:
+        size = abs(delta)
+        return size > 0 and size >= self.min_delta and size >= self.min_rel * abs(baseline)
+
+
+@dataclass(frozen=True)
+class StackChange:
+    """One tested stack. ``kind`` is appeared/grown/disappeared/shrunk when the change is
+    significant and beyond the margin (it is then part of Δ_r), else None."""
+
+    stack: Stack
+    baseline: float
+    candidate: float
+    delta: float
+    lower: float
+    upper: float
+    p: float
+    p_adjusted: float
+    significant: bool
+    kind: Optional[str]
+
+    @property
+    def relative(self) -> Optional[float]:
+        """Δ as a fraction of the baseline mean (None when the stack is new)."""
+        return self.delta / self.baseline if self.baseline else None
+
+    @property
+    def regression(self) -> bool:
+        return self.kind in ("appeared", "grown")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The result of :func:`compare`: per-stack changes, the global test, and Δ_r with its four parts."""
+
+    method: str
+    requested_method: str
+    alpha: float
+    n_baseline: int
+    n_candidate: int
+    unit: Optional[str]
+    normalized: bool
+    frequency: FrequencyFilter
+    dropped: int
+    margin: Margin
+    changes: Tuple[StackChange, ...]
+    statistic_name: str
+    statistic: float
+    p_value: float
+    reduced: Delta
+    parts: Decomposition
+    options: dict = field(default_factory=dict)
+    notes: Tuple[str, ...] = ()
+
+    @property
+    def tested(self) -> int:
+        return len(self.changes)
+
+    @property
+    def kept(self) -> List[StackChange]:
+        """The changes in Δ_r (significant and beyond the margin), largest |Δ| first."""
+        return sorted((c for c in self.changes if c.kind), key=lambda c: (-abs(c.delta), c.stack))
+
+    @property
+    def regressions(self) -> List[StackChange]:
+        """Stacks that significantly appeared or grew beyond the margin: what fails a CI gate."""
+        return [c for c in self.kept if c.regression]
+
+    @property
+    def regressed(self) -> bool:
+        return bool(self.regressions)
+
+    def differential(self) -> Differential:
+        """Δ_r as a before/after pair (the means of the stacks in Δ_r): differential flame-graph input."""
+        return Differential(*_reduced_pair(self.changes, self.reduced.metadata))
+
+
+def _reduced_pair(changes: Iterable[StackChange], meta: Metadata) -> Tuple[FlameGraph, FlameGraph]:
+    kept = [c for c in changes if c.kind]
+    before = FlameGraph._trusted({c.stack: c.baseline for c in kept if c.baseline}, meta)
+    after = FlameGraph._trusted({c.stack: c.candidate for c in kept if c.candidate}, meta)
+    return before, after
+
+
+def _sample(runs: Runs, side: str) -> Sample:
+    sample = runs if isinstance(runs, Sample) else Sample.from_graphs(runs)
+    if sample.n < 2:
+        raise ArgumentError(f"the {side} needs at least 2 runs to estimate the variation between runs; got {sample.n}")
+    return sample
+
+
+def compare(
+    baseline: Runs,
+    candidate: Runs,
+    method: str = "auto",
+    alpha: float = 0.05,
+    *,
+    fdr: str = "bh",
+    permutations: int = 1000,
+    seed: Optional[int] = None,
+    min_delta: float = 0.0,
+    min_rel: float = 0.0,
+    normalize: bool = False,
+    frequency: FrequencyFilter = FrequencyFilter(),
+) -> Comparison:
+    """Test which stacks differ between the mean flame graphs of two samples of runs.
+
+    ``baseline`` and ``candidate`` are :class:`Sample` objects or iterables of flame graphs
+    (one per run). ``method``: ``hotelling`` (Tornetta's T² with simultaneous intervals),
+    ``welch`` (per-stack t-tests, FDR ``fdr`` = bh or by), ``maxt`` (permutation test,
+    family-wise; ``permutations`` and ``seed``) or ``auto`` (see :func:`choose_method`).
+    ``normalize`` compares shares of each run's total instead of absolute values.
+    """
+    if method not in METHODS:
+        raise ArgumentError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    if not 0 < alpha < 1:
+        raise ArgumentError(f"alpha must be between 0 and 1, not {alpha}")
+    margin = Margin(min_delta, min_rel)
+    first, second = _sample(baseline, "baseline"), _sample(candidate, "candidate")
+    try:
+        meta = first.metadata.combine(second.metadata)
+    except UnitMismatchError:
+        raise UnitMismatchError(f"the baseline is in {first.unit!r} but the candidate in {second.unit!r}") from None
+    if normalize:
+        first, second = first.normalized(), second.normalized()
+        meta = meta.replace(unit="share")
+    stacks, x1, x2, dropped = align(first, second, frequency)
+    n1, n2, p = len(x1), len(x2), len(stacks)
+    chosen = choose_method(p, n1, n2) if method == "auto" else method
+    result = _run(chosen, x1, x2, alpha, fdr, permutations, seed)
+    means1, means2 = x1.mean(axis=0), x2.mean(axis=0)
+    changes = []
+    for j, stack in enumerate(stacks):
+        m1, m2 = float(means1[j]), float(means2[j])
+        significant = bool(result.significant[j])
+        kind = _kind(m1, m2) if significant and margin.passes(m2 - m1, m1) else None
+        changes.append(StackChange(
+            stack, m1, m2, m2 - m1, float(result.lower[j]), float(result.upper[j]),
+            float(result.p[j]), float(result.p_adjusted[j]), significant, kind,
+        ))
+    parts = decompose(*_reduced_pair(changes, meta))
+    notes = list(result.notes)
+    if method == "auto":
+        notes.insert(0, f"auto chose {chosen} for {p} stacks and {n1} + {n2} runs")
+    return Comparison(
+        method=chosen, requested_method=method, alpha=alpha, n_baseline=n1, n_candidate=n2, unit=meta.unit,
+        normalized=normalize, frequency=frequency, dropped=dropped, margin=margin, changes=tuple(changes),
+        statistic_name=result.statistic_name, statistic=result.global_statistic, p_value=result.global_p,
+        reduced=parts.delta, parts=parts, options=_options(chosen, fdr, permutations, seed, result.details),
+        notes=tuple(notes),
+    )
+
+
+def _kind(baseline: Number, candidate: Number) -> str:
+    if not baseline:
+        return "appeared"
+    if not candidate:
+        return "disappeared"
+    return "grown" if candidate > baseline else "shrunk"
+
+
+def _run(method: str, x1, x2, alpha: float, fdr: str, permutations: int, seed: Optional[int]):  # type: ignore[no-untyped-def]
+    if method == "hotelling":
+        from .hotelling import test
+
+        return test(x1, x2, alpha)
+    if method == "welch":
+        from .welch import test as welch
+
+        return welch(x1, x2, alpha, fdr)
+    from .maxt import test as maxt
+
+    return maxt(x1, x2, alpha, permutations, seed)
+
+
+def _options(method: str, fdr: str, permutations: int, seed: Optional[int], details: dict) -> dict:
+    options: dict = {"fdr": fdr} if method == "welch" else {}
+    if method == "maxt":
+        options["seed"] = seed
+    options.update({k: (float(v) if not isinstance(v, int) else v) for k, v in details.items()})
+    return options

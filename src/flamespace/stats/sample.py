@@ -1,0 +1,159 @@
+"""A sample of flame graphs (many runs of one program) as a runs × stacks matrix.
+
+The statistics need every run as a vector over the same stacks: the union of the supports,
+where a run that never reached a stack has 0 there.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from ..core.metadata import Metadata
+from ..core.vector import FlameGraph, Stack
+from ..errors import ArgumentError, UnitMismatchError
+
+if TYPE_CHECKING:  # numpy is imported only when a sample is built
+    import numpy as np
+
+
+class Sample:
+    """n runs over the union of their supports: ``matrix[i, j]`` is run i's value at ``stacks[j]``.
+
+    Build it with :meth:`from_graphs`; ``unit`` is the runs' common unit (mixing units is an
+    error, since the numbers would not be comparable).
+    """
+
+    __slots__ = ("stacks", "matrix", "metadata", "names")
+
+    def __init__(self, stacks: Sequence[Stack], matrix: "np.ndarray", metadata: Metadata = Metadata(),
+                 names: Optional[Sequence[str]] = None) -> None:
+        import numpy as np
+
+        matrix = np.asarray(matrix, dtype=np.float64)
+        if matrix.ndim != 2 or matrix.shape[1] != len(stacks):
+            raise ArgumentError(f"the matrix must be runs × {len(stacks)} stacks; got shape {matrix.shape}")
+        self.stacks: Tuple[Stack, ...] = tuple(stacks)
+        self.matrix = matrix
+        self.metadata = metadata
+        self.names: Tuple[str, ...] = tuple(names) if names is not None else tuple(f"run {i + 1}" for i in range(len(matrix)))
+
+    @classmethod
+    def from_graphs(cls, graphs: Iterable[FlameGraph], names: Optional[Sequence[str]] = None) -> "Sample":
+        """The runs as rows over the sorted union of their supports; units must agree."""
+        import numpy as np
+
+        graphs = list(graphs)
+        names = list(names) if names is not None else [f"run {i + 1}" for i in range(len(graphs))]
+        if len(names) != len(graphs):
+            raise ArgumentError(f"{len(names)} names for {len(graphs)} runs")
+        metadata = Metadata()
+        for graph, name in zip(graphs, names):
+            try:
+                metadata = metadata.combine(graph.metadata)
+            except UnitMismatchError:
+                raise UnitMismatchError(
+                    f"{name} is in {graph.unit!r} but earlier runs are in {metadata.unit!r}; "
+                    "a sample must use one unit"
+                ) from None
+        stacks = sorted(set().union(*(g.support() for g in graphs))) if graphs else []
+        index: Dict[Stack, int] = {s: j for j, s in enumerate(stacks)}
+        matrix = np.zeros((len(graphs), len(stacks)))
+        for i, graph in enumerate(graphs):
+            columns = [index[s] for s in graph]
+            matrix[i, columns] = list(graph.values())
+        return cls(stacks, matrix, metadata, names)
+
+    @property
+    def n(self) -> int:
+        """Number of runs."""
+        return int(self.matrix.shape[0])
+
+    @property
+    def p(self) -> int:
+        """Number of stacks."""
+        return len(self.stacks)
+
+    @property
+    def unit(self) -> Optional[str]:
+        return self.metadata.unit
+
+    def totals(self) -> "np.ndarray":
+        """Each run's total (the width of its flame graph)."""
+        return self.matrix.sum(axis=1)
+
+    def normalized(self) -> "Sample":
+        """Each run divided by its own total: shares, for runs of different length or load."""
+        import numpy as np
+
+        totals = self.totals()
+        safe = np.where(totals > 0, totals, 1.0)
+        return Sample(self.stacks, self.matrix / safe[:, None], self.metadata.replace(unit="share"), self.names)
+
+    def over(self, stacks: Sequence[Stack]) -> "np.ndarray":
+        """The matrix re-indexed to ``stacks`` (0 where this sample never saw a stack)."""
+        import numpy as np
+
+        index = {s: j for j, s in enumerate(self.stacks)}
+        out = np.zeros((self.n, len(stacks)))
+        known = [(k, index[s]) for k, s in enumerate(stacks) if s in index]
+        if known:
+            target, source = zip(*known)
+            out[:, list(target)] = self.matrix[:, list(source)]
+        return out
+
+    def graph(self, i: int) -> FlameGraph:
+        """Run ``i`` as a flame graph again."""
+        row = self.matrix[i]
+        return FlameGraph._trusted({s: float(v) for s, v in zip(self.stacks, row) if v}, self.metadata)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __repr__(self) -> str:
+        return f"Sample({self.n} runs × {self.p} stacks, unit={self.unit!r})"
+
+
+@dataclass(frozen=True)
+class FrequencyFilter:
+    """Keep stacks present (non-zero) in at least ``min_runs`` runs and ``min_fraction`` of all runs.
+
+    Counted over both samples pooled, never per group, so the filter cannot favour stacks that
+    differ between the groups (which would bias the tests). Rare stacks cannot be significant
+    anyway; dropping them makes the multiple-testing correction less harsh.
+    """
+
+    min_runs: int = 2
+    min_fraction: float = 0.05
+
+    def __post_init__(self) -> None:
+        if self.min_runs < 0:
+            raise ArgumentError(f"min_runs must be ≥ 0, not {self.min_runs}")
+        if not 0 <= self.min_fraction <= 1:
+            raise ArgumentError(f"min_fraction must be between 0 and 1, not {self.min_fraction}")
+
+    def threshold(self, runs: int) -> int:
+        """The number of runs a stack must appear in, out of ``runs``."""
+        return max(self.min_runs, math.ceil(self.min_fraction * runs - 1e-9))
+
+    def keep(self, matrix: "np.ndarray") -> "np.ndarray":
+        """Boolean mask over the columns of the pooled ``matrix``."""
+        return (matrix != 0).sum(axis=0) >= self.threshold(matrix.shape[0])
+
+    def describe(self) -> str:
+        return f"stacks present in ≥ {self.min_runs} runs and ≥ {100 * self.min_fraction:g}% of runs"
+
+
+NO_FILTER = FrequencyFilter(0, 0.0)
+
+
+def align(baseline: Sample, candidate: Sample, frequency: FrequencyFilter = FrequencyFilter()) -> Tuple[List[Stack], "np.ndarray", "np.ndarray", int]:
+    """Both samples over the same stacks (the filtered union); also how many stacks were dropped."""
+    import numpy as np
+
+    union = sorted(set(baseline.stacks) | set(candidate.stacks))
+    x1, x2 = baseline.over(union), candidate.over(union)
+    mask = frequency.keep(np.vstack([x1, x2])) if union else np.zeros(0, dtype=bool)
+    stacks = [s for s, k in zip(union, mask) if k]
+    return stacks, x1[:, mask], x2[:, mask], int(len(union) - mask.sum())

@@ -1,0 +1,139 @@
+"""flamespace compare and similarity --sample, run through main([...]) as a user would."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from flamespace.cli import main
+from flamespace.formats import folded
+
+from ..conftest import assert_golden
+
+
+def write_runs(directory: Path, seed: int, regression: bool, n: int = 12, unit: str = "") -> Path:
+    """Runs of the paper's example: c;b;a shrinks and a start-up stack appears with REGRESSION."""
+    rng = np.random.default_rng(seed)
+    directory.mkdir()
+    for i in range(n):
+        lines = [f"# unit: {unit}"] if unit else []
+        lines += [
+            f"main;c;b;a {rng.poisson(150 if regression else 200)}",
+            f"main;c;b {rng.poisson(100)}",
+            f"main;c {rng.poisson(50)}",
+        ]
+        if regression:
+            lines.append(f"<startup>;sitecustomize {rng.poisson(100)}")
+        (directory / f"run{i:02d}.folded").write_text("\n".join(lines) + "\n")
+    return directory
+
+
+@pytest.fixture
+def runs(tmp_path):
+    return write_runs(tmp_path / "base", 1, False), write_runs(tmp_path / "cand", 2, True)
+
+
+def run(capsys, *args):
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_regression_exits_3_and_the_table_names_both_changes(capsys, runs):
+    code, out, _ = run(capsys, "compare", "--baseline", runs[0], "--candidate", runs[1])
+    assert code == 3
+    assert "<startup>;sitecustomize" in out and "main;c;b;a" in out
+    assert "+ new" in out and "▼ shrank" in out
+    assert "main;c;b " not in out
+
+
+def test_no_regression_exits_0(capsys, runs, tmp_path):
+    same = write_runs(tmp_path / "same", 3, False)
+    code, out, _ = run(capsys, "compare", "-a", runs[0], "-b", same, "--method", "maxt")
+    assert code == 0 and "No stack changed significantly." in out
+
+
+def test_an_improvement_alone_exits_0(capsys, runs, tmp_path):
+    faster = write_runs(tmp_path / "faster", 3, False)
+    for run_file in faster.iterdir():
+        run_file.write_text(run_file.read_text() + "main;c;old 80\n")
+    code, out, _ = run(capsys, "compare", "-a", faster, "-b", runs[0], "--method", "welch")
+    assert code == 0 and "- gone" in out and "main;c;old" in out
+
+
+def test_margin_can_hide_a_regression(capsys, runs):
+    code, _, _ = run(capsys, "compare", "-a", runs[0], "-b", runs[1], "--min-delta", "150")
+    assert code == 0
+
+
+def test_json_has_every_tested_stack(capsys, runs):
+    code, out, _ = run(capsys, "compare", "-a", runs[0], "-b", runs[1], "--json", "--method", "welch")
+    data = json.loads(out)
+    assert code == 3 and data["regressed"] and data["method"] == "welch"
+    assert len(data["stacks"]) == 4
+    kinds = {";".join(s["stack"]): s["kind"] for s in data["stacks"]}
+    assert kinds == {"<startup>;sitecustomize": "appeared", "main;c;b;a": "shrunk", "main;c;b": None, "main;c": None}
+
+
+def test_markdown_golden(capsys, runs, tmp_path):
+    code, out, _ = run(capsys, "compare", "-a", runs[0], "-b", runs[1], "--markdown", "--method", "maxt", "--seed", "7")
+    assert code == 3
+    assert_golden(out, "stats/compare.md", tmp_path)
+
+
+def test_out_dir_writes_the_parts_of_the_reduced_difference(capsys, runs, tmp_path):
+    out_dir = tmp_path / "changes"
+    run(capsys, "compare", "-a", str(runs[0] / "*.folded"), "-b", runs[1], "--out-dir", out_dir, "--no-header")
+    appeared = folded.loads((out_dir / "appeared.folded").read_text())
+    assert list(appeared) == [("<startup>", "sitecustomize")]
+    assert list(folded.loads((out_dir / "shrunk.folded").read_text())) == [("main", "c", "b", "a")]
+    assert (out_dir / "grown.folded").read_text() == "" and (out_dir / "disappeared.folded").read_text() == ""
+    rows = (out_dir / "delta.folded").read_text().splitlines()
+    assert [r.split()[0] for r in rows] == ["<startup>;sitecustomize", "main;c;b;a"]
+    assert rows[0].split()[1] == "0"
+
+
+def test_mixed_units_are_an_input_error(capsys, tmp_path):
+    a = write_runs(tmp_path / "a", 1, False, unit="ns")
+    b = write_runs(tmp_path / "b", 2, False, unit="samples")
+    code, _, err = run(capsys, "compare", "-a", a, "-b", b)
+    assert code == 1
+    assert "is in 'samples' but" in err and "all runs must use one unit" in err
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["-a", "nothing-*.folded", "-b", "x"], "no file matches this pattern"),
+        (["-a", "-", "-b", "x"], "not from stdin"),
+        (["--min-rel", "lots"], "is not a share"),
+        (["--json", "--markdown"], "choose one of --json and --markdown"),
+    ],
+)
+def test_usage_errors_exit_1(capsys, runs, args, message):
+    base = ["compare", "-a", runs[0], "-b", runs[1]]
+    code, _, err = run(capsys, *(["compare"] + args if args[0] == "-a" else base + args))
+    assert code == 1 and message in err
+
+
+def test_hotelling_refusal_is_a_clear_error(capsys, tmp_path):
+    wide = tmp_path / "wide"
+    wide.mkdir()
+    rng = np.random.default_rng(0)
+    for i in range(3):
+        (wide / f"r{i}.folded").write_text("".join(f"s;f{j} {rng.poisson(50) + 1}\n" for j in range(10)))
+    code, _, err = run(capsys, "compare", "-a", wide, "-b", wide, "--method", "hotelling", "--min-runs", "0")
+    assert code == 1 and "use --method welch or maxt" in err
+
+
+def test_similarity_sample(capsys, runs):
+    code, out, _ = run(capsys, "similarity", "--sample", runs[0], runs[1], "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["summary"]["within first"]["pairs"] == 66 and data["summary"]["between"]["pairs"] == 144
+    assert data["summary"]["between"]["median"] < data["summary"]["within first"]["median"]
+    code, out, _ = run(capsys, "similarity", "--sample", runs[0], runs[1])
+    assert "within second" in out and "between" in out

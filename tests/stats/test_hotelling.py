@@ -1,0 +1,72 @@
+"""Hotelling's T² as in Tornetta §3: the paper's example, pyrometry, refusals, singular covariance."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from flamespace.errors import ArgumentError
+from flamespace.stats import hotelling
+
+
+def test_example_3_1_intervals_follow_the_formula():
+    # f1 = [1e5, 2e5, 3e5], f2 = [1.001e5, 4e5, 2.998e5]; pooled variances 5000, 7500, 10000;
+    # n1 = n2 = 100, F* = 3.8. The paper prints intervals without the n1·n2/(n1+n2) factor.
+    delta = np.array([1.001e5, 4e5, 2.998e5]) - np.array([1e5, 2e5, 3e5])
+    lower, upper = hotelling.intervals(delta, np.array([5000.0, 7500.0, 10000.0]), 100, 100, 3, 3.8)
+    assert np.round(lower, 1).tolist() == [66.1, 199958.4, -248.0]
+    assert np.round(upper, 1).tolist() == [133.9, 200041.6, -152.0]
+
+
+def test_g_squared():
+    assert hotelling.g_squared(100, 100, 3) == pytest.approx(196 / (198 * 3) * 50)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_matches_pyrometry(seed):
+    stats = pytest.importorskip("pyrometry.stats", reason="pyrometry is in the test extra: pip install pyrometry")
+    rng = np.random.default_rng(seed)
+    p = 8
+    cov = np.diag(rng.uniform(1, 4, p)) + 0.5
+    x = rng.multivariate_normal(np.zeros(p), cov, size=30)
+    shift = np.zeros(p)
+    shift[: seed % 3 + 1] = 1.5
+    y = rng.multivariate_normal(shift, cov, size=25)
+    _, their_f, their_p, their_set = stats.hotelling_two_sample_test(x, y, 0.05)
+    ours = hotelling.test(x, y, 0.05)
+    assert ours.global_statistic == pytest.approx(their_f, rel=1e-9)
+    assert ours.global_p == pytest.approx(their_p, rel=1e-6, abs=1e-15)
+    assert ours.significant.tolist() == [bool(s) for s in their_set]
+
+
+def test_finds_a_large_change_and_its_interval_covers_it(rng):
+    x1 = rng.normal(100, 5, (40, 4))
+    x2 = rng.normal(100, 5, (40, 4))
+    x2[:, 1] += 30
+    result = hotelling.test(x1, x2, 0.05)
+    assert result.significant.tolist() == [False, True, False, False]
+    assert result.lower[1] < 30 < result.upper[1]
+    assert result.global_p < 1e-10
+
+
+def test_refuses_when_there_are_too_many_stacks(rng):
+    with pytest.raises(ArgumentError, match="welch or maxt"):
+        hotelling.test(rng.normal(size=(10, 30)), rng.normal(size=(10, 30)), 0.05)
+
+
+def test_constant_stacks_are_tested_exactly(rng):
+    x1 = np.column_stack([rng.normal(10, 1, 20), np.full(20, 5.0), np.full(20, 7.0)])
+    x2 = np.column_stack([rng.normal(10, 1, 20), np.full(20, 6.0), np.full(20, 7.0)])
+    result = hotelling.test(x1, x2, 0.05)
+    assert result.significant.tolist() == [False, True, False]
+    assert result.p_adjusted[1] == 0 and result.p_adjusted[2] == 1
+    assert any("without variance" in note for note in result.notes)
+
+
+def test_rank_deficient_covariance_uses_the_spanned_subspace(rng):
+    shares = rng.dirichlet([20, 30, 50], size=40)  # rows sum to 1: covariance of rank 2
+    other = rng.dirichlet([20, 30, 50], size=40)
+    result = hotelling.test(shares, other, 0.05)
+    assert result.details["df1"] == 2
+    assert any("rank 2" in note for note in result.notes)
+    assert 0 <= result.global_p <= 1
