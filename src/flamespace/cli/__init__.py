@@ -9,7 +9,7 @@ from typing import List, Optional
 import click
 
 from ..errors import FlamespaceError
-from . import decompose, filter, info, merge, record, scale, similarity, sub, top
+from . import decompose, filter, info, merge, record, scale, similarity, sub, svg, text, top
 
 EXIT_OK, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2
 
@@ -27,7 +27,7 @@ def cli() -> None:
     """
 
 
-for _module in (record, merge, sub, scale, filter, top, info, similarity, decompose):
+for _module in (record, merge, sub, scale, filter, top, info, similarity, decompose, svg, text):
     cli.add_command(_module.command)
 
 
