@@ -146,6 +146,7 @@ def _config(drawn: Layout, geometry: Geometry) -> str:
         "frameheight": o.height, "y0": geometry.top(0), "inverted": o.inverted,
         "nametype": o.nametype, "searchcolor": o.search_color, "truncate": o.truncate,
     }
+    settings = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in settings.items()}
     text = json.dumps(settings, ensure_ascii=True)
     # safe inside CDATA and inside a <script>: no "]]>" and no tag can start
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
