@@ -8,6 +8,7 @@ Read a profile, combine and compare it, write it back::
     parts = fs.decompose(base, cand)       # appeared, grown, disappeared, shrunk
     print(fs.similarity(base, cand))
     fs.write(fs.strip(cand, "lines"), "after-by-function.folded")
+    fs.render.svg(cand, fs.SvgOptions(title="after"), "after.svg")
 
 Profile a block of code::
 
@@ -32,6 +33,8 @@ _EXPORTS = {
     **dict.fromkeys(["read", "write"], "formats.registry"),
     **dict.fromkeys(["Recording", "Sampler", "SamplerOptions"], "collect.sampler"),
     **dict.fromkeys(["profile", "Profiler", "Rotation"], "collect.api"),
+    "render": "render",
+    **dict.fromkeys(["SvgOptions", "TextOptions"], "render"),
 }
 
 __all__ = sorted(_EXPORTS)
@@ -45,3 +48,5 @@ if TYPE_CHECKING:  # what type checkers and editors see (without importing typin
     from .diagnostics import Diagnostics
     from .errors import ArgumentError, FlamespaceError, InputError, UnitMismatchError
     from .formats.registry import read, write
+    from . import render
+    from .render import SvgOptions, TextOptions
