@@ -48,5 +48,5 @@ if TYPE_CHECKING:  # what type checkers and editors see (without importing typin
     from .diagnostics import Diagnostics
     from .errors import ArgumentError, FlamespaceError, InputError, UnitMismatchError
     from .formats.registry import read, write
-    from . import render
-    from .render import SvgOptions, TextOptions
+    from . import render  # noqa: F401
+    from .render import SvgOptions, TextOptions  # noqa: F401
