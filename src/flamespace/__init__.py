@@ -8,6 +8,7 @@ Read a profile, combine and compare it, write it back::
     parts = fs.decompose(base, cand)       # appeared, grown, disappeared, shrunk
     print(fs.similarity(base, cand))
     fs.write(fs.strip(cand, "lines"), "after-by-function.folded")
+    fs.render.svg(cand, fs.SvgOptions(title="after"), "after.svg")
 
 Profile a block of code::
 
@@ -35,6 +36,8 @@ _EXPORTS = {
     **dict.fromkeys(["Comparison", "Margin", "StackChange", "compare"], "stats.comparison"),
     **dict.fromkeys(["FrequencyFilter", "Sample"], "stats.sample"),
     **dict.fromkeys(["SampleSimilarity", "sample_similarity"], "stats.similarity"),
+    "render": "render",
+    **dict.fromkeys(["SvgOptions", "TextOptions"], "render"),
 }
 
 __all__ = sorted(_EXPORTS)
@@ -51,3 +54,5 @@ if TYPE_CHECKING:  # what type checkers and editors see (without importing typin
     from .stats.comparison import Comparison, Margin, StackChange, compare
     from .stats.sample import FrequencyFilter, Sample
     from .stats.similarity import SampleSimilarity, sample_similarity
+    from . import render  # noqa: F401
+    from .render import SvgOptions, TextOptions  # noqa: F401

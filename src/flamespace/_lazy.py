@@ -19,7 +19,8 @@ def lazy_exports(package: str, exports: "dict[str, str]"):  # type: ignore[no-un
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         qualified = f"{package}.{module}"
         __import__(qualified)  # not importlib: it would pull in more modules
-        value = getattr(sys.modules[qualified], name)
+        # an export named like its module is the module itself (a subpackage such as render)
+        value = sys.modules[qualified] if module == name else getattr(sys.modules[qualified], name)
         setattr(sys.modules[package], name, value)
         return value
 

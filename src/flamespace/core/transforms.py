@@ -87,6 +87,11 @@ def rebase(graph: V, frames: Union[str, Iterable[str]]) -> V:
     Names match exactly. The outermost occurrence is the new root, so recursive calls of
     the base frame stay visible (inferno's ``--base`` cuts at the innermost one).
     """
+    return remap(graph, base_cutter(frames))
+
+
+def base_cutter(frames: Union[str, Iterable[str]]) -> Callable[[Stack], Optional[Stack]]:
+    """The stack rewrite of :func:`rebase`: from the outermost base frame on, or None."""
     bases = {frames} if isinstance(frames, str) else set(frames)
 
     def cut(stack: Stack) -> Optional[Stack]:
@@ -95,7 +100,7 @@ def rebase(graph: V, frames: Union[str, Iterable[str]]) -> V:
                 return stack[index:]
         return None
 
-    return remap(graph, cut)
+    return cut
 
 
 FrameMap = Union[Callable[[str], str], Sequence[Tuple[Regex, str]]]

@@ -170,11 +170,11 @@ def _all_differential(counts: Dict[str, Number]) -> bool:
 
 
 def _to_stacks(counts: Dict[str, Number], cache: Optional[Dict[str, Stack]]) -> Dict[Stack, Number]:
-    """Split stack texts into interned frames, freeing the texts as we go unless ``cache`` keeps them."""
+    """Split stack texts into interned frames in first-appearance order, freeing the texts as we go unless ``cache`` keeps them."""
     values: Dict[Stack, Number] = {}
     intern = sys.intern
-    while counts:
-        text, value = counts.popitem()
+    for text in list(counts):  # in input order (flame charts draw it), each text freed once split
+        value = counts.pop(text)
         if not value:
             continue
         stack = cache.get(text) if cache is not None else None
@@ -189,8 +189,8 @@ def _to_stacks(counts: Dict[str, Number], cache: Optional[Dict[str, Stack]]) -> 
 def _differential(counts: Dict[str, Number], metadata: Metadata, cache: Dict[str, Stack]) -> Differential:
     before: Dict[str, Number] = {}
     after: Dict[str, Number] = {}
-    while counts:
-        text, value = counts.popitem()
+    for text in list(counts):
+        value = counts.pop(text)
         stack, first, _ = _split_count(text)
         before[stack] = before.get(stack, 0) + (_number(first) or 0)
         after[stack] = after.get(stack, 0) + value

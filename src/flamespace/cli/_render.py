@@ -1,0 +1,25 @@
+"""What the rendering commands share: reading the inputs into one profile to draw."""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from ..errors import InputError
+from ._common import Profile, expand_inputs, read_profile
+
+
+def read_drawable(files: Sequence[str], command: str, skip_invalid: bool, input_format: Optional[str]) -> Profile:
+    """One profile from the inputs: a single file as it is (differential or not), several summed."""
+    paths = expand_inputs(files)
+    profiles = [read_profile(path, skip_invalid, input_format) for path in paths]
+    if len(profiles) == 1:
+        return profiles[0]
+    from ..core.algebra import sum_graphs
+    from ..core.differential import Differential
+
+    for path, profile in zip(paths, profiles):
+        if isinstance(profile, Differential):
+            raise InputError(
+                f"is differential input; '{command}' draws one differential file at a time, not a sum", path
+            )
+    return sum_graphs(profiles)  # type: ignore[arg-type]

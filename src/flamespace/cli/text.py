@@ -1,0 +1,66 @@
+"""flamespace text: a flame graph as an indented tree in the terminal."""
+
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+import click
+
+from ._common import input_options
+
+
+def _share(value: str) -> float:
+    """'1%' or '0.01' -> 0.01."""
+    text = value.strip()
+    try:
+        share = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        raise click.BadParameter(f"expected a share such as 1% or 0.01, not {value!r}") from None
+    return share
+
+
+@click.command("text")
+@click.argument("files", nargs=-1, type=click.Path(allow_dash=True))
+@click.option("--threshold", default="1%", show_default=True, help="Hide frames below this share of the total (1% or 0.01).")
+@click.option("--max-depth", type=int, default=None, help="Show at most this many levels below the root.")
+@click.option("--sort-by-value", is_flag=True, help="Siblings widest first (default: name order).")
+@click.option("--reverse", is_flag=True, help="Reverse stacks (leaf first): the callers of hot code.")
+@click.option("--base", multiple=True, help="Re-root at this frame (outermost occurrence); repeatable.")
+@click.option("--delta", type=click.Choice(["inclusive", "self"]), default="inclusive", show_default=True,
+              help="Differential input: the change shown per frame.")
+@click.option("--countname", default=None, help="What the counts are (default: the profile's unit, else 'samples').")
+@click.option("--width", type=int, default=None, help="Cut lines to this many characters (default: the terminal's width when stdout is one).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-", show_default="stdout", help="Where to write.")
+@input_options
+def command(files: Tuple[str, ...], threshold: str, max_depth: Optional[int], sort_by_value: bool, reverse: bool,
+            base: Tuple[str, ...], delta: str, countname: Optional[str], width: Optional[int], output: str,
+            skip_invalid: bool, input_format: Optional[str]) -> None:
+    """Print FILES as a tree: inclusive share, name and count of every frame above --threshold.
+
+    For SSH sessions and logs. Differential input shows each frame's change in brackets.
+
+    \b
+    Examples:
+        flamespace text app.folded
+        flamespace text --threshold 5% --max-depth 6 --sort-by-value app.folded
+    """
+    import shutil
+    import sys
+
+    from ..errors import InputError
+    from ..formats._io import open_output
+    from ..render import TextOptions, text_lines
+    from ._render import read_drawable
+
+    profile = read_drawable(files, "text", skip_invalid, input_format)
+    unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
+    if width is None and output == "-" and sys.stdout.isatty():
+        width = max(shutil.get_terminal_size().columns, 20)
+    lines = text_lines(profile, TextOptions(
+        threshold=_share(threshold), max_depth=max_depth, sort_by_value=sort_by_value, reverse=reverse, base=base,
+        delta=delta, countname=countname or unit or "samples", width=width,
+    ))
+    if not lines:
+        raise InputError("no stack counts found", ", ".join(files) or "<stdin>")
+    with open_output(output) as out:
+        out.write("".join(line + "\n" for line in lines))

@@ -1,0 +1,235 @@
+"""Frame colours: flamegraph.pl's palettes, keyed by a hash of the name so output is repeatable.
+
+flamegraph.pl's default seeds Perl's random generator with the sum of the name's characters;
+we use CRC-32 of the name instead (same idea: one name, one colour, in every graph, but
+anagrams do not collide). ``hash`` is flamegraph.pl's ``--hash`` (early characters weigh
+most, so ``ext4_read`` and ``ext4_write`` get similar colours); ``random`` is random per frame.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Dict, Optional, Tuple
+from zlib import crc32
+
+from .options import SvgOptions
+
+Rgb = Tuple[int, int, int]
+SEPARATOR_COLOURS = {"--": "rgb(160,160,160)", "-": "rgb(200,200,200)"}
+_MODULE = re.compile(r".(.*?)`")
+
+
+def name_hash(name: str) -> float:
+    """flamegraph.pl's --hash: a value in [0, 1] from the first few characters, early ones weighing most."""
+    name = _MODULE.sub("", name, count=1)
+    vector, weight, largest, mod = 0.0, 1.0, 1.0, 10
+    for char in name:
+        vector += (ord(char) % mod) / (mod - 1) * weight
+        mod += 1
+        largest += weight
+        weight *= 0.70
+        if mod > 12:
+            break
+    return 1 - vector / largest
+
+
+def stable_hash(name: str) -> float:
+    """A value in [0, 1) that depends only on the name (the default colouring)."""
+    return crc32(name.encode("utf-8", "surrogateescape")) / 4294967296.0
+
+
+# -- the base palettes: (v1, v2, v3) -> rgb, as flamegraph.pl's colour formulas --------------
+def _hot(v1: float, v2: float, v3: float) -> Rgb:
+    return 205 + int(50 * v3), int(230 * v1), int(55 * v2)
+
+
+def _mem(v1: float, v2: float, v3: float) -> Rgb:
+    return 0, 190 + int(50 * v2), int(210 * v1)
+
+
+def _io(v1: float, v2: float, v3: float) -> Rgb:
+    grey = 80 + int(60 * v1)
+    return grey, grey, 190 + int(55 * v2)
+
+
+def _red(v1: float, v2: float, v3: float) -> Rgb:
+    other = 50 + int(80 * v1)
+    return 200 + int(55 * v1), other, other
+
+
+def _green(v1: float, v2: float, v3: float) -> Rgb:
+    other = 50 + int(60 * v1)
+    return other, 200 + int(55 * v1), other
+
+
+def _blue(v1: float, v2: float, v3: float) -> Rgb:
+    other = 80 + int(60 * v1)
+    return other, other, 205 + int(50 * v1)
+
+
+def _yellow(v1: float, v2: float, v3: float) -> Rgb:
+    level = 175 + int(55 * v1)
+    return level, level, 50 + int(20 * v1)
+
+
+def _purple(v1: float, v2: float, v3: float) -> Rgb:
+    level = 190 + int(65 * v1)
+    return level, 80 + int(60 * v1), level
+
+
+def _aqua(v1: float, v2: float, v3: float) -> Rgb:
+    return 50 + int(60 * v1), 165 + int(55 * v1), 165 + int(55 * v1)
+
+
+def _orange(v1: float, v2: float, v3: float) -> Rgb:
+    return 190 + int(65 * v1), 90 + int(65 * v1), 0
+
+
+BASE: Dict[str, Callable[[float, float, float], Rgb]] = {
+    "hot": _hot, "mem": _mem, "io": _io, "red": _red, "green": _green, "blue": _blue,
+    "yellow": _yellow, "purple": _purple, "aqua": _aqua, "orange": _orange,
+}
+
+
+# -- multi palettes: pick a base palette from what the name looks like ---------------------
+_JAVA_PACKAGE = re.compile(r"L?(java|javax|jdk|net|org|com|io|sun)/")
+_JS_SOURCE = re.compile(r"/.*\.js")
+
+
+def _java(name: str) -> str:
+    if name.endswith("_[j]"):
+        return "green"
+    if name.endswith("_[i]"):
+        return "aqua"
+    if _JAVA_PACKAGE.match(name) or ":::" in name:
+        return "green"
+    if "::" in name:
+        return "yellow"
+    return "orange" if name.endswith("_[k]") else "red"
+
+
+def _js(name: str) -> str:
+    if name.endswith("_[j]"):
+        return "green" if "/" in name else "aqua"
+    if "::" in name:
+        return "yellow"
+    if _JS_SOURCE.search(name):
+        return "green"
+    if ":" in name:
+        return "aqua"
+    if name == " ":
+        return "green"
+    return "orange" if "_[k]" in name else "red"
+
+
+def _perl(name: str) -> str:
+    if "::" in name:
+        return "yellow"
+    if "Perl" in name or ".pl" in name:
+        return "green"
+    return "orange" if name.endswith("_[k]") else "red"
+
+
+def _python(name: str) -> str:
+    """Ours: Python code green, the standard library aqua, kernel orange, native code red."""
+    if "<stdlib>" in name or "/lib/python" in name:
+        return "aqua"
+    if ".py" in name or name.startswith("<"):
+        return "green"
+    return "orange" if name.endswith("_[k]") else "red"
+
+
+def _chain(name: str) -> str:
+    return "aqua" if "_[w]" in name else "blue"
+
+
+CHOOSERS: Dict[str, Callable[[str], str]] = {
+    "java": _java, "js": _js, "perl": _perl, "python": _python, "chain": _chain,
+    "wakeup": lambda name: "aqua",
+}
+
+
+class Colourer:
+    """The colour of each frame name under one set of options (cached: names repeat)."""
+
+    def __init__(self, options: SvgOptions) -> None:
+        self.options = options
+        self._cache: Dict[str, str] = dict(SEPARATOR_COLOURS)
+        self._fixed: Dict[str, str] = {}
+        self._rng: Optional[object] = None
+        if options.random:
+            import random
+
+            self._rng = random.Random(options.seed)
+        if options.palette_file:
+            self._fixed = read_palette(options.palette_file)
+
+    def __call__(self, name: str) -> str:
+        colour = self._cache.get(name)
+        if colour is None:
+            colour = self._fixed.get(name) or self._compute(name)
+            if self._rng is None or self.options.palette_file:
+                self._cache[name] = colour
+            if self.options.palette_file:
+                self._fixed[name] = colour
+        return colour
+
+    def _compute(self, name: str) -> str:
+        options = self.options
+        if self._rng is not None:
+            v1, v2, v3 = self._rng.random(), self._rng.random(), self._rng.random()  # type: ignore[attr-defined]
+        elif options.hash:
+            v1 = name_hash(name)
+            v2 = v3 = name_hash(name[::-1])
+        else:
+            v1 = v2 = v3 = stable_hash(name)
+        palette = options.colors
+        chooser = CHOOSERS.get(palette)
+        if chooser is not None:
+            palette = chooser(name)
+        r, g, b = BASE[palette](v1, v2, v3)
+        return f"rgb({r},{g},{b})"
+
+    def save(self) -> None:
+        """Write the palette file (``palette_file``) with every colour used, sorted by name."""
+        if self.options.palette_file:
+            write_palette(self.options.palette_file, self._fixed)
+
+
+def diff_colour(delta: float, largest: float, negate: bool = False) -> str:
+    """White for no change, red for growth, blue for shrinkage, saturated at ``largest``."""
+    if negate:
+        delta = -delta
+    if delta > 0:
+        level = int(210 * (largest - delta) / largest)
+        return f"rgb(255,{level},{level})"
+    if delta < 0:
+        level = int(210 * (largest + delta) / largest)
+        return f"rgb({level},{level},255)"
+    return "rgb(255,255,255)"
+
+
+def read_palette(path: str) -> Dict[str, str]:
+    """A ``name->rgb(r,g,b)`` file as flamegraph.pl's palette.map; missing file: empty."""
+    import os
+
+    if not os.path.exists(path):
+        return {}
+    from ..errors import InputError
+
+    table: Dict[str, str] = {}
+    with open(path, encoding="utf-8", errors="surrogateescape") as stream:
+        for lineno, line in enumerate(stream, 1):
+            line = line.rstrip("\r\n")
+            if not line:
+                continue
+            name, arrow, colour = line.rpartition("->")
+            if not arrow or not re.match(r"rgb\(\d{1,3},\d{1,3},\d{1,3}\)$", colour):
+                raise InputError("expected 'name->rgb(r,g,b)'", path, lineno)
+            table[name] = colour
+    return table
+
+
+def write_palette(path: str, table: Dict[str, str]) -> None:
+    with open(path, "w", encoding="utf-8", errors="surrogateescape") as out:
+        out.writelines(f"{name}->{colour}\n" for name, colour in sorted(table.items()) if "\n" not in name)

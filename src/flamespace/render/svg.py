@@ -1,0 +1,262 @@
+"""The interactive SVG flame graph: one self-contained file, written in one streaming pass.
+
+The page script (``flamegraph.js`` beside this module) is read at render time and inlined;
+it finds every frame in ``<g id="frames">`` and reads its settings from one JSON object.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, TextIO, Union
+
+from ..formats._io import open_output
+from .layout import XPAD, Layout, Profile, layout, strip_annotation
+from .options import SvgOptions
+from .xml import EscapeCache, comment, escape
+
+SCRIPT = Path(__file__).with_name("flamegraph.js")
+Destination = Union[str, "os.PathLike[str]", TextIO, None]
+_CHUNK = 2000  # frames per write
+
+
+def svg(profile: Profile, options: Optional[SvgOptions] = None, output: Destination = None) -> Optional[str]:
+    """Draw ``profile`` (FlameGraph, Differential or FlameChart) as an interactive SVG.
+
+    ``output``: a path, '-' for stdout, or a text stream; None returns the SVG as a string.
+    An empty profile gives an SVG that says there was no valid input.
+    """
+    options = options or SvgOptions()
+    drawn = layout(profile, options)
+    if output is None:
+        import io
+
+        buffer = io.StringIO()
+        write_svg(drawn, buffer)
+        return buffer.getvalue()
+    if hasattr(output, "write"):
+        write_svg(drawn, output)  # type: ignore[arg-type]
+    else:
+        with open_svg(output, options.encoding) as stream:  # type: ignore[arg-type]
+            write_svg(drawn, stream)
+    return None
+
+
+def open_svg(destination: Union[str, "os.PathLike[str]"], encoding: Optional[str] = None):  # type: ignore[no-untyped-def]
+    """A text stream for an SVG: UTF-8 unless ``encoding``; characters it lacks become references."""
+    if encoding is None:
+        return open_output(destination)
+    from contextlib import contextmanager
+    import io
+    import sys
+
+    @contextmanager
+    def opened() -> Iterator[TextIO]:
+        if os.fspath(destination) == "-":
+            out = io.TextIOWrapper(sys.stdout.buffer, encoding=encoding, errors="xmlcharrefreplace", newline="\n")
+            try:
+                yield out
+                out.flush()
+            finally:
+                out.detach()
+        else:
+            with open(destination, "w", encoding=encoding, errors="xmlcharrefreplace", newline="\n") as out:
+                yield out
+
+    return opened()
+
+
+def format_count(value: float) -> str:
+    """A count with thousands separators, as flamegraph.pl's tooltips (fractions kept when small)."""
+    if isinstance(value, int):
+        return f"{value:,}"
+    if value.is_integer() or abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
+def _num(value: float) -> str:
+    """A coordinate: integers without a decimal point, others to 2 places."""
+    return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
+
+
+class Geometry:
+    """Where things go on the page, from flamegraph.pl's paddings."""
+
+    def __init__(self, drawn: Layout) -> None:
+        o = drawn.options
+        self.pad_top = o.fontsize * 3 + (o.fontsize * 2 if o.subtitle else 0)
+        self.pad_bottom = o.fontsize * 2 + 10
+        self.width = o.width
+        self.height = (drawn.max_depth + 1) * o.height + o.fontsize * 3 + self.pad_bottom + (o.fontsize * 2 if o.subtitle else 0)
+        self.frame = o.height
+        self.inverted = o.inverted
+
+    def top(self, depth: int) -> float:
+        """The y of a frame's top edge (frames are one pixel shorter than a row)."""
+        if self.inverted:
+            return self.pad_top + depth * self.frame
+        return self.height - self.pad_bottom - (depth + 1) * self.frame + 1
+
+
+def write_svg(drawn: Layout, out: TextIO) -> None:
+    """Write the SVG of a layout to ``out``."""
+    o = drawn.options
+    if drawn.empty:
+        _write_empty(o, out)
+        return
+    geometry = Geometry(drawn)
+    out.write(_head(drawn, geometry))
+    out.write('<g id="frames">\n')
+    buffer: List[str] = []
+    for piece in _frames(drawn, geometry):
+        buffer.append(piece)
+        if len(buffer) >= _CHUNK:
+            out.write("".join(buffer))
+            buffer.clear()
+    out.write("".join(buffer))
+    out.write("</g>\n</svg>\n")
+
+
+def _declaration(options: SvgOptions) -> str:
+    encoding = f' encoding="{escape(options.encoding)}"' if options.encoding else ""
+    return (
+        f'<?xml version="1.0"{encoding} standalone="no"?>\n'
+        '<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">\n'
+    )
+
+
+def _write_empty(o: SvgOptions, out: TextIO) -> None:
+    height = _num(o.fontsize * 5)
+    out.write(
+        _declaration(o)
+        + f'<svg version="1.1" width="{o.width}" height="{height}" viewBox="0 0 {o.width} {height}" '
+        'xmlns="http://www.w3.org/2000/svg">\n'
+        f'<text x="{o.width // 2}" y="{_num(o.fontsize * 2)}" text-anchor="middle" '
+        f'style="font-family:{escape(o.fonttype)}; font-size:{_num(o.fontsize)}px">'
+        "ERROR: No valid input provided to flamespace.</text>\n</svg>\n"
+    )
+
+
+def _config(drawn: Layout, geometry: Geometry) -> str:
+    o = drawn.options
+    settings = {
+        "xpad": XPAD, "width": o.width, "fluid": o.fluid, "fontsize": o.fontsize, "fontwidth": o.fontwidth,
+        "frameheight": o.height, "y0": geometry.top(0), "inverted": o.inverted,
+        "nametype": o.nametype, "searchcolor": o.search_color, "truncate": o.truncate,
+    }
+    settings = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in settings.items()}
+    text = json.dumps(settings, ensure_ascii=True)
+    # safe inside CDATA and inside a <script>: no "]]>" and no tag can start
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _head(drawn: Layout, g: Geometry) -> str:
+    o = drawn.options
+    width, height = o.width, _num(g.height)
+    size = _num(o.fontsize)
+    start, stop = drawn.options.background()
+    if o.fluid:
+        svg_size = f'width="100%" height="{height}"'
+    else:
+        svg_size = f'width="{width}" height="{height}" viewBox="0 0 {width} {height}"'
+    stroke = "" if o.stroke_color == "none" else f"\n#frames rect {{ stroke:{escape(o.stroke_color)}; stroke-width:0.5; }}"
+    notes = f"<!-- NOTES: {comment(o.notes)} -->\n" if o.notes else ""
+    bottom_text = _num(g.height - g.pad_bottom / 2)
+    top_text = _num(o.fontsize * 2)
+    script = SCRIPT.read_text(encoding="utf-8")
+    parts = [
+        _declaration(o),
+        f'<svg version="1.1" {svg_size} onload="flamespaceInit(evt)" '
+        'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">\n',
+        "<!-- Flame graph drawn by flamespace: hover for details, click to zoom, Ctrl-F or F3 to search. -->\n",
+        notes,
+        '<defs>\n<linearGradient id="background" y1="0" y2="1" x1="0" x2="0">\n'
+        f'<stop stop-color="{escape(start)}" offset="5%"/>\n<stop stop-color="{escape(stop)}" offset="95%"/>\n'
+        "</linearGradient>\n</defs>\n",
+        '<style type="text/css">\n'
+        f"text {{ font-family:{escape(o.fonttype)}; font-size:{size}px; fill:rgb(0,0,0); }}\n"
+        "#search, #ignorecase { opacity:0.1; cursor:pointer; }\n"
+        "#search:hover, #search.show, #ignorecase:hover, #ignorecase.show { opacity:1; }\n"
+        "#subtitle { text-anchor:middle; fill:rgb(160,160,160); }\n"
+        f"#title {{ text-anchor:middle; font-size:{_num(o.fontsize + 5)}px; }}\n"
+        "#unzoom { cursor:pointer; }\n"
+        "#frames > *:hover { stroke:black; stroke-width:0.5; cursor:pointer; }\n"
+        ".hide { display:none; }\n.parent { opacity:0.5; }"
+        f"{stroke}\n</style>\n",
+        '<script type="text/ecmascript"><![CDATA[\n'
+        f"var flamespaceConfig = {_config(drawn, g)};\n{script}]]></script>\n",
+        f'<rect id="background" x="0" y="0" width="{width}" height="{height}" fill="url(#background)"/>\n',
+        f'<text id="title" x="{width // 2}" y="{top_text}">{escape(o.resolved_title())}</text>\n',
+    ]
+    if o.subtitle:
+        parts.append(f'<text id="subtitle" x="{width // 2}" y="{_num(o.fontsize * 4)}">{escape(o.subtitle)}</text>\n')
+    parts += [
+        f'<text id="details" x="{XPAD}" y="{bottom_text}"> </text>\n',
+        f'<text id="unzoom" class="hide" x="{XPAD}" y="{top_text}">Reset Zoom</text>\n',
+        f'<text id="search" x="{width - XPAD - 100}" y="{top_text}">Search</text>\n',
+        f'<text id="ignorecase" x="{width - XPAD - 16}" y="{top_text}">ic</text>\n',
+        f'<text id="matched" x="{width - XPAD - 100}" y="{bottom_text}"> </text>\n',
+    ]
+    return "".join(parts)
+
+
+def _frames(drawn: Layout, g: Geometry) -> Iterator[str]:
+    """One ``<g>`` (or ``<a>`` with --nameattr href) per frame: title, rect, label."""
+    o = drawn.options
+    total = drawn.total
+    factor = o.factor
+    countname = escape(o.countname)
+    names = EscapeCache()
+    tops: Dict[int, str] = {}
+    text_ys: Dict[int, str] = {}
+    nameattr = o.nameattr
+    rect_tail = f'" height="{_num(g.frame - 1)}" rx="2" ry="2"/>'
+    for frame in drawn.frames:
+        depth = frame.depth
+        top = tops.get(depth)
+        if top is None:
+            y = g.top(depth)
+            top = tops[depth] = _num(y)
+            text_ys[depth] = _num(3 + y + (g.frame - 1) / 2)
+        x1 = round(frame.x, 1)
+        x2 = round(frame.x + frame.width, 1)
+        count = format_count(frame.value * factor if factor != 1 else frame.value)
+        if depth == 0:
+            info = f"all ({count} {countname}, 100%)"
+        else:
+            info = f"{names[strip_annotation(frame.name)]} ({count} {countname}, {100 * frame.value / total:.2f}%"
+            if frame.delta is not None:
+                change = -frame.delta if o.negate else frame.delta
+                info += f"; {'+' if change > 0 else ''}{100 * change / total:.2f}%)"
+            else:
+                info += ")"
+        attributes = nameattr.get(frame.name) if nameattr else None
+        if attributes:
+            opening, closing, info = _custom_group(attributes, info)
+        else:
+            opening, closing = "<g>", "</g>\n"
+        label = names[frame.label] if frame.label else ""
+        yield (
+            f'{opening}<title>{info}</title><rect x="{x1:.1f}" y="{top}" width="{x2 - x1:.1f}" fill="{frame.colour}'
+            f'{rect_tail}<text x="{frame.x + 3:.2f}" y="{text_ys[depth]}">{label}</text>{closing}'
+        )
+
+
+def _custom_group(attributes: Dict[str, str], info: str) -> tuple:
+    """Opening and closing tags for a frame with --nameattr attributes; ``title`` replaces the tooltip."""
+    attributes = dict(attributes)
+    title = attributes.pop("title", None)
+    if title is not None:
+        info = escape(title)
+    href = attributes.pop("href", None)
+    target = attributes.pop("target", "_top")
+    rest = " ".join(f'{name}="{escape(value)}"' for name, value in attributes.items())
+    if href is not None:
+        opening = f'<a xlink:href="{escape(href)}" target="{escape(target)}"{" " + rest if rest else ""}>'
+        return opening, "</a>\n", info
+    return f"<g {rest}>" if rest else "<g>", "</g>\n", info
+
+
+__all__ = ["SvgOptions", "format_count", "svg", "write_svg"]

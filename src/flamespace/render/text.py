@@ -1,0 +1,96 @@
+"""A flame graph as an indented tree of text, for terminals and SSH sessions.
+
+The same layout as the SVG (merged from the root, siblings in name order or widest first),
+trimmed to frames of at least ``threshold`` of the total.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, TextIO, Tuple
+
+from ..errors import ArgumentError
+from .layout import Profile, layout, strip_annotation
+from .options import SvgOptions
+from .svg import format_count
+
+
+@dataclass(frozen=True)
+class TextOptions:
+    """``threshold``: smallest share of the total shown (0.01 = 1%); ``max_depth``: deepest level
+    shown (None: all); ``sort_by_value``, ``reverse``, ``base``, ``delta``, ``countname``:
+    as in :class:`SvgOptions`; ``width``: cut lines to this many characters (None: never)."""
+
+    threshold: float = 0.01
+    max_depth: Optional[int] = None
+    sort_by_value: bool = False
+    reverse: bool = False
+    base: Tuple[str, ...] = ()
+    delta: str = "inclusive"
+    countname: str = "samples"
+    width: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.threshold <= 1:
+            raise ArgumentError(f"threshold must be a share between 0 and 1 (e.g. 0.01 for 1%), not {self.threshold!r}")
+        if self.max_depth is not None and self.max_depth < 0:
+            raise ArgumentError(f"max_depth must be >= 0, not {self.max_depth!r}")
+        if self.width is not None and self.width < 20:
+            raise ArgumentError(f"width must be at least 20 characters, not {self.width!r}")
+
+
+def text_lines(profile: Profile, options: Optional[TextOptions] = None) -> List[str]:
+    """The lines of the text rendering: inclusive share, tree branches, name, count (and change)."""
+    options = options or TextOptions()
+    drawn = layout(
+        profile,
+        SvgOptions(
+            minwidth=f"{options.threshold * 100!r}%", sort_by_value=options.sort_by_value,
+            reverse=options.reverse, base=options.base, delta=options.delta,
+        ),
+    )
+    if drawn.empty:
+        return []
+    frames = [f for f in drawn.frames if options.max_depth is None or f.depth <= options.max_depth]
+    total = drawn.total
+    last = _last_siblings([f.depth for f in frames])
+    lines: List[str] = []
+    open_levels: List[bool] = []  # per ancestor level: does it have siblings still to come?
+    for frame, is_last in zip(frames, last):
+        depth = frame.depth
+        del open_levels[max(depth - 1, 0):]
+        branch = "".join("│  " if more else "   " for more in open_levels)
+        if depth:
+            branch += "└─ " if is_last else "├─ "
+            open_levels.append(not is_last)
+        name = "all" if depth == 0 else strip_annotation(frame.name)
+        line = f"{100 * frame.value / total:7.2f}%  {branch}{name} ({format_count(frame.value)} {options.countname})"
+        if frame.delta is not None:
+            line += f" [{'+' if frame.delta > 0 else ''}{100 * frame.delta / total:.2f}%]"
+        if options.width is not None and len(line) > options.width:
+            line = line[: options.width - 2] + ".."
+        lines.append(line)
+    return lines
+
+
+def _last_siblings(depths: List[int]) -> List[bool]:
+    """For each frame of a pre-order list, whether no later sibling follows it."""
+    result = [True] * len(depths)
+    seen_at: List[bool] = []  # seen_at[d]: a frame at depth d came after (scanning backwards)
+    for index in range(len(depths) - 1, -1, -1):
+        depth = depths[index]
+        del seen_at[depth + 1 :]
+        while len(seen_at) <= depth:
+            seen_at.append(False)
+        result[index] = not seen_at[depth]
+        seen_at[depth] = True
+    return result
+
+
+def text(profile: Profile, options: Optional[TextOptions] = None, output: Optional[TextIO] = None) -> Optional[str]:
+    """The text rendering of ``profile``: written to ``output`` if given, else returned."""
+    rendered = "".join(line + "\n" for line in text_lines(profile, options))
+    if output is None:
+        return rendered
+    output.write(rendered)
+    return None

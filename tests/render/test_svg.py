@@ -1,0 +1,164 @@
+"""The SVG emitter: golden files per option family, well-formed XML whatever the names, the CLI."""
+
+from __future__ import annotations
+
+import io
+import re
+import xml.dom.minidom
+from pathlib import Path
+
+import pytest
+
+import flamespace as fs
+from flamespace.cli import main
+from flamespace.errors import ArgumentError
+from flamespace.render import SvgOptions, svg
+
+from ..conftest import DATA, assert_golden
+
+SMALL = DATA / "render" / "small.folded"
+DIFF = DATA / "render" / "diff.folded"
+NAMEATTR = DATA / "render" / "nameattr.txt"
+
+FAMILIES = {
+    "default": {},
+    "text": {"title": "A & B <test>", "subtitle": "sub \"quoted\"", "fonttype": "Courier", "fontsize": 10,
+             "fontwidth": 0.7, "countname": "ms", "nametype": "Frame:", "notes": "made -- in a test"},
+    "geometry": {"width": 600, "height": 20, "minwidth": "5%", "inverted": True},
+    "palette-java-hash": {"colors": "java", "hash": True, "bgcolors": "#ffffff"},
+    "palette-chain": {"colors": "chain"},
+    "palette-mem": {"colors": "mem", "bgcolors": "grey"},
+    "shape-reverse-sorted": {"reverse": True, "sort_by_value": True, "base": ("main",)},
+    "flamechart": {"flamechart": True},
+    "values": {"factor": 1000, "total": 400},
+    "inferno": {"fluid": True, "search_color": "#00ff00", "stroke_color": "rgb(1,2,3)", "truncate": "left"},
+}
+
+
+def render(path: Path, **options: object) -> str:
+    return svg(fs.read(path), SvgOptions(**options))  # type: ignore[arg-type, return-value]
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_golden_option_families(family: str, tmp_path: Path) -> None:
+    assert_golden(render(SMALL, **FAMILIES[family]), f"render/{family}.svg", tmp_path)
+
+
+@pytest.mark.parametrize("delta,negate", [("inclusive", False), ("self", False), ("inclusive", True)])
+def test_golden_differential(delta: str, negate: bool, tmp_path: Path) -> None:
+    name = f"render/diff-{delta}{'-negate' if negate else ''}.svg"
+    assert_golden(render(DIFF, delta=delta, negate=negate), name, tmp_path)
+
+
+def test_golden_nameattr(tmp_path: Path) -> None:
+    table = fs.render.read_nameattr(str(NAMEATTR))
+    assert_golden(render(SMALL, nameattr=table), "render/nameattr.svg", tmp_path)
+
+
+def test_same_input_gives_the_same_bytes() -> None:
+    assert render(SMALL) == render(SMALL)
+    assert render(SMALL, random=True, seed=3) == render(SMALL, random=True, seed=3)
+    assert render(SMALL, random=True, seed=3) != render(SMALL, random=True, seed=4)
+
+
+def fills(document: str) -> "dict[str, str]":
+    return dict(re.findall(r"<title>([^(<]*?) \(.*?</title><rect [^>]*fill=\"([^\"]+)\"", document))
+
+
+def test_differential_inclusive_colours_parents_by_their_change() -> None:
+    inclusive, leaf_only = fills(render(DIFF)), fills(render(DIFF, delta="self"))
+    # eval grew from 28 to 35 only through its children: coloured (red) only with inclusive deltas
+    assert inclusive["eval"].startswith("rgb(255,") and inclusive["eval"] != "rgb(255,255,255)"
+    assert leaf_only["eval"] == "rgb(255,255,255)"
+    assert inclusive["lex"].endswith(",255)")  # shrank: blue
+    assert "gone" not in inclusive  # no width after, so not drawn
+
+
+def test_hostile_names_give_well_formed_xml() -> None:
+    names = ["<script>alert(1)</script>", "a & b", 'say "hi"', "it's", "esc\x1b[31mred", "nul\x00byte",
+             "bell\x07", "]]>", "--", "bad\udcff byte", "tab\there", "emoji 🔥", "\ufffe"]
+    graph = fs.FlameGraph({("main", name): 10 for name in names} | {("main", "x" * 500): 1000})
+    document = svg(graph, SvgOptions(title="<t> & \x1b", notes="--> <!-- x", nameattr={names[0]: {"title": "<&>\x00"}}))
+    assert document is not None
+    parsed = xml.dom.minidom.parseString(document.encode("utf-8"))
+    titles = [t.firstChild.nodeValue for t in parsed.getElementsByTagName("title")]
+    assert any(t.startswith("a & b (") for t in titles)
+    assert any(t.startswith("esc\\x1b[31mred (") for t in titles)
+    assert any(t.startswith("bad\\xff byte (") for t in titles)
+    scripts = parsed.getElementsByTagName("script")
+    assert "flamespaceConfig" in scripts[0].firstChild.nodeValue
+
+
+def test_empty_input_says_so() -> None:
+    document = svg(fs.FlameGraph({}))
+    assert "No valid input" in document and xml.dom.minidom.parseString(document)
+
+
+def test_encoding_is_declared_and_used(tmp_path: Path) -> None:
+    out = tmp_path / "latin.svg"
+    svg(fs.FlameGraph({("café", "ünïcode ✓"): 5}), SvgOptions(encoding="ISO-8859-1"), out)
+    data = out.read_bytes()
+    assert data.startswith(b'<?xml version="1.0" encoding="ISO-8859-1"')
+    assert "café".encode("latin-1") in data and b"&#10003;" in data
+    xml.dom.minidom.parseString(data)
+
+
+def test_palette_file_keeps_colours_across_graphs(tmp_path: Path) -> None:
+    palette = tmp_path / "palette.map"
+    first = render(SMALL, random=True, palette_file=str(palette))
+    assert "lex->rgb(" in palette.read_text()
+    second = render(SMALL, random=True, palette_file=str(palette))
+    assert fills(first) == fills(second)
+
+
+@pytest.mark.parametrize("options", [{"width": 0}, {"minwidth": "abc"}, {"colors": "pink"}, {"bgcolors": "#12"},
+                                     {"delta": "both"}, {"hash": True, "random": True}, {"encoding": "nope"}])
+def test_bad_options_are_refused(options: dict) -> None:
+    with pytest.raises(ArgumentError):
+        SvgOptions(**options)
+
+
+def test_stream_and_path_outputs_match(tmp_path: Path) -> None:
+    stream = io.StringIO()
+    svg(fs.read(SMALL), None, stream)
+    svg(fs.read(SMALL), None, tmp_path / "x.svg")
+    assert stream.getvalue() == (tmp_path / "x.svg").read_text() == render(SMALL)
+
+
+# -- CLI ------------------------------------------------------------------------------------
+def test_cli_svg_matches_the_api(tmp_path: Path) -> None:
+    out = tmp_path / "out.svg"
+    assert main(["svg", str(SMALL), "--colors", "java", "--hash", "--minwidth", "5%", "-o", str(out)]) == 0
+    assert out.read_text() == render(SMALL, colors="java", hash=True, minwidth="5%")
+
+
+def test_cli_svg_sums_several_inputs(tmp_path: Path) -> None:
+    out = tmp_path / "out.svg"
+    assert main(["svg", str(SMALL), str(SMALL), "-o", str(out)]) == 0
+    assert "all (244 samples, 100%)" in out.read_text()
+
+
+def test_cli_svg_nameattr_and_cp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["svg", str(SMALL), "--nameattr", str(NAMEATTR), "--cp", "-o", "out.svg"]) == 0
+    assert 'xlink:href="https://example.org/parse?a=1&amp;b=2"' in (tmp_path / "out.svg").read_text()
+    assert (tmp_path / "palette.map").exists()
+
+
+def test_cli_svg_empty_input_fails_with_an_svg(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    empty = tmp_path / "empty.folded"
+    empty.write_text("")
+    out = tmp_path / "out.svg"
+    assert main(["svg", str(empty), "-o", str(out)]) == 1
+    assert "no stack counts found" in capsys.readouterr().err
+    assert "No valid input" in out.read_text()
+
+
+def test_cli_svg_bad_option_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["svg", str(SMALL), "--minwidth", "wide", "-o", str(tmp_path / "o.svg")]) == 1
+    assert "minwidth must be" in capsys.readouterr().err
+
+
+def test_cli_svg_total_below_sum_warns(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["svg", str(SMALL), "--total", "10", "-o", str(tmp_path / "o.svg")]) == 0
+    assert "is less than the actual total" in capsys.readouterr().err
