@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml src/flamespace/collect/_alloc.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'

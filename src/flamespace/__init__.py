@@ -33,6 +33,7 @@ _EXPORTS = {
     **dict.fromkeys(["read", "write"], "formats.registry"),
     **dict.fromkeys(["Recording", "Sampler", "SamplerOptions"], "collect.sampler"),
     **dict.fromkeys(["profile", "Profiler", "Rotation"], "collect.api"),
+    "MemoryOptions": "collect.memory",
     **dict.fromkeys(["Comparison", "Margin", "StackChange", "compare"], "stats.comparison"),
     **dict.fromkeys(["FrequencyFilter", "Sample"], "stats.sample"),
     **dict.fromkeys(["SampleSimilarity", "sample_similarity"], "stats.similarity"),
@@ -45,6 +46,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # what type checkers and editors see (without importing typing at run time)
+    from .collect.memory import MemoryOptions
     from .collect.api import Profiler, Rotation, profile
     from .collect.sampler import Recording, Sampler, SamplerOptions
     from .core import *  # noqa: F401,F403

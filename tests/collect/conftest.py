@@ -23,3 +23,8 @@ def no_leftovers():
     assert (sys.getprofile(), sys.gettrace()) == (profile, trace), "a profile or trace hook was left installed"
     assert {s: signal.getsignal(s) for s in handlers} == handlers, "a signal handler was not restored"
     assert not tracemalloc.is_tracing(), "tracemalloc was left running"
+    try:
+        from flamespace.collect import _alloc
+    except ImportError:
+        return
+    assert not _alloc.running(), "the allocation hooks were left installed"

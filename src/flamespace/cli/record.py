@@ -16,7 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..collect.launcher import RecordResult
 
-MODES = ("wall", "cpu", "live")
+MODES = ("wall", "cpu", "alloc", "live")
 FORMATS = {"folded": ".folded", "speedscope": ".speedscope.json"}
 
 
@@ -30,12 +30,16 @@ FORMATS = {"folded": ".folded", "speedscope": ".speedscope.json"}
 @click.option("-c", "code", metavar="CODE", default=None, help="Run a code string, as python -c does.")
 @click.option("--mode", type=click.Choice(MODES), default="wall", show_default=True,
               help="wall: every thread, running or waiting; cpu: time on a CPU only; "
+                   "alloc: bytes allocated during the run, per stack (sampled); "
                    "live: bytes still allocated at exit, per allocating stack (tracemalloc).")
 @click.option("--rate", type=click.FloatRange(1, 10_000), default=100, show_default=True,
               help="Mean samples per second (random exponential intervals).")
 @click.option("--weight", type=click.Choice(["time", "samples", "bytes", "count"]), default=None,
               help="Sampling: 'time' (ns since the thread's previous sample, default) or 'samples'. "
                    "Memory: 'bytes' (default) or 'count' (number of allocations).")
+@click.option("--bytes-per-sample", "bytes_per_sample", type=click.IntRange(min=0), default=None, metavar="BYTES",
+              help="alloc mode: mean bytes allocated between two samples (default 262144; 0 records every "
+                   "allocation, slowly).")
 @click.option("--idle", is_flag=True, help="In wall mode, put off-CPU time under an '[idle]' leaf frame.")
 @click.option("--no-lines", is_flag=True, help="Name frames by function and file only (line numbers shift when code changes).")
 @click.option("--threads", is_flag=True, help="Add each thread's name as a root frame.")
@@ -53,7 +57,7 @@ FORMATS = {"folded": ".folded", "speedscope": ".speedscope.json"}
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def command(
     output: Optional[str], module: Optional[str], code: Optional[str], mode: str, rate: float, weight: Optional[str],
-    idle: bool, no_lines: bool, threads: bool, process_root: bool, subprocesses: bool, duration: Optional[float],
+    bytes_per_sample: Optional[int], idle: bool, no_lines: bool, threads: bool, process_root: bool, subprocesses: bool, duration: Optional[float],
     output_format: str, seed: Optional[int], no_header: bool, quiet: bool, command: Tuple[str, ...],
 ) -> int:
     """Profile a Python program: a script, -m MODULE or -c CODE, with its arguments.
@@ -77,7 +81,7 @@ def command(
     if words and words[0] == "--":
         words = words[1:]
     target = parse_command(words, module=module, code=code)
-    options = _recorder_options(mode, rate, weight, idle, no_lines, threads, duration, seed, output_format)
+    options = _recorder_options(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, duration, seed, output_format)
     output = output or f"profile-{time.strftime('%Y%m%d-%H%M%S')}{FORMATS[output_format]}"
     result = run(target, options, process_root=process_root, subprocesses=subprocesses)
     profile = result.recording.chart if output_format == "speedscope" and result.recording.chart is not None else result.recording.graph
@@ -86,16 +90,28 @@ def command(
     return result.exit_code
 
 
-def _recorder_options(mode, rate, weight, idle, no_lines, threads, duration, seed, output_format):  # type: ignore[no-untyped-def]
+def _recorder_options(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, duration, seed, output_format):  # type: ignore[no-untyped-def]
     timeline = output_format == "speedscope"
-    if mode == "live":
-        from ..collect.memory import MemoryOptions
+    if bytes_per_sample is not None and mode != "alloc":
+        raise ArgumentError("--bytes-per-sample applies to --mode alloc")
+    if mode in ("live", "alloc"):
+        from ..collect.memory import DEFAULT_ALLOC_INTERVAL, MemoryOptions
 
         if weight in ("time", "samples"):
             raise ArgumentError(f"--weight {weight} is for sampling; memory modes count 'bytes' or 'count'")
         if idle:
             raise ArgumentError("--idle applies to wall-time sampling, not to memory modes")
-        return MemoryOptions(mode=mode, weight=weight or "bytes", lines=not no_lines, threads=threads)
+        if duration is not None:
+            raise ArgumentError("--duration applies to the sampling modes (wall, cpu), not to memory modes")
+        if mode == "alloc":
+            from ..collect.alloc import available
+
+            problem = available()
+            if problem is not None:
+                raise ArgumentError(f"--mode alloc is not available: {problem}")
+        interval = DEFAULT_ALLOC_INTERVAL if bytes_per_sample is None else bytes_per_sample
+        return MemoryOptions(mode=mode, weight=weight or "bytes", lines=not no_lines, threads=threads,
+                             interval=interval, seed=seed)
     from ..collect.sampler import SamplerOptions
 
     if weight in ("bytes", "count"):
@@ -113,10 +129,19 @@ def _report(result: "RecordResult", output: str, quiet: bool) -> None:
     if quiet:
         return
     labels = recording.graph.metadata.labels
-    if "blocks" in labels:  # a memory profile
+    if "blocks" in labels:  # a live-memory profile
         click.echo(
             f"flamespace record: {format_value(recording.graph.total())} {recording.graph.metadata.unit} in "
             f"{format_value(int(labels['blocks']))} blocks still allocated at exit; wrote {_where(output)}",
+            err=True,
+        )
+        return
+    if "bytes_per_sample" in labels:  # an allocation profile
+        what = "bytes" if recording.graph.metadata.unit == "bytes" else "allocations"
+        click.echo(
+            f"flamespace record: about {format_value(recording.graph.total())} {what} allocated over "
+            f"{labels['duration_s']} s (estimated from {format_value(int(labels['samples']))} samples); "
+            f"wrote {_where(output)}",
             err=True,
         )
         return

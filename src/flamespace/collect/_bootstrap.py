@@ -182,9 +182,9 @@ def _start_recorder(config: Dict[str, Any]):  # type: ignore[no-untyped-def]
 
         hidden.add(runpy.__file__)
     if kind != "sampler":
-        from .memory import MemoryRecorder
+        from .memory import start_recorder
 
-        return MemoryRecorder(kind, **config["memory"], hidden_files=hidden).start()
+        return start_recorder(kind, config["memory"], hidden)
     code_objects = {main.__code__, _run.__code__, _run_script.__code__, _run_code.__code__}
     return Engine(
         **config["sampler"],

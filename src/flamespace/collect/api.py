@@ -12,6 +12,7 @@ from typing import Any, Callable, List, Optional, TypeVar, Union
 from ..core.chart import FlameChart
 from ..core.vector import FlameGraph
 from ..errors import ArgumentError
+from .memory import MEMORY_MODES, MemoryOptions, recording_from_raws, start_recorder
 from .sampler import Recording, Sampler, SamplerOptions
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -25,12 +26,17 @@ class Profiler:
     are recorded once. ``output`` writes the profile when each block ends.
     """
 
-    def __init__(self, options: SamplerOptions, output: Optional[Union[str, "os.PathLike[str]"]] = None, format: str = "folded") -> None:
+    def __init__(
+        self,
+        options: Union[SamplerOptions, MemoryOptions],
+        output: Optional[Union[str, "os.PathLike[str]"]] = None,
+        format: str = "folded",
+    ) -> None:
         self.options = options
         self.output = output
         self.format = format
         self.recordings: List[Recording] = []
-        self._sampler: Optional[Sampler] = None
+        self._sampler: Optional[Union[Sampler, _MemorySession]] = None
         self._depth = 0
         self._lock = threading.Lock()
 
@@ -38,7 +44,8 @@ class Profiler:
         with self._lock:
             self._depth += 1
             if self._depth == 1:
-                self._sampler = Sampler(self.options).start()
+                options = self.options
+                self._sampler = Sampler(options).start() if isinstance(options, SamplerOptions) else _MemorySession(options)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -85,6 +92,18 @@ class Profiler:
         return self.recordings[-1].problems if self.recordings else []
 
 
+class _MemorySession:
+    """A memory recorder (``alloc`` or ``live``) for one block, with the Sampler's ``stop``."""
+
+    def __init__(self, options: MemoryOptions) -> None:
+        self.options = options
+        self.recorder = start_recorder(options.mode, options.engine_arguments())
+
+    def stop(self) -> Recording:
+        self.recorder.halt()
+        return recording_from_raws([self.recorder.raw()], self.options, {}, roots=False)
+
+
 def profile(
     mode: str = "wall",
     rate: float = 100.0,
@@ -93,15 +112,20 @@ def profile(
     format: str = "folded",
     **options: Any,
 ) -> Profiler:
-    """Sample this process while a block (or a decorated function) runs.
+    """Profile this process while a block (or a decorated function) runs.
 
-    ``options`` are those of :class:`SamplerOptions` (``weight``, ``idle``, ``lines``,
-    ``threads``, ``timeline``, ``seed``, ...). ``output`` writes the profile after each block.
+    ``mode`` ``wall`` or ``cpu`` samples stacks at ``rate`` Hz; ``options`` are those of
+    :class:`SamplerOptions` (``weight``, ``idle``, ``lines``, ``threads``, ``timeline``,
+    ``seed``, ...). ``alloc`` (bytes allocated in the block) and ``live`` (bytes still
+    allocated at its end) take those of :class:`MemoryOptions` (``weight``, ``lines``,
+    ``interval``, ``seed``) and no ``rate``. ``output`` writes the profile after each block.
 
     >>> with profile(mode="cpu", rate=1000) as p:   # doctest: +SKIP
     ...     work()
     >>> p.graph                                       # doctest: +SKIP
     """
+    if mode in MEMORY_MODES:
+        return Profiler(MemoryOptions(mode=mode, **options), output, format)
     if format == "speedscope":
         options["timeline"] = True  # speedscope output is a timeline
     return Profiler(SamplerOptions(mode=mode, rate=rate, **options), output, format)

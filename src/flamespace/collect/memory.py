@@ -14,22 +14,30 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Collection, Dict, List, Mapping, Optional, Tuple
+    from typing import Any, Callable, Collection, Dict, List, Mapping, Optional, Tuple
 
     from .sampler import Recording
 
-MEMORY_MODES = ("live",)
+MEMORY_MODES = ("live", "alloc")
+#: The directory of flamespace's recorders: allocations made from here are the profiler's own.
+OWN_DIR = os.path.dirname(os.path.abspath(__file__))
+API_FILE = os.path.join(OWN_DIR, "api.py")
+#: Mean bytes between two sampled allocations in ``alloc`` mode (see _alloc.c).
+DEFAULT_ALLOC_INTERVAL = 256 * 1024
 #: Frames kept per allocation; deeper stacks are cut at the root, under a "[truncated]" frame.
 DEFAULT_MAX_FRAMES = 256
 TRUNCATED_FRAME = "[truncated]"
 
 
 class MemoryOptions:
-    """``mode``: ``live``; ``weight``: ``bytes`` or ``count``; ``lines``, ``threads`` as for sampling
-    (tracemalloc does not know threads, so ``threads`` is refused); ``max_frames`` per stack."""
+    """``mode``: ``live`` or ``alloc``; ``weight``: ``bytes`` or ``count``; ``lines``, ``threads``
+    as for sampling (memory recorders do not know threads, so ``threads`` is refused);
+    ``max_frames`` per stack. ``alloc`` only: ``interval``, the mean bytes between sampled
+    allocations (0 records every allocation), and ``seed`` for repeatable sampling."""
 
     def __init__(self, mode: str = "live", weight: str = "bytes", lines: bool = True, threads: bool = False,
-                 max_frames: int = DEFAULT_MAX_FRAMES) -> None:
+                 max_frames: int = DEFAULT_MAX_FRAMES, interval: int = DEFAULT_ALLOC_INTERVAL,
+                 seed: Optional[int] = None) -> None:
         from ..errors import ArgumentError
 
         if mode not in MEMORY_MODES:
@@ -40,13 +48,29 @@ class MemoryOptions:
             raise ArgumentError("tracemalloc does not record threads: --threads works with the sampling modes only")
         if not 1 <= max_frames <= 65535:
             raise ArgumentError(f"max_frames must be between 1 and 65535, not {max_frames}")
+        if interval < 0:
+            raise ArgumentError(f"the allocation sampling interval must be 0 or more bytes, not {interval}")
         self.mode, self.weight, self.lines, self.max_frames = mode, weight, lines, max_frames
+        self.interval, self.seed = interval, seed
 
     def engine_arguments(self) -> Dict[str, Any]:
-        return {"weight": self.weight, "lines": self.lines, "max_frames": self.max_frames}
+        """The recorder's arguments (see :func:`start_recorder`)."""
+        arguments: Dict[str, Any] = {"weight": self.weight, "lines": self.lines, "max_frames": self.max_frames}
+        if self.mode == "alloc":
+            arguments.update(interval=self.interval, seed=self.seed)
+        return arguments
 
     def as_dict(self) -> Dict[str, Any]:
         return {"mode": self.mode, **self.engine_arguments()}
+
+
+def start_recorder(mode: str, arguments: Mapping[str, Any], hidden_files: Collection[str] = ()) -> Any:
+    """The started recorder of a memory ``mode``, from :meth:`MemoryOptions.engine_arguments`."""
+    if mode == "alloc":
+        from .alloc import AllocRecorder
+
+        return AllocRecorder(**arguments, hidden_files=hidden_files).start()
+    return MemoryRecorder(mode, **arguments, hidden_files=hidden_files).start()
 
 
 class MemoryRecorder:
@@ -84,12 +108,11 @@ class MemoryRecorder:
         tracemalloc.stop()  # frees tracemalloc's tables before we build ours
         self._started_tracing = False
         self._elapsed_ns = time.monotonic_ns() - self._start_ns
-        own = os.path.dirname(os.path.abspath(__file__))
         namer = _LineNamer(self.lines)
         by_count = self.weight == "count"
         for trace in snapshot.traces:
             frames = [f for f in trace.traceback]  # oldest first
-            stack = _stack(frames, namer, own, self.hidden_files)
+            stack = program_stack(frames, _filename, lambda f: namer(f.filename, f.lineno), self.hidden_files)
             if stack is None:
                 continue  # allocated by the profiler itself
             if trace.traceback.total_nframe > len(frames):
@@ -114,20 +137,31 @@ class MemoryRecorder:
         }
 
 
-def _stack(frames: List[Any], namer: "_LineNamer", own_dir: str, hidden: Collection[str]) -> Optional[Tuple[str, ...]]:
-    """Frame names, root first, without the launcher's frames; None if flamespace allocated it."""
+def program_stack(
+    frames: List[Any], filename_of: Callable[[Any], str], name_of: Callable[[Any], str], hidden: Collection[str]
+) -> Optional[Tuple[str, ...]]:
+    """Frame names of an allocation's stack (``frames`` root first), without the launcher's
+    frames at the root; None if flamespace allocated it (a frame of ours above the root)."""
+    files = [filename_of(f) for f in frames]
+    if API_FILE in files:  # the decorator's wrapper: not the program's, not an allocation of ours
+        frames = [f for f, file in zip(frames, files) if file != API_FILE]
+        files = [file for file in files if file != API_FILE]
     start = 0
-    while start < len(frames) and (
-        frames[start].filename in hidden
-        or os.path.dirname(frames[start].filename) == own_dir
-        or (start == 0 and frames[start].filename == "<string>")  # the launcher's -c line
+    while start < len(files) and (
+        files[start] in hidden
+        or os.path.dirname(files[start]) == OWN_DIR
+        or (start == 0 and files[start] == "<string>")  # the launcher's -c line
     ):
         start += 1
-    if start == len(frames) and frames:
+    if start == len(files) and files:
         return None
-    if any(os.path.dirname(f.filename) == own_dir for f in frames[start:]):
+    if any(os.path.dirname(f) == OWN_DIR for f in files[start:]):
         return None
-    return tuple(namer(f.filename, f.lineno) for f in frames[start:])
+    return tuple(name_of(f) for f in frames[start:])
+
+
+def _filename(frame: Any) -> str:
+    return frame.filename
 
 
 class _LineNamer:
@@ -240,15 +274,15 @@ def recording_from_raws(raws: List[Dict[str, Any]], options: MemoryOptions, labe
             totals[root + stack] = totals.get(root + stack, 0) + value
     from .. import __version__
 
-    fields = {
-        "profiler": f"flamespace {__version__}",
-        "mode": options.mode,
-        "weight": options.weight,
-        "blocks": str(sum(raw["blocks"] for raw in raws)),
-        "duration_s": f"{max(raw['elapsed_ns'] for raw in raws) / 1e9:.3f}",
-        "python": sys.version.split()[0],
-        **labels,
-    }
+    fields = {"profiler": f"flamespace {__version__}", "mode": options.mode, "weight": options.weight}
+    if options.mode == "alloc":
+        fields["bytes_per_sample"] = str(options.interval)
+        fields["samples"] = str(sum(raw["samples"] for raw in raws))
+    else:
+        fields["blocks"] = str(sum(raw["blocks"] for raw in raws))
+    fields.update(
+        duration_s=f"{max(raw['elapsed_ns'] for raw in raws) / 1e9:.3f}", python=sys.version.split()[0], **labels
+    )
     unit = "bytes" if options.weight == "bytes" else "count"
     metadata = Metadata(unit=unit, metric=options.mode, labels=fields)
     return Recording(FlameGraph._trusted(totals, metadata), None, Quality(), [])
