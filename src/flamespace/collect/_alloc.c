@@ -19,6 +19,11 @@
  */
 
 #define PY_SSIZE_T_CLEAN
+#include <patchlevel.h>
+#if PY_VERSION_HEX >= 0x030B0000
+/* The interpreter's frame records are internal from 3.11 on; as a stdlib module would. */
+#  define Py_BUILD_CORE_MODULE 1
+#endif
 #include <Python.h>
 #include <math.h>
 #include <stdint.h>
@@ -26,8 +31,6 @@
 #include <string.h>
 
 #if PY_VERSION_HEX >= 0x030B0000
-#  define Py_BUILD_CORE_MODULE 1
-#  undef Py_BUILD_CORE_BUILTIN
 #  include "internal/pycore_frame.h"
 #else
 #  include "frameobject.h"
