@@ -1,6 +1,7 @@
-"""Profiler overhead and accuracy: flamespace record beside pyinstrument, cProfile and py-spy.
+"""Profiler overhead and accuracy: flamespace record beside pyinstrument, cProfile, py-spy,
+and for memory, tracemalloc and memray.
 
-    python benchmarks/bench_overhead.py [--repeat 5] [--accuracy-seconds 10]
+    python benchmarks/bench_overhead.py [--repeat 5] [--accuracy-seconds 10] [--accuracy-runs 5]
 
 Overhead: each workload times its own work (start-up excluded) and prints the seconds;
 every profiler runs the same script in a fresh process, interleaved round by round so
@@ -10,8 +11,8 @@ profiler. Workloads: ``cpu`` (recursion, dict and string work, a JSON round trip
 
 Accuracy: a known-answer program (spin 40%, sleep 30%, spin 20%, sleep 10% of the time)
 recorded in wall mode at 100 Hz; the error is the total absolute difference between the
-measured and the true shares of the four functions (0 = perfect, 2 = all wrong). py-spy
-runs with --idle so that it also counts sleeping time.
+measured and the true shares of the four functions (0 = perfect, 2 = all wrong), median
+of several runs. py-spy runs with --idle so that it also counts sleeping time.
 """
 
 from __future__ import annotations
@@ -99,7 +100,12 @@ def profilers(tmp: Path) -> Dict[str, Optional[Callable[[List[str]], List[str]]]
         "flamespace 100 Hz": lambda cmd: [flamespace, "record", "-q", "--rate", "100", "-o", str(tmp / "f100.folded"), "--", *cmd],
         "flamespace 1000 Hz": lambda cmd: [flamespace, "record", "-q", "--rate", "1000", "-o", str(tmp / "f1000.folded"), "--", *cmd],
         "cProfile": lambda cmd: [python, "-m", "cProfile", "-o", str(tmp / "c.prof"), *cmd],
+        # memory: bytes allocated per stack (sampled), beside tracemalloc and memray (every allocation)
+        "flamespace alloc": lambda cmd: [flamespace, "record", "-q", "--mode", "alloc", "-o", str(tmp / "a.folded"), "--", *cmd],
+        "tracemalloc": lambda cmd: [python, "-X", "tracemalloc=1", *cmd],
     }
+    memray = shutil.which("memray", path=str(BIN)) or shutil.which("memray")
+    found["memray"] = (lambda cmd: [memray, "run", "-f", "-q", "-o", str(tmp / "m.bin"), *cmd]) if memray else None
     pyinstrument = shutil.which("pyinstrument", path=str(BIN)) or shutil.which("pyinstrument")
     found["pyinstrument"] = (lambda cmd: [pyinstrument, "-r", "text", "-o", str(tmp / "p.txt"), *cmd]) if pyinstrument else None
     pyspy = shutil.which("py-spy", path=str(BIN)) or shutil.which("py-spy")
@@ -157,7 +163,7 @@ def shares(path: Path) -> Dict[str, float]:
     return {name: value / whole for name, value in totals.items()}
 
 
-def accuracy(seconds: float, tmp: Path) -> None:
+def accuracy(seconds: float, runs_each: int, tmp: Path) -> None:
     script = tmp / "known.py"
     script.write_text(KNOWN_ANSWER)
     runs = {
@@ -167,26 +173,31 @@ def accuracy(seconds: float, tmp: Path) -> None:
     if pyspy:
         runs["py-spy 100 Hz --idle"] = [pyspy, "record", "--idle", "-r", "100", "-f", "raw", "-o", str(tmp / "k-spy.txt"), "--", sys.executable, str(script), str(seconds)]
     outputs = {"flamespace 100 Hz": tmp / "k.folded", "py-spy 100 Hz --idle": tmp / "k-spy.txt"}
-    print(f"\nAccuracy on the known-answer program ({seconds:g} s, wall time; expected shares {EXPECTED}):")
-    for name, command in runs.items():
-        subprocess.run(command, capture_output=True, check=True)
-        measured = shares(outputs[name])
-        error = sum(abs(measured[f] - EXPECTED[f]) for f in EXPECTED)
-        detail = ", ".join(f"{f} {100 * measured[f]:.1f}%" for f in EXPECTED)
-        print(f"  {name:<22} total abs. error {100 * error:5.2f}%   ({detail})")
+    print(f"\nAccuracy on the known-answer program ({seconds:g} s, wall time; expected shares {EXPECTED}; "
+          f"{runs_each} runs each, interleaved):")
+    errors: Dict[str, List[float]] = {name: [] for name in runs}
+    for _ in range(runs_each):
+        for name, command in runs.items():
+            subprocess.run(command, capture_output=True, check=True)
+            measured = shares(outputs[name])
+            errors[name].append(sum(abs(measured[f] - EXPECTED[f]) for f in EXPECTED))
+    for name, values in errors.items():
+        each = ", ".join(f"{100 * e:.1f}" for e in values)
+        print(f"  {name:<22} total abs. error: median {100 * statistics.median(values):5.2f}%  (runs: {each})")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--accuracy-seconds", type=float, default=10.0)
+    parser.add_argument("--accuracy-runs", type=int, default=5)
     args = parser.parse_args()
     print(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
           f"Python {platform.python_version()}, {platform.system()} {platform.release()}")
     with tempfile.TemporaryDirectory() as directory:
         tmp = Path(directory)
         overhead(args.repeat, tmp)
-        accuracy(args.accuracy_seconds, tmp)
+        accuracy(args.accuracy_seconds, args.accuracy_runs, tmp)
 
 
 if __name__ == "__main__":
