@@ -44,6 +44,9 @@ FORMATS = {"folded": ".folded", "speedscope": ".speedscope.json"}
 @click.option("--no-lines", is_flag=True, help="Name frames by function and file only (line numbers shift when code changes).")
 @click.option("--threads", is_flag=True, help="Add each thread's name as a root frame.")
 @click.option("--pid", "process_root", is_flag=True, help="Add the process (command and pid) as a root frame.")
+@click.option("--async", "async_stacks", is_flag=True,
+              help="Show asyncio tasks as their awaiting chain (the tasks waiting for the running one, "
+                   "outermost first) instead of the event loop's internals.")
 @click.option("--subprocesses", is_flag=True,
               help="Also record the Python processes the program starts (subprocess, multiprocessing, "
                    "fork), each under a 'name (pid)' root frame.")
@@ -57,8 +60,8 @@ FORMATS = {"folded": ".folded", "speedscope": ".speedscope.json"}
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def command(
     output: Optional[str], module: Optional[str], code: Optional[str], mode: str, rate: float, weight: Optional[str],
-    bytes_per_sample: Optional[int], idle: bool, no_lines: bool, threads: bool, process_root: bool, subprocesses: bool, duration: Optional[float],
-    output_format: str, seed: Optional[int], no_header: bool, quiet: bool, command: Tuple[str, ...],
+    bytes_per_sample: Optional[int], idle: bool, no_lines: bool, threads: bool, process_root: bool, async_stacks: bool,
+    subprocesses: bool, duration: Optional[float], output_format: str, seed: Optional[int], no_header: bool, quiet: bool, command: Tuple[str, ...],
 ) -> int:
     """Profile a Python program: a script, -m MODULE or -c CODE, with its arguments.
 
@@ -81,7 +84,8 @@ def command(
     if words and words[0] == "--":
         words = words[1:]
     target = parse_command(words, module=module, code=code)
-    options = _recorder_options(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, duration, seed, output_format)
+    options = _recorder_options(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, duration, seed,
+                                output_format, async_stacks)
     output = output or f"profile-{time.strftime('%Y%m%d-%H%M%S')}{FORMATS[output_format]}"
     result = run(target, options, process_root=process_root, subprocesses=subprocesses)
     profile = result.recording.chart if output_format == "speedscope" and result.recording.chart is not None else result.recording.graph
@@ -90,7 +94,8 @@ def command(
     return result.exit_code
 
 
-def _recorder_options(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, duration, seed, output_format):  # type: ignore[no-untyped-def]
+def _recorder_options(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, duration, seed, output_format,  # type: ignore[no-untyped-def]
+                      async_stacks):
     timeline = output_format == "speedscope"
     if bytes_per_sample is not None and mode != "alloc":
         raise ArgumentError("--bytes-per-sample applies to --mode alloc")
@@ -101,8 +106,9 @@ def _recorder_options(mode, rate, weight, bytes_per_sample, idle, no_lines, thre
             raise ArgumentError(f"--weight {weight} is for sampling; memory modes count 'bytes' or 'count'")
         if idle:
             raise ArgumentError("--idle applies to wall-time sampling, not to memory modes")
-        if duration is not None:
-            raise ArgumentError("--duration applies to the sampling modes (wall, cpu), not to memory modes")
+        if duration is not None or async_stacks:
+            which = "--duration" if duration is not None else "--async"
+            raise ArgumentError(f"{which} applies to the sampling modes (wall, cpu), not to memory modes")
         if mode == "alloc":
             from ..collect.alloc import available
 
@@ -118,7 +124,7 @@ def _recorder_options(mode, rate, weight, bytes_per_sample, idle, no_lines, thre
         raise ArgumentError(f"--weight {weight} is for the memory modes; sampling weighs by 'time' or 'samples'")
     return SamplerOptions(
         mode=mode, rate=rate, weight=weight or "time", idle=idle, lines=not no_lines, threads=threads,
-        timeline=timeline, duration=duration, seed=seed,
+        timeline=timeline, duration=duration, seed=seed, asyncio=async_stacks,
     )
 
 

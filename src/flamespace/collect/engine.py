@@ -131,6 +131,7 @@ class Engine:
         timeline: bool = False,
         duration: Optional[float] = None,
         seed: Optional[int] = None,
+        asyncio: bool = False,
         *,
         clock: Optional[Clock] = None,
         sink: Optional[Sink] = None,
@@ -147,6 +148,12 @@ class Engine:
         self.namer = namer or FrameNamer(lines=lines)
         self.root_cut = frozenset(root_cut)
         self.hidden_files = frozenset(hidden_files)
+        self.asyncio = asyncio
+        self._async_stacks = None
+        if asyncio:
+            from .asyncstacks import AsyncStacks
+
+            self._async_stacks = AsyncStacks()
         self.quality = Quality()
         self.on_interval = on_interval
         self.on_deadline = on_deadline
@@ -299,7 +306,7 @@ class Engine:
                 running, idle = (0, 1) if idle > running else ((1, 0) if running > 0 else (0, 0))
             if running <= 0 and idle <= 0:
                 continue
-            stack = self.stack_of(frame, state.name)
+            stack = self.stack_of(frame, state.name, ident)
             if stack is None:
                 continue  # only launcher frames: the program has not started or has ended
             if running > 0:
@@ -332,17 +339,23 @@ class Engine:
         state.last_cpu = cpu
         return max(spent, 0)
 
-    def stack_of(self, frame: Optional[FrameType], thread_name: str) -> Optional[Stack]:
-        """The stack of ``frame``, root first, as frame names under the configured roots
-        (None if no frame of the program is left once the launcher's are cut)."""
+    def stack_of(self, frame: Optional[FrameType], thread_name: str, ident: Optional[int] = None) -> Optional[Stack]:
+        """The stack of ``frame`` (of thread ``ident``), root first, as frame names under the
+        configured roots (None if no frame of the program is left once the launcher's are cut)."""
         frames: List[FrameType] = []
         cut = self.root_cut
+        halting = _HALT_CODE
         while frame is not None:
-            if frame.f_code in cut:
+            code = frame.f_code
+            if code in cut:
                 break
+            if code is halting:
+                return None  # a tick that came as the profiler stopped: it would show our own frames
             frames.append(frame)
             frame = frame.f_back
         frames.reverse()
+        if self._async_stacks is not None and ident is not None:
+            frames = self._async_stacks.frames(frames, ident)
         if self.hidden_files:
             skip = 0
             while skip < len(frames) and frames[skip].f_code.co_filename in self.hidden_files:
@@ -353,6 +366,9 @@ class Engine:
         name = self.namer.name
         prefix = self.root + ((thread_name,) if self.threads else ())
         return prefix + tuple([name(f) for f in frames])
+
+
+_HALT_CODE = Engine.halt.__code__
 
 
 def _leave_signals_to_other_threads() -> None:

@@ -31,7 +31,8 @@ class SamplerOptions:
     ``lines``: name frames with their line number. ``threads``: the thread name as root
     frame. ``root``: frames put under every stack (e.g. the process). ``timeline``: keep
     every sample in time order (for flame charts). ``duration``: stop after this many
-    seconds. ``seed``: make the random intervals repeatable.
+    seconds. ``seed``: make the random intervals repeatable. ``asyncio``: show a thread
+    that runs an asyncio task as the task's awaiting chain, not the event loop's internals.
     """
 
     mode: str = "wall"
@@ -44,6 +45,7 @@ class SamplerOptions:
     timeline: bool = False
     duration: Optional[float] = None
     seed: Optional[int] = None
+    asyncio: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
