@@ -33,6 +33,7 @@ _EXPORTS = {
     **dict.fromkeys(["read", "write"], "formats.registry"),
     **dict.fromkeys(["Recording", "Sampler", "SamplerOptions"], "collect.sampler"),
     **dict.fromkeys(["profile", "Profiler", "Rotation"], "collect.api"),
+    **dict.fromkeys(["Collection", "Program", "RunFailedError", "collect_runs"], "collect.runs"),
     **dict.fromkeys(["Comparison", "Margin", "StackChange", "compare"], "stats.comparison"),
     **dict.fromkeys(["FrequencyFilter", "Sample"], "stats.sample"),
     **dict.fromkeys(["SampleSimilarity", "sample_similarity"], "stats.similarity"),
@@ -46,6 +47,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # what type checkers and editors see (without importing typing at run time)
     from .collect.api import Profiler, Rotation, profile
+    from .collect.runs import Collection, Program, RunFailedError, collect_runs
     from .collect.sampler import Recording, Sampler, SamplerOptions
     from .core import *  # noqa: F401,F403
     from .diagnostics import Diagnostics

@@ -62,19 +62,19 @@ def command(
             --baseline-cmd 'bench.py' --candidate-cmd 'bench.py' --candidate-env USE_NEW_PARSER=1
         flamespace compare --baseline ab/baseline --candidate ab/candidate
     """
-    from ..collect.runs import collect
+    from ..collect.runs import collect_runs
 
     programs = _programs(command, module, code, baseline_cmd, candidate_cmd, baseline_env, candidate_env)
     options = recorder_settings(mode, rate, weight, idle, no_lines, threads, duration, seed, output_format)
     report = _Reporter(len(programs) * (runs + warmup), quiet)
     with report:
-        result = collect(
+        result = collect_runs(
             programs, runs, out_dir, options, warmup=warmup, keep_going=keep_going, process_root=process_root,
             subprocesses=subprocesses, output_format=output_format, header=not no_header, show_output=show_output,
             overwrite=overwrite, on_run=report.run_done,
         )
     report.warnings_left()
-    short = [p for p in result.programs if len(result.profiles(p)) < 2]
+    short = [p for p in result.programs if len(result.profiles(p)) < min(2, runs)]  # failures left too few
     if result.failed:
         click.echo(f"flamespace collect: warning: {_failures(result)}", err=True)
     if not quiet:
@@ -199,8 +199,8 @@ def _summary(result: "Collection", warmup: int) -> str:
     for program in result.programs:
         files = result.profiles(program)
         label = f"{program.name}: " if program.name else ""
-        span = f"{_name(files[0])} ... {_name(files[-1])}" if files else "none"
-        lines.append(f"  {label}{len(files)} profiles in {result.directory(program)}/ ({span})")
+        span = " ... ".join(dict.fromkeys([_name(files[0]), _name(files[-1])])) if files else "none"
+        lines.append(f"  {label}{len(files)} profile{'s' if len(files) != 1 else ''} in {result.directory(program)}/ ({span})")
     if len(result.programs) == 2:
         base, cand = (shlex.quote(result.directory(p)) for p in result.programs)
         lines.append(f"next: flamespace compare --baseline {base} --candidate {cand}")

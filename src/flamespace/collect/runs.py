@@ -81,7 +81,7 @@ class Run:
 
 @dataclass
 class Collection:
-    """What :func:`collect` did: every run in the order they ran, where the profiles are."""
+    """What :func:`collect_runs` did: every run in the order they ran, where the profiles are."""
 
     out_dir: str
     programs: List[Program]
@@ -107,7 +107,7 @@ class Collection:
         return [r for r in self.runs if r.problems and r.path is not None]
 
 
-def collect(
+def collect_runs(
     programs: Sequence[Program],
     runs: int,
     out_dir: Union[str, "os.PathLike[str]"],
@@ -231,4 +231,4 @@ def _failure_message(run: Run) -> str:
     return f"{run.describe()} {what}{tail}"
 
 
-__all__ = ["Collection", "Program", "Run", "RunFailedError", "collect", "profile_of", "program_directory"]
+__all__ = ["Collection", "Program", "Run", "RunFailedError", "collect_runs", "profile_of", "program_directory"]
