@@ -47,7 +47,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # what type checkers and editors see (without importing typing at run time)
     from .collect.api import Profiler, Rotation, profile
-    from .collect.runs import Collection, Program, RunFailedError, collect_runs
+    from .collect.runs import Collection, Program, RunFailedError, collect_runs  # noqa: F401
     from .collect.sampler import Recording, Sampler, SamplerOptions
     from .core import *  # noqa: F401,F403
     from .diagnostics import Diagnostics
