@@ -15,8 +15,10 @@ $(STAMP): pyproject.toml src/flamespace/collect/_alloc.c
 demo: $(STAMP)
 	$(PY) examples/demo.py
 
+# Tests marked `quiet` measure wall time: they run alone, after the parallel part.
 test: $(STAMP)
-	$(PY) -m pytest -q -n 2
+	$(PY) -m pytest -q -n 2 -m "not quiet"
+	$(PY) -m pytest -q -m quiet
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[bench]'

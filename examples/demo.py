@@ -32,12 +32,23 @@ STEPS = [
     ("...only CPU time, as a speedscope timeline (open it at https://www.speedscope.app)",
      ["record", "--rate", "1000", "--mode", "cpu", "--format", "speedscope", "-o", "demo-output/workload.speedscope.json", "--", "examples/workload.py"]),
     ("Where the program spent its time", ["top", "-n", "6", "demo-output/workload.folded"]),
+    ("Profile two versions of a program 10 times each, alternating (A B A B ...)",
+     ["collect", "-n", "10", "--rate", "1000", "--overwrite", "-o", "demo-output/ab",
+      "--baseline-cmd", "examples/versions.py", "--candidate-cmd", "examples/versions.py", "--candidate-env", "VERSION=2"]),
+    ("Which stacks changed, how much, how sure (exit code 3: a regression, as a CI gate would see it)",
+     ["compare", "--baseline", "demo-output/ab/baseline", "--candidate", "demo-output/ab/candidate",
+      "--out-dir", "demo-output/ab/changes"]),
 ]
+
+#: Steps whose exit code is not 0 on purpose.
+EXPECTED_EXIT = {"compare": 3}
 
 
 def run(args: list, stdin: bytes = b"") -> None:
     print(f"$ flamespace {' '.join(shlex.quote(a) for a in args)}", flush=True)
-    subprocess.run([FLAMESPACE, *args], cwd=ROOT, check=True, input=stdin or None)
+    code = subprocess.run([FLAMESPACE, *args], cwd=ROOT, input=stdin or None).returncode
+    if code != EXPECTED_EXIT.get(args[0], 0):
+        raise SystemExit(f"demo: flamespace {args[0]} exited with code {code}")
 
 
 def main() -> None:
@@ -51,8 +62,12 @@ def main() -> None:
             continue
         run(args)
     print(f"\nOutputs are in {OUT}/:")
-    for path in sorted(OUT.rglob("*")):
-        if path.is_file():
+    for directory in sorted({p.parent for p in OUT.rglob("*") if p.is_file()}):
+        files = sorted(p for p in directory.iterdir() if p.is_file())
+        if all(p.name.startswith("run-") for p in files):  # a sample of runs: one line
+            print(f"  {directory.relative_to(ROOT)}/ ({len(files)} runs: {files[0].name} ... {files[-1].name})")
+            continue
+        for path in files:
             print(f"  {path.relative_to(ROOT)}")
 
 

@@ -34,6 +34,7 @@ _EXPORTS = {
     **dict.fromkeys(["Recording", "Sampler", "SamplerOptions"], "collect.sampler"),
     **dict.fromkeys(["profile", "Profiler", "Rotation"], "collect.api"),
     "MemoryOptions": "collect.memory",
+    **dict.fromkeys(["Collection", "Program", "RunFailedError", "collect_runs"], "collect.runs"),
     **dict.fromkeys(["Comparison", "Margin", "StackChange", "compare"], "stats.comparison"),
     **dict.fromkeys(["FrequencyFilter", "Sample"], "stats.sample"),
     **dict.fromkeys(["SampleSimilarity", "sample_similarity"], "stats.similarity"),
@@ -48,6 +49,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # what type checkers and editors see (without importing typing at run time)
     from .collect.memory import MemoryOptions
     from .collect.api import Profiler, Rotation, profile
+    from .collect.runs import Collection, Program, RunFailedError, collect_runs  # noqa: F401
     from .collect.sampler import Recording, Sampler, SamplerOptions
     from .core import *  # noqa: F401,F403
     from .diagnostics import Diagnostics

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import xml.dom.minidom
 from pathlib import Path
 
 import numpy as np
@@ -94,6 +96,35 @@ def test_out_dir_writes_the_parts_of_the_reduced_difference(capsys, runs, tmp_pa
     rows = (out_dir / "delta.folded").read_text().splitlines()
     assert [r.split()[0] for r in rows] == ["<startup>;sitecustomize", "main;c;b;a"]
     assert rows[0].split()[1] == "0"
+
+
+def frame_fills(svg: str) -> dict:
+    """Frame name -> fill colour of a flamespace SVG."""
+    return dict(re.findall(r"<title>([^(<]*?) \(.*?</title><rect [^>]*fill=\"([^\"]+)\"", svg))
+
+
+def test_out_dir_draws_the_reduced_difference_as_differential_flame_graphs(capsys, runs, tmp_path):
+    out_dir = tmp_path / "changes"
+    run(capsys, "compare", "-a", runs[0], "-b", runs[1], "--out-dir", out_dir, "--method", "maxt")
+    candidate_widths = (out_dir / "delta.svg").read_text()
+    assert_golden(candidate_widths, "stats/delta.svg", tmp_path)
+    fills = frame_fills(candidate_widths)
+    red, blue = fills["sitecustomize"], fills["a"]
+    assert red.startswith("rgb(255,") and blue.endswith(",255)")  # appeared: red; shrunk: blue
+    assert "main;c;b " not in candidate_widths and "b" in fills  # only Δ_r's stacks (and their parents)
+    baseline_widths = frame_fills((out_dir / "delta-baseline.svg").read_text())
+    assert "sitecustomize" not in baseline_widths  # it has no width in the baseline
+    assert baseline_widths["a"].endswith(",255)")  # still blue: red always means slower in the candidate
+
+
+def test_out_dir_svg_says_when_nothing_changed(capsys, runs, tmp_path):
+    same = write_runs(tmp_path / "same", 3, False)
+    out_dir = tmp_path / "changes"
+    code, _, _ = run(capsys, "compare", "-a", runs[0], "-b", same, "--out-dir", out_dir, "--method", "maxt")
+    assert code == 0
+    for name in ("delta.svg", "delta-baseline.svg"):
+        document = (out_dir / name).read_text()
+        assert "No significant change" in document and xml.dom.minidom.parseString(document)
 
 
 def test_mixed_units_are_an_input_error(capsys, tmp_path):

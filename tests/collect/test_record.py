@@ -167,6 +167,20 @@ def test_argv_path_and_main_are_those_of_python(tmp_path, monkeypatch, capfd):
     assert shown == direct
 
 
+@pytest.mark.parametrize("target", [["--", "sub/show.py"], ["-m", "show"], ["-c", "import show"]])
+def test_sys_path_is_that_of_python_and_the_working_directory_is_not_on_it_early(tmp_path, monkeypatch, capfd, target):
+    # We start `python -S -c ...`, whose '' entry python itself would not have while site runs.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "sub"))  # where -m and -c find show.py
+    write(tmp_path / "sitecustomize.py", "print('working directory sitecustomize ran')\n")
+    write(tmp_path / "sub" / "show.py", "import sys, json\nprint(json.dumps(sys.path))\n")
+    record(tmp_path, *target)
+    shown = capfd.readouterr().out
+    python_words = [w for w in target if w != "--"]
+    direct = subprocess.run([sys.executable, *python_words], capture_output=True, text=True).stdout
+    assert "sitecustomize ran" not in direct and shown == direct
+
+
 def test_module_and_code_targets(tmp_path, monkeypatch, capfd):
     monkeypatch.chdir(tmp_path)
     write(tmp_path / "pkg" / "__init__.py", "")

@@ -9,7 +9,7 @@ from typing import List, Optional
 import click
 
 from ..errors import FlamespaceError
-from . import compare, decompose, filter, info, merge, record, scale, similarity, sub, svg, text, top
+from . import collect, compare, decompose, filter, info, merge, record, scale, similarity, sub, svg, text, top
 
 EXIT_OK, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2
 
@@ -27,7 +27,7 @@ def cli() -> None:
     """
 
 
-for _module in (record, compare, svg, text, merge, sub, scale, filter, top, info, similarity, decompose):
+for _module in (record, collect, compare, svg, text, merge, sub, scale, filter, top, info, similarity, decompose):
     cli.add_command(_module.command)
 
 

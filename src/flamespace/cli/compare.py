@@ -39,7 +39,8 @@ PARTS = ("appeared", "grown", "disappeared", "shrunk")
 @click.option("--markdown", is_flag=True, help="Print the report as Markdown (for a CI comment).")
 @click.option("--all", "include_all", is_flag=True, help="List every tested stack, not only the significant ones.")
 @click.option("--limit", type=click.IntRange(0), default=30, show_default=True, help="Rows in the table (0: all).")
-@click.option("-d", "--out-dir", type=click.Path(file_okay=False), help="Write appeared/grown/disappeared/shrunk.folded (the parts of Δ_r) and delta.folded.")
+@click.option("-d", "--out-dir", type=click.Path(file_okay=False), help="Write appeared/grown/disappeared/shrunk.folded (the parts of Δ_r), delta.folded and "
+                   "the differential flame graphs delta.svg and delta-baseline.svg.")
 @click.option("--no-header", is_flag=True, help="Do not write '# key: value' metadata lines in --out-dir files.")
 @input_options
 def command(
@@ -87,16 +88,35 @@ def command(
         width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 200
         click.echo(report.text(result, include_all, shown, width), nl=False)
         if out_dir:
-            click.echo(f"Δ_r written to {out_dir}/ ({', '.join(f'{p}.folded' for p in PARTS)}, delta.folded)")
+            click.echo(f"Δ_r written to {out_dir}/ ({', '.join(f'{p}.folded' for p in PARTS)}, delta.folded, "
+                       "delta.svg, delta-baseline.svg)")
     return EXIT_REGRESSION if result.regressed else 0
 
 
 def write_parts(result, out_dir: str, header: bool) -> None:  # type: ignore[no-untyped-def]
-    """The four parts of Δ_r (empty files when nothing changed) and Δ_r as two-column differential input.
-
-    A differential flame graph (SVG) of Δ_r will be written here too once the SVG renderer lands.
-    """
+    """The four parts of Δ_r (empty files when nothing changed), Δ_r as two-column differential
+    input, and Δ_r drawn as differential flame graphs (see :func:`write_delta_svgs`)."""
     os.makedirs(out_dir, exist_ok=True)
     for name, graph in zip(PARTS, result.parts):
         registry.write(graph, os.path.join(out_dir, f"{name}.folded"), header=header)
-    registry.write(result.differential(), os.path.join(out_dir, "delta.folded"), header=header)
+    delta = result.differential()
+    registry.write(delta, os.path.join(out_dir, "delta.folded"), header=header)
+    write_delta_svgs(delta, result.unit, out_dir)
+
+
+def write_delta_svgs(delta, unit: Optional[str], out_dir: str) -> None:  # type: ignore[no-untyped-def]
+    """delta.svg: the significant stacks at their candidate means, red where they grew or
+    appeared, blue where they shrank. A differential flame graph draws one side's widths, so
+    stacks that disappeared are invisible there: delta-baseline.svg draws the baseline's
+    widths with the same colours (red still means slower in the candidate)."""
+    from ..core.differential import Differential
+    from ..render import SvgOptions, svg
+
+    common = dict(countname=unit or "samples", colors="hot", empty_text="No significant change: Δ_r is empty.")
+    svg(delta, SvgOptions(title="Significant changes (Δ_r), widths of the candidate",
+                          subtitle="red: appeared or grew, blue: shrank; disappeared stacks are in delta-baseline.svg",
+                          **common), os.path.join(out_dir, "delta.svg"))
+    svg(Differential(delta.after, delta.before),
+        SvgOptions(title="Significant changes (Δ_r), widths of the baseline",
+                   subtitle="red: grew, blue: shrank or disappeared; appeared stacks are in delta.svg",
+                   negate=True, **common), os.path.join(out_dir, "delta-baseline.svg"))

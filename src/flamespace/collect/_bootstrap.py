@@ -34,6 +34,7 @@ def main(config: Dict[str, Any]) -> None:
     import atexit
 
     target = config["target"]
+    _forget_the_working_directory()
     _state.update(recorder=_start_recorder(config), config=config)
     _save_on_every_exit()
     atexit.register(_save)
@@ -54,6 +55,15 @@ def main(config: Dict[str, Any]) -> None:
         tb = _without_our_frames(exc.__traceback__)
         sys.excepthook(type(exc), exc.with_traceback(tb), tb)  # the default hook prints exc.__traceback__
         sys.exit(130 if isinstance(exc, KeyboardInterrupt) else 1)
+
+
+def _forget_the_working_directory() -> None:
+    """``python -c`` (how we are started) puts '' (the working directory) first on sys.path;
+    ``python script.py`` does not, and adds its own entry only after site has run. Left there,
+    a sitecustomize.py in the working directory would run at start-up and modules there would
+    be importable, which is not so under python. :func:`_run` adds the entry python would."""
+    if sys.path and sys.path[0] == "" and not getattr(sys.flags, "safe_path", False):
+        del sys.path[0]
 
 
 def start_in_subprocess(config: Dict[str, Any]) -> None:

@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+from typing import IO, Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from ..core.chart import FlameChart
 from ..core.vector import FlameGraph
@@ -28,6 +28,10 @@ from .target import Target
 
 #: How long a program may run on after --duration asked it to stop, before it is killed.
 STOP_GRACE_SECONDS = 5.0
+
+
+#: Where a program's output goes: a file, a descriptor, ``subprocess.DEVNULL``, or None (ours).
+Output = Union[None, int, IO[Any]]
 
 
 class RecordError(FlamespaceError):
@@ -51,16 +55,22 @@ def run(
     process_root: bool = False,
     subprocesses: bool = False,
     labels: Optional[Mapping[str, str]] = None,
+    env: Optional[Mapping[str, str]] = None,
+    stdout: Output = None,
+    stderr: Output = None,
 ) -> RecordResult:
     """Run ``target`` to its end under a recorder; the profile and the program's exit code.
 
     With ``subprocesses``, the Python processes it starts (``subprocess``, ``multiprocessing``
     with any start method, ``os.fork``) are recorded too, each under a ``name (pid)`` root.
+    ``env`` is the program's whole environment and ``stdout``/``stderr`` where its output
+    goes, as for :class:`subprocess.Popen` (default: ours), so callers that run programs
+    side by side (``flamespace collect``) need not change this process's environment.
     """
     out_dir = tempfile.mkdtemp(prefix="flamespace-record-")
     try:
         config = _child_config(target, options, out_dir, subprocesses)
-        returncode = _run_child(target, config, options)
+        returncode = _run_child(target, config, options, {"env": None if env is None else dict(env), "stdout": stdout, "stderr": stderr})
         raws, lost = _collect_profiles(out_dir, wait=subprocesses)
         if not raws:
             raise RecordError(_no_profile_reason(returncode))
@@ -112,7 +122,7 @@ def _package_parent() -> str:
     return os.path.dirname(os.path.dirname(os.path.abspath(flamespace.__file__)))
 
 
-def _run_child(target: Target, config: Dict[str, Any], options: Any) -> int:
+def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict[str, Any]) -> int:
     """Start the child and wait for it; Ctrl-C reaches it (not us), so it can save its profile."""
     argv = child_argv(target.interpreter, list(target.flags), config)
     # Not SIG_IGN: an ignored signal stays ignored in the child, which then could not be
@@ -120,7 +130,7 @@ def _run_child(target: Target, config: Dict[str, Any], options: Any) -> int:
     previous = signal.signal(signal.SIGINT, _ignore) if _main_thread() else None
     try:
         try:
-            child = subprocess.Popen(argv)
+            child = subprocess.Popen(argv, **popen)
         except OSError as exc:
             raise FlamespaceError(f"cannot start {target.interpreter}: {exc.strerror or exc}") from None
         duration = getattr(options, "duration", None)

@@ -57,7 +57,8 @@ class SvgOptions:
     frame by the change of its inclusive value; "self": flamegraph.pl's colour of leaf
     changes only). ``nameattr``: extra SVG attributes per frame name (``href``, ``title``,
     ``class``, ...), as read from flamegraph.pl's ``--nameattr`` file by :func:`read_nameattr`.
-    ``encoding``: the character encoding of the file (declared and used).
+    ``encoding``: the character encoding of the file (declared and used). ``empty_text``: what
+    the image says when there is nothing to draw (e.g. "No significant change").
     """
 
     title: Optional[str] = None
@@ -92,6 +93,7 @@ class SvgOptions:
     base: Tuple[str, ...] = ()
     sort_by_value: bool = False
     delta: str = "inclusive"
+    empty_text: str = "ERROR: No valid input provided to flamespace."
 
     def __post_init__(self) -> None:
         if isinstance(self.base, str):

@@ -135,7 +135,7 @@ def _write_empty(o: SvgOptions, out: TextIO) -> None:
         'xmlns="http://www.w3.org/2000/svg">\n'
         f'<text x="{o.width // 2}" y="{_num(o.fontsize * 2)}" text-anchor="middle" '
         f'style="font-family:{escape(o.fonttype)}; font-size:{_num(o.fontsize)}px">'
-        "ERROR: No valid input provided to flamespace.</text>\n</svg>\n"
+        f"{escape(o.empty_text)}</text>\n</svg>\n"
     )
 
 

@@ -1,0 +1,111 @@
+"""What `record` and `collect` share: the program to run and how to record it.
+
+Both commands accept the same program (a script, -m MODULE, -c CODE, an interpreter
+first) and the same recorder options, so they are declared once here.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional, Sequence, TypeVar
+
+import click
+
+from ..errors import ArgumentError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..collect.target import Target
+
+F = TypeVar("F", bound=Callable[..., object])
+
+MODES = ("wall", "cpu", "alloc", "live")
+FORMATS = {"folded": ".folded", "speedscope": ".speedscope.json"}
+
+#: Interpreter-like options for the program, then the options of the recorder, in --help order.
+_OPTIONS = [
+    click.option("-m", "module", metavar="MODULE", default=None, help="Run a module, as python -m does."),
+    click.option("-c", "code", metavar="CODE", default=None, help="Run a code string, as python -c does."),
+    click.option("--mode", type=click.Choice(MODES), default="wall", show_default=True,
+                 help="wall: every thread, running or waiting; cpu: time on a CPU only; "
+                      "alloc: bytes allocated during the run, per stack (sampled); "
+                      "live: bytes still allocated at exit, per allocating stack (tracemalloc)."),
+    click.option("--rate", type=click.FloatRange(1, 10_000), default=100, show_default=True,
+                 help="Mean samples per second (random exponential intervals)."),
+    click.option("--weight", type=click.Choice(["time", "samples", "bytes", "count"]), default=None,
+                 help="Sampling: 'time' (ns since the thread's previous sample, default) or 'samples'. "
+                      "Memory: 'bytes' (default) or 'count' (number of allocations)."),
+    click.option("--bytes-per-sample", "bytes_per_sample", type=click.IntRange(min=0), default=None, metavar="BYTES",
+                 help="alloc mode: mean bytes allocated between two samples (default 262144; 0 records every "
+                      "allocation, slowly)."),
+    click.option("--idle", is_flag=True, help="In wall mode, put off-CPU time under an '[idle]' leaf frame."),
+    click.option("--no-lines", is_flag=True,
+                 help="Name frames by function and file only (line numbers shift when code changes)."),
+    click.option("--threads", is_flag=True, help="Add each thread's name as a root frame."),
+    click.option("--pid", "process_root", is_flag=True, help="Add the process (command and pid) as a root frame."),
+    click.option("--async", "async_stacks", is_flag=True,
+                 help="Show asyncio tasks as their awaiting chain (the tasks waiting for the running one, "
+                      "outermost first) instead of the event loop's internals."),
+    click.option("--subprocesses", is_flag=True,
+                 help="Also record the Python processes the program starts (subprocess, multiprocessing, "
+                      "fork), each under a 'name (pid)' root frame."),
+    click.option("--duration", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+                 help="Stop after this many seconds: the profile is saved and the program stopped as by Ctrl-C."),
+    click.option("--format", "output_format", type=click.Choice(list(FORMATS)), default="folded", show_default=True,
+                 help="folded stacks, or speedscope JSON (keeps every sample in time order, per thread)."),
+    click.option("--seed", type=int, default=None, help="Seed the random sampling intervals (repeatable runs)."),
+    click.option("--no-header", is_flag=True, help="Do not write '# key: value' metadata lines into folded output."),
+]
+
+
+def recording_options(function: F) -> F:
+    """-m, -c and every recorder option (mode, rate, weight, ..., format, seed, no-header)."""
+    for option in reversed(_OPTIONS):
+        function = option(function)
+    return function
+
+
+def target_of(command: Sequence[str], module: Optional[str], code: Optional[str]) -> "Target":
+    """The program named by COMMAND (a leading '--' dropped), -m MODULE or -c CODE."""
+    from ..collect.target import parse_command
+
+    words = list(command)
+    if words and words[0] == "--":
+        words = words[1:]
+    return parse_command(words, module=module, code=code)
+
+
+def recorder_settings(  # type: ignore[no-untyped-def]
+    mode: str, rate: float, weight: Optional[str], bytes_per_sample: Optional[int], idle: bool, no_lines: bool,
+    threads: bool, async_stacks: bool, duration: Optional[float], seed: Optional[int], output_format: str,
+):
+    """SamplerOptions (wall, cpu) or MemoryOptions (alloc, live) from the command-line options."""
+    timeline = output_format == "speedscope"
+    if bytes_per_sample is not None and mode != "alloc":
+        raise ArgumentError("--bytes-per-sample applies to --mode alloc")
+    if mode in ("live", "alloc"):
+        from ..collect.memory import DEFAULT_ALLOC_INTERVAL, MemoryOptions
+
+        if weight in ("time", "samples"):
+            raise ArgumentError(f"--weight {weight} is for sampling; memory modes count 'bytes' or 'count'")
+        if idle:
+            raise ArgumentError("--idle applies to wall-time sampling, not to memory modes")
+        if duration is not None or async_stacks:
+            which = "--duration" if duration is not None else "--async"
+            raise ArgumentError(f"{which} applies to the sampling modes (wall, cpu), not to memory modes")
+        if mode == "alloc":
+            from ..collect.alloc import available
+
+            problem = available()
+            if problem is not None:
+                raise ArgumentError(f"--mode alloc is not available: {problem}")
+        interval = DEFAULT_ALLOC_INTERVAL if bytes_per_sample is None else bytes_per_sample
+        return MemoryOptions(mode=mode, weight=weight or "bytes", lines=not no_lines, threads=threads,
+                             interval=interval, seed=seed)
+    from ..collect.sampler import SamplerOptions
+
+    if weight in ("bytes", "count"):
+        raise ArgumentError(f"--weight {weight} is for the memory modes; sampling weighs by 'time' or 'samples'")
+    return SamplerOptions(
+        mode=mode, rate=rate, weight=weight or "time", idle=idle, lines=not no_lines, threads=threads,
+        timeline=timeline, duration=duration, seed=seed, asyncio=async_stacks,
+    )

@@ -1,0 +1,219 @@
+"""flamespace collect: run a program (or two, interleaved) many times under the profiler."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import click
+
+from ._recording import recorder_settings, recording_options, target_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..collect.runs import Collection, Program, Run
+
+#: Per-run warnings printed in full before they are only counted.
+SHOWN_WARNINGS = 3
+
+
+@click.command(
+    "collect",
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
+@click.option("-n", "--runs", type=click.IntRange(1), default=20, show_default=True, help="Runs of each program that are kept.")
+@click.option("-o", "--out-dir", required=True, type=click.Path(file_okay=False),
+              help="Where the profiles go: run-001.folded, ... (with two programs, in baseline/ and candidate/).")
+@click.option("--baseline-cmd", metavar="COMMAND", default=None,
+              help="The baseline program, as one string: 'main.py --fast', '-m pkg.cli run', 'python -X dev job.py'.")
+@click.option("--candidate-cmd", metavar="COMMAND", default=None, help="The candidate program, as --baseline-cmd.")
+@click.option("--baseline-env", multiple=True, metavar="NAME=VALUE", help="Set in the baseline's environment. Repeatable.")
+@click.option("--candidate-env", multiple=True, metavar="NAME=VALUE", help="Set in the candidate's environment. Repeatable.")
+@click.option("--warmup", type=click.IntRange(0), default=0, show_default=True,
+              help="Runs of each program before the kept ones, not written (warm caches, compiled .pyc files).")
+@click.option("--keep-going", is_flag=True,
+              help="When a run fails (non-zero exit), leave it out and go on instead of stopping.")
+@click.option("--overwrite", is_flag=True, help="Delete the runs already in the output directories instead of refusing.")
+@click.option("--show-output", is_flag=True, help="Let the programs print (by default their output is discarded).")
+@recording_options
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no summary (warnings and errors still).")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+def command(
+    runs: int, out_dir: str, baseline_cmd: Optional[str], candidate_cmd: Optional[str], baseline_env: Tuple[str, ...],
+    candidate_env: Tuple[str, ...], warmup: int, keep_going: bool, overwrite: bool, show_output: bool,
+    module: Optional[str], code: Optional[str], mode: str, rate: float, weight: Optional[str],
+    bytes_per_sample: Optional[int], idle: bool, no_lines: bool, threads: bool, process_root: bool, async_stacks: bool,
+    subprocesses: bool, duration: Optional[float],
+    output_format: str, seed: Optional[int], no_header: bool, quiet: bool, command: Tuple[str, ...],
+) -> int:
+    """Run a Python program N times under the profiler: one profile per run, a sample for compare.
+
+    Takes the program and every option as 'flamespace record' does. With --baseline-cmd and
+    --candidate-cmd, runs two programs alternately (A B A B ..., so that drift of the machine
+    falls on both) into OUT_DIR/baseline/ and OUT_DIR/candidate/, ready for
+    'flamespace compare'. A run that exits non-zero stops the collection (--keep-going: it
+    is left out); each profile carries its quality in '# key: value' headers, and runs whose
+    profile should not be trusted are named in a warning.
+
+    \b
+    Examples:
+        flamespace collect -n 50 -o runs/ -- app.py --input data.csv
+        flamespace collect -n 30 --warmup 2 --rate 1000 -o ab/ \\
+            --baseline-cmd 'bench.py' --candidate-cmd 'bench.py' --candidate-env USE_NEW_PARSER=1
+        flamespace compare --baseline ab/baseline --candidate ab/candidate
+    """
+    from ..collect.runs import collect_runs
+
+    programs = _programs(command, module, code, baseline_cmd, candidate_cmd, baseline_env, candidate_env)
+    options = recorder_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration,
+                                seed, output_format)
+    report = _Reporter(len(programs) * (runs + warmup), quiet)
+    with report:
+        result = collect_runs(
+            programs, runs, out_dir, options, warmup=warmup, keep_going=keep_going, process_root=process_root,
+            subprocesses=subprocesses, output_format=output_format, header=not no_header, show_output=show_output,
+            overwrite=overwrite, on_run=report.run_done,
+        )
+    report.warnings_left()
+    short = [p for p in result.programs if len(result.profiles(p)) < min(2, runs)]  # failures left too few
+    if result.failed:
+        click.echo(f"flamespace collect: warning: {_failures(result)}", err=True)
+    if not quiet:
+        click.echo(_summary(result, warmup), err=True)
+    if short:
+        names = ", ".join(f"{len(result.profiles(p))} {p.name or 'kept'} runs" for p in short)
+        click.echo(f"flamespace collect: error: too few good runs to compare ({names}; compare needs 2 or more)", err=True)
+        return 1
+    return 0
+
+
+def _programs(
+    command: Sequence[str], module: Optional[str], code: Optional[str], baseline_cmd: Optional[str],
+    candidate_cmd: Optional[str], baseline_env: Sequence[str], candidate_env: Sequence[str],
+) -> List["Program"]:
+    from ..collect.runs import Program
+
+    if baseline_cmd is None and candidate_cmd is None:
+        if baseline_env or candidate_env:
+            raise click.UsageError("--baseline-env and --candidate-env go with --baseline-cmd and --candidate-cmd")
+        return [Program(target_of(command, module, code))]
+    if baseline_cmd is None or candidate_cmd is None:
+        raise click.UsageError("give both --baseline-cmd and --candidate-cmd (or one program after --)")
+    if command or module is not None or code is not None:
+        raise click.UsageError("give the programs either as --baseline-cmd/--candidate-cmd or as one program after --, not both")
+    return [
+        Program(_target_of_string(baseline_cmd, "--baseline-cmd"), "baseline", _environment(baseline_env, "--baseline-env")),
+        Program(_target_of_string(candidate_cmd, "--candidate-cmd"), "candidate", _environment(candidate_env, "--candidate-env")),
+    ]
+
+
+def _target_of_string(text: str, option: str):  # type: ignore[no-untyped-def]
+    """A program given as one string: the words of record's COMMAND, or '-m MODULE ...' / '-c CODE ...'."""
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise click.BadParameter(f"{text!r}: {exc}", param_hint=f"'{option}'") from None
+    if not words:
+        raise click.BadParameter("the command is empty", param_hint=f"'{option}'")
+    if words[0] in ("-m", "-c"):
+        if len(words) < 2:
+            raise click.BadParameter(f"{words[0]} needs a value", param_hint=f"'{option}'")
+        value = words[1]
+        return target_of(words[2:], value if words[0] == "-m" else None, value if words[0] == "-c" else None)
+    return target_of(words, None, None)
+
+
+def _environment(pairs: Sequence[str], option: str) -> Dict[str, str]:
+    env: Dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise click.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint=f"'{option}'")
+        env[name] = value
+    return env
+
+
+class _Reporter:
+    """A progress bar on stderr (only when it is a terminal) and per-run warnings above it."""
+
+    def __init__(self, total: int, quiet: bool) -> None:
+        self.total, self.warned, self.unshown = total, 0, 0
+        self.progress = None
+        if not quiet and sys.stderr.isatty():
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            from ._common import _stderr_console
+
+            self.progress = Progress(
+                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                console=_stderr_console(), transient=True,
+            )
+            self.task = self.progress.add_task("runs", total=total)
+
+    def __enter__(self) -> "_Reporter":
+        if self.progress is not None:
+            self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+    def run_done(self, run: "Run") -> None:
+        if self.progress is not None:
+            self.progress.update(self.task, advance=1, description=run.describe())
+        if not run.problems or run.path is None:
+            return
+        self.warned += 1
+        if self.warned > SHOWN_WARNINGS:
+            self.unshown += 1
+            return
+        for problem in run.problems:
+            self._echo(f"flamespace collect: warning: {run.describe()} ({run.path}): {problem}")
+
+    def warnings_left(self) -> None:
+        if self.unshown:
+            click.echo(
+                f"flamespace collect: warning: {self.unshown} more runs should not be trusted either "
+                "(see the '# ' quality headers of their files)", err=True,
+            )
+
+    def _echo(self, line: str) -> None:
+        if self.progress is not None:
+            self.progress.console.print(line, markup=False, highlight=False)
+        else:
+            click.echo(line, err=True)
+
+
+def _failures(result: "Collection") -> str:
+    failed = result.failed
+    codes = sorted({r.exit_code for r in failed})
+    shown = ", ".join(r.describe() for r in failed[:5]) + (", ..." if len(failed) > 5 else "")
+    return (f"{len(failed)} of {len(result.runs)} runs failed and were left out ({shown}; exit codes "
+            f"{', '.join(map(str, codes))})")
+
+
+def _summary(result: "Collection", warmup: int) -> str:
+    kept = sum(len(result.profiles(p)) for p in result.programs)
+    warm = f", after {warmup} warm-up run{'s' if warmup != 1 else ''} of each" if warmup else ""
+    lines = [f"flamespace collect: {kept} runs kept{warm}, in {result.seconds:.1f} s"]
+    for program in result.programs:
+        files = result.profiles(program)
+        label = f"{program.name}: " if program.name else ""
+        span = " ... ".join(dict.fromkeys([_name(files[0]), _name(files[-1])])) if files else "none"
+        lines.append(f"  {label}{len(files)} profile{'s' if len(files) != 1 else ''} in {result.directory(program)}/ ({span})")
+    if len(result.programs) == 2:
+        base, cand = (shlex.quote(result.directory(p)) for p in result.programs)
+        lines.append(f"next: flamespace compare --baseline {base} --candidate {cand}")
+    else:
+        where = shlex.quote(result.directory(result.programs[0]))
+        lines.append(f"next: flamespace merge --mean {where} -o mean.folded   # the mean profile")
+        lines.append(f"  or: flamespace compare --baseline {where} --candidate OTHER-RUNS/")
+    return "\n".join(lines)
+
+
+def _name(path: str) -> str:
+    import os
+
+    return os.path.basename(path)

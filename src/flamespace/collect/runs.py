@@ -1,0 +1,234 @@
+"""Many runs of one or two programs under the recorder: the samples that ``compare`` tests.
+
+One profile is a noisy estimate; a *sample* of runs lets :func:`flamespace.compare` tell a
+change from noise. With two programs (a baseline and a candidate) the runs alternate,
+A B A B ..., so slow drift of the machine (thermal throttling, a backup starting) falls on
+both alike instead of on whichever ran last.
+
+Layout of ``out_dir``: one program writes ``run-001.folded``, ``run-002.folded``, ... in it;
+several write into a subdirectory each, named after the program (``baseline/``,
+``candidate/``). Runs are numbered from 1 in the order they ran, with at least three digits
+so that name order is run order; warm-up runs and failed runs are not written, so a failed
+run leaves a gap in the numbers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import glob
+import os
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Union
+
+from ..core.chart import FlameChart
+from ..core.vector import FlameGraph
+from ..errors import ArgumentError, FlamespaceError
+from ..formats import registry
+from .launcher import RecordError, run
+from .sampler import Recording, SamplerOptions
+from .target import Target
+
+#: The exit code of a program stopped by Ctrl-C: the whole collection stops.
+INTERRUPTED = 130
+#: How much of a failed run's stderr is kept for the error message.
+STDERR_TAIL_LINES = 5
+
+
+class RunFailedError(FlamespaceError):
+    """A run's program failed (non-zero exit code, or no profile): the collection stopped."""
+
+    def __init__(self, message: str, run: "Run") -> None:
+        super().__init__(message)
+        self.run = run
+
+
+@dataclass(frozen=True)
+class Program:
+    """One program to run many times: ``name`` is its subdirectory (and its label in the
+    profiles' metadata); ``env`` is set in its environment on top of ours."""
+
+    target: Target
+    name: str = ""
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Run:
+    """One finished run. ``number`` counts from 1 per program, warm-up runs apart."""
+
+    program: str
+    number: int
+    warmup: bool
+    exit_code: int
+    seconds: float
+    path: Optional[str] = None  # the profile written; None for warm-up and failed runs
+    problems: List[str] = field(default_factory=list)  # reasons not to trust its profile
+    error: str = ""  # why it left no profile (killed by a signal, ...)
+    stderr: str = ""  # the end of its stderr when it failed (unless its output was shown)
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.error
+
+    def describe(self) -> str:
+        """``baseline run 3`` / ``warm-up run 1`` as messages name it."""
+        kind = "warm-up run" if self.warmup else "run"
+        return f"{self.program} {kind} {self.number}" if self.program else f"{kind} {self.number}"
+
+
+@dataclass
+class Collection:
+    """What :func:`collect_runs` did: every run in the order they ran, where the profiles are."""
+
+    out_dir: str
+    programs: List[Program]
+    runs: List[Run]
+    seconds: float
+
+    def directory(self, program: Program) -> str:
+        return program_directory(self.out_dir, program)
+
+    def measured(self, program: Program) -> List[Run]:
+        """The runs of ``program`` that count (not warm-up), failed or not."""
+        return [r for r in self.runs if r.program == program.name and not r.warmup]
+
+    def profiles(self, program: Program) -> List[str]:
+        return [r.path for r in self.measured(program) if r.path is not None]
+
+    @property
+    def failed(self) -> List[Run]:
+        return [r for r in self.runs if not r.ok]
+
+    @property
+    def untrusted(self) -> List[Run]:
+        return [r for r in self.runs if r.problems and r.path is not None]
+
+
+def collect_runs(
+    programs: Sequence[Program],
+    runs: int,
+    out_dir: Union[str, "os.PathLike[str]"],
+    options: Union[SamplerOptions, Any],
+    *,
+    warmup: int = 0,
+    keep_going: bool = False,
+    process_root: bool = False,
+    subprocesses: bool = False,
+    output_format: str = "folded",
+    header: bool = True,
+    show_output: bool = False,
+    overwrite: bool = False,
+    on_run: Optional[Callable[[Run], None]] = None,
+) -> Collection:
+    """Run each program ``runs`` times (after ``warmup`` discarded runs each), interleaved,
+    and write one profile per run under ``out_dir`` (layout: module docstring).
+
+    A run whose program exits non-zero (or leaves no profile) stops the collection with
+    :class:`RunFailedError`; with ``keep_going`` it is left out (no file) and the rest run.
+    The programs' output is discarded unless ``show_output`` (their stderr is kept to say why
+    a run failed). With a ``seed`` in ``options``, run i samples with seed + i: repeatable,
+    yet not the same intervals in every run. ``on_run`` is called after every run (progress).
+    Directories that already hold runs are refused unless ``overwrite`` (their runs are
+    deleted first), so two collections never mix.
+    """
+    if runs < 1:
+        raise ArgumentError(f"the number of runs must be at least 1, not {runs}")
+    if warmup < 0:
+        raise ArgumentError(f"the number of warm-up runs cannot be negative, not {warmup}")
+    names = [p.name for p in programs]
+    if not programs or len(set(names)) != len(names) or (len(programs) > 1 and "" in names):
+        raise ArgumentError("give one program, or several with distinct names (their subdirectories)")
+    out_dir = os.path.normpath(os.fspath(out_dir))
+    extension = registry.by_name(output_format).extensions[0]
+    for program in programs:
+        _prepare_directory(program_directory(out_dir, program), overwrite)
+    width = max(3, len(str(runs)))
+    done: List[Run] = []
+    start = time.monotonic()
+    for index in range(warmup + runs):
+        for program in programs:
+            warm = index < warmup
+            number = index + 1 if warm else index - warmup + 1
+            path = None if warm else os.path.join(program_directory(out_dir, program), f"run-{number:0{width}d}{extension}")
+            result = _one_run(program, number, warm, path, _options_for(options, index), process_root, subprocesses,
+                              output_format, header, show_output)
+            done.append(result)
+            if on_run is not None:
+                on_run(result)
+            if not result.ok and not keep_going:
+                raise RunFailedError(_failure_message(result), result)
+    return Collection(out_dir, list(programs), done, time.monotonic() - start)
+
+
+def program_directory(out_dir: str, program: Program) -> str:
+    return os.path.join(out_dir, program.name) if program.name else out_dir
+
+
+def profile_of(recording: Recording, output_format: str) -> Union[FlameGraph, FlameChart]:
+    """What to write of a recording: its timeline for formats that keep time, else its graph."""
+    if output_format == "speedscope" and recording.chart is not None:
+        return recording.chart
+    return recording.graph
+
+
+def _prepare_directory(directory: str, overwrite: bool) -> None:
+    existing = sorted(glob.glob(os.path.join(glob.escape(directory), "run-*")))
+    if existing and not overwrite:
+        shown = ", ".join(os.path.basename(p) for p in existing[:3]) + (", ..." if len(existing) > 3 else "")
+        raise ArgumentError(
+            f"{directory} already holds runs ({shown}); choose another directory, or overwrite them "
+            "(--overwrite) so that two collections do not mix"
+        )
+    for path in existing:
+        if os.path.isfile(path):
+            os.remove(path)
+    os.makedirs(directory, exist_ok=True)
+
+
+def _options_for(options: Any, index: int) -> Any:
+    seed = getattr(options, "seed", None)
+    return options if seed is None else dataclasses.replace(options, seed=seed + index)
+
+
+def _one_run(
+    program: Program, number: int, warmup: bool, path: Optional[str], options: Any, process_root: bool,
+    subprocesses: bool, output_format: str, header: bool, show_output: bool,
+) -> Run:
+    env = {**os.environ, **program.env} if program.env else None
+    labels = {"run": str(number), **({"program": program.name} if program.name else {})}
+    started = time.monotonic()
+    with tempfile.TemporaryFile() as errors:
+        try:
+            result = run(
+                program.target, options, process_root=process_root, subprocesses=subprocesses, labels=labels, env=env,
+                stdout=None if show_output else subprocess.DEVNULL, stderr=None if show_output else errors,
+            )
+        except RecordError as exc:
+            return Run(program.name, number, warmup, 1, time.monotonic() - started, error=str(exc), stderr=_tail(errors))
+        seconds = time.monotonic() - started
+        if result.exit_code == INTERRUPTED:
+            raise KeyboardInterrupt
+        stderr = _tail(errors) if result.exit_code != 0 and not show_output else ""
+    outcome = Run(program.name, number, warmup, result.exit_code, seconds, problems=list(result.recording.problems), stderr=stderr)
+    if outcome.ok and path is not None:
+        registry.write(profile_of(result.recording, output_format), path, output_format, header=header)
+        outcome.path = path
+    return outcome
+
+
+def _tail(stream: Any) -> str:
+    stream.seek(0)
+    lines = stream.read().decode("utf-8", "replace").rstrip().splitlines()
+    return "\n".join(lines[-STDERR_TAIL_LINES:])
+
+
+def _failure_message(run: Run) -> str:
+    what = f"failed: {run.error}" if run.error else f"exited with code {run.exit_code}"
+    tail = f"; the end of its stderr:\n{run.stderr}" if run.stderr else ""
+    return f"{run.describe()} {what}{tail}"
+
+
+__all__ = ["Collection", "Program", "Run", "RunFailedError", "collect_runs", "profile_of", "program_directory"]

@@ -1,0 +1,169 @@
+"""flamespace collect: many runs of one program, or of two interleaved, through main([...]) and the API."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import flamespace as fs
+from flamespace.cli import main
+from flamespace.collect.target import parse_command
+
+#: Appends its side and run to a log (to see the order of runs), then works in a function named after its side.
+PROGRAM = """
+import os, sys, time
+
+side = os.environ.get("SIDE", "alone")
+with open(os.environ["RUN_LOG"], "a") as log:
+    log.write(side + "\\n")
+
+def work_alone(): time.sleep(0.02)
+def work_base(): time.sleep(0.02)
+def work_cand(): time.sleep(0.03)
+
+{"alone": work_alone, "base": work_base, "cand": work_cand}[side]()
+fail_every = int(os.environ.get("FAIL_EVERY", "0"))
+if fail_every:
+    with open(os.environ["RUN_LOG"]) as log:
+        runs = len(log.read().split())
+    if runs % fail_every == 0:
+        print("something broke", file=sys.stderr)
+        sys.exit(3)
+"""
+
+
+@pytest.fixture
+def program(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RUN_LOG", str(tmp_path / "runs.log"))
+    path = tmp_path / "prog.py"
+    path.write_text(textwrap.dedent(PROGRAM), encoding="utf-8")
+    return path
+
+
+def collect(capsys, *args):
+    code = main(["collect", "--rate", "1000", *map(str, args)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def log(tmp_path: Path) -> list:
+    return (tmp_path / "runs.log").read_text().split()
+
+
+def test_one_program_gives_one_profile_per_run(capsys, tmp_path, program):
+    code, out, err = collect(capsys, "-n", 3, "-o", "runs", "--", program)
+    assert code == 0 and out == ""
+    files = sorted(p.name for p in (tmp_path / "runs").iterdir())
+    assert files == ["run-001.folded", "run-002.folded", "run-003.folded"]
+    graph = fs.read(tmp_path / "runs" / "run-002.folded")
+    assert any(frame.startswith("work_alone (prog.py") for stack in graph for frame in stack)
+    assert graph.metadata.labels["run"] == "2" and graph.metadata.labels["mode"] == "wall"
+    assert "3 runs kept" in err and "3 profiles in runs/ (run-001.folded ... run-003.folded)" in err
+    assert "flamespace merge --mean runs" in err
+
+
+def test_two_programs_alternate_with_their_own_environment(capsys, tmp_path, program):
+    code, _, err = collect(
+        capsys, "-n", 2, "--warmup", 1, "-o", "ab", "--baseline-cmd", f"{program.name}", "--candidate-cmd",
+        f"python {program.name}", "--baseline-env", "SIDE=base", "--candidate-env", "SIDE=cand",
+    )
+    assert code == 0
+    assert log(tmp_path) == ["base", "cand"] * 3  # warm-up pair first, then A B A B
+    assert "SIDE" not in os.environ  # the sides' variables went to the programs only
+    for side, work in (("baseline", "work_base"), ("candidate", "work_cand")):
+        assert sorted(p.name for p in (tmp_path / "ab" / side).iterdir()) == ["run-001.folded", "run-002.folded"]
+        graph = fs.read(tmp_path / "ab" / side / "run-001.folded")
+        assert graph.metadata.labels["program"] == side
+        assert any(stack[-1].startswith(work) for stack in graph)
+    assert "4 runs kept, after 1 warm-up run of each" in err
+    assert "next: flamespace compare --baseline ab/baseline --candidate ab/candidate" in err
+
+
+def test_a_command_string_may_be_a_module_or_code(capsys, tmp_path, program):
+    (tmp_path / "mod.py").write_text("import time\ntime.sleep(0.01)\n")
+    code, _, _ = collect(
+        capsys, "-n", 1, "-o", "mc", "--baseline-cmd", "-m mod", "--candidate-cmd", "-c 'import time; time.sleep(0.01)'",
+    )
+    assert code == 0
+    assert (tmp_path / "mc" / "baseline" / "run-001.folded").exists()
+    assert (tmp_path / "mc" / "candidate" / "run-001.folded").exists()
+
+
+def test_a_failing_run_stops_the_collection_and_says_which(capsys, tmp_path, program, monkeypatch):
+    monkeypatch.setenv("FAIL_EVERY", "2")
+    code, _, err = collect(capsys, "-n", 4, "-o", "runs", "--", program)
+    assert code == 1
+    assert "error: run 2 exited with code 3; the end of its stderr:\nsomething broke" in err
+    assert log(tmp_path) == ["alone", "alone"]
+    assert [p.name for p in (tmp_path / "runs").iterdir()] == ["run-001.folded"]
+
+
+def test_keep_going_leaves_failed_runs_out(capsys, tmp_path, program, monkeypatch):
+    monkeypatch.setenv("FAIL_EVERY", "2")
+    code, _, err = collect(capsys, "-n", 4, "-o", "runs", "--keep-going", "--", program)
+    assert code == 0
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["run-001.folded", "run-003.folded"]
+    assert "warning: 2 of 4 runs failed and were left out (run 2, run 4; exit codes 3)" in err
+
+
+def test_keep_going_still_fails_without_two_good_runs(capsys, tmp_path, program, monkeypatch):
+    monkeypatch.setenv("FAIL_EVERY", "1")
+    code, _, err = collect(capsys, "-n", 2, "-o", "runs", "--keep-going", "--", program)
+    assert code == 1 and "too few good runs to compare (0 kept runs" in err
+
+
+def test_untrusted_profiles_are_named_then_counted(capsys, tmp_path, program):
+    code, _, err = main(["collect", "--rate", "10", "-n", 5, "-o", "runs", "-q", "--", str(program)]), *capsys.readouterr()
+    assert code == 0
+    named = [line for line in err.splitlines() if "warning: run " in line]
+    assert len(named) == 3 and "(runs/run-001.folded): only" in named[0]
+    assert "2 more runs should not be trusted either" in err
+    assert "runs kept" not in err  # -q: no summary
+
+
+def test_a_directory_with_runs_is_refused_unless_overwrite(capsys, tmp_path, program):
+    assert collect(capsys, "-n", 2, "-o", "runs", "--", program)[0] == 0
+    code, _, err = collect(capsys, "-n", 1, "-o", "runs", "--", program)
+    assert code == 1 and "runs already holds runs (run-001.folded, run-002.folded)" in err
+    assert collect(capsys, "-n", 1, "-o", "runs", "--overwrite", "--", program)[0] == 0
+    assert [p.name for p in (tmp_path / "runs").iterdir()] == ["run-001.folded"]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--baseline-cmd", "prog.py"], "give both --baseline-cmd and --candidate-cmd"),
+        (["--baseline-cmd", "prog.py", "--candidate-cmd", "prog.py", "--", "prog.py"], "not both"),
+        (["--baseline-env", "A=1", "--", "prog.py"], "go with --baseline-cmd"),
+        (["--baseline-cmd", "prog.py", "--candidate-cmd", "prog.py", "--candidate-env", "NOEQUALS"], "'NOEQUALS' is not NAME=VALUE"),
+        (["--baseline-cmd", "prog.py 'unclosed", "--candidate-cmd", "prog.py"], "No closing quotation"),
+        (["--baseline-cmd", "missing.py", "--candidate-cmd", "prog.py"], "no such script: missing.py"),
+        (["--", "prog.py", "--weight", "bytes"], None),  # the program's own arguments are not ours
+        (["--weight", "bytes", "--", "prog.py"], "--weight bytes is for the memory modes"),
+        (["-n", "0", "--", "prog.py"], "0 is not in the range"),
+    ],
+)
+def test_usage_errors_exit_1_with_a_message(capsys, tmp_path, program, args, message):
+    code, _, err = collect(capsys, "-o", "runs", "-n", "1", *args)  # a later -n wins
+    if message is None:
+        assert code == 0
+        return
+    assert code == 1 and message in err and "Traceback" not in err
+
+
+def test_api_collects_and_reports_each_run(tmp_path, program):
+    seen = []
+    target = parse_command([str(program)])
+    programs = [fs.Program(target, "a", {"SIDE": "base"}), fs.Program(target, "b", {"SIDE": "cand"})]
+    result = fs.collect_runs(programs, 2, tmp_path / "out", fs.SamplerOptions(rate=1000, seed=1), on_run=seen.append)
+    assert [(r.program, r.number) for r in seen] == [("a", 1), ("b", 1), ("a", 2), ("b", 2)]
+    assert result.profiles(programs[1]) == [str(tmp_path / "out" / "b" / f"run-00{i}.folded") for i in (1, 2)]
+    assert not result.failed and result.seconds > 0
+    with pytest.raises(fs.RunFailedError) as failure:
+        fs.collect_runs([fs.Program(parse_command([], code="raise SystemExit(5)"))], 1,
+                        tmp_path / "fail", fs.SamplerOptions())
+    assert failure.value.run.exit_code == 5 and "run 1 exited with code 5" in str(failure.value)

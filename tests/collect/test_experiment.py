@@ -1,0 +1,143 @@
+"""The paper's end-to-end experiment (Tornetta §3), through the CLI: collect, then compare.
+
+``main.py``: ``c()`` calls ``b()`` then sleeps 50 ms, ``b()`` calls ``a()`` then sleeps
+100 ms, ``a()`` sleeps 200 ms, or 150 ms when ``REGRESSION`` is set. ``sitecustomize.py``
+(found through ``PYTHONPATH``) sleeps 100 ms at start-up when ``REGRESSION`` is set. So the
+candidate's ``c;b;a`` stack shrinks by 50 ms and a start-up stack appears with 100 ms; every
+other stack is the same program doing the same thing.
+
+Slow (about 20 s: 20 runs of each side, one after the other, never side by side, so that
+neither side's runs compete with the other's for the CPU) but it is the feature's test.
+It measures wall time, so it is marked ``quiet``: ``make test`` runs it after the parallel
+part of the suite, alone. On a machine busy with other work, sleeps overrun (a stall of
+100 ms in one run moves a mean of 20 by 5 ms), and then the program itself did not sleep
+50 ms less. So the program also measures its real sleeps: the profile's Δ must match them
+within 3 ms (the profiler's accuracy) and the nominal 50 and 100 ms within 5 ms (the issue's
+check); when the real sleeps themselves missed the nominal times by more than 2 ms, the
+machine did not run the experiment as written and it is run once more before judging.
+``--rate 1000`` keeps the sampling error of each run's stack times near 1 ms, well inside
+the ±5 ms asked. ``--alpha 0.002`` (with enough permutations to reach it): at the default
+0.05 the test would fail one CI run in twenty by design (a family-wise error rate is a
+rate); the two real changes have |t| in the hundreds and pass any α.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Dict, Tuple
+
+import pytest
+
+FLAMESPACE = os.path.join(os.path.dirname(sys.executable), "flamespace")
+MS = 1e6  # ns
+
+MAIN = """
+import os
+import sys
+import time
+
+REGRESSION = bool(os.environ.get("REGRESSION"))
+slept = []  # a's real sleep (see the module docstring)
+
+
+def a():
+    start = time.perf_counter()
+    time.sleep(0.15 if REGRESSION else 0.2)  # one line: the same stack on both sides
+    slept.append(time.perf_counter() - start)
+
+
+def b():
+    a()
+    time.sleep(0.1)
+
+
+def c():
+    b()
+    time.sleep(0.05)
+
+
+c()
+with open("slept.log", "a") as log:
+    log.write(f"{int(REGRESSION)} {slept[0]} {getattr(sys.modules.get('sitecustomize'), 'slept', 0)}\\n")
+"""
+
+SITECUSTOMIZE = """
+import os
+import time
+
+if os.environ.get("REGRESSION"):
+    start = time.perf_counter()
+    time.sleep(0.1)
+    slept = time.perf_counter() - start
+"""
+
+A_LEAF, STARTUP_LEAF = "a (main.py:12)", "<module> (sitecustomize.py:7)"
+
+
+def flamespace(*args: str, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run([FLAMESPACE, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def experiment(directory: Path) -> Tuple[dict, Dict[str, float]]:
+    """Collect and compare as a user would; the comparison (JSON) and the real Δs (ns)."""
+    directory.mkdir()
+    (directory / "main.py").write_text(textwrap.dedent(MAIN))
+    (directory / "sitecustomize.py").write_text(textwrap.dedent(SITECUSTOMIZE))
+    path = f"PYTHONPATH={directory}"
+    collected = flamespace(
+        "collect", "-n", "20", "--mode", "wall", "--rate", "1000", "-o", "runs",
+        "--baseline-cmd", "main.py", "--baseline-env", path,
+        "--candidate-cmd", "main.py", "--candidate-env", path, "--candidate-env", "REGRESSION=1",
+        cwd=directory,
+    )
+    assert collected.returncode == 0, collected.stderr
+    assert "next: flamespace compare --baseline runs/baseline --candidate runs/candidate" in collected.stderr
+    compared = flamespace(
+        "compare", "--baseline", "runs/baseline", "--candidate", "runs/candidate", "--json",
+        "--alpha", "0.002", "--permutations", "2000", cwd=directory,
+    )
+    assert compared.returncode == 3, compared.stderr  # a stack appeared: a regression
+    return json.loads(compared.stdout), real_deltas(directory / "slept.log")
+
+
+def real_deltas(log: Path) -> Dict[str, float]:
+    """Candidate mean − baseline mean of the real sleeps of a() and of sitecustomize, in ns."""
+    sides: Dict[str, list] = {"0": [], "1": []}
+    for line in log.read_text().splitlines():
+        side, a_seconds, startup_seconds = line.split()
+        sides[side].append((float(a_seconds), float(startup_seconds)))
+    means = {side: [sum(column) / len(column) for column in zip(*rows)] for side, rows in sides.items()}
+    return {leaf: 1e9 * (means["1"][i] - means["0"][i]) for i, leaf in enumerate((A_LEAF, STARTUP_LEAF))}
+
+
+@pytest.mark.quiet
+def test_the_papers_experiment_finds_exactly_the_two_changes(tmp_path):
+    nominal = {A_LEAF: -50 * MS, STARTUP_LEAF: 100 * MS}
+    result, real = experiment(tmp_path / "first")
+    if any(abs(real[leaf] - nominal[leaf]) > 2 * MS for leaf in nominal):  # the machine was disturbed
+        result, real = experiment(tmp_path / "second")
+    significant = {tuple(s["stack"]): s for s in result["stacks"] if s["significant"]}
+    leaves = sorted(stack[-1] for stack in significant)
+    assert leaves == [STARTUP_LEAF, A_LEAF], json.dumps(result["stacks"], indent=1)[:3000]
+    change = {stack[-1]: s for stack, s in significant.items()}
+    for leaf, expected in nominal.items():
+        measured = f"{leaf}: profile Δ {change[leaf]['delta'] / MS:.2f} ms, real Δ {real[leaf] / MS:.2f} ms"
+        assert change[leaf]["delta"] == pytest.approx(real[leaf], abs=3 * MS), measured
+        assert change[leaf]["delta"] == pytest.approx(expected, abs=5 * MS), measured
+
+    shrunk = change[A_LEAF]
+    assert [f.split(" (")[0] for f in shrunk["stack"]] == ["<module>", "c", "b", "a"]
+    assert shrunk["kind"] == "shrunk"
+    assert shrunk["lower"] <= shrunk["delta"] <= shrunk["upper"] < 0
+
+    appeared = change[STARTUP_LEAF]
+    assert appeared["stack"][0].startswith("main (") and "site" in appeared["stack"][0]
+    assert "execsitecustomize" in appeared["stack"][1]
+    assert appeared["kind"] == "appeared" and appeared["baseline"] == 0
+    assert 0 < appeared["lower"] <= appeared["delta"] <= appeared["upper"]
+    assert result["reduced"]["grown"] == 0 and result["reduced"]["disappeared"] == 0
