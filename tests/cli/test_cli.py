@@ -221,9 +221,9 @@ def test_usage_errors_exit_1(capsys):
 
 
 def test_help_has_an_example_on_every_command(capsys):
-    from flamespace.cli import cli
+    from flamespace.cli import COMMANDS
 
-    for name in cli.commands:
+    for name in COMMANDS:
         code, out, _ = run(capsys, name, "--help")
         assert code == 0
         assert "Example" in out and f"flamespace {name}" in out, name
