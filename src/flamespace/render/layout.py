@@ -276,9 +276,7 @@ def place(stacks: List[Stack], values: List[Number], befores: Optional[List[Numb
     self_delta = options.delta == "self"
 
     columns = Columns()
-    names, xs, widths, depths, frame_values, selfs = (
-        columns.names, columns.xs, columns.widths, columns.depths, columns.values, columns.selfs,
-    )
+    names, xs, depths, frame_values, selfs = columns.names, columns.xs, columns.depths, columns.values, columns.selfs
     deltas: List[Number] = []
     pending: List[Tuple[int, int, int, Number]] = [(0, len(stacks), 0, 0)]  # rows [lo, hi), depth, x in values
     while pending:
@@ -326,22 +324,30 @@ def place(stacks: List[Stack], values: List[Number], befores: Optional[List[Numb
         else:
             pending += [(start, end, depth + 1, cum[start]) for start, end in reversed(groups)]
 
-    columns.xs = [XPAD + x * per_value for x in xs]
-    columns.widths = [value * per_value for value in frame_values]
-    glyph = options.fontsize * options.fontwidth
-    columns.labels = [fit_label(n, w, options) if w / glyph >= 3 else "" for n, w in zip(names, columns.widths)]
-    largest: Number = 1
     if befores is not None:
         columns.deltas = deltas
-        largest = max(map(abs, deltas), default=0) or 1
-        negate = options.negate
-        separators = SEPARATOR_COLOURS
-        columns.colours = [
-            separators[n] if n in separators and d else diff_colour(delta, largest, negate)
-            for n, d, delta in zip(names, depths, deltas)
-        ]
-    else:
+    largest = _paint(columns, per_value, options)
+    return Layout(columns, total, max(depths), differential, options, largest, warnings)
+
+
+def _paint(columns: Columns, per_value: float, options: SvgOptions) -> Number:
+    """Pixels, labels and colours of placed frames; returns the largest change (differential)."""
+    names = columns.names
+    columns.xs = [XPAD + x * per_value for x in columns.xs]
+    columns.widths = [value * per_value for value in columns.values]
+    glyph = options.fontsize * options.fontwidth
+    columns.labels = [fit_label(n, w, options) if w / glyph >= 3 else "" for n, w in zip(names, columns.widths)]
+    deltas = columns.deltas
+    if deltas is None:
         colour_of = Colourer(options)
         columns.colours = colour_of.many(names)
         colour_of.save()
-    return Layout(columns, total, max(depths), differential, options, largest, warnings)
+        return 1
+    largest = max(map(abs, deltas), default=0) or 1
+    negate = options.negate
+    separators = SEPARATOR_COLOURS
+    columns.colours = [
+        separators[n] if n in separators and depth else diff_colour(delta, largest, negate)
+        for n, depth, delta in zip(names, columns.depths, deltas)
+    ]
+    return largest
