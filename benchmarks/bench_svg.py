@@ -30,6 +30,12 @@ from bench_folded import BIG, measure, shell_task  # noqa: E402  (the foundation
 PEER_FIXTURES = HERE.parents[1] / "shared" / "peer-fixtures"
 EXAMPLE = PEER_FIXTURES / "flamegraph-examples" / "example-perf-stacks-collapsed.txt"
 TARGETS = {"a": 1.0, "b": 0.2, "c": 0.2}  # our time / flamegraph.pl's, at most
+START_UP = {
+    "python -c pass": "pass",
+    "+ import re, typing, dataclasses": "import re, typing, dataclasses",
+    "+ import click": "import re, typing, dataclasses, click",
+    "+ the modules `flamespace svg` imports": "import click, flamespace.cli.svg, flamespace.cli._render, flamespace.render",
+}
 
 
 def main() -> None:
@@ -64,14 +70,8 @@ def main() -> None:
         results = measure(tasks, repeat)
         ours, theirs = list(results.values())[0], (list(results.values())[1] if perl else None)
         rows.append((key, flags, source.name, ours, theirs))
-    # what every Python command pays before it reads a byte: the interpreter, then click
-    floor = measure(
-        {
-            "python -c pass": lambda: shell_task(f"{sys.executable} -c pass"),
-            "python -c 'import click'": lambda: shell_task(f"{sys.executable} -c 'import click'"),
-        },
-        args.repeat,
-    )
+    # what `flamespace svg` pays before it reads a byte, each step adding imports to the one before
+    floor = measure({name: lambda c=code: shell_task(f"{sys.executable} -c '{c}'") for name, code in START_UP.items()}, args.repeat)
 
     print()
     print(f"machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
@@ -84,8 +84,10 @@ def main() -> None:
         ratio = f"{ours['seconds'] / theirs['seconds']:.2f}" if theirs else "-"
         print(f"| ({key}) | {label} | {ours['seconds']:.3f} | {ours['rss_mb']:.0f} | {peer} | {ratio} | ≤ {TARGETS[key]:g} |")
     print()
+    print("| start-up | s |")
+    print("|---|---:|")
     for name, result in floor.items():
-        print(f"start-up floor: {name}: {result['seconds']:.3f} s")
+        print(f"| {name} | {result['seconds']:.3f} |")
 
 
 if __name__ == "__main__":
