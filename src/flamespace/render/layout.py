@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from itertools import accumulate, repeat
+from operator import itemgetter
 from typing import Callable, Iterable, List, NamedTuple, Optional, Tuple, Union
 
 from ..core.chart import FlameChart
@@ -236,16 +237,12 @@ def layout(profile: Profile, options: Optional[SvgOptions] = None) -> Layout:
         rows = ((s, v, b) for s, v, b in ((rewrite(s), v, b) for s, v, b in rows) if s is not None)
     rows = list(rows)
     if not options.flamechart:
-        rows.sort(key=_first)
+        rows.sort(key=itemgetter(0))  # by stack: siblings in name order, own rows before children
     stacks = [row[0] for row in rows]
     values = [row[1] for row in rows]
     befores = [row[2] for row in rows] if differential else None
     del rows
     return place(stacks, values, befores, options)
-
-
-def _first(row: Tuple[Stack, Number, Number]) -> Stack:
-    return row[0]
 
 
 def place(stacks: List[Stack], values: List[Number], befores: Optional[List[Number]], options: SvgOptions) -> Layout:
