@@ -246,7 +246,7 @@ def test_help_lists_every_command_with_its_short_help(capsys):
 
 
 def test_a_command_imports_only_what_it_needs(tmp_path):
-    """Start-up: 'flamespace svg' imports its own module, not the other commands, rich or json readers."""
+    """Start-up: 'flamespace svg' imports its own module, not the other commands, rich, numpy, gzip or pathlib."""
     source = tmp_path / "p.folded"
     source.write_text("a;b 1\n")
     code = (
