@@ -23,7 +23,6 @@ import json
 import os
 import platform
 import random
-import shutil
 import statistics
 import subprocess
 import sys
@@ -98,11 +97,14 @@ TIMED = (
 
 
 def measure(tasks: Dict[str, object], repeat: int) -> Dict[str, Dict[str, float]]:
+    """Medians of ``repeat`` runs of each task, taken in turn (a, b, a, b, ...), so that load
+    from other processes falls on every task alike."""
+    runs: Dict[str, list] = {name: [] for name in tasks}
+    for _ in range(repeat):
+        for name, task in tasks.items():
+            runs[name].append(task() if callable(task) else python_task(task))  # type: ignore[operator]
     results: Dict[str, Dict[str, float]] = {}
-    for name, task in tasks.items():
-        samples = []
-        for _ in range(repeat):
-            samples.append(task() if callable(task) else python_task(task))  # type: ignore[operator]
+    for name, samples in runs.items():
         inner = statistics.median(s[0] for s in samples)
         wall = statistics.median(s[1] for s in samples)
         rss = statistics.median(s[2] for s in samples)

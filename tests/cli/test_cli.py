@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import importlib
 import json
 import subprocess
 import sys
@@ -221,12 +222,42 @@ def test_usage_errors_exit_1(capsys):
 
 
 def test_help_has_an_example_on_every_command(capsys):
-    from flamespace.cli import cli
+    from flamespace.cli import COMMANDS
 
-    for name in cli.commands:
+    for name in COMMANDS:
         code, out, _ = run(capsys, name, "--help")
         assert code == 0
         assert "Example" in out and f"flamespace {name}" in out, name
+
+
+def test_help_lists_every_command_with_its_short_help(capsys):
+    import flamespace.cli as cli_package
+    from flamespace.cli import COMMANDS
+
+    modules = {p.stem for p in Path(cli_package.__file__).parent.glob("*.py") if not p.stem.startswith("_")}
+    assert set(COMMANDS) == modules  # every command module is registered
+    code, out, _ = run(capsys, "--help")
+    assert code == 0
+    for name in COMMANDS:
+        command = importlib.import_module(f"flamespace.cli.{name}").command
+        short = command.get_short_help_str(limit=200).split("...")[0].rstrip(".")
+        line = next((line for line in out.splitlines() if line.strip().startswith(name + " ")), "")
+        assert short[:30] in line, (name, short, line)
+
+
+def test_a_command_imports_only_what_it_needs(tmp_path):
+    """Start-up: 'flamespace svg' imports its own module, not the other commands, rich, numpy, gzip or pathlib."""
+    source = tmp_path / "p.folded"
+    source.write_text("a;b 1\n")
+    code = (
+        "import sys; from flamespace.cli import main; "
+        f"main(['svg', {str(source)!r}, '-o', {str(tmp_path / 'p.svg')!r}]); print(' '.join(sorted(sys.modules)))"
+    )
+    loaded = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split())
+    assert "flamespace.cli.svg" in loaded and (tmp_path / "p.svg").exists()
+    others = {f"flamespace.cli.{name}" for name in ("record", "compare", "filter", "merge", "top", "text")}
+    heavy = {"rich", "numpy", "scipy", "gzip", "decimal", "pathlib", "flamespace.core.transforms", "flamespace.stats"}
+    assert not loaded & (others | heavy), loaded & (others | heavy)
 
 
 def test_internal_errors_exit_2_without_traceback(capsys, monkeypatch, before):

@@ -62,6 +62,16 @@ def test_flamechart_keeps_order_and_merges_only_neighbours() -> None:
     assert [(f.name, f.value) for f in merged.frames] == [("all", 3), ("m", 3), ("a", 2), ("b", 1)]
 
 
+def test_flamechart_merges_only_with_the_previous_stack() -> None:
+    chart = FlameChart()
+    for t, stack in enumerate([("m", "a"), ("m",), ("m", "a")]):  # m's own sample in between splits a, as flamegraph.pl
+        chart.append(t, "main", stack, 1)
+    drawn = layout(chart, SvgOptions(flamechart=True, width=320))
+    assert [(f.name, f.x, f.value, f.self_value) for f in drawn.frames] == [
+        ("all", 10, 3, 0), ("m", 10, 3, 1), ("a", 10, 1, 1), ("a", 210, 1, 1)
+    ]
+
+
 def test_folded_input_order_is_the_chart_order() -> None:
     graph = fs.formats.folded.loads("m;z 1\nm;a 1\n")
     drawn = layout(graph, SvgOptions(flamechart=True))
@@ -130,3 +140,68 @@ def test_children_nest_inside_parents_without_overlap(values) -> None:
     for depth in range(drawn.max_depth + 1):
         row = sorted((f.x, f.x + f.width) for f in drawn.frames if f.depth == depth)
         assert all(end <= start + 1e-6 for (_, end), (start, _) in zip(row, row[1:]))
+
+
+def tree_layout(graph: fs.FlameGraph, min_value: float, by_value: bool = False) -> list:
+    """The frames to draw by the definition: walk the whole merged tree, keep nodes at least
+    ``min_value`` wide whose parents are kept; own time first, children by name (or widest first)."""
+    tree = fs.Tree.from_graph(graph)
+    drawn = []
+    pending = [(tree.root, 0)]
+    while pending:
+        node, x = pending.pop()
+        drawn.append((node.name, node.depth, x, node.value, node.self_value))
+        children = node.sorted_children()
+        if by_value:
+            children.sort(key=lambda child: -child.value)
+        placed, offset = [], x + node.self_value
+        for child in children:
+            if child.value >= min_value:
+                placed.append((child, offset))
+            offset += child.value
+        pending.extend(reversed(placed))
+    return drawn
+
+
+weights = st.integers(1, 50)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.dictionaries(stacks, weights, min_size=1, max_size=40),
+    st.sampled_from([0, 1, 5, 30, 80]),
+    st.booleans(),
+)
+def test_pruned_layout_equals_the_walk_of_the_whole_tree(values, min_pixels, by_value) -> None:
+    """Skipping narrow subtrees and placing single-stack chains at once change nothing."""
+    graph = fs.FlameGraph(values)
+    width = 1000 + 2 * XPAD
+    per_value = 1000 / graph.total()
+    drawn = layout(graph, SvgOptions(minwidth=min_pixels, width=width, sort_by_value=by_value))
+    got = [(f.name, f.depth, round((f.x - XPAD) / per_value, 6), f.value, f.self_value) for f in drawn.frames]
+    expected = [(n, d, round(x, 6), v, s) for n, d, x, v, s in tree_layout(graph, min_pixels / per_value, by_value)]
+    assert got == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.dictionaries(stacks, weights, min_size=1, max_size=30), st.dictionaries(stacks, weights, min_size=1, max_size=30))
+def test_differential_deltas_are_changes_of_the_merged_tree(before, after) -> None:
+    pair = fs.Differential(fs.FlameGraph(before), fs.FlameGraph(after))
+    old, new = fs.Tree.from_graph(pair.before), fs.Tree.from_graph(pair.after)
+    for mode in ("inclusive", "self"):
+        for frame, path in zip(*_frames_with_paths(layout(pair, SvgOptions(minwidth=0, delta=mode)))):
+            if not path:
+                continue
+            a, b = new.find(path), old.find(path)
+            field = "value" if mode == "inclusive" else "self_value"
+            assert frame.delta == getattr(a, field) - (getattr(b, field) if b is not None else 0)
+
+
+def _frames_with_paths(drawn) -> tuple:
+    paths, stack = [], []
+    for frame in drawn.frames:
+        del stack[max(frame.depth - 1, 0):]
+        if frame.depth:
+            stack.append(frame.name)
+        paths.append(tuple(stack))
+    return drawn.frames, paths

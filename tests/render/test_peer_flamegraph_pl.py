@@ -35,7 +35,9 @@ def perl_flamegraph() -> str:
 @pytest.mark.parametrize(
     "flags,options",
     [([], {}), (["--reverse"], {"reverse": True}), (["--inverted"], {"inverted": True}),
-     (["--minwidth", "0.5%"], {"minwidth": "0.5%"}), (["--width", "800", "--height", "20"], {"width": 800, "height": 20})],
+     (["--minwidth", "0.5%"], {"minwidth": "0.5%"}), (["--width", "800", "--height", "20"], {"width": 800, "height": 20}),
+     (["--minwidth", "2"], {"minwidth": 2}), (["--reverse", "--minwidth", "3"], {"reverse": True, "minwidth": 3}),
+     (["--flamechart"], {"flamechart": True})],
 )
 def test_same_frames_as_flamegraph_pl(perl_flamegraph: str, peer_fixtures: Path, flags: list, options: dict) -> None:
     source = peer_fixtures / "flamegraph-examples" / "example-perf-stacks-collapsed.txt"

@@ -9,12 +9,35 @@ from typing import List, Optional
 import click
 
 from ..errors import FlamespaceError
-from . import collect, compare, decompose, filter, info, merge, record, scale, similarity, sub, svg, text, top
 
 EXIT_OK, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2
 
+#: Every subcommand: the module of this package that defines it as ``command``.
+COMMANDS = (
+    "collect", "compare", "decompose", "filter", "info", "merge", "record", "scale", "similarity", "sub", "svg", "text",
+    "top",
+)
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+
+class LazyGroup(click.Group):
+    """A group that imports a command's module only when that command runs or help lists it.
+
+    Start-up then costs click and the one command used: ``flamespace svg small.folded``
+    must start about as fast as flamegraph.pl (docs/performance.md).
+    """
+
+    def list_commands(self, ctx: click.Context) -> List[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> Optional[click.Command]:
+        if cmd_name not in COMMANDS:
+            return None
+        module = f"{__name__}.{cmd_name}"
+        __import__(module)  # not importlib: it would pull in more modules
+        return sys.modules[module].command  # type: ignore[no-any-return]
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="flamespace", message="%(prog)s %(version)s")
 def cli() -> None:
     """Flame graphs as vectors: combine, filter, measure and compare profiles.
@@ -27,10 +50,6 @@ def cli() -> None:
     """
 
 
-for _module in (record, collect, compare, svg, text, merge, sub, scale, filter, top, info, similarity, decompose):
-    cli.add_command(_module.command)
-
-
 def _error(context: str, message: str) -> None:
     click.echo(f"{context}: error: {message}", err=True)
 
@@ -41,7 +60,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not args:
         args = ["--help"]
     command = next((a for a in args if not a.startswith("-")), None)
-    context = f"flamespace {command}" if command in cli.commands else "flamespace"
+    context = f"flamespace {command}" if command in COMMANDS else "flamespace"
     try:
         result = cli.main(args=args, prog_name="flamespace", standalone_mode=False)
         return result if isinstance(result, int) else EXIT_OK

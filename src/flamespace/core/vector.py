@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from numbers import Real
-from typing import Any, Dict, FrozenSet, Iterable, Iterator, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, FrozenSet, ItemsView, Iterable, Iterator, Mapping, Optional, Tuple, Union
 
 from ..errors import ArgumentError
 from .metadata import EMPTY, Metadata
@@ -86,6 +86,10 @@ class StackVector(Mapping[Stack, Number]):
 
     def __len__(self) -> int:
         return len(self._values)
+
+    def items(self) -> ItemsView[Stack, Number]:
+        """(stack, value) pairs, straight from the storage (Mapping's default looks each key up again)."""
+        return self._values.items()
 
     def __contains__(self, stack: object) -> bool:
         return stack in self._values

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import sys
@@ -43,6 +42,8 @@ def open_binary(source: Source) -> Iterator[Tuple[io.BufferedReader, str]]:
     try:
         stream = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[arg-type]
         if stream.peek(2)[:2] == GZIP_MAGIC:
+            import gzip  # only for gzipped input: start-up matters for small files
+
             stream = io.BufferedReader(gzip.GzipFile(fileobj=stream, mode="rb"))  # type: ignore[arg-type]
         yield stream, name
     except (OSError, EOFError) as exc:

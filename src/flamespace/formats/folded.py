@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass
-from decimal import Decimal
 from operator import itemgetter
 from typing import Dict, List, Optional, TextIO, Tuple, Union
 
@@ -208,6 +207,8 @@ def format_number(value: Number) -> str:
         return str(int(value))
     text = repr(value)
     if "e" in text or "E" in text:
+        from decimal import Decimal
+
         text = format(Decimal(text), "f")
     return text
 

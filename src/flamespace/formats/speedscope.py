@@ -12,7 +12,6 @@ Reading: sampled and evented profiles; the flame graph is the sum over all profi
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, TextIO, Tuple, Union
 
@@ -64,6 +63,8 @@ def parse(
     diagnostics: Optional[Diagnostics] = None,
     stack_cache: Optional[Dict[str, Stack]] = None,
 ) -> FlameGraph:
+    import json  # here, not at start-up: every command reads folded input through this registry
+
     try:
         document = json.load(stream)
     except json.JSONDecodeError as exc:
@@ -218,6 +219,8 @@ def dump(profile: Union[FlameGraph, FlameChart, Differential], stream: TextIO, o
     }
     if options.header:
         document["flamespace"] = {"unit": metadata.unit, "metric": metadata.metric, "labels": dict(metadata.labels)}
+    import json
+
     json.dump(document, stream, separators=(",", ":"), ensure_ascii=False)
     stream.write("\n")
 

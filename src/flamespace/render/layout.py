@@ -4,19 +4,25 @@ flamegraph.pl's meaning: stacks merged from the root under a synthetic ``all`` f
 siblings in bytewise name order (widest first with ``sort_by_value``), a frame's own time
 to the left of its children, width proportional to value, frames narrower than
 ``minwidth`` not drawn (their time still counted in their parents). A flame chart keeps
-input order and merges a frame only with its left neighbour. Trees are built and walked
-iteratively: stacks can be thousands of frames deep.
+input order and merges a frame only with the same frame of the previous stack.
+
+As flamegraph.pl, the stacks are sorted and neighbours merged, without a tree of every
+frame: a frame is a run of consecutive stacks that share it (found by binary search), its
+value a difference of running totals. Only frames wide enough to draw are visited, so a
+narrow frame's subtree costs nothing, and a frame reached by one stack draws the rest of
+that stack at once. Walks are iterative: stacks can be thousands of frames deep.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from bisect import bisect_left
+from itertools import accumulate, repeat
+from operator import itemgetter
 from typing import Callable, Iterable, List, NamedTuple, Optional, Tuple, Union
 
 from ..core.chart import FlameChart
 from ..core.differential import Differential
-from ..core.transforms import base_cutter
 from ..core.vector import FlameGraph, Number, Stack
 from ..errors import ArgumentError
 from .options import SvgOptions
@@ -26,9 +32,6 @@ Profile = Union[FlameGraph, Differential, FlameChart]
 XPAD = 10  # pixels left and right of the frames
 ROOT_NAME = "all"
 ANNOTATION = re.compile(r"_\[[kwij]\]$")
-
-# A tree node is a list (cheaper than objects for millions of frames):
-NAME, CHILDREN, VALUE, SELF, BEFORE, BEFORE_SELF, START = range(7)
 
 
 class Frame(NamedTuple):
@@ -45,21 +48,57 @@ class Frame(NamedTuple):
     colour: str
 
 
-@dataclass
 class Layout:
-    """What an emitter needs: the frames (parents before children) and the picture's measures."""
+    """What an emitter needs: the drawn frames (parents before children) and the picture's measures.
 
-    frames: List[Frame]
-    total: Number  # the value the full width stands for
-    max_depth: int
-    differential: bool
-    options: SvgOptions
-    largest_delta: Number = 1
-    warnings: List[str] = field(default_factory=list)
+    The frames are kept as columns (one list per field of :class:`Frame`), which the SVG
+    emitter reads directly; :attr:`frames` gives them as :class:`Frame` records.
+    """
+
+    def __init__(
+        self,
+        columns: Optional["Columns"],
+        total: Number,
+        max_depth: int,
+        differential: bool,
+        options: SvgOptions,
+        largest_delta: Number = 1,
+        warnings: Optional[List[str]] = None,
+    ) -> None:
+        self.columns = columns or Columns()
+        self.total = total  # the value the full width stands for
+        self.max_depth = max_depth
+        self.differential = differential
+        self.options = options
+        self.largest_delta = largest_delta
+        self.warnings = warnings or []
+
+    @property
+    def frames(self) -> List[Frame]:
+        c = self.columns
+        deltas = c.deltas if c.deltas is not None else repeat(None)
+        return list(map(Frame, c.names, c.labels, c.xs, c.widths, c.depths, c.values, c.selfs, deltas, c.colours))
 
     @property
     def empty(self) -> bool:
         return not self.total
+
+
+class Columns:
+    """The drawn frames, one list per field of :class:`Frame` (``deltas`` None unless differential)."""
+
+    __slots__ = ("names", "labels", "xs", "widths", "depths", "values", "selfs", "deltas", "colours")
+
+    def __init__(self) -> None:
+        self.names: List[str] = []
+        self.labels: List[str] = []
+        self.xs: List[float] = []
+        self.widths: List[float] = []
+        self.depths: List[int] = []
+        self.values: List[Number] = []
+        self.selfs: List[Number] = []
+        self.deltas: Optional[List[Number]] = None
+        self.colours: List[str] = []
 
 
 def strip_annotation(name: str) -> str:
@@ -103,6 +142,8 @@ def _rewriter(options: SvgOptions) -> Optional[Callable[[Stack], Optional[Stack]
     """The stack rewrites the options ask for (base, reverse, chain's waker marks), or None."""
     steps: List[Callable[[Stack], Optional[Stack]]] = []
     if options.base:
+        from ..core.transforms import base_cutter  # transforms import re-heavy code: only when asked
+
         steps.append(base_cutter(options.base))
     if options.reverse:
         steps.append(lambda stack: stack[::-1])
@@ -129,34 +170,62 @@ def _mark_wakers(stack: Stack) -> Stack:
     return stack[: first + 1] + tuple(f if f == "--" else f + "_[w]" for f in stack[first + 1 :])
 
 
-def build_tree(rows: Iterable[Tuple[Stack, Number, Number]], chart: bool = False) -> list:
-    """The merged tree of ``rows``; each node is [name, children, value, self, before, before_self, start].
+class _Last:
+    """Greater than every frame name: ``prefix + (LAST,)`` sorts after every stack that starts with ``prefix``."""
 
-    ``chart``: children are a list and a frame merges only with the last child (time order);
-    ``start`` is the child's offset inside its parent. Otherwise children are a dict by name.
-    """
-    root: list = [ROOT_NAME, [] if chart else {}, 0, 0, 0, 0, 0]
-    for stack, value, before in rows:
-        node = root
-        node[VALUE] += value
-        node[BEFORE] += before
-        for frame in stack:
-            children = node[CHILDREN]
-            if chart:
-                child = children[-1] if children and children[-1][NAME] == frame else None
-                if child is None:
-                    child = [frame, [], 0, 0, 0, 0, node[VALUE] - value]
-                    children.append(child)
-            else:
-                child = children.get(frame)
-                if child is None:
-                    child = children[frame] = [frame, {}, 0, 0, 0, 0, 0]
-            child[VALUE] += value
-            child[BEFORE] += before
-            node = child
-        node[SELF] += value
-        node[BEFORE_SELF] += before
-    return root
+    __slots__ = ()
+
+    def __lt__(self, other: object) -> bool:
+        return False
+
+    def __gt__(self, other: object) -> bool:
+        return True
+
+
+_AFTER = (_Last(),)
+Group = Tuple[int, int]  # rows [start, end) that share a frame
+
+
+def _groups_sorted(stacks: List[Stack], cum: List[Number], lo: int, hi: int, depth: int, min_value: float) -> Tuple[range, List[Group]]:
+    """Sorted rows [lo, hi) of a frame at ``depth``: its own rows (they sort first) and its children wide enough."""
+    i = lo
+    while i < hi and len(stacks[i]) == depth:
+        i += 1
+    own = range(lo, i)
+    groups: List[Group] = []
+    end_total = cum[hi]
+    while i < hi:
+        rest = end_total - cum[i]
+        if rest < min_value or not rest:  # every child from here on is narrower
+            break
+        j = bisect_left(stacks, stacks[i][: depth + 1] + _AFTER, i + 1, hi)
+        value = cum[j] - cum[i]
+        if value >= min_value and value:
+            groups.append((i, j))
+        i = j
+    return own, groups
+
+
+def _groups_in_order(stacks: List[Stack], cum: List[Number], lo: int, hi: int, depth: int, min_value: float) -> Tuple[List[int], List[Group]]:
+    """Rows [lo, hi) in time order: the frame's own rows and its children, each a run of neighbours."""
+    own: List[int] = []
+    groups: List[Group] = []
+    i = lo
+    while i < hi:
+        stack = stacks[i]
+        if len(stack) == depth:
+            own.append(i)
+            i += 1
+            continue
+        name = stack[depth]
+        j = i + 1
+        while j < hi and len(stacks[j]) > depth and stacks[j][depth] == name:
+            j += 1
+        value = cum[j] - cum[i]
+        if value >= min_value and value:
+            groups.append((i, j))
+        i = j
+    return own, groups
 
 
 def layout(profile: Profile, options: Optional[SvgOptions] = None) -> Layout:
@@ -166,14 +235,26 @@ def layout(profile: Profile, options: Optional[SvgOptions] = None) -> Layout:
     rewrite = _rewriter(options)
     if rewrite is not None:
         rows = ((s, v, b) for s, v, b in ((rewrite(s), v, b) for s, v, b in rows) if s is not None)
-    root = build_tree(rows, chart=options.flamechart)
-    return place(root, differential, options)
+    rows = list(rows)
+    if not options.flamechart:
+        rows.sort(key=itemgetter(0))  # by stack: siblings in name order, own rows before children
+    stacks = [row[0] for row in rows]
+    values = [row[1] for row in rows]
+    befores = [row[2] for row in rows] if differential else None
+    del rows
+    return place(stacks, values, befores, options)
 
 
-def place(root: list, differential: bool, options: SvgOptions) -> Layout:
-    """Positions, labels and colours of every frame wide enough to draw, parents first."""
+def place(stacks: List[Stack], values: List[Number], befores: Optional[List[Number]], options: SvgOptions) -> Layout:
+    """Positions, labels and colours of every frame wide enough to draw, parents first.
+
+    ``stacks`` sorted (or in time order for a flame chart), ``values`` and, for differential
+    input, ``befores`` beside them.
+    """
+    differential = befores is not None
     warnings: List[str] = []
-    actual = root[VALUE]
+    cum = list(accumulate(values, initial=0))
+    actual = cum[-1]
     total = actual
     if options.total is not None:
         if options.total < actual:
@@ -181,60 +262,89 @@ def place(root: list, differential: bool, options: SvgOptions) -> Layout:
         else:
             total = options.total
     if not total:
-        return Layout([], 0, 0, differential, options, warnings=warnings)
+        return Layout(None, 0, 0, differential, options, warnings=warnings)
     per_value = (options.width - 2 * XPAD) / total
     amount, percent = options.minwidth_spec()
     min_value = total * amount / 100 if percent else amount / per_value
-    self_delta = options.delta == "self"
-    sort_by_value = options.sort_by_value
     chart = options.flamechart
+    by_value = options.sort_by_value and not chart
+    children = _groups_in_order if chart else _groups_sorted
+    before_cum = list(accumulate(befores, initial=0)) if befores is not None else []
+    self_delta = options.delta == "self"
 
-    drawn: List[Tuple[list, float, int]] = []  # (node, x in values, depth)
-    pending: List[Tuple[list, float, int]] = [(root, 0.0, 0)]
+    columns = Columns()
+    names, xs, depths, frame_values, selfs = columns.names, columns.xs, columns.depths, columns.values, columns.selfs
+    deltas: List[Number] = []
+    pending: List[Tuple[int, int, int, Number]] = [(0, len(stacks), 0, 0)]  # rows [lo, hi), depth, x in values
     while pending:
-        node, x, depth = pending.pop()
-        drawn.append((node, x, depth))
-        children = node[CHILDREN]
-        if not children:
+        lo, hi, depth, x = pending.pop()
+        value = cum[hi] - cum[lo]
+        if hi - lo == 1 and depth:  # one stack: the rest of it is a chain of frames as wide as this one
+            chain = stacks[lo][depth - 1 :]
+            count = len(chain)
+            names += chain
+            depths += range(depth, depth + count)
+            xs += repeat(x, count)
+            frame_values += repeat(value, count)
+            selfs += repeat(0, count - 1)
+            selfs.append(value)
+            if befores is not None:
+                change = value - befores[lo]
+                if self_delta:
+                    deltas += repeat(0, count - 1)
+                    deltas.append(change)
+                else:
+                    deltas += repeat(change, count)
             continue
-        if chart:
-            ordered = [(child, x + child[START]) for child in children]
+        own, groups = children(stacks, cum, lo, hi, depth, min_value)
+        own_value = sum([values[r] for r in own])
+        names.append(stacks[lo][depth - 1] if depth else ROOT_NAME)
+        depths.append(depth)
+        xs.append(x)
+        frame_values.append(value if depth else total)
+        selfs.append(own_value)
+        if befores is not None:
+            if self_delta:
+                deltas.append(own_value - sum([befores[r] for r in own]))
+            else:
+                deltas.append(value - (before_cum[hi] - before_cum[lo]))
+        if not groups:
+            continue
+        if by_value:
+            groups.sort(key=lambda group: cum[group[0]] - cum[group[1]])  # widest first; name order kept for ties
+            offset = x + own_value
+            placed = []
+            for start, end in groups:
+                placed.append((start, end, depth + 1, offset))
+                offset += cum[end] - cum[start]
+            pending += reversed(placed)
         else:
-            names = sorted(children, key=lambda n: (-children[n][VALUE], n)) if sort_by_value else sorted(children)
-            offset = x + node[SELF]
-            ordered = []
-            for name in names:
-                child = children[name]
-                ordered.append((child, offset))
-                offset += child[VALUE]
-        for child, child_x in reversed(ordered):
-            if child[VALUE] >= min_value and child[VALUE] > 0:
-                pending.append((child, child_x, depth + 1))
+            pending += [(start, end, depth + 1, cum[start]) for start, end in reversed(groups)]
 
-    largest: Number = 1
-    deltas: List[Optional[Number]] = [None] * len(drawn)
-    if differential:
-        for index, (node, _, _) in enumerate(drawn):
-            deltas[index] = node[SELF] - node[BEFORE_SELF] if self_delta else node[VALUE] - node[BEFORE]
-        largest = max((abs(d) for d in deltas if d), default=0) or 1  # type: ignore[arg-type]
+    if befores is not None:
+        columns.deltas = deltas
+    largest = _paint(columns, per_value, options)
+    return Layout(columns, total, max(depths), differential, options, largest, warnings)
 
-    colour_of = Colourer(options)
-    frames: List[Frame] = []
-    max_depth = 0
-    for (node, x, depth), delta in zip(drawn, deltas):
-        name = node[NAME]
-        value = total if depth == 0 else node[VALUE]
-        width = value * per_value
-        if name in SEPARATOR_COLOURS and depth:
-            colour = SEPARATOR_COLOURS[name]
-        elif delta is not None:
-            colour = diff_colour(delta, largest, options.negate)
-        else:
-            colour = colour_of(name)
-        frames.append(
-            Frame(name, fit_label(name, width, options), XPAD + x * per_value, width, depth, value, node[SELF], delta, colour)
-        )
-        if depth > max_depth:
-            max_depth = depth
-    colour_of.save()
-    return Layout(frames, total, max_depth, differential, options, largest, warnings)
+
+def _paint(columns: Columns, per_value: float, options: SvgOptions) -> Number:
+    """Pixels, labels and colours of placed frames; returns the largest change (differential)."""
+    names = columns.names
+    columns.xs = [XPAD + x * per_value for x in columns.xs]
+    columns.widths = [value * per_value for value in columns.values]
+    glyph = options.fontsize * options.fontwidth
+    columns.labels = [fit_label(n, w, options) if w / glyph >= 3 else "" for n, w in zip(names, columns.widths)]
+    deltas = columns.deltas
+    if deltas is None:
+        colour_of = Colourer(options)
+        columns.colours = colour_of.many(names)
+        colour_of.save()
+        return 1
+    largest = max(map(abs, deltas), default=0) or 1
+    negate = options.negate
+    separators = SEPARATOR_COLOURS
+    columns.colours = [
+        separators[n] if n in separators and depth else diff_colour(delta, largest, negate)
+        for n, depth, delta in zip(names, columns.depths, deltas)
+    ]
+    return largest

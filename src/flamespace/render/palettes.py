@@ -9,7 +9,7 @@ most, so ``ext4_read`` and ``ext4_write`` get similar colours); ``random`` is ra
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 from zlib import crc32
 
 from .options import SvgOptions
@@ -173,6 +173,11 @@ class Colourer:
             if self.options.palette_file:
                 self._fixed[name] = colour
         return colour
+
+    def many(self, names: Iterable[str]) -> List[str]:
+        """The colour of each of ``names``, in order (the cache is read inline: names repeat)."""
+        get = self._cache.get
+        return [get(name) or self(name) for name in names]
 
     def _compute(self, name: str) -> str:
         options = self.options

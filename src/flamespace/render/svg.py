@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
-from typing import Dict, Iterator, List, Optional, TextIO, Union
+from itertools import repeat
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, TextIO, Tuple, Union
 
 from ..formats._io import open_output
-from .layout import XPAD, Layout, Profile, layout, strip_annotation
+from .layout import XPAD, Layout, Number, Profile, layout, strip_annotation
 from .options import SvgOptions
-from .xml import EscapeCache, comment, escape
+from .xml import comment, escape
 
-SCRIPT = Path(__file__).with_name("flamegraph.js")
+SCRIPT = os.path.join(os.path.dirname(__file__), "flamegraph.js")
 Destination = Union[str, "os.PathLike[str]", TextIO, None]
 _CHUNK = 2000  # frames per write
 
@@ -101,7 +101,7 @@ class Geometry:
 
 
 def write_svg(drawn: Layout, out: TextIO) -> None:
-    """Write the SVG of a layout to ``out``."""
+    """Write the SVG of a layout to ``out``, a few thousand frames per write."""
     o = drawn.options
     if drawn.empty:
         _write_empty(o, out)
@@ -109,13 +109,8 @@ def write_svg(drawn: Layout, out: TextIO) -> None:
     geometry = Geometry(drawn)
     out.write(_head(drawn, geometry))
     out.write('<g id="frames">\n')
-    buffer: List[str] = []
     for piece in _frames(drawn, geometry):
-        buffer.append(piece)
-        if len(buffer) >= _CHUNK:
-            out.write("".join(buffer))
-            buffer.clear()
-    out.write("".join(buffer))
+        out.write(piece)
     out.write("</g>\n</svg>\n")
 
 
@@ -165,7 +160,8 @@ def _head(drawn: Layout, g: Geometry) -> str:
     notes = f"<!-- NOTES: {comment(o.notes)} -->\n" if o.notes else ""
     bottom_text = _num(g.height - g.pad_bottom / 2)
     top_text = _num(o.fontsize * 2)
-    script = SCRIPT.read_text(encoding="utf-8")
+    with open(SCRIPT, encoding="utf-8") as stream:
+        script = stream.read()
     parts = [
         _declaration(o),
         f'<svg version="1.1" {svg_size} onload="flamespaceInit(evt)" '
@@ -203,48 +199,88 @@ def _head(drawn: Layout, g: Geometry) -> str:
 
 
 def _frames(drawn: Layout, g: Geometry) -> Iterator[str]:
-    """One ``<g>`` (or ``<a>`` with --nameattr href) per frame: title, rect, label."""
+    """The frames' elements, ``_CHUNK`` frames per string: one ``<g>`` (or ``<a>`` with a
+    --nameattr href) per frame holding its title, rect and label.
+
+    This is most of the time an SVG takes when many frames are drawn, so the work is done
+    column by column in comprehensions, and what repeats (names, values, positions: a
+    stack's frames above its last fork share them) is formatted once.
+    """
     o = drawn.options
+    c = drawn.columns
     total = drawn.total
-    factor = o.factor
     countname = escape(o.countname)
-    names = EscapeCache()
-    tops: Dict[int, str] = {}
-    text_ys: Dict[int, str] = {}
-    nameattr = o.nameattr
-    rect_tail = f'" height="{_num(g.frame - 1)}" rx="2" ry="2"/>'
-    for frame in drawn.frames:
-        depth = frame.depth
-        top = tops.get(depth)
-        if top is None:
-            y = g.top(depth)
-            top = tops[depth] = _num(y)
-            text_ys[depth] = _num(3 + y + (g.frame - 1) / 2)
-        x1 = round(frame.x, 1)
-        x2 = round(frame.x + frame.width, 1)
-        count = format_count(frame.value * factor if factor != 1 else frame.value)
-        if depth == 0:
-            info = f"all ({count} {countname}, 100%)"
+    factor = o.factor
+    tops = [_num(g.top(depth)) for depth in range(drawn.max_depth + 1)]
+    text_ys = [_num(3 + g.top(depth) + (g.frame - 1) / 2) for depth in range(drawn.max_depth + 1)]
+    rect_tail = f'" height="{_num(g.frame - 1)}" rx="2" ry="2"/><text x="'
+    titles = Memo(lambda name: escape(strip_annotation(name)))
+    labels = Memo(escape)
+
+    def count(value: Number) -> str:
+        return f"{format_count(value * factor if factor != 1 else value)} {countname}"
+
+    amounts = Memo(lambda value: f"{count(value)}, {100 * value / total:.2f}%")
+    places = Memo(_place)
+    for start in range(0, len(c.names), _CHUNK):
+        part = slice(start, start + _CHUNK)
+        names = c.names[part]
+        if c.deltas is None:
+            infos = [f"{titles[n]} ({amounts[v]})" for n, v in zip(names, c.values[part])]
         else:
-            info = f"{names[strip_annotation(frame.name)]} ({count} {countname}, {100 * frame.value / total:.2f}%"
-            if frame.delta is not None:
-                change = -frame.delta if o.negate else frame.delta
-                info += f"; {'+' if change > 0 else ''}{100 * change / total:.2f}%)"
-            else:
-                info += ")"
-        attributes = nameattr.get(frame.name) if nameattr else None
+            sign = -1 if o.negate else 1
+            infos = [
+                f"{titles[n]} ({amounts[v]}; {'+' if d * sign > 0 else ''}{100 * d * sign / total:.2f}%)"
+                for n, v, d in zip(names, c.values[part], c.deltas[part])
+            ]
+        if start == 0:  # the root
+            infos[0] = f"all ({count(c.values[0])}, 100%)"
+        heads, tails = _groups(names, infos, o.nameattr)
+        yield "".join([
+            f'{head}<rect x="{x1}" y="{tops[depth]}" width="{width}" fill="{colour}{rect_tail}{text_x}" '
+            f'y="{text_ys[depth]}">{labels[label]}</text>{tail}'
+            for head, (x1, width, text_x), depth, colour, label, tail in zip(
+                heads, map(places.__getitem__, zip(c.xs[part], c.widths[part])), c.depths[part], c.colours[part],
+                c.labels[part], tails,
+            )
+        ])
+
+
+def _place(x_width: Tuple[float, float]) -> Tuple[str, str, str]:
+    """A frame's x and width as written: ends rounded to 0.1 px (as flamegraph.pl), the label 3 px in."""
+    x, width = x_width
+    x1 = round(x, 1)
+    return f"{x1:.1f}", f"{round(x + width, 1) - x1:.1f}", f"{x + 3:.2f}"
+
+
+class Memo(Dict[Any, str]):
+    """``function(key)`` remembered per key: in a flame graph, names, values and places repeat."""
+
+    def __init__(self, function: Callable[[Any], str]) -> None:
+        super().__init__()
+        self.function = function
+
+    def __missing__(self, key: Any) -> str:
+        value = self[key] = self.function(key)
+        return value
+
+
+def _groups(names: List[str], infos: List[str], nameattr: Mapping[str, Mapping[str, str]]) -> Tuple[List[str], Iterable[str]]:
+    """The opening (with the title) and the closing tag of each frame's group."""
+    if not nameattr:
+        return [f"<g><title>{info}</title>" for info in infos], repeat("</g>\n")
+    heads, tails = [], []
+    for name, info in zip(names, infos):
+        attributes = nameattr.get(name)
+        opening, closing = "<g>", "</g>\n"
         if attributes:
             opening, closing, info = _custom_group(attributes, info)
-        else:
-            opening, closing = "<g>", "</g>\n"
-        label = names[frame.label] if frame.label else ""
-        yield (
-            f'{opening}<title>{info}</title><rect x="{x1:.1f}" y="{top}" width="{x2 - x1:.1f}" fill="{frame.colour}'
-            f'{rect_tail}<text x="{frame.x + 3:.2f}" y="{text_ys[depth]}">{label}</text>{closing}'
-        )
+        heads.append(f"{opening}<title>{info}</title>")
+        tails.append(closing)
+    return heads, tails
 
 
-def _custom_group(attributes: Dict[str, str], info: str) -> tuple:
+def _custom_group(attributes: Mapping[str, str], info: str) -> tuple:
     """Opening and closing tags for a frame with --nameattr attributes; ``title`` replaces the tooltip."""
     attributes = dict(attributes)
     title = attributes.pop("title", None)

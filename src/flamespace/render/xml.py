@@ -8,7 +8,6 @@ are shown as visible escapes (``\\x1b``) instead; ``& < > " '`` become entities.
 from __future__ import annotations
 
 import re
-from typing import Dict
 
 _SPECIAL = re.compile("[&<>\"'\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
@@ -28,14 +27,6 @@ def _replacement(match: "re.Match[str]") -> str:
 def escape(text: str) -> str:
     """``text`` safe inside XML character data and quoted attribute values."""
     return _SPECIAL.sub(_replacement, text) if _SPECIAL.search(text) else text
-
-
-class EscapeCache(Dict[str, str]):
-    """escape() remembered per string: frame names repeat many times in a graph."""
-
-    def __missing__(self, text: str) -> str:
-        value = self[text] = escape(text)
-        return value
 
 
 def comment(text: str) -> str:
