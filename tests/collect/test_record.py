@@ -292,3 +292,14 @@ def test_usage_errors_are_one_line(tmp_path, monkeypatch, capsys, args, message)
     assert main(["record", "-o", "x.folded", *args]) == 1
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_svg_output_is_a_flame_graph_of_the_run(tmp_path, program):
+    from xml.dom import minidom
+
+    code, out = record(tmp_path, "--format", "svg", "--", str(program), output="run.svg")
+    assert code == 0
+    document = minidom.parse(str(out))
+    titles = [t.firstChild.data for t in document.getElementsByTagName("title") if t.firstChild]
+    assert any(t.startswith("spin (prog.py:") for t in titles)
+    assert "flamespace record: python" in out.read_text()

@@ -20,6 +20,8 @@ F = TypeVar("F", bound=Callable[..., object])
 
 MODES = ("wall", "cpu", "alloc", "live")
 FORMATS = {"folded": ".folded", "speedscope": ".speedscope.json"}
+#: What record can write besides: a picture is a fine end for one run, not for collect's runs.
+PICTURE_FORMATS = {"svg": ".svg"}
 
 #: Interpreter-like options for the program, then the options of the recorder, in --help order.
 _OPTIONS = [
@@ -50,18 +52,31 @@ _OPTIONS = [
                       "fork), each under a 'name (pid)' root frame."),
     click.option("--duration", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
                  help="Stop after this many seconds: the profile is saved and the program stopped as by Ctrl-C."),
-    click.option("--format", "output_format", type=click.Choice(list(FORMATS)), default="folded", show_default=True,
-                 help="folded stacks, or speedscope JSON (keeps every sample in time order, per thread)."),
+    None,  # --format: its choices differ per command (see recording_options)
     click.option("--seed", type=int, default=None, help="Seed the random sampling intervals (repeatable runs)."),
     click.option("--no-header", is_flag=True, help="Do not write '# key: value' metadata lines into folded output."),
 ]
 
 
-def recording_options(function: F) -> F:
-    """-m, -c and every recorder option (mode, rate, weight, ..., format, seed, no-header)."""
-    for option in reversed(_OPTIONS):
-        function = option(function)
-    return function
+def recording_options(formats: Sequence[str] = tuple(FORMATS)) -> Callable[[F], F]:
+    """-m, -c and every recorder option (mode, rate, weight, ..., format, seed, no-header);
+    ``--format`` offers ``formats``."""
+    help_text = {
+        "folded": "folded stacks",
+        "speedscope": "speedscope JSON (keeps every sample in time order, per thread)",
+        "svg": "an interactive flame graph (as flamespace svg draws it)",
+    }
+    format_option = click.option(
+        "--format", "output_format", type=click.Choice(list(formats)), default="folded", show_default=True,
+        help="; ".join(help_text[name] for name in formats) + ".",
+    )
+
+    def decorate(function: F) -> F:
+        for option in reversed(_OPTIONS):
+            function = (option or format_option)(function)
+        return function
+
+    return decorate
 
 
 def target_of(command: Sequence[str], module: Optional[str], code: Optional[str]) -> "Target":

@@ -36,7 +36,7 @@ SHOWN_WARNINGS = 3
               help="When a run fails (non-zero exit), leave it out and go on instead of stopping.")
 @click.option("--overwrite", is_flag=True, help="Delete the runs already in the output directories instead of refusing.")
 @click.option("--show-output", is_flag=True, help="Let the programs print (by default their output is discarded).")
-@recording_options
+@recording_options()
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no summary (warnings and errors still).")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def command(

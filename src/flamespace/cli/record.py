@@ -10,11 +10,12 @@ import click
 
 from ..formats import registry
 from ._common import format_value
-from ._recording import FORMATS, recorder_settings, recording_options, target_of
+from ._recording import FORMATS, PICTURE_FORMATS, recorder_settings, recording_options, target_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..collect.launcher import RecordResult
+    from ..core.vector import FlameGraph
 
 
 @click.command(
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 )
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
               help="Where to write the profile ('-' for stdout). Default: profile-<time>.<format> here.")
-@recording_options
+@recording_options(tuple(FORMATS) + tuple(PICTURE_FORMATS))
 @click.option("-q", "--quiet", is_flag=True, help="Do not print the summary line on stderr (warnings still are).")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def command(
@@ -51,11 +52,25 @@ def command(
     target = target_of(command, module, code)
     options = recorder_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration,
                                 seed, output_format)
-    output = output or f"profile-{time.strftime('%Y%m%d-%H%M%S')}{FORMATS[output_format]}"
+    extension = {**FORMATS, **PICTURE_FORMATS}[output_format]
+    output = output or f"profile-{time.strftime('%Y%m%d-%H%M%S')}{extension}"
     result = run(target, options, process_root=process_root, subprocesses=subprocesses)
-    registry.write(profile_of(result.recording, output_format), output, output_format, header=not no_header)
+    if output_format == "svg":
+        _write_svg(result.recording.graph, output, target.describe())
+    else:
+        registry.write(profile_of(result.recording, output_format), output, output_format, header=not no_header)
     _report(result, output, quiet)
     return result.exit_code
+
+
+def _write_svg(graph: "FlameGraph", output: str, command: str) -> None:
+    from ..render import SvgOptions, svg
+
+    labels = graph.metadata.labels
+    subtitle = f"{labels.get('mode', '')} mode, {labels.get('duration_s', '?')} s, {labels.get('samples', '?')} samples"
+    units = {"ns": "ns", "samples": "samples", "bytes": "bytes", "count": "allocations"}
+    svg(graph, SvgOptions(title=f"flamespace record: {command}", subtitle=subtitle,
+                          countname=units.get(graph.metadata.unit, graph.metadata.unit)), output)
 
 
 def _report(result: "RecordResult", output: str, quiet: bool) -> None:

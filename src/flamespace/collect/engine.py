@@ -344,13 +344,13 @@ class Engine:
         configured roots (None if no frame of the program is left once the launcher's are cut)."""
         frames: List[FrameType] = []
         cut = self.root_cut
-        halting = _HALT_CODE
+        own = _STARTING_OR_STOPPING
         while frame is not None:
             code = frame.f_code
             if code in cut:
                 break
-            if code is halting:
-                return None  # a tick that came as the profiler stopped: it would show our own frames
+            if code in own:
+                return None  # a tick that came as the profiler started or stopped: our own frames
             frames.append(frame)
             frame = frame.f_back
         frames.reverse()
@@ -368,7 +368,7 @@ class Engine:
         return prefix + tuple([name(f) for f in frames])
 
 
-_HALT_CODE = Engine.halt.__code__
+_STARTING_OR_STOPPING = frozenset({Engine.start.__code__, Engine.halt.__code__})
 
 
 def _leave_signals_to_other_threads() -> None:
