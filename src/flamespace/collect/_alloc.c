@@ -160,14 +160,12 @@ static int capture_stack(uint32_t *depth, uint32_t *truncated)
     return 1;
 }
 
+/* Called when the countdown (already lowered by `size`) crossed zero, or for every
+ * allocation when the interval is 0. */
 static void record(size_t size)
 {
     double bytes, count;
     if (state.interval > 0) {
-        state.countdown -= (double)size;
-        if (state.countdown > 0) {
-            return;
-        }
         double p = -expm1(-(double)size / state.interval);  /* 1 - exp(-s/R), exact for small s */
         if (p <= 0) {
             state.countdown = next_countdown();
@@ -204,39 +202,42 @@ static void record(size_t size)
     state.busy = 0;
 }
 
-#define ORIGINAL(ctx) ((PyMemAllocatorEx *)(ctx))
+/* One set of hooks per domain. Each keeps the domain's own context, so `free` is the
+ * original function itself (no wrapper on the hottest path) and the allocating hooks call
+ * the saved original directly. */
+#define SAMPLE_SIZE(size) \
+    do { \
+        if (!state.busy) { /* our own bookkeeping allocates too: not counted */ \
+            state.countdown -= (double)(size); \
+            if (__builtin_expect(state.countdown <= 0, 0)) { \
+                record(size); \
+            } \
+        } \
+    } while (0)
 
-static void *hook_malloc(void *ctx, size_t size)
-{
-    void *ptr = ORIGINAL(ctx)->malloc(ORIGINAL(ctx)->ctx, size);
-    if (ptr != NULL && !state.busy) {
-        record(size);
+#define DOMAIN_HOOKS(domain, original) \
+    static void *domain##_malloc(void *ctx, size_t size) \
+    { \
+        void *ptr = original.malloc(ctx, size); \
+        if (ptr != NULL) { SAMPLE_SIZE(size); } \
+        return ptr; \
+    } \
+    static void *domain##_calloc(void *ctx, size_t nelem, size_t elsize) \
+    { \
+        void *ptr = original.calloc(ctx, nelem, elsize); \
+        if (ptr != NULL) { SAMPLE_SIZE(nelem * elsize); } \
+        return ptr; \
+    } \
+    static void *domain##_realloc(void *ctx, void *old, size_t size) \
+    { \
+        void *ptr = original.realloc(ctx, old, size); \
+        /* a new block of `size` bytes, as memray and tcmalloc count it */ \
+        if (ptr != NULL) { SAMPLE_SIZE(size); } \
+        return ptr; \
     }
-    return ptr;
-}
 
-static void *hook_calloc(void *ctx, size_t nelem, size_t elsize)
-{
-    void *ptr = ORIGINAL(ctx)->calloc(ORIGINAL(ctx)->ctx, nelem, elsize);
-    if (ptr != NULL && !state.busy) {
-        record(nelem * elsize);
-    }
-    return ptr;
-}
-
-static void *hook_realloc(void *ctx, void *old, size_t size)
-{
-    void *ptr = ORIGINAL(ctx)->realloc(ORIGINAL(ctx)->ctx, old, size);
-    if (ptr != NULL && !state.busy) {
-        record(size);  /* a new block of `size` bytes, as memray and tcmalloc count it */
-    }
-    return ptr;
-}
-
-static void hook_free(void *ctx, void *ptr)
-{
-    ORIGINAL(ctx)->free(ORIGINAL(ctx)->ctx, ptr);
-}
+DOMAIN_HOOKS(mem, state.original_mem)
+DOMAIN_HOOKS(obj, state.original_obj)
 
 static void release_samples(void)
 {
@@ -268,13 +269,12 @@ static PyObject *alloc_start(PyObject *module, PyObject *args)
     state.rng = seed ? seed : 0x9E3779B97F4A7C15ULL;
     state.countdown = next_countdown();
     state.lost = 0;
-    PyMemAllocatorEx hook = {NULL, hook_malloc, hook_calloc, hook_realloc, hook_free};
     PyMem_GetAllocator(PYMEM_DOMAIN_MEM, &state.original_mem);
     PyMem_GetAllocator(PYMEM_DOMAIN_OBJ, &state.original_obj);
-    hook.ctx = &state.original_mem;
-    PyMem_SetAllocator(PYMEM_DOMAIN_MEM, &hook);
-    hook.ctx = &state.original_obj;
-    PyMem_SetAllocator(PYMEM_DOMAIN_OBJ, &hook);
+    PyMemAllocatorEx mem = {state.original_mem.ctx, mem_malloc, mem_calloc, mem_realloc, state.original_mem.free};
+    PyMemAllocatorEx obj = {state.original_obj.ctx, obj_malloc, obj_calloc, obj_realloc, state.original_obj.free};
+    PyMem_SetAllocator(PYMEM_DOMAIN_MEM, &mem);
+    PyMem_SetAllocator(PYMEM_DOMAIN_OBJ, &obj);
     state.running = 1;
     Py_RETURN_NONE;
 }
