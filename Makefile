@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test bench clean
 
-$(STAMP): pyproject.toml src/flamespace/collect/_alloc.c
+$(STAMP): pyproject.toml src/flamespace/collect/_alloc.c src/flamespace/collect/_waiter.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'

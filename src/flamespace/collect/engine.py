@@ -31,6 +31,11 @@ try:
 except ImportError:  # not CPython
     from random import Random
 
+try:
+    from ._waiter import Waiter as _Waiter
+except ImportError:  # built without a C compiler: the sampler lowers the switch interval instead
+    _Waiter = None
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import CodeType, FrameType
@@ -39,11 +44,14 @@ if TYPE_CHECKING:
     from ..core.vector import FlameGraph, Stack
 
 IDLE_FRAME = "[idle]"
-#: While sampling, the GIL switch interval is at most this share of the mean sampling
-#: interval (and not below the floor, in seconds): a sample waits at most that long for the
-#: GIL, which bounds how far samples drift to the next point where a thread releases it
-#: Lower means more accurate shares but more GIL hand-overs between a program's own threads
-#: (docs/performance.md: 0.05 cost a 4-thread program 8% at 100 Hz; 0.25 cost nothing).
+#: With the C waiter (_waiter.c), the switch interval (µs) for the sampler's own request of
+#: the GIL when a sample is due: it is taken that soon after, whatever the program runs.
+GRAB_MICROSECONDS = 20
+#: Without it, the GIL switch interval is at most this share of the mean sampling interval
+#: for the whole run (and not below the floor, in seconds): a sample waits at most that long
+#: for the GIL, which bounds how far samples drift to the next point where a thread releases
+#: it. Lower means more accurate shares but more GIL hand-overs between a program's own
+#: threads (docs/performance.md: 0.05 cost a 4-thread program 8% at 100 Hz).
 SWITCH_INTERVAL_SHARE = 0.25
 SWITCH_INTERVAL_FLOOR = 0.0002
 #: Fewer samples than this and the profile's shares are too noisy to trust (about ±10% at 100).
@@ -160,9 +168,8 @@ class Engine:
         self._measure_cpu = mode == "cpu" or idle
         self._states: Dict[int, _ThreadState] = {}
         self._thread: Optional[threading.Thread] = None
-        self._wake = threading.Lock()  # released by halt(): wakes the sleeping sampler at once
+        self._sleep = _Sleep.best()
         self._start_ns = self._last_tick_ns = 0
-        self._saved_switch_interval: Optional[float] = None
         self.lock = threading.Lock()  # held while a sample is recorded; readers of the sink take it
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -183,11 +190,7 @@ class Engine:
         if self._thread is not None:
             raise RuntimeError("this sampler is already running")
         self.begin()
-        self._saved_switch_interval = sys.getswitchinterval()
-        # The sampler waits for the GIL up to one switch interval (5 ms by default): keep
-        # that well under the mean sampling interval so samples are taken when due.
-        sys.setswitchinterval(min(self._saved_switch_interval, max(SWITCH_INTERVAL_FLOOR, SWITCH_INTERVAL_SHARE / self.rate)))
-        self._wake.acquire(blocking=False)
+        self._sleep.prepare(self.rate)
         self._thread = threading.Thread(target=self._run, name="flamespace-sampler", daemon=True)
         self._thread.start()
         return self
@@ -198,11 +201,9 @@ class Engine:
         if thread is None:
             return
         if thread is not threading.current_thread():
-            self._wake.release()
+            self._sleep.wake()
             thread.join()
-        if self._saved_switch_interval is not None:
-            sys.setswitchinterval(self._saved_switch_interval)
-            self._saved_switch_interval = None
+        self._sleep.finish()
         self.quality.duration_ns = self.elapsed_ns
 
     def forked(self) -> "Engine":
@@ -216,8 +217,7 @@ class Engine:
         twin.duration = twin.on_deadline = None
         twin._states = {}
         twin._thread = None
-        twin._wake, twin.lock = threading.Lock(), threading.Lock()
-        twin._saved_switch_interval = None
+        twin._sleep, twin.lock = _Sleep.best(), threading.Lock()
         return twin
 
     def begin(self) -> None:
@@ -234,17 +234,15 @@ class Engine:
         _leave_signals_to_other_threads()
         draw = Random(self.seed).random if self.seed is not None else Random().random
         mean_ns = 1e9 / self.rate
-        clock, wake, quality = self.clock, self._wake, self.quality
+        clock, sleep, quality = self.clock, self._sleep.wait, self.quality
         deadline = None if self.duration is None else self._start_ns + int(self.duration * 1e9)
         every_ns = None if self.on_interval is None else int(self.on_interval[0] * 1e9)
         next_interval = None if every_ns is None else self._start_ns + every_ns
         own = threading.get_ident()
         due = clock.now_ns() + int(-math.log(1.0 - draw()) * mean_ns)
         while True:
-            delay = due - clock.now_ns()
-            # A plain lock's timed acquire is the cheapest interruptible sleep.
-            if wake.acquire(timeout=max(delay, 0) / 1e9):
-                break  # halt() released it
+            if sleep(due - clock.now_ns()):
+                break  # halt() woke us
             now = clock.now_ns()
             lateness = now - due
             if lateness > mean_ns:
@@ -366,6 +364,62 @@ class Engine:
         name = self.namer.name
         prefix = self.root + ((thread_name,) if self.threads else ())
         return prefix + tuple([name(f) for f in frames])
+
+
+class _Sleep:
+    """How the sampling thread sleeps until a sample is due, and how halt() wakes it.
+
+    This one: a lock's timed acquire (the cheapest interruptible sleep), with the switch
+    interval lowered for the whole run so the GIL comes back soon after a sample is due.
+    :class:`_PunctualSleep` does better where the C extension is built.
+    """
+
+    def __init__(self) -> None:
+        self._wake = threading.Lock()  # released by wake()
+        self._saved: Optional[float] = None
+
+    @staticmethod
+    def best() -> "_Sleep":
+        return _PunctualSleep() if _Waiter is not None else _Sleep()
+
+    def prepare(self, rate: float) -> None:
+        self._wake.acquire(blocking=False)
+        self._saved = sys.getswitchinterval()
+        # The sampler waits for the GIL up to one switch interval (5 ms by default): keep
+        # that well under the mean sampling interval so samples are taken when due.
+        sys.setswitchinterval(min(self._saved, max(SWITCH_INTERVAL_FLOOR, SWITCH_INTERVAL_SHARE / rate)))
+
+    def wait(self, delay_ns: int) -> bool:
+        """Sleep ``delay_ns``; True if woken by :meth:`wake` instead."""
+        return self._wake.acquire(timeout=max(delay_ns, 0) / 1e9)
+
+    def wake(self) -> None:
+        self._wake.release()
+
+    def finish(self) -> None:
+        if self._saved is not None:
+            sys.setswitchinterval(self._saved)
+            self._saved = None
+
+
+class _PunctualSleep(_Sleep):
+    """Sleeps without the GIL and takes it back within :data:`GRAB_MICROSECONDS` of the due
+    time, leaving the program's switch interval alone the rest of the time (_waiter.c)."""
+
+    def __init__(self) -> None:
+        self._waiter = _Waiter()
+
+    def prepare(self, rate: float) -> None:
+        self._waiter.reset()
+
+    def wait(self, delay_ns: int) -> bool:
+        return self._waiter.wait(delay_ns, GRAB_MICROSECONDS)
+
+    def wake(self) -> None:
+        self._waiter.stop()
+
+    def finish(self) -> None:
+        pass
 
 
 _STARTING_OR_STOPPING = frozenset({Engine.start.__code__, Engine.halt.__code__})
