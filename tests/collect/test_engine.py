@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from types import SimpleNamespace
 
 import pytest
 
 import flamespace as fs
+from flamespace.collect import engine as engine_module
 from flamespace.collect.engine import IDLE_FRAME, Engine
 from flamespace.collect.naming import FrameNamer, PathShortener
 from flamespace.collect.sink import Sink
@@ -192,3 +194,52 @@ def test_too_few_samples_is_a_problem_worth_a_warning():
     sampler = fs.Sampler(fs.SamplerOptions(rate=10)).start()
     recording = sampler.stop()
     assert any("samples" in p for p in recording.problems)
+
+
+def _switch_interval_while_sampling(sleep) -> float:
+    sampler = fs.Sampler(fs.SamplerOptions(rate=1000))
+    sampler._sleep = sleep
+    with sampler:
+        seen = sys.getswitchinterval()
+        end = time.perf_counter() + 0.05
+        while time.perf_counter() < end:
+            pass
+    assert sampler.quality.samples > 0
+    return seen
+
+
+@pytest.mark.skipif(engine_module._Waiter is None, reason="the C extension _waiter is not built")
+def test_the_punctual_sleep_leaves_the_switch_interval_alone():
+    before = sys.getswitchinterval()
+    assert _switch_interval_while_sampling(engine_module._PunctualSleep()) == before
+
+
+def test_the_fallback_sleep_lowers_the_switch_interval_for_the_run():
+    before = sys.getswitchinterval()
+    assert _switch_interval_while_sampling(engine_module._Sleep()) == pytest.approx(min(before, 0.25 / 1000))
+
+
+@pytest.mark.skipif(engine_module._Waiter is None, reason="the C extension _waiter is not built")
+def test_the_waiter_takes_the_gil_soon_after_the_due_time_while_a_thread_spins():
+    """Without it a sample waits up to a whole switch interval (5 ms) for a busy thread."""
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            pass
+
+    thread = threading.Thread(target=spin)
+    thread.start()
+    try:
+        waiter = engine_module._Waiter()
+        lateness = []
+        for _ in range(15):
+            start = time.perf_counter_ns()
+            assert waiter.wait(2_000_000, engine_module.GRAB_MICROSECONDS) is False
+            lateness.append(time.perf_counter_ns() - start - 2_000_000)
+        waiter.stop()
+        assert waiter.wait(10**10, 20) is True  # stop() ends waits at once
+    finally:
+        stop.set()
+        thread.join()
+    assert sorted(lateness)[len(lateness) // 2] < 2_500_000  # half the 5 ms a thread would wait

@@ -7,9 +7,12 @@ that thread's previous sample — wall time in ``wall`` mode, the thread's own C
 
 Known bias of any in-process sampler: the sampling thread needs the GIL, so a thread
 that holds the GIL in a long C call cannot be sampled until the call returns; the time is
-then attributed to whatever it runs next. The engine lowers the interpreter's switch
-interval while it runs (and restores it) so the GIL is handed over within a small fraction
-of an interval, and counts samples that came late.
+then attributed to whatever it runs next. A thread that wants the GIL normally waits a
+whole switch interval (5 ms) before it asks for it, so samples would drift to the points
+where threads let the GIL go (the start of a sleep, say). The engine's sleep (``_waiter.c``)
+asks for the GIL within microseconds of each due time and leaves the program's switch
+interval alone otherwise; without the C extension, it lowers the switch interval for the
+run instead. Late samples are counted in the quality metadata.
 
 This module imports only what a bare interpreter has loaded anyway (``sys``, ``time``,
 ``threading``, ``math``): it runs inside the profiled program from its first line.
