@@ -6,6 +6,12 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Laws are about values, not speed: no per-example deadline (a loaded CI machine made one
+# example overrun hypothesis's default 200 ms and fail a correct test).
+settings.register_profile("flamespace", deadline=None)
+settings.load_profile("flamespace")
 
 DATA = Path(__file__).parent / "data"
 PEER_FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "peer-fixtures"
