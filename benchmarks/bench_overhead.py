@@ -184,6 +184,35 @@ def accuracy(seconds: float, runs_each: int, tmp: Path) -> None:
     for name, values in errors.items():
         each = ", ".join(f"{100 * e:.1f}" for e in values)
         print(f"  {name:<22} total abs. error: median {100 * statistics.median(values):5.2f}%  (runs: {each})")
+    floor = ideal_sampler_error(100.0, seconds)
+    print(f"  {'an ideal sampler':<22} total abs. error: mean {100 * floor:5.2f}%  "
+          "(simulated: Poisson times, time weights; the noise no sampler at this rate and length avoids)")
+
+
+def ideal_sampler_error(rate: float, seconds: float, runs: int = 400) -> float:
+    """Mean share error of a perfect Poisson sampler on the known-answer program: its noise floor."""
+    import random
+
+    phases = [(name, EXPECTED[name] / 10) for name in EXPECTED]  # seconds per 100 ms round
+    generator = random.Random(1)
+    errors = []
+    for _ in range(runs):
+        totals = dict.fromkeys(EXPECTED, 0.0)
+        now = last = 0.0
+        while True:
+            now += generator.expovariate(rate)
+            if now > seconds:
+                break
+            offset = now % 0.1
+            for name, length in phases:
+                if offset < length:
+                    totals[name] += now - last
+                    break
+                offset -= length
+            last = now
+        whole = sum(totals.values())
+        errors.append(sum(abs(totals[n] / whole - EXPECTED[n]) for n in EXPECTED))
+    return statistics.mean(errors)
 
 
 def main() -> None:

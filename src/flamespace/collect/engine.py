@@ -49,7 +49,8 @@ if TYPE_CHECKING:
 IDLE_FRAME = "[idle]"
 #: With the C waiter (_waiter.c), the switch interval (µs) for the sampler's own request of
 #: the GIL when a sample is due: it is taken that soon after, whatever the program runs.
-GRAB_MICROSECONDS = 20
+#: 20 µs was no more accurate and cost a 4-thread program more (docs/performance.md).
+GRAB_MICROSECONDS = 200
 #: Without it, the GIL switch interval is at most this share of the mean sampling interval
 #: for the whole run (and not below the floor, in seconds): a sample waits at most that long
 #: for the GIL, which bounds how far samples drift to the next point where a thread releases
