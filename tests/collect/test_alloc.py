@@ -9,6 +9,7 @@ import pytest
 import flamespace as fs
 from flamespace.collect.alloc import AllocRecorder, available
 
+from .names import qualified
 from .test_record import record, write
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=f"alloc mode unavailable: {available()}")
@@ -62,7 +63,8 @@ def test_sampled_estimates_are_unbiased():
         recorder = AllocRecorder(interval=interval, seed=seed).start()
         work()
         recorder.halt()
-        return sum(v for s, v in recorder.totals.items() if any(f.startswith("test_sampled_estimates_are_unbiased.<locals>.work") for f in s))
+        name = qualified("test_sampled_estimates_are_unbiased.<locals>.work") + " ("
+        return sum(v for s, v in recorder.totals.items() if any(f.startswith(name) for f in s))
 
     exact = measure(0, 1)
     estimates = [measure(64 * 1024, seed) for seed in range(1, 41)]
@@ -89,7 +91,7 @@ def test_api_decorator_and_block(tmp_path):
     work()
     graph = work.profiler.graph
     assert graph.metadata.metric == "alloc"
-    assert 100_000 <= bytes_in(graph, "test_api_decorator_and_block.<locals>.work.<locals>.<listcomp>") < 110_000
+    assert 100_000 <= bytes_in(graph, qualified("test_api_decorator_and_block.<locals>.work.<locals>.<listcomp>")) < 110_000
 
 
 def test_forked_children_record_their_own_allocations(tmp_path, monkeypatch):

@@ -15,6 +15,8 @@ from flamespace.collect.engine import IDLE_FRAME, Engine
 from flamespace.collect.naming import FrameNamer, PathShortener
 from flamespace.collect.sink import Sink
 
+from .names import qualified
+
 
 class FakeClock:
     def __init__(self) -> None:
@@ -154,7 +156,7 @@ def test_frame_names_use_the_qualified_name_and_line():
     frame = K().method()
     namer = FrameNamer(shorten=PathShortener(cwd="/nowhere"))
     name = namer.name(frame)
-    assert name.startswith("test_frame_names_use_the_qualified_name_and_line.<locals>.K.method (")
+    assert name.startswith(qualified("test_frame_names_use_the_qualified_name_and_line.<locals>.K.method") + " (")
     assert name.endswith(f":{frame.f_lineno})")
     assert FrameNamer(lines=False, shorten=PathShortener(cwd="/nowhere")).name(frame).endswith("test_engine.py)")
 

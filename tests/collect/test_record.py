@@ -244,7 +244,8 @@ def test_live_mode_finds_what_is_still_allocated(tmp_path, monkeypatch):
     assert graph.metadata.unit == "bytes"
     leaked = sum(v for s, v in graph.items() if s[-1].startswith("leak (leak.py:5)"))
     assert 1_000_000 <= leaked < 1_100_000
-    assert not any("temporary" in f for s in graph for f in s)
+    # (before 3.11 a code object keeps a freed frame for reuse: a few hundred bytes stay)
+    assert sum(v for s, v in graph.items() if any("temporary" in f for f in s)) < 2_000
 
 
 def test_ctrl_c_saves_the_profile(tmp_path, monkeypatch):

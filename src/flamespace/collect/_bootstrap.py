@@ -101,16 +101,22 @@ def _save_on_every_exit() -> None:
 def _hide_our_no_site_flag() -> None:
     """``sys.flags`` as plain ``python`` would have it, without the ``-S`` we started with:
     code that copies the flags to child interpreters (multiprocessing's spawn and
-    forkserver) must not start them without ``site``. Python 3.10+ (older: left as is)."""
+    forkserver) must not start them without ``site``."""
     flags = sys.flags
-    names = getattr(flags, "__match_args__", None)
-    if not names or "no_site" not in names:
+    names = getattr(flags, "__match_args__", None) or _field_names(repr(flags))  # 3.9: no __match_args__
+    if "no_site" not in names or len(names) != len(flags):
         return
     values = list(flags)
     values[names.index("no_site")] = 0
     namespace: Dict[str, Any] = {name: property(lambda self, i=i: self[i]) for i, name in enumerate(names)}
     namespace["__repr__"] = lambda self: "sys.flags(" + ", ".join(f"{n}={v!r}" for n, v in zip(names, self)) + ")"
     sys.flags = type("flags", (tuple,), namespace)(values)
+
+
+def _field_names(text: str) -> tuple:
+    """The field names in a struct sequence's repr, ``sys.flags(debug=0, inspect=0, ...)``."""
+    inside = text[text.find("(") + 1 : text.rfind(")")]
+    return tuple(part.split("=", 1)[0].strip() for part in inside.split(",") if "=" in part)
 
 
 def _save_on_sigterm() -> None:

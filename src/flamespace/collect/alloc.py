@@ -28,6 +28,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Collection, Dict, Optional, Tuple
 
+#: The frame of allocations made while no Python code ran (interpreter start or shutdown).
+NO_PYTHON_FRAME = "[no Python frame]"
 #: Seconds between two moves of samples out of the C buffers.
 DRAIN_PERIOD = 1.0
 
@@ -113,6 +115,8 @@ class AllocRecorder:
             stack = program_stack(root_first, _filename, lambda f: namer.location(f[0], f[1]), self.hidden_files)
             if stack is None:
                 continue  # allocated by the profiler itself
+            if not stack:
+                stack = (NO_PYTHON_FRAME,)  # the interpreter allocating outside any Python code
             if truncated:
                 stack = (TRUNCATED_FRAME,) + stack
             totals[stack] = totals.get(stack, 0.0) + values[index]
