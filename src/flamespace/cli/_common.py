@@ -4,40 +4,46 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Callable, Iterable, Iterator, List, Optional, Sequence, TypeVar, Union
-
-import click
 
 from ..core.differential import Differential
-from ..core.vector import FlameGraph, Number
 from ..diagnostics import Diagnostics
 from ..errors import InputError
 from ..formats import registry
+from ._options import Option, click_options
+from ._report import warn
 
-Profile = Union[FlameGraph, Differential]
-F = TypeVar("F", bound=Callable[..., object])
-T = TypeVar("T")
+TYPE_CHECKING = False  # typing costs start-up time (flamespace svg); annotations are strings (PEP 563)
+if TYPE_CHECKING:
+    from typing import Callable, Iterable, Iterator, List, Optional, Sequence, TypeVar, Union
+
+    from ..core.vector import FlameGraph, Number
+
+    Profile = Union[FlameGraph, Differential]
+    F = TypeVar("F", bound=Callable[..., object])
+    T = TypeVar("T")
+
+#: --skip-invalid and --from, for every command that reads profiles.
+INPUT_OPTIONS = (
+    Option(
+        ("--skip-invalid",), "skip_invalid", "flag",
+        help="Skip malformed lines and report how many on stderr, instead of failing.",
+    ),
+    Option(
+        ("--from",), "input_format", "choice", choices=tuple(registry.names()),
+        help="Input format (default: detected from the content, then the file name).",
+    ),
+)
 
 
 def input_options(function: F) -> F:
     """--skip-invalid and --from, for every command that reads profiles."""
-    function = click.option(
-        "--from",
-        "input_format",
-        type=click.Choice(registry.names()),
-        default=None,
-        help="Input format (default: detected from the content, then the file name).",
-    )(function)
-    function = click.option(
-        "--skip-invalid",
-        is_flag=True,
-        help="Skip malformed lines and report how many on stderr, instead of failing.",
-    )(function)
-    return function
+    return click_options(INPUT_OPTIONS)(function)  # type: ignore[no-any-return]
 
 
 def output_options(function: F) -> F:
     """-o FILE and --no-header, for every command that writes a profile."""
+    import click
+
     function = click.option(
         "--no-header",
         is_flag=True,
@@ -70,18 +76,20 @@ def expand_inputs(paths: Sequence[str]) -> List[str]:
             others = [os.path.basename(f) for f in others]
             if others:
                 shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
-                click.echo(f"flamespace: skipped {len(others)} file(s) in {path} that are not profiles: {shown}", err=True)
+                warn(f"flamespace: skipped {len(others)} file(s) in {path} that are not profiles: {shown}")
             expanded.extend(profiles)
         else:
             expanded.append(path)
     if expanded.count("-") > 1:
+        import click
+
         raise click.UsageError("stdin ('-') can be read only once")
     return expanded
 
 
 def report(diagnostics: Diagnostics) -> None:
     for line in diagnostics.messages():
-        click.echo(f"flamespace: {line}", err=True)
+        warn(f"flamespace: {line}")
 
 
 def read_profile(
@@ -137,6 +145,8 @@ def _stderr_console():  # type: ignore[no-untyped-def]
 
 def parse_share(text: str, option: str = "--min-share", maximum: Optional[float] = 1.0) -> float:
     """'0.01' or '1%' -> 0.01; at least 0 and at most ``maximum`` (None: no upper bound)."""
+    import click
+
     raw = text.strip()
     try:
         share = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
@@ -161,5 +171,7 @@ def format_share(part: Number, whole: Number) -> str:
 
 def echo_json(data: object) -> None:
     import json
+
+    import click
 
     click.echo(json.dumps(data, indent=2, sort_keys=False))

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
-
 from ..errors import InputError
-from ._common import Profile, expand_inputs, read_profile
+from ._common import expand_inputs, read_profile
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Optional, Sequence
+
+    from ._common import Profile
 
 
 def read_drawable(files: Sequence[str], command: str, skip_invalid: bool, input_format: Optional[str]) -> Profile:

@@ -1,0 +1,41 @@
+"""The click group of every command, importing a command's module only when it is used."""
+
+from __future__ import annotations
+
+import sys
+from typing import List, Optional
+
+import click
+
+from . import COMMANDS
+
+
+class LazyGroup(click.Group):
+    """A group that imports a command's module only when that command runs or help lists it.
+
+    Start-up then costs click and the one command used: ``flamespace svg small.folded``
+    must start about as fast as flamegraph.pl (docs/performance.md).
+    """
+
+    def list_commands(self, ctx: click.Context) -> List[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> Optional[click.Command]:
+        if cmd_name not in COMMANDS:
+            return None
+        module = f"{__package__}.{cmd_name}"
+        __import__(module)  # not importlib: it would pull in more modules
+        return sys.modules[module].command  # type: ignore[no-any-return]
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="flamespace", message="%(prog)s %(version)s")
+def cli() -> None:
+    """Flame graphs as vectors: combine, filter, measure and compare profiles.
+
+    Every command reads folded stacks (``a;b;c 12``, gzip or plain) from files or stdin
+    ('-') and writes to stdout or -o FILE, so commands compose in pipes:
+
+    \b
+        flamespace merge runs/ | flamespace filter --grep parse | flamespace top
+    """

@@ -1,0 +1,64 @@
+"""Messages on stderr and the one-line message and exit code of every exception, without click.
+
+``flamespace svg`` runs without importing click (start-up); click's exceptions are handled
+only when click was imported, since nothing else can raise them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ..errors import FlamespaceError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Optional
+
+EXIT_OK, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def warn(message: str) -> None:
+    """One line on stderr, as click.echo(err=True) writes it."""
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
+
+
+def _error(context: str, message: str) -> None:
+    warn(f"{context}: error: {message}")
+
+
+def exit_code(exc: BaseException, context: str) -> "Optional[int]":
+    """Report ``exc`` as ``context: error: ...`` and return the exit code; None: re-raise it (FLAMESPACE_DEBUG)."""
+    click = sys.modules.get("click")
+    if click is not None:
+        if isinstance(exc, click.exceptions.Exit):
+            return exc.exit_code  # type: ignore[no-any-return]
+        if isinstance(exc, click.UsageError):
+            _error(context, exc.format_message() + f" (see '{context} --help')")
+            return EXIT_INPUT
+        if isinstance(exc, click.ClickException):
+            _error(context, exc.format_message())
+            return EXIT_INPUT
+        if isinstance(exc, click.exceptions.Abort):
+            _error(context, "interrupted")
+            return EXIT_INTERRUPTED
+    if isinstance(exc, FlamespaceError):
+        _error(context, str(exc))
+        return EXIT_INPUT
+    if isinstance(exc, KeyboardInterrupt):
+        _error(context, "interrupted")
+        return EXIT_INTERRUPTED
+    if isinstance(exc, BrokenPipeError):
+        # The reader went away (e.g. `| head`): stop quietly, as Unix tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+    if os.environ.get("FLAMESPACE_DEBUG"):
+        return None
+    _error(
+        context,
+        f"internal error: {type(exc).__name__}: {exc} "
+        "(please report it; set FLAMESPACE_DEBUG=1 to see the traceback)",
+    )
+    return EXIT_INTERNAL

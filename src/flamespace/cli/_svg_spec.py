@@ -1,0 +1,114 @@
+"""``flamespace svg`` without click: its options as data (the one list both parsers use) and what it does.
+
+cli/svg.py builds the click command from :data:`OPTIONS`; ``flamespace.cli.main`` parses the
+usual argument lists with :func:`._options.parse` and calls :func:`draw` directly, so a plain
+``flamespace svg app.folded`` never imports click (start-up: docs/performance.md).
+"""
+
+from __future__ import annotations
+
+from ._common import INPUT_OPTIONS
+from ._options import Option, parse
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Optional, Tuple
+
+PALETTES = (
+    "hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "python",
+    "red", "green", "blue", "aqua", "yellow", "purple", "orange",
+)  # render.options.PALETTES, repeated so that --help does not import the renderer
+
+#: Every option of ``flamespace svg``, in --help order.
+OPTIONS = (
+    Option(("-o", "--output"), "output", "path", "-", "Where to write the SVG.", show_default="stdout", allow_dash=True),
+    Option(("--title",), "title", "str", None, 'Title (default "Flame Graph"; "Icicle Graph" with --inverted, "Flame Chart" with --flamechart).'),
+    Option(("--subtitle",), "subtitle", "str", "", "Second line of the title."),
+    Option(("--width",), "width", "int", 1200, "Image width in pixels.", show_default=True),
+    Option(("--height",), "height", "int", 16, "Height of one frame in pixels.", show_default=True),
+    Option(("--minwidth",), "minwidth", "str", "0.1", "Omit frames narrower than this: pixels, or a percentage of the total with '%' (0.5%).", show_default=True),
+    Option(("--fonttype",), "fonttype", "str", "Verdana", "Font family.", show_default=True),
+    Option(("--fontsize",), "fontsize", "float", 12, "Font size in pixels.", show_default=True),
+    Option(("--fontwidth",), "fontwidth", "float", 0.59, "Average glyph width relative to the font size (fits labels).", show_default=True),
+    Option(("--countname",), "countname", "str", None, "What the counts are (default: the profile's unit, else 'samples')."),
+    Option(("--nametype",), "nametype", "str", "Function:", "Prefix of the details line.", show_default=True),
+    Option(("--colors",), "colors", "choice", "hot", "Palette.", choices=PALETTES, show_default=True),
+    Option(("--bgcolors",), "bgcolors", "str", None, "Background: yellow, blue, green, grey or #rrggbb (default by palette)."),
+    Option(("--hash",), "hash_", "flag", help="flamegraph.pl's name hash: similar names, similar colours."),
+    Option(("--random",), "random_", "flag", help="Random colours (the only non-repeatable option; see --seed)."),
+    Option(("--seed",), "seed", "int", None, "Seed for --random."),
+    Option(("--cp",), "cp", "flag", help="Consistent palette: read and update palette.map in the current directory."),
+    Option(("--palette-file",), "palette_file", "path", None, "Like --cp with another file."),
+    Option(("--reverse",), "reverse", "flag", help="Reverse stacks (leaf first): merged from the hot end."),
+    Option(("--inverted",), "inverted", "flag", help="Icicle graph: the root at the top."),
+    Option(("--flamechart",), "flamechart", "flag", help="Keep input order (time) and merge only neighbouring frames."),
+    Option(("--negate",), "negate", "flag", help="Differential input: swap red and blue."),
+    Option(
+        ("--delta",), "delta", "choice", "inclusive",
+        "Differential input: colour each frame by the change of its inclusive value, or of its own (leaf) value as flamegraph.pl.",
+        choices=("inclusive", "self"), show_default=True,
+    ),
+    Option(("--factor",), "factor", "float", 1, "Multiply the counts shown in tooltips.", show_default=True),
+    Option(("--total",), "total", "float", None, "The value of the full width, if more than the sum of the input."),
+    Option(("--notes",), "notes", "str", "", "Notes, kept in an XML comment."),
+    Option(("--nameattr",), "nameattr", "path", None, "File of extra SVG attributes per function: name<TAB>attr=value<TAB>..."),
+    Option(("--encoding",), "encoding", "str", None, "Character encoding of the SVG (default UTF-8)."),
+    Option(("--fluid",), "fluid", "flag", help="Stretch to the width of the window (laid out at --width)."),
+    Option(("--search-color",), "search_color", "str", "rgb(230,0,230)", "Colour of search matches.", show_default=True),
+    Option(("--stroke-color",), "stroke_color", "str", "none", "Outline colour of frames.", show_default=True),
+    Option(
+        ("--truncate-text-right",), "truncate_right", "pair", True,
+        "Cut long labels at the end (name..), as flamegraph.pl, or at the start (..name), as inferno.",
+        show_default=True, secondary=("--truncate-text-left",),
+    ),
+    Option(("--base",), "base", "multiple", None, "Re-root at this frame (outermost occurrence); repeatable."),
+    Option(("--sort-by-value",), "sort_by_value", "flag", help="Siblings widest first (default: name order)."),
+    *INPUT_OPTIONS,
+)
+
+
+def parse_fast(args: "Tuple[str, ...] | list") -> "Optional[dict]":
+    """The keyword arguments of :func:`draw` for ``args`` (after 'svg'), or None: let click parse them."""
+    parsed = parse(OPTIONS, args)
+    if parsed is None:
+        return None
+    values, files = parsed
+    return {"files": files, **values}
+
+
+def run_fast(args: "list") -> "Tuple[bool, object]":
+    """(True, result) when the small parser understood ``args`` and the command ran; (False, None) otherwise."""
+    params = parse_fast(args)
+    if params is None:
+        return False, None
+    return True, draw(**params)  # type: ignore[arg-type]
+
+
+def draw(
+    files: "Tuple[str, ...]", output: str, countname: "Optional[str]", hash_: bool, random_: bool, cp: bool,
+    palette_file: "Optional[str]", nameattr: "Optional[str]", truncate_right: bool, skip_invalid: bool,
+    input_format: "Optional[str]", **options: object,
+) -> None:
+    """Read ``files``, lay them out and write the SVG to ``output`` (what ``flamespace svg`` does)."""
+    from ..errors import InputError
+    from ..render.layout import layout
+    from ..render.options import SvgOptions, read_nameattr
+    from ..render.svg import open_svg, write_svg
+    from ._render import read_drawable
+    from ._report import warn
+
+    profile = read_drawable(files, "svg", skip_invalid, input_format)
+    unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
+    settings = SvgOptions(
+        countname=countname or (unit if unit and unit != "samples" else "samples"),
+        hash=hash_, random=random_, palette_file=palette_file or ("palette.map" if cp else None),
+        nameattr=read_nameattr(nameattr) if nameattr else {}, truncate="right" if truncate_right else "left",
+        **options,  # type: ignore[arg-type]
+    )
+    drawn = layout(profile, settings)
+    with open_svg(output, settings.encoding) as out:
+        write_svg(drawn, out)
+    for warning in drawn.warnings:
+        warn(f"flamespace svg: warning: {warning}")
+    if drawn.empty:
+        raise InputError("no stack counts found: wrote an SVG that says so", ", ".join(files) or "<stdin>")
