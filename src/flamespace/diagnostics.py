@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import List, Optional, Tuple
+from ._record import factory, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List, Optional, Tuple
 
 
-@dataclass
+@record(frozen=False)
 class Diagnostics:
     """Counts skipped input and keeps the first few examples, with where they were."""
 
     max_examples: int = 5
     skipped: int = 0
-    examples: List[Tuple[str, Optional[int], str]] = field(default_factory=list)
-    warnings: List[str] = field(default_factory=list)
+    examples: List[Tuple[str, Optional[int], str]] = factory(list)
+    warnings: List[str] = factory(list)
 
     def skip(self, source: str, line: Optional[int], reason: str) -> None:
         self.skipped += 1

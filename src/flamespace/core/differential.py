@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, List, Tuple
+from .._record import record
+from .vector import FlameGraph
 
-from .vector import Delta, FlameGraph, Number, Stack
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, List, Tuple
+
+    from .vector import Delta, Number, Stack
 
 
-@dataclass(frozen=True)
+@record
 class Differential:
     """Two flame graphs to compare stack by stack; what ``flamespace sub`` writes.
 

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping, Optional
 
+from .._record import factory, record
 from ..errors import UnitMismatchError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Mapping, Optional
 
-@dataclass(frozen=True)
+
+@record
 class Metadata:
     """Describes the numbers of a flame graph.
 
@@ -20,7 +23,7 @@ class Metadata:
 
     unit: Optional[str] = None
     metric: Optional[str] = None
-    labels: Mapping[str, str] = field(default_factory=dict)
+    labels: Mapping[str, str] = factory(dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "labels", MappingProxyType(dict(self.labels)))

@@ -9,15 +9,35 @@ from __future__ import annotations
 
 import math
 from numbers import Real
-from typing import Any, Dict, FrozenSet, ItemsView, Iterable, Iterator, Mapping, Optional, Tuple, Union
+from collections.abc import Mapping
 
 from ..errors import ArgumentError
 from .metadata import EMPTY, Metadata
 
 Frame = str
-Stack = Tuple[str, ...]
-Number = Union[int, float]
-Values = Union[Mapping[Stack, Number], Iterable[Tuple[Stack, Number]]]
+Stack = tuple[str, ...]  # type: ignore[misc]  # no typing at run time: it costs the CLI ~10 ms of start-up
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Dict, FrozenSet, ItemsView, Iterable, Iterator, Mapping, Optional, Tuple, Union
+
+    Stack = Tuple[str, ...]
+    Number = Union[int, float]
+    Values = Union[Mapping[Stack, Number], Iterable[Tuple[Stack, Number]]]
+    _Base = Mapping[Stack, Number]
+else:
+    _Base = Mapping
+
+
+def __getattr__(name: str) -> object:
+    """``Number`` and ``Values`` for code that uses them at run time (they need typing)."""
+    if name in ("Number", "Values"):
+        from typing import Iterable, Tuple, Union
+
+        number = Union[int, float]
+        values = {"Number": number, "Values": Union[Mapping[Stack, number], Iterable[Tuple[Stack, number]]]}
+        globals().update(values)
+        return values[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _check_number(value: Any, stack: Stack) -> Number:
@@ -34,7 +54,7 @@ def _check_stack(stack: Any) -> Stack:
     return stack
 
 
-class StackVector(Mapping[Stack, Number]):
+class StackVector(_Base):
     """Common part of :class:`FlameGraph` and :class:`Delta`: storage, metadata, algebra.
 
     Equality is equality of the vectors; metadata (unit, labels) is not compared.

@@ -6,11 +6,14 @@ import io
 import os
 import sys
 from contextlib import contextmanager
-from typing import BinaryIO, Iterator, TextIO, Tuple, Union
 
 from ..errors import InputError
 
-Source = Union[str, "os.PathLike[str]", BinaryIO]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import BinaryIO, Iterator, TextIO, Tuple, Union
+
+    Source = Union[str, "os.PathLike[str]", BinaryIO]
 GZIP_MAGIC = b"\x1f\x8b"
 #: Undecodable bytes are kept as surrogates and written back unchanged (lossless round trip).
 ENCODING_ERRORS = "surrogateescape"

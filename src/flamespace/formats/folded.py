@@ -17,15 +17,22 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass
 from operator import itemgetter
-from typing import Dict, List, Optional, TextIO, Tuple, Union
 
+from .._record import record
 from ..core.differential import Differential
 from ..core.metadata import Metadata
-from ..core.vector import FlameGraph, Number, Stack
+from ..core.vector import FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, List, Optional, TextIO, Tuple, Union
+
+    from ..core.vector import Number, Stack
+
+    Profile = Union[FlameGraph, Differential]
 
 name = "folded"
 extensions = (".folded", ".collapsed", ".fold")
@@ -40,7 +47,7 @@ _DATA_LINE = re.compile(r".*[ \t][0-9]+(?:\.[0-9]*)?$")
 _SHOWN = 60  # characters of a bad line quoted in an error
 
 
-@dataclass(frozen=True)
+@record
 class ReadOptions:
     """How to read folded input.
 
@@ -52,14 +59,12 @@ class ReadOptions:
     columns: str = "auto"
 
 
-@dataclass(frozen=True)
+@record
 class WriteOptions:
     """How to write folded output. ``header``: write metadata as ``# key: value`` lines."""
 
     header: bool = True
 
-
-Profile = Union[FlameGraph, Differential]
 
 
 def sniff(head: bytes) -> Optional[bool]:

@@ -9,46 +9,71 @@ other formats are given the chart's flame graph.
 
 from __future__ import annotations
 
-import os
-from types import ModuleType
-from typing import Dict, List, Optional, Union
+import sys
 
 from ..core.chart import FlameChart
-from ..core.differential import Differential
-from ..core.vector import FlameGraph, Stack
-from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
-from . import folded, speedscope
-from ._io import Source, display_name, open_binary, open_output, text_reader
+from . import folded
+from ._io import display_name, open_binary, open_output, text_reader
 
-Profile = Union[FlameGraph, Differential]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import os
+    from types import ModuleType
+    from typing import Dict, List, Optional, Union
 
-#: Every format module, in sniffing order. Each has name, extensions, sniff, parse[, dump].
-FORMATS: List[ModuleType] = [speedscope, folded]
+    from ..core.differential import Differential
+    from ..core.vector import FlameGraph, Stack
+    from ..diagnostics import Diagnostics
+    from ._io import Source
+
+    Profile = Union[FlameGraph, Differential]
+
+#: Every format's module name (its ``name``), in sniffing order. Modules are imported when
+#: first needed, so reading a folded file does not import speedscope (and json).
+ORDER = ("speedscope", "folded")
+#: What an input's head must look like for a format to be worth importing to sniff it.
+_COULD_BE = {"speedscope": lambda head: head.lstrip()[:1] in (b"", b"{")}
 SNIFF_BYTES = 64 * 1024
 
 
+def _module(name: str) -> ModuleType:
+    qualified = f"{__package__}.{name}"
+    if qualified not in sys.modules:
+        __import__(qualified)
+    return sys.modules[qualified]
+
+
+def formats() -> List[ModuleType]:
+    """Every format module, in sniffing order (importing them all)."""
+    return [_module(name) for name in ORDER]
+
+
+def __getattr__(name: str) -> object:
+    if name == "FORMATS":  # every format module, in sniffing order; imported on first use
+        return formats()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def names() -> List[str]:
-    return [fmt.name for fmt in FORMATS]
+    return list(ORDER)
 
 
 def writable_names() -> List[str]:
-    return [fmt.name for fmt in FORMATS if hasattr(fmt, "dump")]
+    return [fmt.name for fmt in formats() if hasattr(fmt, "dump")]
 
 
 def by_name(name: str) -> ModuleType:
-    table: Dict[str, ModuleType] = {fmt.name: fmt for fmt in FORMATS}
-    try:
-        return table[name]
-    except KeyError:
-        raise ArgumentError(f"unknown format {name!r}; known formats: {', '.join(table)}") from None
+    if name not in ORDER:
+        raise ArgumentError(f"unknown format {name!r}; known formats: {', '.join(ORDER)}")
+    return _module(name)
 
 
 def by_extension(path: str) -> Optional[ModuleType]:
     lower = path.lower()
     if lower.endswith(".gz"):
         lower = lower[:-3]
-    for fmt in FORMATS:
+    for fmt in formats():
         if lower.endswith(tuple(fmt.extensions)):
             return fmt
     return None
@@ -56,9 +81,10 @@ def by_extension(path: str) -> Optional[ModuleType]:
 
 def detect(head: bytes, path: str = "") -> ModuleType:
     """The format of an input: the first that recognises its head, else by file extension, else folded."""
-    for fmt in FORMATS:
-        if fmt.sniff(head):
-            return fmt
+    for name in ORDER:
+        could_be = _COULD_BE.get(name)
+        if (could_be is None or could_be(head)) and _module(name).sniff(head):
+            return _module(name)
     return by_extension(path) or folded
 
 
@@ -69,7 +95,7 @@ def recognises(path: str) -> bool:
     try:
         with open_binary(path) as (stream, _):
             head = stream.peek(SNIFF_BYTES)[:SNIFF_BYTES]
-            return any(fmt.sniff(head) for fmt in FORMATS)
+            return detect(head) is not folded or bool(folded.sniff(head))
     except InputError:
         return False
 

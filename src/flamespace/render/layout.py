@@ -19,33 +19,27 @@ import re
 from bisect import bisect_left
 from itertools import accumulate, repeat
 from operator import itemgetter
-from typing import Callable, Iterable, List, NamedTuple, Optional, Tuple, Union
 
 from ..core.chart import FlameChart
 from ..core.differential import Differential
-from ..core.vector import FlameGraph, Number, Stack
+from ..core.vector import FlameGraph
 from ..errors import ArgumentError
 from .options import SvgOptions
 from .palettes import SEPARATOR_COLOURS, Colourer, diff_colour
 
-Profile = Union[FlameGraph, Differential, FlameChart]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Iterable, List, Optional, Tuple, Union
+
+    from ..core.vector import Number, Stack
+    from .frame import Frame
+
+    Profile = Union[FlameGraph, Differential, FlameChart]
+    Group = Tuple[int, int]  # rows [start, end) that share a frame
+
 XPAD = 10  # pixels left and right of the frames
 ROOT_NAME = "all"
 ANNOTATION = re.compile(r"_\[[kwij]\]$")
-
-
-class Frame(NamedTuple):
-    """One drawn frame. ``x`` and ``width`` in pixels; ``delta`` None unless differential."""
-
-    name: str
-    label: str
-    x: float
-    width: float
-    depth: int
-    value: Number
-    self_value: Number
-    delta: Optional[Number]
-    colour: str
 
 
 class Layout:
@@ -77,6 +71,8 @@ class Layout:
     def frames(self) -> List[Frame]:
         c = self.columns
         deltas = c.deltas if c.deltas is not None else repeat(None)
+        from .frame import Frame  # typing's NamedTuple: only for callers that want records
+
         return list(map(Frame, c.names, c.labels, c.xs, c.widths, c.depths, c.values, c.selfs, deltas, c.colours))
 
     @property
@@ -183,7 +179,6 @@ class _Last:
 
 
 _AFTER = (_Last(),)
-Group = Tuple[int, int]  # rows [start, end) that share a frame
 
 
 def _groups_sorted(stacks: List[Stack], cum: List[Number], lo: int, hi: int, depth: int, min_value: float) -> Tuple[range, List[Group]]:

@@ -7,10 +7,12 @@ meaning of each field are written down here only.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields
-from typing import Mapping, Optional, Tuple, Union
-
+from .._record import factory, fields, record
 from ..errors import ArgumentError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Mapping, Optional, Tuple, Union
 
 #: Palettes by name, as flamegraph.pl's --colors (plus "python": Python code vs native code).
 PALETTES = (
@@ -30,7 +32,7 @@ _HEX_COLOUR = re.compile(r"#[0-9A-Fa-f]{6}$")
 _MINWIDTH = re.compile(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(%?)$")
 
 
-@dataclass(frozen=True)
+@record
 class SvgOptions:
     """How to draw a flame graph. Every field has flamegraph.pl's meaning and default.
 
@@ -84,7 +86,7 @@ class SvgOptions:
     factor: float = 1
     total: Optional[float] = None
     notes: str = ""
-    nameattr: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    nameattr: Mapping[str, Mapping[str, str]] = factory(dict)
     encoding: Optional[str] = None
     fluid: bool = False
     search_color: str = "rgb(230,0,230)"
@@ -157,7 +159,7 @@ class SvgOptions:
 
     @classmethod
     def names(cls) -> Tuple[str, ...]:
-        return tuple(f.name for f in fields(cls))
+        return fields(cls)
 
 
 def _choice(name: str, value: str, allowed: Tuple[str, ...]) -> None:

@@ -9,12 +9,15 @@ most, so ``ext4_read`` and ``ext4_write`` get similar colours); ``random`` is ra
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict, Iterable, List, Optional, Tuple
 from zlib import crc32
 
 from .options import SvgOptions
 
-Rgb = Tuple[int, int, int]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Dict, Iterable, List, Optional, Tuple
+
+    Rgb = Tuple[int, int, int]
 SEPARATOR_COLOURS = {"--": "rgb(160,160,160)", "-": "rgb(200,200,200)"}
 _MODULE = re.compile(r".(.*?)`")
 

@@ -9,15 +9,21 @@ from __future__ import annotations
 import json
 import os
 from itertools import repeat
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, TextIO, Tuple, Union
 
 from ..formats._io import open_output
-from .layout import XPAD, Layout, Number, Profile, layout, strip_annotation
+from .layout import XPAD, Layout, layout, strip_annotation
 from .options import SvgOptions
 from .xml import comment, escape
 
 SCRIPT = os.path.join(os.path.dirname(__file__), "flamegraph.js")
-Destination = Union[str, "os.PathLike[str]", TextIO, None]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable, Iterator, List, Mapping, Optional, TextIO, Tuple, Union
+
+    from ..core.vector import Number
+    from .layout import Profile
+
+    Destination = Union[str, "os.PathLike[str]", TextIO, None]
 _CHUNK = 2000  # frames per write
 
 
@@ -253,7 +259,7 @@ def _place(x_width: Tuple[float, float]) -> Tuple[str, str, str]:
     return f"{x1:.1f}", f"{round(x + width, 1) - x1:.1f}", f"{x + 3:.2f}"
 
 
-class Memo(Dict[Any, str]):
+class Memo(dict):  # type: ignore[type-arg]
     """``function(key)`` remembered per key: in a flame graph, names, values and places repeat."""
 
     def __init__(self, function: Callable[[Any], str]) -> None:

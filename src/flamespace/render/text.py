@@ -6,16 +6,20 @@ trimmed to frames of at least ``threshold`` of the total.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import List, Optional, TextIO, Tuple
-
+from .._record import record
 from ..errors import ArgumentError
-from .layout import Profile, layout, strip_annotation
+from .layout import layout, strip_annotation
 from .options import SvgOptions
 from .svg import format_count
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List, Optional, TextIO, Tuple
 
-@dataclass(frozen=True)
+    from .layout import Profile
+
+
+@record
 class TextOptions:
     """``threshold``: smallest share of the total shown (0.01 = 1%); ``max_depth``: deepest level
     shown (None: all); ``sort_by_value``, ``reverse``, ``base``, ``delta``, ``countname``:

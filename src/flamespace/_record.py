@@ -1,0 +1,129 @@
+"""Record classes (fields, defaults, __init__, ==, repr, hash) without importing dataclasses.
+
+``dataclasses`` imports ``inspect`` (and with it ast, dis, tokenize): about 10 ms, more
+than a whole ``flamespace svg`` of a small profile spends on its work. The option and
+metadata classes on that path are declared with :func:`record` instead, with the same
+meaning as ``@dataclass(frozen=...)``: fields are the annotated class attributes in order,
+a class attribute is the default, :func:`factory` gives a fresh mutable default per
+instance, ``__post_init__`` runs after ``__init__``; methods the class defines itself win.
+Instances have ``__slots__`` and, when frozen, refuse assignment and hash by their fields.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Tuple, TypeVar
+
+    T = TypeVar("T")
+
+
+class FrozenInstanceError(AttributeError):
+    """Assignment to a field of a frozen record (as ``dataclasses.FrozenInstanceError``)."""
+
+
+class _Factory:
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self.make = make
+
+
+def factory(make: Callable[[], Any]) -> Any:
+    """A default made fresh for each instance, as ``dataclasses.field(default_factory=make)``."""
+    return _Factory(make)
+
+
+_MISSING = object()
+
+
+def record(cls: type | None = None, *, frozen: bool = True) -> Any:
+    """Turn ``cls`` into a record class; ``@record`` or ``@record(frozen=False)``."""
+    if cls is None:
+        return lambda c: _build(c, frozen)
+    return _build(cls, frozen)
+
+
+def fields(cls: type) -> Tuple[str, ...]:
+    """The field names of a record class, in order."""
+    return cls.__record_fields__  # type: ignore[attr-defined,no-any-return]
+
+
+def _build(cls: type, frozen: bool) -> type:
+    names = tuple(n for n in cls.__dict__.get("__annotations__", {}) if not n.startswith("__"))
+    body = {k: v for k, v in cls.__dict__.items() if k not in names and k not in ("__dict__", "__weakref__")}
+    defaults = {n: cls.__dict__[n] for n in names if n in cls.__dict__}
+    params, lines, scope = [], [], {"_MISSING": _MISSING, "_set": object.__setattr__}
+    for name in names:
+        default = defaults.get(name, _MISSING)
+        if isinstance(default, _Factory):
+            scope[f"_f_{name}"] = default.make
+            params.append(f"{name}=_MISSING")
+            lines.append(f"_set(self, {name!r}, _f_{name}() if {name} is _MISSING else {name})")
+        else:
+            if default is not _MISSING:
+                scope[f"_d_{name}"] = default
+            params.append(name if default is _MISSING else f"{name}=_d_{name}")
+            lines.append(f"_set(self, {name!r}, {name})")
+    if "__post_init__" in body:
+        lines.append("self.__post_init__()")
+    source = f"def __init__(self, {', '.join(params)}):\n    " + "\n    ".join(lines or ["pass"])
+    exec(source, scope)  # as dataclasses does: a real signature, fast to call
+    body["__init__"] = scope["__init__"]
+    body["__slots__"] = names
+    body["__record_fields__"] = names
+    for method, make in (("__eq__", _eq), ("__repr__", _repr), ("replace", _replace), ("__reduce__", _reduce)):
+        body.setdefault(method, make(names))
+    explicit = cls.__dict__.get("__hash__", _MISSING)
+    has_hash = not (explicit is _MISSING or (explicit is None and "__eq__" in cls.__dict__))
+    if frozen:
+        body.setdefault("__setattr__", _refuse)
+        body.setdefault("__delattr__", _refuse)
+        if not has_hash:
+            body["__hash__"] = lambda self: hash(tuple(getattr(self, n) for n in names))
+    elif not has_hash:
+        body["__hash__"] = None  # mutable and compared by value: unhashable, as a dataclass
+    built = type(cls)(cls.__name__, cls.__bases__, body)
+    built.__qualname__ = cls.__qualname__
+    return built
+
+
+def _eq(names: Tuple[str, ...]) -> Callable[[Any, object], Any]:
+    def __eq__(self: Any, other: object) -> Any:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in names)
+
+    return __eq__
+
+
+def _repr(names: Tuple[str, ...]) -> Callable[[Any], str]:
+    def __repr__(self: Any) -> str:
+        shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in names)
+        return f"{self.__class__.__qualname__}({shown})"
+
+    return __repr__
+
+
+def _replace(names: Tuple[str, ...]) -> Callable[..., Any]:
+    def replace(self: T, **changes: Any) -> T:
+        """A copy with ``changes`` (as ``dataclasses.replace``: checked again by ``__init__``)."""
+        unknown = set(changes) - set(names)
+        if unknown:
+            raise TypeError(f"{self.__class__.__name__} has no field {sorted(unknown)[0]!r}")
+        values = {n: getattr(self, n) for n in names}
+        values.update(changes)
+        return self.__class__(**values)  # type: ignore[call-arg]
+
+    return replace
+
+
+def _reduce(names: Tuple[str, ...]) -> Callable[[Any], Any]:
+    def __reduce__(self: Any) -> Any:  # copy and pickle through __init__ (slots and frozen)
+        return self.__class__, tuple(getattr(self, n) for n in names)
+
+    return __reduce__
+
+
+def _refuse(self: Any, name: str, value: Any = None) -> None:
+    raise FrozenInstanceError(f"cannot assign to field {name!r}")
