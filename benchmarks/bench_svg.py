@@ -33,7 +33,8 @@ TARGETS = {"a": 1.0, "b": 0.2, "c": 0.2}  # our time / flamegraph.pl's, at most
 _OURS = "flamespace.cli, flamespace.cli._svg_spec, flamespace.cli._render, flamespace.render"
 START_UP = {
     "python -c pass": "pass",
-    "+ import re, typing, dataclasses": "import re, typing, dataclasses",
+    "+ import re, json (what our modules on the svg path import)": "import re, json",
+    "(beside) import re, json, typing, dataclasses (typing, dataclasses: no longer on the svg path)": "import re, json, typing, dataclasses",
     "+ the modules `flamespace svg` imports (no click)": f"import {_OURS}",
     "+ import click (what the click-free path saves)": f"import click, {_OURS}",
 }
