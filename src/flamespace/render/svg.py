@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from itertools import repeat
+from itertools import chain
 
 from ..formats._io import open_output
 from .layout import XPAD, Layout, layout, strip_annotation
@@ -18,7 +18,7 @@ from .xml import comment, escape
 SCRIPT = os.path.join(os.path.dirname(__file__), "flamegraph.js")
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Iterable, Iterator, List, Mapping, Optional, TextIO, Tuple, Union
+    from typing import Any, Callable, Iterator, List, Mapping, Optional, TextIO, Tuple, Union
 
     from ..core.vector import Number
     from .layout import Profile
@@ -208,55 +208,56 @@ def _frames(drawn: Layout, g: Geometry) -> Iterator[str]:
     """The frames' elements, ``_CHUNK`` frames per string: one ``<g>`` (or ``<a>`` with a
     --nameattr href) per frame holding its title, rect and label.
 
-    This is most of the time an SVG takes when many frames are drawn, so the work is done
-    column by column in comprehensions, and what repeats (names, values, positions: a
-    stack's frames above its last fork share them) is formatted once.
+    This is most of the time an SVG takes when many frames are drawn, so no Python code
+    runs per frame: each frame is a row of pieces looked up column by column (``map`` over
+    memos: names, values, positions and depths repeat, and each is formatted once, with
+    the fixed markup between them folded in) and joined in one call.
     """
     o = drawn.options
     c = drawn.columns
     total = drawn.total
     countname = escape(o.countname)
     factor = o.factor
-    tops = [_num(g.top(depth)) for depth in range(drawn.max_depth + 1)]
-    text_ys = [_num(3 + g.top(depth) + (g.frame - 1) / 2) for depth in range(drawn.max_depth + 1)]
-    rect_tail = f'" height="{_num(g.frame - 1)}" rx="2" ry="2"/><text x="'
-    titles = Memo(lambda name: escape(strip_annotation(name)))
-    labels = Memo(escape)
+    nameattr = o.nameattr
+    depths = range(drawn.max_depth + 1)
+    tops = [f'{_num(g.top(depth))}" width="' for depth in depths]
+    text_ys = [f'{_num(3 + g.top(depth) + (g.frame - 1) / 2)}">' for depth in depths]
+    text_head = f'" height="{_num(g.frame - 1)}" rx="2" ry="2"/><text x="'
+    title_head = "" if nameattr else "<g><title>"  # with --nameattr the group's opening is a column
+    label_tail = "</text>" if nameattr else "</text></g>\n"
+    titles = Memo(lambda name: title_head + escape(strip_annotation(name)))
+    labels = Memo(lambda label: escape(label) + label_tail)
+    x1s = Memo(lambda x: f'</title><rect x="{round(x, 1):.1f}" y="')
+    widths = Memo(lambda x_width: f'{round(x_width[0] + x_width[1], 1) - round(x_width[0], 1):.1f}" fill="')
+    text_xs = Memo(lambda x: f"{text_head}{x + 3:.2f}\" y=\"")
 
     def count(value: Number) -> str:
         return f"{format_count(value * factor if factor != 1 else value)} {countname}"
 
     amounts = Memo(lambda value: f"{count(value)}, {100 * value / total:.2f}%")
-    places = Memo(_place)
+    if c.deltas is None:
+        infos = Memo(lambda value: f" ({amounts[value]})")
+    else:
+        sign = -1 if o.negate else 1
+        infos = Memo(lambda vd: f" ({amounts[vd[0]]}; {'+' if vd[1] * sign > 0 else ''}{100 * vd[1] * sign / total:.2f}%)")
     for start in range(0, len(c.names), _CHUNK):
         part = slice(start, start + _CHUNK)
         names = c.names[part]
-        if c.deltas is None:
-            infos = [f"{titles[n]} ({amounts[v]})" for n, v in zip(names, c.values[part])]
-        else:
-            sign = -1 if o.negate else 1
-            infos = [
-                f"{titles[n]} ({amounts[v]}; {'+' if d * sign > 0 else ''}{100 * d * sign / total:.2f}%)"
-                for n, v, d in zip(names, c.values[part], c.deltas[part])
-            ]
+        xs = c.xs[part]
+        keys = c.values[part] if c.deltas is None else list(zip(c.values[part], c.deltas[part]))
+        title_column = list(map(titles.__getitem__, names))
+        info_column = list(map(infos.__getitem__, keys))
         if start == 0:  # the root
-            infos[0] = f"all ({count(c.values[0])}, 100%)"
-        heads, tails = _groups(names, infos, o.nameattr)
-        yield "".join([
-            f'{head}<rect x="{x1}" y="{tops[depth]}" width="{width}" fill="{colour}{rect_tail}{text_x}" '
-            f'y="{text_ys[depth]}">{labels[label]}</text>{tail}'
-            for head, (x1, width, text_x), depth, colour, label, tail in zip(
-                heads, map(places.__getitem__, zip(c.xs[part], c.widths[part])), c.depths[part], c.colours[part],
-                c.labels[part], tails,
-            )
-        ])
-
-
-def _place(x_width: Tuple[float, float]) -> Tuple[str, str, str]:
-    """A frame's x and width as written: ends rounded to 0.1 px (as flamegraph.pl), the label 3 px in."""
-    x, width = x_width
-    x1 = round(x, 1)
-    return f"{x1:.1f}", f"{round(x + width, 1) - x1:.1f}", f"{x + 3:.2f}"
+            info_column[0] = f" ({count(c.values[0])}, 100%)"
+        columns = [
+            title_column, info_column, map(x1s.__getitem__, xs), map(tops.__getitem__, c.depths[part]),
+            map(widths.__getitem__, zip(xs, c.widths[part])), c.colours[part], map(text_xs.__getitem__, xs),
+            map(text_ys.__getitem__, c.depths[part]), map(labels.__getitem__, c.labels[part]),
+        ]
+        if nameattr:
+            heads, tails = _groups(names, title_column, info_column, nameattr)
+            columns = [heads, *columns, tails]
+        yield "".join(chain.from_iterable(zip(*columns)))
 
 
 class Memo(dict):  # type: ignore[type-arg]
@@ -271,34 +272,35 @@ class Memo(dict):  # type: ignore[type-arg]
         return value
 
 
-def _groups(names: List[str], infos: List[str], nameattr: Mapping[str, Mapping[str, str]]) -> Tuple[List[str], Iterable[str]]:
-    """The opening (with the title) and the closing tag of each frame's group."""
-    if not nameattr:
-        return [f"<g><title>{info}</title>" for info in infos], repeat("</g>\n")
+def _groups(names: List[str], titles: List[str], infos: List[str], nameattr: Mapping[str, Mapping[str, str]]) -> Tuple[List[str], List[str]]:
+    """The opening of each frame's group (``<g>`` or ``<a>``, then ``<title>``) and its closing;
+    a --nameattr ``title`` replaces the frame's tooltip in ``titles`` and ``infos``."""
     heads, tails = [], []
-    for name, info in zip(names, infos):
+    for i, name in enumerate(names):
         attributes = nameattr.get(name)
         opening, closing = "<g>", "</g>\n"
         if attributes:
-            opening, closing, info = _custom_group(attributes, info)
-        heads.append(f"{opening}<title>{info}</title>")
+            opening, closing, title = _custom_group(attributes)
+            if title is not None:
+                titles[i], infos[i] = title, ""
+        heads.append(f"{opening}<title>")
         tails.append(closing)
     return heads, tails
 
 
-def _custom_group(attributes: Mapping[str, str], info: str) -> tuple:
-    """Opening and closing tags for a frame with --nameattr attributes; ``title`` replaces the tooltip."""
+def _custom_group(attributes: Mapping[str, str]) -> tuple:
+    """Opening and closing tags for a frame with --nameattr attributes, and its ``title`` (escaped) if given."""
     attributes = dict(attributes)
     title = attributes.pop("title", None)
     if title is not None:
-        info = escape(title)
+        title = escape(title)
     href = attributes.pop("href", None)
     target = attributes.pop("target", "_top")
     rest = " ".join(f'{name}="{escape(value)}"' for name, value in attributes.items())
     if href is not None:
         opening = f'<a xlink:href="{escape(href)}" target="{escape(target)}"{" " + rest if rest else ""}>'
-        return opening, "</a>\n", info
-    return f"<g {rest}>" if rest else "<g>", "</g>\n", info
+        return opening, "</a>\n", title
+    return f"<g {rest}>" if rest else "<g>", "</g>\n", title
 
 
 __all__ = ["SvgOptions", "format_count", "svg", "write_svg"]
