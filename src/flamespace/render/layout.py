@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from itertools import accumulate, repeat
+from itertools import accumulate, compress, repeat
 from operator import itemgetter
 
 from ..core.chart import FlameChart
@@ -325,10 +325,16 @@ def place(stacks: List[Stack], values: List[Number], befores: Optional[List[Numb
 def _paint(columns: Columns, per_value: float, options: SvgOptions) -> Number:
     """Pixels, labels and colours of placed frames; returns the largest change (differential)."""
     names = columns.names
-    columns.xs = [XPAD + x * per_value for x in columns.xs]
-    columns.widths = [value * per_value for value in columns.values]
+    # a chain's frames share one x and one value: each distinct number is scaled once
+    xs = {x: XPAD + x * per_value for x in set(columns.xs)}
+    widths = {value: value * per_value for value in set(columns.values)}
+    columns.xs = list(map(xs.__getitem__, columns.xs))
+    columns.widths = list(map(widths.__getitem__, columns.values))
     glyph = options.fontsize * options.fontwidth
-    columns.labels = [fit_label(n, w, options) if w / glyph >= 3 else "" for n, w in zip(names, columns.widths)]
+    labels = columns.labels = [""] * len(names)
+    wide = {width for width in widths.values() if width / glyph >= 3}  # most frames are too narrow for a label
+    for i in compress(range(len(names)), map(wide.__contains__, columns.widths)):
+        labels[i] = fit_label(names[i], columns.widths[i], options)
     deltas = columns.deltas
     if deltas is None:
         colour_of = Colourer(options)

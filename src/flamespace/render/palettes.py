@@ -179,8 +179,14 @@ class Colourer:
 
     def many(self, names: Iterable[str]) -> List[str]:
         """The colour of each of ``names``, in order (the cache is read inline: names repeat)."""
-        get = self._cache.get
-        return [get(name) or self(name) for name in names]
+        if self._rng is not None:  # random colours are drawn in order
+            get = self._cache.get
+            return [get(name) or self(name) for name in names]
+        names = names if isinstance(names, list) else list(names)
+        cache = self._cache
+        for name in set(names).difference(cache):
+            self(name)
+        return list(map(cache.__getitem__, names))
 
     def _compute(self, name: str) -> str:
         options = self.options
