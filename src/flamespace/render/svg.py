@@ -50,7 +50,7 @@ def svg(profile: Profile, options: Optional[SvgOptions] = None, output: Destinat
 
 
 def open_svg(destination: Union[str, "os.PathLike[str]"], encoding: Optional[str] = None):  # type: ignore[no-untyped-def]
-    """A text stream for an SVG: UTF-8 unless ``encoding``; characters it lacks become references."""
+    """A text stream for an SVG: UTF-8 unless ``encoding``; characters it lacks become references (newlines as open_output)."""
     if encoding is None:
         return open_output(destination)
     from contextlib import contextmanager
@@ -60,14 +60,14 @@ def open_svg(destination: Union[str, "os.PathLike[str]"], encoding: Optional[str
     @contextmanager
     def opened() -> Iterator[TextIO]:
         if os.fspath(destination) == "-":
-            out = io.TextIOWrapper(sys.stdout.buffer, encoding=encoding, errors="xmlcharrefreplace", newline="\n")
+            out = io.TextIOWrapper(sys.stdout.buffer, encoding=encoding, errors="xmlcharrefreplace", newline="")
             try:
                 yield out
                 out.flush()
             finally:
                 out.detach()
         else:
-            with open(destination, "w", encoding=encoding, errors="xmlcharrefreplace", newline="\n") as out:
+            with open(destination, "w", encoding=encoding, errors="xmlcharrefreplace", newline="") as out:
                 yield out
 
     return opened()
