@@ -43,7 +43,7 @@ START_UP = {
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="runs of (a) and (b); the median is shown")
-    parser.add_argument("--repeat-big", type=int, default=1, help="runs of (c) (flamegraph.pl takes about 45 s)")
+    parser.add_argument("--repeat-big", type=int, default=1, help="runs of (c) (flamegraph.pl takes about 45 s); 0 skips it")
     parser.add_argument("--flamegraph-pl", default=os.environ.get("FLAMEGRAPH_PL"), help="path of flamegraph.pl")
     args = parser.parse_args()
     if not EXAMPLE.exists():
