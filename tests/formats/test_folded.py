@@ -8,6 +8,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import flamespace as fs
 from flamespace import Differential, FlameGraph
@@ -221,3 +223,14 @@ def test_sniff():
     assert folded.sniff(b"# unit: ns\na;b 1\n") is True
     assert folded.sniff(b'{"$schema": 1}\n') is False
     assert folded.sniff(b"a;b 1") is None
+
+
+@given(st.text(alphabet="0123456789.٢²+-e x", max_size=8))
+def test_count_syntax_is_digits_with_an_optional_point(text):
+    """The reader's count check (no regex, to keep `re` off the start-up path) means what
+    the documented pattern means."""
+    import re
+
+    from flamespace.formats.folded import _is_decimal
+
+    assert _is_decimal(text) == bool(re.fullmatch(r"[0-9]+(?:\.[0-9]*)?", text))

@@ -15,7 +15,6 @@ difffolded.pl writes it.
 
 from __future__ import annotations
 
-import re
 import sys
 from operator import itemgetter
 
@@ -41,9 +40,9 @@ description = "folded stacks (stackcollapse-*.pl, py-spy --format raw, Austin)"
 #: Frames cannot contain ';' in this format: writers replace it with this character.
 SEMICOLON_REPLACEMENT = ":"
 
-_METADATA = re.compile(r"#\s*([A-Za-z_][\w.\-]*)\s*:\s?(.*)$")
-_DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]*)?$")
-_DATA_LINE = re.compile(r".*[ \t][0-9]+(?:\.[0-9]*)?$")
+#: ``# key: value`` header lines; compiled on first use (files without headers need no ``re``).
+_METADATA_PATTERN = r"#\s*([A-Za-z_][\w.\-]*)\s*:\s?(.*)$"
+_metadata = None
 _SHOWN = 60  # characters of a bad line quoted in an error
 
 
@@ -76,16 +75,35 @@ def sniff(head: bytes) -> Optional[bool]:
     for line in lines:
         line = line.rstrip()
         if line and not line.startswith("#"):
-            return bool(_DATA_LINE.match(line))
+            cut = max(line.rfind(" "), line.rfind("\t"))  # the count follows the last blank
+            return cut >= 0 and _is_decimal(line[cut + 1 :])
     return None
+
+
+def _is_decimal(text: str) -> bool:
+    """ASCII digits, optionally a point and more digits (``12``, ``1.5``, ``3.``)."""
+    whole, point, fraction = text.partition(".")
+    return (
+        whole.isdigit() and whole.isascii()
+        and (not point or not fraction or (fraction.isdigit() and fraction.isascii()))
+    )
 
 
 def _number(text: str) -> Optional[Number]:
     if text.isdigit() and text.isascii():
         return int(text)
-    if _DECIMAL.match(text):
+    if _is_decimal(text):
         return float(text)
     return None
+
+
+def _metadata_match(line: str):  # type: ignore[no-untyped-def]
+    global _metadata
+    if _metadata is None:
+        import re
+
+        _metadata = re.compile(_METADATA_PATTERN)
+    return _metadata.match(line)
 
 
 def _invalid_reason(line: str, cut: int, count: str) -> str:
@@ -133,7 +151,7 @@ def parse(
         if not line:
             continue
         if line[0] == "#":
-            match = _METADATA.match(line)
+            match = _metadata_match(line)
             if match:
                 labels[match.group(1)] = match.group(2)
             continue
