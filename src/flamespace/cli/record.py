@@ -68,9 +68,9 @@ def _write_svg(graph: "FlameGraph", output: str, command: str) -> None:
 
     labels = graph.metadata.labels
     subtitle = f"{labels.get('mode', '')} mode, {labels.get('duration_s', '?')} s, {labels.get('samples', '?')} samples"
-    units = {"ns": "ns", "samples": "samples", "bytes": "bytes", "count": "allocations"}
+    unit = graph.metadata.unit
     svg(graph, SvgOptions(title=f"flamespace record: {command}", subtitle=subtitle,
-                          countname=units.get(graph.metadata.unit, graph.metadata.unit)), output)
+                          countname="allocations" if unit == "count" else unit), output)
 
 
 def _report(result: "RecordResult", output: str, quiet: bool) -> None:

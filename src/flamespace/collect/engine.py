@@ -158,7 +158,7 @@ class Engine:
         self.clock = clock or Clock()
         self.sink = sink or Sink(timeline=timeline)
         self.namer = namer or FrameNamer(lines=lines)
-        self.root_cut = frozenset(root_cut)
+        self.root_cut = root_cut
         self.hidden_files = frozenset(hidden_files)
         self.asyncio = asyncio
         self._async_stacks = None
@@ -175,6 +175,17 @@ class Engine:
         self._sleep = _Sleep.best()
         self._start_ns = self._last_tick_ns = 0
         self.lock = threading.Lock()  # held while a sample is recorded; readers of the sink take it
+
+    @property
+    def root_cut(self) -> Collection[CodeType]:
+        return self._root_cut
+
+    @root_cut.setter
+    def root_cut(self, codes: Collection[CodeType]) -> None:
+        self._root_cut = frozenset(codes)
+        # code -> True: a frame of the profiler starting or stopping (drop the tick);
+        # False: a launcher frame where the program's stack begins. One lookup per frame.
+        self._frame_marks = {**dict.fromkeys(self._root_cut, False), **dict.fromkeys(_STARTING_OR_STOPPING, True)}
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -345,14 +356,13 @@ class Engine:
         """The stack of ``frame`` (of thread ``ident``), root first, as frame names under the
         configured roots (None if no frame of the program is left once the launcher's are cut)."""
         frames: List[FrameType] = []
-        cut = self.root_cut
-        own = _STARTING_OR_STOPPING
+        mark_of = self._frame_marks.get
         while frame is not None:
-            code = frame.f_code
-            if code in cut:
+            mark = mark_of(frame.f_code)
+            if mark is not None:
+                if mark:
+                    return None  # a tick that came as the profiler started or stopped: our own frames
                 break
-            if code in own:
-                return None  # a tick that came as the profiler started or stopped: our own frames
             frames.append(frame)
             frame = frame.f_back
         frames.reverse()

@@ -75,8 +75,8 @@ def sniff(head: bytes) -> Optional[bool]:
     for line in lines:
         line = line.rstrip()
         if line and not line.startswith("#"):
-            cut = max(line.rfind(" "), line.rfind("\t"))  # the count follows the last blank
-            return cut >= 0 and _is_decimal(line[cut + 1 :])
+            _, count, cut = _split_count(line)
+            return cut >= 0 and _is_decimal(count)
     return None
 
 
