@@ -7,6 +7,7 @@ usual argument lists with :func:`._options.parse` and calls :func:`draw` directl
 
 from __future__ import annotations
 
+from ..render.options import PALETTES  # light (no layout or emitter); drawing needs it anyway
 from ._common import INPUT_OPTIONS
 from ._options import Option, parse
 
@@ -14,10 +15,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Optional, Tuple
 
-PALETTES = (
-    "hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "python",
-    "red", "green", "blue", "aqua", "yellow", "purple", "orange",
-)  # render.options.PALETTES, repeated so that --help does not import the renderer
 
 #: Every option of ``flamespace svg``, in --help order.
 OPTIONS = (
