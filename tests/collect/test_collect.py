@@ -167,3 +167,13 @@ def test_api_collects_and_reports_each_run(tmp_path, program):
         fs.collect_runs([fs.Program(parse_command([], code="raise SystemExit(5)"))], 1,
                         tmp_path / "fail", fs.SamplerOptions())
     assert failure.value.run.exit_code == 5 and "run 1 exited with code 5" in str(failure.value)
+
+
+@pytest.mark.skipif(__import__("flamespace.collect.alloc", fromlist=["available"]).available() is not None,
+                    reason="alloc mode unavailable")
+def test_memory_runs_take_a_seed_per_run_too(capsys, tmp_path, program):
+    """collect seeds run i with seed + i; memory options must take that like sampling options."""
+    code, out, err = collect(capsys, "-n", 2, "-o", "mem", "--mode", "alloc", "--seed", 5, "--", program)
+    assert code == 0, err
+    assert sorted(p.name for p in (tmp_path / "mem").iterdir()) == ["run-001.folded", "run-002.folded"]
+    assert fs.read(tmp_path / "mem" / "run-001.folded").metadata.unit == "bytes"

@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import sys
 
+from .._record import record
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Collection, Dict, List, Mapping, Optional, Tuple
@@ -29,29 +31,36 @@ DEFAULT_MAX_FRAMES = 256
 TRUNCATED_FRAME = "[truncated]"
 
 
+@record
 class MemoryOptions:
     """``mode``: ``live`` or ``alloc``; ``weight``: ``bytes`` or ``count``; ``lines``, ``threads``
     as for sampling (memory recorders do not know threads, so ``threads`` is refused);
     ``max_frames`` per stack. ``alloc`` only: ``interval``, the mean bytes between sampled
-    allocations (0 records every allocation), and ``seed`` for repeatable sampling."""
+    allocations (0 records every allocation), and ``seed`` for repeatable sampling.
+    A frozen record, as :class:`~flamespace.collect.sampler.SamplerOptions`: ``replace()`` gives
+    a changed copy (``collect`` seeds each run differently)."""
 
-    def __init__(self, mode: str = "live", weight: str = "bytes", lines: bool = True, threads: bool = False,
-                 max_frames: int = DEFAULT_MAX_FRAMES, interval: int = DEFAULT_ALLOC_INTERVAL,
-                 seed: Optional[int] = None) -> None:
+    mode: str = "live"
+    weight: str = "bytes"
+    lines: bool = True
+    threads: bool = False
+    max_frames: int = DEFAULT_MAX_FRAMES
+    interval: int = DEFAULT_ALLOC_INTERVAL
+    seed: Optional[int] = None
+
+    def __post_init__(self) -> None:
         from ..errors import ArgumentError
 
-        if mode not in MEMORY_MODES:
-            raise ArgumentError(f"unknown memory mode {mode!r}; available: {', '.join(MEMORY_MODES)}")
-        if weight not in ("bytes", "count"):
-            raise ArgumentError(f"memory profiles weigh 'bytes' or 'count', not {weight!r}")
-        if threads:
+        if self.mode not in MEMORY_MODES:
+            raise ArgumentError(f"unknown memory mode {self.mode!r}; available: {', '.join(MEMORY_MODES)}")
+        if self.weight not in ("bytes", "count"):
+            raise ArgumentError(f"memory profiles weigh 'bytes' or 'count', not {self.weight!r}")
+        if self.threads:
             raise ArgumentError("tracemalloc does not record threads: --threads works with the sampling modes only")
-        if not 1 <= max_frames <= 65535:
-            raise ArgumentError(f"max_frames must be between 1 and 65535, not {max_frames}")
-        if interval < 0:
-            raise ArgumentError(f"the allocation sampling interval must be 0 or more bytes, not {interval}")
-        self.mode, self.weight, self.lines, self.max_frames = mode, weight, lines, max_frames
-        self.interval, self.seed = interval, seed
+        if not 1 <= self.max_frames <= 65535:
+            raise ArgumentError(f"max_frames must be between 1 and 65535, not {self.max_frames}")
+        if self.interval < 0:
+            raise ArgumentError(f"the allocation sampling interval must be 0 or more bytes, not {self.interval}")
 
     def engine_arguments(self) -> Dict[str, Any]:
         """The recorder's arguments (see :func:`start_recorder`)."""

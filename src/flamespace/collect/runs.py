@@ -14,7 +14,6 @@ run leaves a gap in the numbers.
 
 from __future__ import annotations
 
-import dataclasses
 import glob
 import os
 import subprocess
@@ -190,7 +189,7 @@ def _prepare_directory(directory: str, overwrite: bool) -> None:
 
 def _options_for(options: Any, index: int) -> Any:
     seed = getattr(options, "seed", None)
-    return options if seed is None else dataclasses.replace(options, seed=seed + index)
+    return options if seed is None else options.replace(seed=seed + index)
 
 
 def _one_run(

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import platform
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Callable, List, Mapping, Optional, Tuple
 
+from .._record import fields, record
 from ..core.chart import FlameChart
 from ..core.metadata import Metadata
 from ..core.vector import FlameGraph, Stack
@@ -20,7 +21,7 @@ WEIGHTS = ("time", "samples")
 MIN_RATE, MAX_RATE = 1.0, 10_000.0
 
 
-@dataclass(frozen=True)
+@record
 class SamplerOptions:
     """What to record; ``flamespace record``'s options map one to one onto these.
 
@@ -67,7 +68,7 @@ class SamplerOptions:
         return "ns" if self.weight == "time" else "samples"
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        return {name: getattr(self, name) for name in fields(SamplerOptions)}
 
 
 @dataclass
