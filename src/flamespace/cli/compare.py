@@ -95,28 +95,39 @@ def command(
 
 def write_parts(result, out_dir: str, header: bool) -> None:  # type: ignore[no-untyped-def]
     """The four parts of Δ_r (empty files when nothing changed), Δ_r as two-column differential
-    input, and Δ_r drawn as differential flame graphs (see :func:`write_delta_svgs`)."""
+    input, and both mean profiles drawn with their significant changes (see :func:`write_delta_svgs`)."""
     os.makedirs(out_dir, exist_ok=True)
     for name, graph in zip(PARTS, result.parts):
         registry.write(graph, os.path.join(out_dir, f"{name}.folded"), header=header)
-    delta = result.differential()
-    registry.write(delta, os.path.join(out_dir, "delta.folded"), header=header)
-    write_delta_svgs(delta, result.unit, out_dir)
+    registry.write(result.differential(), os.path.join(out_dir, "delta.folded"), header=header)
+    write_delta_svgs(result, out_dir)
 
 
-def write_delta_svgs(delta, unit: Optional[str], out_dir: str) -> None:  # type: ignore[no-untyped-def]
-    """delta.svg: the significant stacks at their candidate means, red where they grew or
-    appeared, blue where they shrank. A differential flame graph draws one side's widths, so
-    stacks that disappeared are invisible there: delta-baseline.svg draws the baseline's
-    widths with the same colours (red still means slower in the candidate)."""
-    from ..core.differential import Differential
-    from ..render import SvgOptions, svg
+def write_delta_svgs(result, out_dir: str) -> None:  # type: ignore[no-untyped-def]
+    """delta.svg: every tested stack at its candidate mean, grey unless it changed significantly
+    (red: grew or appeared, blue: shrank; callers of a change tinted), with a legend.
+    delta-baseline.svg: the same at the baseline means, where disappeared stacks have width
+    (red still means more in the candidate). Stacks the frequency filter left out are not drawn."""
+    from ..core.vector import FlameGraph
+    from ..render import SvgOptions
+    from ..render.significance import significance_svg
+    from ..stats import report
 
-    common = dict(countname=unit or "samples", colors="hot", empty_text="No significant change: Δ_r is empty.")
-    svg(delta, SvgOptions(title="Significant changes (Δ_r), widths of the candidate",
-                          subtitle="red: appeared or grew, blue: shrank; disappeared stacks are in delta-baseline.svg",
-                          **common), os.path.join(out_dir, "delta.svg"))
-    svg(Differential(delta.after, delta.before),
-        SvgOptions(title="Significant changes (Δ_r), widths of the baseline",
-                   subtitle="red: grew, blue: shrank or disappeared; appeared stacks are in delta.svg",
-                   negate=True, **common), os.path.join(out_dir, "delta-baseline.svg"))
+    meta = result.reduced.metadata
+    baseline = FlameGraph._trusted({c.stack: c.baseline for c in result.changes if c.baseline}, meta)
+    candidate = FlameGraph._trusted({c.stack: c.candidate for c in result.changes if c.candidate}, meta)
+    kinds = {c.stack: c.kind or "" for c in result.changes if c.significant}
+    changed = len(result.kept)
+    verdict = f"{changed} significant change(s)" if changed else "No significant change"
+    left_out = f" ({result.dropped} rare stack(s) left out)" if result.dropped else ""
+    note = (f"Test: {result.method}, α = {result.alpha:g}, {report.error_rate(result)}. Δ = candidate − baseline; "
+            "Δ %: change relative to the frame's baseline mean.")
+    common = dict(bgcolors="#ffffff", empty_text="No stacks were tested.")
+    significance_svg(baseline, candidate, kinds, SvgOptions(
+        title=f"Candidate mean profile: {verdict}",
+        subtitle=f"widths: candidate means of the {result.tested} tested stacks{left_out}; disappeared stacks are in delta-baseline.svg",
+        **common), os.path.join(out_dir, "delta.svg"), note=note)
+    significance_svg(baseline, candidate, kinds, SvgOptions(
+        title=f"Baseline mean profile: {verdict}",
+        subtitle=f"widths: baseline means of the {result.tested} tested stacks{left_out}; appeared stacks are in delta.svg",
+        **common), os.path.join(out_dir, "delta-baseline.svg"), baseline_widths=True, note=note)

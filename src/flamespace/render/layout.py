@@ -66,6 +66,9 @@ class Layout:
         self.options = options
         self.largest_delta = largest_delta
         self.warnings = warnings or []
+        #: A key drawn under the title: (colour, meaning) swatches, then a line of text (see render.significance).
+        self.legend: List[Tuple[str, str]] = []
+        self.legend_note = ""
 
     @property
     def frames(self) -> List[Frame]:
@@ -81,9 +84,13 @@ class Layout:
 
 
 class Columns:
-    """The drawn frames, one list per field of :class:`Frame` (``deltas`` None unless differential)."""
+    """The drawn frames, one list per field of :class:`Frame` (``deltas`` None unless differential).
 
-    __slots__ = ("names", "labels", "xs", "widths", "depths", "values", "selfs", "deltas", "colours")
+    ``infos``: what each frame's tooltip says after its name, when a caller writes it (e.g.
+    :mod:`.significance`); None: the emitter's flamegraph.pl wording.
+    """
+
+    __slots__ = ("names", "labels", "xs", "widths", "depths", "values", "selfs", "deltas", "colours", "infos")
 
     def __init__(self) -> None:
         self.names: List[str] = []
@@ -95,6 +102,7 @@ class Columns:
         self.selfs: List[Number] = []
         self.deltas: Optional[List[Number]] = None
         self.colours: List[str] = []
+        self.infos: Optional[List[str]] = None
 
 
 def strip_annotation(name: str) -> str:

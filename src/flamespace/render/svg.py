@@ -33,8 +33,11 @@ def svg(profile: Profile, options: Optional[SvgOptions] = None, output: Destinat
     ``output``: a path, '-' for stdout, or a text stream; None returns the SVG as a string.
     An empty profile gives an SVG that says there was no valid input.
     """
-    options = options or SvgOptions()
-    drawn = layout(profile, options)
+    return emit(layout(profile, options or SvgOptions()), output)
+
+
+def emit(drawn: Layout, output: Destination = None) -> Optional[str]:
+    """Write a layout's SVG to ``output`` (a path, '-', a text stream) or, for None, return it."""
     if output is None:
         import io
 
@@ -44,7 +47,7 @@ def svg(profile: Profile, options: Optional[SvgOptions] = None, output: Destinat
     if hasattr(output, "write"):
         write_svg(drawn, output)  # type: ignore[arg-type]
     else:
-        with open_svg(output, options.encoding) as stream:  # type: ignore[arg-type]
+        with open_svg(output, drawn.options.encoding) as stream:  # type: ignore[arg-type]
             write_svg(drawn, stream)
     return None
 
@@ -88,14 +91,17 @@ def _num(value: float) -> str:
 
 
 class Geometry:
-    """Where things go on the page, from flamegraph.pl's paddings."""
+    """Where things go on the page, from flamegraph.pl's paddings (plus the rows of a legend, if any)."""
 
     def __init__(self, drawn: Layout) -> None:
         o = drawn.options
-        self.pad_top = o.fontsize * 3 + (o.fontsize * 2 if o.subtitle else 0)
+        self.legend = legend_rows(drawn)
+        self.legend_top = o.fontsize * 3 + (o.fontsize * 2 if o.subtitle else 0)
+        legend = len(self.legend) * o.fontsize * LEGEND_ROW + (LEGEND_GAP if self.legend else 0)
+        self.pad_top = o.fontsize * 3 + (o.fontsize * 2 if o.subtitle else 0) + legend
         self.pad_bottom = o.fontsize * 2 + 10
         self.width = o.width
-        self.height = (drawn.max_depth + 1) * o.height + o.fontsize * 3 + self.pad_bottom + (o.fontsize * 2 if o.subtitle else 0)
+        self.height = (drawn.max_depth + 1) * o.height + o.fontsize * 3 + self.pad_bottom + (o.fontsize * 2 if o.subtitle else 0) + legend
         self.frame = o.height
         self.inverted = o.inverted
 
@@ -104,6 +110,50 @@ class Geometry:
         if self.inverted:
             return self.pad_top + depth * self.frame
         return self.height - self.pad_bottom - (depth + 1) * self.frame + 1
+
+
+LEGEND_ROW = 1.5  # a legend row's height, in font sizes
+LEGEND_GAP = 4  # pixels between the legend and the frames
+
+
+def legend_rows(drawn: Layout) -> List[List[Tuple[Optional[str], str]]]:
+    """The legend's entries ((colour or None, text)) flowed into rows that fit the width; the note on its own row."""
+    o = drawn.options
+    if not drawn.legend and not drawn.legend_note:
+        return []
+    glyph = o.fontsize * o.fontwidth
+    room = o.width - 2 * XPAD
+    rows: List[List[Tuple[Optional[str], str]]] = [[]]
+    used = 0.0
+    for colour, meaning in drawn.legend:
+        size = o.fontsize + 6 + len(meaning) * glyph + 2 * o.fontsize
+        if rows[-1] and used + size > room:
+            rows.append([])
+            used = 0.0
+        rows[-1].append((colour, meaning))
+        used += size
+    if drawn.legend_note:
+        rows.append([(None, drawn.legend_note)])
+    return [row for row in rows if row]
+
+
+def _legend(drawn: Layout, g: Geometry) -> str:
+    """The legend's markup: a swatch and its meaning per entry, flowed left to right."""
+    o = drawn.options
+    glyph = o.fontsize * o.fontwidth
+    parts = ['<g id="legend">\n']
+    for i, row in enumerate(g.legend):
+        top = g.legend_top + i * o.fontsize * LEGEND_ROW
+        x = float(XPAD)
+        for colour, meaning in row:
+            if colour is not None:
+                parts.append(f'<rect x="{_num(x)}" y="{_num(top)}" width="{_num(o.fontsize)}" height="{_num(o.fontsize)}" '
+                             f'rx="2" ry="2" fill="{escape(colour)}" stroke="rgb(120,120,120)" stroke-width="0.5"/>')
+                x += o.fontsize + 6
+            parts.append(f'<text x="{_num(x)}" y="{_num(top + o.fontsize - 2)}">{escape(meaning)}</text>\n')
+            x += len(meaning) * glyph + 2 * o.fontsize
+    parts.append("</g>\n")
+    return "".join(parts)
 
 
 def write_svg(drawn: Layout, out: TextIO) -> None:
@@ -194,6 +244,8 @@ def _head(drawn: Layout, g: Geometry) -> str:
     ]
     if o.subtitle:
         parts.append(f'<text id="subtitle" x="{width // 2}" y="{_num(o.fontsize * 4)}">{escape(o.subtitle)}</text>\n')
+    if g.legend:
+        parts.append(_legend(drawn, g))
     parts += [
         f'<text id="details" x="{XPAD}" y="{bottom_text}"> </text>\n',
         f'<text id="unzoom" class="hide" x="{XPAD}" y="{top_text}">Reset Zoom</text>\n',
@@ -246,8 +298,8 @@ def _frames(drawn: Layout, g: Geometry) -> Iterator[str]:
         xs = c.xs[part]
         keys = c.values[part] if c.deltas is None else list(zip(c.values[part], c.deltas[part]))
         title_column = list(map(titles.__getitem__, names))
-        info_column = list(map(infos.__getitem__, keys))
-        if start == 0:  # the root
+        info_column = list(map(infos.__getitem__, keys)) if c.infos is None else c.infos[part]
+        if start == 0 and c.infos is None:  # the root
             info_column[0] = f" ({count(c.values[0])}, 100%)"
         columns = [
             title_column, info_column, map(x1s.__getitem__, xs), map(tops.__getitem__, c.depths[part]),
@@ -303,4 +355,4 @@ def _custom_group(attributes: Mapping[str, str]) -> tuple:
     return f"<g {rest}>" if rest else "<g>", "</g>\n", title
 
 
-__all__ = ["SvgOptions", "format_count", "svg", "write_svg"]
+__all__ = ["SvgOptions", "emit", "format_count", "svg", "write_svg"]

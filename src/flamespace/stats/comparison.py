@@ -66,8 +66,10 @@ class StackChange:
 
     @property
     def relative(self) -> Optional[float]:
-        """Δ as a fraction of the baseline mean (None when the stack is new)."""
-        return self.delta / self.baseline if self.baseline else None
+        """Δ as a fraction of the baseline mean (None when the stack is new): Δ % / 100."""
+        from ..core.units import relative
+
+        return relative(self.delta, self.baseline)
 
     @property
     def regression(self) -> bool:

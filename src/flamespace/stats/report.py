@@ -10,19 +10,14 @@ import json
 import math
 from typing import List, Optional, Sequence
 
+from ..core import units
 from .comparison import Comparison, StackChange
 
 KIND_MARK = {"appeared": "+ new", "grown": "▲ grew", "disappeared": "- gone", "shrunk": "▼ shrank", None: ""}
-HEADERS = ("change", "stack", "baseline", "candidate", "Δ", "Δ %", "interval", "adj. p")
-
-
-def number(value: float) -> str:
-    """A mean or difference for people: thousands separators, 4 significant digits below 10⁴."""
-    if not math.isfinite(value):
-        return str(value)
-    if value == 0:
-        return "0"
-    return f"{value:,.0f}" if abs(value) >= 1e4 else f"{value:.4g}"
+HEADERS = ("change", "stack", "baseline", "candidate", "Δ (interval)", "Δ %", "adj. p")
+LEFT = ("change", "stack", "Δ (interval)")
+#: The one definition of Δ %, said in every report (the JSON field ``relative`` is the same, as a fraction).
+RELATIVE_DEFINITION = "Δ %: change relative to the stack's baseline mean (new: the stack is not in the baseline)"
 
 
 def p_value(value: float) -> str:
@@ -30,8 +25,7 @@ def p_value(value: float) -> str:
 
 
 def _relative(change: StackChange) -> str:
-    rel = change.relative
-    return "new" if rel is None else f"{100 * rel:+.1f}%"
+    return units.percent(change.relative)
 
 
 def shown(comparison: Comparison, include_all: bool = False, limit: Optional[int] = None) -> List[StackChange]:
@@ -41,10 +35,11 @@ def shown(comparison: Comparison, include_all: bool = False, limit: Optional[int
     return rows[:limit] if limit is not None else rows
 
 
-def _cells(change: StackChange, stack: str) -> Sequence[str]:
-    interval = f"[{number(change.lower)}, {number(change.upper)}]"
-    return (KIND_MARK[change.kind], stack, number(change.baseline), number(change.candidate), f"{change.delta:+,.4g}"
-            if abs(change.delta) < 1e4 else f"{change.delta:+,.0f}", _relative(change), interval, p_value(change.p_adjusted))
+def _cells(change: StackChange, stack: str, unit: Optional[str]) -> Sequence[str]:
+    return (
+        KIND_MARK[change.kind], stack, units.human(change.baseline, unit), units.human(change.candidate, unit),
+        units.change(change.delta, change.lower, change.upper, unit), _relative(change), p_value(change.p_adjusted),
+    )
 
 
 def short_stack(stack: Sequence[str], frames: int = 4) -> str:
@@ -52,37 +47,91 @@ def short_stack(stack: Sequence[str], frames: int = 4) -> str:
     return ";".join(stack) if len(stack) <= frames else "…;" + ";".join(stack[-frames:])
 
 
+def alternative(comparison: Comparison) -> str:
+    """The test's alternative: two-sided unless the comparison says otherwise."""
+    return str(getattr(comparison, "alternative", None) or comparison.options.get("alternative") or "two-sided")
+
+
+def interval_level(comparison: Comparison) -> float:
+    """The confidence level of the intervals shown: 1 − α two-sided, 1 − 2α when the test is
+    one-sided (its decision uses one side of a two-sided 1 − 2α interval); welch's own level."""
+    c = comparison
+    if c.method == "welch" and "interval_level" in c.options:
+        return float(c.options["interval_level"])
+    return 1 - (1 if alternative(c) == "two-sided" else 2) * c.alpha
+
+
+def _level(level: float) -> str:
+    return f"{100 * level:.4g}%"
+
+
+def interval_line(comparison: Comparison) -> str:
+    """What the intervals are, said once: level, simultaneous or not, sides."""
+    c = comparison
+    side = alternative(c)
+    if c.method == "welch":
+        kind = (f"false-coverage-rate adjusted (Benjamini–Yekutieli: each at {_level(interval_level(c))}, "
+                f"{_level(1 - c.alpha)} on average over the reported stacks)")
+    else:
+        kind = f"{_level(interval_level(c))} simultaneous (all tested stacks at once)"
+    line = f"Intervals for Δ: {kind}, two-sided"
+    if side != "two-sided":
+        line += f"; the {side} test at α = {c.alpha:g} uses one side of each"
+    return line + "."
+
+
+def unit_phrase(unit: Optional[str], normalized: bool = False) -> str:
+    """The profiles' unit and how the report shows it."""
+    if normalized or unit == units.SHARE_UNIT:
+        return "shares of each run's total, shown in %, Δ in percentage points (pp)"
+    if unit in units.TIME_UNITS:
+        return f"{unit}, shown in ns, µs, ms or s"
+    if unit in units.BYTE_UNITS:
+        return f"{unit}, shown in B, KiB, MiB or GiB (1 KiB = 1,024 B)"
+    return unit or "unknown unit"
+
+
 def summary(comparison: Comparison) -> List[str]:
     """Plain sentences: what was compared, how, and the answer."""
     c = comparison
-    unit = c.unit or "unknown unit"
+    unit = c.unit
     lines = [
         f"Compared {c.n_baseline} baseline runs with {c.n_candidate} candidate runs over {c.tested} stacks "
-        f"({unit}{', shares of each run' if c.normalized else ''}); "
+        f"({unit_phrase(unit, c.normalized)}); "
         f"{c.dropped} rare stack(s) left out (kept: {c.frequency.describe()}).",
         f"Method: {c.method}{' (auto)' if c.requested_method == 'auto' else ''}, α = {c.alpha:g} "
-        f"({_error_rate(c)}); global {c.statistic_name} = {number(c.statistic)}, p = {p_value(c.p_value)}.",
+        f"({error_rate(c)}); global {c.statistic_name} = {units.plain(c.statistic)}, p = {p_value(c.p_value)}.",
+        interval_line(c) + " " + RELATIVE_DEFINITION + ".",
     ]
     if c.margin.min_delta or c.margin.min_rel:
-        lines.append(f"Margin: changes smaller than {number(c.margin.min_delta)} or {100 * c.margin.min_rel:g}% of the baseline are ignored.")
+        lines.append(f"Margin: changes smaller than {units.human(c.margin.min_delta, unit, name_counts=True)} "
+                     f"or {100 * c.margin.min_rel:g}% of the baseline are ignored.")
     kept, regressions = c.kept, c.regressions
     if not kept:
         lines.append("No stack changed significantly" + (" beyond the margin." if c.margin.min_delta or c.margin.min_rel else "."))
     else:
+        grew, shrank = c.reduced.positive().norm(), c.reduced.negative().norm()
         lines.append(f"{len(kept)} stack(s) changed significantly: {len(regressions)} regression(s) (appeared or grew), "
-                     f"{len(kept) - len(regressions)} improvement(s); Δ_r: +{number(c.reduced.positive().norm())} "
-                     f"−{number(c.reduced.negative().norm())}.")
+                     f"{len(kept) - len(regressions)} improvement(s); Δ_r: {units.human(grew, unit, signed=True)} "
+                     f"and {units.human(-shrank, unit, signed=True)}.")
     return lines + [f"Note: {note}." for note in c.notes]
 
 
-def _error_rate(comparison: Comparison) -> str:
+def footer(comparison: Comparison) -> str:
+    """Where the exact numbers are: the report rounds for reading."""
+    unit = comparison.unit or "the profiles' unit"
+    return (f"Numbers are rounded to {units.SIGNIFICANT} significant digits; the JSON report (compare --json) "
+            f"has them exact, in {unit}.")
+
+
+def error_rate(comparison: Comparison) -> str:
     if comparison.method == "welch":
         return f"false-discovery rate, {comparison.options.get('fdr', 'bh').upper()}"
     return "family-wise error rate"
 
 
 def text(comparison: Comparison, include_all: bool = False, limit: Optional[int] = 30, width: int = 200) -> str:
-    """The report for a terminal: summary sentences and a table of the changed stacks."""
+    """The report for a terminal: summary sentences, a table of the changed stacks, where the exact numbers are."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
@@ -95,13 +144,14 @@ def text(comparison: Comparison, include_all: bool = False, limit: Optional[int]
     if rows:
         table = Table(box=box.SIMPLE_HEAD)
         for header in HEADERS:
-            table.add_column(header, justify="left" if header in ("change", "stack", "interval") else "right", overflow="fold")
+            table.add_column(header, justify="left" if header in LEFT else "right", overflow="fold")
         for change in rows:
-            table.add_row(*_cells(change, short_stack(change.stack)))
+            table.add_row(*_cells(change, short_stack(change.stack), comparison.unit))
         console.print(table)
         hidden = len(shown(comparison, include_all)) - len(rows)
         if hidden > 0:
             console.print(f"... {hidden} more row(s) (--limit 0 shows all)")
+    console.print(footer(comparison), soft_wrap=True)
     return out.getvalue()
 
 
@@ -112,13 +162,15 @@ def markdown(comparison: Comparison, include_all: bool = False, limit: Optional[
     rows = shown(comparison, include_all, limit)
     if rows:
         lines.append("| " + " | ".join(HEADERS) + " |")
-        lines.append("|" + "|".join("---:" if h not in ("change", "stack", "interval") else "---" for h in HEADERS) + "|")
+        lines.append("|" + "|".join("---" if h in LEFT else "---:" for h in HEADERS) + "|")
         for change in rows:
             stack = "`" + ";".join(change.stack).replace("`", "'").replace("|", "\\|") + "`"
-            lines.append("| " + " | ".join(_cells(change, stack)) + " |")
+            lines.append("| " + " | ".join(_cells(change, stack, comparison.unit)) + " |")
         hidden = len(shown(comparison, include_all)) - len(rows)
         if hidden > 0:
             lines += ["", f"... and {hidden} more."]
+        lines.append("")
+    lines.append(f"<sub>{footer(comparison)}</sub>")
     return "\n".join(lines) + "\n"
 
 
@@ -127,19 +179,26 @@ def _finite(value: float) -> Optional[float]:
 
 
 def as_dict(comparison: Comparison) -> dict:
-    """Everything in the comparison, JSON-ready (non-finite numbers become null)."""
+    """Everything in the comparison, JSON-ready: exact numbers in ``unit`` (non-finite ones become null)."""
     c = comparison
     ordered = c.kept + sorted((x for x in c.changes if not x.kind), key=lambda x: (x.p_adjusted, x.stack))
     return {
         "method": c.method,
         "requested_method": c.requested_method,
         "alpha": c.alpha,
+        "alternative": alternative(c),
         "unit": c.unit,
         "normalized": c.normalized,
         "runs": {"baseline": c.n_baseline, "candidate": c.n_candidate},
         "filter": {"min_runs": c.frequency.min_runs, "min_fraction": c.frequency.min_fraction, "dropped": c.dropped},
         "margin": {"min_delta": c.margin.min_delta, "min_rel": c.margin.min_rel},
         "global": {"statistic": c.statistic_name, "value": _finite(c.statistic), "p_value": c.p_value},
+        "interval": {"level": interval_level(c), "sides": "two-sided", "simultaneous": c.method != "welch"},
+        "fields": {
+            "baseline, candidate, delta, lower, upper": f"exact, in {c.unit or 'the profiles unit'}"
+                                                         f"{' (shares of each run)' if c.normalized else ''}; delta = candidate - baseline",
+            "relative": "(candidate - baseline) / baseline as a fraction (Δ % / 100); null when the baseline is 0 (new)",
+        },
         "options": {k: (_finite(v) if isinstance(v, float) else v) for k, v in c.options.items()},
         "regressed": c.regressed,
         "reduced": {name: part.norm() for name, part in zip(c.parts._fields, c.parts)},
@@ -147,7 +206,7 @@ def as_dict(comparison: Comparison) -> dict:
         "stacks": [
             {
                 "stack": list(x.stack), "kind": x.kind, "significant": x.significant,
-                "baseline": x.baseline, "candidate": x.candidate, "delta": x.delta,
+                "baseline": x.baseline, "candidate": x.candidate, "delta": x.delta, "relative": x.relative,
                 "lower": _finite(x.lower), "upper": _finite(x.upper), "p": x.p, "p_adjusted": x.p_adjusted,
             }
             for x in ordered

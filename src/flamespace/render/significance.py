@@ -1,0 +1,174 @@
+"""A flame graph of two mean profiles coloured by significance: what ``compare --out-dir`` draws.
+
+Every stack is drawn at one side's mean (the candidate's, or the baseline's so that stacks
+that disappeared are visible). Frames whose stack did not change significantly are grey;
+the frame that ends a significantly changed stack (its leaf: where the change is) is red
+when the stack grew or appeared, blue when it shrank or disappeared, deeper for larger
+changes; the frames above it (its callers, whose subtree holds the change) are lightly
+tinted, so a change too narrow to see can still be found by following the tint. A legend
+says what the colours mean.
+
+The input is plain data (two flame graphs and the kind of each changed stack), so this
+module does not depend on the statistics that decided it. ``flamespace svg`` never comes
+here: its output stays flamegraph.pl's.
+"""
+
+from __future__ import annotations
+
+from ..core import units
+from ..core.differential import Differential
+from .layout import Layout, layout
+from .options import SvgOptions
+from .palettes import stable_hash
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, List, Mapping, Optional, Tuple
+
+    from ..core.vector import FlameGraph, Stack
+    from .svg import Destination
+
+#: Kinds of a significant change (as ``Comparison``'s StackChange.kind) -> +1 more, -1 less.
+DIRECTION = {"appeared": 1, "grown": 1, "disappeared": -1, "shrunk": -1}
+VERB = {"appeared": "appeared", "grown": "grew", "disappeared": "disappeared", "shrunk": "shrank"}
+#: The palette: strong colours for the leaf of a changed stack (at the smallest and largest
+#: change), tints for frames that contain one, grey levels for the rest.
+STRONG_LIGHTEST = 150
+STRONG_DEEPEST = 30
+TINT = {1: "rgb(255,218,218)", -1: "rgb(218,218,255)", 0: "rgb(236,218,240)"}
+GREY_LIGHTEST = 228
+GREY_DARKEST = 196
+
+
+def strong(direction: int, size: float, largest: float) -> str:
+    """Red (more) or blue (less), deeper as ``size`` nears ``largest``."""
+    share = min(abs(size) / largest, 1.0) if largest else 1.0
+    level = int(round(STRONG_LIGHTEST - (STRONG_LIGHTEST - STRONG_DEEPEST) * share))
+    return f"rgb(255,{level},{level})" if direction > 0 else f"rgb({level},{level},255)"
+
+
+def grey(name: str) -> str:
+    """A light grey that varies a little by name, so neighbouring frames stay apart."""
+    level = GREY_DARKEST + int((GREY_LIGHTEST - GREY_DARKEST) * stable_hash(name))
+    return f"rgb({level},{level},{level})"
+
+
+def _words(unit: Optional[str]) -> Tuple[str, str]:
+    if unit in units.TIME_UNITS:
+        return "slower", "faster"
+    if unit in units.BYTE_UNITS:
+        return "more memory", "less memory"
+    return "more", "less"
+
+
+def legend(unit: Optional[str]) -> List[Tuple[str, str]]:
+    """The colour key: (colour, meaning) for each kind of frame."""
+    more, less = _words(unit)
+    return [
+        (grey("legend"), "no significant change"),
+        (strong(1, 1, 1), f"significantly {more}: grew or appeared"),
+        (strong(-1, 1, 1), f"significantly {less}: shrank or disappeared"),
+        (TINT[1], f"contains a significant change, net {more}"),
+        (TINT[-1], f"contains a significant change, net {less}"),
+    ]
+
+
+def significance_layout(
+    baseline: FlameGraph,
+    candidate: FlameGraph,
+    kinds: Mapping[Stack, str],
+    options: Optional[SvgOptions] = None,
+    *,
+    baseline_widths: bool = False,
+    note: str = "",
+) -> Layout:
+    """The frames of ``candidate`` (``baseline`` with ``baseline_widths``) coloured by ``kinds``.
+
+    ``kinds``: stack -> appeared/grown/disappeared/shrunk for the significant changes to
+    colour, or "" for a change that is significant but within the margin (drawn grey). Δ is
+    always candidate − baseline, so red means more in the candidate on both sides. ``note``
+    is a line under the colour key (the test and its error rate).
+    """
+    options = options or SvgOptions()
+    shown, other = (baseline, candidate) if baseline_widths else (candidate, baseline)
+    drawn = layout(Differential(other, shown), options)
+    if drawn.empty:
+        return drawn
+    unit = candidate.metadata.unit or baseline.metadata.unit
+    coloured = {stack: kind for stack, kind in kinds.items() if kind}
+    changes = {stack: candidate.value(stack) - baseline.value(stack) for stack in coloured}
+    largest = max(map(abs, changes.values()), default=0) or 1
+    inside: Dict[Stack, float] = {}  # callers of a coloured stack -> net change below them
+    for stack, change in changes.items():
+        for depth in range(len(stack)):
+            inside[stack[:depth]] = inside.get(stack[:depth], 0) + change
+    c = drawn.columns
+    sign = -1 if baseline_widths else 1
+    total = drawn.total
+    colours: List[str] = []
+    infos: List[str] = []
+    path: List[str] = []
+    for name, depth, value, delta in zip(c.names, c.depths, c.values, c.deltas or ()):
+        del path[max(depth - 1, 0):]
+        if depth:
+            path.append(name)
+        stack = tuple(path)
+        change = delta * sign  # candidate − baseline of this frame's inclusive value
+        before = value - change if not baseline_widths else value
+        kind = kinds.get(stack) if depth else None
+        if kind:
+            colours.append(strong(DIRECTION[kind], changes[stack], largest))
+        elif stack in inside:
+            net = inside[stack]
+            colours.append(TINT[(net > 0) - (net < 0)])
+        else:
+            colours.append(grey(name))
+        verdict = _verdict(stack, kind, change, changes, inside, baseline, candidate, unit)
+        share = f"{100 * value / total:.2f}%" if total else "-"
+        infos.append(
+            f" ({units.human(value, unit, name_counts=True)}, {share}; Δ {units.human(change, unit, signed=True)}, "
+            f"Δ % {units.percent(units.relative(change, before))}; {verdict})"
+        )
+    c.colours, c.infos = colours, infos
+    drawn.legend = legend(unit)
+    drawn.legend_note = note
+    return drawn
+
+
+def _verdict(stack: Stack, kind: Optional[str], change: float, changes: Mapping[Stack, float],
+             inside: Mapping[Stack, float], baseline: FlameGraph, candidate: FlameGraph, unit: Optional[str]) -> str:
+    """What the test said of the frame's own stack (if it was tested) and of the stacks below it.
+
+    At a leaf the frame's Δ is its stack's; a frame with callees says "own time" (its own
+    stack), since its Δ is the sum of everything below it.
+    """
+    own = candidate.value(stack) - baseline.value(stack)
+    callees = stack in inside or abs(own - change) > 1e-9 * max(abs(own), abs(change), 1)
+    label = ("own time" if unit in units.TIME_UNITS else "own value") if callees else ""
+    parts = []
+    if kind:
+        parts.append(f"{label} significantly {VERB[kind]} by {units.human(abs(own), unit)}" if label
+                     else f"significant: {VERB[kind]}")
+    elif kind is not None:
+        parts.append(f"{label + ': ' if label else ''}significant but within the margin")
+    elif stack and (baseline.value(stack) or candidate.value(stack)):
+        parts.append(f"{label + ': ' if label else ''}not significant")
+    if stack in inside:
+        parts.append("contains a significant change")
+    return "; ".join(parts) or "not significant"
+
+
+def significance_svg(
+    baseline: FlameGraph,
+    candidate: FlameGraph,
+    kinds: Mapping[Stack, str],
+    options: Optional[SvgOptions] = None,
+    output: Destination = None,
+    *,
+    baseline_widths: bool = False,
+    note: str = "",
+) -> Optional[str]:
+    """Draw :func:`significance_layout` as an SVG (``output`` as :func:`~flamespace.render.svg`)."""
+    from .svg import emit
+
+    return emit(significance_layout(baseline, candidate, kinds, options, baseline_widths=baseline_widths, note=note), output)
