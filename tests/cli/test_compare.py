@@ -103,15 +103,17 @@ def frame_fills(svg: str) -> dict:
     return dict(re.findall(r"<title>([^(<]*?) \(.*?</title><rect [^>]*fill=\"([^\"]+)\"", svg))
 
 
-def test_out_dir_draws_the_reduced_difference_as_differential_flame_graphs(capsys, runs, tmp_path):
+def test_out_dir_draws_the_mean_profiles_coloured_by_significance(capsys, runs, tmp_path):
     out_dir = tmp_path / "changes"
-    run(capsys, "compare", "-a", runs[0], "-b", runs[1], "--out-dir", out_dir, "--method", "maxt")
+    run(capsys, "compare", "-a", runs[0], "-b", runs[1], "--out-dir", out_dir, "--method", "maxt", "--seed", "7")
     candidate_widths = (out_dir / "delta.svg").read_text()
     assert_golden(candidate_widths, "stats/delta.svg", tmp_path)
     fills = frame_fills(candidate_widths)
     red, blue = fills["sitecustomize"], fills["a"]
     assert red.startswith("rgb(255,") and blue.endswith(",255)")  # appeared: red; shrunk: blue
-    assert "main;c;b " not in candidate_widths and "b" in fills  # only Δ_r's stacks (and their parents)
+    assert set(fills) == {"all", "main", "c", "b", "a", "&lt;startup&gt;", "sitecustomize"}  # every tested stack
+    assert fills["b"] == "rgb(218,218,255)"  # b;a shrank below b: b is tinted blue
+    assert '<g id="legend">' in candidate_widths and "2 significant change(s)" in candidate_widths
     baseline_widths = frame_fills((out_dir / "delta-baseline.svg").read_text())
     assert "sitecustomize" not in baseline_widths  # it has no width in the baseline
     assert baseline_widths["a"].endswith(",255)")  # still blue: red always means slower in the candidate
