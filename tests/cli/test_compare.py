@@ -119,6 +119,17 @@ def test_out_dir_draws_the_mean_profiles_coloured_by_significance(capsys, runs, 
     assert baseline_widths["a"].endswith(",255)")  # still blue: red always means slower in the candidate
 
 
+def test_out_dir_svgs_draw_rare_stacks_grey_as_not_tested(capsys, runs, tmp_path):
+    first = sorted(runs[0].iterdir())[0]
+    first.write_text(first.read_text() + "main;rare 60\n")  # in 1 run of 24: left out by --min-runs 2
+    out_dir = tmp_path / "changes"
+    run(capsys, "compare", "-a", runs[0], "-b", runs[1], "--out-dir", out_dir, "--method", "maxt")
+    document = (out_dir / "delta-baseline.svg").read_text()
+    assert "rare (5.00, " in document and "not tested: seen in too few runs" in document  # mean 60 / 12 runs
+    assert len(set(re.findall(r"\d+", frame_fills(document)["rare"]))) == 1  # grey
+    assert "1 rare one(s) not tested" in document
+
+
 def test_out_dir_svg_says_when_nothing_changed(capsys, runs, tmp_path):
     same = write_runs(tmp_path / "same", 3, False)
     out_dir = tmp_path / "changes"

@@ -16,7 +16,10 @@ import pytest
 import flamespace as fs
 from flamespace.render import SvgOptions, svg
 
+from flamespace.render.significance import significance_svg
+
 from ..conftest import DATA
+from .test_significance import BASELINE, CANDIDATE, KINDS
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -32,6 +35,7 @@ def site(tmp_path_factory: pytest.TempPathFactory):
     graph = fs.read(SMALL)
     svg(graph, SvgOptions(), root / "small.svg")
     svg(graph, SvgOptions(fluid=True), root / "fluid.svg")
+    significance_svg(BASELINE, CANDIDATE, KINDS, SvgOptions(title="delta"), root / "delta.svg", note="Test: maxt, α = 0.05")
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
     handler.log_message = lambda *args: None  # type: ignore[attr-defined]
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -151,3 +155,15 @@ def test_fluid_width_follows_the_window(page, site) -> None:
     page.wait_for_function("document.querySelector('#frames rect').getAttribute('width') === '680.0'")
     assert box(page, "main") == (10.0, 680.0)
     shot(page, "fluid-narrow")
+
+
+def test_delta_svg_tooltips_give_the_relative_change_and_zoom_keeps_the_legend(page, site) -> None:
+    page.goto(f"{site}/delta.svg")
+    frame(page, "a").locator("rect").hover()
+    details = page.text_content("#details")
+    assert details.startswith("Function: a (150 ms, ") and details.endswith("Δ -50.0 ms, Δ % -25.0%; significant: shrank)")
+    shot(page, "delta-hover")
+    frame(page, "b").locator("rect").click()
+    assert box(page, "b") == (10.0, 1180.0)
+    assert page.locator("#legend text").count() == 6 and page.locator("#legend").is_visible()
+    shot(page, "delta-zoomed")

@@ -78,7 +78,7 @@ def command(
         min_delta=min_delta, min_rel=margin_rel, normalize=normalize, frequency=frequency,
     )
     if out_dir:
-        write_parts(result, out_dir, not no_header)
+        write_parts(result, out_dir, not no_header, samples)
     shown = limit or None
     if as_json:
         click.echo(report.to_json(result))
@@ -93,41 +93,62 @@ def command(
     return EXIT_REGRESSION if result.regressed else 0
 
 
-def write_parts(result, out_dir: str, header: bool) -> None:  # type: ignore[no-untyped-def]
+def write_parts(result, out_dir: str, header: bool, samples=None) -> None:  # type: ignore[no-untyped-def]
     """The four parts of Δ_r (empty files when nothing changed), Δ_r as two-column differential
     input, and both mean profiles drawn with their significant changes (see :func:`write_delta_svgs`)."""
     os.makedirs(out_dir, exist_ok=True)
     for name, graph in zip(PARTS, result.parts):
         registry.write(graph, os.path.join(out_dir, f"{name}.folded"), header=header)
     registry.write(result.differential(), os.path.join(out_dir, "delta.folded"), header=header)
-    write_delta_svgs(result, out_dir)
+    write_delta_svgs(result, out_dir, samples)
 
 
-def write_delta_svgs(result, out_dir: str) -> None:  # type: ignore[no-untyped-def]
-    """delta.svg: every tested stack at its candidate mean, grey unless it changed significantly
-    (red: grew or appeared, blue: shrank; callers of a change tinted), with a legend.
-    delta-baseline.svg: the same at the baseline means, where disappeared stacks have width
-    (red still means more in the candidate). Stacks the frequency filter left out are not drawn."""
+def _mean_profiles(result, samples):  # type: ignore[no-untyped-def]
+    """(baseline, candidate) mean flame graphs: of every stack when ``samples`` (the Sample of
+    each side) are given, else of the tested stacks (the means in ``result.changes``)."""
     from ..core.vector import FlameGraph
+
+    meta = result.reduced.metadata
+    if samples is None:
+        return tuple(FlameGraph._trusted({c.stack: getattr(c, side) for c in result.changes if getattr(c, side)}, meta)
+                     for side in ("baseline", "candidate"))
+    graphs = []
+    for side in ("baseline", "candidate"):
+        sample = samples[side].normalized() if result.normalized else samples[side]
+        means = sample.matrix.mean(axis=0)
+        graphs.append(FlameGraph._trusted({s: float(m) for s, m in zip(sample.stacks, means) if m}, meta))
+    return tuple(graphs)
+
+
+def write_delta_svgs(result, out_dir: str, samples=None) -> None:  # type: ignore[no-untyped-def]
+    """delta.svg: the candidate's mean profile, grey unless a stack changed significantly (red:
+    grew or appeared, blue: shrank; callers of a change tinted), with a legend.
+    delta-baseline.svg: the same at the baseline means, where disappeared stacks have width
+    (red still means more in the candidate). With ``samples`` ({"baseline": Sample,
+    "candidate": Sample}) the rare stacks the frequency filter left out are drawn too (grey,
+    "not tested"); without, only the tested stacks."""
     from ..render import SvgOptions
     from ..render.significance import significance_svg
     from ..stats import report
 
-    meta = result.reduced.metadata
-    baseline = FlameGraph._trusted({c.stack: c.baseline for c in result.changes if c.baseline}, meta)
-    candidate = FlameGraph._trusted({c.stack: c.candidate for c in result.changes if c.candidate}, meta)
+    baseline, candidate = _mean_profiles(result, samples)
     kinds = {c.stack: c.kind or "" for c in result.changes if c.significant}
+    tested = {c.stack for c in result.changes}
+    untested = (baseline.support() | candidate.support()) - tested
     changed = len(result.kept)
     verdict = f"{changed} significant change(s)" if changed else "No significant change"
-    left_out = f" ({result.dropped} rare stack(s) left out)" if result.dropped else ""
+    if untested:
+        drawn = f"all stacks ({len(untested)} rare one(s) not tested, grey)"
+    else:
+        drawn = f"the {result.tested} tested stacks" + (f" ({result.dropped} rare one(s) left out)" if result.dropped else "")
     note = (f"Test: {result.method}, α = {result.alpha:g}, {report.error_rate(result)}. Δ = candidate − baseline; "
             "Δ %: change relative to the frame's baseline mean.")
     common = dict(bgcolors="#ffffff", empty_text="No stacks were tested.")
     significance_svg(baseline, candidate, kinds, SvgOptions(
         title=f"Candidate mean profile: {verdict}",
-        subtitle=f"widths: candidate means of the {result.tested} tested stacks{left_out}; disappeared stacks are in delta-baseline.svg",
-        **common), os.path.join(out_dir, "delta.svg"), note=note)
+        subtitle=f"widths: candidate means of {drawn}; disappeared stacks are in delta-baseline.svg", **common),
+        os.path.join(out_dir, "delta.svg"), note=note, untested=untested)
     significance_svg(baseline, candidate, kinds, SvgOptions(
         title=f"Baseline mean profile: {verdict}",
-        subtitle=f"widths: baseline means of the {result.tested} tested stacks{left_out}; appeared stacks are in delta.svg",
-        **common), os.path.join(out_dir, "delta-baseline.svg"), baseline_widths=True, note=note)
+        subtitle=f"widths: baseline means of {drawn}; appeared stacks are in delta.svg", **common),
+        os.path.join(out_dir, "delta-baseline.svg"), baseline_widths=True, note=note, untested=untested)

@@ -23,7 +23,7 @@ from .palettes import stable_hash
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Mapping, Optional, Tuple
+    from typing import Collection, Dict, List, Mapping, Optional, Tuple
 
     from ..core.vector import FlameGraph, Stack
     from .svg import Destination
@@ -33,8 +33,8 @@ DIRECTION = {"appeared": 1, "grown": 1, "disappeared": -1, "shrunk": -1}
 VERB = {"appeared": "appeared", "grown": "grew", "disappeared": "disappeared", "shrunk": "shrank"}
 #: The palette: strong colours for the leaf of a changed stack (at the smallest and largest
 #: change), tints for frames that contain one, grey levels for the rest.
-STRONG_LIGHTEST = 150
-STRONG_DEEPEST = 30
+STRONG_LIGHTEST = 170
+STRONG_DEEPEST = 80
 TINT = {1: "rgb(255,218,218)", -1: "rgb(218,218,255)", 0: "rgb(236,218,240)"}
 GREY_LIGHTEST = 228
 GREY_DARKEST = 196
@@ -81,13 +81,15 @@ def significance_layout(
     *,
     baseline_widths: bool = False,
     note: str = "",
+    untested: Collection[Stack] = (),
 ) -> Layout:
     """The frames of ``candidate`` (``baseline`` with ``baseline_widths``) coloured by ``kinds``.
 
     ``kinds``: stack -> appeared/grown/disappeared/shrunk for the significant changes to
     colour, or "" for a change that is significant but within the margin (drawn grey). Δ is
     always candidate − baseline, so red means more in the candidate on both sides. ``note``
-    is a line under the colour key (the test and its error rate).
+    is a line under the colour key (the test and its error rate). ``untested``: stacks drawn
+    but not tested (e.g. seen in too few runs), which their tooltips say.
     """
     options = options or SvgOptions()
     shown, other = (baseline, candidate) if baseline_widths else (candidate, baseline)
@@ -123,7 +125,7 @@ def significance_layout(
             colours.append(TINT[(net > 0) - (net < 0)])
         else:
             colours.append(grey(name))
-        verdict = _verdict(stack, kind, change, changes, inside, baseline, candidate, unit)
+        verdict = _verdict(stack, kind, change, changes, inside, baseline, candidate, unit, untested)
         share = f"{100 * value / total:.2f}%" if total else "-"
         infos.append(
             f" ({units.human(value, unit, name_counts=True)}, {share}; Δ {units.human(change, unit, signed=True)}, "
@@ -136,7 +138,8 @@ def significance_layout(
 
 
 def _verdict(stack: Stack, kind: Optional[str], change: float, changes: Mapping[Stack, float],
-             inside: Mapping[Stack, float], baseline: FlameGraph, candidate: FlameGraph, unit: Optional[str]) -> str:
+             inside: Mapping[Stack, float], baseline: FlameGraph, candidate: FlameGraph, unit: Optional[str],
+             untested: Collection[Stack] = ()) -> str:
     """What the test said of the frame's own stack (if it was tested) and of the stacks below it.
 
     At a leaf the frame's Δ is its stack's; a frame with callees says "own time" (its own
@@ -152,7 +155,8 @@ def _verdict(stack: Stack, kind: Optional[str], change: float, changes: Mapping[
     elif kind is not None:
         parts.append(f"{label + ': ' if label else ''}significant but within the margin")
     elif stack and (baseline.value(stack) or candidate.value(stack)):
-        parts.append(f"{label + ': ' if label else ''}not significant")
+        tested = "not tested: seen in too few runs" if stack in untested else "not significant"
+        parts.append(f"{label + ': ' if label else ''}{tested}")
     if stack in inside:
         parts.append("contains a significant change")
     return "; ".join(parts) or "not significant"
@@ -167,8 +171,10 @@ def significance_svg(
     *,
     baseline_widths: bool = False,
     note: str = "",
+    untested: Collection[Stack] = (),
 ) -> Optional[str]:
     """Draw :func:`significance_layout` as an SVG (``output`` as :func:`~flamespace.render.svg`)."""
     from .svg import emit
 
-    return emit(significance_layout(baseline, candidate, kinds, options, baseline_widths=baseline_widths, note=note), output)
+    drawn = significance_layout(baseline, candidate, kinds, options, baseline_widths=baseline_widths, note=note, untested=untested)
+    return emit(drawn, output)
