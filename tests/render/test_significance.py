@@ -107,3 +107,10 @@ def test_units_in_tooltips_follow_the_profile():
     after = FlameGraph({("main", "alloc"): 3 * 1024**2}, metadata=in_bytes)
     drawn = frames(significance_layout(before, after, {("main", "alloc"): "grown"}))
     assert drawn["alloc"][1].startswith("alloc (3.00 MiB, 100.00%; Δ +2.00 MiB, Δ % +200.0%; significant: grew)")
+
+
+def test_options_that_rewrite_stacks_are_refused():
+    from flamespace.errors import ArgumentError
+
+    with pytest.raises(ArgumentError, match="no reverse"):
+        significance_layout(BASELINE, CANDIDATE, KINDS, SvgOptions(reverse=True))

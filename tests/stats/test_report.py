@@ -81,7 +81,7 @@ def test_relative_change_has_one_definition(paper):
 
 def test_json_keeps_exact_numbers_and_says_their_unit(paper):
     data = json.loads(report.to_json(paper))
-    assert data["unit"] == "ns" and "exact, in ns" in data["fields"]["baseline, candidate, delta, lower, upper"]
+    assert data["unit"] == "ns" and "exact, in ns" in data["fields"]["values"]
     rows = {";".join(s["stack"]): s for s in data["stacks"]}
     assert rows["main;c;b;a"]["baseline"] == 200.69 * MS
     assert rows["main;<startup>;sitecustomize"]["upper"] is None

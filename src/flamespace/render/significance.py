@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ..core import units
 from ..core.differential import Differential
+from ..errors import ArgumentError
 from .layout import Layout, layout
 from .options import SvgOptions
 from .palettes import stable_hash
@@ -92,6 +93,8 @@ def significance_layout(
     but not tested (e.g. seen in too few runs), which their tooltips say.
     """
     options = options or SvgOptions()
+    if options.reverse or options.base or options.flamechart:
+        raise ArgumentError("a significance-coloured graph keeps stacks as tested: no reverse, base or flame chart")
     shown, other = (baseline, candidate) if baseline_widths else (candidate, baseline)
     drawn = layout(Differential(other, shown), options)
     if drawn.empty:

@@ -195,8 +195,8 @@ def as_dict(comparison: Comparison) -> dict:
         "global": {"statistic": c.statistic_name, "value": _finite(c.statistic), "p_value": c.p_value},
         "interval": {"level": interval_level(c), "sides": "two-sided", "simultaneous": c.method != "welch"},
         "fields": {
-            "baseline, candidate, delta, lower, upper": f"exact, in {c.unit or 'the profiles unit'}"
-                                                         f"{' (shares of each run)' if c.normalized else ''}; delta = candidate - baseline",
+            "values": f"baseline, candidate, delta, lower, upper: exact, in {c.unit or 'the profiles unit'}"
+                      f"{' (shares of each run)' if c.normalized else ''}; delta = candidate - baseline",
             "relative": "(candidate - baseline) / baseline as a fraction (Δ % / 100); null when the baseline is 0 (new)",
         },
         "options": {k: (_finite(v) if isinstance(v, float) else v) for k, v in c.options.items()},
