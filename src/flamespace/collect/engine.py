@@ -64,6 +64,15 @@ MIN_TRUSTED_SAMPLES = 100
 MAX_TRUSTED_LATE_SHARE = 0.2
 
 
+def behind_share(ticks: int, late: int, missed: int) -> float:
+    """How far the sampler fell behind: the share of its due ticks that came late or never came.
+
+    ``missed`` ticks never happened, so they count in the denominator too. The one definition,
+    for the recorder's warning and for ``compare --max-missed`` (which reads it from headers).
+    """
+    return (late + missed) / (ticks + missed) if ticks + missed else 0.0
+
+
 class Quality:
     """How well the sampler kept its schedule; written into the profile's metadata.
 
@@ -93,7 +102,7 @@ class Quality:
                 f"only {self.samples} samples (shares are uncertain below {MIN_TRUSTED_SAMPLES}; "
                 "record longer or raise --rate)"
             )
-        if self.ticks and (self.late + self.missed) / (self.ticks + self.missed) > MAX_TRUSTED_LATE_SHARE:
+        if behind_share(self.ticks, self.late, self.missed) > MAX_TRUSTED_LATE_SHARE:
             found.append(
                 f"the sampler fell behind: {self.late} of {self.ticks} samples came late and {self.missed} "
                 f"were missed (achieved {self.achieved_rate():.0f} of {requested_rate:g} Hz; "
