@@ -145,7 +145,7 @@ def test_max_missed_leaves_out_runs_whose_sampler_fell_behind(capsys, tmp_path):
     b = write_side(tmp_path / "b")
     code, out, err = run(capsys, "-a", a, "-b", b)  # off by default: kept, and named since 27% > 20%
     assert MAX_TRUSTED_LATE_SHARE < 0.27
-    assert code == 0 and "Compared 4 baseline runs" in out and f"{late} (27%)" in err and "--max-missed 20%" in err
+    assert code == 0 and "Compared 4 baseline runs" in out and f"{late} (27.3%)" in err and "--max-missed 20%" in err
     code, out, err = run(capsys, "-a", a, "-b", b, "--max-missed", "10%")
     assert code == 0 and "Compared 3 baseline runs" in out
     assert "left out 1 run(s) whose sampler fell behind by more than --max-missed 10%" in err and str(late) in err

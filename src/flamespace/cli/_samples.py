@@ -83,13 +83,16 @@ def load_sides(
     max_missed: Optional[float] = None,
     skip_invalid: bool = False,
     input_format: Optional[str] = None,
-    min_runs: Optional[int] = None,
+    min_runs_per_side: Optional[int] = None,
 ) -> Tuple[Dict[str, "Sample"], "Screening"]:
     """Read each side's runs (patterns as :func:`expand_side` takes them) into a :class:`Sample`,
-    with the guard rails: empty runs and runs beyond ``max_missed`` left out, runs that cannot
-    be compared refused (unless ``force``), fewer than ``min_runs`` a side (default: 2) an error. Raises :class:`InputError` (exit 1) on what must stop
-    the comparison; returns the samples and the screening, whose ``findings`` the caller shows
-    (:func:`show_findings`) and whose ``run_times`` feed :func:`after_comparison`."""
+    with the guard rails of :func:`flamespace.stats.guards.screen`: empty runs and runs beyond
+    ``max_missed`` left out, runs that cannot be compared refused (unless ``force``), fewer
+    than ``min_runs_per_side`` runs a side (default: 2) an error.
+
+    Raises :class:`InputError` (exit 1) on what must stop the comparison; returns the samples
+    and the screening, whose ``findings`` the caller shows (:func:`show_findings`) and whose
+    ``run_times`` feed :func:`after_comparison` once the comparison is done."""
     from ..collect.engine import MAX_TRUSTED_LATE_SHARE
     from ..collect.target import program_name
     from ..stats.guards import MIN_RUNS, RunInfo, screen
@@ -106,7 +109,7 @@ def load_sides(
         infos[side].append(RunInfo.from_graph(path, side, graph, behind(graph.metadata),
                                                 program_name(graph.metadata.labels.get("command"))))
     screening = screen(infos, force=force, max_missed=max_missed, warn_behind=MAX_TRUSTED_LATE_SHARE,
-                       min_runs=MIN_RUNS if min_runs is None else min_runs)
+                       min_runs=MIN_RUNS if min_runs_per_side is None else min_runs_per_side)
     fatal = screening.fatal
     if fatal:
         raise InputError("\n  ".join(f.message for f in fatal))
@@ -136,6 +139,6 @@ def read_samples(sides: Dict[str, Sequence[str]], command: str, skip_invalid: bo
     """One :class:`Sample` per side, through the guard rails; exploring commands (similarity)
     go on where compare would refuse, with a warning."""
     samples, screening = load_sides(sides, command, force=True, skip_invalid=skip_invalid, input_format=input_format,
-                                    min_runs=1)
+                                    min_runs_per_side=1)
     show_findings(screening.findings, command)
     return samples

@@ -164,7 +164,7 @@ def screen(
         kept[side] = [run for run in runs if not run.empty and not _is_late(run, max_missed)]
         if len(kept[side]) < min_runs:
             why = f" ({len(left_out[side])} left out: {'; '.join(left_out[side])})" if left_out[side] else ""
-            loosen = " or raise --max-missed" if any(_is_late(run, max_missed) for run in runs) else ""
+            loosen = " or raise --max-missed" if any(_is_late(r, max_missed) and not r.empty for r in runs) else ""
             findings.append(Finding(
                 "error", f"the {side} has {len(kept[side])} usable run(s) of {len(runs)}{why}; a side needs at least "
                 f"{min_runs} runs to estimate the variation between runs: collect more{loosen}",
@@ -191,15 +191,16 @@ def _behind(runs: Sequence[RunInfo], max_missed: Optional[float], warn_behind: O
                                    "(ticks, late, missed)")]
     if not late:
         return []
-    shown = ", ".join(f"{run.name} ({run.behind:.0%})" for run in late)
+    shown = ", ".join(f"{run.name} ({_percent(run.behind)})" for run in late[:10])  # type: ignore[arg-type]
+    shown += f" and {len(late) - 10} more" if len(late) > 10 else ""
     if max_missed is None:
-        return [Finding("warning", f"the sampler fell behind in {len(late)} run(s) (more than {limit:.0%} of its samples "
-                                   f"late or missed): {shown}; --max-missed {limit:.0%} leaves them out",
+        return [Finding("warning", f"the sampler fell behind in {len(late)} run(s) (more than {_percent(limit)} of its "
+                                   f"samples late or missed): {shown}; --max-missed {_percent(limit)} leaves them out",
                         _files(late))]
     for run in late:
-        left_out[run.side].append(f"{run.name} fell behind {run.behind:.0%}")
+        left_out[run.side].append(f"{run.name} fell behind {_percent(run.behind)}")  # type: ignore[arg-type]
     return [Finding("warning", f"left out {len(late)} run(s) whose sampler fell behind by more than "
-                               f"--max-missed {max_missed:.0%}: {shown}", _files(late))]
+                               f"--max-missed {_percent(max_missed)}: {shown}", _files(late))]
 
 
 def consistency(sides: Mapping[str, Sequence[RunInfo]], force: bool = False) -> List[Finding]:
@@ -327,6 +328,10 @@ def _describe(groups: Mapping[tuple, Sequence[RunInfo]]) -> str:
         where = side or "/".join(sides)
         parts.append(f"{value!r} in {len(runs)} {where} run(s) (e.g. {runs[0].name})")
     return "; ".join(parts)
+
+
+def _percent(share: float) -> str:
+    return f"{share * 100:.3g}%"
 
 
 def _names(runs: Sequence[RunInfo], limit: int = 5) -> str:
