@@ -45,7 +45,7 @@ def guard_options(function: F) -> F:
 
     function = click.option(
         "--max-missed", metavar="X", default=None,
-        help="Leave out runs whose sampler fell behind (samples late or missed) by more than X (10% or 0.1). "
+        help="Leave out runs whose sampler missed more than X of its samples (10% or 0.1; the missed_share header). "
              "Default: keep them, naming those beyond the recorder's own warning threshold.",
     )(function)
     function = click.option(
@@ -60,17 +60,20 @@ def parse_max_missed(text: Optional[str]) -> Optional[float]:
     return None if text is None else parse_share(text, "--max-missed")
 
 
-def behind(metadata: Metadata) -> Optional[float]:
-    """The share of a run's sampler ticks that came late or were missed, from its headers: the
-    recorder's ``missed_share`` when present, else the recorder's formula on ``ticks``, ``late``
-    and ``missed``; None when the run does not carry them (another profiler's file)."""
-    from ..collect.engine import behind_share
+def missed_share(metadata: Metadata) -> Optional[float]:
+    """The share of its ticks a run's sampler missed (:meth:`Quality.missed_share
+    <flamespace.collect.engine.Quality.missed_share>`, the one definition): the recorder's
+    ``missed_share`` header, or for runs recorded before it existed, computed from their
+    ``ticks`` and ``missed``; None when the run has neither (another profiler's file)."""
+    from ..collect.engine import Quality
 
     labels = metadata.labels
     try:
         if "missed_share" in labels:
-            return float(labels["missed_share"].rstrip("%")) / (100 if labels["missed_share"].endswith("%") else 1)
-        return behind_share(int(labels["ticks"]), int(labels.get("late", "0")), int(labels["missed"]))
+            return float(labels["missed_share"])
+        quality = Quality()
+        quality.ticks, quality.missed = int(labels["ticks"]), int(labels["missed"])
+        return quality.missed_share()
     except (KeyError, ValueError):
         return None
 
@@ -93,7 +96,7 @@ def load_sides(
     Raises :class:`InputError` (exit 1) on what must stop the comparison; returns the samples
     and the screening, whose ``findings`` the caller shows (:func:`show_findings`) and whose
     ``run_times`` feed :func:`after_comparison` once the comparison is done."""
-    from ..collect.engine import MAX_TRUSTED_LATE_SHARE
+    from ..collect.engine import MAX_TRUSTED_MISSED_SHARE
     from ..collect.target import program_name
     from ..stats.guards import MIN_RUNS, RunInfo, screen
     from ..stats.sample import Sample
@@ -106,9 +109,9 @@ def load_sides(
     for side, path in progress(everything, "reading runs", len(everything)):
         graph = read_graph(path, command, skip_invalid, input_format, cache)
         graphs[path] = graph
-        infos[side].append(RunInfo.from_graph(path, side, graph, behind(graph.metadata),
+        infos[side].append(RunInfo.from_graph(path, side, graph, missed_share(graph.metadata),
                                                 program_name(graph.metadata.labels.get("command"))))
-    screening = screen(infos, force=force, max_missed=max_missed, warn_behind=MAX_TRUSTED_LATE_SHARE,
+    screening = screen(infos, force=force, max_missed=max_missed, warn_missed=MAX_TRUSTED_MISSED_SHARE,
                        min_runs=MIN_RUNS if min_runs_per_side is None else min_runs_per_side)
     fatal = screening.fatal
     if fatal:

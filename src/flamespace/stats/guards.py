@@ -45,10 +45,10 @@ class Finding:
 class RunInfo:
     """What the checks need to know of one run: where it came from and its metadata.
 
-    ``behind`` is the share of the sampler's ticks that came late or were missed (None when
-    the run carries no quality headers) and ``program`` the script or module it ran (from its
-    ``command`` label); the caller works them out with the recorder's own definitions
-    (:func:`flamespace.collect.engine.behind_share`, :func:`flamespace.collect.target.program_name`).
+    ``missed_share`` is the share of its ticks the sampler missed (None when the run carries no
+    quality headers) and ``program`` the script or module it ran (from its ``command`` label);
+    the caller works them out with the recorder's own definitions
+    (:meth:`flamespace.collect.engine.Quality.missed_share`, :func:`flamespace.collect.target.program_name`).
     """
 
     name: str
@@ -56,14 +56,14 @@ class RunInfo:
     metadata: Metadata = field(default_factory=Metadata)
     total: float = 0.0
     empty: bool = False
-    behind: Optional[float] = None
+    missed_share: Optional[float] = None
     program: Optional[str] = None
 
     @classmethod
-    def from_graph(cls, name: str, side: str, graph: FlameGraph, behind: Optional[float] = None,
+    def from_graph(cls, name: str, side: str, graph: FlameGraph, missed_share: Optional[float] = None,
                    program: Optional[str] = None) -> "RunInfo":
         values = list(graph.values())
-        return cls(name, side, graph.metadata, float(sum(values)), not any(values), behind, program)
+        return cls(name, side, graph.metadata, float(sum(values)), not any(values), missed_share, program)
 
     @property
     def labels(self) -> Mapping[str, str]:
@@ -129,14 +129,14 @@ def screen(
     *,
     force: bool = False,
     max_missed: Optional[float] = None,
-    warn_behind: Optional[float] = None,
+    warn_missed: Optional[float] = None,
     min_runs: int = MIN_RUNS,
 ) -> Screening:
     """Leave out unusable runs and check that the rest can be compared.
 
     Empty runs (no stack, or every value 0: a failed recording) are left out with a warning,
-    and so are runs whose sampler fell behind by more than ``max_missed`` (a share; None:
-    none is left out, but runs beyond ``warn_behind`` are named). Every side must keep
+    and so are runs whose sampler missed more than ``max_missed`` of its ticks (a share; None:
+    none is left out, but runs beyond ``warn_missed`` are named). Every side must keep
     ``min_runs`` runs (error). Kept runs must share one unit (error: the numbers cannot be
     put side by side) and one mode, and one program within a side and the same script or
     module across sides (refusals, warnings when ``force``); different sampling rates,
@@ -159,7 +159,7 @@ def screen(
         for run in empty:
             left_out[run.side].append(f"{run.name} is empty")
     usable = [run for run in everything if not run.empty]
-    findings.extend(_behind(usable, max_missed, warn_behind, left_out))
+    findings.extend(_fell_behind(usable, max_missed, warn_missed, left_out))
     for side, runs in sides.items():
         kept[side] = [run for run in runs if not run.empty and not _is_late(run, max_missed)]
         if len(kept[side]) < min_runs:
@@ -176,30 +176,30 @@ def screen(
 
 
 def _is_late(run: RunInfo, max_missed: Optional[float]) -> bool:
-    return max_missed is not None and run.behind is not None and run.behind > max_missed
+    return max_missed is not None and run.missed_share is not None and run.missed_share > max_missed
 
 
-def _behind(runs: Sequence[RunInfo], max_missed: Optional[float], warn_behind: Optional[float],
+def _fell_behind(runs: Sequence[RunInfo], max_missed: Optional[float], warn_missed: Optional[float],
             left_out: Dict[str, List[str]]) -> List[Finding]:
-    """Runs whose sampler fell behind: left out beyond ``max_missed``, else named beyond ``warn_behind``."""
-    limit = max_missed if max_missed is not None else warn_behind
+    """Runs whose sampler fell behind: left out beyond ``max_missed``, else named beyond ``warn_missed``."""
+    limit = max_missed if max_missed is not None else warn_missed
     if limit is None:
         return []
-    late = [run for run in runs if run.behind is not None and run.behind > limit]
-    if max_missed is not None and not any(run.behind is not None for run in runs):
+    late = [run for run in runs if run.missed_share is not None and run.missed_share > limit]
+    if max_missed is not None and not any(run.missed_share is not None for run in runs):
         return [Finding("warning", "--max-missed left nothing out: no run carries the sampler's quality headers "
-                                   "(ticks, late, missed)")]
+                                   "(missed_share, or ticks and missed)")]
     if not late:
         return []
-    shown = ", ".join(f"{run.name} ({_percent(run.behind)})" for run in late[:10])  # type: ignore[arg-type]
+    shown = ", ".join(f"{run.name} ({_percent(run.missed_share)})" for run in late[:10])  # type: ignore[arg-type]
     shown += f" and {len(late) - 10} more" if len(late) > 10 else ""
     if max_missed is None:
-        return [Finding("warning", f"the sampler fell behind in {len(late)} run(s) (more than {_percent(limit)} of its "
-                                   f"samples late or missed): {shown}; --max-missed {_percent(limit)} leaves them out",
+        return [Finding("warning", f"the sampler fell behind in {len(late)} run(s) (it missed more than {_percent(limit)} "
+                                   f"of its samples): {shown}; --max-missed {_percent(limit)} leaves them out",
                         _files(late))]
     for run in late:
-        left_out[run.side].append(f"{run.name} fell behind {_percent(run.behind)}")  # type: ignore[arg-type]
-    return [Finding("warning", f"left out {len(late)} run(s) whose sampler fell behind by more than "
+        left_out[run.side].append(f"{run.name} missed {_percent(run.missed_share)} of its samples")  # type: ignore[arg-type]
+    return [Finding("warning", f"left out {len(late)} run(s) whose sampler missed more than "
                                f"--max-missed {_percent(max_missed)}: {shown}", _files(late))]
 
 
