@@ -57,12 +57,12 @@ def command(
     whose change is significant (and beyond --min-delta/--min-rel), with both means, Δ,
     an interval for Δ and the adjusted p-value.
 
+    Exit code 0: no significant regression; 3: some stack significantly appeared or grew
+    beyond the margin (gate CI on it); 1: bad usage or input.
+
     Guard rails: runs that differ in unit, mode or program are refused (--force goes on
     where that makes sense), other differences (rate, Python, host) are warnings, empty runs
     are left out, and a note gives each side's run time and the machine's drift.
-
-    Exit code 0: no significant regression; 3: some stack significantly appeared or grew
-    beyond the margin (gate CI on it); 1: bad usage or input.
 
     \b
     Examples:
