@@ -1,16 +1,26 @@
-"""Reading samples of runs (one profile file per run) for compare and similarity --sample."""
+"""Reading samples of runs (one profile file per run) for compare, gate and similarity --sample.
+
+:func:`load_sides` reads every side, leaves out unusable runs and checks that the rest can be
+compared (the guard rails of :mod:`flamespace.stats.guards`); :func:`guard_options` adds the
+options that steer it (``--force``, ``--max-missed``) to a command.
+"""
 
 from __future__ import annotations
 
 import glob
 import os
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
 from ..errors import InputError
-from ._common import expand_inputs, progress, read_graph
+from ._common import expand_inputs, parse_share, progress, read_graph
+from ._report import warn
 
 if TYPE_CHECKING:
+    from ..core.metadata import Metadata
+    from ..stats.guards import Finding, Screening
     from ..stats.sample import Sample
+
+F = TypeVar("F", bound=Callable[..., object])
 
 
 def expand_side(patterns: Sequence[str]) -> List[str]:
@@ -29,21 +39,109 @@ def expand_side(patterns: Sequence[str]) -> List[str]:
     return expand_inputs(paths)
 
 
-def read_samples(sides: Dict[str, Sequence[str]], command: str, skip_invalid: bool, input_format: Optional[str]) -> Dict[str, "Sample"]:
-    """One :class:`Sample` per side; every run of every side must be in the same unit."""
+def guard_options(function: F) -> F:
+    """--force and --max-missed, for every command that compares samples of runs."""
+    import click
+
+    function = click.option(
+        "--max-missed", metavar="X", default=None,
+        help="Leave out runs whose sampler missed more than X of its samples (10% or 0.1; the missed_share header). "
+             "Default: keep them, naming those beyond the recorder's own warning threshold.",
+    )(function)
+    function = click.option(
+        "--force", is_flag=True,
+        help="Compare runs that differ in mode or program anyway (a warning instead of a refusal).",
+    )(function)
+    return function  # type: ignore[no-any-return]
+
+
+def parse_max_missed(text: Optional[str]) -> Optional[float]:
+    """--max-missed's value: None (off) or a share."""
+    return None if text is None else parse_share(text, "--max-missed")
+
+
+def missed_share(metadata: Metadata) -> Optional[float]:
+    """The share of its ticks a run's sampler missed (:meth:`Quality.missed_share
+    <flamespace.collect.engine.Quality.missed_share>`, the one definition): the recorder's
+    ``missed_share`` header, or for runs recorded before it existed, computed from their
+    ``ticks`` and ``missed``; None when the run has neither (another profiler's file)."""
+    from ..collect.engine import Quality
+
+    labels = metadata.labels
+    try:
+        if "missed_share" in labels:
+            return float(labels["missed_share"])
+        quality = Quality()
+        quality.ticks, quality.missed = int(labels["ticks"]), int(labels["missed"])
+        return quality.missed_share()
+    except (KeyError, ValueError):
+        return None
+
+
+def load_sides(
+    sides: Mapping[str, Sequence[str]],
+    command: str,
+    *,
+    force: bool = False,
+    max_missed: Optional[float] = None,
+    skip_invalid: bool = False,
+    input_format: Optional[str] = None,
+    min_runs_per_side: Optional[int] = None,
+) -> Tuple[Dict[str, "Sample"], "Screening"]:
+    """Read each side's runs (patterns as :func:`expand_side` takes them) into a :class:`Sample`,
+    with the guard rails of :func:`flamespace.stats.guards.screen`: empty runs and runs beyond
+    ``max_missed`` left out, runs that cannot be compared refused (unless ``force``), fewer
+    than ``min_runs_per_side`` runs a side (default: 2) an error.
+
+    Raises :class:`InputError` (exit 1) on what must stop the comparison; returns the samples
+    and the screening, whose ``findings`` the caller shows (:func:`show_findings`) and whose
+    ``run_times`` feed :func:`after_comparison` once the comparison is done."""
+    from ..collect.engine import MAX_TRUSTED_MISSED_SHARE
+    from ..collect.target import program_name
+    from ..stats.guards import MIN_RUNS, RunInfo, screen
     from ..stats.sample import Sample
 
     files = {side: expand_side(patterns) for side, patterns in sides.items()}
     everything = [(side, path) for side, paths in files.items() for path in paths]
-    graphs: Dict[str, list] = {side: [] for side in sides}
-    first: Optional[Tuple[str, str]] = None  # (unit, file)
+    graphs = {}
+    infos: Dict[str, list] = {side: [] for side in sides}
     cache: dict = {}
     for side, path in progress(everything, "reading runs", len(everything)):
         graph = read_graph(path, command, skip_invalid, input_format, cache)
-        if graph.unit is not None:
-            if first is None:
-                first = (graph.unit, path)
-            elif graph.unit != first[0]:
-                raise InputError(f"is in {graph.unit!r} but {first[1]} is in {first[0]!r}; all runs must use one unit", path)
-        graphs[side].append(graph)
-    return {side: Sample.from_graphs(graphs[side], names=files[side]) for side in sides}
+        graphs[path] = graph
+        infos[side].append(RunInfo.from_graph(path, side, graph, missed_share(graph.metadata),
+                                                program_name(graph.metadata.labels.get("command"))))
+    screening = screen(infos, force=force, max_missed=max_missed, warn_missed=MAX_TRUSTED_MISSED_SHARE,
+                       min_runs=MIN_RUNS if min_runs_per_side is None else min_runs_per_side)
+    fatal = screening.fatal
+    if fatal:
+        raise InputError("\n  ".join(f.message for f in fatal))
+    samples = {
+        side: Sample.from_graphs([graphs[run.name] for run in runs], names=[run.name for run in runs])
+        for side, runs in screening.kept.items()
+    }
+    return samples, screening
+
+
+def after_comparison(screening: Screening, result) -> List[Finding]:  # type: ignore[no-untyped-def]
+    """The machine's drift as a note, and a warning when it is larger than the largest change
+    ``result`` (a :class:`~flamespace.stats.comparison.Comparison`) reports."""
+    from ..stats.guards import drift_findings
+
+    unit = None if result.normalized else result.unit
+    return drift_findings(screening.run_times, [change.delta for change in result.kept], unit)
+
+
+def show_findings(findings: Sequence[Finding], command: str) -> None:
+    """Each finding as one line on stderr: ``flamespace COMMAND: warning: ...``."""
+    for finding in findings:
+        warn(f"flamespace {command}: {finding.level}: {finding.message}")
+
+
+def read_samples(sides: Dict[str, Sequence[str]], command: str, skip_invalid: bool, input_format: Optional[str]) -> Dict[str, "Sample"]:
+    """One :class:`Sample` per side, through the guard rails; exploring commands (similarity)
+    go on where compare would refuse, with a warning."""
+    samples, screening = load_sides(sides, command, force=True, skip_invalid=skip_invalid, input_format=input_format,
+                                    min_runs_per_side=1)
+    show_findings(screening.findings, command)
+    return samples

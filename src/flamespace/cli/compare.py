@@ -11,7 +11,7 @@ import click
 
 from ..formats import registry
 from ._common import input_options, parse_share
-from ._samples import read_samples
+from ._samples import after_comparison, guard_options, load_sides, parse_max_missed, show_findings
 
 EXIT_REGRESSION = 3
 PARTS = ("appeared", "grown", "disappeared", "shrunk")
@@ -42,11 +42,13 @@ PARTS = ("appeared", "grown", "disappeared", "shrunk")
 @click.option("-d", "--out-dir", type=click.Path(file_okay=False), help="Write appeared/grown/disappeared/shrunk.folded (the parts of Δ_r), delta.folded and "
                    "the differential flame graphs delta.svg and delta-baseline.svg.")
 @click.option("--no-header", is_flag=True, help="Do not write '# key: value' metadata lines in --out-dir files.")
+@guard_options
 @input_options
 def command(
     baseline: Sequence[str], candidate: Sequence[str], method: str, alpha: float, fdr: str, permutations: int, seed: int,
     min_delta: float, min_rel: str, normalize: bool, min_runs: int, min_fraction: str, as_json: bool, markdown: bool,
     include_all: bool, limit: int, out_dir: Optional[str], no_header: bool, skip_invalid: bool, input_format: Optional[str],
+    force: bool = False, max_missed: Optional[str] = None,
 ) -> int:
     """Test which stacks differ between the mean profiles of two samples of runs.
 
@@ -57,6 +59,10 @@ def command(
 
     Exit code 0: no significant regression; 3: some stack significantly appeared or grew
     beyond the margin (gate CI on it); 1: bad usage or input.
+
+    Guard rails: runs that differ in unit, mode or program are refused (--force goes on
+    where that makes sense), other differences (rate, Python, host) are warnings, empty runs
+    are left out, and a note gives each side's run time and the machine's drift.
 
     \b
     Examples:
@@ -72,11 +78,14 @@ def command(
         raise click.UsageError("choose one of --json and --markdown")
     margin_rel = parse_share(min_rel, "--min-rel", maximum=None)
     frequency = FrequencyFilter(min_runs, parse_share(min_fraction, "--min-fraction"))
-    samples = read_samples({"baseline": baseline, "candidate": candidate}, "compare", skip_invalid, input_format)
+    samples, screening = load_sides({"baseline": baseline, "candidate": candidate}, "compare", force=force,
+                                    max_missed=parse_max_missed(max_missed), skip_invalid=skip_invalid, input_format=input_format)
+    show_findings(screening.findings, "compare")
     result = compare(
         samples["baseline"], samples["candidate"], method, alpha, fdr=fdr, permutations=permutations, seed=seed,
         min_delta=min_delta, min_rel=margin_rel, normalize=normalize, frequency=frequency,
     )
+    show_findings(after_comparison(screening, result), "compare")
     if out_dir:
         write_parts(result, out_dir, not no_header, samples)
     shown = limit or None

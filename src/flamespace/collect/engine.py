@@ -60,15 +60,16 @@ SWITCH_INTERVAL_SHARE = 0.25
 SWITCH_INTERVAL_FLOOR = 0.0002
 #: Fewer samples than this and the profile's shares are too noisy to trust (about ±10% at 100).
 MIN_TRUSTED_SAMPLES = 100
-#: A sampler whose samples are this often late (or missed) says so.
-MAX_TRUSTED_LATE_SHARE = 0.2
+#: A sampler that missed more than this share of its ticks (:meth:`Quality.missed_share`) says so.
+MAX_TRUSTED_MISSED_SHARE = 0.2
 
 
 class Quality:
     """How well the sampler kept its schedule; written into the profile's metadata.
 
     A tick is late when it came more than one mean interval after it was due; ``missed``
-    counts the ticks a Poisson clock would have had in that delay.
+    counts the ticks a Poisson clock would have had in that delay. :meth:`missed_share`
+    is the one figure to judge a run by (the ``missed_share`` header).
     """
 
     __slots__ = ("ticks", "samples", "late", "missed", "errors", "first_error", "duration_ns")
@@ -85,6 +86,14 @@ class Quality:
     def achieved_rate(self) -> float:
         return self.ticks / (self.duration_ns / 1e9) if self.duration_ns else 0.0
 
+    def missed_share(self) -> float:
+        """The share of the ticks a punctual sampler would have taken that this one missed:
+        ``missed / (ticks + missed)``, from 0 (every tick on time) to 1. Since ``missed``
+        counts mean intervals of delay, it is also about the share of the run during which
+        the sampler was more than one interval behind. 0 when nothing was sampled."""
+        expected = self.ticks + self.missed
+        return self.missed / expected if expected else 0.0
+
     def problems(self, requested_rate: float) -> List[str]:
         """Reasons not to trust the profile, worded for a warning."""
         found = []
@@ -93,11 +102,12 @@ class Quality:
                 f"only {self.samples} samples (shares are uncertain below {MIN_TRUSTED_SAMPLES}; "
                 "record longer or raise --rate)"
             )
-        if self.ticks and (self.late + self.missed) / (self.ticks + self.missed) > MAX_TRUSTED_LATE_SHARE:
+        if self.missed_share() > MAX_TRUSTED_MISSED_SHARE:
             found.append(
-                f"the sampler fell behind: {self.late} of {self.ticks} samples came late and {self.missed} "
-                f"were missed (achieved {self.achieved_rate():.0f} of {requested_rate:g} Hz; "
-                "lower --rate, or a thread holds the GIL for long stretches)"
+                f"the sampler fell behind: it missed {100 * self.missed_share():.0f}% of its ticks "
+                f"({self.late} of {self.ticks} samples came late, {self.missed} missed; achieved "
+                f"{self.achieved_rate():.0f} of {requested_rate:g} Hz; the machine is busy, or a thread "
+                "holds the GIL for long stretches: lower --rate, or leave the run out of comparisons)"
             )
         if self.errors:
             found.append(f"{self.errors} sampling errors, the first: {self.first_error}")

@@ -149,6 +149,7 @@ def quality_metadata(
         "missed": str(quality.missed),
         "duration_s": f"{duration_ns / 1e9:.3f}",
         "python": platform.python_version(),
+        "host": platform.node(),
     }
     if quality.errors:
         fields["errors"] = f"{quality.errors} (first: {quality.first_error})"

@@ -110,4 +110,33 @@ def _quote(word: str) -> str:
     return shlex.quote(word)
 
 
-__all__ = ["Target", "parse_command"]
+def program_name(command: Optional[str]) -> Optional[str]:
+    """What a recorded command (:meth:`Target.describe`, the ``command`` label) ran, as frames
+    name it: the script's file name, ``-m MODULE``, or ``-c`` (whatever the code). The
+    interpreter, its options, the script's directory and the arguments are left out: two
+    versions of one program (two worktrees, a flag) legitimately differ there."""
+    import shlex
+
+    if not command:
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return command
+    if words and _INTERPRETER_NAME.match(os.path.basename(words[0])):
+        words.pop(0)
+        while words and words[0].startswith("-") and words[0] not in ("-m", "-c", "-", "--"):
+            if words.pop(0) in _FLAGS_WITH_VALUE and words:
+                words.pop(0)
+        if words and words[0] == "--":
+            words.pop(0)
+    if not words:
+        return command
+    if words[0] == "-m" and len(words) > 1:
+        return f"-m {words[1]}"
+    if words[0] == "-c":
+        return "-c"
+    return os.path.basename(words[0])
+
+
+__all__ = ["Target", "parse_command", "program_name"]

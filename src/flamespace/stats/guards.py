@@ -1,0 +1,353 @@
+"""Guard rails for comparing samples of runs: are the runs comparable, usable, and how steady was the machine?
+
+A comparison of two samples is only as good as its runs. Runs recorded in different modes
+or units, of different programs, or that recorded nothing give numbers that look like
+changes but are not. This module checks the runs' metadata (the ``# key: value`` headers
+``flamespace collect`` writes) and returns :class:`Finding` objects; it prints nothing.
+Runs without such metadata (folded files from other tools) are simply not checked.
+
+The caller builds one :class:`RunInfo` per run file and calls :func:`screen`; after the
+comparison, :func:`drift_findings` says whether the machine's drift during the collection
+is larger than the changes the comparison reports.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ..core.metadata import Metadata
+from ..core.vector import FlameGraph
+
+#: Severity of a finding. ``error``: the comparison cannot go on; ``refusal``: it should not,
+#: unless the user insists (``--force`` turns it into a warning); ``warning``: it goes on, but
+#: the user should know; ``note``: information (the machine's drift).
+LEVELS = ("error", "refusal", "warning", "note")
+#: A sample needs this many runs to estimate the variation between runs.
+MIN_RUNS = 2
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing the checks found, worded for a person; ``files`` are the runs it is about."""
+
+    level: str
+    message: str
+    files: Tuple[str, ...] = ()
+
+    @property
+    def fatal(self) -> bool:
+        return self.level in ("error", "refusal")
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What the checks need to know of one run: where it came from and its metadata.
+
+    ``missed_share`` is the share of its ticks the sampler missed (None when the run carries no
+    quality headers) and ``program`` the script or module it ran (from its ``command`` label);
+    the caller works them out with the recorder's own definitions
+    (:meth:`flamespace.collect.engine.Quality.missed_share`, :func:`flamespace.collect.target.program_name`).
+    """
+
+    name: str
+    side: str
+    metadata: Metadata = field(default_factory=Metadata)
+    total: float = 0.0
+    empty: bool = False
+    missed_share: Optional[float] = None
+    program: Optional[str] = None
+
+    @classmethod
+    def from_graph(cls, name: str, side: str, graph: FlameGraph, missed_share: Optional[float] = None,
+                   program: Optional[str] = None) -> "RunInfo":
+        values = list(graph.values())
+        return cls(name, side, graph.metadata, float(sum(values)), not any(values), missed_share, program)
+
+    @property
+    def labels(self) -> Mapping[str, str]:
+        return self.metadata.labels
+
+    @property
+    def mode(self) -> Optional[str]:
+        """The recording mode (``wall``, ``cpu``, ``alloc``, ...): the ``mode`` label, else the metric."""
+        return self.labels.get("mode") or self.metadata.metric
+
+    @property
+    def order(self) -> Optional[int]:
+        """The run's number in its collection (``run`` label), None when absent."""
+        try:
+            return int(self.labels["run"])
+        except (KeyError, ValueError):
+            return None
+
+    @property
+    def run_time(self) -> Optional[float]:
+        """Seconds the run took: the ``duration_s`` label, else its total when counted in ns."""
+        try:
+            return float(self.labels["duration_s"])
+        except (KeyError, ValueError):
+            return self.total / 1e9 if self.metadata.unit == "ns" and not self.empty else None
+
+
+@dataclass(frozen=True)
+class RunTime:
+    """The run time of one side's runs, in seconds: the median, the quartiles and the trend.
+
+    ``trend`` is the median of the last third of the runs (in run order) minus the median of
+    the first third: how far the machine drifted while the side was collected.
+    """
+
+    side: str
+    runs: int
+    median: float
+    q1: float
+    q3: float
+    trend: float
+
+    @property
+    def iqr(self) -> float:
+        return self.q3 - self.q1
+
+
+@dataclass(frozen=True)
+class Screening:
+    """What :func:`screen` decided: the runs kept per side, the findings, and the run times."""
+
+    kept: Dict[str, List[RunInfo]]
+    findings: List[Finding]
+    run_times: Dict[str, RunTime]
+
+    @property
+    def fatal(self) -> List[Finding]:
+        return [f for f in self.findings if f.fatal]
+
+
+def screen(
+    sides: Mapping[str, Sequence[RunInfo]],
+    *,
+    force: bool = False,
+    max_missed: Optional[float] = None,
+    warn_missed: Optional[float] = None,
+    min_runs: int = MIN_RUNS,
+) -> Screening:
+    """Leave out unusable runs and check that the rest can be compared.
+
+    Empty runs (no stack, or every value 0: a failed recording) are left out with a warning,
+    and so are runs whose sampler missed more than ``max_missed`` of its ticks (a share; None:
+    none is left out, but runs beyond ``warn_missed`` are named). Every side must keep
+    ``min_runs`` runs (error). Kept runs must share one unit (error: the numbers cannot be
+    put side by side) and one mode, and one program within a side and the same script or
+    module across sides (refusals, warnings when ``force``); different sampling rates,
+    Python versions or hosts are warnings.
+    """
+    findings: List[Finding] = []
+    kept: Dict[str, List[RunInfo]] = {}
+    left_out: Dict[str, List[str]] = {side: [] for side in sides}
+    everything = [run for runs in sides.values() for run in runs]
+    empty = [run for run in everything if run.empty]
+    if everything and len(empty) == len(everything):
+        findings.append(Finding(
+            "error", f"every run is empty ({_names(empty)}): the recordings failed, or recorded nothing; "
+            "check that the program ran (collect --show-output) and records long enough", _files(empty)))
+        return Screening({side: [] for side in sides}, findings, {})
+    if empty:
+        findings.append(Finding(
+            "warning", f"left out {len(empty)} empty run(s), with no samples (a failed recording?): {_names(empty)}",
+            _files(empty)))
+        for run in empty:
+            left_out[run.side].append(f"{run.name} is empty")
+    usable = [run for run in everything if not run.empty]
+    findings.extend(_fell_behind(usable, max_missed, warn_missed, left_out))
+    for side, runs in sides.items():
+        kept[side] = [run for run in runs if not run.empty and not _is_late(run, max_missed)]
+        if len(kept[side]) < min_runs:
+            why = f" ({len(left_out[side])} left out: {'; '.join(left_out[side])})" if left_out[side] else ""
+            loosen = " or raise --max-missed" if any(_is_late(r, max_missed) and not r.empty for r in runs) else ""
+            findings.append(Finding(
+                "error", f"the {side} has {len(kept[side])} usable run(s) of {len(runs)}{why}; a side needs at least "
+                f"{min_runs} runs to estimate the variation between runs: collect more{loosen}",
+                tuple(r.name for r in runs)))
+    if any(f.level == "error" for f in findings):
+        return Screening(kept, findings, {})
+    findings.extend(consistency(kept, force))
+    return Screening(kept, findings, run_times(kept))
+
+
+def _is_late(run: RunInfo, max_missed: Optional[float]) -> bool:
+    return max_missed is not None and run.missed_share is not None and run.missed_share > max_missed
+
+
+def _fell_behind(runs: Sequence[RunInfo], max_missed: Optional[float], warn_missed: Optional[float],
+            left_out: Dict[str, List[str]]) -> List[Finding]:
+    """Runs whose sampler fell behind: left out beyond ``max_missed``, else named beyond ``warn_missed``."""
+    limit = max_missed if max_missed is not None else warn_missed
+    if limit is None:
+        return []
+    late = [run for run in runs if run.missed_share is not None and run.missed_share > limit]
+    if max_missed is not None and not any(run.missed_share is not None for run in runs):
+        return [Finding("warning", "--max-missed left nothing out: no run carries the sampler's quality headers "
+                                   "(missed_share, or ticks and missed)")]
+    if not late:
+        return []
+    shown = ", ".join(f"{run.name} ({_percent(run.missed_share)})" for run in late[:10])  # type: ignore[arg-type]
+    shown += f" and {len(late) - 10} more" if len(late) > 10 else ""
+    if max_missed is None:
+        return [Finding("warning", f"the sampler fell behind in {len(late)} run(s) (it missed more than {_percent(limit)} "
+                                   f"of its samples): {shown}; --max-missed {_percent(limit)} leaves them out",
+                        _files(late))]
+    for run in late:
+        left_out[run.side].append(f"{run.name} missed {_percent(run.missed_share)} of its samples")  # type: ignore[arg-type]
+    return [Finding("warning", f"left out {len(late)} run(s) whose sampler missed more than "
+                               f"--max-missed {_percent(max_missed)}: {shown}", _files(late))]
+
+
+def consistency(sides: Mapping[str, Sequence[RunInfo]], force: bool = False) -> List[Finding]:
+    """Can these runs be compared? Unit, mode and program must agree; rate, Python and host should."""
+    runs = [run for side in sides.values() for run in side]
+    refusal = "warning" if force else "refusal"
+    insist = "; going on anyway" if force else ", or pass --force to compare them anyway"
+    findings: List[Finding] = []
+    groups = _groups(runs, lambda r: r.metadata.unit)
+    if len(groups) > 1:
+        findings.append(Finding(
+            "error", f"runs differ in unit: {_describe(groups)}; their numbers cannot be compared (--force cannot help): "
+            "record both sides with the same --weight (or profiler)", _first_files(groups)))
+    groups = _groups(runs, lambda r: r.mode)
+    if len(groups) > 1:
+        findings.append(Finding(
+            refusal, f"runs differ in mode: {_describe(groups)}; the modes measure different things (waiting counts "
+            f"in wall time, not in CPU time), so the difference is not a change of the program: record both sides "
+            f"with the same --mode{insist}", _first_files(groups)))
+    for side, members in sides.items():
+        for label, what in (("command", "command"), ("program", "program")):
+            groups = _groups(members, lambda r: r.labels.get(label))
+            if len(groups) > 1:
+                findings.append(Finding(
+                    refusal, f"the {side} mixes runs of different {what}s: {_describe(groups)}; a sample must be runs "
+                    f"of one program: give each side the runs of one program (e.g. DIR/baseline and DIR/candidate){insist}",
+                    _first_files(groups)))
+    groups = _groups(runs, lambda r: r.program, by_side=True)
+    if len(groups) > 1 and len({side for side, _ in groups}) == len(groups) == len(sides):
+        findings.append(Finding(
+            refusal, f"the sides run different programs: {_describe(groups)}; frames are named after their file, so "
+            "every stack of one would look new in the other. Compare versions of the same script or module "
+            f"(different arguments, environment or directory are fine){insist}", _first_files(groups)))
+    for label, what, fix in (
+        ("rate_requested", "sampling rate (Hz)", "record both sides with the same --rate"),
+        ("python", "Python version", "run both sides on one interpreter"),
+        ("host", "host", "collect both sides on one machine"),
+    ):
+        groups = _groups(runs, lambda r: r.labels.get(label))
+        if len(groups) > 1:
+            findings.append(Finding(
+                "warning", f"runs differ in {what}: {_describe(groups)}; the difference may come from that, not from "
+                f"the program: {fix}", _first_files(groups)))
+    return findings
+
+
+def run_times(sides: Mapping[str, Sequence[RunInfo]]) -> Dict[str, RunTime]:
+    """Per side, the spread and trend of the runs' time (sides whose runs carry no time are left out)."""
+    found: Dict[str, RunTime] = {}
+    for side, runs in sides.items():
+        timed = [run for run in runs if run.run_time is not None]
+        if len(timed) < MIN_RUNS or len(timed) < len(runs):
+            continue
+        if all(run.order is not None for run in timed):
+            timed = sorted(timed, key=lambda r: r.order)  # type: ignore[arg-type, return-value]
+        times = [run.run_time for run in timed]
+        third = max(1, len(times) // 3)
+        q1, _, q3 = statistics.quantiles(times, n=4, method="inclusive")  # type: ignore[arg-type]
+        found[side] = RunTime(
+            side, len(times), statistics.median(times), q1, q3,  # type: ignore[arg-type]
+            statistics.median(times[-third:]) - statistics.median(times[:third]),  # type: ignore[arg-type]
+        )
+    return found
+
+
+def drift_note(times: Mapping[str, RunTime]) -> Optional[Finding]:
+    """One line on the run times of each side and how far they drifted from the first runs to the last."""
+    if not times:
+        return None
+    spread = ", ".join(f"{t.side} {seconds(t.median)} (IQR {seconds(t.q1)} to {seconds(t.q3)}, {t.runs} runs)"
+                       for t in times.values())
+    trend = ", ".join(f"{t.side} {seconds(t.trend, sign=True)}" for t in times.values())
+    return Finding("note", f"run time: {spread}; drift from the first third of the runs to the last: {trend}")
+
+
+def drift_findings(times: Mapping[str, RunTime], deltas: Sequence[float], unit: Optional[str]) -> List[Finding]:
+    """The drift note, and a warning when the drift within a side is larger than the largest
+    change reported (``deltas``, in ``unit``; only a time unit can be set beside run time).
+
+    The spread of run time between runs is already in the tests' error bars; a trend is not
+    (the tests take runs as exchangeable), so it is the trend that is set against the changes.
+    """
+    note = drift_note(times)
+    if note is None:
+        return []
+    found = [note]
+    scale = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0}.get(unit or "")
+    if scale is None or not deltas:
+        return found
+    largest = max(abs(d) for d in deltas) * scale
+    worst = max(times.values(), key=lambda t: abs(t.trend))
+    if abs(worst.trend) > largest:
+        found.append(Finding(
+            "warning", f"the machine drifted more during the collection ({worst.side} runs: {seconds(worst.trend, sign=True)} "
+            f"from the first third to the last) than the largest change reported ({seconds(largest)}): the changes may "
+            "come from the machine's load; interleave the runs (flamespace collect does) and collect again on a "
+            "quieter machine to be sure"))
+    return found
+
+
+def seconds(value: float, sign: bool = False) -> str:
+    """A duration in s, ms or µs, with 3 significant digits."""
+    size = abs(value) * 1.0005  # what rounds up to 1 s or 1 ms is written in that unit
+    scaled, unit = (value, "s") if size >= 1 else (value * 1e3, "ms") if size >= 1e-3 else (value * 1e6, "µs")
+    digits = ".3g" if abs(scaled) < 999.5 else ".0f"
+    return f"{scaled:{'+' if sign else ''}{digits}} {unit}"
+
+
+def _groups(runs: Sequence[RunInfo], key, by_side: bool = False) -> Dict[tuple, List[RunInfo]]:  # type: ignore[no-untyped-def]
+    """Runs by the value of ``key`` (runs where it is None are not checked); with ``by_side``, by (side, value)."""
+    groups: Dict[tuple, List[RunInfo]] = {}
+    for run in runs:
+        value = key(run)
+        if value is not None:
+            groups.setdefault((run.side if by_side else None, value), []).append(run)
+    if by_side and len({value for _, value in groups}) == 1:
+        return {}
+    return groups
+
+
+def _describe(groups: Mapping[tuple, Sequence[RunInfo]]) -> str:
+    parts = []
+    for (side, value), runs in groups.items():
+        sides = sorted({r.side for r in runs})
+        where = side or "/".join(sides)
+        parts.append(f"{value!r} in {len(runs)} {where} run(s) (e.g. {runs[0].name})")
+    return "; ".join(parts)
+
+
+def _percent(share: float) -> str:
+    return f"{share * 100:.3g}%"
+
+
+def _names(runs: Sequence[RunInfo], limit: int = 5) -> str:
+    shown = ", ".join(run.name for run in runs[:limit])
+    return shown + (f" and {len(runs) - limit} more" if len(runs) > limit else "")
+
+
+def _files(runs: Sequence[RunInfo]) -> Tuple[str, ...]:
+    return tuple(run.name for run in runs)
+
+
+def _first_files(groups: Mapping[tuple, Sequence[RunInfo]]) -> Tuple[str, ...]:
+    return tuple(runs[0].name for runs in groups.values())
+
+
+__all__ = [
+    "Finding", "LEVELS", "MIN_RUNS", "RunInfo", "RunTime", "Screening", "consistency", "drift_findings",
+    "drift_note", "run_times", "screen", "seconds",
+]
