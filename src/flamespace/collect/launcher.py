@@ -56,6 +56,7 @@ def run(
     subprocesses: bool = False,
     labels: Optional[Mapping[str, str]] = None,
     env: Optional[Mapping[str, str]] = None,
+    cwd: Optional[str] = None,
     stdout: Output = None,
     stderr: Output = None,
 ) -> RecordResult:
@@ -64,13 +65,13 @@ def run(
     With ``subprocesses``, the Python processes it starts (``subprocess``, ``multiprocessing``
     with any start method, ``os.fork``) are recorded too, each under a ``name (pid)`` root.
     ``env`` is the program's whole environment and ``stdout``/``stderr`` where its output
-    goes, as for :class:`subprocess.Popen` (default: ours), so callers that run programs
+    goes, and ``cwd`` where it runs, as for :class:`subprocess.Popen` (default: ours), so callers that run programs
     side by side (``flamespace collect``) need not change this process's environment.
     """
     out_dir = tempfile.mkdtemp(prefix="flamespace-record-")
     try:
         config = _child_config(target, options, out_dir, subprocesses)
-        returncode = _run_child(target, config, options, {"env": None if env is None else dict(env), "stdout": stdout, "stderr": stderr})
+        returncode = _run_child(target, config, options, {"env": None if env is None else dict(env), "cwd": cwd, "stdout": stdout, "stderr": stderr})
         raws, lost = _collect_profiles(out_dir, wait=subprocesses)
         if not raws:
             raise RecordError(_no_profile_reason(returncode))
