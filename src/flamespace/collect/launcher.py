@@ -134,21 +134,29 @@ def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict
             child = subprocess.Popen(argv, **popen)
         except OSError as exc:
             raise FlamespaceError(f"cannot start {target.interpreter}: {exc.strerror or exc}") from None
-        duration = getattr(options, "duration", None)
-        if duration is None:
-            return child.wait()
         try:
-            return child.wait(timeout=duration + STOP_GRACE_SECONDS)
-        except subprocess.TimeoutExpired:  # it ignored the Ctrl-C that --duration sent
-            child.terminate()
-            try:
-                return child.wait(timeout=STOP_GRACE_SECONDS)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                return child.wait()
+            return _wait(child, getattr(options, "duration", None))
+        except BaseException:  # we are stopping (SIGTERM, say): the program must not run on alone
+            child.kill()
+            child.wait()
+            raise
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
+
+
+def _wait(child: "subprocess.Popen[bytes]", duration: Optional[float]) -> int:
+    if duration is None:
+        return child.wait()
+    try:
+        return child.wait(timeout=duration + STOP_GRACE_SECONDS)
+    except subprocess.TimeoutExpired:  # it ignored the Ctrl-C that --duration sent
+        child.terminate()
+        try:
+            return child.wait(timeout=STOP_GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            return child.wait()
 
 
 def _ignore(signum: int, frame: object) -> None:
