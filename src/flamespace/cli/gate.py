@@ -133,7 +133,8 @@ def command(
     root = _toplevel(repo)
     started = time.monotonic()
     with _Workspace(root, keep, say) as workspace:
-        sides = [_side("baseline", base, root), _side("candidate", head, root, workspace, out_dir)]
+        sides = [_side("baseline", base, root),
+                 _side("candidate", head, root) if head is not None else _working_tree("candidate", root, workspace, out_dir)]
         for side in sides:
             say(f"{side.name}: {side.description}")
             side.tree = workspace.checkout(side)
@@ -187,17 +188,17 @@ def _commit(root: str, ref: str) -> str:
                         f"git fetch origin {ref})") from None
 
 
-def _side(name: str, ref: Optional[str], root: str, workspace: Optional["_Workspace"] = None,
-          out_dir: str = DEFAULT_OUT_DIR) -> Side:
-    if ref is not None:
-        commit = _commit(root, ref)
-        return Side(name, ref, commit, f"{ref} ({commit[:10]})")
-    assert workspace is not None
+def _side(name: str, ref: str, root: str) -> Side:
+    commit = _commit(root, ref)
+    return Side(name, ref, commit, f"{ref} ({commit[:10]})")
+
+
+def _working_tree(name: str, root: str, workspace: "_Workspace", out_dir: str) -> Side:
+    """The working tree as it is, as a commit (HEAD itself when nothing changed)."""
     head = _commit(root, "HEAD")
     commit = workspace.snapshot(head, out_dir)
-    if commit == head:
-        return Side(name, "working tree", commit, f"the working tree (HEAD {head[:10]}, no uncommitted changes)")
-    return Side(name, "working tree", commit, f"the working tree (HEAD {head[:10]} with uncommitted changes)")
+    changes = "no uncommitted changes" if commit == head else "with uncommitted changes"
+    return Side(name, "working tree", commit, f"the working tree (HEAD {head[:10]}, {changes})")
 
 
 class _Workspace:
