@@ -21,6 +21,27 @@ def slow():
     time.sleep(0.05)
 
 
+@pytest.fixture(scope="session")
+def bystander():
+    """A thread running before the tests, as pytest-xdist's I/O thread is: not the test's."""
+    import threading
+
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait, name="bystander", daemon=True)
+    thread.start()
+    yield
+    stop.set()
+
+
+@pytest.mark.flamespace
+def test_threads(bystander):
+    import threading
+
+    worker = threading.Thread(target=slow, name="worker")
+    worker.start()
+    worker.join()
+
+
 @pytest.mark.flamespace
 def test_marked():
     slow()
@@ -56,7 +77,7 @@ def test_the_plugin_is_installed_as_an_entry_point():
 def test_the_marker_is_registered_and_does_nothing_without_the_option(pytester):
     pytester.makepyfile(test_rec=TESTS)
     result = pytester.runpytest("--strict-markers", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=4, failed=1)
+    result.assert_outcomes(passed=5, failed=1)
     assert [p.name for p in pytester.path.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))] == []
     assert "@pytest.mark.flamespace(**options)" in pytester.runpytest("--markers").stdout.str()
 
@@ -64,11 +85,12 @@ def test_the_marker_is_registered_and_does_nothing_without_the_option(pytester):
 def test_marked_tests_are_recorded_and_runs_accumulate_across_sessions(pytester):
     pytester.makepyfile(test_rec=TESTS)
     out = pytester.path / "prof"
-    pytester.runpytest("--flamespace", str(out)).assert_outcomes(passed=4, failed=1)
+    pytester.runpytest("--flamespace", str(out)).assert_outcomes(passed=5, failed=1)
     result = pytester.runpytest("--flamespace", str(out), "-k", "marked and not unmarked")
     result.assert_outcomes(passed=1)
     assert sorted(p.name for p in out.iterdir()) == [
         "test_rec.test_marked", "test_rec.test_parametrized_big", "test_rec.test_parametrized_small",
+        "test_rec.test_threads",
     ]  # neither the unmarked test nor the failed one
     assert runs(out / "test_rec.test_marked") == ["run-001.folded", "run-002.folded"]
     graph = read(str(out / "test_rec.test_marked" / "run-001.folded"))
@@ -79,6 +101,10 @@ def test_marked_tests_are_recorded_and_runs_accumulate_across_sessions(pytester)
     assert slow / graph.total() > 0.8 and graph.metadata.labels["test"] == "test_rec.test_marked"
     assert graph.metadata.metric == "wall"
     assert read(str(out / "test_rec.test_parametrized_big" / "run-001.folded")).metadata.metric == "cpu"
+    # The thread the test started is recorded (from its own root), the one running before it is not.
+    threads = read(str(out / "test_rec.test_threads" / "run-001.folded"))
+    roots = {stack[0] for stack, _ in threads.items()}
+    assert any("slow (test_rec.py)" in stack for stack, _ in threads.items()) and not any("wait (" in r for r in roots), roots
 
 
 def test_runs_option_repeats_each_marked_test_into_one_directory(pytester):

@@ -110,31 +110,53 @@ class _Recorder:
     """A sampler (wall, cpu) whose stacks start at the test function, or a memory recorder (alloc, live).
 
     Frames are named without line numbers unless ``lines=True``: the runs are compared across
-    versions of the code, where lines move."""
+    versions of the code, where lines move. Threads that were running before the test (a
+    pytest-xdist worker's I/O thread, say) are left out; threads the test starts are kept."""
 
     def __init__(self, options: Dict[str, Any], labels: Dict[str, str]) -> None:
         from .collect.memory import MEMORY_MODES
 
         options = {"lines": False, **options}
         mode = options.pop("mode", "wall")
+        self._sampler: Any = None
         if mode in MEMORY_MODES:
             from .collect.api import profile
 
             self._profiler: Any = profile(mode, **options)
             self._profiler.__enter__()
-            self._sampler: Any = None
             return
         from .collect.sampler import Sampler, SamplerOptions
 
-        rate = options.pop("rate", DEFAULT_RATE)
-        self._sampler = Sampler(SamplerOptions(mode=mode, rate=rate, **options), labels=labels,
-                                root_cut=_test_call_codes()).start()
+        self._thread_roots = bool(options.get("threads", False))
+        self._before = _thread_names_but_ours()
+        options.update(threads=True, rate=options.get("rate", DEFAULT_RATE))  # thread names tell whose stack it is
+        self._sampler = Sampler(SamplerOptions(mode=mode, **options), labels=labels, root_cut=_test_call_codes()).start()
 
     def stop(self) -> Any:
-        if self._sampler is not None:
-            return self._sampler.stop().graph
-        self._profiler.__exit__(None, None, None)
-        return self._profiler.graph
+        if self._sampler is None:
+            self._profiler.__exit__(None, None, None)
+            return self._profiler.graph
+        from .core.vector import FlameGraph
+
+        graph = self._sampler.stop().graph
+        kept: Dict[Any, Any] = {}
+        for stack, value in graph.items():
+            if stack[0] not in self._before:
+                stack = stack if self._thread_roots else stack[1:]
+                if stack:
+                    kept[stack] = kept.get(stack, 0) + value
+        return FlameGraph(kept, metadata=graph.metadata)
+
+
+def _thread_names_but_ours() -> set:  # type: ignore[type-arg]
+    """The names the sampler gives the other threads running now."""
+    import sys
+    import threading
+
+    from .collect.engine import thread_name
+
+    ours = threading.get_ident()
+    return {thread_name(ident) for ident in sys._current_frames() if ident != ours}
 
 
 def _test_call_codes() -> frozenset:  # type: ignore[type-arg]
