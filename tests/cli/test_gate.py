@@ -135,7 +135,7 @@ def test_the_same_code_passes_and_the_working_tree_is_the_default_head(capsys, t
     code, _, stderr = gate(capsys, repo, tmp_path / "out", "--base", "v2", "--no-install", "--", "bench/untracked.py")
     assert code == 1 and "bench/untracked.py: no such file at the baseline's v2" in stderr
     (repo / "pkg" / "__init__.py").write_text(PACKAGE.format(seconds=0.01))  # uncommitted: as fast as v1
-    code, stdout, stderr = gate(capsys, repo, tmp_path / "out", "--base", "v1", "--no-install", "--", "bench/workload.py")
+    code, stdout, stderr = gate(capsys, repo, tmp_path / "out", "--base", "v1", "--no-install", "--", "-m", "bench.workload")
     assert code == 0, stdout + stderr
     assert "with uncommitted changes" in stderr and "no regression (exit 0)" in stderr
     assert json.loads((tmp_path / "out" / "report.json").read_text())["regressed"] is False

@@ -217,6 +217,8 @@ class _Workspace:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self._previous_sigterm is not None:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the clean-up short
         try:
             if self.keep:
                 self.say(f"kept the worktrees and virtualenvs in {self.directory} "

@@ -81,13 +81,13 @@ def parse_command(
                 raise ArgumentError(f"unknown interpreter option {flag!r}")
         if words and words[0] == "--":
             words.pop(0)
-        if words and words[0] in ("-m", "-c"):
-            kind = "module" if words[0] == "-m" else "code"
-            if len(words) < 2:
-                raise ArgumentError(f"the interpreter option {words[0]} needs a value")
-            return Target(kind, words[1], tuple(words[2:]), interpreter, tuple(flags))
         if not words or words[0] == "-":
             raise ArgumentError("a program read from stdin cannot be profiled; save it to a file")
+    if words[0] in ("-m", "-c"):  # after an interpreter, or alone: `-m pkg.cli run` as python takes it
+        kind = "module" if words[0] == "-m" else "code"
+        if len(words) < 2:
+            raise ArgumentError(f"the interpreter option {words[0]} needs a value")
+        return Target(kind, words[1], tuple(words[2:]), interpreter, tuple(flags))
     script = words[0]
     where = os.path.join(directory, script) if directory is not None else script
     if not os.path.exists(where):
