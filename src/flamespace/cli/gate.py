@@ -126,6 +126,8 @@ def command(
         flamespace gate --base v1.2 --head v1.3 -n 30 --min-rel 5% -- -m mypkg.bench --size 1000
         flamespace gate --base HEAD --no-install --alpha 0.01 -- bench/workload.py
     """
+    if command and command[0].startswith("-") and command[0] not in ("--", "-m", "-c"):
+        raise click.NoSuchOption(command[0])  # an unknown option before the program (it would be taken for it)
     words = list(command[1:] if command[:1] == ("--",) else command)
     if not words:
         raise click.UsageError("nothing to run: give the command after --, e.g. flamespace gate --base main -- bench/workload.py")
