@@ -127,6 +127,29 @@ def test_two_directories_compare_like_any_samples(pytester, capsys):
     assert code in (0, 3) and "Compared 3 baseline runs with 3 candidate runs" in out
 
 
+def test_memory_modes_are_cut_at_the_test_too(pytester):
+    pytester.makepyfile(test_mem='''
+import pytest
+
+KEPT = []
+
+
+def grow():
+    KEPT.append(bytearray(2_000_000))
+
+
+@pytest.mark.flamespace(mode="live", lines=True)
+def test_live():
+    grow()
+''')
+    out = pytester.path / "prof"
+    pytester.runpytest("--flamespace", str(out)).assert_outcomes(passed=1)
+    graph = read(str(out / "test_mem.test_live" / "run-001.folded"))
+    (stack, value), = [(s, v) for s, v in graph.items() if v > 1_000_000]
+    assert stack == ("test_live (test_mem.py:12)", "grow (test_mem.py:7)") and graph.metadata.metric == "live"
+    assert all(s[0].startswith("test_live (") for s, _ in graph.items())
+
+
 def test_bad_usage_is_reported(pytester):
     pytester.makepyfile(test_bad='''
 import pytest

@@ -65,7 +65,7 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Generator[None, Any, None
         return
     if marker.args:
         raise pytest.UsageError(f"{pyfuncitem.nodeid}: @pytest.mark.{MARKER} takes keyword options only, not {marker.args!r}")
-    recorder = _Recorder(marker.kwargs, labels={"test": run_directory_name(pyfuncitem.nodeid)})
+    recorder = _Recorder(marker.kwargs, {"test": run_directory_name(pyfuncitem.nodeid)}, pyfuncitem.obj)
     outcome = yield
     graph = recorder.stop()
     if outcome.excinfo is None:
@@ -113,9 +113,10 @@ class _Recorder:
     versions of the code, where lines move. Threads that were running before the test (a
     pytest-xdist worker's I/O thread, say) are left out; threads the test starts are kept."""
 
-    def __init__(self, options: Dict[str, Any], labels: Dict[str, str]) -> None:
+    def __init__(self, options: Dict[str, Any], labels: Dict[str, str], test: Any) -> None:
         from .collect.memory import MEMORY_MODES
 
+        self._test = test
         options = {"lines": False, **options}
         mode = options.pop("mode", "wall")
         self._sampler: Any = None
@@ -133,10 +134,11 @@ class _Recorder:
         self._sampler = Sampler(SamplerOptions(mode=mode, **options), labels=labels, root_cut=_test_call_codes()).start()
 
     def stop(self) -> Any:
+        from .core.vector import FlameGraph
+
         if self._sampler is None:
             self._profiler.__exit__(None, None, None)
-            return self._profiler.graph
-        from .core.vector import FlameGraph
+            return _from_the_test(self._profiler.graph, self._test)
 
         graph = self._sampler.stop().graph
         kept: Dict[Any, Any] = {}
@@ -157,6 +159,31 @@ def _thread_names_but_ours() -> set:  # type: ignore[type-arg]
 
     ours = threading.get_ident()
     return {thread_name(ident) for ident in sys._current_frames() if ident != ours}
+
+
+def _from_the_test(graph: Any, test: Any) -> Any:
+    """A memory profile's stacks from the test function on: the memory recorders keep every
+    frame, so pytest's are cut here (the sampler cuts them as it goes); allocations outside
+    the test function (pytest's and ours as the recording starts and stops) are left out."""
+    from .collect.naming import PathShortener, function_name
+    from .core.vector import FlameGraph
+
+    code = getattr(test, "__code__", None)
+    if code is None:  # a callable object: no frame to cut at
+        return graph
+    name = f"{function_name(code)} ({PathShortener()(code.co_filename)}"
+    kept: Dict[Any, Any] = {}
+    for stack, value in graph.items():
+        start = next((i for i, frame in enumerate(stack) if _without_line(frame) == name), None)
+        if start is not None:
+            kept[stack[start:]] = kept.get(stack[start:], 0) + value
+    return FlameGraph(kept, metadata=graph.metadata)
+
+
+def _without_line(frame: str) -> str:
+    """``f (file.py:12)`` or ``f (file.py)`` -> ``f (file.py``."""
+    head, sep, tail = frame[:-1].rpartition(":") if frame.endswith(")") else ("", "", "")
+    return head if sep and tail.isdigit() else frame[:-1]
 
 
 def _test_call_codes() -> frozenset:  # type: ignore[type-arg]
