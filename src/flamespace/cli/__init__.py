@@ -1,4 +1,4 @@
-"""The ``flamespace`` command. Exit codes: 0 ok, 1 usage or input error, 2 internal error, 3 compare found a regression.
+"""The ``flamespace`` command. Exit codes: 0 ok, 1 usage or input error, 2 internal error, 3 compare or gate found a regression.
 
 ``flamespace svg`` with arguments the small parser understands runs without importing click
 (start-up: docs/performance.md); everything else goes through the click group of ``_group``.
