@@ -310,7 +310,7 @@ def _install(side: Side, workspace: _Workspace, out_dir: str, say: Callable[[str
     outside_pip = _pip_can_target()
     say(f"{side.name}: installing into a virtualenv (pip install {side.tree})")
     create = [sys.executable, "-m", "venv", *(["--without-pip"] if outside_pip else []), venv]
-    _step(create, f"creating the {side.name}'s virtualenv", None)
+    _step(create, f"creating the {side.name}'s virtualenv failed", None)
     python = os.path.join(venv, "Scripts" if os.name == "nt" else "bin", "python")
     pip = [sys.executable, "-m", "pip", "--python", python] if outside_pip else [python, "-m", "pip"]
     os.makedirs(out_dir, exist_ok=True)
