@@ -178,3 +178,13 @@ def test_unknown_option():
 ])
 def test_run_directory_names(nodeid, name):
     assert run_directory_name(nodeid) == name
+
+
+def test_write_run_takes_the_number_after_the_highest(tmp_path):
+    from flamespace import FlameGraph
+    from flamespace.pytest_plugin import write_run
+
+    for name in ("run-001.folded", "run-003.folded", "notes.txt"):
+        (tmp_path / name).write_text("a 1\n")
+    path = write_run(FlameGraph({("f",): 5}), str(tmp_path))
+    assert path == str(tmp_path / "run-004.folded") and read(path).total() == 5
