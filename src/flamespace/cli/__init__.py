@@ -1,4 +1,4 @@
-"""The ``flamespace`` command. Exit codes: 0 ok, 1 usage or input error, 2 internal error, 3 compare found a regression.
+"""The ``flamespace`` command. Exit codes: 0 ok, 1 usage or input error, 2 internal error, 3 compare or gate found a regression.
 
 ``flamespace svg`` with arguments the small parser understands runs without importing click
 (start-up: docs/performance.md); everything else goes through the click group of ``_group``.
@@ -18,7 +18,7 @@ __all__ = ["COMMANDS", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "cli", "main"]
 
 #: Every subcommand: the module of this package that defines it as ``command``.
 COMMANDS = (
-    "collect", "compare", "decompose", "filter", "info", "merge", "record", "scale", "similarity", "sub", "svg", "text",
+    "collect", "compare", "decompose", "filter", "gate", "info", "merge", "record", "scale", "similarity", "sub", "svg", "text",
     "top",
 )
 

@@ -130,6 +130,13 @@ class _ThreadState:
         self.last_cpu = last_cpu
 
 
+def thread_name(ident: int) -> str:
+    """What stacks call a thread with ``threads=True``: its name, or ``Thread <ident>`` for a
+    thread the threading module does not know (started with ``_thread``)."""
+    thread = threading._active.get(ident)  # type: ignore[attr-defined]
+    return thread.name if thread is not None else f"Thread {ident}"
+
+
 class Engine:
     """Samples every Python thread of this process from a background thread.
 
@@ -345,7 +352,7 @@ class Engine:
         native_id = getattr(thread, "native_id", None)
         if ident == threading.get_ident():  # after a fork, Thread.native_id can still be the parent's
             native_id = threading.get_native_id()
-        name = thread.name if thread is not None else f"Thread {ident}"
+        name = thread_name(ident)
         last_cpu = None
         if native_id is not None and self._measure_cpu:
             # A thread there at the start is measured from now; one born since, from its birth.

@@ -56,6 +56,7 @@ def run(
     subprocesses: bool = False,
     labels: Optional[Mapping[str, str]] = None,
     env: Optional[Mapping[str, str]] = None,
+    cwd: Optional[str] = None,
     stdout: Output = None,
     stderr: Output = None,
 ) -> RecordResult:
@@ -64,13 +65,13 @@ def run(
     With ``subprocesses``, the Python processes it starts (``subprocess``, ``multiprocessing``
     with any start method, ``os.fork``) are recorded too, each under a ``name (pid)`` root.
     ``env`` is the program's whole environment and ``stdout``/``stderr`` where its output
-    goes, as for :class:`subprocess.Popen` (default: ours), so callers that run programs
+    goes, and ``cwd`` where it runs, as for :class:`subprocess.Popen` (default: ours), so callers that run programs
     side by side (``flamespace collect``) need not change this process's environment.
     """
     out_dir = tempfile.mkdtemp(prefix="flamespace-record-")
     try:
         config = _child_config(target, options, out_dir, subprocesses)
-        returncode = _run_child(target, config, options, {"env": None if env is None else dict(env), "stdout": stdout, "stderr": stderr})
+        returncode = _run_child(target, config, options, {"env": None if env is None else dict(env), "cwd": cwd, "stdout": stdout, "stderr": stderr})
         raws, lost = _collect_profiles(out_dir, wait=subprocesses)
         if not raws:
             raise RecordError(_no_profile_reason(returncode))
@@ -133,21 +134,29 @@ def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict
             child = subprocess.Popen(argv, **popen)
         except OSError as exc:
             raise FlamespaceError(f"cannot start {target.interpreter}: {exc.strerror or exc}") from None
-        duration = getattr(options, "duration", None)
-        if duration is None:
-            return child.wait()
         try:
-            return child.wait(timeout=duration + STOP_GRACE_SECONDS)
-        except subprocess.TimeoutExpired:  # it ignored the Ctrl-C that --duration sent
-            child.terminate()
-            try:
-                return child.wait(timeout=STOP_GRACE_SECONDS)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                return child.wait()
+            return _wait(child, getattr(options, "duration", None))
+        except BaseException:  # we are stopping (SIGTERM, say): the program must not run on alone
+            child.kill()
+            child.wait()
+            raise
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
+
+
+def _wait(child: "subprocess.Popen[bytes]", duration: Optional[float]) -> int:
+    if duration is None:
+        return child.wait()
+    try:
+        return child.wait(timeout=duration + STOP_GRACE_SECONDS)
+    except subprocess.TimeoutExpired:  # it ignored the Ctrl-C that --duration sent
+        child.terminate()
+        try:
+            return child.wait(timeout=STOP_GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            return child.wait()
 
 
 def _ignore(signum: int, frame: object) -> None:

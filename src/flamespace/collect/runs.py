@@ -47,11 +47,14 @@ class RunFailedError(FlamespaceError):
 @dataclass(frozen=True)
 class Program:
     """One program to run many times: ``name`` is its subdirectory (and its label in the
-    profiles' metadata); ``env`` is set in its environment on top of ours."""
+    profiles' metadata); ``env`` is set in its environment on top of ours; ``cwd`` is where
+    it runs (default: ours), e.g. the root of its own checkout, so that two checkouts' frames
+    get the same relative file names."""
 
     target: Target
     name: str = ""
     env: Mapping[str, str] = field(default_factory=dict)
+    cwd: Optional[str] = None
 
 
 @dataclass
@@ -203,7 +206,7 @@ def _one_run(
         try:
             result = run(
                 program.target, options, process_root=process_root, subprocesses=subprocesses, labels=labels, env=env,
-                stdout=None if show_output else subprocess.DEVNULL, stderr=None if show_output else errors,
+                cwd=program.cwd, stdout=None if show_output else subprocess.DEVNULL, stderr=None if show_output else errors,
             )
         except RecordError as exc:
             return Run(program.name, number, warmup, 1, time.monotonic() - started, error=str(exc), stderr=_tail(errors))

@@ -50,9 +50,12 @@ class Target:
 
 
 def parse_command(
-    command: Sequence[str], module: Optional[str] = None, code: Optional[str] = None
+    command: Sequence[str], module: Optional[str] = None, code: Optional[str] = None, directory: Optional[str] = None
 ) -> Target:
-    """The target named by ``command`` (what follows ``--``), or by ``-m``/``-c`` given to us."""
+    """The target named by ``command`` (what follows ``--``), or by ``-m``/``-c`` given to us.
+
+    A script's path is looked up in ``directory`` (default: the working directory), where
+    the program will run; it is kept as given."""
     words = list(command)
     if module is not None and code is not None:
         raise ArgumentError("give either -m MODULE or -c CODE, not both")
@@ -78,17 +81,18 @@ def parse_command(
                 raise ArgumentError(f"unknown interpreter option {flag!r}")
         if words and words[0] == "--":
             words.pop(0)
-        if words and words[0] in ("-m", "-c"):
-            kind = "module" if words[0] == "-m" else "code"
-            if len(words) < 2:
-                raise ArgumentError(f"the interpreter option {words[0]} needs a value")
-            return Target(kind, words[1], tuple(words[2:]), interpreter, tuple(flags))
         if not words or words[0] == "-":
             raise ArgumentError("a program read from stdin cannot be profiled; save it to a file")
+    if words[0] in ("-m", "-c"):  # after an interpreter, or alone: `-m pkg.cli run` as python takes it
+        kind = "module" if words[0] == "-m" else "code"
+        if len(words) < 2:
+            raise ArgumentError(f"the interpreter option {words[0]} needs a value")
+        return Target(kind, words[1], tuple(words[2:]), interpreter, tuple(flags))
     script = words[0]
-    if not os.path.exists(script):
-        raise ArgumentError(f"no such script: {script}")
-    if os.path.isdir(script):
+    where = os.path.join(directory, script) if directory is not None else script
+    if not os.path.exists(where):
+        raise ArgumentError(f"no such script: {script}" + (f" in {directory}" if directory is not None else ""))
+    if os.path.isdir(where):
         raise ArgumentError(f"{script} is a directory; to run a package use -m, or name its __main__.py")
     return Target("script", script, tuple(words[1:]), interpreter, tuple(flags))
 

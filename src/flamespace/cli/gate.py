@@ -1,0 +1,479 @@
+"""flamespace gate: does this change make the program slower? Two git refs, one command, exit 0/3/1.
+
+Makes a temporary worktree of each side, installs each into a virtualenv of its own (or runs
+the trees as they are), collects interleaved runs of the same command from both, compares
+them and writes the reports. Everything temporary is removed on every way out (``--keep``
+keeps it), Ctrl-C and SIGTERM included.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field, replace
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import click
+
+from ..errors import FlamespaceError
+from . import collect as _collect
+from . import compare as _compare
+from ._common import parse_share
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..collect.runs import Program, Run
+    from ..collect.target import Target
+    from ..stats.comparison import Comparison
+
+#: Where the reports go unless --out-dir says otherwise.
+DEFAULT_OUT_DIR = "flamespace-gate"
+#: Files whose presence at a tree's root makes it installable with pip.
+PROJECT_FILES = ("pyproject.toml", "setup.py")
+#: Lines of pip's output (or git's) quoted when it fails.
+TAIL_LINES = 15
+#: The first pip that can install into another interpreter (``pip --python``), so that the
+#: virtualenvs are made without a pip of their own (seconds faster each).
+PIP_PYTHON_OPTION = (22, 3)
+#: Identity for the commit that snapshots the working tree (CI machines often have none).
+SNAPSHOT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "flamespace gate", "GIT_AUTHOR_EMAIL": "gate@flamespace.invalid",
+    "GIT_COMMITTER_NAME": "flamespace gate", "GIT_COMMITTER_EMAIL": "gate@flamespace.invalid",
+}
+#: The options of compare and collect that gate takes as they are (same names, defaults, help).
+COMPARE_OPTIONS = ("method", "alpha", "fdr", "permutations", "seed", "min_delta", "min_rel", "normalize", "min_runs",
+                   "min_fraction", "include_all", "limit")
+COLLECT_OPTIONS = ("runs", "mode", "rate", "idle", "threads", "async_stacks", "subprocesses", "keep_going", "show_output")
+
+
+class GateError(FlamespaceError):
+    """The gate could not be set up: not a git repository, unknown ref, install failed, ..."""
+
+
+@dataclass
+class Side:
+    """One side of the gate: a commit checked out in a worktree, and how its program runs."""
+
+    name: str  # "baseline" or "candidate": its runs' subdirectory
+    ref: str  # as the user gave it, or "working tree"
+    commit: str
+    description: str  # e.g. "main (1a2b3c4)"
+    tree: str = ""
+    python: str = sys.executable
+    env: Dict[str, str] = field(default_factory=dict)
+
+
+def _borrow(command: click.Command, names: Sequence[str]) -> Callable[[click.Command], click.Command]:
+    """Append ``command``'s options named ``names`` to a command: one definition, one default."""
+    params = {p.name: p for p in command.params}
+
+    def decorate(target: click.Command) -> click.Command:
+        target.params.extend(params[name] for name in names)
+        return target
+
+    return decorate
+
+
+@_borrow(_collect.command, COLLECT_OPTIONS)
+@_borrow(_compare.command, COMPARE_OPTIONS)
+@click.command("gate", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.option("--base", required=True, metavar="REF", help="The baseline: a branch, tag or commit (e.g. origin/main).")
+@click.option("--head", metavar="REF", default=None,
+              help="The candidate (default: the working tree as it is: HEAD with its uncommitted changes and "
+                   "untracked files that are not ignored).")
+@click.option("--repo", type=click.Path(file_okay=False, exists=True), default=".", show_default=True,
+              help="A directory inside the git repository.")
+@click.option("-o", "--out-dir", type=click.Path(file_okay=False), default=DEFAULT_OUT_DIR, show_default=True,
+              help="Where report.md, report.json, report.txt, the delta flame graphs and the runs go (a previous "
+                   "gate's runs there are replaced).")
+@click.option("--warmup", type=click.IntRange(0), default=1, show_default=True,
+              help="Runs of each side before the kept ones, not written (fresh trees compile their .pyc files).")
+@click.option("--no-install", is_flag=True,
+              help="Run the trees as they are, with PYTHONPATH set to the tree (and its src/), in the interpreter "
+                   "flamespace runs in; the default when a tree has no pyproject.toml or setup.py.")
+@click.option("--lines", is_flag=True,
+              help="Name frames with their line numbers (by default function and file: lines move between versions).")
+@click.option("--keep", is_flag=True, help="Keep the worktrees and virtualenvs (their place is printed).")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+def command(
+    base: str, head: Optional[str], repo: str, out_dir: str, warmup: int, no_install: bool, lines: bool, keep: bool,
+    command: Tuple[str, ...], **options: object,
+) -> int:
+    """Gate a change: run the same command from two git refs, interleaved, and compare them.
+
+    Makes a temporary worktree of --base and of --head (default: the working tree as it is,
+    so local changes can be gated before they are committed), installs each into a
+    virtualenv of its own (pip install TREE; without a pyproject.toml or setup.py, or with
+    --no-install, the trees run as they are), runs COMMAND -n times from the root of each
+    tree, alternating, and compares the two samples of runs as 'flamespace compare' does.
+    Paths in COMMAND are relative to the repository's root.
+
+    Writes OUT_DIR/report.md (for a pull-request comment), report.json, report.txt, the
+    delta flame graphs (delta.svg, ...) and the runs (runs/baseline/, runs/candidate/); prints
+    the text report. Exit code 0: no regression; 3: a stack significantly appeared or grew;
+    1: bad usage, or the gate could not be set up (not a git repository, unknown ref,
+    install failed, a run failed).
+
+    \b
+    Examples:
+        flamespace gate --base origin/main -n 20 -- bench/workload.py
+        flamespace gate --base v1.2 --head v1.3 -n 30 --min-rel 5% -- -m mypkg.bench --size 1000
+        flamespace gate --base HEAD --no-install --alpha 0.01 -- bench/workload.py
+    """
+    if command and command[0].startswith("-") and command[0] not in ("--", "-m", "-c"):
+        raise click.NoSuchOption(command[0])  # an unknown option before the program (it would be taken for it)
+    words = list(command[1:] if command[:1] == ("--",) else command)
+    if not words:
+        raise click.UsageError("nothing to run: give the command after --, e.g. flamespace gate --base main -- bench/workload.py")
+    say = _progress
+    root = _toplevel(repo)
+    started = time.monotonic()
+    with _Workspace(root, keep, say) as workspace:
+        sides = [_side("baseline", base, root),
+                 _side("candidate", head, root) if head is not None else _working_tree("candidate", root, workspace, out_dir)]
+        for side in sides:
+            say(f"{side.name}: {side.description}")
+            side.tree = workspace.checkout(side)
+        targets = [_target(words, side) for side in sides]  # a missing script is found before installing
+        install = not no_install and _installable(sides)
+        for side in sides:
+            if install:
+                _install(side, workspace, out_dir, say)
+            else:
+                _run_as_is(side)
+        targets = [replace(target, interpreter=side.python) for side, target in zip(sides, targets)]
+        collection = _collect_runs(sides, targets, warmup, lines, out_dir, options, say)
+    result = _compare_runs(collection, options)
+    gate = _gate_info(sides, targets[0], collection, warmup, install, time.monotonic() - started)
+    _write_reports(result, gate, out_dir, options)
+    click.echo(_read(os.path.join(out_dir, "report.txt")), nl=False)
+    verdict = "regression (exit 3)" if result.regressed else "no regression (exit 0)"
+    say(f"{verdict}; reports in {out_dir}/ (report.md, report.json, report.txt, delta.svg)")
+    return _compare.EXIT_REGRESSION if result.regressed else 0
+
+
+# -- git ----------------------------------------------------------------------------------
+
+
+def _git(root: str, *args: str, env: Optional[Dict[str, str]] = None) -> str:
+    """git's stdout, stripped; a GateError quoting git's message when it fails."""
+    try:
+        done = subprocess.run(["git", "-C", root, *args], capture_output=True, text=True,
+                              env=None if env is None else {**os.environ, **env})
+    except FileNotFoundError:
+        raise GateError("git is not installed (flamespace gate checks out both refs with git worktree)") from None
+    if done.returncode != 0:
+        message = _tail(done.stderr, 3) or f"exit code {done.returncode}"
+        raise GateError(f"git {' '.join(args[:2])} failed: {message}")
+    return done.stdout.strip()
+
+
+def _toplevel(directory: str) -> str:
+    try:
+        return _git(directory, "rev-parse", "--show-toplevel")
+    except GateError:
+        raise GateError(f"{os.path.abspath(directory)} is not in a git repository (flamespace gate compares two git refs; "
+                        "use --repo, or collect and compare for other layouts)") from None
+
+
+def _commit(root: str, ref: str) -> str:
+    try:
+        return _git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
+    except GateError:
+        raise GateError(f"unknown ref {ref!r}: not a branch, tag or commit of {root} (in CI, fetch it first: "
+                        f"git fetch origin {ref})") from None
+
+
+def _side(name: str, ref: str, root: str) -> Side:
+    commit = _commit(root, ref)
+    return Side(name, ref, commit, f"{ref} ({commit[:10]})")
+
+
+def _working_tree(name: str, root: str, workspace: "_Workspace", out_dir: str) -> Side:
+    """The working tree as it is, as a commit (HEAD itself when nothing changed)."""
+    head = _commit(root, "HEAD")
+    commit = workspace.snapshot(head, out_dir)
+    changes = "no uncommitted changes" if commit == head else "with uncommitted changes"
+    return Side(name, "working tree", commit, f"the working tree (HEAD {head[:10]}, {changes})")
+
+
+class _Workspace:
+    """A temporary directory with the worktrees and virtualenvs; removed on every way out."""
+
+    def __init__(self, root: str, keep: bool, say: Callable[[str], None]) -> None:
+        self.root, self.keep, self.say = root, keep, say
+        self.directory = ""
+        self.trees: List[str] = []
+        self._previous_sigterm: object = None
+
+    def __enter__(self) -> "_Workspace":
+        self.directory = tempfile.mkdtemp(prefix="flamespace-gate-")
+        if _main_thread():
+            self._previous_sigterm = signal.signal(signal.SIGTERM, _terminated)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous_sigterm is not None:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the clean-up short
+        try:
+            if self.keep:
+                self.say(f"kept the worktrees and virtualenvs in {self.directory} "
+                         "(remove with: git worktree remove --force TREE)")
+                return
+            for tree in self.trees:
+                try:
+                    _git(self.root, "worktree", "remove", "--force", tree)
+                except GateError:
+                    pass  # removed below; prune forgets it
+            shutil.rmtree(self.directory, ignore_errors=True)
+            try:
+                _git(self.root, "worktree", "prune")
+            except GateError:
+                pass
+        finally:
+            if self._previous_sigterm is not None:
+                signal.signal(signal.SIGTERM, self._previous_sigterm)  # type: ignore[arg-type]
+
+    def path(self, name: str) -> str:
+        return os.path.join(self.directory, name)
+
+    def snapshot(self, head: str, out_dir: str) -> str:
+        """A commit of the working tree as it is (tracked changes and untracked files that
+        are not ignored), made with a private index: the user's index and files are untouched.
+        HEAD itself when nothing differs."""
+        env = {"GIT_INDEX_FILE": self.path("index"), **SNAPSHOT_IDENTITY}
+        _git(self.root, "read-tree", head, env=env)
+        excluded = os.path.relpath(os.path.abspath(out_dir), self.root)
+        pathspec = [] if excluded.startswith("..") else ["--", ".", f":(exclude){excluded}"]
+        _git(self.root, "add", "--all", *pathspec, env=env)
+        tree = _git(self.root, "write-tree", env=env)
+        if tree == _git(self.root, "rev-parse", f"{head}^{{tree}}"):
+            return head
+        return _git(self.root, "commit-tree", tree, "-p", head, "-m", "flamespace gate: the working tree", env=env)
+
+    def checkout(self, side: Side) -> str:
+        tree = self.path(side.name)
+        self.trees.append(tree)
+        _git(self.root, "worktree", "add", "--detach", "--force", tree, side.commit)
+        return tree
+
+
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM (a CI job cancelled): leave through the cleanup, exit as killed by SIGTERM would."""
+    raise SystemExit(128 + signum)
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+# -- the programs -------------------------------------------------------------------------
+
+
+def _target(words: List[str], side: Side) -> "Target":
+    """The command as it runs in ``side``'s tree (its script looked up there; same grammar as record)."""
+    from ..collect.target import parse_command
+
+    try:
+        target = parse_command(words, directory=side.tree)
+    except FlamespaceError as exc:
+        if str(exc).startswith("no such script"):
+            raise GateError(f"{words[0]}: no such file at the {side.name}'s {side.description} (paths in the "
+                            "command are relative to the repository's root)") from None
+        raise
+    return target
+
+
+def _installable(sides: List[Side]) -> bool:
+    """Install when every tree is a project pip can install; a tree that is and one that is not cannot compare."""
+    able = [any(os.path.exists(os.path.join(s.tree, f)) for f in PROJECT_FILES) for s in sides]
+    if all(able):
+        return True
+    if any(able):
+        which = next(s for s, ok in zip(sides, able) if ok)
+        raise GateError(f"only the {which.name} ({which.description}) has a pyproject.toml or setup.py, so only it could "
+                        "be installed; use --no-install to run both trees as they are")
+    return False
+
+
+def _install(side: Side, workspace: _Workspace, out_dir: str, say: Callable[[str], None]) -> None:
+    """A virtualenv of the side's own with its tree pip-installed; pip's output goes to OUT_DIR/install-SIDE.log."""
+    venv = workspace.path(f"{side.name}-env")
+    outside_pip = _pip_can_target()
+    say(f"{side.name}: installing into a virtualenv (pip install {side.tree})")
+    create = [sys.executable, "-m", "venv", *(["--without-pip"] if outside_pip else []), venv]
+    _step(create, f"creating the {side.name}'s virtualenv failed", None)
+    python = os.path.join(venv, "Scripts" if os.name == "nt" else "bin", "python")
+    pip = [sys.executable, "-m", "pip", "--python", python] if outside_pip else [python, "-m", "pip"]
+    os.makedirs(out_dir, exist_ok=True)
+    log = os.path.join(out_dir, f"install-{side.name}.log")
+    _step([*pip, "install", "--disable-pip-version-check", side.tree],
+          f"installing the {side.name} ({side.description}) failed", log)
+    side.python = python
+    bin_dir = os.path.dirname(python)
+    side.env = {"VIRTUAL_ENV": venv, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
+
+
+def _run_as_is(side: Side) -> None:
+    """No install: the tree (and its src/, for the src layout) first on the import path."""
+    paths = [side.tree] + [os.path.join(side.tree, "src")] * os.path.isdir(os.path.join(side.tree, "src"))
+    existing = os.environ.get("PYTHONPATH")
+    side.env = {"PYTHONPATH": os.pathsep.join(paths + ([existing] if existing else []))}
+
+
+def _pip_can_target() -> bool:
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+    except ImportError:  # pragma: no cover - Python < 3.8
+        return False
+    try:
+        parts = version("pip").split(".")[:2]
+        return tuple(int(p) for p in parts) >= PIP_PYTHON_OPTION
+    except (PackageNotFoundError, ValueError):
+        return False
+
+
+def _step(argv: List[str], what: str, log: Optional[str]) -> None:
+    """Run a setup command; a GateError with the end of its output when it fails."""
+    done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if log is not None:
+        with open(log, "w", encoding="utf-8") as file:
+            file.write(done.stdout)
+    if done.returncode != 0:
+        where = f" (all of it in {log})" if log else ""
+        raise GateError(f"{what}: exit code {done.returncode}; the end of its output{where}:\n{_tail(done.stdout, TAIL_LINES)}")
+
+
+def _collect_runs(sides: List[Side], targets: List["Target"], warmup: int, lines: bool, out_dir: str,
+                  options: Dict[str, object], say: Callable[[str], None]):  # type: ignore[no-untyped-def]
+    from ..collect.runs import Program, collect_runs
+    from ._recording import recorder_settings
+
+    settings = recorder_settings(
+        options["mode"], options["rate"], None, None, options["idle"], not lines, options["threads"],  # type: ignore[arg-type]
+        options["async_stacks"], None, None, "folded",  # type: ignore[arg-type]
+    )
+    programs = [Program(target, side.name, side.env, cwd=side.tree) for side, target in zip(sides, targets)]
+    runs = int(options["runs"])  # type: ignore[call-overload]
+    total = 2 * (runs + warmup)
+    say(f"running {targets[0].describe()}: {runs} runs a side after {warmup} warm-up, alternating")
+    counter = _Counter(total, say)
+    result = collect_runs(
+        programs, runs, os.path.join(out_dir, "runs"), settings, warmup=warmup, keep_going=bool(options["keep_going"]),
+        subprocesses=bool(options["subprocesses"]), show_output=bool(options["show_output"]), overwrite=True,
+        on_run=counter,
+    )
+    if result.failed:
+        say(f"warning: {_collect._failures(result)}")
+    if result.untrusted:
+        first = result.untrusted[0]
+        say(f"warning: {len(result.untrusted)} of {len(result.runs)} runs should not be trusted, e.g. {first.describe()}: "
+            f"{first.problems[0]} (see the '# ' headers of the runs' files)")
+    short = [p.name for p in result.programs if len(result.profiles(p)) < 2]
+    if short:
+        raise GateError(f"too few good runs to compare on the {' and '.join(short)} side (2 or more needed)")
+    return result
+
+
+class _Counter:
+    """Progress on stderr: a line every tenth of the runs (at least every 5), so CI logs stay short."""
+
+    def __init__(self, total: int, say: Callable[[str], None]) -> None:
+        self.total, self.say, self.done = total, say, 0
+        self.step = max(5, -(-total // 10))
+        self.started = time.monotonic()
+
+    def __call__(self, run: "Run") -> None:
+        self.done += 1
+        if self.done % self.step == 0 or self.done == self.total:
+            self.say(f"{self.done}/{self.total} runs ({time.monotonic() - self.started:.0f} s)")
+
+
+# -- compare and report -------------------------------------------------------------------
+
+
+def _compare_runs(collection, options: Dict[str, object]) -> "Comparison":  # type: ignore[no-untyped-def]
+    from ..stats.comparison import compare
+    from ..stats.sample import FrequencyFilter
+    from ._samples import read_samples
+
+    directories = {p.name: [collection.directory(p)] for p in collection.programs}
+    samples = read_samples(directories, "gate", False, None)
+    return compare(
+        samples["baseline"], samples["candidate"], options["method"], options["alpha"],  # type: ignore[arg-type]
+        fdr=options["fdr"], permutations=options["permutations"], seed=options["seed"],  # type: ignore[arg-type]
+        min_delta=options["min_delta"], min_rel=parse_share(str(options["min_rel"]), "--min-rel", maximum=None),  # type: ignore[arg-type]
+        normalize=bool(options["normalize"]),
+        frequency=FrequencyFilter(options["min_runs"], parse_share(str(options["min_fraction"]), "--min-fraction")),  # type: ignore[arg-type]
+    )
+
+
+def _gate_info(sides: List[Side], target: "Target", collection, warmup: int, installed: bool,  # type: ignore[no-untyped-def]
+               seconds: float) -> Dict[str, object]:
+    return {
+        "base": {"ref": sides[0].ref, "commit": sides[0].commit},
+        "head": {"ref": sides[1].ref, "commit": sides[1].commit},
+        "command": target.describe(),
+        "runs": {p.name: len(collection.profiles(p)) for p in collection.programs},
+        "warmup": warmup,
+        "installed": installed,
+        "seconds": round(seconds, 1),
+        "descriptions": {"base": sides[0].description, "head": sides[1].description},
+    }
+
+
+def _write_reports(result: "Comparison", gate: Dict[str, object], out_dir: str, options: Dict[str, object]) -> None:
+    from ..stats import report
+
+    _compare.write_parts(result, out_dir, True)
+    limit = int(options["limit"]) or None  # type: ignore[call-overload]
+    include_all = bool(options["include_all"])
+    with open(os.path.join(out_dir, "report.md"), "w", encoding="utf-8") as file:
+        file.write(_markdown_header(result, gate) + report.markdown(result, include_all, limit))
+    with open(os.path.join(out_dir, "report.txt"), "w", encoding="utf-8") as file:
+        file.write(_text_header(gate) + report.text(result, include_all, limit, 200))
+    with open(os.path.join(out_dir, "report.json"), "w", encoding="utf-8") as file:
+        json.dump({**report.as_dict(result), "gate": gate}, file, indent=2)
+        file.write("\n")
+
+
+def _how(gate: Dict[str, object]) -> str:
+    runs = gate["runs"]
+    how = "each installed into its own virtualenv" if gate["installed"] else "each run from its tree (PYTHONPATH)"
+    return (f"`{gate['command']}`, {runs['baseline']} + {runs['candidate']} runs (after {gate['warmup']} warm-up "  # type: ignore[index]
+            f"each), alternating, {how}; {gate['seconds']} s")
+
+
+def _markdown_header(result: "Comparison", gate: Dict[str, object]) -> str:
+    names = gate["descriptions"]
+    verdict = "❌ **regression**" if result.regressed else "✅ **no regression**"
+    return (f"## flamespace gate: {verdict}\n\n"
+            f"Base: {names['base']}; head: {names['head']}.  \n"  # type: ignore[index]
+            f"{_how(gate)}.\n\n")
+
+
+def _text_header(gate: Dict[str, object]) -> str:
+    names = gate["descriptions"]
+    plain = _how(gate).replace("`", "")
+    return f"Gate: base {names['base']} against head {names['head']}.\n{plain}.\n\n"  # type: ignore[index]
+
+
+def _progress(message: str) -> None:
+    click.echo(f"flamespace gate: {message}", err=True)
+
+
+def _tail(text: str, lines: int) -> str:
+    return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as file:
+        return file.read()
