@@ -60,15 +60,16 @@ SWITCH_INTERVAL_SHARE = 0.25
 SWITCH_INTERVAL_FLOOR = 0.0002
 #: Fewer samples than this and the profile's shares are too noisy to trust (about ±10% at 100).
 MIN_TRUSTED_SAMPLES = 100
-#: A sampler whose samples are this often late (or missed) says so.
-MAX_TRUSTED_LATE_SHARE = 0.2
+#: A sampler that missed more than this share of its ticks (:meth:`Quality.missed_share`) says so.
+MAX_TRUSTED_MISSED_SHARE = 0.2
 
 
 class Quality:
     """How well the sampler kept its schedule; written into the profile's metadata.
 
     A tick is late when it came more than one mean interval after it was due; ``missed``
-    counts the ticks a Poisson clock would have had in that delay.
+    counts the ticks a Poisson clock would have had in that delay. :meth:`missed_share`
+    is the one figure to judge a run by (the ``missed_share`` header).
     """
 
     __slots__ = ("ticks", "samples", "late", "missed", "errors", "first_error", "duration_ns")
@@ -85,6 +86,14 @@ class Quality:
     def achieved_rate(self) -> float:
         return self.ticks / (self.duration_ns / 1e9) if self.duration_ns else 0.0
 
+    def missed_share(self) -> float:
+        """The share of the ticks a punctual sampler would have taken that this one missed:
+        ``missed / (ticks + missed)``, from 0 (every tick on time) to 1. Since ``missed``
+        counts mean intervals of delay, it is also about the share of the run during which
+        the sampler was more than one interval behind. 0 when nothing was sampled."""
+        expected = self.ticks + self.missed
+        return self.missed / expected if expected else 0.0
+
     def problems(self, requested_rate: float) -> List[str]:
         """Reasons not to trust the profile, worded for a warning."""
         found = []
@@ -93,11 +102,12 @@ class Quality:
                 f"only {self.samples} samples (shares are uncertain below {MIN_TRUSTED_SAMPLES}; "
                 "record longer or raise --rate)"
             )
-        if self.ticks and (self.late + self.missed) / (self.ticks + self.missed) > MAX_TRUSTED_LATE_SHARE:
+        if self.missed_share() > MAX_TRUSTED_MISSED_SHARE:
             found.append(
-                f"the sampler fell behind: {self.late} of {self.ticks} samples came late and {self.missed} "
-                f"were missed (achieved {self.achieved_rate():.0f} of {requested_rate:g} Hz; "
-                "lower --rate, or a thread holds the GIL for long stretches)"
+                f"the sampler fell behind: it missed {100 * self.missed_share():.0f}% of its ticks "
+                f"({self.late} of {self.ticks} samples came late, {self.missed} missed; achieved "
+                f"{self.achieved_rate():.0f} of {requested_rate:g} Hz; the machine is busy, or a thread "
+                "holds the GIL for long stretches: lower --rate, or leave the run out of comparisons)"
             )
         if self.errors:
             found.append(f"{self.errors} sampling errors, the first: {self.first_error}")
@@ -174,6 +184,7 @@ class Engine:
         self._thread: Optional[threading.Thread] = None
         self._sleep = _Sleep.best()
         self._start_ns = self._last_tick_ns = 0
+        self._starter: Optional[Tuple[int, int]] = None  # (ident, native id) of the thread that called start()
         self.lock = threading.Lock()  # held while a sample is recorded; readers of the sink take it
 
     @property
@@ -204,10 +215,12 @@ class Engine:
     def start(self) -> "Engine":
         if self._thread is not None:
             raise RuntimeError("this sampler is already running")
-        self.begin()
         self._sleep.prepare(self.rate)
-        self._thread = threading.Thread(target=self._run, name="flamespace-sampler", daemon=True)
+        self._starter = (threading.get_ident(), threading.get_native_id())  # begin() runs in the sampler
+        ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(ready,), name="flamespace-sampler", daemon=True)
         self._thread.start()
+        ready.wait()  # the clock starts when the sampler runs (see _run)
         return self
 
     def halt(self) -> None:
@@ -245,9 +258,18 @@ class Engine:
 
     # -- the loop ------------------------------------------------------------------------
 
-    def _run(self) -> None:
-        _leave_signals_to_other_threads()
-        draw = Random(self.seed).random if self.seed is not None else Random().random
+    def _run(self, ready: threading.Event) -> None:
+        # The clock starts here, not in start(): a new thread waits for the GIL a whole
+        # switch interval, and longer for a CPU on a busy machine (10-35 ms with 4-8 CPU
+        # hogs on 2 cores). Started before, the first sample's weight was all of that
+        # start-up, charged to wherever the program was by then (often its first sleep,
+        # where it let the GIL go). start() waits, GIL released, until the clock runs.
+        try:
+            _leave_signals_to_other_threads()
+            draw = Random(self.seed).random if self.seed is not None else Random().random
+            self.begin()
+        finally:
+            ready.set()
         mean_ns = 1e9 / self.rate
         clock, sleep, quality = self.clock, self._sleep.wait, self.quality
         deadline = None if self.duration is None else self._start_ns + int(self.duration * 1e9)
@@ -333,8 +355,12 @@ class Engine:
     def _new_state(self, ident: int, since: int, born_since_start: bool) -> _ThreadState:
         thread = threading._active.get(ident)  # type: ignore[attr-defined]
         native_id = getattr(thread, "native_id", None)
-        if ident == threading.get_ident():  # after a fork, Thread.native_id can still be the parent's
+        # After a fork, Thread.native_id can still be the parent's: for the thread that forked
+        # (the only one left), take the id it read itself, here or in start().
+        if ident == threading.get_ident():
             native_id = threading.get_native_id()
+        elif self._starter is not None and ident == self._starter[0]:
+            native_id = self._starter[1]
         name = thread.name if thread is not None else f"Thread {ident}"
         last_cpu = None
         if native_id is not None and self._measure_cpu:
