@@ -10,7 +10,8 @@ file. Each run is a whole process under ``flamespace record`` (wall mode) and, b
 started here and killed after) compete for the CPUs. For each phase the profile's time
 (everything under the phase's function) is compared with the program's own clock: the
 table gives the median and the largest absolute error in ms over the runs, the median
-signed error (the bias), the achieved sampling rate and flamespace's ``missed_share``.
+signed error (the bias), the achieved sampling rate and flamespace's ``missed_share`` and
+``longest_gap_ms`` headers.
 ``uptime`` is printed beside each load level: on a shared machine "0 hogs" is not quiet.
 """
 
@@ -31,6 +32,8 @@ BIN = Path(sys.executable).parent
 
 SITECUSTOMIZE = r'''
 import os, time
+with open(os.environ["KNOWN_ANSWER_OUT"], "a") as _f:
+    _f.write(f"t_start {time.perf_counter_ns()}\n")  # the program's first line, for py-spy's rate
 def phase_site_sleep():
     time.sleep(0.030)
 _t = time.perf_counter_ns()
@@ -77,6 +80,7 @@ def main():
     with open(os.environ["KNOWN_ANSWER_OUT"], "a") as f:
         for name, ns in _times.items():
             f.write(f"{name} {ns}\n")
+        f.write(f"t_end {T()}\n")
 
 main()
 '''
@@ -130,40 +134,45 @@ def read_profile(path: Path, scale: float) -> Tuple[Dict[str, float], Dict[str, 
     return times, headers
 
 
-def own_times(path: Path) -> Dict[str, float]:
+def own_times(path: Path) -> Tuple[Dict[str, float], float]:
+    """The program's own ms per phase, and from its first line to its last (ms)."""
     result = {}
     for line in path.read_text().splitlines():
         name, ns = line.split()
         result[name] = int(ns) / 1e6
-    return result
+    return {p: result[p] for p in PHASES}, result["t_end"] - result["t_start"]
 
 
-def run_once(kind: str, rate: float, program: Path, site_dir: Path, tmp: Path, pyspy: Optional[str]):
-    """One whole process under one profiler: (phase errors in ms, achieved rate, missed_share)."""
+FLAMESPACE_CLI = "import sys; from flamespace.cli import main; sys.argv[0] = 'flamespace'; main()"
+
+
+def run_once(kind: str, rate: float, program: Path, site_dir: Path, tmp: Path, pyspy: Optional[str], src: Optional[str]):
+    """One whole process under one profiler: (phase errors in ms, achieved rate, missed_share,
+    longest_gap_ms); the last two are NaN for py-spy.
+    ``src``: run flamespace from this source tree instead of the installed one."""
     side = tmp / "times.txt"
     side.unlink(missing_ok=True)
-    env = {**os.environ, "KNOWN_ANSWER_OUT": str(side), "PYTHONPATH": str(site_dir)}
-    out = tmp / ("out.folded" if kind == "flamespace" else "out.txt")
-    if kind == "flamespace":
-        command = [str(BIN / "flamespace"), "record", "-q", "--rate", f"{rate:g}", "-o", str(out), "--", str(program)]
-    else:
+    path = os.pathsep.join([*([src] if src else []), str(site_dir)])
+    env = {**os.environ, "KNOWN_ANSWER_OUT": str(side), "PYTHONPATH": path}
+    out = tmp / ("out.txt" if kind == "py-spy" else "out.folded")
+    if kind == "py-spy":
         command = [pyspy, "record", "--idle", "-r", f"{rate:g}", "-f", "raw", "-o", str(out), "--", sys.executable, str(program)]
+    else:
+        command = [sys.executable, "-c", FLAMESPACE_CLI, "record", "-q", "--rate", f"{rate:g}", "-o", str(out), "--", str(program)]
+    out.unlink(missing_ok=True)
     result = subprocess.run(command, env=env, capture_output=True, text=True)
     if result.returncode != 0 or not side.exists() or not out.exists():
         raise RuntimeError(f"{kind} failed (exit {result.returncode}): {result.stderr[-400:]}")
-    truth = own_times(side)
-    measured, headers = read_profile(out, 1e-6 if kind == "flamespace" else 1000.0 / rate)
+    truth, program_ms = own_times(side)
+    # py-spy's raw output counts samples: each stands for one nominal interval, as in its own graphs
+    measured, headers = read_profile(out, 1000.0 / rate if kind == "py-spy" else 1e-6)
     errors = {phase: measured[phase] - truth[phase] for phase in PHASES}
-    if kind == "flamespace":
-        achieved = float(headers.get("rate_achieved", "nan"))
-        missed = headers.get("missed_share")
-        missed_share = float(missed.rstrip("%")) / 100 if missed else float("nan")
-    else:  # py-spy writes no quality figures: samples over the program's own phases
-        total_samples = sum(float(l.rpartition(" ")[2]) for l in out.read_text().splitlines() if l and not l.startswith("#"))
-        achieved = total_samples / (sum(truth.values()) / 1e3) if truth else float("nan")
-        achieved = min(achieved, float("inf"))
-        missed_share = float("nan")
-    return errors, achieved, missed_share
+    if kind == "py-spy":  # no quality figures: its samples over the program's own run time
+        samples = sum(float(l.rpartition(" ")[2]) for l in out.read_text().splitlines() if l.strip())
+        return errors, samples / (program_ms / 1e3), float("nan"), float("nan")
+    # missed_share and longest_gap_ms are absent before flamespace wrote them
+    return errors, float(headers.get("rate_achieved", "nan")), float(headers.get("missed_share", "nan")), \
+        float(headers.get("longest_gap_ms", "nan"))
 
 
 def main() -> None:
@@ -172,14 +181,18 @@ def main() -> None:
     parser.add_argument("--hogs", default="0,2,4", help="numbers of busy-loop processes, comma-separated")
     parser.add_argument("--rate", type=float, default=1000.0)
     parser.add_argument("--no-pyspy", action="store_true")
+    parser.add_argument("--baseline-src", metavar="DIR", help="also run flamespace from this source tree "
+                        "(the src/ of another checkout, C extensions built in place), as 'baseline'")
     parser.add_argument("--json", help="also write every run's figures here")
     args = parser.parse_args()
     pyspy = None if args.no_pyspy else (shutil.which("py-spy", path=str(BIN)) or shutil.which("py-spy"))
-    kinds = ["flamespace"] + (["py-spy"] if pyspy else [])
+    kinds = ["flamespace"] + (["baseline"] if args.baseline_src else []) + (["py-spy"] if pyspy else [])
+    sources = {"baseline": str(Path(args.baseline_src).resolve())} if args.baseline_src else {}
     if not pyspy and not args.no_pyspy:
         print("py-spy not found (pip install py-spy): flamespace only", file=sys.stderr)
     print(f"Phase errors (profile minus the program's own clock), ms; {args.runs} runs per cell, "
-          f"wall mode, {args.rate:g} Hz requested; {os.cpu_count()} CPUs")
+          f"wall mode, {args.rate:g} Hz requested; {os.cpu_count()} CPUs; rate: achieved Hz (median); "
+          "missed, gap ms: flamespace's missed_share and longest_gap_ms (medians)")
     every: List[dict] = []
     with tempfile.TemporaryDirectory(prefix="bench-load-") as name:
         tmp = Path(name)
@@ -192,7 +205,7 @@ def main() -> None:
                 for _ in range(args.runs):
                     for kind in kinds:  # interleaved, so drift in the load hits both alike
                         try:
-                            cells[kind].append(run_once(kind, args.rate, program, site_dir, tmp, pyspy))
+                            cells[kind].append(run_once(kind, args.rate, program, site_dir, tmp, pyspy, sources.get(kind)))
                         except RuntimeError as exc:
                             print(f"  {kind}: {exc}", file=sys.stderr)
                 after = uptime()
@@ -200,18 +213,22 @@ def main() -> None:
                 stop_hogs(processes)
             print(f"\n{hogs} hogs ({before} before, {after} after)")
             print(f"  {'profiler':<11} {'phase':<14} {'median |err|':>12} {'max |err|':>10} {'median err':>11}"
-                  f" {'rate Hz':>8} {'missed':>7}")
+                  f" {'rate Hz':>8} {'missed':>7} {'gap ms':>7}")
             for kind, runs in cells.items():
                 if not runs:
                     continue
                 rate = statistics.median(r[1] for r in runs)
                 missed = statistics.median(r[2] for r in runs)
+                gap = statistics.median(r[3] for r in runs)
                 for phase in PHASES:
                     errors = [r[0][phase] for r in runs]
                     print(f"  {kind:<11} {phase:<14} {statistics.median(abs(e) for e in errors):12.1f}"
                           f" {max(abs(e) for e in errors):10.1f} {statistics.median(errors):+11.1f}"
-                          f" {rate:8.0f} {'' if missed != missed else f'{100 * missed:6.1f}%':>7}")
-                every.extend({"hogs": hogs, "profiler": kind, "errors_ms": r[0], "rate": r[1], "missed_share": r[2],
+                          f" {rate:8.0f} {'' if missed != missed else f'{100 * missed:6.1f}%':>7}"
+                          f" {'' if gap != gap else f'{gap:7.1f}':>7}")
+                every_error = [abs(r[0][phase]) for r in runs for phase in PHASES]
+                print(f"  {kind:<11} {'all phases':<14} {statistics.median(every_error):12.1f} {max(every_error):10.1f}")
+                every.extend({"hogs": hogs, "profiler": kind, "errors_ms": r[0], "rate": r[1], "missed_share": r[2], "longest_gap_ms": r[3],
                               "load": [before, after]} for r in runs)
     if args.json:
         Path(args.json).write_text(json.dumps(every, indent=1))

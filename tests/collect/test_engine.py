@@ -315,3 +315,19 @@ def test_missed_share_is_the_share_of_expected_ticks_missed_and_a_header():
     assert q.missed_share() < MAX_TRUSTED_MISSED_SHARE and not q.problems(1000)
     q.missed = 76
     assert q.missed_share() > MAX_TRUSTED_MISSED_SHARE and any("fell behind" in p for p in q.problems(1000))
+
+
+def test_the_longest_gap_between_ticks_is_kept_and_merged_as_a_maximum():
+    from flamespace.collect.engine import Quality
+
+    clock = FakeClock()
+    e = engine(clock)
+    e.begin()
+    for step in (3, 40, 5):
+        clock.now += step
+        e.sample({MAIN.ident: fake_frame("main")}, clock.now)
+    assert e.quality.longest_gap_ns == 40
+    other = Quality()
+    other.ticks, other.longest_gap_ns, other.first_error = 2, 25, "boom"
+    e.quality.merge(other.as_dict())
+    assert (e.quality.ticks, e.quality.longest_gap_ns, e.quality.first_error) == (5, 40, "boom")

@@ -72,11 +72,22 @@ class Quality:
     is the one figure to judge a run by (the ``missed_share`` header).
     """
 
-    __slots__ = ("ticks", "samples", "late", "missed", "errors", "first_error", "duration_ns")
+    __slots__ = ("ticks", "samples", "late", "missed", "errors", "first_error", "duration_ns", "longest_gap_ns")
 
     def __init__(self) -> None:
         self.ticks = self.samples = self.late = self.missed = self.errors = self.duration_ns = 0
+        self.longest_gap_ns = 0  # the longest time without a tick: at most this much can be put on a wrong stack at once
         self.first_error: Optional[str] = None
+
+    def merge(self, other: Mapping[str, object]) -> None:
+        """Add another process's figures (``as_dict()``) to these: counts add up, the longest gap is the longest."""
+        for name, value in other.items():
+            if name == "first_error":
+                self.first_error = self.first_error or value  # type: ignore[assignment]
+            elif name == "longest_gap_ns":
+                self.longest_gap_ns = max(self.longest_gap_ns, value)  # type: ignore[type-var]
+            else:
+                setattr(self, name, getattr(self, name) + value)
 
     def error(self, message: str) -> None:
         self.errors += 1
@@ -322,6 +333,7 @@ class Engine:
         for ident in [i for i in states if i not in frames]:
             del states[ident]  # the thread has ended
         quality.ticks += 1
+        quality.longest_gap_ns = max(quality.longest_gap_ns, now - self._last_tick_ns)
         by_count = self.weight == "samples"
         for ident, frame in frames.items():
             state = states.get(ident)
