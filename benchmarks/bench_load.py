@@ -1,18 +1,21 @@
 """The recorder's accuracy under CPU load: known-answer programs that time their own phases.
 
     python benchmarks/bench_load.py [--runs 6] [--hogs 0,2,4] [--rate 1000] [--no-pyspy]
+                                    [--baseline-src OTHER_CHECKOUT/src] [--json FILE]
 
-A program made of phases (a 30 ms sleep in ``sitecustomize``, a 30 ms sleep at the top of
-the module, a 100 ms CPU-bound loop, a 50 ms sleep three calls deep, another 40 ms loop)
-times each phase itself with ``time.perf_counter_ns`` and writes the figures to a side
-file. Each run is a whole process under ``flamespace record`` (wall mode) and, beside it,
-``py-spy record --idle`` at the same rate, while 0, 2 or 4 busy-loop processes (hogs,
-started here and killed after) compete for the CPUs. For each phase the profile's time
-(everything under the phase's function) is compared with the program's own clock: the
-table gives the median and the largest absolute error in ms over the runs, the median
-signed error (the bias), the achieved sampling rate and flamespace's ``missed_share`` and
-``longest_gap_ms`` headers.
-``uptime`` is printed beside each load level: on a shared machine "0 hogs" is not quiet.
+A program made of phases (a 30 ms sleep in ``sitecustomize``, CPU-bound imports at the top
+of the module, a 30 ms sleep after them, a 100 ms busy loop, a 50 ms sleep three calls
+deep, a 40 ms loop one call deep) times each phase itself with ``time.perf_counter_ns``
+and writes the figures to a side file. Each run is a whole process under ``flamespace
+record`` (wall mode) and, beside it, ``py-spy record --idle`` at the same rate (skipped
+with a message when py-spy is not installed) and, with ``--baseline-src``, an older
+flamespace, taking turns, while 0, 2 or 4 busy-loop processes (hogs, started here and
+killed after) compete for the CPUs. For each phase the profile's time (everything under
+the phase's function) is compared with the program's own clock: the table gives the median
+and the largest absolute error in ms over the runs, the median signed error (the bias),
+the achieved sampling rate and flamespace's ``missed_share`` and ``longest_gap_ms``
+headers. ``uptime`` is printed beside each load level: on a shared machine "0 hogs" is not
+quiet. Results: docs/performance.md, "Accuracy under CPU load".
 """
 
 from __future__ import annotations
