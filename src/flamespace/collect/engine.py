@@ -3,7 +3,12 @@
 Intervals are exponential (a Poisson process), so sampling cannot fall into lock-step
 with periodic work. Each sample of a thread is weighted by the time that passed since
 that thread's previous sample — wall time in ``wall`` mode, the thread's own CPU time in
-``cpu`` mode — so a late sample still accounts for exactly the time it stands for.
+``cpu`` mode — so a late sample still accounts for exactly the time it stands for. The
+whole gap goes to the stack the late sample sees: right when the sampler was late because
+that code kept the CPU or the GIL (the common case on a busy machine), wrong by up to the
+gap where the program moved to other code meanwhile; ``longest_gap_ms`` in the metadata
+says how large that can be (bounding or splitting the weight did worse: docs/performance.md,
+"Accuracy under CPU load").
 
 Known bias of any in-process sampler: the sampling thread needs the GIL, so a thread
 that holds the GIL in a long C call cannot be sampled until the call returns; the time is
@@ -271,8 +276,8 @@ class Engine:
 
     def _run(self, ready: threading.Event) -> None:
         # The clock starts here, not in start(): a new thread waits for the GIL a whole
-        # switch interval, and longer for a CPU on a busy machine (10-35 ms with 4-8 CPU
-        # hogs on 2 cores). Started before, the first sample's weight was all of that
+        # switch interval, and longer for a CPU on a busy machine (up to 19 ms with 4 CPU
+        # hogs on 2 cores, 33 ms with 8). Started before, the first sample's weight was all of that
         # start-up, charged to wherever the program was by then (often its first sleep,
         # where it let the GIL go). start() waits, GIL released, until the clock runs.
         try:
