@@ -3,7 +3,12 @@
 Intervals are exponential (a Poisson process), so sampling cannot fall into lock-step
 with periodic work. Each sample of a thread is weighted by the time that passed since
 that thread's previous sample — wall time in ``wall`` mode, the thread's own CPU time in
-``cpu`` mode — so a late sample still accounts for exactly the time it stands for.
+``cpu`` mode — so a late sample still accounts for exactly the time it stands for. The
+whole gap goes to the stack the late sample sees: right when the sampler was late because
+that code kept the CPU or the GIL (the common case on a busy machine), wrong by up to the
+gap where the program moved to other code meanwhile; ``longest_gap_ms`` in the metadata
+says how large that can be (bounding or splitting the weight did worse: docs/performance.md,
+"Accuracy under CPU load").
 
 Known bias of any in-process sampler: the sampling thread needs the GIL, so a thread
 that holds the GIL in a long C call cannot be sampled until the call returns; the time is
@@ -72,11 +77,22 @@ class Quality:
     is the one figure to judge a run by (the ``missed_share`` header).
     """
 
-    __slots__ = ("ticks", "samples", "late", "missed", "errors", "first_error", "duration_ns")
+    __slots__ = ("ticks", "samples", "late", "missed", "errors", "first_error", "duration_ns", "longest_gap_ns")
 
     def __init__(self) -> None:
         self.ticks = self.samples = self.late = self.missed = self.errors = self.duration_ns = 0
+        self.longest_gap_ns = 0  # the longest time without a tick: at most this much can be put on a wrong stack at once
         self.first_error: Optional[str] = None
+
+    def merge(self, other: Mapping[str, object]) -> None:
+        """Add another process's figures (``as_dict()``) to these: counts add up, the longest gap is the longest."""
+        for name, value in other.items():
+            if name == "first_error":
+                self.first_error = self.first_error or value  # type: ignore[assignment]
+            elif name == "longest_gap_ns":
+                self.longest_gap_ns = max(self.longest_gap_ns, value)  # type: ignore[type-var]
+            else:
+                setattr(self, name, getattr(self, name) + value)
 
     def error(self, message: str) -> None:
         self.errors += 1
@@ -191,6 +207,7 @@ class Engine:
         self._thread: Optional[threading.Thread] = None
         self._sleep = _Sleep.best()
         self._start_ns = self._last_tick_ns = 0
+        self._starter: Optional[Tuple[int, int]] = None  # (ident, native id) of the thread that called start()
         self.lock = threading.Lock()  # held while a sample is recorded; readers of the sink take it
 
     @property
@@ -221,10 +238,12 @@ class Engine:
     def start(self) -> "Engine":
         if self._thread is not None:
             raise RuntimeError("this sampler is already running")
-        self.begin()
         self._sleep.prepare(self.rate)
-        self._thread = threading.Thread(target=self._run, name="flamespace-sampler", daemon=True)
+        self._starter = (threading.get_ident(), threading.get_native_id())  # begin() runs in the sampler
+        ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(ready,), name="flamespace-sampler", daemon=True)
         self._thread.start()
+        ready.wait()  # the clock starts when the sampler runs (see _run)
         return self
 
     def halt(self) -> None:
@@ -262,9 +281,18 @@ class Engine:
 
     # -- the loop ------------------------------------------------------------------------
 
-    def _run(self) -> None:
-        _leave_signals_to_other_threads()
-        draw = Random(self.seed).random if self.seed is not None else Random().random
+    def _run(self, ready: threading.Event) -> None:
+        # The clock starts here, not in start(): a new thread waits for the GIL a whole
+        # switch interval, and longer for a CPU on a busy machine (up to 19 ms with 4 CPU
+        # hogs on 2 cores, 33 ms with 8). Started before, the first sample's weight was all of that
+        # start-up, charged to wherever the program was by then (often its first sleep,
+        # where it let the GIL go). start() waits, GIL released, until the clock runs.
+        try:
+            _leave_signals_to_other_threads()
+            draw = Random(self.seed).random if self.seed is not None else Random().random
+            self.begin()
+        finally:
+            ready.set()
         mean_ns = 1e9 / self.rate
         clock, sleep, quality = self.clock, self._sleep.wait, self.quality
         deadline = None if self.duration is None else self._start_ns + int(self.duration * 1e9)
@@ -317,6 +345,7 @@ class Engine:
         for ident in [i for i in states if i not in frames]:
             del states[ident]  # the thread has ended
         quality.ticks += 1
+        quality.longest_gap_ns = max(quality.longest_gap_ns, now - self._last_tick_ns)
         by_count = self.weight == "samples"
         for ident, frame in frames.items():
             state = states.get(ident)
@@ -350,8 +379,12 @@ class Engine:
     def _new_state(self, ident: int, since: int, born_since_start: bool) -> _ThreadState:
         thread = threading._active.get(ident)  # type: ignore[attr-defined]
         native_id = getattr(thread, "native_id", None)
-        if ident == threading.get_ident():  # after a fork, Thread.native_id can still be the parent's
+        # After a fork, Thread.native_id can still be the parent's: for the thread that forked
+        # (the only one left), take the id it read itself, here or in start().
+        if ident == threading.get_ident():
             native_id = threading.get_native_id()
+        elif self._starter is not None and ident == self._starter[0]:
+            native_id = self._starter[1]
         name = thread_name(ident)
         last_cpu = None
         if native_id is not None and self._measure_cpu:

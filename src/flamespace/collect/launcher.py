@@ -286,11 +286,7 @@ def _merge(raws: List[Dict[str, Any]], options: Any, labels: Mapping[str, str], 
         for stack, value in raw["totals"].items():
             key = root + stack
             totals[key] = totals.get(key, 0) + value
-        for name, value in raw["quality"].items():
-            if name == "first_error":
-                quality.first_error = quality.first_error or value
-            else:
-                setattr(quality, name, getattr(quality, name) + value)
+        quality.merge(raw["quality"])
         elapsed = max(elapsed, raw.get("start_ns", 0) - first_start + raw["elapsed_ns"])
         recorded += raw["elapsed_ns"]
         if raw["chart"] is not None:

@@ -147,6 +147,9 @@ def quality_metadata(
         "samples": str(quality.samples),
         "late": str(quality.late),
         "missed": str(quality.missed),
+        # the one per-run figure of sampling quality (compare --max-missed reads it): see Quality.missed_share
+        "missed_share": f"{quality.missed_share():.4f}",
+        "longest_gap_ms": f"{quality.longest_gap_ns / 1e6:.1f}",
         "duration_s": f"{duration_ns / 1e9:.3f}",
         "python": platform.python_version(),
         "host": platform.node(),
