@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ..collect.runs import Program, Run
     from ..collect.target import Target
     from ..stats.comparison import Comparison
+    from ..stats.sample import Sample
 
 #: Where the reports go unless --out-dir says otherwise.
 DEFAULT_OUT_DIR = "flamespace-gate"
@@ -48,7 +49,7 @@ SNAPSHOT_IDENTITY = {
 }
 #: The options of compare and collect that gate takes as they are (same names, defaults, help).
 COMPARE_OPTIONS = ("method", "alpha", "fdr", "permutations", "seed", "min_delta", "min_rel", "normalize", "min_runs",
-                   "min_fraction", "include_all", "limit")
+                   "min_fraction", "include_all", "limit", "force", "max_missed")
 COLLECT_OPTIONS = ("runs", "mode", "rate", "idle", "threads", "async_stacks", "subprocesses", "keep_going", "show_output")
 
 
@@ -149,9 +150,9 @@ def command(
                 _run_as_is(side)
         targets = [replace(target, interpreter=side.python) for side, target in zip(sides, targets)]
         collection = _collect_runs(sides, targets, warmup, lines, out_dir, options, say)
-    result = _compare_runs(collection, options)
+    result, samples = _compare_runs(collection, options)
     gate = _gate_info(sides, targets[0], collection, warmup, install, time.monotonic() - started)
-    _write_reports(result, gate, out_dir, options)
+    _write_reports(result, samples, gate, out_dir, options)
     click.echo(_read(os.path.join(out_dir, "report.txt")), nl=False)
     verdict = "regression (exit 3)" if result.regressed else "no regression (exit 0)"
     say(f"{verdict}; reports in {out_dir}/ (report.md, report.json, report.txt, delta.svg)")
@@ -400,20 +401,25 @@ class _Counter:
 # -- compare and report -------------------------------------------------------------------
 
 
-def _compare_runs(collection, options: Dict[str, object]) -> "Comparison":  # type: ignore[no-untyped-def]
+def _compare_runs(collection, options: Dict[str, object]) -> Tuple["Comparison", Dict[str, "Sample"]]:  # type: ignore[no-untyped-def]
+    """The two sides' runs through compare's guard rails and statistics (findings on stderr)."""
     from ..stats.comparison import compare
     from ..stats.sample import FrequencyFilter
-    from ._samples import read_samples
+    from ._samples import after_comparison, load_sides, parse_max_missed, show_findings
 
     directories = {p.name: [collection.directory(p)] for p in collection.programs}
-    samples = read_samples(directories, "gate", False, None)
-    return compare(
+    samples, screening = load_sides(directories, "gate", force=bool(options["force"]),
+                                    max_missed=parse_max_missed(options["max_missed"]))  # type: ignore[arg-type]
+    show_findings(screening.findings, "gate")
+    result = compare(
         samples["baseline"], samples["candidate"], options["method"], options["alpha"],  # type: ignore[arg-type]
         fdr=options["fdr"], permutations=options["permutations"], seed=options["seed"],  # type: ignore[arg-type]
         min_delta=options["min_delta"], min_rel=parse_share(str(options["min_rel"]), "--min-rel", maximum=None),  # type: ignore[arg-type]
         normalize=bool(options["normalize"]),
         frequency=FrequencyFilter(options["min_runs"], parse_share(str(options["min_fraction"]), "--min-fraction")),  # type: ignore[arg-type]
     )
+    show_findings(after_comparison(screening, result), "gate")
+    return result, samples
 
 
 def _gate_info(sides: List[Side], target: "Target", collection, warmup: int, installed: bool,  # type: ignore[no-untyped-def]
@@ -430,10 +436,11 @@ def _gate_info(sides: List[Side], target: "Target", collection, warmup: int, ins
     }
 
 
-def _write_reports(result: "Comparison", gate: Dict[str, object], out_dir: str, options: Dict[str, object]) -> None:
+def _write_reports(result: "Comparison", samples: Dict[str, "Sample"], gate: Dict[str, object], out_dir: str,
+                   options: Dict[str, object]) -> None:
     from ..stats import report
 
-    _compare.write_parts(result, out_dir, True)
+    _compare.write_parts(result, out_dir, True, samples)
     limit = int(options["limit"]) or None  # type: ignore[call-overload]
     include_all = bool(options["include_all"])
     with open(os.path.join(out_dir, "report.md"), "w", encoding="utf-8") as file:
