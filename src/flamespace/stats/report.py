@@ -13,7 +13,9 @@ from typing import List, Optional, Sequence
 from .comparison import Comparison, StackChange
 
 KIND_MARK = {"appeared": "+ new", "grown": "▲ grew", "disappeared": "- gone", "shrunk": "▼ shrank", None: ""}
-HEADERS = ("change", "stack", "baseline", "candidate", "Δ", "Δ %", "interval", "adj. p")
+HEADERS = ("change", "stack", "baseline", "candidate", "Δ", "Δ %", "interval", "adj. p", "detectable")
+#: How many of the widest stacks the summary names with their detectable change when nothing is significant.
+DETECTABLE_SHOWN = 5
 
 
 def number(value: float) -> str:
@@ -44,7 +46,16 @@ def shown(comparison: Comparison, include_all: bool = False, limit: Optional[int
 def _cells(change: StackChange, stack: str) -> Sequence[str]:
     interval = f"[{number(change.lower)}, {number(change.upper)}]"
     return (KIND_MARK[change.kind], stack, number(change.baseline), number(change.candidate), f"{change.delta:+,.4g}"
-            if abs(change.delta) < 1e4 else f"{change.delta:+,.0f}", _relative(change), interval, p_value(change.p_adjusted))
+            if abs(change.delta) < 1e4 else f"{change.delta:+,.0f}", _relative(change), interval, p_value(change.p_adjusted),
+            _detectable(change))
+
+
+def _detectable(change: StackChange) -> str:
+    """The minimum detectable change (80% power), "-" when not computed, "none" when α is out of reach."""
+    value = change.detectable
+    if value is None:
+        return "-"
+    return number(value) if math.isfinite(value) else "none"
 
 
 def short_stack(stack: Sequence[str], frames: int = 4) -> str:
@@ -60,14 +71,16 @@ def summary(comparison: Comparison) -> List[str]:
         f"Compared {c.n_baseline} baseline runs with {c.n_candidate} candidate runs over {c.tested} stacks "
         f"({unit}{', shares of each run' if c.normalized else ''}); "
         f"{c.dropped} rare stack(s) left out (kept: {c.frequency.describe()}).",
-        f"Method: {c.method}{' (auto)' if c.requested_method == 'auto' else ''}, α = {c.alpha:g} "
-        f"({_error_rate(c)}); global {c.statistic_name} = {number(c.statistic)}, p = {p_value(c.p_value)}.",
+        f"Method: {c.method}, α = {c.alpha:g} "
+        f"({c.control}); global {c.statistic_name} = {number(c.statistic)}, p = {p_value(c.p_value)}.",
+        design(c),
     ]
     if c.margin.min_delta or c.margin.min_rel:
         lines.append(f"Margin: changes smaller than {number(c.margin.min_delta)} or {100 * c.margin.min_rel:g}% of the baseline are ignored.")
     kept, regressions = c.kept, c.regressions
     if not kept:
         lines.append("No stack changed significantly" + (" beyond the margin." if c.margin.min_delta or c.margin.min_rel else "."))
+        lines += detectable_lines(c)
     else:
         lines.append(f"{len(kept)} stack(s) changed significantly: {len(regressions)} regression(s) (appeared or grew), "
                      f"{len(kept) - len(regressions)} improvement(s); Δ_r: +{number(c.reduced.positive().norm())} "
@@ -75,10 +88,29 @@ def summary(comparison: Comparison) -> List[str]:
     return lines + [f"Note: {note}." for note in c.notes]
 
 
-def _error_rate(comparison: Comparison) -> str:
-    if comparison.method == "welch":
-        return f"false-discovery rate, {comparison.options.get('fdr', 'bh').upper()}"
-    return "family-wise error rate"
+def design(comparison: Comparison) -> str:
+    """What is controlled, in which direction, and the smallest p-value the design can reach."""
+    from ._result import describe_alternative
+
+    c = comparison
+    line = f"Tested {describe_alternative(c.alternative)}: {c.control} ≤ {100 * c.alpha:g}%"
+    if c.method == "maxt":
+        count = c.options.get("relabellings")
+        line += f"; {'exact, all' if c.options.get('exact') else 'random,'} {count} relabellings of the runs"
+    if c.smallest_p:
+        line += f"; the smallest p-value this design can reach is {p_value(c.smallest_p)}"
+    return line + "."
+
+
+def detectable_lines(comparison: Comparison, shown: int = DETECTABLE_SHOWN) -> List[str]:
+    """For the widest stacks: the smallest change this comparison could have detected (80% power)."""
+    widest = sorted((x for x in comparison.changes if x.detectable is not None),
+                    key=lambda x: (-max(x.baseline, x.candidate), x.stack))[:shown]
+    if not widest:
+        return []
+    parts = [f"{short_stack(x.stack, 2)} {_detectable(x)}" + (f" ({100 * x.detectable / x.baseline:.1f}%)" if x.baseline and math.isfinite(x.detectable) else "")
+             for x in widest]
+    return ["The smallest change this comparison could have detected (80% power) in the widest stacks: " + "; ".join(parts) + "."]
 
 
 def text(comparison: Comparison, include_all: bool = False, limit: Optional[int] = 30, width: int = 200) -> str:
@@ -134,6 +166,9 @@ def as_dict(comparison: Comparison) -> dict:
         "method": c.method,
         "requested_method": c.requested_method,
         "alpha": c.alpha,
+        "alternative": c.alternative,
+        "control": c.control,
+        "smallest_p": c.smallest_p,
         "unit": c.unit,
         "normalized": c.normalized,
         "runs": {"baseline": c.n_baseline, "candidate": c.n_candidate},
@@ -149,6 +184,7 @@ def as_dict(comparison: Comparison) -> dict:
                 "stack": list(x.stack), "kind": x.kind, "significant": x.significant,
                 "baseline": x.baseline, "candidate": x.candidate, "delta": x.delta,
                 "lower": _finite(x.lower), "upper": _finite(x.upper), "p": x.p, "p_adjusted": x.p_adjusted,
+                "detectable": None if x.detectable is None else _finite(x.detectable),
             }
             for x in ordered
         ],
