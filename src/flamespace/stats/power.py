@@ -12,13 +12,17 @@ which maxt's critical value never exceeds.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Optional
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional, Tuple
 
+from ..core.vector import Stack
 from ..errors import ArgumentError
 from ._result import check_alternative
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from .sample import FrequencyFilter, Sample
 
 #: The 80% power the minimum detectable effect is stated at.
 POWER = 0.8
@@ -120,3 +124,123 @@ def runs_needed(variance: "np.ndarray", change: "np.ndarray", alpha: float, powe
                 lo = mid + 1
         out[k] = lo
     return out
+
+
+#: Time units a ``--detect 10ms`` change can be given in, in seconds.
+TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class Change:
+    """A change to detect: ``value`` of each stack's mean (``relative``) or in the profiles' unit."""
+
+    value: float
+    relative: bool
+
+    @classmethod
+    def parse(cls, text: str, unit: Optional[str]) -> "Change":
+        """'5%' (relative), '120' (in the profiles' unit) or '10ms' (when that unit is a time unit)."""
+        raw = text.strip().replace(" ", "")
+        number, scale, relative = raw, 1.0, False
+        if raw.endswith("%"):
+            number, scale, relative = raw[:-1], 0.01, True
+        else:
+            suffix = next((s for s in sorted(TIME_UNITS, key=len, reverse=True) if raw.endswith(s) and _is_number(raw[: -len(s)])), None)
+            if suffix is not None:
+                if unit not in TIME_UNITS:
+                    raise ArgumentError(f"{text!r} is a time but the profiles are in {unit or 'an unknown unit'!r}; "
+                                        "give the change in their unit or as a percentage")
+                number, scale = raw[: -len(suffix)], TIME_UNITS[suffix] / TIME_UNITS[unit]
+        try:
+            value = float(number) * scale
+        except ValueError:
+            raise ArgumentError(f"{text!r} is not a change such as 5%, 120 or 10ms") from None
+        return cls._checked(value, relative, text)
+
+    @classmethod
+    def _checked(cls, value: float, relative: bool, text: str) -> "Change":
+        if not value > 0 or not math.isfinite(value):
+            raise ArgumentError(f"the change to detect must be positive, not {text!r}")
+        return cls(value, relative)
+
+    def of(self, means: "np.ndarray") -> "np.ndarray":
+        """The change in the unit for stacks with these means."""
+        import numpy as np
+
+        return self.value * np.asarray(means, dtype=float) if self.relative else np.full(len(means), self.value)
+
+    def describe(self, unit: Optional[str]) -> str:
+        return f"{100 * self.value:g}%" if self.relative else f"{self.value:g} {unit or ''}".rstrip()
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    stack: Stack
+    mean: float
+    sd: float
+    change: float
+    runs: int  # runs a side; 0: not reachable within MAX_RUNS
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How many runs a side a comparison needs, from a pilot sample of one program."""
+
+    rows: Tuple[PlanRow, ...]
+    tested: int  # stacks the family-wise correction is over
+    pilot_runs: int
+    alpha: float
+    power: float
+    alternative: str
+    minimum: int  # fewest runs a side for which the exact permutation test can reach α
+    change: Change
+    unit: Optional[str]
+
+    @property
+    def runs(self) -> Optional[int]:
+        """Runs a side that detect the change in every row (None if one is out of reach)."""
+        if not self.rows or any(r.runs == 0 for r in self.rows):
+            return None
+        return max(r.runs for r in self.rows)
+
+
+def plan(pilot: "Sample", change: Change, alpha: float = 0.05, power: float = POWER, top: int = 10,
+         alternative: str = "greater", frequency: Optional["FrequencyFilter"] = None) -> Plan:
+    """Runs a side needed to detect ``change`` in each of the ``top`` widest stacks of ``pilot``.
+
+    Both sides are assumed to vary like the pilot (its per-stack variance, floored at δ²/12 as
+    in the tests); the correction is family-wise over every stack the frequency filter keeps
+    (what ``compare`` would test); see :func:`runs_needed`.
+    """
+    import numpy as np
+
+    from ._result import variance_floor
+    from .sample import FrequencyFilter
+
+    check_alternative(alternative)
+    if not 0 < alpha < 1:
+        raise ArgumentError(f"alpha must be between 0 and 1, not {alpha}")
+    if pilot.n < 2:
+        raise ArgumentError(f"the pilot needs at least 2 runs to estimate the variation between runs; got {pilot.n}")
+    if top < 1:
+        raise ArgumentError(f"top must be ≥ 1, not {top}")
+    matrix = pilot.matrix
+    keep = (frequency or FrequencyFilter()).keep(matrix)
+    columns = np.flatnonzero(keep)
+    means = matrix[:, columns].mean(axis=0)
+    widest = columns[np.argsort(-means, kind="stable")[:top]]
+    mean = matrix[:, widest].mean(axis=0)
+    variance = matrix[:, widest].var(axis=0, ddof=1)
+    amount = change.of(mean)
+    runs = runs_needed(variance, amount, alpha, power, len(columns), alternative, variance_floor(matrix))
+    rows = tuple(PlanRow(pilot.stacks[j], float(m), float(math.sqrt(v)), float(d), int(r))
+                 for j, m, v, d, r in zip(widest, mean, variance, amount, runs))
+    return Plan(rows, len(columns), pilot.n, alpha, power, alternative, min_runs(alpha, alternative), change, pilot.unit)
