@@ -96,7 +96,7 @@ def _top(tops: "Optional[np.ndarray]", batch: "np.ndarray", keep: int) -> "np.nd
 
 
 def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2000, seed: Optional[int] = None,
-         alternative: str = "greater", fdr: Optional[str] = None) -> TestResult:
+         alternative: str = "greater", fdr: Optional[str] = None, floor: Optional[float] = None) -> TestResult:
     """The permutation test in the direction of ``alternative``.
 
     Family-wise (``fdr`` None): adjusted p_k = #{relabellings whose max_j s(t_j) ≥ s(t_k)}/N,
@@ -108,6 +108,8 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
     two-sided intervals at level 1 − 2α: the lower bound Δ − c₊·se is the one-sided α bound
     (c₊ the permutation quantile of max t), the upper Δ + c₋·se (c₋ from max −t), so "the
     interval excludes 0" agrees with the decision. Two-sided: Δ ± c·se from max |t|.
+    ``floor``: the variance floor, by default δ²/12 from the pooled data (any value computed
+    without the labels keeps the test exact).
     """
     import numpy as np
 
@@ -121,7 +123,7 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
     m = Moments.of(x1, x2)
     n1, n2 = m.n1, m.n2
     pooled = np.vstack([x1, x2])
-    floor = variance_floor(pooled)
+    floor = variance_floor(pooled) if floor is None else floor
     t, se, _ = m.welch(floor)
     two = alternative == "two-sided"
     sign = -1.0 if alternative == "less" else 1.0
