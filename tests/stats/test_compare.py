@@ -81,11 +81,18 @@ def test_fdr_is_asked_for_not_chosen_by_the_number_of_stacks(pair):
     assert compare(*pair, method="welch").control == "family-wise error (Holm)"
 
 
-def test_detectable_effect_is_given_for_every_stack_and_found_changes_exceed_it(pair):
+def test_detectable_effect_is_the_critical_value_plus_z_standard_errors(pair):
+    from flamespace.stats import power
+    from flamespace.stats._result import Moments, variance_floor
+    from flamespace.stats.sample import align
+
     result = compare(*pair, seed=1)
-    assert all(c.detectable is not None and 0 < c.detectable < np.inf for c in result.changes)
-    for change in result.kept:  # a change found with |t| beyond c is, typically, beyond (c + z)·se − z·se
-        assert change.delta > change.detectable - 2 * (change.delta - change.lower)
+    _, x1, x2, _ = align(*pair)
+    _, se, _ = Moments.of(x1, x2).welch(variance_floor(np.vstack([x1, x2])))
+    for change, s in zip(result.changes, se):
+        # maxt's lower bound is Δ − c·se with c its critical value, so detectable − (Δ − lower) = z_0.8·se
+        assert change.detectable - (change.delta - change.lower) == pytest.approx(power.z(0.8) * s)
+    assert all(0 < c.detectable < np.inf for c in result.changes)
 
 
 def test_too_few_runs_to_reach_alpha_are_named():
