@@ -1,7 +1,7 @@
 """Error rates, power, interval coverage and speed of the two-sample methods of ``flamespace compare``.
 
     python benchmarks/bench_stats.py [--models poisson negbin real] [--n 3 5 10 20 50]
-        [--p 20 90 300 2000] [--reps 400] [--reps-large 100] [--pool DIR] [--floors]
+        [--p 20 90 300 2000] [--reps 300] [--reps-small 1000] [--reps-large 100] [--pool DIR] [--floors]
 
 Every replication goes through ``compare`` with its defaults (one-sided ``greater``,
 α = 0.05, 2000 relabellings, the default frequency filter) and one method:
@@ -222,6 +222,25 @@ def timing(repeat: int) -> None:
             compare(base, cand, method, ALPHA, fdr=fdr, seed=r)
             times.append(time.perf_counter() - start)
         print(f"| {label}{' (2000 relabellings)' if method == 'maxt' else ''} | {statistics.median(times):.3f} |")
+    try:
+        from pyrometry.stats import hotelling_two_sample_test
+    except ImportError:
+        print("\n(pyrometry not installed: pip install pyrometry for the side-by-side Hotelling timing)")
+        return
+    from flamespace.stats.hotelling import test as hotelling
+
+    x1, x2 = simulate(rng, "negbin", 90, 50), simulate(rng, "negbin", 90, 50)
+    ours, theirs = [], []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        hotelling(x1, x2, ALPHA, "two-sided")
+        ours.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        hotelling_two_sample_test(x1, x2, ALPHA)
+        theirs.append(time.perf_counter() - start)
+    a, b = statistics.median(ours), statistics.median(theirs)
+    print(f"\nHotelling on 100 runs × 90 stacks (Scheffé decisions: more than {12} varying stacks): "
+          f"flamespace {a * 1e3:.2f} ms, pyrometry {b * 1e3:.2f} ms (ratio {a / b:.2f})")
 
 
 def main() -> None:
@@ -230,8 +249,9 @@ def main() -> None:
     parser.add_argument("--n", type=int, nargs="+", default=[3, 5, 10, 20, 50], help="runs per side")
     parser.add_argument("--p", type=int, nargs="+", default=[20, 90, 300, 2000], help="stacks (simulated models)")
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
-    parser.add_argument("--reps", type=int, default=400, help="replications per cell")
+    parser.add_argument("--reps", type=int, default=300, help="replications per cell")
     parser.add_argument("--reps-large", type=int, default=100, help="replications where p ≥ 2000 or n ≥ 50")
+    parser.add_argument("--reps-small", type=int, default=1000, help="replications where n ≤ 5 (exact enumeration: cheap)")
     parser.add_argument("--pool", help="directory of real runs for the 'real' model")
     parser.add_argument("--floors", action="store_true", help="run the variance-floor study instead")
     parser.add_argument("--total", type=float, default=10_000, help="samples per run in the simulated models")
@@ -245,7 +265,7 @@ def main() -> None:
         floors_study(args.reps, args.n, args.p[0], args.models[0], read_pool(args.pool) if args.pool else None)
         return
     print(f"### Simulation: α = {ALPHA}, one-sided (greater), T = {args.total:g} samples per run, {args.reps} replications per cell "
-          f"({args.reps_large} where p ≥ 2000 or n ≥ 50); rate ± Monte-Carlo s.e.\n")
+          f"({args.reps_small} where n ≤ 5, {args.reps_large} where p ≥ 2000 or n ≥ 50); rate ± Monte-Carlo s.e.\n")
     print("| model | p | n | method | A/A false-positive rate | power (+4 s.e.) | coverage |")
     print("|---|---|---|---|---|---|---|")
     for name in args.models:
@@ -260,7 +280,7 @@ def main() -> None:
             grid = [(p, n) for p in args.p for n in args.n]
         for p, n in grid:
             start = time.perf_counter()
-            reps = args.reps_large if p >= 2000 or n >= 50 else args.reps
+            reps = args.reps_large if p >= 2000 or n >= 50 else args.reps_small if n <= 5 else args.reps
             model = Model(name, p, pool, np.random.default_rng(1000 * n + p))
             hits = replicate(model, n, reps, args.methods)
             for label in args.methods:
