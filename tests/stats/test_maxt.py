@@ -129,3 +129,13 @@ def test_aa_false_positive_rate_holds_at_small_n(n):
         x1, x2 = counts(rng, n, means), counts(rng, n, means)
         found += bool(maxt.test(x1, x2, alpha, 300, seed=r).significant.any())
     assert found <= aa_bound(reps, alpha), f"{found} of {reps} A/A comparisons flagged a change"
+
+
+def test_without_a_floor_an_infinite_t_ranks_as_an_extreme_not_as_zero():
+    x1 = np.array([[0.0, 5], [0, 6], [0, 7]])
+    x2 = np.array([[1.0, 6], [1, 5], [1, 7]])
+    result = maxt.test(x1, x2, 0.05, floor=0.0)
+    assert result.statistic[0] == np.inf
+    assert result.p_adjusted[0] == pytest.approx(1 / 20)  # only the observed labelling reaches +∞
+    two = maxt.test(x1, x2, 0.05, floor=0.0, alternative="two-sided")
+    assert two.p_adjusted[0] == pytest.approx(2 / 20) and not np.isnan(two.lower).any()

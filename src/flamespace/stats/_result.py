@@ -113,9 +113,10 @@ class Moments:
         """Welch's t (signed: candidate − baseline), its standard error and Welch–Satterthwaite
         degrees of freedom per stack, each group's variance floored at ``floor``.
 
-        With a positive floor every t is finite. Without one (or with an all-zero matrix) a
-        stack with no variance has se = 0 and t = 0: no evidence either way rather than
-        invented certainty.
+        With a positive floor (the default floor is positive unless every value is 0) every t
+        is finite. With ``floor`` = 0 a stack without variance has se = 0: t is ±∞ when the
+        means differ, which a permutation test ranks as the extreme it is (the same value on
+        the relabellings that separate the groups as well), and 0 when they do not.
         """
         import numpy as np
 
@@ -123,7 +124,8 @@ class Moments:
         b = np.maximum(self.var2, floor) / self.n2
         se = np.sqrt(a + b)
         with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.where(se > 0, self.delta / np.where(se > 0, se, 1.0), 0.0)
+            t = np.where(se > 0, self.delta / np.where(se > 0, se, 1.0), np.sign(self.delta) * np.inf)
+            t = np.where((se == 0) & (self.delta == 0), 0.0, t)
             df = (a + b) ** 2 / (a**2 / (self.n1 - 1) + b**2 / (self.n2 - 1))
         df = np.where(np.isfinite(df), df, self.n1 + self.n2 - 2.0)
         return t, se, df

@@ -43,8 +43,8 @@ def _permuted_t(groups: "np.ndarray", x: "np.ndarray", x2: "np.ndarray", total: 
     se = np.sqrt(v1 / n1 + v2 / n2)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = (m2 - m1) / se
-    t[~np.isfinite(t)] = 0.0  # only where se = 0, i.e. an all-zero matrix and m2 = m1
-    return t
+    t[np.isnan(t)] = 0.0  # 0/0: no difference and no variance, no evidence either way
+    return t  # ±inf only with floor = 0 (the default floor keeps t finite); they rank as the extremes they are
 
 
 def relabellings(n1: int, n2: int, permutations: int, batch: int, rng: "np.random.Generator") -> Tuple[Iterator["np.ndarray"], bool]:
@@ -128,7 +128,8 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
     two = alternative == "two-sided"
     sign = -1.0 if alternative == "less" else 1.0
     observed = np.abs(t) if two else sign * t
-    threshold = observed - TIES * np.maximum(np.abs(observed), 1.0)
+    with np.errstate(invalid="ignore"):
+        threshold = np.where(np.isfinite(observed), observed - TIES * np.maximum(np.abs(observed), 1.0), observed)
     centred = pooled - pooled.mean(axis=0)  # avoids cancellation in the sums of squares
     squares = centred * centred
     total, total2 = centred.sum(axis=0), squares.sum(axis=0)
@@ -175,7 +176,8 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
             c_high = c_low = c
         else:
             c_high, c_low = _critical(max_high, alpha), _critical(max_low, alpha)
-        lower, upper = delta - c_high * se, delta + c_low * se
+        with np.errstate(invalid="ignore"):
+            lower, upper = delta - c_high * se, delta + c_low * se
         critical = np.full(p, c if two else (c_low if sign < 0 else c_high))
         control = "family-wise error"
     else:
@@ -188,8 +190,9 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
             ordered_high = -np.sort(-top_high, axis=0)
             ordered_low = ordered_high if two else -np.sort(-top_low, axis=0)
             k, k1 = (int(math.floor(x * count + 1e-9)) for x in (level, first))
-            lower = delta - ordered_high[min(k, keep - 1)] * se
-            upper = delta + ordered_low[min(k, keep - 1)] * se
+            with np.errstate(invalid="ignore"):
+                lower = delta - ordered_high[min(k, keep - 1)] * se
+                upper = delta + ordered_low[min(k, keep - 1)] * se
             critical = (ordered_low if sign < 0 else ordered_high)[min(k1, keep - 1)]
         control = f"false-discovery rate ({fdr.upper()})"
         if p and first < 1 / count:
@@ -197,6 +200,7 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
                          f"needs p ≤ {first:.2g}: " + ("collect more runs" if exact else f"raise --permutations to {int(math.ceil(1 / first))} or more")
                          + " (the family-wise max-t test has no such limit)")
     critical = np.where(floor_p > alpha, np.inf, critical)
+    lower, upper = np.where(np.isnan(lower), -np.inf, lower), np.where(np.isnan(upper), np.inf, upper)  # ∞·0 with floor = 0
     statistic_name = "max |t|" if two else ("max −t" if sign < 0 else "max t")
     return TestResult(
         method="maxt", statistic=t, p=p_raw, p_adjusted=p_adj, lower=lower, upper=upper,
