@@ -36,15 +36,16 @@ def command(pilot: tuple, detect: str, alpha: float, power: float, top: int, alt
     For each of the --top widest stacks: its mean and run-to-run spread, the change to
     detect in the profiles' unit, and the runs a side that detect it with --power at
     --alpha, family-wise over every stack compare would test. Both versions are assumed
-    to vary like the pilot; the answer is an approximation (a normal one, with Bonferroni's
-    critical value, which compare's max-t test never exceeds).
+    to vary like the pilot, whose spreads are taken at their 80% upper confidence bound
+    (10 pilot runs misjudge a spread by a third); the answer is an approximation (a normal
+    one, with Bonferroni's critical value, which compare's max-t test never exceeds).
 
     \b
     Examples:
         flamespace plan runs/baseline --detect 5%
         flamespace plan 'pilot/*.folded' --detect 10ms --top 20
     """
-    from ..stats.power import Change, plan
+    from ..stats.power import PILOT_CONFIDENCE, Change, plan
     from ..stats.sample import FrequencyFilter
     from ..stats.report import short_stack
 
@@ -64,7 +65,8 @@ def command(pilot: tuple, detect: str, alpha: float, power: float, top: int, alt
         return
     unit = sample.unit or "unknown unit"
     click.echo(f"Pilot: {result.pilot_runs} runs, {result.tested} stacks tested ({unit}); α = {alpha:g} family-wise, "
-               f"{alternative}, power {100 * power:g}%.")
+               f"{alternative}, power {100 * power:g}%; spreads taken at their {100 * PILOT_CONFIDENCE:g}% upper "
+               "confidence bound (a small pilot misjudges them).")
     rows = [(short_stack(r.stack), f"{r.mean:,.4g}", f"{r.sd:,.4g}", f"{r.change:,.4g}", f"{r.runs:,}" if r.runs else "out of reach")
             for r in result.rows]
     print_table(None, ["stack", "mean", "sd", "change", "runs a side"], rows, [False, True, True, True, True])
