@@ -31,6 +31,8 @@ its true Δ (0, or the injected growth): simultaneous coverage, whose target is 
 for the one-sided tests' two-sided intervals (FWER methods; for the FDR methods it is
 reported for reference: they promise false-coverage control among the selected only).
 
+--plan-check SEED: whether ``flamespace plan``'s answers reach their power.
+
 --floors: the study behind the variance floor (maxt's statistic with no floor, the
 resolution floor δ²/12, and a SAM-like floor s0² = the median stack variance).
 """
@@ -205,6 +207,36 @@ def floors_study(reps: int, ns: List[int], p: int, model_name: str, pool: Option
             print(f"| {n} | {key} | {fmt(rate(fpr))} | {fmt(rate(power))} | {fmt(rate(power_rare))} |", flush=True)
 
 
+def plan_check(seed: int, trials: int = 4, reps: int = 60) -> None:
+    """Does ``flamespace plan``'s n reach its 80% power? A 10-run pilot, a plan for one of the 5
+    widest stacks, then ``reps`` comparisons at the planned n with that change."""
+    from flamespace.stats import power
+
+    rng = np.random.default_rng(seed)
+    print(f"\n### plan check (seed {seed}): 10-run pilot, planned n, power in {reps} comparisons\n")
+    print("| model | p | change | stack | planned n | power |")
+    print("|---|---|---|---|---|---|")
+    reached = []
+    for model, p, rel in (("negbin", 90, 0.25), ("poisson", 300, 0.10), ("negbin", 20, 0.25)):
+        stacks = [(f"s{i}",) for i in range(p)]
+        for _ in range(trials):
+            planned = power.plan(Sample(stacks, simulate(rng, model, p, 10)), power.Change(rel, True), top=5)
+            row = planned.rows[int(rng.integers(len(planned.rows)))]
+            j, n = int(row.stack[0][1:]), row.runs
+            if not 0 < n <= 150:
+                continue
+            factor = np.ones(p)
+            factor[j] = 1 + rel
+            hits = sum(
+                any(c.significant and c.stack == row.stack for c in compare(
+                    Sample(stacks, simulate(rng, model, p, n)), Sample(stacks, simulate(rng, model, p, n, factor)), seed=r).changes)
+                for r in range(reps)
+            )
+            reached.append(hits / reps)
+            print(f"| {model} | {p} | +{100 * rel:g}% | {row.stack[0]} | {n} | {hits / reps:.2f} |", flush=True)
+    print(f"\nmedian power {np.median(reached):.2f}; ≥ 0.8 in {sum(x >= 0.8 for x in reached)} of {len(reached)}")
+
+
 def timing(repeat: int) -> None:
     import statistics
 
@@ -255,12 +287,16 @@ def main() -> None:
     parser.add_argument("--pool", help="directory of real runs for the 'real' model")
     parser.add_argument("--floors", action="store_true", help="run the variance-floor study instead")
     parser.add_argument("--total", type=float, default=10_000, help="samples per run in the simulated models")
+    parser.add_argument("--plan-check", type=int, metavar="SEED", help="check flamespace plan's runs by simulation instead")
     parser.add_argument("--repeat", type=int, default=5, help="timings per method")
     parser.add_argument("--no-speed", action="store_true")
     args = parser.parse_args()
     print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, load {os.getloadavg()[0]:.1f}",
           file=sys.stderr)
     TOTAL[0] = args.total
+    if args.plan_check is not None:
+        plan_check(args.plan_check)
+        return
     if args.floors:
         floors_study(args.reps, args.n, args.p[0], args.models[0], read_pool(args.pool) if args.pool else None)
         return
