@@ -45,7 +45,7 @@ def run(capsys, *args):
 
 
 def test_regression_exits_3_and_the_table_names_both_changes(capsys, runs):
-    code, out, _ = run(capsys, "compare", "--baseline", runs[0], "--candidate", runs[1])
+    code, out, _ = run(capsys, "compare", "--baseline", runs[0], "--candidate", runs[1], "--alternative", "two-sided")
     assert code == 3
     assert "<startup>;sitecustomize" in out and "main;c;b;a" in out
     assert "+ new" in out and "▼ shrank" in out
@@ -62,8 +62,38 @@ def test_an_improvement_alone_exits_0(capsys, runs, tmp_path):
     faster = write_runs(tmp_path / "faster", 3, False)
     for run_file in faster.iterdir():
         run_file.write_text(run_file.read_text() + "main;c;old 80\n")
-    code, out, _ = run(capsys, "compare", "-a", faster, "-b", runs[0], "--method", "welch")
+    code, out, _ = run(capsys, "compare", "-a", faster, "-b", runs[0], "--method", "welch", "--alternative", "two-sided")
     assert code == 0 and "- gone" in out and "main;c;old" in out
+
+
+def test_the_default_gate_is_one_sided_and_says_so(capsys, runs):
+    code, out, _ = run(capsys, "compare", "-a", runs[0], "-b", runs[1])
+    assert code == 3 and "+ new" in out and "main;c;b;a" not in out  # a shrinking stack is not a regression
+    assert "Tested one-sided (regressions only: candidate > baseline): family-wise error ≤ 5%" in out
+    assert "random, 2001 relabellings" in out and "detectable" in out
+
+
+def test_json_gives_the_design_and_the_detectable_change(capsys, runs):
+    code, out, _ = run(capsys, "compare", "-a", runs[0], "-b", runs[1], "--json")
+    data = json.loads(out)
+    assert (data["alternative"], data["control"], data["method"]) == ("greater", "family-wise error", "maxt")
+    assert data["smallest_p"] == pytest.approx(1 / 2001)
+    assert all(s["detectable"] > 0 for s in data["stacks"])
+
+
+def test_three_runs_a_side_is_enumerated_and_two_is_too_few(capsys, runs, tmp_path):
+    few = [write_runs(tmp_path / name, seed, regression, n=3) for name, seed, regression in (("a3", 4, False), ("b3", 5, True))]
+    code, out, _ = run(capsys, "compare", "-a", few[0], "-b", few[1])
+    assert code == 3 and "exact, all 20 relabellings" in out and "smallest p-value this design can reach is 0.05" in out
+    two = [write_runs(tmp_path / name, seed, regression, n=2) for name, seed, regression in (("a2", 4, False), ("b2", 5, True))]
+    code, out, _ = run(capsys, "compare", "-a", two[0], "-b", two[1], "--min-runs", "1")
+    assert code == 0 and "no stack can be significant; 3 runs a side can reach α" in out
+    assert "The smallest change this comparison could have detected" in out
+
+
+def test_fdr_option(capsys, runs):
+    code, out, _ = run(capsys, "compare", "-a", runs[0], "-b", runs[1], "--fdr", "by", "--method", "welch")
+    assert code == 3 and "false-discovery rate (BY) ≤ 5%" in out
 
 
 def test_margin_can_hide_a_regression(capsys, runs):
@@ -72,7 +102,7 @@ def test_margin_can_hide_a_regression(capsys, runs):
 
 
 def test_json_has_every_tested_stack(capsys, runs):
-    code, out, _ = run(capsys, "compare", "-a", runs[0], "-b", runs[1], "--json", "--method", "welch")
+    code, out, _ = run(capsys, "compare", "-a", runs[0], "-b", runs[1], "--json", "--method", "welch", "--alternative", "two-sided")
     data = json.loads(out)
     assert code == 3 and data["regressed"] and data["method"] == "welch"
     assert len(data["stacks"]) == 4
@@ -81,14 +111,15 @@ def test_json_has_every_tested_stack(capsys, runs):
 
 
 def test_markdown_golden(capsys, runs, tmp_path):
-    code, out, _ = run(capsys, "compare", "-a", runs[0], "-b", runs[1], "--markdown", "--method", "maxt", "--seed", "7")
+    code, out, _ = run(capsys, "compare", "-a", runs[0], "-b", runs[1], "--markdown", "--alternative", "two-sided", "--seed", "7")
     assert code == 3
     assert_golden(out, "stats/compare.md", tmp_path)
 
 
 def test_out_dir_writes_the_parts_of_the_reduced_difference(capsys, runs, tmp_path):
     out_dir = tmp_path / "changes"
-    run(capsys, "compare", "-a", str(runs[0] / "*.folded"), "-b", runs[1], "--out-dir", out_dir, "--no-header")
+    run(capsys, "compare", "-a", str(runs[0] / "*.folded"), "-b", runs[1], "--out-dir", out_dir, "--no-header",
+        "--alternative", "two-sided")
     appeared = folded.loads((out_dir / "appeared.folded").read_text())
     assert list(appeared) == [("<startup>", "sitecustomize")]
     assert list(folded.loads((out_dir / "shrunk.folded").read_text())) == [("main", "c", "b", "a")]
@@ -105,7 +136,7 @@ def frame_fills(svg: str) -> dict:
 
 def test_out_dir_draws_the_mean_profiles_coloured_by_significance(capsys, runs, tmp_path):
     out_dir = tmp_path / "changes"
-    run(capsys, "compare", "-a", runs[0], "-b", runs[1], "--out-dir", out_dir, "--method", "maxt", "--seed", "7")
+    run(capsys, "compare", "-a", runs[0], "-b", runs[1], "--out-dir", out_dir, "--alternative", "two-sided", "--seed", "7")
     candidate_widths = (out_dir / "delta.svg").read_text()
     assert_golden(candidate_widths, "stats/delta.svg", tmp_path)
     fills = frame_fills(candidate_widths)
@@ -169,7 +200,8 @@ def test_hotelling_refusal_is_a_clear_error(capsys, tmp_path):
     rng = np.random.default_rng(0)
     for i in range(3):
         (wide / f"r{i}.folded").write_text("".join(f"s;f{j} {rng.poisson(50) + 1}\n" for j in range(10)))
-    code, _, err = run(capsys, "compare", "-a", wide, "-b", wide, "--method", "hotelling", "--min-runs", "0")
+    code, _, err = run(capsys, "compare", "-a", wide, "-b", wide, "--method", "hotelling", "--min-runs", "0",
+                       "--alternative", "two-sided")
     assert code == 1 and "use --method welch or maxt" in err
 
 

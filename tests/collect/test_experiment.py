@@ -18,7 +18,9 @@ machine did not run the experiment as written and it is run once more before jud
 ``--rate 1000`` keeps the sampling error of each run's stack times near 1 ms, well inside
 the ±5 ms asked. ``--alpha 0.002`` (with enough permutations to reach it): at the default
 0.05 the test would fail one CI run in twenty by design (a family-wise error rate is a
-rate); the two real changes have |t| in the hundreds and pass any α.
+rate); the two real changes have |t| in the hundreds and pass any α. ``--alternative
+two-sided``: one of the two changes is a stack that shrank, which the gate's default
+(one-sided, regressions only) does not test.
 """
 
 from __future__ import annotations
@@ -99,7 +101,7 @@ def experiment(directory: Path) -> Tuple[dict, Dict[str, float]]:
     assert "next: flamespace compare --baseline runs/baseline --candidate runs/candidate" in collected.stderr
     compared = flamespace(
         "compare", "--baseline", "runs/baseline", "--candidate", "runs/candidate", "--json",
-        "--alpha", "0.002", "--permutations", "2000", cwd=directory,
+        "--alpha", "0.002", "--permutations", "2000", "--alternative", "two-sided", cwd=directory,
     )
     assert compared.returncode == 3, compared.stderr  # a stack appeared: a regression
     return json.loads(compared.stdout), real_deltas(directory / "slept.log")

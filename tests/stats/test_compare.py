@@ -1,4 +1,4 @@
-"""compare(): method choice, Δ_r and its four-way split, margins, regressions, errors."""
+"""compare(): defaults, Δ_r and its four-way split, margins, regressions, detectable effects, errors."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 import flamespace as fs
 from flamespace.errors import ArgumentError, UnitMismatchError
-from flamespace.stats import choose_method, compare
+from flamespace.stats import compare
 
 from .conftest import as_sample, counts
 
@@ -23,7 +23,7 @@ def pair(rng):
 
 @pytest.mark.parametrize("method", ["hotelling", "welch", "maxt"])
 def test_every_method_finds_the_four_kinds_of_change(pair, method):
-    result = compare(*pair, method=method, seed=1)
+    result = compare(*pair, method=method, seed=1, alternative="two-sided")
     kinds = {c.stack[-1]: c.kind for c in result.kept}
     assert kinds == {"f0": "grown", "f1": "appeared", "f2": "disappeared", "f3": "shrunk"}
     assert result.regressed and {c.stack[-1] for c in result.regressions} == {"f0", "f1"}
@@ -31,7 +31,7 @@ def test_every_method_finds_the_four_kinds_of_change(pair, method):
 
 
 def test_reduced_difference_and_its_parts(pair):
-    result = compare(*pair, method="welch")
+    result = compare(*pair, method="welch", alternative="two-sided")
     parts = result.parts
     assert set(parts.appeared) == {("main", "f1")} and set(parts.grown) == {("main", "f0")}
     assert set(parts.disappeared) == {("main", "f2")} and set(parts.shrunk) == {("main", "f3")}
@@ -43,9 +43,9 @@ def test_reduced_difference_and_its_parts(pair):
 
 
 def test_margins_drop_small_changes(pair):
-    relative = compare(*pair, method="welch", min_rel=0.5)
+    relative = compare(*pair, method="welch", min_rel=0.5, alternative="two-sided")
     assert {c.stack[-1] for c in relative.kept} == {"f1", "f2"}  # appeared and gone: 100% changes
-    absolute = compare(*pair, method="welch", min_delta=100)
+    absolute = compare(*pair, method="welch", min_delta=100, alternative="two-sided")
     assert {c.stack[-1] for c in absolute.kept} == {"f3"}
     assert not absolute.regressed
 
@@ -65,11 +65,43 @@ def test_normalize_compares_shares(rng):
     assert compare(as_sample(counts(rng, 20, means)), slow, method="welch").regressed
 
 
-def test_auto_follows_the_documented_rule(pair):
-    assert choose_method(10, 30, 30) == "welch" and choose_method(16, 30, 30) == "maxt"
-    result = compare(*pair)
-    assert result.method == "welch" and result.requested_method == "auto"
-    assert "auto chose welch" in result.notes[0]
+def test_the_default_is_a_one_sided_family_wise_exact_test(pair):
+    result = compare(*pair, seed=1)
+    assert (result.method, result.alternative, result.control) == ("maxt", "greater", "family-wise error")
+    assert {c.stack[-1] for c in result.kept} == {"f0", "f1"}  # the regressions only: shrinking is not tested
+    assert all(c.lower > 0 for c in result.kept)
+    improvements = compare(*pair, seed=1, alternative="less")
+    assert {c.stack[-1] for c in improvements.kept} == {"f2", "f3"} and not improvements.regressed
+
+
+def test_fdr_is_asked_for_not_chosen_by_the_number_of_stacks(pair):
+    result = compare(*pair, fdr="bh", seed=1, permutations=5000)
+    assert result.control == "false-discovery rate (BH)" and result.options["fdr"] == "bh"
+    assert {c.stack[-1] for c in result.kept} == {"f0", "f1"}
+    assert compare(*pair, method="welch").control == "family-wise error (Holm)"
+
+
+def test_detectable_effect_is_the_critical_value_plus_z_standard_errors(pair):
+    from flamespace.stats import power
+    from flamespace.stats._result import Moments, variance_floor
+    from flamespace.stats.sample import align
+
+    result = compare(*pair, seed=1)
+    _, x1, x2, _ = align(*pair)
+    _, se, _ = Moments.of(x1, x2).welch(variance_floor(np.vstack([x1, x2])))
+    for change, s in zip(result.changes, se):
+        # maxt's lower bound is Δ − c·se with c its critical value, so detectable − (Δ − lower) = z_0.8·se
+        assert change.detectable - (change.delta - change.lower) == pytest.approx(power.z(0.8) * s)
+    assert all(0 < c.detectable < np.inf for c in result.changes)
+
+
+def test_too_few_runs_to_reach_alpha_are_named():
+    base = [fs.FlameGraph({("a",): 10 + i, ("b",): 5}) for i in range(2)]
+    cand = [fs.FlameGraph({("a",): 30 + i, ("b",): 5}) for i in range(2)]
+    result = compare(base, cand)  # 2 + 2 runs: 6 relabellings, p ≥ 1/6
+    assert result.smallest_p == pytest.approx(1 / 6) and not result.kept
+    assert "no stack can be significant; 3 runs a side can reach α" in result.notes[0]
+    assert all(c.detectable == np.inf for c in result.changes)
 
 
 def test_accepts_flame_graphs():
@@ -83,6 +115,9 @@ def test_accepts_flame_graphs():
     "kwargs, message",
     [
         ({"method": "magic"}, "unknown method"),
+        ({"method": "auto"}, "choose one of maxt, welch, hotelling"),
+        ({"alternative": "up"}, "unknown alternative"),
+        ({"method": "hotelling", "fdr": "bh"}, "family-wise error only"),
         ({"alpha": 1.5}, "alpha"),
         ({"min_delta": -1}, "≥ 0"),
     ],

@@ -36,7 +36,9 @@ def test_matches_pyrometry(seed):
     ours = hotelling.test(x, y, 0.05)
     assert ours.global_statistic == pytest.approx(their_f, rel=1e-9)
     assert ours.global_p == pytest.approx(their_p, rel=1e-6, abs=1e-15)
-    assert ours.significant.tolist() == [bool(s) for s in their_set]
+    scheffe = (ours.lower > 0) | (ours.upper < 0)
+    assert scheffe.tolist() == [bool(s) for s in their_set]
+    assert (ours.significant >= scheffe).all()  # closed testing rejects at least what the intervals do
 
 
 def test_finds_a_large_change_and_its_interval_covers_it(rng):
@@ -54,13 +56,40 @@ def test_refuses_when_there_are_too_many_stacks(rng):
         hotelling.test(rng.normal(size=(10, 30)), rng.normal(size=(10, 30)), 0.05)
 
 
-def test_constant_stacks_are_tested_exactly(rng):
+def test_constant_stacks_are_left_out_not_declared_certain(rng):
     x1 = np.column_stack([rng.normal(10, 1, 20), np.full(20, 5.0), np.full(20, 7.0)])
     x2 = np.column_stack([rng.normal(10, 1, 20), np.full(20, 6.0), np.full(20, 7.0)])
     result = hotelling.test(x1, x2, 0.05)
-    assert result.significant.tolist() == [False, True, False]
-    assert result.p_adjusted[1] == 0 and result.p_adjusted[2] == 1
-    assert any("without variance" in note for note in result.notes)
+    assert result.significant.tolist() == [False, False, False]
+    assert result.p_adjusted[1] == 1 and np.isinf(result.upper[1])
+    assert any("2 stack(s) without variance" in note and "left out" in note for note in result.notes)
+
+
+def test_closed_testing_controls_each_stack_and_finds_what_the_intervals_miss():
+    rng = np.random.default_rng(3)
+    cov = np.eye(6) + 0.3
+    x1 = rng.multivariate_normal(np.zeros(6), cov, size=15)
+    x2 = rng.multivariate_normal(np.r_[1.4, np.zeros(5)], cov, size=15)
+    result = hotelling.test(x1, x2, 0.05)
+    scheffe = (result.lower > 0) | (result.upper < 0)
+    assert result.significant.tolist() == [True] + [False] * 5 and not scheffe[0]
+    assert (result.p_adjusted >= result.global_p - 1e-12).all()  # every subset test includes the global one
+
+
+def test_closed_testing_p_values_by_hand():
+    # two stacks: p_k = max(p_{k}, p_{1,2})
+    x1 = np.array([[0.0, 1], [1, 0], [2, 2], [1, 3], [0, 1]])
+    x2 = np.array([[3.0, 1], [2, 1], [4, 2], [3, 0], [2, 2]])
+    d = x2.mean(0) - x1.mean(0)
+    c = (np.cov(x1.T) * 4 + np.cov(x2.T) * 4) / 8
+    _, single, _ = hotelling.f_tests(d[:, None], c[np.arange(2)][:, [0, 1]].diagonal()[:, None, None], 5, 5)
+    _, both, _ = hotelling.f_tests(d, c, 5, 5)
+    assert hotelling.closed_p(d, c, 5, 5) == pytest.approx(np.maximum(single, both))
+
+
+def test_one_sided_alternative_is_said_to_be_tested_two_sided(rng):
+    result = hotelling.test(rng.normal(size=(20, 3)), rng.normal(size=(20, 3)), 0.05, "greater")
+    assert any("two-sided" in note for note in result.notes)
 
 
 def test_rank_deficient_covariance_uses_the_spanned_subspace(rng):

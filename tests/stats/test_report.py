@@ -24,17 +24,19 @@ def change(stack: str, baseline: float, candidate: float, lower: float, upper: f
                        p / 10, p, p <= 0.05, kind)
 
 
-def comparison(changes, unit="ns", method="maxt", alpha=0.05, options=None, margin=Margin(), dropped=3) -> Comparison:
+def comparison(changes, unit="ns", method="maxt", alpha=0.05, options=None, margin=Margin(), dropped=3,
+               alternative="two-sided", control="family-wise error") -> Comparison:
     meta = Metadata(unit=unit)
     kept = [c for c in changes if c.kind]
     before = FlameGraph({c.stack: c.baseline for c in kept if c.baseline}, metadata=meta)
     after = FlameGraph({c.stack: c.candidate for c in kept if c.candidate}, metadata=meta)
     parts = decompose(before, after)
     return Comparison(
-        method=method, requested_method="auto", alpha=alpha, n_baseline=10, n_candidate=12, unit=unit,
+        method=method, requested_method=method, alpha=alpha, n_baseline=10, n_candidate=12, unit=unit,
         normalized=unit == "share", frequency=FrequencyFilter(), dropped=dropped, margin=margin,
         changes=tuple(changes), statistic_name="max |t|", statistic=12.345, p_value=0.001, reduced=parts.delta,
         parts=parts, options=options if options is not None else {"seed": 0, "permutations": 1000}, notes=("a note",),
+        alternative=alternative, control=control,
     )
 
 
@@ -89,17 +91,18 @@ def test_json_keeps_exact_numbers_and_says_their_unit(paper):
 
 
 def test_a_one_sided_test_states_its_two_sided_interval_level(paper):
-    one_sided = comparison(list(paper.changes), options={"alternative": "greater"})
+    one_sided = comparison(list(paper.changes), alternative="greater")
     line = report.interval_line(one_sided)
     assert line.startswith("Intervals for Δ: 90% simultaneous") and "greater test at α = 0.05" in line
     assert report.as_dict(one_sided)["interval"]["level"] == pytest.approx(0.90)
 
 
 def test_welch_states_its_false_coverage_rate_intervals(paper):
-    welch = comparison(list(paper.changes), method="welch", options={"fdr": "bh", "interval_level": 0.99})
+    welch = comparison(list(paper.changes), method="welch", options={"fdr": "bh", "interval_level": 0.99},
+                       control="false-discovery rate (BH)")
     line = report.interval_line(welch)
     assert "false-coverage-rate adjusted" in line and "each at 99%" in line
-    assert "false-discovery rate, BH" in report.text(welch)
+    assert "false-discovery rate (BH)" in report.text(welch)
 
 
 @pytest.mark.parametrize("unit, expected", [

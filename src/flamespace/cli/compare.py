@@ -10,6 +10,7 @@ from typing import Optional, Sequence
 import click
 
 from ..formats import registry
+from ..stats.comparison import ALTERNATIVES, DEFAULT_ALTERNATIVE, DEFAULT_METHOD, DEFAULT_PERMUTATIONS, METHODS
 from ._common import input_options, parse_share
 from ._samples import after_comparison, guard_options, load_sides, parse_max_missed, show_findings
 
@@ -21,14 +22,19 @@ PARTS = ("appeared", "grown", "disappeared", "shrunk")
 @click.option("-a", "--baseline", multiple=True, required=True, metavar="PATH",
               help="Baseline runs: a profile file per run, a directory of them, or a quoted glob. Repeatable.")
 @click.option("-b", "--candidate", multiple=True, required=True, metavar="PATH", help="Candidate runs, as --baseline.")
-@click.option("-m", "--method", type=click.Choice(["auto", "hotelling", "welch", "maxt"]), default="auto", show_default=True,
-              help="hotelling: Tornetta's T² test; welch: per-stack t-tests with FDR control; maxt: permutation test, "
-                   "family-wise; auto: chosen by stacks per run.")
+@click.option("-m", "--method", type=click.Choice(list(METHODS)), default=DEFAULT_METHOD, show_default=True,
+              help="maxt: exact permutation test (any number of stacks, no normality); welch: per-stack t-tests; "
+                   "hotelling: Tornetta's T² test (two-sided, few stacks).")
+@click.option("--alternative", type=click.Choice(list(ALTERNATIVES)), default=DEFAULT_ALTERNATIVE, show_default=True,
+              help="greater: test for regressions only (candidate > baseline), the gate's question; less: improvements; "
+                   "two-sided: any change.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
-              help="Error rate: family-wise (hotelling, maxt) or false-discovery rate (welch).")
-@click.option("--fdr", type=click.Choice(["bh", "by"]), default="bh", show_default=True,
-              help="welch's correction: bh (Benjamini–Hochberg) or by (Benjamini–Yekutieli, any dependence).")
-@click.option("--permutations", type=click.IntRange(1), default=1000, show_default=True, help="maxt's random relabellings.")
+              help="Error rate: family-wise (chance of any false report), or false-discovery rate with --fdr.")
+@click.option("--fdr", type=click.Choice(["off", "bh", "by"]), default="off", show_default=True,
+              help="off: family-wise error (maxt; Holm for welch); bh (Benjamini–Hochberg) or by (Benjamini–Yekutieli, "
+                   "any dependence): false-discovery rate instead.")
+@click.option("--permutations", type=click.IntRange(1), default=DEFAULT_PERMUTATIONS, show_default=True,
+              help="maxt's budget: every relabelling of the runs when there are no more (exact), else this many random ones.")
 @click.option("--seed", type=int, default=0, show_default=True, help="maxt's random seed (same seed, same result).")
 @click.option("--min-delta", type=click.FloatRange(0), default=0.0, metavar="X", help="Ignore changes smaller than X (in the profiles' unit).")
 @click.option("--min-rel", metavar="X", default="0", help="Ignore changes smaller than X of the stack's baseline mean (0.02 or 2%).")
@@ -45,7 +51,8 @@ PARTS = ("appeared", "grown", "disappeared", "shrunk")
 @guard_options
 @input_options
 def command(
-    baseline: Sequence[str], candidate: Sequence[str], method: str, alpha: float, fdr: str, permutations: int, seed: int,
+    baseline: Sequence[str], candidate: Sequence[str], method: str, alternative: str, alpha: float, fdr: str,
+    permutations: int, seed: int,
     min_delta: float, min_rel: str, normalize: bool, min_runs: int, min_fraction: str, as_json: bool, markdown: bool,
     include_all: bool, limit: int, out_dir: Optional[str], no_header: bool, skip_invalid: bool, input_format: Optional[str],
     force: bool = False, max_missed: Optional[str] = None,
@@ -56,6 +63,12 @@ def command(
     run to run, so one run against one run is mostly noise. The report lists the stacks
     whose change is significant (and beyond --min-delta/--min-rel), with both means, Δ,
     an interval for Δ and the adjusted p-value.
+
+    By default the test is one-sided (did anything regress?) and controls the family-wise
+    error: the chance that the gate fails on an unchanged program is at most --alpha,
+    whatever the number of stacks. The report also gives, per stack, the smallest change
+    the comparison could have detected (80% power); `flamespace plan` says how many runs
+    a side a change of a given size needs.
 
     Exit code 0: no significant regression; 3: some stack significantly appeared or grew
     beyond the margin (gate CI on it); 1: bad usage or input.
@@ -68,7 +81,7 @@ def command(
     Examples:
         flamespace compare --baseline runs/main/ --candidate runs/pr/
         flamespace compare -a 'base/*.folded' -b 'pr/*.folded' --min-rel 2% --markdown
-        flamespace compare -a A/ -b B/ --method welch --fdr by --out-dir changes/
+        flamespace compare -a A/ -b B/ --alternative two-sided --fdr by --out-dir changes/
     """
     from ..stats.comparison import compare
     from ..stats.sample import FrequencyFilter
@@ -82,7 +95,8 @@ def command(
                                     max_missed=parse_max_missed(max_missed), skip_invalid=skip_invalid, input_format=input_format)
     show_findings(screening.findings, "compare")
     result = compare(
-        samples["baseline"], samples["candidate"], method, alpha, fdr=fdr, permutations=permutations, seed=seed,
+        samples["baseline"], samples["candidate"], method, alpha, alternative=alternative, fdr=fdr,
+        permutations=permutations, seed=seed,
         min_delta=min_delta, min_rel=margin_rel, normalize=normalize, frequency=frequency,
     )
     show_findings(after_comparison(screening, result), "compare")
@@ -150,7 +164,7 @@ def write_delta_svgs(result, out_dir: str, samples=None) -> None:  # type: ignor
         drawn = f"all stacks ({len(untested)} rare one(s) not tested, grey)"
     else:
         drawn = f"the {result.tested} tested stacks" + (f" ({result.dropped} rare one(s) left out)" if result.dropped else "")
-    note = (f"Test: {result.method}, α = {result.alpha:g}, {report.error_rate(result)}. Δ = candidate − baseline; "
+    note = (f"Test: {result.method}, α = {result.alpha:g}, {result.control}. Δ = candidate − baseline; "
             "Δ %: change relative to the frame's baseline mean.")
     common = dict(bgcolors="#ffffff", empty_text="No stacks were tested.")
     significance_svg(baseline, candidate, kinds, SvgOptions(

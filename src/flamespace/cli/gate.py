@@ -48,7 +48,7 @@ SNAPSHOT_IDENTITY = {
     "GIT_COMMITTER_NAME": "flamespace gate", "GIT_COMMITTER_EMAIL": "gate@flamespace.invalid",
 }
 #: The options of compare and collect that gate takes as they are (same names, defaults, help).
-COMPARE_OPTIONS = ("method", "alpha", "fdr", "permutations", "seed", "min_delta", "min_rel", "normalize", "min_runs",
+COMPARE_OPTIONS = ("method", "alternative", "alpha", "fdr", "permutations", "seed", "min_delta", "min_rel", "normalize", "min_runs",
                    "min_fraction", "include_all", "limit", "force", "max_missed")
 COLLECT_OPTIONS = ("runs", "mode", "rate", "idle", "threads", "async_stacks", "subprocesses", "keep_going", "show_output")
 
@@ -413,7 +413,7 @@ def _compare_runs(collection, options: Dict[str, object]) -> Tuple["Comparison",
     show_findings(screening.findings, "gate")
     result = compare(
         samples["baseline"], samples["candidate"], options["method"], options["alpha"],  # type: ignore[arg-type]
-        fdr=options["fdr"], permutations=options["permutations"], seed=options["seed"],  # type: ignore[arg-type]
+        alternative=options["alternative"], fdr=options["fdr"], permutations=options["permutations"], seed=options["seed"],  # type: ignore[arg-type]
         min_delta=options["min_delta"], min_rel=parse_share(str(options["min_rel"]), "--min-rel", maximum=None),  # type: ignore[arg-type]
         normalize=bool(options["normalize"]),
         frequency=FrequencyFilter(options["min_runs"], parse_share(str(options["min_fraction"]), "--min-fraction")),  # type: ignore[arg-type]

@@ -1,12 +1,31 @@
-"""What every two-sample method returns, and the per-stack moments they share."""
+"""What every two-sample method returns, the per-stack moments they share, and the variance floor."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Dict, Tuple
+from typing import TYPE_CHECKING, Dict, Optional, Tuple
+
+from ..errors import ArgumentError
 
 if TYPE_CHECKING:
     import numpy as np
+
+#: The alternatives a test can take: candidate > baseline (regressions), < , or either.
+ALTERNATIVES = ("greater", "less", "two-sided")
+
+
+def check_alternative(alternative: str) -> None:
+    if alternative not in ALTERNATIVES:
+        raise ArgumentError(f"unknown alternative {alternative!r}; choose one of {', '.join(ALTERNATIVES)}")
+
+
+def describe_alternative(alternative: str) -> str:
+    """The direction tested, in words for a report."""
+    return {
+        "greater": "one-sided (regressions only: candidate > baseline)",
+        "less": "one-sided (improvements only: candidate < baseline)",
+        "two-sided": "two-sided (any change)",
+    }[alternative]
 
 
 @dataclass(frozen=True)
@@ -15,7 +34,11 @@ class TestResult:
 
     ``lower``/``upper`` bound Δ = candidate mean − baseline mean at the method's error rate;
     ``p_adjusted`` is the p-value after the multiple-testing correction that ``significant``
-    (``p_adjusted ≤ α``) uses.
+    (``p_adjusted ≤ α``) uses. ``critical`` (per stack, on the scale of ``statistic``) is the
+    value the statistic must exceed in the tested direction for a first discovery, and ``se``
+    the standard error that turns it into a change in the unit: together they give the
+    minimum detectable effect (:mod:`.power`). ``smallest_p`` is the smallest adjusted p-value
+    the design can produce (a permutation test on 3 + 3 runs cannot go below 1/20).
     """
 
     __test__ = False  # not a pytest test class
@@ -32,6 +55,39 @@ class TestResult:
     statistic_name: str
     notes: Tuple[str, ...] = ()
     details: Dict[str, float] = field(default_factory=dict)
+    critical: Optional["np.ndarray"] = None
+    se: Optional["np.ndarray"] = None
+    smallest_p: float = 0.0
+    control: str = "family-wise error"
+
+
+def resolution(pooled: "np.ndarray") -> float:
+    """The data's resolution δ: the smallest positive gap between distinct values (0 included)
+    of the pooled runs × stacks matrix.
+
+    1 for sample counts; one sampling interval for profiles that weight each sample by a fixed
+    interval; tiny (so the floor vanishes) for continuous values such as shares or jittered
+    times, where exact ties have probability 0 anyway. 0 when every value is 0. It depends on
+    the pooled data alone, so it is the same for every relabelling of the runs (which keeps
+    permutation tests exact).
+    """
+    import numpy as np
+
+    values = np.unique(np.append(pooled.ravel(), 0.0))
+    gaps = np.diff(values)
+    return float(gaps.min()) if gaps.size else 0.0
+
+
+def variance_floor(pooled: "np.ndarray") -> float:
+    """δ²/12: the variance of rounding to resolution δ (Sheppard), the least variance a recorded
+    value can be said to have. A stack that is 0 in every baseline run and 1 in every candidate
+    run has no observed variance, but counts that round to the same integer are not identical
+    measurements; flooring each group's variance at δ²/12 keeps its t finite (3 for 3 + 3 runs
+    instead of ∞), so such a stack is judged by the permutation distribution, not declared
+    certain. The simulations in docs/performance.md compare it with SAM's s0 (Tusher 2001).
+    """
+    delta = resolution(pooled)
+    return delta * delta / 12.0
 
 
 @dataclass(frozen=True)
@@ -53,20 +109,23 @@ class Moments:
     def delta(self) -> "np.ndarray":
         return self.mean2 - self.mean1
 
-    def welch(self) -> Tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
-        """Welch's t, its standard error and Welch–Satterthwaite degrees of freedom per stack.
+    def welch(self, floor: float = 0.0) -> Tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+        """Welch's t (signed: candidate − baseline), its standard error and Welch–Satterthwaite
+        degrees of freedom per stack, each group's variance floored at ``floor``.
 
-        A stack with no variance in either group has se = 0: t is ±inf when the means differ
-        (every run of one group differs from every run of the other) and 0 when they do not.
+        With a positive floor (the default floor is positive unless every value is 0) every t
+        is finite. With ``floor`` = 0 a stack without variance has se = 0: t is ±∞ when the
+        means differ, which a permutation test ranks as the extreme it is (the same value on
+        the relabellings that separate the groups as well), and 0 when they do not.
         """
         import numpy as np
 
-        a, b = self.var1 / self.n1, self.var2 / self.n2
+        a = np.maximum(self.var1, floor) / self.n1
+        b = np.maximum(self.var2, floor) / self.n2
         se = np.sqrt(a + b)
-        delta = self.delta
         with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.where(se > 0, delta / np.where(se > 0, se, 1.0), np.sign(delta) * np.inf)
-            t = np.where((se == 0) & (delta == 0), 0.0, t)
+            t = np.where(se > 0, self.delta / np.where(se > 0, se, 1.0), np.sign(self.delta) * np.inf)
+            t = np.where((se == 0) & (self.delta == 0), 0.0, t)
             df = (a + b) ** 2 / (a**2 / (self.n1 - 1) + b**2 / (self.n2 - 1))
         df = np.where(np.isfinite(df), df, self.n1 + self.n2 - 2.0)
         return t, se, df

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Iterable, List, Optional, Tuple, Union
 
@@ -10,25 +11,19 @@ from ..core.differential import Differential
 from ..core.metadata import Metadata
 from ..core.vector import Delta, FlameGraph, Number, Stack
 from ..errors import ArgumentError, UnitMismatchError
+from ._result import ALTERNATIVES
 from .sample import FrequencyFilter, Sample, align
 
-METHODS = ("auto", "hotelling", "welch", "maxt")
+#: The methods, the default first: maxt's permutation test holds its family-wise error exactly at any n and p.
+METHODS = ("maxt", "welch", "hotelling")
+DEFAULT_METHOD = "maxt"
+#: The gate's question: did anything regress (candidate > baseline)?
+DEFAULT_ALTERNATIVE = "greater"
+#: Relabellings: 2000 enumerates every split of up to 6 + 6 runs (924) and costs ~1 s at 100 runs × 5,000 stacks.
+DEFAULT_PERMUTATIONS = 2000
 KINDS = ("appeared", "grown", "disappeared", "shrunk")
 
 Runs = Union[Sample, Iterable[FlameGraph]]
-
-
-def choose_method(p: int, n1: int, n2: int) -> str:
-    """What ``auto`` runs: welch while p ≤ (n1 + n2) / 4 stacks, maxt beyond.
-
-    From benchmarks/bench_stats.py (docs/performance.md): every method keeps its error rate,
-    but hotelling's simultaneous intervals (which guard every linear combination of stacks)
-    almost never single out one changed stack once p exceeds a handful, so auto never picks
-    it. With few stacks per run welch is as powerful as maxt and needs no permutations; with
-    more, per-stack thresholds lie far in the tails, where maxt's permutation distribution
-    (which adapts to correlated, skewed counts) is the more powerful and the more exact.
-    """
-    return "welch" if 4 * p <= n1 + n2 else "maxt"
 
 
 @dataclass(frozen=True)
@@ -63,6 +58,9 @@ class StackChange:
     p_adjusted: float
     significant: bool
     kind: Optional[str]
+    detectable: Optional[float] = None
+    """The smallest change in the tested direction (in the unit) this comparison would find with
+    80% power at its α and multiplicity correction; inf when the design cannot reach α."""
 
     @property
     def relative(self) -> Optional[float]:
@@ -98,6 +96,9 @@ class Comparison:
     parts: Decomposition
     options: dict = field(default_factory=dict)
     notes: Tuple[str, ...] = ()
+    alternative: str = DEFAULT_ALTERNATIVE
+    control: str = "family-wise error"
+    smallest_p: float = 0.0
 
     @property
     def tested(self) -> int:
@@ -139,11 +140,12 @@ def _sample(runs: Runs, side: str) -> Sample:
 def compare(
     baseline: Runs,
     candidate: Runs,
-    method: str = "auto",
+    method: str = DEFAULT_METHOD,
     alpha: float = 0.05,
     *,
-    fdr: str = "bh",
-    permutations: int = 1000,
+    alternative: str = DEFAULT_ALTERNATIVE,
+    fdr: Optional[str] = None,
+    permutations: int = DEFAULT_PERMUTATIONS,
     seed: Optional[int] = None,
     min_delta: float = 0.0,
     min_rel: float = 0.0,
@@ -153,13 +155,24 @@ def compare(
     """Test which stacks differ between the mean flame graphs of two samples of runs.
 
     ``baseline`` and ``candidate`` are :class:`Sample` objects or iterables of flame graphs
-    (one per run). ``method``: ``hotelling`` (Tornetta's T² with simultaneous intervals),
-    ``welch`` (per-stack t-tests, FDR ``fdr`` = bh or by), ``maxt`` (permutation test,
-    family-wise; ``permutations`` and ``seed``) or ``auto`` (see :func:`choose_method`).
+    (one per run). ``alternative``: ``greater`` (the default: candidate > baseline, i.e.
+    regressions), ``less`` or ``two-sided``. Whatever the number of stacks, the error
+    controlled is the family-wise error (the chance of any false report) unless ``fdr`` is
+    ``bh`` or ``by`` (false-discovery rate). ``method``: ``maxt`` (the default: exact
+    permutation test, ``permutations`` and ``seed``), ``welch`` (per-stack t-tests, Holm or
+    BH/BY) or ``hotelling`` (Tornetta's T², two-sided, closed testing; family-wise only).
     ``normalize`` compares shares of each run's total instead of absolute values.
     """
+    from . import power
+    from ._result import check_alternative
+
     if method not in METHODS:
         raise ArgumentError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    check_alternative(alternative)
+    if fdr == "off":  # the CLI's word for no FDR correction: family-wise error
+        fdr = None
+    if fdr is not None and method == "hotelling":
+        raise ArgumentError("hotelling controls the family-wise error only; --fdr applies to maxt and welch")
     if not 0 < alpha < 1:
         raise ArgumentError(f"alpha must be between 0 and 1, not {alpha}")
     margin = Margin(min_delta, min_rel)
@@ -172,9 +185,9 @@ def compare(
         first, second = first.normalized(), second.normalized()
         meta = meta.replace(unit="share")
     stacks, x1, x2, dropped = align(first, second, frequency)
-    n1, n2, p = len(x1), len(x2), len(stacks)
-    chosen = choose_method(p, n1, n2) if method == "auto" else method
-    result = _run(chosen, x1, x2, alpha, fdr, permutations, seed)
+    n1, n2 = len(x1), len(x2)
+    result = _run(method, x1, x2, alpha, alternative, fdr, permutations, seed)
+    detectable = power.detectable(result.critical, result.se) if result.critical is not None else None
     means1, means2 = x1.mean(axis=0), x2.mean(axis=0)
     changes = []
     for j, stack in enumerate(stacks):
@@ -184,17 +197,21 @@ def compare(
         changes.append(StackChange(
             stack, m1, m2, m2 - m1, float(result.lower[j]), float(result.upper[j]),
             float(result.p[j]), float(result.p_adjusted[j]), significant, kind,
+            None if detectable is None else float(detectable[j]),
         ))
     parts = decompose(*_reduced_pair(changes, meta))
     notes = list(result.notes)
-    if method == "auto":
-        notes.insert(0, f"auto chose {chosen} for {p} stacks and {n1} + {n2} runs")
+    if result.smallest_p > alpha:
+        needed = power.min_runs(alpha, alternative)
+        notes.insert(0, f"with {n1} + {n2} runs no p-value can go below {result.smallest_p:.2g} > α = {alpha:g}, "
+                        f"so no stack can be significant; {needed} runs a side can reach α"
+                        + (f" (and --permutations ≥ {int(math.ceil(1 / alpha))})" if permutations + 1 < 1 / alpha else ""))
     return Comparison(
-        method=chosen, requested_method=method, alpha=alpha, n_baseline=n1, n_candidate=n2, unit=meta.unit,
+        method=method, requested_method=method, alpha=alpha, n_baseline=n1, n_candidate=n2, unit=meta.unit,
         normalized=normalize, frequency=frequency, dropped=dropped, margin=margin, changes=tuple(changes),
         statistic_name=result.statistic_name, statistic=result.global_statistic, p_value=result.global_p,
-        reduced=parts.delta, parts=parts, options=_options(chosen, fdr, permutations, seed, result.details),
-        notes=tuple(notes),
+        reduced=parts.delta, parts=parts, options=_options(method, fdr, permutations, seed, result.details),
+        notes=tuple(notes), alternative=alternative, control=result.control, smallest_p=result.smallest_p,
     )
 
 
@@ -206,23 +223,23 @@ def _kind(baseline: Number, candidate: Number) -> str:
     return "grown" if candidate > baseline else "shrunk"
 
 
-def _run(method: str, x1, x2, alpha: float, fdr: str, permutations: int, seed: Optional[int]):  # type: ignore[no-untyped-def]
+def _run(method: str, x1, x2, alpha: float, alternative: str, fdr: Optional[str], permutations: int, seed: Optional[int]):  # type: ignore[no-untyped-def]
     if method == "hotelling":
         from .hotelling import test
 
-        return test(x1, x2, alpha)
+        return test(x1, x2, alpha, alternative)
     if method == "welch":
         from .welch import test as welch
 
-        return welch(x1, x2, alpha, fdr)
+        return welch(x1, x2, alpha, fdr, alternative)
     from .maxt import test as maxt
 
-    return maxt(x1, x2, alpha, permutations, seed)
+    return maxt(x1, x2, alpha, permutations, seed, alternative, fdr)
 
 
-def _options(method: str, fdr: str, permutations: int, seed: Optional[int], details: dict) -> dict:
-    options: dict = {"fdr": fdr} if method == "welch" else {}
+def _options(method: str, fdr: Optional[str], permutations: int, seed: Optional[int], details: dict) -> dict:
+    options: dict = {"fdr": fdr} if method != "hotelling" else {}
     if method == "maxt":
-        options["seed"] = seed
+        options.update(seed=seed, permutations=permutations)
     options.update({k: (float(v) if not isinstance(v, int) else v) for k, v in details.items()})
     return options

@@ -1,85 +1,211 @@
-"""Westfall–Young max-|t| permutation test: family-wise error control for any number of stacks.
+"""Westfall–Young max-t permutation test: family-wise error control for any number of stacks.
 
 Only assumes the runs are exchangeable when nothing changed (no normality, any correlation
-between stacks). Seeded, so a result can be reproduced.
+between stacks). Exact: when the relabellings of the runs into two groups number no more than
+the permutation budget, every one is enumerated (3 + 3 runs: 20); beyond, random relabellings
+with the observed one counted, p = (1 + #{≥}) / (B + 1). Seeded, so a result can be reproduced.
+
+The statistic is Welch's t with each group's variance floored at δ²/12 (see
+:func:`._result.variance_floor`): finite for every stack, and computed identically on every
+relabelling, which is all a permutation test needs to hold its level.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+import itertools
+import math
+from typing import TYPE_CHECKING, Iterator, Optional, Tuple
 
 from ..errors import ArgumentError
-from ._result import Moments, TestResult
+from ._result import Moments, TestResult, check_alternative, variance_floor
+from .power import smallest_p
 
 if TYPE_CHECKING:
     import numpy as np
 
 #: Bound on the floats in one batch of permuted statistics (memory ≈ 8 bytes × this × 4).
 BATCH_CELLS = 1_000_000
+#: Relative tolerance under which a permuted statistic counts as equal to (so exceeding) the observed one.
+TIES = 1e-9
 
 
-def _permuted_t(groups: "np.ndarray", x: "np.ndarray", x2: "np.ndarray", total: "np.ndarray", total2: "np.ndarray", n1: int, n2: int) -> "np.ndarray":
-    """|Welch t| of every stack for a batch of group assignments (rows of 0/1 ``groups``)."""
+def _permuted_t(groups: "np.ndarray", x: "np.ndarray", x2: "np.ndarray", total: "np.ndarray", total2: "np.ndarray",
+                n1: int, n2: int, floor: float) -> "np.ndarray":
+    """Signed Welch t (group 2 − group 1) of every stack for a batch of group-1 indicators (rows of ``groups``)."""
     import numpy as np
 
     s1 = groups @ x
     q1 = groups @ x2
     m1 = s1 / n1
     m2 = (total - s1) / n2
-    v1 = np.maximum(q1 - n1 * m1 * m1, 0.0) / (n1 - 1)
-    v2 = np.maximum(total2 - q1 - n2 * m2 * m2, 0.0) / (n2 - 1)
+    v1 = np.maximum(np.maximum(q1 - n1 * m1 * m1, 0.0) / (n1 - 1), floor)
+    v2 = np.maximum(np.maximum(total2 - q1 - n2 * m2 * m2, 0.0) / (n2 - 1), floor)
     se = np.sqrt(v1 / n1 + v2 / n2)
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.abs(m2 - m1) / se
-    t[~np.isfinite(t)] = 0.0
-    return t
+        t = (m2 - m1) / se
+    t[np.isnan(t)] = 0.0  # 0/0: no difference and no variance, no evidence either way
+    return t  # ±inf only with floor = 0 (the default floor keeps t finite); they rank as the extremes they are
 
 
-def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 1000, seed: Optional[int] = None) -> TestResult:
-    """Max-|t| single-step test over ``permutations`` random relabellings of the runs.
+def relabellings(n1: int, n2: int, permutations: int, batch: int, rng: "np.random.Generator") -> Tuple[Iterator["np.ndarray"], bool]:
+    """Batches of group-1 indicator rows: every labelling when there are ≤ ``permutations``
+    (the observed one, runs 0..n1−1, first), else ``permutations`` random ones. Also: exact?"""
+    import numpy as np
 
-    Adjusted p_k = (1 + #{b: max_j |t_bj| ≥ |t_k|}) / (B + 1); raw p_k counts |t_bk| alone.
-    Intervals Δk ± c·se_k with c the (1 − α) quantile of the permuted maxima hold simultaneously.
+    n = n1 + n2
+    exact = math.comb(n, n1) <= permutations
+
+    def enumerate_all() -> Iterator["np.ndarray"]:
+        combos = itertools.combinations(range(n), n1)
+        while True:
+            chunk = list(itertools.islice(combos, batch))
+            if not chunk:
+                return
+            groups = np.zeros((len(chunk), n))
+            np.put_along_axis(groups, np.array(chunk), 1.0, axis=1)
+            yield groups
+
+    def draw() -> Iterator["np.ndarray"]:
+        done = 0
+        while done < permutations:
+            size = min(batch, permutations - done)
+            order = np.argsort(rng.random((size, n)), axis=1)[:, :n1]
+            groups = np.zeros((size, n))
+            np.put_along_axis(groups, order, 1.0, axis=1)
+            done += size
+            yield groups
+
+    return (enumerate_all() if exact else draw()), exact
+
+
+def _critical(values: "np.ndarray", level: float) -> float:
+    """The value a statistic must exceed for p = #{values ≥ it}/N ≤ ``level``: the (⌊level·N⌋+1)-th largest."""
+    import numpy as np
+
+    ranked = np.sort(values)
+    k = int(math.floor(level * len(ranked) + 1e-9))
+    return float(ranked[len(ranked) - k - 1]) if k < len(ranked) else -math.inf
+
+
+def _top(tops: "Optional[np.ndarray]", batch: "np.ndarray", keep: int) -> "np.ndarray":
+    """The ``keep`` largest values of each column seen so far."""
+    import numpy as np
+
+    both = batch if tops is None else np.vstack([tops, batch])
+    return both if len(both) <= keep else np.partition(both, len(both) - keep, axis=0)[-keep:]
+
+
+def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2000, seed: Optional[int] = None,
+         alternative: str = "greater", fdr: Optional[str] = None, floor: Optional[float] = None) -> TestResult:
+    """The permutation test in the direction of ``alternative``.
+
+    Family-wise (``fdr`` None): adjusted p_k = #{relabellings whose max_j s(t_j) ≥ s(t_k)}/N,
+    with s(t) = t (greater), −t (less) or |t| (two-sided), N the relabellings counted
+    (observed included). Raw p_k counts stack k alone; with ``fdr`` (bh/by) they are adjusted
+    for the false-discovery rate instead. Ties count as exceeding.
+
+    Intervals hold simultaneously (FWER) or at the FCR level R·α/m (FDR). One-sided tests get
+    two-sided intervals at level 1 − 2α: the lower bound Δ − c₊·se is the one-sided α bound
+    (c₊ the permutation quantile of max t), the upper Δ + c₋·se (c₋ from max −t), so "the
+    interval excludes 0" agrees with the decision. Two-sided: Δ ± c·se from max |t|.
+    ``floor``: the variance floor, by default δ²/12 from the pooled data (any value computed
+    without the labels keeps the test exact).
     """
     import numpy as np
 
+    from .welch import FDR_METHODS, fdr_factor, adjust
+
+    check_alternative(alternative)
     if permutations < 1:
         raise ArgumentError(f"permutations must be ≥ 1, not {permutations}")
+    if fdr is not None and fdr not in FDR_METHODS:
+        raise ArgumentError(f"unknown FDR correction {fdr!r}; choose one of {', '.join(FDR_METHODS)}")
     m = Moments.of(x1, x2)
     n1, n2 = m.n1, m.n2
-    t, se, _ = m.welch()
-    observed = np.abs(t)
     pooled = np.vstack([x1, x2])
+    floor = variance_floor(pooled) if floor is None else floor
+    t, se, _ = m.welch(floor)
+    two = alternative == "two-sided"
+    sign = -1.0 if alternative == "less" else 1.0
+    observed = np.abs(t) if two else sign * t
+    with np.errstate(invalid="ignore"):
+        threshold = np.where(np.isfinite(observed), observed - TIES * np.maximum(np.abs(observed), 1.0), observed)
     centred = pooled - pooled.mean(axis=0)  # avoids cancellation in the sums of squares
     squares = centred * centred
     total, total2 = centred.sum(axis=0), squares.sum(axis=0)
-    rng = np.random.default_rng(seed)
     n, p = pooled.shape
     batch = max(1, min(permutations, BATCH_CELLS // max(p, 1)))
-    maxima = np.empty(permutations)
+    batches, exact = relabellings(n1, n2, permutations, batch, np.random.default_rng(seed))
+    count = math.comb(n, n1) if exact else permutations + 1
+    keep = int(math.floor(alpha * count + 1e-9)) + 1  # per-stack tail an FDR interval may need
+    high: list = []  # max_j t_j per relabelling
+    low: list = []  # max_j −t_j per relabelling
     exceed = np.zeros(p)
-    threshold = observed * (1 - 1e-9)  # ties count as exceeding, despite rounding
-    done = 0
-    while done < permutations:
-        size = min(batch, permutations - done)
-        order = np.argsort(rng.random((size, n)), axis=1)[:, :n1]
-        groups = np.zeros((size, n))
-        np.put_along_axis(groups, order, 1.0, axis=1)
-        permuted = _permuted_t(groups, centred, squares, total, total2, n1, n2)
-        maxima[done:done + size] = permuted.max(axis=1) if p else 0.0
-        exceed += (permuted >= threshold).sum(axis=0)
-        done += size
-    ranked = np.sort(maxima)
-    above = permutations - np.searchsorted(ranked, threshold, side="left")
-    p_adj = (1 + above) / (permutations + 1)
-    p_raw = (1 + exceed) / (permutations + 1)
-    values = np.append(ranked, observed.max() if p else 0.0)
-    critical = float(np.quantile(values, 1 - alpha, method="higher"))
+    top_high = top_low = None
+    for groups in batches:
+        permuted = _permuted_t(groups, centred, squares, total, total2, n1, n2, floor)
+        if p:
+            high.append(permuted.max(axis=1))
+            low.append((-permuted).max(axis=1))
+        tested = np.abs(permuted) if two else sign * permuted
+        exceed += (tested >= threshold).sum(axis=0)
+        if fdr is not None:
+            top_high = _top(top_high, np.abs(permuted) if two else permuted, keep)
+            top_low = None if two else _top(top_low, -permuted, keep)
+    if not exact:  # the observed labelling is one of the N = B + 1 counted
+        high.append(np.array([t.max()]) if p else np.zeros(0))
+        low.append(np.array([(-t).max()]) if p else np.zeros(0))
+        exceed += 1
+        if fdr is not None:
+            top_high = _top(top_high, (np.abs(t) if two else t)[None, :], keep)
+            top_low = None if two else _top(top_low, -t[None, :], keep)
+    max_high = np.concatenate(high) if p else np.zeros(count)
+    max_low = np.concatenate(low) if p else np.zeros(count)
+    max_tested = np.maximum(max_high, max_low) if two else (max_low if sign < 0 else max_high)
+    ranked = np.sort(max_tested)
+    p_fwer = (count - np.searchsorted(ranked, threshold, side="left")) / count
+    p_raw = np.minimum(exceed / count, 1.0)
     delta = m.delta
-    half = critical * se
+    floor_p = smallest_p(n1, n2, permutations, alternative)
+    notes: list = []
+    if fdr is None:
+        p_adj = p_fwer
+        significant = p_adj <= alpha
+        if two:
+            c = _critical(max_tested, alpha)
+            c_high = c_low = c
+        else:
+            c_high, c_low = _critical(max_high, alpha), _critical(max_low, alpha)
+        with np.errstate(invalid="ignore"):
+            lower, upper = delta - c_high * se, delta + c_low * se
+        critical = np.full(p, c if two else (c_low if sign < 0 else c_high))
+        control = "family-wise error"
+    else:
+        p_adj = adjust(p_raw, fdr)
+        significant = p_adj <= alpha
+        level = max(int(significant.sum()), 1) * alpha / (max(p, 1) * fdr_factor(fdr, p))
+        first = alpha / (max(p, 1) * fdr_factor(fdr, p))  # the level of a first discovery
+        lower, upper, critical = delta.copy(), delta.copy(), np.zeros(p)
+        if p:
+            ordered_high = -np.sort(-top_high, axis=0)
+            ordered_low = ordered_high if two else -np.sort(-top_low, axis=0)
+            k, k1 = (int(math.floor(x * count + 1e-9)) for x in (level, first))
+            with np.errstate(invalid="ignore"):
+                lower = delta - ordered_high[min(k, keep - 1)] * se
+                upper = delta + ordered_low[min(k, keep - 1)] * se
+            critical = (ordered_low if sign < 0 else ordered_high)[min(k1, keep - 1)]
+        control = f"false-discovery rate ({fdr.upper()})"
+        if p and first < 1 / count:
+            notes.append(f"per-stack permutation p-values cannot go below 1/{count}, but a first discovery among {p} stacks "
+                         f"needs p ≤ {first:.2g}: " + ("collect more runs" if exact else f"raise --permutations to {int(math.ceil(1 / first))} or more")
+                         + " (the family-wise max-t test has no such limit)")
+    critical = np.where(floor_p > alpha, np.inf, critical)
+    lower, upper = np.where(np.isnan(lower), -np.inf, lower), np.where(np.isnan(upper), np.inf, upper)  # ∞·0 with floor = 0
+    statistic_name = "max |t|" if two else ("max −t" if sign < 0 else "max t")
     return TestResult(
-        method="maxt", statistic=t, p=p_raw, p_adjusted=p_adj, lower=delta - half, upper=delta + half,
-        significant=p_adj <= alpha, global_statistic=float(observed.max()) if p else 0.0,
-        global_p=float(p_adj.min()) if p else 1.0, statistic_name="max |t|",
-        details={"permutations": permutations, "critical_t": critical},
+        method="maxt", statistic=t, p=p_raw, p_adjusted=p_adj, lower=lower, upper=upper,
+        significant=significant, global_statistic=float(observed.max()) if p else 0.0,
+        global_p=float(p_fwer.min()) if p else 1.0, statistic_name=statistic_name,
+        details={"relabellings": count, "exact": int(exact), "variance_floor": floor},
+        critical=critical, se=se, smallest_p=floor_p, control=control, notes=tuple(notes),
     )

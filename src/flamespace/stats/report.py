@@ -14,10 +14,12 @@ from ..core import units
 from .comparison import Comparison, StackChange
 
 KIND_MARK = {"appeared": "+ new", "grown": "▲ grew", "disappeared": "- gone", "shrunk": "▼ shrank", None: ""}
-HEADERS = ("change", "stack", "baseline", "candidate", "Δ (interval)", "Δ %", "adj. p")
+HEADERS = ("change", "stack", "baseline", "candidate", "Δ (interval)", "Δ %", "adj. p", "detectable")
 LEFT = ("change", "stack", "Δ (interval)")
 #: The one definition of Δ %, said in every report (the JSON field ``relative`` is the same, as a fraction).
 RELATIVE_DEFINITION = "Δ %: change relative to the stack's baseline mean (new: the stack is not in the baseline)"
+#: How many of the widest stacks the summary names with their detectable change when nothing is significant.
+DETECTABLE_SHOWN = 5
 
 
 def p_value(value: float) -> str:
@@ -39,17 +41,21 @@ def _cells(change: StackChange, stack: str, unit: Optional[str]) -> Sequence[str
     return (
         KIND_MARK[change.kind], stack, units.human(change.baseline, unit), units.human(change.candidate, unit),
         units.change(change.delta, change.lower, change.upper, unit), _relative(change), p_value(change.p_adjusted),
+        _detectable(change, unit),
     )
+
+
+def _detectable(change: StackChange, unit: Optional[str]) -> str:
+    """The minimum detectable change (80% power), "-" when not computed, "none" when α is out of reach."""
+    value = change.detectable
+    if value is None:
+        return "-"
+    return units.human(value, unit) if math.isfinite(value) else "none"
 
 
 def short_stack(stack: Sequence[str], frames: int = 4) -> str:
     """The leaf end of a stack (where the time is spent), ``…;`` marking frames left out."""
     return ";".join(stack) if len(stack) <= frames else "…;" + ";".join(stack[-frames:])
-
-
-def alternative(comparison: Comparison) -> str:
-    """The test's alternative: two-sided unless the comparison says otherwise."""
-    return str(getattr(comparison, "alternative", None) or comparison.options.get("alternative") or "two-sided")
 
 
 def interval_level(comparison: Comparison) -> float:
@@ -58,7 +64,7 @@ def interval_level(comparison: Comparison) -> float:
     c = comparison
     if c.method == "welch" and "interval_level" in c.options:
         return float(c.options["interval_level"])
-    return 1 - (1 if alternative(c) == "two-sided" else 2) * c.alpha
+    return 1 - (1 if c.alternative == "two-sided" else 2) * c.alpha
 
 
 def _level(level: float) -> str:
@@ -68,8 +74,8 @@ def _level(level: float) -> str:
 def interval_line(comparison: Comparison) -> str:
     """What the intervals are, said once: level, simultaneous or not, sides."""
     c = comparison
-    side = alternative(c)
-    if c.method == "welch":
+    side = c.alternative
+    if c.method == "welch" and c.control.startswith("false-discovery"):
         kind = (f"false-coverage-rate adjusted (Benjamini–Yekutieli: each at {_level(interval_level(c))}, "
                 f"{_level(1 - c.alpha)} on average over the reported stacks)")
     else:
@@ -99,8 +105,9 @@ def summary(comparison: Comparison) -> List[str]:
         f"Compared {c.n_baseline} baseline runs with {c.n_candidate} candidate runs over {c.tested} stacks "
         f"({unit_phrase(unit, c.normalized)}); "
         f"{c.dropped} rare stack(s) left out (kept: {c.frequency.describe()}).",
-        f"Method: {c.method}{' (auto)' if c.requested_method == 'auto' else ''}, α = {c.alpha:g} "
-        f"({error_rate(c)}); global {c.statistic_name} = {units.plain(c.statistic)}, p = {p_value(c.p_value)}.",
+        f"Method: {c.method}, α = {c.alpha:g} ({c.control}); "
+        f"global {c.statistic_name} = {units.plain(c.statistic)}, p = {p_value(c.p_value)}.",
+        design(c),
         interval_line(c) + " " + RELATIVE_DEFINITION + ".",
     ]
     if c.margin.min_delta or c.margin.min_rel:
@@ -109,6 +116,7 @@ def summary(comparison: Comparison) -> List[str]:
     kept, regressions = c.kept, c.regressions
     if not kept:
         lines.append("No stack changed significantly" + (" beyond the margin." if c.margin.min_delta or c.margin.min_rel else "."))
+        lines += detectable_lines(c)
     else:
         grew, shrank = c.reduced.positive().norm(), c.reduced.negative().norm()
         lines.append(f"{len(kept)} stack(s) changed significantly: {len(regressions)} regression(s) (appeared or grew), "
@@ -124,10 +132,30 @@ def footer(comparison: Comparison) -> str:
             f"has them exact, in {unit}.")
 
 
-def error_rate(comparison: Comparison) -> str:
-    if comparison.method == "welch":
-        return f"false-discovery rate, {comparison.options.get('fdr', 'bh').upper()}"
-    return "family-wise error rate"
+def design(comparison: Comparison) -> str:
+    """What is controlled, in which direction, and the smallest p-value the design can reach."""
+    from ._result import describe_alternative
+
+    c = comparison
+    line = f"Tested {describe_alternative(c.alternative)}: {c.control} ≤ {100 * c.alpha:g}%"
+    count = c.options.get("relabellings")
+    if c.method == "maxt" and count:
+        line += f"; {'exact, all' if c.options.get('exact') else 'random,'} {count} relabellings of the runs"
+    if c.smallest_p:
+        line += f"; the smallest p-value this design can reach is {p_value(c.smallest_p)}"
+    return line + "."
+
+
+def detectable_lines(comparison: Comparison, shown: int = DETECTABLE_SHOWN) -> List[str]:
+    """For the widest stacks: the smallest change this comparison could have detected (80% power)."""
+    widest = sorted((x for x in comparison.changes if x.detectable is not None),
+                    key=lambda x: (-max(x.baseline, x.candidate), x.stack))[:shown]
+    if not widest:
+        return []
+    parts = [f"{short_stack(x.stack, 2)} {_detectable(x, comparison.unit)}"
+             + (f" ({units.percent(x.detectable / x.baseline)})" if x.baseline and math.isfinite(x.detectable) else "")
+             for x in widest]
+    return ["The smallest change this comparison could have detected (80% power) in the widest stacks: " + "; ".join(parts) + "."]
 
 
 def text(comparison: Comparison, include_all: bool = False, limit: Optional[int] = 30, width: int = 200) -> str:
@@ -186,7 +214,9 @@ def as_dict(comparison: Comparison) -> dict:
         "method": c.method,
         "requested_method": c.requested_method,
         "alpha": c.alpha,
-        "alternative": alternative(c),
+        "alternative": c.alternative,
+        "control": c.control,
+        "smallest_p": c.smallest_p,
         "unit": c.unit,
         "normalized": c.normalized,
         "runs": {"baseline": c.n_baseline, "candidate": c.n_candidate},
@@ -208,6 +238,7 @@ def as_dict(comparison: Comparison) -> dict:
                 "stack": list(x.stack), "kind": x.kind, "significant": x.significant,
                 "baseline": x.baseline, "candidate": x.candidate, "delta": x.delta, "relative": x.relative,
                 "lower": _finite(x.lower), "upper": _finite(x.upper), "p": x.p, "p_adjusted": x.p_adjusted,
+                "detectable": None if x.detectable is None else _finite(x.detectable),
             }
             for x in ordered
         ],

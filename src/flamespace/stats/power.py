@@ -1,0 +1,257 @@
+"""What a comparison can see: smallest reachable p-values, minimum detectable effects, runs needed.
+
+Pure functions of the design (runs per side, number of stacks tested, α, power) and of the
+per-stack spread; :func:`~flamespace.stats.comparison.compare` and ``flamespace plan`` use
+them. The detectable effect is the usual normal approximation (c + z_power)·se: a change of
+that size gives a t statistic whose mean lies z_power standard deviations beyond the critical
+value c, so it is found with probability ≈ ``power``. For a permutation test, c is the test's
+own critical value (its permutation quantile); for ``plan``, c is Bonferroni's t quantile,
+which maxt's critical value never exceeds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional, Tuple
+
+from ..core.vector import Stack
+from ..errors import ArgumentError
+from ._result import check_alternative
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .sample import FrequencyFilter, Sample
+
+#: The 80% power the minimum detectable effect is stated at.
+POWER = 0.8
+#: Beyond this many runs a side, ``runs_needed`` answers 0 (not reachable in practice).
+MAX_RUNS = 100_000
+#: ``plan`` takes the pilot's variances at this upper confidence bound (Browne 1995): a pilot of
+#: 10 runs misjudges a standard deviation by ±25-45%, and runs planned on its point estimate
+#: fell to 18-30% power when it had guessed low (docs/performance.md).
+PILOT_CONFIDENCE = 0.8
+
+
+def relabellings(n1: int, n2: int) -> int:
+    """How many ways the pooled runs can be split into groups of n1 and n2."""
+    return math.comb(n1 + n2, n1)
+
+
+def smallest_p(n1: int, n2: int, permutations: int, alternative: str) -> float:
+    """The smallest p-value a permutation test of this design can give.
+
+    Enumerated exactly (C(n1+n2, n1) ≤ ``permutations``): 1/C one-sided; two-sided with
+    n1 = n2 the mirrored labelling has the same |t|, so 2/C. Random relabellings: 1/(B+1).
+    """
+    check_alternative(alternative)
+    total = relabellings(n1, n2)
+    if total <= permutations:
+        return (2.0 if alternative == "two-sided" and n1 == n2 else 1.0) / total
+    return 1.0 / (permutations + 1)
+
+
+def min_runs(alpha: float, alternative: str, permutations: Optional[int] = None) -> int:
+    """The fewest runs a side (both sides equal) for which a permutation test can reach ``alpha``
+    (with at least ``permutations`` random relabellings when enumeration is out of budget)."""
+    budget = permutations if permutations is not None else 10**12
+    for n in range(2, MAX_RUNS):
+        if smallest_p(n, n, budget, alternative) <= alpha:
+            return n
+    raise ArgumentError(f"no design reaches alpha = {alpha}")  # pragma: no cover - alpha > 0
+
+
+def z(power: float) -> float:
+    """The standard normal quantile of ``power`` (0.84 for 80%)."""
+    from scipy import stats
+
+    if not 0 < power < 1:
+        raise ArgumentError(f"power must be between 0 and 1, not {power}")
+    return float(stats.norm.ppf(power))
+
+
+def detectable(critical: "np.ndarray", se: "np.ndarray", power: float = POWER) -> "np.ndarray":
+    """The minimum detectable effect (c + z_power)·se per stack; ∞ where c is ∞ (the design cannot reach α)."""
+    import numpy as np
+
+    critical = np.asarray(critical, dtype=float)
+    with np.errstate(invalid="ignore"):
+        out = (critical + z(power)) * np.asarray(se, dtype=float)
+    return np.where(np.isfinite(critical), out, np.inf)
+
+
+def bonferroni_critical(alpha: float, tests: int, df: "np.ndarray", alternative: str) -> "np.ndarray":
+    """The t value a stack must exceed when ``tests`` stacks share α (Bonferroni: α/tests each)."""
+    import numpy as np
+    from scipy import stats
+
+    check_alternative(alternative)
+    level = alpha / max(tests, 1) / (2 if alternative == "two-sided" else 1)
+    return np.asarray(stats.t.isf(level, df), dtype=float)
+
+
+def runs_needed(variance: "np.ndarray", change: "np.ndarray", alpha: float, power: float, tests: int,
+                alternative: str, floor: float = 0.0) -> "np.ndarray":
+    """Runs a side (both sides equal, both with the pilot's ``variance``) to detect ``change`` per stack.
+
+    The smallest n with (c_n + z_power)·sqrt(2·v/n) ≤ change, c_n the Bonferroni t quantile on
+    2n − 2 degrees of freedom over ``tests`` stacks, and n at least :func:`min_runs` (so the
+    exact permutation test can reach α). 0 where no n up to :data:`MAX_RUNS` suffices.
+    """
+    import numpy as np
+
+    variance = np.maximum(np.asarray(variance, dtype=float), floor)
+    change = np.abs(np.asarray(change, dtype=float))
+    zp = z(power)
+    first = min_runs(alpha, alternative)
+    out = np.zeros(len(variance), dtype=int)
+    for k, (v, d) in enumerate(zip(variance, change)):
+        if d <= 0:
+            continue
+        if v <= 0:
+            out[k] = first
+            continue
+        lo, hi = first, MAX_RUNS
+
+        def enough(n: int) -> bool:
+            c = float(bonferroni_critical(alpha, tests, np.array(2.0 * n - 2), alternative))
+            return (c + zp) * math.sqrt(2 * v / n) <= d
+
+        if not enough(hi):
+            continue
+        while lo < hi:  # enough() is monotone in n: c_n falls and se falls
+            mid = (lo + hi) // 2
+            if enough(mid):
+                hi = mid
+            else:
+                lo = mid + 1
+        out[k] = lo
+    return out
+
+
+#: Time units a ``--detect 10ms`` change can be given in, in seconds.
+TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class Change:
+    """A change to detect: ``value`` of each stack's mean (``relative``) or in the profiles' unit."""
+
+    value: float
+    relative: bool
+
+    @classmethod
+    def parse(cls, text: str, unit: Optional[str]) -> "Change":
+        """'5%' (relative), '120' (in the profiles' unit) or '10ms' (when that unit is a time unit)."""
+        raw = text.strip().replace(" ", "")
+        number, scale, relative = raw, 1.0, False
+        if raw.endswith("%"):
+            number, scale, relative = raw[:-1], 0.01, True
+        else:
+            suffix = next((s for s in sorted(TIME_UNITS, key=len, reverse=True) if raw.endswith(s) and _is_number(raw[: -len(s)])), None)
+            if suffix is not None:
+                if unit not in TIME_UNITS:
+                    raise ArgumentError(f"{text!r} is a time but the profiles are in {unit or 'an unknown unit'!r}; "
+                                        "give the change in their unit or as a percentage")
+                number, scale = raw[: -len(suffix)], TIME_UNITS[suffix] / TIME_UNITS[unit]
+        try:
+            value = float(number) * scale
+        except ValueError:
+            raise ArgumentError(f"{text!r} is not a change such as 5%, 120 or 10ms") from None
+        return cls._checked(value, relative, text)
+
+    @classmethod
+    def _checked(cls, value: float, relative: bool, text: str) -> "Change":
+        if not value > 0 or not math.isfinite(value):
+            raise ArgumentError(f"the change to detect must be positive, not {text!r}")
+        return cls(value, relative)
+
+    def of(self, means: "np.ndarray") -> "np.ndarray":
+        """The change in the unit for stacks with these means."""
+        import numpy as np
+
+        return self.value * np.asarray(means, dtype=float) if self.relative else np.full(len(means), self.value)
+
+    def describe(self, unit: Optional[str]) -> str:
+        return f"{100 * self.value:g}%" if self.relative else f"{self.value:g} {unit or ''}".rstrip()
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    stack: Stack
+    mean: float
+    sd: float
+    change: float
+    runs: int  # runs a side; 0: not reachable within MAX_RUNS
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How many runs a side a comparison needs, from a pilot sample of one program."""
+
+    rows: Tuple[PlanRow, ...]
+    tested: int  # stacks the family-wise correction is over
+    pilot_runs: int
+    alpha: float
+    power: float
+    alternative: str
+    minimum: int  # fewest runs a side for which the exact permutation test can reach α
+    change: Change
+    unit: Optional[str]
+
+    @property
+    def runs(self) -> Optional[int]:
+        """Runs a side that detect the change in every row (None if one is out of reach)."""
+        if not self.rows or any(r.runs == 0 for r in self.rows):
+            return None
+        return max(r.runs for r in self.rows)
+
+
+def plan(pilot: "Sample", change: Change, alpha: float = 0.05, power: float = POWER, top: int = 10,
+         alternative: str = "greater", frequency: Optional["FrequencyFilter"] = None) -> Plan:
+    """Runs a side needed to detect ``change`` in each of the ``top`` widest stacks of ``pilot``.
+
+    Both sides are assumed to vary like the pilot: its per-stack variance, floored at δ²/12
+    as in the tests and taken at its :data:`PILOT_CONFIDENCE` upper confidence bound
+    s²·(m−1)/χ²(1−γ; m−1) for m pilot runs, so that the plan holds with that probability
+    despite the pilot's own noise (more pilot runs, less padding). The correction is
+    family-wise over every stack the frequency filter keeps (what ``compare`` would test);
+    see :func:`runs_needed`.
+    """
+    from scipy import stats
+
+    import numpy as np
+
+    from ._result import variance_floor
+    from .sample import FrequencyFilter
+
+    check_alternative(alternative)
+    if not 0 < alpha < 1:
+        raise ArgumentError(f"alpha must be between 0 and 1, not {alpha}")
+    if pilot.n < 2:
+        raise ArgumentError(f"the pilot needs at least 2 runs to estimate the variation between runs; got {pilot.n}")
+    if top < 1:
+        raise ArgumentError(f"top must be ≥ 1, not {top}")
+    matrix = pilot.matrix
+    keep = (frequency or FrequencyFilter()).keep(matrix)
+    columns = np.flatnonzero(keep)
+    means = matrix[:, columns].mean(axis=0)
+    widest = columns[np.argsort(-means, kind="stable")[:top]]
+    mean = matrix[:, widest].mean(axis=0)
+    m = pilot.n
+    padding = (m - 1) / float(stats.chi2.ppf(1 - PILOT_CONFIDENCE, m - 1))
+    variance = matrix[:, widest].var(axis=0, ddof=1)
+    amount = change.of(mean)
+    runs = runs_needed(variance * padding, amount, alpha, power, len(columns), alternative, variance_floor(matrix))
+    rows = tuple(PlanRow(pilot.stacks[j], float(m), float(math.sqrt(v)), float(d), int(r))
+                 for j, m, v, d, r in zip(widest, mean, variance, amount, runs))
+    return Plan(rows, len(columns), pilot.n, alpha, power, alternative, min_runs(alpha, alternative), change, pilot.unit)

@@ -1,0 +1,58 @@
+"""flamespace plan, run through main([...]) as a user would."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from flamespace.cli import main
+
+from .test_compare import run, write_runs
+
+
+@pytest.fixture
+def pilot(tmp_path):
+    return write_runs(tmp_path / "pilot", 1, True, n=8, unit="ms")
+
+
+def test_table_and_one_line_answer(capsys, pilot):
+    code, out, _ = run(capsys, "plan", pilot, "--detect", "5%", "--top", "3")
+    assert code == 0
+    assert "Pilot: 8 runs, 4 stacks tested (ms)" in out and "runs a side" in out
+    assert "main;c;b;a" in out and "main;c " not in out  # the 3 widest only
+    last = out.strip().splitlines()[-1]
+    assert last.endswith("runs a side detect a 5% change in the 3 widest stacks; "
+                         "the exact permutation test needs at least 3 runs a side to reach α = 0.05.")
+
+
+def test_json_and_absolute_changes(capsys, pilot):
+    code, out, _ = run(capsys, "plan", pilot, "--detect", "10ms", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["detect"] == {"value": 10.0, "relative": False}
+    assert all(s["change"] == 10.0 for s in data["stacks"]) and data["tested"] == 4
+    assert data["runs"] == max(s["runs"] for s in data["stacks"])
+    stricter = json.loads(run(capsys, "plan", pilot, "--detect", "10ms", "--json", "--alpha", "0.001")[1])
+    assert stricter["runs"] > data["runs"] and stricter["minimum_runs"] == 7
+
+
+def test_two_sided_needs_more_runs(capsys, pilot):
+    one = json.loads(run(capsys, "plan", pilot, "--detect", "5%", "--json")[1])
+    two = json.loads(run(capsys, "plan", pilot, "--detect", "5%", "--json", "--alternative", "two-sided")[1])
+    assert two["runs"] > one["runs"] and two["minimum_runs"] == 4
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--detect", "10ms"], None),
+    (["--detect", "often"], "is not a change such as 5%, 120 or 10ms"),
+])
+def test_bad_input_exits_1(capsys, tmp_path, args, message):
+    counts = write_runs(tmp_path / "counts", 1, False, n=4)  # no unit: a time cannot be converted
+    code, _, err = run(capsys, "plan", counts, *args)
+    assert code == 1 and (message or "is a time but the profiles are in") in err
+
+
+def test_one_run_is_not_a_pilot(capsys, tmp_path):
+    one = write_runs(tmp_path / "one", 1, False, n=1)
+    code, _, err = run(capsys, "plan", one, "--detect", "5%")
+    assert code == 1 and "at least 2 runs" in err
