@@ -30,7 +30,7 @@ def test_fields_defaults_equality_and_hash():
 def test_repr_as_a_dataclass():
     assert repr(folded.WriteOptions()) == "WriteOptions(header=True)"
     assert repr(Metadata("ns")) == "Metadata(unit='ns', metric=None, labels=mappingproxy({}))"
-    assert repr(Diagnostics()) == "Diagnostics(max_examples=5, skipped=0, examples=[], warnings=[])"
+    assert repr(Diagnostics()) == "Diagnostics(max_examples=5, skipped=0, examples=[], warnings=[], empty=False)"
 
 
 def test_frozen_records_refuse_assignment_mutable_ones_do_not_hash():

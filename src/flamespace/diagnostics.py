@@ -1,4 +1,4 @@
-"""What a reader skipped or doubted, collected for the caller to report (the library never prints)."""
+"""What a reader skipped or doubted, or a renderer warned of, collected for the caller to report (the library never prints)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,14 @@ if TYPE_CHECKING:
 
 @record(frozen=False)
 class Diagnostics:
-    """Counts skipped input and keeps the first few examples, with where they were."""
+    """Counts skipped input and keeps the first few examples, with where they were; warnings;
+    ``empty``: there was nothing to draw (a renderer drew a picture that says so)."""
 
     max_examples: int = 5
     skipped: int = 0
     examples: List[Tuple[str, Optional[int], str]] = factory(list)
     warnings: List[str] = factory(list)
+    empty: bool = False
 
     def skip(self, source: str, line: Optional[int], reason: str) -> None:
         self.skipped += 1

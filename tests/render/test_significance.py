@@ -10,7 +10,7 @@ import pytest
 from flamespace.core.metadata import Metadata
 from flamespace.core.vector import FlameGraph
 from flamespace.render import SvgOptions
-from flamespace.render.significance import TINT, grey, significance_layout, significance_svg
+from flamespace.render.significance import TINT, grey, significance_drawing, significance_svg
 
 MS = 10**6
 META = Metadata(unit="ns")
@@ -28,13 +28,12 @@ KINDS = {("main", "c", "b", "a"): "shrunk", ("<startup>", "sitecustomize"): "app
 
 def frames(drawn) -> dict:
     """name -> (colour, tooltip) of each drawn frame (names are unique here)."""
-    c = drawn.columns
-    return {name: (colour, name + info) for name, colour, info in zip(c.names, c.colours, c.infos)}
+    return {name: (colour, name + info) for name, colour, info in zip(drawn.layout.columns.names, drawn.colours, drawn.infos)}
 
 
 @pytest.fixture
 def candidate_side():
-    return frames(significance_layout(BASELINE, CANDIDATE, KINDS, note="Test: maxt, α = 0.05"))
+    return frames(significance_drawing(BASELINE, CANDIDATE, KINDS, note="Test: maxt, α = 0.05"))
 
 
 def rgb(colour: str) -> tuple:
@@ -73,7 +72,7 @@ def test_tooltips_give_value_delta_relative_change_and_verdict(candidate_side):
 
 
 def test_baseline_widths_show_what_disappeared_with_the_same_colours():
-    drawn = frames(significance_layout(BASELINE, CANDIDATE, KINDS, baseline_widths=True))
+    drawn = frames(significance_drawing(BASELINE, CANDIDATE, KINDS, baseline_widths=True))
     assert "sitecustomize" not in drawn  # no width in the baseline
     assert rgb(drawn["old"][0])[2] == 255 and "significant: disappeared" in drawn["old"][1]
     assert "Δ -30.0 ms, Δ % -100.0%" in drawn["old"][1]
@@ -95,17 +94,16 @@ def test_the_svg_has_a_legend_and_stays_valid():
 
 
 def test_a_profile_with_no_significant_change_is_all_grey():
-    drawn = significance_layout(BASELINE, CANDIDATE, {})
-    c = drawn.columns
-    assert c.colours == [grey(name) for name in c.names]
-    assert all(info.endswith("not significant)") for info in c.infos)
+    drawn = significance_drawing(BASELINE, CANDIDATE, {})
+    assert drawn.colours == [grey(name) for name in drawn.layout.columns.names]
+    assert all(info.endswith("not significant)") for info in drawn.infos)
 
 
 def test_units_in_tooltips_follow_the_profile():
     in_bytes = Metadata(unit="bytes")
     before = FlameGraph({("main", "alloc"): 1024**2}, metadata=in_bytes)
     after = FlameGraph({("main", "alloc"): 3 * 1024**2}, metadata=in_bytes)
-    drawn = frames(significance_layout(before, after, {("main", "alloc"): "grown"}))
+    drawn = frames(significance_drawing(before, after, {("main", "alloc"): "grown"}))
     assert drawn["alloc"][1].startswith("alloc (3.00 MiB, 100.00%; Δ +2.00 MiB, Δ % +200.0%; significant: grew)")
 
 
@@ -113,4 +111,4 @@ def test_options_that_rewrite_stacks_are_refused():
     from flamespace.errors import ArgumentError
 
     with pytest.raises(ArgumentError, match="no reverse"):
-        significance_layout(BASELINE, CANDIDATE, KINDS, SvgOptions(reverse=True))
+        significance_drawing(BASELINE, CANDIDATE, KINDS, SvgOptions(reverse=True))

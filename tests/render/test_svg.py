@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import builtins
 import io
 import re
 import xml.dom.minidom
@@ -12,7 +14,10 @@ import pytest
 import flamespace as fs
 from flamespace.cli import main
 from flamespace.errors import ArgumentError
-from flamespace.render import SvgOptions, svg
+from flamespace.render import SvgOptions, draw, layout, svg
+from flamespace.render.options import XPAD
+from flamespace.render.palettes import read_palette, write_palette
+from flamespace.render.svg import fit_label
 
 from ..conftest import DATA, assert_golden
 
@@ -103,15 +108,108 @@ def test_encoding_is_declared_and_used(tmp_path: Path) -> None:
     xml.dom.minidom.parseString(data)
 
 
-def test_palette_file_keeps_colours_across_graphs(tmp_path: Path) -> None:
-    palette = tmp_path / "palette.map"
-    first = render(SMALL, random=True, palette_file=str(palette))
-    assert "lex->rgb(" in palette.read_text()
-    second = render(SMALL, random=True, palette_file=str(palette))
+def test_a_palette_map_keeps_colours_across_graphs(tmp_path: Path) -> None:
+    palette: dict = {}
+    first = svg(fs.read(SMALL), SvgOptions(random=True), palette=palette)
+    assert palette["lex"].startswith("rgb(")  # every colour given is added, for the caller to save
+    write_palette(str(tmp_path / "palette.map"), palette)
+    again = read_palette(str(tmp_path / "palette.map"))
+    assert again == palette
+    second = svg(fs.read(SMALL), SvgOptions(random=True), palette=again)
     assert fills(first) == fills(second)
+    assert svg(fs.read(SMALL), SvgOptions(random=True), palette={"lex": "rgb(1,2,3)"}).count('fill="rgb(1,2,3)"') == 1
 
 
-@pytest.mark.parametrize("options", [{"width": 0}, {"minwidth": "abc"}, {"colors": "pink"}, {"bgcolors": "#12"},
+def test_rendering_does_no_palette_file_io(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the script beside the emitter is opened while drawing, with or without a palette map."""
+    opened = []
+    real_open = builtins.open
+
+    def spy(file, *args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.append(str(file))
+        return real_open(file, *args, **kwargs)
+
+    profile = fs.read(SMALL)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(builtins, "open", spy)
+    svg(profile, SvgOptions(random=True), palette={})
+    svg(profile, SvgOptions(colors="java", hash=True))
+    assert {Path(name).name for name in opened} == {"flamegraph.js"} and not list(tmp_path.iterdir())
+
+
+RENDER = Path(fs.render.__file__).parent
+
+
+@pytest.mark.parametrize("module", sorted(p.name for p in RENDER.glob("*.py")))
+def test_no_render_module_but_palettes_reads_or_writes_palette_files(module: str) -> None:
+    """Palette maps are loaded and saved at the program's edge (the CLI), with palettes.py's
+    functions; no other module under render/ calls them or takes a palette file name."""
+    tree = ast.parse((RENDER / module).read_text(encoding="utf-8"))
+    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    names |= {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    names |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
+    if module == "palettes.py":
+        assert "palette_file" not in names
+        return
+    assert not names & {"read_palette", "write_palette", "palette_file"}
+
+
+def test_diagnostics_receive_the_warnings_and_emptiness() -> None:
+    diagnostics = fs.Diagnostics()
+    svg(fs.read(SMALL), SvgOptions(total=10), diagnostics=diagnostics)
+    assert diagnostics.warnings == ["--total 10 is less than the actual total 122, so it is ignored"]
+    assert not diagnostics.empty
+    nothing = fs.Diagnostics()
+    assert "No valid input" in svg(fs.FlameGraph({}), diagnostics=nothing)
+    assert nothing.empty and not nothing.warnings
+
+
+def test_pixels_follow_from_the_layout_s_values() -> None:
+    graph = fs.FlameGraph({("a", "b"): 30, ("a",): 10, ("a", "c"): 60, ("z",): 100})
+
+    def places(options: SvgOptions) -> dict:
+        picture = draw(layout(graph, options.layout_options()), options)
+        return dict(zip(picture.layout.columns.names, zip(picture.xs, picture.widths)))
+
+    # 1000 px for 200 samples: 5 px each
+    assert places(SvgOptions(width=1020)) == {
+        "all": (XPAD, 1000), "a": (XPAD, 500), "b": (XPAD + 50, 150), "c": (XPAD + 200, 300), "z": (XPAD + 500, 500)
+    }
+    assert places(SvgOptions(width=1020, total=400))["a"] == (XPAD, 250)
+
+
+def test_minwidth_in_pixels_and_percent() -> None:
+    graph = fs.FlameGraph({("a", "b"): 30, ("a",): 10, ("a", "c"): 60, ("z",): 100})
+    assert "<title>b (" not in svg(graph, SvgOptions(width=1020, minwidth=151))
+    assert "<title>b (" in svg(graph, SvgOptions(width=1020, minwidth=150))  # exactly 150 px: drawn
+    assert "<title>b (" not in svg(graph, SvgOptions(minwidth="20%"))
+
+
+def test_labels_are_cut_with_dots_and_annotations_stripped() -> None:
+    options = SvgOptions(fontsize=10, fontwidth=1)  # 10 px per character
+    assert fit_label("function_[k]", 200, options) == "function"
+    assert fit_label("function", 50, options) == "fun.."
+    assert fit_label("function", 29, options) == ""
+    assert fit_label("function", 50, SvgOptions(fontsize=10, fontwidth=1, truncate="left")) == "..ion"
+
+
+def test_differential_colours_saturate_at_the_largest_change() -> None:
+    pair = fs.Differential(fs.FlameGraph({("a", "b"): 10, ("a", "c"): 5}), fs.FlameGraph({("a", "b"): 4, ("a",): 8}))
+    leaf = fills(svg(pair, SvgOptions(delta="self")))
+    assert leaf["a"] == "rgb(255,0,0)"  # the largest change (+8) is fully saturated
+    assert leaf["b"] == f"rgb({int(210 * 2 / 8)},{int(210 * 2 / 8)},255)"
+    assert fills(svg(pair, SvgOptions(delta="self", negate=True)))["a"] == "rgb(0,0,255)"
+
+
+def test_chain_marks_wakers_and_separators_are_grey() -> None:
+    document = svg(fs.FlameGraph({("off", "--", "waker"): 5, ("x", "-", "y"): 5}), SvgOptions(colors="chain"))
+    colours = fills(document)
+    assert ">waker</text>" in document and "waker_[w]" not in document  # the mark only picks a colour
+    assert colours["--"] == "rgb(160,160,160)" and colours["-"] == "rgb(200,200,200)"
+    assert colours["waker"] != colours["off"]
+
+
+@pytest.mark.parametrize("options", [{"width": 0}, {"width": 20}, {"minwidth": "abc"}, {"total": 0}, {"colors": "pink"}, {"bgcolors": "#12"},
                                      {"delta": "both"}, {"hash": True, "random": True}, {"encoding": "nope"}])
 def test_bad_options_are_refused(options: dict) -> None:
     with pytest.raises(ArgumentError):

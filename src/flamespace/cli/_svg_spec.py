@@ -86,11 +86,13 @@ def draw(
     palette_file: "Optional[str]", nameattr: "Optional[str]", truncate_right: bool, skip_invalid: bool,
     input_format: "Optional[str]", **options: object,
 ) -> None:
-    """Read ``files``, lay them out and write the SVG to ``output`` (what ``flamespace svg`` does)."""
+    """Read ``files`` and write their SVG to ``output`` (what ``flamespace svg`` does); the palette
+    map of --cp/--palette-file is read before and saved after, here at the program's edge."""
+    from ..diagnostics import Diagnostics
     from ..errors import InputError
-    from ..render.layout import layout
     from ..render.options import SvgOptions, read_nameattr
-    from ..render.svg import open_svg, write_svg
+    from ..render.palettes import read_palette, write_palette
+    from ..render.svg import svg
     from ._render import read_drawable
     from ._report import warn
 
@@ -98,14 +100,16 @@ def draw(
     unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
     settings = SvgOptions(
         countname=countname or (unit if unit and unit != "samples" else "samples"),
-        hash=hash_, random=random_, palette_file=palette_file or ("palette.map" if cp else None),
-        nameattr=read_nameattr(nameattr) if nameattr else {}, truncate="right" if truncate_right else "left",
-        **options,  # type: ignore[arg-type]
+        hash=hash_, random=random_, nameattr=read_nameattr(nameattr) if nameattr else {},
+        truncate="right" if truncate_right else "left", **options,  # type: ignore[arg-type]
     )
-    drawn = layout(profile, settings)
-    with open_svg(output, settings.encoding) as out:
-        write_svg(drawn, out)
-    for warning in drawn.warnings:
+    palette_path = palette_file or ("palette.map" if cp else None)
+    palette = read_palette(palette_path) if palette_path else None
+    diagnostics = Diagnostics()
+    svg(profile, settings, output, palette=palette, diagnostics=diagnostics)
+    if palette_path and palette is not None and not diagnostics.empty:
+        write_palette(palette_path, palette)
+    for warning in diagnostics.warnings:
         warn(f"flamespace svg: warning: {warning}")
-    if drawn.empty:
+    if diagnostics.empty:
         raise InputError("no stack counts found: wrote an SVG that says so", ", ".join(files) or "<stdin>")

@@ -48,7 +48,7 @@ def command(files: Tuple[str, ...], threshold: str, max_depth: Optional[int], so
     import sys
 
     from ..errors import InputError
-    from ..formats._io import open_output
+    from ..formats import open_output
     from ..render import TextOptions, text_lines
     from ._render import read_drawable
 

@@ -75,6 +75,16 @@ def plain(value: float, signed: bool = False) -> str:
     return f"{value:{sign},.{decimals}f}"
 
 
+def format_count(value: float) -> str:
+    """A count as flamegraph.pl's tooltips write it: every digit, thousands separated (a
+    fraction rounded to a whole number from 100 on, else kept to 3 significant digits)."""
+    if isinstance(value, int):
+        return f"{value:,}"
+    if value.is_integer() or abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
 def _family(unit: Optional[str]) -> Tuple[Optional[Tuple[Tuple[str, float], ...]], float]:
     """The scales of ``unit``'s family and the size of one ``unit`` in the family's base (None: no scales)."""
     if unit in TIME_UNITS:

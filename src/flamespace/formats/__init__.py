@@ -1,6 +1,7 @@
 """Profile formats: one module per format and a registry that picks among them."""
 
 from . import folded
+from ._io import open_output
 from .registry import by_name, detect, formats, names, read, write
 
 
@@ -10,4 +11,4 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["FORMATS", "by_name", "detect", "folded", "formats", "names", "read", "write"]
+__all__ = ["FORMATS", "by_name", "detect", "folded", "formats", "names", "open_output", "read", "write"]

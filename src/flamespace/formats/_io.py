@@ -11,7 +11,7 @@ from ..errors import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import BinaryIO, Iterator, TextIO, Tuple, Union
+    from typing import BinaryIO, Iterator, Optional, TextIO, Tuple, Union
 
     Source = Union[str, "os.PathLike[str]", BinaryIO]
 GZIP_MAGIC = b"\x1f\x8b"
@@ -62,19 +62,26 @@ def text_reader(stream: BinaryIO) -> TextIO:
 
 
 @contextmanager
-def open_output(destination: Union[str, "os.PathLike[str]", None]) -> Iterator[TextIO]:
-    """A text stream for ``destination``: a path, or stdout for None or '-'.
+def open_output(
+    destination: Union[str, "os.PathLike[str]", None], encoding: Optional[str] = None, errors: Optional[str] = None
+) -> Iterator[TextIO]:
+    """A text stream for ``destination``: a path, or stdout for None or '-'; what every writer opens.
 
-    ``newline=""``: lines end in "\\n" on every platform, as with ``newline="\\n"``, but
-    without the copy of every written string that asking to translate "\\n" to itself costs.
+    UTF-8 with undecodable input bytes written back as they were, unless ``encoding`` and
+    ``errors`` say otherwise (an SVG in another encoding writes the characters it lacks as
+    XML references: ``errors="xmlcharrefreplace"``). ``newline=""``: lines end in "\\n" on
+    every platform, as with ``newline="\\n"``, but without the copy of every written string
+    that asking to translate "\\n" to itself costs.
     """
+    encoding = encoding or "utf-8"
+    errors = errors or ENCODING_ERRORS
     if destination is None or os.fspath(destination) == "-":
-        out = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", errors=ENCODING_ERRORS, newline="", write_through=True)
+        out = io.TextIOWrapper(sys.stdout.buffer, encoding=encoding, errors=errors, newline="", write_through=True)
         try:
             yield out
             out.flush()
         finally:
             out.detach()
         return
-    with open(destination, "w", encoding="utf-8", errors=ENCODING_ERRORS, newline="") as out:
+    with open(destination, "w", encoding=encoding, errors=errors, newline="") as out:
         yield out

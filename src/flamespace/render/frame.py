@@ -1,4 +1,4 @@
-"""One drawn frame as a record: what :attr:`Layout.frames` gives (the emitter reads columns)."""
+"""One laid-out frame as a record: what :attr:`Layout.frames` gives (the emitters read columns)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,24 @@ from ..core.vector import Number
 
 
 class Frame(NamedTuple):
-    """One drawn frame. ``x`` and ``width`` in pixels; ``delta`` None unless differential."""
+    """One laid-out frame, in value units: it spans [start, start + value) of the layout's total.
+
+    ``self_value``: the frame's own value (not in its children); ``delta``: the change of its
+    value (inclusive or own, as the layout's ``delta`` option), None unless differential.
+    """
 
     name: str
-    label: str
-    x: float
-    width: float
     depth: int
+    start: Number
     value: Number
     self_value: Number
     delta: Optional[Number]
-    colour: str
+
+    @property
+    def width(self) -> Number:
+        """The frame's width in value units: its value."""
+        return self.value
+
+    @property
+    def end(self) -> Number:
+        return self.start + self.value

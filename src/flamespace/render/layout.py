@@ -1,31 +1,31 @@
-"""Layout: a profile -> the frames a flame graph draws (pure; the emitters only write them).
+"""Layout: a profile -> the frames a flame graph draws, in value units (pure: no pixels,
+fonts, colours or files; the emitters turn it into pictures or text).
 
 flamegraph.pl's meaning: stacks merged from the root under a synthetic ``all`` frame,
 siblings in bytewise name order (widest first with ``sort_by_value``), a frame's own time
-to the left of its children, width proportional to value, frames narrower than
-``minwidth`` not drawn (their time still counted in their parents). A flame chart keeps
+to the left of its children, width its value, frames narrower than the options' least
+value not laid out (their time still counted in their parents). A flame chart keeps
 input order and merges a frame only with the same frame of the previous stack.
 
 As flamegraph.pl, the stacks are sorted and neighbours merged, without a tree of every
 frame: a frame is a run of consecutive stacks that share it (found by binary search), its
-value a difference of running totals. Only frames wide enough to draw are visited, so a
-narrow frame's subtree costs nothing, and a frame reached by one stack draws the rest of
-that stack at once. Walks are iterative: stacks can be thousands of frames deep.
+value a difference of running totals. Only frames wide enough to keep are visited, so a
+narrow frame's subtree costs nothing, and a frame reached by one stack lays out the rest
+of that stack at once. Walks are iterative: stacks can be thousands of frames deep.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from itertools import accumulate, compress, repeat
+from itertools import accumulate, repeat
 from operator import itemgetter
 
 from ..core.chart import FlameChart
 from ..core.differential import Differential
 from ..core.vector import FlameGraph
 from ..errors import ArgumentError
-from .options import SvgOptions
-from .palettes import SEPARATOR_COLOURS, Colourer, diff_colour
+from .options import LayoutOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,17 +37,21 @@ if TYPE_CHECKING:
     Profile = Union[FlameGraph, Differential, FlameChart]
     Group = Tuple[int, int]  # rows [start, end) that share a frame
 
-XPAD = 10  # pixels left and right of the frames
 ROOT_NAME = "all"
 ANNOTATION = re.compile(r"_\[[kwij]\]$")
 
 
 class Layout:
-    """What an emitter needs: the drawn frames (parents before children) and the picture's measures.
+    """The laid-out frames (parents before children) in value units, and what they add up to.
 
-    The frames are kept as columns (one list per field of :class:`Frame`), which the SVG
-    emitter reads directly; :attr:`frames` gives them as :class:`Frame` records.
+    A frame spans [start, start + value) of [0, total); ``total`` is the root's value (the
+    profile's, or the options' larger ``total``). The frames are kept as columns (one list
+    per field of :class:`Frame`), which the emitters read directly; :attr:`frames` gives
+    them as :class:`Frame` records. ``warnings``: what the caller should be told (e.g. a
+    ``total`` below the profile's, ignored).
     """
+
+    __slots__ = ("columns", "total", "max_depth", "differential", "options", "warnings")
 
     def __init__(
         self,
@@ -55,20 +59,15 @@ class Layout:
         total: Number,
         max_depth: int,
         differential: bool,
-        options: SvgOptions,
-        largest_delta: Number = 1,
+        options: LayoutOptions,
         warnings: Optional[List[str]] = None,
     ) -> None:
         self.columns = columns or Columns()
-        self.total = total  # the value the full width stands for
+        self.total = total
         self.max_depth = max_depth
         self.differential = differential
         self.options = options
-        self.largest_delta = largest_delta
         self.warnings = warnings or []
-        #: A key drawn under the title: (colour, meaning) swatches, then a line of text (see render.significance).
-        self.legend: List[Tuple[str, str]] = []
-        self.legend_note = ""
 
     @property
     def frames(self) -> List[Frame]:
@@ -76,7 +75,7 @@ class Layout:
         deltas = c.deltas if c.deltas is not None else repeat(None)
         from .frame import Frame  # typing's NamedTuple: only for callers that want records
 
-        return list(map(Frame, c.names, c.labels, c.xs, c.widths, c.depths, c.values, c.selfs, deltas, c.colours))
+        return list(map(Frame, c.names, c.depths, c.starts, c.values, c.selfs, deltas))
 
     @property
     def empty(self) -> bool:
@@ -84,25 +83,17 @@ class Layout:
 
 
 class Columns:
-    """The drawn frames, one list per field of :class:`Frame` (``deltas`` None unless differential).
+    """The laid-out frames, one list per field of :class:`Frame` (``deltas`` None unless differential)."""
 
-    ``infos``: what each frame's tooltip says after its name, when a caller writes it (e.g.
-    :mod:`.significance`); None: the emitter's flamegraph.pl wording.
-    """
-
-    __slots__ = ("names", "labels", "xs", "widths", "depths", "values", "selfs", "deltas", "colours", "infos")
+    __slots__ = ("names", "depths", "starts", "values", "selfs", "deltas")
 
     def __init__(self) -> None:
         self.names: List[str] = []
-        self.labels: List[str] = []
-        self.xs: List[float] = []
-        self.widths: List[float] = []
         self.depths: List[int] = []
+        self.starts: List[Number] = []
         self.values: List[Number] = []
         self.selfs: List[Number] = []
         self.deltas: Optional[List[Number]] = None
-        self.colours: List[str] = []
-        self.infos: Optional[List[str]] = None
 
 
 def strip_annotation(name: str) -> str:
@@ -110,20 +101,7 @@ def strip_annotation(name: str) -> str:
     return ANNOTATION.sub("", name) if name.endswith("]") else name
 
 
-def fit_label(name: str, width: float, options: SvgOptions) -> str:
-    """The label that fits ``width`` pixels: whole, cut with ``..``, or empty below 3 characters."""
-    chars = int(width / (options.fontsize * options.fontwidth))
-    if chars < 3:
-        return ""
-    name = strip_annotation(name)
-    if chars >= len(name):
-        return name
-    if options.truncate == "left":
-        return ".." + name[len(name) - chars + 2 :]
-    return name[: chars - 2] + ".."
-
-
-def rows_of(profile: Profile, options: SvgOptions) -> Tuple[Iterable[Tuple[Stack, Number, Number]], bool]:
+def rows_of(profile: Profile, options: LayoutOptions) -> Tuple[Iterable[Tuple[Stack, Number, Number]], bool]:
     """(stack, value, before) rows in the order to draw them, and whether the input is differential."""
     if isinstance(profile, Differential):
         if options.flamechart:
@@ -142,8 +120,8 @@ def rows_of(profile: Profile, options: SvgOptions) -> Tuple[Iterable[Tuple[Stack
     return ((s, v, 0) for s, v in profile.items()), False
 
 
-def _rewriter(options: SvgOptions) -> Optional[Callable[[Stack], Optional[Stack]]]:
-    """The stack rewrites the options ask for (base, reverse, chain's waker marks), or None."""
+def _rewriter(options: LayoutOptions) -> Optional[Callable[[Stack], Optional[Stack]]]:
+    """The stack rewrites the options ask for (base, reverse, waker marks), or None."""
     steps: List[Callable[[Stack], Optional[Stack]]] = []
     if options.base:
         from ..core.transforms import base_cutter  # transforms import re-heavy code: only when asked
@@ -151,7 +129,7 @@ def _rewriter(options: SvgOptions) -> Optional[Callable[[Stack], Optional[Stack]
         steps.append(base_cutter(options.base))
     if options.reverse:
         steps.append(lambda stack: stack[::-1])
-    if options.colors == "chain":
+    if options.mark_wakers:
         steps.append(_mark_wakers)
     if not steps:
         return None
@@ -231,9 +209,14 @@ def _groups_in_order(stacks: List[Stack], cum: List[Number], lo: int, hi: int, d
     return own, groups
 
 
-def layout(profile: Profile, options: Optional[SvgOptions] = None) -> Layout:
-    """The frames of ``profile`` drawn with ``options`` (see :class:`SvgOptions`)."""
-    options = options or SvgOptions()
+def layout(profile: Profile, options: Optional[LayoutOptions] = None) -> Layout:
+    """The frames of ``profile`` (FlameGraph, Differential or FlameChart) laid out with ``options``."""
+    if options is None:
+        options = LayoutOptions()
+    elif not isinstance(options, LayoutOptions):
+        raise ArgumentError(
+            f"layout() takes LayoutOptions, not {type(options).__name__} (SvgOptions.layout_options() gives them)"
+        )
     rows, differential = rows_of(profile, options)
     rewrite = _rewriter(options)
     if rewrite is not None:
@@ -248,8 +231,8 @@ def layout(profile: Profile, options: Optional[SvgOptions] = None) -> Layout:
     return place(stacks, values, befores, options)
 
 
-def place(stacks: List[Stack], values: List[Number], befores: Optional[List[Number]], options: SvgOptions) -> Layout:
-    """Positions, labels and colours of every frame wide enough to draw, parents first.
+def place(stacks: List[Stack], values: List[Number], befores: Optional[List[Number]], options: LayoutOptions) -> Layout:
+    """Start, value, own value (and change) of every frame wide enough to keep, parents first.
 
     ``stacks`` sorted (or in time order for a flame chart), ``values`` and, for differential
     input, ``befores`` beside them.
@@ -265,10 +248,8 @@ def place(stacks: List[Stack], values: List[Number], befores: Optional[List[Numb
         else:
             total = options.total
     if not total:
-        return Layout(None, 0, 0, differential, options, warnings=warnings)
-    per_value = (options.width - 2 * XPAD) / total
-    amount, percent = options.minwidth_spec()
-    min_value = total * amount / 100 if percent else amount / per_value
+        return Layout(None, 0, 0, differential, options, warnings)
+    min_value = options.least_value(total)
     chart = options.flamechart
     by_value = options.sort_by_value and not chart
     children = _groups_in_order if chart else _groups_sorted
@@ -276,7 +257,7 @@ def place(stacks: List[Stack], values: List[Number], befores: Optional[List[Numb
     self_delta = options.delta == "self"
 
     columns = Columns()
-    names, xs, depths, frame_values, selfs = columns.names, columns.xs, columns.depths, columns.values, columns.selfs
+    names, starts, depths, frame_values, selfs = columns.names, columns.starts, columns.depths, columns.values, columns.selfs
     deltas: List[Number] = []
     pending: List[Tuple[int, int, int, Number]] = [(0, len(stacks), 0, 0)]  # rows [lo, hi), depth, x in values
     while pending:
@@ -287,7 +268,7 @@ def place(stacks: List[Stack], values: List[Number], befores: Optional[List[Numb
             count = len(chain)
             names += chain
             depths += range(depth, depth + count)
-            xs += repeat(x, count)
+            starts += repeat(x, count)
             frame_values += repeat(value, count)
             selfs += repeat(0, count - 1)
             selfs.append(value)
@@ -303,7 +284,7 @@ def place(stacks: List[Stack], values: List[Number], befores: Optional[List[Numb
         own_value = sum([values[r] for r in own])
         names.append(stacks[lo][depth - 1] if depth else ROOT_NAME)
         depths.append(depth)
-        xs.append(x)
+        starts.append(x)
         frame_values.append(value if depth else total)
         selfs.append(own_value)
         if befores is not None:
@@ -326,34 +307,4 @@ def place(stacks: List[Stack], values: List[Number], befores: Optional[List[Numb
 
     if befores is not None:
         columns.deltas = deltas
-    largest = _paint(columns, per_value, options)
-    return Layout(columns, total, max(depths), differential, options, largest, warnings)
-
-
-def _paint(columns: Columns, per_value: float, options: SvgOptions) -> Number:
-    """Pixels, labels and colours of placed frames; returns the largest change (differential)."""
-    names = columns.names
-    # a chain's frames share one x and one value: each distinct number is scaled once
-    xs = {x: XPAD + x * per_value for x in set(columns.xs)}
-    widths = {value: value * per_value for value in set(columns.values)}
-    columns.xs = list(map(xs.__getitem__, columns.xs))
-    columns.widths = list(map(widths.__getitem__, columns.values))
-    glyph = options.fontsize * options.fontwidth
-    labels = columns.labels = [""] * len(names)
-    wide = {width for width in widths.values() if width / glyph >= 3}  # most frames are too narrow for a label
-    for i in compress(range(len(names)), map(wide.__contains__, columns.widths)):
-        labels[i] = fit_label(names[i], columns.widths[i], options)
-    deltas = columns.deltas
-    if deltas is None:
-        colour_of = Colourer(options)
-        columns.colours = colour_of.many(names)
-        colour_of.save()
-        return 1
-    largest = max(map(abs, deltas), default=0) or 1
-    negate = options.negate
-    separators = SEPARATOR_COLOURS
-    columns.colours = [
-        separators[n] if n in separators and depth else diff_colour(delta, largest, negate)
-        for n, depth, delta in zip(names, columns.depths, deltas)
-    ]
-    return largest
+    return Layout(columns, total, max(depths), differential, options, warnings)

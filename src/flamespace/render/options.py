@@ -1,7 +1,10 @@
 """Every option of a rendered flame graph, with flamegraph.pl's defaults, checked once.
 
-The CLI (``flamespace svg``) builds its options from this class, so defaults and the
-meaning of each field are written down here only.
+:class:`LayoutOptions` says which frames a profile lays out into (value units: what every
+renderer shares); :class:`SvgOptions` adds how the SVG draws them (pixels, fonts, colours)
+and takes its layout fields' defaults and checks from :class:`LayoutOptions`. The CLI
+(``flamespace svg``) builds its options from these classes, so defaults and the meaning of
+each field are written down here only.
 """
 
 from __future__ import annotations
@@ -32,6 +35,73 @@ _HEX_COLOUR = re.compile(r"#[0-9A-Fa-f]{6}$")
 _MINWIDTH = re.compile(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(%?)$")
 
 
+def _choice(name: str, value: str, allowed: Tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ArgumentError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
+
+
+@record
+class LayoutOptions:
+    """Which frames a profile lays out into, where and how wide, in value units (no pixels).
+
+    ``reverse`` (stacks leaf first: merge from the hot end), ``base`` (re-root at these
+    frames, as ``flamespace filter --base``), ``flamechart`` (keep input order, merge only
+    neighbours), ``sort_by_value`` (siblings widest first), ``delta`` (differential input:
+    "inclusive" gives each frame the change of its inclusive value, "self" of its own value,
+    as flamegraph.pl), ``total`` (the value of the whole, if larger than the sum: the
+    profile is laid out as part of a larger whole), ``mark_wakers`` (frames after a ``--``
+    are named with ``_[w]``, as flamegraph.pl's ``--colors chain``).
+
+    Frames narrower than the largest of these limits are not laid out (their value still
+    counts in their parents): ``min_value`` (value units), ``min_percent`` (a percentage of
+    the total, as flamegraph.pl's ``--minwidth N%``), ``min_width`` out of ``extent`` (the
+    width a renderer draws the total at: flamegraph.pl's ``--minwidth`` of 0.1 pixels of a
+    1180-pixel graph is ``min_width=0.1, extent=1180``). Each limit is computed as
+    flamegraph.pl computes it, so the frames kept at the edge are the same.
+    """
+
+    reverse: bool = False
+    base: Tuple[str, ...] = ()
+    flamechart: bool = False
+    sort_by_value: bool = False
+    delta: str = "inclusive"
+    total: Optional[float] = None
+    mark_wakers: bool = False
+    min_value: float = 0
+    min_percent: float = 0
+    min_width: float = 0
+    extent: Optional[float] = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.base, str):
+            object.__setattr__(self, "base", (self.base,))
+        _choice("delta", self.delta, DELTA_MODES)
+        if self.total is not None and not self.total > 0:
+            raise ArgumentError(f"total must be > 0, not {self.total!r}")
+        for name in ("min_value", "min_percent", "min_width"):
+            if not getattr(self, name) >= 0:
+                raise ArgumentError(f"{name} must be >= 0, not {getattr(self, name)!r}")
+        if self.extent is not None and not self.extent > 0:
+            raise ArgumentError(f"extent must be > 0, not {self.extent!r}")
+        if self.min_width and self.extent is None:
+            raise ArgumentError("min_width needs the extent the total is drawn at")
+
+    def least_value(self, total: float) -> float:
+        """The smallest value laid out when the whole is worth ``total``."""
+        least = self.min_value
+        if self.min_percent:
+            least = max(least, total * self.min_percent / 100)
+        if self.min_width:
+            least = max(least, self.min_width / (self.extent / total))  # type: ignore[operator]
+        return least
+
+
+#: The layout's defaults, which the renderers' option classes take as theirs.
+LAYOUT_DEFAULTS = LayoutOptions()
+#: Pixels left and right of the frames in an SVG (flamegraph.pl's xpad).
+XPAD = 10
+
+
 @record
 class SvgOptions:
     """How to draw a flame graph. Every field has flamegraph.pl's meaning and default.
@@ -46,19 +116,20 @@ class SvgOptions:
     Colour: ``colors`` (a palette of :data:`PALETTES`), ``bgcolors`` (a gradient of
     :data:`BACKGROUNDS` or ``#rrggbb``; default by palette), ``hash`` (flamegraph.pl's
     name hash: similar names get similar colours), ``random`` (random colours; ``seed``
-    makes them repeatable), ``palette_file`` (flamegraph.pl's ``--cp``: a ``name->rgb()``
-    file read before and written after, so colours stay the same across graphs),
-    ``search_color``, ``stroke_color`` (frame outlines; "none" for none).
-    Shape: ``reverse`` (stacks leaf first: merge from the hot end), ``inverted`` (icicle:
-    the root at the top), ``flamechart`` (keep input order, merge only neighbours),
-    ``sort_by_value`` (siblings widest first), ``base`` (re-root at these frames, as
-    ``flamespace filter --base``).
-    Values: ``factor`` (multiply counts shown in tooltips), ``total`` (the width of the
-    root, if larger than the sum: draws the graph as part of a larger whole).
-    Differential input: ``negate`` (swap red and blue), ``delta`` ("inclusive": colour every
-    frame by the change of its inclusive value; "self": flamegraph.pl's colour of leaf
-    changes only). ``nameattr``: extra SVG attributes per frame name (``href``, ``title``,
-    ``class``, ...), as read from flamegraph.pl's ``--nameattr`` file by :func:`read_nameattr`.
+    makes them repeatable), ``search_color``, ``stroke_color`` (frame outlines; "none"
+    for none).
+    Layout (as :class:`LayoutOptions`, which gives their defaults and checks): ``reverse``,
+    ``flamechart``, ``sort_by_value``, ``base``, ``total``, ``delta`` (the change each frame
+    of differential input is coloured by); :meth:`layout_options` turns these and
+    ``minwidth`` into the layout's options.
+    Shape: ``inverted`` (icicle: the root at the top).
+    Values: ``factor`` (multiply counts shown in tooltips).
+    Differential input: ``negate`` (swap red and blue).
+    Colours that stay the same across graphs (flamegraph.pl's ``--cp``) come from a palette
+    map the caller passes to :func:`~flamespace.render.svg.svg` (read and written with
+    :func:`~flamespace.render.palettes.read_palette` and ``write_palette``).
+    ``nameattr``: extra SVG attributes per frame name (``href``, ``title``, ``class``, ...),
+    as read from flamegraph.pl's ``--nameattr`` file by :func:`read_nameattr`.
     ``encoding``: the character encoding of the file (declared and used). ``empty_text``: what
     the image says when there is nothing to draw (e.g. "No significant change").
     """
@@ -78,13 +149,12 @@ class SvgOptions:
     hash: bool = False
     random: bool = False
     seed: Optional[int] = None
-    palette_file: Optional[str] = None
-    reverse: bool = False
+    reverse: bool = LAYOUT_DEFAULTS.reverse
     inverted: bool = False
-    flamechart: bool = False
+    flamechart: bool = LAYOUT_DEFAULTS.flamechart
     negate: bool = False
     factor: float = 1
-    total: Optional[float] = None
+    total: Optional[float] = LAYOUT_DEFAULTS.total
     notes: str = ""
     nameattr: Mapping[str, Mapping[str, str]] = factory(dict)
     encoding: Optional[str] = None
@@ -92,27 +162,24 @@ class SvgOptions:
     search_color: str = "rgb(230,0,230)"
     stroke_color: str = "none"
     truncate: str = "right"
-    base: Tuple[str, ...] = ()
-    sort_by_value: bool = False
-    delta: str = "inclusive"
+    base: Tuple[str, ...] = LAYOUT_DEFAULTS.base
+    sort_by_value: bool = LAYOUT_DEFAULTS.sort_by_value
+    delta: str = LAYOUT_DEFAULTS.delta
     empty_text: str = "ERROR: No valid input provided to flamespace."
 
     def __post_init__(self) -> None:
-        if isinstance(self.base, str):
-            object.__setattr__(self, "base", (self.base,))
         for name in ("width", "height", "fontsize", "fontwidth", "factor"):
             if not getattr(self, name) > 0:
                 raise ArgumentError(f"{name} must be > 0, not {getattr(self, name)!r}")
-        self.minwidth_spec()  # validates
+        if not self.width > 2 * XPAD:
+            raise ArgumentError(f"width must be more than the margins' {2 * XPAD} pixels, not {self.width!r}")
         _choice("colors", self.colors, PALETTES)
-        _choice("delta", self.delta, DELTA_MODES)
+        object.__setattr__(self, "base", self.layout_options().base)  # checks the layout's fields (and minwidth)
         _choice("truncate", self.truncate, TRUNCATE_SIDES)
         if self.bgcolors is not None and self.bgcolors not in BACKGROUNDS and not _HEX_COLOUR.match(self.bgcolors):
             raise ArgumentError(
                 f"bgcolors must be one of {', '.join(BACKGROUNDS)} or a colour '#rrggbb', not {self.bgcolors!r}"
             )
-        if self.total is not None and not self.total > 0:
-            raise ArgumentError(f"total must be > 0, not {self.total!r}")
         if self.hash and self.random:
             raise ArgumentError("choose one of hash and random colours, not both")
         if self.encoding is not None:
@@ -135,6 +202,19 @@ class SvgOptions:
                 f"minwidth must be a number of pixels (0.1) or a percentage of the total (0.5%), not {self.minwidth!r}"
             )
         return float(match.group(1)), bool(match.group(2))
+
+    def layout_options(self) -> LayoutOptions:
+        """What to lay out: the layout's fields, ``minwidth`` (pixels of the frames' width, or a
+        percentage) and the waker marks of the ``chain`` palette."""
+        amount, percent = self.minwidth_spec()
+        if percent:
+            least = {"min_percent": amount}
+        else:
+            least = {"min_width": amount, "extent": self.width - 2 * XPAD}
+        return LayoutOptions(
+            reverse=self.reverse, base=self.base, flamechart=self.flamechart, sort_by_value=self.sort_by_value,
+            delta=self.delta, total=self.total, mark_wakers=self.colors == "chain", **least,  # type: ignore[arg-type]
+        )
 
     def resolved_title(self) -> str:
         if self.title:
@@ -160,11 +240,6 @@ class SvgOptions:
     @classmethod
     def names(cls) -> Tuple[str, ...]:
         return fields(cls)
-
-
-def _choice(name: str, value: str, allowed: Tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise ArgumentError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
 
 
 def read_nameattr(path: str) -> "dict[str, dict[str, str]]":

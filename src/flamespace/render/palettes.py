@@ -153,27 +153,32 @@ CHOOSERS: Dict[str, Callable[[str], str]] = {
 
 
 class Colourer:
-    """The colour of each frame name under one set of options (cached: names repeat)."""
+    """The colour of each frame name under one set of options (cached: names repeat).
 
-    def __init__(self, options: SvgOptions) -> None:
+    ``palette``: a name -> colour map to keep colours the same across graphs (flamegraph.pl's
+    palette.map): its colours are used, and every colour given to a name it lacks is added
+    to it, for the caller to save (:func:`write_palette`). The colourer never reads or
+    writes a file.
+    """
+
+    def __init__(self, options: SvgOptions, palette: Optional[Dict[str, str]] = None) -> None:
         self.options = options
         self._cache: Dict[str, str] = dict(SEPARATOR_COLOURS)
-        self._fixed: Dict[str, str] = {}
+        self._keep = palette is not None
+        self._fixed: Dict[str, str] = palette if palette is not None else {}
         self._rng: Optional[object] = None
         if options.random:
             import random
 
             self._rng = random.Random(options.seed)
-        if options.palette_file:
-            self._fixed = read_palette(options.palette_file)
 
     def __call__(self, name: str) -> str:
         colour = self._cache.get(name)
         if colour is None:
             colour = self._fixed.get(name) or self._compute(name)
-            if self._rng is None or self.options.palette_file:
+            if self._rng is None or self._keep:
                 self._cache[name] = colour
-            if self.options.palette_file:
+            if self._keep:
                 self._fixed[name] = colour
         return colour
 
@@ -204,11 +209,6 @@ class Colourer:
         r, g, b = BASE[palette](v1, v2, v3)
         return f"rgb({r},{g},{b})"
 
-    def save(self) -> None:
-        """Write the palette file (``palette_file``) with every colour used, sorted by name."""
-        if self.options.palette_file:
-            write_palette(self.options.palette_file, self._fixed)
-
 
 def diff_colour(delta: float, largest: float, negate: bool = False) -> str:
     """White for no change, red for growth, blue for shrinkage, saturated at ``largest``."""
@@ -224,7 +224,11 @@ def diff_colour(delta: float, largest: float, negate: bool = False) -> str:
 
 
 def read_palette(path: str) -> Dict[str, str]:
-    """A ``name->rgb(r,g,b)`` file as flamegraph.pl's palette.map; missing file: empty."""
+    """A ``name->rgb(r,g,b)`` file as flamegraph.pl's palette.map; missing file: empty.
+
+    For the program's edge (the CLI's ``--cp``): pass the map to ``svg(..., palette=)``,
+    then save it with :func:`write_palette`.
+    """
     import os
 
     if not os.path.exists(path):
@@ -245,5 +249,9 @@ def read_palette(path: str) -> Dict[str, str]:
 
 
 def write_palette(path: str, table: Dict[str, str]) -> None:
+    """Save a palette map as flamegraph.pl's palette.map: one ``name->rgb(r,g,b)`` line per name, sorted.
+
+    A file read back next time (not an output stream: '-' is a file name here).
+    """
     with open(path, "w", encoding="utf-8", errors="surrogateescape") as out:
         out.writelines(f"{name}->{colour}\n" for name, colour in sorted(table.items()) if "\n" not in name)

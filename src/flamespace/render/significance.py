@@ -18,9 +18,10 @@ from __future__ import annotations
 from ..core import units
 from ..core.differential import Differential
 from ..errors import ArgumentError
-from .layout import Layout, layout
+from .layout import layout
 from .options import SvgOptions
 from .palettes import stable_hash
+from .svg import Drawing, draw, emit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -74,7 +75,7 @@ def legend(unit: Optional[str]) -> List[Tuple[str, str]]:
     ]
 
 
-def significance_layout(
+def significance_drawing(
     baseline: FlameGraph,
     candidate: FlameGraph,
     kinds: Mapping[Stack, str],
@@ -83,7 +84,7 @@ def significance_layout(
     baseline_widths: bool = False,
     note: str = "",
     untested: Collection[Stack] = (),
-) -> Layout:
+) -> Drawing:
     """The frames of ``candidate`` (``baseline`` with ``baseline_widths``) coloured by ``kinds``.
 
     ``kinds``: stack -> appeared/grown/disappeared/shrunk for the significant changes to
@@ -96,9 +97,9 @@ def significance_layout(
     if options.reverse or options.base or options.flamechart:
         raise ArgumentError("a significance-coloured graph keeps stacks as tested: no reverse, base or flame chart")
     shown, other = (baseline, candidate) if baseline_widths else (candidate, baseline)
-    drawn = layout(Differential(other, shown), options)
+    drawn = layout(Differential(other, shown), options.layout_options())
     if drawn.empty:
-        return drawn
+        return draw(drawn, options)
     unit = candidate.metadata.unit or baseline.metadata.unit
     coloured = {stack: kind for stack, kind in kinds.items() if kind}
     changes = {stack: candidate.value(stack) - baseline.value(stack) for stack in coloured}
@@ -134,10 +135,11 @@ def significance_layout(
             f" ({units.human(value, unit, name_counts=True)}, {share}; Δ {units.human(change, unit, signed=True)}, "
             f"Δ % {units.percent(units.relative(change, before))}; {verdict})"
         )
-    c.colours, c.infos = colours, infos
-    drawn.legend = legend(unit)
-    drawn.legend_note = note
-    return drawn
+    picture = draw(drawn, options, colours=colours)
+    picture.infos = infos
+    picture.legend = legend(unit)
+    picture.legend_note = note
+    return picture
 
 
 def _verdict(stack: Stack, kind: Optional[str], change: float, changes: Mapping[Stack, float],
@@ -176,8 +178,6 @@ def significance_svg(
     note: str = "",
     untested: Collection[Stack] = (),
 ) -> Optional[str]:
-    """Draw :func:`significance_layout` as an SVG (``output`` as :func:`~flamespace.render.svg`)."""
-    from .svg import emit
-
-    drawn = significance_layout(baseline, candidate, kinds, options, baseline_widths=baseline_widths, note=note, untested=untested)
-    return emit(drawn, output)
+    """Draw :func:`significance_drawing` as an SVG (``output`` as :func:`~flamespace.render.svg`)."""
+    picture = significance_drawing(baseline, candidate, kinds, options, baseline_widths=baseline_widths, note=note, untested=untested)
+    return emit(picture, output)

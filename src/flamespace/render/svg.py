@@ -1,5 +1,9 @@
 """The interactive SVG flame graph: one self-contained file, written in one streaming pass.
 
+The emitter turns a :class:`~flamespace.render.layout.Layout` (value units) into pixels,
+fits the labels with the font's average glyph width and colours the frames
+(:class:`Drawing`), then writes it. Colours that stay the same across graphs come from a
+palette map the caller passes in (and saves): rendering reads and writes no palette file.
 The page script (``flamegraph.js`` beside this module) is read at render time and inlined;
 it finds every frame in ``<g id="frames">`` and reads its settings from one JSON object.
 """
@@ -8,81 +12,152 @@ from __future__ import annotations
 
 import json
 import os
-from itertools import chain
+from itertools import chain, compress
 
+from ..core.units import format_count
 from ..formats._io import open_output
-from .layout import XPAD, Layout, layout, strip_annotation
-from .options import SvgOptions
+from .layout import Layout, layout, strip_annotation
+from .options import XPAD, SvgOptions
+from .palettes import SEPARATOR_COLOURS, Colourer, diff_colour
 from .xml import comment, escape
 
 SCRIPT = os.path.join(os.path.dirname(__file__), "flamegraph.js")
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Iterator, List, Mapping, Optional, TextIO, Tuple, Union
+    from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, TextIO, Tuple, Union
 
     from ..core.vector import Number
+    from ..diagnostics import Diagnostics
     from .layout import Profile
 
     Destination = Union[str, "os.PathLike[str]", TextIO, None]
 _CHUNK = 2000  # frames per write
 
 
-def svg(profile: Profile, options: Optional[SvgOptions] = None, output: Destination = None) -> Optional[str]:
+def svg(
+    profile: Profile,
+    options: Optional[SvgOptions] = None,
+    output: Destination = None,
+    *,
+    palette: Optional[Dict[str, str]] = None,
+    diagnostics: Optional[Diagnostics] = None,
+) -> Optional[str]:
     """Draw ``profile`` (FlameGraph, Differential or FlameChart) as an interactive SVG.
 
     ``output``: a path, '-' for stdout, or a text stream; None returns the SVG as a string.
-    An empty profile gives an SVG that says there was no valid input.
+    ``palette``: a name -> colour map whose colours are used and to which new names' colours
+    are added (flamegraph.pl's palette.map: :func:`~flamespace.render.palettes.read_palette`
+    before, ``write_palette`` after). ``diagnostics`` receives the warnings (e.g. a ``total``
+    below the profile's, ignored) and, for an empty profile (drawn as an SVG that says there
+    was no valid input), ``empty``.
     """
-    return emit(layout(profile, options or SvgOptions()), output)
+    options = options or SvgOptions()
+    drawn = layout(profile, options.layout_options())
+    if diagnostics is not None:
+        report(drawn, diagnostics)
+    return emit(draw(drawn, options, palette=palette), output)
 
 
-def emit(drawn: Layout, output: Destination = None) -> Optional[str]:
-    """Write a layout's SVG to ``output`` (a path, '-', a text stream) or, for None, return it."""
+def report(drawn: Layout, diagnostics: Diagnostics) -> None:
+    """Tell ``diagnostics`` what a caller of a renderer should know of ``drawn``."""
+    for warning in drawn.warnings:
+        diagnostics.warn(warning)
+    if drawn.empty:
+        diagnostics.empty = True
+
+
+class Drawing:
+    """A layout on the page: each frame's x and width in pixels, its label and colour.
+
+    Columns beside the layout's (``layout.columns``): ``xs``, ``widths``, ``labels``,
+    ``colours``; ``infos``: what each tooltip says after the name, when a caller writes it
+    (e.g. :mod:`.significance`; None: flamegraph.pl's wording). ``legend``: (colour, meaning)
+    swatches drawn under the title, then ``legend_note``, a line of text.
+    """
+
+    __slots__ = ("layout", "options", "xs", "widths", "labels", "colours", "infos", "legend", "legend_note")
+
+    def __init__(self, drawn: Layout, options: SvgOptions) -> None:
+        self.layout = drawn
+        self.options = options
+        self.xs: List[float] = []
+        self.widths: List[float] = []
+        self.labels: List[str] = []
+        self.colours: List[str] = []
+        self.infos: Optional[List[str]] = None
+        self.legend: List[Tuple[str, str]] = []
+        self.legend_note = ""
+
+
+def draw(
+    drawn: Layout, options: SvgOptions, *, palette: Optional[Dict[str, str]] = None, colours: Optional[List[str]] = None
+) -> Drawing:
+    """Pixels, labels and colours of a layout's frames (``colours``: given by the caller instead;
+    ``palette`` as :func:`svg`)."""
+    picture = Drawing(drawn, options)
+    if drawn.empty:
+        return picture
+    c = drawn.columns
+    per_value = (options.width - 2 * XPAD) / drawn.total
+    # a chain's frames share one start and one value: each distinct number is scaled once
+    xs = {x: XPAD + x * per_value for x in set(c.starts)}
+    widths = {value: value * per_value for value in set(c.values)}
+    picture.xs = list(map(xs.__getitem__, c.starts))
+    picture.widths = list(map(widths.__getitem__, c.values))
+    glyph = options.fontsize * options.fontwidth
+    names = c.names
+    labels = picture.labels = [""] * len(names)
+    wide = {width for width in widths.values() if width / glyph >= 3}  # most frames are too narrow for a label
+    for i in compress(range(len(names)), map(wide.__contains__, picture.widths)):
+        labels[i] = fit_label(names[i], picture.widths[i], options)
+    picture.colours = colours if colours is not None else frame_colours(drawn, options, palette)
+    return picture
+
+
+def frame_colours(drawn: Layout, options: SvgOptions, palette: Optional[Dict[str, str]] = None) -> List[str]:
+    """Each frame's colour: by name from the palette, or for differential input by its change
+    (white for none, red for more, blue for less, the largest change saturated)."""
+    c = drawn.columns
+    deltas = c.deltas
+    if deltas is None:
+        return Colourer(options, palette).many(c.names)
+    largest = max(map(abs, deltas), default=0) or 1
+    negate = options.negate
+    separators = SEPARATOR_COLOURS
+    return [
+        separators[n] if n in separators and depth else diff_colour(delta, largest, negate)
+        for n, depth, delta in zip(c.names, c.depths, deltas)
+    ]
+
+
+def fit_label(name: str, width: float, options: SvgOptions) -> str:
+    """The label that fits ``width`` pixels: whole, cut with ``..``, or empty below 3 characters."""
+    chars = int(width / (options.fontsize * options.fontwidth))
+    if chars < 3:
+        return ""
+    name = strip_annotation(name)
+    if chars >= len(name):
+        return name
+    if options.truncate == "left":
+        return ".." + name[len(name) - chars + 2 :]
+    return name[: chars - 2] + ".."
+
+
+def emit(picture: Drawing, output: Destination = None) -> Optional[str]:
+    """Write a drawing's SVG to ``output`` (a path, '-', a text stream) or, for None, return it."""
     if output is None:
         import io
 
         buffer = io.StringIO()
-        write_svg(drawn, buffer)
+        write_svg(picture, buffer)
         return buffer.getvalue()
     if hasattr(output, "write"):
-        write_svg(drawn, output)  # type: ignore[arg-type]
+        write_svg(picture, output)  # type: ignore[arg-type]
     else:
-        with open_svg(output, drawn.options.encoding) as stream:  # type: ignore[arg-type]
-            write_svg(drawn, stream)
+        encoding = picture.options.encoding  # another encoding: characters it lacks become references
+        with open_output(output, encoding, "xmlcharrefreplace" if encoding else None) as stream:  # type: ignore[arg-type]
+            write_svg(picture, stream)
     return None
-
-
-def open_svg(destination: Union[str, "os.PathLike[str]"], encoding: Optional[str] = None):  # type: ignore[no-untyped-def]
-    """A text stream for an SVG: UTF-8 unless ``encoding``; characters it lacks become references (newlines as open_output)."""
-    if encoding is None:
-        return open_output(destination)
-    from contextlib import contextmanager
-    import io
-    import sys
-
-    @contextmanager
-    def opened() -> Iterator[TextIO]:
-        if os.fspath(destination) == "-":
-            out = io.TextIOWrapper(sys.stdout.buffer, encoding=encoding, errors="xmlcharrefreplace", newline="")
-            try:
-                yield out
-                out.flush()
-            finally:
-                out.detach()
-        else:
-            with open(destination, "w", encoding=encoding, errors="xmlcharrefreplace", newline="") as out:
-                yield out
-
-    return opened()
-
-
-def format_count(value: float) -> str:
-    """A count with thousands separators, as flamegraph.pl's tooltips (fractions kept when small)."""
-    if isinstance(value, int):
-        return f"{value:,}"
-    if value.is_integer() or abs(value) >= 100:
-        return f"{value:,.0f}"
-    return f"{value:.3g}"
 
 
 def _num(value: float) -> str:
@@ -93,7 +168,7 @@ def _num(value: float) -> str:
 class Geometry:
     """Where things go on the page, from flamegraph.pl's paddings (plus the rows of a legend, if any)."""
 
-    def __init__(self, drawn: Layout) -> None:
+    def __init__(self, drawn: Drawing) -> None:
         o = drawn.options
         self.legend = legend_rows(drawn)
         self.legend_top = o.fontsize * 3 + (o.fontsize * 2 if o.subtitle else 0)
@@ -101,7 +176,7 @@ class Geometry:
         self.pad_top = o.fontsize * 3 + (o.fontsize * 2 if o.subtitle else 0) + legend
         self.pad_bottom = o.fontsize * 2 + 10
         self.width = o.width
-        self.height = (drawn.max_depth + 1) * o.height + o.fontsize * 3 + self.pad_bottom + (o.fontsize * 2 if o.subtitle else 0) + legend
+        self.height = (drawn.layout.max_depth + 1) * o.height + o.fontsize * 3 + self.pad_bottom + (o.fontsize * 2 if o.subtitle else 0) + legend
         self.frame = o.height
         self.inverted = o.inverted
 
@@ -116,7 +191,7 @@ LEGEND_ROW = 1.5  # a legend row's height, in font sizes
 LEGEND_GAP = 4  # pixels between the legend and the frames
 
 
-def legend_rows(drawn: Layout) -> List[List[Tuple[Optional[str], str]]]:
+def legend_rows(drawn: Drawing) -> List[List[Tuple[Optional[str], str]]]:
     """The legend's entries ((colour or None, text)) flowed into rows that fit the width; the note on its own row."""
     o = drawn.options
     if not drawn.legend and not drawn.legend_note:
@@ -137,7 +212,7 @@ def legend_rows(drawn: Layout) -> List[List[Tuple[Optional[str], str]]]:
     return [row for row in rows if row]
 
 
-def _legend(drawn: Layout, g: Geometry) -> str:
+def _legend(drawn: Drawing, g: Geometry) -> str:
     """The legend's markup: a swatch and its meaning per entry, flowed left to right."""
     o = drawn.options
     glyph = o.fontsize * o.fontwidth
@@ -156,10 +231,10 @@ def _legend(drawn: Layout, g: Geometry) -> str:
     return "".join(parts)
 
 
-def write_svg(drawn: Layout, out: TextIO) -> None:
-    """Write the SVG of a layout to ``out``, a few thousand frames per write."""
+def write_svg(drawn: Drawing, out: TextIO) -> None:
+    """Write the SVG of a drawing to ``out``, a few thousand frames per write."""
     o = drawn.options
-    if drawn.empty:
+    if drawn.layout.empty:
         _write_empty(o, out)
         return
     geometry = Geometry(drawn)
@@ -190,7 +265,7 @@ def _write_empty(o: SvgOptions, out: TextIO) -> None:
     )
 
 
-def _config(drawn: Layout, geometry: Geometry) -> str:
+def _config(drawn: Drawing, geometry: Geometry) -> str:
     o = drawn.options
     settings = {
         "xpad": XPAD, "width": o.width, "fluid": o.fluid, "fontsize": o.fontsize, "fontwidth": o.fontwidth,
@@ -203,7 +278,7 @@ def _config(drawn: Layout, geometry: Geometry) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _head(drawn: Layout, g: Geometry) -> str:
+def _head(drawn: Drawing, g: Geometry) -> str:
     o = drawn.options
     width, height = o.width, _num(g.height)
     size = _num(o.fontsize)
@@ -256,7 +331,7 @@ def _head(drawn: Layout, g: Geometry) -> str:
     return "".join(parts)
 
 
-def _frames(drawn: Layout, g: Geometry) -> Iterator[str]:
+def _frames(drawn: Drawing, g: Geometry) -> Iterator[str]:
     """The frames' elements, ``_CHUNK`` frames per string: one ``<g>`` (or ``<a>`` with a
     --nameattr href) per frame holding its title, rect and label.
 
@@ -266,12 +341,12 @@ def _frames(drawn: Layout, g: Geometry) -> Iterator[str]:
     the fixed markup between them folded in) and joined in one call.
     """
     o = drawn.options
-    c = drawn.columns
-    total = drawn.total
+    c = drawn.layout.columns
+    total = drawn.layout.total
     countname = escape(o.countname)
     factor = o.factor
     nameattr = o.nameattr
-    depths = range(drawn.max_depth + 1)
+    depths = range(drawn.layout.max_depth + 1)
     tops = [f'{_num(g.top(depth))}" width="' for depth in depths]
     text_ys = [f'{_num(3 + g.top(depth) + (g.frame - 1) / 2)}">' for depth in depths]
     text_head = f'" height="{_num(g.frame - 1)}" rx="2" ry="2"/><text x="'
@@ -295,16 +370,16 @@ def _frames(drawn: Layout, g: Geometry) -> Iterator[str]:
     for start in range(0, len(c.names), _CHUNK):
         part = slice(start, start + _CHUNK)
         names = c.names[part]
-        xs = c.xs[part]
+        xs = drawn.xs[part]
         keys = c.values[part] if c.deltas is None else list(zip(c.values[part], c.deltas[part]))
         title_column = list(map(titles.__getitem__, names))
-        info_column = list(map(infos.__getitem__, keys)) if c.infos is None else c.infos[part]
-        if start == 0 and c.infos is None:  # the root
+        info_column = list(map(infos.__getitem__, keys)) if drawn.infos is None else drawn.infos[part]
+        if start == 0 and drawn.infos is None:  # the root
             info_column[0] = f" ({count(c.values[0])}, 100%)"
         columns = [
             title_column, info_column, map(x1s.__getitem__, xs), map(tops.__getitem__, c.depths[part]),
-            map(widths.__getitem__, zip(xs, c.widths[part])), c.colours[part], map(text_xs.__getitem__, xs),
-            map(text_ys.__getitem__, c.depths[part]), map(labels.__getitem__, c.labels[part]),
+            map(widths.__getitem__, zip(xs, drawn.widths[part])), drawn.colours[part], map(text_xs.__getitem__, xs),
+            map(text_ys.__getitem__, c.depths[part]), map(labels.__getitem__, drawn.labels[part]),
         ]
         if nameattr:
             heads, tails = _groups(names, title_column, info_column, nameattr)
@@ -355,4 +430,4 @@ def _custom_group(attributes: Mapping[str, str]) -> tuple:
     return f"<g {rest}>" if rest else "<g>", "</g>\n", title
 
 
-__all__ = ["SvgOptions", "emit", "format_count", "svg", "write_svg"]
+__all__ = ["Drawing", "SvgOptions", "draw", "emit", "svg", "write_svg"]

@@ -7,10 +7,10 @@ trimmed to frames of at least ``threshold`` of the total.
 from __future__ import annotations
 
 from .._record import record
+from ..core.units import format_count
 from ..errors import ArgumentError
 from .layout import layout, strip_annotation
-from .options import SvgOptions
-from .svg import format_count
+from .options import LAYOUT_DEFAULTS, LayoutOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,15 +22,16 @@ if TYPE_CHECKING:
 @record
 class TextOptions:
     """``threshold``: smallest share of the total shown (0.01 = 1%); ``max_depth``: deepest level
-    shown (None: all); ``sort_by_value``, ``reverse``, ``base``, ``delta``, ``countname``:
-    as in :class:`SvgOptions`; ``width``: cut lines to this many characters (None: never)."""
+    shown (None: all); ``sort_by_value``, ``reverse``, ``base``, ``delta``: as in
+    :class:`LayoutOptions` (their defaults and checks); ``countname``: what the counts are;
+    ``width``: cut lines to this many characters (None: never)."""
 
     threshold: float = 0.01
     max_depth: Optional[int] = None
-    sort_by_value: bool = False
-    reverse: bool = False
-    base: Tuple[str, ...] = ()
-    delta: str = "inclusive"
+    sort_by_value: bool = LAYOUT_DEFAULTS.sort_by_value
+    reverse: bool = LAYOUT_DEFAULTS.reverse
+    base: Tuple[str, ...] = LAYOUT_DEFAULTS.base
+    delta: str = LAYOUT_DEFAULTS.delta
     countname: str = "samples"
     width: Optional[int] = None
 
@@ -41,18 +42,20 @@ class TextOptions:
             raise ArgumentError(f"max_depth must be >= 0, not {self.max_depth!r}")
         if self.width is not None and self.width < 20:
             raise ArgumentError(f"width must be at least 20 characters, not {self.width!r}")
+        object.__setattr__(self, "base", self.layout_options().base)  # checks the layout's fields
+
+    def layout_options(self) -> LayoutOptions:
+        """What to lay out: frames of at least ``threshold`` of the total, as flamegraph.pl's --minwidth N%."""
+        return LayoutOptions(
+            min_percent=self.threshold * 100, sort_by_value=self.sort_by_value, reverse=self.reverse,
+            base=self.base, delta=self.delta,
+        )
 
 
 def text_lines(profile: Profile, options: Optional[TextOptions] = None) -> List[str]:
     """The lines of the text rendering: inclusive share, tree branches, name, count (and change)."""
     options = options or TextOptions()
-    drawn = layout(
-        profile,
-        SvgOptions(
-            minwidth=f"{options.threshold * 100!r}%", sort_by_value=options.sort_by_value,
-            reverse=options.reverse, base=options.base, delta=options.delta,
-        ),
-    )
+    drawn = layout(profile, options.layout_options())
     if drawn.empty:
         return []
     frames = [f for f in drawn.frames if options.max_depth is None or f.depth <= options.max_depth]
