@@ -54,11 +54,11 @@ def svg(
     options = options or SvgOptions()
     drawn = layout(profile, options.layout_options())
     if diagnostics is not None:
-        report(drawn, diagnostics)
+        _report(drawn, diagnostics)
     return emit(draw(drawn, options, palette=palette), output)
 
 
-def report(drawn: Layout, diagnostics: Diagnostics) -> None:
+def _report(drawn: Layout, diagnostics: Diagnostics) -> None:
     """Tell ``diagnostics`` what a caller of a renderer should know of ``drawn``."""
     for warning in drawn.warnings:
         diagnostics.warn(warning)
