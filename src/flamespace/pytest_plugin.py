@@ -114,19 +114,19 @@ class _Recorder:
     pytest-xdist worker's I/O thread, say) are left out; threads the test starts are kept."""
 
     def __init__(self, options: Dict[str, Any], labels: Dict[str, str], test: Any) -> None:
-        from .collect.memory import MEMORY_MODES
+        from .collect import MEMORY_MODES
 
         self._test = test
         options = {"lines": False, **options}
         mode = options.pop("mode", "wall")
         self._sampler: Any = None
         if mode in MEMORY_MODES:
-            from .collect.api import profile
+            from .collect import profile
 
             self._profiler: Any = profile(mode, **options)
             self._profiler.__enter__()
             return
-        from .collect.sampler import Sampler, SamplerOptions
+        from .collect import Sampler, SamplerOptions
 
         self._thread_roots = bool(options.get("threads", False))
         self._before = _thread_names_but_ours()
@@ -155,7 +155,7 @@ def _thread_names_but_ours() -> set:  # type: ignore[type-arg]
     import sys
     import threading
 
-    from .collect.engine import thread_name
+    from .collect import thread_name
 
     ours = threading.get_ident()
     return {thread_name(ident) for ident in sys._current_frames() if ident != ours}
