@@ -158,3 +158,12 @@ def test_the_profiled_child_imports_no_typing_or_dataclasses(tmp_path):
             result = fs.record_program(fs.Program(collect.Target("code", code, flags=("-S",))), options, stdout=stream)
         assert result.exit_code == 0
         assert out.read_text().strip() == "[]", options
+
+
+def test_the_live_recorder_stops_tracing_before_its_own_imports():
+    """Importing tracemalloc (pickle, fnmatch, linecache, ...) to read the traces was charged to
+    the program: 96% of the live profile of `python -c pass` (1.2 MB in 7,300 blocks)."""
+    result = fs.record_program(fs.Program(collect.Target("code", "pass")), fs.MemoryOptions(mode="live"))
+    files = {frame.rpartition("(")[2].split(":")[0].rpartition("/")[2] for stack in result.recording.graph for frame in stack}
+    # frames name their file like "<module> (<stdlib>/tracemalloc.py:13)"
+    assert not files & {"tracemalloc.py", "pickle.py", "fnmatch.py", "linecache.py"}, files

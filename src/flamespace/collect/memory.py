@@ -106,12 +106,18 @@ class MemoryRecorder:
 
     def _snapshot(self) -> None:
         import time
-        import tracemalloc
 
-        snapshot = tracemalloc.take_snapshot()
-        tracemalloc.stop()  # frees tracemalloc's tables before we build ours
+        import _tracemalloc
+
+        # What tracemalloc.take_snapshot() does, but with tracing stopped before `tracemalloc`
+        # is imported: its imports (pickle, fnmatch, linecache, ...) are ours, not the program's.
+        traces, limit = _tracemalloc._get_traces(), _tracemalloc.get_traceback_limit()
+        _tracemalloc.stop()  # frees tracemalloc's tables before we build ours
         self._started_tracing = False
         self._elapsed_ns = time.monotonic_ns() - self._start_ns
+        import tracemalloc
+
+        snapshot = tracemalloc.Snapshot(traces, limit)
         namer = _LineNamer(self.lines)
         by_count = self.weight == "count"
         for trace in snapshot.traces:

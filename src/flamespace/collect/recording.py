@@ -22,7 +22,7 @@ from .._record import factory, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+    from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
     from ..core.chart import FlameChart
     from ..core.metadata import Metadata
@@ -122,7 +122,7 @@ class RawRecording:
     """
 
     kind: str
-    totals: Dict[Stack, Number] = factory(dict)
+    totals: Mapping[Stack, Number] = factory(dict)
     start_ns: int = 0
     elapsed_ns: int = 0
     quality: Optional[Quality] = None
@@ -171,6 +171,7 @@ def merge(
     if len(kinds) > 1:
         raise ValueError(f"cannot merge recordings of different kinds: {', '.join(kinds)}")
     labels = dict(labels or {})
+    settings = options.as_dict()
     totals: Dict[Stack, Number] = {}
     for raw in raws:
         root = (process_frame(raw),) if roots else ()
@@ -178,7 +179,7 @@ def merge(
             key = root + stack
             totals[key] = totals.get(key, 0) + value
     if kinds[0] != "sampler":
-        metadata = memory_metadata(raws, options, labels)  # type: ignore[arg-type]
+        metadata = memory_metadata(raws, settings, labels)
         return Recording(FlameGraph._trusted({k: v for k, v in totals.items() if v > 0}, metadata))
     quality = Quality()
     chart: Optional[FlameChart] = None
@@ -197,11 +198,11 @@ def merge(
     quality.duration_ns = recorded  # the achieved rate is per process
     if len(raws) > 1:
         labels["processes"] = str(len(raws))
-    metadata = quality_metadata(options.as_dict(), quality, elapsed, labels)
+    metadata = quality_metadata(settings, quality, elapsed, labels)
     if chart is not None:
         chart.metadata = metadata
     graph = FlameGraph._trusted({k: v for k, v in totals.items() if v > 0}, metadata)
-    return Recording(graph, chart, quality, quality.problems(options.rate))  # type: ignore[union-attr]
+    return Recording(graph, chart, quality, quality.problems(settings["rate"]))
 
 
 def process_frame(raw: RawRecording) -> str:
@@ -252,22 +253,25 @@ def quality_metadata(
     return Metadata(unit=unit, metric=str(options["mode"]), labels=fields)
 
 
-def memory_metadata(raws: Sequence[RawRecording], options: MemoryOptions, labels: Mapping[str, str] = {}) -> Metadata:
-    """The ``# key: value`` headers of a memory profile (``alloc`` or ``live``)."""
+def memory_metadata(
+    raws: Sequence[RawRecording], options: Mapping[str, Any], labels: Mapping[str, str] = {}
+) -> Metadata:
+    """The ``# key: value`` headers of a memory profile (``alloc`` or ``live``) recorded with
+    ``options`` (:meth:`~.memory.MemoryOptions.as_dict`)."""
     from .._version import __version__
     from ..core.metadata import Metadata
 
-    fields = {"profiler": f"flamespace {__version__}", "mode": options.mode, "weight": options.weight}
+    fields = {"profiler": f"flamespace {__version__}", "mode": options["mode"], "weight": options["weight"]}
     events = str(sum(raw.events for raw in raws))
-    if options.mode == "alloc":
-        fields.update(bytes_per_sample=str(options.interval), samples=events)
+    if options["mode"] == "alloc":
+        fields.update(bytes_per_sample=str(options["interval"]), samples=events)
     else:
         fields["blocks"] = events
     fields.update(
         duration_s=f"{max(raw.elapsed_ns for raw in raws) / 1e9:.3f}", python=sys.version.split()[0], **labels
     )
-    unit = "bytes" if options.weight == "bytes" else "count"
-    return Metadata(unit=unit, metric=options.mode, labels=fields)
+    unit = "bytes" if options["weight"] == "bytes" else "count"
+    return Metadata(unit=unit, metric=options["mode"], labels=fields)
 
 
 __all__ = [
