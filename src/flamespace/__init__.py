@@ -22,7 +22,6 @@ Attributes are imported on first use, so ``import flamespace`` is cheap.
 from __future__ import annotations
 
 from ._lazy import lazy_exports
-from ._version import __version__
 from .core import _EXPORTS as _CORE_EXPORTS
 
 _EXPORTS = {
@@ -45,10 +44,12 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+# __version__ too comes on first use: the profiled child imports this package, not the version
+__getattr__, __dir__ = lazy_exports(__name__, {**_EXPORTS, "__version__": "_version"})
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # what type checkers and editors see (without importing typing at run time)
+    from ._version import __version__
     from .collect.memory import MemoryOptions
     from .collect.api import Profiler, Rotation, profile
     from .collect.launcher import RecordError, RecordResult, record_program

@@ -16,7 +16,8 @@ _EXPORTS = {
     **dict.fromkeys(["MEMORY_MODES", "MemoryOptions"], "memory"),
     **dict.fromkeys(["RecordError", "RecordResult", "record_program"], "launcher"),
     "Recorder": "protocol",
-    **dict.fromkeys(["Quality", "RawRecording", "Recording", "merge"], "recording"),
+    **dict.fromkeys(["Quality", "RawRecording"], "raw"),
+    **dict.fromkeys(["Recording", "merge"], "recording"),
     **dict.fromkeys(["Collection", "Run", "RunFailedError", "collect_runs"], "runs"),
     **dict.fromkeys(["MODES", "Sampler", "SamplerOptions"], "sampler"),
     **dict.fromkeys(["Program", "Target", "parse_command"], "target"),
@@ -33,7 +34,8 @@ if TYPE_CHECKING:  # what type checkers and editors see (without importing typin
     from .launcher import RecordError, RecordResult, record_program
     from .memory import MEMORY_MODES, MemoryOptions
     from .protocol import Recorder
-    from .recording import Quality, RawRecording, Recording, merge
+    from .raw import Quality, RawRecording
+    from .recording import Recording, merge
     from .runs import Collection, Run, RunFailedError, collect_runs
     from .sampler import MODES, Sampler, SamplerOptions
     from .target import Program, Target, parse_command

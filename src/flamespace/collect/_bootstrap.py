@@ -5,7 +5,7 @@ has run yet when the sampler starts, so the work of ``site``, ``.pth`` files,
 ``sitecustomize`` and every import before ``__main__`` is in the profile. Then the
 target runs as it would under ``python``: same ``sys.argv``, ``sys.path[0]``, ``__main__``
 attributes, exit code and traceback (without our frames). The recorder's
-:class:`~.recording.RawRecording` is pickled
+:class:`~.raw.RawRecording` is pickled
 into ``config["out_dir"]`` from an ``atexit`` handler registered before the target's own,
 so it runs last: after non-daemon threads have finished and the target's handlers ran.
 

@@ -24,7 +24,7 @@ except ImportError as exc:  # built without a C compiler
 from .engine import _leave_signals_to_other_threads
 from .memory import DEFAULT_ALLOC_INTERVAL, DEFAULT_MAX_FRAMES, TRUNCATED_FRAME, program_stack
 from .naming import FrameNamer
-from .recording import RawRecording
+from .raw import RawRecording
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ run instead. Late samples are counted in the quality metadata.
 This module imports only what a bare interpreter has loaded anyway (``sys``, ``time``,
 ``threading``, ``math``): it runs inside the profiled program from its first line.
 Validated options and the public API are in :mod:`.sampler`; what the engine hands over,
-and its :class:`~.recording.Quality`, in :mod:`.recording`.
+and its :class:`~.raw.Quality`, in :mod:`.raw`.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import threading
 
 from .clock import Clock
 from .naming import FrameNamer
-from .recording import MAX_TRUSTED_MISSED_SHARE, MIN_TRUSTED_SAMPLES, Quality, RawRecording
+from .raw import MAX_TRUSTED_MISSED_SHARE, MIN_TRUSTED_SAMPLES, Quality, RawRecording
 from .sink import Sink
 
 try:
@@ -369,7 +369,7 @@ class Engine:
 
 class SamplingRecorder(Engine):
     """The sampler as a :class:`~.protocol.Recorder` (what a profiled child runs): ``stop()``
-    hands over a :class:`~.recording.RawRecording`; ``forked()`` is already recording."""
+    hands over a :class:`~.raw.RawRecording`; ``forked()`` is already recording."""
 
     def stop(self) -> RawRecording:
         self.halt()

@@ -2,7 +2,7 @@
 
 The child is ``python -S -c <bootstrap>`` (see :mod:`._bootstrap`), so interpreter start-up
 is part of the profile. Each profiled process (the program and, with ``subprocesses``, its
-Python children) pickles its :class:`~.recording.RawRecording` into a private temporary
+Python children) pickles its :class:`~.raw.RawRecording` into a private temporary
 directory; this side merges them into one :class:`~.recording.Recording`
 (:func:`~.recording.merge`), with a ``name (pid)`` root frame per process when there is more
 than one or when asked. :func:`record_program` is the public entry point.

@@ -14,7 +14,7 @@ import sys
 
 from .._record import record
 from .naming import PathShortener, format_frame
-from .recording import RawRecording
+from .raw import RawRecording
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,14 +1,14 @@
 """The contract every recorder meets (one documented base per boundary).
 
 A recorder records one process: ``start()`` it, let the program run, ``stop()`` it and it
-hands over a :class:`~.recording.RawRecording`, which :func:`~.recording.merge` (with the
+hands over a :class:`~.raw.RawRecording`, which :func:`~.recording.merge` (with the
 raw recordings of the other processes of the run) turns into a
 :class:`~.recording.Recording`. ``forked()`` gives the recorder of a forked child, already
 recording, with nothing of the parent's recording in it (it may be the same object).
 
 The recorders: :class:`~.engine.SamplingRecorder` (modes wall, cpu),
 :class:`~.memory.MemoryRecorder` (live), :class:`~.alloc.AllocRecorder` (alloc). A new one
-implements these three methods, adds a kind to :data:`~.recording.KINDS` and a branch to
+implements these three methods, adds a kind to :data:`~.raw.KINDS` and a branch to
 :func:`~.recorders.start_recorder`, and builds its metadata in :func:`~.recording.merge`.
 
 This module imports ``typing``: recorders themselves never import it (they run inside the
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from .recording import RawRecording
+from .raw import RawRecording
 
 
 @runtime_checkable

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 def start_recorder(
     kind: str, arguments: Mapping[str, Any], hidden_files: Collection[str] = (), **sampler_extras: Any
 ) -> Recorder:
-    """The started recorder of ``kind`` (one of :data:`~.recording.KINDS`).
+    """The started recorder of ``kind`` (one of :data:`~.raw.KINDS`).
 
     ``arguments`` are the options' recorder arguments (``SamplerOptions.as_dict()``,
     ``MemoryOptions.engine_arguments()``); frames of ``hidden_files`` at the root of a stack

@@ -1,7 +1,7 @@
 """The statistical profiler's public face: validated options and the Sampler.
 
 The Sampler is the engine run in this process; its ``stop()`` merges the engine's
-:class:`~.recording.RawRecording` into a :class:`~.recording.Recording` as the launcher
+:class:`~.raw.RawRecording` into a :class:`~.recording.Recording` as the launcher
 does for a profiled child (:func:`~.recording.merge`)."""
 
 from __future__ import annotations
