@@ -13,7 +13,7 @@ import flamespace as fs
 import flamespace.collect as collect
 from flamespace.collect.alloc import available
 from flamespace.collect.protocol import Recorder
-from flamespace.collect.recorders import start_recorder
+from flamespace.collect._bootstrap import start_recorder
 from flamespace.collect.raw import Quality, RawRecording
 from flamespace.collect.recording import merge, process_frame
 from flamespace.core.chart import FlameChart

@@ -10,7 +10,8 @@ into ``config["out_dir"]`` from an ``atexit`` handler registered before the targ
 so it runs last: after non-daemon threads have finished and the target's handlers ran.
 
 Imports are kept to modules a bare interpreter has loaded anyway, so the program's own
-imports cost what they would cost without the profiler.
+imports cost what they would cost without the profiler. :func:`start_recorder` is the one
+place that knows which recorder records which kind (the in-process API uses it too).
 """
 
 from __future__ import annotations
@@ -18,11 +19,9 @@ from __future__ import annotations
 import os
 import sys
 
-from .recorders import start_recorder
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, Optional
+    from typing import Any, Collection, Dict, Mapping, Optional
 
     from .protocol import Recorder
 
@@ -202,6 +201,32 @@ def _start_recorder(config: Dict[str, Any]) -> Recorder:
         return start_recorder(kind, config["arguments"], hidden)
     code_objects = {main.__code__, _run.__code__, _run_script.__code__, _run_code.__code__}
     return start_recorder(kind, config["arguments"], hidden, root_cut=code_objects, on_deadline=_on_deadline)
+
+
+def start_recorder(
+    kind: str, arguments: Mapping[str, Any], hidden_files: Collection[str] = (), **sampler_extras: Any
+) -> Recorder:
+    """The started recorder of ``kind`` (one of :data:`~.raw.KINDS`); each kind's module is
+    imported only when that kind starts (a sampled program does not pay for tracemalloc).
+
+    ``arguments`` are the options' recorder arguments (``SamplerOptions.as_dict()``,
+    ``MemoryOptions.engine_arguments()``); frames of ``hidden_files`` at the root of a stack
+    are left out (the launcher's ``runpy``). ``sampler_extras`` go to the sampler only
+    (``root_cut``, ``on_deadline``: see :class:`~.engine.Engine`).
+    """
+    if kind == "sampler":
+        from .engine import SamplingRecorder
+
+        return SamplingRecorder(**arguments, hidden_files=hidden_files, **sampler_extras).start()
+    if kind == "alloc":
+        from .alloc import AllocRecorder
+
+        return AllocRecorder(**arguments, hidden_files=hidden_files).start()
+    if kind == "live":
+        from .memory import MemoryRecorder
+
+        return MemoryRecorder(kind, **arguments, hidden_files=hidden_files).start()
+    raise ValueError(f"no recorder records {kind!r}")
 
 
 def _run(target: Dict[str, Any]) -> None:

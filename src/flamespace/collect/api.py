@@ -13,7 +13,7 @@ from ..core.chart import FlameChart
 from ..core.vector import FlameGraph
 from ..errors import ArgumentError
 from .memory import MEMORY_MODES, MemoryOptions
-from .recorders import start_recorder
+from ._bootstrap import start_recorder
 from .recording import Recording, merge
 from .sampler import Sampler, SamplerOptions
 

@@ -63,7 +63,7 @@ class MemoryOptions:
             raise ArgumentError(f"the allocation sampling interval must be 0 or more bytes, not {self.interval}")
 
     def engine_arguments(self) -> Dict[str, Any]:
-        """The recorder's arguments (see :func:`~.recorders.start_recorder`)."""
+        """The recorder's arguments (see :func:`~._bootstrap.start_recorder`)."""
         arguments: Dict[str, Any] = {"weight": self.weight, "lines": self.lines, "max_frames": self.max_frames}
         if self.mode == "alloc":
             arguments.update(interval=self.interval, seed=self.seed)

@@ -9,7 +9,7 @@ recording, with nothing of the parent's recording in it (it may be the same obje
 The recorders: :class:`~.engine.SamplingRecorder` (modes wall, cpu),
 :class:`~.memory.MemoryRecorder` (live), :class:`~.alloc.AllocRecorder` (alloc). A new one
 implements these three methods, adds a kind to :data:`~.raw.KINDS` and a branch to
-:func:`~.recorders.start_recorder`, and builds its metadata in :func:`~.recording.merge`.
+:func:`~._bootstrap.start_recorder`, and builds its metadata in :func:`~.recording.merge`.
 
 This module imports ``typing``: recorders themselves never import it (they run inside the
 profiled program, whose start-up they must not slow); type checkers and users do.
