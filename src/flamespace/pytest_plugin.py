@@ -165,13 +165,13 @@ def _from_the_test(graph: Any, test: Any) -> Any:
     """A memory profile's stacks from the test function on: the memory recorders keep every
     frame, so pytest's are cut here (the sampler cuts them as it goes); allocations outside
     the test function (pytest's and ours as the recording starts and stops) are left out."""
-    from .collect.naming import PathShortener, function_name
+    from .collect import FrameNamer
     from .core.vector import FlameGraph
 
     code = getattr(test, "__code__", None)
     if code is None:  # a callable object: no frame to cut at
         return graph
-    name = f"{function_name(code)} ({PathShortener()(code.co_filename)}"
+    name = FrameNamer(lines=False).location(code, None)[:-1]  # "f (file.py)" -> "f (file.py"
     kept: Dict[Any, Any] = {}
     for stack, value in graph.items():
         start = next((i for i, frame in enumerate(stack) if _without_line(frame) == name), None)

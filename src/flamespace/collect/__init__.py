@@ -22,6 +22,7 @@ _EXPORTS = {
     **dict.fromkeys(["MODES", "Sampler", "SamplerOptions"], "sampler"),
     **dict.fromkeys(["Program", "Target", "parse_command"], "target"),
     "thread_name": "engine",
+    "FrameNamer": "naming",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -33,6 +34,7 @@ if TYPE_CHECKING:  # what type checkers and editors see (without importing typin
     from .engine import thread_name
     from .launcher import RecordError, RecordResult, record_program
     from .memory import MEMORY_MODES, MemoryOptions
+    from .naming import FrameNamer
     from .protocol import Recorder
     from .raw import Quality, RawRecording
     from .recording import Recording, merge
