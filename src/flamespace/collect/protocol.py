@@ -4,7 +4,8 @@ A recorder records one process: ``start()`` it, let the program run, ``stop()`` 
 hands over a :class:`~.raw.RawRecording`, which :func:`~.recording.merge` (with the
 raw recordings of the other processes of the run) turns into a
 :class:`~.recording.Recording`. ``forked()`` gives the recorder of a forked child, already
-recording, with nothing of the parent's recording in it (it may be the same object).
+recording what is the child's (it may be the same object: ``live`` keeps tracing, and the
+blocks a child inherits and still holds at exit are its own).
 
 The recorders: :class:`~.engine.SamplingRecorder` (modes wall, cpu),
 :class:`~.memory.MemoryRecorder` (live), :class:`~.alloc.AllocRecorder` (alloc). A new one
