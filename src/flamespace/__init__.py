@@ -24,17 +24,18 @@ from __future__ import annotations
 from ._lazy import lazy_exports
 from .core import _EXPORTS as _CORE_EXPORTS
 
-__version__ = "0.1.0"
-
 _EXPORTS = {
     **{name: f"core.{module}" for name, module in _CORE_EXPORTS.items()},
     "Diagnostics": "diagnostics",
     **dict.fromkeys(["ArgumentError", "FlamespaceError", "InputError", "UnitMismatchError"], "errors"),
     **dict.fromkeys(["read", "write"], "formats.registry"),
-    **dict.fromkeys(["Recording", "Sampler", "SamplerOptions"], "collect.sampler"),
+    **dict.fromkeys(["Sampler", "SamplerOptions"], "collect.sampler"),
+    "Recording": "collect.recording",
     **dict.fromkeys(["profile", "Profiler", "Rotation"], "collect.api"),
     "MemoryOptions": "collect.memory",
-    **dict.fromkeys(["Collection", "Program", "RunFailedError", "collect_runs"], "collect.runs"),
+    **dict.fromkeys(["Collection", "RunFailedError", "collect_runs"], "collect.runs"),
+    **dict.fromkeys(["RecordError", "RecordResult", "record_program"], "collect.launcher"),
+    "Program": "collect.target",
     **dict.fromkeys(["Comparison", "Margin", "StackChange", "compare"], "stats.comparison"),
     **dict.fromkeys(["FrequencyFilter", "Sample"], "stats.sample"),
     **dict.fromkeys(["SampleSimilarity", "sample_similarity"], "stats.similarity"),
@@ -43,14 +44,19 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+# __version__ too comes on first use: the profiled child imports this package, not the version
+__getattr__, __dir__ = lazy_exports(__name__, {**_EXPORTS, "__version__": "_version"})
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # what type checkers and editors see (without importing typing at run time)
+    from ._version import __version__
     from .collect.memory import MemoryOptions
     from .collect.api import Profiler, Rotation, profile
-    from .collect.runs import Collection, Program, RunFailedError, collect_runs  # noqa: F401
-    from .collect.sampler import Recording, Sampler, SamplerOptions
+    from .collect.launcher import RecordError, RecordResult, record_program
+    from .collect.recording import Recording
+    from .collect.runs import Collection, RunFailedError, collect_runs  # noqa: F401
+    from .collect.sampler import Sampler, SamplerOptions
+    from .collect.target import Program
     from .core import *  # noqa: F401,F403
     from .diagnostics import Diagnostics
     from .errors import ArgumentError, FlamespaceError, InputError, UnitMismatchError

@@ -114,19 +114,19 @@ class _Recorder:
     pytest-xdist worker's I/O thread, say) are left out; threads the test starts are kept."""
 
     def __init__(self, options: Dict[str, Any], labels: Dict[str, str], test: Any) -> None:
-        from .collect.memory import MEMORY_MODES
+        from .collect import MEMORY_MODES
 
         self._test = test
         options = {"lines": False, **options}
         mode = options.pop("mode", "wall")
         self._sampler: Any = None
         if mode in MEMORY_MODES:
-            from .collect.api import profile
+            from .collect import profile
 
             self._profiler: Any = profile(mode, **options)
             self._profiler.__enter__()
             return
-        from .collect.sampler import Sampler, SamplerOptions
+        from .collect import Sampler, SamplerOptions
 
         self._thread_roots = bool(options.get("threads", False))
         self._before = _thread_names_but_ours()
@@ -155,7 +155,7 @@ def _thread_names_but_ours() -> set:  # type: ignore[type-arg]
     import sys
     import threading
 
-    from .collect.engine import thread_name
+    from .collect import thread_name
 
     ours = threading.get_ident()
     return {thread_name(ident) for ident in sys._current_frames() if ident != ours}
@@ -165,13 +165,13 @@ def _from_the_test(graph: Any, test: Any) -> Any:
     """A memory profile's stacks from the test function on: the memory recorders keep every
     frame, so pytest's are cut here (the sampler cuts them as it goes); allocations outside
     the test function (pytest's and ours as the recording starts and stops) are left out."""
-    from .collect.naming import PathShortener, function_name
+    from .collect import FrameNamer
     from .core.vector import FlameGraph
 
     code = getattr(test, "__code__", None)
     if code is None:  # a callable object: no frame to cut at
         return graph
-    name = f"{function_name(code)} ({PathShortener()(code.co_filename)}"
+    name = FrameNamer(lines=False).location(code, None)[:-1]  # "f (file.py)" -> "f (file.py"
     kept: Dict[Any, Any] = {}
     for stack, value in graph.items():
         start = next((i for i, frame in enumerate(stack) if _without_line(frame) == name), None)

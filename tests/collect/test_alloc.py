@@ -62,9 +62,9 @@ def test_sampled_estimates_are_unbiased():
     def measure(interval, seed):
         recorder = AllocRecorder(interval=interval, seed=seed).start()
         work()
-        recorder.halt()
+        raw = recorder.stop()
         name = qualified("test_sampled_estimates_are_unbiased.<locals>.work") + " ("
-        return sum(v for s, v in recorder.totals.items() if any(f.startswith(name) for f in s))
+        return sum(v for s, v in raw.totals.items() if any(f.startswith(name) for f in s))
 
     exact = measure(0, 1)
     estimates = [measure(64 * 1024, seed) for seed in range(1, 41)]

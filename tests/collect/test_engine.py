@@ -329,5 +329,5 @@ def test_the_longest_gap_between_ticks_is_kept_and_merged_as_a_maximum():
     assert e.quality.longest_gap_ns == 40
     other = Quality()
     other.ticks, other.longest_gap_ns, other.first_error = 2, 25, "boom"
-    e.quality.merge(other.as_dict())
+    e.quality.merge(other)
     assert (e.quality.ticks, e.quality.longest_gap_ns, e.quality.first_error) == (5, 40, "boom")

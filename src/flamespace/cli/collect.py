@@ -12,7 +12,7 @@ from ._recording import recorder_settings, recording_options, target_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..collect.runs import Collection, Program, Run
+    from ..collect import Collection, Program, Run
 
 #: Per-run warnings printed in full before they are only counted.
 SHOWN_WARNINGS = 3
@@ -63,7 +63,7 @@ def command(
             --baseline-cmd 'bench.py' --candidate-cmd 'bench.py' --candidate-env USE_NEW_PARSER=1
         flamespace compare --baseline ab/baseline --candidate ab/candidate
     """
-    from ..collect.runs import collect_runs
+    from ..collect import collect_runs
 
     programs = _programs(command, module, code, baseline_cmd, candidate_cmd, baseline_env, candidate_env)
     options = recorder_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration,
@@ -92,7 +92,7 @@ def _programs(
     command: Sequence[str], module: Optional[str], code: Optional[str], baseline_cmd: Optional[str],
     candidate_cmd: Optional[str], baseline_env: Sequence[str], candidate_env: Sequence[str],
 ) -> List["Program"]:
-    from ..collect.runs import Program
+    from ..collect import Program
 
     if baseline_cmd is None and candidate_cmd is None:
         if baseline_env or candidate_env:

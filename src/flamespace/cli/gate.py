@@ -28,8 +28,7 @@ from ._common import parse_share
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..collect.runs import Program, Run
-    from ..collect.target import Target
+    from ..collect import Program, Run, Target
     from ..stats.comparison import Comparison
     from ..stats.sample import Sample
 
@@ -281,7 +280,7 @@ def _main_thread() -> bool:
 
 def _target(words: List[str], side: Side) -> "Target":
     """The command as it runs in ``side``'s tree (its script looked up there; same grammar as record)."""
-    from ..collect.target import parse_command
+    from ..collect import parse_command
 
     try:
         target = parse_command(words, directory=side.tree)
@@ -355,7 +354,7 @@ def _step(argv: List[str], what: str, log: Optional[str]) -> None:
 
 def _collect_runs(sides: List[Side], targets: List["Target"], warmup: int, lines: bool, out_dir: str,
                   options: Dict[str, object], say: Callable[[str], None]):  # type: ignore[no-untyped-def]
-    from ..collect.runs import Program, collect_runs
+    from ..collect import Program, collect_runs
     from ._recording import recorder_settings
 
     settings = recorder_settings(

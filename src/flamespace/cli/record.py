@@ -14,7 +14,7 @@ from ._recording import FORMATS, PICTURE_FORMATS, recorder_settings, recording_o
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..collect.launcher import RecordResult
+    from ..collect import RecordResult
     from ..core.vector import FlameGraph
 
 
@@ -46,19 +46,18 @@ def command(
         flamespace record --format speedscope -o run.speedscope.json -- python -X dev job.py
         flamespace record --subprocesses -o build.folded -- tools/build.py --jobs 4
     """
-    from ..collect.launcher import run  # imported here: other commands need not pay for it
-    from ..collect.runs import profile_of
+    from ..collect import Program, record_program  # imported here: other commands need not pay for it
 
     target = target_of(command, module, code)
     options = recorder_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration,
                                 seed, output_format)
     extension = {**FORMATS, **PICTURE_FORMATS}[output_format]
     output = output or f"profile-{time.strftime('%Y%m%d-%H%M%S')}{extension}"
-    result = run(target, options, process_root=process_root, subprocesses=subprocesses)
+    result = record_program(Program(target), options, process_root=process_root, subprocesses=subprocesses)
     if output_format == "svg":
         _write_svg(result.recording.graph, output, target.describe())
     else:
-        registry.write(profile_of(result.recording, output_format), output, output_format, header=not no_header)
+        registry.write(result.recording.profile_for(output_format), output, output_format, header=not no_header)
     _report(result, output, quiet)
     return result.exit_code
 

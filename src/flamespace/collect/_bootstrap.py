@@ -4,12 +4,14 @@ The launcher starts ``python -S -c "...; _bootstrap.main(config)"``. With ``-S``
 has run yet when the sampler starts, so the work of ``site``, ``.pth`` files,
 ``sitecustomize`` and every import before ``__main__`` is in the profile. Then the
 target runs as it would under ``python``: same ``sys.argv``, ``sys.path[0]``, ``__main__``
-attributes, exit code and traceback (without our frames). The raw recording is pickled
+attributes, exit code and traceback (without our frames). The recorder's
+:class:`~.raw.RawRecording` is pickled
 into ``config["out_dir"]`` from an ``atexit`` handler registered before the target's own,
 so it runs last: after non-daemon threads have finished and the target's handlers ran.
 
 Imports are kept to modules a bare interpreter has loaded anyway, so the program's own
-imports cost what they would cost without the profiler.
+imports cost what they would cost without the profiler. :func:`start_recorder` is the one
+place that knows which recorder records which kind (the in-process API uses it too).
 """
 
 from __future__ import annotations
@@ -17,11 +19,11 @@ from __future__ import annotations
 import os
 import sys
 
-from .engine import Engine
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, Optional
+    from typing import Any, Collection, Dict, Mapping, Optional
+
+    from .protocol import Recorder
 
 #: The environment variable that carries the recorder's configuration to child interpreters.
 SUBPROCESS_ENV = "FLAMESPACE_SUBPROCESS"
@@ -79,8 +81,8 @@ def start_in_subprocess(config: Dict[str, Any]) -> None:
 def _profile_child_interpreters(config: Dict[str, Any]) -> None:
     """Make the Python processes this program starts load the hook that profiles them."""
     child = {key: value for key, value in config.items() if key not in ("target", "site")}
-    if "sampler" in child:
-        child["sampler"] = {**child["sampler"], "duration": None}  # the launcher stops the whole run
+    if child["recorder"] == "sampler":
+        child["arguments"] = {**child["arguments"], "duration": None}  # the launcher stops the whole run
     os.environ[SUBPROCESS_ENV] = repr(child)
     path = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = config["hook_dir"] + (os.pathsep + path if path else "")
@@ -167,8 +169,6 @@ def _after_fork_in_child() -> None:
         return
     try:
         recorder = _state["recorder"].forked()
-        if isinstance(recorder, Engine):
-            recorder.start()
         _state.update(recorder=recorder, saved=False, deadline=False)
         _mark_started()
     except Exception as exc:  # never break the program: say so next to the profiles
@@ -189,25 +189,44 @@ def _write_note(kind: str, text: str) -> None:
         pass
 
 
-def _start_recorder(config: Dict[str, Any]):  # type: ignore[no-untyped-def]
-    """The sampler (or memory recorder) of ``config``, started."""
-    kind = config.get("recorder", "sampler")
+def _start_recorder(config: Dict[str, Any]) -> Recorder:
+    """The recorder of ``config`` (the sampler, or a memory recorder), started."""
+    kind = config["recorder"]
     hidden = set()
     if config.get("target", {}).get("kind") == "module":
         import runpy
 
         hidden.add(runpy.__file__)
     if kind != "sampler":
-        from .memory import start_recorder
-
-        return start_recorder(kind, config["memory"], hidden)
+        return start_recorder(kind, config["arguments"], hidden)
     code_objects = {main.__code__, _run.__code__, _run_script.__code__, _run_code.__code__}
-    return Engine(
-        **config["sampler"],
-        root_cut=code_objects,
-        hidden_files=hidden,
-        on_deadline=_on_deadline,
-    ).start()
+    return start_recorder(kind, config["arguments"], hidden, root_cut=code_objects, on_deadline=_on_deadline)
+
+
+def start_recorder(
+    kind: str, arguments: Mapping[str, Any], hidden_files: Collection[str] = (), **sampler_extras: Any
+) -> Recorder:
+    """The started recorder of ``kind`` (one of :data:`~.raw.KINDS`); each kind's module is
+    imported only when that kind starts (a sampled program does not pay for tracemalloc).
+
+    ``arguments`` are the options' recorder arguments (``SamplerOptions.as_dict()``,
+    ``MemoryOptions.engine_arguments()``); frames of ``hidden_files`` at the root of a stack
+    are left out (the launcher's ``runpy``). ``sampler_extras`` go to the sampler only
+    (``root_cut``, ``on_deadline``: see :class:`~.engine.Engine`).
+    """
+    if kind == "sampler":
+        from .engine import SamplingRecorder
+
+        return SamplingRecorder(**arguments, hidden_files=hidden_files, **sampler_extras).start()
+    if kind == "alloc":
+        from .alloc import AllocRecorder
+
+        return AllocRecorder(**arguments, hidden_files=hidden_files).start()
+    if kind == "live":
+        from .memory import MemoryRecorder
+
+        return MemoryRecorder(kind, **arguments, hidden_files=hidden_files).start()
+    raise ValueError(f"no recorder records {kind!r}")
 
 
 def _run(target: Dict[str, Any]) -> None:
@@ -284,17 +303,16 @@ def _save() -> None:
             _die_of(_state.pop("pending_signal"))
 
 
-def _write_profile(recorder, out_dir: str) -> None:  # type: ignore[no-untyped-def]
-    recorder.halt()
+def _write_profile(recorder: Recorder, out_dir: str) -> None:
+    raw = recorder.stop()
     import pickle
 
-    data = recorder.raw() if hasattr(recorder, "raw") else raw_of_engine(recorder)
-    data.update(pid=os.getpid(), argv=list(sys.argv), deadline=_state["deadline"], process_name=_process_name())
+    raw.pid, raw.argv, raw.process_name, raw.deadline = os.getpid(), tuple(sys.argv), _process_name(), _state["deadline"]
     path = os.path.join(out_dir, f"{os.getpid()}.pickle")
     if not os.path.isdir(out_dir):
         return  # a subprocess that outlived the run: the launcher has reported it as missing
     with open(path + ".tmp", "wb") as file:
-        pickle.dump(data, file, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.dump(raw, file, protocol=pickle.HIGHEST_PROTOCOL)
     os.replace(path + ".tmp", path)
 
 
@@ -305,16 +323,3 @@ def _process_name() -> Optional[str]:
         return None
     name = multiprocessing.current_process().name
     return None if name == "MainProcess" else name
-
-
-def raw_of_engine(engine: Engine) -> Dict[str, Any]:
-    """An engine's recording as plain data (what the launcher turns back into a Recording)."""
-    chart = engine.sink.chart
-    return {
-        "kind": "sampler",
-        "totals": engine.sink.totals,
-        "chart": None if chart is None else (chart.stacks, chart.threads, *chart.columns()),
-        "quality": engine.quality.as_dict(),
-        "elapsed_ns": engine.elapsed_ns,
-        "start_ns": engine.start_ns,
-    }

@@ -21,8 +21,10 @@ except ImportError as exc:  # built without a C compiler
     _alloc = None
     _NOT_BUILT = str(exc)
 
+from .engine import _leave_signals_to_other_threads
 from .memory import DEFAULT_ALLOC_INTERVAL, DEFAULT_MAX_FRAMES, TRUNCATED_FRAME, program_stack
 from .naming import FrameNamer
+from .raw import RawRecording
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,7 +44,8 @@ def available() -> Optional[str]:
 
 
 class AllocRecorder:
-    """Samples the allocations of this process; ``halt()`` builds the per-stack totals."""
+    """The ``alloc`` :class:`~.protocol.Recorder`: samples the allocations of this process;
+    ``stop()`` builds the per-stack totals."""
 
     def __init__(self, weight: str = "bytes", lines: bool = True, max_frames: int = DEFAULT_MAX_FRAMES,
                  interval: int = DEFAULT_ALLOC_INTERVAL, seed: Optional[int] = None,
@@ -75,8 +78,6 @@ class AllocRecorder:
         ready.wait()
 
     def _drain_periodically(self, ready: threading.Event) -> None:
-        from .engine import _leave_signals_to_other_threads
-
         _leave_signals_to_other_threads()
         ready.set()
         while not self._stop.wait(DRAIN_PERIOD):
@@ -94,10 +95,13 @@ class AllocRecorder:
                 entry[1] += count
             self._samples += 1
 
-    def halt(self) -> None:
+    def stop(self) -> RawRecording:
         thread, self._thread = self._thread, None
-        if thread is None:
-            return
+        if thread is not None:
+            self._halt(thread)
+        return RawRecording("alloc", self.totals, self._start_ns, self._elapsed_ns, events=self._samples)
+
+    def _halt(self, thread: threading.Thread) -> None:
         _alloc.stop()
         self._stop.set()
         if thread is not threading.current_thread():
@@ -132,18 +136,6 @@ class AllocRecorder:
         self._samples = 0
         self._start_ns = time.monotonic_ns()
         return self
-
-    def raw(self) -> Dict[str, Any]:
-        return {
-            "kind": "memory",
-            "mode": "alloc",
-            "weight": self.weight,
-            "totals": self.totals,
-            "samples": self._samples,
-            "interval": self.interval,
-            "elapsed_ns": self._elapsed_ns,
-            "start_ns": self._start_ns,
-        }
 
 
 def _filename(frame: Tuple[Any, int]) -> str:

@@ -12,8 +12,10 @@ from typing import Any, Callable, List, Optional, TypeVar, Union
 from ..core.chart import FlameChart
 from ..core.vector import FlameGraph
 from ..errors import ArgumentError
-from .memory import MEMORY_MODES, MemoryOptions, recording_from_raws, start_recorder
-from .sampler import Recording, Sampler, SamplerOptions
+from .memory import MEMORY_MODES, MemoryOptions
+from ._bootstrap import start_recorder
+from .recording import Recording, merge
+from .sampler import Sampler, SamplerOptions
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -100,8 +102,7 @@ class _MemorySession:
         self.recorder = start_recorder(options.mode, options.engine_arguments())
 
     def stop(self) -> Recording:
-        self.recorder.halt()
-        return recording_from_raws([self.recorder.raw()], self.options, {}, roots=False)
+        return merge([self.recorder.stop()], self.options)
 
 
 def profile(

@@ -21,7 +21,8 @@ run instead. Late samples are counted in the quality metadata.
 
 This module imports only what a bare interpreter has loaded anyway (``sys``, ``time``,
 ``threading``, ``math``): it runs inside the profiled program from its first line.
-Validated options and the public API are in :mod:`.sampler`.
+Validated options and the public API are in :mod:`.sampler`; what the engine hands over,
+and its :class:`~.raw.Quality`, in :mod:`.raw`.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import threading
 
 from .clock import Clock
 from .naming import FrameNamer
+from .raw import MAX_TRUSTED_MISSED_SHARE, MIN_TRUSTED_SAMPLES, Quality, RawRecording
 from .sink import Sink
 
 try:
@@ -47,9 +49,11 @@ except ImportError:  # built without a C compiler: the sampler lowers the switch
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import CodeType, FrameType
-    from typing import Callable, Collection, Dict, List, Mapping, Optional, Tuple
+    from typing import Callable, Collection, Dict, List, Mapping, Optional, Tuple, TypeVar
 
     from ..core.vector import FlameGraph, Stack
+
+    E = TypeVar("E", bound="Engine")
 
 IDLE_FRAME = "[idle]"
 #: With the C waiter (_waiter.c), the switch interval (µs) for the sampler's own request of
@@ -63,79 +67,6 @@ GRAB_MICROSECONDS = 200
 #: threads (docs/performance.md: 0.05 cost a 4-thread program 8% at 100 Hz).
 SWITCH_INTERVAL_SHARE = 0.25
 SWITCH_INTERVAL_FLOOR = 0.0002
-#: Fewer samples than this and the profile's shares are too noisy to trust (about ±10% at 100).
-MIN_TRUSTED_SAMPLES = 100
-#: A sampler that missed more than this share of its ticks (:meth:`Quality.missed_share`) says so.
-MAX_TRUSTED_MISSED_SHARE = 0.2
-
-
-class Quality:
-    """How well the sampler kept its schedule; written into the profile's metadata.
-
-    A tick is late when it came more than one mean interval after it was due; ``missed``
-    counts the ticks a Poisson clock would have had in that delay. :meth:`missed_share`
-    is the one figure to judge a run by (the ``missed_share`` header).
-    """
-
-    __slots__ = ("ticks", "samples", "late", "missed", "errors", "first_error", "duration_ns", "longest_gap_ns")
-
-    def __init__(self) -> None:
-        self.ticks = self.samples = self.late = self.missed = self.errors = self.duration_ns = 0
-        self.longest_gap_ns = 0  # the longest time without a tick: at most this much can be put on a wrong stack at once
-        self.first_error: Optional[str] = None
-
-    def merge(self, other: Mapping[str, object]) -> None:
-        """Add another process's figures (``as_dict()``) to these: counts add up, the longest gap is the longest."""
-        for name, value in other.items():
-            if name == "first_error":
-                self.first_error = self.first_error or value  # type: ignore[assignment]
-            elif name == "longest_gap_ns":
-                self.longest_gap_ns = max(self.longest_gap_ns, value)  # type: ignore[type-var]
-            else:
-                setattr(self, name, getattr(self, name) + value)
-
-    def error(self, message: str) -> None:
-        self.errors += 1
-        if self.first_error is None:
-            self.first_error = message
-
-    def achieved_rate(self) -> float:
-        return self.ticks / (self.duration_ns / 1e9) if self.duration_ns else 0.0
-
-    def missed_share(self) -> float:
-        """The share of the ticks a punctual sampler would have taken that this one missed:
-        ``missed / (ticks + missed)``, from 0 (every tick on time) to 1. Since ``missed``
-        counts mean intervals of delay, it is also about the share of the run during which
-        the sampler was more than one interval behind. 0 when nothing was sampled."""
-        expected = self.ticks + self.missed
-        return self.missed / expected if expected else 0.0
-
-    def problems(self, requested_rate: float) -> List[str]:
-        """Reasons not to trust the profile, worded for a warning."""
-        found = []
-        if self.samples < MIN_TRUSTED_SAMPLES:
-            found.append(
-                f"only {self.samples} samples (shares are uncertain below {MIN_TRUSTED_SAMPLES}; "
-                "record longer or raise --rate)"
-            )
-        if self.missed_share() > MAX_TRUSTED_MISSED_SHARE:
-            found.append(
-                f"the sampler fell behind: it missed {100 * self.missed_share():.0f}% of its ticks "
-                f"({self.late} of {self.ticks} samples came late, {self.missed} missed; achieved "
-                f"{self.achieved_rate():.0f} of {requested_rate:g} Hz; the machine is busy, or a thread "
-                "holds the GIL for long stretches: lower --rate, or leave the run out of comparisons)"
-            )
-        if self.errors:
-            found.append(f"{self.errors} sampling errors, the first: {self.first_error}")
-        return found
-
-    def as_dict(self) -> Dict[str, object]:
-        return {name: getattr(self, name) for name in self.__slots__}
-
-    def __repr__(self) -> str:
-        return "Quality(" + ", ".join(f"{k}={v!r}" for k, v in self.as_dict().items()) + ")"
-
-
 class _ThreadState:
     __slots__ = ("native_id", "name", "last_wall", "last_cpu")
 
@@ -235,7 +166,7 @@ class Engine:
     def elapsed_ns(self) -> int:
         return self._last_tick_ns - self._start_ns
 
-    def start(self) -> "Engine":
+    def start(self: E) -> E:
         if self._thread is not None:
             raise RuntimeError("this sampler is already running")
         self._sleep.prepare(self.rate)
@@ -257,11 +188,11 @@ class Engine:
         self._sleep.finish()
         self.quality.duration_ns = self.elapsed_ns
 
-    def forked(self) -> "Engine":
+    def forked(self: E) -> E:
         """An unstarted engine with these settings and nothing recorded, for the child of a
         ``fork``: the sampling thread does not survive it, and what the parent recorded
         before it is the parent's. The child has no ``duration`` of its own."""
-        twin = object.__new__(Engine)
+        twin = object.__new__(type(self))
         twin.__dict__.update(self.__dict__)
         twin.sink = Sink(timeline=self.sink.chart is not None)
         twin.quality = Quality()
@@ -270,6 +201,12 @@ class Engine:
         twin._thread = None
         twin._sleep, twin.lock = _Sleep.best(), threading.Lock()
         return twin
+
+    def raw(self) -> RawRecording:
+        """What was recorded so far, as the hand-off :func:`~.recording.merge` consumes
+        (the sink's own totals and chart: take it after :meth:`halt`)."""
+        sink = self.sink
+        return RawRecording("sampler", sink.totals, self.start_ns, self.elapsed_ns, self.quality, sink.chart)
 
     def begin(self) -> None:
         """Start the clock and take each existing thread's CPU baseline (``start`` calls it)."""
@@ -430,6 +367,18 @@ class Engine:
         return prefix + tuple([name(f) for f in frames])
 
 
+class SamplingRecorder(Engine):
+    """The sampler as a :class:`~.protocol.Recorder` (what a profiled child runs): ``stop()``
+    hands over a :class:`~.raw.RawRecording`; ``forked()`` is already recording."""
+
+    def stop(self) -> RawRecording:
+        self.halt()
+        return self.raw()
+
+    def forked(self) -> "SamplingRecorder":
+        return super().forked().start()
+
+
 class _Sleep:
     """How the sampling thread sleeps until a sample is due, and how halt() wakes it.
 
@@ -502,4 +451,4 @@ def _leave_signals_to_other_threads() -> None:
         pass
 
 
-__all__ = ["Engine", "IDLE_FRAME", "Quality"]
+__all__ = ["Engine", "IDLE_FRAME", "MAX_TRUSTED_MISSED_SHARE", "MIN_TRUSTED_SAMPLES", "Quality", "SamplingRecorder"]

@@ -2,9 +2,10 @@
 
 The child is ``python -S -c <bootstrap>`` (see :mod:`._bootstrap`), so interpreter start-up
 is part of the profile. Each profiled process (the program and, with ``subprocesses``, its
-Python children) pickles its raw recording into a private temporary directory; this side
-turns them into one :class:`~flamespace.collect.sampler.Recording`, with a ``name (pid)``
-root frame per process when there is more than one or when asked.
+Python children) pickles its :class:`~.raw.RawRecording` into a private temporary
+directory; this side merges them into one :class:`~.recording.Recording`
+(:func:`~.recording.merge`), with a ``name (pid)`` root frame per process when there is more
+than one or when asked. :func:`record_program` is the public entry point.
 """
 
 from __future__ import annotations
@@ -17,14 +18,15 @@ import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
-from typing import IO, Any, Dict, List, Mapping, Optional, Tuple, Union
+from typing import IO, TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple, Union
 
-from ..core.chart import FlameChart
-from ..core.vector import FlameGraph
 from ..errors import FlamespaceError
-from .engine import Quality
-from .sampler import Recording, SamplerOptions, quality_metadata
-from .target import Target
+from .recording import RawRecording, Recording, merge
+from .sampler import SamplerOptions
+from .target import Program, Target
+
+if TYPE_CHECKING:
+    from .memory import MemoryOptions
 
 #: How long a program may run on after --duration asked it to stop, before it is killed.
 STOP_GRACE_SECONDS = 5.0
@@ -48,9 +50,35 @@ class RecordResult:
     stopped_by_duration: bool = False
 
 
+def record_program(
+    program: Program,
+    options: Union[SamplerOptions, MemoryOptions],
+    *,
+    process_root: bool = False,
+    subprocesses: bool = False,
+    labels: Optional[Mapping[str, str]] = None,
+    stdout: Output = None,
+    stderr: Output = None,
+) -> RecordResult:
+    """Run ``program`` to its end under the recorder ``options`` ask for, as ``flamespace
+    record`` does: its profile, exit code, and how many processes were recorded.
+
+    The program runs in ``program.cwd`` with ``program.env`` set on top of our environment;
+    its output goes to ``stdout``/``stderr`` (as for :class:`subprocess.Popen`; default:
+    ours). ``labels`` (and ``program=<name>`` for a named program) go into the profile's
+    metadata after ``command``. With ``subprocesses``, the Python processes it starts are
+    recorded too; each process gets a ``name (pid)`` root frame then, or with ``process_root``.
+    Raises :class:`RecordError` when the program left no profile.
+    """
+    env = {**os.environ, **program.env} if program.env else None
+    labels = {**(labels or {}), **({"program": program.name} if program.name else {})}
+    return run(program.target, options, process_root=process_root, subprocesses=subprocesses, labels=labels, env=env,
+               cwd=program.cwd, stdout=stdout, stderr=stderr)
+
+
 def run(
     target: Target,
-    options: Union[SamplerOptions, "MemoryOptions"],  # noqa: F821
+    options: Union[SamplerOptions, MemoryOptions],
     *,
     process_root: bool = False,
     subprocesses: bool = False,
@@ -76,9 +104,9 @@ def run(
         if not raws:
             raise RecordError(_no_profile_reason(returncode))
         labels = {"command": target.describe(), **(labels or {})}
-        recording = _merge(raws, options, labels, process_root or subprocesses or len(raws) > 1)
+        recording = merge(raws, options, labels, process_root or subprocesses or len(raws) > 1)
         recording.problems.extend(lost)
-        stopped = any(raw.get("deadline") for raw in raws)
+        stopped = any(raw.deadline for raw in raws)
         exit_code = 0 if stopped else (128 - returncode if returncode < 0 else returncode)
         return RecordResult(recording, exit_code, len(raws), stopped)
     finally:
@@ -96,10 +124,10 @@ def _child_config(target: Target, options: Any, out_dir: str, subprocesses: bool
     }
     if isinstance(options, SamplerOptions):
         config["recorder"] = "sampler"
-        config["sampler"] = {**options.as_dict(), "root": ()}  # roots are added here, per process
+        config["arguments"] = {**options.as_dict(), "root": ()}  # roots are added here, per process
     else:
         config["recorder"] = options.mode
-        config["memory"] = options.engine_arguments()
+        config["arguments"] = options.engine_arguments()
     return config
 
 
@@ -169,7 +197,7 @@ def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def _collect_profiles(out_dir: str, wait: bool) -> Tuple[List[Dict[str, Any]], List[str]]:
+def _collect_profiles(out_dir: str, wait: bool) -> Tuple[List[RawRecording], List[str]]:
     """The raw recordings saved in ``out_dir``, and what was lost, worded for a warning.
 
     Each recorded subprocess leaves ``<pid>.started`` when it starts, ``<pid>.pickle`` when
@@ -183,11 +211,11 @@ def _collect_profiles(out_dir: str, wait: bool) -> Tuple[List[Dict[str, Any]], L
         if not running or time.monotonic() >= deadline:
             break
         time.sleep(0.05)
-    raws = []
+    raws: List[RawRecording] = []
     for pid in sorted(files["pickle"]):
         with open(os.path.join(out_dir, f"{pid}.pickle"), "rb") as file:
-            raws.append(pickle.load(file))
-    raws.sort(key=lambda raw: raw.get("start_ns", 0))
+            raws.append(pickle.load(file))  # written by our own child: the same flamespace
+    raws.sort(key=lambda raw: raw.start_ns)
     lost = [f"subprocess {pid} could not be recorded: {message}" for pid, message in sorted(files["error"].items())]
     unsaved = sorted(files["started"] - files["pickle"] - set(files["error"]))
     still_running = [pid for pid in unsaved if pid in running]
@@ -256,52 +284,4 @@ def _no_profile_reason(returncode: int) -> str:
     )
 
 
-def process_frame(raw: Mapping[str, Any]) -> str:
-    """The root frame of one process: its command and pid, e.g. ``worker.py 3 (12345)``, or
-    multiprocessing's name for its children, e.g. ``ForkPoolWorker-2 (12346)``."""
-    if raw.get("process_name"):
-        return f"{raw['process_name']} ({raw['pid']})"
-    argv = [os.path.basename(a) if i == 0 else a for i, a in enumerate(raw.get("argv") or ["python"])]
-    if argv[0] == "-c":
-        argv[0] = "python -c"
-    command = " ".join(argv)
-    if len(command) > 60:
-        command = command[:57] + "..."
-    return f"{command} ({raw['pid']})"
-
-
-def _merge(raws: List[Dict[str, Any]], options: Any, labels: Mapping[str, str], roots: bool) -> Recording:
-    """One Recording from the raw recordings of one or more processes."""
-    if raws[0]["kind"] != "sampler":
-        from .memory import recording_from_raws
-
-        return recording_from_raws(raws, options, labels, roots)
-    totals: Dict[Any, Any] = {}
-    quality = Quality()
-    chart: Optional[FlameChart] = None
-    first_start = min(raw.get("start_ns", 0) for raw in raws)
-    elapsed = recorded = 0
-    for raw in raws:
-        root = (process_frame(raw),) if roots else ()
-        for stack, value in raw["totals"].items():
-            key = root + stack
-            totals[key] = totals.get(key, 0) + value
-        quality.merge(raw["quality"])
-        elapsed = max(elapsed, raw.get("start_ns", 0) - first_start + raw["elapsed_ns"])
-        recorded += raw["elapsed_ns"]
-        if raw["chart"] is not None:
-            part = FlameChart.from_columns(*raw["chart"])
-            if roots:
-                part = part.relabelled(raw.get("start_ns", 0) - first_start, root, f" ({raw['pid']})")
-            chart = part if chart is None else chart.merged(part)
-    quality.duration_ns = recorded  # the achieved rate is per process
-    metadata = quality_metadata(options.as_dict(), quality, elapsed, labels)
-    if len(raws) > 1:
-        metadata = metadata.replace(labels={**metadata.labels, "processes": str(len(raws))})
-    if chart is not None:
-        chart.metadata = metadata
-    graph = FlameGraph._trusted({k: v for k, v in totals.items() if v > 0}, metadata)
-    return Recording(graph, chart, quality, quality.problems(options.rate))
-
-
-__all__ = ["RecordError", "RecordResult", "bootstrap_code", "child_argv", "process_frame", "run"]
+__all__ = ["RecordError", "RecordResult", "bootstrap_code", "child_argv", "record_program", "run"]

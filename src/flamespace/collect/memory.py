@@ -13,12 +13,12 @@ import os
 import sys
 
 from .._record import record
+from .naming import PathShortener, format_frame
+from .raw import RawRecording
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Collection, Dict, List, Mapping, Optional, Tuple
-
-    from .sampler import Recording
+    from typing import Any, Callable, Collection, Dict, List, Optional, Tuple
 
 MEMORY_MODES = ("live", "alloc")
 #: The directory of flamespace's recorders: allocations made from here are the profiler's own.
@@ -63,7 +63,7 @@ class MemoryOptions:
             raise ArgumentError(f"the allocation sampling interval must be 0 or more bytes, not {self.interval}")
 
     def engine_arguments(self) -> Dict[str, Any]:
-        """The recorder's arguments (see :func:`start_recorder`)."""
+        """The recorder's arguments (see :func:`~._bootstrap.start_recorder`)."""
         arguments: Dict[str, Any] = {"weight": self.weight, "lines": self.lines, "max_frames": self.max_frames}
         if self.mode == "alloc":
             arguments.update(interval=self.interval, seed=self.seed)
@@ -73,17 +73,9 @@ class MemoryOptions:
         return {"mode": self.mode, **self.engine_arguments()}
 
 
-def start_recorder(mode: str, arguments: Mapping[str, Any], hidden_files: Collection[str] = ()) -> Any:
-    """The started recorder of a memory ``mode``, from :meth:`MemoryOptions.engine_arguments`."""
-    if mode == "alloc":
-        from .alloc import AllocRecorder
-
-        return AllocRecorder(**arguments, hidden_files=hidden_files).start()
-    return MemoryRecorder(mode, **arguments, hidden_files=hidden_files).start()
-
-
 class MemoryRecorder:
-    """Starts tracemalloc; ``halt()`` takes the snapshot of what is still allocated."""
+    """The ``live`` :class:`~.protocol.Recorder`: starts tracemalloc; ``stop()`` takes the
+    snapshot of what is still allocated."""
 
     def __init__(self, mode: str = "live", weight: str = "bytes", lines: bool = True,
                  max_frames: int = DEFAULT_MAX_FRAMES, hidden_files: Collection[str] = ()) -> None:
@@ -107,16 +99,25 @@ class MemoryRecorder:
         self._started_tracing = True
         return self
 
-    def halt(self) -> None:
-        import time
-        import tracemalloc
+    def stop(self) -> RawRecording:
+        if self._started_tracing:
+            self._snapshot()
+        return RawRecording(self.mode, self.totals, self._start_ns, self._elapsed_ns, events=self._blocks)
 
-        if not self._started_tracing:
-            return
-        snapshot = tracemalloc.take_snapshot()
-        tracemalloc.stop()  # frees tracemalloc's tables before we build ours
+    def _snapshot(self) -> None:
+        import time
+
+        import _tracemalloc
+
+        # What tracemalloc.take_snapshot() does, but with tracing stopped before `tracemalloc`
+        # is imported: its imports (pickle, fnmatch, linecache, ...) are ours, not the program's.
+        traces, limit = _tracemalloc._get_traces(), _tracemalloc.get_traceback_limit()
+        _tracemalloc.stop()  # frees tracemalloc's tables before we build ours
         self._started_tracing = False
         self._elapsed_ns = time.monotonic_ns() - self._start_ns
+        import tracemalloc
+
+        snapshot = tracemalloc.Snapshot(traces, limit)
         namer = _LineNamer(self.lines)
         by_count = self.weight == "count"
         for trace in snapshot.traces:
@@ -133,17 +134,6 @@ class MemoryRecorder:
         """The recorder of a forked child: tracemalloc goes on tracing there, and what is
         still allocated when the child exits (inherited blocks included) is the child's."""
         return self
-
-    def raw(self) -> Dict[str, Any]:
-        return {
-            "kind": "memory",
-            "mode": self.mode,
-            "weight": self.weight,
-            "totals": self.totals,
-            "blocks": self._blocks,
-            "elapsed_ns": self._elapsed_ns,
-            "start_ns": self._start_ns,
-        }
 
 
 def program_stack(
@@ -177,8 +167,6 @@ class _LineNamer:
     """``function (file:line)`` from a file name and line, finding the function in the source."""
 
     def __init__(self, lines: bool) -> None:
-        from .naming import PathShortener
-
         self.lines = lines
         self.shorten = PathShortener()
         self._functions: Dict[str, List[Tuple[int, int, str]]] = {}
@@ -188,8 +176,6 @@ class _LineNamer:
         key = (filename, line)
         name = self._names.get(key)
         if name is None:
-            from .naming import format_frame
-
             name = self._names[key] = format_frame(
                 self._function_at(filename, line), self.shorten(filename), line if self.lines else None
             )
@@ -268,33 +254,4 @@ def _code_ranges(filename: str) -> List[Tuple[int, int, str]]:
     return found
 
 
-def recording_from_raws(raws: List[Dict[str, Any]], options: MemoryOptions, labels: Mapping[str, str], roots: bool) -> Recording:
-    """The launcher's merge for memory recordings: sum per stack, a root frame per process."""
-    from ..core.metadata import Metadata
-    from ..core.vector import FlameGraph
-    from .engine import Quality
-    from .launcher import process_frame
-    from .sampler import Recording
-
-    totals: Dict[Tuple[str, ...], int] = {}
-    for raw in raws:
-        root = (process_frame(raw),) if roots else ()
-        for stack, value in raw["totals"].items():
-            totals[root + stack] = totals.get(root + stack, 0) + value
-    from .. import __version__
-
-    fields = {"profiler": f"flamespace {__version__}", "mode": options.mode, "weight": options.weight}
-    if options.mode == "alloc":
-        fields["bytes_per_sample"] = str(options.interval)
-        fields["samples"] = str(sum(raw["samples"] for raw in raws))
-    else:
-        fields["blocks"] = str(sum(raw["blocks"] for raw in raws))
-    fields.update(
-        duration_s=f"{max(raw['elapsed_ns'] for raw in raws) / 1e9:.3f}", python=sys.version.split()[0], **labels
-    )
-    unit = "bytes" if options.weight == "bytes" else "count"
-    metadata = Metadata(unit=unit, metric=options.mode, labels=fields)
-    return Recording(FlameGraph._trusted(totals, metadata), None, Quality(), [])
-
-
-__all__ = ["MEMORY_MODES", "MemoryOptions", "MemoryRecorder", "recording_from_raws"]
+__all__ = ["MEMORY_MODES", "MemoryOptions", "MemoryRecorder"]

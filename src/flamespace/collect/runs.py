@@ -20,15 +20,13 @@ import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, List, Optional, Sequence, Union
 
-from ..core.chart import FlameChart
-from ..core.vector import FlameGraph
 from ..errors import ArgumentError, FlamespaceError
 from ..formats import registry
-from .launcher import RecordError, run
-from .sampler import Recording, SamplerOptions
-from .target import Target
+from .launcher import RecordError, record_program
+from .sampler import SamplerOptions
+from .target import Program
 
 #: The exit code of a program stopped by Ctrl-C: the whole collection stops.
 INTERRUPTED = 130
@@ -42,19 +40,6 @@ class RunFailedError(FlamespaceError):
     def __init__(self, message: str, run: "Run") -> None:
         super().__init__(message)
         self.run = run
-
-
-@dataclass(frozen=True)
-class Program:
-    """One program to run many times: ``name`` is its subdirectory (and its label in the
-    profiles' metadata); ``env`` is set in its environment on top of ours; ``cwd`` is where
-    it runs (default: ours), e.g. the root of its own checkout, so that two checkouts' frames
-    get the same relative file names."""
-
-    target: Target
-    name: str = ""
-    env: Mapping[str, str] = field(default_factory=dict)
-    cwd: Optional[str] = None
 
 
 @dataclass
@@ -169,13 +154,6 @@ def program_directory(out_dir: str, program: Program) -> str:
     return os.path.join(out_dir, program.name) if program.name else out_dir
 
 
-def profile_of(recording: Recording, output_format: str) -> Union[FlameGraph, FlameChart]:
-    """What to write of a recording: its timeline for formats that keep time, else its graph."""
-    if output_format == "speedscope" and recording.chart is not None:
-        return recording.chart
-    return recording.graph
-
-
 def _prepare_directory(directory: str, overwrite: bool) -> None:
     existing = sorted(glob.glob(os.path.join(glob.escape(directory), "run-*")))
     if existing and not overwrite:
@@ -199,14 +177,12 @@ def _one_run(
     program: Program, number: int, warmup: bool, path: Optional[str], options: Any, process_root: bool,
     subprocesses: bool, output_format: str, header: bool, show_output: bool,
 ) -> Run:
-    env = {**os.environ, **program.env} if program.env else None
-    labels = {"run": str(number), **({"program": program.name} if program.name else {})}
     started = time.monotonic()
     with tempfile.TemporaryFile() as errors:
         try:
-            result = run(
-                program.target, options, process_root=process_root, subprocesses=subprocesses, labels=labels, env=env,
-                cwd=program.cwd, stdout=None if show_output else subprocess.DEVNULL, stderr=None if show_output else errors,
+            result = record_program(
+                program, options, process_root=process_root, subprocesses=subprocesses, labels={"run": str(number)},
+                stdout=None if show_output else subprocess.DEVNULL, stderr=None if show_output else errors,
             )
         except RecordError as exc:
             return Run(program.name, number, warmup, 1, time.monotonic() - started, error=str(exc), stderr=_tail(errors))
@@ -216,7 +192,7 @@ def _one_run(
         stderr = _tail(errors) if result.exit_code != 0 and not show_output else ""
     outcome = Run(program.name, number, warmup, result.exit_code, seconds, problems=list(result.recording.problems), stderr=stderr)
     if outcome.ok and path is not None:
-        registry.write(profile_of(result.recording, output_format), path, output_format, header=header)
+        registry.write(result.recording.profile_for(output_format), path, output_format, header=header)
         outcome.path = path
     return outcome
 
@@ -233,4 +209,4 @@ def _failure_message(run: Run) -> str:
     return f"{run.describe()} {what}{tail}"
 
 
-__all__ = ["Collection", "Program", "Run", "RunFailedError", "collect_runs", "profile_of", "program_directory"]
+__all__ = ["Collection", "Program", "Run", "RunFailedError", "collect_runs", "program_directory"]

@@ -1,19 +1,21 @@
-"""The statistical profiler's public face: validated options, the Sampler, its Recording."""
+"""The statistical profiler's public face: validated options and the Sampler.
+
+The Sampler is the engine run in this process; its ``stop()`` merges the engine's
+:class:`~.raw.RawRecording` into a :class:`~.recording.Recording` as the launcher
+does for a profiled child (:func:`~.recording.merge`)."""
 
 from __future__ import annotations
 
-import platform
 import sys
-from dataclasses import dataclass, field
-from typing import Callable, List, Mapping, Optional, Tuple
+from typing import Callable, Mapping, Optional, Tuple
 
 from .._record import fields, record
-from ..core.chart import FlameChart
 from ..core.metadata import Metadata
 from ..core.vector import FlameGraph, Stack
 from ..errors import ArgumentError
 from .clock import Clock
-from .engine import IDLE_FRAME, Engine, Quality
+from .engine import IDLE_FRAME, Engine
+from .recording import Recording, merge, quality_metadata
 from .sink import Sink
 
 MODES = ("wall", "cpu")
@@ -71,16 +73,6 @@ class SamplerOptions:
         return {name: getattr(self, name) for name in fields(SamplerOptions)}
 
 
-@dataclass
-class Recording:
-    """What a recorder returns: the flame graph, the timeline if kept, and how good they are."""
-
-    graph: FlameGraph
-    chart: Optional[FlameChart] = None
-    quality: Quality = field(default_factory=Quality)
-    problems: List[str] = field(default_factory=list)
-
-
 class Sampler(Engine):
     """A sampling profiler for this process: ``start()``, ``snapshot()``, ``stop() -> Recording``.
 
@@ -110,9 +102,7 @@ class Sampler(Engine):
         """Stop sampling (no thread is left behind, the switch interval is restored); the profile."""
         self.halt()
         with self.lock:
-            metadata = self.metadata()
-            graph = self.sink.finish(metadata)
-        return Recording(graph, self.sink.chart, self.quality, self.quality.problems(self.rate))
+            return merge([self.raw()], self.options, self.labels)
 
     def snapshot(self) -> FlameGraph:
         """The profile recorded so far; recording goes on."""
@@ -128,37 +118,6 @@ class Sampler(Engine):
 
     def metadata(self) -> Metadata:
         return quality_metadata(self.options.as_dict(), self.quality, self.elapsed_ns, self.labels)
-
-
-def quality_metadata(
-    options: Mapping[str, object], quality: Quality, duration_ns: int, labels: Mapping[str, str] = {}
-) -> Metadata:
-    """The ``# key: value`` headers of a sampled profile: what was asked, what was achieved."""
-    from .. import __version__
-
-    fields = {
-        "profiler": f"flamespace {__version__}",
-        "mode": str(options["mode"]),
-        "weight": str(options["weight"]),
-        "rate_requested": f"{options['rate']:g}",
-        # per process: quality.duration_ns sums the processes' recording times when there are several
-        "rate_achieved": f"{quality.ticks / ((quality.duration_ns or duration_ns) / 1e9):.1f}" if duration_ns else "0",
-        "ticks": str(quality.ticks),
-        "samples": str(quality.samples),
-        "late": str(quality.late),
-        "missed": str(quality.missed),
-        # the one per-run figure of sampling quality (compare --max-missed reads it): see Quality.missed_share
-        "missed_share": f"{quality.missed_share():.4f}",
-        "longest_gap_ms": f"{quality.longest_gap_ns / 1e6:.1f}",
-        "duration_s": f"{duration_ns / 1e9:.3f}",
-        "python": platform.python_version(),
-        "host": platform.node(),
-    }
-    if quality.errors:
-        fields["errors"] = f"{quality.errors} (first: {quality.first_error})"
-    fields.update(labels)
-    unit = "ns" if options["weight"] == "time" else "samples"
-    return Metadata(unit=unit, metric=str(options["mode"]), labels=fields)
 
 
 __all__ = ["IDLE_FRAME", "MODES", "Recording", "Sampler", "SamplerOptions", "WEIGHTS", "quality_metadata"]

@@ -43,11 +43,6 @@ class Sink:
             self.chart = FlameChart()
         return _graph(totals, metadata)
 
-    def finish(self, metadata: Optional[Metadata] = None) -> FlameGraph:
-        if self.chart is not None:
-            self.chart.metadata = metadata
-        return self.graph(metadata)
-
 
 def _graph(totals: Dict[Stack, Number], metadata: Optional[Metadata]) -> FlameGraph:
     from ..core.metadata import EMPTY

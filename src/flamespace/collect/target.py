@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from dataclasses import dataclass, field
+from typing import List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import ArgumentError
 
@@ -47,6 +47,20 @@ class Target:
     def site_enabled(self) -> bool:
         """False when the interpreter flags include -S (then site is not run in the child either)."""
         return not any(f.startswith("-") and not f.startswith(("-X", "-W", "--")) and "S" in f for f in self.flags)
+
+
+@dataclass(frozen=True)
+class Program:
+    """A program to record (:func:`~.launcher.record_program`), once or many times
+    (:func:`~.runs.collect_runs`): ``name`` is its subdirectory of a collection (and its
+    ``program`` label in the profiles' metadata); ``env`` is set in its environment on top of ours; ``cwd`` is where
+    it runs (default: ours), e.g. the root of its own checkout, so that two checkouts' frames
+    get the same relative file names."""
+
+    target: Target
+    name: str = ""
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: Optional[str] = None
 
 
 def parse_command(
@@ -143,4 +157,4 @@ def program_name(command: Optional[str]) -> Optional[str]:
     return os.path.basename(words[0])
 
 
-__all__ = ["Target", "parse_command", "program_name"]
+__all__ = ["Program", "Target", "parse_command", "program_name"]

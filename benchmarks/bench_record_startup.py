@@ -1,0 +1,111 @@
+"""What the profiled child of ``flamespace record -c pass`` costs before the program's first line.
+
+Compares source trees side by side (each ``SRC`` is a ``src/`` directory holding the
+``flamespace`` package, its C extensions built), e.g. this tree against a revision::
+
+    mkdir -p /tmp/before && git archive REV src | tar -x -C /tmp/before
+    cp src/flamespace/collect/*.so /tmp/before/src/flamespace/collect/
+    python benchmarks/bench_record_startup.py /tmp/before/src src
+
+Two figures per tree, runs interleaved (A B A B) so that machine load falls on both alike:
+
+* import time: the sum over flamespace's modules (and ``math``, ``threading``, which only the
+  sampler imports) of the minimum self time (``python -X importtime``) in the child's import
+  sequence, ``python -S``, the bootstrap, then the sampler's modules. The minimum of many runs
+  is what a quiet machine would show; it also tells with and without ``.pyc`` files apart
+  (compile them with ``python -m compileall SRC``; PYTHONDONTWRITEBYTECODE=1 never writes them).
+* the child: wall time of the exact command each tree's launcher builds for ``-c pass``, per
+  recorder mode (min, median, quartiles).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Dict, List
+
+CHILD_ARGV = r"""
+import sys, json
+from flamespace.collect import launcher
+from flamespace.collect.target import parse_command
+from flamespace.collect.sampler import SamplerOptions
+from flamespace.collect.memory import MemoryOptions
+mode = sys.argv[1]
+options = SamplerOptions(mode=mode) if mode in ("wall", "cpu") else MemoryOptions(mode=mode)
+config = launcher._child_config(parse_command(["-c", "pass"]), options, sys.argv[2], False)
+print(json.dumps(launcher.child_argv(sys.executable, [], config)))
+"""
+
+IMPORTS = "import sys; sys.path.insert(0, {src!r}); import flamespace.collect._bootstrap; import flamespace.collect.engine"
+LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|\s+(.*)$")
+
+
+def import_self_times(src: str) -> Dict[str, int]:
+    """Self import time (µs) of each module of interest, in one fresh ``python -S``."""
+    done = subprocess.run([sys.executable, "-S", "-X", "importtime", "-c", IMPORTS.format(src=src)],
+                          capture_output=True, text=True, check=True)
+    found = {}
+    for line in done.stderr.splitlines():
+        match = LINE.match(line)
+        if match and ("flamespace" in match.group(3) or match.group(3).strip() in ("math", "threading")):
+            found[match.group(3).strip()] = int(match.group(1))
+    return found
+
+
+def child_seconds(src: str, mode: str) -> float:
+    """Wall time of the profiled child of ``-c pass`` as ``src``'s launcher starts it."""
+    out_dir = tempfile.mkdtemp(prefix="bench-startup-")
+    try:
+        env = {**os.environ, "PYTHONPATH": src}
+        argv = json.loads(subprocess.run([sys.executable, "-c", CHILD_ARGV, mode, out_dir], env=env,
+                                         capture_output=True, text=True, check=True).stdout)
+        started = time.perf_counter()
+        subprocess.run(argv, check=True)
+        seconds = time.perf_counter() - started
+        if not any(name.endswith(".pickle") for name in os.listdir(out_dir)):
+            raise SystemExit(f"{src}: the child saved no profile")
+        return seconds
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sources", nargs="+", metavar="SRC")
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--modes", default="wall,live,alloc")
+    args = parser.parse_args()
+    sources = [os.path.abspath(s) for s in args.sources]
+    modes = args.modes.split(",")
+    imports: Dict[str, Dict[str, List[int]]] = {s: {} for s in sources}
+    children: Dict[str, Dict[str, List[float]]] = {s: {m: [] for m in modes} for s in sources}
+    load = os.getloadavg()[0]
+    for _ in range(args.runs):
+        for src in sources:
+            for module, micros in import_self_times(src).items():
+                imports[src].setdefault(module, []).append(micros)
+            for mode in modes:
+                children[src][mode].append(child_seconds(src, mode))
+    print(f"load average {load:.1f} before, {os.getloadavg()[0]:.1f} after; {args.runs} runs per figure, interleaved")
+    for src in sources:
+        total = sum(min(times) for times in imports[src].values())
+        print(f"\n{src}\n  import time (sum of minimum self times): {total / 1000:.2f} ms")
+        for module, times in imports[src].items():
+            print(f"    {module:36s} {min(times):6d} µs")
+        for mode, times in children[src].items():
+            times.sort()
+            quartile = len(times) // 4
+            print(f"  child {mode:6s} min {1000 * times[0]:6.1f}  median {1000 * statistics.median(times):6.1f}  "
+                  f"quartiles {1000 * times[quartile]:6.1f}-{1000 * times[-1 - quartile]:6.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

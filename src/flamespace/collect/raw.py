@@ -1,0 +1,129 @@
+"""What a recorder hands over when it stops: one process's :class:`RawRecording`, and the
+sampler's :class:`Quality` in it.
+
+Every recorder (:class:`~.protocol.Recorder`) returns a RawRecording from ``stop()``; a
+profiled child pickles it for the launcher (parent and child run the same flamespace: the
+pickle is not a file format); :func:`~.recording.merge` turns those of a run into a
+:class:`~.recording.Recording`.
+
+This module is imported inside the profiled program from its first line: it imports
+nothing (no ``typing``, no ``dataclasses``, not even :mod:`flamespace._record`, whose class
+building costs a millisecond there); what the raw recordings become is in :mod:`.recording`.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, List, Mapping, Optional, Tuple
+
+    from ..core.chart import FlameChart
+    from ..core.vector import Number, Stack
+
+#: What recorded a RawRecording: the sampler (modes wall, cpu) or a memory recorder.
+KINDS = ("sampler", "live", "alloc")
+#: Fewer samples than this and the profile's shares are too noisy to trust (about ±10% at 100).
+MIN_TRUSTED_SAMPLES = 100
+#: A sampler that missed more than this share of its ticks (:meth:`Quality.missed_share`) says so.
+MAX_TRUSTED_MISSED_SHARE = 0.2
+
+
+class Quality:
+    """How well the sampler kept its schedule; written into the profile's metadata.
+
+    A tick is late when it came more than one mean interval after it was due; ``missed``
+    counts the ticks a Poisson clock would have had in that delay. :meth:`missed_share`
+    is the one figure to judge a run by (the ``missed_share`` header).
+    """
+
+    __slots__ = ("ticks", "samples", "late", "missed", "errors", "first_error", "duration_ns", "longest_gap_ns")
+
+    def __init__(self) -> None:
+        self.ticks = self.samples = self.late = self.missed = self.errors = self.duration_ns = 0
+        self.longest_gap_ns = 0  # the longest time without a tick: at most this much can be put on a wrong stack at once
+        self.first_error: Optional[str] = None
+
+    def merge(self, other: Quality) -> None:
+        """Add another process's figures to these: counts add up, the longest gap is the longest."""
+        for name in ("ticks", "samples", "late", "missed", "errors", "duration_ns"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.longest_gap_ns = max(self.longest_gap_ns, other.longest_gap_ns)
+        self.first_error = self.first_error or other.first_error
+
+    def error(self, message: str) -> None:
+        self.errors += 1
+        if self.first_error is None:
+            self.first_error = message
+
+    def achieved_rate(self) -> float:
+        return self.ticks / (self.duration_ns / 1e9) if self.duration_ns else 0.0
+
+    def missed_share(self) -> float:
+        """The share of the ticks a punctual sampler would have taken that this one missed:
+        ``missed / (ticks + missed)``, from 0 (every tick on time) to 1. Since ``missed``
+        counts mean intervals of delay, it is also about the share of the run during which
+        the sampler was more than one interval behind. 0 when nothing was sampled."""
+        expected = self.ticks + self.missed
+        return self.missed / expected if expected else 0.0
+
+    def problems(self, requested_rate: float) -> List[str]:
+        """Reasons not to trust the profile, worded for a warning."""
+        found = []
+        if self.samples < MIN_TRUSTED_SAMPLES:
+            found.append(
+                f"only {self.samples} samples (shares are uncertain below {MIN_TRUSTED_SAMPLES}; "
+                "record longer or raise --rate)"
+            )
+        if self.missed_share() > MAX_TRUSTED_MISSED_SHARE:
+            found.append(
+                f"the sampler fell behind: it missed {100 * self.missed_share():.0f}% of its ticks "
+                f"({self.late} of {self.ticks} samples came late, {self.missed} missed; achieved "
+                f"{self.achieved_rate():.0f} of {requested_rate:g} Hz; the machine is busy, or a thread "
+                "holds the GIL for long stretches: lower --rate, or leave the run out of comparisons)"
+            )
+        if self.errors:
+            found.append(f"{self.errors} sampling errors, the first: {self.first_error}")
+        return found
+
+    def as_dict(self) -> Dict[str, object]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Quality) and self.as_dict() == other.as_dict()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return "Quality(" + ", ".join(f"{k}={v!r}" for k, v in self.as_dict().items()) + ")"
+
+
+class RawRecording:
+    """What one recorder recorded in one process, before it becomes a profile.
+
+    ``kind``: one of :data:`KINDS`. ``totals``: value per stack (root first; ns or samples
+    for the sampler, bytes or counts for memory). ``start_ns``: when recording started on
+    the monotonic clock (processes are ordered and aligned by it); ``elapsed_ns``: for how
+    long. The sampler adds its ``quality`` and, with a timeline, its ``chart``; the memory
+    recorders count their ``events`` (``live``: blocks still allocated; ``alloc``: samples
+    taken). A profiled child sets the process fields before it saves: ``pid``, ``argv``,
+    ``process_name`` (multiprocessing's name of it, if any) and ``deadline`` (``--duration``
+    stopped it).
+    """
+
+    __slots__ = ("kind", "totals", "start_ns", "elapsed_ns", "quality", "chart", "events", "pid", "argv",
+                 "process_name", "deadline")
+
+    def __init__(
+        self, kind: str, totals: Optional[Mapping[Stack, Number]] = None, start_ns: int = 0, elapsed_ns: int = 0,
+        quality: Optional[Quality] = None, chart: Optional[FlameChart] = None, events: int = 0, pid: int = 0,
+        argv: Tuple[str, ...] = (), process_name: Optional[str] = None, deadline: bool = False,
+    ) -> None:
+        self.kind, self.totals = kind, {} if totals is None else totals
+        self.start_ns, self.elapsed_ns, self.quality, self.chart = start_ns, elapsed_ns, quality, chart
+        self.events, self.pid, self.argv, self.process_name, self.deadline = events, pid, argv, process_name, deadline
+
+    def __repr__(self) -> str:
+        return "RawRecording(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__) + ")"
+
+
+__all__ = ["KINDS", "MAX_TRUSTED_MISSED_SHARE", "MIN_TRUSTED_SAMPLES", "Quality", "RawRecording"]

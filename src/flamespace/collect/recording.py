@@ -1,0 +1,167 @@
+"""What the raw recordings of a run become: the :class:`Recording`, made by one :func:`merge`.
+
+The launcher merges the :class:`~.raw.RawRecording` of every process of a profiled run;
+the in-process APIs (:class:`~.sampler.Sampler`, :func:`~.api.profile`) merge their one.
+Only the parent imports this module, never the profiled child (see :mod:`.raw`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .._record import factory, record
+from .raw import Quality, RawRecording
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+
+    from ..core.chart import FlameChart
+    from ..core.metadata import Metadata
+    from ..core.vector import FlameGraph, Number, Stack
+    from .memory import MemoryOptions
+    from .sampler import SamplerOptions
+
+
+@record(frozen=False)
+class Recording:
+    """What a recording gives: the flame graph, the timeline if kept, and how good they are."""
+
+    graph: FlameGraph
+    chart: Optional[FlameChart] = None
+    quality: Quality = factory(Quality)
+    problems: List[str] = factory(list)
+
+    def profile_for(self, output_format: str) -> Union[FlameGraph, FlameChart]:
+        """What to write in ``output_format``: the timeline for formats that keep time
+        (speedscope), when there is one, else the flame graph."""
+        if output_format == "speedscope" and self.chart is not None:
+            return self.chart
+        return self.graph
+
+
+def merge(
+    raws: Sequence[RawRecording],
+    options: Union[SamplerOptions, MemoryOptions],
+    labels: Optional[Mapping[str, str]] = None,
+    roots: bool = False,
+) -> Recording:
+    """One Recording from the raw recordings of one or more processes, recorded with ``options``.
+
+    Totals are summed per stack, under a ``name (pid)`` root frame per process with
+    ``roots``; the sampler's quality figures and timelines are merged too. ``labels`` are
+    added to the profile's metadata. The raw recordings must all be of one kind.
+    """
+    from ..core.vector import FlameGraph
+
+    if not raws:
+        raise ValueError("merge() needs at least one raw recording")
+    kinds = sorted({raw.kind for raw in raws})
+    if len(kinds) > 1:
+        raise ValueError(f"cannot merge recordings of different kinds: {', '.join(kinds)}")
+    labels = dict(labels or {})
+    settings = options.as_dict()
+    totals: Dict[Stack, Number] = {}
+    for raw in raws:
+        root = (process_frame(raw),) if roots else ()
+        for stack, value in raw.totals.items():
+            key = root + stack
+            totals[key] = totals.get(key, 0) + value
+    if kinds[0] != "sampler":
+        metadata = memory_metadata(raws, settings, labels)
+        return Recording(FlameGraph._trusted({k: v for k, v in totals.items() if v > 0}, metadata))
+    quality = Quality()
+    chart: Optional[FlameChart] = None
+    first_start = min(raw.start_ns for raw in raws)
+    elapsed = recorded = 0
+    for raw in raws:
+        if raw.quality is not None:
+            quality.merge(raw.quality)
+        elapsed = max(elapsed, raw.start_ns - first_start + raw.elapsed_ns)
+        recorded += raw.elapsed_ns
+        if raw.chart is not None:
+            part = raw.chart
+            if roots:
+                part = part.relabelled(raw.start_ns - first_start, (process_frame(raw),), f" ({raw.pid})")
+            chart = part if chart is None else chart.merged(part)
+    quality.duration_ns = recorded  # the achieved rate is per process
+    if len(raws) > 1:
+        labels["processes"] = str(len(raws))
+    metadata = quality_metadata(settings, quality, elapsed, labels)
+    if chart is not None:
+        chart.metadata = metadata
+    graph = FlameGraph._trusted({k: v for k, v in totals.items() if v > 0}, metadata)
+    return Recording(graph, chart, quality, quality.problems(settings["rate"]))
+
+
+def process_frame(raw: RawRecording) -> str:
+    """The root frame of one process: its command and pid, e.g. ``worker.py 3 (12345)``, or
+    multiprocessing's name for its children, e.g. ``ForkPoolWorker-2 (12346)``."""
+    if raw.process_name:
+        return f"{raw.process_name} ({raw.pid})"
+    argv = [os.path.basename(a) if i == 0 else a for i, a in enumerate(raw.argv or ["python"])]
+    if argv[0] == "-c":
+        argv[0] = "python -c"
+    command = " ".join(argv)
+    if len(command) > 60:
+        command = command[:57] + "..."
+    return f"{command} ({raw.pid})"
+
+
+def quality_metadata(
+    options: Mapping[str, object], quality: Quality, duration_ns: int, labels: Mapping[str, str] = {}
+) -> Metadata:
+    """The ``# key: value`` headers of a sampled profile: what was asked, what was achieved."""
+    import platform
+
+    from .._version import __version__
+    from ..core.metadata import Metadata
+
+    fields = {
+        "profiler": f"flamespace {__version__}",
+        "mode": str(options["mode"]),
+        "weight": str(options["weight"]),
+        "rate_requested": f"{options['rate']:g}",
+        # per process: quality.duration_ns sums the processes' recording times when there are several
+        "rate_achieved": f"{quality.ticks / ((quality.duration_ns or duration_ns) / 1e9):.1f}" if duration_ns else "0",
+        "ticks": str(quality.ticks),
+        "samples": str(quality.samples),
+        "late": str(quality.late),
+        "missed": str(quality.missed),
+        # the one per-run figure of sampling quality (compare --max-missed reads it): see Quality.missed_share
+        "missed_share": f"{quality.missed_share():.4f}",
+        "longest_gap_ms": f"{quality.longest_gap_ns / 1e6:.1f}",
+        "duration_s": f"{duration_ns / 1e9:.3f}",
+        "python": platform.python_version(),
+        "host": platform.node(),
+    }
+    if quality.errors:
+        fields["errors"] = f"{quality.errors} (first: {quality.first_error})"
+    fields.update(labels)
+    unit = "ns" if options["weight"] == "time" else "samples"
+    return Metadata(unit=unit, metric=str(options["mode"]), labels=fields)
+
+
+def memory_metadata(
+    raws: Sequence[RawRecording], options: Mapping[str, Any], labels: Mapping[str, str] = {}
+) -> Metadata:
+    """The ``# key: value`` headers of a memory profile (``alloc`` or ``live``) recorded with
+    ``options`` (:meth:`~.memory.MemoryOptions.as_dict`)."""
+    from .._version import __version__
+    from ..core.metadata import Metadata
+
+    fields = {"profiler": f"flamespace {__version__}", "mode": options["mode"], "weight": options["weight"]}
+    events = str(sum(raw.events for raw in raws))
+    if options["mode"] == "alloc":
+        fields.update(bytes_per_sample=str(options["interval"]), samples=events)
+    else:
+        fields["blocks"] = events
+    fields.update(
+        duration_s=f"{max(raw.elapsed_ns for raw in raws) / 1e9:.3f}", python=sys.version.split()[0], **labels
+    )
+    unit = "bytes" if options["weight"] == "bytes" else "count"
+    return Metadata(unit=unit, metric=options["mode"], labels=fields)
+
+
+__all__ = ["Quality", "RawRecording", "Recording", "memory_metadata", "merge", "process_frame", "quality_metadata"]
