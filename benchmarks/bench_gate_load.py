@@ -1,0 +1,298 @@
+"""The regression gate end to end on a loaded machine: whole processes, the CLI as users run it.
+
+    python benchmarks/bench_gate_load.py [--hogs 0,2,4] [--reps 3] [--runs 80] [--aa-hogs 2]
+                                         [--splits 400] [--sizes 3,5,10,20] [--skip-experiment]
+                                         [--skip-aa] [--json FILE]
+
+Two parts, both while 0, 2 or 4 busy-loop processes (bench_load.py's hogs, started here and
+killed after) compete for the CPUs:
+
+1. **The paper's experiment** (the programs of ``tests/collect/test_experiment.py``, imported
+   from there): ``flamespace collect -n 20 --rate 1000 --baseline-cmd main.py
+   --candidate-cmd main.py --candidate-env REGRESSION=1`` then ``flamespace compare
+   --alternative two-sided --json`` at the default α = 0.05. The candidate's ``a()`` sleeps
+   50 ms less and a 100 ms start-up sleep appears. Per repetition: the Δ and interval of the
+   two changed stacks beside the nominal change and beside the programs' own clock (their
+   real sleeps), whether exactly those two stacks were flagged, compare's exit code and the
+   collection's wall time.
+2. **A/A under load**: one ``flamespace collect -n RUNS`` of one program (bench_load.py's
+   known-answer program: start-up imports, sleeps, busy loops, ~0.3 s) with ``--aa-hogs``
+   hogs, then many comparisons of two disjoint groups of its runs with ``stats.compare`` at
+   its defaults (maxt, one-sided ``greater``, family-wise α = 0.05), in-process for speed.
+   *random*: the two groups are drawn at random from the pool (exchangeable by construction:
+   this checks the test's level on real profiles). *windows*: baseline = runs i..i+n-1,
+   candidate = the next n (what a collection that is not interleaved does: the two sides are
+   taken at different times, so drift of the machine's load is confounded with the change).
+   The rate of exit 3 (a regression flagged) is given with its Monte-Carlo standard error and an
+   exact binomial 95% interval, and for *windows* how often compare's drift warning
+   (:func:`flamespace.stats.guards.drift_findings`, as ``compare`` prints it) fired on the
+   splits that were flagged. Caveat: splits of one pool share runs, so they are not
+   independent collections; the intervals treat them as independent and are too narrow.
+
+Results: docs/performance.md, "The gate under load".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Dict, List, Sequence, Tuple
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent)]  # bench_load.py; the tests package (the experiment's programs)
+
+from bench_load import start_hogs, stop_hogs, uptime, write_program  # noqa: E402
+from tests.collect.test_experiment import A_LEAF, MAIN, SITECUSTOMIZE, STARTUP_LEAF, real_deltas  # noqa: E402
+
+if TYPE_CHECKING:
+    from flamespace.stats import Sample
+
+FLAMESPACE = str(Path(sys.executable).parent / "flamespace")
+MS = 1e6  # ns
+NOMINAL = {A_LEAF: -50 * MS, STARTUP_LEAF: 100 * MS}
+ALPHA = 0.05  # compare's default, the rate the gate promises
+
+
+def flamespace(*args: str, cwd: Path, env: Dict[str, str] = None) -> subprocess.CompletedProcess:  # type: ignore[assignment]
+    return subprocess.run([FLAMESPACE, *args], cwd=cwd, capture_output=True, text=True, env=env)
+
+
+# --- 1. the paper's experiment -------------------------------------------------------------
+
+def experiment(directory: Path, runs: int, rate: str) -> dict:
+    """One collection and comparison of the paper's two programs; what was found, as a dict."""
+    directory.mkdir()
+    (directory / "main.py").write_text(textwrap.dedent(MAIN))
+    (directory / "sitecustomize.py").write_text(textwrap.dedent(SITECUSTOMIZE))
+    path = f"PYTHONPATH={directory}"
+    start = time.perf_counter()
+    collected = flamespace(
+        "collect", "-n", str(runs), "--rate", rate, "-o", "runs",
+        "--baseline-cmd", "main.py", "--baseline-env", path,
+        "--candidate-cmd", "main.py", "--candidate-env", path, "--candidate-env", "REGRESSION=1", cwd=directory)
+    seconds = time.perf_counter() - start
+    if collected.returncode != 0:
+        raise RuntimeError(f"collect failed (exit {collected.returncode}): {collected.stderr[-600:]}")
+    compared = flamespace("compare", "--baseline", "runs/baseline", "--candidate", "runs/candidate",
+                          "--alternative", "two-sided", "--json", cwd=directory)
+    if compared.returncode not in (0, 3):
+        raise RuntimeError(f"compare failed (exit {compared.returncode}): {compared.stderr[-600:]}")
+    result = json.loads(compared.stdout)
+    real = real_deltas(directory / "slept.log")
+    flagged = [s for s in result["stacks"] if s["significant"]]
+    found = {}
+    for leaf in NOMINAL:
+        stacks = [s for s in result["stacks"] if s["stack"][-1] == leaf]
+        change = stacks[0] if stacks else None
+        found[leaf] = {
+            "delta_ms": change["delta"] / MS if change else float("nan"),
+            "lower_ms": change["lower"] / MS if change else float("nan"),
+            "upper_ms": change["upper"] / MS if change else float("nan"),
+            "significant": bool(change and change["significant"]),
+            "real_ms": real[leaf] / MS,
+            "nominal_ms": NOMINAL[leaf] / MS,
+        }
+    return {
+        "stacks": found,
+        "flagged": [";".join(s["stack"][-2:]) for s in flagged],
+        "exactly_two": sorted(s["stack"][-1] for s in flagged) == sorted(NOMINAL),
+        "exit": compared.returncode,
+        "collect_s": seconds,
+        "warnings": [line for line in (collected.stderr + compared.stderr).splitlines() if "warning" in line],
+    }
+
+
+def run_experiments(hog_levels: Sequence[int], reps: int, runs: int, rate: str, tmp: Path) -> List[dict]:
+    found: List[dict] = []
+    print(f"\n== The paper's experiment: collect -n {runs} --rate {rate}, compare --alternative two-sided "
+          f"(α = {ALPHA}); Δ [interval] ms; nominal -50 (a) and +100 (start-up); real = the programs' own clock")
+    print(f"{'hogs':>4} {'rep':>3}  {'a(): Δ [interval]':<26} {'real':>7} {'start-up: Δ [interval]':<26} {'real':>7}"
+          f"  {'exactly 2':<9} {'exit':>4} {'collect s':>9}  load")
+    for hogs in hog_levels:
+        processes = start_hogs(hogs)
+        try:
+            time.sleep(1 if hogs else 0)  # let the hogs take the CPUs
+            for rep in range(reps):
+                before = uptime()
+                try:
+                    row = experiment(tmp / f"experiment-{hogs}-{rep}", runs, rate)
+                except RuntimeError as exc:
+                    print(f"{hogs:>4} {rep:>3}  {exc}")
+                    continue
+                row.update(hogs=hogs, rep=rep, load=[before, uptime()])
+                found.append(row)
+                cells = []
+                for leaf in (A_LEAF, STARTUP_LEAF):
+                    s = row["stacks"][leaf]
+                    cells.append(f"{s['delta_ms']:+7.1f} [{s['lower_ms']:+6.1f}, {s['upper_ms']:+6.1f}]"
+                                 f"{'' if s['significant'] else ' ns':<3}  {s['real_ms']:+7.1f}")
+                print(f"{hogs:>4} {rep:>3}  {cells[0]} {cells[1]}  {'yes' if row['exactly_two'] else 'NO':<9}"
+                      f" {row['exit']:>4} {row['collect_s']:9.1f}  {row['load'][1]}")
+                if not row["exactly_two"]:
+                    print(f"          flagged: {row['flagged']}")
+                for warning in row["warnings"]:
+                    print(f"          {warning[:220]}")
+        finally:
+            stop_hogs(processes)
+    if found:
+        worst_nominal = max(abs(s["delta_ms"] - s["nominal_ms"]) for r in found for s in r["stacks"].values())
+        worst_real = max(abs(s["delta_ms"] - s["real_ms"]) for r in found for s in r["stacks"].values())
+        print(f"largest |Δ − nominal| {worst_nominal:.1f} ms, largest |Δ − real| {worst_real:.1f} ms; "
+              f"exactly the two stacks in {sum(r['exactly_two'] for r in found)}/{len(found)}")
+    return found
+
+
+# --- 2. A/A under load ---------------------------------------------------------------------
+
+def collect_pool(runs: int, hogs: int, rate: str, tmp: Path) -> Tuple[Path, float, List[str]]:
+    """``flamespace collect -n RUNS`` of the known-answer program under ``hogs`` hogs."""
+    program, site_dir = write_program(tmp)
+    env = {**os.environ, "KNOWN_ANSWER_OUT": str(tmp / "times.txt"), "PYTHONPATH": str(site_dir)}
+    processes = start_hogs(hogs)
+    try:
+        time.sleep(1 if hogs else 0)
+        load = [uptime()]
+        start = time.perf_counter()
+        collected = flamespace("collect", "-n", str(runs), "--rate", rate, "-q", "-o", "pool", "--", str(program),
+                               cwd=tmp, env=env)
+        seconds = time.perf_counter() - start
+        load.append(uptime())
+    finally:
+        stop_hogs(processes)
+    if collected.returncode != 0:
+        raise RuntimeError(f"collect failed (exit {collected.returncode}): {collected.stderr[-600:]}")
+    for line in collected.stderr.splitlines():
+        print(f"  collect: {line[:220]}")
+    return tmp / "pool", seconds, load
+
+
+def binomial_interval(k: int, n: int) -> Tuple[float, float]:
+    """Clopper–Pearson (exact) 95% interval for a rate of k in n."""
+    from scipy.stats import binomtest
+
+    interval = binomtest(k, n).proportion_ci(0.95, method="exact")
+    return interval.low, interval.high
+
+
+def load_pool(pool: Path) -> Tuple["Sample", list]:
+    """The pool as compare reads it (guard rails included), its runs in collection order."""
+    from flamespace.cli._samples import load_sides
+    from flamespace.stats import Sample
+
+    samples, screening = load_sides({"pool": [str(pool)]}, "compare")
+    sample = samples["pool"]
+    infos = sorted(screening.kept["pool"], key=lambda r: r.order or 0)
+    rows = [sample.names.index(r.name) for r in infos]
+    return Sample(sample.stacks, sample.matrix[rows], sample.metadata, [sample.names[i] for i in rows]), infos
+
+
+def aa_splits(sample: "Sample", infos: list, sizes: Sequence[int], splits: int, seed: int) -> List[dict]:
+    """The gate's statistics on random and consecutive-window splits of one pool of runs."""
+    from flamespace.stats import Sample, compare
+    from flamespace.stats.guards import drift_findings, run_times
+
+    def part(picks: Sequence[int]) -> Sample:
+        return Sample(sample.stacks, sample.matrix[list(picks)], sample.metadata, [sample.names[i] for i in picks])
+
+    times = [r.run_time for r in infos]
+    total = len(infos)
+    rng = random.Random(seed)
+    rows = []
+    for n in sizes:
+        if 2 * n > total:
+            print(f"  n = {n}: needs {2 * n} runs, the pool has {total}; skipped")
+            continue
+        designs = {
+            "random": [tuple(rng.sample(range(total), 2 * n)) for _ in range(splits)],
+            "windows": [tuple(range(i, i + 2 * n)) for i in range(total - 2 * n + 1)],
+        }
+        for design, chosen in designs.items():
+            flagged = warned = warned_flagged = 0
+            started = time.perf_counter()
+            for number, picks in enumerate(chosen):
+                base, cand = picks[:n], picks[n:]
+                result = compare(part(base), part(cand), seed=number)
+                findings = drift_findings(run_times({"baseline": [infos[i] for i in base], "candidate": [infos[i] for i in cand]}),
+                                          [c.delta for c in result.kept], result.unit)
+                warning = any(f.level == "warning" for f in findings)
+                flagged += result.regressed
+                warned += warning
+                warned_flagged += warning and result.regressed
+            count = len(chosen)
+            rate = flagged / count
+            low, high = binomial_interval(flagged, count)
+            # the run-time shift between the two sides (candidate − baseline median), the drift the test sees
+            shifts = [statistics.median(times[i] for i in p[n:]) - statistics.median(times[i] for i in p[:n]) for p in chosen]
+            rows.append({"n": n, "design": design, "splits": count, "flagged": flagged, "rate": rate,
+                         "mc_se": math.sqrt(max(rate * (1 - rate), 1e-12) / count), "ci95": [low, high],
+                         "drift_warnings": warned, "drift_warnings_when_flagged": warned_flagged,
+                         "median_abs_shift_ms": 1e3 * statistics.median(abs(s) for s in shifts),
+                         "seconds": time.perf_counter() - started})
+    return rows
+
+
+def run_aa(runs: int, hogs: int, rate: str, sizes: Sequence[int], splits: int, seed: int, tmp: Path) -> dict:
+    print(f"\n== A/A under load: one collect -n {runs} --rate {rate} of the known-answer program with {hogs} hogs; "
+          f"stats.compare at its defaults (maxt, one-sided, family-wise α = {ALPHA})")
+    pool, seconds, load = collect_pool(runs, hogs, rate, tmp)
+    sample, infos = load_pool(pool)
+    times = [r.run_time for r in infos]
+    third = max(1, len(times) // 3)
+    print(f"  collected {len(infos)} runs in {seconds:.0f} s ({load[0]} before, {load[1]} after); run time median "
+          f"{statistics.median(times) * 1e3:.0f} ms, IQR {statistics.quantiles(times, n=4)[0] * 1e3:.0f}-"
+          f"{statistics.quantiles(times, n=4)[2] * 1e3:.0f} ms, first third → last third "
+          f"{(statistics.median(times[-third:]) - statistics.median(times[:third])) * 1e3:+.0f} ms")
+    rows = aa_splits(sample, infos, sizes, splits, seed)
+    print(f"  {'n':>3} {'design':<8} {'splits':>6} {'exit 3':>6} {'rate':>6} {'± MC se':>8} {'exact 95%':>15}"
+          f" {'drift warn':>10} {'warn|flag':>9} {'|shift| ms':>10} {'s':>5}")
+    for r in rows:
+        print(f"  {r['n']:>3} {r['design']:<8} {r['splits']:>6} {r['flagged']:>6} {r['rate']:6.3f} {r['mc_se']:8.3f}"
+              f" {r['ci95'][0]:7.3f}-{r['ci95'][1]:.3f} {r['drift_warnings']:>10} {r['drift_warnings_when_flagged']:>9}"
+              f" {r['median_abs_shift_ms']:10.1f} {r['seconds']:5.0f}")
+    return {"runs": len(infos), "hogs": hogs, "collect_s": seconds, "load": load, "run_times_s": times, "splits": rows}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--hogs", default="0,2,4", help="hog counts for the experiment, comma-separated")
+    parser.add_argument("--reps", type=int, default=3, help="experiments per hog count")
+    parser.add_argument("--experiment-runs", type=int, default=20, help="runs a side in the experiment")
+    parser.add_argument("--rate", default="1000", help="sampling rate (Hz) of both parts")
+    parser.add_argument("--runs", type=int, default=80, help="runs in the A/A pool")
+    parser.add_argument("--aa-hogs", type=int, default=2, help="hogs while the A/A pool is collected")
+    parser.add_argument("--sizes", default="3,5,10,20", help="runs a side in the A/A splits")
+    parser.add_argument("--splits", type=int, default=400, help="random splits per size")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--skip-experiment", action="store_true")
+    parser.add_argument("--skip-aa", action="store_true")
+    parser.add_argument("--json", help="also write every figure here")
+    args = parser.parse_args()
+    print(f"{os.cpu_count()} CPUs; {uptime()} at the start")
+    out: dict = {}
+    with tempfile.TemporaryDirectory(prefix="bench-gate-load-") as name:
+        tmp = Path(name)
+        if not args.skip_experiment:
+            out["experiment"] = run_experiments([int(h) for h in args.hogs.split(",")], args.reps,
+                                                args.experiment_runs, args.rate, tmp)
+        if not args.skip_aa:
+            aa_dir = tmp / "aa"
+            aa_dir.mkdir()
+            out["aa"] = run_aa(args.runs, args.aa_hogs, args.rate, [int(s) for s in args.sizes.split(",")],
+                               args.splits, args.seed, aa_dir)
+    print(f"\n{uptime()} at the end")
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
