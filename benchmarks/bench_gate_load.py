@@ -46,7 +46,7 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, List, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]  # bench_load.py; the tests package (the experiment's programs)
@@ -154,25 +154,33 @@ def run_experiments(hog_levels: Sequence[int], reps: int, runs: int, rate: str, 
 
 # --- 2. A/A under load ---------------------------------------------------------------------
 
-def collect_pool(runs: int, hogs: int, rate: str, tmp: Path) -> Tuple[Path, float, List[str]]:
-    """``flamespace collect -n RUNS`` of the known-answer program under ``hogs`` hogs."""
+def collect_pool(runs: int, hogs: int, rate: str, tmp: Path, step: bool = False) -> Tuple[Path, float, List[str]]:
+    """``flamespace collect -n RUNS`` of the known-answer program under ``hogs`` hogs; with
+    ``step``, the hogs start only once half the runs are written (a step in the machine's load
+    halfway through one collection, as when another job lands on a CI runner)."""
     program, site_dir = write_program(tmp)
     env = {**os.environ, "KNOWN_ANSWER_OUT": str(tmp / "times.txt"), "PYTHONPATH": str(site_dir)}
-    processes = start_hogs(hogs)
+    processes = [] if step else start_hogs(hogs)
     try:
-        time.sleep(1 if hogs else 0)
+        time.sleep(1 if processes else 0)
         load = [uptime()]
         start = time.perf_counter()
-        collected = flamespace("collect", "-n", str(runs), "--rate", rate, "-q", "-o", "pool", "--", str(program),
-                               cwd=tmp, env=env)
+        child = subprocess.Popen([FLAMESPACE, "collect", "-n", str(runs), "--rate", rate, "-q", "-o", "pool", "--",
+                                  str(program)], cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if step:
+            while child.poll() is None and len(list((tmp / "pool").glob("*.folded"))) < runs // 2:
+                time.sleep(0.05)
+            load.append(uptime())
+            processes = start_hogs(hogs)
+        _, stderr = child.communicate()
         seconds = time.perf_counter() - start
         load.append(uptime())
     finally:
         stop_hogs(processes)
-    if collected.returncode != 0:
-        raise RuntimeError(f"collect failed (exit {collected.returncode}): {collected.stderr[-600:]}")
-    for line in collected.stderr.splitlines():
-        print(f"  collect: {line[:220]}")
+    if child.returncode != 0:
+        raise RuntimeError(f"collect failed (exit {child.returncode}): {stderr[-600:]}")
+    late = [line for line in stderr.splitlines() if "fell behind" in line or "more runs" in line]
+    print(f"  collect: {len(late)} warning line(s) on runs whose sampler fell behind; last: {late[-1][:160] if late else '-'}")
     return tmp / "pool", seconds, load
 
 
@@ -196,7 +204,8 @@ def load_pool(pool: Path) -> Tuple["Sample", list]:
     return Sample(sample.stacks, sample.matrix[rows], sample.metadata, [sample.names[i] for i in rows]), infos
 
 
-def aa_splits(sample: "Sample", infos: list, sizes: Sequence[int], splits: int, seed: int) -> List[dict]:
+def aa_splits(sample: "Sample", infos: list, sizes: Sequence[int], splits: int, seed: int,
+              step: Optional[int] = None) -> List[dict]:
     """The gate's statistics on random and consecutive-window splits of one pool of runs."""
     from flamespace.stats import Sample, compare
     from flamespace.stats.guards import drift_findings, run_times
@@ -212,10 +221,15 @@ def aa_splits(sample: "Sample", infos: list, sizes: Sequence[int], splits: int, 
         if 2 * n > total:
             print(f"  n = {n}: needs {2 * n} runs, the pool has {total}; skipped")
             continue
+        windows = [tuple(range(i, i + 2 * n)) for i in range(total - 2 * n + 1)]
         designs = {
             "random": [tuple(rng.sample(range(total), 2 * n)) for _ in range(splits)],
-            "windows": [tuple(range(i, i + 2 * n)) for i in range(total - 2 * n + 1)],
+            "windows": windows,  # first n runs against the next n: a collection that does not interleave
+            "alternate": [w[0::2] + w[1::2] for w in windows],  # the same runs taking turns, as collect does
         }
+        if step is not None:  # the windows that hold the step in the load
+            designs["windows@step"] = [w for w in windows if w[0] < step <= w[-1]]
+            designs["alternate@step"] = [w[0::2] + w[1::2] for w in designs["windows@step"]]
         for design, chosen in designs.items():
             flagged = warned = warned_flagged = 0
             started = time.perf_counter()
@@ -241,25 +255,31 @@ def aa_splits(sample: "Sample", infos: list, sizes: Sequence[int], splits: int, 
     return rows
 
 
-def run_aa(runs: int, hogs: int, rate: str, sizes: Sequence[int], splits: int, seed: int, tmp: Path) -> dict:
-    print(f"\n== A/A under load: one collect -n {runs} --rate {rate} of the known-answer program with {hogs} hogs; "
+def run_aa(runs: int, hogs: int, rate: str, sizes: Sequence[int], splits: int, seed: int, tmp: Path, step: bool) -> dict:
+    how = f"no hogs for the first {runs // 2} runs, then {hogs}" if step else f"{hogs} hogs"
+    print(f"\n== A/A under load: one collect -n {runs} --rate {rate} of the known-answer program, {how}; "
           f"stats.compare at its defaults (maxt, one-sided, family-wise α = {ALPHA})")
-    pool, seconds, load = collect_pool(runs, hogs, rate, tmp)
+    pool, seconds, load = collect_pool(runs, hogs, rate, tmp, step)
     sample, infos = load_pool(pool)
     times = [r.run_time for r in infos]
     third = max(1, len(times) // 3)
-    print(f"  collected {len(infos)} runs in {seconds:.0f} s ({load[0]} before, {load[1]} after); run time median "
-          f"{statistics.median(times) * 1e3:.0f} ms, IQR {statistics.quantiles(times, n=4)[0] * 1e3:.0f}-"
-          f"{statistics.quantiles(times, n=4)[2] * 1e3:.0f} ms, first third → last third "
-          f"{(statistics.median(times[-third:]) - statistics.median(times[:third])) * 1e3:+.0f} ms")
-    rows = aa_splits(sample, infos, sizes, splits, seed)
-    print(f"  {'n':>3} {'design':<8} {'splits':>6} {'exit 3':>6} {'rate':>6} {'± MC se':>8} {'exact 95%':>15}"
-          f" {'drift warn':>10} {'warn|flag':>9} {'|shift| ms':>10} {'s':>5}")
+    quartiles = statistics.quantiles(times, n=4)
+    print(f"  collected {len(infos)} runs in {seconds:.0f} s ({' / '.join(load)}); run time median "
+          f"{statistics.median(times) * 1e3:.0f} ms, IQR {quartiles[0] * 1e3:.0f}-{quartiles[2] * 1e3:.0f} ms, "
+          f"first third → last third {(statistics.median(times[-third:]) - statistics.median(times[:third])) * 1e3:+.0f} ms")
+    if step:
+        half = len(times) // 2
+        print(f"  run time median before the step {statistics.median(times[:half]) * 1e3:.0f} ms, "
+              f"after {statistics.median(times[half:]) * 1e3:.0f} ms")
+    rows = aa_splits(sample, infos, sizes, splits, seed, len(infos) // 2 if step else None)
+    print(f"  {'n':>3} {'design':<14} {'splits':>6} {'exit 3':>6} {'rate':>6} {'± MC se':>8} {'exact 95%':>13}"
+          f" {'drift warn':>10} {'warn|flag':>9} {'|shift| ms':>10} {'s':>4}")
     for r in rows:
-        print(f"  {r['n']:>3} {r['design']:<8} {r['splits']:>6} {r['flagged']:>6} {r['rate']:6.3f} {r['mc_se']:8.3f}"
-              f" {r['ci95'][0]:7.3f}-{r['ci95'][1]:.3f} {r['drift_warnings']:>10} {r['drift_warnings_when_flagged']:>9}"
-              f" {r['median_abs_shift_ms']:10.1f} {r['seconds']:5.0f}")
-    return {"runs": len(infos), "hogs": hogs, "collect_s": seconds, "load": load, "run_times_s": times, "splits": rows}
+        print(f"  {r['n']:>3} {r['design']:<14} {r['splits']:>6} {r['flagged']:>6} {r['rate']:6.3f} {r['mc_se']:8.3f}"
+              f" {r['ci95'][0]:6.3f}-{r['ci95'][1]:.3f} {r['drift_warnings']:>10} {r['drift_warnings_when_flagged']:>9}"
+              f" {r['median_abs_shift_ms']:10.1f} {r['seconds']:4.0f}")
+    return {"runs": len(infos), "hogs": hogs, "step": step, "collect_s": seconds, "load": load, "run_times_s": times,
+            "splits": rows}
 
 
 def main() -> None:
@@ -270,6 +290,8 @@ def main() -> None:
     parser.add_argument("--rate", default="1000", help="sampling rate (Hz) of both parts")
     parser.add_argument("--runs", type=int, default=80, help="runs in the A/A pool")
     parser.add_argument("--aa-hogs", type=int, default=2, help="hogs while the A/A pool is collected")
+    parser.add_argument("--step-hogs", type=int, default=4, help="a second A/A pool whose hogs start halfway "
+                        "through the collection (0: none)")
     parser.add_argument("--sizes", default="3,5,10,20", help="runs a side in the A/A splits")
     parser.add_argument("--splits", type=int, default=400, help="random splits per size")
     parser.add_argument("--seed", type=int, default=0)
@@ -287,8 +309,13 @@ def main() -> None:
         if not args.skip_aa:
             aa_dir = tmp / "aa"
             aa_dir.mkdir()
-            out["aa"] = run_aa(args.runs, args.aa_hogs, args.rate, [int(s) for s in args.sizes.split(",")],
-                               args.splits, args.seed, aa_dir)
+            sizes = [int(s) for s in args.sizes.split(",")]
+            out["aa"] = run_aa(args.runs, args.aa_hogs, args.rate, sizes, args.splits, args.seed, aa_dir, step=False)
+            if args.step_hogs:
+                step_dir = tmp / "aa-step"
+                step_dir.mkdir()
+                out["aa_step"] = run_aa(args.runs, args.step_hogs, args.rate, sizes, args.splits, args.seed, step_dir,
+                                        step=True)
     print(f"\n{uptime()} at the end")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
