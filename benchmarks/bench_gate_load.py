@@ -44,7 +44,9 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import shutil
 import time
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
@@ -204,6 +206,16 @@ def load_pool(pool: Path) -> Tuple["Sample", list]:
     return Sample(sample.stacks, sample.matrix[rows], sample.metadata, [sample.names[i] for i in rows]), infos
 
 
+def disjoint_events(starts: Sequence[int], width: int) -> int:
+    """How many of the flagged windows (by start) share no run: overlapping windows share most of
+    their runs, so a cluster of them flagged is one event, not many."""
+    events, last = 0, None
+    for start in sorted(starts):
+        if last is None or start >= last + width:
+            events, last = events + 1, start
+    return events
+
+
 def aa_splits(sample: "Sample", infos: list, sizes: Sequence[int], splits: int, seed: int,
               step: Optional[int] = None) -> List[dict]:
     """The gate's statistics on random and consecutive-window splits of one pool of runs."""
@@ -232,6 +244,7 @@ def aa_splits(sample: "Sample", infos: list, sizes: Sequence[int], splits: int, 
             designs["alternate@step"] = [w[0::2] + w[1::2] for w in designs["windows@step"]]
         for design, chosen in designs.items():
             flagged = warned = warned_flagged = 0
+            found: List[Tuple[int, List[Tuple[str, float]]]] = []  # (split, [(leaf, Δ ms)]) of each split flagged
             started = time.perf_counter()
             for number, picks in enumerate(chosen):
                 base, cand = picks[:n], picks[n:]
@@ -242,6 +255,8 @@ def aa_splits(sample: "Sample", infos: list, sizes: Sequence[int], splits: int, 
                 flagged += result.regressed
                 warned += warning
                 warned_flagged += warning and result.regressed
+                if result.regressed:
+                    found.append((number, [(c.stack[-1], c.delta / MS) for c in result.regressions]))
             count = len(chosen)
             rate = flagged / count
             low, high = binomial_interval(flagged, count)
@@ -251,15 +266,21 @@ def aa_splits(sample: "Sample", infos: list, sizes: Sequence[int], splits: int, 
                          "mc_se": math.sqrt(max(rate * (1 - rate), 1e-12) / count), "ci95": [low, high],
                          "drift_warnings": warned, "drift_warnings_when_flagged": warned_flagged,
                          "median_abs_shift_ms": 1e3 * statistics.median(abs(s) for s in shifts),
-                         "seconds": time.perf_counter() - started})
+                         "disjoint_events": disjoint_events([number for number, _ in found], 2 * n)
+                         if design != "random" else None,
+                         "leaves": Counter(leaf for _, changes in found for leaf, _ in changes).most_common(3),
+                         "flagged_splits": found, "seconds": time.perf_counter() - started})
     return rows
 
 
-def run_aa(runs: int, hogs: int, rate: str, sizes: Sequence[int], splits: int, seed: int, tmp: Path, step: bool) -> dict:
+def run_aa(runs: int, hogs: int, rate: str, sizes: Sequence[int], splits: int, seed: int, tmp: Path, step: bool,
+           keep: Optional[str] = None) -> dict:
     how = f"no hogs for the first {runs // 2} runs, then {hogs}" if step else f"{hogs} hogs"
     print(f"\n== A/A under load: one collect -n {runs} --rate {rate} of the known-answer program, {how}; "
           f"stats.compare at its defaults (maxt, one-sided, family-wise α = {ALPHA})")
     pool, seconds, load = collect_pool(runs, hogs, rate, tmp, step)
+    if keep:
+        shutil.copytree(pool, Path(keep) / ("step" if step else "steady"), dirs_exist_ok=True)
     sample, infos = load_pool(pool)
     times = [r.run_time for r in infos]
     third = max(1, len(times) // 3)
@@ -273,11 +294,12 @@ def run_aa(runs: int, hogs: int, rate: str, sizes: Sequence[int], splits: int, s
               f"after {statistics.median(times[half:]) * 1e3:.0f} ms")
     rows = aa_splits(sample, infos, sizes, splits, seed, len(infos) // 2 if step else None)
     print(f"  {'n':>3} {'design':<14} {'splits':>6} {'exit 3':>6} {'rate':>6} {'± MC se':>8} {'exact 95%':>13}"
-          f" {'drift warn':>10} {'warn|flag':>9} {'|shift| ms':>10} {'s':>4}")
+          f" {'drift warn':>10} {'warn|flag':>9} {'|shift| ms':>10} {'events':>6} {'s':>4}  stacks flagged most")
     for r in rows:
         print(f"  {r['n']:>3} {r['design']:<14} {r['splits']:>6} {r['flagged']:>6} {r['rate']:6.3f} {r['mc_se']:8.3f}"
               f" {r['ci95'][0]:6.3f}-{r['ci95'][1]:.3f} {r['drift_warnings']:>10} {r['drift_warnings_when_flagged']:>9}"
-              f" {r['median_abs_shift_ms']:10.1f} {r['seconds']:4.0f}")
+              f" {r['median_abs_shift_ms']:10.1f} {'' if r['disjoint_events'] is None else r['disjoint_events']:>6}"
+              f" {r['seconds']:4.0f}  {', '.join(f'{leaf} ×{k}' for leaf, k in r['leaves'])[:90]}")
     return {"runs": len(infos), "hogs": hogs, "step": step, "collect_s": seconds, "load": load, "run_times_s": times,
             "splits": rows}
 
@@ -297,6 +319,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip-experiment", action="store_true")
     parser.add_argument("--skip-aa", action="store_true")
+    parser.add_argument("--keep", metavar="DIR", help="copy the A/A pools here (steady/, step/) for a closer look")
     parser.add_argument("--json", help="also write every figure here")
     args = parser.parse_args()
     print(f"{os.cpu_count()} CPUs; {uptime()} at the start")
@@ -310,12 +333,12 @@ def main() -> None:
             aa_dir = tmp / "aa"
             aa_dir.mkdir()
             sizes = [int(s) for s in args.sizes.split(",")]
-            out["aa"] = run_aa(args.runs, args.aa_hogs, args.rate, sizes, args.splits, args.seed, aa_dir, step=False)
+            out["aa"] = run_aa(args.runs, args.aa_hogs, args.rate, sizes, args.splits, args.seed, aa_dir, step=False, keep=args.keep)
             if args.step_hogs:
                 step_dir = tmp / "aa-step"
                 step_dir.mkdir()
                 out["aa_step"] = run_aa(args.runs, args.step_hogs, args.rate, sizes, args.splits, args.seed, step_dir,
-                                        step=True)
+                                        step=True, keep=args.keep)
     print(f"\n{uptime()} at the end")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
