@@ -63,6 +63,7 @@ FLAMESPACE = str(Path(sys.executable).parent / "flamespace")
 MS = 1e6  # ns
 NOMINAL = {A_LEAF: -50 * MS, STARTUP_LEAF: 100 * MS}
 ALPHA = 0.05  # compare's default, the rate the gate promises
+MAX_MISSED = "20%"  # the threshold compare's own warning names
 
 
 def flamespace(*args: str, cwd: Path, env: Dict[str, str] = None) -> subprocess.CompletedProcess:  # type: ignore[assignment]
@@ -91,6 +92,11 @@ def experiment(directory: Path, runs: int, rate: str) -> dict:
         raise RuntimeError(f"compare failed (exit {compared.returncode}): {compared.stderr[-600:]}")
     result = json.loads(compared.stdout)
     real = real_deltas(directory / "slept.log")
+    # the same comparison without the runs whose sampler fell behind (README, "Quality metadata")
+    strict = flamespace("compare", "--baseline", "runs/baseline", "--candidate", "runs/candidate",
+                        "--alternative", "two-sided", "--json", "--max-missed", MAX_MISSED, cwd=directory)
+    strict_stacks = {s["stack"][-1]: s for s in json.loads(strict.stdout)["stacks"]} if strict.returncode in (0, 3) else {}
+    strict_runs = (json.loads(strict.stdout).get("runs") if strict.returncode in (0, 3) else None)
     flagged = [s for s in result["stacks"] if s["significant"]]
     found = {}
     for leaf in NOMINAL:
@@ -103,12 +109,15 @@ def experiment(directory: Path, runs: int, rate: str) -> dict:
             "significant": bool(change and change["significant"]),
             "real_ms": real[leaf] / MS,
             "nominal_ms": NOMINAL[leaf] / MS,
+            "strict_delta_ms": strict_stacks[leaf]["delta"] / MS if leaf in strict_stacks else float("nan"),
         }
     return {
         "stacks": found,
         "flagged": [";".join(s["stack"][-2:]) for s in flagged],
         "exactly_two": sorted(s["stack"][-1] for s in flagged) == sorted(NOMINAL),
         "exit": compared.returncode,
+        "strict_exit": strict.returncode,
+        "strict_runs": strict_runs,
         "collect_s": seconds,
         "warnings": [line for line in (collected.stderr + compared.stderr).splitlines() if "warning" in line],
     }
@@ -140,6 +149,8 @@ def run_experiments(hog_levels: Sequence[int], reps: int, runs: int, rate: str, 
                                  f"{'' if s['significant'] else ' ns':<3}  {s['real_ms']:+7.1f}")
                 print(f"{hogs:>4} {rep:>3}  {cells[0]} {cells[1]}  {'yes' if row['exactly_two'] else 'NO':<9}"
                       f" {row['exit']:>4} {row['collect_s']:9.1f}  {row['load'][1]}")
+                print(f"          --max-missed {MAX_MISSED}: a() {row['stacks'][A_LEAF]['strict_delta_ms']:+.1f}, start-up "
+                      f"{row['stacks'][STARTUP_LEAF]['strict_delta_ms']:+.1f} ms, exit {row['strict_exit']}")
                 if not row["exactly_two"]:
                     print(f"          flagged: {row['flagged']}")
                 for warning in row["warnings"]:
@@ -217,8 +228,14 @@ def disjoint_events(starts: Sequence[int], width: int) -> int:
 
 
 def aa_splits(sample: "Sample", infos: list, sizes: Sequence[int], splits: int, seed: int,
-              step: Optional[int] = None) -> List[dict]:
-    """The gate's statistics on random and consecutive-window splits of one pool of runs."""
+              step: Optional[int] = None, shuffles: int = 0) -> List[dict]:
+    """The gate's statistics on random and consecutive-window splits of one pool of runs.
+
+    Overlapping windows share most of their runs, so their rate is a very noisy estimate and a
+    binomial interval is far too narrow. ``shuffles``: the same windows are also taken from the
+    pool in random orders (time order destroyed, so the runs are exchangeable); the share of
+    shuffled orders whose rate reaches the one observed in collection order is a test of
+    whether the time order (the machine's drift) mattered."""
     from flamespace.stats import Sample, compare
     from flamespace.stats.guards import drift_findings, run_times
 
@@ -259,6 +276,12 @@ def aa_splits(sample: "Sample", infos: list, sizes: Sequence[int], splits: int, 
                     found.append((number, [(c.stack[-1], c.delta / MS) for c in result.regressions]))
             count = len(chosen)
             rate = flagged / count
+            null: List[float] = []
+            if shuffles and design in ("windows", "alternate"):
+                for _ in range(shuffles):
+                    order = rng.sample(range(total), total)
+                    null.append(sum(compare(part([order[i] for i in p[:n]]), part([order[i] for i in p[n:]]), seed=k).regressed
+                                    for k, p in enumerate(chosen)) / count)
             low, high = binomial_interval(flagged, count)
             # the run-time shift between the two sides (candidate − baseline median), the drift the test sees
             shifts = [statistics.median(times[i] for i in p[n:]) - statistics.median(times[i] for i in p[:n]) for p in chosen]
@@ -269,16 +292,26 @@ def aa_splits(sample: "Sample", infos: list, sizes: Sequence[int], splits: int, 
                          "disjoint_events": disjoint_events([number for number, _ in found], 2 * n)
                          if design != "random" else None,
                          "leaves": Counter(leaf for _, changes in found for leaf, _ in changes).most_common(3),
+                         "shuffled_rates": null, "order_p": sum(r >= rate for r in null) / len(null) if null else None,
                          "flagged_splits": found, "seconds": time.perf_counter() - started})
     return rows
 
 
+def shuffled(row: dict) -> str:
+    """The rate of the same windows in shuffled orders (mean), and the share of those at or above the observed rate."""
+    null = row["shuffled_rates"]
+    return f"{statistics.mean(null):.3f} {row['order_p']:.2f}" if null else ""
+
+
 def run_aa(runs: int, hogs: int, rate: str, sizes: Sequence[int], splits: int, seed: int, tmp: Path, step: bool,
-           keep: Optional[str] = None) -> dict:
+           keep: Optional[str] = None, reuse: Optional[str] = None, shuffles: int = 0) -> dict:
     how = f"no hogs for the first {runs // 2} runs, then {hogs}" if step else f"{hogs} hogs"
     print(f"\n== A/A under load: one collect -n {runs} --rate {rate} of the known-answer program, {how}; "
           f"stats.compare at its defaults (maxt, one-sided, family-wise α = {ALPHA})")
-    pool, seconds, load = collect_pool(runs, hogs, rate, tmp, step)
+    if reuse:
+        pool, seconds, load = Path(reuse) / ("step" if step else "steady"), float("nan"), ["(pool reused)"]
+    else:
+        pool, seconds, load = collect_pool(runs, hogs, rate, tmp, step)
     if keep:
         shutil.copytree(pool, Path(keep) / ("step" if step else "steady"), dirs_exist_ok=True)
     sample, infos = load_pool(pool)
@@ -292,14 +325,14 @@ def run_aa(runs: int, hogs: int, rate: str, sizes: Sequence[int], splits: int, s
         half = len(times) // 2
         print(f"  run time median before the step {statistics.median(times[:half]) * 1e3:.0f} ms, "
               f"after {statistics.median(times[half:]) * 1e3:.0f} ms")
-    rows = aa_splits(sample, infos, sizes, splits, seed, len(infos) // 2 if step else None)
+    rows = aa_splits(sample, infos, sizes, splits, seed, len(infos) // 2 if step else None, shuffles)
     print(f"  {'n':>3} {'design':<14} {'splits':>6} {'exit 3':>6} {'rate':>6} {'± MC se':>8} {'exact 95%':>13}"
-          f" {'drift warn':>10} {'warn|flag':>9} {'|shift| ms':>10} {'events':>6} {'s':>4}  stacks flagged most")
+          f" {'drift warn':>10} {'warn|flag':>9} {'|shift| ms':>10} {'events':>6} {'s':>4} {'shuffled: mean p':>17}  stacks flagged most")
     for r in rows:
         print(f"  {r['n']:>3} {r['design']:<14} {r['splits']:>6} {r['flagged']:>6} {r['rate']:6.3f} {r['mc_se']:8.3f}"
               f" {r['ci95'][0]:6.3f}-{r['ci95'][1]:.3f} {r['drift_warnings']:>10} {r['drift_warnings_when_flagged']:>9}"
               f" {r['median_abs_shift_ms']:10.1f} {'' if r['disjoint_events'] is None else r['disjoint_events']:>6}"
-              f" {r['seconds']:4.0f}  {', '.join(f'{leaf} ×{k}' for leaf, k in r['leaves'])[:90]}")
+              f" {r['seconds']:4.0f} {shuffled(r):>17}  {', '.join(f'{leaf} ×{k}' for leaf, k in r['leaves'])[:90]}")
     return {"runs": len(infos), "hogs": hogs, "step": step, "collect_s": seconds, "load": load, "run_times_s": times,
             "splits": rows}
 
@@ -320,6 +353,8 @@ def main() -> None:
     parser.add_argument("--skip-experiment", action="store_true")
     parser.add_argument("--skip-aa", action="store_true")
     parser.add_argument("--keep", metavar="DIR", help="copy the A/A pools here (steady/, step/) for a closer look")
+    parser.add_argument("--pools", metavar="DIR", help="analyse the pools a run with --keep DIR left instead of collecting")
+    parser.add_argument("--shuffles", type=int, default=10, help="shuffled orders of the pool for the windows' null rate")
     parser.add_argument("--json", help="also write every figure here")
     args = parser.parse_args()
     print(f"{os.cpu_count()} CPUs; {uptime()} at the start")
@@ -333,12 +368,12 @@ def main() -> None:
             aa_dir = tmp / "aa"
             aa_dir.mkdir()
             sizes = [int(s) for s in args.sizes.split(",")]
-            out["aa"] = run_aa(args.runs, args.aa_hogs, args.rate, sizes, args.splits, args.seed, aa_dir, step=False, keep=args.keep)
+            out["aa"] = run_aa(args.runs, args.aa_hogs, args.rate, sizes, args.splits, args.seed, aa_dir, step=False, keep=args.keep, reuse=args.pools, shuffles=args.shuffles)
             if args.step_hogs:
                 step_dir = tmp / "aa-step"
                 step_dir.mkdir()
                 out["aa_step"] = run_aa(args.runs, args.step_hogs, args.rate, sizes, args.splits, args.seed, step_dir,
-                                        step=True, keep=args.keep)
+                                        step=True, keep=args.keep, reuse=args.pools, shuffles=args.shuffles)
     print(f"\n{uptime()} at the end")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
