@@ -1,33 +1,38 @@
 """The regression gate end to end on a loaded machine: whole processes, the CLI as users run it.
 
-    python benchmarks/bench_gate_load.py [--hogs 0,2,4] [--reps 3] [--runs 80] [--aa-hogs 2]
-                                         [--splits 400] [--sizes 3,5,10,20] [--skip-experiment]
-                                         [--skip-aa] [--json FILE]
+    python benchmarks/bench_gate_load.py [--hogs 0,2,4] [--reps 3] [--experiment-runs 20] [--rate 1000]
+        [--runs 80] [--aa-hogs 2] [--step-hogs 4] [--sizes 3,5,10,20] [--splits 400] [--shuffles 10]
+        [--keep DIR | --pools DIR] [--skip-experiment] [--skip-aa] [--json FILE]
 
-Two parts, both while 0, 2 or 4 busy-loop processes (bench_load.py's hogs, started here and
-killed after) compete for the CPUs:
+Two parts, while busy-loop processes (bench_load.py's hogs, started here and killed after)
+compete for the CPUs:
 
 1. **The paper's experiment** (the programs of ``tests/collect/test_experiment.py``, imported
-   from there): ``flamespace collect -n 20 --rate 1000 --baseline-cmd main.py
-   --candidate-cmd main.py --candidate-env REGRESSION=1`` then ``flamespace compare
-   --alternative two-sided --json`` at the default α = 0.05. The candidate's ``a()`` sleeps
-   50 ms less and a 100 ms start-up sleep appears. Per repetition: the Δ and interval of the
-   two changed stacks beside the nominal change and beside the programs' own clock (their
-   real sleeps), whether exactly those two stacks were flagged, compare's exit code and the
-   collection's wall time.
+   from there) at each of ``--hogs``, ``--reps`` times: ``flamespace collect -n 20 --rate
+   1000 --baseline-cmd main.py --candidate-cmd main.py --candidate-env REGRESSION=1`` then
+   ``flamespace compare --alternative two-sided --json`` at the default α = 0.05, and again
+   with ``--max-missed 20%``. The candidate's ``a()`` sleeps 50 ms less and a 100 ms start-up
+   sleep appears. Per repetition: the Δ and interval of the two changed stacks beside the
+   nominal change and beside the programs' own clock (their real sleeps), whether exactly
+   those two stacks were flagged, compare's exit code and the collection's wall time.
 2. **A/A under load**: one ``flamespace collect -n RUNS`` of one program (bench_load.py's
    known-answer program: start-up imports, sleeps, busy loops, ~0.3 s) with ``--aa-hogs``
-   hogs, then many comparisons of two disjoint groups of its runs with ``stats.compare`` at
-   its defaults (maxt, one-sided ``greater``, family-wise α = 0.05), in-process for speed.
-   *random*: the two groups are drawn at random from the pool (exchangeable by construction:
-   this checks the test's level on real profiles). *windows*: baseline = runs i..i+n-1,
-   candidate = the next n (what a collection that is not interleaved does: the two sides are
-   taken at different times, so drift of the machine's load is confounded with the change).
-   The rate of exit 3 (a regression flagged) is given with its Monte-Carlo standard error and an
-   exact binomial 95% interval, and for *windows* how often compare's drift warning
-   (:func:`flamespace.stats.guards.drift_findings`, as ``compare`` prints it) fired on the
-   splits that were flagged. Caveat: splits of one pool share runs, so they are not
-   independent collections; the intervals treat them as independent and are too narrow.
+   hogs, and a second one whose ``--step-hogs`` hogs start only halfway through (a step in
+   the load). Then many comparisons of two disjoint groups of a pool's runs with
+   ``stats.compare`` at its defaults (maxt, one-sided ``greater``, family-wise α = 0.05),
+   in-process for speed. *random*: the groups are drawn at random (exchangeable by
+   construction: the test's level on real profiles). *windows*: baseline = runs i..i+n-1,
+   candidate = the next n (a collection that does not interleave: drift of the machine's load
+   is confounded with the change). *alternate*: the same 2n runs taking turns, as ``collect``
+   interleaves two programs. ``@step``: only the windows that hold the step. The rate of exit 3
+   is given with its Monte-Carlo standard error and an exact binomial 95% interval. Also given:
+   how often compare's drift warning (:func:`flamespace.stats.guards.drift_findings`)
+   fired, in all and on the splits flagged; the stacks flagged; and the number of flagged
+   windows that share no run ("events"). Caveat: splits of one pool share runs, so they are
+   not independent collections, and for overlapping windows the binomial interval is far too
+   narrow. ``--shuffles`` takes the same windows from the pool in random orders, with time
+   order destroyed: their mean rate, and the share of them at or above the observed rate (a
+   test of whether time order mattered).
 
 Results: docs/performance.md, "The gate under load".
 """
@@ -368,12 +373,14 @@ def main() -> None:
             aa_dir = tmp / "aa"
             aa_dir.mkdir()
             sizes = [int(s) for s in args.sizes.split(",")]
-            out["aa"] = run_aa(args.runs, args.aa_hogs, args.rate, sizes, args.splits, args.seed, aa_dir, step=False, keep=args.keep, reuse=args.pools, shuffles=args.shuffles)
+            common = dict(keep=args.keep, reuse=args.pools, shuffles=args.shuffles)
+            out["aa"] = run_aa(args.runs, args.aa_hogs, args.rate, sizes, args.splits, args.seed, aa_dir, step=False,
+                               **common)
             if args.step_hogs:
                 step_dir = tmp / "aa-step"
                 step_dir.mkdir()
                 out["aa_step"] = run_aa(args.runs, args.step_hogs, args.rate, sizes, args.splits, args.seed, step_dir,
-                                        step=True, keep=args.keep, reuse=args.pools, shuffles=args.shuffles)
+                                        step=True, **common)
     print(f"\n{uptime()} at the end")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
