@@ -105,7 +105,9 @@ def experiment(directory: Path, runs: int, rate: str) -> dict:
     flagged = [s for s in result["stacks"] if s["significant"]]
     found = {}
     for leaf in NOMINAL:
-        stacks = [s for s in result["stacks"] if s["stack"][-1] == leaf]
+        # the stack with this leaf that was flagged, else the largest (a leaf can sit under several parents)
+        stacks = sorted((s for s in result["stacks"] if s["stack"][-1] == leaf),
+                        key=lambda s: (s["significant"], abs(s["delta"])), reverse=True)
         change = stacks[0] if stacks else None
         found[leaf] = {
             "delta_ms": change["delta"] / MS if change else float("nan"),
