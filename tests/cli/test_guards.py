@@ -216,3 +216,20 @@ def test_similarity_sample_warns_where_compare_refuses(capsys, tmp_path):
     code = main(["similarity", "--sample", str(a), str(b)])
     _, err = capsys.readouterr()
     assert code in (0, None) and "warning: runs differ in mode" in err and "going on anyway" in err
+
+
+def test_runs_of_an_interleaved_collection_are_compared_as_pairs(capsys, tmp_path):
+    a = tmp_path / "a"
+    b = tmp_path / "b"
+    for i in range(1, 7):
+        write_run(a / f"run-{i:03d}.folded", i, pair=str(i))
+        write_run(b / f"run-{i:03d}.folded", i, pair=str(i))
+    code, out, err = run(capsys, "-a", a, "-b", b)
+    assert code == 0 and "6 pairs of runs from the same rounds" in err and "(paired:" in out
+    code, out, err = run(capsys, "-a", a, "-b", b, "--pairing", "off")
+    assert "pairs of runs" not in err and "(paired:" not in out
+
+
+def test_pairing_on_without_rounds_is_an_error(capsys, tmp_path):
+    code, _, err = run(capsys, "-a", write_side(tmp_path / "a"), "-b", write_side(tmp_path / "b"), "--pairing", "on")
+    assert code == 1 and "cannot pair the runs" in err

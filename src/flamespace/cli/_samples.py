@@ -123,6 +123,28 @@ def load_sides(
     return samples, screening
 
 
+def pair_sides(samples: Dict[str, "Sample"], screening: Screening, mode: str, alpha: float, alternative: str,
+               permutations: int) -> Tuple[Dict[str, "Sample"], bool, List[Finding]]:
+    """The sides with their runs in round order when they can be tested as pairs
+    (:func:`flamespace.stats.guards.pair_runs`), whether they are, and a note saying so or why not."""
+    from ..stats.guards import Finding, pair_runs
+    from ..stats.power import smallest_p
+
+    kept = screening.kept
+    baseline, candidate = kept["baseline"], kept["candidate"]
+    matched = len({r.pair for r in baseline} & {r.pair for r in candidate} - {None})
+    pairing = pair_runs(baseline, candidate, mode,
+                        reaches_alpha=smallest_p(matched, matched, permutations, alternative, paired=True) <= alpha)
+    if not pairing.paired:
+        interleaved = any(r.pair is not None for r in baseline + candidate)
+        note = [Finding("note", f"runs tested as unpaired: {pairing.reason}")] if interleaved and mode != "off" else []
+        return samples, False, note
+    rows = list(zip(*pairing.rows))
+    paired = {side: samples[side].runs(list(indices)) for side, indices in zip(("baseline", "candidate"), rows)}
+    message = f"{len(pairing.rows)} pairs of runs from the same rounds: drift between rounds cancels"
+    return paired, True, [Finding("note", message + (f"; {pairing.reason}" if pairing.reason else ""))]
+
+
 def after_comparison(screening: Screening, result) -> List[Finding]:  # type: ignore[no-untyped-def]
     """The machine's drift as a note, and a warning when it is larger than the largest change
     ``result`` (a :class:`~flamespace.stats.comparison.Comparison`) reports."""

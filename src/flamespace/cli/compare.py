@@ -12,7 +12,7 @@ import click
 from ..formats import registry
 from ..stats.comparison import ALTERNATIVES, DEFAULT_ALTERNATIVE, DEFAULT_METHOD, DEFAULT_PERMUTATIONS, METHODS
 from ._common import input_options, parse_share
-from ._samples import after_comparison, guard_options, load_sides, parse_max_missed, show_findings
+from ._samples import after_comparison, guard_options, load_sides, pair_sides, parse_max_missed, show_findings
 
 EXIT_REGRESSION = 3
 PARTS = ("appeared", "grown", "disappeared", "shrunk")
@@ -36,6 +36,9 @@ PARTS = ("appeared", "grown", "disappeared", "shrunk")
 @click.option("--permutations", type=click.IntRange(1), default=DEFAULT_PERMUTATIONS, show_default=True,
               help="maxt's budget: every relabelling of the runs when there are no more (exact), else this many random ones.")
 @click.option("--seed", type=int, default=0, show_default=True, help="maxt's random seed (same seed, same result).")
+@click.option("--pairing", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True,
+              help="maxt: test the runs of each round of an interleaved collection as pairs, so that drift of the machine "
+                   "between rounds cannot look like a change (auto: when every run carries its round and the pairs can reach α).")
 @click.option("--min-delta", type=click.FloatRange(0), default=0.0, metavar="X", help="Ignore changes smaller than X (in the profiles' unit).")
 @click.option("--min-rel", metavar="X", default="0", help="Ignore changes smaller than X of the stack's baseline mean (0.02 or 2%).")
 @click.option("--normalize", is_flag=True, help="Compare shares of each run's total (runs of different length or load).")
@@ -52,7 +55,7 @@ PARTS = ("appeared", "grown", "disappeared", "shrunk")
 @input_options
 def command(
     baseline: Sequence[str], candidate: Sequence[str], method: str, alternative: str, alpha: float, fdr: str,
-    permutations: int, seed: int,
+    permutations: int, seed: int, pairing: str,
     min_delta: float, min_rel: str, normalize: bool, min_runs: int, min_fraction: str, as_json: bool, markdown: bool,
     include_all: bool, limit: int, out_dir: Optional[str], no_header: bool, skip_invalid: bool, input_format: Optional[str],
     force: bool = False, max_missed: Optional[str] = None,
@@ -94,10 +97,13 @@ def command(
     samples, screening = load_sides({"baseline": baseline, "candidate": candidate}, "compare", force=force,
                                     max_missed=parse_max_missed(max_missed), skip_invalid=skip_invalid, input_format=input_format)
     show_findings(screening.findings, "compare")
+    samples, paired, notes = pair_sides(samples, screening, pairing if method == "maxt" or pairing == "on" else "off",
+                                        alpha, alternative, permutations)
+    show_findings(notes, "compare")
     result = compare(
         samples["baseline"], samples["candidate"], method, alpha, alternative=alternative, fdr=fdr,
         permutations=permutations, seed=seed,
-        min_delta=min_delta, min_rel=margin_rel, normalize=normalize, frequency=frequency,
+        min_delta=min_delta, min_rel=margin_rel, normalize=normalize, frequency=frequency, paired=paired,
     )
     show_findings(after_comparison(screening, result), "compare")
     if out_dir:

@@ -47,8 +47,8 @@ SNAPSHOT_IDENTITY = {
     "GIT_COMMITTER_NAME": "flamespace gate", "GIT_COMMITTER_EMAIL": "gate@flamespace.invalid",
 }
 #: The options of compare and collect that gate takes as they are (same names, defaults, help).
-COMPARE_OPTIONS = ("method", "alternative", "alpha", "fdr", "permutations", "seed", "min_delta", "min_rel", "normalize", "min_runs",
-                   "min_fraction", "include_all", "limit", "force", "max_missed")
+COMPARE_OPTIONS = ("method", "alternative", "alpha", "fdr", "permutations", "seed", "pairing", "min_delta", "min_rel",
+                   "normalize", "min_runs", "min_fraction", "include_all", "limit", "force", "max_missed")
 COLLECT_OPTIONS = ("runs", "mode", "rate", "idle", "threads", "async_stacks", "subprocesses", "keep_going", "show_output")
 
 
@@ -404,18 +404,23 @@ def _compare_runs(collection, options: Dict[str, object]) -> Tuple["Comparison",
     """The two sides' runs through compare's guard rails and statistics (findings on stderr)."""
     from ..stats.comparison import compare
     from ..stats.sample import FrequencyFilter
-    from ._samples import after_comparison, load_sides, parse_max_missed, show_findings
+    from ._samples import after_comparison, load_sides, pair_sides, parse_max_missed, show_findings
 
     directories = {p.name: [collection.directory(p)] for p in collection.programs}
     samples, screening = load_sides(directories, "gate", force=bool(options["force"]),
                                     max_missed=parse_max_missed(options["max_missed"]))  # type: ignore[arg-type]
     show_findings(screening.findings, "gate")
+    pairing = str(options["pairing"])
+    samples, paired, notes = pair_sides(samples, screening, pairing if options["method"] == "maxt" or pairing == "on" else "off",
+                                        options["alpha"], options["alternative"], options["permutations"])  # type: ignore[arg-type]
+    show_findings(notes, "gate")
     result = compare(
         samples["baseline"], samples["candidate"], options["method"], options["alpha"],  # type: ignore[arg-type]
         alternative=options["alternative"], fdr=options["fdr"], permutations=options["permutations"], seed=options["seed"],  # type: ignore[arg-type]
         min_delta=options["min_delta"], min_rel=parse_share(str(options["min_rel"]), "--min-rel", maximum=None),  # type: ignore[arg-type]
         normalize=bool(options["normalize"]),
         frequency=FrequencyFilter(options["min_runs"], parse_share(str(options["min_fraction"]), "--min-fraction")),  # type: ignore[arg-type]
+        paired=paired,
     )
     show_findings(after_comparison(screening, result), "gate")
     return result, samples

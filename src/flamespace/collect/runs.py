@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from ..errors import ArgumentError, FlamespaceError
 from ..formats import registry
@@ -140,8 +140,9 @@ def collect_runs(
             warm = index < warmup
             number = index + 1 if warm else index - warmup + 1
             path = None if warm else os.path.join(program_directory(out_dir, program), f"run-{number:0{width}d}{extension}")
-            result = _one_run(program, number, warm, path, _options_for(options, index), process_root, subprocesses,
-                              output_format, header, show_output)
+            labels = {"run": str(number), **({"pair": str(number)} if len(programs) > 1 else {})}
+            result = _one_run(program, number, warm, path, labels, _options_for(options, index), process_root,
+                              subprocesses, output_format, header, show_output)
             done.append(result)
             if on_run is not None:
                 on_run(result)
@@ -174,14 +175,15 @@ def _options_for(options: Any, index: int) -> Any:
 
 
 def _one_run(
-    program: Program, number: int, warmup: bool, path: Optional[str], options: Any, process_root: bool,
+    program: Program, number: int, warmup: bool, path: Optional[str], labels: Dict[str, str], options: Any,
+    process_root: bool,
     subprocesses: bool, output_format: str, header: bool, show_output: bool,
 ) -> Run:
     started = time.monotonic()
     with tempfile.TemporaryFile() as errors:
         try:
             result = record_program(
-                program, options, process_root=process_root, subprocesses=subprocesses, labels={"run": str(number)},
+                program, options, process_root=process_root, subprocesses=subprocesses, labels=labels,
                 stdout=None if show_output else subprocess.DEVNULL, stderr=None if show_output else errors,
             )
         except RecordError as exc:

@@ -151,6 +151,7 @@ def compare(
     min_rel: float = 0.0,
     normalize: bool = False,
     frequency: FrequencyFilter = FrequencyFilter(),
+    paired: bool = False,
 ) -> Comparison:
     """Test which stacks differ between the mean flame graphs of two samples of runs.
 
@@ -161,7 +162,10 @@ def compare(
     ``bh`` or ``by`` (false-discovery rate). ``method``: ``maxt`` (the default: exact
     permutation test, ``permutations`` and ``seed``), ``welch`` (per-stack t-tests, Holm or
     BH/BY) or ``hotelling`` (Tornetta's T², two-sided, closed testing; family-wise only).
-    ``normalize`` compares shares of each run's total instead of absolute values.
+    ``normalize`` compares shares of each run's total instead of absolute values. ``paired``
+    (maxt only): run i of ``baseline`` and of ``candidate`` were recorded one after the other
+    (a round of an interleaved collection), and relabellings only swap the runs of a pair, so
+    drift of the machine between rounds cannot look like a change.
     """
     from . import power
     from ._result import check_alternative
@@ -175,6 +179,8 @@ def compare(
         raise ArgumentError("hotelling controls the family-wise error only; --fdr applies to maxt and welch")
     if not 0 < alpha < 1:
         raise ArgumentError(f"alpha must be between 0 and 1, not {alpha}")
+    if paired and method != "maxt":
+        raise ArgumentError("a paired test is a permutation test: use --method maxt (or --pairing off)")
     margin = Margin(min_delta, min_rel)
     first, second = _sample(baseline, "baseline"), _sample(candidate, "candidate")
     try:
@@ -186,7 +192,9 @@ def compare(
         meta = meta.replace(unit="share")
     stacks, x1, x2, dropped = align(first, second, frequency)
     n1, n2 = len(x1), len(x2)
-    result = _run(method, x1, x2, alpha, alternative, fdr, permutations, seed)
+    if paired and n1 != n2:
+        raise ArgumentError(f"a paired test needs as many baseline runs as candidate runs; got {n1} and {n2}")
+    result = _run(method, x1, x2, alpha, alternative, fdr, permutations, seed, paired)
     detectable = power.detectable(result.critical, result.se) if result.critical is not None else None
     means1, means2 = x1.mean(axis=0), x2.mean(axis=0)
     changes = []
@@ -202,8 +210,8 @@ def compare(
     parts = decompose(*_reduced_pair(changes, meta))
     notes = list(result.notes)
     if result.smallest_p > alpha:
-        needed = power.min_runs(alpha, alternative)
-        notes.insert(0, f"with {n1} + {n2} runs no p-value can go below {result.smallest_p:.2g} > α = {alpha:g}, "
+        needed = power.min_runs(alpha, alternative, paired=paired)
+        notes.insert(0, f"with {n1} + {n2} runs{' (paired)' if paired else ''} no p-value can go below {result.smallest_p:.2g} > α = {alpha:g}, "
                         f"so no stack can be significant; {needed} runs a side can reach α"
                         + (f" (and --permutations ≥ {int(math.ceil(1 / alpha))})" if permutations + 1 < 1 / alpha else ""))
     return Comparison(
@@ -223,7 +231,8 @@ def _kind(baseline: Number, candidate: Number) -> str:
     return "grown" if candidate > baseline else "shrunk"
 
 
-def _run(method: str, x1, x2, alpha: float, alternative: str, fdr: Optional[str], permutations: int, seed: Optional[int]):  # type: ignore[no-untyped-def]
+def _run(method: str, x1, x2, alpha: float, alternative: str, fdr: Optional[str], permutations: int,  # type: ignore[no-untyped-def]
+         seed: Optional[int], paired: bool = False):
     if method == "hotelling":
         from .hotelling import test
 
@@ -234,7 +243,7 @@ def _run(method: str, x1, x2, alpha: float, alternative: str, fdr: Optional[str]
         return welch(x1, x2, alpha, fdr, alternative)
     from .maxt import test as maxt
 
-    return maxt(x1, x2, alpha, permutations, seed, alternative, fdr)
+    return maxt(x1, x2, alpha, permutations, seed, alternative, fdr, paired=paired)
 
 
 def _options(method: str, fdr: Optional[str], permutations: int, seed: Optional[int], details: dict) -> dict:

@@ -19,6 +19,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..core.metadata import Metadata
 from ..core.vector import FlameGraph
+from ..errors import ArgumentError, InputError
 
 #: Severity of a finding. ``error``: the comparison cannot go on; ``refusal``: it should not,
 #: unless the user insists (``--force`` turns it into a warning); ``warning``: it goes on, but
@@ -79,6 +80,15 @@ class RunInfo:
         """The run's number in its collection (``run`` label), None when absent."""
         try:
             return int(self.labels["run"])
+        except (KeyError, ValueError):
+            return None
+
+    @property
+    def pair(self) -> Optional[int]:
+        """The round of an interleaved collection (``pair`` label): the baseline and candidate
+        runs of one round ran one right after the other. None when absent."""
+        try:
+            return int(self.labels["pair"])
         except (KeyError, ValueError):
             return None
 
@@ -351,3 +361,56 @@ __all__ = [
     "Finding", "LEVELS", "MIN_RUNS", "RunInfo", "RunTime", "Screening", "consistency", "drift_findings",
     "drift_note", "run_times", "screen", "seconds",
 ]
+
+
+PAIRINGS = ("auto", "on", "off")
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """Which runs of the two sides are tested as pairs: ``rows`` holds (baseline index,
+    candidate index) into the sides' kept runs, in round order; empty when unpaired, with
+    ``reason`` saying why (or, when paired, what was left out)."""
+
+    rows: Tuple[Tuple[int, int], ...]
+    reason: str = ""
+
+    @property
+    def paired(self) -> bool:
+        return bool(self.rows)
+
+
+def pair_runs(baseline: Sequence[RunInfo], candidate: Sequence[RunInfo], mode: str = "auto",
+              reaches_alpha: Optional[bool] = None) -> Pairing:
+    """Pair runs recorded in the same round of an interleaved collection (the ``pair`` label).
+
+    A paired test asks less of the machine: only the two runs of a round must be exchangeable
+    when nothing changed, so drift between rounds (a busy CI runner) cannot make a change
+    appear. ``auto`` pairs when every run carries a round and the rounds matched can reach α
+    (``reaches_alpha``: the caller's answer for the number matched; None: yes); ``on`` pairs
+    whatever it can and fails when nothing matches; ``off`` never pairs. Rounds with a run on
+    one side only (a failed run, a run left out) are left out of a paired test.
+    """
+    if mode not in PAIRINGS:
+        raise ArgumentError(f"unknown pairing {mode!r}; choose one of {', '.join(PAIRINGS)}")
+    if mode == "off":
+        return Pairing((), "pairing off")
+    rounds = [{run.pair: i for i, run in enumerate(side) if run.pair is not None} for side in (baseline, candidate)]
+    if len(rounds[0]) < len(baseline) or len(rounds[1]) < len(candidate):
+        return _unpaired(mode, "the runs do not all carry the round of an interleaved collection (the pair header "
+                               "'flamespace collect' writes when it alternates two programs)")
+    common = sorted(set(rounds[0]) & set(rounds[1]))
+    if len(common) < 2:
+        return _unpaired(mode, "fewer than 2 rounds have a run on both sides")
+    if mode == "auto" and reaches_alpha is False:
+        return Pairing((), f"{len(common)} pairs cannot reach α with a paired test, so the runs are tested as "
+                           "exchangeable (drift between rounds is not accounted for; collect more runs)")
+    left_out = len(baseline) + len(candidate) - 2 * len(common)
+    note = f"{left_out} run(s) without a partner in the same round left out" if left_out else ""
+    return Pairing(tuple((rounds[0][r], rounds[1][r]) for r in common), note)
+
+
+def _unpaired(mode: str, reason: str) -> Pairing:
+    if mode == "on":
+        raise InputError(f"--pairing on: cannot pair the runs: {reason}")
+    return Pairing((), reason)

@@ -78,6 +78,77 @@ def relabellings(n1: int, n2: int, permutations: int, batch: int, rng: "np.rando
     return (enumerate_all() if exact else draw()), exact
 
 
+def _sign_flips(n: int, permutations: int, batch: int, rng: "np.random.Generator") -> Tuple[Iterator["np.ndarray"], bool]:
+    """Batches of ±1 rows, one sign per pair: all 2^n when ≤ ``permutations`` (the observed,
+    all +1, first), else ``permutations`` random ones. Also: exact?"""
+    import numpy as np
+
+    exact = 2**n <= permutations
+
+    def enumerate_all() -> Iterator["np.ndarray"]:
+        flips = itertools.product((1.0, -1.0), repeat=n)
+        while True:
+            chunk = list(itertools.islice(flips, batch))
+            if not chunk:
+                return
+            yield np.array(chunk)
+
+    def draw() -> Iterator["np.ndarray"]:
+        done = 0
+        while done < permutations:
+            size = min(batch, permutations - done)
+            done += size
+            yield np.where(rng.random((size, n)) < 0.5, -1.0, 1.0)
+
+    return (enumerate_all() if exact else draw()), exact
+
+
+def _paired_t(mean: "np.ndarray", squares: "np.ndarray", n: int, floor: float) -> "np.ndarray":
+    """Paired t of the mean difference per pair, the variance of the differences floored at ``floor``."""
+    import numpy as np
+
+    var = np.maximum(np.maximum(squares - n * mean * mean, 0.0) / (n - 1), floor)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = mean / np.sqrt(var / n)
+    t[np.isnan(t)] = 0.0
+    return t
+
+
+def _statistics(x1: "np.ndarray", x2: "np.ndarray", floor: float, paired: bool, permutations: int, batch: int,
+                rng: "np.random.Generator") -> "Tuple[np.ndarray, np.ndarray, Iterator[np.ndarray], int, bool]":
+    """Observed t and its standard error per stack, batches of t over the relabellings, how
+    many relabellings are counted and whether they are all of them.
+
+    Unpaired: Welch's t, relabellings that split the pooled runs into groups of n1 and n2.
+    Paired (run i of each side was recorded next to the other, as ``collect`` alternates
+    them): the t of the differences within pairs, relabellings that swap the two runs of any
+    pair (a sign flip of its difference). Drift of the machine between pairs then cancels:
+    only the two runs of a pair need to be exchangeable, not every run.
+    """
+    import numpy as np
+
+    if paired:
+        n = len(x1)
+        diff = x2 - x1
+        squares = (diff * diff).sum(axis=0)  # invariant under sign flips
+        diff_floor = 2.0 * floor  # a difference of two values each rounded to δ
+        t = _paired_t(diff.mean(axis=0), squares, n, diff_floor)
+        se = np.sqrt(np.maximum(diff.var(axis=0, ddof=1), diff_floor) / n)
+        flips, exact = _sign_flips(n, permutations, batch, rng)
+        batches = (_paired_t(signs @ diff / n, squares, n, diff_floor) for signs in flips)
+        return t, se, batches, (2**n if exact else permutations + 1), exact
+    m = Moments.of(x1, x2)
+    n1, n2 = m.n1, m.n2
+    t, se, _ = m.welch(floor)
+    pooled = np.vstack([x1, x2])
+    centred = pooled - pooled.mean(axis=0)  # avoids cancellation in the sums of squares
+    sq = centred * centred
+    total, total2 = centred.sum(axis=0), sq.sum(axis=0)
+    groups, exact = relabellings(n1, n2, permutations, batch, rng)
+    batches = (_permuted_t(g, centred, sq, total, total2, n1, n2, floor) for g in groups)
+    return t, se, batches, (math.comb(n1 + n2, n1) if exact else permutations + 1), exact
+
+
 def _critical(values: "np.ndarray", level: float) -> float:
     """The value a statistic must exceed for p = #{values ≥ it}/N ≤ ``level``: the (⌊level·N⌋+1)-th largest."""
     import numpy as np
@@ -96,7 +167,8 @@ def _top(tops: "Optional[np.ndarray]", batch: "np.ndarray", keep: int) -> "np.nd
 
 
 def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2000, seed: Optional[int] = None,
-         alternative: str = "greater", fdr: Optional[str] = None, floor: Optional[float] = None) -> TestResult:
+         alternative: str = "greater", fdr: Optional[str] = None, floor: Optional[float] = None,
+         paired: bool = False) -> TestResult:
     """The permutation test in the direction of ``alternative``.
 
     Family-wise (``fdr`` None): adjusted p_k = #{relabellings whose max_j s(t_j) ≥ s(t_k)}/N,
@@ -109,7 +181,8 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
     (c₊ the permutation quantile of max t), the upper Δ + c₋·se (c₋ from max −t), so "the
     interval excludes 0" agrees with the decision. Two-sided: Δ ± c·se from max |t|.
     ``floor``: the variance floor, by default δ²/12 from the pooled data (any value computed
-    without the labels keeps the test exact).
+    without the labels keeps the test exact). ``paired``: row i of ``x1`` and of ``x2`` are a
+    pair (see :func:`_statistics`).
     """
     import numpy as np
 
@@ -120,30 +193,25 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
         raise ArgumentError(f"permutations must be ≥ 1, not {permutations}")
     if fdr is not None and fdr not in FDR_METHODS:
         raise ArgumentError(f"unknown FDR correction {fdr!r}; choose one of {', '.join(FDR_METHODS)}")
-    m = Moments.of(x1, x2)
-    n1, n2 = m.n1, m.n2
+    n1, n2 = len(x1), len(x2)
+    if paired and n1 != n2:
+        raise ArgumentError(f"a paired test needs as many baseline runs as candidate runs; got {n1} and {n2}")
     pooled = np.vstack([x1, x2])
     floor = variance_floor(pooled) if floor is None else floor
-    t, se, _ = m.welch(floor)
+    n, p = pooled.shape
+    batch = max(1, min(permutations, BATCH_CELLS // max(p, 1)))
+    t, se, batches, count, exact = _statistics(x1, x2, floor, paired, permutations, batch, np.random.default_rng(seed))
     two = alternative == "two-sided"
     sign = -1.0 if alternative == "less" else 1.0
     observed = np.abs(t) if two else sign * t
     with np.errstate(invalid="ignore"):
         threshold = np.where(np.isfinite(observed), observed - TIES * np.maximum(np.abs(observed), 1.0), observed)
-    centred = pooled - pooled.mean(axis=0)  # avoids cancellation in the sums of squares
-    squares = centred * centred
-    total, total2 = centred.sum(axis=0), squares.sum(axis=0)
-    n, p = pooled.shape
-    batch = max(1, min(permutations, BATCH_CELLS // max(p, 1)))
-    batches, exact = relabellings(n1, n2, permutations, batch, np.random.default_rng(seed))
-    count = math.comb(n, n1) if exact else permutations + 1
     keep = int(math.floor(alpha * count + 1e-9)) + 1  # per-stack tail an FDR interval may need
     high: list = []  # max_j t_j per relabelling
     low: list = []  # max_j −t_j per relabelling
     exceed = np.zeros(p)
     top_high = top_low = None
-    for groups in batches:
-        permuted = _permuted_t(groups, centred, squares, total, total2, n1, n2, floor)
+    for permuted in batches:
         if p:
             high.append(permuted.max(axis=1))
             low.append((-permuted).max(axis=1))
@@ -165,8 +233,8 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
     ranked = np.sort(max_tested)
     p_fwer = (count - np.searchsorted(ranked, threshold, side="left")) / count
     p_raw = np.minimum(exceed / count, 1.0)
-    delta = m.delta
-    floor_p = smallest_p(n1, n2, permutations, alternative)
+    delta = x2.mean(axis=0) - x1.mean(axis=0)
+    floor_p = smallest_p(n1, n2, permutations, alternative, paired)
     notes: list = []
     if fdr is None:
         p_adj = p_fwer
@@ -206,6 +274,6 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
         method="maxt", statistic=t, p=p_raw, p_adjusted=p_adj, lower=lower, upper=upper,
         significant=significant, global_statistic=float(observed.max()) if p else 0.0,
         global_p=float(p_fwer.min()) if p else 1.0, statistic_name=statistic_name,
-        details={"relabellings": count, "exact": int(exact), "variance_floor": floor},
+        details={"relabellings": count, "exact": int(exact), "variance_floor": floor, "paired": int(paired)},
         critical=critical, se=se, smallest_p=floor_p, control=control, notes=tuple(notes),
     )

@@ -34,30 +34,32 @@ MAX_RUNS = 100_000
 PILOT_CONFIDENCE = 0.8
 
 
-def relabellings(n1: int, n2: int) -> int:
-    """How many ways the pooled runs can be split into groups of n1 and n2."""
-    return math.comb(n1 + n2, n1)
+def relabellings(n1: int, n2: int, paired: bool = False) -> int:
+    """How many ways the pooled runs can be split into groups of n1 and n2; ``paired``: with
+    one run of each pair (n1 = n2 pairs) on each side, 2^n1."""
+    return 2**n1 if paired else math.comb(n1 + n2, n1)
 
 
-def smallest_p(n1: int, n2: int, permutations: int, alternative: str) -> float:
+def smallest_p(n1: int, n2: int, permutations: int, alternative: str, paired: bool = False) -> float:
     """The smallest p-value a permutation test of this design can give.
 
-    Enumerated exactly (C(n1+n2, n1) ≤ ``permutations``): 1/C one-sided; two-sided with
-    n1 = n2 the mirrored labelling has the same |t|, so 2/C. Random relabellings: 1/(B+1).
+    Enumerated exactly (C(n1+n2, n1), or 2^n for n pairs, ≤ ``permutations``): 1/C
+    one-sided; two-sided with n1 = n2 the mirrored labelling has the same |t|, so 2/C.
+    Random relabellings: 1/(B+1).
     """
     check_alternative(alternative)
-    total = relabellings(n1, n2)
+    total = relabellings(n1, n2, paired)
     if total <= permutations:
         return (2.0 if alternative == "two-sided" and n1 == n2 else 1.0) / total
     return 1.0 / (permutations + 1)
 
 
-def min_runs(alpha: float, alternative: str, permutations: Optional[int] = None) -> int:
+def min_runs(alpha: float, alternative: str, permutations: Optional[int] = None, paired: bool = False) -> int:
     """The fewest runs a side (both sides equal) for which a permutation test can reach ``alpha``
     (with at least ``permutations`` random relabellings when enumeration is out of budget)."""
     budget = permutations if permutations is not None else 10**12
     for n in range(2, MAX_RUNS):
-        if smallest_p(n, n, budget, alternative) <= alpha:
+        if smallest_p(n, n, budget, alternative, paired) <= alpha:
             return n
     raise ArgumentError(f"no design reaches alpha = {alpha}")  # pragma: no cover - alpha > 0
 

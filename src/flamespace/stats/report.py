@@ -141,6 +141,8 @@ def design(comparison: Comparison) -> str:
     count = c.options.get("relabellings")
     if c.method == "maxt" and count:
         line += f"; {'exact, all' if c.options.get('exact') else 'random,'} {count} relabellings of the runs"
+        if c.options.get("paired"):
+            line += " (paired: only the two runs of a round swap, so drift between rounds cancels)"
     if c.smallest_p:
         line += f"; the smallest p-value this design can reach is {p_value(c.smallest_p)}"
     return line + "."

@@ -103,6 +103,10 @@ class Sample:
             out[:, list(target)] = self.matrix[:, list(source)]
         return out
 
+    def runs(self, indices: Sequence[int]) -> "Sample":
+        """The runs at ``indices``, in that order."""
+        return Sample(self.stacks, self.matrix[list(indices)], self.metadata, [self.names[i] for i in indices])
+
     def graph(self, i: int) -> FlameGraph:
         """Run ``i`` as a flame graph again."""
         row = self.matrix[i]
