@@ -16,9 +16,9 @@ TYPE_CHECKING = False  # typing costs start-up time (flamespace svg); annotation
 if TYPE_CHECKING:
     from typing import Callable, Iterable, Iterator, List, Optional, Sequence, TypeVar, Union
 
-    from ..core.vector import FlameGraph, Number
+    from .._types import Number, Profile
+    from ..core.vector import FlameGraph
 
-    Profile = Union[FlameGraph, Differential]
     F = TypeVar("F", bound=Callable[..., object])
     T = TypeVar("T")
 

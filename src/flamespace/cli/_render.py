@@ -9,7 +9,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Optional, Sequence
 
-    from ._common import Profile
+    from .._types import Profile
 
 
 def read_drawable(files: Sequence[str], command: str, skip_invalid: bool, input_format: Optional[str]) -> Profile:

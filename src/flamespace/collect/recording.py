@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
     from ..core.chart import FlameChart
     from ..core.metadata import Metadata
-    from ..core.vector import FlameGraph, Number, Stack
+    from .._types import Number, Stack
+    from ..core.vector import FlameGraph
     from .memory import MemoryOptions
     from .sampler import SamplerOptions
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, NamedTuple, Optional, Union
+from typing import TYPE_CHECKING, Dict, Iterable, NamedTuple, Optional, Union
 
 from ..errors import ArgumentError
 from .metadata import Metadata
-from .vector import Delta, FlameGraph, Number, Stack, StackVector
+from .vector import Delta, FlameGraph, StackVector
+
+if TYPE_CHECKING:
+    from .._types import Number, Stack
 
 
 def norm(vector: StackVector) -> Number:

@@ -9,7 +9,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, List, Tuple
 
-    from .vector import Delta, Number, Stack
+    from .._types import Number, Stack
+    from .vector import Delta
 
 
 @record

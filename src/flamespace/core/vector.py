@@ -14,29 +14,28 @@ from collections.abc import Mapping
 from ..errors import ArgumentError
 from .metadata import EMPTY, Metadata
 
-Frame = str
-Stack = tuple[str, ...]  # type: ignore[misc]  # no typing at run time: it costs the CLI ~10 ms of start-up
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, FrozenSet, ItemsView, Iterable, Iterator, Mapping, Optional, Tuple, Union
+    from typing import Any, Dict, FrozenSet, ItemsView, Iterable, Iterator, Mapping, Optional, Tuple
 
-    Stack = Tuple[str, ...]
-    Number = Union[int, float]
-    Values = Union[Mapping[Stack, Number], Iterable[Tuple[Stack, Number]]]
+    from .._types import Frame as Frame, Number as Number, Stack as Stack, Values as Values
+
     _Base = Mapping[Stack, Number]
 else:
+    # The public aliases without typing at run time (it costs the CLI ~10 ms of start-up).
+    Frame = str
+    Stack = tuple[str, ...]
     _Base = Mapping
 
 
 def __getattr__(name: str) -> object:
     """``Number`` and ``Values`` for code that uses them at run time (they need typing)."""
     if name in ("Number", "Values"):
-        from typing import Iterable, Tuple, Union
+        from .. import _types
 
-        number = Union[int, float]
-        values = {"Number": number, "Values": Union[Mapping[Stack, number], Iterable[Tuple[Stack, number]]]}
-        globals().update(values)
-        return values[name]
+        value: object = getattr(_types, name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

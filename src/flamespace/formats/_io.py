@@ -13,7 +13,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import BinaryIO, Iterator, Optional, TextIO, Tuple, Union
 
-    Source = Union[str, "os.PathLike[str]", BinaryIO]
+    from .._types import Source
+
 GZIP_MAGIC = b"\x1f\x8b"
 #: Undecodable bytes are kept as surrogates and written back unchanged (lossless round trip).
 ENCODING_ERRORS = "surrogateescape"

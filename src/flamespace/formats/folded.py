@@ -29,9 +29,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Dict, List, Optional, TextIO, Tuple, Union
 
-    from ..core.vector import Number, Stack
-
-    Profile = Union[FlameGraph, Differential]
+    from .._types import Number, Profile, Stack
 
 name = "folded"
 extensions = (".folded", ".collapsed", ".fold")

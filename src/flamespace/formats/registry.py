@@ -22,12 +22,9 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Dict, List, Optional, Union
 
-    from ..core.differential import Differential
-    from ..core.vector import FlameGraph, Stack
+    from .._types import Profile, Source, Stack
+    from ..core.vector import FlameGraph
     from ..diagnostics import Diagnostics
-    from ._io import Source
-
-    Profile = Union[FlameGraph, Differential]
 
 #: Every format's module name (its ``name``), in sniffing order. Modules are imported when
 #: first needed, so reading a folded file does not import speedscope (and json).

@@ -13,14 +13,17 @@ Reading: sampled and evented profiles; the flame graph is the sum over all profi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Optional, TextIO, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, TextIO, Tuple, Union
 
 from ..core.chart import FlameChart
 from ..core.differential import Differential
 from ..core.metadata import Metadata
-from ..core.vector import FlameGraph, Number, Stack
+from ..core.vector import FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
+
+if TYPE_CHECKING:
+    from .._types import Number, Stack
 
 name = "speedscope"
 extensions = (".speedscope.json", ".speedscope")

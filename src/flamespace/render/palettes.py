@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-    Rgb = Tuple[int, int, int]
+    from .._types import Rgb
 SEPARATOR_COLOURS = {"--": "rgb(160,160,160)", "-": "rgb(200,200,200)"}
 _MODULE = re.compile(r".(.*?)`")
 

@@ -26,16 +26,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, TextIO, Tuple, Union
 
-    from ..core.vector import Number
+    from .._types import Destination, Drawable, Number
     from ..diagnostics import Diagnostics
-    from .layout import Profile
-
-    Destination = Union[str, "os.PathLike[str]", TextIO, None]
 _CHUNK = 2000  # frames per write
 
 
 def svg(
-    profile: Profile,
+    profile: Drawable,
     options: Optional[SvgOptions] = None,
     output: Destination = None,
     *,

@@ -16,7 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import List, Optional, TextIO, Tuple
 
-    from .layout import Profile
+    from .._types import Drawable
 
 
 @record
@@ -52,7 +52,7 @@ class TextOptions:
         )
 
 
-def text_lines(profile: Profile, options: Optional[TextOptions] = None) -> List[str]:
+def text_lines(profile: Drawable, options: Optional[TextOptions] = None) -> List[str]:
     """The lines of the text rendering: inclusive share, tree branches, name, count (and change)."""
     options = options or TextOptions()
     drawn = layout(profile, options.layout_options())
@@ -94,7 +94,7 @@ def _last_siblings(depths: List[int]) -> List[bool]:
     return result
 
 
-def text(profile: Profile, options: Optional[TextOptions] = None, output: Optional[TextIO] = None) -> Optional[str]:
+def text(profile: Drawable, options: Optional[TextOptions] = None, output: Optional[TextIO] = None) -> Optional[str]:
     """The text rendering of ``profile``: written to ``output`` if given, else returned."""
     rendered = "".join(line + "\n" for line in text_lines(profile, options))
     if output is None:

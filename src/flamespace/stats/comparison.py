@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Iterable, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from ..core.algebra import Decomposition, decompose
 from ..core.differential import Differential
 from ..core.metadata import Metadata
-from ..core.vector import Delta, FlameGraph, Number, Stack
+from ..core.vector import Delta, FlameGraph
 from ..errors import ArgumentError, UnitMismatchError
 from ._result import ALTERNATIVES
 from .sample import FrequencyFilter, Sample, align
+
+if TYPE_CHECKING:
+    from .._types import Number, Runs, Stack
 
 #: The methods, the default first: maxt's permutation test holds its family-wise error exactly at any n and p.
 METHODS = ("maxt", "welch", "hotelling")
@@ -22,8 +25,6 @@ DEFAULT_ALTERNATIVE = "greater"
 #: Relabellings: 2000 enumerates every split of up to 6 + 6 runs (924) and costs ~1 s at 100 runs × 5,000 stacks.
 DEFAULT_PERMUTATIONS = 2000
 KINDS = ("appeared", "grown", "disappeared", "shrunk")
-
-Runs = Union[Sample, Iterable[FlameGraph]]
 
 
 @dataclass(frozen=True)

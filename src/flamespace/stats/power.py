@@ -15,13 +15,13 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional, Tuple
 
-from ..core.vector import Stack
 from ..errors import ArgumentError
 from ._result import check_alternative
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from .._types import Stack
     from .sample import FrequencyFilter, Sample
 
 #: The 80% power the minimum detectable effect is stated at.
