@@ -141,7 +141,7 @@ def _replace(names: Tuple[str, ...]) -> Callable[..., Any]:
             raise TypeError(f"{self.__class__.__name__} has no field {sorted(unknown)[0]!r}")
         values = {n: getattr(self, n) for n in names}
         values.update(changes)
-        return self.__class__(**values)  # type: ignore[call-arg]
+        return self.__class__(**values)
 
     return replace
 

@@ -39,12 +39,12 @@ from .sink import Sink
 try:
     from _random import Random
 except ImportError:  # not CPython
-    from random import Random
+    from random import Random  # type: ignore[assignment]  # the Python-level subclass of the same class
 
 try:
     from ._waiter import Waiter as _Waiter
 except ImportError:  # built without a C compiler: the sampler lowers the switch interval instead
-    _Waiter = None
+    _Waiter = None  # type: ignore[assignment,misc]  # an optional C extension: None when absent
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from ..errors import FlamespaceError
 from .recording import RawRecording, Recording, merge

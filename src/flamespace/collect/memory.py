@@ -125,7 +125,7 @@ class MemoryRecorder:
             stack = program_stack(frames, _filename, lambda f: namer(f.filename, f.lineno), self.hidden_files)
             if stack is None:
                 continue  # allocated by the profiler itself
-            if trace.traceback.total_nframe > len(frames):
+            if (trace.traceback.total_nframe or 0) > len(frames):
                 stack = (TRUNCATED_FRAME,) + stack
             self.totals[stack] = self.totals.get(stack, 0) + (1 if by_count else trace.size)
             self._blocks += 1

@@ -113,7 +113,7 @@ def _invalid_reason(line: str, cut: int, count: str) -> str:
     return f"expected a count (digits, optionally with a decimal point) at the end of the line, found {count!r}"
 
 
-def _split_count(text: str) -> tuple:
+def _split_count(text: str) -> Tuple[str, str, int]:
     """(rest, count_text, cut) where count_text follows the last space or tab."""
     cut = max(text.rfind(" "), text.rfind("\t"))
     return text[:cut], text[cut + 1 :], cut

@@ -115,7 +115,8 @@ def read(
         options = fmt.ReadOptions(skip_invalid=skip_invalid)
         text = text_reader(stream)
         try:
-            return fmt.parse(text, options, source=name, diagnostics=diagnostics, stack_cache=stack_cache)
+            profile: Profile = fmt.parse(text, options, source=name, diagnostics=diagnostics, stack_cache=stack_cache)
+            return profile
         finally:
             text.detach()
 

@@ -213,7 +213,7 @@ class SvgOptions:
             least = {"min_width": amount, "extent": self.width - 2 * XPAD}
         return LayoutOptions(
             reverse=self.reverse, base=self.base, flamechart=self.flamechart, sort_by_value=self.sort_by_value,
-            delta=self.delta, total=self.total, mark_wakers=self.colors == "chain", **least,  # type: ignore[arg-type]
+            delta=self.delta, total=self.total, mark_wakers=self.colors == "chain", **least,
         )
 
     def resolved_title(self) -> str:

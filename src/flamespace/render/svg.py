@@ -152,7 +152,7 @@ def emit(picture: Drawing, output: Destination = None) -> Optional[str]:
         write_svg(picture, output)  # type: ignore[arg-type]
     else:
         encoding = picture.options.encoding  # another encoding: characters it lacks become references
-        with open_output(output, encoding, "xmlcharrefreplace" if encoding else None) as stream:  # type: ignore[arg-type]
+        with open_output(output, encoding, "xmlcharrefreplace" if encoding else None) as stream:
             write_svg(picture, stream)
     return None
 
@@ -384,7 +384,7 @@ def _frames(drawn: Drawing, g: Geometry) -> Iterator[str]:
         yield "".join(chain.from_iterable(zip(*columns)))
 
 
-class Memo(dict):  # type: ignore[type-arg]
+class Memo(dict):
     """``function(key)`` remembered per key: in a flame graph, names, values and places repeat."""
 
     def __init__(self, function: Callable[[Any], str]) -> None:

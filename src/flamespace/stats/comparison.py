@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Tuple
 
 from ..core.algebra import Decomposition, decompose
 from ..core.differential import Differential
 from ..core.metadata import Metadata
 from ..core.vector import Delta, FlameGraph
 from ..errors import ArgumentError, UnitMismatchError
-from ._result import ALTERNATIVES
+from ._result import ALTERNATIVES as ALTERNATIVES  # the CLI reads it from here
 from .sample import FrequencyFilter, Sample, align
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ class Comparison:
     p_value: float
     reduced: Delta
     parts: Decomposition
-    options: dict = field(default_factory=dict)
+    options: Dict[str, Any] = field(default_factory=dict)
     notes: Tuple[str, ...] = ()
     alternative: str = DEFAULT_ALTERNATIVE
     control: str = "family-wise error"
@@ -238,8 +238,8 @@ def _run(method: str, x1, x2, alpha: float, alternative: str, fdr: Optional[str]
     return maxt(x1, x2, alpha, permutations, seed, alternative, fdr)
 
 
-def _options(method: str, fdr: Optional[str], permutations: int, seed: Optional[int], details: dict) -> dict:
-    options: dict = {"fdr": fdr} if method != "hotelling" else {}
+def _options(method: str, fdr: Optional[str], permutations: int, seed: Optional[int], details: Dict[str, Any]) -> Dict[str, Any]:
+    options: Dict[str, Any] = {"fdr": fdr} if method != "hotelling" else {}
     if method == "maxt":
         options.update(seed=seed, permutations=permutations)
     options.update({k: (float(v) if not isinstance(v, int) else v) for k, v in details.items()})

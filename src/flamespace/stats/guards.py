@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..core.metadata import Metadata
 from ..core.vector import FlameGraph
@@ -255,13 +255,13 @@ def run_times(sides: Mapping[str, Sequence[RunInfo]]) -> Dict[str, RunTime]:
         if len(timed) < MIN_RUNS or len(timed) < len(runs):
             continue
         if all(run.order is not None for run in timed):
-            timed = sorted(timed, key=lambda r: r.order)  # type: ignore[arg-type, return-value]
-        times = [run.run_time for run in timed]
+            timed = sorted(timed, key=lambda r: r.order or 0)
+        times = [run.run_time for run in timed if run.run_time is not None]  # all of them
         third = max(1, len(times) // 3)
-        q1, _, q3 = statistics.quantiles(times, n=4, method="inclusive")  # type: ignore[arg-type]
+        q1, _, q3 = statistics.quantiles(times, n=4, method="inclusive")
         found[side] = RunTime(
-            side, len(times), statistics.median(times), q1, q3,  # type: ignore[arg-type]
-            statistics.median(times[-third:]) - statistics.median(times[:third]),  # type: ignore[arg-type]
+            side, len(times), statistics.median(times), q1, q3,
+            statistics.median(times[-third:]) - statistics.median(times[:third]),
         )
     return found
 
@@ -309,9 +309,9 @@ def seconds(value: float, sign: bool = False) -> str:
     return f"{scaled:{'+' if sign else ''}{digits}} {unit}"
 
 
-def _groups(runs: Sequence[RunInfo], key, by_side: bool = False) -> Dict[tuple, List[RunInfo]]:  # type: ignore[no-untyped-def]
+def _groups(runs: Sequence[RunInfo], key: Callable[[RunInfo], object], by_side: bool = False) -> Dict[Tuple[Optional[str], object], List[RunInfo]]:
     """Runs by the value of ``key`` (runs where it is None are not checked); with ``by_side``, by (side, value)."""
-    groups: Dict[tuple, List[RunInfo]] = {}
+    groups: Dict[Tuple[Optional[str], object], List[RunInfo]] = {}
     for run in runs:
         value = key(run)
         if value is not None:
@@ -321,7 +321,7 @@ def _groups(runs: Sequence[RunInfo], key, by_side: bool = False) -> Dict[tuple, 
     return groups
 
 
-def _describe(groups: Mapping[tuple, Sequence[RunInfo]]) -> str:
+def _describe(groups: Mapping[Tuple[Optional[str], object], Sequence[RunInfo]]) -> str:
     parts = []
     for (side, value), runs in groups.items():
         sides = sorted({r.side for r in runs})
@@ -343,7 +343,7 @@ def _files(runs: Sequence[RunInfo]) -> Tuple[str, ...]:
     return tuple(run.name for run in runs)
 
 
-def _first_files(groups: Mapping[tuple, Sequence[RunInfo]]) -> Tuple[str, ...]:
+def _first_files(groups: Mapping[Tuple[Optional[str], object], Sequence[RunInfo]]) -> Tuple[str, ...]:
     return tuple(runs[0].name for runs in groups.values())
 
 
