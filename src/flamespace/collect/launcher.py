@@ -143,9 +143,8 @@ def child_argv(interpreter: str, flags: List[str], config: Mapping[str, Any]) ->
 
 
 def _package_parent() -> str:
-    import flamespace
-
-    return os.path.dirname(os.path.dirname(os.path.abspath(flamespace.__file__)))
+    """The directory that holds the flamespace package (this file is flamespace/collect/launcher.py)."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict[str, Any]) -> int:

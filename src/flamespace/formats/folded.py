@@ -27,6 +27,7 @@ from ..errors import ArgumentError, InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from typing import Dict, List, Optional, TextIO, Tuple, Union
 
     from .._types import Number, Profile, Stack
@@ -40,7 +41,7 @@ SEMICOLON_REPLACEMENT = ":"
 
 #: ``# key: value`` header lines; compiled on first use (files without headers need no ``re``).
 _METADATA_PATTERN = r"#\s*([A-Za-z_][\w.\-]*)\s*:\s?(.*)$"
-_metadata = None
+_metadata: Optional[re.Pattern[str]] = None
 _SHOWN = 60  # characters of a bad line quoted in an error
 
 
@@ -95,7 +96,7 @@ def _number(text: str) -> Optional[Number]:
     return None
 
 
-def _metadata_match(line: str):  # type: ignore[no-untyped-def]
+def _metadata_match(line: str) -> Optional[re.Match[str]]:
     global _metadata
     if _metadata is None:
         import re

@@ -15,7 +15,10 @@ from ._result import ALTERNATIVES as ALTERNATIVES  # the CLI reads it from here
 from .sample import FrequencyFilter, Sample, align
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from .._types import Number, Runs, Stack
+    from ._result import TestResult
 
 #: The methods, the default first: maxt's permutation test holds its family-wise error exactly at any n and p.
 METHODS = ("maxt", "welch", "hotelling")
@@ -188,7 +191,7 @@ def compare(
     stacks, x1, x2, dropped = align(first, second, frequency)
     n1, n2 = len(x1), len(x2)
     result = _run(method, x1, x2, alpha, alternative, fdr, permutations, seed)
-    detectable = power.detectable(result.critical, result.se) if result.critical is not None else None
+    detectable = power.detectable(result.critical, result.se) if result.critical is not None and result.se is not None else None
     means1, means2 = x1.mean(axis=0), x2.mean(axis=0)
     changes = []
     for j, stack in enumerate(stacks):
@@ -224,7 +227,8 @@ def _kind(baseline: Number, candidate: Number) -> str:
     return "grown" if candidate > baseline else "shrunk"
 
 
-def _run(method: str, x1, x2, alpha: float, alternative: str, fdr: Optional[str], permutations: int, seed: Optional[int]):  # type: ignore[no-untyped-def]
+def _run(method: str, x1: np.ndarray, x2: np.ndarray, alpha: float, alternative: str, fdr: Optional[str], permutations: int,
+         seed: Optional[int]) -> TestResult:
     if method == "hotelling":
         from .hotelling import test
 

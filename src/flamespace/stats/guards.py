@@ -185,22 +185,22 @@ def _fell_behind(runs: Sequence[RunInfo], max_missed: Optional[float], warn_miss
     limit = max_missed if max_missed is not None else warn_missed
     if limit is None:
         return []
-    late = [run for run in runs if run.missed_share is not None and run.missed_share > limit]
+    late = [(run, run.missed_share) for run in runs if run.missed_share is not None and run.missed_share > limit]
     if max_missed is not None and not any(run.missed_share is not None for run in runs):
         return [Finding("warning", "--max-missed left nothing out: no run carries the sampler's quality headers "
                                    "(missed_share, or ticks and missed)")]
     if not late:
         return []
-    shown = ", ".join(f"{run.name} ({_percent(run.missed_share)})" for run in late[:10])  # type: ignore[arg-type]
+    shown = ", ".join(f"{run.name} ({_percent(share)})" for run, share in late[:10])
     shown += f" and {len(late) - 10} more" if len(late) > 10 else ""
     if max_missed is None:
         return [Finding("warning", f"the sampler fell behind in {len(late)} run(s) (it missed more than {_percent(limit)} "
                                    f"of its samples): {shown}; --max-missed {_percent(limit)} leaves them out",
-                        _files(late))]
-    for run in late:
-        left_out[run.side].append(f"{run.name} missed {_percent(run.missed_share)} of its samples")  # type: ignore[arg-type]
+                        _files([run for run, _ in late]))]
+    for run, share in late:
+        left_out[run.side].append(f"{run.name} missed {_percent(share)} of its samples")
     return [Finding("warning", f"left out {len(late)} run(s) whose sampler missed more than "
-                               f"--max-missed {_percent(max_missed)}: {shown}", _files(late))]
+                               f"--max-missed {_percent(max_missed)}: {shown}", _files([run for run, _ in late]))]
 
 
 def consistency(sides: Mapping[str, Sequence[RunInfo]], force: bool = False) -> List[Finding]:
