@@ -52,9 +52,8 @@ if TYPE_CHECKING:
     def record(cls: type | None = None, /, *, frozen: bool = True) -> Any: ...
 
     class Record:
-        """The methods :func:`record` adds besides ``__init__``, for type checkers: a record
-        class whose ``replace`` is called from checked code lists it as a base (at run time
-        ``Record`` is ``object``)."""
+        """The methods :func:`record` adds besides ``__init__``, for type checkers: every
+        record class lists it as a base (at run time ``Record`` is ``object``)."""
 
         __record_fields__: ClassVar[Tuple[str, ...]]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .._record import record
+from .._record import Record, record
 from .naming import PathShortener, format_frame
 from .raw import RawRecording
 
@@ -32,7 +32,7 @@ TRUNCATED_FRAME = "[truncated]"
 
 
 @record
-class MemoryOptions:
+class MemoryOptions(Record):
     """``mode``: ``live`` or ``alloc``; ``weight``: ``bytes`` or ``count``; ``lines``, ``threads``
     as for sampling (memory recorders do not know threads, so ``threads`` is refused);
     ``max_frames`` per stack. ``alloc`` only: ``interval``, the mean bytes between sampled

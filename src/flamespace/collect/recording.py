@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .._record import factory, record
+from .._record import Record, factory, record
 from .raw import Quality, RawRecording
 
 TYPE_CHECKING = False
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 @record(frozen=False)
-class Recording:
+class Recording(Record):
     """What a recording gives: the flame graph, the timeline if kept, and how good they are."""
 
     graph: FlameGraph

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._record import record
+from .._record import Record, record
 from .vector import FlameGraph
 
 TYPE_CHECKING = False
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 @record
-class Differential:
+class Differential(Record):
     """Two flame graphs to compare stack by stack; what ``flamespace sub`` writes.
 
     flamegraph.pl draws such input with the widths of ``after`` and colours from the change.

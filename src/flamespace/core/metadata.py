@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from .._record import factory, record
+from .._record import Record, factory, record
 from ..errors import UnitMismatchError
 
 TYPE_CHECKING = False
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 
 @record
-class Metadata:
+class Metadata(Record):
     """Describes the numbers of a flame graph.
 
     ``unit`` is what one count is (``samples``, ``ns``, ``bytes``); ``None`` means unknown

@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 from operator import itemgetter
 
-from .._record import record
+from .._record import Record, record
 from ..core.differential import Differential
 from ..core.metadata import Metadata
 from ..core.vector import FlameGraph
@@ -46,7 +46,7 @@ _SHOWN = 60  # characters of a bad line quoted in an error
 
 
 @record
-class ReadOptions:
+class ReadOptions(Record):
     """How to read folded input.
 
     ``skip_invalid``: skip malformed lines (counted in the diagnostics) instead of failing.
@@ -58,7 +58,7 @@ class ReadOptions:
 
 
 @record
-class WriteOptions:
+class WriteOptions(Record):
     """How to write folded output. ``header``: write metadata as ``# key: value`` lines."""
 
     header: bool = True

@@ -6,7 +6,7 @@ trimmed to frames of at least ``threshold`` of the total.
 
 from __future__ import annotations
 
-from .._record import record
+from .._record import Record, record
 from ..core.units import format_count
 from ..errors import ArgumentError
 from .layout import layout, strip_annotation
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 @record
-class TextOptions:
+class TextOptions(Record):
     """``threshold``: smallest share of the total shown (0.01 = 1%); ``max_depth``: deepest level
     shown (None: all); ``sort_by_value``, ``reverse``, ``base``, ``delta``: as in
     :class:`LayoutOptions` (their defaults and checks); ``countname``: what the counts are;
