@@ -38,8 +38,8 @@ def _print(title: Optional[str], facts: Dict[str, object]) -> None:
         click.echo(f"{title}:")
     indent = "  " if title else ""
     for key, value in facts.items():
-        if key == "metadata":
-            for name, text in value.items():  # type: ignore[attr-defined]
+        if key == "metadata" and isinstance(value, dict):
+            for name, text in value.items():
                 click.echo(f"{indent}# {name}: {text}")
         elif value is not None:
             shown = format_value(value) if isinstance(value, (int, float)) and key != "mean_depth" else value

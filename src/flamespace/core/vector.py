@@ -223,7 +223,7 @@ class StackVector(_Base):
             return NotImplemented
         return self._values == other._values
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as a dict: typeshed has no idiom for it
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{';'.join(s)!r}: {v!r}" for s, v in self.sorted_items()[:5])

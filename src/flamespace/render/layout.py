@@ -135,9 +135,10 @@ def _rewriter(options: LayoutOptions) -> Optional[Callable[[Stack], Optional[Sta
 
     def rewrite(stack: Stack) -> Optional[Stack]:
         for step in steps:
-            stack = step(stack)  # type: ignore[assignment]
-            if stack is None:
+            rewritten = step(stack)
+            if rewritten is None:
                 return None
+            stack = rewritten
         return stack
 
     return rewrite

@@ -148,8 +148,8 @@ def emit(picture: Drawing, output: Destination = None) -> Optional[str]:
         buffer = io.StringIO()
         write_svg(picture, buffer)
         return buffer.getvalue()
-    if hasattr(output, "write"):
-        write_svg(picture, output)  # type: ignore[arg-type]
+    if not isinstance(output, (str, os.PathLike)):  # a text stream
+        write_svg(picture, output)
     else:
         encoding = picture.options.encoding  # another encoding: characters it lacks become references
         with open_output(output, encoding, "xmlcharrefreplace" if encoding else None) as stream:
