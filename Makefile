@@ -15,8 +15,10 @@ $(STAMP): pyproject.toml src/flamespace/collect/_alloc.c src/flamespace/collect/
 demo: $(STAMP)
 	$(PY) examples/demo.py
 
+# Types first (pyproject.toml's [tool.mypy]: strict on core, formats, stats), then the tests.
 # Tests marked `quiet` measure wall time: they run alone, after the parallel part.
 test: $(STAMP)
+	$(PY) -m mypy
 	$(PY) -m pytest -q -n 2 -m "not quiet"
 	$(PY) -m pytest -q -m quiet
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 
-def lazy_exports(package: str, exports: "dict[str, str]"):  # type: ignore[no-untyped-def]
+def lazy_exports(package: str, exports: "dict[str, str]"):
     """``__getattr__`` and ``__dir__`` for ``package`` that import ``exports[name]`` on first use."""
 
     def __getattr__(name: str) -> object:

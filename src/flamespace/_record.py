@@ -13,9 +13,12 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Tuple, TypeVar
+    from typing import Any, Callable, ClassVar, Tuple, TypeVar, overload
+
+    from typing_extensions import dataclass_transform
 
     T = TypeVar("T")
+    C = TypeVar("C", bound=type)
 
 
 class FrozenInstanceError(AttributeError):
@@ -37,16 +40,40 @@ def factory(make: Callable[[], Any]) -> Any:
 _MISSING = object()
 
 
-def record(cls: type | None = None, *, frozen: bool = True) -> Any:
-    """Turn ``cls`` into a record class; ``@record`` or ``@record(frozen=False)``."""
-    if cls is None:
-        return lambda c: _build(c, frozen)
-    return _build(cls, frozen)
+if TYPE_CHECKING:
+    # What type checkers see (PEP 681, as attrs declares its decorators): the generated
+    # __init__, ==, frozenness. Not at run time: typing costs an import on the start-up path.
+    # `factory` is deliberately no field specifier: it is a default like any other (Any).
+    @overload
+    def record(cls: C, /) -> C: ...
+    @overload
+    def record(cls: None = None, /, *, frozen: bool = True) -> Callable[[C], C]: ...
+    @dataclass_transform(frozen_default=True)
+    def record(cls: type | None = None, /, *, frozen: bool = True) -> Any: ...
+
+    class Record:
+        """The methods :func:`record` adds besides ``__init__``, for type checkers: every
+        record class lists it as a base (at run time ``Record`` is ``object``)."""
+
+        __record_fields__: ClassVar[Tuple[str, ...]]
+
+        def replace(self: T, **changes: Any) -> T: ...
+
+else:
+
+    def record(cls=None, *, frozen=True):
+        """Turn ``cls`` into a record class; ``@record`` or ``@record(frozen=False)``."""
+        if cls is None:
+            return lambda c: _build(c, frozen)
+        return _build(cls, frozen)
+
+    Record = object
 
 
 def fields(cls: type) -> Tuple[str, ...]:
     """The field names of a record class, in order."""
-    return cls.__record_fields__  # type: ignore[attr-defined,no-any-return]
+    names: Tuple[str, ...] = getattr(cls, "__record_fields__")
+    return names
 
 
 def _build(cls: type, frozen: bool) -> type:
@@ -113,7 +140,7 @@ def _replace(names: Tuple[str, ...]) -> Callable[..., Any]:
             raise TypeError(f"{self.__class__.__name__} has no field {sorted(unknown)[0]!r}")
         values = {n: getattr(self, n) for n in names}
         values.update(changes)
-        return self.__class__(**values)  # type: ignore[call-arg]
+        return self.__class__(**values)
 
     return replace
 

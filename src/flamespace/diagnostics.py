@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._record import factory, record
+from ._record import Record, factory, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -10,7 +10,7 @@ if TYPE_CHECKING:
 
 
 @record(frozen=False)
-class Diagnostics:
+class Diagnostics(Record):
     """Counts skipped input and keeps the first few examples, with where they were; warnings;
     ``empty``: there was nothing to draw (a renderer drew a picture that says so)."""
 

@@ -103,7 +103,7 @@ def write_run(graph: Any, directory: str) -> str:
 
 
 def _recording(config: pytest.Config) -> Optional[str]:
-    return config.getoption("flamespace_dir")  # type: ignore[no-any-return]
+    return config.getoption("flamespace_dir")
 
 
 class _Recorder:
@@ -150,7 +150,7 @@ class _Recorder:
         return FlameGraph(kept, metadata=graph.metadata)
 
 
-def _thread_names_but_ours() -> set:  # type: ignore[type-arg]
+def _thread_names_but_ours() -> set:
     """The names the sampler gives the other threads running now."""
     import sys
     import threading
@@ -186,7 +186,7 @@ def _without_line(frame: str) -> str:
     return head if sep and tail.isdigit() else frame[:-1]
 
 
-def _test_call_codes() -> frozenset:  # type: ignore[type-arg]
+def _test_call_codes() -> frozenset:
     """Where a test's stack begins: pytest's own call of the test function (its frames below are left out)."""
     try:
         from _pytest.python import pytest_pyfunc_call as default_call

@@ -16,9 +16,9 @@ TYPE_CHECKING = False  # typing costs start-up time (flamespace svg); annotation
 if TYPE_CHECKING:
     from typing import Callable, Iterable, Iterator, List, Optional, Sequence, TypeVar, Union
 
-    from ..core.vector import FlameGraph, Number
+    from .._types import Number, Profile
+    from ..core.vector import FlameGraph
 
-    Profile = Union[FlameGraph, Differential]
     F = TypeVar("F", bound=Callable[..., object])
     T = TypeVar("T")
 
@@ -37,7 +37,7 @@ INPUT_OPTIONS = (
 
 def input_options(function: F) -> F:
     """--skip-invalid and --from, for every command that reads profiles."""
-    return click_options(INPUT_OPTIONS)(function)  # type: ignore[no-any-return]
+    return click_options(INPUT_OPTIONS)(function)
 
 
 def output_options(function: F) -> F:
@@ -137,7 +137,7 @@ def progress(items: Iterable[T], label: str, count: int) -> Iterable[T]:
     return track(items, description=label, total=count, console=_stderr_console(), transient=True)
 
 
-def _stderr_console():  # type: ignore[no-untyped-def]
+def _stderr_console():
     from rich.console import Console
 
     return Console(stderr=True)

@@ -25,7 +25,7 @@ class LazyGroup(click.Group):
             return None
         module = f"{__package__}.{cmd_name}"
         __import__(module)  # not importlib: it would pull in more modules
-        return sys.modules[module].command  # type: ignore[no-any-return]
+        return sys.modules[module].command
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
 if TYPE_CHECKING:
-    from typing import Callable, Dict, List, Optional, Sequence, Tuple
+    from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 #: What an option holds: a flag, a --x/--no-x pair, a converted value, or a repeatable string.
 KINDS = ("flag", "pair", "int", "float", "str", "choice", "path", "multiple")
@@ -48,7 +49,7 @@ class Option:
     def initial(self) -> object:
         """The value when the option is not given, converted as click converts defaults."""
         if self.kind == "multiple":
-            return tuple(self.default or ())
+            return tuple(self.default) if isinstance(self.default, Iterable) else ()
         if self.kind == "flag":
             return bool(self.default)
         if self.default is None:
@@ -72,7 +73,7 @@ class Option:
         import click
 
         declarations = [*self.flags] if not self.secondary else ["/".join(self.flags) + "/" + "/".join(self.secondary)]
-        settings: "Dict[str, object]" = {"help": self.help or None}
+        settings: "Dict[str, Any]" = {"help": self.help or None}
         if self.kind in ("flag",):
             settings["is_flag"] = True
         elif self.kind == "pair":
@@ -90,7 +91,7 @@ class Option:
             settings["multiple"] = self.kind == "multiple"
         if self.show_default is not None:
             settings["show_default"] = self.show_default
-        return click.option(*declarations, self.dest, **settings)  # type: ignore[no-any-return]
+        return click.option(*declarations, self.dest, **settings)
 
 
 def check_path(text: str, allow_dash: bool, dir_okay: bool) -> None:

@@ -89,7 +89,7 @@ def target_of(command: Sequence[str], module: Optional[str], code: Optional[str]
     return parse_command(words, module=module, code=code)
 
 
-def recorder_settings(  # type: ignore[no-untyped-def]
+def recorder_settings(
     mode: str, rate: float, weight: Optional[str], bytes_per_sample: Optional[int], idle: bool, no_lines: bool,
     threads: bool, async_stacks: bool, duration: Optional[float], seed: Optional[int], output_format: str,
 ):

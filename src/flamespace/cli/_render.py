@@ -9,7 +9,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Optional, Sequence
 
-    from ._common import Profile
+    from .._types import Profile
 
 
 def read_drawable(files: Sequence[str], command: str, skip_invalid: bool, input_format: Optional[str]) -> Profile:
@@ -21,9 +21,11 @@ def read_drawable(files: Sequence[str], command: str, skip_invalid: bool, input_
     from ..core.algebra import sum_graphs
     from ..core.differential import Differential
 
+    graphs = []
     for path, profile in zip(paths, profiles):
         if isinstance(profile, Differential):
             raise InputError(
                 f"is differential input; '{command}' draws one differential file at a time, not a sum", path
             )
-    return sum_graphs(profiles)  # type: ignore[arg-type]
+        graphs.append(profile)
+    return sum_graphs(graphs)

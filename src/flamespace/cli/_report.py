@@ -33,7 +33,7 @@ def exit_code(exc: BaseException, context: str) -> "Optional[int]":
     click = sys.modules.get("click")
     if click is not None:
         if isinstance(exc, click.exceptions.Exit):
-            return exc.exit_code  # type: ignore[no-any-return]
+            return exc.exit_code
         if isinstance(exc, click.UsageError):
             _error(context, exc.format_message() + f" (see '{context} --help')")
             return EXIT_INPUT

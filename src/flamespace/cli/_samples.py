@@ -52,7 +52,7 @@ def guard_options(function: F) -> F:
         "--force", is_flag=True,
         help="Compare runs that differ in mode or program anyway (a warning instead of a refusal).",
     )(function)
-    return function  # type: ignore[no-any-return]
+    return function
 
 
 def parse_max_missed(text: Optional[str]) -> Optional[float]:
@@ -145,7 +145,7 @@ def pair_sides(samples: Dict[str, "Sample"], screening: Screening, mode: str, al
     return paired, True, [Finding("note", message + (f"; {pairing.reason}" if pairing.reason else ""))]
 
 
-def after_comparison(screening: Screening, result) -> List[Finding]:  # type: ignore[no-untyped-def]
+def after_comparison(screening: Screening, result) -> List[Finding]:
     """The machine's drift as a note, and a warning when it is larger than the largest change
     ``result`` (a :class:`~flamespace.stats.comparison.Comparison`) reports."""
     from ..stats.guards import drift_findings

@@ -108,7 +108,7 @@ def _programs(
     ]
 
 
-def _target_of_string(text: str, option: str):  # type: ignore[no-untyped-def]
+def _target_of_string(text: str, option: str):
     """A program given as one string: the words of record's COMMAND, or '-m MODULE ...' / '-c CODE ...'."""
     try:
         words = shlex.split(text)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from typing import Optional, Sequence
+from typing import Any, Dict, Optional, Sequence
 
 import click
 
@@ -122,7 +122,7 @@ def command(
     return EXIT_REGRESSION if result.regressed else 0
 
 
-def write_parts(result, out_dir: str, header: bool, samples=None) -> None:  # type: ignore[no-untyped-def]
+def write_parts(result, out_dir: str, header: bool, samples=None) -> None:
     """The four parts of Δ_r (empty files when nothing changed), Δ_r as two-column differential
     input, and both mean profiles drawn with their significant changes (see :func:`write_delta_svgs`)."""
     os.makedirs(out_dir, exist_ok=True)
@@ -132,7 +132,7 @@ def write_parts(result, out_dir: str, header: bool, samples=None) -> None:  # ty
     write_delta_svgs(result, out_dir, samples)
 
 
-def _mean_profiles(result, samples):  # type: ignore[no-untyped-def]
+def _mean_profiles(result, samples):
     """(baseline, candidate) mean flame graphs: of every stack when ``samples`` (the Sample of
     each side) are given, else of the tested stacks (the means in ``result.changes``)."""
     from ..core.vector import FlameGraph
@@ -149,7 +149,7 @@ def _mean_profiles(result, samples):  # type: ignore[no-untyped-def]
     return tuple(graphs)
 
 
-def write_delta_svgs(result, out_dir: str, samples=None) -> None:  # type: ignore[no-untyped-def]
+def write_delta_svgs(result, out_dir: str, samples=None) -> None:
     """delta.svg: the candidate's mean profile, grey unless a stack changed significantly (red:
     grew or appeared, blue: shrank; callers of a change tinted), with a legend.
     delta-baseline.svg: the same at the baseline means, where disappeared stacks have width
@@ -172,7 +172,7 @@ def write_delta_svgs(result, out_dir: str, samples=None) -> None:  # type: ignor
         drawn = f"the {result.tested} tested stacks" + (f" ({result.dropped} rare one(s) left out)" if result.dropped else "")
     note = (f"Test: {result.method}, α = {result.alpha:g}, {result.control}. Δ = candidate − baseline; "
             "Δ %: change relative to the frame's baseline mean.")
-    common = dict(bgcolors="#ffffff", empty_text="No stacks were tested.")
+    common: Dict[str, Any] = dict(bgcolors="#ffffff", empty_text="No stacks were tested.")
     significance_svg(baseline, candidate, kinds, SvgOptions(
         title=f"Candidate mean profile: {verdict}",
         subtitle=f"widths: candidate means of {drawn}; disappeared stacks are in delta-baseline.svg", **common),

@@ -353,7 +353,7 @@ def _step(argv: List[str], what: str, log: Optional[str]) -> None:
 
 
 def _collect_runs(sides: List[Side], targets: List["Target"], warmup: int, lines: bool, out_dir: str,
-                  options: Dict[str, object], say: Callable[[str], None]):  # type: ignore[no-untyped-def]
+                  options: Dict[str, object], say: Callable[[str], None]):
     from ..collect import Program, collect_runs
     from ._recording import recorder_settings
 
@@ -400,7 +400,7 @@ class _Counter:
 # -- compare and report -------------------------------------------------------------------
 
 
-def _compare_runs(collection, options: Dict[str, object]) -> Tuple["Comparison", Dict[str, "Sample"]]:  # type: ignore[no-untyped-def]
+def _compare_runs(collection, options: Dict[str, object]) -> Tuple["Comparison", Dict[str, "Sample"]]:
     """The two sides' runs through compare's guard rails and statistics (findings on stderr)."""
     from ..stats.comparison import compare
     from ..stats.sample import FrequencyFilter
@@ -426,7 +426,7 @@ def _compare_runs(collection, options: Dict[str, object]) -> Tuple["Comparison",
     return result, samples
 
 
-def _gate_info(sides: List[Side], target: "Target", collection, warmup: int, installed: bool,  # type: ignore[no-untyped-def]
+def _gate_info(sides: List[Side], target: "Target", collection, warmup: int, installed: bool,
                seconds: float) -> Dict[str, object]:
     return {
         "base": {"ref": sides[0].ref, "commit": sides[0].commit},

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Dict, Optional
+from typing import Dict, Optional, Set
 
 import click
 
@@ -13,7 +13,7 @@ from ._common import echo_json, format_value, input_options, read_profile
 
 def describe(graph: FlameGraph) -> Dict[str, object]:
     """Size and shape of a profile: the numbers 'flamespace info' prints."""
-    frames = set()
+    frames: Set[str] = set()
     max_depth = 0
     weighted_depth = 0.0
     for stack, value in graph.items():
@@ -38,8 +38,8 @@ def _print(title: Optional[str], facts: Dict[str, object]) -> None:
         click.echo(f"{title}:")
     indent = "  " if title else ""
     for key, value in facts.items():
-        if key == "metadata":
-            for name, text in value.items():  # type: ignore[attr-defined]
+        if key == "metadata" and isinstance(value, dict):
+            for name, text in value.items():
                 click.echo(f"{indent}# {name}: {text}")
         elif value is not None:
             shown = format_value(value) if isinstance(value, (int, float)) and key != "mean_depth" else value
@@ -59,11 +59,11 @@ def command(input: str, as_json: bool, skip_invalid: bool, input_format: Optiona
     """
     profile = read_profile(input, skip_invalid, input_format)
     if isinstance(profile, Differential):
-        facts = {"before": describe(profile.before), "after": describe(profile.after)}
+        sides = {"before": describe(profile.before), "after": describe(profile.after)}
         if as_json:
-            echo_json({"differential": True, **facts})
+            echo_json({"differential": True, **sides})
         else:
-            for side, side_facts in facts.items():
+            for side, side_facts in sides.items():
                 _print(side, side_facts)
         return
     facts = describe(profile)

@@ -73,7 +73,7 @@ def command(pilot: tuple, detect: str, alpha: float, power: float, top: int, alt
     click.echo(answer(result, label))
 
 
-def answer(result, label: str) -> str:  # type: ignore[no-untyped-def]
+def answer(result, label: str) -> str:
     """The plan in one sentence."""
     count = len(result.rows)
     floor = f"the exact permutation test needs at least {result.minimum} runs a side to reach α = {result.alpha:g}"

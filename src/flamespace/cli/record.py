@@ -69,7 +69,7 @@ def _write_svg(graph: "FlameGraph", output: str, command: str) -> None:
     subtitle = f"{labels.get('mode', '')} mode, {labels.get('duration_s', '?')} s, {labels.get('samples', '?')} samples"
     unit = graph.metadata.unit
     svg(graph, SvgOptions(title=f"flamespace record: {command}", subtitle=subtitle,
-                          countname="allocations" if unit == "count" else unit), output)
+                          countname="allocations" if unit == "count" else (unit or "samples")), output)
 
 
 def _report(result: "RecordResult", output: str, quiet: bool) -> None:

@@ -15,7 +15,7 @@ class NumberType(click.ParamType):
 
     name = "number"
 
-    def convert(self, value: object, param: object, ctx: object) -> Union[int, float]:
+    def convert(self, value: object, param: Optional[click.Parameter], ctx: Optional[click.Context]) -> Union[int, float]:
         if isinstance(value, (int, float)):
             number: Union[int, float] = value
         else:
@@ -26,9 +26,9 @@ class NumberType(click.ParamType):
                 try:
                     number = float(text)
                 except ValueError:
-                    self.fail(f"{value!r} is not a number", param, ctx)  # type: ignore[arg-type]
+                    self.fail(f"{value!r} is not a number", param, ctx)
         if not number >= 0 or number == float("inf"):
-            self.fail(f"{value!r} must be a finite number >= 0 (a flame graph has no negative values)", param, ctx)  # type: ignore[arg-type]
+            self.fail(f"{value!r} must be a finite number >= 0 (a flame graph has no negative values)", param, ctx)
         return number
 
 

@@ -21,7 +21,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Collection, Dict, Mapping, Optional
+    from typing import Any, Callable, Collection, Dict, Mapping, NoReturn, Optional
 
     from .protocol import Recorder
 
@@ -110,7 +110,9 @@ def _hide_our_no_site_flag() -> None:
         return
     values = list(flags)
     values[names.index("no_site")] = 0
-    namespace: Dict[str, Any] = {name: property(lambda self, i=i: self[i]) for i, name in enumerate(names)}
+    from operator import itemgetter
+
+    namespace: Dict[str, Any] = {name: property(itemgetter(i)) for i, name in enumerate(names)}
     namespace["__repr__"] = lambda self: "sys.flags(" + ", ".join(f"{n}={v!r}" for n, v in zip(names, self)) + ")"
     sys.flags = type("flags", (tuple,), namespace)(values)
 
@@ -151,11 +153,12 @@ def _die_of(signum: int) -> None:
     os.kill(os.getpid(), signum)
 
 
-def _exit_after_saving(status: int) -> None:
+def _exit_after_saving(status: int) -> NoReturn:
+    real_exit: Callable[[int], NoReturn] = _state["real_exit"]
     try:
         _save()
     finally:
-        _state["real_exit"](status)
+        real_exit(status)
 
 
 def _after_fork_in_child() -> None:
@@ -238,7 +241,7 @@ def _run(target: Dict[str, Any]) -> None:
 
         sys.argv = ["-m", *args]
         sys.path.insert(0, os.getcwd())
-        runpy._run_module_as_main(value, alter_argv=True)  # what `python -m` calls
+        runpy._run_module_as_main(value, alter_argv=True)  # type: ignore[attr-defined]  # what `python -m` calls: private, not in typeshed
     else:
         sys.argv = ["-c", *args]
         sys.path.insert(0, "")
@@ -254,7 +257,7 @@ def _run_script(path: str, args: list) -> None:
     _run_code(compile(source, path, "exec", dont_inherit=True), path)
 
 
-def _run_code(code, path: Optional[str]) -> None:  # type: ignore[no-untyped-def]
+def _run_code(code, path: Optional[str]) -> None:
     main_module = sys.modules["__main__"]
     namespace = main_module.__dict__
     for name in [n for n in namespace if n not in ("__builtins__", "__name__")]:
@@ -268,7 +271,7 @@ def _run_code(code, path: Optional[str]) -> None:  # type: ignore[no-untyped-def
     exec(code, namespace)
 
 
-def _without_our_frames(tb):  # type: ignore[no-untyped-def]
+def _without_our_frames(tb):
     """The traceback from the target's first frame on, as python would print it."""
     runpy = sys.modules.get("runpy")
     ours = (__file__, getattr(runpy, "__file__", None))

@@ -18,7 +18,7 @@ import time
 try:
     from . import _alloc
 except ImportError as exc:  # built without a C compiler
-    _alloc = None
+    _alloc = None  # type: ignore[assignment]  # an optional C extension: None when absent
     _NOT_BUILT = str(exc)
 
 from .engine import _leave_signals_to_other_threads

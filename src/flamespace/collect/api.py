@@ -68,8 +68,8 @@ class Profiler:
             with self:
                 return function(*args, **kwargs)
 
-        wrapper.profiler = self  # type: ignore[attr-defined]
-        return wrapper  # type: ignore[return-value]
+        wrapper.profiler = self  # type: ignore[attr-defined]  # a function attribute
+        return wrapper  # type: ignore[return-value]  # wraps keeps the signature, which mypy cannot see
 
     @property
     def graph(self) -> FlameGraph:

@@ -63,7 +63,7 @@ class AsyncStacks:
         if self._handle_run is not None:
             return True
         events = sys.modules.get("asyncio.events")
-        if events is None or not hasattr(events, "Handle"):  # not imported, or not yet whole
+        if events is None or not hasattr(events, "Handle") or events.__file__ is None:  # not imported, or not yet whole
             return False
         self._handle_run = events.Handle._run.__code__
         self._asyncio_dir = os.path.dirname(events.__file__) + os.sep
@@ -146,7 +146,7 @@ def _is_task(value: Any) -> bool:
 
 def _coroutine_frames(task: Any) -> List[FrameType]:
     """The frames of a suspended task's coroutines, outermost first (``await`` chain)."""
-    frames = []
+    frames: List[FrameType] = []
     coroutine = task.get_coro() if hasattr(task, "get_coro") else None
     while coroutine is not None and len(frames) < 1000:
         frame = getattr(coroutine, "cr_frame", None) or getattr(coroutine, "gi_frame", None) or getattr(coroutine, "ag_frame", None)

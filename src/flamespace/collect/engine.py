@@ -39,12 +39,12 @@ from .sink import Sink
 try:
     from _random import Random
 except ImportError:  # not CPython
-    from random import Random
+    from random import Random  # type: ignore[assignment]  # the Python-level subclass of the same class
 
 try:
     from ._waiter import Waiter as _Waiter
 except ImportError:  # built without a C compiler: the sampler lowers the switch interval instead
-    _Waiter = None
+    _Waiter = None  # type: ignore[assignment,misc]  # an optional C extension: None when absent
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ class _ThreadState:
 def thread_name(ident: int) -> str:
     """What stacks call a thread with ``threads=True``: its name, or ``Thread <ident>`` for a
     thread the threading module does not know (started with ``_thread``)."""
-    thread = threading._active.get(ident)  # type: ignore[attr-defined]
+    thread = threading._active.get(ident)  # type: ignore[attr-defined]  # private, not in typeshed: no lock, no copy
     return thread.name if thread is not None else f"Thread {ident}"
 
 
@@ -314,7 +314,7 @@ class Engine:
         self._last_tick_ns = now
 
     def _new_state(self, ident: int, since: int, born_since_start: bool) -> _ThreadState:
-        thread = threading._active.get(ident)  # type: ignore[attr-defined]
+        thread = threading._active.get(ident)  # type: ignore[attr-defined]  # private, not in typeshed: no lock, no copy
         native_id = getattr(thread, "native_id", None)
         # After a fork, Thread.native_id can still be the parent's: for the thread that forked
         # (the only one left), take the id it read itself, here or in start().

@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from ..errors import FlamespaceError
 from .recording import RawRecording, Recording, merge
@@ -26,14 +26,11 @@ from .sampler import SamplerOptions
 from .target import Program, Target
 
 if TYPE_CHECKING:
+    from .._types import Output
     from .memory import MemoryOptions
 
 #: How long a program may run on after --duration asked it to stop, before it is killed.
 STOP_GRACE_SECONDS = 5.0
-
-
-#: Where a program's output goes: a file, a descriptor, ``subprocess.DEVNULL``, or None (ours).
-Output = Union[None, int, IO[Any]]
 
 
 class RecordError(FlamespaceError):
@@ -146,9 +143,8 @@ def child_argv(interpreter: str, flags: List[str], config: Mapping[str, Any]) ->
 
 
 def _package_parent() -> str:
-    import flamespace
-
-    return os.path.dirname(os.path.dirname(os.path.abspath(flamespace.__file__)))
+    """The directory that holds the flamespace package (this file is flamespace/collect/launcher.py)."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict[str, Any]) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .._record import record
+from .._record import Record, record
 from .naming import PathShortener, format_frame
 from .raw import RawRecording
 
@@ -32,7 +32,7 @@ TRUNCATED_FRAME = "[truncated]"
 
 
 @record
-class MemoryOptions:
+class MemoryOptions(Record):
     """``mode``: ``live`` or ``alloc``; ``weight``: ``bytes`` or ``count``; ``lines``, ``threads``
     as for sampling (memory recorders do not know threads, so ``threads`` is refused);
     ``max_frames`` per stack. ``alloc`` only: ``interval``, the mean bytes between sampled
@@ -125,7 +125,7 @@ class MemoryRecorder:
             stack = program_stack(frames, _filename, lambda f: namer(f.filename, f.lineno), self.hidden_files)
             if stack is None:
                 continue  # allocated by the profiler itself
-            if trace.traceback.total_nframe > len(frames):
+            if (trace.traceback.total_nframe or 0) > len(frames):
                 stack = (TRUNCATED_FRAME,) + stack
             self.totals[stack] = self.totals.get(stack, 0) + (1 if by_count else trace.size)
             self._blocks += 1

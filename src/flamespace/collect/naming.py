@@ -63,7 +63,7 @@ class FrameNamer:
         self._by_offset: Dict[Tuple[CodeType, int], str] = {}
         self._by_code: Dict[CodeType, str] = {}
 
-    def name(self, frame) -> str:  # type: ignore[no-untyped-def]
+    def name(self, frame) -> str:
         """The name of a live frame object."""
         code = frame.f_code
         if not self.lines:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from typing import Dict, List, Mapping, Optional, Tuple
 
     from ..core.chart import FlameChart
-    from ..core.vector import Number, Stack
+    from .._types import Number, Stack
 
 #: What recorded a RawRecording: the sampler (modes wall, cpu) or a memory recorder.
 KINDS = ("sampler", "live", "alloc")

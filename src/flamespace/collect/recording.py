@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .._record import factory, record
+from .._record import Record, factory, record
 from .raw import Quality, RawRecording
 
 TYPE_CHECKING = False
@@ -19,13 +19,14 @@ if TYPE_CHECKING:
 
     from ..core.chart import FlameChart
     from ..core.metadata import Metadata
-    from ..core.vector import FlameGraph, Number, Stack
+    from .._types import Number, Stack
+    from ..core.vector import FlameGraph
     from .memory import MemoryOptions
     from .sampler import SamplerOptions
 
 
 @record(frozen=False)
-class Recording:
+class Recording(Record):
     """What a recording gives: the flame graph, the timeline if kept, and how good they are."""
 
     graph: FlameGraph

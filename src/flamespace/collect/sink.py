@@ -9,7 +9,8 @@ if TYPE_CHECKING:
     from typing import Dict, Optional
 
     from ..core.metadata import Metadata
-    from ..core.vector import FlameGraph, Number, Stack
+    from .._types import Number, Stack
+    from ..core.vector import FlameGraph
 
 
 class Sink:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, NamedTuple, Optional, Union
+from typing import TYPE_CHECKING, Dict, Iterable, NamedTuple, Optional, Union
 
 from ..errors import ArgumentError
 from .metadata import Metadata
-from .vector import Delta, FlameGraph, Number, Stack, StackVector
+from .vector import Delta, FlameGraph, StackVector
+
+if TYPE_CHECKING:
+    from .._types import Number, Stack
 
 
 def norm(vector: StackVector) -> Number:
@@ -47,7 +50,8 @@ def mean(graphs: Iterable[FlameGraph]) -> FlameGraph:
     graphs = list(graphs)
     if not graphs:
         raise ArgumentError("the mean of no flame graphs is undefined")
-    return sum_graphs(graphs) / len(graphs)
+    mean: FlameGraph = sum_graphs(graphs) / len(graphs)  # positive / positive
+    return mean
 
 
 def normalize(graph: FlameGraph, to: Union[FlameGraph, Number, None] = None) -> FlameGraph:
@@ -59,11 +63,13 @@ def normalize(graph: FlameGraph, to: Union[FlameGraph, Number, None] = None) -> 
     if current == 0:
         return graph
     if to is None:
-        return (graph / current).with_metadata(unit="share")
+        unit: FlameGraph = graph / current
+        return unit.with_metadata(unit="share")
     target = to.norm() if isinstance(to, StackVector) else to
     if target < 0:
         raise ArgumentError(f"cannot normalise to a negative total ({target!r})")
-    return graph * (target / current)
+    scaled: FlameGraph = graph * (target / current)
+    return scaled
 
 
 class Decomposition(NamedTuple):
@@ -81,7 +87,8 @@ class Decomposition(NamedTuple):
 
     @property
     def delta(self) -> Delta:
-        return (self.appeared + self.grown) - (self.disappeared + self.shrunk)
+        delta: Delta = (self.appeared + self.grown) - (self.disappeared + self.shrunk)
+        return delta
 
 
 def decompose(f1: FlameGraph, f2: FlameGraph) -> Decomposition:

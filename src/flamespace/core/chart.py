@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     from typing import Dict, Iterator, List, Optional, Tuple
 
     from .metadata import Metadata
-    from .vector import FlameGraph, Number, Stack
+    from .._types import Number, Stack
+    from .vector import FlameGraph
 
 #: One sample: when it was taken (ns from the chart's start), on which thread, what, how much.
 ChartSample = namedtuple("ChartSample", ["timestamp", "thread", "stack", "weight"])

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from .._record import record
+from .._record import Record, record
 from .vector import FlameGraph
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, List, Tuple
 
-    from .vector import Delta, Number, Stack
+    from .._types import Number, Stack
+    from .vector import Delta
 
 
 @record
-class Differential:
+class Differential(Record):
     """Two flame graphs to compare stack by stack; what ``flamespace sub`` writes.
 
     flamegraph.pl draws such input with the widths of ``after`` and colours from the change.

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from .._record import factory, record
+from .._record import Record, factory, record
 from ..errors import UnitMismatchError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Mapping, Optional
+    from typing import Any, Dict, Mapping, Optional
 
 
 @record
-class Metadata:
+class Metadata(Record):
     """Describes the numbers of a flame graph.
 
     ``unit`` is what one count is (``samples``, ``ns``, ``bytes``); ``None`` means unknown
@@ -29,9 +29,9 @@ class Metadata:
         object.__setattr__(self, "labels", MappingProxyType(dict(self.labels)))
 
     def replace(self, **changes: object) -> "Metadata":
-        values = {"unit": self.unit, "metric": self.metric, "labels": self.labels}
+        values: Dict[str, Any] = {"unit": self.unit, "metric": self.metric, "labels": self.labels}
         values.update(changes)
-        return Metadata(**values)  # type: ignore[arg-type]
+        return Metadata(**values)
 
     def combine(self, other: "Metadata") -> "Metadata":
         """Metadata of a sum or difference: units must agree, labels keep what both share."""

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List
+from typing import TYPE_CHECKING, Dict, List
 
 from ..errors import ArgumentError
-from .vector import FlameGraph, Number
+from .vector import FlameGraph
+
+if TYPE_CHECKING:
+    from .._types import Number
 
 
 @dataclass(frozen=True)

@@ -8,14 +8,16 @@ stacks that become equal, so totals are kept unless a transform drops stacks on 
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict, Iterable, Optional, Pattern, Sequence, Tuple, TypeVar, Union
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, Optional, Pattern, Tuple, TypeVar, Union
 
 from .tree import Tree
 from ..errors import ArgumentError
-from .vector import Number, Stack, StackVector
+from .vector import StackVector
+
+if TYPE_CHECKING:
+    from .._types import FrameMap, Number, Regex, Stack
 
 V = TypeVar("V", bound=StackVector)
-Regex = Union[str, Pattern[str]]
 
 #: Named frame equivalences for :func:`strip` and ``flamespace filter --strip``.
 STRIP_PRESETS: Dict[str, Tuple[str, str]] = {
@@ -103,7 +105,6 @@ def base_cutter(frames: Union[str, Iterable[str]]) -> Callable[[Stack], Optional
     return cut
 
 
-FrameMap = Union[Callable[[str], str], Sequence[Tuple[Regex, str]]]
 
 
 def _frame_rewriter(mapping: FrameMap) -> Callable[[str], str]:

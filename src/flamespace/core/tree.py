@@ -8,9 +8,12 @@ iterative because real stacks can be thousands of frames deep.
 from __future__ import annotations
 
 import math
-from typing import Dict, Iterator, List, Optional
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional
 
-from .vector import Number, Stack, StackVector
+from .vector import StackVector
+
+if TYPE_CHECKING:
+    from .._types import Number, Stack
 
 ROOT_NAME = "all"
 

@@ -88,9 +88,9 @@ def format_count(value: float) -> str:
 def _family(unit: Optional[str]) -> Tuple[Optional[Tuple[Tuple[str, float], ...]], float]:
     """The scales of ``unit``'s family and the size of one ``unit`` in the family's base (None: no scales)."""
     if unit in TIME_UNITS:
-        return TIME_SCALES, TIME_UNITS[unit]  # type: ignore[index]
+        return TIME_SCALES, TIME_UNITS[unit]
     if unit in BYTE_UNITS:
-        return BYTE_SCALES, BYTE_UNITS[unit]  # type: ignore[index]
+        return BYTE_SCALES, BYTE_UNITS[unit]
     return None, 1.0
 
 

@@ -8,35 +8,35 @@ value zero are never stored, so the keys of a vector are exactly its support.
 from __future__ import annotations
 
 import math
-from numbers import Real
+from numbers import Integral, Real
 from collections.abc import Mapping
 
 from ..errors import ArgumentError
 from .metadata import EMPTY, Metadata
 
-Frame = str
-Stack = tuple[str, ...]  # type: ignore[misc]  # no typing at run time: it costs the CLI ~10 ms of start-up
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, FrozenSet, ItemsView, Iterable, Iterator, Mapping, Optional, Tuple, Union
+    from typing import Any, Dict, FrozenSet, ItemsView, Iterable, Iterator, List, Mapping, Optional, Tuple, Type, TypeVar
 
-    Stack = Tuple[str, ...]
-    Number = Union[int, float]
-    Values = Union[Mapping[Stack, Number], Iterable[Tuple[Stack, Number]]]
+    from .._types import Frame as Frame, Number as Number, Stack as Stack, Values as Values
+
     _Base = Mapping[Stack, Number]
+    V = TypeVar("V", bound="StackVector")
 else:
+    # The public aliases without typing at run time (it costs the CLI ~10 ms of start-up).
+    Frame = str
+    Stack = tuple[str, ...]
     _Base = Mapping
 
 
 def __getattr__(name: str) -> object:
     """``Number`` and ``Values`` for code that uses them at run time (they need typing)."""
     if name in ("Number", "Values"):
-        from typing import Iterable, Tuple, Union
+        from .. import _types
 
-        number = Union[int, float]
-        values = {"Number": number, "Values": Union[Mapping[Stack, number], Iterable[Tuple[Stack, number]]]}
-        globals().update(values)
-        return values[name]
+        value: object = getattr(_types, name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -46,6 +46,15 @@ def _check_number(value: Any, stack: Stack) -> Number:
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"value of stack {stack!r} is {value!r}, not a finite number")
     return value if isinstance(value, (int, float)) else float(value)
+
+
+def _scalar(value: object) -> Optional[Number]:
+    """A real number (not a bool) as an int or float, as values are stored; None otherwise."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        return None
+    if isinstance(value, (int, float)):
+        return value
+    return int(value) if isinstance(value, Integral) else float(value)
 
 
 def _check_stack(stack: Any) -> Stack:
@@ -90,7 +99,7 @@ class StackVector(_Base):
         """Hook for subclasses that restrict the values."""
 
     @classmethod
-    def _trusted(cls, values: Dict[Stack, Number], metadata: Metadata = EMPTY) -> Any:
+    def _trusted(cls: Type[V], values: Dict[Stack, Number], metadata: Metadata = EMPTY) -> V:
         """Wrap a dict the caller built correctly (no zeros, right signs). Takes ownership."""
         obj = cls.__new__(cls)
         obj._values = values
@@ -118,7 +127,7 @@ class StackVector(_Base):
         """The value at ``stack``; 0 outside the support."""
         return self._values.get(stack, 0)
 
-    def sorted_items(self) -> list:
+    def sorted_items(self) -> List[Tuple[Stack, Number]]:
         """(stack, value) pairs in the deterministic order used for output."""
         return sorted(self._values.items())
 
@@ -139,7 +148,7 @@ class StackVector(_Base):
     def labels(self) -> Mapping[str, str]:
         return self._metadata.labels
 
-    def with_metadata(self, metadata: Optional[Metadata] = None, **changes: Any) -> Any:
+    def with_metadata(self: V, metadata: Optional[Metadata] = None, **changes: Any) -> V:
         """The same vector with other metadata (or some fields changed)."""
         meta = metadata or self._metadata
         if changes:
@@ -187,8 +196,9 @@ class StackVector(_Base):
     def __neg__(self) -> "Delta":
         return Delta._trusted({s: -v for s, v in self._values.items()}, self._metadata)
 
-    def __mul__(self, factor: object) -> Any:
-        if isinstance(factor, bool) or not isinstance(factor, Real):
+    def __mul__(self, other: object) -> Any:
+        factor = _scalar(other)
+        if factor is None:
             return NotImplemented
         if isinstance(factor, float) and not math.isfinite(factor):
             raise ValueError(f"cannot scale by {factor!r}")
@@ -199,8 +209,9 @@ class StackVector(_Base):
 
     __rmul__ = __mul__
 
-    def __truediv__(self, divisor: object) -> Any:
-        if isinstance(divisor, bool) or not isinstance(divisor, Real):
+    def __truediv__(self, other: object) -> Any:
+        divisor = _scalar(other)
+        if divisor is None:
             return NotImplemented
         if divisor == 0:
             raise ZeroDivisionError("cannot divide a flame graph by zero")
@@ -212,7 +223,7 @@ class StackVector(_Base):
             return NotImplemented
         return self._values == other._values
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as a dict: typeshed has no idiom for it
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{';'.join(s)!r}: {v!r}" for s, v in self.sorted_items()[:5])

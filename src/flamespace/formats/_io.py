@@ -11,9 +11,10 @@ from ..errors import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import BinaryIO, Iterator, Optional, TextIO, Tuple, Union
+    from typing import Any, BinaryIO, Iterator, Optional, TextIO, Tuple, Union
 
-    Source = Union[str, "os.PathLike[str]", BinaryIO]
+    from .._types import Source
+
 GZIP_MAGIC = b"\x1f\x8b"
 #: Undecodable bytes are kept as surrogates and written back unchanged (lossless round trip).
 ENCODING_ERRORS = "surrogateescape"
@@ -27,7 +28,7 @@ def display_name(source: Source) -> str:
 
 
 @contextmanager
-def open_binary(source: Source) -> Iterator[Tuple[io.BufferedReader, str]]:
+def open_binary(source: Source) -> Iterator[Tuple[io.BufferedReader[Any], str]]:
     """A peekable binary stream over ``source``, gunzipped if it starts with gzip's magic bytes."""
     name = display_name(source)
     close = False
@@ -43,11 +44,12 @@ def open_binary(source: Source) -> Iterator[Tuple[io.BufferedReader, str]]:
     else:
         raw = source
     try:
-        stream = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[arg-type]
+        # Any binary stream with readinto will do; typeshed asks BufferedReader for a raw one.
+        stream = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[type-var]
         if stream.peek(2)[:2] == GZIP_MAGIC:
             import gzip  # only for gzipped input: start-up matters for small files
 
-            stream = io.BufferedReader(gzip.GzipFile(fileobj=stream, mode="rb"))  # type: ignore[arg-type]
+            stream = io.BufferedReader(gzip.GzipFile(fileobj=stream, mode="rb"))
         yield stream, name
     except (OSError, EOFError) as exc:
         raise InputError(f"cannot read: {exc}", name) from None
@@ -56,7 +58,7 @@ def open_binary(source: Source) -> Iterator[Tuple[io.BufferedReader, str]]:
             raw.close()
 
 
-def text_reader(stream: BinaryIO) -> TextIO:
+def text_reader(stream: BinaryIO) -> io.TextIOWrapper:
     """UTF-8 text (a BOM is dropped), universal newlines, undecodable bytes kept."""
     return io.TextIOWrapper(stream, encoding="utf-8-sig", errors=ENCODING_ERRORS, newline=None)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 from operator import itemgetter
 
-from .._record import record
+from .._record import Record, record
 from ..core.differential import Differential
 from ..core.metadata import Metadata
 from ..core.vector import FlameGraph
@@ -27,11 +27,10 @@ from ..errors import ArgumentError, InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from typing import Dict, List, Optional, TextIO, Tuple, Union
 
-    from ..core.vector import Number, Stack
-
-    Profile = Union[FlameGraph, Differential]
+    from .._types import Number, Profile, Stack
 
 name = "folded"
 extensions = (".folded", ".collapsed", ".fold")
@@ -42,12 +41,12 @@ SEMICOLON_REPLACEMENT = ":"
 
 #: ``# key: value`` header lines; compiled on first use (files without headers need no ``re``).
 _METADATA_PATTERN = r"#\s*([A-Za-z_][\w.\-]*)\s*:\s?(.*)$"
-_metadata = None
+_metadata: Optional[re.Pattern[str]] = None
 _SHOWN = 60  # characters of a bad line quoted in an error
 
 
 @record
-class ReadOptions:
+class ReadOptions(Record):
     """How to read folded input.
 
     ``skip_invalid``: skip malformed lines (counted in the diagnostics) instead of failing.
@@ -59,7 +58,7 @@ class ReadOptions:
 
 
 @record
-class WriteOptions:
+class WriteOptions(Record):
     """How to write folded output. ``header``: write metadata as ``# key: value`` lines."""
 
     header: bool = True
@@ -97,7 +96,7 @@ def _number(text: str) -> Optional[Number]:
     return None
 
 
-def _metadata_match(line: str):  # type: ignore[no-untyped-def]
+def _metadata_match(line: str) -> Optional[re.Match[str]]:
     global _metadata
     if _metadata is None:
         import re
@@ -115,7 +114,7 @@ def _invalid_reason(line: str, cut: int, count: str) -> str:
     return f"expected a count (digits, optionally with a decimal point) at the end of the line, found {count!r}"
 
 
-def _split_count(text: str) -> tuple:
+def _split_count(text: str) -> Tuple[str, str, int]:
     """(rest, count_text, cut) where count_text follows the last space or tab."""
     cut = max(text.rfind(" "), text.rfind("\t"))
     return text[:cut], text[cut + 1 :], cut

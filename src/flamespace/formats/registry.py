@@ -22,12 +22,9 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Dict, List, Optional, Union
 
-    from ..core.differential import Differential
-    from ..core.vector import FlameGraph, Stack
+    from .._types import Profile, Source, Stack
+    from ..core.vector import FlameGraph
     from ..diagnostics import Diagnostics
-    from ._io import Source
-
-    Profile = Union[FlameGraph, Differential]
 
 #: Every format's module name (its ``name``), in sniffing order. Modules are imported when
 #: first needed, so reading a folded file does not import speedscope (and json).
@@ -118,7 +115,8 @@ def read(
         options = fmt.ReadOptions(skip_invalid=skip_invalid)
         text = text_reader(stream)
         try:
-            return fmt.parse(text, options, source=name, diagnostics=diagnostics, stack_cache=stack_cache)
+            profile: Profile = fmt.parse(text, options, source=name, diagnostics=diagnostics, stack_cache=stack_cache)
+            return profile
         finally:
             text.detach()
 

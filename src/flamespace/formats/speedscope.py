@@ -13,14 +13,17 @@ Reading: sampled and evented profiles; the flame graph is the sum over all profi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Optional, TextIO, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, TextIO, Tuple, Union
 
 from ..core.chart import FlameChart
 from ..core.differential import Differential
 from ..core.metadata import Metadata
-from ..core.vector import FlameGraph, Number, Stack
+from ..core.vector import FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
+
+if TYPE_CHECKING:
+    from .._types import Number, Stack
 
 name = "speedscope"
 extensions = (".speedscope.json", ".speedscope")
@@ -110,7 +113,8 @@ def _frame_names(document: Dict[str, Any], source: str) -> List[str]:
 
 def _display_name(frame: Dict[str, Any]) -> str:
     """``name (file:line)`` as our sampler names frames; the bare name if no file is given."""
-    name, file, line = frame["name"], frame.get("file"), frame.get("line")
+    name: str = frame["name"]
+    file, line = frame.get("file"), frame.get("line")
     if not file or f"({file}" in name:
         return name
     return f"{name} ({file}:{line})" if line is not None else f"{name} ({file})"
@@ -166,7 +170,9 @@ def _evented(profile: Dict[str, Any], frames: List[str], where: str, source: str
 def _metadata(document: Dict[str, Any], unit: Optional[str]) -> Metadata:
     ours = document.get("flamespace")
     if isinstance(ours, dict):
-        labels = ours.get("labels") if isinstance(ours.get("labels"), dict) else {}
+        labels = ours.get("labels")
+        if not isinstance(labels, dict):
+            labels = {}
         return Metadata(unit=ours.get("unit", unit), metric=ours.get("metric"), labels={str(k): str(v) for k, v in labels.items()})
     return Metadata(unit=unit)
 
@@ -300,7 +306,7 @@ def _evented_profile(name: str, samples: List[Tuple[int, int, Number]], stacks: 
     return {"type": "evented", "name": name, "unit": "nanoseconds", "startValue": start_value, "endValue": cursor, "events": events}
 
 
-def _close(events: List[Dict[str, Any]], open_ids: List[int], keep: int, at: int) -> None:
+def _close(events: List[Dict[str, Any]], open_ids: List[int], keep: int, at: Number) -> None:
     while len(open_ids) > keep:
         events.append({"type": "C", "at": at, "frame": open_ids.pop()})
 

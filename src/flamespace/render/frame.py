@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from typing import TYPE_CHECKING, NamedTuple, Optional
 
-from ..core.vector import Number
+if TYPE_CHECKING:
+    from .._types import Number
 
 
 class Frame(NamedTuple):

@@ -29,12 +29,11 @@ from .options import LayoutOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Iterable, List, Optional, Tuple, Union
+    from typing import Callable, Iterable, List, Optional, Tuple
 
-    from ..core.vector import Number, Stack
+    from .._types import Drawable, Number, Stack
     from .frame import Frame
 
-    Profile = Union[FlameGraph, Differential, FlameChart]
     Group = Tuple[int, int]  # rows [start, end) that share a frame
 
 ROOT_NAME = "all"
@@ -101,7 +100,7 @@ def strip_annotation(name: str) -> str:
     return ANNOTATION.sub("", name) if name.endswith("]") else name
 
 
-def rows_of(profile: Profile, options: LayoutOptions) -> Tuple[Iterable[Tuple[Stack, Number, Number]], bool]:
+def rows_of(profile: Drawable, options: LayoutOptions) -> Tuple[Iterable[Tuple[Stack, Number, Number]], bool]:
     """(stack, value, before) rows in the order to draw them, and whether the input is differential."""
     if isinstance(profile, Differential):
         if options.flamechart:
@@ -136,9 +135,10 @@ def _rewriter(options: LayoutOptions) -> Optional[Callable[[Stack], Optional[Sta
 
     def rewrite(stack: Stack) -> Optional[Stack]:
         for step in steps:
-            stack = step(stack)  # type: ignore[assignment]
-            if stack is None:
+            rewritten = step(stack)
+            if rewritten is None:
                 return None
+            stack = rewritten
         return stack
 
     return rewrite
@@ -209,7 +209,7 @@ def _groups_in_order(stacks: List[Stack], cum: List[Number], lo: int, hi: int, d
     return own, groups
 
 
-def layout(profile: Profile, options: Optional[LayoutOptions] = None) -> Layout:
+def layout(profile: Drawable, options: Optional[LayoutOptions] = None) -> Layout:
     """The frames of ``profile`` (FlameGraph, Differential or FlameChart) laid out with ``options``."""
     if options is None:
         options = LayoutOptions()

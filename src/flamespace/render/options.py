@@ -10,7 +10,7 @@ each field are written down here only.
 from __future__ import annotations
 
 import re
-from .._record import factory, fields, record
+from .._record import Record, factory, fields, record
 from ..errors import ArgumentError
 
 TYPE_CHECKING = False
@@ -41,7 +41,7 @@ def _choice(name: str, value: str, allowed: Tuple[str, ...]) -> None:
 
 
 @record
-class LayoutOptions:
+class LayoutOptions(Record):
     """Which frames a profile lays out into, where and how wide, in value units (no pixels).
 
     ``reverse`` (stacks leaf first: merge from the hot end), ``base`` (re-root at these
@@ -103,7 +103,7 @@ XPAD = 10
 
 
 @record
-class SvgOptions:
+class SvgOptions(Record):
     """How to draw a flame graph. Every field has flamegraph.pl's meaning and default.
 
     Geometry: ``width`` (image pixels; ``fluid`` stretches to the window, laid out at
@@ -213,7 +213,7 @@ class SvgOptions:
             least = {"min_width": amount, "extent": self.width - 2 * XPAD}
         return LayoutOptions(
             reverse=self.reverse, base=self.base, flamechart=self.flamechart, sort_by_value=self.sort_by_value,
-            delta=self.delta, total=self.total, mark_wakers=self.colors == "chain", **least,  # type: ignore[arg-type]
+            delta=self.delta, total=self.total, mark_wakers=self.colors == "chain", **least,
         )
 
     def resolved_title(self) -> str:

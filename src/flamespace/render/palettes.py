@@ -15,9 +15,10 @@ from .options import SvgOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import random
     from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-    Rgb = Tuple[int, int, int]
+    from .._types import Rgb
 SEPARATOR_COLOURS = {"--": "rgb(160,160,160)", "-": "rgb(200,200,200)"}
 _MODULE = re.compile(r".(.*?)`")
 
@@ -166,7 +167,7 @@ class Colourer:
         self._cache: Dict[str, str] = dict(SEPARATOR_COLOURS)
         self._keep = palette is not None
         self._fixed: Dict[str, str] = palette if palette is not None else {}
-        self._rng: Optional[object] = None
+        self._rng: Optional[random.Random] = None
         if options.random:
             import random
 
@@ -196,7 +197,7 @@ class Colourer:
     def _compute(self, name: str) -> str:
         options = self.options
         if self._rng is not None:
-            v1, v2, v3 = self._rng.random(), self._rng.random(), self._rng.random()  # type: ignore[attr-defined]
+            v1, v2, v3 = self._rng.random(), self._rng.random(), self._rng.random()
         elif options.hash:
             v1 = name_hash(name)
             v2 = v3 = name_hash(name[::-1])

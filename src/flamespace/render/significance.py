@@ -27,8 +27,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Collection, Dict, List, Mapping, Optional, Tuple
 
-    from ..core.vector import FlameGraph, Stack
-    from .svg import Destination
+    from .._types import Destination, Stack
+    from ..core.vector import FlameGraph
 
 #: Kinds of a significant change (as ``Comparison``'s StackChange.kind) -> +1 more, -1 less.
 DIRECTION = {"appeared": 1, "grown": 1, "disappeared": -1, "shrunk": -1}

@@ -26,16 +26,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, TextIO, Tuple, Union
 
-    from ..core.vector import Number
+    from .._types import Destination, Drawable, Number
     from ..diagnostics import Diagnostics
-    from .layout import Profile
-
-    Destination = Union[str, "os.PathLike[str]", TextIO, None]
 _CHUNK = 2000  # frames per write
 
 
 def svg(
-    profile: Profile,
+    profile: Drawable,
     options: Optional[SvgOptions] = None,
     output: Destination = None,
     *,
@@ -151,11 +148,11 @@ def emit(picture: Drawing, output: Destination = None) -> Optional[str]:
         buffer = io.StringIO()
         write_svg(picture, buffer)
         return buffer.getvalue()
-    if hasattr(output, "write"):
-        write_svg(picture, output)  # type: ignore[arg-type]
+    if not isinstance(output, (str, os.PathLike)):  # a text stream
+        write_svg(picture, output)
     else:
         encoding = picture.options.encoding  # another encoding: characters it lacks become references
-        with open_output(output, encoding, "xmlcharrefreplace" if encoding else None) as stream:  # type: ignore[arg-type]
+        with open_output(output, encoding, "xmlcharrefreplace" if encoding else None) as stream:
             write_svg(picture, stream)
     return None
 
@@ -387,7 +384,7 @@ def _frames(drawn: Drawing, g: Geometry) -> Iterator[str]:
         yield "".join(chain.from_iterable(zip(*columns)))
 
 
-class Memo(dict):  # type: ignore[type-arg]
+class Memo(dict):
     """``function(key)`` remembered per key: in a flame graph, names, values and places repeat."""
 
     def __init__(self, function: Callable[[Any], str]) -> None:

@@ -6,7 +6,7 @@ trimmed to frames of at least ``threshold`` of the total.
 
 from __future__ import annotations
 
-from .._record import record
+from .._record import Record, record
 from ..core.units import format_count
 from ..errors import ArgumentError
 from .layout import layout, strip_annotation
@@ -16,11 +16,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import List, Optional, TextIO, Tuple
 
-    from .layout import Profile
+    from .._types import Drawable
 
 
 @record
-class TextOptions:
+class TextOptions(Record):
     """``threshold``: smallest share of the total shown (0.01 = 1%); ``max_depth``: deepest level
     shown (None: all); ``sort_by_value``, ``reverse``, ``base``, ``delta``: as in
     :class:`LayoutOptions` (their defaults and checks); ``countname``: what the counts are;
@@ -52,7 +52,7 @@ class TextOptions:
         )
 
 
-def text_lines(profile: Profile, options: Optional[TextOptions] = None) -> List[str]:
+def text_lines(profile: Drawable, options: Optional[TextOptions] = None) -> List[str]:
     """The lines of the text rendering: inclusive share, tree branches, name, count (and change)."""
     options = options or TextOptions()
     drawn = layout(profile, options.layout_options())
@@ -94,7 +94,7 @@ def _last_siblings(depths: List[int]) -> List[bool]:
     return result
 
 
-def text(profile: Profile, options: Optional[TextOptions] = None, output: Optional[TextIO] = None) -> Optional[str]:
+def text(profile: Drawable, options: Optional[TextOptions] = None, output: Optional[TextIO] = None) -> Optional[str]:
     """The text rendering of ``profile``: written to ``output`` if given, else returned."""
     rendered = "".join(line + "\n" for line in text_lines(profile, options))
     if output is None:

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Iterable, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Tuple
 
 from ..core.algebra import Decomposition, decompose
 from ..core.differential import Differential
 from ..core.metadata import Metadata
-from ..core.vector import Delta, FlameGraph, Number, Stack
+from ..core.vector import Delta, FlameGraph
 from ..errors import ArgumentError, UnitMismatchError
-from ._result import ALTERNATIVES
+from ._result import ALTERNATIVES as ALTERNATIVES  # the CLI reads it from here
 from .sample import FrequencyFilter, Sample, align
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .._types import Number, Runs, Stack
+    from ._result import TestResult
 
 #: The methods, the default first: maxt's permutation test holds its family-wise error exactly at any n and p.
 METHODS = ("maxt", "welch", "hotelling")
@@ -22,8 +28,6 @@ DEFAULT_ALTERNATIVE = "greater"
 #: Relabellings: 2000 enumerates every split of up to 6 + 6 runs (924) and costs ~1 s at 100 runs × 5,000 stacks.
 DEFAULT_PERMUTATIONS = 2000
 KINDS = ("appeared", "grown", "disappeared", "shrunk")
-
-Runs = Union[Sample, Iterable[FlameGraph]]
 
 
 @dataclass(frozen=True)
@@ -94,7 +98,7 @@ class Comparison:
     p_value: float
     reduced: Delta
     parts: Decomposition
-    options: dict = field(default_factory=dict)
+    options: Dict[str, Any] = field(default_factory=dict)
     notes: Tuple[str, ...] = ()
     alternative: str = DEFAULT_ALTERNATIVE
     control: str = "family-wise error"
@@ -195,7 +199,7 @@ def compare(
     if paired and n1 != n2:
         raise ArgumentError(f"a paired test needs as many baseline runs as candidate runs; got {n1} and {n2}")
     result = _run(method, x1, x2, alpha, alternative, fdr, permutations, seed, paired)
-    detectable = power.detectable(result.critical, result.se) if result.critical is not None else None
+    detectable = power.detectable(result.critical, result.se) if result.critical is not None and result.se is not None else None
     means1, means2 = x1.mean(axis=0), x2.mean(axis=0)
     changes = []
     for j, stack in enumerate(stacks):
@@ -231,8 +235,8 @@ def _kind(baseline: Number, candidate: Number) -> str:
     return "grown" if candidate > baseline else "shrunk"
 
 
-def _run(method: str, x1, x2, alpha: float, alternative: str, fdr: Optional[str], permutations: int,  # type: ignore[no-untyped-def]
-         seed: Optional[int], paired: bool = False):
+def _run(method: str, x1: np.ndarray, x2: np.ndarray, alpha: float, alternative: str, fdr: Optional[str], permutations: int,
+         seed: Optional[int], paired: bool = False) -> TestResult:
     if method == "hotelling":
         from .hotelling import test
 
@@ -246,8 +250,8 @@ def _run(method: str, x1, x2, alpha: float, alternative: str, fdr: Optional[str]
     return maxt(x1, x2, alpha, permutations, seed, alternative, fdr, paired=paired)
 
 
-def _options(method: str, fdr: Optional[str], permutations: int, seed: Optional[int], details: dict) -> dict:
-    options: dict = {"fdr": fdr} if method != "hotelling" else {}
+def _options(method: str, fdr: Optional[str], permutations: int, seed: Optional[int], details: Dict[str, Any]) -> Dict[str, Any]:
+    options: Dict[str, Any] = {"fdr": fdr} if method != "hotelling" else {}
     if method == "maxt":
         options.update(seed=seed, permutations=permutations)
     options.update({k: (float(v) if not isinstance(v, int) else v) for k, v in details.items()})

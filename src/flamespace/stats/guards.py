@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..core.metadata import Metadata
 from ..core.vector import FlameGraph
@@ -195,22 +195,22 @@ def _fell_behind(runs: Sequence[RunInfo], max_missed: Optional[float], warn_miss
     limit = max_missed if max_missed is not None else warn_missed
     if limit is None:
         return []
-    late = [run for run in runs if run.missed_share is not None and run.missed_share > limit]
+    late = [(run, run.missed_share) for run in runs if run.missed_share is not None and run.missed_share > limit]
     if max_missed is not None and not any(run.missed_share is not None for run in runs):
         return [Finding("warning", "--max-missed left nothing out: no run carries the sampler's quality headers "
                                    "(missed_share, or ticks and missed)")]
     if not late:
         return []
-    shown = ", ".join(f"{run.name} ({_percent(run.missed_share)})" for run in late[:10])  # type: ignore[arg-type]
+    shown = ", ".join(f"{run.name} ({_percent(share)})" for run, share in late[:10])
     shown += f" and {len(late) - 10} more" if len(late) > 10 else ""
     if max_missed is None:
         return [Finding("warning", f"the sampler fell behind in {len(late)} run(s) (it missed more than {_percent(limit)} "
                                    f"of its samples): {shown}; --max-missed {_percent(limit)} leaves them out",
-                        _files(late))]
-    for run in late:
-        left_out[run.side].append(f"{run.name} missed {_percent(run.missed_share)} of its samples")  # type: ignore[arg-type]
+                        _files([run for run, _ in late]))]
+    for run, share in late:
+        left_out[run.side].append(f"{run.name} missed {_percent(share)} of its samples")
     return [Finding("warning", f"left out {len(late)} run(s) whose sampler missed more than "
-                               f"--max-missed {_percent(max_missed)}: {shown}", _files(late))]
+                               f"--max-missed {_percent(max_missed)}: {shown}", _files([run for run, _ in late]))]
 
 
 def consistency(sides: Mapping[str, Sequence[RunInfo]], force: bool = False) -> List[Finding]:
@@ -265,13 +265,13 @@ def run_times(sides: Mapping[str, Sequence[RunInfo]]) -> Dict[str, RunTime]:
         if len(timed) < MIN_RUNS or len(timed) < len(runs):
             continue
         if all(run.order is not None for run in timed):
-            timed = sorted(timed, key=lambda r: r.order)  # type: ignore[arg-type, return-value]
-        times = [run.run_time for run in timed]
+            timed = sorted(timed, key=lambda r: r.order or 0)
+        times = [run.run_time for run in timed if run.run_time is not None]  # all of them
         third = max(1, len(times) // 3)
-        q1, _, q3 = statistics.quantiles(times, n=4, method="inclusive")  # type: ignore[arg-type]
+        q1, _, q3 = statistics.quantiles(times, n=4, method="inclusive")
         found[side] = RunTime(
-            side, len(times), statistics.median(times), q1, q3,  # type: ignore[arg-type]
-            statistics.median(times[-third:]) - statistics.median(times[:third]),  # type: ignore[arg-type]
+            side, len(times), statistics.median(times), q1, q3,
+            statistics.median(times[-third:]) - statistics.median(times[:third]),
         )
     return found
 
@@ -319,9 +319,9 @@ def seconds(value: float, sign: bool = False) -> str:
     return f"{scaled:{'+' if sign else ''}{digits}} {unit}"
 
 
-def _groups(runs: Sequence[RunInfo], key, by_side: bool = False) -> Dict[tuple, List[RunInfo]]:  # type: ignore[no-untyped-def]
+def _groups(runs: Sequence[RunInfo], key: Callable[[RunInfo], object], by_side: bool = False) -> Dict[Tuple[Optional[str], object], List[RunInfo]]:
     """Runs by the value of ``key`` (runs where it is None are not checked); with ``by_side``, by (side, value)."""
-    groups: Dict[tuple, List[RunInfo]] = {}
+    groups: Dict[Tuple[Optional[str], object], List[RunInfo]] = {}
     for run in runs:
         value = key(run)
         if value is not None:
@@ -331,7 +331,7 @@ def _groups(runs: Sequence[RunInfo], key, by_side: bool = False) -> Dict[tuple, 
     return groups
 
 
-def _describe(groups: Mapping[tuple, Sequence[RunInfo]]) -> str:
+def _describe(groups: Mapping[Tuple[Optional[str], object], Sequence[RunInfo]]) -> str:
     parts = []
     for (side, value), runs in groups.items():
         sides = sorted({r.side for r in runs})
@@ -353,7 +353,7 @@ def _files(runs: Sequence[RunInfo]) -> Tuple[str, ...]:
     return tuple(run.name for run in runs)
 
 
-def _first_files(groups: Mapping[tuple, Sequence[RunInfo]]) -> Tuple[str, ...]:
+def _first_files(groups: Mapping[Tuple[Optional[str], object], Sequence[RunInfo]]) -> Tuple[str, ...]:
     return tuple(runs[0].name for runs in groups.values())
 
 

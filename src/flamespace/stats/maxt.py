@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import TYPE_CHECKING, Iterator, Optional, Tuple
+from typing import TYPE_CHECKING, Iterator, List, Optional, Tuple
 
 from ..errors import ArgumentError
 from ._result import Moments, TestResult, check_alternative, variance_floor
@@ -207,8 +207,8 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
     with np.errstate(invalid="ignore"):
         threshold = np.where(np.isfinite(observed), observed - TIES * np.maximum(np.abs(observed), 1.0), observed)
     keep = int(math.floor(alpha * count + 1e-9)) + 1  # per-stack tail an FDR interval may need
-    high: list = []  # max_j t_j per relabelling
-    low: list = []  # max_j −t_j per relabelling
+    high: List[np.ndarray] = []  # max_j t_j per relabelling
+    low: List[np.ndarray] = []  # max_j −t_j per relabelling
     exceed = np.zeros(p)
     top_high = top_low = None
     for permuted in batches:
@@ -235,7 +235,7 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
     p_raw = np.minimum(exceed / count, 1.0)
     delta = x2.mean(axis=0) - x1.mean(axis=0)
     floor_p = smallest_p(n1, n2, permutations, alternative, paired)
-    notes: list = []
+    notes: List[str] = []
     if fdr is None:
         p_adj = p_fwer
         significant = p_adj <= alpha
@@ -255,8 +255,9 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
         first = alpha / (max(p, 1) * fdr_factor(fdr, p))  # the level of a first discovery
         lower, upper, critical = delta.copy(), delta.copy(), np.zeros(p)
         if p:
+            assert top_high is not None and (two or top_low is not None)  # fdr: every relabelling added to them
             ordered_high = -np.sort(-top_high, axis=0)
-            ordered_low = ordered_high if two else -np.sort(-top_low, axis=0)
+            ordered_low = ordered_high if two or top_low is None else -np.sort(-top_low, axis=0)
             k, k1 = (int(math.floor(x * count + 1e-9)) for x in (level, first))
             with np.errstate(invalid="ignore"):
                 lower = delta - ordered_high[min(k, keep - 1)] * se

@@ -15,13 +15,13 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional, Tuple
 
-from ..core.vector import Stack
 from ..errors import ArgumentError
 from ._result import check_alternative
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from .._types import Stack
     from .sample import FrequencyFilter, Sample
 
 #: The 80% power the minimum detectable effect is stated at.
@@ -83,7 +83,7 @@ def detectable(critical: "np.ndarray", se: "np.ndarray", power: float = POWER) -
     return np.where(np.isfinite(critical), out, np.inf)
 
 
-def bonferroni_critical(alpha: float, tests: int, df: "np.ndarray", alternative: str) -> "np.ndarray":
+def bonferroni_critical(alpha: float, tests: float, df: "np.ndarray", alternative: str) -> "np.ndarray":
     """The t value a stack must exceed when ``tests`` stacks share α (Bonferroni: α/tests each)."""
     import numpy as np
     from scipy import stats
@@ -107,7 +107,7 @@ def runs_needed(variance: "np.ndarray", change: "np.ndarray", alpha: float, powe
     change = np.abs(np.asarray(change, dtype=float))
     zp = z(power)
     first = min_runs(alpha, alternative)
-    out = np.zeros(len(variance), dtype=int)
+    out: np.ndarray = np.zeros(len(variance), dtype=int)
     for k, (v, d) in enumerate(zip(variance, change)):
         if d <= 0:
             continue

@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 import json
 import math
-from typing import List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from ..core import units
 from .comparison import Comparison, StackChange
@@ -155,7 +155,7 @@ def detectable_lines(comparison: Comparison, shown: int = DETECTABLE_SHOWN) -> L
     if not widest:
         return []
     parts = [f"{short_stack(x.stack, 2)} {_detectable(x, comparison.unit)}"
-             + (f" ({units.percent(x.detectable / x.baseline)})" if x.baseline and math.isfinite(x.detectable) else "")
+             + (f" ({units.percent(x.detectable / x.baseline)})" if x.baseline and x.detectable is not None and math.isfinite(x.detectable) else "")
              for x in widest]
     return ["The smallest change this comparison could have detected (80% power) in the widest stacks: " + "; ".join(parts) + "."]
 
@@ -208,7 +208,7 @@ def _finite(value: float) -> Optional[float]:
     return value if math.isfinite(value) else None
 
 
-def as_dict(comparison: Comparison) -> dict:
+def as_dict(comparison: Comparison) -> Dict[str, Any]:
     """Everything in the comparison, JSON-ready: exact numbers in ``unit`` (non-finite ones become null)."""
     c = comparison
     ordered = c.kept + sorted((x for x in c.changes if not x.kind), key=lambda x: (x.p_adjusted, x.stack))

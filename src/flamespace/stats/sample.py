@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..core.metadata import Metadata
-from ..core.vector import FlameGraph, Stack
+from ..core.vector import FlameGraph
 from ..errors import ArgumentError, UnitMismatchError
 
 if TYPE_CHECKING:  # numpy is imported only when a sample is built
+    from .._types import Stack
     import numpy as np
 
 
