@@ -15,6 +15,9 @@ part of the suite, alone. On a machine busy with other work, sleeps overrun (a s
 within 3 ms (the profiler's accuracy) and the nominal 50 and 100 ms within 5 ms (the issue's
 check); when the real sleeps themselves missed the nominal times by more than 2 ms, the
 machine did not run the experiment as written and it is run once more before judging.
+If the second run was disturbed too (a 100 ms stall of one sleep in 20 runs, with 2 CPU hogs:
+it happens), the profile is still held to the program's own clock within 3 ms, but not to the
+nominal Δs, which the program did not do: the machine moved them, not the recorder.
 ``--rate 1000`` keeps the sampling error of each run's stack times near 1 ms, well inside
 the ±5 ms asked. ``--alpha 0.002`` (with enough permutations to reach it): at the default
 0.05 the test would fail one CI run in twenty by design (a family-wise error rate is a
@@ -78,6 +81,17 @@ if os.environ.get("REGRESSION"):
     slept = time.perf_counter() - start
 """
 
+#: The recorder's error on a mean of 20 runs' stack times: docs/performance.md ("Accuracy under
+#: CPU load") measured a median |error| per run of 0.5-0.8 ms and a 90th percentile of 2.9-3.4 ms
+#: with 0, 2 and 4 CPU hogs, on a machine at load 6-10; a mean of 20 such errors, differenced
+#: between the sides, stays well inside 3 ms unless the recorder misplaces time systematically
+#: (before the fix of that section, the start-up sleep read +11 ms at the median with 4 hogs;
+#: time charged to the wrong frame, or a missing sleep, is tens of ms).
+RECORDER_ERROR_NS = 3 * MS
+#: Real sleeps (the program's own clock) this close to the nominal ones: the experiment ran as
+#: written. Then a profile within RECORDER_ERROR_NS of the real Δ is within 5 ms of the nominal.
+AS_WRITTEN_NS = 2 * MS
+
 A_LEAF, STARTUP_LEAF = "a (main.py:12)", "<module> (sitecustomize.py:7)"
 
 
@@ -120,8 +134,12 @@ def real_deltas(log: Path) -> Dict[str, float]:
 @pytest.mark.quiet
 def test_the_papers_experiment_finds_exactly_the_two_changes(tmp_path):
     nominal = {A_LEAF: -50 * MS, STARTUP_LEAF: 100 * MS}
+
+    def as_written(real: Dict[str, float]) -> bool:
+        return all(abs(real[leaf] - nominal[leaf]) <= AS_WRITTEN_NS for leaf in nominal)
+
     result, real = experiment(tmp_path / "first")
-    if any(abs(real[leaf] - nominal[leaf]) > 2 * MS for leaf in nominal):  # the machine was disturbed
+    if not as_written(real):  # the program's own clock says the machine disturbed it
         result, real = experiment(tmp_path / "second")
     significant = {tuple(s["stack"]): s for s in result["stacks"] if s["significant"]}
     leaves = sorted(stack[-1] for stack in significant)
@@ -129,8 +147,9 @@ def test_the_papers_experiment_finds_exactly_the_two_changes(tmp_path):
     change = {stack[-1]: s for stack, s in significant.items()}
     for leaf, expected in nominal.items():
         measured = f"{leaf}: profile Δ {change[leaf]['delta'] / MS:.2f} ms, real Δ {real[leaf] / MS:.2f} ms"
-        assert change[leaf]["delta"] == pytest.approx(real[leaf], abs=3 * MS), measured
-        assert change[leaf]["delta"] == pytest.approx(expected, abs=5 * MS), measured
+        assert change[leaf]["delta"] == pytest.approx(real[leaf], abs=RECORDER_ERROR_NS), measured
+        if as_written(real):  # else the machine, not the recorder, moved the Δ (see the module docstring)
+            assert change[leaf]["delta"] == pytest.approx(expected, abs=5 * MS), measured
 
     shrunk = change[A_LEAF]
     assert [f.split(" (")[0] for f in shrunk["stack"]] == ["<module>", "c", "b", "a"]
