@@ -8,7 +8,7 @@ import pytest
 
 import flamespace as fs
 
-from .test_record import boundary_error_ns
+from .recorder_error import boundary_error_ns
 
 
 def spin(seconds: float) -> None:
