@@ -82,8 +82,8 @@ if os.environ.get("REGRESSION"):
 """
 
 #: The recorder's error on a mean of 20 runs' stack times: docs/performance.md ("Accuracy under
-#: CPU load") measured a median |error| per run of 0.5-0.8 ms and a 90th percentile of 2.9-3.4 ms
-#: with 0, 2 and 4 CPU hogs, on a machine at load 6-10; a mean of 20 such errors, differenced
+#: CPU load") measured a median |error| per run of 0.5-0.8 ms and a 90th percentile of 2.9-3.3 ms
+#: with 0, 2 and 4 CPU hogs, on a machine at load 5.8-9.9; a mean of 20 such errors, differenced
 #: between the sides, stays well inside 3 ms unless the recorder misplaces time systematically
 #: (before the fix of that section, the start-up sleep read +11 ms at the median with 4 hogs;
 #: time charged to the wrong frame, or a missing sleep, is tens of ms).
