@@ -60,6 +60,7 @@ with open("own.json", "w") as file:
     json.dump(own, file)
 """
 
+
 def own_clock(directory: Path, name: str, cpu: bool = False) -> float:
     """What the program measured itself, in ns, for the function ``name`` over its threads."""
     own = json.loads((directory / "own.json").read_text())
@@ -99,7 +100,7 @@ DISTURBED_GAP_MS = 50.0
 
 def record_undisturbed(tmp_path, *args) -> fs.FlameGraph:
     """Record the program; once more if the recorder reports it was held up (see above)."""
-    for attempt in range(2):
+    for _ in range(2):
         code, out = record(tmp_path, *args)
         assert code == 0
         graph = fs.read(out)
