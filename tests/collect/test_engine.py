@@ -221,16 +221,26 @@ def test_the_fallback_sleep_lowers_the_switch_interval_for_the_run():
     assert _switch_interval_while_sampling(engine_module._Sleep()) == pytest.approx(min(before, 0.25 / 1000))
 
 
-@pytest.mark.quiet  # the lateness includes waiting for a CPU: other work on the machine adds to it
+#: The switch interval for the waiter test: ten times the default, so that a wait for a whole
+#: interval (what the waiter exists to avoid) stands far above the time a busy machine takes
+#: to give the woken thread a CPU (a few ms with 2-4 CPU hogs on 2 cores).
+LONG_SWITCH_INTERVAL = 0.05
+
+
 @pytest.mark.skipif(engine_module._Waiter is None, reason="the C extension _waiter is not built")
 def test_the_waiter_takes_the_gil_soon_after_the_due_time_while_a_thread_spins():
-    """Without it a sample waits up to a whole switch interval (5 ms) for a busy thread."""
+    """Without it a sample waits up to a whole switch interval for a busy thread. The test
+    lengthens the interval to 50 ms and asks for lateness under half of it: a waiter that
+    waited for the interval fails by 25 ms or more, while waiting for a CPU on a loaded
+    machine (which the lateness also includes) does not come near it."""
     stop = threading.Event()
 
     def spin():
         while not stop.is_set():
             pass
 
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(LONG_SWITCH_INTERVAL)
     thread = threading.Thread(target=spin)
     thread.start()
     try:
@@ -245,7 +255,8 @@ def test_the_waiter_takes_the_gil_soon_after_the_due_time_while_a_thread_spins()
     finally:
         stop.set()
         thread.join()
-    assert sorted(lateness)[len(lateness) // 2] < 2_500_000  # half the 5 ms a thread would wait
+        sys.setswitchinterval(before)
+    assert sorted(lateness)[len(lateness) // 2] < LONG_SWITCH_INTERVAL * 1e9 / 2, lateness
 
 
 class ClockReadBy(FakeClock):
