@@ -234,6 +234,14 @@ def disjoint_events(starts: Sequence[int], width: int) -> int:
     return events
 
 
+def _coin_flips(alternating: Sequence[int], rng: random.Random) -> Tuple[int, ...]:
+    """``alternating`` (baseline runs, then candidate runs, pair k = the k-th of each) with the
+    two runs of each pair swapped at random: the random order within a round that collect uses."""
+    n = len(alternating) // 2
+    pairs = [(a, b) if rng.random() < 0.5 else (b, a) for a, b in zip(alternating[:n], alternating[n:])]
+    return tuple(a for a, _ in pairs) + tuple(b for _, b in pairs)
+
+
 def aa_splits(sample: "Sample", infos: list, sizes: Sequence[int], splits: int, seed: int,
               step: Optional[int] = None, shuffles: int = 0) -> List[dict]:
     """The gate's statistics on random and consecutive-window splits of one pool of runs.
@@ -266,13 +274,18 @@ def aa_splits(sample: "Sample", infos: list, sizes: Sequence[int], splits: int, 
         if step is not None:  # the windows that hold the step in the load
             designs["windows@step"] = [w for w in windows if w[0] < step <= w[-1]]
             designs["alternate@step"] = [w[0::2] + w[1::2] for w in designs["windows@step"]]
+        # the alternating designs again, tested as pairs (compare --pairing: run k of each side is a round)
+        designs.update({f"{d} paired": designs[d] for d in list(designs) if d.startswith("alternate")})
+        # what collect does now: rounds of two consecutive runs, which one is the baseline a coin flip
+        for d in [d for d in list(designs) if d.startswith("alternate") and not d.endswith("paired")]:
+            designs[d.replace("alternate", "rounds") + " paired"] = [_coin_flips(w, rng) for w in designs[d]]
         for design, chosen in designs.items():
             flagged = warned = warned_flagged = 0
             found: List[Tuple[int, List[Tuple[str, float]]]] = []  # (split, [(leaf, Δ ms)]) of each split flagged
             started = time.perf_counter()
             for number, picks in enumerate(chosen):
                 base, cand = picks[:n], picks[n:]
-                result = compare(part(base), part(cand), seed=number)
+                result = compare(part(base), part(cand), seed=number, paired=design.endswith("paired"))
                 findings = drift_findings(run_times({"baseline": [infos[i] for i in base], "candidate": [infos[i] for i in cand]}),
                                           [c.delta for c in result.kept], result.unit)
                 warning = any(f.level == "warning" for f in findings)
@@ -284,10 +297,11 @@ def aa_splits(sample: "Sample", infos: list, sizes: Sequence[int], splits: int, 
             count = len(chosen)
             rate = flagged / count
             null: List[float] = []
-            if shuffles and design in ("windows", "alternate"):
+            if shuffles and design in ("windows", "alternate", "alternate paired", "rounds paired"):
                 for _ in range(shuffles):
                     order = rng.sample(range(total), total)
-                    null.append(sum(compare(part([order[i] for i in p[:n]]), part([order[i] for i in p[n:]]), seed=k).regressed
+                    null.append(sum(compare(part([order[i] for i in p[:n]]), part([order[i] for i in p[n:]]), seed=k,
+                                            paired=design.endswith("paired")).regressed
                                     for k, p in enumerate(chosen)) / count)
             low, high = binomial_interval(flagged, count)
             # the run-time shift between the two sides (candidate − baseline median), the drift the test sees
@@ -333,10 +347,10 @@ def run_aa(runs: int, hogs: int, rate: str, sizes: Sequence[int], splits: int, s
         print(f"  run time median before the step {statistics.median(times[:half]) * 1e3:.0f} ms, "
               f"after {statistics.median(times[half:]) * 1e3:.0f} ms")
     rows = aa_splits(sample, infos, sizes, splits, seed, len(infos) // 2 if step else None, shuffles)
-    print(f"  {'n':>3} {'design':<14} {'splits':>6} {'exit 3':>6} {'rate':>6} {'± MC se':>8} {'exact 95%':>13}"
+    print(f"  {'n':>3} {'design':<21} {'splits':>6} {'exit 3':>6} {'rate':>6} {'± MC se':>8} {'exact 95%':>13}"
           f" {'drift warn':>10} {'warn|flag':>9} {'|shift| ms':>10} {'events':>6} {'s':>4} {'shuffled: mean p':>17}  stacks flagged most")
     for r in rows:
-        print(f"  {r['n']:>3} {r['design']:<14} {r['splits']:>6} {r['flagged']:>6} {r['rate']:6.3f} {r['mc_se']:8.3f}"
+        print(f"  {r['n']:>3} {r['design']:<21} {r['splits']:>6} {r['flagged']:>6} {r['rate']:6.3f} {r['mc_se']:8.3f}"
               f" {r['ci95'][0]:6.3f}-{r['ci95'][1]:.3f} {r['drift_warnings']:>10} {r['drift_warnings_when_flagged']:>9}"
               f" {r['median_abs_shift_ms']:10.1f} {'' if r['disjoint_events'] is None else r['disjoint_events']:>6}"
               f" {r['seconds']:4.0f} {shuffled(r):>17}  {', '.join(f'{leaf} ×{k}' for leaf, k in r['leaves'])[:90]}")

@@ -66,18 +66,19 @@ def test_one_program_gives_one_profile_per_run(capsys, tmp_path, program):
     assert "flamespace merge --mean runs" in err
 
 
-def test_two_programs_alternate_with_their_own_environment(capsys, tmp_path, program):
+def test_two_programs_run_in_rounds_with_their_own_environment(capsys, tmp_path, program):
     code, _, err = collect(
         capsys, "-n", 2, "--warmup", 1, "-o", "ab", "--baseline-cmd", f"{program.name}", "--candidate-cmd",
         f"python {program.name}", "--baseline-env", "SIDE=base", "--candidate-env", "SIDE=cand",
     )
     assert code == 0
-    assert log(tmp_path) == ["base", "cand"] * 3  # warm-up pair first, then A B A B
+    rounds = [sorted(log(tmp_path)[i:i + 2]) for i in (0, 2, 4)]
+    assert rounds == [["base", "cand"]] * 3  # warm-up round first, then one run of each per round
     assert "SIDE" not in os.environ  # the sides' variables went to the programs only
     for side, work in (("baseline", "work_base"), ("candidate", "work_cand")):
         assert sorted(p.name for p in (tmp_path / "ab" / side).iterdir()) == ["run-001.folded", "run-002.folded"]
         graph = fs.read(tmp_path / "ab" / side / "run-001.folded")
-        assert graph.metadata.labels["program"] == side
+        assert graph.metadata.labels["program"] == side and graph.metadata.labels["pair"] == "1"
         assert any(stack[-1].startswith(work) for stack in graph)
     assert "4 runs kept, after 1 warm-up run of each" in err
     assert "next: flamespace compare --baseline ab/baseline --candidate ab/candidate" in err
@@ -160,7 +161,8 @@ def test_api_collects_and_reports_each_run(tmp_path, program):
     target = parse_command([str(program)])
     programs = [fs.Program(target, "a", {"SIDE": "base"}), fs.Program(target, "b", {"SIDE": "cand"})]
     result = fs.collect_runs(programs, 2, tmp_path / "out", fs.SamplerOptions(rate=1000, seed=1), on_run=seen.append)
-    assert [(r.program, r.number) for r in seen] == [("a", 1), ("b", 1), ("a", 2), ("b", 2)]
+    assert sorted((r.number, r.program) for r in seen[:2]) == [(1, "a"), (1, "b")]  # a round: each once,
+    assert sorted((r.number, r.program) for r in seen[2:]) == [(2, "a"), (2, "b")]  # in a random order
     assert result.profiles(programs[1]) == [str(tmp_path / "out" / "b" / f"run-00{i}.folded") for i in (1, 2)]
     assert not result.failed and result.seconds > 0
     with pytest.raises(fs.RunFailedError) as failure:
@@ -177,3 +179,15 @@ def test_memory_runs_take_a_seed_per_run_too(capsys, tmp_path, program):
     assert code == 0, err
     assert sorted(p.name for p in (tmp_path / "mem").iterdir()) == ["run-001.folded", "run-002.folded"]
     assert fs.read(tmp_path / "mem" / "run-001.folded").metadata.unit == "bytes"
+
+
+def test_the_order_within_a_round_is_random_and_seeded():
+    """Which program runs first in a round is a coin flip (a paired test is exact by design);
+    the same seed gives the same order. 40 rounds all in one order: probability 2 × 2⁻⁴⁰."""
+    from flamespace.collect.runs import _round_order
+
+    programs = ["a", "b"]
+    order, again = _round_order(7), _round_order(7)
+    firsts = [order(programs)[0] for _ in range(40)]
+    assert set(firsts) == {"a", "b"}
+    assert [again(programs)[0] for _ in range(40)] == firsts

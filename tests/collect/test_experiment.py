@@ -128,6 +128,7 @@ def experiment(directory: Path) -> Tuple[dict, Dict[str, float], Dict[str, float
         "--alpha", "0.002", "--permutations", "2000", "--alternative", "two-sided", cwd=directory,
     )
     assert compared.returncode == 3, compared.stderr  # a stack appeared: a regression
+    assert "20 pairs of runs from the same rounds" in compared.stderr  # collect's rounds, tested as pairs
     return json.loads(compared.stdout), real_deltas(directory / "slept.log"), standard_errors(directory)
 
 

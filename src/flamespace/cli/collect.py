@@ -50,8 +50,9 @@ def command(
     """Run a Python program N times under the profiler: one profile per run, a sample for compare.
 
     Takes the program and every option as 'flamespace record' does. With --baseline-cmd and
-    --candidate-cmd, runs two programs alternately (A B A B ..., so that drift of the machine
-    falls on both) into OUT_DIR/baseline/ and OUT_DIR/candidate/, ready for
+    --candidate-cmd, runs two programs in rounds, each once per round in a random order
+    (so that drift of the machine falls on both alike, and compare can test the runs of a
+    round as a pair) into OUT_DIR/baseline/ and OUT_DIR/candidate/, ready for
     'flamespace compare'. A run that exits non-zero stops the collection (--keep-going: it
     is left out); each profile carries its quality in '# key: value' headers, and runs whose
     profile should not be trusted are named in a warning.

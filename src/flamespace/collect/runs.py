@@ -1,9 +1,10 @@
 """Many runs of one or two programs under the recorder: the samples that ``compare`` tests.
 
 One profile is a noisy estimate; a *sample* of runs lets :func:`flamespace.compare` tell a
-change from noise. With two programs (a baseline and a candidate) the runs alternate,
-A B A B ..., so slow drift of the machine (thermal throttling, a backup starting) falls on
-both alike instead of on whichever ran last.
+change from noise. With two programs (a baseline and a candidate) the runs go in rounds,
+each program once per round in a random order (A B, B A, B A, A B, ...), so drift of the
+machine (thermal throttling, a backup starting) falls on both alike instead of on whichever
+ran last, and each run carries its round (the ``pair`` header) for a paired test.
 
 Layout of ``out_dir``: one program writes ``run-001.folded``, ``run-002.folded``, ... in it;
 several write into a subdirectory each, named after the program (``baseline/``,
@@ -135,8 +136,9 @@ def collect_runs(
     width = max(3, len(str(runs)))
     done: List[Run] = []
     start = time.monotonic()
+    order = _round_order(getattr(options, "seed", None))
     for index in range(warmup + runs):
-        for program in programs:
+        for program in order(programs):
             warm = index < warmup
             number = index + 1 if warm else index - warmup + 1
             path = None if warm else os.path.join(program_directory(out_dir, program), f"run-{number:0{width}d}{extension}")
@@ -167,6 +169,22 @@ def _prepare_directory(directory: str, overwrite: bool) -> None:
         if os.path.isfile(path):
             os.remove(path)
     os.makedirs(directory, exist_ok=True)
+
+
+def _round_order(seed: Optional[int]) -> Callable[[Sequence[Program]], List[Program]]:
+    """The order of the programs within each round: a fresh random order every round (seeded
+    by ``seed`` when there is one). Which version runs first is then a coin flip, so whatever
+    the machine does — drift, a cache the first run warms for the second — it favours neither
+    side on average, and a paired test (compare --pairing) is exact by design: under no change,
+    the labelling observed is a random one of the relabellings it counts."""
+    import random
+
+    rng = random.Random(seed)
+
+    def order(programs: Sequence[Program]) -> List[Program]:
+        return rng.sample(list(programs), len(programs))
+
+    return order
 
 
 def _options_for(options: Any, index: int) -> Any:
