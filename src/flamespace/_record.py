@@ -13,7 +13,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Tuple, TypeVar
+    from typing import Any, Callable, Dict, Tuple, TypeVar
 
     T = TypeVar("T")
 
@@ -49,6 +49,13 @@ def fields(cls: type) -> Tuple[str, ...]:
     return cls.__record_fields__  # type: ignore[attr-defined,no-any-return]
 
 
+def defaults(cls: type) -> Dict[str, Any]:
+    """The default of every field of a record class that has one (a factory's made afresh): what
+    option tables (the CLI's) read, so that each default is written down once, in the class."""
+    made = cls.__record_defaults__  # type: ignore[attr-defined]
+    return {n: (d.make() if isinstance(d, _Factory) else d) for n, d in made.items()}
+
+
 def _build(cls: type, frozen: bool) -> type:
     names = tuple(n for n in cls.__dict__.get("__annotations__", {}) if not n.startswith("__"))
     body = {k: v for k, v in cls.__dict__.items() if k not in names and k not in ("__dict__", "__weakref__")}
@@ -72,6 +79,7 @@ def _build(cls: type, frozen: bool) -> type:
     body["__init__"] = scope["__init__"]
     body["__slots__"] = names
     body["__record_fields__"] = names
+    body["__record_defaults__"] = defaults
     for method, make in (("__eq__", _eq), ("__repr__", _repr), ("replace", _replace), ("__reduce__", _reduce)):
         body.setdefault(method, make(names))
     explicit = cls.__dict__.get("__hash__", _MISSING)

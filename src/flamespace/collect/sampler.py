@@ -54,7 +54,9 @@ class SamplerOptions:
         if self.mode not in MODES:
             raise ArgumentError(f"unknown sampling mode {self.mode!r}; choose one of {', '.join(MODES)}")
         if self.weight not in WEIGHTS:
-            raise ArgumentError(f"unknown weight {self.weight!r}; choose one of {', '.join(WEIGHTS)}")
+            raise ArgumentError(
+                f"unknown weight {self.weight!r}; sampling weighs by {' or '.join(WEIGHTS)} (the memory modes by bytes or count)"
+            )
         if not MIN_RATE <= self.rate <= MAX_RATE:
             raise ArgumentError(f"the sampling rate must be between 1 and 10,000 Hz, not {self.rate:g}")
         if self.duration is not None and self.duration <= 0:
