@@ -11,7 +11,7 @@ from typing import Callable, Optional, Sequence, TypeVar
 import click
 
 from .._record import defaults
-from ..collect import MEMORY_MODES, MODES as SAMPLING_MODES, MemoryOptions, SamplerOptions
+from ..collect import MAX_RATE, MEMORY_MODES, MIN_RATE, MODES as SAMPLING_MODES, MemoryOptions, SamplerOptions
 from ..errors import ArgumentError
 
 TYPE_CHECKING = False
@@ -38,7 +38,7 @@ _OPTIONS = [
                       "alloc: bytes allocated during the run, per stack (sampled); "
                       "live: bytes still allocated at exit, per allocating stack (tracemalloc)."),
     click.option("--rate", type=float, default=SAMPLING["rate"], show_default=True,
-                 help="Mean samples per second (random exponential intervals)."),
+                 help=f"Mean samples per second, {MIN_RATE:g} to {MAX_RATE:,g} (random exponential intervals)."),
     click.option("--weight", type=click.Choice(["time", "samples", "bytes", "count"]), default=None,
                  help=f"Sampling: 'time' (ns since the thread's previous sample) or 'samples' (default {SAMPLING['weight']!r}). "
                       f"Memory: 'bytes' or 'count' (number of allocations; default {MEMORY['weight']!r})."),

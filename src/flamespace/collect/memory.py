@@ -69,9 +69,6 @@ class MemoryOptions:
             arguments.update(interval=self.interval, seed=self.seed)
         return arguments
 
-    def as_dict(self) -> Dict[str, Any]:
-        return {"mode": self.mode, **self.engine_arguments()}
-
 
 class MemoryRecorder:
     """The ``live`` :class:`~.protocol.Recorder`: starts tracemalloc; ``stop()`` takes the
