@@ -36,7 +36,7 @@ _EXPORTS = {
     **dict.fromkeys(["Collection", "RunFailedError", "collect_runs"], "collect.runs"),
     **dict.fromkeys(["RecordError", "RecordResult", "record_program"], "collect.launcher"),
     "Program": "collect.target",
-    **dict.fromkeys(["Comparison", "Margin", "StackChange", "compare"], "stats.comparison"),
+    **dict.fromkeys(["CompareOptions", "Comparison", "Margin", "StackChange", "compare"], "stats.comparison"),
     **dict.fromkeys(["FrequencyFilter", "Sample"], "stats.sample"),
     **dict.fromkeys(["SampleSimilarity", "sample_similarity"], "stats.similarity"),
     "render": "render",
@@ -61,7 +61,7 @@ if TYPE_CHECKING:  # what type checkers and editors see (without importing typin
     from .diagnostics import Diagnostics
     from .errors import ArgumentError, FlamespaceError, InputError, UnitMismatchError
     from .formats.registry import read, write
-    from .stats.comparison import Comparison, Margin, StackChange, compare
+    from .stats.comparison import CompareOptions, Comparison, Margin, StackChange, compare
     from .stats.sample import FrequencyFilter, Sample
     from .stats.similarity import SampleSimilarity, sample_similarity
     from . import render  # noqa: F401

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, ClassVar, Tuple, TypeVar, overload
+    from typing import Any, Callable, ClassVar, Dict, Tuple, TypeVar, overload
 
     from typing_extensions import dataclass_transform
 
@@ -76,29 +76,21 @@ def fields(cls: type) -> Tuple[str, ...]:
     return names
 
 
+def defaults(cls: type) -> Dict[str, Any]:
+    """The default of every field of a record class that has one (a factory's made afresh): what
+    option tables (the CLI's) read, so that each default is written down once, in the class."""
+    made: Dict[str, Any] = getattr(cls, "__record_defaults__")
+    return {n: (d.make() if isinstance(d, _Factory) else d) for n, d in made.items()}
+
+
 def _build(cls: type, frozen: bool) -> type:
     names = tuple(n for n in cls.__dict__.get("__annotations__", {}) if not n.startswith("__"))
     body = {k: v for k, v in cls.__dict__.items() if k not in names and k not in ("__dict__", "__weakref__")}
     defaults = {n: cls.__dict__[n] for n in names if n in cls.__dict__}
-    params, lines, scope = [], [], {"_MISSING": _MISSING, "_set": object.__setattr__}
-    for name in names:
-        default = defaults.get(name, _MISSING)
-        if isinstance(default, _Factory):
-            scope[f"_f_{name}"] = default.make
-            params.append(f"{name}=_MISSING")
-            lines.append(f"_set(self, {name!r}, _f_{name}() if {name} is _MISSING else {name})")
-        else:
-            if default is not _MISSING:
-                scope[f"_d_{name}"] = default
-            params.append(name if default is _MISSING else f"{name}=_d_{name}")
-            lines.append(f"_set(self, {name!r}, {name})")
-    if "__post_init__" in body:
-        lines.append("self.__post_init__()")
-    source = f"def __init__(self, {', '.join(params)}):\n    " + "\n    ".join(lines or ["pass"])
-    exec(source, scope)  # as dataclasses does: a real signature, fast to call
-    body["__init__"] = scope["__init__"]
+    body["__init__"] = _init(cls.__name__, names, tuple(defaults.get(n, _MISSING) for n in names), "__post_init__" in body)
     body["__slots__"] = names
     body["__record_fields__"] = names
+    body["__record_defaults__"] = defaults
     for method, make in (("__eq__", _eq), ("__repr__", _repr), ("replace", _replace), ("__reduce__", _reduce)):
         body.setdefault(method, make(names))
     explicit = cls.__dict__.get("__hash__", _MISSING)
@@ -113,6 +105,37 @@ def _build(cls: type, frozen: bool) -> type:
     built = type(cls)(cls.__name__, cls.__bases__, body)
     built.__qualname__ = cls.__qualname__
     return built
+
+
+def _init(class_name: str, names: Tuple[str, ...], made: Tuple[Any, ...], post_init: bool) -> Callable[..., None]:
+    """``__init__(self, *fields, **fields)``, by a closure rather than generated source (as
+    dataclasses does): a process's first ``compile()`` costs about a millisecond, more than
+    the records' calls ever save, and the profiled child builds one (collect/options.py)."""
+    count, _set = len(names), object.__setattr__
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if len(args) > count:
+            raise TypeError(f"{class_name}() takes {count} positional arguments but {len(args)} were given")
+        for index, name in enumerate(names):
+            if index < len(args):
+                if name in kwargs:
+                    raise TypeError(f"{class_name}() got multiple values for argument {name!r}")
+                value = args[index]
+            elif name in kwargs:
+                value = kwargs.pop(name)
+            else:
+                value = made[index]
+                if value is _MISSING:
+                    raise TypeError(f"{class_name}() missing required argument: {name!r}")
+                if value.__class__ is _Factory:
+                    value = value.make()
+            _set(self, name, value)
+        if kwargs:
+            raise TypeError(f"{class_name}() got an unexpected keyword argument {next(iter(kwargs))!r}")
+        if post_init:
+            self.__post_init__()
+
+    return __init__
 
 
 def _eq(names: Tuple[str, ...]) -> Callable[[Any, object], Any]:

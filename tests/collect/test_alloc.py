@@ -126,7 +126,7 @@ os.waitpid(pid, 0)
     [
         (["--mode", "wall", "--bytes-per-sample", "10"], "applies to --mode alloc"),
         (["--mode", "alloc", "--duration", "1"], "--duration applies to the sampling modes"),
-        (["--mode", "alloc", "--weight", "samples"], "memory modes count"),
+        (["--mode", "alloc", "--weight", "samples"], "the memory modes weigh by bytes or count"),
     ],
 )
 def test_alloc_usage_errors(tmp_path, monkeypatch, capsys, args, message):

@@ -144,7 +144,7 @@ def test_a_directory_with_runs_is_refused_unless_overwrite(capsys, tmp_path, pro
         (["--baseline-cmd", "prog.py 'unclosed", "--candidate-cmd", "prog.py"], "No closing quotation"),
         (["--baseline-cmd", "missing.py", "--candidate-cmd", "prog.py"], "no such script: missing.py"),
         (["--", "prog.py", "--weight", "bytes"], None),  # the program's own arguments are not ours
-        (["--weight", "bytes", "--", "prog.py"], "--weight bytes is for the memory modes"),
+        (["--weight", "bytes", "--", "prog.py"], "unknown weight 'bytes'; sampling weighs by time or samples (the memory modes by bytes or count)"),
         (["-n", "0", "--", "prog.py"], "0 is not in the range"),
     ],
 )

@@ -13,6 +13,7 @@ import flamespace as fs
 from flamespace.collect import engine as engine_module
 from flamespace.collect.engine import IDLE_FRAME, Engine
 from flamespace.collect.naming import FrameNamer, PathShortener
+from flamespace.collect.options import SamplerOptions
 from flamespace.collect.sink import Sink
 
 from .names import qualified
@@ -51,7 +52,7 @@ class ByName(FrameNamer):
 
 
 def engine(clock, **options):
-    return Engine(clock=clock, namer=ByName(), **options)
+    return Engine(SamplerOptions(**options), clock=clock, namer=ByName())
 
 
 MAIN = threading.main_thread()
@@ -314,13 +315,13 @@ def test_a_sampler_three_and_a_half_intervals_late_misses_three_ticks_in_four(mo
 
 def test_missed_share_is_the_share_of_expected_ticks_missed_and_a_header():
     from flamespace.collect.engine import MAX_TRUSTED_MISSED_SHARE, Quality
-    from flamespace.collect.sampler import SamplerOptions, quality_metadata
+    from flamespace.collect.sampler import quality_metadata
 
     q = Quality()
     assert q.missed_share() == 0.0  # nothing sampled: nothing missed
     q.ticks, q.missed, q.samples = 300, 100, 300
     assert q.missed_share() == 0.25
-    labels = quality_metadata(SamplerOptions(rate=1000).as_dict(), q, 10**9).labels
+    labels = quality_metadata(SamplerOptions(rate=1000), q, 10**9).labels
     assert labels["missed_share"] == "0.2500"
     q.missed = 74  # 74 / 374 < 0.2: on the trusted side of the line
     assert q.missed_share() < MAX_TRUSTED_MISSED_SHARE and not q.problems(1000)

@@ -10,15 +10,21 @@ from typing import Callable, Optional, Sequence, TypeVar
 
 import click
 
+from .._record import defaults
+from ..collect import MAX_RATE, MEMORY_MODES, MIN_RATE, MODES as SAMPLING_MODES, MemoryOptions, SamplerOptions
 from ..errors import ArgumentError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..collect.target import Target
+    from ..collect import Target
 
 F = TypeVar("F", bound=Callable[..., object])
 
-MODES = ("wall", "cpu", "alloc", "live")
+#: The recorders' defaults, which the options below show and pass on; their checks are the records'
+#: own (__post_init__), so the options take any value of the right type (tests/cli/test_defaults.py).
+SAMPLING = defaults(SamplerOptions)
+MEMORY = defaults(MemoryOptions)
+MODES = (*SAMPLING_MODES, *reversed(MEMORY_MODES))
 FORMATS = {"folded": ".folded", "speedscope": ".speedscope.json"}
 #: What record can write besides: a picture is a fine end for one run, not for collect's runs.
 PICTURE_FORMATS = {"svg": ".svg"}
@@ -27,17 +33,17 @@ PICTURE_FORMATS = {"svg": ".svg"}
 _OPTIONS = [
     click.option("-m", "module", metavar="MODULE", default=None, help="Run a module, as python -m does."),
     click.option("-c", "code", metavar="CODE", default=None, help="Run a code string, as python -c does."),
-    click.option("--mode", type=click.Choice(MODES), default="wall", show_default=True,
+    click.option("--mode", type=click.Choice(MODES), default=SAMPLING["mode"], show_default=True,
                  help="wall: every thread, running or waiting; cpu: time on a CPU only; "
                       "alloc: bytes allocated during the run, per stack (sampled); "
                       "live: bytes still allocated at exit, per allocating stack (tracemalloc)."),
-    click.option("--rate", type=click.FloatRange(1, 10_000), default=100, show_default=True,
-                 help="Mean samples per second (random exponential intervals)."),
+    click.option("--rate", type=float, default=SAMPLING["rate"], show_default=True,
+                 help=f"Mean samples per second, {MIN_RATE:g} to {MAX_RATE:,g} (random exponential intervals)."),
     click.option("--weight", type=click.Choice(["time", "samples", "bytes", "count"]), default=None,
-                 help="Sampling: 'time' (ns since the thread's previous sample, default) or 'samples'. "
-                      "Memory: 'bytes' (default) or 'count' (number of allocations)."),
-    click.option("--bytes-per-sample", "bytes_per_sample", type=click.IntRange(min=0), default=None, metavar="BYTES",
-                 help="alloc mode: mean bytes allocated between two samples (default 262144; 0 records every "
+                 help=f"Sampling: 'time' (ns since the thread's previous sample) or 'samples' (default {SAMPLING['weight']!r}). "
+                      f"Memory: 'bytes' or 'count' (number of allocations; default {MEMORY['weight']!r})."),
+    click.option("--bytes-per-sample", "bytes_per_sample", type=int, default=None, metavar="BYTES",
+                 help=f"alloc mode: mean bytes allocated between two samples (default {MEMORY['interval']}; 0 records every "
                       "allocation, slowly)."),
     click.option("--idle", is_flag=True, help="In wall mode, put off-CPU time under an '[idle]' leaf frame."),
     click.option("--no-lines", is_flag=True,
@@ -50,10 +56,10 @@ _OPTIONS = [
     click.option("--subprocesses", is_flag=True,
                  help="Also record the Python processes the program starts (subprocess, multiprocessing, "
                       "fork), each under a 'name (pid)' root frame."),
-    click.option("--duration", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+    click.option("--duration", type=float, default=SAMPLING["duration"], metavar="SECONDS",
                  help="Stop after this many seconds: the profile is saved and the program stopped as by Ctrl-C."),
     None,  # --format: its choices differ per command (see recording_options)
-    click.option("--seed", type=int, default=None, help="Seed the random sampling intervals (repeatable runs)."),
+    click.option("--seed", type=int, default=SAMPLING["seed"], help="Seed the random sampling intervals (repeatable runs)."),
     click.option("--no-header", is_flag=True, help="Do not write '# key: value' metadata lines into folded output."),
 ]
 
@@ -81,7 +87,7 @@ def recording_options(formats: Sequence[str] = tuple(FORMATS)) -> Callable[[F], 
 
 def target_of(command: Sequence[str], module: Optional[str], code: Optional[str]) -> "Target":
     """The program named by COMMAND (a leading '--' dropped), -m MODULE or -c CODE."""
-    from ..collect.target import parse_command
+    from ..collect import parse_command
 
     words = list(command)
     if words and words[0] == "--":
@@ -93,34 +99,28 @@ def recorder_settings(
     mode: str, rate: float, weight: Optional[str], bytes_per_sample: Optional[int], idle: bool, no_lines: bool,
     threads: bool, async_stacks: bool, duration: Optional[float], seed: Optional[int], output_format: str,
 ):
-    """SamplerOptions (wall, cpu) or MemoryOptions (alloc, live) from the command-line options."""
+    """SamplerOptions (wall, cpu) or MemoryOptions (alloc, live) from the command-line options.
+
+    The records check the values; here only that each option is one the chosen recorder has."""
     timeline = output_format == "speedscope"
     if bytes_per_sample is not None and mode != "alloc":
         raise ArgumentError("--bytes-per-sample applies to --mode alloc")
-    if mode in ("live", "alloc"):
-        from ..collect.memory import DEFAULT_ALLOC_INTERVAL, MemoryOptions
-
-        if weight in ("time", "samples"):
-            raise ArgumentError(f"--weight {weight} is for sampling; memory modes count 'bytes' or 'count'")
+    if mode in MEMORY_MODES:
         if idle:
             raise ArgumentError("--idle applies to wall-time sampling, not to memory modes")
         if duration is not None or async_stacks:
             which = "--duration" if duration is not None else "--async"
             raise ArgumentError(f"{which} applies to the sampling modes (wall, cpu), not to memory modes")
         if mode == "alloc":
-            from ..collect.alloc import available
+            from ..collect.alloc import available  # (not a field's check: whether this build has the extension)
 
             problem = available()
             if problem is not None:
                 raise ArgumentError(f"--mode alloc is not available: {problem}")
-        interval = DEFAULT_ALLOC_INTERVAL if bytes_per_sample is None else bytes_per_sample
-        return MemoryOptions(mode=mode, weight=weight or "bytes", lines=not no_lines, threads=threads,
+        interval = MEMORY["interval"] if bytes_per_sample is None else bytes_per_sample
+        return MemoryOptions(mode=mode, weight=weight or MEMORY["weight"], lines=not no_lines, threads=threads,
                              interval=interval, seed=seed)
-    from ..collect.sampler import SamplerOptions
-
-    if weight in ("bytes", "count"):
-        raise ArgumentError(f"--weight {weight} is for the memory modes; sampling weighs by 'time' or 'samples'")
     return SamplerOptions(
-        mode=mode, rate=rate, weight=weight or "time", idle=idle, lines=not no_lines, threads=threads,
+        mode=mode, rate=rate, weight=weight or SAMPLING["weight"], idle=idle, lines=not no_lines, threads=threads,
         timeline=timeline, duration=duration, seed=seed, asyncio=async_stacks,
     )

@@ -62,10 +62,10 @@ def parse_max_missed(text: Optional[str]) -> Optional[float]:
 
 def missed_share(metadata: Metadata) -> Optional[float]:
     """The share of its ticks a run's sampler missed (:meth:`Quality.missed_share
-    <flamespace.collect.engine.Quality.missed_share>`, the one definition): the recorder's
+    <flamespace.collect.Quality.missed_share>`, the one definition): the recorder's
     ``missed_share`` header, or for runs recorded before it existed, computed from their
     ``ticks`` and ``missed``; None when the run has neither (another profiler's file)."""
-    from ..collect.engine import Quality
+    from ..collect import Quality
 
     labels = metadata.labels
     try:
@@ -96,8 +96,7 @@ def load_sides(
     Raises :class:`InputError` (exit 1) on what must stop the comparison; returns the samples
     and the screening, whose ``findings`` the caller shows (:func:`show_findings`) and whose
     ``run_times`` feed :func:`after_comparison` once the comparison is done."""
-    from ..collect.engine import MAX_TRUSTED_MISSED_SHARE
-    from ..collect.target import program_name
+    from ..collect import MAX_TRUSTED_MISSED_SHARE, program_name
     from ..stats.guards import MIN_RUNS, RunInfo, screen
     from ..stats.sample import Sample
 

@@ -7,7 +7,8 @@ usual argument lists with :func:`._options.parse` and calls :func:`draw` directl
 
 from __future__ import annotations
 
-from ..render.options import PALETTES  # light (no layout or emitter); drawing needs it anyway
+from .._record import defaults
+from ..render.options import DELTA_MODES, PALETTES, SvgOptions  # light (no layout or emitter); drawing needs it anyway
 from ._common import INPUT_OPTIONS
 from ._options import Option, parse
 
@@ -16,50 +17,55 @@ if TYPE_CHECKING:
     from typing import Optional, Tuple
 
 
-#: Every option of ``flamespace svg``, in --help order.
+#: SvgOptions' defaults: the table below takes its defaults from here (checked in tests/cli/test_defaults.py).
+_D = defaults(SvgOptions)
+
+#: Every option of ``flamespace svg``, in --help order. An option's dest is its SvgOptions field;
+#: the others (output, countname, cp, palette_file, nameattr, truncate_right, the input options)
+#: are what :func:`draw` turns into fields or does at the program's edge.
 OPTIONS = (
     Option(("-o", "--output"), "output", "path", "-", "Where to write the SVG.", show_default="stdout", allow_dash=True),
-    Option(("--title",), "title", "str", None, 'Title (default "Flame Graph"; "Icicle Graph" with --inverted, "Flame Chart" with --flamechart).'),
-    Option(("--subtitle",), "subtitle", "str", "", "Second line of the title."),
-    Option(("--width",), "width", "int", 1200, "Image width in pixels.", show_default=True),
-    Option(("--height",), "height", "int", 16, "Height of one frame in pixels.", show_default=True),
-    Option(("--minwidth",), "minwidth", "str", "0.1", "Omit frames narrower than this: pixels, or a percentage of the total with '%' (0.5%).", show_default=True),
-    Option(("--fonttype",), "fonttype", "str", "Verdana", "Font family.", show_default=True),
-    Option(("--fontsize",), "fontsize", "float", 12, "Font size in pixels.", show_default=True),
-    Option(("--fontwidth",), "fontwidth", "float", 0.59, "Average glyph width relative to the font size (fits labels).", show_default=True),
+    Option(("--title",), "title", "str", _D["title"], 'Title (default "Flame Graph"; "Icicle Graph" with --inverted, "Flame Chart" with --flamechart).'),
+    Option(("--subtitle",), "subtitle", "str", _D["subtitle"], "Second line of the title."),
+    Option(("--width",), "width", "int", _D["width"], "Image width in pixels.", show_default=True),
+    Option(("--height",), "height", "int", _D["height"], "Height of one frame in pixels.", show_default=True),
+    Option(("--minwidth",), "minwidth", "str", str(_D["minwidth"]), "Omit frames narrower than this: pixels, or a percentage of the total with '%' (0.5%).", show_default=True),
+    Option(("--fonttype",), "fonttype", "str", _D["fonttype"], "Font family.", show_default=True),
+    Option(("--fontsize",), "fontsize", "float", _D["fontsize"], "Font size in pixels.", show_default=True),
+    Option(("--fontwidth",), "fontwidth", "float", _D["fontwidth"], "Average glyph width relative to the font size (fits labels).", show_default=True),
     Option(("--countname",), "countname", "str", None, "What the counts are (default: the profile's unit, else 'samples')."),
-    Option(("--nametype",), "nametype", "str", "Function:", "Prefix of the details line.", show_default=True),
-    Option(("--colors",), "colors", "choice", "hot", "Palette.", choices=PALETTES, show_default=True),
-    Option(("--bgcolors",), "bgcolors", "str", None, "Background: yellow, blue, green, grey or #rrggbb (default by palette)."),
-    Option(("--hash",), "hash_", "flag", help="flamegraph.pl's name hash: similar names, similar colours."),
-    Option(("--random",), "random_", "flag", help="Random colours (the only non-repeatable option; see --seed)."),
-    Option(("--seed",), "seed", "int", None, "Seed for --random."),
+    Option(("--nametype",), "nametype", "str", _D["nametype"], "Prefix of the details line.", show_default=True),
+    Option(("--colors",), "colors", "choice", _D["colors"], "Palette.", choices=PALETTES, show_default=True),
+    Option(("--bgcolors",), "bgcolors", "str", _D["bgcolors"], "Background: yellow, blue, green, grey or #rrggbb (default by palette)."),
+    Option(("--hash",), "hash", "flag", _D["hash"], help="flamegraph.pl's name hash: similar names, similar colours."),
+    Option(("--random",), "random", "flag", _D["random"], help="Random colours (the only non-repeatable option; see --seed)."),
+    Option(("--seed",), "seed", "int", _D["seed"], "Seed for --random."),
     Option(("--cp",), "cp", "flag", help="Consistent palette: read and update palette.map in the current directory."),
     Option(("--palette-file",), "palette_file", "path", None, "Like --cp with another file."),
-    Option(("--reverse",), "reverse", "flag", help="Reverse stacks (leaf first): merged from the hot end."),
-    Option(("--inverted",), "inverted", "flag", help="Icicle graph: the root at the top."),
-    Option(("--flamechart",), "flamechart", "flag", help="Keep input order (time) and merge only neighbouring frames."),
-    Option(("--negate",), "negate", "flag", help="Differential input: swap red and blue."),
+    Option(("--reverse",), "reverse", "flag", _D["reverse"], help="Reverse stacks (leaf first): merged from the hot end."),
+    Option(("--inverted",), "inverted", "flag", _D["inverted"], help="Icicle graph: the root at the top."),
+    Option(("--flamechart",), "flamechart", "flag", _D["flamechart"], help="Keep input order (time) and merge only neighbouring frames."),
+    Option(("--negate",), "negate", "flag", _D["negate"], help="Differential input: swap red and blue."),
     Option(
-        ("--delta",), "delta", "choice", "inclusive",
+        ("--delta",), "delta", "choice", _D["delta"],
         "Differential input: colour each frame by the change of its inclusive value, or of its own (leaf) value as flamegraph.pl.",
-        choices=("inclusive", "self"), show_default=True,
+        choices=DELTA_MODES, show_default=True,
     ),
-    Option(("--factor",), "factor", "float", 1, "Multiply the counts shown in tooltips.", show_default=True),
-    Option(("--total",), "total", "float", None, "The value of the full width, if more than the sum of the input."),
-    Option(("--notes",), "notes", "str", "", "Notes, kept in an XML comment."),
+    Option(("--factor",), "factor", "float", _D["factor"], "Multiply the counts shown in tooltips.", show_default=True),
+    Option(("--total",), "total", "float", _D["total"], "The value of the full width, if more than the sum of the input."),
+    Option(("--notes",), "notes", "str", _D["notes"], "Notes, kept in an XML comment."),
     Option(("--nameattr",), "nameattr", "path", None, "File of extra SVG attributes per function: name<TAB>attr=value<TAB>..."),
-    Option(("--encoding",), "encoding", "str", None, "Character encoding of the SVG (default UTF-8)."),
-    Option(("--fluid",), "fluid", "flag", help="Stretch to the width of the window (laid out at --width)."),
-    Option(("--search-color",), "search_color", "str", "rgb(230,0,230)", "Colour of search matches.", show_default=True),
-    Option(("--stroke-color",), "stroke_color", "str", "none", "Outline colour of frames.", show_default=True),
+    Option(("--encoding",), "encoding", "str", _D["encoding"], "Character encoding of the SVG (default UTF-8)."),
+    Option(("--fluid",), "fluid", "flag", _D["fluid"], help="Stretch to the width of the window (laid out at --width)."),
+    Option(("--search-color",), "search_color", "str", _D["search_color"], "Colour of search matches.", show_default=True),
+    Option(("--stroke-color",), "stroke_color", "str", _D["stroke_color"], "Outline colour of frames.", show_default=True),
     Option(
-        ("--truncate-text-right",), "truncate_right", "pair", True,
+        ("--truncate-text-right",), "truncate_right", "pair", _D["truncate"] == "right",
         "Cut long labels at the end (name..), as flamegraph.pl, or at the start (..name), as inferno.",
         show_default=True, secondary=("--truncate-text-left",),
     ),
-    Option(("--base",), "base", "multiple", None, "Re-root at this frame (outermost occurrence); repeatable."),
-    Option(("--sort-by-value",), "sort_by_value", "flag", help="Siblings widest first (default: name order)."),
+    Option(("--base",), "base", "multiple", _D["base"], "Re-root at this frame (outermost occurrence); repeatable."),
+    Option(("--sort-by-value",), "sort_by_value", "flag", _D["sort_by_value"], help="Siblings widest first (default: name order)."),
     *INPUT_OPTIONS,
 )
 
@@ -82,16 +88,29 @@ def run_fast(args: "list") -> "Tuple[bool, object]":
     return True, None
 
 
+def settings_of(
+    countname: "Optional[str]", nameattr: "Optional[str]", truncate_right: bool, unit: "Optional[str]" = None,
+    **fields: object,
+) -> "SvgOptions":
+    """The SvgOptions of the command's options (those named as its fields, and the few it turns
+    into fields): SvgOptions checks them; ``unit`` is the profile's, the default --countname."""
+    from ..render.options import read_nameattr
+
+    return SvgOptions(
+        countname=countname or (unit if unit and unit != "samples" else _D["countname"]),
+        nameattr=read_nameattr(nameattr) if nameattr else _D["nameattr"],
+        truncate="right" if truncate_right else "left", **fields,  # type: ignore[arg-type]
+    )
+
+
 def draw(
-    files: "Tuple[str, ...]", output: str, countname: "Optional[str]", hash_: bool, random_: bool, cp: bool,
-    palette_file: "Optional[str]", nameattr: "Optional[str]", truncate_right: bool, skip_invalid: bool,
+    files: "Tuple[str, ...]", output: str, cp: bool, palette_file: "Optional[str]", skip_invalid: bool,
     input_format: "Optional[str]", **options: object,
 ) -> None:
     """Read ``files`` and write their SVG to ``output`` (what ``flamespace svg`` does); the palette
     map of --cp/--palette-file is read before and saved after, here at the program's edge."""
     from ..diagnostics import Diagnostics
     from ..errors import InputError
-    from ..render.options import SvgOptions, read_nameattr
     from ..render.palettes import read_palette, write_palette
     from ..render.svg import svg
     from ._render import read_drawable
@@ -99,11 +118,7 @@ def draw(
 
     profile = read_drawable(files, "svg", skip_invalid, input_format)
     unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
-    settings = SvgOptions(
-        countname=countname or (unit if unit and unit != "samples" else "samples"),
-        hash=hash_, random=random_, nameattr=read_nameattr(nameattr) if nameattr else {},
-        truncate="right" if truncate_right else "left", **options,  # type: ignore[arg-type]
-    )
+    settings = settings_of(unit=unit, **options)  # type: ignore[arg-type]
     palette_path = palette_file or ("palette.map" if cp else None)
     palette = read_palette(palette_path) if palette_path else None
     diagnostics = Diagnostics()

@@ -5,14 +5,18 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from typing import Any, Dict, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple
 
 import click
 
 from ..formats import registry
-from ..stats.comparison import ALTERNATIVES, DEFAULT_ALTERNATIVE, DEFAULT_METHOD, DEFAULT_PERMUTATIONS, METHODS
+from ..stats.comparison import ALTERNATIVES, COMPARE_DEFAULTS as D, FDR_CHOICES, METHODS, CompareOptions
 from ._common import input_options, parse_share
 from ._samples import after_comparison, guard_options, load_sides, pair_sides, parse_max_missed, show_findings
+
+if TYPE_CHECKING:
+    from ..stats.guards import Screening
+    from ..stats.sample import Sample
 
 EXIT_REGRESSION = 3
 PARTS = ("appeared", "grown", "disappeared", "shrunk")
@@ -22,28 +26,28 @@ PARTS = ("appeared", "grown", "disappeared", "shrunk")
 @click.option("-a", "--baseline", multiple=True, required=True, metavar="PATH",
               help="Baseline runs: a profile file per run, a directory of them, or a quoted glob. Repeatable.")
 @click.option("-b", "--candidate", multiple=True, required=True, metavar="PATH", help="Candidate runs, as --baseline.")
-@click.option("-m", "--method", type=click.Choice(list(METHODS)), default=DEFAULT_METHOD, show_default=True,
+@click.option("-m", "--method", type=click.Choice(list(METHODS)), default=D.method, show_default=True,
               help="maxt: exact permutation test (any number of stacks, no normality); welch: per-stack t-tests; "
                    "hotelling: Tornetta's T² test (two-sided, few stacks).")
-@click.option("--alternative", type=click.Choice(list(ALTERNATIVES)), default=DEFAULT_ALTERNATIVE, show_default=True,
+@click.option("--alternative", type=click.Choice(list(ALTERNATIVES)), default=D.alternative, show_default=True,
               help="greater: test for regressions only (candidate > baseline), the gate's question; less: improvements; "
                    "two-sided: any change.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
+@click.option("--alpha", type=float, default=D.alpha, show_default=True,
               help="Error rate: family-wise (chance of any false report), or false-discovery rate with --fdr.")
-@click.option("--fdr", type=click.Choice(["off", "bh", "by"]), default="off", show_default=True,
+@click.option("--fdr", type=click.Choice(FDR_CHOICES), default=D.fdr, show_default=True,
               help="off: family-wise error (maxt; Holm for welch); bh (Benjamini–Hochberg) or by (Benjamini–Yekutieli, "
                    "any dependence): false-discovery rate instead.")
-@click.option("--permutations", type=click.IntRange(1), default=DEFAULT_PERMUTATIONS, show_default=True,
+@click.option("--permutations", type=int, default=D.permutations, show_default=True,
               help="maxt's budget: every relabelling of the runs when there are no more (exact), else this many random ones.")
-@click.option("--seed", type=int, default=0, show_default=True, help="maxt's random seed (same seed, same result).")
+@click.option("--seed", type=int, default=D.seed, show_default=True, help="maxt's random seed (same seed, same result).")
 @click.option("--pairing", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True,
               help="maxt: test the runs of each round of an interleaved collection as pairs, so that drift of the machine "
                    "between rounds cannot look like a change (auto: when every run carries its round and the pairs can reach α).")
-@click.option("--min-delta", type=click.FloatRange(0), default=0.0, metavar="X", help="Ignore changes smaller than X (in the profiles' unit).")
-@click.option("--min-rel", metavar="X", default="0", help="Ignore changes smaller than X of the stack's baseline mean (0.02 or 2%).")
-@click.option("--normalize", is_flag=True, help="Compare shares of each run's total (runs of different length or load).")
-@click.option("--min-runs", type=click.IntRange(0), default=2, show_default=True, help="Test only stacks seen in at least this many runs (both sides pooled).")
-@click.option("--min-fraction", metavar="X", default="5%", show_default=True, help="... and in at least this share of all runs.")
+@click.option("--min-delta", type=float, default=D.min_delta, metavar="X", help="Ignore changes smaller than X (in the profiles' unit).")
+@click.option("--min-rel", metavar="X", default=f"{D.min_rel:g}", help="Ignore changes smaller than X of the stack's baseline mean (0.02 or 2%).")
+@click.option("--normalize", is_flag=True, default=D.normalize, help="Compare shares of each run's total (runs of different length or load).")
+@click.option("--min-runs", type=int, default=D.frequency.min_runs, show_default=True, help="Test only stacks seen in at least this many runs (both sides pooled).")
+@click.option("--min-fraction", metavar="X", default=f"{100 * D.frequency.min_fraction:g}%", show_default=True, help="... and in at least this share of all runs.")
 @click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
 @click.option("--markdown", is_flag=True, help="Print the report as Markdown (for a CI comment).")
 @click.option("--all", "include_all", is_flag=True, help="List every tested stack, not only the significant ones.")
@@ -87,24 +91,17 @@ def command(
         flamespace compare -a A/ -b B/ --alternative two-sided --fdr by --out-dir changes/
     """
     from ..stats.comparison import compare
-    from ..stats.sample import FrequencyFilter
     from ..stats import report
 
     if as_json and markdown:
         raise click.UsageError("choose one of --json and --markdown")
-    margin_rel = parse_share(min_rel, "--min-rel", maximum=None)
-    frequency = FrequencyFilter(min_runs, parse_share(min_fraction, "--min-fraction"))
+    options = options_of(method=method, alternative=alternative, alpha=alpha, fdr=fdr, permutations=permutations, seed=seed,
+                         min_delta=min_delta, min_rel=min_rel, normalize=normalize, min_runs=min_runs, min_fraction=min_fraction)
     samples, screening = load_sides({"baseline": baseline, "candidate": candidate}, "compare", force=force,
                                     max_missed=parse_max_missed(max_missed), skip_invalid=skip_invalid, input_format=input_format)
     show_findings(screening.findings, "compare")
-    samples, paired, notes = pair_sides(samples, screening, pairing if method == "maxt" or pairing == "on" else "off",
-                                        alpha, alternative, permutations)
-    show_findings(notes, "compare")
-    result = compare(
-        samples["baseline"], samples["candidate"], method, alpha, alternative=alternative, fdr=fdr,
-        permutations=permutations, seed=seed,
-        min_delta=min_delta, min_rel=margin_rel, normalize=normalize, frequency=frequency, paired=paired,
-    )
+    options, samples = paired_options(options, samples, screening, pairing, "compare")
+    result = compare(samples["baseline"], samples["candidate"], options=options)
     show_findings(after_comparison(screening, result), "compare")
     if out_dir:
         write_parts(result, out_dir, not no_header, samples)
@@ -181,3 +178,28 @@ def write_delta_svgs(result, out_dir: str, samples=None) -> None:
         title=f"Baseline mean profile: {verdict}",
         subtitle=f"widths: baseline means of {drawn}; appeared stacks are in delta.svg", **common),
         os.path.join(out_dir, "delta-baseline.svg"), baseline_widths=True, note=note, untested=untested)
+
+
+def paired_options(options: CompareOptions, samples: Dict[str, "Sample"], screening: "Screening", pairing: str,
+                   command: str) -> Tuple[CompareOptions, Dict[str, "Sample"]]:
+    """``--pairing`` applied: the options with ``paired`` set and the sides' runs in round order
+    when they are tested as pairs (:func:`._samples.pair_sides`), the note on stderr."""
+    from dataclasses import replace
+
+    mode = pairing if options.method == "maxt" or pairing == "on" else "off"
+    samples, paired, notes = pair_sides(samples, screening, mode, options.alpha, options.alternative, options.permutations)
+    show_findings(notes, command)
+    return replace(options, paired=paired), samples
+
+
+def options_of(method: str, alternative: str, alpha: float, fdr: str, permutations: int, seed: Optional[int], min_delta: float,
+               min_rel: str, normalize: bool, min_runs: int, min_fraction: str, **others: object) -> CompareOptions:
+    """The CompareOptions of compare's options (gate's too: it takes them from compare), which
+    checks them; ``others`` (the command's other options) are left alone."""
+    from ..stats.sample import FrequencyFilter
+
+    return CompareOptions(
+        method=method, alpha=alpha, alternative=alternative, fdr=fdr, permutations=permutations, seed=seed,
+        min_delta=min_delta, min_rel=parse_share(min_rel, "--min-rel", maximum=None), normalize=normalize,
+        frequency=FrequencyFilter(min_runs, parse_share(min_fraction, "--min-fraction")),
+    )

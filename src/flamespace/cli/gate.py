@@ -24,12 +24,11 @@ import click
 from ..errors import FlamespaceError
 from . import collect as _collect
 from . import compare as _compare
-from ._common import parse_share
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..collect import Program, Run, Target
-    from ..stats.comparison import Comparison
+    from ..stats.comparison import CompareOptions, Comparison
     from ..stats.sample import Sample
 
 #: Where the reports go unless --out-dir says otherwise.
@@ -131,6 +130,8 @@ def command(
     words = list(command[1:] if command[:1] == ("--",) else command)
     if not words:
         raise click.UsageError("nothing to run: give the command after --, e.g. flamespace gate --base main -- bench/workload.py")
+    comparing = _compare.options_of(**options)  # the records check the options before any checkout or install
+    settings = _recorder_settings(lines, options)
     say = _progress
     root = _toplevel(repo)
     started = time.monotonic()
@@ -148,8 +149,8 @@ def command(
             else:
                 _run_as_is(side)
         targets = [replace(target, interpreter=side.python) for side, target in zip(sides, targets)]
-        collection = _collect_runs(sides, targets, warmup, lines, out_dir, options, say)
-    result, samples = _compare_runs(collection, options)
+        collection = _collect_runs(sides, targets, warmup, settings, out_dir, options, say)
+    result, samples = _compare_runs(collection, options, comparing)
     gate = _gate_info(sides, targets[0], collection, warmup, install, time.monotonic() - started)
     _write_reports(result, samples, gate, out_dir, options)
     click.echo(_read(os.path.join(out_dir, "report.txt")), nl=False)
@@ -352,15 +353,20 @@ def _step(argv: List[str], what: str, log: Optional[str]) -> None:
         raise GateError(f"{what}: exit code {done.returncode}; the end of its output{where}:\n{_tail(done.stdout, TAIL_LINES)}")
 
 
-def _collect_runs(sides: List[Side], targets: List["Target"], warmup: int, lines: bool, out_dir: str,
-                  options: Dict[str, object], say: Callable[[str], None]):
-    from ..collect import Program, collect_runs
+def _recorder_settings(lines: bool, options: Dict[str, object]):  # type: ignore[no-untyped-def]
+    """The recorder's options (SamplerOptions or MemoryOptions) of gate's collect options."""
     from ._recording import recorder_settings
 
-    settings = recorder_settings(
+    return recorder_settings(
         options["mode"], options["rate"], None, None, options["idle"], not lines, options["threads"],  # type: ignore[arg-type]
         options["async_stacks"], None, None, "folded",  # type: ignore[arg-type]
     )
+
+
+def _collect_runs(sides: List[Side], targets: List["Target"], warmup: int, settings: object, out_dir: str,
+                  options: Dict[str, object], say: Callable[[str], None]):  # type: ignore[no-untyped-def]
+    from ..collect import Program, collect_runs
+
     programs = [Program(target, side.name, side.env, cwd=side.tree) for side, target in zip(sides, targets)]
     runs = int(options["runs"])  # type: ignore[call-overload]
     total = 2 * (runs + warmup)
@@ -400,28 +406,17 @@ class _Counter:
 # -- compare and report -------------------------------------------------------------------
 
 
-def _compare_runs(collection, options: Dict[str, object]) -> Tuple["Comparison", Dict[str, "Sample"]]:
+def _compare_runs(collection, options: Dict[str, object], comparing: "CompareOptions") -> Tuple["Comparison", Dict[str, "Sample"]]:  # type: ignore[no-untyped-def]
     """The two sides' runs through compare's guard rails and statistics (findings on stderr)."""
     from ..stats.comparison import compare
-    from ..stats.sample import FrequencyFilter
-    from ._samples import after_comparison, load_sides, pair_sides, parse_max_missed, show_findings
+    from ._samples import after_comparison, load_sides, parse_max_missed, show_findings
 
     directories = {p.name: [collection.directory(p)] for p in collection.programs}
     samples, screening = load_sides(directories, "gate", force=bool(options["force"]),
                                     max_missed=parse_max_missed(options["max_missed"]))  # type: ignore[arg-type]
     show_findings(screening.findings, "gate")
-    pairing = str(options["pairing"])
-    samples, paired, notes = pair_sides(samples, screening, pairing if options["method"] == "maxt" or pairing == "on" else "off",
-                                        options["alpha"], options["alternative"], options["permutations"])  # type: ignore[arg-type]
-    show_findings(notes, "gate")
-    result = compare(
-        samples["baseline"], samples["candidate"], options["method"], options["alpha"],  # type: ignore[arg-type]
-        alternative=options["alternative"], fdr=options["fdr"], permutations=options["permutations"], seed=options["seed"],  # type: ignore[arg-type]
-        min_delta=options["min_delta"], min_rel=parse_share(str(options["min_rel"]), "--min-rel", maximum=None),  # type: ignore[arg-type]
-        normalize=bool(options["normalize"]),
-        frequency=FrequencyFilter(options["min_runs"], parse_share(str(options["min_fraction"]), "--min-fraction")),  # type: ignore[arg-type]
-        paired=paired,
-    )
+    comparing, samples = _compare.paired_options(comparing, samples, screening, str(options["pairing"]), "gate")
+    result = compare(samples["baseline"], samples["candidate"], options=comparing)
     show_findings(after_comparison(screening, result), "gate")
     return result, samples
 

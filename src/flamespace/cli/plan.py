@@ -6,7 +6,8 @@ from typing import Optional
 
 import click
 
-from ..stats.comparison import ALTERNATIVES, DEFAULT_ALTERNATIVE
+from ..stats.comparison import ALTERNATIVES, COMPARE_DEFAULTS as D
+from ..stats.power import POWER
 from ._common import echo_json, input_options, parse_share
 from ._samples import read_samples
 from ._table import print_table
@@ -16,15 +17,15 @@ from ._table import print_table
 @click.argument("pilot", nargs=-1, required=True, metavar="PILOT...")
 @click.option("--detect", "detect", required=True, metavar="CHANGE",
               help="The change to detect: relative to each stack's mean (5%), or absolute in the profiles' unit (120, or 10ms for time units).")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=D.alpha, show_default=True,
               help="Family-wise error rate of the comparison to plan.")
-@click.option("--power", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.8, show_default=True,
+@click.option("--power", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=POWER, show_default=True,
               help="Chance of detecting a change of that size.")
 @click.option("--top", type=click.IntRange(1), default=10, show_default=True, help="How many of the widest stacks to plan for.")
-@click.option("--alternative", type=click.Choice(list(ALTERNATIVES)), default=DEFAULT_ALTERNATIVE, show_default=True,
+@click.option("--alternative", type=click.Choice(list(ALTERNATIVES)), default=D.alternative, show_default=True,
               help="The direction compare will test (greater: regressions).")
-@click.option("--min-runs", type=click.IntRange(0), default=2, show_default=True, help="As compare: stacks seen in fewer runs are not tested.")
-@click.option("--min-fraction", metavar="X", default="5%", show_default=True, help="... nor in less than this share of the runs.")
+@click.option("--min-runs", type=click.IntRange(0), default=D.frequency.min_runs, show_default=True, help="As compare: stacks seen in fewer runs are not tested.")
+@click.option("--min-fraction", metavar="X", default=f"{100 * D.frequency.min_fraction:g}%", show_default=True, help="... nor in less than this share of the runs.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @input_options
 def command(pilot: tuple, detect: str, alpha: float, power: float, top: int, alternative: str, min_runs: int,

@@ -6,7 +6,13 @@ from typing import Optional, Tuple
 
 import click
 
+from .._record import defaults
+from ..render.options import DELTA_MODES
+from ..render.text import TextOptions
 from ._common import input_options
+
+#: TextOptions' defaults, which the options below show and pass on (tests/cli/test_defaults.py).
+_D = defaults(TextOptions)
 
 
 def _share(value: str) -> float:
@@ -21,15 +27,15 @@ def _share(value: str) -> float:
 
 @click.command("text")
 @click.argument("files", nargs=-1, type=click.Path(allow_dash=True))
-@click.option("--threshold", default="1%", show_default=True, help="Hide frames below this share of the total (1% or 0.01).")
-@click.option("--max-depth", type=int, default=None, help="Show at most this many levels below the root.")
-@click.option("--sort-by-value", is_flag=True, help="Siblings widest first (default: name order).")
-@click.option("--reverse", is_flag=True, help="Reverse stacks (leaf first): the callers of hot code.")
-@click.option("--base", multiple=True, help="Re-root at this frame (outermost occurrence); repeatable.")
-@click.option("--delta", type=click.Choice(["inclusive", "self"]), default="inclusive", show_default=True,
+@click.option("--threshold", default=f"{100 * _D['threshold']:g}%", show_default=True, help="Hide frames below this share of the total (1% or 0.01).")
+@click.option("--max-depth", type=int, default=_D["max_depth"], help="Show at most this many levels below the root.")
+@click.option("--sort-by-value", is_flag=True, default=_D["sort_by_value"], help="Siblings widest first (default: name order).")
+@click.option("--reverse", is_flag=True, default=_D["reverse"], help="Reverse stacks (leaf first): the callers of hot code.")
+@click.option("--base", multiple=True, default=_D["base"], help="Re-root at this frame (outermost occurrence); repeatable.")
+@click.option("--delta", type=click.Choice(DELTA_MODES), default=_D["delta"], show_default=True,
               help="Differential input: the change shown per frame.")
 @click.option("--countname", default=None, help="What the counts are (default: the profile's unit, else 'samples').")
-@click.option("--width", type=int, default=None, help="Cut lines to this many characters (default: the terminal's width when stdout is one).")
+@click.option("--width", type=int, default=_D["width"], help="Cut lines to this many characters (default: the terminal's width when stdout is one).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-", show_default="stdout", help="Where to write.")
 @input_options
 def command(files: Tuple[str, ...], threshold: str, max_depth: Optional[int], sort_by_value: bool, reverse: bool,
@@ -49,18 +55,24 @@ def command(files: Tuple[str, ...], threshold: str, max_depth: Optional[int], so
 
     from ..errors import InputError
     from ..formats import open_output
-    from ..render import TextOptions, text_lines
+    from ..render import text_lines
     from ._render import read_drawable
 
     profile = read_drawable(files, "text", skip_invalid, input_format)
     unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
     if width is None and output == "-" and sys.stdout.isatty():
         width = max(shutil.get_terminal_size().columns, 20)
-    lines = text_lines(profile, TextOptions(
-        threshold=_share(threshold), max_depth=max_depth, sort_by_value=sort_by_value, reverse=reverse, base=base,
-        delta=delta, countname=countname or unit or "samples", width=width,
-    ))
+    lines = text_lines(profile, options_of(threshold, max_depth, sort_by_value, reverse, base, delta, countname, width, unit))
     if not lines:
         raise InputError("no stack counts found", ", ".join(files) or "<stdin>")
     with open_output(output) as out:
         out.write("".join(line + "\n" for line in lines))
+
+
+def options_of(threshold: str, max_depth: Optional[int], sort_by_value: bool, reverse: bool, base: Tuple[str, ...], delta: str,
+               countname: Optional[str], width: Optional[int], unit: Optional[str] = None) -> TextOptions:
+    """The TextOptions of the command's options (which it checks); ``unit``, the profile's, is the default --countname."""
+    return TextOptions(
+        threshold=_share(threshold), max_depth=max_depth, sort_by_value=sort_by_value, reverse=reverse, base=base,
+        delta=delta, countname=countname or unit or _D["countname"], width=width,
+    )

@@ -16,11 +16,12 @@ _EXPORTS = {
     **dict.fromkeys(["MEMORY_MODES", "MemoryOptions"], "memory"),
     **dict.fromkeys(["RecordError", "RecordResult", "record_program"], "launcher"),
     "Recorder": "protocol",
-    **dict.fromkeys(["Quality", "RawRecording"], "raw"),
+    **dict.fromkeys(["MAX_TRUSTED_MISSED_SHARE", "Quality", "RawRecording"], "raw"),
     **dict.fromkeys(["Recording", "merge"], "recording"),
     **dict.fromkeys(["Collection", "Run", "RunFailedError", "collect_runs"], "runs"),
-    **dict.fromkeys(["MODES", "Sampler", "SamplerOptions"], "sampler"),
-    **dict.fromkeys(["Program", "Target", "parse_command"], "target"),
+    **dict.fromkeys(["MAX_RATE", "MIN_RATE", "MODES", "SamplerOptions"], "options"),
+    "Sampler": "sampler",
+    **dict.fromkeys(["Program", "Target", "parse_command", "program_name"], "target"),
     "thread_name": "engine",
     "FrameNamer": "naming",
 }
@@ -35,9 +36,10 @@ if TYPE_CHECKING:  # what type checkers and editors see (without importing typin
     from .launcher import RecordError, RecordResult, record_program
     from .memory import MEMORY_MODES, MemoryOptions
     from .naming import FrameNamer
+    from .options import MAX_RATE, MIN_RATE, MODES, SamplerOptions
     from .protocol import Recorder
-    from .raw import Quality, RawRecording
+    from .raw import MAX_TRUSTED_MISSED_SHARE, Quality, RawRecording
     from .recording import Recording, merge
     from .runs import Collection, Run, RunFailedError, collect_runs
-    from .sampler import MODES, Sampler, SamplerOptions
-    from .target import Program, Target, parse_command
+    from .sampler import Sampler
+    from .target import Program, Target, parse_command, program_name

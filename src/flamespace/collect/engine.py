@@ -21,7 +21,8 @@ run instead. Late samples are counted in the quality metadata.
 
 This module imports only what a bare interpreter has loaded anyway (``sys``, ``time``,
 ``threading``, ``math``): it runs inside the profiled program from its first line.
-Validated options and the public API are in :mod:`.sampler`; what the engine hands over,
+Its options (:class:`~.options.SamplerOptions`, checked when made) are in :mod:`.options`,
+the public API in :mod:`.sampler`; what the engine hands over,
 and its :class:`~.raw.Quality`, in :mod:`.raw`.
 """
 
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
     from typing import Callable, Collection, Dict, List, Mapping, Optional, Tuple, TypeVar
 
     from ..core.vector import FlameGraph, Stack
+    from .options import SamplerOptions
 
     E = TypeVar("E", bound="Engine")
 
@@ -87,8 +89,8 @@ def thread_name(ident: int) -> str:
 class Engine:
     """Samples every Python thread of this process from a background thread.
 
-    The arguments are those of :class:`~flamespace.collect.sampler.SamplerOptions`, taken
-    as already valid, plus ``root_cut`` (code objects at which stacks start: frames of a
+    ``options`` say what to record (:class:`~.options.SamplerOptions`, checked when made;
+    default ``SamplerOptions()``), plus ``root_cut`` (code objects at which stacks start: frames of a
     launcher below them are left out), ``hidden_files`` (files whose frames are dropped
     from the root of a stack, such as ``runpy``) and ``on_interval=(seconds, callback)``,
     which hands the flame graph of each interval to ``callback`` and starts afresh.
@@ -97,17 +99,7 @@ class Engine:
 
     def __init__(
         self,
-        mode: str = "wall",
-        rate: float = 100.0,
-        weight: str = "time",
-        idle: bool = False,
-        lines: bool = True,
-        threads: bool = False,
-        root: Stack = (),
-        timeline: bool = False,
-        duration: Optional[float] = None,
-        seed: Optional[int] = None,
-        asyncio: bool = False,
+        options: Optional[SamplerOptions] = None,
         *,
         clock: Optional[Clock] = None,
         sink: Optional[Sink] = None,
@@ -117,23 +109,29 @@ class Engine:
         on_interval: Optional[Tuple[float, Callable[[FlameGraph], None]]] = None,
         on_deadline: Optional[Callable[[], None]] = None,
     ) -> None:
-        self.mode, self.rate, self.weight, self.idle = mode, rate, weight, idle
-        self.threads, self.root, self.duration, self.seed = threads, tuple(root), duration, seed
+        if options is None:
+            from .options import SamplerOptions
+
+            options = SamplerOptions()
+        self.options = options
+        # the options the sampling loop reads, as attributes of its own (the loop's fast path)
+        self.mode, self.rate, self.weight, self.idle = options.mode, options.rate, options.weight, options.idle
+        self.threads, self.root, self.duration, self.seed = options.threads, options.root, options.duration, options.seed
         self.clock = clock or Clock()
-        self.sink = sink or Sink(timeline=timeline)
-        self.namer = namer or FrameNamer(lines=lines)
+        self.sink = sink or Sink(timeline=options.timeline)
+        self.namer = namer or FrameNamer(lines=options.lines)
         self.root_cut = root_cut
         self.hidden_files = frozenset(hidden_files)
-        self.asyncio = asyncio
+        self.asyncio = options.asyncio
         self._async_stacks = None
-        if asyncio:
+        if options.asyncio:
             from .asyncstacks import AsyncStacks
 
             self._async_stacks = AsyncStacks()
         self.quality = Quality()
         self.on_interval = on_interval
         self.on_deadline = on_deadline
-        self._measure_cpu = mode == "cpu" or idle
+        self._measure_cpu = options.mode == "cpu" or options.idle
         self._states: Dict[int, _ThreadState] = {}
         self._thread: Optional[threading.Thread] = None
         self._sleep = _Sleep.best()

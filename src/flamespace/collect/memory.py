@@ -54,7 +54,7 @@ class MemoryOptions(Record):
         if self.mode not in MEMORY_MODES:
             raise ArgumentError(f"unknown memory mode {self.mode!r}; available: {', '.join(MEMORY_MODES)}")
         if self.weight not in ("bytes", "count"):
-            raise ArgumentError(f"memory profiles weigh 'bytes' or 'count', not {self.weight!r}")
+            raise ArgumentError(f"the memory modes weigh by bytes or count (sampling by time or samples), not {self.weight!r}")
         if self.threads:
             raise ArgumentError("tracemalloc does not record threads: --threads works with the sampling modes only")
         if not 1 <= self.max_frames <= 65535:
@@ -68,9 +68,6 @@ class MemoryOptions(Record):
         if self.mode == "alloc":
             arguments.update(interval=self.interval, seed=self.seed)
         return arguments
-
-    def as_dict(self) -> Dict[str, Any]:
-        return {"mode": self.mode, **self.engine_arguments()}
 
 
 class MemoryRecorder:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .._types import Number, Stack
     from ..core.vector import FlameGraph
     from .memory import MemoryOptions
-    from .sampler import SamplerOptions
+    from .options import SamplerOptions
 
 
 @record(frozen=False)
@@ -62,7 +62,6 @@ def merge(
     if len(kinds) > 1:
         raise ValueError(f"cannot merge recordings of different kinds: {', '.join(kinds)}")
     labels = dict(labels or {})
-    settings = options.as_dict()
     totals: Dict[Stack, Number] = {}
     for raw in raws:
         root = (process_frame(raw),) if roots else ()
@@ -70,7 +69,7 @@ def merge(
             key = root + stack
             totals[key] = totals.get(key, 0) + value
     if kinds[0] != "sampler":
-        metadata = memory_metadata(raws, settings, labels)
+        metadata = memory_metadata(raws, options, labels)  # type: ignore[arg-type]
         return Recording(FlameGraph._trusted({k: v for k, v in totals.items() if v > 0}, metadata))
     quality = Quality()
     chart: Optional[FlameChart] = None
@@ -89,11 +88,11 @@ def merge(
     quality.duration_ns = recorded  # the achieved rate is per process
     if len(raws) > 1:
         labels["processes"] = str(len(raws))
-    metadata = quality_metadata(settings, quality, elapsed, labels)
+    metadata = quality_metadata(options, quality, elapsed, labels)  # type: ignore[arg-type]
     if chart is not None:
         chart.metadata = metadata
     graph = FlameGraph._trusted({k: v for k, v in totals.items() if v > 0}, metadata)
-    return Recording(graph, chart, quality, quality.problems(settings["rate"]))
+    return Recording(graph, chart, quality, quality.problems(options.rate))  # type: ignore[union-attr]
 
 
 def process_frame(raw: RawRecording) -> str:
@@ -111,7 +110,7 @@ def process_frame(raw: RawRecording) -> str:
 
 
 def quality_metadata(
-    options: Mapping[str, object], quality: Quality, duration_ns: int, labels: Mapping[str, str] = {}
+    options: SamplerOptions, quality: Quality, duration_ns: int, labels: Mapping[str, str] = {}
 ) -> Metadata:
     """The ``# key: value`` headers of a sampled profile: what was asked, what was achieved."""
     import platform
@@ -121,9 +120,9 @@ def quality_metadata(
 
     fields = {
         "profiler": f"flamespace {__version__}",
-        "mode": str(options["mode"]),
-        "weight": str(options["weight"]),
-        "rate_requested": f"{options['rate']:g}",
+        "mode": options.mode,
+        "weight": options.weight,
+        "rate_requested": f"{options.rate:g}",
         # per process: quality.duration_ns sums the processes' recording times when there are several
         "rate_achieved": f"{quality.ticks / ((quality.duration_ns or duration_ns) / 1e9):.1f}" if duration_ns else "0",
         "ticks": str(quality.ticks),
@@ -140,29 +139,26 @@ def quality_metadata(
     if quality.errors:
         fields["errors"] = f"{quality.errors} (first: {quality.first_error})"
     fields.update(labels)
-    unit = "ns" if options["weight"] == "time" else "samples"
-    return Metadata(unit=unit, metric=str(options["mode"]), labels=fields)
+    return Metadata(unit=options.unit, metric=options.mode, labels=fields)
 
 
 def memory_metadata(
-    raws: Sequence[RawRecording], options: Mapping[str, Any], labels: Mapping[str, str] = {}
+    raws: Sequence[RawRecording], options: MemoryOptions, labels: Mapping[str, str] = {}
 ) -> Metadata:
-    """The ``# key: value`` headers of a memory profile (``alloc`` or ``live``) recorded with
-    ``options`` (:meth:`~.memory.MemoryOptions.as_dict`)."""
+    """The ``# key: value`` headers of a memory profile (``alloc`` or ``live``) recorded with ``options``."""
     from .._version import __version__
     from ..core.metadata import Metadata
 
-    fields = {"profiler": f"flamespace {__version__}", "mode": options["mode"], "weight": options["weight"]}
+    fields = {"profiler": f"flamespace {__version__}", "mode": options.mode, "weight": options.weight}
     events = str(sum(raw.events for raw in raws))
-    if options["mode"] == "alloc":
-        fields.update(bytes_per_sample=str(options["interval"]), samples=events)
+    if options.mode == "alloc":
+        fields.update(bytes_per_sample=str(options.interval), samples=events)
     else:
         fields["blocks"] = events
     fields.update(
         duration_s=f"{max(raw.elapsed_ns for raw in raws) / 1e9:.3f}", python=sys.version.split()[0], **labels
     )
-    unit = "bytes" if options["weight"] == "bytes" else "count"
-    return Metadata(unit=unit, metric=options["mode"], labels=fields)
+    return Metadata(unit="bytes" if options.weight == "bytes" else "count", metric=options.mode, labels=fields)
 
 
 __all__ = ["Quality", "RawRecording", "Recording", "memory_metadata", "merge", "process_frame", "quality_metadata"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from .._lazy import lazy_exports
 
 _EXPORTS = {
-    **dict.fromkeys(["Comparison", "Margin", "StackChange", "compare"], "comparison"),
+    **dict.fromkeys(["CompareOptions", "Comparison", "Margin", "StackChange", "compare"], "comparison"),
     **dict.fromkeys(["FrequencyFilter", "Sample"], "sample"),
     **dict.fromkeys(["SampleSimilarity", "sample_similarity"], "similarity"),
 }
@@ -18,6 +18,6 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .comparison import Comparison, Margin, StackChange, compare
+    from .comparison import CompareOptions, Comparison, Margin, StackChange, compare
     from .sample import FrequencyFilter, Sample
     from .similarity import SampleSimilarity, sample_similarity

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Tuple
 
 from ..core.algebra import Decomposition, decompose
@@ -12,6 +12,7 @@ from ..core.metadata import Metadata
 from ..core.vector import Delta, FlameGraph
 from ..errors import ArgumentError, UnitMismatchError
 from ._result import ALTERNATIVES as ALTERNATIVES  # the CLI reads it from here
+from ._result import check_alternative
 from .sample import FrequencyFilter, Sample, align
 
 if TYPE_CHECKING:
@@ -28,6 +29,8 @@ DEFAULT_ALTERNATIVE = "greater"
 #: Relabellings: 2000 enumerates every split of up to 6 + 6 runs (924) and costs ~1 s at 100 runs × 5,000 stacks.
 DEFAULT_PERMUTATIONS = 2000
 KINDS = ("appeared", "grown", "disappeared", "shrunk")
+#: --fdr's choices: "off" (the family-wise error) or a false-discovery-rate correction.
+FDR_CHOICES = ("off", "bh", "by")
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,66 @@ class Margin:
     def passes(self, delta: float, baseline: float) -> bool:
         size = abs(delta)
         return size > 0 and size >= self.min_delta and size >= self.min_rel * abs(baseline)
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    """How :func:`compare` tests, each default and check written once (``flamespace compare``,
+    ``gate`` and ``plan`` take their option defaults from here).
+
+    ``method``: :data:`METHODS` (maxt: exact permutation test with ``permutations``
+    relabellings and ``seed``; welch: per-stack t-tests; hotelling: Tornetta's T²).
+    ``alpha``: the error rate controlled. ``alternative``: greater (regressions), less or
+    two-sided. ``fdr``: "off" (the family-wise error), "bh" or "by" (false-discovery rate;
+    None means "off"). ``min_delta``, ``min_rel``: the :class:`Margin`. ``normalize``: compare
+    shares of each run's total. ``frequency``: which rare stacks are left untested.
+    ``paired`` (maxt only): run i of the baseline and of the candidate were recorded in the
+    same round of an interleaved collection; relabellings only swap the runs of a pair, so
+    drift of the machine between rounds cannot look like a change.
+    """
+
+    method: str = DEFAULT_METHOD
+    alpha: float = 0.05
+    alternative: str = DEFAULT_ALTERNATIVE
+    fdr: str = "off"
+    permutations: int = DEFAULT_PERMUTATIONS
+    seed: Optional[int] = 0
+    min_delta: float = 0.0
+    min_rel: float = 0.0
+    normalize: bool = False
+    frequency: FrequencyFilter = FrequencyFilter()
+    paired: bool = False
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise ArgumentError(f"unknown method {self.method!r}; choose one of {', '.join(METHODS)}")
+        check_alternative(self.alternative)
+        if self.fdr is None:  # the library's word for "off"
+            object.__setattr__(self, "fdr", "off")
+        if self.fdr not in FDR_CHOICES:
+            raise ArgumentError(f"unknown FDR correction {self.fdr!r}; choose one of {', '.join(FDR_CHOICES)}")
+        if self.fdr != "off" and self.method == "hotelling":
+            raise ArgumentError("hotelling controls the family-wise error only; --fdr applies to maxt and welch")
+        if not 0 < self.alpha < 1:
+            raise ArgumentError(f"alpha must be between 0 and 1, not {self.alpha}")
+        if not self.permutations >= 1:
+            raise ArgumentError(f"permutations must be at least 1, not {self.permutations}")
+        if self.paired and self.method != "maxt":
+            raise ArgumentError("a paired test is a permutation test: use --method maxt (or --pairing off)")
+        self.margin  # checks min_delta and min_rel
+
+    @property
+    def margin(self) -> Margin:
+        return Margin(self.min_delta, self.min_rel)
+
+    @property
+    def fdr_method(self) -> Optional[str]:
+        """The FDR correction, None for the family-wise error."""
+        return None if self.fdr == "off" else self.fdr
+
+
+#: The defaults the CLI shows and uses.
+COMPARE_DEFAULTS = CompareOptions()
 
 
 @dataclass(frozen=True)
@@ -144,20 +207,17 @@ def _sample(runs: Runs, side: str) -> Sample:
 def compare(
     baseline: Runs,
     candidate: Runs,
-    method: str = DEFAULT_METHOD,
-    alpha: float = 0.05,
+    method: Optional[str] = None,
+    alpha: Optional[float] = None,
     *,
-    alternative: str = DEFAULT_ALTERNATIVE,
-    fdr: Optional[str] = None,
-    permutations: int = DEFAULT_PERMUTATIONS,
-    seed: Optional[int] = None,
-    min_delta: float = 0.0,
-    min_rel: float = 0.0,
-    normalize: bool = False,
-    frequency: FrequencyFilter = FrequencyFilter(),
-    paired: bool = False,
+    options: Optional[CompareOptions] = None,
+    **changes: Any,
 ) -> Comparison:
     """Test which stacks differ between the mean flame graphs of two samples of runs.
+
+    How is a :class:`CompareOptions` (``options``, default ``CompareOptions()``), with any of
+    its fields given as keywords instead (``method`` and ``alpha`` also by position):
+    ``compare(a, b, "welch", alternative="two-sided")``.
 
     ``baseline`` and ``candidate`` are :class:`Sample` objects or iterables of flame graphs
     (one per run). ``alternative``: ``greater`` (the default: candidate > baseline, i.e.
@@ -172,20 +232,18 @@ def compare(
     drift of the machine between rounds cannot look like a change.
     """
     from . import power
-    from ._result import check_alternative
 
-    if method not in METHODS:
-        raise ArgumentError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
-    check_alternative(alternative)
-    if fdr == "off":  # the CLI's word for no FDR correction: family-wise error
-        fdr = None
-    if fdr is not None and method == "hotelling":
-        raise ArgumentError("hotelling controls the family-wise error only; --fdr applies to maxt and welch")
-    if not 0 < alpha < 1:
-        raise ArgumentError(f"alpha must be between 0 and 1, not {alpha}")
-    if paired and method != "maxt":
-        raise ArgumentError("a paired test is a permutation test: use --method maxt (or --pairing off)")
-    margin = Margin(min_delta, min_rel)
+    if method is not None:
+        changes["method"] = method
+    if alpha is not None:
+        changes["alpha"] = alpha
+    try:
+        options = replace(options or COMPARE_DEFAULTS, **changes)
+    except TypeError as exc:  # an unknown keyword
+        raise TypeError(f"compare() got an unexpected keyword argument: {exc}") from None
+    method, alpha, alternative, fdr = options.method, options.alpha, options.alternative, options.fdr_method
+    permutations, seed, normalize, frequency = options.permutations, options.seed, options.normalize, options.frequency
+    margin, paired = options.margin, options.paired
     first, second = _sample(baseline, "baseline"), _sample(candidate, "candidate")
     try:
         meta = first.metadata.combine(second.metadata)

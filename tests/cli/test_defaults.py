@@ -1,0 +1,133 @@
+"""Every command's defaults are its options record's (as inferno's `default_options` test).
+
+For each command with an options record, what the command builds from its options when
+none is given (through the command's own conversion: click's defaults, and for `svg` the
+click-free parser's too) must equal the record's defaults, field by field: a default is
+written down once, in the record, and the CLI can only take it from there.
+"""
+
+from __future__ import annotations
+
+import click
+import pytest
+
+import flamespace as fs
+from flamespace._record import defaults, fields
+from flamespace.cli import collect, compare, gate, plan, record, svg, text
+from flamespace.cli._recording import recorder_settings
+from flamespace.cli._svg_spec import OPTIONS, parse_fast, settings_of
+from flamespace.collect import MemoryOptions, SamplerOptions
+from flamespace.render import SvgOptions
+from flamespace.render.text import TextOptions
+from flamespace.stats.comparison import CompareOptions
+
+
+def click_defaults(command: click.Command, args: list = ()) -> dict:
+    """The values click passes ``command`` when ``args`` (only what is required) are given."""
+    with command.make_context(command.name, list(args), resilient_parsing=False) as ctx:
+        return dict(ctx.params)
+
+
+def assert_same(built: object, expected: object) -> None:
+    """Field by field, so that a failure names the field whose default differs."""
+    for name in (fields(type(expected)) if not hasattr(expected, "__dataclass_fields__") else expected.__dataclass_fields__):
+        assert getattr(built, name) == getattr(expected, name), name
+    assert built == expected
+
+
+def svg_settings(values: dict) -> SvgOptions:
+    """The command's SvgOptions; --minwidth is text ("0.1" or "0.5%"), the field's default a number: same meaning."""
+    values = {k: v for k, v in values.items() if k not in ("files", "output", "cp", "palette_file", "skip_invalid", "input_format")}
+    settings = settings_of(**values)
+    assert settings.minwidth_spec() == SvgOptions().minwidth_spec()
+    return settings.replace(minwidth=SvgOptions().minwidth)
+
+
+def test_svg_click_defaults_are_svgoptions():
+    assert_same(svg_settings(click_defaults(svg.command)), SvgOptions())
+
+
+def test_svg_fast_parser_defaults_are_svgoptions():
+    assert_same(svg_settings(parse_fast([])), SvgOptions())
+
+
+def test_svg_table_names_svgoptions_fields():
+    """Each option whose dest is not a field is one the command turns into a field or uses itself."""
+    dests = {option.dest for option in OPTIONS}
+    assert dests - set(fields(SvgOptions)) == {"output", "cp", "palette_file", "truncate_right", "skip_invalid", "input_format"}
+    assert set(fields(SvgOptions)) - dests == {"truncate", "empty_text"}  # truncate: from truncate_right; empty_text: the library's
+
+
+def test_text_defaults_are_textoptions():
+    values = click_defaults(text.command)
+    for name in ("files", "output", "skip_invalid", "input_format"):
+        values.pop(name)
+    assert_same(text.options_of(**values), TextOptions())
+
+
+@pytest.mark.parametrize("command", [record.command, collect.command], ids=["record", "collect"])
+def test_recorder_defaults_are_sampleroptions(command):
+    values = click_defaults(command, ["-o", "runs", "prog.py"])
+    settings = recorder_settings(
+        values["mode"], values["rate"], values["weight"], values["bytes_per_sample"], values["idle"], values["no_lines"],
+        values["threads"], values["async_stacks"], values["duration"], values["seed"], values["output_format"],
+    )
+    assert_same(settings, SamplerOptions())
+
+
+@pytest.mark.parametrize("mode", fs.collect.MEMORY_MODES)
+def test_recorder_defaults_are_memoryoptions(mode):
+    values = click_defaults(record.command, ["--mode", mode, "prog.py"])
+    from flamespace.collect.alloc import available
+
+    if mode == "alloc" and available() is not None:
+        pytest.skip("the alloc extension is not built")
+    settings = recorder_settings(
+        values["mode"], values["rate"], values["weight"], values["bytes_per_sample"], values["idle"], values["no_lines"],
+        values["threads"], values["async_stacks"], values["duration"], values["seed"], values["output_format"],
+    )
+    assert_same(settings, MemoryOptions(mode=mode))
+
+
+def test_compare_defaults_are_compareoptions():
+    values = click_defaults(compare.command, ["-a", "x", "-b", "y"])
+    assert_same(compare.options_of(**values), CompareOptions())
+
+
+def test_gate_defaults_are_compareoptions():
+    values = click_defaults(gate.command, ["--base", "main", "--", "prog.py"])
+    assert_same(compare.options_of(**values), CompareOptions())
+
+
+def test_plan_defaults_are_compareoptions():
+    values = click_defaults(plan.command, ["pilot", "--detect", "5%"])
+    expected = CompareOptions()
+    assert values["alpha"] == expected.alpha and values["alternative"] == expected.alternative
+    assert values["min_runs"] == expected.frequency.min_runs
+    assert compare.options_of(**{**click_defaults(compare.command, ["-a", "x", "-b", "y"]), "min_fraction": values["min_fraction"]}) == expected
+    assert values["power"] == fs.stats.power.POWER
+
+
+def test_record_defaults_are_read_from_the_class():
+    assert defaults(SamplerOptions)["rate"] == SamplerOptions().rate
+    assert defaults(SvgOptions)["nameattr"] == {} and defaults(SvgOptions)["nameattr"] is not defaults(SvgOptions)["nameattr"]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["record", "--rate", "0", "-c", "pass"], "between 1 and 10,000"),
+        (["record", "--duration", "0", "-c", "pass"], "duration must be positive"),
+        (["record", "--mode", "alloc", "--bytes-per-sample", "-1", "-c", "pass"], "0 or more bytes"),
+        (["compare", "-a", "x", "-b", "y", "--alpha", "1"], "alpha must be between 0 and 1"),
+        (["compare", "-a", "x", "-b", "y", "--permutations", "0"], "permutations must be at least 1"),
+        (["compare", "-a", "x", "-b", "y", "--min-delta", "-1"], "must be ≥ 0"),
+        (["compare", "-a", "x", "-b", "y", "--min-runs", "-1"], "min_runs must be ≥ 0"),
+    ],
+)
+def test_the_records_check_the_options(tmp_path, monkeypatch, capsys, args, message):
+    """The CLI takes any value of the right type and leaves the check to the record: one place."""
+    monkeypatch.chdir(tmp_path)
+    assert fs.cli.main(args) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
