@@ -14,6 +14,13 @@ import flamespace as fs
 
 from .test_record import FLAMESPACE, record, write
 
+try:
+    from flamespace.collect import _waiter
+except ImportError:  # built without a C compiler: no SIGTERM watchdog
+    _waiter = None  # type: ignore[assignment]
+
+needs_the_watchdog = pytest.mark.skipif(_waiter is None, reason="the C extension _waiter is not built")
+
 SPIN = """
 import time
 def spin(seconds):
@@ -174,6 +181,67 @@ def test_sigterm_saves_the_profile_and_ends_the_program_as_sigterm_does(programs
     _, err = process.communicate(timeout=30)
     assert process.returncode == 128 + signal.SIGTERM, err
     assert any("forever.py" in f for s in fs.read(out) for f in s)
+
+
+@needs_the_watchdog
+def test_a_sigterm_that_does_not_interrupt_the_main_thread_still_ends_the_program(programs):
+    """The race that hung multiprocessing.Pool: Python's C handler notes the SIGTERM, but the
+    main thread is blocked (here on a semaphore) and no signal interrupts it, so the Python
+    handler never runs. Sent to another thread, the signal is noted without waking the main
+    thread, as one that comes just before the main thread blocks is: no luck needed."""
+    script = write(programs / "blocked.py", """
+import multiprocessing, signal, threading, time
+semaphore = multiprocessing.Semaphore(0)
+def trip():
+    time.sleep(0.5)  # the main thread waits on the semaphore by now (if not, it handles the signal at once)
+    signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
+threading.Thread(target=trip).start()
+semaphore.acquire()
+""")
+    out = programs / "blocked.folded"
+    process = subprocess.Popen([*FLAMESPACE, "record", "-q", "--mode", "cpu", "-o", str(out), "--", str(script)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _, err = process.communicate(timeout=60)  # a hang without the watchdog; seconds with it
+    finally:
+        _kill_tree(process.pid)
+    assert process.returncode == 128 + signal.SIGTERM, err
+    assert any("blocked.py" in f for s in fs.read(out) for f in s)
+
+
+@needs_the_watchdog
+def test_a_sigterm_the_main_thread_cannot_handle_ends_the_program_as_the_default_action_would(programs):
+    """The main thread blocks SIGTERM, so the Python handler cannot run: the watchdog gives up
+    after seconds and the program dies of the signal, as it does without the profiler (whose
+    profile is lost: the launcher says so)."""
+    script = write(programs / "masked.py", """
+import os, signal, threading, time
+def terminate():
+    time.sleep(0.5)
+    os.kill(os.getpid(), signal.SIGTERM)  # lands in this thread, the only one that does not block it
+threading.Thread(target=terminate, daemon=True).start()
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+lock = threading.Lock()
+lock.acquire()
+lock.acquire()
+""")
+    process = subprocess.Popen([*FLAMESPACE, "record", "-q", "--mode", "cpu", "-o", str(programs / "m.folded"), "--",
+                                str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _, err = process.communicate(timeout=60)
+    finally:
+        _kill_tree(process.pid)
+    assert process.returncode == 1 and "killed by SIGTERM before it could save its profile" in err, err
+
+
+def _kill_tree(pid: int) -> None:
+    """Kill a launcher and the program it runs (a failed test must not leave them behind)."""
+    for child in [int(p) for p in os.listdir("/proc") if p.isdigit() and _parent(int(p)) == pid]:
+        _kill_tree(child)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def _parent(pid: int) -> int:

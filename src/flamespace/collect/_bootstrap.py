@@ -126,17 +126,45 @@ def _field_names(text: str) -> tuple:
 def _save_on_sigterm() -> None:
     """A process stopped with SIGTERM (as ``multiprocessing.Pool`` stops its workers)
     saves its profile, then dies of the signal as it would have. The program's own handler,
-    if it has one, is left alone."""
+    if it has one, is left alone.
+
+    A Python handler runs only when the main thread runs bytecode: a SIGTERM that comes just
+    before the main thread blocks (on a semaphore, say) would be noted and never acted on,
+    where the default action kills. The watchdog of ``_waiter.c`` sees to it that the handler
+    runs (or, failing that, that the process dies of the signal); without the C extension
+    that race stays."""
     import _signal  # `signal` would import enum first
 
     try:
         if _signal.getsignal(_signal.SIGTERM) == _signal.SIG_DFL:
             _signal.signal(_signal.SIGTERM, _save_then_die)
     except (ValueError, OSError):  # not the main thread
+        return
+    _watch_sigterm()
+
+
+def _watch_sigterm() -> None:
+    """Start the SIGTERM watchdog of this process, if our handler is SIGTERM's (again in a
+    forked child: the parent's watchdog thread is not there)."""
+    import _signal
+
+    if _signal.getsignal(_signal.SIGTERM) is not _save_then_die:
+        return
+    try:
+        from ._waiter import watch_sigterm
+
+        watch_sigterm()
+    except (ImportError, OSError):  # built without a C compiler, or no thread to spare
         pass
 
 
 def _save_then_die(signum: int, frame: object) -> None:
+    try:
+        from ._waiter import sigterm_handled
+    except ImportError:
+        pass
+    else:
+        sigterm_handled()  # the watchdog stands down: saving may take a while
     if _state.get("saving"):  # the signal interrupted a save (on exit): let it finish first
         _state["pending_signal"] = signum
         return
@@ -168,6 +196,7 @@ def _after_fork_in_child() -> None:
     if config is None:
         return
     _state["saved"] = True  # until a recorder of its own runs
+    _watch_sigterm()
     if not config.get("subprocesses"):
         return
     try:

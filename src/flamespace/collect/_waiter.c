@@ -14,6 +14,9 @@
  * 3.12+ keep a GIL per interpreter, whose field we locate while holding the GIL.
  *
  * Waiter.stop() wakes a waiting wait() at once (halt); reset() arms it again.
+ *
+ * watch_sigterm() and sigterm_handled() make sure a SIGTERM ends the process (see the section
+ * "SIGTERM watchdog" below and _bootstrap._save_on_sigterm).
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -24,6 +27,10 @@
 #include <Python.h>
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -161,8 +168,150 @@ static PyTypeObject WaiterType = {
     .tp_methods = Waiter_methods,
 };
 
+/* SIGTERM watchdog.
+ *
+ * The recorder replaces the default action of SIGTERM with a Python handler that saves the
+ * profile, then dies of the signal. A Python handler runs only when the main thread executes
+ * bytecode: Python's C handler just notes the signal. A SIGTERM that comes after the main
+ * thread's last check and before it blocks (in sem_wait, say) does not interrupt the call, so
+ * it is noted and never acted on, and the process that the default action would have killed
+ * lives on (a multiprocessing.Pool waiting for its worker hangs).
+ *
+ * watch_sigterm() wraps Python's C handler: ours notes the signal (async-signal-safe: a flag and
+ * sem_post) and calls Python's. A watchdog thread (no GIL, all signals blocked) wakes on it and,
+ * until the Python handler says it runs (sigterm_handled()), sends SIGTERM to the main thread
+ * every WATCH_STEP_NS: that interrupts a blocking call (EINTR) and Python runs the handler. If it
+ * still has not run after WATCH_GIVE_UP_NS (the main thread holds the GIL in C code, or blocks
+ * where no signal interrupts it), the watchdog does what the default action would have done:
+ * the process dies of SIGTERM, without its profile.
+ *
+ * A program that installs a SIGTERM handler of its own replaces the wrapper (Python's
+ * signal.signal calls sigaction), so its handler is left alone. After a fork, watch_sigterm()
+ * in the child starts the child's own watchdog (threads do not survive a fork).
+ */
+
+#define WATCH_STEP_NS 50000000LL       /* 50 ms between signals to the main thread */
+#define WATCH_GIVE_UP_NS 5000000000LL  /* then, after 5 s, die as the default action would */
+
+static struct sigaction python_action;    /* the action we wrap (Python's C handler) */
+static volatile sig_atomic_t term_pending; /* a SIGTERM came; its Python handler has not run yet */
+static sem_t term_arrived;                 /* posted by our handler: wakes the watchdog */
+static pthread_t main_thread;
+static pid_t watched_pid;                  /* the process whose watchdog runs (0: none) */
+
+static void on_sigterm(int signum, siginfo_t *info, void *context)
+{
+    int saved_errno = errno;
+    term_pending = 1;
+    sem_post(&term_arrived);
+    errno = saved_errno;
+    if (python_action.sa_flags & SA_SIGINFO) {
+        python_action.sa_sigaction(signum, info, context);
+    } else if (python_action.sa_handler != SIG_DFL && python_action.sa_handler != SIG_IGN) {
+        python_action.sa_handler(signum);
+    }
+}
+
+static void sleep_ns(long long nanoseconds)
+{
+    struct timespec delay = {(time_t)(nanoseconds / 1000000000LL), (long)(nanoseconds % 1000000000LL)};
+    while (nanosleep(&delay, &delay) != 0 && errno == EINTR) {
+    }
+}
+
+static void *watch(void *unused)
+{
+    (void)unused;
+    for (;;) {
+        while (sem_wait(&term_arrived) != 0) {  /* EINTR: wait again */
+        }
+        for (long long waited = 0; term_pending; waited += WATCH_STEP_NS) {
+            sleep_ns(WATCH_STEP_NS);
+            if (!term_pending) {
+                break;
+            }
+            if (waited >= WATCH_GIVE_UP_NS) {
+                struct sigaction default_action;
+                memset(&default_action, 0, sizeof default_action);
+                default_action.sa_handler = SIG_DFL;
+                sigemptyset(&default_action.sa_mask);
+                sigaction(SIGTERM, &default_action, NULL);
+                sigset_t term;
+                sigemptyset(&term);
+                sigaddset(&term, SIGTERM);
+                pthread_sigmask(SIG_UNBLOCK, &term, NULL);
+                raise(SIGTERM);  /* to this thread, which no longer blocks it: the process dies */
+                sleep_ns(WATCH_GIVE_UP_NS);  /* (if it somehow did not: keep trying) */
+            }
+            pthread_kill(main_thread, SIGTERM);
+        }
+    }
+    return NULL;
+}
+
+static PyObject *watch_sigterm(PyObject *module, PyObject *unused)
+{
+    struct sigaction current;
+    if (sigaction(SIGTERM, NULL, &current) != 0) {
+        return PyErr_SetFromErrno(PyExc_OSError);
+    }
+    int wrapped = (current.sa_flags & SA_SIGINFO) && current.sa_sigaction == on_sigterm;
+    if (!wrapped && (current.sa_flags & SA_SIGINFO || current.sa_handler == SIG_DFL || current.sa_handler == SIG_IGN)) {
+        Py_RETURN_FALSE;  /* not Python's handler: not ours to watch */
+    }
+    pid_t pid = getpid();
+    if (watched_pid != pid) {  /* first call, or a forked child: no watchdog runs here */
+        if (sem_init(&term_arrived, 0, 0) != 0) {
+            return PyErr_SetFromErrno(PyExc_OSError);
+        }
+        term_pending = 0;
+        main_thread = pthread_self();
+        sigset_t all, saved;
+        sigfillset(&all);
+        pthread_attr_t attributes;
+        pthread_attr_init(&attributes);
+        pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&attributes, 256 * 1024);  /* it needs little; the default is 8 MiB */
+        pthread_sigmask(SIG_BLOCK, &all, &saved);  /* the watchdog inherits a mask that blocks all */
+        pthread_t thread;
+        int error = pthread_create(&thread, &attributes, watch, NULL);
+        pthread_sigmask(SIG_SETMASK, &saved, NULL);
+        pthread_attr_destroy(&attributes);
+        if (error != 0) {
+            errno = error;
+            return PyErr_SetFromErrno(PyExc_OSError);
+        }
+        watched_pid = pid;
+    }
+    if (!wrapped) {
+        struct sigaction ours = current;
+        ours.sa_flags |= SA_SIGINFO;
+        ours.sa_sigaction = on_sigterm;
+        python_action = current;
+        if (sigaction(SIGTERM, &ours, NULL) != 0) {
+            return PyErr_SetFromErrno(PyExc_OSError);
+        }
+    }
+    Py_RETURN_TRUE;
+}
+
+static PyObject *sigterm_handled(PyObject *module, PyObject *unused)
+{
+    term_pending = 0;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef module_methods[] = {
+    {"watch_sigterm", watch_sigterm, METH_NOARGS,
+     "watch_sigterm() -> watching: make sure the Python SIGTERM handler runs soon after the signal "
+     "(call it from the main thread once that handler is installed, and again in a forked child)"},
+    {"sigterm_handled", sigterm_handled, METH_NOARGS,
+     "sigterm_handled(): the Python SIGTERM handler runs (the watchdog stands down)"},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_waiter", "The sampler's punctual sleep (see _waiter.c).", -1, NULL,
+    PyModuleDef_HEAD_INIT, "_waiter", "The sampler's punctual sleep (see _waiter.c).", -1, module_methods,
 };
 
 PyMODINIT_FUNC PyInit__waiter(void)

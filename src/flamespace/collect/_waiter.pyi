@@ -6,3 +6,9 @@ class Waiter:
         """Sleep ``delay_ns``; True when stop() ended the wait."""
     def stop(self) -> None: ...
     def reset(self) -> None: ...
+
+def watch_sigterm() -> bool:
+    """Watch SIGTERM's Python handler (see _waiter.c); False when it has none to watch."""
+
+def sigterm_handled() -> None:
+    """Tell the SIGTERM watchdog that the Python handler runs."""
