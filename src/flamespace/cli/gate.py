@@ -130,7 +130,7 @@ def command(
     words = list(command[1:] if command[:1] == ("--",) else command)
     if not words:
         raise click.UsageError("nothing to run: give the command after --, e.g. flamespace gate --base main -- bench/workload.py")
-    comparing = _compare.options_of(**options)  # the records check the options before any checkout or install
+    comparing = _compare.options_of(**options)  # type: ignore[arg-type]  # the records check the options before any checkout or install
     settings = _recorder_settings(lines, options)
     say = _progress
     root = _toplevel(repo)
@@ -353,7 +353,7 @@ def _step(argv: List[str], what: str, log: Optional[str]) -> None:
         raise GateError(f"{what}: exit code {done.returncode}; the end of its output{where}:\n{_tail(done.stdout, TAIL_LINES)}")
 
 
-def _recorder_settings(lines: bool, options: Dict[str, object]):  # type: ignore[no-untyped-def]
+def _recorder_settings(lines: bool, options: Dict[str, object]):
     """The recorder's options (SamplerOptions or MemoryOptions) of gate's collect options."""
     from ._recording import recorder_settings
 
@@ -364,7 +364,7 @@ def _recorder_settings(lines: bool, options: Dict[str, object]):  # type: ignore
 
 
 def _collect_runs(sides: List[Side], targets: List["Target"], warmup: int, settings: object, out_dir: str,
-                  options: Dict[str, object], say: Callable[[str], None]):  # type: ignore[no-untyped-def]
+                  options: Dict[str, object], say: Callable[[str], None]):
     from ..collect import Program, collect_runs
 
     programs = [Program(target, side.name, side.env, cwd=side.tree) for side, target in zip(sides, targets)]
@@ -406,7 +406,7 @@ class _Counter:
 # -- compare and report -------------------------------------------------------------------
 
 
-def _compare_runs(collection, options: Dict[str, object], comparing: "CompareOptions") -> Tuple["Comparison", Dict[str, "Sample"]]:  # type: ignore[no-untyped-def]
+def _compare_runs(collection, options: Dict[str, object], comparing: "CompareOptions") -> Tuple["Comparison", Dict[str, "Sample"]]:
     """The two sides' runs through compare's guard rails and statistics (findings on stderr)."""
     from ..stats.comparison import compare
     from ._samples import after_comparison, load_sides, parse_max_missed, show_findings

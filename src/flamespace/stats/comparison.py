@@ -259,17 +259,17 @@ def compare(
     result = _run(method, x1, x2, alpha, alternative, fdr, permutations, seed, paired)
     detectable = power.detectable(result.critical, result.se) if result.critical is not None and result.se is not None else None
     means1, means2 = x1.mean(axis=0), x2.mean(axis=0)
-    changes = []
+    stack_changes: List[StackChange] = []
     for j, stack in enumerate(stacks):
         m1, m2 = float(means1[j]), float(means2[j])
         significant = bool(result.significant[j])
         kind = _kind(m1, m2) if significant and margin.passes(m2 - m1, m1) else None
-        changes.append(StackChange(
+        stack_changes.append(StackChange(
             stack, m1, m2, m2 - m1, float(result.lower[j]), float(result.upper[j]),
             float(result.p[j]), float(result.p_adjusted[j]), significant, kind,
             None if detectable is None else float(detectable[j]),
         ))
-    parts = decompose(*_reduced_pair(changes, meta))
+    parts = decompose(*_reduced_pair(stack_changes, meta))
     notes = list(result.notes)
     if result.smallest_p > alpha:
         needed = power.min_runs(alpha, alternative, paired=paired)
@@ -278,7 +278,7 @@ def compare(
                         + (f" (and --permutations ≥ {int(math.ceil(1 / alpha))})" if permutations + 1 < 1 / alpha else ""))
     return Comparison(
         method=method, requested_method=method, alpha=alpha, n_baseline=n1, n_candidate=n2, unit=meta.unit,
-        normalized=normalize, frequency=frequency, dropped=dropped, margin=margin, changes=tuple(changes),
+        normalized=normalize, frequency=frequency, dropped=dropped, margin=margin, changes=tuple(stack_changes),
         statistic_name=result.statistic_name, statistic=result.global_statistic, p_value=result.global_p,
         reduced=parts.delta, parts=parts, options=_options(method, fdr, permutations, seed, result.details),
         notes=tuple(notes), alternative=alternative, control=result.control, smallest_p=result.smallest_p,
