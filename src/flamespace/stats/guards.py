@@ -75,22 +75,23 @@ class RunInfo:
         """The recording mode (``wall``, ``cpu``, ``alloc``, ...): the ``mode`` label, else the metric."""
         return self.labels.get("mode") or self.metadata.metric
 
+    def _number(self, label: str) -> Optional[int]:
+        """The whole number in label ``label``, None when absent or not a number."""
+        try:
+            return int(self.labels[label])
+        except (KeyError, ValueError):
+            return None
+
     @property
     def order(self) -> Optional[int]:
         """The run's number in its collection (``run`` label), None when absent."""
-        try:
-            return int(self.labels["run"])
-        except (KeyError, ValueError):
-            return None
+        return self._number("run")
 
     @property
     def pair(self) -> Optional[int]:
         """The round of an interleaved collection (``pair`` label): the baseline and candidate
         runs of one round ran one right after the other. None when absent."""
-        try:
-            return int(self.labels["pair"])
-        except (KeyError, ValueError):
-            return None
+        return self._number("pair")
 
     @property
     def run_time(self) -> Optional[float]:
