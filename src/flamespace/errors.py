@@ -33,3 +33,7 @@ class UnitMismatchError(FlamespaceError, ValueError):
 
 class ArgumentError(FlamespaceError, ValueError):
     """An argument the caller can fix: a bad regular expression, a share above 1, a negative scale."""
+
+
+class OutputError(FlamespaceError, OSError):
+    """An output that cannot be written: the path and the system's reason (no space, no such directory)."""

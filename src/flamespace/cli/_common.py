@@ -56,8 +56,17 @@ def output_options(function: F) -> F:
         default="-",
         show_default="stdout",
         help="Where to write the result.",
+        callback=checked_output,
     )(function)
     return function
+
+
+def checked_output(context: object, parameter: object, value: Optional[str]) -> Optional[str]:
+    """A click callback for -o: an output that cannot be written fails before any input is read."""
+    from ..formats import check_output
+
+    check_output(value)
+    return value
 
 
 def expand_inputs(paths: Sequence[str]) -> List[str]:

@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import sys
-from typing import List, Optional
+from contextlib import contextmanager
+from typing import Any, Iterator, List, Optional
 
 import click
 
 from . import COMMANDS
+from ._report import ClosedPipe
+
+
+@contextmanager
+def _closed_pipe() -> Iterator[None]:
+    """A closed stdout as ClosedPipe: click's main would turn the BrokenPipeError into exit 1 (README, "Troubleshooting")."""
+    try:
+        yield
+    except BrokenPipeError as exc:
+        raise ClosedPipe(str(exc)) from None
 
 
 class LazyGroup(click.Group):
@@ -16,6 +27,15 @@ class LazyGroup(click.Group):
     Start-up then costs click and the one command used: ``flamespace svg small.folded``
     must start about as fast as flamegraph.pl (docs/performance.md).
     """
+
+    def make_context(self, info_name: Optional[str], args: List[str], parent: Optional[click.Context] = None,
+                     **extra: Any) -> click.Context:
+        with _closed_pipe():  # --help | head
+            return super().make_context(info_name, args, parent, **extra)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with _closed_pipe():
+            return super().invoke(ctx)
 
     def list_commands(self, ctx: click.Context) -> List[str]:
         return sorted(COMMANDS)

@@ -16,6 +16,12 @@ if TYPE_CHECKING:
     from typing import Optional
 
 EXIT_OK, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: The exit code when the reader of stdout went away (`| head`): 0, as the output asked for was delivered.
+EXIT_CLOSED_PIPE = EXIT_OK
+
+
+class ClosedPipe(Exception):
+    """stdout was closed by its reader: a BrokenPipeError carried past click (which would exit 1 on it)."""
 
 
 def warn(message: str) -> None:
@@ -49,11 +55,17 @@ def exit_code(exc: BaseException, context: str) -> "Optional[int]":
     if isinstance(exc, KeyboardInterrupt):
         _error(context, "interrupted")
         return EXIT_INTERRUPTED
-    if isinstance(exc, BrokenPipeError):
-        # The reader went away (e.g. `| head`): stop quietly, as Unix tools do.
+    if isinstance(exc, (BrokenPipeError, ClosedPipe)):
+        # The reader went away (e.g. `| head`): stop quietly, whichever command wrote (README,
+        # "Troubleshooting"). Later writes to stdout (at exit) go to /dev/null instead of failing again.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_OK
+        return EXIT_CLOSED_PIPE
+    if isinstance(exc, OSError) and exc.errno is not None:
+        # The system refused (no space, no such file, no permission): the user's to fix, not a bug.
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        _error(context, f"{where}{exc.strerror or exc}")
+        return EXIT_INPUT
     if os.environ.get("FLAMESPACE_DEBUG"):
         return None
     _error(

@@ -111,11 +111,13 @@ def draw(
     map of --cp/--palette-file is read before and saved after, here at the program's edge."""
     from ..diagnostics import Diagnostics
     from ..errors import InputError
+    from ..formats import check_output
     from ..render.palettes import read_palette, write_palette
     from ..render.svg import svg
     from ._render import read_drawable
     from ._report import warn
 
+    check_output(output)  # before reading: a long read should not end in "cannot write"
     profile = read_drawable(files, "svg", skip_invalid, input_format)
     unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
     settings = settings_of(unit=unit, **options)  # type: ignore[arg-type]

@@ -12,7 +12,13 @@ def print_table(title: Optional[str], headers: Sequence[str], rows: Sequence[Seq
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(file=sys.stdout, width=None if sys.stdout.isatty() else 200, highlight=False)
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            """Let the BrokenPipeError through: rich would exit 1, our convention is the CLI's (README, "Troubleshooting")."""
+            self.quiet = True
+            raise  # noqa: PLE0704 - called by rich inside its ``except BrokenPipeError``
+
+    console = _Console(file=sys.stdout, width=None if sys.stdout.isatty() else 200, highlight=False)
     if title:
         console.print(title, soft_wrap=True)
     table = Table(box=box.SIMPLE_HEAD)

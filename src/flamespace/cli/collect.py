@@ -65,10 +65,12 @@ def command(
         flamespace compare --baseline ab/baseline --candidate ab/candidate
     """
     from ..collect import collect_runs
+    from ..formats import check_output_dir
 
     programs = _programs(command, module, code, baseline_cmd, candidate_cmd, baseline_env, candidate_env)
     options = recorder_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration,
                                 seed, output_format)
+    check_output_dir(out_dir)  # before the first run, not after it
     report = _Reporter(len(programs) * (runs + warmup), quiet)
     with report:
         result = collect_runs(

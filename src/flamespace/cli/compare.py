@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple
 
 import click
 
-from ..formats import registry
+from ..formats import check_output_dir, registry
 from ..stats.comparison import ALTERNATIVES, COMPARE_DEFAULTS as D, FDR_CHOICES, METHODS, CompareOptions
 from ._common import input_options, parse_share
 from ._samples import after_comparison, guard_options, load_sides, pair_sides, parse_max_missed, show_findings
@@ -97,6 +97,8 @@ def command(
         raise click.UsageError("choose one of --json and --markdown")
     options = options_of(method=method, alternative=alternative, alpha=alpha, fdr=fdr, permutations=permutations, seed=seed,
                          min_delta=min_delta, min_rel=min_rel, normalize=normalize, min_runs=min_runs, min_fraction=min_fraction)
+    if out_dir:
+        check_output_dir(out_dir)  # before reading the samples
     samples, screening = load_sides({"baseline": baseline, "candidate": candidate}, "compare", force=force,
                                     max_missed=parse_max_missed(max_missed), skip_invalid=skip_invalid, input_format=input_format)
     show_findings(screening.findings, "compare")

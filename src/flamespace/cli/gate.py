@@ -22,6 +22,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import click
 
 from ..errors import FlamespaceError
+from ..formats import check_output_dir, open_output
 from . import collect as _collect
 from . import compare as _compare
 
@@ -130,6 +131,7 @@ def command(
     words = list(command[1:] if command[:1] == ("--",) else command)
     if not words:
         raise click.UsageError("nothing to run: give the command after --, e.g. flamespace gate --base main -- bench/workload.py")
+    check_output_dir(out_dir)  # before any checkout, install or run
     comparing = _compare.options_of(**options)  # type: ignore[arg-type]  # the records check the options before any checkout or install
     settings = _recorder_settings(lines, options)
     say = _progress
@@ -442,11 +444,11 @@ def _write_reports(result: "Comparison", samples: Dict[str, "Sample"], gate: Dic
     _compare.write_parts(result, out_dir, True, samples)
     limit = int(options["limit"]) or None  # type: ignore[call-overload]
     include_all = bool(options["include_all"])
-    with open(os.path.join(out_dir, "report.md"), "w", encoding="utf-8") as file:
+    with open_output(os.path.join(out_dir, "report.md")) as file:
         file.write(_markdown_header(result, gate) + report.markdown(result, include_all, limit))
-    with open(os.path.join(out_dir, "report.txt"), "w", encoding="utf-8") as file:
+    with open_output(os.path.join(out_dir, "report.txt")) as file:
         file.write(_text_header(gate) + report.text(result, include_all, limit, 200))
-    with open(os.path.join(out_dir, "report.json"), "w", encoding="utf-8") as file:
+    with open_output(os.path.join(out_dir, "report.json")) as file:
         json.dump({**report.as_dict(result), "gate": gate}, file, indent=2)
         file.write("\n")
 

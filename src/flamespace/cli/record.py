@@ -8,7 +8,7 @@ from typing import Optional, Tuple
 
 import click
 
-from ..formats import registry
+from ..formats import check_output, registry
 from ._common import format_value
 from ._recording import FORMATS, PICTURE_FORMATS, recorder_settings, recording_options, target_of
 
@@ -53,6 +53,7 @@ def command(
                                 seed, output_format)
     extension = {**FORMATS, **PICTURE_FORMATS}[output_format]
     output = output or f"profile-{time.strftime('%Y%m%d-%H%M%S')}{extension}"
+    check_output(output)  # before the program runs, not after
     result = record_program(Program(target), options, process_root=process_root, subprocesses=subprocesses)
     if output_format == "svg":
         _write_svg(result.recording.graph, output, target.describe())

@@ -9,7 +9,7 @@ import click
 from .._record import defaults
 from ..render.options import DELTA_MODES
 from ..render.text import TextOptions
-from ._common import input_options
+from ._common import checked_output, input_options
 
 #: TextOptions' defaults, which the options below show and pass on (tests/cli/test_defaults.py).
 _D = defaults(TextOptions)
@@ -36,7 +36,8 @@ def _share(value: str) -> float:
               help="Differential input: the change shown per frame.")
 @click.option("--countname", default=None, help="What the counts are (default: the profile's unit, else 'samples').")
 @click.option("--width", type=int, default=_D["width"], help="Cut lines to this many characters (default: the terminal's width when stdout is one).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-", show_default="stdout", help="Where to write.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-", show_default="stdout", help="Where to write.",
+              callback=checked_output)
 @input_options
 def command(files: Tuple[str, ...], threshold: str, max_depth: Optional[int], sort_by_value: bool, reverse: bool,
             base: Tuple[str, ...], delta: str, countname: Optional[str], width: Optional[int], output: str,

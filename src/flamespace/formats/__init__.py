@@ -1,7 +1,7 @@
 """Profile formats: one module per format and a registry that picks among them."""
 
 from . import folded
-from ._io import open_output
+from ._io import check_output, check_output_dir, open_output
 from .registry import by_name, detect, formats, names, read, write
 
 
@@ -11,4 +11,5 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["FORMATS", "by_name", "detect", "folded", "formats", "names", "open_output", "read", "write"]
+__all__ = [
+    "FORMATS", "by_name", "detect", "folded", "formats", "names", "check_output", "check_output_dir", "open_output", "read", "write"]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import os
+import stat
 import sys
 from contextlib import contextmanager
 
-from ..errors import InputError
+from ..errors import InputError, OutputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -63,11 +65,119 @@ def text_reader(stream: BinaryIO) -> io.TextIOWrapper:
     return io.TextIOWrapper(stream, encoding="utf-8-sig", errors=ENCODING_ERRORS, newline=None)
 
 
+def check_output(destination: Union[str, "os.PathLike[str]", None]) -> None:
+    """Fail now, before any work, if ``destination`` cannot be written: its directory is missing or read-only.
+
+    '-' and None (stdout) always pass. A file that exists must be writable: an output never
+    replaces a file the user made read-only.
+    """
+    if destination is None or os.fspath(destination) == "-":
+        return
+    path = os.fspath(destination)
+    target = os.path.realpath(path)
+    directory = os.path.dirname(target)
+    if os.path.isdir(target):
+        raise OutputError(f"cannot write {path}: {os.strerror(errno.EISDIR)}")
+    if not os.path.isdir(directory):
+        raise OutputError(f"cannot write {path}: directory {os.path.dirname(path) or '.'} does not exist")
+    if os.path.exists(target):
+        if not os.access(target, os.W_OK):
+            raise OutputError(f"cannot write {path}: {os.strerror(errno.EACCES)}")
+        if not _replaceable(target):
+            return  # a device or a pipe is written in place
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise OutputError(f"cannot write {path}: {os.strerror(errno.EACCES)} (directory {os.path.dirname(path) or '.'})")
+
+
+def check_output_dir(directory: str) -> None:
+    """Create ``directory`` (and its parents) if need be and fail now if files cannot be created in it."""
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create directory {directory}: {exc.strerror or exc}") from None
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise OutputError(f"cannot write in directory {directory}: {os.strerror(errno.EACCES)}")
+
+
+def _replaceable(target: str) -> bool:
+    """Whether ``target`` is written by renaming a new file over it: a regular file or nothing, not /dev/null or a FIFO."""
+    try:
+        return stat.S_ISREG(os.stat(target).st_mode)
+    except FileNotFoundError:
+        return True
+
+
+def _temporary(directory: str, base: str) -> Tuple[int, Optional[str]]:
+    """An open file in ``directory`` for the new content, and its name (None: it has none yet).
+
+    On Linux the file is anonymous (O_TMPFILE) until it is complete, so that a process killed
+    even with SIGKILL leaves nothing behind; elsewhere it is a hidden ``.NAME.*.tmp`` file,
+    created with mode 0o666 less the umask, as open() would.
+    """
+    if getattr(os, "O_TMPFILE", 0) and sys.platform.startswith("linux"):
+        try:
+            return os.open(directory, os.O_TMPFILE | os.O_RDWR, 0o666), None
+        except OSError as exc:
+            if exc.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+                raise
+    return _named(directory, base)
+
+
+def _named(directory: str, base: str) -> Tuple[int, str]:
+    while True:
+        name = os.path.join(directory, f".{base}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(name, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666), name
+        except FileExistsError:
+            continue
+
+
+def _link(fd: int, directory: str, base: str) -> str:
+    """A name in ``directory`` for the anonymous file ``fd``, so that it can be renamed over the target.
+
+    linkat(AT_SYMLINK_FOLLOW) through ctypes: os.link calls link(), which cannot name an
+    O_TMPFILE file. Where that fails (no /proc), the content is copied to a named file.
+    """
+    import ctypes  # at the end of the work only: not a start-up cost
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    at_fdcwd, at_symlink_follow = -100, 0x400
+    while True:
+        name = os.path.join(directory, f".{base}.{os.urandom(6).hex()}.tmp")
+        if libc.linkat(at_fdcwd, f"/proc/self/fd/{fd}".encode(), at_fdcwd, os.fsencode(name), at_symlink_follow) == 0:
+            return name
+        if ctypes.get_errno() != errno.EEXIST:
+            break
+    copy, name = _named(directory, base)
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(copy, view):]
+    except BaseException:
+        os.close(copy)
+        os.unlink(name)
+        raise
+    os.close(copy)
+    return name
+
+
 @contextmanager
 def open_output(
     destination: Union[str, "os.PathLike[str]", None], encoding: Optional[str] = None, errors: Optional[str] = None
 ) -> Iterator[TextIO]:
     """A text stream for ``destination``: a path, or stdout for None or '-'; what every writer opens.
+
+    A path is written atomically: to a temporary file in the same directory, renamed over the
+    target only when the block ends without an exception, with the target's permissions if it
+    existed (a symbolic link's target is replaced, the link kept). When the block fails, the target
+    is untouched and the temporary file removed. Devices and pipes (/dev/null, a FIFO) are
+    written in place. Errors of the system (no such directory, no space) raise OutputError
+    naming the path.
 
     UTF-8 with undecodable input bytes written back as they were, unless ``encoding`` and
     ``errors`` say otherwise (an SVG in another encoding writes the characters it lacks as
@@ -82,8 +192,58 @@ def open_output(
         try:
             yield out
             out.flush()
+            sys.stdout.buffer.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            if exc.filename is not None:  # not our stream: a file opened inside the block
+                raise
+            raise OutputError(f"cannot write to standard output: {exc.strerror or exc}") from None
         finally:
             out.detach()
         return
-    with open(destination, "w", encoding=encoding, errors=errors, newline="") as out:
-        yield out
+    path = os.fspath(destination)
+    check_output(path)
+    target = os.path.realpath(path)
+    if not _replaceable(target):
+        with _writing(path):
+            with open(target, "w", encoding=encoding, errors=errors, newline="") as out:
+                yield out
+        return
+    directory, base = os.path.split(target)
+    with _writing(path):
+        fd, name = _temporary(directory, base)
+    try:
+        with _writing(path):
+            with open(fd, "w", encoding=encoding, errors=errors, newline="") as out:
+                yield out
+                out.flush()
+                try:
+                    os.fchmod(out.fileno(), stat.S_IMODE(os.stat(target).st_mode))
+                except FileNotFoundError:
+                    pass  # a new file: created with 0o666 less the umask
+                if name is None:
+                    name = _link(out.fileno(), directory, base)
+            os.replace(name, target)
+            name = None
+    finally:
+        if name is not None:
+            try:
+                os.unlink(name)
+            except OSError:
+                pass
+
+
+@contextmanager
+def _writing(path: str) -> Iterator[None]:
+    """Turn the system's errors in writing ``path`` into OutputError; errors about other files pass through."""
+    try:
+        yield
+    except OutputError:
+        raise
+    except OSError as exc:
+        if exc.filename is not None and exc.filename not in (path, os.path.realpath(path)) and not str(exc.filename).startswith(
+            (os.path.dirname(os.path.realpath(path)) + os.sep + ".", "/proc/self/fd/")
+        ):
+            raise
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -8,6 +8,7 @@ most, so ``ext4_read`` and ``ext4_write`` get similar colours); ``random`` is ra
 
 from __future__ import annotations
 
+import os
 import re
 from zlib import crc32
 
@@ -254,5 +255,7 @@ def write_palette(path: str, table: Dict[str, str]) -> None:
 
     A file read back next time (not an output stream: '-' is a file name here).
     """
-    with open(path, "w", encoding="utf-8", errors="surrogateescape") as out:
+    from ..formats._io import open_output
+
+    with open_output(os.path.join(".", path) if path == "-" else path) as out:
         out.writelines(f"{name}->{colour}\n" for name, colour in sorted(table.items()) if "\n" not in name)
