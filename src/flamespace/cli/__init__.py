@@ -1,4 +1,5 @@
-"""The ``flamespace`` command. Exit codes: 0 ok, 1 usage or input error, 2 internal error, 3 compare or gate found a regression.
+"""The ``flamespace`` command. Exit codes: 0 ok (and a closed stdout: ``| head``), 1 usage, input or
+output error (an OSError: no space, no such directory), 2 internal error, 3 compare or gate found a regression.
 
 ``flamespace svg`` with arguments the small parser understands runs without importing click
 (start-up: docs/performance.md); everything else goes through the click group of ``_group``.
