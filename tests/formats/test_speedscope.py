@@ -108,10 +108,10 @@ def _sampled(weights, samples=None, frames=("a", "b")) -> str:
     )
 
 
-@pytest.mark.parametrize("weight", ["NaN", "Infinity", "-Infinity", "-1", "1e999"])
+@pytest.mark.parametrize("weight", ["NaN", "Infinity", "-Infinity", "-1", "1e999", "1e300", "1" + "0" * 400])
 def test_non_finite_or_negative_weight_is_refused_with_its_json_path(weight):
     # NaN used to drop its stack silently; Infinity crashed svg and made merge write "inf"
-    with pytest.raises(fs.InputError, match=r"t\.speedscope\.json: profiles\[0\]\.weights\[1\] is"):
+    with pytest.raises(fs.InputError, match=r"t\.speedscope\.json: profiles\[0\]\.weights\[1\] is .*, not a non-negative number below 1e\+300"):
         loads(_sampled(["1", weight]))
 
 
@@ -122,17 +122,12 @@ def test_out_of_range_frame_index_is_refused_with_its_json_path(index):
         loads(_sampled(["1"], [[0, index]]))
 
 
-def test_weights_whose_sum_overflows_are_refused():
-    with pytest.raises(fs.InputError, match="beyond a float's range"):
-        loads(_sampled(["1e308", "1e308"]))
-
-
 @pytest.mark.parametrize(
     "event, message",
     [
         ('{"type":"O","at":0,"frame":-1}', r"events\[0\]\.frame is -1, not the index of a frame"),
-        ('{"type":"O","at":NaN,"frame":0}', r"events\[0\]\.at is nan, not a finite number"),
-        ('{"type":"O","at":Infinity,"frame":0}', r"events\[0\]\.at is inf, not a finite number"),
+        ('{"type":"O","at":NaN,"frame":0}', r"events\[0\]\.at is nan, not a number between"),
+        ('{"type":"O","at":Infinity,"frame":0}', r"events\[0\]\.at is inf, not a number between"),
     ],
 )
 def test_evented_profiles_check_times_and_frames(event, message):

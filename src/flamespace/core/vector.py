@@ -40,6 +40,12 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+#: The largest magnitude a reader accepts for a count, weight or time: a sum of up to 10**8 such
+#: values is still a finite float, and an int that large still converts to one. Comparing with it also
+#: refuses NaN and the infinities (every comparison with NaN is false), and huge ints exactly.
+MAX_VALUE = 1e300
+
+
 def _check_number(value: Any, stack: Stack) -> Number:
     if isinstance(value, bool) or not isinstance(value, Real):
         raise TypeError(f"value of stack {stack!r} is {value!r}, not a number")

@@ -21,7 +21,7 @@ from operator import itemgetter
 from .._record import Record, record
 from ..core.differential import Differential
 from ..core.metadata import Metadata
-from ..core.vector import FlameGraph
+from ..core.vector import MAX_VALUE, FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 
@@ -88,9 +88,8 @@ def _is_decimal(text: str) -> bool:
     )
 
 
-#: Largest count read: sums of such counts stay finite floats, and ints that large still convert to float.
-_MAX_COUNT = 1e300
-_MAX_DIGITS = 300  # an int of at most this many digits is below _MAX_COUNT
+_MAX_COUNT = MAX_VALUE  # counts must be below it (core.vector says why)
+_MAX_DIGITS = 300  # an int of at most this many digits is below _MAX_COUNT (checked by the tests)
 
 
 def _number(text: str) -> Optional[Number]:

@@ -12,14 +12,13 @@ Reading: sampled and evented profiles; the flame graph is the sum over all profi
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, TextIO, Tuple, Union
 
 from ..core.chart import FlameChart
 from ..core.differential import Differential
 from ..core.metadata import Metadata
-from ..core.vector import FlameGraph
+from ..core.vector import MAX_VALUE, FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 
@@ -98,9 +97,6 @@ def parse(
         for stack, value in pairs:
             if value > 0:
                 totals[stack] = totals.get(stack, 0) + value
-    for stack, value in totals.items():
-        if not math.isfinite(value):  # finite weights whose sum overflows a float
-            raise InputError(f"the weights of stack {';'.join(stack)!r:.80} add up to {value!r}, beyond a float's range", source)
     if len(units) > 1:
         raise InputError(f"profiles use different units ({', '.join(sorted(units))}); cannot add them", source)
     unit = _UNITS.get(units.pop(), None) if units else None
@@ -130,8 +126,9 @@ def _display_name(frame: Dict[str, Any]) -> str:
 
 
 def _is_number(value: object) -> bool:
-    """A finite JSON number (``json`` reads NaN and Infinity, which speedscope's schema does not allow)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """A JSON number of magnitude below :data:`MAX_VALUE`: ``json`` also reads NaN, Infinity and
+    ints of any size, which speedscope's schema does not allow and sums cannot hold."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and -MAX_VALUE < value < MAX_VALUE
 
 
 def _check_frame(index: object, frames: List[str], where: str, source: str) -> int:
@@ -155,7 +152,7 @@ def _sampled(profile: Dict[str, Any], frames: List[str], where: str, source: str
         raise InputError(f"{where}: 'samples' and 'weights' must be lists of the same length", source)
     for i, (indices, weight) in enumerate(zip(samples, weights)):
         if not _is_number(weight) or weight < 0:
-            raise InputError(f"{where}.weights[{i}] is {weight!r:.60}, not a finite non-negative number", source)
+            raise InputError(f"{where}.weights[{i}] is {weight!r:.60}, not a non-negative number below {MAX_VALUE:g}", source)
         yield _stack(indices, frames, f"{where}.samples[{i}]", source), weight
 
 
@@ -167,7 +164,7 @@ def _evented(profile: Dict[str, Any], frames: List[str], where: str, source: str
     open_frames: List[int] = []
     last_at: Number = profile.get("startValue", 0)
     if not _is_number(last_at):
-        raise InputError(f"{where}.startValue is {last_at!r:.60}, not a finite number", source)
+        raise InputError(f"{where}.startValue is {last_at!r:.60}, not a number between -{MAX_VALUE:g} and {MAX_VALUE:g}", source)
     for i, event in enumerate(events):
         place = f"{where}.events[{i}]"
         try:
@@ -175,7 +172,7 @@ def _evented(profile: Dict[str, Any], frames: List[str], where: str, source: str
         except (TypeError, KeyError):
             raise InputError(f"{place} needs 'type', 'at' and 'frame'", source) from None
         if not _is_number(at):
-            raise InputError(f"{place}.at is {at!r:.60}, not a finite number", source)
+            raise InputError(f"{place}.at is {at!r:.60}, not a number between -{MAX_VALUE:g} and {MAX_VALUE:g}", source)
         if at < last_at:
             raise InputError(f"{place}: time {at!r} goes backwards (previous {last_at!r})", source)
         if open_frames and at > last_at:
