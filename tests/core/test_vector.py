@@ -147,3 +147,14 @@ def test_differential_normalized_truncates_like_difffolded():
     # int(3 * 10 / 7) = 4, int(4 * 10 / 7) = 5
     assert norm.before == FlameGraph({("a",): 4, ("b",): 5})
     assert norm.after == after
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf"), -1])
+def test_flame_graph_refuses_non_finite_and_negative_values(value):
+    with pytest.raises(fs.ArgumentError):
+        fs.FlameGraph({("a",): value})
+
+
+def test_values_whose_sum_overflows_are_refused():
+    with pytest.raises(fs.ArgumentError, match="add up to inf"):
+        fs.FlameGraph([(("a",), 1e308), (("a",), 1e308)])

@@ -234,3 +234,14 @@ def test_count_syntax_is_digits_with_an_optional_point(text):
     from flamespace.formats.folded import _is_decimal
 
     assert _is_decimal(text) == bool(re.fullmatch(r"[0-9]+(?:\.[0-9]*)?", text))
+
+
+@pytest.mark.parametrize("count", ["9" * 301, "9" * 400 + ".5", "1" + "0" * 300 + ".0"])
+def test_counts_out_of_range_are_refused_with_their_line(count):
+    # a 400-digit decimal used to read as inf; one of 5000 digits raised a bare ValueError
+    with pytest.raises(fs.InputError, match=r"<input>:2: count 9*1?0*\.\.\. is out of range"):
+        fs.formats.folded.loads(f"a 1\nb {count}\n")
+
+
+def test_largest_count_is_read():
+    assert fs.formats.folded.loads("a " + "9" * 300 + "\n")[("a",)] == int("9" * 300)

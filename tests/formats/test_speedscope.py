@@ -78,7 +78,7 @@ def test_reads_sampled_profiles_of_other_tools():
     [
         ("{", "t.speedscope.json:1: not valid JSON"),
         ('{"profiles": 3}', "expected an object with a 'profiles' list"),
-        ('{"shared": {"frames": []}, "profiles": [{"type": "sampled", "samples": [[0]], "weights": [1]}]}', "frame that does not exist"),
+        ('{"shared": {"frames": []}, "profiles": [{"type": "sampled", "samples": [[0]], "weights": [1]}]}', "not the index of a frame"),
         ('{"shared": {"frames": [{"name": "a"}]}, "profiles": [{"type": "evented", "events": [{"type": "O", "at": 1, "frame": 0}]}]}', "never closed"),
         ('{"shared": {"frames": [{"name": "a"}]}, "profiles": [{"type": "sampled", "samples": [[0]], "weights": [-1]}]}', "non-negative"),
         ('{"shared": {"frames": []}, "profiles": [{"type": "other"}]}', "expected 'sampled' or 'evented'"),
@@ -97,3 +97,46 @@ def test_registry_detects_speedscope_and_writes_charts_as_graphs_to_folded(tmp_p
     chart.append(5, "T", ("a",), 5)
     fs.write(chart, tmp_path / "c.folded")
     assert fs.read(tmp_path / "c.folded") == fs.FlameGraph({("a",): 5})
+
+
+def _sampled(weights, samples=None, frames=("a", "b")) -> str:
+    """A one-profile sampled file with the given weights (JSON text, so NaN and Infinity can appear)."""
+    samples = samples if samples is not None else [[0, 1]] * len(weights)
+    return (
+        '{"shared":{"frames":[%s]},"profiles":[{"type":"sampled","unit":"none","samples":%s,"weights":[%s]}]}'
+        % (",".join(json.dumps({"name": f}) for f in frames), json.dumps(samples), ",".join(weights))
+    )
+
+
+@pytest.mark.parametrize("weight", ["NaN", "Infinity", "-Infinity", "-1", "1e999", "1e300", "1" + "0" * 400])
+def test_non_finite_or_negative_weight_is_refused_with_its_json_path(weight):
+    # NaN used to drop its stack silently; Infinity crashed svg and made merge write "inf"
+    with pytest.raises(fs.InputError, match=r"t\.speedscope\.json: profiles\[0\]\.weights\[1\] is .*, not a non-negative number below 1e\+300"):
+        loads(_sampled(["1", weight]))
+
+
+@pytest.mark.parametrize("index", [-1, 2, 1.0, True, "0"])
+def test_out_of_range_frame_index_is_refused_with_its_json_path(index):
+    # -1 used to wrap silently to the last frame
+    with pytest.raises(fs.InputError, match=r"profiles\[0\]\.samples\[0\]\[1\] is .*not the index of a frame \(shared.frames has 2\)"):
+        loads(_sampled(["1"], [[0, index]]))
+
+
+@pytest.mark.parametrize(
+    "event, message",
+    [
+        ('{"type":"O","at":0,"frame":-1}', r"events\[0\]\.frame is -1, not the index of a frame"),
+        ('{"type":"O","at":NaN,"frame":0}', r"events\[0\]\.at is nan, not a number between"),
+        ('{"type":"O","at":Infinity,"frame":0}', r"events\[0\]\.at is inf, not a number between"),
+    ],
+)
+def test_evented_profiles_check_times_and_frames(event, message):
+    text = '{"shared":{"frames":[{"name":"a"}]},"profiles":[{"type":"evented","unit":"none","events":[%s]}]}' % event
+    with pytest.raises(fs.InputError, match=message):
+        loads(text)
+
+
+def test_infinite_start_value_is_refused():
+    text = '{"shared":{"frames":[{"name":"a"}]},"profiles":[{"type":"evented","unit":"none","startValue":-Infinity,"events":[]}]}'
+    with pytest.raises(fs.InputError, match=r"profiles\[0\]\.startValue is -inf"):
+        loads(text)

@@ -44,3 +44,34 @@ def test_cli_text(capsys: pytest.CaptureFixture) -> None:
     out = capsys.readouterr().out
     assert out.startswith(" 100.00%  all (122 samples)\n") and "lex" in out and "idle" not in out
     assert main(["text", "--threshold", "lots", str(DATA / "render" / "small.folded")]) == 1
+
+
+def test_lines_stream_and_stay_short_however_deep_the_stack() -> None:
+    """Linear in the frames: a generator of lines whose length does not grow with depth
+    (the branches of a 100,000-deep stack once made the output quadratic: 300 s, 7.3 GB)."""
+    import inspect
+
+    from flamespace.render.text import INDENT_LEVELS, iter_text_lines
+
+    deep = fs.FlameGraph({tuple(f"f{i}" for i in range(3 * INDENT_LEVELS)): 7})
+    assert inspect.isgenerator(iter_text_lines(deep))
+    lines = list(iter_text_lines(deep, TextOptions(threshold=0)))
+    assert len(lines) == 3 * INDENT_LEVELS + 1
+    longest_branch = 3 * INDENT_LEVELS + len(f"[+{2 * INDENT_LEVELS}] └─ ")
+    assert max(len(line) for line in lines) <= len(" 100.00%  ") + longest_branch + len(f"f{3 * INDENT_LEVELS} (7 samples)")
+    assert lines[-1].endswith(f"   [+{2 * INDENT_LEVELS - 1}] └─ f{3 * INDENT_LEVELS - 1} (7 samples)")
+    assert "[+" not in "".join(lines[: INDENT_LEVELS + 2])  # levels up to the limit are drawn as before
+
+
+def test_text_writes_line_by_line() -> None:
+    class Counting:
+        def __init__(self) -> None:
+            self.writes: list = []
+
+        def write(self, text: str) -> int:
+            self.writes.append(text)
+            return len(text)
+
+    out = Counting()
+    assert text(G, TextOptions(threshold=0), out) is None  # type: ignore[arg-type]
+    assert len(out.writes) == 5 and "".join(out.writes) == text(G, TextOptions(threshold=0))

@@ -56,18 +56,21 @@ def command(files: Tuple[str, ...], threshold: str, max_depth: Optional[int], so
 
     from ..errors import InputError
     from ..formats import open_output
-    from ..render import text_lines
+    from ..render import iter_text_lines
     from ._render import read_drawable
 
     profile = read_drawable(files, "text", skip_invalid, input_format)
     unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
     if width is None and output == "-" and sys.stdout.isatty():
         width = max(shutil.get_terminal_size().columns, 20)
-    lines = text_lines(profile, options_of(threshold, max_depth, sort_by_value, reverse, base, delta, countname, width, unit))
-    if not lines:
+    lines = iter_text_lines(profile, options_of(threshold, max_depth, sort_by_value, reverse, base, delta, countname, width, unit))
+    first = next(lines, None)  # before the output is opened: an empty profile leaves no file
+    if first is None:
         raise InputError("no stack counts found", ", ".join(files) or "<stdin>")
     with open_output(output) as out:
-        out.write("".join(line + "\n" for line in lines))
+        out.write(first + "\n")
+        for line in lines:  # streamed: a deep profile's text is never held whole
+            out.write(line + "\n")
 
 
 def options_of(threshold: str, max_depth: Optional[int], sort_by_value: bool, reverse: bool, base: Tuple[str, ...], delta: str,

@@ -40,12 +40,19 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+#: The largest magnitude a reader accepts for a count, weight or time: a sum of up to 10**8 such
+#: values is still a finite float, and an int that large still converts to one. Comparing with it also
+#: refuses NaN and the infinities (every comparison with NaN is false), and huge ints exactly.
+MAX_VALUE = 1e300
+
+
 def _check_number(value: Any, stack: Stack) -> Number:
     if isinstance(value, bool) or not isinstance(value, Real):
         raise TypeError(f"value of stack {stack!r} is {value!r}, not a number")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError(f"value of stack {stack!r} is {value!r}, not a finite number")
-    return value if isinstance(value, (int, float)) else float(value)
+    number = value if isinstance(value, (int, float)) else float(value)
+    if isinstance(number, float) and not math.isfinite(number):
+        raise ArgumentError(f"value of stack {stack!r} is {value!r}, not a finite number")
+    return number
 
 
 def _scalar(value: object) -> Optional[Number]:
@@ -88,6 +95,9 @@ class StackVector(_Base):
         for stack, value in pairs:
             stack = _check_stack(stack)
             summed[stack] = summed.get(stack, 0) + _check_number(value, stack)
+        for stack, value in summed.items():
+            if isinstance(value, float) and not math.isfinite(value):  # finite values whose sum overflows
+                raise ArgumentError(f"the values of stack {stack!r} add up to {value!r}, not a finite number")
         self._validate(summed)
         overrides = {"unit": unit, "metric": metric, "labels": labels}
         metadata = (metadata or EMPTY).replace(**{k: v for k, v in overrides.items() if v is not None})

@@ -13,7 +13,7 @@ from ..errors import InputError, OutputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, BinaryIO, Iterator, Optional, TextIO, Tuple, Union
+    from typing import Any, BinaryIO, Iterator, Optional, TextIO, Tuple, Type, Union
 
     from .._types import Source
 
@@ -45,15 +45,18 @@ def open_binary(source: Source) -> Iterator[Tuple[io.BufferedReader[Any], str]]:
             close = True
     else:
         raw = source
+    unreadable: Tuple[Type[BaseException], ...] = (OSError, EOFError)
     try:
         # Any binary stream with readinto will do; typeshed asks BufferedReader for a raw one.
         stream = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[type-var]
         if stream.peek(2)[:2] == GZIP_MAGIC:
             import gzip  # only for gzipped input: start-up matters for small files
+            import zlib
 
             stream = io.BufferedReader(gzip.GzipFile(fileobj=stream, mode="rb"))
+            unreadable += (zlib.error,)  # damaged compressed data (found by tests/formats/test_fuzz.py)
         yield stream, name
-    except (OSError, EOFError) as exc:
+    except unreadable as exc:
         raise InputError(f"cannot read: {exc}", name) from None
     finally:
         if close:

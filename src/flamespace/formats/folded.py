@@ -21,7 +21,7 @@ from operator import itemgetter
 from .._record import Record, record
 from ..core.differential import Differential
 from ..core.metadata import Metadata
-from ..core.vector import FlameGraph
+from ..core.vector import MAX_VALUE, FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 
@@ -88,11 +88,17 @@ def _is_decimal(text: str) -> bool:
     )
 
 
+_MAX_COUNT = MAX_VALUE  # counts must be below it (core.vector says why)
+_MAX_DIGITS = 300  # an int of at most this many digits is below _MAX_COUNT (checked by the tests)
+
+
 def _number(text: str) -> Optional[Number]:
+    """The count ``text`` holds; None if it is not a count or not below :data:`_MAX_COUNT`."""
     if text.isdigit() and text.isascii():
-        return int(text)
+        return int(text) if len(text) <= _MAX_DIGITS else None
     if _is_decimal(text):
-        return float(text)
+        value = float(text)
+        return value if value < _MAX_COUNT else None
     return None
 
 
@@ -111,6 +117,8 @@ def _invalid_reason(line: str, cut: int, count: str) -> str:
         return f"expected 'frame;frame;... count', found no count after a space: {shown!r}"
     if count.startswith("-") and _number(count[1:]) is not None:
         return f"count {count} is negative; counts must be >= 0"
+    if _is_decimal(count):
+        return f"count {count:.20}... is out of range; counts must be below {_MAX_COUNT:g}"
     return f"expected a count (digits, optionally with a decimal point) at the end of the line, found {count!r}"
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, TextIO, T
 from ..core.chart import FlameChart
 from ..core.differential import Differential
 from ..core.metadata import Metadata
-from ..core.vector import FlameGraph
+from ..core.vector import MAX_VALUE, FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 
@@ -72,6 +72,8 @@ def parse(
         document = json.load(stream)
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", source, exc.lineno) from None
+    except RecursionError:
+        raise InputError("not a speedscope file: JSON nested too deeply", source) from None
     if not isinstance(document, dict) or not isinstance(document.get("profiles"), list):
         raise InputError("not a speedscope file: expected an object with a 'profiles' list", source)
     frames = _frame_names(document, source)
@@ -81,7 +83,10 @@ def parse(
         where = f"profiles[{index}]"
         if not isinstance(profile, dict):
             raise InputError(f"{where} is not an object", source)
-        units.add(profile.get("unit", "none"))
+        unit_name = profile.get("unit", "none")
+        if not isinstance(unit_name, str):
+            raise InputError(f"{where}.unit is {unit_name!r:.60}, not a unit name", source)
+        units.add(unit_name)
         kind = profile.get("type")
         if kind == "sampled":
             pairs = _sampled(profile, frames, where, source)
@@ -120,11 +125,25 @@ def _display_name(frame: Dict[str, Any]) -> str:
     return f"{name} ({file}:{line})" if line is not None else f"{name} ({file})"
 
 
+def _is_number(value: object) -> bool:
+    """A JSON number of magnitude below :data:`MAX_VALUE`: ``json`` also reads NaN, Infinity and
+    ints of any size, which speedscope's schema does not allow and sums cannot hold."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and -MAX_VALUE < value < MAX_VALUE
+
+
+def _check_frame(index: object, frames: List[str], where: str, source: str) -> int:
+    """``index`` if it is the index of a frame: an int in range (a negative one would wrap in Python)."""
+    if type(index) is not int or not 0 <= index < len(frames):
+        raise InputError(f"{where} is {index!r:.60}, not the index of a frame (shared.frames has {len(frames)})", source)
+    return index
+
+
 def _stack(indices: Any, frames: List[str], where: str, source: str) -> Stack:
-    try:
-        return tuple(frames[i] for i in indices)
-    except (IndexError, TypeError):
-        raise InputError(f"{where} refers to a frame that does not exist ({indices!r:.60})", source) from None
+    if not isinstance(indices, list):
+        raise InputError(f"{where} is {indices!r:.60}, not a list of frame indices", source)
+    for k, index in enumerate(indices):
+        _check_frame(index, frames, f"{where}[{k}]", source)
+    return tuple(frames[i] for i in indices)
 
 
 def _sampled(profile: Dict[str, Any], frames: List[str], where: str, source: str) -> Iterator[Tuple[Stack, Number]]:
@@ -132,8 +151,8 @@ def _sampled(profile: Dict[str, Any], frames: List[str], where: str, source: str
     if not isinstance(samples, list) or not isinstance(weights, list) or len(samples) != len(weights):
         raise InputError(f"{where}: 'samples' and 'weights' must be lists of the same length", source)
     for i, (indices, weight) in enumerate(zip(samples, weights)):
-        if not isinstance(weight, (int, float)) or isinstance(weight, bool) or weight < 0:
-            raise InputError(f"{where}.weights[{i}] is {weight!r}, not a non-negative number", source)
+        if not _is_number(weight) or weight < 0:
+            raise InputError(f"{where}.weights[{i}] is {weight!r:.60}, not a non-negative number below {MAX_VALUE:g}", source)
         yield _stack(indices, frames, f"{where}.samples[{i}]", source), weight
 
 
@@ -144,19 +163,23 @@ def _evented(profile: Dict[str, Any], frames: List[str], where: str, source: str
         raise InputError(f"{where}: 'events' must be a list", source)
     open_frames: List[int] = []
     last_at: Number = profile.get("startValue", 0)
+    if not _is_number(last_at):
+        raise InputError(f"{where}.startValue is {last_at!r:.60}, not a number between -{MAX_VALUE:g} and {MAX_VALUE:g}", source)
     for i, event in enumerate(events):
         place = f"{where}.events[{i}]"
         try:
             kind, at, frame = event["type"], event["at"], event["frame"]
         except (TypeError, KeyError):
             raise InputError(f"{place} needs 'type', 'at' and 'frame'", source) from None
-        if not isinstance(at, (int, float)) or at < last_at:
+        if not _is_number(at):
+            raise InputError(f"{place}.at is {at!r:.60}, not a number between -{MAX_VALUE:g} and {MAX_VALUE:g}", source)
+        if at < last_at:
             raise InputError(f"{place}: time {at!r} goes backwards (previous {last_at!r})", source)
         if open_frames and at > last_at:
-            yield _stack(open_frames, frames, place, source), at - last_at
+            yield tuple(frames[f] for f in open_frames), at - last_at
         last_at = at
         if kind == "O":
-            open_frames.append(frame)
+            open_frames.append(_check_frame(frame, frames, f"{place}.frame", source))
         elif kind == "C":
             if not open_frames or open_frames[-1] != frame:
                 raise InputError(f"{place} closes frame {frame!r}, which is not the innermost open frame", source)
@@ -173,7 +196,12 @@ def _metadata(document: Dict[str, Any], unit: Optional[str]) -> Metadata:
         labels = ours.get("labels")
         if not isinstance(labels, dict):
             labels = {}
-        return Metadata(unit=ours.get("unit", unit), metric=ours.get("metric"), labels={str(k): str(v) for k, v in labels.items()})
+        own_unit, metric = ours.get("unit", unit), ours.get("metric")
+        return Metadata(
+            unit=own_unit if isinstance(own_unit, str) else unit,
+            metric=metric if isinstance(metric, str) else None,
+            labels={str(k): str(v) for k, v in labels.items()},
+        )
     return Metadata(unit=unit)
 
 

@@ -12,12 +12,12 @@ from .._lazy import lazy_exports
 from .layout import Layout, layout
 from .options import LayoutOptions, SvgOptions, read_nameattr
 from .svg import Drawing, draw, emit, svg, write_svg
-from .text import TextOptions, text, text_lines
+from .text import TextOptions, iter_text_lines, text, text_lines
 
 # typing's NamedTuple: imported when asked for (not by flamespace svg)
 __getattr__, __dir__ = lazy_exports(__name__, {"Frame": "frame"})
 
 __all__ = [
     "Drawing", "Frame", "Layout", "LayoutOptions", "SvgOptions", "TextOptions", "draw", "emit", "layout",
-    "read_nameattr", "svg", "text", "text_lines", "write_svg",
+    "read_nameattr", "svg", "text", "iter_text_lines", "text_lines", "write_svg",
 ]

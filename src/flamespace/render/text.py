@@ -14,7 +14,7 @@ from .options import LAYOUT_DEFAULTS, LayoutOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List, Optional, TextIO, Tuple
+    from typing import Iterator, List, Optional, Sequence, TextIO, Tuple
 
     from .._types import Drawable
 
@@ -52,32 +52,50 @@ class TextOptions(Record):
         )
 
 
-def text_lines(profile: Drawable, options: Optional[TextOptions] = None) -> List[str]:
-    """The lines of the text rendering: inclusive share, tree branches, name, count (and change)."""
+#: Ancestor levels drawn as tree branches; deeper ones are shown as a count (``[+N]``), so a
+#: line stays short and the output linear in the number of frames, however deep the stack.
+INDENT_LEVELS = 64
+
+
+def iter_text_lines(profile: Drawable, options: Optional[TextOptions] = None) -> Iterator[str]:
+    """The lines of the text rendering, one at a time (without newlines): inclusive share, tree
+    branches, name, count (and change). Each line costs time independent of its depth."""
     options = options or TextOptions()
     drawn = layout(profile, options.layout_options())
     if drawn.empty:
-        return []
-    frames = [f for f in drawn.frames if options.max_depth is None or f.depth <= options.max_depth]
+        return
+    c = drawn.columns
+    kept: Sequence[int] = range(len(c.depths))
+    depths = c.depths
+    if options.max_depth is not None:
+        limit = options.max_depth
+        kept = [i for i, depth in enumerate(c.depths) if depth <= limit]
+        depths = [c.depths[i] for i in kept]
     total = drawn.total
-    last = _last_siblings([f.depth for f in frames])
-    lines: List[str] = []
+    last = _last_siblings(depths)
     open_levels: List[bool] = []  # per ancestor level: does it have siblings still to come?
-    for frame, is_last in zip(frames, last):
-        depth = frame.depth
+    for index, depth, is_last in zip(kept, depths, last):
         del open_levels[max(depth - 1, 0):]
-        branch = "".join("│  " if more else "   " for more in open_levels)
+        branch = "".join(["│  " if more else "   " for more in open_levels[:INDENT_LEVELS]])
+        if len(open_levels) > INDENT_LEVELS:
+            branch += f"[+{len(open_levels) - INDENT_LEVELS}] "
         if depth:
             branch += "└─ " if is_last else "├─ "
             open_levels.append(not is_last)
-        name = "all" if depth == 0 else strip_annotation(frame.name)
-        line = f"{100 * frame.value / total:7.2f}%  {branch}{name} ({format_count(frame.value)} {options.countname})"
-        if frame.delta is not None:
-            line += f" [{'+' if frame.delta > 0 else ''}{100 * frame.delta / total:.2f}%]"
+        value = c.values[index]
+        name = "all" if depth == 0 else strip_annotation(c.names[index])
+        line = f"{100 * value / total:7.2f}%  {branch}{name} ({format_count(value)} {options.countname})"
+        if c.deltas is not None:
+            delta = c.deltas[index]
+            line += f" [{'+' if delta > 0 else ''}{100 * delta / total:.2f}%]"
         if options.width is not None and len(line) > options.width:
             line = line[: options.width - 2] + ".."
-        lines.append(line)
-    return lines
+        yield line
+
+
+def text_lines(profile: Drawable, options: Optional[TextOptions] = None) -> List[str]:
+    """The lines of the text rendering as a list (:func:`iter_text_lines` streams them)."""
+    return list(iter_text_lines(profile, options))
 
 
 def _last_siblings(depths: List[int]) -> List[bool]:
@@ -95,9 +113,10 @@ def _last_siblings(depths: List[int]) -> List[bool]:
 
 
 def text(profile: Drawable, options: Optional[TextOptions] = None, output: Optional[TextIO] = None) -> Optional[str]:
-    """The text rendering of ``profile``: written to ``output`` if given, else returned."""
-    rendered = "".join(line + "\n" for line in text_lines(profile, options))
+    """The text rendering of ``profile``: written to ``output`` line by line if given, else returned."""
     if output is None:
-        return rendered
-    output.write(rendered)
+        return "".join(line + "\n" for line in iter_text_lines(profile, options))
+    write = output.write
+    for line in iter_text_lines(profile, options):
+        write(line + "\n")
     return None
