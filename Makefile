@@ -6,10 +6,14 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test bench clean
 
+# Install quietly: -qq keeps pip's errors and drops its notices; INSTALL_WARNINGS drops setuptools'
+# notice that [tool.setuptools.ext-modules] (pyproject.toml) is experimental (it is, and we pin nothing on it).
+INSTALL_WARNINGS := PYTHONWARNINGS='ignore:`[tool.setuptools.ext-modules]`'
+
 $(STAMP): pyproject.toml src/flamespace/collect/_alloc.c src/flamespace/collect/_waiter.c
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install -qq --upgrade pip
+	$(INSTALL_WARNINGS) $(PY) -m pip install -qq -e '.[test]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -23,7 +27,7 @@ test: $(STAMP)
 	$(PY) -m pytest -q -m quiet
 
 bench: $(STAMP)
-	$(PY) -m pip install --quiet -e '.[bench]'
+	$(INSTALL_WARNINGS) $(PY) -m pip install -qq -e '.[bench]'
 	$(PY) benchmarks/bench_folded.py
 
 clean:

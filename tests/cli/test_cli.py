@@ -65,6 +65,26 @@ def test_merge_a_directory_skips_files_that_are_not_profiles(capsys, tmp_path, b
     assert code == 1 and "the directory holds no profile files" in err
 
 
+def test_a_subdirectory_of_an_input_directory_is_named_as_skipped(capsys, tmp_path, before, after):
+    (tmp_path / "older").mkdir()
+    write(tmp_path / "older" / "run-1.folded", "A;B 100\n")
+    (tmp_path / "more").mkdir()
+    code, out, err = run(capsys, "merge", tmp_path)
+    assert code == 0 and folded.loads(out).total() == 20  # the nested run is not read
+    assert f"skipped 2 subdirectories in {tmp_path} (directories are not read recursively): more/, older/" in err
+    code, out, err = run(capsys, "merge", tmp_path / "older")
+    assert code == 0 and "subdirector" not in err
+
+
+def test_top_level_help_names_every_input_format(capsys):
+    from flamespace.formats import registry
+
+    code, out, _ = run(capsys, "--help")
+    assert code == 0
+    for name in registry.names():
+        assert f"{name} format" in out, name
+
+
 def test_no_arguments_shows_help(capsys):
     code, out, _ = run(capsys)
     assert code == 0 and "Usage: flamespace" in out
@@ -165,6 +185,31 @@ def test_top_table_and_json(capsys, before):
     data = json.loads(out)
     assert [f["name"] for f in data["functions"]] == ["A", "C"]
     assert data["functions"][1] == {"name": "C", "self": 1, "inclusive": 6}
+
+
+def test_top_groups_by_function_by_default_and_by_line_or_file_on_request(capsys, tmp_path):
+    src = write(tmp_path / "p.folded", (
+        "# unit: ns\n"
+        "main (app.py:1);parse (app.py:12) 2000000000\n"
+        "main (app.py:1);parse (app.py:14) 351834370\n"
+        "main (app.py:1);dump (<stdlib>/json/x.py:3) 1000\n"
+        "main (app.py:1);native 500\n"
+    ))
+    code, out, _ = run(capsys, "top", src)
+    assert code == 0 and out.splitlines()[0] == "Top 4 functions by self value (total 2.35 s)"
+    rows = [line.split("   ") for line in out.splitlines() if "parse" in line]
+    assert len(rows) == 1 and [c.strip() for c in rows[0] if c.strip()] == ["2.35 s", "100.00%", "2.35 s", "100.00%", "parse (app.py)"]
+    assert "native" in out  # a frame without a (file:line) suffix is a row of its own
+    code, out, _ = run(capsys, "top", "--by", "line", "--raw", src)
+    assert code == 0 and "Top 5 lines by self value (total 2,351,835,870 ns)" in out
+    assert "2,000,000,000" in out and "351,834,370" in out and "parse (app.py:12)" in out
+    code, out, _ = run(capsys, "top", "--json", "--by", "file", src)
+    data = json.loads(out)
+    assert data["group"] == "file" and [(f["name"], f["self"]) for f in data["functions"]] == [
+        ("app.py", 2351834370), ("<stdlib>/json/x.py", 1000), ("native", 500),
+    ]
+    code, _, err = run(capsys, "top", "--by", "inclusive", "--sort", "self", src)
+    assert code == 1 and "contradicts --sort self" in err
 
 
 def test_info(capsys, tmp_path):

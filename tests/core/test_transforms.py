@@ -97,6 +97,18 @@ def test_prune_with_a_reference_prunes_two_sides_alike():
     assert fs.prune(before, 0.4, reference=both) == before  # b has 10 of 20 in the sum
 
 
+def test_function_costs_group_lines_of_one_function_and_count_them_once_per_stack():
+    g = fs.FlameGraph({("m (a.py:1)", "f (a.py:3)", "f (a.py:9)"): 4, ("m (a.py:1)", "f (a.py:3)"): 2, ("x",): 1})
+    by_function = {c.name: c for c in fs.function_costs(g, "function")}
+    assert by_function["f (a.py)"] == fs.FunctionCost("f (a.py)", 6, 6)
+    assert by_function["x"] == fs.FunctionCost("x", 1, 1)
+    by_line = {c.name: (c.self_value, c.inclusive_value) for c in fs.function_costs(g)}
+    assert by_line["f (a.py:3)"] == (2, 6) and by_line["f (a.py:9)"] == (4, 4)
+    assert {c.name: c.inclusive_value for c in fs.function_costs(g, "file")} == {"a.py": 6, "x": 1}
+    with pytest.raises(fs.ArgumentError):
+        fs.function_costs(g, "module")
+
+
 def test_top_functions_count_recursion_once_per_stack():
     g = fg("main;f;f;f 6, main;g 4")
     costs = {c.name: c for c in fs.function_costs(g)}

@@ -76,6 +76,10 @@ def expand_inputs(paths: Sequence[str]) -> List[str]:
         if path != "-" and os.path.isdir(path):
             names = sorted(n for n in os.listdir(path) if not n.startswith("."))
             files = [os.path.join(path, n) for n in names if os.path.isfile(os.path.join(path, n))]
+            subdirectories = [n + "/" for n in names if os.path.isdir(os.path.join(path, n))]
+            if subdirectories:  # not read: a directory of runs is flat, and a nested one is likely another sample
+                warn(f"flamespace: skipped {len(subdirectories)} subdirector{'y' if len(subdirectories) == 1 else 'ies'}"
+                     f" in {path} (directories are not read recursively): {_first_names(subdirectories)}")
             profiles: List[str] = []
             others: List[str] = []
             for file in files:
@@ -84,8 +88,7 @@ def expand_inputs(paths: Sequence[str]) -> List[str]:
                 raise InputError("the directory holds no profile files", path)
             others = [os.path.basename(f) for f in others]
             if others:
-                shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
-                warn(f"flamespace: skipped {len(others)} file(s) in {path} that are not profiles: {shown}")
+                warn(f"flamespace: skipped {len(others)} file(s) in {path} that are not profiles: {_first_names(others)}")
             expanded.extend(profiles)
         else:
             expanded.append(path)
@@ -94,6 +97,11 @@ def expand_inputs(paths: Sequence[str]) -> List[str]:
 
         raise click.UsageError("stdin ('-') can be read only once")
     return expanded
+
+
+def _first_names(names: Sequence[str], shown: int = 5) -> str:
+    """The first ``shown`` names, then "..." if there are more: a warning stays one line."""
+    return ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
 
 
 def report(diagnostics: Diagnostics) -> None:

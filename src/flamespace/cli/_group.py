@@ -53,8 +53,10 @@ class LazyGroup(click.Group):
 def cli() -> None:
     """Flame graphs as vectors: combine, filter, measure and compare profiles.
 
-    Every command reads folded stacks (``a;b;c 12``, gzip or plain) from files or stdin
-    ('-') and writes to stdout or -o FILE, so commands compose in pipes:
+    Every command reads profiles in the folded format (``a;b;c 12``, as flamegraph.pl and
+    py-spy write it) or the speedscope format (JSON: evented or sampled), gzip or plain,
+    detected from the content (or --from folded|speedscope), from files, directories or
+    stdin ('-'), and writes to stdout or -o FILE, so commands compose in pipes:
 
     \b
         flamespace merge runs/ | flamespace filter --grep parse | flamespace top

@@ -1,49 +1,83 @@
-"""flamespace top: the costliest functions by self and inclusive value."""
+"""flamespace top: the costliest functions (or lines, or files) by self and inclusive value."""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 import click
 
-from ..core.ranking import top_functions
+from ..core.ranking import GROUPINGS, top_functions
+from ..core.units import scale
 from ._common import echo_json, format_share, format_value, input_options, read_graph
 from ._table import print_table
+
+#: What a row is (--by), as the title names it.
+ROW_NAMES = {"line": "lines", "function": "functions", "file": "files"}
+#: Rankings (--sort); `--by self|inclusive` is their old spelling, still accepted.
+RANKINGS = ("self", "inclusive")
 
 
 @click.command("top")
 @click.argument("input", default="-", type=click.Path(allow_dash=True))
-@click.option("-n", "--limit", default=20, show_default=True, type=click.IntRange(min=1), help="How many functions to list.")
-@click.option("--by", type=click.Choice(["self", "inclusive"]), default="self", show_default=True, help="Rank by self value (time as the leaf) or inclusive value (time anywhere in the stack).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.option("-n", "--limit", default=20, show_default=True, type=click.IntRange(min=1), help="How many rows to list.")
+@click.option(
+    "--by", "group", type=click.Choice([*GROUPINGS, *RANKINGS]), default="function", show_default=True,
+    help="One row per function (line numbers dropped: 'f (app.py:12)' and 'f (app.py:30)' are one row), "
+    "per line (frames as they are) or per file. Frames without a '(file:line)' suffix are rows of their own. "
+    "(--by self|inclusive: the old spelling of --sort.)",
+)
+@click.option("--sort", type=click.Choice(RANKINGS), default=None, help="Rank by self value (time as the leaf) or inclusive value (time anywhere in the stack).  [default: self]")
+@click.option("--raw", is_flag=True, help="Exact values in the profile's unit (e.g. 2,351,834,370 ns) instead of human units (2.35 s).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (exact values) instead of a table.")
 @input_options
-def command(input: str, limit: int, by: str, as_json: bool, skip_invalid: bool, input_format: Optional[str]) -> None:
-    """List the functions (frame names) of INPUT (default stdin) that cost the most.
+def command(
+    input: str, limit: int, group: str, sort: Optional[str], raw: bool, as_json: bool, skip_invalid: bool,
+    input_format: Optional[str],
+) -> None:
+    """List the functions of INPUT (default stdin) that cost the most.
 
-    A function that appears twice in one stack (recursion) counts once for that stack.
-    Use 'flamespace filter --strip lines' first to rank by function instead of by line.
+    A function that appears twice in one stack (recursion, or two of its lines) counts once
+    for that stack.
 
     \b
     Examples:
         flamespace top profile.folded
-        flamespace top --by inclusive -n 50 profile.folded
+        flamespace top --sort inclusive -n 50 profile.folded
+        flamespace top --by line --raw profile.folded
     """
+    if group in RANKINGS:  # the old `--by self|inclusive`
+        if sort is not None and sort != group:
+            raise click.UsageError(f"--by {group} (the old spelling of --sort {group}) contradicts --sort {sort}")
+        sort, group = group, "function"
+    by = sort or "self"
     graph = read_graph(input, "top", skip_invalid, input_format)
     total = graph.total()
-    ranked = top_functions(graph, limit, by)
+    ranked = top_functions(graph, limit, by, group)
     if as_json:
         echo_json({
-            "unit": graph.unit, "total": total, "by": by,
+            "unit": graph.unit, "total": total, "by": by, "group": group,
             "functions": [
                 {"name": c.name, "self": c.self_value, "inclusive": c.inclusive_value} for c in ranked
             ],
         })
         return
     unit = graph.unit or "samples"
-    title = f"Top {len(ranked)} functions by {by} value (total {format_value(total)} {unit})"
+    shown_self = _column(unit, [c.self_value for c in ranked], raw)
+    shown_incl = _column(unit, [c.inclusive_value for c in ranked], raw)
+    shown_total = _column(unit, [total], raw)(total)
+    if raw or not scale(unit).suffix:
+        shown_total += f" {unit}"
+    title = f"Top {len(ranked)} {ROW_NAMES[group]} by {by} value (total {shown_total})"
     rows = [
-        (format_value(c.self_value), format_share(c.self_value, total),
-         format_value(c.inclusive_value), format_share(c.inclusive_value, total), c.name)
+        (shown_self(c.self_value), format_share(c.self_value, total),
+         shown_incl(c.inclusive_value), format_share(c.inclusive_value, total), c.name)
         for c in ranked
     ]
-    print_table(title, ["self", "self %", "inclusive", "incl %", "function"], rows, [True, True, True, True, False])
+    print_table(title, ["self", "self %", "inclusive", "incl %", ROW_NAMES[group][:-1]], rows, [True, True, True, True, False])
+
+
+def _column(unit: str, values: "list[float]", raw: bool) -> Callable[[float], str]:
+    """How one column shows its values: times and bytes in the one scale that suits the column's
+    largest value (so they line up and compare), counts and --raw exactly."""
+    shown = scale(unit, max(values, default=0))
+    return shown.format if shown.suffix and not raw else format_value

@@ -2,14 +2,46 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, List
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
 from ..errors import ArgumentError
+from .transforms import STRIP_PRESETS
 from .vector import FlameGraph
 
 if TYPE_CHECKING:
     from .._types import Number
+
+
+#: How frames are grouped into rows: (pattern, replacement) applied to each frame name, None keeps
+#: it. Frames look like ``f (app.py:12)`` (Python, collect/naming.py) or ``file.c:12``; a frame
+#: without a ``(file:line)`` suffix is its own group in every grouping.
+GROUPINGS: Dict[str, Optional[Tuple[str, str]]] = {
+    "line": None,
+    "function": STRIP_PRESETS["lines"],  # "f (app.py:12)" -> "f (app.py)"
+    "file": (r"^.* \(([^()]+?)(?::\d+)?\)$", r"\1"),  # "f (app.py:12)" -> "app.py"
+}
+
+
+def _grouper(group: str) -> Callable[[str], str]:
+    """Frame name -> group name, cached: a profile repeats a few hundred frames many times."""
+    if group not in GROUPINGS:
+        raise ArgumentError(f"group by {' or '.join(repr(g) for g in GROUPINGS)}, not {group!r}")
+    rule = GROUPINGS[group]
+    if rule is None:
+        return lambda frame: frame
+    sub = re.compile(rule[0]).sub
+    replacement = rule[1]
+    cache: Dict[str, str] = {}
+
+    def name(frame: str) -> str:
+        grouped = cache.get(frame)
+        if grouped is None:
+            grouped = cache[frame] = sub(replacement, frame, count=1)
+        return grouped
+
+    return name
 
 
 @dataclass(frozen=True)
@@ -21,29 +53,30 @@ class FunctionCost:
     inclusive_value: Number
 
 
-def function_costs(graph: FlameGraph) -> List[FunctionCost]:
-    """Self and inclusive value of every frame name, unordered.
+def function_costs(graph: FlameGraph, group: str = "line") -> List[FunctionCost]:
+    """Self and inclusive value of every frame name (``group``: "line"), function or file, unordered.
 
-    A frame that appears several times in one stack (recursion) counts once for that
-    stack, so inclusive values never exceed the total.
+    A frame (or group) that appears several times in one stack (recursion, or two lines of
+    one function) counts once for that stack, so inclusive values never exceed the total.
     """
+    name = _grouper(group)
     self_values: Dict[str, Number] = {}
     inclusive: Dict[str, Number] = {}
     for stack, value in graph.items():
         if not stack:
             continue
-        leaf = stack[-1]
+        leaf = name(stack[-1])
         self_values[leaf] = self_values.get(leaf, 0) + value
-        for frame in set(stack):
+        for frame in set(map(name, stack)):
             inclusive[frame] = inclusive.get(frame, 0) + value
     return [FunctionCost(name, self_values.get(name, 0), value) for name, value in inclusive.items()]
 
 
-def top_functions(graph: FlameGraph, n: int = 20, by: str = "self") -> List[FunctionCost]:
-    """The ``n`` costliest functions by ``self`` or ``inclusive`` value, ties broken by name."""
+def top_functions(graph: FlameGraph, n: int = 20, by: str = "self", group: str = "line") -> List[FunctionCost]:
+    """The ``n`` costliest frames (or ``group``s, see :data:`GROUPINGS`) by ``self`` or ``inclusive`` value, ties broken by name."""
     if by not in ("self", "inclusive"):
         raise ArgumentError(f"rank by 'self' or 'inclusive', not {by!r}")
-    costs = function_costs(graph)
+    costs = function_costs(graph, group)
     if by == "self":
         costs.sort(key=lambda c: (-c.self_value, -c.inclusive_value, c.name))
     else:
