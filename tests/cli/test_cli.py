@@ -212,6 +212,23 @@ def test_top_groups_by_function_by_default_and_by_line_or_file_on_request(capsys
     assert code == 1 and "contradicts --sort self" in err
 
 
+def test_text_shows_times_in_human_units_and_exact_counts_with_raw(capsys, tmp_path):
+    src = write(tmp_path / "p.folded", "# unit: ns\nmain;f 2351834370\nmain;g 1000\n")
+    code, out, _ = run(capsys, "text", src)
+    assert code == 0 and out.splitlines()[:3] == [
+        " 100.00%  all (2.35 s)", " 100.00%  └─ main (2.35 s)", " 100.00%     └─ f (2.35 s)",
+    ]
+    code, out, _ = run(capsys, "text", "--threshold", "0", src)
+    assert out.splitlines()[3] == "   0.00%     └─ g (1.00 µs)"
+    code, out, _ = run(capsys, "text", "--raw", src)
+    assert out.splitlines()[2] == " 100.00%     └─ f (2,351,834,370 ns)"
+    code, out, _ = run(capsys, "text", "--countname", "nanoseconds", src)
+    assert out.splitlines()[2] == " 100.00%     └─ f (2,351,834,370 nanoseconds)"
+    counts = write(tmp_path / "c.folded", "main;f 2000\n")
+    code, out, _ = run(capsys, "text", counts)
+    assert out.splitlines()[0] == " 100.00%  all (2,000 samples)"  # counts stay exact
+
+
 def test_info(capsys, tmp_path):
     src = write(tmp_path / "p.folded", "# unit: ns\n# python: 3.11\na;b 1000\na 500\nc;d;e 1\n")
     code, out, _ = run(capsys, "info", src)

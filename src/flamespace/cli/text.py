@@ -34,13 +34,14 @@ def _share(value: str) -> float:
 @click.option("--base", multiple=True, default=_D["base"], help="Re-root at this frame (outermost occurrence); repeatable.")
 @click.option("--delta", type=click.Choice(DELTA_MODES), default=_D["delta"], show_default=True,
               help="Differential input: the change shown per frame.")
-@click.option("--countname", default=None, help="What the counts are (default: the profile's unit, else 'samples').")
+@click.option("--countname", default=None, help="What the counts are (default: the profile's unit, else 'samples'); shown with exact counts.")
+@click.option("--raw", is_flag=True, help="Exact counts in the profile's unit (2,351,834,370 ns) instead of human units (2.35 s).")
 @click.option("--width", type=int, default=_D["width"], help="Cut lines to this many characters (default: the terminal's width when stdout is one).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-", show_default="stdout", help="Where to write.",
               callback=checked_output)
 @input_options
 def command(files: Tuple[str, ...], threshold: str, max_depth: Optional[int], sort_by_value: bool, reverse: bool,
-            base: Tuple[str, ...], delta: str, countname: Optional[str], width: Optional[int], output: str,
+            base: Tuple[str, ...], delta: str, countname: Optional[str], raw: bool, width: Optional[int], output: str,
             skip_invalid: bool, input_format: Optional[str]) -> None:
     """Print FILES as a tree: inclusive share, name and count of every frame above --threshold.
 
@@ -63,7 +64,7 @@ def command(files: Tuple[str, ...], threshold: str, max_depth: Optional[int], so
     unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
     if width is None and output == "-" and sys.stdout.isatty():
         width = max(shutil.get_terminal_size().columns, 20)
-    lines = iter_text_lines(profile, options_of(threshold, max_depth, sort_by_value, reverse, base, delta, countname, width, unit))
+    lines = iter_text_lines(profile, options_of(threshold, max_depth, sort_by_value, reverse, base, delta, countname, width, unit, raw))
     first = next(lines, None)  # before the output is opened: an empty profile leaves no file
     if first is None:
         raise InputError("no stack counts found", ", ".join(files) or "<stdin>")
@@ -74,9 +75,11 @@ def command(files: Tuple[str, ...], threshold: str, max_depth: Optional[int], so
 
 
 def options_of(threshold: str, max_depth: Optional[int], sort_by_value: bool, reverse: bool, base: Tuple[str, ...], delta: str,
-               countname: Optional[str], width: Optional[int], unit: Optional[str] = None) -> TextOptions:
-    """The TextOptions of the command's options (which it checks); ``unit``, the profile's, is the default --countname."""
+               countname: Optional[str], width: Optional[int], unit: Optional[str] = None, raw: bool = False) -> TextOptions:
+    """The TextOptions of the command's options (which it checks); ``unit``, the profile's, is the default --countname,
+    and counts are shown in its human units unless --raw or --countname asks for exact ones."""
     return TextOptions(
         threshold=_share(threshold), max_depth=max_depth, sort_by_value=sort_by_value, reverse=reverse, base=base,
         delta=delta, countname=countname or unit or _D["countname"], width=width,
+        unit=None if raw or countname else unit,
     )

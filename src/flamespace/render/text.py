@@ -7,7 +7,7 @@ trimmed to frames of at least ``threshold`` of the total.
 from __future__ import annotations
 
 from .._record import Record, record
-from ..core.units import format_count
+from ..core.units import SHARE_UNIT, format_count, human, scale
 from ..errors import ArgumentError
 from .layout import layout, strip_annotation
 from .options import LAYOUT_DEFAULTS, LayoutOptions
@@ -24,7 +24,9 @@ class TextOptions(Record):
     """``threshold``: smallest share of the total shown (0.01 = 1%); ``max_depth``: deepest level
     shown (None: all); ``sort_by_value``, ``reverse``, ``base``, ``delta``: as in
     :class:`LayoutOptions` (their defaults and checks); ``countname``: what the counts are;
-    ``width``: cut lines to this many characters (None: never)."""
+    ``width``: cut lines to this many characters (None: never); ``unit``: show each count in
+    human units of this unit (``2.35 s``, ``1.50 MiB``) instead of exactly with ``countname``
+    (None, or a unit that is not a time or a size: exactly)."""
 
     threshold: float = 0.01
     max_depth: Optional[int] = None
@@ -34,6 +36,7 @@ class TextOptions(Record):
     delta: str = LAYOUT_DEFAULTS.delta
     countname: str = "samples"
     width: Optional[int] = None
+    unit: Optional[str] = None
 
     def __post_init__(self) -> None:
         if not 0 <= self.threshold <= 1:
@@ -72,6 +75,9 @@ def iter_text_lines(profile: Drawable, options: Optional[TextOptions] = None) ->
         kept = [i for i, depth in enumerate(c.depths) if depth <= limit]
         depths = [c.depths[i] for i in kept]
     total = drawn.total
+    unit = options.unit
+    countname = options.countname
+    exact = unit is None or not scale(unit).suffix or unit == SHARE_UNIT
     last = _last_siblings(depths)
     open_levels: List[bool] = []  # per ancestor level: does it have siblings still to come?
     for index, depth, is_last in zip(kept, depths, last):
@@ -84,7 +90,8 @@ def iter_text_lines(profile: Drawable, options: Optional[TextOptions] = None) ->
             open_levels.append(not is_last)
         value = c.values[index]
         name = "all" if depth == 0 else strip_annotation(c.names[index])
-        line = f"{100 * value / total:7.2f}%  {branch}{name} ({format_count(value)} {options.countname})"
+        count = f"{format_count(value)} {countname}" if exact else human(value, unit)
+        line = f"{100 * value / total:7.2f}%  {branch}{name} ({count})"
         if c.deltas is not None:
             delta = c.deltas[index]
             line += f" [{'+' if delta > 0 else ''}{100 * delta / total:.2f}%]"
