@@ -11,13 +11,14 @@ STAMP := $(VENV)/.installed
 INSTALL_WARNINGS := PYTHONWARNINGS='ignore:`[tool.setuptools.ext-modules]`'
 
 $(STAMP): pyproject.toml src/flamespace/collect/_alloc.c src/flamespace/collect/_waiter.c
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -qq --upgrade pip
-	$(INSTALL_WARNINGS) $(PY) -m pip install -qq -e '.[test]'
-	touch $(STAMP)
+	@echo "Installing flamespace and its test tools into $(VENV) (once; about 30 s)"
+	@$(PYTHON) -m venv $(VENV)
+	@$(PY) -m pip install -qq --upgrade pip
+	@$(INSTALL_WARNINGS) $(PY) -m pip install -qq -e '.[test]'
+	@touch $(STAMP)
 
 demo: $(STAMP)
-	$(PY) examples/demo.py
+	@$(PY) examples/demo.py
 
 # Types first (pyproject.toml's [tool.mypy]: strict on core, formats, stats), then the tests.
 # Tests marked `quiet` measure wall time: they run alone, after the parallel part.
