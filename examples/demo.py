@@ -77,7 +77,7 @@ NEXT = """
 Open in a browser (interactive: click a frame to zoom, Ctrl-F to search):
   {out}/webapp-v2.svg          a flame graph of a bundled profile
   {out}/diff.svg               v1 -> v2: red grew, blue shrank
-  {out}/ab/changes/delta.svg   only what the candidate added, as compare found it
+  {out}/ab/changes/delta.svg   the candidate, coloured where compare found a significant change
   e.g. python3 -m webbrowser file://$PWD/{out}/webapp-v2.svg
   {out}/workload.speedscope.json: drop it on https://www.speedscope.app for a timeline
 
