@@ -28,6 +28,9 @@ def waiting_here(marker):
     os.rename(marker + ".tmp", marker)
     time.sleep(600)  # far longer than LIMIT: it must not end by itself during a check
 marker, first_fast = sys.argv[1], len(sys.argv) > 2
+if os.environ.get("IGNORE_SIGTERM"):
+    import signal
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 if first_fast and not os.path.exists(marker + ".first"):
     open(marker + ".first", "w").close()
     sys.exit(0)
@@ -57,13 +60,13 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _start(tmp_path, *args, first_fast: bool = False, new_group: bool = True):
+def _start(tmp_path, *args, first_fast: bool = False, new_group: bool = True, **extra_env: str):
     script = tmp_path / "prog.py"
     script.write_text(PROGRAM)
     marker = tmp_path / "marker"
     temp = tmp_path / "tmp"
     temp.mkdir()
-    env = {**os.environ, "TMPDIR": str(temp)}
+    env = {**os.environ, "TMPDIR": str(temp), **extra_env}
     argv = [sys.executable, "-c", CLI, *args, "--mode", "wall", "--rate", "200", "--", str(script), str(marker)]
     if first_fast:
         argv.append("first-fast")
@@ -131,3 +134,14 @@ def test_collect_keeps_finished_runs_on_sigterm(tmp_path):
     assert proc.returncode == 143, err
     assert sorted(os.listdir(runs)) == ["run-001.folded"], err
     assert "1 runs kept" in err and "SIGTERM" in err
+
+
+def test_record_kills_a_program_that_ignores_sigterm(tmp_path):
+    """It saved nothing (its SIGTERM is ignored): killed after the grace period, nothing written."""
+    out = tmp_path / "out.folded"
+    proc, child, temp = _start(tmp_path, "record", "-o", str(out), IGNORE_SIGTERM="1")
+    os.kill(proc.pid, signal.SIGTERM)
+    err = _finish(proc, child, temp)
+    assert proc.returncode == 143, err
+    assert not out.exists()
+    assert "interrupted by SIGTERM" in err and "nothing written" in err
