@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import signal
 import sys
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -84,6 +85,10 @@ def command(
         click.echo(f"flamespace collect: warning: {_failures(result)}", err=True)
     if not quiet:
         click.echo(_summary(result, warmup), err=True)
+    if result.interrupted is not None:
+        click.echo(f"flamespace collect: interrupted by {signal.Signals(result.interrupted).name}: "
+                   "the run in progress was left out, the finished runs kept", err=True)
+        return 128 + result.interrupted
     if short:
         names = ", ".join(f"{len(result.profiles(p))} {p.name or 'kept'} runs" for p in short)
         click.echo(f"flamespace collect: error: too few good runs to compare ({names}; compare needs 2 or more)", err=True)

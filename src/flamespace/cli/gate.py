@@ -379,6 +379,8 @@ def _collect_runs(sides: List[Side], targets: List["Target"], warmup: int, setti
         subprocesses=bool(options["subprocesses"]), show_output=bool(options["show_output"]), overwrite=True,
         on_run=counter,
     )
+    if result.interrupted is not None:  # the run in progress has been stopped: leave through the cleanup
+        raise SystemExit(128 + result.interrupted)
     if result.failed:
         say(f"warning: {_collect._failures(result)}")
     if result.untrusted:

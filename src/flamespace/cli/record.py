@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import time
 from typing import Optional, Tuple
 
@@ -46,7 +47,8 @@ def command(
         flamespace record --format speedscope -o run.speedscope.json -- python -X dev job.py
         flamespace record --subprocesses -o build.folded -- tools/build.py --jobs 4
     """
-    from ..collect import Program, record_program  # imported here: other commands need not pay for it
+    from ..collect import Program, record_program
+    from ..collect.launcher import Interrupted  # imported here: other commands need not pay for it
 
     target = target_of(command, module, code)
     options = recorder_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration,
@@ -54,7 +56,11 @@ def command(
     extension = {**FORMATS, **PICTURE_FORMATS}[output_format]
     output = output or f"profile-{time.strftime('%Y%m%d-%H%M%S')}{extension}"
     check_output(output)  # before the program runs, not after
-    result = record_program(Program(target), options, process_root=process_root, subprocesses=subprocesses)
+    try:
+        result = record_program(Program(target), options, process_root=process_root, subprocesses=subprocesses)
+    except Interrupted as exc:
+        click.echo(f"flamespace record: {exc}; nothing written", err=True)
+        return 128 + exc.signal
     if output_format == "svg":
         _write_svg(result.recording.graph, output, target.describe())
     else:
@@ -77,9 +83,15 @@ def _report(result: "RecordResult", output: str, quiet: bool) -> None:
     recording = result.recording
     for problem in recording.problems:
         click.echo(f"flamespace record: warning: {problem}", err=True)
+    labels = recording.graph.metadata.labels
+    if result.signal is not None:  # said even with --quiet: the profile is cut short
+        click.echo(
+            f"flamespace record: interrupted by {signal.Signals(result.signal).name}: saved "
+            f"{labels.get('duration_s', '?')} s of recording to {_where(output)}", err=True,
+        )
+        return
     if quiet:
         return
-    labels = recording.graph.metadata.labels
     if "blocks" in labels:  # a live-memory profile
         click.echo(
             f"flamespace record: {format_value(recording.graph.total())} {recording.graph.metadata.unit} in "

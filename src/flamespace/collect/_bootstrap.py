@@ -333,10 +333,18 @@ def _save() -> None:
     if _state["saved"]:
         return
     _state["saved"] = _state["saving"] = True
+    import _signal
+
+    try:  # a second Ctrl-C (the terminal's and the launcher's) must not cut the save short
+        previous = _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        previous = None
     try:
         _write_profile(_state["recorder"], _state["config"]["out_dir"])
     finally:
         _state["saving"] = False
+        if previous is not None:
+            _signal.signal(_signal.SIGINT, previous)
         if "pending_signal" in _state:  # a SIGTERM came while saving: now die of it
             _die_of(_state.pop("pending_signal"))
 

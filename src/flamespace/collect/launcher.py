@@ -15,6 +15,7 @@ import pickle
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -45,6 +46,17 @@ class RecordResult:
     exit_code: int
     processes: int
     stopped_by_duration: bool = False
+    #: The signal (SIGINT, SIGTERM, SIGHUP) that stopped us while the program ran: the
+    #: recording is what the program saved when we passed the signal on (partial).
+    signal: Optional[int] = None
+
+
+class Interrupted(RecordError):
+    """A signal stopped us and the program saved nothing before it ended."""
+
+    def __init__(self, message: str, signum: int) -> None:
+        super().__init__(message)
+        self.signal = signum
 
 
 def record_program(
@@ -96,8 +108,10 @@ def run(
     out_dir = tempfile.mkdtemp(prefix="flamespace-record-")
     try:
         config = _child_config(target, options, out_dir, subprocesses)
-        returncode = _run_child(target, config, options, {"env": None if env is None else dict(env), "cwd": cwd, "stdout": stdout, "stderr": stderr})
+        returncode, signum = _run_child(target, config, options, {"env": None if env is None else dict(env), "cwd": cwd, "stdout": stdout, "stderr": stderr})
         raws, lost = _collect_profiles(out_dir, wait=subprocesses)
+        if not raws and signum is not None:
+            raise Interrupted(f"interrupted by {signal.Signals(signum).name} before the program saved a profile", signum)
         if not raws:
             raise RecordError(_no_profile_reason(returncode))
         labels = {"command": target.describe(), **(labels or {})}
@@ -105,7 +119,9 @@ def run(
         recording.problems.extend(lost)
         stopped = any(raw.deadline for raw in raws)
         exit_code = 0 if stopped else (128 - returncode if returncode < 0 else returncode)
-        return RecordResult(recording, exit_code, len(raws), stopped)
+        if signum is not None:
+            exit_code = 128 + signum
+        return RecordResult(recording, exit_code, len(raws), stopped, signum)
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)
 
@@ -147,44 +163,93 @@ def _package_parent() -> str:
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict[str, Any]) -> int:
-    """Start the child and wait for it; Ctrl-C reaches it (not us), so it can save its profile."""
+#: The signals that stop us: each is passed on to the program (SIGINT as SIGINT, so that it
+#: sees KeyboardInterrupt; the others as SIGTERM), which saves its profile and ends.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict[str, Any]) -> Tuple[int, Optional[int]]:
+    """Start the child and wait for it: its return code, and the signal that stopped us (or None).
+
+    A stop signal (:data:`STOP_SIGNALS`) is passed on to the child, which saves its profile
+    and ends; it gets :data:`STOP_GRACE_SECONDS` for that, then is killed. A second signal
+    kills it at once. On Linux the child is killed when we die (``kill -9``) too.
+    """
     argv = child_argv(target.interpreter, list(target.flags), config)
-    # Not SIG_IGN: an ignored signal stays ignored in the child, which then could not be
-    # stopped with Ctrl-C. A handler that does nothing is reset to the default by exec.
-    previous = signal.signal(signal.SIGINT, _ignore) if _main_thread() else None
+    received: List[int] = []
+    child: Optional["subprocess.Popen[bytes]"] = None
+
+    def stop(signum: int, frame: object) -> None:
+        received.append(signum)
+        if child is None or child.returncode is not None:
+            return
+        try:
+            if len(received) > 1:
+                child.kill()
+            else:
+                child.send_signal(signal.SIGINT if signum == signal.SIGINT else signal.SIGTERM)
+        except OSError:  # it has just ended
+            pass
+
+    # Handlers, not SIG_IGN: an ignored signal stays ignored in the child; a handler is reset by exec.
+    previous = {s: signal.signal(s, stop) for s in STOP_SIGNALS} if _main_thread() else {}
     try:
         try:
-            child = subprocess.Popen(argv, **popen)
+            child = subprocess.Popen(argv, **popen, **_die_with_us())
         except OSError as exc:
             raise FlamespaceError(f"cannot start {target.interpreter}: {exc.strerror or exc}") from None
+        if received:  # a signal came while it started
+            stop(received.pop(), None)
         try:
-            return _wait(child, getattr(options, "duration", None))
-        except BaseException:  # we are stopping (SIGTERM, say): the program must not run on alone
+            returncode = _wait(child, getattr(options, "duration", None), received)
+        except BaseException:  # we are stopping all the same: the program must not run on alone
             child.kill()
             child.wait()
             raise
+        return returncode, (received[0] if received else None)
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
-def _wait(child: "subprocess.Popen[bytes]", duration: Optional[float]) -> int:
-    if duration is None:
-        return child.wait()
-    try:
-        return child.wait(timeout=duration + STOP_GRACE_SECONDS)
-    except subprocess.TimeoutExpired:  # it ignored the Ctrl-C that --duration sent
-        child.terminate()
+def _wait(child: "subprocess.Popen[bytes]", duration: Optional[float], received: List[int]) -> int:
+    """The child's return code; it is stopped (then killed) when it overruns ``duration`` or
+    :data:`STOP_GRACE_SECONDS` after a stop signal came (``received``)."""
+    deadline = None if duration is None else time.monotonic() + duration + STOP_GRACE_SECONDS
+    signalled = False
+    terminated = False
+    while True:
+        if received and not signalled:
+            signalled = True
+            deadline = time.monotonic() + STOP_GRACE_SECONDS
         try:
-            return child.wait(timeout=STOP_GRACE_SECONDS)
+            return child.wait(timeout=0.1 if deadline is None else max(0.0, min(0.1, deadline - time.monotonic())))
         except subprocess.TimeoutExpired:
-            child.kill()
-            return child.wait()
+            pass
+        if deadline is not None and time.monotonic() >= deadline:
+            if terminated or signalled:  # it ignored SIGTERM too, or the signal we passed on
+                child.kill()
+                return child.wait()
+            child.terminate()  # it ignored the Ctrl-C that --duration sent
+            terminated = True
+            deadline = time.monotonic() + STOP_GRACE_SECONDS
 
 
-def _ignore(signum: int, frame: object) -> None:
-    """Ctrl-C while the program runs is for the program; we wait for it to save and exit."""
+def _die_with_us() -> Dict[str, Any]:
+    """Popen arguments that make the child die (SIGKILL) when we do, even by ``kill -9`` (Linux)."""
+    if not sys.platform.startswith("linux"):
+        return {}
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)  # loaded here: the forked child only calls it
+    parent = os.getpid()
+
+    def set_parent_death_signal() -> None:
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+        if os.getppid() != parent:  # we died before prctl took effect
+            os._exit(1)
+
+    return {"preexec_fn": set_parent_death_signal}
 
 
 def _main_thread() -> bool:
@@ -280,4 +345,4 @@ def _no_profile_reason(returncode: int) -> str:
     )
 
 
-__all__ = ["RecordError", "RecordResult", "bootstrap_code", "child_argv", "record_program", "run"]
+__all__ = ["Interrupted", "RecordError", "RecordResult", "bootstrap_code", "child_argv", "record_program", "run"]

@@ -25,7 +25,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from ..errors import ArgumentError, FlamespaceError
 from ..formats import registry
-from .launcher import RecordError, record_program
+from .launcher import Interrupted, RecordError, record_program
 from .sampler import SamplerOptions
 from .target import Program
 
@@ -75,6 +75,9 @@ class Collection:
     programs: List[Program]
     runs: List[Run]
     seconds: float
+    #: The signal that stopped the collection (SIGINT, SIGTERM, SIGHUP), or None: the runs
+    #: finished before it are kept; the run it cut short is left out.
+    interrupted: Optional[int] = None
 
     def directory(self, program: Program) -> str:
         return program_directory(self.out_dir, program)
@@ -120,7 +123,9 @@ def collect_runs(
     a run failed). With a ``seed`` in ``options``, run i samples with seed + i: repeatable,
     yet not the same intervals in every run. ``on_run`` is called after every run (progress).
     Directories that already hold runs are refused unless ``overwrite`` (their runs are
-    deleted first), so two collections never mix.
+    deleted first), so two collections never mix. A stop signal (SIGINT, SIGTERM, SIGHUP) ends
+    the collection after the run in progress saved what it could; that run is left out, the
+    finished ones kept, and :attr:`Collection.interrupted` names the signal.
     """
     if runs < 1:
         raise ArgumentError(f"the number of runs must be at least 1, not {runs}")
@@ -143,8 +148,11 @@ def collect_runs(
             number = index + 1 if warm else index - warmup + 1
             path = None if warm else os.path.join(program_directory(out_dir, program), f"run-{number:0{width}d}{extension}")
             labels = {"run": str(number), **({"pair": str(number)} if len(programs) > 1 else {})}
-            result = _one_run(program, number, warm, path, labels, _options_for(options, index), process_root,
-                              subprocesses, output_format, header, show_output)
+            try:
+                result = _one_run(program, number, warm, path, labels, _options_for(options, index), process_root,
+                                  subprocesses, output_format, header, show_output)
+            except Interrupted as exc:
+                return Collection(out_dir, list(programs), done, time.monotonic() - start, exc.signal)
             done.append(result)
             if on_run is not None:
                 on_run(result)
@@ -204,9 +212,13 @@ def _one_run(
                 program, options, process_root=process_root, subprocesses=subprocesses, labels=labels,
                 stdout=None if show_output else subprocess.DEVNULL, stderr=None if show_output else errors,
             )
+        except Interrupted:
+            raise
         except RecordError as exc:
             return Run(program.name, number, warmup, 1, time.monotonic() - started, error=str(exc), stderr=_tail(errors))
         seconds = time.monotonic() - started
+        if result.signal is not None:  # a partial run would bias the sample: left out
+            raise Interrupted("interrupted", result.signal)
         if result.exit_code == INTERRUPTED:
             raise KeyboardInterrupt
         stderr = _tail(errors) if result.exit_code != 0 and not show_output else ""
