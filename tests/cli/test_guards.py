@@ -233,3 +233,15 @@ def test_runs_of_an_interleaved_collection_are_compared_as_pairs(capsys, tmp_pat
 def test_pairing_on_without_rounds_is_an_error(capsys, tmp_path):
     code, _, err = run(capsys, "-a", write_side(tmp_path / "a"), "-b", write_side(tmp_path / "b"), "--pairing", "on")
     assert code == 1 and "cannot pair the runs" in err
+
+
+def test_paired_runs_get_the_drift_note_but_not_the_warning(capsys, tmp_path):
+    """Drift between rounds cancels in a paired test, so it cannot explain a change found."""
+    grown = {**STACKS, "main;new": 5_000_000}
+    for side, stacks in (("a", STACKS), ("c", grown)):
+        for i in range(1, 7):
+            write_run(tmp_path / side / f"run-{i:03d}.folded", i, stacks, duration_s=f"{1.0 + 0.1 * (i - 1):.3f}",
+                      pair=str(i))
+    code, out, err = run(capsys, "-a", tmp_path / "a", "-b", tmp_path / "c")
+    assert code == 3 and "main;new" in out and "6 pairs of runs" in err
+    assert "note: run time:" in err and "machine drifted more" not in err

@@ -146,11 +146,13 @@ def pair_sides(samples: Dict[str, "Sample"], screening: Screening, mode: str, al
 
 def after_comparison(screening: Screening, result) -> List[Finding]:
     """The machine's drift as a note, and a warning when it is larger than the largest change
-    ``result`` (a :class:`~flamespace.stats.comparison.Comparison`) reports."""
+    ``result`` (a :class:`~flamespace.stats.comparison.Comparison`) reports — unless the runs
+    were tested as pairs, where drift between rounds cancels and cannot make a change."""
     from ..stats.guards import drift_findings
 
     unit = None if result.normalized else result.unit
-    return drift_findings(screening.run_times, [change.delta for change in result.kept], unit)
+    changes = [] if result.options.get("paired") else [change.delta for change in result.kept]
+    return drift_findings(screening.run_times, changes, unit)
 
 
 def show_findings(findings: Sequence[Finding], command: str) -> None:
