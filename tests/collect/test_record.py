@@ -353,3 +353,14 @@ def test_svg_output_is_a_flame_graph_of_the_run(tmp_path, program):
     titles = [t.firstChild.data for t in document.getElementsByTagName("title") if t.firstChild]
     assert any(t.startswith("spin (prog.py:") for t in titles)
     assert "flamespace record: python" in out.read_text()
+    # the python palette (Python code green, the standard library aqua), and labels that drop " (file:line)" first
+    from flamespace.render import SvgOptions
+    from flamespace.render.palettes import Colourer
+
+    colour = Colourer(SvgOptions(colors="python"))
+    for group in document.getElementsByTagName("g")[1:]:
+        titles = group.getElementsByTagName("title")
+        if titles and titles[0].firstChild and "(prog.py:" in titles[0].firstChild.data:
+            name = titles[0].firstChild.data.rsplit(" (", 1)[0]
+            assert group.getElementsByTagName("rect")[0].getAttribute("fill") == colour(name)
+    assert '"location": " ' in out.read_text()

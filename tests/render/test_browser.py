@@ -36,6 +36,8 @@ def site(tmp_path_factory: pytest.TempPathFactory):
     svg(graph, SvgOptions(), root / "small.svg")
     svg(graph, SvgOptions(fluid=True), root / "fluid.svg")
     significance_svg(BASELINE, CANDIDATE, KINDS, SvgOptions(title="delta"), root / "delta.svg", note="Test: maxt, α = 0.05")
+    python = {("A (app.py:1)", "work (app.py:12)"): 4, ("A (app.py:1)", "x (app.py:2)"): 96, ("B (b.py:1)",): 100}
+    svg(fs.FlameGraph(python), SvgOptions(colors="python"), root / "python.svg")
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
     handler.log_message = lambda *args: None  # type: ignore[attr-defined]
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -165,5 +167,15 @@ def test_delta_svg_tooltips_give_the_relative_change_and_zoom_keeps_the_legend(p
     shot(page, "delta-hover")
     frame(page, "b").locator("rect").click()
     assert box(page, "b") == (10.0, 1180.0)
-    assert page.locator("#legend text").count() == 6 and page.locator("#legend").is_visible()
+    assert page.locator("#legend text").count() == 9 and page.locator("#legend").is_visible()
     shot(page, "delta-zoomed")
+
+
+def test_zoomed_labels_drop_their_location_first(page, site) -> None:
+    page.goto(f"{site}/python.svg")
+    label = frame(page, "work").locator("text")
+    assert label.text_content() == "w.."  # 4 of 200 samples: 23.6 px, 3 characters (the emitter's label)
+    frame(page, "A").locator("rect").click()
+    assert label.text_content() == "work"  # 47.2 px, 6 characters: the page script drops "(app.py:12)" too
+    frame(page, "work").locator("rect").click(force=True)  # (its label covers most of it)
+    assert label.text_content() == "work (app.py:12)"

@@ -86,8 +86,10 @@ def test_the_svg_has_a_legend_and_stays_valid():
     for meaning in ("no significant change", "significantly slower: grew or appeared",
                     "significantly faster: shrank or disappeared", "Test: maxt, α = 0.05"):
         assert meaning in legend
-    swatches = re.findall(r'<rect [^>]*fill="([^"]+)"', legend)
+    swatches = re.findall(r'<rect [^>]*fill="(rgb[^"]+)"', legend)
     assert grey("legend") in swatches and TINT[1] in swatches and len(swatches) == 5
+    # the colour bar: from the largest shrinkage's depth to the largest growth's, here +100 ms (sitecustomize appeared)
+    assert ">\u2212100 ms</text>" in legend and ">+100 ms</text>" in legend and 'fill="url(#change-scale)"' in legend
     legend_bottom = max(float(y) for y in re.findall(r'<text x="[\d.]+" y="([\d.]+)"', legend))
     frame_top = min(float(y) for y in re.findall(r'<rect x="[\d.]+" y="([\d.]+)" width="[\d.]+" fill=', document))
     assert legend_bottom < frame_top  # the legend does not overlap the frames
@@ -112,3 +114,15 @@ def test_options_that_rewrite_stacks_are_refused():
 
     with pytest.raises(ArgumentError, match="no reverse"):
         significance_drawing(BASELINE, CANDIDATE, KINDS, SvgOptions(reverse=True))
+
+
+def test_the_deepest_colours_get_white_labels_and_no_legend_is_drawn_when_asked():
+    drawn = significance_drawing(BASELINE, CANDIDATE, KINDS)
+    deepest = drawn.layout.columns.names.index("sitecustomize")  # the largest change: the deepest red
+    assert drawn.colours[deepest] == "rgb(255,80,80)" and drawn.inks is not None and not drawn.inks[deepest]
+    shrunk = significance_drawing(BASELINE, CANDIDATE, {("main", "c", "b", "a"): "shrunk"})
+    leaf = shrunk.layout.columns.names.index("a")  # the only change: the deepest blue, where white reads better
+    assert shrunk.colours[leaf] == "rgb(80,80,255)" and shrunk.inks[leaf]
+    assert 'class="light"' in significance_svg(BASELINE, CANDIDATE, {("main", "c", "b", "a"): "shrunk"})
+    plain = significance_svg(BASELINE, CANDIDATE, KINDS, SvgOptions(legend=False), note="Test: maxt")
+    assert '<g id="legend">' not in plain and "Test: maxt" not in plain

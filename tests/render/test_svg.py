@@ -260,3 +260,107 @@ def test_cli_svg_bad_option_is_one_line(tmp_path: Path, capsys: pytest.CaptureFi
 def test_cli_svg_total_below_sum_warns(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert main(["svg", str(SMALL), "--total", "10", "-o", str(tmp_path / "o.svg")]) == 0
     assert "is less than the actual total" in capsys.readouterr().err
+
+
+MS = 10**6
+
+
+def timed_pair() -> "fs.Differential":
+    """a's own time grows 12.3 ms, b's shrinks 10 ms: the scale is 12.3 ms (main and the root change by 2.3 ms)."""
+    from flamespace.core.metadata import Metadata
+
+    meta = Metadata(unit="ns")
+    before = fs.FlameGraph({("main", "a"): 100 * MS, ("main", "b"): 50 * MS}, metadata=meta)
+    after = fs.FlameGraph({("main", "a"): 112.3 * MS, ("main", "b"): 40 * MS}, metadata=meta)
+    return fs.Differential(before, after)
+
+
+def legend_of(document: str) -> str:
+    return document[document.index('<g id="legend">'):document.index("</g>", document.index('<g id="legend">'))]
+
+
+def test_differential_legend_gives_the_scale_and_what_the_colours_mean() -> None:
+    document = svg(timed_pair())
+    xml.dom.minidom.parseString(document)
+    legend = legend_of(document)
+    texts = re.findall(r"<text [^>]*>([^<]*)</text>", legend)
+    assert texts[:3] == ["\u221212.3 ms", "+12.3 ms", "red: more in the second profile (slower), blue: less (faster), white: no change"]
+    assert "full from \u00b112.3 ms (8.08% of the total)" in " ".join(texts[3:])  # 12.3 of 152.3 ms
+    stops = re.findall(r'<stop offset="([\d.]+)%" stop-color="([^"]+)"/>', legend)
+    assert stops[0] == ("0", "rgb(0,0,255)") and stops[-1] == ("100", "rgb(255,0,0)") and ("50", "rgb(255,255,255)") in stops
+    negated = re.findall(r"<text [^>]*>([^<]*)</text>", legend_of(svg(timed_pair(), SvgOptions(negate=True))))
+    assert negated[2].startswith("red: more in the first profile")
+    # the legend sits between the title and the frames
+    legend_bottom = max(float(y) for y in re.findall(r'<text x="[\d.]+" y="([\d.]+)"', legend))
+    frame_top = min(float(y) for y in re.findall(r'<rect x="[\d.]+" y="([\d.]+)" width="[\d.]+" fill=', document))
+    assert legend_bottom < frame_top
+    assert '<g id="legend">' not in svg(timed_pair(), SvgOptions(legend=False)) and '<g id="legend">' not in render(SMALL)
+
+
+def test_legend_counts_samples_when_the_unit_is_no_time() -> None:
+    texts = re.findall(r"<text [^>]*>([^<]*)</text>", legend_of(render(DIFF)))
+    assert texts[:2] == ["\u221215 samples", "+15 samples"]  # call's own change, 20 -> 35
+
+
+def test_the_root_s_change_does_not_set_the_colour_scale() -> None:
+    """Ten functions grow by 1 each: the root (and main, above them all) grow by 10, and the functions are still full red."""
+    before = fs.FlameGraph({("main", f"f{i}"): 10 for i in range(10)})
+    after = fs.FlameGraph({("main", f"f{i}"): 11 for i in range(10)})
+    for delta in ("inclusive", "self"):
+        colours = fills(svg(fs.Differential(before, after), SvgOptions(delta=delta)))
+        assert all(colours[f"f{i}"] == "rgb(255,0,0)" for i in range(10)), colours
+    inclusive = fills(svg(fs.Differential(before, after)))
+    assert inclusive["main"] == inclusive["all"] == "rgb(255,0,0)"  # more than the scale: full, not beyond
+
+
+def test_own_changes_and_the_scale_follow_from_inclusive_deltas() -> None:
+    from flamespace.render.svg import change_scale, own_changes
+
+    drawn = layout(fs.read(DIFF))  # main;parse;lex 30->20, main;parse 10, main;eval;call 20->35, eval;gone 8->0, new 0->6
+    own = dict(zip(drawn.columns.names, own_changes(drawn)))
+    assert own == {"all": 0, "main": 0, "eval": -8, "call": 15, "new": 6, "parse": 0, "lex": -10, "render": 0}
+    assert change_scale(drawn) == 15
+
+
+def test_labels_on_dark_frames_are_white() -> None:
+    document = svg(timed_pair())
+    assert "#frames text.light { fill:rgb(255,255,255); }" in document
+    labels = dict(re.findall(r'<title>(\w+) \(.*?<text (class="light" )?x=', document))
+    assert labels["b"] == 'class="light" ' and labels["a"] == labels["main"] == ""  # b: deep blue; a: full red
+    assert 'class="light"' not in render(SMALL) and "text.light" not in render(SMALL)  # palettes keep black labels
+
+
+def test_a_label_drops_its_location_before_it_is_cut() -> None:
+    options = SvgOptions(fontsize=10, fontwidth=1)  # 10 px per character
+    assert fit_label("work (app.py:12)", 160, options) == "work (app.py:12)"
+    assert fit_label("work (app.py:12)", 150, options) == "work"
+    assert fit_label("work (app.py:12)", 30, options) == "w.."
+    assert fit_label("work (app.py:12)", 40, SvgOptions(fontsize=10, fontwidth=1, truncate="left")) == "work"
+    assert fit_label("f (<frozen importlib._bootstrap>:1176)", 50, options) == "f"
+    assert fit_label("json.loads (<stdlib>/json/__init__.py)", 100, options) == "json.loads"
+    for name in ("foo (inlined)", "python app.py (1234)", "operator()(int)", "work(app.py:12)"):  # not a location: cut as before
+        assert fit_label(name, 60, options) == name[:4] + ".."
+    assert fit_label("work (app.py:12)", 130, SvgOptions(fontsize=10, fontwidth=1, drop_locations=False)) == "work (app.p.."
+    config = re.search(r"var flamespaceConfig = (\{.*\});", render(SMALL)).group(1)  # the page script fits labels alike
+    assert '"location": " \\\\((?:' in config
+    assert '"location": null' in svg(fs.read(SMALL), SvgOptions(drop_locations=False))
+
+
+def test_cli_svg_legend_and_locations_options(tmp_path: Path) -> None:
+    out = tmp_path / "d.svg"
+    assert main(["svg", str(DIFF), "--no-legend", "--keep-locations", "-o", str(out)]) == 0
+    document = out.read_text()
+    assert '<g id="legend">' not in document and '"location": null' in document
+    assert main(["svg", str(DIFF), "-o", str(out)]) == 0
+    assert '<g id="legend">' in out.read_text()
+
+
+def test_label_ink_follows_wcag_contrast() -> None:
+    from flamespace.render.palettes import contrast_ratio, needs_light_ink, relative_luminance
+
+    assert relative_luminance("rgb(255,255,255)") == pytest.approx(1) and relative_luminance("#000000") == 0
+    assert contrast_ratio(1, 0) == pytest.approx(21)
+    assert contrast_ratio(relative_luminance("rgb(0,0,255)"), 0) == pytest.approx(2.44, abs=0.01)  # black on blue
+    assert needs_light_ink("rgb(0,0,255)") and needs_light_ink("#202020")
+    assert not needs_light_ink("rgb(255,0,0)") and not needs_light_ink("rgb(255,255,255)") and not needs_light_ink("rgb(160,160,255)")
+    assert not needs_light_ink("url(#x)")  # not a colour it can read: black, as before

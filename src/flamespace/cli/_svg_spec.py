@@ -64,6 +64,16 @@ OPTIONS = (
         "Cut long labels at the end (name..), as flamegraph.pl, or at the start (..name), as inferno.",
         show_default=True, secondary=("--truncate-text-left",),
     ),
+    Option(
+        ("--drop-locations",), "drop_locations", "pair", _D["drop_locations"],
+        "A label that does not fit drops its ' (file:line)' suffix before it is cut: 'work (app.py:12)' shows "
+        "'work', not 'work (app.p..'.", show_default=True, secondary=("--keep-locations",),
+    ),
+    Option(
+        ("--legend",), "legend", "pair", _D["legend"],
+        "Differential input: a colour bar under the title, with the change at which colours are full and what red "
+        "and blue mean.", show_default=True, secondary=("--no-legend",),
+    ),
     Option(("--base",), "base", "multiple", _D["base"], "Re-root at this frame (outermost occurrence); repeatable."),
     Option(("--sort-by-value",), "sort_by_value", "flag", _D["sort_by_value"], help="Siblings widest first (default: name order)."),
     *INPUT_OPTIONS,

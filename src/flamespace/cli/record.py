@@ -75,7 +75,7 @@ def _write_svg(graph: "FlameGraph", output: str, command: str) -> None:
     labels = graph.metadata.labels
     subtitle = f"{labels.get('mode', '')} mode, {labels.get('duration_s', '?')} s, {labels.get('samples', '?')} samples"
     unit = graph.metadata.unit
-    svg(graph, SvgOptions(title=f"flamespace record: {command}", subtitle=subtitle,
+    svg(graph, SvgOptions(title=f"flamespace record: {command}", subtitle=subtitle, colors="python",
                           countname="allocations" if unit == "count" else (unit or "samples")), output)
 
 

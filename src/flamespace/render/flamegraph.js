@@ -117,10 +117,16 @@ var flamespace = (function () {
 	}
 
 	// -- drawing: compute everything, then write only what changed ------------------------------
+	// As the emitter's fit_label: whole, without a trailing " (file:line)" (cfg.location), cut, or empty.
+	var location = cfg.location ? new RegExp(cfg.location) : null;
 	function label(name, width) {
 		var chars = Math.floor(width / (cfg.fontsize * cfg.fontwidth));
 		if (chars < 3) return "";
 		if (chars >= name.length) return name;
+		if (location !== null) {
+			name = name.replace(location, "");
+			if (chars >= name.length) return name;
+		}
 		if (cfg.truncate === "left") return ".." + name.substring(name.length - chars + 2);
 		return name.substring(0, chars - 2) + "..";
 	}

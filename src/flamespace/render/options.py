@@ -112,7 +112,10 @@ class SvgOptions(Record):
     Text: ``title`` (default "Flame Graph", "Icicle Graph" or "Flame Chart"), ``subtitle``,
     ``fonttype``, ``fontsize``, ``fontwidth`` (average glyph width / font size, used to fit
     labels), ``countname``, ``nametype``, ``notes`` (an XML comment), ``truncate`` ("right":
-    ``name..`` as flamegraph.pl; "left": ``..name`` as inferno's default).
+    ``name..`` as flamegraph.pl; "left": ``..name`` as inferno's default), ``drop_locations``
+    (a label that does not fit drops a trailing location, `` (file:line)`` or `` (file)`` as
+    Python profilers name frames, before it is cut: ``work (app.py:12)`` becomes ``work``,
+    then ``wo..``; names without such a suffix are cut as flamegraph.pl cuts them).
     Colour: ``colors`` (a palette of :data:`PALETTES`), ``bgcolors`` (a gradient of
     :data:`BACKGROUNDS` or ``#rrggbb``; default by palette), ``hash`` (flamegraph.pl's
     name hash: similar names get similar colours), ``random`` (random colours; ``seed``
@@ -124,7 +127,10 @@ class SvgOptions(Record):
     ``minwidth`` into the layout's options.
     Shape: ``inverted`` (icicle: the root at the top).
     Values: ``factor`` (multiply counts shown in tooltips).
-    Differential input: ``negate`` (swap red and blue).
+    Differential input: ``negate`` (swap red and blue), ``legend`` (a colour bar under the
+    title with the change at which colours saturate, and what red and blue mean; also the
+    colour key of significance-coloured graphs). Labels on dark frames of differential input
+    are white (see :func:`~flamespace.render.palettes.needs_light_ink`).
     Colours that stay the same across graphs (flamegraph.pl's ``--cp``) come from a palette
     map the caller passes to :func:`~flamespace.render.svg.svg` (read and written with
     :func:`~flamespace.render.palettes.read_palette` and ``write_palette``).
@@ -162,6 +168,8 @@ class SvgOptions(Record):
     search_color: str = "rgb(230,0,230)"
     stroke_color: str = "none"
     truncate: str = "right"
+    drop_locations: bool = True
+    legend: bool = True
     base: Tuple[str, ...] = LAYOUT_DEFAULTS.base
     sort_by_value: bool = LAYOUT_DEFAULTS.sort_by_value
     delta: str = LAYOUT_DEFAULTS.delta

@@ -225,6 +225,50 @@ def diff_colour(delta: float, largest: float, negate: bool = False) -> str:
     return "rgb(255,255,255)"
 
 
+def diff_stops(negate: bool = False) -> List[Tuple[float, str]]:
+    """The colour bar of :func:`diff_colour` from −largest (offset 0) to +largest (offset 1),
+    as gradient stops: linear on each side, white only at no change (a hard edge at 0.5)."""
+    low, high = diff_colour(-1, 1, negate), diff_colour(1, 1, negate)
+    near_low, near_high = diff_colour(-1e-9, 1, negate), diff_colour(1e-9, 1, negate)
+    white = diff_colour(0, 1)
+    return [(0.0, low), (0.5, near_low), (0.5, white), (0.5, near_high), (1.0, high)]
+
+
+_RGB = re.compile(r"rgb\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)$")
+_HEX = re.compile(r"#([0-9A-Fa-f]{2})([0-9A-Fa-f]{2})([0-9A-Fa-f]{2})$")
+#: The colour of a label on a dark frame (black, the stylesheet's, on every other).
+LIGHT_INK = "rgb(255,255,255)"
+
+
+def relative_luminance(colour: str) -> Optional[float]:
+    """WCAG 2's relative luminance (0 black .. 1 white) of ``rgb(r,g,b)`` or ``#rrggbb``; None for other colours."""
+    match = _RGB.match(colour) or _HEX.match(colour)
+    if match is None:
+        return None
+    base = 10 if colour.startswith("rgb") else 16
+    channels = []
+    for text in match.groups():
+        c = min(int(text, base), 255) / 255
+        channels.append(c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4)
+    r, g, b = channels
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast_ratio(first: float, second: float) -> float:
+    """WCAG 2's contrast ratio of two relative luminances (1 .. 21)."""
+    light, dark = max(first, second), min(first, second)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def needs_light_ink(colour: str) -> bool:
+    """Whether white text reads better than black on ``colour``: WCAG's rule, the ink of higher
+    contrast ratio wins (on pure blue white gives 8.6:1, black 2.4:1; on pure red black wins)."""
+    luminance = relative_luminance(colour)
+    if luminance is None:
+        return False
+    return contrast_ratio(luminance, 1.0) > contrast_ratio(luminance, 0.0)
+
+
 def read_palette(path: str) -> Dict[str, str]:
     """A ``name->rgb(r,g,b)`` file as flamegraph.pl's palette.map; missing file: empty.
 

@@ -21,7 +21,7 @@ from ..errors import ArgumentError
 from .layout import layout
 from .options import SvgOptions
 from .palettes import stable_hash
-from .svg import Drawing, draw, emit
+from .svg import ColourBar, Drawing, amount, change_words, draw, emit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -55,17 +55,9 @@ def grey(name: str) -> str:
     return f"rgb({level},{level},{level})"
 
 
-def _words(unit: Optional[str]) -> Tuple[str, str]:
-    if unit in units.TIME_UNITS:
-        return "slower", "faster"
-    if unit in units.BYTE_UNITS:
-        return "more memory", "less memory"
-    return "more", "less"
-
-
 def legend(unit: Optional[str]) -> List[Tuple[str, str]]:
     """The colour key: (colour, meaning) for each kind of frame."""
-    more, less = _words(unit)
+    more, less = change_words(unit)
     return [
         (grey("legend"), "no significant change"),
         (strong(1, 1, 1), f"significantly {more}: grew or appeared"),
@@ -137,9 +129,19 @@ def significance_drawing(
         )
     picture = draw(drawn, options, colours=colours)
     picture.infos = infos
-    picture.legend = legend(unit)
-    picture.legend_note = note
+    if options.legend:
+        picture.bar = scale_bar(largest if coloured else 0, unit, options)
+        picture.legend = legend(unit)
+        picture.legend_note = note
     return picture
+
+
+def scale_bar(largest: float, unit: Optional[str], options: SvgOptions) -> ColourBar:
+    """The depth of the strong colours: from the largest shrinkage (deepest blue) to the largest growth."""
+    stops = [(0.0, strong(-1, 1, 1)), (0.5, strong(-1, 0, 1)), (0.5, strong(1, 0, 1)), (1.0, strong(1, 1, 1))]
+    signed = amount(largest, unit, options, signed=True) if largest else "0"
+    return ColourBar(signed.replace("+", "\u2212", 1) if largest else "0", signed, stops,
+                     "the leaf of a significant change: deeper for a larger change, deepest at the largest")
 
 
 def _verdict(stack: Stack, kind: Optional[str], change: float, changes: Mapping[Stack, float],

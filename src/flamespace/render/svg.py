@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import json
 import os
-from itertools import chain, compress
+import re
+from itertools import chain, compress, repeat
 
+from ..core import units
 from ..core.units import format_count
 from ..formats._io import open_output
 from .layout import Layout, layout, strip_annotation
 from .options import XPAD, SvgOptions
-from .palettes import SEPARATOR_COLOURS, Colourer, diff_colour
+from .palettes import LIGHT_INK, SEPARATOR_COLOURS, Colourer, diff_colour, diff_stops, needs_light_ink
 from .xml import comment, escape
 
 SCRIPT = os.path.join(os.path.dirname(__file__), "flamegraph.js")
@@ -52,7 +54,17 @@ def svg(
     drawn = layout(profile, options.layout_options())
     if diagnostics is not None:
         _report(drawn, diagnostics)
-    return emit(draw(drawn, options, palette=palette), output)
+    return emit(draw(drawn, options, palette=palette, unit=unit_of(profile)), output)
+
+
+def unit_of(profile: Drawable) -> Optional[str]:
+    """The unit of a profile's values (``ns``, ``bytes``, ``samples``, ...), if it says."""
+    metadata = getattr(profile, "metadata", None)
+    for side in (profile, getattr(profile, "after", None), getattr(profile, "before", None)):
+        metadata = getattr(side, "metadata", None)
+        if metadata is not None and metadata.unit:
+            return str(metadata.unit)
+    return None
 
 
 def _report(drawn: Layout, diagnostics: Diagnostics) -> None:
@@ -67,12 +79,14 @@ class Drawing:
     """A layout on the page: each frame's x and width in pixels, its label and colour.
 
     Columns beside the layout's (``layout.columns``): ``xs``, ``widths``, ``labels``,
-    ``colours``; ``infos``: what each tooltip says after the name, when a caller writes it
-    (e.g. :mod:`.significance`; None: flamegraph.pl's wording). ``legend``: (colour, meaning)
-    swatches drawn under the title, then ``legend_note``, a line of text.
+    ``colours``; ``inks``: whether each label is white (on a dark frame), None for all black;
+    ``infos``: what each tooltip says after the name, when a caller writes it (e.g.
+    :mod:`.significance`; None: flamegraph.pl's wording). Under the title: ``bar`` (a
+    :class:`ColourBar`), ``legend`` ((colour, meaning) swatches), then ``legend_note``, text
+    wrapped to the width.
     """
 
-    __slots__ = ("layout", "options", "xs", "widths", "labels", "colours", "infos", "legend", "legend_note")
+    __slots__ = ("layout", "options", "xs", "widths", "labels", "colours", "inks", "infos", "bar", "legend", "legend_note")
 
     def __init__(self, drawn: Layout, options: SvgOptions) -> None:
         self.layout = drawn
@@ -81,16 +95,32 @@ class Drawing:
         self.widths: List[float] = []
         self.labels: List[str] = []
         self.colours: List[str] = []
+        self.inks: Optional[List[bool]] = None
         self.infos: Optional[List[str]] = None
+        self.bar: Optional[ColourBar] = None
         self.legend: List[Tuple[str, str]] = []
         self.legend_note = ""
 
 
+class ColourBar:
+    """A colour scale in a legend: ``low`` text, a bar of gradient ``stops`` ((offset 0..1,
+    colour), as SVG's), ``high`` text, then ``meaning`` (what the colours say)."""
+
+    __slots__ = ("low", "high", "stops", "meaning")
+
+    def __init__(self, low: str, high: str, stops: List[Tuple[float, str]], meaning: str) -> None:
+        self.low, self.high, self.stops, self.meaning = low, high, stops, meaning
+
+
 def draw(
-    drawn: Layout, options: SvgOptions, *, palette: Optional[Dict[str, str]] = None, colours: Optional[List[str]] = None
+    drawn: Layout, options: SvgOptions, *, palette: Optional[Dict[str, str]] = None, colours: Optional[List[str]] = None,
+    unit: Optional[str] = None,
 ) -> Drawing:
     """Pixels, labels and colours of a layout's frames (``colours``: given by the caller instead;
-    ``palette`` as :func:`svg`)."""
+    ``palette`` as :func:`svg`; ``unit``: the profile's, for the legend of differential input).
+
+    Frames coloured by change (differential input, or ``colours`` from the caller) get white
+    labels where white reads better; palette colours keep flamegraph.pl's black labels."""
     picture = Drawing(drawn, options)
     if drawn.empty:
         return picture
@@ -108,33 +138,135 @@ def draw(
     for i in compress(range(len(names)), map(wide.__contains__, picture.widths)):
         labels[i] = fit_label(names[i], picture.widths[i], options)
     picture.colours = colours if colours is not None else frame_colours(drawn, options, palette)
+    if colours is not None or c.deltas is not None:
+        light = {colour: needs_light_ink(colour) for colour in set(picture.colours)}
+        picture.inks = list(map(light.__getitem__, picture.colours))
+    if colours is None and c.deltas is not None and options.legend:
+        picture.bar = change_bar(drawn, options, unit)
+        picture.legend_note = change_note(drawn, options, unit)
     return picture
 
 
 def frame_colours(drawn: Layout, options: SvgOptions, palette: Optional[Dict[str, str]] = None) -> List[str]:
     """Each frame's colour: by name from the palette, or for differential input by its change
-    (white for none, red for more, blue for less, the largest change saturated)."""
+    (white for none, red for more, blue for less, full colour at :func:`change_scale` and beyond)."""
     c = drawn.columns
     deltas = c.deltas
     if deltas is None:
         return Colourer(options, palette).many(c.names)
-    largest = max(map(abs, deltas), default=0) or 1
+    largest = change_scale(drawn)
     negate = options.negate
     separators = SEPARATOR_COLOURS
     return [
-        separators[n] if n in separators and depth else diff_colour(delta, largest, negate)
+        separators[n] if n in separators and depth else diff_colour(max(-largest, min(delta, largest)), largest, negate)
         for n, depth, delta in zip(c.names, c.depths, deltas)
     ]
 
 
+def own_changes(drawn: Layout) -> List[Number]:
+    """Each frame's change of its own value (not its callees'), from a differential layout.
+
+    With ``delta="self"`` the layout's deltas are these; with "inclusive" a frame's own
+    change is its change less its drawn children's (frames come parents first, so each
+    frame's parent is the last frame seen one level up). A child too narrow to draw counts
+    in its parent's own change, as its width counts in its parent's.
+    """
+    c = drawn.columns
+    deltas = c.deltas or []
+    if drawn.options.delta == "self":
+        return list(deltas)
+    own = list(deltas)
+    parents: List[int] = []  # the index of the last frame at each depth
+    for i, depth in enumerate(c.depths):
+        del parents[depth:]
+        if depth:
+            own[parents[depth - 1]] -= deltas[i]
+        parents.append(i)
+    return own
+
+
+def change_scale(drawn: Layout) -> float:
+    """The change at which a differential graph's colours are full: the largest change of any
+    one frame's own value, the root (``all``) left out; larger changes are drawn full too.
+
+    flamegraph.pl colours each frame by the change of its own value and saturates at the
+    largest change of one input stack, which is the same number. It used to be the largest
+    change of any frame, but with inclusive changes that is the root's (the change of the
+    total) or that of the chain under it (``main``, ``<module>``: the same total), so one
+    regression spread over many functions left every function pale. A frame's own change
+    says where the time went; callers that hold more than the largest own change (they
+    sum their callees') are drawn full, so the path down to a change stands out. The root's
+    own change is left out as well: it has own value only if empty stacks were recorded.
+    None of this is a robust statistic: one noisy frame sets the scale; the legend says
+    what full colour stands for, and tooltips give every frame's change.
+    """
+    depths = drawn.columns.depths
+    largest = max((abs(change) for change, depth in zip(own_changes(drawn), depths) if depth), default=0)
+    if not largest:  # no frame changed by itself (only the root did)
+        largest = max((abs(d) for d, depth in zip(drawn.columns.deltas or (), depths) if depth), default=0)
+    return largest or 1
+
+
+def change_words(unit: Optional[str]) -> Tuple[str, str]:
+    """("slower", "faster") for times, ("more memory", "less memory") for bytes, else ("more", "less")."""
+    if unit in units.TIME_UNITS:
+        return "slower", "faster"
+    if unit in units.BYTE_UNITS:
+        return "more memory", "less memory"
+    return "more", "less"
+
+
+def amount(value: float, unit: Optional[str], options: SvgOptions, signed: bool = False) -> str:
+    """A value for people, as in the legend: a time or size in its best unit (``12.3 ms``),
+    else a count of ``countname`` (times ``factor``) as tooltips give it; a minus sign, not a hyphen."""
+    if options.factor == 1 and (unit in units.TIME_UNITS or unit in units.BYTE_UNITS):
+        text = units.human(abs(value), unit)
+    else:
+        text = f"{format_count(abs(value) * options.factor)} {options.countname}"
+    sign = "\u2212" if value < 0 else "+" if signed and value > 0 else ""
+    return sign + text
+
+
+def change_bar(drawn: Layout, options: SvgOptions, unit: Optional[str]) -> ColourBar:
+    """The legend of a differential graph: the colour bar from −scale to +scale and what it means."""
+    largest = change_scale(drawn)
+    more, less = change_words(unit)
+    side = "first" if options.negate else "second"
+    meaning = f"red: more in the {side} profile{'' if more == 'more' else f' ({more})'}, " \
+              f"blue: less{'' if less == 'less' else f' ({less})'}, white: no change"
+    return ColourBar(amount(-largest, unit, options, signed=True), amount(largest, unit, options, signed=True),
+                     diff_stops(options.negate), meaning)
+
+
+def change_note(drawn: Layout, options: SvgOptions, unit: Optional[str]) -> str:
+    """The line under a differential graph's colour bar: what a frame's colour measures."""
+    largest = change_scale(drawn)
+    what = "time" if unit in units.TIME_UNITS else "memory" if unit in units.BYTE_UNITS else options.countname
+    full = f"full from \u00b1{amount(largest, unit, options)} ({units.plain(100 * largest / drawn.total)}% of the total)"
+    if drawn.options.delta == "self":
+        return f"Colour: each frame's change in its own {what} (not its callees'), {full}: the largest."
+    return f"Colour: each frame's change with its callees', {full}: the largest change of one frame's own {what}."
+
+
+#: A trailing location as Python profilers name frames, `` (file:line)`` or `` (file)``: a file
+#: with an extension or a ``<pseudo-file>``, then an optional line. The page script uses it too.
+LOCATION = r" \((?:[^()]*\.[A-Za-z0-9_]+|<[^()]*>)(?::[0-9]+)?\)$"
+_LOCATION = re.compile(LOCATION)
+
+
 def fit_label(name: str, width: float, options: SvgOptions) -> str:
-    """The label that fits ``width`` pixels: whole, cut with ``..``, or empty below 3 characters."""
+    """The label that fits ``width`` pixels: whole, without its location (``drop_locations``),
+    cut with ``..``, or empty below 3 characters."""
     chars = int(width / (options.fontsize * options.fontwidth))
     if chars < 3:
         return ""
     name = strip_annotation(name)
     if chars >= len(name):
         return name
+    if options.drop_locations and name.endswith(")"):
+        name = _LOCATION.sub("", name)
+        if chars >= len(name):
+            return name
     if options.truncate == "left":
         return ".." + name[len(name) - chars + 2 :]
     return name[: chars - 2] + ".."
@@ -186,16 +318,19 @@ class Geometry:
 
 LEGEND_ROW = 1.5  # a legend row's height, in font sizes
 LEGEND_GAP = 4  # pixels between the legend and the frames
+BAR_WIDTH = 160  # pixels of a legend's colour bar
 
 
-def legend_rows(drawn: Drawing) -> List[List[Tuple[Optional[str], str]]]:
-    """The legend's entries ((colour or None, text)) flowed into rows that fit the width; the note on its own row."""
+def legend_rows(drawn: Drawing) -> List[List[Union[ColourBar, Tuple[Optional[str], str]]]]:
+    """The legend's rows: the colour bar on the first, then the entries ((colour or None, text))
+    flowed into rows that fit the width, then the note wrapped to the width."""
     o = drawn.options
-    if not drawn.legend and not drawn.legend_note:
+    if not drawn.legend and not drawn.legend_note and drawn.bar is None:
         return []
     glyph = o.fontsize * o.fontwidth
     room = o.width - 2 * XPAD
-    rows: List[List[Tuple[Optional[str], str]]] = [[]]
+    rows: List[List[Union[ColourBar, Tuple[Optional[str], str]]]] = [[drawn.bar]] if drawn.bar is not None else []
+    rows.append([])
     used = 0.0
     for colour, meaning in drawn.legend:
         size = o.fontsize + 6 + len(meaning) * glyph + 2 * o.fontsize
@@ -205,19 +340,25 @@ def legend_rows(drawn: Drawing) -> List[List[Tuple[Optional[str], str]]]:
         rows[-1].append((colour, meaning))
         used += size
     if drawn.legend_note:
-        rows.append([(None, drawn.legend_note)])
+        import textwrap
+
+        rows += [[(None, line)] for line in textwrap.wrap(drawn.legend_note, max(int(room / glyph), 20))]
     return [row for row in rows if row]
 
 
 def _legend(drawn: Drawing, g: Geometry) -> str:
-    """The legend's markup: a swatch and its meaning per entry, flowed left to right."""
+    """The legend's markup: the colour bar, a swatch and its meaning per entry, flowed left to right."""
     o = drawn.options
     glyph = o.fontsize * o.fontwidth
     parts = ['<g id="legend">\n']
     for i, row in enumerate(g.legend):
         top = g.legend_top + i * o.fontsize * LEGEND_ROW
         x = float(XPAD)
-        for colour, meaning in row:
+        for entry in row:
+            if isinstance(entry, ColourBar):
+                parts.append(_bar(entry, x, top, o))
+                continue
+            colour, meaning = entry
             if colour is not None:
                 parts.append(f'<rect x="{_num(x)}" y="{_num(top)}" width="{_num(o.fontsize)}" height="{_num(o.fontsize)}" '
                              f'rx="2" ry="2" fill="{escape(colour)}" stroke="rgb(120,120,120)" stroke-width="0.5"/>')
@@ -225,6 +366,23 @@ def _legend(drawn: Drawing, g: Geometry) -> str:
             parts.append(f'<text x="{_num(x)}" y="{_num(top + o.fontsize - 2)}">{escape(meaning)}</text>\n')
             x += len(meaning) * glyph + 2 * o.fontsize
     parts.append("</g>\n")
+    return "".join(parts)
+
+
+def _bar(bar: ColourBar, x: float, top: float, o: SvgOptions) -> str:
+    """A colour bar's markup at (x, top): its gradient, the low end's text, the bar, the high end's, the meaning."""
+    glyph = o.fontsize * o.fontwidth
+    baseline = _num(top + o.fontsize - 2)
+    stops = "".join(f'<stop offset="{100 * offset:g}%" stop-color="{escape(colour)}"/>' for offset, colour in bar.stops)
+    parts = [f'<defs><linearGradient id="change-scale" x1="0" x2="1" y1="0" y2="0">{stops}</linearGradient></defs>\n',
+             f'<text x="{_num(x)}" y="{baseline}">{escape(bar.low)}</text>\n']
+    x += len(bar.low) * glyph + 6
+    parts.append(f'<rect x="{_num(x)}" y="{_num(top)}" width="{BAR_WIDTH}" height="{_num(o.fontsize)}" '
+                 'fill="url(#change-scale)" stroke="rgb(120,120,120)" stroke-width="0.5"/>\n')
+    x += BAR_WIDTH + 6
+    parts.append(f'<text x="{_num(x)}" y="{baseline}">{escape(bar.high)}</text>\n')
+    x += len(bar.high) * glyph + 2 * o.fontsize
+    parts.append(f'<text x="{_num(x)}" y="{baseline}">{escape(bar.meaning)}</text>\n')
     return "".join(parts)
 
 
@@ -268,6 +426,7 @@ def _config(drawn: Drawing, geometry: Geometry) -> str:
         "xpad": XPAD, "width": o.width, "fluid": o.fluid, "fontsize": o.fontsize, "fontwidth": o.fontwidth,
         "frameheight": o.height, "y0": geometry.top(0), "inverted": o.inverted,
         "nametype": o.nametype, "searchcolor": o.search_color, "truncate": o.truncate,
+        "location": LOCATION if o.drop_locations else None,
     }
     settings = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in settings.items()}
     text = json.dumps(settings, ensure_ascii=True)
@@ -284,6 +443,7 @@ def _head(drawn: Drawing, g: Geometry) -> str:
         svg_size = f'width="100%" height="{height}"'
     else:
         svg_size = f'width="{width}" height="{height}" viewBox="0 0 {width} {height}"'
+    light = f"#frames text.light {{ fill:{LIGHT_INK}; }}\n" if drawn.inks is not None and any(drawn.inks) else ""
     stroke = "" if o.stroke_color == "none" else f"\n#frames rect {{ stroke:{escape(o.stroke_color)}; stroke-width:0.5; }}"
     notes = f"<!-- NOTES: {comment(o.notes)} -->\n" if o.notes else ""
     bottom_text = _num(g.height - g.pad_bottom / 2)
@@ -301,6 +461,7 @@ def _head(drawn: Drawing, g: Geometry) -> str:
         "</linearGradient>\n</defs>\n",
         '<style type="text/css">\n'
         f"text {{ font-family:{escape(o.fonttype)}; font-size:{size}px; fill:rgb(0,0,0); }}\n"
+        f"{light}"
         "#search, #ignorecase { opacity:0.1; cursor:pointer; }\n"
         "#search:hover, #search.show, #ignorecase:hover, #ignorecase.show { opacity:1; }\n"
         "#subtitle { text-anchor:middle; fill:rgb(160,160,160); }\n"
@@ -346,14 +507,15 @@ def _frames(drawn: Drawing, g: Geometry) -> Iterator[str]:
     depths = range(drawn.layout.max_depth + 1)
     tops = [f'{_num(g.top(depth))}" width="' for depth in depths]
     text_ys = [f'{_num(3 + g.top(depth) + (g.frame - 1) / 2)}">' for depth in depths]
-    text_head = f'" height="{_num(g.frame - 1)}" rx="2" ry="2"/><text x="'
+    text_head = f'" height="{_num(g.frame - 1)}" rx="2" ry="2"/><text '
+    text_heads = (text_head + 'x="', text_head + 'class="light" x="')  # black label, white label
     title_head = "" if nameattr else "<g><title>"  # with --nameattr the group's opening is a column
     label_tail = "</text>" if nameattr else "</text></g>\n"
     titles = Memo(lambda name: title_head + escape(strip_annotation(name)))
     labels = Memo(lambda label: escape(label) + label_tail)
     x1s = Memo(lambda x: f'</title><rect x="{round(x, 1):.1f}" y="')
     widths = Memo(lambda x_width: f'{round(x_width[0] + x_width[1], 1) - round(x_width[0], 1):.1f}" fill="')
-    text_xs = Memo(lambda x: f"{text_head}{x + 3:.2f}\" y=\"")
+    text_xs = Memo(lambda x: f"{x + 3:.2f}\" y=\"")
 
     def count(value: Number) -> str:
         return f"{format_count(value * factor if factor != 1 else value)} {countname}"
@@ -375,7 +537,9 @@ def _frames(drawn: Drawing, g: Geometry) -> Iterator[str]:
             info_column[0] = f" ({count(c.values[0])}, 100%)"
         columns = [
             title_column, info_column, map(x1s.__getitem__, xs), map(tops.__getitem__, c.depths[part]),
-            map(widths.__getitem__, zip(xs, drawn.widths[part])), drawn.colours[part], map(text_xs.__getitem__, xs),
+            map(widths.__getitem__, zip(xs, drawn.widths[part])), drawn.colours[part],
+            repeat(text_heads[0]) if drawn.inks is None else map(text_heads.__getitem__, drawn.inks[part]),
+            map(text_xs.__getitem__, xs),
             map(text_ys.__getitem__, c.depths[part]), map(labels.__getitem__, drawn.labels[part]),
         ]
         if nameattr:
