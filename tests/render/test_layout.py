@@ -85,6 +85,8 @@ def test_layout_touches_no_file(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError(f"layout opened {args[0]!r}")
 
+    import flamespace.render.frame  # noqa: F401  (imported before: pytest's assertion rewriting of our package opens files)
+
     monkeypatch.setattr(builtins, "open", refuse)
     chain = fs.FlameGraph({("off", "--", "waker"): 5})
     assert len(layout(chain, SvgOptions(colors="chain", random=True).layout_options()).frames) == 4

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import html
 import io
 import re
 import xml.dom.minidom
@@ -364,3 +365,13 @@ def test_label_ink_follows_wcag_contrast() -> None:
     assert needs_light_ink("rgb(0,0,255)") and needs_light_ink("#202020")
     assert not needs_light_ink("rgb(255,0,0)") and not needs_light_ink("rgb(255,255,255)") and not needs_light_ink("rgb(160,160,255)")
     assert not needs_light_ink("url(#x)")  # not a colour it can read: black, as before
+
+
+@pytest.mark.parametrize("width", [400, 600, 1200])
+def test_legend_text_stays_inside_the_image(width: int) -> None:
+    options = SvgOptions(width=width)
+    legend = legend_of(svg(timed_pair(), options))
+    texts = re.findall(r'<text x="([\d.]+)" y="[\d.]+">([^<]*)</text>', legend)
+    assert len(texts) >= 4  # the bar's two ends, what red and blue mean, the note (wrapped at narrow widths)
+    for x, text in texts:
+        assert float(x) + len(html.unescape(text)) * options.fontsize * options.fontwidth <= width - XPAD, text

@@ -329,7 +329,18 @@ def legend_rows(drawn: Drawing) -> List[List[Union[ColourBar, Tuple[Optional[str
         return []
     glyph = o.fontsize * o.fontwidth
     room = o.width - 2 * XPAD
-    rows: List[List[Union[ColourBar, Tuple[Optional[str], str]]]] = [[drawn.bar]] if drawn.bar is not None else []
+    import textwrap
+
+    wrap = max(int(room / glyph), 20)
+    rows: List[List[Union[ColourBar, Tuple[Optional[str], str]]]] = []
+    bar = drawn.bar
+    if bar is not None:
+        beside = (len(bar.low) + len(bar.high) + len(bar.meaning)) * glyph + BAR_WIDTH + 12 + 2 * o.fontsize
+        if beside <= room:
+            rows.append([bar])
+        else:  # the meaning on rows of its own
+            rows.append([ColourBar(bar.low, bar.high, bar.stops, "")])
+            rows += [[(None, line)] for line in textwrap.wrap(bar.meaning, wrap)]
     rows.append([])
     used = 0.0
     for colour, meaning in drawn.legend:
@@ -340,9 +351,7 @@ def legend_rows(drawn: Drawing) -> List[List[Union[ColourBar, Tuple[Optional[str
         rows[-1].append((colour, meaning))
         used += size
     if drawn.legend_note:
-        import textwrap
-
-        rows += [[(None, line)] for line in textwrap.wrap(drawn.legend_note, max(int(room / glyph), 20))]
+        rows += [[(None, line)] for line in textwrap.wrap(drawn.legend_note, wrap)]
     return [row for row in rows if row]
 
 
@@ -382,7 +391,8 @@ def _bar(bar: ColourBar, x: float, top: float, o: SvgOptions) -> str:
     x += BAR_WIDTH + 6
     parts.append(f'<text x="{_num(x)}" y="{baseline}">{escape(bar.high)}</text>\n')
     x += len(bar.high) * glyph + 2 * o.fontsize
-    parts.append(f'<text x="{_num(x)}" y="{baseline}">{escape(bar.meaning)}</text>\n')
+    if bar.meaning:
+        parts.append(f'<text x="{_num(x)}" y="{baseline}">{escape(bar.meaning)}</text>\n')
     return "".join(parts)
 
 
