@@ -59,7 +59,6 @@ def svg(
 
 def unit_of(profile: Drawable) -> Optional[str]:
     """The unit of a profile's values (``ns``, ``bytes``, ``samples``, ...), if it says."""
-    metadata = getattr(profile, "metadata", None)
     for side in (profile, getattr(profile, "after", None), getattr(profile, "before", None)):
         metadata = getattr(side, "metadata", None)
         if metadata is not None and metadata.unit:
@@ -137,24 +136,29 @@ def draw(
     wide = {width for width in widths.values() if width / glyph >= 3}  # most frames are too narrow for a label
     for i in compress(range(len(names)), map(wide.__contains__, picture.widths)):
         labels[i] = fit_label(names[i], picture.widths[i], options)
-    picture.colours = colours if colours is not None else frame_colours(drawn, options, palette)
+    largest = change_scale(drawn) if colours is None and c.deltas is not None else None
+    picture.colours = colours if colours is not None else frame_colours(drawn, options, palette, largest)
     if colours is not None or c.deltas is not None:
         light = {colour: needs_light_ink(colour) for colour in set(picture.colours)}
         picture.inks = list(map(light.__getitem__, picture.colours))
-    if colours is None and c.deltas is not None and options.legend:
-        picture.bar = change_bar(drawn, options, unit)
-        picture.legend_note = change_note(drawn, options, unit)
+    if largest is not None and options.legend:
+        picture.bar = change_bar(largest, options, unit)
+        picture.legend_note = change_note(drawn, largest, options, unit)
     return picture
 
 
-def frame_colours(drawn: Layout, options: SvgOptions, palette: Optional[Dict[str, str]] = None) -> List[str]:
+def frame_colours(
+    drawn: Layout, options: SvgOptions, palette: Optional[Dict[str, str]] = None, largest: Optional[float] = None
+) -> List[str]:
     """Each frame's colour: by name from the palette, or for differential input by its change
-    (white for none, red for more, blue for less, full colour at :func:`change_scale` and beyond)."""
+    (white for none, red for more, blue for less, full colour at ``largest`` and beyond;
+    default :func:`change_scale`)."""
     c = drawn.columns
     deltas = c.deltas
     if deltas is None:
         return Colourer(options, palette).many(c.names)
-    largest = change_scale(drawn)
+    if largest is None:
+        largest = change_scale(drawn)
     negate = options.negate
     separators = SEPARATOR_COLOURS
     return [
@@ -227,9 +231,8 @@ def amount(value: float, unit: Optional[str], options: SvgOptions, signed: bool 
     return sign + text
 
 
-def change_bar(drawn: Layout, options: SvgOptions, unit: Optional[str]) -> ColourBar:
-    """The legend of a differential graph: the colour bar from −scale to +scale and what it means."""
-    largest = change_scale(drawn)
+def change_bar(largest: float, options: SvgOptions, unit: Optional[str]) -> ColourBar:
+    """The legend of a differential graph: the colour bar from −``largest`` to +``largest`` and what it means."""
     more, less = change_words(unit)
     side = "first" if options.negate else "second"
     meaning = f"red: more in the {side} profile{'' if more == 'more' else f' ({more})'}, " \
@@ -238,9 +241,8 @@ def change_bar(drawn: Layout, options: SvgOptions, unit: Optional[str]) -> Colou
                      diff_stops(options.negate), meaning)
 
 
-def change_note(drawn: Layout, options: SvgOptions, unit: Optional[str]) -> str:
-    """The line under a differential graph's colour bar: what a frame's colour measures."""
-    largest = change_scale(drawn)
+def change_note(drawn: Layout, largest: float, options: SvgOptions, unit: Optional[str]) -> str:
+    """The line under a differential graph's colour bar: what a frame's colour measures (full at ``largest``)."""
     what = "time" if unit in units.TIME_UNITS else "memory" if unit in units.BYTE_UNITS else options.countname
     full = f"full from \u00b1{amount(largest, unit, options)} ({units.plain(100 * largest / drawn.total)}% of the total)"
     if drawn.options.delta == "self":
