@@ -12,7 +12,7 @@ import subprocess
 import sys
 import termios
 import time
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 #: The CLI as a program: ``python -c`` with main() (no console script needed on PATH).
 CLI = [sys.executable, "-c", "import sys; from flamespace.cli import main; sys.exit(main())"]
@@ -20,11 +20,13 @@ COLUMNS = 120
 
 
 def run_on_terminal(args: List[str], which: str = "stdout", env: Optional[Dict[str, str]] = None,
-                    timeout: float = 120.0, cwd: Optional[str] = None) -> Tuple[int, bytes, bytes]:
+                    timeout: float = 120.0, cwd: Optional[str] = None,
+                    seen: Optional[Callable[[bytes], None]] = None) -> Tuple[int, bytes, bytes]:
     """Run ``flamespace ARGS`` with ``which`` ("stdout" or "stderr") on a terminal of
     :data:`COLUMNS` columns and the other on a pipe: (exit code, what the terminal got,
     what the pipe got; a terminal turns "\\n" into "\\r\\n"). The pipe's output must be small
-    (it is read after the terminal's). ``env`` is added to ours, without NO_COLOR, FORCE_COLOR and TERM=dumb."""
+    (it is read after the terminal's). ``seen`` is called with all the terminal got so far, as
+    it comes (to act on what the program shows while it runs). ``env`` is added to ours, without NO_COLOR, FORCE_COLOR and TERM=dumb."""
     environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
     environ["TERM"] = "xterm"
     environ.update(env or {})
@@ -48,6 +50,8 @@ def run_on_terminal(args: List[str], which: str = "stdout", env: Optional[Dict[s
             if not chunk:
                 break
             terminal += chunk
+            if seen is not None:
+                seen(bytes(terminal))
         other = child.stdout if which == "stderr" else child.stderr
         piped = other.read() if other is not None else b""
         code = child.wait(timeout=max(1.0, deadline - time.monotonic()))
