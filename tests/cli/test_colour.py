@@ -161,3 +161,23 @@ def test_compare_colours_rows_by_kind_and_the_verdict(capsys, runs):
 
 def test_names_are_not_read_as_markup(capsys, profile):
     assert "ext4_readdir_[k]" in output(capsys, ["top", "--by", "line", str(profile)])
+
+
+@pytest.mark.parametrize("options", [{}, {"width": 24}, {"width": 31}, {"max_depth": 1}, {"reverse": True}])
+def test_text_parts_are_the_lines_and_say_where_their_parts_are(profile, differential, options):
+    import flamespace as fs
+    from flamespace.render.text import TextOptions, iter_text_lines, iter_text_parts
+
+    for path in (profile, differential):
+        graph = fs.read(str(path))
+        parts = list(iter_text_parts(graph, TextOptions(**options)))
+        assert [p.text for p in parts] == list(iter_text_lines(graph, TextOptions(**options)))
+        for part in parts:
+            assert part.text[:part.share_end].strip().endswith("%") or part.text.endswith("..")
+            start, end = part.location
+            assert start <= end <= len(part.text)
+            if end > start and not part.text.endswith(".."):
+                assert part.text[start:end].startswith(" (") and part.text[start:end].endswith(")")
+            if part.change is not None and not part.text.endswith(".."):
+                assert part.text[part.change_start:].startswith("[") and part.text.endswith("%]")
+            assert (part.change is None) == (path == profile)
