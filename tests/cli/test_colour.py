@@ -181,3 +181,17 @@ def test_text_parts_are_the_lines_and_say_where_their_parts_are(profile, differe
             if part.change is not None and not part.text.endswith(".."):
                 assert part.text[part.change_start:].startswith("[") and part.text.endswith("%]")
             assert (part.change is None) == (path == profile)
+
+
+def test_gate_colours_its_terminal_report_as_compare_does(capsys, tmp_path, monkeypatch):
+    from .test_gate import STRICT, make_repo
+
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    repo = make_repo(tmp_path / "repo")
+    out = tmp_path / "out"
+    code = main(["--color", "always", "gate", "--repo", str(repo), "-o", str(out), *STRICT, "--base", "v1", "--head", "v2",
+                 "--no-install", "--", "bench/workload.py"])
+    shown = capsys.readouterr().out
+    assert code == 3
+    assert _style.paint("x", _style.REGRESSION).partition("x")[0] in shown
+    assert ESCAPE.sub("", shown) == (out / "report.txt").read_text()  # the file has no colour

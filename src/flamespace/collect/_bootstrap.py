@@ -238,7 +238,7 @@ def _start_recorder(config: Dict[str, Any]) -> Recorder:
     return start_recorder(kind, config["arguments"], hidden, **extras)
 
 
-#: How often the sampler rewrites the status file the launcher reads (record's status line, 4 Hz).
+#: How often the sampler rewrites the status file the launcher reads (4 times a second) for record's status line.
 STATUS_SECONDS = 0.2
 
 
