@@ -50,7 +50,7 @@ def main(argv: "Optional[List[str]]" = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     if not args:
         args = ["--help"]
-    command = next((a for a in args if not a.startswith("-")), None)
+    command = next((a for a, before in zip(args, [""] + args) if not a.startswith("-") and before != "--color"), None)
     context = f"flamespace {command}" if command in COMMANDS else "flamespace"
     try:
         result = _run(args)

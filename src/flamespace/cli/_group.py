@@ -10,6 +10,7 @@ import click
 
 from . import COMMANDS
 from ._report import ClosedPipe
+from ._style import MODES
 
 
 @contextmanager
@@ -48,8 +49,18 @@ class LazyGroup(click.Group):
         return sys.modules[module].command
 
 
+def _set_color(context: click.Context, parameter: click.Parameter, value: str) -> str:
+    from ._style import set_mode
+
+    set_mode(value)
+    return value
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="flamespace", message="%(prog)s %(version)s")
+@click.option("--color", type=click.Choice(MODES), default="auto", show_default=True,
+              expose_value=False, callback=_set_color,
+              help="Colour tables and trees: auto colours a terminal, unless NO_COLOR is set (FORCE_COLOR: a pipe too).")
 def cli() -> None:
     """Flame graphs as vectors: combine, filter, measure and compare profiles.
 

@@ -124,3 +124,55 @@ def recorder_settings(
         mode=mode, rate=rate, weight=weight or SAMPLING["weight"], idle=idle, lines=not no_lines, threads=threads,
         timeline=timeline, duration=duration, seed=seed, asyncio=async_stacks,
     )
+
+
+class StatusLine:
+    """``record``'s live line on stderr (a terminal): elapsed time, samples, achieved rate,
+    rewritten in place and erased before the summary (:meth:`clear`).
+
+    The program writes to the same terminal: a line of its own overwrites the status (the
+    cursor waits at the start of it), a shorter one leaves the status's end visible; -q turns
+    the line off. ``collect`` shows a progress bar over its runs instead, in the same place.
+    """
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.shown = False
+
+    @staticmethod
+    def wanted(stream, quiet: bool) -> bool:
+        """On a terminal that can rewrite a line, unless -q."""
+        import os
+
+        return not quiet and stream.isatty() and os.environ.get("TERM") != "dumb"
+
+    def show(self, progress) -> None:
+        """Draw ``progress`` (a :class:`flamespace.collect.launcher.Progress`) over the last line."""
+        parts = [f"{progress.seconds:,.1f} s"]
+        if progress.samples is not None:
+            parts.append(f"{progress.samples:,} samples")
+        if progress.rate is not None:
+            parts.append(f"{progress.rate:,.0f} Hz")
+        text = "flamespace record: " + " · ".join(parts) + " (Ctrl-C stops and saves)"
+        self._write("\r\x1b[K" + text[: self._columns() - 1] + "\r")
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            self._write("\r\x1b[K")
+            self.shown = False
+
+    def _columns(self) -> int:
+        import os
+
+        try:
+            return os.get_terminal_size(self.stream.fileno()).columns or 80
+        except (OSError, ValueError):
+            return 80
+
+    def _write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):  # the terminal went away: the recording goes on
+            pass

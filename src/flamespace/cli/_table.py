@@ -3,14 +3,40 @@
 from __future__ import annotations
 
 import sys
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence, Union
 
+from . import _style
 
-def print_table(title: Optional[str], headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool]) -> None:
-    """Print a table on stdout; wide enough for long frame names when stdout is not a terminal."""
-    from rich import box
+if TYPE_CHECKING:
     from rich.console import Console
+    from rich.text import Text
+
+
+def print_table(title: Optional[str], headers: Sequence[str], rows: Sequence[Sequence[Union[str, "Text"]]],
+                right: Sequence[bool]) -> None:
+    """Print a table on stdout; wide enough for long frame names when stdout is not a terminal.
+
+    Cells are shown as they are (a frame named ``f_[k]`` is no rich markup); a cell may be a
+    rich ``Text`` with styles (cli/_style.py), shown only when stdout is coloured."""
+    from rich import box
     from rich.table import Table
+    from rich.text import Text
+
+    console = stdout_console()
+    if title:
+        console.print(title, soft_wrap=True, markup=False)
+    table = Table(box=box.SIMPLE_HEAD)
+    for header, is_right in zip(headers, right):
+        table.add_column(header, justify="right" if is_right else "left", overflow="fold")
+    for row in rows:
+        table.add_row(*(Text(cell) if isinstance(cell, str) else cell for cell in row))
+    console.print(table)
+
+
+def stdout_console() -> "Console":
+    """A rich console on stdout: as wide as the terminal (200 columns in a pipe), coloured as
+    cli/_style.py says, and leaving a closed pipe to the CLI's convention."""
+    from rich.console import Console
 
     class _Console(Console):
         def on_broken_pipe(self) -> None:
@@ -18,12 +44,5 @@ def print_table(title: Optional[str], headers: Sequence[str], rows: Sequence[Seq
             self.quiet = True
             raise  # noqa: PLE0704 - called by rich inside its ``except BrokenPipeError``
 
-    console = _Console(file=sys.stdout, width=None if sys.stdout.isatty() else 200, highlight=False)
-    if title:
-        console.print(title, soft_wrap=True)
-    table = Table(box=box.SIMPLE_HEAD)
-    for header, is_right in zip(headers, right):
-        table.add_column(header, justify="right" if is_right else "left", overflow="fold")
-    for row in rows:
-        table.add_row(*row)
-    console.print(table)
+    return _Console(file=sys.stdout, width=None if sys.stdout.isatty() else 200, highlight=False,
+                    **_style.console_options(sys.stdout))  # type: ignore[arg-type]

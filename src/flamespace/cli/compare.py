@@ -11,10 +11,12 @@ import click
 
 from ..formats import check_output_dir, registry
 from ..stats.comparison import ALTERNATIVES, COMPARE_DEFAULTS as D, FDR_CHOICES, METHODS, CompareOptions
+from . import _style
 from ._common import input_options, parse_share
 from ._samples import after_comparison, guard_options, load_sides, pair_sides, parse_max_missed, show_findings
 
 if TYPE_CHECKING:
+    from ..stats.comparison import Comparison
     from ..stats.guards import Screening
     from ..stats.sample import Sample
 
@@ -113,12 +115,27 @@ def command(
     elif markdown:
         click.echo(report.markdown(result, include_all, shown), nl=False)
     else:
-        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 200
-        click.echo(report.text(result, include_all, shown, width), nl=False)
+        echo_text_report(result, include_all, shown)
         if out_dir:
             click.echo(f"Δ_r written to {out_dir}/ ({', '.join(f'{p}.folded' for p in PARTS)}, delta.folded, "
                        "delta.svg, delta-baseline.svg)")
     return EXIT_REGRESSION if result.regressed else 0
+
+
+def echo_text_report(result: "Comparison", include_all: bool, limit: Optional[int]) -> None:
+    """The text report on stdout, as wide as the terminal (200 columns in a pipe); coloured as
+    cli/_style.py says: regressions red, improvements green, other rows dim, the verdict bold."""
+    from ..stats import report
+
+    if _style.enabled(sys.stdout):
+        from ._table import stdout_console
+
+        sys.stdout.flush()  # after what click.echo wrote
+        report.print_text(result, stdout_console(), include_all, limit,
+                          row_style=lambda change: _style.kind_style(change.kind), verdict_style=_style.VERDICT)
+        return
+    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 200
+    click.echo(report.text(result, include_all, limit, width), nl=False)
 
 
 def write_parts(result, out_dir: str, header: bool, samples=None) -> None:

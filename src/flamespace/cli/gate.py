@@ -24,6 +24,7 @@ import click
 from ..errors import FlamespaceError
 from ..formats import check_output_dir, open_output
 from . import collect as _collect
+from . import _style
 from . import compare as _compare
 
 TYPE_CHECKING = False
@@ -155,7 +156,11 @@ def command(
     result, samples = _compare_runs(collection, options, comparing)
     gate = _gate_info(sides, targets[0], collection, warmup, install, time.monotonic() - started)
     _write_reports(result, samples, gate, out_dir, options)
-    click.echo(_read(os.path.join(out_dir, "report.txt")), nl=False)
+    if _style.enabled(sys.stdout):  # report.txt again, in colour
+        click.echo(_text_header(gate), nl=False)
+        _compare.echo_text_report(result, bool(options["include_all"]), int(options["limit"]) or None)  # type: ignore[call-overload]
+    else:
+        click.echo(_read(os.path.join(out_dir, "report.txt")), nl=False)
     verdict = "regression (exit 3)" if result.regressed else "no regression (exit 0)"
     say(f"{verdict}; reports in {out_dir}/ (report.md, report.json, report.txt, delta.svg)")
     return _compare.EXIT_REGRESSION if result.regressed else 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 from typing import Optional, Tuple
 
@@ -11,7 +12,7 @@ import click
 
 from ..formats import check_output, registry
 from ._common import format_value
-from ._recording import FORMATS, PICTURE_FORMATS, recorder_settings, recording_options, target_of
+from ._recording import FORMATS, PICTURE_FORMATS, StatusLine, recorder_settings, recording_options, target_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
               help="Where to write the profile ('-' for stdout). Default: profile-<time>.<format> here.")
 @recording_options(tuple(FORMATS) + tuple(PICTURE_FORMATS))
-@click.option("-q", "--quiet", is_flag=True, help="Do not print the summary line on stderr (warnings still are).")
+@click.option("-q", "--quiet", is_flag=True, help="Do not show the live status line or the summary on stderr (warnings still are).")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def command(
     output: Optional[str], module: Optional[str], code: Optional[str], mode: str, rate: float, weight: Optional[str],
@@ -56,11 +57,16 @@ def command(
     extension = {**FORMATS, **PICTURE_FORMATS}[output_format]
     output = output or f"profile-{time.strftime('%Y%m%d-%H%M%S')}{extension}"
     check_output(output)  # before the program runs, not after
+    status = StatusLine(sys.stderr) if StatusLine.wanted(sys.stderr, quiet) else None
     try:
-        result = record_program(Program(target), options, process_root=process_root, subprocesses=subprocesses)
+        result = record_program(Program(target), options, process_root=process_root, subprocesses=subprocesses,
+                                progress=None if status is None else status.show)
     except Interrupted as exc:
         click.echo(f"flamespace record: {exc}; nothing written", err=True)
         return 128 + exc.signal
+    finally:
+        if status is not None:
+            status.clear()  # before any message
     if output_format == "svg":
         _write_svg(result.recording.graph, output, target.describe())
     else:

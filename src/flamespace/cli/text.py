@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import TYPE_CHECKING, Iterator, Optional, Tuple
 
 import click
 
 from .._record import defaults
 from ..render.options import DELTA_MODES
 from ..render.text import TextOptions
+from . import _style
 from ._common import checked_output, input_options
+
+if TYPE_CHECKING:
+    from ..render.text import TextLine
 
 #: TextOptions' defaults, which the options below show and pass on (tests/cli/test_defaults.py).
 _D = defaults(TextOptions)
@@ -57,14 +61,16 @@ def command(files: Tuple[str, ...], threshold: str, max_depth: Optional[int], so
 
     from ..errors import InputError
     from ..formats import open_output
-    from ..render import iter_text_lines
+    from ..render.text import iter_text_lines, iter_text_parts
     from ._render import read_drawable
 
     profile = read_drawable(files, "text", skip_invalid, input_format)
     unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
     if width is None and output == "-" and sys.stdout.isatty():
         width = max(shutil.get_terminal_size().columns, 20)
-    lines = iter_text_lines(profile, options_of(threshold, max_depth, sort_by_value, reverse, base, delta, countname, width, unit, raw))
+    options = options_of(threshold, max_depth, sort_by_value, reverse, base, delta, countname, width, unit, raw)
+    colour = output == "-" and _style.enabled(sys.stdout)
+    lines = _coloured(iter_text_parts(profile, options)) if colour else iter_text_lines(profile, options)
     first = next(lines, None)  # before the output is opened: an empty profile leaves no file
     if first is None:
         raise InputError("no stack counts found", ", ".join(files) or "<stdin>")
@@ -72,6 +78,21 @@ def command(files: Tuple[str, ...], threshold: str, max_depth: Optional[int], so
         out.write(first + "\n")
         for line in lines:  # streamed: a deep profile's text is never held whole
             out.write(line + "\n")
+
+
+def _coloured(parts: Iterator[TextLine]) -> Iterator[str]:
+    """Each line with its share coloured by size, its frame's (file:line) dimmed and its change
+    coloured by sign (cli/_style.py)."""
+    paint = _style.paint
+    for part in parts:
+        text = part.text
+        start, end = part.location
+        line = (paint(text[:part.share_end], _style.share_style(part.share)) + text[part.share_end:start]
+                + paint(text[start:end], _style.LOCATION))
+        if part.change is None:
+            yield line + text[end:]
+        else:
+            yield line + text[end:part.change_start] + paint(text[part.change_start:], _style.change_style(part.change))
 
 
 def options_of(threshold: str, max_depth: Optional[int], sort_by_value: bool, reverse: bool, base: Tuple[str, ...], delta: str,

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Callable, Optional
 
 import click
 
 from ..core.ranking import GROUPINGS, top_functions
 from ..core.units import scale
+from . import _style
 from ._common import echo_json, format_share, format_value, input_options, read_graph
 from ._table import print_table
 
@@ -69,11 +71,27 @@ def command(
         shown_total += f" {unit}"
     title = f"Top {len(ranked)} {ROW_NAMES[group]} by {by} value (total {shown_total})"
     rows = [
-        (shown_self(c.self_value), format_share(c.self_value, total),
-         shown_incl(c.inclusive_value), format_share(c.inclusive_value, total), c.name)
+        [shown_self(c.self_value), format_share(c.self_value, total),
+         shown_incl(c.inclusive_value), format_share(c.inclusive_value, total), c.name]
         for c in ranked
     ]
+    if _style.enabled(sys.stdout):
+        rows = [_coloured(row, c.self_value, c.inclusive_value, total) for row, c in zip(rows, ranked)]
     print_table(title, ["self", "self %", "inclusive", "incl %", ROW_NAMES[group][:-1]], rows, [True, True, True, True, False])
+
+
+def _coloured(row: list, self_value: float, inclusive_value: float, total: float) -> list:
+    """A row with its shares coloured by size and its frame's (file:line) dimmed (cli/_style.py)."""
+    from rich.text import Text
+
+    from ..render.text import location_start
+
+    def share(text: str, value: float) -> Text:
+        return Text(text, style=_style.share_style(value / total if total else 0.0) or "")
+
+    name = Text(row[4])
+    name.stylize(_style.LOCATION, location_start(row[4]))
+    return row[:1] + [share(row[1], self_value), row[2], share(row[3], inclusive_value), name]
 
 
 def _column(unit: str, values: "list[float]", raw: bool) -> Callable[[float], str]:

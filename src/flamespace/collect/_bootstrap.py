@@ -80,7 +80,7 @@ def start_in_subprocess(config: Dict[str, Any]) -> None:
 
 def _profile_child_interpreters(config: Dict[str, Any]) -> None:
     """Make the Python processes this program starts load the hook that profiles them."""
-    child = {key: value for key, value in config.items() if key not in ("target", "site")}
+    child = {key: value for key, value in config.items() if key not in ("target", "site", "status")}
     if child["recorder"] == "sampler":
         child["arguments"] = {**child["arguments"], "duration": None}  # the launcher stops the whole run
     os.environ[SUBPROCESS_ENV] = repr(child)
@@ -232,7 +232,30 @@ def _start_recorder(config: Dict[str, Any]) -> Recorder:
     if kind != "sampler":
         return start_recorder(kind, config["arguments"], hidden)
     code_objects = {main.__code__, _run.__code__, _run_script.__code__, _run_code.__code__}
-    return start_recorder(kind, config["arguments"], hidden, root_cut=code_objects, on_deadline=_on_deadline)
+    extras: Dict[str, Any] = {"root_cut": code_objects, "on_deadline": _on_deadline}
+    if config.get("status"):
+        extras["on_progress"] = (STATUS_SECONDS, _status_writer(config["status"]))
+    return start_recorder(kind, config["arguments"], hidden, **extras)
+
+
+#: How often the sampler rewrites the status file the launcher reads (4 times a second) for record's status line.
+STATUS_SECONDS = 0.2
+
+
+def _status_writer(path: str) -> Callable[[Any, int], None]:
+    """Writes the sampler's running figures into ``path`` in place, a few times a second, for
+    the launcher's status line; only the program's main process has it. The file is opened for
+    each write: a descriptor kept open could be closed by the program and its number reused."""
+    from .raw import encode_status
+
+    def write(quality: Any, elapsed_ns: int) -> None:
+        fd = os.open(path, os.O_WRONLY)
+        try:
+            os.pwrite(fd, encode_status(quality.samples, quality.ticks, elapsed_ns), 0)
+        finally:
+            os.close(fd)
+
+    return write
 
 
 def start_recorder(

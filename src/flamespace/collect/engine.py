@@ -93,7 +93,9 @@ class Engine:
     default ``SamplerOptions()``), plus ``root_cut`` (code objects at which stacks start: frames of a
     launcher below them are left out), ``hidden_files`` (files whose frames are dropped
     from the root of a stack, such as ``runpy``) and ``on_interval=(seconds, callback)``,
-    which hands the flame graph of each interval to ``callback`` and starts afresh.
+    which hands the flame graph of each interval to ``callback`` and starts afresh, and
+    ``on_progress=(seconds, callback)``, which hands the running :class:`~.raw.Quality` and the
+    elapsed ns to ``callback`` about every ``seconds`` (from the sampling thread: keep it short).
     ``clock`` and ``sample()`` let tests drive the weighting without threads or timing.
     """
 
@@ -108,6 +110,7 @@ class Engine:
         hidden_files: Collection[str] = (),
         on_interval: Optional[Tuple[float, Callable[[FlameGraph], None]]] = None,
         on_deadline: Optional[Callable[[], None]] = None,
+        on_progress: Optional[Tuple[float, Callable[[Quality, int], None]]] = None,
     ) -> None:
         if options is None:
             from .options import SamplerOptions
@@ -131,6 +134,7 @@ class Engine:
         self.quality = Quality()
         self.on_interval = on_interval
         self.on_deadline = on_deadline
+        self.on_progress = on_progress
         self._measure_cpu = options.mode == "cpu" or options.idle
         self._states: Dict[int, _ThreadState] = {}
         self._thread: Optional[threading.Thread] = None
@@ -194,7 +198,7 @@ class Engine:
         twin.__dict__.update(self.__dict__)
         twin.sink = Sink(timeline=self.sink.chart is not None)
         twin.quality = Quality()
-        twin.duration = twin.on_deadline = None
+        twin.duration = twin.on_deadline = twin.on_progress = None  # the parent's run reports its own progress
         twin._states = {}
         twin._thread = None
         twin._sleep, twin.lock = _Sleep.best(), threading.Lock()
@@ -233,6 +237,8 @@ class Engine:
         deadline = None if self.duration is None else self._start_ns + int(self.duration * 1e9)
         every_ns = None if self.on_interval is None else int(self.on_interval[0] * 1e9)
         next_interval = None if every_ns is None else self._start_ns + every_ns
+        progress_ns, report = (0, None) if self.on_progress is None else (int(self.on_progress[0] * 1e9), self.on_progress[1])
+        next_progress = self._start_ns
         own = threading.get_ident()
         due = clock.now_ns() + int(-math.log(1.0 - draw()) * mean_ns)
         while True:
@@ -252,6 +258,12 @@ class Engine:
             except Exception as exc:  # never let the profiler break the program it watches
                 quality.error(f"{type(exc).__name__}: {exc}")
             del frames  # do not keep the program's frames (and their locals) alive
+            if report is not None and now >= next_progress:
+                next_progress = now + progress_ns
+                try:
+                    report(quality, now - self._start_ns)
+                except Exception:  # progress is for show: the profile does not suffer, the reports stop
+                    report = None
             if next_interval is not None and now >= next_interval:
                 self._hand_over_interval()
                 next_interval = now + every_ns  # type: ignore[operator]

@@ -19,9 +19,10 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from ..errors import FlamespaceError
+from .raw import STATUS_SIZE, decode_status
 from .recording import RawRecording, Recording, merge
 from .sampler import SamplerOptions
 from .target import Program, Target
@@ -51,6 +52,21 @@ class RecordResult:
     signal: Optional[int] = None
 
 
+@dataclass(frozen=True)
+class Progress:
+    """How a recording is going, handed to ``record_program``'s ``progress`` a few times a second:
+    seconds since the program started, and for the sampling modes the samples its main process
+    took so far and the rate it achieved (None until the sampler first reports)."""
+
+    seconds: float
+    samples: Optional[int] = None
+    rate: Optional[float] = None
+
+
+#: How often ``progress`` is called while the program runs.
+PROGRESS_SECONDS = 0.25
+
+
 class Interrupted(RecordError):
     """A signal stopped us and the program saved nothing before it ended."""
 
@@ -68,6 +84,7 @@ def record_program(
     labels: Optional[Mapping[str, str]] = None,
     stdout: Output = None,
     stderr: Output = None,
+    progress: Optional[Callable[[Progress], None]] = None,
 ) -> RecordResult:
     """Run ``program`` to its end under the recorder ``options`` ask for, as ``flamespace
     record`` does: its profile, exit code, and how many processes were recorded.
@@ -77,12 +94,14 @@ def record_program(
     ours). ``labels`` (and ``program=<name>`` for a named program) go into the profile's
     metadata after ``command``. With ``subprocesses``, the Python processes it starts are
     recorded too; each process gets a ``name (pid)`` root frame then, or with ``process_root``.
-    Raises :class:`RecordError` when the program left no profile.
+    Raises :class:`RecordError` when the program left no profile. ``progress`` is called
+    about every :data:`PROGRESS_SECONDS` while the program runs, with a :class:`Progress`
+    (record's status line); without it the program has no channel to report through.
     """
     env = {**os.environ, **program.env} if program.env else None
     labels = {**(labels or {}), **({"program": program.name} if program.name else {})}
     return run(program.target, options, process_root=process_root, subprocesses=subprocesses, labels=labels, env=env,
-               cwd=program.cwd, stdout=stdout, stderr=stderr)
+               cwd=program.cwd, stdout=stdout, stderr=stderr, progress=progress)
 
 
 def run(
@@ -96,6 +115,7 @@ def run(
     cwd: Optional[str] = None,
     stdout: Output = None,
     stderr: Output = None,
+    progress: Optional[Callable[[Progress], None]] = None,
 ) -> RecordResult:
     """Run ``target`` to its end under a recorder; the profile and the program's exit code.
 
@@ -104,11 +124,14 @@ def run(
     ``env`` is the program's whole environment and ``stdout``/``stderr`` where its output
     goes, and ``cwd`` where it runs, as for :class:`subprocess.Popen` (default: ours), so callers that run programs
     side by side (``flamespace collect``) need not change this process's environment.
+    ``progress``: as for :func:`record_program`.
     """
     out_dir = tempfile.mkdtemp(prefix="flamespace-record-")
     try:
         config = _child_config(target, options, out_dir, subprocesses)
-        returncode, signum = _run_child(target, config, options, {"env": None if env is None else dict(env), "cwd": cwd, "stdout": stdout, "stderr": stderr})
+        watch = None if progress is None else _Watch(progress, out_dir, config)
+        returncode, signum = _run_child(target, config, options, {"env": None if env is None else dict(env), "cwd": cwd, "stdout": stdout, "stderr": stderr},
+                                        watch)
         raws, lost = _collect_profiles(out_dir, wait=subprocesses)
         if not raws and signum is not None:
             raise Interrupted(f"interrupted by {signal.Signals(signum).name} before the program saved a profile", signum)
@@ -144,6 +167,40 @@ def _child_config(target: Target, options: Any, out_dir: str, subprocesses: bool
     return config
 
 
+class _Watch:
+    """Reports a run's :class:`Progress`: the time, and the figures the sampler of the program's
+    main process writes into the status file of ``out_dir`` (``_bootstrap._status_writer``;
+    sampling modes only). Polled by :func:`_wait`; calls ``report`` every :data:`PROGRESS_SECONDS`."""
+
+    def __init__(self, report: Callable[[Progress], None], out_dir: str, config: Dict[str, Any]) -> None:
+        self.report = report
+        self.path: Optional[str] = None
+        if config["recorder"] == "sampler":
+            self.path = config["status"] = os.path.join(out_dir, "status")
+            with open(self.path, "wb"):
+                pass
+        self.started = time.monotonic()
+        self.due = self.started + PROGRESS_SECONDS  # a program that ends at once shows nothing
+        self.figures: Optional[Tuple[int, int, int]] = None
+
+    def poll(self) -> None:
+        now = time.monotonic()
+        if now < self.due:
+            return
+        self.due = max(self.due + PROGRESS_SECONDS, now)
+        if self.path is not None:
+            try:
+                with open(self.path, "rb") as file:
+                    self.figures = decode_status(file.read(STATUS_SIZE)) or self.figures  # a torn read: the last
+            except OSError:
+                pass
+        samples = rate = None
+        if self.figures is not None:
+            samples, ticks, elapsed_ns = self.figures
+            rate = ticks / (elapsed_ns / 1e9) if elapsed_ns else None
+        self.report(Progress(now - self.started, samples, rate))
+
+
 def bootstrap_code(config: Mapping[str, Any]) -> str:
     """The ``-c`` program of a profiled interpreter. The config travels as a Python literal:
     parsing it needs no import (json would be imported before the program's own imports)."""
@@ -168,7 +225,8 @@ def _package_parent() -> str:
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict[str, Any]) -> Tuple[int, Optional[int]]:
+def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict[str, Any],
+               watch: Optional[_Watch] = None) -> Tuple[int, Optional[int]]:
     """Start the child and wait for it: its return code, and the signal that stopped us (or None).
 
     A stop signal (:data:`STOP_SIGNALS`) is passed on to the child, which saves its profile
@@ -201,7 +259,7 @@ def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict
         if received:  # a signal came while it started
             stop(received.pop(), None)
         try:
-            returncode = _wait(child, getattr(options, "duration", None), received)
+            returncode = _wait(child, getattr(options, "duration", None), received, watch)
         except BaseException:  # we are stopping all the same: the program must not run on alone
             child.kill()
             child.wait()
@@ -212,9 +270,11 @@ def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict
             signal.signal(signum, handler)
 
 
-def _wait(child: "subprocess.Popen[bytes]", duration: Optional[float], received: List[int]) -> int:
+def _wait(child: "subprocess.Popen[bytes]", duration: Optional[float], received: List[int],
+          watch: Optional[_Watch] = None) -> int:
     """The child's return code; it is stopped (then killed) when it overruns ``duration`` or
-    :data:`STOP_GRACE_SECONDS` after a stop signal came (``received``)."""
+    :data:`STOP_GRACE_SECONDS` after a stop signal came (``received``). ``watch`` is polled
+    about every 0.1 s."""
     deadline = None if duration is None else time.monotonic() + duration + STOP_GRACE_SECONDS
     signalled = False
     terminated = False
@@ -226,6 +286,8 @@ def _wait(child: "subprocess.Popen[bytes]", duration: Optional[float], received:
             return child.wait(timeout=0.1 if deadline is None else max(0.0, min(0.1, deadline - time.monotonic())))
         except subprocess.TimeoutExpired:
             pass
+        if watch is not None:
+            watch.poll()
         if deadline is not None and time.monotonic() >= deadline:
             if terminated or signalled:  # it ignored SIGTERM too, or the signal we passed on
                 child.kill()
@@ -345,4 +407,4 @@ def _no_profile_reason(returncode: int) -> str:
     )
 
 
-__all__ = ["Interrupted", "RecordError", "RecordResult", "bootstrap_code", "child_argv", "record_program", "run"]
+__all__ = ["Interrupted", "Progress", "RecordError", "RecordResult", "bootstrap_code", "child_argv", "record_program", "run"]

@@ -97,6 +97,26 @@ class Quality:
         return "Quality(" + ", ".join(f"{k}={v!r}" for k, v in self.as_dict().items()) + ")"
 
 
+#: The sampler's running figures, written by a profiled child into a small file the launcher
+#: reads while the program runs (``record``'s status line): samples, ticks, elapsed ns and their
+#: sum, which tells a read that met a write half-way (it is dropped).
+STATUS_SIZE = 84
+
+
+def encode_status(samples: int, ticks: int, elapsed_ns: int) -> bytes:
+    """The status record, always :data:`STATUS_SIZE` bytes (rewritten in place)."""
+    return b"%20d %20d %20d %20d\n" % (samples, ticks, elapsed_ns, samples + ticks + elapsed_ns)
+
+
+def decode_status(data: bytes) -> Optional[Tuple[int, int, int]]:
+    """(samples, ticks, elapsed ns) of a status record; None if there is none yet or it is torn."""
+    try:
+        samples, ticks, elapsed_ns, check = (int(field) for field in data.split())
+    except ValueError:
+        return None
+    return (samples, ticks, elapsed_ns) if samples + ticks + elapsed_ns == check else None
+
+
 class RawRecording:
     """What one recorder recorded in one process, before it becomes a profile.
 
@@ -126,4 +146,5 @@ class RawRecording:
         return "RawRecording(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__) + ")"
 
 
-__all__ = ["KINDS", "MAX_TRUSTED_MISSED_SHARE", "MIN_TRUSTED_SAMPLES", "Quality", "RawRecording"]
+__all__ = ["KINDS", "MAX_TRUSTED_MISSED_SHARE", "MIN_TRUSTED_SAMPLES", "Quality", "RawRecording", "STATUS_SIZE",
+           "decode_status", "encode_status"]

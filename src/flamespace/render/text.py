@@ -14,7 +14,7 @@ from .options import LAYOUT_DEFAULTS, LayoutOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Iterator, List, Optional, Sequence, TextIO, Tuple
+    from typing import Iterator, List, Optional, Sequence, TextIO, Tuple, Union
 
     from .._types import Drawable
 
@@ -60,9 +60,46 @@ class TextOptions(Record):
 INDENT_LEVELS = 64
 
 
+@record
+class TextLine(Record):
+    """One line of the text rendering and where its parts are, for a caller that styles them
+    (the command line colours a terminal): ``text`` as :func:`iter_text_lines` yields it;
+    ``share``: the frame's value over the total; ``change``: its change over the total
+    (differential input, else None); ``share_end``: ``text[:share_end]`` is the share column;
+    ``location``: the (start, end) of the frame's `` (file:line)`` in ``text`` (empty: none);
+    ``change_start``: ``text[change_start:]`` is the change (``len(text)``: none). Offsets are
+    within ``text`` as cut to ``width``."""
+
+    text: str
+    share: float
+    change: Optional[float]
+    share_end: int
+    location: Tuple[int, int]
+    change_start: int
+
+
 def iter_text_lines(profile: Drawable, options: Optional[TextOptions] = None) -> Iterator[str]:
     """The lines of the text rendering, one at a time (without newlines): inclusive share, tree
     branches, name, count (and change). Each line costs time independent of its depth."""
+    return _lines(profile, options, parts=False)  # type: ignore[return-value]  # parts=False: str
+
+
+def iter_text_parts(profile: Drawable, options: Optional[TextOptions] = None) -> Iterator[TextLine]:
+    """The lines of :func:`iter_text_lines` with where their parts are (:class:`TextLine`)."""
+    return _lines(profile, options, parts=True)  # type: ignore[return-value]  # parts=True: TextLine
+
+
+def location_start(name: str) -> int:
+    """Where the `` (file:line)`` (or `` (file)``) suffix of a frame name starts; ``len(name)``: none."""
+    if name.endswith(")"):
+        start = name.rfind(" (")
+        if start > 0:
+            return start
+    return len(name)
+
+
+def _lines(profile: Drawable, options: Optional[TextOptions], parts: bool) -> Iterator[Union[str, TextLine]]:
+    """:func:`iter_text_lines` (``parts``: :func:`iter_text_parts`): one loop, so both say the same."""
     options = options or TextOptions()
     drawn = layout(profile, options.layout_options())
     if drawn.empty:
@@ -77,6 +114,7 @@ def iter_text_lines(profile: Drawable, options: Optional[TextOptions] = None) ->
     total = drawn.total
     unit = options.unit
     countname = options.countname
+    width = options.width
     exact = unit is None or not scale(unit).suffix or unit == SHARE_UNIT
     last = _last_siblings(depths)
     open_levels: List[bool] = []  # per ancestor level: does it have siblings still to come?
@@ -91,13 +129,26 @@ def iter_text_lines(profile: Drawable, options: Optional[TextOptions] = None) ->
         value = c.values[index]
         name = "all" if depth == 0 else strip_annotation(c.names[index])
         count = f"{format_count(value)} {countname}" if exact else human(value, unit)
-        line = f"{100 * value / total:7.2f}%  {branch}{name} ({count})"
+        share = f"{100 * value / total:7.2f}%"
+        line = f"{share}  {branch}{name} ({count})"
+        change_start = len(line) + 1  # after the space
         if c.deltas is not None:
             delta = c.deltas[index]
             line += f" [{'+' if delta > 0 else ''}{100 * delta / total:.2f}%]"
-        if options.width is not None and len(line) > options.width:
-            line = line[: options.width - 2] + ".."
-        yield line
+        cut = len(line)  # how much of the line is kept (before "..")
+        if width is not None and cut > width:
+            cut = width - 2
+            line = line[:cut] + ".."
+        if not parts:
+            yield line
+            continue
+        name_start = len(share) + 2 + len(branch)
+        where = (min(name_start + location_start(name), cut), min(name_start + len(name), cut))
+        yield TextLine(
+            text=line, share=value / total, change=None if c.deltas is None else c.deltas[index] / total,
+            share_end=min(len(share), cut), location=where,
+            change_start=len(line) if c.deltas is None else min(change_start, cut),
+        )
 
 
 def text_lines(profile: Drawable, options: Optional[TextOptions] = None) -> List[str]:

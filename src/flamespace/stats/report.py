@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 import json
 import math
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ..core import units
 from .comparison import Comparison, StackChange
@@ -113,16 +113,22 @@ def summary(comparison: Comparison) -> List[str]:
     if c.margin.min_delta or c.margin.min_rel:
         lines.append(f"Margin: changes smaller than {units.human(c.margin.min_delta, unit, name_counts=True)} "
                      f"or {100 * c.margin.min_rel:g}% of the baseline are ignored.")
+    lines.append(verdict(c))
+    if not c.kept:
+        lines += detectable_lines(c)
+    return lines + [f"Note: {note}." for note in c.notes]
+
+
+def verdict(comparison: Comparison) -> str:
+    """The answer, in one sentence of :func:`summary`: no significant change, or how many of which kind."""
+    c = comparison
     kept, regressions = c.kept, c.regressions
     if not kept:
-        lines.append("No stack changed significantly" + (" beyond the margin." if c.margin.min_delta or c.margin.min_rel else "."))
-        lines += detectable_lines(c)
-    else:
-        grew, shrank = c.reduced.positive().norm(), c.reduced.negative().norm()
-        lines.append(f"{len(kept)} stack(s) changed significantly: {len(regressions)} regression(s) (appeared or grew), "
-                     f"{len(kept) - len(regressions)} improvement(s); Δ_r: {units.human(grew, unit, signed=True)} "
-                     f"and {units.human(-shrank, unit, signed=True)}.")
-    return lines + [f"Note: {note}." for note in c.notes]
+        return "No stack changed significantly" + (" beyond the margin." if c.margin.min_delta or c.margin.min_rel else ".")
+    grew, shrank = c.reduced.positive().norm(), c.reduced.negative().norm()
+    return (f"{len(kept)} stack(s) changed significantly: {len(regressions)} regression(s) (appeared or grew), "
+            f"{len(kept) - len(regressions)} improvement(s); Δ_r: {units.human(grew, c.unit, signed=True)} "
+            f"and {units.human(-shrank, c.unit, signed=True)}.")
 
 
 def footer(comparison: Comparison) -> str:
@@ -162,27 +168,38 @@ def detectable_lines(comparison: Comparison, shown: int = DETECTABLE_SHOWN) -> L
 
 def text(comparison: Comparison, include_all: bool = False, limit: Optional[int] = 30, width: int = 200) -> str:
     """The report for a terminal: summary sentences, a table of the changed stacks, where the exact numbers are."""
-    from rich import box
     from rich.console import Console
-    from rich.table import Table
 
     out = io.StringIO()
-    console = Console(file=out, width=width, highlight=False, color_system=None)
+    print_text(comparison, Console(file=out, width=width, highlight=False, color_system=None), include_all, limit)
+    return out.getvalue()
+
+
+def print_text(comparison: Comparison, console: Any, include_all: bool = False, limit: Optional[int] = 30,
+               row_style: Optional[Callable[[StackChange], Optional[str]]] = None, verdict_style: Optional[str] = None) -> None:
+    """:func:`text` printed on ``console`` (a rich Console: the caller's width and colours), each
+    table row in the style ``row_style`` gives it and the :func:`verdict` in ``verdict_style``
+    (rich style names; none by default). Names are shown as they are, never read as markup."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    answer = verdict(comparison)
     for line in summary(comparison):
-        console.print(line, soft_wrap=True)
+        console.print(line, soft_wrap=True, markup=False, style=verdict_style if line == answer else None)
     rows = shown(comparison, include_all, limit)
     if rows:
         table = Table(box=box.SIMPLE_HEAD)
         for header in HEADERS:
             table.add_column(header, justify="left" if header in LEFT else "right", overflow="fold")
         for change in rows:
-            table.add_row(*_cells(change, short_stack(change.stack), comparison.unit))
+            table.add_row(*map(Text, _cells(change, short_stack(change.stack), comparison.unit)),
+                          style=row_style(change) if row_style is not None else None)
         console.print(table)
         hidden = len(shown(comparison, include_all)) - len(rows)
         if hidden > 0:
-            console.print(f"... {hidden} more row(s) (--limit 0 shows all)")
-    console.print(footer(comparison), soft_wrap=True)
-    return out.getvalue()
+            console.print(f"... {hidden} more row(s) (--limit 0 shows all)", markup=False)
+    console.print(footer(comparison), soft_wrap=True, markup=False)
 
 
 def markdown(comparison: Comparison, include_all: bool = False, limit: Optional[int] = 50) -> str:

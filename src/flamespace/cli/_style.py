@@ -1,0 +1,101 @@
+"""Colour on a terminal: the one place that decides whether to colour and holds the styles.
+
+Whether: ``flamespace --color auto|always|never`` (the group's option, :func:`set_mode`);
+``auto`` colours a terminal unless ``NO_COLOR`` is set (https://no-color.org: any non-empty
+value) or ``TERM=dumb``, and colours a pipe too when ``FORCE_COLOR`` is set (non-empty;
+``NO_COLOR`` wins over it). The library has no colour: commands apply these styles (rich
+style names) to what it returns. A piped output is the same bytes as without colour.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, IO, Optional, Tuple
+
+MODES = ("auto", "always", "never")
+
+#: A share of the total at or above which a frame or row is hot (bold red), or warm (yellow).
+HOT_SHARE = 0.20
+WARM_SHARE = 0.05
+HOT, WARM = "bold red", "yellow"
+#: A frame's ``(file:line)``: dimmed, so the function names stand out.
+LOCATION = "dim"
+#: compare: a significant regression (appeared, grew), a significant improvement (disappeared,
+#: shrank), a row that is not a significant change (--all), the line with the verdict.
+REGRESSION, IMPROVEMENT, UNCHANGED, VERDICT = "red", "green", "dim", "bold"
+#: A change in a differential tree (``text``): more in the after profile, or less.
+MORE, LESS = REGRESSION, IMPROVEMENT
+#: compare's rows by the kind of change (no kind: not a significant change).
+KIND_STYLES = {"appeared": REGRESSION, "grown": REGRESSION, "disappeared": IMPROVEMENT, "shrunk": IMPROVEMENT}
+
+_mode = {"value": "auto"}
+
+
+def set_mode(mode: str) -> None:
+    """The ``--color`` choice, for every command of this process."""
+    if mode not in MODES:
+        raise ValueError(f"--color is one of {', '.join(MODES)}, not {mode!r}")
+    _mode["value"] = mode
+
+
+def enabled(stream: "IO[str]") -> bool:
+    """Whether to colour what goes to ``stream`` (stdout, or a file for -o: never a terminal)."""
+    mode = _mode["value"]
+    if mode != "auto":
+        return mode == "always"
+    environ = os.environ
+    if environ.get("NO_COLOR"):
+        return False
+    if environ.get("FORCE_COLOR"):
+        return True
+    if environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def share_style(share: float) -> "Optional[str]":
+    """The style of a share of the total (0.25 = 25%): hot, warm or none."""
+    if share >= HOT_SHARE:
+        return HOT
+    if share >= WARM_SHARE:
+        return WARM
+    return None
+
+
+def change_style(change: float) -> "Optional[str]":
+    """The style of a change: more (red), less (green), none."""
+    return MORE if change > 0 else LESS if change < 0 else None
+
+
+_codes: "Dict[str, Tuple[str, str]]" = {}
+
+
+def kind_style(kind: "Optional[str]") -> str:
+    """The style of a row of compare's report, by its kind of change."""
+    return KIND_STYLES.get(kind or "", UNCHANGED)
+
+
+def paint(text: str, style: "Optional[str]") -> str:
+    """``text`` wrapped in the ANSI codes of ``style`` (for lines written without rich)."""
+    if not style or not text:
+        return text
+    codes = _codes.get(style)
+    if codes is None:
+        from rich.color import ColorSystem
+        from rich.style import Style
+
+        start, _, end = Style.parse(style).render("\0", color_system=ColorSystem.STANDARD).partition("\0")
+        codes = _codes[style] = (start, end)
+    return codes[0] + text + codes[1]
+
+
+def console_options(stream: "IO[str]") -> "Dict[str, object]":
+    """rich Console arguments that colour ``stream`` exactly when :func:`enabled` says so
+    (rich alone would ignore ``--color`` and keep bold with NO_COLOR)."""
+    if enabled(stream):
+        return {"color_system": "standard", "force_terminal": True, "no_color": False}
+    return {"color_system": None}
