@@ -82,7 +82,7 @@ def _frames(line: str, includeoffset: bool) -> List[str]:
     parts = frame.split("->")
     while parts and not parts[-1]:  # Perl's split drops trailing empty fields
         parts.pop()
-    names = []
+    names: List[str] = []
     for part in parts:
         part = part.replace(";", ":")
         if part.startswith("L"):

@@ -116,7 +116,7 @@ def parse(
             if _NETWORK.search(function):
                 state = "NETWORK"
             continue
-        if not _PASSED.match(line):
+        if line.strip() and not _PASSED.match(line):  # whitespace carries nothing to warn of
             if not unknown:
                 first_unknown = f"line {lineno}: {shown(line)}"
             unknown.append(lineno)

@@ -19,7 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Dict, List, Optional, TextIO
 
-    from .._types import Stack
+    from .._types import Number, Stack
     from ..core.vector import FlameGraph
     from ..diagnostics import Diagnostics
 
@@ -50,7 +50,8 @@ def parse(
     """Samples of every path of the call graph; a line that skips a level is an error (or skipped)."""
     stacks = Stacks(name, options.skip_invalid, source, diagnostics, stack_cache)
     stack: List[str] = []  # leaf first: the sampled function, then its callers
-    count = end = 0
+    count: Number = 0
+    end = 0
     for lineno, line in lines(stream):
         row = _LINE.match(line)
         if not row:

@@ -20,7 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Dict, List, Optional, TextIO
 
-    from .._types import Stack
+    from .._types import Number, Stack
     from ..core.vector import FlameGraph
     from ..diagnostics import Diagnostics
 
@@ -64,7 +64,7 @@ class _Tree:
     def __init__(self, stacks: Stacks) -> None:
         self.stacks = stacks
         self.names: List[str] = []
-        self.counts: List[int] = []
+        self.counts: List[Number] = []
         self.lines: List[int] = []
 
     def close(self, down_to: int) -> None:
@@ -82,7 +82,7 @@ class _Tree:
                     self.stacks.add(";".join(self.names), count, line)
             self.names.pop()
 
-    def open(self, level: int, name: str, count: int, line: int) -> None:
+    def open(self, level: int, name: str, count: Number, line: int) -> None:
         if level:
             self.counts[level - 1] -= count
         self.names.append(name)

@@ -24,7 +24,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Dict, List, Optional, TextIO
 
-    from .._types import Stack
+    from .._types import Number, Stack
     from ..core.vector import FlameGraph
     from ..diagnostics import Diagnostics
 
@@ -67,7 +67,8 @@ def parse(
     """Calls of every leaf of the tree; rows out of shape are errors (or skipped)."""
     stacks = Stacks(name, options.skip_invalid, source, diagnostics, stack_cache)
     stack: List[str] = []
-    calls = leaf_line = 0
+    calls: Number = 0
+    leaf_line = 0
     for lineno, line in lines(stream):
         if lineno == 1:
             if line.strip() and not line.startswith(HEADER):
