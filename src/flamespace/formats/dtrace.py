@@ -16,7 +16,7 @@ inlining) becomes two frames, ``b_[i]`` marked inlined; an empty frame is ``-``.
 from __future__ import annotations
 
 from .._record import Record, record
-from ._collapse import integer, WHITESPACE, Stacks, lines, shown
+from ._collapse import WHITESPACE, Stacks, integer, shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -104,10 +104,17 @@ def parse(
     includeoffset = options.includeoffset
     reversed_stack: List[str] = []  # leaf first, as printed
     started = 0  # line of the current stack's first frame
-    known: Dict[str, List[str]] = {}  # line -> its frames reversed (lines repeat a lot)
-    for lineno, line in lines(stream):
+    known: Dict[str, List[str]] = {}  # frame line -> its frames reversed (lines repeat a lot)
+    for lineno, line in enumerate(stream, 1):
+        frames = known.get(line)
+        if frames is not None:  # the common case first: a frame line seen before
+            if not reversed_stack:
+                started = lineno
+            reversed_stack += frames
+            continue
         if lineno <= HEADER_LINES:
             continue
+        line = line.rstrip("\n")
         count = line.lstrip(WHITESPACE)
         if count.isdigit() and count.isascii():
             text = ";".join(reversed(reversed_stack))
@@ -120,9 +127,7 @@ def parse(
             continue
         if not count.strip(WHITESPACE):
             continue
-        frames = known.get(line)
-        if frames is None:
-            frames = known[line] = _frames(line, includeoffset)[::-1]
+        frames = known[line + "\n"] = _frames(line, includeoffset)[::-1]
         if not reversed_stack:
             started = lineno
         reversed_stack += frames
