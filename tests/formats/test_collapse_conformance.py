@@ -4,7 +4,9 @@ Peer fixtures (../shared/peer-fixtures/collapse and flamegraph-examples): inputs
 inferno's test data with FlameGraph's or inferno's outputs, and malformed inputs. Hand-made
 inputs (tests/data/collapse/<format>/): their ``.expected`` files are what FlameGraph's
 script printed for them (dtrace ``-includeoffset``: stackcollapse.pl with ``$includeoffset = 1``,
-the script having no command-line switch for it).
+the script having no command-line switch for it). xctrace has no script; its small.expected
+was checked by hand, and the reader gives inferno's expected output on inferno's own
+xctrace test data (not copied here).
 
 Scripts that print every stack as they meet it (sample, vsprof, bpftrace, instruments)
 print some stacks twice and some with count 0; flamegraph.pl sums the first and draws
@@ -130,6 +132,7 @@ HANDMADE_CASES: List[Case] = [
     ("pmc", "pmc/graph.txt", "pmc/graph.expected", {}, True),
     ("stap", "stap/stacks.txt", "stap/stacks.expected", {}, False),
     ("instruments", "instruments/tree.txt", "instruments/tree.expected", {}, True),
+    ("xctrace", "xctrace/small.xml", "xctrace/small.expected", {}, False),
 ]
 
 

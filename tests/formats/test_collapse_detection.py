@@ -114,3 +114,41 @@ def test_collapsed_profiles_write_as_folded_that_reads_back(tmp_path: Path) -> N
     data = b"h\nh\nh\n  a.out`f;x+0x1\n  a.out`main+0x2\n  7\n"
     graph = fs.read(io.BytesIO(data), "dtrace")
     assert folded.loads(folded.dumps(graph)) == graph
+
+
+XCTRACE = (Path(__file__).parent.parent / "data" / "collapse" / "xctrace" / "small.xml").read_text()
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (('<backtrace ref="15"/>', '<backtrace ref="99"/>'), r":6: backtrace ref='99' points to no backtrace given before it"),
+        (('<frame ref="13"/></backtrace></row>\n<row><weight ref="1"/><backtrace ref="15"/>', '<frame ref="12"/></backtrace></row>\n<row><weight ref="1"/><backtrace ref="15"/>'), r":5: frame ref='12' points to no frame given before it"),
+        (('<backtrace id="39">', '<backtrace id="20">'), r":9: backtrace id='20' is given twice"),
+        (("</node>\n</trace-query-result>\n", "</node>\n"), r":12: not a well-formed xctrace XML export: no element found \(column 0\)"),
+        (("<trace-query-result>", "<other>"), r":12: not a well-formed xctrace XML export: mismatched tag \(column 2\)"),
+        (("<row>", "<row"), r":4: not a well-formed xctrace XML export: not well-formed \(invalid token\)"),
+    ],
+    ids=["backtrace-ref", "frame-ref", "repeated-id", "truncated", "mismatched", "malformed"],
+)
+def test_xctrace_errors_name_the_line(change: tuple, message: str) -> None:
+    data = XCTRACE.replace(*change, 1).encode()
+    with pytest.raises(fs.InputError, match=message):
+        fs.read(io.BytesIO(data), "xctrace")
+
+
+def test_an_xml_document_without_the_export_is_refused() -> None:
+    with pytest.raises(fs.InputError, match=r":3: the input ends before </trace-query-result>: expected an xctrace XML export"):
+        fs.read(io.BytesIO(b'<?xml version="1.0"?>\n<other><row/></other>\n'), "xctrace")
+
+
+def test_rust_symbols_left_half_demangled_are_finished() -> None:
+    from flamespace.formats.xctrace import finish_rust_symbol
+
+    assert finish_rust_symbol("_$LT$std..fs..ReadDir$u20$as$u20$core..iter..Iterator$GT$::next::hc14f1750ca79129b") == (
+        "<std::fs::ReadDir as core::iter::Iterator>::next"
+    )
+    assert finish_rust_symbol("rg::run::_$u7b$$u7b$closure$u7d$$u7d$::h6e849b55a66fcd85") == "rg::run::_{{closure}}"
+    assert finish_rust_symbol("a::b$XX$c::h6e849b55a66fcd85") == "a::b$XX$c"  # an unknown escape: the rest as it is
+    for unchanged in ("_ZN3std5panic12catch_unwind17h0562757d03ff60b3E", "<F as alloc::boxed::FnBox<A>>::call_box", "h1", ""):
+        assert finish_rust_symbol(unchanged) == unchanged

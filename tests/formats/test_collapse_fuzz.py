@@ -46,10 +46,10 @@ SMALL = {
 def _seeds(format: str) -> List[bytes]:
     if format in SMALL:
         return [SMALL[format].encode()]
-    return [path.read_bytes() for path in sorted((HANDMADE / format).glob("*.txt"))]
+    return [path.read_bytes() for path in sorted((HANDMADE / format).iterdir()) if path.suffix != ".expected"]
 
 
-FORMATS = ["dtrace", "sample", "vtune", "vsprof", "ghcprof", "bpftrace", "gdb", "elfutils", "jstack", "faulthandler", "pmc", "stap", "instruments"]
+FORMATS = ["dtrace", "sample", "vtune", "vsprof", "ghcprof", "bpftrace", "gdb", "elfutils", "jstack", "faulthandler", "pmc", "stap", "instruments", "xctrace"]
 
 
 @pytest.mark.parametrize("format", FORMATS)
