@@ -201,7 +201,7 @@ def parse(
             return stacks.graph(_METADATA)
         reader.parser.Parse(b"", True)
     except ExpatError as error:
-        reason = ErrorString(error.code) if error.code is not None else str(error)
+        reason = ErrorString(error.code)
         raise InputError(f"not a well-formed xctrace XML export: {reason} (column {error.offset})", source, error.lineno) from None
     except RecursionError:
         raise InputError("not an xctrace export: XML nested too deeply", source) from None
