@@ -152,3 +152,17 @@ def test_rust_symbols_left_half_demangled_are_finished() -> None:
     assert finish_rust_symbol("a::b$XX$c::h6e849b55a66fcd85") == "a::b$XX$c"  # an unknown escape: the rest as it is
     for unchanged in ("_ZN3std5panic12catch_unwind17h0562757d03ff60b3E", "<F as alloc::boxed::FnBox<A>>::call_box", "h1", ""):
         assert finish_rust_symbol(unchanged) == unchanged
+
+
+def test_skipping_a_malformed_row_of_a_tree_skips_the_rows_under_it() -> None:
+    data = b"Function Stack,CPU Time:Self,Module\nmain,0.0,app\n bad row\n  child,0.5,app\n   grandchild,0.5,app\n g,0.25,app\n"
+    with pytest.raises(fs.InputError, match=r":3: expected 'function,CPU seconds,module', found 'bad row'"):
+        fs.read(io.BytesIO(data), "vtune")
+    diagnostics = Diagnostics()
+    graph = fs.read(io.BytesIO(data), "vtune", skip_invalid=True, diagnostics=diagnostics)
+    assert dict(graph.items()) == {("app`main", "app`g"): 250}
+    assert [(line, reason) for _, line, reason in diagnostics.examples] == [
+        (3, "expected 'function,CPU seconds,module', found 'bad row'"),
+        (4, "this row is under the row of line 3, which was skipped"),
+        (5, "this row is under the row of line 3, which was skipped"),
+    ]

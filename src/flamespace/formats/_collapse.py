@@ -66,6 +66,7 @@ class Stacks:
         self.diagnostics = diagnostics
         self.stack_cache = stack_cache
         self.counts: Dict[str, Number] = {}
+        self._skipped_row: Optional[Tuple[int, int]] = None  # (depth, line) of the last row skipped in a tree
 
     def add(self, text: str, value: Number, line: Optional[int] = None) -> None:
         """Count ``value`` for the stack ``text`` (frames joined by ';', root first), if it is in range."""
@@ -80,6 +81,26 @@ class Stacks:
             raise InputError(reason, self.source, line)
         if self.diagnostics is not None:
             self.diagnostics.skip(self.source, line, reason)
+
+    def placed(self, line: int, depth: int, open_levels: int) -> bool:
+        """Whether a row of an indented tree at ``depth`` (0: a root) can hang under the
+        ``open_levels`` rows open above it. A row that skips a level is refused (or skipped);
+        when skipping, the rows under a skipped row are skipped with it."""
+        if self._skipped_row is not None:
+            skipped_depth, skipped_line = self._skipped_row
+            if depth > skipped_depth:
+                self.invalid(line, f"this row is under the row of line {skipped_line}, which was skipped")
+                return False
+            self._skipped_row = None
+        if depth > open_levels:
+            self.skip_row(line, depth, f"indentation skips a level: this row is {depth + 1} levels deep under {open_levels}")
+            return False
+        return True
+
+    def skip_row(self, line: int, depth: int, reason: str) -> None:
+        """A malformed row of an indented tree at ``depth``: refused, or skipped with the rows under it."""
+        self.invalid(line, reason)
+        self._skipped_row = (depth, line)
 
     def graph(self, metadata: Optional[Metadata] = None) -> FlameGraph:
         """The flame graph of what was counted; a warning if there was nothing."""

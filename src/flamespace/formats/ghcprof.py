@@ -105,12 +105,11 @@ def parse(
         if not line:
             break  # the table ends at the first blank line
         depth = len(line) - len(line.lstrip(" "))
-        if depth > len(stack):
-            stacks.invalid(lineno, f"indentation skips a level: {depth + 1} levels deep under {len(stack)} open")
+        if not stacks.placed(lineno, depth, len(stack)):
             continue
         cost = _word(line, value_at)
         if not _NUMBER.fullmatch(cost) or not math.isfinite(float(cost) * scale):
-            stacks.invalid(lineno, f"expected a number in the {options.source} column, found {shown(cost)}")
+            stacks.skip_row(lineno, depth, f"expected a number in the {options.source} column, found {shown(cost)}")
             continue
         del stack[depth:]
         stack.append(f"{_word(line, module_at)}.{_word(line, 0)}")

@@ -66,14 +66,13 @@ def parse(
             continue
         self_time, unit, indent, function = row.groups()
         depth = len(indent)
-        if depth > len(stack):
-            stacks.invalid(lineno, f"indentation skips a level: {depth + 1} levels deep under {len(stack)} open")
+        if not stacks.placed(lineno, depth, len(stack)):
             continue
         del stack[depth:]
         stack.append(function)
         milliseconds = float(self_time) * _MILLISECONDS[unit]
         if not math.isfinite(milliseconds):
-            stacks.invalid(lineno, f"self time {shown(self_time)} {unit} is out of range")
+            stacks.skip_row(lineno, depth, f"self time {shown(self_time)} {unit} is out of range")
             continue
         stacks.add(";".join(stack), int(format(milliseconds, ".0f")), lineno)
     return stacks.graph(_METADATA)

@@ -57,8 +57,7 @@ def parse(
         if not row:
             continue
         depth = len(row.group(1))
-        if depth > len(stack):
-            stacks.invalid(lineno, f"indentation skips a level: {depth + 1} levels deep under {len(stack)} open")
+        if not stacks.placed(lineno, depth, len(stack)):
             continue
         if depth < len(stack):
             stacks.add(";".join(reversed(stack)), count, end)

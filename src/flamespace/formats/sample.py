@@ -37,7 +37,6 @@ IDLE = frozenset(
         "__workq_kernreturn", "kevent", "mach_msg_trap", "read", "semaphore_wait_trap",
     )
 )
-_INDENT_MARKS = frozenset(" +!:|")
 _FIELDS = re.compile(r"[^ \t]+")  # awk's default field splitting
 _MODULE = re.compile(r"\(in [^)]*\)")
 
@@ -126,12 +125,18 @@ def parse(
             continue
         if not in_graph or not line.strip():
             continue
-        reason = _check(line, len(tree.names))
-        if reason:
-            stacks.invalid(lineno, reason)
+        if not line.startswith("    "):
+            stacks.invalid(lineno, f"expected a call-graph line indented by four spaces, found {shown(line)}")
             continue
         body = line[4:].lstrip(" +!:|")
-        level = (len(line) - len(body) - 4) // 2
+        indent = len(line) - len(body) - 4
+        level = indent // 2
+        if not stacks.placed(lineno, level, len(tree.names)):
+            continue
+        reason = _check(body, indent)
+        if reason:
+            stacks.skip_row(lineno, level, reason)
+            continue
         tree.close(level)
         tree.open(level, _frame(body), integer(_FIELDS.findall(body)[0]), lineno)
     if in_graph:
@@ -142,12 +147,9 @@ def parse(
     return stacks.graph()
 
 
-def _check(line: str, depth: int) -> Optional[str]:
-    """Why a call-graph line is malformed (None if it is fine); ``depth``: levels open before it."""
-    if not line.startswith("    "):
-        return f"expected a call-graph line indented by four spaces, found {shown(line)}"
-    body = line[4:].lstrip(" +!:|")
-    indent = len(line) - len(body) - 4
+def _check(body: str, indent: int) -> Optional[str]:
+    """Why a call-graph row is malformed (None if it is fine): ``body`` follows the ``indent``
+    characters of tree marks after the first four spaces."""
     digits = body[: len(body) - len(body.lstrip("0123456789"))]
     if not digits or not body[len(digits) :][:1].isspace():
         return f"expected a sample count then a function after the tree marks, found {shown(body)}"
@@ -155,6 +157,4 @@ def _check(line: str, depth: int) -> Optional[str]:
         return f"expected a function name after the sample count, found {shown(body)}"
     if indent % 2:
         return f"odd indentation ({indent} characters after the first four): each level indents by two"
-    if indent // 2 > depth:
-        return f"indentation skips a level: {indent // 2} levels deep under {depth} open"
     return None

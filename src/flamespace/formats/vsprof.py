@@ -80,15 +80,14 @@ def parse(
         if row is None:
             stacks.invalid(lineno, f"expected 'level,\"function\",calls,...', found {shown(line)}")
             continue
+        level = int(row.group(1))
+        if not level:  # the process
+            continue
+        if not stacks.placed(lineno, level - 1, len(stack)):
+            continue
         number = row.group(3).strip('"')
         if not _CALLS.fullmatch(number):
-            stacks.invalid(lineno, f"expected a whole number of calls (thousands separators allowed), found {shown(number)}")
-            continue
-        level = int(row.group(1))
-        if not level:
-            continue
-        if level > len(stack) + 1:
-            stacks.invalid(lineno, f"level {level} skips a level: {len(stack)} open")
+            stacks.skip_row(lineno, level - 1, f"expected a whole number of calls (thousands separators allowed), found {shown(number)}")
             continue
         if level <= len(stack):
             stacks.add(";".join(stack), calls, leaf_line)

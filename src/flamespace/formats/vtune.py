@@ -93,16 +93,15 @@ def parse(
             continue
         row = line.lstrip(" ")
         depth = len(line) - len(row)
-        if depth > len(stack):
-            stacks.invalid(lineno, f"indentation skips a level: {depth + 1} levels deep under {len(stack)} open")
+        if not stacks.placed(lineno, depth, len(stack)):
             continue
         fields = _fields(row, options.no_modules)
         if fields is None:
-            stacks.invalid(lineno, f"expected 'function,CPU seconds,module', found {shown(row)}")
+            stacks.skip_row(lineno, depth, f"expected 'function,CPU seconds,module', found {shown(row)}")
             continue
         function, seconds, module = fields
         if not _NUMBER.fullmatch(seconds) or seconds.startswith("-") or not math.isfinite(float(seconds) * 1000.0):
-            stacks.invalid(lineno, f"expected a number of seconds >= 0 in the CPU Time:Self column, found {shown(seconds)}")
+            stacks.skip_row(lineno, depth, f"expected a number of seconds >= 0 in the CPU Time:Self column, found {shown(seconds)}")
             continue
         del stack[depth:]
         stack.append(f"{module}`{function}" if module else function)
