@@ -7,7 +7,6 @@ where numbers were (the mutations of test_fuzz.py). Derandomized: CI runs the sa
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import List
 
 import pytest

@@ -86,12 +86,17 @@ def parse(
     unknown: List[int] = []
     first_unknown = ""
     end = 0
+
+    def count_thread() -> None:
+        """The thread just read counts if it was running."""
+        if state == "RUNNABLE" and stack:
+            stacks.add(";".join(([thread] if thread is not None else []) + stack[::-1]), 1, end)
+
     for lineno, line in lines(stream):
         if line.startswith("#"):
             continue
         if not line:
-            if state == "RUNNABLE" and stack:
-                stacks.add(";".join(([thread] if thread is not None else []) + stack[::-1]), 1, end)
+            count_thread()
             stack, thread, state = [], None, "?"
             continue
         if line.startswith('"'):
@@ -120,8 +125,7 @@ def parse(
             if not unknown:
                 first_unknown = f"line {lineno}: {shown(line)}"
             unknown.append(lineno)
-    if state == "RUNNABLE" and stack:
-        stacks.add(";".join(([thread] if thread is not None else []) + stack[::-1]), 1, end)
+    count_thread()
     if unknown and diagnostics is not None:
         diagnostics.warn(f"{source}: {len(unknown)} line{'s' if len(unknown) != 1 else ''} not recognised as part of a thread dump and passed over (first: {first_unknown})")
     return stacks.graph()
