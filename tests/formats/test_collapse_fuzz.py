@@ -7,7 +7,7 @@ where numbers were (the mutations of test_fuzz.py). Derandomized: CI runs the sa
 
 from __future__ import annotations
 
-from typing import List
+from typing import Callable, List
 
 import pytest
 from hypothesis import given
@@ -62,7 +62,8 @@ def test_every_seed_reads(format: str) -> None:
         assert fs.read(io.BytesIO(seed), format).total() > 0
 
 
-def _fuzz(format: str):  # type: ignore[no-untyped-def]
+def _fuzz(format: str) -> Callable[..., None]:
+    """A hypothesis test that reads mangled inputs of ``format``."""
     @FUZZ
     @given(mangled(format, seeds=_seeds(format)))
     def test(data: bytes) -> None:
