@@ -105,5 +105,5 @@ class Stacks:
     def graph(self, metadata: Optional[Metadata] = None) -> FlameGraph:
         """The flame graph of what was counted; a warning if there was nothing."""
         if not any(self.counts.values()) and self.diagnostics is not None:
-            self.diagnostics.warn(f"{self.source}: no stacks found in this {self.format} input; the profile is empty")
+            self.diagnostics.warn(f"{self.source}: no stacks found in this {self.format} input (none with a count above 0); the profile is empty")
         return FlameGraph._trusted(_to_stacks(self.counts, self.stack_cache), metadata or Metadata())

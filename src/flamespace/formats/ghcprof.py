@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ..diagnostics import Diagnostics
 
 name = "ghcprof"
-extensions = (".prof",)
+extensions = ()  # .prof is also what cProfile writes: recognised by its header
 description = "GHC .prof cost-centre profiles (inferno-collapse-ghcprof)"
 #: The first words of the call-graph table's header (ticks and bytes may follow).
 HEADER = ("COST", "CENTRE", "MODULE", "SRC", "no.", "entries", "%time", "%alloc", "%time", "%alloc")
