@@ -166,3 +166,18 @@ def test_skipping_a_malformed_row_of_a_tree_skips_the_rows_under_it() -> None:
         (4, "this row is under the row of line 3, which was skipped"),
         (5, "this row is under the row of line 3, which was skipped"),
     ]
+
+
+def test_every_command_reads_a_collapser_input_detected_or_named(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Through the command line: detected, or named with --from; a bad line is exit 1 with file:line."""
+    from flamespace.cli import main
+
+    handmade = Path(__file__).parent.parent / "data" / "collapse"
+    source = handmade / "stap" / "stacks.txt"
+    for args in (["filter", "--no-header", source], ["filter", "--no-header", "--from", "stap", source]):
+        assert main([str(a) for a in args]) == 0
+        assert capsys.readouterr().out == (handmade / "stap" / "stacks.expected").read_text()
+    bad = tmp_path / "bad.csv"
+    bad.write_text("Function Stack,CPU Time:Self,Module\nmain,x,app\n")
+    assert main(["filter", str(bad)]) == 1
+    assert f"{bad}:2: expected a number of seconds >= 0 in the CPU Time:Self column, found 'x'" in capsys.readouterr().err
