@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import io
 import re
+from typing import List, Optional
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -63,9 +64,9 @@ def _seeds(format: str) -> list:
 
 
 @st.composite
-def mangled(draw: st.DrawFn, format: str) -> bytes:
-    """A valid file of ``format``, then a few truncations, byte flips and out-of-range numbers."""
-    data = bytearray(draw(st.sampled_from(_seeds(format))))
+def mangled(draw: st.DrawFn, format: str, seeds: Optional[List[bytes]] = None) -> bytes:
+    """A valid file of ``format`` (one of ``seeds``, else one its writer made), then a few truncations, byte flips and out-of-range numbers."""
+    data = bytearray(draw(st.sampled_from(seeds or _seeds(format))))
     for _ in range(draw(st.integers(1, 3))):
         kind = draw(st.sampled_from(["truncate", "flip", "number", "insert"]))
         if kind == "truncate" and data:
@@ -118,7 +119,9 @@ def test_speedscope_reader_raises_only_input_errors(data: bytes) -> None:
 
 def test_every_reader_is_fuzzed() -> None:
     """A new reader must get a fuzz test here."""
-    fuzzed = {"folded", "speedscope"}
+    from .test_collapse_fuzz import FORMATS as COLLAPSERS
+
+    fuzzed = {"folded", "speedscope", *COLLAPSERS}
     assert set(registry.names()) <= fuzzed, set(registry.names()) - fuzzed
 
 

@@ -65,8 +65,10 @@ def cli() -> None:
     """Flame graphs as vectors: combine, filter, measure and compare profiles.
 
     Every command reads profiles in the folded format (``a;b;c 12``, as flamegraph.pl and
-    py-spy write it) or the speedscope format (JSON: evented or sampled), gzip or plain,
-    detected from the content (or --from folded|speedscope), from files, directories or
+    py-spy write it), the speedscope format (JSON: evented or sampled) or the input of a
+    FlameGraph stack collapser (the dtrace, sample, vtune, vsprof, ghcprof, instruments,
+    xctrace, bpftrace, gdb, elfutils, jstack, faulthandler, pmc or stap format), gzip or
+    plain, detected from the content (or --from FORMAT), from files, directories or
     stdin ('-'), and writes to stdout or -o FILE, so commands compose in pipes:
 
     \b

@@ -1,0 +1,109 @@
+"""What every stack collapser (dtrace, sample, vtune, ...) shares: counting folded stack texts,
+refusing or skipping bad lines, and turning the counts into a flame graph.
+
+A collapser reads its tool's text and adds ``frame;frame;... count`` records exactly as the
+reference script would print them; the result is what reading that printout as folded text
+gives, so our output matches the script's byte for byte once written as folded stacks.
+"""
+
+from __future__ import annotations
+
+from ..core.metadata import Metadata
+from ..core.vector import MAX_VALUE, FlameGraph
+from ..errors import InputError
+from .folded import _to_stacks
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, Iterator, Optional, TextIO, Tuple
+
+    from .._types import Number, Stack
+    from ..diagnostics import Diagnostics
+
+#: Characters of a bad line quoted in an error message.
+SHOWN = 60
+#: What Perl's ``\s`` matches in the byte strings the reference scripts read (not Unicode spaces).
+WHITESPACE = " \t\n\r\f\v"
+_MAX_DIGITS = 300  # an int of at most this many digits is below MAX_VALUE
+
+
+def shown(line: str) -> str:
+    """A line as quoted in an error: repr, cut to :data:`SHOWN` characters."""
+    return repr(line if len(line) <= SHOWN else line[: SHOWN - 3] + "...")
+
+
+def lines(stream: TextIO) -> Iterator[Tuple[int, str]]:
+    """(line number, line without its line break) for each line of ``stream``."""
+    for lineno, line in enumerate(stream, 1):
+        yield lineno, line.rstrip("\n")
+
+
+def integer(digits: str) -> Number:
+    """The count ``digits`` (ASCII digits) hold; too many digits give a value :meth:`Stacks.add` refuses."""
+    return int(digits) if len(digits) <= _MAX_DIGITS else MAX_VALUE
+
+
+def caller(stack: str, frame: str) -> str:
+    """``frame`` put under ``stack`` (a folded text, root first) as the scripts that build a
+    string do: a frame put under an empty stack is the whole stack, so an empty frame there is lost."""
+    return frame + ";" + stack if stack else frame
+
+
+class Stacks:
+    """Counts of folded stack texts for one input, and the input's bad lines (refused or skipped)."""
+
+    def __init__(
+        self,
+        format: str,
+        skip_invalid: bool,
+        source: str,
+        diagnostics: Optional[Diagnostics],
+        stack_cache: Optional[Dict[str, Stack]],
+    ) -> None:
+        self.format = format
+        self.skip_invalid = skip_invalid
+        self.source = source
+        self.diagnostics = diagnostics
+        self.stack_cache = stack_cache
+        self.counts: Dict[str, Number] = {}
+        self._skipped_row: Optional[Tuple[int, int]] = None  # (depth, line) of the last row skipped in a tree
+
+    def add(self, text: str, value: Number, line: Optional[int] = None) -> None:
+        """Count ``value`` for the stack ``text`` (frames joined by ';', root first), if it is in range."""
+        if not 0 <= value < MAX_VALUE:
+            self.invalid(line, f"count {str(value)[:40]} is out of range: counts must be >= 0 and below {MAX_VALUE:g}")
+            return
+        self.counts[text] = self.counts.get(text, 0) + value
+
+    def invalid(self, line: Optional[int], reason: str) -> None:
+        """A malformed record: raise :class:`InputError` unless skipping, then count it."""
+        if not self.skip_invalid:
+            raise InputError(reason, self.source, line)
+        if self.diagnostics is not None:
+            self.diagnostics.skip(self.source, line, reason)
+
+    def placed(self, line: int, depth: int, open_levels: int) -> bool:
+        """Whether a row of an indented tree at ``depth`` (0: a root) can hang under the
+        ``open_levels`` rows open above it. A row that skips a level is refused (or skipped);
+        when skipping, the rows under a skipped row are skipped with it."""
+        if self._skipped_row is not None:
+            skipped_depth, skipped_line = self._skipped_row
+            if depth > skipped_depth:
+                self.invalid(line, f"this row is under the row of line {skipped_line}, which was skipped")
+                return False
+            self._skipped_row = None
+        if depth > open_levels:
+            self.skip_row(line, depth, f"indentation skips a level: this row is {depth + 1} levels deep under {open_levels}")
+            return False
+        return True
+
+    def skip_row(self, line: int, depth: int, reason: str) -> None:
+        """A malformed row of an indented tree at ``depth``: refused, or skipped with the rows under it."""
+        self.invalid(line, reason)
+        self._skipped_row = (depth, line)
+
+    def graph(self, metadata: Optional[Metadata] = None) -> FlameGraph:
+        """The flame graph of what was counted; a warning if there was nothing."""
+        if not any(self.counts.values()) and self.diagnostics is not None:
+            self.diagnostics.warn(f"{self.source}: no stacks found in this {self.format} input (none with a count above 0); the profile is empty")
+        return FlameGraph._trusted(_to_stacks(self.counts, self.stack_cache), metadata or Metadata())

@@ -1,0 +1,65 @@
+"""Repeated Python ``faulthandler`` dumps (``faulthandler.dump_traceback()``, e.g. on a
+signal with ``faulthandler.register``), as stackcollapse-faulthandler.pl reads them::
+
+    Thread 0x00007f... (most recent call first):
+      File "/app/work.py", line 12 in compute      <- leaf first
+      File "/app/main.py", line 30 in <module>
+
+Each traceback counts once; a frame is ``file:line:function``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .._record import Record, record
+from ._collapse import Stacks, caller, lines
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, Optional, TextIO
+
+    from .._types import Stack
+    from ..core.vector import FlameGraph
+    from ..diagnostics import Diagnostics
+
+name = "faulthandler"
+extensions = ()
+description = "Python faulthandler tracebacks (stackcollapse-faulthandler.pl)"
+_FRAME = re.compile(r'  File "([^"]*)", line ([0-9]*) in (.*)')
+
+
+@record
+class ReadOptions(Record):
+    skip_invalid: bool = False
+
+
+def sniff(head: bytes) -> Optional[bool]:
+    """True for faulthandler's ``File "...", line N in f`` (a Python traceback has ``, in``)."""
+    return bool(re.search(rb'(?m)^  File "[^"]*", line \d+ in ', head)) or (None if len(head) < 4096 else False)
+
+
+def parse(
+    stream: TextIO,
+    options: ReadOptions = ReadOptions(),
+    *,
+    source: str = "<input>",
+    diagnostics: Optional[Diagnostics] = None,
+    stack_cache: Optional[Dict[str, Stack]] = None,
+) -> FlameGraph:
+    """Count each traceback once."""
+    stacks = Stacks(name, options.skip_invalid, source, diagnostics, stack_cache)
+    stack = ""
+    for lineno, line in lines(stream):
+        if line.startswith("Thread"):
+            stack = ""
+            continue
+        frame = _FRAME.match(line)
+        if frame:
+            stack = caller(stack, ":".join(frame.groups()))
+        elif stack:
+            stacks.add(stack, 1, lineno)
+            stack = ""
+    if stack:
+        stacks.add(stack, 1)
+    return stacks.graph()

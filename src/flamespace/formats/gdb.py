@@ -1,0 +1,71 @@
+"""Repeated gdb backtraces (``thread apply all bt``, a poor man's profiler), as
+stackcollapse-gdb.pl reads them::
+
+    Thread 2 (Thread 0x7f... (LWP 42)):
+    #0  0x00007f... in poll () from /lib/libc.so.6      <- leaf first
+    #1  main () at main.c:12
+
+Each backtrace counts once; a frame is the function name (the word after ``in`` when the
+line starts with an address). A frame line needs four space-separated fields after ``#N``;
+any other line ends the current backtrace, as in the Perl script.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .._record import Record, record
+from ._collapse import Stacks, caller, lines
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, Optional, TextIO
+
+    from .._types import Stack
+    from ..core.vector import FlameGraph
+    from ..diagnostics import Diagnostics
+
+name = "gdb"
+extensions = ()
+description = "gdb backtraces (stackcollapse-gdb.pl)"
+_FRAME = re.compile(r"#[0-9]* *([^ ]*) ([^ ]*) ([^ ]*) ([^ ]*)")
+_ADDRESS = re.compile(r"0x[a-zA-Z0-9]*")
+
+
+@record
+class ReadOptions(Record):
+    skip_invalid: bool = False
+
+
+def sniff(head: bytes) -> Optional[bool]:
+    """True for a ``Thread N (Thread 0x...`` line and a ``#0  0x... in f (`` frame."""
+    return bool(re.search(rb"(?m)^Thread \d+ \(", head) and re.search(rb"(?m)^#\d+ +0x[0-9a-fA-F]+ in \S+ \(", head)) or (
+        None if len(head) < 4096 else False
+    )
+
+
+def parse(
+    stream: TextIO,
+    options: ReadOptions = ReadOptions(),
+    *,
+    source: str = "<input>",
+    diagnostics: Optional[Diagnostics] = None,
+    stack_cache: Optional[Dict[str, Stack]] = None,
+) -> FlameGraph:
+    """Count each backtrace once."""
+    stacks = Stacks(name, options.skip_invalid, source, diagnostics, stack_cache)
+    stack = ""
+    for lineno, line in lines(stream):
+        if line.startswith("Thread"):
+            stack = ""
+            continue
+        frame = _FRAME.match(line)
+        if frame:
+            first = frame.group(1)
+            stack = caller(stack, frame.group(3) if _ADDRESS.search(first) else first)
+        elif stack:
+            stacks.add(stack, 1, lineno)
+            stack = ""
+    if stack:
+        stacks.add(stack, 1)
+    return stacks.graph()
