@@ -63,9 +63,10 @@ def _seeds(format: str) -> list:
 
 
 @st.composite
-def mangled(draw: st.DrawFn, format: str) -> bytes:
-    """A valid file of ``format``, then a few truncations, byte flips and out-of-range numbers."""
-    data = bytearray(draw(st.sampled_from(_seeds(format))))
+def mangled(draw: st.DrawFn, format: str, seeds: "list[bytes] | None" = None) -> bytes:
+    """A valid file of ``format`` (one of ``seeds``, default: what its writer makes), then a few
+    truncations, byte flips and out-of-range numbers."""
+    data = bytearray(draw(st.sampled_from(seeds or _seeds(format))))
     for _ in range(draw(st.integers(1, 3))):
         kind = draw(st.sampled_from(["truncate", "flip", "number", "insert"]))
         if kind == "truncate" and data:
@@ -117,8 +118,12 @@ def test_speedscope_reader_raises_only_input_errors(data: bytes) -> None:
 
 
 def test_every_reader_is_fuzzed() -> None:
-    """A new reader must get a fuzz test here."""
-    fuzzed = {"folded", "speedscope"}
+    """A new reader must get a fuzz test: ``test_<format>_reader_raises_only_input_errors`` in tests/formats/."""
+    from pathlib import Path
+
+    tests = "".join(path.read_text(encoding="utf-8") for path in Path(__file__).parent.glob("test_*.py"))
+    fuzzed = set(re.findall(r"def test_(\w+?)_reader_raises_only_input_errors", tests))
+    assert {"folded", "speedscope"} <= fuzzed
     assert set(registry.names()) <= fuzzed, set(registry.names()) - fuzzed
 
 

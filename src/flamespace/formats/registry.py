@@ -20,7 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import os
     from types import ModuleType
-    from typing import Dict, List, Optional, Union
+    from typing import Callable, Dict, List, Optional, Union
 
     from .._types import Profile, Source, Stack
     from ..core.vector import FlameGraph
@@ -28,9 +28,13 @@ if TYPE_CHECKING:
 
 #: Every format's module name (its ``name``), in sniffing order. Modules are imported when
 #: first needed, so reading a folded file does not import speedscope (and json).
-ORDER = ("speedscope", "folded")
+ORDER = ("speedscope", "pprof", "austin", "folded")
 #: What an input's head must look like for a format to be worth importing to sniff it.
-_COULD_BE = {"speedscope": lambda head: head.lstrip()[:1] in (b"", b"{")}
+_COULD_BE: Dict[str, Callable[[bytes], bool]] = {
+    "speedscope": lambda head: head.lstrip()[:1] in (b"", b"{"),
+    "pprof": lambda head: head[:1] in (b"\x0a", b"\x12"),
+    "austin": lambda head: head[:3] == b"MOJ" or head.lstrip()[:1] in (b"#", b"P"),
+}
 SNIFF_BYTES = 64 * 1024
 
 
