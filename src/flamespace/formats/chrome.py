@@ -1,0 +1,195 @@
+"""Chrome's Trace Event JSON (chrome://tracing, Perfetto, VizTracer): a flame chart per thread.
+
+Complete events (``"ph": "X"``, with ``ts`` and ``dur`` in microseconds) and begin/end
+pairs (``B``/``E``) become nested spans on each thread (``pid``, ``tid``); every stretch of
+time where a thread's stack stays the same is one sample of the chart, weighted by its
+length in nanoseconds. Other events (instants, counters, flows, async) are not stacks and
+are left out. ``thread_name`` metadata events name the threads.
+
+A span that overlaps its parent's end is cut at the parent's end (the trace is then not
+well nested; Perfetto draws it the same way). Names ``function (file:line)`` (VizTracer's)
+are named as our recorder names Python frames; VizTracer's line is where the function
+starts, not the line that was running, as a tracer sees calls, not lines.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .._record import Record, record
+from ..core.chart import FlameChart
+from ..core.metadata import Metadata
+from ..core.python_frames import PythonFrames, split_frame
+from ..diagnostics import Diagnostics
+from ..errors import InputError
+from . import _json
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Dict, List, Optional, TextIO, Tuple
+
+    from .._types import Stack
+
+    Span = Tuple[int, int, str]  # start ns, end ns, frame
+
+name = "chrome"
+extensions = (".trace.json", ".trace", ".perfetto.json")
+description = "Chrome Trace Event JSON (chrome://tracing, Perfetto, VizTracer): a flame chart per thread"
+charts = True
+
+
+@record
+class ReadOptions(Record):
+    skip_invalid: bool = False
+
+
+def sniff(head: bytes) -> Optional[bool]:
+    """An object with ``traceEvents``, or an array whose first event has a phase (``"ph"``)."""
+    text = head.lstrip()
+    if not text:
+        return None
+    if text[:1] == b"{":
+        return b'"traceEvents"' in head
+    if text[:1] == b"[":
+        return b'"ph"' in head[:2048] and (b'"ts"' in head[:2048] or b'"name"' in head[:2048])
+    return False
+
+
+def parse(
+    stream: TextIO,
+    options: ReadOptions = ReadOptions(),
+    *,
+    source: str = "<input>",
+    diagnostics: Optional[Diagnostics] = None,
+    stack_cache: Optional[Dict[str, Stack]] = None,
+) -> FlameChart:
+    document = _json.load(stream, source, "a Chrome trace", diagnostics)
+    if document is None:
+        return FlameChart(Metadata(unit="ns", metric="wall"))
+    if isinstance(document, dict):
+        events = _json.field(document, "traceEvents", list, "", source)
+        where = "traceEvents"
+    elif isinstance(document, list):
+        events, where = document, ""
+    else:
+        raise InputError("not a Chrome trace: expected an object with 'traceEvents' or a list of events", source)
+    return _chart(events, where, options, source, diagnostics, document if isinstance(document, dict) else {})
+
+
+def _chart(events: List[Any], where: str, options: ReadOptions, source: str, diagnostics: Optional[Diagnostics], document: Dict[str, Any]) -> FlameChart:
+    spans: Dict[Tuple[Any, Any], List[Span]] = {}
+    begun: Dict[Tuple[Any, Any], List[Tuple[int, str]]] = {}
+    thread_names: Dict[Tuple[Any, Any], str] = {}
+    process_names: Dict[Any, str] = {}
+    names = PythonFrames()
+    frame_names: Dict[str, str] = {}
+
+    def frame(text: str) -> str:
+        found = frame_names.get(text)
+        if found is None:
+            split = split_frame(text)
+            found = frame_names[text] = sys.intern(names(*split) if split else text)
+        return found
+
+    for index, event in enumerate(events):
+        path = f"{where}[{index}]"
+        try:
+            if not isinstance(event, dict):
+                raise InputError(f"{path} is not an event object", source)
+            phase = event.get("ph")
+            if phase not in ("X", "B", "E", "M"):
+                continue
+            thread = (event.get("pid"), event.get("tid"))
+            if phase == "M":
+                args = event.get("args")
+                label = args.get("name") if isinstance(args, dict) else None
+                if isinstance(label, str):
+                    if event.get("name") == "thread_name":
+                        thread_names[thread] = label
+                    elif event.get("name") == "process_name":
+                        process_names[thread[0]] = label
+                continue
+            start = round(_json.number(event.get("ts"), f"{path}.ts", source) * 1000)
+            if phase == "E":
+                stack = begun.get(thread)
+                if not stack:
+                    raise InputError(f"{path} ends a span on thread {thread[1]!r} that was never begun", source)
+                began, label = stack.pop()
+                if start < began:
+                    raise InputError(f"{path} ends at {start / 1000:g} us, before its span began ({began / 1000:g} us)", source)
+                spans.setdefault(thread, []).append((began, start, label))
+                continue
+            label = event.get("name")
+            if not isinstance(label, str):
+                raise InputError(f"{path}.name is {label!r:.60}, not a string", source)
+            if phase == "B":
+                begun.setdefault(thread, []).append((start, frame(label)))
+            else:
+                duration = round(_json.number(event.get("dur", 0), f"{path}.dur", source, minimum=0) * 1000)
+                spans.setdefault(thread, []).append((start, start + duration, frame(label)))
+        except InputError as exc:
+            if not options.skip_invalid:
+                raise
+            if diagnostics is not None:
+                diagnostics.skip(source, None, exc.args[0] if exc.args else str(exc))
+    for thread, open_spans in begun.items():
+        if open_spans:
+            reason = f"{len(open_spans)} spans begun on thread {thread[1]!r} never end"
+            if not options.skip_invalid:
+                raise InputError(reason + " (truncated trace?)", source)
+            if diagnostics is not None:
+                diagnostics.skip(source, None, reason)
+    samples: List[Tuple[int, str, Stack, int]] = []
+    for thread, thread_spans in spans.items():
+        label = thread_names.get(thread) or f"{thread[0]}:{thread[1]}"
+        for begin, end, stack in _segments(thread_spans):
+            samples.append((end, label, stack, end - begin))
+    samples.sort(key=lambda sample: sample[0])
+    origin = min((end - weight for end, _, _, weight in samples), default=0)
+    labels = {"profiler": "viztracer" if "viztracer_metadata" in document else "chrome trace"}
+    if process_names:
+        labels["processes"] = ", ".join(sorted(set(process_names.values())))
+    chart = FlameChart(Metadata(unit="ns", metric="wall", labels=labels))
+    for end, label, stack, weight in samples:
+        chart.append(end - origin, label, stack, weight)
+    if not samples and diagnostics is not None and events:
+        diagnostics.warn(f"{source}: the trace has no spans (X, or B and E events); the profile is empty")
+    return chart
+
+
+def _segments(spans: List[Span]) -> List[Tuple[int, int, Stack]]:
+    """(start, end, stack) of every stretch of time where the open spans stay the same.
+
+    Spans sorted by start, the longer first, nest: one that starts inside another is its child,
+    cut at the parent's end if it runs past it.
+    """
+    spans.sort(key=lambda span: (span[0], -span[1]))
+    out: List[Tuple[int, int, Stack]] = []
+    open_ends: List[int] = []
+    open_names: List[str] = []
+    cursor = 0
+
+    def close_until(time: int) -> None:
+        nonlocal cursor
+        while open_ends and open_ends[-1] <= time:
+            end = open_ends[-1]
+            if end > cursor:
+                out.append((cursor, end, tuple(open_names)))
+                cursor = end
+            open_ends.pop()
+            open_names.pop()
+
+    for start, end, label in spans:
+        close_until(start)
+        if open_ends:
+            end = min(end, open_ends[-1])
+            if start > cursor:
+                out.append((cursor, start, tuple(open_names)))
+        cursor = start
+        open_ends.append(end)
+        open_names.append(label)
+    close_until(sys.maxsize)
+    return out
+
+
+__all__ = ["ReadOptions", "charts", "extensions", "name", "parse", "sniff"]
