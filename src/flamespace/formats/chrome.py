@@ -111,10 +111,10 @@ def _chart(events: List[Any], where: str, options: ReadOptions, source: str, dia
                 continue
             start = round(_json.number(event.get("ts"), f"{path}.ts", source) * 1000)
             if phase == "E":
-                stack = begun.get(thread)
-                if not stack:
+                opened = begun.get(thread)
+                if not opened:
                     raise InputError(f"{path} ends a span on thread {thread[1]!r} that was never begun", source)
-                began, label = stack.pop()
+                began, label = opened.pop()
                 if start < began:
                     raise InputError(f"{path} ends at {start / 1000:g} us, before its span began ({began / 1000:g} us)", source)
                 spans.setdefault(thread, []).append((began, start, label))
@@ -142,16 +142,16 @@ def _chart(events: List[Any], where: str, options: ReadOptions, source: str, dia
     samples: List[Tuple[int, str, Stack, int]] = []
     for thread, thread_spans in spans.items():
         label = thread_names.get(thread) or f"{thread[0]}:{thread[1]}"
-        for begin, end, stack in _segments(thread_spans):
-            samples.append((end, label, stack, end - begin))
+        for begin, end, frames in _segments(thread_spans):
+            samples.append((end, label, frames, end - begin))
     samples.sort(key=lambda sample: sample[0])
     origin = min((end - weight for end, _, _, weight in samples), default=0)
     labels = {"profiler": "viztracer" if "viztracer_metadata" in document else "chrome trace"}
     if process_names:
         labels["processes"] = ", ".join(sorted(set(process_names.values())))
     chart = FlameChart(Metadata(unit="ns", metric="wall", labels=labels))
-    for end, label, stack, weight in samples:
-        chart.append(end - origin, label, stack, weight)
+    for end, label, frames, weight in samples:
+        chart.append(end - origin, label, frames, weight)
     if not samples and diagnostics is not None and events:
         diagnostics.warn(f"{source}: the trace has no spans (X, or B and E events); the profile is empty")
     return chart
