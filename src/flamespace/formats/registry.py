@@ -28,13 +28,16 @@ if TYPE_CHECKING:
 
 #: Every format's module name (its ``name``), in sniffing order. Modules are imported when
 #: first needed, so reading a folded file does not import speedscope (and json).
-ORDER = ("speedscope", "chrome", "cpuprofile", "pprof", "austin", "folded")
+ORDER = ("speedscope", "gecko", "chrome", "cpuprofile", "pprof", "pstats", "austin", "pyspy", "folded")
 #: What an input's head must look like for a format to be worth importing to sniff it.
 _COULD_BE: Dict[str, Callable[[bytes], bool]] = {
     "speedscope": lambda head: head.lstrip()[:1] in (b"", b"{"),
+    "gecko": lambda head: head.lstrip()[:1] == b"{",
     "chrome": lambda head: head.lstrip()[:1] in (b"{", b"["),
     "cpuprofile": lambda head: head.lstrip()[:1] == b"{",
     "pprof": lambda head: head[:1] in (b"\x0a", b"\x12"),
+    "pstats": lambda head: head[:1] in (b"{", b"\xfb"),
+    "pyspy": lambda head: False,  # folded text: only when asked for (--from pyspy)
     "austin": lambda head: head[:3] == b"MOJ" or head.lstrip()[:1] in (b"#", b"P"),
 }
 SNIFF_BYTES = 64 * 1024
