@@ -98,6 +98,8 @@ def _read_or_refuse(data: bytes, format: str) -> None:
         profile = fs.read(io.BytesIO(data), format)
     except fs.InputError:
         return
+    if isinstance(profile, FlameChart):
+        profile = profile.graph()
     sides = [profile.before, profile.after] if isinstance(profile, fs.Differential) else [profile]
     for side in sides:
         for stack, value in side.items():  # what came back is a valid profile: finite, positive values

@@ -27,7 +27,8 @@ def load(stream: TextIO, source: str, what: str, diagnostics: Optional[Diagnosti
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        truncated = " (truncated file?)" if exc.pos >= len(text.rstrip()) else ""
+        end = text.rstrip()
+        truncated = " (truncated file?)" if exc.pos >= len(end) or end[-1:] not in ("}", "]") else ""
         raise InputError(f"not valid JSON for {what}: {exc.msg} (column {exc.colno}){truncated}", source, exc.lineno) from None
     except RecursionError:
         raise InputError(f"not a {what} file: JSON nested too deeply", source) from None

@@ -131,12 +131,12 @@ def parse(
         path = f"threads[{number}]"
         if not isinstance(thread, dict):
             raise InputError(f"{path} is not an object", source)
-        strings = shared_strings if isinstance(shared_strings, list) else thread.get("stringArray", thread.get("stringTable"))
-        if not isinstance(strings, list):
-            raise InputError(f"{path} has no string table (shared.stringArray or {path}.stringArray)", source)
         raw = thread.get("samples")
         if isinstance(raw, dict) and "schema" in raw and "stackTable" not in thread:
             raise InputError("this is Firefox's raw Gecko profile, not a processed one: load it in the Firefox Profiler and save it from there", source)
+        strings = shared_strings if isinstance(shared_strings, list) else thread.get("stringArray", thread.get("stringTable"))
+        if not isinstance(strings, list):
+            raise InputError(f"{path} has no string table (shared.stringArray or {path}.stringArray)", source)
         sample_table = _table(thread, "samples", ("stack", "time", "weight", "timeDeltas"), path, source)
         weight_type = raw.get("weightType", "samples") if isinstance(raw, dict) else "samples"
         units.add(_WEIGHT_UNITS.get(weight_type, weight_type) if isinstance(weight_type, str) else "samples")
