@@ -1,4 +1,4 @@
-"""pprof: our wire decoder against the official schema (austin-python's generated profile_pb2), real
+"""pprof: our wire decoder against the official schema (decoded by the protobuf package), real
 austin2pprof output, and our writer read back by both."""
 
 from __future__ import annotations
@@ -18,13 +18,16 @@ from flamespace.formats import pprof, registry
 from .test_fuzz import FUZZ, GRAPH, _read_or_refuse, mangled
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "austin"
-profile_pb2 = pytest.importorskip("austin.format.pprof.profile_pb2")
+pytest.importorskip("google.protobuf")
+from ._profile_proto import profile_class  # noqa: E402  (after the skip: protobuf is a test extra)
+
+Profile = profile_class()
 
 
 def _official(data: bytes, column: int = -1) -> dict:
     """The flame graph of a profile decoded by protobuf with the official schema: a reference
     implementation of the rules the reader follows (leaf-first locations, inlined lines)."""
-    message = profile_pb2.Profile()
+    message = Profile()
     message.ParseFromString(data)
     strings = list(message.string_table)
     names = PythonFrames()  # the naming convention is not under test here: the decoding is
@@ -46,7 +49,7 @@ def _official(data: bytes, column: int = -1) -> dict:
 
 def _inlined_profile() -> bytes:
     """A profile with what austin2pprof never writes: an inlined call, two sample types, a default, unpacked ids."""
-    message = profile_pb2.Profile()
+    message = Profile()
     message.string_table.extend(["", "cpu", "nanoseconds", "alloc_space", "bytes", "main", "m.go", "inl", "leaf"])
     for type_index, unit in ((1, 2), (3, 4)):
         value_type = message.sample_type.add()
@@ -90,7 +93,7 @@ def test_inlined_lines_sample_types_and_the_default() -> None:
 
 
 def test_without_a_default_the_last_sample_type_is_read() -> None:
-    message = profile_pb2.Profile()
+    message = Profile()
     message.ParseFromString(_inlined_profile())
     message.default_sample_type = 0
     assert pprof.parse_bytes(message.SerializeToString()).metadata.metric == "alloc_space"
@@ -132,7 +135,7 @@ def test_truncated_and_broken_input_name_the_byte_offset() -> None:
 
 
 def test_negative_values_are_refused_or_skipped() -> None:
-    message = profile_pb2.Profile()
+    message = Profile()
     message.ParseFromString(_inlined_profile())
     message.sample[0].value[0] = -4
     data = message.SerializeToString()
