@@ -56,12 +56,15 @@ def cli() -> None:
     Every command reads profiles in the folded format (``a;b;c 12``, as flamegraph.pl and
     py-spy write it) or the speedscope format (JSON: evented or sampled), gzip or plain,
     detected from the content (or --from folded|speedscope), from files, directories or
-    stdin ('-'), and writes to stdout or -o FILE, so commands compose in pipes. Other profilers'
-    files are read too: the austin format (text and MOJO), the pprof format, the gecko format
-    (Firefox Profiler), the chrome format (Trace Event JSON, VizTracer), the cpuprofile format
-    (DevTools, Node), the pstats format (cProfile, yappi; stacks estimated) and the pyspy
-    format (py-spy's raw output, only with --from pyspy).
+    stdin ('-'), and writes to stdout or -o FILE, so commands compose in pipes:
 
     \b
         flamespace merge runs/ | flamespace filter --grep parse | flamespace top
+
+    Other profilers' files are read too, detected the same way:
+
+    \b
+        austin format (text and MOJO), pprof format, gecko format (Firefox Profiler),
+        chrome format (Trace Event JSON, VizTracer), cpuprofile format (DevTools, Node),
+        pstats format (cProfile, yappi: stacks estimated), pyspy format (only --from pyspy)
     """
