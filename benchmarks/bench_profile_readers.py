@@ -2,10 +2,10 @@
 
     python benchmarks/bench_profile_readers.py [--repeat 5] [--mb 4]
 
-Builds (under benchmarks/.data/) inputs of about ``--mb`` MB from the real Austin capture in
-tests/data/austin (its samples repeated): Austin text, MOJO, the pprof austin2pprof makes of
-that text (when austin-python is installed: the test extra) and a Firefox Profiler file our
-gecko writer makes of the same samples as a chart. Each reader runs as a fresh process
+Builds (under benchmarks/.data/) inputs of about ``--mb`` MB: Austin text and MOJO from the
+real Austin capture in tests/data/austin (its samples repeated), a Firefox Profiler file our
+gecko writer makes of the same samples as a chart, and a pprof file of many distinct random
+stacks (see ``_pprof``). Each reader runs as a fresh process
 (``registry.read``, start-up included); beside it the peer where there is one, in the same
 run: austin2speedscope (Austin text), mojo2austin (MOJO), protobuf's generated decoder
 (``ParseFromString`` only: no flame graph built) and ``json.load`` (the floor of any JSON
@@ -41,11 +41,27 @@ def build(megabytes: float) -> dict:
     if not paths["mojo"].exists():
         mojo = (FIXTURES / "wall.mojo").read_bytes()
         paths["mojo"].write_bytes(mojo[:4] + mojo[4:] * (target // len(mojo) + 1))  # the header once, then the events again
-    if not paths["pprof"].exists() and shutil.which("austin2pprof"):
-        subprocess.run(["austin2pprof", str(paths["austin"]), str(paths["pprof"])], check=True)
+    if not paths["pprof"].exists():
+        _pprof(paths["pprof"], target)
     if not paths["gecko"].exists():
         _gecko(paths["austin"], paths["gecko"], target)
     return {name: path for name, path in paths.items() if path.exists()}
+
+
+def _pprof(out: Path, target: int) -> None:
+    """Many distinct stacks (austin2pprof adds up equal ones, so repeated samples make a small file):
+    random paths through 2,000 Python frames, 8 to 40 deep, one sample each, written by our writer, not gzipped."""
+    import random
+
+    from flamespace.core.vector import FlameGraph
+    from flamespace.formats import pprof
+
+    rng = random.Random(1)
+    frames = [f"function_{i} (package/module_{i % 150}.py:{rng.randint(1, 900)})" for i in range(2000)]
+    values = {}
+    while len(values) * 50 < target:
+        values[tuple(rng.choice(frames) for _ in range(rng.randint(8, 40)))] = rng.randint(1, 10_000)
+    out.write_bytes(pprof.encode(FlameGraph(values, unit="ns", metric="cpu")))
 
 
 def _gecko(austin: Path, out: Path, target: int) -> None:
@@ -99,7 +115,8 @@ def main() -> None:
     peers = {
         "austin": ["austin2speedscope", str(paths["austin"]), sink] if shutil.which("austin2speedscope") else None,
         "mojo": ["mojo2austin", str(paths["mojo"]), sink] if shutil.which("mojo2austin") else None,
-        "pprof": [python, "-c", "import sys; from austin.format.pprof.profile_pb2 import Profile; Profile().ParseFromString(open(sys.argv[1], 'rb').read())", str(paths.get("pprof"))],
+        "pprof": [python, "-c", "import sys; sys.path.insert(0, sys.argv[2]); from tests.formats._profile_proto import profile_class;"
+                  " profile_class()().ParseFromString(open(sys.argv[1], 'rb').read())", str(paths.get("pprof")), str(HERE.parent)],
         "gecko": [python, "-c", "import json, sys; json.load(open(sys.argv[1]))", str(paths["gecko"])],
     }
     print(f"python {sys.version.split()[0]}, load {os.getloadavg()[0]:.1f}, median of {args.repeat}")

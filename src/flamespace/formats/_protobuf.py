@@ -93,14 +93,27 @@ def repeated_varints(data: bytes, wire: int, value: int, end: int, into: List[in
         raise WireError(f"wire type {wire} for a repeated integer field", value)
     pos = value
     append = into.append
-    while pos < end:
-        byte = data[pos]
-        if byte < 0x80:
-            append(byte)
+    try:
+        while pos < end:
+            byte = data[pos]
             pos += 1
-        else:
-            number, pos = varint(data, pos)
-            append(number)
+            if byte < 0x80:
+                append(byte)
+                continue
+            number = byte & 0x7F
+            shift = 7
+            while True:  # inline: ids above 127 are the common case, and a call per value costs
+                byte = data[pos]
+                pos += 1
+                number |= (byte & 0x7F) << shift
+                if byte < 0x80:
+                    break
+                shift += 7
+                if shift >= 70:
+                    raise WireError("a varint longer than 10 bytes", pos)
+            append(number & _MASK64)
+    except IndexError:
+        raise WireError("the data ends inside a varint (truncated file?)", pos) from None
     if pos != end:
         raise WireError("a packed field runs past its end", pos)
 

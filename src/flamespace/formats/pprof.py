@@ -248,6 +248,7 @@ def _graph(data: bytes, profile: _Profile, options: ReadOptions, source: str, di
     unit_name = _string(profile, unit_index, "a sample unit")
     names = PythonFrames()
     frame_cache: Dict[int, Tuple[str, ...]] = {}
+    single: Dict[int, str] = {}  # locations of one line (no inlining): most of them
     intern = sys.intern
 
     def location_frames(location_id: int) -> Tuple[str, ...]:
@@ -270,6 +271,8 @@ def _graph(data: bytes, profile: _Profile, options: ReadOptions, source: str, di
             mapped = _string(profile, profile.mappings.get(mapping, 0), "a mapping's file")
             frames.append(intern(f"{mapped.rpartition('/')[2]}+0x{address:x}" if mapped else f"0x{address:x}"))
         found = frame_cache[location_id] = tuple(frames)
+        if len(found) == 1:
+            single[location_id] = found[0]
         return found
 
     stacks: Dict[Stack, Number] = {}
@@ -295,7 +298,11 @@ def _graph(data: bytes, profile: _Profile, options: ReadOptions, source: str, di
         key = tuple(location_ids)
         stack = stack_of.get(key)
         if stack is None:
-            stack = stack_of[key] = tuple(frame for location_id in reversed(location_ids) for frame in location_frames(location_id))
+            try:
+                stack = tuple([single[location_id] for location_id in reversed(location_ids)])
+            except KeyError:
+                stack = tuple(frame for location_id in reversed(location_ids) for frame in location_frames(location_id))
+            stack_of[key] = stack
         stacks[stack] = stacks.get(stack, 0) + value
     labels = {"profiler": "pprof"}
     if profile.period:
