@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -165,3 +168,16 @@ SEEDS = [(DATA / "wall.pprof").read_bytes(), _inlined_profile(), pprof.encode(GR
 @given(mangled("pprof", SEEDS))
 def test_pprof_reader_raises_only_input_errors(data: bytes) -> None:
     _read_or_refuse(data, "pprof")
+
+
+@pytest.mark.skipif(shutil.which("go") is None, reason="needs Go's pprof (go tool pprof): apt-get install golang-go")
+def test_go_tool_pprof_reads_what_we_write(tmp_path: Path) -> None:
+    path = tmp_path / "ours.pprof"
+    graph = fs.FlameGraph({("main (a.py:1)", "f (a.py:2)"): 30, ("main (a.py:1)",): 10, ("g",): 5}, unit="ns", metric="cpu")
+    registry.write(graph, str(path), "pprof")
+    done = subprocess.run(["go", "tool", "pprof", "-top", "-unit=ns", str(path)], capture_output=True, text=True,
+                          env={**os.environ, "HOME": str(tmp_path)}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Type: cpu" in done.stdout and "100% of 45ns total" in done.stdout
+    rows = {line.split()[-1]: line.split()[0] for line in done.stdout.splitlines() if line.strip().endswith((" f", " main", " g"))}
+    assert rows == {"f": "30ns", "main": "10ns", "g": "5ns"}
