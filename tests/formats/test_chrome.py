@@ -13,7 +13,7 @@ import flamespace as fs
 from flamespace.diagnostics import Diagnostics
 from flamespace.formats import chrome, cpuprofile, registry
 
-from .test_fuzz import FUZZ, _read_or_refuse, mangled
+from .test_fuzz import CHART, FUZZ, GRAPH, _read_or_refuse, mangled
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "chrome"
 
@@ -57,6 +57,38 @@ def test_begin_end_and_complete_events_nest_per_thread() -> None:
 def test_a_child_running_past_its_parent_is_cut_at_the_parent_end() -> None:
     chart = _trace([{"ph": "X", "name": "p", "ts": 0, "dur": 2, "pid": 1, "tid": 1}, {"ph": "X", "name": "c", "ts": 1, "dur": 5, "pid": 1, "tid": 1}])
     assert dict(chart.graph().items()) == {("p",): 1000, ("p", "c"): 1000}
+
+
+def test_spans_with_the_same_start_and_end_nest_in_the_order_they_returned() -> None:
+    events = [{"ph": "X", "name": "inner", "ts": 0, "dur": 5, "pid": 1, "tid": 1}, {"ph": "X", "name": "outer", "ts": 0, "dur": 5, "pid": 1, "tid": 1}]
+    assert dict(_trace(events).graph().items()) == {("outer", "inner"): 5000}
+
+
+def _written(profile: object) -> str:
+    out = io.StringIO()
+    chrome.dump(profile, out)  # type: ignore[arg-type]
+    return out.getvalue()
+
+
+def test_the_writer_round_trips_charts_through_the_reader() -> None:
+    viztracer = registry.read(str(DATA / "viztracer.json"))
+    for chart in (viztracer,):
+        back = chrome.parse(io.StringIO(_written(chart)))
+        first = next(chart.samples())  # type: ignore[union-attr]
+        start = first.timestamp - first.weight  # a trace read back starts at its first event
+        assert [(s.timestamp, s.stack, s.weight) for s in back.samples()] == [
+            (s.timestamp - start, s.stack, s.weight) for s in chart.samples()]  # type: ignore[union-attr]
+    back = chrome.parse(io.StringIO(_written(CHART)))  # samples of one tick are laid end to end: their sum is kept
+    assert back.threads == ["MainThread", "worker"] and dict(back.graph().items()) == dict(CHART.graph().items())
+
+
+def test_graphs_are_laid_end_to_end_in_their_time_unit() -> None:
+    back = chrome.parse(io.StringIO(_written(GRAPH))).graph()
+    assert dict(back.items()) == {stack: round(value) for stack, value in GRAPH.items()}  # whole ns stay ns
+    samples = fs.FlameGraph({("a", "b"): 3, ("c",): 1})
+    assert dict(chrome.parse(io.StringIO(_written(samples))).graph().items()) == {("a", "b"): 3000, ("c",): 1000}  # a sample a microsecond
+    with pytest.raises(fs.ArgumentError, match="differential"):
+        _written(fs.Differential(samples, samples))
 
 
 def test_bad_traces_name_the_event() -> None:
@@ -125,7 +157,7 @@ def test_sniffing_keeps_json_formats_apart() -> None:
 
 
 @FUZZ
-@given(mangled("chrome", [(DATA / "viztracer.json").read_bytes()[:4000].rpartition(b"},")[0] + b"}]}"]))
+@given(mangled("chrome", [(DATA / "viztracer.json").read_bytes()[:4000].rpartition(b"},")[0] + b"}]}", _written(CHART).encode()]))
 def test_chrome_reader_raises_only_input_errors(data: bytes) -> None:
     _read_or_refuse(data, "chrome")
 

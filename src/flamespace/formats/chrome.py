@@ -10,6 +10,12 @@ A span that overlaps its parent's end is cut at the parent's end (the trace is t
 well nested; Perfetto draws it the same way). Names ``function (file:line)`` (VizTracer's)
 are named as our recorder names Python frames; VizTracer's line is where the function
 starts, not the line that was running, as a tracer sees calls, not lines.
+
+Writing: a flame chart becomes begin/end events per thread (each sample covers the
+``weight`` before its timestamp, as in the speedscope writer: gaps stay gaps), which
+Perfetto and chrome://tracing open. A flame graph's stacks are laid end to end on one
+thread. Weights in a time unit keep their length; other units (samples, bytes) are drawn
+one unit to a microsecond.
 """
 
 from __future__ import annotations
@@ -18,17 +24,20 @@ import sys
 
 from .._record import Record, record
 from ..core.chart import FlameChart
+from ..core.differential import Differential
 from ..core.metadata import Metadata
+from ..core.units import TIME_UNITS
+from ..core.vector import FlameGraph
 from ..core.python_frames import PythonFrames, split_frame
 from ..diagnostics import Diagnostics
-from ..errors import InputError
+from ..errors import ArgumentError, InputError
 from . import _json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, List, Optional, TextIO, Tuple
+    from typing import Any, Dict, List, Optional, TextIO, Tuple, Union
 
-    from .._types import Stack
+    from .._types import Number, Stack
 
     Span = Tuple[int, int, str]  # start ns, end ns, frame
 
@@ -41,6 +50,11 @@ charts = True
 @record
 class ReadOptions(Record):
     skip_invalid: bool = False
+
+
+@record
+class WriteOptions(Record):
+    pass
 
 
 def sniff(head: bytes) -> Optional[bool]:
@@ -161,9 +175,12 @@ def _segments(spans: List[Span]) -> List[Tuple[int, int, Stack]]:
     """(start, end, stack) of every stretch of time where the open spans stay the same.
 
     Spans sorted by start, the longer first, nest: one that starts inside another is its child,
-    cut at the parent's end if it runs past it.
+    cut at the parent's end if it runs past it. Of two spans with the same start and end, the
+    one that ended later in the file is the outer: an end event or a complete event is written
+    when its call returns, the inner call's first.
     """
-    spans.sort(key=lambda span: (span[0], -span[1]))
+    order = sorted(range(len(spans)), key=lambda k: (spans[k][0], -spans[k][1], -k))
+    spans[:] = [spans[k] for k in order]
     out: List[Tuple[int, int, Stack]] = []
     open_ends: List[int] = []
     open_names: List[str] = []
@@ -192,4 +209,55 @@ def _segments(spans: List[Span]) -> List[Tuple[int, int, Stack]]:
     return out
 
 
-__all__ = ["ReadOptions", "charts", "extensions", "name", "parse", "sniff"]
+# -- writing -------------------------------------------------------------------------------
+
+
+def dump(profile: Union[FlameGraph, FlameChart], stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
+    """Begin/end events per thread, in microseconds, through the speedscope writer's timeline."""
+    from .speedscope import _evented_profile, _FrameTable
+
+    if isinstance(profile, Differential):
+        raise ArgumentError("a Chrome trace cannot hold a differential profile; write each side on its own")
+    metadata = profile.metadata or Metadata()
+    per_thread: Dict[str, List[Tuple[int, int, Number]]] = {}
+    stacks: List[Stack] = []
+    unit = metadata.unit or "samples"
+    scale = TIME_UNITS.get(unit, 1000.0)  # ns per unit; a unit that is not time: a microsecond
+    if isinstance(profile, FlameChart) and unit == "ns":
+        stacks = profile.stacks
+        timestamps, thread_ids, stack_ids, weights = profile.columns()
+        for timestamp, thread_id, stack_id, weight in zip(timestamps, thread_ids, stack_ids, weights):
+            per_thread.setdefault(profile.threads[thread_id], []).append((timestamp, stack_id, round(weight)))
+    else:  # laid end to end, in time order for a chart
+        rows = [(s.thread, s.stack, s.weight) for s in profile.samples()] if isinstance(profile, FlameChart) else [
+            ("all", stack, value) for stack, value in profile.sorted_items()]
+        ids: Dict[Stack, int] = {}
+        now: Dict[str, int] = {}
+        for thread, stack, weight in rows:
+            duration = round(weight * scale)
+            if duration <= 0:
+                continue
+            stack_id = ids.setdefault(stack, len(ids))
+            if stack_id == len(stacks):
+                stacks.append(stack)
+            now[thread] = now.get(thread, 0) + duration
+            per_thread.setdefault(thread, []).append((now[thread], stack_id, duration))
+    table = _FrameTable()
+    events: List[Dict[str, Any]] = [
+        {"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": metadata.labels.get("command", "flamespace")}}]
+    for tid, (thread, samples) in enumerate(per_thread.items(), 1):
+        events.append({"ph": "M", "name": "thread_name", "pid": 1, "tid": tid, "args": {"name": thread}})
+        timeline = _evented_profile(thread, samples, stacks, table)
+        frames = list(table.index)
+        for event in timeline["events"]:
+            record = {"ph": "B" if event["type"] == "O" else "E", "ts": event["at"] / 1000, "pid": 1, "tid": tid}
+            if event["type"] == "O":
+                record["name"] = frames[event["frame"]]
+            events.append(record)
+    import json
+
+    json.dump({"traceEvents": events, "displayTimeUnit": "ms"}, stream, separators=(",", ":"), ensure_ascii=False)
+    stream.write("\n")
+
+
+__all__ = ["ReadOptions", "WriteOptions", "charts", "dump", "extensions", "name", "parse", "sniff"]
