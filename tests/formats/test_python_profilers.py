@@ -96,6 +96,15 @@ def test_a_function_called_from_two_places_is_shared_by_time() -> None:
         ("main (m.py:1)",): 1.0, ("main (m.py:1)", "a (m.py:5)", "work (m.py:12)"): 6.0, ("main (m.py:1)", "b (m.py:9)", "work (m.py:12)"): 3.0})
 
 
+def test_call_counts_share_time_where_there_is_no_time_per_caller() -> None:
+    stats = {
+        ("m.py", 1, "a"): (1, 1, 0.0, 6.0, {}), ("m.py", 2, "b"): (1, 1, 0.0, 2.0, {}),
+        ("m.py", 3, "w"): (4, 4, 8.0, 8.0, {("m.py", 1, "a"): 3, ("m.py", 2, "b"): 1}),
+    }
+    assert dict(pstats.parse_bytes(marshal.dumps(stats)).items()) == pytest.approx(
+        {("a (m.py:1)", "w (m.py:3)"): 6.0, ("b (m.py:2)", "w (m.py:3)"): 2.0})  # 3 calls to 1
+
+
 def test_recursion_keeps_the_total() -> None:
     stats = {
         ("r.py", 1, "f"): (3, 1, 3.0, 3.0, {("r.py", 1, "f"): (2, 2, 2.0, 2.0), ("r.py", 9, "main"): (1, 1, 1.0, 3.0)}),
@@ -112,6 +121,8 @@ def test_bad_pstats_name_the_byte_offset() -> None:
         pstats.parse_bytes(marshal.dumps((1, 2)))
     with pytest.raises(fs.InputError, match=r"not a pstats file: a function key is 'x'"):
         pstats.parse_bytes(marshal.dumps({"x": (1, 1, 1.0, 1.0, {})}))
+    with pytest.raises(fs.InputError, match="a code object: .*record with cProfile"):
+        registry.read(str(DATA / "pstats" / "profile.pstats"))
     diagnostics = Diagnostics()
     assert len(pstats.parse_bytes(b"", diagnostics=diagnostics)) == 0 and diagnostics.warnings
 

@@ -144,6 +144,8 @@ class _Marshal:
             return None
         if code in "TF":
             return code == "T"
+        if code == "c":
+            raise self.fail("a code object: files of the pure-Python profile module name functions by code objects; record with cProfile", at)
         raise self.fail(f"marshal type {code!r} where a pstats value was expected", at)
 
 
