@@ -33,7 +33,7 @@ from ..core.python_frames import PythonFrames
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Dict, Iterator, List, Optional, TextIO, Tuple
+    from typing import Dict, Iterator, List, Optional, TextIO, Tuple
 
     from .._types import Number, Stack
 
@@ -41,9 +41,11 @@ name = "austin"
 extensions = (".austin", ".mojo")
 description = "Austin text (austin -o) and MOJO binary (austin -b)"
 
-METRICS = ("auto", "wall", "cpu", "alloc", "dealloc")
+#: Every metric an Austin sample can give, in the order of :func:`_columns`.
+COLUMNS = ("wall", "cpu", "alloc", "dealloc")
+METRICS = ("auto",) + COLUMNS
 #: Which metrics each Austin mode has, the first being the one ``auto`` picks.
-MODE_METRICS = {"wall": ("wall",), "cpu": ("cpu",), "memory": ("alloc", "dealloc"), "full": ("wall", "cpu", "alloc", "dealloc")}
+MODE_METRICS = {"wall": ("wall",), "cpu": ("cpu",), "memory": ("alloc", "dealloc"), "full": COLUMNS}
 _SHOWN = 60
 
 
@@ -100,14 +102,9 @@ def _unit(metric: str) -> str:
     return "bytes" if metric in ("alloc", "dealloc") else "us"
 
 
-def _value(metric: str, time: int, idle: bool, memory: int) -> int:
-    if metric == "wall":
-        return time
-    if metric == "cpu":
-        return 0 if idle else time
-    if metric == "alloc":
-        return memory if memory > 0 else 0
-    return -memory if memory < 0 else 0
+def _columns(time: int, idle: bool, memory: int) -> List[int]:
+    """One sample's value of every metric: wall time, cpu time (not idle), bytes allocated, bytes freed."""
+    return [time, 0 if idle else time, memory if memory > 0 else 0, -memory if memory < 0 else 0]
 
 
 def _metadata(headers: Dict[str, str], metric: str) -> Metadata:
@@ -176,7 +173,7 @@ def _parse_text(
         metric = _metric(options, headers.get("mode", "wall"), source)
         if diagnostics is not None:
             diagnostics.warn(f"{source}: no Austin samples{' (empty input)' if not lineno else ''}; the profile is empty")
-    column = ("wall", "cpu", "alloc", "dealloc").index(metric)
+    column = COLUMNS.index(metric)
     stacks: Dict[Stack, Number] = {}
     cache = stack_cache if stack_cache is not None else {}
     for text, sums in totals.items():
@@ -203,15 +200,13 @@ def _sample_values(values: List[str], headers: Dict[str, str]) -> Optional[List[
         time, idle, memory = numbers
         if time < 0 or idle not in (0, 1):
             return None
-        return [time, 0 if idle else time, memory if memory > 0 else 0, -memory if memory < 0 else 0]
+        return _columns(time, bool(idle), memory)
     if len(numbers) != 1 or mode == "full":
         return None
     (number,) = numbers
     if mode == "memory":
-        return [0, 0, number if number > 0 else 0, -number if number < 0 else 0]
-    if number < 0:
-        return None
-    return [number, number, 0, 0]
+        return _columns(0, False, number)
+    return _columns(number, False, 0) if number >= 0 else None
 
 
 def _bad_line(line: str, cut: int, values: List[str], headers: Dict[str, str]) -> str:
@@ -313,7 +308,7 @@ def parse_mojo(
             continue
         key = (head if options.threads else (), frames)
         found = totals.get(key)
-        sample = [time, 0 if idle else time, memory if memory > 0 else 0, -memory if memory < 0 else 0]
+        sample = _columns(time, idle, memory)
         if found is None:
             totals[key] = sample
         else:
@@ -322,7 +317,7 @@ def parse_mojo(
     metric = _metric(options, headers.get("mode", "wall"), source)
     if not totals and diagnostics is not None:
         diagnostics.warn(f"{source}: no Austin samples; the profile is empty")
-    column = ("wall", "cpu", "alloc", "dealloc").index(metric)
+    column = COLUMNS.index(metric)
     stacks: Dict[Stack, Number] = {}
     for (head, frames), sums in totals.items():
         if sums[column]:
