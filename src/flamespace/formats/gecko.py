@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from .._types import Number, Stack
 
 name = "gecko"
-extensions = (".gecko.json", ".json.gz.gecko", ".profile.json")
+extensions = (".gecko.json", ".profile.json")
 description = "Firefox Profiler processed profile (CPython 3.15 profiling.sampling, samply)"
 charts = True
 

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from .._types import Number, Stack
 
 name = "pprof"
-extensions = (".pprof", ".pb", ".pb.gz", ".prof.pb")
+extensions = (".pprof", ".pb")
 description = "pprof profile.proto (go tool pprof, Pyroscope, austin2pprof), gzipped or plain"
 
 #: pprof's unit names and ours.
