@@ -53,6 +53,11 @@ def test_pyspy_frames_are_renamed_and_thread_roots_dropped() -> None:
     assert dict(kept.items()) == {("thread (0x7F01)", 'process 12:"python x.py"', "f (/srv/a.py:1)"): 3}
 
 
+def test_an_empty_pyspy_file_is_an_empty_profile_with_a_warning() -> None:
+    diagnostics = Diagnostics()
+    assert len(pyspy.parse(io.StringIO(""), diagnostics=diagnostics)) == 0 and "empty" in diagnostics.warnings[0]
+
+
 def test_pyspy_is_never_sniffed() -> None:
     assert registry.detect((DATA / "pyspy" / "raw.txt").read_bytes()).name == "folded"
 

@@ -77,6 +77,8 @@ def parse(
             stack = stack[start:]
         new = tuple(map(rename, stack))
         values[new] = values.get(new, 0) + value
+    if not values and diagnostics is not None:
+        diagnostics.warn(f"{source}: no py-spy samples; the profile is empty")
     labels = dict(raw.metadata.labels)
     labels.setdefault("profiler", "py-spy")
     return FlameGraph._trusted(values, raw.metadata.replace(unit=raw.metadata.unit or "samples", labels=labels))
