@@ -103,7 +103,8 @@ def test_without_a_default_the_last_sample_type_is_read() -> None:
 
 
 def test_the_writer_round_trips_and_the_official_decoder_reads_it() -> None:
-    graph = fs.FlameGraph({("main (a.py:1)", "f (a.py:2)"): 30, ("main (a.py:1)",): 10, ("g",): 5, ("x (lib.so)",): 2}, unit="ns", metric="cpu")
+    graph = fs.FlameGraph({("main (a.py:1)", "f (a.py:2)"): 30, ("main (a.py:1)",): 10, ("g",): 5, ("x (lib.so)",): 2},
+                          unit="ns", metric="cpu", labels={"command": "python a.py", "profiler": "flamespace"})
     out = io.StringIO()
     pprof.dump(graph, out, pprof.WriteOptions(gzip=False))
     data = out.getvalue().encode("utf-8", "surrogateescape")
@@ -111,6 +112,7 @@ def test_the_writer_round_trips_and_the_official_decoder_reads_it() -> None:
     back = pprof.parse_bytes(data)
     assert dict(back.items()) == dict(graph.items())
     assert (back.metadata.unit, back.metadata.metric) == ("ns", "cpu")
+    assert dict(back.metadata.labels) == {"command": "python a.py", "profiler": "flamespace"}  # labels travel as comments
 
 
 def test_written_files_are_gzipped_and_read_back_through_the_registry(tmp_path: Path) -> None:

@@ -9,7 +9,8 @@ frames (``--strip lines`` merges lines); locations without symbols are their add
 
 Writing: a flame graph becomes one sample per stack, one function and location per frame
 (``function (file:line)`` split back into its parts), gzipped as pprof writes it, with the
-profile's metric and unit as the sample type. It opens in ``go tool pprof`` and Pyroscope.
+profile's metric and unit as the sample type and its labels as ``key: value`` comments
+(``go tool pprof`` shows them; this reader reads them back as labels). It opens in ``go tool pprof`` and Pyroscope.
 """
 
 from __future__ import annotations
@@ -311,9 +312,15 @@ def _graph(data: bytes, profile: _Profile, options: ReadOptions, source: str, di
         labels["pprof.period"] = f"{profile.period} {period_unit}".strip() + (f" of {period_type}" if period_type else "")
     if profile.duration:
         labels["pprof.duration_ns"] = str(profile.duration)
-    comments = [_string(profile, c, "a comment") for c in profile.comments]
-    if comments:
-        labels["pprof.comments"] = "; ".join(comments)
+    others = []
+    for comment in (_string(profile, c, "a comment") for c in profile.comments):
+        label, colon, text = comment.partition(": ")
+        if colon and label and not any(char.isspace() for char in label):  # "key: value": a label, as our writer writes them
+            labels[label] = text
+        else:
+            others.append(comment)
+    if others:
+        labels["pprof.comments"] = "; ".join(others)
     unit = _UNITS.get(unit_name, unit_name or None)
     if unit == "count" and metric == "samples":
         unit = "samples"
