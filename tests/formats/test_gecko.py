@@ -125,14 +125,24 @@ def test_the_writer_round_trips_charts_and_graphs_through_the_reader() -> None:
     assert dict(gecko.parse(io.StringIO(graph_out.getvalue())).graph().items()) == {("a", "b"): 3, ("c",): 4}
 
 
-def test_times_are_written_as_tracing_milliseconds() -> None:
+def test_times_are_written_as_tracing_milliseconds_and_read_back_in_their_unit() -> None:
     out = io.StringIO()
     registry.by_name("gecko").dump(CHART, out)
     document = json.loads(out.getvalue())
     assert {t["samples"]["weightType"] for t in document["threads"]} == {"tracing-ms"}
+    assert sum(sum(t["samples"]["weight"]) for t in document["threads"]) == pytest.approx(CHART.graph().total() / 1e6)
     back = gecko.parse(io.StringIO(out.getvalue()))
-    assert back.metadata is not None and back.metadata.unit == "ms"
-    assert back.graph().total() == pytest.approx(CHART.graph().total() / 1e6)
+    assert back.metadata == CHART.metadata and dict(back.graph().items()) == dict(CHART.graph().items())
+
+
+@pytest.mark.parametrize("text", ["a;b 3\nc 1\n", "# unit: ns\n# metric: cpu\n# command: x y\ng 5\nmain (a.py:1);f (a.py:2) 30\n"])
+def test_folded_to_gecko_to_folded_is_identical(text: str) -> None:
+    folded = registry.by_name("folded")
+    out = io.StringIO()
+    gecko.dump(folded.parse(io.StringIO(text)), out)
+    again = io.StringIO()
+    folded.dump(gecko.parse(io.StringIO(out.getvalue())).graph(), again)
+    assert again.getvalue() == text
 
 
 def test_bad_profiles_name_the_json_path() -> None:

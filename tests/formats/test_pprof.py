@@ -124,6 +124,16 @@ def test_written_files_are_gzipped_and_read_back_through_the_registry(tmp_path: 
     assert {s: round(v) for s, v in GRAPH.items()} == dict(back.items())
 
 
+@pytest.mark.parametrize("text", ["a;b 3\nc 1\n", "# unit: ns\n# metric: cpu\n# command: x y\ng 5\nmain (a.py:1);f (a.py:2) 30\n"])
+def test_folded_to_pprof_to_folded_is_identical(text: str) -> None:
+    folded = registry.by_name("folded")
+    out = io.StringIO()
+    pprof.dump(folded.parse(io.StringIO(text)), out, pprof.WriteOptions(gzip=False))
+    again = io.StringIO()
+    folded.dump(pprof.parse_bytes(out.getvalue().encode("utf-8", "surrogateescape")), again)
+    assert again.getvalue() == text
+
+
 def test_differential_profiles_cannot_be_written() -> None:
     with pytest.raises(fs.ArgumentError, match="differential"):
         pprof.dump(fs.Differential(fs.FlameGraph({("a",): 1}), fs.FlameGraph({("a",): 2})), io.StringIO())

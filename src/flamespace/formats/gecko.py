@@ -14,7 +14,8 @@ frames (CPython writes only the file's base name); others keep their name.
 
 Writing: a flame chart or graph becomes one thread per chart thread (one for a graph)
 with the tables above, which the Firefox Profiler opens (https://profiler.firefox.com,
-"Load a profile from file").
+"Load a profile from file"). Times are written as ``tracing-ms``; the profile's unit,
+metric and labels go in ``meta.flamespace``, so this reader gives back what was written.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ..core.chart import FlameChart
 from ..core.differential import Differential
 from ..core.metadata import Metadata
 from ..core.python_frames import PythonFrames, split_frame
+from ..core.units import TIME_UNITS
 from ..core.vector import FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
@@ -127,6 +129,7 @@ def parse(
     names = PythonFrames()
     samples: List[Tuple[float, str, Stack, Number]] = []
     units = set()
+    weight_types = set()
     for number, thread in enumerate(threads):
         path = f"threads[{number}]"
         if not isinstance(thread, dict):
@@ -139,7 +142,9 @@ def parse(
             raise InputError(f"{path} has no string table (shared.stringArray or {path}.stringArray)", source)
         sample_table = _table(thread, "samples", ("stack", "time", "weight", "timeDeltas"), path, source)
         weight_type = raw.get("weightType", "samples") if isinstance(raw, dict) else "samples"
-        units.add(_WEIGHT_UNITS.get(weight_type, weight_type) if isinstance(weight_type, str) else "samples")
+        weight_type = weight_type if isinstance(weight_type, str) else "samples"
+        weight_types.add(weight_type)
+        units.add(_WEIGHT_UNITS.get(weight_type, weight_type))
         stacks = _thread_stacks(thread, strings, names, path, source)
         thread_name = thread.get("name")
         label = thread_name if isinstance(thread_name, str) else f"thread {number}"
@@ -175,8 +180,20 @@ def parse(
     interval = meta.get("interval")
     if isinstance(interval, (int, float)) and not isinstance(interval, bool):
         labels["gecko.interval_ms"] = f"{interval:g}"
-    chart = FlameChart(Metadata(unit=units.pop() if units else "samples", labels=labels))
+    metadata = Metadata(unit=units.pop() if units else "samples", labels=labels)
+    ours = meta.get("flamespace")
+    scale = 1.0
+    if isinstance(ours, dict) and isinstance(ours.get("labels"), dict):  # written by us: the profile's own metadata
+        unit, metric = ours.get("unit"), ours.get("metric")
+        unit = unit if isinstance(unit, str) else None
+        metadata = Metadata(unit=unit, metric=metric if isinstance(metric, str) else None, labels={str(k): str(v) for k, v in ours["labels"].items()})
+        written_type, written_scale = _weights(unit)
+        if weight_types <= {written_type}:
+            scale = written_scale
+    chart = FlameChart(metadata)
     for time, label, stack, weight in samples:
+        if scale != 1.0:
+            weight = _unscaled(weight / scale)
         chart.append(round((time - origin) * 1_000_000), label, stack, weight)
     if not samples and diagnostics is not None:
         diagnostics.warn(f"{source}: the profile has no samples; it is empty")
@@ -243,9 +260,7 @@ def dump(profile: Union[FlameGraph, FlameChart], stream: TextIO, options: WriteO
             per_thread.setdefault(thread, []).append((timestamp / 1_000_000, stack, weight))
     else:
         per_thread = {"all": [(float(k), stack, value) for k, (stack, value) in enumerate(profile.sorted_items())]}
-    unit = metadata.unit or "samples"
-    weight_type = {"samples": "samples", "ms": "tracing-ms", "bytes": "bytes"}.get(unit, "tracing-ms")
-    scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}.get(unit, 1.0)
+    weight_type, scale = _weights(metadata.unit)
     threads = [
         _thread(label, rows, string, weight_type, scale, tid)
         for tid, (label, rows) in enumerate(per_thread.items(), 1)
@@ -256,6 +271,7 @@ def dump(profile: Union[FlameGraph, FlameChart], stream: TextIO, options: WriteO
             "stackwalk": 0, "version": GECKO_VERSION, "preprocessedProfileVersion": PREPROCESSED_VERSION, "symbolicated": True,
             "categories": [{"name": "Other", "color": "grey", "subcategories": ["Other"]}], "markerSchema": [],
             "importedFrom": metadata.labels.get("profiler", "flamespace"),
+            "flamespace": {"unit": metadata.unit, "metric": metadata.metric, "labels": dict(metadata.labels)},  # read back exactly
         },
         "libs": [],
         "threads": threads,
@@ -266,6 +282,19 @@ def dump(profile: Union[FlameGraph, FlameChart], stream: TextIO, options: WriteO
 
     json.dump(document, stream, separators=(",", ":"), ensure_ascii=False)
     stream.write("\n")
+
+
+def _unscaled(value: float) -> Number:
+    """A weight read back in its own unit: whole when it was whole (up to the rounding of the scaling)."""
+    whole = round(value)
+    return whole if abs(value - whole) <= 1e-9 * max(1.0, abs(value)) else value
+
+
+def _weights(unit: Optional[str]) -> Tuple[str, float]:
+    """The Firefox Profiler's weight type for a unit, and what one unit is in it (times are written in ms)."""
+    if unit in (None, "samples", "bytes"):
+        return ("bytes" if unit == "bytes" else "samples"), 1.0
+    return "tracing-ms", TIME_UNITS.get(unit or "", 1e6) / 1e6  # a unit that is not time: one to a millisecond
 
 
 def _thread(label: str, rows: List[Tuple[float, Stack, Number]], string: Any, weight_type: str, scale: float, tid: int) -> Dict[str, Any]:

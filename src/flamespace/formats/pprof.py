@@ -56,6 +56,10 @@ _UNITS = {
 _UNIT_NAMES = {"ns": "nanoseconds", "us": "microseconds", "ms": "milliseconds", "s": "seconds", "bytes": "bytes", "samples": "count", "count": "count"}
 
 
+#: Comments our writer adds to keep the profile's unit and metric exactly (pprof's sample type cannot say "none").
+_OURS = "flamespace."
+
+
 @record
 class ReadOptions(Record):
     """``sample_type``: the name or index of the value to add up; empty for pprof's default."""
@@ -312,21 +316,28 @@ def _graph(data: bytes, profile: _Profile, options: ReadOptions, source: str, di
         labels["pprof.period"] = f"{profile.period} {period_unit}".strip() + (f" of {period_type}" if period_type else "")
     if profile.duration:
         labels["pprof.duration_ns"] = str(profile.duration)
+    written: Dict[str, str] = {}  # "key: value" comments, as our writer writes labels
     others = []
     for comment in (_string(profile, c, "a comment") for c in profile.comments):
         label, colon, text = comment.partition(": ")
-        if colon and label and not any(char.isspace() for char in label):  # "key: value": a label, as our writer writes them
-            labels[label] = text
+        if colon and label and not any(char.isspace() for char in label):
+            written[label] = text
         else:
             others.append(comment)
     if others:
         labels["pprof.comments"] = "; ".join(others)
-    unit = _UNITS.get(unit_name, unit_name or None)
+    unit: Optional[str] = _UNITS.get(unit_name, unit_name or None)
     if unit == "count" and metric == "samples":
         unit = "samples"
+    metric_name: Optional[str] = metric or None
+    if f"{_OURS}unit" in written:  # written by us: the profile's own metadata, exactly
+        unit, metric_name = written.pop(f"{_OURS}unit") or None, written.pop(f"{_OURS}metric", "") or None
+        labels = written
+    else:
+        labels.update(written)
     if not profile.samples and diagnostics is not None:
         diagnostics.warn(f"{source}: the pprof profile has no samples; the profile is empty")
-    return FlameGraph._trusted(stacks, Metadata(unit=unit, metric=metric or None, labels=labels))
+    return FlameGraph._trusted(stacks, Metadata(unit=unit, metric=metric_name, labels=labels))
 
 
 # -- writing -------------------------------------------------------------------------------
@@ -399,6 +410,7 @@ def encode(profile: FlameGraph) -> bytes:
     for text in list(strings):
         encode_bytes(6, text.encode("utf-8", "surrogateescape"), out)
     comments = [f"{key}: {value}" for key, value in sorted(labels.items())]
+    comments += [f"{_OURS}unit: {metadata.unit or ''}", f"{_OURS}metric: {metadata.metric or ''}"]  # exactly, None included
     start = len(strings)
     for comment in comments:
         encode_bytes(6, comment.encode("utf-8", "surrogateescape"), out)
