@@ -28,7 +28,7 @@ from ..core.differential import Differential
 from ..core.metadata import Metadata
 from ..core.python_frames import PythonFrames, split_frame
 from ..core.units import TIME_UNITS
-from ..core.vector import FlameGraph
+from ..core.vector import MAX_VALUE, FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 from . import _json
@@ -194,6 +194,8 @@ def parse(
     for time, label, stack, weight in samples:
         if scale != 1.0:
             weight = _unscaled(weight / scale)
+            if weight >= MAX_VALUE:
+                raise InputError(f"a sample of thread {label!r} weighs {weight:g} {metadata.unit}, more than a profile can hold", source)
         chart.append(round((time - origin) * 1_000_000), label, stack, weight)
     if not samples and diagnostics is not None:
         diagnostics.warn(f"{source}: the profile has no samples; it is empty")
