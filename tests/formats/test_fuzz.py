@@ -98,6 +98,8 @@ def _read_or_refuse(data: bytes, format: str) -> None:
         profile = fs.read(io.BytesIO(data), format)
     except fs.InputError:
         return
+    if isinstance(profile, FlameChart):
+        profile = profile.graph()
     sides = [profile.before, profile.after] if isinstance(profile, fs.Differential) else [profile]
     for side in sides:
         for stack, value in side.items():  # what came back is a valid profile: finite, positive values
@@ -118,10 +120,15 @@ def test_speedscope_reader_raises_only_input_errors(data: bytes) -> None:
 
 
 def test_every_reader_is_fuzzed() -> None:
-    """A new reader must get a fuzz test here."""
+    """A new reader must get a fuzz test: ``test_<format>_reader_raises_only_input_errors`` in tests/formats/
+    (the collapsers share one, parametrised over ``test_collapse_fuzz.FORMATS``)."""
+    from pathlib import Path
+
     from .test_collapse_fuzz import FORMATS as COLLAPSERS
 
-    fuzzed = {"folded", "speedscope", *COLLAPSERS}
+    tests = "".join(path.read_text(encoding="utf-8") for path in Path(__file__).parent.glob("test_*.py"))
+    fuzzed = set(re.findall(r"def test_(\w+?)_reader_raises_only_input_errors", tests)) | set(COLLAPSERS)
+    assert {"folded", "speedscope"} <= fuzzed
     assert set(registry.names()) <= fuzzed, set(registry.names()) - fuzzed
 
 

@@ -73,4 +73,11 @@ def cli() -> None:
 
     \b
         flamespace merge runs/ | flamespace filter --grep parse | flamespace top
+
+    Other profilers' files are read too, detected the same way:
+
+    \b
+        austin format (text and MOJO), pprof format, gecko format (Firefox Profiler),
+        chrome format (Trace Event JSON, VizTracer), cpuprofile format (DevTools, Node),
+        pstats format (cProfile, yappi: stacks estimated), pyspy format (only --from pyspy)
     """

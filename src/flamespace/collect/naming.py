@@ -1,5 +1,8 @@
 """Frame names for Python code: ``function (file:line)`` with paths that compare across machines.
 
+The convention itself (and its path shortening) lives in :mod:`flamespace.core.python_frames`,
+shared with the readers of other profilers' files.
+
 Two checkouts of a project, two virtualenvs or two Python builds give the same names: paths
 under ``site-packages`` (or ``dist-packages``) become ``site-packages/...``, the standard
 library becomes ``<stdlib>/...`` and files under the working directory become relative.
@@ -7,47 +10,12 @@ library becomes ``<stdlib>/...`` and files under the working directory become re
 
 from __future__ import annotations
 
-import os
+from ..core.python_frames import PACKAGE_DIRS, PathShortener, format_frame
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import CodeType
-    from typing import Dict, List, Optional, Tuple
-
-PACKAGE_DIRS = ("site-packages", "dist-packages")
-
-
-class PathShortener:
-    """Maps absolute file names to stable short ones; caches every answer."""
-
-    def __init__(self, cwd: Optional[str] = None, stdlib_dirs: Optional[List[str]] = None) -> None:
-        self.cwd = os.path.normpath(cwd or os.getcwd())
-        if stdlib_dirs is None:  # where os.py lives is the standard library (sysconfig costs imports)
-            stdlib_dirs = [os.path.dirname(os.__file__)]
-        # Longest first, so a nested directory wins over its parent.
-        self.stdlib_dirs = sorted({os.path.normpath(d) for d in stdlib_dirs}, key=len, reverse=True)
-        self._cache: Dict[str, str] = {}
-
-    def __call__(self, filename: str) -> str:
-        short = self._cache.get(filename)
-        if short is None:
-            short = self._cache[filename] = self._shorten(filename)
-        return short
-
-    def _shorten(self, filename: str) -> str:
-        if filename.startswith("<") or not os.path.isabs(filename):
-            return filename  # "<frozen importlib._bootstrap>", "<string>", already relative
-        path = os.path.normpath(filename)
-        parts = path.split(os.sep)
-        for index in range(len(parts) - 1, -1, -1):
-            if parts[index] in PACKAGE_DIRS:
-                return "site-packages/" + "/".join(parts[index + 1 :])
-        for directory in self.stdlib_dirs:
-            if path.startswith(directory + os.sep):
-                return "<stdlib>/" + path[len(directory) + 1 :].replace(os.sep, "/")
-        if path.startswith(self.cwd + os.sep):
-            return path[len(self.cwd) + 1 :].replace(os.sep, "/")
-        return path
+    from typing import Dict, Optional, Tuple
 
 
 class FrameNamer:
@@ -86,8 +54,4 @@ def function_name(code: CodeType) -> str:
     return getattr(code, "co_qualname", code.co_name)
 
 
-def format_frame(function: str, file: str, line: Optional[int]) -> str:
-    return f"{function} ({file}:{line})" if line is not None else f"{function} ({file})"
-
-
-__all__ = ["FrameNamer", "PathShortener", "format_frame", "function_name"]
+__all__ = ["PACKAGE_DIRS", "FrameNamer", "PathShortener", "format_frame", "function_name"]

@@ -20,7 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import os
     from types import ModuleType
-    from typing import Dict, List, Optional, Union
+    from typing import Callable, Dict, List, Optional, Union
 
     from .._types import Profile, Source, Stack
     from ..core.vector import FlameGraph
@@ -28,9 +28,36 @@ if TYPE_CHECKING:
 
 #: Every format's module name (its ``name``), in sniffing order. Modules are imported when
 #: first needed, so reading a folded file does not import speedscope (and json).
-ORDER = ("speedscope", "xctrace", "vtune", "vsprof", "ghcprof", "sample", "instruments", "jstack", "faulthandler", "gdb", "elfutils", "bpftrace", "pmc", "stap", "dtrace", "folded")
+ORDER = (
+    "speedscope", "gecko", "chrome", "cpuprofile", "pprof", "pstats", "austin",
+    "xctrace", "vtune", "vsprof", "ghcprof", "sample", "instruments", "jstack", "faulthandler",
+    "gdb", "elfutils", "bpftrace", "pmc", "stap", "dtrace", "pyspy", "folded",
+)
 #: What an input's head must look like for a format to be worth importing to sniff it.
-_COULD_BE = {"speedscope": lambda head: head.lstrip()[:1] in (b"", b"{"), "xctrace": lambda head: b"<trace-query-result" in head, "vtune": lambda head: b"Function Stack," in head, "vsprof": lambda head: b"Level,Function Name," in head[:64], "ghcprof": lambda head: b"COST CENTRE" in head, "sample": lambda head: b"Call graph:" in head, "instruments": lambda head: b"\t \t" in head, "jstack": lambda head: b"java.lang.Thread.State" in head or b"Full thread dump" in head, "faulthandler": lambda head: b'  File "' in head, "gdb": lambda head: b"\n#" in head, "elfutils": lambda head: b"TID " in head, "bpftrace": lambda head: b"@[" in head, "pmc": lambda head: b"%  [" in head, "stap": lambda head: b" : " in head, "dtrace": lambda head: b"`" in head or b"0x" in head}
+_COULD_BE: Dict[str, Callable[[bytes], bool]] = {
+    "speedscope": lambda head: head.lstrip()[:1] in (b"", b"{"),
+    "gecko": lambda head: head.lstrip()[:1] == b"{",
+    "chrome": lambda head: head.lstrip()[:1] in (b"{", b"["),
+    "cpuprofile": lambda head: head.lstrip()[:1] == b"{",
+    "pprof": lambda head: head[:1] in (b"\x0a", b"\x12"),
+    "pstats": lambda head: head[:1] in (b"{", b"\xfb"),
+    "austin": lambda head: head[:3] == b"MOJ" or head.lstrip()[:1] in (b"#", b"P"),
+    "xctrace": lambda head: b"<trace-query-result" in head,
+    "vtune": lambda head: b"Function Stack," in head,
+    "vsprof": lambda head: b"Level,Function Name," in head[:64],
+    "ghcprof": lambda head: b"COST CENTRE" in head,
+    "sample": lambda head: b"Call graph:" in head,
+    "instruments": lambda head: b"\t \t" in head,
+    "jstack": lambda head: b"java.lang.Thread.State" in head or b"Full thread dump" in head,
+    "faulthandler": lambda head: b'  File "' in head,
+    "gdb": lambda head: b"\n#" in head,
+    "elfutils": lambda head: b"TID " in head,
+    "bpftrace": lambda head: b"@[" in head,
+    "pmc": lambda head: b"%  [" in head,
+    "stap": lambda head: b" : " in head,
+    "dtrace": lambda head: b"`" in head or b"0x" in head,
+    "pyspy": lambda head: False,  # folded text: only when asked for (--from pyspy)
+}
 SNIFF_BYTES = 64 * 1024
 
 

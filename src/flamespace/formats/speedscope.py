@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, TextIO, T
 from ..core.chart import FlameChart
 from ..core.differential import Differential
 from ..core.metadata import Metadata
+from ..core.python_frames import PythonFrames, split_frame
 from ..core.vector import MAX_VALUE, FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
@@ -109,20 +110,21 @@ def _frame_names(document: Dict[str, Any], source: str) -> List[str]:
     if not isinstance(frames, list):
         raise InputError("not a speedscope file: expected 'shared.frames' to be a list", source)
     names = []
+    python_frames = PythonFrames()
     for index, frame in enumerate(frames):
         if not isinstance(frame, dict) or not isinstance(frame.get("name"), str):
             raise InputError(f"shared.frames[{index}] has no name", source)
-        names.append(_display_name(frame))
+        names.append(_display_name(frame, python_frames))
     return names
 
 
-def _display_name(frame: Dict[str, Any]) -> str:
-    """``name (file:line)`` as our sampler names frames; the bare name if no file is given."""
+def _display_name(frame: Dict[str, Any], python_frames: PythonFrames) -> str:
+    """``name (file:line)`` as our sampler names frames (core.python_frames); the bare name if no file is given."""
     name: str = frame["name"]
     file, line = frame.get("file"), frame.get("line")
-    if not file or f"({file}" in name:
+    if not file or not isinstance(file, str) or f"({file}" in name:
         return name
-    return f"{name} ({file}:{line})" if line is not None else f"{name} ({file})"
+    return python_frames(name, file, line if type(line) is int and line > 0 else None)
 
 
 def _is_number(value: object) -> bool:
@@ -224,13 +226,11 @@ class _FrameTable:
 
 
 def _split_frame(frame: str) -> Dict[str, Any]:
-    if frame.endswith(")") and " (" in frame:
-        function, _, where = frame[:-1].rpartition(" (")
-        file, colon, line = where.rpartition(":")
-        if colon and line.isdigit():
-            return {"name": function, "file": file, "line": int(line)}
-        return {"name": function, "file": where}
-    return {"name": frame}
+    split = split_frame(frame)
+    if split is None:
+        return {"name": frame}
+    function, file, line = split
+    return {"name": function, "file": file, "line": line} if line is not None else {"name": function, "file": file}
 
 
 def dump(profile: Union[FlameGraph, FlameChart, Differential], stream: TextIO, options: WriteOptions = WriteOptions()) -> None:

@@ -1,0 +1,58 @@
+"""Loading JSON profiles with errors that say where: line and column, or the JSON path of a bad value."""
+
+from __future__ import annotations
+
+from ..core.vector import MAX_VALUE
+from ..errors import InputError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Optional, TextIO
+
+    from ..diagnostics import Diagnostics
+
+
+def load(stream: TextIO, source: str, what: str, diagnostics: Optional[Diagnostics] = None) -> Any:
+    """The document in ``stream``; InputError naming the line and column of bad JSON (``what``: the format's name).
+
+    An empty input is None, with a warning: the reader returns an empty profile.
+    """
+    import json  # here, not at start-up
+
+    text = stream.read()
+    if not text.strip():
+        if diagnostics is not None:
+            diagnostics.warn(f"{source}: empty input; the profile is empty")
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        end = text.rstrip()
+        truncated = " (truncated file?)" if exc.pos >= len(end) or end[-1:] not in ("}", "]") else ""
+        raise InputError(f"not valid JSON for {what}: {exc.msg} (column {exc.colno}){truncated}", source, exc.lineno) from None
+    except RecursionError:
+        raise InputError(f"not a {what} file: JSON nested too deeply", source) from None
+
+
+def number(value: object, path: str, source: str, minimum: float = -MAX_VALUE) -> float:
+    """``value`` if it is a finite JSON number in [minimum, MAX_VALUE); InputError naming ``path`` otherwise."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and minimum <= value < MAX_VALUE:
+        return value
+    raise InputError(f"{path} is {value!r:.60}, not a number between {minimum:g} and {MAX_VALUE:g}", source)
+
+
+def integer(value: object, path: str, source: str, minimum: int = 0) -> int:
+    if type(value) is int and minimum <= value < MAX_VALUE:
+        return value
+    raise InputError(f"{path} is {value!r:.60}, not an integer >= {minimum}", source)
+
+
+def field(document: Any, key: str, kind: type, path: str, source: str) -> Any:
+    """``document[key]``, which must be a ``kind`` (list, dict, str)."""
+    value = document.get(key) if isinstance(document, dict) else None
+    if not isinstance(value, kind):
+        raise InputError(f"{path + '.' if path else ''}{key} is missing or not a {kind.__name__}", source)
+    return value
+
+
+__all__ = ["field", "integer", "load", "number"]
