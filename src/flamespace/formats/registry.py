@@ -20,9 +20,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import os
     from types import ModuleType
-    from typing import Dict, List, Optional, Union
+    from typing import Dict, List, Optional, Tuple, Union
 
-    from .._types import Profile, Source, Stack
+    from .._types import Number, Profile, Source, Stack
+    from ..core.metadata import Metadata
     from ..core.vector import FlameGraph
     from ..diagnostics import Diagnostics
 
@@ -121,6 +122,32 @@ def read(
             text.detach()
 
 
+def read_texts(
+    source: Source,
+    format: Optional[str] = None,
+    *,
+    skip_invalid: bool = False,
+    diagnostics: Optional[Diagnostics] = None,
+) -> Tuple[Dict[str, Number], Metadata]:
+    """Read a profile as stack texts ('a;b;c', as the folded format writes them) -> value, and its metadata.
+
+    For commands that never need frames (compare builds its runs × stacks matrix from them).
+    Stacks with value 0 are left out; two-count (differential) input is an :class:`InputError`.
+    This version reads through :func:`read` and joins the frames again.
+    """
+    from ..core.differential import Differential
+
+    profile = read(source, format, skip_invalid=skip_invalid, diagnostics=diagnostics)
+    if isinstance(profile, Differential):
+        raise InputError("is differential input (two counts per line); a profile with one count per line is needed",
+                         display_name(source))
+    values: Dict[str, Number] = {}
+    for stack, value in profile.items():
+        if value:
+            values[folded.format_stack(stack)] = value
+    return values, profile.metadata
+
+
 def write(profile: Union[Profile, FlameChart], destination: Union[str, "os.PathLike[str]", None] = None, format: str = "folded", **options: object) -> None:
     """Write ``profile`` to a path or stdout (None or '-')."""
     fmt = by_name(format)
@@ -132,4 +159,4 @@ def write(profile: Union[Profile, FlameChart], destination: Union[str, "os.PathL
         fmt.dump(profile, out, fmt.WriteOptions(**options))
 
 
-__all__ = ["FORMATS", "by_name", "detect", "display_name", "names", "read", "recognises", "write"]
+__all__ = ["FORMATS", "by_name", "detect", "display_name", "names", "read", "read_texts", "recognises", "write"]

@@ -20,6 +20,18 @@ if TYPE_CHECKING:
 CLOSED_MAX = 12
 
 
+def check_stacks(varying: int, runs: int, at_least: bool = False) -> None:
+    """Refuse ``varying`` stacks over ``runs`` = n1 + n2 runs: the pooled covariance of q stacks
+    needs q < n1 + n2 − 1. ``at_least``: ``varying`` is a lower bound and ``runs`` an upper one
+    (found while the runs are still being read, so the refusal comes before reading them all)."""
+    if varying >= runs - 1:
+        raise ArgumentError(
+            f"hotelling needs fewer varying stacks than n1 + n2 − 1 = {runs - 1} runs, but there are "
+            f"{'at least ' if at_least else ''}{varying}; use --method welch or maxt (valid for any number of stacks), "
+            "collect more runs, or drop rare stacks with --min-runs/--min-fraction"
+        )
+
+
 def g_squared(n1: int, n2: int, p: "int | np.ndarray") -> "float | np.ndarray":
     """G² = (n1+n2−p−1) / ((n1+n2−2)·p) · n1·n2/(n1+n2): turns ΔᵀS⁻¹Δ into an F(p, n1+n2−p−1) value."""
     return (n1 + n2 - p - 1) / ((n1 + n2 - 2) * p) * (n1 * n2) / (n1 + n2)
@@ -105,12 +117,7 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, alternative: str = "t
     if constant.any():
         notes.append(f"{int(constant.sum())} stack(s) without variance in either group left out of Hotelling's test "
                      "(no decision for them; maxt tests them)")
-    if q >= n1 + n2 - 1:
-        raise ArgumentError(
-            f"hotelling needs fewer varying stacks than n1 + n2 − 1 = {n1 + n2 - 1} runs, but there are {q}; "
-            "use --method welch or maxt (valid for any number of stacks), collect more runs, "
-            "or drop rare stacks with --min-runs/--min-fraction"
-        )
+    check_stacks(q, n1 + n2)
     p_raw = np.ones(len(delta))
     p_adj = np.ones(len(delta))
     lower, upper = np.full(len(delta), -np.inf), np.full(len(delta), np.inf)
