@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Callable, Optional, Tuple
 
 if TYPE_CHECKING:
     import numpy as np
+    from numpy.typing import ArrayLike
 
 #: Relative step at which a continued fraction (or series) has converged.
 EPS = 1e-16
@@ -160,7 +161,7 @@ def _t_parts(t: "np.ndarray", df: "np.ndarray") -> Tuple["np.ndarray", "np.ndarr
     return 0.5 * both, 0.5 + 0.5 * inside, log_front
 
 
-def t_sf(t: "np.ndarray", df: "np.ndarray") -> "np.ndarray":
+def t_sf(t: "ArrayLike", df: "ArrayLike") -> "np.ndarray":
     """P(T > t) for Student's t with ``df`` degrees of freedom (any positive real)."""
     import numpy as np
 
@@ -182,7 +183,7 @@ def _f_parts(f: "np.ndarray", d1: "np.ndarray", d2: "np.ndarray") -> Tuple["np.n
     return beta_tails(d2 / 2.0, d1 / 2.0, x, y, log_x, log_y)
 
 
-def f_sf(f: "np.ndarray", d1: "np.ndarray", d2: "np.ndarray") -> "np.ndarray":
+def f_sf(f: "ArrayLike", d1: "ArrayLike", d2: "ArrayLike") -> "np.ndarray":
     """P(F > f) for Snedecor's F with (``d1``, ``d2``) degrees of freedom."""
     import numpy as np
 
@@ -241,17 +242,17 @@ def _gamma_tails(a: "np.ndarray", x: "np.ndarray") -> Tuple["np.ndarray", "np.nd
     return lower, upper, log_front
 
 
-def chi2_cdf(x: "np.ndarray", df: "np.ndarray") -> "np.ndarray":
+def chi2_cdf(x: "ArrayLike", df: "ArrayLike") -> "np.ndarray":
     """P(χ² ≤ x) with ``df`` degrees of freedom."""
     return _gamma_tails(_half(df), _half(x))[0]
 
 
-def chi2_sf(x: "np.ndarray", df: "np.ndarray") -> "np.ndarray":
+def chi2_sf(x: "ArrayLike", df: "ArrayLike") -> "np.ndarray":
     """P(χ² > x) with ``df`` degrees of freedom."""
     return _gamma_tails(_half(df), _half(x))[1]
 
 
-def _half(v: "np.ndarray") -> "np.ndarray":
+def _half(v: "ArrayLike") -> "np.ndarray":
     import numpy as np
 
     return np.asarray(v, dtype=float) / 2.0
@@ -312,7 +313,7 @@ def _solve(parts: Parts, q: "np.ndarray", start: "np.ndarray", p: "Optional[np.n
     return np.asarray(root, dtype=float)
 
 
-def t_isf(q: "np.ndarray", df: "np.ndarray") -> "np.ndarray":
+def t_isf(q: "ArrayLike", df: "ArrayLike") -> "np.ndarray":
     """The t with P(T > t) = ``q`` (the upper ``q`` quantile) on ``df`` degrees of freedom."""
     import numpy as np
 
@@ -334,7 +335,7 @@ def t_isf(q: "np.ndarray", df: "np.ndarray") -> "np.ndarray":
     return np.where(np.isnan(q) | np.isnan(df) | (q < 0) | (q > 1), np.nan, out)
 
 
-def f_isf(q: "np.ndarray", d1: "np.ndarray", d2: "np.ndarray") -> "np.ndarray":
+def f_isf(q: "ArrayLike", d1: "ArrayLike", d2: "ArrayLike") -> "np.ndarray":
     """The f with P(F > f) = ``q`` on (``d1``, ``d2``) degrees of freedom."""
     import numpy as np
 
@@ -351,7 +352,7 @@ def f_isf(q: "np.ndarray", d1: "np.ndarray", d2: "np.ndarray") -> "np.ndarray":
     return np.where(q == 1, 0.0, np.where(q == 0, np.inf, out))
 
 
-def chi2_ppf(p: "np.ndarray", df: "np.ndarray") -> "np.ndarray":
+def chi2_ppf(p: "ArrayLike", df: "ArrayLike") -> "np.ndarray":
     """The x with P(χ² ≤ x) = ``p`` on ``df`` degrees of freedom."""
     import numpy as np
 
