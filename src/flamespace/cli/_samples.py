@@ -135,8 +135,16 @@ def load_sides(
     fatal = screening.fatal
     if fatal:
         raise InputError("\n  ".join(f.message for f in fatal))
+    stacks: Dict[str, "Stack"] = {}  # a stack reached by both sides is split once
+
+    def stack_of(text: str) -> "Stack":
+        stack = stacks.get(text)
+        if stack is None:
+            stack = stacks[text] = _stack(text)
+        return stack
+
     samples = {
-        side: Sample.from_rows(rows, [row_of[run.name] for run in runs], _stack, _stack_order,
+        side: Sample.from_rows(rows, [row_of[run.name] for run in runs], stack_of, _stack_order,
                                names=[run.name for run in runs], metadata=[metadata[run.name] for run in runs])
         for side, runs in screening.kept.items()
     }

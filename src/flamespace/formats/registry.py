@@ -20,7 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import os
     from types import ModuleType
-    from typing import Dict, List, Optional, Tuple, Union
+    from typing import BinaryIO, Dict, List, Optional, Tuple, Union
 
     from .._types import Number, Profile, Source, Stack
     from ..core.metadata import Metadata
@@ -113,13 +113,31 @@ def read(
     """
     with open_binary(source) as (stream, name):
         fmt = by_name(format) if format else detect(stream.peek(SNIFF_BYTES)[:SNIFF_BYTES], name)
-        options = fmt.ReadOptions(skip_invalid=skip_invalid)
-        text = text_reader(stream)
-        try:
-            profile: Profile = fmt.parse(text, options, source=name, diagnostics=diagnostics, stack_cache=stack_cache)
-            return profile
-        finally:
-            text.detach()
+        return _parse(fmt, stream, name, skip_invalid, diagnostics, stack_cache)
+
+
+def _parse(
+    fmt: ModuleType, stream: BinaryIO, name: str, skip_invalid: bool,
+    diagnostics: Optional[Diagnostics], stack_cache: Optional[Dict[str, Stack]],
+) -> Profile:
+    options = fmt.ReadOptions(skip_invalid=skip_invalid)
+    text = text_reader(stream)
+    try:
+        profile: Profile = fmt.parse(text, options, source=name, diagnostics=diagnostics, stack_cache=stack_cache)
+        return profile
+    finally:
+        text.detach()
+
+
+class _WholeTexts(dict):  # type: ignore[type-arg]  # a stack cache that never splits
+    """A folded ``stack_cache`` that hands back each stack text unsplit, as a 1-tuple: the
+    profile it gives is keyed by (text,), which :func:`read_texts` unwraps."""
+
+    def get(self, text: str, default: object = None) -> Tuple[str]:
+        return (text,)
+
+    def __setitem__(self, text: str, stack: object) -> None:
+        pass
 
 
 def read_texts(
@@ -133,14 +151,19 @@ def read_texts(
 
     For commands that never need frames (compare builds its runs × stacks matrix from them).
     Stacks with value 0 are left out; two-count (differential) input is an :class:`InputError`.
-    This version reads through :func:`read` and joins the frames again.
+    This version parses folded input with a stack cache that never splits a stack, and joins
+    the frames of other formats again.
     """
     from ..core.differential import Differential
 
-    profile = read(source, format, skip_invalid=skip_invalid, diagnostics=diagnostics)
+    with open_binary(source) as (stream, name):
+        fmt = by_name(format) if format else detect(stream.peek(SNIFF_BYTES)[:SNIFF_BYTES], name)
+        whole = fmt is folded
+        profile = _parse(fmt, stream, name, skip_invalid, diagnostics, _WholeTexts() if whole else None)
     if isinstance(profile, Differential):
-        raise InputError("is differential input (two counts per line); a profile with one count per line is needed",
-                         display_name(source))
+        raise InputError("is differential input (two counts per line); a profile with one count per line is needed", name)
+    if whole:
+        return {stack[0]: value for stack, value in profile.items()}, profile.metadata
     values: Dict[str, Number] = {}
     for stack, value in profile.items():
         if value:
