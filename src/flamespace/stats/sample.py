@@ -200,7 +200,7 @@ class RunRows:
     def surely_varying(self, present_in: int, by_value: bool = True) -> int:
         """How many keys certainly vary between the runs of some group (counted groups only)
         and are non-zero in at least ``present_in`` runs of all groups: 0 in one run and not in
-        another of its group, or (``by_value``) two different non-zero values. More runs can
+        another of its group, or (``by_value``) two non-zero values more than 1e-9 apart relatively. More runs can
         only add to them (a run left out later excepted: count only runs that will be kept)."""
         import numpy as np
 
@@ -212,8 +212,8 @@ class RunRows:
                                 ((count, 0.0), (low, np.inf), (high, -np.inf)))
             present += count
             varying |= (count > 0) & (count < self._runs[group])
-            if by_value:
-                varying |= (count > 0) & (low < high)
+            if by_value:  # beyond rounding: hotelling calls a variance of 1e-24 of the mean² none
+                varying |= (count > 0) & (high - low > 1e-9 * np.maximum(np.abs(low), np.abs(high)))
         return int((varying & (present >= present_in)).sum())
 
     def matrix(self, indices: Sequence[int], order: "Optional[Callable[[str], Any]]" = None) -> "Tuple[List[str], np.ndarray]":
