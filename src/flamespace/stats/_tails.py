@@ -1,18 +1,22 @@
 """Tails and quantiles of Student's t, F and χ² with numpy and math alone (no scipy import).
 
-scipy.stats costs a comparison ~0.2-1.7 s and ~40-90 MB of imports for a handful of
-distribution functions; these are the ones the tests use, vectorised over numpy arrays:
+Importing scipy.stats cost every comparison 0.6-2.6 s and ~75 MB (docs/performance.md) for
+a handful of distribution functions; these are the ones the tests use, vectorised over numpy
+arrays:
 
 - the regularised incomplete beta I_x(a, b) by its continued fraction (modified Lentz, as
   Numerical Recipes' ``betacf``), on the side of the mean where it converges fast, with the
-  prefactor x^a·(1−x)^b/(a·B(a, b)) taken in logs (``math.lgamma``) so tails down to 1e-300
+  prefactor x^a·(1−x)^b/(a·B(a, b)) taken in logs (log B by Stirling's series once an argument
+  reaches 10, where subtracting lgammas of 10^4 would lose 1e-11) so tails down to 1e-300
   keep their relative precision; Student's t and F tails are I_x of the right x;
-- the regularised incomplete gamma (series below a+1, continued fraction above) for χ²;
+- the regularised incomplete gamma (series below a+1, continued fraction above) for the χ²
+  quantile ``plan`` pads its pilot's variances with;
 - quantiles by safeguarded Newton steps on log-tails in log-space (tails are close to
   straight lines there), inside a bracket that bisection falls back on.
 
-tests/stats/test_tails.py checks them against scipy: relative error ≤ 1e-10 over degrees of
-freedom 1 to 10^4 (fractional ones too) and statistics out to tails of 1e-300.
+tests/stats/test_tails.py checks them against scipy (and exact rational arithmetic where
+scipy's own tails give out): relative error ≤ 1e-10 over degrees of freedom 1 to 10^4
+(fractional ones too), out to tails of 1e-280.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ EPS = 1e-16
 MAX_TERMS = 20_000
 #: Numbers below which Lentz's method replaces a zero denominator.
 TINY = 1e-300
+#: ½·log 2π, the constant of Stirling's series.
 HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 #: The largest float and its log.
 FLOAT_MAX = 1.7976931348623157e308
@@ -247,22 +252,6 @@ def _gamma_tails(a: "np.ndarray", x: "np.ndarray") -> Tuple["np.ndarray", "np.nd
             q = np.exp(log_front[fraction]) * h
             lower[fraction], upper[fraction] = 1.0 - q, q
     return lower, upper, log_front
-
-
-def chi2_cdf(x: "ArrayLike", df: "ArrayLike") -> "np.ndarray":
-    """P(χ² ≤ x) with ``df`` degrees of freedom."""
-    return _gamma_tails(_half(df), _half(x))[0]
-
-
-def chi2_sf(x: "ArrayLike", df: "ArrayLike") -> "np.ndarray":
-    """P(χ² > x) with ``df`` degrees of freedom."""
-    return _gamma_tails(_half(df), _half(x))[1]
-
-
-def _half(v: "ArrayLike") -> "np.ndarray":
-    import numpy as np
-
-    return np.asarray(v, dtype=float) / 2.0
 
 
 #: parts(u, which) -> (upper tail, lower tail, log(u·density)) at u for the parameters ``which`` selects.
