@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import glob
 import os
+import sys
 from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
 from ..errors import InputError
-from ._common import expand_inputs, parse_share, progress, read_graph
+from ._common import expand_inputs, parse_share, progress, report
 from ._report import warn
 
 if TYPE_CHECKING:
+    from .._types import Number, Stack
     from ..core.metadata import Metadata
+    from ..stats.comparison import CompareOptions
+    from ..stats.sample import RunRows
     from ..stats.guards import Finding, Screening
     from ..stats.sample import Sample
 
@@ -87,39 +91,102 @@ def load_sides(
     skip_invalid: bool = False,
     input_format: Optional[str] = None,
     min_runs_per_side: Optional[int] = None,
+    options: Optional["CompareOptions"] = None,
 ) -> Tuple[Dict[str, "Sample"], "Screening"]:
     """Read each side's runs (patterns as :func:`expand_side` takes them) into a :class:`Sample`,
     with the guard rails of :func:`flamespace.stats.guards.screen`: empty runs and runs beyond
     ``max_missed`` left out, runs that cannot be compared refused (unless ``force``), fewer
     than ``min_runs_per_side`` runs a side (default: 2) an error.
 
+    Each run is read as stack texts straight into the rows of the runs × stacks matrix (no
+    flame graph per run); frames are split once per distinct stack. With ``options`` (the
+    comparison to run), a method limit that the stacks read so far already break (Hotelling's
+    p < n1 + n2 − 1) stops the reading there.
+
     Raises :class:`InputError` (exit 1) on what must stop the comparison; returns the samples
     and the screening, whose ``findings`` the caller shows (:func:`show_findings`) and whose
     ``run_times`` feed :func:`after_comparison` once the comparison is done."""
     from ..collect import MAX_TRUSTED_MISSED_SHARE, program_name
-    from ..stats.guards import MIN_RUNS, RunInfo, screen
-    from ..stats.sample import Sample
+    from ..stats.guards import MIN_RUNS, RunInfo, screen, is_late
+    from ..stats.sample import RunRows, Sample
 
     files = {side: expand_side(patterns) for side, patterns in sides.items()}
     everything = [(side, path) for side, paths in files.items() for path in paths]
-    graphs = {}
+    rows = RunRows()
+    row_of: Dict[str, int] = {}
+    metadata: Dict[str, "Metadata"] = {}
     infos: Dict[str, list] = {side: [] for side in sides}
-    cache: dict = {}
+    limit = _early_limit(options, len(everything))
+    left_out = 0
     for side, path in progress(everything, "reading runs", len(everything)):
-        graph = read_graph(path, command, skip_invalid, input_format, cache)
-        graphs[path] = graph
-        infos[side].append(RunInfo.from_graph(path, side, graph, missed_share(graph.metadata),
-                                                program_name(graph.metadata.labels.get("command"))))
+        values, meta = _read_run(path, skip_invalid, input_format)
+        total = float(sum(values.values()))
+        info = RunInfo(path, side, meta, total, not any(values.values()), missed_share(meta),
+                       program_name(meta.labels.get("command")))
+        kept = not info.empty and not is_late(info, max_missed)
+        left_out += not kept
+        row_of[path] = rows.add(values, side if kept and limit else None)
+        metadata[path] = meta
+        infos[side].append(info)
+        if limit and kept:
+            limit(rows, len(everything) - left_out)
     screening = screen(infos, force=force, max_missed=max_missed, warn_missed=MAX_TRUSTED_MISSED_SHARE,
                        min_runs=MIN_RUNS if min_runs_per_side is None else min_runs_per_side)
     fatal = screening.fatal
     if fatal:
         raise InputError("\n  ".join(f.message for f in fatal))
+    stacks: Dict[str, "Stack"] = {}  # a stack reached by both sides is split once
+
+    def stack_of(text: str) -> "Stack":
+        stack = stacks.get(text)
+        if stack is None:
+            stack = stacks[text] = _stack(text)
+        return stack
+
     samples = {
-        side: Sample.from_graphs([graphs[run.name] for run in runs], names=[run.name for run in runs])
+        side: Sample.from_rows(rows, [row_of[run.name] for run in runs], stack_of, _stack_order,
+                               names=[run.name for run in runs], metadata=[metadata[run.name] for run in runs])
         for side, runs in screening.kept.items()
     }
     return samples, screening
+
+
+def _read_run(path: str, skip_invalid: bool, input_format: Optional[str]) -> "Tuple[Dict[str, Number], Metadata]":
+    """One run as {stack text: value} and its metadata, skipped lines reported on stderr."""
+    from ..diagnostics import Diagnostics
+    from ..formats import registry
+
+    diagnostics = Diagnostics()
+    values = registry.read_texts(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics)
+    report(diagnostics)
+    return values
+
+
+def _stack(text: str) -> "Stack":
+    """The frames of a stack text, as the folded reader splits them (one split per distinct stack)."""
+    return tuple(map(sys.intern, text.split(";"))) if text else ()
+
+
+def _stack_order(text: str) -> object:
+    """A key that sorts stack texts as their frame tuples sort: ';' below every character a frame
+    holds (tuples of frames compare frame by frame, a frame before any longer one it begins)."""
+    return text.replace(";", "\0") if "\0" not in text else _stack(text)
+
+
+def _early_limit(options: Optional["CompareOptions"], files: int) -> "Optional[Callable[[RunRows, int], None]]":
+    """The check of a method's limit while runs are read (None when the method has none):
+    raises as soon as the stacks read so far exceed it for ``runs`` runs at most."""
+    if options is None or options.method != "hotelling":
+        return None
+    from ..stats.hotelling import check_stacks
+
+    frequency, by_value = options.frequency, not options.normalize
+
+    def check(rows: "RunRows", runs: int) -> None:
+        if rows.columns >= runs - 1:  # distinct stacks bound the varying ones
+            check_stacks(rows.surely_varying(frequency.threshold(runs), by_value), runs, at_least=True)
+
+    return check
 
 
 def pair_sides(samples: Dict[str, "Sample"], screening: Screening, mode: str, alpha: float, alternative: str,

@@ -102,7 +102,8 @@ def command(
     if out_dir:
         check_output_dir(out_dir)  # before reading the samples
     samples, screening = load_sides({"baseline": baseline, "candidate": candidate}, "compare", force=force,
-                                    max_missed=parse_max_missed(max_missed), skip_invalid=skip_invalid, input_format=input_format)
+                                    max_missed=parse_max_missed(max_missed), skip_invalid=skip_invalid, input_format=input_format,
+                                    options=options)
     show_findings(screening.findings, "compare")
     options, samples = paired_options(options, samples, screening, pairing, "compare")
     result = compare(samples["baseline"], samples["candidate"], options=options)

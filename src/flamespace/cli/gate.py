@@ -422,7 +422,8 @@ def _compare_runs(collection, options: Dict[str, object], comparing: "CompareOpt
 
     directories = {p.name: [collection.directory(p)] for p in collection.programs}
     samples, screening = load_sides(directories, "gate", force=bool(options["force"]),
-                                    max_missed=parse_max_missed(options["max_missed"]))  # type: ignore[arg-type]
+                                    max_missed=parse_max_missed(options["max_missed"]),  # type: ignore[arg-type]
+                                    options=comparing)
     show_findings(screening.findings, "gate")
     comparing, samples = _compare.paired_options(comparing, samples, screening, str(options["pairing"]), "gate")
     result = compare(samples["baseline"], samples["candidate"], options=comparing)

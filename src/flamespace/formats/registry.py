@@ -20,9 +20,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import os
     from types import ModuleType
-    from typing import Callable, Dict, List, Optional, Union
+    from typing import BinaryIO, Callable, Dict, List, Optional, Tuple, Union
 
-    from .._types import Profile, Source, Stack
+    from .._types import Number, Profile, Source, Stack
+    from ..core.metadata import Metadata
     from ..core.vector import FlameGraph
     from ..diagnostics import Diagnostics
 
@@ -139,13 +140,62 @@ def read(
     """
     with open_binary(source) as (stream, name):
         fmt = by_name(format) if format else detect(stream.peek(SNIFF_BYTES)[:SNIFF_BYTES], name)
-        options = fmt.ReadOptions(skip_invalid=skip_invalid)
-        text = text_reader(stream)
-        try:
-            profile: Profile = fmt.parse(text, options, source=name, diagnostics=diagnostics, stack_cache=stack_cache)
-            return profile
-        finally:
-            text.detach()
+        return _parse(fmt, stream, name, skip_invalid, diagnostics, stack_cache)
+
+
+def _parse(
+    fmt: ModuleType, stream: BinaryIO, name: str, skip_invalid: bool,
+    diagnostics: Optional[Diagnostics], stack_cache: Optional[Dict[str, Stack]],
+) -> Profile:
+    options = fmt.ReadOptions(skip_invalid=skip_invalid)
+    text = text_reader(stream)
+    try:
+        profile: Profile = fmt.parse(text, options, source=name, diagnostics=diagnostics, stack_cache=stack_cache)
+        return profile
+    finally:
+        text.detach()
+
+
+class _WholeTexts(dict):  # type: ignore[type-arg]  # a stack cache that never splits
+    """A folded ``stack_cache`` that hands back each stack text unsplit, as a 1-tuple: the
+    profile it gives is keyed by (text,), which :func:`read_texts` unwraps."""
+
+    def get(self, text: str, default: object = None) -> Tuple[str]:
+        return (text,)
+
+    def __setitem__(self, text: str, stack: object) -> None:
+        pass
+
+
+def read_texts(
+    source: Source,
+    format: Optional[str] = None,
+    *,
+    skip_invalid: bool = False,
+    diagnostics: Optional[Diagnostics] = None,
+) -> Tuple[Dict[str, Number], Metadata]:
+    """Read a profile as stack texts ('a;b;c', as the folded format writes them) -> value, and its metadata.
+
+    For commands that never need frames (compare builds its runs × stacks matrix from them).
+    Stacks with value 0 are left out; two-count (differential) input is an :class:`InputError`.
+    This version parses folded input with a stack cache that never splits a stack, and joins
+    the frames of other formats again.
+    """
+    from ..core.differential import Differential
+
+    with open_binary(source) as (stream, name):
+        fmt = by_name(format) if format else detect(stream.peek(SNIFF_BYTES)[:SNIFF_BYTES], name)
+        whole = fmt is folded
+        profile = _parse(fmt, stream, name, skip_invalid, diagnostics, _WholeTexts() if whole else None)
+    if isinstance(profile, Differential):
+        raise InputError("is differential input (two counts per line); a profile with one count per line is needed", name)
+    if whole:
+        return {stack[0]: value for stack, value in profile.items()}, profile.metadata
+    values: Dict[str, Number] = {}
+    for stack, value in profile.items():
+        if value:
+            values[folded.format_stack(stack)] = value
+    return values, profile.metadata
 
 
 def write(profile: Union[Profile, FlameChart], destination: Union[str, "os.PathLike[str]", None] = None, format: str = "folded", **options: object) -> None:
@@ -159,4 +209,4 @@ def write(profile: Union[Profile, FlameChart], destination: Union[str, "os.PathL
         fmt.dump(profile, out, fmt.WriteOptions(**options))
 
 
-__all__ = ["FORMATS", "by_name", "detect", "display_name", "names", "read", "recognises", "write"]
+__all__ = ["FORMATS", "by_name", "detect", "display_name", "names", "read", "read_texts", "recognises", "write"]

@@ -172,10 +172,10 @@ def screen(
     usable = [run for run in everything if not run.empty]
     findings.extend(_fell_behind(usable, max_missed, warn_missed, left_out))
     for side, runs in sides.items():
-        kept[side] = [run for run in runs if not run.empty and not _is_late(run, max_missed)]
+        kept[side] = [run for run in runs if not run.empty and not is_late(run, max_missed)]
         if len(kept[side]) < min_runs:
             why = f" ({len(left_out[side])} left out: {'; '.join(left_out[side])})" if left_out[side] else ""
-            loosen = " or raise --max-missed" if any(_is_late(r, max_missed) and not r.empty for r in runs) else ""
+            loosen = " or raise --max-missed" if any(is_late(r, max_missed) and not r.empty for r in runs) else ""
             findings.append(Finding(
                 "error", f"the {side} has {len(kept[side])} usable run(s) of {len(runs)}{why}; a side needs at least "
                 f"{min_runs} runs to estimate the variation between runs: collect more{loosen}",
@@ -186,7 +186,8 @@ def screen(
     return Screening(kept, findings, run_times(kept))
 
 
-def _is_late(run: RunInfo, max_missed: Optional[float]) -> bool:
+def is_late(run: RunInfo, max_missed: Optional[float]) -> bool:
+    """Whether :func:`screen` leaves ``run`` out for missing more than ``max_missed`` of its samples."""
     return max_missed is not None and run.missed_share is not None and run.missed_share > max_missed
 
 
@@ -360,7 +361,7 @@ def _first_files(groups: Mapping[Tuple[Optional[str], object], Sequence[RunInfo]
 
 __all__ = [
     "Finding", "LEVELS", "MIN_RUNS", "RunInfo", "RunTime", "Screening", "consistency", "drift_findings",
-    "drift_note", "run_times", "screen", "seconds",
+    "drift_note", "is_late", "run_times", "screen", "seconds",
 ]
 
 

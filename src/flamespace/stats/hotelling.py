@@ -20,6 +20,18 @@ if TYPE_CHECKING:
 CLOSED_MAX = 12
 
 
+def check_stacks(varying: int, runs: int, at_least: bool = False) -> None:
+    """Refuse ``varying`` stacks over ``runs`` = n1 + n2 runs: the pooled covariance of q stacks
+    needs q < n1 + n2 − 1. ``at_least``: ``varying`` is a lower bound and ``runs`` an upper one
+    (found while the runs are still being read, so the refusal comes before reading them all)."""
+    if varying >= runs - 1:
+        raise ArgumentError(
+            f"hotelling needs fewer varying stacks than n1 + n2 − 1 = {runs - 1} runs, but there are "
+            f"{'at least ' if at_least else ''}{varying}; use --method welch or maxt (valid for any number of stacks), "
+            "collect more runs, or drop rare stacks with --min-runs/--min-fraction"
+        )
+
+
 def g_squared(n1: int, n2: int, p: "int | np.ndarray") -> "float | np.ndarray":
     """G² = (n1+n2−p−1) / ((n1+n2−2)·p) · n1·n2/(n1+n2): turns ΔᵀS⁻¹Δ into an F(p, n1+n2−p−1) value."""
     return (n1 + n2 - p - 1) / ((n1 + n2 - 2) * p) * (n1 * n2) / (n1 + n2)
@@ -41,7 +53,8 @@ def f_tests(delta: "np.ndarray", covariance: "np.ndarray", n1: int, n2: int) -> 
     sum to 1) is handled in the rank-r subspace the runs span (pseudo-inverse, r degrees of freedom).
     """
     import numpy as np
-    from scipy import stats
+
+    from ._tails import f_sf
 
     w, v = np.linalg.eigh(covariance)
     q = covariance.shape[-1]
@@ -52,7 +65,7 @@ def f_tests(delta: "np.ndarray", covariance: "np.ndarray", n1: int, n2: int) -> 
     quad = np.where(keep, proj**2 / np.where(keep, w, 1.0), 0.0).sum(axis=-1)
     safe = np.maximum(rank, 1)
     f = np.where(rank > 0, g_squared(n1, n2, safe) * quad, 0.0)
-    p = np.where(rank > 0, stats.f.sf(f, safe, n1 + n2 - safe - 1), 1.0)
+    p = np.where(rank > 0, f_sf(f, safe, n1 + n2 - safe - 1), 1.0)
     return f, p, rank
 
 
@@ -87,7 +100,8 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, alternative: str = "t
     significant changes count (said in ``notes``).
     """
     import numpy as np
-    from scipy import stats
+
+    from ._tails import f_isf, f_sf, t_sf
 
     check_alternative(alternative)
     m = Moments.of(x1, x2)
@@ -105,12 +119,7 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, alternative: str = "t
     if constant.any():
         notes.append(f"{int(constant.sum())} stack(s) without variance in either group left out of Hotelling's test "
                      "(no decision for them; maxt tests them)")
-    if q >= n1 + n2 - 1:
-        raise ArgumentError(
-            f"hotelling needs fewer varying stacks than n1 + n2 − 1 = {n1 + n2 - 1} runs, but there are {q}; "
-            "use --method welch or maxt (valid for any number of stacks), collect more runs, "
-            "or drop rare stacks with --min-runs/--min-fraction"
-        )
+    check_stacks(q, n1 + n2)
     p_raw = np.ones(len(delta))
     p_adj = np.ones(len(delta))
     lower, upper = np.full(len(delta), -np.inf), np.full(len(delta), np.inf)
@@ -126,20 +135,20 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, alternative: str = "t
         global_f, global_p, rank = float(f), float(gp), int(r)
         if rank < q:
             notes.append(f"pooled covariance has rank {rank} < {q} stacks; tested in the {rank}-dimensional subspace the runs span")
-        dist = stats.f(rank, n1 + n2 - rank - 1)
-        f_star = float(dist.isf(alpha))
+        df1, df2 = rank, n1 + n2 - rank - 1
+        f_star = float(f_isf(alpha, df1, df2))
         s = pooled_var[varying]
         per_stack = g_squared(n1, n2, rank) * d**2 / s
         statistic[varying] = per_stack
         t = d / np.sqrt(s * (1 / n1 + 1 / n2))
-        p_raw[varying] = 2 * stats.t.sf(np.abs(t), n1 + n2 - 2)
+        p_raw[varying] = 2 * t_sf(np.abs(t), n1 + n2 - 2)
         lower[varying], upper[varying] = intervals(d, s, n1, n2, rank, f_star)
         # Scheffé's critical t: |t| > sqrt(F*/G²) / sqrt(1/n1 + 1/n2) ⇔ the interval excludes 0.
         critical[varying] = np.sqrt(f_star / g_squared(n1, n2, rank)) / np.sqrt(1 / n1 + 1 / n2)
         if q <= CLOSED_MAX:
             p_adj[varying] = closed_p(d, covariance, n1, n2)
         else:
-            p_adj[varying] = dist.sf(per_stack)
+            p_adj[varying] = f_sf(per_stack, df1, df2)
             notes.append(f"{q} varying stacks are too many for closed testing (at most {CLOSED_MAX}): per-stack decisions "
                          "come from Scheffé's simultaneous intervals and are conservative")
     significant = varying & (p_adj <= alpha)

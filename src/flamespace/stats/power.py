@@ -66,11 +66,11 @@ def min_runs(alpha: float, alternative: str, permutations: Optional[int] = None,
 
 def z(power: float) -> float:
     """The standard normal quantile of ``power`` (0.84 for 80%)."""
-    from scipy import stats
+    from ._tails import normal_ppf
 
     if not 0 < power < 1:
         raise ArgumentError(f"power must be between 0 and 1, not {power}")
-    return float(stats.norm.ppf(power))
+    return normal_ppf(power)
 
 
 def detectable(critical: "np.ndarray", se: "np.ndarray", power: float = POWER) -> "np.ndarray":
@@ -86,11 +86,12 @@ def detectable(critical: "np.ndarray", se: "np.ndarray", power: float = POWER) -
 def bonferroni_critical(alpha: float, tests: float, df: "np.ndarray", alternative: str) -> "np.ndarray":
     """The t value a stack must exceed when ``tests`` stacks share α (Bonferroni: α/tests each)."""
     import numpy as np
-    from scipy import stats
+
+    from ._tails import t_isf
 
     check_alternative(alternative)
     level = alpha / max(tests, 1) / (2 if alternative == "two-sided" else 1)
-    return np.asarray(stats.t.isf(level, df), dtype=float)
+    return np.asarray(t_isf(level, df), dtype=float)
 
 
 def runs_needed(variance: "np.ndarray", change: "np.ndarray", alpha: float, power: float, tests: int,
@@ -229,11 +230,10 @@ def plan(pilot: "Sample", change: Change, alpha: float = 0.05, power: float = PO
     family-wise over every stack the frequency filter keeps (what ``compare`` would test);
     see :func:`runs_needed`.
     """
-    from scipy import stats
-
     import numpy as np
 
     from ._result import variance_floor
+    from ._tails import chi2_ppf
     from .sample import FrequencyFilter
 
     check_alternative(alternative)
@@ -250,7 +250,7 @@ def plan(pilot: "Sample", change: Change, alpha: float = 0.05, power: float = PO
     widest = columns[np.argsort(-means, kind="stable")[:top]]
     mean = matrix[:, widest].mean(axis=0)
     m = pilot.n
-    padding = (m - 1) / float(stats.chi2.ppf(1 - PILOT_CONFIDENCE, m - 1))
+    padding = (m - 1) / float(chi2_ppf(1 - PILOT_CONFIDENCE, m - 1))
     variance = matrix[:, widest].var(axis=0, ddof=1)
     amount = change.of(mean)
     runs = runs_needed(variance * padding, amount, alpha, power, len(columns), alternative, variance_floor(matrix))

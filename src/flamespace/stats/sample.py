@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..core.metadata import Metadata
 from ..core.vector import FlameGraph
@@ -66,6 +66,28 @@ class Sample:
             matrix[i, columns] = list(graph.values())
         return cls(stacks, matrix, metadata, names)
 
+    @classmethod
+    def from_rows(cls, rows: "RunRows", indices: Sequence[int], stack_of: "Callable[[str], Stack]",
+                  order: "Optional[Callable[[str], Any]]" = None, names: Optional[Sequence[str]] = None,
+                  metadata: Sequence[Metadata] = ()) -> "Sample":
+        """The runs ``indices`` of ``rows`` as a sample over the keys they reach (a stack text
+        each), sorted by ``order`` of the key (default: the key) and turned into stacks by
+        ``stack_of`` only then: one split per distinct stack, not per line. ``metadata``
+        (one per run) must agree in unit, as in :meth:`from_graphs`."""
+        names = list(names) if names is not None else [f"run {i + 1}" for i in range(len(indices))]
+        if len(names) != len(indices):
+            raise ArgumentError(f"{len(names)} names for {len(indices)} runs")
+        combined = Metadata()
+        for meta, name in zip(metadata, names):
+            try:
+                combined = combined.combine(meta)
+            except UnitMismatchError:
+                raise UnitMismatchError(
+                    f"{name} is in {meta.unit!r} but earlier runs are in {combined.unit!r}; a sample must use one unit"
+                ) from None
+        keys, matrix = rows.matrix(indices, order)
+        return cls([stack_of(key) for key in keys], matrix, combined, names)
+
     @property
     def n(self) -> int:
         """Number of runs."""
@@ -118,6 +140,95 @@ class Sample:
 
     def __repr__(self) -> str:
         return f"Sample({self.n} runs × {self.p} stacks, unit={self.unit!r})"
+
+
+class RunRows:
+    """Runs read one at a time as {key: value} (a key per stack: its text), kept as rows over
+    a column per key in the order first seen: the runs × stacks matrix of a sample is built
+    from them in one pass, without a flame graph per run.
+
+    Also counts, per group of runs (a side), in how many runs each key is non-zero and the
+    range of its non-zero values, so that :meth:`surely_varying` can tell, before every run is
+    read, how many stacks must vary (a method limit such as Hotelling's can then refuse early).
+    """
+
+    def __init__(self) -> None:
+        self.index: Dict[str, int] = {}
+        self._rows: List[Tuple["np.ndarray", "np.ndarray"]] = []
+        self._groups: Dict[str, List["np.ndarray"]] = {}  # group -> [present count, min, max]
+        self._runs: Dict[str, int] = {}
+
+    def add(self, values: Mapping[str, float], group: Optional[str] = None) -> int:
+        """Add a run; returns its row number. ``group``: count it in that group's statistics."""
+        import numpy as np
+
+        index = self.index
+        try:  # most runs of a sample reach only stacks seen before: one C-level lookup each
+            columns = np.fromiter(map(index.__getitem__, values), dtype=np.intp, count=len(values))
+        except KeyError:
+            columns = np.fromiter([index.setdefault(key, len(index)) for key in values], dtype=np.intp, count=len(values))
+        row = np.fromiter(values.values(), dtype=np.float64, count=len(values))
+        self._rows.append((columns, row))
+        if group is not None:
+            self._count(group, columns, row)
+        return len(self._rows) - 1
+
+    def _count(self, group: str, columns: "np.ndarray", row: "np.ndarray") -> None:
+        import numpy as np
+
+        size = len(self.index)
+        stats = self._groups.get(group)
+        if stats is None:
+            stats = [np.zeros(0), np.zeros(0), np.zeros(0)]
+        if len(stats[0]) < size:  # new columns: seen in no run of this group yet
+            grow = size - len(stats[0])
+            stats = [np.concatenate([stats[0], np.zeros(grow)]), np.concatenate([stats[1], np.full(grow, np.inf)]),
+                     np.concatenate([stats[2], np.full(grow, -np.inf)])]
+        nonzero = row != 0
+        columns, row = columns[nonzero], row[nonzero]
+        stats[0][columns] += 1
+        stats[1][columns] = np.minimum(stats[1][columns], row)
+        stats[2][columns] = np.maximum(stats[2][columns], row)
+        self._groups[group] = stats
+        self._runs[group] = self._runs.get(group, 0) + 1
+
+    @property
+    def columns(self) -> int:
+        """Distinct keys seen so far (it can only grow)."""
+        return len(self.index)
+
+    def surely_varying(self, present_in: int, by_value: bool = True) -> int:
+        """How many keys certainly vary between the runs of some group (counted groups only)
+        and are non-zero in at least ``present_in`` runs of all groups: 0 in one run and not in
+        another of its group, or (``by_value``) two non-zero values more than 1e-9 apart relatively. More runs can
+        only add to them (a run left out later excepted: count only runs that will be kept)."""
+        import numpy as np
+
+        size = len(self.index)
+        present = np.zeros(size)
+        varying: "np.ndarray" = np.zeros(size, dtype=bool)
+        for group, (count, low, high) in self._groups.items():
+            count, low, high = (np.concatenate([a, np.full(size - len(a), fill)]) for a, fill in
+                                ((count, 0.0), (low, np.inf), (high, -np.inf)))
+            present += count
+            varying |= (count > 0) & (count < self._runs[group])
+            if by_value:  # beyond rounding: hotelling calls a variance of 1e-24 of the mean² none
+                varying |= (count > 0) & (high - low > 1e-9 * np.maximum(np.abs(low), np.abs(high)))
+        return int((varying & (present >= present_in)).sum())
+
+    def matrix(self, indices: Sequence[int], order: "Optional[Callable[[str], Any]]" = None) -> "Tuple[List[str], np.ndarray]":
+        """The keys the runs ``indices`` reach (non-zero somewhere), sorted by ``order``, and
+        their runs × keys matrix."""
+        import numpy as np
+
+        keys = list(self.index)
+        full = np.zeros((len(indices), len(keys)))
+        for i, k in enumerate(indices):
+            columns, row = self._rows[k]
+            full[i, columns] = row
+        reached = np.flatnonzero((full != 0).any(axis=0))
+        chosen = sorted(reached.tolist(), key=lambda j: order(keys[j]) if order else keys[j])
+        return [keys[j] for j in chosen], full[:, chosen]
 
 
 @dataclass(frozen=True)

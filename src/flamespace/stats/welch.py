@@ -66,16 +66,18 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, fdr: Optional[str] = 
     The global p-value is the smallest adjusted one.
     """
     import numpy as np
-    from scipy import stats
+
+    from ._tails import t_isf, t_sf
 
     check_alternative(alternative)
     m = Moments.of(x1, x2)
     t, se, df = m.welch(variance_floor(np.vstack([x1, x2])))
     two = alternative == "two-sided"
+    p: np.ndarray
     if two:
-        p = 2 * stats.t.sf(np.abs(t), df)
+        p = 2 * t_sf(np.abs(t), df)
     else:
-        p = stats.t.sf(t if alternative == "greater" else -t, df)
+        p = t_sf(t if alternative == "greater" else -t, df)
     count = len(p)
     if fdr is None:
         q = holm(p)
@@ -86,7 +88,7 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, fdr: Optional[str] = 
         level = max(int((q <= alpha).sum()), 1) * alpha / (max(count, 1) * fdr_factor(fdr, count))
         control = f"false-discovery rate ({fdr.upper()})"
     significant = q <= alpha
-    half = stats.t.isf(level / 2 if two else level, df) * se
+    half = t_isf(level / 2 if two else level, df) * se
     delta = m.delta
     return TestResult(
         method="welch", statistic=t, p=p, p_adjusted=q, lower=delta - half, upper=delta + half,
