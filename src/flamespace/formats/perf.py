@@ -1,0 +1,372 @@
+"""``perf script`` text (Linux perf), collapsed as FlameGraph's stackcollapse-perf.pl does, byte for byte.
+
+A sample is a header line, its stack lines (leaf first) and a blank line::
+
+    java 24636/25607 [000] 4794564.109216:    10101 cycles:
+            7f722d142778 Ljava/io/PrintStream;::print (/tmp/perf-19982.map)
+            ffffffff8103ce3b native_safe_halt ([kernel.kallsyms])
+
+The rules are the Perl script's (tests/formats/test_perf_conformance.py checks them against its
+output): the root frame is the command (``--pid``: ``comm-pid``, ``--tid``: ``comm-pid/tid``,
+spaces as ``_``); each sample weighs its period when the header has one, else 1; only the
+first event type seen is kept unless ``event_filter`` names one; symbol offsets (``+0x1f``),
+argument lists, quotes and Java's leading ``L`` are tidied away; ``[unknown]`` frames take
+their module's file name; ``a->b`` (inlined) frames are split, the inner ones marked ``_[i]``.
+
+Where the Perl script gives nothing useful, we follow inferno's collapse-perf: a header that
+carries a one-frame stack on the same line (``... cycles:u:  ffff81 func (module)``) is a
+whole sample. Differences from the Perl script, on purpose: a line that is neither a header
+nor a stack line is an error naming the line (the script warns and goes on; ``skip_invalid``
+does the same and counts them); Windows line ends are read as line ends. ``--inline`` and
+``--context`` (addr2line on the profiled binaries) are not offered: see the README.
+
+Streamed: memory grows with the distinct stacks and stack lines, not with the input.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+from .._record import Record, record
+from ..core.metadata import Metadata
+from ..core.vector import MAX_VALUE, FlameGraph
+from ..errors import InputError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, Iterator, List, Optional, TextIO, Tuple, Union
+
+    from .._types import Stack
+    from ..diagnostics import Diagnostics
+
+name = "perf"
+extensions = (".perf", ".perf-script", ".perfscript")
+description = "perf script text (Linux perf)"
+reference = "stackcollapse-perf.pl (FlameGraph)"
+
+
+@record
+class ReadOptions(Record):
+    """How to collapse ``perf script`` output (the options of stackcollapse-perf.pl).
+
+    ``skip_invalid``: skip lines that are neither a sample header nor a stack line (counted).
+    ``pid``: name the root frame comm-PID (perf script must print the PID: -F comm,pid,tid,...).
+    ``tid``: name the root frame comm-PID/TID.
+    ``kernel``: mark kernel frames with _[k].
+    ``jit``: mark JIT frames (from /tmp/perf-PID.map) with _[j].
+    ``all``: all marks (--kernel and --jit).
+    ``addrs``: keep the address of frames without a symbol: [module <address>].
+    ``event_filter``: keep samples of this event only (default: the first event type in the input).
+    ``srcline``: the input has a source line after each stack line (perf script -F+srcline); append it to the frame.
+    """
+
+    skip_invalid: bool = False
+    pid: bool = False
+    tid: bool = False
+    kernel: bool = False
+    jit: bool = False
+    all: bool = False
+    addrs: bool = False
+    event_filter: Optional[str] = None
+    srcline: bool = False
+
+
+# The Perl script's patterns, ASCII-only as Perl's are on byte strings. Its ``(\d+)*`` is
+# written ``(\d+)?``: the same matches and captures, without exponential backtracking on
+# long runs of digits.
+_HEADER = re.compile(r"(\S.+?)\s+(\d+)/*(\d+)?\s+", re.ASCII)  # comm, pid, [tid]
+_EVENT = re.compile(r":\s*(\d+)?\s+(\S+):\s*$", re.ASCII)  # [period], event
+_STACK = re.compile(r"\s*(\w+)\s*(.+) \((.*)\)", re.ASCII)  # address, symbol, module
+_OFFSET = re.compile(r"\+0x[\da-f]+$", re.ASCII)
+_GO_METHOD = re.compile(r"\.\(.*\)\.")  # net/http.(*Client).Do keeps its parentheses
+_ARGUMENTS = re.compile(r"\((?!anonymous namespace\))")
+_JIT_MODULE = re.compile(r"/tmp/perf-\d+\.map", re.ASCII)
+#: A one-frame stack at the end of a header line (inferno's layout; see the module docstring).
+_INLINE_STACK = re.compile(r"[0-9a-f]+\s+\S.* \(.*\)$", re.ASCII)
+_WHITESPACE = " \t\n\r\f\v"
+_SHOWN = 60  # characters of a bad line quoted in an error
+_MAX_DIGITS = 300  # a period of more digits is not below core.vector.MAX_VALUE
+
+def sniff(head: bytes) -> Union[bool, str, None]:
+    """True if the first sample header is followed by a stack line; None if ``head`` ends first; else why not."""
+    text = head.decode("utf-8", "replace")
+    lines = text.splitlines()
+    if not text.endswith(("\n", "\r")):
+        lines = lines[:-1]
+    header = 0
+    for number, line in enumerate(lines, 1):
+        if line.startswith("#"):
+            continue
+        if not header:
+            if not line:
+                continue
+            match = _HEADER.match(line)
+            if match is None or ":" not in line[match.end():]:
+                return f"line {number} is not a sample header ('comm pid [cpu] time: [period] event:'): {_shown(line)}"
+            if _EVENT.search(line) is None and _inline_stack(line, match.end()) is not None:
+                return True
+            header = number
+            continue
+        if _STACK.match(line):
+            return True
+        if not line:
+            return f"the sample at line {header} has no stack (record with perf record -g)"
+        return f"line {number} is not a stack line ('address symbol (module)'): {_shown(line)}"
+    return None
+
+
+def _shown(line: str) -> str:
+    return repr(line if len(line) <= _SHOWN else line[: _SHOWN - 3] + "...")
+
+
+def _inline_stack(line: str, start: int) -> Optional[str]:
+    """The stack line at the end of a header (``... 1 cycles:u:  ffff81 f (m)``), if there is one."""
+    parts = line[start:].split(":", 2)
+    if len(parts) < 3:
+        return None
+    rest = parts[2]
+    cut = min((i for i in (rest.find(":"), rest.find(" ")) if i >= 0), default=-1)
+    rest = rest[cut + 1 :].strip(_WHITESPACE)
+    return rest if _INLINE_STACK.match(rest) else None
+
+
+class _Frames:
+    """Stack lines turned into frames, remembered per distinct line (most lines repeat)."""
+
+    def __init__(self, options: ReadOptions) -> None:
+        self.addrs = options.addrs
+        self.kernel = options.kernel or options.all
+        self.jit = options.jit or options.all
+        self.java: Dict[str, Optional[str]] = {}  # line -> frames joined by ';' ("" none), None: not a stack line
+        self.other: Dict[str, Optional[str]] = {}
+
+    def joined(self, line: str, java: bool) -> Optional[str]:
+        cache = self.java if java else self.other
+        found = cache.get(line, 0)
+        if found == 0:
+            frames = self.frames(line, java)
+            found = cache[line] = None if frames is None else ";".join(f for f, _ in frames)
+        return found  # type: ignore[return-value]  # 0 was replaced above
+
+    def frames(self, line: str, java: bool) -> Optional[List[Tuple[str, bool]]]:
+        """The frames of one stack line, outermost first (the Perl script's rules, in its order)."""
+        match = _STACK.match(line)
+        if match is None:
+            return None
+        address, symbol, module = match.groups()
+        symbol = _OFFSET.sub("", symbol, count=1)
+        if symbol.startswith("("):  # a process name, not a frame
+            return []
+        parts = symbol.split("->")
+        while parts and not parts[-1]:  # Perl's split drops trailing empty fields
+            parts.pop()
+        frames: List[Tuple[str, bool]] = []
+        unknown = False
+        for function in parts:
+            if function == "[unknown]":
+                if module != "[unknown]":
+                    function = module.rsplit("/", 1)[-1]
+                else:
+                    function = "unknown"
+                    unknown = True
+                function = f"[{function} <{address}>]" if self.addrs else f"[{function}]"
+            function = function.replace(";", ":")
+            if _GO_METHOD.search(function) is None:
+                arguments = _ARGUMENTS.search(function)
+                if arguments is not None:
+                    function = function[: arguments.start()]
+            function = function.replace('"', "").replace("'", "")
+            if java and function.startswith("L") and "/" in function:
+                function = function[1:]
+            if frames:
+                if "_[i]" not in function:
+                    function += "_[i]"
+            elif self.kernel and (module.startswith("[") or module.endswith("vmlinux")) and "unknown" not in module:
+                function += "_[k]"
+            elif self.jit and _JIT_MODULE.search(module) and "_[j]" not in function:
+                function += "_[j]"
+            frames.append((function, not unknown))
+        return frames
+
+
+def _source_line(line: Optional[str]) -> str:
+    """What --srcline appends from a source line: without [...] parts and surrounding space."""
+    if line is None:
+        return ""
+    return re.sub(r"\[.*?\]", "", line.rstrip("\n")).strip(_WHITESPACE)
+
+
+def _lines(stream: TextIO) -> Iterator[str]:
+    """The input's lines; a str holding text is split too (loads, tests)."""
+    return iter(stream)
+
+
+def parse(
+    stream: TextIO,
+    options: ReadOptions = ReadOptions(),
+    *,
+    source: str = "<input>",
+    diagnostics: Optional[Diagnostics] = None,
+    stack_cache: Optional[Dict[str, Stack]] = None,
+) -> FlameGraph:
+    """Collapse ``perf script`` text into a flame graph whose values are the samples' periods.
+
+    Raises :class:`InputError` naming the line of the first line that is neither a sample
+    header nor a stack line, unless ``options.skip_invalid`` is set.
+    """
+    from .folded import _to_stacks
+
+    counts, event, notes = _collapse(_lines(stream), options, source, diagnostics)
+    if diagnostics is not None:
+        for note in notes:
+            diagnostics.warn(f"{source}: {note}")
+    metadata = Metadata(metric=event) if event else Metadata()
+    return FlameGraph._trusted(_to_stacks(counts, stack_cache), metadata)
+
+
+def _collapse(
+    lines: Iterator[str], options: ReadOptions, source: str, diagnostics: Optional[Diagnostics]
+) -> Tuple[Dict[str, int], Optional[str], List[str]]:
+    """(value by stack text, the event kept, notes): the Perl script's main loop, line by line."""
+    counts: Dict[str, int] = {}
+    get = counts.get
+    frames = _Frames(options)
+    joined = frames.joined
+    event_filter = options.event_filter or ""
+    defaulted = False
+    other_events: Dict[str, int] = {}
+    tid_names, pid_names, srcline = options.tid, options.pid, options.srcline
+    blocks: List[str] = []  # each stack line's frames, innermost line first
+    pname: Optional[str] = None
+    java = False
+    period = 1
+    started = 0  # the line of the open sample's header
+    lineno = 0
+    for line in lines:
+        lineno += 1
+        first = line[:1]
+        if first == "#":
+            continue
+        if line[-1:] == "\n":
+            line = line[:-1]
+        if not line:  # end of a sample
+            if pname:
+                blocks.append(pname)
+                blocks.reverse()
+                stack = ";".join(blocks)
+                counts[stack] = get(stack, 0) + period
+                blocks.clear()
+                pname = None
+            continue
+        header = None
+        if first not in _WHITESPACE:
+            header = _HEADER.match(line)
+        elif not pname:
+            # outside a sample, a right-aligned header with its stack on the same line (the Perl
+            # script ignores these lines; inferno reads them)
+            padded = line.lstrip(_WHITESPACE)
+            header = _HEADER.match(padded)
+            if header is not None:
+                if _EVENT.search(padded) is None and _inline_stack(padded, header.end()) is not None:
+                    line = padded
+                else:
+                    header = None
+        if header is not None:
+            comm, pid, tid = header.groups()
+            if not tid or tid == "0":  # Perl: "0" is false
+                tid, pid = pid, "?"
+            value: Optional[str] = None
+            event: Optional[str] = None
+            inline: Optional[str] = None
+            found = _EVENT.search(line)
+            if found is not None:
+                value, event = found.groups()
+            else:
+                inline = _inline_stack(line, header.end())
+                if inline is not None:  # inferno: the event is the word before the first ':'
+                    words = line[header.end():].split(":", 2)[1].split()
+                    value = words[-2] if len(words) > 1 and words[-2].isdigit() and words[-2].isascii() else None
+                    event = words[-1] if words else ""
+            if event is not None:
+                if not event_filter:
+                    event_filter, defaulted = event, True
+                elif event != event_filter:
+                    other_events[event] = other_events.get(event, 0) + 1
+                    continue
+            if not value or value == "0":
+                period = 1
+            elif len(value) > _MAX_DIGITS or int(value) >= MAX_VALUE:
+                raise InputError(f"period {value[:20]}... is out of range; periods must be below {MAX_VALUE:g}", source, lineno)
+            else:
+                period = int(value)
+            if tid_names:
+                pname = f"{comm}-{pid}/{tid}"
+            elif pid_names:
+                pname = f"{comm}-{pid}"
+            else:
+                pname = comm
+            pname = pname.replace(" ", "_")
+            java = pname.startswith("java")
+            started = lineno
+            if inline is not None:  # a whole sample on one line
+                part = joined(inline, java)
+                if part:
+                    blocks.append(part)
+                blocks.append(pname)
+                blocks.reverse()
+                stack = ";".join(blocks)
+                counts[stack] = get(stack, 0) + period
+                blocks.clear()
+                pname = None
+            continue
+        if srcline:
+            parsed = frames.frames(line, java)
+            if parsed is not None and pname:
+                names = []
+                for function, wants_source in parsed:
+                    if wants_source:
+                        lineno += 1
+                        extra = _source_line(next(lines, None))
+                        if extra:
+                            function += ":" + extra
+                    names.append(function)
+                if names:
+                    blocks.append(";".join(names))
+                continue
+            part = None if parsed is None else ""
+        else:
+            part = joined(line, java)
+        if part is None:
+            reason = f"expected a sample header ('comm pid [cpu] time: [period] event:') or a stack line ('address symbol (module)'), found {_shown(line)}"
+            if not options.skip_invalid:
+                raise InputError(reason, source, lineno)
+            if diagnostics is not None:
+                diagnostics.skip(source, lineno, reason)
+            continue
+        if part and pname:
+            blocks.append(part)
+    notes = []
+    if pname:
+        notes.append(
+            f"the last sample (line {started}) does not end with a blank line: left out, as stackcollapse-perf.pl does"
+        )
+    if defaulted and other_events:
+        others = ", ".join(f"{name} ({count:,})" for name, count in sorted(other_events.items()))
+        notes.append(
+            f"kept the samples of the first event type, {event_filter}; left out other events: {others} "
+            "(choose one with --event-filter)"
+        )
+    if not counts:
+        notes.append("no samples found")
+    return counts, event_filter or None, notes
+
+
+def loads(text: str, options: ReadOptions = ReadOptions()) -> FlameGraph:
+    """Collapse ``perf script`` text held in a string."""
+    import io
+
+    return parse(io.StringIO(text), options)
+
+
+__all__ = ["ReadOptions", "extensions", "loads", "name", "parse", "sniff"]
