@@ -19,8 +19,8 @@ __all__ = ["COMMANDS", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "cli", "main"]
 
 #: Every subcommand: the module of this package that defines it as ``command``.
 COMMANDS = (
-    "collect", "compare", "decompose", "filter", "gate", "info", "merge", "plan", "record", "scale", "similarity", "sub",
-    "svg", "text", "top",
+    "collect", "compare", "convert", "decompose", "filter", "formats", "gate", "info", "merge", "plan", "record", "scale",
+    "similarity", "sub", "svg", "text", "top",
 )
 
 

@@ -53,11 +53,22 @@ class LazyGroup(click.Group):
 def cli() -> None:
     """Flame graphs as vectors: combine, filter, measure and compare profiles.
 
-    Every command reads profiles in the folded format (``a;b;c 12``, as flamegraph.pl and
-    py-spy write it) or the speedscope format (JSON: evented or sampled), gzip or plain,
-    detected from the content (or --from folded|speedscope), from files, directories or
-    stdin ('-'), and writes to stdout or -o FILE, so commands compose in pipes:
+    Every command reads profiles in {formats} (`flamespace formats` lists them), gzip or
+    plain, detected from the content (or --from FORMAT), from files, directories or stdin
+    ('-'), and writes to stdout or -o FILE (folded stacks: ``a;b;c 12``, as flamegraph.pl
+    reads them), so commands compose in pipes:
 
     \b
         flamespace merge runs/ | flamespace filter --grep parse | flamespace top
     """
+
+
+def _formats_named() -> str:
+    """Every readable format, named in the group's help (from the registry's list: no format is imported)."""
+    from ..formats.registry import names
+
+    listed = [f"the {name} format" for name in names()]
+    return ", ".join(listed[:-1]) + " or " + listed[-1] if len(listed) > 1 else listed[0]
+
+
+cli.help = (cli.help or "").replace("{formats}", _formats_named())
