@@ -101,6 +101,7 @@ def sniff(head: bytes) -> Union[bool, str, None]:
         if not header:
             if not line:
                 continue
+            line = line.lstrip(_WHITESPACE)  # a right-aligned one-line sample (see parse)
             match = _HEADER.match(line)
             if match is None or ":" not in line[match.end():]:
                 return f"line {number} is not a sample header ('comm pid [cpu] time: [period] event:'): {_shown(line)}"
