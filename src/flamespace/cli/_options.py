@@ -189,15 +189,14 @@ def reader_options(formats: "Sequence[str]") -> "Tuple[Option, ...]":
     """
     from ..formats import registry
 
-    found: "Dict[str, List[object]]" = {}
+    found: "Dict[str, Tuple[object, str, List[str]]]" = {}
     for name in formats:
         for field, default, help in registry.read_options(registry.by_name(name)):
-            entry = found.setdefault(field, [default, help, []])
-            entry[2].append(name)  # type: ignore[attr-defined]
+            found.setdefault(field, (default, help, []))[2].append(name)
     options = []
     for field, (default, help, names) in found.items():
         flag = "--" + field.replace("_", "-")
-        text = f"[{', '.join(names)}] {help}"  # type: ignore[arg-type]
+        text = f"[{', '.join(names)}] {help}"
         dest = READER_PREFIX + field
         if isinstance(default, bool):
             if default:

@@ -11,6 +11,10 @@ from ._common import INPUT_OPTIONS, checked_output, expand_inputs, report
 from ._options import click_options, given_reader_options, reader_options
 from ._report import warn
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .._types import Profile
+
 #: Every reader's options (--pid, --kernel, ...), built from the formats' ReadOptions records.
 READER_OPTIONS = reader_options(registry.names())
 
@@ -64,7 +68,8 @@ def command(inputs: Sequence[str], skip_invalid: bool, input_format: Optional[st
         report(diagnostics)
     if len(profiles) > 1:
         from ..core.algebra import sum_graphs
-        profile = sum_graphs(_graphs(profiles, files))
+
+        profile: Profile = sum_graphs(_graphs(profiles, files))
         warn(f"flamespace: merged {len(profiles)} inputs into one profile (the sum of their stacks)")
     else:
         profile = profiles[0]

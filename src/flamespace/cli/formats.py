@@ -32,6 +32,11 @@ def command(as_json: bool) -> None:
 
     Every command reads every format, detected from the content; `flamespace convert --to`
     and `-o NAME.EXT` pick a written one.
+
+    \b
+    Examples:
+        flamespace formats
+        flamespace formats --json
     """
     table = rows()
     headers = ["format", "support", "extensions", "options", "reference"]

@@ -37,7 +37,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Dict, Iterator, List, Optional, TextIO, Tuple, Union
 
-    from .._types import Stack
+    from .._types import Number, Stack
     from ..diagnostics import Diagnostics
 
 name = "perf"
@@ -228,9 +228,9 @@ def parse(
 
 def _collapse(
     lines: Iterator[str], options: ReadOptions, source: str, diagnostics: Optional[Diagnostics]
-) -> Tuple[Dict[str, int], Optional[str], List[str]]:
+) -> Tuple[Dict[str, Number], Optional[str], List[str]]:
     """(value by stack text, the event kept, notes): the Perl script's main loop, line by line."""
-    counts: Dict[str, int] = {}
+    counts: Dict[str, Number] = {}
     get = counts.get
     frames = _Frames(options)
     joined = frames.joined

@@ -38,17 +38,18 @@ ORDER = ("speedscope", "perf", "folded")
 #: input that fails this check is refused with the reason written here, without the import.
 _COULD_BE: Dict[str, Tuple[Callable[[bytes], bool], str]] = {
     "speedscope": (lambda head: head.lstrip()[:1] in (b"", b"{"), "does not start with '{'"),
-    # a sample header ends its first data line with ':', before any stack line
-    "perf": (lambda head: _first_line_has_colon(head), "its first line has no ':' (a sample header has 'time: event:')"),
+    # a sample header: "comm pid[/tid] ...:" (folded Python frames, "f (a.py:1) 5", have no such number)
+    "perf": (lambda head: _first_line_has_pid(head), "its first line has no ':' after a process id ('comm pid ... event:')"),
 }
 SNIFF_BYTES = 64 * 1024
 
 
-def _first_line_has_colon(head: bytes) -> bool:
-    """Whether the first line that is not a comment or blank holds a ':' (or the head ends before it)."""
+def _first_line_has_pid(head: bytes) -> bool:
+    """Whether the first line that is not a comment or blank has a ':' and a number (pid or pid/tid)
+    between other words (or the head ends before such a line)."""
     for line in head.splitlines()[:64]:
         if line and not line.startswith(b"#"):
-            return b":" in line
+            return b":" in line and any(word.replace(b"/", b"").isdigit() for word in line.split()[1:-1])
     return True
 
 
@@ -104,6 +105,8 @@ def detect(head: bytes, path: str = "", *, fallback: Optional[str] = None) -> Mo
     :class:`InputError` naming every format tried and why each refused.
     """
     accepted, undecided, refused = _sniff_all(head)
+    if len(accepted) == 1:
+        return accepted[0]  # the common case: no extension asked (by_extension imports every format)
     by_name_of_file = by_extension(path) if path else None
     if accepted:
         return by_name_of_file if by_name_of_file in accepted else accepted[0]
