@@ -34,8 +34,11 @@ def __getattr__(name: str) -> object:
 
 
 def _run(args: "List[str]") -> object:
-    if args[0] == "svg":
-        from ._svg_spec import run_fast
+    if args[0] in ("svg", "convert"):  # common cases without click (start-up)
+        if args[0] == "svg":
+            from ._svg_spec import run_fast
+        else:
+            from ._convert_spec import run_fast
 
         done, result = run_fast(args[1:])
         if done:

@@ -198,11 +198,6 @@ def _source_line(line: Optional[str]) -> str:
     return re.sub(r"\[.*?\]", "", line.rstrip("\n")).strip(_WHITESPACE)
 
 
-def _lines(stream: TextIO) -> Iterator[str]:
-    """The input's lines; a str holding text is split too (loads, tests)."""
-    return iter(stream)
-
-
 def parse(
     stream: TextIO,
     options: ReadOptions = ReadOptions(),
@@ -218,149 +213,257 @@ def parse(
     """
     from .folded import _to_stacks
 
-    counts, event, notes = _collapse(_lines(stream), options, source, diagnostics)
+    collapser = _Collapser(options, source, diagnostics)
+    if options.srcline:  # source lines are read by the stack lines before them: line by line
+        collapser.lines(iter(stream), 0)
+    else:
+        collapser.samples(stream)
+    notes = collapser.notes()
     if diagnostics is not None:
         for note in notes:
             diagnostics.warn(f"{source}: {note}")
+    event = collapser.event_filter
     metadata = Metadata(metric=event) if event else Metadata()
-    return FlameGraph._trusted(_to_stacks(counts, stack_cache), metadata)
+    return FlameGraph._trusted(_to_stacks(collapser.counts, stack_cache), metadata)
 
 
-def _collapse(
-    lines: Iterator[str], options: ReadOptions, source: str, diagnostics: Optional[Diagnostics]
-) -> Tuple[Dict[str, Number], Optional[str], List[str]]:
-    """(value by stack text, the event kept, notes): the Perl script's main loop, line by line."""
-    counts: Dict[str, Number] = {}
-    get = counts.get
-    frames = _Frames(options)
-    joined = frames.joined
-    event_filter = options.event_filter or ""
-    defaulted = False
-    other_events: Dict[str, int] = {}
-    tid_names, pid_names, srcline = options.tid, options.pid, options.srcline
-    blocks: List[str] = []  # each stack line's frames, innermost line first
-    pname: Optional[str] = None
-    java = False
-    period = 1
-    started = 0  # the line of the open sample's header
-    lineno = 0
-    for line in lines:
-        lineno += 1
-        first = line[:1]
-        if first == "#":
-            continue
-        if line[-1:] == "\n":
-            line = line[:-1]
-        if not line:  # end of a sample
-            if pname:
-                blocks.append(pname)
-                blocks.reverse()
-                stack = ";".join(blocks)
-                counts[stack] = get(stack, 0) + period
-                blocks.clear()
-                pname = None
-            continue
-        header = None
-        if first not in _WHITESPACE:
-            header = _HEADER.match(line)
-        elif not pname:
-            # outside a sample, a right-aligned header with its stack on the same line (the Perl
-            # script ignores these lines; inferno reads them)
-            padded = line.lstrip(_WHITESPACE)
-            header = _HEADER.match(padded)
-            if header is not None:
-                if _EVENT.search(padded) is None and _inline_stack(padded, header.end()) is not None:
-                    line = padded
-                else:
-                    header = None
+_CHUNK = 1 << 20  # characters read at a time
+_SAMPLE_CACHE_LIMIT = 64 << 20  # characters of stack text remembered (bounded memory on inputs of many stacks)
+
+
+class _Collapser:
+    """The Perl script's main loop. Its state is empty again after every blank line, so each
+    blank-line-separated sample is collapsed on its own: whole samples whose stack text was
+    seen before cost one dictionary look-up (:meth:`samples`); anything unusual in a sample
+    (comments, a second header, a bad line, a one-line sample) goes through the line-by-line
+    loop (:meth:`lines`), which is the reference."""
+
+    def __init__(self, options: ReadOptions, source: str, diagnostics: Optional[Diagnostics]) -> None:
+        self.options, self.source, self.diagnostics = options, source, diagnostics
+        self.counts: Dict[str, Number] = {}
+        self.frames = _Frames(options)
+        self.event_filter = options.event_filter or ""
+        self.defaulted = False
+        self.other_events: Dict[str, int] = {}
+        # the line loop's state (reset by every blank line)
+        self.pname: Optional[str] = None
+        self.java = False
+        self.period: Number = 1
+        self.blocks: List[str] = []  # each stack line's frames, innermost line first
+        self.started = 0  # the line of the open sample's header
+        # stack text of a sample (its lines after the header) -> its frames, root first; None: not plain
+        self.java_samples: Dict[str, Optional[str]] = {}
+        self.other_samples: Dict[str, Optional[str]] = {}
+        self.cached = 0
+
+    # -- whole samples -------------------------------------------------------------------
+
+    def samples(self, stream: TextIO) -> None:
+        """Collapse the input sample by sample (what :meth:`lines` would do, faster)."""
+        lineno = 0
+        rest = ""
+        while True:
+            chunk = stream.read(_CHUNK)
+            if not chunk:
+                break
+            pieces = (rest + chunk).split("\n\n")
+            rest = pieces.pop()
+            for piece in pieces:
+                lineno = self.sample(piece, lineno) + 1  # and the blank line after it
+        if rest:
+            self.lines(iter(rest.splitlines(keepends=True)), lineno)
+
+    def sample(self, piece: str, lineno: int) -> int:
+        """Collapse one sample: ``piece`` is its lines without the blank line after it; returns the last line's number."""
+        while piece[:1] == "\n":  # more than one blank line between samples
+            piece = piece[1:]
+            lineno += 1
+        if not piece:
+            return lineno
+        newline = piece.find("\n")
+        head = piece if newline < 0 else piece[:newline]
+        stacks = "" if newline < 0 else piece[newline + 1 :]
+        last = lineno + 1 + (stacks.count("\n") + 1 if newline >= 0 else 0)
+        header = _HEADER.match(head) if head[:1] not in _WHITESPACE and head[0] != "#" else None
         if header is not None:
-            comm, pid, tid = header.groups()
-            if not tid or tid == "0":  # Perl: "0" is false
-                tid, pid = pid, "?"
-            value: Optional[str] = None
-            event: Optional[str] = None
-            inline: Optional[str] = None
-            found = _EVENT.search(line)
-            if found is not None:
-                value, event = found.groups()
-            else:
-                inline = _inline_stack(line, header.end())
-                if inline is not None:  # inferno: the event is the word before the first ':'
-                    words = line[header.end():].split(":", 2)[1].split()
-                    value = words[-2] if len(words) > 1 and words[-2].isdigit() and words[-2].isascii() else None
-                    event = words[-1] if words else ""
-            if event is not None:
-                if not event_filter:
-                    event_filter, defaulted = event, True
-                elif event != event_filter:
-                    other_events[event] = other_events.get(event, 0) + 1
-                    continue
-            if not value or value == "0":
-                period = 1
-            elif len(value) > _MAX_DIGITS or int(value) >= MAX_VALUE:
-                raise InputError(f"period {value[:20]}... is out of range; periods must be below {MAX_VALUE:g}", source, lineno)
-            else:
-                period = int(value)
-            if tid_names:
-                pname = f"{comm}-{pid}/{tid}"
-            elif pid_names:
-                pname = f"{comm}-{pid}"
-            else:
-                pname = comm
-            pname = pname.replace(" ", "_")
-            java = pname.startswith("java")
-            started = lineno
-            if inline is not None:  # a whole sample on one line
-                part = joined(inline, java)
-                if part:
-                    blocks.append(part)
-                blocks.append(pname)
-                blocks.reverse()
-                stack = ";".join(blocks)
-                counts[stack] = get(stack, 0) + period
-                blocks.clear()
-                pname = None
-            continue
-        if srcline:
-            parsed = frames.frames(line, java)
-            if parsed is not None and pname:
-                names = []
-                for function, wants_source in parsed:
-                    if wants_source:
-                        lineno += 1
-                        extra = _source_line(next(lines, None))
-                        if extra:
-                            function += ":" + extra
-                    names.append(function)
-                if names:
-                    blocks.append(";".join(names))
-                continue
-            part = None if parsed is None else ""
+            java = header.group(1).startswith("java")  # as the name made of it: "java" has no space
+            cache = self.java_samples if java else self.other_samples
+            joined = cache.get(stacks, 0)
+            if joined == 0:
+                joined = cache[stacks] = self.stack_of(stacks, java)
+                self.cached += len(stacks)
+                if self.cached > _SAMPLE_CACHE_LIMIT:
+                    self.java_samples.clear()
+                    self.other_samples.clear()
+                    self.cached = 0
+            if joined is not None:
+                if self.header(head, header, lineno + 1):
+                    pname = self.pname or ""  # set by header()
+                    stack = f"{pname};{joined}" if joined else pname
+                    self.counts[stack] = self.counts.get(stack, 0) + self.period
+                    self.pname = None
+                return last
+        self.lines(iter((piece + "\n\n").splitlines(keepends=True)), lineno)
+        return last
+
+    def stack_of(self, stacks: str, java: bool) -> Optional[str]:
+        """The frames of a sample's stack lines, root first; None unless every line is a stack line."""
+        if not stacks:
+            return ""
+        frames = self.frames
+        cache = frames.java if java else frames.other  # the lines' cache, looked up here: most lines hit it
+        parts: List[str] = []
+        for line in stacks.split("\n"):
+            part = cache.get(line)
+            if part is None:  # not seen yet (or not a stack line)
+                if line[:1] not in _WHITESPACE or not line:
+                    return None  # a comment, a header or a blank: the line loop decides
+                part = frames.joined(line, java)
+                if part is None:
+                    return None
+            if part:
+                parts.append(part)
+        parts.reverse()
+        return ";".join(parts)
+
+    # -- line by line ----------------------------------------------------------------------
+
+    def header(self, line: str, header: re.Match[str], lineno: int) -> bool:
+        """Take a sample header: True if its sample is kept (the name and period are set), False
+        if its event is left out or the header held the whole sample (a one-line sample)."""
+        comm, pid, tid = header.groups()
+        if not tid or tid == "0":  # Perl: "0" is false
+            tid, pid = pid, "?"
+        value: Optional[str] = None
+        event: Optional[str] = None
+        inline: Optional[str] = None
+        found = _EVENT.search(line)
+        if found is not None:
+            value, event = found.groups()
         else:
-            part = joined(line, java)
-        if part is None:
-            reason = f"expected a sample header ('comm pid [cpu] time: [period] event:') or a stack line ('address symbol (module)'), found {_shown(line)}"
-            if not options.skip_invalid:
-                raise InputError(reason, source, lineno)
-            if diagnostics is not None:
-                diagnostics.skip(source, lineno, reason)
-            continue
-        if part and pname:
-            blocks.append(part)
-    notes = []
-    if pname:
-        notes.append(
-            f"the last sample (line {started}) does not end with a blank line: left out, as stackcollapse-perf.pl does"
-        )
-    if defaulted and other_events:
-        others = ", ".join(f"{name} ({count:,})" for name, count in sorted(other_events.items()))
-        notes.append(
-            f"kept the samples of the first event type, {event_filter}; left out other events: {others} "
-            "(choose one with --event-filter)"
-        )
-    if not counts:
-        notes.append("no samples found")
-    return counts, event_filter or None, notes
+            inline = _inline_stack(line, header.end())
+            if inline is not None:  # inferno: the event is the word before the first ':'
+                words = line[header.end():].split(":", 2)[1].split()
+                value = words[-2] if len(words) > 1 and words[-2].isdigit() and words[-2].isascii() else None
+                event = words[-1] if words else ""
+        if event is not None:
+            if not self.event_filter:
+                self.event_filter, self.defaulted = event, True
+            elif event != self.event_filter:
+                self.other_events[event] = self.other_events.get(event, 0) + 1
+                return False
+        if not value or value == "0":
+            self.period = 1
+        elif len(value) > _MAX_DIGITS or int(value) >= MAX_VALUE:
+            raise InputError(f"period {value[:20]}... is out of range; periods must be below {MAX_VALUE:g}", self.source, lineno)
+        else:
+            self.period = int(value)
+        options = self.options
+        if options.tid:
+            pname = f"{comm}-{pid}/{tid}"
+        elif options.pid:
+            pname = f"{comm}-{pid}"
+        else:
+            pname = comm
+        self.pname = pname = pname.replace(" ", "_")
+        self.java = pname.startswith("java")
+        self.started = lineno
+        if inline is not None:  # a whole sample on one line
+            part = self.frames.joined(inline, self.java)
+            if part:
+                self.blocks.append(part)
+            self.end_sample()
+            return False
+        return True
+
+    def end_sample(self) -> None:
+        """A blank line: count the open sample, if any, and start afresh."""
+        if self.pname:
+            blocks = self.blocks
+            blocks.append(self.pname)
+            blocks.reverse()
+            stack = ";".join(blocks)
+            self.counts[stack] = self.counts.get(stack, 0) + self.period
+            blocks.clear()
+            self.pname = None
+
+    def lines(self, lines: Iterator[str], lineno: int) -> int:
+        """Collapse ``lines`` (with their line ends) one by one, as the Perl script does; the last line's number."""
+        frames, blocks, srcline = self.frames, self.blocks, self.options.srcline
+        for line in lines:
+            lineno += 1
+            first = line[:1]
+            if first == "#":
+                continue
+            if line[-1:] == "\n":
+                line = line[:-1]
+            if not line:
+                self.end_sample()
+                continue
+            header = None
+            if first not in _WHITESPACE:
+                header = _HEADER.match(line)
+            elif not self.pname:
+                # outside a sample, a right-aligned header with its stack on the same line (the Perl
+                # script ignores these lines; inferno reads them)
+                padded = line.lstrip(_WHITESPACE)
+                header = _HEADER.match(padded)
+                if header is not None:
+                    if _EVENT.search(padded) is None and _inline_stack(padded, header.end()) is not None:
+                        line = padded
+                    else:
+                        header = None
+            if header is not None:
+                self.header(line, header, lineno)
+                continue
+            pname = self.pname
+            if srcline:
+                parsed = frames.frames(line, self.java)
+                if parsed is not None and pname:
+                    names = []
+                    for function, wants_source in parsed:
+                        if wants_source:
+                            lineno += 1
+                            extra = _source_line(next(lines, None))
+                            if extra:
+                                function += ":" + extra
+                        names.append(function)
+                    if names:
+                        blocks.append(";".join(names))
+                    continue
+                part = None if parsed is None else ""
+            else:
+                part = frames.joined(line, self.java)
+            if part is None:
+                reason = (
+                    "expected a sample header ('comm pid [cpu] time: [period] event:') or a stack line "
+                    f"('address symbol (module)'), found {_shown(line)}"
+                )
+                if not self.options.skip_invalid:
+                    raise InputError(reason, self.source, lineno)
+                if self.diagnostics is not None:
+                    self.diagnostics.skip(self.source, lineno, reason)
+                continue
+            if part and pname:
+                blocks.append(part)
+        return lineno
+
+    def notes(self) -> List[str]:
+        """What the caller should be told: a last sample left out, other events left out, no samples."""
+        notes = []
+        if self.pname:
+            notes.append(
+                f"the last sample (line {self.started}) does not end with a blank line: left out, as stackcollapse-perf.pl does"
+            )
+        if self.defaulted and self.other_events:
+            others = ", ".join(f"{name} ({count:,})" for name, count in sorted(self.other_events.items()))
+            notes.append(
+                f"kept the samples of the first event type, {self.event_filter}; left out other events: {others} "
+                "(choose one with --event-filter)"
+            )
+        if not self.counts:
+            notes.append("no samples found")
+        return notes
 
 
 def loads(text: str, options: ReadOptions = ReadOptions()) -> FlameGraph:

@@ -86,13 +86,26 @@ def by_name(name: str) -> ModuleType:
 
 
 def by_extension(path: str) -> Optional[ModuleType]:
+    """The format that claims ``path``'s extension (``.gz`` aside); formats already imported are asked first."""
     lower = path.lower()
     if lower.endswith(".gz"):
         lower = lower[:-3]
-    for fmt in formats():
+    loaded = [name for name in ORDER if f"{__package__}.{name}" in sys.modules]
+    for name in loaded + [name for name in ORDER if name not in loaded]:
+        fmt = _module(name)
         if lower.endswith(tuple(fmt.extensions)):
             return fmt
     return None
+
+
+def write_options(name: str) -> List[str]:
+    """The fields of a writable format's ``WriteOptions``."""
+    cls = by_name(name).WriteOptions
+    if hasattr(cls, "__record_fields__"):
+        return list(cls.__record_fields__)
+    import dataclasses
+
+    return [f.name for f in dataclasses.fields(cls)]
 
 
 def detect(head: bytes, path: str = "", *, fallback: Optional[str] = None) -> ModuleType:
