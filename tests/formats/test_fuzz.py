@@ -118,7 +118,7 @@ def test_speedscope_reader_raises_only_input_errors(data: bytes) -> None:
 
 def test_every_reader_is_fuzzed() -> None:
     """A new reader must get a fuzz test here."""
-    fuzzed = {"folded", "speedscope", "perf"}  # perf: tests/formats/test_perf_fuzz.py
+    fuzzed = {"folded", "speedscope", "perf", "perf-sched"}  # perf, perf-sched: tests/formats/test_perf_fuzz.py
     assert set(registry.names()) <= fuzzed, set(registry.names()) - fuzzed
 
 

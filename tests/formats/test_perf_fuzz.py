@@ -100,3 +100,35 @@ def test_whole_samples_and_the_line_loop_agree(data: bytes, options: dict) -> No
             continue
         outcomes.append((collapser.counts, collapser.notes(), collapser.event_filter, dict(collapser.other_events)))
     assert outcomes[0] == outcomes[1]
+
+
+SCHED_OPTIONS = st.fixed_dictionaries({}, optional={name: st.just(True) for name in ("tid", "wake_stack", "recurse")})
+
+
+@st.composite
+def mangled_sched(draw: st.DrawFn) -> bytes:
+    data = bytearray((DATA / "perf" / "sched-events.txt").read_bytes())
+    for _ in range(draw(st.integers(1, 4))):
+        at = draw(st.integers(0, len(data)))
+        kind = draw(st.sampled_from(["truncate", "flip", "insert", "digits"]))
+        if kind == "truncate":
+            del data[at:]
+        elif kind == "flip" and at < len(data):
+            data[at] = draw(st.integers(0, 255))
+        elif kind == "insert":
+            data[at:at] = draw(st.binary(min_size=1, max_size=8))
+        else:
+            data[at:at] = b"9" * draw(st.integers(20, 400))
+    return bytes(data)
+
+
+@FUZZ
+@given(mangled_sched(), SCHED_OPTIONS)
+def test_perf_sched_reader_raises_only_input_errors(data: bytes, options: dict) -> None:
+    try:
+        profile = fs.formats.registry.read(io.BytesIO(data), "perf-sched", options=options)
+    except fs.InputError:
+        return
+    for stack, value in profile.items():
+        assert isinstance(stack, tuple) and all(isinstance(f, str) for f in stack)
+        assert 0 < value < float("inf"), (stack, value)

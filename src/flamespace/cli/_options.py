@@ -189,14 +189,17 @@ def reader_options(formats: "Sequence[str]") -> "Tuple[Option, ...]":
     """
     from ..formats import registry
 
-    found: "Dict[str, Tuple[object, str, List[str]]]" = {}
+    found: "Dict[str, Tuple[object, List[Tuple[str, str]]]]" = {}
     for name in formats:
         for field, default, help in registry.read_options(registry.by_name(name)):
-            found.setdefault(field, (default, help, []))[2].append(name)
+            found.setdefault(field, (default, []))[1].append((name, help))
     options = []
-    for field, (default, help, names) in found.items():
+    for field, (default, helps) in found.items():
         flag = "--" + field.replace("_", "-")
-        text = f"[{', '.join(names)}] {help}"
+        if len({help for _, help in helps}) == 1:
+            text = f"[{', '.join(name for name, _ in helps)}] {helps[0][1]}"
+        else:  # one meaning per format: say each
+            text = " ".join(f"[{name}] {help}" for name, help in helps)
         dest = READER_PREFIX + field
         if isinstance(default, bool):
             if default:

@@ -33,11 +33,12 @@ if TYPE_CHECKING:
 
 #: Every format's module name (its ``name``), in sniffing order. Modules are imported when
 #: first needed, so reading a folded file does not import speedscope (and json).
-ORDER = ("speedscope", "perf", "folded")
+ORDER = ("speedscope", "perf-sched", "perf", "folded")
 #: What an input's head must look like for a format to be worth importing to sniff it; an
 #: input that fails this check is refused with the reason written here, without the import.
 _COULD_BE: Dict[str, Tuple[Callable[[bytes], bool], str]] = {
     "speedscope": (lambda head: head.lstrip()[:1] in (b"", b"{"), "does not start with '{'"),
+    "perf-sched": (lambda head: b"sched:sched_stat_" in head, "no sched:sched_stat_sleep or sched_stat_blocked events"),
     # a sample header: "comm pid[/tid] ...:" (folded Python frames, "f (a.py:1) 5", have no such number)
     "perf": (lambda head: _first_line_has_pid(head), "its first line has no ':' after a process id ('comm pid ... event:')"),
 }
@@ -54,7 +55,7 @@ def _first_line_has_pid(head: bytes) -> bool:
 
 
 def _module(name: str) -> ModuleType:
-    qualified = f"{__package__}.{name}"
+    qualified = f"{__package__}.{name.replace('-', '_')}"  # perf-sched is formats/perf_sched.py
     if qualified not in sys.modules:
         __import__(qualified)
     return sys.modules[qualified]
@@ -90,7 +91,7 @@ def by_extension(path: str) -> Optional[ModuleType]:
     lower = path.lower()
     if lower.endswith(".gz"):
         lower = lower[:-3]
-    loaded = [name for name in ORDER if f"{__package__}.{name}" in sys.modules]
+    loaded = [name for name in ORDER if f"{__package__}.{name.replace('-', '_')}" in sys.modules]
     for name in loaded + [name for name in ORDER if name not in loaded]:
         fmt = _module(name)
         if lower.endswith(tuple(fmt.extensions)):
