@@ -6,7 +6,7 @@ A sample is a header line, its stack lines (leaf first) and a blank line::
             7f722d142778 Ljava/io/PrintStream;::print (/tmp/perf-19982.map)
             ffffffff8103ce3b native_safe_halt ([kernel.kallsyms])
 
-The rules are the Perl script's (tests/formats/test_perf_conformance.py checks them against its
+The rules are the Perl script's (tests/formats/test_peer_conformance.py checks them against its
 output): the root frame is the command (``--pid``: ``comm-pid``, ``--tid``: ``comm-pid/tid``,
 spaces as ``_``); each sample weighs its period when the header has one, else 1; only the
 first event type seen is kept unless ``event_filter`` names one; symbol offsets (``+0x1f``),
@@ -20,13 +20,13 @@ nor a stack line is an error naming the line (the script warns and goes on; ``sk
 does the same and counts them); Windows line ends are read as line ends. ``--inline`` and
 ``--context`` (addr2line on the profiled binaries) are not offered: see the README.
 
-Streamed: memory grows with the distinct stacks and stack lines, not with the input.
+Streamed: memory grows with the distinct stacks and stack lines, not with the input (a cache
+of whole samples' stack text is bounded, see ``_SAMPLE_CACHE_LIMIT``).
 """
 
 from __future__ import annotations
 
 import re
-import sys
 
 from .._record import Record, record
 from ..core.metadata import Metadata
