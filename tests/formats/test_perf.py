@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import flamespace as fs
 from flamespace.diagnostics import Diagnostics
@@ -142,3 +144,12 @@ def test_sniff_says_why_not():
     assert perf.sniff(b"app 1 1.0: 1 cycles:\n\n").startswith("the sample at line 1 has no stack")
     assert perf.sniff(b"app 1 1.0: 1 cycles:\n") is None
     assert perf.sniff((PERF / "python-program.perf").read_bytes()) is True
+
+
+@settings(max_examples=500, derandomize=True)
+@given(st.text(alphabet=" \t()abf01_-+>[]:;/.\x85\xa0é", max_size=40))
+def test_the_quick_split_of_a_stack_line_is_the_pattern_s(tail):
+    """_stack_parts splits common lines with string methods: it must agree with the Perl pattern on every line."""
+    for line in (tail, "\t" + tail, " 7f12 " + tail, "\t7f12 " + tail + ")", "ab_1 " + tail + " (m)"):
+        match = perf._STACK.match(line)
+        assert perf._stack_parts(line) == (None if match is None else match.groups()), line

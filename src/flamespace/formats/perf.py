@@ -132,8 +132,30 @@ def _inline_stack(line: str, start: int) -> Optional[str]:
     return rest if _INLINE_STACK.match(rest) else None
 
 
+_CACHE_ENTRIES = 1 << 20  # distinct lines or symbols remembered before a cache starts afresh (bounded memory)
+
+
+def _stack_parts(line: str) -> Optional[Tuple[str, str, str]]:
+    """(address, symbol, module) of a stack line, as the Perl script's pattern splits it; None if it does not match.
+
+    The common shape (``  7f12 symbol (module)``) is split with string methods; anything else
+    goes to the pattern itself, so the result is always the pattern's.
+    """
+    text = line.lstrip(_WHITESPACE)
+    if text[-1:] == ")":
+        address, _, rest = text.partition(" ")
+        if address and address.isascii() and (address.isalnum() or address.replace("_", "0").isalnum()):
+            start = len(text) - len(rest.lstrip(_WHITESPACE))
+            cut = text.rfind(" (")
+            if cut > start:
+                return address, text[start:cut], text[cut + 2 : -1]
+    match = _STACK.match(line)
+    return None if match is None else (match.group(1), match.group(2), match.group(3))
+
+
 class _Frames:
-    """Stack lines turned into frames, remembered per distinct line (most lines repeat)."""
+    """Stack lines turned into frames, remembered per distinct line (most lines repeat) and per
+    distinct symbol and module (a library mapped at other addresses in other processes)."""
 
     def __init__(self, options: ReadOptions) -> None:
         self.addrs = options.addrs
@@ -141,21 +163,41 @@ class _Frames:
         self.jit = options.jit or options.all
         self.java: Dict[str, Optional[str]] = {}  # line -> frames joined by ';' ("" none), None: not a stack line
         self.other: Dict[str, Optional[str]] = {}
+        self.symbols: Dict[Tuple[str, str, bool], str] = {}  # (symbol, module, java) -> frames joined
 
     def joined(self, line: str, java: bool) -> Optional[str]:
+        """The frames of a stack line joined by ';' ("" for none); None if it is not a stack line."""
         cache = self.java if java else self.other
         found = cache.get(line, 0)
-        if found == 0:
-            frames = self.frames(line, java)
-            found = cache[line] = None if frames is None else ";".join(f for f, _ in frames)
-        return found  # type: ignore[return-value]  # 0 was replaced above
+        if found != 0:
+            return found  # type: ignore[return-value]  # a str or None: 0 is only the default
+        if len(cache) >= _CACHE_ENTRIES:
+            cache.clear()
+        parts = _stack_parts(line)
+        if parts is None:
+            cache[line] = None
+            return None
+        address, symbol, module = parts
+        if self.addrs and "[unknown]" in symbol:  # the address is part of the name
+            text = ";".join(f for f, _ in self.rules(address, symbol, module, java))
+        else:
+            key = (symbol, module, java)
+            known = self.symbols.get(key)
+            if known is None:
+                if len(self.symbols) >= _CACHE_ENTRIES:
+                    self.symbols.clear()
+                known = self.symbols[key] = ";".join(f for f, _ in self.rules(address, symbol, module, java))
+            text = known
+        cache[line] = text
+        return text
 
     def frames(self, line: str, java: bool) -> Optional[List[Tuple[str, bool]]]:
-        """The frames of one stack line, outermost first (the Perl script's rules, in its order)."""
-        match = _STACK.match(line)
-        if match is None:
-            return None
-        address, symbol, module = match.groups()
+        """The frames of one stack line, outermost first, each with whether a --srcline line follows it."""
+        parts = _stack_parts(line)
+        return None if parts is None else self.rules(*parts, java)
+
+    def rules(self, address: str, symbol: str, module: str, java: bool) -> List[Tuple[str, bool]]:
+        """The Perl script's rules for one stack line, in its order."""
         symbol = _OFFSET.sub("", symbol, count=1)
         if symbol.startswith("("):  # a process name, not a frame
             return []
