@@ -3,8 +3,9 @@
     FLAMEGRAPH_DIR=/path/to/FlameGraph .venv/bin/python benchmarks/bench_convert.py [--repeat 5] [--sizes 100] [--gb]
 
 Inputs: example-perf-stacks (3.1 MB of real `perf script` output, from ../shared/peer-fixtures
-or FLAMEGRAPH_DIR) and files built by repeating it to ``--sizes`` MB (100 by default; ``--gb``
-adds a 1,000 MB one), under benchmarks/.data/ (never committed). Each task is a whole process,
+or FLAMEGRAPH_DIR), the same with every address made distinct (the worst case for our caches),
+and files built by repeating it to ``--sizes`` MB (100 by default; ``--gb`` adds a 1,000 MB
+one), under benchmarks/.data/ (never committed). Each task is a whole process,
 start-up included, output read and hashed; the two tools alternate, ``--repeat`` times each, and
 the table gives median wall time, MB/s, peak RSS (GNU time's %M: the process's own) and the ratio of
 flamespace's time to the Perl script's. Both outputs are checked to be the same bytes once per
@@ -45,6 +46,20 @@ def example(flamegraph: Path) -> Path:
                 break
         else:
             sys.exit("example-perf-stacks.txt.gz not found (peer fixtures or FLAMEGRAPH_DIR)")
+    return target
+
+
+def distinct(source: Path) -> Path:
+    """``source`` with every stack line's address made unique: the worst case for caches of lines
+    (a system-wide profile sees one library at other addresses in other processes)."""
+    import re
+
+    target = DATA / "example-perf-stacks-distinct.txt"
+    if not target.exists():
+        count = iter(range(1, 1 << 40))
+        text = re.sub(r"^(\s+)([0-9a-f]+) ", lambda m: f"{m.group(1)}{int(m.group(2), 16) + 16 * next(count):x} ",
+                      source.read_text(), flags=re.M)
+        target.write_text(text)
     return target
 
 
@@ -92,7 +107,7 @@ def main() -> None:
         sys.exit(f"{perl_script} not found: set FLAMEGRAPH_DIR to a checkout of FlameGraph")
     flamespace = str(Path(sys.executable).with_name("flamespace"))
     small = example(flamegraph)
-    inputs = [small] + [repeated(small, int(size)) for size in args.sizes.split(",") if size]
+    inputs = [small, distinct(small)] + [repeated(small, int(size)) for size in args.sizes.split(",") if size]
     if args.gb:
         inputs.append(repeated(small, 1000))
     print(f"# {platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
