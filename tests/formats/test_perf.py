@@ -153,3 +153,10 @@ def test_the_quick_split_of_a_stack_line_is_the_pattern_s(tail):
     for line in (tail, "\t" + tail, " 7f12 " + tail, "\t7f12 " + tail + ")", "ab_1 " + tail + " (m)"):
         match = perf._STACK.match(line)
         assert perf._stack_parts(line) == (None if match is None else match.groups()), line
+
+
+def test_an_event_filter_that_keeps_nothing_names_the_events_there_are():
+    diagnostics = Diagnostics()
+    graph = perf.parse(io.StringIO("app 1 1.0: 5 cycles:\n\t1 f (m)\n\n"), perf.ReadOptions(event_filter="instructions"),
+                       diagnostics=diagnostics)
+    assert len(graph) == 0 and any("no samples of event instructions; the input has: cycles (1)" in m for m in diagnostics.messages())

@@ -504,7 +504,8 @@ class _Collapser:
                 "(choose one with --event-filter)"
             )
         if not self.counts:
-            notes.append("no samples found")
+            present = ", ".join(f"{name} ({count:,})" for name, count in sorted(self.other_events.items()))
+            notes.append(f"no samples of event {self.event_filter}; the input has: {present}" if present else "no samples found")
         return notes
 
 
