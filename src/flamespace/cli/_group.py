@@ -53,10 +53,14 @@ class LazyGroup(click.Group):
 def cli() -> None:
     """Flame graphs as vectors: combine, filter, measure and compare profiles.
 
-    Every command reads profiles in {formats} (`flamespace formats` lists them), gzip or
-    plain, detected from the content (or --from FORMAT), from files, directories or stdin
-    ('-'), and writes to stdout or -o FILE (folded stacks: ``a;b;c 12``, as flamegraph.pl
-    reads them), so commands compose in pipes:
+    Every command reads profiles in any format of `flamespace formats`, gzip or plain,
+    detected from the content (or --from FORMAT), from files, directories or stdin ('-'):
+
+    \b
+    {formats}
+
+    and writes to stdout or -o FILE (folded stacks: ``a;b;c 12``, as flamegraph.pl reads
+    them), so commands compose in pipes:
 
     \b
         flamespace merge runs/ | flamespace filter --grep parse | flamespace top
@@ -68,7 +72,13 @@ def _formats_named() -> str:
     from ..formats.registry import names
 
     listed = [f"the {name} format" for name in names()]
-    return ", ".join(listed[:-1]) + " or " + listed[-1] if len(listed) > 1 else listed[0]
+    lines, line = [], ""
+    for item in listed:  # lines of at most 80 characters, never wrapped (a \b block): names stay whole
+        if line and len(line) + len(item) + 2 > 80:
+            lines.append(line + ",")
+            line = ""
+        line = f"{line}, {item}" if line else f"  {item}"
+    return "\n    ".join(lines + [line])
 
 
 cli.help = (cli.help or "").replace("{formats}", _formats_named())
