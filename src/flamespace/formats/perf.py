@@ -17,8 +17,8 @@ Where the Perl script gives nothing useful, we follow inferno's collapse-perf: a
 carries a one-frame stack on the same line (``... cycles:u:  ffff81 func (module)``) is a
 whole sample. Differences from the Perl script, on purpose: a line that is neither a header
 nor a stack line is an error naming the line (the script warns and goes on; ``skip_invalid``
-does the same and counts them); Windows line ends are read as line ends. ``--inline`` and
-``--context`` (addr2line on the profiled binaries) are not offered: see the README.
+does the same and counts them); Windows line ends are read as line ends; ``inline`` runs
+addr2line and nm with their arguments as a list (the script passes them through a shell).
 
 Streamed: memory grows with the distinct stacks and stack lines, not with the input (a cache
 of whole samples' stack text is bounded, see ``_SAMPLE_CACHE_LIMIT``).
@@ -59,6 +59,8 @@ class ReadOptions(Record):
     ``addrs``: keep the address of frames without a symbol: [module <address>].
     ``event_filter``: keep samples of this event only (default: the first event type in the input).
     ``srcline``: the input has a source line after each stack line (perf script -F+srcline); append it to the frame.
+    ``inline``: show inlined functions, asking addr2line (binutils) of each address; the binaries must be at the recorded paths.
+    ``context``: with inline, add the source file and line to each frame (function:file:line).
     """
 
     skip_invalid: bool = False
@@ -70,6 +72,8 @@ class ReadOptions(Record):
     addrs: bool = False
     event_filter: Optional[str] = None
     srcline: bool = False
+    inline: bool = False
+    context: bool = False
 
 
 # The Perl script's patterns, ASCII-only as Perl's are on byte strings. Its ``(\d+)*`` is
@@ -164,6 +168,7 @@ class _Frames:
         self.java: Dict[str, Optional[str]] = {}  # line -> frames joined by ';' ("" none), None: not a stack line
         self.other: Dict[str, Optional[str]] = {}
         self.symbols: Dict[Tuple[str, str, bool], str] = {}  # (symbol, module, java) -> frames joined
+        self.inliner = _Inliner(options.context) if options.inline else None
 
     def joined(self, line: str, java: bool) -> Optional[str]:
         """The frames of a stack line joined by ';' ("" for none); None if it is not a stack line."""
@@ -178,7 +183,10 @@ class _Frames:
             cache[line] = None
             return None
         address, symbol, module = parts
-        if self.addrs and "[unknown]" in symbol:  # the address is part of the name
+        inlined = self.inlined(address, symbol, module)
+        if inlined is not None:
+            text = inlined
+        elif self.addrs and "[unknown]" in symbol:  # the address is part of the name
             text = ";".join(f for f, _ in self.rules(address, symbol, module, java))
         else:
             key = (symbol, module, java)
@@ -194,7 +202,18 @@ class _Frames:
     def frames(self, line: str, java: bool) -> Optional[List[Tuple[str, bool]]]:
         """The frames of one stack line, outermost first, each with whether a --srcline line follows it."""
         parts = _stack_parts(line)
-        return None if parts is None else self.rules(*parts, java)
+        if parts is None:
+            return None
+        inlined = self.inlined(*parts)
+        return [(inlined, False)] if inlined is not None else self.rules(*parts, java)
+
+    def inlined(self, address: str, symbol: str, module: str) -> Optional[str]:
+        """With ``inline``: the frames addr2line gives for this address, outermost first, joined by ';';
+        None where the Perl script would not ask (perf maps, the kernel) or addr2line knows nothing."""
+        if self.inliner is None or _NOT_INLINED.search(module):
+            return None
+        found = self.inliner.frames(address, symbol, module)
+        return None if found in ("", "??", "??:??:0") else found
 
     def rules(self, address: str, symbol: str, module: str, java: bool) -> List[Tuple[str, bool]]:
         """The Perl script's rules for one stack line, in its order."""
@@ -231,6 +250,62 @@ class _Frames:
                 function += "_[j]"
             frames.append((function, not unknown))
         return frames
+
+
+#: Modules the Perl script never asks addr2line about: perf maps of JIT code, the kernel, [vdso] and the like.
+_NOT_INLINED = re.compile(r"(perf-\d+.map|kernel\.|\[[^\]]+\])")
+
+
+class _Inliner:
+    """addr2line (and nm) on the profiled binaries, as stackcollapse-perf.pl's --inline runs them,
+    one process per distinct address (remembered)."""
+
+    def __init__(self, context: bool) -> None:
+        self.context = context
+        self.cache: Dict[Tuple[str, str], str] = {}
+        self.symbols: Dict[str, str] = {}  # module -> nm's output
+
+    def frames(self, address: str, symbol: str, module: str) -> str:
+        key = (address, module)
+        found = self.cache.get(key)
+        if found is None:
+            found = self.cache[key] = self._ask(address, symbol, module)
+        return found
+
+    def _ask(self, address: str, symbol: str, module: str) -> str:
+        output = _run(["addr2line", "-a", address, "-e", module, "-i", "-f", "-s", "-C"])
+        output = output.split("\n", 1)[1] if "\n" in output else output  # the first line repeats the address
+        if "??\n??:0" in output:  # unknown address: from the symbol's own address and the offset, if nm knows it
+            offset = re.match(r"(.+)\+0x([0-9a-f]+)$", symbol)
+            if offset is not None:
+                if module not in self.symbols:
+                    self.symbols[module] = _run(["nm", module])
+                base = re.search(r"^([0-9a-f]+) . " + re.escape(offset.group(1)) + "$", self.symbols[module], re.M)
+                if base is not None:
+                    return self.frames(f"0x{int(base.group(1), 16) + int(offset.group(2), 16):x}", "", module)
+        names: List[str] = []
+        function = ""
+        lines = output.split("\n")
+        if lines[-1] == "":  # Perl's split /^/ makes no empty last line
+            lines.pop()
+        for line in lines:
+            line = re.sub(r" \(discriminator \S+\)", "", line, count=1)
+            if function == "":
+                function = line
+            else:
+                names.insert(0, f"{function}:{line}" if self.context else function)
+                function = ""
+        return ";".join(names)
+
+
+def _run(argv: List[str]) -> str:
+    """A tool's standard output ("" if it cannot run: the script then falls back to the symbol, as here)."""
+    import subprocess
+
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, errors="surrogateescape").stdout
+    except OSError:
+        return ""
 
 
 def _source_line(line: Optional[str]) -> str:
