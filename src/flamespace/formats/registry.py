@@ -35,8 +35,9 @@ if TYPE_CHECKING:
 #: first needed, so reading a folded file does not import speedscope (and json).
 ORDER = ("speedscope", "perf-sched", "perf", "folded")
 #: What an input's head must look like for a format to be worth importing to sniff it; an
-#: input that fails this check is refused with the reason written here, without the import.
-_COULD_BE: Dict[str, Tuple[Callable[[bytes], bool], str]] = {
+#: input that fails this check is refused with the reason written here, without the import
+#: (a bare check, without a reason, is accepted too).
+_COULD_BE: Dict[str, Union[Tuple[Callable[[bytes], bool], str], Callable[[bytes], bool]]] = {
     "speedscope": (lambda head: head.lstrip()[:1] in (b"", b"{"), "does not start with '{'"),
     "perf-sched": (lambda head: b"sched:sched_stat_" in head, "no sched:sched_stat_sleep or sched_stat_blocked events"),
     # a sample header: "comm pid[/tid] ...:" (folded Python frames, "f (a.py:1) 5", have no such number)
@@ -141,9 +142,11 @@ def _sniff_all(head: bytes) -> Tuple[List[ModuleType], List[str], List[Tuple[str
     refused: List[Tuple[str, str]] = []
     for name in ORDER:
         could_be = _COULD_BE.get(name)
-        if could_be is not None and not could_be[0](head):
-            refused.append((name, could_be[1]))
-            continue
+        if could_be is not None:
+            check, reason = could_be if isinstance(could_be, tuple) else (could_be, "its first bytes cannot start one")
+            if not check(head):
+                refused.append((name, reason))
+                continue
         fmt = _module(name)
         verdict = fmt.sniff(head)
         if verdict is True:
