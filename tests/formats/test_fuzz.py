@@ -127,7 +127,7 @@ def test_every_reader_is_fuzzed() -> None:
     from .test_collapse_fuzz import FORMATS as COLLAPSERS
 
     tests = "".join(path.read_text(encoding="utf-8") for path in Path(__file__).parent.glob("test_*.py"))
-    fuzzed = set(re.findall(r"def test_(\w+?)_reader_raises_only_input_errors", tests)) | set(COLLAPSERS)
+    fuzzed = {name.replace("_", "-") for name in re.findall(r"def test_(\w+?)_reader_raises_only_input_errors", tests)} | set(COLLAPSERS)
     assert {"folded", "speedscope"} <= fuzzed
     assert set(registry.names()) <= fuzzed, set(registry.names()) - fuzzed
 

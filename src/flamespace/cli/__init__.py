@@ -19,8 +19,8 @@ __all__ = ["COMMANDS", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "cli", "main"]
 
 #: Every subcommand: the module of this package that defines it as ``command``.
 COMMANDS = (
-    "collect", "compare", "decompose", "filter", "gate", "info", "merge", "plan", "record", "scale", "similarity", "sub",
-    "svg", "text", "top",
+    "collect", "compare", "convert", "decompose", "filter", "formats", "gate", "info", "merge", "plan", "record", "scale",
+    "similarity", "sub", "svg", "text", "top",
 )
 
 
@@ -34,8 +34,11 @@ def __getattr__(name: str) -> object:
 
 
 def _run(args: "List[str]") -> object:
-    if args[0] == "svg":
-        from ._svg_spec import run_fast
+    if args[0] in ("svg", "convert"):  # common cases without click (start-up)
+        if args[0] == "svg":
+            from ._svg_spec import run_fast
+        else:
+            from ._convert_spec import run_fast
 
         done, result = run_fast(args[1:])
         if done:

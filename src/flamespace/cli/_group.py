@@ -64,20 +64,32 @@ def _set_color(context: click.Context, parameter: click.Parameter, value: str) -
 def cli() -> None:
     """Flame graphs as vectors: combine, filter, measure and compare profiles.
 
-    Every command reads profiles in the folded format (``a;b;c 12``, as flamegraph.pl and
-    py-spy write it), the speedscope format (JSON: evented or sampled) or the input of a
-    FlameGraph stack collapser (the dtrace, sample, vtune, vsprof, ghcprof, instruments,
-    xctrace, bpftrace, gdb, elfutils, jstack, faulthandler, pmc or stap format), gzip or
-    plain, detected from the content (or --from FORMAT), from files, directories or
-    stdin ('-'), and writes to stdout or -o FILE, so commands compose in pipes:
+    Every command reads profiles in these formats, gzip or plain, detected from the
+    content (or --from FORMAT), from files, directories or stdin ('-'):
+
+    \b
+    {formats}
+
+    (`flamespace formats` describes each), and writes to stdout or -o FILE (folded stacks:
+    ``a;b;c 12``, as flamegraph.pl reads them), so commands compose in pipes:
 
     \b
         flamespace merge runs/ | flamespace filter --grep parse | flamespace top
-
-    Other profilers' files are read too, detected the same way:
-
-    \b
-        austin format (text and MOJO), pprof format, gecko format (Firefox Profiler),
-        chrome format (Trace Event JSON, VizTracer), cpuprofile format (DevTools, Node),
-        pstats format (cProfile, yappi: stacks estimated), pyspy format (only --from pyspy)
     """
+
+
+def _formats_named() -> str:
+    """Every readable format, named in the group's help (from the registry's list: no format is imported)."""
+    from ..formats.registry import names
+
+    listed = names()
+    lines, line = [], ""
+    for item in listed:  # lines of at most 80 characters, never wrapped (a \b block): names stay whole
+        if line and len(line) + len(item) + 2 > 80:
+            lines.append(line + ",")
+            line = ""
+        line = f"{line}, {item}" if line else f"  {item}"
+    return "\n    ".join(lines + [line])
+
+
+cli.help = (cli.help or "").replace("{formats}", _formats_named())

@@ -173,3 +173,50 @@ def parse(options: "Sequence[Option]", args: "Sequence[str]", allow_dash_files: 
         except ValueError:
             return None
     return values, tuple(files)
+
+
+#: The prefix of a reader option's destination: ``--pid`` arrives as ``read_pid``, apart from the command's own options.
+READER_PREFIX = "read_"
+
+
+def reader_options(formats: "Sequence[str]") -> "Tuple[Option, ...]":
+    """One option per field of each format's ``ReadOptions`` (but ``skip_invalid``), from the registry.
+
+    ``--pid`` for perf's ``pid``; the help is the field's line of the record's docstring, after
+    the formats that have it. A field several formats share is one option. Nothing is given
+    unless the user says so (flags default to off, values to None; a field whose default is
+    True is a ``--x/--no-x`` pair), so :func:`given_reader_options` can tell what was asked.
+    """
+    from ..formats import registry
+
+    found: "Dict[str, Tuple[object, List[Tuple[str, str]]]]" = {}
+    for name in formats:
+        for field, default, help in registry.read_options(registry.by_name(name)):
+            found.setdefault(field, (default, []))[1].append((name, help))
+    options = []
+    for field, (default, helps) in found.items():
+        flag = "--" + field.replace("_", "-")
+        if len({help for _, help in helps}) == 1:
+            text = f"[{', '.join(name for name, _ in helps)}] {helps[0][1]}"
+        else:  # one meaning per format: say each
+            text = " ".join(f"[{name}] {help}" for name, help in helps)
+        dest = READER_PREFIX + field
+        if isinstance(default, bool):
+            if default:
+                options.append(Option((flag,), dest, "pair", None, text, secondary=("--no-" + field.replace("_", "-"),)))
+            else:
+                options.append(Option((flag,), dest, "flag", False, text))
+        else:
+            kind = "int" if isinstance(default, int) else "float" if isinstance(default, float) else "str"
+            options.append(Option((flag,), dest, kind, None, text))
+    return tuple(options)
+
+
+def given_reader_options(values: "Dict[str, object]") -> "Dict[str, object]":
+    """The reader options the user gave, by field name, taken out of a command's ``values``."""
+    given: "Dict[str, object]" = {}
+    for key in [k for k in values if k.startswith(READER_PREFIX)]:
+        value = values.pop(key)
+        if value is not None and value is not False:
+            given[key[len(READER_PREFIX):]] = value
+    return given

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 name = "folded"
 extensions = (".folded", ".collapsed", ".fold")
 description = "folded stacks (stackcollapse-*.pl, py-spy --format raw, Austin)"
+reference = "flamegraph.pl (FlameGraph)"
 
 #: Frames cannot contain ';' in this format: writers replace it with this character.
 SEMICOLON_REPLACEMENT = ":"
@@ -77,6 +78,16 @@ def sniff(head: bytes) -> Optional[bool]:
             _, count, cut = _split_count(line)
             return cut >= 0 and _is_decimal(count)
     return None
+
+
+def why_not(head: bytes) -> str:
+    """Why ``head`` is not folded stacks: its first data line, and what is wrong with it."""
+    for number, line in enumerate(head.decode("utf-8", "replace").lstrip("\ufeff").splitlines(), 1):
+        line = line.rstrip()
+        if line and not line.startswith("#"):
+            rest, count, cut = _split_count(line)
+            return f"line {number}: {_invalid_reason(line, cut, count)}"
+    return "no stacks"
 
 
 def _is_decimal(text: str) -> bool:

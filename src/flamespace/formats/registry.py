@@ -4,7 +4,12 @@ Every format module has ``name``, ``extensions``, ``sniff(head)``, ``ReadOptions
 least ``skip_invalid``), ``parse(stream, options, source=, diagnostics=, stack_cache=)`` and, if it can
 hold a profile, ``WriteOptions`` and ``dump(profile, stream, options)``. A format that can
 keep time order (a :class:`~flamespace.core.chart.FlameChart`) says so with ``charts = True``;
-other formats are given the chart's flame graph.
+other formats are given the chart's flame graph. Optional: ``description`` and ``reference``
+(the tool whose behaviour it follows), shown by ``flamespace formats``.
+
+``sniff(head)`` says whether the first bytes of an input are of its format: True; None when
+``head`` is too short to tell; False or a string saying why not (a format may instead define
+``why_not(head)``, asked only when no format accepts the input, to name the reason).
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import os
     from types import ModuleType
-    from typing import BinaryIO, Callable, Dict, List, Optional, Tuple, Union
+    from typing import BinaryIO, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
     from .._types import Number, Profile, Source, Stack
     from ..core.metadata import Metadata
@@ -30,13 +35,18 @@ if TYPE_CHECKING:
 #: Every format's module name (its ``name``), in sniffing order. Modules are imported when
 #: first needed, so reading a folded file does not import speedscope (and json).
 ORDER = (
-    "speedscope", "gecko", "chrome", "cpuprofile", "pprof", "pstats", "austin",
+    "speedscope", "gecko", "chrome", "cpuprofile", "pprof", "pstats", "austin", "perf-sched", "perf",
     "xctrace", "vtune", "vsprof", "ghcprof", "sample", "instruments", "jstack", "faulthandler",
     "gdb", "elfutils", "bpftrace", "pmc", "stap", "dtrace", "pyspy", "folded",
 )
-#: What an input's head must look like for a format to be worth importing to sniff it.
-_COULD_BE: Dict[str, Callable[[bytes], bool]] = {
-    "speedscope": lambda head: head.lstrip()[:1] in (b"", b"{"),
+#: What an input's head must look like for a format to be worth importing to sniff it; an
+#: input that fails this check is refused with the reason written here, without the import
+#: (a bare check, without a reason, is accepted too).
+_COULD_BE: Dict[str, Union[Tuple[Callable[[bytes], bool], str], Callable[[bytes], bool]]] = {
+    "speedscope": (lambda head: head.lstrip()[:1] in (b"", b"{"), "does not start with '{'"),
+    "perf-sched": (lambda head: b"sched:sched_stat_" in head, "no sched:sched_stat_sleep or sched_stat_blocked events"),
+    # a sample header: "comm pid[/tid] ...:" (folded Python frames, "f (a.py:1) 5", have no such number)
+    "perf": (lambda head: _first_line_has_pid(head), "its first line has no ':' after a process id ('comm pid ... event:')"),
     "gecko": lambda head: head.lstrip()[:1] == b"{",
     "chrome": lambda head: head.lstrip()[:1] in (b"{", b"["),
     "cpuprofile": lambda head: head.lstrip()[:1] == b"{",
@@ -62,8 +72,17 @@ _COULD_BE: Dict[str, Callable[[bytes], bool]] = {
 SNIFF_BYTES = 64 * 1024
 
 
+def _first_line_has_pid(head: bytes) -> bool:
+    """Whether the first line that is not a comment or blank has a ':' and a number (pid or pid/tid)
+    between other words (or the head ends before such a line)."""
+    for line in head.splitlines()[:64]:
+        if line and not line.startswith(b"#"):
+            return b":" in line and any(word.replace(b"/", b"").isdigit() for word in line.split()[1:-1])
+    return True
+
+
 def _module(name: str) -> ModuleType:
-    qualified = f"{__package__}.{name}"
+    qualified = f"{__package__}.{name.replace('-', '_')}"  # perf-sched is formats/perf_sched.py
     if qualified not in sys.modules:
         __import__(qualified)
     return sys.modules[qualified]
@@ -95,22 +114,80 @@ def by_name(name: str) -> ModuleType:
 
 
 def by_extension(path: str) -> Optional[ModuleType]:
+    """The format that claims ``path``'s extension (``.gz`` aside); formats already imported are asked first."""
     lower = path.lower()
     if lower.endswith(".gz"):
         lower = lower[:-3]
-    for fmt in formats():
+    loaded = [name for name in ORDER if f"{__package__}.{name.replace('-', '_')}" in sys.modules]
+    for name in loaded + [name for name in ORDER if name not in loaded]:
+        fmt = _module(name)
         if lower.endswith(tuple(fmt.extensions)):
             return fmt
     return None
 
 
-def detect(head: bytes, path: str = "") -> ModuleType:
-    """The format of an input: the first that recognises its head, else by file extension, else folded."""
+def write_options(name: str) -> List[str]:
+    """The fields of a writable format's ``WriteOptions``."""
+    cls = by_name(name).WriteOptions
+    if hasattr(cls, "__record_fields__"):
+        return list(cls.__record_fields__)
+    import dataclasses
+
+    return [f.name for f in dataclasses.fields(cls)]
+
+
+def detect(head: bytes, path: str = "", *, fallback: Optional[str] = None) -> ModuleType:
+    """The format of an input from its content; its file name only breaks ties.
+
+    Every format whose ``sniff`` accepts ``head`` is a candidate; among several, the one that
+    claims the file's extension wins, else the first in :data:`ORDER`. When none accepts, a
+    format that claims the extension reads it (its parser then names the bad line); else, if
+    some format could not tell yet (an empty input), folded; else ``fallback`` if given; else
+    :class:`InputError` naming every format tried and why each refused.
+    """
+    accepted, undecided, refused = _sniff_all(head)
+    if len(accepted) == 1:
+        return accepted[0]  # the common case: no extension asked (by_extension imports every format)
+    by_name_of_file = by_extension(path) if path else None
+    if accepted:
+        return by_name_of_file if by_name_of_file in accepted else accepted[0]
+    if by_name_of_file is not None:
+        return by_name_of_file
+    if undecided:
+        return folded if "folded" in undecided or not head.strip() else _module(undecided[0])
+    if fallback is not None:
+        return by_name(fallback)
+    reasons = "; ".join(f"{name}: {reason}" for name, reason in refused)
+    raise InputError(f"not a format flamespace reads (tried {reasons}); name one with --from", path or None)
+
+
+def _sniff_all(head: bytes) -> Tuple[List[ModuleType], List[str], List[Tuple[str, str]]]:
+    """(formats that accept ``head``, names of those that cannot tell yet, (name, reason) of those that refuse)."""
+    accepted: List[ModuleType] = []
+    undecided: List[str] = []
+    refused: List[Tuple[str, str]] = []
     for name in ORDER:
         could_be = _COULD_BE.get(name)
-        if (could_be is None or could_be(head)) and _module(name).sniff(head):
-            return _module(name)
-    return by_extension(path) or folded
+        if could_be is not None:
+            check, reason = could_be if isinstance(could_be, tuple) else (could_be, "its first bytes cannot start one")
+            if not check(head):
+                refused.append((name, reason))
+                continue
+        fmt = _module(name)
+        verdict = fmt.sniff(head)
+        if verdict is True:
+            accepted.append(fmt)
+        elif verdict is None:
+            undecided.append(name)
+        else:
+            refused.append((name, verdict if isinstance(verdict, str) else _why_not(fmt, head)))
+    return accepted, undecided, refused
+
+
+def _why_not(fmt: ModuleType, head: bytes) -> str:
+    why_not = getattr(fmt, "why_not", None)
+    reason = why_not(head) if why_not is not None else None
+    return str(reason) if reason else "its content does not match"
 
 
 def recognises(path: str) -> bool:
@@ -119,8 +196,7 @@ def recognises(path: str) -> bool:
         return True
     try:
         with open_binary(path) as (stream, _):
-            head = stream.peek(SNIFF_BYTES)[:SNIFF_BYTES]
-            return detect(head) is not folded or bool(folded.sniff(head))
+            return bool(_sniff_all(stream.peek(SNIFF_BYTES)[:SNIFF_BYTES])[0])
     except InputError:
         return False
 
@@ -132,25 +208,30 @@ def read(
     skip_invalid: bool = False,
     diagnostics: Optional[Diagnostics] = None,
     stack_cache: Optional[Dict[str, Stack]] = None,
+    options: Optional[Mapping[str, object]] = None,
 ) -> Profile:
     """Read a profile from a path, '-' (stdin) or a binary stream; gzip is undone automatically.
 
     Pass the same ``stack_cache`` dict when reading many runs of one program: stacks seen
-    before are not split again and share one tuple (faster reads and sums).
+    before are not split again and share one tuple (faster reads and sums). ``options`` are
+    fields of the format's ``ReadOptions`` (``{"pid": True}`` for perf); one the format does
+    not have is an :class:`ArgumentError`.
     """
     with open_binary(source) as (stream, name):
-        fmt = by_name(format) if format else detect(stream.peek(SNIFF_BYTES)[:SNIFF_BYTES], name)
-        return _parse(fmt, stream, name, skip_invalid, diagnostics, stack_cache)
+        fmt = by_name(format) if format else detect(
+            stream.peek(SNIFF_BYTES)[:SNIFF_BYTES], name, fallback="folded" if skip_invalid else None
+        )
+        settings = fmt.ReadOptions(skip_invalid=skip_invalid, **check_options(fmt, options or {}))
+        return _parse(fmt, stream, name, settings, diagnostics, stack_cache)
 
 
 def _parse(
-    fmt: ModuleType, stream: BinaryIO, name: str, skip_invalid: bool,
+    fmt: ModuleType, stream: BinaryIO, name: str, settings: object,
     diagnostics: Optional[Diagnostics], stack_cache: Optional[Dict[str, Stack]],
 ) -> Profile:
-    options = fmt.ReadOptions(skip_invalid=skip_invalid)
     text = text_reader(stream)
     try:
-        profile: Profile = fmt.parse(text, options, source=name, diagnostics=diagnostics, stack_cache=stack_cache)
+        profile: Profile = fmt.parse(text, settings, source=name, diagnostics=diagnostics, stack_cache=stack_cache)
         return profile
     finally:
         text.detach()
@@ -186,7 +267,7 @@ def read_texts(
     with open_binary(source) as (stream, name):
         fmt = by_name(format) if format else detect(stream.peek(SNIFF_BYTES)[:SNIFF_BYTES], name)
         whole = fmt is folded
-        profile = _parse(fmt, stream, name, skip_invalid, diagnostics, _WholeTexts() if whole else None)
+        profile = _parse(fmt, stream, name, fmt.ReadOptions(skip_invalid=skip_invalid), diagnostics, _WholeTexts() if whole else None)
     if isinstance(profile, Differential):
         raise InputError("is differential input (two counts per line); a profile with one count per line is needed", name)
     if whole:
@@ -196,6 +277,55 @@ def read_texts(
         if value:
             values[folded.format_stack(stack)] = value
     return values, profile.metadata
+
+
+def read_options(fmt: ModuleType) -> List[Tuple[str, object, str]]:
+    """(field, default, help) of each reader option of ``fmt`` but ``skip_invalid``, in the record's order.
+
+    The help is the field's paragraph of the ``ReadOptions`` docstring (``name``: text), so the
+    CLI's option help and the API's documentation are written once.
+    """
+    cls = fmt.ReadOptions
+    if hasattr(cls, "__record_fields__"):
+        from .._record import defaults, fields
+
+        made = defaults(cls)
+        names = [(n, made.get(n)) for n in fields(cls)]
+    else:  # a dataclass
+        import dataclasses
+
+        names = [(f.name, f.default) for f in dataclasses.fields(cls)]
+    helps = _field_help(cls.__doc__ or "")
+    return [(n, default, helps.get(n, "")) for n, default in names if n != "skip_invalid"]
+
+
+def _field_help(doc: str) -> Dict[str, str]:
+    """``name``: text paragraphs of a docstring, by name (a paragraph runs to the next blank line or field)."""
+    helps: Dict[str, str] = {}
+    current: Optional[str] = None
+    for line in doc.splitlines():
+        text = line.strip()
+        if text.startswith("``") and "``:" in text:
+            current, _, rest = text[2:].partition("``:")
+            helps[current] = rest.strip().replace("``", "")
+        elif current is not None and text:
+            helps[current] += " " + text.replace("``", "")
+        else:
+            current = None
+    return helps
+
+
+def check_options(fmt: ModuleType, options: Mapping[str, object]) -> Mapping[str, object]:
+    """``options`` if every one is a reader option of ``fmt``; else ArgumentError naming the ones it has."""
+    known = {n for n, _, _ in read_options(fmt)}
+    unknown = [n for n in options if n not in known]
+    if unknown:
+        have = ", ".join(sorted(known)) or "none"
+        raise ArgumentError(
+            f"option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} "
+            f"do{'' if len(unknown) > 1 else 'es'} not apply to the {fmt.name} format (its options: {have})"
+        )
+    return options
 
 
 def write(profile: Union[Profile, FlameChart], destination: Union[str, "os.PathLike[str]", None] = None, format: str = "folded", **options: object) -> None:
@@ -209,4 +339,7 @@ def write(profile: Union[Profile, FlameChart], destination: Union[str, "os.PathL
         fmt.dump(profile, out, fmt.WriteOptions(**options))
 
 
-__all__ = ["FORMATS", "by_name", "detect", "display_name", "names", "read", "read_texts", "recognises", "write"]
+__all__ = [
+    "FORMATS", "by_name", "check_options", "detect", "display_name", "names", "read", "read_options", "read_texts",
+    "recognises", "write",
+]

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 name = "speedscope"
 extensions = (".speedscope.json", ".speedscope")
 charts = True  # keeps time order: FlameCharts are written as timelines
+reference = "speedscope"
 SCHEMA = "https://www.speedscope.app/file-format-schema.json"
 
 #: speedscope's weight units and ours.
