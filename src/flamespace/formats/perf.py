@@ -92,6 +92,17 @@ _WHITESPACE = " \t\n\r\f\v"
 _SHOWN = 60  # characters of a bad line quoted in an error
 _MAX_DIGITS = 300  # a period of more digits is not below core.vector.MAX_VALUE
 
+def _lines_of(text: str) -> Iterator[str]:
+    """The lines of ``text`` with their ends, split at '\\n' only, as the file is read
+    (str.splitlines would also split at '\\v', '\\f', '\\x1c'-'\\x1e', '\\x85', U+2028 and U+2029)."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end + 1
+        yield text[start:end]
+        start = end
+
+
 def sniff(head: bytes) -> Union[bool, str, None]:
     """True if the first sample header is followed by a stack line; None if ``head`` ends first; else why not."""
     text = head.decode("utf-8", "replace")
@@ -388,7 +399,7 @@ class _Collapser:
             for piece in pieces:
                 lineno = self.sample(piece, lineno) + 1  # and the blank line after it
         if rest:
-            self.lines(iter(rest.splitlines(keepends=True)), lineno)
+            self.lines(_lines_of(rest), lineno)
 
     def sample(self, piece: str, lineno: int) -> int:
         """Collapse one sample: ``piece`` is its lines without the blank line after it; returns the last line's number."""
@@ -420,7 +431,7 @@ class _Collapser:
                     self.counts[stack] = self.counts.get(stack, 0) + self.period
                     self.pname = None
                 return last
-        self.lines(iter((piece + "\n\n").splitlines(keepends=True)), lineno)
+        self.lines(_lines_of(piece + "\n\n"), lineno)
         return last
 
     def stack_of(self, stacks: str, java: bool) -> Optional[str]:
