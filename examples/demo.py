@@ -32,6 +32,13 @@ STEPS = [
     ("The same profile as a tree in the terminal", ["text", "--threshold", "5%", V2]),
     ("How alike are the two versions", ["similarity", V1, V2]),
     ("What changed: appeared, grown, disappeared, shrunk", ["decompose", V1, V2, "--out-dir", "demo-output/changes"]),
+    ("Other profilers' output: a `perf script` capture, collapsed as stackcollapse-perf.pl does",
+     ["convert", "examples/perf-c.perf", "-o", "demo-output/perf-c.folded"]),
+    ("...drawn directly (every command reads every format flamespace formats lists)",
+     ["svg", "examples/perf-c.perf", "--title", "perf: a C program", "-o", "demo-output/perf-c.svg"]),
+    ("An Austin capture (MOJO, austin -b) as a flame graph and as a speedscope file",
+     ["svg", "examples/austin-wall.mojo", "--title", "Austin: wall time", "--colors", "python", "-o", "demo-output/austin-wall.svg"]),
+    ("", ["convert", "examples/austin-wall.mojo", "-o", "demo-output/austin-wall.speedscope.json"]),
     ("Profile a Python program (wall time, every thread, start-up included)",
      ["record", "--rate", WORKLOAD_RATE, "--threads", "-o", "demo-output/workload.folded", "--", "examples/workload.py"]),
     ("...only CPU time, as a speedscope timeline (open it at https://www.speedscope.app)",
@@ -59,7 +66,8 @@ def run(args: list) -> None:
 def main() -> None:
     OUT.mkdir(exist_ok=True)
     for title, args in STEPS:
-        print(f"\n== {title}", flush=True)
+        if title:  # a step without a title goes on the one before
+            print(f"\n== {title}", flush=True)
         run(args)
     print(f"\nOutputs are in {OUT}/:")
     for directory in sorted({p.parent for p in OUT.rglob("*") if p.is_file()}):
@@ -78,6 +86,7 @@ Open in a browser (interactive: click a frame to zoom, Ctrl-F to search):
   {out}/webapp-v2.svg          a flame graph of a bundled profile
   {out}/diff.svg               v1 -> v2: red grew, blue shrank
   {out}/ab/changes/delta.svg   the candidate, coloured where compare found a significant change
+  {out}/perf-c.svg, {out}/austin-wall.svg   perf and Austin captures, read as they are
   e.g. python3 -m webbrowser file://$PWD/{out}/webapp-v2.svg
   {out}/workload.speedscope.json: drop it on https://www.speedscope.app for a timeline
 
