@@ -6,8 +6,9 @@ from typing import Optional, Sequence
 
 import click
 
-from ..core.algebra import sum_graphs
-from ._common import expand_inputs, input_options, output_options, read_graphs, write_profile
+from ..core.algebra import sum_values
+from ..core.vector import scale_values
+from ._common import expand_inputs, input_options, output_options, progress, read_texts, write_texts
 
 
 @click.command("merge")
@@ -26,5 +27,10 @@ def command(
         flamespace merge --mean runs/ -o mean.folded
     """
     files = expand_inputs(inputs)
-    merged = sum_graphs(read_graphs(files, "merge", skip_invalid, input_format))
-    write_profile(merged / len(files) if mean else merged, output, no_header)
+    # stack texts, never frames: a sum needs none (one input in memory at once besides the sum)
+    merged, metadata = sum_values(
+        read_texts(path, "merge", skip_invalid, input_format) for path in progress(files, "reading", len(files))
+    )
+    if mean:
+        merged = scale_values(merged, len(files), divide=True)
+    write_texts(merged, metadata, output, no_header)

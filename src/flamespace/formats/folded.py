@@ -15,6 +15,7 @@ difffolded.pl writes it.
 
 from __future__ import annotations
 
+import io
 import sys
 from operator import itemgetter
 
@@ -24,11 +25,20 @@ from ..core.metadata import Metadata
 from ..core.vector import MAX_VALUE, FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
+from ._io import ENCODING_ERRORS
+
+try:
+    from . import _folded  # the C loop over lines (_folded.c)
+
+    _core: Optional[ModuleType] = _folded
+except ImportError:  # built without it: the Python loop reads every line
+    _core = None
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
-    from typing import Dict, List, Optional, TextIO, Tuple, Union
+    from types import ModuleType
+    from typing import BinaryIO, Callable, Dict, Iterable, List, Mapping, Optional, TextIO, Tuple, Union
 
     from .._types import Number, Profile, Stack
 
@@ -129,7 +139,7 @@ def _split_count(text: str) -> Tuple[str, str, int]:
 
 
 def parse(
-    stream: TextIO,
+    stream: Union[TextIO, BinaryIO],
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
@@ -138,6 +148,7 @@ def parse(
 ) -> Profile:
     """Read folded stacks; repeated stacks are summed, frames are interned.
 
+    ``stream`` is text, or bytes (UTF-8; read by the C core when it is built, much faster).
     ``stack_cache`` maps stack text to its tuple; share one dict across the files of a
     merge so a stack seen in many runs is split once and its tuple object is reused.
 
@@ -145,13 +156,142 @@ def parse(
     Raises :class:`InputError` naming the line of the first malformed record unless
     ``options.skip_invalid`` is set.
     """
+    counts, metadata = _read_counts(stream, options, source, diagnostics)
+    if options.columns == "2" or (options.columns == "auto" and _all_differential(counts)):
+        # both sides mostly hold the same stacks: split each once
+        return _differential(counts, metadata, {} if stack_cache is None else stack_cache)
+    return FlameGraph._trusted(_to_stacks(counts, stack_cache), metadata)
+
+
+class DifferentialInput(InputError):
+    """Two-count (differential) input where a profile with one count per line is needed.
+
+    ``profile``: the Differential the input holds, for callers that can use it instead.
+    """
+
+    def __init__(self, source: Optional[str] = None, profile: Optional[Differential] = None):
+        super().__init__("is differential input (two counts per line); a profile with one count per line is needed", source)
+        self.profile = profile
+
+
+def parse_texts(
+    stream: Union[TextIO, BinaryIO],
+    options: ReadOptions = ReadOptions(),
+    *,
+    source: str = "<input>",
+    diagnostics: Optional[Diagnostics] = None,
+) -> Tuple[Dict[str, Number], Metadata]:
+    """Read folded stacks as stack texts ('a;b;c', as :func:`dumps` writes them) with summed values.
+
+    What :func:`parse` reads, without splitting stacks into frames: commands that add, subtract
+    or scale profiles never need the frames. Stacks whose values add up to 0 are left out (a
+    profile has none). Raises :class:`DifferentialInput` for two-count input.
+    """
+    counts, metadata = _read_counts(stream, options, source, diagnostics)
+    if options.columns == "2" or (options.columns == "auto" and _all_differential(counts)):
+        raise DifferentialInput(source, _differential(counts, metadata, {}))
+    zeros = [text for text, value in counts.items() if not value]
+    for text in zeros:
+        del counts[text]
+    return counts, metadata
+
+
+def texts(graph: FlameGraph) -> Dict[str, Number]:
+    """``graph``'s values keyed by stack text, as :func:`parse_texts` reads them from what :func:`dump` writes."""
+    values: Dict[str, Number] = {}
+    for stack, value in graph.items():
+        text = format_stack(stack)
+        if text in values:
+            raise _collision(text)
+        values[text] = value
+    return values
+
+
+def _read_counts(
+    stream: Union[TextIO, BinaryIO], options: ReadOptions, source: str, diagnostics: Optional[Diagnostics]
+) -> Tuple[Dict[str, Number], Metadata]:
+    """Stack text -> summed value (zeros kept, in first-appearance order) and the ``# key: value`` metadata."""
     if options.columns not in ("auto", "1", "2"):
         raise ArgumentError(f"columns must be 'auto', '1' or '2', not {options.columns!r}")
-    two_columns = options.columns == "2"
     counts: Dict[str, Number] = {}
-    get = counts.get
     labels: Dict[str, str] = {}
-    for lineno, line in enumerate(stream, 1):
+    if not isinstance(stream, (io.BufferedIOBase, io.RawIOBase)):  # text
+        _sum_lines(stream, 1, counts, labels, options, source, diagnostics)  # type: ignore[arg-type]  # text: mypy cannot narrow by the io classes
+    elif _core is None or options.columns == "2":
+        from ._io import text_reader
+
+        text = text_reader(stream)
+        try:
+            _sum_lines(text, 1, counts, labels, options, source, diagnostics)
+        finally:
+            text.detach()
+    else:
+        _sum_binary(stream, _core.sum_lines, counts, labels, options, source, diagnostics)
+    return counts, Metadata(unit=labels.pop("unit", None), metric=labels.pop("metric", None), labels=labels)
+
+
+_CHUNK_BYTES = 1 << 20  # bytes read at once by the C core's loop
+
+
+def _sum_binary(
+    stream: BinaryIO,
+    sum_lines: Callable[[bytes, int, Dict[str, Number], int, bool], Tuple[int, int, int]],
+    counts: Dict[str, Number],
+    labels: Dict[str, str],
+    options: ReadOptions,
+    source: str,
+    diagnostics: Optional[Diagnostics],
+    chunk: int = _CHUNK_BYTES,
+) -> None:
+    """Sum the lines of a UTF-8 byte stream with ``sum_lines`` (the C core), which stops at every line
+    it leaves to :func:`_sum_lines`: the first, headers, errors, odd line breaks.
+
+    Reads ``chunk`` bytes at a time; a line cut by the end of a chunk is read with the next.
+    Lines are numbered as a text stream with universal newlines numbers them.
+    """
+    data = b""
+    pos = 0
+    lineno = 1
+    final = False
+    while not final:
+        more = stream.read(chunk)
+        final = not more
+        data = data[pos:] + more
+        pos = 0
+        while True:
+            pos, lineno, status = sum_lines(data, pos, counts, lineno, final)
+            if not status:
+                break
+            end = data.find(b"\n", pos) + 1
+            if not end:  # the last line, without a line break
+                end = len(data)
+            # utf-8-sig drops a BOM from the first line, as the text reader does
+            text = data[pos:end].decode("utf-8-sig" if lineno == 1 else "utf-8", ENCODING_ERRORS)
+            lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+            if lines[-1] == "":
+                lines.pop()  # after the last line break (or an empty rest at the end of the input)
+            lineno = _sum_lines(lines, lineno, counts, labels, options, source, diagnostics)
+            pos = end
+
+
+def _sum_lines(
+    lines: Iterable[str],
+    first: int,
+    counts: Dict[str, Number],
+    labels: Dict[str, str],
+    options: ReadOptions,
+    source: str,
+    diagnostics: Optional[Diagnostics],
+) -> int:
+    """Add ``lines`` (numbered from ``first``) to ``counts`` and their headers to ``labels``; the next line's number.
+
+    The reader's rules, errors and diagnostics: the pure-Python path reads every line here,
+    the C core only the lines it does not take (the tests check that both agree).
+    """
+    two_columns = options.columns == "2"
+    get = counts.get
+    lineno = first - 1
+    for lineno, line in enumerate(lines, first):
         line = line.rstrip()
         if lineno == 1:
             line = line.lstrip("\ufeff")
@@ -180,11 +320,7 @@ def parse(
             continue
         stack = line[:cut]  # as flamegraph.pl: whitespace before the last one stays in the stack
         counts[stack] = get(stack, 0) + value
-    metadata = Metadata(unit=labels.pop("unit", None), metric=labels.pop("metric", None), labels=labels)
-    if options.columns == "2" or (options.columns == "auto" and _all_differential(counts)):
-        # both sides mostly hold the same stacks: split each once
-        return _differential(counts, metadata, {} if stack_cache is None else stack_cache)
-    return FlameGraph._trusted(_to_stacks(counts, stack_cache), metadata)
+    return lineno + 1
 
 
 def _all_differential(counts: Dict[str, Number]) -> bool:
@@ -278,20 +414,52 @@ def dump(profile: Profile, stream: TextIO, options: WriteOptions = WriteOptions(
     else:
         rows = [(format_stack(stack), _count(value, stack)) for stack, value in profile.items()]
         metadata = profile.metadata
+    _write_rows(rows, metadata, stream, options)
+
+
+def dump_texts(
+    values: Mapping[str, Number],
+    metadata: Metadata,
+    stream: TextIO,
+    options: WriteOptions = WriteOptions(),
+    *,
+    before: Optional[Mapping[str, Number]] = None,
+) -> None:
+    """Write values keyed by stack text (see :func:`parse_texts`) as :func:`dump` writes the profile they stand for.
+
+    With ``before``: the two-count rows of the Differential (before, values), over the stacks of either.
+    """
+    if before is None:
+        rows = [(text, _count(value, text)) for text, value in values.items()]
+    else:
+        rows = [
+            (text, f"{_count(before.get(text, 0), text)} {_count(values.get(text, 0), text)}")
+            for text in before.keys() | values.keys()
+        ]
+    _write_rows(rows, metadata, stream, options)
+
+
+def _collision(text: str) -> ArgumentError:
+    return ArgumentError(f"stacks collide when written as folded text: {text!r}")
+
+
+def _write_rows(rows: List[Tuple[str, str]], metadata: Metadata, stream: TextIO, options: WriteOptions) -> None:
+    """Sort ``(stack text, counts)`` rows bytewise and write them after the header."""
     _sort_bytewise(rows)
     for (text, _), (following, _) in zip(rows, rows[1:]):
         if text == following:  # two frames differed only by ';' vs its replacement
-            raise ArgumentError(f"stacks collide when written as folded text: {text!r}")
+            raise _collision(text)
     if options.header:
         stream.writelines(_header(metadata))
     for start in range(0, len(rows), _CHUNK):
         stream.write("".join([f"{text} {count}\n" for text, count in rows[start : start + _CHUNK]]))
 
 
-def _count(value: Number, stack: Stack) -> str:
+def _count(value: Number, stack: Union[Stack, str]) -> str:
     if value < 0:
+        text = stack if isinstance(stack, str) else ";".join(stack)
         raise ArgumentError(
-            f"the folded format cannot hold the negative value {value!r} (stack {';'.join(stack)!r}); "
+            f"the folded format cannot hold the negative value {value!r} (stack {text!r}); "
             "write a Differential (before, after) instead"
         )
     return format_number(value)
