@@ -54,6 +54,7 @@ def sum_values(parts: Iterable[Tuple[Mapping[K, Number], Metadata]]) -> Tuple[Di
         metadata = meta if metadata is None else metadata.combine(meta)
         for key, value in part.items():
             values[key] = get(key, 0) + value
+        del part  # not held while the next part is read: one input in memory at once besides the sum
     return values, metadata or Metadata()
 
 

@@ -230,7 +230,7 @@ def _read_counts(
     return counts, Metadata(unit=labels.pop("unit", None), metric=labels.pop("metric", None), labels=labels)
 
 
-_CHUNK_BYTES = 1 << 20  # bytes read at once by the C core's loop
+_CHUNK_BYTES = 1 << 18  # bytes read at once for the C core: big enough for few calls, small beside the sums
 
 
 def _sum_binary(
@@ -403,7 +403,7 @@ def _sort_bytewise(rows: List[Tuple[str, str]]) -> None:
         rows.sort(key=lambda row: row[0].encode("utf-8", "surrogateescape"))
 
 
-_CHUNK = 8192  # lines per write: bounded extra memory, few system calls
+_CHUNK = 1024  # lines per write: bounded extra memory (a few hundred kB), few system calls
 
 
 def dump(profile: Profile, stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
