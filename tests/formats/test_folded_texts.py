@@ -125,3 +125,16 @@ def test_read_texts_of_other_formats_joins_frames_as_the_folded_writer(tmp_path)
     registry.write(folded.loads("a;b 2\nc 1\n"), path, "speedscope")
     values, _ = registry.read_texts(path)
     assert values == {"a;b": 2, "c": 1}
+
+
+@settings(max_examples=200, deadline=None)
+@given(INPUT, st.booleans())
+def test_parse_reads_bytes_as_it_reads_text(data, skip_invalid):
+    def outcome(stream) -> tuple:
+        try:
+            profile = folded.parse(stream, folded.ReadOptions(skip_invalid=skip_invalid))
+        except InputError as error:
+            return ("error", str(error))
+        return (type(profile).__name__, folded.dumps(profile))
+
+    assert outcome(io.BytesIO(data)) == outcome(text_reader(io.BytesIO(data)))

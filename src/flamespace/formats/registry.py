@@ -122,6 +122,9 @@ def _parse(
     diagnostics: Optional[Diagnostics], stack_cache: Optional[Dict[str, Stack]],
 ) -> Profile:
     options = fmt.ReadOptions(skip_invalid=skip_invalid)
+    if fmt is folded:  # reads bytes: its C core splits lines and sums counts (several times faster)
+        folded_profile: Profile = folded.parse(stream, options, source=name, diagnostics=diagnostics, stack_cache=stack_cache)
+        return folded_profile
     text = text_reader(stream)
     try:
         profile: Profile = fmt.parse(text, options, source=name, diagnostics=diagnostics, stack_cache=stack_cache)
