@@ -15,13 +15,14 @@ from hypothesis import strategies as st
 from flamespace.cli import main
 from flamespace.core.algebra import sum_graphs
 from flamespace.core.differential import Differential
+from flamespace.errors import InputError
 from flamespace.formats import folded, registry
 
 from ..conftest import assert_golden
 
 # Stacks with spaces, tabs, non-ASCII (undecodable bytes: tests/formats/test_folded_texts.py), empty frames and the empty stack;
 # counts as ints, decimals, zeros and with leading zeros; duplicates; headers; CRLF.
-FRAMES = st.sampled_from(["main", "a", "b", "x y", "ü", "t\tu", "", "0x1F", "é", "z9"])
+FRAMES = st.sampled_from(["main", "a", "b", "x y", "ü", "t\tu", "", "0x1F", "é", "z9", "w 7", "v\t1."])
 STACK = st.lists(FRAMES, max_size=4).map(";".join)
 COUNT = st.sampled_from(["1", "2", "0", "17", "007", "2.5", "0.1", "3.", "1000000000000000000000"])
 HEADER = st.sampled_from(["", "# unit: samples\n", "# unit: ns\n", "# host: a\n", "# metric: cpu\n# host: b\n"])
@@ -43,7 +44,11 @@ def _result(capsys, *args) -> tuple:
 
 
 def _frames(path: Path):
-    return registry.read(path)
+    """What the commands read before: a profile, never differential input."""
+    profile = registry.read(path)
+    if isinstance(profile, Differential):
+        raise InputError("is differential input", str(path))
+    return profile
 
 
 def _expected(function) -> tuple:
@@ -81,7 +86,14 @@ def test_merge_sub_and_scale_write_what_the_frame_path_writes(capsys, texts, hea
 
             assert actual == _expected(difference)
         number = float(factor) if "." in factor else int(factor)
-        assert _result(capsys, "scale", *flags, factor, first) == _expected(lambda: folded.dumps(_frames(first) * number, folded.WriteOptions(**options)))
+
+        def scaled() -> str:
+            profile = registry.read(first)  # scale takes differential input too: both sides
+            if isinstance(profile, Differential):
+                return folded.dumps(profile.map(lambda graph: graph * number), folded.WriteOptions(**options))
+            return folded.dumps(profile * number, folded.WriteOptions(**options))
+
+        assert _result(capsys, "scale", *flags, factor, first) == _expected(scaled)
 
 
 DIFFERENTIAL = "a;b 1 2\nc 3 0\n"

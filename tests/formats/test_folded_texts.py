@@ -86,12 +86,27 @@ def test_the_c_core_hands_over_every_line_it_does_not_take_whole():
     counts: dict = {}
     data = b"first 1\na;b 2\n# unit: ns\nc\r3\nd 1e5\ne 4"
     # the first line always goes to Python (a BOM); then "a;b 2" is taken; the header stops it
-    assert core.sum_lines(data, 0, counts, 1, False) == (0, 1, 1)
-    assert core.sum_lines(data, 8, counts, 2, False) == (14, 3, 1) and counts == {"a;b": 2}
-    assert core.sum_lines(data, 25, counts, 4, False) == (25, 4, 1)  # a lone '\r' breaks the line in two
-    assert core.sum_lines(data, 29, counts, 6, False) == (29, 6, 1)  # a count Python must judge
-    assert core.sum_lines(data, 35, counts, 7, False) == (35, 7, 0)  # no line break: more input may follow
-    assert core.sum_lines(data, 35, counts, 7, True) == (38, 8, 0) and counts == {"a;b": 2, "e": 4}
+    assert core.sum_lines(data, 0, counts, 1, False) == (0, 1, 1, 0, 0)
+    assert core.sum_lines(data, 8, counts, 2, False) == (14, 3, 1, 1, 1) and counts == {"a;b": 2}
+    assert core.sum_lines(data, 25, counts, 4, False) == (25, 4, 1, 0, 0)  # a lone '\r' breaks the line in two
+    assert core.sum_lines(data, 29, counts, 6, False) == (29, 6, 1, 0, 0)  # a count Python must judge
+    assert core.sum_lines(data, 35, counts, 7, False) == (35, 7, 0, 0, 0)  # no line break: more input may follow
+    assert core.sum_lines(data, 35, counts, 7, True) == (38, 8, 0, 1, 1) and counts == {"a;b": 2, "e": 4}
+
+
+def test_the_c_core_counts_the_stacks_that_cannot_end_in_a_count():
+    # (stack, whether it is plain: no count can end it)
+    cases = [("a;b", True), ("", True), ("a 1", False), ("a\t2.", False), ("x;y 12", False), ("a1", True), ("a 1 ", True)]
+    for stack, plain in cases:
+        counts: dict = {}
+        result = core.sum_lines(f"first 1\n{stack} 5\n".encode(), 8, counts, 2, True)
+        assert result == (len(stack) + 11, 3, 0, 1, int(plain)), stack
+
+
+def test_ints_only_leaves_decimal_counts_to_python():
+    counts: dict = {}
+    assert core.sum_lines(b"x\na 2\nb 2.5\n", 2, counts, 2, True, True) == (6, 3, 1, 1, 1) and counts == {"a": 2}
+    assert core.sum_lines(b"x\na 2\nb 2.5\n", 2, counts, 2, True) == (12, 4, 0, 2, 2) and counts == {"a": 4, "b": 2.5}
 
 
 def test_lines_split_by_chunks_and_lone_carriage_returns_are_numbered_as_text_is():
@@ -138,3 +153,42 @@ def test_parse_reads_bytes_as_it_reads_text(data, skip_invalid):
         return (type(profile).__name__, folded.dumps(profile))
 
     assert outcome(io.BytesIO(data)) == outcome(text_reader(io.BytesIO(data)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(INPUT, min_size=1, max_size=4), st.booleans())
+def test_sum_texts_is_the_sum_of_read_texts(tmp_path_factory, inputs, skip_invalid):
+    """One dict update per line (add_ints) or run by run after a restart: the same values, metadata, errors and reports."""
+    from flamespace.core.algebra import sum_values
+
+    directory = tmp_path_factory.mktemp("runs")
+    paths = []
+    for index, data in enumerate(inputs):
+        path = directory / f"run{index}.folded"
+        path.write_bytes(data)
+        paths.append(str(path))
+
+    def outcome(function) -> tuple:
+        reports: list = []
+        try:
+            values, metadata = function(reports.append)
+        except ValueError as error:  # InputError, DifferentialInput, UnitMismatchError
+            return ("error", type(error).__name__, str(error), [d.examples for d in reports])
+        return (sorted(_typed(values)), metadata, [(d.skipped, d.examples) for d in reports])
+
+    def by_runs(report) -> tuple:
+        def parts():
+            for path in paths:
+                diagnostics = Diagnostics()
+                try:
+                    part = registry.read_texts(path, skip_invalid=skip_invalid, diagnostics=diagnostics)
+                except folded.DifferentialInput:
+                    report(diagnostics)
+                    raise
+                report(diagnostics)
+                yield part
+
+        return sum_values(parts())
+
+    fast = outcome(lambda report: registry.sum_texts(paths, skip_invalid=skip_invalid, report=report))
+    assert fast == outcome(by_runs)

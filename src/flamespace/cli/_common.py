@@ -126,7 +126,7 @@ def read_graph(
     """Read one input that must be a single profile, not a differential pair."""
     profile = read_profile(path, skip_invalid, input_format, stack_cache)
     if isinstance(profile, Differential):
-        raise _differential_input(path, command)
+        raise differential_input(path, command)
     return profile
 
 
@@ -135,7 +135,7 @@ def read_texts(path: str, command: str, skip_invalid: bool = False, input_format
     reporting skipped lines on stderr; fails on differential input as :func:`read_graph` does."""
     texts = read_texts_or_differential(path, skip_invalid, input_format)
     if isinstance(texts, Differential):
-        raise _differential_input(path, command)
+        raise differential_input(path, command)
     return texts
 
 
@@ -158,7 +158,8 @@ def read_texts_or_differential(
     return texts
 
 
-def _differential_input(path: str, command: str) -> InputError:
+def differential_input(path: str, command: str) -> InputError:
+    """The error for two-count input given to a command that needs one count per line."""
     return InputError(
         f"is differential input (two counts per line); '{command}' needs a profile with one count per line",
         registry.display_name(path),

@@ -6,9 +6,10 @@ from typing import Optional, Sequence
 
 import click
 
-from ..core.algebra import sum_values
 from ..core.vector import scale_values
-from ._common import expand_inputs, input_options, output_options, progress, read_texts, write_texts
+from ..formats import registry
+from ..formats.folded import DifferentialInput
+from ._common import differential_input, expand_inputs, input_options, output_options, progress, report, write_texts
 
 
 @click.command("merge")
@@ -28,9 +29,13 @@ def command(
     """
     files = expand_inputs(inputs)
     # stack texts, never frames: a sum needs none (one input in memory at once besides the sum)
-    merged, metadata = sum_values(
-        read_texts(path, "merge", skip_invalid, input_format) for path in progress(files, "reading", len(files))
-    )
+    try:
+        merged, metadata = registry.sum_texts(
+            files, input_format, skip_invalid=skip_invalid, report=report,
+            each=lambda sources: progress(sources, "reading", len(sources)),
+        )
+    except DifferentialInput as error:
+        raise differential_input(error.source or "", "merge") from None
     if mean:
         merged = scale_values(merged, len(files), divide=True)
     write_texts(merged, metadata, output, no_header)

@@ -1,11 +1,15 @@
 /* The folded reader's inner loop: split a buffer into lines, parse each line's count and add
  * it to a dict keyed by the stack text ("a;b;c"), without splitting stacks into frames.
  *
- * sum_lines(data, start, counts, lineno, final) -> (stop, lineno, status)
+ * sum_lines(data, start, counts, lineno, final, ints_only=False) -> (stop, lineno, status, added, plain)
  *
  * Reads the lines of ``data`` from offset ``start``; ``lineno`` is the number of the line that
  * starts there. A line ends at '\n'; without one, the rest of ``data`` is a line only when
  * ``final`` (the end of the input), else status 0 asks for more input from ``stop``.
+ * ``added``: lines added to ``counts``; ``plain``: how many of them have a stack that cannot end
+ * in a count (its last byte is no digit or point, or it has no space or tab), so the input is
+ * not differential (two counts per line) unless ``plain`` stays 0. ``ints_only``: a decimal
+ * count goes to the Python reader too (a merge adds integer counts straight into its sum).
  *
  * Only lines that are plainly "stack SP count" with an ASCII count are handled here. Any other
  * line (the first line, which may hold a BOM; '#' headers; a '\r' that is no "\r\n" (universal
@@ -79,8 +83,9 @@ static PyObject *sum_lines(PyObject *self, PyObject *args) {
     Py_buffer view;
     Py_ssize_t start, lineno;
     PyObject *counts;
-    int final;
-    if (!PyArg_ParseTuple(args, "y*nO!np:sum_lines", &view, &start, &PyDict_Type, &counts, &lineno, &final))
+    int final, ints_only = 0;
+    Py_ssize_t added = 0, plain = 0;
+    if (!PyArg_ParseTuple(args, "y*nO!np|p:sum_lines", &view, &start, &PyDict_Type, &counts, &lineno, &final, &ints_only))
         return NULL;
     const unsigned char *base = (const unsigned char *)view.buf;
     const unsigned char *limit = base + view.len;
@@ -109,7 +114,7 @@ static PyObject *sum_lines(PyObject *self, PyObject *args) {
         const unsigned char *cut = end;
         while (cut > pos && cut[-1] != ' ' && cut[-1] != '\t') cut--;
         if (cut == pos) { status = 1; break; } /* no space or tab before the count */
-        PyObject *value = parse_count(cut, end);
+        PyObject *value = (ints_only && memchr(cut, '.', (size_t)(end - cut)) != NULL) ? NULL : parse_count(cut, end);
         if (value == NULL) {
             if (PyErr_Occurred()) goto error;
             status = 1;
@@ -121,11 +126,16 @@ static PyObject *sum_lines(PyObject *self, PyObject *args) {
         Py_DECREF(key);
         Py_DECREF(value);
         if (failed) goto error;
+        added++;
+        const unsigned char *stack_end = cut - 1;
+        if (stack_end == pos || !(is_digit(stack_end[-1]) || stack_end[-1] == '.')
+            || (memchr(pos, ' ', (size_t)(stack_end - pos)) == NULL && memchr(pos, '\t', (size_t)(stack_end - pos)) == NULL))
+            plain++;
         pos = next;
         lineno++;
     }
     PyBuffer_Release(&view);
-    return Py_BuildValue("nni", (Py_ssize_t)(pos - base), lineno, status);
+    return Py_BuildValue("nninn", (Py_ssize_t)(pos - base), lineno, status, added, plain);
 error:
     PyBuffer_Release(&view);
     return NULL;
@@ -133,8 +143,8 @@ error:
 
 static PyMethodDef methods[] = {
     {"sum_lines", sum_lines, METH_VARARGS,
-     "sum_lines(data, start, counts, lineno, final) -> (stop, lineno, status): add the plain "
-     "'stack count' lines of data to counts; status 1 stops at a line for the Python reader, "
+     "sum_lines(data, start, counts, lineno, final, ints_only=False) -> (stop, lineno, status, added, plain): "
+     "add the plain 'stack count' lines of data to counts; status 1 stops at a line for the Python reader, "
      "0 at the end of the data (or of its last whole line)."},
     {NULL, NULL, 0, NULL},
 };

@@ -235,31 +235,37 @@ _CHUNK_BYTES = 1 << 18  # bytes read at once for the C core: big enough for few 
 
 def _sum_binary(
     stream: BinaryIO,
-    sum_lines: Callable[[bytes, int, Dict[str, Number], int, bool], Tuple[int, int, int]],
+    sum_lines: Callable[[bytes, int, Dict[str, Number], int, bool], Tuple[int, int, int, int, int]],
     counts: Dict[str, Number],
     labels: Dict[str, str],
     options: ReadOptions,
     source: str,
     diagnostics: Optional[Diagnostics],
     chunk: int = _CHUNK_BYTES,
-) -> None:
+    punted: Optional[Dict[str, Number]] = None,
+) -> Tuple[int, int]:
     """Sum the lines of a UTF-8 byte stream with ``sum_lines`` (the C core), which stops at every line
     it leaves to :func:`_sum_lines`: the first, headers, errors, odd line breaks.
 
     Reads ``chunk`` bytes at a time; a line cut by the end of a chunk is read with the next.
-    Lines are numbered as a text stream with universal newlines numbers them.
+    Lines are numbered as a text stream with universal newlines numbers them. The lines
+    :func:`_sum_lines` reads are summed in ``punted`` if given, else in ``counts``.
+    Returns what the core added: (lines, lines whose stack cannot end in a count).
     """
     data = b""
     pos = 0
     lineno = 1
     final = False
+    added = plain = 0
     while not final:
         more = stream.read(chunk)
         final = not more
         data = data[pos:] + more
         pos = 0
         while True:
-            pos, lineno, status = sum_lines(data, pos, counts, lineno, final)
+            pos, lineno, status, lines, plain_lines = sum_lines(data, pos, counts, lineno, final)
+            added += lines
+            plain += plain_lines
             if not status:
                 break
             end = data.find(b"\n", pos) + 1
@@ -267,11 +273,51 @@ def _sum_binary(
                 end = len(data)
             # utf-8-sig drops a BOM from the first line, as the text reader does
             text = data[pos:end].decode("utf-8-sig" if lineno == 1 else "utf-8", ENCODING_ERRORS)
-            lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-            if lines[-1] == "":
-                lines.pop()  # after the last line break (or an empty rest at the end of the input)
-            lineno = _sum_lines(lines, lineno, counts, labels, options, source, diagnostics)
+            lines_ = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+            if lines_[-1] == "":
+                lines_.pop()  # after the last line break (or an empty rest at the end of the input)
+            lineno = _sum_lines(lines_, lineno, counts if punted is None else punted, labels, options, source, diagnostics)
             pos = end
+    return added, plain
+
+
+class Inexact(Exception):
+    """Raised by :func:`add_ints`: the input holds a count that is no int (or may be differential),
+    so it must be read with :func:`parse_texts` and summed on its own."""
+
+
+def add_ints(
+    stream: BinaryIO,
+    total: Dict[str, Number],
+    options: ReadOptions = ReadOptions(),
+    *,
+    source: str = "<input>",
+    diagnostics: Optional[Diagnostics] = None,
+) -> Metadata:
+    """Add folded input straight into ``total`` (whose values are all ints, zeros allowed): one dict
+    update per line, for a merge of many runs. Returns the input's metadata.
+
+    Adding run by run (:func:`parse_texts`, then a sum) gives the same values only while every
+    count is an int (floats add up differently in another order): raises :class:`Inexact`
+    (``total`` then spoilt) when a count is no int, or when every stack may end in a count (the
+    input may be differential). Needs the C core.
+    """
+    if _core is None or options.columns != "auto":
+        raise ArgumentError("add_ints needs the C core and columns='auto'")
+    sum_ints = _core.sum_lines
+    extra: Dict[str, Number] = {}  # the lines Python reads
+    labels: Dict[str, str] = {}
+    added, plain = _sum_binary(
+        stream, lambda *args: sum_ints(*args, True), total, labels, options, source, diagnostics, punted=extra
+    )
+    if any(type(value) is not int for value in extra.values()):
+        raise Inexact(source)
+    if (added or extra) and not plain and _all_differential(extra, empty=True):
+        raise Inexact(source)  # every stack may end in a count (differential input?): parse_texts decides
+    get = total.get
+    for text, value in extra.items():
+        total[text] = get(text, 0) + value
+    return Metadata(unit=labels.pop("unit", None), metric=labels.pop("metric", None), labels=labels)
 
 
 def _sum_lines(
@@ -323,10 +369,10 @@ def _sum_lines(
     return lineno + 1
 
 
-def _all_differential(counts: Dict[str, Number]) -> bool:
-    """True when every stack text still ends in a count: the file has two count columns."""
+def _all_differential(counts: Dict[str, Number], empty: bool = False) -> bool:
+    """True when every stack text still ends in a count: the file has two count columns (``empty`` when there are none)."""
     if not counts:
-        return False
+        return empty
     for text in counts:
         rest, count, cut = _split_count(text)
         if cut < 0 or _number(count) is None:

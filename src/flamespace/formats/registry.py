@@ -9,6 +9,7 @@ other formats are given the chart's flame graph.
 
 from __future__ import annotations
 
+import os
 import sys
 
 from ..core.chart import FlameChart
@@ -19,9 +20,8 @@ from ._io import display_name, open_binary, open_output, text_reader
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import os
     from types import ModuleType
-    from typing import BinaryIO, Dict, List, Mapping, Optional, Tuple, Union
+    from typing import BinaryIO, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
     from .._types import Number, Profile, Source, Stack
     from ..core.metadata import Metadata
@@ -157,6 +157,70 @@ def read_texts(
     return folded.texts(profile), profile.metadata
 
 
+def sum_texts(
+    sources: Sequence[Source],
+    format: Optional[str] = None,
+    *,
+    skip_invalid: bool = False,
+    report: Optional[Callable[[Diagnostics], None]] = None,
+    each: Optional[Callable[[Sequence[Source]], Iterable[Source]]] = None,
+) -> Tuple[Dict[str, Number], Metadata]:
+    """The sum of many profiles as stack texts: ``algebra.sum_values`` of :func:`read_texts` of each
+    source, the same values, metadata and errors, with one dict update per line.
+
+    Folded files of integer counts are added line by line straight into the sum (exact for
+    ints, in any order). Once a count is no int (floats add up differently in another order),
+    or an input may be differential, the sum starts again run by run, as ``sum_values`` adds.
+    Standard input cannot be read twice, so with '-' the sum is made run by run throughout.
+    ``report`` gets each input's diagnostics once, after it is read; ``each`` wraps the
+    iteration over the sources (a progress bar).
+    """
+    from ..core.algebra import sum_values
+    from ..core.metadata import Metadata
+    from ..diagnostics import Diagnostics
+
+    each = each or iter
+    done = 0  # inputs whose diagnostics were reported
+    if folded._core is not None and "-" not in sources and all(isinstance(s, (str, os.PathLike)) for s in sources):
+        total: Dict[str, Number] = {}
+        metadata: Optional[Metadata] = None
+        try:
+            for source in each(sources):
+                diagnostics = Diagnostics()
+                with open_binary(source) as (stream, name):
+                    fmt = by_name(format) if format else detect(stream.peek(SNIFF_BYTES)[:SNIFF_BYTES], name)
+                    if fmt is not folded:
+                        raise folded.Inexact(name)
+                    meta = folded.add_ints(stream, total, folded.ReadOptions(skip_invalid=skip_invalid), source=name, diagnostics=diagnostics)
+                if report is not None:
+                    report(diagnostics)
+                done += 1
+                metadata = meta if metadata is None else metadata.combine(meta)
+        except folded.Inexact:
+            pass
+        else:
+            if 0 in total.values():  # stacks whose every count was 0
+                for text in [text for text, value in total.items() if not value]:
+                    del total[text]
+            return total, metadata or Metadata()
+
+    def parts() -> Iterator[Tuple[Dict[str, Number], Metadata]]:
+        for index, source in enumerate(each(sources)):
+            diagnostics = Diagnostics()
+            try:
+                part = read_texts(source, format, skip_invalid=skip_invalid, diagnostics=diagnostics)
+            except folded.DifferentialInput:
+                if report is not None and index >= done:
+                    report(diagnostics)
+                raise
+            if report is not None and index >= done:
+                report(diagnostics)
+            yield part
+            del part  # not held while the next input is read
+
+    return sum_values(parts())
+
+
 def write_texts(
     values: Mapping[str, Number],
     metadata: Metadata,
@@ -181,4 +245,4 @@ def write(profile: Union[Profile, FlameChart], destination: Union[str, "os.PathL
         fmt.dump(profile, out, fmt.WriteOptions(**options))
 
 
-__all__ = ["FORMATS", "by_name", "detect", "display_name", "names", "read", "read_texts", "recognises", "write", "write_texts"]
+__all__ = ["FORMATS", "by_name", "detect", "display_name", "names", "read", "read_texts", "recognises", "sum_texts", "write", "write_texts"]
