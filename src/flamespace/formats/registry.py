@@ -151,7 +151,9 @@ def read_texts(
         fmt = by_name(format) if format else detect(stream.peek(SNIFF_BYTES)[:SNIFF_BYTES], name)
         if fmt is folded:
             return folded.parse_texts(stream, folded.ReadOptions(skip_invalid=skip_invalid), source=name, diagnostics=diagnostics)
-        profile = _parse(fmt, stream, name, skip_invalid, diagnostics, None)
+        profile: Union[Profile, FlameChart] = _parse(fmt, stream, name, skip_invalid, diagnostics, None)
+    if isinstance(profile, FlameChart):  # a format that keeps time order: its flame graph
+        profile = profile.graph()
     if isinstance(profile, Differential):
         raise folded.DifferentialInput(name, profile)
     return folded.texts(profile), profile.metadata
