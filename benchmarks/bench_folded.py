@@ -3,8 +3,14 @@
     python benchmarks/bench_folded.py [--repeat 5] [--quick]
 
 Generates (once, under benchmarks/.data/) a folded file of 200,000 distinct stacks with
-depth 1..60 (about 110 MB) and 50 files of 5,000 stacks. Every measurement runs in a fresh
-child process so peak RSS (from wait4) belongs to that task alone; the table shows medians.
+depth 1..60 (about 130 MB), 50 files of 5,000 stacks and two files of 100,000 stacks (for
+sub). Every measurement runs in a fresh child process so peak RSS and CPU time (from wait4)
+belong to that task alone; the table shows medians. CPU time (user + system) is shown beside
+wall time: on a loaded machine it says what a task costs when wall time says mostly how long
+it waited for a core.
+
+    --tasks WORD[,WORD]  run only the tasks whose name holds one of the words
+    BASELINE_SRC=/path/to/other/src  also runs the merge and sub CLI of another checkout
 
 Peers, run side by side in the same invocation:
 - pyrometry (the flame-graph algebra's reference implementation; ``pip install pyrometry``):
@@ -14,6 +20,8 @@ Peers, run side by side in the same invocation:
   github.com/brendangregg/FlameGraph (never committed here): ``stackcollapse-recursive.pl``
   reads folded stacks, sums and writes them sorted (our parse + write), and
   ``difffolded.pl`` is the peer of ``flamespace sub``.
+- A three-line Perl hash sum (PERL_HASH_SUM below; needs only perl): the peer of
+  ``flamespace merge``; it sums by stack text and prints sorted, as merge does.
 """
 
 from __future__ import annotations
@@ -34,6 +42,14 @@ HERE = Path(__file__).resolve().parent
 DATA = HERE / ".data"
 BIG = DATA / "big.folded"
 SMALL_DIR = DATA / "runs"
+SUB_A = DATA / "sub_a.folded"
+SUB_B = DATA / "sub_b.folded"
+
+#: merge's peer: sum the count after the last whitespace by stack text, print sorted.
+PERL_HASH_SUM = (
+    "perl -ne 'if (/^(.*)\\s+(\\d+(?:\\.\\d*)?)$/) { $h{$1} += $2 }"
+    "  END { print \"$_ $h{$_}\\n\" for sort keys %h }'"
+)
 
 
 def generate_big(path: Path, stacks: int = 200_000, max_depth: int = 60, seed: int = 1) -> None:
@@ -64,8 +80,19 @@ def generate_runs(directory: Path, files: int = 50, stacks: int = 5000, seed: in
             out.writelines(f"{s} {rng.randint(1, 200)}\n" for s in chosen)
 
 
-def run_child(argv: List[str], stdout_path: Optional[str] = None) -> Tuple[float, float, str]:
-    """Run argv; return (wall seconds, peak RSS in MB, stdout)."""
+def generate_pair(a: Path, b: Path, stacks: int = 100_000, seed: int = 3) -> None:
+    """Two profiles of one program (before, after): 100,000 stacks each, most of them shared."""
+    rng = random.Random(seed)
+    vocabulary = [f"m{i % 60}.fn{i} (f{i % 60}:{i % 500 + 1})" for i in range(4000)]
+    universe = list({";".join(rng.choice(vocabulary) for _ in range(rng.randint(2, 40))) for _ in range(stacks * 3 // 2)})
+    for path in (a, b):
+        chosen = rng.sample(universe, stacks)
+        with open(path, "w") as out:
+            out.writelines(f"{s} {rng.randint(1, 200)}\n" for s in chosen)
+
+
+def run_child(argv: List[str], stdout_path: Optional[str] = None) -> Tuple[float, float, str, float]:
+    """Run argv; return (wall seconds, peak RSS in MB, stdout, CPU seconds of it and its children)."""
     out = open(stdout_path or os.devnull, "w") if stdout_path != "PIPE" else subprocess.PIPE
     start = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE, text=True)
@@ -77,22 +104,23 @@ def run_child(argv: List[str], stdout_path: Optional[str] = None) -> Tuple[float
         out.close()
     if status != 0:
         raise RuntimeError(f"{argv} failed: {err}")
-    return elapsed, usage.ru_maxrss / 1024, captured
+    return elapsed, usage.ru_maxrss / 1024, captured, usage.ru_utime + usage.ru_stime
 
 
-def python_task(code: str) -> Tuple[float, float, float]:
-    """Run Python code that prints the seconds of its timed part; (inner s, wall s, RSS MB)."""
-    wall, _, out = run_child([sys.executable, "-c", code], "PIPE")
-    elapsed, rss = out.strip().splitlines()[-1].split()
-    return float(elapsed), wall, float(rss)
+def python_task(code: str) -> Tuple[float, float, float, float]:
+    """Run Python code that prints the seconds of its timed part; (inner s, wall s, RSS MB, CPU s of the timed part)."""
+    wall, _, out, _ = run_child([sys.executable, "-c", code], "PIPE")
+    elapsed, rss, cpu = out.strip().splitlines()[-1].split()
+    return float(elapsed), wall, float(rss), float(cpu)
 
 
 # Python tasks print their timed seconds and VmHWM, the peak RSS of this process image only
 # (a forked child's ru_maxrss would include its parent's memory from before exec).
 TIMED = (
-    "import time, sys\n{setup}\nt = time.perf_counter()\n{body}\nelapsed = time.perf_counter() - t\n"
+    "import time, sys\n{setup}\nt = time.perf_counter(); c = time.process_time()\n{body}\n"
+    "elapsed = time.perf_counter() - t; cpu = time.process_time() - c\n"
     "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]\n"
-    "print(elapsed, int(hwm) / 1024)\n"
+    "print(elapsed, int(hwm) / 1024, cpu)\n"
 )
 
 
@@ -108,31 +136,37 @@ def measure(tasks: Dict[str, object], repeat: int) -> Dict[str, Dict[str, float]
         inner = statistics.median(s[0] for s in samples)
         wall = statistics.median(s[1] for s in samples)
         rss = statistics.median(s[2] for s in samples)
-        results[name] = {"seconds": inner, "wall": wall, "rss_mb": rss}
-        print(f"  {name:<52} {inner:8.3f} s  (process {wall:6.3f} s, peak RSS {rss:7.1f} MB)", file=sys.stderr)
+        cpu = statistics.median(s[3] for s in samples)
+        results[name] = {"seconds": inner, "wall": wall, "rss_mb": rss, "cpu": cpu}
+        print(f"  {name:<52} {inner:8.3f} s  (process {wall:6.3f} s, CPU {cpu:6.3f} s, peak RSS {rss:7.1f} MB)", file=sys.stderr)
     return results
 
 
-def shell_task(command: str) -> Tuple[float, float, float]:
-    wall, rss, _ = run_child(["bash", "-c", command])
-    return wall, wall, rss
+def shell_task(command: str) -> Tuple[float, float, float, float]:
+    wall, rss, _, cpu = run_child(["bash", "-c", command])
+    return wall, wall, rss, cpu
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--tasks", help="run only the tasks whose name holds one of these comma-separated words")
     parser.add_argument("--generate", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.generate:
         DATA.mkdir(exist_ok=True)
-        generate_big(BIG)
-        generate_runs(SMALL_DIR)
+        if not BIG.exists():
+            generate_big(BIG)
+        if not SMALL_DIR.exists():
+            generate_runs(SMALL_DIR)
+        generate_pair(SUB_A, SUB_B)
         return
-    if not BIG.exists() or not SMALL_DIR.exists():
+    if not BIG.exists() or not SMALL_DIR.exists() or not SUB_B.exists():
         # in a child process, so this process stays small and its children inherit no bulk
         print("generating the input files ...", file=sys.stderr)
         subprocess.run([sys.executable, __file__, "--generate"], check=True)
+    load_before = " ".join(f"{x:.1f}" for x in os.getloadavg())
     size_mb = BIG.stat().st_size / 1e6
     runs = sorted(str(p) for p in SMALL_DIR.glob("*.folded"))
     exe = str(Path(sys.executable).parent / "flamespace")
@@ -144,6 +178,9 @@ def main() -> None:
         "parse big file (flamespace.read)": TIMED.format(
             setup="import flamespace as fs", body=f"g = fs.read({str(BIG)!r})"
         ),
+        "parse big file as stack texts (registry.read_texts)": TIMED.format(
+            setup="from flamespace.formats import registry", body=f"g = registry.read_texts({str(BIG)!r})"
+        ),
         "write big file (flamespace.write)": TIMED.format(
             setup=f"import flamespace as fs; g = fs.read({str(BIG)!r})", body="fs.write(g, '/dev/null')"
         ),
@@ -154,7 +191,14 @@ def main() -> None:
         "merge 50 x 5,000 (flamespace merge CLI, whole process)": lambda: shell_task(f"{exe} merge {' '.join(runs)} > /dev/null"),
         "parse + write big (flamespace merge CLI, whole process)": lambda: shell_task(f"{exe} merge {BIG} > /dev/null"),
         "sub two runs (flamespace sub CLI)": lambda: shell_task(f"{exe} sub -n {runs[0]} {runs[1]} > /dev/null"),
+        "sub 2 x 100,000 (flamespace sub -n CLI)": lambda: shell_task(f"{exe} sub -n {SUB_A} {SUB_B} > /dev/null"),
+        "merge 50 x 5,000 (Perl hash sum)": lambda: shell_task(f"{PERL_HASH_SUM} {' '.join(runs)} > /dev/null"),
     }
+    baseline = os.environ.get("BASELINE_SRC")
+    if baseline:  # the same commands from another checkout's source (e.g. before a change)
+        old = f"PYTHONPATH={baseline} {sys.executable} -c 'import sys; from flamespace.cli import main; sys.exit(main())'"
+        tasks["merge 50 x 5,000 (baseline merge CLI)"] = lambda: shell_task(f"{old} merge {' '.join(runs)} > /dev/null")
+        tasks["sub 2 x 100,000 (baseline sub -n CLI)"] = lambda: shell_task(f"{old} sub -n {SUB_A} {SUB_B} > /dev/null")
     if have_pyrometry:
         tasks["parse one 5,000-stack run (pyrometry FlameGraph.load)"] = TIMED.format(
             setup="from pathlib import Path; from pyrometry.flamegraph import FlameGraph",
@@ -177,21 +221,42 @@ def main() -> None:
         tasks["sub two runs (difffolded.pl -n | sort)"] = lambda: shell_task(
             f"perl {difffolded} -n {runs[0]} {runs[1]} | LC_ALL=C sort > /dev/null"
         )
+        tasks["sub 2 x 100,000 (difffolded.pl -n)"] = lambda: shell_task(f"perl {difffolded} -n {SUB_A} {SUB_B} > /dev/null")
+        tasks["sub 2 x 100,000 (difffolded.pl -n | sort)"] = lambda: shell_task(
+            f"perl {difffolded} -n {SUB_A} {SUB_B} | LC_ALL=C sort > /dev/null"
+        )
+    if args.tasks:
+        words = args.tasks.split(",")
+        tasks = {name: task for name, task in tasks.items() if any(word in name for word in words)}
 
     print(f"big file: {size_mb:.0f} MB, 200,000 stacks; runs: 50 files x 5,000 stacks; median of {args.repeat}", file=sys.stderr)
     results = measure(tasks, args.repeat)
-    parse = results["parse big file (flamespace.read)"]
     print()
-    print(f"machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
-    print(f"parse throughput: {size_mb / parse['seconds']:.0f} MB/s, peak RSS {parse['rss_mb']:.0f} MB "
-          f"(targets: >= 50 MB/s, <= 500 MB)")
-    merge = results["merge 50 x 5,000 (flamespace merge CLI, whole process)"]
-    print(f"merge 50 x 5,000: {merge['seconds']:.3f} s (target < 1 s)")
+    print(f"machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+          f"load average before/after: {load_before} / {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    for label, key, target in [
+        ("parse big file as stack texts (registry.read_texts)", "parse (read_texts)", ">= 100 MB/s"),
+        ("parse big file (flamespace.read)", "parse (read, frames)", ""),
+    ]:
+        if label in results:
+            r = results[label]
+            print(f"{key}: {size_mb / r['seconds']:.0f} MB/s wall, {size_mb / r['cpu']:.0f} MB/s CPU, "
+                  f"peak RSS {r['rss_mb']:.0f} MB {('(target ' + target + ')') if target else ''}")
+    for ours, peer, what in [
+        ("sub 2 x 100,000 (flamespace sub -n CLI)", "sub 2 x 100,000 (difffolded.pl -n)", "sub / difffolded.pl"),
+        ("sub 2 x 100,000 (flamespace sub -n CLI)", "sub 2 x 100,000 (difffolded.pl -n | sort)", "sub / (difffolded.pl | sort)"),
+        ("merge 50 x 5,000 (flamespace merge CLI, whole process)", "merge 50 x 5,000 (Perl hash sum)", "merge / Perl hash sum"),
+        ("sub 2 x 100,000 (flamespace sub -n CLI)", "sub 2 x 100,000 (baseline sub -n CLI)", "sub / baseline sub"),
+        ("merge 50 x 5,000 (flamespace merge CLI, whole process)", "merge 50 x 5,000 (baseline merge CLI)", "merge / baseline merge"),
+    ]:
+        if ours in results and peer in results:
+            a, b = results[ours], results[peer]
+            print(f"{what}: {a['wall'] / b['wall']:.2f}x wall, {a['cpu'] / b['cpu']:.2f}x CPU, {a['rss_mb'] / b['rss_mb']:.2f}x peak RSS")
     print()
-    print("| task | median s | whole process s | peak RSS MB |")
-    print("|---|---:|---:|---:|")
+    print("| task | median s | whole process s | CPU s | peak RSS MB |")
+    print("|---|---:|---:|---:|---:|")
     for name, r in results.items():
-        print(f"| {name} | {r['seconds']:.3f} | {r['wall']:.3f} | {r['rss_mb']:.0f} |")
+        print(f"| {name} | {r['seconds']:.3f} | {r['wall']:.3f} | {r['cpu']:.3f} | {r['rss_mb']:.0f} |")
     if args.json:
         args.json.write_text(json.dumps({"size_mb": size_mb, "results": results}, indent=2))
 

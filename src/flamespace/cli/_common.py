@@ -14,9 +14,10 @@ from ._report import warn
 
 TYPE_CHECKING = False  # typing costs start-up time (flamespace svg); annotations are strings (PEP 563)
 if TYPE_CHECKING:
-    from typing import Callable, Iterable, Iterator, List, Optional, Sequence, TypeVar, Union
+    from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
     from .._types import Number, Profile
+    from ..core.metadata import Metadata
     from ..core.vector import FlameGraph
 
     F = TypeVar("F", bound=Callable[..., object])
@@ -125,12 +126,44 @@ def read_graph(
     """Read one input that must be a single profile, not a differential pair."""
     profile = read_profile(path, skip_invalid, input_format, stack_cache)
     if isinstance(profile, Differential):
-        name = registry.display_name(path)
-        raise InputError(
-            f"is differential input (two counts per line); '{command}' needs a profile with one count per line",
-            name,
-        )
+        raise differential_input(path, command)
     return profile
+
+
+def read_texts(path: str, command: str, skip_invalid: bool = False, input_format: Optional[str] = None) -> Tuple[Dict[str, Number], Metadata]:
+    """Read one single-profile input as stack texts and values (no frames: for sums, differences, scaling),
+    reporting skipped lines on stderr; fails on differential input as :func:`read_graph` does."""
+    texts = read_texts_or_differential(path, skip_invalid, input_format)
+    if isinstance(texts, Differential):
+        raise differential_input(path, command)
+    return texts
+
+
+def read_texts_or_differential(
+    path: str, skip_invalid: bool = False, input_format: Optional[str] = None
+) -> Union[Tuple[Dict[str, Number], Metadata], Differential]:
+    """Stack texts and values as :func:`read_texts`, or the Differential that two-count input holds."""
+    from ..formats.folded import DifferentialInput
+
+    diagnostics = Diagnostics()
+    try:
+        texts: Union[Tuple[Dict[str, Number], Metadata], Differential] = registry.read_texts(
+            path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics
+        )
+    except DifferentialInput as differential:
+        if differential.profile is None:
+            raise
+        texts = differential.profile
+    report(diagnostics)
+    return texts
+
+
+def differential_input(path: str, command: str) -> InputError:
+    """The error for two-count input given to a command that needs one count per line."""
+    return InputError(
+        f"is differential input (two counts per line); '{command}' needs a profile with one count per line",
+        registry.display_name(path),
+    )
 
 
 def read_graphs(files: Sequence[str], command: str, skip_invalid: bool, input_format: Optional[str]) -> Iterator[FlameGraph]:
@@ -143,6 +176,15 @@ def read_graphs(files: Sequence[str], command: str, skip_invalid: bool, input_fo
 def write_profile(profile: Profile, output: str, no_header: bool = False) -> None:
     sys.stdout.flush()
     registry.write(profile, output, header=not no_header)
+
+
+def write_texts(
+    values: Mapping[str, Number], metadata: Metadata, output: str, no_header: bool = False,
+    before: Optional[Mapping[str, Number]] = None,
+) -> None:
+    """What :func:`write_profile` writes, for values keyed by stack text (see :func:`read_texts`)."""
+    sys.stdout.flush()
+    registry.write_texts(values, metadata, output, before=before, header=not no_header)
 
 
 def progress(items: Iterable[T], label: str, count: int) -> Iterable[T]:

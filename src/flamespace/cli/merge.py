@@ -6,8 +6,10 @@ from typing import Optional, Sequence
 
 import click
 
-from ..core.algebra import sum_graphs
-from ._common import expand_inputs, input_options, output_options, read_graphs, write_profile
+from ..core.vector import scale_values
+from ..formats import registry
+from ..formats.folded import DifferentialInput
+from ._common import differential_input, expand_inputs, input_options, output_options, progress, report, write_texts
 
 
 @click.command("merge")
@@ -26,5 +28,14 @@ def command(
         flamespace merge --mean runs/ -o mean.folded
     """
     files = expand_inputs(inputs)
-    merged = sum_graphs(read_graphs(files, "merge", skip_invalid, input_format))
-    write_profile(merged / len(files) if mean else merged, output, no_header)
+    # stack texts, never frames: a sum needs none (one input in memory at once besides the sum)
+    try:
+        merged, metadata = registry.sum_texts(
+            files, input_format, skip_invalid=skip_invalid, report=report,
+            each=lambda sources: progress(sources, "reading", len(sources)),
+        )
+    except DifferentialInput as error:
+        raise differential_input(error.source or "", "merge") from None
+    if mean:
+        merged = scale_values(merged, len(files), divide=True)
+    write_texts(merged, metadata, output, no_header)

@@ -7,7 +7,8 @@ from typing import Optional, Union
 import click
 
 from ..core.differential import Differential
-from ._common import input_options, output_options, read_profile, write_profile
+from ..core.vector import scale_values
+from ._common import input_options, output_options, read_texts_or_differential, write_profile, write_texts
 
 
 class NumberType(click.ParamType):
@@ -47,9 +48,9 @@ def command(
         flamespace scale 1000 profile-ms.folded -o profile-us.folded
         flamespace merge runs/ | flamespace scale 0.02
     """
-    profile = read_profile(input, skip_invalid, input_format)
-    if isinstance(profile, Differential):
-        scaled = profile.map(lambda graph: graph * factor)
-    else:
-        scaled = profile * factor
-    write_profile(scaled, output, no_header)
+    texts = read_texts_or_differential(input, skip_invalid, input_format)
+    if isinstance(texts, Differential):
+        write_profile(texts.map(lambda graph: graph * factor), output, no_header)
+    else:  # stack texts, never frames: scaling needs none
+        values, metadata = texts
+        write_texts(scale_values(values, factor), metadata, output, no_header)

@@ -6,9 +6,9 @@ from typing import Optional
 
 import click
 
-from ..core.differential import Differential
+from ..core.differential import Differential, scale_to_total
 from ..core.transforms import strip
-from ._common import input_options, output_options, read_graph, write_profile
+from ._common import input_options, output_options, read_graph, read_texts, write_profile, write_texts
 
 
 @click.command("sub")
@@ -38,9 +38,16 @@ def command(
         flamespace sub before.folded after.folded -o diff.folded
         flamespace sub --normalize --strip-hex before.folded after.folded
     """
-    first = read_graph(before, "sub", skip_invalid, input_format)
-    second = read_graph(after, "sub", skip_invalid, input_format)
-    if strip_hex:
-        first, second = strip(first, "hex"), strip(second, "hex")
-    difference = Differential(first, second)
-    write_profile(difference.normalized() if normalize else difference, output, no_header)
+    if strip_hex:  # needs frames
+        first = strip(read_graph(before, "sub", skip_invalid, input_format), "hex")
+        second = strip(read_graph(after, "sub", skip_invalid, input_format), "hex")
+        difference = Differential(first, second)
+        write_profile(difference.normalized() if normalize else difference, output, no_header)
+        return
+    # stack texts, never frames: the difference of two profiles needs none
+    first_values, _ = read_texts(before, "sub", skip_invalid, input_format)
+    second_values, metadata = read_texts(after, "sub", skip_invalid, input_format)
+    if normalize:
+        scaled = scale_to_total(first_values, sum(second_values.values()))
+        first_values = first_values if scaled is None else scaled
+    write_texts(second_values, metadata, output, no_header, before=first_values)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, Iterable, NamedTuple, Optional, Union
+from typing import TYPE_CHECKING, Dict, Hashable, Iterable, Mapping, NamedTuple, Optional, Tuple, TypeVar, Union
 
 from ..errors import ArgumentError
 from .metadata import Metadata
@@ -10,6 +10,8 @@ from .vector import Delta, FlameGraph, StackVector
 
 if TYPE_CHECKING:
     from .._types import Number, Stack
+
+K = TypeVar("K", bound=Hashable)  # a stack, or its text
 
 
 def norm(vector: StackVector) -> Number:
@@ -35,14 +37,25 @@ def similarity(f: FlameGraph, g: FlameGraph) -> float:
 
 def sum_graphs(graphs: Iterable[FlameGraph]) -> FlameGraph:
     """Sum of many flame graphs, accumulated in one pass (much cheaper than repeated ``+``)."""
-    values: Dict[Stack, Number] = {}
+    values, metadata = sum_values((graph, graph.metadata) for graph in graphs)
+    return FlameGraph._trusted(values, metadata)
+
+
+def sum_values(parts: Iterable[Tuple[Mapping[K, Number], Metadata]]) -> Tuple[Dict[K, Number], Metadata]:
+    """Sum of many (values, metadata) pairs of positive values, keyed by stack or by stack text.
+
+    What :func:`sum_graphs` does, for readers that keep stacks as text
+    (``formats.registry.read_texts``): values add in the order given, metadata combine.
+    """
+    values: Dict[K, Number] = {}
     metadata: Optional[Metadata] = None
     get = values.get
-    for graph in graphs:
-        metadata = graph.metadata if metadata is None else metadata.combine(graph.metadata)
-        for stack, value in graph.items():
-            values[stack] = get(stack, 0) + value
-    return FlameGraph._trusted(values, metadata or Metadata())
+    for part, meta in parts:
+        metadata = meta if metadata is None else metadata.combine(meta)
+        for key, value in part.items():
+            values[key] = get(key, 0) + value
+        del part  # not held while the next part is read: one input in memory at once besides the sum
+    return values, metadata or Metadata()
 
 
 def mean(graphs: Iterable[FlameGraph]) -> FlameGraph:

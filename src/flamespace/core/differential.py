@@ -7,10 +7,12 @@ from .vector import FlameGraph
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, List, Tuple
+    from typing import Callable, Dict, Hashable, List, Mapping, Optional, Tuple, TypeVar
 
     from .._types import Number, Stack
     from .vector import Delta
+
+    K = TypeVar("K", bound=Hashable)
 
 
 @record
@@ -39,18 +41,29 @@ class Differential(Record):
         Like difffolded.pl, each scaled value is rounded down to an integer (computed exactly
         for integer counts), so the output stays plain counts that diff against the Perl tool's.
         """
-        before_total, after_total = self.before.total(), self.after.total()
-        if before_total == after_total or not before_total:
+        before = scale_to_total(self.before, self.after.total())
+        if before is None:
             return self
-
-        def scaled(value: Number) -> int:
-            if isinstance(value, int) and isinstance(after_total, int) and isinstance(before_total, int):
-                return value * after_total // before_total
-            return int(value * after_total / before_total)
-
-        before = {stack: scaled(value) for stack, value in self.before.items()}
-        return Differential(FlameGraph(before, metadata=self.before.metadata), self.after)
+        return Differential(FlameGraph._trusted(before, self.before.metadata), self.after)
 
     def map(self, transform: Callable[[FlameGraph], FlameGraph]) -> "Differential":
         """Apply the same transform to both sides."""
         return Differential(transform(self.before), transform(self.after))
+
+
+def scale_to_total(before: Mapping[K, Number], after_total: Number) -> Optional[Dict[K, Number]]:
+    """``before``'s values scaled to ``after_total``, each rounded down, zeros dropped, as ``difffolded.pl -n``;
+    None when there is nothing to scale (equal totals, or an empty ``before``).
+
+    Integer counts are scaled exactly. Keys are stacks, or stack texts (``formats.registry.read_texts``).
+    """
+    before_total = sum(before.values())
+    if before_total == after_total or not before_total:
+        return None
+    exact = isinstance(after_total, int) and isinstance(before_total, int)
+    scaled: Dict[K, Number] = {}
+    for key, value in before.items():
+        new: Number = value * after_total // before_total if exact and isinstance(value, int) else int(value * after_total / before_total)
+        if new:
+            scaled[key] = new
+    return scaled

@@ -16,12 +16,13 @@ from .metadata import EMPTY, Metadata
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, FrozenSet, ItemsView, Iterable, Iterator, List, Mapping, Optional, Tuple, Type, TypeVar
+    from typing import Any, Dict, FrozenSet, Hashable, ItemsView, Iterable, Iterator, List, Mapping, Optional, Tuple, Type, TypeVar
 
     from .._types import Frame as Frame, Number as Number, Stack as Stack, Values as Values
 
     _Base = Mapping[Stack, Number]
     V = TypeVar("V", bound="StackVector")
+    K = TypeVar("K", bound=Hashable)
 else:
     # The public aliases without typing at run time (it costs the CLI ~10 ms of start-up).
     Frame = str
@@ -62,6 +63,19 @@ def _scalar(value: object) -> Optional[Number]:
     if isinstance(value, (int, float)):
         return value
     return int(value) if isinstance(value, Integral) else float(value)
+
+
+def scale_values(values: Mapping[K, Number], factor: Number, divide: bool = False) -> Dict[K, Number]:
+    """Every value times ``factor`` (divided by it with ``divide``); nothing left when multiplying by 0.
+
+    The arithmetic of ``vector * factor`` and ``vector / divisor``, also for values keyed by
+    stack text (``formats.registry.read_texts``), so both give the same numbers.
+    """
+    if divide:
+        return {key: value / factor for key, value in values.items()}
+    if factor == 0:
+        return {}
+    return {key: value * factor for key, value in values.items()}
 
 
 def _check_stack(stack: Any) -> Stack:
@@ -215,7 +229,7 @@ class StackVector(_Base):
         if factor == 0:
             return type(self)._trusted({}, self._metadata)
         cls = FlameGraph if isinstance(self, FlameGraph) and factor > 0 else Delta
-        return cls._trusted({s: v * factor for s, v in self._values.items()}, self._metadata)
+        return cls._trusted(scale_values(self._values, factor), self._metadata)
 
     __rmul__ = __mul__
 
@@ -226,7 +240,7 @@ class StackVector(_Base):
         if divisor == 0:
             raise ZeroDivisionError("cannot divide a flame graph by zero")
         cls = FlameGraph if isinstance(self, FlameGraph) and divisor > 0 else Delta
-        return cls._trusted({s: v / divisor for s, v in self._values.items()}, self._metadata)
+        return cls._trusted(scale_values(self._values, divisor, divide=True), self._metadata)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, StackVector):

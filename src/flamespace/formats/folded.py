@@ -15,6 +15,7 @@ difffolded.pl writes it.
 
 from __future__ import annotations
 
+import io
 import sys
 from operator import itemgetter
 
@@ -24,11 +25,20 @@ from ..core.metadata import Metadata
 from ..core.vector import MAX_VALUE, FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
+from ._io import ENCODING_ERRORS
+
+try:
+    from . import _folded  # the C loop over lines (_folded.c)
+
+    _core: Optional[ModuleType] = _folded
+except ImportError:  # built without it: the Python loop reads every line
+    _core = None
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
-    from typing import Dict, List, Optional, TextIO, Tuple, Union
+    from types import ModuleType
+    from typing import BinaryIO, Callable, Dict, Iterable, List, Mapping, Optional, TextIO, Tuple, Union
 
     from .._types import Number, Profile, Stack
 
@@ -140,7 +150,7 @@ def _split_count(text: str) -> Tuple[str, str, int]:
 
 
 def parse(
-    stream: TextIO,
+    stream: Union[TextIO, BinaryIO],
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
@@ -149,6 +159,7 @@ def parse(
 ) -> Profile:
     """Read folded stacks; repeated stacks are summed, frames are interned.
 
+    ``stream`` is text, or bytes (UTF-8; read by the C core when it is built, much faster).
     ``stack_cache`` maps stack text to its tuple; share one dict across the files of a
     merge so a stack seen in many runs is split once and its tuple object is reused.
 
@@ -156,13 +167,188 @@ def parse(
     Raises :class:`InputError` naming the line of the first malformed record unless
     ``options.skip_invalid`` is set.
     """
+    counts, metadata = _read_counts(stream, options, source, diagnostics)
+    if options.columns == "2" or (options.columns == "auto" and _all_differential(counts)):
+        # both sides mostly hold the same stacks: split each once
+        return _differential(counts, metadata, {} if stack_cache is None else stack_cache)
+    return FlameGraph._trusted(_to_stacks(counts, stack_cache), metadata)
+
+
+class DifferentialInput(InputError):
+    """Two-count (differential) input where a profile with one count per line is needed.
+
+    ``profile``: the Differential the input holds, for callers that can use it instead.
+    """
+
+    def __init__(self, source: Optional[str] = None, profile: Optional[Differential] = None):
+        super().__init__("is differential input (two counts per line); a profile with one count per line is needed", source)
+        self.profile = profile
+
+
+def parse_texts(
+    stream: Union[TextIO, BinaryIO],
+    options: ReadOptions = ReadOptions(),
+    *,
+    source: str = "<input>",
+    diagnostics: Optional[Diagnostics] = None,
+) -> Tuple[Dict[str, Number], Metadata]:
+    """Read folded stacks as stack texts ('a;b;c', as :func:`dumps` writes them) with summed values.
+
+    What :func:`parse` reads, without splitting stacks into frames: commands that add, subtract
+    or scale profiles never need the frames. Stacks whose values add up to 0 are left out (a
+    profile has none). Raises :class:`DifferentialInput` for two-count input.
+    """
+    counts, metadata = _read_counts(stream, options, source, diagnostics)
+    if options.columns == "2" or (options.columns == "auto" and _all_differential(counts)):
+        raise DifferentialInput(source, _differential(counts, metadata, {}))
+    if 0 in counts.values():  # a scan in C; zero counts are rare
+        for text in [text for text, value in counts.items() if not value]:
+            del counts[text]
+    return counts, metadata
+
+
+def texts(graph: FlameGraph) -> Dict[str, Number]:
+    """``graph``'s values keyed by stack text, as :func:`parse_texts` reads them from what :func:`dump` writes."""
+    values: Dict[str, Number] = {}
+    for stack, value in graph.items():
+        text = format_stack(stack)
+        if text in values:
+            raise _collision(text)
+        values[text] = value
+    return values
+
+
+def _read_counts(
+    stream: Union[TextIO, BinaryIO], options: ReadOptions, source: str, diagnostics: Optional[Diagnostics]
+) -> Tuple[Dict[str, Number], Metadata]:
+    """Stack text -> summed value (zeros kept, in first-appearance order) and the ``# key: value`` metadata."""
     if options.columns not in ("auto", "1", "2"):
         raise ArgumentError(f"columns must be 'auto', '1' or '2', not {options.columns!r}")
-    two_columns = options.columns == "2"
     counts: Dict[str, Number] = {}
-    get = counts.get
     labels: Dict[str, str] = {}
-    for lineno, line in enumerate(stream, 1):
+    if not isinstance(stream, (io.BufferedIOBase, io.RawIOBase)):  # text
+        _sum_lines(stream, 1, counts, labels, options, source, diagnostics)  # type: ignore[arg-type]  # text: mypy cannot narrow by the io classes
+    elif _core is None or options.columns == "2":
+        from ._io import text_reader
+
+        text = text_reader(stream)
+        try:
+            _sum_lines(text, 1, counts, labels, options, source, diagnostics)
+        finally:
+            text.detach()
+    else:
+        _sum_binary(stream, _core.sum_lines, counts, labels, options, source, diagnostics)
+    return counts, Metadata(unit=labels.pop("unit", None), metric=labels.pop("metric", None), labels=labels)
+
+
+_CHUNK_BYTES = 1 << 16  # bytes read at once for the C core: a chunk stays in the CPU's cache while it is read
+
+
+def _sum_binary(
+    stream: BinaryIO,
+    sum_lines: Callable[[bytes, int, Dict[str, Number], int, bool], Tuple[int, int, int, int, int]],
+    counts: Dict[str, Number],
+    labels: Dict[str, str],
+    options: ReadOptions,
+    source: str,
+    diagnostics: Optional[Diagnostics],
+    chunk: int = _CHUNK_BYTES,
+    punted: Optional[Dict[str, Number]] = None,
+) -> Tuple[int, int]:
+    """Sum the lines of a UTF-8 byte stream with ``sum_lines`` (the C core), which stops at every line
+    it leaves to :func:`_sum_lines`: the first, headers, errors, odd line breaks.
+
+    Reads ``chunk`` bytes at a time; a line cut by the end of a chunk is read with the next.
+    Lines are numbered as a text stream with universal newlines numbers them. The lines
+    :func:`_sum_lines` reads are summed in ``punted`` if given, else in ``counts``.
+    Returns what the core added: (lines, lines whose stack cannot end in a count).
+    """
+    data = b""
+    pos = 0
+    lineno = 1
+    final = False
+    added = plain = 0
+    while not final:
+        more = stream.read(chunk)
+        final = not more
+        data = data[pos:] + more
+        pos = 0
+        while True:
+            pos, lineno, status, lines, plain_lines = sum_lines(data, pos, counts, lineno, final)
+            added += lines
+            plain += plain_lines
+            if not status:
+                break
+            end = data.find(b"\n", pos) + 1
+            if not end:  # the last line, without a line break
+                end = len(data)
+            # utf-8-sig drops a BOM from the first line, as the text reader does
+            text = data[pos:end].decode("utf-8-sig" if lineno == 1 else "utf-8", ENCODING_ERRORS)
+            lines_ = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+            if lines_[-1] == "":
+                lines_.pop()  # after the last line break (or an empty rest at the end of the input)
+            lineno = _sum_lines(lines_, lineno, counts if punted is None else punted, labels, options, source, diagnostics)
+            pos = end
+    return added, plain
+
+
+class Inexact(Exception):
+    """Raised by :func:`add_ints`: the input holds a count that is no int (or may be differential),
+    so it must be read with :func:`parse_texts` and summed on its own."""
+
+
+def add_ints(
+    stream: BinaryIO,
+    total: Dict[str, Number],
+    options: ReadOptions = ReadOptions(),
+    *,
+    source: str = "<input>",
+    diagnostics: Optional[Diagnostics] = None,
+) -> Metadata:
+    """Add folded input straight into ``total`` (whose values are all ints, zeros allowed): one dict
+    update per line, for a merge of many runs. Returns the input's metadata.
+
+    Adding run by run (:func:`parse_texts`, then a sum) gives the same values only while every
+    count is an int (floats add up differently in another order): raises :class:`Inexact`
+    (``total`` then spoilt) when a count is no int, or when every stack may end in a count (the
+    input may be differential). Needs the C core.
+    """
+    if _core is None or options.columns != "auto":
+        raise ArgumentError("add_ints needs the C core and columns='auto'")
+    sum_ints = _core.sum_lines
+    extra: Dict[str, Number] = {}  # the lines Python reads
+    labels: Dict[str, str] = {}
+    added, plain = _sum_binary(
+        stream, lambda *args: sum_ints(*args, True), total, labels, options, source, diagnostics, punted=extra
+    )
+    if any(type(value) is not int for value in extra.values()):
+        raise Inexact(source)
+    if (added or extra) and not plain and _all_differential(extra, empty=True):
+        raise Inexact(source)  # every stack may end in a count (differential input?): parse_texts decides
+    get = total.get
+    for text, value in extra.items():
+        total[text] = get(text, 0) + value
+    return Metadata(unit=labels.pop("unit", None), metric=labels.pop("metric", None), labels=labels)
+
+
+def _sum_lines(
+    lines: Iterable[str],
+    first: int,
+    counts: Dict[str, Number],
+    labels: Dict[str, str],
+    options: ReadOptions,
+    source: str,
+    diagnostics: Optional[Diagnostics],
+) -> int:
+    """Add ``lines`` (numbered from ``first``) to ``counts`` and their headers to ``labels``; the next line's number.
+
+    The reader's rules, errors and diagnostics: the pure-Python path reads every line here,
+    the C core only the lines it does not take (the tests check that both agree).
+    """
+    two_columns = options.columns == "2"
+    get = counts.get
+    lineno = first - 1
+    for lineno, line in enumerate(lines, first):
         line = line.rstrip()
         if lineno == 1:
             line = line.lstrip("\ufeff")
@@ -191,17 +377,13 @@ def parse(
             continue
         stack = line[:cut]  # as flamegraph.pl: whitespace before the last one stays in the stack
         counts[stack] = get(stack, 0) + value
-    metadata = Metadata(unit=labels.pop("unit", None), metric=labels.pop("metric", None), labels=labels)
-    if options.columns == "2" or (options.columns == "auto" and _all_differential(counts)):
-        # both sides mostly hold the same stacks: split each once
-        return _differential(counts, metadata, {} if stack_cache is None else stack_cache)
-    return FlameGraph._trusted(_to_stacks(counts, stack_cache), metadata)
+    return lineno + 1
 
 
-def _all_differential(counts: Dict[str, Number]) -> bool:
-    """True when every stack text still ends in a count: the file has two count columns."""
+def _all_differential(counts: Dict[str, Number], empty: bool = False) -> bool:
+    """True when every stack text still ends in a count: the file has two count columns (``empty`` when there are none)."""
     if not counts:
-        return False
+        return empty
     for text in counts:
         rest, count, cut = _split_count(text)
         if cut < 0 or _number(count) is None:
@@ -278,7 +460,7 @@ def _sort_bytewise(rows: List[Tuple[str, str]]) -> None:
         rows.sort(key=lambda row: row[0].encode("utf-8", "surrogateescape"))
 
 
-_CHUNK = 8192  # lines per write: bounded extra memory, few system calls
+_CHUNK = 1024  # lines per write: bounded extra memory (a few hundred kB), few system calls
 
 
 def dump(profile: Profile, stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
@@ -289,20 +471,52 @@ def dump(profile: Profile, stream: TextIO, options: WriteOptions = WriteOptions(
     else:
         rows = [(format_stack(stack), _count(value, stack)) for stack, value in profile.items()]
         metadata = profile.metadata
+    _write_rows(rows, metadata, stream, options)
+
+
+def dump_texts(
+    values: Mapping[str, Number],
+    metadata: Metadata,
+    stream: TextIO,
+    options: WriteOptions = WriteOptions(),
+    *,
+    before: Optional[Mapping[str, Number]] = None,
+) -> None:
+    """Write values keyed by stack text (see :func:`parse_texts`) as :func:`dump` writes the profile they stand for.
+
+    With ``before``: the two-count rows of the Differential (before, values), over the stacks of either.
+    """
+    if before is None:
+        rows = [(text, _count(value, text)) for text, value in values.items()]
+    else:
+        rows = [
+            (text, f"{_count(before.get(text, 0), text)} {_count(values.get(text, 0), text)}")
+            for text in before.keys() | values.keys()
+        ]
+    _write_rows(rows, metadata, stream, options)
+
+
+def _collision(text: str) -> ArgumentError:
+    return ArgumentError(f"stacks collide when written as folded text: {text!r}")
+
+
+def _write_rows(rows: List[Tuple[str, str]], metadata: Metadata, stream: TextIO, options: WriteOptions) -> None:
+    """Sort ``(stack text, counts)`` rows bytewise and write them after the header."""
     _sort_bytewise(rows)
     for (text, _), (following, _) in zip(rows, rows[1:]):
         if text == following:  # two frames differed only by ';' vs its replacement
-            raise ArgumentError(f"stacks collide when written as folded text: {text!r}")
+            raise _collision(text)
     if options.header:
         stream.writelines(_header(metadata))
     for start in range(0, len(rows), _CHUNK):
         stream.write("".join([f"{text} {count}\n" for text, count in rows[start : start + _CHUNK]]))
 
 
-def _count(value: Number, stack: Stack) -> str:
+def _count(value: Number, stack: Union[Stack, str]) -> str:
     if value < 0:
+        text = stack if isinstance(stack, str) else ";".join(stack)
         raise ArgumentError(
-            f"the folded format cannot hold the negative value {value!r} (stack {';'.join(stack)!r}); "
+            f"the folded format cannot hold the negative value {value!r} (stack {text!r}); "
             "write a Differential (before, after) instead"
         )
     return format_number(value)

@@ -1,0 +1,194 @@
+"""The folded reader on stack texts: the C core (_folded.c) against the Python loop, and read_texts against read."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flamespace.diagnostics import Diagnostics
+from flamespace.errors import InputError
+from flamespace.formats import folded, registry
+from flamespace.formats._io import text_reader
+
+core = pytest.importorskip("flamespace.formats._folded")
+
+# Pieces of lines that reach every branch of both loops: counts of every kind, whitespace the
+# reader strips or keeps, every line break, headers, a BOM, undecodable and non-ASCII bytes.
+PIECES = [
+    b"a", b"b;c", b";", b" ", b"  ", b"\t", b"\r", b"\n", b"\r\n", b"\n", b"\n", b"#", b"# unit: ns", b"# host: x",
+    b"1", b"0", b"12", b"007", b"1.5", b"3.", b".5", b".", b"-", b"-3", b"1e5", b"nan", b"inf", b"9" * 19, b"9" * 301,
+    b"1" + b"0" * 300 + b".0", b"\xef\xbb\xbf", b"\xff", b"\xc3\xa9", b"\x0b", b"\x0c", b"\x1c", b"\xc2\xa0", b"\xc2\x85",
+    b"\xe3\x80\x80", b"\x00", b"x y",
+]
+LINE = st.lists(st.sampled_from(PIECES), max_size=8).map(b"".join)
+# mostly well-formed lines, so that the C core takes many and hands over some
+GOOD = st.tuples(st.sampled_from([b"a;b", b"", b"x y;z", b"\xc3\xa9;\xff", b"main"]), st.sampled_from([b"1", b"25", b"0", b"2.5", b"3."])).map(
+    lambda pair: pair[0] + b" " + pair[1]
+)
+ENDS = st.sampled_from([b"\n", b"\n", b"\r\n", b"\r", b""])
+INPUT = st.lists(st.tuples(st.one_of(GOOD, LINE), ENDS).map(b"".join), max_size=30).map(b"".join)
+
+
+def _typed(counts: dict) -> list:
+    """Items in dict order with the type and exact value of each (1 == 1.0 must not pass)."""
+    return [(text, type(value).__name__, repr(value)) for text, value in counts.items()]
+
+
+def _outcome(read, data: bytes, skip_invalid: bool) -> tuple:
+    """What one reader makes of ``data``: sums, labels, diagnostics, or the error (message and line)."""
+    counts: dict = {}
+    labels: dict = {}
+    diagnostics = Diagnostics()
+    options = folded.ReadOptions(skip_invalid=skip_invalid)
+    try:
+        read(io.BytesIO(data), counts, labels, options, diagnostics)
+    except InputError as error:
+        return ("error", str(error), error.line)
+    return (_typed(counts), labels, diagnostics.skipped, diagnostics.examples)
+
+
+def _python(stream, counts, labels, options, diagnostics) -> None:
+    text = text_reader(stream)
+    folded._sum_lines(text, 1, counts, labels, options, "in.folded", diagnostics)
+
+
+def _c(chunk: int):
+    def read(stream, counts, labels, options, diagnostics) -> None:
+        folded._sum_binary(stream, core.sum_lines, counts, labels, options, "in.folded", diagnostics, chunk)
+
+    return read
+
+
+@settings(max_examples=400, deadline=None)
+@given(INPUT, st.sampled_from([1, 2, 3, 5, 16, 1 << 20]), st.booleans())
+def test_c_core_and_python_loop_agree_on_sums_headers_diagnostics_and_errors(data, chunk, skip_invalid):
+    assert _outcome(_c(chunk), data, skip_invalid) == _outcome(_python, data, skip_invalid)
+
+
+@settings(max_examples=200, deadline=None)
+@given(INPUT.map(lambda data: b"\xef\xbb\xbf" + data if data[:1] == b"a" else data))
+def test_read_texts_holds_what_read_holds_as_folded_text(data):
+    profile = registry.read(io.BytesIO(data), "folded", skip_invalid=True)
+    if isinstance(profile, folded.Differential):
+        with pytest.raises(folded.DifferentialInput) as raised:
+            registry.read_texts(io.BytesIO(data), "folded", skip_invalid=True)
+        assert raised.value.profile == profile
+        return
+    values, metadata = registry.read_texts(io.BytesIO(data), "folded", skip_invalid=True)
+    assert values == folded.texts(profile) and metadata == profile.metadata
+    assert sorted(_typed(values)) == sorted(_typed(folded.texts(profile)))
+
+
+def test_the_c_core_hands_over_every_line_it_does_not_take_whole():
+    counts: dict = {}
+    data = b"first 1\na;b 2\n# unit: ns\nc\r3\nd 1e5\ne 4"
+    # the first line always goes to Python (a BOM); then "a;b 2" is taken; the header stops it
+    assert core.sum_lines(data, 0, counts, 1, False) == (0, 1, 1, 0, 0)
+    assert core.sum_lines(data, 8, counts, 2, False) == (14, 3, 1, 1, 1) and counts == {"a;b": 2}
+    assert core.sum_lines(data, 25, counts, 4, False) == (25, 4, 1, 0, 0)  # a lone '\r' breaks the line in two
+    assert core.sum_lines(data, 29, counts, 6, False) == (29, 6, 1, 0, 0)  # a count Python must judge
+    assert core.sum_lines(data, 35, counts, 7, False) == (35, 7, 0, 0, 0)  # no line break: more input may follow
+    assert core.sum_lines(data, 35, counts, 7, True) == (38, 8, 0, 1, 1) and counts == {"a;b": 2, "e": 4}
+
+
+def test_the_c_core_counts_the_stacks_that_cannot_end_in_a_count():
+    # (stack, whether it is plain: no count can end it)
+    cases = [("a;b", True), ("", True), ("a 1", False), ("a\t2.", False), ("x;y 12", False), ("a1", True), ("a 1 ", True)]
+    for stack, plain in cases:
+        counts: dict = {}
+        result = core.sum_lines(f"first 1\n{stack} 5\n".encode(), 8, counts, 2, True)
+        assert result == (len(stack) + 11, 3, 0, 1, int(plain)), stack
+
+
+def test_ints_only_leaves_decimal_counts_to_python():
+    counts: dict = {}
+    assert core.sum_lines(b"x\na 2\nb 2.5\n", 2, counts, 2, True, True) == (6, 3, 1, 1, 1) and counts == {"a": 2}
+    assert core.sum_lines(b"x\na 2\nb 2.5\n", 2, counts, 2, True) == (12, 4, 0, 2, 2) and counts == {"a": 4, "b": 2.5}
+
+
+def test_lines_split_by_chunks_and_lone_carriage_returns_are_numbered_as_text_is():
+    data = b"a 1\rb x\r\nc 2\n"
+    for chunk in (1, 2, 4, 1 << 20):
+        with pytest.raises(InputError) as raised:
+            folded._sum_binary(io.BytesIO(data), core.sum_lines, {}, {}, folded.ReadOptions(), "f", None, chunk)
+        assert (raised.value.line, raised.value.message) == (2, folded._invalid_reason("b x", 1, "x"))
+
+
+def test_read_texts_keeps_headers_bom_crlf_and_drops_zeros(tmp_path):
+    path = tmp_path / "in.folded"
+    path.write_bytes(b"\xef\xbb\xbf# unit: ns\r\n# host: h\r\na;b 1\r\nc 0\r\na;b 2.5\r\n 4\r\n")
+    values, metadata = registry.read_texts(path)
+    assert _typed(values) == [("a;b", "float", "3.5"), ("", "int", "4")]
+    assert (metadata.unit, dict(metadata.labels)) == ("ns", {"host": "h"})
+
+
+def test_read_texts_names_the_file_and_line_of_a_bad_count(tmp_path):
+    path = tmp_path / "in.folded"
+    path.write_bytes(b"a 1\nb 2\nc -3\n")
+    with pytest.raises(InputError, match=r"in\.folded:3: count -3 is negative"):
+        registry.read_texts(path)
+    diagnostics = Diagnostics()
+    assert registry.read_texts(path, skip_invalid=True, diagnostics=diagnostics)[0] == {"a": 1, "b": 2}
+    assert diagnostics.skipped == 1 and diagnostics.examples[0][1] == 3
+
+
+def test_read_texts_of_other_formats_joins_frames_as_the_folded_writer(tmp_path):
+    path = tmp_path / "p.speedscope.json"
+    registry.write(folded.loads("a;b 2\nc 1\n"), path, "speedscope")
+    values, _ = registry.read_texts(path)
+    assert values == {"a;b": 2, "c": 1}
+
+
+@settings(max_examples=200, deadline=None)
+@given(INPUT, st.booleans())
+def test_parse_reads_bytes_as_it_reads_text(data, skip_invalid):
+    def outcome(stream) -> tuple:
+        try:
+            profile = folded.parse(stream, folded.ReadOptions(skip_invalid=skip_invalid))
+        except InputError as error:
+            return ("error", str(error))
+        return (type(profile).__name__, folded.dumps(profile))
+
+    assert outcome(io.BytesIO(data)) == outcome(text_reader(io.BytesIO(data)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(INPUT, min_size=1, max_size=4), st.booleans())
+def test_sum_texts_is_the_sum_of_read_texts(tmp_path_factory, inputs, skip_invalid):
+    """One dict update per line (add_ints) or run by run after a restart: the same values, metadata, errors and reports."""
+    from flamespace.core.algebra import sum_values
+
+    directory = tmp_path_factory.mktemp("runs")
+    paths = []
+    for index, data in enumerate(inputs):
+        path = directory / f"run{index}.folded"
+        path.write_bytes(data)
+        paths.append(str(path))
+
+    def outcome(function) -> tuple:
+        reports: list = []
+        try:
+            values, metadata = function(reports.append)
+        except ValueError as error:  # InputError, DifferentialInput, UnitMismatchError
+            return ("error", type(error).__name__, str(error), [d.examples for d in reports])
+        return (sorted(_typed(values)), metadata, [(d.skipped, d.examples) for d in reports])
+
+    def by_runs(report) -> tuple:
+        def parts():
+            for path in paths:
+                diagnostics = Diagnostics()
+                try:
+                    part = registry.read_texts(path, skip_invalid=skip_invalid, diagnostics=diagnostics)
+                except folded.DifferentialInput:
+                    report(diagnostics)
+                    raise
+                report(diagnostics)
+                yield part
+
+        return sum_values(parts())
+
+    fast = outcome(lambda report: registry.sum_texts(paths, skip_invalid=skip_invalid, report=report))
+    assert fast == outcome(by_runs)
