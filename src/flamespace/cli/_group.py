@@ -8,7 +8,7 @@ from typing import Any, Iterator, List, Optional
 
 import click
 
-from . import COMMANDS
+from . import COMMANDS, HELP, SUMMARIES
 from ._report import ClosedPipe
 
 
@@ -40,6 +40,13 @@ class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> List[str]:
         return sorted(COMMANDS)
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The list of commands from their summaries, without importing every command's module."""
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [(name, click.Command(name, help=SUMMARIES[name]).get_short_help_str(limit)) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
     def get_command(self, ctx: click.Context, cmd_name: str) -> Optional[click.Command]:
         if cmd_name not in COMMANDS:
             return None
@@ -48,16 +55,7 @@ class LazyGroup(click.Group):
         return sys.modules[module].command
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(cls=LazyGroup, help=HELP, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="flamespace", message="%(prog)s %(version)s")
 def cli() -> None:
-    """Flame graphs as vectors: combine, filter, measure and compare profiles.
-
-    Every command reads profiles in the folded format (``a;b;c 12``, as flamegraph.pl and
-    py-spy write it) or the speedscope format (JSON: evented or sampled), gzip or plain,
-    detected from the content (or --from folded|speedscope), from files, directories or
-    stdin ('-'), and writes to stdout or -o FILE, so commands compose in pipes:
-
-    \b
-        flamespace merge runs/ | flamespace filter --grep parse | flamespace top
-    """
+    pass

@@ -11,7 +11,6 @@ than one or when asked. :func:`record_program` is the public entry point.
 from __future__ import annotations
 
 import os
-import pickle
 import shutil
 import signal
 import subprocess
@@ -22,13 +21,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from ..errors import FlamespaceError
-from .recording import RawRecording, Recording, merge
-from .sampler import SamplerOptions
+from .options import SamplerOptions
 from .target import Program, Target
 
 if TYPE_CHECKING:
     from .._types import Output
     from .memory import MemoryOptions
+    from .recording import RawRecording, Recording
 
 #: How long a program may run on after --duration asked it to stop, before it is killed.
 STOP_GRACE_SECONDS = 5.0
@@ -110,6 +109,8 @@ def run(
         config = _child_config(target, options, out_dir, subprocesses)
         returncode, signum = _run_child(target, config, options, {"env": None if env is None else dict(env), "cwd": cwd, "stdout": stdout, "stderr": stderr})
         raws, lost = _collect_profiles(out_dir, wait=subprocesses)
+        from .recording import merge  # imported while the child ran (_import_for_the_end)
+
         if not raws and signum is not None:
             raise Interrupted(f"interrupted by {signal.Signals(signum).name} before the program saved a profile", signum)
         if not raws:
@@ -200,6 +201,7 @@ def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict
             raise FlamespaceError(f"cannot start {target.interpreter}: {exc.strerror or exc}") from None
         if received:  # a signal came while it started
             stop(received.pop(), None)
+        _import_for_the_end()
         try:
             returncode = _wait(child, getattr(options, "duration", None), received)
         except BaseException:  # we are stopping all the same: the program must not run on alone
@@ -223,7 +225,7 @@ def _wait(child: "subprocess.Popen[bytes]", duration: Optional[float], received:
             signalled = True
             deadline = time.monotonic() + STOP_GRACE_SECONDS
         try:
-            return child.wait(timeout=0.1 if deadline is None else max(0.0, min(0.1, deadline - time.monotonic())))
+            return _wait_briefly(child, 0.1 if deadline is None else max(0.0, min(0.1, deadline - time.monotonic())))
         except subprocess.TimeoutExpired:
             pass
         if deadline is not None and time.monotonic() >= deadline:
@@ -233,6 +235,36 @@ def _wait(child: "subprocess.Popen[bytes]", duration: Optional[float], received:
             child.terminate()  # it ignored the Ctrl-C that --duration sent
             terminated = True
             deadline = time.monotonic() + STOP_GRACE_SECONDS
+
+
+def _import_for_the_end() -> None:
+    """Import what reading and merging the profiles takes while the child starts: this process
+    only waits then, so on a machine with a core to spare the imports cost the run nothing
+    (they are part of record's fixed cost: docs/performance.md)."""
+    import pickle  # noqa: F401
+
+    from . import recording  # noqa: F401
+
+
+def _wait_briefly(child: "subprocess.Popen[bytes]", timeout: float) -> int:
+    """``child.wait(timeout)``, but woken the moment the child ends: Popen.wait polls with
+    sleeps growing to 50 ms, which a short program would pay after its end (every run of
+    ``collect``). Linux's pidfd (Python 3.9+) says when; elsewhere Popen.wait as it is."""
+    pidfd_open = getattr(os, "pidfd_open", None)
+    if pidfd_open is None or child.returncode is not None:
+        return child.wait(timeout)
+    try:
+        pidfd = pidfd_open(child.pid)
+    except OSError:  # no pidfd in this kernel, or the child was reaped already
+        return child.wait(timeout)
+    try:
+        import select
+
+        if not select.select([pidfd], [], [], timeout)[0]:  # a signal's handler runs in between (PEP 475)
+            raise subprocess.TimeoutExpired(child.args, timeout)
+    finally:
+        os.close(pidfd)
+    return child.wait()
 
 
 def _die_with_us() -> Dict[str, Any]:
@@ -272,6 +304,8 @@ def _collect_profiles(out_dir: str, wait: bool) -> Tuple[List[RawRecording], Lis
         if not running or time.monotonic() >= deadline:
             break
         time.sleep(0.05)
+    import pickle
+
     raws: List[RawRecording] = []
     for pid in sorted(files["pickle"]):
         with open(os.path.join(out_dir, f"{pid}.pickle"), "rb") as file:
