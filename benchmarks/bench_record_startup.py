@@ -70,7 +70,7 @@ def child_seconds(src: str, mode: str) -> float:
         started = time.perf_counter()
         subprocess.run(argv, check=True)
         seconds = time.perf_counter() - started
-        if not any(name.endswith(".pickle") for name in os.listdir(out_dir)):
+        if not any(name.endswith(".raw") for name in os.listdir(out_dir)):
             raise SystemExit(f"{src}: the child saved no profile")
         return seconds
     finally:

@@ -5,7 +5,7 @@ has run yet when the sampler starts, so the work of ``site``, ``.pth`` files,
 ``sitecustomize`` and every import before ``__main__`` is in the profile. Then the
 target runs as it would under ``python``: same ``sys.argv``, ``sys.path[0]``, ``__main__``
 attributes, exit code and traceback (without our frames). The recorder's
-:class:`~.raw.RawRecording` is pickled
+:class:`~.raw.RawRecording` is saved (:func:`.raw.dumps`)
 into ``config["out_dir"]`` from an ``atexit`` handler registered before the target's own,
 so it runs last: after non-daemon threads have finished and the target's handlers ran.
 
@@ -329,7 +329,7 @@ def _on_deadline() -> None:
 
 
 def _save() -> None:
-    """Stop recording and pickle what was recorded for the launcher (once)."""
+    """Stop recording and save what was recorded for the launcher (once)."""
     if _state["saved"]:
         return
     _state["saved"] = _state["saving"] = True
@@ -351,14 +351,14 @@ def _save() -> None:
 
 def _write_profile(recorder: Recorder, out_dir: str) -> None:
     raw = recorder.stop()
-    import pickle
+    from .raw import dumps
 
     raw.pid, raw.argv, raw.process_name, raw.deadline = os.getpid(), tuple(sys.argv), _process_name(), _state["deadline"]
-    path = os.path.join(out_dir, f"{os.getpid()}.pickle")
+    path = os.path.join(out_dir, f"{os.getpid()}.raw")
     if not os.path.isdir(out_dir):
         return  # a subprocess that outlived the run: the launcher has reported it as missing
     with open(path + ".tmp", "wb") as file:
-        pickle.dump(raw, file, protocol=pickle.HIGHEST_PROTOCOL)
+        file.write(dumps(raw))
     os.replace(path + ".tmp", path)
 
 
