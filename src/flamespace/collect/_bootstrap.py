@@ -36,6 +36,8 @@ def main(config: Dict[str, Any]) -> None:
     import atexit
 
     target = config["target"]
+    if config.get("die_with"):
+        _die_with(config["die_with"])
     _forget_the_working_directory()
     _state.update(recorder=_start_recorder(config), config=config)
     _save_on_every_exit()
@@ -59,6 +61,16 @@ def main(config: Dict[str, Any]) -> None:
         sys.exit(130 if isinstance(exc, KeyboardInterrupt) else 1)
 
 
+def _die_with(parent: int) -> None:
+    """Be killed when the launcher (process ``parent``) dies, even by ``kill -9`` (Linux; the
+    launcher asks this of us only when the C extension is built for this interpreter)."""
+    try:
+        from ._waiter import die_with_parent
+    except ImportError:
+        return
+    die_with_parent(parent)
+
+
 def _forget_the_working_directory() -> None:
     """``python -c`` (how we are started) puts '' (the working directory) first on sys.path;
     ``python script.py`` does not, and adds its own entry only after site has run. Left there,
@@ -80,7 +92,7 @@ def start_in_subprocess(config: Dict[str, Any]) -> None:
 
 def _profile_child_interpreters(config: Dict[str, Any]) -> None:
     """Make the Python processes this program starts load the hook that profiles them."""
-    child = {key: value for key, value in config.items() if key not in ("target", "site")}
+    child = {key: value for key, value in config.items() if key not in ("target", "site", "die_with")}
     if child["recorder"] == "sampler":
         child["arguments"] = {**child["arguments"], "duration": None}  # the launcher stops the whole run
     os.environ[SUBPROCESS_ENV] = repr(child)
