@@ -4,7 +4,7 @@
 
 Whole processes (what a user waits for: interpreter start-up, imports, reading, writing), the
 command and its peer taking turns (A B A B ...) so that load from other processes falls on
-both alike; medians of the runs, their ratio, and each side's peak RSS (wait4). The table is
+both alike; medians of the runs, their ratio, and each side's peak RSS (wait4, one run more). The table is
 written into docs/performance.md between the two marker comments below (replaced in place),
 with the machine (CPU model, cores) and the load (``uptime`` before and after) beside it.
 
@@ -82,16 +82,37 @@ def generate() -> None:
             out.writelines(f"{line.rpartition(' ')[0]} {rng.randint(1, 5000)}\n" for line in lines[SUB_STACKS // 10:])
 
 
+# Peak RSS of a command, from a run started by a small process (python -S): a child's peak RSS
+# counts the memory it had before exec, and a fork of this benchmark is bigger than
+# `python -c pass`, whose peak would then read as this process's.
+RSS_PROBE = (
+    "import os, sys\npid = os.fork()\nif pid == 0:\n    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
+    "    os.execvp(sys.argv[1], sys.argv[1:])\n_, status, usage = os.wait4(pid, 0)\nprint(usage.ru_maxrss, status)\n"
+)
+
+
+def argv_of(command: Command) -> List[str]:
+    return ["bash", "-c", command] if isinstance(command, str) else command
+
+
+def peak_rss_mb(command: Command) -> float:
+    done = subprocess.run([sys.executable, "-S", "-c", RSS_PROBE, *argv_of(command)], capture_output=True, text=True,
+                          check=True)
+    kilobytes, status = done.stdout.split()
+    if status != "0":
+        raise RuntimeError(f"{command} failed: wait status {status}")
+    return int(kilobytes) / 1024
+
+
 def measure(ours: Command, peer: Command, repeat: int) -> Tuple[float, float, float, float]:
-    """Medians of ``repeat`` runs of each, taken in turn: (ours s, peer s, ours RSS MB, peer RSS MB)."""
-    samples: Dict[str, List[Tuple[float, float]]] = {"ours": [], "peer": []}
+    """Medians of ``repeat`` runs of each, taken in turn, and each one's peak RSS (one run more):
+    (ours s, peer s, ours MB, peer MB)."""
+    samples: Dict[str, List[float]] = {"ours": [], "peer": []}
     for _ in range(repeat):
         for side, command in (("ours", ours), ("peer", peer)):
-            argv = ["bash", "-c", command] if isinstance(command, str) else command
-            wall, rss, _ = run_child(argv)
-            samples[side].append((wall, rss))
-    medians = [statistics.median(s[i] for s in samples[side]) for side in ("ours", "peer") for i in (0, 1)]
-    return medians[0], medians[2], medians[1], medians[3]
+            samples[side].append(run_child(argv_of(command))[0])
+    return (statistics.median(samples["ours"]), statistics.median(samples["peer"]), peak_rss_mb(ours),
+            peak_rss_mb(peer))
 
 
 def uptime() -> str:
@@ -121,7 +142,7 @@ def rows(exe: str, perl_dir: Optional[str]) -> Tuple[List[Row], List[str]]:
     ratio_at_most = lambda limit: (lambda o, p: o <= limit * p)  # noqa: E731
     startup = f"≤ 2x"
     rows = [
-        Row("`flamespace record -o x.folded -c pass` (fixed cost)", [exe, "record", "-q", "-o", os.devnull, "-c", "pass"],
+        Row("`flamespace record -q -o /dev/null -c pass` (fixed cost)", [exe, "record", "-q", "-o", os.devnull, "-c", "pass"],
             "`python -c pass`", python, "fast", "≤ +50 ms", lambda o, p: o - p <= 0.050,
             lambda o, p: f"+{1000 * (o - p):.0f} ms"),
         Row("`flamespace --help`", [exe, "--help"], "`python -c pass`", python, "fast", startup, ratio_at_most(2)),
@@ -226,7 +247,7 @@ def main() -> None:
         f"Measured {started:%Y-%m-%d %H:%M} UTC by `make bench` ({Path(__file__).name}) on: {machine()}.",
         "",
         f"Load: `{before}` before, `{after}` after. Whole processes, the command and its peer in turn; "
-        f"medians of the runs shown; MB: peak RSS. Ratio: flamespace's time over the peer's.",
+        f"medians of the runs shown; MB: peak RSS (one more run). Ratio: flamespace's time over the peer's.",
         "",
         *table(results),
         "",
