@@ -68,3 +68,14 @@ def test_the_child_dies_with_us_by_itself_only_with_our_interpreter():
         return
     if sys.platform.startswith("linux"):
         assert launcher._child_config(ours, launcher.SamplerOptions(), "/nowhere", False)["die_with"] == os.getpid()
+
+
+def test_a_relative_tmpdir_gives_an_absolute_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t").mkdir()
+    monkeypatch.setenv("TMPDIR", "t")
+    path = launcher._private_directory("x-")  # the child runs in another directory: it must find it
+    try:
+        assert os.path.isabs(path) and os.path.dirname(path) == str(tmp_path / "t")
+    finally:
+        launcher._remove_directory(path)

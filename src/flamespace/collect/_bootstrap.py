@@ -66,9 +66,10 @@ def _die_with(parent: int) -> None:
     launcher asks this of us only when the C extension is built for this interpreter)."""
     try:
         from ._waiter import die_with_parent
-    except ImportError:
-        return
-    die_with_parent(parent)
+
+        die_with_parent(parent)
+    except (ImportError, OSError):  # never stop the program for it
+        pass
 
 
 def _forget_the_working_directory() -> None:

@@ -126,10 +126,11 @@ def run(
 
 
 def _private_directory(prefix: str) -> str:
-    """A new directory that only we can use, in $TMPDIR (or /tmp): ``tempfile.mkdtemp`` without
+    """A new directory that only we can use, in $TMPDIR, $TEMP, $TMP or /tmp (an absolute path:
+    the child may run elsewhere): ``tempfile.mkdtemp`` without
     importing tempfile, which imports shutil, random and three compressors (about 4 ms of
     every recording's fixed cost); tempfile itself when those directories will not do."""
-    base = os.environ.get("TMPDIR") or "/tmp"
+    base = os.path.abspath(next((os.environ[name] for name in ("TMPDIR", "TEMP", "TMP") if os.environ.get(name)), "/tmp"))
     for _ in range(10):
         path = os.path.join(base, f"{prefix}{os.getpid()}-{os.urandom(6).hex()}")
         try:
