@@ -9,6 +9,7 @@ from typing import Any, Iterator, List, Optional
 import click
 
 from . import COMMANDS, HELP, SUMMARIES
+from ._help import MAX_WIDTH
 from ._report import ClosedPipe
 
 
@@ -55,7 +56,7 @@ class LazyGroup(click.Group):
         return sys.modules[module].command
 
 
-@click.group(cls=LazyGroup, help=HELP, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(cls=LazyGroup, help=HELP, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": MAX_WIDTH})
 @click.version_option(package_name="flamespace", message="%(prog)s %(version)s")
 def cli() -> None:
-    pass
+    """The group of every command (its help: ``HELP``, shared with the click-free ``--help``)."""

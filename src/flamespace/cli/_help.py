@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 USAGE = "[OPTIONS] COMMAND [ARGS]..."
 #: The group's own options, as click's --version and --help options describe themselves.
 OPTIONS = (("--version", "Show the version and exit."), ("-h, --help", "Show this message and exit."))
-#: The group's context_settings["max_content_width"] (cli/_group.py builds the group with it).
+#: The widest help text (the click group's context_settings["max_content_width"] too).
 MAX_WIDTH = 100
 INDENT = "  "
 
