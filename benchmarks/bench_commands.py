@@ -35,7 +35,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench_folded import BIG, DATA, SMALL_DIR, generate_runs, run_child  # noqa: E402  (the shared generators and timer)
+from bench_folded import BIG, DATA, SMALL_DIR, generate_runs  # noqa: E402  (the shared generators)
+from bench_record_startup import timed  # noqa: E402  (wall and CPU of one whole process)
 
 DOC = HERE.parent / "docs" / "performance.md"
 BEGIN = "<!-- bench_commands.py: begin (make bench replaces everything down to the end marker) -->"
@@ -104,15 +105,22 @@ def peak_rss_mb(command: Command) -> float:
     return int(kilobytes) / 1024
 
 
-def measure(ours: Command, peer: Command, repeat: int) -> Tuple[float, float, float, float]:
-    """Medians of ``repeat`` runs of each, taken in turn, and each one's peak RSS (one run more):
-    (ours s, peer s, ours MB, peer MB)."""
-    samples: Dict[str, List[float]] = {"ours": [], "peer": []}
+class Result:
+    """Medians of one row's runs: wall and CPU seconds (user + system, children included) and peak RSS, per side."""
+
+    def __init__(self, ours: List[Tuple[float, float]], peer: List[Tuple[float, float]], ours_mb: float, peer_mb: float) -> None:
+        self.ours, self.peer = (statistics.median(w for w, _ in ours), statistics.median(c for _, c in ours)), \
+            (statistics.median(w for w, _ in peer), statistics.median(c for _, c in peer))
+        self.ours_mb, self.peer_mb = ours_mb, peer_mb
+
+
+def measure(ours: Command, peer: Command, repeat: int) -> Result:
+    """``repeat`` runs of each, taken in turn, and each one's peak RSS (one run more)."""
+    samples: Dict[str, List[Tuple[float, float]]] = {"ours": [], "peer": []}
     for _ in range(repeat):
         for side, command in (("ours", ours), ("peer", peer)):
-            samples[side].append(run_child(argv_of(command))[0])
-    return (statistics.median(samples["ours"]), statistics.median(samples["peer"]), peak_rss_mb(ours),
-            peak_rss_mb(peer))
+            samples[side].append(timed(argv_of(command)))
+    return Result(samples["ours"], samples["peer"], peak_rss_mb(ours), peak_rss_mb(peer))
 
 
 def uptime() -> str:
@@ -183,15 +191,19 @@ def rows(exe: str, perl_dir: Optional[str]) -> Tuple[List[Row], List[str]]:
     return rows, notes
 
 
-def table(results: Sequence[Tuple[Row, int, Tuple[float, float, float, float]]]) -> List[str]:
-    lines = ["| task | peer | runs | flamespace s | peer s | ratio | target | met | flamespace MB | peer MB |",
-             "|---|---|---:|---:|---:|---:|---|---|---:|---:|"]
-    for row, repeat, (ours, peer, ours_mb, peer_mb) in results:
+def table(results: Sequence[Tuple[Row, int, Result]]) -> List[str]:
+    lines = ["| task | peer | runs | flamespace s | peer s | ratio | target | met | CPU s: flamespace / peer (ratio) "
+             "| flamespace MB | peer MB |",
+             "|---|---|---:|---:|---:|---:|---|---|---:|---:|---:|"]
+    for row, repeat, result in results:
+        (ours, ours_cpu), (peer, peer_cpu) = result.ours, result.peer
         note = row.note(ours, peer)
         ratio = f"{ours / peer:.2f}x" + (f" ({note})" if note else "")
+        cpu_note = row.note(ours_cpu, peer_cpu)
+        cpu = f"{ours_cpu:.3f} / {peer_cpu:.3f} ({ours_cpu / peer_cpu:.2f}x{', ' + cpu_note if cpu_note else ''})"
         met = "yes" if row.check(ours, peer) else "**no**"
         lines.append(f"| {row.task} | {row.peer_name} | {repeat} | {ours:.3f} | {peer:.3f} | {ratio} | {row.target} | {met} "
-                     f"| {ours_mb:.0f} | {peer_mb:.0f} |")
+                     f"| {cpu} | {result.ours_mb:.0f} | {result.peer_mb:.0f} |")
     return lines
 
 
@@ -247,7 +259,8 @@ def main() -> None:
         f"Measured {started:%Y-%m-%d %H:%M} UTC by `make bench` ({Path(__file__).name}) on: {machine()}.",
         "",
         f"Load: `{before}` before, `{after}` after. Whole processes, the command and its peer in turn; "
-        f"medians of the runs shown; MB: peak RSS (one more run). Ratio: flamespace's time over the peer's.",
+        f"medians of the runs shown; MB: peak RSS (one more run). Ratio: flamespace's time over the peer's; "
+        f"targets are judged on wall time; CPU time (user + system) is less disturbed by the load.",
         "",
         *table(results),
         "",
