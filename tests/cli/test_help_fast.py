@@ -63,3 +63,38 @@ def test_help_into_a_closed_pipe_exits_0():
     script = f"{sys.executable} -c 'import sys; from flamespace.cli import main; sys.exit(main([\"--help\"]))' | head -c 1"
     done = subprocess.run(["bash", "-o", "pipefail", "-c", script], capture_output=True, text=True)
     assert done.stderr == "" and done.returncode == 0
+
+
+PIECES = ["a", "b", "Δ", "_", "1", "-", "--", "---", " ", "  ", "\n", "\t", ".", ",", "?", "!", "'", '"', "&", "(", ")",
+          "|", "py-spy", "co-op-ed", "x--y", "-o", "--from", "e.g.", "\u00a0", "σ", "‖A − B‖", "word", "longerwordhere"]
+
+
+def texts(count: int, seed: int):
+    import random
+
+    rng = random.Random(seed)
+    for _ in range(count):
+        yield "".join(rng.choice(PIECES) for _ in range(rng.randint(1, 40)))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_wrapping_is_clicks(seed):
+    from click._textwrap import TextWrapper
+
+    from flamespace.cli._help import _fill
+
+    for text in [HELP, *SUMMARIES.values(), *texts(300, seed)]:
+        for width in (3, 5, 8, 13, 21, 34, 55, 89):
+            for first, rest in (("", ""), ("  ", "  "), ("Usage: x ", "         ")):
+                if len(first) >= width or len(rest) >= width:
+                    continue
+                expected = TextWrapper(width, initial_indent=first, subsequent_indent=rest,
+                                       replace_whitespace=False).fill(text.expandtabs())
+                assert _fill(text, width, first, rest) == expected, (text, width, first)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_shortening_is_clicks(seed):
+    for text in texts(300, seed):
+        for limit in (3, 4, 7, 12, 20, 45):
+            assert short_help(text, limit) == click.Command("c", help=text).get_short_help_str(limit), (text, limit)

@@ -38,10 +38,114 @@ def terminal_columns() -> int:
     return columns or 80
 
 
-def _fill(text: str, width: int, first: str, rest: str) -> str:
-    import textwrap
+#: What textwrap counts as whitespace (ASCII only: a no-break space is part of a word).
+_WHITESPACE = "\t\n\x0b\x0c\r "
 
-    return textwrap.TextWrapper(width, initial_indent=first, subsequent_indent=rest, replace_whitespace=False).fill(text)
+
+def _word(c: str) -> bool:
+    return c.isalnum() or c == "_"  # what re's \w matches
+
+
+def _letter(text: str, i: int) -> bool:
+    return 0 <= i < len(text) and _word(text[i]) and not text[i].isdecimal()  # re's [^\d\W]
+
+
+def _chunks(text: str, hyphens: bool = True) -> "List[str]":
+    """The pieces textwrap breaks lines between: runs of whitespace, and words, cut after a
+    hyphen between letters (``py-spy``) and before an em-dash (``word--word``) when ``hyphens``
+    (textwrap's wordsep_re, written out: the regular expression module costs start-up)."""
+    chunks, i, n = [], 0, len(text)
+    while i < n:
+        j = i + 1
+        if text[i] in _WHITESPACE:
+            while j < n and text[j] in _WHITESPACE:
+                j += 1
+        elif not hyphens:
+            while j < n and text[j] not in _WHITESPACE:
+                j += 1
+        else:
+            dashes = i
+            while dashes < n and text[dashes] == "-":
+                dashes += 1
+            if dashes - i >= 2 and i > 0 and _punct(text[i - 1]) and dashes < n and _word(text[dashes]):
+                j = dashes  # an em-dash between words
+            else:
+                while j < n and text[j] not in _WHITESPACE:
+                    if text[j] == "-" and _hyphen_breaks(text, j):
+                        j += 1
+                        break
+                    if _punct(text[j - 1]) and _em_dash_at(text, j):
+                        break
+                    j += 1
+        chunks.append(text[i:j])
+        i = j
+    return chunks
+
+
+def _punct(c: str) -> bool:
+    return _word(c) or c in "!\"'&.,?"
+
+
+def _hyphen_breaks(text: str, j: int) -> bool:
+    """Whether a line may break after the hyphen at ``j``: letters before it (``ab-`` or ``a-b-``)
+    and after it (``cd`` or ``c-d``)."""
+    before = (_letter(text, j - 2) and _letter(text, j - 1)) or (
+        _letter(text, j - 3) and text[j - 2] == "-" and _letter(text, j - 1))
+    after = _letter(text, j + 1) and (_letter(text, j + 2) or (
+        j + 2 < len(text) and text[j + 2] == "-" and _letter(text, j + 3)))
+    return before and after
+
+
+def _em_dash_at(text: str, j: int) -> bool:
+    k = j
+    while k < len(text) and text[k] == "-":
+        k += 1
+    return k - j >= 2 and k < len(text) and _word(text[k])
+
+
+def _wrap(chunks: "List[str]", width: int, first: str = "", rest: str = "", max_lines: int = 0,
+          placeholder: str = "...") -> "List[str]":
+    """Lines of at most ``width`` (indent included) from ``chunks``, as textwrap (and click's
+    subclass of it) fill them; with ``max_lines``, the last one ends in ``placeholder`` when
+    text is left over."""
+    lines: "List[str]" = []
+    chunks = chunks[::-1]
+    while chunks:
+        indent = rest if lines else first
+        room = width - len(indent)
+        if lines and not chunks[-1].strip():
+            chunks.pop()
+        line: "List[str]" = []
+        used = 0
+        while chunks and used + len(chunks[-1]) <= room:
+            used += len(chunks[-1])
+            line.append(chunks.pop())
+        if chunks and len(chunks[-1]) > room:  # a word longer than the line: cut it
+            cut = max(room - used, 1)
+            line.append(chunks[-1][:cut])
+            chunks[-1] = chunks[-1][cut:]
+            used = sum(map(len, line))
+        if line and not line[-1].strip():
+            used -= len(line.pop())
+        if not line:
+            continue
+        if not max_lines or len(lines) + 1 < max_lines or (
+                (not chunks or (len(chunks) == 1 and not chunks[0].strip())) and used <= room):
+            lines.append(indent + "".join(line))
+            continue
+        while line:
+            if line[-1].strip() and used + len(placeholder) <= room:
+                lines.append(indent + "".join(line) + placeholder)
+                break
+            used -= len(line.pop())
+        else:
+            lines.append(indent + placeholder.lstrip())
+        break
+    return lines
+
+
+def _fill(text: str, width: int, first: str, rest: str) -> str:
+    return "\n".join(_wrap(_chunks(text.expandtabs()), width, first, rest))
 
 
 def _paragraphs(text: str, width: int, indent: str) -> str:
@@ -101,9 +205,7 @@ def short_help(text: str, limit: int) -> str:
         return line
     if limit < 3:
         return "..."
-    import textwrap
-
-    return textwrap.shorten(line, limit, placeholder="...", break_on_hyphens=False)
+    return "\n".join(_wrap(_chunks(line, hyphens=False), limit, max_lines=1))  # textwrap.shorten(line, limit, placeholder="...")
 
 
 def group_help(prog: str, help_text: str, summaries: "Sequence[Tuple[str, str]]", columns: int = 0) -> str:
