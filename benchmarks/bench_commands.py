@@ -148,7 +148,7 @@ def rows(exe: str, perl_dir: Optional[str]) -> Tuple[List[Row], List[str]]:
     big_mb = BIG.stat().st_size / 1e6
     small = str(EXAMPLES / "webapp-v1.folded")
     ratio_at_most = lambda limit: (lambda o, p: o <= limit * p)  # noqa: E731
-    startup = f"≤ 2x"
+    startup = "≤ 2x"
     rows = [
         Row("`flamespace record -q -o /dev/null -c pass` (fixed cost)", [exe, "record", "-q", "-o", os.devnull, "-c", "pass"],
             "`python -c pass`", python, "fast", "≤ +50 ms", lambda o, p: o - p <= 0.050,
@@ -182,7 +182,7 @@ def rows(exe: str, perl_dir: Optional[str]) -> Tuple[List[Row], List[str]]:
                        "difffolded.pl -n \\| sort", f"perl {difffolded} -n {SUB_A} {SUB_B} | LC_ALL=C sort",
                        "heavy", "≤ 1.0x", ratio_at_most(1)))
     if SMALL_SVG.exists():
-        rows.append(Row(f"`flamespace svg` of the 710-line example", [exe, "svg", str(SMALL_SVG)], "flamegraph.pl",
+        rows.append(Row("`flamespace svg` of the 710-line example", [exe, "svg", str(SMALL_SVG)], "flamegraph.pl",
                         ["perl", flamegraph, str(SMALL_SVG)], "fast", "≤ 1.0x", ratio_at_most(1)))
     else:
         notes.append(f"{SMALL_SVG} not found: the small svg row skipped.")
