@@ -162,13 +162,16 @@ def rows(exe: str, perl_dir: Optional[str]) -> Tuple[List[Row], List[str]]:
         Row("`flamespace info` of a 20-line file", [exe, "info", small], "`python -c pass`", python, "fast", startup,
             ratio_at_most(2)),
     ]
+    notes = []
+    if shutil.which("perl") is None:
+        notes.append("perl not found: the rows against Perl peers (parse, sub, merge, compare, svg) skipped.")
+        return rows, notes
     merge = [exe, "merge", *runs_a]
     rows.append(Row("`flamespace merge` 50 runs x 5,000 stacks", merge, "Perl hash sum", ["perl", "-e", PERL_SUM, *runs_a],
                     "heavy", "≤ 1.0x", ratio_at_most(1)))
     compare = f"{exe} compare -a {SMALL_DIR} -b {RUNS_B} > /dev/null || [ $? -eq 3 ]"  # 3: it found a change
     rows.append(Row("`flamespace compare` 50 + 50 runs x 5,000 stacks", compare, "Perl read + sum",
                     ["perl", "-e", PERL_READ_SUM, *runs_a, *runs_b], "heavy", "≤ 1.5x", ratio_at_most(1.5)))
-    notes = []
     if perl_dir is None:
         notes.append("FlameGraph's scripts not found (set FLAMEGRAPH_DIR): parse, sub and svg rows skipped.")
         return rows, notes
