@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench bench-folded clean
 
 # Install quietly: -qq keeps pip's errors and drops its notices; INSTALL_WARNINGS drops setuptools'
 # notice that [tool.setuptools.ext-modules] (pyproject.toml) is experimental (it is, and we pin nothing on it).
@@ -27,7 +27,14 @@ test: $(STAMP)
 	$(PY) -m pytest -q -n 2 -m "not quiet"
 	$(PY) -m pytest -q -m quiet
 
+# The one table of docs/performance.md: every command beside its Perl or Python peer, whole
+# processes (benchmarks/bench_commands.py; peers from FLAMEGRAPH_DIR, default /tmp/FlameGraph).
+# BENCH_ARGS passes options on, e.g. BENCH_ARGS="--repeat 3 --repeat-big 0".
 bench: $(STAMP)
+	$(PY) benchmarks/bench_commands.py $(BENCH_ARGS)
+
+# The library's side of the folded format (read, write, sum in process; pyrometry as a peer).
+bench-folded: $(STAMP)
 	$(INSTALL_WARNINGS) $(PY) -m pip install -qq -e '.[bench]'
 	$(PY) benchmarks/bench_folded.py
 

@@ -68,11 +68,15 @@ def generate_big(path: Path, stacks: int = 200_000, max_depth: int = 60, seed: i
             out.write(f"{stack} {rng.randint(1, 5000)}\n")
 
 
-def generate_runs(directory: Path, files: int = 50, stacks: int = 5000, seed: int = 2) -> None:
-    """Runs of one program: mostly the same stacks with noisy counts."""
+def generate_runs(directory: Path, files: int = 50, stacks: int = 5000, seed: int = 2,
+                  sample_seed: Optional[int] = None) -> None:
+    """Runs of one program: mostly the same stacks with noisy counts. Another ``sample_seed``
+    draws other runs of the same program (same stacks to choose from: ``seed``)."""
     rng = random.Random(seed)
     vocabulary = [f"m{i % 50}.fn{i} (f{i % 50}:{i % 400 + 1})" for i in range(2000)]
     universe = [";".join(rng.choice(vocabulary) for _ in range(rng.randint(2, 40))) for _ in range(stacks * 2)]
+    if sample_seed is not None:
+        rng = random.Random(sample_seed)
     directory.mkdir(parents=True, exist_ok=True)
     for index in range(files):
         chosen = rng.sample(universe, stacks)

@@ -16,6 +16,14 @@ Two figures per tree, runs interleaved (A B A B) so that machine load falls on b
   (compile them with ``python -m compileall SRC``; PYTHONDONTWRITEBYTECODE=1 never writes them).
 * the child: wall time of the exact command each tree's launcher builds for ``-c pass``, per
   recorder mode (min, median, quartiles).
+
+With ``--whole`` (no SRC needed) it measures the installed CLI instead, whole processes beside
+``python -c pass``, in turn: ``flamespace record -c pass`` (its fixed cost; the target is 50 ms
+at most) and what each further run of ``flamespace collect -c pass`` adds (the slope between
+``-n 1`` and ``-n N``) over python's start-up; wall and CPU (user + system of the process and
+the children it waited for), medians::
+
+    python benchmarks/bench_record_startup.py --whole --runs 21
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 CHILD_ARGV = r"""
 import sys, json
@@ -70,19 +78,71 @@ def child_seconds(src: str, mode: str) -> float:
         started = time.perf_counter()
         subprocess.run(argv, check=True)
         seconds = time.perf_counter() - started
-        if not any(name.endswith(".pickle") for name in os.listdir(out_dir)):
+        if not any(name.endswith(".raw") for name in os.listdir(out_dir)):
             raise SystemExit(f"{src}: the child saved no profile")
         return seconds
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)
 
 
+def timed(argv: List[str]) -> Tuple[float, float]:
+    """(wall s, CPU s of the process and the children it waited for) of one run of ``argv``."""
+    started = time.perf_counter()
+    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - started
+    if status != 0:
+        raise SystemExit(f"{argv} failed (wait status {status})")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def whole(runs: int, collect_runs: int) -> None:
+    """record's and collect's fixed cost over python's start-up, whole processes, in turn."""
+    exe = os.path.join(os.path.dirname(sys.executable), "flamespace")
+    out_dir = tempfile.mkdtemp(prefix="bench-whole-")
+    try:
+        collect = [exe, "collect", "-o", out_dir, "--warmup", "0", "--overwrite", "-q", "-c", "pass"]
+        tasks = {
+            "python -c pass": [sys.executable, "-c", "pass"],
+            "flamespace record -c pass": [exe, "record", "-q", "-o", os.devnull, "-c", "pass"],
+            "flamespace collect -n 1 -c pass": [*collect, "-n", "1"],
+            f"flamespace collect -n {collect_runs} -c pass": [*collect, "-n", str(collect_runs)],
+        }
+        samples: Dict[str, List[Tuple[float, float]]] = {name: [] for name in tasks}
+        load = os.getloadavg()[0]
+        for _ in range(runs):
+            for name, argv in tasks.items():
+                samples[name].append(timed(argv))
+        print(f"load average {load:.1f} before, {os.getloadavg()[0]:.1f} after; medians of {runs} runs, in turn")
+        medians = {name: (statistics.median(w for w, _ in s), statistics.median(c for _, c in s)) for name, s in samples.items()}
+        python_wall, python_cpu = medians["python -c pass"]
+        for name, (wall, cpu) in medians.items():
+            print(f"  {name:36s} wall {1000 * wall:7.1f} ms  CPU {1000 * cpu:7.1f} ms")
+        record_wall, record_cpu = medians["flamespace record -c pass"]
+        print(f"  record's fixed cost over python: wall +{1000 * (record_wall - python_wall):.1f} ms, "
+              f"CPU +{1000 * (record_cpu - python_cpu):.1f} ms (target: 50 ms)")
+        one_wall, one_cpu = medians["flamespace collect -n 1 -c pass"]
+        many_wall, many_cpu = medians[f"flamespace collect -n {collect_runs} -c pass"]
+        per_wall = (many_wall - one_wall) / (collect_runs - 1) - python_wall
+        per_cpu = (many_cpu - one_cpu) / (collect_runs - 1) - python_cpu
+        print(f"  collect, each further run over python's start-up: wall +{1000 * per_wall:.1f} ms, CPU +{1000 * per_cpu:.1f} ms")
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("sources", nargs="+", metavar="SRC")
+    parser.add_argument("sources", nargs="*", metavar="SRC")
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--modes", default="wall,live,alloc")
+    parser.add_argument("--whole", action="store_true", help="the installed CLI's fixed cost (see above)")
+    parser.add_argument("--collect-runs", type=int, default=10, help="runs of the longer collect (with --whole)")
     args = parser.parse_args()
+    if args.whole:
+        whole(args.runs, args.collect_runs)
+        return
+    if not args.sources:
+        parser.error("give at least one SRC, or --whole")
     sources = [os.path.abspath(s) for s in args.sources]
     modes = args.modes.split(",")
     imports: Dict[str, Dict[str, List[int]]] = {s: {} for s in sources}

@@ -15,13 +15,51 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import List, Optional
 
-__all__ = ["COMMANDS", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "cli", "main"]
+__all__ = ["COMMANDS", "HELP", "SUMMARIES", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "cli", "main", "script"]
 
-#: Every subcommand: the module of this package that defines it as ``command``.
-COMMANDS = (
-    "collect", "compare", "convert", "decompose", "filter", "formats", "gate", "info", "merge", "plan", "record", "scale",
-    "similarity", "sub", "svg", "text", "top",
-)
+#: Every subcommand (the module of this package that defines it as ``command``) and the first
+#: paragraph of its help: ``flamespace --help`` lists these without importing the fifteen
+#: modules (tests/cli/test_help_fast.py checks each against its command's help).
+SUMMARIES = {
+    "collect": "Run a Python program N times under the profiler: one profile per run, a sample for compare.",
+    "compare": "Test which stacks differ between the mean profiles of two samples of runs.",
+    "convert": "Convert profiles between formats; several inputs are merged into one profile.",
+    "decompose": "Split Δ = AFTER − BEFORE into appeared, grown, disappeared and shrunk stacks.",
+    "filter": "Transform the stacks of INPUT (default stdin).",
+    "formats": "List every format: whether flamespace reads and writes it, its file extensions, its reader options (for `flamespace convert`) and the tool whose output or behaviour it follows.",
+    "gate": "Gate a change: run the same command from two git refs, interleaved, and compare them.",
+    "info": "Summarise INPUT (default stdin): norm (total), stacks, distinct frames, depth, unit, metadata.",
+    "merge": "Add profiles stack by stack (a directory stands for all files in it).",
+    "plan": "Say how many runs a side `flamespace compare` needs to detect a change.",
+    "record": "Profile a Python program: a script, -m MODULE or -c CODE, with its arguments.",
+    "scale": "Multiply every value of INPUT (default stdin) by FACTOR.",
+    "similarity": "Print σ = 1 − ‖A − B‖ / (‖A‖ + ‖B‖) and the L1 distance ‖A − B‖.",
+    "sub": "Write 'stack BEFORE_COUNT AFTER_COUNT' for every stack in either profile.",
+    "svg": "Draw FILES (folded stacks, speedscope; several are summed) as an interactive SVG.",
+    "text": "Print FILES as a tree: inclusive share, name and count of every frame above --threshold.",
+    "top": "List the functions of INPUT (default stdin) that cost the most.",
+}
+COMMANDS = tuple(SUMMARIES)
+
+#: The help of ``flamespace`` itself (the click group's, and the click-free ``--help``'s).
+HELP = """Flame graphs as vectors: combine, filter, measure and compare profiles.
+
+Every command reads profiles in these formats, gzip or plain, detected from the
+content (or --from FORMAT), from files, directories or stdin ('-'):
+
+\b
+  speedscope, gecko, chrome, cpuprofile, pprof, pstats, austin, perf-sched, perf,
+  xctrace, vtune, vsprof, ghcprof, sample, instruments, jstack, faulthandler, gdb,
+  elfutils, bpftrace, pmc, stap, dtrace, pyspy, folded
+
+(`flamespace formats` describes each), and writes to stdout or -o FILE (folded stacks:
+``a;b;c 12``, as flamegraph.pl reads them), so commands compose in pipes:
+
+\b
+    flamespace merge runs/ | flamespace filter --grep parse | flamespace top"""
+
+#: What asks for the group's help and nothing else: printed without importing click.
+HELP_ARGS = (["--help"], ["-h"])
 
 
 def __getattr__(name: str) -> object:
@@ -34,6 +72,12 @@ def __getattr__(name: str) -> object:
 
 
 def _run(args: "List[str]") -> object:
+    if args in HELP_ARGS:
+        from ._help import group_help
+
+        sys.stdout.write(group_help("flamespace", HELP, list(SUMMARIES.items())))
+        sys.stdout.flush()
+        return EXIT_OK
     if args[0] in ("svg", "convert"):  # common cases without click (start-up)
         if args[0] == "svg":
             from ._svg_spec import run_fast
@@ -63,3 +107,15 @@ def main(argv: "Optional[List[str]]" = None) -> int:
         if code is None:
             raise
         return code
+
+
+def script() -> int:
+    """The ``flamespace`` console script: :func:`main`, then the objects made so far are frozen
+    out of the garbage collector, so the interpreter's shutdown does not walk them all once
+    more (about 8 ms of every command's start-up cost; docs/performance.md). Reference
+    counting still frees them, and atexit handlers run as usual."""
+    code = main()
+    import gc
+
+    gc.freeze()
+    return code

@@ -8,7 +8,8 @@ from typing import Any, Iterator, List, Optional
 
 import click
 
-from . import COMMANDS
+from . import COMMANDS, HELP, SUMMARIES
+from ._help import COLOR_HELP, MAX_WIDTH
 from ._report import ClosedPipe
 from ._style import MODES
 
@@ -41,6 +42,13 @@ class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> List[str]:
         return sorted(COMMANDS)
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The list of commands from their summaries, without importing every command's module."""
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [(name, click.Command(name, help=SUMMARIES[name]).get_short_help_str(limit)) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
     def get_command(self, ctx: click.Context, cmd_name: str) -> Optional[click.Command]:
         if cmd_name not in COMMANDS:
             return None
@@ -56,40 +64,10 @@ def _set_color(context: click.Context, parameter: click.Parameter, value: str) -
     return value
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(cls=LazyGroup, help=HELP, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": MAX_WIDTH})
 @click.version_option(package_name="flamespace", message="%(prog)s %(version)s")
 @click.option("--color", type=click.Choice(MODES), default="auto", show_default=True,
               expose_value=False, callback=_set_color,
-              help="Colour tables and trees: auto colours a terminal, unless NO_COLOR is set (FORCE_COLOR: a pipe too).")
+              help=COLOR_HELP)
 def cli() -> None:
-    """Flame graphs as vectors: combine, filter, measure and compare profiles.
-
-    Every command reads profiles in these formats, gzip or plain, detected from the
-    content (or --from FORMAT), from files, directories or stdin ('-'):
-
-    \b
-    {formats}
-
-    (`flamespace formats` describes each), and writes to stdout or -o FILE (folded stacks:
-    ``a;b;c 12``, as flamegraph.pl reads them), so commands compose in pipes:
-
-    \b
-        flamespace merge runs/ | flamespace filter --grep parse | flamespace top
-    """
-
-
-def _formats_named() -> str:
-    """Every readable format, named in the group's help (from the registry's list: no format is imported)."""
-    from ..formats.registry import names
-
-    listed = names()
-    lines, line = [], ""
-    for item in listed:  # lines of at most 80 characters, never wrapped (a \b block): names stay whole
-        if line and len(line) + len(item) + 2 > 80:
-            lines.append(line + ",")
-            line = ""
-        line = f"{line}, {item}" if line else f"  {item}"
-    return "\n    ".join(lines + [line])
-
-
-cli.help = (cli.help or "").replace("{formats}", _formats_named())
+    """The group of every command (its help: ``HELP``, shared with the click-free ``--help``)."""

@@ -5,7 +5,7 @@ has run yet when the sampler starts, so the work of ``site``, ``.pth`` files,
 ``sitecustomize`` and every import before ``__main__`` is in the profile. Then the
 target runs as it would under ``python``: same ``sys.argv``, ``sys.path[0]``, ``__main__``
 attributes, exit code and traceback (without our frames). The recorder's
-:class:`~.raw.RawRecording` is pickled
+:class:`~.raw.RawRecording` is saved (:func:`.raw.dumps`)
 into ``config["out_dir"]`` from an ``atexit`` handler registered before the target's own,
 so it runs last: after non-daemon threads have finished and the target's handlers ran.
 
@@ -36,6 +36,8 @@ def main(config: Dict[str, Any]) -> None:
     import atexit
 
     target = config["target"]
+    if config.get("die_with"):
+        _die_with(config["die_with"])
     _forget_the_working_directory()
     _state.update(recorder=_start_recorder(config), config=config)
     _save_on_every_exit()
@@ -59,6 +61,17 @@ def main(config: Dict[str, Any]) -> None:
         sys.exit(130 if isinstance(exc, KeyboardInterrupt) else 1)
 
 
+def _die_with(parent: int) -> None:
+    """Be killed when the launcher (process ``parent``) dies, even by ``kill -9`` (Linux; the
+    launcher asks this of us only when the C extension is built for this interpreter)."""
+    try:
+        from ._waiter import die_with_parent
+
+        die_with_parent(parent)
+    except (ImportError, OSError):  # never stop the program for it
+        pass
+
+
 def _forget_the_working_directory() -> None:
     """``python -c`` (how we are started) puts '' (the working directory) first on sys.path;
     ``python script.py`` does not, and adds its own entry only after site has run. Left there,
@@ -80,7 +93,7 @@ def start_in_subprocess(config: Dict[str, Any]) -> None:
 
 def _profile_child_interpreters(config: Dict[str, Any]) -> None:
     """Make the Python processes this program starts load the hook that profiles them."""
-    child = {key: value for key, value in config.items() if key not in ("target", "site", "status")}
+    child = {key: value for key, value in config.items() if key not in ("target", "site", "status", "die_with")}
     if child["recorder"] == "sampler":
         child["arguments"] = {**child["arguments"], "duration": None}  # the launcher stops the whole run
     os.environ[SUBPROCESS_ENV] = repr(child)
@@ -352,7 +365,7 @@ def _on_deadline() -> None:
 
 
 def _save() -> None:
-    """Stop recording and pickle what was recorded for the launcher (once)."""
+    """Stop recording and save what was recorded for the launcher (once)."""
     if _state["saved"]:
         return
     _state["saved"] = _state["saving"] = True
@@ -374,14 +387,14 @@ def _save() -> None:
 
 def _write_profile(recorder: Recorder, out_dir: str) -> None:
     raw = recorder.stop()
-    import pickle
+    from .raw import dumps
 
     raw.pid, raw.argv, raw.process_name, raw.deadline = os.getpid(), tuple(sys.argv), _process_name(), _state["deadline"]
-    path = os.path.join(out_dir, f"{os.getpid()}.pickle")
+    path = os.path.join(out_dir, f"{os.getpid()}.raw")
     if not os.path.isdir(out_dir):
         return  # a subprocess that outlived the run: the launcher has reported it as missing
     with open(path + ".tmp", "wb") as file:
-        pickle.dump(raw, file, protocol=pickle.HIGHEST_PROTOCOL)
+        file.write(dumps(raw))
     os.replace(path + ".tmp", path)
 
 

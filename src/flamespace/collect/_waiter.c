@@ -17,6 +17,9 @@
  *
  * watch_sigterm() and sigterm_handled() make sure a SIGTERM ends the process (see the section
  * "SIGTERM watchdog" below and _bootstrap._save_on_sigterm).
+ *
+ * die_with_parent(pid) makes the profiled child die when the launcher does (Linux): the
+ * launcher no longer needs a preexec_fn (ctypes, and Popen's slow fork path) for it.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -33,6 +36,9 @@
 #include <unistd.h>
 #include <stdint.h>
 #include <time.h>
+#ifdef __linux__
+#  include <sys/prctl.h>
+#endif
 
 #if PY_VERSION_HEX >= 0x030C0000
 #  include "internal/pycore_interp.h"
@@ -301,7 +307,29 @@ static PyObject *sigterm_handled(PyObject *module, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+static PyObject *die_with_parent(PyObject *module, PyObject *arg)
+{
+    long parent = PyLong_AsLong(arg);
+    if (parent == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+#ifdef __linux__
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
+        return PyErr_SetFromErrno(PyExc_OSError);
+    }
+    if (getppid() != (pid_t)parent) {  /* the parent died before prctl took effect */
+        _exit(1);
+    }
+    Py_RETURN_TRUE;
+#else
+    Py_RETURN_FALSE;
+#endif
+}
+
 static PyMethodDef module_methods[] = {
+    {"die_with_parent", die_with_parent, METH_O,
+     "die_with_parent(pid) -> set: be killed (SIGKILL) when the parent thread that started this process ends "
+     "(Linux; False elsewhere); exit at once if the parent is no longer process pid"},
     {"watch_sigterm", watch_sigterm, METH_NOARGS,
      "watch_sigterm() -> watching: make sure the Python SIGTERM handler runs soon after the signal "
      "(call it from the main thread once that handler is installed, and again in a forked child)"},

@@ -12,3 +12,6 @@ def watch_sigterm() -> bool:
 
 def sigterm_handled() -> None:
     """Tell the SIGTERM watchdog that the Python handler runs."""
+
+def die_with_parent(parent_pid: int, /) -> bool:
+    """Be killed when the parent ends (Linux's PR_SET_PDEATHSIG); exits now if it already has."""

@@ -2,7 +2,7 @@
 
 The child is ``python -S -c <bootstrap>`` (see :mod:`._bootstrap`), so interpreter start-up
 is part of the profile. Each profiled process (the program and, with ``subprocesses``, its
-Python children) pickles its :class:`~.raw.RawRecording` into a private temporary
+Python children) saves its :class:`~.raw.RawRecording` (:func:`.raw.dumps`) into a private temporary
 directory; this side merges them into one :class:`~.recording.Recording`
 (:func:`~.recording.merge`), with a ``name (pid)`` root frame per process when there is more
 than one or when asked. :func:`record_program` is the public entry point.
@@ -11,25 +11,22 @@ than one or when asked. :func:`record_program` is the public entry point.
 from __future__ import annotations
 
 import os
-import pickle
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from ..errors import FlamespaceError
+from .options import SamplerOptions
 from .raw import STATUS_SIZE, decode_status
-from .recording import RawRecording, Recording, merge
-from .sampler import SamplerOptions
 from .target import Program, Target
 
 if TYPE_CHECKING:
     from .._types import Output
     from .memory import MemoryOptions
+    from .recording import RawRecording, Recording
 
 #: How long a program may run on after --duration asked it to stop, before it is killed.
 STOP_GRACE_SECONDS = 5.0
@@ -126,13 +123,15 @@ def run(
     side by side (``flamespace collect``) need not change this process's environment.
     ``progress``: as for :func:`record_program`.
     """
-    out_dir = tempfile.mkdtemp(prefix="flamespace-record-")
+    out_dir = _private_directory("flamespace-record-")
     try:
         config = _child_config(target, options, out_dir, subprocesses)
         watch = None if progress is None else _Watch(progress, out_dir, config)
         returncode, signum = _run_child(target, config, options, {"env": None if env is None else dict(env), "cwd": cwd, "stdout": stdout, "stderr": stderr},
                                         watch)
         raws, lost = _collect_profiles(out_dir, wait=subprocesses)
+        from .recording import merge  # imported while the child ran (_import_for_the_end)
+
         if not raws and signum is not None:
             raise Interrupted(f"interrupted by {signal.Signals(signum).name} before the program saved a profile", signum)
         if not raws:
@@ -146,7 +145,39 @@ def run(
             exit_code = 128 + signum
         return RecordResult(recording, exit_code, len(raws), stopped, signum)
     finally:
-        shutil.rmtree(out_dir, ignore_errors=True)
+        _remove_directory(out_dir)
+
+
+def _private_directory(prefix: str) -> str:
+    """A new directory that only we can use, in $TMPDIR, $TEMP, $TMP or /tmp (an absolute path:
+    the child may run elsewhere): ``tempfile.mkdtemp`` without
+    importing tempfile, which imports shutil, random and three compressors (about 4 ms of
+    every recording's fixed cost); tempfile itself when those directories will not do."""
+    base = os.path.abspath(next((os.environ[name] for name in ("TMPDIR", "TEMP", "TMP") if os.environ.get(name)), "/tmp"))
+    for _ in range(10):
+        path = os.path.join(base, f"{prefix}{os.getpid()}-{os.urandom(6).hex()}")
+        try:
+            os.mkdir(path, 0o700)
+            return path
+        except FileExistsError:
+            continue
+        except OSError:
+            break
+    import tempfile
+
+    return tempfile.mkdtemp(prefix=prefix)
+
+
+def _remove_directory(path: str) -> None:
+    """Remove ``path`` and what the profiled processes left in it (files only; else shutil.rmtree)."""
+    try:
+        for entry in os.scandir(path):
+            os.unlink(entry.path)
+        os.rmdir(path)
+    except OSError:
+        import shutil
+
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _child_config(target: Target, options: Any, out_dir: str, subprocesses: bool) -> Dict[str, Any]:
@@ -158,6 +189,8 @@ def _child_config(target: Target, options: Any, out_dir: str, subprocesses: bool
         "subprocesses": subprocesses,
         "hook_dir": os.path.join(os.path.dirname(os.path.abspath(__file__)), "_hook"),
     }
+    if _child_can_die_with_us(target):
+        config["die_with"] = os.getpid()  # the child asks the kernel itself (_bootstrap._die_with)
     if isinstance(options, SamplerOptions):
         config["recorder"] = "sampler"
         config["arguments"] = {**options.as_dict(), "root": ()}  # roots are added here, per process
@@ -253,11 +286,12 @@ def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict
     previous = {s: signal.signal(s, stop) for s in STOP_SIGNALS} if _main_thread() else {}
     try:
         try:
-            child = subprocess.Popen(argv, **popen, **_die_with_us())
+            child = subprocess.Popen(argv, **popen, **({} if config.get("die_with") else _die_with_us()))
         except OSError as exc:
             raise FlamespaceError(f"cannot start {target.interpreter}: {exc.strerror or exc}") from None
         if received:  # a signal came while it started
             stop(received.pop(), None)
+        _import_for_the_end()
         try:
             returncode = _wait(child, getattr(options, "duration", None), received, watch)
         except BaseException:  # we are stopping all the same: the program must not run on alone
@@ -283,7 +317,7 @@ def _wait(child: "subprocess.Popen[bytes]", duration: Optional[float], received:
             signalled = True
             deadline = time.monotonic() + STOP_GRACE_SECONDS
         try:
-            return child.wait(timeout=0.1 if deadline is None else max(0.0, min(0.1, deadline - time.monotonic())))
+            return _wait_briefly(child, 0.1 if deadline is None else max(0.0, min(0.1, deadline - time.monotonic())))
         except subprocess.TimeoutExpired:
             pass
         if watch is not None:
@@ -295,6 +329,47 @@ def _wait(child: "subprocess.Popen[bytes]", duration: Optional[float], received:
             child.terminate()  # it ignored the Ctrl-C that --duration sent
             terminated = True
             deadline = time.monotonic() + STOP_GRACE_SECONDS
+
+
+def _import_for_the_end() -> None:
+    """Import what reading and merging the profiles takes while the child starts: this process
+    only waits then, so on a machine with a core to spare the imports cost the run nothing
+    (they are part of record's fixed cost: docs/performance.md)."""
+    from . import recording  # noqa: F401
+
+
+def _wait_briefly(child: "subprocess.Popen[bytes]", timeout: float) -> int:
+    """``child.wait(timeout)``, but woken the moment the child ends: Popen.wait polls with
+    sleeps growing to 50 ms, which a short program would pay after its end (every run of
+    ``collect``). Linux's pidfd (Python 3.9+) says when; elsewhere Popen.wait as it is."""
+    pidfd_open = getattr(os, "pidfd_open", None)
+    if pidfd_open is None or child.returncode is not None:
+        return child.wait(timeout)
+    try:
+        pidfd = pidfd_open(child.pid)
+    except OSError:  # no pidfd in this kernel, or the child was reaped already
+        return child.wait(timeout)
+    try:
+        import select
+
+        if not select.select([pidfd], [], [], timeout)[0]:  # a signal's handler runs in between (PEP 475)
+            raise subprocess.TimeoutExpired(child.args, timeout)
+    finally:
+        os.close(pidfd)
+    return child.wait()
+
+
+def _child_can_die_with_us(target: Target) -> bool:
+    """Whether the child can make itself die with us (Linux, with the C extension built for
+    the interpreter it runs): then Popen needs no preexec_fn, which costs the ctypes import
+    and Popen's slower way to start a program (part of record's fixed cost)."""
+    if not sys.platform.startswith("linux") or os.path.realpath(target.interpreter) != os.path.realpath(sys.executable):
+        return False
+    try:
+        from . import _waiter  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _die_with_us() -> Dict[str, Any]:
@@ -323,24 +398,26 @@ def _main_thread() -> bool:
 def _collect_profiles(out_dir: str, wait: bool) -> Tuple[List[RawRecording], List[str]]:
     """The raw recordings saved in ``out_dir``, and what was lost, worded for a warning.
 
-    Each recorded subprocess leaves ``<pid>.started`` when it starts, ``<pid>.pickle`` when
+    Each recorded subprocess leaves ``<pid>.started`` when it starts, ``<pid>.raw`` when
     it saves, or ``<pid>.error`` when it could not record. With ``wait``, subprocesses still
     running when the program ended get :data:`STOP_GRACE_SECONDS` to finish.
     """
     deadline = time.monotonic() + (STOP_GRACE_SECONDS if wait else 0)
     while True:
         files = _files_by_kind(out_dir)
-        running = [pid for pid in files["started"] - files["pickle"] - set(files["error"]) if _alive(pid)]
+        running = [pid for pid in files["started"] - files["raw"] - set(files["error"]) if _alive(pid)]
         if not running or time.monotonic() >= deadline:
             break
         time.sleep(0.05)
+    from .raw import loads
+
     raws: List[RawRecording] = []
-    for pid in sorted(files["pickle"]):
-        with open(os.path.join(out_dir, f"{pid}.pickle"), "rb") as file:
-            raws.append(pickle.load(file))  # written by our own child: the same flamespace
+    for pid in sorted(files["raw"]):
+        with open(os.path.join(out_dir, f"{pid}.raw"), "rb") as file:
+            raws.append(loads(file.read()))
     raws.sort(key=lambda raw: raw.start_ns)
     lost = [f"subprocess {pid} could not be recorded: {message}" for pid, message in sorted(files["error"].items())]
-    unsaved = sorted(files["started"] - files["pickle"] - set(files["error"]))
+    unsaved = sorted(files["started"] - files["raw"] - set(files["error"]))
     still_running = [pid for pid in unsaved if pid in running]
     ended = [pid for pid in unsaved if pid not in running]
     if still_running:
@@ -357,11 +434,11 @@ def _collect_profiles(out_dir: str, wait: bool) -> Tuple[List[RawRecording], Lis
 
 
 def _files_by_kind(out_dir: str) -> Dict[str, Any]:
-    files: Dict[str, Any] = {"started": set(), "pickle": set(), "error": {}}
+    files: Dict[str, Any] = {"started": set(), "raw": set(), "error": {}}
     for name in os.listdir(out_dir):
         stem, _, kind = name.partition(".")
         if not stem.isdigit() or kind not in files:
-            continue  # e.g. a pickle being written (.pickle.tmp)
+            continue  # e.g. a recording being written (.raw.tmp)
         if kind == "error":
             with open(os.path.join(out_dir, name), encoding="utf-8", errors="replace") as file:
                 files["error"][int(stem)] = file.read().strip() or "unknown error"
