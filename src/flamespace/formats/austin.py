@@ -51,7 +51,12 @@ _SHOWN = 60
 
 @record
 class ReadOptions(Record):
-    """``metric``: one of :data:`METRICS`; ``threads``: keep ``P<pid>`` and ``T<thread>`` as root frames."""
+    """How to read Austin output.
+
+    ``skip_invalid``: skip malformed lines (counted) instead of failing.
+    ``metric``: the value to add up: auto (the file's mode), wall, cpu, alloc or dealloc (a full-mode file has them all).
+    ``threads``: keep the P<pid> and T<thread> root frames (they are left out by default).
+    """
 
     skip_invalid: bool = False
     metric: str = "auto"

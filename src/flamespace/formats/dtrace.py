@@ -35,7 +35,11 @@ HEADER_LINES = 3
 
 @record
 class ReadOptions(Record):
-    """``includeoffset``: keep each frame's ``+0x..`` offset except the leaf's (stackcollapse.pl's option)."""
+    """How to collapse DTrace ustack aggregations.
+
+    ``skip_invalid``: skip malformed lines (counted) instead of failing.
+    ``includeoffset``: keep each frame's +0x.. offset except the leaf's (stackcollapse.pl's option).
+    """
 
     skip_invalid: bool = False
     includeoffset: bool = False

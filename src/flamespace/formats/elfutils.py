@@ -34,7 +34,12 @@ _FRAME = re.compile(r"#[0-9]* *0x[0-9a-f]*(?: (.*))?")
 
 @record
 class ReadOptions(Record):
-    """``pid``/``tid``: put the process/thread id at the root of each stack."""
+    """How to collapse eu-stack output (the options of stackcollapse-elfutils.pl).
+
+    ``skip_invalid``: skip malformed lines (counted) instead of failing.
+    ``pid``: put the process id at the root of each stack.
+    ``tid``: put the thread id at the root of each stack.
+    """
 
     skip_invalid: bool = False
     pid: bool = False

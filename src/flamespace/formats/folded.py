@@ -61,7 +61,7 @@ class ReadOptions(Record):
     """How to read folded input.
 
     ``skip_invalid``: skip malformed lines (counted in the diagnostics) instead of failing.
-    ``columns``: ``"auto"`` (differential when every line has two counts), ``"1"`` or ``"2"``.
+    ``columns``: auto (differential when every line has two counts), 1 or 2.
     """
 
     skip_invalid: bool = False

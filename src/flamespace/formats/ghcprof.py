@@ -37,8 +37,12 @@ _NUMBER = re.compile(r"\+?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 @record
 class ReadOptions(Record):
-    """``source``: the column each frame's value comes from: ``time`` (individual %time, in
-    tenths of a percent), ``ticks`` or ``bytes`` (the last two need a profile made with ``+RTS -P``)."""
+    """How to read a GHC .prof file.
+
+    ``skip_invalid``: skip malformed lines (counted) instead of failing.
+    ``source``: the column each frame's value comes from: time (individual %time, in
+    tenths of a percent), ticks or bytes (the last two need a profile made with +RTS -P).
+    """
 
     skip_invalid: bool = False
     source: str = "time"

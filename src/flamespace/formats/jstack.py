@@ -47,8 +47,13 @@ _TID_SUFFIX = re.compile(r"-\d+$", re.ASCII)
 
 @record
 class ReadOptions(Record):
-    """``include_tname``: the thread name as root frame; ``include_tid``: keep its ``-N``
-    suffix; ``shorten_pkgs``: packages by their initials."""
+    """How to collapse jstack thread dumps (the options of stackcollapse-jstack.pl).
+
+    ``skip_invalid``: skip malformed lines (counted) instead of failing.
+    ``include_tname``: the thread name as root frame (on by default).
+    ``include_tid``: keep the -N suffix of the thread name.
+    ``shorten_pkgs``: name packages by their initials (org.example.Foo becomes o.e.Foo).
+    """
 
     skip_invalid: bool = False
     include_tname: bool = True

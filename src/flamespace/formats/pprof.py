@@ -62,7 +62,12 @@ _OURS = "flamespace."
 
 @record
 class ReadOptions(Record):
-    """``sample_type``: the name or index of the value to add up; empty for pprof's default."""
+    """How to read a pprof profile.
+
+    ``skip_invalid``: skip bad samples (counted) instead of failing.
+    ``sample_type``: the name (cpu, alloc_space, ...) or index of the value to add up; by default the
+    profile's default_sample_type, else the last, as pprof does.
+    """
 
     skip_invalid: bool = False
     sample_type: str = ""

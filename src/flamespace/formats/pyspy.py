@@ -37,7 +37,11 @@ _ROOT = re.compile(r'^(?:thread \((?:0x)?[0-9A-Fa-f]+\)|process \d+(?::.*)?)$')
 
 @record
 class ReadOptions(Record):
-    """``threads``: keep py-spy's thread and process root frames."""
+    """How to read py-spy's raw output.
+
+    ``skip_invalid``: skip malformed lines (counted) instead of failing.
+    ``threads``: keep py-spy's thread and process root frames (left out by default).
+    """
 
     skip_invalid: bool = False
     threads: bool = False

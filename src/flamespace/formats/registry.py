@@ -36,14 +36,16 @@ if TYPE_CHECKING:
 #: Every format's module name (its ``name``), in sniffing order. Modules are imported when
 #: first needed, so reading a folded file does not import speedscope (and json).
 ORDER = (
-    "speedscope", "gecko", "chrome", "cpuprofile", "pprof", "pstats", "austin", "perf-sched", "perf",
+    "flamespace-json", "speedscope", "gecko", "chrome", "cpuprofile", "pprof", "pstats", "austin", "perf-sched", "perf",
     "xctrace", "vtune", "vsprof", "ghcprof", "sample", "instruments", "jstack", "faulthandler",
-    "gdb", "elfutils", "bpftrace", "pmc", "stap", "dtrace", "pyspy", "folded",
+    "gdb", "elfutils", "bpftrace", "pmc", "stap", "dtrace", "pyspy", "folded-diff", "folded",
 )
 #: What an input's head must look like for a format to be worth importing to sniff it; an
 #: input that fails this check is refused with the reason written here, without the import
 #: (a bare check, without a reason, is accepted too).
 _COULD_BE: Dict[str, Union[Tuple[Callable[[bytes], bool], str], Callable[[bytes], bool]]] = {
+    "flamespace-json": (lambda head: head.lstrip()[:1] in (b"", b"{") and (b'"flamespace"' in head[:256] or len(head.lstrip()) < 32),
+                        'does not start with {"format": "flamespace"'),
     "speedscope": (lambda head: head.lstrip()[:1] in (b"", b"{"), "does not start with '{'"),
     "perf-sched": (lambda head: b"sched:sched_stat_" in head, "no sched:sched_stat_sleep or sched_stat_blocked events"),
     # a sample header: "comm pid[/tid] ...:" (folded Python frames, "f (a.py:1) 5", have no such number)
@@ -69,6 +71,7 @@ _COULD_BE: Dict[str, Union[Tuple[Callable[[bytes], bool], str], Callable[[bytes]
     "stap": lambda head: b" : " in head,
     "dtrace": lambda head: b"`" in head or b"0x" in head,
     "pyspy": lambda head: False,  # folded text: only when asked for (--from pyspy)
+    "folded-diff": (lambda head: False, "read as folded, which takes two counts per line too; name it with --from folded-diff"),
 }
 SNIFF_BYTES = 64 * 1024
 

@@ -6,8 +6,10 @@ slept in cpu mode shows as a gap); other charts become *sampled* profiles in tim
 a :class:`FlameGraph` becomes one sampled profile with one sample per stack. The
 profile's metadata travels in a top-level ``"flamespace"`` object (speedscope ignores it).
 
-Reading: sampled and evented profiles; the flame graph is the sum over all profiles
-(threads), in the file's unit. Files this module wrote come back with their metadata.
+Reading: sampled and evented profiles (an evented one gives each stack its self time); the
+flame graph is the sum over all profiles (threads), in the file's unit, and the diagnostics
+say so when there are several; ``profile`` picks one by name or index. Files this module wrote
+come back with their metadata.
 """
 
 from __future__ import annotations
@@ -39,7 +41,14 @@ _UNIT_NAMES = {ours: theirs for theirs, ours in _UNITS.items()}
 
 @dataclass(frozen=True)
 class ReadOptions:
+    """How to read a speedscope file.
+
+    ``skip_invalid``: accepted for every reader; a document is read whole or refused.
+    ``profile``: read only this profile of the file, by its name or its index (0 is the first); by default every profile, added up.
+    """
+
     skip_invalid: bool = False
+    profile: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -81,10 +90,18 @@ def parse(
     frames = _frame_names(document, source)
     totals: Dict[Stack, Number] = {}
     units = set()
-    for index, profile in enumerate(document["profiles"]):
-        where = f"profiles[{index}]"
+    profiles = document["profiles"]
+    for index, profile in enumerate(profiles):
         if not isinstance(profile, dict):
-            raise InputError(f"{where} is not an object", source)
+            raise InputError(f"profiles[{index}] is not an object", source)
+    chosen = _chosen(profiles, options.profile, source)
+    if options.profile is None and len(profiles) > 1 and diagnostics is not None:
+        names = ", ".join(_profile_name(profile, index) for index, profile in enumerate(profiles[:5]))
+        more = f" and {len(profiles) - 5} more" if len(profiles) > 5 else ""
+        diagnostics.warn(f"{source}: added up the file's {len(profiles)} profiles ({names}{more}); pick one with --profile NAME|INDEX")
+    for index in chosen:
+        profile = profiles[index]
+        where = f"profiles[{index}]"
         unit_name = profile.get("unit", "none")
         if not isinstance(unit_name, str):
             raise InputError(f"{where}.unit is {unit_name!r:.60}, not a unit name", source)
@@ -103,6 +120,27 @@ def parse(
         raise InputError(f"profiles use different units ({', '.join(sorted(units))}); cannot add them", source)
     unit = _UNITS.get(units.pop(), None) if units else None
     return FlameGraph._trusted(totals, _metadata(document, unit))
+
+
+def _profile_name(profile: Dict[str, Any], index: int) -> str:
+    name = profile.get("name")
+    return f"{index}: {name}" if isinstance(name, str) else str(index)
+
+
+def _chosen(profiles: List[Dict[str, Any]], wanted: Optional[str], source: str) -> List[int]:
+    """Indices of the profiles to read: all, or the one named (by name first, else by index) ``wanted``."""
+    if wanted is None:
+        return list(range(len(profiles)))
+    wanted = str(wanted)  # the API may give an index as an int
+    named = [i for i, profile in enumerate(profiles) if profile.get("name") == wanted]
+    if len(named) > 1:
+        raise InputError(f"{len(named)} profiles are named {wanted!r}; pick one by index ({', '.join(map(str, named))})", source)
+    if named:
+        return named
+    if wanted.isdigit() and wanted.isascii() and int(wanted) < len(profiles):
+        return [int(wanted)]
+    have = ", ".join(_profile_name(profile, index) for index, profile in enumerate(profiles)) or "none"
+    raise InputError(f"no profile named {wanted!r} and no profile of that index (the profiles: {have})", source)
 
 
 def _frame_names(document: Dict[str, Any], source: str) -> List[str]:

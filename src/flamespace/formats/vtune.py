@@ -41,7 +41,11 @@ _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 @record
 class ReadOptions(Record):
-    """``no_modules``: name frames by function only, not ``module`function``."""
+    """How to collapse VTune CSV.
+
+    ``skip_invalid``: skip malformed lines (counted) instead of failing.
+    ``no_modules``: name frames by function only, not module`function.
+    """
 
     skip_invalid: bool = False
     no_modules: bool = False
