@@ -12,6 +12,8 @@ counts = st.integers(min_value=1, max_value=10**6)
 
 
 @st.composite
-def graphs(draw, unit: str = "samples") -> FlameGraph:  # type: ignore[no-untyped-def]
-    values = draw(st.dictionaries(stacks, counts, max_size=12))
+def graphs(draw, unit: str = "samples", min_frames: int = 0) -> FlameGraph:  # type: ignore[no-untyped-def]
+    """Flame graphs of integer counts; ``min_frames=1`` leaves out the empty stack (formats without one)."""
+    keys = stacks if min_frames == 0 else st.lists(frames, min_size=min_frames, max_size=5).map(tuple)
+    values = draw(st.dictionaries(keys, counts, max_size=12))
     return FlameGraph(values, unit=unit)

@@ -55,7 +55,11 @@ def _written(profile: object, format: str) -> bytes:
 
 
 def _seeds(format: str) -> list:
+    if format == "folded-diff":  # holds before/after pairs only
+        return [_written(DIFFERENTIAL, format)]
     seeds = [_written(GRAPH, format)]
+    if format == "flamespace-json":
+        seeds += [_written(DIFFERENTIAL, format), _written(CHART, format)]
     if format == "folded":
         seeds.append(_written(DIFFERENTIAL, format))
     if format == "speedscope":
@@ -117,6 +121,18 @@ def test_folded_reader_raises_only_input_errors(data: bytes) -> None:
 @given(mangled("speedscope"))
 def test_speedscope_reader_raises_only_input_errors(data: bytes) -> None:
     _read_or_refuse(data, "speedscope")
+
+
+@FUZZ
+@given(mangled("flamespace-json"))
+def test_flamespace_json_reader_raises_only_input_errors(data: bytes) -> None:
+    _read_or_refuse(data, "flamespace-json")
+
+
+@FUZZ
+@given(mangled("folded-diff"))
+def test_folded_diff_reader_raises_only_input_errors(data: bytes) -> None:
+    _read_or_refuse(data, "folded-diff")
 
 
 def test_every_reader_is_fuzzed() -> None:

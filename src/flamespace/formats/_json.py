@@ -9,6 +9,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Optional, TextIO
 
+    from .._types import Number
     from ..diagnostics import Diagnostics
 
 
@@ -47,6 +48,12 @@ def integer(value: object, path: str, source: str, minimum: int = 0) -> int:
     raise InputError(f"{path} is {value!r:.60}, not an integer >= {minimum}", source)
 
 
+def unscaled(value: float) -> Number:
+    """A weight read back in its own unit: whole when it was whole (up to the rounding of the scaling)."""
+    whole = round(value)
+    return whole if abs(value - whole) <= 1e-9 * max(1.0, abs(value)) else value
+
+
 def field(document: Any, key: str, kind: type, path: str, source: str) -> Any:
     """``document[key]``, which must be a ``kind`` (list, dict, str)."""
     value = document.get(key) if isinstance(document, dict) else None
@@ -55,4 +62,4 @@ def field(document: Any, key: str, kind: type, path: str, source: str) -> Any:
     return value
 
 
-__all__ = ["field", "integer", "load", "number"]
+__all__ = ["field", "integer", "load", "number", "unscaled"]

@@ -54,7 +54,12 @@ class ReadOptions(Record):
 
 @record
 class WriteOptions(Record):
-    pass
+    """How to write a trace.
+
+    ``header``: keep the profile's unit, metric and labels in a "flamespace" object, so the trace reads back as it was.
+    """
+
+    header: bool = True
 
 
 def sniff(head: bytes) -> Optional[bool]:
@@ -163,12 +168,25 @@ def _chart(events: List[Any], where: str, options: ReadOptions, source: str, dia
     labels = {"profiler": "viztracer" if "viztracer_metadata" in document else "chrome trace"}
     if process_names:
         labels["processes"] = ", ".join(sorted(set(process_names.values())))
-    chart = FlameChart(Metadata(unit="ns", metric="wall", labels=labels))
+    metadata, scale = Metadata(unit="ns", metric="wall", labels=labels), 1.0
+    ours = document.get("flamespace")
+    if isinstance(ours, dict) and isinstance(ours.get("labels"), dict):  # written by us: the profile's own metadata and unit
+        unit, metric = ours.get("unit"), ours.get("metric")
+        unit = unit if isinstance(unit, str) else None
+        metadata = Metadata(unit=unit, metric=metric if isinstance(metric, str) else None,
+                            labels={str(k): str(v) for k, v in ours["labels"].items()})
+        scale = _scale(unit)
+    chart = FlameChart(metadata)
     for end, label, frames, weight in samples:
-        chart.append(end - origin, label, frames, weight)
+        chart.append(end - origin, label, frames, weight if scale == 1.0 else _json.unscaled(weight / scale))
     if not samples and diagnostics is not None and events:
         diagnostics.warn(f"{source}: the trace has no spans (X, or B and E events); the profile is empty")
     return chart
+
+
+def _scale(unit: Optional[str]) -> float:
+    """Nanoseconds of trace time per unit of weight, as the writer draws them (a unit that is not time: a microsecond)."""
+    return TIME_UNITS.get(unit or "samples", 1000.0)
 
 
 def _segments(spans: List[Span]) -> List[Tuple[int, int, Stack]]:
@@ -222,7 +240,7 @@ def dump(profile: Union[FlameGraph, FlameChart], stream: TextIO, options: WriteO
     per_thread: Dict[str, List[Tuple[int, int, Number]]] = {}
     stacks: List[Stack] = []
     unit = metadata.unit or "samples"
-    scale = TIME_UNITS.get(unit, 1000.0)  # ns per unit; a unit that is not time: a microsecond
+    scale = _scale(unit)
     if isinstance(profile, FlameChart) and unit == "ns":
         stacks = profile.stacks
         timestamps, thread_ids, stack_ids, weights = profile.columns()
@@ -256,7 +274,10 @@ def dump(profile: Union[FlameGraph, FlameChart], stream: TextIO, options: WriteO
             events.append(record)
     import json
 
-    json.dump({"traceEvents": events, "displayTimeUnit": "ms"}, stream, separators=(",", ":"), ensure_ascii=False)
+    document: Dict[str, Any] = {"traceEvents": events, "displayTimeUnit": "ms"}
+    if options.header:  # read back by parse (trace viewers ignore it)
+        document["flamespace"] = {"unit": metadata.unit, "metric": metadata.metric, "labels": dict(metadata.labels)}
+    json.dump(document, stream, separators=(",", ":"), ensure_ascii=False)
     stream.write("\n")
 
 

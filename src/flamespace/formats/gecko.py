@@ -193,7 +193,7 @@ def parse(
     chart = FlameChart(metadata)
     for time, label, stack, weight in samples:
         if scale != 1.0:
-            weight = _unscaled(weight / scale)
+            weight = _json.unscaled(weight / scale)
             if weight >= MAX_VALUE:
                 raise InputError(f"a sample of thread {label!r} weighs {weight:g} {metadata.unit}, more than a profile can hold", source)
         chart.append(round((time - origin) * 1_000_000), label, stack, weight)
@@ -284,12 +284,6 @@ def dump(profile: Union[FlameGraph, FlameChart], stream: TextIO, options: WriteO
 
     json.dump(document, stream, separators=(",", ":"), ensure_ascii=False)
     stream.write("\n")
-
-
-def _unscaled(value: float) -> Number:
-    """A weight read back in its own unit: whole when it was whole (up to the rounding of the scaling)."""
-    whole = round(value)
-    return whole if abs(value - whole) <= 1e-9 * max(1.0, abs(value)) else value
 
 
 def _weights(unit: Optional[str]) -> Tuple[str, float]:
