@@ -103,12 +103,14 @@ def test_whole_samples_and_the_line_loop_agree(data: bytes, options: dict) -> No
     assert outcomes[0] == outcomes[1]
 
 
-SCHED_OPTIONS = st.fixed_dictionaries({}, optional={name: st.just(True) for name in ("tid", "wake_stack", "recurse")})
+SCHED_OPTIONS = st.fixed_dictionaries({}, optional={
+    **{name: st.just(True) for name in ("tid", "wake_stack", "recurse")}, "off_cpu": st.sampled_from(["auto", "stat", "switch"])})
 
 
 @st.composite
 def mangled_sched(draw: st.DrawFn) -> bytes:
-    data = bytearray((DATA / "perf" / "sched-events.txt").read_bytes())
+    seed = draw(st.sampled_from(["sched-events.txt", "sched-switch-events.txt"]))  # sched_stat delays; switch time stamps
+    data = bytearray((DATA / "perf" / seed).read_bytes())
     for _ in range(draw(st.integers(1, 4))):
         at = draw(st.integers(0, len(data)))
         kind = draw(st.sampled_from(["truncate", "flip", "insert", "digits"]))

@@ -18,6 +18,19 @@ as the script does, and stacks under 1 us are left out. Frame names are as perf 
 The rules are the awk script's (run with gawk: ``\\s`` in its patterns needs it), line by line,
 including its quirks: the command name is the event's first word and the waker's pid its
 second; the first ``comm=``/``pid=`` of a trace line is taken (``prev_comm=`` for a switch).
+
+Kernels without schedstats have no ``sched_stat_*`` events; then off-CPU time comes from the
+time stamps of ``sched_switch`` (and ``sched_wakeup`` for the wakers), recorded with::
+
+    perf record -g -e sched:sched_switch -e sched:sched_wakeup -a -- sleep 10
+
+A thread is off the CPU from the ``sched_switch`` that takes it off (``prev_pid``; its stack is
+the event's) to the ``sched_switch`` that puts it back (``next_pid``), run-queue wait included,
+as BCC's offcputime and offwaketime measure it; the first ``sched_wakeup`` naming it (``pid=``)
+in between is what woke it: its stack is the waker's, its command and thread id the event's
+header's. ``wake_stack`` and ``recurse`` build the same stacks as above from these (the chain
+is each waker's last complete off-CPU stack). ``off_cpu`` picks the source: ``auto`` uses the
+``sched_stat_*`` delays when the input has such events, else the switch time stamps.
 """
 
 from __future__ import annotations
@@ -27,11 +40,11 @@ import re
 from .._record import Record, record
 from ..core.metadata import Metadata
 from ..core.vector import FlameGraph
-from ..errors import InputError
+from ..errors import ArgumentError, InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, TextIO, Union
+    from typing import Dict, List, Optional, TextIO, Tuple, Union
 
     from .._types import Number, Stack
     from ..diagnostics import Diagnostics
@@ -50,12 +63,18 @@ class ReadOptions(Record):
     ``tid``: name threads command-TID (record_tid).
     ``wake_stack``: add the waker's stack and name above the sleeping stack (record_wake_stack).
     ``recurse``: also add the stack that woke the waker, after a '-' frame: chain graphs (recurse; implies wake_stack).
+    ``off_cpu``: where off-CPU time comes from: stat (sched_stat_sleep/blocked delays, as the script), switch (sched_switch
+    time stamps, from leaving the CPU to coming back; for kernels without schedstats) or auto (stat if the input has such events).
     """
 
     skip_invalid: bool = False
     tid: bool = False
     wake_stack: bool = False
     recurse: bool = False
+    off_cpu: str = "auto"
+
+
+OFF_CPU = ("auto", "stat", "switch")
 
 
 _TIMESTAMP = re.compile(r" ([^ :]+):")
@@ -65,10 +84,10 @@ _MAX_DIGITS = 300  # a delay of more digits is out of core.vector's range
 
 
 def sniff(head: bytes) -> Union[bool, str, None]:
-    """True if ``head`` holds a sched_stat_sleep or sched_stat_blocked event line; else why not."""
-    if b"sched:sched_stat_sleep:" in head or b"sched:sched_stat_blocked:" in head:
+    """True if ``head`` holds a sched_stat_sleep, sched_stat_blocked or sched_switch event line; else why not."""
+    if b"sched:sched_stat_sleep:" in head or b"sched:sched_stat_blocked:" in head or b"sched:sched_switch:" in head:
         return True
-    return "no sched:sched_stat_sleep or sched:sched_stat_blocked events in the first 64 KiB"
+    return "no sched:sched_switch, sched:sched_stat_sleep or sched:sched_stat_blocked events in the first 64 KiB"
 
 
 def _variable(line: str, variable: str) -> str:
@@ -111,6 +130,10 @@ def parse(
     """Off-CPU microseconds per stack (see the module docstring)."""
     from .folded import _to_stacks
 
+    if options.off_cpu not in OFF_CPU:
+        raise ArgumentError(f"off_cpu must be one of {', '.join(OFF_CPU)}, not {options.off_cpu!r}")
+    switches = _SwitchTimes(options, source, diagnostics) if options.off_cpu != "stat" else None
+    stat_events = 0
     wakes = options.wake_stack or options.recurse
     switch_pid: Optional[str] = None  # None: awk's 0 (no open switch event)
     switch_stack = ""
@@ -125,6 +148,8 @@ def parse(
     for lineno, line in enumerate(stream, 1):
         if line[-1:] == "\n":
             line = line[:-1]
+        if switches is not None:
+            switches.feed(line, lineno)
         comment = line[:1] == "#"
         indented = line[:1] in _WHITESPACE and line != ""
         if not comment and "sched:sched_switch" in line:
@@ -140,6 +165,7 @@ def parse(
             last_switch_stacks.pop(switch_pid, None)
             switch_pid, switch_stack = None, ""
         if not comment and ("sched:sched_stat_sleep" in line or "sched:sched_stat_blocked" in line):
+            stat_events += 1
             fields = line.split()
             wake_command = fields[0] if fields else ""
             wake_pid = fields[1] if len(fields) > 1 else ""
@@ -168,10 +194,126 @@ def parse(
                 key = f"{next_command}-{next_pid};{stack}" if options.tid else f"{next_command};{stack}"
                 totals[key] = totals.get(key, 0) + delay
             wake_command, wake_pid, next_pid, next_command = "", "", None, ""
+    labels = {"off-cpu": "sched_stat delays"}
+    if switches is not None and (options.off_cpu == "switch" or not stat_events):
+        totals = switches.finish()
+        labels = {"off-cpu": "sched_switch time stamps"}
     counts: Dict[str, Number] = {stack: total // 1000 for stack, total in totals.items() if total // 1000 > 0}
     if diagnostics is not None and not counts:
-        diagnostics.warn(f"{source}: no off-CPU time found (sched_switch followed by sched_stat_sleep/blocked events)")
-    return FlameGraph._trusted(_to_stacks(counts, stack_cache), Metadata(unit="us", metric="off-cpu"))
+        how = "sched_stat_sleep/blocked events" if switches is None or stat_events else "a sched_switch putting the thread back"
+        diagnostics.warn(f"{source}: no off-CPU time found (sched_switch followed by {how})")
+    return FlameGraph._trusted(_to_stacks(counts, stack_cache), Metadata(unit="us", metric="off-cpu", labels=labels))
+
+
+#: An event's header line: command, pid[/tid], optional [cpu], time stamp, optional period, event name, its trace.
+_HEADER = re.compile(
+    r"(?P<comm>\S.*?)\s+(?P<pid>-?\d+)(?:/(?P<tid>-?\d+))?\s+(?:\[\d+\]\s+)?(?P<time>\d+\.\d+):\s+(?:\d+\s+)?"
+    r"(?P<event>[\w:.-]+):\s*(?P<trace>.*)$"
+)
+_PREV_COMM = re.compile(r"prev_comm=(.*?) prev_pid=")
+
+
+def _ns(time: str) -> int:
+    """``seconds.fraction`` (perf's time stamps: us, or ns with --ns) as integer nanoseconds, exactly."""
+    whole, _, fraction = time.partition(".")
+    return int(whole) * 1_000_000_000 + int((fraction + "000000000")[:9])
+
+
+class _SwitchTimes:
+    """Off-CPU time from sched_switch time stamps, wakers from sched_wakeup: fed one line at a time.
+
+    An event is a header line, then its stack (indented lines, leaf first), then a blank line.
+    """
+
+    def __init__(self, options: ReadOptions, source: str, diagnostics: Optional[Diagnostics]) -> None:
+        self.options, self.source, self.diagnostics = options, source, diagnostics
+        self.header: Optional[re.Match[str]] = None
+        self.frames: List[str] = []  # the current event's stack, leaf first
+        #: thread id -> (time it left the CPU, its command, its stack root first, (waker command, waker tid, waker stack leaf first) or None)
+        self.away: Dict[str, Tuple[int, str, str, Optional[Tuple[str, str, str]]]] = {}
+        self.last: Dict[str, str] = {}  # thread id -> its last off-CPU stack (without the command): chain graphs
+        self.totals: Dict[str, int] = {}
+        self.error: Optional[InputError] = None  # raised by finish() only: the input may be read from sched_stat events
+
+    def feed(self, line: str, lineno: int) -> None:
+        if line[:1] == "#":
+            return
+        if line.strip() == "":
+            self._event()
+            return
+        if line[:1] in _WHITESPACE:
+            if self.header is not None:
+                self.frames.append(_function(line.split()))
+            return
+        self._event()  # a header without a blank line before it ends the event before
+        header = _HEADER.match(line)
+        if header is None:
+            if "sched:sched_switch" in line or "sched:sched_wakeup" in line:
+                self._invalid(lineno, "expected an event header 'comm pid/tid [cpu] seconds.fraction: event: ...' "
+                              "(perf script -F time,comm,pid,tid,event,ip,sym,dso,trace)")
+            return
+        self.header, self.lineno = header, lineno
+
+    def _invalid(self, lineno: int, reason: str) -> None:
+        if self.options.skip_invalid:
+            if self.diagnostics is not None:
+                self.diagnostics.skip(self.source, lineno, reason)
+        elif self.error is None:
+            self.error = InputError(reason, self.source, lineno)
+
+    def _event(self) -> None:
+        header, frames = self.header, self.frames
+        if header is None:
+            return
+        self.header, self.frames = None, []
+        event, trace = header.group("event"), header.group("trace")
+        if event == "sched:sched_switch":
+            time = header.group("time")
+            if len(time) > 40:  # seconds since boot: perf prints at most a dozen digits before the point
+                self._invalid(self.lineno, f"time stamp {time[:20]}... is out of range")
+                return
+            now = _ns(time)
+            back = _variable(trace, "next_pid")
+            if back in self.away:
+                if now < self.away[back][0]:
+                    self._invalid(self.lineno, f"time {time} is before the switch that took thread {back} off the CPU")
+                    del self.away[back]
+                else:
+                    self._back(back, now)
+            leaving = _variable(trace, "prev_pid")
+            if leaving and leaving != "0":  # pid 0: the idle task
+                command = _PREV_COMM.search(trace)
+                stack = ";".join(reversed(frames))
+                self.away[leaving] = (now, command.group(1) if command else header.group("comm"), stack, None)
+        elif event in ("sched:sched_wakeup", "sched:sched_wakeup_new"):
+            woken = _variable(trace, "pid")
+            away = self.away.get(woken)
+            if away is not None and away[3] is None:  # the first wake-up is the one that woke it
+                waker = header.group("tid") or header.group("pid")
+                self.away[woken] = away[:3] + ((header.group("comm"), waker, ";".join(frames)),)
+
+    def _back(self, thread: str, now: int) -> None:
+        left, command, stack, waker = self.away.pop(thread)
+        options = self.options
+        if (options.wake_stack or options.recurse) and waker is not None:
+            waker_command, waker_tid, waker_stack = waker
+            name = f"{waker_command}-{waker_tid}" if options.tid else waker_command
+            stack = ";".join(part for part in (stack, waker_stack, name) if part)
+            if options.recurse:
+                chain = self.last.get(waker_tid)
+                if chain is not None:
+                    stack = f"{stack};-;{chain}"
+        if options.recurse:
+            self.last[thread] = stack
+        key = f"{command}-{thread};{stack}" if options.tid else f"{command};{stack}"
+        self.totals[key] = self.totals.get(key, 0) + now - left
+
+    def finish(self) -> Dict[str, int]:
+        """Off-CPU ns per stack text; the first invalid line's error, if any and not skipped."""
+        self._event()
+        if self.error is not None:
+            raise self.error
+        return self.totals
 
 
 __all__ = ["ReadOptions", "extensions", "name", "parse", "sniff"]

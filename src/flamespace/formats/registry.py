@@ -47,7 +47,8 @@ _COULD_BE: Dict[str, Union[Tuple[Callable[[bytes], bool], str], Callable[[bytes]
     "flamespace-json": (lambda head: head.lstrip()[:1] in (b"", b"{") and (b'"flamespace"' in head[:256] or len(head.lstrip()) < 32),
                         'does not start with {"format": "flamespace"'),
     "speedscope": (lambda head: head.lstrip()[:1] in (b"", b"{"), "does not start with '{'"),
-    "perf-sched": (lambda head: b"sched:sched_stat_" in head, "no sched:sched_stat_sleep or sched_stat_blocked events"),
+    "perf-sched": (lambda head: b"sched:sched_stat_" in head or b"sched:sched_switch:" in head,
+                   "no sched:sched_switch, sched_stat_sleep or sched_stat_blocked events"),
     # a sample header: "comm pid[/tid] ...:" (folded Python frames, "f (a.py:1) 5", have no such number)
     "perf": (lambda head: _first_line_has_pid(head), "its first line has no ':' after a process id ('comm pid ... event:')"),
     "gecko": lambda head: head.lstrip()[:1] == b"{",
