@@ -140,3 +140,52 @@ def test_infinite_start_value_is_refused():
     text = '{"shared":{"frames":[{"name":"a"}]},"profiles":[{"type":"evented","unit":"none","startValue":-Infinity,"events":[]}]}'
     with pytest.raises(fs.InputError, match=r"profiles\[0\]\.startValue is -inf"):
         loads(text)
+
+
+#: Two profiles: a sampled one ("one") and an evented one ("two") over frames a and b.
+TWO_PROFILES = json.dumps({
+    "$schema": speedscope.SCHEMA,
+    "shared": {"frames": [{"name": "a"}, {"name": "b"}]},
+    "profiles": [
+        {"type": "sampled", "name": "one", "unit": "none", "startValue": 0, "endValue": 3, "samples": [[0], [0, 1]], "weights": [1, 2]},
+        {"type": "evented", "name": "two", "unit": "none", "startValue": 0, "endValue": 10, "events": [
+            {"type": "O", "at": 0, "frame": 0}, {"type": "O", "at": 4, "frame": 1},
+            {"type": "C", "at": 10, "frame": 1}, {"type": "C", "at": 10, "frame": 0}]},
+    ],
+})
+
+
+def _read(options: dict, diagnostics=None) -> fs.FlameGraph:
+    return fs.formats.registry.read(io.BytesIO(TWO_PROFILES.encode()), "speedscope", options=options, diagnostics=diagnostics)
+
+
+def test_every_profile_is_added_up_and_the_diagnostics_say_so():
+    from flamespace.diagnostics import Diagnostics
+
+    diagnostics = Diagnostics()
+    graph = _read({}, diagnostics)
+    assert dict(graph.items()) == {("a",): 1 + 4, ("a", "b"): 2 + 6}
+    assert any("added up the file's 2 profiles (0: one, 1: two); pick one with --profile" in m for m in diagnostics.messages())
+
+
+@pytest.mark.parametrize("wanted, expected", [
+    ("one", {("a",): 1, ("a", "b"): 2}), ("0", {("a",): 1, ("a", "b"): 2}), (0, {("a",): 1, ("a", "b"): 2}),
+    ("two", {("a",): 4, ("a", "b"): 6}), ("1", {("a",): 4, ("a", "b"): 6}),
+])
+def test_profile_picks_one_by_name_or_index(wanted, expected):
+    assert dict(_read({"profile": wanted}).items()) == expected
+
+
+def test_an_unknown_profile_lists_the_profiles():
+    with pytest.raises(fs.InputError, match=r"no profile named '2' .*\(the profiles: 0: one, 1: two\)"):
+        _read({"profile": "2"})
+
+
+def test_convert_profile_option(tmp_path, capsys):
+    from flamespace.cli import main
+
+    path = tmp_path / "two.speedscope.json"
+    path.write_text(TWO_PROFILES)
+    assert main(["convert", str(path), "--profile", "two", "--no-header"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "a 4\na;b 6\n" and "added up" not in err
