@@ -64,9 +64,9 @@ def test_spans_with_the_same_start_and_end_nest_in_the_order_they_returned() -> 
     assert dict(_trace(events).graph().items()) == {("outer", "inner"): 5000}
 
 
-def _written(profile: object) -> str:
+def _written(profile: object, header: bool = True) -> str:
     out = io.StringIO()
-    chrome.dump(profile, out)  # type: ignore[arg-type]
+    chrome.dump(profile, out, chrome.WriteOptions(header=header))  # type: ignore[arg-type]
     return out.getvalue()
 
 
@@ -86,7 +86,10 @@ def test_graphs_are_laid_end_to_end_in_their_time_unit() -> None:
     back = chrome.parse(io.StringIO(_written(GRAPH))).graph()
     assert dict(back.items()) == {stack: round(value) for stack, value in GRAPH.items()}  # whole ns stay ns
     samples = fs.FlameGraph({("a", "b"): 3, ("c",): 1})
-    assert dict(chrome.parse(io.StringIO(_written(samples))).graph().items()) == {("a", "b"): 3000, ("c",): 1000}  # a sample a microsecond
+    drawn = chrome.parse(io.StringIO(_written(samples, header=False))).graph()
+    assert dict(drawn.items()) == {("a", "b"): 3000, ("c",): 1000} and drawn.unit == "ns"  # a sample a microsecond
+    ours = chrome.parse(io.StringIO(_written(fs.FlameGraph(samples, unit="samples", labels={"run": "1"})))).graph()
+    assert dict(ours.items()) == {("a", "b"): 3, ("c",): 1} and ours.metadata.labels == {"run": "1"}  # read back in its unit
     with pytest.raises(fs.ArgumentError, match="differential"):
         _written(fs.Differential(samples, samples))
 
