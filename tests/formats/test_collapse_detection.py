@@ -46,7 +46,7 @@ def test_folded_and_perf_inputs_are_still_detected_as_before() -> None:
         try:
             name = registry.detect(head).name
         except fs.InputError as error:
-            assert "tried" in str(error) and head.startswith(b"header"), head[:200]
+            assert "Tried:" in str(error) and head.startswith(b"header"), head[:200]
         else:
             assert name in ("folded", "speedscope", "perf", "perf-sched"), (name, head[:200])
 

@@ -18,6 +18,13 @@ def read_bytes(stream: TextIO) -> Optional[bytes]:
     return data
 
 
+def read_all_bytes(stream: TextIO) -> bytes:
+    """The whole input as bytes: those under the stream, else (a plain text stream, e.g. in tests)
+    its text encoded back as it was decoded (UTF-8, undecodable bytes kept as surrogates)."""
+    data = read_bytes(stream)
+    return stream.read().encode("utf-8", "surrogateescape") if data is None else data
+
+
 def peek(stream: TextIO, size: int) -> bytes:
     """The first ``size`` bytes under a text stream, without consuming them (b"" when they cannot be seen)."""
     buffer = getattr(stream, "buffer", None)

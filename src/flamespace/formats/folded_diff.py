@@ -41,7 +41,7 @@ WriteOptions = folded.WriteOptions
 
 def sniff(head: bytes) -> str:
     """Never chosen by content: the folded reader takes two-count files too (``--from folded-diff`` names this one)."""
-    return "read as folded, which takes two counts per line too; name it with --from folded-diff"
+    return "read only when named (--from folded-diff): folded reads two counts per line too"
 
 
 def parse(

@@ -23,7 +23,7 @@ from ..core.metadata import Metadata
 from ..core.vector import FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
-from ._binary import error_at, read_bytes
+from ._binary import error_at, read_all_bytes
 from ._protobuf import (
     BYTES,
     VARINT,
@@ -203,9 +203,7 @@ def parse(
     diagnostics: Optional[Diagnostics] = None,
     stack_cache: Optional[Dict[str, Stack]] = None,
 ) -> FlameGraph:
-    data = read_bytes(stream)
-    if data is None:
-        data = stream.read().encode("utf-8", "surrogateescape")
+    data = read_all_bytes(stream)
     return parse_bytes(data, options, source=source, diagnostics=diagnostics)
 
 

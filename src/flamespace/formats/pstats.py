@@ -29,7 +29,7 @@ from ..core.python_frames import PythonFrames
 from ..core.vector import FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import InputError
-from ._binary import error_at, read_bytes
+from ._binary import error_at, read_all_bytes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -157,9 +157,7 @@ def parse(
     diagnostics: Optional[Diagnostics] = None,
     stack_cache: Optional[Dict[str, Stack]] = None,
 ) -> FlameGraph:
-    data = read_bytes(stream)
-    if data is None:
-        data = stream.read().encode("utf-8", "surrogateescape")
+    data = read_all_bytes(stream)
     return parse_bytes(data, source=source, diagnostics=diagnostics)
 
 

@@ -44,8 +44,7 @@ ORDER = (
 #: input that fails this check is refused with the reason written here, without the import
 #: (a bare check, without a reason, is accepted too).
 _COULD_BE: Dict[str, Union[Tuple[Callable[[bytes], bool], str], Callable[[bytes], bool]]] = {
-    "flamespace-json": (lambda head: head.lstrip()[:1] in (b"", b"{") and (b'"flamespace"' in head[:256] or len(head.lstrip()) < 32),
-                        'does not start with {"format": "flamespace"'),
+    "flamespace-json": lambda head: head.lstrip()[:1] in (b"", b"{") and (b'"flamespace"' in head[:256] or len(head.lstrip()) < 32),
     "speedscope": (lambda head: head.lstrip()[:1] in (b"", b"{"), "does not start with '{'"),
     "perf-sched": (lambda head: b"sched:sched_stat_" in head or b"sched:sched_switch:" in head,
                    "no sched:sched_switch, sched_stat_sleep or sched_stat_blocked events"),
@@ -71,8 +70,8 @@ _COULD_BE: Dict[str, Union[Tuple[Callable[[bytes], bool], str], Callable[[bytes]
     "pmc": lambda head: b"%  [" in head,
     "stap": lambda head: b" : " in head,
     "dtrace": lambda head: b"`" in head or b"0x" in head,
-    "pyspy": lambda head: False,  # folded text: only when asked for (--from pyspy)
-    "folded-diff": (lambda head: False, "read as folded, which takes two counts per line too; name it with --from folded-diff"),
+    "pyspy": (lambda head: False, "read only when named (--from pyspy): it is folded text"),
+    "folded-diff": (lambda head: False, "read only when named (--from folded-diff): folded reads two counts per line too"),
 }
 SNIFF_BYTES = 64 * 1024
 
@@ -162,8 +161,22 @@ def detect(head: bytes, path: str = "", *, fallback: Optional[str] = None) -> Mo
         return folded if "folded" in undecided or not head.strip() else _module(undecided[0])
     if fallback is not None:
         return by_name(fallback)
-    reasons = "; ".join(f"{name}: {reason}" for name, reason in refused)
-    raise InputError(f"not a format flamespace reads (tried {reasons}); name one with --from", path or None)
+    raise InputError(_refusals(refused), path or None)
+
+
+#: What a format's cheap pre-check says when it refuses (see _COULD_BE).
+_NOTHING_LIKE = "its first bytes cannot start one"
+
+
+def _refusals(refused: List[Tuple[str, str]]) -> str:
+    """Why no format reads an input: folded's reason first (the likeliest intent), then each
+    format with a reason of its own, then the formats whose pre-check found nothing like them."""
+    specific = sorted((pair for pair in refused if pair[1] != _NOTHING_LIKE), key=lambda pair: pair[0] != "folded")
+    others = [name for name, reason in refused if reason == _NOTHING_LIKE]
+    lines = [f"  {name}: {reason}" for name, reason in specific]
+    if others:
+        lines.append(f"  {', '.join(others)}: nothing in the first bytes looks like them")
+    return "not a format flamespace reads; name one with --from (`flamespace formats` lists them). Tried:\n" + "\n".join(lines)
 
 
 def _sniff_all(head: bytes) -> Tuple[List[ModuleType], List[str], List[Tuple[str, str]]]:
@@ -174,7 +187,7 @@ def _sniff_all(head: bytes) -> Tuple[List[ModuleType], List[str], List[Tuple[str
     for name in ORDER:
         could_be = _COULD_BE.get(name)
         if could_be is not None:
-            check, reason = could_be if isinstance(could_be, tuple) else (could_be, "its first bytes cannot start one")
+            check, reason = could_be if isinstance(could_be, tuple) else (could_be, _NOTHING_LIKE)
             if not check(head):
                 refused.append((name, reason))
                 continue
