@@ -1,7 +1,7 @@
 """``flamespace svg`` without click: its options as data (the one list both parsers use) and what it does.
 
-cli/svg.py builds the click command from :data:`OPTIONS`; ``flamespace.cli.main`` parses the
-usual argument lists with :func:`._options.parse` and calls :func:`draw` directly, so a plain
+cli/svg.py declares the command from :data:`OPTIONS` (cli/_options.py): ``flamespace.cli.main``
+parses the usual argument lists without click and calls :func:`draw` directly, so a plain
 ``flamespace svg app.folded`` never imports click (start-up: docs/performance.md).
 """
 
@@ -10,11 +10,11 @@ from __future__ import annotations
 from .._record import defaults
 from ..render.options import DELTA_MODES, PALETTES, SvgOptions  # light (no layout or emitter); drawing needs it anyway
 from ._common import INPUT_OPTIONS
-from ._options import Option, parse
+from ._options import Option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Optional, Tuple
+    from typing import Dict, Optional, Sequence, Tuple
 
 
 #: SvgOptions' defaults: the table below takes its defaults from here (checked in tests/cli/test_defaults.py).
@@ -80,22 +80,11 @@ OPTIONS = (
 )
 
 
-def parse_fast(args: "Tuple[str, ...] | list") -> "Optional[dict]":
+def parse_fast(args: "Sequence[str]") -> "Optional[Dict[str, object]]":
     """The keyword arguments of :func:`draw` for ``args`` (after 'svg'), or None: let click parse them."""
-    parsed = parse(OPTIONS, args)
-    if parsed is None:
-        return None
-    values, files = parsed
-    return {"files": files, **values}
+    from .svg import SPEC
 
-
-def run_fast(args: "list") -> "Tuple[bool, object]":
-    """(True, result) when the small parser understood ``args`` and the command ran; (False, None) otherwise."""
-    params = parse_fast(args)
-    if params is None:
-        return False, None
-    draw(**params)
-    return True, None
+    return SPEC.parse(args)
 
 
 def settings_of(

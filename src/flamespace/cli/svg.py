@@ -1,22 +1,16 @@
 """flamespace svg: an interactive SVG flame graph, with every option of flamegraph.pl.
 
-The options are declared once, in _svg_spec.OPTIONS, which also drives the click-free fast
-path of ``flamespace.cli.main``; the renderer is imported when the command runs.
+The options are declared once, in _svg_spec.OPTIONS; the click command (``command``) is built
+from them on first use, and ``flamespace.cli.main`` parses the usual argument lists without
+click (cli/_options.py). The renderer is imported when the command runs.
 """
 
 from __future__ import annotations
 
-import click
-
-from ._options import click_options
+from ._options import Argument, Command
 from ._svg_spec import OPTIONS, PALETTES, draw
 
-
-@click.command("svg")
-@click.argument("files", nargs=-1, type=click.Path(allow_dash=True))
-@click_options(OPTIONS)
-def command(**params: object) -> None:
-    """Draw FILES (folded stacks, speedscope; several are summed) as an interactive SVG.
+HELP = """Draw FILES (folded stacks, speedscope; several are summed) as an interactive SVG.
 
     Hover for details, click to zoom, Ctrl-F or F3 to search by regular expression, Ctrl-I
     to ignore case; zoom and search are kept in the URL. Differential input (two counts
@@ -29,7 +23,8 @@ def command(**params: object) -> None:
         flamespace svg --reverse --colors python --title "Who calls json?" app.folded -o callers.svg
         flamespace sub before.folded after.folded | flamespace svg -o diff.svg
     """
-    draw(**params)  # type: ignore[arg-type]
 
+SPEC = Command("svg", draw, [Argument("files", nargs=-1)], OPTIONS, help=HELP)
+__getattr__ = SPEC.module_getattr(__name__)
 
-__all__ = ["PALETTES", "command"]
+__all__ = ["PALETTES", "SPEC", "command"]
