@@ -119,12 +119,11 @@ class Option:
         """The declarations and settings of the click.Option this spec stands for."""
         declarations = [*self.flags] if not self.secondary else ["/".join(self.flags) + "/" + "/".join(self.secondary)]
         settings: "Dict[str, Any]" = {"help": self.help or None, "metavar": self.metavar, "callback": self.callback}
+        if self.default is not None and (self.kind != "flag" or self.default):  # (click tells "default=None" from none)
+            settings["default"] = self.default
         if self.kind == "flag":
             settings["is_flag"] = True
-            if self.default:
-                settings["default"] = self.default
         else:
-            settings["default"] = self.default
             if self.kind != "pair":
                 settings["type"] = self.click_type()
                 settings["multiple"] = self.kind == "multiple"

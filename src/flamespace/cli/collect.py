@@ -80,37 +80,46 @@ def _programs(
     command: "Sequence[str]", module: "Optional[str]", code: "Optional[str]", baseline_cmd: "Optional[str]",
     candidate_cmd: "Optional[str]", baseline_env: "Sequence[str]", candidate_env: "Sequence[str]",
 ) -> "List[Program]":
-    import click  # (only for its errors: a usage error is reported as click reports it)
-
     from ..collect import Program
 
     if baseline_cmd is None and candidate_cmd is None:
         if baseline_env or candidate_env:
-            raise click.UsageError("--baseline-env and --candidate-env go with --baseline-cmd and --candidate-cmd")
+            raise _usage_error("--baseline-env and --candidate-env go with --baseline-cmd and --candidate-cmd")
         return [Program(target_of(command, module, code))]
     if baseline_cmd is None or candidate_cmd is None:
-        raise click.UsageError("give both --baseline-cmd and --candidate-cmd (or one program after --)")
+        raise _usage_error("give both --baseline-cmd and --candidate-cmd (or one program after --)")
     if command or module is not None or code is not None:
-        raise click.UsageError("give the programs either as --baseline-cmd/--candidate-cmd or as one program after --, not both")
+        raise _usage_error("give the programs either as --baseline-cmd/--candidate-cmd or as one program after --, not both")
     return [
         Program(_target_of_string(baseline_cmd, "--baseline-cmd"), "baseline", _environment(baseline_env, "--baseline-env")),
         Program(_target_of_string(candidate_cmd, "--candidate-cmd"), "candidate", _environment(candidate_env, "--candidate-env")),
     ]
 
 
-def _target_of_string(text: str, option: str):
-    """A program given as one string: the words of record's COMMAND, or '-m MODULE ...' / '-c CODE ...'."""
+def _usage_error(message: str) -> Exception:
+    """click's UsageError (imported only now: it is reported as click reports it)."""
     import click
 
+    return click.UsageError(message)
+
+
+def _bad_parameter(message: str, param_hint: str) -> Exception:
+    import click
+
+    return click.BadParameter(message, param_hint=param_hint)
+
+
+def _target_of_string(text: str, option: str):
+    """A program given as one string: the words of record's COMMAND, or '-m MODULE ...' / '-c CODE ...'."""
     try:
         words = shlex.split(text)
     except ValueError as exc:
-        raise click.BadParameter(f"{text!r}: {exc}", param_hint=f"'{option}'") from None
+        raise _bad_parameter(f"{text!r}: {exc}", param_hint=f"'{option}'") from None
     if not words:
-        raise click.BadParameter("the command is empty", param_hint=f"'{option}'")
+        raise _bad_parameter("the command is empty", param_hint=f"'{option}'")
     if words[0] in ("-m", "-c"):
         if len(words) < 2:
-            raise click.BadParameter(f"{words[0]} needs a value", param_hint=f"'{option}'")
+            raise _bad_parameter(f"{words[0]} needs a value", param_hint=f"'{option}'")
         value = words[1]
         return target_of(words[2:], value if words[0] == "-m" else None, value if words[0] == "-c" else None)
     return target_of(words, None, None)
@@ -121,9 +130,7 @@ def _environment(pairs: "Sequence[str]", option: str) -> "Dict[str, str]":
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name:
-            import click
-
-            raise click.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint=f"'{option}'")
+            raise _bad_parameter(f"{pair!r} is not NAME=VALUE", param_hint=f"'{option}'")
         env[name] = value
     return env
 
