@@ -81,7 +81,7 @@ class Option:
     def initial(self) -> object:
         """The value when the option is not given, converted as click converts defaults."""
         if self.kind == "multiple":
-            return tuple(self.default) if self.default is not None else ()
+            return tuple(self.default) if isinstance(self.default, (list, tuple)) else ()
         if self.kind == "flag":
             return bool(self.default)
         if self.default is None:
@@ -300,7 +300,7 @@ class Command:
         return click.Command(self.name, callback=self.run, params=params, help=self.help,  # type: ignore[arg-type]
                              context_settings=settings or None)
 
-    def module_getattr(self, module: str) -> "Callable[[str], object]":
+    def module_getattr(self, module: str) -> "Callable[[str], Any]":
         """A module's ``__getattr__`` that makes ``command`` (the click command) on first use,
         so the module itself does not import click."""
 
@@ -321,6 +321,8 @@ class Command:
                 self._flags.update({flag: (option, True) for flag in option.flags})
                 self._flags.update({flag: (option, False) for flag in option.secondary})
         by_flag = self._flags
+        if not all(isinstance(arg, str) for arg in args):
+            return None  # main([..., 5]): click converts what it is given
         values: "Dict[str, object]" = {option.dest: option.initial() for option in self.options}
         given: "Set[str]" = set()
         repeated: "Dict[str, List[str]]" = {}
