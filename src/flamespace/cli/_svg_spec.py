@@ -10,7 +10,7 @@ from __future__ import annotations
 from .._record import defaults
 from ..render.options import DELTA_MODES, PALETTES, SvgOptions  # light (no layout or emitter); drawing needs it anyway
 from ._common import INPUT_OPTIONS
-from ._options import Option
+from ._options import Argument, Command, Option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -82,8 +82,6 @@ OPTIONS = (
 
 def parse_fast(args: "Sequence[str]") -> "Optional[Dict[str, object]]":
     """The keyword arguments of :func:`draw` for ``args`` (after 'svg'), or None: let click parse them."""
-    from .svg import SPEC
-
     return SPEC.parse(args)
 
 
@@ -130,3 +128,21 @@ def draw(
         warn(f"flamespace svg: warning: {warning}")
     if diagnostics.empty:
         raise InputError("no stack counts found: wrote an SVG that says so", ", ".join(files) or "<stdin>")
+
+
+HELP = """Draw FILES (folded stacks, speedscope; several are summed) as an interactive SVG.
+
+    Hover for details, click to zoom, Ctrl-F or F3 to search by regular expression, Ctrl-I
+    to ignore case; zoom and search are kept in the URL. Differential input (two counts
+    per line, as 'flamespace sub' writes) is drawn with the widths of the second count,
+    red where it grew and blue where it shrank.
+
+    \b
+    Examples:
+        flamespace svg app.folded -o app.svg
+        flamespace svg --reverse --colors python --title "Who calls json?" app.folded -o callers.svg
+        flamespace sub before.folded after.folded | flamespace svg -o diff.svg
+    """
+
+#: ``flamespace svg`` (cli/svg.py makes the click command of it).
+SPEC = Command("svg", draw, [Argument("files", nargs=-1)], OPTIONS, help=HELP)
