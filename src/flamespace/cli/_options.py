@@ -119,7 +119,9 @@ class Option:
         """The declarations and settings of the click.Option this spec stands for."""
         declarations = [*self.flags] if not self.secondary else ["/".join(self.flags) + "/" + "/".join(self.secondary)]
         settings: "Dict[str, Any]" = {"help": self.help or None, "metavar": self.metavar, "callback": self.callback}
-        if self.default is not None and (self.kind != "flag" or self.default):  # (click tells "default=None" from none)
+        # click tells "default=None" from no default: a required value stays required, a flag False;
+        # a --x/--no-x pair given neither way is None (reader options: "not asked for")
+        if self.kind == "pair" or (self.default is not None and (self.kind != "flag" or self.default)):
             settings["default"] = self.default
         if self.kind == "flag":
             settings["is_flag"] = True
