@@ -106,7 +106,7 @@ def _after_color(args: "List[str]") -> "List[str]":
     from ._style import MODES, set_mode
 
     mode, rest = "auto", args
-    if args and args[0].startswith("--color"):
+    if args and str(args[0]).startswith("--color"):
         if args[0] == "--color" and len(args) > 1:
             mode, rest = args[1], args[2:]
         elif args[0].startswith("--color="):
