@@ -1,7 +1,8 @@
 """The ``flamespace`` command. Exit codes: 0 ok (and a closed stdout: ``| head``), 1 usage, input or
 output error (an OSError: no space, no such directory), 2 internal error, 3 compare or gate found a regression.
 
-``flamespace svg`` with arguments the small parser understands runs without importing click
+The commands of :data:`FAST` declare their options as data (cli/_options.py): with arguments
+the small parser understands (and ``COMMAND --help``) they run without importing click
 (start-up: docs/performance.md); everything else goes through the click group of ``_group``.
 """
 
@@ -60,6 +61,9 @@ content (or --from FORMAT), from files, directories or stdin ('-'):
 
 #: What asks for the group's help and nothing else: printed without importing click.
 HELP_ARGS = (["--help"], ["-h"])
+#: The commands whose module declares them as data (``SPEC``, a cli._options.Command) without
+#: importing click; ``convert`` has a fast path of its own (its reader options come from the formats).
+FAST = ("collect", "filter", "info", "merge", "record", "scale", "sub", "svg", "text", "top")
 
 
 def __getattr__(name: str) -> object:
@@ -78,18 +82,41 @@ def _run(args: "List[str]") -> object:
         sys.stdout.write(group_help("flamespace", HELP, list(SUMMARIES.items())))
         sys.stdout.flush()
         return EXIT_OK
-    if args[0] in ("svg", "convert"):  # common cases without click (start-up)
-        if args[0] == "svg":
-            from ._svg_spec import run_fast
-        else:
-            from ._convert_spec import run_fast
+    rest = _after_color(args)
+    if rest and rest[0] in FAST:  # without click (start-up), unless the small parser gives up
+        module = f"{__name__}.{rest[0]}"
+        __import__(module)  # not importlib: it would pull in more modules
+        done, result = sys.modules[module].SPEC.run_fast(rest[1:])
+        if done:
+            return result
+    elif rest and rest[0] == "convert":
+        from ._convert_spec import run_fast
 
-        done, result = run_fast(args[1:])
+        done, result = run_fast(rest[1:])
         if done:
             return result
     from ._group import cli
 
     return cli.main(args=args, prog_name="flamespace", standalone_mode=False)
+
+
+def _after_color(args: "List[str]") -> "List[str]":
+    """``args`` after a leading ``--color MODE`` (the group's one option), whose mode (or the
+    default, auto) is set here as the click group sets it on every run; [] if it is not plain."""
+    from ._style import MODES, set_mode
+
+    mode, rest = "auto", args
+    if args and str(args[0]).startswith("--color"):
+        if args[0] == "--color" and len(args) > 1:
+            mode, rest = args[1], args[2:]
+        elif args[0].startswith("--color="):
+            mode, rest = args[0][len("--color="):], args[1:]
+        else:
+            return []
+    if mode not in MODES:
+        return []  # click says what is wrong
+    set_mode(mode)
+    return rest
 
 
 def main(argv: "Optional[List[str]]" = None) -> int:

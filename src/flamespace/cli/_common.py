@@ -43,23 +43,7 @@ def input_options(function: F) -> F:
 
 def output_options(function: F) -> F:
     """-o FILE and --no-header, for every command that writes a profile."""
-    import click
-
-    function = click.option(
-        "--no-header",
-        is_flag=True,
-        help="Do not write '# key: value' metadata lines (for tools that would read them as stacks).",
-    )(function)
-    function = click.option(
-        "-o",
-        "--output",
-        type=click.Path(dir_okay=False, allow_dash=True),
-        default="-",
-        show_default="stdout",
-        help="Where to write the result.",
-        callback=checked_output,
-    )(function)
-    return function
+    return click_options(OUTPUT_OPTIONS)(function)
 
 
 def checked_output(context: object, parameter: object, value: Optional[str]) -> Optional[str]:
@@ -68,6 +52,16 @@ def checked_output(context: object, parameter: object, value: Optional[str]) -> 
 
     check_output(value)
     return value
+
+
+#: -o FILE and --no-header, for every command that writes a profile (an output that cannot be
+#: written fails before any input is read).
+OUTPUT_OPTIONS = (
+    Option(("-o", "--output"), "output", "path", "-", "Where to write the result.", show_default="stdout", allow_dash=True,
+           callback=checked_output),
+    Option(("--no-header",), "no_header", "flag",
+           help="Do not write '# key: value' metadata lines (for tools that would read them as stacks)."),
+)
 
 
 def expand_inputs(paths: Sequence[str]) -> List[str]:
@@ -228,9 +222,13 @@ def format_share(part: Number, whole: Number) -> str:
     return f"{100.0 * part / whole:.2f}%" if whole else "-"
 
 
+def echo(text: str) -> None:
+    """One line on stdout, as click.echo writes it (without importing click)."""
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
 def echo_json(data: object) -> None:
     import json
 
-    import click
-
-    click.echo(json.dumps(data, indent=2, sort_keys=False))
+    echo(json.dumps(data, indent=2, sort_keys=False))

@@ -15,6 +15,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import List, Sequence, Tuple
 
+    from ._options import Command
+
 USAGE = "[OPTIONS] COMMAND [ARGS]..."
 #: The help of the group's --color option (cli/_group.py), here so the click-free help has it too.
 COLOR_HELP = "Colour tables and trees: auto colours a terminal, unless NO_COLOR is set (FORCE_COLOR: a pipe too)."
@@ -222,4 +224,31 @@ def group_help(prog: str, help_text: str, summaries: "Sequence[Tuple[str, str]]"
     parts += _definitions(OPTIONS, width)
     limit = width - 6 - max(len(name) for name, _ in summaries)
     parts += ["", "Commands:", *_definitions([(name, short_help(text, limit)) for name, text in summaries], width)]
+    return "\n".join(parts) + "\n"
+
+
+def cleandoc(text: str) -> str:
+    """inspect.cleandoc (importing inspect costs start-up): the first line stripped, the common
+    indentation of the others removed, blank lines at both ends dropped."""
+    lines = text.expandtabs().split("\n")
+    margin = min((len(line) - len(line.lstrip()) for line in lines[1:] if line.lstrip()), default=0)
+    lines = [lines[0].lstrip()] + [line[margin:] for line in lines[1:]]
+    while lines and not lines[-1]:
+        lines.pop()
+    while lines and not lines[0]:
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+def command_help(prog: str, command: "Command", columns: int = 0) -> str:
+    """The text of ``prog --help`` for a command declared as data (cli/_options.py), as click lays it out."""
+    width = max(min(columns or terminal_columns(), command.max_width or MAX_WIDTH) - 2, 50)
+    usage = "Usage: " + prog + " "
+    pieces = " ".join(["[OPTIONS]", *(argument.usage() for argument in command.arguments)])
+    parts = [_fill(pieces, width, usage, " " * len(usage))]
+    text = cleandoc(command.help or "").partition("\f")[0]
+    if text:
+        parts += ["", _paragraphs(text, width, INDENT)]
+    rows = [option.help_record() for option in command.options] + [("-h, --help", "Show this message and exit.")]
+    parts += ["", "Options:", *_definitions(rows, width)]
     return "\n".join(parts) + "\n"

@@ -6,19 +6,16 @@ first) and the same recorder options, so they are declared once here.
 
 from __future__ import annotations
 
-from typing import Callable, Optional, Sequence, TypeVar
-
-import click
-
 from .._record import defaults
 from ..collect import MAX_RATE, MEMORY_MODES, MIN_RATE, MODES as SAMPLING_MODES, MemoryOptions, SamplerOptions
 from ..errors import ArgumentError
+from ._options import Option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..collect import Target
+    from typing import Optional, Sequence, Tuple
 
-F = TypeVar("F", bound=Callable[..., object])
+    from ..collect import Target
 
 #: The recorders' defaults, which the options below show and pass on; their checks are the records'
 #: own (__post_init__), so the options take any value of the right type (tests/cli/test_defaults.py).
@@ -28,64 +25,58 @@ MODES = (*SAMPLING_MODES, *reversed(MEMORY_MODES))
 FORMATS = {"folded": ".folded", "speedscope": ".speedscope.json"}
 #: What record can write besides: a picture is a fine end for one run, not for collect's runs.
 PICTURE_FORMATS = {"svg": ".svg"}
+#: How --help describes each output format.
+FORMAT_HELP = {
+    "folded": "folded stacks",
+    "speedscope": "speedscope JSON (keeps every sample in time order, per thread)",
+    "svg": "an interactive flame graph (as flamespace svg draws it)",
+}
 
-#: Interpreter-like options for the program, then the options of the recorder, in --help order.
-_OPTIONS = [
-    click.option("-m", "module", metavar="MODULE", default=None, help="Run a module, as python -m does."),
-    click.option("-c", "code", metavar="CODE", default=None, help="Run a code string, as python -c does."),
-    click.option("--mode", type=click.Choice(MODES), default=SAMPLING["mode"], show_default=True,
-                 help="wall: every thread, running or waiting; cpu: time on a CPU only; "
-                      "alloc: bytes allocated during the run, per stack (sampled); "
-                      "live: bytes still allocated at exit, per allocating stack (tracemalloc)."),
-    click.option("--rate", type=float, default=SAMPLING["rate"], show_default=True,
-                 help=f"Mean samples per second, {MIN_RATE:g} to {MAX_RATE:,g} (random exponential intervals)."),
-    click.option("--weight", type=click.Choice(["time", "samples", "bytes", "count"]), default=None,
-                 help=f"Sampling: 'time' (ns since the thread's previous sample) or 'samples' (default {SAMPLING['weight']!r}). "
-                      f"Memory: 'bytes' or 'count' (number of allocations; default {MEMORY['weight']!r})."),
-    click.option("--bytes-per-sample", "bytes_per_sample", type=int, default=None, metavar="BYTES",
-                 help=f"alloc mode: mean bytes allocated between two samples (default {MEMORY['interval']}; 0 records every "
-                      "allocation, slowly)."),
-    click.option("--idle", is_flag=True, help="In wall mode, put off-CPU time under an '[idle]' leaf frame."),
-    click.option("--no-lines", is_flag=True,
-                 help="Name frames by function and file only (line numbers shift when code changes)."),
-    click.option("--threads", is_flag=True, help="Add each thread's name as a root frame."),
-    click.option("--pid", "process_root", is_flag=True, help="Add the process (command and pid) as a root frame."),
-    click.option("--async", "async_stacks", is_flag=True,
-                 help="Show asyncio tasks as their awaiting chain (the tasks waiting for the running one, "
-                      "outermost first) instead of the event loop's internals."),
-    click.option("--subprocesses", is_flag=True,
-                 help="Also record the Python processes the program starts (subprocess, multiprocessing, "
-                      "fork), each under a 'name (pid)' root frame."),
-    click.option("--duration", type=float, default=SAMPLING["duration"], metavar="SECONDS",
-                 help="Stop after this many seconds: the profile is saved and the program stopped as by Ctrl-C."),
-    None,  # --format: its choices differ per command (see recording_options)
-    click.option("--seed", type=int, default=SAMPLING["seed"], help="Seed the random sampling intervals (repeatable runs)."),
-    click.option("--no-header", is_flag=True, help="Do not write '# key: value' metadata lines into folded output."),
-]
+#: Interpreter-like options for the program, then the options of the recorder, in --help order
+#: (--format, whose choices differ per command, goes where ``None`` is: see :func:`recording_options`).
+_OPTIONS = (
+    Option(("-m",), "module", metavar="MODULE", help="Run a module, as python -m does."),
+    Option(("-c",), "code", metavar="CODE", help="Run a code string, as python -c does."),
+    Option(("--mode",), "mode", "choice", SAMPLING["mode"], choices=MODES, show_default=True,
+           help="wall: every thread, running or waiting; cpu: time on a CPU only; "
+                "alloc: bytes allocated during the run, per stack (sampled); "
+                "live: bytes still allocated at exit, per allocating stack (tracemalloc)."),
+    Option(("--rate",), "rate", "float", SAMPLING["rate"], show_default=True,
+           help=f"Mean samples per second, {MIN_RATE:g} to {MAX_RATE:,g} (random exponential intervals)."),
+    Option(("--weight",), "weight", "choice", None, choices=("time", "samples", "bytes", "count"),
+           help=f"Sampling: 'time' (ns since the thread's previous sample) or 'samples' (default {SAMPLING['weight']!r}). "
+                f"Memory: 'bytes' or 'count' (number of allocations; default {MEMORY['weight']!r})."),
+    Option(("--bytes-per-sample",), "bytes_per_sample", "int", None, metavar="BYTES",
+           help=f"alloc mode: mean bytes allocated between two samples (default {MEMORY['interval']}; 0 records every "
+                "allocation, slowly)."),
+    Option(("--idle",), "idle", "flag", help="In wall mode, put off-CPU time under an '[idle]' leaf frame."),
+    Option(("--no-lines",), "no_lines", "flag",
+           help="Name frames by function and file only (line numbers shift when code changes)."),
+    Option(("--threads",), "threads", "flag", help="Add each thread's name as a root frame."),
+    Option(("--pid",), "process_root", "flag", help="Add the process (command and pid) as a root frame."),
+    Option(("--async",), "async_stacks", "flag",
+           help="Show asyncio tasks as their awaiting chain (the tasks waiting for the running one, "
+                "outermost first) instead of the event loop's internals."),
+    Option(("--subprocesses",), "subprocesses", "flag",
+           help="Also record the Python processes the program starts (subprocess, multiprocessing, "
+                "fork), each under a 'name (pid)' root frame."),
+    Option(("--duration",), "duration", "float", SAMPLING["duration"], metavar="SECONDS",
+           help="Stop after this many seconds: the profile is saved and the program stopped as by Ctrl-C."),
+    None,
+    Option(("--seed",), "seed", "int", SAMPLING["seed"], help="Seed the random sampling intervals (repeatable runs)."),
+    Option(("--no-header",), "no_header", "flag", help="Do not write '# key: value' metadata lines into folded output."),
+)
 
 
-def recording_options(formats: Sequence[str] = tuple(FORMATS)) -> Callable[[F], F]:
+def recording_options(formats: "Sequence[str]" = tuple(FORMATS)) -> "Tuple[Option, ...]":
     """-m, -c and every recorder option (mode, rate, weight, ..., format, seed, no-header);
     ``--format`` offers ``formats``."""
-    help_text = {
-        "folded": "folded stacks",
-        "speedscope": "speedscope JSON (keeps every sample in time order, per thread)",
-        "svg": "an interactive flame graph (as flamespace svg draws it)",
-    }
-    format_option = click.option(
-        "--format", "output_format", type=click.Choice(list(formats)), default="folded", show_default=True,
-        help="; ".join(help_text[name] for name in formats) + ".",
-    )
-
-    def decorate(function: F) -> F:
-        for option in reversed(_OPTIONS):
-            function = (option or format_option)(function)
-        return function
-
-    return decorate
+    format_option = Option(("--format",), "output_format", "choice", "folded", choices=tuple(formats), show_default=True,
+                           help="; ".join(FORMAT_HELP[name] for name in formats) + ".")
+    return tuple(option or format_option for option in _OPTIONS)
 
 
-def target_of(command: Sequence[str], module: Optional[str], code: Optional[str]) -> "Target":
+def target_of(command: "Sequence[str]", module: "Optional[str]", code: "Optional[str]") -> "Target":
     """The program named by COMMAND (a leading '--' dropped), -m MODULE or -c CODE."""
     from ..collect import parse_command
 
@@ -96,8 +87,8 @@ def target_of(command: Sequence[str], module: Optional[str], code: Optional[str]
 
 
 def recorder_settings(
-    mode: str, rate: float, weight: Optional[str], bytes_per_sample: Optional[int], idle: bool, no_lines: bool,
-    threads: bool, async_stacks: bool, duration: Optional[float], seed: Optional[int], output_format: str,
+    mode: str, rate: float, weight: "Optional[str]", bytes_per_sample: "Optional[int]", idle: bool, no_lines: bool,
+    threads: bool, async_stacks: bool, duration: "Optional[float]", seed: "Optional[int]", output_format: str,
 ):
     """SamplerOptions (wall, cpu) or MemoryOptions (alloc, live) from the command-line options.
 

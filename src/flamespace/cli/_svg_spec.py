@@ -1,7 +1,7 @@
 """``flamespace svg`` without click: its options as data (the one list both parsers use) and what it does.
 
-cli/svg.py builds the click command from :data:`OPTIONS`; ``flamespace.cli.main`` parses the
-usual argument lists with :func:`._options.parse` and calls :func:`draw` directly, so a plain
+cli/svg.py declares the command from :data:`OPTIONS` (cli/_options.py): ``flamespace.cli.main``
+parses the usual argument lists without click and calls :func:`draw` directly, so a plain
 ``flamespace svg app.folded`` never imports click (start-up: docs/performance.md).
 """
 
@@ -10,11 +10,11 @@ from __future__ import annotations
 from .._record import defaults
 from ..render.options import DELTA_MODES, PALETTES, SvgOptions  # light (no layout or emitter); drawing needs it anyway
 from ._common import INPUT_OPTIONS
-from ._options import Option, parse
+from ._options import Argument, Command, Option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Optional, Tuple
+    from typing import Dict, Optional, Sequence, Tuple
 
 
 #: SvgOptions' defaults: the table below takes its defaults from here (checked in tests/cli/test_defaults.py).
@@ -80,22 +80,9 @@ OPTIONS = (
 )
 
 
-def parse_fast(args: "Tuple[str, ...] | list") -> "Optional[dict]":
+def parse_fast(args: "Sequence[str]") -> "Optional[Dict[str, object]]":
     """The keyword arguments of :func:`draw` for ``args`` (after 'svg'), or None: let click parse them."""
-    parsed = parse(OPTIONS, args)
-    if parsed is None:
-        return None
-    values, files = parsed
-    return {"files": files, **values}
-
-
-def run_fast(args: "list") -> "Tuple[bool, object]":
-    """(True, result) when the small parser understood ``args`` and the command ran; (False, None) otherwise."""
-    params = parse_fast(args)
-    if params is None:
-        return False, None
-    draw(**params)
-    return True, None
+    return SPEC.parse(args)
 
 
 def settings_of(
@@ -141,3 +128,21 @@ def draw(
         warn(f"flamespace svg: warning: {warning}")
     if diagnostics.empty:
         raise InputError("no stack counts found: wrote an SVG that says so", ", ".join(files) or "<stdin>")
+
+
+HELP = """Draw FILES (folded stacks, speedscope; several are summed) as an interactive SVG.
+
+    Hover for details, click to zoom, Ctrl-F or F3 to search by regular expression, Ctrl-I
+    to ignore case; zoom and search are kept in the URL. Differential input (two counts
+    per line, as 'flamespace sub' writes) is drawn with the widths of the second count,
+    red where it grew and blue where it shrank.
+
+    \b
+    Examples:
+        flamespace svg app.folded -o app.svg
+        flamespace svg --reverse --colors python --title "Who calls json?" app.folded -o callers.svg
+        flamespace sub before.folded after.folded | flamespace svg -o diff.svg
+    """
+
+#: ``flamespace svg`` (cli/svg.py makes the click command of it).
+SPEC = Command("svg", draw, [Argument("files", nargs=-1)], OPTIONS, help=HELP)

@@ -5,48 +5,28 @@ from __future__ import annotations
 import shlex
 import signal
 import sys
-from typing import Dict, List, Optional, Sequence, Tuple
 
-import click
-
+from ._options import Argument, Command, Option
 from ._recording import recorder_settings, recording_options, target_of
+from ._report import warn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Dict, List, Optional, Sequence, Tuple
+
     from ..collect import Collection, Program, Run
 
 #: Per-run warnings printed in full before they are only counted.
 SHOWN_WARNINGS = 3
 
 
-@click.command(
-    "collect",
-    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
-)
-@click.option("-n", "--runs", type=click.IntRange(1), default=20, show_default=True, help="Runs of each program that are kept.")
-@click.option("-o", "--out-dir", required=True, type=click.Path(file_okay=False),
-              help="Where the profiles go: run-001.folded, ... (with two programs, in baseline/ and candidate/).")
-@click.option("--baseline-cmd", metavar="COMMAND", default=None,
-              help="The baseline program, as one string: 'main.py --fast', '-m pkg.cli run', 'python -X dev job.py'.")
-@click.option("--candidate-cmd", metavar="COMMAND", default=None, help="The candidate program, as --baseline-cmd.")
-@click.option("--baseline-env", multiple=True, metavar="NAME=VALUE", help="Set in the baseline's environment. Repeatable.")
-@click.option("--candidate-env", multiple=True, metavar="NAME=VALUE", help="Set in the candidate's environment. Repeatable.")
-@click.option("--warmup", type=click.IntRange(0), default=0, show_default=True,
-              help="Runs of each program before the kept ones, not written (warm caches, compiled .pyc files).")
-@click.option("--keep-going", is_flag=True,
-              help="When a run fails (non-zero exit), leave it out and go on instead of stopping.")
-@click.option("--overwrite", is_flag=True, help="Delete the runs already in the output directories instead of refusing.")
-@click.option("--show-output", is_flag=True, help="Let the programs print (by default their output is discarded).")
-@recording_options()
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no summary (warnings and errors still).")
-@click.argument("command", nargs=-1, type=click.UNPROCESSED)
-def command(
-    runs: int, out_dir: str, baseline_cmd: Optional[str], candidate_cmd: Optional[str], baseline_env: Tuple[str, ...],
-    candidate_env: Tuple[str, ...], warmup: int, keep_going: bool, overwrite: bool, show_output: bool,
-    module: Optional[str], code: Optional[str], mode: str, rate: float, weight: Optional[str],
-    bytes_per_sample: Optional[int], idle: bool, no_lines: bool, threads: bool, process_root: bool, async_stacks: bool,
-    subprocesses: bool, duration: Optional[float],
-    output_format: str, seed: Optional[int], no_header: bool, quiet: bool, command: Tuple[str, ...],
+def run(
+    runs: int, out_dir: str, baseline_cmd: "Optional[str]", candidate_cmd: "Optional[str]", baseline_env: "Tuple[str, ...]",
+    candidate_env: "Tuple[str, ...]", warmup: int, keep_going: bool, overwrite: bool, show_output: bool,
+    module: "Optional[str]", code: "Optional[str]", mode: str, rate: float, weight: "Optional[str]",
+    bytes_per_sample: "Optional[int]", idle: bool, no_lines: bool, threads: bool, process_root: bool, async_stacks: bool,
+    subprocesses: bool, duration: "Optional[float]",
+    output_format: str, seed: "Optional[int]", no_header: bool, quiet: bool, command: "Tuple[str, ...]",
 ) -> int:
     """Run a Python program N times under the profiler: one profile per run, a sample for compare.
 
@@ -82,38 +62,51 @@ def command(
     report.warnings_left()
     short = [p for p in result.programs if len(result.profiles(p)) < min(2, runs)]  # failures left too few
     if result.failed:
-        click.echo(f"flamespace collect: warning: {_failures(result)}", err=True)
+        warn(f"flamespace collect: warning: {_failures(result)}")
     if not quiet:
-        click.echo(_summary(result, warmup), err=True)
+        warn(_summary(result, warmup))
     if result.interrupted is not None:
-        click.echo(f"flamespace collect: interrupted by {signal.Signals(result.interrupted).name}: "
-                   "the run in progress was left out, the finished runs kept", err=True)
+        warn(f"flamespace collect: interrupted by {signal.Signals(result.interrupted).name}: "
+             "the run in progress was left out, the finished runs kept")
         return 128 + result.interrupted
     if short:
         names = ", ".join(f"{len(result.profiles(p))} {p.name or 'kept'} runs" for p in short)
-        click.echo(f"flamespace collect: error: too few good runs to compare ({names}; compare needs 2 or more)", err=True)
+        warn(f"flamespace collect: error: too few good runs to compare ({names}; compare needs 2 or more)")
         return 1
     return 0
 
 
 def _programs(
-    command: Sequence[str], module: Optional[str], code: Optional[str], baseline_cmd: Optional[str],
-    candidate_cmd: Optional[str], baseline_env: Sequence[str], candidate_env: Sequence[str],
-) -> List["Program"]:
+    command: "Sequence[str]", module: "Optional[str]", code: "Optional[str]", baseline_cmd: "Optional[str]",
+    candidate_cmd: "Optional[str]", baseline_env: "Sequence[str]", candidate_env: "Sequence[str]",
+) -> "List[Program]":
     from ..collect import Program
 
     if baseline_cmd is None and candidate_cmd is None:
         if baseline_env or candidate_env:
-            raise click.UsageError("--baseline-env and --candidate-env go with --baseline-cmd and --candidate-cmd")
+            raise _usage_error("--baseline-env and --candidate-env go with --baseline-cmd and --candidate-cmd")
         return [Program(target_of(command, module, code))]
     if baseline_cmd is None or candidate_cmd is None:
-        raise click.UsageError("give both --baseline-cmd and --candidate-cmd (or one program after --)")
+        raise _usage_error("give both --baseline-cmd and --candidate-cmd (or one program after --)")
     if command or module is not None or code is not None:
-        raise click.UsageError("give the programs either as --baseline-cmd/--candidate-cmd or as one program after --, not both")
+        raise _usage_error("give the programs either as --baseline-cmd/--candidate-cmd or as one program after --, not both")
     return [
         Program(_target_of_string(baseline_cmd, "--baseline-cmd"), "baseline", _environment(baseline_env, "--baseline-env")),
         Program(_target_of_string(candidate_cmd, "--candidate-cmd"), "candidate", _environment(candidate_env, "--candidate-env")),
     ]
+
+
+def _usage_error(message: str) -> Exception:
+    """click's UsageError (imported only now: it is reported as click reports it)."""
+    import click
+
+    return click.UsageError(message)
+
+
+def _bad_parameter(message: str, param_hint: str) -> Exception:
+    import click
+
+    return click.BadParameter(message, param_hint=param_hint)
 
 
 def _target_of_string(text: str, option: str):
@@ -121,23 +114,23 @@ def _target_of_string(text: str, option: str):
     try:
         words = shlex.split(text)
     except ValueError as exc:
-        raise click.BadParameter(f"{text!r}: {exc}", param_hint=f"'{option}'") from None
+        raise _bad_parameter(f"{text!r}: {exc}", param_hint=f"'{option}'") from None
     if not words:
-        raise click.BadParameter("the command is empty", param_hint=f"'{option}'")
+        raise _bad_parameter("the command is empty", param_hint=f"'{option}'")
     if words[0] in ("-m", "-c"):
         if len(words) < 2:
-            raise click.BadParameter(f"{words[0]} needs a value", param_hint=f"'{option}'")
+            raise _bad_parameter(f"{words[0]} needs a value", param_hint=f"'{option}'")
         value = words[1]
         return target_of(words[2:], value if words[0] == "-m" else None, value if words[0] == "-c" else None)
     return target_of(words, None, None)
 
 
-def _environment(pairs: Sequence[str], option: str) -> Dict[str, str]:
-    env: Dict[str, str] = {}
+def _environment(pairs: "Sequence[str]", option: str) -> "Dict[str, str]":
+    env: "Dict[str, str]" = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name:
-            raise click.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint=f"'{option}'")
+            raise _bad_parameter(f"{pair!r} is not NAME=VALUE", param_hint=f"'{option}'")
         env[name] = value
     return env
 
@@ -182,16 +175,16 @@ class _Reporter:
 
     def warnings_left(self) -> None:
         if self.unshown:
-            click.echo(
+            warn(
                 f"flamespace collect: warning: {self.unshown} more runs should not be trusted either "
-                "(see the '# ' quality headers of their files)", err=True,
+                "(see the '# ' quality headers of their files)"
             )
 
     def _echo(self, line: str) -> None:
         if self.progress is not None:
             self.progress.console.print(line, markup=False, highlight=False)
         else:
-            click.echo(line, err=True)
+            warn(line)
 
 
 def _failures(result: "Collection") -> str:
@@ -225,3 +218,31 @@ def _name(path: str) -> str:
     import os
 
     return os.path.basename(path)
+
+
+#: The command: its own options, then the program and recorder options it shares with record (as data).
+SPEC = Command(
+    "collect", run, [Argument("command", "raw", nargs=-1)],
+    [
+        Option(("-n", "--runs"), "runs", "int", 20, minimum=1, show_default=True, help="Runs of each program that are kept."),
+        Option(("-o", "--out-dir"), "out_dir", "dir", required=True,
+               help="Where the profiles go: run-001.folded, ... (with two programs, in baseline/ and candidate/)."),
+        Option(("--baseline-cmd",), "baseline_cmd", metavar="COMMAND",
+               help="The baseline program, as one string: 'main.py --fast', '-m pkg.cli run', 'python -X dev job.py'."),
+        Option(("--candidate-cmd",), "candidate_cmd", metavar="COMMAND", help="The candidate program, as --baseline-cmd."),
+        Option(("--baseline-env",), "baseline_env", "multiple", metavar="NAME=VALUE",
+               help="Set in the baseline's environment. Repeatable."),
+        Option(("--candidate-env",), "candidate_env", "multiple", metavar="NAME=VALUE",
+               help="Set in the candidate's environment. Repeatable."),
+        Option(("--warmup",), "warmup", "int", 0, minimum=0, show_default=True,
+               help="Runs of each program before the kept ones, not written (warm caches, compiled .pyc files)."),
+        Option(("--keep-going",), "keep_going", "flag",
+               help="When a run fails (non-zero exit), leave it out and go on instead of stopping."),
+        Option(("--overwrite",), "overwrite", "flag", help="Delete the runs already in the output directories instead of refusing."),
+        Option(("--show-output",), "show_output", "flag", help="Let the programs print (by default their output is discarded)."),
+        *recording_options(),
+        Option(("-q", "--quiet"), "quiet", "flag", help="No progress bar and no summary (warnings and errors still)."),
+    ],
+    interspersed=False,
+)
+__getattr__ = SPEC.module_getattr(__name__)

@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import re
-from typing import Callable, List, Optional, Sequence, Tuple
-
-import click
 
 from ..core import transforms
-from ..core.differential import Differential
-from ..core.vector import FlameGraph
-from ._common import input_options, output_options, parse_share, read_profile, write_profile
+from ._common import INPUT_OPTIONS, OUTPUT_OPTIONS, parse_share, read_profile, write_profile
+from ._options import Argument, Command, Option
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, List, Optional, Sequence, Tuple
+
+    from ..core.vector import FlameGraph
 
 _UNESCAPED_EQUALS = re.compile(r"(?<!\\)=")
 
 
-def parse_map_rule(text: str) -> Tuple[str, str]:
+def parse_map_rule(text: str) -> "Tuple[str, str]":
     """'RE=REPL' -> (RE, REPL); the first '=' not preceded by a backslash separates them."""
+    import click  # (for its errors: reported as click reports a bad value)
+
     match = _UNESCAPED_EQUALS.search(text)
     if match is None:
         raise click.BadParameter(f"{text!r} is not of the form 'REGEX=REPLACEMENT'", param_hint="'--map'")
@@ -28,28 +32,30 @@ def parse_map_rule(text: str) -> Tuple[str, str]:
     return pattern, replacement
 
 
-def _any_of(patterns: Sequence[str], option: str) -> Optional[str]:
+def _any_of(patterns: "Sequence[str]", option: str) -> "Optional[str]":
     for pattern in patterns:
         try:
             re.compile(pattern)
         except re.error as exc:
+            import click
+
             raise click.BadParameter(f"invalid regular expression {pattern!r}: {exc}", param_hint=f"'{option}'") from None
     return "|".join(f"(?:{p})" for p in patterns) if patterns else None
 
 
 def build_pipeline(
-    grep: Sequence[str] = (),
-    exclude: Sequence[str] = (),
-    base: Sequence[str] = (),
-    map_rules: Sequence[Tuple[str, str]] = (),
-    strip: Sequence[str] = (),
+    grep: "Sequence[str]" = (),
+    exclude: "Sequence[str]" = (),
+    base: "Sequence[str]" = (),
+    map_rules: "Sequence[Tuple[str, str]]" = (),
+    strip: "Sequence[str]" = (),
     fold_recursion: bool = False,
     reverse: bool = False,
-    max_depth: Optional[int] = None,
-    prefix: Sequence[str] = (),
-) -> List[Callable[[FlameGraph], FlameGraph]]:
+    max_depth: "Optional[int]" = None,
+    prefix: "Sequence[str]" = (),
+) -> "List[Callable[[FlameGraph], FlameGraph]]":
     """The transforms in the order documented in ``flamespace filter --help``."""
-    steps: List[Callable[[FlameGraph], FlameGraph]] = []
+    steps: "List[Callable[[FlameGraph], FlameGraph]]" = []
     rules = [transforms.STRIP_PRESETS[name] for name in strip] + list(map_rules)
     if rules:
         steps.append(lambda g: transforms.map_frames(g, rules))
@@ -69,24 +75,10 @@ def build_pipeline(
     return steps
 
 
-@click.command("filter")
-@click.argument("input", default="-", type=click.Path(allow_dash=True))
-@click.option("--grep", "grep", multiple=True, metavar="RE", help="Keep stacks with a frame matching RE (repeat: any of them).")
-@click.option("--exclude", multiple=True, metavar="RE", help="Drop stacks with a frame matching RE (repeatable).")
-@click.option("--base", multiple=True, metavar="FRAME", help="Re-root at FRAME (exact name; repeatable): keep stacks through it, cut its callers.")
-@click.option("--map", "map_rules", multiple=True, metavar="RE=REPL", help="Rename frames by regex (Python re.sub; \\1 for groups; repeatable, in order). An empty result removes the frame.")
-@click.option("--strip", multiple=True, type=click.Choice(list(transforms.STRIP_PRESETS)), help="Named renamings: lines (line numbers), offsets (+0x1f), hex (0x...), annotations (_[k]).")
-@click.option("--fold-recursion", is_flag=True, help="Collapse direct recursion: a;b;b;b;c -> a;b;c.")
-@click.option("--reverse", is_flag=True, help="Reverse stacks (leaf first): merged from the leaf, shows who calls hot code.")
-@click.option("--max-depth", type=click.IntRange(min=0), metavar="N", help="Cut stacks after N frames; deeper time counts for the frame at depth N.")
-@click.option("--prefix", multiple=True, metavar="FRAME", help="Add FRAME as a new root above every stack (e.g. the application name).")
-@click.option("--min-share", metavar="X", help="Fold frames below a share of the total (0.01 or 1%) into their parent; totals are kept.")
-@input_options
-@output_options
-def command(
-    input: str, grep: Sequence[str], exclude: Sequence[str], base: Sequence[str], map_rules: Sequence[str],
-    strip: Sequence[str], fold_recursion: bool, reverse: bool, max_depth: Optional[int], prefix: Sequence[str],
-    min_share: Optional[str], skip_invalid: bool, input_format: Optional[str], output: str, no_header: bool,
+def run(
+    input: str, grep: "Sequence[str]", exclude: "Sequence[str]", base: "Sequence[str]", map_rules: "Sequence[str]",
+    strip: "Sequence[str]", fold_recursion: bool, reverse: bool, max_depth: "Optional[int]", prefix: "Sequence[str]",
+    min_share: "Optional[str]", skip_invalid: bool, input_format: "Optional[str]", output: str, no_header: bool,
 ) -> None:
     """Transform the stacks of INPUT (default stdin).
 
@@ -106,10 +98,12 @@ def command(
         fold_recursion, reverse, max_depth, prefix,
     )
 
-    def apply(graph: FlameGraph) -> FlameGraph:
+    def apply(graph: "FlameGraph") -> "FlameGraph":
         for step in steps:
             graph = step(graph)
         return graph
+
+    from ..core.differential import Differential
 
     profile = read_profile(input, skip_invalid, input_format)
     if isinstance(profile, Differential):
@@ -122,3 +116,25 @@ def command(
         if share is not None:
             profile = transforms.prune(profile, share)
     write_profile(profile, output, no_header)
+
+
+SPEC = Command("filter", run, [Argument("input", default="-")], [
+    Option(("--grep",), "grep", "multiple", metavar="RE", help="Keep stacks with a frame matching RE (repeat: any of them)."),
+    Option(("--exclude",), "exclude", "multiple", metavar="RE", help="Drop stacks with a frame matching RE (repeatable)."),
+    Option(("--base",), "base", "multiple", metavar="FRAME",
+           help="Re-root at FRAME (exact name; repeatable): keep stacks through it, cut its callers."),
+    Option(("--map",), "map_rules", "multiple", metavar="RE=REPL",
+           help="Rename frames by regex (Python re.sub; \\1 for groups; repeatable, in order). An empty result removes the frame."),
+    Option(("--strip",), "strip", "multiple", choices=tuple(transforms.STRIP_PRESETS),
+           help="Named renamings: lines (line numbers), offsets (+0x1f), hex (0x...), annotations (_[k])."),
+    Option(("--fold-recursion",), "fold_recursion", "flag", help="Collapse direct recursion: a;b;b;b;c -> a;b;c."),
+    Option(("--reverse",), "reverse", "flag", help="Reverse stacks (leaf first): merged from the leaf, shows who calls hot code."),
+    Option(("--max-depth",), "max_depth", "int", minimum=0, metavar="N",
+           help="Cut stacks after N frames; deeper time counts for the frame at depth N."),
+    Option(("--prefix",), "prefix", "multiple", metavar="FRAME",
+           help="Add FRAME as a new root above every stack (e.g. the application name)."),
+    Option(("--min-share",), "min_share", metavar="X",
+           help="Fold frames below a share of the total (0.01 or 1%) into their parent; totals are kept."),
+    *INPUT_OPTIONS, *OUTPUT_OPTIONS,
+])
+__getattr__ = SPEC.module_getattr(__name__)

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import click
@@ -151,7 +151,7 @@ def command(
                 _install(side, workspace, out_dir, say)
             else:
                 _run_as_is(side)
-        targets = [replace(target, interpreter=side.python) for side, target in zip(sides, targets)]
+        targets = [target.replace(interpreter=side.python) for side, target in zip(sides, targets)]
         collection = _collect_runs(sides, targets, warmup, settings, out_dir, options, say)
     result, samples = _compare_runs(collection, options, comparing)
     gate = _gate_info(sides, targets[0], collection, warmup, install, time.monotonic() - started)

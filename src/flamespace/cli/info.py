@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Set
+from ._common import INPUT_OPTIONS, echo, echo_json, format_value, read_profile
+from ._options import Argument, Command, Option
 
-import click
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, Optional, Set
 
-from ..core.differential import Differential
-from ..core.vector import FlameGraph
-from ._common import echo_json, format_value, input_options, read_profile
+    from ..core.vector import FlameGraph
 
 
-def describe(graph: FlameGraph) -> Dict[str, object]:
+def describe(graph: "FlameGraph") -> "Dict[str, object]":
     """Size and shape of a profile: the numbers 'flamespace info' prints."""
-    frames: Set[str] = set()
+    frames: "Set[str]" = set()
     max_depth = 0
     weighted_depth = 0.0
     for stack, value in graph.items():
@@ -33,30 +34,28 @@ def describe(graph: FlameGraph) -> Dict[str, object]:
     }
 
 
-def _print(title: Optional[str], facts: Dict[str, object]) -> None:
+def _print(title: "Optional[str]", facts: "Dict[str, object]") -> None:
     if title:
-        click.echo(f"{title}:")
+        echo(f"{title}:")
     indent = "  " if title else ""
     for key, value in facts.items():
         if key == "metadata" and isinstance(value, dict):
             for name, text in value.items():
-                click.echo(f"{indent}# {name}: {text}")
+                echo(f"{indent}# {name}: {text}")
         elif value is not None:
             shown = format_value(value) if isinstance(value, (int, float)) and key != "mean_depth" else value
-            click.echo(f"{indent}{key.replace('_', ' ')}: {shown}")
+            echo(f"{indent}{key.replace('_', ' ')}: {shown}")
 
 
-@click.command("info")
-@click.argument("input", default="-", type=click.Path(allow_dash=True))
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@input_options
-def command(input: str, as_json: bool, skip_invalid: bool, input_format: Optional[str]) -> None:
+def run(input: str, as_json: bool, skip_invalid: bool, input_format: "Optional[str]") -> None:
     """Summarise INPUT (default stdin): norm (total), stacks, distinct frames, depth, unit, metadata.
 
     \b
     Example:
         flamespace info profile.folded
     """
+    from ..core.differential import Differential
+
     profile = read_profile(input, skip_invalid, input_format)
     if isinstance(profile, Differential):
         sides = {"before": describe(profile.before), "after": describe(profile.after)}
@@ -71,3 +70,10 @@ def command(input: str, as_json: bool, skip_invalid: bool, input_format: Optiona
         echo_json(facts)
     else:
         _print(None, facts)
+
+
+SPEC = Command("info", run, [Argument("input", default="-")], [
+    Option(("--json",), "as_json", "flag", help="Print JSON."),
+    *INPUT_OPTIONS,
+])
+__getattr__ = SPEC.module_getattr(__name__)

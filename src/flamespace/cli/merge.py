@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from ._common import INPUT_OPTIONS, OUTPUT_OPTIONS
+from ._options import Argument, Command, Option
 
-import click
-
-from ..core.vector import scale_values
-from ..formats import registry
-from ..formats.folded import DifferentialInput
-from ._common import differential_input, expand_inputs, input_options, output_options, progress, report, write_texts
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Optional, Sequence
 
 
-@click.command("merge")
-@click.argument("inputs", nargs=-1, type=click.Path(allow_dash=True))
-@click.option("--mean", is_flag=True, help="Divide the sum by the number of inputs (the mean profile of n runs).")
-@input_options
-@output_options
-def command(
-    inputs: Sequence[str], mean: bool, skip_invalid: bool, input_format: Optional[str], output: str, no_header: bool
+def run(
+    inputs: "Sequence[str]", mean: bool, skip_invalid: bool, input_format: "Optional[str]", output: str, no_header: bool
 ) -> None:
     """Add profiles stack by stack (a directory stands for all files in it).
 
@@ -27,6 +20,11 @@ def command(
         flamespace merge run1.folded run2.folded -o both.folded
         flamespace merge --mean runs/ -o mean.folded
     """
+    from ..core.vector import scale_values
+    from ..formats import registry
+    from ..formats.folded import DifferentialInput
+    from ._common import differential_input, expand_inputs, progress, report, write_texts
+
     files = expand_inputs(inputs)
     # stack texts, never frames: a sum needs none (one input in memory at once besides the sum)
     try:
@@ -39,3 +37,10 @@ def command(
     if mean:
         merged = scale_values(merged, len(files), divide=True)
     write_texts(merged, metadata, output, no_header)
+
+
+SPEC = Command("merge", run, [Argument("inputs", nargs=-1)], [
+    Option(("--mean",), "mean", "flag", help="Divide the sum by the number of inputs (the mean profile of n runs)."),
+    *INPUT_OPTIONS, *OUTPUT_OPTIONS,
+])
+__getattr__ = SPEC.module_getattr(__name__)

@@ -6,33 +6,24 @@ import os
 import signal
 import sys
 import time
-from typing import Optional, Tuple
 
-import click
-
-from ..formats import check_output, registry
-from ._common import format_value
+from ._options import Argument, Command, Option
 from ._recording import FORMATS, PICTURE_FORMATS, StatusLine, recorder_settings, recording_options, target_of
+from ._report import warn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Optional, Tuple
+
     from ..collect import RecordResult
     from ..core.vector import FlameGraph
 
 
-@click.command(
-    "record",
-    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
-)
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
-              help="Where to write the profile ('-' for stdout). Default: profile-<time>.<format> here.")
-@recording_options(tuple(FORMATS) + tuple(PICTURE_FORMATS))
-@click.option("-q", "--quiet", is_flag=True, help="Do not show the live status line or the summary on stderr (warnings still are).")
-@click.argument("command", nargs=-1, type=click.UNPROCESSED)
-def command(
-    output: Optional[str], module: Optional[str], code: Optional[str], mode: str, rate: float, weight: Optional[str],
-    bytes_per_sample: Optional[int], idle: bool, no_lines: bool, threads: bool, process_root: bool, async_stacks: bool,
-    subprocesses: bool, duration: Optional[float], output_format: str, seed: Optional[int], no_header: bool, quiet: bool, command: Tuple[str, ...],
+def run(
+    output: "Optional[str]", module: "Optional[str]", code: "Optional[str]", mode: str, rate: float, weight: "Optional[str]",
+    bytes_per_sample: "Optional[int]", idle: bool, no_lines: bool, threads: bool, process_root: bool, async_stacks: bool,
+    subprocesses: bool, duration: "Optional[float]", output_format: str, seed: "Optional[int]", no_header: bool, quiet: bool,
+    command: "Tuple[str, ...]",
 ) -> int:
     """Profile a Python program: a script, -m MODULE or -c CODE, with its arguments.
 
@@ -56,13 +47,15 @@ def command(
                                 seed, output_format)
     extension = {**FORMATS, **PICTURE_FORMATS}[output_format]
     output = output or f"profile-{time.strftime('%Y%m%d-%H%M%S')}{extension}"
+    from ..formats import check_output
+
     check_output(output)  # before the program runs, not after
     status = StatusLine(sys.stderr) if StatusLine.wanted(sys.stderr, quiet) else None
     try:
         result = record_program(Program(target), options, process_root=process_root, subprocesses=subprocesses,
                                 progress=None if status is None else status.show)
     except Interrupted as exc:
-        click.echo(f"flamespace record: {exc}; nothing written", err=True)
+        warn(f"flamespace record: {exc}; nothing written")
         return 128 + exc.signal
     finally:
         if status is not None:
@@ -70,6 +63,8 @@ def command(
     if output_format == "svg":
         _write_svg(result.recording.graph, output, target.describe())
     else:
+        from ..formats import registry
+
         registry.write(result.recording.profile_for(output_format), output, output_format, header=not no_header)
     _report(result, output, quiet)
     return result.exit_code
@@ -86,44 +81,58 @@ def _write_svg(graph: "FlameGraph", output: str, command: str) -> None:
 
 
 def _report(result: "RecordResult", output: str, quiet: bool) -> None:
+    from ._common import format_value
+
     recording = result.recording
     for problem in recording.problems:
-        click.echo(f"flamespace record: warning: {problem}", err=True)
+        warn(f"flamespace record: warning: {problem}")
     labels = recording.graph.metadata.labels
     if result.signal is not None:  # said even with --quiet: the profile is cut short
-        click.echo(
+        warn(
             f"flamespace record: interrupted by {signal.Signals(result.signal).name}: saved "
-            f"{labels.get('duration_s', '?')} s of recording to {_where(output)}", err=True,
+            f"{labels.get('duration_s', '?')} s of recording to {_where(output)}"
         )
         return
     if quiet:
         return
     if "blocks" in labels:  # a live-memory profile
-        click.echo(
+        warn(
             f"flamespace record: {format_value(recording.graph.total())} {recording.graph.metadata.unit} in "
-            f"{format_value(int(labels['blocks']))} blocks still allocated at exit; wrote {_where(output)}",
-            err=True,
+            f"{format_value(int(labels['blocks']))} blocks still allocated at exit; wrote {_where(output)}"
         )
         return
     if "bytes_per_sample" in labels:  # an allocation profile
         what = "bytes" if recording.graph.metadata.unit == "bytes" else "allocations"
-        click.echo(
+        warn(
             f"flamespace record: about {format_value(recording.graph.total())} {what} allocated over "
             f"{labels['duration_s']} s (estimated from {format_value(int(labels['samples']))} samples); "
-            f"wrote {_where(output)}",
-            err=True,
+            f"wrote {_where(output)}"
         )
         return
     where = _where(output)
     processes = f", {result.processes} processes" if result.processes > 1 else ""
     stopped = f", stopped after --duration" if result.stopped_by_duration else ""
-    click.echo(
+    warn(
         f"flamespace record: {format_value(int(labels.get('samples', len(recording.graph))))} samples"
         f"{' (' + labels['rate_achieved'] + ' Hz)' if 'rate_achieved' in labels else ''}"
-        f" over {labels.get('duration_s', '?')} s{processes}{stopped}; wrote {where}",
-        err=True,
+        f" over {labels.get('duration_s', '?')} s{processes}{stopped}; wrote {where}"
     )
 
 
 def _where(output: str) -> str:
     return "stdout" if output == "-" else os.path.abspath(output)
+
+
+#: The command: its options as data (shared with collect), parsed without click when they are plain.
+SPEC = Command(
+    "record", run, [Argument("command", "raw", nargs=-1)],
+    [
+        Option(("-o", "--output"), "output", "path", None, allow_dash=True,
+               help="Where to write the profile ('-' for stdout). Default: profile-<time>.<format> here."),
+        *recording_options(tuple(FORMATS) + tuple(PICTURE_FORMATS)),
+        Option(("-q", "--quiet"), "quiet", "flag",
+               help="Do not show the live status line or the summary on stderr (warnings still are)."),
+    ],
+    interspersed=False,
+)
+__getattr__ = SPEC.module_getattr(__name__)

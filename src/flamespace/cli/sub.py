@@ -2,31 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from ._common import INPUT_OPTIONS, OUTPUT_OPTIONS
+from ._options import Argument, Command, Option
 
-import click
-
-from ..core.differential import Differential, scale_to_total
-from ..core.transforms import strip
-from ._common import input_options, output_options, read_graph, read_texts, write_profile, write_texts
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Optional
 
 
-@click.command("sub")
-@click.argument("before", type=click.Path(allow_dash=True))
-@click.argument("after", type=click.Path(allow_dash=True))
-@click.option(
-    "-n", "--normalize", is_flag=True,
-    help="Scale BEFORE to the total of AFTER (values rounded down, as difffolded.pl -n).",
-)
-@click.option(
-    "-s", "--strip-hex", is_flag=True,
-    help="Replace hex numbers (addresses) with 0x... so they compare equal (as difffolded.pl -s).",
-)
-@input_options
-@output_options
-def command(
+def run(
     before: str, after: str, normalize: bool, strip_hex: bool,
-    skip_invalid: bool, input_format: Optional[str], output: str, no_header: bool,
+    skip_invalid: bool, input_format: "Optional[str]", output: str, no_header: bool,
 ) -> None:
     """Write 'stack BEFORE_COUNT AFTER_COUNT' for every stack in either profile.
 
@@ -38,7 +24,12 @@ def command(
         flamespace sub before.folded after.folded -o diff.folded
         flamespace sub --normalize --strip-hex before.folded after.folded
     """
+    from ..core.differential import Differential, scale_to_total
+    from ._common import read_graph, read_texts, write_profile, write_texts
+
     if strip_hex:  # needs frames
+        from ..core.transforms import strip
+
         first = strip(read_graph(before, "sub", skip_invalid, input_format), "hex")
         second = strip(read_graph(after, "sub", skip_invalid, input_format), "hex")
         difference = Differential(first, second)
@@ -51,3 +42,13 @@ def command(
         scaled = scale_to_total(first_values, sum(second_values.values()))
         first_values = first_values if scaled is None else scaled
     write_texts(second_values, metadata, output, no_header, before=first_values)
+
+
+SPEC = Command("sub", run, [Argument("before"), Argument("after")], [
+    Option(("-n", "--normalize"), "normalize", "flag",
+           help="Scale BEFORE to the total of AFTER (values rounded down, as difffolded.pl -n)."),
+    Option(("-s", "--strip-hex"), "strip_hex", "flag",
+           help="Replace hex numbers (addresses) with 0x... so they compare equal (as difffolded.pl -s)."),
+    *INPUT_OPTIONS, *OUTPUT_OPTIONS,
+])
+__getattr__ = SPEC.module_getattr(__name__)

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator, Optional, Tuple
-
-import click
-
 from .._record import defaults
 from ..render.options import DELTA_MODES
 from ..render.text import TextOptions
 from . import _style
-from ._common import checked_output, input_options
+from ._common import INPUT_OPTIONS, checked_output
+from ._options import Argument, Command, Option
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Iterator, Optional, Tuple
+
     from ..render.text import TextLine
 
 #: TextOptions' defaults, which the options below show and pass on (tests/cli/test_defaults.py).
@@ -25,28 +25,15 @@ def _share(value: str) -> float:
     try:
         share = float(text[:-1]) / 100 if text.endswith("%") else float(text)
     except ValueError:
+        import click  # (only for its error: reported as click reports a bad value)
+
         raise click.BadParameter(f"expected a share such as 1% or 0.01, not {value!r}") from None
     return share
 
 
-@click.command("text")
-@click.argument("files", nargs=-1, type=click.Path(allow_dash=True))
-@click.option("--threshold", default=f"{100 * _D['threshold']:g}%", show_default=True, help="Hide frames below this share of the total (1% or 0.01).")
-@click.option("--max-depth", type=int, default=_D["max_depth"], help="Show at most this many levels below the root.")
-@click.option("--sort-by-value", is_flag=True, default=_D["sort_by_value"], help="Siblings widest first (default: name order).")
-@click.option("--reverse", is_flag=True, default=_D["reverse"], help="Reverse stacks (leaf first): the callers of hot code.")
-@click.option("--base", multiple=True, default=_D["base"], help="Re-root at this frame (outermost occurrence); repeatable.")
-@click.option("--delta", type=click.Choice(DELTA_MODES), default=_D["delta"], show_default=True,
-              help="Differential input: the change shown per frame.")
-@click.option("--countname", default=None, help="What the counts are (default: the profile's unit, else 'samples'); shown with exact counts.")
-@click.option("--raw", is_flag=True, help="Exact counts in the profile's unit (2,351,834,370 ns) instead of human units (2.35 s).")
-@click.option("--width", type=int, default=_D["width"], help="Cut lines to this many characters (default: the terminal's width when stdout is one).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-", show_default="stdout", help="Where to write.",
-              callback=checked_output)
-@input_options
-def command(files: Tuple[str, ...], threshold: str, max_depth: Optional[int], sort_by_value: bool, reverse: bool,
-            base: Tuple[str, ...], delta: str, countname: Optional[str], raw: bool, width: Optional[int], output: str,
-            skip_invalid: bool, input_format: Optional[str]) -> None:
+def run(files: "Tuple[str, ...]", threshold: str, max_depth: "Optional[int]", sort_by_value: bool, reverse: bool,
+        base: "Tuple[str, ...]", delta: str, countname: "Optional[str]", raw: bool, width: "Optional[int]", output: str,
+        skip_invalid: bool, input_format: "Optional[str]") -> None:
     """Print FILES as a tree: inclusive share, name and count of every frame above --threshold.
 
     For SSH sessions and logs. Differential input shows each frame's change in brackets.
@@ -56,7 +43,6 @@ def command(files: Tuple[str, ...], threshold: str, max_depth: Optional[int], so
         flamespace text app.folded
         flamespace text --threshold 5% --max-depth 6 --sort-by-value app.folded
     """
-    import shutil
     import sys
 
     from ..errors import InputError
@@ -67,6 +53,8 @@ def command(files: Tuple[str, ...], threshold: str, max_depth: Optional[int], so
     profile = read_drawable(files, "text", skip_invalid, input_format)
     unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
     if width is None and output == "-" and sys.stdout.isatty():
+        import shutil
+
         width = max(shutil.get_terminal_size().columns, 20)
     options = options_of(threshold, max_depth, sort_by_value, reverse, base, delta, countname, width, unit, raw)
     colour = output == "-" and _style.enabled(sys.stdout)
@@ -80,7 +68,7 @@ def command(files: Tuple[str, ...], threshold: str, max_depth: Optional[int], so
             out.write(line + "\n")
 
 
-def _coloured(parts: Iterator[TextLine]) -> Iterator[str]:
+def _coloured(parts: "Iterator[TextLine]") -> "Iterator[str]":
     """Each line with its share coloured by size, its frame's (file:line) dimmed and its change
     coloured by sign (cli/_style.py)."""
     paint = _style.paint
@@ -95,8 +83,9 @@ def _coloured(parts: Iterator[TextLine]) -> Iterator[str]:
             yield line + text[end:part.change_start] + paint(text[part.change_start:], _style.change_style(part.change))
 
 
-def options_of(threshold: str, max_depth: Optional[int], sort_by_value: bool, reverse: bool, base: Tuple[str, ...], delta: str,
-               countname: Optional[str], width: Optional[int], unit: Optional[str] = None, raw: bool = False) -> TextOptions:
+def options_of(threshold: str, max_depth: "Optional[int]", sort_by_value: bool, reverse: bool, base: "Tuple[str, ...]",
+               delta: str, countname: "Optional[str]", width: "Optional[int]", unit: "Optional[str]" = None,
+               raw: bool = False) -> TextOptions:
     """The TextOptions of the command's options (which it checks); ``unit``, the profile's, is the default --countname,
     and counts are shown in its human units unless --raw or --countname asks for exact ones."""
     return TextOptions(
@@ -104,3 +93,25 @@ def options_of(threshold: str, max_depth: Optional[int], sort_by_value: bool, re
         delta=delta, countname=countname or unit or _D["countname"], width=width,
         unit=None if raw or countname else unit,
     )
+
+
+SPEC = Command("text", run, [Argument("files", nargs=-1)], [
+    Option(("--threshold",), "threshold", "str", f"{100 * _D['threshold']:g}%", show_default=True,
+           help="Hide frames below this share of the total (1% or 0.01)."),
+    Option(("--max-depth",), "max_depth", "int", _D["max_depth"], help="Show at most this many levels below the root."),
+    Option(("--sort-by-value",), "sort_by_value", "flag", _D["sort_by_value"], help="Siblings widest first (default: name order)."),
+    Option(("--reverse",), "reverse", "flag", _D["reverse"], help="Reverse stacks (leaf first): the callers of hot code."),
+    Option(("--base",), "base", "multiple", _D["base"], help="Re-root at this frame (outermost occurrence); repeatable."),
+    Option(("--delta",), "delta", "choice", _D["delta"], choices=DELTA_MODES, show_default=True,
+           help="Differential input: the change shown per frame."),
+    Option(("--countname",), "countname", "str", None,
+           help="What the counts are (default: the profile's unit, else 'samples'); shown with exact counts."),
+    Option(("--raw",), "raw", "flag",
+           help="Exact counts in the profile's unit (2,351,834,370 ns) instead of human units (2.35 s)."),
+    Option(("--width",), "width", "int", _D["width"],
+           help="Cut lines to this many characters (default: the terminal's width when stdout is one)."),
+    Option(("-o", "--output"), "output", "path", "-", "Where to write.", show_default="stdout", allow_dash=True,
+           callback=checked_output),
+    *INPUT_OPTIONS,
+])
+__getattr__ = SPEC.module_getattr(__name__)

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import sys
-from typing import Callable, Optional
 
-import click
-
-from ..core.ranking import GROUPINGS, top_functions
-from ..core.units import scale
+from ..core.ranking import GROUPINGS
 from . import _style
-from ._common import echo_json, format_share, format_value, input_options, read_graph
-from ._table import print_table
+from ._common import INPUT_OPTIONS, echo_json, format_share, format_value, read_graph
+from ._options import Argument, Command, Option
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Optional
 
 #: What a row is (--by), as the title names it.
 ROW_NAMES = {"line": "lines", "function": "functions", "file": "files"}
@@ -19,22 +19,9 @@ ROW_NAMES = {"line": "lines", "function": "functions", "file": "files"}
 RANKINGS = ("self", "inclusive")
 
 
-@click.command("top")
-@click.argument("input", default="-", type=click.Path(allow_dash=True))
-@click.option("-n", "--limit", default=20, show_default=True, type=click.IntRange(min=1), help="How many rows to list.")
-@click.option(
-    "--by", "group", type=click.Choice([*GROUPINGS, *RANKINGS]), default="function", show_default=True,
-    help="One row per function (line numbers dropped: 'f (app.py:12)' and 'f (app.py:30)' are one row), "
-    "per line (frames as they are) or per file. Frames without a '(file:line)' suffix are rows of their own. "
-    "(--by self|inclusive: the old spelling of --sort.)",
-)
-@click.option("--sort", type=click.Choice(RANKINGS), default=None, help="Rank by self value (time as the leaf) or inclusive value (time anywhere in the stack).  [default: self]")
-@click.option("--raw", is_flag=True, help="Exact values in the profile's unit (e.g. 2,351,834,370 ns) instead of human units (2.35 s).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (exact values) instead of a table.")
-@input_options
-def command(
-    input: str, limit: int, group: str, sort: Optional[str], raw: bool, as_json: bool, skip_invalid: bool,
-    input_format: Optional[str],
+def run(
+    input: str, limit: int, group: str, sort: "Optional[str]", raw: bool, as_json: bool, skip_invalid: bool,
+    input_format: "Optional[str]",
 ) -> None:
     """List the functions of INPUT (default stdin) that cost the most.
 
@@ -47,8 +34,14 @@ def command(
         flamespace top --sort inclusive -n 50 profile.folded
         flamespace top --by line --raw profile.folded
     """
+    from ..core.ranking import top_functions
+    from ..core.units import scale
+    from ._table import print_table
+
     if group in RANKINGS:  # the old `--by self|inclusive`
         if sort is not None and sort != group:
+            import click  # (only for its error: reported as click reports a usage error)
+
             raise click.UsageError(f"--by {group} (the old spelling of --sort {group}) contradicts --sort {sort}")
         sort, group = group, "function"
     by = sort or "self"
@@ -94,8 +87,28 @@ def _coloured(row: list, self_value: float, inclusive_value: float, total: float
     return row[:1] + [share(row[1], self_value), row[2], share(row[3], inclusive_value), name]
 
 
-def _column(unit: str, values: "list[float]", raw: bool) -> Callable[[float], str]:
+def _column(unit: str, values: "list[float]", raw: bool) -> "Callable[[float], str]":
     """How one column shows its values: times and bytes in the one scale that suits the column's
     largest value (so they line up and compare), counts and --raw exactly."""
+    from ..core.units import scale
+
     shown = scale(unit, max(values, default=0))
     return shown.format if shown.suffix and not raw else format_value
+
+
+SPEC = Command("top", run, [Argument("input", default="-")], [
+    Option(("-n", "--limit"), "limit", "int", 20, minimum=1, show_default=True, help="How many rows to list."),
+    Option(
+        ("--by",), "group", "choice", "function", choices=(*GROUPINGS, *RANKINGS), show_default=True,
+        help="One row per function (line numbers dropped: 'f (app.py:12)' and 'f (app.py:30)' are one row), "
+        "per line (frames as they are) or per file. Frames without a '(file:line)' suffix are rows of their own. "
+        "(--by self|inclusive: the old spelling of --sort.)",
+    ),
+    Option(("--sort",), "sort", "choice", None, choices=RANKINGS,
+           help="Rank by self value (time as the leaf) or inclusive value (time anywhere in the stack).  [default: self]"),
+    Option(("--raw",), "raw", "flag",
+           help="Exact values in the profile's unit (e.g. 2,351,834,370 ns) instead of human units (2.35 s)."),
+    Option(("--json",), "as_json", "flag", help="Print JSON (exact values) instead of a table."),
+    *INPUT_OPTIONS,
+])
+__getattr__ = SPEC.module_getattr(__name__)

@@ -15,15 +15,17 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
+from .._record import Record, record
 from ..errors import FlamespaceError
 from .options import SamplerOptions
 from .raw import STATUS_SIZE, decode_status
 from .target import Program, Target
 
+TYPE_CHECKING = False  # typing and dataclasses cost record's start-up ~10 ms (docs/performance.md)
 if TYPE_CHECKING:
+    from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
+
     from .._types import Output
     from .memory import MemoryOptions
     from .recording import RawRecording, Recording
@@ -36,8 +38,8 @@ class RecordError(FlamespaceError):
     """The program ran but left no profile (killed with SIGKILL, say, or it replaced itself by exec)."""
 
 
-@dataclass
-class RecordResult:
+@record(frozen=False)
+class RecordResult(Record):
     """A finished run: the merged recording, the program's exit code and what happened."""
 
     recording: Recording
@@ -49,8 +51,8 @@ class RecordResult:
     signal: Optional[int] = None
 
 
-@dataclass(frozen=True)
-class Progress:
+@record
+class Progress(Record):
     """How a recording is going, handed to ``record_program``'s ``progress`` a few times a second:
     seconds since the program started, and for the sampling modes the samples its main process
     took so far and the rate it achieved (None until the sampler first reports)."""

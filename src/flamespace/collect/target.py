@@ -10,10 +10,12 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass, field
-from typing import List, Mapping, Optional, Sequence, Tuple
-
+from .._record import Record, factory, record
 from ..errors import ArgumentError
+
+TYPE_CHECKING = False  # typing and dataclasses cost record's start-up ~10 ms (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import List, Mapping, Optional, Sequence, Tuple
 
 #: Interpreter options that take a value (as a separate argument or glued on).
 _FLAGS_WITH_VALUE = ("-X", "-W", "--check-hash-based-pycs")
@@ -21,8 +23,8 @@ _PLAIN_FLAGS = set("bBdEhiIOqRsSuvx") | {"OO", "bb"}
 _INTERPRETER_NAME = re.compile(r"^(python|pypy)[0-9.]*(\.exe)?$")
 
 
-@dataclass(frozen=True)
-class Target:
+@record
+class Target(Record):
     """A Python program to run as ``python [flags] <kind> value args``."""
 
     kind: str  # "script", "module" or "code"
@@ -49,8 +51,8 @@ class Target:
         return not any(f.startswith("-") and not f.startswith(("-X", "-W", "--")) and "S" in f for f in self.flags)
 
 
-@dataclass(frozen=True)
-class Program:
+@record
+class Program(Record):
     """A program to record (:func:`~.launcher.record_program`), once or many times
     (:func:`~.runs.collect_runs`): ``name`` is its subdirectory of a collection (and its
     ``program`` label in the profiles' metadata); ``env`` is set in its environment on top of ours; ``cwd`` is where
@@ -59,7 +61,7 @@ class Program:
 
     target: Target
     name: str = ""
-    env: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = factory(dict)
     cwd: Optional[str] = None
 
 
