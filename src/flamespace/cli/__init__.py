@@ -37,8 +37,8 @@ SUMMARIES = {
     "sub": "Write 'stack BEFORE_COUNT AFTER_COUNT' for every stack in either profile.",
     "svg": "Draw FILES (folded stacks, speedscope; several are summed) as an interactive SVG.",
     "text": "Print FILES as a tree: inclusive share, name and count of every frame above --threshold.",
-    "trace": "Trace a Python program: exact call counts and times of every call, per full stack.",
     "top": "List the functions of INPUT (default stdin) that cost the most.",
+    "trace": "Trace a Python program: exact call counts and times of every call, per full stack.",
 }
 COMMANDS = tuple(SUMMARIES)
 

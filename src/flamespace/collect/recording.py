@@ -68,7 +68,7 @@ def merge(
     if kinds[0] == "trace":
         from .tracer import merge_traces
 
-        trace = merge_traces(raws, labels, roots)
+        trace = merge_traces(raws, labels, [process_frame(raw) for raw in raws] if roots else None)
         return Recording(trace.graph, trace.chart, problems=list(trace.problems), trace=trace)
     totals: Dict[Stack, Number] = {}
     for raw in raws:

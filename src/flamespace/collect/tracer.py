@@ -123,19 +123,19 @@ class Trace:
                 f"{f', {self.dropped:,} dropped' if self.dropped else ''})")
 
 
-def merge_traces(raws: Sequence[RawRecording], labels: Mapping[str, str], roots: bool) -> Trace:
-    """One Trace from the raw recordings of a traced run's processes (``name (pid)`` roots with ``roots``)."""
+def merge_traces(raws: Sequence[RawRecording], labels: Mapping[str, str], roots: Optional[Sequence[str]] = None) -> Trace:
+    """One Trace from the raw recordings of a traced run's processes; ``roots``: a root frame per
+    raw recording (``recording.process_frame``), or None for none."""
     from ..core.metadata import Metadata
     from ..core.vector import FlameGraph
-    from .recording import process_frame
 
     exclusive: Dict[Stack, int] = {}
     calls: Dict[Stack, int] = {}
     longest: Dict[Stack, int] = {}
     chart = None
     first_start = min(raw.start_ns for raw in raws)
-    for raw in raws:
-        root = (process_frame(raw),) if roots else ()
+    for index, raw in enumerate(raws):
+        root = (roots[index],) if roots else ()
         for stack, value in raw.totals.items():
             exclusive[root + stack] = exclusive.get(root + stack, 0) + int(value)
         for stack, count in (raw.calls or {}).items():
@@ -145,7 +145,7 @@ def merge_traces(raws: Sequence[RawRecording], labels: Mapping[str, str], roots:
         if raw.chart is not None:
             part = raw.chart
             if roots:
-                part = part.relabelled(raw.start_ns - first_start, (process_frame(raw),), f" ({raw.pid})")
+                part = part.relabelled(raw.start_ns - first_start, root, f" ({raw.pid})")
             chart = part if chart is None else chart.merged(part)
     events, dropped = sum(raw.events for raw in raws), sum(raw.dropped for raw in raws)
     elapsed = max(raw.start_ns - first_start + raw.elapsed_ns for raw in raws)
@@ -242,7 +242,7 @@ class Tracer:
         recorder, self._recorder = self._recorder, None
         raw = recorder.stop()
         raw.pid = os.getpid()
-        self.result = merge_traces([raw], {}, roots=False)
+        self.result = merge_traces([raw], {})
 
     def _done(self) -> Trace:
         from ..errors import ArgumentError
