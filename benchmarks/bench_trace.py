@@ -9,6 +9,9 @@ per run: ``work``, the seconds the workload measures around its own work (the ho
 alone), and ``whole``, the whole process from the outside (start-up, the analysis of the
 events and writing the output too). The table shows medians and slowdowns against plain.
 
+Then, in this process: fib(27) plain, under the C hook alone (``_tracer`` start/stop, no
+analysis) and under ``cProfile.Profile``, interleaved, seven times each (min and median).
+
 Workloads: ``fib`` (recursive fib(27): 635,621 calls), ``methods`` (many small method
 calls on objects) and ``mix`` (dict, string and JSON work: builtins do much of it).
 """
@@ -118,7 +121,44 @@ def main() -> None:
                 work = statistics.median(w for w, _ in values)
                 whole = statistics.median(t for _, t in values)
                 print(f"  {name:18} {work:8.3f} {work / plain_work:7.2f}x {whole:8.3f} {whole / plain_whole:7.2f}x")
+    in_process()
     print(f"\nload after: {os.getloadavg()[0]:.2f}")
+
+
+def in_process(rounds: int = 7) -> None:
+    """The hooks alone, in one process: no start-up, no analysis, no output."""
+    import cProfile
+
+    from flamespace.collect import _tracer
+
+    def fib(n: int) -> int:
+        return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+    def plain_start() -> None:
+        pass
+
+    def tracer_start() -> None:
+        _tracer.start(False, 10**8, "main")
+
+    def tracer_stop() -> None:
+        _tracer.stop()
+
+    found: Dict[str, List[float]] = {}
+    for _ in range(rounds):
+        profile = cProfile.Profile()
+        for name, start, stop in (("plain", plain_start, plain_start), ("flamespace hook", tracer_start, tracer_stop),
+                                  ("cProfile", profile.enable, profile.disable)):
+            start()
+            began = time.perf_counter()
+            fib(27)
+            took = time.perf_counter() - began
+            stop()
+            found.setdefault(name, []).append(took)
+    print(f"\nin process, fib(27), {rounds} rounds")
+    base = statistics.median(found["plain"])
+    for name, values in found.items():
+        print(f"  {name:18} min {min(values):.3f} s  median {statistics.median(values):.3f} s  "
+              f"({statistics.median(values) / base:.2f}x)")
 
 
 if __name__ == "__main__":

@@ -127,3 +127,29 @@ def test_bad_input_is_a_clear_error(tmp_path):
     assert "no such script" in done.stderr and "Traceback" not in done.stderr
     done = trace(tmp_path, "--max-events", "0", "-c", "pass", check_code=1)
     assert "max_events" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_subprocesses_and_forks_are_traced_each_under_its_root(tmp_path):
+    (tmp_path / "parent.py").write_text(textwrap.dedent("""
+        import os, subprocess, sys
+        def parent_work():
+            return 1
+        parent_work()
+        subprocess.run([sys.executable, "-c", "def child_work(): return 2\\nfor i in range(3): child_work()"], check=True)
+        pid = os.fork()
+        if pid == 0:
+            def forked_work():
+                return 3
+            forked_work(); forked_work()
+            os._exit(0)
+        os.waitpid(pid, 0)
+    """))
+    done = trace(tmp_path, "--subprocesses", "-o", "s.calls.folded", "--", "parent.py")
+    assert "3 processes" in done.stderr
+    found = {}
+    for stack, count in fs.read(str(tmp_path / "s.calls.folded")).items():
+        leaf = stack[-1].split(" (")[0]
+        if leaf.endswith("_work"):
+            found[leaf] = (found.get(leaf, (0, set()))[0] + count, found.get(leaf, (0, set()))[1] | {stack[0]})
+    assert {leaf: n for leaf, (n, _) in found.items()} == {"parent_work": 1, "child_work": 3, "forked_work": 2}
+    assert len({root for _, roots in found.values() for root in roots}) == 3  # one root frame per process
