@@ -256,7 +256,7 @@ def dump(profile: Union[FlameGraph, FlameChart], stream: TextIO, options: WriteO
             events.append(record)
     import json
 
-    json.dump({"traceEvents": events, "displayTimeUnit": "ms"}, stream, separators=(",", ":"), ensure_ascii=False)
+    stream.write(json.dumps({"traceEvents": events, "displayTimeUnit": "ms"}, separators=(",", ":"), ensure_ascii=False))  # C encoder
     stream.write("\n")
 
 
