@@ -280,3 +280,38 @@ def test_tracing_twice_at_once_is_refused():
             with fs.trace():
                 pass
     assert sys.getprofile() is None
+
+
+def test_stop_removes_the_hook_from_threads_still_running():
+    go, seen = threading.Event(), []
+
+    def waiter():
+        go.wait()
+        seen.append(sys.getprofile())
+
+    def leaf():
+        return 0
+
+    with fs.trace() as t:
+        thread = threading.Thread(target=waiter)
+        thread.start()
+        leaf()
+    go.set()
+    thread.join()
+    assert seen == [None]
+    assert counts(t.result)[("leaf",)] == 1
+
+
+def test_record_program_with_trace_options_gives_a_trace(tmp_path):
+    script = tmp_path / "calls.py"
+    script.write_text("def f():\n    return 1\n\nfor _ in range(7):\n    f()\n")
+    from flamespace.collect import parse_command
+
+    result = fs.record_program(fs.Program(parse_command([str(script)])), fs.TraceOptions())
+    trace = result.recording.trace
+    assert result.exit_code == 0 and trace is not None
+    assert counts(trace)[("<module>", "f")] == 7
+    assert result.recording.graph is trace.graph and trace.graph.metadata.labels["mode"] == "trace"
+    assert fs.TraceOptions().engine_arguments()["max_events"] == fs.TraceOptions().max_events
+    with pytest.raises(fs.ArgumentError):
+        fs.TraceOptions(max_events=0)
