@@ -315,3 +315,15 @@ def test_record_program_with_trace_options_gives_a_trace(tmp_path):
     assert fs.TraceOptions().engine_arguments()["max_events"] == fs.TraceOptions().max_events
     with pytest.raises(fs.ArgumentError):
         fs.TraceOptions(max_events=0)
+
+
+def test_a_traced_programs_chart_sums_to_its_graph_with_thread_roots(tmp_path):
+    from flamespace.collect import parse_command
+
+    script = tmp_path / "threads.py"
+    script.write_text("import threading\ndef f():\n    return 1\n\nt = threading.Thread(target=f)\nt.start()\nt.join()\nf()\n")
+    result = fs.record_program(fs.Program(parse_command([str(script)])), fs.TraceOptions(threads=True, chart=True))
+    chart, graph = result.recording.chart, result.recording.graph
+    assert chart is not None
+    assert dict(chart.graph().items()) == dict(graph.items())
+    assert {stack[0] for stack in graph} >= {"MainThread", "Thread-1 (f)"}

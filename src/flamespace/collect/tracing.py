@@ -109,9 +109,11 @@ class TraceRecorder:
         chart_parts = []
         for buffer in buffers:
             parents, keys, n_calls, _, n_exclusive, n_longest, times, nodes, weights = buffer.analyse(end_ns, self.chart)
-            stacks = self._stacks(parents, keys, entries, names, (buffer.name,) if self.threads else ())
+            root = (buffer.name,) if self.threads else ()
+            stacks = [stack if stack is not None and len(stack) > len(root) else None  # no frame of its own: left out
+                      for stack in self._stacks(parents, keys, entries, names, root)]
             for node, stack in enumerate(stacks):
-                if not stack or (self.threads and len(stack) == 1):
+                if stack is None:
                     continue
                 exclusive[stack] = exclusive.get(stack, 0) + n_exclusive[node]
                 calls[stack] = calls.get(stack, 0) + n_calls[node]
