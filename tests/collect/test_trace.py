@@ -83,6 +83,7 @@ def test_every_node_of_the_c_tree_adds_up_exactly():
 
     _tracer.start(True, 10_000, "main")
     try:
+        branch(3)  # the first entry (key 0), called twice at the root: one node
         branch(3)
         fib(6)
     finally:
@@ -97,9 +98,10 @@ def test_every_node_of_the_c_tree_adds_up_exactly():
     for node in range(len(parents)):
         assert inclusive[node] == exclusive[node] + children[node]
         assert longest[node] <= inclusive[node]
+    assert len(set(zip(parents, keys))) == len(parents)  # one node per stack
     names = [getattr(entries[k], "co_name", entries[k]) for k in keys]
-    assert calls[names.index("leaf")] == 3
-    assert calls[names.index("builtins.sum")] == 1
+    assert calls[names.index("branch")] == 2 and calls[names.index("leaf")] == 6
+    assert calls[names.index("builtins.sum")] == 2
 
 
 def test_generator_resumptions_are_calls_and_keep_the_stack():

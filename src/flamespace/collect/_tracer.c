@@ -346,7 +346,7 @@ typedef struct {
 typedef struct {
     Node *nodes;
     size_t len, cap;
-    uint64_t *slot_key;  /* (parent + 1) << 32 | key, 0 = empty */
+    uint64_t *slot_key;  /* 1 << 63 | (parent + 1) << 32 | key; 0 = empty */
     int32_t *slot_node;
     size_t slots;
 } Tree;
@@ -388,7 +388,7 @@ static int tree_grow_slots(Tree *tr)
 /* The child of ``parent`` for ``key``, made on first sight; -1 when memory ran out. */
 static int32_t tree_child(Tree *tr, int32_t parent, int32_t key)
 {
-    uint64_t k = ((uint64_t)(uint32_t)(parent + 1) << 32) | (uint32_t)key;
+    uint64_t k = (1ULL << 63) | ((uint64_t)(uint32_t)(parent + 1) << 32) | (uint32_t)key;  /* never 0: 0 is an empty slot */
     if (tr->slots) {
         size_t j = hash_ptr((const void *)(uintptr_t)k) & (tr->slots - 1);
         while (tr->slot_key[j] != 0) {
