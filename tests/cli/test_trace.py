@@ -106,9 +106,10 @@ def test_time_ordered_outputs_read_back(tmp_path, program, output, format):
 
 def test_module_and_code_forms(tmp_path):
     (tmp_path / "tracedmod.py").write_text("def f():\n    return 1\n\nfor _ in range(3):\n    f()\n")
-    trace(tmp_path, "-o", "m.calls.folded", "-m", "tracedmod")
+    trace(tmp_path, "-o", "m.calls.folded", "--builtins", "-m", "tracedmod")
     found = calls_by_function_path(tmp_path / "m.calls.folded")
     assert found[("<module>", "f")] == 3
+    assert ("builtins.exec",) not in found and ("<module>",) in found
     assert not any("runpy" in frame for stack in fs.read(str(tmp_path / "m.calls.folded")) for frame in stack)
     trace(tmp_path, "-o", "c.calls.folded", "--builtins", "-c", "for i in range(4): len([i])")
     found = calls_by_function_path(tmp_path / "c.calls.folded")

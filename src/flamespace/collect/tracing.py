@@ -10,8 +10,8 @@ Frames of the profiler itself are left out: a call of code in ``private_files`` 
 the launcher's bootstrap) drops its whole subtree; a call of ``root_cut`` code (the bootstrap
 frames that run the program) starts the stacks afresh below it; at the root, frames of
 ``hidden_files`` (``runpy`` for ``-m``) are skipped, and so are C functions called by a
-``root_cut`` frame (``exec``) or, when there are ``root_cut`` frames, by the frame that
-started tracing (the bootstrap's own calls).
+``root_cut`` frame or a skipped one (``exec``) or, when there are ``root_cut`` frames, by the
+frame that started tracing (the bootstrap's own calls).
 """
 
 from __future__ import annotations
@@ -152,6 +152,8 @@ class TraceRecorder:
                 stacks.append(_HIDDEN)
             elif len(base) == len(root) and ((is_code and entry.co_filename in hidden) or
                                              (not is_code and (parent in cut_nodes or (parent < 0 and cut)))):
+                if is_code:
+                    cut_nodes.add(node)  # its own C calls (exec) are skipped at the root too
                 stacks.append(base)  # skipped at the root: runpy's frames, the bootstrap's own C calls (exec)
             else:
                 stacks.append(base + (names[key],))
