@@ -16,6 +16,12 @@ Profile a block of code::
         work()
     fs.write(p.graph, "work.folded")
 
+Trace it (every call, exact counts and times)::
+
+    with fs.trace() as t:
+        work()
+    fs.write(t.graph(), "work.folded")
+
 Attributes are imported on first use, so ``import flamespace`` is cheap.
 """
 
@@ -36,6 +42,7 @@ _EXPORTS = {
     **dict.fromkeys(["Collection", "RunFailedError", "collect_runs"], "collect.runs"),
     **dict.fromkeys(["RecordError", "RecordResult", "record_program"], "collect.launcher"),
     "Program": "collect.target",
+    **dict.fromkeys(["trace", "Trace", "TraceOptions"], "collect.tracer"),
     **dict.fromkeys(["CompareOptions", "Comparison", "Margin", "StackChange", "compare"], "stats.comparison"),
     **dict.fromkeys(["FrequencyFilter", "Sample"], "stats.sample"),
     **dict.fromkeys(["SampleSimilarity", "sample_similarity"], "stats.similarity"),
@@ -57,6 +64,7 @@ if TYPE_CHECKING:  # what type checkers and editors see (without importing typin
     from .collect.runs import Collection, RunFailedError, collect_runs  # noqa: F401
     from .collect.sampler import Sampler, SamplerOptions
     from .collect.target import Program
+    from .collect.tracer import Trace, TraceOptions, trace
     from .core import *  # noqa: F401,F403
     from .diagnostics import Diagnostics
     from .errors import ArgumentError, FlamespaceError, InputError, UnitMismatchError

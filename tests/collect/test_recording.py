@@ -112,8 +112,8 @@ def test_every_recorder_is_a_recorder_and_hands_over_a_raw_recording(kind, argum
 
 
 def test_an_unknown_kind_has_no_recorder():
-    with pytest.raises(ValueError, match="no recorder records 'trace'"):
-        start_recorder("trace", {})
+    with pytest.raises(ValueError, match="no recorder records 'nonsense'"):
+        start_recorder("nonsense", {})
 
 
 def test_record_program_runs_a_program_in_its_directory_with_its_environment(tmp_path):

@@ -39,6 +39,7 @@ SUMMARIES = {
     "svg": "Draw FILES (folded stacks, speedscope; several are summed) as an interactive SVG.",
     "text": "Print FILES as a tree: inclusive share, name and count of every frame above --threshold.",
     "top": "List the functions of INPUT (default stdin) that cost the most.",
+    "trace": "Trace a Python program: exact call counts and times of every call, per full stack.",
 }
 COMMANDS = tuple(SUMMARIES)
 

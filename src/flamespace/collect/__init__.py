@@ -24,6 +24,7 @@ _EXPORTS = {
     **dict.fromkeys(["Program", "Target", "parse_command", "program_name"], "target"),
     "thread_name": "engine",
     "FrameNamer": "naming",
+    **dict.fromkeys(["Trace", "TraceOptions", "trace"], "tracer"),
 }
 
 __all__ = sorted(_EXPORTS)
@@ -43,3 +44,4 @@ if TYPE_CHECKING:  # what type checkers and editors see (without importing typin
     from .runs import Collection, Run, RunFailedError, collect_runs
     from .sampler import Sampler
     from .target import Program, Target, parse_command, program_name
+    from .tracer import Trace, TraceOptions, trace

@@ -235,16 +235,19 @@ def _write_note(kind: str, text: str) -> None:
 
 
 def _start_recorder(config: Dict[str, Any]) -> Recorder:
-    """The recorder of ``config`` (the sampler, or a memory recorder), started."""
+    """The recorder of ``config`` (the sampler, a memory recorder or the tracer), started."""
     kind = config["recorder"]
     hidden = set()
     if config.get("target", {}).get("kind") == "module":
         import runpy
 
         hidden.add(runpy.__file__)
+        hidden.add(runpy._run_module_as_main.__code__.co_filename)  # type: ignore[attr-defined]  # "<frozen runpy>" on 3.11+
+    code_objects = {main.__code__, _run.__code__, _run_script.__code__, _run_code.__code__}
+    if kind == "trace":  # stacks start below our frames; the rest of this file is left out
+        return start_recorder(kind, config["arguments"], hidden, root_cut=code_objects, private_files=(__file__,))
     if kind != "sampler":
         return start_recorder(kind, config["arguments"], hidden)
-    code_objects = {main.__code__, _run.__code__, _run_script.__code__, _run_code.__code__}
     extras: Dict[str, Any] = {"root_cut": code_objects, "on_deadline": _on_deadline}
     if config.get("status"):
         extras["on_progress"] = (STATUS_SECONDS, _status_writer(config["status"]))
@@ -280,7 +283,8 @@ def start_recorder(
     ``arguments`` are the options' recorder arguments (``SamplerOptions.as_dict()``,
     ``MemoryOptions.engine_arguments()``); frames of ``hidden_files`` at the root of a stack
     are left out (the launcher's ``runpy``). ``sampler_extras`` go to the sampler only
-    (``root_cut``, ``on_deadline``: see :class:`~.engine.Engine`).
+    (``root_cut``, ``on_deadline``: see :class:`~.engine.Engine`), and to the tracer
+    (``root_cut``, ``private_files``: see :class:`~.tracing.TraceRecorder`).
     """
     if kind == "sampler":
         from types import SimpleNamespace  # loaded with threading: no import
@@ -296,6 +300,10 @@ def start_recorder(
         from .alloc import AllocRecorder
 
         return AllocRecorder(**arguments, hidden_files=hidden_files).start()
+    if kind == "trace":
+        from .tracing import TraceRecorder
+
+        return TraceRecorder(**arguments, hidden_files=hidden_files, **sampler_extras).start()
     if kind == "live":
         from .memory import MemoryRecorder
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .._types import Output
     from .memory import MemoryOptions
     from .recording import RawRecording, Recording
+    from .tracer import TraceOptions
 
 #: How long a program may run on after --duration asked it to stop, before it is killed.
 STOP_GRACE_SECONDS = 5.0
@@ -76,7 +77,7 @@ class Interrupted(RecordError):
 
 def record_program(
     program: Program,
-    options: Union[SamplerOptions, MemoryOptions],
+    options: Union[SamplerOptions, MemoryOptions, TraceOptions],
     *,
     process_root: bool = False,
     subprocesses: bool = False,
@@ -105,7 +106,7 @@ def record_program(
 
 def run(
     target: Target,
-    options: Union[SamplerOptions, MemoryOptions],
+    options: Union[SamplerOptions, MemoryOptions, TraceOptions],
     *,
     process_root: bool = False,
     subprocesses: bool = False,

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from ..core.chart import FlameChart
     from .._types import Number, Stack
 
-#: What recorded a RawRecording: the sampler (modes wall, cpu) or a memory recorder.
-KINDS = ("sampler", "live", "alloc")
+#: What recorded a RawRecording: the sampler (modes wall, cpu), a memory recorder, or the tracer.
+KINDS = ("sampler", "live", "alloc", "trace")
 #: Fewer samples than this and the profile's shares are too noisy to trust (about ±10% at 100).
 MIN_TRUSTED_SAMPLES = 100
 #: A sampler that missed more than this share of its ticks (:meth:`Quality.missed_share`) says so.
@@ -127,20 +127,24 @@ class RawRecording:
     recorders count their ``events`` (``live``: blocks still allocated; ``alloc``: samples
     taken). A profiled child sets the process fields before it saves: ``pid``, ``argv``,
     ``process_name`` (multiprocessing's name of it, if any) and ``deadline`` (``--duration``
-    stopped it).
+    stopped it). The tracer's ``totals`` are exclusive ns per stack; it adds ``calls`` and
+    ``longest`` (ns of the longest single call) per stack, counts its kept ``events`` and the
+    ``dropped`` ones (past its bound).
     """
 
     __slots__ = ("kind", "totals", "start_ns", "elapsed_ns", "quality", "chart", "events", "pid", "argv",
-                 "process_name", "deadline")
+                 "process_name", "deadline", "calls", "longest", "dropped")
 
     def __init__(
         self, kind: str, totals: Optional[Mapping[Stack, Number]] = None, start_ns: int = 0, elapsed_ns: int = 0,
         quality: Optional[Quality] = None, chart: Optional[FlameChart] = None, events: int = 0, pid: int = 0,
         argv: Tuple[str, ...] = (), process_name: Optional[str] = None, deadline: bool = False,
+        calls: Optional[Mapping[Stack, int]] = None, longest: Optional[Mapping[Stack, int]] = None, dropped: int = 0,
     ) -> None:
         self.kind, self.totals = kind, {} if totals is None else totals
         self.start_ns, self.elapsed_ns, self.quality, self.chart = start_ns, elapsed_ns, quality, chart
         self.events, self.pid, self.argv, self.process_name, self.deadline = events, pid, argv, process_name, deadline
+        self.calls, self.longest, self.dropped = calls, longest, dropped
 
     def as_builtins(self) -> Optional[Dict[str, object]]:
         """The fields as builtin values (see :func:`dumps`), or None when a chart is kept."""
@@ -148,6 +152,9 @@ class RawRecording:
             return None
         fields: Dict[str, object] = {name: getattr(self, name) for name in self.__slots__}
         fields["totals"] = dict(self.totals)
+        for name in ("calls", "longest"):
+            if fields[name] is not None:
+                fields[name] = dict(fields[name])  # type: ignore[call-overload]  # a Mapping when not None
         fields["quality"] = None if self.quality is None else self.quality.as_dict()
         return fields
 

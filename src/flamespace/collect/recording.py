@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ..core.vector import FlameGraph
     from .memory import MemoryOptions
     from .options import SamplerOptions
+    from .tracer import Trace, TraceOptions
 
 
 @record(frozen=False)
@@ -33,6 +34,8 @@ class Recording(Record):
     chart: Optional[FlameChart] = None
     quality: Quality = factory(Quality)
     problems: List[str] = factory(list)
+    #: A traced run's call counts, longest calls and function table (``flamespace trace``).
+    trace: Optional[Trace] = None
 
     def profile_for(self, output_format: str) -> Union[FlameGraph, FlameChart]:
         """What to write in ``output_format``: the timeline for formats that keep time
@@ -44,7 +47,7 @@ class Recording(Record):
 
 def merge(
     raws: Sequence[RawRecording],
-    options: Union[SamplerOptions, MemoryOptions],
+    options: Union[SamplerOptions, MemoryOptions, TraceOptions],
     labels: Optional[Mapping[str, str]] = None,
     roots: bool = False,
 ) -> Recording:
@@ -62,6 +65,11 @@ def merge(
     if len(kinds) > 1:
         raise ValueError(f"cannot merge recordings of different kinds: {', '.join(kinds)}")
     labels = dict(labels or {})
+    if kinds[0] == "trace":
+        from .tracer import merge_traces
+
+        trace = merge_traces(raws, labels, [process_frame(raw) for raw in raws] if roots else None)
+        return Recording(trace.graph, trace.chart, problems=list(trace.problems), trace=trace)
     totals: Dict[Stack, Number] = {}
     for raw in raws:
         root = (process_frame(raw),) if roots else ()

@@ -277,7 +277,7 @@ def dump(profile: Union[FlameGraph, FlameChart], stream: TextIO, options: WriteO
     document: Dict[str, Any] = {"traceEvents": events, "displayTimeUnit": "ms"}
     if options.header:  # read back by parse (trace viewers ignore it)
         document["flamespace"] = {"unit": metadata.unit, "metric": metadata.metric, "labels": dict(metadata.labels)}
-    json.dump(document, stream, separators=(",", ":"), ensure_ascii=False)
+    stream.write(json.dumps(document, separators=(",", ":"), ensure_ascii=False))  # json.dump takes the pure-Python encoder
     stream.write("\n")
 
 

@@ -294,7 +294,7 @@ def dump(profile: Union[FlameGraph, FlameChart, Differential], stream: TextIO, o
         document["flamespace"] = {"unit": metadata.unit, "metric": metadata.metric, "labels": dict(metadata.labels)}
     import json
 
-    json.dump(document, stream, separators=(",", ":"), ensure_ascii=False)
+    stream.write(json.dumps(document, separators=(",", ":"), ensure_ascii=False))  # dumps: C encoder; dump: pure Python
     stream.write("\n")
 
 

@@ -1,0 +1,323 @@
+"""Deterministic tracing: exact call counts and exact times per full stack, from every call
+and return (``flamespace trace``, ``with flamespace.trace() as t:``).
+
+Sampling shows where time goes but not how often functions run; cProfile counts calls but
+keeps only caller-callee pairs, so a flame graph drawn from it guesses the paths. The tracer
+(:mod:`.tracing`, over the C hook of ``_tracer.c``) keeps the full path of every call. Times
+are integer nanoseconds, summed as integers: per stack, inclusive = exclusive + the callees'
+inclusive holds exactly.
+
+:class:`Trace` is what a traced run gives: the flame graph of exclusive time per stack
+(``graph``), the call counts per stack (``calls``), the longest single call per stack, a
+flame chart per thread when asked (``chart``), and the per-function :meth:`Trace.table`.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .._record import Record, record
+from .tracing import DEFAULT_MAX_EVENTS, KIND
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Union
+
+    from ..core.chart import FlameChart
+    from ..core.metadata import Metadata
+    from ..core.vector import FlameGraph
+    from .._types import Stack
+    from .raw import RawRecording
+
+#: The per-function table's formats (``write_table``).
+TABLE_FORMATS = ("text", "csv", "json")
+
+
+@record
+class TraceOptions(Record):
+    """``builtins``: trace C functions (``len``, ``list.append``) too; ``max_events``: keep at
+    most this many events (16 bytes each), then count the rest as dropped; ``threads``: each
+    thread's name as a root frame; ``lines``: name frames ``function (file:line)`` with the
+    line where the function starts (else ``function (file)``); ``chart``: keep the time order
+    (a flame chart per thread, for speedscope and Chrome traces)."""
+
+    builtins: bool = False
+    max_events: int = DEFAULT_MAX_EVENTS
+    threads: bool = False
+    lines: bool = True
+    chart: bool = False
+
+    #: What the launcher calls this recorder (``_bootstrap.start_recorder``'s kind).
+    mode = KIND
+
+    def __post_init__(self) -> None:
+        from ..errors import ArgumentError
+
+        if self.max_events < 1:
+            raise ArgumentError(f"max_events must be at least 1, not {self.max_events}")
+
+    def engine_arguments(self) -> Dict[str, Any]:
+        """The recorder's arguments (see :func:`~._bootstrap.start_recorder`)."""
+        return {"builtins": self.builtins, "max_events": self.max_events, "threads": self.threads,
+                "lines": self.lines, "chart": self.chart}
+
+
+@record
+class FunctionRow(Record):
+    """One function of the table: ``calls`` (every call, recursive ones too), ``primitive``
+    (calls not made from inside another call of the same function), ``inclusive`` ns (counted
+    once per stack: a recursive call's time is inside its outermost call's), ``exclusive`` ns,
+    ``mean`` ns (inclusive / primitive, as cProfile's cumulative per call) and ``longest`` ns
+    (the longest single call)."""
+
+    function: str
+    calls: int
+    primitive: int
+    inclusive: int
+    exclusive: int
+    mean: int
+    longest: int
+
+
+class Trace:
+    """What a traced run gives (see the module's docstring); ``problems`` says what to distrust."""
+
+    def __init__(self, graph: FlameGraph, calls: FlameGraph, longest: Mapping[Stack, int],
+                 chart: Optional[FlameChart] = None, events: int = 0, dropped: int = 0,
+                 problems: Optional[List[str]] = None) -> None:
+        self.graph, self.calls, self.longest, self.chart = graph, calls, dict(longest), chart
+        self.events, self.dropped = events, dropped
+        self.problems = problems or []
+
+    def inclusive(self) -> Dict[Stack, int]:
+        """Inclusive ns per stack: its exclusive time plus that of every stack below it."""
+        exclusive = dict(self.graph.items())
+        totals: Dict[Stack, int] = dict.fromkeys(dict(self.calls.items()), 0)
+        for stack, value in exclusive.items():
+            for depth in range(1, len(stack) + 1):
+                prefix = stack[:depth]
+                totals[prefix] = totals.get(prefix, 0) + int(value)
+        return totals
+
+    def table(self) -> List[FunctionRow]:
+        """One row per function (its frame name), by inclusive time, longest first."""
+        exclusive = dict(self.graph.items())
+        inclusive = self.inclusive()
+        rows: Dict[str, List[int]] = {}  # calls, primitive, inclusive, exclusive, longest
+        for stack, count in dict(self.calls.items()).items():
+            function = stack[-1]
+            row = rows.setdefault(function, [0, 0, 0, 0, 0])
+            row[0] += int(count)
+            row[3] += int(exclusive.get(stack, 0))
+            if function not in stack[:-1]:  # the outermost call of it on this path
+                row[1] += int(count)
+                row[2] += inclusive.get(stack, 0)
+            row[4] = max(row[4], self.longest.get(stack, 0))
+        table = [FunctionRow(function, calls, primitive, incl, excl, round(incl / primitive) if primitive else 0, longest)
+                 for function, (calls, primitive, incl, excl, longest) in rows.items()]
+        table.sort(key=lambda r: (-r.inclusive, r.function))
+        return table
+
+    def __repr__(self) -> str:
+        return (f"Trace({int(self.calls.total()):,} calls, {len(self.calls)} stacks, {self.events:,} events"
+                f"{f', {self.dropped:,} dropped' if self.dropped else ''})")
+
+
+def merge_traces(raws: Sequence[RawRecording], labels: Mapping[str, str], roots: Optional[Sequence[str]] = None) -> Trace:
+    """One Trace from the raw recordings of a traced run's processes; ``roots``: a root frame per
+    raw recording (``recording.process_frame``), or None for none."""
+    from ..core.metadata import Metadata
+    from ..core.vector import FlameGraph
+
+    exclusive: Dict[Stack, int] = {}
+    calls: Dict[Stack, int] = {}
+    longest: Dict[Stack, int] = {}
+    chart = None
+    first_start = min(raw.start_ns for raw in raws)
+    for index, raw in enumerate(raws):
+        root = (roots[index],) if roots else ()
+        for stack, value in raw.totals.items():
+            exclusive[root + stack] = exclusive.get(root + stack, 0) + int(value)
+        for stack, count in (raw.calls or {}).items():
+            calls[root + stack] = calls.get(root + stack, 0) + count
+        for stack, ns in (raw.longest or {}).items():
+            longest[root + stack] = max(longest.get(root + stack, 0), ns)
+        if raw.chart is not None:
+            part = raw.chart
+            if roots:
+                part = part.relabelled(raw.start_ns - first_start, root, f" ({raw.pid})")
+            chart = part if chart is None else chart.merged(part)
+    events, dropped = sum(raw.events for raw in raws), sum(raw.dropped for raw in raws)
+    elapsed = max(raw.start_ns - first_start + raw.elapsed_ns for raw in raws)
+    fields = _labels(events, dropped, elapsed, int(sum(calls.values())), labels, len(raws))
+    metadata = Metadata(unit="ns", metric="trace", labels=fields)
+    graph = FlameGraph._trusted({k: v for k, v in exclusive.items() if v > 0}, metadata)
+    call_graph = FlameGraph._trusted({k: v for k, v in calls.items() if v > 0},
+                                     Metadata(unit="count", metric="calls", labels=fields))
+    if chart is not None:
+        chart.metadata = metadata
+    problems = []
+    if dropped:
+        problems.append(f"the trace reached its bound of {events:,} events (--max-events) and stopped recording: "
+                        f"{dropped:,} later events were dropped; the profile covers the run up to that point")
+    return Trace(graph, call_graph, longest, chart, events, dropped, problems)
+
+
+def _labels(events: int, dropped: int, elapsed_ns: int, calls: int, labels: Mapping[str, str],
+            processes: int) -> Dict[str, str]:
+    import platform
+
+    from .._version import __version__
+
+    fields = {"profiler": f"flamespace {__version__}", "mode": "trace", "weight": "time", "calls": str(calls),
+              "events": str(events), "dropped_events": str(dropped), "duration_s": f"{elapsed_ns / 1e9:.3f}",
+              "python": platform.python_version(), "host": platform.node()}
+    if processes > 1:
+        fields["processes"] = str(processes)
+    fields.update(labels)
+    return fields
+
+
+def write_table(rows: Sequence[FunctionRow], stream: TextIO, format: str = "text") -> None:
+    """The function table as aligned text (times in human units), CSV or JSON (integer ns)."""
+    from ..errors import ArgumentError
+
+    fields = ("function", "calls", "primitive", "inclusive", "exclusive", "mean", "longest")
+    if format == "csv":
+        import csv
+
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow([*fields[:3], "inclusive_ns", "exclusive_ns", "mean_ns", "longest_ns"])
+        writer.writerows([getattr(row, name) for name in fields] for row in rows)
+    elif format == "json":
+        import json
+
+        json.dump({"unit": "ns", "functions": [{name: getattr(row, name) for name in fields} for row in rows]},
+                  stream, indent=1)
+        stream.write("\n")
+    elif format == "text":
+        header = ("calls", "primitive", "inclusive", "exclusive", "mean", "longest", "function")
+        lines = [header] + [(f"{row.calls:,}", f"{row.primitive:,}", _duration(row.inclusive), _duration(row.exclusive),
+                             _duration(row.mean), _duration(row.longest), row.function) for row in rows]
+        widths = [max(len(line[i]) for line in lines) for i in range(len(header) - 1)]
+        for line in lines:
+            stream.write("  ".join(cell.rjust(width) for cell, width in zip(line, widths)) + "  " + line[-1] + "\n")
+    else:
+        raise ArgumentError(f"unknown table format {format!r}; available: {', '.join(TABLE_FORMATS)}")
+
+
+def _duration(ns: int) -> str:
+    """``ns`` in a unit a person reads: 812 ns, 3.41 µs, 12.0 ms, 2.50 s."""
+    for unit, size in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= size:
+            value = ns / size
+            return f"{value:.3g} {unit}" if value < 100 else f"{value:.0f} {unit}"
+    return f"{ns} ns"
+
+
+class Tracer:
+    """``with flamespace.trace() as t:``: traces the block (this thread and the threads started
+    in it); afterwards ``t.graph()``, ``t.calls()``, ``t.table()`` and ``t.chart()`` (with
+    ``chart=True``). Code that ran in the block outside any call (the block's own lines) is
+    in no frame; the threads that ran before the block are not traced."""
+
+    def __init__(self, options: TraceOptions) -> None:
+        self.options = options
+        self.result: Optional[Trace] = None
+        self._recorder: Any = None
+
+    def __enter__(self) -> "Tracer":
+        from ..errors import ArgumentError
+        from .tracing import TraceRecorder, available
+
+        problem = available()
+        if problem is not None:
+            raise ArgumentError(f"cannot trace: {problem}")
+        if self._recorder is not None:
+            raise ArgumentError("this tracer is already running")
+        self._recorder = TraceRecorder(**self.options.engine_arguments(), private_files=[__file__]).start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        recorder, self._recorder = self._recorder, None
+        raw = recorder.stop()
+        raw.pid = os.getpid()
+        self.result = merge_traces([raw], {})
+
+    def _done(self) -> Trace:
+        from ..errors import ArgumentError
+
+        if self.result is None:
+            raise ArgumentError("the trace is not finished: use the results after the with block")
+        return self.result
+
+    def graph(self) -> FlameGraph:
+        """Exclusive ns per full stack."""
+        return self._done().graph
+
+    def calls(self) -> FlameGraph:
+        """Calls per full stack."""
+        return self._done().calls
+
+    def table(self) -> List[FunctionRow]:
+        """The per-function table (see :class:`FunctionRow`)."""
+        return self._done().table()
+
+    def chart(self) -> Optional[FlameChart]:
+        """The flame chart per thread (time order), if traced with ``chart=True``."""
+        return self._done().chart
+
+
+def trace(builtins: bool = False, max_events: int = DEFAULT_MAX_EVENTS, threads: bool = False, lines: bool = True,
+          chart: bool = False) -> Tracer:
+    """A :class:`Tracer` for a ``with`` block (arguments: :class:`TraceOptions`)."""
+    return Tracer(TraceOptions(builtins=builtins, max_events=max_events, threads=threads, lines=lines, chart=chart))
+
+
+#: Output formats of ``flamespace trace`` and the file endings that choose them (longest match first).
+OUTPUT_FORMATS = {
+    "folded": (".folded", ".folded.gz"),
+    "calls": (".calls.folded",),
+    "text": (".txt",),
+    "csv": (".csv",),
+    "json": (".json",),
+    "speedscope": (".speedscope.json",),
+    "chrome": (".trace.json", ".perfetto.json", ".trace"),
+}
+#: The formats that need the time order (``TraceOptions.chart``).
+CHART_FORMATS = ("speedscope", "chrome")
+
+
+def format_for(path: str) -> Optional[str]:
+    """The output format ``path``'s ending asks for, or None."""
+    name = path.lower()
+    best: Optional[str] = None
+    best_length = 0
+    for format, endings in OUTPUT_FORMATS.items():
+        for ending in endings:
+            if name.endswith(ending) and len(ending) > best_length:
+                best, best_length = format, len(ending)
+    return best
+
+
+def write_trace(result: Trace, output: Union[str, "os.PathLike[str]"], format: str, header: bool = True) -> None:
+    """Write ``result`` to ``output`` ('-': stdout) in one of :data:`OUTPUT_FORMATS`."""
+    from ..errors import ArgumentError
+    from ..formats import registry
+    from ..formats._io import open_output
+
+    if format in TABLE_FORMATS:
+        with open_output(output) as stream:
+            write_table(result.table(), stream, format)
+    elif format in ("folded", "calls"):
+        registry.write(result.graph if format == "folded" else result.calls, output, "folded", header=header)
+    elif format in CHART_FORMATS:
+        if result.chart is None:
+            raise ArgumentError(f"{format} output needs the time order: trace with chart=True")
+        registry.write(result.chart, output, format)
+    else:
+        raise ArgumentError(f"unknown trace output format {format!r}; available: {', '.join(OUTPUT_FORMATS)}")
+
+
+__all__ = ["CHART_FORMATS", "DEFAULT_MAX_EVENTS", "FunctionRow", "OUTPUT_FORMATS", "TABLE_FORMATS", "Trace",
+           "TraceOptions", "Tracer", "format_for", "merge_traces", "trace", "write_table", "write_trace"]

@@ -1,0 +1,196 @@
+"""The ``trace`` recorder: every call and return, from the C hook of ``_tracer``.
+
+Runs inside the traced program (like the other recorders it imports little: ``threading``,
+which the program's threads need anyway, and the C extension). ``stop()`` turns each
+thread's call tree (built in C, see ``_tracer.c``) into per-stack totals named as the sampler
+names frames, ``function (file:line)``, with the line where the function starts (a tracer
+sees calls, not the line that runs). What the totals become is :mod:`.tracer`'s business.
+
+Frames of the profiler itself are left out: a call of code in ``private_files`` (this module,
+the launcher's bootstrap) drops its whole subtree; a call of ``root_cut`` code (the bootstrap
+frames that run the program) starts the stacks afresh below it; at the root, frames of
+``hidden_files`` (``runpy`` for ``-m``) are skipped, and so are C functions called by a
+``root_cut`` frame or a skipped one (``exec``) or, when there are ``root_cut`` frames, by the
+frame that started tracing (the bootstrap's own calls).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from .naming import FrameNamer
+from .raw import RawRecording
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Collection, Dict, List, Optional, Tuple
+
+#: Events kept at most (16 bytes each: 10 million is 160 MB); later ones are counted, not kept.
+DEFAULT_MAX_EVENTS = 10_000_000
+#: The raw recording's kind (one of raw.KINDS).
+KIND = "trace"
+
+_HIDDEN = None  # a node inside a dropped subtree
+
+
+def available() -> Optional[str]:
+    """None if the tracer works here, else why not."""
+    import sys
+
+    if sys.version_info >= (3, 12):
+        return "the tracer supports Python 3.9 to 3.11 so far (3.12+ needs its sys.monitoring port)"
+    try:
+        from . import _tracer  # noqa: F401
+    except ImportError as exc:
+        return f"the C extension flamespace.collect._tracer is not built ({exc}); reinstall flamespace with a C compiler"
+    return None
+
+
+def _thread_started(frame: Any, event: str, arg: Any) -> None:
+    """threading's profile hook: the first event of a new thread installs the C hook there
+    (recording the call it came with), or, when tracing has stopped meanwhile, removes itself."""
+    import sys
+
+    from . import _tracer
+
+    if not _tracer.install_thread(threading.current_thread().name, frame.f_code if event == "call" else None):
+        sys.setprofile(None)
+
+
+class TraceRecorder:
+    """The ``trace`` :class:`~.protocol.Recorder`: every call and return of Python functions
+    (and of C functions with ``builtins``) in this thread and threads started after ``start()``."""
+
+    def __init__(self, builtins: bool = False, max_events: int = DEFAULT_MAX_EVENTS, threads: bool = False,
+                 lines: bool = True, chart: bool = False, hidden_files: Collection[str] = (),
+                 root_cut: Collection[Any] = (), private_files: Collection[str] = ()) -> None:
+        self.builtins, self.max_events, self.threads, self.lines, self.chart = builtins, max_events, threads, lines, chart
+        self.hidden_files = set(hidden_files)
+        self.root_cut = set(root_cut)
+        self.private_files = {__file__, *private_files}
+        self._start_ns = 0
+
+    def start(self) -> "TraceRecorder":
+        from . import _tracer
+
+        if _tracer.active():
+            raise RuntimeError("the tracer is already running in this process")
+        previous = getattr(threading, "_profile_hook", None)  # threading.getprofile() is 3.10+
+        threading.setprofile(_thread_started)  # first: this call is not traced
+        self._start_ns = _tracer.now()
+        try:
+            _tracer.start(self.builtins, self.max_events, threading.current_thread().name)
+        except BaseException:
+            threading.setprofile(previous)
+            raise
+        return self
+
+    def stop(self) -> RawRecording:
+        from . import _tracer
+
+        threading.setprofile(None)
+        buffers, entries, recorded, dropped, end_ns = _tracer.stop()
+        return self._raw(buffers, entries, recorded, dropped, end_ns)
+
+    def forked(self) -> "TraceRecorder":
+        """The recorder of a forked child: the parent's events go, tracing goes on afresh."""
+        from . import _tracer
+
+        if _tracer.active():
+            _tracer.stop()
+        threading.setprofile(None)
+        return self.start()
+
+    def _raw(self, buffers: List[Any], entries: List[Any], recorded: int, dropped: int, end_ns: int) -> RawRecording:
+        names = self._entry_names(entries)
+        exclusive: Dict[Tuple[str, ...], int] = {}
+        calls: Dict[Tuple[str, ...], int] = {}
+        longest: Dict[Tuple[str, ...], int] = {}
+        chart_parts = []
+        for buffer in buffers:
+            parents, keys, n_calls, _, n_exclusive, n_longest, times, nodes, weights = buffer.analyse(end_ns, self.chart)
+            root = (buffer.name,) if self.threads else ()
+            stacks = [stack if stack is not None and len(stack) > len(root) else None  # no frame of its own: left out
+                      for stack in self._stacks(parents, keys, entries, names, root)]
+            for node, stack in enumerate(stacks):
+                if stack is None:
+                    continue
+                exclusive[stack] = exclusive.get(stack, 0) + n_exclusive[node]
+                calls[stack] = calls.get(stack, 0) + n_calls[node]
+                if n_longest[node] > longest.get(stack, -1):
+                    longest[stack] = n_longest[node]
+            if self.chart:
+                chart_parts.append((buffer.name, stacks, times, nodes, weights))
+        raw = RawRecording(KIND, exclusive, self._start_ns, end_ns - self._start_ns, events=recorded)
+        raw.calls, raw.longest, raw.dropped = calls, longest, dropped
+        if self.chart:
+            raw.chart = _chart(chart_parts, self._start_ns)
+        return raw
+
+    def _entry_names(self, entries: List[Any]) -> List[str]:
+        namer = FrameNamer(lines=self.lines)
+        return [entry if isinstance(entry, str) else namer.location(entry, entry.co_firstlineno) for entry in entries]
+
+    def _stacks(self, parents: List[int], keys: List[int], entries: List[Any], names: List[str],
+                root: Tuple[str, ...]) -> List[Optional[Tuple[str, ...]]]:
+        """The stack (root first) of every node; None inside a dropped subtree, the bare root
+        for a node whose own time belongs to no frame (a ``root_cut`` frame)."""
+        stacks: List[Optional[Tuple[str, ...]]] = []
+        cut_nodes = set()
+        private, hidden, cut = self.private_files, self.hidden_files, self.root_cut
+        for node, (parent, key) in enumerate(zip(parents, keys)):
+            base = root if parent < 0 else stacks[parent]
+            if base is None:
+                stacks.append(_HIDDEN)
+                continue
+            entry = entries[key]
+            is_code = not isinstance(entry, str)
+            if is_code and entry in cut:
+                cut_nodes.add(node)
+                stacks.append(root)
+            elif is_code and entry.co_filename in private:
+                stacks.append(_HIDDEN)
+            elif len(base) == len(root) and ((is_code and entry.co_filename in hidden) or
+                                             (not is_code and (parent in cut_nodes or (parent < 0 and cut)))):
+                if is_code:
+                    cut_nodes.add(node)  # its own C calls (exec) are skipped at the root too
+                stacks.append(base)  # skipped at the root: runpy's frames, the bootstrap's own C calls (exec)
+            else:
+                stacks.append(base + (names[key],))
+        return stacks
+
+
+def _chart(parts: List[Any], start_ns: int) -> Any:
+    """A FlameChart (ns, per thread) of the stretches ``analyse`` gave, in time order."""
+    from array import array
+
+    from ..core.chart import FlameChart
+
+    rows: List[Tuple[int, int, int, int]] = []  # (time, thread, stack id, weight)
+    stack_ids: Dict[Tuple[str, ...], int] = {}
+    stack_list: List[Tuple[str, ...]] = []
+    threads: List[str] = []
+    for thread_id, (name, stacks, times, nodes, weights) in enumerate(parts):
+        threads.append(name)
+        ids = []
+        for stack in stacks:
+            if not stack:
+                ids.append(-1)
+                continue
+            sid = stack_ids.get(stack)
+            if sid is None:
+                sid = stack_ids[stack] = len(stack_list)
+                stack_list.append(stack)
+            ids.append(sid)
+        t, n, w = array("q"), array("q"), array("q")
+        t.frombytes(times)
+        n.frombytes(nodes)
+        w.frombytes(weights)
+        rows.extend((ti - start_ns, thread_id, ids[ni], wi) for ti, ni, wi in zip(t, n, w) if ids[ni] >= 0)
+    if len(parts) > 1:
+        rows.sort(key=lambda row: row[0])
+    return FlameChart.from_columns(stack_list, threads, array("q", [r[0] for r in rows]), array("l", [r[1] for r in rows]),
+                                   array("l", [r[2] for r in rows]), [r[3] for r in rows])
+
+
+__all__ = ["DEFAULT_MAX_EVENTS", "KIND", "TraceRecorder", "available"]

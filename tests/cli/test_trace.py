@@ -1,0 +1,156 @@
+"""flamespace trace end to end: known-answer programs traced in a child interpreter (counts, never times)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import flamespace as fs
+from flamespace.collect.tracing import available
+
+pytestmark = pytest.mark.skipif(available() is not None, reason=f"no tracer here: {available()}")
+
+FLAMESPACE = os.path.join(os.path.dirname(sys.executable), "flamespace")
+
+PROGRAM = """
+import sys, threading
+
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+def worker():
+    fib(6)
+
+def finish(code):
+    sys.exit(code)
+
+thread = threading.Thread(target=worker, name="helper")
+thread.start()
+thread.join()
+fib(5)
+print("args", sys.argv[1:])
+finish(int(sys.argv[1]))
+"""
+
+
+def trace(tmp_path, *args, check_code=0):
+    done = subprocess.run([FLAMESPACE, "trace", *args], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == check_code, done.stderr
+    return done
+
+
+def calls_by_function_path(path):
+    """Calls per stack of a `.calls.folded` file, frames by function name only."""
+    totals = {}
+    for stack, count in fs.read(str(path)).items():
+        key = tuple(frame.split(" (")[0] for frame in stack)
+        totals[key] = totals.get(key, 0) + count
+    return totals
+
+
+@pytest.fixture
+def program(tmp_path):
+    path = tmp_path / "prog.py"
+    path.write_text(textwrap.dedent(PROGRAM))
+    return path
+
+
+def test_a_script_with_threads_and_sys_exit(tmp_path, program):
+    done = trace(tmp_path, "-o", "out.calls.folded", "--", "prog.py", "3", "x", check_code=3)
+    assert done.stdout == "args ['3', 'x']\n"
+    found = calls_by_function_path(tmp_path / "out.calls.folded")
+    main = {stack[1:]: n for stack, n in found.items() if stack[:1] == ("<module>",)}
+    assert {s: n for s, n in main.items() if s[:1] == ("fib",)} == {
+        ("fib",): 1, ("fib", "fib"): 2, ("fib", "fib", "fib"): 4, ("fib", "fib", "fib", "fib"): 6,
+        ("fib", "fib", "fib", "fib", "fib"): 2}
+    assert main[("finish",)] == 1  # sys.exit unwound it: one call, one return
+    helper = {stack[2:]: n for stack, n in found.items() if stack[:2] == ("Thread.run", "worker")}
+    assert helper.pop(()) == 1  # worker itself, in a thread started after tracing began
+    assert sum(helper.values()) == 25  # fib(6): 25 calls
+    assert not any("_bootstrap" in frame or "tracing.py" in frame for stack in found for frame in stack)
+
+
+def test_the_function_table_as_csv_and_json(tmp_path, program):
+    trace(tmp_path, "-o", "table.csv", "--", "prog.py", "0")
+    with open(tmp_path / "table.csv", newline="") as file:
+        rows = {row["function"].split(" (")[0]: row for row in csv.DictReader(file)}
+    assert (rows["fib"]["calls"], rows["fib"]["primitive"]) == ("40", "2")  # fib(6) in the thread, fib(5) in main
+    trace(tmp_path, "-o", "table.json", "-q", "--", "prog.py", "0")
+    functions = {f["function"].split(" (")[0]: f for f in json.loads((tmp_path / "table.json").read_text())["functions"]}
+    assert functions["worker"]["calls"] == 1
+    assert functions["worker"]["inclusive"] >= functions["worker"]["exclusive"]
+
+
+def test_folded_is_exclusive_ns(tmp_path, program):
+    trace(tmp_path, "-o", "out.folded", "--", "prog.py", "0")
+    graph = fs.read(str(tmp_path / "out.folded"))
+    assert graph.metadata.unit == "ns" and graph.metadata.labels["mode"] == "trace"
+    assert all(isinstance(value, int) and value > 0 for value in graph.values())
+    assert any(stack[-1].startswith("fib (prog.py:") for stack in graph)
+
+
+@pytest.mark.parametrize("output, format", [("run.speedscope.json", "speedscope"), ("run.trace.json", "chrome")])
+def test_time_ordered_outputs_read_back(tmp_path, program, output, format):
+    trace(tmp_path, "-o", output, "--", "prog.py", "0")
+    profile = fs.read(str(tmp_path / output))
+    chart_graph = profile.graph() if isinstance(profile, fs.FlameChart) else profile
+    assert chart_graph.metadata.unit in ("ns", "us")
+    assert any(stack[-1].startswith("worker (prog.py:") for stack in chart_graph)
+
+
+def test_module_and_code_forms(tmp_path):
+    (tmp_path / "tracedmod.py").write_text("def f():\n    return 1\n\nfor _ in range(3):\n    f()\n")
+    trace(tmp_path, "-o", "m.calls.folded", "--builtins", "-m", "tracedmod")
+    found = calls_by_function_path(tmp_path / "m.calls.folded")
+    assert found[("<module>", "f")] == 3
+    assert ("builtins.exec",) not in found and ("<module>",) in found
+    assert not any("runpy" in frame for stack in fs.read(str(tmp_path / "m.calls.folded")) for frame in stack)
+    trace(tmp_path, "-o", "c.calls.folded", "--builtins", "-c", "for i in range(4): len([i])")
+    found = calls_by_function_path(tmp_path / "c.calls.folded")
+    assert found[("<module>", "builtins.len")] == 4
+    assert ("builtins.exec",) not in found
+
+
+def test_the_event_bound_is_reported(tmp_path, program):
+    done = trace(tmp_path, "-o", "out.folded", "--max-events", "200", "--", "prog.py", "0")
+    assert "--max-events" in done.stderr and "dropped" in done.stderr
+    assert fs.read(str(tmp_path / "out.folded")).metadata.labels["events"] == "200"
+
+
+def test_bad_input_is_a_clear_error(tmp_path):
+    done = trace(tmp_path, "-o", "out.folded", "--", "missing.py", check_code=1)
+    assert "no such script" in done.stderr and "Traceback" not in done.stderr
+    done = trace(tmp_path, "--max-events", "0", "-c", "pass", check_code=1)
+    assert "max_events" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_subprocesses_and_forks_are_traced_each_under_its_root(tmp_path):
+    (tmp_path / "parent.py").write_text(textwrap.dedent("""
+        import os, subprocess, sys
+        def parent_work():
+            return 1
+        parent_work()
+        subprocess.run([sys.executable, "-c", "def child_work(): return 2\\nfor i in range(3): child_work()"], check=True)
+        pid = os.fork()
+        if pid == 0:
+            def forked_work():
+                return 3
+            forked_work(); forked_work()
+            os._exit(0)
+        os.waitpid(pid, 0)
+    """))
+    done = trace(tmp_path, "--subprocesses", "-o", "s.calls.folded", "--", "parent.py")
+    assert "3 processes" in done.stderr
+    found = {}
+    for stack, count in fs.read(str(tmp_path / "s.calls.folded")).items():
+        leaf = stack[-1].split(" (")[0]
+        if leaf.endswith("_work"):
+            found[leaf] = (found.get(leaf, (0, set()))[0] + count, found.get(leaf, (0, set()))[1] | {stack[0]})
+    assert {leaf: n for leaf, (n, _) in found.items()} == {"parent_work": 1, "child_work": 3, "forked_work": 2}
+    assert len({root for _, roots in found.values() for root in roots}) == 3  # one root frame per process

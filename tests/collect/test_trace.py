@@ -1,0 +1,331 @@
+"""The deterministic tracer: known-answer programs, exact counts and structure (never timing)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import pytest
+
+import flamespace as fs
+from flamespace.collect.tracer import Trace
+from flamespace.collect.tracing import available
+
+pytestmark = pytest.mark.skipif(available() is not None, reason=f"no tracer here: {available()}")
+
+
+def short(stack):
+    """A stack's function names (``fib (file:line)`` -> ``fib``, without ``test.<locals>.``)."""
+    return tuple(frame.split(" (")[0].rsplit("<locals>.", 1)[-1] for frame in stack)
+
+
+def counts(trace: Trace):
+    """Calls per stack, by function names."""
+    totals = {}
+    for stack, count in trace.calls.items():
+        totals[short(stack)] = totals.get(short(stack), 0) + count
+    return totals
+
+
+def rows(trace: Trace):
+    return {short((row.function,))[0]: row for row in trace.table()}
+
+
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+
+def fib_calls_by_depth(n, depth=1, out=None):
+    out = {} if out is None else out
+    out[depth] = out.get(depth, 0) + 1
+    if n >= 2:
+        fib_calls_by_depth(n - 1, depth + 1, out)
+        fib_calls_by_depth(n - 2, depth + 1, out)
+    return out
+
+
+def check_consistent(trace: Trace):
+    """Every stack's derived inclusive time is integer and covers its callees; a stack called
+    once has an inclusive time equal to its longest (one) call, measured from call to return."""
+    inclusive = trace.inclusive()
+    for stack, value in inclusive.items():
+        assert isinstance(value, int)
+        children = sum(v for s, v in inclusive.items() if len(s) == len(stack) + 1 and s[:-1] == stack)
+        assert value == int(dict(trace.graph.items()).get(stack, 0)) + children
+    for stack, count in trace.calls.items():
+        if count == 1 and stack in trace.longest:
+            assert trace.longest[stack] == inclusive[stack], stack
+
+
+def test_recursion_gives_exact_counts_per_stack_and_function():
+    with fs.trace() as t:
+        fib(10)
+    by_depth = fib_calls_by_depth(10)
+    assert counts(t.result) == {("fib",) * depth: calls for depth, calls in by_depth.items()}
+    row = rows(t.result)["fib"]
+    assert (row.calls, row.primitive) == (177, 1)
+    # recursion counted once per stack: the function's inclusive time is its outermost call's
+    assert row.inclusive == t.result.inclusive()[next(s for s in t.result.calls if len(s) == 1)]
+    assert row.exclusive == int(t.graph().total())
+    check_consistent(t.result)
+    assert sys.getprofile() is None and threading._profile_hook is None  # type: ignore[attr-defined]
+
+
+def test_every_node_of_the_c_tree_adds_up_exactly():
+    """inclusive (call to return) = exclusive (between events) + callees' inclusive, for every node."""
+    from flamespace.collect import _tracer
+
+    def leaf():
+        return 1
+
+    def branch(n):
+        return sum(leaf() for _ in range(n))
+
+    _tracer.start(True, 10_000, "main")
+    try:
+        branch(3)  # the first entry (key 0), called twice at the root: one node
+        branch(3)
+        fib(6)
+    finally:
+        buffers, entries, recorded, dropped, end_ns = _tracer.stop()
+    assert sys.getprofile() is None and dropped == 0
+    (buffer,) = buffers
+    parents, keys, calls, inclusive, exclusive, longest, *_ = buffer.analyse(end_ns, False)
+    children = [0] * len(parents)
+    for node, parent in enumerate(parents):
+        if parent >= 0:
+            children[parent] += inclusive[node]
+    for node in range(len(parents)):
+        assert inclusive[node] == exclusive[node] + children[node]
+        assert longest[node] <= inclusive[node]
+    assert len(set(zip(parents, keys))) == len(parents)  # one node per stack
+    names = [getattr(entries[k], "co_name", entries[k]) for k in keys]
+    assert calls[names.index("branch")] == 2 and calls[names.index("leaf")] == 6
+    assert calls[names.index("builtins.sum")] == 2
+
+
+def test_generator_resumptions_are_calls_and_keep_the_stack():
+    def inner():
+        return 0
+
+    def gen():
+        for i in range(3):
+            inner()
+            yield i
+
+    def consume():
+        return list(gen())
+
+    with fs.trace() as t:
+        consume()
+    assert counts(t.result) == {("consume",): 1, ("consume", "gen"): 4, ("consume", "gen", "inner"): 3}
+    check_consistent(t.result)
+
+
+def test_coroutine_resumptions_keep_the_stack():
+    class Once:
+        def __await__(self):
+            yield
+
+    async def step():
+        await Once()
+        return 1
+
+    async def job():
+        return await step() + await step()
+
+    def drive():
+        coroutine = job()
+        try:
+            while True:
+                coroutine.send(None)
+        except StopIteration:
+            pass
+
+    with fs.trace() as t:
+        drive()
+    found = counts(t.result)
+    assert found[("drive", "job")] == 3  # started, and resumed after each suspension
+    assert found[("drive", "job", "step")] == 4
+    awaited = "Once.__await__" if sys.version_info >= (3, 11) else "__await__"  # co_qualname: 3.11+
+    assert found[("drive", "job", "step", awaited)] == 4
+    check_consistent(t.result)
+
+
+def test_an_exception_unwinding_through_frames_pops_them():
+    def boom(n):
+        if n == 0:
+            raise ValueError("deep")
+        boom(n - 1)
+
+    def after():
+        return 1
+
+    def catcher():
+        try:
+            boom(3)
+        except ValueError:
+            pass
+        after()
+
+    with fs.trace() as t:
+        catcher()
+    assert counts(t.result) == {
+        ("catcher",): 1, ("catcher", "boom"): 1, ("catcher", "boom", "boom"): 1,
+        ("catcher", "boom", "boom", "boom"): 1, ("catcher", "boom", "boom", "boom", "boom"): 1,
+        ("catcher", "after"): 1,
+    }
+    check_consistent(t.result)
+
+
+def test_an_exception_out_of_the_block_stops_the_trace():
+    def fail():
+        raise KeyError("x")
+
+    with pytest.raises(KeyError):
+        with fs.trace() as t:
+            fail()
+    assert counts(t.result) == {("fail",): 1}
+    assert sys.getprofile() is None
+
+
+def test_a_thread_started_after_tracing_began_is_traced():
+    def leaf():
+        return 0
+
+    def worker():
+        for _ in range(5):
+            leaf()
+
+    with fs.trace(threads=True) as t:
+        thread = threading.Thread(target=worker, name="the-worker")
+        thread.start()
+        thread.join()
+    found = {stack[1:]: n for stack, n in counts(t.result).items() if stack[0] == "the-worker"}
+    assert found[("Thread.run", "worker")] == 1
+    assert found[("Thread.run", "worker", "leaf")] == 5
+    check_consistent(t.result)
+    # nothing left behind: a thread started now is not traced and gets no hook
+    seen = []
+    thread = threading.Thread(target=lambda: seen.append(sys.getprofile()))
+    thread.start()
+    thread.join()
+    assert seen == [None] and sys.getprofile() is None
+
+
+def test_builtins_are_counted_with_the_option_only():
+    def work():
+        items = []
+        for i in range(4):
+            items.append(i)
+        return len(items)
+
+    with fs.trace(builtins=True) as t:
+        work()
+    found = counts(t.result)
+    assert found[("work", "list.append")] == 4 and found[("work", "builtins.len")] == 1
+    with fs.trace() as plain:
+        work()
+    assert counts(plain.result) == {("work",): 1}
+
+
+def test_the_event_bound_stops_recording_and_says_so():
+    with fs.trace(max_events=50) as t:
+        fib(12)
+    assert t.result.events == 50 and t.result.dropped > 0
+    assert any("--max-events" in problem for problem in t.result.problems)
+    assert sum(t.result.calls.values()) <= 50  # type: ignore[attr-defined]
+    check_consistent(t.result)
+
+
+def test_the_chart_sums_to_the_graph_exactly():
+    with fs.trace(chart=True) as t:
+        fib(8)
+    chart = t.chart()
+    assert chart is not None and chart.metadata.unit == "ns"
+    assert dict(chart.graph().items()) == dict(t.graph().items())
+    timestamps = [sample.timestamp for sample in chart.samples()]
+    assert timestamps == sorted(timestamps)
+
+
+def test_the_table_formats(tmp_path):
+    import csv
+    import io
+    import json
+
+    from flamespace.collect.tracer import write_table
+
+    with fs.trace() as t:
+        fib(7)
+    table = t.table()
+    out = io.StringIO()
+    write_table(table, out, "csv")
+    parsed = list(csv.DictReader(io.StringIO(out.getvalue())))
+    assert [(short((r["function"],))[0], r["calls"], r["primitive"]) for r in parsed] == [("fib", "41", "1")]
+    out = io.StringIO()
+    write_table(table, out, "json")
+    assert json.loads(out.getvalue())["functions"][0]["calls"] == 41
+    out = io.StringIO()
+    write_table(table, out, "text")
+    assert out.getvalue().splitlines()[1].split()[:2] == ["41", "1"]
+
+
+def test_results_before_the_block_ends_are_refused():
+    tracer = fs.trace()
+    with pytest.raises(fs.ArgumentError):
+        tracer.graph()
+
+
+def test_tracing_twice_at_once_is_refused():
+    with fs.trace():
+        with pytest.raises(RuntimeError):
+            with fs.trace():
+                pass
+    assert sys.getprofile() is None
+
+
+def test_stop_removes_the_hook_from_threads_still_running():
+    go, seen = threading.Event(), []
+
+    def waiter():
+        go.wait()
+        seen.append(sys.getprofile())
+
+    def leaf():
+        return 0
+
+    with fs.trace() as t:
+        thread = threading.Thread(target=waiter)
+        thread.start()
+        leaf()
+    go.set()
+    thread.join()
+    assert seen == [None]
+    assert counts(t.result)[("leaf",)] == 1
+
+
+def test_record_program_with_trace_options_gives_a_trace(tmp_path):
+    script = tmp_path / "calls.py"
+    script.write_text("def f():\n    return 1\n\nfor _ in range(7):\n    f()\n")
+    from flamespace.collect import parse_command
+
+    result = fs.record_program(fs.Program(parse_command([str(script)])), fs.TraceOptions())
+    trace = result.recording.trace
+    assert result.exit_code == 0 and trace is not None
+    assert counts(trace)[("<module>", "f")] == 7
+    assert result.recording.graph is trace.graph and trace.graph.metadata.labels["mode"] == "trace"
+    assert fs.TraceOptions().engine_arguments()["max_events"] == fs.TraceOptions().max_events
+    with pytest.raises(fs.ArgumentError):
+        fs.TraceOptions(max_events=0)
+
+
+def test_a_traced_programs_chart_sums_to_its_graph_with_thread_roots(tmp_path):
+    from flamespace.collect import parse_command
+
+    script = tmp_path / "threads.py"
+    script.write_text("import threading\ndef f():\n    return 1\n\nt = threading.Thread(target=f)\nt.start()\nt.join()\nf()\n")
+    result = fs.record_program(fs.Program(parse_command([str(script)])), fs.TraceOptions(threads=True, chart=True))
+    chart, graph = result.recording.chart, result.recording.graph
+    assert chart is not None
+    assert dict(chart.graph().items()) == dict(graph.items())
+    assert {stack[0] for stack in graph} >= {"MainThread", "Thread-1 (f)"}
