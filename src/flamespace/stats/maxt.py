@@ -159,7 +159,11 @@ class _Relabelled:
 
     def __init__(self, x: "np.ndarray", sq: "Optional[np.ndarray]", total: "np.ndarray", total2: "np.ndarray",
                  n1: int, n2: int, floor: float, paired: bool) -> None:
-        self.x, self.sq, self.total, self.total2 = x, sq, total, total2
+        import numpy as np
+
+        contiguous = np.ascontiguousarray  # the C core reads C-order float64 buffers
+        self.x, self.total, self.total2 = contiguous(x, dtype=np.float64), contiguous(total, dtype=np.float64), contiguous(total2, dtype=np.float64)
+        self.sq = None if sq is None else contiguous(sq, dtype=np.float64)
         self.n1, self.n2, self.floor, self.paired = n1, n2, floor, paired
 
     def t(self, labels: "np.ndarray") -> "np.ndarray":
@@ -185,7 +189,8 @@ class _Relabelled:
         high, low, exceed = np.empty(count), np.empty(count), np.zeros(p)
         out = np.empty((count, p)) if keep_t else None
         core.permuted(self.x, self.sq, self.total, self.total2, np.ascontiguousarray(labels, dtype=np.uint8), count,
-                      len(self.x), p, self.n1, self.n2, self.floor, self.paired, threshold, _MODES[alternative],
+                      len(self.x), p, self.n1, self.n2, self.floor, self.paired, np.ascontiguousarray(threshold, dtype=np.float64),
+                      _MODES[alternative],
                       high, low, exceed, out)
         return high, low, exceed, out
 
