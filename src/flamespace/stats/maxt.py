@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 #: Bound on the floats in one batch of permuted statistics (memory ≈ 8 bytes × this × 4).
 BATCH_CELLS = 1_000_000
+#: Bound on the bytes of labels in one batch for the C core (without --fdr it keeps no t: 8 MB, 80,000 relabellings of 100 runs).
+LABEL_BYTES = 8_000_000
 #: Relative tolerance under which a permuted statistic counts as equal to (so exceeding) the observed one.
 TIES = 1e-9
 
@@ -282,6 +284,8 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
     floor = variance_floor(pooled) if floor is None else floor
     n, p = pooled.shape
     batch = max(1, min(permutations, BATCH_CELLS // max(p, 1)))
+    if _core is not None and fdr is None:  # no batch of t is kept: only the labels (n bytes each) bound a batch
+        batch = max(batch, min(permutations, LABEL_BYTES // n))
     t, se, made, batches, count, exact = _statistics(x1, x2, floor, paired, permutations, batch, np.random.default_rng(seed))
     two = alternative == "two-sided"
     sign = -1.0 if alternative == "less" else 1.0
