@@ -61,9 +61,9 @@ def main() -> None:
     versions: Dict[str, Optional[str]] = {"": None}
     if args.before:
         versions[" (before)"] = args.before
-    import flamespace
+    import flamespace as package
 
-    for src in [str(Path(flamespace.__file__).parent.parent)] + ([args.before] if args.before else []):
+    for src in [str(Path(package.__file__).parent.parent)] + ([args.before] if args.before else []):
         compileall.compile_dir(os.path.join(src, "flamespace"), quiet=1)
     tasks: Dict[str, object] = {"perl: read and sum the 100 files": lambda: shell_task(f"{PERL} {everything} > /dev/null")}
     for label, src in versions.items():

@@ -8,6 +8,10 @@ with the observed one counted, p = (1 + #{≥}) / (B + 1). Seeded, so a result c
 The statistic is Welch's t with each group's variance floored at δ²/12 (see
 :func:`._result.variance_floor`): finite for every stack, and computed identically on every
 relabelling, which is all a permutation test needs to hold its level.
+
+The relabellings' statistics are made by the C core (_maxt.c: 2,000 relabellings of 100 runs
+× 10,000 stacks in about 0.12 s of one core) or, built without it, by numpy (matrix products
+with the 0/1 label matrix, about 1 s); see :class:`_Relabelled`.
 """
 
 from __future__ import annotations
@@ -155,17 +159,20 @@ class _Relabelled:
     column sums of both; labels mark the runs of group 1. Paired: ``x`` the differences within
     pairs, ``total`` their sums, ``total2`` their sums of squares (invariant under sign flips);
     labels mark the pairs whose difference changes sign. Both paths compute the same t by the
-    same operations in the same order but for the sums over runs (a matrix product here, a
-    cache-blocked loop there), so they agree to rounding (tests/stats/test_maxt_core.py).
+    same operations but for the order of the sums over runs (a matrix product here, tables of
+    subset sums there) and divisions by n made products with 1/n, so they agree to rounding
+    (tests/stats/test_maxt_core.py); the C core also gives the same bits on every x86-64.
     """
 
     def __init__(self, x: "np.ndarray", sq: "Optional[np.ndarray]", total: "np.ndarray", total2: "np.ndarray",
                  n1: int, n2: int, floor: float, paired: bool) -> None:
         import numpy as np
 
-        contiguous = np.ascontiguousarray  # the C core reads C-order float64 buffers
-        self.x, self.total, self.total2 = contiguous(x, dtype=np.float64), contiguous(total, dtype=np.float64), contiguous(total2, dtype=np.float64)
-        self.sq = None if sq is None else contiguous(sq, dtype=np.float64)
+        def contiguous(a: "np.ndarray") -> "np.ndarray":  # the C core reads C-order float64 buffers
+            return np.ascontiguousarray(a, dtype=np.float64)
+
+        self.x, self.total, self.total2 = contiguous(x), contiguous(total), contiguous(total2)
+        self.sq = None if sq is None else contiguous(sq)
         self.n1, self.n2, self.floor, self.paired = n1, n2, floor, paired
 
     def t(self, labels: "np.ndarray") -> "np.ndarray":
@@ -191,9 +198,8 @@ class _Relabelled:
         high, low, exceed = np.empty(count), np.empty(count), np.zeros(p)
         out = np.empty((count, p)) if keep_t else None
         core.permuted(self.x, self.sq, self.total, self.total2, np.ascontiguousarray(labels, dtype=np.uint8), count,
-                      len(self.x), p, self.n1, self.n2, self.floor, self.paired, np.ascontiguousarray(threshold, dtype=np.float64),
-                      _MODES[alternative],
-                      high, low, exceed, out)
+                      len(self.x), p, self.n1, self.n2, self.floor, self.paired,
+                      np.ascontiguousarray(threshold, dtype=np.float64), _MODES[alternative], high, low, exceed, out)
         return high, low, exceed, out
 
 
