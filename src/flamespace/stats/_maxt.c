@@ -64,7 +64,8 @@ static void release(Buf *buf) {
 
 /* Built with -ffp-contract=off (no fused multiply-add: the same bits on every x86-64, with
  * or without AVX2) and -fno-math-errno (a sqrt that sets no errno vectorises); see pyproject.toml. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+/* an AVX2 clone of the loop, chosen when the module loads (GNU ifunc: GCC on x86-64 glibc) */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__)
 #define CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define CLONES
