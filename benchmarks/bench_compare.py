@@ -12,12 +12,16 @@ only reads the 100 files and sums them per stack (no statistics at all):
     perl -ne '/^(.*) (\\d+)$/ and $h{$1}+=$2; END{print "$_ $h{$_}\\n" for keys %h}'
 
 ``--before`` runs the same commands with another checkout's ``src`` first on sys.path (the
-code before a change), in the same run.
+code before a change), in the same run. Each ``src`` is byte-compiled first (as an installed
+package is), so that no run pays for compiling modules (PYTHONDONTWRITEBYTECODE would
+otherwise make every run compile them). CPU time (user + system, wait4) beside wall time:
+on a loaded machine it is the steadier measure.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import platform
 import subprocess
@@ -57,6 +61,10 @@ def main() -> None:
     versions: Dict[str, Optional[str]] = {"": None}
     if args.before:
         versions[" (before)"] = args.before
+    import flamespace as package
+
+    for src in [str(Path(package.__file__).parent.parent)] + ([args.before] if args.before else []):
+        compileall.compile_dir(os.path.join(src, "flamespace"), quiet=1)
     tasks: Dict[str, object] = {"perl: read and sum the 100 files": lambda: shell_task(f"{PERL} {everything} > /dev/null")}
     for label, src in versions.items():
         exe = flamespace(src)
@@ -70,13 +78,15 @@ def main() -> None:
     results = measure(tasks, args.repeat)
     perl = results["perl: read and sum the 100 files"]
     print()
+    after = os.getloadavg()
     print(f"machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the start")
+          f"load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the start, {after[0]:.1f} at the end")
     print()
-    print("| task | median s | × Perl | peak RSS MB |")
-    print("|---|---:|---:|---:|")
+    print("| task | median s | × Perl | CPU s | × Perl (CPU) | peak RSS MB |")
+    print("|---|---:|---:|---:|---:|---:|")
     for name, r in results.items():
-        print(f"| {name} | {r['wall']:.2f} | {r['wall'] / perl['wall']:.2f} | {r['rss_mb']:.0f} |")
+        print(f"| {name} | {r['wall']:.2f} | {r['wall'] / perl['wall']:.2f} | {r['cpu']:.2f} | {r['cpu'] / perl['cpu']:.2f} "
+              f"| {r['rss_mb']:.0f} |")
 
 
 if __name__ == "__main__":
