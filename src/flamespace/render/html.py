@@ -61,9 +61,9 @@ class HtmlOptions(Record):
     `` (file:line)`` first, as the SVG's). Layout (:class:`LayoutOptions`' meaning and
     defaults): ``reverse``, ``base``, ``sort_by_value``, ``delta``, ``negate`` (differential
     input: red and blue swapped). ``min_percent``: frames narrower than this percentage of
-    the total are not laid out (their value still counts in their parents); the page can
-    zoom in by 1 / ``min_percent`` × 100 before a frame it lacks would be a pixel wide on a
-    1,000-pixel canvas. ``top``: rows of the function table the page shows at most.
+    the total are not laid out (their value still counts in their parents): at the default, a
+    frame left out stays narrower than a pixel on a 1,180-pixel canvas until the view is
+    zoomed in 85 times, and the page holds at most 100,000 frames a row. ``top``: rows of the function table the page shows at most.
     """
 
     title: Optional[str] = None
@@ -79,7 +79,7 @@ class HtmlOptions(Record):
     sort_by_value: bool = LAYOUT_DEFAULTS.sort_by_value
     delta: str = LAYOUT_DEFAULTS.delta
     negate: bool = _SVG["negate"]
-    min_percent: float = 0.0005
+    min_percent: float = 0.001
     top: int = 500
 
     def __post_init__(self) -> None:

@@ -124,7 +124,7 @@
 	var zoom = 0, x0 = 0, x1 = total, inverted = !!data.inverted;
 	var matchName = null, searchTerm = "", matchedShare = null;
 	var background = data.background;
-	var hits = [], runs = [], band = {offset: 0, height: 0}, charWidth = 7, pending = false;
+	var hovered = -1, hits = [], runs = [], band = {offset: 0, height: 0}, charWidth = 7, pending = false;
 
 	function contentHeight() { return (maxDepth + 1) * ROW + 2; }
 	function rowTop(depth) { return inverted ? depth * ROW + 1 : (maxDepth - depth) * ROW + 1; }
@@ -211,6 +211,11 @@
 					ctx.fillStyle = inks[colour] && !matched ? "#fff" : "#000";
 					ctx.fillText(label, left + 3, y + BOX / 2 + 0.5, w - 6);
 				}
+			}
+			if (i === hovered) {
+				ctx.strokeStyle = "#000";
+				ctx.lineWidth = 0.75;
+				ctx.strokeRect(left + 0.375, y + 0.375, Math.max(w - 1.25, 0.5), BOX - 0.75);
 			}
 			ctx.globalAlpha = 1;
 			hits[depth].push([left, w, i]);
@@ -302,6 +307,14 @@
 		updateMatched();
 		draw();
 	}
+	// a "(small)" block: its span, or a quarter of the view around the click if the block is wider
+	function zoomRun(run, clientX) {
+		var span = run.end - run.start, limit = (x1 - x0) / 4;
+		if (span <= limit) { setView(run.start, run.end); return; }
+		var rect = canvas.getBoundingClientRect(), at = x0 + (x1 - x0) * (clientX - rect.left - XPAD) / (rect.width - 2 * XPAD);
+		var lo = Math.max(run.start, Math.min(run.end - limit, at - limit / 2));
+		setView(lo, lo + limit);
+	}
 	function zoomTo(i) { if (i <= 0) reset(); else setView(startOf[i], startOf[i] + valueOf[i], i); }
 	function reset() { setView(0, total, 0); }
 	function zoomBy(factor, at) {
@@ -309,6 +322,20 @@
 		setView(focus - (focus - x0) * factor, focus + (x1 - focus) * factor);
 	}
 	function pan(fraction) { var shift = (x1 - x0) * fraction; setView(x0 + shift, x1 + shift); }
+	api.count = n;
+	// what the last draw put on the canvas (CSS pixels of the canvas): for tests
+	api.drawn = function () {
+		var out = [];
+		hits.forEach(function (list, depth) {
+			list.forEach(function (hit) {
+				var small = hit[2] < 0, run = small ? runs[-hit[2] - 1] : null;
+				out.push({frame: small ? -1 : hit[2], name: small ? "(small)" : names[nameOf[hit[2]]], depth: depth,
+					x: hit[0], y: rowTop(depth) - band.offset, w: hit[1], h: BOX, count: small ? run.count : 1});
+			});
+		});
+		return out;
+	};
+	api.width = function (i) { return valueOf[i] / total; };
 	api.zoomTo = zoomTo;
 	api.reset = reset;
 	api.zoomBy = zoomBy;
@@ -394,17 +421,23 @@
 	}
 	canvas.addEventListener("mousemove", function (e) {
 		var hit = hitAt(e.clientX, e.clientY);
+		var frame = hit === null || hit < 0 ? -1 : hit;
+		if (frame !== hovered) { hovered = frame; redraw(); }
 		if (hit === null) { tooltip.style.display = "none"; canvas.style.cursor = "default"; return; }
 		canvas.style.cursor = "pointer";
 		showTooltip(hit, e.clientX, e.clientY);
 	});
-	canvas.addEventListener("mouseleave", function () { tooltip.style.display = "none"; });
+	canvas.addEventListener("mouseleave", function () {
+		tooltip.style.display = "none";
+		if (hovered >= 0) { hovered = -1; redraw(); }
+	});
 	canvas.addEventListener("click", function (e) {
 		var hit = hitAt(e.clientX, e.clientY);
 		if (hit === null) return;
-		if (hit < 0) { var run = runs[-hit - 1]; setView(run.start, run.end); }
+		if (hit < 0) zoomRun(runs[-hit - 1], e.clientX);
 		else zoomTo(hit === zoom && zoom ? parentOf[hit] : hit);
-		showTooltip(hitAt(e.clientX, e.clientY) === null ? hit : hitAt(e.clientX, e.clientY), e.clientX, e.clientY);
+		var after = hitAt(e.clientX, e.clientY);
+		if (after === null) tooltip.style.display = "none"; else showTooltip(after, e.clientX, e.clientY);
 	});
 	canvas.addEventListener("wheel", function (e) {
 		var rect = canvas.getBoundingClientRect(), inner = rect.width - 2 * XPAD;
