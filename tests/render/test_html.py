@@ -162,3 +162,18 @@ def test_cli_bad_input_is_a_clear_error(tmp_path, capsys) -> None:
     err = capsys.readouterr().err
     assert "bad.folded" in err and "Traceback" not in err
     assert not (tmp_path / "x.html").exists()
+
+
+def test_cli_defaults_are_the_librarys() -> None:
+    from flamespace._record import defaults
+    from flamespace.cli.html import command
+
+    library = defaults(HtmlOptions)
+    shown = {"hash_": "hash"}
+    checked = 0
+    for parameter in command.params:
+        field = shown.get(parameter.name, parameter.name)
+        if field in library and field != "countname":  # countname: the profile's unit first
+            assert parameter.default == library[field], field
+            checked += 1
+    assert checked >= 12

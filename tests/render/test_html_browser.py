@@ -224,6 +224,7 @@ def test_table_sorts_and_a_row_highlights_its_frames(open_page) -> None:
     assert names == sorted(names)
     page.tab.locator("#table tbody tr", has_text="next_token").first.click()
     assert page.tab.input_value("#search") == "^next_token$"
+    assert rows.count() == 17 and page.tab.locator("#table tr.picked").inner_text().startswith("next_token")
     assert page.tab.text_content("#matched") == "Matched: 9.8%"  # 12 of 122
     token = page.drawn("next_token")
     assert page.pixel(*page.corner(token)) == SEARCH

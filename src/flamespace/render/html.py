@@ -277,7 +277,8 @@ def decode_column(encoded: Dict[str, str]) -> List[Number]:
     packed.frombytes(base64.b64decode(encoded["data"]))
     if sys.byteorder == "big":
         packed.byteswap()
-    return packed.tolist()
+    values: List[Number] = list(packed)
+    return values
 
 
 # -- the page ----------------------------------------------------------------------------------

@@ -122,7 +122,7 @@
 
 	// -- the view -------------------------------------------------------------------------------
 	var zoom = 0, x0 = 0, x1 = total, inverted = !!data.inverted;
-	var matchName = null, searchTerm = "", matchedShare = null;
+	var matchName = null, searchTerm = "", matchedShare = null, picked = -1, tableFilter = null;
 	var background = data.background;
 	var hovered = -1, hits = [], runs = [], band = {offset: 0, height: 0}, charWidth = 7, pending = false;
 
@@ -341,8 +341,9 @@
 	api.zoomBy = zoomBy;
 
 	// -- search -------------------------------------------------------------------------------------
-	function search(term) {
+	function search(term, keepTable) {
 		searchTerm = term;
+		if (!keepTable) picked = -1;
 		searchBox.classList.remove("bad");
 		matchName = null;
 		if (term) {
@@ -354,6 +355,7 @@
 			}
 		}
 		updateMatched();
+		tableFilter = picked < 0 ? matchName : null;
 		fillTable();
 		draw();
 	}
@@ -503,7 +505,7 @@
 	}
 	var headRow = table.appendChild(el("thead")).appendChild(el("tr"));
 	var body = table.appendChild(el("tbody"));
-	var sortKey = "inclusive", descending = true, picked = -1;
+	var sortKey = "inclusive", descending = true;
 	COLUMNS.forEach(function (spec) {
 		var th = headRow.appendChild(el("th", {"data-key": spec.key, title: "Sort by " + spec.title}, spec.title));
 		th.addEventListener("click", function () {
@@ -515,7 +517,7 @@
 	function fillTable() {
 		var spec = COLUMNS.filter(function (c) { return c.key === sortKey; })[0];
 		var order = [];
-		for (var r = 0; r < fnName.length; r++) if (matchName === null || matchName[fnName[r]]) order.push(r);
+		for (var r = 0; r < fnName.length; r++) if (tableFilter === null || tableFilter[fnName[r]]) order.push(r);
 		var values = spec.values, sign = descending ? -1 : 1;
 		order.sort(function (a, b) {
 			var byKey = values === null ? (names[fnName[a]] < names[fnName[b]] ? -1 : names[fnName[a]] > names[fnName[b]] ? 1 : 0)
@@ -558,7 +560,7 @@
 		caseBox.checked = false;
 		zoom = 0; x0 = 0; x1 = total;
 		crumbsOf();
-		search(term);
+		search(term, true);
 		var top = graph.getBoundingClientRect().top - header.getBoundingClientRect().height;
 		if (top < 0 || top > window.innerHeight / 2) window.scrollBy(0, top - 4);
 	}
