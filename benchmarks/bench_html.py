@@ -4,7 +4,8 @@
 
 Input: the first ``--stacks`` lines of bench_folded.py's 200,000-stack file (generated once,
 under benchmarks/.data/). Pages: ``flamespace html`` at its default --minwidth and at a finer
-one (more frames laid out: the "1M frames" case), and ``flamespace svg`` at its defaults; all
+one (more frames laid out: the "1M frames" case), and ``flamespace svg`` at its defaults and at
+the HTML's default --minwidth (the same frames as the first page); all
 written in this process (build time shown), then opened in headless Chromium (Debian's, driven
 by playwright) from file:// with every other request refused.
 
@@ -74,11 +75,13 @@ def build(stacks: int, fine: float) -> Dict[str, Dict[str, object]]:
         seconds = time.perf_counter() - began
         frames = read_payload(path.read_text())["frames"]["count"]
         pages[name] = {"path": path, "seconds": seconds, "frames": frames}
-    path = OUT / f"{stacks}.svg"
-    began = time.perf_counter()
-    svg(profile, SvgOptions(), path)
-    frames = path.read_text().count("<g><title>")
-    pages["svg (defaults)"] = {"path": path, "seconds": time.perf_counter() - began, "frames": frames}
+    for name, options in (("svg (defaults)", SvgOptions()), (f"svg (--minwidth {default:g}%)", SvgOptions(minwidth=f"{default:g}%"))):
+        path = OUT / f"{stacks}-{str(options.minwidth).rstrip('%')}.svg"
+        began = time.perf_counter()
+        svg(profile, options, path)
+        seconds = time.perf_counter() - began
+        frames = path.read_text().count("<g><title>")
+        pages[name] = {"path": path, "seconds": seconds, "frames": frames}
     for page in pages.values():
         page["mb"] = Path(page["path"]).stat().st_size / 1e6  # type: ignore[arg-type]
     return pages
@@ -106,7 +109,7 @@ def measure_page(browser, path: Path, svg: bool, repeat: int, zooms: int) -> Dic
         requests: List[str] = []
 
         def refuse(route, request):
-            if request.url.startswith("file://") and request.url.endswith(path.name):
+            if request.url.split("#")[0] == path.as_uri():
                 route.continue_()
             else:
                 requests.append(request.url)

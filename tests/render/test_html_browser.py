@@ -47,7 +47,7 @@ class Page:
         own = path.as_uri()
 
         def route(route, request) -> None:
-            if request.url == own:
+            if request.url.split("#")[0] == own:
                 route.continue_()
             else:
                 self.requests.append(request.url)
@@ -57,7 +57,10 @@ class Page:
         self.tab = self.context.new_page()
         self.tab.on("pageerror", lambda error: self.errors.append(str(error)))
         self.tab.on("console", lambda message: self.errors.append(message.text) if message.type == "error" else None)
-        self.tab.goto(own)
+        self.open(own)
+
+    def open(self, url: str) -> None:
+        self.tab.goto(url)
         self.tab.wait_for_function("window.flamespaceViewer && window.flamespaceViewer.ready")
 
     def drawn(self, name: str) -> dict:
@@ -193,6 +196,11 @@ def test_tooltip_shows_times_in_human_units_and_labels_drop_locations_first(open
     work = page.drawn("work (app.py:9)")
     page.tab.mouse.move(work["cx"], work["cy"])
     assert "2.25 s" in page.tab.locator("#tooltip").inner_text()
+    glyph = page.tab.evaluate("window.flamespaceViewer.charWidth()")
+    assert 5 < glyph < 9, "12px Verdana-like glyphs"
+    fitted = page.tab.evaluate("(ws) => ws.map(w => window.flamespaceViewer.fit('work (app.py:12)', w))",
+                               [6 + glyph * 16.5, 6 + glyph * 15.5, 6 + glyph * 4.5, 6 + glyph * 3.5, 6 + glyph * 2.5])
+    assert fitted == ["work (app.py:12)", "work", "work", "w..", ""]  # the location goes before the name is cut
     text = page.tab.evaluate("[1.5e6, 999.7, 2.25e9, 0, 12345].map(v => window.flamespaceViewer.human(v))")
     assert text == [units.human(v, "ns") for v in (1.5e6, 999.7, 2.25e9, 0, 12345)]
 
@@ -229,6 +237,25 @@ def test_table_sorts_and_a_row_highlights_its_frames(open_page) -> None:
     token = page.drawn("next_token")
     assert page.pixel(*page.corner(token)) == SEARCH
     page.shot("table")
+
+
+def test_the_url_keeps_zoom_search_and_shape(open_page) -> None:
+    page = open_page("small.html")
+    page.tab.mouse.click(page.drawn("eval")["cx"], page.drawn("eval")["cy"])
+    page.tab.fill("#search", "call")
+    page.tab.check("#ignorecase")
+    page.tab.click("#icicle")
+    url = page.tab.url
+    assert "#" in url
+    page.open(url.split("#")[0])
+    assert page.crumbs() == ["all"] and page.state()["term"] == ""
+    page.tab.goto("about:blank")
+    page.open(url)
+    assert page.crumbs() == ["all", "main", "eval"] and page.state()["inverted"] is True
+    assert page.tab.input_value("#search") == "call" and page.tab.is_checked("#ignorecase")
+    assert page.tab.text_content("#matched") == "Matched: 74.3%"  # call: 26 of the zoomed eval's 35
+    page.tab.keyboard.press("Escape")
+    assert "z=" not in page.tab.url
 
 
 def test_icicle_toggle_puts_the_root_on_top(open_page) -> None:

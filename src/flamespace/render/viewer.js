@@ -149,14 +149,14 @@
 		band.offset = Math.max(0, Math.min(contentHeight() - height, headerHeight - top));
 	}
 
-	var location = data.location ? new RegExp(data.location) : null;
+	var trailingLocation = data.location ? new RegExp(data.location) : null;
 	// As the SVG emitter's fit_label: whole, without a trailing " (file:line)", cut with "..", or empty.
 	function fit(name, width) {
 		var chars = Math.floor((width - 6) / charWidth);
 		if (chars < 3) return "";
 		if (chars >= name.length) return name;
-		if (location !== null) {
-			name = name.replace(location, "");
+		if (trailingLocation !== null) {
+			name = name.replace(trailingLocation, "");
 			if (chars >= name.length) return name;
 		}
 		return name.substring(0, chars - 2) + "..";
@@ -306,6 +306,7 @@
 		crumbsOf();
 		updateMatched();
 		draw();
+		remember();
 	}
 	// a "(small)" block: its span, or a quarter of the view around the click if the block is wider
 	function zoomRun(run, clientX) {
@@ -323,6 +324,8 @@
 	}
 	function pan(fraction) { var shift = (x1 - x0) * fraction; setView(x0 + shift, x1 + shift); }
 	api.count = n;
+	api.fit = fit;
+	api.charWidth = function () { return charWidth; };
 	// what the last draw put on the canvas (CSS pixels of the canvas): for tests
 	api.drawn = function () {
 		var out = [];
@@ -358,6 +361,7 @@
 		tableFilter = picked < 0 ? matchName : null;
 		fillTable();
 		draw();
+		remember();
 	}
 	function updateMatched() {
 		// the share of the zoomed frame in matching frames, each match counted once (not again inside another)
@@ -478,6 +482,41 @@
 		flameButton.classList.toggle("on", !icicle);
 		icicleButton.classList.toggle("on", icicle);
 		draw();
+		remember();
+	}
+
+	// -- the view in the URL's fragment (#z=FRAME or #x=FROM,TO; s=TERM; ic; icicle/flame): kept on reload and in links
+	var restoring = true;
+	function remember() {
+		if (restoring) return;
+		var parts = [];
+		if (zoom && x0 === startOf[zoom] && x1 === startOf[zoom] + valueOf[zoom]) parts.push("z=" + zoom);
+		else if (x0 !== 0 || x1 !== total) parts.push("x=" + x0 + "," + x1);
+		if (searchTerm) parts.push("s=" + encodeURIComponent(searchTerm));
+		if (caseBox.checked) parts.push("ic");
+		if (inverted !== !!data.inverted) parts.push(inverted ? "icicle" : "flame");
+		var hash = parts.length ? "#" + parts.join("&") : "";
+		if (hash !== window.location.hash && !(hash === "" && window.location.hash === "#")) {
+			history.replaceState(null, "", window.location.pathname + window.location.search + hash);
+		}
+	}
+	function restore() {
+		var state = {};
+		window.location.hash.replace(/^#/, "").split("&").forEach(function (part) {
+			var at = part.indexOf("=");
+			if (part) state[at < 0 ? part : part.slice(0, at)] = at < 0 ? "" : decodeURIComponent(part.slice(at + 1));
+		});
+		if ("icicle" in state) setShape(true);
+		if ("flame" in state) setShape(false);
+		if ("ic" in state) caseBox.checked = true;
+		if (state.s) { searchBox.value = state.s; search(state.s); }
+		var frame = parseInt(state.z, 10);
+		if (frame > 0 && frame < n) zoomTo(frame);
+		else if (state.x) {
+			var span = state.x.split(",").map(Number);
+			if (span.length === 2 && isFinite(span[0]) && isFinite(span[1]) && span[1] > span[0]) setView(span[0], span[1]);
+		}
+		restoring = false;
 	}
 	flameButton.addEventListener("click", function () { setShape(false); });
 	icicleButton.addEventListener("click", function () { setShape(true); });
@@ -574,6 +613,7 @@
 	setShape(inverted);
 	crumbsOf();
 	fillTable();
+	if (n) restore(); else restoring = false;
 	size();
 	if (!inverted && contentHeight() > band.height) {  // a flame graph taller than the window: its root in view
 		window.scrollTo(0, graph.getBoundingClientRect().top + window.scrollY + contentHeight() - band.height - header.getBoundingClientRect().height);
