@@ -1,6 +1,6 @@
 """HTML viewer speed in a real browser: file size, time to first paint and per zoom, beside our SVG.
 
-    python benchmarks/bench_html.py [--stacks 200000] [--repeat 3] [--zooms 10] [--no-svg]
+    python benchmarks/bench_html.py [--stacks 200000] [--repeat 3] [--repeat-svg 1] [--zooms 10] [--no-svg]
 
 Input: the first ``--stacks`` lines of bench_folded.py's 200,000-stack file (generated once,
 under benchmarks/.data/). Pages: ``flamespace html`` at its default --minwidth and at a finer
@@ -124,6 +124,7 @@ def measure_page(browser, path: Path, svg: bool, repeat: int, zooms: int) -> Dic
         else:
             paints.append(page.evaluate(NEXT_FRAME) / 1000)
         assert not requests, requests
+        print(f"    first paint {paints[-1]:.2f} s", file=sys.stderr)
         for target in zoom_targets(page, svg, zooms):
             draw, frame = page.evaluate(SVG_ZOOM if svg else HTML_ZOOM, target)
             draws.append(draw / 1000)
@@ -137,6 +138,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stacks", type=int, default=200_000, help="lines of the 200,000-stack file to use")
     parser.add_argument("--repeat", type=int, default=3, help="page loads per page (medians shown)")
+    parser.add_argument("--repeat-svg", type=int, default=1, help="page loads per SVG (an SVG of a million frames takes minutes)")
     parser.add_argument("--zooms", type=int, default=10, help="frames zoomed into per load")
     parser.add_argument("--fine", type=float, default=0.0002, help="the finer --minwidth (percent of the total)")
     parser.add_argument("--no-svg", action="store_true", help="leave the SVG out (it takes minutes to open at 200,000 stacks)")
@@ -155,11 +157,12 @@ def main() -> None:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         for name, page in pages.items():
             print(f"  measuring {name} ...", file=sys.stderr)
-            results[name] = measure_page(browser, Path(page["path"]), name.startswith("svg"), args.repeat, args.zooms)  # type: ignore[arg-type]
+            svg = name.startswith("svg")
+            results[name] = measure_page(browser, Path(page["path"]), svg, args.repeat_svg if svg else args.repeat, args.zooms)  # type: ignore[arg-type]
         browser.close()
     load_after = " ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"\n{args.stacks:,} stacks; {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
-          f"load average before {load_before}, after {load_after}; medians of {args.repeat} loads x {args.zooms} zooms\n")
+          f"load average before {load_before}, after {load_after}; medians of {args.repeat} loads ({args.repeat_svg} of an SVG) x {args.zooms} zooms\n")
     print(f"| page | frames | file | build | first paint | zoom: draw | zoom: to next frame |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for name, page in pages.items():

@@ -576,8 +576,9 @@
 					td.appendChild(el("span", {"class": "share", style: "width:" + (40 * c.values[r] / total).toFixed(1) + "px"}));
 					td.appendChild(document.createTextNode(percent(c.values[r], total)));
 				} else {
-					td.textContent = human(c.values[r], !!c.signed);
-					if (c.signed) td.className = (data.negate ? -1 : 1) * c.values[r] > 0 ? "up" : c.values[r] ? "down" : "";
+					var shown = c.signed && data.negate ? -c.values[r] : c.values[r];  // as the tooltip: --negate swaps the sides
+					td.textContent = human(shown, !!c.signed);
+					if (c.signed) td.className = shown > 0 ? "up" : shown < 0 ? "down" : "";
 				}
 			});
 			tr.addEventListener("click", function () { pick(r); });
