@@ -71,11 +71,23 @@ def test_payload_holds_exactly_the_layout() -> None:
 def test_function_table_is_the_whole_profiles_not_the_layouts() -> None:
     graph = fs.read(SMALL)
     data = read_payload(_page(graph, HtmlOptions(min_percent=20)))  # most frames not laid out
-    table = data["functions"]
+    assert list(data["functions"]) == ["line", "function"]  # json.dumps (encoder.py:12) has a line number
+    table = data["functions"]["line"]
     rows = {data["names"][i]: (s, t) for i, s, t in zip(table["name"], table["self"], table["inclusive"])}
     expected = {strip_annotation(cost.name): (cost.self_value, cost.inclusive_value) for cost in function_costs(graph)}
-    assert rows == expected and data["function_count"] == len(expected)
+    assert rows == expected and table["count"] == len(expected)
     assert table["inclusive"] == sorted(table["inclusive"], reverse=True)
+
+
+def test_function_table_by_function_groups_the_lines_of_one_function() -> None:
+    graph = fs.FlameGraph({("main (app.py:1)", "work (app.py:12)"): 4, ("main (app.py:1)", "work (app.py:30)"): 6,
+                           ("main (app.py:1)", "file.c:7"): 5})
+    data = read_payload(_page(graph))
+    for group in ("line", "function"):
+        table = data["functions"][group]
+        rows = {data["names"][i]: (s, t) for i, s, t in zip(table["name"], table["self"], table["inclusive"])}
+        assert rows == {c.name: (c.self_value, c.inclusive_value) for c in function_costs(graph, group)}
+    assert data["functions"]["function"]["count"] == 3  # main (app.py), work (app.py), file.c
 
 
 def test_differential_payload_has_changes_colours_and_the_svgs_legend() -> None:
@@ -90,7 +102,8 @@ def test_differential_payload_has_changes_colours_and_the_svgs_legend() -> None:
     bar = change_bar(largest, options.svg_options(), None)
     assert (data["legend"]["low"], data["legend"]["high"], data["legend"]["meaning"]) == (bar.low, bar.high, bar.meaning)
     assert any(data["inks"]), "a saturated blue or red frame gets a white label"
-    table = data["functions"]
+    assert list(data["functions"]) == ["line"], "no frame has a line number: one table"
+    table = data["functions"]["line"]
     before = {c.name: c.inclusive_value for c in function_costs(diff.before)}
     after = {c.name: c.inclusive_value for c in function_costs(diff.after)}
     for i, change in zip(table["name"], table["delta_inclusive"]):
@@ -101,8 +114,8 @@ def test_differential_payload_has_changes_colours_and_the_svgs_legend() -> None:
 def _described(page: str) -> str:
     """The payload as a golden file: settings as JSON, each column as its type and values on one line."""
     data = read_payload(page)
-    for part in ("frames", "functions"):
-        data[part] = {k: v if isinstance(v, int) else " ".join(map(str, v)) for k, v in data[part].items()}
+    for table in (data["frames"], *data["functions"].values()):
+        table.update({k: " ".join(map(str, v)) for k, v in table.items() if isinstance(v, list)})
     return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
@@ -137,7 +150,7 @@ def test_page_is_self_contained_and_names_cannot_break_out_of_the_script() -> No
 def test_empty_profile_is_reported_and_drawn_as_empty() -> None:
     diagnostics = Diagnostics()
     data = read_payload(_page(fs.FlameGraph({}), diagnostics=diagnostics))
-    assert diagnostics.empty and data["frames"]["count"] == 0 and data["function_count"] == 0
+    assert diagnostics.empty and data["frames"]["count"] == 0 and data["functions"]["line"]["count"] == 0
 
 
 def test_options_are_checked() -> None:

@@ -29,6 +29,9 @@ def pages(tmp_path_factory: pytest.TempPathFactory):
     html(fs.read(DIFF), HtmlOptions(title="Diff"), root / "diff.html")
     timed = {("main", "parse (app.py:3)"): 1_500_000, ("main", "work (app.py:9)"): 2_250_000_000, ("main",): 12_345}
     html(fs.FlameGraph(timed, unit="ns"), HtmlOptions(), root / "timed.html")
+    lines = {("main (app.py:1)", "work (app.py:12)"): 4, ("main (app.py:1)", "work (app.py:30)"): 6,
+             ("main (app.py:1)", "x (b.py:2)"): 10}
+    html(fs.FlameGraph(lines), HtmlOptions(), root / "lines.html")
     # one wide stack and 3,000 stacks each far narrower than a pixel
     many = {("main", "big"): 100_000}
     many.update({("main", "tiny", f"f{i}"): 1 for i in range(3000)})
@@ -256,6 +259,24 @@ def test_the_url_keeps_zoom_search_and_shape(open_page) -> None:
     assert page.tab.text_content("#matched") == "Matched: 74.3%"  # call: 26 of the zoomed eval's 35
     page.tab.keyboard.press("Escape")
     assert "z=" not in page.tab.url
+
+
+def test_table_by_function_groups_lines_and_highlights_them_all(open_page) -> None:
+    page = open_page("lines.html")
+    rows = page.tab.locator("#table tbody tr")
+    assert rows.count() == 4  # main, x, work (app.py:30), work (app.py:12)
+    page.tab.click("#by-function")
+    assert rows.count() == 3
+    work = rows.filter(has_text="work (app.py)")
+    assert work.locator("td").nth(3).text_content() == "10 samples"
+    work.click()
+    assert page.tab.text_content("#matched") == "Matched: 50.0%"  # 4 + 6 of 20
+    for name in ("work (app.py:12)", "work (app.py:30)"):
+        assert page.pixel(*page.corner(page.drawn(name))) == SEARCH
+    assert page.pixel(*page.corner(page.drawn("x (b.py:2)"))) != SEARCH
+    page.tab.click("#by-line")
+    assert rows.count() == 4
+    page.shot("by-function")
 
 
 def test_icicle_toggle_puts_the_root_on_top(open_page) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import sys
 from array import array
 
@@ -47,6 +48,8 @@ STYLE = os.path.join(HERE, "viewer.css")
 #: The payload's format; the page script refuses another.
 PAYLOAD_VERSION = 1
 _SVG = defaults(SvgOptions)
+#: A frame name with a line number, which the table by function leaves out (core.ranking.GROUPINGS).
+_LINE_NUMBER = re.compile(r":\d+\)?$")
 
 
 @record
@@ -185,14 +188,11 @@ def payload(
     }
     if c.deltas is not None:
         frames["delta"] = column(c.deltas, signed=True)
-    table = function_table(profile, options)
-    functions: Dict[str, Any] = {
-        "name": column([name_index(row[0]) for row in table]),
-        "self": column([row[1] for row in table]), "inclusive": column([row[2] for row in table]),
-    }
-    if c.deltas is not None:
-        functions["delta_self"] = column([row[3] for row in table], signed=True)
-        functions["delta_inclusive"] = column([row[4] for row in table], signed=True)
+    differential = c.deltas is not None
+    line_table = function_table(profile, "line")
+    functions = {"line": _table_columns(line_table, name_index, differential)}
+    if any(_LINE_NUMBER.search(row[0]) for row in line_table):  # else the table by function is the same
+        functions["function"] = _table_columns(function_table(profile, "function"), name_index, differential)
     return {
         "version": PAYLOAD_VERSION,
         "title": options.resolved_title(), "subtitle": options.subtitle,
@@ -202,7 +202,7 @@ def payload(
         "location": LOCATION if options.drop_locations else None,
         "search_colour": options.search_color, "background": list(svg_options.background()), "min_percent": options.min_percent, "top": options.top,
         "names": names, "colours": colours, "inks": inks,
-        "frames": frames, "functions": functions, "function_count": len(table), "legend": legend,
+        "frames": frames, "functions": functions, "legend": legend,
     }
 
 
@@ -221,11 +221,24 @@ def unit_spec(unit: Optional[str], countname: str) -> Dict[str, Any]:
     return spec
 
 
-def function_table(profile: Drawable, options: HtmlOptions) -> List[Tuple[Any, ...]]:
-    """(name, self, inclusive[, Δ self, Δ inclusive]) of every frame name of the whole profile,
-    costliest inclusive first (the page sorts it again as asked): exact, not from the layout,
-    whose narrow frames are left out. Differential input: the second profile's costs and their
-    changes from the first."""
+def _table_columns(table: List[Tuple[Any, ...]], name_index: Any, differential: bool) -> Dict[str, Any]:
+    """One table of :func:`function_table` as columns (names as indices into the string table)."""
+    columns: Dict[str, Any] = {
+        "count": len(table), "name": column([name_index(row[0]) for row in table]),
+        "self": column([row[1] for row in table]), "inclusive": column([row[2] for row in table]),
+    }
+    if differential:
+        columns["delta_self"] = column([row[3] for row in table], signed=True)
+        columns["delta_inclusive"] = column([row[4] for row in table], signed=True)
+    return columns
+
+
+def function_table(profile: Drawable, group: str = "line") -> List[Tuple[Any, ...]]:
+    """(name, self, inclusive[, Δ self, Δ inclusive]) of every frame name (``group`` "line") or
+    function (``f (app.py:12)`` and ``f (app.py:30)`` are ``f (app.py)``; see
+    :data:`flamespace.core.ranking.GROUPINGS`) of the whole profile, costliest inclusive first
+    (the page sorts it again as asked): exact, not from the layout, whose narrow frames are
+    left out. Differential input: the second profile's costs and their changes from the first."""
     from ..core.chart import FlameChart
     from ..core.differential import Differential
     from ..core.ranking import function_costs
@@ -233,8 +246,8 @@ def function_table(profile: Drawable, options: HtmlOptions) -> List[Tuple[Any, .
     if isinstance(profile, FlameChart):
         profile = profile.graph()
     if isinstance(profile, Differential):
-        after = {cost.name: cost for cost in function_costs(profile.after)}
-        before = {cost.name: cost for cost in function_costs(profile.before)}
+        after = {cost.name: cost for cost in function_costs(profile.after, group)}
+        before = {cost.name: cost for cost in function_costs(profile.before, group)}
         rows: List[Tuple[Any, ...]] = []
         for name in set(after) | set(before):
             a, b = after.get(name), before.get(name)
@@ -242,7 +255,7 @@ def function_table(profile: Drawable, options: HtmlOptions) -> List[Tuple[Any, .
             b_self, b_inclusive = (b.self_value, b.inclusive_value) if b else (0, 0)
             rows.append((strip_annotation(name), a_self, a_inclusive, a_self - b_self, a_inclusive - b_inclusive))
     else:
-        rows = [(strip_annotation(cost.name), cost.self_value, cost.inclusive_value) for cost in function_costs(profile)]
+        rows = [(strip_annotation(cost.name), cost.self_value, cost.inclusive_value) for cost in function_costs(profile, group)]
     rows.sort(key=lambda row: (-row[2], row[0]))
     return rows
 
@@ -312,14 +325,16 @@ def render_page(data: Dict[str, Any]) -> str:
 
 def read_payload(page: str) -> Dict[str, Any]:
     """The payload of a page :func:`html` wrote, its columns decoded to lists (``frames`` and
-    ``functions`` hold lists instead of ``{"type", "data"}``)."""
+    each table of ``functions``, by grouping: ``line`` and, if any frame has a line number,
+    ``function``, hold lists instead of ``{"type", "data"}``)."""
     start = page.find(_PAYLOAD_OPEN)
     if start < 0:
         raise ArgumentError("not a flamespace HTML page: no payload found")
     start += len(_PAYLOAD_OPEN)
     data: Dict[str, Any] = json.loads(page[start:page.index("</script>", start)])
-    for part in ("frames", "functions"):
-        data[part] = {key: decode_column(value) if isinstance(value, dict) else value for key, value in data[part].items()}
+    tables = [data["frames"], *data["functions"].values()]
+    for table in tables:
+        table.update({key: decode_column(value) for key, value in table.items() if isinstance(value, dict)})
     return data
 
 

@@ -524,23 +524,40 @@
 	window.addEventListener("scroll", redraw, {passive: true});
 	api.search = function (term) { searchBox.value = term; search(term); };
 
-	// -- the table of functions -------------------------------------------------------------------
-	var T = data.functions, fnName = column(T.name), fnSelf = column(T.self), fnInclusive = column(T.inclusive);
-	var fnDeltaSelf = T.delta_self ? column(T.delta_self) : null, fnDeltaInclusive = T.delta_inclusive ? column(T.delta_inclusive) : null;
+	// -- the table of functions (by line: frame names as they are; by function: line numbers left out) --------
+	var tables = {}, grouping = "line", fn = null;
+	function tableOf(group) {  // decoded on first use
+		if (!tables[group]) {
+			var T = data.functions[group], decoded = {count: T.count};
+			["name", "self", "inclusive", "delta_self", "delta_inclusive"].forEach(function (key) {
+				if (T[key]) decoded[key] = column(T[key]);
+			});
+			tables[group] = decoded;
+		}
+		return tables[group];
+	}
+	fn = tableOf(grouping);
 	var section = document.body.appendChild(el("section", {id: "functions"}));
-	var heading = section.appendChild(el("h2", {}, "Functions"));
+	var heading = section.appendChild(el("h2", {}, "Functions "));
+	if (data.functions["function"]) {
+		var groups = heading.appendChild(el("span", {"class": "segmented"}));
+		[["line", "By line"], ["function", "By function"]].forEach(function (g) {
+			var button = groups.appendChild(el("button", {id: "by-" + g[0], title: g[0] === "line" ? "Each frame name: f (app.py:12)" : "Lines of one function together: f (app.py)"}, g[1]));
+			button.addEventListener("click", function () { grouping = g[0]; fn = tableOf(grouping); picked = -1; fillTable(); });
+		});
+	}
 	var tableNote = heading.appendChild(el("span", {"class": "note"}));
 	var table = section.appendChild(el("table", {id: "table"}));
 	var COLUMNS = [
-		{key: "name", title: "Function", values: null},
-		{key: "self", title: "Self", values: fnSelf},
-		{key: "self_share", title: "Self %", values: fnSelf, share: true},
-		{key: "inclusive", title: "Inclusive", values: fnInclusive},
-		{key: "inclusive_share", title: "Inclusive %", values: fnInclusive, share: true},
+		{key: "name", title: "Function", field: null},
+		{key: "self", title: "Self", field: "self"},
+		{key: "self_share", title: "Self %", field: "self", share: true},
+		{key: "inclusive", title: "Inclusive", field: "inclusive"},
+		{key: "inclusive_share", title: "Inclusive %", field: "inclusive", share: true},
 	];
-	if (fnDeltaSelf) {
-		COLUMNS.push({key: "delta_self", title: "\u0394 Self", values: fnDeltaSelf, signed: true});
-		COLUMNS.push({key: "delta_inclusive", title: "\u0394 Inclusive", values: fnDeltaInclusive, signed: true});
+	if (fn.delta_self) {
+		COLUMNS.push({key: "delta_self", title: "\u0394 Self", field: "delta_self", signed: true});
+		COLUMNS.push({key: "delta_inclusive", title: "\u0394 Inclusive", field: "delta_inclusive", signed: true});
 	}
 	var headRow = table.appendChild(el("thead")).appendChild(el("tr"));
 	var body = table.appendChild(el("tbody"));
@@ -555,47 +572,55 @@
 	});
 	function fillTable() {
 		var spec = COLUMNS.filter(function (c) { return c.key === sortKey; })[0];
-		var order = [];
+		var fnName = fn.name, order = [];
 		for (var r = 0; r < fnName.length; r++) if (tableFilter === null || tableFilter[fnName[r]]) order.push(r);
-		var values = spec.values, sign = descending ? -1 : 1;
+		var values = spec.field === null ? null : fn[spec.field], sign = descending ? -1 : 1;
 		order.sort(function (a, b) {
 			var byKey = values === null ? (names[fnName[a]] < names[fnName[b]] ? -1 : names[fnName[a]] > names[fnName[b]] ? 1 : 0)
 				: (spec.signed ? Math.abs(values[a]) - Math.abs(values[b]) : values[a] - values[b]);
 			return sign * byKey || a - b;
 		});
-		var shown = order.slice(0, data.top);
+		var rows = order.slice(0, data.top);
 		body.textContent = "";
 		var fragment = document.createDocumentFragment();
-		shown.forEach(function (r) {
+		rows.forEach(function (r) {
 			var tr = el("tr", {"data-row": String(r)});
 			if (fnName[r] === picked) tr.className = "picked";
 			COLUMNS.forEach(function (c) {
-				var td = tr.appendChild(el("td"));
-				if (c.values === null) { td.textContent = names[fnName[r]]; td.title = names[fnName[r]]; }
+				var td = tr.appendChild(el("td")), v = c.field === null ? 0 : fn[c.field][r];
+				if (c.field === null) { td.textContent = names[fnName[r]]; td.title = names[fnName[r]]; }
 				else if (c.share) {
-					td.appendChild(el("span", {"class": "share", style: "width:" + (40 * c.values[r] / total).toFixed(1) + "px"}));
-					td.appendChild(document.createTextNode(percent(c.values[r], total)));
+					td.appendChild(el("span", {"class": "share", style: "width:" + (40 * v / total).toFixed(1) + "px"}));
+					td.appendChild(document.createTextNode(percent(v, total)));
 				} else {
-					var shown = c.signed && data.negate ? -c.values[r] : c.values[r];  // as the tooltip: --negate swaps the sides
-					td.textContent = human(shown, !!c.signed);
-					if (c.signed) td.className = shown > 0 ? "up" : shown < 0 ? "down" : "";
+					if (c.signed && data.negate) v = -v;  // as the tooltip: --negate swaps the sides
+					td.textContent = human(v, !!c.signed);
+					if (c.signed) td.className = v > 0 ? "up" : v < 0 ? "down" : "";
 				}
 			});
-			tr.addEventListener("click", function () { pick(r); });
+			tr.addEventListener("click", function () { pick(fnName[r]); });
 			fragment.appendChild(tr);
 		});
 		body.appendChild(fragment);
 		Array.prototype.forEach.call(headRow.children, function (th) {
 			th.className = th.getAttribute("data-key") === sortKey ? "sorted" + (descending ? "" : " asc") : "";
 		});
-		var count = data.function_count;
+		Array.prototype.forEach.call(heading.querySelectorAll(".segmented button"), function (button) {
+			button.classList.toggle("on", button.id === "by-" + grouping);
+		});
+		var count = fn.count, noun = grouping === "line" ? "frame name" : "function";
 		tableNote.textContent = (order.length < count ? order.length.toLocaleString("en") + " of " : "") + count.toLocaleString("en") +
-			" function" + (count === 1 ? "" : "s") + (shown.length < order.length ? ", the first " + shown.length + " shown" : "") +
+			" " + noun + (count === 1 ? "" : "s") + (rows.length < order.length ? ", the first " + rows.length + " shown" : "") +
 			" \u00b7 click a row to highlight its frames";
 	}
-	function pick(r) {
-		picked = fnName[r];
-		var term = "^" + escapeRegex(names[picked]) + "$";
+	// a row's frames: by line, the name itself; by function, "f (app.py)" stands for "f (app.py)" and "f (app.py:N)"
+	// (and "file.c" for "file.c:N"), as flamespace.core.ranking groups them
+	function pick(name) {
+		picked = name;
+		var text = names[name], term;
+		if (grouping === "line") term = "^" + escapeRegex(text) + "$";
+		else if (text.slice(-1) === ")") term = "^" + escapeRegex(text.slice(0, -1)) + "(:\\d+)?\\)$";
+		else term = "^" + escapeRegex(text) + "(:\\d+)?$";
 		searchBox.value = term;
 		caseBox.checked = false;
 		zoom = 0; x0 = 0; x1 = total;
