@@ -37,7 +37,7 @@ from .options import DELTA_MODES, LAYOUT_DEFAULTS, PALETTES, LayoutOptions, SvgO
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
+    from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
     from .._types import Destination, Drawable, Number
     from ..diagnostics import Diagnostics
@@ -149,59 +149,44 @@ def payload(
     unit = unit_of(profile)
     svg_options = options.svg_options()
     c = laid.columns
-    names: List[str] = []
-    index: Dict[str, int] = {}
-
-    def name_index(name: str) -> int:
-        found = index.get(name)
-        if found is None:
-            found = index[name] = len(names)
-            names.append(name)
-        return found
-
+    differential = c.deltas is not None
+    names = _Table()
     shown = {name: strip_annotation(name) for name in set(c.names)}
-    frame_names = [name_index(shown[name]) for name in c.names]
+    frame_names = [names.index(shown[name]) for name in c.names]
     legend = None
     if laid.empty:
         colour_of: List[str] = []
     else:
-        largest = change_scale(laid) if c.deltas is not None else None
+        largest = change_scale(laid) if differential else None
         colour_of = frame_colours(laid, svg_options, palette, largest)
         if largest is not None:
             bar = change_bar(largest, svg_options, unit)
             legend = {"low": bar.low, "high": bar.high, "stops": bar.stops, "meaning": bar.meaning,
                       "note": change_note(laid, largest, svg_options, unit)}
-    colours: List[str] = []
-    colour_index: Dict[str, int] = {}
-    frame_colours_ = []
-    for colour in colour_of:
-        found = colour_index.get(colour)
-        if found is None:
-            found = colour_index[colour] = len(colours)
-            colours.append(colour)
-        frame_colours_.append(found)
-    inks = [1 if c.deltas is not None and needs_light_ink(colour) else 0 for colour in colours]
+    colours = _Table()
+    frame_colour = [colours.index(colour) for colour in colour_of]
+    inks = [1 if differential and needs_light_ink(colour) else 0 for colour in colours.items]
     frames: Dict[str, Any] = {
         "count": len(c.names),
         "name": column(frame_names), "depth": column(c.depths), "start": column(c.starts),
-        "value": column(c.values), "self": column(c.selfs), "colour": column(frame_colours_),
+        "value": column(c.values), "self": column(c.selfs), "colour": column(frame_colour),
     }
     if c.deltas is not None:
         frames["delta"] = column(c.deltas, signed=True)
-    differential = c.deltas is not None
     line_table = function_table(profile, "line")
-    functions = {"line": _table_columns(line_table, name_index, differential)}
+    functions = {"line": _table_columns(line_table, names.index, differential)}
     if any(_LINE_NUMBER.search(row[0]) for row in line_table):  # else the table by function is the same
-        functions["function"] = _table_columns(function_table(profile, "function"), name_index, differential)
+        functions["function"] = _table_columns(function_table(profile, "function"), names.index, differential)
     return {
         "version": PAYLOAD_VERSION,
         "title": options.resolved_title(), "subtitle": options.subtitle,
-        "total": laid.total, "max_depth": laid.max_depth, "differential": c.deltas is not None,
+        "total": laid.total, "max_depth": laid.max_depth, "differential": differential,
         "negate": options.negate, "delta": options.delta, "inverted": options.inverted,
         "units": unit_spec(unit, options.countname),
         "location": LOCATION if options.drop_locations else None,
-        "search_colour": options.search_color, "background": list(svg_options.background()), "min_percent": options.min_percent, "top": options.top,
-        "names": names, "colours": colours, "inks": inks,
+        "search_colour": options.search_color, "background": list(svg_options.background()),
+        "min_percent": options.min_percent, "top": options.top,
+        "names": names.items, "colours": colours.items, "inks": inks,
         "frames": frames, "functions": functions, "legend": legend,
     }
 
@@ -221,7 +206,22 @@ def unit_spec(unit: Optional[str], countname: str) -> Dict[str, Any]:
     return spec
 
 
-def _table_columns(table: List[Tuple[Any, ...]], name_index: Any, differential: bool) -> Dict[str, Any]:
+class _Table:
+    """A string table: each distinct string once, in order of first use, and its index."""
+
+    def __init__(self) -> None:
+        self.items: List[str] = []
+        self._index: Dict[str, int] = {}
+
+    def index(self, item: str) -> int:
+        found = self._index.get(item)
+        if found is None:
+            found = self._index[item] = len(self.items)
+            self.items.append(item)
+        return found
+
+
+def _table_columns(table: List[Tuple[Any, ...]], name_index: Callable[[str], int], differential: bool) -> Dict[str, Any]:
     """One table of :func:`function_table` as columns (names as indices into the string table)."""
     columns: Dict[str, Any] = {
         "count": len(table), "name": column([name_index(row[0]) for row in table]),
