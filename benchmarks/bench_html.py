@@ -67,8 +67,8 @@ def build(stacks: int, fine: float) -> Dict[str, Dict[str, object]]:
     profile = fs.read(source)
     pages: Dict[str, Dict[str, object]] = {}
     default = HtmlOptions().min_percent
-    for name, options in ((f"html (--minwidth {default:g})", HtmlOptions()),
-                          (f"html (--minwidth {fine:g})", HtmlOptions(min_percent=fine))):
+    for name, options in ((f"html (--minwidth {default:g}%)", HtmlOptions()),
+                          (f"html (--minwidth {fine:g}%)", HtmlOptions(min_percent=fine))):
         path = OUT / f"{stacks}-{options.min_percent:g}.html"
         began = time.perf_counter()
         html(profile, options, path)
@@ -140,7 +140,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="page loads per page (medians shown)")
     parser.add_argument("--repeat-svg", type=int, default=1, help="page loads per SVG (an SVG of a million frames takes minutes)")
     parser.add_argument("--zooms", type=int, default=10, help="frames zoomed into per load")
-    parser.add_argument("--fine", type=float, default=0.0002, help="the finer --minwidth (percent of the total)")
+    parser.add_argument("--fine", type=float, default=0.0002, help="the finer --minwidth (a percentage of the total, without %%)")
     parser.add_argument("--no-svg", action="store_true", help="leave the SVG out (it takes minutes to open at 200,000 stacks)")
     args = parser.parse_args()
     if not BIG.exists():

@@ -163,9 +163,12 @@ def test_options_are_checked() -> None:
 
 def test_cli_writes_the_page(tmp_path, capsys) -> None:
     out = tmp_path / "small.html"
-    assert main(["html", str(SMALL), "-o", str(out), "--title", "Small", "--colors", "python"]) == 0
+    assert main(["html", str(SMALL), "-o", str(out), "--title", "Small", "--colors", "python", "--minwidth", "5%"]) == 0
     data = read_payload(out.read_text(encoding="utf-8"))
     assert data["title"] == "Small" and data["total"] == 122 and data["units"]["name"] == "samples"
+    assert data["min_percent"] == 5 and min(data["frames"]["value"]) >= 122 * 0.05
+    assert main(["html", str(SMALL), "-o", str(out), "--minwidth", "much"]) == 1
+    assert "0.001%" in capsys.readouterr().err
 
 
 def test_cli_bad_input_is_a_clear_error(tmp_path, capsys) -> None:
@@ -186,7 +189,11 @@ def test_cli_defaults_are_the_librarys() -> None:
     checked = 0
     for parameter in command.params:
         field = shown.get(parameter.name, parameter.name)
-        if field in library and field != "countname":  # countname: the profile's unit first
+        if field == "min_percent":  # written as a percentage
+            assert parameter.default == f"{library[field]:g}%"
+        elif field in library and field != "countname":  # countname: the profile's unit first
             assert parameter.default == library[field], field
-            checked += 1
+        else:
+            continue
+        checked += 1
     assert checked >= 12

@@ -15,6 +15,15 @@ from ._common import checked_output, input_options
 _D = defaults(HtmlOptions)
 
 
+def _percent(context: object, parameter: object, value: str) -> float:
+    """'0.001%' or '0.001' -> 0.001 (a percentage of the total, as svg's --minwidth 0.5%)."""
+    text = value.strip()
+    try:
+        return float(text[:-1] if text.endswith("%") else text)
+    except ValueError:
+        raise click.BadParameter(f"expected a percentage of the total such as 0.001%, not {value!r}") from None
+
+
 @click.command("html")
 @click.argument("files", nargs=-1, type=click.Path(allow_dash=True))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-", show_default="stdout",
@@ -33,7 +42,7 @@ _D = defaults(HtmlOptions)
               help="Differential input: colour each frame by the change of its inclusive value, or of its own value.")
 @click.option("--negate", is_flag=True, default=_D["negate"], help="Differential input: swap red and blue.")
 @click.option("--countname", default=None, help="What plain counts are (default: the profile's unit, else 'samples').")
-@click.option("--minwidth", "min_percent", type=float, default=_D["min_percent"], show_default=True,
+@click.option("--minwidth", "min_percent", default=f"{_D['min_percent']:g}%", show_default=True, callback=_percent,
               help="Leave out frames narrower than this percentage of the total (their value stays in their parents).")
 @click.option("--top", type=int, default=_D["top"], show_default=True, help="Rows of the function table shown at most.")
 @input_options
