@@ -141,7 +141,7 @@ def main() -> None:
     parser.add_argument("--repeat-svg", type=int, default=1, help="page loads per SVG (an SVG of a million frames takes minutes)")
     parser.add_argument("--zooms", type=int, default=10, help="frames zoomed into per load")
     parser.add_argument("--fine", type=float, default=0.0002, help="the finer --minwidth (a percentage of the total, without %%)")
-    parser.add_argument("--no-svg", action="store_true", help="leave the SVG out (it takes minutes to open at 200,000 stacks)")
+    parser.add_argument("--no-svg", action="store_true", help="leave the SVGs out (one of a million frames takes minutes to open)")
     args = parser.parse_args()
     if not BIG.exists():
         print("generating the 200,000-stack file (bench_folded.py --generate) ...", file=sys.stderr)
