@@ -1,0 +1,175 @@
+"""HTML viewer speed in a real browser: file size, time to first paint and per zoom, beside our SVG.
+
+    python benchmarks/bench_html.py [--stacks 200000] [--repeat 3] [--repeat-svg 1] [--zooms 10] [--no-svg]
+
+Input: the first ``--stacks`` lines of bench_folded.py's 200,000-stack file (generated once,
+under benchmarks/.data/). Pages: ``flamespace html`` at its default --minwidth and at a finer
+one (more frames laid out: the "1M frames" case), and ``flamespace svg`` at its defaults and at
+the HTML's default --minwidth (the same frames as the first page); all
+written in this process (build time shown), then opened in headless Chromium (Debian's, driven
+by playwright) from file:// with every other request refused.
+
+Measured per page, medians of ``--repeat`` loads: time to first paint (navigation start to the
+first animation frame after the page drew; the SVG: after its load event), and per zoom
+(``--zooms`` different frames, each zoomed from the whole view): the page script's own draw
+time and the time until the next animation frame has run (what a user waits for; a frame at
+60 Hz adds up to 16 ms). The SVG's zoom is a click event on a frame's rectangle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from bench_folded import BIG  # noqa: E402  (the foundation's generator)
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+OUT = HERE / ".data" / "html"
+
+NEXT_FRAME = "() => new Promise(done => requestAnimationFrame(() => setTimeout(() => done(performance.now()), 0)))"
+HTML_ZOOM = """(i) => new Promise(done => {
+    const api = window.flamespaceViewer; api.reset();
+    const t = performance.now(); api.zoomTo(i); const draw = api.lastDraw;
+    requestAnimationFrame(() => setTimeout(() => done([draw, performance.now() - t]), 0));
+})"""
+SVG_ZOOM = """(i) => new Promise(done => {
+    const rects = document.querySelectorAll('#frames > g > rect');
+    const t = performance.now();
+    rects[i].dispatchEvent(new MouseEvent('click', {bubbles: true}));
+    const sync = performance.now() - t;
+    requestAnimationFrame(() => setTimeout(() => done([sync, performance.now() - t]), 0));
+})"""
+
+
+def build(stacks: int, fine: float) -> Dict[str, Dict[str, object]]:
+    """Write the pages; their paths, sizes, frame counts and build times."""
+    import flamespace as fs
+    from flamespace.render import SvgOptions, svg
+    from flamespace.render.html import HtmlOptions, html, read_payload
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    source = OUT / f"input-{stacks}.folded"
+    if not source.exists():
+        with open(BIG) as whole, open(source, "w") as part:
+            for _, line in zip(range(stacks), whole):
+                part.write(line)
+    profile = fs.read(source)
+    pages: Dict[str, Dict[str, object]] = {}
+    default = HtmlOptions().min_percent
+    for name, options in ((f"html (--minwidth {default:g}%)", HtmlOptions()),
+                          (f"html (--minwidth {fine:g}%)", HtmlOptions(min_percent=fine))):
+        path = OUT / f"{stacks}-{options.min_percent:g}.html"
+        began = time.perf_counter()
+        html(profile, options, path)
+        seconds = time.perf_counter() - began
+        frames = read_payload(path.read_text())["frames"]["count"]
+        pages[name] = {"path": path, "seconds": seconds, "frames": frames}
+    for name, options in (("svg (defaults)", SvgOptions()), (f"svg (--minwidth {default:g}%)", SvgOptions(minwidth=f"{default:g}%"))):
+        path = OUT / f"{stacks}-{str(options.minwidth).rstrip('%')}.svg"
+        began = time.perf_counter()
+        svg(profile, options, path)
+        seconds = time.perf_counter() - began
+        frames = path.read_text().count("<g><title>")
+        pages[name] = {"path": path, "seconds": seconds, "frames": frames}
+    for page in pages.values():
+        page["mb"] = Path(page["path"]).stat().st_size / 1e6  # type: ignore[arg-type]
+    return pages
+
+
+def zoom_targets(page, svg: bool, count: int) -> List[int]:
+    """``count`` frames to zoom into: spread over the 1,000 widest narrower than the whole (the same kind in both)."""
+    if svg:
+        script = """() => { const r = [...document.querySelectorAll('#frames > g > rect')];
+            return r.map((e, i) => [parseFloat(e.getAttribute('width')), i]).filter(p => p[0] < 1179)
+                    .sort((a, b) => b[0] - a[0]).slice(0, 1000).map(p => p[1]); }"""
+    else:
+        script = """() => { const api = window.flamespaceViewer; const out = [];
+            for (let i = 1; i < api.count; i++) { const w = api.width(i); if (w < 1179 / 1180) out.push([w, i]); }
+            return out.sort((a, b) => b[0] - a[0]).slice(0, 1000).map(p => p[1]); }"""
+    wide = page.evaluate(script)
+    step = max(1, len(wide) // count)
+    return wide[::step][:count]
+
+
+def measure_page(browser, path: Path, svg: bool, repeat: int, zooms: int) -> Dict[str, float]:
+    paints, draws, frames = [], [], []
+    for _ in range(repeat):
+        context = browser.new_context(viewport={"width": 1200, "height": 800})
+        requests: List[str] = []
+
+        def refuse(route, request):
+            if request.url.split("#")[0] == path.as_uri():
+                route.continue_()
+            else:
+                requests.append(request.url)
+                route.abort()
+
+        context.route("**/*", refuse)
+        page = context.new_page()
+        page.goto(path.as_uri(), wait_until="load", timeout=600_000)
+        if not svg:
+            page.wait_for_function("window.flamespaceViewer && window.flamespaceViewer.firstPaint", timeout=600_000)
+            paints.append(page.evaluate("window.flamespaceViewer.firstPaint") / 1000)
+        else:
+            paints.append(page.evaluate(NEXT_FRAME) / 1000)
+        assert not requests, requests
+        print(f"    first paint {paints[-1]:.2f} s", file=sys.stderr)
+        for target in zoom_targets(page, svg, zooms):
+            draw, frame = page.evaluate(SVG_ZOOM if svg else HTML_ZOOM, target)
+            draws.append(draw / 1000)
+            frames.append(frame / 1000)
+        context.close()
+    return {"paint": statistics.median(paints), "draw": statistics.median(draws) if draws else float("nan"),
+            "frame": statistics.median(frames) if frames else float("nan")}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--stacks", type=int, default=200_000, help="lines of the 200,000-stack file to use")
+    parser.add_argument("--repeat", type=int, default=3, help="page loads per page (medians shown)")
+    parser.add_argument("--repeat-svg", type=int, default=1, help="page loads per SVG (an SVG of a million frames takes minutes)")
+    parser.add_argument("--zooms", type=int, default=10, help="frames zoomed into per load")
+    parser.add_argument("--fine", type=float, default=0.0002, help="the finer --minwidth (a percentage of the total, without %%)")
+    parser.add_argument("--no-svg", action="store_true", help="leave the SVGs out (one of a million frames takes minutes to open)")
+    args = parser.parse_args()
+    if not BIG.exists():
+        print("generating the 200,000-stack file (bench_folded.py --generate) ...", file=sys.stderr)
+        subprocess.run([sys.executable, str(HERE / "bench_folded.py"), "--generate"], check=True)
+    from playwright.sync_api import sync_playwright
+
+    load_before = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    pages = build(args.stacks, args.fine)
+    if args.no_svg:
+        pages = {k: v for k, v in pages.items() if not k.startswith("svg")}
+    results = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        for name, page in pages.items():
+            print(f"  measuring {name} ...", file=sys.stderr)
+            svg = name.startswith("svg")
+            results[name] = measure_page(browser, Path(page["path"]), svg, args.repeat_svg if svg else args.repeat, args.zooms)  # type: ignore[arg-type]
+        browser.close()
+    load_after = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"\n{args.stacks:,} stacks; {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
+          f"load average before {load_before}, after {load_after}; medians of {args.repeat} loads ({args.repeat_svg} of an SVG) x {args.zooms} zooms\n")
+    print(f"| page | frames | file | build | first paint | zoom: draw | zoom: to next frame |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name, page in pages.items():
+        r = results[name]
+        print(f"| {name} | {page['frames']:,} | {page['mb']:.1f} MB | {page['seconds']:.1f} s | {r['paint']:.2f} s "
+              f"| {1000 * r['draw']:.0f} ms | {1000 * r['frame']:.0f} ms |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,341 @@
+"""The HTML flame graph viewer: one self-contained page, drawn on a canvas by our own script.
+
+The emitter turns a :class:`~flamespace.render.layout.Layout` (value units) into a payload
+(a string table of frame names and colours, and one typed column per field: name index,
+depth, start, value, self, change, colour index), embeds it as JSON in a ``<script
+type="application/json">`` element beside the page script and stylesheet (``viewer.js``,
+``viewer.css`` beside this module, inlined), and writes one file that makes no network
+request. Pixels, label fitting, zoom, search and the table of functions are the page
+script's: the payload stays in value units, so a zoomed view is as exact as the whole.
+
+Why a payload and a canvas, not SVG elements: an SVG of 70,000 frames takes seconds to load
+and to redraw per zoom (docs/performance.md); a canvas draws only the frames wider than a
+pixel in the view (narrower neighbours merged into one "(small)" block per row), so a draw
+costs what is visible, not what was recorded.
+
+Columns are base64 of little-endian typed arrays: the narrowest of ``u1``/``u2``/``u4``
+(``i1``/``i2``/``i4`` for signed) that holds every value when all are integers, else ``f8``.
+:func:`read_payload` decodes a page's payload back (tests check that the page holds exactly
+the layout's data).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import sys
+from array import array
+
+from .._record import Record, defaults, record
+from ..core import units
+from ..errors import ArgumentError
+from ..formats._io import open_output
+from .layout import Layout, layout, strip_annotation
+from .options import DELTA_MODES, LAYOUT_DEFAULTS, PALETTES, LayoutOptions, SvgOptions, _choice
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+    from .._types import Destination, Drawable, Number
+    from ..diagnostics import Diagnostics
+
+HERE = os.path.dirname(__file__)
+SCRIPT = os.path.join(HERE, "viewer.js")
+STYLE = os.path.join(HERE, "viewer.css")
+#: The payload's format; the page script refuses another.
+PAYLOAD_VERSION = 1
+_SVG = defaults(SvgOptions)
+#: A frame name with a line number, which the table by function leaves out (core.ranking.GROUPINGS).
+_LINE_NUMBER = re.compile(r":\d+\)?$")
+
+
+@record
+class HtmlOptions(Record):
+    """What the HTML viewer shows, with the SVG's defaults where the two share a meaning.
+
+    ``title`` (default "Flame Graph"), ``subtitle``, ``colors`` (a palette of
+    :data:`~flamespace.render.options.PALETTES`), ``hash`` (flamegraph.pl's name hash),
+    ``inverted`` (open as an icicle graph; the page toggles it), ``countname`` (what plain
+    counts are: shown after them; times and sizes are shown in their human units instead),
+    ``search_color``, ``drop_locations`` (labels that do not fit drop a trailing
+    `` (file:line)`` first, as the SVG's). Layout (:class:`LayoutOptions`' meaning and
+    defaults): ``reverse``, ``base``, ``sort_by_value``, ``delta``, ``negate`` (differential
+    input: red and blue swapped). ``min_percent``: frames narrower than this percentage of
+    the total are not laid out (their value still counts in their parents): at the default, a
+    frame left out stays narrower than a pixel on a 1,180-pixel canvas until the view is
+    zoomed in 85 times, and the page holds at most 100,000 frames a row. ``top``: rows of the function table the page shows at most.
+    """
+
+    title: Optional[str] = None
+    subtitle: str = _SVG["subtitle"]
+    colors: str = _SVG["colors"]
+    hash: bool = _SVG["hash"]
+    inverted: bool = _SVG["inverted"]
+    countname: str = _SVG["countname"]
+    search_color: str = _SVG["search_color"]
+    drop_locations: bool = _SVG["drop_locations"]
+    reverse: bool = LAYOUT_DEFAULTS.reverse
+    base: Tuple[str, ...] = LAYOUT_DEFAULTS.base
+    sort_by_value: bool = LAYOUT_DEFAULTS.sort_by_value
+    delta: str = LAYOUT_DEFAULTS.delta
+    negate: bool = _SVG["negate"]
+    min_percent: float = 0.001
+    top: int = 500
+
+    def __post_init__(self) -> None:
+        _choice("colors", self.colors, PALETTES)
+        _choice("delta", self.delta, DELTA_MODES)
+        if isinstance(self.base, str):
+            object.__setattr__(self, "base", (self.base,))
+        if not self.min_percent >= 0:
+            raise ArgumentError(f"min_percent must be >= 0, not {self.min_percent!r}")
+        if not self.top > 0:
+            raise ArgumentError(f"top must be > 0, not {self.top!r}")
+
+    def layout_options(self) -> LayoutOptions:
+        return LayoutOptions(reverse=self.reverse, base=self.base, sort_by_value=self.sort_by_value,
+                             delta=self.delta, min_percent=self.min_percent)
+
+    def svg_options(self) -> SvgOptions:
+        """The SVG's options for what both draw alike: palette colours, the change scale's legend."""
+        return SvgOptions(colors=self.colors, hash=self.hash, negate=self.negate, countname=self.countname,
+                          delta=self.delta, drop_locations=self.drop_locations)
+
+    def resolved_title(self) -> str:
+        return self.title or "Flame Graph"
+
+
+def html(
+    profile: Drawable,
+    options: Optional[HtmlOptions] = None,
+    output: Destination = None,
+    *,
+    palette: Optional[Dict[str, str]] = None,
+    diagnostics: Optional[Diagnostics] = None,
+) -> Optional[str]:
+    """Write ``profile`` (FlameGraph, Differential or FlameChart, aggregated) as the HTML viewer.
+
+    ``output``: a path, '-' for stdout, or a text stream; None returns the page as a string.
+    ``palette`` and ``diagnostics`` as :func:`~flamespace.render.svg.svg`'s.
+    """
+    options = options or HtmlOptions()
+    laid = layout(profile, options.layout_options())
+    if diagnostics is not None:
+        for warning in laid.warnings:
+            diagnostics.warn(warning)
+        if laid.empty:
+            diagnostics.empty = True
+    page = render_page(payload(laid, profile, options, palette=palette))
+    if output is None:
+        return page
+    if not isinstance(output, (str, os.PathLike)):
+        output.write(page)
+    else:
+        with open_output(output) as stream:
+            stream.write(page)
+    return None
+
+
+def payload(
+    laid: Layout, profile: Drawable, options: HtmlOptions, *, palette: Optional[Dict[str, str]] = None
+) -> Dict[str, Any]:
+    """The page's data (JSON-ready): settings, string tables, frame columns, function table, legend."""
+    from .svg import change_bar, change_note, change_scale, frame_colours, unit_of, LOCATION
+    from .palettes import needs_light_ink
+
+    unit = unit_of(profile)
+    svg_options = options.svg_options()
+    c = laid.columns
+    differential = c.deltas is not None
+    names = _Table()
+    shown = {name: strip_annotation(name) for name in set(c.names)}
+    frame_names = [names.index(shown[name]) for name in c.names]
+    legend = None
+    if laid.empty:
+        colour_of: List[str] = []
+    else:
+        largest = change_scale(laid) if differential else None
+        colour_of = frame_colours(laid, svg_options, palette, largest)
+        if largest is not None:
+            bar = change_bar(largest, svg_options, unit)
+            legend = {"low": bar.low, "high": bar.high, "stops": bar.stops, "meaning": bar.meaning,
+                      "note": change_note(laid, largest, svg_options, unit)}
+    colours = _Table()
+    frame_colour = [colours.index(colour) for colour in colour_of]
+    inks = [1 if differential and needs_light_ink(colour) else 0 for colour in colours.items]
+    frames: Dict[str, Any] = {
+        "count": len(c.names),
+        "name": column(frame_names), "depth": column(c.depths), "start": column(c.starts),
+        "value": column(c.values), "self": column(c.selfs), "colour": column(frame_colour),
+    }
+    if c.deltas is not None:
+        frames["delta"] = column(c.deltas, signed=True)
+    line_table = function_table(profile, "line")
+    functions = {"line": _table_columns(line_table, names.index, differential)}
+    if any(_LINE_NUMBER.search(row[0]) for row in line_table):  # else the table by function is the same
+        functions["function"] = _table_columns(function_table(profile, "function"), names.index, differential)
+    return {
+        "version": PAYLOAD_VERSION,
+        "title": options.resolved_title(), "subtitle": options.subtitle,
+        "total": laid.total, "max_depth": laid.max_depth, "differential": differential,
+        "negate": options.negate, "delta": options.delta, "inverted": options.inverted,
+        "units": unit_spec(unit, options.countname),
+        "location": LOCATION if options.drop_locations else None,
+        "search_colour": options.search_color, "background": list(svg_options.background()),
+        "min_percent": options.min_percent, "top": options.top,
+        "names": names.items, "colours": colours.items, "inks": inks,
+        "frames": frames, "functions": functions, "legend": legend,
+    }
+
+
+def unit_spec(unit: Optional[str], countname: str) -> Dict[str, Any]:
+    """How the page shows values (as :func:`flamespace.core.units.human`): the unit's scales and
+    the size of one unit in their base, a share, or plain counts named ``countname``."""
+    spec: Dict[str, Any] = {"significant": units.SIGNIFICANT, "max_decimals": units.MAX_DECIMALS}
+    if unit == units.SHARE_UNIT:
+        spec.update(kind="share")
+    elif unit in units.TIME_UNITS:
+        spec.update(kind="scaled", scales=units.TIME_SCALES, size=units.TIME_UNITS[unit])
+    elif unit in units.BYTE_UNITS:
+        spec.update(kind="scaled", scales=units.BYTE_SCALES, size=units.BYTE_UNITS[unit])
+    else:
+        spec.update(kind="count", name=countname)
+    return spec
+
+
+class _Table:
+    """A string table: each distinct string once, in order of first use, and its index."""
+
+    def __init__(self) -> None:
+        self.items: List[str] = []
+        self._index: Dict[str, int] = {}
+
+    def index(self, item: str) -> int:
+        found = self._index.get(item)
+        if found is None:
+            found = self._index[item] = len(self.items)
+            self.items.append(item)
+        return found
+
+
+def _table_columns(table: List[Tuple[Any, ...]], name_index: Callable[[str], int], differential: bool) -> Dict[str, Any]:
+    """One table of :func:`function_table` as columns (names as indices into the string table)."""
+    columns: Dict[str, Any] = {
+        "count": len(table), "name": column([name_index(row[0]) for row in table]),
+        "self": column([row[1] for row in table]), "inclusive": column([row[2] for row in table]),
+    }
+    if differential:
+        columns["delta_self"] = column([row[3] for row in table], signed=True)
+        columns["delta_inclusive"] = column([row[4] for row in table], signed=True)
+    return columns
+
+
+def function_table(profile: Drawable, group: str = "line") -> List[Tuple[Any, ...]]:
+    """(name, self, inclusive[, Δ self, Δ inclusive]) of every frame name (``group`` "line") or
+    function (``f (app.py:12)`` and ``f (app.py:30)`` are ``f (app.py)``; see
+    :data:`flamespace.core.ranking.GROUPINGS`) of the whole profile, costliest inclusive first
+    (the page sorts it again as asked): exact, not from the layout, whose narrow frames are
+    left out. Differential input: the second profile's costs and their changes from the first."""
+    from ..core.chart import FlameChart
+    from ..core.differential import Differential
+    from ..core.ranking import function_costs
+
+    if isinstance(profile, FlameChart):
+        profile = profile.graph()
+    if isinstance(profile, Differential):
+        after = {cost.name: cost for cost in function_costs(profile.after, group)}
+        before = {cost.name: cost for cost in function_costs(profile.before, group)}
+        rows: List[Tuple[Any, ...]] = []
+        for name in set(after) | set(before):
+            a, b = after.get(name), before.get(name)
+            a_self, a_inclusive = (a.self_value, a.inclusive_value) if a else (0, 0)
+            b_self, b_inclusive = (b.self_value, b.inclusive_value) if b else (0, 0)
+            rows.append((strip_annotation(name), a_self, a_inclusive, a_self - b_self, a_inclusive - b_inclusive))
+    else:
+        rows = [(strip_annotation(cost.name), cost.self_value, cost.inclusive_value) for cost in function_costs(profile, group)]
+    rows.sort(key=lambda row: (-row[2], row[0]))
+    return rows
+
+
+# -- columns ---------------------------------------------------------------------------------
+#: Integer column types, narrowest first: (name, array typecode, least, greatest).
+_UNSIGNED = (("u1", "B", 0, 0xFF), ("u2", "H", 0, 0xFFFF), ("u4", "I", 0, 0xFFFFFFFF))
+_SIGNED = (("i1", "b", -0x80, 0x7F), ("i2", "h", -0x8000, 0x7FFF), ("i4", "i", -0x80000000, 0x7FFFFFFF))
+_TYPECODES = {name: code for name, code, _, _ in _UNSIGNED + _SIGNED}
+_TYPECODES["f8"] = "d"
+
+
+def column(values: Sequence[Number], signed: bool = False) -> Dict[str, str]:
+    """``{"type", "data"}``: ``values`` as base64 of a little-endian typed array, the narrowest
+    integer type that holds them all when all are integers, else 64-bit floats."""
+    kind, code = "f8", "d"
+    if all(type(v) is int for v in values):  # noqa: E721 (bool is no count; a float 3.0 stays f8)
+        low, high = (min(values), max(values)) if values else (0, 0)
+        for name, typecode, least, greatest in (_SIGNED if signed or low < 0 else _UNSIGNED):
+            if least <= low and high <= greatest:
+                kind, code = name, typecode
+                break
+    packed = array(code, values)
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return {"type": kind, "data": base64.b64encode(packed.tobytes()).decode("ascii")}
+
+
+def decode_column(encoded: Dict[str, str]) -> List[Number]:
+    """The values of a :func:`column` (for tests and tools that read a page back)."""
+    packed = array(_TYPECODES[encoded["type"]])
+    packed.frombytes(base64.b64decode(encoded["data"]))
+    if sys.byteorder == "big":
+        packed.byteswap()
+    values: List[Number] = list(packed)
+    return values
+
+
+# -- the page ----------------------------------------------------------------------------------
+_PAYLOAD_OPEN = '<script type="application/json" id="flamespace-data">'
+
+
+def _json(data: Dict[str, Any]) -> str:
+    """JSON safe inside a <script> element: no tag, comment or character reference can start."""
+    text = json.dumps(data, ensure_ascii=True, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def render_page(data: Dict[str, Any]) -> str:
+    """The whole page: the stylesheet, the payload and the page script, inlined."""
+    from .xml import escape
+
+    with open(STYLE, encoding="utf-8") as stream:
+        style = stream.read()
+    with open(SCRIPT, encoding="utf-8") as stream:
+        script = stream.read()
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        "<meta name=\"generator\" content=\"flamespace\">\n"
+        f"<title>{escape(data['title'])}</title>\n<style>\n{style}</style>\n</head>\n<body>\n"
+        "<noscript>This flame graph is drawn by JavaScript: please enable it.</noscript>\n"
+        f"{_PAYLOAD_OPEN}{_json(data)}</script>\n"
+        f"<script>\n{script}</script>\n</body>\n</html>\n"
+    )
+
+
+def read_payload(page: str) -> Dict[str, Any]:
+    """The payload of a page :func:`html` wrote, its columns decoded to lists (``frames`` and
+    each table of ``functions``, by grouping: ``line`` and, if any frame has a line number,
+    ``function``, hold lists instead of ``{"type", "data"}``)."""
+    start = page.find(_PAYLOAD_OPEN)
+    if start < 0:
+        raise ArgumentError("not a flamespace HTML page: no payload found")
+    start += len(_PAYLOAD_OPEN)
+    data: Dict[str, Any] = json.loads(page[start:page.index("</script>", start)])
+    tables = [data["frames"], *data["functions"].values()]
+    for table in tables:
+        table.update({key: decode_column(value) for key, value in table.items() if isinstance(value, dict)})
+    return data
+
+
+__all__ = ["HtmlOptions", "column", "decode_column", "html", "payload", "read_payload", "render_page", "unit_spec"]

@@ -1,0 +1,199 @@
+"""The HTML viewer's emitter: the payload holds exactly the layout's data, its columns decode back,
+its golden files, the page is self-contained and safe, and ``flamespace html`` writes it."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+import flamespace as fs
+from flamespace.cli import main
+from flamespace.core import units
+from flamespace.core.ranking import function_costs
+from flamespace.diagnostics import Diagnostics
+from flamespace.errors import ArgumentError
+from flamespace.render.html import HtmlOptions, column, decode_column, html, read_payload
+from flamespace.render.layout import layout, strip_annotation
+from flamespace.render.svg import change_bar, change_scale, frame_colours
+
+from ..conftest import DATA, assert_golden
+
+SMALL = DATA / "render" / "small.folded"
+DIFF = DATA / "render" / "diff.folded"
+
+
+@pytest.mark.parametrize(
+    "values, signed, kind",
+    [
+        ([0, 1, 255], False, "u1"),
+        ([0, 256], False, "u2"),
+        ([0, 70000], False, "u4"),
+        ([0, 2**32], False, "f8"),  # beyond u4: a float, exact to 2**53
+        ([-1, 1], False, "i1"),
+        ([0, 5], True, "i1"),
+        ([-129, 0], True, "i2"),
+        ([-40000, 40000], True, "i4"),
+        ([0.5, 1], False, "f8"),
+        ([1.0, 2.0], False, "f8"),  # floats stay floats (scaled profiles)
+        ([], False, "u1"),
+    ],
+)
+def test_columns_take_the_narrowest_type_and_decode_back(values, signed, kind) -> None:
+    encoded = column(values, signed=signed)
+    assert encoded["type"] == kind
+    assert decode_column(encoded) == values
+
+
+def _page(profile, options=None, **kwargs) -> str:
+    page = html(profile, options or HtmlOptions(), **kwargs)
+    assert page is not None
+    return page
+
+
+def test_payload_holds_exactly_the_layout() -> None:
+    graph = fs.read(SMALL)
+    options = HtmlOptions(colors="java", min_percent=2)
+    data = read_payload(_page(graph, options))
+    laid = layout(graph, options.layout_options())
+    c = laid.columns
+    frames = data["frames"]
+    assert frames["count"] == len(c.names) > 5
+    assert [data["names"][i] for i in frames["name"]] == [strip_annotation(name) for name in c.names]
+    assert frames["depth"] == c.depths and frames["start"] == c.starts and frames["value"] == c.values
+    assert frames["self"] == c.selfs and "delta" not in frames
+    assert [data["colours"][i] for i in frames["colour"]] == frame_colours(laid, options.svg_options())
+    assert data["total"] == laid.total == 122 and data["max_depth"] == laid.max_depth
+    assert data["differential"] is False and data["legend"] is None
+
+
+def test_function_table_is_the_whole_profiles_not_the_layouts() -> None:
+    graph = fs.read(SMALL)
+    data = read_payload(_page(graph, HtmlOptions(min_percent=20)))  # most frames not laid out
+    assert list(data["functions"]) == ["line", "function"]  # json.dumps (encoder.py:12) has a line number
+    table = data["functions"]["line"]
+    rows = {data["names"][i]: (s, t) for i, s, t in zip(table["name"], table["self"], table["inclusive"])}
+    expected = {strip_annotation(cost.name): (cost.self_value, cost.inclusive_value) for cost in function_costs(graph)}
+    assert rows == expected and table["count"] == len(expected)
+    assert table["inclusive"] == sorted(table["inclusive"], reverse=True)
+
+
+def test_function_table_by_function_groups_the_lines_of_one_function() -> None:
+    graph = fs.FlameGraph({("main (app.py:1)", "work (app.py:12)"): 4, ("main (app.py:1)", "work (app.py:30)"): 6,
+                           ("main (app.py:1)", "file.c:7"): 5})
+    data = read_payload(_page(graph))
+    for group in ("line", "function"):
+        table = data["functions"][group]
+        rows = {data["names"][i]: (s, t) for i, s, t in zip(table["name"], table["self"], table["inclusive"])}
+        assert rows == {c.name: (c.self_value, c.inclusive_value) for c in function_costs(graph, group)}
+    assert data["functions"]["function"]["count"] == 3  # main (app.py), work (app.py), file.c
+
+
+def test_differential_payload_has_changes_colours_and_the_svgs_legend() -> None:
+    diff = fs.read(DIFF)
+    options = HtmlOptions()
+    data = read_payload(_page(diff, options))
+    laid = layout(diff, options.layout_options())
+    assert data["differential"] is True
+    assert data["frames"]["delta"] == laid.columns.deltas
+    largest = change_scale(laid)
+    assert [data["colours"][i] for i in data["frames"]["colour"]] == frame_colours(laid, options.svg_options(), None, largest)
+    bar = change_bar(largest, options.svg_options(), None)
+    assert (data["legend"]["low"], data["legend"]["high"], data["legend"]["meaning"]) == (bar.low, bar.high, bar.meaning)
+    assert any(data["inks"]), "a saturated blue or red frame gets a white label"
+    assert list(data["functions"]) == ["line"], "no frame has a line number: one table"
+    table = data["functions"]["line"]
+    before = {c.name: c.inclusive_value for c in function_costs(diff.before)}
+    after = {c.name: c.inclusive_value for c in function_costs(diff.after)}
+    for i, change in zip(table["name"], table["delta_inclusive"]):
+        name = data["names"][i]
+        assert change == after.get(name, 0) - before.get(name, 0)
+
+
+def _described(page: str) -> str:
+    """The payload as a golden file: settings as JSON, each column as its type and values on one line."""
+    data = read_payload(page)
+    for table in (data["frames"], *data["functions"].values()):
+        table.update({k: " ".join(map(str, v)) for k, v in table.items() if isinstance(v, list)})
+    return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+@pytest.mark.parametrize("source, options, golden", [
+    (SMALL, HtmlOptions(), "render/html-payload-small.json"),
+    (DIFF, HtmlOptions(negate=True, delta="self", title="Diff"), "render/html-payload-diff.json"),
+])
+def test_payload_golden(source, options, golden, tmp_path) -> None:
+    assert_golden(_described(_page(fs.read(source), options)), golden, tmp_path)
+
+
+def test_units_come_from_the_profile() -> None:
+    timed = fs.FlameGraph({("main", "work"): 1_500_000}, unit="ns")
+    spec = read_payload(_page(timed))["units"]
+    assert spec["kind"] == "scaled" and spec["size"] == units.TIME_UNITS["ns"]
+    assert [tuple(s) for s in spec["scales"]] == list(units.TIME_SCALES)
+    sized = read_payload(_page(fs.FlameGraph({("a",): 10}, unit="bytes")))["units"]
+    assert [tuple(s) for s in sized["scales"]] == list(units.BYTE_SCALES)
+    counted = read_payload(_page(fs.FlameGraph({("a",): 10}), HtmlOptions(countname="calls")))["units"]
+    assert counted == {"kind": "count", "name": "calls", "significant": units.SIGNIFICANT, "max_decimals": units.MAX_DECIMALS}
+
+
+def test_page_is_self_contained_and_names_cannot_break_out_of_the_script() -> None:
+    hostile = "</script><script>alert(1)</script><!-- & é"
+    page = _page(fs.FlameGraph({("main", hostile): 3, ("main", "ok"): 1}), HtmlOptions(title="<b>T</b>"))
+    assert page.count("</script>") == 2  # the payload's and the page script's: nothing from the data
+    assert "<!--" not in page and "<b>T</b>" not in page
+    assert hostile in read_payload(page)["names"]
+    assert not re.search(r"""(src|href)\s*=|https?://|@import|url\(""", page), "the page loads nothing"
+
+
+def test_empty_profile_is_reported_and_drawn_as_empty() -> None:
+    diagnostics = Diagnostics()
+    data = read_payload(_page(fs.FlameGraph({}), diagnostics=diagnostics))
+    assert diagnostics.empty and data["frames"]["count"] == 0 and data["functions"]["line"]["count"] == 0
+
+
+def test_options_are_checked() -> None:
+    with pytest.raises(ArgumentError, match="colors"):
+        HtmlOptions(colors="plaid")
+    with pytest.raises(ArgumentError, match="min_percent"):
+        HtmlOptions(min_percent=-1)
+    assert HtmlOptions(base="main").base == ("main",)
+
+
+def test_cli_writes_the_page(tmp_path, capsys) -> None:
+    out = tmp_path / "small.html"
+    assert main(["html", str(SMALL), "-o", str(out), "--title", "Small", "--colors", "python", "--minwidth", "5%"]) == 0
+    data = read_payload(out.read_text(encoding="utf-8"))
+    assert data["title"] == "Small" and data["total"] == 122 and data["units"]["name"] == "samples"
+    assert data["min_percent"] == 5 and min(data["frames"]["value"]) >= 122 * 0.05
+    assert main(["html", str(SMALL), "-o", str(out), "--minwidth", "much"]) == 1
+    assert "0.001%" in capsys.readouterr().err
+
+
+def test_cli_bad_input_is_a_clear_error(tmp_path, capsys) -> None:
+    bad = tmp_path / "bad.folded"
+    bad.write_text("main;work notanumber\n")
+    assert main(["html", str(bad), "-o", str(tmp_path / "x.html")]) == 1
+    err = capsys.readouterr().err
+    assert "bad.folded" in err and "Traceback" not in err
+    assert not (tmp_path / "x.html").exists()
+
+
+def test_cli_defaults_are_the_librarys() -> None:
+    from flamespace._record import defaults
+    from flamespace.cli.html import command
+
+    library = defaults(HtmlOptions)
+    shown = {"hash_": "hash"}
+    checked = 0
+    for parameter in command.params:
+        field = shown.get(parameter.name, parameter.name)
+        if field == "min_percent":  # written as a percentage
+            assert parameter.default == f"{library[field]:g}%"
+        elif field in library and field != "countname":  # countname: the profile's unit first
+            assert parameter.default == library[field], field
+        else:
+            continue
+        checked += 1
+    assert checked >= 12
