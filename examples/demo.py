@@ -27,6 +27,8 @@ STEPS = [
     ("Differential input for a differential flame graph (like difffolded.pl)", ["sub", "--normalize", V1, V2, "-o", "demo-output/diff.folded"]),
     ("An interactive flame graph of a bundled profile (open it in a browser)",
      ["svg", V2, "--title", "webapp v2", "--colors", "python", "-o", "demo-output/webapp-v2.svg"]),
+    ("The same profile in the HTML viewer (canvas: fast on big profiles; search, zoom, a table of functions)",
+     ["html", V2, "--title", "webapp v2", "--colors", "python", "-o", "demo-output/webapp-v2.html"]),
     ("A differential flame graph: widths of v2, red = grew, blue = shrank (parents included)",
      ["svg", "demo-output/diff.folded", "--title", "webapp v1 -> v2", "-o", "demo-output/diff.svg"]),
     ("The same profile as a tree in the terminal", ["text", "--threshold", "5%", V2]),
@@ -84,6 +86,7 @@ def main() -> None:
 NEXT = """
 Open in a browser (interactive: click a frame to zoom, Ctrl-F to search):
   {out}/webapp-v2.svg          a flame graph of a bundled profile
+  {out}/webapp-v2.html         the same in the HTML viewer (a table of functions below it)
   {out}/diff.svg               v1 -> v2: red grew, blue shrank
   {out}/ab/changes/delta.svg   the candidate, coloured where compare found a significant change
   {out}/perf-c.svg, {out}/austin-wall.svg   perf and Austin captures, read as they are
