@@ -95,7 +95,9 @@ Open in a browser (interactive: click a frame to zoom, Ctrl-F to search):
 
 Try next, on your own code:
   flamespace record -o my.folded -- my_script.py     profile a program (or -m package.module)
-  flamespace top my.folded; flamespace svg my.folded -o my.svg
+  flamespace top my.folded; flamespace svg my.folded -o my.svg; flamespace html my.folded -o my.html
+  flamespace trace -o calls.txt -- my_script.py      exact call counts and times of every function
+  perf script | flamespace convert - -o app.folded   any profiler's output (flamespace formats lists them)
   flamespace gate --base origin/main -n 20 -- bench.py   in your repository: did this branch make it slower?
   flamespace compare --help   flamespace gate --help   flamespace --help"""
 
