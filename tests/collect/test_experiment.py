@@ -31,7 +31,7 @@ with a false-failure rate below 1 in 10,000 on any load:
 The issue's check, the nominal 50 and 100 ms within 5 ms, follows where the machine ran the
 program as written (own Δs within 2 ms of the nominal; on a quiet machine the standard
 errors are 0.3-0.5 ms). It is not asserted on its own: without the random part (standard
-errors of 1.4-1.5 ms at load 9 without hogs) it fails by chance, as it did at load 6.
+errors of 1.4-1.5 ms at load 9 without hogs) it fails by chance (the likely failure seen at load 6).
 ``--rate 1000`` keeps the sampling error of each run's stack times near 1 ms.
 ``--alternative two-sided``: one of the two changes is a stack that shrank, which the gate's
 default (one-sided, regressions only) does not test.
