@@ -23,9 +23,9 @@ with a false-failure rate below 1 in 10,000 on any load:
   Measured: |t| 9.2-161 gave the smallest adjusted p the permutations allow; with 2 CPU
   hogs (load 11), |t| 5.1-5.3 gave 4e-4: the machine hid the change. The program's own Δs
   do not tell (with 3 hogs their |t| was 17 while stalls of the sampler left the profiles'
-  too low to find the change). Below
-  DETECTABLE_T the experiment runs once more; if that run is as noisy, a change it hid is
-  not required (its Δ is still held to the program's clock, below).
+  too low to find the change). Below DETECTABLE_T the experiment runs once more; if that
+  run is as noisy, a change it hid is not required (its Δ is still held to the program's
+  clock, below).
 - *Each Δ is right*: within RECORDER_ERROR_NS (systematic) plus Z standard errors of the runs'
   own errors (profile minus the program's clock) of the program's own Δ; Z is Student's t with
   19 degrees of freedom (the fewest Welch's can have with 20 runs a side) at a two-sided
