@@ -22,10 +22,13 @@ demo: $(STAMP)
 
 # Types first (pyproject.toml's [tool.mypy]: strict on core, formats, stats), then the tests.
 # Tests marked `quiet` measure wall time: they run alone, after the parallel part.
+# Every part runs even when one fails, so one run reports all failures; make fails if any did.
 test: $(STAMP)
-	$(PY) -m mypy
-	$(PY) -m pytest -q -n 2 -m "not quiet"
-	$(PY) -m pytest -q -m quiet
+	@status=0; \
+	echo "$(PY) -m mypy"; $(PY) -m mypy || status=1; \
+	echo '$(PY) -m pytest -q -n 2 -m "not quiet"'; $(PY) -m pytest -q -n 2 -m "not quiet" || status=1; \
+	echo "$(PY) -m pytest -q -m quiet"; $(PY) -m pytest -q -m quiet || status=1; \
+	exit $$status
 
 # The one table of docs/performance.md: every command beside its Perl or Python peer, whole
 # processes (benchmarks/bench_commands.py; peers from FLAMEGRAPH_DIR, default /tmp/FlameGraph).

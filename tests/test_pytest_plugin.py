@@ -109,7 +109,11 @@ def test_marked_tests_are_recorded_and_runs_accumulate_across_sessions(pytester)
     # The thread the test started is recorded (from its own root), the one running before it is not.
     threads = read(str(out / "test_rec.test_threads" / "run-001.folded"))
     roots = {stack[0] for stack, _ in threads.items()}
-    assert any("slow (test_rec.py)" in stack for stack, _ in threads.items()) and not any("wait (" in r for r in roots), roots
+    assert not any("wait (" in r for r in roots), roots
+    # The worker sleeps 50 ms or more: a tick falls in it unless the sampler stalled as long (a
+    # busy machine does that: longest_gap_ms says so; it counts the time to the stop too).
+    if float(threads.metadata.labels["longest_gap_ms"]) < 50:
+        assert any("slow (test_rec.py)" in stack for stack, _ in threads.items()), (roots, threads.metadata.labels)
 
 
 def test_runs_option_repeats_each_marked_test_into_one_directory(pytester):

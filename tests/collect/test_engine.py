@@ -180,15 +180,13 @@ def test_bad_options_are_refused_with_a_reason(options, message):
 
 def test_a_real_sampler_stops_cleanly_and_reports_quality():
     with fs.Sampler(fs.SamplerOptions(rate=1000)) as sampler:
-        import time
-
-        deadline = time.perf_counter() + 0.2
-        while time.perf_counter() < deadline:
+        deadline = time.perf_counter() + 60  # spin until 10 ticks: a busy machine may stall the sampler for 100 ms
+        while sampler.quality.ticks < 10 and time.perf_counter() < deadline:
             pass
     recording = sampler.stop()
     labels = recording.graph.metadata.labels
     assert recording.graph.metadata.unit == "ns"
-    assert int(labels["ticks"]) >= 10  # 200 asked; a busy 2-core machine achieved 150 Hz (30 ticks)
+    assert int(labels["ticks"]) >= 10
     assert {"rate_requested", "rate_achieved", "late", "missed", "missed_share", "duration_s", "python"} <= set(labels)
     assert not sampler.running
 
@@ -204,8 +202,8 @@ def _switch_interval_while_sampling(sleep) -> float:
     sampler._sleep = sleep
     with sampler:
         seen = sys.getswitchinterval()
-        end = time.perf_counter() + 0.05
-        while time.perf_counter() < end:
+        end = time.perf_counter() + 60  # until sampled: on a busy machine 50 ms can pass without a tick
+        while sampler.quality.samples == 0 and time.perf_counter() < end:
             pass
     assert sampler.quality.samples > 0
     return seen
@@ -231,9 +229,11 @@ LONG_SWITCH_INTERVAL = 0.05
 @pytest.mark.skipif(engine_module._Waiter is None, reason="the C extension _waiter is not built")
 def test_the_waiter_takes_the_gil_soon_after_the_due_time_while_a_thread_spins():
     """Without it a sample waits up to a whole switch interval for a busy thread. The test
-    lengthens the interval to 50 ms and asks for lateness under half of it: a waiter that
-    waited for the interval fails by 25 ms or more, while waiting for a CPU on a loaded
-    machine (which the lateness also includes) does not come near it."""
+    lengthens the interval to 50 ms and asks for one wait of 15 late by less than half of it:
+    a waiter that waited for the interval is late by 50 ms every time (the spinning thread
+    never lets the GIL go by itself), while waiting for a CPU on a loaded machine (which the
+    lateness also includes: up to a scheduling period, some 30 ms at load 20, when the
+    spinner is preempted holding the GIL) does not make all 15 waits that late."""
     stop = threading.Event()
 
     def spin():
@@ -257,7 +257,7 @@ def test_the_waiter_takes_the_gil_soon_after_the_due_time_while_a_thread_spins()
         stop.set()
         thread.join()
         sys.setswitchinterval(before)
-    assert sorted(lateness)[len(lateness) // 2] < LONG_SWITCH_INTERVAL * 1e9 / 2, lateness
+    assert min(lateness) < LONG_SWITCH_INTERVAL * 1e9 / 2, lateness
 
 
 class ClockReadBy(FakeClock):

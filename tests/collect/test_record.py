@@ -83,10 +83,6 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
-def shares(graph: fs.FlameGraph, needle: str) -> float:
-    return sum(v for s, v in graph.items() if any(needle in f for f in s)) / graph.total()
-
-
 def record(tmp_path, *args, output="out.folded"):
     out = tmp_path / output
     code = main(["record", "-q", "-o", str(out), *args])
@@ -166,7 +162,10 @@ def test_start_up_work_in_sitecustomize_is_in_the_profile(tmp_path, monkeypatch)
     code, out = record(tmp_path, "--rate", "500", "--", str(script))
     assert code == 0
     graph = fs.read(out)
-    assert shares(graph, "slow_start_up (site/sitecustomize.py") > 0.5
+    # The spin runs 300 ms by the wall clock however busy the machine; a share of the profile
+    # would not do (the rest of the start-up stretches with the load).
+    spun = time_in(graph, "slow_start_up (site/sitecustomize.py")
+    assert spun >= 0.3e9 - boundary_error_ns(graph, 2), (spun, graph.metadata.labels["longest_gap_ms"])
 
 
 def test_deep_recursion_is_recorded_whole(tmp_path, monkeypatch):

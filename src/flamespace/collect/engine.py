@@ -189,6 +189,10 @@ class Engine:
             thread.join()
         self._sleep.finish()
         self.quality.duration_ns = self.elapsed_ns
+        # The time since the last tick is in no sample: a phase that ended the recording lost
+        # it. It is a gap like any other (a stalled sampler makes it long): count it, or
+        # longest_gap_ns would not bound the error at that end.
+        self.quality.longest_gap_ns = max(self.quality.longest_gap_ns, self.clock.now_ns() - self._last_tick_ns)
 
     def forked(self: E) -> E:
         """An unstarted engine with these settings and nothing recorded, for the child of a
