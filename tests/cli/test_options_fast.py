@@ -145,6 +145,7 @@ COMMON = {
     "svg": [["{a}"], ["{a}", "{b}", "-o", "{out}", "--title", "T", "--width", "800"]],
     "decompose": [["{a}", "{b}", "-d", "{dir}"], ["--out-dir={dir}", "--json", "--no-header", "-", "{b}", "--from", "folded"]],
     "formats": [[], ["--json"]],
+    "similarity": [["{a}", "{b}"], ["--normalize", "--json", "-", "{b}", "--skip-invalid"], ["--sample", "{dir}", "{dir}"]],
 }
 #: Lists click refuses (or answers with help): the small parser must leave every one to click.
 REFUSED = {
@@ -162,6 +163,7 @@ REFUSED = {
     "svg": [["--width", "wide"], ["--colors", "pink"]],
     "decompose": [["{a}", "{b}"], ["-d", "{dir}", "{a}"], ["-d", "{a}", "{a}", "{b}"], ["-d", "{dir}", "{a}", "{b}", "{a}"]],
     "formats": [["--json=1"], ["{a}"], ["--jsn"]],
+    "similarity": [["{a}"], [], ["{a}", "{b}", "{a}"], ["--sample=1", "{a}", "{b}"]],
 }
 
 
@@ -225,7 +227,7 @@ def test_help_and_a_plain_run_do_not_import_click(name, places):
         "collect": ["-q", "-n", "1", "-o", str(places / "runs"), "-c", "pass"],
         "text": [a], "info": [a], "top": ["--json", a], "merge": [a, b], "sub": [a, b], "scale": ["2", a], "filter": ["--grep", "w", a],
         "svg": [a, "-o", str(places / "a.svg")], "decompose": ["--json", "-d", str(places / "parts"), a, b],
-        "formats": ["--json"],
+        "formats": ["--json"], "similarity": [a, b],
     }
     for args in (["--help"], plain[name]):
         code = ("import sys; from flamespace.cli import main; code = main(%r); "
@@ -260,6 +262,7 @@ RUNS = [
     ["svg", "{a}", "--title", "T"], ["--color", "never", "top", "{a}"], ["--color=always", "text", "{a}"],
     ["--color", "pink", "text", "{a}"], ["decompose", "{a}", "{b}", "-d", "{dir}"], ["decompose", "--json", "{a}", "{b}", "-d", "{dir}"],
     ["decompose", "{a}", "{missing}", "-d", "{dir}"], ["decompose", "{a}", "{b}"], ["formats"], ["formats", "--json"],
+    ["similarity", "{a}", "{b}"], ["similarity", "--normalize", "--json", "{a}", "{b}"], ["similarity", "{a}", "{missing}"],
 ]
 
 
