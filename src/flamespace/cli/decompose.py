@@ -29,7 +29,6 @@ def run(
     from ..core.algebra import decompose
     from ..formats import registry
     from ._common import echo_json, format_share, format_value, read_graph
-    from ._table import print_table
 
     f1 = read_graph(before, "decompose", skip_invalid, input_format)
     f2 = read_graph(after, "decompose", skip_invalid, input_format)
@@ -41,6 +40,8 @@ def run(
     if as_json:
         echo_json({"norms": norms, "before": f1.norm(), "after": f2.norm(), "out_dir": out_dir})
         return
+    from ._table import print_table  # (imports typing; not for --json)
+
     base = f1.norm()
     rows = [(name, format_value(value), format_share(value, base), str(len(graph)))
             for (name, value), graph in zip(norms.items(), parts)]
