@@ -19,8 +19,10 @@ def lazy_exports(package: str, exports: "dict[str, str]"):
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         qualified = f"{package}.{module}"
         __import__(qualified)  # not importlib: it would pull in more modules
-        # an export named like its module is the module itself (a subpackage such as render)
-        value = sys.modules[qualified] if module == name else getattr(sys.modules[qualified], name)
+        # an export named like its module is the module itself (a subpackage such as render),
+        # unless the module defines that name (render's svg, text and layout: functions)
+        loaded = sys.modules[qualified]
+        value = loaded if module == name and not hasattr(loaded, name) else getattr(loaded, name)
         setattr(sys.modules[package], name, value)
         return value
 

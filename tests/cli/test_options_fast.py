@@ -92,6 +92,8 @@ def random_args(spec: Command, rng: random.Random, places) -> list:
         args += rng.choice([["-c", "pass"], ["--", "prog.py", "-v"], ["prog.py", "--rate", "5"], ["-m", "mod", "arg"]])
     if spec.name == "collect" and rng.random() < 0.7:
         args = ["-o", str(places / "runs")] + args
+    if spec.name == "decompose" and rng.random() < 0.7:  # its required option and two arguments, often enough
+        args = ["-d", str(places / "dir")] + args + [str(places / "a.folded"), str(places / "b.folded")][:rng.randint(1, 2)]
     return args
 
 
@@ -141,6 +143,9 @@ COMMON = {
                 "--strip", "hex", "--fold-recursion", "--reverse", "--max-depth", "0", "--prefix", "app",
                 "--min-share", "1%", "{a}", "-o", "{out}"]],
     "svg": [["{a}"], ["{a}", "{b}", "-o", "{out}", "--title", "T", "--width", "800"]],
+    "decompose": [["{a}", "{b}", "-d", "{dir}"], ["--out-dir={dir}", "--json", "--no-header", "-", "{b}", "--from", "folded"]],
+    "formats": [[], ["--json"]],
+    "similarity": [["{a}", "{b}"], ["--normalize", "--json", "-", "{b}", "--skip-invalid"], ["--sample", "{dir}", "{dir}"]],
 }
 #: Lists click refuses (or answers with help): the small parser must leave every one to click.
 REFUSED = {
@@ -156,6 +161,9 @@ REFUSED = {
     "scale": [[], ["-1"], ["x", "{a}"], ["inf"], ["2", "{a}", "{b}"]],
     "filter": [["--strip", "names"], ["--max-depth", "-1"], ["--max-depth=-1"], ["--grep"]],
     "svg": [["--width", "wide"], ["--colors", "pink"]],
+    "decompose": [["{a}", "{b}"], ["-d", "{dir}", "{a}"], ["-d", "{a}", "{a}", "{b}"], ["-d", "{dir}", "{a}", "{b}", "{a}"]],
+    "formats": [["--json=1"], ["{a}"], ["--jsn"]],
+    "similarity": [["{a}"], [], ["{a}", "{b}", "{a}"], ["--sample=1", "{a}", "{b}"]],
 }
 
 
@@ -189,7 +197,7 @@ def test_the_common_cases_run_without_click_and_refused_ones_go_to_it(name, plac
 def click_help(name, columns, monkeypatch):
     """What click prints for ``flamespace NAME --help`` (the group's context: its width and -h)."""
     monkeypatch.setenv("COLUMNS", str(columns))
-    command = module(name).command
+    command = module(name).SPEC.click_command()  # fresh: see click_params
     parent = cli.make_context("flamespace", [name], resilient_parsing=True)
     context = command.make_context(name, [], parent=parent, resilient_parsing=True)
     return command.get_help(context) + "\n"
@@ -218,7 +226,8 @@ def test_help_and_a_plain_run_do_not_import_click(name, places):
         "record": ["-q", "-o", str(places / "r.folded"), "-c", "pass"],
         "collect": ["-q", "-n", "1", "-o", str(places / "runs"), "-c", "pass"],
         "text": [a], "info": [a], "top": ["--json", a], "merge": [a, b], "sub": [a, b], "scale": ["2", a], "filter": ["--grep", "w", a],
-        "svg": [a, "-o", str(places / "a.svg")],
+        "svg": [a, "-o", str(places / "a.svg")], "decompose": ["--json", "-d", str(places / "parts"), a, b],
+        "formats": ["--json"], "similarity": [a, b],
     }
     for args in (["--help"], plain[name]):
         code = ("import sys; from flamespace.cli import main; code = main(%r); "
@@ -251,7 +260,9 @@ RUNS = [
     ["filter", "--map", "nothing", "{a}"], ["filter", "--min-share", "2", "{a}"], ["filter", "--strip", "nope", "{a}"],
     ["filter", "--prefix", "app", "--reverse", "-o", "{dir}", "{a}"], ["info", "--bogus"], ["text", "-h"],
     ["svg", "{a}", "--title", "T"], ["--color", "never", "top", "{a}"], ["--color=always", "text", "{a}"],
-    ["--color", "pink", "text", "{a}"],
+    ["--color", "pink", "text", "{a}"], ["decompose", "{a}", "{b}", "-d", "{dir}"], ["decompose", "--json", "{a}", "{b}", "-d", "{dir}"],
+    ["decompose", "{a}", "{missing}", "-d", "{dir}"], ["decompose", "{a}", "{b}"], ["formats"], ["formats", "--json"],
+    ["similarity", "{a}", "{b}"], ["similarity", "--normalize", "--json", "{a}", "{b}"], ["similarity", "{a}", "{missing}"],
 ]
 
 

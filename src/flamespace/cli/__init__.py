@@ -65,7 +65,7 @@ content (or --from FORMAT), from files, directories or stdin ('-'):
 HELP_ARGS = (["--help"], ["-h"])
 #: The commands whose module declares them as data (``SPEC``, a cli._options.Command) without
 #: importing click; ``convert`` has a fast path of its own (its reader options come from the formats).
-FAST = ("collect", "filter", "info", "merge", "record", "scale", "sub", "svg", "text", "top")
+FAST = ("collect", "decompose", "filter", "formats", "info", "merge", "record", "scale", "similarity", "sub", "svg", "text", "top")
 
 
 def __getattr__(name: str) -> object:

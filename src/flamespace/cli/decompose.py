@@ -3,27 +3,19 @@
 from __future__ import annotations
 
 import os
-from typing import Optional
 
-import click
+from ._common import INPUT_OPTIONS
+from ._options import Argument, Command, Option
 
-from ..core.algebra import decompose
-from ..formats import registry
-from ._common import echo_json, format_share, format_value, input_options, read_graph
-from ._table import print_table
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Optional
 
 PARTS = ("appeared", "grown", "disappeared", "shrunk")
 
 
-@click.command("decompose")
-@click.argument("before", type=click.Path(allow_dash=True))
-@click.argument("after", type=click.Path(allow_dash=True))
-@click.option("-d", "--out-dir", required=True, type=click.Path(file_okay=False), help="Directory for appeared.folded, grown.folded, disappeared.folded, shrunk.folded.")
-@click.option("--json", "as_json", is_flag=True, help="Print the norms as JSON.")
-@click.option("--no-header", is_flag=True, help="Do not write '# key: value' metadata lines.")
-@input_options
-def command(
-    before: str, after: str, out_dir: str, as_json: bool, no_header: bool, skip_invalid: bool, input_format: Optional[str]
+def run(
+    before: str, after: str, out_dir: str, as_json: bool, no_header: bool, skip_invalid: bool, input_format: "Optional[str]"
 ) -> None:
     """Split Δ = AFTER − BEFORE into appeared, grown, disappeared and shrunk stacks.
 
@@ -34,6 +26,10 @@ def command(
     Example:
         flamespace decompose before.folded after.folded --out-dir changes/
     """
+    from ..core.algebra import decompose
+    from ..formats import registry
+    from ._common import echo_json, format_share, format_value, read_graph
+
     f1 = read_graph(before, "decompose", skip_invalid, input_format)
     f2 = read_graph(after, "decompose", skip_invalid, input_format)
     parts = decompose(f1, f2)
@@ -44,9 +40,21 @@ def command(
     if as_json:
         echo_json({"norms": norms, "before": f1.norm(), "after": f2.norm(), "out_dir": out_dir})
         return
+    from ._table import print_table  # (imports typing; not for --json)
+
     base = f1.norm()
     rows = [(name, format_value(value), format_share(value, base), str(len(graph)))
             for (name, value), graph in zip(norms.items(), parts)]
     unit = f1.unit or f2.unit or "samples"
     title = f"Change from {format_value(base)} to {format_value(f2.norm())} {unit}; parts in {out_dir}/"
     print_table(title, ["part", "norm", "% of before", "stacks"], rows, [False, True, True, True])
+
+
+SPEC = Command("decompose", run, [Argument("before"), Argument("after")], [
+    Option(("-d", "--out-dir"), "out_dir", "dir", required=True,
+           help="Directory for appeared.folded, grown.folded, disappeared.folded, shrunk.folded."),
+    Option(("--json",), "as_json", "flag", help="Print the norms as JSON."),
+    Option(("--no-header",), "no_header", "flag", help="Do not write '# key: value' metadata lines."),
+    *INPUT_OPTIONS,
+])
+__getattr__ = SPEC.module_getattr(__name__)

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import List
+from ._options import Command, Option
 
-import click
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List
 
-from ..formats import registry
 
-
-def rows() -> List[List[str]]:
+def rows() -> "List[List[str]]":
     """One row per format: name, read/write, extensions, reader options, reference tool."""
+    from ..formats import registry
+
     table = []
     for fmt in registry.formats():
         options = " ".join("--" + field.replace("_", "-") for field, _, _ in registry.read_options(fmt))
@@ -24,9 +26,7 @@ def rows() -> List[List[str]]:
     return table
 
 
-@click.command("formats")
-@click.option("--json", "as_json", is_flag=True, help="Print the table as JSON.")
-def command(as_json: bool) -> None:
+def run(as_json: bool) -> None:
     """List every format: whether flamespace reads and writes it, its file extensions, its reader options
     (for `flamespace convert`) and the tool whose output or behaviour it follows.
 
@@ -48,3 +48,7 @@ def command(as_json: bool) -> None:
     from ._table import print_table
 
     print_table(None, headers, table, [False] * len(headers))
+
+
+SPEC = Command("formats", run, [], [Option(("--json",), "as_json", "flag", help="Print the table as JSON.")])
+__getattr__ = SPEC.module_getattr(__name__)

@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from ._common import INPUT_OPTIONS, echo, echo_json, format_value, read_graph
+from ._options import Argument, Command, Option
 
-import click
-
-from ..core.algebra import distance, normalize, similarity
-from ._common import echo_json, format_value, input_options, read_graph
-from ._table import print_table
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Optional
 
 
-@click.command("similarity")
-@click.argument("first", type=click.Path(allow_dash=True))
-@click.argument("second", type=click.Path(allow_dash=True))
-@click.option("--normalize", "normalized", is_flag=True, help="Compare shapes: scale both to total 1 first.")
-@click.option("--sample", "samples", is_flag=True,
-              help="FIRST and SECOND are samples of runs (directories or quoted globs): show σ within and between them.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@input_options
-def command(first: str, second: str, normalized: bool, samples: bool, as_json: bool, skip_invalid: bool, input_format: Optional[str]) -> None:
+def run(first: str, second: str, normalized: bool, samples: bool, as_json: bool, skip_invalid: bool, input_format: "Optional[str]") -> None:
     """Print σ = 1 − ‖A − B‖ / (‖A‖ + ‖B‖) and the L1 distance ‖A − B‖.
 
     σ is 1 for identical profiles and 0 for profiles that share no stack. With --sample,
@@ -35,6 +26,8 @@ def command(first: str, second: str, normalized: bool, samples: bool, as_json: b
     if samples:
         _samples(first, second, normalized, as_json, skip_invalid, input_format)
         return
+    from ..core.algebra import distance, normalize, similarity
+
     a = read_graph(first, "similarity", skip_invalid, input_format)
     b = read_graph(second, "similarity", skip_invalid, input_format)
     if normalized:
@@ -44,12 +37,13 @@ def command(first: str, second: str, normalized: bool, samples: bool, as_json: b
     if as_json:
         echo_json({"similarity": sigma, "distance": dist, "unit": unit, "norms": [a.norm(), b.norm()]})
         return
-    click.echo(f"similarity: {sigma:.6f}")
-    click.echo(f"distance: {format_value(dist)}" + (f" {unit}" if unit else ""))
+    echo(f"similarity: {sigma:.6f}")
+    echo(f"distance: {format_value(dist)}" + (f" {unit}" if unit else ""))
 
 
-def _samples(first: str, second: str, normalized: bool, as_json: bool, skip_invalid: bool, input_format: Optional[str]) -> None:
+def _samples(first: str, second: str, normalized: bool, as_json: bool, skip_invalid: bool, input_format: "Optional[str]") -> None:
     from ..stats.similarity import sample_similarity
+    from ._table import print_table
     from ._samples import read_samples
 
     read = read_samples({"first": [first], "second": [second]}, "similarity", skip_invalid, input_format)
@@ -62,3 +56,13 @@ def _samples(first: str, second: str, normalized: bool, as_json: bool, skip_inva
     rows = [[name, str(row["pairs"])] + [f"{row[c]:.4f}" for c in columns] for name, row in summary.items()]
     title = f"σ between pairs of runs: {read['first'].n} in {first}, {read['second'].n} in {second}"
     print_table(title, ["pairs of runs", "pairs"] + columns, rows, [False] + [True] * (len(columns) + 1))
+
+
+SPEC = Command("similarity", run, [Argument("first"), Argument("second")], [
+    Option(("--normalize",), "normalized", "flag", help="Compare shapes: scale both to total 1 first."),
+    Option(("--sample",), "samples", "flag",
+           help="FIRST and SECOND are samples of runs (directories or quoted globs): show σ within and between them."),
+    Option(("--json",), "as_json", "flag", help="Print JSON."),
+    *INPUT_OPTIONS,
+])
+__getattr__ = SPEC.module_getattr(__name__)

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, Hashable, Iterable, Mapping, NamedTuple, Optional, Tuple, TypeVar, Union
-
 from ..errors import ArgumentError
 from .metadata import Metadata
 from .vector import Delta, FlameGraph, StackVector
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time (start-up: `flamespace merge`)
+    from typing import Dict, Hashable, Iterable, Mapping, NamedTuple, Optional, Tuple, TypeVar, Union
+
     from .._types import Number, Stack
 
-K = TypeVar("K", bound=Hashable)  # a stack, or its text
+    K = TypeVar("K", bound=Hashable)  # a stack, or its text
 
 
 def norm(vector: StackVector) -> Number:
@@ -85,7 +86,19 @@ def normalize(graph: FlameGraph, to: Union[FlameGraph, Number, None] = None) -> 
     return scaled
 
 
-class Decomposition(NamedTuple):
+if TYPE_CHECKING:
+    class _Parts(NamedTuple):
+        appeared: FlameGraph
+        grown: FlameGraph
+        disappeared: FlameGraph
+        shrunk: FlameGraph
+else:  # the same tuple class without importing typing
+    from collections import namedtuple
+
+    _Parts = namedtuple("_Parts", ("appeared", "grown", "disappeared", "shrunk"))
+
+
+class Decomposition(_Parts):
     """The four-way split of Δ = f2 − f1 into flame graphs with disjoint supports.
 
     ``appeared``: stacks only in f2; ``grown``: in both and larger in f2;
@@ -93,10 +106,7 @@ class Decomposition(NamedTuple):
     Δ = (appeared + grown) − (disappeared + shrunk).
     """
 
-    appeared: FlameGraph
-    grown: FlameGraph
-    disappeared: FlameGraph
-    shrunk: FlameGraph
+    __slots__ = ()
 
     @property
     def delta(self) -> Delta:

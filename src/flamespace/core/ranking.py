@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
+from .._record import record
 from ..errors import ArgumentError
 from .transforms import STRIP_PRESETS
 from .vector import FlameGraph
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing and dataclasses are not imported at run time (start-up: `flamespace top`)
+    from typing import Callable, Dict, List, Optional, Tuple
+
     from .._types import Number
 
 
@@ -44,7 +46,7 @@ def _grouper(group: str) -> Callable[[str], str]:
     return name
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FunctionCost:
     """The cost of one frame name over a whole profile."""
 

@@ -8,16 +8,18 @@ stacks that become equal, so totals are kept unless a transform drops stacks on 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Callable, Dict, Iterable, Optional, Pattern, Tuple, TypeVar, Union
 
 from .tree import Tree
 from ..errors import ArgumentError
 from .vector import StackVector
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time (start-up: `flamespace filter`)
+    from typing import Callable, Dict, Iterable, Optional, Pattern, Tuple, TypeVar, Union
+
     from .._types import FrameMap, Number, Regex, Stack
 
-V = TypeVar("V", bound=StackVector)
+    V = TypeVar("V", bound=StackVector)
 
 #: Named frame equivalences for :func:`strip` and ``flamespace filter --strip``.
 STRIP_PRESETS: Dict[str, Tuple[str, str]] = {

@@ -8,11 +8,13 @@ iterative because real stacks can be thousands of frames deep.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Dict, Iterator, List, Optional
 
 from .vector import StackVector
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time (start-up: `flamespace filter`)
+    from typing import Dict, Iterator, List, Optional
+
     from .._types import Number, Stack
 
 ROOT_NAME = "all"

@@ -8,14 +8,43 @@
 
 from __future__ import annotations
 
-from .._lazy import lazy_exports
-from .layout import Layout, layout
-from .options import LayoutOptions, SvgOptions, read_nameattr
-from .svg import Drawing, draw, emit, svg, write_svg
-from .text import TextOptions, iter_text_lines, text, text_lines
+import sys
+from types import ModuleType
 
-# typing's NamedTuple: imported when asked for (not by flamespace svg)
-__getattr__, __dir__ = lazy_exports(__name__, {"Frame": "frame"})
+from .._lazy import lazy_exports
+from .options import LayoutOptions, SvgOptions, read_nameattr
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .frame import Frame
+    from .layout import Layout, layout
+    from .svg import Drawing, draw, emit, svg, write_svg
+    from .text import TextOptions, iter_text_lines, text, text_lines
+
+# Imported on first use, so that `flamespace text` does not load the SVG emitter and
+# `flamespace svg --help` neither of them (start-up: docs/performance.md).
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "Frame": "frame", "Layout": "layout", "layout": "layout",
+    "Drawing": "svg", "draw": "svg", "emit": "svg", "svg": "svg", "write_svg": "svg",
+    "TextOptions": "text", "iter_text_lines": "text", "text": "text", "text_lines": "text",
+})
+
+#: Names that are both a submodule and the function it exports: the package attribute is the function.
+_FUNCTIONS = frozenset(("layout", "svg", "text"))
+
+
+class _Package(ModuleType):
+    """This package's module type. Importing the submodule ``svg`` (``layout``, ``text``) would set
+    the package's attribute ``svg`` to the module, hiding the function; that assignment is
+    dropped here, so the attribute stays (or becomes, through ``__getattr__``) the function."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in _FUNCTIONS and isinstance(value, ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "Drawing", "Frame", "Layout", "LayoutOptions", "SvgOptions", "TextOptions", "draw", "emit", "layout",
