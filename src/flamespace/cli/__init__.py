@@ -53,7 +53,8 @@ content (or --from FORMAT), from files, directories or stdin ('-'):
 \b
   flamespace-json, speedscope, gecko, chrome, cpuprofile, pprof, pstats, austin,
   perf-sched, perf, xctrace, vtune, vsprof, ghcprof, sample, instruments, jstack,
-  faulthandler, gdb, elfutils, bpftrace, pmc, stap, dtrace, pyspy, folded-diff, folded
+  faulthandler, gdb, elfutils, bpftrace, pmc, stap, dtrace, pyspy, nytprof,
+  folded-diff, folded
 
 (`flamespace formats` describes each), and writes to stdout or -o FILE (folded stacks:
 ``a;b;c 12``, as flamegraph.pl reads them), so commands compose in pipes:

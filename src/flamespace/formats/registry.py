@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 ORDER = (
     "flamespace-json", "speedscope", "gecko", "chrome", "cpuprofile", "pprof", "pstats", "austin", "perf-sched", "perf",
     "xctrace", "vtune", "vsprof", "ghcprof", "sample", "instruments", "jstack", "faulthandler",
-    "gdb", "elfutils", "bpftrace", "pmc", "stap", "dtrace", "pyspy", "folded-diff", "folded",
+    "gdb", "elfutils", "bpftrace", "pmc", "stap", "dtrace", "pyspy", "nytprof", "folded-diff", "folded",
 )
 #: What an input's head must look like for a format to be worth importing to sniff it; an
 #: input that fails this check is refused with the reason written here, without the import
@@ -71,6 +71,7 @@ _COULD_BE: Dict[str, Union[Tuple[Callable[[bytes], bool], str], Callable[[bytes]
     "stap": lambda head: b" : " in head,
     "dtrace": lambda head: b"`" in head or b"0x" in head,
     "pyspy": (lambda head: False, "read only when named (--from pyspy): it is folded text"),
+    "nytprof": (lambda head: False, "read only when named (--from nytprof): it is folded text"),
     "folded-diff": (lambda head: False, "read only when named (--from folded-diff): folded reads two counts per line too"),
 }
 SNIFF_BYTES = 64 * 1024
