@@ -72,8 +72,8 @@ def parse(
     if options.calls:
         return raw.with_metadata(raw.metadata.replace(unit="calls", metric="calls", labels=labels))
     nanoseconds = 1_000_000_000
-    scaled = raw * (nanoseconds // options.ticks_per_second) if nanoseconds % options.ticks_per_second == 0 \
-        else raw * (nanoseconds / options.ticks_per_second)
+    scaled: FlameGraph = raw * (nanoseconds // options.ticks_per_second) if nanoseconds % options.ticks_per_second == 0 \
+        else raw * (nanoseconds / options.ticks_per_second)  # a positive factor: a FlameGraph
     return scaled.with_metadata(raw.metadata.replace(unit="ns", metric="exclusive time", labels=labels))
 
 
