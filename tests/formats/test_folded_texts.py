@@ -192,3 +192,58 @@ def test_sum_texts_is_the_sum_of_read_texts(tmp_path_factory, inputs, skip_inval
 
     fast = outcome(lambda report: registry.sum_texts(paths, skip_invalid=skip_invalid, report=report))
     assert fast == outcome(by_runs)
+
+
+def _sample_rows(runs: list, skip_invalid: bool, columns: bool) -> tuple:
+    """What a sample makes of ``runs``: RunRows from parse_texts (``columns`` False) or from
+    ColumnReader falling back to parse_texts on Inexact; each run's outcome and the rows."""
+    from flamespace.stats.sample import RunRows
+
+    rows = RunRows()
+    reader = folded.ColumnReader(rows.index) if columns else None
+    outcomes = []
+    for data in runs:
+        diagnostics = Diagnostics()
+        options = folded.ReadOptions(skip_invalid=skip_invalid)
+        try:
+            try:
+                if reader is None:
+                    raise folded.Inexact("in.folded")
+                found, numbers, metadata = reader.read(io.BytesIO(data), options, source="in.folded", diagnostics=diagnostics)
+                rows.add_columns(found, numbers, "side")
+                typed = [(type(value).__name__, repr(value)) for value in numbers]
+            except folded.Inexact:
+                diagnostics = Diagnostics()
+                values, metadata = folded.parse_texts(io.BytesIO(data), options, source="in.folded", diagnostics=diagnostics)
+                rows.add(values, "side")
+                typed = [(type(value).__name__, repr(value)) for value in values.values()]
+        except InputError as error:
+            outcomes.append(("error", type(error).__name__, str(error), error.line))
+            continue
+        outcomes.append((typed, metadata, diagnostics.skipped, diagnostics.examples))
+    matrix = [(list(found), list(row)) for found, row in rows._rows]
+    return outcomes, list(rows.index.items()), matrix, rows.surely_varying(0)
+
+
+# runs that share stacks, with ints past 2**63 and sums that overflow, so the C table's
+# reuse across runs and every fallback are reached
+BIG = st.sampled_from([b"a;b 9223372036854775807\n", b"a;b 999999999999999999\n", b"main 1\n", b"a;b 2 3\n"])
+RUN = st.lists(st.one_of(INPUT, BIG), max_size=4).map(b"".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(RUN, min_size=1, max_size=4), st.booleans())
+def test_column_reader_gives_the_rows_values_metadata_and_errors_of_parse_texts(runs, skip_invalid):
+    assert _sample_rows(runs, skip_invalid, True) == _sample_rows(runs, skip_invalid, False)
+
+
+def test_column_reader_keeps_one_column_per_stack_across_runs_and_sums_within_a_run():
+    from flamespace.stats.sample import RunRows
+
+    rows = RunRows()
+    reader = folded.ColumnReader(rows.index)
+    reader.read(io.BytesIO(b"# unit: ns\nx;y 1\nx;y 2\n"))
+    found, numbers, _ = reader.read(io.BytesIO(b"\n" + b"x;y 4\n" * 3))
+    import numpy as np
+
+    assert rows.index == {"x;y": 0} and list(np.frombuffer(found, dtype=np.intp)) == [0] and numbers == [12]

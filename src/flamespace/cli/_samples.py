@@ -10,7 +10,7 @@ from __future__ import annotations
 import glob
 import os
 import sys
-from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar
+from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
 from ..errors import InputError
 from ._common import expand_inputs, parse_share, progress, report
@@ -19,6 +19,7 @@ from ._report import warn
 if TYPE_CHECKING:
     from .._types import Number, Stack
     from ..core.metadata import Metadata
+    from ..formats.folded import ColumnReader
     from ..stats.comparison import CompareOptions
     from ..stats.sample import RunRows
     from ..stats.guards import Finding, Screening
@@ -118,14 +119,17 @@ def load_sides(
     infos: Dict[str, list] = {side: [] for side in sides}
     limit = _early_limit(options, len(everything))
     left_out = 0
+    reader = _column_reader(rows)
     for side, path in progress(everything, "reading runs", len(everything)):
-        values, meta = _read_run(path, skip_invalid, input_format)
-        total = float(sum(values.values()))
-        info = RunInfo(path, side, meta, total, not any(values.values()), missed_share(meta),
+        columns, values, meta = _read_run(path, skip_invalid, input_format, reader)
+        numbers: "List[Number]" = list(values.values()) if isinstance(values, dict) else values
+        total = float(sum(numbers))
+        info = RunInfo(path, side, meta, total, not any(numbers), missed_share(meta),
                        program_name(meta.labels.get("command")))
         kept = not info.empty and not is_late(info, max_missed)
         left_out += not kept
-        row_of[path] = rows.add(values, side if kept and limit else None)
+        group = side if kept and limit else None
+        row_of[path] = rows.add(values, group) if columns is None else rows.add_columns(columns, numbers, group)  # type: ignore[arg-type]
         metadata[path] = meta
         infos[side].append(info)
         if limit and kept:
@@ -151,15 +155,38 @@ def load_sides(
     return samples, screening
 
 
-def _read_run(path: str, skip_invalid: bool, input_format: Optional[str]) -> "Tuple[Dict[str, Number], Metadata]":
-    """One run as {stack text: value} and its metadata, skipped lines reported on stderr."""
-    from ..diagnostics import Diagnostics
-    from ..formats import registry
+def _column_reader(rows: "RunRows") -> "Optional[ColumnReader]":
+    """The reader of folded runs straight into ``rows``' columns (None without the C core)."""
+    from ..formats import folded
 
+    return folded.ColumnReader(rows.index) if folded._core is not None else None
+
+
+def _read_run(path: str, skip_invalid: bool, input_format: Optional[str], reader: "Optional[ColumnReader]" = None
+              ) -> "Tuple[Optional[bytes], Union[Dict[str, Number], List[Number]], Metadata]":
+    """One run as (columns, values, metadata), skipped lines reported on stderr: a folded file
+    through ``reader`` (columns as intp bytes, values a list), else (None, {stack text: value}, ...)."""
+    from ..diagnostics import Diagnostics
+    from ..formats import folded, registry
+    from ..formats._io import open_binary
+
+    if reader is not None:
+        diagnostics = Diagnostics()
+        try:
+            with open_binary(path) as (stream, name):
+                head = stream.peek(registry.SNIFF_BYTES)[: registry.SNIFF_BYTES]
+                fmt = registry.by_name(input_format) if input_format else registry.detect(head, name)
+                if fmt is folded:
+                    columns, numbers, meta = reader.read(stream, folded.ReadOptions(skip_invalid=skip_invalid),
+                                                         source=name, diagnostics=diagnostics)
+                    report(diagnostics)
+                    return columns, numbers, meta
+        except folded.Inexact:  # read it as parse_texts does: the same values and errors
+            pass
     diagnostics = Diagnostics()
-    values = registry.read_texts(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics)
+    values, meta = registry.read_texts(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics)
     report(diagnostics)
-    return values
+    return None, values, meta
 
 
 def _stack(text: str) -> "Stack":

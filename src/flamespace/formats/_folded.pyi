@@ -1,6 +1,6 @@
 # Types of the C extension _folded.c (the folded reader's loop over lines).
 
-from typing import Dict, Tuple, Union
+from typing import Dict, List, Tuple, Union
 
 def sum_lines(
     data: bytes, start: int, counts: Dict[str, Union[int, float]], lineno: int, final: bool, ints_only: bool = False, /
@@ -11,3 +11,21 @@ def sum_lines(
     ``plain``: lines added whose stack cannot end in a count (the input is not differential).
     ``ints_only``: leave decimal counts to the Python reader too.
     """
+
+class Table:
+    """Stack texts -> columns, kept across the runs of a sample (a capsule)."""
+
+def table_new() -> Table:
+    """A new, empty table."""
+
+def add_columns(data: bytes, start: int, table: Table, lineno: int, final: bool, /) -> Tuple[int, int, int, int, int]:
+    """:func:`sum_lines`, adding each line's value to the table's current run."""
+
+def add_text(table: Table, text: str, value: Union[int, float], /) -> bool:
+    """Add a line the Python reader read to the current run; False when an int sum leaves a C long long."""
+
+def take_run(table: Table, index: Dict[str, int], /) -> Tuple[bytes, List[Union[int, float]]]:
+    """End the run: its non-zero stacks in first-appearance order as (columns as intp bytes, values)."""
+
+def drop_run(table: Table, /) -> None:
+    """Forget the current run."""

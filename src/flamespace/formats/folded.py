@@ -331,6 +331,68 @@ def add_ints(
     return Metadata(unit=labels.pop("unit", None), metric=labels.pop("metric", None), labels=labels)
 
 
+class _IntoRun:
+    """Where :func:`_sum_lines` adds the lines the C core leaves to it when a :class:`ColumnReader`
+    reads: into the table's current run, in line order (the dict methods it uses, nothing else)."""
+
+    def __init__(self, table: object, source: str) -> None:
+        self.table = table
+        self.source = source
+        self.texts: Dict[str, Number] = {}  # for the differential check
+
+    def get(self, text: str, default: Number) -> Number:
+        return 0  # __setitem__ adds
+
+    def __setitem__(self, text: str, value: Number) -> None:
+        assert _core is not None
+        if not _core.add_text(self.table, text, value):
+            raise Inexact(self.source)
+        self.texts[text] = value
+
+
+class ColumnReader:
+    """Reads the folded runs of a sample as (column, value) pairs against one table of stack
+    texts kept across runs, with the columns of ``index`` (stack text -> column, which it
+    extends): a stack seen in an earlier run costs a hash of its bytes, no str and no dict.
+
+    :meth:`read` gives what :func:`parse_texts` gives turned into columns: the same values (in
+    first-appearance order), metadata, errors and diagnostics. It raises :class:`Inexact` (the
+    run then left out of the table) where the caller must read the run with :func:`parse_texts`:
+    an int sum beyond 2**63 or input that may be differential. Needs the C core.
+    """
+
+    def __init__(self, index: Dict[str, int]) -> None:
+        if _core is None:
+            raise ArgumentError("ColumnReader needs the C core")
+        self.index = index
+        self._table = _core.table_new()
+
+    def read(
+        self, stream: BinaryIO, options: ReadOptions = ReadOptions(), *, source: str = "<input>",
+        diagnostics: Optional[Diagnostics] = None,
+    ) -> Tuple[bytes, List[Number], Metadata]:
+        """One run: (its columns as native intp bytes, their values, its metadata)."""
+        core = _core
+        assert core is not None
+        if options.columns != "auto":
+            raise Inexact(source)
+        table = self._table
+        labels: Dict[str, str] = {}
+        into = _IntoRun(table, source)
+        try:
+            added, plain = _sum_binary(
+                stream, lambda data, start, counts, lineno, final: core.add_columns(data, start, table, lineno, final),
+                {}, labels, options, source, diagnostics, punted=into,  # type: ignore[arg-type]
+            )
+            if (added or into.texts) and not plain and _all_differential(into.texts, empty=True):
+                raise Inexact(source)  # every stack may end in a count (differential input?): parse_texts decides
+        except BaseException:
+            core.drop_run(table)
+            raise
+        columns, values = core.take_run(table, self.index)
+        return columns, values, Metadata(unit=labels.pop("unit", None), metric=labels.pop("metric", None), labels=labels)
+
+
 def _sum_lines(
     lines: Iterable[str],
     first: int,

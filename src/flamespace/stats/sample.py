@@ -167,7 +167,19 @@ class RunRows:
             columns = np.fromiter(map(index.__getitem__, values), dtype=np.intp, count=len(values))
         except KeyError:
             columns = np.fromiter([index.setdefault(key, len(index)) for key in values], dtype=np.intp, count=len(values))
-        row = np.fromiter(values.values(), dtype=np.float64, count=len(values))
+        return self._append(columns, values.values(), group)
+
+    def add_columns(self, columns: bytes, values: Sequence[float], group: Optional[str] = None) -> int:
+        """Add a run already turned into columns of :attr:`index` (native intp bytes, as
+        :class:`flamespace.formats.folded.ColumnReader` reads them) and their values; as :meth:`add`."""
+        import numpy as np
+
+        return self._append(np.frombuffer(columns, dtype=np.intp), values, group)
+
+    def _append(self, columns: "np.ndarray", values: Iterable[float], group: Optional[str]) -> int:
+        import numpy as np
+
+        row = np.fromiter(values, dtype=np.float64, count=len(columns))
         self._rows.append((columns, row))
         if group is not None:
             self._count(group, columns, row)
