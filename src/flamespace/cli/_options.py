@@ -292,7 +292,9 @@ class Command:
         """The click command this stands for (imports click)."""
         import click
 
-        settings: "Dict[str, object]" = {}
+        # -h as well as --help, as the group says (cli/_group.py): click keeps a command's help
+        # option once made, so a command first used outside the group must not lose -h.
+        settings: "Dict[str, object]" = {"help_option_names": ["-h", "--help"]}
         if not self.interspersed:
             settings.update(ignore_unknown_options=True, allow_interspersed_args=False)
         if self.max_width is not None:
@@ -300,7 +302,7 @@ class Command:
         params = [argument.click_parameter() for argument in self.arguments]
         params += [option.click_parameter() for option in self.options]
         return click.Command(self.name, callback=self.run, params=params, help=self.help,  # type: ignore[arg-type]
-                             context_settings=settings or None)
+                             context_settings=settings)
 
     def module_getattr(self, module: str) -> "Callable[[str], Any]":
         """A module's ``__getattr__`` that makes ``command`` (the click command) on first use,

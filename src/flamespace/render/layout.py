@@ -16,7 +16,6 @@ of that stack at once. Walks are iterative: stacks can be thousands of frames de
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from itertools import accumulate, repeat
 from operator import itemgetter
@@ -37,7 +36,7 @@ if TYPE_CHECKING:
     Group = Tuple[int, int]  # rows [start, end) that share a frame
 
 ROOT_NAME = "all"
-ANNOTATION = re.compile(r"_\[[kwij]\]$")
+ANNOTATION = r"_\[[kwij]\]$"  # compiled (and re imported) when a name ends in "]"
 
 
 class Layout:
@@ -97,7 +96,11 @@ class Columns:
 
 def strip_annotation(name: str) -> str:
     """``ext4_readdir_[k]`` -> ``ext4_readdir``: the annotation only picks a colour."""
-    return ANNOTATION.sub("", name) if name.endswith("]") else name
+    if not name.endswith("]"):
+        return name
+    import re
+
+    return re.sub(ANNOTATION, "", name)
 
 
 def rows_of(profile: Drawable, options: LayoutOptions) -> Tuple[Iterable[Tuple[Stack, Number, Number]], bool]:

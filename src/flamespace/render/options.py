@@ -9,7 +9,6 @@ each field are written down here only.
 
 from __future__ import annotations
 
-import re
 from .._record import Record, factory, fields, record
 from ..errors import ArgumentError
 
@@ -31,8 +30,17 @@ BACKGROUNDS = {
 }
 DELTA_MODES = ("inclusive", "self")
 TRUNCATE_SIDES = ("right", "left")
-_HEX_COLOUR = re.compile(r"#[0-9A-Fa-f]{6}$")
-_MINWIDTH = re.compile(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(%?)$")
+#: Patterns of the checks below, as text: ``re`` is imported by the checks that need it (it costs
+#: `flamespace text` and `svg --help` a few ms of start-up), and caches them compiled.
+_HEX_COLOUR = r"#[0-9A-Fa-f]{6}$"
+_MINWIDTH = r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(%?)$"
+
+
+def _matches(pattern: str, text: str) -> bool:
+    """Whether ``pattern`` matches the start of ``text`` (``re`` imported when a check needs it)."""
+    import re
+
+    return re.match(pattern, text) is not None
 
 
 def _choice(name: str, value: str, allowed: Tuple[str, ...]) -> None:
@@ -184,7 +192,7 @@ class SvgOptions(Record):
         _choice("colors", self.colors, PALETTES)
         object.__setattr__(self, "base", self.layout_options().base)  # checks the layout's fields (and minwidth)
         _choice("truncate", self.truncate, TRUNCATE_SIDES)
-        if self.bgcolors is not None and self.bgcolors not in BACKGROUNDS and not _HEX_COLOUR.match(self.bgcolors):
+        if self.bgcolors is not None and self.bgcolors not in BACKGROUNDS and not _matches(_HEX_COLOUR, self.bgcolors):
             raise ArgumentError(
                 f"bgcolors must be one of {', '.join(BACKGROUNDS)} or a colour '#rrggbb', not {self.bgcolors!r}"
             )
@@ -204,7 +212,9 @@ class SvgOptions(Record):
             if self.minwidth < 0:
                 raise ArgumentError(f"minwidth must be >= 0, not {self.minwidth!r}")
             return float(self.minwidth), False
-        match = _MINWIDTH.match(str(self.minwidth).strip())
+        import re
+
+        match = re.match(_MINWIDTH, str(self.minwidth).strip())
         if not match:
             raise ArgumentError(
                 f"minwidth must be a number of pixels (0.1) or a percentage of the total (0.5%), not {self.minwidth!r}"
@@ -266,7 +276,7 @@ def read_nameattr(path: str) -> "dict[str, dict[str, str]]":
                 if not tab or not pairs or any("=" not in p for p in pairs):
                     raise InputError("expected 'function<TAB>attribute=value[<TAB>attribute=value...]'", path, lineno)
                 attributes = dict(p.split("=", 1) for p in pairs)
-                bad = [a for a in attributes if not re.match(r"[A-Za-z_][\w.:-]*$", a)]
+                bad = [a for a in attributes if not _matches(r"[A-Za-z_][\w.:-]*$", a)]
                 if bad:
                     raise InputError(f"{bad[0]!r} is not an attribute name", path, lineno)
                 table[function] = attributes
