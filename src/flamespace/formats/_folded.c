@@ -36,23 +36,25 @@ static inline int is_space(unsigned char c) {
 
 static inline int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
-/* The value of the count in [p, end), or NULL with no exception when Python must read it. */
-static PyObject *parse_count(const unsigned char *p, const unsigned char *end) {
+/* The count in [p, end) as folded reads it: COUNT_INT with *whole, COUNT_REAL with *real
+ * (DIGITS "." *DIGIT, as folded._is_decimal accepts), or COUNT_PYTHON when Python must read it. */
+enum { COUNT_PYTHON, COUNT_INT, COUNT_REAL };
+static int read_count(const unsigned char *p, const unsigned char *end, long long *whole, double *real) {
     Py_ssize_t n = end - p;
     const unsigned char *point = memchr(p, '.', (size_t)n);
     if (point == NULL) {
-        if (n == 0 || n > MAX_INT_DIGITS) return NULL;
+        if (n == 0 || n > MAX_INT_DIGITS) return COUNT_PYTHON;
         long long value = 0;
         for (const unsigned char *q = p; q < end; q++) {
-            if (!is_digit(*q)) return NULL;
+            if (!is_digit(*q)) return COUNT_PYTHON;
             value = value * 10 + (*q - '0');
         }
-        return PyLong_FromLongLong(value);
+        *whole = value;
+        return COUNT_INT;
     }
-    /* DIGITS "." *DIGIT, as folded._is_decimal accepts */
-    if (point == p || n >= MAX_FLOAT_CHARS) return NULL;
+    if (point == p || n >= MAX_FLOAT_CHARS) return COUNT_PYTHON;
     for (const unsigned char *q = p; q < end; q++) {
-        if (q != point && !is_digit(*q)) return NULL;
+        if (q != point && !is_digit(*q)) return COUNT_PYTHON;
     }
     char text[MAX_FLOAT_CHARS];
     memcpy(text, p, (size_t)n);
@@ -60,10 +62,54 @@ static PyObject *parse_count(const unsigned char *p, const unsigned char *end) {
     double value = PyOS_string_to_double(text, NULL, NULL);
     if (value == -1.0 && PyErr_Occurred()) {
         PyErr_Clear();
-        return NULL;
+        return COUNT_PYTHON;
     }
-    if (!(value < MAX_VALUE)) return NULL;
-    return PyFloat_FromDouble(value);
+    if (!(value < MAX_VALUE)) return COUNT_PYTHON;
+    *real = value;
+    return COUNT_REAL;
+}
+
+/* The value of the count in [p, end), or NULL with no exception when Python must read it. */
+static PyObject *parse_count(const unsigned char *p, const unsigned char *end) {
+    long long whole = 0;
+    double real = 0.0;
+    switch (read_count(p, end, &whole, &real)) {
+    case COUNT_INT: return PyLong_FromLongLong(whole);
+    case COUNT_REAL: return PyFloat_FromDouble(real);
+    default: return NULL;
+    }
+}
+
+/* What the loops of sum_lines and add_columns do with the line at pos. */
+enum { LINE_STACK, LINE_BLANK, LINE_MORE, LINE_PYTHON };
+
+/* Scans the line at pos (see the top of this file for which lines Python reads): LINE_MORE when
+ * it continues in the next chunk; else *next is where the next line starts, and for LINE_STACK
+ * [*cut, *end) is its count (the stack is [pos, *cut - 1)). */
+static int scan_line(const unsigned char *pos, const unsigned char *limit, int final, Py_ssize_t lineno,
+                     const unsigned char **cut_out, const unsigned char **end_out, const unsigned char **next_out) {
+    const unsigned char *newline = memchr(pos, '\n', (size_t)(limit - pos));
+    const unsigned char *end = newline ? newline : limit;
+    if (newline == NULL && !final) return LINE_MORE;
+    *next_out = newline ? newline + 1 : limit;
+    if (lineno == 1) return LINE_PYTHON;
+    if (end > pos && end[-1] == '\r') end--;
+    if (end > pos && memchr(pos, '\r', (size_t)(end - pos)) != NULL) return LINE_PYTHON;
+    while (end > pos && is_space(end[-1])) end--;
+    if (end == pos) return LINE_BLANK;
+    if (*pos == '#') return LINE_PYTHON;
+    const unsigned char *cut = end;
+    while (cut > pos && cut[-1] != ' ' && cut[-1] != '\t') cut--;
+    if (cut == pos) return LINE_PYTHON; /* no space or tab before the count */
+    *cut_out = cut;
+    *end_out = end;
+    return LINE_STACK;
+}
+
+/* 1 if the stack [pos, stack_end) cannot end in a count (so the input is not differential). */
+static int is_plain(const unsigned char *pos, const unsigned char *stack_end) {
+    return stack_end == pos || !(is_digit(stack_end[-1]) || stack_end[-1] == '.')
+        || (memchr(pos, ' ', (size_t)(stack_end - pos)) == NULL && memchr(pos, '\t', (size_t)(stack_end - pos)) == NULL);
 }
 
 /* counts[key] = counts.get(key, 0) + value; steals nothing. -1 on error. */
@@ -98,23 +144,11 @@ static PyObject *sum_lines(PyObject *self, PyObject *args) {
     const unsigned char *pos = base + start;
     int status = 0;
     while (pos < limit) {
-        const unsigned char *newline = memchr(pos, '\n', (size_t)(limit - pos));
-        const unsigned char *end = newline ? newline : limit;
-        if (newline == NULL && !final) break; /* status 0: the line continues in the next chunk */
-        const unsigned char *next = newline ? newline + 1 : limit;
-        if (lineno == 1) { status = 1; break; }
-        if (end > pos && end[-1] == '\r') end--;
-        if (end > pos && memchr(pos, '\r', (size_t)(end - pos)) != NULL) { status = 1; break; }
-        while (end > pos && is_space(end[-1])) end--;
-        if (end == pos) { /* blank line */
-            pos = next;
-            lineno++;
-            continue;
-        }
-        if (*pos == '#') { status = 1; break; }
-        const unsigned char *cut = end;
-        while (cut > pos && cut[-1] != ' ' && cut[-1] != '\t') cut--;
-        if (cut == pos) { status = 1; break; } /* no space or tab before the count */
+        const unsigned char *cut = NULL, *end = NULL, *next = NULL;
+        int kind = scan_line(pos, limit, final, lineno, &cut, &end, &next);
+        if (kind == LINE_MORE) break; /* status 0: the line continues in the next chunk */
+        if (kind == LINE_PYTHON) { status = 1; break; }
+        if (kind == LINE_BLANK) { pos = next; lineno++; continue; }
         PyObject *value = (ints_only && memchr(cut, '.', (size_t)(end - cut)) != NULL) ? NULL : parse_count(cut, end);
         if (value == NULL) {
             if (PyErr_Occurred()) goto error;
@@ -128,10 +162,7 @@ static PyObject *sum_lines(PyObject *self, PyObject *args) {
         Py_DECREF(value);
         if (failed) goto error;
         added++;
-        const unsigned char *stack_end = cut - 1;
-        if (stack_end == pos || !(is_digit(stack_end[-1]) || stack_end[-1] == '.')
-            || (memchr(pos, ' ', (size_t)(stack_end - pos)) == NULL && memchr(pos, '\t', (size_t)(stack_end - pos)) == NULL))
-            plain++;
+        plain += is_plain(pos, cut - 1);
         pos = next;
         lineno++;
     }
@@ -330,53 +361,20 @@ static PyObject *add_columns(PyObject *self, PyObject *args) {
     const unsigned char *pos = base + start;
     int status = 0;
     while (pos < limit) { /* the lines sum_lines takes, and no others */
-        const unsigned char *newline = memchr(pos, '\n', (size_t)(limit - pos));
-        const unsigned char *end = newline ? newline : limit;
-        if (newline == NULL && !final) break;
-        const unsigned char *next = newline ? newline + 1 : limit;
-        if (lineno == 1) { status = 1; break; }
-        if (end > pos && end[-1] == '\r') end--;
-        if (end > pos && memchr(pos, '\r', (size_t)(end - pos)) != NULL) { status = 1; break; }
-        while (end > pos && is_space(end[-1])) end--;
-        if (end == pos) { pos = next; lineno++; continue; }
-        if (*pos == '#') { status = 1; break; }
-        const unsigned char *cut = end;
-        while (cut > pos && cut[-1] != ' ' && cut[-1] != '\t') cut--;
-        if (cut == pos) { status = 1; break; }
-        /* the count, as parse_count reads it, without making an object */
-        Py_ssize_t n = end - cut;
-        const unsigned char *point = memchr(cut, '.', (size_t)n);
+        const unsigned char *cut = NULL, *end = NULL, *next = NULL;
+        int kind = scan_line(pos, limit, final, lineno, &cut, &end, &next);
+        if (kind == LINE_MORE) break; /* status 0: the line continues in the next chunk */
+        if (kind == LINE_PYTHON) { status = 1; break; }
+        if (kind == LINE_BLANK) { pos = next; lineno++; continue; }
         long long whole = 0;
         double real = 0.0;
-        int ok = 1;
-        if (point == NULL) {
-            if (n == 0 || n > MAX_INT_DIGITS) ok = 0;
-            for (const unsigned char *q = cut; ok && q < end; q++) {
-                if (!is_digit(*q)) ok = 0;
-                else whole = whole * 10 + (*q - '0');
-            }
-        } else {
-            if (point == cut || n >= MAX_FLOAT_CHARS) ok = 0;
-            for (const unsigned char *q = cut; ok && q < end; q++)
-                if (q != point && !is_digit(*q)) ok = 0;
-            if (ok) {
-                char text[MAX_FLOAT_CHARS];
-                memcpy(text, cut, (size_t)n);
-                text[n] = '\0';
-                real = PyOS_string_to_double(text, NULL, NULL);
-                if (real == -1.0 && PyErr_Occurred()) { PyErr_Clear(); ok = 0; }
-                else if (!(real < MAX_VALUE)) ok = 0;
-            }
-        }
-        if (!ok) { status = 1; break; }
+        int count = read_count(cut, end, &whole, &real); /* as parse_count reads it, without an object */
+        if (count == COUNT_PYTHON) { status = 1; break; }
         Cell *c = cell_of(t, pos, cut - 1 - pos);
         if (c == NULL) goto error;
-        if (!cell_add(c, point != NULL, whole, real)) { status = 1; break; } /* Python reads it, and refuses it */
+        if (!cell_add(c, count == COUNT_REAL, whole, real)) { status = 1; break; } /* Python reads it, and refuses it */
         added++;
-        const unsigned char *stack_end = cut - 1;
-        if (stack_end == pos || !(is_digit(stack_end[-1]) || stack_end[-1] == '.')
-            || (memchr(pos, ' ', (size_t)(stack_end - pos)) == NULL && memchr(pos, '\t', (size_t)(stack_end - pos)) == NULL))
-            plain++;
+        plain += is_plain(pos, cut - 1);
         pos = next;
         lineno++;
     }
