@@ -15,7 +15,7 @@ from .folded import _to_stacks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, Iterator, Optional, TextIO, Tuple
+    from typing import Callable, Dict, Iterator, Optional, TextIO, Tuple
 
     from .._types import Number, Stack
     from ..diagnostics import Diagnostics
@@ -47,6 +47,26 @@ def caller(stack: str, frame: str) -> str:
     """``frame`` put under ``stack`` (a folded text, root first) as the scripts that build a
     string do: a frame put under an empty stack is the whole stack, so an empty frame there is lost."""
     return frame + ";" + stack if stack else frame
+
+
+def count_dumps(stream: TextIO, stacks: "Stacks", frame_of: "Callable[[str], Optional[str]]") -> FlameGraph:
+    """Each stack of a thread dump counted once (gdb backtraces, faulthandler tracebacks):
+    a line ``frame_of`` names is the caller of the frames before it, a ``Thread`` line starts
+    a new stack, and any other line ends the stack read so far."""
+    stack = ""
+    for lineno, line in lines(stream):
+        if line.startswith("Thread"):
+            stack = ""
+            continue
+        frame = frame_of(line)
+        if frame is not None:
+            stack = caller(stack, frame)
+        elif stack:
+            stacks.add(stack, 1, lineno)
+            stack = ""
+    if stack:
+        stacks.add(stack, 1)
+    return stacks.graph()
 
 
 class Stacks:

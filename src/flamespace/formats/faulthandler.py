@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from .._record import Record, record
-from ._collapse import Stacks, caller, lines
+from ._collapse import Stacks, count_dumps
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -48,18 +48,10 @@ def parse(
     stack_cache: Optional[Dict[str, Stack]] = None,
 ) -> FlameGraph:
     """Count each traceback once."""
-    stacks = Stacks(name, options.skip_invalid, source, diagnostics, stack_cache)
-    stack = ""
-    for lineno, line in lines(stream):
-        if line.startswith("Thread"):
-            stack = ""
-            continue
-        frame = _FRAME.match(line)
-        if frame:
-            stack = caller(stack, ":".join(frame.groups()))
-        elif stack:
-            stacks.add(stack, 1, lineno)
-            stack = ""
-    if stack:
-        stacks.add(stack, 1)
-    return stacks.graph()
+    return count_dumps(stream, Stacks(name, options.skip_invalid, source, diagnostics, stack_cache), _frame_name)
+
+
+def _frame_name(line: str) -> Optional[str]:
+    """``file:line:function`` of a ``  File "...", line N in f`` line; None for other lines."""
+    frame = _FRAME.match(line)
+    return ":".join(frame.groups()) if frame else None

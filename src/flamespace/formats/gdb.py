@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from .._record import Record, record
-from ._collapse import Stacks, caller, lines
+from ._collapse import Stacks, count_dumps
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -53,19 +53,13 @@ def parse(
     stack_cache: Optional[Dict[str, Stack]] = None,
 ) -> FlameGraph:
     """Count each backtrace once."""
-    stacks = Stacks(name, options.skip_invalid, source, diagnostics, stack_cache)
-    stack = ""
-    for lineno, line in lines(stream):
-        if line.startswith("Thread"):
-            stack = ""
-            continue
-        frame = _FRAME.match(line)
-        if frame:
-            first = frame.group(1)
-            stack = caller(stack, frame.group(3) if _ADDRESS.search(first) else first)
-        elif stack:
-            stacks.add(stack, 1, lineno)
-            stack = ""
-    if stack:
-        stacks.add(stack, 1)
-    return stacks.graph()
+    return count_dumps(stream, Stacks(name, options.skip_invalid, source, diagnostics, stack_cache), _frame_name)
+
+
+def _frame_name(line: str) -> Optional[str]:
+    """The function of a ``#N  0x... in f (...)`` line (the address's symbol when it has one); None for other lines."""
+    frame = _FRAME.match(line)
+    if frame is None:
+        return None
+    first = frame.group(1)
+    return frame.group(3) if _ADDRESS.search(first) else first
