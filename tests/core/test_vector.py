@@ -158,3 +158,18 @@ def test_flame_graph_refuses_non_finite_and_negative_values(value):
 def test_values_whose_sum_overflows_are_refused():
     with pytest.raises(fs.ArgumentError, match="add up to inf"):
         fs.FlameGraph([(("a",), 1e308), (("a",), 1e308)])
+
+
+def test_profiles_pickle_with_their_metadata():
+    """Dask and multiprocessing pickle profiles: the labels' read-only mapping must survive."""
+    import pickle
+
+    from flamespace.core.metadata import Metadata
+
+    meta = Metadata(unit="ns", metric="cpu", labels={"commit": "abc"})
+    graph = FlameGraph({("main", "f"): 3, ("main",): 1}, metadata=meta)
+    again = pickle.loads(pickle.dumps(graph))
+    assert again == graph
+    assert again.metadata == meta and dict(again.metadata.labels) == {"commit": "abc"}
+    with pytest.raises(TypeError):
+        again.metadata.labels["x"] = "y"  # type: ignore[index]

@@ -9,7 +9,7 @@ from ..errors import UnitMismatchError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, Mapping, Optional
+    from typing import Any, Dict, Mapping, Optional, Tuple
 
 
 @record
@@ -27,6 +27,10 @@ class Metadata(Record):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "labels", MappingProxyType(dict(self.labels)))
+
+    def __reduce__(self) -> "Tuple[Any, ...]":
+        """Pickle the labels as a dict: a read-only mapping proxy cannot be pickled (Dask, multiprocessing)."""
+        return (Metadata, (self.unit, self.metric, dict(self.labels)))
 
     def replace(self, **changes: object) -> "Metadata":
         values: Dict[str, Any] = {"unit": self.unit, "metric": self.metric, "labels": self.labels}
