@@ -33,13 +33,14 @@ from ..core import units
 from ..errors import ArgumentError
 from ..formats._io import open_output
 from .layout import Layout, layout, strip_annotation
-from .options import DELTA_MODES, LAYOUT_DEFAULTS, PALETTES, LayoutOptions, SvgOptions, _choice
+from .options import DELTA_MODES, LAYOUT_DEFAULTS, PALETTES, RATIO_MODES, LayoutOptions, SvgOptions, _choice
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
     from .._types import Destination, Drawable, Number
+    from ..core.vector import FlameGraph
     from ..diagnostics import Diagnostics
 
 HERE = os.path.dirname(__file__)
@@ -61,7 +62,8 @@ class HtmlOptions(Record):
     ``inverted`` (open as an icicle graph; the page toggles it), ``countname`` (what plain
     counts are: shown after them; times and sizes are shown in their human units instead),
     ``search_color``, ``drop_locations`` (labels that do not fit drop a trailing
-    `` (file:line)`` first, as the SVG's). Layout (:class:`LayoutOptions`' meaning and
+    `` (file:line)`` first, as the SVG's), ``colour_ratio`` (coloured by a second metric:
+    how ratios are written, as the SVG's). Layout (:class:`LayoutOptions`' meaning and
     defaults): ``reverse``, ``base``, ``sort_by_value``, ``delta``, ``negate`` (differential
     input: red and blue swapped). ``min_percent``: frames narrower than this percentage of
     the total are not laid out (their value still counts in their parents): at the default, a
@@ -84,10 +86,12 @@ class HtmlOptions(Record):
     negate: bool = _SVG["negate"]
     min_percent: float = 0.001
     top: int = 500
+    colour_ratio: str = _SVG["colour_ratio"]
 
     def __post_init__(self) -> None:
         _choice("colors", self.colors, PALETTES)
         _choice("delta", self.delta, DELTA_MODES)
+        _choice("colour_ratio", self.colour_ratio, RATIO_MODES)
         if isinstance(self.base, str):
             object.__setattr__(self, "base", (self.base,))
         if not self.min_percent >= 0:
@@ -102,7 +106,7 @@ class HtmlOptions(Record):
     def svg_options(self) -> SvgOptions:
         """The SVG's options for what both draw alike: palette colours, the change scale's legend."""
         return SvgOptions(colors=self.colors, hash=self.hash, negate=self.negate, countname=self.countname,
-                          delta=self.delta, drop_locations=self.drop_locations)
+                          delta=self.delta, drop_locations=self.drop_locations, colour_ratio=self.colour_ratio)
 
     def resolved_title(self) -> str:
         return self.title or "Flame Graph"
@@ -115,20 +119,27 @@ def html(
     *,
     palette: Optional[Dict[str, str]] = None,
     diagnostics: Optional[Diagnostics] = None,
+    colour_by: Optional[FlameGraph] = None,
 ) -> Optional[str]:
     """Write ``profile`` (FlameGraph, Differential or FlameChart, aggregated) as the HTML viewer.
 
     ``output``: a path, '-' for stdout, or a text stream; None returns the page as a string.
-    ``palette`` and ``diagnostics`` as :func:`~flamespace.render.svg.svg`'s.
+    ``palette``, ``diagnostics`` and ``colour_by`` (a second metric that colours the frames)
+    as :func:`~flamespace.render.svg.svg`'s.
     """
     options = options or HtmlOptions()
-    laid = layout(profile, options.layout_options())
+    laid = layout(profile, options.layout_options(), colour_by=colour_by)
     if diagnostics is not None:
         for warning in laid.warnings:
             diagnostics.warn(warning)
         if laid.empty:
             diagnostics.empty = True
-    page = render_page(payload(laid, profile, options, palette=palette))
+    metrics = None
+    if colour_by is not None:
+        from .svg import metric_names
+
+        metrics = metric_names(profile, colour_by)
+    page = render_page(payload(laid, profile, options, palette=palette, metrics=metrics))
     if output is None:
         return page
     if not isinstance(output, (str, os.PathLike)):
@@ -140,32 +151,52 @@ def html(
 
 
 def payload(
-    laid: Layout, profile: Drawable, options: HtmlOptions, *, palette: Optional[Dict[str, str]] = None
+    laid: Layout, profile: Drawable, options: HtmlOptions, *, palette: Optional[Dict[str, str]] = None,
+    metrics: Optional[Tuple[str, str]] = None,
 ) -> Dict[str, Any]:
-    """The page's data (JSON-ready): settings, string tables, frame columns, function table, legend."""
-    from .svg import change_bar, change_note, change_scale, frame_colours, unit_of, LOCATION
-    from .palettes import needs_light_ink
+    """The page's data (JSON-ready): settings, string tables, frame columns, function table, legend.
+
+    A layout coloured by a second metric adds the column ``second`` (each frame's second metric
+    with its callees) and ``ratio``: the scale (as :func:`~flamespace.render.svg.ratio_scale`),
+    the metrics' names and ``ramp``, :func:`~flamespace.render.palettes.diff_ramp` as indices
+    into the colour table, from which the page colours frames by their ratio."""
+    from .svg import (
+        LOCATION, change_bar, change_note, change_scale, frame_colours, ratio_bar, ratio_label, ratio_note, ratio_scale,
+        unit_of,
+    )
+    from .palettes import diff_ramp, needs_light_ink
 
     unit = unit_of(profile)
     svg_options = options.svg_options()
     c = laid.columns
     differential = c.deltas is not None
+    coloured = c.seconds is not None and not laid.empty
     names = _Table()
     shown = {name: strip_annotation(name) for name in set(c.names)}
     frame_names = [names.index(shown[name]) for name in c.names]
     legend = None
+    ratio = None
+    colours = _Table()
     if laid.empty:
         colour_of: List[str] = []
     else:
         largest = change_scale(laid) if differential else None
-        colour_of = frame_colours(laid, svg_options, palette, largest)
+        scale = ratio_scale(laid, metrics) if coloured else None
+        colour_of = frame_colours(laid, svg_options, palette, largest, scale)
+        if scale is not None:
+            bar = ratio_bar(scale, svg_options)
+            legend = {"low": bar.low, "high": bar.high, "stops": bar.stops, "meaning": bar.meaning,
+                      "note": ratio_note(scale, svg_options)}
+            ratio = {"overall": scale.overall, "spread": scale.spread, "actual": laid.actual,
+                     "width": scale.names[0], "colour": scale.names[1], "label": ratio_label(scale, svg_options),
+                     "inverse": svg_options.colour_ratio != "colour/width",
+                     "ramp": [colours.index(colour) for colour in diff_ramp(options.negate)]}
         if largest is not None:
             bar = change_bar(largest, svg_options, unit)
             legend = {"low": bar.low, "high": bar.high, "stops": bar.stops, "meaning": bar.meaning,
                       "note": change_note(laid, largest, svg_options, unit)}
-    colours = _Table()
     frame_colour = [colours.index(colour) for colour in colour_of]
-    inks = [1 if differential and needs_light_ink(colour) else 0 for colour in colours.items]
+    inks = [1 if (differential or coloured) and needs_light_ink(colour) else 0 for colour in colours.items]
     frames: Dict[str, Any] = {
         "count": len(c.names),
         "name": column(frame_names), "depth": column(c.depths), "start": column(c.starts),
@@ -173,6 +204,8 @@ def payload(
     }
     if c.deltas is not None:
         frames["delta"] = column(c.deltas, signed=True)
+    if coloured:
+        frames["second"] = column(c.seconds or [])
     line_table = function_table(profile, "line")
     functions = {"line": _table_columns(line_table, names.index, differential)}
     if any(_LINE_NUMBER.search(row[0]) for row in line_table):  # else the table by function is the same
@@ -187,7 +220,7 @@ def payload(
         "search_colour": options.search_color, "background": list(svg_options.background()),
         "min_percent": options.min_percent, "top": options.top,
         "names": names.items, "colours": colours.items, "inks": inks,
-        "frames": frames, "functions": functions, "legend": legend,
+        "frames": frames, "functions": functions, "legend": legend, "ratio": ratio,
     }
 
 

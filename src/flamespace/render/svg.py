@@ -388,10 +388,11 @@ def ratio_infos(drawn: Layout, scale: RatioScale, options: SvgOptions) -> List[s
     infos = []
     for i, (value, second, ratio) in enumerate(zip(c.values, c.seconds or (), drawn.ratios())):
         share = "100%" if not i else f"{100 * value / total:.2f}%"
-        relative = units.plain(ratio / scale.overall) if ratio == ratio else "n/a"
+        shown = shown_ratio(ratio, options)
+        relative = units.plain(shown / shown_ratio(scale.overall, options)) if ratio == ratio else "n/a"
         infos.append(
             f" ({width} {format_count(value * factor)}, {share}; {colour} {format_count(second)}; "
-            f"{label} {units.plain(shown_ratio(ratio, options))}, {relative}\u00d7 the whole's)"
+            f"{label} {units.plain(shown)}, {relative}\u00d7 the whole's)"
         )
     return infos
 

@@ -42,6 +42,7 @@
 		var F = data.frames;
 		return index({count: F.count, name: column(F.name), depth: column(F.depth), start: column(F.start),
 			value: column(F.value), self: column(F.self), colour: column(F.colour), delta: F.delta ? column(F.delta) : null,
+			second: F.second ? column(F.second) : null,
 			total: data.total, maxDepth: data.max_depth});
 	}
 
@@ -181,7 +182,15 @@
 		// The one place that decides a box's colour: [fill, light ink for its label].
 		function boxColour(i) {
 			if (options.colour) return options.colour(i);
-			var c = colourOf[i];
+			var c = colourOf[i], R = data.ratio;
+			if (R && tree.second) {  // a second metric: the ratio's step on the payload's ramp, as render/svg.py's ratio_colours
+				var ratio = tree.second[i] / (i ? valueOf[i] : R.actual), largest = Math.log(R.spread), level = 0;
+				var steps = (R.ramp.length - 1) / 2;
+				if (ratio > 0) level = Math.max(-largest, Math.min(Math.log(ratio / R.overall), largest));
+				else if (ratio === 0) level = -largest;
+				var step = Math.trunc(steps * (largest - Math.abs(level)) / largest);
+				c = R.ramp[level > 0 ? 2 * steps - step : level < 0 ? step : steps];
+			}
 			return [colours[c], !!inks[c]];
 		}
 
@@ -404,6 +413,12 @@
 					var change = (data.negate ? -1 : 1) * deltaOf[hit];
 					row(data.delta === "self" ? "Self change" : "Change", human(change, true) + " (" +
 						(change > 0 ? "+" : "") + percent(change, total) + " of total)", change > 0 ? "up" : change < 0 ? "down" : "");
+				}
+				if (data.ratio && tree.second) {
+					var R = data.ratio, ratio = tree.second[hit] / (hit ? valueOf[hit] : R.actual);
+					var shown = R.inverse ? 1 / ratio : ratio, whole = R.inverse ? 1 / R.overall : R.overall;
+					row(R.colour, format.count(tree.second[hit]));
+					row(R.label, format.count(shown) + " (" + format.count(shown / whole) + "\u00d7 the whole profile's)");
 				}
 				if (options.tooltipRows) options.tooltipRows(hit, row);
 			}
