@@ -254,7 +254,7 @@ def test_real_two_event_perf_record(tmp_path: Path) -> None:
     assert touch.startswith("rgb(255,") and touch != "rgb(255,255,255)"  # red: faults above the whole's rate
     assert by_path["work;__libc_start_call_main;main;compute"] == "rgb(0,0,255)"
     text = out.read_text()
-    assert "page-faults/task-clock: red above the whole profile" in text
+    assert "page-faults per 1,000,000 task-clock: red above the whole profile&#39;s 273, blue below" in text
     html_out = tmp_path / "real.html"
     assert main(["html", str(REAL), "--event", "task-clock", "--colour-by", "event:page-faults", "-o", str(html_out)]) == 0
 
@@ -264,7 +264,7 @@ def test_metric_names_fall_back_to_file_names(tmp_path: Path) -> None:
     plain = tmp_path / "b.txt.gz"
     import gzip
 
-    plain.write_bytes(gzip.compress(b"app;main;f 5\n"))
+    plain.write_bytes(gzip.compress(b"app;main;f 500\n"))
     out = tmp_path / "o.svg"
     assert main(["svg", str(cycles), "--colour-by", str(plain), "-o", str(out)]) == 0
     assert "b/cycles: red above" in out.read_text()

@@ -161,8 +161,8 @@ def payload(
     the metrics' names and ``ramp``, :func:`~flamespace.render.palettes.diff_ramp` as indices
     into the colour table, from which the page colours frames by their ratio."""
     from .svg import (
-        LOCATION, change_bar, change_note, change_scale, frame_colours, ratio_bar, ratio_label, ratio_note, ratio_scale,
-        unit_of,
+        LOCATION, change_bar, change_note, change_scale, frame_colours, ratio_bar, ratio_label, ratio_note, ratio_per,
+        ratio_scale, unit_of,
     )
     from .palettes import diff_ramp, needs_light_ink
 
@@ -189,7 +189,7 @@ def payload(
                       "note": ratio_note(scale, svg_options)}
             ratio = {"overall": scale.overall, "spread": scale.spread, "actual": laid.actual,
                      "width": scale.names[0], "colour": scale.names[1], "label": ratio_label(scale, svg_options),
-                     "inverse": svg_options.colour_ratio != "colour/width",
+                     "inverse": svg_options.colour_ratio != "colour/width", "per": ratio_per(scale, svg_options),
                      "ramp": [colours.index(colour) for colour in diff_ramp(options.negate)]}
         if largest is not None:
             bar = change_bar(largest, svg_options, unit)

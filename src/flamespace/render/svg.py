@@ -287,6 +287,8 @@ def change_note(drawn: Layout, largest: float, options: SvgOptions, unit: Option
 # -- colour by a second metric (Gregg's CPI flame graph) --------------------------------------------
 #: Frames narrower than this share of the total do not set the colour scale: few samples, noisy ratios.
 RATIO_SCALE_SHARE = 0.01
+#: Ratios of a whole profile below this are written per a power of 1,000 (:func:`ratio_per`).
+RATIO_SMALL = 0.01
 #: The spread at which colours are full when no frame's ratio differs from the whole profile's.
 RATIO_DEFAULT_SPREAD = 2.0
 
@@ -341,17 +343,30 @@ def ratio_colours(drawn: Layout, scale: RatioScale, negate: bool = False) -> Lis
 
 
 def ratio_label(scale: RatioScale, options: SvgOptions) -> str:
-    """The ratio as the legend writes it: ``instructions/cycles`` (or ``cycles/instructions`` with
-    ``colour_ratio`` "width/colour")."""
+    """The ratio as the legend writes it: ``instructions/cycles`` (``cycles/instructions`` with
+    ``colour_ratio`` "width/colour"; ``page-faults per 1,000,000 task-clock`` when written per
+    :func:`ratio_per`)."""
     width, colour = scale.names
-    return f"{colour}/{width}" if options.colour_ratio == "colour/width" else f"{width}/{colour}"
+    top, bottom = (colour, width) if options.colour_ratio == "colour/width" else (width, colour)
+    per = ratio_per(scale, options)
+    return f"{top}/{bottom}" if per == 1 else f"{top} per {per:,} {bottom}"
 
 
-def shown_ratio(ratio: float, options: SvgOptions) -> float:
-    """A ratio of the second metric to the first as ``colour_ratio`` writes it (inverted for "width/colour")."""
+def ratio_per(scale: RatioScale, options: SvgOptions) -> int:
+    """How much of the ratio's denominator ratios are written per: 1, or the power of 1,000 that
+    brings a whole profile's ratio below 0.01 up to 1..1,000 (page faults per 1,000,000 ns, not 9.34e-05)."""
+    whole = shown_ratio(scale.overall, options)
+    if not 0 < whole < RATIO_SMALL:
+        return 1
+    return 1000 ** math.ceil(-math.log10(whole) / 3 - 1e-9)
+
+
+def shown_ratio(ratio: float, options: SvgOptions, per: float = 1) -> float:
+    """A ratio of the second metric to the first as ``colour_ratio`` writes it (inverted for
+    "width/colour"), per ``per`` of its denominator."""
     if options.colour_ratio == "colour/width":
-        return ratio
-    return 1 / ratio if ratio else math.inf
+        return ratio * per
+    return per / ratio if ratio else math.inf
 
 
 def ratio_bar(scale: RatioScale, options: SvgOptions) -> ColourBar:
@@ -362,9 +377,10 @@ def ratio_bar(scale: RatioScale, options: SvgOptions) -> ColourBar:
     red, blue = ("blue", "red") if options.negate else ("red", "blue")
     if options.colour_ratio != "colour/width":  # the written ratio falls where the colour metric rises
         red, blue = blue, red
-    whole = units.plain(shown_ratio(scale.overall, options))
+    per = ratio_per(scale, options)
+    whole = units.plain(shown_ratio(scale.overall, options, per))
     meaning = f"{label}: {red} above the whole profile's {whole}, {blue} below, white equal"
-    return ColourBar(units.plain(shown_ratio(low, options)), units.plain(shown_ratio(high, options)),
+    return ColourBar(units.plain(shown_ratio(low, options, per)), units.plain(shown_ratio(high, options, per)),
                      diff_stops(options.negate), meaning)
 
 
@@ -385,11 +401,13 @@ def ratio_infos(drawn: Layout, scale: RatioScale, options: SvgOptions) -> List[s
     width, colour = scale.names
     label = ratio_label(scale, options)
     factor = options.factor
+    per = ratio_per(scale, options)
+    whole = shown_ratio(scale.overall, options, per)
     infos = []
     for i, (value, second, ratio) in enumerate(zip(c.values, c.seconds or (), drawn.ratios())):
         share = "100%" if not i else f"{100 * value / total:.2f}%"
-        shown = shown_ratio(ratio, options)
-        relative = units.plain(shown / shown_ratio(scale.overall, options)) if ratio == ratio else "n/a"
+        shown = shown_ratio(ratio, options, per)
+        relative = units.plain(shown / whole) if ratio == ratio else "n/a"
         infos.append(
             f" ({width} {format_count(value * factor)}, {share}; {colour} {format_count(second)}; "
             f"{label} {units.plain(shown)}, {relative}\u00d7 the whole's)"

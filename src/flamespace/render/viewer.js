@@ -416,7 +416,7 @@
 				}
 				if (data.ratio && tree.second) {
 					var R = data.ratio, ratio = tree.second[hit] / (hit ? valueOf[hit] : R.actual);
-					var shown = R.inverse ? 1 / ratio : ratio, whole = R.inverse ? 1 / R.overall : R.overall;
+					var shown = R.per * (R.inverse ? 1 / ratio : ratio), whole = R.per * (R.inverse ? 1 / R.overall : R.overall);
 					row(R.colour, format.count(tree.second[hit]));
 					row(R.label, format.count(shown) + " (" + format.count(shown / whole) + "\u00d7 the whole profile's)");
 				}
