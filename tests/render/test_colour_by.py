@@ -274,3 +274,25 @@ def test_html_library_call(tmp_path: Path) -> None:
     page = html(CYCLES, HtmlOptions(), colour_by=INSTRUCTIONS)
     data = read_payload(page)
     assert data["frames"]["second"][0] == 800 and not math.isnan(data["ratio"]["spread"])
+
+
+@settings(max_examples=30, deadline=None)
+@given(graphs(), graphs())
+def test_cli_pairs_draw_or_fail_with_a_message(width, colour) -> None:
+    """Any pair of profiles: an SVG, or exit 1 with a message naming a file (never a traceback)."""
+    import contextlib
+    import io
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        first, second, out = Path(folder, "w.folded"), Path(folder, "c.folded"), Path(folder, "o.svg")
+        fs.write(width, str(first))
+        fs.write(colour, str(second))
+        errors = io.StringIO()
+        with contextlib.redirect_stderr(errors):
+            code = main(["svg", str(first), "--colour-by", str(second), "-o", str(out)])
+        assert "Traceback" not in errors.getvalue()
+        shared = any(stack in width for stack in colour)
+        assert code == (0 if shared else 1), errors.getvalue()
+        if code:
+            assert str(first) in errors.getvalue() or str(second) in errors.getvalue()

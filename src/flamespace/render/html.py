@@ -210,7 +210,7 @@ def payload(
     functions = {"line": _table_columns(line_table, names.index, differential)}
     if any(_LINE_NUMBER.search(row[0]) for row in line_table):  # else the table by function is the same
         functions["function"] = _table_columns(function_table(profile, "function"), names.index, differential)
-    return {
+    data: Dict[str, Any] = {
         "version": PAYLOAD_VERSION,
         "title": options.resolved_title(), "subtitle": options.subtitle,
         "total": laid.total, "max_depth": laid.max_depth, "differential": differential,
@@ -220,8 +220,11 @@ def payload(
         "search_colour": options.search_color, "background": list(svg_options.background()),
         "min_percent": options.min_percent, "top": options.top,
         "names": names.items, "colours": colours.items, "inks": inks,
-        "frames": frames, "functions": functions, "legend": legend, "ratio": ratio,
+        "frames": frames, "functions": functions, "legend": legend,
     }
+    if ratio is not None:
+        data["ratio"] = ratio
+    return data
 
 
 def unit_spec(unit: Optional[str], countname: str) -> Dict[str, Any]:
