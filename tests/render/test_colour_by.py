@@ -184,15 +184,17 @@ def test_cli_perf_events_and_folded_pair_draw_the_same_svg(tmp_path: Path) -> No
         (["--event", "branches"], "no samples of event branches"),
         (["--event", "cycles", "--colour-by", "event:"], "names no event"),
         (["--event", "cycles", "--colour-by", "event:cycles"], "is the widths' event too"),
+        (["-", "--event", "cycles", "--colour-by", "event:instructions"], "give a file, not stdin"),
     ],
 )
 def test_cli_event_errors_name_the_file(tmp_path: Path, capsys: pytest.CaptureFixture, arguments, message) -> None:
     script = tmp_path / "app.perf"
     script.write_text(PERF)
-    assert main(["svg", str(script), *arguments, "-o", str(tmp_path / "o.svg")]) == 1
+    inputs = [] if arguments[0] == "-" else [str(script)]
+    assert main(["svg", *inputs, *arguments, "-o", str(tmp_path / "o.svg")]) == 1
     error = capsys.readouterr().err
     assert message in error and "Traceback" not in error
-    if "names no event" not in error and "widths' event too" not in error:
+    if arguments[0] != "-" and "names no event" not in error and "widths' event too" not in error:
         assert str(script) in error
 
 
@@ -229,6 +231,7 @@ def test_cli_html_carries_the_second_metric(tmp_path: Path) -> None:
     ratio = data["ratio"]
     assert (ratio["overall"], ratio["label"], ratio["inverse"], len(ratio["ramp"])) == (0.8, "cycles/instructions", True, 421)
     assert data["legend"]["low"] == "3.12" and "blue above" in data["legend"]["meaning"]
+    assert data["units"]["name"] == "cycles"  # "600 cycles" in the tooltip, beside "300 instructions"
 
 
 def test_real_two_event_perf_record(tmp_path: Path) -> None:

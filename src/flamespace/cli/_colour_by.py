@@ -66,6 +66,8 @@ def read_inputs(
             raise ArgumentError(f"--colour-by {colour_by!r} names no event (write event:NAME, e.g. event:instructions)")
         if colour_event == event:
             raise ArgumentError(f"--colour-by {colour_by} is the widths' event too: colour by another event")
+        if "-" in paths:
+            raise ArgumentError(f"--colour-by {colour_by} reads the input once per event: give a file, not stdin")
         colour = sum_graphs([_read_one(path, command, skip_invalid, input_format, colour_event) for path in paths])
     graphs = [_read_one(path, command, skip_invalid, input_format, event) for path in paths]
     profile = graphs[0] if len(graphs) == 1 else sum_graphs(graphs)
@@ -81,6 +83,15 @@ def read_inputs(
     if colour is not None:
         _check_match(profile, colour, ", ".join(paths), colour_by or "")
     return profile, colour
+
+
+def count_name(profile: Profile, colour: Optional[FlameGraph], countname: Optional[str]) -> Optional[str]:
+    """--countname, or with --colour-by what the widths measured (``cycles``) when their unit does
+    not say more than samples: the tooltips then read "600 cycles" beside "300 instructions"."""
+    unit = getattr(profile, "unit", None)
+    if countname or colour is None or unit not in (None, "samples"):
+        return countname
+    return getattr(profile, "metric", None)
 
 
 def _read_one(path: str, command: str, skip_invalid: bool, input_format: Optional[str], event: Optional[str]) -> FlameGraph:

@@ -114,12 +114,13 @@ def draw(
     from ..formats import check_output
     from ..render.palettes import read_palette, write_palette
     from ..render.svg import svg
-    from ._colour_by import read_inputs
+    from ._colour_by import count_name, read_inputs
     from ._report import warn
 
     check_output(output)  # before reading: a long read should not end in "cannot write"
     profile, colour = read_inputs(files, "svg", skip_invalid, input_format, colour_by, event)
     unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
+    options["countname"] = count_name(profile, colour, options.get("countname"))  # type: ignore[arg-type]
     settings = settings_of(unit=unit, **options)  # type: ignore[arg-type]
     palette_path = palette_file or ("palette.map" if cp else None)
     palette = read_palette(palette_path) if palette_path else None

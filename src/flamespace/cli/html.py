@@ -72,7 +72,7 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
     from ..errors import InputError
     from ..render.html import html
     from ..render.palettes import read_palette, write_palette
-    from ._colour_by import read_inputs
+    from ._colour_by import count_name, read_inputs
     from ._report import warn
 
     profile, colour = read_inputs(files, "html", skip_invalid, input_format, colour_by, event)
@@ -80,7 +80,7 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
     options = HtmlOptions(
         title=title, subtitle=subtitle, colors=colors, hash=hash_, inverted=inverted, reverse=reverse, base=base,
         sort_by_value=sort_by_value, delta=delta, negate=negate, min_percent=min_percent, top=top, colour_ratio=colour_ratio,
-        countname=countname or (unit if unit and unit != "samples" else _D["countname"]),
+        countname=count_name(profile, colour, countname) or (unit if unit and unit != "samples" else _D["countname"]),
     )
     palette_path = palette_file or ("palette.map" if cp else None)
     palette = read_palette(palette_path) if palette_path else None
