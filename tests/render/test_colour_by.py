@@ -139,6 +139,8 @@ def test_library_refuses_what_it_cannot_colour() -> None:
         layout(fs.Differential(CYCLES, CYCLES), colour_by=INSTRUCTIONS)
     with pytest.raises(ArgumentError, match="is 0 over the drawn frames"):
         svg(CYCLES, colour_by=fs.FlameGraph({}))
+    with pytest.raises(ArgumentError, match="not a flame chart"):
+        svg(CYCLES, SvgOptions(flamechart=True), colour_by=INSTRUCTIONS)
     with pytest.raises(ArgumentError, match="no second metric"):
         layout(CYCLES).ratios()
     with pytest.raises(ArgumentError, match="colour_ratio"):

@@ -153,6 +153,8 @@ def _coloured_rows(
     profile: Drawable, options: LayoutOptions, colour_by: FlameGraph
 ) -> List[Tuple[Stack, Number, Number]]:
     """(stack, value, colour value) rows of a profile coloured by a second metric."""
+    if options.flamechart:  # a chart merges only neighbours: the second metric's stacks would not meet their callers
+        raise ArgumentError("colouring by a second metric draws a flame graph, not a flame chart (leave out flamechart)")
     if isinstance(profile, FlameChart):
         profile = profile.graph()  # a second metric is per stack, not per moment
     if not isinstance(profile, FlameGraph) or not isinstance(colour_by, FlameGraph):
