@@ -555,7 +555,8 @@
 			out.name.push(nameOf[id]); out.depth.push(depth); out.start.push(start); out.value.push(value[id]);
 			out.self.push(this.self[id]); out.colour.push(this.colour[id]);
 			if (out.delta) out.delta.push(this.delta[id]);
-			var children = Array.prototype.slice.call(kids, first[id], first[id + 1]).sort(compare), x = start, placed = [];
+			// its own value first, as the layout puts it (a stack that ends here sorts before those that go on)
+			var children = Array.prototype.slice.call(kids, first[id], first[id + 1]).sort(compare), x = start + this.self[id], placed = [];
 			for (k = 0; k < children.length; k++) { placed.push([children[k], depth + 1, x]); x += value[children[k]]; }
 			for (k = placed.length - 1; k >= 0; k--) stack.push(placed[k]);
 		}
@@ -624,7 +625,7 @@
 	// per name (or group, `groupOf(name) -> index`): self and inclusive (outermost frames only) of a tree
 	function functionCosts(t, groupOf) {
 		var rows = new Map(), open = [], active = new Map(), nameOf = t.name, endOf = t.end;
-		for (var i = 0; i < t.count; i++) {
+		for (var i = 1; i < t.count; i++) {  // the root is no function
 			while (open.length && endOf[open[open.length - 1][0]] <= i) {
 				var closed = open.pop()[1];
 				active.set(closed, active.get(closed) - 1);
@@ -749,7 +750,8 @@
 		var views = toolbar.appendChild(el("span", {"class": "segmented"}));
 		var graphButton = views.appendChild(el("button", {id: "view-graph", title: "The flame graph"}, "Graph"));
 		var sandwichButton = views.appendChild(el("button", {id: "view-sandwich", title: "Callers and callees of one function: pick it in the table or from a frame's menu (right click)"}, "Sandwich"));
-		toolbar.appendChild(el("span", {id: "hint"}, "Click to zoom \u00b7 right click: more \u00b7 Ctrl+wheel zooms, Shift+wheel pans \u00b7 \u2190 \u2192 + \u2212 \u00b7 Esc resets"));
+		toolbar.appendChild(el("span", {id: "hint", title: "Click a frame to zoom in (again: out); Ctrl+wheel zooms, Shift+wheel pans; \u2190 \u2192 + \u2212 \u2191; / searches; Esc resets the zoom, then the search"},
+			"Click: zoom \u00b7 right click: more \u00b7 Esc: reset"));
 		toolbar.appendChild(el("span", {"class": "grow"}));
 		var searchBox = toolbar.appendChild(el("input", {id: "search", type: "search", placeholder: "Search (regex)  /", spellcheck: "false", autocomplete: "off"}));
 		var caseLabel = toolbar.appendChild(el("label", {"class": "check", title: "Ignore case"}));
@@ -779,7 +781,7 @@
 		var leftHeavyBox = check("left-heavy", "Left heavy", "Siblings widest first (else by name)");
 		var invertBox = check("invert", "Invert", "Leaves become roots: who spends time, then who called them");
 		var recursionBox = check("recursion", "Collapse recursion", "A function called by itself merges into its caller");
-		var PRESETS = [["", "presets\u2026"], ["\\(<stdlib>/|\\(<frozen |^<frozen ", "standard library"], ["\\(site-packages/", "site-packages"],
+		var PRESETS = [["", "presets"], ["\\(<stdlib>/|\\(<frozen |^<frozen ", "standard library"], ["\\(site-packages/", "site-packages"],
 			["\\(<stdlib>/|\\(<frozen |^<frozen |\\(site-packages/", "both"]];
 		function regexField(id, label, title) {
 			tools.appendChild(el("span", {"class": "label"}, label));
@@ -834,9 +836,8 @@
 				}
 			});
 			var shown = v.x1 - v.x0;
-			crumbs.appendChild(el("span", {"class": "amount"},
-				human(shown) + " \u00b7 " + percent(shown, total) + " of the total" +
-				(v.total !== total ? " (" + human(v.total) + " \u00b7 " + percent(v.total, total) + " after the transforms)" : "")));
+			crumbs.appendChild(el("span", {"class": "amount"}, human(shown) + " \u00b7 " + (v.total !== total || transformsActive() ?
+				percent(shown, v.total) + " of the transformed graph, " + percent(shown, total) + " of the total" : percent(shown, total) + " of the total")));
 			resetButton.disabled = zoom === 0 && v.x0 === 0 && v.x1 === v.total;
 		}
 		pane.on("zoom", function () { crumbsOf(); updateMatched(); minimap.render(); if (!minimap.dragging()) remember(); });
