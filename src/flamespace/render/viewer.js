@@ -997,7 +997,7 @@
 			sandwichButton.disabled = !sandwich;
 			sandwichSection.style.display = view === "sandwich" ? "" : "none";
 			graph.style.display = view === "graph" && base.count ? "" : "none";
-			minimapCanvas.style.display = view === "graph" ? "" : "none";
+			minimapCanvas.style.display = view === "graph" && base.count ? "" : "none";
 			crumbs.style.visibility = view === "graph" ? "" : "hidden";
 			if (view === "graph") { pane.draw(); minimap.render(); }
 			remember();
