@@ -73,3 +73,13 @@ def test_real_perf_data_in_the_browser(open_page, browser, tmp_path) -> None:  #
     svg_page.goto(svg_path.as_uri())
     svg_page.screenshot(path=str(ARTIFACTS / "svg-colour-by-real.png"))
     context.close()
+
+
+def test_page_transforms_keep_working_on_a_coloured_page(open_page) -> None:
+    """The page's transforms (here invert) draw a coloured page without errors; their frames keep
+    the colours of the frames they came from (the payload has no second metric per stack)."""
+    page = open_page("cpi.html", html(CYCLES, HtmlOptions(), colour_by=INSTRUCTIONS))
+    page.tab.check("#invert")
+    tops = {b["name"] for b in page.tab.evaluate("window.flamespaceViewer.drawn()") if b["depth"] == 1}
+    assert tops == {"f", "g", "k", "main"}
+    assert page.pixel(*page.corner(page.drawn("g"))) == COLOURS["g"]
