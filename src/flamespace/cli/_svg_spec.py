@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .._record import defaults
 from ..render.options import DELTA_MODES, PALETTES, SvgOptions  # light (no layout or emitter); drawing needs it anyway
+from ._colour_by import OPTIONS as COLOUR_OPTIONS
 from ._common import INPUT_OPTIONS
 from ._options import Argument, Command, Option
 
@@ -76,6 +77,7 @@ OPTIONS = (
     ),
     Option(("--base",), "base", "multiple", _D["base"], "Re-root at this frame (outermost occurrence); repeatable."),
     Option(("--sort-by-value",), "sort_by_value", "flag", _D["sort_by_value"], help="Siblings widest first (default: name order)."),
+    *COLOUR_OPTIONS,
     *INPUT_OPTIONS,
 )
 
@@ -102,26 +104,28 @@ def settings_of(
 
 def draw(
     files: "Tuple[str, ...]", output: str, cp: bool, palette_file: "Optional[str]", skip_invalid: bool,
-    input_format: "Optional[str]", **options: object,
+    input_format: "Optional[str]", colour_by: "Optional[str]" = None, event: "Optional[str]" = None, **options: object,
 ) -> None:
     """Read ``files`` and write their SVG to ``output`` (what ``flamespace svg`` does); the palette
-    map of --cp/--palette-file is read before and saved after, here at the program's edge."""
+    map of --cp/--palette-file is read before and saved after, here at the program's edge;
+    ``colour_by`` and ``event`` as cli/_colour_by.py reads them."""
     from ..diagnostics import Diagnostics
     from ..errors import InputError
     from ..formats import check_output
     from ..render.palettes import read_palette, write_palette
     from ..render.svg import svg
-    from ._render import read_drawable
+    from ._colour_by import count_name, read_inputs
     from ._report import warn
 
     check_output(output)  # before reading: a long read should not end in "cannot write"
-    profile = read_drawable(files, "svg", skip_invalid, input_format)
+    profile, colour = read_inputs(files, "svg", skip_invalid, input_format, colour_by, event)
     unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
+    options["countname"] = count_name(profile, colour, options.get("countname"))  # type: ignore[arg-type]
     settings = settings_of(unit=unit, **options)  # type: ignore[arg-type]
     palette_path = palette_file or ("palette.map" if cp else None)
     palette = read_palette(palette_path) if palette_path else None
     diagnostics = Diagnostics()
-    svg(profile, settings, output, palette=palette, diagnostics=diagnostics)
+    svg(profile, settings, output, palette=palette, diagnostics=diagnostics, colour_by=colour)
     if palette_path and palette is not None and not diagnostics.empty:
         write_palette(palette_path, palette)
     for warning in diagnostics.warnings:
@@ -135,13 +139,15 @@ HELP = """Draw FILES (folded stacks, speedscope; several are summed) as an inter
     Hover for details, click to zoom, Ctrl-F or F3 to search by regular expression, Ctrl-I
     to ignore case; zoom and search are kept in the URL. Differential input (two counts
     per line, as 'flamespace sub' writes) is drawn with the widths of the second count,
-    red where it grew and blue where it shrank.
+    red where it grew and blue where it shrank. With --colour-by, each frame is coloured by
+    the ratio of a second metric to the widths' (Gregg's CPI flame graph).
 
     \b
     Examples:
         flamespace svg app.folded -o app.svg
         flamespace svg --reverse --colors python --title "Who calls json?" app.folded -o callers.svg
         flamespace sub before.folded after.folded | flamespace svg -o diff.svg
+        flamespace svg perf.txt --event cycles --colour-by event:instructions -o cpi.svg
     """
 
 #: ``flamespace svg`` (cli/svg.py makes the click command of it).

@@ -9,7 +9,9 @@ import click
 from .._record import defaults
 from ..render.html import HtmlOptions
 from ..render.options import DELTA_MODES, PALETTES
+from ._colour_by import OPTIONS as COLOUR_OPTIONS
 from ._common import checked_output, input_options
+from ._options import click_options
 
 #: HtmlOptions' defaults, which the options below show and pass on.
 _D = defaults(HtmlOptions)
@@ -45,43 +47,52 @@ def _percent(context: object, parameter: object, value: str) -> float:
 @click.option("--minwidth", "min_percent", default=f"{_D['min_percent']:g}%", show_default=True, callback=_percent,
               help="Leave out frames narrower than this percentage of the total (their value stays in their parents).")
 @click.option("--top", type=int, default=_D["top"], show_default=True, help="Rows of the function table shown at most.")
+@click.option("--roots", type=click.Choice(["thread", "process", "process,thread"]), default=None,
+              help="What the first frames of each stack are (e.g. recorded with --threads): the page offers a picker of them.")
+@click_options(COLOUR_OPTIONS)
 @input_options
 def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle: str, colors: str, hash_: bool, cp: bool,
             palette_file: Optional[str], inverted: bool, reverse: bool, base: Tuple[str, ...], sort_by_value: bool,
-            delta: str, negate: bool, countname: Optional[str], min_percent: float, top: int, skip_invalid: bool,
+            delta: str, negate: bool, countname: Optional[str], min_percent: float, top: int, roots: Optional[str],
+            colour_by: Optional[str], colour_ratio: str, event: Optional[str], skip_invalid: bool,
             input_format: Optional[str]) -> None:
     """Draw FILES (any format; several are summed) as one self-contained HTML page.
 
-    The page works offline (no network request): a flame graph drawn on a canvas, click or
-    Ctrl+wheel to zoom, Esc to reset, a regex search that reports the matched share, a
-    tooltip with value, share of total and parent and self value, a flame/icicle toggle and
-    a sortable table of functions. It stays fast on big profiles: frames narrower than a
-    pixel are merged as they are drawn. Differential input (two counts per line, as
-    'flamespace sub' writes) is coloured red where it grew and blue where it shrank.
+    The page works offline (no network request): a flame graph drawn on a canvas with a
+    minimap, click or Ctrl+wheel to zoom, Esc to reset, a regex search that reports the
+    matched share, a tooltip with value, share of total and parent and self value, a
+    flame/icicle toggle, a sandwich view (callers and callees of one function), transforms
+    computed in the page (left heavy, invert, collapse recursion, merge or hide frames by
+    regex, focus on a function, one thread or process) and a sortable table of functions.
+    It stays fast on big profiles: frames narrower than a pixel are merged as they are drawn.
+    Differential input (two counts per line, as 'flamespace sub' writes) is coloured red
+    where it grew and blue where it shrank.
 
     \b
     Examples:
         flamespace html app.folded -o app.html
         flamespace sub before.folded after.folded | flamespace html -o diff.html
+        flamespace html perf.txt --event cycles --colour-by event:instructions -o cpi.html
     """
     from ..diagnostics import Diagnostics
     from ..errors import InputError
     from ..render.html import html
     from ..render.palettes import read_palette, write_palette
-    from ._render import read_drawable
+    from ._colour_by import count_name, read_inputs
     from ._report import warn
 
-    profile = read_drawable(files, "html", skip_invalid, input_format)
+    profile, colour = read_inputs(files, "html", skip_invalid, input_format, colour_by, event)
     unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
     options = HtmlOptions(
         title=title, subtitle=subtitle, colors=colors, hash=hash_, inverted=inverted, reverse=reverse, base=base,
-        sort_by_value=sort_by_value, delta=delta, negate=negate, min_percent=min_percent, top=top,
-        countname=countname or (unit if unit and unit != "samples" else _D["countname"]),
+        sort_by_value=sort_by_value, delta=delta, negate=negate, min_percent=min_percent, top=top, colour_ratio=colour_ratio,
+        roots=tuple(roots.split(",")) if roots else (),
+        countname=count_name(profile, colour, countname) or (unit if unit and unit != "samples" else _D["countname"]),
     )
     palette_path = palette_file or ("palette.map" if cp else None)
     palette = read_palette(palette_path) if palette_path else None
     diagnostics = Diagnostics()
-    html(profile, options, output, palette=palette, diagnostics=diagnostics)
+    html(profile, options, output, palette=palette, diagnostics=diagnostics, colour_by=colour)
     if palette_path and palette is not None and not diagnostics.empty:
         write_palette(palette_path, palette)
     for warning in diagnostics.warnings:

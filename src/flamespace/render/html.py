@@ -33,13 +33,14 @@ from ..core import units
 from ..errors import ArgumentError
 from ..formats._io import open_output
 from .layout import Layout, layout, strip_annotation
-from .options import DELTA_MODES, LAYOUT_DEFAULTS, PALETTES, LayoutOptions, SvgOptions, _choice
+from .options import DELTA_MODES, LAYOUT_DEFAULTS, PALETTES, RATIO_MODES, LayoutOptions, SvgOptions, _choice
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
     from .._types import Destination, Drawable, Number
+    from ..core.vector import FlameGraph
     from ..diagnostics import Diagnostics
 
 HERE = os.path.dirname(__file__)
@@ -48,6 +49,8 @@ STYLE = os.path.join(HERE, "viewer.css")
 #: The payload's format; the page script refuses another.
 PAYLOAD_VERSION = 1
 _SVG = defaults(SvgOptions)
+#: What the frames at the first levels under the root can stand for (HtmlOptions.roots): the page's picker.
+ROOT_KINDS = ("process", "thread")
 #: A frame name with a line number, which the table by function leaves out (core.ranking.GROUPINGS).
 _LINE_NUMBER = re.compile(r":\d+\)?$")
 
@@ -61,12 +64,16 @@ class HtmlOptions(Record):
     ``inverted`` (open as an icicle graph; the page toggles it), ``countname`` (what plain
     counts are: shown after them; times and sizes are shown in their human units instead),
     ``search_color``, ``drop_locations`` (labels that do not fit drop a trailing
-    `` (file:line)`` first, as the SVG's). Layout (:class:`LayoutOptions`' meaning and
+    `` (file:line)`` first, as the SVG's), ``colour_ratio`` (coloured by a second metric:
+    how ratios are written, as the SVG's). Layout (:class:`LayoutOptions`' meaning and
     defaults): ``reverse``, ``base``, ``sort_by_value``, ``delta``, ``negate`` (differential
     input: red and blue swapped). ``min_percent``: frames narrower than this percentage of
     the total are not laid out (their value still counts in their parents): at the default, a
     frame left out stays narrower than a pixel on a 1,180-pixel canvas until the view is
     zoomed in 85 times, and the page holds at most 100,000 frames a row. ``top``: rows of the function table the page shows at most.
+    ``roots``: what the first levels of frames under the root are, from the outermost: each one of
+    :data:`ROOT_KINDS`, e.g. ``("thread",)`` for a recording with ``--threads`` or ``("process",
+    "thread")``; the page offers a picker of them (one thread or process at a time).
     """
 
     title: Optional[str] = None
@@ -84,10 +91,17 @@ class HtmlOptions(Record):
     negate: bool = _SVG["negate"]
     min_percent: float = 0.001
     top: int = 500
+    colour_ratio: str = _SVG["colour_ratio"]
+    roots: Tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if isinstance(self.roots, str):
+            object.__setattr__(self, "roots", (self.roots,))
+        for kind in self.roots:
+            _choice("roots", kind, ROOT_KINDS)
         _choice("colors", self.colors, PALETTES)
         _choice("delta", self.delta, DELTA_MODES)
+        _choice("colour_ratio", self.colour_ratio, RATIO_MODES)
         if isinstance(self.base, str):
             object.__setattr__(self, "base", (self.base,))
         if not self.min_percent >= 0:
@@ -102,7 +116,7 @@ class HtmlOptions(Record):
     def svg_options(self) -> SvgOptions:
         """The SVG's options for what both draw alike: palette colours, the change scale's legend."""
         return SvgOptions(colors=self.colors, hash=self.hash, negate=self.negate, countname=self.countname,
-                          delta=self.delta, drop_locations=self.drop_locations)
+                          delta=self.delta, drop_locations=self.drop_locations, colour_ratio=self.colour_ratio)
 
     def resolved_title(self) -> str:
         return self.title or "Flame Graph"
@@ -115,20 +129,30 @@ def html(
     *,
     palette: Optional[Dict[str, str]] = None,
     diagnostics: Optional[Diagnostics] = None,
+    colour_by: Optional[FlameGraph] = None,
+    calls: Optional[FlameGraph] = None,
 ) -> Optional[str]:
     """Write ``profile`` (FlameGraph, Differential or FlameChart, aggregated) as the HTML viewer.
 
     ``output``: a path, '-' for stdout, or a text stream; None returns the page as a string.
-    ``palette`` and ``diagnostics`` as :func:`~flamespace.render.svg.svg`'s.
+    ``palette``, ``diagnostics`` and ``colour_by`` (a second metric that colours the frames)
+    as :func:`~flamespace.render.svg.svg`'s. ``calls``: call
+    counts per stack where they are known (a trace's ``calls``): the table of functions gets a
+    Calls column (every call of the function, recursive ones too).
     """
     options = options or HtmlOptions()
-    laid = layout(profile, options.layout_options())
+    laid = layout(profile, options.layout_options(), colour_by=colour_by)
     if diagnostics is not None:
         for warning in laid.warnings:
             diagnostics.warn(warning)
         if laid.empty:
             diagnostics.empty = True
-    page = render_page(payload(laid, profile, options, palette=palette))
+    metrics = None
+    if colour_by is not None:
+        from .svg import metric_names
+
+        metrics = metric_names(profile, colour_by)
+    page = render_page(payload(laid, profile, options, palette=palette, metrics=metrics, calls=calls))
     if output is None:
         return page
     if not isinstance(output, (str, os.PathLike)):
@@ -140,32 +164,54 @@ def html(
 
 
 def payload(
-    laid: Layout, profile: Drawable, options: HtmlOptions, *, palette: Optional[Dict[str, str]] = None
+    laid: Layout, profile: Drawable, options: HtmlOptions, *, palette: Optional[Dict[str, str]] = None,
+    metrics: Optional[Tuple[str, str]] = None, calls: Optional[FlameGraph] = None,
 ) -> Dict[str, Any]:
-    """The page's data (JSON-ready): settings, string tables, frame columns, function table, legend."""
-    from .svg import change_bar, change_note, change_scale, frame_colours, unit_of, LOCATION
-    from .palettes import needs_light_ink
+    """The page's data (JSON-ready): settings, string tables, frame columns, function table, legend.
+
+    A layout coloured by a second metric adds the column ``second`` (each frame's second metric
+    with its callees) and ``ratio``: the scale (as :func:`~flamespace.render.svg.ratio_scale`),
+    the metrics' names and ``ramp``, :func:`~flamespace.render.palettes.diff_ramp` as indices
+    into the colour table, from which the page colours frames by their ratio."""
+    from ..core.ranking import GROUPINGS
+
+    from .svg import (
+        LOCATION, change_bar, change_note, change_scale, frame_colours, ratio_bar, ratio_label, ratio_note, ratio_per,
+        ratio_scale, unit_of,
+    )
+    from .palettes import diff_ramp, needs_light_ink
 
     unit = unit_of(profile)
     svg_options = options.svg_options()
     c = laid.columns
     differential = c.deltas is not None
+    coloured = c.seconds is not None and not laid.empty
     names = _Table()
     shown = {name: strip_annotation(name) for name in set(c.names)}
     frame_names = [names.index(shown[name]) for name in c.names]
     legend = None
+    ratio = None
+    colours = _Table()
     if laid.empty:
         colour_of: List[str] = []
     else:
         largest = change_scale(laid) if differential else None
-        colour_of = frame_colours(laid, svg_options, palette, largest)
+        scale = ratio_scale(laid, metrics) if coloured else None
+        colour_of = frame_colours(laid, svg_options, palette, largest, scale)
+        if scale is not None:
+            bar = ratio_bar(scale, svg_options)
+            legend = {"low": bar.low, "high": bar.high, "stops": bar.stops, "meaning": bar.meaning,
+                      "note": ratio_note(scale, svg_options)}
+            ratio = {"overall": scale.overall, "spread": scale.spread, "actual": laid.actual,
+                     "width": scale.names[0], "colour": scale.names[1], "label": ratio_label(scale, svg_options),
+                     "inverse": svg_options.colour_ratio != "colour/width", "per": ratio_per(scale, svg_options),
+                     "ramp": [colours.index(colour) for colour in diff_ramp(options.negate)]}
         if largest is not None:
             bar = change_bar(largest, svg_options, unit)
             legend = {"low": bar.low, "high": bar.high, "stops": bar.stops, "meaning": bar.meaning,
                       "note": change_note(laid, largest, svg_options, unit)}
-    colours = _Table()
     frame_colour = [colours.index(colour) for colour in colour_of]
-    inks = [1 if differential and needs_light_ink(colour) else 0 for colour in colours.items]
+    inks = [1 if (differential or coloured) and needs_light_ink(colour) else 0 for colour in colours.items]
     frames: Dict[str, Any] = {
         "count": len(c.names),
         "name": column(frame_names), "depth": column(c.depths), "start": column(c.starts),
@@ -173,11 +219,15 @@ def payload(
     }
     if c.deltas is not None:
         frames["delta"] = column(c.deltas, signed=True)
+    if coloured:
+        frames["second"] = column(c.seconds or [])
     line_table = function_table(profile, "line")
-    functions = {"line": _table_columns(line_table, names.index, differential)}
+    functions = {"line": _table_columns(line_table, names.index, differential, calls, "line")}
     if any(_LINE_NUMBER.search(row[0]) for row in line_table):  # else the table by function is the same
-        functions["function"] = _table_columns(function_table(profile, "function"), names.index, differential)
-    return {
+        functions["function"] = _table_columns(function_table(profile, "function"), names.index, differential, calls, "function")
+    grouping = GROUPINGS["function"]
+    assert grouping is not None
+    data: Dict[str, Any] = {
         "version": PAYLOAD_VERSION,
         "title": options.resolved_title(), "subtitle": options.subtitle,
         "total": laid.total, "max_depth": laid.max_depth, "differential": differential,
@@ -188,7 +238,13 @@ def payload(
         "min_percent": options.min_percent, "top": options.top,
         "names": names.items, "colours": colours.items, "inks": inks,
         "frames": frames, "functions": functions, "legend": legend,
+        # how the page groups frame names by function when it recomputes the table (core.ranking's rule)
+        "function_group": [grouping[0], re.sub(r"\\(\d)", r"$\1", grouping[1])],
+        "roots": list(options.roots),
     }
+    if ratio is not None:
+        data["ratio"] = ratio
+    return data
 
 
 def unit_spec(unit: Optional[str], countname: str) -> Dict[str, Any]:
@@ -221,16 +277,35 @@ class _Table:
         return found
 
 
-def _table_columns(table: List[Tuple[Any, ...]], name_index: Callable[[str], int], differential: bool) -> Dict[str, Any]:
-    """One table of :func:`function_table` as columns (names as indices into the string table)."""
+def _table_columns(table: List[Tuple[Any, ...]], name_index: Callable[[str], int], differential: bool,
+                   calls: Optional[FlameGraph] = None, group: str = "line") -> Dict[str, Any]:
+    """One table of :func:`function_table` as columns (names as indices into the string table),
+    with the calls of each row when ``calls`` (counts per stack) are given."""
     columns: Dict[str, Any] = {
         "count": len(table), "name": column([name_index(row[0]) for row in table]),
         "self": column([row[1] for row in table]), "inclusive": column([row[2] for row in table]),
     }
+    if calls is not None:
+        counted = call_counts(calls, group)
+        columns["calls"] = column([counted.get(row[0], 0) for row in table])
     if differential:
         columns["delta_self"] = column([row[3] for row in table], signed=True)
         columns["delta_inclusive"] = column([row[4] for row in table], signed=True)
     return columns
+
+
+def call_counts(calls: FlameGraph, group: str = "line") -> Dict[str, int]:
+    """Calls per frame name (or function, ``group`` as :func:`function_table`'s): the counts of
+    the stacks that end in it (a recursive call counts again, as a trace's table counts calls)."""
+    from ..core.ranking import _grouper
+
+    name_of = _grouper(group)
+    counted: Dict[str, int] = {}
+    for stack, count in calls.items():
+        if stack:
+            name = name_of(strip_annotation(stack[-1]))
+            counted[name] = counted.get(name, 0) + int(count)
+    return counted
 
 
 def function_table(profile: Drawable, group: str = "line") -> List[Tuple[Any, ...]]:
@@ -338,4 +413,4 @@ def read_payload(page: str) -> Dict[str, Any]:
     return data
 
 
-__all__ = ["HtmlOptions", "column", "decode_column", "html", "payload", "read_payload", "render_page", "unit_spec"]
+__all__ = ["ROOT_KINDS", "HtmlOptions", "call_counts", "column", "decode_column", "html", "payload", "read_payload", "render_page", "unit_spec"]

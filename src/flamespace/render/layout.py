@@ -16,6 +16,7 @@ of that stack at once. Walks are iterative: stacks can be thousands of frames de
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left
 from itertools import accumulate, repeat
 from operator import itemgetter
@@ -46,10 +47,11 @@ class Layout:
     profile's, or the options' larger ``total``). The frames are kept as columns (one list
     per field of :class:`Frame`), which the emitters read directly; :attr:`frames` gives
     them as :class:`Frame` records. ``warnings``: what the caller should be told (e.g. a
-    ``total`` below the profile's, ignored).
+    ``total`` below the profile's, ignored). ``actual``: the sum of the input's values (the
+    root's value before a larger ``total``).
     """
 
-    __slots__ = ("columns", "total", "max_depth", "differential", "options", "warnings")
+    __slots__ = ("columns", "total", "max_depth", "differential", "options", "warnings", "actual")
 
     def __init__(
         self,
@@ -59,8 +61,10 @@ class Layout:
         differential: bool,
         options: LayoutOptions,
         warnings: Optional[List[str]] = None,
+        actual: Optional[Number] = None,
     ) -> None:
         self.columns = columns or Columns()
+        self.actual = total if actual is None else actual
         self.total = total
         self.max_depth = max_depth
         self.differential = differential
@@ -79,11 +83,25 @@ class Layout:
     def empty(self) -> bool:
         return not self.total
 
+    def ratios(self) -> List[float]:
+        """Each frame's second metric per unit of its value, both over the frame with its
+        callees (layouts coloured by a second metric: :func:`layout`'s ``colour_by``); the
+        root's over the input's sum, not a larger ``total``."""
+        c = self.columns
+        if c.seconds is None:
+            raise ArgumentError("the layout has no second metric (lay it out with colour_by)")
+        values = list(c.values)
+        if values:
+            values[0] = self.actual
+        return [second / value if value else math.nan for second, value in zip(c.seconds, values)]
+
 
 class Columns:
-    """The laid-out frames, one list per field of :class:`Frame` (``deltas`` None unless differential)."""
+    """The laid-out frames, one list per field of :class:`Frame` (``deltas`` None unless
+    differential), and ``seconds``: each frame's value of a second metric with its callees'
+    (None unless the layout is coloured by one)."""
 
-    __slots__ = ("names", "depths", "starts", "values", "selfs", "deltas")
+    __slots__ = ("names", "depths", "starts", "values", "selfs", "deltas", "seconds")
 
     def __init__(self) -> None:
         self.names: List[str] = []
@@ -92,6 +110,7 @@ class Columns:
         self.values: List[Number] = []
         self.selfs: List[Number] = []
         self.deltas: Optional[List[Number]] = None
+        self.seconds: Optional[List[Number]] = None
 
 
 def strip_annotation(name: str) -> str:
@@ -103,8 +122,16 @@ def strip_annotation(name: str) -> str:
     return re.sub(ANNOTATION, "", name)
 
 
-def rows_of(profile: Drawable, options: LayoutOptions) -> Tuple[Iterable[Tuple[Stack, Number, Number]], bool]:
-    """(stack, value, before) rows in the order to draw them, and whether the input is differential."""
+def rows_of(
+    profile: Drawable, options: LayoutOptions, colour_by: Optional[FlameGraph] = None
+) -> Tuple[Iterable[Tuple[Stack, Number, Number]], bool]:
+    """(stack, value, before) rows in the order to draw them, and whether the input is differential.
+
+    With ``colour_by`` the third number is that graph's value of the stack (not a before), and
+    its stacks that ``profile`` lacks are rows of value 0: never drawn, but counted in their
+    drawn callers' second metric."""
+    if colour_by is not None:
+        return _coloured_rows(profile, options, colour_by), False
     if isinstance(profile, Differential):
         if options.flamechart:
             before = profile.before
@@ -120,6 +147,25 @@ def rows_of(profile: Drawable, options: LayoutOptions) -> Tuple[Iterable[Tuple[S
     if not isinstance(profile, FlameGraph):
         raise ArgumentError(f"cannot draw a {type(profile).__name__}; expected a FlameGraph, Differential or FlameChart")
     return ((s, v, 0) for s, v in profile.items()), False
+
+
+def _coloured_rows(
+    profile: Drawable, options: LayoutOptions, colour_by: FlameGraph
+) -> List[Tuple[Stack, Number, Number]]:
+    """(stack, value, colour value) rows of a profile coloured by a second metric."""
+    if options.flamechart:  # a chart merges only neighbours: the second metric's stacks would not meet their callers
+        raise ArgumentError("colouring by a second metric draws a flame graph, not a flame chart (leave out flamechart)")
+    if isinstance(profile, FlameChart):
+        profile = profile.graph()  # a second metric is per stack, not per moment
+    if not isinstance(profile, FlameGraph) or not isinstance(colour_by, FlameGraph):
+        drawn = profile if not isinstance(profile, FlameGraph) else colour_by
+        raise ArgumentError(
+            f"colouring by a second metric needs two flame graphs (one count per stack), not a {type(drawn).__name__}"
+        )
+    second = colour_by.value
+    rows = [(s, v, second(s)) for s, v in profile.items()]
+    rows += [(s, 0, v) for s, v in colour_by.items() if s not in profile]
+    return rows
 
 
 def _rewriter(options: LayoutOptions) -> Optional[Callable[[Stack], Optional[Stack]]]:
@@ -212,15 +258,19 @@ def _groups_in_order(stacks: List[Stack], cum: List[Number], lo: int, hi: int, d
     return own, groups
 
 
-def layout(profile: Drawable, options: Optional[LayoutOptions] = None) -> Layout:
-    """The frames of ``profile`` (FlameGraph, Differential or FlameChart) laid out with ``options``."""
+def layout(profile: Drawable, options: Optional[LayoutOptions] = None, *, colour_by: Optional[FlameGraph] = None) -> Layout:
+    """The frames of ``profile`` (FlameGraph, Differential or FlameChart) laid out with ``options``.
+
+    ``colour_by``: a second metric of the same stacks (a FlameGraph: e.g. instructions beside
+    cycles), summed per frame with its callees into ``columns.seconds`` (:meth:`Layout.ratios`);
+    widths stay ``profile``'s. A flame chart is aggregated first."""
     if options is None:
         options = LayoutOptions()
     elif not isinstance(options, LayoutOptions):
         raise ArgumentError(
             f"layout() takes LayoutOptions, not {type(options).__name__} (SvgOptions.layout_options() gives them)"
         )
-    rows, differential = rows_of(profile, options)
+    rows, differential = rows_of(profile, options, colour_by)
     rewrite = _rewriter(options)
     if rewrite is not None:
         rows = ((s, v, b) for s, v, b in ((rewrite(s), v, b) for s, v, b in rows) if s is not None)
@@ -229,16 +279,21 @@ def layout(profile: Drawable, options: Optional[LayoutOptions] = None) -> Layout
         rows.sort(key=itemgetter(0))  # by stack: siblings in name order, own rows before children
     stacks = [row[0] for row in rows]
     values = [row[1] for row in rows]
-    befores = [row[2] for row in rows] if differential else None
+    thirds = [row[2] for row in rows] if differential or colour_by is not None else None
     del rows
-    return place(stacks, values, befores, options)
+    if colour_by is not None:
+        return place(stacks, values, None, options, seconds=thirds)
+    return place(stacks, values, thirds, options)
 
 
-def place(stacks: List[Stack], values: List[Number], befores: Optional[List[Number]], options: LayoutOptions) -> Layout:
-    """Start, value, own value (and change) of every frame wide enough to keep, parents first.
+def place(
+    stacks: List[Stack], values: List[Number], befores: Optional[List[Number]], options: LayoutOptions,
+    *, seconds: Optional[List[Number]] = None,
+) -> Layout:
+    """Start, value, own value (and change, or second metric) of every frame wide enough to keep, parents first.
 
     ``stacks`` sorted (or in time order for a flame chart), ``values`` and, for differential
-    input, ``befores`` beside them.
+    input, ``befores`` beside them; ``seconds``: a second metric per stack, summed per frame.
     """
     differential = befores is not None
     warnings: List[str] = []
@@ -257,11 +312,13 @@ def place(stacks: List[Stack], values: List[Number], befores: Optional[List[Numb
     by_value = options.sort_by_value and not chart
     children = _groups_in_order if chart else _groups_sorted
     before_cum = list(accumulate(befores, initial=0)) if befores is not None else []
+    second_cum = list(accumulate(seconds, initial=0)) if seconds is not None else []
     self_delta = options.delta == "self"
 
     columns = Columns()
     names, starts, depths, frame_values, selfs = columns.names, columns.starts, columns.depths, columns.values, columns.selfs
     deltas: List[Number] = []
+    frame_seconds: List[Number] = []
     pending: List[Tuple[int, int, int, Number]] = [(0, len(stacks), 0, 0)]  # rows [lo, hi), depth, x in values
     while pending:
         lo, hi, depth, x = pending.pop()
@@ -282,6 +339,8 @@ def place(stacks: List[Stack], values: List[Number], befores: Optional[List[Numb
                     deltas.append(change)
                 else:
                     deltas += repeat(change, count)
+            if seconds is not None:
+                frame_seconds += repeat(seconds[lo], count)
             continue
         own, groups = children(stacks, cum, lo, hi, depth, min_value)
         own_value = sum([values[r] for r in own])
@@ -295,6 +354,8 @@ def place(stacks: List[Stack], values: List[Number], befores: Optional[List[Numb
                 deltas.append(own_value - sum([befores[r] for r in own]))
             else:
                 deltas.append(value - (before_cum[hi] - before_cum[lo]))
+        if seconds is not None:
+            frame_seconds.append(second_cum[hi] - second_cum[lo])
         if not groups:
             continue
         if by_value:
@@ -310,4 +371,6 @@ def place(stacks: List[Stack], values: List[Number], befores: Optional[List[Numb
 
     if befores is not None:
         columns.deltas = deltas
-    return Layout(columns, total, max(depths), differential, options, warnings)
+    if seconds is not None:
+        columns.seconds = frame_seconds
+    return Layout(columns, total, max(depths), differential, options, warnings, actual)

@@ -29,6 +29,10 @@ BACKGROUNDS = {
     "grey": ("#f8f8f8", "#e8e8e8"),
 }
 DELTA_MODES = ("inclusive", "self")
+#: How a graph coloured by a second metric writes each frame's ratio: the colour metric per unit
+#: of the width metric (instructions/cycles: IPC), or the width metric per unit of the colour
+#: metric (cycles/instructions: Gregg's CPI). The colours are the same; only the numbers differ.
+RATIO_MODES = ("colour/width", "width/colour")
 TRUNCATE_SIDES = ("right", "left")
 #: Patterns of the checks below, as text: ``re`` is imported by the checks that need it (it costs
 #: `flamespace text` and `svg --help` a few ms of start-up), and caches them compiled.
@@ -144,6 +148,9 @@ class SvgOptions(Record):
     :func:`~flamespace.render.palettes.read_palette` and ``write_palette``).
     ``nameattr``: extra SVG attributes per frame name (``href``, ``title``, ``class``, ...),
     as read from flamegraph.pl's ``--nameattr`` file by :func:`read_nameattr`.
+    Coloured by a second metric (:func:`~flamespace.render.svg.svg`'s ``colour_by``):
+    ``colour_ratio`` (one of :data:`RATIO_MODES`: how ratios are written in the legend and
+    tooltips), ``negate`` (swap red and blue), ``legend`` (the ratio's colour bar).
     ``encoding``: the character encoding of the file (declared and used). ``empty_text``: what
     the image says when there is nothing to draw (e.g. "No significant change").
     """
@@ -182,6 +189,7 @@ class SvgOptions(Record):
     sort_by_value: bool = LAYOUT_DEFAULTS.sort_by_value
     delta: str = LAYOUT_DEFAULTS.delta
     empty_text: str = "ERROR: No valid input provided to flamespace."
+    colour_ratio: str = RATIO_MODES[0]
 
     def __post_init__(self) -> None:
         for name in ("width", "height", "fontsize", "fontwidth", "factor"):
@@ -192,6 +200,7 @@ class SvgOptions(Record):
         _choice("colors", self.colors, PALETTES)
         object.__setattr__(self, "base", self.layout_options().base)  # checks the layout's fields (and minwidth)
         _choice("truncate", self.truncate, TRUNCATE_SIDES)
+        _choice("colour_ratio", self.colour_ratio, RATIO_MODES)
         if self.bgcolors is not None and self.bgcolors not in BACKGROUNDS and not _matches(_HEX_COLOUR, self.bgcolors):
             raise ArgumentError(
                 f"bgcolors must be one of {', '.join(BACKGROUNDS)} or a colour '#rrggbb', not {self.bgcolors!r}"

@@ -212,17 +212,28 @@ class Colourer:
         return f"rgb({r},{g},{b})"
 
 
+#: The steps of :func:`diff_colour` on each side of white (the other channels from 210 down to 0).
+DIFF_STEPS = 210
+
+
 def diff_colour(delta: float, largest: float, negate: bool = False) -> str:
     """White for no change, red for growth, blue for shrinkage, saturated at ``largest``."""
     if negate:
         delta = -delta
     if delta > 0:
-        level = int(210 * (largest - delta) / largest)
+        level = int(DIFF_STEPS * (largest - delta) / largest)
         return f"rgb(255,{level},{level})"
     if delta < 0:
-        level = int(210 * (largest + delta) / largest)
+        level = int(DIFF_STEPS * (largest + delta) / largest)
         return f"rgb({level},{level},255)"
     return "rgb(255,255,255)"
+
+
+def diff_ramp(negate: bool = False) -> List[str]:
+    """Every colour :func:`diff_colour` gives, from full blue (−largest) through white to full red:
+    entry ``DIFF_STEPS + d`` is the colour of a change of ``d / DIFF_STEPS`` of ``largest``, so a
+    page script picks colours from it by the same arithmetic, without a copy of this module."""
+    return [diff_colour(d, DIFF_STEPS, negate) for d in range(-DIFF_STEPS, DIFF_STEPS + 1)]
 
 
 def diff_stops(negate: bool = False) -> List[Tuple[float, str]]:

@@ -15,10 +15,13 @@ import os
 import re
 from itertools import chain, compress, repeat
 
+import math
+
 from ..core import units
 from ..core.units import format_count
 from ..formats._io import open_output
 from .layout import Layout, layout, strip_annotation
+from ..errors import ArgumentError
 from .options import XPAD, SvgOptions
 from .palettes import LIGHT_INK, SEPARATOR_COLOURS, Colourer, diff_colour, diff_stops, needs_light_ink
 from .xml import comment, escape
@@ -29,6 +32,7 @@ if TYPE_CHECKING:
     from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, TextIO, Tuple, Union
 
     from .._types import Destination, Drawable, Number
+    from ..core.vector import FlameGraph
     from ..diagnostics import Diagnostics
 _CHUNK = 2000  # frames per write
 
@@ -40,9 +44,14 @@ def svg(
     *,
     palette: Optional[Dict[str, str]] = None,
     diagnostics: Optional[Diagnostics] = None,
+    colour_by: Optional[FlameGraph] = None,
 ) -> Optional[str]:
     """Draw ``profile`` (FlameGraph, Differential or FlameChart) as an interactive SVG.
 
+    ``colour_by``: a second metric of the same stacks (e.g. instructions, with cycles as
+    ``profile``): widths stay ``profile``'s, each frame is coloured by the ratio of the two
+    with its callees, against the whole profile's ratio (Gregg's CPI flame graph; see
+    :func:`ratio_scale`), and tooltips give both metrics and the ratio.
     ``output``: a path, '-' for stdout, or a text stream; None returns the SVG as a string.
     ``palette``: a name -> colour map whose colours are used and to which new names' colours
     are added (flamegraph.pl's palette.map: :func:`~flamespace.render.palettes.read_palette`
@@ -51,10 +60,21 @@ def svg(
     was no valid input), ``empty``.
     """
     options = options or SvgOptions()
-    drawn = layout(profile, options.layout_options())
+    drawn = layout(profile, options.layout_options(), colour_by=colour_by)
     if diagnostics is not None:
         _report(drawn, diagnostics)
-    return emit(draw(drawn, options, palette=palette, unit=unit_of(profile)), output)
+    metrics = metric_names(profile, colour_by) if colour_by is not None else None
+    return emit(draw(drawn, options, palette=palette, unit=unit_of(profile), metrics=metrics), output)
+
+
+def metric_names(profile: Drawable, colour_by: FlameGraph) -> Tuple[str, str]:
+    """What the widths and the colours measure, as the profiles' metadata name them (a perf
+    event: ``cycles``), else their units, else "width" and "colour"."""
+    names = []
+    for graph, fallback in ((profile, "width"), (colour_by, "colour")):
+        metadata = getattr(graph, "metadata", None)
+        names.append(str(metadata.metric or metadata.unit or fallback) if metadata is not None else fallback)
+    return names[0], names[1]
 
 
 def unit_of(profile: Drawable) -> Optional[str]:
@@ -113,13 +133,16 @@ class ColourBar:
 
 def draw(
     drawn: Layout, options: SvgOptions, *, palette: Optional[Dict[str, str]] = None, colours: Optional[List[str]] = None,
-    unit: Optional[str] = None,
+    unit: Optional[str] = None, metrics: Optional[Tuple[str, str]] = None,
 ) -> Drawing:
     """Pixels, labels and colours of a layout's frames (``colours``: given by the caller instead;
-    ``palette`` as :func:`svg`; ``unit``: the profile's, for the legend of differential input).
+    ``palette`` as :func:`svg`; ``unit``: the profile's, for the legend of differential input;
+    ``metrics``: the names of the widths' and the colours' metrics of a layout coloured by a
+    second metric, default "width" and "colour").
 
-    Frames coloured by change (differential input, or ``colours`` from the caller) get white
-    labels where white reads better; palette colours keep flamegraph.pl's black labels."""
+    Frames coloured by change (differential input, a second metric, or ``colours`` from the
+    caller) get white labels where white reads better; palette colours keep flamegraph.pl's
+    black labels."""
     picture = Drawing(drawn, options)
     if drawn.empty:
         return picture
@@ -137,8 +160,14 @@ def draw(
     for i in compress(range(len(names)), map(wide.__contains__, picture.widths)):
         labels[i] = fit_label(names[i], picture.widths[i], options)
     largest = change_scale(drawn) if colours is None and c.deltas is not None else None
-    picture.colours = colours if colours is not None else frame_colours(drawn, options, palette, largest)
-    if colours is not None or c.deltas is not None:
+    scale = ratio_scale(drawn, metrics) if colours is None and c.seconds is not None else None
+    picture.colours = colours if colours is not None else frame_colours(drawn, options, palette, largest, scale)
+    if scale is not None:
+        picture.infos = ratio_infos(drawn, scale, options)
+        if options.legend:
+            picture.bar = ratio_bar(scale, options)
+            picture.legend_note = ratio_note(scale, options)
+    if colours is not None or c.deltas is not None or c.seconds is not None:
         light = {colour: needs_light_ink(colour) for colour in set(picture.colours)}
         picture.inks = list(map(light.__getitem__, picture.colours))
     if largest is not None and options.legend:
@@ -148,13 +177,18 @@ def draw(
 
 
 def frame_colours(
-    drawn: Layout, options: SvgOptions, palette: Optional[Dict[str, str]] = None, largest: Optional[float] = None
+    drawn: Layout, options: SvgOptions, palette: Optional[Dict[str, str]] = None, largest: Optional[float] = None,
+    scale: Optional[RatioScale] = None,
 ) -> List[str]:
     """Each frame's colour: by name from the palette, or for differential input by its change
     (white for none, red for more, blue for less, full colour at ``largest`` and beyond;
-    default :func:`change_scale`)."""
+    default :func:`change_scale`), or for a layout coloured by a second metric by its ratio
+    (the same colours: red where the ratio is above the whole profile's, blue below, full at
+    ``scale``'s spread; default :func:`ratio_scale`)."""
     c = drawn.columns
     deltas = c.deltas
+    if c.seconds is not None:
+        return ratio_colours(drawn, scale or ratio_scale(drawn), options.negate)
     if deltas is None:
         return Colourer(options, palette).many(c.names)
     if largest is None:
@@ -248,6 +282,137 @@ def change_note(drawn: Layout, largest: float, options: SvgOptions, unit: Option
     if drawn.options.delta == "self":
         return f"Colour: each frame's change in its own {what} (not its callees'), {full}: the largest."
     return f"Colour: each frame's change with its callees', {full}: the largest change of one frame's own {what}."
+
+
+# -- colour by a second metric (Gregg's CPI flame graph) --------------------------------------------
+#: Frames narrower than this share of the total do not set the colour scale: few samples, noisy ratios.
+RATIO_SCALE_SHARE = 0.01
+#: Ratios of a whole profile below this are written per a power of 1,000 (:func:`ratio_per`).
+RATIO_SMALL = 0.01
+#: The spread at which colours are full when no frame's ratio differs from the whole profile's.
+RATIO_DEFAULT_SPREAD = 2.0
+
+
+class RatioScale:
+    """The colour scale of a layout coloured by a second metric: ``overall`` (the second
+    metric per unit of the first over the whole profile: white), ``spread`` (a factor > 1:
+    ratios ``overall * spread`` and above are full red, ``overall / spread`` and below full
+    blue), ``names`` (the widths' and the colours' metrics)."""
+
+    __slots__ = ("overall", "spread", "names")
+
+    def __init__(self, overall: float, spread: float, names: Tuple[str, str]) -> None:
+        self.overall, self.spread, self.names = overall, spread, names
+
+
+def ratio_scale(drawn: Layout, names: Optional[Tuple[str, str]] = None) -> RatioScale:
+    """The scale of a layout coloured by a second metric: white at the whole profile's ratio,
+    the same colours either way on a log scale (twice the ratio as red as half of it is blue),
+    full at the frame whose ratio is farthest from the whole's, among frames of at least
+    :data:`RATIO_SCALE_SHARE` of the total (below it a frame holds a few samples of each
+    metric, whose ratio is mostly noise; such frames are drawn full beyond the scale's ends,
+    as are frames with none of the second metric). As :func:`change_scale`, one frame sets
+    the scale: the legend says where colours are full, and tooltips give every ratio."""
+    ratios = drawn.ratios()
+    overall = ratios[0] if ratios else math.nan
+    if not overall > 0 or math.isinf(overall):
+        raise ArgumentError("cannot colour by a second metric that is 0 over the drawn frames")
+    least = RATIO_SCALE_SHARE * drawn.total
+    c = drawn.columns
+    largest = max(
+        (abs(math.log(r / overall)) for r, value, depth in zip(ratios, c.values, c.depths) if depth and value >= least and r > 0),
+        default=0.0,
+    )
+    spread = math.exp(largest) if largest > 0 else RATIO_DEFAULT_SPREAD
+    return RatioScale(overall, spread, names or ("width", "colour"))
+
+
+def ratio_colours(drawn: Layout, scale: RatioScale, negate: bool = False) -> List[str]:
+    """Each frame's colour by its ratio, :func:`~flamespace.render.palettes.diff_colour` of its
+    log ratio to the whole profile's (red above, blue below, full at the scale's spread)."""
+    largest = math.log(scale.spread)
+    overall = scale.overall
+    colours = []
+    for ratio in drawn.ratios():
+        if ratio > 0:
+            level = max(-largest, min(math.log(ratio / overall), largest))
+        else:  # none of the second metric (nan: no width, never laid out)
+            level = -largest if ratio == 0 else 0
+        colours.append(diff_colour(level, largest, negate))
+    return colours
+
+
+def ratio_label(scale: RatioScale, options: SvgOptions) -> str:
+    """The ratio as the legend writes it: ``instructions/cycles`` (``cycles/instructions`` with
+    ``colour_ratio`` "width/colour"; ``page-faults per 1,000,000 task-clock`` when written per
+    :func:`ratio_per`)."""
+    width, colour = scale.names
+    top, bottom = (colour, width) if options.colour_ratio == "colour/width" else (width, colour)
+    per = ratio_per(scale, options)
+    return f"{top}/{bottom}" if per == 1 else f"{top} per {per:,} {bottom}"
+
+
+def ratio_per(scale: RatioScale, options: SvgOptions) -> int:
+    """How much of the ratio's denominator ratios are written per: 1, or the power of 1,000 that
+    brings a whole profile's ratio below 0.01 up to 1..1,000 (page faults per 1,000,000 ns, not 9.34e-05)."""
+    whole = shown_ratio(scale.overall, options)
+    if not 0 < whole < RATIO_SMALL:
+        return 1
+    return 1000 ** math.ceil(-math.log10(whole) / 3 - 1e-9)
+
+
+def shown_ratio(ratio: float, options: SvgOptions, per: float = 1) -> float:
+    """A ratio of the second metric to the first as ``colour_ratio`` writes it (inverted for
+    "width/colour"), per ``per`` of its denominator."""
+    if options.colour_ratio == "colour/width":
+        return ratio * per
+    return per / ratio if ratio else math.inf
+
+
+def ratio_bar(scale: RatioScale, options: SvgOptions) -> ColourBar:
+    """The legend of a layout coloured by a second metric: the ratio at the bar's ends, in plain
+    numbers, and what red and blue mean."""
+    low, high = scale.overall / scale.spread, scale.overall * scale.spread
+    label = ratio_label(scale, options)
+    red, blue = ("blue", "red") if options.negate else ("red", "blue")
+    if options.colour_ratio != "colour/width":  # the written ratio falls where the colour metric rises
+        red, blue = blue, red
+    per = ratio_per(scale, options)
+    whole = units.plain(shown_ratio(scale.overall, options, per))
+    meaning = f"{label}: {red} above the whole profile's {whole}, {blue} below, white equal"
+    return ColourBar(units.plain(shown_ratio(low, options, per)), units.plain(shown_ratio(high, options, per)),
+                     diff_stops(options.negate), meaning)
+
+
+def ratio_note(scale: RatioScale, options: SvgOptions) -> str:
+    """The line under the ratio's colour bar: what widths and colours measure and where colours are full."""
+    width, colour = scale.names
+    spread = units.plain(scale.spread)
+    return (f"Widths: {width}. Colour: each frame's {ratio_label(scale, options)} with its callees, full at {spread}\u00d7 "
+            f"or 1/{spread} of the whole profile's (the farthest of the frames of at least "
+            f"{units.plain(100 * RATIO_SCALE_SHARE)}% of the total).")
+
+
+def ratio_infos(drawn: Layout, scale: RatioScale, options: SvgOptions) -> List[str]:
+    """Each frame's tooltip after its name: its value and share, its second metric and the ratio
+    (and how it compares with the whole profile's)."""
+    c = drawn.columns
+    total = drawn.total
+    width, colour = scale.names
+    label = ratio_label(scale, options)
+    factor = options.factor
+    per = ratio_per(scale, options)
+    whole = shown_ratio(scale.overall, options, per)
+    infos = []
+    for i, (value, second, ratio) in enumerate(zip(c.values, c.seconds or (), drawn.ratios())):
+        share = "100%" if not i else f"{100 * value / total:.2f}%"
+        shown = shown_ratio(ratio, options, per)
+        relative = units.plain(shown / whole) if ratio == ratio else "n/a"
+        infos.append(
+            f" ({width} {format_count(value * factor)}, {share}; {colour} {format_count(second)}; "
+            f"{label} {units.plain(shown)}, {relative}\u00d7 the whole's)"
+        )
+    return infos
 
 
 #: A trailing location as Python profilers name frames, `` (file:line)`` or `` (file)``: a file
