@@ -35,6 +35,7 @@ from ..formats._io import open_output
 from .html import SCRIPT as PANE_SCRIPT, STYLE as PANE_STYLE, HtmlOptions, _json, _Table, column, decode_column, unit_spec
 from .layout import _AFTER, Columns, Layout, layout, strip_annotation
 from .options import LayoutOptions
+from .palettes import SEPARATOR_COLOURS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -160,19 +161,22 @@ def _graph(values: Mapping[Stack, Number], meta: Any) -> FlameGraph:
     return FlameGraph._trusted({s: v for s, v in values.items() if v}, meta)
 
 
-def _scales(frames: _Frames, a: Tuple[List[Number], ...], b: Tuple[List[Number], ...], total: Number) -> Dict[str, float]:
-    """The SVG's colour scale (:func:`~flamespace.render.svg.change_scale`) of B − A, by inclusive and by self change."""
-    from .svg import change_scale
+def _scales(frames: _Frames, a: Tuple[List[Number], ...], b: Tuple[List[Number], ...], total: Number,
+            svg_options: Any, unit: Optional[str]) -> Tuple[Dict[str, float], Dict[str, str]]:
+    """The SVG's colour scale (:func:`~flamespace.render.svg.change_scale`) of B − A, by inclusive and by
+    self change, and the line that says what it measures (:func:`~flamespace.render.svg.change_note`)."""
+    from .svg import change_note, change_scale
 
-    scales = {}
+    scales, notes = {}, {}
     for mode, index in (("inclusive", 1), ("self", 2)):
         columns = Columns()
         columns.names, columns.depths = frames.names, frames.depths
         columns.starts, columns.values, columns.selfs = b[0], b[1], b[2]
         columns.deltas = [after - before for after, before in zip(b[index], a[index])]
         laid = Layout(columns, total, max(frames.depths, default=0), True, LayoutOptions(delta=mode))
-        scales[mode] = change_scale(laid)
-    return scales
+        scales[mode] = change_scale(laid) if total else 1
+        notes[mode] = change_note(laid, scales[mode], svg_options, unit) if total else ""
+    return scales, notes
 
 
 def comparison_payload(
@@ -208,8 +212,7 @@ def comparison_payload(
     views = _pair_views(a, b, stacks, graphs[-1].metadata, parts)
     unit = next((u for u in map(unit_of, graphs) if u), None)
     svg_options = options.svg_options()
-    largest = _scales(frames, per_profile[0], per_profile[-1], per_profile[-1][1][0] if frames.paths else 0) \
-        if frames.paths else {"inclusive": 1, "self": 1}
+    largest, notes = _scales(frames, per_profile[0], per_profile[-1], sum(b.values()), svg_options, unit)
     bars = {mode: _bar(change_bar(scale, svg_options, unit)) for mode, scale in largest.items()}
     more, less = change_words(unit)
     data: Dict[str, Any] = {
@@ -217,8 +220,8 @@ def comparison_payload(
         "title": options.resolved_title(), "subtitle": options.subtitle,
         "units": unit_spec(unit, options.countname), "words": {"more": more, "less": less},
         "location": LOCATION if options.drop_locations else None,
-        "search_colour": options.search_color, "background": list(svg_options.background()),
-        "delta": options.delta, "negate": options.negate, "inverted": options.inverted,
+        "search_colour": options.search_color, "background": list(svg_options.replace(bgcolors="grey").background()),
+        "separators": SEPARATOR_COLOURS, "delta": options.delta, "negate": options.negate, "inverted": options.inverted,
         "min_percent": options.min_percent, "max_depth": max(frames.depths, default=0),
         "names": names.items,
         "frames": {"count": len(frame_names), "name": column(frame_names), "depth": column(frames.depths)},
@@ -226,7 +229,7 @@ def comparison_payload(
                      for label, side, columns in zip(labels, values, per_profile)],
         "pair": [0, len(profiles) - 1],
         "views": {name: _profile_columns(name, sum(view.values()), frames.columns(stacks, view)) for name, view in views.items()},
-        "largest": largest, "bars": bars, "significance": None, "note": note,
+        "largest": largest, "bars": bars, "notes": notes, "significance": None, "note": note,
     }
     if tests is not None:
         data["significance"] = _significance(frames, graphs[0], graphs[-1], tests, unit, svg_options)
