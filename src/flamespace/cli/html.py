@@ -133,8 +133,6 @@ def _comparison(files: Tuple[str, ...], output: str, diff: bool, labels: Tuple[s
     if labels and len(labels) != len(profiles):
         raise click.UsageError(f"{len(labels)} --label for {len(profiles)} profiles")
     unit = next((p.metadata.unit for p in profiles if p.metadata.unit), None)
-    if settings["title"] is None:
-        settings["title"] = f"{(labels or names)[0]} \u2192 {(labels or names)[-1]}"
     options = HtmlOptions(countname=countname or (unit if unit and unit != "samples" else _D["countname"]), **settings)  # type: ignore[arg-type]
     comparison_html(profiles, list(labels or names), options, output)
     if not any(p.total() for p in profiles):

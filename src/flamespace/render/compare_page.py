@@ -68,7 +68,7 @@ def comparison_html(
 ) -> Optional[str]:
     """Write a comparison page of ``profiles`` (two or more FlameGraphs, named ``labels``).
 
-    The first and the last are the compared pair (A and B). ``tests``: stack -> the compare
+    The first and the last are the compared pair (A and B); the title defaults to "A → B". ``tests``: stack -> the compare
     result's change of that stack (``stats.comparison.StackChange``: ``kind``,
     ``significant``, ``p``, ``p_adjusted``, ``lower``, ``upper``), for ``compare --html``;
     ``parts``: the four parts to show instead of B − A's (appeared, grown, disappeared,
@@ -217,7 +217,7 @@ def comparison_payload(
     more, less = change_words(unit)
     data: Dict[str, Any] = {
         "version": COMPARE_VERSION, "kind": "comparison",
-        "title": options.resolved_title(), "subtitle": options.subtitle,
+        "title": options.title or f"{labels[0]} \u2192 {labels[-1]}", "subtitle": options.subtitle,
         "units": unit_spec(unit, options.countname), "words": {"more": more, "less": less},
         "location": LOCATION if options.drop_locations else None,
         "search_colour": options.search_color, "background": list(svg_options.replace(bgcolors="grey").background()),

@@ -155,7 +155,7 @@
 		{id: "disappeared", title: "Disappeared", tip: "Stacks only in A"},
 		{id: "shrunk", title: "Shrunk", tip: "Stacks in both, smaller in B: by how much"},
 	];
-	if (K > 2) TABS.push({id: "series", title: "Series", tip: "Each profile in turn, coloured by its change from the one before"});
+	if (K > 2) TABS.unshift({id: "series", title: "Series", tip: "Each profile in turn, coloured by its change from the one before"});
 	var tabs = {}, current = null, inverted = !!data.inverted, searchPattern = null, focus = {frame: 0, lo: 0, hi: 1};
 	var seriesIndex = K - 1;
 	TABS.forEach(function (spec) {
@@ -201,8 +201,8 @@
 			var entry = {spec: spec, tree: tree, pane: null, box: box};
 			entry.pane = Pane(holder, data, {
 				id: tab.spec.id + "-" + position, tree: tree, inverted: inverted, top: headerHeight, draw: false,
-				colour: function (i) { var c = spec.colour(tree.map[i]); return [c, lightInk(c)]; },
-				tooltipRows: function (i, row) { tooltipRows(tree.map[i], row, spec); },
+				colour: function (i) { var c = entry.spec.colour(entry.tree.map[i]); return [c, lightInk(c)]; },
+				tooltipRows: function (i, row) { tooltipRows(entry.tree.map[i], row, entry.spec); },
 			});
 			link(tab, entry);
 			return entry;
@@ -220,7 +220,8 @@
 		var j = nearest(entry, focus.frame), t = entry.tree;
 		if (t.map[j] === focus.frame && j) entry.pane.setView(t.start[j] + focus.lo * t.value[j], t.start[j] + focus.hi * t.value[j], j);
 		else if (j) entry.pane.zoomTo(j);
-		else entry.pane.setView(focus.frame ? 0 : focus.lo * t.total, focus.frame ? t.total : focus.hi * t.total, 0);
+		else if (focus.frame || (focus.lo <= 0 && focus.hi >= 1)) entry.pane.reset();
+		else entry.pane.setView(focus.lo * t.total, focus.hi * t.total);
 	}
 	function link(tab, entry) {
 		entry.pane.on("zoom", function (view) {
@@ -297,7 +298,8 @@
 				"not significant": "not significant", "within margin": "significant but within the margin",
 				appeared: "significantly appeared", grown: "significantly grew", disappeared: "significantly disappeared",
 				shrunk: "significantly shrank"}[kind];
-			if (verdict) row("Test", verdict, kind === "appeared" || kind === "grown" ? "up" : kind === "disappeared" || kind === "shrunk" ? "down" : "");
+			var callees = P.value[u] > P.self[u] || Q.value[u] > Q.self[u];  // the test is of the frame's own stack
+			if (verdict) row(callees ? "Own stack" : "Test", verdict, kind === "appeared" || kind === "grown" ? "up" : kind === "disappeared" || kind === "shrunk" ? "down" : "");
 			if (kind !== "untested") {
 				row("p", "adjusted " + pValue(sig.p_adjusted[u]) + " (unadjusted " + pValue(sig.p[u]) + ")");
 				row("Interval", human(sig.lower[u], true) + " to " + human(sig.upper[u], true));
@@ -350,7 +352,7 @@
 			select.appendChild(el("span", {}, "Profile: "));
 			profiles.forEach(function (p, k) {
 				var button = select.appendChild(el("button", {"class": k === seriesIndex ? "on" : "", "data-k": String(k)}, p.label));
-				button.addEventListener("click", function () { seriesIndex = k; current.panes = null; show("series"); });
+				button.addEventListener("click", function () { showProfile(k); });
 			});
 			if (change) bar({low: human(-change.largest, true).replace("-", "\u2212"), high: human(change.largest, true), stops: data.bars.inclusive.stops,
 				meaning: "red: more than in " + profiles[seriesIndex - 1].label + ", blue: less"});
@@ -393,6 +395,17 @@
 		} finally { syncing = false; }
 		afterZoom();
 		remember();
+	}
+	// the series tab: another profile in the same pane (its frames, its colours), the zoom kept
+	function showProfile(k) {
+		seriesIndex = k;
+		var entry = current.panes[0];
+		entry.spec = paneSpecs("series")[0];
+		entry.tree = treeOf(entry.spec.profile);
+		entry.box.firstChild.textContent = entry.spec.label;
+		syncing = true;
+		try { entry.pane.setTree(entry.tree); apply(entry); } finally { syncing = false; }
+		drawLegend();
 	}
 	function setMode(m) {
 		mode = m;
@@ -462,12 +475,13 @@
 	});
 	if (MODES.some(function (m) { return m[0] === state.colour; })) mode = state.colour;
 	setShape(inverted);
-	show(tabs[state.tab] ? state.tab : "overlay");
+	show(tabs[state.tab] ? state.tab : K > 2 ? "series" : "overlay");
 	setMode(mode);
 	api.ready = true;
 	remember();
 	// for tests and tools: the tabs, the panes of the current tab, the frame in focus
 	api.show = show;
+	api.showProfile = showProfile;
 	api.setMode = setMode;
 	api.tab = function () { return current.spec.id; };
 	api.panes = function () { return current.panes.map(function (entry) { return entry.pane; }); };

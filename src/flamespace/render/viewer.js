@@ -470,6 +470,7 @@
 		self.view = function () { return {frame: zoom, x0: x0, x1: x1, total: total}; };
 		self.find = frameOf;
 		self.pathOf = pathOf;
+		self.hovered = function () { return hovered; };
 		self.hover = function (target) { setHovered(target === null || target === undefined || target === -1 ? -1 : frameOf(target), false); };
 		self.search = search;          // a RegExp (tested against each name) or null
 		self.matches = function () { return matchName; };
