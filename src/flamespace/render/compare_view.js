@@ -190,10 +190,15 @@
 
 	function makePanes(tab) {
 		tab.box.textContent = "";
-		tab.panes = paneSpecs(tab.spec.id).map(function (spec, position) {
+		var specs = paneSpecs(tab.spec.id), trees = specs.map(function (spec) { return treeOf(spec.profile); });
+		// panes side by side share their height, so their roots line up
+		var sideBySide = trees.filter(function (t, k) { return specs[k].cls === "half"; });
+		var deepest = Math.max.apply(null, sideBySide.map(function (t) { return t.maxDepth; }).concat([0]));
+		sideBySide.forEach(function (t) { t.maxDepth = deepest; });
+		tab.panes = specs.map(function (spec, position) {
 			var box = tab.box.appendChild(el("div", {"class": "pane-cell" + (spec.cls ? " " + spec.cls : "")}));
 			box.appendChild(el("div", {"class": "pane-label"}, spec.label));
-			var tree = treeOf(spec.profile);
+			var tree = trees[position];
 			if (!tree.count) {
 				box.appendChild(el("div", {"class": "empty"}, "Nothing here: no stack " + (spec.part || "has a value") + "."));
 			}
