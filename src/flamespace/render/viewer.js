@@ -443,6 +443,13 @@
 			var after = hitAt(e.clientX, e.clientY);
 			if (after === null) hideTooltip(); else showTooltip(after, e.clientX, e.clientY);
 		});
+		canvas.addEventListener("contextmenu", function (e) {
+			var hit = hitAt(e.clientX, e.clientY);
+			if (hit === null || hit < 0 || !listeners.context) return;
+			e.preventDefault();
+			hideTooltip();
+			emit("context", {frame: hit, path: pathOf(hit), event: e});
+		});
 		canvas.addEventListener("wheel", function (e) {
 			var rect = canvas.getBoundingClientRect(), inner = rect.width - 2 * XPAD;
 			var at = Math.max(0, Math.min(1, (e.clientX - rect.left - XPAD) / inner));
@@ -480,6 +487,8 @@
 		self.setTree = function (t) { useTree(t); x0 = 0; x1 = total; zoom = 0; hovered = -1; updateMatched(); draw(); emit("zoom", {frame: 0, x0: x0, x1: x1}); };
 		self.tree = function () { return tree; };
 		self.on = function (event, callback) { (listeners[event] = listeners[event] || []).push(callback); return self; };
+		self.colourOf = boxColour;     // (frame) -> [fill, lightInk]: what the boxes (and a minimap) are painted with
+		self.hideTooltip = hideTooltip;
 		self.fit = fit;
 		self.charWidth = function () { return charWidth; };
 		self.contentHeight = contentHeight;
@@ -499,6 +508,140 @@
 		if (options.draw !== false) draw();
 		return self;
 	}
+	// -- transforms: new trees from a tree, in the page ---------------------------------------------
+	// A tree's frames are merged by path into a trie (Builder), then laid out again as columns
+	// (children in name order, or widest first: left heavy). Each frame brings its exclusive value
+	// (its value less its children's: its self plus any narrow frames the layout left out), so a
+	// transformed tree's total is exact for what it keeps.
+	var KEY = 2097152;  // > the names of any page: a trie node's key is parent * KEY + name
+	function exclusiveOf(t) {
+		var ex = Float64Array.from(t.value);
+		for (var i = 1; i < t.count; i++) ex[t.parent[i]] -= t.value[i];
+		return ex;
+	}
+	function Builder(rootName, rootColour, withDelta) {
+		this.name = [rootName]; this.parent = [-1]; this.self = [0]; this.colour = [rootColour];
+		this.delta = withDelta ? [0] : null; this.keys = new Map();
+	}
+	Builder.prototype.child = function (p, name, colour) {
+		var key = p * KEY + name, id = this.keys.get(key);
+		if (id === undefined) {
+			id = this.name.length;
+			this.keys.set(key, id);
+			this.name.push(name); this.parent.push(p); this.self.push(0); this.colour.push(colour);
+			if (this.delta) this.delta.push(0);
+		}
+		return id;
+	};
+	// the trie as a tree (columns in depth-first order); byValue: siblings widest first
+	Builder.prototype.tree = function (names, byValue) {
+		var N = this.name.length, parent = this.parent, value = Float64Array.from(this.self), k;
+		for (k = N - 1; k > 0; k--) value[parent[k]] += value[k];  // a child is made after its parent
+		var first = new Int32Array(N + 1);
+		for (k = 1; k < N; k++) first[parent[k] + 1] += 1;
+		for (k = 0; k < N; k++) first[k + 1] += first[k];
+		var fill = first.slice(0, N), kids = new Int32Array(Math.max(N - 1, 0));
+		for (k = 1; k < N; k++) kids[fill[parent[k]]++] = k;
+		var nameOf = this.name;
+		function compare(a, b) {
+			if (byValue && value[a] !== value[b]) return value[b] - value[a];
+			var x = names[nameOf[a]], y = names[nameOf[b]];
+			return x < y ? -1 : x > y ? 1 : 0;
+		}
+		var out = {name: [], depth: [], start: [], value: [], self: [], colour: [], delta: this.delta ? [] : null};
+		var stack = [[0, 0, 0]];
+		while (stack.length) {
+			var top = stack.pop(), id = top[0], depth = top[1], start = top[2];
+			if (!(value[id] > 0) && id) continue;
+			out.name.push(nameOf[id]); out.depth.push(depth); out.start.push(start); out.value.push(value[id]);
+			out.self.push(this.self[id]); out.colour.push(this.colour[id]);
+			if (out.delta) out.delta.push(this.delta[id]);
+			var children = Array.prototype.slice.call(kids, first[id], first[id + 1]).sort(compare), x = start, placed = [];
+			for (k = 0; k < children.length; k++) { placed.push([children[k], depth + 1, x]); x += value[children[k]]; }
+			for (k = placed.length - 1; k >= 0; k--) stack.push(placed[k]);
+		}
+		var n = out.name.length;
+		return index({count: n, name: Uint32Array.from(out.name), depth: Uint32Array.from(out.depth),
+			start: Float64Array.from(out.start), value: Float64Array.from(out.value), self: Float64Array.from(out.self),
+			colour: Uint32Array.from(out.colour), delta: out.delta ? Float64Array.from(out.delta) : null});
+	};
+	// spec: only (a frame: keep its subtree and its ancestors), drop / merge (Uint8Array over names: frames
+	// left out with their callees / left out, their callees moved to their caller), focus (Uint8Array over
+	// names: the root becomes spec.root, every outermost frame of those names merged into it), recursion
+	// (a frame called by a frame of its own name merges into it), invert (leaves become roots), byValue.
+	function transform(t, names, spec) {
+		var n = t.count, nameOf = t.name, parentOf = t.parent, endOf = t.end, colourOf = t.colour, deltaOf = t.delta;
+		var ex = exclusiveOf(t), OUT = -2, DROP = -1, only = spec.only >= 0 ? spec.only : -1;
+		var B = new Builder(spec.focus ? spec.root : nameOf[0], colourOf[0], !!deltaOf && !spec.invert);
+		var mapped = new Int32Array(n), coloured = false;
+		mapped[0] = spec.focus ? OUT : 0;
+		if (mapped[0] === 0 && !(only > 0)) B.self[0] += ex[0];
+		for (var i = 1; i < n;) {
+			if (only > 0 && !(i <= only ? i === only || endOf[i] > only : i < endOf[only])) { i = endOf[i]; continue; }
+			var name = nameOf[i], pm = mapped[parentOf[i]], m;
+			if (pm === DROP || (spec.drop && spec.drop[name])) { i = endOf[i]; continue; }
+			if (pm === OUT) {
+				m = spec.focus[name] ? 0 : OUT;
+				if (m === 0 && !coloured) { B.colour[0] = colourOf[i]; coloured = true; }
+				if (m === 0 && B.delta) B.delta[0] += deltaOf[i];
+			} else if (spec.merge && spec.merge[name] && pm >= 0) m = pm;
+			else if (spec.recursion && pm > 0 && B.name[pm] === name) m = pm;
+			else {
+				m = B.child(pm, name, colourOf[i]);
+				if (B.delta) B.delta[m] += deltaOf[i];
+			}
+			mapped[i] = m;
+			if (m >= 0 && (only <= 0 || i >= only)) B.self[m] += ex[i];
+			i++;
+		}
+		if (spec.invert) {
+			var I = new Builder(B.name[0], B.colour[0], false);
+			for (var k = 1; k < B.name.length; k++) {
+				if (!(B.self[k] > 0)) continue;
+				var node = 0;
+				for (var a = k; a > 0; a = B.parent[a]) node = I.child(node, B.name[a], B.colour[a]);
+				I.self[node] += B.self[k];
+			}
+			I.self[0] += B.self[0];
+			B = I;
+		}
+		return B.tree(names, !!spec.byValue);
+	}
+	// the callers of the frames whose names `match` (outermost ones): a tree rooted at `root`, each path
+	// of callers above it innermost first, as wide as the calls it made
+	function callers(t, names, match, root, rootColour) {
+		var B = new Builder(root, rootColour, false), nameOf = t.name, parentOf = t.parent, endOf = t.end;
+		for (var i = 1; i < t.count;) {
+			if (!match[nameOf[i]]) { i++; continue; }
+			if (B.colour[0] === undefined) B.colour[0] = t.colour[i];
+			var node = 0;
+			for (var a = parentOf[i]; a > 0; a = parentOf[a]) node = B.child(node, nameOf[a], t.colour[a]);
+			B.self[node] += t.value[i];
+			i = endOf[i];
+		}
+		if (B.colour[0] === undefined) B.colour[0] = 0;
+		return B.tree(names, false);
+	}
+	// per name (or group, `groupOf(name) -> index`): self and inclusive (outermost frames only) of a tree
+	function functionCosts(t, groupOf) {
+		var rows = new Map(), open = [], active = new Map(), nameOf = t.name, endOf = t.end;
+		for (var i = 0; i < t.count; i++) {
+			while (open.length && endOf[open[open.length - 1][0]] <= i) {
+				var closed = open.pop()[1];
+				active.set(closed, active.get(closed) - 1);
+			}
+			var g = groupOf(nameOf[i]), row = rows.get(g);
+			if (!row) rows.set(g, row = [0, 0]);
+			row[0] += t.self[i];
+			if (!active.get(g)) row[1] += t.value[i];
+			active.set(g, (active.get(g) || 0) + 1);
+			open.push([i, g]);
+		}
+		var out = {count: rows.size, name: [], self: [], inclusive: []};
+		rows.forEach(function (row, g) { out.name.push(g); out.self.push(row[0]); out.inclusive.push(row[1]); });
+		return out;
+	}
+
 	Pane.decode = decode;          // payload -> tree (columns, parent, end, total, maxDepth)
 	Pane.index = index;            // adds parent and end to a tree built elsewhere
 	Pane.column = column;
@@ -506,14 +649,96 @@
 	Pane.el = el;
 	Pane.escapeRegex = escapeRegex;
 	Pane.ROW = ROW;
+	Pane.transform = transform;    // (tree, names, spec) -> tree: focus, merge, drop, recursion, invert, only, byValue
+	Pane.callers = callers;        // (tree, names, match, rootName, rootColour) -> the callers' tree of some functions
+	Pane.functionCosts = functionCosts;
 	window.FlamespacePane = Pane;
+
+
+	// -- a minimap: the whole graph in a strip, the view's window on it; drag the window to pan -------------
+	function Minimap(canvas, pane, onDrop) {
+		var HEIGHT = 36, ctx = canvas.getContext("2d"), cache = null, cacheKey = "", drag = null;
+		function ratio() { return window.devicePixelRatio || 1; }
+		function build(width) {
+			var r = ratio(), t = pane.tree();
+			cache = document.createElement("canvas");
+			cache.width = Math.round(width * r); cache.height = Math.round(HEIGHT * r);
+			var b = cache.getContext("2d", {alpha: false});
+			b.setTransform(r, 0, 0, r, 0, 0);
+			b.fillStyle = "#f4f4f4";
+			b.fillRect(0, 0, width, HEIGHT);
+			if (!t.count) return;
+			var inner = width - 2 * XPAD, scale = inner / t.total, rowH = Math.min(4, HEIGHT / (t.maxDepth + 1)), icicle = pane.inverted();
+			for (var i = 0; i < t.count;) {
+				var pw = t.value[i] * scale;
+				if (pw < 0.35) { i = t.end[i]; continue; }
+				var d = t.depth[i];
+				b.fillStyle = pane.colourOf(i)[0];
+				b.fillRect(XPAD + t.start[i] * scale, icicle ? d * rowH : HEIGHT - (d + 1) * rowH, pw, rowH);
+				i++;
+			}
+		}
+		function render() {
+			var width = canvas.clientWidth, r = ratio();
+			if (!width) return;
+			if (canvas.width !== Math.round(width * r) || canvas.height !== Math.round(HEIGHT * r)) {
+				canvas.width = Math.round(width * r); canvas.height = Math.round(HEIGHT * r);
+			}
+			var key = width + "," + r + "," + pane.inverted() + "," + pane.tree().count + "," + pane.tree().total;
+			if (!cache || key !== cacheKey) { build(width); cacheKey = key; }
+			ctx.setTransform(1, 0, 0, 1, 0, 0);
+			ctx.drawImage(cache, 0, 0);
+			ctx.setTransform(r, 0, 0, r, 0, 0);
+			var v = pane.view(), inner = width - 2 * XPAD, a = XPAD + v.x0 / v.total * inner, b = XPAD + v.x1 / v.total * inner;
+			ctx.fillStyle = "rgba(255,255,255,0.7)";
+			ctx.fillRect(0, 0, a, HEIGHT);
+			ctx.fillRect(b, 0, width - b, HEIGHT);
+			ctx.strokeStyle = "#444";
+			ctx.lineWidth = 1;
+			ctx.strokeRect(Math.round(a) + 0.5, 0.5, Math.max(Math.round(b - a) - 1, 1), HEIGHT - 1);
+		}
+		function valueAt(clientX) {
+			var rect = canvas.getBoundingClientRect(), v = pane.view();
+			return Math.max(0, Math.min(1, (clientX - rect.left - XPAD) / (rect.width - 2 * XPAD))) * v.total;
+		}
+		canvas.addEventListener("mousedown", function (e) {
+			var v = pane.view(), at = valueAt(e.clientX), width = v.x1 - v.x0;
+			e.preventDefault();
+			if (width >= v.total) return;
+			drag = {grab: at >= v.x0 && at <= v.x1 ? at - v.x0 : width / 2, width: width};
+			if (!(at >= v.x0 && at <= v.x1)) pane.setView(at - drag.grab, at - drag.grab + width);
+		});
+		window.addEventListener("mousemove", function (e) {
+			if (!drag) return;
+			var at = valueAt(e.clientX);
+			pane.setView(at - drag.grab, at - drag.grab + drag.width);
+		});
+		window.addEventListener("mouseup", function () { if (drag) { drag = null; onDrop(); } });
+		window.addEventListener("resize", render);
+		return {render: render, dragging: function () { return drag !== null; }};
+	}
 
 	// -- the single-profile page ----------------------------------------------------------------------
 	function main(data) {
 		if (data.version !== 1) throw new Error("flamespace viewer: unknown payload version " + data.version);
 		var api = {ready: false, draws: 0};
 		window.flamespaceViewer = api;
-		var names = data.names, human = formatter(data.units).human;
+		var names = data.names, human = formatter(data.units).human, base = decode(data), total = data.total;
+		var nameIndexes = null;
+		function nameIndex(text) {  // a name's index in the string table, added if new (group names, sandwich roots)
+			if (nameIndexes === null) { nameIndexes = new Map(); names.forEach(function (name, k) { nameIndexes.set(name, k); }); }
+			var k = nameIndexes.get(text);
+			if (k === undefined) { k = names.length; names.push(text); nameIndexes.set(text, k); }
+			return k;
+		}
+		function matcher(pattern) {
+			var match = new Uint8Array(names.length + 64);
+			for (var j = 0; j < names.length; j++) match[j] = pattern.test(names[j]) ? 1 : 0;
+			return match;
+		}
+		function compile(text, flags) { try { return text ? new RegExp(text, flags || "") : null; } catch (e) { return undefined; } }
+
+		// -- the header: it stays in view -----------------------------------------------------------------
 		var header = el("header");
 		header.appendChild(el("h1", {id: "title"}, data.title));
 		header.appendChild(el("div", {id: "subtitle"}, data.subtitle || ""));
@@ -522,13 +747,54 @@
 		var shape = toolbar.appendChild(el("span", {"class": "segmented"}));
 		var flameButton = shape.appendChild(el("button", {id: "flame", title: "Root at the bottom"}, "Flame"));
 		var icicleButton = shape.appendChild(el("button", {id: "icicle", title: "Root at the top"}, "Icicle"));
-		toolbar.appendChild(el("span", {id: "hint"}, "Click to zoom \u00b7 Ctrl+wheel zooms, Shift+wheel pans \u00b7 \u2190 \u2192 + \u2212 \u00b7 Esc resets"));
+		var views = toolbar.appendChild(el("span", {"class": "segmented"}));
+		var graphButton = views.appendChild(el("button", {id: "view-graph", title: "The flame graph"}, "Graph"));
+		var sandwichButton = views.appendChild(el("button", {id: "view-sandwich", title: "Callers and callees of one function: pick it in the table or from a frame's menu (right click)"}, "Sandwich"));
+		toolbar.appendChild(el("span", {id: "hint"}, "Click to zoom \u00b7 right click: more \u00b7 Ctrl+wheel zooms, Shift+wheel pans \u00b7 \u2190 \u2192 + \u2212 \u00b7 Esc resets"));
 		toolbar.appendChild(el("span", {"class": "grow"}));
 		var searchBox = toolbar.appendChild(el("input", {id: "search", type: "search", placeholder: "Search (regex)  /", spellcheck: "false", autocomplete: "off"}));
 		var caseLabel = toolbar.appendChild(el("label", {"class": "check", title: "Ignore case"}));
 		var caseBox = caseLabel.appendChild(el("input", {id: "ignorecase", type: "checkbox"}));
 		caseLabel.appendChild(document.createTextNode("Ignore case"));
 		var matchedText = toolbar.appendChild(el("span", {id: "matched"}));
+		// transforms: recomputed in the page from the payload's frames
+		var tools = header.appendChild(el("div", {"class": "toolbar", id: "transforms"}));
+		var threadSelect = null;
+		if (data.roots && data.roots.length && base.count) {
+			threadSelect = tools.appendChild(el("select", {id: "thread", title: "Show one " + data.roots.join(" or ")}));
+			var plural = {process: "processes", thread: "threads"};
+			threadSelect.appendChild(el("option", {value: "-1"}, "All " + data.roots.map(function (r) { return plural[r] || r + "s"; }).join(" and ")));
+			for (var i = 1; i < base.count; i++) {
+				var depth = base.depth[i];
+				if (depth > data.roots.length) continue;
+				threadSelect.appendChild(el("option", {value: String(i)}, "\u2003".repeat(depth - 1) + data.roots[depth - 1] + ": " +
+					names[base.name[i]] + " \u2014 " + human(base.value[i]) + " (" + percent(base.value[i], total) + ")"));
+			}
+		}
+		function check(id, label, title) {
+			var wrap = tools.appendChild(el("label", {"class": "check", title: title}));
+			var box = wrap.appendChild(el("input", {id: id, type: "checkbox"}));
+			wrap.appendChild(document.createTextNode(label));
+			return box;
+		}
+		var leftHeavyBox = check("left-heavy", "Left heavy", "Siblings widest first (else by name)");
+		var invertBox = check("invert", "Invert", "Leaves become roots: who spends time, then who called them");
+		var recursionBox = check("recursion", "Collapse recursion", "A function called by itself merges into its caller");
+		var PRESETS = [["", "presets\u2026"], ["\\(<stdlib>/|\\(<frozen |^<frozen ", "standard library"], ["\\(site-packages/", "site-packages"],
+			["\\(<stdlib>/|\\(<frozen |^<frozen |\\(site-packages/", "both"]];
+		function regexField(id, label, title) {
+			tools.appendChild(el("span", {"class": "label"}, label));
+			var input = tools.appendChild(el("input", {id: id, type: "text", "class": "regex", placeholder: "regex", title: title, spellcheck: "false", autocomplete: "off"}));
+			var presets = tools.appendChild(el("select", {id: id + "-preset", title: "Fill in a regex"}));
+			PRESETS.forEach(function (p) { presets.appendChild(el("option", {value: p[0]}, p[1])); });
+			presets.addEventListener("change", function () { if (presets.value) { input.value = presets.value; apply(); } presets.value = ""; });
+			return input;
+		}
+		var mergeBox = regexField("merge", "Merge", "Frames matching this leave the graph; their callees move to their caller");
+		var hideBox = regexField("hide", "Hide", "Frames matching this leave the graph with all their callees (the total shrinks)");
+		var focusChip = tools.appendChild(el("span", {id: "focus", "class": "chip"}));
+		var clearButton = tools.appendChild(el("button", {id: "clear-transforms", title: "Undo every transform"}, "Clear"));
+		var minimapCanvas = header.appendChild(el("canvas", {id: "minimap", title: "The whole graph: drag the window to pan"}));
 		var crumbs = header.appendChild(el("div", {id: "crumbs"}));
 		document.body.appendChild(header);
 		var legend = document.body.appendChild(el("div", {id: "legend"}));
@@ -536,8 +802,11 @@
 		var graph = document.body.appendChild(el("div", {id: "graph"}));
 		tooltipElement();
 		function headerHeight() { return header.getBoundingClientRect().height; }
-		var pane = Pane(graph, data, {id: "canvas", inverted: !!data.inverted, top: headerHeight, draw: false});
-		var total = data.total, searchTerm = "", picked = -1, tableFilter = null;
+		var pane = Pane(graph, data, {id: "canvas", inverted: !!data.inverted, top: headerHeight, draw: false, tree: base});
+		var searchTerm = "", picked = -1, tableFilter = null, view = "graph";
+		var focus = null;  // {text, group}: the function all of whose calls are the root
+		var sandwich = null, sandwichPanes = null;  // {text, group}; the callers' and callees' panes
+		var minimap = Minimap(minimapCanvas, pane, function () { remember(); });
 
 		function drawLegend(spec) {
 			var row = legend.appendChild(el("div"));
@@ -551,7 +820,7 @@
 
 		// -- zoom: the breadcrumbs and what is shown ------------------------------------------------------
 		function crumbsOf() {
-			var view = pane.view(), zoom = view.frame, tree = pane.tree();
+			var v = pane.view(), zoom = v.frame, tree = pane.tree();
 			crumbs.textContent = "";
 			var chain = [];
 			if (tree.count) for (var a = zoom; a >= 0; a = tree.parent[a]) chain.unshift(a);
@@ -565,24 +834,24 @@
 					link.addEventListener("click", function () { pane.zoomTo(j); });
 				}
 			});
-			var shown = view.x1 - view.x0;
+			var shown = v.x1 - v.x0;
 			crumbs.appendChild(el("span", {"class": "amount"},
-				human(shown) + " \u00b7 " + percent(shown, total) + " of the total"));
-			resetButton.disabled = zoom === 0 && view.x0 === 0 && view.x1 === total;
+				human(shown) + " \u00b7 " + percent(shown, total) + " of the total" +
+				(v.total !== total ? " (" + human(v.total) + " \u00b7 " + percent(v.total, total) + " after the transforms)" : "")));
+			resetButton.disabled = zoom === 0 && v.x0 === 0 && v.x1 === v.total;
 		}
-		pane.on("zoom", function () { crumbsOf(); updateMatched(); remember(); });
+		pane.on("zoom", function () { crumbsOf(); updateMatched(); minimap.render(); if (!minimap.dragging()) remember(); });
 		pane.on("draw", function (detail) { api.lastDraw = detail.ms; api.draws += 1; });
 
 		// -- search -------------------------------------------------------------------------------------
+		function panes() { return view === "sandwich" && sandwichPanes ? [pane, sandwichPanes[0], sandwichPanes[1]] : [pane]; }
 		function search(term, keepTable) {
 			searchTerm = term;
 			if (!keepTable) picked = -1;
 			searchBox.classList.remove("bad");
-			var pattern = null;
-			if (term) {
-				try { pattern = new RegExp(term, caseBox.checked ? "i" : ""); } catch (e) { searchBox.classList.add("bad"); }
-			}
-			pane.search(pattern);
+			var pattern = compile(term, caseBox.checked ? "i" : "");
+			if (pattern === undefined) { searchBox.classList.add("bad"); pattern = null; }
+			panes().forEach(function (p) { p.search(pattern); });
 			updateMatched();
 			tableFilter = picked < 0 ? pane.matches() : null;
 			fillTable();
@@ -594,17 +863,161 @@
 			matchedText.className = share ? "some" : "";
 		}
 
+		// -- transforms ------------------------------------------------------------------------------------
+		// a function as the table names it: by line, the name itself; by function, "f (app.py)" stands for
+		// "f (app.py)" and "f (app.py:N)" (and "file.c" for "file.c:N"), as flamespace.core.ranking groups them
+		function termFor(text, group) {
+			if (group !== "function") return "^" + escapeRegex(text) + "$";
+			if (text.slice(-1) === ")") return "^" + escapeRegex(text.slice(0, -1)) + "(:\\d+)?\\)$";
+			return "^" + escapeRegex(text) + "(:\\d+)?$";
+		}
+		function transformsActive() {
+			return !!(leftHeavyBox.checked || invertBox.checked || recursionBox.checked || mergeBox.value || hideBox.value || focus ||
+				(threadSelect && threadSelect.value !== "-1"));
+		}
+		function apply(keepView) {
+			var spec = {byValue: leftHeavyBox.checked, invert: invertBox.checked, recursion: recursionBox.checked,
+				only: threadSelect ? parseInt(threadSelect.value, 10) : -1};
+			[[mergeBox, "merge"], [hideBox, "drop"]].forEach(function (field) {
+				var pattern = compile(field[0].value);
+				field[0].classList.toggle("bad", pattern === undefined);
+				if (pattern) spec[field[1]] = matcher(pattern);
+			});
+			if (focus) { spec.focus = matcher(new RegExp(termFor(focus.text, focus.group))); spec.root = nameIndex(focus.text); }
+			focusChip.textContent = "";
+			focusChip.style.display = focus ? "" : "none";
+			if (focus) {
+				focusChip.appendChild(document.createTextNode("Focus: " + focus.text + " "));
+				var close = focusChip.appendChild(el("button", {id: "unfocus", title: "Show every function again"}, "\u00d7"));
+				close.addEventListener("click", function () { focus = null; apply(); });
+			}
+			var active = transformsActive();
+			clearButton.disabled = !active;
+			var tree = active ? transform(base, names, spec) : base;
+			var before = pane.view();
+			pane.setTree(tree);
+			if (keepView && tree === base && before.total === tree.total) pane.setView(before.x0, before.x1);
+			tables = {};
+			fn = tableOf(grouping);
+			tableFilter = picked < 0 ? pane.matches() : null;
+			fillTable();
+			if (view === "sandwich" && sandwich) showSandwich(sandwich);
+			remember();
+		}
+		[leftHeavyBox, invertBox, recursionBox].forEach(function (box) { box.addEventListener("change", function () { apply(); }); });
+		[mergeBox, hideBox].forEach(function (box) { box.addEventListener("input", function () { apply(); }); });
+		if (threadSelect) threadSelect.addEventListener("change", function () { apply(); });
+		clearButton.addEventListener("click", function () {
+			leftHeavyBox.checked = invertBox.checked = recursionBox.checked = false;
+			mergeBox.value = hideBox.value = "";
+			if (threadSelect) threadSelect.value = "-1";
+			focus = null;
+			apply();
+		});
+		function focusOn(text, group) { focus = {text: text, group: group}; setView("graph"); apply(); }
+
+		// -- sandwich: the callers of one function above it, its callees below ---------------------------------
+		var sandwichSection = document.body.appendChild(el("section", {id: "sandwich"}));
+		var sandwichHeading = sandwichSection.appendChild(el("h2"));
+		var callersBox = sandwichSection.appendChild(el("div", {"class": "scroll", id: "callers-box"}));
+		callersBox.appendChild(el("div", {"class": "caption"}, "Callers (the function at the bottom, who called it above)"));
+		var callersGraph = callersBox.appendChild(el("div", {id: "callers"}));
+		var calleesBox = sandwichSection.appendChild(el("div", {"class": "scroll", id: "callees-box"}));
+		calleesBox.appendChild(el("div", {"class": "caption"}, "Callees (the function at the top, what it called below)"));
+		var calleesGraph = calleesBox.appendChild(el("div", {id: "callees"}));
+		sandwichSection.style.display = "none";
+		function showSandwich(which) {
+			sandwich = which;
+			var tree = pane.tree(), match = matcher(new RegExp(termFor(which.text, which.group))), root = nameIndex(which.text);
+			var up = callers(tree, names, match, root, 0), down = transform(tree, names, {focus: match, root: root});
+			if (!sandwichPanes) {
+				var common = {margin: 0, minHeight: 3 * ROW, top: function () { return 0; }};
+				sandwichPanes = [
+					Pane(callersGraph, data, Object.assign({id: "callers-canvas", tree: up, scroller: callersBox, draw: false}, common)),
+					Pane(calleesGraph, data, Object.assign({id: "callees-canvas", tree: down, inverted: true, scroller: calleesBox, draw: false}, common)),
+				];
+				sandwichPanes.forEach(function (p) { p.on("context", contextMenu(p)); });
+			} else {
+				sandwichPanes[0].setTree(up);
+				sandwichPanes[1].setTree(down);
+			}
+			sandwichHeading.textContent = "";
+			sandwichHeading.appendChild(el("span", {"class": "name"}, which.text));
+			sandwichHeading.appendChild(el("span", {"class": "note"}, human(down.total) + " \u00b7 " + percent(down.total, total) +
+				" of the total, in all its calls" + (which.group === "function" ? " (all its lines)" : "")));
+			var back = sandwichHeading.appendChild(el("button", {id: "close-sandwich", title: "Back to the graph (Esc)"}, "Back to the graph"));
+			back.addEventListener("click", function () { setView("graph"); });
+			setView("sandwich");
+			var pattern = compile(searchTerm, caseBox.checked ? "i" : "");
+			sandwichPanes.forEach(function (p) { p.search(pattern || null); p.draw(); });
+			callersBox.scrollTop = callersBox.scrollHeight;  // the function, at the callers' bottom, next to its callees
+			sandwichPanes[0].draw();
+		}
+		function setView(which) {
+			view = which === "sandwich" && sandwich ? "sandwich" : "graph";
+			graphButton.classList.toggle("on", view === "graph");
+			sandwichButton.classList.toggle("on", view === "sandwich");
+			sandwichButton.disabled = !sandwich;
+			sandwichSection.style.display = view === "sandwich" ? "" : "none";
+			graph.style.display = view === "graph" && base.count ? "" : "none";
+			minimapCanvas.style.display = view === "graph" ? "" : "none";
+			crumbs.style.visibility = view === "graph" ? "" : "hidden";
+			if (view === "graph") { pane.draw(); minimap.render(); }
+			remember();
+		}
+		graphButton.addEventListener("click", function () { setView("graph"); });
+		sandwichButton.addEventListener("click", function () { if (sandwich) showSandwich(sandwich); });
+
+		// -- a frame's menu (right click) -------------------------------------------------------------------
+		var menu = document.body.appendChild(el("div", {id: "menu"}));
+		function closeMenu() { menu.style.display = "none"; }
+		function contextMenu(owner) {
+			return function (detail) {
+				var text = names[owner.tree().name[detail.frame]], e = detail.event;
+				menu.textContent = "";
+				menu.appendChild(el("div", {"class": "title"}, text));
+				var items = [];
+				if (owner === pane) items.push(["zoom", "Zoom to this frame", function () { pane.zoomTo(detail.frame); }]);
+				items.push(["sandwich", "Callers and callees (sandwich)", function () { showSandwich({text: text, group: "line"}); }]);
+				items.push(["focus", "Focus on it: all its calls as the root", function () { focusOn(text, "line"); }]);
+				items.push(["merge", "Merge it (keep its callees)", function () { addRegex(mergeBox, text); }]);
+				items.push(["hide", "Hide it and its callees", function () { addRegex(hideBox, text); }]);
+				items.push(["highlight", "Highlight it", function () { searchBox.value = termFor(text, "line"); caseBox.checked = false; search(searchBox.value); }]);
+				items.forEach(function (item) {
+					var button = menu.appendChild(el("button", {"data-action": item[0]}, item[1]));
+					button.addEventListener("click", function () { closeMenu(); item[2](); });
+				});
+				menu.style.display = "block";
+				var w = menu.offsetWidth, h = menu.offsetHeight;
+				menu.style.left = Math.max(4, Math.min(e.clientX, window.innerWidth - w - 4)) + "px";
+				menu.style.top = Math.max(4, Math.min(e.clientY, window.innerHeight - h - 4)) + "px";
+			};
+		}
+		function addRegex(input, text) {
+			var term = termFor(text, "line");
+			input.value = input.value ? input.value + "|" + term : term;
+			setView("graph");
+			apply();
+		}
+		pane.on("context", contextMenu(pane));
+		document.addEventListener("mousedown", function (e) { if (!menu.contains(e.target)) closeMenu(); });
+
 		// -- keys ----------------------------------------------------------------------------------------
 		document.addEventListener("keydown", function (e) {
 			if (e.target === searchBox) {
 				if (e.key === "Escape") { searchBox.value = ""; search(""); searchBox.blur(); }
 				return;
 			}
+			if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") {
+				if (e.key === "Escape") e.target.blur();
+				return;
+			}
 			if ((e.ctrlKey || e.metaKey) && e.key === "f" || e.key === "/" || e.key === "F3") {
 				e.preventDefault(); searchBox.focus(); searchBox.select(); return;
 			}
 			if (e.ctrlKey || e.metaKey || e.altKey) return;
-			if (e.key === "Escape") pane.reset();
+			if (e.key === "Escape") escape();
+			else if (view !== "graph") return;
 			else if (e.key === "+" || e.key === "=") pane.zoomBy(0.5, 0.5);
 			else if (e.key === "-" || e.key === "_") pane.zoomBy(2, 0.5);
 			else if (e.key === "ArrowLeft") pane.pan(-0.1);
@@ -613,6 +1026,15 @@
 			else return;
 			e.preventDefault();
 		});
+		// Esc: close the menu, else reset the zoom, else leave the sandwich, else clear the search
+		function escape() {
+			if (menu.style.display === "block") { closeMenu(); return; }
+			var shown = view === "sandwich" ? sandwichPanes : [pane];
+			var zoomed = shown.filter(function (p) { var v = p.view(); return v.frame || v.x0 || v.x1 !== v.total; });
+			if (zoomed.length) zoomed.forEach(function (p) { p.reset(); });
+			else if (view === "sandwich") setView("graph");
+			else if (searchTerm) { searchBox.value = ""; search(""); }
+		}
 		searchBox.addEventListener("input", function () { search(searchBox.value); });
 		caseBox.addEventListener("change", function () { search(searchBox.value); });
 		resetButton.addEventListener("click", function () { pane.reset(); });
@@ -620,21 +1042,31 @@
 			flameButton.classList.toggle("on", !icicle);
 			icicleButton.classList.toggle("on", icicle);
 			pane.setShape(icicle);
+			minimap.render();
 			remember();
 		}
 		flameButton.addEventListener("click", function () { setShape(false); });
 		icicleButton.addEventListener("click", function () { setShape(true); });
 
-		// -- the view in the URL's fragment (#z=FRAME or #x=FROM,TO; s=TERM; ic; icicle/flame): kept on reload and in links
+		// -- the view in the URL's fragment (#z=FRAME or #x=FROM,TO; s=TERM; ic; icicle/flame; transforms;
+		// sandwich): kept on reload and in links
 		var restoring = true;
 		function remember() {
 			if (restoring) return;
-			var parts = [], view = pane.view(), tree = pane.tree(), zoom = view.frame;
-			if (zoom && view.x0 === tree.start[zoom] && view.x1 === tree.start[zoom] + tree.value[zoom]) parts.push("z=" + zoom);
-			else if (view.x0 !== 0 || view.x1 !== total) parts.push("x=" + view.x0 + "," + view.x1);
+			var parts = [], v = pane.view(), tree = pane.tree(), zoom = v.frame;
+			if (zoom && v.x0 === tree.start[zoom] && v.x1 === tree.start[zoom] + tree.value[zoom]) parts.push("z=" + zoom);
+			else if (v.x0 !== 0 || v.x1 !== v.total) parts.push("x=" + v.x0 + "," + v.x1);
 			if (searchTerm) parts.push("s=" + encodeURIComponent(searchTerm));
 			if (caseBox.checked) parts.push("ic");
 			if (pane.inverted() !== !!data.inverted) parts.push(pane.inverted() ? "icicle" : "flame");
+			if (leftHeavyBox.checked) parts.push("lh");
+			if (invertBox.checked) parts.push("inv");
+			if (recursionBox.checked) parts.push("rec");
+			if (mergeBox.value) parts.push("merge=" + encodeURIComponent(mergeBox.value));
+			if (hideBox.value) parts.push("hide=" + encodeURIComponent(hideBox.value));
+			if (threadSelect && threadSelect.value !== "-1") parts.push("only=" + threadSelect.value);
+			if (focus) parts.push((focus.group === "function" ? "focusf=" : "focus=") + encodeURIComponent(focus.text));
+			if (view === "sandwich") parts.push((sandwich.group === "function" ? "swf=" : "sw=") + encodeURIComponent(sandwich.text));
 			var hash = parts.length ? "#" + parts.join("&") : "";
 			if (hash !== window.location.hash && !(hash === "" && window.location.hash === "#")) {
 				history.replaceState(null, "", window.location.pathname + window.location.search + hash);
@@ -649,6 +1081,14 @@
 			if ("icicle" in state) setShape(true);
 			if ("flame" in state) setShape(false);
 			if ("ic" in state) caseBox.checked = true;
+			leftHeavyBox.checked = "lh" in state;
+			invertBox.checked = "inv" in state;
+			recursionBox.checked = "rec" in state;
+			mergeBox.value = state.merge || "";
+			hideBox.value = state.hide || "";
+			if (threadSelect && state.only && threadSelect.querySelector("option[value='" + parseInt(state.only, 10) + "']")) threadSelect.value = String(parseInt(state.only, 10));
+			if (state.focus || state.focusf) focus = {text: state.focus || state.focusf, group: state.focusf ? "function" : "line"};
+			if (transformsActive()) apply();
 			if (state.s) { searchBox.value = state.s; search(state.s); }
 			var frame = parseInt(state.z, 10);
 			if (frame > 0 && frame < pane.tree().count) pane.zoomTo(frame);
@@ -656,56 +1096,82 @@
 				var span = state.x.split(",").map(Number);
 				if (span.length === 2 && isFinite(span[0]) && isFinite(span[1]) && span[1] > span[0]) pane.setView(span[0], span[1]);
 			}
+			if (state.sw || state.swf) showSandwich({text: state.sw || state.swf, group: state.swf ? "function" : "line"});
 			restoring = false;
 		}
 
 		// -- the table of functions (by line: frame names as they are; by function: line numbers left out) --------
-		var tables = {}, grouping = "line", fn = null;
-		function tableOf(group) {  // decoded on first use
+		// From the payload (the whole profile, exact), or with transforms from the frames drawn.
+		var tables = {}, grouping = "line", fn = null, hasFunctions = !!data.functions["function"];
+		var groupRule = data.function_group ? new RegExp(data.function_group[0]) : null;
+		function tableOf(group) {  // decoded (or computed) on first use
 			if (!tables[group]) {
-				var T = data.functions[group], decoded = {count: T.count};
-				["name", "self", "inclusive", "delta_self", "delta_inclusive"].forEach(function (key) {
-					if (T[key]) decoded[key] = column(T[key]);
-				});
-				tables[group] = decoded;
+				if (transformsActive()) {
+					var groups = new Map(), groupOf = group === "line" || !groupRule ? function (k) { return k; } : function (k) {
+						var g = groups.get(k);
+						if (g === undefined) groups.set(k, g = nameIndex(names[k].replace(groupRule, data.function_group[1])));
+						return g;
+					};
+					tables[group] = functionCosts(pane.tree(), groupOf);
+					tables[group].computed = true;
+				} else {
+					var T = data.functions[group], decoded = {count: T.count};
+					["name", "self", "inclusive", "delta_self", "delta_inclusive", "calls"].forEach(function (key) {
+						if (T[key]) decoded[key] = column(T[key]);
+					});
+					tables[group] = decoded;
+				}
 			}
 			return tables[group];
 		}
 		fn = tableOf(grouping);
 		var section = document.body.appendChild(el("section", {id: "functions"}));
 		var heading = section.appendChild(el("h2", {}, "Functions "));
-		if (data.functions["function"]) {
-			var groups = heading.appendChild(el("span", {"class": "segmented"}));
+		if (hasFunctions) {
+			var groupButtons = heading.appendChild(el("span", {"class": "segmented"}));
 			[["line", "By line"], ["function", "By function"]].forEach(function (g) {
-				var button = groups.appendChild(el("button", {id: "by-" + g[0], title: g[0] === "line" ? "Each frame name: f (app.py:12)" : "Lines of one function together: f (app.py)"}, g[1]));
+				var button = groupButtons.appendChild(el("button", {id: "by-" + g[0], title: g[0] === "line" ? "Each frame name: f (app.py:12)" : "Lines of one function together: f (app.py)"}, g[1]));
 				button.addEventListener("click", function () { grouping = g[0]; fn = tableOf(grouping); picked = -1; fillTable(); });
 			});
 		}
 		var tableNote = heading.appendChild(el("span", {"class": "note"}));
 		var table = section.appendChild(el("table", {id: "table"}));
-		var COLUMNS = [
-			{key: "name", title: "Function", field: null},
-			{key: "self", title: "Self", field: "self"},
-			{key: "self_share", title: "Self %", field: "self", share: true},
-			{key: "inclusive", title: "Inclusive", field: "inclusive"},
-			{key: "inclusive_share", title: "Inclusive %", field: "inclusive", share: true},
-		];
-		if (fn.delta_self) {
-			COLUMNS.push({key: "delta_self", title: "\u0394 Self", field: "delta_self", signed: true});
-			COLUMNS.push({key: "delta_inclusive", title: "\u0394 Inclusive", field: "delta_inclusive", signed: true});
-		}
 		var headRow = table.appendChild(el("thead")).appendChild(el("tr"));
 		var body = table.appendChild(el("tbody"));
-		var sortKey = "inclusive", descending = true;
-		COLUMNS.forEach(function (spec) {
-			var th = headRow.appendChild(el("th", {"data-key": spec.key, title: "Sort by " + spec.title}, spec.title));
-			th.addEventListener("click", function () {
-				if (sortKey === spec.key) descending = !descending;
-				else { sortKey = spec.key; descending = spec.key !== "name"; }
-				fillTable();
+		var sortKey = "inclusive", descending = true, COLUMNS = [];
+		function columnsOf() {
+			var columns = [
+				{key: "name", title: "Function", field: null},
+				{key: "self", title: "Self", field: "self"},
+				{key: "self_share", title: "Self %", field: "self", share: true},
+				{key: "inclusive", title: "Inclusive", field: "inclusive"},
+				{key: "inclusive_share", title: "Inclusive %", field: "inclusive", share: true},
+			];
+			if (fn.calls) columns.push({key: "calls", title: "Calls", field: "calls", plain: true});
+			if (fn.delta_self) {
+				columns.push({key: "delta_self", title: "\u0394 Self", field: "delta_self", signed: true});
+				columns.push({key: "delta_inclusive", title: "\u0394 Inclusive", field: "delta_inclusive", signed: true});
+			}
+			return columns;
+		}
+		function fillHead() {
+			var columns = columnsOf();
+			if (columns.map(function (c) { return c.key; }).join() === COLUMNS.map(function (c) { return c.key; }).join()) return;
+			COLUMNS = columns;
+			if (!COLUMNS.some(function (c) { return c.key === sortKey; })) { sortKey = "inclusive"; descending = true; }
+			headRow.textContent = "";
+			COLUMNS.forEach(function (spec) {
+				var th = headRow.appendChild(el("th", {"data-key": spec.key, title: "Sort by " + spec.title}, spec.title));
+				th.addEventListener("click", function () {
+					if (sortKey === spec.key) descending = !descending;
+					else { sortKey = spec.key; descending = spec.key !== "name"; }
+					fillTable();
+				});
 			});
-		});
+			headRow.appendChild(el("th", {"class": "actions"}));
+		}
 		function fillTable() {
+			fillHead();
 			var spec = COLUMNS.filter(function (c) { return c.key === sortKey; })[0];
 			var fnName = fn.name, order = [];
 			for (var r = 0; r < fnName.length; r++) if (tableFilter === null || tableFilter[fnName[r]]) order.push(r);
@@ -715,7 +1181,7 @@
 					: (spec.signed ? Math.abs(values[a]) - Math.abs(values[b]) : values[a] - values[b]);
 				return sign * byKey || a - b;
 			});
-			var rows = order.slice(0, data.top);
+			var rows = order.slice(0, data.top), whole = pane.tree().total || total;
 			body.textContent = "";
 			var fragment = document.createDocumentFragment();
 			rows.forEach(function (r) {
@@ -725,20 +1191,28 @@
 					var td = tr.appendChild(el("td")), v = c.field === null ? 0 : fn[c.field][r];
 					if (c.field === null) { td.textContent = names[fnName[r]]; td.title = names[fnName[r]]; }
 					else if (c.share) {
-						td.appendChild(el("span", {"class": "share", style: "width:" + (40 * v / total).toFixed(1) + "px"}));
-						td.appendChild(document.createTextNode(percent(v, total)));
+						td.appendChild(el("span", {"class": "share", style: "width:" + (40 * v / whole).toFixed(1) + "px"}));
+						td.appendChild(document.createTextNode(percent(v, whole)));
+					} else if (c.plain) {
+						td.textContent = v.toLocaleString("en");
 					} else {
 						if (c.signed && data.negate) v = -v;  // as the tooltip: --negate swaps the sides
 						td.textContent = human(v, !!c.signed);
 						if (c.signed) td.className = v > 0 ? "up" : v < 0 ? "down" : "";
 					}
 				});
+				var text = names[fnName[r]], actions = tr.appendChild(el("td", {"class": "actions"}));
+				[["sandwich", "callers & callees", "Who calls it and what it calls", function () { showSandwich({text: text, group: grouping}); }],
+				 ["focus", "focus", "All its calls as the root of the graph", function () { focusOn(text, grouping); }]].forEach(function (a) {
+					var button = actions.appendChild(el("button", {"data-action": a[0], title: a[2]}, a[1]));
+					button.addEventListener("click", function (e) { e.stopPropagation(); a[3](); });
+				});
 				tr.addEventListener("click", function () { pick(fnName[r]); });
 				fragment.appendChild(tr);
 			});
 			body.appendChild(fragment);
 			Array.prototype.forEach.call(headRow.children, function (th) {
-				th.className = th.getAttribute("data-key") === sortKey ? "sorted" + (descending ? "" : " asc") : "";
+				if (th.hasAttribute("data-key")) th.className = th.getAttribute("data-key") === sortKey ? "sorted" + (descending ? "" : " asc") : "";
 			});
 			Array.prototype.forEach.call(heading.querySelectorAll(".segmented button"), function (button) {
 				button.classList.toggle("on", button.id === "by-" + grouping);
@@ -746,18 +1220,14 @@
 			var count = fn.count, noun = grouping === "line" ? "frame name" : "function";
 			tableNote.textContent = (order.length < count ? order.length.toLocaleString("en") + " of " : "") + count.toLocaleString("en") +
 				" " + noun + (count === 1 ? "" : "s") + (rows.length < order.length ? ", the first " + rows.length + " shown" : "") +
-				" \u00b7 click a row to highlight its frames";
+				(fn.computed ? " (of the transformed graph)" : "") + " \u00b7 click a row to highlight its frames";
 		}
-		// a row's frames: by line, the name itself; by function, "f (app.py)" stands for "f (app.py)" and "f (app.py:N)"
-		// (and "file.c" for "file.c:N"), as flamespace.core.ranking groups them
 		function pick(name) {
 			picked = name;
-			var text = names[name], term;
-			if (grouping === "line") term = "^" + escapeRegex(text) + "$";
-			else if (text.slice(-1) === ")") term = "^" + escapeRegex(text.slice(0, -1)) + "(:\\d+)?\\)$";
-			else term = "^" + escapeRegex(text) + "(:\\d+)?$";
+			var term = termFor(names[name], grouping);
 			searchBox.value = term;
 			caseBox.checked = false;
+			setView("graph");
 			pane.reset();
 			search(term, true);
 			var top = graph.getBoundingClientRect().top - headerHeight();
@@ -765,40 +1235,46 @@
 		}
 
 		// -- start ------------------------------------------------------------------------------------
-		var n = pane.tree().count;
+		var n = base.count;
 		if (!n) {
-			graph.style.display = "none";
 			section.style.display = "none";
+			tools.style.display = "none";
+			minimapCanvas.style.display = "none";
 			document.body.appendChild(el("div", {id: "empty"}, "No stack counts found: nothing to draw."));
 		}
+		setView("graph");
 		setShape(pane.inverted());
+		clearButton.disabled = true;
+		focusChip.style.display = "none";
 		crumbsOf();
 		fillTable();
 		if (n) restore(); else restoring = false;
 		document.documentElement.style.setProperty("--header", headerHeight() + "px");
 		pane.size();
 		var band = pane.band();
-		if (!pane.inverted() && pane.contentHeight() > band.height) {  // a flame graph taller than the window: its root in view
+		if (view === "graph" && !pane.inverted() && pane.contentHeight() > band.height) {  // a flame graph taller than the window: its root in view
 			window.scrollTo(0, graph.getBoundingClientRect().top + window.scrollY + pane.contentHeight() - band.height - headerHeight());
 		}
 		pane.draw();
+		minimap.render();
 		window.addEventListener("resize", function () { document.documentElement.style.setProperty("--header", headerHeight() + "px"); });
 
 		api.pane = pane;
+		api.sandwich = function () { return sandwichPanes; };
 		api.human = human;
 		api.count = n;
 		api.fit = pane.fit;
 		api.charWidth = pane.charWidth;
 		api.drawn = pane.drawn;
-		api.width = function (i) { return pane.tree().value[i] / total; };
+		api.width = function (i) { return pane.tree().value[i] / pane.tree().total; };
 		api.zoomTo = pane.zoomTo;
 		api.reset = pane.reset;
 		api.zoomBy = pane.zoomBy;
 		api.search = function (term) { searchBox.value = term; search(term); };
 		api.state = function () {
-			var view = pane.view();
-			return {zoom: view.frame, name: names[pane.tree().name[view.frame]], x0: view.x0, x1: view.x1, inverted: pane.inverted(),
-				matched: pane.matched(), term: searchTerm};
+			var v = pane.view();
+			return {zoom: v.frame, name: names[pane.tree().name[v.frame]], x0: v.x0, x1: v.x1, inverted: pane.inverted(),
+				matched: pane.matched(), term: searchTerm, total: v.total, view: view};
 		};
 		api.ready = true;
 		api.firstDraw = performance.now();
