@@ -99,7 +99,8 @@ def _prepared(profiles: Sequence[FlameGraph], options: HtmlOptions) -> List[Flam
 
 
 class _Frames:
-    """The union layout: each frame's name, depth, path and rows [lo, hi) of the sorted union stacks."""
+    """The union layout: each frame's name, depth, path, rows [lo, hi) of the sorted union stacks
+    and the row of its own stack (the stack that ends at it; -1 if none)."""
 
     def __init__(self, stacks: List[Stack], laid: Layout) -> None:
         c = laid.columns
@@ -107,6 +108,7 @@ class _Frames:
         self.depths = c.depths
         self.paths: List[Stack] = []
         self.rows: List[Tuple[int, int]] = []
+        self.own: List[int] = []
         open_: List[Tuple[Stack, int, int]] = []  # the path and rows of the last frame at each depth
         n = len(stacks)
         for name, depth in zip(c.names, c.depths):
@@ -121,44 +123,43 @@ class _Frames:
             open_.append((path, lo, hi))
             self.paths.append(path)
             self.rows.append((lo, hi))
+            self.own.append(lo if lo < hi and len(stacks[lo]) == depth else -1)  # own rows sort first
 
-    def columns(self, stacks: List[Stack], values: Mapping[Stack, Number]) -> Tuple[List[Number], List[Number], List[Number]]:
-        """(start, inclusive value, self value) of every frame for one profile over the union stacks."""
-        cum = list(accumulate((values.get(s, 0) for s in stacks), initial=0))
+    def columns(self, aligned: List[Number]) -> Tuple[List[Number], List[Number], List[Number]]:
+        """(start, inclusive value, self value) of every frame for one profile, given as its value of each union stack."""
+        cum = list(accumulate(aligned, initial=0))
         starts = [cum[lo] for lo, _ in self.rows]
         inclusive = [cum[hi] - cum[lo] for lo, hi in self.rows]
-        own = [values.get(path, 0) if path else 0 for path in self.paths]
+        own = [aligned[row] if row >= 0 else 0 for row in self.own]
         return starts, inclusive, own
 
 
+def _aligned(graph: Any, index: Mapping[Stack, int]) -> List[Number]:
+    """A profile's value of each union stack (``index``: stack -> its row), 0 where it has none."""
+    values: List[Number] = [0] * len(index)
+    for stack, value in graph.items():
+        values[index[stack]] = value
+    return values
+
+
 def _profile_columns(label: str, total: Number, columns: Tuple[List[Number], List[Number], List[Number]]) -> Dict[str, Any]:
+    """One profile's columns, only for the frames where it has a value (``frames``: the gaps between their
+    indices; a view of a few changed stacks costs a few frames, not the whole union)."""
     starts, inclusive, own = columns
-    return {"label": label, "total": total, "start": column(starts), "value": column(inclusive), "self": column(own)}
+    kept = [i for i, value in enumerate(inclusive) if value]
+    gaps = [b - a for a, b in zip([0] + kept, kept)]
+    return {"label": label, "total": total, "count": len(kept), "frames": column(gaps),
+            "start": column([starts[i] for i in kept]), "value": column([inclusive[i] for i in kept]),
+            "self": column([own[i] for i in kept])}
 
 
-def _pair_views(a: Mapping[Stack, Number], b: Mapping[Stack, Number], stacks: List[Stack], meta: Any,
-                parts: Optional[Sequence[FlameGraph]]) -> Dict[str, Dict[Stack, Number]]:
-    """The derived views of the pair A, B, per stack (see the module's docstring)."""
-    views: Dict[str, Dict[Stack, Number]] = {name: {} for name in VIEWS}
-    whiteblack, delta = views["whiteblack"], views["delta"]
-    for stack in stacks:
-        before, after = a.get(stack, 0), b.get(stack, 0)
-        whiteblack[stack] = after or before
-        if after != before:
-            delta[stack] = abs(after - before)
-    if parts is not None:
-        for name, part in zip(("appeared", "grown", "disappeared", "shrunk"), parts):
-            views[name] = dict(part.items())
-    else:
-        from ..core.algebra import decompose
-
-        for name, part in zip(("appeared", "grown", "disappeared", "shrunk"), decompose(_graph(a, meta), _graph(b, meta))):
-            views[name] = dict(part.items())
-    return views
-
-
-def _graph(values: Mapping[Stack, Number], meta: Any) -> FlameGraph:
-    return FlameGraph._trusted({s: v for s, v in values.items() if v}, meta)
+def _pair_views(a: List[Number], b: List[Number], parts: Sequence[Any], index: Mapping[Stack, int]) -> Dict[str, List[Number]]:
+    """The derived views of the pair A, B, as values of each union stack (see the module's docstring)."""
+    views = {"whiteblack": [after or before for before, after in zip(a, b)],
+             "delta": [abs(after - before) for before, after in zip(a, b)]}
+    for name, part in zip(("appeared", "grown", "disappeared", "shrunk"), parts):
+        views[name] = _aligned(part, index)
+    return {name: views[name] for name in VIEWS}
 
 
 def _scales(frames: _Frames, a: Tuple[List[Number], ...], b: Tuple[List[Number], ...], total: Number,
@@ -197,22 +198,30 @@ def comparison_payload(
     if len(labels) != len(profiles):
         raise ArgumentError(f"{len(labels)} labels for {len(profiles)} profiles")
     graphs = _prepared(profiles, options)
-    values = [dict(graph.items()) for graph in graphs]
     union: Dict[Stack, Number] = {}
-    for side in values:
-        for stack, value in side.items():
+    for graph in graphs:
+        for stack, value in graph.items():
             union[stack] = union.get(stack, 0) + value
     stacks = sorted(union)
     laid = layout(FlameGraph._trusted(union, graphs[-1].metadata), LayoutOptions(min_percent=options.min_percent))
     frames = _Frames(stacks, laid)
+    del laid, union
     names = _Table()
     frame_names = [names.index(strip_annotation(name)) for name in frames.names]
-    per_profile = [frames.columns(stacks, side) for side in values]
-    a, b = values[0], values[-1]
-    views = _pair_views(a, b, stacks, graphs[-1].metadata, parts)
+    index = {stack: row for row, stack in enumerate(stacks)}
+    aligned = [_aligned(graph, index) for graph in graphs]
+    per_profile = [frames.columns(values) for values in aligned]
+    if parts is None:
+        from ..core.algebra import decompose
+
+        parts = decompose(graphs[0], graphs[-1])
+    else:
+        parts = _prepared(parts, options)
+    views = _pair_views(aligned[0], aligned[-1], parts, index)
+    b = graphs[-1]
     unit = next((u for u in map(unit_of, graphs) if u), None)
     svg_options = options.svg_options()
-    largest, notes = _scales(frames, per_profile[0], per_profile[-1], sum(b.values()), svg_options, unit)
+    largest, notes = _scales(frames, per_profile[0], per_profile[-1], b.total(), svg_options, unit)
     bars = {mode: _bar(change_bar(scale, svg_options, unit)) for mode, scale in largest.items()}
     more, less = change_words(unit)
     data: Dict[str, Any] = {
@@ -225,10 +234,9 @@ def comparison_payload(
         "min_percent": options.min_percent, "max_depth": max(frames.depths, default=0),
         "names": names.items,
         "frames": {"count": len(frame_names), "name": column(frame_names), "depth": column(frames.depths)},
-        "profiles": [_profile_columns(label, sum(side.values()), columns)
-                     for label, side, columns in zip(labels, values, per_profile)],
+        "profiles": [_profile_columns(label, graph.total(), columns) for label, graph, columns in zip(labels, graphs, per_profile)],
         "pair": [0, len(profiles) - 1],
-        "views": {name: _profile_columns(name, sum(view.values()), frames.columns(stacks, view)) for name, view in views.items()},
+        "views": {name: _profile_columns(name, sum(view), frames.columns(view)) for name, view in views.items()},
         "largest": largest, "bars": bars, "notes": notes, "significance": None, "note": note,
     }
     if tests is not None:
@@ -302,7 +310,8 @@ _PAYLOAD_OPEN = '<script type="application/json" id="flamespace-comparison">'
 
 def read_comparison(page: str) -> Dict[str, Any]:
     """The payload of a comparison page, every column decoded to a list (``frames``, each
-    profile, each view and ``significance``)."""
+    profile, each view and ``significance``); a profile's or a view's start, value and self
+    as one value per frame (0 where it has none)."""
     start = page.find(_PAYLOAD_OPEN)
     if start < 0:
         raise ArgumentError("not a flamespace comparison page: no comparison payload found")
@@ -310,7 +319,15 @@ def read_comparison(page: str) -> Dict[str, Any]:
     import json
 
     data: Dict[str, Any] = json.loads(page[start:page.index("</script>", start)])
-    tables = [data["frames"], *data["profiles"], *data["views"].values()]
+    count = data["frames"]["count"]
+    for table in [*data["profiles"], *data["views"].values()]:
+        kept = list(accumulate(decode_column(table.pop("frames"))))
+        for key in ("start", "value", "self"):
+            dense: List[Number] = [0] * count
+            for i, value in zip(kept, decode_column(table[key])):
+                dense[i] = value
+            table[key] = dense
+    tables = [data["frames"]]
     if data["significance"] is not None:
         tables.append(data["significance"])
     for table in tables:

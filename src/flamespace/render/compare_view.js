@@ -17,11 +17,24 @@
 	var F = data.frames, N = F.count, nameOf = column(F.name), depthOf = column(F.depth);
 	var union = Pane.index({count: N, name: nameOf, depth: depthOf, total: 0, maxDepth: data.max_depth});
 	var parentOf = union.parent;
+	// a profile's columns hold only its frames (their indices as gaps): spread over every frame, 0 elsewhere
 	function decodeProfile(p) {
-		return {label: p.label, total: p.total, start: column(p.start), value: column(p.value), self: column(p.self)};
+		var gaps = column(p.frames), start = column(p.start), value = column(p.value), own = column(p.self);
+		var out = {label: p.label, total: p.total, start: new Float64Array(N), value: new Float64Array(N), self: new Float64Array(N)};
+		for (var k = 0, i = 0; k < p.count; k++) {
+			i += gaps[k];
+			out.start[i] = start[k]; out.value[i] = value[k]; out.self[i] = own[k];
+		}
+		return out;
 	}
 	var profiles = data.profiles.map(decodeProfile), views = {};
-	Object.keys(data.views).forEach(function (name) { views[name] = decodeProfile(data.views[name]); });
+	Object.keys(data.views).forEach(function (name) {  // decoded when first used
+		Object.defineProperty(views, name, {enumerable: true, get: function () {
+			var decoded = decodeProfile(data.views[name]);
+			Object.defineProperty(views, name, {value: decoded});
+			return decoded;
+		}, configurable: true});
+	});
 	var A = profiles[data.pair[0]], B = profiles[data.pair[1]];
 	var sig = null;
 	if (data.significance) {
