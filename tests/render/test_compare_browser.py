@@ -222,3 +222,21 @@ def test_series_shows_each_profile_and_a_sparkline_per_frame(open_page) -> None:
     assert page.views()[0]["total"] == fs.read(V1).total()
     page.show("overlay")  # the pair is the first and the last
     assert page.views()[0]["total"] == 4500
+
+
+def test_identical_and_empty_profiles_draw_without_errors(browser, tmp_path) -> None:  # noqa: F811
+    same = fs.read(V1)
+    comparison_html([same, same], ["a", "b"], HtmlOptions(), tmp_path / "same.html")
+    comparison_html([fs.FlameGraph({}), fs.FlameGraph({})], ["a", "b"], HtmlOptions(), tmp_path / "empty.html")
+    page = ComparePage(browser, tmp_path / "same.html")
+    for tab in TABS:
+        page.show(tab)
+    assert page.tab.locator("#view-shrunk .empty").inner_text() == "Nothing here: no stack shrunk."
+    page.show("overlay")
+    assert set(page.tab.evaluate("flamespaceCompare.colours(0)")) == {"rgb(255,255,255)"}, "no change: all white"
+    page.check()
+    page = ComparePage(browser, tmp_path / "empty.html")
+    for tab in TABS:
+        page.show(tab)
+    assert "nothing to compare" in page.tab.locator("#empty").inner_text()
+    page.check()

@@ -261,6 +261,7 @@
 	}
 	function afterZoom() {
 		crumbs.textContent = "";
+		if (!N) return;
 		var chain = [];
 		for (var a = focus.frame; a >= 0; a = parentOf[a]) chain.unshift(a);
 		chain.forEach(function (u, position) {
@@ -493,6 +494,7 @@
 	});
 	if (MODES.some(function (m) { return m[0] === state.colour; })) mode = state.colour;
 	setShape(inverted);
+	if (!N) main.appendChild(el("div", {id: "empty"}, "No stack counts found: nothing to compare."));
 	show(tabs[state.tab] ? state.tab : K > 2 ? "series" : "overlay");
 	setMode(mode);
 	api.ready = true;
