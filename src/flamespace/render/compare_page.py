@@ -321,7 +321,7 @@ def read_comparison(page: str) -> Dict[str, Any]:
     data: Dict[str, Any] = json.loads(page[start:page.index("</script>", start)])
     count = data["frames"]["count"]
     for table in [*data["profiles"], *data["views"].values()]:
-        kept = list(accumulate(decode_column(table.pop("frames"))))
+        kept = list(accumulate(int(gap) for gap in decode_column(table.pop("frames"))))
         for key in ("start", "value", "self"):
             dense: List[Number] = [0] * count
             for i, value in zip(kept, decode_column(table[key])):

@@ -187,7 +187,7 @@
 			{profile: B, label: "B: " + B.label, colour: pairColour(pair), cls: "half"},
 			{profile: views.delta, label: "\u0394: the size of each stack's change, |B \u2212 A|, coloured by its sign", colour: pairColour(pair)}];
 		if (id === "whiteblack") return [{profile: views.whiteblack, label: "B (white) and the paths only in A (black)",
-			colour: function (u) { return B.value[u] > 0 ? WHITE : BLACK; }}];
+			colour: function (u) { return B.value[u] > 0 ? WHITE : BLACK; }, background: ["#cfcfcf", "#bdbdbd"]}];
 		if (id === "series") return [{profile: profiles[seriesIndex], label: profiles[seriesIndex].label, series: true,
 			colour: seriesIndex ? pairColour([seriesIndex - 1, seriesIndex]) : function () { return "rgb(236,236,236)"; }}];
 		var part = views[id], sign = id === "appeared" || id === "grown" ? 1 : -1, largest = changeScale(part.value);
@@ -217,7 +217,9 @@
 			}
 			var holder = box.appendChild(el("div"));
 			var entry = {spec: spec, tree: tree, pane: null, box: box};
-			entry.pane = Pane(holder, data, {
+			var settings = data;
+			if (spec.background) { settings = Object.create(data); settings.background = spec.background; }  // white frames need a darker ground
+			entry.pane = Pane(holder, settings, {
 				id: tab.spec.id + "-" + position, tree: tree, inverted: inverted, top: headerHeight, draw: false,
 				colour: function (i) { var c = entry.spec.colour(entry.tree.map[i]); return [c, lightInk(c)]; },
 				tooltipRows: function (i, row) { tooltipRows(entry.tree.map[i], row, entry.spec); },
@@ -355,7 +357,7 @@
 		var row = legend.appendChild(el("div", {"class": "swatches"}));
 		items.forEach(function (item) {
 			var sw = row.appendChild(el("span", {"class": "swatch"}));
-			sw.appendChild(el("span", {"class": "chip", style: "background:" + item[0]}));
+			sw.appendChild(el("span", {"class": "swatch-colour", style: "background:" + item[0]}));
 			sw.appendChild(document.createTextNode(item[1]));
 		});
 	}
