@@ -45,6 +45,8 @@ def _percent(context: object, parameter: object, value: str) -> float:
 @click.option("--minwidth", "min_percent", default=f"{_D['min_percent']:g}%", show_default=True, callback=_percent,
               help="Leave out frames narrower than this percentage of the total (their value stays in their parents).")
 @click.option("--top", type=int, default=_D["top"], show_default=True, help="Rows of the function table shown at most.")
+@click.option("--roots", type=click.Choice(["thread", "process", "process,thread"]), default=None,
+              help="What the first frames of each stack are (e.g. recorded with --threads): the page offers a picker of them.")
 @click.option("--diff", is_flag=True, help="Compare two profiles, FILES = A B (or one differential file): overlay, three panes, "
                                             "white/black and the four-way split, instead of summing them.")
 @click.option("--series", is_flag=True, help="Compare two or more profiles in order (runs or versions): each frame's "
@@ -54,21 +56,32 @@ def _percent(context: object, parameter: object, value: str) -> float:
 @input_options
 def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle: str, colors: str, hash_: bool, cp: bool,
             palette_file: Optional[str], inverted: bool, reverse: bool, base: Tuple[str, ...], sort_by_value: bool,
-            delta: str, negate: bool, countname: Optional[str], min_percent: float, top: int, diff: bool, series: bool,
-            labels: Tuple[str, ...], skip_invalid: bool, input_format: Optional[str]) -> None:
+            delta: str, negate: bool, countname: Optional[str], min_percent: float, top: int, roots: Optional[str],
+            diff: bool, series: bool, labels: Tuple[str, ...], skip_invalid: bool, input_format: Optional[str]) -> None:
     """Draw FILES (any format; several are summed) as one self-contained HTML page.
 
-    The page works offline (no network request): a flame graph drawn on a canvas, click or
-    Ctrl+wheel to zoom, Esc to reset, a regex search that reports the matched share, a
-    tooltip with value, share of total and parent and self value, a flame/icicle toggle and
-    a sortable table of functions. It stays fast on big profiles: frames narrower than a
-    pixel are merged as they are drawn. Differential input (two counts per line, as
-    'flamespace sub' writes) is coloured red where it grew and blue where it shrank.
+    The page works offline (no network request): a flame graph drawn on a canvas with a
+    minimap, click or Ctrl+wheel to zoom, Esc to reset, a regex search that reports the
+    matched share, a tooltip with value, share of total and parent and self value, a
+    flame/icicle toggle, a sandwich view (callers and callees of one function), transforms
+    computed in the page (left heavy, invert, collapse recursion, merge or hide frames by
+    regex, focus on a function, one thread or process) and a sortable table of functions.
+    It stays fast on big profiles: frames narrower than a pixel are merged as they are drawn.
+    Differential input (two counts per line, as 'flamespace sub' writes) is coloured red
+    where it grew and blue where it shrank.
+
+    --diff A B draws a comparison page instead: B coloured by its change from A (the
+    overlay), A, B and the change side by side with zoom and hover in step, B in white
+    with the paths only in A in black, and the stacks that appeared, grew, disappeared or
+    shrank, each on its own tab. --series P1 P2 ... adds each frame's sparkline over all
+    the profiles and compares the first with the last.
 
     \b
     Examples:
         flamespace html app.folded -o app.html
         flamespace sub before.folded after.folded | flamespace html -o diff.html
+        flamespace html --diff v1.folded v2.folded -o diff.html
+        flamespace html --series v1.folded v2.folded v3.folded -o series.html
     """
     from ..diagnostics import Diagnostics
     from ..errors import InputError
@@ -90,6 +103,7 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
     options = HtmlOptions(
         title=title, subtitle=subtitle, colors=colors, hash=hash_, inverted=inverted, reverse=reverse, base=base,
         sort_by_value=sort_by_value, delta=delta, negate=negate, min_percent=min_percent, top=top,
+        roots=tuple(roots.split(",")) if roots else (),
         countname=countname or (unit if unit and unit != "samples" else _D["countname"]),
     )
     palette_path = palette_file or ("palette.map" if cp else None)
