@@ -240,3 +240,19 @@ def test_identical_and_empty_profiles_draw_without_errors(browser, tmp_path) -> 
         page.show(tab)
     assert "nothing to compare" in page.tab.locator("#empty").inner_text()
     page.check()
+
+
+def test_search_highlights_in_every_pane(open_page) -> None:
+    page = open_page("diff.html")
+    page.show("panes")
+    page.tab.fill("#search", "^query")
+    assert page.tab.text_content("#matched").startswith("Matched: ")
+    for position in range(3):
+        query = page.box("query (db.py:50)", position)
+        assert page.pixel(query["left"] + 2, query["top"] + 2, position) == "rgb(230,0,230)"
+    page.show("overlay")  # the search goes with the tab
+    query = page.box("query (db.py:50)")
+    assert page.pixel(query["left"] + 2, query["top"] + 2) == "rgb(230,0,230)"
+    page.tab.keyboard.press("/")
+    page.tab.keyboard.press("Escape")
+    assert page.tab.input_value("#search") == "" and page.tab.text_content("#matched") == ""

@@ -169,6 +169,7 @@ def test_html_diff_of_one_differential_file(tmp_path) -> None:
     (["--diff", "--series", str(V1), str(V2)], "choose one of --diff and --series"),
     (["--diff", str(V1), str(V2), "--label", "x"], "1 --label for 2 profiles"),
     ([str(V1), "--label", "x"], "--label names the inputs"),
+    (["--diff", str(V1), str(V2), "--sort-by-value"], "--sort-by-value does not apply to --diff or --series"),
 ])
 def test_html_comparison_usage_errors(tmp_path, capsys, args, message) -> None:
     assert main(["html", *args, "-o", str(tmp_path / "x.html")]) != 0

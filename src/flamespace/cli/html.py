@@ -93,6 +93,8 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
     if diff and series:
         raise click.UsageError("choose one of --diff and --series")
     if diff or series:
+        if sort_by_value or roots:  # a comparison keeps name order so that its panes line up
+            raise click.UsageError(f"--{'sort-by-value' if sort_by_value else 'roots'} does not apply to --diff or --series")
         return _comparison(files, output, diff, labels, skip_invalid, input_format, title=title, subtitle=subtitle,
                            inverted=inverted, reverse=reverse, base=base, delta=delta, negate=negate,
                            min_percent=min_percent, countname=countname)
