@@ -344,3 +344,25 @@ def test_search_highlights_in_every_view(open_page) -> None:
     lex = page.drawn("lex (app.py:20)")
     assert page.pixel(*page.corner(lex)) == SEARCH
     assert page.tab.text_content("#matched") == "Matched: 55.2%"  # 80 of 145
+
+
+def test_an_empty_profile_opens_without_errors(browser, tmp_path) -> None:  # noqa: F811
+    path = tmp_path / "empty.html"
+    html(fs.FlameGraph({}), HtmlOptions(), path)
+    page = Page(browser, path)
+    assert page.tab.text_content("#empty") == "No stack counts found: nothing to draw."
+    assert not page.tab.locator("#minimap").is_visible() and not page.tab.locator("#transforms").is_visible()
+    page.tab.keyboard.press("Escape")
+    page.check()
+
+
+def test_inverting_a_big_page_stops_at_its_minwidth(open_page) -> None:
+    """Inverted, every path of callers would be a frame; groups narrower than the page's
+    --minwidth stop (their value stays in their parent's width), and the total stays exact."""
+    page = open_page("deep.html")
+    got = page.tab.evaluate("""(minValue) => {
+        const P = window.FlamespacePane, pane = window.flamespaceViewer.pane, base = pane.tree();
+        const all = P.transform(base, pane.data.names, {invert: true}), cut = P.transform(base, pane.data.names, {invert: true, minValue});
+        let narrowest = Infinity; for (let i = 0; i < cut.count; i++) narrowest = Math.min(narrowest, cut.value[i]);
+        return [all.count, cut.count, all.total, cut.total, narrowest]; }""", 20)
+    assert got[0] > 1000 and got[1] < 100 and got[2] == got[3] and got[4] >= 20

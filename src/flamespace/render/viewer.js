@@ -651,6 +651,7 @@
 		var B = new Builder(root, rootColour, false), nameOf = t.name, parentOf = t.parent, endOf = t.end, at = [], weight = [];
 		for (var i = 1; i < t.count;) {
 			if (!match[nameOf[i]]) { i++; continue; }
+			if (at.length === 0 && B.self[0] === 0) B.colour[0] = t.colour[i];  // the function's own colour
 			if (parentOf[i] > 0) { at.push(parentOf[i]); weight.push(t.value[i]); } else B.self[0] += t.value[i];
 			i = endOf[i];
 		}
@@ -966,7 +967,7 @@
 		function showSandwich(which) {
 			sandwich = which;
 			var tree = pane.tree(), match = matcher(new RegExp(termFor(which.text, which.group))), root = nameIndex(which.text);
-			var up = callers(tree, names, match, root, 0, minValue), down = transform(tree, names, {focus: match, root: root});
+			var up = callers(tree, names, match, root, tree.colour[0], minValue), down = transform(tree, names, {focus: match, root: root});
 			if (!sandwichPanes) {
 				var common = {margin: 0, minHeight: 3 * ROW, top: function () { return 0; }};
 				sandwichPanes = [
@@ -997,7 +998,7 @@
 			sandwichButton.disabled = !sandwich;
 			sandwichSection.style.display = view === "sandwich" ? "" : "none";
 			graph.style.display = view === "graph" && base.count ? "" : "none";
-			minimapCanvas.style.display = view === "graph" ? "" : "none";
+			minimapCanvas.style.display = view === "graph" && base.count ? "" : "none";
 			crumbs.style.visibility = view === "graph" ? "" : "hidden";
 			if (view === "graph") { pane.draw(); minimap.render(); }
 			remember();
