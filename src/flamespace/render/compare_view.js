@@ -147,6 +147,7 @@
 		var button = modeBox.appendChild(el("button", {id: "mode-" + m[0], title: m[2]}, m[1]));
 		button.addEventListener("click", function () { setMode(m[0]); });
 	});
+	toolbar.appendChild(el("span", {id: "hint"}, "Click to zoom (all panes follow) \u00b7 Ctrl+wheel zooms \u00b7 Esc resets \u00b7 1\u2013" + (K > 2 ? 8 : 7) + " switch tabs"));
 	toolbar.appendChild(el("span", {"class": "grow"}));
 	var searchBox = toolbar.appendChild(el("input", {id: "search", type: "search", placeholder: "Search (regex)  /", spellcheck: "false", autocomplete: "off"}));
 	var caseLabel = toolbar.appendChild(el("label", {"class": "check", title: "Ignore case"}));
@@ -479,6 +480,7 @@
 		else if (e.key === "ArrowLeft") first().pan(-0.1);
 		else if (e.key === "ArrowRight") first().pan(0.1);
 		else if (e.key === "ArrowUp" || e.key === "Backspace") first().up();
+		else if (/^[1-9]$/.test(e.key) && TABS[parseInt(e.key, 10) - 1]) show(TABS[parseInt(e.key, 10) - 1].id);
 		else return;
 		e.preventDefault();
 	});
