@@ -759,9 +759,8 @@
 		var api = {ready: false, draws: 0};
 		window.flamespaceViewer = api;
 		var names = data.names, human = formatter(data.units).human, base = decode(data), total = data.total;
-		// frames narrower than this are not drawn (the layout's --minwidth): an inverted tree or callers' tree stops there
-		// (at least a millionth of the total: inverting every frame of a million-frame page would make tens of millions)
-		var minValue = total * Math.max(data.min_percent || 0, 1e-4) / 100, nameIndexes = null;
+		// an inverted tree or a callers' tree stops at frames narrower than this (render/html.py says why)
+		var minValue = total * (data.transform_min_percent || 0) / 100, nameIndexes = null;
 		function nameIndex(text) {  // a name's index in the string table, added if new (group names, sandwich roots)
 			if (nameIndexes === null) { nameIndexes = new Map(); names.forEach(function (name, k) { nameIndexes.set(name, k); }); }
 			var k = nameIndexes.get(text);
