@@ -112,7 +112,10 @@
 	// inverted (icicle), scroller (the scrolling element; default the window), top() (pixels covered
 	// at the scroller's top, e.g. by a sticky header), margin (8) and minHeight (160) of the canvas,
 	// tooltip (false: none), tooltipRows(frame, row) (extra rows: row(label, value, cls)),
-	// colour(frame) -> [fill, lightInk] (replaces boxColour).
+	// colour(frame) -> [fill, lightInk] (replaces boxColour), draw (false: not at once).
+	// Events (pane.on): "zoom" {frame, x0, x1} after every change of view, "hover" {frame, path} (the
+	// user's; -1: none), "click" {frame, path, event} before the zoom it makes (a listener returning false
+	// stops it), "context" {frame, path, event} (right click), "draw" {ms}. The methods are listed at the end.
 	function Pane(container, data, options) {
 		options = options || {};
 		var tree = options.tree || decode(data), n, nameOf, depthOf, startOf, valueOf, selfOf, colourOf, deltaOf;
