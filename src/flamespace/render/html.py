@@ -210,6 +210,9 @@ def payload(
         # how the page groups frame names by function when it recomputes the table (core.ranking's rule)
         "function_group": [grouping[0], re.sub(r"\\(\d)", r"$\1", grouping[1])],
         "roots": list(options.roots),
+        # the narrowest frame the page's inverted and callers' trees make: at least the default --minwidth
+        # (inverted, every path of callers is a frame: tens of millions from a million-frame page)
+        "transform_min_percent": max(options.min_percent, defaults(HtmlOptions)["min_percent"]),
     }
 
 
