@@ -8,7 +8,7 @@ own; deterministic), each drawn as ``flamespace html --minwidth 0`` (every frame
 default ``--minwidth``, and as ``flamespace svg`` at its defaults and at ``--minwidth 0`` (the
 same frames as the first page; opened in the browser only up to ``--svg-max-frames``, its
 size is always reported). Besides first paint and zoom, the time of two in-page transforms
-(invert, and hide frames by regex) on the page of every frame, to the next animation frame.
+(invert, and hide frames by regex) on the HTML pages, to the next animation frame.
 
 ``--stacks``:
 
@@ -284,7 +284,7 @@ def frames_main(args) -> None:
                 if not svg or page["open"]:
                     print(f"  measuring {name} ...", file=sys.stderr)
                     result = measure_page(browser, Path(page["path"]), svg, 1 if svg else args.repeat, args.zooms)  # type: ignore[arg-type]
-                if name.startswith("html (--minwidth 0"):
+                if not svg:
                     result.update(measure_transforms(browser, Path(page["path"]), args.repeat))  # type: ignore[arg-type]
                 rows.append((frames, name, page, result))
             load_after = " ".join(f"{x:.1f}" for x in os.getloadavg())

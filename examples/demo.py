@@ -31,6 +31,8 @@ STEPS = [
      ["html", V2, "--title", "webapp v2", "--colors", "python", "-o", "demo-output/webapp-v2.html"]),
     ("A differential flame graph: widths of v2, red = grew, blue = shrank (parents included)",
      ["svg", "demo-output/diff.folded", "--title", "webapp v1 -> v2", "-o", "demo-output/diff.svg"]),
+    ("Both versions in one HTML page: B coloured by change, A | B | change in step, white/black, the four-way split as tabs",
+     ["html", "--diff", V1, V2, "--label", "v1", "--label", "v2", "--title", "webapp v1 -> v2", "-o", "demo-output/diff.html"]),
     ("The same profile as a tree in the terminal", ["text", "--threshold", "5%", V2]),
     ("How alike are the two versions", ["similarity", V1, V2]),
     ("What changed: appeared, grown, disappeared, shrunk", ["decompose", V1, V2, "--out-dir", "demo-output/changes"]),
@@ -53,7 +55,7 @@ STEPS = [
       "--baseline-cmd", "examples/versions.py", "--candidate-cmd", "examples/versions.py", "--candidate-env", "VERSION=2"]),
     ("Which stacks changed, how much, how sure (exit code 3: a regression, as a CI gate would see it)",
      ["compare", "--baseline", "demo-output/ab/baseline", "--candidate", "demo-output/ab/candidate",
-      "--out-dir", "demo-output/ab/changes"]),
+      "--out-dir", "demo-output/ab/changes", "--html", "demo-output/ab/compare.html"]),
 ]
 
 #: Steps whose exit code is not 0 on purpose.
@@ -91,7 +93,9 @@ Open in a browser (interactive: click a frame to zoom, Ctrl-F to search):
   {out}/webapp-v2.html         the same in the HTML viewer (a table of functions below it)
   {out}/workload.html          a recorded run in the HTML viewer: a thread picker, sandwich and transforms
   {out}/diff.svg               v1 -> v2: red grew, blue shrank
+  {out}/diff.html              v1 -> v2 in the HTML viewer: overlay, three panes, white/black, appeared/grown/... tabs
   {out}/ab/changes/delta.svg   the candidate, coloured where compare found a significant change
+  {out}/ab/compare.html       the same comparison as a page: only significant stacks coloured, p and interval on hover
   {out}/perf-c.svg, {out}/austin-wall.svg   perf and Austin captures, read as they are
   e.g. python3 -m webbrowser file://$PWD/{out}/webapp-v2.svg
   {out}/workload.speedscope.json: drop it on https://www.speedscope.app for a timeline

@@ -366,3 +366,28 @@ def test_inverting_a_big_page_stops_at_its_minwidth(open_page) -> None:
         let narrowest = Infinity; for (let i = 0; i < cut.count; i++) narrowest = Math.min(narrowest, cut.value[i]);
         return [all.count, cut.count, all.total, cut.total, narrowest]; }""", 20)
     assert got[0] > 1000 and got[1] < 100 and got[2] == got[3] and got[4] >= 20
+
+
+def test_sandwich_panes_zoom_hover_search_and_escape(open_page) -> None:
+    page = open_page("threaded.html", viewport=(1200, 900))
+    url = page.tab.url.split("#")[0] + "#sw=lex%20(app.py%3A20)"
+    page.tab.goto("about:blank")
+    page.open(url)
+    page.tab.fill("#search", "^parse ")
+    page.tab.locator("#search").blur()
+    callers = lambda: {b["name"]: b for b in page.tab.evaluate("window.flamespaceViewer.sandwich()[0].drawn()")}  # noqa: E731
+    rect = page.tab.locator("#callers-canvas").bounding_box()
+    parse = callers()["parse (app.py:9)"]
+    x, y = rect["x"] + parse["x"] + 2, rect["y"] + parse["y"] + 2
+    colour = page.tab.evaluate("""([x, y]) => { const c = document.getElementById('callers-canvas'), r = c.getBoundingClientRect(), k = c.width / r.width;
+        const p = c.getContext('2d').getImageData(Math.floor((x - r.left) * k), Math.floor((y - r.top) * k), 1, 1).data; return `rgb(${p[0]},${p[1]},${p[2]})`; }""", [x, y])
+    assert colour == SEARCH
+    page.tab.mouse.move(x + 20, y + 4)
+    assert "40.0 ms" in page.tab.locator("#tooltip").inner_text()
+    page.tab.mouse.click(x + 20, y + 4)
+    assert page.tab.evaluate("window.flamespaceViewer.sandwich()[0].view().frame") > 0
+    assert callers()["parse (app.py:9)"]["w"] == pytest.approx(1178 - 2, abs=25)
+    page.tab.keyboard.press("Escape")
+    assert page.tab.evaluate("window.flamespaceViewer.sandwich()[0].view().frame") == 0 and page.state()["view"] == "sandwich"
+    page.tab.keyboard.press("Escape")
+    assert page.state()["view"] == "graph"

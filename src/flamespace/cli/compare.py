@@ -57,6 +57,9 @@ PARTS = ("appeared", "grown", "disappeared", "shrunk")
 @click.option("-d", "--out-dir", type=click.Path(file_okay=False), help="Write appeared/grown/disappeared/shrunk.folded (the parts of Δ_r), delta.folded and "
                    "the differential flame graphs delta.svg and delta-baseline.svg.")
 @click.option("--no-header", is_flag=True, help="Do not write '# key: value' metadata lines in --out-dir files.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write a comparison page: both mean profiles, only the significant stacks coloured, each test's "
+                   "interval and p in the tooltips (flamespace html --diff's views).")
 @guard_options
 @input_options
 def command(
@@ -64,7 +67,7 @@ def command(
     permutations: int, seed: int, pairing: str,
     min_delta: float, min_rel: str, normalize: bool, min_runs: int, min_fraction: str, as_json: bool, markdown: bool,
     include_all: bool, limit: int, out_dir: Optional[str], no_header: bool, skip_invalid: bool, input_format: Optional[str],
-    force: bool = False, max_missed: Optional[str] = None,
+    force: bool = False, max_missed: Optional[str] = None, html_path: Optional[str] = None,
 ) -> int:
     """Test which stacks differ between the mean profiles of two samples of runs.
 
@@ -101,6 +104,10 @@ def command(
                          min_delta=min_delta, min_rel=min_rel, normalize=normalize, min_runs=min_runs, min_fraction=min_fraction)
     if out_dir:
         check_output_dir(out_dir)  # before reading the samples
+    if html_path:
+        from ..formats import check_output
+
+        check_output(html_path)
     samples, screening = load_sides({"baseline": baseline, "candidate": candidate}, "compare", force=force,
                                     max_missed=parse_max_missed(max_missed), skip_invalid=skip_invalid, input_format=input_format,
                                     options=options)
@@ -110,6 +117,8 @@ def command(
     show_findings(after_comparison(screening, result), "compare")
     if out_dir:
         write_parts(result, out_dir, not no_header, samples)
+    if html_path:
+        write_html(result, html_path, samples)
     shown = limit or None
     if as_json:
         click.echo(report.to_json(result))
@@ -198,6 +207,21 @@ def write_delta_svgs(result, out_dir: str, samples=None) -> None:
         title=f"Baseline mean profile: {verdict}",
         subtitle=f"widths: baseline means of {drawn}; appeared stacks are in delta.svg", **common),
         os.path.join(out_dir, "delta-baseline.svg"), baseline_widths=True, note=note, untested=untested)
+
+
+def write_html(result, path: str, samples=None) -> None:
+    """The comparison page of both mean profiles (as :func:`write_delta_svgs` draws them): only
+    the significant stacks coloured, the tests' p-values and intervals in the tooltips."""
+    from ..render.compare_page import comparison_html
+    from ..render.html import HtmlOptions
+
+    baseline, candidate = _mean_profiles(result, samples)
+    changed = len(result.kept)
+    verdict = f"{changed} significant change(s)" if changed else "No significant change"
+    note = (f"Test: {result.method}, \u03b1 = {result.alpha:g}, {result.control}. \u0394 = candidate \u2212 baseline; "
+            "grey: no significant change.")
+    comparison_html([baseline, candidate], ["baseline", "candidate"], HtmlOptions(title=f"Candidate vs baseline: {verdict}"),
+                    path, tests={c.stack: c for c in result.changes}, parts=result.parts, note=note)
 
 
 def paired_options(options: CompareOptions, samples: Dict[str, "Sample"], screening: "Screening", pairing: str,

@@ -50,12 +50,18 @@ def _percent(context: object, parameter: object, value: str) -> float:
 @click.option("--roots", type=click.Choice(["thread", "process", "process,thread"]), default=None,
               help="What the first frames of each stack are (e.g. recorded with --threads): the page offers a picker of them.")
 @click_options(COLOUR_OPTIONS)
+@click.option("--diff", is_flag=True, help="Compare two profiles, FILES = A B (or one differential file): overlay, three panes, "
+                                            "white/black and the four-way split, instead of summing them.")
+@click.option("--series", is_flag=True, help="Compare two or more profiles in order (runs or versions): each frame's "
+                                              "sparkline over all of them, and the --diff views of the first and the last.")
+@click.option("--label", "labels", multiple=True, metavar="NAME",
+              help="--diff/--series: the name of each input, in order (default: the file names). Repeatable.")
 @input_options
 def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle: str, colors: str, hash_: bool, cp: bool,
             palette_file: Optional[str], inverted: bool, reverse: bool, base: Tuple[str, ...], sort_by_value: bool,
             delta: str, negate: bool, countname: Optional[str], min_percent: float, top: int, roots: Optional[str],
-            colour_by: Optional[str], colour_ratio: str, event: Optional[str], skip_invalid: bool,
-            input_format: Optional[str]) -> None:
+            colour_by: Optional[str], colour_ratio: str, event: Optional[str], diff: bool, series: bool,
+            labels: Tuple[str, ...], skip_invalid: bool, input_format: Optional[str]) -> None:
     """Draw FILES (any format; several are summed) as one self-contained HTML page.
 
     The page works offline (no network request): a flame graph drawn on a canvas with a
@@ -68,11 +74,19 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
     Differential input (two counts per line, as 'flamespace sub' writes) is coloured red
     where it grew and blue where it shrank.
 
+    --diff A B draws a comparison page instead: B coloured by its change from A (the
+    overlay), A, B and the change side by side with zoom and hover in step, B in white
+    with the paths only in A in black, and the stacks that appeared, grew, disappeared or
+    shrank, each on its own tab. --series P1 P2 ... adds each frame's sparkline over all
+    the profiles and compares the first with the last.
+
     \b
     Examples:
         flamespace html app.folded -o app.html
         flamespace sub before.folded after.folded | flamespace html -o diff.html
         flamespace html perf.txt --event cycles --colour-by event:instructions -o cpi.html
+        flamespace html --diff v1.folded v2.folded -o diff.html
+        flamespace html --series v1.folded v2.folded v3.folded -o series.html
     """
     from ..diagnostics import Diagnostics
     from ..errors import InputError
@@ -81,6 +95,17 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
     from ._colour_by import count_name, read_inputs
     from ._report import warn
 
+    if diff and series:
+        raise click.UsageError("choose one of --diff and --series")
+    if diff or series:
+        if sort_by_value or roots or colour_by:  # a comparison keeps name order so that its panes line up
+            which = "sort-by-value" if sort_by_value else "roots" if roots else "colour-by"
+            raise click.UsageError(f"--{which} does not apply to --diff or --series")
+        return _comparison(files, output, diff, labels, skip_invalid, input_format, title=title, subtitle=subtitle,
+                           inverted=inverted, reverse=reverse, base=base, delta=delta, negate=negate,
+                           min_percent=min_percent, countname=countname)
+    if labels:
+        raise click.UsageError("--label names the inputs of --diff or --series")
     profile, colour = read_inputs(files, "html", skip_invalid, input_format, colour_by, event)
     unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
     options = HtmlOptions(
@@ -98,4 +123,39 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
     for warning in diagnostics.warnings:
         warn(f"flamespace html: warning: {warning}")
     if diagnostics.empty:
+        raise InputError("no stack counts found: wrote a page that says so", ", ".join(files) or "<stdin>")
+
+
+def _comparison(files: Tuple[str, ...], output: str, diff: bool, labels: Tuple[str, ...], skip_invalid: bool,
+                input_format: Optional[str], countname: Optional[str], **settings: object) -> None:
+    """``--diff``/``--series``: each input one profile (a differential file: its two sides), drawn as a comparison page."""
+    import os
+
+    from ..core.differential import Differential
+    from ..errors import InputError
+    from ..render.compare_page import comparison_html
+    from ._common import expand_inputs, read_profile
+
+    paths = expand_inputs(files)
+    profiles: list = []
+    names: list = []
+    for path in paths:
+        profile = read_profile(path, skip_invalid, input_format)
+        stem = os.path.basename(path) if path != "-" else "stdin"
+        if isinstance(profile, Differential):
+            profiles += [profile.before, profile.after]
+            names += [f"{stem} (first)", f"{stem} (second)"]
+        else:
+            profiles.append(profile)
+            names.append(stem)
+    option = "--diff" if diff else "--series"
+    if len(profiles) < 2 or (diff and len(profiles) != 2):
+        raise click.UsageError(f"{option} takes {'two profiles' if diff else 'two or more profiles'} "
+                               f"(or one differential file), not {len(profiles)}")
+    if labels and len(labels) != len(profiles):
+        raise click.UsageError(f"{len(labels)} --label for {len(profiles)} profiles")
+    unit = next((p.metadata.unit for p in profiles if p.metadata.unit), None)
+    options = HtmlOptions(countname=countname or (unit if unit and unit != "samples" else _D["countname"]), **settings)  # type: ignore[arg-type]
+    comparison_html(profiles, list(labels or names), options, output)
+    if not any(p.total() for p in profiles):
         raise InputError("no stack counts found: wrote a page that says so", ", ".join(files) or "<stdin>")

@@ -241,6 +241,9 @@ def payload(
         # how the page groups frame names by function when it recomputes the table (core.ranking's rule)
         "function_group": [grouping[0], re.sub(r"\\(\d)", r"$\1", grouping[1])],
         "roots": list(options.roots),
+        # the narrowest frame the page's inverted and callers' trees make: at least the default --minwidth
+        # (inverted, every path of callers is a frame: tens of millions from a million-frame page)
+        "transform_min_percent": max(options.min_percent, defaults(HtmlOptions)["min_percent"]),
     }
     if ratio is not None:
         data["ratio"] = ratio
@@ -347,7 +350,7 @@ def column(values: Sequence[Number], signed: bool = False) -> Dict[str, str]:
     """``{"type", "data"}``: ``values`` as base64 of a little-endian typed array, the narrowest
     integer type that holds them all when all are integers, else 64-bit floats."""
     kind, code = "f8", "d"
-    if all(type(v) is int for v in values):  # noqa: E721 (bool is no count; a float 3.0 stays f8)
+    if set(map(type, values)) <= {int}:  # bool is no count; a float 3.0 stays f8 (a set of types: 10x faster than all())
         low, high = (min(values), max(values)) if values else (0, 0)
         for name, typecode, least, greatest in (_SIGNED if signed or low < 0 else _UNSIGNED):
             if least <= low and high <= greatest:

@@ -67,6 +67,34 @@ def legend(unit: Optional[str]) -> List[Tuple[str, str]]:
     ]
 
 
+class Colouring:
+    """Which colour each frame of a significance-coloured graph gets (the SVG's and the HTML page's).
+
+    ``changes``: candidate − baseline of each coloured stack (``kinds`` non-empty);
+    ``largest``: the largest of them in size (1 when none), where the strong colours are
+    deepest; ``inside``: each caller of a coloured stack -> the net change below it.
+    """
+
+    def __init__(self, baseline: FlameGraph, candidate: FlameGraph, kinds: Mapping[Stack, str]) -> None:
+        self.kinds = kinds
+        self.changes = {stack: candidate.value(stack) - baseline.value(stack) for stack, kind in kinds.items() if kind}
+        self.largest = max(map(abs, self.changes.values()), default=0) or 1
+        self.inside: Dict[Stack, float] = {}
+        for stack, change in self.changes.items():
+            for depth in range(len(stack)):
+                self.inside[stack[:depth]] = self.inside.get(stack[:depth], 0) + change
+
+    def colour(self, stack: Stack, name: str, depth: int) -> str:
+        """Strong at a significant stack's leaf, a tint on its callers, grey elsewhere."""
+        kind = self.kinds.get(stack) if depth else None
+        if kind:
+            return strong(DIRECTION[kind], self.changes[stack], self.largest)
+        if stack in self.inside:
+            net = self.inside[stack]
+            return TINT[(net > 0) - (net < 0)]
+        return grey(name)
+
+
 def significance_drawing(
     baseline: FlameGraph,
     candidate: FlameGraph,
@@ -93,13 +121,8 @@ def significance_drawing(
     if drawn.empty:
         return draw(drawn, options)
     unit = candidate.metadata.unit or baseline.metadata.unit
-    coloured = {stack: kind for stack, kind in kinds.items() if kind}
-    changes = {stack: candidate.value(stack) - baseline.value(stack) for stack in coloured}
-    largest = max(map(abs, changes.values()), default=0) or 1
-    inside: Dict[Stack, float] = {}  # callers of a coloured stack -> net change below them
-    for stack, change in changes.items():
-        for depth in range(len(stack)):
-            inside[stack[:depth]] = inside.get(stack[:depth], 0) + change
+    colouring = Colouring(baseline, candidate, kinds)
+    changes, inside, largest = colouring.changes, colouring.inside, colouring.largest
     c = drawn.columns
     sign = -1 if baseline_widths else 1
     total = drawn.total
@@ -114,13 +137,7 @@ def significance_drawing(
         change = delta * sign  # candidate − baseline of this frame's inclusive value
         before = value - change if not baseline_widths else value
         kind = kinds.get(stack) if depth else None
-        if kind:
-            colours.append(strong(DIRECTION[kind], changes[stack], largest))
-        elif stack in inside:
-            net = inside[stack]
-            colours.append(TINT[(net > 0) - (net < 0)])
-        else:
-            colours.append(grey(name))
+        colours.append(colouring.colour(stack, name, depth))
         verdict = _verdict(stack, kind, change, changes, inside, baseline, candidate, unit, untested)
         share = f"{100 * value / total:.2f}%" if total else "-"
         infos.append(
@@ -130,7 +147,7 @@ def significance_drawing(
     picture = draw(drawn, options, colours=colours)
     picture.infos = infos
     if options.legend:
-        picture.bar = scale_bar(largest if coloured else 0, unit, options)
+        picture.bar = scale_bar(largest if changes else 0, unit, options)
         picture.legend = legend(unit)
         picture.legend_note = note
     return picture

@@ -113,7 +113,10 @@
 	// inverted (icicle), scroller (the scrolling element; default the window), top() (pixels covered
 	// at the scroller's top, e.g. by a sticky header), margin (8) and minHeight (160) of the canvas,
 	// tooltip (false: none), tooltipRows(frame, row) (extra rows: row(label, value, cls)),
-	// colour(frame) -> [fill, lightInk] (replaces boxColour).
+	// colour(frame) -> [fill, lightInk] (replaces boxColour), draw (false: not at once).
+	// Events (pane.on): "zoom" {frame, x0, x1} after every change of view, "hover" {frame, path} (the
+	// user's; -1: none), "click" {frame, path, event} before the zoom it makes (a listener returning false
+	// stops it), "context" {frame, path, event} (right click), "draw" {ms}. The methods are listed at the end.
 	function Pane(container, data, options) {
 		options = options || {};
 		var tree = options.tree || decode(data), n, nameOf, depthOf, startOf, valueOf, selfOf, colourOf, deltaOf;
@@ -492,6 +495,7 @@
 		self.view = function () { return {frame: zoom, x0: x0, x1: x1, total: total}; };
 		self.find = frameOf;
 		self.pathOf = pathOf;
+		self.hovered = function () { return hovered; };
 		self.hover = function (target) { setHovered(target === null || target === undefined || target === -1 ? -1 : frameOf(target), false); };
 		self.search = search;          // a RegExp (tested against each name) or null
 		self.matches = function () { return matchName; };
@@ -774,9 +778,8 @@
 		var api = {ready: false, draws: 0};
 		window.flamespaceViewer = api;
 		var names = data.names, human = formatter(data.units).human, base = decode(data), total = data.total;
-		// frames narrower than this are not drawn (the layout's --minwidth): an inverted tree or callers' tree stops there
-		// (at least a millionth of the total: inverting every frame of a million-frame page would make tens of millions)
-		var minValue = total * Math.max(data.min_percent || 0, 1e-4) / 100, nameIndexes = null;
+		// an inverted tree or a callers' tree stops at frames narrower than this (render/html.py says why)
+		var minValue = total * (data.transform_min_percent || 0) / 100, nameIndexes = null;
 		function nameIndex(text) {  // a name's index in the string table, added if new (group names, sandwich roots)
 			if (nameIndexes === null) { nameIndexes = new Map(); names.forEach(function (name, k) { nameIndexes.set(name, k); }); }
 			var k = nameIndexes.get(text);

@@ -1,0 +1,521 @@
+// flamespace comparison page: two or more profiles (render/compare_page.py's payload) drawn with the
+// viewer's pane component (viewer.js, window.FlamespacePane). Every view is a pane over one profile of
+// the payload; all profiles share one list of frames (the union of their stacks, one frame a path),
+// so a frame is the same index everywhere: zoom and hover in one pane are carried to the others, and
+// to the next tab, by that index.
+"use strict";
+(function () {
+	var Pane = window.FlamespacePane, el = Pane.el, column = Pane.column;
+	var data = JSON.parse(document.getElementById("flamespace-comparison").textContent);
+	if (data.version !== 1) throw new Error("flamespace comparison: unknown payload version " + data.version);
+	var api = {ready: false, draws: 0};
+	window.flamespaceCompare = api;
+	var format = Pane.formatter(data.units), human = format.human, percent = format.percent;
+	var names = data.names, K = data.profiles.length;
+
+	// -- the frames (the union of the profiles' stacks) and each profile's values over them ----------
+	var F = data.frames, N = F.count, nameOf = column(F.name), depthOf = column(F.depth);
+	var union = Pane.index({count: N, name: nameOf, depth: depthOf, total: 0, maxDepth: data.max_depth});
+	var parentOf = union.parent;
+	// a profile's columns hold only its frames (their indices as gaps): spread over every frame, 0 elsewhere
+	function decodeProfile(p) {
+		var gaps = column(p.frames), start = column(p.start), value = column(p.value), own = column(p.self);
+		var out = {label: p.label, total: p.total, start: new Float64Array(N), value: new Float64Array(N), self: new Float64Array(N)};
+		for (var k = 0, i = 0; k < p.count; k++) {
+			i += gaps[k];
+			out.start[i] = start[k]; out.value[i] = value[k]; out.self[i] = own[k];
+		}
+		return out;
+	}
+	var profiles = data.profiles.map(decodeProfile), views = {};
+	Object.keys(data.views).forEach(function (name) {  // decoded when first used
+		Object.defineProperty(views, name, {enumerable: true, get: function () {
+			var decoded = decodeProfile(data.views[name]);
+			Object.defineProperty(views, name, {value: decoded});
+			return decoded;
+		}, configurable: true});
+	});
+	var A = profiles[data.pair[0]], B = profiles[data.pair[1]];
+	var sig = null;
+	if (data.significance) {
+		var S = data.significance;
+		sig = {test: column(S.test), inside: column(S.inside), p: column(S.p), p_adjusted: column(S.p_adjusted),
+			lower: column(S.lower), upper: column(S.upper), colour: column(S.colour), colours: S.colours, inks: S.inks};
+		sig.kind = {};
+		Object.keys(S.codes).forEach(function (name) { sig.kind[S.codes[name]] = name; });
+	}
+
+	// A pane's frames: the frames where profile P has a value, with map (pane index -> frame) and back (frame -> pane index).
+	function treeOf(P) {
+		var keep = [];
+		for (var i = 0; i < N; i++) if (P.value[i] > 0) keep.push(i);
+		var m = keep.length, map = Uint32Array.from(keep), back = new Int32Array(N).fill(-1);
+		var t = {count: m, name: new Uint32Array(m), depth: new Uint32Array(m), start: new Float64Array(m),
+			value: new Float64Array(m), self: new Float64Array(m), colour: null, delta: null, total: P.total};
+		for (var j = 0; j < m; j++) {
+			var u = map[j];
+			back[u] = j;
+			t.name[j] = nameOf[u]; t.depth[j] = depthOf[u]; t.start[j] = P.start[u]; t.value[j] = P.value[u]; t.self[j] = P.self[u];
+		}
+		Pane.index(t);
+		t.total = P.total;
+		t.map = map;
+		t.back = back;
+		return t;
+	}
+
+	// -- colours: the SVG's rule (render/svg.py frame_colours, palettes.diff_colour, change_scale) ------
+	// White for no change, red for more, blue for less, full at `largest` and beyond.
+	function diffColour(delta, largest, negate) {
+		if (negate) delta = -delta;
+		delta = Math.max(-largest, Math.min(delta, largest));
+		var level;
+		if (delta > 0) { level = Math.floor(210 * (largest - delta) / largest); return "rgb(255," + level + "," + level + ")"; }
+		if (delta < 0) { level = Math.floor(210 * (largest + delta) / largest); return "rgb(" + level + "," + level + ",255)"; }
+		return "rgb(255,255,255)";
+	}
+	// WCAG 2: white ink where it has the higher contrast (palettes.needs_light_ink)
+	var inkCache = {};
+	function lightInk(colour) {
+		if (colour in inkCache) return inkCache[colour];
+		var m = /^rgb\((\d+),(\d+),(\d+)\)$/.exec(colour), light = false;
+		if (m) {
+			var c = [m[1], m[2], m[3]].map(function (x) {
+				var v = Math.min(parseInt(x, 10), 255) / 255;
+				return v <= 0.04045 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+			});
+			var L = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+			light = (1.05) / (L + 0.05) > (L + 0.05) / 0.05;
+		}
+		return (inkCache[colour] = light);
+	}
+	// The change at which colours are full: the largest change of one frame's own value, the root left out
+	// (inclusive: a frame's change less its children's; self: the self changes themselves); else the
+	// largest change of any frame but the root; else 1 (render/svg.py change_scale).
+	function changeScale(inclusive, own) {
+		if (!own) {
+			own = Float64Array.from(inclusive);
+			for (var i = 1; i < N; i++) own[parentOf[i]] -= inclusive[i];
+		}
+		var largest = 0, k;
+		for (k = 1; k < N; k++) largest = Math.max(largest, Math.abs(own[k]));
+		if (!largest) for (k = 1; k < N; k++) largest = Math.max(largest, Math.abs(inclusive[k]));
+		return largest || 1;
+	}
+	function difference(after, before) {
+		var out = new Float64Array(N);
+		for (var i = 0; i < N; i++) out[i] = after[i] - before[i];
+		return out;
+	}
+	// change of the pair (from, to) by mode: {inclusive, self, largest}
+	var changes = {};
+	function changeOf(from, to, mode) {
+		var key = from + ">" + to + ":" + mode;
+		if (!changes[key]) {
+			var P = profiles[from], Q = profiles[to];
+			var inclusive = difference(Q.value, P.value), own = mode === "self" ? difference(Q.self, P.self) : null;
+			var largest = changeScale(inclusive, own);
+			changes[key] = {delta: own || inclusive, inclusive: inclusive, self: own || difference(Q.self, P.self), largest: largest};
+		}
+		return changes[key];
+	}
+	api.largest = function (mode) { return changeOf(data.pair[0], data.pair[1], mode).largest; };
+	function changeColour(change, u) {
+		var name = names[nameOf[u]];
+		if (depthOf[u] && data.separators[name]) return data.separators[name];
+		return diffColour(change.delta[u], change.largest, data.negate);
+	}
+	var WHITE = "rgb(250,250,250)", BLACK = "rgb(40,40,40)";
+
+	// -- the page -----------------------------------------------------------------------------------------
+	var header = document.body.appendChild(el("header"));
+	header.appendChild(el("h1", {id: "title"}, data.title));
+	header.appendChild(el("div", {id: "subtitle"}, data.subtitle || (K === 2 ? "A: " + A.label + " \u00b7 B: " + B.label
+		: K + " profiles, " + A.label + " \u2026 " + B.label)));
+	var tabBar = header.appendChild(el("div", {"class": "tabs", role: "tablist"}));
+	var toolbar = header.appendChild(el("div", {"class": "toolbar"}));
+	var resetButton = toolbar.appendChild(el("button", {id: "reset", title: "Show the whole graph (Esc)"}, "Reset zoom"));
+	var shape = toolbar.appendChild(el("span", {"class": "segmented"}));
+	var flameButton = shape.appendChild(el("button", {id: "flame", title: "Root at the bottom"}, "Flame"));
+	var icicleButton = shape.appendChild(el("button", {id: "icicle", title: "Root at the top"}, "Icicle"));
+	var modeBox = toolbar.appendChild(el("span", {"class": "segmented", id: "modes"}));
+	var MODES = [["inclusive", "Inclusive \u0394", "Colour each frame by the change of its value with its callees'"],
+		["self", "Self \u0394", "Colour each frame by the change of its own value"]];
+	if (sig) MODES.unshift(["significance", "Significant", "Colour only the stacks whose change the test found significant"]);
+	var mode = sig ? "significance" : data.delta;
+	MODES.forEach(function (m) {
+		var button = modeBox.appendChild(el("button", {id: "mode-" + m[0], title: m[2]}, m[1]));
+		button.addEventListener("click", function () { setMode(m[0]); });
+	});
+	toolbar.appendChild(el("span", {id: "hint"}, "Click to zoom (all panes follow) \u00b7 Ctrl+wheel zooms \u00b7 Esc resets \u00b7 1\u2013" + (K > 2 ? 8 : 7) + " switch tabs"));
+	toolbar.appendChild(el("span", {"class": "grow"}));
+	var searchBox = toolbar.appendChild(el("input", {id: "search", type: "search", placeholder: "Search (regex)  /", spellcheck: "false", autocomplete: "off"}));
+	var caseLabel = toolbar.appendChild(el("label", {"class": "check", title: "Ignore case"}));
+	var caseBox = caseLabel.appendChild(el("input", {id: "ignorecase", type: "checkbox"}));
+	caseLabel.appendChild(document.createTextNode("Ignore case"));
+	var matchedText = toolbar.appendChild(el("span", {id: "matched"}));
+	var crumbs = header.appendChild(el("div", {id: "crumbs"}));
+	var legend = document.body.appendChild(el("div", {id: "legend"}));
+	var main = document.body.appendChild(el("div", {id: "views"}));
+	function headerHeight() { return header.getBoundingClientRect().height; }
+
+	// -- tabs: each a set of panes, made when first shown ------------------------------------------------
+	var TABS = [
+		{id: "overlay", title: "Overlay", tip: "B, coloured by its change from A"},
+		{id: "panes", title: "A | B | \u0394", tip: "A, B and the change side by side, zoom and hover in step"},
+		{id: "whiteblack", title: "White/black", tip: "B in white, and in black the paths only in A (what a plain differential hides)"},
+		{id: "appeared", title: "Appeared", tip: "Stacks only in B"},
+		{id: "grown", title: "Grown", tip: "Stacks in both, larger in B: by how much"},
+		{id: "disappeared", title: "Disappeared", tip: "Stacks only in A"},
+		{id: "shrunk", title: "Shrunk", tip: "Stacks in both, smaller in B: by how much"},
+	];
+	if (K > 2) TABS.unshift({id: "series", title: "Series", tip: "Each profile in turn, coloured by its change from the one before"});
+	var tabs = {}, current = null, inverted = !!data.inverted, searchPattern = null, focus = {frame: 0, lo: 0, hi: 1};
+	var seriesIndex = K - 1;
+	TABS.forEach(function (spec) {
+		var button = tabBar.appendChild(el("button", {id: "tab-" + spec.id, role: "tab", title: spec.tip}, spec.title));
+		var box = main.appendChild(el("div", {id: "view-" + spec.id, "class": "view", role: "tabpanel"}));
+		tabs[spec.id] = {spec: spec, button: button, box: box, panes: null};
+		button.addEventListener("click", function () { show(spec.id); });
+	});
+
+	// the profile each pane of a tab draws, and how its frames are coloured
+	function paneSpecs(id) {
+		var pair = [data.pair[0], data.pair[1]];
+		if (id === "overlay") return [{profile: B, label: "B: " + B.label, colour: pairColour(pair)}];
+		if (id === "panes") return [
+			{profile: A, label: "A: " + A.label, colour: pairColour(pair), cls: "half"},
+			{profile: B, label: "B: " + B.label, colour: pairColour(pair), cls: "half"},
+			{profile: views.delta, label: "\u0394: the size of each stack's change, |B \u2212 A|, coloured by its sign", colour: pairColour(pair)}];
+		if (id === "whiteblack") return [{profile: views.whiteblack, label: "B (white) and the paths only in A (black)",
+			colour: function (u) { return B.value[u] > 0 ? WHITE : BLACK; }, background: ["#cfcfcf", "#bdbdbd"]}];
+		if (id === "series") return [{profile: profiles[seriesIndex], label: profiles[seriesIndex].label, series: true,
+			colour: seriesIndex ? pairColour([seriesIndex - 1, seriesIndex]) : function () { return "rgb(236,236,236)"; }}];
+		var part = views[id], sign = id === "appeared" || id === "grown" ? 1 : -1, largest = changeScale(part.value);
+		return [{profile: part, label: TABS.filter(function (t) { return t.id === id; })[0].tip,
+			colour: function (u) { return diffColour(sign * part.value[u], largest, data.negate); }, part: id}];
+	}
+	function pairColour(pair) {
+		return function (u) {
+			if (mode === "significance" && pair[0] === data.pair[0] && pair[1] === data.pair[1]) return sig.colours[sig.colour[u]];
+			return changeColour(changeOf(pair[0], pair[1], mode === "self" ? "self" : "inclusive"), u);
+		};
+	}
+
+	function makePanes(tab) {
+		tab.box.textContent = "";
+		var specs = paneSpecs(tab.spec.id), trees = specs.map(function (spec) { return treeOf(spec.profile); });
+		// panes side by side share their height, so their roots line up
+		var sideBySide = trees.filter(function (t, k) { return specs[k].cls === "half"; });
+		var deepest = Math.max.apply(null, sideBySide.map(function (t) { return t.maxDepth; }).concat([0]));
+		sideBySide.forEach(function (t) { t.maxDepth = deepest; });
+		tab.panes = specs.map(function (spec, position) {
+			var box = tab.box.appendChild(el("div", {"class": "pane-cell" + (spec.cls ? " " + spec.cls : "")}));
+			box.appendChild(el("div", {"class": "pane-label"}, spec.label));
+			var tree = trees[position];
+			if (!tree.count) {
+				box.appendChild(el("div", {"class": "empty"}, "Nothing here: no stack " + (spec.part || "has a value") + "."));
+			}
+			var holder = box.appendChild(el("div"));
+			var entry = {spec: spec, tree: tree, pane: null, box: box};
+			var settings = data;
+			if (spec.background) { settings = Object.create(data); settings.background = spec.background; }  // white frames need a darker ground
+			entry.pane = Pane(holder, settings, {
+				id: tab.spec.id + "-" + position, tree: tree, inverted: inverted, top: headerHeight, draw: false,
+				colour: function (i) { var c = entry.spec.colour(entry.tree.map[i]); return [c, lightInk(c)]; },
+				tooltipRows: function (i, row) { tooltipRows(entry.tree.map[i], row, entry.spec); },
+			});
+			link(tab, entry);
+			return entry;
+		});
+	}
+
+	// -- synchronised zoom and hover --------------------------------------------------------------------
+	var syncing = false;
+	function nearest(entry, u) {  // the pane's index of frame u, or of its deepest ancestor the pane has
+		for (var a = u; a >= 0; a = parentOf[a]) if (entry.tree.back[a] >= 0) return entry.tree.back[a];
+		return 0;
+	}
+	function apply(entry) {
+		if (!entry.tree.count) return;
+		var j = nearest(entry, focus.frame), t = entry.tree;
+		if (t.map[j] === focus.frame && j) entry.pane.setView(t.start[j] + focus.lo * t.value[j], t.start[j] + focus.hi * t.value[j], j);
+		else if (j) entry.pane.zoomTo(j);
+		else if (focus.frame || (focus.lo <= 0 && focus.hi >= 1)) entry.pane.reset();
+		else entry.pane.setView(focus.lo * t.total, focus.hi * t.total);
+	}
+	function link(tab, entry) {
+		entry.pane.on("zoom", function (view) {
+			if (syncing) return;
+			var t = entry.tree, j = view.frame, span = t.count ? t.value[j] : 1;
+			focus = {frame: t.count ? t.map[j] : 0, lo: t.count ? (view.x0 - t.start[j]) / span : 0, hi: t.count ? (view.x1 - t.start[j]) / span : 1};
+			syncing = true;
+			try { tab.panes.forEach(function (other) { if (other !== entry) apply(other); }); } finally { syncing = false; }
+			afterZoom();
+		});
+		entry.pane.on("hover", function (hover) {
+			var u = hover.frame >= 0 ? entry.tree.map[hover.frame] : -1;
+			tab.panes.forEach(function (other) {
+				if (other !== entry) other.pane.hover(u >= 0 && other.tree.back[u] >= 0 ? other.tree.back[u] : -1);
+			});
+			if (entry.spec.series) spark(u);
+		});
+		entry.pane.on("draw", function () { api.draws += 1; });
+	}
+	function afterZoom() {
+		crumbs.textContent = "";
+		if (!N) return;
+		var chain = [];
+		for (var a = focus.frame; a >= 0; a = parentOf[a]) chain.unshift(a);
+		chain.forEach(function (u, position) {
+			var name = names[nameOf[u]];
+			if (position) crumbs.appendChild(el("span", {"class": "sep"}, "\u203a"));
+			if (u === focus.frame) crumbs.appendChild(el("span", {"class": "here"}, name));
+			else {
+				var link = crumbs.appendChild(el("a", {"data-frame": String(u), title: "Zoom to " + name}, name));
+				link.addEventListener("click", function () { zoomFrame(u); });
+			}
+		});
+		var u = focus.frame;
+		crumbs.appendChild(el("span", {"class": "amount"}, "A " + human(A.value[u]) + " \u2192 B " + human(B.value[u]) +
+			" (" + human(B.value[u] - A.value[u], true) + ")"));
+		resetButton.disabled = focus.frame === 0 && focus.lo === 0 && focus.hi === 1;
+		updateMatched();
+	}
+	function zoomFrame(u) {
+		focus = {frame: u, lo: 0, hi: 1};
+		syncing = true;
+		try { current.panes.forEach(apply); } finally { syncing = false; }
+		afterZoom();
+	}
+	function first() { return current.panes[0].pane; }
+
+	// -- tooltips: both sides, the change, the test, the series --------------------------------------------
+	var BARS = "\u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588";
+	function sparkline(u) {
+		var most = 0, k;
+		for (k = 0; k < K; k++) most = Math.max(most, profiles[k].value[u]);
+		var text = "";
+		for (k = 0; k < K; k++) text += most ? BARS[Math.round(7 * profiles[k].value[u] / most)] : BARS[0];
+		return text;
+	}
+	function relative(change, before) {
+		if (!before) return change ? "new" : "";
+		var share = 100 * change / before;
+		return (share > 0 ? "+" : "") + (Math.abs(share) >= 10 ? share.toFixed(0) : share.toFixed(1)) + "%";
+	}
+	function tooltipRows(u, row, spec) {
+		var pair = spec.series ? [Math.max(seriesIndex - 1, 0), seriesIndex] : data.pair, P = profiles[pair[0]], Q = profiles[pair[1]];
+		if (spec.part) row("This part", human(spec.profile.value[u]) + " of the " + spec.part + " stacks' " + human(spec.profile.total));
+		if (spec.profile === views.whiteblack && !(B.value[u] > 0)) row("Only in A", "this path disappeared in B");
+		if (spec.profile === views.delta) row("|\u0394| below", human(spec.profile.value[u]));
+		row(P.label, human(P.value[u]) + " (self " + human(P.self[u]) + ")");
+		row(Q.label, human(Q.value[u]) + " (self " + human(Q.self[u]) + ")");
+		var change = Q.value[u] - P.value[u], own = Q.self[u] - P.self[u];
+		row("Change", human(change, true) + " " + relative(change, P.value[u]), change > 0 ? "up" : change < 0 ? "down" : "");
+		row("Self change", human(own, true) + " " + relative(own, P.self[u]), own > 0 ? "up" : own < 0 ? "down" : "");
+		if (sig && !spec.series) {
+			var kind = sig.kind[sig.test[u]];
+			var verdict = {untested: depthOf[u] ? "not tested" + (P.self[u] || Q.self[u] ? ": seen in too few runs" : " (no stack ends here)") : "",
+				"not significant": "not significant", "within margin": "significant but within the margin",
+				appeared: "significantly appeared", grown: "significantly grew", disappeared: "significantly disappeared",
+				shrunk: "significantly shrank"}[kind];
+			var callees = P.value[u] > P.self[u] || Q.value[u] > Q.self[u];  // the test is of the frame's own stack
+			if (verdict) row(callees ? "Own stack" : "Test", verdict, kind === "appeared" || kind === "grown" ? "up" : kind === "disappeared" || kind === "shrunk" ? "down" : "");
+			if (kind !== "untested") {
+				row("p", "adjusted " + pValue(sig.p_adjusted[u]) + " (unadjusted " + pValue(sig.p[u]) + ")");
+				row("Interval", human(sig.lower[u], true) + " to " + human(sig.upper[u], true));
+			}
+			if (sig.inside[u]) row("", "contains a significant change");
+		}
+		if (K > 2) row("Series", sparkline(u) + "  " + profiles.map(function (p) { return human(p.value[u]); }).join(" \u2192 "));
+	}
+	function pValue(p) { return p === 0 ? "0" : isFinite(p) ? Number(p.toPrecision(2)).toString() : "n/a"; }
+
+	// the series tab: the profile shown, and the hovered frame's values over all of them
+	var sparkPanel = null;
+	function spark(u) {
+		if (!sparkPanel) return;
+		sparkPanel.textContent = "";
+		if (u < 0) { sparkPanel.appendChild(el("span", {"class": "muted"}, "Hover a frame for its value in every profile")); return; }
+		sparkPanel.appendChild(el("b", {}, names[nameOf[u]]));
+		sparkPanel.appendChild(el("span", {"class": "spark"}, sparkline(u)));
+		profiles.forEach(function (p, k) {
+			sparkPanel.appendChild(el("span", {"class": "point" + (k === seriesIndex ? " here" : "")}, p.label + ": " + human(p.value[u])));
+		});
+	}
+
+	// -- legend ---------------------------------------------------------------------------------------------
+	function bar(spec) {
+		var row = legend.appendChild(el("div"));
+		row.appendChild(el("span", {}, spec.low));
+		var stops = spec.stops.map(function (s) { return s[1] + " " + (100 * s[0]) + "%"; }).join(", ");
+		row.appendChild(el("span", {"class": "bar", style: "background: linear-gradient(to right, " + stops + ")"}));
+		row.appendChild(el("span", {}, spec.high));
+		row.appendChild(el("span", {"class": "meaning"}, spec.meaning));
+	}
+	function swatches(items) {
+		var row = legend.appendChild(el("div", {"class": "swatches"}));
+		items.forEach(function (item) {
+			var sw = row.appendChild(el("span", {"class": "swatch"}));
+			sw.appendChild(el("span", {"class": "swatch-colour", style: "background:" + item[0]}));
+			sw.appendChild(document.createTextNode(item[1]));
+		});
+	}
+	function drawLegend() {
+		legend.textContent = "";
+		var id = current.spec.id;
+		if (id === "whiteblack") {
+			swatches([[WHITE, "in B (" + B.label + ")"], [BLACK, "only in A (" + A.label + "): paths that disappeared"]]);
+			legend.appendChild(el("div", {"class": "note"}, "Widths: B's values, and A's for the paths only in A."));
+		} else if (id === "series") {
+			var change = seriesIndex ? changeOf(seriesIndex - 1, seriesIndex, mode === "self" ? "self" : "inclusive") : null;
+			var select = legend.appendChild(el("div", {"class": "series"}));
+			select.appendChild(el("span", {}, "Profile: "));
+			profiles.forEach(function (p, k) {
+				var button = select.appendChild(el("button", {"class": k === seriesIndex ? "on" : "", "data-k": String(k)}, p.label));
+				button.addEventListener("click", function () { showProfile(k); });
+			});
+			if (change) bar({low: human(-change.largest, true).replace("-", "\u2212"), high: human(change.largest, true), stops: data.bars.inclusive.stops,
+				meaning: "red: more than in " + profiles[seriesIndex - 1].label + ", blue: less"});
+			sparkPanel = legend.appendChild(el("div", {id: "sparkpanel"}));
+			spark(-1);
+		} else if (id === "overlay" || id === "panes") {
+			if (mode === "significance") {
+				bar(data.significance.bar);
+				swatches(data.significance.legend);
+				legend.appendChild(el("div", {"class": "note"}, data.note));
+			} else {
+				bar(data.bars[mode]);
+				legend.appendChild(el("div", {"class": "note"}, data.notes[mode]));
+			}
+		} else {
+			var part = views[id], largest = changeScale(part.value), up = id === "appeared" || id === "grown";
+			bar({low: "0", high: human(largest), stops: up ? [[0, "rgb(255,255,255)"], [1, "rgb(255,0,0)"]] : [[0, "rgb(255,255,255)"], [1, "rgb(0,0,255)"]],
+				meaning: current.spec.tip + "; " + human(part.total) + " in all"});
+		}
+	}
+
+	// -- switching ------------------------------------------------------------------------------------------
+	function show(id) {
+		current = tabs[id];
+		TABS.forEach(function (spec) {
+			var tab = tabs[spec.id];
+			tab.button.classList.toggle("on", spec.id === id);
+			tab.box.style.display = spec.id === id ? "" : "none";
+		});
+		modeBox.style.visibility = id === "overlay" || id === "panes" || id === "series" ? "" : "hidden";
+		drawLegend();
+		if (!current.panes) makePanes(current);
+		syncing = true;
+		try {
+			current.panes.forEach(function (entry) {
+				entry.pane.setShape(inverted);
+				entry.pane.search(searchPattern);
+				apply(entry);
+			});
+		} finally { syncing = false; }
+		afterZoom();
+		remember();
+	}
+	// the series tab: another profile in the same pane (its frames, its colours), the zoom kept
+	function showProfile(k) {
+		seriesIndex = k;
+		var entry = current.panes[0];
+		entry.spec = paneSpecs("series")[0];
+		entry.tree = treeOf(entry.spec.profile);
+		entry.box.firstChild.textContent = entry.spec.label;
+		syncing = true;
+		try { entry.pane.setTree(entry.tree); apply(entry); } finally { syncing = false; }
+		drawLegend();
+	}
+	function setMode(m) {
+		mode = m;
+		MODES.forEach(function (spec) { document.getElementById("mode-" + spec[0]).classList.toggle("on", spec[0] === mode); });
+		drawLegend();
+		current.panes.forEach(function (entry) { entry.pane.draw(); });
+		remember();
+	}
+	function setShape(icicle) {
+		inverted = icicle;
+		flameButton.classList.toggle("on", !icicle);
+		icicleButton.classList.toggle("on", icicle);
+		if (current && current.panes) current.panes.forEach(function (entry) { entry.pane.setShape(icicle); });
+	}
+	function search(term) {
+		searchBox.classList.remove("bad");
+		searchPattern = null;
+		if (term) {
+			try { searchPattern = new RegExp(term, caseBox.checked ? "i" : ""); } catch (e) { searchBox.classList.add("bad"); }
+		}
+		current.panes.forEach(function (entry) { entry.pane.search(searchPattern); });
+		updateMatched();
+	}
+	function updateMatched() {
+		var share = current && current.panes ? first().matched() : null;
+		matchedText.textContent = share === null ? "" : "Matched: " + (100 * share).toFixed(1) + "%";
+		matchedText.className = share ? "some" : "";
+	}
+	function reset() { zoomFrame(0); }
+
+	// the tab and colour in the URL's fragment (#tab=...&colour=...)
+	function remember() {
+		if (!api.ready) return;
+		var hash = "#tab=" + current.spec.id + "&colour=" + mode;
+		if (hash !== window.location.hash) history.replaceState(null, "", window.location.pathname + window.location.search + hash);
+	}
+
+	document.addEventListener("keydown", function (e) {
+		if (e.target === searchBox) {
+			if (e.key === "Escape") { searchBox.value = ""; search(""); searchBox.blur(); }
+			return;
+		}
+		if ((e.ctrlKey || e.metaKey) && e.key === "f" || e.key === "/" || e.key === "F3") {
+			e.preventDefault(); searchBox.focus(); searchBox.select(); return;
+		}
+		if (e.ctrlKey || e.metaKey || e.altKey) return;
+		if (e.key === "Escape") reset();
+		else if (e.key === "+" || e.key === "=") first().zoomBy(0.5, 0.5);
+		else if (e.key === "-" || e.key === "_") first().zoomBy(2, 0.5);
+		else if (e.key === "ArrowLeft") first().pan(-0.1);
+		else if (e.key === "ArrowRight") first().pan(0.1);
+		else if (e.key === "ArrowUp" || e.key === "Backspace") first().up();
+		else if (/^[1-9]$/.test(e.key) && TABS[parseInt(e.key, 10) - 1]) show(TABS[parseInt(e.key, 10) - 1].id);
+		else return;
+		e.preventDefault();
+	});
+	searchBox.addEventListener("input", function () { search(searchBox.value); });
+	caseBox.addEventListener("change", function () { search(searchBox.value); });
+	resetButton.addEventListener("click", reset);
+	flameButton.addEventListener("click", function () { setShape(false); });
+	icicleButton.addEventListener("click", function () { setShape(true); });
+
+	// -- start ------------------------------------------------------------------------------------------------
+	var state = {};
+	window.location.hash.replace(/^#/, "").split("&").forEach(function (part) {
+		var at = part.indexOf("=");
+		if (at > 0) state[part.slice(0, at)] = decodeURIComponent(part.slice(at + 1));
+	});
+	if (MODES.some(function (m) { return m[0] === state.colour; })) mode = state.colour;
+	setShape(inverted);
+	if (!N) main.appendChild(el("div", {id: "empty"}, "No stack counts found: nothing to compare."));
+	show(tabs[state.tab] ? state.tab : K > 2 ? "series" : "overlay");
+	setMode(mode);
+	api.ready = true;
+	remember();
+	// for tests and tools: the tabs, the panes of the current tab, the frame in focus
+	api.show = show;
+	api.showProfile = showProfile;
+	api.setMode = setMode;
+	api.tab = function () { return current.spec.id; };
+	api.panes = function () { return current.panes.map(function (entry) { return entry.pane; }); };
+	api.focus = function () { return {frame: focus.frame, lo: focus.lo, hi: focus.hi, path: focus.frame ? current.panes[0].pane.pathOf(nearest(current.panes[0], focus.frame)) : []}; };
+	api.frameOf = function (position, i) { return current.panes[position].tree.map[i]; };
+	api.colours = function (position) {  // the fill of every frame of a pane of the current tab
+		var entry = current.panes[position], out = [];
+		for (var i = 0; i < entry.tree.count; i++) out.push(entry.spec.colour(entry.tree.map[i]));
+		return out;
+	};
+	api.lightInk = lightInk;
+	window.requestAnimationFrame(function () { api.firstPaint = performance.now(); });
+})();
