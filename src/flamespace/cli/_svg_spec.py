@@ -115,7 +115,7 @@ def draw(
     from ._report import warn
 
     check_output(output)  # before reading: a long read should not end in "cannot write"
-    profile = read_drawable(files, "svg", skip_invalid, input_format)
+    profile = read_drawable(files, "svg", skip_invalid, input_format, chart=bool(options.get("flamechart")))
     unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
     settings = settings_of(unit=unit, **options)  # type: ignore[arg-type]
     palette_path = palette_file or ("palette.map" if cp else None)
