@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
     from .._types import Destination, Drawable, Number
+    from ..core.vector import FlameGraph
     from ..diagnostics import Diagnostics
 
 HERE = os.path.dirname(__file__)
@@ -48,6 +49,8 @@ STYLE = os.path.join(HERE, "viewer.css")
 #: The payload's format; the page script refuses another.
 PAYLOAD_VERSION = 1
 _SVG = defaults(SvgOptions)
+#: What the frames at the first levels under the root can stand for (HtmlOptions.roots): the page's picker.
+ROOT_KINDS = ("process", "thread")
 #: A frame name with a line number, which the table by function leaves out (core.ranking.GROUPINGS).
 _LINE_NUMBER = re.compile(r":\d+\)?$")
 
@@ -67,6 +70,9 @@ class HtmlOptions(Record):
     the total are not laid out (their value still counts in their parents): at the default, a
     frame left out stays narrower than a pixel on a 1,180-pixel canvas until the view is
     zoomed in 85 times, and the page holds at most 100,000 frames a row. ``top``: rows of the function table the page shows at most.
+    ``roots``: what the first levels of frames under the root are, from the outermost: each one of
+    :data:`ROOT_KINDS`, e.g. ``("thread",)`` for a recording with ``--threads`` or ``("process",
+    "thread")``; the page offers a picker of them (one thread or process at a time).
     """
 
     title: Optional[str] = None
@@ -84,8 +90,13 @@ class HtmlOptions(Record):
     negate: bool = _SVG["negate"]
     min_percent: float = 0.001
     top: int = 500
+    roots: Tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if isinstance(self.roots, str):
+            object.__setattr__(self, "roots", (self.roots,))
+        for kind in self.roots:
+            _choice("roots", kind, ROOT_KINDS)
         _choice("colors", self.colors, PALETTES)
         _choice("delta", self.delta, DELTA_MODES)
         if isinstance(self.base, str):
@@ -115,11 +126,14 @@ def html(
     *,
     palette: Optional[Dict[str, str]] = None,
     diagnostics: Optional[Diagnostics] = None,
+    calls: Optional[FlameGraph] = None,
 ) -> Optional[str]:
     """Write ``profile`` (FlameGraph, Differential or FlameChart, aggregated) as the HTML viewer.
 
     ``output``: a path, '-' for stdout, or a text stream; None returns the page as a string.
-    ``palette`` and ``diagnostics`` as :func:`~flamespace.render.svg.svg`'s.
+    ``palette`` and ``diagnostics`` as :func:`~flamespace.render.svg.svg`'s. ``calls``: call
+    counts per stack where they are known (a trace's ``calls``): the table of functions gets a
+    Calls column (every call of the function, recursive ones too).
     """
     options = options or HtmlOptions()
     laid = layout(profile, options.layout_options())
@@ -128,7 +142,7 @@ def html(
             diagnostics.warn(warning)
         if laid.empty:
             diagnostics.empty = True
-    page = render_page(payload(laid, profile, options, palette=palette))
+    page = render_page(payload(laid, profile, options, palette=palette, calls=calls))
     if output is None:
         return page
     if not isinstance(output, (str, os.PathLike)):
@@ -140,9 +154,12 @@ def html(
 
 
 def payload(
-    laid: Layout, profile: Drawable, options: HtmlOptions, *, palette: Optional[Dict[str, str]] = None
+    laid: Layout, profile: Drawable, options: HtmlOptions, *, palette: Optional[Dict[str, str]] = None,
+    calls: Optional[FlameGraph] = None,
 ) -> Dict[str, Any]:
     """The page's data (JSON-ready): settings, string tables, frame columns, function table, legend."""
+    from ..core.ranking import GROUPINGS
+
     from .svg import change_bar, change_note, change_scale, frame_colours, unit_of, LOCATION
     from .palettes import needs_light_ink
 
@@ -174,9 +191,11 @@ def payload(
     if c.deltas is not None:
         frames["delta"] = column(c.deltas, signed=True)
     line_table = function_table(profile, "line")
-    functions = {"line": _table_columns(line_table, names.index, differential)}
+    functions = {"line": _table_columns(line_table, names.index, differential, calls, "line")}
     if any(_LINE_NUMBER.search(row[0]) for row in line_table):  # else the table by function is the same
-        functions["function"] = _table_columns(function_table(profile, "function"), names.index, differential)
+        functions["function"] = _table_columns(function_table(profile, "function"), names.index, differential, calls, "function")
+    grouping = GROUPINGS["function"]
+    assert grouping is not None
     return {
         "version": PAYLOAD_VERSION,
         "title": options.resolved_title(), "subtitle": options.subtitle,
@@ -188,6 +207,9 @@ def payload(
         "min_percent": options.min_percent, "top": options.top,
         "names": names.items, "colours": colours.items, "inks": inks,
         "frames": frames, "functions": functions, "legend": legend,
+        # how the page groups frame names by function when it recomputes the table (core.ranking's rule)
+        "function_group": [grouping[0], re.sub(r"\\(\d)", r"$\1", grouping[1])],
+        "roots": list(options.roots),
     }
 
 
@@ -221,16 +243,35 @@ class _Table:
         return found
 
 
-def _table_columns(table: List[Tuple[Any, ...]], name_index: Callable[[str], int], differential: bool) -> Dict[str, Any]:
-    """One table of :func:`function_table` as columns (names as indices into the string table)."""
+def _table_columns(table: List[Tuple[Any, ...]], name_index: Callable[[str], int], differential: bool,
+                   calls: Optional[FlameGraph] = None, group: str = "line") -> Dict[str, Any]:
+    """One table of :func:`function_table` as columns (names as indices into the string table),
+    with the calls of each row when ``calls`` (counts per stack) are given."""
     columns: Dict[str, Any] = {
         "count": len(table), "name": column([name_index(row[0]) for row in table]),
         "self": column([row[1] for row in table]), "inclusive": column([row[2] for row in table]),
     }
+    if calls is not None:
+        counted = call_counts(calls, group)
+        columns["calls"] = column([counted.get(row[0], 0) for row in table])
     if differential:
         columns["delta_self"] = column([row[3] for row in table], signed=True)
         columns["delta_inclusive"] = column([row[4] for row in table], signed=True)
     return columns
+
+
+def call_counts(calls: FlameGraph, group: str = "line") -> Dict[str, int]:
+    """Calls per frame name (or function, ``group`` as :func:`function_table`'s): the counts of
+    the stacks that end in it (a recursive call counts again, as a trace's table counts calls)."""
+    from ..core.ranking import _grouper
+
+    name_of = _grouper(group)
+    counted: Dict[str, int] = {}
+    for stack, count in calls.items():
+        if stack:
+            name = name_of(strip_annotation(stack[-1]))
+            counted[name] = counted.get(name, 0) + int(count)
+    return counted
 
 
 def function_table(profile: Drawable, group: str = "line") -> List[Tuple[Any, ...]]:
@@ -338,4 +379,4 @@ def read_payload(page: str) -> Dict[str, Any]:
     return data
 
 
-__all__ = ["HtmlOptions", "column", "decode_column", "html", "payload", "read_payload", "render_page", "unit_spec"]
+__all__ = ["ROOT_KINDS", "HtmlOptions", "call_counts", "column", "decode_column", "html", "payload", "read_payload", "render_page", "unit_spec"]

@@ -1,16 +1,16 @@
-// flamespace HTML viewer: a flame graph drawn on a canvas from the page's payload (render/html.py).
-// The payload is in value units; this script turns the frames of the current view into pixels
-// on every draw, visiting only frames wider than a pixel (narrower neighbours are merged into
-// one "(small)" block per row, their subtrees skipped), so a draw costs what is visible.
+// flamespace HTML viewer: flame graphs drawn on canvases from the page's payload (render/html.py).
+// The payload is in value units; a pane turns the frames of its current view into pixels on
+// every draw, visiting only frames wider than a pixel (narrower neighbours are merged into one
+// "(small)" block per row, their subtrees skipped), so a draw costs what is visible.
+//
+// window.FlamespacePane(container, payload, options) is one flame graph pane (other page
+// scripts build comparison and timeline pages from several); main() at the end is the
+// single-profile page, run when the page holds a <script id="flamespace-data"> payload.
 "use strict";
 (function () {
-	var data = JSON.parse(document.getElementById("flamespace-data").textContent);
-	if (data.version !== 1) throw new Error("flamespace viewer: unknown payload version " + data.version);
 	var ROW = 16, BOX = 15, XPAD = 10, MIN_PX = 1;
 	var FONT = '12px Verdana, "DejaVu Sans", Geneva, sans-serif';
 	var SMALL_COLOUR = "rgb(200,200,200)";
-	var api = {ready: false};
-	window.flamespaceViewer = api;
 
 	// -- the payload ----------------------------------------------------------------------------
 	var TYPES = {u1: Uint8Array, u2: Uint16Array, u4: Uint32Array, i1: Int8Array, i2: Int16Array, i4: Int32Array, f8: Float64Array};
@@ -19,636 +19,1267 @@
 		for (var i = 0; i < n; i++) bytes[i] = text.charCodeAt(i);
 		return new TYPES[c.type](bytes.buffer);
 	}
-	var F = data.frames, n = F.count;
-	var nameOf = column(F.name), depthOf = column(F.depth), startOf = column(F.start), valueOf = column(F.value);
-	var selfOf = column(F.self), colourOf = column(F.colour), deltaOf = F.delta ? column(F.delta) : null;
-	var names = data.names, colours = data.colours, inks = data.inks, total = data.total, maxDepth = data.max_depth;
-	// each frame's parent and the end of its subtree (frames come parents first, depth first)
-	var parentOf = new Int32Array(n), endOf = new Uint32Array(n), open = [];
-	for (var i = 0; i < n; i++) {
-		var d = depthOf[i];
-		while (open.length && depthOf[open[open.length - 1]] >= d) endOf[open.pop()] = i;
-		parentOf[i] = open.length ? open[open.length - 1] : -1;
-		open.push(i);
+	// A tree of frames: columns (name, depth, start, value, self, colour, delta or null) in depth-first
+	// order, parents first; index() adds each frame's parent and the end of its subtree.
+	function index(tree) {
+		var n = tree.count, depthOf = tree.depth, parentOf = new Int32Array(n), endOf = new Uint32Array(n), open = [];
+		var maxDepth = 0;
+		for (var i = 0; i < n; i++) {
+			var d = depthOf[i];
+			if (d > maxDepth) maxDepth = d;
+			while (open.length && depthOf[open[open.length - 1]] >= d) endOf[open.pop()] = i;
+			parentOf[i] = open.length ? open[open.length - 1] : -1;
+			open.push(i);
+		}
+		while (open.length) endOf[open.pop()] = n;
+		tree.parent = parentOf;
+		tree.end = endOf;
+		if (tree.maxDepth === undefined) tree.maxDepth = maxDepth;
+		if (tree.total === undefined) tree.total = n ? tree.value[0] : 0;
+		return tree;
 	}
-	while (open.length) endOf[open.pop()] = n;
+	function decode(data) {
+		var F = data.frames;
+		return index({count: F.count, name: column(F.name), depth: column(F.depth), start: column(F.start),
+			value: column(F.value), self: column(F.self), colour: column(F.colour), delta: F.delta ? column(F.delta) : null,
+			total: data.total, maxDepth: data.max_depth});
+	}
 
 	// -- numbers for people (as flamespace.core.units.human; the unit's scales come in the payload)
-	var U = data.units;
-	function groupThousands(digits) { return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
-	function plain(value, signed) {
-		if (isNaN(value)) return "n/a";
-		if (!isFinite(value)) return value > 0 ? (signed ? "+\u221e" : "\u221e") : "-\u221e";
-		if (value === 0) return "0";
-		var sign = value < 0 ? "-" : signed ? "+" : "", magnitude = Math.abs(value), sig = U.significant;
-		var exponent = Math.floor(Math.log10(magnitude));
-		if (Number(magnitude.toFixed(Math.max(0, Math.min(100, sig - 1 - exponent)))) >= Math.pow(10, exponent + 1)) exponent += 1;
-		var decimals = Math.max(0, sig - 1 - exponent);
-		if (decimals > U.max_decimals) {
-			var parts = magnitude.toExponential(sig - 1).split("e");
-			var power = parseInt(parts[1], 10);
-			return sign + parts[0] + "e" + (power < 0 ? "-" : "+") + (Math.abs(power) < 10 ? "0" : "") + Math.abs(power);
+	function formatter(U) {
+		function groupThousands(digits) { return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
+		function plain(value, signed) {
+			if (isNaN(value)) return "n/a";
+			if (!isFinite(value)) return value > 0 ? (signed ? "+\u221e" : "\u221e") : "-\u221e";
+			if (value === 0) return "0";
+			var sign = value < 0 ? "-" : signed ? "+" : "", magnitude = Math.abs(value), sig = U.significant;
+			var exponent = Math.floor(Math.log10(magnitude));
+			if (Number(magnitude.toFixed(Math.max(0, Math.min(100, sig - 1 - exponent)))) >= Math.pow(10, exponent + 1)) exponent += 1;
+			var decimals = Math.max(0, sig - 1 - exponent);
+			if (decimals > U.max_decimals) {
+				var parts = magnitude.toExponential(sig - 1).split("e");
+				var power = parseInt(parts[1], 10);
+				return sign + parts[0] + "e" + (power < 0 ? "-" : "+") + (Math.abs(power) < 10 ? "0" : "") + Math.abs(power);
+			}
+			var text = magnitude.toFixed(decimals), dot = text.indexOf(".");
+			return sign + (dot < 0 ? groupThousands(text) : groupThousands(text.slice(0, dot)) + text.slice(dot));
 		}
-		var text = magnitude.toFixed(decimals), dot = text.indexOf(".");
-		return sign + (dot < 0 ? groupThousands(text) : groupThousands(text.slice(0, dot)) + text.slice(dot));
-	}
-	function scaleFor(magnitude, difference) {
-		if (U.kind === "share") return [100, difference ? "pp" : "%"];
-		if (U.kind !== "scaled") return [1, ""];
-		var scales = U.scales, base = isFinite(magnitude) ? Math.abs(magnitude) * U.size : 0, index = 0;
-		for (var i = 0; i < scales.length; i++) if (base >= scales[i][1]) index = i;
-		var suffix = scales[index][0], step = scales[index][1];
-		if (index + 1 < scales.length && base && Math.abs(parseFloat(plain(base / step).replace(/,/g, ""))) >= scales[index + 1][1] / step) {
-			suffix = scales[index + 1][0]; step = scales[index + 1][1];
+		function scaleFor(magnitude, difference) {
+			if (U.kind === "share") return [100, difference ? "pp" : "%"];
+			if (U.kind !== "scaled") return [1, ""];
+			var scales = U.scales, base = isFinite(magnitude) ? Math.abs(magnitude) * U.size : 0, index = 0;
+			for (var i = 0; i < scales.length; i++) if (base >= scales[i][1]) index = i;
+			var suffix = scales[index][0], step = scales[index][1];
+			if (index + 1 < scales.length && base && Math.abs(parseFloat(plain(base / step).replace(/,/g, ""))) >= scales[index + 1][1] / step) {
+				suffix = scales[index + 1][0]; step = scales[index + 1][1];
+			}
+			return [U.size / step, suffix];
 		}
-		return [U.size / step, suffix];
-	}
-	// plain counts as the SVG's tooltips write them (flamespace.core.units.format_count)
-	function count(value, signed) {
-		var magnitude = Math.abs(value), sign = value < 0 ? "-" : signed && value > 0 ? "+" : "", text;
-		if (Number.isInteger(magnitude) || magnitude >= 100) text = groupThousands(magnitude.toFixed(0));
-		else text = String(Number(magnitude.toPrecision(3)));
-		return sign + text;
-	}
-	function human(value, signed) {
-		if (U.kind === "count") return count(value, signed) + (U.name ? " " + U.name : "");
-		var scale = scaleFor(value, signed), text = plain(value * scale[0], signed);
-		if (scale[1] && isFinite(value)) text = scale[1] === "%" ? text + "%" : text + " " + scale[1];
-		return text;
+		// plain counts as the SVG's tooltips write them (flamespace.core.units.format_count)
+		function count(value, signed) {
+			var magnitude = Math.abs(value), sign = value < 0 ? "-" : signed && value > 0 ? "+" : "", text;
+			if (Number.isInteger(magnitude) || magnitude >= 100) text = groupThousands(magnitude.toFixed(0));
+			else text = String(Number(magnitude.toPrecision(3)));
+			return sign + text;
+		}
+		function human(value, signed) {
+			if (U.kind === "count") return count(value, signed) + (U.name ? " " + U.name : "");
+			var scale = scaleFor(value, signed), text = plain(value * scale[0], signed);
+			if (scale[1] && isFinite(value)) text = scale[1] === "%" ? text + "%" : text + " " + scale[1];
+			return text;
+		}
+		return {human: human, count: count, percent: percent};
 	}
 	function percent(part, whole) { return whole ? (100 * part / whole).toFixed(2) + "%" : "n/a"; }
-	api.human = human;
 
-	// -- the page -----------------------------------------------------------------------------
 	function el(tag, attributes, text) {
 		var node = document.createElement(tag);
 		for (var key in attributes) node.setAttribute(key, attributes[key]);
 		if (text !== undefined) node.textContent = text;
 		return node;
 	}
-	var header = el("header");
-	header.appendChild(el("h1", {id: "title"}, data.title));
-	header.appendChild(el("div", {id: "subtitle"}, data.subtitle || ""));
-	var toolbar = header.appendChild(el("div", {"class": "toolbar"}));
-	var resetButton = toolbar.appendChild(el("button", {id: "reset", title: "Show the whole graph (Esc)"}, "Reset zoom"));
-	var shape = toolbar.appendChild(el("span", {"class": "segmented"}));
-	var flameButton = shape.appendChild(el("button", {id: "flame", title: "Root at the bottom"}, "Flame"));
-	var icicleButton = shape.appendChild(el("button", {id: "icicle", title: "Root at the top"}, "Icicle"));
-	toolbar.appendChild(el("span", {id: "hint"}, "Click to zoom \u00b7 Ctrl+wheel zooms, Shift+wheel pans \u00b7 \u2190 \u2192 + \u2212 \u00b7 Esc resets"));
-	toolbar.appendChild(el("span", {"class": "grow"}));
-	var searchBox = toolbar.appendChild(el("input", {id: "search", type: "search", placeholder: "Search (regex)  /", spellcheck: "false", autocomplete: "off"}));
-	var caseLabel = toolbar.appendChild(el("label", {"class": "check", title: "Ignore case"}));
-	var caseBox = caseLabel.appendChild(el("input", {id: "ignorecase", type: "checkbox"}));
-	caseLabel.appendChild(document.createTextNode("Ignore case"));
-	var matchedText = toolbar.appendChild(el("span", {id: "matched"}));
-	var crumbs = header.appendChild(el("div", {id: "crumbs"}));
-	document.body.appendChild(header);
-	var legend = document.body.appendChild(el("div", {id: "legend"}));
-	if (data.legend) drawLegend(data.legend);
-	var graph = document.body.appendChild(el("div", {id: "graph"}));
-	var canvas = graph.appendChild(el("canvas", {id: "canvas"}));
-	var tooltip = document.body.appendChild(el("div", {id: "tooltip"}));
-	var ctx = canvas.getContext("2d", {alpha: false});
-
-	function drawLegend(spec) {
-		var row = legend.appendChild(el("div"));
-		row.appendChild(el("span", {}, spec.low));
-		var stops = spec.stops.map(function (s) { return s[1] + " " + (100 * s[0]) + "%"; }).join(", ");
-		row.appendChild(el("span", {"class": "bar", style: "background: linear-gradient(to right, " + stops + ")"}));
-		row.appendChild(el("span", {}, spec.high));
-		row.appendChild(el("span", {"class": "meaning"}, spec.meaning));
-		legend.appendChild(el("div", {"class": "note"}, spec.note));
+	function escapeRegex(text) { return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }
+	// the one floating tooltip of the page (panes share it)
+	function tooltipElement() {
+		return document.getElementById("tooltip") || document.body.appendChild(el("div", {id: "tooltip"}));
 	}
 
-	// -- the view -------------------------------------------------------------------------------
-	var zoom = 0, x0 = 0, x1 = total, inverted = !!data.inverted;
-	var matchName = null, searchTerm = "", matchedShare = null, picked = -1, tableFilter = null;
-	var background = data.background;
-	var hovered = -1, hits = [], runs = [], band = {offset: 0, height: 0}, charWidth = 7, pending = false;
-
-	function contentHeight() { return (maxDepth + 1) * ROW + 2; }
-	function rowTop(depth) { return inverted ? depth * ROW + 1 : (maxDepth - depth) * ROW + 1; }
-
-	function size() {
-		var headerHeight = header.getBoundingClientRect().height;
-		var height = Math.min(contentHeight(), Math.max(window.innerHeight - headerHeight - 8, 160));
-		graph.style.height = contentHeight() + "px";
-		canvas.style.top = headerHeight + "px";
-		canvas.style.height = height + "px";
-		document.documentElement.style.setProperty("--header", headerHeight + "px");
-		var ratio = window.devicePixelRatio || 1, width = canvas.clientWidth;
-		if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
-			canvas.width = Math.round(width * ratio);
-			canvas.height = Math.round(height * ratio);
+	// -- a pane -------------------------------------------------------------------------------------
+	// FlamespacePane(container, data, options): a flame graph of `data` (the payload, or an object with
+	// its settings) drawn on a canvas made inside `container` (an empty block element: the pane sets
+	// its height to the graph's and keeps the canvas in view while its scroller scrolls).
+	// options: id (the canvas's), tree (frames to draw instead of data's; see FlamespacePane.decode),
+	// inverted (icicle), scroller (the scrolling element; default the window), top() (pixels covered
+	// at the scroller's top, e.g. by a sticky header), margin (8) and minHeight (160) of the canvas,
+	// tooltip (false: none), tooltipRows(frame, row) (extra rows: row(label, value, cls)),
+	// colour(frame) -> [fill, lightInk] (replaces boxColour).
+	function Pane(container, data, options) {
+		options = options || {};
+		var tree = options.tree || decode(data), n, nameOf, depthOf, startOf, valueOf, selfOf, colourOf, deltaOf;
+		var parentOf, endOf, total, maxDepth;
+		function useTree(t) {
+			tree = t; n = t.count; nameOf = t.name; depthOf = t.depth; startOf = t.start; valueOf = t.value;
+			selfOf = t.self; colourOf = t.colour; deltaOf = t.delta || null; parentOf = t.parent; endOf = t.end;
+			total = t.total; maxDepth = t.maxDepth;
 		}
-		ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-		ctx.font = FONT;
-		charWidth = ctx.measureText("abcdefghijklmnopqrstuvwxyz_ABCDEFGHIJ0123456789 ().:").width / 52;
-		band.height = height;
-		var top = graph.getBoundingClientRect().top;
-		band.offset = Math.max(0, Math.min(contentHeight() - height, headerHeight - top));
-	}
+		useTree(tree);
+		var names = data.names, colours = data.colours, inks = data.inks, background = data.background;
+		var format = formatter(data.units), human = format.human;
+		var scroller = options.scroller || null, margin = options.margin === undefined ? 8 : options.margin;
+		var minHeight = options.minHeight === undefined ? 160 : options.minHeight;
+		var canvas = container.appendChild(el("canvas", options.id ? {id: options.id, "class": "pane"} : {"class": "pane"}));
+		container.classList.add("pane-box");
+		var ctx = canvas.getContext("2d", {alpha: false});
+		var tooltip = options.tooltip === false ? null : tooltipElement();
+		var zoom = 0, x0 = 0, x1 = total, inverted = !!options.inverted, matchName = null, matchedShare = null;
+		var hovered = -1, hits = [], runs = [], band = {offset: 0, height: 0}, charWidth = 7, pending = false;
+		var listeners = {};
+		var self = {canvas: canvas, data: data, human: human, percent: percent, format: format};
 
-	var trailingLocation = data.location ? new RegExp(data.location) : null;
-	// As the SVG emitter's fit_label: whole, without a trailing " (file:line)", cut with "..", or empty.
-	function fit(name, width) {
-		var chars = Math.floor((width - 6) / charWidth);
-		if (chars < 3) return "";
-		if (chars >= name.length) return name;
-		if (trailingLocation !== null) {
-			name = name.replace(trailingLocation, "");
+		function emit(event, detail) {
+			var result = true;
+			(listeners[event] || []).forEach(function (callback) { if (callback(detail) === false) result = false; });
+			return result;
+		}
+		function contentHeight() { return (maxDepth + 1) * ROW + 2; }
+		function rowTop(depth) { return inverted ? depth * ROW + 1 : (maxDepth - depth) * ROW + 1; }
+
+		function size() {
+			var top = options.top ? options.top() : 0;
+			var scrollerTop = scroller ? scroller.getBoundingClientRect().top : 0;
+			var scrollerHeight = scroller ? scroller.clientHeight : window.innerHeight;
+			var height = Math.min(contentHeight(), Math.max(scrollerHeight - top - margin, minHeight));
+			container.style.height = contentHeight() + "px";
+			canvas.style.top = top + "px";
+			canvas.style.height = height + "px";
+			var ratio = window.devicePixelRatio || 1, width = canvas.clientWidth;
+			if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
+				canvas.width = Math.round(width * ratio);
+				canvas.height = Math.round(height * ratio);
+			}
+			ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+			ctx.font = FONT;
+			charWidth = ctx.measureText("abcdefghijklmnopqrstuvwxyz_ABCDEFGHIJ0123456789 ().:").width / 52;
+			band.height = height;
+			var graphTop = container.getBoundingClientRect().top;
+			band.offset = Math.max(0, Math.min(contentHeight() - height, scrollerTop + top - graphTop));
+		}
+
+		var trailingLocation = data.location ? new RegExp(data.location) : null;
+		// As the SVG emitter's fit_label: whole, without a trailing " (file:line)", cut with "..", or empty.
+		function fit(name, width) {
+			var chars = Math.floor((width - 6) / charWidth);
+			if (chars < 3) return "";
 			if (chars >= name.length) return name;
+			if (trailingLocation !== null) {
+				name = name.replace(trailingLocation, "");
+				if (chars >= name.length) return name;
+			}
+			return name.substring(0, chars - 2) + "..";
 		}
-		return name.substring(0, chars - 2) + "..";
-	}
 
-	function draw() {
-		var began = performance.now();
-		size();
-		var width = canvas.clientWidth, height = band.height, offset = band.offset, inner = width - 2 * XPAD;
-		var gradient = ctx.createLinearGradient(0, -offset, 0, contentHeight() - offset);
-		gradient.addColorStop(0.05, background[0]);
-		gradient.addColorStop(0.95, background[1]);
-		ctx.fillStyle = gradient;
-		ctx.fillRect(0, 0, width, height);
-		if (!n) return;
-		var scale = inner / (x1 - x0);
-		// the rows in the band: depths [low, high]
-		var first = Math.floor(offset / ROW), last = Math.floor((offset + height) / ROW);
-		var low = inverted ? first : maxDepth - last, high = inverted ? last : maxDepth - first;
-		hits = [];
-		runs = [];
-		for (var d = 0; d <= maxDepth; d++) hits.push([]);
-		var runX = new Float64Array(maxDepth + 1).fill(-1), runEnd = new Float64Array(maxDepth + 1);
-		var runCount = new Uint32Array(maxDepth + 1), runValue = new Float64Array(maxDepth + 1);
-		var runStart = new Float64Array(maxDepth + 1), runStop = new Float64Array(maxDepth + 1);
-		ctx.save();
-		ctx.beginPath();
-		ctx.rect(XPAD, 0, inner, height);
-		ctx.clip();
-		ctx.font = FONT;
-		ctx.textBaseline = "middle";
-		function flush(depth) {
-			if (runX[depth] < 0) return;
-			var x = runX[depth], w = Math.max(runEnd[depth] - x, 0.5), y = rowTop(depth) - offset;
-			ctx.fillStyle = SMALL_COLOUR;
-			ctx.fillRect(x, y, w, BOX);
-			runs.push({depth: depth, count: runCount[depth], value: runValue[depth], start: runStart[depth], end: runStop[depth]});
-			hits[depth].push([x, w, -runs.length]);
-			runX[depth] = -1;
+		// The one place that decides a box's colour: [fill, light ink for its label].
+		function boxColour(i) {
+			if (options.colour) return options.colour(i);
+			var c = colourOf[i];
+			return [colours[c], !!inks[c]];
 		}
-		function box(i, px, pw, faded) {
-			var depth = depthOf[i], y = rowTop(depth) - offset;
-			if (runX[depth] >= 0) flush(depth);
-			var left = Math.max(px, XPAD - 1), right = Math.min(px + pw, XPAD + inner + 1), w = right - left;
-			var colour = colourOf[i], matched = matchName !== null && matchName[nameOf[i]];
-			ctx.globalAlpha = faded ? 0.5 : 1;
-			ctx.fillStyle = matched ? data.search_colour : colours[colour];
-			ctx.fillRect(left, y, w >= 3 ? w - 0.5 : w, BOX);
-			if (w >= 3 * charWidth + 6) {
-				var label = fit(names[nameOf[i]], w);
-				if (label) {
-					ctx.fillStyle = inks[colour] && !matched ? "#fff" : "#000";
-					ctx.fillText(label, left + 3, y + BOX / 2 + 0.5, w - 6);
-				}
+
+		function draw() {
+			var began = performance.now();
+			size();
+			var width = canvas.clientWidth, height = band.height, offset = band.offset, inner = width - 2 * XPAD;
+			var gradient = ctx.createLinearGradient(0, -offset, 0, contentHeight() - offset);
+			gradient.addColorStop(0.05, background[0]);
+			gradient.addColorStop(0.95, background[1]);
+			ctx.fillStyle = gradient;
+			ctx.fillRect(0, 0, width, height);
+			hits = [];
+			runs = [];
+			if (!n) return;
+			var scale = inner / (x1 - x0);
+			// the rows in the band: depths [low, high]
+			var first = Math.floor(offset / ROW), last = Math.floor((offset + height) / ROW);
+			var low = inverted ? first : maxDepth - last, high = inverted ? last : maxDepth - first;
+			for (var d = 0; d <= maxDepth; d++) hits.push([]);
+			var runX = new Float64Array(maxDepth + 1).fill(-1), runEnd = new Float64Array(maxDepth + 1);
+			var runCount = new Uint32Array(maxDepth + 1), runValue = new Float64Array(maxDepth + 1);
+			var runStart = new Float64Array(maxDepth + 1), runStop = new Float64Array(maxDepth + 1);
+			ctx.save();
+			ctx.beginPath();
+			ctx.rect(XPAD, 0, inner, height);
+			ctx.clip();
+			ctx.font = FONT;
+			ctx.textBaseline = "middle";
+			function flush(depth) {
+				if (runX[depth] < 0) return;
+				var x = runX[depth], w = Math.max(runEnd[depth] - x, 0.5), y = rowTop(depth) - offset;
+				ctx.fillStyle = SMALL_COLOUR;
+				ctx.fillRect(x, y, w, BOX);
+				runs.push({depth: depth, count: runCount[depth], value: runValue[depth], start: runStart[depth], end: runStop[depth]});
+				hits[depth].push([x, w, -runs.length]);
+				runX[depth] = -1;
 			}
-			if (i === hovered) {
-				ctx.strokeStyle = "#000";
-				ctx.lineWidth = 0.75;
-				ctx.strokeRect(left + 0.375, y + 0.375, Math.max(w - 1.25, 0.5), BOX - 0.75);
-			}
-			ctx.globalAlpha = 1;
-			hits[depth].push([left, w, i]);
-		}
-		// the zoomed frame's ancestors, full width and faded
-		var chain = [];
-		for (var a = parentOf[zoom]; a >= 0; a = parentOf[a]) chain.push(a);
-		for (var k = chain.length - 1; k >= 0; k--) {
-			var dd = depthOf[chain[k]];
-			if (dd >= low && dd <= high) box(chain[k], XPAD + (startOf[chain[k]] - x0) * scale, valueOf[chain[k]] * scale, true);
-		}
-		// the zoomed frame and its subtree: skip what is outside the view, merge what is narrower than a pixel
-		var stop = endOf[zoom], left = XPAD, right = XPAD + inner;
-		for (var i = zoom; i < stop;) {
-			var depth = depthOf[i];
-			if (depth > high) { i = endOf[i]; continue; }
-			var px = XPAD + (startOf[i] - x0) * scale, pw = valueOf[i] * scale;
-			if (px + pw <= left || px >= right) { i = endOf[i]; continue; }
-			if (pw < MIN_PX) {
-				if (depth >= low) {
-					if (runX[depth] >= 0 && px > runEnd[depth] + 0.5) flush(depth);
-					if (runX[depth] < 0) {
-						runX[depth] = px; runCount[depth] = 0; runValue[depth] = 0; runStart[depth] = startOf[i];
+			function box(i, px, pw, faded) {
+				var depth = depthOf[i], y = rowTop(depth) - offset;
+				if (runX[depth] >= 0) flush(depth);
+				var left = Math.max(px, XPAD - 1), right = Math.min(px + pw, XPAD + inner + 1), w = right - left;
+				var colour = boxColour(i), matched = matchName !== null && matchName[nameOf[i]];
+				ctx.globalAlpha = faded ? 0.5 : 1;
+				ctx.fillStyle = matched ? data.search_colour : colour[0];
+				ctx.fillRect(left, y, w >= 3 ? w - 0.5 : w, BOX);
+				if (w >= 3 * charWidth + 6) {
+					var label = fit(names[nameOf[i]], w);
+					if (label) {
+						ctx.fillStyle = colour[1] && !matched ? "#fff" : "#000";
+						ctx.fillText(label, left + 3, y + BOX / 2 + 0.5, w - 6);
 					}
-					runEnd[depth] = px + pw; runCount[depth] += 1; runValue[depth] += valueOf[i];
-					runStop[depth] = startOf[i] + valueOf[i];
 				}
-				i = endOf[i];
-				continue;
+				if (i === hovered) {
+					ctx.strokeStyle = "#000";
+					ctx.lineWidth = 0.75;
+					ctx.strokeRect(left + 0.375, y + 0.375, Math.max(w - 1.25, 0.5), BOX - 0.75);
+				}
+				ctx.globalAlpha = 1;
+				hits[depth].push([left, w, i]);
 			}
-			if (depth >= low) box(i, px, pw, false);
-			i++;
+			// the zoomed frame's ancestors, full width and faded
+			var chain = [];
+			for (var a = parentOf[zoom]; a >= 0; a = parentOf[a]) chain.push(a);
+			for (var k = chain.length - 1; k >= 0; k--) {
+				var dd = depthOf[chain[k]];
+				if (dd >= low && dd <= high) box(chain[k], XPAD + (startOf[chain[k]] - x0) * scale, valueOf[chain[k]] * scale, true);
+			}
+			// the zoomed frame and its subtree: skip what is outside the view, merge what is narrower than a pixel
+			var stop = endOf[zoom], left = XPAD, right = XPAD + inner;
+			for (var i = zoom; i < stop;) {
+				var depth = depthOf[i];
+				if (depth > high) { i = endOf[i]; continue; }
+				var px = XPAD + (startOf[i] - x0) * scale, pw = valueOf[i] * scale;
+				if (px + pw <= left || px >= right) { i = endOf[i]; continue; }
+				if (pw < MIN_PX) {
+					if (depth >= low) {
+						if (runX[depth] >= 0 && px > runEnd[depth] + 0.5) flush(depth);
+						if (runX[depth] < 0) {
+							runX[depth] = px; runCount[depth] = 0; runValue[depth] = 0; runStart[depth] = startOf[i];
+						}
+						runEnd[depth] = px + pw; runCount[depth] += 1; runValue[depth] += valueOf[i];
+						runStop[depth] = startOf[i] + valueOf[i];
+					}
+					i = endOf[i];
+					continue;
+				}
+				if (depth >= low) box(i, px, pw, false);
+				i++;
+			}
+			for (var r = 0; r <= maxDepth; r++) flush(r);
+			ctx.restore();
+			self.lastDraw = performance.now() - began;
+			emit("draw", {ms: self.lastDraw});
 		}
-		for (var r = 0; r <= maxDepth; r++) flush(r);
-		ctx.restore();
-		api.lastDraw = performance.now() - began;
-		api.draws = (api.draws || 0) + 1;
-	}
 
-	function redraw() {
-		if (pending) return;
-		pending = true;
-		window.requestAnimationFrame(function () { pending = false; draw(); });
-	}
-
-	// -- zoom -------------------------------------------------------------------------------------
-	function crumbsOf() {
-		crumbs.textContent = "";
-		var chain = [];
-		for (var a = zoom; a >= 0; a = parentOf[a]) chain.unshift(a);
-		chain.forEach(function (j, position) {
-			if (position) crumbs.appendChild(el("span", {"class": "sep"}, "\u203a"));
-			if (j === zoom) {
-				crumbs.appendChild(el("span", {"class": "here"}, names[nameOf[j]]));
-			} else {
-				var link = crumbs.appendChild(el("a", {"data-frame": String(j), title: "Zoom to " + names[nameOf[j]]}, names[nameOf[j]]));
-				link.addEventListener("click", function () { zoomTo(j); });
-			}
-		});
-		var shown = x1 - x0;
-		crumbs.appendChild(el("span", {"class": "amount"},
-			human(shown) + " \u00b7 " + percent(shown, total) + " of the total"));
-		resetButton.disabled = zoom === 0 && x0 === 0 && x1 === total;
-	}
-
-	function coveringFrame(lo, hi) {
-		// the deepest frame whose span holds [lo, hi]: the zoomed frame of a wheel zoom
-		var tolerance = (hi - lo) * 1e-9, found = 0, i = 0;
-		for (;;) {
-			var next = -1;
-			for (var c = found + 1; c < endOf[found]; c = endOf[c]) {
-				if (startOf[c] <= lo + tolerance && startOf[c] + valueOf[c] >= hi - tolerance) { next = c; break; }
-			}
-			if (next < 0) return found;
-			found = next;
-			if (++i > maxDepth + 1) return found;
+		function redraw() {
+			if (pending) return;
+			pending = true;
+			window.requestAnimationFrame(function () { pending = false; draw(); });
 		}
-	}
 
-	function setView(lo, hi, frame) {
-		var width = hi - lo, least = total * 1e-12;
-		if (width < least) { var middle = (lo + hi) / 2; lo = middle - least / 2; hi = middle + least / 2; width = least; }
-		if (width >= total) { lo = 0; hi = total; }
-		else if (lo < 0) { hi -= lo; lo = 0; }
-		else if (hi > total) { lo -= hi - total; hi = total; }
-		x0 = lo; x1 = hi;
-		zoom = frame !== undefined ? frame : coveringFrame(lo, hi);
-		crumbsOf();
-		updateMatched();
-		draw();
-		remember();
-	}
-	// a "(small)" block: its span, or a quarter of the view around the click if the block is wider
-	function zoomRun(run, clientX) {
-		var span = run.end - run.start, limit = (x1 - x0) / 4;
-		if (span <= limit) { setView(run.start, run.end); return; }
-		var rect = canvas.getBoundingClientRect(), at = x0 + (x1 - x0) * (clientX - rect.left - XPAD) / (rect.width - 2 * XPAD);
-		var lo = Math.max(run.start, Math.min(run.end - limit, at - limit / 2));
-		setView(lo, lo + limit);
-	}
-	function zoomTo(i) { if (i <= 0) reset(); else setView(startOf[i], startOf[i] + valueOf[i], i); }
-	function reset() { setView(0, total, 0); }
-	function zoomBy(factor, at) {
-		var focus = x0 + (x1 - x0) * at;
-		setView(focus - (focus - x0) * factor, focus + (x1 - focus) * factor);
-	}
-	function pan(fraction) { var shift = (x1 - x0) * fraction; setView(x0 + shift, x1 + shift); }
-	api.count = n;
-	api.fit = fit;
-	api.charWidth = function () { return charWidth; };
-	// what the last draw put on the canvas (CSS pixels of the canvas): for tests
-	api.drawn = function () {
-		var out = [];
-		hits.forEach(function (list, depth) {
-			list.forEach(function (hit) {
-				var small = hit[2] < 0, run = small ? runs[-hit[2] - 1] : null;
-				out.push({frame: small ? -1 : hit[2], name: small ? "(small)" : names[nameOf[hit[2]]], depth: depth,
-					x: hit[0], y: rowTop(depth) - band.offset, w: hit[1], h: BOX, count: small ? run.count : 1});
-			});
-		});
-		return out;
-	};
-	api.width = function (i) { return valueOf[i] / total; };
-	api.zoomTo = zoomTo;
-	api.reset = reset;
-	api.zoomBy = zoomBy;
+		// -- zoom -----------------------------------------------------------------------------------
+		function coveringFrame(lo, hi) {
+			// the deepest frame whose span holds [lo, hi]: the zoomed frame of a wheel zoom
+			var tolerance = (hi - lo) * 1e-9, found = 0, i = 0;
+			for (;;) {
+				var next = -1;
+				for (var c = found + 1; c < endOf[found]; c = endOf[c]) {
+					if (startOf[c] <= lo + tolerance && startOf[c] + valueOf[c] >= hi - tolerance) { next = c; break; }
+				}
+				if (next < 0) return found;
+				found = next;
+				if (++i > maxDepth + 1) return found;
+			}
+		}
+		function setView(lo, hi, frame) {
+			var width = hi - lo, least = total * 1e-12;
+			if (width < least) { var middle = (lo + hi) / 2; lo = middle - least / 2; hi = middle + least / 2; width = least; }
+			if (width >= total) { lo = 0; hi = total; }
+			else if (lo < 0) { hi -= lo; lo = 0; }
+			else if (hi > total) { lo -= hi - total; hi = total; }
+			x0 = lo; x1 = hi;
+			zoom = !n ? 0 : frame !== undefined ? frame : coveringFrame(lo, hi);
+			updateMatched();
+			draw();
+			emit("zoom", {frame: zoom, x0: x0, x1: x1});
+		}
+		// a "(small)" block: its span, or a quarter of the view around the click if the block is wider
+		function zoomRun(run, clientX) {
+			var span = run.end - run.start, limit = (x1 - x0) / 4;
+			if (span <= limit) { setView(run.start, run.end); return; }
+			var rect = canvas.getBoundingClientRect(), at = x0 + (x1 - x0) * (clientX - rect.left - XPAD) / (rect.width - 2 * XPAD);
+			var lo = Math.max(run.start, Math.min(run.end - limit, at - limit / 2));
+			setView(lo, lo + limit);
+		}
+		// a frame index, or a path of names from the root's children down (the deepest frame found)
+		function frameOf(target) {
+			if (typeof target === "number") return target;
+			var found = 0;
+			for (var k = 0; k < target.length && n; k++) {
+				var next = -1;
+				for (var c = found + 1; c < endOf[found]; c = endOf[c]) if (names[nameOf[c]] === target[k]) { next = c; break; }
+				if (next < 0) break;
+				found = next;
+			}
+			return found;
+		}
+		function pathOf(i) {
+			var path = [];
+			for (var a = i; a > 0; a = parentOf[a]) path.unshift(names[nameOf[a]]);
+			return path;
+		}
+		function zoomTo(target) {
+			var i = frameOf(target);
+			if (i <= 0) reset(); else setView(startOf[i], startOf[i] + valueOf[i], i);
+		}
+		function reset() { setView(0, total, 0); }
+		function zoomBy(factor, at) {
+			var focus = x0 + (x1 - x0) * at;
+			setView(focus - (focus - x0) * factor, focus + (x1 - focus) * factor);
+		}
+		function pan(fraction) { var shift = (x1 - x0) * fraction; setView(x0 + shift, x1 + shift); }
 
-	// -- search -------------------------------------------------------------------------------------
-	function search(term, keepTable) {
-		searchTerm = term;
-		if (!keepTable) picked = -1;
-		searchBox.classList.remove("bad");
-		matchName = null;
-		if (term) {
-			var pattern;
-			try { pattern = new RegExp(term, caseBox.checked ? "i" : ""); } catch (e) { searchBox.classList.add("bad"); }
+		// -- search: a name pattern; the matched share of the zoomed frame, each match counted once (not again inside another)
+		function search(pattern) {
+			matchName = null;
 			if (pattern) {
 				matchName = new Uint8Array(names.length);
 				for (var j = 0; j < names.length; j++) matchName[j] = pattern.test(names[j]) ? 1 : 0;
 			}
+			updateMatched();
+			draw();
 		}
-		updateMatched();
-		tableFilter = picked < 0 ? matchName : null;
-		fillTable();
-		draw();
-		remember();
-	}
-	function updateMatched() {
-		// the share of the zoomed frame in matching frames, each match counted once (not again inside another)
-		matchedShare = null;
-		if (matchName !== null) {
-			var sum = 0;
-			for (var a = zoom; a >= 0; a = parentOf[a]) if (matchName[nameOf[a]]) sum = valueOf[zoom];
-			if (!sum) {
-				for (var i = zoom + 1, stop = endOf[zoom]; i < stop;) {
-					if (matchName[nameOf[i]]) { sum += valueOf[i]; i = endOf[i]; } else i++;
+		function updateMatched() {
+			matchedShare = null;
+			if (matchName !== null && n) {
+				var sum = 0;
+				for (var a = zoom; a >= 0; a = parentOf[a]) if (matchName[nameOf[a]]) sum = valueOf[zoom];
+				if (!sum) {
+					for (var i = zoom + 1, stop = endOf[zoom]; i < stop;) {
+						if (matchName[nameOf[i]]) { sum += valueOf[i]; i = endOf[i]; } else i++;
+					}
 				}
-			}
-			matchedShare = valueOf[zoom] ? sum / valueOf[zoom] : 0;
-		}
-		matchedText.textContent = matchedShare === null ? "" : "Matched: " + (100 * matchedShare).toFixed(1) + "%";
-		matchedText.className = matchedShare ? "some" : "";
-	}
-	function escapeRegex(text) { return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }
-
-	// -- tooltip and events ---------------------------------------------------------------------
-	function hitAt(clientX, clientY) {
-		var rect = canvas.getBoundingClientRect(), x = clientX - rect.left, y = clientY - rect.top + band.offset;
-		var row = Math.floor((y - 1) / ROW), depth = inverted ? row : maxDepth - row;
-		if (depth < 0 || depth > maxDepth || (y - 1) - row * ROW >= BOX) return null;
-		var list = hits[depth];
-		for (var k = 0; k < list.length; k++) if (x >= list[k][0] && x < list[k][0] + list[k][1]) return list[k][2];
-		return null;
-	}
-	function row(table, label, value, cls) {
-		var tr = table.appendChild(el("tr"));
-		tr.appendChild(el("td", {}, label));
-		tr.appendChild(el("td", cls ? {"class": cls} : {}, value));
-	}
-	function showTooltip(hit, clientX, clientY) {
-		tooltip.textContent = "";
-		var table = el("table");
-		if (hit < 0) {
-			var run = runs[-hit - 1];
-			tooltip.appendChild(el("div", {"class": "name"}, "(small) " + run.count + " frame" + (run.count === 1 ? "" : "s") + " narrower than a pixel"));
-			row(table, "Value", human(run.value) + " (" + percent(run.value, total) + " of total)");
-			row(table, "", "Click to zoom in on them");
-		} else {
-			var parent = parentOf[hit];
-			tooltip.appendChild(el("div", {"class": "name"}, names[nameOf[hit]]));
-			row(table, "Value", human(valueOf[hit]));
-			row(table, "Of total", percent(valueOf[hit], total));
-			if (parent >= 0) row(table, "Of parent", percent(valueOf[hit], valueOf[parent]) + " of " + names[nameOf[parent]]);
-			row(table, "Self", human(selfOf[hit]) + " (" + percent(selfOf[hit], total) + " of total)");
-			if (deltaOf !== null) {
-				var change = (data.negate ? -1 : 1) * deltaOf[hit];
-				row(table, data.delta === "self" ? "Self change" : "Change", human(change, true) + " (" +
-					(change > 0 ? "+" : "") + percent(change, total) + " of total)", change > 0 ? "up" : change < 0 ? "down" : "");
+				matchedShare = valueOf[zoom] ? sum / valueOf[zoom] : 0;
 			}
 		}
-		tooltip.appendChild(table);
-		tooltip.style.display = "block";
-		var w = tooltip.offsetWidth, h = tooltip.offsetHeight;
-		var left = clientX + 14, top = clientY + 16;
-		if (left + w > window.innerWidth - 4) left = Math.max(4, clientX - w - 14);
-		if (top + h > window.innerHeight - 4) top = Math.max(4, clientY - h - 12);
-		tooltip.style.left = left + "px";
-		tooltip.style.top = top + "px";
-	}
-	canvas.addEventListener("mousemove", function (e) {
-		var hit = hitAt(e.clientX, e.clientY);
-		var frame = hit === null || hit < 0 ? -1 : hit;
-		if (frame !== hovered) { hovered = frame; redraw(); }
-		if (hit === null) { tooltip.style.display = "none"; canvas.style.cursor = "default"; return; }
-		canvas.style.cursor = "pointer";
-		showTooltip(hit, e.clientX, e.clientY);
-	});
-	canvas.addEventListener("mouseleave", function () {
-		tooltip.style.display = "none";
-		if (hovered >= 0) { hovered = -1; redraw(); }
-	});
-	canvas.addEventListener("click", function (e) {
-		var hit = hitAt(e.clientX, e.clientY);
-		if (hit === null) return;
-		if (hit < 0) zoomRun(runs[-hit - 1], e.clientX);
-		else zoomTo(hit === zoom && zoom ? parentOf[hit] : hit);
-		var after = hitAt(e.clientX, e.clientY);
-		if (after === null) tooltip.style.display = "none"; else showTooltip(after, e.clientX, e.clientY);
-	});
-	canvas.addEventListener("wheel", function (e) {
-		var rect = canvas.getBoundingClientRect(), inner = rect.width - 2 * XPAD;
-		var at = Math.max(0, Math.min(1, (e.clientX - rect.left - XPAD) / inner));
-		if (e.ctrlKey || e.metaKey) {
-			e.preventDefault();
-			zoomBy(Math.exp(Math.max(-1, Math.min(1, e.deltaY * 0.002))), at);
-		} else if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
-			e.preventDefault();
-			pan((e.shiftKey ? e.deltaY || e.deltaX : e.deltaX) / inner);
-		}
-	}, {passive: false});
-	document.addEventListener("keydown", function (e) {
-		if (e.target === searchBox) {
-			if (e.key === "Escape") { searchBox.value = ""; search(""); searchBox.blur(); }
-			return;
-		}
-		if ((e.ctrlKey || e.metaKey) && e.key === "f" || e.key === "/" || e.key === "F3") {
-			e.preventDefault(); searchBox.focus(); searchBox.select(); return;
-		}
-		if (e.ctrlKey || e.metaKey || e.altKey) return;
-		if (e.key === "Escape") reset();
-		else if (e.key === "+" || e.key === "=") zoomBy(0.5, 0.5);
-		else if (e.key === "-" || e.key === "_") zoomBy(2, 0.5);
-		else if (e.key === "ArrowLeft") pan(-0.1);
-		else if (e.key === "ArrowRight") pan(0.1);
-		else if (e.key === "ArrowUp" || e.key === "Backspace") zoomTo(zoom ? parentOf[zoom] : 0);
-		else return;
-		e.preventDefault();
-	});
-	searchBox.addEventListener("input", function () { search(searchBox.value); });
-	caseBox.addEventListener("change", function () { search(searchBox.value); });
-	resetButton.addEventListener("click", reset);
-	function setShape(icicle) {
-		inverted = icicle;
-		flameButton.classList.toggle("on", !icicle);
-		icicleButton.classList.toggle("on", icicle);
-		draw();
-		remember();
-	}
 
-	// -- the view in the URL's fragment (#z=FRAME or #x=FROM,TO; s=TERM; ic; icicle/flame): kept on reload and in links
-	var restoring = true;
-	function remember() {
-		if (restoring) return;
-		var parts = [];
-		if (zoom && x0 === startOf[zoom] && x1 === startOf[zoom] + valueOf[zoom]) parts.push("z=" + zoom);
-		else if (x0 !== 0 || x1 !== total) parts.push("x=" + x0 + "," + x1);
-		if (searchTerm) parts.push("s=" + encodeURIComponent(searchTerm));
-		if (caseBox.checked) parts.push("ic");
-		if (inverted !== !!data.inverted) parts.push(inverted ? "icicle" : "flame");
-		var hash = parts.length ? "#" + parts.join("&") : "";
-		if (hash !== window.location.hash && !(hash === "" && window.location.hash === "#")) {
-			history.replaceState(null, "", window.location.pathname + window.location.search + hash);
+		// -- tooltip and events ---------------------------------------------------------------------
+		function hitAt(clientX, clientY) {
+			var rect = canvas.getBoundingClientRect(), x = clientX - rect.left, y = clientY - rect.top + band.offset;
+			var row = Math.floor((y - 1) / ROW), depth = inverted ? row : maxDepth - row;
+			if (depth < 0 || depth > maxDepth || (y - 1) - row * ROW >= BOX || !hits[depth]) return null;
+			var list = hits[depth];
+			for (var k = 0; k < list.length; k++) if (x >= list[k][0] && x < list[k][0] + list[k][1]) return list[k][2];
+			return null;
 		}
-	}
-	function restore() {
-		var state = {};
-		window.location.hash.replace(/^#/, "").split("&").forEach(function (part) {
-			var at = part.indexOf("=");
-			if (part) state[at < 0 ? part : part.slice(0, at)] = at < 0 ? "" : decodeURIComponent(part.slice(at + 1));
-		});
-		if ("icicle" in state) setShape(true);
-		if ("flame" in state) setShape(false);
-		if ("ic" in state) caseBox.checked = true;
-		if (state.s) { searchBox.value = state.s; search(state.s); }
-		var frame = parseInt(state.z, 10);
-		if (frame > 0 && frame < n) zoomTo(frame);
-		else if (state.x) {
-			var span = state.x.split(",").map(Number);
-			if (span.length === 2 && isFinite(span[0]) && isFinite(span[1]) && span[1] > span[0]) setView(span[0], span[1]);
-		}
-		restoring = false;
-	}
-	flameButton.addEventListener("click", function () { setShape(false); });
-	icicleButton.addEventListener("click", function () { setShape(true); });
-	window.addEventListener("resize", redraw);
-	window.addEventListener("scroll", redraw, {passive: true});
-	api.search = function (term) { searchBox.value = term; search(term); };
-
-	// -- the table of functions (by line: frame names as they are; by function: line numbers left out) --------
-	var tables = {}, grouping = "line", fn = null;
-	function tableOf(group) {  // decoded on first use
-		if (!tables[group]) {
-			var T = data.functions[group], decoded = {count: T.count};
-			["name", "self", "inclusive", "delta_self", "delta_inclusive"].forEach(function (key) {
-				if (T[key]) decoded[key] = column(T[key]);
-			});
-			tables[group] = decoded;
-		}
-		return tables[group];
-	}
-	fn = tableOf(grouping);
-	var section = document.body.appendChild(el("section", {id: "functions"}));
-	var heading = section.appendChild(el("h2", {}, "Functions "));
-	if (data.functions["function"]) {
-		var groups = heading.appendChild(el("span", {"class": "segmented"}));
-		[["line", "By line"], ["function", "By function"]].forEach(function (g) {
-			var button = groups.appendChild(el("button", {id: "by-" + g[0], title: g[0] === "line" ? "Each frame name: f (app.py:12)" : "Lines of one function together: f (app.py)"}, g[1]));
-			button.addEventListener("click", function () { grouping = g[0]; fn = tableOf(grouping); picked = -1; fillTable(); });
-		});
-	}
-	var tableNote = heading.appendChild(el("span", {"class": "note"}));
-	var table = section.appendChild(el("table", {id: "table"}));
-	var COLUMNS = [
-		{key: "name", title: "Function", field: null},
-		{key: "self", title: "Self", field: "self"},
-		{key: "self_share", title: "Self %", field: "self", share: true},
-		{key: "inclusive", title: "Inclusive", field: "inclusive"},
-		{key: "inclusive_share", title: "Inclusive %", field: "inclusive", share: true},
-	];
-	if (fn.delta_self) {
-		COLUMNS.push({key: "delta_self", title: "\u0394 Self", field: "delta_self", signed: true});
-		COLUMNS.push({key: "delta_inclusive", title: "\u0394 Inclusive", field: "delta_inclusive", signed: true});
-	}
-	var headRow = table.appendChild(el("thead")).appendChild(el("tr"));
-	var body = table.appendChild(el("tbody"));
-	var sortKey = "inclusive", descending = true;
-	COLUMNS.forEach(function (spec) {
-		var th = headRow.appendChild(el("th", {"data-key": spec.key, title: "Sort by " + spec.title}, spec.title));
-		th.addEventListener("click", function () {
-			if (sortKey === spec.key) descending = !descending;
-			else { sortKey = spec.key; descending = spec.key !== "name"; }
-			fillTable();
-		});
-	});
-	function fillTable() {
-		var spec = COLUMNS.filter(function (c) { return c.key === sortKey; })[0];
-		var fnName = fn.name, order = [];
-		for (var r = 0; r < fnName.length; r++) if (tableFilter === null || tableFilter[fnName[r]]) order.push(r);
-		var values = spec.field === null ? null : fn[spec.field], sign = descending ? -1 : 1;
-		order.sort(function (a, b) {
-			var byKey = values === null ? (names[fnName[a]] < names[fnName[b]] ? -1 : names[fnName[a]] > names[fnName[b]] ? 1 : 0)
-				: (spec.signed ? Math.abs(values[a]) - Math.abs(values[b]) : values[a] - values[b]);
-			return sign * byKey || a - b;
-		});
-		var rows = order.slice(0, data.top);
-		body.textContent = "";
-		var fragment = document.createDocumentFragment();
-		rows.forEach(function (r) {
-			var tr = el("tr", {"data-row": String(r)});
-			if (fnName[r] === picked) tr.className = "picked";
-			COLUMNS.forEach(function (c) {
-				var td = tr.appendChild(el("td")), v = c.field === null ? 0 : fn[c.field][r];
-				if (c.field === null) { td.textContent = names[fnName[r]]; td.title = names[fnName[r]]; }
-				else if (c.share) {
-					td.appendChild(el("span", {"class": "share", style: "width:" + (40 * v / total).toFixed(1) + "px"}));
-					td.appendChild(document.createTextNode(percent(v, total)));
-				} else {
-					if (c.signed && data.negate) v = -v;  // as the tooltip: --negate swaps the sides
-					td.textContent = human(v, !!c.signed);
-					if (c.signed) td.className = v > 0 ? "up" : v < 0 ? "down" : "";
+		function showTooltip(hit, clientX, clientY) {
+			if (!tooltip) return;
+			tooltip.textContent = "";
+			var table = el("table");
+			function row(label, value, cls) {
+				var tr = table.appendChild(el("tr"));
+				tr.appendChild(el("td", {}, label));
+				tr.appendChild(el("td", cls ? {"class": cls} : {}, value));
+			}
+			if (hit < 0) {
+				var run = runs[-hit - 1];
+				tooltip.appendChild(el("div", {"class": "name"}, "(small) " + run.count + " frame" + (run.count === 1 ? "" : "s") + " narrower than a pixel"));
+				row("Value", human(run.value) + " (" + percent(run.value, total) + " of total)");
+				row("", "Click to zoom in on them");
+			} else {
+				var parent = parentOf[hit];
+				tooltip.appendChild(el("div", {"class": "name"}, names[nameOf[hit]]));
+				row("Value", human(valueOf[hit]));
+				row("Of total", percent(valueOf[hit], total));
+				if (parent >= 0) row("Of parent", percent(valueOf[hit], valueOf[parent]) + " of " + names[nameOf[parent]]);
+				row("Self", human(selfOf[hit]) + " (" + percent(selfOf[hit], total) + " of total)");
+				if (deltaOf !== null) {
+					var change = (data.negate ? -1 : 1) * deltaOf[hit];
+					row(data.delta === "self" ? "Self change" : "Change", human(change, true) + " (" +
+						(change > 0 ? "+" : "") + percent(change, total) + " of total)", change > 0 ? "up" : change < 0 ? "down" : "");
 				}
-			});
-			tr.addEventListener("click", function () { pick(fnName[r]); });
-			fragment.appendChild(tr);
+				if (options.tooltipRows) options.tooltipRows(hit, row);
+			}
+			tooltip.appendChild(table);
+			tooltip.style.display = "block";
+			var w = tooltip.offsetWidth, h = tooltip.offsetHeight;
+			var left = clientX + 14, top = clientY + 16;
+			if (left + w > window.innerWidth - 4) left = Math.max(4, clientX - w - 14);
+			if (top + h > window.innerHeight - 4) top = Math.max(4, clientY - h - 12);
+			tooltip.style.left = left + "px";
+			tooltip.style.top = top + "px";
+		}
+		function hideTooltip() { if (tooltip) tooltip.style.display = "none"; }
+		function setHovered(frame, fromUser) {
+			if (frame === hovered) return;
+			hovered = frame;
+			redraw();
+			if (fromUser) emit("hover", {frame: frame, path: frame >= 0 ? pathOf(frame) : null});
+		}
+		canvas.addEventListener("mousemove", function (e) {
+			var hit = hitAt(e.clientX, e.clientY);
+			setHovered(hit === null || hit < 0 ? -1 : hit, true);
+			if (hit === null) { hideTooltip(); canvas.style.cursor = "default"; return; }
+			canvas.style.cursor = "pointer";
+			showTooltip(hit, e.clientX, e.clientY);
 		});
-		body.appendChild(fragment);
-		Array.prototype.forEach.call(headRow.children, function (th) {
-			th.className = th.getAttribute("data-key") === sortKey ? "sorted" + (descending ? "" : " asc") : "";
+		canvas.addEventListener("mouseleave", function () {
+			hideTooltip();
+			setHovered(-1, true);
 		});
-		Array.prototype.forEach.call(heading.querySelectorAll(".segmented button"), function (button) {
-			button.classList.toggle("on", button.id === "by-" + grouping);
+		canvas.addEventListener("click", function (e) {
+			var hit = hitAt(e.clientX, e.clientY);
+			if (hit === null) return;
+			if (!emit("click", {frame: hit < 0 ? -1 : hit, path: hit < 0 ? null : pathOf(hit), event: e})) return;
+			if (hit < 0) zoomRun(runs[-hit - 1], e.clientX);
+			else zoomTo(hit === zoom && zoom ? parentOf[hit] : hit);
+			var after = hitAt(e.clientX, e.clientY);
+			if (after === null) hideTooltip(); else showTooltip(after, e.clientX, e.clientY);
 		});
-		var count = fn.count, noun = grouping === "line" ? "frame name" : "function";
-		tableNote.textContent = (order.length < count ? order.length.toLocaleString("en") + " of " : "") + count.toLocaleString("en") +
-			" " + noun + (count === 1 ? "" : "s") + (rows.length < order.length ? ", the first " + rows.length + " shown" : "") +
-			" \u00b7 click a row to highlight its frames";
-	}
-	// a row's frames: by line, the name itself; by function, "f (app.py)" stands for "f (app.py)" and "f (app.py:N)"
-	// (and "file.c" for "file.c:N"), as flamespace.core.ranking groups them
-	function pick(name) {
-		picked = name;
-		var text = names[name], term;
-		if (grouping === "line") term = "^" + escapeRegex(text) + "$";
-		else if (text.slice(-1) === ")") term = "^" + escapeRegex(text.slice(0, -1)) + "(:\\d+)?\\)$";
-		else term = "^" + escapeRegex(text) + "(:\\d+)?$";
-		searchBox.value = term;
-		caseBox.checked = false;
-		zoom = 0; x0 = 0; x1 = total;
-		crumbsOf();
-		search(term, true);
-		var top = graph.getBoundingClientRect().top - header.getBoundingClientRect().height;
-		if (top < 0 || top > window.innerHeight / 2) window.scrollBy(0, top - 4);
-	}
+		canvas.addEventListener("contextmenu", function (e) {
+			var hit = hitAt(e.clientX, e.clientY);
+			if (hit === null || hit < 0 || !listeners.context) return;
+			e.preventDefault();
+			hideTooltip();
+			emit("context", {frame: hit, path: pathOf(hit), event: e});
+		});
+		canvas.addEventListener("wheel", function (e) {
+			var rect = canvas.getBoundingClientRect(), inner = rect.width - 2 * XPAD;
+			var at = Math.max(0, Math.min(1, (e.clientX - rect.left - XPAD) / inner));
+			if (e.ctrlKey || e.metaKey) {
+				e.preventDefault();
+				zoomBy(Math.exp(Math.max(-1, Math.min(1, e.deltaY * 0.002))), at);
+			} else if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
+				e.preventDefault();
+				pan((e.shiftKey ? e.deltaY || e.deltaX : e.deltaX) / inner);
+			}
+		}, {passive: false});
+		window.addEventListener("resize", redraw);
+		(scroller || window).addEventListener("scroll", redraw, {passive: true});
 
-	// -- start ------------------------------------------------------------------------------------
-	if (!n) {
-		graph.style.display = "none";
-		section.style.display = "none";
-		document.body.appendChild(el("div", {id: "empty"}, "No stack counts found: nothing to draw."));
+		// -- the pane's methods (keep these names: other page scripts use them) ---------------------
+		self.draw = draw;
+		self.redraw = redraw;
+		self.size = size;
+		self.zoomTo = zoomTo;          // a frame index or a path of names
+		self.setView = setView;        // (lo, hi[, frame]) in value units
+		self.reset = reset;
+		self.zoomBy = zoomBy;          // (factor, at: 0..1 across the view)
+		self.pan = pan;                // (fraction of the view)
+		self.up = function () { zoomTo(zoom ? parentOf[zoom] : 0); };
+		self.view = function () { return {frame: zoom, x0: x0, x1: x1, total: total}; };
+		self.find = frameOf;
+		self.pathOf = pathOf;
+		self.hover = function (target) { setHovered(target === null || target === undefined || target === -1 ? -1 : frameOf(target), false); };
+		self.search = search;          // a RegExp (tested against each name) or null
+		self.matches = function () { return matchName; };
+		self.matched = function () { return matchedShare; };
+		self.setShape = function (icicle) { inverted = !!icicle; draw(); };
+		self.inverted = function () { return inverted; };
+		self.setTree = function (t) { useTree(t); x0 = 0; x1 = total; zoom = 0; hovered = -1; updateMatched(); draw(); emit("zoom", {frame: 0, x0: x0, x1: x1}); };
+		self.tree = function () { return tree; };
+		self.on = function (event, callback) { (listeners[event] = listeners[event] || []).push(callback); return self; };
+		self.colourOf = boxColour;     // (frame) -> [fill, lightInk]: what the boxes (and a minimap) are painted with
+		self.hideTooltip = hideTooltip;
+		self.fit = fit;
+		self.charWidth = function () { return charWidth; };
+		self.contentHeight = contentHeight;
+		self.band = function () { return {offset: band.offset, height: band.height}; };
+		// what the last draw put on the canvas (CSS pixels of the canvas): for tests
+		self.drawn = function () {
+			var out = [];
+			hits.forEach(function (list, depth) {
+				list.forEach(function (hit) {
+					var small = hit[2] < 0, run = small ? runs[-hit[2] - 1] : null;
+					out.push({frame: small ? -1 : hit[2], name: small ? "(small)" : names[nameOf[hit[2]]], depth: depth,
+						x: hit[0], y: rowTop(depth) - band.offset, w: hit[1], h: BOX, count: small ? run.count : 1});
+				});
+			});
+			return out;
+		};
+		if (options.draw !== false) draw();
+		return self;
 	}
-	setShape(inverted);
-	crumbsOf();
-	fillTable();
-	if (n) restore(); else restoring = false;
-	size();
-	if (!inverted && contentHeight() > band.height) {  // a flame graph taller than the window: its root in view
-		window.scrollTo(0, graph.getBoundingClientRect().top + window.scrollY + contentHeight() - band.height - header.getBoundingClientRect().height);
+	// -- transforms: new trees from a tree, in the page ---------------------------------------------
+	// A tree's frames are merged by path into a trie (Builder), then laid out again as columns
+	// (children in name order, or widest first: left heavy). Each frame brings its exclusive value
+	// (its value less its children's: its self plus any narrow frames the layout left out), so a
+	// transformed tree's total is exact for what it keeps.
+	var KEY = 2097152;  // > the names of any page: a trie node's key is parent * KEY + name
+	function exclusiveOf(t) {
+		var ex = Float64Array.from(t.value);
+		for (var i = 1; i < t.count; i++) ex[t.parent[i]] -= t.value[i];
+		return ex;
 	}
-	draw();
-	api.ready = true;
-	api.firstDraw = performance.now();
-	api.state = function () {
-		return {zoom: zoom, name: names[nameOf[zoom]], x0: x0, x1: x1, inverted: inverted, matched: matchedShare, term: searchTerm};
+	function Builder(rootName, rootColour, withDelta) {
+		this.name = [rootName]; this.parent = [-1]; this.self = [0]; this.colour = [rootColour];
+		this.delta = withDelta ? [0] : null; this.keys = new Map();
+	}
+	Builder.prototype.child = function (p, name, colour) {
+		var key = p * KEY + name, id = this.keys.get(key);
+		if (id === undefined) {
+			id = this.name.length;
+			this.keys.set(key, id);
+			this.name.push(name); this.parent.push(p); this.self.push(0); this.colour.push(colour);
+			if (this.delta) this.delta.push(0);
+		}
+		return id;
 	};
-	window.requestAnimationFrame(function () { api.firstPaint = performance.now(); });
+	// the trie as a tree (columns in depth-first order); byValue: siblings widest first
+	Builder.prototype.tree = function (names, byValue) {
+		var N = this.name.length, parent = this.parent, value = Float64Array.from(this.self), k;
+		for (k = N - 1; k > 0; k--) value[parent[k]] += value[k];  // a child is made after its parent
+		var first = new Int32Array(N + 1);
+		for (k = 1; k < N; k++) first[parent[k] + 1] += 1;
+		for (k = 0; k < N; k++) first[k + 1] += first[k];
+		var fill = first.slice(0, N), kids = new Int32Array(Math.max(N - 1, 0));
+		for (k = 1; k < N; k++) kids[fill[parent[k]]++] = k;
+		var nameOf = this.name;
+		function compare(a, b) {
+			if (byValue && value[a] !== value[b]) return value[b] - value[a];
+			var x = names[nameOf[a]], y = names[nameOf[b]];
+			return x < y ? -1 : x > y ? 1 : 0;
+		}
+		var out = {name: [], depth: [], start: [], value: [], self: [], colour: [], delta: this.delta ? [] : null};
+		var stack = [[0, 0, 0]];
+		while (stack.length) {
+			var top = stack.pop(), id = top[0], depth = top[1], start = top[2];
+			if (!(value[id] > 0) && id) continue;
+			out.name.push(nameOf[id]); out.depth.push(depth); out.start.push(start); out.value.push(value[id]);
+			out.self.push(this.self[id]); out.colour.push(this.colour[id]);
+			if (out.delta) out.delta.push(this.delta[id]);
+			var children = Array.prototype.slice.call(kids, first[id], first[id + 1]).sort(compare), x = start, placed = [];
+			for (k = 0; k < children.length; k++) { placed.push([children[k], depth + 1, x]); x += value[children[k]]; }
+			for (k = placed.length - 1; k >= 0; k--) stack.push(placed[k]);
+		}
+		var n = out.name.length;
+		return index({count: n, name: Uint32Array.from(out.name), depth: Uint32Array.from(out.depth),
+			start: Float64Array.from(out.start), value: Float64Array.from(out.value), self: Float64Array.from(out.self),
+			colour: Uint32Array.from(out.colour), delta: out.delta ? Float64Array.from(out.delta) : null});
+	};
+	// spec: only (a frame: keep its subtree and its ancestors), drop / merge (Uint8Array over names: frames
+	// left out with their callees / left out, their callees moved to their caller), focus (Uint8Array over
+	// names: the root becomes spec.root, every outermost frame of those names merged into it), recursion
+	// (a frame called by a frame of its own name merges into it), invert (leaves become roots), byValue.
+	function transform(t, names, spec) {
+		var n = t.count, nameOf = t.name, parentOf = t.parent, endOf = t.end, colourOf = t.colour, deltaOf = t.delta;
+		var ex = exclusiveOf(t), OUT = -2, DROP = -1, only = spec.only >= 0 ? spec.only : -1;
+		var B = new Builder(spec.focus ? spec.root : nameOf[0], colourOf[0], !!deltaOf && !spec.invert);
+		var mapped = new Int32Array(n), coloured = false;
+		mapped[0] = spec.focus ? OUT : 0;
+		if (mapped[0] === 0 && !(only > 0)) B.self[0] += ex[0];
+		for (var i = 1; i < n;) {
+			if (only > 0 && !(i <= only ? i === only || endOf[i] > only : i < endOf[only])) { i = endOf[i]; continue; }
+			var name = nameOf[i], pm = mapped[parentOf[i]], m;
+			if (pm === DROP || (spec.drop && spec.drop[name])) { i = endOf[i]; continue; }
+			if (pm === OUT) {
+				m = spec.focus[name] ? 0 : OUT;
+				if (m === 0 && !coloured) { B.colour[0] = colourOf[i]; coloured = true; }
+				if (m === 0 && B.delta) B.delta[0] += deltaOf[i];
+			} else if (spec.merge && spec.merge[name] && pm >= 0) m = pm;
+			else if (spec.recursion && pm > 0 && B.name[pm] === name) m = pm;
+			else {
+				m = B.child(pm, name, colourOf[i]);
+				if (B.delta) B.delta[m] += deltaOf[i];
+			}
+			mapped[i] = m;
+			if (m >= 0 && (only <= 0 || i >= only)) B.self[m] += ex[i];
+			i++;
+		}
+		if (spec.invert) {
+			var I = new Builder(B.name[0], B.colour[0], false);
+			for (var k = 1; k < B.name.length; k++) {
+				if (!(B.self[k] > 0)) continue;
+				var node = 0;
+				for (var a = k; a > 0; a = B.parent[a]) node = I.child(node, B.name[a], B.colour[a]);
+				I.self[node] += B.self[k];
+			}
+			I.self[0] += B.self[0];
+			B = I;
+		}
+		return B.tree(names, !!spec.byValue);
+	}
+	// the callers of the frames whose names `match` (outermost ones): a tree rooted at `root`, each path
+	// of callers above it innermost first, as wide as the calls it made
+	function callers(t, names, match, root, rootColour) {
+		var B = new Builder(root, rootColour, false), nameOf = t.name, parentOf = t.parent, endOf = t.end;
+		for (var i = 1; i < t.count;) {
+			if (!match[nameOf[i]]) { i++; continue; }
+			if (B.colour[0] === undefined) B.colour[0] = t.colour[i];
+			var node = 0;
+			for (var a = parentOf[i]; a > 0; a = parentOf[a]) node = B.child(node, nameOf[a], t.colour[a]);
+			B.self[node] += t.value[i];
+			i = endOf[i];
+		}
+		if (B.colour[0] === undefined) B.colour[0] = 0;
+		return B.tree(names, false);
+	}
+	// per name (or group, `groupOf(name) -> index`): self and inclusive (outermost frames only) of a tree
+	function functionCosts(t, groupOf) {
+		var rows = new Map(), open = [], active = new Map(), nameOf = t.name, endOf = t.end;
+		for (var i = 0; i < t.count; i++) {
+			while (open.length && endOf[open[open.length - 1][0]] <= i) {
+				var closed = open.pop()[1];
+				active.set(closed, active.get(closed) - 1);
+			}
+			var g = groupOf(nameOf[i]), row = rows.get(g);
+			if (!row) rows.set(g, row = [0, 0]);
+			row[0] += t.self[i];
+			if (!active.get(g)) row[1] += t.value[i];
+			active.set(g, (active.get(g) || 0) + 1);
+			open.push([i, g]);
+		}
+		var out = {count: rows.size, name: [], self: [], inclusive: []};
+		rows.forEach(function (row, g) { out.name.push(g); out.self.push(row[0]); out.inclusive.push(row[1]); });
+		return out;
+	}
+
+	Pane.decode = decode;          // payload -> tree (columns, parent, end, total, maxDepth)
+	Pane.index = index;            // adds parent and end to a tree built elsewhere
+	Pane.column = column;
+	Pane.formatter = formatter;    // payload.units -> {human, count, percent}
+	Pane.el = el;
+	Pane.escapeRegex = escapeRegex;
+	Pane.ROW = ROW;
+	Pane.transform = transform;    // (tree, names, spec) -> tree: focus, merge, drop, recursion, invert, only, byValue
+	Pane.callers = callers;        // (tree, names, match, rootName, rootColour) -> the callers' tree of some functions
+	Pane.functionCosts = functionCosts;
+	window.FlamespacePane = Pane;
+
+
+	// -- a minimap: the whole graph in a strip, the view's window on it; drag the window to pan -------------
+	function Minimap(canvas, pane, onDrop) {
+		var HEIGHT = 36, ctx = canvas.getContext("2d"), cache = null, cacheKey = "", drag = null;
+		function ratio() { return window.devicePixelRatio || 1; }
+		function build(width) {
+			var r = ratio(), t = pane.tree();
+			cache = document.createElement("canvas");
+			cache.width = Math.round(width * r); cache.height = Math.round(HEIGHT * r);
+			var b = cache.getContext("2d", {alpha: false});
+			b.setTransform(r, 0, 0, r, 0, 0);
+			b.fillStyle = "#f4f4f4";
+			b.fillRect(0, 0, width, HEIGHT);
+			if (!t.count) return;
+			var inner = width - 2 * XPAD, scale = inner / t.total, rowH = Math.min(4, HEIGHT / (t.maxDepth + 1)), icicle = pane.inverted();
+			for (var i = 0; i < t.count;) {
+				var pw = t.value[i] * scale;
+				if (pw < 0.35) { i = t.end[i]; continue; }
+				var d = t.depth[i];
+				b.fillStyle = pane.colourOf(i)[0];
+				b.fillRect(XPAD + t.start[i] * scale, icicle ? d * rowH : HEIGHT - (d + 1) * rowH, pw, rowH);
+				i++;
+			}
+		}
+		function render() {
+			var width = canvas.clientWidth, r = ratio();
+			if (!width) return;
+			if (canvas.width !== Math.round(width * r) || canvas.height !== Math.round(HEIGHT * r)) {
+				canvas.width = Math.round(width * r); canvas.height = Math.round(HEIGHT * r);
+			}
+			var key = width + "," + r + "," + pane.inverted() + "," + pane.tree().count + "," + pane.tree().total;
+			if (!cache || key !== cacheKey) { build(width); cacheKey = key; }
+			ctx.setTransform(1, 0, 0, 1, 0, 0);
+			ctx.drawImage(cache, 0, 0);
+			ctx.setTransform(r, 0, 0, r, 0, 0);
+			var v = pane.view(), inner = width - 2 * XPAD, a = XPAD + v.x0 / v.total * inner, b = XPAD + v.x1 / v.total * inner;
+			ctx.fillStyle = "rgba(255,255,255,0.7)";
+			ctx.fillRect(0, 0, a, HEIGHT);
+			ctx.fillRect(b, 0, width - b, HEIGHT);
+			ctx.strokeStyle = "#444";
+			ctx.lineWidth = 1;
+			ctx.strokeRect(Math.round(a) + 0.5, 0.5, Math.max(Math.round(b - a) - 1, 1), HEIGHT - 1);
+		}
+		function valueAt(clientX) {
+			var rect = canvas.getBoundingClientRect(), v = pane.view();
+			return Math.max(0, Math.min(1, (clientX - rect.left - XPAD) / (rect.width - 2 * XPAD))) * v.total;
+		}
+		canvas.addEventListener("mousedown", function (e) {
+			var v = pane.view(), at = valueAt(e.clientX), width = v.x1 - v.x0;
+			e.preventDefault();
+			if (width >= v.total) return;
+			drag = {grab: at >= v.x0 && at <= v.x1 ? at - v.x0 : width / 2, width: width};
+			if (!(at >= v.x0 && at <= v.x1)) pane.setView(at - drag.grab, at - drag.grab + width);
+		});
+		window.addEventListener("mousemove", function (e) {
+			if (!drag) return;
+			var at = valueAt(e.clientX);
+			pane.setView(at - drag.grab, at - drag.grab + drag.width);
+		});
+		window.addEventListener("mouseup", function () { if (drag) { drag = null; onDrop(); } });
+		window.addEventListener("resize", render);
+		return {render: render, dragging: function () { return drag !== null; }};
+	}
+
+	// -- the single-profile page ----------------------------------------------------------------------
+	function main(data) {
+		if (data.version !== 1) throw new Error("flamespace viewer: unknown payload version " + data.version);
+		var api = {ready: false, draws: 0};
+		window.flamespaceViewer = api;
+		var names = data.names, human = formatter(data.units).human, base = decode(data), total = data.total;
+		var nameIndexes = null;
+		function nameIndex(text) {  // a name's index in the string table, added if new (group names, sandwich roots)
+			if (nameIndexes === null) { nameIndexes = new Map(); names.forEach(function (name, k) { nameIndexes.set(name, k); }); }
+			var k = nameIndexes.get(text);
+			if (k === undefined) { k = names.length; names.push(text); nameIndexes.set(text, k); }
+			return k;
+		}
+		function matcher(pattern) {
+			var match = new Uint8Array(names.length + 64);
+			for (var j = 0; j < names.length; j++) match[j] = pattern.test(names[j]) ? 1 : 0;
+			return match;
+		}
+		function compile(text, flags) { try { return text ? new RegExp(text, flags || "") : null; } catch (e) { return undefined; } }
+
+		// -- the header: it stays in view -----------------------------------------------------------------
+		var header = el("header");
+		header.appendChild(el("h1", {id: "title"}, data.title));
+		header.appendChild(el("div", {id: "subtitle"}, data.subtitle || ""));
+		var toolbar = header.appendChild(el("div", {"class": "toolbar"}));
+		var resetButton = toolbar.appendChild(el("button", {id: "reset", title: "Show the whole graph (Esc)"}, "Reset zoom"));
+		var shape = toolbar.appendChild(el("span", {"class": "segmented"}));
+		var flameButton = shape.appendChild(el("button", {id: "flame", title: "Root at the bottom"}, "Flame"));
+		var icicleButton = shape.appendChild(el("button", {id: "icicle", title: "Root at the top"}, "Icicle"));
+		var views = toolbar.appendChild(el("span", {"class": "segmented"}));
+		var graphButton = views.appendChild(el("button", {id: "view-graph", title: "The flame graph"}, "Graph"));
+		var sandwichButton = views.appendChild(el("button", {id: "view-sandwich", title: "Callers and callees of one function: pick it in the table or from a frame's menu (right click)"}, "Sandwich"));
+		toolbar.appendChild(el("span", {id: "hint"}, "Click to zoom \u00b7 right click: more \u00b7 Ctrl+wheel zooms, Shift+wheel pans \u00b7 \u2190 \u2192 + \u2212 \u00b7 Esc resets"));
+		toolbar.appendChild(el("span", {"class": "grow"}));
+		var searchBox = toolbar.appendChild(el("input", {id: "search", type: "search", placeholder: "Search (regex)  /", spellcheck: "false", autocomplete: "off"}));
+		var caseLabel = toolbar.appendChild(el("label", {"class": "check", title: "Ignore case"}));
+		var caseBox = caseLabel.appendChild(el("input", {id: "ignorecase", type: "checkbox"}));
+		caseLabel.appendChild(document.createTextNode("Ignore case"));
+		var matchedText = toolbar.appendChild(el("span", {id: "matched"}));
+		// transforms: recomputed in the page from the payload's frames
+		var tools = header.appendChild(el("div", {"class": "toolbar", id: "transforms"}));
+		var threadSelect = null;
+		if (data.roots && data.roots.length && base.count) {
+			threadSelect = tools.appendChild(el("select", {id: "thread", title: "Show one " + data.roots.join(" or ")}));
+			var plural = {process: "processes", thread: "threads"};
+			threadSelect.appendChild(el("option", {value: "-1"}, "All " + data.roots.map(function (r) { return plural[r] || r + "s"; }).join(" and ")));
+			for (var i = 1; i < base.count; i++) {
+				var depth = base.depth[i];
+				if (depth > data.roots.length) continue;
+				threadSelect.appendChild(el("option", {value: String(i)}, "\u2003".repeat(depth - 1) + data.roots[depth - 1] + ": " +
+					names[base.name[i]] + " \u2014 " + human(base.value[i]) + " (" + percent(base.value[i], total) + ")"));
+			}
+		}
+		function check(id, label, title) {
+			var wrap = tools.appendChild(el("label", {"class": "check", title: title}));
+			var box = wrap.appendChild(el("input", {id: id, type: "checkbox"}));
+			wrap.appendChild(document.createTextNode(label));
+			return box;
+		}
+		var leftHeavyBox = check("left-heavy", "Left heavy", "Siblings widest first (else by name)");
+		var invertBox = check("invert", "Invert", "Leaves become roots: who spends time, then who called them");
+		var recursionBox = check("recursion", "Collapse recursion", "A function called by itself merges into its caller");
+		var PRESETS = [["", "presets\u2026"], ["\\(<stdlib>/|\\(<frozen |^<frozen ", "standard library"], ["\\(site-packages/", "site-packages"],
+			["\\(<stdlib>/|\\(<frozen |^<frozen |\\(site-packages/", "both"]];
+		function regexField(id, label, title) {
+			tools.appendChild(el("span", {"class": "label"}, label));
+			var input = tools.appendChild(el("input", {id: id, type: "text", "class": "regex", placeholder: "regex", title: title, spellcheck: "false", autocomplete: "off"}));
+			var presets = tools.appendChild(el("select", {id: id + "-preset", title: "Fill in a regex"}));
+			PRESETS.forEach(function (p) { presets.appendChild(el("option", {value: p[0]}, p[1])); });
+			presets.addEventListener("change", function () { if (presets.value) { input.value = presets.value; apply(); } presets.value = ""; });
+			return input;
+		}
+		var mergeBox = regexField("merge", "Merge", "Frames matching this leave the graph; their callees move to their caller");
+		var hideBox = regexField("hide", "Hide", "Frames matching this leave the graph with all their callees (the total shrinks)");
+		var focusChip = tools.appendChild(el("span", {id: "focus", "class": "chip"}));
+		var clearButton = tools.appendChild(el("button", {id: "clear-transforms", title: "Undo every transform"}, "Clear"));
+		var minimapCanvas = header.appendChild(el("canvas", {id: "minimap", title: "The whole graph: drag the window to pan"}));
+		var crumbs = header.appendChild(el("div", {id: "crumbs"}));
+		document.body.appendChild(header);
+		var legend = document.body.appendChild(el("div", {id: "legend"}));
+		if (data.legend) drawLegend(data.legend);
+		var graph = document.body.appendChild(el("div", {id: "graph"}));
+		tooltipElement();
+		function headerHeight() { return header.getBoundingClientRect().height; }
+		var pane = Pane(graph, data, {id: "canvas", inverted: !!data.inverted, top: headerHeight, draw: false, tree: base});
+		var searchTerm = "", picked = -1, tableFilter = null, view = "graph";
+		var focus = null;  // {text, group}: the function all of whose calls are the root
+		var sandwich = null, sandwichPanes = null;  // {text, group}; the callers' and callees' panes
+		var minimap = Minimap(minimapCanvas, pane, function () { remember(); });
+
+		function drawLegend(spec) {
+			var row = legend.appendChild(el("div"));
+			row.appendChild(el("span", {}, spec.low));
+			var stops = spec.stops.map(function (s) { return s[1] + " " + (100 * s[0]) + "%"; }).join(", ");
+			row.appendChild(el("span", {"class": "bar", style: "background: linear-gradient(to right, " + stops + ")"}));
+			row.appendChild(el("span", {}, spec.high));
+			row.appendChild(el("span", {"class": "meaning"}, spec.meaning));
+			legend.appendChild(el("div", {"class": "note"}, spec.note));
+		}
+
+		// -- zoom: the breadcrumbs and what is shown ------------------------------------------------------
+		function crumbsOf() {
+			var v = pane.view(), zoom = v.frame, tree = pane.tree();
+			crumbs.textContent = "";
+			var chain = [];
+			if (tree.count) for (var a = zoom; a >= 0; a = tree.parent[a]) chain.unshift(a);
+			chain.forEach(function (j, position) {
+				var name = names[tree.name[j]];
+				if (position) crumbs.appendChild(el("span", {"class": "sep"}, "\u203a"));
+				if (j === zoom) {
+					crumbs.appendChild(el("span", {"class": "here"}, name));
+				} else {
+					var link = crumbs.appendChild(el("a", {"data-frame": String(j), title: "Zoom to " + name}, name));
+					link.addEventListener("click", function () { pane.zoomTo(j); });
+				}
+			});
+			var shown = v.x1 - v.x0;
+			crumbs.appendChild(el("span", {"class": "amount"},
+				human(shown) + " \u00b7 " + percent(shown, total) + " of the total" +
+				(v.total !== total ? " (" + human(v.total) + " \u00b7 " + percent(v.total, total) + " after the transforms)" : "")));
+			resetButton.disabled = zoom === 0 && v.x0 === 0 && v.x1 === v.total;
+		}
+		pane.on("zoom", function () { crumbsOf(); updateMatched(); minimap.render(); if (!minimap.dragging()) remember(); });
+		pane.on("draw", function (detail) { api.lastDraw = detail.ms; api.draws += 1; });
+
+		// -- search -------------------------------------------------------------------------------------
+		function panes() { return view === "sandwich" && sandwichPanes ? [pane, sandwichPanes[0], sandwichPanes[1]] : [pane]; }
+		function search(term, keepTable) {
+			searchTerm = term;
+			if (!keepTable) picked = -1;
+			searchBox.classList.remove("bad");
+			var pattern = compile(term, caseBox.checked ? "i" : "");
+			if (pattern === undefined) { searchBox.classList.add("bad"); pattern = null; }
+			panes().forEach(function (p) { p.search(pattern); });
+			updateMatched();
+			tableFilter = picked < 0 ? pane.matches() : null;
+			fillTable();
+			remember();
+		}
+		function updateMatched() {
+			var share = pane.matched();
+			matchedText.textContent = share === null ? "" : "Matched: " + (100 * share).toFixed(1) + "%";
+			matchedText.className = share ? "some" : "";
+		}
+
+		// -- transforms ------------------------------------------------------------------------------------
+		// a function as the table names it: by line, the name itself; by function, "f (app.py)" stands for
+		// "f (app.py)" and "f (app.py:N)" (and "file.c" for "file.c:N"), as flamespace.core.ranking groups them
+		function termFor(text, group) {
+			if (group !== "function") return "^" + escapeRegex(text) + "$";
+			if (text.slice(-1) === ")") return "^" + escapeRegex(text.slice(0, -1)) + "(:\\d+)?\\)$";
+			return "^" + escapeRegex(text) + "(:\\d+)?$";
+		}
+		function transformsActive() {
+			return !!(leftHeavyBox.checked || invertBox.checked || recursionBox.checked || mergeBox.value || hideBox.value || focus ||
+				(threadSelect && threadSelect.value !== "-1"));
+		}
+		function apply(keepView) {
+			var spec = {byValue: leftHeavyBox.checked, invert: invertBox.checked, recursion: recursionBox.checked,
+				only: threadSelect ? parseInt(threadSelect.value, 10) : -1};
+			[[mergeBox, "merge"], [hideBox, "drop"]].forEach(function (field) {
+				var pattern = compile(field[0].value);
+				field[0].classList.toggle("bad", pattern === undefined);
+				if (pattern) spec[field[1]] = matcher(pattern);
+			});
+			if (focus) { spec.focus = matcher(new RegExp(termFor(focus.text, focus.group))); spec.root = nameIndex(focus.text); }
+			focusChip.textContent = "";
+			focusChip.style.display = focus ? "" : "none";
+			if (focus) {
+				focusChip.appendChild(document.createTextNode("Focus: " + focus.text + " "));
+				var close = focusChip.appendChild(el("button", {id: "unfocus", title: "Show every function again"}, "\u00d7"));
+				close.addEventListener("click", function () { focus = null; apply(); });
+			}
+			var active = transformsActive();
+			clearButton.disabled = !active;
+			var tree = active ? transform(base, names, spec) : base;
+			var before = pane.view();
+			pane.setTree(tree);
+			if (keepView && tree === base && before.total === tree.total) pane.setView(before.x0, before.x1);
+			tables = {};
+			fn = tableOf(grouping);
+			tableFilter = picked < 0 ? pane.matches() : null;
+			fillTable();
+			if (view === "sandwich" && sandwich) showSandwich(sandwich);
+			remember();
+		}
+		[leftHeavyBox, invertBox, recursionBox].forEach(function (box) { box.addEventListener("change", function () { apply(); }); });
+		[mergeBox, hideBox].forEach(function (box) { box.addEventListener("input", function () { apply(); }); });
+		if (threadSelect) threadSelect.addEventListener("change", function () { apply(); });
+		clearButton.addEventListener("click", function () {
+			leftHeavyBox.checked = invertBox.checked = recursionBox.checked = false;
+			mergeBox.value = hideBox.value = "";
+			if (threadSelect) threadSelect.value = "-1";
+			focus = null;
+			apply();
+		});
+		function focusOn(text, group) { focus = {text: text, group: group}; setView("graph"); apply(); }
+
+		// -- sandwich: the callers of one function above it, its callees below ---------------------------------
+		var sandwichSection = document.body.appendChild(el("section", {id: "sandwich"}));
+		var sandwichHeading = sandwichSection.appendChild(el("h2"));
+		var callersBox = sandwichSection.appendChild(el("div", {"class": "scroll", id: "callers-box"}));
+		callersBox.appendChild(el("div", {"class": "caption"}, "Callers (the function at the bottom, who called it above)"));
+		var callersGraph = callersBox.appendChild(el("div", {id: "callers"}));
+		var calleesBox = sandwichSection.appendChild(el("div", {"class": "scroll", id: "callees-box"}));
+		calleesBox.appendChild(el("div", {"class": "caption"}, "Callees (the function at the top, what it called below)"));
+		var calleesGraph = calleesBox.appendChild(el("div", {id: "callees"}));
+		sandwichSection.style.display = "none";
+		function showSandwich(which) {
+			sandwich = which;
+			var tree = pane.tree(), match = matcher(new RegExp(termFor(which.text, which.group))), root = nameIndex(which.text);
+			var up = callers(tree, names, match, root, 0), down = transform(tree, names, {focus: match, root: root});
+			if (!sandwichPanes) {
+				var common = {margin: 0, minHeight: 3 * ROW, top: function () { return 0; }};
+				sandwichPanes = [
+					Pane(callersGraph, data, Object.assign({id: "callers-canvas", tree: up, scroller: callersBox, draw: false}, common)),
+					Pane(calleesGraph, data, Object.assign({id: "callees-canvas", tree: down, inverted: true, scroller: calleesBox, draw: false}, common)),
+				];
+				sandwichPanes.forEach(function (p) { p.on("context", contextMenu(p)); });
+			} else {
+				sandwichPanes[0].setTree(up);
+				sandwichPanes[1].setTree(down);
+			}
+			sandwichHeading.textContent = "";
+			sandwichHeading.appendChild(el("span", {"class": "name"}, which.text));
+			sandwichHeading.appendChild(el("span", {"class": "note"}, human(down.total) + " \u00b7 " + percent(down.total, total) +
+				" of the total, in all its calls" + (which.group === "function" ? " (all its lines)" : "")));
+			var back = sandwichHeading.appendChild(el("button", {id: "close-sandwich", title: "Back to the graph (Esc)"}, "Back to the graph"));
+			back.addEventListener("click", function () { setView("graph"); });
+			setView("sandwich");
+			var pattern = compile(searchTerm, caseBox.checked ? "i" : "");
+			sandwichPanes.forEach(function (p) { p.search(pattern || null); p.draw(); });
+			callersBox.scrollTop = callersBox.scrollHeight;  // the function, at the callers' bottom, next to its callees
+			sandwichPanes[0].draw();
+		}
+		function setView(which) {
+			view = which === "sandwich" && sandwich ? "sandwich" : "graph";
+			graphButton.classList.toggle("on", view === "graph");
+			sandwichButton.classList.toggle("on", view === "sandwich");
+			sandwichButton.disabled = !sandwich;
+			sandwichSection.style.display = view === "sandwich" ? "" : "none";
+			graph.style.display = view === "graph" && base.count ? "" : "none";
+			minimapCanvas.style.display = view === "graph" ? "" : "none";
+			crumbs.style.visibility = view === "graph" ? "" : "hidden";
+			if (view === "graph") { pane.draw(); minimap.render(); }
+			remember();
+		}
+		graphButton.addEventListener("click", function () { setView("graph"); });
+		sandwichButton.addEventListener("click", function () { if (sandwich) showSandwich(sandwich); });
+
+		// -- a frame's menu (right click) -------------------------------------------------------------------
+		var menu = document.body.appendChild(el("div", {id: "menu"}));
+		function closeMenu() { menu.style.display = "none"; }
+		function contextMenu(owner) {
+			return function (detail) {
+				var text = names[owner.tree().name[detail.frame]], e = detail.event;
+				menu.textContent = "";
+				menu.appendChild(el("div", {"class": "title"}, text));
+				var items = [];
+				if (owner === pane) items.push(["zoom", "Zoom to this frame", function () { pane.zoomTo(detail.frame); }]);
+				items.push(["sandwich", "Callers and callees (sandwich)", function () { showSandwich({text: text, group: "line"}); }]);
+				items.push(["focus", "Focus on it: all its calls as the root", function () { focusOn(text, "line"); }]);
+				items.push(["merge", "Merge it (keep its callees)", function () { addRegex(mergeBox, text); }]);
+				items.push(["hide", "Hide it and its callees", function () { addRegex(hideBox, text); }]);
+				items.push(["highlight", "Highlight it", function () { searchBox.value = termFor(text, "line"); caseBox.checked = false; search(searchBox.value); }]);
+				items.forEach(function (item) {
+					var button = menu.appendChild(el("button", {"data-action": item[0]}, item[1]));
+					button.addEventListener("click", function () { closeMenu(); item[2](); });
+				});
+				menu.style.display = "block";
+				var w = menu.offsetWidth, h = menu.offsetHeight;
+				menu.style.left = Math.max(4, Math.min(e.clientX, window.innerWidth - w - 4)) + "px";
+				menu.style.top = Math.max(4, Math.min(e.clientY, window.innerHeight - h - 4)) + "px";
+			};
+		}
+		function addRegex(input, text) {
+			var term = termFor(text, "line");
+			input.value = input.value ? input.value + "|" + term : term;
+			setView("graph");
+			apply();
+		}
+		pane.on("context", contextMenu(pane));
+		document.addEventListener("mousedown", function (e) { if (!menu.contains(e.target)) closeMenu(); });
+
+		// -- keys ----------------------------------------------------------------------------------------
+		document.addEventListener("keydown", function (e) {
+			if (e.target === searchBox) {
+				if (e.key === "Escape") { searchBox.value = ""; search(""); searchBox.blur(); }
+				return;
+			}
+			if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") {
+				if (e.key === "Escape") e.target.blur();
+				return;
+			}
+			if ((e.ctrlKey || e.metaKey) && e.key === "f" || e.key === "/" || e.key === "F3") {
+				e.preventDefault(); searchBox.focus(); searchBox.select(); return;
+			}
+			if (e.ctrlKey || e.metaKey || e.altKey) return;
+			if (e.key === "Escape") escape();
+			else if (view !== "graph") return;
+			else if (e.key === "+" || e.key === "=") pane.zoomBy(0.5, 0.5);
+			else if (e.key === "-" || e.key === "_") pane.zoomBy(2, 0.5);
+			else if (e.key === "ArrowLeft") pane.pan(-0.1);
+			else if (e.key === "ArrowRight") pane.pan(0.1);
+			else if (e.key === "ArrowUp" || e.key === "Backspace") pane.up();
+			else return;
+			e.preventDefault();
+		});
+		// Esc: close the menu, else reset the zoom, else leave the sandwich, else clear the search
+		function escape() {
+			if (menu.style.display === "block") { closeMenu(); return; }
+			var shown = view === "sandwich" ? sandwichPanes : [pane];
+			var zoomed = shown.filter(function (p) { var v = p.view(); return v.frame || v.x0 || v.x1 !== v.total; });
+			if (zoomed.length) zoomed.forEach(function (p) { p.reset(); });
+			else if (view === "sandwich") setView("graph");
+			else if (searchTerm) { searchBox.value = ""; search(""); }
+		}
+		searchBox.addEventListener("input", function () { search(searchBox.value); });
+		caseBox.addEventListener("change", function () { search(searchBox.value); });
+		resetButton.addEventListener("click", function () { pane.reset(); });
+		function setShape(icicle) {
+			flameButton.classList.toggle("on", !icicle);
+			icicleButton.classList.toggle("on", icicle);
+			pane.setShape(icicle);
+			minimap.render();
+			remember();
+		}
+		flameButton.addEventListener("click", function () { setShape(false); });
+		icicleButton.addEventListener("click", function () { setShape(true); });
+
+		// -- the view in the URL's fragment (#z=FRAME or #x=FROM,TO; s=TERM; ic; icicle/flame; transforms;
+		// sandwich): kept on reload and in links
+		var restoring = true;
+		function remember() {
+			if (restoring) return;
+			var parts = [], v = pane.view(), tree = pane.tree(), zoom = v.frame;
+			if (zoom && v.x0 === tree.start[zoom] && v.x1 === tree.start[zoom] + tree.value[zoom]) parts.push("z=" + zoom);
+			else if (v.x0 !== 0 || v.x1 !== v.total) parts.push("x=" + v.x0 + "," + v.x1);
+			if (searchTerm) parts.push("s=" + encodeURIComponent(searchTerm));
+			if (caseBox.checked) parts.push("ic");
+			if (pane.inverted() !== !!data.inverted) parts.push(pane.inverted() ? "icicle" : "flame");
+			if (leftHeavyBox.checked) parts.push("lh");
+			if (invertBox.checked) parts.push("inv");
+			if (recursionBox.checked) parts.push("rec");
+			if (mergeBox.value) parts.push("merge=" + encodeURIComponent(mergeBox.value));
+			if (hideBox.value) parts.push("hide=" + encodeURIComponent(hideBox.value));
+			if (threadSelect && threadSelect.value !== "-1") parts.push("only=" + threadSelect.value);
+			if (focus) parts.push((focus.group === "function" ? "focusf=" : "focus=") + encodeURIComponent(focus.text));
+			if (view === "sandwich") parts.push((sandwich.group === "function" ? "swf=" : "sw=") + encodeURIComponent(sandwich.text));
+			var hash = parts.length ? "#" + parts.join("&") : "";
+			if (hash !== window.location.hash && !(hash === "" && window.location.hash === "#")) {
+				history.replaceState(null, "", window.location.pathname + window.location.search + hash);
+			}
+		}
+		function restore() {
+			var state = {};
+			window.location.hash.replace(/^#/, "").split("&").forEach(function (part) {
+				var at = part.indexOf("=");
+				if (part) state[at < 0 ? part : part.slice(0, at)] = at < 0 ? "" : decodeURIComponent(part.slice(at + 1));
+			});
+			if ("icicle" in state) setShape(true);
+			if ("flame" in state) setShape(false);
+			if ("ic" in state) caseBox.checked = true;
+			leftHeavyBox.checked = "lh" in state;
+			invertBox.checked = "inv" in state;
+			recursionBox.checked = "rec" in state;
+			mergeBox.value = state.merge || "";
+			hideBox.value = state.hide || "";
+			if (threadSelect && state.only && threadSelect.querySelector("option[value='" + parseInt(state.only, 10) + "']")) threadSelect.value = String(parseInt(state.only, 10));
+			if (state.focus || state.focusf) focus = {text: state.focus || state.focusf, group: state.focusf ? "function" : "line"};
+			if (transformsActive()) apply();
+			if (state.s) { searchBox.value = state.s; search(state.s); }
+			var frame = parseInt(state.z, 10);
+			if (frame > 0 && frame < pane.tree().count) pane.zoomTo(frame);
+			else if (state.x) {
+				var span = state.x.split(",").map(Number);
+				if (span.length === 2 && isFinite(span[0]) && isFinite(span[1]) && span[1] > span[0]) pane.setView(span[0], span[1]);
+			}
+			if (state.sw || state.swf) showSandwich({text: state.sw || state.swf, group: state.swf ? "function" : "line"});
+			restoring = false;
+		}
+
+		// -- the table of functions (by line: frame names as they are; by function: line numbers left out) --------
+		// From the payload (the whole profile, exact), or with transforms from the frames drawn.
+		var tables = {}, grouping = "line", fn = null, hasFunctions = !!data.functions["function"];
+		var groupRule = data.function_group ? new RegExp(data.function_group[0]) : null;
+		function tableOf(group) {  // decoded (or computed) on first use
+			if (!tables[group]) {
+				if (transformsActive()) {
+					var groups = new Map(), groupOf = group === "line" || !groupRule ? function (k) { return k; } : function (k) {
+						var g = groups.get(k);
+						if (g === undefined) groups.set(k, g = nameIndex(names[k].replace(groupRule, data.function_group[1])));
+						return g;
+					};
+					tables[group] = functionCosts(pane.tree(), groupOf);
+					tables[group].computed = true;
+				} else {
+					var T = data.functions[group], decoded = {count: T.count};
+					["name", "self", "inclusive", "delta_self", "delta_inclusive", "calls"].forEach(function (key) {
+						if (T[key]) decoded[key] = column(T[key]);
+					});
+					tables[group] = decoded;
+				}
+			}
+			return tables[group];
+		}
+		fn = tableOf(grouping);
+		var section = document.body.appendChild(el("section", {id: "functions"}));
+		var heading = section.appendChild(el("h2", {}, "Functions "));
+		if (hasFunctions) {
+			var groupButtons = heading.appendChild(el("span", {"class": "segmented"}));
+			[["line", "By line"], ["function", "By function"]].forEach(function (g) {
+				var button = groupButtons.appendChild(el("button", {id: "by-" + g[0], title: g[0] === "line" ? "Each frame name: f (app.py:12)" : "Lines of one function together: f (app.py)"}, g[1]));
+				button.addEventListener("click", function () { grouping = g[0]; fn = tableOf(grouping); picked = -1; fillTable(); });
+			});
+		}
+		var tableNote = heading.appendChild(el("span", {"class": "note"}));
+		var table = section.appendChild(el("table", {id: "table"}));
+		var headRow = table.appendChild(el("thead")).appendChild(el("tr"));
+		var body = table.appendChild(el("tbody"));
+		var sortKey = "inclusive", descending = true, COLUMNS = [];
+		function columnsOf() {
+			var columns = [
+				{key: "name", title: "Function", field: null},
+				{key: "self", title: "Self", field: "self"},
+				{key: "self_share", title: "Self %", field: "self", share: true},
+				{key: "inclusive", title: "Inclusive", field: "inclusive"},
+				{key: "inclusive_share", title: "Inclusive %", field: "inclusive", share: true},
+			];
+			if (fn.calls) columns.push({key: "calls", title: "Calls", field: "calls", plain: true});
+			if (fn.delta_self) {
+				columns.push({key: "delta_self", title: "\u0394 Self", field: "delta_self", signed: true});
+				columns.push({key: "delta_inclusive", title: "\u0394 Inclusive", field: "delta_inclusive", signed: true});
+			}
+			return columns;
+		}
+		function fillHead() {
+			var columns = columnsOf();
+			if (columns.map(function (c) { return c.key; }).join() === COLUMNS.map(function (c) { return c.key; }).join()) return;
+			COLUMNS = columns;
+			if (!COLUMNS.some(function (c) { return c.key === sortKey; })) { sortKey = "inclusive"; descending = true; }
+			headRow.textContent = "";
+			COLUMNS.forEach(function (spec) {
+				var th = headRow.appendChild(el("th", {"data-key": spec.key, title: "Sort by " + spec.title}, spec.title));
+				th.addEventListener("click", function () {
+					if (sortKey === spec.key) descending = !descending;
+					else { sortKey = spec.key; descending = spec.key !== "name"; }
+					fillTable();
+				});
+			});
+			headRow.appendChild(el("th", {"class": "actions"}));
+		}
+		function fillTable() {
+			fillHead();
+			var spec = COLUMNS.filter(function (c) { return c.key === sortKey; })[0];
+			var fnName = fn.name, order = [];
+			for (var r = 0; r < fnName.length; r++) if (tableFilter === null || tableFilter[fnName[r]]) order.push(r);
+			var values = spec.field === null ? null : fn[spec.field], sign = descending ? -1 : 1;
+			order.sort(function (a, b) {
+				var byKey = values === null ? (names[fnName[a]] < names[fnName[b]] ? -1 : names[fnName[a]] > names[fnName[b]] ? 1 : 0)
+					: (spec.signed ? Math.abs(values[a]) - Math.abs(values[b]) : values[a] - values[b]);
+				return sign * byKey || a - b;
+			});
+			var rows = order.slice(0, data.top), whole = pane.tree().total || total;
+			body.textContent = "";
+			var fragment = document.createDocumentFragment();
+			rows.forEach(function (r) {
+				var tr = el("tr", {"data-row": String(r)});
+				if (fnName[r] === picked) tr.className = "picked";
+				COLUMNS.forEach(function (c) {
+					var td = tr.appendChild(el("td")), v = c.field === null ? 0 : fn[c.field][r];
+					if (c.field === null) { td.textContent = names[fnName[r]]; td.title = names[fnName[r]]; }
+					else if (c.share) {
+						td.appendChild(el("span", {"class": "share", style: "width:" + (40 * v / whole).toFixed(1) + "px"}));
+						td.appendChild(document.createTextNode(percent(v, whole)));
+					} else if (c.plain) {
+						td.textContent = v.toLocaleString("en");
+					} else {
+						if (c.signed && data.negate) v = -v;  // as the tooltip: --negate swaps the sides
+						td.textContent = human(v, !!c.signed);
+						if (c.signed) td.className = v > 0 ? "up" : v < 0 ? "down" : "";
+					}
+				});
+				var text = names[fnName[r]], actions = tr.appendChild(el("td", {"class": "actions"}));
+				[["sandwich", "callers & callees", "Who calls it and what it calls", function () { showSandwich({text: text, group: grouping}); }],
+				 ["focus", "focus", "All its calls as the root of the graph", function () { focusOn(text, grouping); }]].forEach(function (a) {
+					var button = actions.appendChild(el("button", {"data-action": a[0], title: a[2]}, a[1]));
+					button.addEventListener("click", function (e) { e.stopPropagation(); a[3](); });
+				});
+				tr.addEventListener("click", function () { pick(fnName[r]); });
+				fragment.appendChild(tr);
+			});
+			body.appendChild(fragment);
+			Array.prototype.forEach.call(headRow.children, function (th) {
+				if (th.hasAttribute("data-key")) th.className = th.getAttribute("data-key") === sortKey ? "sorted" + (descending ? "" : " asc") : "";
+			});
+			Array.prototype.forEach.call(heading.querySelectorAll(".segmented button"), function (button) {
+				button.classList.toggle("on", button.id === "by-" + grouping);
+			});
+			var count = fn.count, noun = grouping === "line" ? "frame name" : "function";
+			tableNote.textContent = (order.length < count ? order.length.toLocaleString("en") + " of " : "") + count.toLocaleString("en") +
+				" " + noun + (count === 1 ? "" : "s") + (rows.length < order.length ? ", the first " + rows.length + " shown" : "") +
+				(fn.computed ? " (of the transformed graph)" : "") + " \u00b7 click a row to highlight its frames";
+		}
+		function pick(name) {
+			picked = name;
+			var term = termFor(names[name], grouping);
+			searchBox.value = term;
+			caseBox.checked = false;
+			setView("graph");
+			pane.reset();
+			search(term, true);
+			var top = graph.getBoundingClientRect().top - headerHeight();
+			if (top < 0 || top > window.innerHeight / 2) window.scrollBy(0, top - 4);
+		}
+
+		// -- start ------------------------------------------------------------------------------------
+		var n = base.count;
+		if (!n) {
+			section.style.display = "none";
+			tools.style.display = "none";
+			minimapCanvas.style.display = "none";
+			document.body.appendChild(el("div", {id: "empty"}, "No stack counts found: nothing to draw."));
+		}
+		setView("graph");
+		setShape(pane.inverted());
+		clearButton.disabled = true;
+		focusChip.style.display = "none";
+		crumbsOf();
+		fillTable();
+		if (n) restore(); else restoring = false;
+		document.documentElement.style.setProperty("--header", headerHeight() + "px");
+		pane.size();
+		var band = pane.band();
+		if (view === "graph" && !pane.inverted() && pane.contentHeight() > band.height) {  // a flame graph taller than the window: its root in view
+			window.scrollTo(0, graph.getBoundingClientRect().top + window.scrollY + pane.contentHeight() - band.height - headerHeight());
+		}
+		pane.draw();
+		minimap.render();
+		window.addEventListener("resize", function () { document.documentElement.style.setProperty("--header", headerHeight() + "px"); });
+
+		api.pane = pane;
+		api.sandwich = function () { return sandwichPanes; };
+		api.human = human;
+		api.count = n;
+		api.fit = pane.fit;
+		api.charWidth = pane.charWidth;
+		api.drawn = pane.drawn;
+		api.width = function (i) { return pane.tree().value[i] / pane.tree().total; };
+		api.zoomTo = pane.zoomTo;
+		api.reset = pane.reset;
+		api.zoomBy = pane.zoomBy;
+		api.search = function (term) { searchBox.value = term; search(term); };
+		api.state = function () {
+			var v = pane.view();
+			return {zoom: v.frame, name: names[pane.tree().name[v.frame]], x0: v.x0, x1: v.x1, inverted: pane.inverted(),
+				matched: pane.matched(), term: searchTerm, total: v.total, view: view};
+		};
+		api.ready = true;
+		api.firstDraw = performance.now();
+		window.requestAnimationFrame(function () { api.firstPaint = performance.now(); });
+	}
+
+	var source = document.getElementById("flamespace-data");
+	if (source) main(JSON.parse(source.textContent));
 })();
