@@ -45,11 +45,14 @@ def _percent(context: object, parameter: object, value: str) -> float:
 @click.option("--minwidth", "min_percent", default=f"{_D['min_percent']:g}%", show_default=True, callback=_percent,
               help="Leave out frames narrower than this percentage of the total (their value stays in their parents).")
 @click.option("--top", type=int, default=_D["top"], show_default=True, help="Rows of the function table shown at most.")
+@click.option("--flamechart", is_flag=True,
+              help="A flame chart instead: a lane per thread on one time axis, boxes where they ran (for input that keeps "
+                   "time: traces, speedscope, Chrome traces; other input is drawn in its order).")
 @input_options
 def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle: str, colors: str, hash_: bool, cp: bool,
             palette_file: Optional[str], inverted: bool, reverse: bool, base: Tuple[str, ...], sort_by_value: bool,
-            delta: str, negate: bool, countname: Optional[str], min_percent: float, top: int, skip_invalid: bool,
-            input_format: Optional[str]) -> None:
+            delta: str, negate: bool, countname: Optional[str], min_percent: float, top: int, flamechart: bool,
+            skip_invalid: bool, input_format: Optional[str]) -> None:
     """Draw FILES (any format; several are summed) as one self-contained HTML page.
 
     The page works offline (no network request): a flame graph drawn on a canvas, click or
@@ -63,6 +66,7 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
     Examples:
         flamespace html app.folded -o app.html
         flamespace sub before.folded after.folded | flamespace html -o diff.html
+        flamespace html --flamechart run.trace.json -o chart.html
     """
     from ..diagnostics import Diagnostics
     from ..errors import InputError
@@ -71,7 +75,7 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
     from ._render import read_drawable
     from ._report import warn
 
-    profile = read_drawable(files, "html", skip_invalid, input_format)
+    profile = read_drawable(files, "html", skip_invalid, input_format, chart=flamechart)
     unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
     options = HtmlOptions(
         title=title, subtitle=subtitle, colors=colors, hash=hash_, inverted=inverted, reverse=reverse, base=base,
@@ -81,7 +85,12 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
     palette_path = palette_file or ("palette.map" if cp else None)
     palette = read_palette(palette_path) if palette_path else None
     diagnostics = Diagnostics()
-    html(profile, options, output, palette=palette, diagnostics=diagnostics)
+    if flamechart:
+        from ..render.chart_html import as_chart, chart_html
+
+        chart_html(as_chart(profile), options, output, palette=palette, diagnostics=diagnostics)
+    else:
+        html(profile, options, output, palette=palette, diagnostics=diagnostics)
     if palette_path and palette is not None and not diagnostics.empty:
         write_palette(palette_path, palette)
     for warning in diagnostics.warnings:
