@@ -39,7 +39,7 @@
 	header.appendChild(el("h1", {id: "title"}, R.title));
 	var labels = R.labels || {}, facts = [];
 	if (labels.calls) facts.push(Number(labels.calls).toLocaleString("en") + " calls");
-	if (labels.duration_s) facts.push(human(Number(labels.duration_s) * 1e9) + " traced");
+	if (Number(labels.duration_s) > 0) facts.push(human(Number(labels.duration_s) * 1e9) + " traced");  // written to the ms
 	if (labels.events) facts.push(Number(labels.events).toLocaleString("en") + " events");
 	if (labels.python) facts.push("Python " + labels.python);
 	header.appendChild(el("div", {id: "subtitle"}, [R.subtitle].concat(facts).filter(Boolean).join(" \u00b7 ")));
@@ -152,7 +152,7 @@
 			if (!list.length) { box.appendChild(el("p", {"class": "muted"}, "None.")); return; }
 			var t = box.appendChild(el("table", {id: id, "class": "numbers"}));
 			var h = t.appendChild(el("thead")).appendChild(el("tr"));
-			["Function", "Calls", "Inclusive", "Of this function's"].forEach(function (label) { h.appendChild(el("th", {}, label)); });
+			["Function", "Calls", "Inclusive", "Of " + (title === "Callers" ? "its" : "this function's") + " inclusive"].forEach(function (label) { h.appendChild(el("th", {}, label)); });
 			var b = t.appendChild(el("tbody"));
 			list.forEach(function (e) {
 				var tr = b.appendChild(el("tr"));
