@@ -165,13 +165,22 @@ def intervals(samples: List[Tuple[int, int, Number]], scale: Optional[float]) ->
         return
     factor: Number = int(scale) if scale == int(scale) else scale  # whole ns stay ints
     cursor: Number = -float("inf")
+    start: Number
     i, n = 0, len(samples)
     while i < n:
-        timestamp = samples[i][0]
+        timestamp, stack_id, weight = samples[i]
+        if i + 1 == n or samples[i + 1][0] != timestamp:  # one sample at this time: most are
+            start = timestamp - weight * factor
+            if start < cursor:
+                start = cursor
+            cursor = start + weight * factor
+            yield start, cursor, stack_id
+            i += 1
+            continue
         j = i + 1
         while j < n and samples[j][0] == timestamp:
             j += 1
-        start: Number = timestamp - sum(w for _, _, w in samples[i:j]) * factor
+        start = timestamp - sum(w for _, _, w in samples[i:j]) * factor
         if start < cursor:
             start = cursor
         for _, stack_id, weight in samples[i:j]:

@@ -100,10 +100,15 @@ def _lane(drawn: Timeline, lane: int, spans: List[tuple], stacks: List[Optional[
         if not stack:
             cursor = end
             continue
-        common = 0
-        limit = min(len(stack), len(open_stack))
-        while common < limit and stack[common] == open_stack[common]:
-            common += 1
+        depth_open, depth_new = len(open_stack), len(stack)
+        if depth_new >= depth_open and stack[:depth_open] == open_stack:  # a call (or the same stack): C compares
+            common = depth_open
+        elif depth_new < depth_open and open_stack[:depth_new] == stack:  # a return
+            common = depth_new
+        else:
+            common = 0
+            while stack[common] == open_stack[common]:  # they differ before the shorter one ends
+                common += 1
         close(common, start)
         for depth in range(common, len(stack)):
             open_boxes.append(len(names))
