@@ -155,15 +155,16 @@ def _thread_name(profile: Dict[str, Any], index: int, seen: Dict[str, int]) -> s
     return name
 
 
-#: The latest time a chart can hold (its timestamps are signed 64-bit ns).
-_LATEST_NS = 2**63 - 1
+#: The latest time a chart holds (its timestamps are signed 64-bit ns; 2**62 leaves room for a
+#: float's rounding, which turns 2**63 - 1 into 2**63).
+_LATEST_NS = 2**62
 
 
 def _ns(value: Number, scale: Optional[float], where: str, source: str) -> int:
     """A time from the profiles' earliest start in the chart's ns (weights that are no time: as they are)."""
     scaled = value * scale if scale is not None else value
     if not -_LATEST_NS <= scaled <= _LATEST_NS:  # also NaN and infinities (a huge value times a scale)
-        raise InputError(f"{where} spans {value:g} of its unit, more than a chart holds (2**63 ns)", source)
+        raise InputError(f"{where} spans {value:g} of its unit, more than a chart holds (2**62 ns)", source)
     return round(scaled)
 
 
