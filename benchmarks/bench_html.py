@@ -1,6 +1,16 @@
 """HTML viewer speed in a real browser: file size, time to first paint and per zoom, beside our SVG.
 
-    python benchmarks/bench_html.py [--stacks 200000] [--repeat 3] [--repeat-svg 1] [--zooms 10] [--no-svg]
+    python benchmarks/bench_html.py [--frames 10000,100000,1000000] [--repeat 3] [--zooms 10] [--svg-max-frames 150000]
+    python benchmarks/bench_html.py --stacks 200000 [--repeat 3] [--repeat-svg 1] [--zooms 10] [--no-svg]
+
+``--frames``: synthetic profiles of exactly that many frames (every frame has samples of its
+own; deterministic), each drawn as ``flamespace html --minwidth 0`` (every frame), at the
+default ``--minwidth``, and as ``flamespace svg`` at its defaults and at ``--minwidth 0`` (the
+same frames as the first page; opened in the browser only up to ``--svg-max-frames``, its
+size is always reported). Besides first paint and zoom, the time of two in-page transforms
+(invert, and hide frames by regex) on the page of every frame, to the next animation frame.
+
+``--stacks``:
 
 Input: the first ``--stacks`` lines of bench_folded.py's 200,000-stack file (generated once,
 under benchmarks/.data/). Pages: ``flamespace html`` at its default --minwidth and at a finer
@@ -50,6 +60,87 @@ SVG_ZOOM = """(i) => new Promise(done => {
     const sync = performance.now() - t;
     requestAnimationFrame(() => setTimeout(() => done([sync, performance.now() - t]), 0));
 })"""
+
+
+def synthetic(frames: int, seed: int = 17):
+    """A profile of exactly ``frames`` frames: a random tree (depth 2-60, names from 20,000
+    functions in 400 modules, heavy-tailed samples of its own on every frame)."""
+    import random
+
+    import flamespace as fs
+
+    rng = random.Random(seed)
+    names = [f"fn{k % 50}_{k // 50} (pkg/mod{k % 400}.py:{1 + k % 997})" for k in range(20_000)]
+    stacks = {}
+    path: List[str] = []
+    taken: List[set] = [set()]  # the names of each open frame's children
+    for _ in range(frames - 1):  # the root is one frame
+        up = min(len(path), int(rng.expovariate(0.7))) if len(path) < 60 else rng.randint(1, 40)
+        for _ in range(up):
+            path.pop()
+            taken.pop()
+        while True:
+            name = names[int(rng.paretovariate(0.6)) % len(names)] if rng.random() < 0.5 else rng.choice(names)
+            if name not in taken[-1]:
+                break
+        taken[-1].add(name)
+        path.append(name)
+        taken.append(set())
+        stacks[tuple(path)] = min(int(rng.paretovariate(1.1)), 100_000)
+    return fs.FlameGraph(stacks)
+
+
+def build_frames(frames: int, svg_max: int) -> Dict[str, Dict[str, object]]:
+    """Write the pages of a synthetic profile of ``frames`` frames."""
+    from flamespace.render import SvgOptions, svg
+    from flamespace.render.html import HtmlOptions, html, read_payload
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    profile = synthetic(frames)
+    pages: Dict[str, Dict[str, object]] = {}
+    default = HtmlOptions().min_percent
+    for name, options in (("html (--minwidth 0: every frame)", HtmlOptions(min_percent=0)),
+                          (f"html (default --minwidth {default:g}%)", HtmlOptions())):
+        path = OUT / f"frames-{frames}-{options.min_percent:g}.html"
+        began = time.perf_counter()
+        html(profile, options, path)
+        seconds = time.perf_counter() - began
+        pages[name] = {"path": path, "seconds": seconds, "frames": read_payload(path.read_text())["frames"]["count"]}
+    for name, options in (("svg (--minwidth 0: every frame)", SvgOptions(minwidth="0")), ("svg (defaults)", SvgOptions())):
+        path = OUT / f"frames-{frames}-{str(options.minwidth).rstrip('%')}.svg"
+        began = time.perf_counter()
+        svg(profile, options, path)
+        seconds = time.perf_counter() - began
+        count = path.read_text().count("<g><title>")
+        pages[name] = {"path": path, "seconds": seconds, "frames": count, "open": count <= svg_max}
+    for page in pages.values():
+        page["mb"] = Path(page["path"]).stat().st_size / 1e6  # type: ignore[arg-type]
+    return pages
+
+
+TRANSFORM = """(which) => new Promise(done => {
+    const t = performance.now();
+    if (which === 'invert') document.getElementById('invert').click();
+    else { const box = document.getElementById('hide'); box.value = 'mod1[0-9]\\.py'; box.dispatchEvent(new Event('input')); }
+    requestAnimationFrame(() => setTimeout(() => done(performance.now() - t), 0));
+})"""
+UNDO = "() => document.getElementById('clear-transforms').click()"
+
+
+def measure_transforms(browser, path: Path, repeat: int) -> Dict[str, float]:
+    """Median times of the invert and hide transforms (each undone before the next)."""
+    times: Dict[str, List[float]] = {"invert": [], "hide": []}
+    for _ in range(repeat):
+        context = browser.new_context(viewport={"width": 1200, "height": 800})
+        context.route("**/*", lambda route, request: route.continue_() if request.url.split("#")[0] == path.as_uri() else route.abort())
+        page = context.new_page()
+        page.goto(path.as_uri(), wait_until="load", timeout=600_000)
+        page.wait_for_function("window.flamespaceViewer && window.flamespaceViewer.firstPaint", timeout=600_000)
+        for which in times:
+            times[which].append(page.evaluate(TRANSFORM, which) / 1000)
+            page.evaluate(UNDO)
+        context.close()
+    return {which: statistics.median(values) for which, values in times.items()}
 
 
 def build(stacks: int, fine: float) -> Dict[str, Dict[str, object]]:
@@ -136,13 +227,18 @@ def measure_page(browser, path: Path, svg: bool, repeat: int, zooms: int) -> Dic
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stacks", type=int, default=200_000, help="lines of the 200,000-stack file to use")
+    parser.add_argument("--frames", default="10000,100000,1000000", help="synthetic profiles of these many frames (comma-separated)")
+    parser.add_argument("--svg-max-frames", type=int, default=150_000, help="open SVGs of at most this many frames (larger: size only)")
+    parser.add_argument("--stacks", type=int, default=None, help="instead: lines of the 200,000-stack file to use")
     parser.add_argument("--repeat", type=int, default=3, help="page loads per page (medians shown)")
     parser.add_argument("--repeat-svg", type=int, default=1, help="page loads per SVG (an SVG of a million frames takes minutes)")
     parser.add_argument("--zooms", type=int, default=10, help="frames zoomed into per load")
     parser.add_argument("--fine", type=float, default=0.0002, help="the finer --minwidth (a percentage of the total, without %%)")
     parser.add_argument("--no-svg", action="store_true", help="leave the SVGs out (one of a million frames takes minutes to open)")
     args = parser.parse_args()
+    if args.stacks is None:
+        frames_main(args)
+        return
     if not BIG.exists():
         print("generating the 200,000-stack file (bench_folded.py --generate) ...", file=sys.stderr)
         subprocess.run([sys.executable, str(HERE / "bench_folded.py"), "--generate"], check=True)
@@ -169,6 +265,44 @@ def main() -> None:
         r = results[name]
         print(f"| {name} | {page['frames']:,} | {page['mb']:.1f} MB | {page['seconds']:.1f} s | {r['paint']:.2f} s "
               f"| {1000 * r['draw']:.0f} ms | {1000 * r['frame']:.0f} ms |")
+
+
+def frames_main(args) -> None:
+    """The synthetic profiles: one table row per page."""
+    from playwright.sync_api import sync_playwright
+
+    rows = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        for frames in (int(f) for f in args.frames.split(",")):
+            load_before = " ".join(f"{x:.1f}" for x in os.getloadavg())
+            print(f"building {frames:,} frames ...", file=sys.stderr)
+            pages = build_frames(frames, args.svg_max_frames)
+            for name, page in pages.items():
+                svg = name.startswith("svg")
+                result: Dict[str, float] = {}
+                if not svg or page["open"]:
+                    print(f"  measuring {name} ...", file=sys.stderr)
+                    result = measure_page(browser, Path(page["path"]), svg, 1 if svg else args.repeat, args.zooms)  # type: ignore[arg-type]
+                if name.startswith("html (--minwidth 0"):
+                    result.update(measure_transforms(browser, Path(page["path"]), args.repeat))  # type: ignore[arg-type]
+                rows.append((frames, name, page, result))
+            load_after = " ".join(f"{x:.1f}" for x in os.getloadavg())
+            print(f"  load average before {load_before}, after {load_after}", file=sys.stderr)
+            rows.append((frames, "load", {"before": load_before, "after": load_after}, {}))
+        browser.close()
+    print(f"\n{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; medians of {args.repeat} loads "
+          f"(1 of an SVG) x {args.zooms} zooms\n")
+    print("| profile | page | frames | file | build | first paint | zoom: draw | zoom: to next frame | invert | hide |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    ms = lambda r, key: f"{1000 * r[key]:,.0f} ms" if key in r else "–"  # noqa: E731
+    for frames, name, page, r in rows:
+        if name == "load":
+            print(f"| {frames:,} | load average {page['before']} → {page['after']} | | | | | | | | |")
+            continue
+        paint = f"{r['paint']:.2f} s" if "paint" in r else "not opened"
+        print(f"| {frames:,} | {name} | {page['frames']:,} | {page['mb']:.1f} MB | {page['seconds']:.1f} s | {paint} "
+              f"| {ms(r, 'draw')} | {ms(r, 'frame')} | {ms(r, 'invert')} | {ms(r, 'hide')} |")
 
 
 if __name__ == "__main__":

@@ -43,6 +43,8 @@ STEPS = [
     ("", ["convert", "examples/austin-wall.mojo", "-o", "demo-output/austin-wall.speedscope.json"]),
     ("Profile a Python program (wall time, every thread, start-up included)",
      ["record", "--rate", WORKLOAD_RATE, "--threads", "-o", "demo-output/workload.folded", "--", "examples/workload.py"]),
+    ("...written straight to the HTML viewer (pick a thread, sandwich a function, hide the standard library)",
+     ["record", "--rate", WORKLOAD_RATE, "--threads", "--format", "html", "-o", "demo-output/workload.html", "--", "examples/workload.py"]),
     ("...only CPU time, as a speedscope timeline (open it at https://www.speedscope.app)",
      ["record", "--rate", WORKLOAD_RATE, "--mode", "cpu", "--format", "speedscope", "-o", "demo-output/workload.speedscope.json", "--", "examples/workload.py"]),
     ("Where the program spent its time", ["top", "-n", "6", "demo-output/workload.folded"]),
@@ -91,6 +93,7 @@ NEXT = """
 Open in a browser (interactive: click a frame to zoom, Ctrl-F to search):
   {out}/webapp-v2.svg          a flame graph of a bundled profile
   {out}/webapp-v2.html         the same in the HTML viewer (a table of functions below it)
+  {out}/workload.html          a recorded run in the HTML viewer: a thread picker, sandwich and transforms
   {out}/diff.svg               v1 -> v2: red grew, blue shrank
   {out}/ab/changes/delta.svg   the candidate, coloured where compare found a significant change
   {out}/perf-c.svg, {out}/austin-wall.svg   perf and Austin captures, read as they are

@@ -191,9 +191,31 @@ def test_cli_defaults_are_the_librarys() -> None:
         field = shown.get(parameter.name, parameter.name)
         if field == "min_percent":  # written as a percentage
             assert parameter.default == f"{library[field]:g}%"
+        elif field == "roots":  # written as "process,thread"; none by default
+            assert parameter.default is None and library[field] == ()
         elif field in library and field != "countname":  # countname: the profile's unit first
             assert parameter.default == library[field], field
         else:
             continue
         checked += 1
     assert checked >= 12
+
+
+def test_cli_roots_give_the_page_its_picker(tmp_path) -> None:
+    folded = tmp_path / "threads.folded"
+    folded.write_text("app (1);MainThread;main 3\napp (1);worker;work 2\n")
+    out = tmp_path / "t.html"
+    assert main(["html", str(folded), "-o", str(out), "--roots", "process,thread"]) == 0
+    assert read_payload(out.read_text())["roots"] == ["process", "thread"]
+    with pytest.raises(ArgumentError, match="roots"):
+        HtmlOptions(roots=("fibre",))
+
+
+def test_calls_give_the_table_a_calls_column() -> None:
+    graph = fs.FlameGraph({("main (a.py:1)", "f (a.py:2)"): 10, ("main (a.py:1)", "f (a.py:3)"): 5, ("main (a.py:1)",): 1})
+    calls = fs.FlameGraph({("main (a.py:1)", "f (a.py:2)"): 4, ("main (a.py:1)", "f (a.py:3)"): 2, ("main (a.py:1)",): 1})
+    data = read_payload(html(graph, HtmlOptions(), calls=calls))
+    for group, expected in (("line", {"f (a.py:2)": 4, "f (a.py:3)": 2, "main (a.py:1)": 1}), ("function", {"f (a.py)": 6, "main (a.py)": 1})):
+        table = data["functions"][group]
+        assert {data["names"][n]: c for n, c in zip(table["name"], table["calls"])} == expected
+    assert "calls" not in read_payload(html(graph, HtmlOptions()))["functions"]["line"]

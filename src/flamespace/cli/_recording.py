@@ -24,12 +24,13 @@ MEMORY = defaults(MemoryOptions)
 MODES = (*SAMPLING_MODES, *reversed(MEMORY_MODES))
 FORMATS = {"folded": ".folded", "speedscope": ".speedscope.json"}
 #: What record can write besides: a picture is a fine end for one run, not for collect's runs.
-PICTURE_FORMATS = {"svg": ".svg"}
+PICTURE_FORMATS = {"svg": ".svg", "html": ".html"}
 #: How --help describes each output format.
 FORMAT_HELP = {
     "folded": "folded stacks",
     "speedscope": "speedscope JSON (keeps every sample in time order, per thread)",
     "svg": "an interactive flame graph (as flamespace svg draws it)",
+    "html": "the HTML viewer (as flamespace html draws it; a thread/process picker with --threads, --pid, --subprocesses)",
 }
 
 #: Interpreter-like options for the program, then the options of the recorder, in --help order

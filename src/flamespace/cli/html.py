@@ -45,22 +45,28 @@ def _percent(context: object, parameter: object, value: str) -> float:
 @click.option("--minwidth", "min_percent", default=f"{_D['min_percent']:g}%", show_default=True, callback=_percent,
               help="Leave out frames narrower than this percentage of the total (their value stays in their parents).")
 @click.option("--top", type=int, default=_D["top"], show_default=True, help="Rows of the function table shown at most.")
+@click.option("--roots", type=click.Choice(["thread", "process", "process,thread"]), default=None,
+              help="What the first frames of each stack are (e.g. recorded with --threads): the page offers a picker of them.")
 @click.option("--flamechart", is_flag=True,
               help="A flame chart instead: a lane per thread on one time axis, boxes where they ran (for input that keeps "
                    "time: traces, speedscope, Chrome traces; other input is drawn in its order).")
 @input_options
 def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle: str, colors: str, hash_: bool, cp: bool,
             palette_file: Optional[str], inverted: bool, reverse: bool, base: Tuple[str, ...], sort_by_value: bool,
-            delta: str, negate: bool, countname: Optional[str], min_percent: float, top: int, flamechart: bool,
+            delta: str, negate: bool, countname: Optional[str], min_percent: float, top: int, roots: Optional[str],
+            flamechart: bool,
             skip_invalid: bool, input_format: Optional[str]) -> None:
     """Draw FILES (any format; several are summed) as one self-contained HTML page.
 
-    The page works offline (no network request): a flame graph drawn on a canvas, click or
-    Ctrl+wheel to zoom, Esc to reset, a regex search that reports the matched share, a
-    tooltip with value, share of total and parent and self value, a flame/icicle toggle and
-    a sortable table of functions. It stays fast on big profiles: frames narrower than a
-    pixel are merged as they are drawn. Differential input (two counts per line, as
-    'flamespace sub' writes) is coloured red where it grew and blue where it shrank.
+    The page works offline (no network request): a flame graph drawn on a canvas with a
+    minimap, click or Ctrl+wheel to zoom, Esc to reset, a regex search that reports the
+    matched share, a tooltip with value, share of total and parent and self value, a
+    flame/icicle toggle, a sandwich view (callers and callees of one function), transforms
+    computed in the page (left heavy, invert, collapse recursion, merge or hide frames by
+    regex, focus on a function, one thread or process) and a sortable table of functions.
+    It stays fast on big profiles: frames narrower than a pixel are merged as they are drawn.
+    Differential input (two counts per line, as 'flamespace sub' writes) is coloured red
+    where it grew and blue where it shrank.
 
     \b
     Examples:
@@ -80,6 +86,7 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
     options = HtmlOptions(
         title=title, subtitle=subtitle, colors=colors, hash=hash_, inverted=inverted, reverse=reverse, base=base,
         sort_by_value=sort_by_value, delta=delta, negate=negate, min_percent=min_percent, top=top,
+        roots=tuple(roots.split(",")) if roots else (),
         countname=countname or (unit if unit and unit != "samples" else _D["countname"]),
     )
     palette_path = palette_file or ("palette.map" if cp else None)

@@ -60,8 +60,10 @@ def run(
     finally:
         if status is not None:
             status.clear()  # before any message
-    if output_format == "svg":
-        _write_svg(result.recording.graph, output, target.describe())
+    if output_format in PICTURE_FORMATS:
+        processes = process_root or subprocesses or result.processes > 1
+        roots = ("process",) * processes + ("thread",) * threads
+        _write_picture(result.recording.graph, output, target.describe(), output_format, roots)
     else:
         from ..formats import registry
 
@@ -70,14 +72,21 @@ def run(
     return result.exit_code
 
 
-def _write_svg(graph: "FlameGraph", output: str, command: str) -> None:
-    from ..render import SvgOptions, svg
-
+def _write_picture(graph: "FlameGraph", output: str, command: str, kind: str, roots: "Tuple[str, ...]") -> None:
+    """The SVG or the HTML viewer of the run (``roots``: what the first frames are, for the HTML's picker)."""
     labels = graph.metadata.labels
     subtitle = f"{labels.get('mode', '')} mode, {labels.get('duration_s', '?')} s, {labels.get('samples', '?')} samples"
     unit = graph.metadata.unit
-    svg(graph, SvgOptions(title=f"flamespace record: {command}", subtitle=subtitle, colors="python",
-                          countname="allocations" if unit == "count" else (unit or "samples")), output)
+    settings = dict(title=f"flamespace record: {command}", subtitle=subtitle, colors="python",
+                    countname="allocations" if unit == "count" else (unit or "samples"))
+    if kind == "html":
+        from ..render.html import HtmlOptions, html
+
+        html(graph, HtmlOptions(roots=roots, **settings), output)  # type: ignore[arg-type]
+    else:
+        from ..render import SvgOptions, svg
+
+        svg(graph, SvgOptions(**settings), output)  # type: ignore[arg-type]
 
 
 def _report(result: "RecordResult", output: str, quiet: bool) -> None:

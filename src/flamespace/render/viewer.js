@@ -512,29 +512,43 @@
 	// (children in name order, or widest first: left heavy). Each frame brings its exclusive value
 	// (its value less its children's: its self plus any narrow frames the layout left out), so a
 	// transformed tree's total is exact for what it keeps.
-	var KEY = 2097152;  // > the names of any page: a trie node's key is parent * KEY + name
 	function exclusiveOf(t) {
 		var ex = Float64Array.from(t.value);
 		for (var i = 1; i < t.count; i++) ex[t.parent[i]] -= t.value[i];
 		return ex;
 	}
 	function Builder(rootName, rootColour, withDelta) {
-		this.name = [rootName]; this.parent = [-1]; this.self = [0]; this.colour = [rootColour];
-		this.delta = withDelta ? [0] : null; this.keys = new Map();
+		this.name = [rootName]; this.parent = [-1]; this.self = [0]; this.colour = [rootColour]; this.narrow = [0];
+		this.delta = withDelta ? [0] : null;
+		this.slots = new Int32Array(1024).fill(-1);  // open addressing: (parent, name) -> node (a Map of such keys is slow)
+	}
+	function slotOf(slots, parent, name, names, parents) {
+		var mask = slots.length - 1, h = (Math.imul(parent, 0x9E3779B1) ^ Math.imul(name + 1, 0x85EBCA77)) & mask;
+		for (;;) {
+			var id = slots[h];
+			if (id < 0 || (parents[id] === parent && names[id] === name)) return h;
+			h = (h + 1) & mask;
+		}
 	}
 	Builder.prototype.child = function (p, name, colour) {
-		var key = p * KEY + name, id = this.keys.get(key);
-		if (id === undefined) {
+		var h = slotOf(this.slots, p, name, this.name, this.parent), id = this.slots[h];
+		if (id < 0) {
 			id = this.name.length;
-			this.keys.set(key, id);
-			this.name.push(name); this.parent.push(p); this.self.push(0); this.colour.push(colour);
+			this.name.push(name); this.parent.push(p); this.self.push(0); this.colour.push(colour); this.narrow.push(0);
 			if (this.delta) this.delta.push(0);
+			this.slots[h] = id;
+			if (2 * id > this.slots.length) {  // keep it at most half full
+				var grown = new Int32Array(this.slots.length * 4).fill(-1);
+				for (var k = 1; k <= id; k++) grown[slotOf(grown, this.parent[k], this.name[k], this.name, this.parent)] = k;
+				this.slots = grown;
+			}
 		}
 		return id;
 	};
 	// the trie as a tree (columns in depth-first order); byValue: siblings widest first
 	Builder.prototype.tree = function (names, byValue) {
 		var N = this.name.length, parent = this.parent, value = Float64Array.from(this.self), k;
+		for (k = 0; k < N; k++) value[k] += this.narrow[k];  // callers too narrow to draw still count
 		for (k = N - 1; k > 0; k--) value[parent[k]] += value[k];  // a child is made after its parent
 		var first = new Int32Array(N + 1);
 		for (k = 1; k < N; k++) first[parent[k] + 1] += 1;
@@ -555,7 +569,8 @@
 			out.name.push(nameOf[id]); out.depth.push(depth); out.start.push(start); out.value.push(value[id]);
 			out.self.push(this.self[id]); out.colour.push(this.colour[id]);
 			if (out.delta) out.delta.push(this.delta[id]);
-			var children = Array.prototype.slice.call(kids, first[id], first[id + 1]).sort(compare), x = start, placed = [];
+			// its own value first, as the layout puts it (a stack that ends here sorts before those that go on)
+			var children = Array.prototype.slice.call(kids, first[id], first[id + 1]).sort(compare), x = start + this.self[id], placed = [];
 			for (k = 0; k < children.length; k++) { placed.push([children[k], depth + 1, x]); x += value[children[k]]; }
 			for (k = placed.length - 1; k >= 0; k--) stack.push(placed[k]);
 		}
@@ -564,6 +579,33 @@
 			start: Float64Array.from(out.start), value: Float64Array.from(out.value), self: Float64Array.from(out.self),
 			colour: Uint32Array.from(out.colour), delta: out.delta ? Float64Array.from(out.delta) : null});
 	};
+	// Paths read upwards (callers of a frame, then theirs...) merged into the trie I under `node`, one level
+	// at a time: members at frames at[m] (> 0) weigh weight[m]; a group of one name narrower than minValue
+	// stops there (its value stays in its parent's width), so a big profile's inverted tree stays small.
+	function grow(I, node, at, weight, parentOf, nameOf, colourOf, minValue) {
+		var all = [];
+		for (var m = 0; m < at.length; m++) all.push(m);
+		var pending = [[node, all]];
+		while (pending.length) {
+			var job = pending.pop(), groups = new Map();
+			job[1].forEach(function (m) {
+				var name = nameOf[at[m]], g = groups.get(name);
+				if (!g) groups.set(name, g = []);
+				g.push(m);
+			});
+			groups.forEach(function (g, name) {
+				var sum = 0, k;
+				for (k = 0; k < g.length; k++) sum += weight[g[k]];
+				if (sum < minValue) { I.narrow[job[0]] += sum; return; }
+				var child = I.child(job[0], name, colourOf[at[g[0]]]), next = [];
+				for (k = 0; k < g.length; k++) {
+					var up = parentOf[at[g[k]]];
+					if (up > 0) { at[g[k]] = up; next.push(g[k]); } else I.self[child] += weight[g[k]];
+				}
+				if (next.length) pending.push([child, next]);
+			});
+		}
+	}
 	// spec: only (a frame: keep its subtree and its ancestors), drop / merge (Uint8Array over names: frames
 	// left out with their callees / left out, their callees moved to their caller), focus (Uint8Array over
 	// names: the root becomes spec.root, every outermost frame of those names merged into it), recursion
@@ -594,37 +636,31 @@
 			i++;
 		}
 		if (spec.invert) {
-			var I = new Builder(B.name[0], B.colour[0], false);
-			for (var k = 1; k < B.name.length; k++) {
-				if (!(B.self[k] > 0)) continue;
-				var node = 0;
-				for (var a = k; a > 0; a = B.parent[a]) node = I.child(node, B.name[a], B.colour[a]);
-				I.self[node] += B.self[k];
-			}
+			var I = new Builder(B.name[0], B.colour[0], false), at = [], weight = [];
+			for (var k = 1; k < B.name.length; k++) if (B.self[k] > 0) { at.push(k); weight.push(B.self[k]); }
 			I.self[0] += B.self[0];
+			grow(I, 0, at, weight, B.parent, B.name, B.colour, spec.minValue || 0);
 			B = I;
 		}
 		return B.tree(names, !!spec.byValue);
 	}
 	// the callers of the frames whose names `match` (outermost ones): a tree rooted at `root`, each path
 	// of callers above it innermost first, as wide as the calls it made
-	function callers(t, names, match, root, rootColour) {
-		var B = new Builder(root, rootColour, false), nameOf = t.name, parentOf = t.parent, endOf = t.end;
+	function callers(t, names, match, root, rootColour, minValue) {
+		var B = new Builder(root, rootColour, false), nameOf = t.name, parentOf = t.parent, endOf = t.end, at = [], weight = [];
 		for (var i = 1; i < t.count;) {
 			if (!match[nameOf[i]]) { i++; continue; }
-			if (B.colour[0] === undefined) B.colour[0] = t.colour[i];
-			var node = 0;
-			for (var a = parentOf[i]; a > 0; a = parentOf[a]) node = B.child(node, nameOf[a], t.colour[a]);
-			B.self[node] += t.value[i];
+			if (at.length === 0 && B.self[0] === 0) B.colour[0] = t.colour[i];  // the function's own colour
+			if (parentOf[i] > 0) { at.push(parentOf[i]); weight.push(t.value[i]); } else B.self[0] += t.value[i];
 			i = endOf[i];
 		}
-		if (B.colour[0] === undefined) B.colour[0] = 0;
+		grow(B, 0, at, weight, parentOf, nameOf, t.colour, minValue || 0);
 		return B.tree(names, false);
 	}
 	// per name (or group, `groupOf(name) -> index`): self and inclusive (outermost frames only) of a tree
 	function functionCosts(t, groupOf) {
 		var rows = new Map(), open = [], active = new Map(), nameOf = t.name, endOf = t.end;
-		for (var i = 0; i < t.count; i++) {
+		for (var i = 1; i < t.count; i++) {  // the root is no function
 			while (open.length && endOf[open[open.length - 1][0]] <= i) {
 				var closed = open.pop()[1];
 				active.set(closed, active.get(closed) - 1);
@@ -650,7 +686,7 @@
 	Pane.ROW = ROW;
 	Pane.XPAD = XPAD;              // pixels left and right of the boxes (a ruler over a pane lines up with it)
 	Pane.transform = transform;    // (tree, names, spec) -> tree: focus, merge, drop, recursion, invert, only, byValue
-	Pane.callers = callers;        // (tree, names, match, rootName, rootColour) -> the callers' tree of some functions
+	Pane.callers = callers;        // (tree, names, match, rootName, rootColour, minValue) -> the callers' tree of some functions
 	Pane.functionCosts = functionCosts;
 	window.FlamespacePane = Pane;
 
@@ -724,7 +760,9 @@
 		var api = {ready: false, draws: 0};
 		window.flamespaceViewer = api;
 		var names = data.names, human = formatter(data.units).human, base = decode(data), total = data.total;
-		var nameIndexes = null;
+		// frames narrower than this are not drawn (the layout's --minwidth): an inverted tree or callers' tree stops there
+		// (at least a millionth of the total: inverting every frame of a million-frame page would make tens of millions)
+		var minValue = total * Math.max(data.min_percent || 0, 1e-4) / 100, nameIndexes = null;
 		function nameIndex(text) {  // a name's index in the string table, added if new (group names, sandwich roots)
 			if (nameIndexes === null) { nameIndexes = new Map(); names.forEach(function (name, k) { nameIndexes.set(name, k); }); }
 			var k = nameIndexes.get(text);
@@ -750,7 +788,8 @@
 		var views = toolbar.appendChild(el("span", {"class": "segmented"}));
 		var graphButton = views.appendChild(el("button", {id: "view-graph", title: "The flame graph"}, "Graph"));
 		var sandwichButton = views.appendChild(el("button", {id: "view-sandwich", title: "Callers and callees of one function: pick it in the table or from a frame's menu (right click)"}, "Sandwich"));
-		toolbar.appendChild(el("span", {id: "hint"}, "Click to zoom \u00b7 right click: more \u00b7 Ctrl+wheel zooms, Shift+wheel pans \u00b7 \u2190 \u2192 + \u2212 \u00b7 Esc resets"));
+		toolbar.appendChild(el("span", {id: "hint", title: "Click a frame to zoom in (again: out); Ctrl+wheel zooms, Shift+wheel pans; \u2190 \u2192 + \u2212 \u2191; / searches; Esc resets the zoom, then the search"},
+			"Click: zoom \u00b7 right click: more \u00b7 Esc: reset"));
 		toolbar.appendChild(el("span", {"class": "grow"}));
 		var searchBox = toolbar.appendChild(el("input", {id: "search", type: "search", placeholder: "Search (regex)  /", spellcheck: "false", autocomplete: "off"}));
 		var caseLabel = toolbar.appendChild(el("label", {"class": "check", title: "Ignore case"}));
@@ -780,7 +819,7 @@
 		var leftHeavyBox = check("left-heavy", "Left heavy", "Siblings widest first (else by name)");
 		var invertBox = check("invert", "Invert", "Leaves become roots: who spends time, then who called them");
 		var recursionBox = check("recursion", "Collapse recursion", "A function called by itself merges into its caller");
-		var PRESETS = [["", "presets\u2026"], ["\\(<stdlib>/|\\(<frozen |^<frozen ", "standard library"], ["\\(site-packages/", "site-packages"],
+		var PRESETS = [["", "presets"], ["\\(<stdlib>/|\\(<frozen |^<frozen ", "standard library"], ["\\(site-packages/", "site-packages"],
 			["\\(<stdlib>/|\\(<frozen |^<frozen |\\(site-packages/", "both"]];
 		function regexField(id, label, title) {
 			tools.appendChild(el("span", {"class": "label"}, label));
@@ -835,9 +874,8 @@
 				}
 			});
 			var shown = v.x1 - v.x0;
-			crumbs.appendChild(el("span", {"class": "amount"},
-				human(shown) + " \u00b7 " + percent(shown, total) + " of the total" +
-				(v.total !== total ? " (" + human(v.total) + " \u00b7 " + percent(v.total, total) + " after the transforms)" : "")));
+			crumbs.appendChild(el("span", {"class": "amount"}, human(shown) + " \u00b7 " + (v.total !== total || transformsActive() ?
+				percent(shown, v.total) + " of the transformed graph, " + percent(shown, total) + " of the total" : percent(shown, total) + " of the total")));
 			resetButton.disabled = zoom === 0 && v.x0 === 0 && v.x1 === v.total;
 		}
 		pane.on("zoom", function () { crumbsOf(); updateMatched(); minimap.render(); if (!minimap.dragging()) remember(); });
@@ -877,7 +915,7 @@
 		}
 		function apply(keepView) {
 			var spec = {byValue: leftHeavyBox.checked, invert: invertBox.checked, recursion: recursionBox.checked,
-				only: threadSelect ? parseInt(threadSelect.value, 10) : -1};
+				only: threadSelect ? parseInt(threadSelect.value, 10) : -1, minValue: minValue};
 			[[mergeBox, "merge"], [hideBox, "drop"]].forEach(function (field) {
 				var pattern = compile(field[0].value);
 				field[0].classList.toggle("bad", pattern === undefined);
@@ -929,7 +967,7 @@
 		function showSandwich(which) {
 			sandwich = which;
 			var tree = pane.tree(), match = matcher(new RegExp(termFor(which.text, which.group))), root = nameIndex(which.text);
-			var up = callers(tree, names, match, root, 0), down = transform(tree, names, {focus: match, root: root});
+			var up = callers(tree, names, match, root, tree.colour[0], minValue), down = transform(tree, names, {focus: match, root: root});
 			if (!sandwichPanes) {
 				var common = {margin: 0, minHeight: 3 * ROW, top: function () { return 0; }};
 				sandwichPanes = [
@@ -960,7 +998,7 @@
 			sandwichButton.disabled = !sandwich;
 			sandwichSection.style.display = view === "sandwich" ? "" : "none";
 			graph.style.display = view === "graph" && base.count ? "" : "none";
-			minimapCanvas.style.display = view === "graph" ? "" : "none";
+			minimapCanvas.style.display = view === "graph" && base.count ? "" : "none";
 			crumbs.style.visibility = view === "graph" ? "" : "hidden";
 			if (view === "graph") { pane.draw(); minimap.render(); }
 			remember();
