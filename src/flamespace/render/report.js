@@ -190,9 +190,12 @@
 	function showChart() {
 		if (!chart) {
 			views.chart.appendChild(el("div", {"class": "toolbar"}, "Drag to pan \u00b7 drag on the ruler to zoom to a stretch \u00b7 Ctrl+wheel zooms \u00b7 + \u2212 \u2190 \u2192 \u00b7 Esc resets"));
-			chart = Chart(views.chart, C, {top: headerHeight, active: function () { return current === "chart"; }});
+			var rulerBox = views.chart.appendChild(el("div", {"class": "ruler-box sticky-ruler"}));  // stays under the header
+			var covered = function () { return headerHeight() + rulerBox.getBoundingClientRect().height; };
+			chart = Chart(views.chart, C, {top: covered, ruler: rulerBox, active: function () { return current === "chart"; }});
 			api.chart = chart;
 		} else chart.draw();
+		views.chart.querySelector(".sticky-ruler").style.top = headerHeight() + "px";
 		if (pendingChartSearch !== null) { chart.search(new RegExp(pendingChartSearch)); pendingChartSearch = null; }
 	}
 
