@@ -158,6 +158,11 @@
 				var tr = b.appendChild(el("tr"));
 				tr.appendChild(el("td")).appendChild(link(other(e)));
 				tr.appendChild(el("td", {}, count(E.calls[e])));
+				if (E.caller[e] === E.callee[e]) {  // recursion: its time is in the outermost call's
+					tr.appendChild(el("td", {"class": "muted", title: "A recursive call's time is counted in its outermost call"}, "recursive"));
+					tr.appendChild(el("td", {}, ""));
+					return;
+				}
 				tr.appendChild(el("td", {}, human(E.inclusive[e])));
 				tr.appendChild(el("td", {}, percent(E.inclusive[e], F.inclusive[f])));
 			});
