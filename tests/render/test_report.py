@@ -181,3 +181,19 @@ def test_trace_writes_a_report_by_the_html_ending(tmp_path) -> None:
     data = read_report(out.read_text())
     calls = dict(zip((data["report"]["names"][k] for k in data["report"]["functions"]["name"]), data["report"]["functions"]["calls"]))
     assert calls[named(calls, "f")] == 5 and data["chart"] is not None  # the report's flame chart: traced with the time order
+
+
+def test_a_functions_source_lines_are_listed_when_recorded(browser, tmp_path) -> None:  # noqa: F811
+    trace = traced()
+    f_name = named([row.function for row in trace.table()], "f")
+    start = int(re.search(r":(\d+)\)$", f_name).group(1))  # type: ignore[union-attr]
+    trace.lines = {f_name.replace(f":{start})", f":{start + 1})"): (700, 4), f_name: (50, 4)}  # as --lines gives them
+    path = tmp_path / "lines.html"
+    report(trace, None, path)
+    page = ReportPage(browser, path)
+    index = page.tab.evaluate("window.flamespaceReport.functions()").index(f_name)
+    page.tab.evaluate(f"location.hash = 'fn-{index}'")
+    page.tab.wait_for_function("window.flamespaceReport.view === 'function'")
+    rows = [row.split("\t") for row in page.tab.locator("#lines tbody tr").all_inner_texts()]
+    assert [row[:2] for row in rows] == [[f"line {start + 1}", "4"], [f"line {start}", "4"]]  # most time first
+    page.check()

@@ -179,7 +179,8 @@
 				var b = t.appendChild(el("tbody"));
 				linesOf[f].forEach(function (l) {
 					var tr = b.appendChild(el("tr"));
-					tr.appendChild(el("td", {}, names[L.line[l]]));
+					var line = names[L.line[l]], number = /:(\d+)\)$/.exec(line);  // f (app.py:12): "line 12"
+					tr.appendChild(el("td", {title: line}, number ? "line " + number[1] : line));
 					tr.appendChild(el("td", {}, count(L.hits[l])));
 					tr.appendChild(el("td", {}, human(L.exclusive[l])));
 					tr.appendChild(el("td", {}, percent(L.exclusive[l], F.exclusive[f])));
