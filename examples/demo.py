@@ -50,6 +50,10 @@ STEPS = [
     ("...only CPU time, as a speedscope timeline (open it at https://www.speedscope.app)",
      ["record", "--rate", WORKLOAD_RATE, "--mode", "cpu", "--format", "speedscope", "-o", "demo-output/workload.speedscope.json", "--", "examples/workload.py"]),
     ("Where the program spent its time", ["top", "-n", "6", "demo-output/workload.folded"]),
+    ("...the CPU timeline as an HTML flame chart: a lane per thread, each function where it ran",
+     ["html", "--flamechart", "demo-output/workload.speedscope.json", "-o", "demo-output/workload-chart.html"]),
+    ("Trace a program: exact calls and times per full stack, as a report (flame graph, functions, flame chart)",
+     ["trace", "-o", "demo-output/traced-report.html", "--", "examples/traced.py"]),
     ("Profile two versions of a program 10 times each, alternating (A B A B ...)",
      ["collect", "-n", "10", "--rate", VERSIONS_RATE, "--overwrite", "-o", "demo-output/ab",
       "--baseline-cmd", "examples/versions.py", "--candidate-cmd", "examples/versions.py", "--candidate-env", "VERSION=2"]),
@@ -92,6 +96,9 @@ Open in a browser (interactive: click a frame to zoom, Ctrl-F to search):
   {out}/webapp-v2.svg          a flame graph of a bundled profile
   {out}/webapp-v2.html         the same in the HTML viewer (a table of functions below it)
   {out}/workload.html          a recorded run in the HTML viewer: a thread picker, sandwich and transforms
+  {out}/workload-chart.html    the same run's CPU timeline as a flame chart: a lane per thread, in time
+  {out}/traced-report.html     a trace report: click a box of the flame graph for its function's calls,
+                               callers and callees; a table of functions; the flame chart
   {out}/diff.svg               v1 -> v2: red grew, blue shrank
   {out}/diff.html              v1 -> v2 in the HTML viewer: overlay, three panes, white/black, appeared/grown/... tabs
   {out}/ab/changes/delta.svg   the candidate, coloured where compare found a significant change
@@ -104,6 +111,7 @@ Try next, on your own code:
   flamespace record -o my.folded -- my_script.py     profile a program (or -m package.module)
   flamespace top my.folded; flamespace svg my.folded -o my.svg; flamespace html my.folded -o my.html
   flamespace trace -o calls.txt -- my_script.py      exact call counts and times of every function
+  flamespace trace -o report.html -- my_script.py    the same as a report page (flame graph, functions, chart)
   perf script | flamespace convert - -o app.folded   any profiler's output (flamespace formats lists them)
   flamespace gate --base origin/main -n 20 -- bench.py   in your repository: did this branch make it slower?
   flamespace compare --help   flamespace gate --help   flamespace --help"""

@@ -270,7 +270,9 @@ def test_speedscope_output_is_a_timeline_per_thread(tmp_path, program):
             depth += 1 if event["type"] == "O" else -1
             assert depth >= 0
         assert depth == 0
-    graph = fs.read(out)
+    chart = fs.read(out)  # the timeline, a thread per profile
+    assert isinstance(chart, fs.FlameChart) and {"MainThread", "worker"} <= set(chart.threads)
+    graph = chart.graph()
     assert graph.metadata.labels["mode"] == "wall"
     assert_agrees_with_own_clock(graph, tmp_path, "nap")
 

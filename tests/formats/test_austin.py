@@ -42,7 +42,7 @@ def test_its_pprof_and_speedscope_give_the_same_flame_graph() -> None:
     """austin2pprof keeps samples with no Python frame (as the empty stack); Austin's readers drop them, as austin2speedscope does."""
     ours = values(registry.read(str(DATA / "wall.austin")))
     pprof = values(registry.read(str(DATA / "wall.pprof")))
-    speedscope = values(registry.read(str(DATA / "wall.speedscope.json")))
+    speedscope = values(registry.read(str(DATA / "wall.speedscope.json")).graph())  # type: ignore[union-attr]
     assert pprof.pop(()) > 0
     assert ours == pprof == speedscope
 

@@ -21,7 +21,8 @@ def dumps(profile) -> str:
 
 
 def loads(text: str, source: str = "t.speedscope.json") -> fs.FlameGraph:
-    return speedscope.parse(io.StringIO(text), source=source)
+    """The file's flame graph (the reader gives a chart: time order kept)."""
+    return speedscope.parse(io.StringIO(text), source=source).graph()
 
 
 def test_graph_round_trip_keeps_values_and_metadata():
@@ -92,7 +93,7 @@ def test_bad_files_are_reported_with_where(document, message):
 def test_registry_detects_speedscope_and_writes_charts_as_graphs_to_folded(tmp_path):
     path = tmp_path / "x.json"
     path.write_text(dumps(GRAPH))
-    assert fs.read(path) == GRAPH
+    assert fs.read(path).graph() == GRAPH  # type: ignore[union-attr]
     chart = FlameChart(fs.Metadata(unit="ns"))
     chart.append(5, "T", ("a",), 5)
     fs.write(chart, tmp_path / "c.folded")
@@ -156,7 +157,8 @@ TWO_PROFILES = json.dumps({
 
 
 def _read(options: dict, diagnostics=None) -> fs.FlameGraph:
-    return fs.formats.registry.read(io.BytesIO(TWO_PROFILES.encode()), "speedscope", options=options, diagnostics=diagnostics)
+    chart = fs.formats.registry.read(io.BytesIO(TWO_PROFILES.encode()), "speedscope", options=options, diagnostics=diagnostics)
+    return chart.graph()  # type: ignore[union-attr]
 
 
 def test_every_profile_is_added_up_and_the_diagnostics_say_so():
@@ -165,7 +167,8 @@ def test_every_profile_is_added_up_and_the_diagnostics_say_so():
     diagnostics = Diagnostics()
     graph = _read({}, diagnostics)
     assert dict(graph.items()) == {("a",): 1 + 4, ("a", "b"): 2 + 6}
-    assert any("added up the file's 2 profiles (0: one, 1: two); pick one with --profile" in m for m in diagnostics.messages())
+    assert any("read the file's 2 profiles (0: one, 1: two) as one thread each; a flame graph adds them up; "
+               "pick one with --profile" in m for m in diagnostics.messages())
 
 
 @pytest.mark.parametrize("wanted, expected", [
@@ -189,3 +192,37 @@ def test_convert_profile_option(tmp_path, capsys):
     assert main(["convert", str(path), "--profile", "two", "--no-header"]) == 0
     out, err = capsys.readouterr()
     assert out == "a 4\na;b 6\n" and "added up" not in err
+
+
+def _evented(name: str, events: list, unit: str = "microseconds") -> dict:
+    return {"type": "evented", "name": name, "unit": unit, "startValue": events[0][1], "endValue": events[-1][1],
+            "events": [{"type": kind, "at": at, "frame": frame} for kind, at, frame in events]}
+
+
+def test_evented_profiles_keep_time_order_per_thread():
+    """A function that ran in six separate intervals is six stretches of the chart, not one summed stack."""
+    events = [("O", 0, 0)]
+    for k in range(6):
+        events += [("O", 10 * k, 1), ("C", 10 * k + 4, 1), ("O", 10 * k + 4, 2), ("C", 10 * k + 10, 2)]
+    events.append(("C", 60, 0))
+    document = {"$schema": speedscope.SCHEMA, "shared": {"frames": [{"name": "main"}, {"name": "f"}, {"name": "g"}]},
+                "profiles": [_evented("T1", events), _evented("T2", [("O", 5, 1), ("C", 7, 1)])]}
+    chart = speedscope.parse(io.StringIO(json.dumps(document)))
+    assert isinstance(chart, FlameChart) and chart.threads == ["T1", "T2"] and chart.metadata.unit == "us"
+    intervals = chart.intervals()
+    t1 = [(start, end, chart.stacks[s]) for start, end, s in intervals[0]]
+    assert t1 == [span for k in range(6) for span in (
+        (10_000 * k, 10_000 * k + 4000, ("main", "f")), (10_000 * k + 4000, 10_000 * (k + 1), ("main", "g")))]
+    assert [(start, end) for start, end, _ in intervals[1]] == [(5000, 7000)]  # the shared time axis: T2 ran at 5-7 us
+    assert dict(chart.graph().items()) == {("main", "f"): 24, ("main", "g"): 36, ("f",): 2}
+
+
+def test_the_recorders_timeline_reads_back_with_its_gaps():
+    chart = FlameChart(fs.Metadata(unit="ns"))
+    chart.append(10, "T", ("a",), 10)
+    chart.append(100, "T", ("a", "b"), 10)  # nothing ran between 10 and 90
+    chart.append(100, "U", ("c",), 30)
+    back = speedscope.parse(io.StringIO(dumps(chart)))
+    assert back.threads == ["T", "U"]
+    assert {t: [(s, e, back.stacks[k]) for s, e, k in spans] for t, spans in back.intervals().items()} == {
+        0: [(0, 10, ("a",)), (90, 100, ("a", "b"))], 1: [(70, 100, ("c",))]}

@@ -47,14 +47,15 @@ OPTIONS = (
 
 def read_inputs(
     files: Sequence[str], command: str, skip_invalid: bool, input_format: Optional[str],
-    colour_by: Optional[str] = None, event: Optional[str] = None,
+    colour_by: Optional[str] = None, event: Optional[str] = None, chart: bool = False,
 ) -> Tuple[Profile, Optional[FlameGraph]]:
     """The profile to draw (as the command reads it without these options) and, with ``colour_by``,
-    the second metric's flame graph; InputError naming the file for inputs that do not fit."""
+    the second metric's flame graph; InputError naming the file for inputs that do not fit.
+    ``chart``: a single input that keeps time order is read as a flame chart (not with ``colour_by``)."""
     from ._render import read_drawable
 
     if colour_by is None and event is None:
-        return read_drawable(files, command, skip_invalid, input_format), None
+        return read_drawable(files, command, skip_invalid, input_format, chart=chart), None
     from ..core.algebra import sum_graphs
     from ._common import expand_inputs
 

@@ -105,12 +105,18 @@ def report(diagnostics: Diagnostics) -> None:
 
 
 def read_profile(
-    path: str, skip_invalid: bool = False, input_format: Optional[str] = None, stack_cache: Optional[dict] = None
+    path: str, skip_invalid: bool = False, input_format: Optional[str] = None, stack_cache: Optional[dict] = None,
+    chart: bool = False,
 ) -> Profile:
-    """Read one input, reporting skipped lines on stderr."""
+    """Read one input, reporting skipped lines on stderr. An input that keeps time order (a
+    FlameChart) is summed into its flame graph unless ``chart`` asks for the time order."""
+    from ..core.chart import FlameChart
+
     diagnostics = Diagnostics()
     profile = registry.read(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics, stack_cache=stack_cache)
     report(diagnostics)
+    if isinstance(profile, FlameChart) and not chart:
+        return profile.graph()
     return profile
 
 

@@ -93,11 +93,12 @@ def convert(inputs: "Sequence[str]", skip_invalid: bool, input_format: "Optional
 
 
 def _graphs(profiles: list, files: "Sequence[str]") -> list:
-    """The profiles as flame graphs, refusing differential inputs (which a sum cannot hold)."""
+    """The profiles as flame graphs (a chart summed over time), refusing differential inputs (which a sum cannot hold)."""
+    from ..core.chart import FlameChart
     from ..core.differential import Differential
     from ..errors import InputError
 
     for profile, path in zip(profiles, files):
         if isinstance(profile, Differential):
             raise InputError("is differential input (two counts per line); convert merges only plain profiles", path)
-    return profiles
+    return [profile.graph() if isinstance(profile, FlameChart) else profile for profile in profiles]

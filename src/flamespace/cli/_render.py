@@ -12,10 +12,12 @@ if TYPE_CHECKING:
     from .._types import Profile
 
 
-def read_drawable(files: Sequence[str], command: str, skip_invalid: bool, input_format: Optional[str]) -> Profile:
-    """One profile from the inputs: a single file as it is (differential or not), several summed."""
+def read_drawable(files: Sequence[str], command: str, skip_invalid: bool, input_format: Optional[str],
+                  chart: bool = False) -> Profile:
+    """One profile from the inputs: a single file as it is (differential or not; with ``chart``,
+    a flame chart if it keeps time order), several summed."""
     paths = expand_inputs(files)
-    profiles = [read_profile(path, skip_invalid, input_format) for path in paths]
+    profiles = [read_profile(path, skip_invalid, input_format, chart=chart and len(paths) == 1) for path in paths]
     if len(profiles) == 1:
         return profiles[0]
     from ..core.algebra import sum_graphs

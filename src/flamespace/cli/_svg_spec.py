@@ -118,7 +118,8 @@ def draw(
     from ._report import warn
 
     check_output(output)  # before reading: a long read should not end in "cannot write"
-    profile, colour = read_inputs(files, "svg", skip_invalid, input_format, colour_by, event)
+    profile, colour = read_inputs(files, "svg", skip_invalid, input_format, colour_by, event,
+                                  chart=bool(options.get("flamechart")))
     unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
     options["countname"] = count_name(profile, colour, options.get("countname"))  # type: ignore[arg-type]
     settings = settings_of(unit=unit, **options)  # type: ignore[arg-type]

@@ -56,12 +56,15 @@ def _percent(context: object, parameter: object, value: str) -> float:
                                               "sparkline over all of them, and the --diff views of the first and the last.")
 @click.option("--label", "labels", multiple=True, metavar="NAME",
               help="--diff/--series: the name of each input, in order (default: the file names). Repeatable.")
+@click.option("--flamechart", is_flag=True,
+              help="A flame chart instead: a lane per thread on one time axis, boxes where they ran (for input that keeps "
+                   "time: traces, speedscope, Chrome traces; other input is drawn in its order).")
 @input_options
 def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle: str, colors: str, hash_: bool, cp: bool,
             palette_file: Optional[str], inverted: bool, reverse: bool, base: Tuple[str, ...], sort_by_value: bool,
             delta: str, negate: bool, countname: Optional[str], min_percent: float, top: int, roots: Optional[str],
             colour_by: Optional[str], colour_ratio: str, event: Optional[str], diff: bool, series: bool,
-            labels: Tuple[str, ...], skip_invalid: bool, input_format: Optional[str]) -> None:
+            labels: Tuple[str, ...], flamechart: bool, skip_invalid: bool, input_format: Optional[str]) -> None:
     """Draw FILES (any format; several are summed) as one self-contained HTML page.
 
     The page works offline (no network request): a flame graph drawn on a canvas with a
@@ -87,6 +90,7 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
         flamespace html perf.txt --event cycles --colour-by event:instructions -o cpi.html
         flamespace html --diff v1.folded v2.folded -o diff.html
         flamespace html --series v1.folded v2.folded v3.folded -o series.html
+        flamespace html --flamechart run.trace.json -o chart.html
     """
     from ..diagnostics import Diagnostics
     from ..errors import InputError
@@ -98,15 +102,17 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
     if diff and series:
         raise click.UsageError("choose one of --diff and --series")
     if diff or series:
-        if sort_by_value or roots or colour_by:  # a comparison keeps name order so that its panes line up
-            which = "sort-by-value" if sort_by_value else "roots" if roots else "colour-by"
+        if sort_by_value or roots or colour_by or flamechart:  # a comparison keeps name order so that its panes line up
+            which = "sort-by-value" if sort_by_value else "roots" if roots else "colour-by" if colour_by else "flamechart"
             raise click.UsageError(f"--{which} does not apply to --diff or --series")
         return _comparison(files, output, diff, labels, skip_invalid, input_format, title=title, subtitle=subtitle,
                            inverted=inverted, reverse=reverse, base=base, delta=delta, negate=negate,
                            min_percent=min_percent, countname=countname)
     if labels:
         raise click.UsageError("--label names the inputs of --diff or --series")
-    profile, colour = read_inputs(files, "html", skip_invalid, input_format, colour_by, event)
+    if flamechart and colour_by:
+        raise click.UsageError("--colour-by does not apply to --flamechart")
+    profile, colour = read_inputs(files, "html", skip_invalid, input_format, colour_by, event, chart=flamechart)
     unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
     options = HtmlOptions(
         title=title, subtitle=subtitle, colors=colors, hash=hash_, inverted=inverted, reverse=reverse, base=base,
@@ -117,7 +123,12 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
     palette_path = palette_file or ("palette.map" if cp else None)
     palette = read_palette(palette_path) if palette_path else None
     diagnostics = Diagnostics()
-    html(profile, options, output, palette=palette, diagnostics=diagnostics, colour_by=colour)
+    if flamechart:
+        from ..render.chart_html import as_chart, chart_html
+
+        chart_html(as_chart(profile), options, output, palette=palette, diagnostics=diagnostics)
+    else:
+        html(profile, options, output, palette=palette, diagnostics=diagnostics, colour_by=colour)
     if palette_path and palette is not None and not diagnostics.empty:
         write_palette(palette_path, palette)
     for warning in diagnostics.warnings:

@@ -14,8 +14,11 @@ from ..collect.tracer import DEFAULT_MAX_EVENTS, OUTPUT_FORMATS
 _FORMAT_HELP = (
     "folded: exclusive ns per full stack; calls: calls per full stack (folded); text, csv, json: the "
     "per-function table (calls, inclusive, exclusive, mean, longest); speedscope: evented JSON, a flame "
-    "chart per thread; chrome: Trace Event JSON (Perfetto). Default: from OUTPUT's ending, else folded."
+    "chart per thread; chrome: Trace Event JSON (Perfetto); html: a report page (flame graph, functions, flame "
+    "chart). Default: from OUTPUT's ending, else folded."
 )
+#: The trace's outputs: the collector's and the HTML report (rendered here: collect does not import render).
+FORMATS = {**OUTPUT_FORMATS, "html": (".html",)}
 
 
 @click.command(
@@ -26,7 +29,7 @@ _FORMAT_HELP = (
               help="Where to write ('-' for stdout). Default: trace-<time>.<format> here.")
 @click.option("-m", "module", metavar="MODULE", default=None, help="Run a module, as python -m does.")
 @click.option("-c", "code", metavar="CODE", default=None, help="Run a code string, as python -c does.")
-@click.option("--format", "output_format", type=click.Choice(list(OUTPUT_FORMATS)), default=None, help=_FORMAT_HELP)
+@click.option("--format", "output_format", type=click.Choice(list(FORMATS)), default=None, help=_FORMAT_HELP)
 @click.option("--builtins", is_flag=True, help="Trace builtins and other C functions too (len, list.append, ...).")
 @click.option("--max-events", type=int, default=DEFAULT_MAX_EVENTS, show_default=True, metavar="N",
               help="Keep at most N call and return events (16 bytes each); later ones are counted and dropped.")
@@ -55,6 +58,7 @@ def command(
         flamespace trace -o app.folded -- app.py --port 8000
         flamespace trace -o functions.txt -m mypackage.cli run
         flamespace trace -o run.trace.json -c "import json; json.dumps(list(range(10**5)))"
+        flamespace trace -o report.html -- app.py
     """
     from ..collect import Program, record_program
     from ..collect.launcher import Interrupted
@@ -69,10 +73,11 @@ def command(
         raise ArgumentError(f"cannot trace: {problem}")
     target = target_of(command, module, code)
     if output_format is None:
-        output_format = (format_for(output) if output and output != "-" else None) or "folded"
+        output_format = (("html" if output.lower().endswith(".html") else format_for(output))
+                         if output and output != "-" else None) or "folded"
     options = TraceOptions(builtins=builtins, max_events=max_events, threads=threads, lines=not no_lines,
-                           chart=output_format in CHART_FORMATS)
-    output = output or f"trace-{time.strftime('%Y%m%d-%H%M%S')}{OUTPUT_FORMATS[output_format][0]}"
+                           chart=output_format in CHART_FORMATS or output_format == "html")
+    output = output or f"trace-{time.strftime('%Y%m%d-%H%M%S')}{FORMATS[output_format][0]}"
     check_output(output)  # before the program runs, not after
     try:
         result = record_program(Program(target), options, subprocesses=subprocesses)
@@ -81,7 +86,12 @@ def command(
         return 128 + exc.signal
     trace = result.recording.trace
     assert trace is not None  # a traced run gives a Trace
-    write_trace(trace, output, output_format, header=not no_header)
+    if output_format == "html":
+        from ..render.report import report
+
+        report(trace, None, output)
+    else:
+        write_trace(trace, output, output_format, header=not no_header)
     for problem in result.recording.problems:
         click.echo(f"flamespace trace: warning: {problem}", err=True)
     if not quiet:

@@ -93,6 +93,11 @@ class FlameChart:
     def __len__(self) -> int:
         return len(self._timestamps)
 
+    @property
+    def unit(self) -> Optional[str]:
+        """The weights' unit (as :attr:`FlameGraph.unit`), if the metadata says."""
+        return self.metadata.unit if self.metadata else None
+
     def samples(self) -> Iterator[ChartSample]:
         stacks, threads = self.stacks, self.threads
         for timestamp, thread_id, stack_id, weight in zip(
@@ -103,6 +108,27 @@ class FlameChart:
     def columns(self) -> Tuple["array[int]", "array[int]", "array[int]", List[Number]]:
         """(timestamps, thread ids, stack ids, weights): the raw columns, for writers that stream."""
         return self._timestamps, self._thread_column, self._stack_column, self._weights
+
+    def per_thread(self) -> Dict[int, List[Tuple[int, int, Number]]]:
+        """Each thread's (timestamp, stack id, weight) samples in time order, threads (by id) in
+        the order their first sample comes."""
+        threads: Dict[int, List[Tuple[int, int, Number]]] = {}
+        for timestamp, thread_id, stack_id, weight in zip(self._timestamps, self._thread_column, self._stack_column, self._weights):
+            threads.setdefault(thread_id, []).append((timestamp, stack_id, weight))
+        return threads
+
+    def time_scale(self) -> Optional[float]:
+        """Nanoseconds per unit of weight when the weights are times (``ns``, ``ms``, ...), else None."""
+        from .units import TIME_UNITS
+
+        unit = self.metadata.unit if self.metadata else None
+        return TIME_UNITS.get(unit) if unit else None
+
+    def intervals(self) -> Dict[int, List[Tuple[Number, Number, int]]]:
+        """Each thread's (start, end, stack id) per sample, in time order (see :func:`intervals`):
+        in ns from the chart's start when the weights are times, else in weight units."""
+        scale = self.time_scale()
+        return {thread: list(intervals(samples, scale)) for thread, samples in self.per_thread().items()}
 
     def graph(self) -> FlameGraph:
         """The flame graph of the chart: every stack's weights summed over time and threads."""
@@ -118,3 +144,48 @@ class FlameChart:
     def __repr__(self) -> str:
         unit = self.metadata.unit if self.metadata else None
         return f"FlameChart({len(self)} samples, {len(self.threads)} threads, unit={unit!r})"
+
+
+def intervals(samples: List[Tuple[int, int, Number]], scale: Optional[float]) -> Iterator[Tuple[Number, Number, int]]:
+    """(start, end, stack id) of one thread's (timestamp, stack id, weight) samples, in time order.
+
+    Weights in a time unit (``scale``: ns per unit): a sample covers the ``weight * scale`` ns
+    before its timestamp. Samples of one timestamp (a tick's running and ``[idle]`` parts)
+    are laid end to end so that together they end at it, and no sample starts before the
+    previous one ended; a start after the previous end is a gap (nothing of the thread ran,
+    or nothing was recorded). Weights that are no time (``scale`` None: samples, bytes) have
+    no length in time: the samples are laid end to end from 0, each as wide as its weight.
+    The speedscope and Chrome writers and the flame chart renderers share this reading.
+    """
+    if scale is None:
+        position: Number = 0
+        for _, stack_id, weight in samples:
+            yield position, position + weight, stack_id
+            position += weight
+        return
+    factor: Number = int(scale) if scale == int(scale) else scale  # whole ns stay ints
+    cursor: Number = -float("inf")
+    start: Number
+    i, n = 0, len(samples)
+    while i < n:
+        timestamp, stack_id, weight = samples[i]
+        if i + 1 == n or samples[i + 1][0] != timestamp:  # one sample at this time: most are
+            start = timestamp - weight * factor
+            if start < cursor:
+                start = cursor
+            cursor = start + weight * factor
+            yield start, cursor, stack_id
+            i += 1
+            continue
+        j = i + 1
+        while j < n and samples[j][0] == timestamp:
+            j += 1
+        start = timestamp - sum(w for _, _, w in samples[i:j]) * factor
+        if start < cursor:
+            start = cursor
+        for _, stack_id, weight in samples[i:j]:
+            end = start + weight * factor
+            yield start, end, stack_id
+            start = end
+        cursor = start
+        i = j

@@ -6,21 +6,26 @@ slept in cpu mode shows as a gap); other charts become *sampled* profiles in tim
 a :class:`FlameGraph` becomes one sampled profile with one sample per stack. The
 profile's metadata travels in a top-level ``"flamespace"`` object (speedscope ignores it).
 
-Reading: sampled and evented profiles (an evented one gives each stack its self time); the
-flame graph is the sum over all profiles (threads), in the file's unit, and the diagnostics
-say so when there are several; ``profile`` picks one by name or index. Files this module wrote
-come back with their metadata.
+Reading: a flame chart with a thread per profile (``profile`` picks one by name or index),
+weights in the file's unit, time order kept: an evented profile's stretches between events
+each become a sample of the stack open then (so a function that ran in six separate
+intervals is six boxes of a flame chart; its ``graph()`` gives each stack its self time),
+a sampled profile's samples are laid end to end from its ``startValue``. A reader that wants
+a flame graph sums the chart over time and threads, and the diagnostics say so when there
+are several profiles. Files this module wrote come back with their metadata.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, TextIO, Tuple, Union
 
-from ..core.chart import FlameChart
+from ..core.chart import FlameChart, intervals
 from ..core.differential import Differential
 from ..core.metadata import Metadata
 from ..core.python_frames import PythonFrames, split_frame
+from ..core.units import TIME_UNITS
 from ..core.vector import MAX_VALUE, FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
@@ -76,7 +81,8 @@ def parse(
     source: str = "<stream>",
     diagnostics: Optional[Diagnostics] = None,
     stack_cache: Optional[Dict[str, Stack]] = None,
-) -> FlameGraph:
+) -> FlameChart:
+    """The file's profiles as one flame chart, a thread each, in time order (its ``graph()`` adds them up)."""
     import json  # here, not at start-up: every command reads folded input through this registry
 
     try:
@@ -88,7 +94,6 @@ def parse(
     if not isinstance(document, dict) or not isinstance(document.get("profiles"), list):
         raise InputError("not a speedscope file: expected an object with a 'profiles' list", source)
     frames = _frame_names(document, source)
-    totals: Dict[Stack, Number] = {}
     units = set()
     profiles = document["profiles"]
     for index, profile in enumerate(profiles):
@@ -98,28 +103,69 @@ def parse(
     if options.profile is None and len(profiles) > 1 and diagnostics is not None:
         names = ", ".join(_profile_name(profile, index) for index, profile in enumerate(profiles[:5]))
         more = f" and {len(profiles) - 5} more" if len(profiles) > 5 else ""
-        diagnostics.warn(f"{source}: added up the file's {len(profiles)} profiles ({names}{more}); pick one with --profile NAME|INDEX")
+        diagnostics.warn(f"{source}: read the file's {len(profiles)} profiles ({names}{more}) as one thread each; "
+                         "a flame graph adds them up; pick one with --profile NAME|INDEX")
     for index in chosen:
-        profile = profiles[index]
-        where = f"profiles[{index}]"
-        unit_name = profile.get("unit", "none")
+        unit_name = profiles[index].get("unit", "none")
         if not isinstance(unit_name, str):
-            raise InputError(f"{where}.unit is {unit_name!r:.60}, not a unit name", source)
+            raise InputError(f"profiles[{index}].unit is {unit_name!r:.60}, not a unit name", source)
         units.add(unit_name)
-        kind = profile.get("type")
-        if kind == "sampled":
-            pairs = _sampled(profile, frames, where, source)
-        elif kind == "evented":
-            pairs = _evented(profile, frames, where, source)
-        else:
-            raise InputError(f"{where} has type {kind!r}; expected 'sampled' or 'evented'", source)
-        for stack, value in pairs:
-            if value > 0:
-                totals[stack] = totals.get(stack, 0) + value
     if len(units) > 1:
         raise InputError(f"profiles use different units ({', '.join(sorted(units))}); cannot add them", source)
     unit = _UNITS.get(units.pop(), None) if units else None
-    return FlameGraph._trusted(totals, _metadata(document, unit))
+    scale = TIME_UNITS.get(unit) if unit else None
+    origin = min((_start_value(profiles[index], f"profiles[{index}]", source) for index in chosen), default=0)
+    samples: List[Tuple[int, str, Stack, Number]] = []
+    threads: Dict[str, int] = {}
+    for index in chosen:
+        profile = profiles[index]
+        where = f"profiles[{index}]"
+        thread = _thread_name(profile, index, threads)
+        kind = profile.get("type")
+        if kind == "sampled":
+            stretches = _sampled(profile, frames, where, source)
+        elif kind == "evented":
+            stretches = _evented(profile, frames, where, source)
+        else:
+            raise InputError(f"{where} has type {kind!r}; expected 'sampled' or 'evented'", source)
+        for stack, end, weight in stretches:
+            if weight > 0:
+                samples.append((_ns(end - origin, scale, where, source), thread, stack, weight))
+    samples.sort(key=itemgetter(0))  # stable: each thread's samples keep their order
+    chart = FlameChart(_metadata(document, unit))
+    for sample in samples:
+        chart.append(*sample)
+    return chart
+
+
+def _start_value(profile: Dict[str, Any], where: str, source: str) -> Number:
+    start: Number = profile.get("startValue", 0)
+    if not _is_number(start):
+        raise InputError(f"{where}.startValue is {start!r:.60}, not a number between -{MAX_VALUE:g} and {MAX_VALUE:g}", source)
+    return start
+
+
+def _thread_name(profile: Dict[str, Any], index: int, seen: Dict[str, int]) -> str:
+    """The profile's name as the chart's thread (``profile N`` if it has none; a repeated name gets `` [N]``)."""
+    name = profile.get("name")
+    name = name if isinstance(name, str) and name else f"profile {index}"
+    if name in seen:
+        name = f"{name} [{index}]"
+    seen[name] = index
+    return name
+
+
+#: The latest time a chart holds (its timestamps are signed 64-bit ns; 2**62 leaves room for a
+#: float's rounding, which turns 2**63 - 1 into 2**63).
+_LATEST_NS = 2**62
+
+
+def _ns(value: Number, scale: Optional[float], where: str, source: str) -> int:
+    """A time from the profiles' earliest start in the chart's ns (weights that are no time: as they are)."""
+    scaled = value * scale if scale is not None else value
+    if not -_LATEST_NS <= scaled <= _LATEST_NS:  # also NaN and infinities (a huge value times a scale)
+        raise InputError(f"{where} spans {value:g} of its unit, more than a chart holds (2**62 ns)", source)
+    return round(scaled)
 
 
 def _profile_name(profile: Dict[str, Any], index: int) -> str:
@@ -187,25 +233,26 @@ def _stack(indices: Any, frames: List[str], where: str, source: str) -> Stack:
     return tuple(frames[i] for i in indices)
 
 
-def _sampled(profile: Dict[str, Any], frames: List[str], where: str, source: str) -> Iterator[Tuple[Stack, Number]]:
+def _sampled(profile: Dict[str, Any], frames: List[str], where: str, source: str) -> Iterator[Tuple[Stack, Number, Number]]:
+    """(stack, end, weight) of each sample, laid end to end from the profile's start (samples keep no time of their own)."""
     samples, weights = profile.get("samples"), profile.get("weights")
     if not isinstance(samples, list) or not isinstance(weights, list) or len(samples) != len(weights):
         raise InputError(f"{where}: 'samples' and 'weights' must be lists of the same length", source)
+    at = _start_value(profile, where, source)
     for i, (indices, weight) in enumerate(zip(samples, weights)):
         if not _is_number(weight) or weight < 0:
             raise InputError(f"{where}.weights[{i}] is {weight!r:.60}, not a non-negative number below {MAX_VALUE:g}", source)
-        yield _stack(indices, frames, f"{where}.samples[{i}]", source), weight
+        at += weight
+        yield _stack(indices, frames, f"{where}.samples[{i}]", source), at, weight
 
 
-def _evented(profile: Dict[str, Any], frames: List[str], where: str, source: str) -> Iterator[Tuple[Stack, Number]]:
-    """Self time of each stack: the time between consecutive events, charged to the open stack."""
+def _evented(profile: Dict[str, Any], frames: List[str], where: str, source: str) -> Iterator[Tuple[Stack, Number, Number]]:
+    """(stack, end, length) of every stretch between consecutive events while a frame is open: the open stack's own time."""
     events = profile.get("events")
     if not isinstance(events, list):
         raise InputError(f"{where}: 'events' must be a list", source)
     open_frames: List[int] = []
-    last_at: Number = profile.get("startValue", 0)
-    if not _is_number(last_at):
-        raise InputError(f"{where}.startValue is {last_at!r:.60}, not a number between -{MAX_VALUE:g} and {MAX_VALUE:g}", source)
+    last_at = _start_value(profile, where, source)
     for i, event in enumerate(events):
         place = f"{where}.events[{i}]"
         try:
@@ -217,7 +264,7 @@ def _evented(profile: Dict[str, Any], frames: List[str], where: str, source: str
         if at < last_at:
             raise InputError(f"{place}: time {at!r} goes backwards (previous {last_at!r})", source)
         if open_frames and at > last_at:
-            yield tuple(frames[f] for f in open_frames), at - last_at
+            yield tuple(frames[f] for f in open_frames), at, at - last_at
         last_at = at
         if kind == "O":
             open_frames.append(_check_frame(frame, frames, f"{place}.frame", source))
@@ -314,11 +361,7 @@ def _graph_profile(graph: FlameGraph, table: _FrameTable, unit_name: str) -> Dic
 
 def _chart_profiles(chart: FlameChart, table: _FrameTable, unit_name: str) -> Iterator[Dict[str, Any]]:
     """One profile per thread, in the order threads first appear."""
-    per_thread: Dict[int, List[Tuple[int, int, Number]]] = {}
-    timestamps, thread_ids, stack_ids, weights = chart.columns()
-    for timestamp, thread_id, stack_id, weight in zip(timestamps, thread_ids, stack_ids, weights):
-        per_thread.setdefault(thread_id, []).append((timestamp, stack_id, weight))
-    for thread_id, samples in per_thread.items():
+    for thread_id, samples in chart.per_thread().items():
         name = chart.threads[thread_id] or "thread"
         if unit_name == "nanoseconds":
             yield _evented_profile(name, samples, chart.stacks, table)
@@ -335,40 +378,30 @@ def _chart_profiles(chart: FlameChart, table: _FrameTable, unit_name: str) -> It
 
 
 def _evented_profile(name: str, samples: List[Tuple[int, int, Number]], stacks: List[Stack], table: _FrameTable) -> Dict[str, Any]:
-    """Open/close events from samples: each sample covers the ``weight`` ns before its timestamp.
-
-    Samples of one tick (e.g. a running part and an ``[idle]`` part) share a timestamp; they
-    are laid end to end so that together they end at it.
-    """
+    """Open/close events from samples in ns, each where :func:`~flamespace.core.chart.intervals`
+    places it: a gap between two samples closes every frame."""
     events: List[Dict[str, Any]] = []
     open_stack: Stack = ()
     open_ids: List[int] = []
-    cursor = samples[0][0] - samples[0][2] if samples else 0
-    start_value = cursor
-    i = 0
-    while i < len(samples):
-        j = i
-        while j < len(samples) and samples[j][0] == samples[i][0]:
-            j += 1
-        group_total = sum(w for _, _, w in samples[i:j])
-        start = max(cursor, samples[i][0] - group_total)
-        if start > cursor and open_stack:  # a gap: nothing of this thread ran (cpu mode)
+    start_value: Number = 0
+    cursor: Number = 0
+    for k, (start, end, stack_id) in enumerate(intervals(samples, 1.0)):
+        if not k:
+            start_value = cursor = start
+        elif start > cursor and open_stack:  # a gap: nothing of this thread ran (cpu mode)
             _close(events, open_ids, 0, cursor)
             open_stack = ()
-        for _, stack_id, weight in samples[i:j]:
-            stack = stacks[stack_id]
-            common = 0
-            while common < min(len(stack), len(open_stack)) and stack[common] == open_stack[common]:
-                common += 1
-            _close(events, open_ids, common, start)
-            for frame in stack[common:]:
-                frame_id = table(frame)
-                open_ids.append(frame_id)
-                events.append({"type": "O", "at": start, "frame": frame_id})
-            open_stack = stack
-            start += weight
-        cursor = start
-        i = j
+        stack = stacks[stack_id]
+        common = 0
+        while common < min(len(stack), len(open_stack)) and stack[common] == open_stack[common]:
+            common += 1
+        _close(events, open_ids, common, start)
+        for frame in stack[common:]:
+            frame_id = table(frame)
+            open_ids.append(frame_id)
+            events.append({"type": "O", "at": start, "frame": frame_id})
+        open_stack = stack
+        cursor = end
     _close(events, open_ids, 0, cursor)
     return {"type": "evented", "name": name, "unit": "nanoseconds", "startValue": start_value, "endValue": cursor, "events": events}
 

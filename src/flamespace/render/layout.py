@@ -270,6 +270,8 @@ def layout(profile: Drawable, options: Optional[LayoutOptions] = None, *, colour
         raise ArgumentError(
             f"layout() takes LayoutOptions, not {type(options).__name__} (SvgOptions.layout_options() gives them)"
         )
+    if options.flamechart and isinstance(profile, FlameChart) and colour_by is None:
+        return chart_layout(profile, options)
     rows, differential = rows_of(profile, options, colour_by)
     rewrite = _rewriter(options)
     if rewrite is not None:
@@ -284,6 +286,60 @@ def layout(profile: Drawable, options: Optional[LayoutOptions] = None, *, colour
     if colour_by is not None:
         return place(stacks, values, None, options, seconds=thirds)
     return place(stacks, values, thirds, options)
+
+
+def chart_layout(chart: FlameChart, options: LayoutOptions) -> Layout:
+    """A flame chart in real time order (:mod:`.timeline`): x is time from the first stretch
+    (in the chart's unit; weights that are no time are laid end to end per thread), gaps stay
+    empty, ``all`` spans the whole. Threads are lanes stacked one above the other, each under
+    a frame named after the thread as wide as the whole (when there are several), so threads
+    that ran at the same time are drawn at the same x."""
+    from .timeline import prune, timeline
+
+    drawn = timeline(chart, _rewriter(options))
+    scale = drawn.scale if drawn.scale and drawn.scale != 1 else None  # positions in ns -> the chart's unit
+    warnings: List[str] = []
+    actual = drawn.end / scale if scale else drawn.end
+    total = actual
+    if options.total is not None:
+        if options.total < actual:
+            warnings.append(f"--total {options.total:g} is less than the actual total {actual:g}, so it is ignored")
+        else:
+            total = options.total
+    if not total or not len(drawn):
+        return Layout(None, 0, 0, False, options, warnings)
+    least = options.least_value(total)
+    if least:
+        prune(drawn, least * scale if scale else least)
+    columns = Columns()
+    names, depths, starts, values, selfs = columns.names, columns.depths, columns.starts, columns.values, columns.selfs
+    lanes = len(drawn.lanes) > 1
+    outermost = [v for v, d in zip(drawn.value, drawn.depth) if d == 0]
+    names.append(ROOT_NAME)
+    depths.append(0)
+    starts.append(0)
+    values.append(total)
+    selfs.append(0 if lanes else total - (sum(outermost) / scale if scale else sum(outermost)))
+    base, index = 1, 0
+    for lane, name in enumerate(drawn.lanes):
+        if lanes:
+            inside = sum(v for v, d, k in zip(drawn.value, drawn.depth, drawn.lane) if d == 0 and k == lane)
+            names.append(name)
+            depths.append(base)
+            starts.append(0)
+            values.append(total)
+            selfs.append(total - (inside / scale if scale else inside))
+        offset = base + 1 if lanes else base
+        while index < len(drawn.lane) and drawn.lane[index] == lane:
+            names.append(drawn.name[index])
+            depths.append(offset + drawn.depth[index])
+            start, value, own = drawn.start[index], drawn.value[index], drawn.self[index]
+            starts.append(start / scale if scale else start)
+            values.append(value / scale if scale else value)
+            selfs.append(own / scale if scale else own)
+            index += 1
+        base = offset + drawn.depths[lane]
+    return Layout(columns, total, max(depths), False, options, warnings)
 
 
 def place(

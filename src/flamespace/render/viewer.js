@@ -703,6 +703,7 @@
 	Pane.el = el;
 	Pane.escapeRegex = escapeRegex;
 	Pane.ROW = ROW;
+	Pane.XPAD = XPAD;              // pixels left and right of the boxes (a ruler over a pane lines up with it)
 	Pane.transform = transform;    // (tree, names, spec) -> tree: focus, merge, drop, recursion, invert, only, byValue
 	Pane.callers = callers;        // (tree, names, match, rootName, rootColour, minValue) -> the callers' tree of some functions
 	Pane.functionCosts = functionCosts;

@@ -1,0 +1,141 @@
+"""Flame charts in time: the boxes of a chart per thread (render/timeline.py), the SVG's real time
+order (layout of a chart with flamechart=True) and the HTML flame chart's payload (render/chart_html.py)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+import flamespace as fs
+from flamespace.core.chart import FlameChart, intervals
+from flamespace.render.chart_html import as_chart, chart_html, chart_intervals, read_chart_payload
+from flamespace.render.html import HtmlOptions
+from flamespace.render.layout import layout
+from flamespace.render.options import LayoutOptions
+from flamespace.render.timeline import timeline
+
+
+def six_calls() -> FlameChart:
+    """main calls f then g six times on one thread (f 4 ns, g 6 ns); a worker runs h at 15-25 ns,
+    sleeps, then h again at 40-45 ns. In ns, each sample ends at its timestamp."""
+    chart = FlameChart(fs.Metadata(unit="ns"))
+    for k in range(6):
+        chart.append(10 * k + 4, "main", ("main", "f"), 4)
+        chart.append(10 * k + 10, "main", ("main", "g"), 6)
+        if k == 1:
+            chart.append(25, "worker", ("run", "h"), 10)
+        if k == 3:
+            chart.append(45, "worker", ("run", "h"), 5)
+    return chart
+
+
+def test_intervals_end_at_the_timestamps_and_lay_one_tick_end_to_end() -> None:
+    samples = [(10, 0, 10), (20, 1, 6), (20, 2, 4), (100, 0, 10)]  # two parts of one tick; a gap before 90
+    assert list(intervals(samples, 1.0)) == [(0, 10, 0), (10, 16, 1), (16, 20, 2), (90, 100, 0)]
+    assert list(intervals([(3000, 0, 2), (4000, 1, 3)], 1000.0)) == [(1000, 3000, 0), (3000, 6000, 1)]  # us; no overlap
+    assert list(intervals([(7, 0, 2), (9, 1, 3)], None)) == [(0, 2, 0), (2, 5, 1)]  # no time: end to end
+
+
+def test_a_function_run_in_six_intervals_is_six_boxes_in_time_order() -> None:
+    drawn = timeline(six_calls())
+    assert drawn.lanes == ["main", "worker"] and drawn.time and drawn.end == 60
+    main = drawn.boxes(0)
+    assert main[0] == (0, 0, 60, "main")
+    assert [b for b in main if b[3] == "f"] == [(1, 10 * k, 10 * k + 4, "f") for k in range(6)]
+    assert [b for b in main if b[3] == "g"] == [(1, 10 * k + 4, 10 * k + 10, "g") for k in range(6)]
+    # the worker's gap (25-40 ns) ends its boxes: run and h twice each, where they ran on the shared axis
+    assert drawn.boxes(1) == [(0, 15, 25, "run"), (1, 15, 25, "h"), (0, 40, 45, "run"), (1, 40, 45, "h")]
+    assert drawn.depths == [2, 2]
+
+
+def test_self_time_is_the_time_in_no_child_box() -> None:
+    chart = FlameChart(fs.Metadata(unit="ns"))
+    for timestamp, stack, weight in [(3, ("a",), 3), (8, ("a", "b"), 5), (10, ("a",), 2)]:
+        chart.append(timestamp, "t", stack, weight)
+    drawn = timeline(chart)
+    assert list(zip(drawn.name, drawn.start, drawn.value, drawn.self)) == [("a", 0, 10, 5), ("b", 3, 5, 5)]
+
+
+def test_svg_layout_of_a_chart_is_in_real_time_with_a_lane_per_thread() -> None:
+    laid = layout(six_calls(), LayoutOptions(flamechart=True))
+    frames = [(f.name, f.depth, f.start, f.value) for f in laid.frames]
+    assert frames[0] == ("all", 0, 0, 60) and frames[1] == ("main", 1, 0, 60)  # the thread's lane, as wide as the whole
+    assert [f for f in frames if f[0] == "f"] == [("f", 3, 10 * k, 4) for k in range(6)]
+    worker = frames.index(("worker", 4, 0, 60))  # the next lane starts above main's two rows
+    assert frames[worker + 1:] == [("run", 5, 15, 10), ("h", 6, 15, 10), ("run", 5, 40, 5), ("h", 6, 40, 5)]
+    graph = layout(six_calls())  # without flamechart: the flame graph sums
+    assert [(f.name, f.value) for f in graph.frames if f.name == "f"] == [("f", 24)]
+
+
+def test_svg_layout_keeps_the_charts_unit() -> None:
+    chart = FlameChart(fs.Metadata(unit="ms"))
+    chart.append(2_000_000, "t", ("a",), 2)  # ms weights, ns timestamps
+    chart.append(5_000_000, "t", ("b",), 1)  # a gap of 2 ms before it
+    frames = [(f.name, f.start, f.value) for f in layout(chart, LayoutOptions(flamechart=True)).frames]
+    assert frames == [("all", 0, 5), ("a", 0, 2), ("b", 4, 1)]
+
+
+def test_the_html_chart_holds_exactly_the_charts_boxes() -> None:
+    chart = six_calls()
+    page = chart_html(chart, HtmlOptions(min_percent=0))
+    assert isinstance(page, str)
+    data = read_chart_payload(page)
+    assert data["time"] and data["end"] == 60 and data["units"]["kind"] == "scaled"
+    boxes = chart_intervals(data)
+    drawn = timeline(chart)
+    assert boxes == {"main": drawn.boxes(0), "worker": drawn.boxes(1)}
+    # and those are the input's stretches: every leaf's intervals, summed per stack, give the flame graph
+    selfs: dict = {}
+    names, b = data["names"], data["boxes"]
+    threads = [names[lane["name"]] for lane in data["lanes"]]
+    for lane, depth, name, own in zip(b["lane"], b["depth"], b["name"], b["self"]):
+        key = (threads[lane], depth, names[name])
+        selfs[key] = selfs.get(key, 0) + own
+    assert selfs == {("main", 0, "main"): 0, ("main", 1, "f"): 24, ("main", 1, "g"): 36, ("worker", 0, "run"): 0, ("worker", 1, "h"): 15}
+
+
+def test_a_chart_from_a_trace_file_keeps_every_interval(tmp_path) -> None:
+    """A Chrome trace read back: each complete event is a box at its time."""
+    events = [{"ph": "X", "name": "f", "ts": 10 * k, "dur": 4, "pid": 1, "tid": 1} for k in range(6)]
+    events.append({"ph": "X", "name": "main", "ts": 0, "dur": 60, "pid": 1, "tid": 1})
+    path = tmp_path / "six.trace.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    data = read_chart_payload(chart_html(fs.read(path), HtmlOptions(min_percent=0)))  # type: ignore[arg-type]
+    assert list(chart_intervals(data).values()) == [
+        [(0, 0, 60_000, "main")] + [(1, 10_000 * k, 10_000 * k + 4000, "f") for k in range(6)]]
+
+
+def test_min_percent_leaves_out_narrow_boxes_with_their_children() -> None:
+    data = read_chart_payload(chart_html(six_calls(), HtmlOptions(min_percent=10)))  # 6 ns of 60
+    kept = chart_intervals(data)
+    assert [b[3] for b in kept["main"]] == ["main"] + ["g"] * 6 and [b[3] for b in kept["worker"]] == ["run", "h"]
+
+
+def test_a_flame_graph_is_drawn_in_its_order() -> None:
+    graph = fs.formats.folded.loads("m;z 1\nm;a 2\n")
+    data = read_chart_payload(chart_html(as_chart(graph), HtmlOptions(min_percent=0)))
+    assert not data["time"] and chart_intervals(data) == {"all": [(0, 0, 3, "m"), (1, 0, 1, "z"), (1, 1, 3, "a")]}
+    with pytest.raises(fs.ArgumentError, match="not a differential"):
+        as_chart(fs.Differential(graph, graph))
+
+
+def test_cli_html_flamechart_and_charts_summed_for_graph_commands(tmp_path, capsys) -> None:
+    from flamespace.cli import main
+
+    path = tmp_path / "run.speedscope.json"
+    fs.write(six_calls(), path, "speedscope")
+    assert main(["html", "--flamechart", "--minwidth", "0", str(path), "-o", str(tmp_path / "c.html")]) == 0
+    assert chart_intervals(read_chart_payload((tmp_path / "c.html").read_text()))["main"] == timeline(six_calls()).boxes(0)
+    for command in (["top", str(path)], ["info", str(path)], ["filter", "--base", "main", str(path)]):
+        assert main(command) == 0, command  # a chart is summed for commands that need a flame graph (they used to crash)
+
+
+def test_an_empty_chart_writes_a_page_that_says_so() -> None:
+    from flamespace.diagnostics import Diagnostics
+
+    diagnostics = Diagnostics()
+    out = io.StringIO()
+    chart_html(FlameChart(fs.Metadata(unit="ns")), HtmlOptions(), out, diagnostics=diagnostics)
+    assert diagnostics.empty and read_chart_payload(out.getvalue())["boxes"]["count"] == 0
