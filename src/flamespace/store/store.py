@@ -204,12 +204,20 @@ class Store:
                 "SELECT id FROM (SELECT id, time, row_number() OVER (PARTITION BY branch ORDER BY time DESC, id DESC) AS rank "
                 "FROM profiles) WHERE (? IS NULL OR rank <= ?) AND (? IS NULL OR time >= ?) ORDER BY id",
                 [keep_last, keep_last, cutoff, cutoff]).fetchall()]
+            if len(snapshot.dictionary) < len(manifest["parts"]):  # stacks lost with a corrupt part: their users go
+                import numpy as np
+
+                unknown = snapshot._unknown(np.arange(int(manifest["next_stack"])))
+                lost = {r[0] for r in con.execute(
+                    "SELECT DISTINCT profile FROM facts WHERE stack IN (SELECT unnest(?))", [unknown.tolist()]).fetchall()}
+                kept_ids = [i for i in kept_ids if i not in lost]
             corrupt = [p for p in manifest["parts"] if p["name"] in snapshot.corrupt]
             before = len(manifest["parts"])
             retired = list(manifest.get("retired", []))
-            if len(kept_ids) < total or len(snapshot.parts) > 1 or corrupt:
-                retired += [{"name": p["name"], "since": now.isoformat()} for p in snapshot.parts]
-                manifest["parts"] = [self._compact(snapshot, kept_ids, pa, pq)] if snapshot.parts else []
+            if len(kept_ids) < total or len(manifest["parts"]) > 1 or corrupt:
+                retired += [{"name": p["name"], "since": now.isoformat()} for p in manifest["parts"] if p not in corrupt]
+                sound = snapshot.parts or snapshot.dictionary
+                manifest["parts"] = [self._compact(snapshot, kept_ids, pa, pq)] if sound else []
                 for part in corrupt:
                     self._quarantine(part["name"])
             deleted = self._sweep(manifest, retired, now)
@@ -247,14 +255,15 @@ class Store:
             return intern
         snapshot = Snapshot(self.path, dict(manifest, parts=fresh), diagnostics)
         _, _, pq = modules()
-        for part in snapshot.parts:
+        for part in snapshot.dictionary:
             for ident, name in zip(*_columns(pq, snapshot.file(part, "frames"), ("id", "name"))):
                 intern.frames[name] = ident
             for ident, parent, frame in zip(*_columns(pq, snapshot.file(part, "stacks"), ("id", "parent", "frame"))):
                 intern.stacks[(parent, frame)] = ident
+        for part in snapshot.parts:
             for ident, digest in zip(*_columns(pq, snapshot.file(part, "profiles"), ("id", "hash"))):
                 intern.hashes[digest] = ident
-            intern.parts.add(part["name"])
+        intern.parts.update(p["name"] for p in fresh)
         return intern
 
     def _write_part(self, tables: Mapping[str, Any], pq: Any, profiles: int) -> Dict[str, Any]:
@@ -332,11 +341,15 @@ class Snapshot:
         self.root = root
         self.manifest = manifest
         self.diagnostics = diagnostics
-        self.corrupt: Set[str] = set()
-        self._checked: Set[str] = set()
-        self.parts: List[Dict[str, Any]] = [p for p in manifest["parts"] if self._check(p, ("profiles", "frames", "stacks"))]
+        self.corrupt: Set[str] = set()  # parts with a file that failed its check
+        self._sound: Set[str] = set()
+        self._unsound: Set[str] = set()
+        #: Parts whose profiles (and, once read, facts) are sound: the profiles this snapshot sees.
+        self.parts: List[Dict[str, Any]] = [p for p in manifest["parts"] if self._check(p, ("profiles",))]
+        #: Parts whose frames and stacks are sound (a part's dictionary outlives its corrupt facts).
+        self.dictionary: List[Dict[str, Any]] = [p for p in manifest["parts"] if self._check(p, ("frames", "stacks"))]
         self._db: Any = None
-        self._dictionary: Optional[Tuple[Any, Any, List[str]]] = None
+        self._stacks: Optional[Tuple[Any, Any, List[str]]] = None
 
     # -- files
 
@@ -347,19 +360,21 @@ class Snapshot:
         """The Parquet files of one table over every sound part (fact files are checked first): for Dask."""
         if kind == "facts":
             self.verify_all()
-        return [self.file(p, kind) for p in self.parts]
+        return [self.file(p, kind) for p in (self.dictionary if kind in ("frames", "stacks") else self.parts)]
 
     def verify_all(self) -> None:
         """Check every part's fact file now (gc, and callers that read all facts)."""
         self.parts = [p for p in self.parts if self._check(p, ("facts",))]
 
     def _check(self, part: Mapping[str, Any], kinds: Sequence[str]) -> bool:
-        if part["name"] in self.corrupt:
-            return False
+        """Whether the files ``kinds`` of ``part`` match the manifest (each checked once; a
+        mismatch is warned of once, naming the part and the file)."""
         for kind in kinds:
             path = self.file(part, kind)
-            if path in self._checked:
+            if path in self._sound:
                 continue
+            if path in self._unsound:
+                return False
             expected = part["files"][kind]
             problem = None
             try:
@@ -370,12 +385,15 @@ class Snapshot:
             except OSError as exc:
                 problem = f"{kind}.parquet cannot be read ({exc.strerror or exc})"
             if problem:
+                self._unsound.add(path)
                 self.corrupt.add(part["name"])
+                lost = (f"{part['profiles']} profile(s) left out" if kind in ("profiles", "facts")
+                        else "the profiles that use its stacks are left out")
                 if self.diagnostics is not None:
                     self.diagnostics.warn(f"store {self.root}: skipped corrupt part {part['name']}: {problem} "
-                                          f"({part['profiles']} profile(s) left out; `flamespace store gc` moves it to corrupt/)")
+                                          f"({lost}; `flamespace store gc` moves it to corrupt/)")
                 return False
-            self._checked.add(path)
+            self._sound.add(path)
         return True
 
     # -- DuckDB
@@ -401,7 +419,7 @@ class Snapshot:
         for kind in KINDS:
             db.register(f"empty_{kind}", schema(kind).empty_table())
         for kind in ("profiles", "frames", "stacks"):
-            files = [self.file(p, kind) for p in self.parts]
+            files = self.part_files(kind)
             source = f"read_parquet({_sql_list(files)}, filename = true)" if files else f"(SELECT *, '' AS filename FROM empty_{kind})"
             db.execute(f"CREATE VIEW {kind} AS SELECT * FROM {source}")
         self._db = db
@@ -485,8 +503,13 @@ class Snapshot:
         got = self._database().execute(
             f"SELECT profile, stack, value FROM read_parquet({_sql_list(files)}) "
             "WHERE profile IN (SELECT id FROM selected) ORDER BY profile, stack").fetchnumpy()
-        return (np.asarray(got["profile"], np.int32), np.asarray(got["stack"], np.int32),
-                np.asarray(got["value"], np.float64))
+        profiles, stacks, values = (np.asarray(got["profile"], np.int32), np.asarray(got["stack"], np.int32),
+                                    np.asarray(got["value"], np.float64))
+        unknown = self._unknown(stacks)
+        if len(unknown):  # profiles that use stacks of a corrupt dictionary: left out, with a warning
+            keep = ~np.isin(profiles, self._users(files, unknown))
+            profiles, stacks, values = profiles[keep], stacks[keep], values[keep]
+        return profiles, stacks, values
 
     def sums(self, ids: Sequence[int]) -> Tuple["np.ndarray", "np.ndarray", int]:
         """(stack ids, summed values, profiles found) over the profiles ``ids``: aggregated by DuckDB."""
@@ -495,10 +518,49 @@ class Snapshot:
         files, found = self._fact_files(ids)
         if not files:
             return np.zeros(0, np.int32), np.zeros(0), 0
-        got = self._database().execute(
-            f"SELECT stack, sum(value) AS value FROM read_parquet({_sql_list(files)}) "
-            "WHERE profile IN (SELECT id FROM selected) GROUP BY stack ORDER BY stack").fetchnumpy()
+        query = (f"SELECT stack, sum(value) AS value FROM read_parquet({_sql_list(files)}) "
+                 "WHERE profile IN (SELECT id FROM selected) GROUP BY stack ORDER BY stack")
+        got = self._database().execute(query).fetchnumpy()
+        unknown = self._unknown(np.asarray(got["stack"]))
+        if len(unknown):  # profiles that use stacks of a corrupt dictionary: left out, with a warning
+            users = set(self._users(files, unknown).tolist())
+            readable = [i for i in ids if i not in users]
+            if not readable:
+                return np.zeros(0, np.int32), np.zeros(0), 0
+            files, found = self._fact_files(readable)
+            got = self._database().execute(query).fetchnumpy()
         return np.asarray(got["stack"], np.int32), np.asarray(got["value"], np.float64), found
+
+    def _unknown(self, stacks: "np.ndarray") -> "np.ndarray":
+        """The stack ids among ``stacks`` that no sound part defines (none unless a dictionary was corrupt)."""
+        import numpy as np
+
+        if len(self.dictionary) == len(self.manifest["parts"]) or not len(stacks):
+            return np.zeros(0, np.int64)
+        parent = self._stack_table()[0]
+        broken = parent == -2  # unknown, or (pointer jumping, a few rounds for any depth) an ancestor is
+        up = np.where(parent >= 0, parent, np.arange(len(parent)))
+        while True:
+            spread = broken | broken[up]
+            if (spread == broken).all():
+                break
+            broken, up = spread, up[up]
+        outside = stacks >= len(parent)
+        return np.unique(stacks[outside | broken[np.where(outside, 0, stacks)]])
+
+    def _users(self, files: Sequence[str], unknown: "np.ndarray") -> "np.ndarray":
+        """The selected profiles that use any of the ``unknown`` stacks, warned of."""
+        import numpy as np
+
+        got = self._database().execute(
+            f"SELECT DISTINCT profile FROM read_parquet({_sql_list(files)}) "
+            "WHERE profile IN (SELECT id FROM selected) AND stack IN (SELECT unnest(?))",
+            [[int(s) for s in unknown]]).fetchnumpy()
+        users = np.asarray(got["profile"])
+        if self.diagnostics is not None:
+            self.diagnostics.warn(f"store {self.root}: left out {len(users)} profile(s) whose stacks were defined in "
+                                  "a corrupt part (see above)")
+        return users
 
     def matrix(self, ids: Sequence[int]) -> Tuple[List[str], "np.ndarray", List[int]]:
         """(stack texts, runs × stacks matrix, profile ids of the rows): the profiles ``ids``
@@ -557,7 +619,7 @@ class Snapshot:
 
     def _stack_table(self) -> Tuple[Any, Any, List[str]]:
         """(parent by stack id, frame by stack id, frame names by id): -2 where a stack is unknown."""
-        if self._dictionary is None:
+        if self._stacks is None:
             import numpy as np
 
             db = self._database()
@@ -570,8 +632,8 @@ class Snapshot:
             names = [""] * int(self.manifest["next_frame"])
             for ident, name in db.execute("SELECT id, name FROM frames").fetchall():
                 names[ident] = name
-            self._dictionary = (parent, frame, names)
-        return self._dictionary
+            self._stacks = (parent, frame, names)
+        return self._stacks
 
     def stack_tuples(self, stack_ids: Iterable[int]) -> List[Stack]:
         """The frames of each stack id, root first."""
@@ -582,8 +644,7 @@ class Snapshot:
             chain = []
             while ident not in memo:
                 if ident < 0 or ident >= len(parent) or parent[ident] == -2:
-                    raise StoreError(f"stack {ident} is not in the store {self.root}: it was defined in a corrupt part "
-                                     "(see the warning); `flamespace store gc` drops what it cannot read")
+                    raise StoreError(f"stack {ident} is not in the store {self.root}: it was defined in a corrupt part")
                 chain.append(ident)
                 ident = int(parent[ident])
             stack = memo[ident]
