@@ -132,7 +132,8 @@ class Store:
             fact_values: list = []
             batch: Dict[str, int] = {}
             for values, metadata, source in items:
-                digest = content_hash(values, metadata)
+                stacks, numbers = _intern_values(intern, values, counters, new_frames, new_stacks)
+                digest = _content_hash(stacks, numbers, metadata)
                 known = intern.hashes.get(digest, batch.get(digest))
                 if known is not None:
                     result.duplicates.append((source, known))
@@ -140,16 +141,11 @@ class Store:
                 ident = counters["profile"]
                 counters["profile"] += 1
                 batch[digest] = ident
-                pairs = [(_stack_id(intern, text, counters, new_frames, new_stacks), value)
-                         for text, value in values.items() if value]
-                pairs.sort()
-                stacks = np.fromiter((s for s, _ in pairs), dtype=np.int32, count=len(pairs))
-                numbers = np.fromiter((v for _, v in pairs), dtype=np.float64, count=len(pairs))
-                fact_profiles.append(np.full(len(pairs), ident, dtype=np.int32))
+                fact_profiles.append(np.full(len(stacks), ident, dtype=np.int32))
                 fact_stacks.append(stacks)
                 fact_values.append(numbers)
-                _profile_row(rows, ident, digest, source, metadata, labels, added_at, numbers,
-                             all(isinstance(v, int) or float(v).is_integer() for _, v in pairs))
+                integral = bool(((numbers == np.floor(numbers)) & (np.abs(numbers) < 2.0 ** 53)).all())
+                _profile_row(rows, ident, digest, source, metadata, labels, added_at, numbers, integral)
                 result.added.append(ident)
             if not result.added:
                 return result
@@ -704,16 +700,33 @@ def _conditions(chosen: Selector) -> Tuple[List[str], List[Any]]:
 # -- ingest
 
 
-def content_hash(values: Mapping[str, Number], metadata: Metadata) -> str:
-    """The identity of a profile: sha256 of its unit, metric, own labels and (stack, value) lines.
-    Labels added at ingest (git, --label) are not part of it: the same file added twice is one profile."""
+def _intern_values(intern: _Intern, values: Mapping[str, Number], counters: Dict[str, int],
+                   new_frames: List[Tuple[int, str]], new_stacks: List[Tuple[int, int, int]]) -> Tuple["np.ndarray", "np.ndarray"]:
+    """A profile as (stack ids, values), sorted by stack id, zeros left out; new stacks interned."""
+    import numpy as np
+
+    count = len(values)
+    try:  # most stacks of a run were stored before: one C-level lookup each
+        stacks = np.fromiter(map(intern.texts.__getitem__, values), dtype=np.int32, count=count)
+    except KeyError:
+        stacks = np.fromiter((_stack_id(intern, text, counters, new_frames, new_stacks) for text in values),
+                             dtype=np.int32, count=count)
+    numbers = np.fromiter(values.values(), dtype=np.float64, count=count)
+    order = np.argsort(stacks, kind="stable")
+    stacks, numbers = stacks[order], numbers[order]
+    kept = numbers != 0
+    return (stacks, numbers) if kept.all() else (stacks[kept], numbers[kept])
+
+
+def _content_hash(stacks: "np.ndarray", numbers: "np.ndarray", metadata: Metadata) -> str:
+    """The identity of a profile in a store: sha256 of its unit, metric, own labels and its
+    (stack id, value) pairs (a stack text has one id in a store). Labels added at ingest (git,
+    --label) are not part of it: the same file added twice is one profile."""
     digest = hashlib.sha256()
     head = {"unit": metadata.unit, "metric": metadata.metric, "labels": dict(sorted(metadata.labels.items()))}
     digest.update(json.dumps(head, sort_keys=True).encode())
-    for text in sorted(values):
-        value = values[text]
-        if value:
-            digest.update(f"\n{text}\t{float(value)!r}".encode())
+    digest.update(stacks.astype("<i4").tobytes())
+    digest.update(numbers.astype("<f8").tobytes())
     return digest.hexdigest()
 
 
