@@ -89,3 +89,20 @@ def test_collect_store_adds_the_runs(capsys, tmp_path, store, monkeypatch):
     assert code == 0 and "added 2 run(s) to the store" in err
     rows = json.loads(run(capsys, "store", "ls", "--json")[1])
     assert [r["mode"] for r in rows] == ["wall", "wall"] and [r["labels"]["run"] for r in rows] == ["1", "2"]
+
+
+def test_gate_store_adds_each_side_with_its_commit(capsys, tmp_path, store, monkeypatch):
+    from .test_gate import gate, git, make_repo
+
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    repo = make_repo(tmp_path / "repo")
+    code, _, stderr = gate(capsys, repo, tmp_path / "out", "--base", "v1", "--head", "v2", "--no-install", "--store",
+                           "--", "bench/workload.py")
+    assert code == 3 and "added 16 run(s) to the store" in stderr
+    rows = json.loads(run(capsys, "store", "ls", "--json")[1])
+    commits = {side: git(repo, "rev-parse", f"{ref}^{{commit}}").strip() for side, ref in (("baseline", "v1"), ("candidate", "v2"))}
+    assert sorted((r["labels"]["side"], r["commit"], r["branch"]) for r in rows) == sorted(
+        [("baseline", commits["baseline"], "v1")] * 8 + [("candidate", commits["candidate"], "v2")] * 8)
+    # the stored baseline gates the next change as the files did
+    code, _, _ = run(capsys, "compare", "-a", f"store:commit={commits['baseline'][:8]}", "-b", "store:side=candidate")
+    assert code == 3
