@@ -68,9 +68,12 @@ def test_ingest_then_get_is_the_merged_input_exactly(values_list, batches):
 
 def test_float_values_and_the_empty_stack_round_trip(tmp_path):
     store = open_store(str(tmp_path / "s"))
-    store.add([({"a;b": 0.25, "": 3.5, "a": 1e-300}, Metadata(unit="ms"), "one")])
+    values = {"a;b": 0.25, "": 3.5, "a": 1e-300, ";b": 2.0, ";": 1.5}  # frames named "" too
+    store.add([(values, Metadata(unit="ms"), "one")])
     snapshot = store.snapshot()
-    assert snapshot.merged(snapshot.select("store:unit=ms"))[0] == {"a;b": 0.25, "": 3.5, "a": 1e-300}
+    assert snapshot.merged(snapshot.select("store:unit=ms"))[0] == values
+    assert {tuple(s): v for s, v in snapshot.graph(snapshot.select("store:unit=ms")).items()} == {
+        ("a", "b"): 0.25, (): 3.5, ("a",): 1e-300, ("", "b"): 2.0, ("", ""): 1.5}
 
 
 def test_the_same_profile_twice_is_stored_once(tmp_path):

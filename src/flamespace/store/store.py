@@ -33,7 +33,7 @@ from .selector import COLUMNS, Selector, parse_selector, parse_time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
+    from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
     import numpy as np
 
@@ -346,6 +346,9 @@ class Snapshot:
         self.dictionary: List[Dict[str, Any]] = [p for p in manifest["parts"] if self._check(p, ("frames", "stacks"))]
         self._db: Any = None
         self._stacks: Optional[Tuple[Any, Any, List[str]]] = None
+        self._lists: Optional[Tuple[List[int], List[int], List[str]]] = None
+        self._tuples: Dict[int, Stack] = {-1: ()}
+        self._texts: Dict[int, Optional[str]] = {-1: None}
 
     # -- files
 
@@ -633,27 +636,37 @@ class Snapshot:
 
     def stack_tuples(self, stack_ids: Iterable[int]) -> List[Stack]:
         """The frames of each stack id, root first."""
-        parent, frame, names = self._stack_table()
-        memo: Dict[int, Stack] = {-1: ()}
-
-        def build(ident: int) -> Stack:
-            chain = []
-            while ident not in memo:
-                if ident < 0 or ident >= len(parent) or parent[ident] == -2:
-                    raise StoreError(f"stack {ident} is not in the store {self.root}: it was defined in a corrupt part")
-                chain.append(ident)
-                ident = int(parent[ident])
-            stack = memo[ident]
-            for link in reversed(chain):
-                f = int(frame[link])
-                stack = memo[link] = stack + ((names[f],) if f >= 0 else ())
-            return stack
-
-        return [build(int(i)) for i in stack_ids]
+        return self._resolve(stack_ids, self._tuples, lambda stack, name: stack + (name,))
 
     def stack_texts(self, stack_ids: Iterable[int]) -> List[str]:
         """Each stack id as the folded format writes it (frames joined by ';')."""
-        return [";".join(stack) for stack in self.stack_tuples(stack_ids)]
+        texts = self._resolve(stack_ids, self._texts, lambda text, name: name if text is None else text + ";" + name)
+        return [text or "" for text in texts]  # None: the empty stack (a root frame may be named "")
+
+    def _resolve(self, stack_ids: Iterable[int], memo: Dict[int, Any], extend: Callable[[Any, str], Any]) -> List[Any]:
+        """Each stack id built from its parent's (memoised for the snapshot: a parent is built once)."""
+        parent, frame, names = self._stack_lists()
+
+        def build(ident: int) -> Any:
+            chain = []
+            while ident not in memo:
+                if not 0 <= ident < len(parent) or parent[ident] == -2:
+                    raise StoreError(f"stack {ident} is not in the store {self.root}: it was defined in a corrupt part")
+                chain.append(ident)
+                ident = parent[ident]
+            built = memo[ident]
+            for link in reversed(chain):
+                f = frame[link]
+                built = memo[link] = extend(built, names[f]) if f >= 0 else built
+            return built
+
+        return [memo[i] if i in memo else build(i) for i in map(int, stack_ids)]
+
+    def _stack_lists(self) -> Tuple[List[int], List[int], List[str]]:
+        if self._lists is None:
+            parent, frame, names = self._stack_table()
+            self._lists = (parent.tolist(), frame.tolist(), names)
+        return self._lists
 
 
 # -- selection
