@@ -250,3 +250,19 @@ def test_the_store_place_is_decided_in_one_place(monkeypatch):
     assert location.resolve() == os.path.join(".flamespace", "store")
     monkeypatch.setenv(location.ENV, "/x")
     assert location.resolve() == "/x" and location.resolve("/y") == "/y"
+
+
+def test_gc_writes_parts_of_bounded_size_that_read_as_one(tmp_path, monkeypatch):
+    from flamespace.store import store as module
+
+    monkeypatch.setattr(module, "PART_FACTS", 5)
+    store = open_store(str(tmp_path / "s"))
+    values = [{f"m;{i};{j}": i + j + 1 for j in range(3)} for i in range(7)]
+    store.add(items_of(values)[:4], labels={"branch": "main"})
+    store.add(items_of(values)[4:], labels={"branch": "main"})
+    done = store.gc()
+    assert (done.parts_before, done.parts_after) == (2, 7)  # 3 facts a profile: one profile a part
+    snapshot = store.snapshot()
+    assert snapshot.merged(snapshot.select("store:branch=main"))[0] == total(values)
+    assert snapshot.merged(snapshot.select("store:branch=main,last=2"))[0] == total(values[5:])
+    assert sum(p["facts"] for p in snapshot.manifest["parts"]) == 21

@@ -49,6 +49,8 @@ KINDS = ("profiles", "frames", "stacks", "facts")
 #: Rows per Parquet row group of the fact table: small enough that a query for a few
 #: profiles skips most of a compacted part (row groups carry min/max of ``profile``).
 ROW_GROUP = 128 * 1024
+#: Facts per part that gc writes (about 13 MB): a query checks the sha256 of the parts it reads.
+PART_FACTS = 8 * 1024 * 1024
 #: How long gc keeps the parts it replaced, for readers that took the old manifest.
 RETIRED_GRACE = timedelta(hours=1)
 #: The columns of the profiles table, in order (labels of their own, then the rest).
@@ -213,7 +215,7 @@ class Store:
             if len(kept_ids) < total or len(manifest["parts"]) > 1 or corrupt:
                 retired += [{"name": p["name"], "since": now.isoformat()} for p in manifest["parts"] if p not in corrupt]
                 sound = snapshot.parts or snapshot.dictionary
-                manifest["parts"] = [self._compact(snapshot, kept_ids, pa, pq)] if sound else []
+                manifest["parts"] = self._compact(snapshot, kept_ids, pa, pq) if sound else []
                 for part in corrupt:
                     self._quarantine(part["name"])
             deleted = self._sweep(manifest, retired, now)
@@ -277,33 +279,49 @@ class Store:
         _fsync_dir(os.path.join(self.path, "parts"))
         return {"name": name, "profiles": profiles, "facts": tables["facts"].num_rows, "files": files}
 
-    def _compact(self, snapshot: "Snapshot", kept_ids: List[int], pa: Any, pq: Any) -> Dict[str, Any]:
-        """One part holding the kept profiles, every stack and frame (ids unchanged: stable for readers)."""
-        name = f"{time.strftime('%Y%m%d%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:12]}-gc"
-        staging = os.path.join(self.path, "tmp", name)
-        os.makedirs(staging)
+    def _compact(self, snapshot: "Snapshot", kept_ids: List[int], pa: Any, pq: Any) -> List[Dict[str, Any]]:
+        """The kept profiles rewritten as parts of at most :data:`PART_FACTS` facts each (a query
+        checks and reads only the parts that hold its profiles), every stack and frame in the
+        first (ids unchanged: stable for readers). Facts are streamed: they need not fit in memory."""
         con = snapshot.connection()
-        con.register("kept", pa.table({"id": pa.array(kept_ids, pa.int32())}))
-        queries = {
-            "profiles": f"SELECT {', '.join(_quote(c) for c in PROFILE_COLUMNS)} FROM profiles SEMI JOIN kept USING (id) ORDER BY id",
-            "frames": "SELECT id, name FROM frames ORDER BY id",
-            "stacks": "SELECT id, parent, frame FROM stacks ORDER BY id",
-            "facts": "SELECT profile, stack, value FROM facts WHERE profile IN (SELECT id FROM kept)",
-        }
-        files = {}
-        facts = 0
-        for kind, query in queries.items():
-            path = os.path.join(staging, f"{kind}.parquet")
-            if kind == "facts":  # streamed: the fact table need not fit in memory; parts are in id order
-                con.execute(f"COPY ({query}) TO '{_sql_path(path)}' (FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE {ROW_GROUP})")
-                facts = pq.ParquetFile(path).metadata.num_rows
-            else:
-                _write_table(pq, _arrow(con, query).cast(schema(kind)), path, kind)
-            files[kind] = _file_entry(path)
-        _fsync_dir(staging)
-        os.rename(staging, os.path.join(self.path, "parts", name))
+        sizes = dict(con.execute("SELECT id, stacks FROM profiles").fetchall())
+        chunks: List[List[int]] = [[]]
+        rows = 0
+        for ident in kept_ids:
+            if chunks[-1] and rows + sizes[ident] > PART_FACTS:
+                chunks.append([])
+                rows = 0
+            chunks[-1].append(ident)
+            rows += sizes[ident]
+        parts = []
+        for index, chunk in enumerate(chunks):
+            name = f"{time.strftime('%Y%m%d%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:12]}-gc"
+            staging = os.path.join(self.path, "tmp", name)
+            os.makedirs(staging)
+            con.register("kept", pa.table({"id": pa.array(chunk, pa.int32())}))
+            low, high = (chunk[0], chunk[-1]) if chunk else (0, -1)
+            dictionary = "" if index == 0 else " WHERE false"
+            queries = {
+                "profiles": f"SELECT {', '.join(_quote(c) for c in PROFILE_COLUMNS)} FROM profiles SEMI JOIN kept USING (id) ORDER BY id",
+                "frames": f"SELECT id, name FROM frames{dictionary} ORDER BY id",
+                "stacks": f"SELECT id, parent, frame FROM stacks{dictionary} ORDER BY id",
+                "facts": f"SELECT profile, stack, value FROM facts WHERE profile BETWEEN {low} AND {high} "
+                         "AND profile IN (SELECT id FROM kept) ORDER BY profile, stack",
+            }
+            files = {}
+            facts = 0
+            for kind, query in queries.items():
+                path = os.path.join(staging, f"{kind}.parquet")
+                if kind == "facts":
+                    facts = _write_batches(pq, _arrow_batches(con, query), path, schema(kind))
+                else:
+                    _write_table(pq, _arrow(con, query).cast(schema(kind)), path, kind)
+                files[kind] = _file_entry(path)
+            _fsync_dir(staging)
+            os.rename(staging, os.path.join(self.path, "parts", name))
+            parts.append({"name": name, "profiles": len(chunk), "facts": facts, "files": files})
         _fsync_dir(os.path.join(self.path, "parts"))
-        return {"name": name, "profiles": len(kept_ids), "facts": facts, "files": files}
+        return parts
 
     def _quarantine(self, name: str) -> None:
         os.makedirs(os.path.join(self.path, "corrupt"), exist_ok=True)
@@ -809,13 +827,34 @@ def schema(kind: str) -> Any:
     return pa.schema([("profile", pa.int32()), ("stack", pa.int32()), ("value", pa.float64())])
 
 
-def _write_table(pq: Any, table: Any, path: str, kind: str) -> None:
-    """One table as a Parquet file, synced to disk. Facts: stack ids delta-encoded (sorted within
-    a profile), the profile column run-length encoded by its dictionary."""
-    options: Dict[str, Any] = {"compression": "zstd", "row_group_size": ROW_GROUP}
+def _parquet_options(kind: str) -> Dict[str, Any]:
+    """How a table is written. Facts: stack ids delta-encoded (sorted within a profile), the
+    profile column run-length encoded by its dictionary, values split by byte (then zstd)."""
+    options: Dict[str, Any] = {"compression": "zstd"}
     if kind == "facts":
         options.update(use_dictionary=["profile"], column_encoding={"stack": "DELTA_BINARY_PACKED", "value": "BYTE_STREAM_SPLIT"})
-    pq.write_table(table, path, **options)
+    return options
+
+
+def _write_table(pq: Any, table: Any, path: str, kind: str) -> None:
+    """One table as a Parquet file, synced to disk."""
+    pq.write_table(table, path, row_group_size=ROW_GROUP, **_parquet_options(kind))
+    _fsync_file(path)
+
+
+def _write_batches(pq: Any, batches: Any, path: str, arrow_schema: Any) -> int:
+    """Record batches (facts) streamed into one Parquet file, synced; returns the rows written."""
+    rows = 0
+    with pq.ParquetWriter(path, arrow_schema, **_parquet_options("facts")) as writer:
+        for batch in batches:
+            if batch.num_rows:
+                writer.write_batch(batch.cast(arrow_schema), row_group_size=ROW_GROUP)
+                rows += batch.num_rows
+    _fsync_file(path)
+    return rows
+
+
+def _fsync_file(path: str) -> None:
     with open(path, "rb") as handle:
         os.fsync(handle.fileno())
 
@@ -855,6 +894,13 @@ def _arrow(con: Any, query: str) -> Any:
     relation = con.sql(query)
     fetch = getattr(relation, "to_arrow_table", None) or relation.arrow
     return fetch()
+
+
+def _arrow_batches(con: Any, query: str) -> Any:
+    """A query's result as Arrow record batches, read as they are written (bounded memory)."""
+    relation = con.sql(query)
+    reader = getattr(relation, "to_arrow_reader", None) or relation.fetch_arrow_reader
+    return reader(ROW_GROUP)
 
 
 def _sql_path(path: str) -> str:
