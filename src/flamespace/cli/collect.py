@@ -250,7 +250,7 @@ SPEC = Command(
         Option(("-q", "--quiet"), "quiet", "flag", help="No progress bar and no summary (warnings and errors still)."),
         Option(("--store",), "store", "flag",
                help="Also add the runs to the profile store ($FLAMESPACE_STORE, else .flamespace/store), labelled with "
-                    "the commit and branch of the git checkout here (needs flamespace[store])."),
+                    "their git commit and branch (needs flamespace[store])."),
     ],
     interspersed=False,
 )
