@@ -62,7 +62,7 @@ STEPS = [
     ("What the store holds", ["store", "ls", "store:bench=versions,last=5"]),
     ("Compare against the stored baseline: a selector instead of a directory (the same result as above)",
      ["compare", "--baseline", "store:branch=main,bench=versions,last=10", "--candidate", "demo-output/ab/candidate"]),
-    ("The stored baseline's mean profile, drawn", ["svg", "store:branch=main,last=10", "--title", "stored baseline (sum)",
+    ("The stored baseline's runs, summed and drawn", ["svg", "store:branch=main,last=10", "--title", "stored baseline (sum)",
                                                     "-o", "demo-output/stored-baseline.svg"]),
 ]
 
