@@ -433,6 +433,7 @@ class Snapshot:
             return self._db
         duckdb, pa, _ = modules()
         db = duckdb.connect(":memory:")
+        db.execute("SET enable_progress_bar = false")  # DuckDB draws one on a terminal for long queries: the library never prints
         for kind in KINDS:
             db.register(f"empty_{kind}", schema(kind).empty_table())
         for kind in ("profiles", "frames", "stacks"):
