@@ -106,3 +106,10 @@ def test_gate_store_adds_each_side_with_its_commit(capsys, tmp_path, store, monk
     # the stored baseline gates the next change as the files did
     code, _, _ = run(capsys, "compare", "-a", f"store:commit={commits['baseline'][:8]}", "-b", "store:side=candidate")
     assert code == 3
+
+
+def test_a_selector_on_both_sides_compares_its_runs_with_themselves(capsys, tmp_path, store):
+    base = write_runs(tmp_path / "base", 1, False, n=6)
+    run(capsys, "store", "add", base, "--no-git", "--label", "branch=main")
+    code, out, err = run(capsys, "compare", "-a", "store:branch=main", "-b", "store:branch=main", "--alternative", "two-sided")
+    assert code == 0 and "global max |t| = 0, p = 1." in out and "No stack changed significantly." in out, out + err

@@ -266,3 +266,15 @@ def test_gc_writes_parts_of_bounded_size_that_read_as_one(tmp_path, monkeypatch)
     assert snapshot.merged(snapshot.select("store:branch=main"))[0] == total(values)
     assert snapshot.merged(snapshot.select("store:branch=main,last=2"))[0] == total(values[5:])
     assert sum(p["facts"] for p in snapshot.manifest["parts"]) == 21
+
+
+def test_a_snapshot_stays_as_it_was_taken(tmp_path):
+    store = open_store(str(tmp_path / "s"))
+    store.add([({"a": 1}, Metadata(unit="samples"), "one")], labels={"branch": "main"})
+    store.add([({"b": 2}, Metadata(unit="samples"), "two")], labels={"branch": "main"})
+    before = store.snapshot()
+    store.add([({"c": 3}, Metadata(unit="samples"), "three")], labels={"branch": "main"})
+    open_store(str(tmp_path / "s")).gc(keep_last=1)  # replaces the parts the snapshot reads
+    assert before.merged(before.select("store:branch=main"))[0] == {"a": 1, "b": 2}
+    after = store.snapshot()
+    assert after.merged(after.select("store:branch=main"))[0] == {"c": 3}

@@ -124,7 +124,7 @@ def load_sides(
     left_out = 0
     reader = _column_reader(rows)
     for side, path in progress(everything, "reading runs", len(everything)):
-        columns, values, meta = stored.pop(path) if path in stored else _read_run(path, skip_invalid, input_format, reader)
+        columns, values, meta = stored[path] if path in stored else _read_run(path, skip_invalid, input_format, reader)
         numbers: "List[Number]" = list(values.values()) if isinstance(values, dict) else values
         total = float(sum(numbers))
         info = RunInfo(path, side, meta, total, not any(numbers), missed_share(meta),
