@@ -278,3 +278,22 @@ def test_a_snapshot_stays_as_it_was_taken(tmp_path):
     assert before.merged(before.select("store:branch=main"))[0] == {"a": 1, "b": 2}
     after = store.snapshot()
     assert after.merged(after.select("store:branch=main"))[0] == {"c": 3}
+
+
+def test_an_ingest_that_fails_midway_adds_nothing_and_leaves_no_stale_ids(tmp_path):
+    from flamespace.errors import InputError
+
+    root = str(tmp_path / "s")
+    first = open_store(root)
+
+    def failing():
+        yield {"new;stack": 1}, Metadata(unit="samples"), "good"
+        raise InputError("is damaged", "bad.folded")
+
+    with pytest.raises(InputError):
+        first.add(failing())
+    assert first.snapshot().count() == 0
+    open_store(root).add([({"other;stack": 2}, Metadata(unit="samples"), "other")])  # takes the ids the failure held
+    first.add([({"new;stack": 3}, Metadata(unit="samples"), "again")])
+    snapshot = first.snapshot()
+    assert snapshot.merged([0])[0] == {"other;stack": 2} and snapshot.merged([1])[0] == {"new;stack": 3}

@@ -118,54 +118,65 @@ class Store:
         whose content (values, unit, metric and its own labels) is already stored is not added
         again (:attr:`AddResult.duplicates`)."""
         _, pa, pq = modules()
+        added_at = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(tzinfo=None)
+        with self._locked():
+            try:
+                return self._add(items, labels, diagnostics, added_at, pa, pq)
+            except BaseException:
+                self._intern = None  # it may hold ids that were never written: read it again next time
+                raise
+
+    def _add(self, items: Iterable[Tuple[Mapping[str, Number], Metadata, str]], labels: Mapping[str, str],
+             diagnostics: Optional[Diagnostics], added_at: datetime, pa: Any, pq: Any) -> AddResult:
+        """:meth:`add` under the lock."""
         import numpy as np
 
-        added_at = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(tzinfo=None)
         result = AddResult()
-        with self._locked():
-            manifest = read_manifest(self.path)
-            intern = self._load_intern(manifest, diagnostics)
-            counters = {k: manifest[f"next_{k}"] for k in ("profile", "frame", "stack")}
-            new_frames: List[Tuple[int, str]] = []
-            new_stacks: List[Tuple[int, int, int]] = []
-            rows: Dict[str, list] = {c: [] for c in PROFILE_COLUMNS}
-            fact_profiles: list = []
-            fact_stacks: list = []
-            fact_values: list = []
-            batch: Dict[str, int] = {}
-            for values, metadata, source in items:
-                stacks, numbers = _intern_values(intern, values, counters, new_frames, new_stacks)
-                digest = _content_hash(stacks, numbers, metadata)
-                known = intern.hashes.get(digest, batch.get(digest))
-                if known is not None:
-                    result.duplicates.append((source, known))
-                    continue
-                ident = counters["profile"]
-                counters["profile"] += 1
-                batch[digest] = ident
-                fact_profiles.append(np.full(len(stacks), ident, dtype=np.int32))
-                fact_stacks.append(stacks)
-                fact_values.append(numbers)
-                integral = bool(((numbers == np.floor(numbers)) & (np.abs(numbers) < 2.0 ** 53)).all())
-                _profile_row(rows, ident, digest, source, metadata, labels, added_at, numbers, integral)
-                result.added.append(ident)
-            if not result.added:
-                return result
-            tables = {
-                "profiles": pa.table({c: rows[c] for c in PROFILE_COLUMNS}, schema=schema("profiles")),
-                "frames": pa.table({"id": [i for i, _ in new_frames], "name": [n for _, n in new_frames]}, schema=schema("frames")),
-                "stacks": pa.table({"id": [s[0] for s in new_stacks], "parent": [s[1] for s in new_stacks],
-                                    "frame": [s[2] for s in new_stacks]}, schema=schema("stacks")),
-                "facts": pa.table({"profile": np.concatenate(fact_profiles), "stack": np.concatenate(fact_stacks),
-                                   "value": np.concatenate(fact_values)}, schema=schema("facts")),
-            }
-            part = self._write_part(tables, pq, len(result.added))
-            manifest["parts"].append(part)
-            for k, v in counters.items():
-                manifest[f"next_{k}"] = v
-            write_manifest(self.path, manifest)
-            intern.parts.add(part["name"])
-            intern.hashes.update(batch)
+        manifest = read_manifest(self.path)
+        intern = self._load_intern(manifest, diagnostics)
+        counters = {k: manifest[f"next_{k}"] for k in ("profile", "frame", "stack")}
+        new_frames: List[Tuple[int, str]] = []
+        new_stacks: List[Tuple[int, int, int]] = []
+        rows: Dict[str, list] = {c: [] for c in PROFILE_COLUMNS}
+        fact_profiles: list = []
+        fact_stacks: list = []
+        fact_values: list = []
+        batch: Dict[str, int] = {}
+        for values, metadata, source in items:
+            stacks, numbers = _intern_values(intern, values, counters, new_frames, new_stacks)
+            digest = _content_hash(stacks, numbers, metadata)
+            known = intern.hashes.get(digest, batch.get(digest))
+            if known is not None:
+                result.duplicates.append((source, known))
+                continue
+            ident = counters["profile"]
+            counters["profile"] += 1
+            batch[digest] = ident
+            fact_profiles.append(np.full(len(stacks), ident, dtype=np.int32))
+            fact_stacks.append(stacks)
+            fact_values.append(numbers)
+            integral = bool(((numbers == np.floor(numbers)) & (np.abs(numbers) < 2.0 ** 53)).all())
+            _profile_row(rows, ident, digest, source, metadata, labels, added_at, numbers, integral)
+            result.added.append(ident)
+        if not result.added:
+            if new_stacks:  # interned for nothing (no profile added): not written, so not kept
+                self._intern = None
+            return result
+        tables = {
+            "profiles": pa.table({c: rows[c] for c in PROFILE_COLUMNS}, schema=schema("profiles")),
+            "frames": pa.table({"id": [i for i, _ in new_frames], "name": [n for _, n in new_frames]}, schema=schema("frames")),
+            "stacks": pa.table({"id": [s[0] for s in new_stacks], "parent": [s[1] for s in new_stacks],
+                                "frame": [s[2] for s in new_stacks]}, schema=schema("stacks")),
+            "facts": pa.table({"profile": np.concatenate(fact_profiles), "stack": np.concatenate(fact_stacks),
+                               "value": np.concatenate(fact_values)}, schema=schema("facts")),
+        }
+        part = self._write_part(tables, pq, len(result.added))
+        manifest["parts"].append(part)
+        for k, v in counters.items():
+            manifest[f"next_{k}"] = v
+        write_manifest(self.path, manifest)
+        intern.parts.add(part["name"])
+        intern.hashes.update(batch)
         return result
 
     def add_files(self, paths: Sequence[str], labels: Mapping[str, str] = {}, diagnostics: Optional[Diagnostics] = None,
