@@ -200,6 +200,8 @@ class Store:
         :data:`RETIRED_GRACE` (a reader may still be using them)."""
         if keep_last is not None and keep_last < 1:
             raise ArgumentError(f"--keep-last must be at least 1, not {keep_last}")
+        if not self.exists():
+            raise StoreError(f"there is no store at {self.path} (nothing was ever added to it)")
         _, pa, pq = modules()
         now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(tzinfo=None)
         with self._locked():
