@@ -9,13 +9,8 @@ and plain runs need no click.
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 
 from .._record import Record, factory, record
@@ -149,6 +144,8 @@ def run(
 
 def _git(root: str, *args: str, env: Optional[Dict[str, str]] = None) -> str:
     """git's stdout, stripped; a GateError quoting git's message when it fails."""
+    import subprocess  # (here, as json, shutil, signal and tempfile: not for gate --help)
+
     try:
         done = subprocess.run(["git", "-C", root, *args], capture_output=True, text=True,
                               env=None if env is None else {**os.environ, **env})
@@ -199,12 +196,18 @@ class _Workspace:
         self._previous_sigterm: object = None
 
     def __enter__(self) -> "_Workspace":
+        import signal
+        import tempfile
+
         self.directory = tempfile.mkdtemp(prefix="flamespace-gate-")
         if _main_thread():
             self._previous_sigterm = signal.signal(signal.SIGTERM, _terminated)
         return self
 
     def __exit__(self, *exc: object) -> None:
+        import shutil
+        import signal
+
         if self._previous_sigterm is not None:
             signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the clean-up short
         try:
@@ -329,6 +332,8 @@ def _pip_can_target() -> bool:
 
 def _step(argv: List[str], what: str, log: Optional[str]) -> None:
     """Run a setup command; a GateError with the end of its output when it fails."""
+    import subprocess
+
     done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if log is not None:
         with open(log, "w", encoding="utf-8") as file:
@@ -425,6 +430,8 @@ def _gate_info(sides: List[Side], target: "Target", collection, warmup: int, ins
 
 def _write_reports(result: "Comparison", samples: Dict[str, "Sample"], gate: Dict[str, object], out_dir: str,
                    options: Dict[str, object]) -> None:
+    import json
+
     from ..stats import report
 
     _compare.write_parts(result, out_dir, True, samples)
