@@ -10,7 +10,7 @@ from ..diagnostics import Diagnostics
 from ..errors import InputError
 from ..formats import registry
 from ._options import Option, click_options
-from ._report import warn
+from ._report import report, warn
 
 TYPE_CHECKING = False  # typing costs start-up time (flamespace svg); annotations are strings (PEP 563)
 if TYPE_CHECKING:
@@ -99,19 +99,19 @@ def _first_names(names: Sequence[str], shown: int = 5) -> str:
     return ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
 
 
-def report(diagnostics: Diagnostics) -> None:
-    for line in diagnostics.messages():
-        warn(f"flamespace: {line}")
-
-
 def read_profile(
     path: str, skip_invalid: bool = False, input_format: Optional[str] = None, stack_cache: Optional[dict] = None,
     chart: bool = False,
 ) -> Profile:
-    """Read one input, reporting skipped lines on stderr. An input that keeps time order (a
-    FlameChart) is summed into its flame graph unless ``chart`` asks for the time order."""
+    """Read one input, reporting skipped lines on stderr; a store selector is the merged profile it
+    names. An input that keeps time order (a FlameChart) is summed into its flame graph unless
+    ``chart`` asks for the time order."""
     from ..core.chart import FlameChart
 
+    if path.startswith("store:"):
+        from ._store import read_selected
+
+        return read_selected(path)
     diagnostics = Diagnostics()
     profile = registry.read(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics, stack_cache=stack_cache)
     report(diagnostics)
@@ -145,6 +145,10 @@ def read_texts_or_differential(
     """Stack texts and values as :func:`read_texts`, or the Differential that two-count input holds."""
     from ..formats.folded import DifferentialInput
 
+    if path.startswith("store:"):
+        from ._store import read_selected_texts
+
+        return read_selected_texts(path)
     diagnostics = Diagnostics()
     try:
         texts: Union[Tuple[Dict[str, Number], Metadata], Differential] = registry.read_texts(
@@ -203,15 +207,18 @@ def _stderr_console():
 
 
 def parse_share(text: str, option: str = "--min-share", maximum: Optional[float] = 1.0) -> float:
-    """'0.01' or '1%' -> 0.01; at least 0 and at most ``maximum`` (None: no upper bound)."""
-    import click
-
+    """'0.01' or '1%' -> 0.01; at least 0 and at most ``maximum`` (None: no upper bound).
+    A bad value is click's BadParameter (click is imported only then: start-up)."""
     raw = text.strip()
     try:
         share = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
     except ValueError:
+        import click
+
         raise click.BadParameter(f"{text!r} is not a share such as 0.01 or 1%", param_hint=f"'{option}'") from None
     if not (0 <= share and (maximum is None or share <= maximum)):
+        import click
+
         bound = f"between 0 and {maximum:g} ({100 * maximum:g}%)" if maximum is not None else "at least 0"
         raise click.BadParameter(f"{text!r} is not {bound}", param_hint=f"'{option}'")
     return share

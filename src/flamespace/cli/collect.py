@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
-import signal
 import sys
 
 from ._options import Argument, Command, Option
@@ -26,7 +24,7 @@ def run(
     module: "Optional[str]", code: "Optional[str]", mode: str, rate: float, weight: "Optional[str]",
     bytes_per_sample: "Optional[int]", idle: bool, no_lines: bool, threads: bool, process_root: bool, async_stacks: bool,
     subprocesses: bool, duration: "Optional[float]",
-    output_format: str, seed: "Optional[int]", no_header: bool, quiet: bool, command: "Tuple[str, ...]",
+    output_format: str, seed: "Optional[int]", no_header: bool, quiet: bool, command: "Tuple[str, ...]", store: bool = False,
 ) -> int:
     """Run a Python program N times under the profiler: one profile per run, a sample for compare.
 
@@ -60,12 +58,20 @@ def run(
             overwrite=overwrite, on_run=report.run_done,
         )
     report.warnings_left()
+    if store:
+        from ._store import store_collection
+        from ..store.labels import git_labels
+
+        here = git_labels()
+        store_collection(result, {p.name: {**here, **({"program": p.name} if p.name else {})} for p in programs}, "collect")
     short = [p for p in result.programs if len(result.profiles(p)) < min(2, runs)]  # failures left too few
     if result.failed:
         warn(f"flamespace collect: warning: {_failures(result)}")
     if not quiet:
         warn(_summary(result, warmup))
     if result.interrupted is not None:
+        import signal
+
         warn(f"flamespace collect: interrupted by {signal.Signals(result.interrupted).name}: "
              "the run in progress was left out, the finished runs kept")
         return 128 + result.interrupted
@@ -111,6 +117,8 @@ def _bad_parameter(message: str, param_hint: str) -> Exception:
 
 def _target_of_string(text: str, option: str):
     """A program given as one string: the words of record's COMMAND, or '-m MODULE ...' / '-c CODE ...'."""
+    import shlex
+
     try:
         words = shlex.split(text)
     except ValueError as exc:
@@ -196,6 +204,8 @@ def _failures(result: "Collection") -> str:
 
 
 def _summary(result: "Collection", warmup: int) -> str:
+    import shlex
+
     kept = sum(len(result.profiles(p)) for p in result.programs)
     warm = f", after {warmup} warm-up run{'s' if warmup != 1 else ''} of each" if warmup else ""
     lines = [f"flamespace collect: {kept} runs kept{warm}, in {result.seconds:.1f} s"]
@@ -242,6 +252,9 @@ SPEC = Command(
         Option(("--show-output",), "show_output", "flag", help="Let the programs print (by default their output is discarded)."),
         *recording_options(),
         Option(("-q", "--quiet"), "quiet", "flag", help="No progress bar and no summary (warnings and errors still)."),
+        Option(("--store",), "store", "flag",
+               help="Also add the runs to the profile store ($FLAMESPACE_STORE, else .flamespace/store), labelled with "
+                    "their git commit and branch (needs flamespace[store])."),
     ],
     interspersed=False,
 )
