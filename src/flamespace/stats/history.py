@@ -1,0 +1,196 @@
+"""History: per-stack series across commits or days, and where each stack's level changed.
+
+A :class:`History` holds, for each point (a commit, or a UTC day) in time order, how many
+profiles it has, the sum of their totals, and for each chosen stack the sum of its values and
+of their squares. That is all a store query returns (DuckDB grouped by stack and point, or the
+same on a Dask cluster: store/history.py, store/cluster.py), so the series of a million
+profiles never holds a profile in memory; :func:`history_of` builds the same from profiles
+already in memory (tests, small samples). The sums are exact for integer values (samples,
+ns, bytes below 2⁵³), so every engine gives the same numbers.
+
+:func:`analyse` runs :func:`.changepoint.detect` on each stack's series of mean values (or
+shares) at α / m for m stacks (Bonferroni), so the chance that any shown stack without a
+change reports one is at most α.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Tuple
+
+from ..errors import ArgumentError
+from . import changepoint
+
+if TYPE_CHECKING:
+    import numpy as np
+
+#: What a point of the series is (--by).
+BY = ("commit", "day")
+#: The series change points are looked for in (--metric): mean value per profile, or share of the point's total.
+METRICS = ("value", "share")
+#: Stacks shown when neither a pattern nor a count is given.
+TOP = 20
+
+
+@dataclass(frozen=True)
+class ProfileRecord:
+    """One profile as :func:`history_of` takes it: its commit, its time (naive UTC) and its values by stack text."""
+
+    commit: Optional[str]
+    time: datetime
+    values: Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class History:
+    """Sums per point (columns, in time order) and per chosen stack (rows): the aggregate every engine computes.
+
+    ``totals`` is the sum over a point's profiles of each profile's total (every stack, not
+    only the chosen ones), so :meth:`shares` is each stack's share of the point's merged profile.
+    """
+
+    by: str
+    points: Tuple[str, ...]
+    runs: "np.ndarray"
+    totals: "np.ndarray"
+    stacks: Tuple[str, ...]
+    sums: "np.ndarray"
+    squares: "np.ndarray"
+    unit: str = ""
+
+    def values(self) -> "np.ndarray":
+        """Mean value of each stack per profile of each point (a profile without the stack counts 0)."""
+        return self.sums / self.runs
+
+    def shares(self) -> "np.ndarray":
+        """Each stack's share of each point's merged profile (0 where the point's total is 0)."""
+        import numpy as np
+
+        return np.divide(self.sums, self.totals, out=np.zeros_like(self.sums, dtype=float), where=self.totals != 0)
+
+    def sds(self) -> "np.ndarray":
+        """Run-to-run standard deviation of each stack within each point (nan for a point of one profile)."""
+        import numpy as np
+
+        n = self.runs
+        with np.errstate(divide="ignore", invalid="ignore"):
+            var = (self.squares - self.sums**2 / n) / (n - 1)
+        return np.where(n > 1, np.sqrt(np.maximum(var, 0.0)), np.nan)
+
+
+def check_by(by: str) -> None:
+    if by not in BY:
+        raise ArgumentError(f"unknown series point {by!r}; choose one of {', '.join(BY)}")
+
+
+def point_of(commit: Optional[str], time: datetime, by: str) -> str:
+    """The point a profile belongs to: its commit (checked to be there), or its UTC day (ISO)."""
+    return str(commit) if by == "commit" else time.date().isoformat()
+
+
+def choose_stacks(totals: Mapping[str, float], pattern: Optional[str] = None, top: Optional[int] = TOP) -> List[str]:
+    """The stacks to follow: those whose text (``a;b;c``) matches ``pattern`` (a Python regular
+    expression, searched), the ``top`` largest by total (all matches when None), largest first,
+    ties by text. One function for every engine, so they choose the same stacks."""
+    if pattern is not None:
+        try:
+            search = re.compile(pattern).search
+        except re.error as exc:
+            raise ArgumentError(f"bad regular expression {pattern!r}: {exc}") from None
+        totals = {s: v for s, v in totals.items() if search(s)}
+    ordered = sorted(totals, key=lambda s: (-totals[s], s))
+    return ordered if top is None else ordered[:top]
+
+
+def history_of(records: Iterable[ProfileRecord], by: str = "commit", pattern: Optional[str] = None,
+               top: Optional[int] = TOP, unit: str = "") -> History:
+    """The :class:`History` of profiles in memory: points ordered by their first profile's time
+    (then name), stacks chosen by :func:`choose_stacks` over their totals in all the profiles."""
+    import numpy as np
+
+    check_by(by)
+    rows = list(records)
+    if not rows:
+        raise ArgumentError("no profiles: a history needs at least one")
+    missing = sum(r.commit is None for r in rows) if by == "commit" else 0
+    if missing:
+        raise ArgumentError(f"{missing} of {len(rows)} profiles have no commit label: label them or follow them --by day")
+    first: Dict[str, datetime] = {}
+    for r in rows:
+        key = point_of(r.commit, r.time, by)
+        first[key] = min(first.get(key, r.time), r.time)
+    points = tuple(sorted(first, key=lambda p: (first[p], p)))
+    column = {p: j for j, p in enumerate(points)}
+    grand: Dict[str, float] = {}
+    for r in rows:
+        for stack, value in r.values.items():
+            grand[stack] = grand.get(stack, 0) + value
+    stacks = tuple(choose_stacks(grand, pattern, top))
+    row = {s: i for i, s in enumerate(stacks)}
+    runs = np.zeros(len(points))
+    totals = np.zeros(len(points))
+    sums = np.zeros((len(stacks), len(points)))
+    squares = np.zeros((len(stacks), len(points)))
+    for r in rows:
+        j = column[point_of(r.commit, r.time, by)]
+        runs[j] += 1
+        totals[j] += math.fsum(r.values.values())
+        for stack, value in r.values.items():
+            i = row.get(stack)
+            if i is not None:
+                sums[i, j] += value
+                squares[i, j] += value * value
+    return History(by, points, runs, totals, stacks, sums, squares, unit)
+
+
+@dataclass(frozen=True)
+class StackHistory:
+    """One stack's series (mean value per profile and share, per point) and its change points."""
+
+    stack: str
+    values: Tuple[float, ...]
+    shares: Tuple[float, ...]
+    changes: changepoint.ChangePoints
+
+
+@dataclass(frozen=True)
+class HistoryReport:
+    """The change points of every chosen stack, found at ``stack_alpha`` = α / m each."""
+
+    history: History
+    metric: str
+    alpha: float
+    stack_alpha: float
+    stacks: Tuple[StackHistory, ...]
+    notes: Tuple[str, ...] = ()
+
+
+def analyse(history: History, metric: str = "value", alpha: float = changepoint.ALPHA,
+            permutations: int = changepoint.PERMUTATIONS, min_size: int = changepoint.MIN_SIZE,
+            seed: int = changepoint.SEED) -> HistoryReport:
+    """Change points of each stack's series of ``metric`` at α / m (m stacks): family-wise α over the stacks shown.
+
+    The permutation budget is raised to 20 m / α − 1 when smaller, so the smallest p a random
+    permutation test can give is a twentieth of the per-stack level.
+    """
+    if metric not in METRICS:
+        raise ArgumentError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
+    m = max(len(history.stacks), 1)
+    level = alpha / m
+    budget = max(permutations, math.ceil(20 * m / alpha) - 1)
+    values, shares = history.values(), history.shares()
+    series = values if metric == "value" else shares
+    notes: List[str] = []
+    n = len(history.points)
+    if n < 2 * min_size:
+        notes.append(f"{n} points: a change needs at least {min_size} on each side ({2 * min_size} in all)")
+    elif n <= changepoint.MAX_EXACT and 1 / math.factorial(n) > level:
+        notes.append(f"{n} points cannot show a change at α/m = {level:.3g} (the exact test's smallest p is 1/{n}! = {1 / math.factorial(n):.3g})")
+    out = []
+    for i, stack in enumerate(history.stacks):
+        found = changepoint.detect(series[i], history.points, level, budget, min_size, seed)
+        out.append(StackHistory(stack, tuple(values[i].tolist()), tuple(shares[i].tolist()), found))
+    return HistoryReport(history, metric, alpha, level, tuple(out), tuple(notes))
