@@ -107,7 +107,11 @@ def report(diagnostics: Diagnostics) -> None:
 def read_profile(
     path: str, skip_invalid: bool = False, input_format: Optional[str] = None, stack_cache: Optional[dict] = None
 ) -> Profile:
-    """Read one input, reporting skipped lines on stderr."""
+    """Read one input, reporting skipped lines on stderr; a store selector is the merged profile it names."""
+    if path.startswith("store:"):
+        from ._store import read_selected
+
+        return read_selected(path)
     diagnostics = Diagnostics()
     profile = registry.read(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics, stack_cache=stack_cache)
     report(diagnostics)
@@ -139,6 +143,10 @@ def read_texts_or_differential(
     """Stack texts and values as :func:`read_texts`, or the Differential that two-count input holds."""
     from ..formats.folded import DifferentialInput
 
+    if path.startswith("store:"):
+        from ._store import read_selected_texts
+
+        return read_selected_texts(path)
     diagnostics = Diagnostics()
     try:
         texts: Union[Tuple[Dict[str, Number], Metadata], Differential] = registry.read_texts(

@@ -111,7 +111,10 @@ def load_sides(
     from ..stats.guards import MIN_RUNS, RunInfo, screen, is_late
     from ..stats.sample import RunRows, Sample
 
+    from ._store import stored_runs
+
     files = {side: expand_side(patterns) for side, patterns in sides.items()}
+    stored = stored_runs(files)  # store: selectors -> their runs, read by one query
     everything = [(side, path) for side, paths in files.items() for path in paths]
     rows = RunRows()
     row_of: Dict[str, int] = {}
@@ -121,7 +124,7 @@ def load_sides(
     left_out = 0
     reader = _column_reader(rows)
     for side, path in progress(everything, "reading runs", len(everything)):
-        columns, values, meta = _read_run(path, skip_invalid, input_format, reader)
+        columns, values, meta = stored.pop(path) if path in stored else _read_run(path, skip_invalid, input_format, reader)
         numbers: "List[Number]" = list(values.values()) if isinstance(values, dict) else values
         total = float(sum(numbers))
         info = RunInfo(path, side, meta, total, not any(numbers), missed_share(meta),

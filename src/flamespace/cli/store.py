@@ -1,0 +1,156 @@
+"""flamespace store: keep profiles with their labels and read them back by selector (needs flamespace[store])."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional, Sequence
+
+import click
+
+from ._common import input_options
+
+if TYPE_CHECKING:
+    from typing import Any, Dict, List
+
+STORE_HELP = "The store directory (default: $FLAMESPACE_STORE, else .flamespace/store)."
+
+
+def _store_option(function: Any) -> Any:
+    return click.option("--store", "store", metavar="PATH", default=None, help=STORE_HELP)(function)
+
+
+@click.group("store", context_settings={"help_option_names": ["-h", "--help"]})
+def command() -> None:
+    """Keep profiles with their labels in a store (DuckDB over Parquet) and read them back by selector.
+
+    A selector names stored profiles wherever a profile path goes (compare --baseline, svg,
+    text, top, ...): store:branch=main,last=30, store:commit=abc123,
+    store:bench=parse,since=2026-11-01 (keys: any label; commit matches a prefix; last=N,
+    since=DATE, until=DATE, id=N). Selectors read the store in $FLAMESPACE_STORE, else
+    .flamespace/store. Needs the extra: pip install 'flamespace[store]'.
+
+    \b
+    Examples:
+        flamespace store add runs/ --label bench=parse
+        flamespace store ls
+        flamespace compare --baseline store:branch=main,last=30 --candidate runs/
+        flamespace store get store:branch=main,last=30 --mean -o main-mean.folded
+        flamespace store gc --keep-last 100
+    """
+
+
+@command.command("add")
+@click.argument("inputs", nargs=-1, required=True, metavar="DIR|FILE...")
+@click.option("--label", "labels", multiple=True, metavar="KEY=VALUE",
+              help="A label for every profile added (repeatable); it wins over the profile's own and git's.")
+@click.option("--no-git", is_flag=True, help="Do not label the profiles with the commit and branch of the git checkout here.")
+@_store_option
+@input_options
+def add(inputs: Sequence[str], labels: Sequence[str], no_git: bool, store: Optional[str], skip_invalid: bool,
+        input_format: Optional[str]) -> None:
+    """Add profile files (any readable format; a directory: the profiles in it) to the store.
+
+    Each profile is labelled with its own headers (host, mode, python, ...), the commit and
+    branch of the git checkout (unless --no-git) and every --label. A profile already in the
+    store (same content) is not added twice.
+    """
+    from ..diagnostics import Diagnostics
+    from ..store import open_store
+    from ..store.labels import git_labels, parse_labels
+    from ._common import expand_inputs, report
+    from ._report import warn
+
+    given = parse_labels(labels)
+    target = open_store(store)
+    files = expand_inputs(list(inputs))
+    if "-" in files:
+        raise click.UsageError("the store adds files (one profile each), not stdin")
+    diagnostics = Diagnostics()
+    try:
+        result = target.add_files(files, {**({} if no_git else git_labels()), **given}, diagnostics,
+                                  input_format=input_format, skip_invalid=skip_invalid)
+    finally:
+        report(diagnostics)
+    again = f"; {len(result.duplicates)} already stored (same content): {_names([s for s, _ in result.duplicates])}" \
+        if result.duplicates else ""
+    warn(f"flamespace store add: added {len(result.added)} profile(s) to {target.path}{again}")
+
+
+def _names(names: Sequence[str], shown: int = 3) -> str:
+    return ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
+
+
+@command.command("ls")
+@click.argument("selector", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Every column and label of each profile, as JSON.")
+@_store_option
+def ls(selector: Optional[str], as_json: bool, store: Optional[str]) -> None:
+    """List the stored profiles (those SELECTOR names, if given), oldest first, with their labels."""
+    from ..diagnostics import Diagnostics
+    from ..store import open_store
+    from ._common import echo, echo_json, format_value, report
+
+    diagnostics = Diagnostics()
+    try:
+        snapshot = open_store(store).snapshot(diagnostics)
+        rows = snapshot.profiles(snapshot.select(selector) if selector else None)
+    finally:
+        report(diagnostics)
+    if as_json:
+        echo_json([{**row, "time": row["time"].isoformat(), "added": row["added"].isoformat()} for row in rows])
+        return
+    if not rows:
+        echo(f"the store {snapshot.root} holds no profiles")
+        return
+    from ._table import print_table
+
+    headers = ("id", "time (UTC)", "branch", "commit", "bench", "mode", "unit", "stacks", "total", "source")
+    table = [[str(r["id"]), r["time"].strftime("%Y-%m-%d %H:%M"), r["branch"] or "", (r["commit"] or "")[:10],
+              r["bench"] or "", r["mode"] or "", r["unit"] or "", f"{r['stacks']:,}", format_value(r["total"]), r["source"]]
+             for r in rows]
+    print_table(f"{len(rows)} profile(s) in {snapshot.root}", headers, table,
+                [h in ("id", "stacks", "total") for h in headers])
+
+
+@command.command("get")
+@click.argument("selector")
+@click.option("--mean", is_flag=True, help="The mean profile (sum / number of profiles) instead of the sum.")
+@click.option("--to", "to", default=None, metavar="FORMAT", help="Output format (default: from -o's extension, else folded).")
+@click.option("-o", "--output", default="-", show_default="stdout", help="Where to write the profile.")
+@click.option("--no-header", is_flag=True, help="Do not write '# key: value' metadata lines.")
+@_store_option
+def get(selector: str, mean: bool, to: Optional[str], output: str, no_header: bool, store: Optional[str]) -> None:
+    """Write the merged (or --mean) profile of the stored profiles SELECTOR names, in any writable format."""
+    from ..formats import check_output, registry
+    from ._convert_spec import output_format
+    from ._store import read_selected
+
+    target = output_format(to, output)
+    check_output(output)
+    profile = read_selected(selector, mean=mean, store=store)
+    options: Dict[str, Any] = {"header": not no_header} if "header" in registry.write_options(target) else {}
+    registry.write(profile, output, target, **options)
+
+
+@command.command("gc")
+@click.option("--keep-last", type=click.IntRange(1), default=None, metavar="N", help="Keep the N latest profiles of each branch.")
+@click.option("--older-than", metavar="AGE", default=None, help="Remove profiles older than AGE (30d, 12h, 2w, 90m).")
+@_store_option
+def gc(keep_last: Optional[int], older_than: Optional[str], store: Optional[str]) -> None:
+    """Apply retention (--keep-last per branch, --older-than) and compact the store into one part.
+
+    Also moves corrupt parts to corrupt/ and deletes what killed ingests left behind.
+    """
+    from ..diagnostics import Diagnostics
+    from ..store import open_store, parse_age
+    from ._common import report
+    from ._report import warn
+
+    age = parse_age(older_than) if older_than else None
+    diagnostics = Diagnostics()
+    target = open_store(store)
+    try:
+        done = target.gc(keep_last=keep_last, older_than=age, diagnostics=diagnostics)
+    finally:
+        report(diagnostics)
+    warn(f"flamespace store gc: removed {done.removed} profile(s), kept {done.kept}; "
+         f"{done.parts_before} part(s) -> {done.parts_after}")

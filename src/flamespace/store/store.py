@@ -1,0 +1,830 @@
+"""The profile store: DuckDB queries over append-only Parquet parts and an atomically replaced manifest.
+
+Why this shape: profiles of one program share most stacks, so frames and stacks are interned
+once (a stack is its parent's id and a frame id) and a profile is only (stack id, value)
+pairs, a few bytes each once compressed; Parquet keeps them columnar for DuckDB (and Dask)
+to aggregate without loading profiles one by one.
+
+Consistency: a part (four Parquet files) is written under ``tmp/``, moved into ``parts/``
+and only then named in ``MANIFEST.json``, which is replaced by rename. Readers take the
+manifest as it is when they start (a snapshot) and see whole parts or nothing; writers
+(ingest, gc) hold an exclusive lock on ``.lock`` for the whole write, so concurrent CI jobs
+queue instead of losing each other's parts. Every file's size and sha256 are in the
+manifest: a file that does not match is a corrupt part, named in a warning and skipped.
+The layout and tables are described in docs/architecture.md ("The store").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import time
+import uuid
+from datetime import datetime, timedelta, timezone
+
+from ..core.metadata import Metadata
+from ..errors import ArgumentError
+from . import location
+from ._deps import StoreError, modules
+from .selector import COLUMNS, Selector, parse_selector, parse_time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
+
+    import numpy as np
+
+    from .._types import Number, Stack
+    from ..core.vector import FlameGraph
+    from ..diagnostics import Diagnostics
+
+FORMAT = "flamespace-store"
+VERSION = 1
+MANIFEST = "MANIFEST.json"
+LOCK = ".lock"
+KINDS = ("profiles", "frames", "stacks", "facts")
+#: Rows per Parquet row group of the fact table: small enough that a query for a few
+#: profiles skips most of a compacted part (row groups carry min/max of ``profile``).
+ROW_GROUP = 128 * 1024
+#: How long gc keeps the parts it replaced, for readers that took the old manifest.
+RETIRED_GRACE = timedelta(hours=1)
+#: The columns of the profiles table, in order (labels of their own, then the rest).
+PROFILE_COLUMNS = ("id", "hash", "source", "time", "added") + COLUMNS + ("labels", "total", "stacks", "integral")
+
+
+def open_store(path: Optional[str] = None) -> "Store":
+    """The store at ``path`` (default: :func:`location.resolve`); checks that DuckDB and pyarrow are installed."""
+    modules()
+    return Store(location.resolve(path))
+
+
+class AddResult:
+    """What an ingest did: the ids of the new profiles, and (source, id) of those already stored."""
+
+    def __init__(self) -> None:
+        self.added: List[int] = []
+        self.duplicates: List[Tuple[str, int]] = []
+
+
+class GcResult:
+    """What gc did: profiles removed by retention and kept, parts before and after, leftovers deleted."""
+
+    def __init__(self, removed: int, kept: int, parts_before: int, parts_after: int, deleted: int) -> None:
+        self.removed, self.kept, self.parts_before, self.parts_after, self.deleted = (
+            removed, kept, parts_before, parts_after, deleted)
+
+
+class _Intern:
+    """The writer's view of the ids: frames, stacks and content hashes already stored."""
+
+    def __init__(self) -> None:
+        self.parts: Set[str] = set()
+        self.frames: Dict[str, int] = {}
+        self.stacks: Dict[Tuple[int, int], int] = {}
+        self.texts: Dict[str, int] = {}
+        self.hashes: Dict[str, int] = {}
+
+
+class Store:
+    """A store directory. Cheap to make; nothing is read until a snapshot, an ingest or gc."""
+
+    def __init__(self, path: str) -> None:
+        self.path = os.fspath(path)
+        self._intern: Optional[_Intern] = None
+
+    def __repr__(self) -> str:
+        return f"Store({self.path!r})"
+
+    # -- reading
+
+    def snapshot(self, diagnostics: Optional[Diagnostics] = None) -> "Snapshot":
+        """A consistent view of the store as its manifest is now; corrupt parts are warned of and left out."""
+        return Snapshot(self.path, read_manifest(self.path), diagnostics)
+
+    def exists(self) -> bool:
+        return os.path.exists(os.path.join(self.path, MANIFEST))
+
+    # -- writing
+
+    def add(self, items: Iterable[Tuple[Mapping[str, Number], Metadata, str]], labels: Mapping[str, str] = {},
+            diagnostics: Optional[Diagnostics] = None, now: Optional[datetime] = None) -> AddResult:
+        """Ingest profiles given as (values by stack text, metadata, source name), with ``labels``
+        added to each (they win over the profile's own). One part for the whole call; a profile
+        whose content (values, unit, metric and its own labels) is already stored is not added
+        again (:attr:`AddResult.duplicates`)."""
+        _, pa, pq = modules()
+        import numpy as np
+
+        added_at = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(tzinfo=None)
+        result = AddResult()
+        with self._locked():
+            manifest = read_manifest(self.path)
+            intern = self._load_intern(manifest, diagnostics)
+            counters = {k: manifest[f"next_{k}"] for k in ("profile", "frame", "stack")}
+            new_frames: List[Tuple[int, str]] = []
+            new_stacks: List[Tuple[int, int, int]] = []
+            rows: Dict[str, list] = {c: [] for c in PROFILE_COLUMNS}
+            fact_profiles: list = []
+            fact_stacks: list = []
+            fact_values: list = []
+            batch: Dict[str, int] = {}
+            for values, metadata, source in items:
+                digest = content_hash(values, metadata)
+                known = intern.hashes.get(digest, batch.get(digest))
+                if known is not None:
+                    result.duplicates.append((source, known))
+                    continue
+                ident = counters["profile"]
+                counters["profile"] += 1
+                batch[digest] = ident
+                pairs = [(_stack_id(intern, text, counters, new_frames, new_stacks), value)
+                         for text, value in values.items() if value]
+                pairs.sort()
+                stacks = np.fromiter((s for s, _ in pairs), dtype=np.int32, count=len(pairs))
+                numbers = np.fromiter((v for _, v in pairs), dtype=np.float64, count=len(pairs))
+                fact_profiles.append(np.full(len(pairs), ident, dtype=np.int32))
+                fact_stacks.append(stacks)
+                fact_values.append(numbers)
+                _profile_row(rows, ident, digest, source, metadata, labels, added_at, numbers,
+                             all(isinstance(v, int) or float(v).is_integer() for _, v in pairs))
+                result.added.append(ident)
+            if not result.added:
+                return result
+            tables = {
+                "profiles": pa.table({c: rows[c] for c in PROFILE_COLUMNS}, schema=schema("profiles")),
+                "frames": pa.table({"id": [i for i, _ in new_frames], "name": [n for _, n in new_frames]}, schema=schema("frames")),
+                "stacks": pa.table({"id": [s[0] for s in new_stacks], "parent": [s[1] for s in new_stacks],
+                                    "frame": [s[2] for s in new_stacks]}, schema=schema("stacks")),
+                "facts": pa.table({"profile": np.concatenate(fact_profiles), "stack": np.concatenate(fact_stacks),
+                                   "value": np.concatenate(fact_values)}, schema=schema("facts")),
+            }
+            part = self._write_part(tables, pq, len(result.added))
+            manifest["parts"].append(part)
+            for k, v in counters.items():
+                manifest[f"next_{k}"] = v
+            write_manifest(self.path, manifest)
+            intern.parts.add(part["name"])
+            intern.hashes.update(batch)
+        return result
+
+    def add_files(self, paths: Sequence[str], labels: Mapping[str, str] = {}, diagnostics: Optional[Diagnostics] = None,
+                  input_format: Optional[str] = None, skip_invalid: bool = False) -> AddResult:
+        """Ingest profile files of any readable format (read one at a time), as :meth:`add`."""
+        from ..formats import registry
+
+        def read() -> Iterator[Tuple[Mapping[str, Number], Metadata, str]]:
+            for path in paths:
+                values, metadata = registry.read_texts(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics)
+                yield values, metadata, registry.display_name(path)
+
+        return self.add(read(), labels, diagnostics)
+
+    def gc(self, keep_last: Optional[int] = None, older_than: Optional[timedelta] = None,
+           diagnostics: Optional[Diagnostics] = None, now: Optional[datetime] = None) -> GcResult:
+        """Retention, then compaction: keep the ``keep_last`` latest profiles of each branch
+        (profiles without a branch count as one) and none older than ``older_than``; rewrite
+        what is kept as one part. Corrupt parts are moved to ``corrupt/`` (named in a warning);
+        parts left by killed ingests are deleted; replaced parts are deleted after
+        :data:`RETIRED_GRACE` (a reader may still be using them)."""
+        if keep_last is not None and keep_last < 1:
+            raise ArgumentError(f"--keep-last must be at least 1, not {keep_last}")
+        _, pa, pq = modules()
+        now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(tzinfo=None)
+        with self._locked():
+            manifest = read_manifest(self.path)
+            snapshot = Snapshot(self.path, manifest, diagnostics)
+            snapshot.verify_all()
+            con = snapshot.connection()
+            total = con.execute("SELECT count(*) FROM profiles").fetchone()[0]
+            cutoff = now - older_than if older_than is not None else None
+            kept_ids = [row[0] for row in con.execute(
+                "SELECT id FROM (SELECT id, time, row_number() OVER (PARTITION BY branch ORDER BY time DESC, id DESC) AS rank "
+                "FROM profiles) WHERE (? IS NULL OR rank <= ?) AND (? IS NULL OR time >= ?) ORDER BY id",
+                [keep_last, keep_last, cutoff, cutoff]).fetchall()]
+            corrupt = [p for p in manifest["parts"] if p["name"] in snapshot.corrupt]
+            before = len(manifest["parts"])
+            retired = list(manifest.get("retired", []))
+            if len(kept_ids) < total or len(snapshot.parts) > 1 or corrupt:
+                retired += [{"name": p["name"], "since": now.isoformat()} for p in snapshot.parts]
+                manifest["parts"] = [self._compact(snapshot, kept_ids, pa, pq)] if snapshot.parts else []
+                for part in corrupt:
+                    self._quarantine(part["name"])
+            deleted = self._sweep(manifest, retired, now)
+            write_manifest(self.path, manifest)
+            self._intern = None
+        return GcResult(total - len(kept_ids), len(kept_ids), before, len(manifest["parts"]), deleted)
+
+    # -- internals
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """The writers' lock: an exclusive ``flock`` on ``.lock`` (released by the kernel if the writer dies)."""
+        os.makedirs(os.path.join(self.path, "parts"), exist_ok=True)
+        os.makedirs(os.path.join(self.path, "tmp"), exist_ok=True)
+        with open(os.path.join(self.path, LOCK), "a+b") as handle:
+            try:
+                import fcntl
+            except ImportError:  # Windows: no concurrent writers
+                yield
+                return
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+    def _load_intern(self, manifest: Dict[str, Any], diagnostics: Optional[Diagnostics]) -> _Intern:
+        """Frames, stacks and hashes of every stored part (read only for parts not seen before)."""
+        names = {p["name"] for p in manifest["parts"]}
+        intern = self._intern
+        if intern is None or not intern.parts <= names:
+            intern = self._intern = _Intern()
+        fresh = [p for p in manifest["parts"] if p["name"] not in intern.parts]
+        if not fresh:
+            return intern
+        snapshot = Snapshot(self.path, dict(manifest, parts=fresh), diagnostics)
+        _, _, pq = modules()
+        for part in snapshot.parts:
+            for ident, name in zip(*_columns(pq, snapshot.file(part, "frames"), ("id", "name"))):
+                intern.frames[name] = ident
+            for ident, parent, frame in zip(*_columns(pq, snapshot.file(part, "stacks"), ("id", "parent", "frame"))):
+                intern.stacks[(parent, frame)] = ident
+            for ident, digest in zip(*_columns(pq, snapshot.file(part, "profiles"), ("id", "hash"))):
+                intern.hashes[digest] = ident
+            intern.parts.add(part["name"])
+        return intern
+
+    def _write_part(self, tables: Mapping[str, Any], pq: Any, profiles: int) -> Dict[str, Any]:
+        """Write the four files of a part under tmp/, synced, then move it into parts/; its manifest entry."""
+        name = f"{time.strftime('%Y%m%d%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:12]}"
+        staging = os.path.join(self.path, "tmp", name)
+        os.makedirs(staging)
+        files = {}
+        for kind in KINDS:
+            path = os.path.join(staging, f"{kind}.parquet")
+            _write_table(pq, tables[kind], path, kind)
+            files[kind] = _file_entry(path)
+        _fsync_dir(staging)
+        os.rename(staging, os.path.join(self.path, "parts", name))
+        _fsync_dir(os.path.join(self.path, "parts"))
+        return {"name": name, "profiles": profiles, "facts": tables["facts"].num_rows, "files": files}
+
+    def _compact(self, snapshot: "Snapshot", kept_ids: List[int], pa: Any, pq: Any) -> Dict[str, Any]:
+        """One part holding the kept profiles, every stack and frame (ids unchanged: stable for readers)."""
+        name = f"{time.strftime('%Y%m%d%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:12]}-gc"
+        staging = os.path.join(self.path, "tmp", name)
+        os.makedirs(staging)
+        con = snapshot.connection()
+        con.register("kept", pa.table({"id": pa.array(kept_ids, pa.int32())}))
+        queries = {
+            "profiles": f"SELECT {', '.join(_quote(c) for c in PROFILE_COLUMNS)} FROM profiles SEMI JOIN kept USING (id) ORDER BY id",
+            "frames": "SELECT id, name FROM frames ORDER BY id",
+            "stacks": "SELECT id, parent, frame FROM stacks ORDER BY id",
+            "facts": "SELECT profile, stack, value FROM facts WHERE profile IN (SELECT id FROM kept)",
+        }
+        files = {}
+        facts = 0
+        for kind, query in queries.items():
+            path = os.path.join(staging, f"{kind}.parquet")
+            if kind == "facts":  # streamed: the fact table need not fit in memory; parts are in id order
+                con.execute(f"COPY ({query}) TO '{_sql_path(path)}' (FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE {ROW_GROUP})")
+                facts = pq.ParquetFile(path).metadata.num_rows
+            else:
+                _write_table(pq, _arrow(con, query).cast(schema(kind)), path, kind)
+            files[kind] = _file_entry(path)
+        _fsync_dir(staging)
+        os.rename(staging, os.path.join(self.path, "parts", name))
+        _fsync_dir(os.path.join(self.path, "parts"))
+        return {"name": name, "profiles": len(kept_ids), "facts": facts, "files": files}
+
+    def _quarantine(self, name: str) -> None:
+        os.makedirs(os.path.join(self.path, "corrupt"), exist_ok=True)
+        source = os.path.join(self.path, "parts", name)
+        if os.path.exists(source):
+            os.rename(source, os.path.join(self.path, "corrupt", name))
+
+    def _sweep(self, manifest: Dict[str, Any], retired: List[Dict[str, str]], now: datetime) -> int:
+        """Delete what no reader can need: killed ingests' leftovers, parts named nowhere, and
+        retired parts past their grace; the manifest keeps the retired parts still in it."""
+        listed = {p["name"] for p in manifest["parts"]}
+        keep = [r for r in retired if datetime.fromisoformat(r["since"]) > now - RETIRED_GRACE and r["name"] not in listed]
+        protected = listed | {r["name"] for r in keep}
+        deleted = 0
+        for folder in ("tmp", "parts"):
+            directory = os.path.join(self.path, folder)
+            for name in os.listdir(directory):
+                if folder == "tmp" or name not in protected:
+                    shutil.rmtree(os.path.join(directory, name), ignore_errors=True)
+                    deleted += 1
+        manifest["retired"] = keep
+        return deleted
+
+
+class Snapshot:
+    """The store as one manifest describes it. Parts' small files (profiles, frames, stacks) are
+    checked against the manifest when the snapshot is made, fact files when a query first
+    reads them; a part that fails is warned of (``diagnostics``) and left out."""
+
+    def __init__(self, root: str, manifest: Dict[str, Any], diagnostics: Optional[Diagnostics] = None) -> None:
+        self.root = root
+        self.manifest = manifest
+        self.diagnostics = diagnostics
+        self.corrupt: Set[str] = set()
+        self._checked: Set[str] = set()
+        self.parts: List[Dict[str, Any]] = [p for p in manifest["parts"] if self._check(p, ("profiles", "frames", "stacks"))]
+        self._db: Any = None
+        self._dictionary: Optional[Tuple[Any, Any, List[str]]] = None
+
+    # -- files
+
+    def file(self, part: Mapping[str, Any], kind: str) -> str:
+        return os.path.join(self.root, "parts", part["name"], f"{kind}.parquet")
+
+    def part_files(self, kind: str) -> List[str]:
+        """The Parquet files of one table over every sound part (fact files are checked first): for Dask."""
+        if kind == "facts":
+            self.verify_all()
+        return [self.file(p, kind) for p in self.parts]
+
+    def verify_all(self) -> None:
+        """Check every part's fact file now (gc, and callers that read all facts)."""
+        self.parts = [p for p in self.parts if self._check(p, ("facts",))]
+
+    def _check(self, part: Mapping[str, Any], kinds: Sequence[str]) -> bool:
+        if part["name"] in self.corrupt:
+            return False
+        for kind in kinds:
+            path = self.file(part, kind)
+            if path in self._checked:
+                continue
+            expected = part["files"][kind]
+            problem = None
+            try:
+                if os.path.getsize(path) != expected["size"]:
+                    problem = f"{kind}.parquet has {os.path.getsize(path):,} bytes, the manifest says {expected['size']:,}"
+                elif _sha256(path) != expected["sha256"]:
+                    problem = f"{kind}.parquet does not match its checksum"
+            except OSError as exc:
+                problem = f"{kind}.parquet cannot be read ({exc.strerror or exc})"
+            if problem:
+                self.corrupt.add(part["name"])
+                if self.diagnostics is not None:
+                    self.diagnostics.warn(f"store {self.root}: skipped corrupt part {part['name']}: {problem} "
+                                          f"({part['profiles']} profile(s) left out; `flamespace store gc` moves it to corrupt/)")
+                return False
+            self._checked.add(path)
+        return True
+
+    # -- DuckDB
+
+    def connection(self) -> Any:
+        """A DuckDB connection with views ``profiles``, ``frames``, ``stacks`` and ``facts``
+        over this snapshot's sound parts (every fact file is checked first)."""
+        self.verify_all()
+        db = self._database()
+        files = self.part_files("facts")
+        if files:
+            db.execute(f"CREATE OR REPLACE VIEW facts AS SELECT * FROM read_parquet({_sql_list(files)})")
+        else:
+            db.execute("CREATE OR REPLACE VIEW facts AS SELECT * FROM empty_facts")
+        return db
+
+    def _database(self) -> Any:
+        """The snapshot's in-memory DuckDB with the small tables' views (facts are read per query)."""
+        if self._db is not None:
+            return self._db
+        duckdb, pa, _ = modules()
+        db = duckdb.connect(":memory:")
+        for kind in KINDS:
+            db.register(f"empty_{kind}", schema(kind).empty_table())
+        for kind in ("profiles", "frames", "stacks"):
+            files = [self.file(p, kind) for p in self.parts]
+            source = f"read_parquet({_sql_list(files)}, filename = true)" if files else f"(SELECT *, '' AS filename FROM empty_{kind})"
+            db.execute(f"CREATE VIEW {kind} AS SELECT * FROM {source}")
+        self._db = db
+        return db
+
+    def count(self) -> int:
+        return int(self._database().execute("SELECT count(*) FROM profiles").fetchone()[0])
+
+    # -- selecting
+
+    def select(self, selector: Union[str, Selector]) -> List[int]:
+        """The ids of the profiles ``selector`` matches, oldest first (by time, then id);
+        :class:`StoreError` when it matches none (never an empty sample)."""
+        text = selector if isinstance(selector, str) else selector.text()
+        chosen = parse_selector(selector) if isinstance(selector, str) else selector
+        where, params = _conditions(chosen)
+        query = f"SELECT id FROM profiles {'WHERE ' + ' AND '.join(where) if where else ''} ORDER BY time, id"
+        ids = [row[0] for row in self._database().execute(query, params).fetchall()]
+        if chosen.last is not None:
+            ids = ids[-chosen.last:]
+        if not ids:
+            raise StoreError(f"{text} matches no profile in the store {self.root}{self._hint(chosen)}")
+        return ids
+
+    def _hint(self, chosen: Selector) -> str:
+        """What the store holds, for the error of an empty match: its count and the values of the keys used."""
+        count = self.count()
+        if not count:
+            return " (it is empty; add profiles with `flamespace store add`)"
+        hints = []
+        for key in list(chosen.labels)[:2]:
+            column = _quote(key) if key in COLUMNS else "json_extract_string(labels, ?)"
+            params = [] if key in COLUMNS else [_json_path(key)] * 2
+            values = [r[0] for r in self._database().execute(
+                f"SELECT DISTINCT {column} AS v FROM profiles WHERE {column} IS NOT NULL ORDER BY v LIMIT 6", params).fetchall()]
+            shown = ", ".join(map(str, values[:5])) + (", ..." if len(values) > 5 else "")
+            hints.append(f"{key}: {shown}" if values else f"no profile has the label {key}")
+        return f" ({count} profile(s){'; ' if hints else ''}{'; '.join(hints)})"
+
+    def profiles(self, ids: Optional[Sequence[int]] = None) -> List[Dict[str, Any]]:
+        """Rows of the profiles table (``labels`` as a dict), oldest first; only ``ids`` if given."""
+        db = self._database()
+        columns = ", ".join(_quote(c) for c in PROFILE_COLUMNS)
+        if ids is None:
+            cursor = db.execute(f"SELECT {columns} FROM profiles ORDER BY time, id")
+        else:
+            self._register_ids(ids)
+            cursor = db.execute(f"SELECT {columns} FROM profiles SEMI JOIN selected USING (id) ORDER BY time, id")
+        rows = [dict(zip(PROFILE_COLUMNS, row)) for row in cursor.fetchall()]
+        for row in rows:
+            row["labels"] = json.loads(row["labels"])
+        return rows
+
+    def metadata(self, row: Mapping[str, Any]) -> Metadata:
+        """The metadata of a stored profile (a row of :meth:`profiles`): unit, metric, every label."""
+        return Metadata(unit=row["unit"], metric=row["metric"], labels=row["labels"])
+
+    def _register_ids(self, ids: Sequence[int]) -> None:
+        _, pa, _ = modules()
+        self._database().register("selected", pa.table({"id": pa.array(list(ids), pa.int32())}))
+
+    def _fact_files(self, ids: Sequence[int]) -> Tuple[List[str], int]:
+        """The fact files that hold ``ids`` (checked now; a corrupt one is warned of and skipped)
+        and how many of ``ids`` they hold."""
+        self._register_ids(ids)
+        counts = {os.path.basename(os.path.dirname(name)): n for name, n in self._database().execute(
+            "SELECT filename, count(*) FROM profiles SEMI JOIN selected USING (id) GROUP BY filename").fetchall()}
+        parts = [p for p in self.parts if p["name"] in counts and self._check(p, ("facts",))]
+        return [self.file(p, "facts") for p in parts], sum(counts[p["name"]] for p in parts)
+
+    # -- values
+
+    def facts(self, ids: Sequence[int]) -> Tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+        """(profile ids, stack ids, values) of the profiles ``ids``, sorted by profile then stack:
+        one DuckDB query over the parts that hold them."""
+        import numpy as np
+
+        files, _ = self._fact_files(ids)
+        if not files:
+            return np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0)
+        got = self._database().execute(
+            f"SELECT profile, stack, value FROM read_parquet({_sql_list(files)}) "
+            "WHERE profile IN (SELECT id FROM selected) ORDER BY profile, stack").fetchnumpy()
+        return (np.asarray(got["profile"], np.int32), np.asarray(got["stack"], np.int32),
+                np.asarray(got["value"], np.float64))
+
+    def sums(self, ids: Sequence[int]) -> Tuple["np.ndarray", "np.ndarray", int]:
+        """(stack ids, summed values, profiles found) over the profiles ``ids``: aggregated by DuckDB."""
+        import numpy as np
+
+        files, found = self._fact_files(ids)
+        if not files:
+            return np.zeros(0, np.int32), np.zeros(0), 0
+        got = self._database().execute(
+            f"SELECT stack, sum(value) AS value FROM read_parquet({_sql_list(files)}) "
+            "WHERE profile IN (SELECT id FROM selected) GROUP BY stack ORDER BY stack").fetchnumpy()
+        return np.asarray(got["stack"], np.int32), np.asarray(got["value"], np.float64), found
+
+    def matrix(self, ids: Sequence[int]) -> Tuple[List[str], "np.ndarray", List[int]]:
+        """(stack texts, runs × stacks matrix, profile ids of the rows): the profiles ``ids``
+        that could be read, rows in the order of ``ids``, stacks in id order."""
+        import numpy as np
+
+        profiles, stacks, values = self.facts(ids)
+        present = set(profiles.tolist())
+        found = [i for i in ids if i in present]
+        row_of = {p: r for r, p in enumerate(found)}
+        columns, inverse = np.unique(stacks, return_inverse=True)
+        rows = np.fromiter((row_of[p] for p in profiles.tolist()), dtype=np.intp, count=len(profiles))
+        out = np.zeros((len(found), len(columns)))
+        out[rows, inverse] = values
+        return self.stack_texts(columns), out, found
+
+    def merged(self, ids: Sequence[int], mean: bool = False) -> Tuple[Dict[str, Number], Metadata]:
+        """The sum (or with ``mean``, the mean) of the profiles ``ids`` by stack text, and their
+        combined metadata; ints where every profile held ints and a sum is asked for."""
+        rows = self.profiles(ids)
+        stacks, sums, found = self.sums(ids)
+        if not found:
+            raise StoreError(f"none of the {len(ids)} selected profile(s) could be read from the store {self.root}")
+        metadata = self._combined(rows)
+        texts = self.stack_texts(stacks)
+        if mean:
+            return {t: float(v) / found for t, v in zip(texts, sums.tolist()) if v}, metadata
+        integral = all(r["integral"] for r in rows)
+        return {t: (int(v) if integral else float(v)) for t, v in zip(texts, sums.tolist()) if v}, metadata
+
+    def graph(self, ids: Sequence[int], mean: bool = False) -> FlameGraph:
+        """:meth:`merged` as a flame graph (stacks built from the stack table, not split from text)."""
+        from ..core.vector import FlameGraph
+
+        rows = self.profiles(ids)
+        stacks, sums, found = self.sums(ids)
+        if not found:
+            raise StoreError(f"none of the {len(ids)} selected profile(s) could be read from the store {self.root}")
+        integral = not mean and all(r["integral"] for r in rows)
+        tuples = self.stack_tuples(stacks)
+        values: Dict[Stack, Number] = {}
+        for stack, value in zip(tuples, sums.tolist()):
+            if value:
+                values[stack] = value / found if mean else int(value) if integral else value
+        return FlameGraph._trusted(values, self._combined(rows))
+
+    def _combined(self, rows: Sequence[Mapping[str, Any]]) -> Metadata:
+        """The metadata of a sum of these profiles (units must agree; labels kept where all agree)."""
+        combined: Optional[Metadata] = None
+        for row in rows:
+            meta = self.metadata(row)
+            combined = meta if combined is None else combined.combine(meta)
+        return combined or Metadata()
+
+    # -- stacks
+
+    def _stack_table(self) -> Tuple[Any, Any, List[str]]:
+        """(parent by stack id, frame by stack id, frame names by id): -2 where a stack is unknown."""
+        if self._dictionary is None:
+            import numpy as np
+
+            db = self._database()
+            size = int(self.manifest["next_stack"])
+            parent = np.full(size, -2, dtype=np.int64)
+            frame = np.full(size, -2, dtype=np.int64)
+            got = db.execute("SELECT id, parent, frame FROM stacks").fetchnumpy()
+            parent[got["id"]] = got["parent"]
+            frame[got["id"]] = got["frame"]
+            names = [""] * int(self.manifest["next_frame"])
+            for ident, name in db.execute("SELECT id, name FROM frames").fetchall():
+                names[ident] = name
+            self._dictionary = (parent, frame, names)
+        return self._dictionary
+
+    def stack_tuples(self, stack_ids: Iterable[int]) -> List[Stack]:
+        """The frames of each stack id, root first."""
+        parent, frame, names = self._stack_table()
+        memo: Dict[int, Stack] = {-1: ()}
+
+        def build(ident: int) -> Stack:
+            chain = []
+            while ident not in memo:
+                if ident < 0 or ident >= len(parent) or parent[ident] == -2:
+                    raise StoreError(f"stack {ident} is not in the store {self.root}: it was defined in a corrupt part "
+                                     "(see the warning); `flamespace store gc` drops what it cannot read")
+                chain.append(ident)
+                ident = int(parent[ident])
+            stack = memo[ident]
+            for link in reversed(chain):
+                f = int(frame[link])
+                stack = memo[link] = stack + ((names[f],) if f >= 0 else ())
+            return stack
+
+        return [build(int(i)) for i in stack_ids]
+
+    def stack_texts(self, stack_ids: Iterable[int]) -> List[str]:
+        """Each stack id as the folded format writes it (frames joined by ';')."""
+        return [";".join(stack) for stack in self.stack_tuples(stack_ids)]
+
+
+# -- selection
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _json_path(key: str) -> str:
+    return '$."' + key.replace('"', '\\"') + '"'
+
+
+def _conditions(chosen: Selector) -> Tuple[List[str], List[Any]]:
+    """SQL conditions (and parameters) on the profiles table for a selector's filters."""
+    where: List[str] = []
+    params: List[Any] = []
+    for key, value in chosen.labels.items():
+        if key == "commit":  # a short commit names every commit it begins
+            where.append("starts_with(commit, ?)")
+        elif key in COLUMNS:
+            where.append(f"{_quote(key)} = ?")
+        else:
+            where.append("json_extract_string(labels, ?) = ?")
+            params.append(_json_path(key))
+        params.append(value)
+    if chosen.id is not None:
+        where.append("id = ?")
+        params.append(chosen.id)
+    if chosen.since is not None:
+        where.append("time >= ?")
+        params.append(chosen.since)
+    if chosen.until is not None:
+        until = chosen.until
+        if until == datetime(until.year, until.month, until.day):  # a date: to the end of that day
+            where.append("time < ?")
+            params.append(until + timedelta(days=1))
+        else:
+            where.append("time <= ?")
+            params.append(until)
+    return where, params
+
+
+# -- ingest
+
+
+def content_hash(values: Mapping[str, Number], metadata: Metadata) -> str:
+    """The identity of a profile: sha256 of its unit, metric, own labels and (stack, value) lines.
+    Labels added at ingest (git, --label) are not part of it: the same file added twice is one profile."""
+    digest = hashlib.sha256()
+    head = {"unit": metadata.unit, "metric": metadata.metric, "labels": dict(sorted(metadata.labels.items()))}
+    digest.update(json.dumps(head, sort_keys=True).encode())
+    for text in sorted(values):
+        value = values[text]
+        if value:
+            digest.update(f"\n{text}\t{float(value)!r}".encode())
+    return digest.hexdigest()
+
+
+def _stack_id(intern: _Intern, text: str, counters: Dict[str, int], new_frames: List[Tuple[int, str]],
+              new_stacks: List[Tuple[int, int, int]]) -> int:
+    """The id of a stack text, interning its frames and its prefixes as needed."""
+    known = intern.texts.get(text)
+    if known is not None:
+        return known
+    parent = -1
+    for name in (text.split(";") if text else [None]):
+        if name is None:
+            frame = -1
+        else:
+            found = intern.frames.get(name)
+            if found is None:
+                found = intern.frames[name] = counters["frame"]
+                counters["frame"] += 1
+                new_frames.append((found, name))
+            frame = found
+        ident = intern.stacks.get((parent, frame))
+        if ident is None:
+            ident = intern.stacks[(parent, frame)] = counters["stack"]
+            counters["stack"] += 1
+            new_stacks.append((ident, parent, frame))
+        parent = ident
+    intern.texts[text] = parent
+    return parent
+
+
+def _profile_row(rows: Dict[str, list], ident: int, digest: str, source: str, metadata: Metadata, added: Mapping[str, str],
+                 added_at: datetime, numbers: "np.ndarray", integral: bool) -> None:
+    labels = {**metadata.labels, **added}
+    when = added_at
+    if labels.get("time"):
+        try:
+            when = parse_time(labels["time"])
+        except ValueError:
+            pass
+    column = {
+        "commit": labels.get("commit"), "branch": labels.get("branch"), "host": labels.get("host"),
+        "mode": labels.get("mode") or metadata.metric, "python": labels.get("python"),
+        "bench": labels.get("bench") or labels.get("test"), "unit": metadata.unit, "metric": metadata.metric,
+    }
+    values = {"id": ident, "hash": digest, "source": source, "time": when, "added": added_at, **column,
+              "labels": json.dumps(labels, sort_keys=True), "total": float(numbers.sum()), "stacks": len(numbers),
+              "integral": integral}
+    for name in PROFILE_COLUMNS:
+        rows[name].append(values[name])
+
+
+# -- files
+
+
+def schema(kind: str) -> Any:
+    """The Arrow schema of a table (see the module docstring and docs/architecture.md)."""
+    _, pa, _ = modules()
+    text = pa.string()
+    if kind == "profiles":
+        return pa.schema([("id", pa.int32()), ("hash", text), ("source", text), ("time", pa.timestamp("us")),
+                          ("added", pa.timestamp("us"))] + [(c, text) for c in COLUMNS]
+                         + [("labels", text), ("total", pa.float64()), ("stacks", pa.int32()), ("integral", pa.bool_())])
+    if kind == "frames":
+        return pa.schema([("id", pa.int32()), ("name", text)])
+    if kind == "stacks":
+        return pa.schema([("id", pa.int32()), ("parent", pa.int32()), ("frame", pa.int32())])
+    return pa.schema([("profile", pa.int32()), ("stack", pa.int32()), ("value", pa.float64())])
+
+
+def _write_table(pq: Any, table: Any, path: str, kind: str) -> None:
+    """One table as a Parquet file, synced to disk. Facts: stack ids delta-encoded (sorted within
+    a profile), the profile column run-length encoded by its dictionary."""
+    options: Dict[str, Any] = {"compression": "zstd", "row_group_size": ROW_GROUP}
+    if kind == "facts":
+        options.update(use_dictionary=["profile"], column_encoding={"stack": "DELTA_BINARY_PACKED", "value": "BYTE_STREAM_SPLIT"})
+    pq.write_table(table, path, **options)
+    with open(path, "rb") as handle:
+        os.fsync(handle.fileno())
+
+
+def _file_entry(path: str) -> Dict[str, Any]:
+    return {"size": os.path.getsize(path), "sha256": _sha256(path)}
+
+
+def _sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _fsync_dir(path: str) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _columns(pq: Any, path: str, names: Sequence[str]) -> List[list]:
+    table = pq.read_table(path, columns=list(names))
+    return [table.column(n).to_pylist() for n in names]
+
+
+def _arrow(con: Any, query: str) -> Any:
+    """A query's result as an Arrow table (DuckDB 2 renamed a relation's arrow() to to_arrow_table())."""
+    relation = con.sql(query)
+    fetch = getattr(relation, "to_arrow_table", None) or relation.arrow
+    return fetch()
+
+
+def _sql_path(path: str) -> str:
+    return path.replace("'", "''")
+
+
+def _sql_list(paths: Sequence[str]) -> str:
+    return "[" + ", ".join(f"'{_sql_path(p)}'" for p in paths) + "]"
+
+
+def empty_manifest() -> Dict[str, Any]:
+    return {"format": FORMAT, "version": VERSION, "generation": 0, "next_profile": 0, "next_frame": 0, "next_stack": 0,
+            "parts": [], "retired": []}
+
+
+def read_manifest(root: str) -> Dict[str, Any]:
+    """The store's manifest (an empty one if the store does not exist yet)."""
+    path = os.path.join(root, MANIFEST)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            manifest = json.load(handle)
+    except FileNotFoundError:
+        if os.path.exists(root) and not os.path.isdir(root):
+            raise StoreError(f"{root} is a file, not a store directory") from None
+        return empty_manifest()
+    except (OSError, ValueError) as exc:
+        raise StoreError(f"{path}: not a readable store manifest ({exc})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise StoreError(f"{path}: not a flamespace store manifest")
+    if manifest.get("version") != VERSION:
+        raise StoreError(f"{path}: store version {manifest.get('version')}; this flamespace reads version {VERSION}")
+    return manifest
+
+
+def write_manifest(root: str, manifest: Dict[str, Any]) -> None:
+    """Replace the manifest atomically (temp file, fsync, rename, fsync of the directory)."""
+    manifest["generation"] = int(manifest.get("generation", 0)) + 1
+    path = os.path.join(root, MANIFEST)
+    staging = os.path.join(root, f".{MANIFEST}.{uuid.uuid4().hex[:8]}")
+    with open(staging, "w", encoding="utf-8") as handle:
+        json.dump(manifest, handle, indent=1)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(staging, path)
+    _fsync_dir(root)
+
+
+def parse_age(text: str) -> timedelta:
+    """``30d``, ``12h``, ``2w``, ``90m`` -> a timedelta (gc's --older-than)."""
+    units = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+    raw = text.strip().lower()
+    try:
+        amount = float(raw[:-1])
+        unit = units[raw[-1]]
+    except (ValueError, KeyError, IndexError):
+        raise ArgumentError(f"{text!r} is not an age such as 30d, 12h, 2w or 90m") from None
+    if amount < 0:
+        raise ArgumentError(f"{text!r}: an age cannot be negative")
+    return timedelta(**{unit: amount})
+
