@@ -10,7 +10,7 @@ from ..diagnostics import Diagnostics
 from ..errors import InputError
 from ..formats import registry
 from ._options import Option, click_options
-from ._report import warn
+from ._report import report, warn
 
 TYPE_CHECKING = False  # typing costs start-up time (flamespace svg); annotations are strings (PEP 563)
 if TYPE_CHECKING:
@@ -97,11 +97,6 @@ def expand_inputs(paths: Sequence[str]) -> List[str]:
 def _first_names(names: Sequence[str], shown: int = 5) -> str:
     """The first ``shown`` names, then "..." if there are more: a warning stays one line."""
     return ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
-
-
-def report(diagnostics: Diagnostics) -> None:
-    for line in diagnostics.messages():
-        warn(f"flamespace: {line}")
 
 
 def read_profile(

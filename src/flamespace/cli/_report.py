@@ -15,6 +15,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Optional
 
+    from ..diagnostics import Diagnostics
+
 EXIT_OK, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: The exit code when the reader of stdout went away (`| head`): 0, as the output asked for was delivered.
 EXIT_CLOSED_PIPE = EXIT_OK
@@ -28,6 +30,12 @@ def warn(message: str) -> None:
     """One line on stderr, as click.echo(err=True) writes it."""
     sys.stderr.write(message + "\n")
     sys.stderr.flush()
+
+
+def report(diagnostics: Diagnostics) -> None:
+    """What a reader skipped or warned of, a line each on stderr."""
+    for line in diagnostics.messages():
+        warn(f"flamespace: {line}")
 
 
 def _error(context: str, message: str) -> None:

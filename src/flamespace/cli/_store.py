@@ -4,15 +4,20 @@ for all of them, never a file per run); and ingesting what collect and gate reco
 
 from __future__ import annotations
 
-from ._common import report
+from ._report import report
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+    from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+
+    from ..collect import Collection, Program
 
     from .._types import Number
     from ..core.metadata import Metadata
     from ..core.vector import FlameGraph
+    from .gate import Side
+
+    import numpy as np
 
 #: How a stored run is named in samples and messages: a selector that names it alone.
 RUN_NAME = "store:id={}"
@@ -84,7 +89,7 @@ def stored_runs(files: Dict[str, List[str]]) -> Dict[str, Tuple[None, Dict[str, 
     return runs
 
 
-def _bounds(profiles: Sequence[int]) -> Dict[int, Tuple[int, int]]:
+def _bounds(profiles: "np.ndarray") -> Dict[int, Tuple[int, int]]:
     """Where each profile's rows start and stop in the sorted profile column."""
     import numpy as np
 
@@ -96,21 +101,42 @@ def _bounds(profiles: Sequence[int]) -> Dict[int, Tuple[int, int]]:
     return {int(column[a]): (int(a), int(b)) for a, b in zip(starts, stops)}
 
 
-def ingest(paths: Sequence[str], labels: Mapping[str, str], store: Optional[str] = None, quiet: bool = False,
-           command: str = "store add") -> int:
-    """Add profile files to the store with ``labels``; says what was added on stderr. Returns how many."""
+def store_collection(collection: Collection, labels: Mapping[str, Mapping[str, str]], command: str) -> None:
+    """Add the runs ``collection`` wrote to the store (one part), each program's with its ``labels``
+    (by program name); says how many on stderr."""
     from ..diagnostics import Diagnostics
+    from ..formats import registry
     from ..store import open_store
     from ._report import warn
 
+    def runs(program: Program) -> Iterator[Tuple[Mapping[str, Number], Metadata, str]]:
+        for path in collection.profiles(program):
+            values, metadata = registry.read_texts(path, diagnostics=diagnostics)
+            yield values, metadata, path
+
     diagnostics = Diagnostics()
-    target = open_store(store)
+    target = open_store()
+    added = duplicates = 0
     try:
-        result = target.add_files(paths, labels, diagnostics)
+        for program in collection.programs:  # a part each: the labels differ
+            result = target.add(runs(program), labels[program.name], diagnostics)
+            added, duplicates = added + len(result.added), duplicates + len(result.duplicates)
     finally:
         report(diagnostics)
-    if not quiet:
-        again = f"; {len(result.duplicates)} already stored" if result.duplicates else ""
-        warn(f"flamespace {command}: added {len(result.added)} profile(s) to the store {target.path}{again}")
-    return len(result.added)
+    again = f" ({duplicates} already there)" if duplicates else ""
+    warn(f"flamespace {command}: added {added} run(s) to the store {target.path}{again}")
+
+
+def gate_labels(sides: Sequence[Side], root: str) -> Dict[str, Dict[str, str]]:
+    """Each gate side's labels: its commit, and its branch (the ref as given, less a remote's
+    ``origin/``; the checkout's branch for the working tree), and which side it was."""
+    from ..store.labels import git_labels
+
+    labels: Dict[str, Dict[str, str]] = {}
+    for side in sides:
+        branch = git_labels(root).get("branch") if side.ref == "working tree" else side.ref
+        if branch and branch.startswith("origin/"):
+            branch = branch[len("origin/"):]
+        labels[side.name] = {"commit": side.commit, "side": side.name, **({"branch": branch} if branch else {})}
+    return labels
 

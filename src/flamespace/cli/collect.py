@@ -26,7 +26,7 @@ def run(
     module: "Optional[str]", code: "Optional[str]", mode: str, rate: float, weight: "Optional[str]",
     bytes_per_sample: "Optional[int]", idle: bool, no_lines: bool, threads: bool, process_root: bool, async_stacks: bool,
     subprocesses: bool, duration: "Optional[float]",
-    output_format: str, seed: "Optional[int]", no_header: bool, quiet: bool, command: "Tuple[str, ...]",
+    output_format: str, seed: "Optional[int]", no_header: bool, quiet: bool, command: "Tuple[str, ...]", store: bool = False,
 ) -> int:
     """Run a Python program N times under the profiler: one profile per run, a sample for compare.
 
@@ -60,6 +60,12 @@ def run(
             overwrite=overwrite, on_run=report.run_done,
         )
     report.warnings_left()
+    if store:
+        from ._store import store_collection
+        from ..store.labels import git_labels
+
+        here = git_labels()
+        store_collection(result, {p.name: {**here, **({"program": p.name} if p.name else {})} for p in programs}, "collect")
     short = [p for p in result.programs if len(result.profiles(p)) < min(2, runs)]  # failures left too few
     if result.failed:
         warn(f"flamespace collect: warning: {_failures(result)}")
@@ -242,6 +248,9 @@ SPEC = Command(
         Option(("--show-output",), "show_output", "flag", help="Let the programs print (by default their output is discarded)."),
         *recording_options(),
         Option(("-q", "--quiet"), "quiet", "flag", help="No progress bar and no summary (warnings and errors still)."),
+        Option(("--store",), "store", "flag",
+               help="Also add the runs to the profile store ($FLAMESPACE_STORE, else .flamespace/store), labelled with "
+                    "the commit and branch of the git checkout here (needs flamespace[store])."),
     ],
     interspersed=False,
 )

@@ -50,7 +50,7 @@ SNAPSHOT_IDENTITY = {
 #: The options of compare and collect that gate takes as they are (same names, defaults, help).
 COMPARE_OPTIONS = ("method", "alternative", "alpha", "fdr", "permutations", "seed", "pairing", "min_delta", "min_rel",
                    "normalize", "min_runs", "min_fraction", "include_all", "limit", "force", "max_missed")
-COLLECT_OPTIONS = ("runs", "mode", "rate", "idle", "threads", "async_stacks", "subprocesses", "keep_going", "show_output")
+COLLECT_OPTIONS = ("runs", "mode", "rate", "idle", "threads", "async_stacks", "subprocesses", "keep_going", "show_output", "store")
 
 
 class GateError(FlamespaceError):
@@ -153,6 +153,10 @@ def command(
                 _run_as_is(side)
         targets = [target.replace(interpreter=side.python) for side, target in zip(sides, targets)]
         collection = _collect_runs(sides, targets, warmup, settings, out_dir, options, say)
+    if options.get("store"):
+        from ._store import gate_labels, store_collection
+
+        store_collection(collection, gate_labels(sides, root), "gate")
     result, samples = _compare_runs(collection, options, comparing)
     gate = _gate_info(sides, targets[0], collection, warmup, install, time.monotonic() - started)
     _write_reports(result, samples, gate, out_dir, options)

@@ -562,8 +562,8 @@ class Snapshot:
 
             db = self._database()
             size = int(self.manifest["next_stack"])
-            parent = np.full(size, -2, dtype=np.int64)
-            frame = np.full(size, -2, dtype=np.int64)
+            parent: "np.ndarray" = np.full(size, -2, dtype=np.int64)
+            frame: "np.ndarray" = np.full(size, -2, dtype=np.int64)
             got = db.execute("SELECT id, parent, frame FROM stacks").fetchnumpy()
             parent[got["id"]] = got["parent"]
             frame[got["id"]] = got["frame"]
