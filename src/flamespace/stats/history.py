@@ -19,7 +19,7 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import ArgumentError
 from . import changepoint
@@ -86,9 +86,25 @@ def check_by(by: str) -> None:
         raise ArgumentError(f"unknown series point {by!r}; choose one of {', '.join(BY)}")
 
 
-def point_of(commit: Optional[str], time: datetime, by: str) -> str:
-    """The point a profile belongs to: its commit (checked to be there), or its UTC day (ISO)."""
-    return str(commit) if by == "commit" else time.date().isoformat()
+def assign_points(commits: Sequence[Optional[str]], times: Sequence[datetime], by: str) -> Tuple[Tuple[str, ...], List[int]]:
+    """The points of profiles given by their commits and times (naive UTC): each point's name
+    (its commit, or its UTC day in ISO), ordered by its first profile's time then name, and
+    the point of each profile. Every engine calls this, so they order points alike."""
+    check_by(by)
+    if by == "commit":
+        missing = sum(c is None for c in commits)
+        if missing:
+            raise ArgumentError(f"{missing} of {len(commits)} profiles have no commit label: label them or follow them --by day")
+        names = [str(c) for c in commits]
+    else:
+        names = [t.date().isoformat() for t in times]
+    first: Dict[str, datetime] = {}
+    for name, when in zip(names, times):
+        if name not in first or when < first[name]:
+            first[name] = when
+    points = tuple(sorted(first, key=lambda p: (first[p], p)))
+    column = {p: j for j, p in enumerate(points)}
+    return points, [column[name] for name in names]
 
 
 def choose_stacks(totals: Mapping[str, float], pattern: Optional[str] = None, top: Optional[int] = TOP) -> List[str]:
@@ -111,19 +127,10 @@ def history_of(records: Iterable[ProfileRecord], by: str = "commit", pattern: Op
     (then name), stacks chosen by :func:`choose_stacks` over their totals in all the profiles."""
     import numpy as np
 
-    check_by(by)
     rows = list(records)
     if not rows:
         raise ArgumentError("no profiles: a history needs at least one")
-    missing = sum(r.commit is None for r in rows) if by == "commit" else 0
-    if missing:
-        raise ArgumentError(f"{missing} of {len(rows)} profiles have no commit label: label them or follow them --by day")
-    first: Dict[str, datetime] = {}
-    for r in rows:
-        key = point_of(r.commit, r.time, by)
-        first[key] = min(first.get(key, r.time), r.time)
-    points = tuple(sorted(first, key=lambda p: (first[p], p)))
-    column = {p: j for j, p in enumerate(points)}
+    points, point = assign_points([r.commit for r in rows], [r.time for r in rows], by)
     grand: Dict[str, float] = {}
     for r in rows:
         for stack, value in r.values.items():
@@ -134,8 +141,7 @@ def history_of(records: Iterable[ProfileRecord], by: str = "commit", pattern: Op
     totals = np.zeros(len(points))
     sums = np.zeros((len(stacks), len(points)))
     squares = np.zeros((len(stacks), len(points)))
-    for r in rows:
-        j = column[point_of(r.commit, r.time, by)]
+    for r, j in zip(rows, point):
         runs[j] += 1
         totals[j] += math.fsum(r.values.values())
         for stack, value in r.values.items():
