@@ -17,6 +17,8 @@ pytest.importorskip("dask.dataframe", reason="the cluster tests need the extra f
 from flamespace.store import aggregate, cluster  # noqa: E402
 from flamespace.store.history import history  # noqa: E402
 
+from .history_data import records, snapshot  # noqa: E402,F401 (fixtures)
+
 # dask's parquet reader calls a pandas method pandas 3.1 deprecates: theirs to fix, not ours
 pytestmark = pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.reset_index")
 

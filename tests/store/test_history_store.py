@@ -9,7 +9,7 @@ from flamespace.stats.history import analyse, history_of
 from flamespace.store import aggregate
 from flamespace.store.history import history
 
-from .conftest import COMMITS, RUNS, STEP
+from .history_data import COMMITS, RUNS, STEP, records, snapshot  # noqa: F401 (fixtures)
 
 
 @pytest.mark.parametrize("by", ["commit", "day"])

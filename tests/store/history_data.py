@@ -1,4 +1,5 @@
-"""A small store of synthetic profiles: 12 commits of a program on branch main, 3 runs each,
+"""Fixtures of the history and cluster tests (imported by them; not a conftest, which the store's own
+tests own): a small store of synthetic profiles: 12 commits of a program on branch main, 3 runs each,
 one stack doubling from commit 8 on; and the same profiles in memory, to check the store's
 queries against stats.history's reference computation."""
 
