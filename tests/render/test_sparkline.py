@@ -6,8 +6,8 @@ import io
 import xml.etree.ElementTree as ET
 from datetime import datetime, timedelta
 
-from flamespace.render.sparkline import blocks, change_text, svg
-from flamespace.stats.history import ProfileRecord, analyse, history_of
+from flamespace.render.sparkline import svg
+from flamespace.stats.history import ProfileRecord, analyse, blocks, change_text, history_of
 
 NS = "{http://www.w3.org/2000/svg}"
 

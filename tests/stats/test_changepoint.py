@@ -59,6 +59,13 @@ def test_exact_p_value_of_a_short_series():
     assert detect([0, 0, 0, 1, 1, 1], alpha=0.05).points == ()  # 0.1 > α: six points cannot say more
 
 
+@pytest.mark.parametrize("n", [4, 5, 6, 7])
+def test_smallest_p_is_the_p_of_a_clean_split_in_the_middle(n):
+    x = [0.0] * (n // 2) + [1.0] * (n - n // 2)
+    (c,) = detect(x, alpha=0.5, min_size=1).points
+    assert c.p == pytest.approx(changepoint.smallest_p(n))
+
+
 def test_several_runs_per_point_are_averaged():
     runs = [[10, 12], [11], [9, 11, 10], [20, 22], [21, 19], [20]]
     result = detect(runs, alpha=0.2)

@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from flamespace.errors import ArgumentError
-from flamespace.stats.history import ProfileRecord, analyse, choose_stacks, history_of
+import json
+
+from flamespace.stats.history import ProfileRecord, analyse, choose_stacks, history_of, markdown, rows, to_json
 
 START = datetime(2026, 11, 1, 9, 0)
 
@@ -59,6 +61,8 @@ def test_choose_stacks_by_pattern_and_top():
     assert choose_stacks(totals, top=2) == ["main;io", "main;parse;lex"]
     assert choose_stacks(totals, pattern="parse", top=None) == ["main;parse;lex", "main;parse"]
     assert choose_stacks(totals, pattern="^main;parse$") == ["main;parse"]
+    with pytest.raises(ArgumentError, match="no stack of the selected profiles matches 'gc'"):
+        choose_stacks(totals, pattern="gc")
     with pytest.raises(ArgumentError, match="bad regular expression"):
         choose_stacks(totals, pattern="(")
 
@@ -97,3 +101,16 @@ def test_unknown_metric_and_by_are_named():
         analyse(history_of(records(commits=4), "commit"), metric="mean")
     with pytest.raises(ArgumentError, match="commit, day"):
         history_of(records(commits=4), "week")
+
+
+def test_rows_markdown_and_json_name_the_change():
+    report = analyse(history_of(records(), "commit", unit="samples"))
+    table = {row[0]: row for row in rows(report)}
+    assert table["main;parse"][5].startswith("c25: ") and "p = 0.0" in table["main;parse"][5]
+    assert table["main;io"][5] == "none" and len(table["main;io"][1]) == 40  # a block per commit
+    text = markdown(report)
+    assert "| `main;parse` |" in text and "family-wise α = 0.05" in text
+    data = json.loads(json.dumps(to_json(report)))  # plain JSON: no inf, no numpy types
+    parse = next(s for s in data["stacks"] if s["stack"] == "main;parse")
+    assert [c["point"] for c in parse["changes"]] == ["c25"] and len(data["points"]) == 40
+    assert data["points"][0] == {"name": "c00", "profiles": 3, "total": report.history.totals[0]}

@@ -1,6 +1,6 @@
-"""Small pictures of a history (stats/history.py): one sparkline per stack, as text or SVG.
+"""Small pictures of a history (stats/history.py): one sparkline per stack, in an SVG.
 
-Text: block characters ▁..█, for a table cell or Markdown. SVG: one row per stack (its short
+(The text sparkline, block characters ▁..█, is ``stats.history.blocks``.) One row per stack (its short
 name, the series as a line, each segment's level as a dashed line, each change point as a dot
 with the commit and the change in a tooltip, the last value), deterministic so outputs diff.
 """
@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 
-from ..core.units import human, percent
+from ..core.units import human
+from ..stats.history import change_text, relative_text, series, shown_unit
 from .xml import escape
 
 TYPE_CHECKING = False
@@ -19,7 +20,6 @@ if TYPE_CHECKING:
     from .._types import Destination
     from ..stats.history import HistoryReport, StackHistory
 
-BLOCKS = "▁▂▃▄▅▆▇█"
 #: Geometry of the SVG, in pixels.
 ROW = 34
 LINE_WIDTH = 260
@@ -30,36 +30,6 @@ FONT = 12
 INK, RISE, FALL = "rgb(70,70,70)", "rgb(200,40,40)", "rgb(40,120,200)"
 
 
-def blocks(values: Sequence[float]) -> str:
-    """The series as block characters, lowest ▁ to highest █; a flat series sits on ▄."""
-    if not values:
-        return ""
-    low, high = min(values), max(values)
-    if high - low <= 1e-12 * max(abs(high), abs(low)):
-        return BLOCKS[3] * len(values)
-    return "".join(BLOCKS[min(7, int((v - low) / (high - low) * 8))] for v in values)
-
-
-def series_of(stack: StackHistory, metric: str) -> Sequence[float]:
-    return stack.values if metric == "value" else stack.shares
-
-
-def change_text(report: HistoryReport, stack: StackHistory) -> str:
-    """Each change point of ``stack``: ``c25: 100 → 200 (+100.0%)``, in the report's metric."""
-    unit = _unit(report)
-    return "; ".join(
-        f"{c.label}: {human(c.before, unit)} → {human(c.after, unit)} ({_relative(c.relative)})" for c in stack.changes.points
-    )
-
-
-def _unit(report: HistoryReport) -> Optional[str]:
-    return "share" if report.metric == "share" else (report.history.unit or None)
-
-
-def _relative(fraction: float) -> str:
-    return "new" if fraction != fraction or abs(fraction) == float("inf") else percent(fraction)
-
-
 def _num(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
 
@@ -67,7 +37,7 @@ def _num(value: float) -> str:
 def _row(report: HistoryReport, stack: StackHistory, top: float) -> List[str]:
     from ..stats.report import short_stack
 
-    values = series_of(stack, report.metric)
+    values = series(report, stack)
     n = len(values)
     low, high = min(values), max(values)
     span = high - low or 1.0
@@ -88,10 +58,10 @@ def _row(report: HistoryReport, stack: StackHistory, top: float) -> List[str]:
                      f'stroke="rgb(160,160,160)" stroke-dasharray="3,2"/>\n')
     points = " ".join(f"{_num(x(i))},{_num(y(v))}" for i, v in enumerate(values))
     parts.append(f'<polyline points="{points}" fill="none" stroke="{INK}" stroke-width="1.2"/>\n')
-    unit = _unit(report)
+    unit = shown_unit(report)
     for c in stack.changes.points:
         colour = RISE if c.after > c.before else FALL
-        tip = f"{c.label}: {human(c.before, unit)} → {human(c.after, unit)} ({_relative(c.relative)}), p = {c.p:.2g}"
+        tip = f"{c.label}: {human(c.before, unit)} → {human(c.after, unit)} ({relative_text(c.relative)}), p = {c.p:.2g}"
         parts.append(f'<circle cx="{_num(x(c.index))}" cy="{_num(y(values[c.index]))}" r="3" fill="{colour}">'
                      f"<title>{escape(tip)}</title></circle>\n")
     note = change_text(report, stack) or f"last {human(values[-1], unit)}, no change"

@@ -19,7 +19,7 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import ArgumentError
 from . import changepoint
@@ -110,13 +110,16 @@ def assign_points(commits: Sequence[Optional[str]], times: Sequence[datetime], b
 def choose_stacks(totals: Mapping[str, float], pattern: Optional[str] = None, top: Optional[int] = TOP) -> List[str]:
     """The stacks to follow: those whose text (``a;b;c``) matches ``pattern`` (a Python regular
     expression, searched), the ``top`` largest by total (all matches when None), largest first,
-    ties by text. One function for every engine, so they choose the same stacks."""
+    ties by text. One function for every engine, so they choose the same stacks. A pattern that
+    matches nothing is an error (never an empty history)."""
     if pattern is not None:
         try:
             search = re.compile(pattern).search
         except re.error as exc:
             raise ArgumentError(f"bad regular expression {pattern!r}: {exc}") from None
         totals = {s: v for s, v in totals.items() if search(s)}
+        if not totals:
+            raise ArgumentError(f"no stack of the selected profiles matches {pattern!r}")
     ordered = sorted(totals, key=lambda s: (-totals[s], s))
     return ordered if top is None else ordered[:top]
 
@@ -193,10 +196,117 @@ def analyse(history: History, metric: str = "value", alpha: float = changepoint.
     n = len(history.points)
     if n < 2 * min_size:
         notes.append(f"{n} points: a change needs at least {min_size} on each side ({2 * min_size} in all)")
-    elif n <= changepoint.MAX_EXACT and 1 / math.factorial(n) > level:
-        notes.append(f"{n} points cannot show a change at α/m = {level:.3g} (the exact test's smallest p is 1/{n}! = {1 / math.factorial(n):.3g})")
+    elif changepoint.smallest_p(n) > level:
+        notes.append(f"{n} points cannot show a change at α/m = {level:.2g}: the smallest p-value of {n} points is "
+                     f"2/C({n}, {n // 2}) = {changepoint.smallest_p(n):.2g}")
     out = []
     for i, stack in enumerate(history.stacks):
         found = changepoint.detect(series[i], history.points, level, budget, min_size, seed)
         out.append(StackHistory(stack, tuple(values[i].tolist()), tuple(shares[i].tolist()), found))
     return HistoryReport(history, metric, alpha, level, tuple(out), tuple(notes))
+
+
+# -- presenting a report: a table's rows, Markdown, JSON (the CLI prints them; render/sparkline.py draws the SVG)
+
+BLOCKS = "▁▂▃▄▅▆▇█"
+#: The method, in words for a report's title.
+METHOD = "CUSUM binary segmentation, permutation p-values"
+
+
+def blocks(values: Sequence[float]) -> str:
+    """The series as block characters, lowest ▁ to highest █ (a table cell); a flat series sits on ▄."""
+    if not len(values):
+        return ""
+    low, high = min(values), max(values)
+    if high - low <= 1e-12 * max(abs(high), abs(low)):
+        return BLOCKS[3] * len(values)
+    return "".join(BLOCKS[min(7, int((v - low) / (high - low) * 8))] for v in values)
+
+
+def shown_unit(report: HistoryReport) -> Optional[str]:
+    """The unit the report's metric is shown in: ``share`` (as %) or the profiles' unit."""
+    return "share" if report.metric == "share" else (report.history.unit or None)
+
+
+def series(report: HistoryReport, stack: StackHistory) -> Tuple[float, ...]:
+    """The series change points were looked for in (values or shares)."""
+    return stack.values if report.metric == "value" else stack.shares
+
+
+def relative_text(fraction: float) -> str:
+    """+95.9%, −12.0%, or ``new`` / ``gone`` where the level was 0 before / after."""
+    from ..core.units import percent
+
+    if math.isnan(fraction) or math.isinf(fraction):
+        return "new"
+    return "gone" if fraction == -1 else percent(fraction)
+
+
+def change_text(report: HistoryReport, stack: StackHistory, p: bool = False) -> str:
+    """Each change of ``stack``: ``c25: 102 → 199 (+95.9%)`` (with its p-value if ``p``), ``;``-separated."""
+    from ..core.units import human
+
+    unit = shown_unit(report)
+    return "; ".join(
+        f"{c.label}: {human(c.before, unit)} → {human(c.after, unit)} ({relative_text(c.relative)}"
+        + (f", p = {c.p:.2g})" if p else ")")
+        for c in stack.changes.points
+    )
+
+
+def title(report: HistoryReport) -> str:
+    h = report.history
+    span = f" ({h.points[0]} … {h.points[-1]})" if h.points else ""
+    return (f"History of {len(report.stacks)} stacks over {len(h.points)} {h.by}s{span}, {int(h.runs.sum()):,} profiles; "
+            f"changes in the mean {'share' if report.metric == 'share' else 'value'} per profile at family-wise "
+            f"α = {report.alpha:g} (α/{len(report.stacks) or 1} = {report.stack_alpha:.2g} a stack; {METHOD})")
+
+
+HEADERS = ("stack", "trend", "first", "last", "share", "changes")
+
+
+def rows(report: HistoryReport, short: Optional[Callable[[str], str]] = None) -> List[List[str]]:
+    """One row per stack (:data:`HEADERS`): name, sparkline, first and last level, last share, its changes."""
+    from ..core.units import human
+
+    unit = shown_unit(report)
+    out = []
+    for s in report.stacks:
+        line = series(report, s)
+        out.append([short(s.stack) if short else s.stack, blocks(line), human(line[0], unit), human(line[-1], unit),
+                    human(s.shares[-1], "share"), change_text(report, s, p=True) or "none"])
+    return out
+
+
+def markdown(report: HistoryReport) -> str:
+    """The report as Markdown (a CI comment): title, one table row per stack, notes."""
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    lines = [f"**{cell(title(report))}**", "", "| " + " | ".join(HEADERS) + " |", "|---|---|" + "---:|" * 3 + "---|"]
+    for row in rows(report):
+        row[0] = f"`{row[0]}`"
+        lines.append("| " + " | ".join(cell(c) for c in row) + " |")
+    lines += [f"\n_{cell(note)}_" for note in report.notes]
+    return "\n".join(lines) + "\n"
+
+
+def to_json(report: HistoryReport) -> Dict[str, object]:
+    """Everything in the report, exact (relative changes to or from 0 are null)."""
+    h = report.history
+
+    def finite(x: float) -> Optional[float]:
+        return x if math.isfinite(x) else None
+
+    return {
+        "by": h.by, "metric": report.metric, "unit": h.unit, "alpha": report.alpha, "stack_alpha": report.stack_alpha,
+        "method": METHOD,
+        "points": [{"name": p, "profiles": int(n), "total": t} for p, n, t in zip(h.points, h.runs.tolist(), h.totals.tolist())],
+        "stacks": [{
+            "stack": s.stack, "values": list(s.values), "shares": list(s.shares),
+            "changes": [{"index": c.index, "point": c.label, "before": c.before, "after": c.after,
+                         "relative": finite(c.relative), "p": c.p, "statistic": c.statistic} for c in s.changes.points],
+            "permutations": s.changes.permutations,
+        } for s in report.stacks],
+        "notes": list(report.notes),
+    }
