@@ -144,3 +144,17 @@ def test_a_point_without_runs_or_a_nan_is_an_error():
         detect([[1.0], [], [2.0]])
     with pytest.raises(ArgumentError, match="point 2 of the series is not a finite number"):
         detect([1.0, 2.0, math.nan])
+
+
+def test_random_orderings_stop_once_enough_reach_the_statistic():
+    rng = np.random.default_rng(0)
+    x = rng.normal(0, 1, 50)
+    x -= x.mean()
+    every = changepoint._sequential_p(x, 0.0, 2, 999, np.random.default_rng(1))
+    assert every == 1.0  # all orderings reach 0: stopped at the 20th, p = 20/20
+    none = changepoint._sequential_p(x, math.inf, 2, 999, np.random.default_rng(1))
+    assert none == pytest.approx(1 / 1000)  # none reaches it: all 999 drawn
+    # a statistic that about half the orderings reach: stopped near 40 orderings, p near 1/2
+    t = float(np.median(changepoint.cusum(np.random.default_rng(2).permuted(np.broadcast_to(x, (401, 50)), axis=1), 2, True).max(axis=1)))
+    half = changepoint._sequential_p(x, t, 2, 999, np.random.default_rng(3))
+    assert 0.2 < half <= 1.0  # 20 / L with L ~ NegativeBinomial: below 0.2 has probability < 1e-6
