@@ -170,7 +170,7 @@ def main() -> None:
 
     started = time.perf_counter()
     with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=not args.threads_cluster,
-                      dashboard_address=None) as local, Client(local) as client:
+                      dashboard_address=":0") as local, Client(local) as client:
         startup = time.perf_counter() - started
         from flamespace.store.cluster import Cluster
 

@@ -13,9 +13,6 @@ pytest.importorskip("duckdb", reason="flamespace history needs the extra flamesp
 
 from ..store.history_data import STEP, records, snapshot  # noqa: E402,F401 (fixtures)
 
-# dask's parquet reader calls a pandas method pandas 3.1 deprecates: theirs to fix, not ours
-pytestmark = pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.reset_index")
-
 
 @pytest.fixture
 def store(snapshot):
@@ -72,7 +69,7 @@ def test_the_cluster_gives_the_same_report(store, capsys, monkeypatch):
 
     assert main(["history", "store:branch=main", "--store", store, "--format", "json"]) == 0
     embedded = capsys.readouterr().out
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as local:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as local:
         monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", local.scheduler_address)
         assert main(["history", "store:branch=main", "--store", store, "--format", "json"]) == 0
     assert capsys.readouterr().out == embedded

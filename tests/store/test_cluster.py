@@ -9,25 +9,23 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
+
 import pytest
 
 pytest.importorskip("distributed", reason="the cluster tests need the extra flamespace[cluster] (dask, distributed)")
-pytest.importorskip("dask.dataframe", reason="the cluster tests need the extra flamespace[cluster] (dask[dataframe])")
 
 from flamespace.store import aggregate, cluster  # noqa: E402
 from flamespace.store.history import history  # noqa: E402
 
 from .history_data import records, snapshot  # noqa: E402,F401 (fixtures)
 
-# dask's parquet reader calls a pandas method pandas 3.1 deprecates: theirs to fix, not ours
-pytestmark = pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.reset_index")
-
 
 @pytest.fixture(scope="module")
 def dask_cluster():
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as local, \
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as local, \
             Client(local, set_as_default=False) as client:
         yield cluster.Cluster(client)
 
@@ -82,3 +80,35 @@ def test_a_missing_extra_is_named(monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed now raises ImportError
     with pytest.raises(cluster.ClusterError, match=r"pip install 'flamespace\[cluster\]'"):
         cluster.engine("tcp://127.0.0.1:8786")
+
+
+def test_a_profile_in_two_groups_counts_in_both(snapshot, dask_cluster):
+    ids = snapshot.select("store:branch=main,last=8")
+    both = list(ids) + list(ids[:3])  # the first three are in group 0 and group 1
+    keys = [0] * len(ids) + [1] * 3
+    embedded = aggregate.Embedded().grouped(snapshot, both, keys)
+    remote = dask_cluster.grouped(snapshot, both, keys)
+    assert remote.keys.tolist() == embedded.keys.tolist() and remote.sums.tolist() == embedded.sums.tolist()
+    assert set(embedded.keys.tolist()) == {0, 1}
+
+
+def test_row_groups_without_a_selected_profile_are_not_read(tmp_path, monkeypatch, dask_cluster):
+    from flamespace.core.metadata import Metadata
+    from flamespace.store import open_store
+    from flamespace.store import store as store_module
+
+    from .history_data import synthetic
+
+    monkeypatch.setattr(store_module, "ROW_GROUP", 20)  # 4-5 stacks a profile: a row group holds 4-5 profiles
+    target = open_store(str(tmp_path / "small-groups"))
+    target.add([(r.values, Metadata(unit="samples", labels={"commit": r.commit, "time": r.time.isoformat(), "branch": "main"}),
+                 f"run-{i}") for i, r in enumerate(synthetic())])
+    snap = target.snapshot()
+    ids = snap.select("store:branch=main,last=6")
+    files = snap.part_files("facts")
+    everything = cluster.plan(files, np.asarray(sorted(snap.select("store:branch=main")), np.int64))
+    chosen = cluster.plan(files, np.asarray(sorted(ids), np.int64))
+    groups = [g for _, task in chosen for g in task]
+    assert 0 < len(groups) < sum(len(task) for _, task in everything) / 3
+    keys = list(range(len(ids)))
+    assert dask_cluster.grouped(snap, ids, keys).sums.tolist() == aggregate.Embedded().grouped(snap, ids, keys).sums.tolist()

@@ -3,23 +3,26 @@
 :func:`engine` is the one place that decides where the aggregations of store/aggregate.py
 run: on the Dask scheduler named by ``--cluster tcp://host:8786``, else by
 ``DASK_SCHEDULER_ADDRESS``, else embedded (DuckDB in this process). The cluster runs the same
-primitive over the same Parquet fact files (each worker reads its share of the row groups,
-joins them with the small table of selected profiles and their groups, and sums), so the
-results are those of the embedded engine (exactly, for whole-number values).
+primitive over the same Parquet fact files (a task per few row groups that hold selected
+profiles: each worker reads them with pyarrow and sums by group and stack with numpy; the
+small partial sums are added up here, with no shuffle), so the results are those of the
+embedded engine (exactly, for whole-number values).
 
 The workers read the parts by path: the store must be on a file system every worker sees
-(the same machine, NFS, a mounted bucket). The selection itself (which profiles a selector
+(the same machine, NFS, a mounted bucket), and run this module's :func:`partial`: flamespace
+(with the store extra) must be installed where they run. The selection itself (which profiles a selector
 names) stays a query of the small profiles table in this process.
 
-Needs the extra ``flamespace[cluster]`` (dask[dataframe], distributed, and the store's).
+Needs the extra ``flamespace[cluster]`` (dask's distributed, and the store's).
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
 
 from ._deps import StoreError
+from ._deps import modules as store_modules
 from .aggregate import Embedded, Engine, Grouped, fact_files
 
 if TYPE_CHECKING:
@@ -45,15 +48,14 @@ def address(option: Optional[str] = None) -> Optional[str]:
 
 
 def modules() -> Any:
-    """(dask.dataframe, distributed), or :class:`ClusterError` naming the extra to install."""
+    """distributed (Dask's cluster client), or :class:`ClusterError` naming the extra to install."""
     try:
-        import dask.dataframe
         import distributed
     except ImportError as exc:
         raise ClusterError(
-            f"the Dask cluster path needs dask and distributed ({exc.name} is not installed): pip install '{EXTRA}'"
+            f"the Dask cluster path needs dask's distributed ({exc.name} is not installed): pip install '{EXTRA}'"
         ) from None
-    return dask.dataframe, distributed
+    return distributed
 
 
 def engine(option: Optional[str] = None) -> Engine:
@@ -61,7 +63,7 @@ def engine(option: Optional[str] = None) -> Engine:
     where = address(option)
     if where is None:
         return Embedded()
-    _, distributed = modules()
+    distributed = modules()
     try:
         client = distributed.Client(where, timeout=CONNECT_TIMEOUT, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
@@ -83,25 +85,98 @@ class Cluster(Engine):
 
     def grouped(self, snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray,
                 stacks: Optional[Sequence[int]] = None) -> Grouped:
+        """One task per few row groups of the fact files (those whose profile range holds a
+        selected id), each reading its rows and summing them by (key, stack) with numpy
+        (:func:`partial`); the small partial sums are added up here. No shuffle: the selection
+        (ids and keys, sorted) is sent to every worker once."""
         import numpy as np
-        import pandas as pd
 
-        dd, _ = modules()
         files, _ = fact_files(snapshot, ids)
         if not files or not len(ids):
             return Grouped.empty()
-        chosen = np.asarray(ids, np.int32)
-        # row groups carry min/max of profile: those outside the selection are not read
-        bounds = [("profile", ">=", int(chosen.min())), ("profile", "<=", int(chosen.max()))]
-        facts = dd.read_parquet(files, columns=["profile", "stack", "value"], filters=bounds)
-        if stacks is not None:
-            facts = facts[facts["stack"].isin(np.asarray(stacks, np.int32).tolist())]
-        grouping = pd.DataFrame({"profile": chosen, "key": np.asarray(keys, np.int64)})
-        joined = facts.merge(grouping, on="profile", how="inner")  # the small table goes to every partition
-        joined = joined.assign(square=joined["value"] * joined["value"])
-        summed = joined.groupby(["key", "stack"]).agg({"value": ["count", "sum"], "square": "sum"})
-        table = self.client.compute(summed).result()
-        table.columns = ["n", "s", "q"]
-        table = table.reset_index()
-        return Grouped.sorted(table["key"].to_numpy(), table["stack"].to_numpy(), table["n"].to_numpy(),
-                              table["s"].to_numpy(), table["q"].to_numpy())
+        order = np.argsort(np.asarray(ids, np.int64), kind="stable")
+        selection = (np.asarray(ids, np.int64)[order], np.asarray(keys, np.int64)[order],
+                     None if stacks is None else np.unique(np.asarray(stacks, np.int64)))
+        tasks = plan(files, selection[0])
+        if not tasks:
+            return Grouped.empty()
+        shared = self.client.scatter(selection, broadcast=True)
+        futures = self.client.map(partial, tasks, selection=shared, pure=False)
+        parts = self.client.gather(futures)
+        return combine([p for p in parts if len(p[0])])
+
+
+#: Row groups of a fact file one task reads (ROW_GROUP rows each: 128 Ki facts).
+ROW_GROUPS_PER_TASK = 4
+
+
+def plan(files: Sequence[str], ids: "np.ndarray") -> List[Tuple[str, Tuple[int, ...]]]:
+    """(file, row groups) to read: the row groups whose profile range (Parquet statistics) holds
+    one of the sorted ``ids``, in order, a few per task."""
+    import numpy as np
+
+    _, _, pq = store_modules()
+    tasks: List[Tuple[str, Tuple[int, ...]]] = []
+    for path in files:
+        meta = pq.ParquetFile(path).metadata
+        column = meta.schema.names.index("profile")
+        wanted = []
+        for g in range(meta.num_row_groups):
+            stats = meta.row_group(g).column(column).statistics
+            if stats is None or not stats.has_min_max:
+                wanted.append(g)
+                continue
+            first = int(np.searchsorted(ids, stats.min, "left"))
+            if first < len(ids) and ids[first] <= stats.max:
+                wanted.append(g)
+        tasks += [(path, tuple(wanted[i:i + ROW_GROUPS_PER_TASK])) for i in range(0, len(wanted), ROW_GROUPS_PER_TASK)]
+    return tasks
+
+
+Columns = Tuple["np.ndarray", "np.ndarray", "np.ndarray", "np.ndarray", "np.ndarray"]
+
+
+def partial(task: Tuple[str, Tuple[int, ...]], selection: Tuple["np.ndarray", "np.ndarray", Optional["np.ndarray"]]) -> Columns:
+    """Run on a worker: (keys, stacks, counts, Σ, Σ²) of one task's row groups, for the profiles
+    of ``selection`` (sorted ids, their keys; a profile may have several) and its stacks (all if None)."""
+    import numpy as np
+
+    _, _, pq = store_modules()
+    path, groups = task
+    ids, keys, stacks = selection
+    table = pq.ParquetFile(path).read_row_groups(list(groups), columns=["profile", "stack", "value"])
+    profile = table.column("profile").to_numpy().astype(np.int64)
+    stack = table.column("stack").to_numpy().astype(np.int64)
+    value = table.column("value").to_numpy().astype(np.float64)
+    if stacks is not None:
+        keep = np.isin(stack, stacks)
+        profile, stack, value = profile[keep], stack[keep], value[keep]
+    left = np.searchsorted(ids, profile, "left")
+    many = np.searchsorted(ids, profile, "right") - left  # the keys of each fact's profile (0 if not selected)
+    rows: "np.ndarray" = np.repeat(np.arange(len(profile)), many)
+    within = np.arange(len(rows)) - np.repeat(np.cumsum(many) - many, many)
+    return sum_by_group(keys[np.repeat(left, many) + within], stack[rows], np.ones(len(rows), np.int64), value[rows], value[rows] ** 2)
+
+
+def sum_by_group(keys: "np.ndarray", stacks: "np.ndarray", counts: "np.ndarray", sums: "np.ndarray", squares: "np.ndarray") -> Columns:
+    """Rows summed by (key, stack), in (key, stack) order."""
+    import numpy as np
+
+    if not len(keys):
+        return keys, stacks, counts, sums, squares
+    pairs = np.stack([keys, stacks], axis=1)
+    unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    size = len(unique)
+    return (unique[:, 0], unique[:, 1], np.bincount(inverse, weights=counts, minlength=size).astype(np.int64),
+            np.bincount(inverse, weights=sums, minlength=size), np.bincount(inverse, weights=squares, minlength=size))
+
+
+def combine(parts: Sequence[Columns]) -> Grouped:
+    """The tasks' partial sums added up (in task order)."""
+    import numpy as np
+
+    if not parts:
+        return Grouped.empty()
+    columns = [np.concatenate([p[i] for p in parts]) for i in range(5)]
+    return Grouped.sorted(*sum_by_group(*columns))
