@@ -159,17 +159,27 @@ def partial(task: Tuple[str, Tuple[int, ...]], selection: Tuple["np.ndarray", "n
 
 
 def sum_by_group(keys: "np.ndarray", stacks: "np.ndarray", counts: "np.ndarray", sums: "np.ndarray", squares: "np.ndarray") -> Columns:
-    """Rows summed by (key, stack), in (key, stack) order."""
+    """Rows summed by (key, stack), in (key, stack) order: one int64 code a pair, counted by
+    ``bincount`` over the codes when their range is small, else over ``unique``'s inverse."""
     import numpy as np
 
     if not len(keys):
         return keys, stacks, counts, sums, squares
-    pairs = np.stack([keys, stacks], axis=1)
-    unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
-    inverse = inverse.ravel()
-    size = len(unique)
-    return (unique[:, 0], unique[:, 1], np.bincount(inverse, weights=counts, minlength=size).astype(np.int64),
-            np.bincount(inverse, weights=sums, minlength=size), np.bincount(inverse, weights=squares, minlength=size))
+    width = int(stacks.max()) + 1
+    code = keys * width + stacks
+    size = (int(keys.max()) + 1) * width
+    if size <= max(4 * len(code), 1 << 20):
+        index, present = code, None
+    else:
+        present, index = np.unique(code, return_inverse=True)
+        size = len(present)
+    n = np.bincount(index, weights=counts, minlength=size)
+    total = np.bincount(index, weights=sums, minlength=size)
+    total2 = np.bincount(index, weights=squares, minlength=size)
+    if present is None:
+        present = np.flatnonzero(n)
+        n, total, total2 = n[present], total[present], total2[present]
+    return present // width, present % width, n.astype(np.int64), total, total2
 
 
 def combine(parts: Sequence[Columns]) -> Grouped:
