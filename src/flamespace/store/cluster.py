@@ -100,7 +100,9 @@ class Cluster(Engine):
         tasks = plan(files, selection[0])
         if not tasks:
             return Grouped.empty()
-        shared = self.client.scatter(selection, broadcast=True)
+        # one object, under a fresh key: a content-hashed key can be that of a previous call's
+        # selection, which the scheduler may be releasing as this call scatters it again
+        (shared,) = self.client.scatter([selection], broadcast=True, hash=False)
         futures = self.client.map(partial, tasks, selection=shared, pure=False)
         parts = self.client.gather(futures)
         return combine([p for p in parts if len(p[0])])
