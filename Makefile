@@ -17,6 +17,7 @@ $(STAMP): pyproject.toml src/flamespace/collect/_alloc.c src/flamespace/collect/
 	@$(INSTALL_WARNINGS) $(PY) -m pip install -qq -e '.[test,store,cluster]'
 	@touch $(STAMP)
 
+# The demo shows the profile store too: the install above includes the store extra (DuckDB, pyarrow).
 demo: $(STAMP)
 	@$(PY) examples/demo.py
 

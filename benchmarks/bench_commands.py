@@ -161,6 +161,10 @@ def rows(exe: str, perl_dir: Optional[str]) -> Tuple[List[Row], List[str]]:
             ratio_at_most(2)),
         Row("`flamespace info` of a 20-line file", [exe, "info", small], "`python -c pass`", python, "fast", startup,
             ratio_at_most(2)),
+        Row("`flamespace top` of a 20-line file", [exe, "top", small], "`python -c pass`", python, "fast", startup,
+            ratio_at_most(2)),
+        Row("`flamespace gate --help`", [exe, "gate", "--help"], "`python -c pass`", python, "fast", startup, ratio_at_most(2)),
+        Row("`flamespace plan --help`", [exe, "plan", "--help"], "`python -c pass`", python, "fast", startup, ratio_at_most(2)),
     ]
     notes = []
     if shutil.which("perl") is None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +18,8 @@ FLAMESPACE = str(Path(sys.executable).parent / "flamespace")
 #: time (so no more than 200 Hz); versions.py only sleeps. Each run gets 150+ samples at them.
 WORKLOAD_RATE = "200"
 VERSIONS_RATE = "500"
+#: The demo's own profile store (selectors read $FLAMESPACE_STORE): emptied at every run.
+STORE = OUT / "store"
 
 STEPS = [
     ("What is in a profile", ["info", V1]),
@@ -52,6 +56,14 @@ STEPS = [
     ("Which stacks changed, how much, how sure (exit code 3: a regression, as a CI gate would see it)",
      ["compare", "--baseline", "demo-output/ab/baseline", "--candidate", "demo-output/ab/candidate",
       "--out-dir", "demo-output/ab/changes"]),
+    ("Keep the baseline runs in the profile store (DuckDB over Parquet, in demo-output/store), labelled",
+     ["store", "add", "demo-output/ab/baseline", "--label", "branch=main", "--label", "bench=versions"]),
+    ("", ["store", "add", "demo-output/ab/baseline/run-001.folded"]),
+    ("What the store holds", ["store", "ls", "store:bench=versions,last=5"]),
+    ("Compare against the stored baseline: a selector instead of a directory (the same result as above)",
+     ["compare", "--baseline", "store:branch=main,bench=versions,last=10", "--candidate", "demo-output/ab/candidate"]),
+    ("The stored baseline's runs, summed and drawn", ["svg", "store:branch=main,last=10", "--title", "stored baseline (sum)",
+                                                    "-o", "demo-output/stored-baseline.svg"]),
 ]
 
 #: Steps whose exit code is not 0 on purpose.
@@ -60,19 +72,21 @@ EXPECTED_EXIT = {"compare": 3}
 
 def run(args: list) -> None:
     print(f"$ flamespace {' '.join(shlex.quote(a) for a in args)}", flush=True)
-    code = subprocess.run([FLAMESPACE, *args], cwd=ROOT).returncode
+    code = subprocess.run([FLAMESPACE, *args], cwd=ROOT, env={**os.environ, "FLAMESPACE_STORE": str(STORE)}).returncode
     if code != EXPECTED_EXIT.get(args[0], 0):
         raise SystemExit(f"demo: flamespace {args[0]} exited with code {code}")
 
 
 def main() -> None:
     OUT.mkdir(exist_ok=True)
+    shutil.rmtree(STORE, ignore_errors=True)
     for title, args in STEPS:
         if title:  # a step without a title goes on the one before
             print(f"\n== {title}", flush=True)
         run(args)
     print(f"\nOutputs are in {OUT}/:")
-    for directory in sorted({p.parent for p in OUT.rglob("*") if p.is_file()}):
+    print(f"  {STORE.relative_to(ROOT)}/ (the profile store: flamespace store ls, with FLAMESPACE_STORE={STORE.relative_to(ROOT)})")
+    for directory in sorted({p.parent for p in OUT.rglob("*") if p.is_file() and STORE not in p.parents}):
         files = sorted(p for p in directory.iterdir() if p.is_file())
         if all(p.name.startswith("run-") for p in files):  # a sample of runs: one line
             print(f"  {directory.relative_to(ROOT)}/ ({len(files)} runs: {files[0].name} ... {files[-1].name})")

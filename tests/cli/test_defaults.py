@@ -105,7 +105,9 @@ def test_plan_defaults_are_compareoptions():
     assert values["alpha"] == expected.alpha and values["alternative"] == expected.alternative
     assert values["min_runs"] == expected.frequency.min_runs
     assert compare.options_of(**{**click_defaults(compare.command, ["-a", "x", "-b", "y"]), "min_fraction": values["min_fraction"]}) == expected
-    assert values["power"] == fs.stats.power.POWER
+    from flamespace.stats.power import POWER
+
+    assert values["power"] == POWER
 
 
 def test_record_defaults_are_read_from_the_class():
@@ -131,3 +133,15 @@ def test_the_records_check_the_options(tmp_path, monkeypatch, capsys, args, mess
     assert fs.cli.main(args) == 1
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_compares_copy_of_the_statistics_choices_is_theirs():
+    """compare's option table holds the statistics' choices and defaults without importing them (start-up)."""
+    from flamespace.stats import comparison, power
+
+    assert (compare.METHODS, compare.ALTERNATIVES, compare.FDR_CHOICES) == (
+        comparison.METHODS, comparison.ALTERNATIVES, comparison.FDR_CHOICES)
+    assert compare.POWER == power.POWER
+    expected = CompareOptions()
+    frequency = {"min_runs": expected.frequency.min_runs, "min_fraction": expected.frequency.min_fraction}
+    assert compare.DEFAULTS == {name: frequency[name] if name in frequency else getattr(expected, name) for name in compare.DEFAULTS}

@@ -45,6 +45,10 @@ def places(tmp_path):
     (tmp_path / "a.folded").write_text("main;work 3\nmain;idle 1\n")
     (tmp_path / "b.folded").write_text("main;work 5\nmain;parse 2\n")
     (tmp_path / "dir").mkdir()
+    for side, extra in (("base", 0), ("cand", 4)):  # samples of runs for compare and plan
+        (tmp_path / side).mkdir()
+        for run in range(4):
+            (tmp_path / side / f"run-{run}.folded").write_text(f"main;work {10 + run + extra}\nmain;idle {5 + run % 2}\n")
     return tmp_path
 
 
@@ -62,6 +66,8 @@ def values_for(option: Option, places) -> list:
         "choice": ["bogus"],
     }
     values = list(pools.get(option.kind, pools["str"]))
+    if option.ranged():
+        values += [str(option.minimum), str(option.maximum), "0.5", "1"]
     if option.choices:
         values += [option.choices[0], option.choices[-1], "bogus"]
     return values
@@ -92,6 +98,12 @@ def random_args(spec: Command, rng: random.Random, places) -> list:
         args += rng.choice([["-c", "pass"], ["--", "prog.py", "-v"], ["prog.py", "--rate", "5"], ["-m", "mod", "arg"]])
     if spec.name == "collect" and rng.random() < 0.7:
         args = ["-o", str(places / "runs")] + args
+    if spec.name == "compare" and rng.random() < 0.7:  # its two required options, often enough
+        args = ["-a", str(places / "base"), "-b", str(places / "cand")][:rng.choice([2, 4, 4])] + args
+    if spec.name == "plan" and rng.random() < 0.7:
+        args = [str(places / "base"), "--detect", rng.choice(["5%", "10"])][:rng.choice([1, 3, 3])] + args
+    if spec.name == "gate" and rng.random() < 0.7:  # the program after the options, as gate takes it
+        args = ["--base", "main"][:rng.choice([0, 2, 2])] + args + rng.choice([["--", "prog.py", "-n"], ["prog.py"], ["-m", "mod"], []])
     if spec.name == "decompose" and rng.random() < 0.7:  # its required option and two arguments, often enough
         args = ["-d", str(places / "dir")] + args + [str(places / "a.folded"), str(places / "b.folded")][:rng.randint(1, 2)]
     return args
@@ -146,6 +158,18 @@ COMMON = {
     "decompose": [["{a}", "{b}", "-d", "{dir}"], ["--out-dir={dir}", "--json", "--no-header", "-", "{b}", "--from", "folded"]],
     "formats": [[], ["--json"]],
     "similarity": [["{a}", "{b}"], ["--normalize", "--json", "-", "{b}", "--skip-invalid"], ["--sample", "{dir}", "{dir}"]],
+    "compare": [["-a", "{base}", "-b", "{cand}"], ["--baseline={base}", "-a", "{a}", "--candidate", "{cand}", "-m", "welch",
+                "--alternative", "two-sided", "--alpha", "0.01", "--fdr", "bh", "--permutations", "100", "--seed=7",
+                "--pairing", "off", "--min-delta", "0.5", "--min-rel", "2%", "--normalize", "--min-runs", "3",
+                "--min-fraction", "10%", "--json", "--all", "--limit", "0", "-d", "{dir}", "--no-header", "--force",
+                "--max-missed", "10%", "--skip-invalid", "--from", "folded"], ["-a", "{base}", "-b", "{cand}", "--markdown"]],
+    "plan": [["{base}", "--detect", "5%"], ["--detect=10", "{base}", "{cand}", "--alpha", "0.01", "--power", "0.9", "--top", "3",
+             "--alternative", "less", "--min-runs", "0", "--min-fraction", "1%", "--json", "--from=folded"]],
+    "gate": [["--base", "main", "--", "bench.py"], ["--base", "main", "bench.py", "-n", "3"],
+             ["--base=v1", "--head", "v2", "--repo", "{dir}", "-o", "{dir}", "--warmup", "0", "--no-install", "--lines", "--keep",
+              "-m", "welch", "--alpha", "0.1", "--min-rel", "5%", "--all", "--limit", "3", "--force", "--max-missed", "5%",
+              "-n", "5", "--mode", "cpu", "--rate", "250", "--idle", "--threads", "--async", "--subprocesses", "--keep-going",
+              "--show-output", "--", "-m", "pkg.bench", "--size", "1"]],
 }
 #: Lists click refuses (or answers with help): the small parser must leave every one to click.
 REFUSED = {
@@ -164,12 +188,23 @@ REFUSED = {
     "decompose": [["{a}", "{b}"], ["-d", "{dir}", "{a}"], ["-d", "{a}", "{a}", "{b}"], ["-d", "{dir}", "{a}", "{b}", "{a}"]],
     "formats": [["--json=1"], ["{a}"], ["--jsn"]],
     "similarity": [["{a}"], [], ["{a}", "{b}", "{a}"], ["--sample=1", "{a}", "{b}"]],
+    "compare": [[], ["-a", "{base}"], ["-a", "{base}", "-b", "{cand}", "--limit", "-1"], ["-a", "{base}", "-b", "{cand}", "-m", "t"],
+                ["-a", "{base}", "-b", "{cand}", "--alpha", "x"], ["-a", "{base}", "-b", "{cand}", "-d", "{a}"],
+                ["-a", "{base}", "-b", "{cand}", "{a}"], ["-a", "{base}", "-b", "{cand}", "--fdr", "yes"]],
+    "plan": [[], ["{base}"], ["--detect", "5%"], ["{base}", "--detect", "5%", "--alpha", "0"], ["{base}", "--detect", "5%", "--alpha", "1"],
+             ["{base}", "--detect", "5%", "--power", "1.5"], ["{base}", "--detect", "5%", "--top", "0"],
+             ["{base}", "--detect", "5%", "--min-runs", "-1"]],
+    "gate": [["bench.py"], ["--base", "main", "--repo", "{missing}", "--", "bench.py"], ["--base", "main", "--repo", "{a}", "bench.py"],
+             ["--base", "main", "--warmup", "-1", "bench.py"], ["--base", "main", "-n", "0", "bench.py"],
+             ["--base", "main", "--mode", "slow", "bench.py"]],
 }
 
 
 #: Lists click takes, but the small parser does not guess at: grouped or attached short options, option-like values.
 DEFERRED = [["sub", "-ns", "{a}", "{b}"], ["record", "-cpass"], ["record", "-qo", "{out}", "-c", "pass"],
-            ["filter", "--grep", "-x", "{a}"], ["text", "--countname", "-x", "{a}"], ["top", "-n5", "{a}"]]
+            ["filter", "--grep", "-x", "{a}"], ["text", "--countname", "-x", "{a}"], ["top", "-n5", "{a}"],
+            ["compare", "-a{base}", "-b", "{cand}"], ["plan", "{base}", "--detect", "-5%"], ["gate", "--base", "main", "-x", "pkg"],
+            ["gate", "--base", "main", "--bogus", "prog.py"]]
 
 
 @pytest.mark.parametrize("args", DEFERRED, ids=" ".join)
@@ -180,7 +215,8 @@ def test_what_the_small_parser_does_not_guess_goes_to_click(args, places):
 
 
 def fill(args, places):
-    return [a.format(a=places / "a.folded", b=places / "b.folded", dir=places / "dir", out=places / "out.txt") for a in args]
+    return [a.format(a=places / "a.folded", b=places / "b.folded", dir=places / "dir", out=places / "out.txt",
+                     base=places / "base", cand=places / "cand", missing=places / "missing") for a in args]
 
 
 @pytest.mark.parametrize("name", FAST)
@@ -219,22 +255,33 @@ def test_cleandoc_is_inspects():
         assert cleandoc(text) == inspect.cleandoc(text), text
 
 
+#: What a plain run may import besides our modules (the statistics need numpy), and its exit code.
+PLAIN_LOADS = {"compare": ("numpy", "rich"), "plan": ("numpy",)}  # compare: its text report is a rich table (stats.report)
+PLAIN_EXIT = {"compare": 3}
+
+
 @pytest.mark.parametrize("name", FAST)
 def test_help_and_a_plain_run_do_not_import_click(name, places):
     a, b = str(places / "a.folded"), str(places / "b.folded")
+    base, cand = str(places / "base"), str(places / "cand")
     plain = {
         "record": ["-q", "-o", str(places / "r.folded"), "-c", "pass"],
         "collect": ["-q", "-n", "1", "-o", str(places / "runs"), "-c", "pass"],
         "text": [a], "info": [a], "top": ["--json", a], "merge": [a, b], "sub": [a, b], "scale": ["2", a], "filter": ["--grep", "w", a],
         "svg": [a, "-o", str(places / "a.svg")], "decompose": ["--json", "-d", str(places / "parts"), a, b],
-        "formats": ["--json"], "similarity": [a, b],
+        "formats": ["--json"], "similarity": [a, b], "compare": ["-a", base, "-b", cand], "plan": ["--json", base, "--detect", "5%"],
+        "gate": None,  # a plain run needs git refs and installs: its options are the ones tested here
     }
     for args in (["--help"], plain[name]):
+        if args is None:
+            continue
         code = ("import sys; from flamespace.cli import main; code = main(%r); "
                 "sys.stderr.write(' loaded: ' + ' '.join(m for m in ('click', 'numpy', 'rich') if m in sys.modules)); "
                 "sys.exit(code)" % ([name, *args],))
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "COLUMNS": "80"})
-        assert done.returncode == 0 and done.stderr.endswith(" loaded: "), (args, done.stderr)  # rich: tables only
+        allowed = PLAIN_LOADS.get(name, ()) if args != ["--help"] else ()
+        expected = PLAIN_EXIT.get(name, 0) if args != ["--help"] else 0
+        assert done.returncode == expected and done.stderr.endswith(" loaded: " + " ".join(allowed)), (args, done.stderr)
 
 
 def run_both(capsys, monkeypatch, args, output=None):
@@ -263,6 +310,15 @@ RUNS = [
     ["--color", "pink", "text", "{a}"], ["decompose", "{a}", "{b}", "-d", "{dir}"], ["decompose", "--json", "{a}", "{b}", "-d", "{dir}"],
     ["decompose", "{a}", "{missing}", "-d", "{dir}"], ["decompose", "{a}", "{b}"], ["formats"], ["formats", "--json"],
     ["similarity", "{a}", "{b}"], ["similarity", "--normalize", "--json", "{a}", "{b}"], ["similarity", "{a}", "{missing}"],
+    ["compare", "-a", "{base}", "-b", "{cand}"], ["compare", "-a", "{base}", "-b", "{cand}", "--markdown", "--all"],
+    ["compare", "-a", "{base}", "-b", "{cand}", "--json", "-m", "welch", "--normalize"],
+    ["compare", "-a", "{base}", "-b", "{cand}", "--json", "--markdown"], ["compare", "-a", "{base}", "-b", "{cand}", "--min-rel", "x"],
+    ["compare", "-a", "{base}", "-b", "{missing}"], ["compare", "-a", "{base}", "-b", "{cand}", "--alpha", "2"],
+    ["compare", "-a", "{base}", "-b", "{cand}", "-d", "{dir}", "--no-header", "--max-missed", "5%", "--force"],
+    ["plan", "{base}", "--detect", "5%"], ["plan", "{base}", "{cand}", "--detect", "10", "--json", "--top", "1"],
+    ["plan", "{base}", "--detect", "lots"], ["plan", "{base}", "--detect", "5%", "--min-fraction", "200%"],
+    ["gate", "--base", "main", "--repo", "{dir}", "--", "bench.py"], ["gate", "--base", "main", "--repo", "{dir}"],
+    ["gate", "--base", "main", "--repo", "{dir}", "-o", "{a}", "--", "bench.py"],
 ]
 
 
@@ -270,8 +326,8 @@ RUNS = [
 def test_a_run_without_click_is_a_run_with_it(args, places, capsys, monkeypatch):
     """Same exit code, stdout and stderr (errors included: the small parser leaves those to click)."""
     monkeypatch.chdir(places)
-    args = [a.format(a=places / "a.folded", b=places / "b.folded", dir=places / "dir", missing=places / "no.folded")
-            for a in args]
+    args = [a.format(a=places / "a.folded", b=places / "b.folded", dir=places / "dir", missing=places / "no.folded",
+                     base=places / "base", cand=places / "cand") for a in args]
     fast, slow = run_both(capsys, monkeypatch, args)
     assert fast == slow
 

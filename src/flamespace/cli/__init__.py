@@ -68,7 +68,8 @@ content (or --from FORMAT), from files, directories or stdin ('-'):
 HELP_ARGS = (["--help"], ["-h"])
 #: The commands whose module declares them as data (``SPEC``, a cli._options.Command) without
 #: importing click; ``convert`` has a fast path of its own (its reader options come from the formats).
-FAST = ("collect", "decompose", "filter", "formats", "info", "merge", "record", "scale", "similarity", "sub", "svg", "text", "top")
+FAST = ("collect", "compare", "decompose", "filter", "formats", "gate", "info", "merge", "plan", "record", "scale", "similarity", "sub",
+        "svg", "text", "top")
 
 
 def __getattr__(name: str) -> object:

@@ -200,15 +200,18 @@ def _stderr_console():
 
 
 def parse_share(text: str, option: str = "--min-share", maximum: Optional[float] = 1.0) -> float:
-    """'0.01' or '1%' -> 0.01; at least 0 and at most ``maximum`` (None: no upper bound)."""
-    import click
-
+    """'0.01' or '1%' -> 0.01; at least 0 and at most ``maximum`` (None: no upper bound).
+    A bad value is click's BadParameter (click is imported only then: start-up)."""
     raw = text.strip()
     try:
         share = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
     except ValueError:
+        import click
+
         raise click.BadParameter(f"{text!r} is not a share such as 0.01 or 1%", param_hint=f"'{option}'") from None
     if not (0 <= share and (maximum is None or share <= maximum)):
+        import click
+
         bound = f"between 0 and {maximum:g} ({100 * maximum:g}%)" if maximum is not None else "at least 0"
         raise click.BadParameter(f"{text!r} is not {bound}", param_hint=f"'{option}'")
     return share

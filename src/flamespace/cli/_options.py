@@ -23,11 +23,13 @@ if TYPE_CHECKING:
 #: a path (a file; ``dir``: a directory), a non-negative number (ints stay ints).
 KINDS = ("flag", "pair", "int", "float", "str", "choice", "path", "dir", "multiple", "number")
 #: What a positional argument holds: a path (file, directory or '-'), the words of a program
-#: (click.UNPROCESSED), a non-negative number.
-ARGUMENT_KINDS = ("path", "raw", "number")
+#: (click.UNPROCESSED), a non-negative number, any text.
+ARGUMENT_KINDS = ("path", "raw", "number", "str")
 #: click's name of each kind's type (its metavar, upper-cased, in --help).
 TYPE_NAMES = {"int": "integer", "float": "float", "str": "text", "path": "path", "dir": "path", "multiple": "text",
               "number": "number", "raw": "text"}
+#: click's name of a range type's values (its metavar in --help).
+RANGE_NAMES = {"int": "INTEGER RANGE", "float": "FLOAT RANGE"}
 
 
 def number(text: str) -> "int | float":
@@ -48,10 +50,11 @@ def number(text: str) -> "int | float":
 class Option:
     """One option: its flags (``secondary`` for the off side of a pair), where its value goes, how it
     is read and shown. ``callback`` is click's (context, parameter, value) -> value, called with
-    None, None, value on the fast path; ``minimum`` makes an int option click's IntRange(minimum)."""
+    None, None, value on the fast path; ``minimum`` and ``maximum`` make an int or float option
+    click's IntRange or FloatRange (``open``: both bounds excluded); ``exists``: a path must exist."""
 
     __slots__ = ("flags", "dest", "kind", "default", "choices", "help", "show_default", "secondary", "allow_dash",
-                 "metavar", "minimum", "required", "callback")
+                 "metavar", "minimum", "maximum", "open", "exists", "required", "callback")
 
     def __init__(
         self,
@@ -65,15 +68,39 @@ class Option:
         secondary: "Tuple[str, ...]" = (),
         allow_dash: bool = False,
         metavar: "Optional[str]" = None,
-        minimum: "Optional[int]" = None,
+        minimum: "Optional[float]" = None,
         required: bool = False,
         callback: "Optional[Callable[[Any, Any, Any], Any]]" = None,
+        maximum: "Optional[float]" = None,
+        open: bool = False,
+        exists: bool = False,
     ) -> None:
         if kind not in KINDS:
             raise ValueError(f"unknown option kind {kind!r}")
+        if (minimum is not None or maximum is not None) and kind not in RANGE_NAMES:
+            raise ValueError(f"a range is for int and float options, not {kind!r}")
         self.flags, self.dest, self.kind, self.default, self.help = flags, dest, kind, default, help
         self.choices, self.show_default, self.secondary, self.allow_dash = choices, show_default, secondary, allow_dash
         self.metavar, self.minimum, self.required, self.callback = metavar, minimum, required, callback
+        self.maximum, self.open, self.exists = maximum, open, exists
+
+    def ranged(self) -> bool:
+        return self.minimum is not None or self.maximum is not None
+
+    def in_range(self, value: float) -> bool:
+        low, high = self.minimum, self.maximum
+        if self.open:
+            return (low is None or value > low) and (high is None or value < high)
+        return (low is None or value >= low) and (high is None or value <= high)
+
+    def range_text(self) -> str:
+        """The range as click's help shows it: x>=0, 0<x<1."""
+        low, high = ("<", "<") if self.open else ("<=", "<=")
+        if self.minimum is None:
+            return f"x{high}{self.maximum}"
+        if self.maximum is None:
+            return f"x{'>' if self.open else '>='}{self.minimum}"
+        return f"{self.minimum}{low}x{high}{self.maximum}"
 
     def takes_value(self) -> bool:
         return self.kind not in ("flag", "pair")
@@ -90,19 +117,17 @@ class Option:
 
     def convert(self, text: str) -> object:
         """The value of ``text``; ValueError if click would refuse it."""
-        if self.kind == "int":
-            value = int(text)
-            if self.minimum is not None and value < self.minimum:
+        if self.kind in ("int", "float"):
+            value = int(text) if self.kind == "int" else float(text)
+            if self.ranged() and not self.in_range(value):
                 raise ValueError(text)
             return value
-        if self.kind == "float":
-            return float(text)
         if self.kind == "number":
             return number(text)
         if self.choices and text not in self.choices:
             raise ValueError(text)
         if self.kind in ("path", "dir"):
-            check_path(text, self.allow_dash, dir_okay=self.kind == "dir", file_okay=self.kind == "path")
+            check_path(text, self.allow_dash, dir_okay=self.kind == "dir", file_okay=self.kind == "path", exists=self.exists)
         return text
 
     def click_type(self) -> object:
@@ -110,10 +135,13 @@ class Option:
 
         if self.choices:
             return click.Choice(self.choices)
+        if self.ranged():
+            kind = click.IntRange if self.kind == "int" else click.FloatRange
+            return kind(self.minimum, self.maximum, min_open=self.open, max_open=self.open)  # type: ignore[arg-type]
         if self.kind == "int":
-            return int if self.minimum is None else click.IntRange(self.minimum)
-        return {"float": float, "path": click.Path(dir_okay=False, allow_dash=self.allow_dash),
-                "dir": click.Path(file_okay=False), "number": number_type()}.get(self.kind)
+            return int
+        return {"float": float, "path": click.Path(dir_okay=False, allow_dash=self.allow_dash, exists=self.exists),
+                "dir": click.Path(file_okay=False, exists=self.exists), "number": number_type()}.get(self.kind)
 
     def click_settings(self) -> "Tuple[List[str], Dict[str, Any]]":
         """The declarations and settings of the click.Option this spec stands for."""
@@ -171,8 +199,8 @@ class Option:
                 shown = str(default)
             if shown:
                 extra.append(f"default: {shown}")
-        if self.kind == "int" and self.minimum is not None and not self.choices:
-            extra.append(f"x>={self.minimum}")
+        if self.ranged() and not self.choices:
+            extra.append(self.range_text())
         if self.required:
             extra.append("required")
         text = self.help or ""
@@ -185,24 +213,28 @@ class Option:
             return self.metavar
         if self.choices:
             return "[" + "|".join(self.choices) + "]"
-        if self.kind == "int" and self.minimum is not None:
-            return "INTEGER RANGE"
+        if self.ranged():
+            return RANGE_NAMES[self.kind]
         return {"path": "FILE", "dir": "DIRECTORY"}.get(self.kind) or TYPE_NAMES[self.kind].upper()
 
 
 class Argument:
     """One positional argument: ``nargs`` -1 takes all that is left (a tuple); one with a default
-    (or nargs -1) may be left out."""
+    (or nargs -1, unless ``required``) may be left out. ``metavar``: its name in the usage line."""
 
-    __slots__ = ("name", "kind", "nargs", "default")
+    __slots__ = ("name", "kind", "nargs", "default", "metavar", "_required")
 
-    def __init__(self, name: str, kind: str = "path", nargs: int = 1, default: "Optional[str]" = None) -> None:
+    def __init__(self, name: str, kind: str = "path", nargs: int = 1, default: "Optional[str]" = None,
+                 required: "Optional[bool]" = None, metavar: "Optional[str]" = None) -> None:
         if kind not in ARGUMENT_KINDS:
             raise ValueError(f"unknown argument kind {kind!r}")
-        self.name, self.kind, self.nargs, self.default = name, kind, nargs, default
+        self.name, self.kind, self.nargs, self.default, self.metavar = name, kind, nargs, default, metavar
+        self._required = required
 
     @property
     def required(self) -> bool:
+        if self._required is not None:
+            return self._required
         return self.nargs == 1 and self.default is None
 
     def convert(self, text: str) -> object:
@@ -215,14 +247,17 @@ class Argument:
     def click_parameter(self) -> object:
         import click
 
-        kind = {"path": click.Path(allow_dash=True), "raw": click.UNPROCESSED, "number": number_type()}[self.kind]
-        settings: "Dict[str, Any]" = {"nargs": self.nargs, "type": kind, "required": self.required}
+        kind = {"path": click.Path(allow_dash=True), "raw": click.UNPROCESSED, "number": number_type(),
+                "str": click.STRING}[self.kind]
+        settings: "Dict[str, Any]" = {"nargs": self.nargs, "type": kind, "required": self.required, "metavar": self.metavar}
         if self.default is not None:  # (click tells "default=None" from no default)
             settings["default"] = self.default
         return click.Argument([self.name], **settings)
 
     def usage(self) -> str:
-        """The argument in the usage line, as click writes it: NAME, [NAME], [NAME]..."""
+        """The argument in the usage line, as click writes it: NAME, [NAME], [NAME]..., or its metavar."""
+        if self.metavar is not None:
+            return self.metavar
         text = self.name.upper()
         if not self.required:
             text = f"[{text}]"
@@ -247,14 +282,16 @@ def number_type() -> object:
     return NumberType()
 
 
-def check_path(text: str, allow_dash: bool, dir_okay: bool, file_okay: bool = True) -> None:
-    """What click.Path (exists=False) checks: an existing path is readable, and not a directory
-    (a regular file) unless allowed."""
+def check_path(text: str, allow_dash: bool, dir_okay: bool, file_okay: bool = True, exists: bool = False) -> None:
+    """What click.Path checks: an existing path is readable, and not a directory (a regular
+    file) unless allowed; with ``exists``, that it exists."""
     if allow_dash and file_okay and text == "-":
         return
     try:
         mode = os.stat(text).st_mode
     except OSError:
+        if exists:
+            raise ValueError(text) from None
         return
     if (not dir_okay and stat.S_ISDIR(mode)) or (not file_okay and stat.S_ISREG(mode)) or not os.access(text, os.R_OK):
         raise ValueError(text)
@@ -390,6 +427,8 @@ class Command:
             if argument.nargs != 1:
                 after = sum(1 for a in self.arguments[self.arguments.index(argument) + 1:] if a.nargs == 1)
                 taken, rest = rest[: len(rest) - after], rest[len(rest) - after:]
+                if argument.required and not taken:
+                    return None  # click: "Missing argument"
                 try:
                     values[argument.name] = tuple(argument.convert(word) for word in taken)
                 except ValueError:

@@ -1,22 +1,24 @@
 """Reading samples of runs (one profile file per run) for compare, gate and similarity --sample.
 
 :func:`load_sides` reads every side, leaves out unusable runs and checks that the rest can be
-compared (the guard rails of :mod:`flamespace.stats.guards`); :func:`guard_options` adds the
-options that steer it (``--force``, ``--max-missed``) to a command.
+compared (the guard rails of :mod:`flamespace.stats.guards`); :data:`GUARD_OPTIONS` are the
+options that steer it (``--force``, ``--max-missed``), as data (cli/_options.py).
 """
 
 from __future__ import annotations
 
-import glob
 import os
 import sys
-from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
 from ..errors import InputError
 from ._common import expand_inputs, parse_share, progress, report
+from ._options import Option
 from ._report import warn
 
+TYPE_CHECKING = False  # typing costs start-up time (compare --help); annotations are strings (PEP 563)
 if TYPE_CHECKING:
+    from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
     from .._types import Number, Stack
     from ..core.metadata import Metadata
     from ..formats.folded import ColumnReader
@@ -25,7 +27,14 @@ if TYPE_CHECKING:
     from ..stats.guards import Finding, Screening
     from ..stats.sample import Sample
 
-F = TypeVar("F", bound=Callable[..., object])
+#: --force and --max-missed, for every command that compares samples of runs.
+GUARD_OPTIONS = (
+    Option(("--force",), "force", "flag",
+           help="Compare runs that differ in mode or program anyway (a warning instead of a refusal)."),
+    Option(("--max-missed",), "max_missed", metavar="X",
+           help="Leave out runs whose sampler missed more than X of its samples (10% or 0.1; the missed_share header). "
+                "Default: keep them, naming those beyond the recorder's own warning threshold."),
+)
 
 
 def expand_side(patterns: Sequence[str]) -> List[str]:
@@ -34,7 +43,9 @@ def expand_side(patterns: Sequence[str]) -> List[str]:
     for pattern in patterns:
         if pattern == "-":
             raise InputError("a sample of runs is read from files (one per run), not from stdin", "-")
-        if not os.path.exists(pattern) and glob.has_magic(pattern):
+        if not os.path.exists(pattern) and _has_magic(pattern):
+            import glob
+
             matches = sorted(glob.glob(pattern))
             if not matches:
                 raise InputError("no file matches this pattern", pattern)
@@ -44,20 +55,9 @@ def expand_side(patterns: Sequence[str]) -> List[str]:
     return expand_inputs(paths)
 
 
-def guard_options(function: F) -> F:
-    """--force and --max-missed, for every command that compares samples of runs."""
-    import click
-
-    function = click.option(
-        "--max-missed", metavar="X", default=None,
-        help="Leave out runs whose sampler missed more than X of its samples (10% or 0.1; the missed_share header). "
-             "Default: keep them, naming those beyond the recorder's own warning threshold.",
-    )(function)
-    function = click.option(
-        "--force", is_flag=True,
-        help="Compare runs that differ in mode or program anyway (a warning instead of a refusal).",
-    )(function)
-    return function
+def _has_magic(pattern: str) -> bool:
+    """glob.has_magic without importing glob (and re, fnmatch) for plain paths: start-up."""
+    return any(c in pattern for c in "*?[")
 
 
 def parse_max_missed(text: Optional[str]) -> Optional[float]:
@@ -124,7 +124,7 @@ def load_sides(
     left_out = 0
     reader = _column_reader(rows)
     for side, path in progress(everything, "reading runs", len(everything)):
-        columns, values, meta = stored.pop(path) if path in stored else _read_run(path, skip_invalid, input_format, reader)
+        columns, values, meta = stored[path] if path in stored else _read_run(path, skip_invalid, input_format, reader)
         numbers: "List[Number]" = list(values.values()) if isinstance(values, dict) else values
         total = float(sum(numbers))
         info = RunInfo(path, side, meta, total, not any(numbers), missed_share(meta),

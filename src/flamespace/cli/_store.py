@@ -53,11 +53,11 @@ def stored_runs(files: Dict[str, List[str]]) -> Dict[str, Tuple[None, Dict[str, 
     """Replace each selector among the sides' ``files`` by the names of the runs it matches
     (:data:`RUN_NAME`), and return those runs as ``_read_run`` does for a file: (None, {stack
     text: value}, metadata). The values come from one query over the store for all selectors."""
+    if not any(path.startswith("store:") for paths in files.values() for path in paths):
+        return {}  # without importing the store (compare's start-up)
     from ..diagnostics import Diagnostics
     from ..store import is_selector, open_store
 
-    if not any(is_selector(path) for paths in files.values() for path in paths):
-        return {}
     diagnostics = Diagnostics()
     try:
         snapshot = open_store().snapshot(diagnostics)

@@ -79,17 +79,41 @@ def kind_style(kind: "Optional[str]") -> str:
     return KIND_STYLES.get(kind or "", UNCHANGED)
 
 
+#: SGR codes of the style words our styles use, as rich renders them in the 16 standard colours:
+#: attributes in this order, then the colour (the last one named wins).
+ATTRIBUTES = {"bold": "1", "dim": "2", "italic": "3", "underline": "4", "blink": "5", "reverse": "7", "strike": "9"}
+COLOURS = {name: str(30 + i) for i, name in enumerate(("black", "red", "green", "yellow", "blue", "magenta", "cyan", "white"))}
+
+
+def _sgr(style: str) -> "Optional[Tuple[str, str]]":
+    """(start, end) codes of a style made of the words above; None for anything else (rich decides)."""
+    attributes, colour = set(), None
+    for word in style.split():
+        if word in ATTRIBUTES:
+            attributes.add(word)
+        elif word in COLOURS:
+            colour = COLOURS[word]
+        else:
+            return None
+    codes = [code for name, code in ATTRIBUTES.items() if name in attributes] + ([colour] if colour else [])
+    return (f"\x1b[{';'.join(codes)}m", "\x1b[0m") if codes else ("", "")
+
+
 def paint(text: str, style: "Optional[str]") -> str:
-    """``text`` wrapped in the ANSI codes of ``style`` (for lines written without rich)."""
+    """``text`` wrapped in the ANSI codes of ``style`` (for lines written without rich), as rich
+    writes them; rich is asked only for a style word :func:`_sgr` does not know."""
     if not style or not text:
         return text
     codes = _codes.get(style)
     if codes is None:
-        from rich.color import ColorSystem
-        from rich.style import Style
+        codes = _sgr(style)
+        if codes is None:
+            from rich.color import ColorSystem
+            from rich.style import Style
 
-        start, _, end = Style.parse(style).render("\0", color_system=ColorSystem.STANDARD).partition("\0")
-        codes = _codes[style] = (start, end)
+            start, _, end = Style.parse(style).render("\0", color_system=ColorSystem.STANDARD).partition("\0")
+            codes = (start, end)
+        _codes[style] = codes
     return codes[0] + text + codes[1]
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
-import signal
 import sys
 
 from ._options import Argument, Command, Option
@@ -72,6 +70,8 @@ def run(
     if not quiet:
         warn(_summary(result, warmup))
     if result.interrupted is not None:
+        import signal
+
         warn(f"flamespace collect: interrupted by {signal.Signals(result.interrupted).name}: "
              "the run in progress was left out, the finished runs kept")
         return 128 + result.interrupted
@@ -117,6 +117,8 @@ def _bad_parameter(message: str, param_hint: str) -> Exception:
 
 def _target_of_string(text: str, option: str):
     """A program given as one string: the words of record's COMMAND, or '-m MODULE ...' / '-c CODE ...'."""
+    import shlex
+
     try:
         words = shlex.split(text)
     except ValueError as exc:
@@ -202,6 +204,8 @@ def _failures(result: "Collection") -> str:
 
 
 def _summary(result: "Collection", warmup: int) -> str:
+    import shlex
+
     kept = sum(len(result.profiles(p)) for p in result.programs)
     warm = f", after {warmup} warm-up run{'s' if warmup != 1 else ''} of each" if warmup else ""
     lines = [f"flamespace collect: {kept} runs kept{warm}, in {result.seconds:.1f} s"]
@@ -250,7 +254,7 @@ SPEC = Command(
         Option(("-q", "--quiet"), "quiet", "flag", help="No progress bar and no summary (warnings and errors still)."),
         Option(("--store",), "store", "flag",
                help="Also add the runs to the profile store ($FLAMESPACE_STORE, else .flamespace/store), labelled with "
-                    "the commit and branch of the git checkout here (needs flamespace[store])."),
+                    "their git commit and branch (needs flamespace[store])."),
     ],
     interspersed=False,
 )

@@ -1,70 +1,48 @@
-"""flamespace compare: which stacks changed between two samples of runs, with a stated error rate."""
+"""flamespace compare: which stacks changed between two samples of runs, with a stated error rate.
+
+Declared as data (cli/_options.py): ``compare --help`` and plain runs need no click.
+"""
 
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple
 
-import click
-
-from ..formats import check_output_dir, registry
-from ..stats.comparison import ALTERNATIVES, COMPARE_DEFAULTS as D, FDR_CHOICES, METHODS, CompareOptions
 from . import _style
-from ._common import input_options, parse_share
-from ._samples import after_comparison, guard_options, load_sides, pair_sides, parse_max_missed, show_findings
+from ._common import INPUT_OPTIONS, echo, parse_share
+from ._options import Command, Option
+from ._samples import GUARD_OPTIONS, after_comparison, load_sides, pair_sides, parse_max_missed, show_findings
 
+TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
 if TYPE_CHECKING:
-    from ..stats.comparison import Comparison
+    from typing import Any, Dict, Optional, Sequence, Tuple
+
+    from ..stats.comparison import CompareOptions, Comparison
     from ..stats.guards import Screening
     from ..stats.sample import Sample
 
 EXIT_REGRESSION = 3
 PARTS = ("appeared", "grown", "disappeared", "shrunk")
 
+#: The statistics' choices and defaults as the options show them: stats.comparison's METHODS,
+#: ALTERNATIVES, FDR_CHOICES and COMPARE_DEFAULTS, stats.power's POWER. Copied so that
+#: ``--help`` (and gate's and plan's) need not import the statistics (dataclasses, typing:
+#: start-up, docs/performance.md); tests/cli/test_defaults.py checks the copy against them.
+METHODS = ("maxt", "welch", "hotelling")
+ALTERNATIVES = ("greater", "less", "two-sided")
+FDR_CHOICES = ("off", "bh", "by")
+DEFAULTS: "Dict[str, Any]" = {"method": "maxt", "alternative": "greater", "alpha": 0.05, "fdr": "off", "permutations": 2000, "seed": 0,
+            "min_delta": 0.0, "min_rel": 0.0, "normalize": False, "min_runs": 2, "min_fraction": 0.05}
+POWER = 0.8
+PAIRING = ("auto", "on", "off")
 
-@click.command("compare")
-@click.option("-a", "--baseline", multiple=True, required=True, metavar="PATH",
-              help="Baseline runs: a profile file per run, a directory of them, or a quoted glob. Repeatable.")
-@click.option("-b", "--candidate", multiple=True, required=True, metavar="PATH", help="Candidate runs, as --baseline.")
-@click.option("-m", "--method", type=click.Choice(list(METHODS)), default=D.method, show_default=True,
-              help="maxt: exact permutation test (any number of stacks, no normality); welch: per-stack t-tests; "
-                   "hotelling: Tornetta's T² test (two-sided, few stacks).")
-@click.option("--alternative", type=click.Choice(list(ALTERNATIVES)), default=D.alternative, show_default=True,
-              help="greater: test for regressions only (candidate > baseline), the gate's question; less: improvements; "
-                   "two-sided: any change.")
-@click.option("--alpha", type=float, default=D.alpha, show_default=True,
-              help="Error rate: family-wise (chance of any false report), or false-discovery rate with --fdr.")
-@click.option("--fdr", type=click.Choice(FDR_CHOICES), default=D.fdr, show_default=True,
-              help="off: family-wise error (maxt; Holm for welch); bh (Benjamini–Hochberg) or by (Benjamini–Yekutieli, "
-                   "any dependence): false-discovery rate instead.")
-@click.option("--permutations", type=int, default=D.permutations, show_default=True,
-              help="maxt's budget: every relabelling of the runs when there are no more (exact), else this many random ones.")
-@click.option("--seed", type=int, default=D.seed, show_default=True, help="maxt's random seed (same seed, same result).")
-@click.option("--pairing", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True,
-              help="maxt: test the runs of each round of an interleaved collection as pairs, so that drift of the machine "
-                   "between rounds cannot look like a change (auto: when every run carries its round and the pairs can reach α).")
-@click.option("--min-delta", type=float, default=D.min_delta, metavar="X", help="Ignore changes smaller than X (in the profiles' unit).")
-@click.option("--min-rel", metavar="X", default=f"{D.min_rel:g}", help="Ignore changes smaller than X of the stack's baseline mean (0.02 or 2%).")
-@click.option("--normalize", is_flag=True, default=D.normalize, help="Compare shares of each run's total (runs of different length or load).")
-@click.option("--min-runs", type=int, default=D.frequency.min_runs, show_default=True, help="Test only stacks seen in at least this many runs (both sides pooled).")
-@click.option("--min-fraction", metavar="X", default=f"{100 * D.frequency.min_fraction:g}%", show_default=True, help="... and in at least this share of all runs.")
-@click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
-@click.option("--markdown", is_flag=True, help="Print the report as Markdown (for a CI comment).")
-@click.option("--all", "include_all", is_flag=True, help="List every tested stack, not only the significant ones.")
-@click.option("--limit", type=click.IntRange(0), default=30, show_default=True, help="Rows in the table (0: all).")
-@click.option("-d", "--out-dir", type=click.Path(file_okay=False), help="Write appeared/grown/disappeared/shrunk.folded (the parts of Δ_r), delta.folded and "
-                   "the differential flame graphs delta.svg and delta-baseline.svg.")
-@click.option("--no-header", is_flag=True, help="Do not write '# key: value' metadata lines in --out-dir files.")
-@guard_options
-@input_options
-def command(
-    baseline: Sequence[str], candidate: Sequence[str], method: str, alternative: str, alpha: float, fdr: str,
+
+def run(
+    baseline: "Sequence[str]", candidate: "Sequence[str]", method: str, alternative: str, alpha: float, fdr: str,
     permutations: int, seed: int, pairing: str,
     min_delta: float, min_rel: str, normalize: bool, min_runs: int, min_fraction: str, as_json: bool, markdown: bool,
-    include_all: bool, limit: int, out_dir: Optional[str], no_header: bool, skip_invalid: bool, input_format: Optional[str],
-    force: bool = False, max_missed: Optional[str] = None,
+    include_all: bool, limit: int, out_dir: "Optional[str]", no_header: bool, skip_invalid: bool, input_format: "Optional[str]",
+    force: bool = False, max_missed: "Optional[str]" = None,
 ) -> int:
     """Test which stacks differ between the mean profiles of two samples of runs.
 
@@ -92,10 +70,13 @@ def command(
         flamespace compare -a 'base/*.folded' -b 'pr/*.folded' --min-rel 2% --markdown
         flamespace compare -a A/ -b B/ --alternative two-sided --fdr by --out-dir changes/
     """
+    from ..formats import check_output_dir
     from ..stats.comparison import compare
     from ..stats import report
 
     if as_json and markdown:
+        import click  # (only for its error: reported as click reports a usage error)
+
         raise click.UsageError("choose one of --json and --markdown")
     options = options_of(method=method, alternative=alternative, alpha=alpha, fdr=fdr, permutations=permutations, seed=seed,
                          min_delta=min_delta, min_rel=min_rel, normalize=normalize, min_runs=min_runs, min_fraction=min_fraction)
@@ -112,18 +93,24 @@ def command(
         write_parts(result, out_dir, not no_header, samples)
     shown = limit or None
     if as_json:
-        click.echo(report.to_json(result))
+        echo(report.to_json(result))
     elif markdown:
-        click.echo(report.markdown(result, include_all, shown), nl=False)
+        _write(report.markdown(result, include_all, shown))
     else:
         echo_text_report(result, include_all, shown)
         if out_dir:
-            click.echo(f"Δ_r written to {out_dir}/ ({', '.join(f'{p}.folded' for p in PARTS)}, delta.folded, "
+            echo(f"Δ_r written to {out_dir}/ ({', '.join(f'{p}.folded' for p in PARTS)}, delta.folded, "
                        "delta.svg, delta-baseline.svg)")
     return EXIT_REGRESSION if result.regressed else 0
 
 
-def echo_text_report(result: "Comparison", include_all: bool, limit: Optional[int]) -> None:
+def _write(text: str) -> None:
+    """``text`` on stdout as it is (click.echo(text, nl=False), without click)."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def echo_text_report(result: "Comparison", include_all: bool, limit: "Optional[int]") -> None:
     """The text report on stdout, as wide as the terminal (200 columns in a pipe); coloured as
     cli/_style.py says: regressions red, improvements green, other rows dim, the verdict bold."""
     from ..stats import report
@@ -131,17 +118,24 @@ def echo_text_report(result: "Comparison", include_all: bool, limit: Optional[in
     if _style.enabled(sys.stdout):
         from ._table import stdout_console
 
-        sys.stdout.flush()  # after what click.echo wrote
+        sys.stdout.flush()  # after what was written before
         report.print_text(result, stdout_console(), include_all, limit,
                           row_style=lambda change: _style.kind_style(change.kind), verdict_style=_style.VERDICT)
         return
-    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 200
-    click.echo(report.text(result, include_all, limit, width), nl=False)
+    if sys.stdout.isatty():
+        import shutil
+
+        width = shutil.get_terminal_size().columns
+    else:
+        width = 200
+    _write(report.text(result, include_all, limit, width))
 
 
 def write_parts(result, out_dir: str, header: bool, samples=None) -> None:
     """The four parts of Δ_r (empty files when nothing changed), Δ_r as two-column differential
     input, and both mean profiles drawn with their significant changes (see :func:`write_delta_svgs`)."""
+    from ..formats import registry
+
     os.makedirs(out_dir, exist_ok=True)
     for name, graph in zip(PARTS, result.parts):
         registry.write(graph, os.path.join(out_dir, f"{name}.folded"), header=header)
@@ -189,7 +183,7 @@ def write_delta_svgs(result, out_dir: str, samples=None) -> None:
         drawn = f"the {result.tested} tested stacks" + (f" ({result.dropped} rare one(s) left out)" if result.dropped else "")
     note = (f"Test: {result.method}, α = {result.alpha:g}, {result.control}. Δ = candidate − baseline; "
             "Δ %: change relative to the frame's baseline mean.")
-    common: Dict[str, Any] = dict(bgcolors="#ffffff", empty_text="No stacks were tested.")
+    common: "Dict[str, Any]" = dict(bgcolors="#ffffff", empty_text="No stacks were tested.")
     significance_svg(baseline, candidate, kinds, SvgOptions(
         title=f"Candidate mean profile: {verdict}",
         subtitle=f"widths: candidate means of {drawn}; disappeared stacks are in delta-baseline.svg", **common),
@@ -200,8 +194,8 @@ def write_delta_svgs(result, out_dir: str, samples=None) -> None:
         os.path.join(out_dir, "delta-baseline.svg"), baseline_widths=True, note=note, untested=untested)
 
 
-def paired_options(options: CompareOptions, samples: Dict[str, "Sample"], screening: "Screening", pairing: str,
-                   command: str) -> Tuple[CompareOptions, Dict[str, "Sample"]]:
+def paired_options(options: "CompareOptions", samples: "Dict[str, Sample]", screening: "Screening", pairing: str,
+                   command: str) -> "Tuple[CompareOptions, Dict[str, Sample]]":
     """``--pairing`` applied: the options with ``paired`` set and the sides' runs in round order
     when they are tested as pairs (:func:`._samples.pair_sides`), the note on stderr."""
     from dataclasses import replace
@@ -212,10 +206,11 @@ def paired_options(options: CompareOptions, samples: Dict[str, "Sample"], screen
     return replace(options, paired=paired), samples
 
 
-def options_of(method: str, alternative: str, alpha: float, fdr: str, permutations: int, seed: Optional[int], min_delta: float,
-               min_rel: str, normalize: bool, min_runs: int, min_fraction: str, **others: object) -> CompareOptions:
+def options_of(method: str, alternative: str, alpha: float, fdr: str, permutations: int, seed: "Optional[int]", min_delta: float,
+               min_rel: str, normalize: bool, min_runs: int, min_fraction: str, **others: object) -> "CompareOptions":
     """The CompareOptions of compare's options (gate's too: it takes them from compare), which
     checks them; ``others`` (the command's other options) are left alone."""
+    from ..stats.comparison import CompareOptions
     from ..stats.sample import FrequencyFilter
 
     return CompareOptions(
@@ -223,3 +218,49 @@ def options_of(method: str, alternative: str, alpha: float, fdr: str, permutatio
         min_delta=min_delta, min_rel=parse_share(min_rel, "--min-rel", maximum=None), normalize=normalize,
         frequency=FrequencyFilter(min_runs, parse_share(min_fraction, "--min-fraction")),
     )
+
+
+#: The options of compare; gate takes most of them as they are (same names, defaults, help).
+SPEC = Command("compare", run, [], [
+    Option(("-a", "--baseline"), "baseline", "multiple", required=True, metavar="PATH",
+           help="Baseline runs: a profile file per run, a directory of them, or a quoted glob. Repeatable."),
+    Option(("-b", "--candidate"), "candidate", "multiple", required=True, metavar="PATH", help="Candidate runs, as --baseline."),
+    Option(("-m", "--method"), "method", "choice", DEFAULTS["method"], choices=METHODS, show_default=True,
+           help="maxt: exact permutation test (any number of stacks, no normality); welch: per-stack t-tests; "
+                "hotelling: Tornetta's T² test (two-sided, few stacks)."),
+    Option(("--alternative",), "alternative", "choice", DEFAULTS["alternative"], choices=ALTERNATIVES, show_default=True,
+           help="greater: test for regressions only (candidate > baseline), the gate's question; less: improvements; "
+                "two-sided: any change."),
+    Option(("--alpha",), "alpha", "float", DEFAULTS["alpha"], show_default=True,
+           help="Error rate: family-wise (chance of any false report), or false-discovery rate with --fdr."),
+    Option(("--fdr",), "fdr", "choice", DEFAULTS["fdr"], choices=FDR_CHOICES, show_default=True,
+           help="off: family-wise error (maxt; Holm for welch); bh (Benjamini–Hochberg) or by (Benjamini–Yekutieli, "
+                "any dependence): false-discovery rate instead."),
+    Option(("--permutations",), "permutations", "int", DEFAULTS["permutations"], show_default=True,
+           help="maxt's budget: every relabelling of the runs when there are no more (exact), else this many random ones."),
+    Option(("--seed",), "seed", "int", DEFAULTS["seed"], show_default=True, help="maxt's random seed (same seed, same result)."),
+    Option(("--pairing",), "pairing", "choice", "auto", choices=PAIRING, show_default=True,
+           help="maxt: test the runs of each round of an interleaved collection as pairs, so that drift of the machine "
+                "between rounds cannot look like a change (auto: when every run carries its round and the pairs can reach α)."),
+    Option(("--min-delta",), "min_delta", "float", DEFAULTS["min_delta"], metavar="X",
+           help="Ignore changes smaller than X (in the profiles' unit)."),
+    Option(("--min-rel",), "min_rel", "str", f"{DEFAULTS['min_rel']:g}", metavar="X",
+           help="Ignore changes smaller than X of the stack's baseline mean (0.02 or 2%)."),
+    Option(("--normalize",), "normalize", "flag", DEFAULTS["normalize"],
+           help="Compare shares of each run's total (runs of different length or load)."),
+    Option(("--min-runs",), "min_runs", "int", DEFAULTS["min_runs"], show_default=True,
+           help="Test only stacks seen in at least this many runs (both sides pooled)."),
+    Option(("--min-fraction",), "min_fraction", "str", f"{100 * DEFAULTS['min_fraction']:g}%", metavar="X", show_default=True,
+           help="... and in at least this share of all runs."),
+    Option(("--json",), "as_json", "flag", help="Print the full result as JSON."),
+    Option(("--markdown",), "markdown", "flag", help="Print the report as Markdown (for a CI comment)."),
+    Option(("--all",), "include_all", "flag", help="List every tested stack, not only the significant ones."),
+    Option(("--limit",), "limit", "int", 30, minimum=0, show_default=True, help="Rows in the table (0: all)."),
+    Option(("-d", "--out-dir"), "out_dir", "dir",
+           help="Write appeared/grown/disappeared/shrunk.folded (the parts of Δ_r), delta.folded and "
+                "the differential flame graphs delta.svg and delta-baseline.svg."),
+    Option(("--no-header",), "no_header", "flag", help="Do not write '# key: value' metadata lines in --out-dir files."),
+    *GUARD_OPTIONS,
+    *INPUT_OPTIONS,
+])
+__getattr__ = SPEC.module_getattr(__name__)

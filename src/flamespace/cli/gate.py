@@ -3,32 +3,29 @@
 Makes a temporary worktree of each side, installs each into a virtualenv of its own (or runs
 the trees as they are), collects interleaved runs of the same command from both, compares
 them and writes the reports. Everything temporary is removed on every way out (``--keep``
-keeps it), Ctrl-C and SIGTERM included.
+keeps it), Ctrl-C and SIGTERM included. Declared as data (cli/_options.py): ``gate --help``
+and plain runs need no click.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 import time
-from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-import click
-
+from .._record import Record, factory, record
 from ..errors import FlamespaceError
 from ..formats import check_output_dir, open_output
 from . import collect as _collect
 from . import _style
 from . import compare as _compare
+from ._options import Argument, Command, Option
+from ._report import warn
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
 if TYPE_CHECKING:
+    from typing import Callable, Dict, List, Optional, Tuple
+
     from ..collect import Program, Run, Target
     from ..stats.comparison import CompareOptions, Comparison
     from ..stats.sample import Sample
@@ -57,8 +54,8 @@ class GateError(FlamespaceError):
     """The gate could not be set up: not a git repository, unknown ref, install failed, ..."""
 
 
-@dataclass
-class Side:
+@record(frozen=False)
+class Side(Record):
     """One side of the gate: a commit checked out in a worktree, and how its program runs."""
 
     name: str  # "baseline" or "candidate": its runs' subdirectory
@@ -67,44 +64,12 @@ class Side:
     description: str  # e.g. "main (1a2b3c4)"
     tree: str = ""
     python: str = sys.executable
-    env: Dict[str, str] = field(default_factory=dict)
+    env: "Dict[str, str]" = factory(dict)
 
 
-def _borrow(command: click.Command, names: Sequence[str]) -> Callable[[click.Command], click.Command]:
-    """Append ``command``'s options named ``names`` to a command: one definition, one default."""
-    params = {p.name: p for p in command.params}
-
-    def decorate(target: click.Command) -> click.Command:
-        target.params.extend(params[name] for name in names)
-        return target
-
-    return decorate
-
-
-@_borrow(_collect.command, COLLECT_OPTIONS)
-@_borrow(_compare.command, COMPARE_OPTIONS)
-@click.command("gate", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
-@click.option("--base", required=True, metavar="REF", help="The baseline: a branch, tag or commit (e.g. origin/main).")
-@click.option("--head", metavar="REF", default=None,
-              help="The candidate (default: the working tree as it is: HEAD with its uncommitted changes and "
-                   "untracked files that are not ignored).")
-@click.option("--repo", type=click.Path(file_okay=False, exists=True), default=".", show_default=True,
-              help="A directory inside the git repository.")
-@click.option("-o", "--out-dir", type=click.Path(file_okay=False), default=DEFAULT_OUT_DIR, show_default=True,
-              help="Where report.md, report.json, report.txt, the delta flame graphs and the runs go (a previous "
-                   "gate's runs there are replaced).")
-@click.option("--warmup", type=click.IntRange(0), default=1, show_default=True,
-              help="Runs of each side before the kept ones, not written (fresh trees compile their .pyc files).")
-@click.option("--no-install", is_flag=True,
-              help="Run the trees as they are, with PYTHONPATH set to the tree (and its src/), in the interpreter "
-                   "flamespace runs in; the default when a tree has no pyproject.toml or setup.py.")
-@click.option("--lines", is_flag=True,
-              help="Name frames with their line numbers (by default function and file: lines move between versions).")
-@click.option("--keep", is_flag=True, help="Keep the worktrees and virtualenvs (their place is printed).")
-@click.argument("command", nargs=-1, type=click.UNPROCESSED)
-def command(
-    base: str, head: Optional[str], repo: str, out_dir: str, warmup: int, no_install: bool, lines: bool, keep: bool,
-    command: Tuple[str, ...], **options: object,
+def run(
+    base: str, head: "Optional[str]", repo: str, out_dir: str, warmup: int, no_install: bool, lines: bool, keep: bool,
+    command: "Tuple[str, ...]", **options: object,
 ) -> int:
     """Gate a change: run the same command from two git refs, interleaved, and compare them.
 
@@ -128,9 +93,13 @@ def command(
         flamespace gate --base HEAD --no-install --alpha 0.01 -- bench/workload.py
     """
     if command and command[0].startswith("-") and command[0] not in ("--", "-m", "-c"):
+        import click  # (only for its errors: reported as click reports usage errors)
+
         raise click.NoSuchOption(command[0])  # an unknown option before the program (it would be taken for it)
     words = list(command[1:] if command[:1] == ("--",) else command)
     if not words:
+        import click
+
         raise click.UsageError("nothing to run: give the command after --, e.g. flamespace gate --base main -- bench/workload.py")
     check_output_dir(out_dir)  # before any checkout, install or run
     comparing = _compare.options_of(**options)  # type: ignore[arg-type]  # the records check the options before any checkout or install
@@ -161,10 +130,10 @@ def command(
     gate = _gate_info(sides, targets[0], collection, warmup, install, time.monotonic() - started)
     _write_reports(result, samples, gate, out_dir, options)
     if _style.enabled(sys.stdout):  # report.txt again, in colour
-        click.echo(_text_header(gate), nl=False)
+        _compare._write(_text_header(gate))
         _compare.echo_text_report(result, bool(options["include_all"]), int(options["limit"]) or None)  # type: ignore[call-overload]
     else:
-        click.echo(_read(os.path.join(out_dir, "report.txt")), nl=False)
+        _compare._write(_read(os.path.join(out_dir, "report.txt")))
     verdict = "regression (exit 3)" if result.regressed else "no regression (exit 0)"
     say(f"{verdict}; reports in {out_dir}/ (report.md, report.json, report.txt, delta.svg)")
     return _compare.EXIT_REGRESSION if result.regressed else 0
@@ -175,6 +144,8 @@ def command(
 
 def _git(root: str, *args: str, env: Optional[Dict[str, str]] = None) -> str:
     """git's stdout, stripped; a GateError quoting git's message when it fails."""
+    import subprocess  # (here, as json, shutil, signal and tempfile: not for gate --help)
+
     try:
         done = subprocess.run(["git", "-C", root, *args], capture_output=True, text=True,
                               env=None if env is None else {**os.environ, **env})
@@ -225,12 +196,18 @@ class _Workspace:
         self._previous_sigterm: object = None
 
     def __enter__(self) -> "_Workspace":
+        import signal
+        import tempfile
+
         self.directory = tempfile.mkdtemp(prefix="flamespace-gate-")
         if _main_thread():
             self._previous_sigterm = signal.signal(signal.SIGTERM, _terminated)
         return self
 
     def __exit__(self, *exc: object) -> None:
+        import shutil
+        import signal
+
         if self._previous_sigterm is not None:
             signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the clean-up short
         try:
@@ -355,6 +332,8 @@ def _pip_can_target() -> bool:
 
 def _step(argv: List[str], what: str, log: Optional[str]) -> None:
     """Run a setup command; a GateError with the end of its output when it fails."""
+    import subprocess
+
     done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if log is not None:
         with open(log, "w", encoding="utf-8") as file:
@@ -451,6 +430,8 @@ def _gate_info(sides: List[Side], target: "Target", collection, warmup: int, ins
 
 def _write_reports(result: "Comparison", samples: Dict[str, "Sample"], gate: Dict[str, object], out_dir: str,
                    options: Dict[str, object]) -> None:
+    import json
+
     from ..stats import report
 
     _compare.write_parts(result, out_dir, True, samples)
@@ -487,7 +468,7 @@ def _text_header(gate: Dict[str, object]) -> str:
 
 
 def _progress(message: str) -> None:
-    click.echo(f"flamespace gate: {message}", err=True)
+    warn(f"flamespace gate: {message}")
 
 
 def _tail(text: str, lines: int) -> str:
@@ -497,3 +478,33 @@ def _tail(text: str, lines: int) -> str:
 def _read(path: str) -> str:
     with open(path, encoding="utf-8") as file:
         return file.read()
+
+
+def _taken(spec: Command, names: "Tuple[str, ...]") -> "Tuple[Option, ...]":
+    """``spec``'s options named ``names`` (dests), as they are: one definition, one default."""
+    by_dest = {option.dest: option for option in spec.options}
+    return tuple(by_dest[name] for name in names)
+
+
+#: The command: its own options, the program after them, then the options of compare and collect it takes.
+SPEC = Command("gate", run, [Argument("command", "raw", nargs=-1)], [
+    Option(("--base",), "base", required=True, metavar="REF", help="The baseline: a branch, tag or commit (e.g. origin/main)."),
+    Option(("--head",), "head", metavar="REF",
+           help="The candidate (default: the working tree as it is: HEAD with its uncommitted changes and "
+                "untracked files that are not ignored)."),
+    Option(("--repo",), "repo", "dir", ".", exists=True, show_default=True, help="A directory inside the git repository."),
+    Option(("-o", "--out-dir"), "out_dir", "dir", DEFAULT_OUT_DIR, show_default=True,
+           help="Where report.md, report.json, report.txt, the delta flame graphs and the runs go (a previous "
+                "gate's runs there are replaced)."),
+    Option(("--warmup",), "warmup", "int", 1, minimum=0, show_default=True,
+           help="Runs of each side before the kept ones, not written (fresh trees compile their .pyc files)."),
+    Option(("--no-install",), "no_install", "flag",
+           help="Run the trees as they are, with PYTHONPATH set to the tree (and its src/), in the interpreter "
+                "flamespace runs in; the default when a tree has no pyproject.toml or setup.py."),
+    Option(("--lines",), "lines", "flag",
+           help="Name frames with their line numbers (by default function and file: lines move between versions)."),
+    Option(("--keep",), "keep", "flag", help="Keep the worktrees and virtualenvs (their place is printed)."),
+    *_taken(_compare.SPEC, COMPARE_OPTIONS),
+    *_taken(_collect.SPEC, COLLECT_OPTIONS),
+], interspersed=False)
+__getattr__ = SPEC.module_getattr(__name__)

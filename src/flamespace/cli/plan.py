@@ -1,35 +1,21 @@
-"""flamespace plan: how many runs a side a comparison needs to see a change of a given size."""
+"""flamespace plan: how many runs a side a comparison needs to see a change of a given size.
+
+Declared as data (cli/_options.py): ``plan --help`` and plain runs need no click.
+"""
 
 from __future__ import annotations
 
-from typing import Optional
+from ._common import INPUT_OPTIONS, echo, echo_json, parse_share
+from ._options import Argument, Command, Option
+from .compare import ALTERNATIVES, DEFAULTS, POWER
 
-import click
-
-from ..stats.comparison import ALTERNATIVES, COMPARE_DEFAULTS as D
-from ..stats.power import POWER
-from ._common import echo_json, input_options, parse_share
-from ._samples import read_samples
-from ._table import print_table
+TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
+if TYPE_CHECKING:
+    from typing import Optional, Tuple
 
 
-@click.command("plan")
-@click.argument("pilot", nargs=-1, required=True, metavar="PILOT...")
-@click.option("--detect", "detect", required=True, metavar="CHANGE",
-              help="The change to detect: relative to each stack's mean (5%), or absolute in the profiles' unit (120, or 10ms for time units).")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=D.alpha, show_default=True,
-              help="Family-wise error rate of the comparison to plan.")
-@click.option("--power", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=POWER, show_default=True,
-              help="Chance of detecting a change of that size.")
-@click.option("--top", type=click.IntRange(1), default=10, show_default=True, help="How many of the widest stacks to plan for.")
-@click.option("--alternative", type=click.Choice(list(ALTERNATIVES)), default=D.alternative, show_default=True,
-              help="The direction compare will test (greater: regressions).")
-@click.option("--min-runs", type=click.IntRange(0), default=D.frequency.min_runs, show_default=True, help="As compare: stacks seen in fewer runs are not tested.")
-@click.option("--min-fraction", metavar="X", default=f"{100 * D.frequency.min_fraction:g}%", show_default=True, help="... nor in less than this share of the runs.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-@input_options
-def command(pilot: tuple, detect: str, alpha: float, power: float, top: int, alternative: str, min_runs: int,
-            min_fraction: str, as_json: bool, skip_invalid: bool, input_format: Optional[str]) -> None:
+def run(pilot: "Tuple[str, ...]", detect: str, alpha: float, power: float, top: int, alternative: str, min_runs: int,
+        min_fraction: str, as_json: bool, skip_invalid: bool, input_format: "Optional[str]") -> None:
     """Say how many runs a side `flamespace compare` needs to detect a change.
 
     PILOT is a sample of runs of the program (a directory of profiles, files or a quoted
@@ -49,6 +35,8 @@ def command(pilot: tuple, detect: str, alpha: float, power: float, top: int, alt
     from ..stats.power import PILOT_CONFIDENCE, Change, plan
     from ..stats.sample import FrequencyFilter
     from ..stats.report import short_stack
+    from ._samples import read_samples
+    from ._table import print_table
 
     sample = read_samples({"pilot": pilot}, "plan", skip_invalid, input_format)["pilot"]
     change = Change.parse(detect, sample.unit)
@@ -65,13 +53,13 @@ def command(pilot: tuple, detect: str, alpha: float, power: float, top: int, alt
         })
         return
     unit = sample.unit or "unknown unit"
-    click.echo(f"Pilot: {result.pilot_runs} runs, {result.tested} stacks tested ({unit}); α = {alpha:g} family-wise, "
+    echo(f"Pilot: {result.pilot_runs} runs, {result.tested} stacks tested ({unit}); α = {alpha:g} family-wise, "
                f"{alternative}, power {100 * power:g}%; spreads taken at their {100 * PILOT_CONFIDENCE:g}% upper "
                "confidence bound (a small pilot misjudges them).")
     rows = [(short_stack(r.stack), f"{r.mean:,.4g}", f"{r.sd:,.4g}", f"{r.change:,.4g}", f"{r.runs:,}" if r.runs else "out of reach")
             for r in result.rows]
     print_table(None, ["stack", "mean", "sd", "change", "runs a side"], rows, [False, True, True, True, True])
-    click.echo(answer(result, label))
+    echo(answer(result, label))
 
 
 def answer(result, label: str) -> str:
@@ -88,3 +76,23 @@ def answer(result, label: str) -> str:
         return (f"{most} runs a side detect a {label} change in {len(reachable)} of the {count} widest stacks "
                 f"(the others are out of reach); {floor}.")
     return f"{result.runs} runs a side detect a {label} change in the {count} widest stacks; {floor}."
+
+
+SPEC = Command("plan", run, [Argument("pilot", "str", nargs=-1, required=True, metavar="PILOT...")], [
+    Option(("--detect",), "detect", required=True, metavar="CHANGE",
+           help="The change to detect: relative to each stack's mean (5%), or absolute in the profiles' unit (120, or 10ms for time units)."),
+    Option(("--alpha",), "alpha", "float", DEFAULTS["alpha"], minimum=0, maximum=1, open=True, show_default=True,
+           help="Family-wise error rate of the comparison to plan."),
+    Option(("--power",), "power", "float", POWER, minimum=0, maximum=1, open=True, show_default=True,
+           help="Chance of detecting a change of that size."),
+    Option(("--top",), "top", "int", 10, minimum=1, show_default=True, help="How many of the widest stacks to plan for."),
+    Option(("--alternative",), "alternative", "choice", DEFAULTS["alternative"], choices=ALTERNATIVES, show_default=True,
+           help="The direction compare will test (greater: regressions)."),
+    Option(("--min-runs",), "min_runs", "int", DEFAULTS["min_runs"], minimum=0, show_default=True,
+           help="As compare: stacks seen in fewer runs are not tested."),
+    Option(("--min-fraction",), "min_fraction", "str", f"{100 * DEFAULTS['min_fraction']:g}%", metavar="X", show_default=True,
+           help="... nor in less than this share of the runs."),
+    Option(("--json",), "as_json", "flag", help="Print JSON instead of a table."),
+    *INPUT_OPTIONS,
+])
+__getattr__ = SPEC.module_getattr(__name__)

@@ -75,15 +75,13 @@ def run(
 
 def _coloured(row: list, self_value: float, inclusive_value: float, total: float) -> list:
     """A row with its shares coloured by size and its frame's (file:line) dimmed (cli/_style.py)."""
-    from rich.text import Text
-
     from ..render.text import location_start
+    from ._table import Cell
 
-    def share(text: str, value: float) -> Text:
-        return Text(text, style=_style.share_style(value / total if total else 0.0) or "")
+    def share(text: str, value: float) -> Cell:
+        return Cell(text, _style.share_style(value / total if total else 0.0) or "")
 
-    name = Text(row[4])
-    name.stylize(_style.LOCATION, location_start(row[4]))
+    name = Cell(row[4], spans=[(location_start(row[4]), len(row[4]), _style.LOCATION)])
     return row[:1] + [share(row[1], self_value), row[2], share(row[3], inclusive_value), name]
 
 

@@ -1,25 +1,76 @@
 """Flame charts: samples in time order, per thread. Summing a chart gives its flame graph.
 
-This module imports only ``array`` and ``collections`` at load time: the sampler records
-into a chart inside the profiled interpreter, where every extra import would be missing
-from the program's start-up profile.
+This module imports nothing at load time (``array`` on the first chart made): the sampler
+records into a chart inside the profiled interpreter, where every extra import would be
+missing from the program's start-up profile, and the commands that never make a chart
+(``text``, ``info``) would pay for ``array``, which imports ``collections``.
 """
 
 from __future__ import annotations
 
-from array import array
-from collections import namedtuple
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, Iterator, List, Optional, Tuple
+    from array import array
+    from typing import Any, Dict, Iterator, List, Optional, Tuple
 
     from .metadata import Metadata
     from .._types import Number, Stack
     from .vector import FlameGraph
 
-#: One sample: when it was taken (ns from the chart's start), on which thread, what, how much.
-ChartSample = namedtuple("ChartSample", ["timestamp", "thread", "stack", "weight"])
+    _Sample = Tuple[int, str, Stack, Number]
+else:
+    _Sample = tuple
+
+    def array(*args):
+        """array.array, imported on first use (it replaces this function)."""
+        global array
+        from array import array
+
+        return array(*args)
+
+
+class ChartSample(_Sample):
+    """One sample: when it was taken (ns from the chart's start), on which thread, what, how much.
+
+    A named tuple written out (``collections.namedtuple`` costs start-up time): the same
+    fields, tuple behaviour, repr and pickling."""
+
+    __slots__ = ()
+    _fields = ("timestamp", "thread", "stack", "weight")
+
+    def __new__(cls, timestamp: int, thread: str, stack: Stack, weight: Number) -> "ChartSample":
+        return tuple.__new__(cls, (timestamp, thread, stack, weight))
+
+    @property
+    def timestamp(self) -> int:
+        return self[0]
+
+    @property
+    def thread(self) -> str:
+        return self[1]
+
+    @property
+    def stack(self) -> Stack:
+        return self[2]
+
+    @property
+    def weight(self) -> Number:
+        return self[3]
+
+    def __repr__(self) -> str:
+        return "ChartSample(timestamp=%r, thread=%r, stack=%r, weight=%r)" % tuple(self)
+
+    def __getnewargs__(self) -> "Tuple[Any, ...]":
+        return tuple(self)
+
+    def _asdict(self) -> "Dict[str, Any]":
+        return dict(zip(self._fields, self))
+
+    def _replace(self, **changes: Any) -> "ChartSample":
+        values = {**self._asdict(), **changes}
+        if len(values) != len(self._fields):
+            raise ValueError(f"Got unexpected field names: {sorted(set(changes) - set(self._fields))!r}")
+        return ChartSample(**values)
 
 
 class FlameChart:

@@ -7,8 +7,6 @@ stacks that become equal, so totals are kept unless a transform drops stacks on 
 
 from __future__ import annotations
 
-import re
-
 from .tree import Tree
 from ..errors import ArgumentError
 from .vector import StackVector
@@ -46,6 +44,8 @@ def remap(graph: V, rewrite: Callable[[Stack], Optional[Stack]]) -> V:
 
 
 def _compile(pattern: Regex) -> Pattern[str]:
+    import re  # here: `flamespace top` uses this module without a pattern (start-up)
+
     try:
         return re.compile(pattern) if isinstance(pattern, str) else pattern
     except re.error as exc:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from numbers import Integral, Real
-from collections.abc import Mapping
+from _collections_abc import Mapping  # collections.abc without the import of collections (start-up: docs/performance.md)
 
 from ..errors import ArgumentError
 from .metadata import EMPTY, Metadata

@@ -7,15 +7,71 @@ import io
 import os
 import stat
 import sys
-from contextlib import contextmanager
 
 from ..errors import InputError, OutputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, BinaryIO, Iterator, Optional, TextIO, Tuple, Type, Union
+    from contextlib import contextmanager
+    from types import TracebackType
+    from typing import Any, BinaryIO, Callable, Generator, Iterator, Optional, TextIO, Tuple, Type, Union
 
     from .._types import Source
+else:
+
+    def contextmanager(function):
+        """contextlib.contextmanager without contextlib, whose import (functools, collections:
+        about 2 ms) is a fifth of a small command's start-up (docs/performance.md)."""
+
+        def manager(*args, **kwargs):
+            return _GeneratorContext(function(*args, **kwargs))
+
+        manager.__name__, manager.__qualname__ = function.__name__, function.__qualname__
+        manager.__doc__, manager.__module__, manager.__wrapped__ = function.__doc__, function.__module__, function
+        return manager
+
+
+class _GeneratorContext:
+    """What contextlib.contextmanager makes of a one-yield generator: the block runs at the
+    yield, an exception in the block is thrown in there, and what leaves the generator
+    leaves the ``with`` (the same rules as contextlib's, StopIteration included)."""
+
+    __slots__ = ("_generator",)
+
+    def __init__(self, generator: "Generator[Any, None, None]") -> None:
+        self._generator = generator
+
+    def __enter__(self) -> Any:
+        try:
+            return next(self._generator)
+        except StopIteration:
+            raise RuntimeError("generator didn't yield") from None
+
+    def __exit__(self, kind: "Optional[Type[BaseException]]", value: "Optional[BaseException]",
+                 traceback: "Optional[TracebackType]") -> bool:
+        if kind is None:
+            try:
+                next(self._generator)
+            except StopIteration:
+                return False
+            raise RuntimeError("generator didn't stop")
+        if value is None:
+            value = kind()
+        try:
+            self._generator.throw(value)
+        except StopIteration as exc:
+            return exc is not value  # the generator swallowed the exception: so does the with
+        except RuntimeError as exc:
+            if exc is value or (isinstance(value, StopIteration) and exc.__cause__ is value):
+                value.__traceback__ = traceback
+                return False  # the block's own exception (PEP 479 wrapped it): re-raised as it was
+            raise
+        except BaseException as exc:
+            if exc is not value:
+                raise
+            exc.__traceback__ = traceback
+            return False
+        raise RuntimeError("generator didn't stop after throw()")
 
 GZIP_MAGIC = b"\x1f\x8b"
 #: Undecodable bytes are kept as surrogates and written back unchanged (lossless round trip).

@@ -123,13 +123,45 @@ def _number(text: str) -> Optional[Number]:
     return None
 
 
-def _metadata_match(line: str) -> Optional[re.Match[str]]:
+def _metadata_match(line: str) -> Optional[Tuple[str, str]]:
+    """(key, value) of a ``# key: value`` line as :data:`_METADATA_PATTERN` matches it, written
+    out: ``re`` costs a small command a third of python's start-up (docs/performance.md), and
+    every profile flamespace writes has these lines. tests/formats/test_folded_headers.py holds
+    the two to the same answer."""
+    if "\n" in line:  # never in a line read here (lines are split at "\n"): the pattern decides
+        return _metadata_regex(line)
+    n = len(line)
+    if not n or line[0] != "#":
+        return None
+    i = 1
+    while i < n and line[i].isspace():  # \s*
+        i += 1
+    start = i
+    if i == n or not (line[i] == "_" or (line[i].isascii() and line[i].isalpha())):  # [A-Za-z_]
+        return None
+    i += 1
+    while i < n and (line[i].isalnum() or line[i] in "_.-"):  # [\w.\-]*
+        i += 1
+    key = line[start:i]
+    while i < n and line[i].isspace():  # \s*
+        i += 1
+    if i == n or line[i] != ":":
+        return None
+    i += 1
+    if i < n and line[i].isspace():  # \s?
+        i += 1
+    return key, line[i:]
+
+
+def _metadata_regex(line: str) -> Optional[Tuple[str, str]]:
+    """:func:`_metadata_match` by the pattern itself."""
     global _metadata
     if _metadata is None:
         import re
 
         _metadata = re.compile(_METADATA_PATTERN)
-    return _metadata.match(line)
+    match = _metadata.match(line)
+    return (match.group(1), match.group(2)) if match else None
 
 
 def _invalid_reason(line: str, cut: int, count: str) -> str:
@@ -419,7 +451,7 @@ def _sum_lines(
         if line[0] == "#":
             match = _metadata_match(line)
             if match:
-                labels[match.group(1)] = match.group(2)
+                labels[match[0]] = match[1]
             continue
         cut = line.rfind(" ")
         if "\t" in line:

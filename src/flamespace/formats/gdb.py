@@ -12,14 +12,13 @@ any other line ends the current backtrace, as in the Perl script.
 
 from __future__ import annotations
 
-import re
-
 from .._record import Record, record
 from ._collapse import Stacks, count_dumps
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, Optional, TextIO
+    import re
+    from typing import Dict, Optional, TextIO, Tuple
 
     from .._types import Stack
     from ..core.vector import FlameGraph
@@ -28,8 +27,7 @@ if TYPE_CHECKING:
 name = "gdb"
 extensions = ()
 description = "gdb backtraces (stackcollapse-gdb.pl)"
-_FRAME = re.compile(r"#[0-9]* *([^ ]*) ([^ ]*) ([^ ]*) ([^ ]*)")
-_ADDRESS = re.compile(r"0x[a-zA-Z0-9]*")
+_PATTERNS: "Optional[Tuple[re.Pattern[str], re.Pattern[str]]]" = None  # a frame line, an address (compiled on first use)
 
 
 @record
@@ -39,6 +37,10 @@ class ReadOptions(Record):
 
 def sniff(head: bytes) -> Optional[bool]:
     """True for a ``Thread N (Thread 0x...`` line and a ``#0  0x... in f (`` frame."""
+    if b"Thread " not in head:  # the first pattern cannot match; no re (a folded file with '# ' headers comes here)
+        return None if len(head) < 4096 else False
+    import re
+
     return bool(re.search(rb"(?m)^Thread \d+ \(", head) and re.search(rb"(?m)^#\d+ +0x[0-9a-fA-F]+ in \S+ \(", head)) or (
         None if len(head) < 4096 else False
     )
@@ -58,8 +60,13 @@ def parse(
 
 def _frame_name(line: str) -> Optional[str]:
     """The function of a ``#N  0x... in f (...)`` line (the address's symbol when it has one); None for other lines."""
-    frame = _FRAME.match(line)
+    global _PATTERNS
+    if _PATTERNS is None:
+        import re
+
+        _PATTERNS = re.compile(r"#[0-9]* *([^ ]*) ([^ ]*) ([^ ]*) ([^ ]*)"), re.compile(r"0x[a-zA-Z0-9]*")
+    frame = _PATTERNS[0].match(line)
     if frame is None:
         return None
     first = frame.group(1)
-    return frame.group(3) if _ADDRESS.search(first) else first
+    return frame.group(3) if _PATTERNS[1].search(first) else first

@@ -33,7 +33,7 @@ from .selector import COLUMNS, Selector, parse_selector, parse_time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
+    from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
     import numpy as np
 
@@ -49,6 +49,8 @@ KINDS = ("profiles", "frames", "stacks", "facts")
 #: Rows per Parquet row group of the fact table: small enough that a query for a few
 #: profiles skips most of a compacted part (row groups carry min/max of ``profile``).
 ROW_GROUP = 128 * 1024
+#: Facts per part that gc writes (about 13 MB): a query checks the sha256 of the parts it reads.
+PART_FACTS = 8 * 1024 * 1024
 #: How long gc keeps the parts it replaced, for readers that took the old manifest.
 RETIRED_GRACE = timedelta(hours=1)
 #: The columns of the profiles table, in order (labels of their own, then the rest).
@@ -116,58 +118,65 @@ class Store:
         whose content (values, unit, metric and its own labels) is already stored is not added
         again (:attr:`AddResult.duplicates`)."""
         _, pa, pq = modules()
+        added_at = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(tzinfo=None)
+        with self._locked():
+            try:
+                return self._add(items, labels, diagnostics, added_at, pa, pq)
+            except BaseException:
+                self._intern = None  # it may hold ids that were never written: read it again next time
+                raise
+
+    def _add(self, items: Iterable[Tuple[Mapping[str, Number], Metadata, str]], labels: Mapping[str, str],
+             diagnostics: Optional[Diagnostics], added_at: datetime, pa: Any, pq: Any) -> AddResult:
+        """:meth:`add` under the lock."""
         import numpy as np
 
-        added_at = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(tzinfo=None)
         result = AddResult()
-        with self._locked():
-            manifest = read_manifest(self.path)
-            intern = self._load_intern(manifest, diagnostics)
-            counters = {k: manifest[f"next_{k}"] for k in ("profile", "frame", "stack")}
-            new_frames: List[Tuple[int, str]] = []
-            new_stacks: List[Tuple[int, int, int]] = []
-            rows: Dict[str, list] = {c: [] for c in PROFILE_COLUMNS}
-            fact_profiles: list = []
-            fact_stacks: list = []
-            fact_values: list = []
-            batch: Dict[str, int] = {}
-            for values, metadata, source in items:
-                digest = content_hash(values, metadata)
-                known = intern.hashes.get(digest, batch.get(digest))
-                if known is not None:
-                    result.duplicates.append((source, known))
-                    continue
-                ident = counters["profile"]
-                counters["profile"] += 1
-                batch[digest] = ident
-                pairs = [(_stack_id(intern, text, counters, new_frames, new_stacks), value)
-                         for text, value in values.items() if value]
-                pairs.sort()
-                stacks = np.fromiter((s for s, _ in pairs), dtype=np.int32, count=len(pairs))
-                numbers = np.fromiter((v for _, v in pairs), dtype=np.float64, count=len(pairs))
-                fact_profiles.append(np.full(len(pairs), ident, dtype=np.int32))
-                fact_stacks.append(stacks)
-                fact_values.append(numbers)
-                _profile_row(rows, ident, digest, source, metadata, labels, added_at, numbers,
-                             all(isinstance(v, int) or float(v).is_integer() for _, v in pairs))
-                result.added.append(ident)
-            if not result.added:
-                return result
-            tables = {
-                "profiles": pa.table({c: rows[c] for c in PROFILE_COLUMNS}, schema=schema("profiles")),
-                "frames": pa.table({"id": [i for i, _ in new_frames], "name": [n for _, n in new_frames]}, schema=schema("frames")),
-                "stacks": pa.table({"id": [s[0] for s in new_stacks], "parent": [s[1] for s in new_stacks],
-                                    "frame": [s[2] for s in new_stacks]}, schema=schema("stacks")),
-                "facts": pa.table({"profile": np.concatenate(fact_profiles), "stack": np.concatenate(fact_stacks),
-                                   "value": np.concatenate(fact_values)}, schema=schema("facts")),
-            }
-            part = self._write_part(tables, pq, len(result.added))
-            manifest["parts"].append(part)
-            for k, v in counters.items():
-                manifest[f"next_{k}"] = v
-            write_manifest(self.path, manifest)
-            intern.parts.add(part["name"])
-            intern.hashes.update(batch)
+        manifest = read_manifest(self.path)
+        intern = self._load_intern(manifest, diagnostics)
+        counters = {k: manifest[f"next_{k}"] for k in ("profile", "frame", "stack")}
+        new_frames: List[Tuple[int, str]] = []
+        new_stacks: List[Tuple[int, int, int]] = []
+        rows: Dict[str, list] = {c: [] for c in PROFILE_COLUMNS}
+        fact_profiles: list = []
+        fact_stacks: list = []
+        fact_values: list = []
+        batch: Dict[str, int] = {}
+        for values, metadata, source in items:
+            stacks, numbers = _intern_values(intern, values, counters, new_frames, new_stacks)
+            digest = _content_hash(stacks, numbers, metadata)
+            known = intern.hashes.get(digest, batch.get(digest))
+            if known is not None:
+                result.duplicates.append((source, known))
+                continue
+            ident = counters["profile"]
+            counters["profile"] += 1
+            batch[digest] = ident
+            fact_profiles.append(np.full(len(stacks), ident, dtype=np.int32))
+            fact_stacks.append(stacks)
+            fact_values.append(numbers)
+            integral = bool(((numbers == np.floor(numbers)) & (np.abs(numbers) < 2.0 ** 53)).all())
+            _profile_row(rows, ident, digest, source, metadata, labels, added_at, numbers, integral)
+            result.added.append(ident)
+        if not result.added:
+            if new_stacks:  # interned for nothing (no profile added): not written, so not kept
+                self._intern = None
+            return result
+        tables = {
+            "profiles": pa.table({c: rows[c] for c in PROFILE_COLUMNS}, schema=schema("profiles")),
+            "frames": pa.table({"id": [i for i, _ in new_frames], "name": [n for _, n in new_frames]}, schema=schema("frames")),
+            "stacks": pa.table({"id": [s[0] for s in new_stacks], "parent": [s[1] for s in new_stacks],
+                                "frame": [s[2] for s in new_stacks]}, schema=schema("stacks")),
+            "facts": pa.table({"profile": np.concatenate(fact_profiles), "stack": np.concatenate(fact_stacks),
+                               "value": np.concatenate(fact_values)}, schema=schema("facts")),
+        }
+        part = self._write_part(tables, pq, len(result.added))
+        manifest["parts"].append(part)
+        for k, v in counters.items():
+            manifest[f"next_{k}"] = v
+        write_manifest(self.path, manifest)
+        intern.parts.add(part["name"])
+        intern.hashes.update(batch)
         return result
 
     def add_files(self, paths: Sequence[str], labels: Mapping[str, str] = {}, diagnostics: Optional[Diagnostics] = None,
@@ -191,6 +200,8 @@ class Store:
         :data:`RETIRED_GRACE` (a reader may still be using them)."""
         if keep_last is not None and keep_last < 1:
             raise ArgumentError(f"--keep-last must be at least 1, not {keep_last}")
+        if not self.exists():
+            raise StoreError(f"there is no store at {self.path} (nothing was ever added to it)")
         _, pa, pq = modules()
         now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(tzinfo=None)
         with self._locked():
@@ -204,12 +215,20 @@ class Store:
                 "SELECT id FROM (SELECT id, time, row_number() OVER (PARTITION BY branch ORDER BY time DESC, id DESC) AS rank "
                 "FROM profiles) WHERE (? IS NULL OR rank <= ?) AND (? IS NULL OR time >= ?) ORDER BY id",
                 [keep_last, keep_last, cutoff, cutoff]).fetchall()]
+            if len(snapshot.dictionary) < len(manifest["parts"]):  # stacks lost with a corrupt part: their users go
+                import numpy as np
+
+                unknown = snapshot._unknown(np.arange(int(manifest["next_stack"])))
+                lost = {r[0] for r in con.execute(
+                    "SELECT DISTINCT profile FROM facts WHERE stack IN (SELECT unnest(?))", [unknown.tolist()]).fetchall()}
+                kept_ids = [i for i in kept_ids if i not in lost]
             corrupt = [p for p in manifest["parts"] if p["name"] in snapshot.corrupt]
             before = len(manifest["parts"])
             retired = list(manifest.get("retired", []))
-            if len(kept_ids) < total or len(snapshot.parts) > 1 or corrupt:
-                retired += [{"name": p["name"], "since": now.isoformat()} for p in snapshot.parts]
-                manifest["parts"] = [self._compact(snapshot, kept_ids, pa, pq)] if snapshot.parts else []
+            if len(kept_ids) < total or len(manifest["parts"]) > 1 or corrupt:
+                retired += [{"name": p["name"], "since": now.isoformat()} for p in manifest["parts"] if p not in corrupt]
+                sound = snapshot.parts or snapshot.dictionary
+                manifest["parts"] = self._compact(snapshot, kept_ids, pa, pq) if sound else []
                 for part in corrupt:
                     self._quarantine(part["name"])
             deleted = self._sweep(manifest, retired, now)
@@ -247,14 +266,15 @@ class Store:
             return intern
         snapshot = Snapshot(self.path, dict(manifest, parts=fresh), diagnostics)
         _, _, pq = modules()
-        for part in snapshot.parts:
+        for part in snapshot.dictionary:
             for ident, name in zip(*_columns(pq, snapshot.file(part, "frames"), ("id", "name"))):
                 intern.frames[name] = ident
             for ident, parent, frame in zip(*_columns(pq, snapshot.file(part, "stacks"), ("id", "parent", "frame"))):
                 intern.stacks[(parent, frame)] = ident
+        for part in snapshot.parts:
             for ident, digest in zip(*_columns(pq, snapshot.file(part, "profiles"), ("id", "hash"))):
                 intern.hashes[digest] = ident
-            intern.parts.add(part["name"])
+        intern.parts.update(p["name"] for p in fresh)
         return intern
 
     def _write_part(self, tables: Mapping[str, Any], pq: Any, profiles: int) -> Dict[str, Any]:
@@ -272,33 +292,49 @@ class Store:
         _fsync_dir(os.path.join(self.path, "parts"))
         return {"name": name, "profiles": profiles, "facts": tables["facts"].num_rows, "files": files}
 
-    def _compact(self, snapshot: "Snapshot", kept_ids: List[int], pa: Any, pq: Any) -> Dict[str, Any]:
-        """One part holding the kept profiles, every stack and frame (ids unchanged: stable for readers)."""
-        name = f"{time.strftime('%Y%m%d%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:12]}-gc"
-        staging = os.path.join(self.path, "tmp", name)
-        os.makedirs(staging)
+    def _compact(self, snapshot: "Snapshot", kept_ids: List[int], pa: Any, pq: Any) -> List[Dict[str, Any]]:
+        """The kept profiles rewritten as parts of at most :data:`PART_FACTS` facts each (a query
+        checks and reads only the parts that hold its profiles), every stack and frame in the
+        first (ids unchanged: stable for readers). Facts are streamed: they need not fit in memory."""
         con = snapshot.connection()
-        con.register("kept", pa.table({"id": pa.array(kept_ids, pa.int32())}))
-        queries = {
-            "profiles": f"SELECT {', '.join(_quote(c) for c in PROFILE_COLUMNS)} FROM profiles SEMI JOIN kept USING (id) ORDER BY id",
-            "frames": "SELECT id, name FROM frames ORDER BY id",
-            "stacks": "SELECT id, parent, frame FROM stacks ORDER BY id",
-            "facts": "SELECT profile, stack, value FROM facts WHERE profile IN (SELECT id FROM kept)",
-        }
-        files = {}
-        facts = 0
-        for kind, query in queries.items():
-            path = os.path.join(staging, f"{kind}.parquet")
-            if kind == "facts":  # streamed: the fact table need not fit in memory; parts are in id order
-                con.execute(f"COPY ({query}) TO '{_sql_path(path)}' (FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE {ROW_GROUP})")
-                facts = pq.ParquetFile(path).metadata.num_rows
-            else:
-                _write_table(pq, _arrow(con, query).cast(schema(kind)), path, kind)
-            files[kind] = _file_entry(path)
-        _fsync_dir(staging)
-        os.rename(staging, os.path.join(self.path, "parts", name))
+        sizes = dict(con.execute("SELECT id, stacks FROM profiles").fetchall())
+        chunks: List[List[int]] = [[]]
+        rows = 0
+        for ident in kept_ids:
+            if chunks[-1] and rows + sizes[ident] > PART_FACTS:
+                chunks.append([])
+                rows = 0
+            chunks[-1].append(ident)
+            rows += sizes[ident]
+        parts = []
+        for index, chunk in enumerate(chunks):
+            name = f"{time.strftime('%Y%m%d%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:12]}-gc"
+            staging = os.path.join(self.path, "tmp", name)
+            os.makedirs(staging)
+            con.register("kept", pa.table({"id": pa.array(chunk, pa.int32())}))
+            low, high = (chunk[0], chunk[-1]) if chunk else (0, -1)
+            dictionary = "" if index == 0 else " WHERE false"
+            queries = {
+                "profiles": f"SELECT {', '.join(_quote(c) for c in PROFILE_COLUMNS)} FROM profiles SEMI JOIN kept USING (id) ORDER BY id",
+                "frames": f"SELECT id, name FROM frames{dictionary} ORDER BY id",
+                "stacks": f"SELECT id, parent, frame FROM stacks{dictionary} ORDER BY id",
+                "facts": f"SELECT profile, stack, value FROM facts WHERE profile BETWEEN {low} AND {high} "
+                         "AND profile IN (SELECT id FROM kept) ORDER BY profile, stack",
+            }
+            files = {}
+            facts = 0
+            for kind, query in queries.items():
+                path = os.path.join(staging, f"{kind}.parquet")
+                if kind == "facts":
+                    facts = _write_batches(pq, _arrow_batches(con, query), path, schema(kind))
+                else:
+                    _write_table(pq, _arrow(con, query).cast(schema(kind)), path, kind)
+                files[kind] = _file_entry(path)
+            _fsync_dir(staging)
+            os.rename(staging, os.path.join(self.path, "parts", name))
+            parts.append({"name": name, "profiles": len(chunk), "facts": facts, "files": files})
         _fsync_dir(os.path.join(self.path, "parts"))
-        return {"name": name, "profiles": len(kept_ids), "facts": facts, "files": files}
+        return parts
 
     def _quarantine(self, name: str) -> None:
         os.makedirs(os.path.join(self.path, "corrupt"), exist_ok=True)
@@ -332,11 +368,18 @@ class Snapshot:
         self.root = root
         self.manifest = manifest
         self.diagnostics = diagnostics
-        self.corrupt: Set[str] = set()
-        self._checked: Set[str] = set()
-        self.parts: List[Dict[str, Any]] = [p for p in manifest["parts"] if self._check(p, ("profiles", "frames", "stacks"))]
+        self.corrupt: Set[str] = set()  # parts with a file that failed its check
+        self._sound: Set[str] = set()
+        self._unsound: Set[str] = set()
+        #: Parts whose profiles (and, once read, facts) are sound: the profiles this snapshot sees.
+        self.parts: List[Dict[str, Any]] = [p for p in manifest["parts"] if self._check(p, ("profiles",))]
+        #: Parts whose frames and stacks are sound (a part's dictionary outlives its corrupt facts).
+        self.dictionary: List[Dict[str, Any]] = [p for p in manifest["parts"] if self._check(p, ("frames", "stacks"))]
         self._db: Any = None
-        self._dictionary: Optional[Tuple[Any, Any, List[str]]] = None
+        self._stacks: Optional[Tuple[Any, Any, List[str]]] = None
+        self._lists: Optional[Tuple[List[int], List[int], List[str]]] = None
+        self._tuples: Dict[int, Stack] = {-1: ()}
+        self._texts: Dict[int, Optional[str]] = {-1: None}
 
     # -- files
 
@@ -347,19 +390,21 @@ class Snapshot:
         """The Parquet files of one table over every sound part (fact files are checked first): for Dask."""
         if kind == "facts":
             self.verify_all()
-        return [self.file(p, kind) for p in self.parts]
+        return [self.file(p, kind) for p in (self.dictionary if kind in ("frames", "stacks") else self.parts)]
 
     def verify_all(self) -> None:
         """Check every part's fact file now (gc, and callers that read all facts)."""
         self.parts = [p for p in self.parts if self._check(p, ("facts",))]
 
     def _check(self, part: Mapping[str, Any], kinds: Sequence[str]) -> bool:
-        if part["name"] in self.corrupt:
-            return False
+        """Whether the files ``kinds`` of ``part`` match the manifest (each checked once; a
+        mismatch is warned of once, naming the part and the file)."""
         for kind in kinds:
             path = self.file(part, kind)
-            if path in self._checked:
+            if path in self._sound:
                 continue
+            if path in self._unsound:
+                return False
             expected = part["files"][kind]
             problem = None
             try:
@@ -370,12 +415,15 @@ class Snapshot:
             except OSError as exc:
                 problem = f"{kind}.parquet cannot be read ({exc.strerror or exc})"
             if problem:
+                self._unsound.add(path)
                 self.corrupt.add(part["name"])
+                lost = (f"{part['profiles']} profile(s) left out" if kind in ("profiles", "facts")
+                        else "the profiles that use its stacks are left out")
                 if self.diagnostics is not None:
                     self.diagnostics.warn(f"store {self.root}: skipped corrupt part {part['name']}: {problem} "
-                                          f"({part['profiles']} profile(s) left out; `flamespace store gc` moves it to corrupt/)")
+                                          f"({lost}; `flamespace store gc` moves it to corrupt/)")
                 return False
-            self._checked.add(path)
+            self._sound.add(path)
         return True
 
     # -- DuckDB
@@ -398,10 +446,11 @@ class Snapshot:
             return self._db
         duckdb, pa, _ = modules()
         db = duckdb.connect(":memory:")
+        db.execute("SET enable_progress_bar = false")  # DuckDB draws one on a terminal for long queries: the library never prints
         for kind in KINDS:
             db.register(f"empty_{kind}", schema(kind).empty_table())
         for kind in ("profiles", "frames", "stacks"):
-            files = [self.file(p, kind) for p in self.parts]
+            files = self.part_files(kind)
             source = f"read_parquet({_sql_list(files)}, filename = true)" if files else f"(SELECT *, '' AS filename FROM empty_{kind})"
             db.execute(f"CREATE VIEW {kind} AS SELECT * FROM {source}")
         self._db = db
@@ -484,9 +533,14 @@ class Snapshot:
             return np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0)
         got = self._database().execute(
             f"SELECT profile, stack, value FROM read_parquet({_sql_list(files)}) "
-            "WHERE profile IN (SELECT id FROM selected) ORDER BY profile, stack").fetchnumpy()
-        return (np.asarray(got["profile"], np.int32), np.asarray(got["stack"], np.int32),
-                np.asarray(got["value"], np.float64))
+            f"WHERE {self._range(ids)} AND profile IN (SELECT id FROM selected) ORDER BY profile, stack").fetchnumpy()
+        profiles, stacks, values = (np.asarray(got["profile"], np.int32), np.asarray(got["stack"], np.int32),
+                                    np.asarray(got["value"], np.float64))
+        unknown = self._unknown(stacks)
+        if len(unknown):  # profiles that use stacks of a corrupt dictionary: left out, with a warning
+            keep = ~np.isin(profiles, self._users(files, unknown))
+            profiles, stacks, values = profiles[keep], stacks[keep], values[keep]
+        return profiles, stacks, values
 
     def sums(self, ids: Sequence[int]) -> Tuple["np.ndarray", "np.ndarray", int]:
         """(stack ids, summed values, profiles found) over the profiles ``ids``: aggregated by DuckDB."""
@@ -495,10 +549,54 @@ class Snapshot:
         files, found = self._fact_files(ids)
         if not files:
             return np.zeros(0, np.int32), np.zeros(0), 0
-        got = self._database().execute(
-            f"SELECT stack, sum(value) AS value FROM read_parquet({_sql_list(files)}) "
-            "WHERE profile IN (SELECT id FROM selected) GROUP BY stack ORDER BY stack").fetchnumpy()
+        query = (f"SELECT stack, sum(value) AS value FROM read_parquet({_sql_list(files)}) "
+                 f"WHERE {self._range(ids)} AND profile IN (SELECT id FROM selected) GROUP BY stack ORDER BY stack")
+        got = self._database().execute(query).fetchnumpy()
+        unknown = self._unknown(np.asarray(got["stack"]))
+        if len(unknown):  # profiles that use stacks of a corrupt dictionary: left out, with a warning
+            users = set(self._users(files, unknown).tolist())
+            readable = [i for i in ids if i not in users]
+            if not readable:
+                return np.zeros(0, np.int32), np.zeros(0), 0
+            files, found = self._fact_files(readable)
+            got = self._database().execute(query).fetchnumpy()
         return np.asarray(got["stack"], np.int32), np.asarray(got["value"], np.float64), found
+
+    @staticmethod
+    def _range(ids: Sequence[int]) -> str:
+        """A condition on the profile column that Parquet's row-group statistics can skip by."""
+        return f"profile BETWEEN {int(min(ids))} AND {int(max(ids))}"
+
+    def _unknown(self, stacks: "np.ndarray") -> "np.ndarray":
+        """The stack ids among ``stacks`` that no sound part defines (none unless a dictionary was corrupt)."""
+        import numpy as np
+
+        if len(self.dictionary) == len(self.manifest["parts"]) or not len(stacks):
+            return np.zeros(0, np.int64)
+        parent = self._stack_table()[0]
+        broken = parent == -2  # unknown, or (pointer jumping, a few rounds for any depth) an ancestor is
+        up = np.where(parent >= 0, parent, np.arange(len(parent)))
+        while True:
+            spread = broken | broken[up]
+            if (spread == broken).all():
+                break
+            broken, up = spread, up[up]
+        outside = stacks >= len(parent)
+        return np.unique(stacks[outside | broken[np.where(outside, 0, stacks)]])
+
+    def _users(self, files: Sequence[str], unknown: "np.ndarray") -> "np.ndarray":
+        """The selected profiles that use any of the ``unknown`` stacks, warned of."""
+        import numpy as np
+
+        got = self._database().execute(
+            f"SELECT DISTINCT profile FROM read_parquet({_sql_list(files)}) "
+            "WHERE profile IN (SELECT id FROM selected) AND stack IN (SELECT unnest(?))",
+            [[int(s) for s in unknown]]).fetchnumpy()
+        users = np.asarray(got["profile"])
+        if self.diagnostics is not None:
+            self.diagnostics.warn(f"store {self.root}: left out {len(users)} profile(s) whose stacks were defined in "
+                                  "a corrupt part (see above)")
+        return users
 
     def matrix(self, ids: Sequence[int]) -> Tuple[List[str], "np.ndarray", List[int]]:
         """(stack texts, runs × stacks matrix, profile ids of the rows): the profiles ``ids``
@@ -557,7 +655,7 @@ class Snapshot:
 
     def _stack_table(self) -> Tuple[Any, Any, List[str]]:
         """(parent by stack id, frame by stack id, frame names by id): -2 where a stack is unknown."""
-        if self._dictionary is None:
+        if self._stacks is None:
             import numpy as np
 
             db = self._database()
@@ -570,33 +668,42 @@ class Snapshot:
             names = [""] * int(self.manifest["next_frame"])
             for ident, name in db.execute("SELECT id, name FROM frames").fetchall():
                 names[ident] = name
-            self._dictionary = (parent, frame, names)
-        return self._dictionary
+            self._stacks = (parent, frame, names)
+        return self._stacks
 
     def stack_tuples(self, stack_ids: Iterable[int]) -> List[Stack]:
         """The frames of each stack id, root first."""
-        parent, frame, names = self._stack_table()
-        memo: Dict[int, Stack] = {-1: ()}
-
-        def build(ident: int) -> Stack:
-            chain = []
-            while ident not in memo:
-                if ident < 0 or ident >= len(parent) or parent[ident] == -2:
-                    raise StoreError(f"stack {ident} is not in the store {self.root}: it was defined in a corrupt part "
-                                     "(see the warning); `flamespace store gc` drops what it cannot read")
-                chain.append(ident)
-                ident = int(parent[ident])
-            stack = memo[ident]
-            for link in reversed(chain):
-                f = int(frame[link])
-                stack = memo[link] = stack + ((names[f],) if f >= 0 else ())
-            return stack
-
-        return [build(int(i)) for i in stack_ids]
+        return self._resolve(stack_ids, self._tuples, lambda stack, name: stack + (name,))
 
     def stack_texts(self, stack_ids: Iterable[int]) -> List[str]:
         """Each stack id as the folded format writes it (frames joined by ';')."""
-        return [";".join(stack) for stack in self.stack_tuples(stack_ids)]
+        texts = self._resolve(stack_ids, self._texts, lambda text, name: name if text is None else text + ";" + name)
+        return [text or "" for text in texts]  # None: the empty stack (a root frame may be named "")
+
+    def _resolve(self, stack_ids: Iterable[int], memo: Dict[int, Any], extend: Callable[[Any, str], Any]) -> List[Any]:
+        """Each stack id built from its parent's (memoised for the snapshot: a parent is built once)."""
+        parent, frame, names = self._stack_lists()
+
+        def build(ident: int) -> Any:
+            chain = []
+            while ident not in memo:
+                if not 0 <= ident < len(parent) or parent[ident] == -2:
+                    raise StoreError(f"stack {ident} is not in the store {self.root}: it was defined in a corrupt part")
+                chain.append(ident)
+                ident = parent[ident]
+            built = memo[ident]
+            for link in reversed(chain):
+                f = frame[link]
+                built = memo[link] = extend(built, names[f]) if f >= 0 else built
+            return built
+
+        return [memo[i] if i in memo else build(i) for i in map(int, stack_ids)]
+
+    def _stack_lists(self) -> Tuple[List[int], List[int], List[str]]:
+        if self._lists is None:
+            parent, frame, names = self._stack_table()
+            self._lists = (parent.tolist(), frame.tolist(), names)
+        return self._lists
 
 
 # -- selection
@@ -643,16 +750,33 @@ def _conditions(chosen: Selector) -> Tuple[List[str], List[Any]]:
 # -- ingest
 
 
-def content_hash(values: Mapping[str, Number], metadata: Metadata) -> str:
-    """The identity of a profile: sha256 of its unit, metric, own labels and (stack, value) lines.
-    Labels added at ingest (git, --label) are not part of it: the same file added twice is one profile."""
+def _intern_values(intern: _Intern, values: Mapping[str, Number], counters: Dict[str, int],
+                   new_frames: List[Tuple[int, str]], new_stacks: List[Tuple[int, int, int]]) -> Tuple["np.ndarray", "np.ndarray"]:
+    """A profile as (stack ids, values), sorted by stack id, zeros left out; new stacks interned."""
+    import numpy as np
+
+    count = len(values)
+    try:  # most stacks of a run were stored before: one C-level lookup each
+        stacks = np.fromiter(map(intern.texts.__getitem__, values), dtype=np.int32, count=count)
+    except KeyError:
+        stacks = np.fromiter((_stack_id(intern, text, counters, new_frames, new_stacks) for text in values),
+                             dtype=np.int32, count=count)
+    numbers = np.fromiter(values.values(), dtype=np.float64, count=count)
+    order = np.argsort(stacks, kind="stable")
+    stacks, numbers = stacks[order], numbers[order]
+    kept = numbers != 0
+    return (stacks, numbers) if kept.all() else (stacks[kept], numbers[kept])
+
+
+def _content_hash(stacks: "np.ndarray", numbers: "np.ndarray", metadata: Metadata) -> str:
+    """The identity of a profile in a store: sha256 of its unit, metric, own labels and its
+    (stack id, value) pairs (a stack text has one id in a store). Labels added at ingest (git,
+    --label) are not part of it: the same file added twice is one profile."""
     digest = hashlib.sha256()
     head = {"unit": metadata.unit, "metric": metadata.metric, "labels": dict(sorted(metadata.labels.items()))}
     digest.update(json.dumps(head, sort_keys=True).encode())
-    for text in sorted(values):
-        value = values[text]
-        if value:
-            digest.update(f"\n{text}\t{float(value)!r}".encode())
+    digest.update(stacks.astype("<i4").tobytes())
+    digest.update(numbers.astype("<f8").tobytes())
     return digest.hexdigest()
 
 
@@ -722,13 +846,34 @@ def schema(kind: str) -> Any:
     return pa.schema([("profile", pa.int32()), ("stack", pa.int32()), ("value", pa.float64())])
 
 
-def _write_table(pq: Any, table: Any, path: str, kind: str) -> None:
-    """One table as a Parquet file, synced to disk. Facts: stack ids delta-encoded (sorted within
-    a profile), the profile column run-length encoded by its dictionary."""
-    options: Dict[str, Any] = {"compression": "zstd", "row_group_size": ROW_GROUP}
+def _parquet_options(kind: str) -> Dict[str, Any]:
+    """How a table is written. Facts: stack ids delta-encoded (sorted within a profile), the
+    profile column run-length encoded by its dictionary, values split by byte (then zstd)."""
+    options: Dict[str, Any] = {"compression": "zstd"}
     if kind == "facts":
         options.update(use_dictionary=["profile"], column_encoding={"stack": "DELTA_BINARY_PACKED", "value": "BYTE_STREAM_SPLIT"})
-    pq.write_table(table, path, **options)
+    return options
+
+
+def _write_table(pq: Any, table: Any, path: str, kind: str) -> None:
+    """One table as a Parquet file, synced to disk."""
+    pq.write_table(table, path, row_group_size=ROW_GROUP, **_parquet_options(kind))
+    _fsync_file(path)
+
+
+def _write_batches(pq: Any, batches: Any, path: str, arrow_schema: Any) -> int:
+    """Record batches (facts) streamed into one Parquet file, synced; returns the rows written."""
+    rows = 0
+    with pq.ParquetWriter(path, arrow_schema, **_parquet_options("facts")) as writer:
+        for batch in batches:
+            if batch.num_rows:
+                writer.write_batch(batch.cast(arrow_schema), row_group_size=ROW_GROUP)
+                rows += batch.num_rows
+    _fsync_file(path)
+    return rows
+
+
+def _fsync_file(path: str) -> None:
     with open(path, "rb") as handle:
         os.fsync(handle.fileno())
 
@@ -768,6 +913,13 @@ def _arrow(con: Any, query: str) -> Any:
     relation = con.sql(query)
     fetch = getattr(relation, "to_arrow_table", None) or relation.arrow
     return fetch()
+
+
+def _arrow_batches(con: Any, query: str) -> Any:
+    """A query's result as Arrow record batches, read as they are written (bounded memory)."""
+    relation = con.sql(query)
+    reader = getattr(relation, "to_arrow_reader", None) or relation.fetch_arrow_reader
+    return reader(ROW_GROUP)
 
 
 def _sql_path(path: str) -> str:

@@ -1,0 +1,116 @@
+"""flamespace store and store: selectors where profiles are read, run through main([...])."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from flamespace.cli import main
+
+from .test_compare import write_runs
+
+pytest.importorskip("duckdb")
+pytest.importorskip("pyarrow")
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    """An empty store in $FLAMESPACE_STORE (selectors read it)."""
+    path = tmp_path / "store"
+    monkeypatch.setenv("FLAMESPACE_STORE", str(path))
+    return path
+
+
+def run(capsys, *args):
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("method", ["maxt", "welch"])
+def test_compare_against_a_store_baseline_is_compare_against_its_files(capsys, tmp_path, store, method):
+    base, cand = write_runs(tmp_path / "base", 1, False), write_runs(tmp_path / "cand", 2, True)
+    assert run(capsys, "store", "add", base, "--no-git", "--label", "branch=main")[0] == 0
+    files = run(capsys, "compare", "-a", base, "-b", cand, "-m", method, "--json")
+    stored = run(capsys, "compare", "-a", "store:branch=main", "-b", cand, "-m", method, "--json")
+    assert files[0] == stored[0] == 3
+    assert json.loads(files[1]) == json.loads(stored[1])
+    text = run(capsys, "compare", "-a", base, "-b", cand, "-m", method)[1]
+    assert run(capsys, "compare", "-a", "store:branch=main,last=12", "-b", cand, "-m", method)[1] == text
+    # both sides from the store
+    assert run(capsys, "store", "add", cand, "--no-git", "--label", "branch=pr")[0] == 0
+    assert run(capsys, "compare", "-a", "store:branch=main", "-b", "store:branch=pr", "-m", method)[1] == text
+
+
+def test_add_ls_get_and_gc(capsys, tmp_path, store):
+    base = write_runs(tmp_path / "base", 1, False, n=4)
+    code, _, err = run(capsys, "store", "add", base, "--no-git", "--label", "bench=parse", "--label", "branch=main")
+    assert code == 0 and "added 4 profile(s)" in err
+    code, _, err = run(capsys, "store", "add", base / "run00.folded", "--no-git")
+    assert code == 0 and "added 0 profile(s)" in err and "1 already stored" in err and "run00.folded" in err
+    code, out, _ = run(capsys, "store", "ls", "--json")
+    rows = json.loads(out)
+    assert [r["bench"] for r in rows] == ["parse"] * 4 and rows[0]["labels"] == {"bench": "parse", "branch": "main"}
+    code, out, _ = run(capsys, "store", "ls", "store:bench=parse,last=2")
+    assert code == 0 and "2 profile(s)" in out and "run03.folded" in out and "run01.folded" not in out
+    merged = run(capsys, "merge", base, "--no-header")[1]
+    assert run(capsys, "store", "get", "store:bench=parse", "--no-header")[1] == merged
+    out_file = tmp_path / "mean.json"
+    assert run(capsys, "store", "get", "store:bench=parse", "--mean", "--to", "speedscope", "-o", out_file)[0] == 0
+    assert json.loads(out_file.read_text())["profiles"]
+    assert run(capsys, "svg", "store:bench=parse", "-o", tmp_path / "x.svg")[0] == 0
+    assert "<svg" in (tmp_path / "x.svg").read_text()
+    code, out, _ = run(capsys, "top", "store:bench=parse")
+    assert code == 0 and "main" in out
+    code, _, err = run(capsys, "store", "gc", "--keep-last", "3")
+    assert code == 0 and "removed 1 profile(s), kept 3" in err
+    assert len(json.loads(run(capsys, "store", "ls", "--json")[1])) == 3
+
+
+@pytest.mark.parametrize("args, says", [
+    (["compare", "-a", "store:branch=nope", "-b", "store:branch=main"], "store:branch=nope matches no profile"),
+    (["compare", "-a", "store:branch", "-b", "x"], "'branch' is not key=value"),
+    (["svg", "store:bench=none"], "matches no profile"),
+    (["store", "get", "store:last=0"], "last must be a whole number"),
+    (["store", "add", "nothing.folded", "--label", "novalue"], "give KEY=VALUE"),
+    (["store", "gc", "--older-than", "soon"], "not an age"),
+    (["store", "gc", "--store", "nowhere"], "there is no store at nowhere"),
+])
+def test_bad_selectors_and_empty_matches_exit_1(capsys, tmp_path, store, args, says):
+    base = write_runs(tmp_path / "base", 1, False, n=2)
+    run(capsys, "store", "add", base, "--no-git", "--label", "branch=main")
+    code, out, err = run(capsys, *args)
+    assert code == 1 and says in err and out == ""
+
+
+def test_collect_store_adds_the_runs(capsys, tmp_path, store, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "collect", "-n", "2", "-o", tmp_path / "runs", "--store", "-q", "-c", "sum(range(10000))")
+    assert code == 0 and "added 2 run(s) to the store" in err
+    rows = json.loads(run(capsys, "store", "ls", "--json")[1])
+    assert [r["mode"] for r in rows] == ["wall", "wall"] and [r["labels"]["run"] for r in rows] == ["1", "2"]
+
+
+def test_gate_store_adds_each_side_with_its_commit(capsys, tmp_path, store, monkeypatch):
+    from .test_gate import gate, git, make_repo
+
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    repo = make_repo(tmp_path / "repo")
+    code, _, stderr = gate(capsys, repo, tmp_path / "out", "--base", "v1", "--head", "v2", "--no-install", "--store",
+                           "--", "bench/workload.py")
+    assert code == 3 and "added 16 run(s) to the store" in stderr
+    rows = json.loads(run(capsys, "store", "ls", "--json")[1])
+    commits = {side: git(repo, "rev-parse", f"{ref}^{{commit}}").strip() for side, ref in (("baseline", "v1"), ("candidate", "v2"))}
+    assert sorted((r["labels"]["side"], r["commit"], r["branch"]) for r in rows) == sorted(
+        [("baseline", commits["baseline"], "v1")] * 8 + [("candidate", commits["candidate"], "v2")] * 8)
+    # the stored baseline gates the next change as the files did
+    code, _, _ = run(capsys, "compare", "-a", f"store:commit={commits['baseline'][:8]}", "-b", "store:side=candidate")
+    assert code == 3
+
+
+def test_a_selector_on_both_sides_compares_its_runs_with_themselves(capsys, tmp_path, store):
+    base = write_runs(tmp_path / "base", 1, False, n=6)
+    run(capsys, "store", "add", base, "--no-git", "--label", "branch=main")
+    code, out, err = run(capsys, "compare", "-a", "store:branch=main", "-b", "store:branch=main", "--alternative", "two-sided")
+    assert code == 0 and "global max |t| = 0, p = 1." in out and "No stack changed significantly." in out, out + err
