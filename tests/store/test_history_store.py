@@ -55,3 +55,25 @@ def test_moments_per_group(snapshot, records):
     assert m.sums[0, column] == sum(before) and m.squares[0, column] == sum(v * v for v in before)
     assert m.means()[0, column] == pytest.approx(np.mean(before))
     assert m.variances()[0, column] == pytest.approx(np.var(before, ddof=1))
+
+
+def test_a_corrupt_part_is_left_out_with_a_warning(tmp_path, records):
+    from flamespace.core.metadata import Metadata
+    from flamespace.diagnostics import Diagnostics
+    from flamespace.store import open_store
+
+    store = open_store(str(tmp_path / "store"))
+    items = [(r.values, Metadata(unit="samples", labels={"commit": r.commit, "time": r.time.isoformat(), "branch": "main"}),
+              f"run-{i}.folded") for i, r in enumerate(records)]
+    store.add(items[:18])
+    store.add(items[18:])
+    second = store.snapshot().parts[1]["name"]
+    facts = tmp_path / "store" / "parts" / second / "facts.parquet"
+    facts.write_bytes(facts.read_bytes()[:-8] + b"garbage!")  # same size, wrong checksum
+    diagnostics = Diagnostics()
+    snapshot = store.snapshot(diagnostics)
+    h = history(snapshot, snapshot.select("store:branch=main"), "commit")
+    assert h.runs.sum() == 18 and h.points == tuple(f"{c:02d}abc" for c in range(6))
+    assert h.sums.tolist() == history_of(records[:18], "commit").sums.tolist()
+    assert any(second in message for message in diagnostics.messages())
+    assert aggregate.mean(snapshot, snapshot.select("store:branch=main")) == snapshot.merged(snapshot.select("store:branch=main"), mean=True)[0]

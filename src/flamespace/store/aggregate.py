@@ -97,10 +97,11 @@ class Embedded(Engine):
             return Grouped.empty()
         db = snapshot._database()
         db.register("grouping", pa.table({"profile": pa.array(np.asarray(ids, np.int32)), "key": pa.array(np.asarray(keys, np.int64))}))
-        where = ""
+        low, high = int(min(ids)), int(max(ids))  # row groups outside are skipped by their statistics
+        where = f"WHERE f.profile BETWEEN {low} AND {high}"
         if stacks is not None:
             db.register("chosen", pa.table({"stack": pa.array(np.asarray(stacks, np.int32))}))
-            where = "WHERE f.stack IN (SELECT stack FROM chosen)"
+            where += " AND f.stack IN (SELECT stack FROM chosen)"
         listed = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "]"
         got = db.execute(
             f"SELECT g.key AS key, f.stack AS stack, count(*) AS n, sum(f.value) AS s, sum(f.value * f.value) AS q "
@@ -109,13 +110,14 @@ class Embedded(Engine):
         return Grouped.sorted(got["key"], got["stack"], got["n"], got["s"], got["q"])
 
 
-def _found(snapshot: Snapshot, ids: Sequence[int]) -> List[int]:
-    """The profiles of ``ids`` in sound parts (a corrupt part's are left out, as the store's own queries do)."""
+def readable(snapshot: Snapshot, ids: Sequence[int]) -> List[int]:
+    """The profiles of ``ids`` the store can read, in order: those of a corrupt part, or whose
+    stacks a corrupt part defined, are left out (warned of), as the store's own queries do."""
     _, found = fact_files(snapshot, ids)
-    if found == len(ids):
+    if found == len(ids) and not snapshot.corrupt:
         return list(ids)
-    readable = set(snapshot.facts(ids)[0].tolist())
-    return [i for i in ids if i in readable]
+    present = set(snapshot.facts(ids)[0].tolist())
+    return [i for i in ids if i in present]
 
 
 def stack_sums(snapshot: Snapshot, ids: Sequence[int], engine: Optional[Engine] = None) -> Tuple["np.ndarray", "np.ndarray"]:
@@ -128,7 +130,7 @@ def stack_sums(snapshot: Snapshot, ids: Sequence[int], engine: Optional[Engine] 
 
 def mean(snapshot: Snapshot, ids: Sequence[int], engine: Optional[Engine] = None) -> Dict[str, float]:
     """The mean profile of ``ids`` by stack text (as ``Snapshot.merged(ids, mean=True)``)."""
-    found = _found(snapshot, ids)
+    found = readable(snapshot, ids)
     if not found:
         raise StoreError(f"none of the {len(ids)} selected profile(s) could be read from the store {snapshot.root}")
     stacks, sums = stack_sums(snapshot, found, engine)
@@ -141,7 +143,7 @@ def matrix(snapshot: Snapshot, ids: Sequence[int], engine: Optional[Engine] = No
     in the order of ``ids`` (those that could be read), stacks in id order."""
     import numpy as np
 
-    found = _found(snapshot, ids)
+    found = readable(snapshot, ids)
     got = (engine or Embedded()).grouped(snapshot, found, np.arange(len(found), dtype=np.int64))
     columns, inverse = np.unique(got.stacks, return_inverse=True)
     out = np.zeros((len(found), len(columns)))
@@ -179,7 +181,7 @@ def moments(snapshot: Snapshot, groups: Mapping[str, Sequence[int]], engine: Opt
     import numpy as np
 
     names = tuple(groups)
-    found = [_found(snapshot, groups[g]) for g in names]
+    found = [readable(snapshot, groups[g]) for g in names]
     ids = [i for f in found for i in f]
     keys = [k for k, f in enumerate(found) for _ in f]
     got = (engine or Embedded()).grouped(snapshot, ids, keys)

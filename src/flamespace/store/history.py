@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from ..stats.history import TOP, History, assign_points, check_by, choose_stacks
-from .aggregate import Embedded, fact_files, stack_sums
+from .aggregate import Embedded, fact_files, readable, stack_sums
 
 if TYPE_CHECKING:
     from .aggregate import Engine
@@ -70,9 +70,9 @@ def _profile_columns(snapshot: Snapshot, ids: Sequence[int]) -> Dict[str, Any]:
         "time": np.asarray(got["time"], dtype="datetime64[us]").tolist(), "total": np.asarray(got["total"], np.float64),
         "unit": ["" if u is None else str(u) for u in _values(got["unit"])],
     }
-    if found < len(rows["id"]):  # a corrupt part (warned of): its profiles are left out of the series too
-        readable = set(snapshot.facts(ids)[0].tolist())
-        keep = [k for k, i in enumerate(rows["id"]) if i in readable]
+    if found < len(rows["id"]) or snapshot.corrupt:  # a corrupt part (warned of): its profiles are left out here too
+        kept = set(readable(snapshot, rows["id"]))
+        keep = [k for k, i in enumerate(rows["id"]) if i in kept]
         rows = {name: [column[k] for k in keep] if isinstance(column, list) else column[keep] for name, column in rows.items()}
     return rows
 
