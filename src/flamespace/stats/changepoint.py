@@ -15,17 +15,19 @@ for three reasons:
   for the energy statistic (every pair of points): 999 permutations of a 1,000-commit series
   are about 10⁶ operations instead of 10⁹, for each of the stacks shown, so the p-values stay
   exact permutation p-values rather than a handful of draws. DataStax's Hunter (Fleming et al.
-  2023), which took E-divisive from MongoDB, replaced its permutation test for the same cost.
+  2023), built on MongoDB's E-divisive code, replaced its permutation test with a t-test,
+  citing its cost and its run-to-run randomness.
 - **Determinism.** The permutations are drawn from a generator seeded by ``seed`` and the
   segment's bounds, so the same series gives the same answer, whatever order segments are
-  tested in (Hunter's other complaint about E-divisive's random permutations).
+  tested in.
 
 **Error rate.** A series without any change reports one with probability at most α (the first
 test is a valid permutation test at level α, and nothing is reported unless it rejects):
 exact when the points are exchangeable, i.e. independent and identically distributed when
 nothing changed. Drift (a slowly warming machine) or correlated neighbours break that
-assumption. Later splits are tested the same way within their segment. Series of up to
-``max_exact`` points are tested on every ordering (exact; p ≥ 1/n!), longer ones on
+assumption. Later splits are tested the same way within their segment, so a series with one
+real change reports a second, false one in about 2α of cases (docs/performance.md). Series of
+up to :data:`MAX_EXACT` points are tested on every ordering (exact), longer ones on
 ``permutations`` random orderings with the observed one counted, p = (1 + #{T* ≥ T}) / (B + 1),
 stopped early once 20 orderings reach the observed statistic (Besag & Clifford's sequential
 p-value, as valid; a series without a change costs a few dozen orderings, not thousands).
@@ -126,13 +128,16 @@ def levels_of(series: Iterable[Union[float, Sequence[float], "np.ndarray"]]) -> 
     """One level per point: a number as it is, several runs by their mean. A point without runs is an error."""
     import numpy as np
 
-    out = []
-    for i, point in enumerate(series):
-        runs = np.atleast_1d(np.asarray(point, dtype=float))
-        if runs.size == 0:
-            raise ArgumentError(f"point {i} of the series has no runs")
-        out.append(float(runs.mean()))
-    values = np.asarray(out, dtype=float)
+    if isinstance(series, np.ndarray) and series.ndim == 1 and series.dtype.kind in "iuf":
+        values: "np.ndarray" = series.astype(float)  # one number a point (a history's series): no loop
+    else:
+        out: List[float] = []
+        for i, point in enumerate(series):
+            runs = np.atleast_1d(np.asarray(point, dtype=float))
+            if runs.size == 0:
+                raise ArgumentError(f"point {i} of the series has no runs")
+            out.append(float(runs.mean()))
+        values = np.asarray(out, dtype=float)
     if not np.isfinite(values).all():
         raise ArgumentError(f"point {int(np.flatnonzero(~np.isfinite(values))[0])} of the series is not a finite number")
     return values
