@@ -8,6 +8,7 @@ import click
 
 from ..stats import changepoint as cp
 from ..stats.history import BY, METRICS, TOP
+from .store import STORE_HELP
 
 FORMATS = ("table", "markdown", "json")
 
@@ -34,7 +35,7 @@ FORMATS = ("table", "markdown", "json")
 @click.option("--min-size", type=click.IntRange(1), default=cp.MIN_SIZE, show_default=True,
               help="Points a level needs on each side of a change (a change in the last commits shows once this many follow it).")
 @click.option("--seed", type=int, default=cp.SEED, show_default=True, help="The permutations' seed (same seed, same result).")
-@click.option("--store", "store", metavar="PATH", default=None, help="The store directory (default: $FLAMESPACE_STORE, else .flamespace/store).")
+@click.option("--store", "store", metavar="PATH", default=None, help=STORE_HELP)
 @click.option("--cluster", metavar="ADDRESS", default=None,
               help="Aggregate on the Dask scheduler at ADDRESS (tcp://host:8786; default: $DASK_SCHEDULER_ADDRESS, "
                    "else in this process). Needs flamespace[cluster].")
