@@ -255,11 +255,11 @@ def test_the_store_place_is_decided_in_one_place(monkeypatch):
 def test_gc_writes_parts_of_bounded_size_that_read_as_one(tmp_path, monkeypatch):
     from flamespace.store import store as module
 
-    monkeypatch.setattr(module, "PART_FACTS", 5)
     store = open_store(str(tmp_path / "s"))
     values = [{f"m;{i};{j}": i + j + 1 for j in range(3)} for i in range(7)]
     store.add(items_of(values)[:4], labels={"branch": "main"})
     store.add(items_of(values)[4:], labels={"branch": "main"})
+    monkeypatch.setattr(module, "PART_FACTS", 5)
     done = store.gc()
     assert (done.parts_before, done.parts_after) == (2, 7)  # 3 facts a profile: one profile a part
     snapshot = store.snapshot()
@@ -297,3 +297,16 @@ def test_an_ingest_that_fails_midway_adds_nothing_and_leaves_no_stale_ids(tmp_pa
     first.add([({"new;stack": 3}, Metadata(unit="samples"), "again")])
     snapshot = first.snapshot()
     assert snapshot.merged([0])[0] == {"other;stack": 2} and snapshot.merged([1])[0] == {"new;stack": 3}
+
+
+def test_a_big_ingest_is_written_in_bounded_parts_that_appear_at_once(tmp_path, monkeypatch):
+    from flamespace.store import store as module
+
+    monkeypatch.setattr(module, "PART_FACTS", 4)
+    store = open_store(str(tmp_path / "s"))
+    values = [{f"m;{i};{j}": j + 1 for j in range(3)} for i in range(5)]
+    result = store.add(items_of(values), labels={"branch": "main"})
+    assert result.added == [0, 1, 2, 3, 4]
+    snapshot = store.snapshot()
+    assert len(snapshot.manifest["parts"]) == 3 and snapshot.manifest["generation"] == 1  # one manifest update
+    assert snapshot.merged(snapshot.select("store:branch=main"))[0] == total(values)

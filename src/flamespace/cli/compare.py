@@ -31,8 +31,10 @@ PARTS = ("appeared", "grown", "disappeared", "shrunk")
 METHODS = ("maxt", "welch", "hotelling")
 ALTERNATIVES = ("greater", "less", "two-sided")
 FDR_CHOICES = ("off", "bh", "by")
-DEFAULTS: "Dict[str, Any]" = {"method": "maxt", "alternative": "greater", "alpha": 0.05, "fdr": "off", "permutations": 2000, "seed": 0,
-            "min_delta": 0.0, "min_rel": 0.0, "normalize": False, "min_runs": 2, "min_fraction": 0.05}
+DEFAULTS: "Dict[str, Any]" = {
+    "method": "maxt", "alternative": "greater", "alpha": 0.05, "fdr": "off", "permutations": 2000, "seed": 0,
+    "min_delta": 0.0, "min_rel": 0.0, "normalize": False, "min_runs": 2, "min_fraction": 0.05,
+}
 POWER = 0.8
 PAIRING = ("auto", "on", "off")
 
@@ -95,16 +97,16 @@ def run(
     if as_json:
         echo(report.to_json(result))
     elif markdown:
-        _write(report.markdown(result, include_all, shown))
+        write_stdout(report.markdown(result, include_all, shown))
     else:
         echo_text_report(result, include_all, shown)
         if out_dir:
             echo(f"Δ_r written to {out_dir}/ ({', '.join(f'{p}.folded' for p in PARTS)}, delta.folded, "
-                       "delta.svg, delta-baseline.svg)")
+                 "delta.svg, delta-baseline.svg)")
     return EXIT_REGRESSION if result.regressed else 0
 
 
-def _write(text: str) -> None:
+def write_stdout(text: str) -> None:
     """``text`` on stdout as it is (click.echo(text, nl=False), without click)."""
     sys.stdout.write(text)
     sys.stdout.flush()
@@ -122,13 +124,12 @@ def echo_text_report(result: "Comparison", include_all: bool, limit: "Optional[i
         report.print_text(result, stdout_console(), include_all, limit,
                           row_style=lambda change: _style.kind_style(change.kind), verdict_style=_style.VERDICT)
         return
+    width = 200
     if sys.stdout.isatty():
-        import shutil
+        import shutil  # (here: it imports the compressors)
 
         width = shutil.get_terminal_size().columns
-    else:
-        width = 200
-    _write(report.text(result, include_all, limit, width))
+    write_stdout(report.text(result, include_all, limit, width))
 
 
 def write_parts(result, out_dir: str, header: bool, samples=None) -> None:

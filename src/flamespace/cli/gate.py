@@ -130,10 +130,10 @@ def run(
     gate = _gate_info(sides, targets[0], collection, warmup, install, time.monotonic() - started)
     _write_reports(result, samples, gate, out_dir, options)
     if _style.enabled(sys.stdout):  # report.txt again, in colour
-        _compare._write(_text_header(gate))
+        _compare.write_stdout(_text_header(gate))
         _compare.echo_text_report(result, bool(options["include_all"]), int(options["limit"]) or None)  # type: ignore[call-overload]
     else:
-        _compare._write(_read(os.path.join(out_dir, "report.txt")))
+        _compare.write_stdout(_read(os.path.join(out_dir, "report.txt")))
     verdict = "regression (exit 3)" if result.regressed else "no regression (exit 0)"
     say(f"{verdict}; reports in {out_dir}/ (report.md, report.json, report.txt, delta.svg)")
     return _compare.EXIT_REGRESSION if result.regressed else 0

@@ -9,7 +9,7 @@ import click
 from ._common import input_options
 
 if TYPE_CHECKING:
-    from typing import Any, Dict, List
+    from typing import Any, Dict
 
 STORE_HELP = "The store directory (default: $FLAMESPACE_STORE, else .flamespace/store)."
 

@@ -49,7 +49,7 @@ KINDS = ("profiles", "frames", "stacks", "facts")
 #: Rows per Parquet row group of the fact table: small enough that a query for a few
 #: profiles skips most of a compacted part (row groups carry min/max of ``profile``).
 ROW_GROUP = 128 * 1024
-#: Facts per part that gc writes (about 13 MB): a query checks the sha256 of the parts it reads.
+#: Facts per part that ingest and gc write at most (about 13 MB): a query checks the sha256 of the parts it reads.
 PART_FACTS = 8 * 1024 * 1024
 #: How long gc keeps the parts it replaced, for readers that took the old manifest.
 RETIRED_GRACE = timedelta(hours=1)
@@ -114,7 +114,8 @@ class Store:
     def add(self, items: Iterable[Tuple[Mapping[str, Number], Metadata, str]], labels: Mapping[str, str] = {},
             diagnostics: Optional[Diagnostics] = None, now: Optional[datetime] = None) -> AddResult:
         """Ingest profiles given as (values by stack text, metadata, source name), with ``labels``
-        added to each (they win over the profile's own). One part for the whole call; a profile
+        added to each (they win over the profile's own). The call's profiles become visible at
+        once (in parts of at most :data:`PART_FACTS` facts, so memory stays bounded); a profile
         whose content (values, unit, metric and its own labels) is already stored is not added
         again (:attr:`AddResult.duplicates`)."""
         _, pa, pq = modules()
@@ -138,10 +139,30 @@ class Store:
         new_frames: List[Tuple[int, str]] = []
         new_stacks: List[Tuple[int, int, int]] = []
         rows: Dict[str, list] = {c: [] for c in PROFILE_COLUMNS}
-        fact_profiles: list = []
-        fact_stacks: list = []
-        fact_values: list = []
+        facts: List[Tuple["np.ndarray", "np.ndarray", "np.ndarray"]] = []
+        held = 0  # facts not written yet
+        parts: List[Dict[str, Any]] = []
         batch: Dict[str, int] = {}
+
+        def flush() -> None:
+            """Write what is held as a part (not yet in the manifest): memory stays bounded."""
+            nonlocal held
+            tables = {
+                "profiles": pa.table({c: rows[c] for c in PROFILE_COLUMNS}, schema=schema("profiles")),
+                "frames": pa.table({"id": [i for i, _ in new_frames], "name": [n for _, n in new_frames]}, schema=schema("frames")),
+                "stacks": pa.table({"id": [s[0] for s in new_stacks], "parent": [s[1] for s in new_stacks],
+                                    "frame": [s[2] for s in new_stacks]}, schema=schema("stacks")),
+                "facts": pa.table({name: np.concatenate([f[k] for f in facts]) for k, name in enumerate(("profile", "stack", "value"))},
+                                  schema=schema("facts")),
+            }
+            parts.append(self._write_part(tables, pq, len(rows["id"])))
+            new_frames.clear()
+            new_stacks.clear()
+            for column in rows.values():
+                column.clear()
+            facts.clear()
+            held = 0
+
         for values, metadata, source in items:
             stacks, numbers = _intern_values(intern, values, counters, new_frames, new_stacks)
             digest = _content_hash(stacks, numbers, metadata)
@@ -152,30 +173,24 @@ class Store:
             ident = counters["profile"]
             counters["profile"] += 1
             batch[digest] = ident
-            fact_profiles.append(np.full(len(stacks), ident, dtype=np.int32))
-            fact_stacks.append(stacks)
-            fact_values.append(numbers)
+            facts.append((np.full(len(stacks), ident, dtype=np.int32), stacks, numbers))
             integral = bool(((numbers == np.floor(numbers)) & (np.abs(numbers) < 2.0 ** 53)).all())
             _profile_row(rows, ident, digest, source, metadata, labels, added_at, numbers, integral)
             result.added.append(ident)
+            held += len(stacks)
+            if held >= PART_FACTS:
+                flush()
+        if rows["id"]:
+            flush()
         if not result.added:
             if new_stacks:  # interned for nothing (no profile added): not written, so not kept
                 self._intern = None
             return result
-        tables = {
-            "profiles": pa.table({c: rows[c] for c in PROFILE_COLUMNS}, schema=schema("profiles")),
-            "frames": pa.table({"id": [i for i, _ in new_frames], "name": [n for _, n in new_frames]}, schema=schema("frames")),
-            "stacks": pa.table({"id": [s[0] for s in new_stacks], "parent": [s[1] for s in new_stacks],
-                                "frame": [s[2] for s in new_stacks]}, schema=schema("stacks")),
-            "facts": pa.table({"profile": np.concatenate(fact_profiles), "stack": np.concatenate(fact_stacks),
-                               "value": np.concatenate(fact_values)}, schema=schema("facts")),
-        }
-        part = self._write_part(tables, pq, len(result.added))
-        manifest["parts"].append(part)
+        manifest["parts"].extend(parts)  # every part of the call becomes visible at once
         for k, v in counters.items():
             manifest[f"next_{k}"] = v
         write_manifest(self.path, manifest)
-        intern.parts.add(part["name"])
+        intern.parts.update(part["name"] for part in parts)
         intern.hashes.update(batch)
         return result
 
