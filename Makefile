@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml src/flamespace/collect/_alloc.c src/flamespace/collect/
 	@echo "Installing flamespace and its test tools into $(VENV) (once; about 30 s)"
 	@$(PYTHON) -m venv $(VENV)
 	@$(PY) -m pip install -qq --upgrade pip
-	@$(INSTALL_WARNINGS) $(PY) -m pip install -qq -e '.[test,store]'
+	@$(INSTALL_WARNINGS) $(PY) -m pip install -qq -e '.[test,store,cluster]'
 	@touch $(STAMP)
 
 # The demo shows the profile store too: the install above includes the store extra (DuckDB, pyarrow).

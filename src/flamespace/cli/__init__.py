@@ -29,6 +29,7 @@ SUMMARIES = {
     "filter": "Transform the stacks of INPUT (default stdin).",
     "formats": "List every format: whether flamespace reads and writes it, its file extensions, its reader options (for `flamespace convert`) and the tool whose output or behaviour it follows.",
     "gate": "Gate a change: run the same command from two git refs, interleaved, and compare them.",
+    "history": "Follow stacks across the commits (or days) of stored profiles and name the commit where each one's level changed.",
     "html": "Draw FILES (any format; several are summed) as one self-contained HTML page.",
     "info": "Summarise INPUT (default stdin): norm (total), stacks, distinct frames, depth, unit, metadata.",
     "merge": "Add profiles stack by stack (a directory stands for all files in it).",

@@ -1,0 +1,101 @@
+"""flamespace history: per-stack series of stored profiles, and the commits where a stack's level changed."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import click
+
+from ..stats import changepoint as cp
+from ..stats.history import BY, METRICS, TOP
+from .store import STORE_HELP
+
+FORMATS = ("table", "markdown", "json")
+
+
+@click.command("history")
+@click.argument("selector")
+@click.option("--stack", "pattern", metavar="REGEX", default=None,
+              help="Follow the stacks whose text (frames joined by ';') matches REGEX (all of them, unless --top is given).")
+@click.option("--top", type=click.IntRange(1), default=None, metavar="N",
+              help=f"Follow the N stacks with the largest total over the selection.  [default: {TOP} without --stack]")
+@click.option("--by", type=click.Choice(BY), default="commit", show_default=True,
+              help="A point of the series: the profiles of one commit, or of one UTC day.")
+@click.option("--metric", type=click.Choice(METRICS), default="value", show_default=True,
+              help="Look for changes in each stack's mean value per profile, or in its share of the profiles' total "
+                   "(shares move together: when one stack grows, every other's share falls).")
+@click.option("--format", "output_format", type=click.Choice(FORMATS), default="table", show_default=True,
+              help="A table, Markdown (for a CI comment) or JSON (every value exact).")
+@click.option("--svg", "svg_path", metavar="FILE", default=None, help="Also draw a sparkline per stack, its changes marked, into FILE.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=cp.ALPHA, show_default=True,
+              help="Chance that any stack shown reports a change it did not have (family-wise: α/m a stack).")
+@click.option("--permutations", type=click.IntRange(1), default=cp.PERMUTATIONS, show_default=True,
+              help="Random orderings a split is tested on (raised to 20·m/α − 1 for m stacks; series of up to "
+                   f"{cp.MAX_EXACT} points are tested on every ordering).")
+@click.option("--min-size", type=click.IntRange(1), default=cp.MIN_SIZE, show_default=True,
+              help="Points a level needs on each side of a change (a change in the last commits shows once this many follow it).")
+@click.option("--seed", type=int, default=cp.SEED, show_default=True, help="The permutations' seed (same seed, same result).")
+@click.option("--store", "store", metavar="PATH", default=None, help=STORE_HELP)
+@click.option("--cluster", metavar="ADDRESS", default=None,
+              help="Aggregate on the Dask scheduler at ADDRESS (tcp://host:8786; default: $DASK_SCHEDULER_ADDRESS, "
+                   "else in this process). Needs flamespace[cluster].")
+def command(selector: str, pattern: Optional[str], top: Optional[int], by: str, metric: str, output_format: str,
+            svg_path: Optional[str], alpha: float, permutations: int, min_size: int, seed: int, store: Optional[str],
+            cluster: Optional[str]) -> None:
+    """Follow stacks across the commits (or days) of stored profiles and name the commit where each one's level changed.
+
+    SELECTOR names the profiles (store:branch=main, store:bench=parse,since=2026-11-01,
+    ...). For each stack followed, a point per commit (the mean of that commit's profiles,
+    commits in the order they were first profiled) and the change points of that series:
+    the commit where the level moved, the levels before and after, and a permutation
+    p-value. A series without a change reports one with probability at most α/m, so all m
+    stacks together at most α. Points are assumed independent when nothing changed (drift
+    breaks that). The series come from grouped queries of the store (or of a Dask cluster):
+    no profile is loaded whole.
+
+    \b
+    Examples:
+        flamespace history store:branch=main
+        flamespace history store:branch=main,since=2026-10-01 --by day --top 10 --svg trend.svg
+        flamespace history store:bench=parse --stack 'parse;lex' --format markdown
+    """
+    from ..diagnostics import Diagnostics
+    from ..stats.history import analyse
+    from ..store import open_store
+    from ..store.cluster import engine
+    from ..store.history import history
+    from ._report import report
+
+    diagnostics = Diagnostics()
+    try:
+        snapshot = open_store(store).snapshot(diagnostics)
+        ids = snapshot.select(selector)
+        with engine(cluster) as where:
+            series = history(snapshot, ids, by, pattern, top if top is not None or pattern is not None else TOP, where)
+    finally:
+        report(diagnostics)
+    result = analyse(series, metric, alpha, permutations, min_size, seed)
+    if svg_path:
+        from ..render.sparkline import svg
+
+        svg(result, svg_path)
+    _print(result, output_format)
+
+
+def _print(result, output_format: str) -> None:
+    from ..stats import history as h
+    from ._common import echo, echo_json
+
+    if output_format == "json":
+        echo_json(h.to_json(result))
+        return
+    if output_format == "markdown":
+        click.echo(h.markdown(result), nl=False)
+        return
+    from ..stats.report import short_stack
+    from ._table import print_table
+
+    rows = h.rows(result, lambda text: short_stack(text.split(";")))
+    print_table(h.title(result), h.HEADERS, rows, [False, False, True, True, True, False])
+    for note in result.notes:
+        echo(f"note: {note}")

@@ -1,0 +1,312 @@
+"""History: per-stack series across commits or days, and where each stack's level changed.
+
+A :class:`History` holds, for each point (a commit, or a UTC day) in time order, how many
+profiles it has, the sum of their totals, and for each chosen stack the sum of its values and
+of their squares. That is all a store query returns (DuckDB grouped by stack and point, or the
+same on a Dask cluster: store/history.py, store/cluster.py), so the series of a million
+profiles never holds a profile in memory; :func:`history_of` builds the same from profiles
+already in memory (tests, small samples). The sums are exact for integer values (samples,
+ns, bytes below 2⁵³), so every engine gives the same numbers.
+
+:func:`analyse` runs :func:`.changepoint.detect` on each stack's series of mean values (or
+shares) at α / m for m stacks (Bonferroni), so the chance that any shown stack without a
+change reports one is at most α.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from ..errors import ArgumentError
+from . import changepoint
+
+if TYPE_CHECKING:
+    import numpy as np
+
+#: What a point of the series is (--by).
+BY = ("commit", "day")
+#: The series change points are looked for in (--metric): mean value per profile, or share of the point's total.
+METRICS = ("value", "share")
+#: Stacks shown when neither a pattern nor a count is given.
+TOP = 20
+
+
+@dataclass(frozen=True)
+class ProfileRecord:
+    """One profile as :func:`history_of` takes it: its commit, its time (naive UTC) and its values by stack text."""
+
+    commit: Optional[str]
+    time: datetime
+    values: Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class History:
+    """Sums per point (columns, in time order) and per chosen stack (rows): the aggregate every engine computes.
+
+    ``totals`` is the sum over a point's profiles of each profile's total (every stack, not
+    only the chosen ones), so :meth:`shares` is each stack's share of the point's merged profile.
+    """
+
+    by: str
+    points: Tuple[str, ...]
+    runs: "np.ndarray"
+    totals: "np.ndarray"
+    stacks: Tuple[str, ...]
+    sums: "np.ndarray"
+    squares: "np.ndarray"
+    unit: str = ""
+
+    def values(self) -> "np.ndarray":
+        """Mean value of each stack per profile of each point (a profile without the stack counts 0)."""
+        return self.sums / self.runs
+
+    def shares(self) -> "np.ndarray":
+        """Each stack's share of each point's merged profile (0 where the point's total is 0)."""
+        import numpy as np
+
+        return np.divide(self.sums, self.totals, out=np.zeros_like(self.sums, dtype=float), where=self.totals != 0)
+
+    def sds(self) -> "np.ndarray":
+        """Run-to-run standard deviation of each stack within each point (nan for a point of one profile)."""
+        import numpy as np
+
+        n = self.runs
+        with np.errstate(divide="ignore", invalid="ignore"):
+            var = (self.squares - self.sums**2 / n) / (n - 1)
+        return np.where(n > 1, np.sqrt(np.maximum(var, 0.0)), np.nan)
+
+
+def check_by(by: str) -> None:
+    if by not in BY:
+        raise ArgumentError(f"unknown series point {by!r}; choose one of {', '.join(BY)}")
+
+
+def assign_points(commits: Sequence[Optional[str]], times: Sequence[datetime], by: str) -> Tuple[Tuple[str, ...], List[int]]:
+    """The points of profiles given by their commits and times (naive UTC): each point's name
+    (its commit, or its UTC day in ISO), ordered by its first profile's time then name, and
+    the point of each profile. Every engine calls this, so they order points alike."""
+    check_by(by)
+    if by == "commit":
+        missing = sum(c is None for c in commits)
+        if missing:
+            raise ArgumentError(f"{missing} of {len(commits)} profiles have no commit label: label them or follow them --by day")
+        names = [str(c) for c in commits]
+    else:
+        names = [t.date().isoformat() for t in times]
+    first: Dict[str, datetime] = {}
+    for name, when in zip(names, times):
+        if name not in first or when < first[name]:
+            first[name] = when
+    points = tuple(sorted(first, key=lambda p: (first[p], p)))
+    column = {p: j for j, p in enumerate(points)}
+    return points, [column[name] for name in names]
+
+
+def choose_stacks(totals: Mapping[str, float], pattern: Optional[str] = None, top: Optional[int] = TOP) -> List[str]:
+    """The stacks to follow: those whose text (``a;b;c``) matches ``pattern`` (a Python regular
+    expression, searched), the ``top`` largest by total (all matches when None), largest first,
+    ties by text. One function for every engine, so they choose the same stacks. A pattern that
+    matches nothing is an error (never an empty history)."""
+    if pattern is not None:
+        try:
+            search = re.compile(pattern).search
+        except re.error as exc:
+            raise ArgumentError(f"bad regular expression {pattern!r}: {exc}") from None
+        totals = {s: v for s, v in totals.items() if search(s)}
+        if not totals:
+            raise ArgumentError(f"no stack of the selected profiles matches {pattern!r}")
+    ordered = sorted(totals, key=lambda s: (-totals[s], s))
+    return ordered if top is None else ordered[:top]
+
+
+def history_of(records: Iterable[ProfileRecord], by: str = "commit", pattern: Optional[str] = None,
+               top: Optional[int] = TOP, unit: str = "") -> History:
+    """The :class:`History` of profiles in memory: points ordered by their first profile's time
+    (then name), stacks chosen by :func:`choose_stacks` over their totals in all the profiles."""
+    import numpy as np
+
+    rows = list(records)
+    if not rows:
+        raise ArgumentError("no profiles: a history needs at least one")
+    points, point = assign_points([r.commit for r in rows], [r.time for r in rows], by)
+    grand: Dict[str, float] = {}
+    for r in rows:
+        for stack, value in r.values.items():
+            grand[stack] = grand.get(stack, 0) + value
+    stacks = tuple(choose_stacks(grand, pattern, top))
+    row = {s: i for i, s in enumerate(stacks)}
+    runs = np.zeros(len(points))
+    totals = np.zeros(len(points))
+    sums = np.zeros((len(stacks), len(points)))
+    squares = np.zeros((len(stacks), len(points)))
+    for r, j in zip(rows, point):
+        runs[j] += 1
+        totals[j] += math.fsum(r.values.values())
+        for stack, value in r.values.items():
+            i = row.get(stack)
+            if i is not None:
+                sums[i, j] += value
+                squares[i, j] += value * value
+    return History(by, points, runs, totals, stacks, sums, squares, unit)
+
+
+@dataclass(frozen=True)
+class StackHistory:
+    """One stack's series (mean value per profile and share, per point) and its change points."""
+
+    stack: str
+    values: Tuple[float, ...]
+    shares: Tuple[float, ...]
+    changes: changepoint.ChangePoints
+
+
+@dataclass(frozen=True)
+class HistoryReport:
+    """The change points of every chosen stack, found at ``stack_alpha`` = α / m each."""
+
+    history: History
+    metric: str
+    alpha: float
+    stack_alpha: float
+    stacks: Tuple[StackHistory, ...]
+    notes: Tuple[str, ...] = ()
+
+
+def analyse(history: History, metric: str = "value", alpha: float = changepoint.ALPHA,
+            permutations: int = changepoint.PERMUTATIONS, min_size: int = changepoint.MIN_SIZE,
+            seed: int = changepoint.SEED) -> HistoryReport:
+    """Change points of each stack's series of ``metric`` at α / m (m stacks): family-wise α over the stacks shown.
+
+    The permutation budget is raised to 20 m / α − 1 when smaller, so the smallest p a random
+    permutation test can give is a twentieth of the per-stack level.
+    """
+    if metric not in METRICS:
+        raise ArgumentError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
+    m = max(len(history.stacks), 1)
+    level = alpha / m
+    budget = max(permutations, math.ceil(20 * m / alpha) - 1)
+    values, shares = history.values(), history.shares()
+    series = values if metric == "value" else shares
+    notes: List[str] = []
+    n = len(history.points)
+    if n < 2 * min_size:
+        notes.append(f"{n} points: a change needs at least {min_size} on each side ({2 * min_size} in all)")
+    elif changepoint.smallest_p(n) > level:
+        notes.append(f"{n} points cannot show a change at α/m = {level:.2g}: the smallest p-value of {n} points is "
+                     f"2/C({n}, {n // 2}) = {changepoint.smallest_p(n):.2g}")
+    out = []
+    for i, stack in enumerate(history.stacks):
+        found = changepoint.detect(series[i], history.points, level, budget, min_size, seed)
+        out.append(StackHistory(stack, tuple(values[i].tolist()), tuple(shares[i].tolist()), found))
+    return HistoryReport(history, metric, alpha, level, tuple(out), tuple(notes))
+
+
+# -- presenting a report: a table's rows, Markdown, JSON (the CLI prints them; render/sparkline.py draws the SVG)
+
+BLOCKS = "▁▂▃▄▅▆▇█"
+#: The method, in words for a report's title.
+METHOD = "CUSUM binary segmentation, permutation p-values"
+
+
+def blocks(values: Sequence[float]) -> str:
+    """The series as block characters, lowest ▁ to highest █ (a table cell); a flat series sits on ▄."""
+    if not len(values):
+        return ""
+    low, high = min(values), max(values)
+    if high - low <= 1e-12 * max(abs(high), abs(low)):
+        return BLOCKS[3] * len(values)
+    return "".join(BLOCKS[min(7, int((v - low) / (high - low) * 8))] for v in values)
+
+
+def shown_unit(report: HistoryReport) -> Optional[str]:
+    """The unit the report's metric is shown in: ``share`` (as %) or the profiles' unit."""
+    return "share" if report.metric == "share" else (report.history.unit or None)
+
+
+def series(report: HistoryReport, stack: StackHistory) -> Tuple[float, ...]:
+    """The series change points were looked for in (values or shares)."""
+    return stack.values if report.metric == "value" else stack.shares
+
+
+def relative_text(fraction: float) -> str:
+    """+95.9%, −12.0%, or ``new`` / ``gone`` where the level was 0 before / after."""
+    from ..core.units import percent
+
+    if math.isnan(fraction) or math.isinf(fraction):
+        return "new"
+    return "gone" if fraction == -1 else percent(fraction)
+
+
+def change_text(report: HistoryReport, stack: StackHistory, p: bool = False) -> str:
+    """Each change of ``stack``: ``c25: 102 → 199 (+95.9%)`` (with its p-value if ``p``), ``;``-separated."""
+    from ..core.units import human
+
+    unit = shown_unit(report)
+    return "; ".join(
+        f"{c.label}: {human(c.before, unit)} → {human(c.after, unit)} ({relative_text(c.relative)}"
+        + (f", p = {c.p:.2g})" if p else ")")
+        for c in stack.changes.points
+    )
+
+
+def title(report: HistoryReport) -> str:
+    h = report.history
+    span = f" ({h.points[0]} … {h.points[-1]})" if h.points else ""
+    return (f"History of {len(report.stacks)} stacks over {len(h.points)} {h.by}s{span}, {int(h.runs.sum()):,} profiles; "
+            f"changes in the mean {'share' if report.metric == 'share' else 'value'} per profile at family-wise "
+            f"α = {report.alpha:g} (α/{len(report.stacks) or 1} = {report.stack_alpha:.2g} a stack; {METHOD})")
+
+
+HEADERS = ("stack", "trend", "first", "last", "share", "changes")
+
+
+def rows(report: HistoryReport, short: Optional[Callable[[str], str]] = None) -> List[List[str]]:
+    """One row per stack (:data:`HEADERS`): name, sparkline, first and last level, last share, its changes."""
+    from ..core.units import human
+
+    unit = shown_unit(report)
+    out = []
+    for s in report.stacks:
+        line = series(report, s)
+        out.append([short(s.stack) if short else s.stack, blocks(line), human(line[0], unit), human(line[-1], unit),
+                    human(s.shares[-1], "share"), change_text(report, s, p=True) or "none"])
+    return out
+
+
+def markdown(report: HistoryReport) -> str:
+    """The report as Markdown (a CI comment): title, one table row per stack, notes."""
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    lines = [f"**{cell(title(report))}**", "", "| " + " | ".join(HEADERS) + " |", "|---|---|" + "---:|" * 3 + "---|"]
+    for row in rows(report):
+        row[0] = f"`{row[0]}`"
+        lines.append("| " + " | ".join(cell(c) for c in row) + " |")
+    lines += [f"\n_{cell(note)}_" for note in report.notes]
+    return "\n".join(lines) + "\n"
+
+
+def to_json(report: HistoryReport) -> Dict[str, object]:
+    """Everything in the report, exact (relative changes to or from 0 are null)."""
+    h = report.history
+
+    def finite(x: float) -> Optional[float]:
+        return x if math.isfinite(x) else None
+
+    return {
+        "by": h.by, "metric": report.metric, "unit": h.unit, "alpha": report.alpha, "stack_alpha": report.stack_alpha,
+        "method": METHOD,
+        "points": [{"name": p, "profiles": int(n), "total": t} for p, n, t in zip(h.points, h.runs.tolist(), h.totals.tolist())],
+        "stacks": [{
+            "stack": s.stack, "values": list(s.values), "shares": list(s.shares),
+            "changes": [{"index": c.index, "point": c.label, "before": c.before, "after": c.after,
+                         "relative": finite(c.relative), "p": c.p, "statistic": c.statistic} for c in s.changes.points],
+            "permutations": s.changes.permutations,
+        } for s in report.stacks],
+        "notes": list(report.notes),
+    }

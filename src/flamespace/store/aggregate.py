@@ -1,0 +1,194 @@
+"""The store's aggregations, written once over one primitive that each engine runs.
+
+The primitive (:meth:`Engine.grouped`): for the facts of the profiles ``ids``, each profile
+given a group ``key``, the count, sum and sum of squares of the values by (key, stack).
+Everything else is that primitive with different keys: the mean profile (one key), the runs
+× stacks matrix (a key per profile), moments per group and stack (a key per side of a
+comparison), history series (a key per commit or day: store/history.py). The embedded
+engine runs it as one DuckDB query over the Parquet parts that hold ``ids``
+(:class:`Embedded`); the Dask engine runs the same over the same files on a cluster
+(store/cluster.py); :func:`.cluster.engine` decides which.
+
+Both give identical numbers where the values are whole numbers (the store's ``integral``
+profiles: samples, ns, bytes; sums of squares while below 2⁵³), because sums of integers in
+floating point do not depend on their order; otherwise they agree to rounding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ._deps import StoreError, modules
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .store import Snapshot
+
+
+@dataclass(frozen=True)
+class Grouped:
+    """Per (key, stack), sorted by key then stack id: profiles with a non-zero value, Σ value, Σ value²."""
+
+    keys: "np.ndarray"
+    stacks: "np.ndarray"
+    counts: "np.ndarray"
+    sums: "np.ndarray"
+    squares: "np.ndarray"
+
+    @classmethod
+    def empty(cls) -> "Grouped":
+        import numpy as np
+
+        return cls(np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+
+    @classmethod
+    def sorted(cls, keys: "np.ndarray", stacks: "np.ndarray", counts: "np.ndarray", sums: "np.ndarray",
+               squares: "np.ndarray") -> "Grouped":
+        """The columns as an engine returned them, put in (key, stack) order and fixed types."""
+        import numpy as np
+
+        keys, stacks = np.asarray(keys, np.int64), np.asarray(stacks, np.int32)
+        order = np.lexsort((stacks, keys))
+        return cls(keys[order], stacks[order], np.asarray(counts, np.int64)[order], np.asarray(sums, np.float64)[order],
+                   np.asarray(squares, np.float64)[order])
+
+
+class Engine:
+    """Where the aggregations run. Subclasses implement :meth:`grouped` over the fact files."""
+
+    name = "engine"
+
+    def grouped(self, snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray,
+                stacks: Optional[Sequence[int]] = None) -> Grouped:
+        """The primitive of the module docstring: ``keys[i]`` is the group of profile ``ids[i]``;
+        only the stack ids ``stacks`` when given."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release what the engine holds (a cluster connection)."""
+
+    def __enter__(self) -> "Engine":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def fact_files(snapshot: Snapshot, ids: Sequence[int]) -> Tuple[List[str], int]:
+    """The fact files that hold ``ids`` (checked against the manifest; a corrupt one is warned
+    of and skipped) and how many of ``ids`` they hold: the files every engine reads."""
+    return snapshot._fact_files(ids)
+
+
+class Embedded(Engine):
+    """DuckDB in this process: the default."""
+
+    name = "embedded (DuckDB)"
+
+    def grouped(self, snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray,
+                stacks: Optional[Sequence[int]] = None) -> Grouped:
+        import numpy as np
+
+        _, pa, _ = modules()
+        files, _ = fact_files(snapshot, ids)
+        if not files:
+            return Grouped.empty()
+        db = snapshot._database()
+        db.register("grouping", pa.table({"profile": pa.array(np.asarray(ids, np.int32)), "key": pa.array(np.asarray(keys, np.int64))}))
+        low, high = int(min(ids)), int(max(ids))  # row groups outside are skipped by their statistics
+        where = f"WHERE f.profile BETWEEN {low} AND {high}"
+        if stacks is not None:
+            db.register("chosen", pa.table({"stack": pa.array(np.asarray(stacks, np.int32))}))
+            where += " AND f.stack IN (SELECT stack FROM chosen)"
+        listed = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "]"
+        got = db.execute(
+            f"SELECT g.key AS key, f.stack AS stack, count(*) AS n, sum(f.value) AS s, sum(f.value * f.value) AS q "
+            f"FROM read_parquet({listed}) AS f JOIN grouping AS g ON f.profile = g.profile {where} "
+            "GROUP BY g.key, f.stack").fetchnumpy()
+        return Grouped.sorted(got["key"], got["stack"], got["n"], got["s"], got["q"])
+
+
+def readable(snapshot: Snapshot, ids: Sequence[int]) -> List[int]:
+    """The profiles of ``ids`` the store can read, in order: those of a corrupt part, or whose
+    stacks a corrupt part defined, are left out (warned of), as the store's own queries do."""
+    _, found = fact_files(snapshot, ids)
+    if found == len(ids) and not snapshot.corrupt:
+        return list(ids)
+    present = set(snapshot.facts(ids)[0].tolist())
+    return [i for i in ids if i in present]
+
+
+def stack_sums(snapshot: Snapshot, ids: Sequence[int], engine: Optional[Engine] = None) -> Tuple["np.ndarray", "np.ndarray"]:
+    """(stack ids, Σ value) over the profiles ``ids``, in stack id order."""
+    import numpy as np
+
+    got = (engine or Embedded()).grouped(snapshot, ids, np.zeros(len(ids), np.int64))
+    return got.stacks, got.sums
+
+
+def mean(snapshot: Snapshot, ids: Sequence[int], engine: Optional[Engine] = None) -> Dict[str, float]:
+    """The mean profile of ``ids`` by stack text (as ``Snapshot.merged(ids, mean=True)``)."""
+    found = readable(snapshot, ids)
+    if not found:
+        raise StoreError(f"none of the {len(ids)} selected profile(s) could be read from the store {snapshot.root}")
+    stacks, sums = stack_sums(snapshot, found, engine)
+    texts = snapshot.stack_texts(stacks.tolist())
+    return {t: v / len(found) for t, v in zip(texts, sums.tolist()) if v}
+
+
+def matrix(snapshot: Snapshot, ids: Sequence[int], engine: Optional[Engine] = None) -> Tuple[List[str], "np.ndarray", List[int]]:
+    """(stack texts, runs × stacks matrix, profile ids of the rows), as ``Snapshot.matrix``: rows
+    in the order of ``ids`` (those that could be read), stacks in id order."""
+    import numpy as np
+
+    found = readable(snapshot, ids)
+    got = (engine or Embedded()).grouped(snapshot, found, np.arange(len(found), dtype=np.int64))
+    columns, inverse = np.unique(got.stacks, return_inverse=True)
+    out = np.zeros((len(found), len(columns)))
+    out[got.keys, inverse] = got.sums
+    return snapshot.stack_texts(columns.tolist()), out, found
+
+
+@dataclass(frozen=True)
+class Moments:
+    """Per group (rows, in the order given) and stack (columns, in id order): profiles, Σ value, Σ value².
+
+    A profile without a stack counts as a 0 for it, so every stack's n is its group's size.
+    """
+
+    groups: Tuple[str, ...]
+    stacks: Tuple[str, ...]
+    n: "np.ndarray"
+    sums: "np.ndarray"
+    squares: "np.ndarray"
+
+    def means(self) -> "np.ndarray":
+        return self.sums / self.n[:, None]
+
+    def variances(self) -> "np.ndarray":
+        """Unbiased variances (nan for a group of one profile)."""
+        import numpy as np
+
+        n: "np.ndarray" = self.n[:, None].astype(float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(n > 1, np.maximum(self.squares - self.sums**2 / n, 0.0) / (n - 1), np.nan)
+
+
+def moments(snapshot: Snapshot, groups: Mapping[str, Sequence[int]], engine: Optional[Engine] = None) -> Moments:
+    """:class:`Moments` of each named group of profiles (e.g. the baseline and the candidate of a comparison)."""
+    import numpy as np
+
+    names = tuple(groups)
+    found = [readable(snapshot, groups[g]) for g in names]
+    ids = [i for f in found for i in f]
+    keys = [k for k, f in enumerate(found) for _ in f]
+    got = (engine or Embedded()).grouped(snapshot, ids, keys)
+    columns, inverse = np.unique(got.stacks, return_inverse=True)
+    sums = np.zeros((len(names), len(columns)))
+    squares = np.zeros((len(names), len(columns)))
+    sums[got.keys, inverse] = got.sums
+    squares[got.keys, inverse] = got.squares
+    texts = tuple(snapshot.stack_texts(columns.tolist()))
+    return Moments(names, texts, np.array([len(f) for f in found], dtype=np.int64), sums, squares)

@@ -1,0 +1,86 @@
+"""History series of stored profiles: grouped by stack and commit (or day) by the store's query.
+
+The points come from the small profiles table (commit, time, total of each selected profile,
+named and ordered by :func:`..stats.history.assign_points`, as for profiles in memory); the
+stacks to follow from one aggregate over the facts (Σ value per stack, then
+:func:`..stats.history.choose_stacks`); the series from one more, grouped by (point, stack)
+and restricted to those stacks: no profile is ever loaded whole. Either engine of
+store/aggregate.py runs the two aggregates (embedded DuckDB or a Dask cluster).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+
+from ..stats.history import TOP, History, assign_points, check_by, choose_stacks
+from .aggregate import Embedded, fact_files, readable, stack_sums
+
+if TYPE_CHECKING:
+    from .aggregate import Engine
+    from .store import Snapshot
+
+
+def history(snapshot: Snapshot, ids: Sequence[int], by: str = "commit", pattern: Optional[str] = None,
+            top: Optional[int] = TOP, engine: Optional[Engine] = None) -> History:
+    """The :class:`~..stats.history.History` of the stored profiles ``ids`` (e.g. ``snapshot.select(selector)``)."""
+    import numpy as np
+
+    from ._deps import StoreError
+
+    check_by(by)
+    run = engine or Embedded()
+    rows = _profile_columns(snapshot, ids)
+    if not len(rows["id"]):
+        raise StoreError(f"none of the {len(ids)} selected profile(s) could be read from the store {snapshot.root}")
+    units = sorted(set(rows["unit"]))
+    if len(units) > 1:
+        raise StoreError(f"the selected profiles are in different units ({', '.join(u or 'none' for u in units)}): "
+                         "select one unit, e.g. add unit=ns to the selector")
+    points, point = assign_points(rows["commit"], rows["time"], by)
+    chosen = rows["id"]
+    keys = np.asarray(point, np.int64)
+    runs = np.bincount(keys, minlength=len(points)).astype(float)
+    totals = np.bincount(keys, weights=rows["total"], minlength=len(points))
+    stack_ids, sums = stack_sums(snapshot, chosen, run)
+    texts = snapshot.stack_texts(stack_ids.tolist())
+    by_text = {t: s for t, s in zip(texts, sums.tolist()) if s}
+    followed = choose_stacks(by_text, pattern, top)
+    id_of = dict(zip(texts, stack_ids.tolist()))
+    wanted = [id_of[t] for t in followed]
+    got = run.grouped(snapshot, chosen, keys, wanted)
+    row_of = {s: i for i, s in enumerate(wanted)}
+    matrix = np.zeros((len(followed), len(points)))
+    squares = np.zeros((len(followed), len(points)))
+    rows_at = np.fromiter((row_of[s] for s in got.stacks.tolist()), dtype=np.intp, count=len(got.stacks))
+    matrix[rows_at, got.keys] = got.sums
+    squares[rows_at, got.keys] = got.squares
+    return History(by, points, runs, totals, tuple(followed), matrix, squares, units[0])
+
+
+def _profile_columns(snapshot: Snapshot, ids: Sequence[int]) -> Dict[str, Any]:
+    """id, commit, time (datetime), total and unit of the profiles ``ids`` that can be read, oldest
+    first: one query of the small profiles table, without the labels' JSON of every row."""
+    import numpy as np
+
+    _, found = fact_files(snapshot, ids)  # also registers ids as the table `selected`
+    got = snapshot._database().execute(
+        "SELECT id, commit, time, total, unit FROM profiles SEMI JOIN selected USING (id) ORDER BY time, id").fetchnumpy()
+    rows: Dict[str, Any] = {
+        "id": [int(i) for i in got["id"]], "commit": [None if c is None else str(c) for c in _values(got["commit"])],
+        "time": np.asarray(got["time"], dtype="datetime64[us]").tolist(), "total": np.asarray(got["total"], np.float64),
+        "unit": ["" if u is None else str(u) for u in _values(got["unit"])],
+    }
+    if found < len(rows["id"]) or snapshot.corrupt:  # a corrupt part (warned of): its profiles are left out here too
+        kept = set(readable(snapshot, rows["id"]))
+        keep = [k for k, i in enumerate(rows["id"]) if i in kept]
+        rows = {name: [column[k] for k in keep] if isinstance(column, list) else column[keep] for name, column in rows.items()}
+    return rows
+
+
+def _values(column: Any) -> List[Any]:
+    """A fetched VARCHAR column as a list, NULLs as None (DuckDB hands them over as a masked array)."""
+    import numpy as np
+
+    if isinstance(column, np.ma.MaskedArray):
+        return [None if masked else value for value, masked in zip(column.data.tolist(), np.ma.getmaskarray(column).tolist())]
+    return list(column.tolist())

@@ -1,0 +1,75 @@
+"""flamespace history, run through main([...]) on a small store, embedded and on a 2-worker Dask LocalCluster."""
+
+from __future__ import annotations
+
+import json
+import xml.dom.minidom
+
+import pytest
+
+from flamespace.cli import main
+
+pytest.importorskip("duckdb", reason="flamespace history needs the extra flamespace[store] (duckdb, pyarrow)")
+
+from ..store.history_data import STEP, records, snapshot  # noqa: E402,F401 (fixtures)
+
+
+@pytest.fixture
+def store(snapshot):
+    return snapshot.root
+
+
+def test_the_table_names_the_commit_where_parse_doubled(store, capsys):
+    assert main(["history", "store:branch=main", "--store", store]) == 0
+    out = capsys.readouterr().out
+    assert "History of 5 stacks over 12 commits" in out and "family-wise α = 0.05" in out
+    parse = next(line for line in out.splitlines() if "main;parse " in line)
+    assert f"{STEP:02d}abc: " in parse and "p = " in parse
+
+
+def test_json_markdown_and_svg(store, tmp_path, capsys):
+    picture = tmp_path / "trend.svg"
+    assert main(["history", "store:branch=main", "--store", store, "--stack", "parse", "--format", "json",
+                 "--svg", str(picture)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [s["stack"] for s in data["stacks"]] == ["main;parse", "main;parse;lex"]
+    assert [c["point"] for c in data["stacks"][0]["changes"]] == [f"{STEP:02d}abc"]
+    assert data["stack_alpha"] == pytest.approx(0.025)
+    xml.dom.minidom.parse(str(picture))  # well-formed
+    assert main(["history", "store:branch=main", "--store", store, "--top", "1", "--format", "markdown"]) == 0
+    assert capsys.readouterr().out.count("| `main") == 1
+
+
+def test_by_day_and_share(store, capsys):
+    assert main(["history", "store:branch=main", "--store", store, "--by", "day", "--metric", "share", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["by"] == "day" and data["metric"] == "share" and data["points"][0]["name"] == "2026-11-01"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["store:branch=nope"], "store:branch=nope matches no profile"),
+    (["store:branch=main", "--stack", "no-such-frame"], "no stack of the selected profiles matches 'no-such-frame'"),
+    (["store:branch=main", "--stack", "("], "bad regular expression"),
+    (["store:branch=main", "--cluster", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler at tcp://127.0.0.1:9"),
+])
+def test_errors_are_one_line_and_exit_1(store, capsys, monkeypatch, args, message):
+    if "--cluster" in args:
+        pytest.importorskip("distributed", reason="needs the extra flamespace[cluster]")
+        from flamespace.store import cluster
+
+        monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 0.5)
+    assert main(["history", *args, "--store", store]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_the_cluster_gives_the_same_report(store, capsys, monkeypatch):
+    pytest.importorskip("distributed", reason="the cluster path needs the extra flamespace[cluster]")
+    from distributed import LocalCluster
+
+    assert main(["history", "store:branch=main", "--store", store, "--format", "json"]) == 0
+    embedded = capsys.readouterr().out
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as local:
+        monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", local.scheduler_address)
+        assert main(["history", "store:branch=main", "--store", store, "--format", "json"]) == 0
+    assert capsys.readouterr().out == embedded

@@ -1,0 +1,45 @@
+"""Sparklines of a history: block characters and the SVG's rows, dots and tooltips."""
+
+from __future__ import annotations
+
+import io
+import xml.etree.ElementTree as ET
+from datetime import datetime, timedelta
+
+from flamespace.render.sparkline import svg
+from flamespace.stats.history import ProfileRecord, analyse, blocks, change_text, history_of
+
+NS = "{http://www.w3.org/2000/svg}"
+
+
+def test_blocks_span_lowest_to_highest():
+    assert blocks([0, 1, 2, 3, 4, 5, 6, 7]) == "▁▂▃▄▅▆▇█"
+    assert blocks([5, 5, 5]) == "▄▄▄" and blocks([]) == ""
+
+
+def report():
+    start = datetime(2026, 11, 1)
+    rows = []
+    for c in range(12):
+        level = 100 if c < 6 else 150
+        for r in range(2):
+            rows.append(ProfileRecord(f"c{c}", start + timedelta(hours=c, minutes=r),
+                                      {"main;<parse>": level + r, "main;io & net": 50 + (c % 2)}))
+    return analyse(history_of(rows, "commit", unit="ns"), alpha=0.1)
+
+
+def test_svg_has_a_row_per_stack_and_a_dot_per_change():
+    r = report()
+    root = ET.fromstring(svg(r))
+    rows = root.findall(f"{NS}g")
+    assert [g.find(f"{NS}title").text for g in rows] == ["main;<parse>", "main;io & net"]  # escaped, read back
+    dots = rows[0].findall(f"{NS}circle")
+    assert len(dots) == 1 and "c6: 100 ns → 150 ns (+49.8%)" in dots[0].find(f"{NS}title").text
+    assert rows[1].findall(f"{NS}circle") == []
+    assert change_text(r, r.stacks[0]) == "c6: 100 ns → 150 ns (+49.8%)"
+
+
+def test_svg_to_a_stream_is_the_returned_text():
+    r = report()
+    out = io.StringIO()
+    assert svg(r, out) is None and out.getvalue() == svg(r)

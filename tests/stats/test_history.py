@@ -1,0 +1,116 @@
+"""History series built from profiles in memory, and their change points."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import numpy as np
+import pytest
+
+from flamespace.errors import ArgumentError
+import json
+
+from flamespace.stats.history import ProfileRecord, analyse, choose_stacks, history_of, markdown, rows, to_json
+
+START = datetime(2026, 11, 1, 9, 0)
+
+
+def records(commits: int = 40, runs: int = 3, step_at: int = 25, seed: int = 4) -> list:
+    """Profiles of ``commits`` commits (``runs`` each, one commit every 8 hours): ``main;parse``
+    doubles from commit ``step_at`` on, ``main;io`` stays flat, ``main;rare`` shows up at times."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for c in range(commits):
+        for r in range(runs):
+            values = {
+                "main;parse": int(rng.poisson(200 if c >= step_at else 100)),
+                "main;io": int(rng.poisson(300)),
+                "main": int(rng.poisson(20)),
+            }
+            if rng.random() < 0.3:
+                values["main;rare"] = 1
+            out.append(ProfileRecord(f"c{c:02d}", START + timedelta(hours=8 * c, minutes=r), values))
+    return out
+
+
+def test_sums_per_point_and_stack():
+    rows = [
+        ProfileRecord("b", START + timedelta(hours=1), {"a": 3, "a;b": 1}),
+        ProfileRecord("a", START, {"a": 1, "a;b": 5}),
+        ProfileRecord("a", START + timedelta(hours=2), {"a": 2}),
+    ]
+    h = history_of(rows, "commit", unit="samples")
+    assert h.points == ("a", "b")  # by first time, not by name or input order
+    assert h.stacks == ("a", "a;b")  # totals 6 and 6: ties by text
+    assert h.runs.tolist() == [2, 1] and h.totals.tolist() == [8, 4]
+    assert h.sums.tolist() == [[3, 3], [5, 1]] and h.squares.tolist() == [[5, 9], [25, 1]]
+    assert h.values().tolist() == [[1.5, 3], [2.5, 1]]
+    assert h.shares().tolist() == [[3 / 8, 3 / 4], [5 / 8, 1 / 4]]
+    sds = h.sds()
+    assert sds[0, 0] == pytest.approx(np.std([1, 2], ddof=1)) and np.isnan(sds[0, 1])
+
+
+def test_by_day_groups_profiles_of_one_utc_day():
+    h = history_of(records(commits=6, runs=1), "day")
+    assert h.points == ("2026-11-01", "2026-11-02", "2026-11-03")  # 9:00, 17:00 | 01:00, 9:00, 17:00 | 01:00
+    assert h.runs.tolist() == [2, 3, 1]
+
+
+def test_choose_stacks_by_pattern_and_top():
+    totals = {"main;parse": 10.0, "main;io": 30.0, "main;parse;lex": 20.0}
+    assert choose_stacks(totals, top=2) == ["main;io", "main;parse;lex"]
+    assert choose_stacks(totals, pattern="parse", top=None) == ["main;parse;lex", "main;parse"]
+    assert choose_stacks(totals, pattern="^main;parse$") == ["main;parse"]
+    with pytest.raises(ArgumentError, match="no stack of the selected profiles matches 'gc'"):
+        choose_stacks(totals, pattern="gc")
+    with pytest.raises(ArgumentError, match="bad regular expression"):
+        choose_stacks(totals, pattern="(")
+
+
+def test_profiles_without_a_commit_are_named_not_dropped():
+    rows = [ProfileRecord(None, START, {"a": 1}), ProfileRecord("c", START, {"a": 1})]
+    with pytest.raises(ArgumentError, match="1 of 2 profiles have no commit label"):
+        history_of(rows, "commit")
+    assert history_of(rows, "day").runs.tolist() == [2]
+
+
+def test_the_commit_where_a_stack_grew_is_named():
+    report = analyse(history_of(records(), "commit"))
+    changes = {s.stack: [(c.label, round(c.relative, 1)) for c in s.changes.points] for s in report.stacks}
+    assert changes["main;parse"] == [("c25", 1.0)]
+    # 4 stacks at α/4 each: with a 5% family-wise rate, the flat ones are expected to be quiet
+    assert changes["main;io"] == [] and changes["main"] == []
+    assert report.stack_alpha == pytest.approx(0.05 / 4)
+
+
+def test_share_metric_sees_the_other_stacks_shrink():
+    """Shares are compositional: when parse doubles, io's share falls at the same commit."""
+    report = analyse(history_of(records(), "commit"), metric="share")
+    io = next(s for s in report.stacks if s.stack == "main;io")
+    assert [c.label for c in io.changes.points] == ["c25"] and io.changes.points[0].relative < 0
+
+
+def test_too_few_points_are_noted():
+    report = analyse(history_of(records(commits=4, runs=1), "commit"))
+    assert report.notes and "cannot show a change" in report.notes[0]
+    assert all(not s.changes.points for s in report.stacks)
+
+
+def test_unknown_metric_and_by_are_named():
+    with pytest.raises(ArgumentError, match="value, share"):
+        analyse(history_of(records(commits=4), "commit"), metric="mean")
+    with pytest.raises(ArgumentError, match="commit, day"):
+        history_of(records(commits=4), "week")
+
+
+def test_rows_markdown_and_json_name_the_change():
+    report = analyse(history_of(records(), "commit", unit="samples"))
+    table = {row[0]: row for row in rows(report)}
+    assert table["main;parse"][5].startswith("c25: ") and "p = 0.0" in table["main;parse"][5]
+    assert table["main;io"][5] == "none" and len(table["main;io"][1]) == 40  # a block per commit
+    text = markdown(report)
+    assert "| `main;parse` |" in text and "family-wise α = 0.05" in text
+    data = json.loads(json.dumps(to_json(report)))  # plain JSON: no inf, no numpy types
+    parse = next(s for s in data["stacks"] if s["stack"] == "main;parse")
+    assert [c["point"] for c in parse["changes"]] == ["c25"] and len(data["points"]) == 40
+    assert data["points"][0] == {"name": "c00", "profiles": 3, "total": report.history.totals[0]}
