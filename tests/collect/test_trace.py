@@ -71,7 +71,7 @@ def test_recursion_gives_exact_counts_per_stack_and_function():
     assert sys.getprofile() is None and threading._profile_hook is None  # type: ignore[attr-defined]
 
 
-def test_every_node_of_the_c_tree_adds_up_exactly():
+def test_every_node_of_the_c_tree_adds_up_exactly(tmp_path):
     """inclusive (call to return) = exclusive (between events) + callees' inclusive, for every node."""
     from flamespace.collect import _tracer
 
@@ -81,16 +81,17 @@ def test_every_node_of_the_c_tree_adds_up_exactly():
     def branch(n):
         return sum(leaf() for _ in range(n))
 
-    _tracer.start(True, 10_000, "main")
+    _tracer.start(True, False, 10_000, "main", str(tmp_path / "events"))
     try:
         branch(3)  # the first entry (key 0), called twice at the root: one node
         branch(3)
         fib(6)
     finally:
-        buffers, entries, recorded, dropped, end_ns = _tracer.stop()
-    assert sys.getprofile() is None and dropped == 0
-    (buffer,) = buffers
-    parents, keys, calls, inclusive, exclusive, longest, *_ = buffer.analyse(end_ns, False)
+        stream, threads, entries, recorded, dropped, end_ns, write_errno, forked = _tracer.stop()
+    assert sys.getprofile() is None and dropped == 0 and not write_errno and not forked
+    assert not (tmp_path / "events").exists()  # unlinked as soon as it was open
+    (analysis,) = stream.analyse(end_ns, False, 1000)
+    parents, keys, calls, inclusive, exclusive, longest, *_ = analysis
     children = [0] * len(parents)
     for node, parent in enumerate(parents):
         if parent >= 0:

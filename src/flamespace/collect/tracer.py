@@ -17,11 +17,11 @@ from __future__ import annotations
 import os
 
 from .._record import Record, record
-from .tracing import DEFAULT_MAX_EVENTS, KIND
+from .tracing import DEFAULT_MAX_DEPTH, DEFAULT_MAX_EVENTS, KIND
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Union
+    from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple, Union
 
     from ..core.chart import FlameChart
     from ..core.metadata import Metadata
@@ -31,21 +31,30 @@ if TYPE_CHECKING:
 
 #: The per-function table's formats (``write_table``).
 TABLE_FORMATS = ("text", "csv", "json")
+#: What a traced run's flame graph weighs (``TraceOptions.weight``): exclusive ns, or calls.
+WEIGHTS = ("time", "calls")
 
 
 @record
 class TraceOptions(Record):
     """``builtins``: trace C functions (``len``, ``list.append``) too; ``max_events``: keep at
-    most this many events (16 bytes each), then count the rest as dropped; ``threads``: each
-    thread's name as a root frame; ``lines``: name frames ``function (file:line)`` with the
-    line where the function starts (else ``function (file)``); ``chart``: keep the time order
-    (a flame chart per thread, for speedscope and Chrome traces)."""
+    most this many events (16 bytes each, streamed to a file on disk), then count the rest as
+    dropped; ``threads``: each thread's name as a root frame; ``lines``: name frames
+    ``function (file:line)`` with the line where the function starts (else ``function
+    (file)``); ``chart``: keep the time order (a flame chart per thread, for speedscope and
+    Chrome traces); ``line_times``: exclusive time per source line too (``Trace.lines``; it
+    costs more: every line is an event); ``max_depth``: calls nested deeper are folded into
+    their caller at that depth; ``weight``: what the run's flame graph weighs, exclusive ``time``
+    (ns) or ``calls`` (exact counts: what ``collect --tracer`` compares across runs)."""
 
     builtins: bool = False
     max_events: int = DEFAULT_MAX_EVENTS
     threads: bool = False
     lines: bool = True
     chart: bool = False
+    line_times: bool = False
+    max_depth: int = DEFAULT_MAX_DEPTH
+    weight: str = "time"
 
     #: What the launcher calls this recorder (``_bootstrap.start_recorder``'s kind).
     mode = KIND
@@ -55,11 +64,15 @@ class TraceOptions(Record):
 
         if self.max_events < 1:
             raise ArgumentError(f"max_events must be at least 1, not {self.max_events}")
+        if self.max_depth < 1:
+            raise ArgumentError(f"max_depth must be at least 1, not {self.max_depth}")
+        if self.weight not in WEIGHTS:
+            raise ArgumentError(f"a trace weighs {' or '.join(WEIGHTS)}, not {self.weight!r}")
 
     def engine_arguments(self) -> Dict[str, Any]:
         """The recorder's arguments (see :func:`~._bootstrap.start_recorder`)."""
         return {"builtins": self.builtins, "max_events": self.max_events, "threads": self.threads,
-                "lines": self.lines, "chart": self.chart}
+                "lines": self.lines, "chart": self.chart, "line_times": self.line_times, "max_depth": self.max_depth}
 
 
 @record
@@ -84,10 +97,12 @@ class Trace:
 
     def __init__(self, graph: FlameGraph, calls: FlameGraph, longest: Mapping[Stack, int],
                  chart: Optional[FlameChart] = None, events: int = 0, dropped: int = 0,
-                 problems: Optional[List[str]] = None) -> None:
+                 problems: Optional[List[str]] = None, lines: Optional[Mapping[str, Tuple[int, int]]] = None) -> None:
         self.graph, self.calls, self.longest, self.chart = graph, calls, dict(longest), chart
         self.events, self.dropped = events, dropped
         self.problems = problems or []
+        #: With ``line_times``: (exclusive ns, hits) per source line, ``function (file:line)``.
+        self.lines = dict(lines) if lines is not None else None
 
     def inclusive(self) -> Dict[Stack, int]:
         """Inclusive ns per stack: its exclusive time plus that of every stack below it."""
@@ -133,6 +148,8 @@ def merge_traces(raws: Sequence[RawRecording], labels: Mapping[str, str], roots:
     calls: Dict[Stack, int] = {}
     longest: Dict[Stack, int] = {}
     chart = None
+    lines: Optional[Dict[str, Tuple[int, int]]] = None
+    notes: List[str] = []
     first_start = min(raw.start_ns for raw in raws)
     for index, raw in enumerate(raws):
         root = (roots[index],) if roots else ()
@@ -142,6 +159,12 @@ def merge_traces(raws: Sequence[RawRecording], labels: Mapping[str, str], roots:
             calls[root + stack] = calls.get(root + stack, 0) + count
         for stack, ns in (raw.longest or {}).items():
             longest[root + stack] = max(longest.get(root + stack, 0), ns)
+        if raw.lines is not None:
+            lines = {} if lines is None else lines
+            for location, (ns, hits) in raw.lines.items():
+                old = lines.get(location, (0, 0))
+                lines[location] = (old[0] + ns, old[1] + hits)
+        notes.extend(f"{roots[index]}: {note}" if roots else note for note in raw.notes or ())
         if raw.chart is not None:
             part = raw.chart
             if roots:
@@ -156,11 +179,7 @@ def merge_traces(raws: Sequence[RawRecording], labels: Mapping[str, str], roots:
                                      Metadata(unit="count", metric="calls", labels=fields))
     if chart is not None:
         chart.metadata = metadata
-    problems = []
-    if dropped:
-        problems.append(f"the trace reached its bound of {events:,} events (--max-events) and stopped recording: "
-                        f"{dropped:,} later events were dropped; the profile covers the run up to that point")
-    return Trace(graph, call_graph, longest, chart, events, dropped, problems)
+    return Trace(graph, call_graph, longest, chart, events, dropped, notes, lines)
 
 
 def _labels(events: int, dropped: int, elapsed_ns: int, calls: int, labels: Mapping[str, str],

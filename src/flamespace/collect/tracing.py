@@ -16,7 +16,9 @@ frame that started tracing (the bootstrap's own calls).
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 
 from .naming import FrameNamer
 from .raw import RawRecording
@@ -25,8 +27,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Collection, Dict, List, Optional, Tuple
 
-#: Events kept at most (16 bytes each: 10 million is 160 MB); later ones are counted, not kept.
-DEFAULT_MAX_EVENTS = 10_000_000
+#: Events kept at most (16 bytes each, in the event file on disk: 50 million is 800 MB; in
+#: memory the tracer keeps one 128 KiB chunk per thread); later ones are counted, not kept.
+DEFAULT_MAX_EVENTS = 50_000_000
+#: Calls nested deeper than this are folded into their caller at this depth (their time is its
+#: exclusive time), so that deep recursion cannot make stacks of quadratic size.
+DEFAULT_MAX_DEPTH = 1000
 #: The raw recording's kind (one of raw.KINDS).
 KIND = "trace"
 
@@ -62,9 +68,11 @@ class TraceRecorder:
     (and of C functions with ``builtins``) in this thread and threads started after ``start()``."""
 
     def __init__(self, builtins: bool = False, max_events: int = DEFAULT_MAX_EVENTS, threads: bool = False,
-                 lines: bool = True, chart: bool = False, hidden_files: Collection[str] = (),
+                 lines: bool = True, chart: bool = False, line_times: bool = False, max_depth: int = DEFAULT_MAX_DEPTH,
+                 event_dir: Optional[str] = None, hidden_files: Collection[str] = (),
                  root_cut: Collection[Any] = (), private_files: Collection[str] = ()) -> None:
         self.builtins, self.max_events, self.threads, self.lines, self.chart = builtins, max_events, threads, lines, chart
+        self.line_times, self.max_depth, self.event_dir = line_times, max_depth, event_dir
         self.hidden_files = set(hidden_files)
         self.root_cut = set(root_cut)
         self.private_files = {__file__, *private_files}
@@ -79,7 +87,8 @@ class TraceRecorder:
         threading.setprofile(_thread_started)  # first: this call is not traced
         self._start_ns = _tracer.now()
         try:
-            _tracer.start(self.builtins, self.max_events, threading.current_thread().name)
+            _tracer.start(self.builtins, self.line_times, self.max_events, threading.current_thread().name,
+                          self._event_path())
         except BaseException:
             threading.setprofile(previous)
             raise
@@ -89,27 +98,49 @@ class TraceRecorder:
         from . import _tracer
 
         threading.setprofile(None)
-        buffers, entries, recorded, dropped, end_ns = _tracer.stop()
-        return self._raw(buffers, entries, recorded, dropped, end_ns)
+        stream, threads, entries, recorded, dropped, end_ns, write_errno, forked = _tracer.stop()
+        notes = []
+        if forked:
+            notes.append(f"this process (pid {os.getpid()}) was forked from the traced one after tracing began: its "
+                         f"own calls are not recorded (trace it with --subprocesses to give each forked child a trace)")
+        elif write_errno:
+            notes.append(f"the event file could not be written ({os.strerror(write_errno)}): recording stopped "
+                         f"{(end_ns - self._start_ns) / 1e9:.3f} s into the trace; {dropped:,} events were dropped, "
+                         f"{recorded:,} kept; the profile covers the run up to that point")
+        elif dropped:
+            notes.append(f"the trace reached its bound of {recorded:,} events (--max-events) and stopped recording "
+                         f"{(end_ns - self._start_ns) / 1e9:.3f} s in: {dropped:,} later events were dropped; the "
+                         f"profile covers the run up to that point")
+        return self._raw(stream, threads, entries, recorded, dropped, end_ns, notes)
+
+    def _event_path(self) -> str:
+        """Where the C tracer streams its events: a new file, unlinked as soon as it is open."""
+        directory = self.event_dir or os.environ.get("TMPDIR") or "/tmp"
+        return os.path.join(directory, f".flamespace-trace-{os.getpid()}-{time.monotonic_ns()}.events")
 
     def forked(self) -> "TraceRecorder":
         """The recorder of a forked child: the parent's events go, tracing goes on afresh."""
         from . import _tracer
 
         if _tracer.active():
-            _tracer.stop()
+            _tracer.stop()  # in a child: drops the parent's events, never touches its file
         threading.setprofile(None)
         return self.start()
 
-    def _raw(self, buffers: List[Any], entries: List[Any], recorded: int, dropped: int, end_ns: int) -> RawRecording:
+    def _raw(self, stream: Any, threads: List[Tuple[str, int]], entries: List[Any], recorded: int, dropped: int,
+             end_ns: int, notes: List[str]) -> RawRecording:
         names = self._entry_names(entries)
         exclusive: Dict[Tuple[str, ...], int] = {}
         calls: Dict[Tuple[str, ...], int] = {}
         longest: Dict[Tuple[str, ...], int] = {}
+        line_totals: Dict[str, List[int]] = {}
         chart_parts = []
-        for buffer in buffers:
-            parents, keys, n_calls, _, n_exclusive, n_longest, times, nodes, weights = buffer.analyse(end_ns, self.chart)
-            root = (buffer.name,) if self.threads else ()
+        deep = 0
+        namer = FrameNamer(lines=True)
+        for (name, _), analysis in zip(threads, stream.analyse(end_ns, self.chart, self.max_depth)):
+            parents, keys, n_calls, _, n_exclusive, n_longest, times, nodes, weights, line_stats, n_deep = analysis
+            deep += n_deep
+            root = (name,) if self.threads else ()
             stacks = [stack if stack is not None and len(stack) > len(root) else None  # no frame of its own: left out
                       for stack in self._stacks(parents, keys, entries, names, root)]
             for node, stack in enumerate(stacks):
@@ -120,9 +151,22 @@ class TraceRecorder:
                 if n_longest[node] > longest.get(stack, -1):
                     longest[stack] = n_longest[node]
             if self.chart:
-                chart_parts.append((buffer.name, stacks, times, nodes, weights))
+                chart_parts.append((name, stacks, times, nodes, weights))
+            for key, line, ns, hits in line_stats:
+                entry = entries[key]
+                if isinstance(entry, str) or entry.co_filename in self.private_files:
+                    continue
+                totals = line_totals.setdefault(namer.location(entry, line or entry.co_firstlineno), [0, 0])
+                totals[0] += ns
+                totals[1] += hits
+        if deep:
+            notes.append(f"{deep:,} calls nested deeper than {self.max_depth:,} frames were folded into their caller "
+                         f"at that depth (--max-depth)")
         raw = RawRecording(KIND, exclusive, self._start_ns, end_ns - self._start_ns, events=recorded)
         raw.calls, raw.longest, raw.dropped = calls, longest, dropped
+        raw.notes = notes
+        if self.line_times:
+            raw.lines = {location: (ns, hits) for location, (ns, hits) in line_totals.items()}
         if self.chart:
             raw.chart = _chart(chart_parts, self._start_ns)
         return raw
@@ -193,4 +237,4 @@ def _chart(parts: List[Any], start_ns: int) -> Any:
                                    array("l", [r[2] for r in rows]), [r[3] for r in rows])
 
 
-__all__ = ["DEFAULT_MAX_EVENTS", "KIND", "TraceRecorder", "available"]
+__all__ = ["DEFAULT_MAX_DEPTH", "DEFAULT_MAX_EVENTS", "KIND", "TraceRecorder", "available"]
