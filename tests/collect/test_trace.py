@@ -90,7 +90,7 @@ def test_every_node_of_the_c_tree_adds_up_exactly(tmp_path):
         stream, threads, entries, recorded, dropped, end_ns, write_errno, forked = _tracer.stop()
     assert sys.getprofile() is None and dropped == 0 and not write_errno and not forked
     assert not (tmp_path / "events").exists()  # unlinked as soon as it was open
-    (analysis,) = stream.analyse(end_ns, False, 1000)
+    (analysis,) = stream.analyse(end_ns, False, 1000, False)
     parents, keys, calls, inclusive, exclusive, longest, *_ = analysis
     children = [0] * len(parents)
     for node, parent in enumerate(parents):
@@ -330,3 +330,197 @@ def test_a_traced_programs_chart_sums_to_its_graph_with_thread_roots(tmp_path):
     assert chart is not None
     assert dict(chart.graph().items()) == dict(graph.items())
     assert {stack[0] for stack in graph} >= {"MainThread", "Thread-1 (f)"}
+
+
+def function_of(location):
+    """``f (file:line)`` -> ``f (file)``: lines and frames of one function meet there."""
+    name, _, where = location.partition(" (")
+    return f"{short((name,))[0]} ({where.rsplit(':', 1)[0]})"
+
+
+def test_events_stream_through_the_file_in_chunks_from_two_threads_at_once():
+    """More events than a chunk holds, from two threads interleaved: counts stay exact."""
+    from flamespace.collect import _tracer
+
+    def worker():
+        fib(16)  # 3,193 calls
+
+    with fs.trace(threads=True) as t:
+        thread = threading.Thread(target=worker, name="second")
+        thread.start()
+        fib(18)  # 8,361 calls: 16,722 events, more than two chunks
+        thread.join()
+    assert t.result.events > 2 * _tracer.CHUNK_EVENTS and t.result.dropped == 0
+    by_thread = {}
+    for stack, count in counts(t.result).items():
+        if stack[-1] == "fib":
+            by_thread[stack[0]] = by_thread.get(stack[0], 0) + count
+    assert by_thread == {"MainThread": 8361, "second": 3193}
+    check_consistent(t.result)
+
+
+def test_every_node_adds_up_across_chunks_and_threads(tmp_path):
+    from flamespace.collect import _tracer
+
+    def worker():
+        fib(12)
+
+    _tracer.start(True, False, 10**6, "main", str(tmp_path / "events"))
+    try:
+        thread = threading.Thread(target=worker)
+        thread.start()
+        fib(17)
+        thread.join()
+    finally:
+        stream, threads, entries, recorded, dropped, end_ns, *_ = _tracer.stop()
+    analyses = stream.analyse(end_ns, True, 1000, False)
+    assert len(analyses) == len(threads) == 1  # threading.setprofile was not set: the thread was not traced
+    parents, keys, calls, inclusive, exclusive, longest, times, nodes, weights, lines, deep = analyses[0]
+    children = [0] * len(parents)
+    for node, parent in enumerate(parents):
+        if parent >= 0:
+            children[parent] += inclusive[node]
+    assert all(inclusive[n] == exclusive[n] + children[n] for n in range(len(parents)))
+    from array import array
+
+    seg_nodes, seg_weights = array("q"), array("q")
+    seg_nodes.frombytes(nodes)
+    seg_weights.frombytes(weights)
+    per_node = [0] * len(parents)
+    for node, weight in zip(seg_nodes, seg_weights):
+        per_node[node] += weight
+    assert per_node == exclusive  # the chart's stretches are the exclusive times, exactly
+    assert len(stream.events()) == recorded and deep == 0 and lines == []
+
+
+def test_line_times_known_answer_and_lines_add_up_to_their_functions():
+    def body(n):
+        total = 0
+        for i in range(n):
+            total += i
+        return total
+
+    def caller():
+        return body(5) + body(3)
+
+    with fs.trace(line_times=True) as t:
+        caller()
+    lines = t.result.lines
+    assert lines is not None
+    first = body.__code__.co_firstlineno
+    hits = {int(loc.rsplit(":", 1)[1].rstrip(")")) - first: h for loc, (_, h) in lines.items() if loc.startswith("test_line_times")
+            and "body" in loc}
+    assert hits[1] == 2 and hits[3] == 8 and hits[4] == 2  # total = 0; total += i (5 + 3); return
+    exclusive_by_function = {}
+    for stack, value in t.graph().items():
+        key = function_of(stack[-1])
+        exclusive_by_function[key] = exclusive_by_function.get(key, 0) + value
+    line_by_function = {}
+    for location, (ns, _) in lines.items():
+        key = function_of(location)
+        line_by_function[key] = line_by_function.get(key, 0) + ns
+    assert line_by_function == exclusive_by_function  # every ns of a function is on one of its lines
+    assert [row.line for row in t.lines()][:1] and t.lines()[0].exclusive == max(ns for ns, _ in lines.values())
+    with fs.trace() as plain:
+        caller()
+    assert plain.result.lines is None
+    with pytest.raises(fs.ArgumentError):
+        plain.lines()
+
+
+def test_deep_calls_are_folded_into_their_caller_at_the_depth_bound():
+    def down(n):
+        if n:
+            down(n - 1)
+
+    with fs.trace(max_depth=10) as t:
+        down(49)  # 50 nested calls
+    found = counts(t.result)
+    assert found == {("down",) * depth: 1 for depth in range(1, 11)}
+    assert any("40 calls nested deeper than 10 frames" in problem for problem in t.result.problems)
+    check_consistent(t.result)
+    with pytest.raises(fs.ArgumentError):
+        fs.TraceOptions(max_depth=0)
+
+
+def test_asyncio_tasks_keep_their_stacks_and_exact_resumptions():
+    import asyncio
+
+    async def job(steps):
+        for _ in range(steps):
+            await asyncio.sleep(0)
+        return steps
+
+    async def main():
+        return await asyncio.gather(job(3), job(5))
+
+    with fs.trace() as t:
+        asyncio.run(main())
+    resumed = sum(n for stack, n in counts(t.result).items() if stack[-1] == "job")
+    assert resumed == (3 + 1) + (5 + 1)  # each task starts once and resumes after every sleep(0)
+    check_consistent(t.result)
+
+
+def test_a_full_disk_stops_recording_and_keeps_what_was_written(tmp_path):
+    """The event file may not grow past 200 KiB (RLIMIT_FSIZE, as a full disk would): the trace
+    keeps the events written before, says what was dropped, and still adds up."""
+    import subprocess
+    import textwrap
+
+    script = textwrap.dedent("""
+        import resource, signal, sys
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        import flamespace as fs
+        sys.path.insert(0, %r)
+        from test_trace import fib, check_consistent
+        resource.setrlimit(resource.RLIMIT_FSIZE, (200 * 1024, 200 * 1024))
+        with fs.trace() as t:
+            fib(18)
+        check_consistent(t.result)
+        print(t.result.events, t.result.dropped, int(t.result.calls.total()))
+        print(t.result.problems[0])
+    """ % str(__import__("pathlib").Path(__file__).parent))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          env={**__import__("os").environ, "TMPDIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    numbers, problem = done.stdout.splitlines()
+    events, dropped, calls = map(int, numbers.split())
+    assert 0 < events < 16722 and dropped > 0 and events + dropped >= 16722
+    assert 0 < calls < 8361
+    assert "could not be written (File too large)" in problem and f"{dropped:,} events were dropped" in problem
+    assert list(tmp_path.iterdir()) == []  # the event file was never visible
+
+
+def test_a_forked_child_says_its_calls_are_not_recorded():
+    import os
+
+    def leaf():
+        return 0
+
+    read, write = os.pipe()
+    with fs.trace() as t:
+        leaf()
+        pid = os.fork()
+        if pid == 0:  # the child leaves the block too: its trace says what it lacks
+            leaf()
+    if pid == 0:
+        os.write(write, "\n".join(t.result.problems).encode() or b"none")
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    child = os.read(read, 10000).decode()
+    os.close(read)
+    assert "was forked from the traced one" in child
+    assert counts(t.result)[("leaf",)] == 1 and not t.result.problems
+
+
+def test_weight_calls_makes_the_recordings_graph_the_call_counts(tmp_path):
+    from flamespace.collect import parse_command
+
+    script = tmp_path / "calls.py"
+    script.write_text("def f():\n    return 1\n\nfor _ in range(7):\n    f()\n")
+    result = fs.record_program(fs.Program(parse_command([str(script)])), fs.TraceOptions(weight="calls"))
+    assert result.recording.graph is result.recording.trace.calls
+    assert counts(result.recording.trace)[("<module>", "f")] == 7
+    with pytest.raises(fs.ArgumentError):
+        fs.TraceOptions(weight="bytes")

@@ -476,7 +476,7 @@ typedef struct {
 } Node;
 
 typedef struct {
-    int32_t key, line;
+    int32_t node, line;
     int64_t exclusive, hits;
 } LineStat;
 
@@ -500,13 +500,14 @@ typedef struct {
     int done;
     LineStat *line_stats;
     size_t nlines, lines_cap;
-    Map line_index; /* 1 << 63 | key << 32 | line -> LineStat index */
+    Map line_index; /* 1 << 63 | node << 32 | line -> LineStat index */
     int64_t *seg_t, *seg_n, *seg_w;
     size_t nseg, seg_cap;
 } Analysis;
 
 typedef struct {
     int segments;
+    int lines;
     int64_t end_ns;
     Py_ssize_t max_depth;
 } Settings;
@@ -551,9 +552,9 @@ static int32_t tree_child(Analysis *a, int32_t parent, int32_t key)
     return node;
 }
 
-static int32_t line_stat(Analysis *a, int32_t key, int32_t line)
+static int32_t line_stat(Analysis *a, int32_t node, int32_t line)
 {
-    uint64_t k = (1ULL << 63) | ((uint64_t)(uint32_t)key << 32) | (uint32_t)line;
+    uint64_t k = (1ULL << 63) | ((uint64_t)(uint32_t)node << 32) | (uint32_t)line;
     int32_t found = map_get(&a->line_index, k, -1);
     if (found >= 0) {
         return found;
@@ -571,7 +572,7 @@ static int32_t line_stat(Analysis *a, int32_t key, int32_t line)
         return -1;
     }
     LineStat *s = &a->line_stats[a->nlines];
-    s->key = key;
+    s->node = node;
     s->line = line;
     s->exclusive = s->hits = 0;
     return (int32_t)a->nlines++;
@@ -679,6 +680,9 @@ static int feed(Analysis *a, const Event *events, Py_ssize_t n, const Settings *
             o->node = node;
             o->line = -1;
             o->since = t;
+            if (s->lines && (o->line = line_stat(a, node, 0)) < 0) { /* line 0: before its first line event */
+                return -1;
+            }
         } else if (kind == KIND_RETURN) {
             if (a->skip) {
                 a->skip--;
@@ -688,7 +692,7 @@ static int feed(Analysis *a, const Event *events, Py_ssize_t n, const Settings *
         } else if (kind == KIND_LINE && a->depth && !a->skip) {
             Open *top = &a->stack[a->depth - 1];
             if (a->nodes[top->node].key == e->key) { /* else a line of a frame not traced */
-                int32_t index = line_stat(a, e->key, e->kind >> 2);
+                int32_t index = line_stat(a, top->node, e->kind >> 2);
                 if (index < 0) {
                     return -1;
                 }
@@ -765,7 +769,7 @@ static PyObject *analysis_result(Analysis *a, const Settings *s)
     }
     for (size_t i = 0; i < a->nlines; i++) {
         LineStat *ls = &a->line_stats[i];
-        PyObject *item = Py_BuildValue("(iiLL)", ls->key, ls->line, (long long)ls->exclusive, (long long)ls->hits);
+        PyObject *item = Py_BuildValue("(iiLL)", ls->node, ls->line, (long long)ls->exclusive, (long long)ls->hits);
         if (item == NULL) {
             Py_DECREF(line_list);
             return NULL;
@@ -816,7 +820,7 @@ static int read_full(int from, off_t offset, void *into, size_t size)
     return 0;
 }
 
-/* analyse(end_ns, segments, max_depth) -> one tuple per thread:
+/* analyse(end_ns, segments, max_depth, lines) -> one tuple per thread:
  * (parents, keys, calls, inclusive, exclusive, longest, times, nodes, weights, lines, deep)
  *
  * Node i is a full stack (its parent's stack plus entry keys[i]; parent -1 is the root).
@@ -824,17 +828,17 @@ static int read_full(int from, off_t offset, void *into, size_t size)
  * inclusive time from call to return, separately: the identity inclusive = exclusive +
  * callees' inclusive is a check, not a definition. With segments, times, nodes and weights
  * are the bytes of three int64 arrays: each stretch between two events while a frame was
- * open, as (end ns, node, length ns). lines: (key, line, exclusive ns, hits) per source line
- * (with the lines option). deep: calls folded into their caller beyond max_depth (0: none). */
+ * open, as (end ns, node, length ns). lines: (node, line, exclusive ns, hits) per line of each
+ * node (with lines; line 0: the time from the call to the frame's first line event). deep: calls folded into their caller beyond max_depth (0: none). */
 static PyObject *Stream_analyse(Stream *st, PyObject *args)
 {
     long long end_ns;
-    int segments;
+    int segments, with_lines;
     Py_ssize_t max_depth;
-    if (!PyArg_ParseTuple(args, "Lpn", &end_ns, &segments, &max_depth)) {
+    if (!PyArg_ParseTuple(args, "Lpnp", &end_ns, &segments, &max_depth, &with_lines)) {
         return NULL;
     }
-    Settings s = {segments, end_ns, max_depth};
+    Settings s = {segments, with_lines, end_ns, max_depth};
     Analysis *all = PyMem_RawCalloc(st->nthreads ? (size_t)st->nthreads : 1, sizeof(Analysis));
     Event *block = PyMem_RawMalloc(CHUNK_EVENTS * sizeof(Event));
     PyObject *result = NULL;
@@ -927,7 +931,7 @@ static PyObject *Stream_events(Stream *st, PyObject *unused)
 
 static PyMethodDef Stream_methods[] = {
     {"analyse", (PyCFunction)Stream_analyse, METH_VARARGS,
-     "analyse(end_ns, segments, max_depth) -> [(parents, keys, calls, inclusive, exclusive, longest, times, nodes, "
+     "analyse(end_ns, segments, max_depth, lines) -> [(parents, keys, calls, inclusive, exclusive, longest, times, nodes, "
      "weights, lines, deep)] per thread"},
     {"events", (PyCFunction)Stream_events, METH_NOARGS, "events() -> [(thread, kind, key, t)]"},
     {NULL},

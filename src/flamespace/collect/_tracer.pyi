@@ -13,10 +13,10 @@ Analysis = Tuple[
 class Stream:
     """A stopped session's events, in their (unlinked) file."""
 
-    def analyse(self, end_ns: int, segments: bool, max_depth: int, /) -> List[Analysis]:
+    def analyse(self, end_ns: int, segments: bool, max_depth: int, lines: bool, /) -> List[Analysis]:
         """Per thread: (parents, keys, calls, inclusive, exclusive, longest, times, nodes, weights, lines, deep):
         the call tree, with segments the stretches between events as int64 arrays, the
-        (key, line, exclusive ns, hits) of each source line, and the calls folded beyond max_depth."""
+        (node, line, exclusive ns, hits) of each line of each node (line 0: before its first), and the calls folded beyond max_depth."""
     def events(self) -> List[Tuple[int, int, int, int]]:
         """(thread, kind, key, t ns) per event: kind 0 a call, 1 a return, 2 | line << 2 a line."""
 

@@ -199,25 +199,54 @@ def _labels(events: int, dropped: int, elapsed_ns: int, calls: int, labels: Mapp
 
 def write_table(rows: Sequence[FunctionRow], stream: TextIO, format: str = "text") -> None:
     """The function table as aligned text (times in human units), CSV or JSON (integer ns)."""
+    fields = ("function", "calls", "primitive", "inclusive", "exclusive", "mean", "longest")
+    _write_rows(fields, [[getattr(row, name) for name in fields] for row in rows], stream, format)
+
+
+@record
+class LineRow(Record):
+    """One source line (``line_times``): ``line`` as ``function (file:line)``, the times it
+    started to run (``hits``) and the ``exclusive`` ns spent on it (its callees' time not included)."""
+
+    line: str
+    hits: int
+    exclusive: int
+
+
+def line_table(lines: Mapping[str, Tuple[int, int]]) -> List[LineRow]:
+    """The lines of a trace (``Trace.lines``), most exclusive time first."""
+    rows = [LineRow(location, hits, ns) for location, (ns, hits) in lines.items()]
+    rows.sort(key=lambda r: (-r.exclusive, r.line))
+    return rows
+
+
+def write_lines(rows: Sequence[LineRow], stream: TextIO, format: str = "text") -> None:
+    """The line table as aligned text (times in human units), CSV or JSON (integer ns)."""
+    _write_rows(("line", "hits", "exclusive"), [[row.line, row.hits, row.exclusive] for row in rows], stream, format)
+
+
+def _write_rows(fields: Sequence[str], rows: Sequence[Sequence[Any]], stream: TextIO, format: str) -> None:
+    """A table whose first field names the row, then counts (``calls``, ``primitive``,
+    ``hits``) and ns: text (the name last, times in human units), CSV (``*_ns`` headers), JSON."""
     from ..errors import ArgumentError
 
-    fields = ("function", "calls", "primitive", "inclusive", "exclusive", "mean", "longest")
+    counts = ("calls", "primitive", "hits")
     if format == "csv":
         import csv
 
         writer = csv.writer(stream, lineterminator="\n")
-        writer.writerow([*fields[:3], "inclusive_ns", "exclusive_ns", "mean_ns", "longest_ns"])
-        writer.writerows([getattr(row, name) for name in fields] for row in rows)
+        writer.writerow([name if i == 0 or name in counts else f"{name}_ns" for i, name in enumerate(fields)])
+        writer.writerows(rows)
     elif format == "json":
         import json
 
-        json.dump({"unit": "ns", "functions": [{name: getattr(row, name) for name in fields} for row in rows]},
-                  stream, indent=1)
+        key = "functions" if fields[0] == "function" else "lines"
+        json.dump({"unit": "ns", key: [dict(zip(fields, row)) for row in rows]}, stream, indent=1)
         stream.write("\n")
     elif format == "text":
-        header = ("calls", "primitive", "inclusive", "exclusive", "mean", "longest", "function")
-        lines = [header] + [(f"{row.calls:,}", f"{row.primitive:,}", _duration(row.inclusive), _duration(row.exclusive),
-                             _duration(row.mean), _duration(row.longest), row.function) for row in rows]
+        header = (*fields[1:], fields[0])
+        lines = [header] + [(*(f"{v:,}" if name in counts else _duration(v) for name, v in zip(fields[1:], row[1:])), row[0])
+                            for row in rows]
         widths = [max(len(line[i]) for line in lines) for i in range(len(header) - 1)]
         for line in lines:
             stream.write("  ".join(cell.rjust(width) for cell, width in zip(line, widths)) + "  " + line[-1] + "\n")
@@ -286,11 +315,21 @@ class Tracer:
         """The flame chart per thread (time order), if traced with ``chart=True``."""
         return self._done().chart
 
+    def lines(self) -> List[LineRow]:
+        """Exclusive time per source line (see :class:`LineRow`), if traced with ``line_times=True``."""
+        from ..errors import ArgumentError
+
+        found = self._done().lines
+        if found is None:
+            raise ArgumentError("no time per line: trace with line_times=True")
+        return line_table(found)
+
 
 def trace(builtins: bool = False, max_events: int = DEFAULT_MAX_EVENTS, threads: bool = False, lines: bool = True,
-          chart: bool = False) -> Tracer:
+          chart: bool = False, line_times: bool = False, max_depth: int = DEFAULT_MAX_DEPTH) -> Tracer:
     """A :class:`Tracer` for a ``with`` block (arguments: :class:`TraceOptions`)."""
-    return Tracer(TraceOptions(builtins=builtins, max_events=max_events, threads=threads, lines=lines, chart=chart))
+    return Tracer(TraceOptions(builtins=builtins, max_events=max_events, threads=threads, lines=lines, chart=chart,
+                               line_times=line_times, max_depth=max_depth))
 
 
 #: Output formats of ``flamespace trace`` and the file endings that choose them (longest match first).
@@ -302,9 +341,14 @@ OUTPUT_FORMATS = {
     "json": (".json",),
     "speedscope": (".speedscope.json",),
     "chrome": (".trace.json", ".perfetto.json", ".trace"),
+    "lines": (".lines.txt",),
+    "lines-csv": (".lines.csv",),
+    "lines-json": (".lines.json",),
 }
 #: The formats that need the time order (``TraceOptions.chart``).
 CHART_FORMATS = ("speedscope", "chrome")
+#: The formats of the line table (``TraceOptions.line_times``): text, CSV, JSON.
+LINE_FORMATS = {"lines": "text", "lines-csv": "csv", "lines-json": "json"}
 
 
 def format_for(path: str) -> Optional[str]:
@@ -328,6 +372,11 @@ def write_trace(result: Trace, output: Union[str, "os.PathLike[str]"], format: s
     if format in TABLE_FORMATS:
         with open_output(output) as stream:
             write_table(result.table(), stream, format)
+    elif format in LINE_FORMATS:
+        if result.lines is None:
+            raise ArgumentError(f"{format} output needs the time per line: trace with --lines (line_times=True)")
+        with open_output(output) as stream:
+            write_lines(line_table(result.lines), stream, LINE_FORMATS[format])
     elif format in ("folded", "calls"):
         registry.write(result.graph if format == "folded" else result.calls, output, "folded", header=header)
     elif format in CHART_FORMATS:
@@ -338,5 +387,6 @@ def write_trace(result: Trace, output: Union[str, "os.PathLike[str]"], format: s
         raise ArgumentError(f"unknown trace output format {format!r}; available: {', '.join(OUTPUT_FORMATS)}")
 
 
-__all__ = ["CHART_FORMATS", "DEFAULT_MAX_EVENTS", "FunctionRow", "OUTPUT_FORMATS", "TABLE_FORMATS", "Trace",
-           "TraceOptions", "Tracer", "format_for", "merge_traces", "trace", "write_table", "write_trace"]
+__all__ = ["CHART_FORMATS", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_EVENTS", "FunctionRow", "LINE_FORMATS", "LineRow",
+           "OUTPUT_FORMATS", "TABLE_FORMATS", "WEIGHTS", "Trace", "TraceOptions", "Tracer", "format_for", "line_table",
+           "merge_traces", "trace", "write_lines", "write_table", "write_trace"]

@@ -137,7 +137,7 @@ class TraceRecorder:
         chart_parts = []
         deep = 0
         namer = FrameNamer(lines=True)
-        for (name, _), analysis in zip(threads, stream.analyse(end_ns, self.chart, self.max_depth)):
+        for (name, _), analysis in zip(threads, stream.analyse(end_ns, self.chart, self.max_depth, self.line_times)):
             parents, keys, n_calls, _, n_exclusive, n_longest, times, nodes, weights, line_stats, n_deep = analysis
             deep += n_deep
             root = (name,) if self.threads else ()
@@ -152,10 +152,10 @@ class TraceRecorder:
                     longest[stack] = n_longest[node]
             if self.chart:
                 chart_parts.append((name, stacks, times, nodes, weights))
-            for key, line, ns, hits in line_stats:
-                entry = entries[key]
-                if isinstance(entry, str) or entry.co_filename in self.private_files:
-                    continue
+            for node, line, ns, hits in line_stats:
+                entry = entries[keys[node]]
+                if stacks[node] is None or isinstance(entry, str) or len(stacks[node]) == len(root):  # type: ignore[arg-type]
+                    continue  # ours, a C function, or no frame of its own (a root_cut frame)
                 totals = line_totals.setdefault(namer.location(entry, line or entry.co_firstlineno), [0, 0])
                 totals[0] += ns
                 totals[1] += hits
