@@ -153,8 +153,8 @@ class TraceRecorder:
             if self.chart:
                 chart_parts.append((name, stacks, times, nodes, weights))
             for node, line, ns, hits in line_stats:
-                entry = entries[keys[node]]
-                if stacks[node] is None or isinstance(entry, str) or len(stacks[node]) == len(root):  # type: ignore[arg-type]
+                entry, stack = entries[keys[node]], stacks[node]
+                if stack is None or isinstance(entry, str) or len(stack) == len(root):
                     continue  # ours, a C function, or no frame of its own (a root_cut frame)
                 totals = line_totals.setdefault(namer.location(entry, line or entry.co_firstlineno), [0, 0])
                 totals[0] += ns
