@@ -154,3 +154,74 @@ def test_subprocesses_and_forks_are_traced_each_under_its_root(tmp_path):
             found[leaf] = (found.get(leaf, (0, set()))[0] + count, found.get(leaf, (0, set()))[1] | {stack[0]})
     assert {leaf: n for leaf, (n, _) in found.items()} == {"parent_work": 1, "child_work": 3, "forked_work": 2}
     assert len({root for _, roots in found.values() for root in roots}) == 3  # one root frame per process
+
+
+def calls_of(path, leaf):
+    return sum(n for stack, n in calls_by_function_path(path).items() if stack[-1] == leaf)
+
+
+def test_os_exit_and_sigterm_save_what_was_recorded(tmp_path):
+    (tmp_path / "quits.py").write_text(textwrap.dedent("""
+        import os, signal, sys
+        def f():
+            return 1
+        for _ in range(3):
+            f()
+        if sys.argv[1] == "exit":
+            os._exit(5)
+        os.kill(os.getpid(), signal.SIGTERM)
+    """))
+    trace(tmp_path, "-o", "exit.calls.folded", "--", "quits.py", "exit", check_code=5)
+    assert calls_of(tmp_path / "exit.calls.folded", "f") == 3
+    done = subprocess.run([FLAMESPACE, "trace", "-o", "term.calls.folded", "--", "quits.py", "term"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode in (-15, 128 + 15), done.stderr
+    assert calls_of(tmp_path / "term.calls.folded", "f") == 3
+
+
+def test_a_fork_without_subprocesses_is_stated(tmp_path):
+    (tmp_path / "forks.py").write_text(textwrap.dedent("""
+        import os
+        def child_work():
+            return 1
+        pid = os.fork()
+        if pid == 0:
+            child_work()
+            os._exit(0)
+        os.waitpid(pid, 0)
+    """))
+    done = trace(tmp_path, "-o", "f.calls.folded", "--", "forks.py")
+    assert "forked 1 child process while traced" in done.stderr and "--subprocesses" in done.stderr
+    assert calls_of(tmp_path / "f.calls.folded", "child_work") == 0
+
+
+def test_line_times_as_text_and_csv(tmp_path):
+    (tmp_path / "lines.py").write_text("def f(n):\n    t = 0\n    for i in range(n):\n        t += i\n    return t\n\nf(4)\nf(2)\n")
+    trace(tmp_path, "-o", "out.lines.csv", "--", "lines.py")
+    with open(tmp_path / "out.lines.csv", newline="") as file:
+        rows = {row["line"]: row for row in csv.DictReader(file)}
+    assert rows["f (lines.py:4)"]["hits"] == "6" and rows["f (lines.py:2)"]["hits"] == "2"
+    assert set(rows["f (lines.py:4)"]) == {"line", "hits", "exclusive_ns"}
+    trace(tmp_path, "--lines", "-o", "out.lines.txt", "--", "lines.py")
+    text = (tmp_path / "out.lines.txt").read_text().splitlines()
+    assert text[0].split() == ["hits", "exclusive", "line"] and any(line.endswith("f (lines.py:4)") for line in text)
+    done = trace(tmp_path, "-o", "x.txt", "--format", "lines", "--max-depth", "0", "--", "lines.py", check_code=1)
+    assert "max_depth" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_collect_tracer_lets_compare_find_one_added_call_exactly(tmp_path):
+    (tmp_path / "app.py").write_text("import sys\ndef g():\n    return 1\ndef f(n):\n    for _ in range(n):\n        g()\n"
+                                     "f(int(sys.argv[1]))\n")
+    done = subprocess.run([FLAMESPACE, "collect", "-q", "--tracer", "--weight", "count", "-n", "5", "-o", "runs",
+                           "--baseline-cmd", "app.py 10", "--candidate-cmd", "app.py 11"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    done = subprocess.run([FLAMESPACE, "compare", "--json", "--baseline", "runs/baseline", "--candidate", "runs/candidate"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    report = json.loads(done.stdout)
+    changed = [(tuple(f.split(" (")[0] for f in s["stack"]), s["baseline"], s["candidate"])
+               for s in report["stacks"] if s["significant"]]
+    assert changed == [(("<module>", "f", "g"), 10.0, 11.0)]  # every other stack's count is equal in every run
+    done = subprocess.run([FLAMESPACE, "collect", "--tracer", "--rate", "50", "-n", "2", "-o", "r2", "--", "app.py", "1"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and "--rate applies to sampling" in done.stderr

@@ -52,6 +52,20 @@ def available() -> Optional[str]:
     return None
 
 
+_forks = [0]  # forks made by this process (after_in_parent), counted from the first start()
+
+
+def _watch_forks() -> None:
+    """Count this process's forks (os.register_at_fork cannot be undone: registered once)."""
+    if not getattr(_watch_forks, "done", False):
+        os.register_at_fork(after_in_parent=_count_fork)
+        _watch_forks.done = True  # type: ignore[attr-defined]
+
+
+def _count_fork() -> None:
+    _forks[0] += 1
+
+
 def _thread_started(frame: Any, event: str, arg: Any) -> None:
     """threading's profile hook: the first event of a new thread installs the C hook there
     (recording the call it came with), or, when tracing has stopped meanwhile, removes itself."""
@@ -70,9 +84,11 @@ class TraceRecorder:
     def __init__(self, builtins: bool = False, max_events: int = DEFAULT_MAX_EVENTS, threads: bool = False,
                  lines: bool = True, chart: bool = False, line_times: bool = False, max_depth: int = DEFAULT_MAX_DEPTH,
                  event_dir: Optional[str] = None, hidden_files: Collection[str] = (),
-                 root_cut: Collection[Any] = (), private_files: Collection[str] = ()) -> None:
+                 root_cut: Collection[Any] = (), private_files: Collection[str] = (), forks_traced: bool = False) -> None:
         self.builtins, self.max_events, self.threads, self.lines, self.chart = builtins, max_events, threads, lines, chart
         self.line_times, self.max_depth, self.event_dir = line_times, max_depth, event_dir
+        self.forks_traced = forks_traced
+        self._forks_before = 0
         self.hidden_files = set(hidden_files)
         self.root_cut = set(root_cut)
         self.private_files = {__file__, *private_files}
@@ -86,6 +102,8 @@ class TraceRecorder:
         previous = getattr(threading, "_profile_hook", None)  # threading.getprofile() is 3.10+
         threading.setprofile(_thread_started)  # first: this call is not traced
         self._start_ns = _tracer.now()
+        _watch_forks()
+        self._forks_before = _forks[0]
         try:
             _tracer.start(self.builtins, self.line_times, self.max_events, threading.current_thread().name,
                           self._event_path())
@@ -100,6 +118,10 @@ class TraceRecorder:
         threading.setprofile(None)
         stream, threads, entries, recorded, dropped, end_ns, write_errno, forked = _tracer.stop()
         notes = []
+        forks = _forks[0] - self._forks_before
+        if forks and not self.forks_traced and not forked:
+            notes.append(f"the program forked {forks} child process{'es' if forks > 1 else ''} while traced: their calls "
+                         f"are not in this trace (trace with --subprocesses to give each its own)")
         if forked:
             notes.append(f"this process (pid {os.getpid()}) was forked from the traced one after tracing began: its "
                          f"own calls are not recorded (trace it with --subprocesses to give each forked child a trace)")
