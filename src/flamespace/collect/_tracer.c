@@ -292,17 +292,16 @@ static inline void record(Buffer *b, int32_t kind, int32_t key, int64_t t)
     }
 }
 
-static inline void record_code(Buffer *b, PyFrameObject *frame, int32_t kind, int64_t t)
+/* Record an event of ``code`` (borrowed). */
+static inline void record_code(Buffer *b, PyObject *code, int32_t kind, int64_t t)
 {
     if (recorded >= max_events || full_at) {
         stop_recording(t);
         dropped++;
         return;
     }
-    PyCodeObject *code = PyFrame_GetCode(frame); /* a new reference (3.9+) */
-    Py_INCREF(code); /* one more: the entry's, if it is new (key_of drops it otherwise) */
-    int32_t key = key_of(code, (PyObject *)code, NULL);
-    Py_DECREF(code);
+    Py_INCREF(code); /* the entry's, if it is new (key_of drops it otherwise) */
+    int32_t key = key_of(code, code, NULL);
     if (key < 0) {
         stop_recording(t);
         dropped++;
@@ -311,35 +310,42 @@ static inline void record_code(Buffer *b, PyFrameObject *frame, int32_t kind, in
     record(b, kind, key, t);
 }
 
+/* Record a call of the C function ``fn``. */
+static void record_c_call(Buffer *b, PyObject *fn, int64_t t)
+{
+    if (recorded >= max_events || full_at) {
+        stop_recording(t);
+        dropped++;
+        return;
+    }
+    int32_t key = key_of(((PyCFunctionObject *)fn)->m_ml, NULL, (PyCFunctionObject *)fn);
+    if (key < 0) {
+        stop_recording(t);
+        dropped++;
+        return;
+    }
+    record(b, KIND_CALL, key, t);
+}
+
 static int hook(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
 {
     int64_t t = now_ns();
     Buffer *b = (Buffer *)obj;
     switch (what) {
-    case PyTrace_CALL:
-        record_code(b, frame, KIND_CALL, t);
+    case PyTrace_CALL: {
+        PyCodeObject *code = PyFrame_GetCode(frame); /* a new reference (3.9+) */
+        record_code(b, (PyObject *)code, KIND_CALL, t);
+        Py_DECREF(code);
         return 0;
+    }
     case PyTrace_RETURN:
         record(b, KIND_RETURN, 0, t);
         return 0;
-    case PyTrace_C_CALL: {
-        if (!builtins || arg == NULL || !PyCFunction_Check(arg)) {
-            return 0;
+    case PyTrace_C_CALL:
+        if (builtins && arg != NULL && PyCFunction_Check(arg)) {
+            record_c_call(b, arg, t);
         }
-        if (recorded >= max_events || full_at) {
-            stop_recording(t);
-            dropped++;
-            return 0;
-        }
-        int32_t key = key_of(((PyCFunctionObject *)arg)->m_ml, NULL, (PyCFunctionObject *)arg);
-        if (key < 0) {
-            stop_recording(t);
-            dropped++;
-            return 0;
-        }
-        record(b, KIND_CALL, key, t);
         return 0;
-    }
     case PyTrace_C_RETURN:
     case PyTrace_C_EXCEPTION:
         if (!builtins || arg == NULL || !PyCFunction_Check(arg)) {
@@ -363,7 +369,9 @@ static int line_hook(PyObject *obj, PyFrameObject *frame, int what, PyObject *ar
     if (line < 0 || line > (INT32_MAX >> 2)) {
         line = 0;
     }
-    record_code((Buffer *)obj, frame, KIND_LINE | (line << 2), t);
+    PyCodeObject *code = PyFrame_GetCode(frame);
+    record_code((Buffer *)obj, (PyObject *)code, KIND_LINE | (line << 2), t);
+    Py_DECREF(code);
     return 0;
 }
 

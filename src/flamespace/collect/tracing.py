@@ -41,10 +41,6 @@ _HIDDEN = None  # a node inside a dropped subtree
 
 def available() -> Optional[str]:
     """None if the tracer works here, else why not."""
-    import sys
-
-    if sys.version_info >= (3, 12):
-        return "the tracer supports Python 3.9 to 3.11 so far (3.12+ needs its sys.monitoring port)"
     try:
         from . import _tracer  # noqa: F401
     except ImportError as exc:
