@@ -71,6 +71,7 @@ typedef struct {
     Event *chunk;
     Py_ssize_t used;
     int32_t index; /* the thread's number in the session */
+    int named;     /* its name is known (monitoring: threading may not know the thread yet) */
 } Buffer;
 
 static PyTypeObject BufferType;
@@ -79,6 +80,10 @@ static PyTypeObject StreamType;
 /* ---- the session ------------------------------------------------------------------- */
 
 static int active = 0;
+static int monitoring = 0;           /* events come from sys.monitoring callbacks (3.12+), not the hooks */
+static long session_id = 0;          /* which session a thread's buffer belongs to */
+static _Thread_local Buffer *tl_buffer = NULL;
+static _Thread_local long tl_session = 0;
 static int builtins = 0;
 static int lines = 0;
 static long long max_events = 0;
@@ -154,9 +159,16 @@ static int table_grow(void)
     return 0;
 }
 
-/* The name of a C function, as "module.name" or "type.name" (the entry for its key). */
-static PyObject *c_function_name(PyCFunctionObject *fn)
+/* The name of a C function (or of a method descriptor: the unbound list.append that
+ * sys.monitoring's CALL event gives for items.append(x)), as "module.name" or "type.name"
+ * (the entry for its key). */
+static PyObject *c_function_name(PyObject *callable)
 {
+    if (PyObject_TypeCheck(callable, &PyMethodDescr_Type)) {
+        PyMethodDescrObject *descr = (PyMethodDescrObject *)callable;
+        return PyUnicode_FromFormat("%s.%s", PyDescr_TYPE(descr)->tp_name, descr->d_method->ml_name);
+    }
+    PyCFunctionObject *fn = (PyCFunctionObject *)callable;
     const char *name = fn->m_ml->ml_name;
     PyObject *self = fn->m_self;
     if (self != NULL && !PyModule_Check(self)) {
@@ -171,7 +183,7 @@ static PyObject *c_function_name(PyCFunctionObject *fn)
 
 /* The key of ``ptr``; on first sight ``entry`` (a new reference, or NULL: make the C name from
  * ``fn``) is appended to entries. -1 on failure (no exception is left set). */
-static int32_t key_of(const void *ptr, PyObject *entry, PyCFunctionObject *fn)
+static int32_t key_of(const void *ptr, PyObject *entry, PyObject *fn)
 {
     if (ptr == last_ptr) {
         Py_XDECREF(entry);
@@ -310,7 +322,13 @@ static inline void record_code(Buffer *b, PyObject *code, int32_t kind, int64_t 
     record(b, kind, key, t);
 }
 
-/* Record a call of the C function ``fn``. */
+/* Whether ``callable`` is a C function the tracer times (with builtins). */
+static inline int is_c_function(PyObject *callable)
+{
+    return PyCFunction_Check(callable) || Py_IS_TYPE(callable, &PyMethodDescr_Type);
+}
+
+/* Record a call of the C function ``fn`` (keyed by its PyMethodDef, whether bound or not). */
 static void record_c_call(Buffer *b, PyObject *fn, int64_t t)
 {
     if (recorded >= max_events || full_at) {
@@ -318,7 +336,8 @@ static void record_c_call(Buffer *b, PyObject *fn, int64_t t)
         dropped++;
         return;
     }
-    int32_t key = key_of(((PyCFunctionObject *)fn)->m_ml, NULL, (PyCFunctionObject *)fn);
+    PyMethodDef *def = PyCFunction_Check(fn) ? ((PyCFunctionObject *)fn)->m_ml : ((PyMethodDescrObject *)fn)->d_method;
+    int32_t key = key_of(def, NULL, fn);
     if (key < 0) {
         stop_recording(t);
         dropped++;
@@ -386,6 +405,7 @@ static Buffer *buffer_new(int32_t index)
     b->chunk = NULL;
     b->used = 0;
     b->index = index;
+    b->named = 1;
     return b;
 }
 
@@ -984,9 +1004,147 @@ static Buffer *install(PyObject *name)
         return NULL;
     }
     Py_DECREF(thread);
-    set_hooks(b);
+    if (monitoring) {
+        tl_buffer = b;
+        tl_session = session_id;
+    } else {
+        set_hooks(b);
+    }
     Py_DECREF(b); /* buffers keeps it */
     return b;
+}
+
+/* ---- sys.monitoring callbacks (3.12+) --------------------------------------------- *
+ * Registered by tracing.py with sys.monitoring.register_callback: the interpreter calls them
+ * through vectorcall, without the frame object the legacy profile hook makes for every event.
+ * Events come from every thread; each finds its buffer in a thread-local (made on its first
+ * event: the interpreter does not call the tool from inside its own callback, so asking
+ * threading for the thread's name here is not traced). */
+
+/* This thread's name as threading knows it (threading._active, without side effects: asking
+ * current_thread() of a thread threading has not registered yet would make a dummy one), or
+ * NULL (no exception set). */
+static PyObject *registered_name(void)
+{
+    PyObject *modules = PyImport_GetModuleDict();
+    PyObject *threading = PyDict_GetItemString(modules, "threading"); /* borrowed */
+    PyObject *name = NULL;
+    if (threading != NULL) {
+        PyObject *registry = PyObject_GetAttrString(threading, "_active");
+        PyObject *ident = PyLong_FromUnsignedLong(PyThread_get_thread_ident());
+        if (registry != NULL && ident != NULL && PyDict_Check(registry)) {
+            PyObject *thread = PyDict_GetItemWithError(registry, ident); /* borrowed */
+            if (thread != NULL) {
+                name = PyObject_GetAttrString(thread, "name");
+            }
+        }
+        Py_XDECREF(registry);
+        Py_XDECREF(ident);
+    }
+    if (name != NULL && !PyUnicode_Check(name)) {
+        Py_CLEAR(name);
+    }
+    PyErr_Clear();
+    return name;
+}
+
+/* A thread's name is looked up at its calls until threading has registered the thread. */
+static void name_buffer(Buffer *b)
+{
+    PyObject *name = registered_name();
+    if (name == NULL) {
+        return;
+    }
+    PyObject *thread = Py_BuildValue("(Ok)", name, PyThread_get_thread_ident());
+    Py_DECREF(name);
+    if (thread == NULL) {
+        PyErr_Clear();
+        return;
+    }
+    PyList_SetItem(threads, b->index, thread); /* steals thread */
+    b->named = 1;
+}
+
+static Buffer *this_buffer(void)
+{
+    if (tl_session == session_id && tl_buffer != NULL) {
+        return tl_buffer;
+    }
+    PyObject *name = registered_name();
+    int named = name != NULL;
+    if (name == NULL) {
+        name = PyUnicode_FromFormat("Thread-%lu", PyThread_get_thread_ident());
+        if (name == NULL) {
+            PyErr_Clear();
+            return NULL;
+        }
+    }
+    Buffer *b = install(name);
+    Py_DECREF(name);
+    if (b == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    b->named = named;
+    return b;
+}
+
+static PyObject *on_start(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    int64_t t = now_ns();
+    Buffer *b;
+    if (active && nargs >= 1 && (b = this_buffer()) != NULL) {
+        record_code(b, args[0], KIND_CALL, t);
+        if (!b->named) {
+            name_buffer(b);
+        }
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *on_return(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    int64_t t = now_ns();
+    Buffer *b;
+    if (active && (b = this_buffer()) != NULL) {
+        record(b, KIND_RETURN, 0, t);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *on_c_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    int64_t t = now_ns();
+    Buffer *b;
+    if (active && nargs >= 3 && is_c_function(args[2]) && (b = this_buffer()) != NULL) {
+        record_c_call(b, args[2], t);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *on_c_return(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    int64_t t = now_ns();
+    Buffer *b;
+    if (active && nargs >= 3 && is_c_function(args[2]) && (b = this_buffer()) != NULL) {
+        record(b, KIND_RETURN, 0, t);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *on_line(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    int64_t t = now_ns();
+    Buffer *b;
+    if (active && nargs >= 2 && (b = this_buffer()) != NULL) {
+        long line = PyLong_AsLong(args[1]);
+        if (line < 0 || line > (INT32_MAX >> 2)) {
+            PyErr_Clear();
+            line = 0;
+        }
+        record_code(b, args[0], KIND_LINE | (int32_t)(line << 2), t);
+    }
+    Py_RETURN_NONE;
 }
 
 static void session_clear(void)
@@ -1003,13 +1161,21 @@ static void session_clear(void)
 
 static PyObject *tracer_start(PyObject *module, PyObject *args)
 {
-    int with_builtins, with_lines;
+    int with_builtins, with_lines, with_monitoring = 0;
     long long limit;
     PyObject *name;
     PyObject *path;
-    if (!PyArg_ParseTuple(args, "ppLUO&", &with_builtins, &with_lines, &limit, &name, PyUnicode_FSConverter, &path)) {
+    if (!PyArg_ParseTuple(args, "ppLUO&|p", &with_builtins, &with_lines, &limit, &name, PyUnicode_FSConverter, &path,
+                          &with_monitoring)) {
         return NULL;
     }
+#if PY_VERSION_HEX < 0x030C0000
+    if (with_monitoring) {
+        Py_DECREF(path);
+        PyErr_SetString(PyExc_ValueError, "sys.monitoring is Python 3.12+");
+        return NULL;
+    }
+#endif
     if (active) {
         Py_DECREF(path);
         PyErr_SetString(PyExc_RuntimeError, "the tracer is already running in this process");
@@ -1021,7 +1187,7 @@ static PyObject *tracer_start(PyObject *module, PyObject *args)
         return NULL;
     }
     PyThreadState *tstate = PyThreadState_Get();
-    if (tstate->c_profilefunc != NULL || (with_lines && tstate->c_tracefunc != NULL)) {
+    if (!with_monitoring && (tstate->c_profilefunc != NULL || (with_lines && tstate->c_tracefunc != NULL))) {
         Py_DECREF(path);
         PyErr_SetString(PyExc_RuntimeError, "another profiler or tracer (sys.setprofile, sys.settrace) is active on this thread");
         return NULL;
@@ -1051,6 +1217,8 @@ static PyObject *tracer_start(PyObject *module, PyObject *args)
     recorded = dropped = 0;
     full_at = 0;
     write_errno = 0;
+    monitoring = with_monitoring;
+    session_id++;
     active = 1;
     if (install(name) == NULL) {
         active = 0;
@@ -1066,7 +1234,7 @@ static PyObject *tracer_install_thread(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "UO", &name, &code)) {
         return NULL;
     }
-    if (!active || PyThreadState_Get()->c_profilefunc == hook) {
+    if (!active || monitoring || PyThreadState_Get()->c_profilefunc == hook) {
         Py_RETURN_FALSE;
     }
     Buffer *b = install(name);
@@ -1127,7 +1295,9 @@ static PyObject *tracer_stop(PyObject *module, PyObject *unused)
         return NULL;
     }
     int64_t t = now_ns();
-    remove_hooks();
+    if (!monitoring) {
+        remove_hooks(); /* the callbacks are unregistered by the caller (tracing.py) */
+    }
     active = 0;
     int forked = getpid() != session_pid;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(buffers); i++) {
@@ -1161,13 +1331,19 @@ static PyObject *tracer_now(PyObject *module, PyObject *unused)
 
 static PyMethodDef module_methods[] = {
     {"start", tracer_start, METH_VARARGS,
-     "start(builtins, lines, max_events, thread_name, path): trace this thread (and those that install_thread), "
-     "events into a new file at path (unlinked at once)"},
+     "start(builtins, lines, max_events, thread_name, path, monitoring=False): trace this thread (and those that "
+     "install_thread), events into a new file at path (unlinked at once); with monitoring, the on_* callbacks are the "
+     "hooks (the caller registers them with sys.monitoring)"},
     {"install_thread", tracer_install_thread, METH_VARARGS,
      "install_thread(thread_name, code) -> installed: trace the calling thread too, from a call of code (or None)"},
     {"stop", tracer_stop, METH_NOARGS,
      "stop() -> (stream, threads, entries, recorded, dropped, end_ns, write_errno, forked): remove the hooks"},
     {"active", tracer_active, METH_NOARGS, "active() -> whether the tracer runs"},
+    {"on_start", (PyCFunction)(void (*)(void))on_start, METH_FASTCALL, "sys.monitoring PY_START, PY_RESUME, PY_THROW"},
+    {"on_return", (PyCFunction)(void (*)(void))on_return, METH_FASTCALL, "sys.monitoring PY_RETURN, PY_YIELD, PY_UNWIND"},
+    {"on_c_call", (PyCFunction)(void (*)(void))on_c_call, METH_FASTCALL, "sys.monitoring CALL (C functions only)"},
+    {"on_c_return", (PyCFunction)(void (*)(void))on_c_return, METH_FASTCALL, "sys.monitoring C_RETURN, C_RAISE"},
+    {"on_line", (PyCFunction)(void (*)(void))on_line, METH_FASTCALL, "sys.monitoring LINE"},
     {"now", tracer_now, METH_NOARGS, "now() -> the tracer's clock, ns (CLOCK_MONOTONIC, as time.monotonic_ns)"},
     {NULL},
 };

@@ -35,6 +35,11 @@ DEFAULT_MAX_EVENTS = 50_000_000
 DEFAULT_MAX_DEPTH = 1000
 #: The raw recording's kind (one of raw.KINDS).
 KIND = "trace"
+#: How the tracer hears of calls: "profile" (the PyEval_SetProfile hook, every version) or
+#: "monitoring" (sys.monitoring callbacks, PEP 669, 3.12+; cheaper there: docs/performance.md).
+BACKENDS = ("profile", "monitoring")
+#: sys.monitoring's tool id for profilers.
+_TOOL = 2
 
 _HIDDEN = None  # a node inside a dropped subtree
 
@@ -62,6 +67,31 @@ def _count_fork() -> None:
     _forks[0] += 1
 
 
+def default_backend() -> str:
+    """The cheaper backend on this interpreter (see :data:`BACKENDS`)."""
+    import sys
+
+    return "monitoring" if sys.version_info >= (3, 12) else "profile"
+
+
+def _monitoring_callbacks(builtins: bool, lines: bool) -> Dict[int, Any]:
+    """sys.monitoring event -> the C callback of ``_tracer`` that records it."""
+    import sys
+
+    from . import _tracer
+
+    events = sys.monitoring.events  # type: ignore[attr-defined]  # 3.12+ (checked as 3.9 code)
+    callbacks = {events.PY_START: _tracer.on_start, events.PY_RESUME: _tracer.on_start,
+                 events.PY_THROW: _tracer.on_start, events.PY_RETURN: _tracer.on_return,
+                 events.PY_YIELD: _tracer.on_return, events.PY_UNWIND: _tracer.on_return}
+    if builtins:
+        callbacks.update({events.CALL: _tracer.on_c_call, events.C_RETURN: _tracer.on_c_return,
+                          events.C_RAISE: _tracer.on_c_return})
+    if lines:
+        callbacks[events.LINE] = _tracer.on_line
+    return callbacks
+
+
 def _thread_started(frame: Any, event: str, arg: Any) -> None:
     """threading's profile hook: the first event of a new thread installs the C hook there
     (recording the call it came with), or, when tracing has stopped meanwhile, removes itself."""
@@ -80,13 +110,22 @@ class TraceRecorder:
     def __init__(self, builtins: bool = False, max_events: int = DEFAULT_MAX_EVENTS, threads: bool = False,
                  lines: bool = True, chart: bool = False, line_times: bool = False, max_depth: int = DEFAULT_MAX_DEPTH,
                  event_dir: Optional[str] = None, hidden_files: Collection[str] = (),
-                 root_cut: Collection[Any] = (), private_files: Collection[str] = (), forks_traced: bool = False) -> None:
+                 root_cut: Collection[Any] = (), private_files: Collection[str] = (), forks_traced: bool = False,
+                 backend: Optional[str] = None) -> None:
         self.builtins, self.max_events, self.threads, self.lines, self.chart = builtins, max_events, threads, lines, chart
         self.line_times, self.max_depth, self.event_dir = line_times, max_depth, event_dir
         self.forks_traced = forks_traced
+        self.backend = backend or default_backend()
+        if self.backend not in BACKENDS:
+            raise ValueError(f"no tracer backend {self.backend!r}; available: {', '.join(BACKENDS)}")
         self._forks_before = 0
         self.hidden_files = set(hidden_files)
         self.root_cut = set(root_cut)
+        if self.backend == "monitoring":
+            # every thread's calls from its first: start its stacks below threading's bootstrap, as the
+            # profile hook (installed by threading when run() is called) does
+            self.root_cut |= {threading.Thread._bootstrap.__code__,  # type: ignore[attr-defined]
+                              threading.Thread._bootstrap_inner.__code__}  # type: ignore[attr-defined]
         self.private_files = {__file__, *private_files}
         self._start_ns = 0
 
@@ -95,11 +134,13 @@ class TraceRecorder:
 
         if _tracer.active():
             raise RuntimeError("the tracer is already running in this process")
+        _watch_forks()
+        self._forks_before = _forks[0]
+        if self.backend == "monitoring":
+            return self._start_monitoring()
         previous = getattr(threading, "_profile_hook", None)  # threading.getprofile() is 3.10+
         threading.setprofile(_thread_started)  # first: this call is not traced
         self._start_ns = _tracer.now()
-        _watch_forks()
-        self._forks_before = _forks[0]
         try:
             _tracer.start(self.builtins, self.line_times, self.max_events, threading.current_thread().name,
                           self._event_path())
@@ -108,10 +149,51 @@ class TraceRecorder:
             raise
         return self
 
+    def _start_monitoring(self) -> "TraceRecorder":
+        """Start with sys.monitoring callbacks: every thread's events, no hook per thread."""
+        import sys
+
+        from . import _tracer
+
+        monitoring = sys.monitoring  # type: ignore[attr-defined]  # 3.12+ (checked as 3.9 code)
+        try:
+            monitoring.use_tool_id(_TOOL, "flamespace trace")
+        except ValueError:
+            raise RuntimeError(f"another profiler ({monitoring.get_tool(_TOOL)}) uses sys.monitoring's profiler "
+                               "tool id") from None
+        callbacks = _monitoring_callbacks(self.builtins, self.line_times)
+        try:
+            self._start_ns = _tracer.now()
+            _tracer.start(self.builtins, self.line_times, self.max_events, threading.current_thread().name,
+                          self._event_path(), True)
+            events = 0
+            for event, callback in callbacks.items():
+                monitoring.register_callback(_TOOL, event, callback)
+                events |= event
+            monitoring.set_events(_TOOL, events)
+        except BaseException:
+            self._stop_monitoring()
+            if _tracer.active():
+                _tracer.stop()
+            raise
+        return self
+
+    def _stop_monitoring(self) -> None:
+        import sys
+
+        monitoring = sys.monitoring  # type: ignore[attr-defined]  # 3.12+ (checked as 3.9 code)
+        monitoring.set_events(_TOOL, 0)
+        for event in _monitoring_callbacks(self.builtins, self.line_times):
+            monitoring.register_callback(_TOOL, event, None)
+        monitoring.free_tool_id(_TOOL)
+
     def stop(self) -> RawRecording:
         from . import _tracer
 
-        threading.setprofile(None)
+        if self.backend == "monitoring":
+            self._stop_monitoring()
+        else:
+            threading.setprofile(None)
         stream, threads, entries, recorded, dropped, end_ns, write_errno, forked = _tracer.stop()
         notes = []
         forks = _forks[0] - self._forks_before
@@ -141,6 +223,8 @@ class TraceRecorder:
         from . import _tracer
 
         if _tracer.active():
+            if self.backend == "monitoring":
+                self._stop_monitoring()
             _tracer.stop()  # in a child: drops the parent's events, never touches its file
         threading.setprofile(None)
         return self.start()
@@ -255,4 +339,4 @@ def _chart(parts: List[Any], start_ns: int) -> Any:
                                    array("l", [r[2] for r in rows]), [r[3] for r in rows])
 
 
-__all__ = ["DEFAULT_MAX_DEPTH", "DEFAULT_MAX_EVENTS", "KIND", "TraceRecorder", "available"]
+__all__ = ["BACKENDS", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_EVENTS", "KIND", "TraceRecorder", "available", "default_backend"]
