@@ -9,9 +9,17 @@ import pytest
 
 import flamespace as fs
 from flamespace.collect.tracer import Trace
-from flamespace.collect.tracing import available
+from flamespace.collect import tracing
+from flamespace.collect.tracing import BACKENDS, available
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=f"no tracer here: {available()}")
+
+
+@pytest.fixture(autouse=True, params=BACKENDS if sys.version_info >= (3, 12) else ("profile",))
+def backend(request, monkeypatch):
+    """Every test with each backend this interpreter has (sys.monitoring: 3.12+)."""
+    monkeypatch.setattr(tracing, "default_backend", lambda: request.param)
+    return request.param
 
 
 def short(stack):

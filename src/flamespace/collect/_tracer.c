@@ -22,12 +22,15 @@
  * the nanosecond for every node. Calls deeper than max_depth are folded into their caller at
  * that depth (their time is its exclusive time; they are counted as ``deep``).
  *
- * Interpreters: the hook is a PyEval_SetProfile function (on 3.12+ the interpreter serves it
- * through sys.monitoring). Yield and exceptions give PyTrace_RETURN there, so generators,
- * coroutines and unwinding keep the stack consistent. Lines come from a PyEval_SetTrace
- * function that keeps PyTrace_LINE only. Threads started after start() install the hooks
- * themselves (install_thread, called by threading.setprofile's first event); stop() removes
- * them from every thread state that has them.
+ * Two backends. The profile backend (every version) is a PyEval_SetProfile function: yield
+ * and exceptions give PyTrace_RETURN there, so generators, coroutines and unwinding keep the
+ * stack consistent; lines come from a PyEval_SetTrace function that keeps PyTrace_LINE only.
+ * Threads started after start() install the hooks themselves (install_thread, called by
+ * threading.setprofile's first event); stop() removes them from every thread state that has
+ * them. On 3.12+ the interpreter serves that hook through sys.monitoring and makes a frame
+ * object for every event; the monitoring backend (PEP 669) registers the on_* functions as
+ * sys.monitoring callbacks instead (PY_START/RESUME/THROW are calls, PY_RETURN/YIELD/UNWIND
+ * returns), which is cheaper there (docs/performance.md). tracing.py chooses.
  *
  * Fork: the child inherits the session, the buffers and the file descriptor, whose offset it
  * shares with the parent. It never writes there (every write checks the pid): its events are
