@@ -225,3 +225,24 @@ def test_collect_tracer_lets_compare_find_one_added_call_exactly(tmp_path):
     done = subprocess.run([FLAMESPACE, "collect", "--tracer", "--rate", "50", "-n", "2", "-o", "r2", "--", "app.py", "1"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 1 and "--rate applies to sampling" in done.stderr
+
+
+def test_the_chrome_trace_is_per_thread_balanced_and_in_time_order(tmp_path, program):
+    trace(tmp_path, "-o", "run.trace.json", "--", "prog.py", "0")
+    events = json.loads((tmp_path / "run.trace.json").read_text())
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    names = {e["tid"]: e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+    assert {"MainThread", "helper"} <= set(names.values())
+    fib_opened = {}
+    for tid in names:
+        mine = [e for e in events if e.get("tid") == tid and e["ph"] in "BE"]
+        times = [e["ts"] for e in mine]
+        assert times == sorted(times), names[tid]  # exact time order within the thread
+        depth = 0
+        for e in mine:
+            depth += 1 if e["ph"] == "B" else -1
+            assert depth >= 0
+            if e["ph"] == "B" and e["name"].startswith("fib ("):
+                fib_opened[names[tid]] = fib_opened.get(names[tid], 0) + 1
+        assert depth == 0, names[tid]  # every frame opened is closed
+    assert fib_opened["helper"] >= 25 and fib_opened["MainThread"] >= 15  # fib(6) there, fib(5) here: each call seen

@@ -52,6 +52,15 @@ def fib_calls_by_depth(n, depth=1, out=None):
     return out
 
 
+def nothing_installed():
+    """No profile or trace function, no threading hook, no sys.monitoring tool of ours: stop() left nothing."""
+    monitoring = getattr(sys, "monitoring", None)
+    return (sys.getprofile() is None and sys.gettrace() is None
+            and threading._profile_hook is None  # type: ignore[attr-defined]
+            and (monitoring is None or monitoring.get_tool(2) is None) and
+            not __import__("flamespace.collect._tracer", fromlist=["active"]).active())
+
+
 def check_consistent(trace: Trace):
     """Every stack's derived inclusive time is integer and covers its callees; a stack called
     once has an inclusive time equal to its longest (one) call, measured from call to return."""
@@ -76,7 +85,7 @@ def test_recursion_gives_exact_counts_per_stack_and_function():
     assert row.inclusive == t.result.inclusive()[next(s for s in t.result.calls if len(s) == 1)]
     assert row.exclusive == int(t.graph().total())
     check_consistent(t.result)
-    assert sys.getprofile() is None and threading._profile_hook is None  # type: ignore[attr-defined]
+    assert nothing_installed()
 
 
 def test_every_node_of_the_c_tree_adds_up_exactly(tmp_path):
@@ -195,7 +204,7 @@ def test_an_exception_out_of_the_block_stops_the_trace():
         with fs.trace() as t:
             fail()
     assert counts(t.result) == {("fail",): 1}
-    assert sys.getprofile() is None
+    assert nothing_installed()
 
 
 def test_a_thread_started_after_tracing_began_is_traced():
@@ -219,7 +228,7 @@ def test_a_thread_started_after_tracing_began_is_traced():
     thread = threading.Thread(target=lambda: seen.append(sys.getprofile()))
     thread.start()
     thread.join()
-    assert seen == [None] and sys.getprofile() is None
+    assert seen == [None] and nothing_installed()
 
 
 def test_builtins_are_counted_with_the_option_only():
@@ -290,7 +299,7 @@ def test_tracing_twice_at_once_is_refused():
         with pytest.raises(RuntimeError):
             with fs.trace():
                 pass
-    assert sys.getprofile() is None
+    assert nothing_installed()
 
 
 def test_stop_removes_the_hook_from_threads_still_running():
@@ -429,6 +438,7 @@ def test_line_times_known_answer_and_lines_add_up_to_their_functions():
         line_by_function[key] = line_by_function.get(key, 0) + ns
     assert line_by_function == exclusive_by_function  # every ns of a function is on one of its lines
     assert [row.line for row in t.lines()][:1] and t.lines()[0].exclusive == max(ns for ns, _ in lines.values())
+    assert nothing_installed()  # the line hook too
     with fs.trace() as plain:
         caller()
     assert plain.result.lines is None
