@@ -246,3 +246,38 @@ def test_the_chrome_trace_is_per_thread_balanced_and_in_time_order(tmp_path, pro
                 fib_opened[names[tid]] = fib_opened.get(names[tid], 0) + 1
         assert depth == 0, names[tid]  # every frame opened is closed
     assert fib_opened["helper"] >= 25 and fib_opened["MainThread"] >= 15  # fib(6) there, fib(5) here: each call seen
+
+
+def test_ctrl_c_saves_what_was_traced_and_says_so(tmp_path):
+    import signal
+    import time
+
+    (tmp_path / "waits.py").write_text(textwrap.dedent("""
+        import os, sys, time
+        def f():
+            return 1
+        def waiting_here(marker):
+            for _ in range(4):
+                f()
+            with open(marker + ".tmp", "w") as file:
+                file.write(str(os.getpid()))
+            os.rename(marker + ".tmp", marker)
+            time.sleep(600)
+        waiting_here(sys.argv[1])
+    """))
+    marker = tmp_path / "marker"
+    proc = subprocess.Popen([FLAMESPACE, "trace", "-o", "w.calls.folded", "--", "waits.py", str(marker)], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert marker.exists(), proc.stderr.read() if proc.poll() is not None else "the program did not start"
+        os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole group
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert "interrupted by SIGINT: saved" in err
+    assert calls_of(tmp_path / "w.calls.folded", "f") == 4
