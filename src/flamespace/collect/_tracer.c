@@ -74,7 +74,8 @@ typedef struct {
     Event *chunk;
     Py_ssize_t used;
     int32_t index; /* the thread's number in the session */
-    int named;     /* its name is known (monitoring: threading may not know the thread yet) */
+    int named;     /* its name is known (monitoring: threading may not know the thread yet); < 0: calls
+                      left to ask threading at (a _thread.start_new_thread thread never registers) */
 } Buffer;
 
 static PyTypeObject BufferType;
@@ -1088,7 +1089,7 @@ static Buffer *this_buffer(void)
         PyErr_Clear();
         return NULL;
     }
-    b->named = named;
+    b->named = named ? 1 : -64;
     return b;
 }
 
@@ -1098,7 +1099,8 @@ static PyObject *on_start(PyObject *module, PyObject *const *args, Py_ssize_t na
     Buffer *b;
     if (active && nargs >= 1 && (b = this_buffer()) != NULL) {
         record_code(b, args[0], KIND_CALL, t);
-        if (!b->named) {
+        if (b->named < 0) {
+            b->named++;
             name_buffer(b);
         }
     }
