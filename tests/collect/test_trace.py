@@ -543,3 +543,25 @@ def test_weight_calls_makes_the_recordings_graph_the_call_counts(tmp_path):
     assert counts(result.recording.trace)[("<module>", "f")] == 7
     with pytest.raises(fs.ArgumentError):
         fs.TraceOptions(weight="bytes")
+
+
+def test_generator_throw_and_close_are_one_call_each():
+    def gen():
+        while True:
+            try:
+                yield 1
+            except ValueError:
+                pass
+
+    def drive():
+        g = gen()
+        next(g)
+        g.throw(ValueError)
+        g.throw(ValueError)
+        g.close()  # GeneratorExit unwinds it: a call and a return
+
+    with fs.trace() as t:
+        drive()
+    assert counts(t.result) == {("drive",): 1, ("drive", "gen"): 4}
+    assert t.result.events == 2 * 5  # every call returned
+    check_consistent(t.result)

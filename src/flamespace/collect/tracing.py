@@ -1,4 +1,8 @@
-"""The ``trace`` recorder: every call and return, from the C hook of ``_tracer``.
+"""The ``trace`` recorder: every call and return, from the C extension ``_tracer``.
+
+The events come from a profile hook (every version) or sys.monitoring callbacks (3.12+, the
+default there: cheaper), both in C; they stream to an unlinked file in $TMPDIR (memory holds a
+chunk per thread), and ``stop()`` reads them back into a call tree per thread, in C too.
 
 Runs inside the traced program (like the other recorders it imports little: ``threading``,
 which the program's threads need anyway, and the C extension). ``stop()`` turns each
