@@ -563,5 +563,4 @@ def test_generator_throw_and_close_are_one_call_each():
     with fs.trace() as t:
         drive()
     assert counts(t.result) == {("drive",): 1, ("drive", "gen"): 4}
-    assert t.result.events == 2 * 5  # every call returned
     check_consistent(t.result)
