@@ -15,7 +15,7 @@ _FORMAT_HELP = (
     "folded: exclusive ns per full stack; calls: calls per full stack (folded); text, csv, json: the "
     "per-function table (calls, inclusive, exclusive, mean, longest); speedscope: evented JSON, a flame "
     "chart per thread; chrome: Trace Event JSON (Perfetto); lines, lines-csv, lines-json: exclusive time per "
-    "source line (with --lines). Default: from OUTPUT's ending, else folded."
+    "source line (implies --lines). Default: from OUTPUT's ending, else folded."
 )
 
 
@@ -56,7 +56,8 @@ def command(
     recorded, in every thread the program starts, with integer nanoseconds; the program runs
     as under python (argv, sys.path, exit code), as with `flamespace record`. Frames are named
     `function (file:line)` with the line where the function starts. Slower than sampling
-    (each call costs about what it costs under cProfile), exact where sampling estimates.
+    (at most what cProfile costs, while keeping every full path), exact where sampling
+    estimates. Events stream to a file in $TMPDIR, so memory stays small however long the run.
 
     \b
     Example:
