@@ -281,3 +281,10 @@ def test_ctrl_c_saves_what_was_traced_and_says_so(tmp_path):
     assert proc.returncode == 130, err
     assert "interrupted by SIGINT: saved" in err
     assert calls_of(tmp_path / "w.calls.folded", "f") == 4
+
+
+def test_an_unwritable_event_directory_is_a_clear_error(tmp_path):
+    done = subprocess.run([FLAMESPACE, "trace", "-o", "x.folded", "-c", "pass"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "TMPDIR": str(tmp_path / "missing")})
+    assert done.returncode == 1 and "not a writable directory (set TMPDIR to one)" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "x.folded").exists()

@@ -105,9 +105,13 @@ def _trace_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, thread
     """TraceOptions for --tracer: --weight time (exclusive ns) or count (calls, exact); the
     sampler's and memory's options do not apply."""
     from ..collect.tracer import TraceOptions
+    from ..collect.tracing import available
     from ..errors import ArgumentError
     from ._recording import SAMPLING
 
+    problem = available()
+    if problem is not None:
+        raise ArgumentError(f"--tracer is not available: {problem}")
     given = [name for name, value, default in (
         ("--mode", mode, SAMPLING["mode"]), ("--rate", rate, SAMPLING["rate"]), ("--bytes-per-sample", bytes_per_sample, None),
         ("--idle", idle, False), ("--async", async_stacks, False), ("--duration", duration, None), ("--seed", seed, None),

@@ -49,12 +49,21 @@ _HIDDEN = None  # a node inside a dropped subtree
 
 
 def available() -> Optional[str]:
-    """None if the tracer works here, else why not."""
+    """None if the tracer works here, else why not (the extension, the event file's directory)."""
     try:
         from . import _tracer  # noqa: F401
     except ImportError as exc:
         return f"the C extension flamespace.collect._tracer is not built ({exc}); reinstall flamespace with a C compiler"
+    directory = event_directory()
+    if not os.path.isdir(directory) or not os.access(directory, os.W_OK | os.X_OK):
+        return (f"the tracer streams its events to a file in {directory}, which is not a writable directory "
+                "(set TMPDIR to one)")
     return None
+
+
+def event_directory() -> str:
+    """Where the event files go: $TMPDIR, else /tmp."""
+    return os.environ.get("TMPDIR") or "/tmp"
 
 
 _forks = [0]  # forks made by this process (after_in_parent), counted from the first start()
@@ -219,7 +228,7 @@ class TraceRecorder:
 
     def _event_path(self) -> str:
         """Where the C tracer streams its events: a new file, unlinked as soon as it is open."""
-        directory = self.event_dir or os.environ.get("TMPDIR") or "/tmp"
+        directory = self.event_dir or event_directory()
         return os.path.join(directory, f".flamespace-trace-{os.getpid()}-{time.monotonic_ns()}.events")
 
     def forked(self) -> "TraceRecorder":
@@ -343,4 +352,4 @@ def _chart(parts: List[Any], start_ns: int) -> Any:
                                    array("l", [r[2] for r in rows]), [r[3] for r in rows])
 
 
-__all__ = ["BACKENDS", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_EVENTS", "KIND", "TraceRecorder", "available", "default_backend"]
+__all__ = ["BACKENDS", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_EVENTS", "KIND", "TraceRecorder", "available", "default_backend", "event_directory"]
