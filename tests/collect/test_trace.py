@@ -15,10 +15,16 @@ from flamespace.collect.tracing import BACKENDS, available
 pytestmark = pytest.mark.skipif(available() is not None, reason=f"no tracer here: {available()}")
 
 
-@pytest.fixture(autouse=True, params=BACKENDS if sys.version_info >= (3, 12) else ("profile",))
+@pytest.fixture(autouse=True, params=(*(BACKENDS if sys.version_info >= (3, 12) else ("profile",)), "python"))
 def backend(request, monkeypatch):
-    """Every test with each backend this interpreter has (sys.monitoring: 3.12+)."""
-    monkeypatch.setattr(tracing, "default_backend", lambda: request.param)
+    """Every test with each backend this interpreter has (sys.monitoring: 3.12+), and with the
+    pure-Python fallback that stands in where the C extension is not built ("python")."""
+    if request.param == "python":
+        from flamespace.collect import _pytracer
+
+        monkeypatch.setattr(tracing, "_extension", lambda: _pytracer)
+        monkeypatch.setattr(tracing, "extension_problem", lambda: "no C extension (a test)")
+    monkeypatch.setattr(tracing, "default_backend", lambda: "profile" if request.param == "python" else request.param)
     return request.param
 
 
@@ -410,7 +416,13 @@ def test_every_node_adds_up_across_chunks_and_threads(tmp_path):
     assert len(stream.events()) == recorded and deep == 0 and lines == []
 
 
-def test_line_times_known_answer_and_lines_add_up_to_their_functions():
+def test_line_times_known_answer_and_lines_add_up_to_their_functions(backend):
+    if backend == "python":  # the fallback has no line times: said before anything runs
+        with pytest.raises(fs.ArgumentError, match="time per line needs the C extension"):
+            with fs.trace(line_times=True):
+                pass
+        return
+
     def body(n):
         total = 0
         for i in range(n):
@@ -509,7 +521,7 @@ def test_a_full_disk_stops_recording_and_keeps_what_was_written(tmp_path):
     assert list(tmp_path.iterdir()) == []  # the event file was never visible
 
 
-def test_a_forked_child_says_its_calls_are_not_recorded():
+def test_a_forked_child_says_its_calls_are_not_recorded(backend):
     import os
 
     def leaf():
@@ -530,7 +542,8 @@ def test_a_forked_child_says_its_calls_are_not_recorded():
     os.close(read)
     assert "was forked from the traced one" in child
     assert counts(t.result)[("leaf",)] == 1
-    assert [p for p in t.result.problems if "forked 1 child process while traced" in p] == t.result.problems != []
+    problems = [p for p in t.result.problems if "pure-Python fallback" not in p]
+    assert [p for p in problems if "forked 1 child process while traced" in p] == problems != []
 
 
 def test_weight_calls_makes_the_recordings_graph_the_call_counts(tmp_path):
@@ -564,3 +577,39 @@ def test_generator_throw_and_close_are_one_call_each():
         drive()
     assert counts(t.result) == {("drive",): 1, ("drive", "gen"): 4}
     check_consistent(t.result)
+
+
+def test_the_fallback_says_it_stands_in_for_the_extension(backend):
+    with fs.trace() as t:
+        fib(5)
+    fallback = [p for p in t.result.problems if "pure-Python fallback" in p]
+    assert len(fallback) == (1 if backend == "python" else 0)
+    assert counts(t.result)[("fib",)] == 1
+
+
+@pytest.mark.parametrize("segments, lines, max_depth", [(False, False, 1000), (True, True, 1000), (True, False, 4)])
+def test_the_python_analysis_is_the_c_analysis(tmp_path, segments, lines, max_depth):
+    """The same events through Stream.analyse (C) and _pytracer.analyse_events (Python): every
+    figure equal (the fallback is the reference of the C analysis)."""
+    from flamespace.collect import _pytracer, _tracer
+
+    def worker():
+        fib(9)
+        [len(str(i)) for i in range(50)]
+
+    _tracer.start(True, lines, 10**6, "main", str(tmp_path / "events"))
+    try:
+        thread = threading.Thread(target=worker)
+        thread.start()
+        thread.join()
+        worker()
+        fib(17)  # 5,167 calls: more than a chunk of events
+    finally:
+        stream, threads, entries, recorded, dropped, end_ns, *_ = _tracer.stop()
+    by_thread = {}
+    for thread_index, kind, key, t in stream.events():
+        by_thread.setdefault(thread_index, []).append((t, kind, key))
+    assert sum(len(events) for events in by_thread.values()) == recorded > _tracer.CHUNK_EVENTS
+    for index, c_result in enumerate(stream.analyse(end_ns - 1000, segments, max_depth, lines)):
+        python_result = _pytracer.analyse_events(by_thread.get(index, []), end_ns - 1000, segments, max_depth, lines)
+        assert list(python_result) == list(c_result)

@@ -74,14 +74,14 @@ def command(
     from ..formats import check_output
     from ._recording import target_of
 
-    problem = available()
-    if problem is not None:
-        raise ArgumentError(f"cannot trace: {problem}")
     target = target_of(command, module, code)
     if output_format is None:
         output_format = (format_for(output) if output and output != "-" else None) or "folded"
     if output_format in LINE_FORMATS:
         line_times = True
+    problem = available(line_times)
+    if problem is not None:
+        raise ArgumentError(f"cannot trace: {problem}")
     options = TraceOptions(builtins=builtins, max_events=max_events, threads=threads, lines=not no_lines,
                            chart=output_format in CHART_FORMATS, line_times=line_times, max_depth=max_depth)
     output = output or f"trace-{time.strftime('%Y%m%d-%H%M%S')}{OUTPUT_FORMATS[output_format][0]}"

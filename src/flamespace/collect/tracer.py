@@ -278,7 +278,7 @@ class Tracer:
         from ..errors import ArgumentError
         from .tracing import TraceRecorder, available
 
-        problem = available()
+        problem = available(self.options.line_times)
         if problem is not None:
             raise ArgumentError(f"cannot trace: {problem}")
         if self._recorder is not None:

@@ -48,17 +48,36 @@ _TOOL = 2
 _HIDDEN = None  # a node inside a dropped subtree
 
 
-def available() -> Optional[str]:
-    """None if the tracer works here, else why not (the extension, the event file's directory)."""
-    try:
-        from . import _tracer  # noqa: F401
-    except ImportError as exc:
-        return f"the C extension flamespace.collect._tracer is not built ({exc}); reinstall flamespace with a C compiler"
+def available(line_times: bool = False) -> Optional[str]:
+    """None if the tracer works here, else why not (the event file's directory; ``line_times``
+    needs the C extension, which the pure-Python fallback stands in for otherwise)."""
+    if line_times and extension_problem() is not None:
+        return f"time per line needs the C extension: {extension_problem()}"
     directory = event_directory()
     if not os.path.isdir(directory) or not os.access(directory, os.W_OK | os.X_OK):
         return (f"the tracer streams its events to a file in {directory}, which is not a writable directory "
                 "(set TMPDIR to one)")
     return None
+
+
+def extension_problem() -> Optional[str]:
+    """None if the C extension is built, else why not (the pure-Python fallback is used)."""
+    try:
+        from . import _tracer  # noqa: F401
+    except ImportError as exc:
+        return f"the C extension flamespace.collect._tracer is not built ({exc}); reinstall flamespace with a C compiler"
+    return None
+
+
+def _extension() -> Any:
+    """The C tracer, or its pure-Python stand-in where the extension is not built."""
+    try:
+        from . import _tracer
+    except ImportError:
+        from . import _pytracer
+
+        return _pytracer
+    return _tracer
 
 
 def event_directory() -> str:
@@ -84,14 +103,14 @@ def default_backend() -> str:
     """The cheaper backend on this interpreter (see :data:`BACKENDS`)."""
     import sys
 
-    return "monitoring" if sys.version_info >= (3, 12) else "profile"
+    return "monitoring" if sys.version_info >= (3, 12) and extension_problem() is None else "profile"
 
 
 def _monitoring_callbacks(builtins: bool, lines: bool) -> Dict[int, Any]:
     """sys.monitoring event -> the C callback of ``_tracer`` that records it."""
     import sys
 
-    from . import _tracer
+    _tracer = _extension()
 
     events = sys.monitoring.events  # type: ignore[attr-defined]  # 3.12+ (checked as 3.9 code)
     callbacks = {events.PY_START: _tracer.on_start, events.PY_RESUME: _tracer.on_start,
@@ -110,7 +129,7 @@ def _thread_started(frame: Any, event: str, arg: Any) -> None:
     (recording the call it came with), or, when tracing has stopped meanwhile, removes itself."""
     import sys
 
-    from . import _tracer
+    _tracer = _extension()
 
     if not _tracer.install_thread(threading.current_thread().name, frame.f_code if event == "call" else None):
         sys.setprofile(None)
@@ -143,7 +162,7 @@ class TraceRecorder:
         self._start_ns = 0
 
     def start(self) -> "TraceRecorder":
-        from . import _tracer
+        _tracer = _extension()
 
         if _tracer.active():
             raise RuntimeError("the tracer is already running in this process")
@@ -166,7 +185,7 @@ class TraceRecorder:
         """Start with sys.monitoring callbacks: every thread's events, no hook per thread."""
         import sys
 
-        from . import _tracer
+        _tracer = _extension()
 
         monitoring = sys.monitoring  # type: ignore[attr-defined]  # 3.12+ (checked as 3.9 code)
         try:
@@ -201,7 +220,7 @@ class TraceRecorder:
         monitoring.free_tool_id(_TOOL)
 
     def stop(self) -> RawRecording:
-        from . import _tracer
+        _tracer = _extension()
 
         if self.backend == "monitoring":
             self._stop_monitoring()
@@ -220,7 +239,10 @@ class TraceRecorder:
             notes.append(f"the event file could not be written ({os.strerror(write_errno)}): recording stopped "
                          f"{(end_ns - self._start_ns) / 1e9:.3f} s into the trace; {dropped:,} events were dropped, "
                          f"{recorded:,} kept; the profile covers the run up to that point")
-        elif dropped:
+        if _extension().__name__.endswith("_pytracer"):
+            notes.append(f"{extension_problem()}: traced by the pure-Python fallback, which costs about ten times "
+                         "the C tracer per call and keeps the events in memory")
+        if dropped and not forked and not write_errno:
             notes.append(f"the trace reached its bound of {recorded:,} events (--max-events) and stopped recording "
                          f"{(end_ns - self._start_ns) / 1e9:.3f} s in: {dropped:,} later events were dropped; the "
                          f"profile covers the run up to that point")
@@ -233,7 +255,7 @@ class TraceRecorder:
 
     def forked(self) -> "TraceRecorder":
         """The recorder of a forked child: the parent's events go, tracing goes on afresh."""
-        from . import _tracer
+        _tracer = _extension()
 
         if _tracer.active():
             if self.backend == "monitoring":
@@ -352,4 +374,4 @@ def _chart(parts: List[Any], start_ns: int) -> Any:
                                    array("l", [r[2] for r in rows]), [r[3] for r in rows])
 
 
-__all__ = ["BACKENDS", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_EVENTS", "KIND", "TraceRecorder", "available", "default_backend", "event_directory"]
+__all__ = ["BACKENDS", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_EVENTS", "KIND", "TraceRecorder", "available", "default_backend", "event_directory", "extension_problem"]
