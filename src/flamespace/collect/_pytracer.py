@@ -4,7 +4,8 @@ the reference its analysis is tested against.
 It offers what ``_tracer`` offers to :mod:`.tracing` (``start``, ``install_thread``, ``stop``,
 ``active``, ``now``; ``stop`` hands over a stream whose ``analyse`` gives the same tuples),
 with the profile backend only and without ``lines``. The hook is a ``sys.setprofile``
-function, about ten times the C hook's cost per event, and the events stay in memory (at
+function, about six times the C hook's cost per event (5.6x cProfile's time on fib(21),
+docs/performance.md), and the events stay in memory (at
 most ``max_events``): :mod:`.tracing` says so in a warning whenever it is used.
 
 :func:`analyse_events` is the C analysis written out in Python (``Stream.analyse`` in
