@@ -4,9 +4,9 @@ the reference its analysis is tested against.
 It offers what ``_tracer`` offers to :mod:`.tracing` (``start``, ``install_thread``, ``stop``,
 ``active``, ``now``; ``stop`` hands over a stream whose ``analyse`` gives the same tuples),
 with the profile backend only and without ``lines``. The hook is a ``sys.setprofile``
-function, about six times the C hook's cost per event (5.6x cProfile's time on fib(21),
-docs/performance.md), and the events stay in memory (at
-most ``max_events``): :mod:`.tracing` says so in a warning whenever it is used.
+function, 6 to 12 times the C hook's cost per event (5.6x to 10.8x cProfile's time on
+fib(21), docs/performance.md), and the events stay in memory, 24 bytes each, at most
+:data:`MAX_EVENTS` of them: :mod:`.tracing` says so in a warning whenever it is used.
 
 :func:`analyse_events` is the C analysis written out in Python (``Stream.analyse`` in
 ``_tracer.c``): tests feed both the same events and compare every figure.
@@ -21,25 +21,27 @@ from array import array
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, List, Optional, Sequence, Tuple
+    from typing import Any, Dict, Iterable, List, Optional, Tuple
 
     Event = Tuple[int, int, int]  # (t ns, kind, key)
 
 KIND_CALL, KIND_RETURN, KIND_LINE = 0, 1, 2
 #: The C tracer's chunk (the tests use it to make runs that span chunks; here nothing is chunked).
 CHUNK_EVENTS = 8192
+#: Events kept at most, whatever ``max_events`` says (in memory: 120 MB).
+MAX_EVENTS = 5_000_000
 
 _session: Optional[_Session] = None
 
 
 class _Session:
     def __init__(self, builtins: bool, max_events: int) -> None:
-        self.builtins, self.max_events = builtins, max_events
+        self.builtins, self.max_events = builtins, min(max_events, MAX_EVENTS)
         self.recorded = self.dropped = self.full_at = 0
         self.entries: List[Any] = []
         self.keys: Dict[Any, int] = {}
         self.threads: List[Tuple[str, int]] = []
-        self.events: List[List[Event]] = []
+        self.events: List[array] = []  # per thread: t, kind, key, t, kind, key, ...
         self.pid = os.getpid()
 
     def key(self, entry: Any, token: Any) -> int:
@@ -50,7 +52,7 @@ class _Session:
         return key
 
     def hook_for(self, index: int) -> Any:
-        events = self.events[index]
+        append = self.events[index].extend
         now = time.monotonic_ns
 
         def hook(frame: Any, event: str, arg: Any) -> None:
@@ -72,7 +74,7 @@ class _Session:
                 self.full_at = self.full_at or t
                 self.dropped += 1
                 return
-            events.append((t, kind, key))
+            append((t, kind, key))
             self.recorded += 1
 
         return hook
@@ -82,7 +84,7 @@ class _Session:
 
         index = len(self.threads)
         self.threads.append((name, threading.get_ident()))
-        self.events.append([])
+        self.events.append(array("q"))
         sys.setprofile(self.hook_for(index))
         return index
 
@@ -122,7 +124,7 @@ def install_thread(thread_name: str, code: Any) -> bool:
         return False
     index = session.install(thread_name)
     if code is not None:
-        session.events[index].append((time.monotonic_ns(), KIND_CALL, session.key(code, code)))
+        session.events[index].extend((time.monotonic_ns(), KIND_CALL, session.key(code, code)))
         session.recorded += 1
     return True
 
@@ -136,7 +138,7 @@ def stop() -> Tuple[Any, List[Tuple[str, int]], List[Any], int, int, int, int, b
     sys.setprofile(None)  # the other threads' hooks remove themselves at their next event
     _session = None
     forked = os.getpid() != session.pid
-    events = [[] for _ in session.threads] if forked else session.events
+    events = [array("q") for _ in session.threads] if forked else session.events
     return (_Stream(events), session.threads, session.entries, session.recorded, session.dropped,
             session.full_at or t, 0, forked)
 
@@ -152,17 +154,23 @@ def now() -> int:
 class _Stream:
     """A stopped session's events (per thread, in time order)."""
 
-    def __init__(self, events: List[List[Event]]) -> None:
+    def __init__(self, events: List[array]) -> None:
         self._events = events
 
     def analyse(self, end_ns: int, segments: bool, max_depth: int, lines: bool) -> List[Tuple[Any, ...]]:
-        return [analyse_events(events, end_ns, segments, max_depth, lines) for events in self._events]
+        return [analyse_events(_triples(events), end_ns, segments, max_depth, lines) for events in self._events]
 
     def events(self) -> List[Tuple[int, int, int, int]]:
-        return [(thread, kind, key, t) for thread, events in enumerate(self._events) for t, kind, key in events]
+        return [(thread, kind, key, t) for thread, events in enumerate(self._events) for t, kind, key in _triples(events)]
 
 
-def analyse_events(events: Sequence[Event], end_ns: int, segments: bool, max_depth: int,
+def _triples(flat: array) -> Any:
+    """(t, kind, key) of a thread's flat array."""
+    it = iter(flat)
+    return zip(it, it, it)
+
+
+def analyse_events(events: Iterable[Event], end_ns: int, segments: bool, max_depth: int,
                    lines: bool) -> Tuple[Any, ...]:
     """One thread's call tree, as ``Stream.analyse`` in ``_tracer.c`` computes it (see there)."""
     parents: List[int] = []

@@ -240,8 +240,8 @@ class TraceRecorder:
                          f"{(end_ns - self._start_ns) / 1e9:.3f} s into the trace; {dropped:,} events were dropped, "
                          f"{recorded:,} kept; the profile covers the run up to that point")
         if _extension().__name__.endswith("_pytracer"):
-            notes.append(f"{extension_problem()}: traced by the pure-Python fallback, which costs about six times "
-                         "the C tracer per call and keeps the events in memory")
+            notes.append(f"{extension_problem()}: traced by the pure-Python fallback, which costs about ten times "
+                         f"the C tracer per call and keeps the events in memory ({_tracer.MAX_EVENTS:,} at most)")
         if dropped and not forked and not write_errno:
             notes.append(f"the trace reached its bound of {recorded:,} events (--max-events) and stopped recording "
                          f"{(end_ns - self._start_ns) / 1e9:.3f} s in: {dropped:,} later events were dropped; the "
