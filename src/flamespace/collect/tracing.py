@@ -111,7 +111,6 @@ def _monitoring_callbacks(builtins: bool, lines: bool) -> Dict[int, Any]:
     import sys
 
     _tracer = _extension()
-
     events = sys.monitoring.events  # type: ignore[attr-defined]  # 3.12+ (checked as 3.9 code)
     callbacks = {events.PY_START: _tracer.on_start, events.PY_RESUME: _tracer.on_start,
                  events.PY_THROW: _tracer.on_start, events.PY_RETURN: _tracer.on_return,
@@ -130,14 +129,14 @@ def _thread_started(frame: Any, event: str, arg: Any) -> None:
     import sys
 
     _tracer = _extension()
-
     if not _tracer.install_thread(threading.current_thread().name, frame.f_code if event == "call" else None):
         sys.setprofile(None)
 
 
 class TraceRecorder:
     """The ``trace`` :class:`~.protocol.Recorder`: every call and return of Python functions
-    (and of C functions with ``builtins``) in this thread and threads started after ``start()``."""
+    (and of C functions with ``builtins``) in this thread and threads started after ``start()``
+    (with the monitoring backend, in every thread from its next call)."""
 
     def __init__(self, builtins: bool = False, max_events: int = DEFAULT_MAX_EVENTS, threads: bool = False,
                  lines: bool = True, chart: bool = False, line_times: bool = False, max_depth: int = DEFAULT_MAX_DEPTH,
@@ -163,7 +162,6 @@ class TraceRecorder:
 
     def start(self) -> "TraceRecorder":
         _tracer = _extension()
-
         if _tracer.active():
             raise RuntimeError("the tracer is already running in this process")
         _watch_forks()
@@ -186,7 +184,6 @@ class TraceRecorder:
         import sys
 
         _tracer = _extension()
-
         monitoring = sys.monitoring  # type: ignore[attr-defined]  # 3.12+ (checked as 3.9 code)
         try:
             monitoring.use_tool_id(_TOOL, "flamespace trace")
@@ -221,7 +218,6 @@ class TraceRecorder:
 
     def stop(self) -> RawRecording:
         _tracer = _extension()
-
         if self.backend == "monitoring":
             self._stop_monitoring()
         else:
@@ -256,7 +252,6 @@ class TraceRecorder:
     def forked(self) -> "TraceRecorder":
         """The recorder of a forked child: the parent's events go, tracing goes on afresh."""
         _tracer = _extension()
-
         if _tracer.active():
             if self.backend == "monitoring":
                 self._stop_monitoring()
