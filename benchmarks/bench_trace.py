@@ -1,18 +1,23 @@
-"""The tracer's overhead: `flamespace trace` beside cProfile on call-heavy code.
+"""The tracer's overhead: `flamespace trace` beside the other Python profilers, in one run.
 
-    python benchmarks/bench_trace.py [--repeat 5]
+    python benchmarks/bench_trace.py [--repeat 5] [--kinds fib,methods,mix] [--peers all]
 
-Each workload runs in a fresh process, once plain, once under ``python -m cProfile -o FILE``
-and once under ``flamespace trace -o FILE`` (folded output; also the function table, and
-with ``--builtins``), interleaved round by round so that drift hits all alike. Two figures
-per run: ``work``, the seconds the workload measures around its own work (the hook's cost
-alone), and ``whole``, the whole process from the outside (start-up, the analysis of the
-events and writing the output too). The table shows medians and slowdowns against plain.
+Each workload runs in a fresh process, plain and under each profiler, interleaved round by
+round so that drift hits all alike: ``flamespace trace`` (folded output; also with
+``--builtins`` and with ``--lines``), cProfile (``python -m cProfile``: it times builtins
+too), the pure-Python ``profile`` module, yappi (wall clock; with ``-b`` for builtins),
+viztracer (a tracer too: every call into its buffer, then a JSON trace) and pyinstrument (a
+sampler: the floor of what any tracer can cost). A peer that is not installed is skipped
+and named (``pip install -e '.[bench]'``). Two figures per run: ``work``, the seconds the
+workload measures around its own work (the hook's cost alone), and ``whole``, the whole
+process from the outside (start-up, the analysis of the events and writing the output too).
+The table shows medians and slowdowns against plain, and ours against cProfile's.
 
-Then, in this process: fib(27) plain, under the C hook alone (``_tracer`` start/stop, no
-analysis) and under ``cProfile.Profile``, interleaved, seven times each (min and median).
+Then, in this process: each workload plain, under the tracer's backends (the profile hook;
+sys.monitoring on 3.12+; with lines and with builtins; start/stop and the analysis left out
+of the time) and under ``cProfile.Profile``, interleaved, seven times each (medians).
 
-Workloads: ``fib`` (recursive fib(27): 635,621 calls), ``methods`` (many small method
+Workloads: ``fib`` (recursive fib(25): 242,785 calls), ``methods`` (many small method
 calls on objects) and ``mix`` (dict, string and JSON work: builtins do much of it).
 """
 
@@ -64,25 +69,40 @@ def mix(n):
 start = time.perf_counter()
 kind = sys.argv[1]
 if kind == "fib":
-    fib(27)
+    fib(25)
 elif kind == "methods":
-    methods(200_000)
+    methods(100_000)
 else:
-    mix(200_000)
+    mix(100_000)
 sys.stderr.write(f"WORK {time.perf_counter() - start:.6f}\n")
 '''
 
 
-def commands(script: str, out: str) -> Dict[str, List[str]]:
+def commands(script: str, out: str, peers: str) -> Dict[str, List[str]]:
+    """name -> command line; peers not installed are left out (and named)."""
+    import importlib.util
+
     python = sys.executable
     trace = [str(BIN / "flamespace"), "trace", "-q"]
-    return {
+    found = {
         "plain": [python, script],
+        "flamespace trace": [*trace, "-o", os.path.join(out, "run.folded"), "--", script],
+        "flamespace --builtins": [*trace, "--builtins", "-o", os.path.join(out, "b.folded"), "--", script],
+        "flamespace --lines": [*trace, "--lines", "-o", os.path.join(out, "l.lines.txt"), "--", script],
         "cProfile": [python, "-m", "cProfile", "-o", os.path.join(out, "run.prof"), script],
-        "trace (folded)": [*trace, "-o", os.path.join(out, "run.folded"), "--", script],
-        "trace (table)": [*trace, "-o", os.path.join(out, "run.txt"), "--", script],
-        "trace --builtins": [*trace, "--builtins", "-o", os.path.join(out, "b.folded"), "--", script],
+        "profile": [python, "-m", "profile", "-o", os.path.join(out, "run.pprof"), script],
+        "yappi": [python, "-m", "yappi", "-c", "wall", "-o", os.path.join(out, "y.pstat"), script],
+        "yappi -b": [python, "-m", "yappi", "-b", "-c", "wall", "-o", os.path.join(out, "yb.pstat"), script],
+        "viztracer": [python, "-m", "viztracer", "--quiet", "-o", os.path.join(out, "v.json"), script],
+        "pyinstrument": [python, "-m", "pyinstrument", "-r", "text", "-o", os.path.join(out, "p.txt"), script],
     }
+    wanted = set(found) if peers == "all" else {"plain", *peers.split(",")}
+    for name, module in (("yappi", "yappi"), ("yappi -b", "yappi"), ("viztracer", "viztracer"),
+                         ("pyinstrument", "pyinstrument")):
+        if name in wanted and importlib.util.find_spec(module) is None:
+            print(f"(skipped {name}: not installed)")
+            wanted.discard(name)
+    return {name: argv for name, argv in found.items() if name in wanted or name.startswith("flamespace")}
 
 
 def run(argv: List[str], kind: str) -> Tuple[float, float]:
@@ -99,13 +119,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--kinds", default="fib,methods,mix")
+    parser.add_argument("--peers", default="all", help="all, or a comma-separated list of the peers' names")
     args = parser.parse_args()
     print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs; "
           f"load before: {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory() as out:
         script = os.path.join(out, "workload.py")
         Path(script).write_text(WORKLOAD)
-        peers = commands(script, out)
+        peers = commands(script, out, args.peers)
         for kind in args.kinds.split(","):
             times: Dict[str, List[Tuple[float, float]]] = {name: [] for name in peers}
             for name, argv in peers.items():  # warm-up (page cache, .pyc files)
@@ -115,12 +136,15 @@ def main() -> None:
                     times[name].append(run(argv, kind))
             plain_work = statistics.median(w for w, _ in times["plain"])
             plain_whole = statistics.median(t for _, t in times["plain"])
+            cprofile_work = statistics.median(w for w, _ in times["cProfile"]) if "cProfile" in times else None
             print(f"\n{kind} (median of {args.repeat})")
-            print(f"  {'':18} {'work s':>8} {'slowdown':>8} {'whole s':>8} {'slowdown':>8}")
+            print(f"  {'':22} {'work s':>8} {'slowdown':>8} {'/cProfile':>9} {'whole s':>8} {'slowdown':>8}")
             for name, values in times.items():
                 work = statistics.median(w for w, _ in values)
                 whole = statistics.median(t for _, t in values)
-                print(f"  {name:18} {work:8.3f} {work / plain_work:7.2f}x {whole:8.3f} {whole / plain_whole:7.2f}x")
+                versus = f"{work / cprofile_work:8.2f}x" if cprofile_work else ""
+                print(f"  {name:22} {work:8.3f} {work / plain_work:7.2f}x {versus:>9} {whole:8.3f} "
+                      f"{whole / plain_whole:7.2f}x")
     in_process()
     print(f"\nload after: {os.getloadavg()[0]:.2f}")
 
@@ -129,36 +153,42 @@ def in_process(rounds: int = 7) -> None:
     """The hooks alone, in one process: no start-up, no analysis, no output."""
     import cProfile
 
-    from flamespace.collect import _tracer
+    from flamespace.collect.tracing import TraceRecorder
 
-    def fib(n: int) -> int:
-        return n if n < 2 else fib(n - 1) + fib(n - 2)
-
-    def plain_start() -> None:
-        pass
-
-    def tracer_start() -> None:
-        _tracer.start(False, 10**8, "main")
-
-    def tracer_stop() -> None:
-        _tracer.stop()
-
-    found: Dict[str, List[float]] = {}
+    namespace: Dict[str, object] = {}
+    exec(WORKLOAD.split("start = time.perf_counter()")[0], namespace)
+    work = {"fib": lambda: namespace["fib"](25), "methods": lambda: namespace["methods"](100_000),  # type: ignore[operator]
+            "mix": lambda: namespace["mix"](100_000)}  # type: ignore[operator]
+    backends = ["profile"] + (["monitoring"] if sys.version_info >= (3, 12) else [])
+    names = ["plain", "cProfile"] + [f"{b}{extra}" for b in backends for extra in ("", " +lines", " +builtins")]
+    found: Dict[Tuple[str, str], List[float]] = {}
     for _ in range(rounds):
-        profile = cProfile.Profile()
-        for name, start, stop in (("plain", plain_start, plain_start), ("flamespace hook", tracer_start, tracer_stop),
-                                  ("cProfile", profile.enable, profile.disable)):
-            start()
-            began = time.perf_counter()
-            fib(27)
-            took = time.perf_counter() - began
-            stop()
-            found.setdefault(name, []).append(took)
-    print(f"\nin process, fib(27), {rounds} rounds")
-    base = statistics.median(found["plain"])
-    for name, values in found.items():
-        print(f"  {name:18} min {min(values):.3f} s  median {statistics.median(values):.3f} s  "
-              f"({statistics.median(values) / base:.2f}x)")
+        for kind, run in work.items():
+            for name in names:
+                if name == "plain":
+                    start, stop = (lambda: None), (lambda: None)
+                elif name == "cProfile":
+                    profile = cProfile.Profile()
+                    start, stop = profile.enable, profile.disable
+                else:
+                    backend, _, extra = name.partition(" +")
+                    recorder = TraceRecorder(backend=backend, line_times=extra == "lines", builtins=extra == "builtins")
+                    start, stop = recorder.start, recorder.stop
+                start()
+                began = time.perf_counter()
+                run()
+                took = time.perf_counter() - began
+                stop()
+                found.setdefault((kind, name), []).append(took)
+    print(f"\nin process (Python {platform.python_version()}), {rounds} rounds, medians; the tracer's "
+          f"default backend here: {'monitoring' if sys.version_info >= (3, 12) else 'profile'}")
+    print(f"  {'':10} {'':22} {'s':>8} {'slowdown':>8} {'/cProfile':>9}")
+    for kind in work:
+        base = statistics.median(found[(kind, "plain")])
+        ours = statistics.median(found[(kind, "cProfile")])
+        for name in names:
+            value = statistics.median(found[(kind, name)])
+            print(f"  {kind:10} {name:22} {value:8.3f} {value / base:7.2f}x {value / ours:8.2f}x")
 
 
 if __name__ == "__main__":

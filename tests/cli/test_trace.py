@@ -154,3 +154,137 @@ def test_subprocesses_and_forks_are_traced_each_under_its_root(tmp_path):
             found[leaf] = (found.get(leaf, (0, set()))[0] + count, found.get(leaf, (0, set()))[1] | {stack[0]})
     assert {leaf: n for leaf, (n, _) in found.items()} == {"parent_work": 1, "child_work": 3, "forked_work": 2}
     assert len({root for _, roots in found.values() for root in roots}) == 3  # one root frame per process
+
+
+def calls_of(path, leaf):
+    return sum(n for stack, n in calls_by_function_path(path).items() if stack[-1] == leaf)
+
+
+def test_os_exit_and_sigterm_save_what_was_recorded(tmp_path):
+    (tmp_path / "quits.py").write_text(textwrap.dedent("""
+        import os, signal, sys
+        def f():
+            return 1
+        for _ in range(3):
+            f()
+        if sys.argv[1] == "exit":
+            os._exit(5)
+        os.kill(os.getpid(), signal.SIGTERM)
+    """))
+    trace(tmp_path, "-o", "exit.calls.folded", "--", "quits.py", "exit", check_code=5)
+    assert calls_of(tmp_path / "exit.calls.folded", "f") == 3
+    done = subprocess.run([FLAMESPACE, "trace", "-o", "term.calls.folded", "--", "quits.py", "term"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode in (-15, 128 + 15), done.stderr
+    assert calls_of(tmp_path / "term.calls.folded", "f") == 3
+
+
+def test_a_fork_without_subprocesses_is_stated(tmp_path):
+    (tmp_path / "forks.py").write_text(textwrap.dedent("""
+        import os
+        def child_work():
+            return 1
+        pid = os.fork()
+        if pid == 0:
+            child_work()
+            os._exit(0)
+        os.waitpid(pid, 0)
+    """))
+    done = trace(tmp_path, "-o", "f.calls.folded", "--", "forks.py")
+    assert "forked 1 child process while traced" in done.stderr and "--subprocesses" in done.stderr
+    assert calls_of(tmp_path / "f.calls.folded", "child_work") == 0
+
+
+def test_line_times_as_text_and_csv(tmp_path):
+    (tmp_path / "lines.py").write_text("def f(n):\n    t = 0\n    for i in range(n):\n        t += i\n    return t\n\nf(4)\nf(2)\n")
+    trace(tmp_path, "-o", "out.lines.csv", "--", "lines.py")
+    with open(tmp_path / "out.lines.csv", newline="") as file:
+        rows = {row["line"]: row for row in csv.DictReader(file)}
+    assert rows["f (lines.py:4)"]["hits"] == "6" and rows["f (lines.py:2)"]["hits"] == "2"
+    assert set(rows["f (lines.py:4)"]) == {"line", "hits", "exclusive_ns"}
+    trace(tmp_path, "--lines", "-o", "out.lines.txt", "--", "lines.py")
+    text = (tmp_path / "out.lines.txt").read_text().splitlines()
+    assert text[0].split() == ["hits", "exclusive", "line"] and any(line.endswith("f (lines.py:4)") for line in text)
+    done = trace(tmp_path, "-o", "x.txt", "--format", "lines", "--max-depth", "0", "--", "lines.py", check_code=1)
+    assert "max_depth" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_collect_tracer_lets_compare_find_one_added_call_exactly(tmp_path):
+    (tmp_path / "app.py").write_text("import sys\ndef g():\n    return 1\ndef f(n):\n    for _ in range(n):\n        g()\n"
+                                     "f(int(sys.argv[1]))\n")
+    done = subprocess.run([FLAMESPACE, "collect", "-q", "--tracer", "--weight", "count", "-n", "5", "-o", "runs",
+                           "--baseline-cmd", "app.py 10", "--candidate-cmd", "app.py 11"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    done = subprocess.run([FLAMESPACE, "compare", "--json", "--baseline", "runs/baseline", "--candidate", "runs/candidate"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    report = json.loads(done.stdout)
+    changed = [(tuple(f.split(" (")[0] for f in s["stack"]), s["baseline"], s["candidate"])
+               for s in report["stacks"] if s["significant"]]
+    assert changed == [(("<module>", "f", "g"), 10.0, 11.0)]  # every other stack's count is equal in every run
+    done = subprocess.run([FLAMESPACE, "collect", "--tracer", "--rate", "50", "-n", "2", "-o", "r2", "--", "app.py", "1"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and "--rate applies to sampling" in done.stderr
+
+
+def test_the_chrome_trace_is_per_thread_balanced_and_in_time_order(tmp_path, program):
+    trace(tmp_path, "-o", "run.trace.json", "--", "prog.py", "0")
+    events = json.loads((tmp_path / "run.trace.json").read_text())
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    names = {e["tid"]: e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+    assert {"MainThread", "helper"} <= set(names.values())
+    fib_opened = {}
+    for tid in names:
+        mine = [e for e in events if e.get("tid") == tid and e["ph"] in "BE"]
+        times = [e["ts"] for e in mine]
+        assert times == sorted(times), names[tid]  # exact time order within the thread
+        depth = 0
+        for e in mine:
+            depth += 1 if e["ph"] == "B" else -1
+            assert depth >= 0
+            if e["ph"] == "B" and e["name"].startswith("fib ("):
+                fib_opened[names[tid]] = fib_opened.get(names[tid], 0) + 1
+        assert depth == 0, names[tid]  # every frame opened is closed
+    assert fib_opened["helper"] >= 25 and fib_opened["MainThread"] >= 15  # fib(6) there, fib(5) here: each call seen
+
+
+def test_ctrl_c_saves_what_was_traced_and_says_so(tmp_path):
+    import signal
+    import time
+
+    (tmp_path / "waits.py").write_text(textwrap.dedent("""
+        import os, sys, time
+        def f():
+            return 1
+        def waiting_here(marker):
+            for _ in range(4):
+                f()
+            with open(marker + ".tmp", "w") as file:
+                file.write(str(os.getpid()))
+            os.rename(marker + ".tmp", marker)
+            time.sleep(600)
+        waiting_here(sys.argv[1])
+    """))
+    marker = tmp_path / "marker"
+    proc = subprocess.Popen([FLAMESPACE, "trace", "-o", "w.calls.folded", "--", "waits.py", str(marker)], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert marker.exists(), proc.stderr.read() if proc.poll() is not None else "the program did not start"
+        os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole group
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert "interrupted by SIGINT: saved" in err
+    assert calls_of(tmp_path / "w.calls.folded", "f") == 4
+
+
+def test_an_unwritable_event_directory_is_a_clear_error(tmp_path):
+    done = subprocess.run([FLAMESPACE, "trace", "-o", "x.folded", "-c", "pass"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "TMPDIR": str(tmp_path / "missing")})
+    assert done.returncode == 1 and "not a writable directory (set TMPDIR to one)" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "x.folded").exists()

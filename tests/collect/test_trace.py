@@ -9,9 +9,23 @@ import pytest
 
 import flamespace as fs
 from flamespace.collect.tracer import Trace
-from flamespace.collect.tracing import available
+from flamespace.collect import tracing
+from flamespace.collect.tracing import BACKENDS, available
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=f"no tracer here: {available()}")
+
+
+@pytest.fixture(autouse=True, params=(*(BACKENDS if sys.version_info >= (3, 12) else ("profile",)), "python"))
+def backend(request, monkeypatch):
+    """Every test with each backend this interpreter has (sys.monitoring: 3.12+), and with the
+    pure-Python fallback that stands in where the C extension is not built ("python")."""
+    if request.param == "python":
+        from flamespace.collect import _pytracer
+
+        monkeypatch.setattr(tracing, "_extension", lambda: _pytracer)
+        monkeypatch.setattr(tracing, "extension_problem", lambda: "no C extension (a test)")
+    monkeypatch.setattr(tracing, "default_backend", lambda: "profile" if request.param == "python" else request.param)
+    return request.param
 
 
 def short(stack):
@@ -44,6 +58,15 @@ def fib_calls_by_depth(n, depth=1, out=None):
     return out
 
 
+def nothing_installed():
+    """No profile or trace function, no threading hook, no sys.monitoring tool of ours: stop() left nothing."""
+    monitoring = getattr(sys, "monitoring", None)
+    return (sys.getprofile() is None and sys.gettrace() is None
+            and threading._profile_hook is None  # type: ignore[attr-defined]
+            and (monitoring is None or monitoring.get_tool(2) is None) and
+            not __import__("flamespace.collect._tracer", fromlist=["active"]).active())
+
+
 def check_consistent(trace: Trace):
     """Every stack's derived inclusive time is integer and covers its callees; a stack called
     once has an inclusive time equal to its longest (one) call, measured from call to return."""
@@ -68,10 +91,10 @@ def test_recursion_gives_exact_counts_per_stack_and_function():
     assert row.inclusive == t.result.inclusive()[next(s for s in t.result.calls if len(s) == 1)]
     assert row.exclusive == int(t.graph().total())
     check_consistent(t.result)
-    assert sys.getprofile() is None and threading._profile_hook is None  # type: ignore[attr-defined]
+    assert nothing_installed()
 
 
-def test_every_node_of_the_c_tree_adds_up_exactly():
+def test_every_node_of_the_c_tree_adds_up_exactly(tmp_path):
     """inclusive (call to return) = exclusive (between events) + callees' inclusive, for every node."""
     from flamespace.collect import _tracer
 
@@ -81,16 +104,17 @@ def test_every_node_of_the_c_tree_adds_up_exactly():
     def branch(n):
         return sum(leaf() for _ in range(n))
 
-    _tracer.start(True, 10_000, "main")
+    _tracer.start(True, False, 10_000, "main", str(tmp_path / "events"))
     try:
         branch(3)  # the first entry (key 0), called twice at the root: one node
         branch(3)
         fib(6)
     finally:
-        buffers, entries, recorded, dropped, end_ns = _tracer.stop()
-    assert sys.getprofile() is None and dropped == 0
-    (buffer,) = buffers
-    parents, keys, calls, inclusive, exclusive, longest, *_ = buffer.analyse(end_ns, False)
+        stream, threads, entries, recorded, dropped, end_ns, write_errno, forked = _tracer.stop()
+    assert sys.getprofile() is None and dropped == 0 and not write_errno and not forked
+    assert not (tmp_path / "events").exists()  # unlinked as soon as it was open
+    (analysis,) = stream.analyse(end_ns, False, 1000, False)
+    parents, keys, calls, inclusive, exclusive, longest, *_ = analysis
     children = [0] * len(parents)
     for node, parent in enumerate(parents):
         if parent >= 0:
@@ -186,7 +210,7 @@ def test_an_exception_out_of_the_block_stops_the_trace():
         with fs.trace() as t:
             fail()
     assert counts(t.result) == {("fail",): 1}
-    assert sys.getprofile() is None
+    assert nothing_installed()
 
 
 def test_a_thread_started_after_tracing_began_is_traced():
@@ -210,7 +234,7 @@ def test_a_thread_started_after_tracing_began_is_traced():
     thread = threading.Thread(target=lambda: seen.append(sys.getprofile()))
     thread.start()
     thread.join()
-    assert seen == [None] and sys.getprofile() is None
+    assert seen == [None] and nothing_installed()
 
 
 def test_builtins_are_counted_with_the_option_only():
@@ -281,7 +305,7 @@ def test_tracing_twice_at_once_is_refused():
         with pytest.raises(RuntimeError):
             with fs.trace():
                 pass
-    assert sys.getprofile() is None
+    assert nothing_installed()
 
 
 def test_stop_removes_the_hook_from_threads_still_running():
@@ -329,3 +353,263 @@ def test_a_traced_programs_chart_sums_to_its_graph_with_thread_roots(tmp_path):
     assert chart is not None
     assert dict(chart.graph().items()) == dict(graph.items())
     assert {stack[0] for stack in graph} >= {"MainThread", "Thread-1 (f)"}
+
+
+def function_of(location):
+    """``f (file:line)`` -> ``f (file)``: lines and frames of one function meet there."""
+    name, _, where = location.partition(" (")
+    return f"{short((name,))[0]} ({where.rsplit(':', 1)[0]})"
+
+
+def test_events_stream_through_the_file_in_chunks_from_two_threads_at_once():
+    """More events than a chunk holds, from two threads interleaved: counts stay exact."""
+    from flamespace.collect import _tracer
+
+    def worker():
+        fib(16)  # 3,193 calls
+
+    with fs.trace(threads=True) as t:
+        thread = threading.Thread(target=worker, name="second")
+        thread.start()
+        fib(18)  # 8,361 calls: 16,722 events, more than two chunks
+        thread.join()
+    assert t.result.events > 2 * _tracer.CHUNK_EVENTS and t.result.dropped == 0
+    by_thread = {}
+    for stack, count in counts(t.result).items():
+        if stack[-1] == "fib":
+            by_thread[stack[0]] = by_thread.get(stack[0], 0) + count
+    assert by_thread == {"MainThread": 8361, "second": 3193}
+    check_consistent(t.result)
+
+
+def test_every_node_adds_up_across_chunks_and_threads(tmp_path):
+    from flamespace.collect import _tracer
+
+    def worker():
+        fib(12)
+
+    _tracer.start(True, False, 10**6, "main", str(tmp_path / "events"))
+    try:
+        thread = threading.Thread(target=worker)
+        thread.start()
+        fib(17)
+        thread.join()
+    finally:
+        stream, threads, entries, recorded, dropped, end_ns, *_ = _tracer.stop()
+    analyses = stream.analyse(end_ns, True, 1000, False)
+    assert len(analyses) == len(threads) == 1  # threading.setprofile was not set: the thread was not traced
+    parents, keys, calls, inclusive, exclusive, longest, times, nodes, weights, lines, deep = analyses[0]
+    children = [0] * len(parents)
+    for node, parent in enumerate(parents):
+        if parent >= 0:
+            children[parent] += inclusive[node]
+    assert all(inclusive[n] == exclusive[n] + children[n] for n in range(len(parents)))
+    from array import array
+
+    seg_nodes, seg_weights = array("q"), array("q")
+    seg_nodes.frombytes(nodes)
+    seg_weights.frombytes(weights)
+    per_node = [0] * len(parents)
+    for node, weight in zip(seg_nodes, seg_weights):
+        per_node[node] += weight
+    assert per_node == exclusive  # the chart's stretches are the exclusive times, exactly
+    assert len(stream.events()) == recorded and deep == 0 and lines == []
+
+
+def test_line_times_known_answer_and_lines_add_up_to_their_functions(backend):
+    if backend == "python":  # the fallback has no line times: said before anything runs
+        with pytest.raises(fs.ArgumentError, match="time per line needs the C extension"):
+            with fs.trace(line_times=True):
+                pass
+        return
+
+    def body(n):
+        total = 0
+        for i in range(n):
+            total += i
+        return total
+
+    def caller():
+        return body(5) + body(3)
+
+    with fs.trace(line_times=True) as t:
+        caller()
+    lines = t.result.lines
+    assert lines is not None
+    first = body.__code__.co_firstlineno
+    hits = {int(loc.rsplit(":", 1)[1].rstrip(")")) - first: h for loc, (_, h) in lines.items() if loc.startswith("test_line_times")
+            and "body" in loc}
+    assert hits[1] == 2 and hits[3] == 8 and hits[4] == 2  # total = 0; total += i (5 + 3); return
+    exclusive_by_function = {}
+    for stack, value in t.graph().items():
+        key = function_of(stack[-1])
+        exclusive_by_function[key] = exclusive_by_function.get(key, 0) + value
+    line_by_function = {}
+    for location, (ns, _) in lines.items():
+        key = function_of(location)
+        line_by_function[key] = line_by_function.get(key, 0) + ns
+    assert line_by_function == exclusive_by_function  # every ns of a function is on one of its lines
+    assert [row.line for row in t.lines()][:1] and t.lines()[0].exclusive == max(ns for ns, _ in lines.values())
+    assert nothing_installed()  # the line hook too
+    with fs.trace() as plain:
+        caller()
+    assert plain.result.lines is None
+    with pytest.raises(fs.ArgumentError):
+        plain.lines()
+
+
+def test_deep_calls_are_folded_into_their_caller_at_the_depth_bound():
+    def down(n):
+        if n:
+            down(n - 1)
+
+    with fs.trace(max_depth=10) as t:
+        down(49)  # 50 nested calls
+    found = counts(t.result)
+    assert found == {("down",) * depth: 1 for depth in range(1, 11)}
+    assert any("40 calls nested deeper than 10 frames" in problem for problem in t.result.problems)
+    check_consistent(t.result)
+    with pytest.raises(fs.ArgumentError):
+        fs.TraceOptions(max_depth=0)
+
+
+def test_asyncio_tasks_keep_their_stacks_and_exact_resumptions():
+    import asyncio
+
+    async def job(steps):
+        for _ in range(steps):
+            await asyncio.sleep(0)
+        return steps
+
+    async def main():
+        return await asyncio.gather(job(3), job(5))
+
+    with fs.trace() as t:
+        asyncio.run(main())
+    resumed = sum(n for stack, n in counts(t.result).items() if stack[-1] == "job")
+    assert resumed == (3 + 1) + (5 + 1)  # each task starts once and resumes after every sleep(0)
+    check_consistent(t.result)
+
+
+def test_a_full_disk_stops_recording_and_keeps_what_was_written(tmp_path):
+    """The event file may not grow past 200 KiB (RLIMIT_FSIZE, as a full disk would): the trace
+    keeps the events written before, says what was dropped, and still adds up."""
+    import subprocess
+    import textwrap
+
+    script = textwrap.dedent("""
+        import resource, signal, sys
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        import flamespace as fs
+        sys.path.insert(0, %r)
+        from test_trace import fib, check_consistent
+        resource.setrlimit(resource.RLIMIT_FSIZE, (200 * 1024, 200 * 1024))
+        with fs.trace() as t:
+            fib(18)
+        check_consistent(t.result)
+        print(t.result.events, t.result.dropped, int(t.result.calls.total()))
+        print(t.result.problems[0])
+    """ % str(__import__("pathlib").Path(__file__).parent))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          env={**__import__("os").environ, "TMPDIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    numbers, problem = done.stdout.splitlines()
+    events, dropped, calls = map(int, numbers.split())
+    assert 0 < events < 16722 and dropped > 0 and events + dropped >= 16722
+    assert 0 < calls < 8361
+    assert "could not be written (File too large)" in problem and f"{dropped:,} events were dropped" in problem
+    assert list(tmp_path.iterdir()) == []  # the event file was never visible
+
+
+def test_a_forked_child_says_its_calls_are_not_recorded(backend):
+    import os
+
+    def leaf():
+        return 0
+
+    read, write = os.pipe()
+    with fs.trace() as t:
+        leaf()
+        pid = os.fork()
+        if pid == 0:  # the child leaves the block too: its trace says what it lacks
+            leaf()
+    if pid == 0:
+        os.write(write, "\n".join(t.result.problems).encode() or b"none")
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    child = os.read(read, 10000).decode()
+    os.close(read)
+    assert "was forked from the traced one" in child
+    assert counts(t.result)[("leaf",)] == 1
+    problems = [p for p in t.result.problems if "pure-Python fallback" not in p]
+    assert [p for p in problems if "forked 1 child process while traced" in p] == problems != []
+
+
+def test_weight_calls_makes_the_recordings_graph_the_call_counts(tmp_path):
+    from flamespace.collect import parse_command
+
+    script = tmp_path / "calls.py"
+    script.write_text("def f():\n    return 1\n\nfor _ in range(7):\n    f()\n")
+    result = fs.record_program(fs.Program(parse_command([str(script)])), fs.TraceOptions(weight="calls"))
+    assert result.recording.graph is result.recording.trace.calls
+    assert counts(result.recording.trace)[("<module>", "f")] == 7
+    with pytest.raises(fs.ArgumentError):
+        fs.TraceOptions(weight="bytes")
+
+
+def test_generator_throw_and_close_are_one_call_each():
+    def gen():
+        while True:
+            try:
+                yield 1
+            except ValueError:
+                pass
+
+    def drive():
+        g = gen()
+        next(g)
+        g.throw(ValueError)
+        g.throw(ValueError)
+        g.close()  # GeneratorExit unwinds it: a call and a return
+
+    with fs.trace() as t:
+        drive()
+    assert counts(t.result) == {("drive",): 1, ("drive", "gen"): 4}
+    check_consistent(t.result)
+
+
+def test_the_fallback_says_it_stands_in_for_the_extension(backend):
+    with fs.trace() as t:
+        fib(5)
+    fallback = [p for p in t.result.problems if "pure-Python fallback" in p]
+    assert len(fallback) == (1 if backend == "python" else 0)
+    assert counts(t.result)[("fib",)] == 1
+
+
+@pytest.mark.parametrize("segments, lines, max_depth", [(False, False, 1000), (True, True, 1000), (True, False, 4)])
+def test_the_python_analysis_is_the_c_analysis(tmp_path, segments, lines, max_depth):
+    """The same events through Stream.analyse (C) and _pytracer.analyse_events (Python): every
+    figure equal (the fallback is the reference of the C analysis)."""
+    from flamespace.collect import _pytracer, _tracer
+
+    def worker():
+        fib(9)
+        [len(str(i)) for i in range(50)]
+
+    _tracer.start(True, lines, 10**6, "main", str(tmp_path / "events"))
+    try:
+        thread = threading.Thread(target=worker)
+        thread.start()
+        thread.join()
+        worker()
+        fib(17)  # 5,167 calls: more than a chunk of events
+    finally:
+        stream, threads, entries, recorded, dropped, end_ns, *_ = _tracer.stop()
+    by_thread = {}
+    for thread_index, kind, key, t in stream.events():
+        by_thread.setdefault(thread_index, []).append((t, kind, key))
+    assert sum(len(events) for events in by_thread.values()) == recorded > _tracer.CHUNK_EVENTS
+    for index, c_result in enumerate(stream.analyse(end_ns - 1000, segments, max_depth, lines)):
+        python_result = _pytracer.analyse_events(by_thread.get(index, []), end_ns - 1000, segments, max_depth, lines)
+        assert list(python_result) == list(c_result)

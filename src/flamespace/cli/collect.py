@@ -21,7 +21,7 @@ SHOWN_WARNINGS = 3
 def run(
     runs: int, out_dir: str, baseline_cmd: "Optional[str]", candidate_cmd: "Optional[str]", baseline_env: "Tuple[str, ...]",
     candidate_env: "Tuple[str, ...]", warmup: int, keep_going: bool, overwrite: bool, show_output: bool,
-    module: "Optional[str]", code: "Optional[str]", mode: str, rate: float, weight: "Optional[str]",
+    tracer: bool, module: "Optional[str]", code: "Optional[str]", mode: str, rate: float, weight: "Optional[str]",
     bytes_per_sample: "Optional[int]", idle: bool, no_lines: bool, threads: bool, process_root: bool, async_stacks: bool,
     subprocesses: bool, duration: "Optional[float]",
     output_format: str, seed: "Optional[int]", no_header: bool, quiet: bool, command: "Tuple[str, ...]", store: bool = False,
@@ -47,8 +47,12 @@ def run(
     from ..formats import check_output_dir
 
     programs = _programs(command, module, code, baseline_cmd, candidate_cmd, baseline_env, candidate_env)
-    options = recorder_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration,
-                                seed, output_format)
+    if tracer:
+        options = _trace_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration,
+                                  seed, output_format)
+    else:
+        options = recorder_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks,
+                                    duration, seed, output_format)
     check_output_dir(out_dir)  # before the first run, not after it
     report = _Reporter(len(programs) * (runs + warmup), quiet)
     with report:
@@ -100,6 +104,30 @@ def _programs(
         Program(_target_of_string(baseline_cmd, "--baseline-cmd"), "baseline", _environment(baseline_env, "--baseline-env")),
         Program(_target_of_string(candidate_cmd, "--candidate-cmd"), "candidate", _environment(candidate_env, "--candidate-env")),
     ]
+
+
+def _trace_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration, seed,
+                    output_format):
+    """TraceOptions for --tracer: --weight time (exclusive ns) or count (calls, exact); the
+    sampler's and memory's options do not apply."""
+    from ..collect.tracer import TraceOptions
+    from ..collect.tracing import available
+    from ..errors import ArgumentError
+    from ._recording import SAMPLING
+
+    problem = available()
+    if problem is not None:
+        raise ArgumentError(f"--tracer is not available: {problem}")
+    given = [name for name, value, default in (
+        ("--mode", mode, SAMPLING["mode"]), ("--rate", rate, SAMPLING["rate"]), ("--bytes-per-sample", bytes_per_sample, None),
+        ("--idle", idle, False), ("--async", async_stacks, False), ("--duration", duration, None), ("--seed", seed, None),
+    ) if value != default]
+    if given:
+        raise ArgumentError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to sampling, not to --tracer")
+    if weight not in (None, "time", "count"):
+        raise ArgumentError(f"--tracer weighs 'time' (exclusive ns) or 'count' (calls), not {weight!r}")
+    return TraceOptions(weight="calls" if weight == "count" else "time", lines=not no_lines, threads=threads,
+                        chart=output_format == "speedscope")
 
 
 def _usage_error(message: str) -> Exception:
@@ -250,6 +278,9 @@ SPEC = Command(
                help="When a run fails (non-zero exit), leave it out and go on instead of stopping."),
         Option(("--overwrite",), "overwrite", "flag", help="Delete the runs already in the output directories instead of refusing."),
         Option(("--show-output",), "show_output", "flag", help="Let the programs print (by default their output is discarded)."),
+        Option(("--tracer",), "tracer", "flag",
+               help="Trace every call instead of sampling (flamespace trace): exact call counts per stack, so that "
+                    "compare finds an added or removed call exactly (--weight count; default time, exclusive ns)."),
         *recording_options(),
         Option(("-q", "--quiet"), "quiet", "flag", help="No progress bar and no summary (warnings and errors still)."),
         Option(("--store",), "store", "flag",

@@ -9,13 +9,14 @@ from typing import Optional, Tuple
 
 import click
 
-from ..collect.tracer import DEFAULT_MAX_EVENTS, OUTPUT_FORMATS
+from ..collect.tracer import DEFAULT_MAX_DEPTH, DEFAULT_MAX_EVENTS, OUTPUT_FORMATS
 
 _FORMAT_HELP = (
     "folded: exclusive ns per full stack; calls: calls per full stack (folded); text, csv, json: the "
     "per-function table (calls, inclusive, exclusive, mean, longest); speedscope: evented JSON, a flame "
-    "chart per thread; chrome: Trace Event JSON (Perfetto); html: a report page (flame graph, functions, flame "
-    "chart). Default: from OUTPUT's ending, else folded."
+    "chart per thread; chrome: Trace Event JSON (Perfetto); lines, lines-csv, lines-json: exclusive time per "
+    "source line (implies --lines); html: a report page (flame graph, functions, flame chart). Default: from "
+    "OUTPUT's ending, else folded."
 )
 #: The trace's outputs: the collector's and the HTML report (rendered here: collect does not import render).
 FORMATS = {**OUTPUT_FORMATS, "html": (".html",)}
@@ -31,10 +32,16 @@ FORMATS = {**OUTPUT_FORMATS, "html": (".html",)}
 @click.option("-c", "code", metavar="CODE", default=None, help="Run a code string, as python -c does.")
 @click.option("--format", "output_format", type=click.Choice(list(FORMATS)), default=None, help=_FORMAT_HELP)
 @click.option("--builtins", is_flag=True, help="Trace builtins and other C functions too (len, list.append, ...).")
+@click.option("--lines", "line_times", is_flag=True,
+              help="Time every source line too (exclusive ns and hits per line; write it with --format lines). "
+                   "Costs more than calls alone: every line is an event.")
 @click.option("--max-events", type=int, default=DEFAULT_MAX_EVENTS, show_default=True, metavar="N",
-              help="Keep at most N call and return events (16 bytes each); later ones are counted and dropped.")
+              help="Keep at most N events (16 bytes each, streamed to a file in $TMPDIR that is deleted at once); "
+                   "later ones are counted and dropped.")
+@click.option("--max-depth", type=int, default=DEFAULT_MAX_DEPTH, show_default=True, metavar="N",
+              help="Fold calls nested deeper than N frames into their caller at depth N.")
 @click.option("--threads", is_flag=True, help="Add each thread's name as a root frame.")
-@click.option("--no-lines", is_flag=True, help="Name frames by function and file only.")
+@click.option("--no-lines", is_flag=True, help="Name frames by function and file only (no line numbers in names).")
 @click.option("--subprocesses", is_flag=True,
               help="Also trace the Python processes the program starts, each under a 'name (pid)' root frame.")
 @click.option("--no-header", is_flag=True, help="Do not write '# key: value' metadata lines into folded output.")
@@ -42,7 +49,8 @@ FORMATS = {**OUTPUT_FORMATS, "html": (".html",)}
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def command(
     output: Optional[str], module: Optional[str], code: Optional[str], output_format: Optional[str], builtins: bool,
-    max_events: int, threads: bool, no_lines: bool, subprocesses: bool, no_header: bool, quiet: bool,
+    line_times: bool, max_events: int, max_depth: int, threads: bool, no_lines: bool, subprocesses: bool,
+    no_header: bool, quiet: bool,
     command: Tuple[str, ...],
 ) -> int:
     """Trace a Python program: exact call counts and times of every call, per full stack.
@@ -51,7 +59,8 @@ def command(
     recorded, in every thread the program starts, with integer nanoseconds; the program runs
     as under python (argv, sys.path, exit code), as with `flamespace record`. Frames are named
     `function (file:line)` with the line where the function starts. Slower than sampling
-    (each call costs about what it costs under cProfile), exact where sampling estimates.
+    (at most what cProfile costs, while keeping every full path), exact where sampling
+    estimates. Events stream to a file in $TMPDIR, so memory stays small however long the run.
 
     \b
     Example:
@@ -59,24 +68,28 @@ def command(
         flamespace trace -o functions.txt -m mypackage.cli run
         flamespace trace -o run.trace.json -c "import json; json.dumps(list(range(10**5)))"
         flamespace trace -o report.html -- app.py
+        flamespace trace --lines -o hot.lines.txt -- app.py
     """
     from ..collect import Program, record_program
     from ..collect.launcher import Interrupted
-    from ..collect.tracer import CHART_FORMATS, TraceOptions, format_for, write_trace
+    from ..collect.tracer import CHART_FORMATS, LINE_FORMATS, TraceOptions, format_for, write_trace
     from ..collect.tracing import available
     from ..errors import ArgumentError
     from ..formats import check_output
     from ._recording import target_of
 
-    problem = available()
-    if problem is not None:
-        raise ArgumentError(f"cannot trace: {problem}")
     target = target_of(command, module, code)
     if output_format is None:
         output_format = (("html" if output.lower().endswith(".html") else format_for(output))
                          if output and output != "-" else None) or "folded"
+    if output_format in LINE_FORMATS:
+        line_times = True
+    problem = available(line_times)
+    if problem is not None:
+        raise ArgumentError(f"cannot trace: {problem}")
     options = TraceOptions(builtins=builtins, max_events=max_events, threads=threads, lines=not no_lines,
-                           chart=output_format in CHART_FORMATS or output_format == "html")
+                           chart=output_format in CHART_FORMATS or output_format == "html", line_times=line_times,
+                           max_depth=max_depth)
     output = output or f"trace-{time.strftime('%Y%m%d-%H%M%S')}{FORMATS[output_format][0]}"
     check_output(output)  # before the program runs, not after
     try:
@@ -94,7 +107,13 @@ def command(
         write_trace(trace, output, output_format, header=not no_header)
     for problem in result.recording.problems:
         click.echo(f"flamespace trace: warning: {problem}", err=True)
-    if not quiet:
+    if result.signal is not None:  # said even with --quiet: the trace is cut short
+        import signal
+
+        click.echo(f"flamespace trace: interrupted by {signal.Signals(result.signal).name}: saved "
+                   f"{trace.graph.metadata.labels.get('duration_s', '?')} s of tracing to "
+                   f"{'stdout' if output == '-' else os.path.abspath(output)}", err=True)
+    elif not quiet:
         labels = trace.graph.metadata.labels
         where = "stdout" if output == "-" else os.path.abspath(output)
         processes = f", {result.processes} processes" if result.processes > 1 else ""

@@ -1,42 +1,61 @@
 /* A deterministic tracer: every call and return of Python functions (and, optionally, of
- * builtins and other C functions), per thread, with integer nanoseconds.
+ * builtins and other C functions, and the lines that run), per thread, with integer nanoseconds.
  *
  * Why C: a profile function written in Python costs microseconds per event, ten times what
  * the call it measures costs; cProfile's C hook is the yardstick (issue 16). The hook here
  * does as little as it can: read CLOCK_MONOTONIC (the clock of time.monotonic_ns, so the
  * Python side can align), turn the code object (or the C function's PyMethodDef) into a small
- * integer through an open-addressing table, and append a 16-byte event to the thread's
- * chunked buffer. Turning events into a call tree (calls, inclusive, exclusive, longest call
- * per node, and optionally the time-ordered segments of a flame chart) is Buffer.analyse(),
- * also in C: a Python loop over a million events would cost more than the tracing did.
+ * integer through an open-addressing table, and append a 16-byte event to the thread's chunk.
  *
- * Integer nanoseconds throughout: sums of floats drift, sums of integers are exact, so
- * inclusive = exclusive + callees' inclusive holds to the nanosecond for every node.
+ * Bounded memory: a full chunk (CHUNK_EVENTS events, 128 KiB) is written to the session's
+ * event file, which is unlinked as soon as it is open (nothing is left behind, whatever ends
+ * the process). Memory is then one chunk per thread, however long the run; the file grows by
+ * 16 bytes an event up to max_events (all threads together). Past the bound, or when the file
+ * cannot be written (a full disk), recording stops: later events are only counted (dropped),
+ * and the time of the first lost one is kept so the analysis closes every open frame there.
  *
- * Interpreters: the hook is a PyEval_SetProfile function (3.9-3.11). Yield and exceptions
- * give PyTrace_RETURN there, so generators, coroutines and unwinding keep the stack
- * consistent. Threads started after start() install the hook themselves (install_thread,
- * called by threading.setprofile's first event); stop() removes it from every thread state
- * that has it. 3.12+ (PEP 669, sys.monitoring) is the planned path there: start() refuses.
+ * Turning events into a call tree (calls, inclusive, exclusive, longest call per node,
+ * exclusive time per line, and optionally the time-ordered segments of a flame chart) is
+ * Stream.analyse(), also in C, reading the file back: a Python loop over a million events
+ * would cost more than the tracing did. Integer nanoseconds throughout: sums of floats
+ * drift, sums of integers are exact, so inclusive = exclusive + callees' inclusive holds to
+ * the nanosecond for every node. Calls deeper than max_depth are folded into their caller at
+ * that depth (their time is its exclusive time; they are counted as ``deep``).
  *
- * Bounded memory: after max_events events (all threads together) recording stops; later
- * events are only counted (dropped) and the time of the first dropped one is kept, so the
- * analysis closes every open frame there.
+ * Two backends. The profile backend (every version) is a PyEval_SetProfile function: yield
+ * and exceptions give PyTrace_RETURN there, so generators, coroutines and unwinding keep the
+ * stack consistent; lines come from a PyEval_SetTrace function that keeps PyTrace_LINE only.
+ * Threads started after start() install the hooks themselves (install_thread, called by
+ * threading.setprofile's first event); stop() removes them from every thread state that has
+ * them. On 3.12+ the interpreter serves that hook through sys.monitoring and makes a frame
+ * object for every event; the monitoring backend (PEP 669) registers the on_* functions as
+ * sys.monitoring callbacks instead (PY_START/RESUME/THROW are calls, PY_RETURN/YIELD/UNWIND
+ * returns), which is cheaper there (docs/performance.md). tracing.py chooses.
  *
- * All state is global and guarded by the GIL (the hook always runs with it held).
+ * Fork: the child inherits the session, the buffers and the file descriptor, whose offset it
+ * shares with the parent. It never writes there (every write checks the pid): its events are
+ * dropped, and stop() in it says so (``forked``) instead of reading the parent's file.
+ *
+ * All state is global and guarded by the GIL (the hooks always run with it held).
  */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <frameobject.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 #define KIND_CALL 0
 #define KIND_RETURN 1
-#define CHUNK_EVENTS 65536
+#define KIND_LINE 2 /* key: the code's key; the line number is kind >> 2 */
+#define KIND_MASK 3
+#define CHUNK_EVENTS 8192
 
 typedef struct {
     int64_t t;
@@ -45,27 +64,42 @@ typedef struct {
 } Event;
 
 typedef struct {
+    int32_t thread;
+    int32_t count;
+    int64_t reserved;
+} BlockHeader; /* before each chunk in the file: whose events, how many (16 bytes: aligned) */
+
+typedef struct {
     PyObject_HEAD
-    Event **chunks;
-    Py_ssize_t nchunks;  /* chunks allocated; the last is being filled */
-    Py_ssize_t used;     /* events in the last chunk */
-    Py_ssize_t events;
-    PyObject *name;
-    unsigned long ident;
+    Event *chunk;
+    Py_ssize_t used;
+    int32_t index; /* the thread's number in the session */
+    int named;     /* its name is known (monitoring: threading may not know the thread yet); < 0: calls
+                      left to ask threading at (a _thread.start_new_thread thread never registers) */
 } Buffer;
 
 static PyTypeObject BufferType;
+static PyTypeObject StreamType;
 
 /* ---- the session ------------------------------------------------------------------- */
 
 static int active = 0;
+static int monitoring = 0;           /* events come from sys.monitoring callbacks (3.12+), not the hooks */
+static long session_id = 0;          /* which session a thread's buffer belongs to */
+static _Thread_local Buffer *tl_buffer = NULL;
+static _Thread_local long tl_session = 0;
 static int builtins = 0;
+static int lines = 0;
 static long long max_events = 0;
 static long long recorded = 0;
 static long long dropped = 0;
 static int64_t full_at = 0;
-static PyObject *entries = NULL;  /* list: code objects and C function names, by key */
-static PyObject *buffers = NULL;  /* list of every Buffer of the session */
+static int write_errno = 0;          /* the first failed write's errno */
+static int fd = -1;                  /* the event file */
+static pid_t session_pid = 0;        /* the process that started the session (owns the file) */
+static PyObject *entries = NULL;     /* list: code objects and C function names, by key */
+static PyObject *buffers = NULL;     /* list of every Buffer of the session, by index */
+static PyObject *threads = NULL;     /* list of (name, ident), by index */
 
 /* The key table: pointer -> key, open addressing, capacity a power of two, at most half full. */
 static const void **table_ptr = NULL;
@@ -81,9 +115,8 @@ static inline int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static inline size_t hash_ptr(const void *p)
+static inline size_t hash_u64(uint64_t x)
 {
-    uint64_t x = (uint64_t)(uintptr_t)p;
     x ^= x >> 33;
     x *= 0xff51afd7ed558ccdULL;
     x ^= x >> 33;
@@ -115,7 +148,7 @@ static int table_grow(void)
         if (table_ptr[i] == NULL) {
             continue;
         }
-        size_t j = hash_ptr(table_ptr[i]) & (cap - 1);
+        size_t j = hash_u64((uintptr_t)table_ptr[i]) & (cap - 1);
         while (ptrs[j] != NULL) {
             j = (j + 1) & (cap - 1);
         }
@@ -130,9 +163,16 @@ static int table_grow(void)
     return 0;
 }
 
-/* The name of a C function, as "module.name" or "type.name" (the entry for its key). */
-static PyObject *c_function_name(PyCFunctionObject *fn)
+/* The name of a C function (or of a method descriptor: the unbound list.append that
+ * sys.monitoring's CALL event gives for items.append(x)), as "module.name" or "type.name"
+ * (the entry for its key). */
+static PyObject *c_function_name(PyObject *callable)
 {
+    if (PyObject_TypeCheck(callable, &PyMethodDescr_Type)) {
+        PyMethodDescrObject *descr = (PyMethodDescrObject *)callable;
+        return PyUnicode_FromFormat("%s.%s", PyDescr_TYPE(descr)->tp_name, descr->d_method->ml_name);
+    }
+    PyCFunctionObject *fn = (PyCFunctionObject *)callable;
     const char *name = fn->m_ml->ml_name;
     PyObject *self = fn->m_self;
     if (self != NULL && !PyModule_Check(self)) {
@@ -147,14 +187,14 @@ static PyObject *c_function_name(PyCFunctionObject *fn)
 
 /* The key of ``ptr``; on first sight ``entry`` (a new reference, or NULL: make the C name from
  * ``fn``) is appended to entries. -1 on failure (no exception is left set). */
-static int32_t key_of(const void *ptr, PyObject *entry, PyCFunctionObject *fn)
+static int32_t key_of(const void *ptr, PyObject *entry, PyObject *fn)
 {
     if (ptr == last_ptr) {
         Py_XDECREF(entry);
         return last_key;
     }
     if (table_cap) {
-        size_t j = hash_ptr(ptr) & (table_cap - 1);
+        size_t j = hash_u64((uintptr_t)ptr) & (table_cap - 1);
         while (table_ptr[j] != NULL) {
             if (table_ptr[j] == ptr) {
                 Py_XDECREF(entry);
@@ -182,7 +222,7 @@ static int32_t key_of(const void *ptr, PyObject *entry, PyCFunctionObject *fn)
         return -1;
     }
     Py_DECREF(entry);
-    size_t j = hash_ptr(ptr) & (table_cap - 1);
+    size_t j = hash_u64((uintptr_t)ptr) & (table_cap - 1);
     while (table_ptr[j] != NULL) {
         j = (j + 1) & (table_cap - 1);
     }
@@ -193,83 +233,141 @@ static int32_t key_of(const void *ptr, PyObject *entry, PyCFunctionObject *fn)
     return last_key = key;
 }
 
-/* Stop recording from now on (the bound was reached, or memory ran out). */
+/* Stop recording from ``t`` on (the bound was reached, memory ran out, a write failed). */
 static void stop_recording(int64_t t)
 {
-    if (full_at == 0) {
+    if (full_at == 0 || t < full_at) {
         full_at = t;
     }
-    dropped++;
+}
+
+static int write_all(const char *data, size_t size)
+{
+    while (size) {
+        ssize_t n = write(fd, data, size);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return -1;
+        }
+        data += n;
+        size -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Write the buffer's chunk to the event file (only from the process that owns the file). */
+static void flush(Buffer *b)
+{
+    if (b->used == 0) {
+        return;
+    }
+    Py_ssize_t n = b->used;
+    b->used = 0;
+    if (getpid() != session_pid || fd < 0) { /* a forked child: the file is the parent's */
+        recorded -= n;
+        dropped += n;
+        return;
+    }
+    BlockHeader header = {b->index, (int32_t)n, 0};
+    if (write_errno == 0 && (write_all((const char *)&header, sizeof header) < 0 ||
+                             write_all((const char *)b->chunk, (size_t)n * sizeof(Event)) < 0)) {
+        write_errno = errno ? errno : EIO;
+        /* a block may be cut short: the analysis reads whole blocks only */
+    }
+    if (write_errno) {
+        stop_recording(b->chunk[0].t);
+        recorded -= n;
+        dropped += n;
+    }
 }
 
 static inline void record(Buffer *b, int32_t kind, int32_t key, int64_t t)
 {
     if (recorded >= max_events || full_at) {
         stop_recording(t);
+        dropped++;
         return;
     }
-    if (b->nchunks == 0 || b->used == CHUNK_EVENTS) {
-        Event **chunks = PyMem_RawRealloc(b->chunks, (b->nchunks + 1) * sizeof(Event *));
-        if (chunks == NULL) {
+    if (b->chunk == NULL) {
+        b->chunk = PyMem_RawMalloc(CHUNK_EVENTS * sizeof(Event));
+        if (b->chunk == NULL) {
             stop_recording(t);
+            dropped++;
             return;
         }
-        b->chunks = chunks;
-        Event *chunk = PyMem_RawMalloc(CHUNK_EVENTS * sizeof(Event));
-        if (chunk == NULL) {
-            stop_recording(t);
-            return;
-        }
-        b->chunks[b->nchunks++] = chunk;
-        b->used = 0;
     }
-    Event *e = &b->chunks[b->nchunks - 1][b->used++];
+    Event *e = &b->chunk[b->used++];
     e->t = t;
     e->kind = kind;
     e->key = key;
-    b->events++;
     recorded++;
+    if (b->used == CHUNK_EVENTS) {
+        flush(b);
+    }
+}
+
+/* Record an event of ``code`` (borrowed). */
+static inline void record_code(Buffer *b, PyObject *code, int32_t kind, int64_t t)
+{
+    if (recorded >= max_events || full_at) {
+        stop_recording(t);
+        dropped++;
+        return;
+    }
+    Py_INCREF(code); /* the entry's, if it is new (key_of drops it otherwise) */
+    int32_t key = key_of(code, code, NULL);
+    if (key < 0) {
+        stop_recording(t);
+        dropped++;
+        return;
+    }
+    record(b, kind, key, t);
+}
+
+/* Whether ``callable`` is a C function the tracer times (with builtins). */
+static inline int is_c_function(PyObject *callable)
+{
+    return PyCFunction_Check(callable) || Py_IS_TYPE(callable, &PyMethodDescr_Type);
+}
+
+/* Record a call of the C function ``fn`` (keyed by its PyMethodDef, whether bound or not). */
+static void record_c_call(Buffer *b, PyObject *fn, int64_t t)
+{
+    if (recorded >= max_events || full_at) {
+        stop_recording(t);
+        dropped++;
+        return;
+    }
+    PyMethodDef *def = PyCFunction_Check(fn) ? ((PyCFunctionObject *)fn)->m_ml : ((PyMethodDescrObject *)fn)->d_method;
+    int32_t key = key_of(def, NULL, fn);
+    if (key < 0) {
+        stop_recording(t);
+        dropped++;
+        return;
+    }
+    record(b, KIND_CALL, key, t);
 }
 
 static int hook(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
 {
     int64_t t = now_ns();
     Buffer *b = (Buffer *)obj;
-    int32_t key;
     switch (what) {
     case PyTrace_CALL: {
-        if (recorded >= max_events || full_at) {
-            stop_recording(t);
-            return 0;
-        }
-        PyCodeObject *code = PyFrame_GetCode(frame);  /* a new reference (3.9+) */
-        Py_INCREF(code);  /* one more: the entry's, if it is new (key_of drops it otherwise) */
-        key = key_of(code, (PyObject *)code, NULL);
+        PyCodeObject *code = PyFrame_GetCode(frame); /* a new reference (3.9+) */
+        record_code(b, (PyObject *)code, KIND_CALL, t);
         Py_DECREF(code);
-        if (key < 0) {
-            stop_recording(t);
-            return 0;
-        }
-        record(b, KIND_CALL, key, t);
         return 0;
     }
     case PyTrace_RETURN:
         record(b, KIND_RETURN, 0, t);
         return 0;
     case PyTrace_C_CALL:
-        if (!builtins || arg == NULL || !PyCFunction_Check(arg)) {
-            return 0;
+        if (builtins && arg != NULL && PyCFunction_Check(arg)) {
+            record_c_call(b, arg, t);
         }
-        if (recorded >= max_events || full_at) {
-            stop_recording(t);
-            return 0;
-        }
-        key = key_of(((PyCFunctionObject *)arg)->m_ml, NULL, (PyCFunctionObject *)arg);
-        if (key < 0) {
-            stop_recording(t);
-            return 0;
-        }
-        record(b, KIND_CALL, key, t);
         return 0;
     case PyTrace_C_RETURN:
     case PyTrace_C_EXCEPTION:
@@ -283,58 +381,124 @@ static int hook(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
     }
 }
 
-/* ---- Buffer ------------------------------------------------------------------------ */
+/* The trace function of --lines: line events only (calls and returns are the profile hook's). */
+static int line_hook(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
+{
+    if (what != PyTrace_LINE) {
+        return 0;
+    }
+    int64_t t = now_ns();
+    int line = PyFrame_GetLineNumber(frame);
+    if (line < 0 || line > (INT32_MAX >> 2)) {
+        line = 0;
+    }
+    PyCodeObject *code = PyFrame_GetCode(frame);
+    record_code((Buffer *)obj, (PyObject *)code, KIND_LINE | (line << 2), t);
+    Py_DECREF(code);
+    return 0;
+}
 
-static Buffer *buffer_new(PyObject *name)
+/* ---- Buffer: one thread's chunk ---------------------------------------------------- */
+
+static Buffer *buffer_new(int32_t index)
 {
     Buffer *b = PyObject_New(Buffer, &BufferType);
     if (b == NULL) {
         return NULL;
     }
-    b->chunks = NULL;
-    b->nchunks = b->used = b->events = 0;
-    Py_INCREF(name);
-    b->name = name;
-    b->ident = PyThread_get_thread_ident();
+    b->chunk = NULL;
+    b->used = 0;
+    b->index = index;
+    b->named = 1;
     return b;
 }
 
 static void Buffer_dealloc(Buffer *b)
 {
-    for (Py_ssize_t i = 0; i < b->nchunks; i++) {
-        PyMem_RawFree(b->chunks[i]);
-    }
-    PyMem_RawFree(b->chunks);
-    Py_XDECREF(b->name);
+    PyMem_RawFree(b->chunk);
     PyObject_Free(b);
 }
 
-static Py_ssize_t Buffer_len(Buffer *b)
+static PyTypeObject BufferType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "flamespace.collect._tracer.Buffer",
+    .tp_basicsize = sizeof(Buffer),
+    .tp_dealloc = (destructor)Buffer_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "One thread's chunk of events (see _tracer.c).",
+};
+
+/* ---- the analysis ------------------------------------------------------------------ */
+
+/* uint64 -> int32 index, open addressing; the key 0 marks an empty slot. */
+typedef struct {
+    uint64_t *keys;
+    int32_t *values;
+    size_t slots, len;
+} Map;
+
+static void map_free(Map *m)
 {
-    return b->events;
+    PyMem_RawFree(m->keys);
+    PyMem_RawFree(m->values);
+    m->keys = NULL;
+    m->values = NULL;
+    m->slots = m->len = 0;
 }
 
-static inline Event *event_at(Buffer *b, Py_ssize_t i)
+static void map_put(Map *m, uint64_t k, int32_t value)
 {
-    return &b->chunks[i / CHUNK_EVENTS][i % CHUNK_EVENTS];
-}
-
-static PyObject *Buffer_events(Buffer *b, PyObject *unused)
-{
-    PyObject *list = PyList_New(b->events);
-    if (list == NULL) {
-        return NULL;
+    size_t j = hash_u64(k) & (m->slots - 1);
+    while (m->keys[j] != 0) {
+        j = (j + 1) & (m->slots - 1);
     }
-    for (Py_ssize_t i = 0; i < b->events; i++) {
-        Event *e = event_at(b, i);
-        PyObject *item = Py_BuildValue("(iiL)", e->kind, e->key, (long long)e->t);
-        if (item == NULL) {
-            Py_DECREF(list);
-            return NULL;
+    m->keys[j] = k;
+    m->values[j] = value;
+    m->len++;
+}
+
+static int map_grow(Map *m)
+{
+    Map old = *m;
+    m->slots = old.slots ? old.slots * 2 : 1024;
+    m->len = 0;
+    m->keys = PyMem_RawCalloc(m->slots, sizeof(uint64_t));
+    m->values = PyMem_RawMalloc(m->slots * sizeof(int32_t));
+    if (m->keys == NULL || m->values == NULL) {
+        PyMem_RawFree(m->keys);
+        PyMem_RawFree(m->values);
+        *m = old;
+        return -1;
+    }
+    for (size_t i = 0; i < old.slots; i++) {
+        if (old.keys[i]) {
+            map_put(m, old.keys[i], old.values[i]);
         }
-        PyList_SET_ITEM(list, i, item);
     }
-    return list;
+    map_free(&old);
+    return 0;
+}
+
+/* The value of ``k``, or -1; with ``add`` >= 0 a missing key gets that value (-2: no memory). */
+static int32_t map_get(Map *m, uint64_t k, int32_t add)
+{
+    if (m->slots) {
+        size_t j = hash_u64(k) & (m->slots - 1);
+        while (m->keys[j] != 0) {
+            if (m->keys[j] == k) {
+                return m->values[j];
+            }
+            j = (j + 1) & (m->slots - 1);
+        }
+    }
+    if (add < 0) {
+        return -1;
+    }
+    if ((m->len + 1) * 2 > m->slots && map_grow(m) < 0) {
+        return -2;
+    }
+    map_put(m, k, add);
+    return add;
 }
 
 typedef struct {
@@ -344,85 +508,247 @@ typedef struct {
 } Node;
 
 typedef struct {
-    Node *nodes;
-    size_t len, cap;
-    uint64_t *slot_key;  /* 1 << 63 | (parent + 1) << 32 | key; 0 = empty */
-    int32_t *slot_node;
-    size_t slots;
-} Tree;
-
-static int tree_add_slot(Tree *tr, uint64_t k, int32_t node)
-{
-    size_t j = hash_ptr((const void *)(uintptr_t)k) & (tr->slots - 1);
-    while (tr->slot_key[j] != 0) {
-        j = (j + 1) & (tr->slots - 1);
-    }
-    tr->slot_key[j] = k;
-    tr->slot_node[j] = node;
-    return 0;
-}
-
-static int tree_grow_slots(Tree *tr)
-{
-    size_t old = tr->slots;
-    uint64_t *old_keys = tr->slot_key;
-    int32_t *old_nodes = tr->slot_node;
-    tr->slots = old ? old * 2 : 1024;
-    tr->slot_key = PyMem_RawCalloc(tr->slots, sizeof(uint64_t));
-    tr->slot_node = PyMem_RawMalloc(tr->slots * sizeof(int32_t));
-    if (tr->slot_key == NULL || tr->slot_node == NULL) {
-        PyMem_RawFree(old_keys);
-        PyMem_RawFree(old_nodes);
-        return -1;
-    }
-    for (size_t i = 0; i < old; i++) {
-        if (old_keys[i]) {
-            tree_add_slot(tr, old_keys[i], old_nodes[i]);
-        }
-    }
-    PyMem_RawFree(old_keys);
-    PyMem_RawFree(old_nodes);
-    return 0;
-}
-
-/* The child of ``parent`` for ``key``, made on first sight; -1 when memory ran out. */
-static int32_t tree_child(Tree *tr, int32_t parent, int32_t key)
-{
-    uint64_t k = (1ULL << 63) | ((uint64_t)(uint32_t)(parent + 1) << 32) | (uint32_t)key;  /* never 0: 0 is an empty slot */
-    if (tr->slots) {
-        size_t j = hash_ptr((const void *)(uintptr_t)k) & (tr->slots - 1);
-        while (tr->slot_key[j] != 0) {
-            if (tr->slot_key[j] == k) {
-                return tr->slot_node[j];
-            }
-            j = (j + 1) & (tr->slots - 1);
-        }
-    }
-    if ((tr->len + 1) * 2 > tr->slots && tree_grow_slots(tr) < 0) {
-        return -1;
-    }
-    if (tr->len == tr->cap) {
-        size_t cap = tr->cap ? tr->cap * 2 : 256;
-        Node *nodes = PyMem_RawRealloc(tr->nodes, cap * sizeof(Node));
-        if (nodes == NULL) {
-            return -1;
-        }
-        tr->nodes = nodes;
-        tr->cap = cap;
-    }
-    int32_t node = (int32_t)tr->len++;
-    Node *n = &tr->nodes[node];
-    n->parent = parent;
-    n->key = key;
-    n->calls = n->inclusive = n->exclusive = n->longest = 0;
-    tree_add_slot(tr, k, node);
-    return node;
-}
+    int32_t node, line;
+    int64_t exclusive, hits;
+} LineStat;
 
 typedef struct {
     int32_t node;
+    int32_t line; /* the line running in this frame: its LineStat index, -1 before the first */
     int64_t since;
 } Open;
+
+/* One thread's analysis, fed its blocks in file order. */
+typedef struct {
+    Node *nodes;
+    size_t len, cap;
+    Map children; /* 1 << 63 | (parent + 1) << 32 | key -> node */
+    Open *stack;
+    size_t depth, stack_cap;
+    int64_t skip;  /* calls open beyond max_depth, folded into the top frame */
+    int64_t deep;  /* calls folded so */
+    int64_t last;  /* the time of the last event (0: none yet) */
+    int started;
+    int done;
+    LineStat *line_stats;
+    size_t nlines, lines_cap;
+    Map line_index; /* 1 << 63 | node << 32 | line -> LineStat index */
+    int64_t *seg_t, *seg_n, *seg_w;
+    size_t nseg, seg_cap;
+} Analysis;
+
+typedef struct {
+    int segments;
+    int lines;
+    int64_t end_ns;
+    Py_ssize_t max_depth;
+} Settings;
+
+static void analysis_free(Analysis *a)
+{
+    PyMem_RawFree(a->nodes);
+    map_free(&a->children);
+    PyMem_RawFree(a->stack);
+    PyMem_RawFree(a->line_stats);
+    map_free(&a->line_index);
+    PyMem_RawFree(a->seg_t);
+    PyMem_RawFree(a->seg_n);
+    PyMem_RawFree(a->seg_w);
+}
+
+/* The child of ``parent`` for ``key``, made on first sight; -1 when memory ran out. */
+static int32_t tree_child(Analysis *a, int32_t parent, int32_t key)
+{
+    uint64_t k = (1ULL << 63) | ((uint64_t)(uint32_t)(parent + 1) << 32) | (uint32_t)key; /* never 0 */
+    int32_t found = map_get(&a->children, k, -1);
+    if (found >= 0) {
+        return found;
+    }
+    if (a->len == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 256;
+        Node *nodes = PyMem_RawRealloc(a->nodes, cap * sizeof(Node));
+        if (nodes == NULL) {
+            return -1;
+        }
+        a->nodes = nodes;
+        a->cap = cap;
+    }
+    if (map_get(&a->children, k, (int32_t)a->len) < 0) {
+        return -1;
+    }
+    int32_t node = (int32_t)a->len++;
+    Node *n = &a->nodes[node];
+    n->parent = parent;
+    n->key = key;
+    n->calls = n->inclusive = n->exclusive = n->longest = 0;
+    return node;
+}
+
+static int32_t line_stat(Analysis *a, int32_t node, int32_t line)
+{
+    uint64_t k = (1ULL << 63) | ((uint64_t)(uint32_t)node << 32) | (uint32_t)line;
+    int32_t found = map_get(&a->line_index, k, -1);
+    if (found >= 0) {
+        return found;
+    }
+    if (a->nlines == a->lines_cap) {
+        size_t cap = a->lines_cap ? a->lines_cap * 2 : 256;
+        LineStat *grown = PyMem_RawRealloc(a->line_stats, cap * sizeof(LineStat));
+        if (grown == NULL) {
+            return -1;
+        }
+        a->line_stats = grown;
+        a->lines_cap = cap;
+    }
+    if (map_get(&a->line_index, k, (int32_t)a->nlines) < 0) {
+        return -1;
+    }
+    LineStat *s = &a->line_stats[a->nlines];
+    s->node = node;
+    s->line = line;
+    s->exclusive = s->hits = 0;
+    return (int32_t)a->nlines++;
+}
+
+static int add_segment(Analysis *a, int64_t t, int32_t node, int64_t w)
+{
+    if (a->nseg == a->seg_cap) {
+        size_t cap = a->seg_cap ? a->seg_cap * 2 : 4096;
+        int64_t *st = PyMem_RawRealloc(a->seg_t, cap * sizeof(int64_t));
+        if (st == NULL) {
+            return -1;
+        }
+        a->seg_t = st;
+        int64_t *sn = PyMem_RawRealloc(a->seg_n, cap * sizeof(int64_t));
+        if (sn == NULL) {
+            return -1;
+        }
+        a->seg_n = sn;
+        int64_t *sw = PyMem_RawRealloc(a->seg_w, cap * sizeof(int64_t));
+        if (sw == NULL) {
+            return -1;
+        }
+        a->seg_w = sw;
+        a->seg_cap = cap;
+    }
+    a->seg_t[a->nseg] = t;
+    a->seg_n[a->nseg] = node;
+    a->seg_w[a->nseg++] = w;
+    return 0;
+}
+
+/* Time passes from a->last to t: the top frame's exclusive time (and its line's). */
+static int advance(Analysis *a, int64_t t, const Settings *s)
+{
+    if (!a->started) {
+        a->started = 1;
+        a->last = t;
+        return 0;
+    }
+    if (t < a->last) {
+        t = a->last; /* never let time run backwards */
+    }
+    if (a->depth && t > a->last) {
+        Open *top = &a->stack[a->depth - 1];
+        a->nodes[top->node].exclusive += t - a->last;
+        if (top->line >= 0) {
+            a->line_stats[top->line].exclusive += t - a->last;
+        }
+        if (s->segments && add_segment(a, t, top->node, t - a->last) < 0) {
+            return -1;
+        }
+    }
+    a->last = t;
+    return 0;
+}
+
+static void close_top(Analysis *a, int64_t t)
+{
+    Open *o = &a->stack[--a->depth];
+    int64_t d = t - o->since;
+    a->nodes[o->node].inclusive += d;
+    if (d > a->nodes[o->node].longest) {
+        a->nodes[o->node].longest = d;
+    }
+}
+
+/* Feed events in time order. A return with nothing open (a frame entered before tracing
+ * started) is skipped; events after the session's end (end_ns) are left out. */
+static int feed(Analysis *a, const Event *events, Py_ssize_t n, const Settings *s)
+{
+    for (Py_ssize_t i = 0; i < n && !a->done; i++) {
+        const Event *e = &events[i];
+        if (e->t > s->end_ns) {
+            a->done = 1;
+            break;
+        }
+        if (advance(a, e->t, s) < 0) {
+            return -1;
+        }
+        int64_t t = a->last;
+        int kind = e->kind & KIND_MASK;
+        if (kind == KIND_CALL) {
+            if (a->skip || (s->max_depth > 0 && (Py_ssize_t)a->depth >= s->max_depth)) {
+                a->skip++;
+                a->deep++;
+                continue;
+            }
+            int32_t parent = a->depth ? a->stack[a->depth - 1].node : -1;
+            int32_t node = tree_child(a, parent, e->key);
+            if (node < 0) {
+                return -1;
+            }
+            if (a->depth == a->stack_cap) {
+                size_t cap = a->stack_cap ? a->stack_cap * 2 : 256;
+                Open *grown = PyMem_RawRealloc(a->stack, cap * sizeof(Open));
+                if (grown == NULL) {
+                    return -1;
+                }
+                a->stack = grown;
+                a->stack_cap = cap;
+            }
+            a->nodes[node].calls++;
+            Open *o = &a->stack[a->depth++];
+            o->node = node;
+            o->line = -1;
+            o->since = t;
+            if (s->lines && (o->line = line_stat(a, node, 0)) < 0) { /* line 0: before its first line event */
+                return -1;
+            }
+        } else if (kind == KIND_RETURN) {
+            if (a->skip) {
+                a->skip--;
+            } else if (a->depth) {
+                close_top(a, t);
+            }
+        } else if (kind == KIND_LINE && a->depth && !a->skip) {
+            Open *top = &a->stack[a->depth - 1];
+            if (a->nodes[top->node].key == e->key) { /* else a line of a frame not traced */
+                int32_t index = line_stat(a, top->node, e->kind >> 2);
+                if (index < 0) {
+                    return -1;
+                }
+                a->line_stats[index].hits++;
+                top->line = index;
+            }
+        }
+    }
+    return 0;
+}
+
+static int finish(Analysis *a, const Settings *s)
+{
+    if (!a->started) {
+        return 0;
+    }
+    if (advance(a, s->end_ns, s) < 0) {
+        return -1;
+    }
+    while (a->depth) {
+        close_top(a, a->last);
+    }
+    return 0;
+}
 
 static PyObject *int64_list(Node *nodes, size_t len, size_t offset)
 {
@@ -442,231 +768,469 @@ static PyObject *int64_list(Node *nodes, size_t len, size_t offset)
     return list;
 }
 
-/* analyse(end_ns, segments) -> (parents, keys, calls, inclusive, exclusive, longest, times, nodes, weights)
- *
- * The call tree of this thread's events: node i is a full stack (its parent's stack plus
- * entry keys[i]; parent -1 is the root). A return with nothing open (a frame entered before
- * tracing started) is skipped; frames still open at end_ns are closed there. Exclusive time
- * is counted between events, inclusive time from call to return, separately: the identity
- * inclusive = exclusive + callees' inclusive is a check, not a definition. With segments,
- * times, nodes and weights are the bytes of three int64 arrays: each stretch between two
- * events while a frame was open, as (end ns, node, length ns). */
-static PyObject *Buffer_analyse(Buffer *b, PyObject *args)
+static PyObject *int32_list(Node *nodes, size_t len, size_t offset)
 {
-    long long end_ns;
-    int want_segments;
-    if (!PyArg_ParseTuple(args, "Lp", &end_ns, &want_segments)) {
+    PyObject *list = PyList_New((Py_ssize_t)len);
+    if (list == NULL) {
         return NULL;
     }
-    Tree tr = {0};
-    Open *stack = NULL;
-    size_t depth = 0, stack_cap = 0;
-    int64_t *seg_t = NULL, *seg_n = NULL, *seg_w = NULL;
-    size_t nseg = 0;
+    for (size_t i = 0; i < len; i++) {
+        PyObject *item = PyLong_FromLong(*(int32_t *)((char *)&nodes[i] + offset));
+        if (item == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, (Py_ssize_t)i, item);
+    }
+    return list;
+}
+
+static PyObject *bytes_or_none(int64_t *data, size_t n, int want)
+{
+    if (!want) {
+        Py_RETURN_NONE;
+    }
+    return PyBytes_FromStringAndSize(n ? (char *)data : "", (Py_ssize_t)(n * sizeof(int64_t)));
+}
+
+static PyObject *analysis_result(Analysis *a, const Settings *s)
+{
+    PyObject *line_list = PyList_New((Py_ssize_t)a->nlines);
+    if (line_list == NULL) {
+        return NULL;
+    }
+    for (size_t i = 0; i < a->nlines; i++) {
+        LineStat *ls = &a->line_stats[i];
+        PyObject *item = Py_BuildValue("(iiLL)", ls->node, ls->line, (long long)ls->exclusive, (long long)ls->hits);
+        if (item == NULL) {
+            Py_DECREF(line_list);
+            return NULL;
+        }
+        PyList_SET_ITEM(line_list, (Py_ssize_t)i, item);
+    }
+    return Py_BuildValue("(NNNNNNNNNNL)", int32_list(a->nodes, a->len, offsetof(Node, parent)),
+                         int32_list(a->nodes, a->len, offsetof(Node, key)),
+                         int64_list(a->nodes, a->len, offsetof(Node, calls)),
+                         int64_list(a->nodes, a->len, offsetof(Node, inclusive)),
+                         int64_list(a->nodes, a->len, offsetof(Node, exclusive)),
+                         int64_list(a->nodes, a->len, offsetof(Node, longest)),
+                         bytes_or_none(a->seg_t, a->nseg, s->segments), bytes_or_none(a->seg_n, a->nseg, s->segments),
+                         bytes_or_none(a->seg_w, a->nseg, s->segments), line_list, (long long)a->deep);
+}
+
+/* ---- Stream: a stopped session's event file ---------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    int fd;
+    Py_ssize_t nthreads;
+} Stream;
+
+static void Stream_dealloc(Stream *st)
+{
+    if (st->fd >= 0) {
+        close(st->fd);
+    }
+    PyObject_Free(st);
+}
+
+static int read_full(int from, off_t offset, void *into, size_t size)
+{
+    char *p = into;
+    while (size) {
+        ssize_t n = pread(from, p, size, offset);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return -1;
+        }
+        p += n;
+        offset += n;
+        size -= (size_t)n;
+    }
+    return 0;
+}
+
+/* analyse(end_ns, segments, max_depth, lines) -> one tuple per thread:
+ * (parents, keys, calls, inclusive, exclusive, longest, times, nodes, weights, lines, deep)
+ *
+ * Node i is a full stack (its parent's stack plus entry keys[i]; parent -1 is the root).
+ * Frames still open at end_ns are closed there. Exclusive time is counted between events,
+ * inclusive time from call to return, separately: the identity inclusive = exclusive +
+ * callees' inclusive is a check, not a definition. With segments, times, nodes and weights
+ * are the bytes of three int64 arrays: each stretch between two events while a frame was
+ * open, as (end ns, node, length ns). lines: (node, line, exclusive ns, hits) per line of each
+ * node (with lines; line 0: the time from the call to the frame's first line event). deep: calls folded into their caller beyond max_depth (0: none). */
+static PyObject *Stream_analyse(Stream *st, PyObject *args)
+{
+    long long end_ns;
+    int segments, with_lines;
+    Py_ssize_t max_depth;
+    if (!PyArg_ParseTuple(args, "Lpnp", &end_ns, &segments, &max_depth, &with_lines)) {
+        return NULL;
+    }
+    Settings s = {segments, with_lines, end_ns, max_depth};
+    Analysis *all = PyMem_RawCalloc(st->nthreads ? (size_t)st->nthreads : 1, sizeof(Analysis));
+    Event *block = PyMem_RawMalloc(CHUNK_EVENTS * sizeof(Event));
     PyObject *result = NULL;
-    if (want_segments) {
-        seg_t = PyMem_RawMalloc((b->events + 1) * sizeof(int64_t));
-        seg_n = PyMem_RawMalloc((b->events + 1) * sizeof(int64_t));
-        seg_w = PyMem_RawMalloc((b->events + 1) * sizeof(int64_t));
-        if (seg_t == NULL || seg_n == NULL || seg_w == NULL) {
+    if (all == NULL || block == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (st->fd >= 0) {
+        off_t offset = 0;
+        BlockHeader header;
+        int failed = 0;
+        Py_BEGIN_ALLOW_THREADS
+        while (read_full(st->fd, offset, &header, sizeof header) == 0) {
+            offset += sizeof header;
+            if (header.count <= 0 || header.count > CHUNK_EVENTS || header.thread < 0 ||
+                header.thread >= st->nthreads) {
+                break; /* never written so: the rest is unreadable */
+            }
+            if (read_full(st->fd, offset, block, (size_t)header.count * sizeof(Event)) < 0) {
+                break; /* a block cut short (the disk was full): the events before it stand */
+            }
+            offset += (off_t)header.count * (off_t)sizeof(Event);
+            if (feed(&all[header.thread], block, header.count, &s) < 0) {
+                failed = 1;
+                break;
+            }
+        }
+        Py_END_ALLOW_THREADS
+        if (failed) {
             PyErr_NoMemory();
             goto done;
         }
     }
-    int64_t last = b->events ? event_at(b, 0)->t : end_ns;
-    for (Py_ssize_t i = 0; i <= b->events; i++) {
-        int is_end = i == b->events;
-        Event *e = is_end ? NULL : event_at(b, i);
-        int64_t t = is_end ? end_ns : e->t;
-        if (t < last) {
-            t = last;  /* end_ns before the last event: never let time run backwards */
-        }
-        if (depth) {
-            int32_t top = stack[depth - 1].node;
-            tr.nodes[top].exclusive += t - last;
-            if (want_segments && t > last) {
-                seg_t[nseg] = t;
-                seg_w[nseg] = t - last;
-                seg_n[nseg++] = top;
-            }
-        }
-        last = t;
-        if (is_end) {
-            while (depth) {
-                Open *o = &stack[--depth];
-                int64_t d = t - o->since;
-                tr.nodes[o->node].inclusive += d;
-                if (d > tr.nodes[o->node].longest) {
-                    tr.nodes[o->node].longest = d;
-                }
-            }
-            break;
-        }
-        if (e->kind == KIND_CALL) {
-            int32_t parent = depth ? stack[depth - 1].node : -1;
-            int32_t node = tree_child(&tr, parent, e->key);
-            if (node < 0) {
-                PyErr_NoMemory();
-                goto done;
-            }
-            if (depth == stack_cap) {
-                size_t cap = stack_cap ? stack_cap * 2 : 256;
-                Open *grown = PyMem_RawRealloc(stack, cap * sizeof(Open));
-                if (grown == NULL) {
-                    PyErr_NoMemory();
-                    goto done;
-                }
-                stack = grown;
-                stack_cap = cap;
-            }
-            tr.nodes[node].calls++;
-            stack[depth].node = node;
-            stack[depth++].since = t;
-        } else if (depth) {
-            Open *o = &stack[--depth];
-            int64_t d = t - o->since;
-            tr.nodes[o->node].inclusive += d;
-            if (d > tr.nodes[o->node].longest) {
-                tr.nodes[o->node].longest = d;
-            }
-        }
-    }
-    PyObject *parents = PyList_New((Py_ssize_t)tr.len);
-    PyObject *keys = PyList_New((Py_ssize_t)tr.len);
-    if (parents == NULL || keys == NULL) {
-        Py_XDECREF(parents);
-        Py_XDECREF(keys);
+    result = PyList_New(st->nthreads);
+    if (result == NULL) {
         goto done;
     }
-    for (size_t i = 0; i < tr.len; i++) {
-        PyList_SET_ITEM(parents, (Py_ssize_t)i, PyLong_FromLong(tr.nodes[i].parent));
-        PyList_SET_ITEM(keys, (Py_ssize_t)i, PyLong_FromLong(tr.nodes[i].key));
+    for (Py_ssize_t i = 0; i < st->nthreads; i++) {
+        if (finish(&all[i], &s) < 0) {
+            Py_CLEAR(result);
+            PyErr_NoMemory();
+            goto done;
+        }
+        PyObject *one = analysis_result(&all[i], &s);
+        if (one == NULL) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyList_SET_ITEM(result, i, one);
     }
-    PyObject *times = want_segments ? PyBytes_FromStringAndSize((char *)seg_t, (Py_ssize_t)(nseg * sizeof(int64_t)))
-                                    : (Py_INCREF(Py_None), Py_None);
-    PyObject *seg_nodes = want_segments ? PyBytes_FromStringAndSize((char *)seg_n, (Py_ssize_t)(nseg * sizeof(int64_t)))
-                                        : (Py_INCREF(Py_None), Py_None);
-    PyObject *seg_weights = want_segments ? PyBytes_FromStringAndSize((char *)seg_w, (Py_ssize_t)(nseg * sizeof(int64_t)))
-                                          : (Py_INCREF(Py_None), Py_None);
-    result = Py_BuildValue("(NNNNNNNNN)", parents, keys, int64_list(tr.nodes, tr.len, offsetof(Node, calls)),
-                           int64_list(tr.nodes, tr.len, offsetof(Node, inclusive)),
-                           int64_list(tr.nodes, tr.len, offsetof(Node, exclusive)),
-                           int64_list(tr.nodes, tr.len, offsetof(Node, longest)), times, seg_nodes,
-                           seg_weights);
 done:
-    PyMem_RawFree(tr.nodes);
-    PyMem_RawFree(tr.slot_key);
-    PyMem_RawFree(tr.slot_node);
-    PyMem_RawFree(stack);
-    PyMem_RawFree(seg_t);
-    PyMem_RawFree(seg_n);
-    PyMem_RawFree(seg_w);
+    if (all != NULL) {
+        for (Py_ssize_t i = 0; i < st->nthreads; i++) {
+            analysis_free(&all[i]);
+        }
+    }
+    PyMem_RawFree(all);
+    PyMem_RawFree(block);
     return result;
 }
 
-static PyObject *Buffer_get_name(Buffer *b, void *closure)
+/* events() -> [(thread, kind, key, t)]: every event in the file (for tests: kind 0 call,
+ * 1 return, 2 | line << 2 a line). */
+static PyObject *Stream_events(Stream *st, PyObject *unused)
 {
-    Py_INCREF(b->name);
-    return b->name;
+    PyObject *list = PyList_New(0);
+    if (list == NULL || st->fd < 0) {
+        return list;
+    }
+    off_t offset = 0;
+    BlockHeader header;
+    Event e;
+    while (read_full(st->fd, offset, &header, sizeof header) == 0 && header.count > 0 && header.count <= CHUNK_EVENTS) {
+        offset += sizeof header;
+        for (int32_t i = 0; i < header.count; i++, offset += sizeof e) {
+            if (read_full(st->fd, offset, &e, sizeof e) < 0) {
+                return list;
+            }
+            PyObject *item = Py_BuildValue("(iiiL)", header.thread, e.kind, e.key, (long long)e.t);
+            if (item == NULL || PyList_Append(list, item) < 0) {
+                Py_XDECREF(item);
+                Py_DECREF(list);
+                return NULL;
+            }
+            Py_DECREF(item);
+        }
+    }
+    return list;
 }
 
-static PyObject *Buffer_get_ident(Buffer *b, void *closure)
-{
-    return PyLong_FromUnsignedLong(b->ident);
-}
-
-static PyMethodDef Buffer_methods[] = {
-    {"analyse", (PyCFunction)Buffer_analyse, METH_VARARGS,
-     "analyse(end_ns, segments) -> (parents, keys, calls, inclusive, exclusive, longest, times, nodes, weights)"},
-    {"events", (PyCFunction)Buffer_events, METH_NOARGS, "events() -> [(kind, key, t)]: 0 call, 1 return"},
+static PyMethodDef Stream_methods[] = {
+    {"analyse", (PyCFunction)Stream_analyse, METH_VARARGS,
+     "analyse(end_ns, segments, max_depth, lines) -> [(parents, keys, calls, inclusive, exclusive, longest, times, nodes, "
+     "weights, lines, deep)] per thread"},
+    {"events", (PyCFunction)Stream_events, METH_NOARGS, "events() -> [(thread, kind, key, t)]"},
     {NULL},
 };
 
-static PyGetSetDef Buffer_getset[] = {
-    {"name", (getter)Buffer_get_name, NULL, "the thread's name when it started to be traced", NULL},
-    {"ident", (getter)Buffer_get_ident, NULL, "the thread's threading.get_ident()", NULL},
-    {NULL},
-};
-
-static PySequenceMethods Buffer_as_sequence = {
-    .sq_length = (lenfunc)Buffer_len,
-};
-
-static PyTypeObject BufferType = {
+static PyTypeObject StreamType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "flamespace.collect._tracer.Buffer",
-    .tp_basicsize = sizeof(Buffer),
-    .tp_dealloc = (destructor)Buffer_dealloc,
+    .tp_name = "flamespace.collect._tracer.Stream",
+    .tp_basicsize = sizeof(Stream),
+    .tp_dealloc = (destructor)Stream_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "One thread's events (see _tracer.c).",
-    .tp_methods = Buffer_methods,
-    .tp_getset = Buffer_getset,
-    .tp_as_sequence = &Buffer_as_sequence,
+    .tp_doc = "A stopped session's events, in their file (see _tracer.c).",
+    .tp_methods = Stream_methods,
 };
 
 /* ---- the module -------------------------------------------------------------------- */
 
-/* Install the hook on this thread with a new buffer named ``name``. */
-static int install(PyObject *name)
+static void set_hooks(Buffer *b)
 {
-    Buffer *b = buffer_new(name);
+    PyEval_SetProfile(hook, (PyObject *)b); /* keeps its own reference */
+    if (lines) {
+        PyEval_SetTrace(line_hook, (PyObject *)b);
+    }
+}
+
+/* Install the hooks on this thread with a new buffer for thread ``name``. */
+static Buffer *install(PyObject *name)
+{
+    Py_ssize_t index = PyList_GET_SIZE(buffers);
+    if (index >= INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "too many threads");
+        return NULL;
+    }
+    Buffer *b = buffer_new((int32_t)index);
     if (b == NULL) {
-        return -1;
+        return NULL;
     }
-    if (PyList_Append(buffers, (PyObject *)b) < 0) {
+    PyObject *thread = Py_BuildValue("(Ok)", name, PyThread_get_thread_ident());
+    if (thread == NULL || PyList_Append(threads, thread) < 0 || PyList_Append(buffers, (PyObject *)b) < 0) {
+        Py_XDECREF(thread);
         Py_DECREF(b);
-        return -1;
+        return NULL;
     }
-    PyEval_SetProfile(hook, (PyObject *)b);  /* keeps its own reference */
-    Py_DECREF(b);
-    return 0;
+    Py_DECREF(thread);
+    if (monitoring) {
+        tl_buffer = b;
+        tl_session = session_id;
+    } else {
+        set_hooks(b);
+    }
+    Py_DECREF(b); /* buffers keeps it */
+    return b;
+}
+
+/* ---- sys.monitoring callbacks (3.12+) --------------------------------------------- *
+ * Registered by tracing.py with sys.monitoring.register_callback: the interpreter calls them
+ * through vectorcall, without the frame object the legacy profile hook makes for every event.
+ * Events come from every thread; each finds its buffer in a thread-local (made on its first
+ * event: the interpreter does not call the tool from inside its own callback, so asking
+ * threading for the thread's name here is not traced). */
+
+/* This thread's name as threading knows it (threading._active, without side effects: asking
+ * current_thread() of a thread threading has not registered yet would make a dummy one), or
+ * NULL (no exception set). */
+static PyObject *registered_name(void)
+{
+    PyObject *modules = PyImport_GetModuleDict();
+    PyObject *threading = PyDict_GetItemString(modules, "threading"); /* borrowed */
+    PyObject *name = NULL;
+    if (threading != NULL) {
+        PyObject *registry = PyObject_GetAttrString(threading, "_active");
+        PyObject *ident = PyLong_FromUnsignedLong(PyThread_get_thread_ident());
+        if (registry != NULL && ident != NULL && PyDict_Check(registry)) {
+            PyObject *thread = PyDict_GetItemWithError(registry, ident); /* borrowed */
+            if (thread != NULL) {
+                name = PyObject_GetAttrString(thread, "name");
+            }
+        }
+        Py_XDECREF(registry);
+        Py_XDECREF(ident);
+    }
+    if (name != NULL && !PyUnicode_Check(name)) {
+        Py_CLEAR(name);
+    }
+    PyErr_Clear();
+    return name;
+}
+
+/* A thread's name is looked up at its calls until threading has registered the thread. */
+static void name_buffer(Buffer *b)
+{
+    PyObject *name = registered_name();
+    if (name == NULL) {
+        return;
+    }
+    PyObject *thread = Py_BuildValue("(Ok)", name, PyThread_get_thread_ident());
+    Py_DECREF(name);
+    if (thread == NULL) {
+        PyErr_Clear();
+        return;
+    }
+    PyList_SetItem(threads, b->index, thread); /* steals thread */
+    b->named = 1;
+}
+
+static Buffer *this_buffer(void)
+{
+    if (tl_session == session_id && tl_buffer != NULL) {
+        return tl_buffer;
+    }
+    PyObject *name = registered_name();
+    int named = name != NULL;
+    if (name == NULL) {
+        name = PyUnicode_FromFormat("Thread-%lu", PyThread_get_thread_ident());
+        if (name == NULL) {
+            PyErr_Clear();
+            return NULL;
+        }
+    }
+    Buffer *b = install(name);
+    Py_DECREF(name);
+    if (b == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    b->named = named ? 1 : -64;
+    return b;
+}
+
+static PyObject *on_start(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    int64_t t = now_ns();
+    Buffer *b;
+    if (active && nargs >= 1 && (b = this_buffer()) != NULL) {
+        record_code(b, args[0], KIND_CALL, t);
+        if (b->named < 0) {
+            b->named++;
+            name_buffer(b);
+        }
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *on_return(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    int64_t t = now_ns();
+    Buffer *b;
+    if (active && (b = this_buffer()) != NULL) {
+        record(b, KIND_RETURN, 0, t);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *on_c_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    int64_t t = now_ns();
+    Buffer *b;
+    if (active && nargs >= 3 && is_c_function(args[2]) && (b = this_buffer()) != NULL) {
+        record_c_call(b, args[2], t);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *on_c_return(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    int64_t t = now_ns();
+    Buffer *b;
+    if (active && nargs >= 3 && is_c_function(args[2]) && (b = this_buffer()) != NULL) {
+        record(b, KIND_RETURN, 0, t);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *on_line(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    int64_t t = now_ns();
+    Buffer *b;
+    if (active && nargs >= 2 && (b = this_buffer()) != NULL) {
+        long line = PyLong_AsLong(args[1]);
+        if (line < 0 || line > (INT32_MAX >> 2)) {
+            PyErr_Clear();
+            line = 0;
+        }
+        record_code(b, args[0], KIND_LINE | (int32_t)(line << 2), t);
+    }
+    Py_RETURN_NONE;
+}
+
+static void session_clear(void)
+{
+    Py_CLEAR(buffers);
+    Py_CLEAR(threads);
+    Py_CLEAR(entries);
+    table_free();
+    if (fd >= 0) {
+        close(fd);
+        fd = -1;
+    }
 }
 
 static PyObject *tracer_start(PyObject *module, PyObject *args)
 {
-    int with_builtins;
+    int with_builtins, with_lines, with_monitoring = 0;
     long long limit;
     PyObject *name;
-    if (!PyArg_ParseTuple(args, "pLU", &with_builtins, &limit, &name)) {
+    PyObject *path;
+    if (!PyArg_ParseTuple(args, "ppLUO&|p", &with_builtins, &with_lines, &limit, &name, PyUnicode_FSConverter, &path,
+                          &with_monitoring)) {
         return NULL;
     }
-#if PY_VERSION_HEX >= 0x030C0000
-    PyErr_SetString(PyExc_RuntimeError,
-                    "the tracer supports Python 3.9 to 3.11 so far (on 3.12+ it is to use sys.monitoring, PEP 669)");
-    return NULL;
-#else
+#if PY_VERSION_HEX < 0x030C0000
+    if (with_monitoring) {
+        Py_DECREF(path);
+        PyErr_SetString(PyExc_ValueError, "sys.monitoring is Python 3.12+");
+        return NULL;
+    }
+#endif
     if (active) {
+        Py_DECREF(path);
         PyErr_SetString(PyExc_RuntimeError, "the tracer is already running in this process");
         return NULL;
     }
     if (limit <= 0) {
+        Py_DECREF(path);
         PyErr_SetString(PyExc_ValueError, "max_events must be positive");
         return NULL;
     }
     PyThreadState *tstate = PyThreadState_Get();
-    if (tstate->c_profilefunc != NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "another profiler (sys.setprofile) is active on this thread");
+    if (!with_monitoring && (tstate->c_profilefunc != NULL || (with_lines && tstate->c_tracefunc != NULL))) {
+        Py_DECREF(path);
+        PyErr_SetString(PyExc_RuntimeError, "another profiler or tracer (sys.setprofile, sys.settrace) is active on this thread");
         return NULL;
     }
-    Py_CLEAR(entries);
-    Py_CLEAR(buffers);
-    table_free();
+    session_clear();
+    int opened = open(PyBytes_AS_STRING(path), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (opened < 0) {
+        PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, path);
+        Py_DECREF(path);
+        return NULL;
+    }
+    unlink(PyBytes_AS_STRING(path)); /* lives while open: nothing is left behind */
+    Py_DECREF(path);
     entries = PyList_New(0);
     buffers = PyList_New(0);
-    if (entries == NULL || buffers == NULL) {
+    threads = PyList_New(0);
+    if (entries == NULL || buffers == NULL || threads == NULL) {
+        close(opened);
+        session_clear();
         return NULL;
     }
+    fd = opened;
+    session_pid = getpid();
     builtins = with_builtins;
+    lines = with_lines;
     max_events = limit;
     recorded = dropped = 0;
     full_at = 0;
+    write_errno = 0;
+    monitoring = with_monitoring;
+    session_id++;
     active = 1;
-    if (install(name) < 0) {
+    if (install(name) == NULL) {
         active = 0;
+        session_clear();
         return NULL;
     }
     Py_RETURN_NONE;
-#endif
 }
 
 static PyObject *tracer_install_thread(PyObject *module, PyObject *args)
@@ -675,23 +1239,25 @@ static PyObject *tracer_install_thread(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "UO", &name, &code)) {
         return NULL;
     }
-    if (!active || PyThreadState_Get()->c_profilefunc == hook) {
+    if (!active || monitoring || PyThreadState_Get()->c_profilefunc == hook) {
         Py_RETURN_FALSE;
     }
-    if (install(name) < 0) {
+    Buffer *b = install(name);
+    if (b == NULL) {
         return NULL;
     }
     if (PyCode_Check(code)) {
         int64_t t = now_ns();
         if (recorded >= max_events || full_at) {
             stop_recording(t);
+            dropped++;
         } else {
             Py_INCREF(code);
             int32_t key = key_of(code, code, NULL);
             if (key < 0) {
                 stop_recording(t);
+                dropped++;
             } else {
-                Buffer *b = (Buffer *)PyList_GET_ITEM(buffers, PyList_GET_SIZE(buffers) - 1);
                 record(b, KIND_CALL, key, t);
             }
         }
@@ -699,6 +1265,34 @@ static PyObject *tracer_install_thread(PyObject *module, PyObject *args)
     Py_RETURN_TRUE;
 }
 
+static void remove_hooks(void)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    PyThreadState *current = PyThreadState_Get();
+    int ours = 0;
+    for (PyThreadState *ts = PyInterpreterState_ThreadHead(current->interp); ts != NULL; ts = PyThreadState_Next(ts)) {
+        ours |= ts->c_profilefunc == hook || ts->c_tracefunc == line_hook;
+    }
+    if (ours) { /* 3.12+ offers no per-thread removal: every thread's (start refused a foreign one here) */
+        PyEval_SetProfileAllThreads(NULL, NULL);
+        if (lines) {
+            PyEval_SetTraceAllThreads(NULL, NULL);
+        }
+    }
+#else
+    PyThreadState *current = PyThreadState_Get();
+    for (PyThreadState *ts = PyInterpreterState_ThreadHead(current->interp); ts != NULL; ts = PyThreadState_Next(ts)) {
+        if (ts->c_profilefunc == hook) {
+            _PyEval_SetProfile(ts, NULL, NULL);
+        }
+        if (ts->c_tracefunc == line_hook) {
+            _PyEval_SetTrace(ts, NULL, NULL);
+        }
+    }
+#endif
+}
+
+/* stop() -> (stream, threads, entries, recorded, dropped, end_ns, write_errno, forked) */
 static PyObject *tracer_stop(PyObject *module, PyObject *unused)
 {
     if (!active) {
@@ -706,19 +1300,27 @@ static PyObject *tracer_stop(PyObject *module, PyObject *unused)
         return NULL;
     }
     int64_t t = now_ns();
-    active = 0;
-#if PY_VERSION_HEX < 0x030C0000
-    PyThreadState *current = PyThreadState_Get();
-    for (PyThreadState *ts = PyInterpreterState_ThreadHead(current->interp); ts != NULL; ts = PyThreadState_Next(ts)) {
-        if (ts->c_profilefunc == hook) {
-            _PyEval_SetProfile(ts, NULL, NULL);
-        }
+    if (!monitoring) {
+        remove_hooks(); /* the callbacks are unregistered by the caller (tracing.py) */
     }
-#endif
-    PyObject *result = Py_BuildValue("(OOLLL)", buffers, entries, recorded, dropped, (long long)(full_at ? full_at : t));
-    Py_CLEAR(buffers);
-    Py_CLEAR(entries);
-    table_free();
+    active = 0;
+    int forked = getpid() != session_pid;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(buffers); i++) {
+        flush((Buffer *)PyList_GET_ITEM(buffers, i));
+    }
+    Stream *st = PyObject_New(Stream, &StreamType);
+    if (st == NULL) {
+        session_clear();
+        return NULL;
+    }
+    st->fd = forked ? -1 : fd;
+    if (!forked) {
+        fd = -1; /* the stream owns it now */
+    }
+    st->nthreads = PyList_GET_SIZE(threads);
+    PyObject *result = Py_BuildValue("(NOOLLLii)", (PyObject *)st, threads, entries, recorded, dropped,
+                                     (long long)(full_at ? full_at : t), write_errno, forked);
+    session_clear();
     return result;
 }
 
@@ -734,12 +1336,19 @@ static PyObject *tracer_now(PyObject *module, PyObject *unused)
 
 static PyMethodDef module_methods[] = {
     {"start", tracer_start, METH_VARARGS,
-     "start(builtins, max_events, thread_name): trace this thread (and those that install_thread)"},
+     "start(builtins, lines, max_events, thread_name, path, monitoring=False): trace this thread (and those that "
+     "install_thread), events into a new file at path (unlinked at once); with monitoring, the on_* callbacks are the "
+     "hooks (the caller registers them with sys.monitoring)"},
     {"install_thread", tracer_install_thread, METH_VARARGS,
      "install_thread(thread_name, code) -> installed: trace the calling thread too, from a call of code (or None)"},
     {"stop", tracer_stop, METH_NOARGS,
-     "stop() -> (buffers, entries, recorded, dropped, end_ns): remove the hook from every thread"},
+     "stop() -> (stream, threads, entries, recorded, dropped, end_ns, write_errno, forked): remove the hooks"},
     {"active", tracer_active, METH_NOARGS, "active() -> whether the tracer runs"},
+    {"on_start", (PyCFunction)(void (*)(void))on_start, METH_FASTCALL, "sys.monitoring PY_START, PY_RESUME, PY_THROW"},
+    {"on_return", (PyCFunction)(void (*)(void))on_return, METH_FASTCALL, "sys.monitoring PY_RETURN, PY_YIELD, PY_UNWIND"},
+    {"on_c_call", (PyCFunction)(void (*)(void))on_c_call, METH_FASTCALL, "sys.monitoring CALL (C functions only)"},
+    {"on_c_return", (PyCFunction)(void (*)(void))on_c_return, METH_FASTCALL, "sys.monitoring C_RETURN, C_RAISE"},
+    {"on_line", (PyCFunction)(void (*)(void))on_line, METH_FASTCALL, "sys.monitoring LINE"},
     {"now", tracer_now, METH_NOARGS, "now() -> the tracer's clock, ns (CLOCK_MONOTONIC, as time.monotonic_ns)"},
     {NULL},
 };
@@ -750,18 +1359,19 @@ static struct PyModuleDef module_def = {
 
 PyMODINIT_FUNC PyInit__tracer(void)
 {
-    if (PyType_Ready(&BufferType) < 0) {
+    if (PyType_Ready(&BufferType) < 0 || PyType_Ready(&StreamType) < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&module_def);
     if (module == NULL) {
         return NULL;
     }
-    Py_INCREF(&BufferType);
-    if (PyModule_AddObject(module, "Buffer", (PyObject *)&BufferType) < 0) {
-        Py_DECREF(&BufferType);
+    Py_INCREF(&StreamType);
+    if (PyModule_AddObject(module, "Stream", (PyObject *)&StreamType) < 0) {
+        Py_DECREF(&StreamType);
         Py_DECREF(module);
         return NULL;
     }
+    PyModule_AddIntConstant(module, "CHUNK_EVENTS", CHUNK_EVENTS);
     return module;
 }

@@ -1,27 +1,33 @@
-# Types of the C extension _tracer.c (the deterministic tracer's hook and call-tree builder).
+# Types of the C extension _tracer.c (the deterministic tracer's hooks, event file and call-tree builder).
 
 from types import CodeType
 from typing import List, Optional, Tuple, Union
 
-class Buffer:
-    """One thread's events."""
+CHUNK_EVENTS: int
 
-    @property
-    def name(self) -> str: ...
-    @property
-    def ident(self) -> int: ...
-    def __len__(self) -> int: ...
-    def events(self) -> List[Tuple[int, int, int]]:
-        """(kind, key, t ns) per event: kind 0 a call, 1 a return."""
-    def analyse(
-        self, end_ns: int, segments: bool, /
-    ) -> Tuple[List[int], List[int], List[int], List[int], List[int], List[int], Optional[bytes], Optional[bytes], Optional[bytes]]:
-        """(parents, keys, calls, inclusive, exclusive, longest, times, nodes, weights): the call tree
-        (and, with segments, the stretches between events as int64 arrays)."""
+Analysis = Tuple[
+    List[int], List[int], List[int], List[int], List[int], List[int], Optional[bytes], Optional[bytes], Optional[bytes],
+    List[Tuple[int, int, int, int]], int,
+]
 
-def start(builtins: bool, max_events: int, thread_name: str, /) -> None: ...
+class Stream:
+    """A stopped session's events, in their (unlinked) file."""
+
+    def analyse(self, end_ns: int, segments: bool, max_depth: int, lines: bool, /) -> List[Analysis]:
+        """Per thread: (parents, keys, calls, inclusive, exclusive, longest, times, nodes, weights, lines, deep):
+        the call tree, with segments the stretches between events as int64 arrays, the
+        (node, line, exclusive ns, hits) of each line of each node (line 0: before its first), and the calls folded beyond max_depth."""
+    def events(self) -> List[Tuple[int, int, int, int]]:
+        """(thread, kind, key, t ns) per event: kind 0 a call, 1 a return, 2 | line << 2 a line."""
+
+def start(builtins: bool, lines: bool, max_events: int, thread_name: str, path: str, monitoring: bool = ..., /) -> None: ...
 def install_thread(thread_name: str, code: Optional[CodeType], /) -> bool: ...
-def stop() -> Tuple[List[Buffer], List[Union[CodeType, str]], int, int, int]:
-    """(buffers, entries, recorded, dropped, end_ns)."""
+def stop() -> Tuple[Stream, List[Tuple[str, int]], List[Union[CodeType, str]], int, int, int, int, bool]:
+    """(stream, threads (name, ident), entries, recorded, dropped, end_ns, write_errno, forked)."""
 def active() -> bool: ...
 def now() -> int: ...
+def on_start(*args: object) -> None: ...
+def on_return(*args: object) -> None: ...
+def on_c_call(*args: object) -> None: ...
+def on_c_return(*args: object) -> None: ...
+def on_line(*args: object) -> None: ...

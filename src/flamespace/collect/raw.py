@@ -129,22 +129,25 @@ class RawRecording:
     ``process_name`` (multiprocessing's name of it, if any) and ``deadline`` (``--duration``
     stopped it). The tracer's ``totals`` are exclusive ns per stack; it adds ``calls`` and
     ``longest`` (ns of the longest single call) per stack, counts its kept ``events`` and the
-    ``dropped`` ones (past its bound).
+    ``dropped`` ones (past its bound), with ``line_times`` its ``lines`` (location -> (exclusive
+    ns, hits)), and ``notes``: what it could not record, worded for a warning.
     """
 
     __slots__ = ("kind", "totals", "start_ns", "elapsed_ns", "quality", "chart", "events", "pid", "argv",
-                 "process_name", "deadline", "calls", "longest", "dropped")
+                 "process_name", "deadline", "calls", "longest", "dropped", "lines", "notes")
 
     def __init__(
         self, kind: str, totals: Optional[Mapping[Stack, Number]] = None, start_ns: int = 0, elapsed_ns: int = 0,
         quality: Optional[Quality] = None, chart: Optional[FlameChart] = None, events: int = 0, pid: int = 0,
         argv: Tuple[str, ...] = (), process_name: Optional[str] = None, deadline: bool = False,
         calls: Optional[Mapping[Stack, int]] = None, longest: Optional[Mapping[Stack, int]] = None, dropped: int = 0,
+        lines: Optional[Mapping[str, Tuple[int, int]]] = None, notes: Optional[List[str]] = None,
     ) -> None:
         self.kind, self.totals = kind, {} if totals is None else totals
         self.start_ns, self.elapsed_ns, self.quality, self.chart = start_ns, elapsed_ns, quality, chart
         self.events, self.pid, self.argv, self.process_name, self.deadline = events, pid, argv, process_name, deadline
         self.calls, self.longest, self.dropped = calls, longest, dropped
+        self.lines, self.notes = lines, notes
 
     def as_builtins(self) -> Optional[Dict[str, object]]:
         """The fields as builtin values (see :func:`dumps`), or None when a chart is kept."""
@@ -152,7 +155,7 @@ class RawRecording:
             return None
         fields: Dict[str, object] = {name: getattr(self, name) for name in self.__slots__}
         fields["totals"] = dict(self.totals)
-        for name in ("calls", "longest"):
+        for name in ("calls", "longest", "lines"):
             if fields[name] is not None:
                 fields[name] = dict(fields[name])  # type: ignore[call-overload]  # a Mapping when not None
         fields["quality"] = None if self.quality is None else self.quality.as_dict()

@@ -69,7 +69,8 @@ def merge(
         from .tracer import merge_traces
 
         trace = merge_traces(raws, labels, [process_frame(raw) for raw in raws] if roots else None)
-        return Recording(trace.graph, trace.chart, problems=list(trace.problems), trace=trace)
+        graph = trace.calls if getattr(options, "weight", "time") == "calls" else trace.graph  # collect --tracer --weight calls
+        return Recording(graph, trace.chart, problems=list(trace.problems), trace=trace)
     totals: Dict[Stack, Number] = {}
     for raw in raws:
         root = (process_frame(raw),) if roots else ()

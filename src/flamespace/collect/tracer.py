@@ -17,11 +17,11 @@ from __future__ import annotations
 import os
 
 from .._record import Record, record
-from .tracing import DEFAULT_MAX_EVENTS, KIND
+from .tracing import DEFAULT_MAX_DEPTH, DEFAULT_MAX_EVENTS, KIND
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Union
+    from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple, Union
 
     from ..core.chart import FlameChart
     from ..core.metadata import Metadata
@@ -31,21 +31,30 @@ if TYPE_CHECKING:
 
 #: The per-function table's formats (``write_table``).
 TABLE_FORMATS = ("text", "csv", "json")
+#: What a traced run's flame graph weighs (``TraceOptions.weight``): exclusive ns, or calls.
+WEIGHTS = ("time", "calls")
 
 
 @record
 class TraceOptions(Record):
     """``builtins``: trace C functions (``len``, ``list.append``) too; ``max_events``: keep at
-    most this many events (16 bytes each), then count the rest as dropped; ``threads``: each
-    thread's name as a root frame; ``lines``: name frames ``function (file:line)`` with the
-    line where the function starts (else ``function (file)``); ``chart``: keep the time order
-    (a flame chart per thread, for speedscope and Chrome traces)."""
+    most this many events (16 bytes each, streamed to a file on disk), then count the rest as
+    dropped; ``threads``: each thread's name as a root frame; ``lines``: name frames
+    ``function (file:line)`` with the line where the function starts (else ``function
+    (file)``); ``chart``: keep the time order (a flame chart per thread, for speedscope and
+    Chrome traces); ``line_times``: exclusive time per source line too (``Trace.lines``; it
+    costs more: every line is an event); ``max_depth``: calls nested deeper are folded into
+    their caller at that depth; ``weight``: what the run's flame graph weighs, exclusive ``time``
+    (ns) or ``calls`` (exact counts: what ``collect --tracer`` compares across runs)."""
 
     builtins: bool = False
     max_events: int = DEFAULT_MAX_EVENTS
     threads: bool = False
     lines: bool = True
     chart: bool = False
+    line_times: bool = False
+    max_depth: int = DEFAULT_MAX_DEPTH
+    weight: str = "time"
 
     #: What the launcher calls this recorder (``_bootstrap.start_recorder``'s kind).
     mode = KIND
@@ -55,11 +64,15 @@ class TraceOptions(Record):
 
         if self.max_events < 1:
             raise ArgumentError(f"max_events must be at least 1, not {self.max_events}")
+        if self.max_depth < 1:
+            raise ArgumentError(f"max_depth must be at least 1, not {self.max_depth}")
+        if self.weight not in WEIGHTS:
+            raise ArgumentError(f"a trace weighs {' or '.join(WEIGHTS)}, not {self.weight!r}")
 
     def engine_arguments(self) -> Dict[str, Any]:
         """The recorder's arguments (see :func:`~._bootstrap.start_recorder`)."""
         return {"builtins": self.builtins, "max_events": self.max_events, "threads": self.threads,
-                "lines": self.lines, "chart": self.chart}
+                "lines": self.lines, "chart": self.chart, "line_times": self.line_times, "max_depth": self.max_depth}
 
 
 @record
@@ -84,10 +97,12 @@ class Trace:
 
     def __init__(self, graph: FlameGraph, calls: FlameGraph, longest: Mapping[Stack, int],
                  chart: Optional[FlameChart] = None, events: int = 0, dropped: int = 0,
-                 problems: Optional[List[str]] = None) -> None:
+                 problems: Optional[List[str]] = None, lines: Optional[Mapping[str, Tuple[int, int]]] = None) -> None:
         self.graph, self.calls, self.longest, self.chart = graph, calls, dict(longest), chart
         self.events, self.dropped = events, dropped
         self.problems = problems or []
+        #: With ``line_times``: (exclusive ns, hits) per source line, ``function (file:line)``.
+        self.lines = dict(lines) if lines is not None else None
 
     def inclusive(self) -> Dict[Stack, int]:
         """Inclusive ns per stack: its exclusive time plus that of every stack below it."""
@@ -133,6 +148,8 @@ def merge_traces(raws: Sequence[RawRecording], labels: Mapping[str, str], roots:
     calls: Dict[Stack, int] = {}
     longest: Dict[Stack, int] = {}
     chart = None
+    lines: Optional[Dict[str, Tuple[int, int]]] = None
+    notes: List[str] = []
     first_start = min(raw.start_ns for raw in raws)
     for index, raw in enumerate(raws):
         root = (roots[index],) if roots else ()
@@ -142,6 +159,12 @@ def merge_traces(raws: Sequence[RawRecording], labels: Mapping[str, str], roots:
             calls[root + stack] = calls.get(root + stack, 0) + count
         for stack, ns in (raw.longest or {}).items():
             longest[root + stack] = max(longest.get(root + stack, 0), ns)
+        if raw.lines is not None:
+            lines = {} if lines is None else lines
+            for location, (ns, hits) in raw.lines.items():
+                old = lines.get(location, (0, 0))
+                lines[location] = (old[0] + ns, old[1] + hits)
+        notes.extend(f"{roots[index]}: {note}" if roots else note for note in raw.notes or ())
         if raw.chart is not None:
             part = raw.chart
             if roots:
@@ -156,11 +179,7 @@ def merge_traces(raws: Sequence[RawRecording], labels: Mapping[str, str], roots:
                                      Metadata(unit="count", metric="calls", labels=fields))
     if chart is not None:
         chart.metadata = metadata
-    problems = []
-    if dropped:
-        problems.append(f"the trace reached its bound of {events:,} events (--max-events) and stopped recording: "
-                        f"{dropped:,} later events were dropped; the profile covers the run up to that point")
-    return Trace(graph, call_graph, longest, chart, events, dropped, problems)
+    return Trace(graph, call_graph, longest, chart, events, dropped, notes, lines)
 
 
 def _labels(events: int, dropped: int, elapsed_ns: int, calls: int, labels: Mapping[str, str],
@@ -180,25 +199,54 @@ def _labels(events: int, dropped: int, elapsed_ns: int, calls: int, labels: Mapp
 
 def write_table(rows: Sequence[FunctionRow], stream: TextIO, format: str = "text") -> None:
     """The function table as aligned text (times in human units), CSV or JSON (integer ns)."""
+    fields = ("function", "calls", "primitive", "inclusive", "exclusive", "mean", "longest")
+    _write_rows(fields, [[getattr(row, name) for name in fields] for row in rows], stream, format)
+
+
+@record
+class LineRow(Record):
+    """One source line (``line_times``): ``line`` as ``function (file:line)``, the times it
+    started to run (``hits``) and the ``exclusive`` ns spent on it (its callees' time not included)."""
+
+    line: str
+    hits: int
+    exclusive: int
+
+
+def line_table(lines: Mapping[str, Tuple[int, int]]) -> List[LineRow]:
+    """The lines of a trace (``Trace.lines``), most exclusive time first."""
+    rows = [LineRow(location, hits, ns) for location, (ns, hits) in lines.items()]
+    rows.sort(key=lambda r: (-r.exclusive, r.line))
+    return rows
+
+
+def write_lines(rows: Sequence[LineRow], stream: TextIO, format: str = "text") -> None:
+    """The line table as aligned text (times in human units), CSV or JSON (integer ns)."""
+    _write_rows(("line", "hits", "exclusive"), [[row.line, row.hits, row.exclusive] for row in rows], stream, format)
+
+
+def _write_rows(fields: Sequence[str], rows: Sequence[Sequence[Any]], stream: TextIO, format: str) -> None:
+    """A table whose first field names the row, then counts (``calls``, ``primitive``,
+    ``hits``) and ns: text (the name last, times in human units), CSV (``*_ns`` headers), JSON."""
     from ..errors import ArgumentError
 
-    fields = ("function", "calls", "primitive", "inclusive", "exclusive", "mean", "longest")
+    counts = ("calls", "primitive", "hits")
     if format == "csv":
         import csv
 
         writer = csv.writer(stream, lineterminator="\n")
-        writer.writerow([*fields[:3], "inclusive_ns", "exclusive_ns", "mean_ns", "longest_ns"])
-        writer.writerows([getattr(row, name) for name in fields] for row in rows)
+        writer.writerow([name if i == 0 or name in counts else f"{name}_ns" for i, name in enumerate(fields)])
+        writer.writerows(rows)
     elif format == "json":
         import json
 
-        json.dump({"unit": "ns", "functions": [{name: getattr(row, name) for name in fields} for row in rows]},
-                  stream, indent=1)
+        key = "functions" if fields[0] == "function" else "lines"
+        json.dump({"unit": "ns", key: [dict(zip(fields, row)) for row in rows]}, stream, indent=1)
         stream.write("\n")
     elif format == "text":
-        header = ("calls", "primitive", "inclusive", "exclusive", "mean", "longest", "function")
-        lines = [header] + [(f"{row.calls:,}", f"{row.primitive:,}", _duration(row.inclusive), _duration(row.exclusive),
-                             _duration(row.mean), _duration(row.longest), row.function) for row in rows]
+        header = (*fields[1:], fields[0])
+        lines = [header] + [(*(f"{v:,}" if name in counts else _duration(v) for name, v in zip(fields[1:], row[1:])), row[0])
+                            for row in rows]
         widths = [max(len(line[i]) for line in lines) for i in range(len(header) - 1)]
         for line in lines:
             stream.write("  ".join(cell.rjust(width) for cell, width in zip(line, widths)) + "  " + line[-1] + "\n")
@@ -230,7 +278,7 @@ class Tracer:
         from ..errors import ArgumentError
         from .tracing import TraceRecorder, available
 
-        problem = available()
+        problem = available(self.options.line_times)
         if problem is not None:
             raise ArgumentError(f"cannot trace: {problem}")
         if self._recorder is not None:
@@ -267,11 +315,21 @@ class Tracer:
         """The flame chart per thread (time order), if traced with ``chart=True``."""
         return self._done().chart
 
+    def lines(self) -> List[LineRow]:
+        """Exclusive time per source line (see :class:`LineRow`), if traced with ``line_times=True``."""
+        from ..errors import ArgumentError
+
+        found = self._done().lines
+        if found is None:
+            raise ArgumentError("no time per line: trace with line_times=True")
+        return line_table(found)
+
 
 def trace(builtins: bool = False, max_events: int = DEFAULT_MAX_EVENTS, threads: bool = False, lines: bool = True,
-          chart: bool = False) -> Tracer:
+          chart: bool = False, line_times: bool = False, max_depth: int = DEFAULT_MAX_DEPTH) -> Tracer:
     """A :class:`Tracer` for a ``with`` block (arguments: :class:`TraceOptions`)."""
-    return Tracer(TraceOptions(builtins=builtins, max_events=max_events, threads=threads, lines=lines, chart=chart))
+    return Tracer(TraceOptions(builtins=builtins, max_events=max_events, threads=threads, lines=lines, chart=chart,
+                               line_times=line_times, max_depth=max_depth))
 
 
 #: Output formats of ``flamespace trace`` and the file endings that choose them (longest match first).
@@ -283,9 +341,14 @@ OUTPUT_FORMATS = {
     "json": (".json",),
     "speedscope": (".speedscope.json",),
     "chrome": (".trace.json", ".perfetto.json", ".trace"),
+    "lines": (".lines.txt",),
+    "lines-csv": (".lines.csv",),
+    "lines-json": (".lines.json",),
 }
 #: The formats that need the time order (``TraceOptions.chart``).
 CHART_FORMATS = ("speedscope", "chrome")
+#: The formats of the line table (``TraceOptions.line_times``): text, CSV, JSON.
+LINE_FORMATS = {"lines": "text", "lines-csv": "csv", "lines-json": "json"}
 
 
 def format_for(path: str) -> Optional[str]:
@@ -309,6 +372,11 @@ def write_trace(result: Trace, output: Union[str, "os.PathLike[str]"], format: s
     if format in TABLE_FORMATS:
         with open_output(output) as stream:
             write_table(result.table(), stream, format)
+    elif format in LINE_FORMATS:
+        if result.lines is None:
+            raise ArgumentError(f"{format} output needs the time per line: trace with --lines (line_times=True)")
+        with open_output(output) as stream:
+            write_lines(line_table(result.lines), stream, LINE_FORMATS[format])
     elif format in ("folded", "calls"):
         registry.write(result.graph if format == "folded" else result.calls, output, "folded", header=header)
     elif format in CHART_FORMATS:
@@ -319,5 +387,6 @@ def write_trace(result: Trace, output: Union[str, "os.PathLike[str]"], format: s
         raise ArgumentError(f"unknown trace output format {format!r}; available: {', '.join(OUTPUT_FORMATS)}")
 
 
-__all__ = ["CHART_FORMATS", "DEFAULT_MAX_EVENTS", "FunctionRow", "OUTPUT_FORMATS", "TABLE_FORMATS", "Trace",
-           "TraceOptions", "Tracer", "format_for", "merge_traces", "trace", "write_table", "write_trace"]
+__all__ = ["CHART_FORMATS", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_EVENTS", "FunctionRow", "LINE_FORMATS", "LineRow",
+           "OUTPUT_FORMATS", "TABLE_FORMATS", "WEIGHTS", "Trace", "TraceOptions", "Tracer", "format_for", "line_table",
+           "merge_traces", "trace", "write_lines", "write_table", "write_trace"]

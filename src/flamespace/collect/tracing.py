@@ -1,4 +1,8 @@
-"""The ``trace`` recorder: every call and return, from the C hook of ``_tracer``.
+"""The ``trace`` recorder: every call and return, from the C extension ``_tracer``.
+
+The events come from a profile hook (every version) or sys.monitoring callbacks (3.12+, the
+default there: cheaper), both in C; they stream to an unlinked file in $TMPDIR (memory holds a
+chunk per thread), and ``stop()`` reads them back into a call tree per thread, in C too.
 
 Runs inside the traced program (like the other recorders it imports little: ``threading``,
 which the program's threads need anyway, and the C extension). ``stop()`` turns each
@@ -16,7 +20,9 @@ frame that started tracing (the bootstrap's own calls).
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 
 from .naming import FrameNamer
 from .raw import RawRecording
@@ -25,20 +31,37 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Collection, Dict, List, Optional, Tuple
 
-#: Events kept at most (16 bytes each: 10 million is 160 MB); later ones are counted, not kept.
-DEFAULT_MAX_EVENTS = 10_000_000
+#: Events kept at most (16 bytes each, in the event file on disk: 50 million is 800 MB; in
+#: memory the tracer keeps one 128 KiB chunk per thread); later ones are counted, not kept.
+DEFAULT_MAX_EVENTS = 50_000_000
+#: Calls nested deeper than this are folded into their caller at this depth (their time is its
+#: exclusive time), so that deep recursion cannot make stacks of quadratic size.
+DEFAULT_MAX_DEPTH = 1000
 #: The raw recording's kind (one of raw.KINDS).
 KIND = "trace"
+#: How the tracer hears of calls: "profile" (the PyEval_SetProfile hook, every version) or
+#: "monitoring" (sys.monitoring callbacks, PEP 669, 3.12+; cheaper there: docs/performance.md).
+BACKENDS = ("profile", "monitoring")
+#: sys.monitoring's tool id for profilers.
+_TOOL = 2
 
 _HIDDEN = None  # a node inside a dropped subtree
 
 
-def available() -> Optional[str]:
-    """None if the tracer works here, else why not."""
-    import sys
+def available(line_times: bool = False) -> Optional[str]:
+    """None if the tracer works here, else why not (the event file's directory; ``line_times``
+    needs the C extension, which the pure-Python fallback stands in for otherwise)."""
+    if line_times and extension_problem() is not None:
+        return f"time per line needs the C extension: {extension_problem()}"
+    directory = event_directory()
+    if not os.path.isdir(directory) or not os.access(directory, os.W_OK | os.X_OK):
+        return (f"the tracer streams its events to a file in {directory}, which is not a writable directory "
+                "(set TMPDIR to one)")
+    return None
 
-    if sys.version_info >= (3, 12):
-        return "the tracer supports Python 3.9 to 3.11 so far (3.12+ needs its sys.monitoring port)"
+
+def extension_problem() -> Optional[str]:
+    """None if the C extension is built, else why not (the pure-Python fallback is used)."""
     try:
         from . import _tracer  # noqa: F401
     except ImportError as exc:
@@ -46,70 +69,210 @@ def available() -> Optional[str]:
     return None
 
 
+def _extension() -> Any:
+    """The C tracer, or its pure-Python stand-in where the extension is not built."""
+    try:
+        from . import _tracer
+    except ImportError:
+        from . import _pytracer
+
+        return _pytracer
+    return _tracer
+
+
+def event_directory() -> str:
+    """Where the event files go: $TMPDIR, else /tmp."""
+    return os.environ.get("TMPDIR") or "/tmp"
+
+
+_forks = [0]  # forks made by this process (after_in_parent), counted from the first start()
+
+
+def _watch_forks() -> None:
+    """Count this process's forks (os.register_at_fork cannot be undone: registered once)."""
+    if not getattr(_watch_forks, "done", False):
+        os.register_at_fork(after_in_parent=_count_fork)
+        _watch_forks.done = True  # type: ignore[attr-defined]
+
+
+def _count_fork() -> None:
+    _forks[0] += 1
+
+
+def default_backend() -> str:
+    """The cheaper backend on this interpreter (see :data:`BACKENDS`)."""
+    import sys
+
+    return "monitoring" if sys.version_info >= (3, 12) and extension_problem() is None else "profile"
+
+
+def _monitoring_callbacks(builtins: bool, lines: bool) -> Dict[int, Any]:
+    """sys.monitoring event -> the C callback of ``_tracer`` that records it."""
+    import sys
+
+    _tracer = _extension()
+    events = sys.monitoring.events  # type: ignore[attr-defined]  # 3.12+ (checked as 3.9 code)
+    callbacks = {events.PY_START: _tracer.on_start, events.PY_RESUME: _tracer.on_start,
+                 events.PY_THROW: _tracer.on_start, events.PY_RETURN: _tracer.on_return,
+                 events.PY_YIELD: _tracer.on_return, events.PY_UNWIND: _tracer.on_return}
+    if builtins:
+        callbacks.update({events.CALL: _tracer.on_c_call, events.C_RETURN: _tracer.on_c_return,
+                          events.C_RAISE: _tracer.on_c_return})
+    if lines:
+        callbacks[events.LINE] = _tracer.on_line
+    return callbacks
+
+
 def _thread_started(frame: Any, event: str, arg: Any) -> None:
     """threading's profile hook: the first event of a new thread installs the C hook there
     (recording the call it came with), or, when tracing has stopped meanwhile, removes itself."""
     import sys
 
-    from . import _tracer
-
+    _tracer = _extension()
     if not _tracer.install_thread(threading.current_thread().name, frame.f_code if event == "call" else None):
         sys.setprofile(None)
 
 
 class TraceRecorder:
     """The ``trace`` :class:`~.protocol.Recorder`: every call and return of Python functions
-    (and of C functions with ``builtins``) in this thread and threads started after ``start()``."""
+    (and of C functions with ``builtins``) in this thread and threads started after ``start()``
+    (with the monitoring backend, in every thread from its next call)."""
 
     def __init__(self, builtins: bool = False, max_events: int = DEFAULT_MAX_EVENTS, threads: bool = False,
-                 lines: bool = True, chart: bool = False, hidden_files: Collection[str] = (),
-                 root_cut: Collection[Any] = (), private_files: Collection[str] = ()) -> None:
+                 lines: bool = True, chart: bool = False, line_times: bool = False, max_depth: int = DEFAULT_MAX_DEPTH,
+                 event_dir: Optional[str] = None, hidden_files: Collection[str] = (),
+                 root_cut: Collection[Any] = (), private_files: Collection[str] = (), forks_traced: bool = False,
+                 backend: Optional[str] = None) -> None:
         self.builtins, self.max_events, self.threads, self.lines, self.chart = builtins, max_events, threads, lines, chart
+        self.line_times, self.max_depth, self.event_dir = line_times, max_depth, event_dir
+        self.forks_traced = forks_traced
+        self.backend = backend or default_backend()
+        if self.backend not in BACKENDS:
+            raise ValueError(f"no tracer backend {self.backend!r}; available: {', '.join(BACKENDS)}")
+        self._forks_before = 0
         self.hidden_files = set(hidden_files)
         self.root_cut = set(root_cut)
+        if self.backend == "monitoring":
+            # every thread's calls from its first: start its stacks below threading's bootstrap, as the
+            # profile hook (installed by threading when run() is called) does
+            self.root_cut |= {threading.Thread._bootstrap.__code__,  # type: ignore[attr-defined]
+                              threading.Thread._bootstrap_inner.__code__}  # type: ignore[attr-defined]
         self.private_files = {__file__, *private_files}
         self._start_ns = 0
 
     def start(self) -> "TraceRecorder":
-        from . import _tracer
-
+        _tracer = _extension()
         if _tracer.active():
             raise RuntimeError("the tracer is already running in this process")
+        _watch_forks()
+        self._forks_before = _forks[0]
+        if self.backend == "monitoring":
+            return self._start_monitoring()
         previous = getattr(threading, "_profile_hook", None)  # threading.getprofile() is 3.10+
         threading.setprofile(_thread_started)  # first: this call is not traced
         self._start_ns = _tracer.now()
         try:
-            _tracer.start(self.builtins, self.max_events, threading.current_thread().name)
+            _tracer.start(self.builtins, self.line_times, self.max_events, threading.current_thread().name,
+                          self._event_path())
         except BaseException:
             threading.setprofile(previous)
             raise
         return self
 
-    def stop(self) -> RawRecording:
-        from . import _tracer
+    def _start_monitoring(self) -> "TraceRecorder":
+        """Start with sys.monitoring callbacks: every thread's events, no hook per thread."""
+        import sys
 
-        threading.setprofile(None)
-        buffers, entries, recorded, dropped, end_ns = _tracer.stop()
-        return self._raw(buffers, entries, recorded, dropped, end_ns)
+        _tracer = _extension()
+        monitoring = sys.monitoring  # type: ignore[attr-defined]  # 3.12+ (checked as 3.9 code)
+        try:
+            monitoring.use_tool_id(_TOOL, "flamespace trace")
+        except ValueError:
+            raise RuntimeError(f"another profiler ({monitoring.get_tool(_TOOL)}) uses sys.monitoring's profiler "
+                               "tool id") from None
+        callbacks = _monitoring_callbacks(self.builtins, self.line_times)
+        try:
+            self._start_ns = _tracer.now()
+            _tracer.start(self.builtins, self.line_times, self.max_events, threading.current_thread().name,
+                          self._event_path(), True)
+            events = 0
+            for event, callback in callbacks.items():
+                monitoring.register_callback(_TOOL, event, callback)
+                events |= event
+            monitoring.set_events(_TOOL, events)
+        except BaseException:
+            self._stop_monitoring()
+            if _tracer.active():
+                _tracer.stop()
+            raise
+        return self
+
+    def _stop_monitoring(self) -> None:
+        import sys
+
+        monitoring = sys.monitoring  # type: ignore[attr-defined]  # 3.12+ (checked as 3.9 code)
+        monitoring.set_events(_TOOL, 0)
+        for event in _monitoring_callbacks(self.builtins, self.line_times):
+            monitoring.register_callback(_TOOL, event, None)
+        monitoring.free_tool_id(_TOOL)
+
+    def stop(self) -> RawRecording:
+        _tracer = _extension()
+        if self.backend == "monitoring":
+            self._stop_monitoring()
+        else:
+            threading.setprofile(None)
+        stream, threads, entries, recorded, dropped, end_ns, write_errno, forked = _tracer.stop()
+        notes = []
+        forks = _forks[0] - self._forks_before
+        if forks and not self.forks_traced and not forked:
+            notes.append(f"the program forked {forks} child process{'es' if forks > 1 else ''} while traced: their calls "
+                         f"are not in this trace (trace with --subprocesses to give each its own)")
+        if forked:
+            notes.append(f"this process (pid {os.getpid()}) was forked from the traced one after tracing began: its "
+                         f"own calls are not recorded (trace it with --subprocesses to give each forked child a trace)")
+        elif write_errno:
+            notes.append(f"the event file could not be written ({os.strerror(write_errno)}): recording stopped "
+                         f"{(end_ns - self._start_ns) / 1e9:.3f} s into the trace; {dropped:,} events were dropped, "
+                         f"{recorded:,} kept; the profile covers the run up to that point")
+        if _extension().__name__.endswith("_pytracer"):
+            notes.append(f"{extension_problem()}: traced by the pure-Python fallback, which costs about ten times "
+                         f"the C tracer per call and keeps the events in memory ({_tracer.MAX_EVENTS:,} at most)")
+        if dropped and not forked and not write_errno:
+            notes.append(f"the trace reached its bound of {recorded:,} events (--max-events) and stopped recording "
+                         f"{(end_ns - self._start_ns) / 1e9:.3f} s in: {dropped:,} later events were dropped; the "
+                         f"profile covers the run up to that point")
+        return self._raw(stream, threads, entries, recorded, dropped, end_ns, notes)
+
+    def _event_path(self) -> str:
+        """Where the C tracer streams its events: a new file, unlinked as soon as it is open."""
+        directory = self.event_dir or event_directory()
+        return os.path.join(directory, f".flamespace-trace-{os.getpid()}-{time.monotonic_ns()}.events")
 
     def forked(self) -> "TraceRecorder":
         """The recorder of a forked child: the parent's events go, tracing goes on afresh."""
-        from . import _tracer
-
+        _tracer = _extension()
         if _tracer.active():
-            _tracer.stop()
+            if self.backend == "monitoring":
+                self._stop_monitoring()
+            _tracer.stop()  # in a child: drops the parent's events, never touches its file
         threading.setprofile(None)
         return self.start()
 
-    def _raw(self, buffers: List[Any], entries: List[Any], recorded: int, dropped: int, end_ns: int) -> RawRecording:
+    def _raw(self, stream: Any, threads: List[Tuple[str, int]], entries: List[Any], recorded: int, dropped: int,
+             end_ns: int, notes: List[str]) -> RawRecording:
         names = self._entry_names(entries)
         exclusive: Dict[Tuple[str, ...], int] = {}
         calls: Dict[Tuple[str, ...], int] = {}
         longest: Dict[Tuple[str, ...], int] = {}
+        line_totals: Dict[str, List[int]] = {}
         chart_parts = []
-        for buffer in buffers:
-            parents, keys, n_calls, _, n_exclusive, n_longest, times, nodes, weights = buffer.analyse(end_ns, self.chart)
-            root = (buffer.name,) if self.threads else ()
+        deep = 0
+        namer = FrameNamer(lines=True)
+        for (name, _), analysis in zip(threads, stream.analyse(end_ns, self.chart, self.max_depth, self.line_times)):
+            parents, keys, n_calls, _, n_exclusive, n_longest, times, nodes, weights, line_stats, n_deep = analysis
+            deep += n_deep
+            root = (name,) if self.threads else ()
             stacks = [stack if stack is not None and len(stack) > len(root) else None  # no frame of its own: left out
                       for stack in self._stacks(parents, keys, entries, names, root)]
             for node, stack in enumerate(stacks):
@@ -120,9 +283,22 @@ class TraceRecorder:
                 if n_longest[node] > longest.get(stack, -1):
                     longest[stack] = n_longest[node]
             if self.chart:
-                chart_parts.append((buffer.name, stacks, times, nodes, weights))
+                chart_parts.append((name, stacks, times, nodes, weights))
+            for node, line, ns, hits in line_stats:
+                entry, stack = entries[keys[node]], stacks[node]
+                if stack is None or isinstance(entry, str) or len(stack) == len(root):
+                    continue  # ours, a C function, or no frame of its own (a root_cut frame)
+                totals = line_totals.setdefault(namer.location(entry, line or entry.co_firstlineno), [0, 0])
+                totals[0] += ns
+                totals[1] += hits
+        if deep:
+            notes.append(f"{deep:,} calls nested deeper than {self.max_depth:,} frames were folded into their caller "
+                         f"at that depth (--max-depth)")
         raw = RawRecording(KIND, exclusive, self._start_ns, end_ns - self._start_ns, events=recorded)
         raw.calls, raw.longest, raw.dropped = calls, longest, dropped
+        raw.notes = notes
+        if self.line_times:
+            raw.lines = {location: (ns, hits) for location, (ns, hits) in line_totals.items()}
         if self.chart:
             raw.chart = _chart(chart_parts, self._start_ns)
         return raw
@@ -193,4 +369,4 @@ def _chart(parts: List[Any], start_ns: int) -> Any:
                                    array("l", [r[2] for r in rows]), [r[3] for r in rows])
 
 
-__all__ = ["DEFAULT_MAX_EVENTS", "KIND", "TraceRecorder", "available"]
+__all__ = ["BACKENDS", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_EVENTS", "KIND", "TraceRecorder", "available", "default_backend", "event_directory", "extension_problem"]
