@@ -14,7 +14,7 @@ from flamespace.render.chart_html import chart_html
 from flamespace.render.html import HtmlOptions
 
 from .test_browser import browser  # noqa: F401  (the shared Chromium fixture)
-from .test_html_browser import Page
+from ._pages import Page, checked_pages
 
 US = 1000  # ns
 
@@ -33,9 +33,8 @@ def chart() -> FlameChart:
 
 
 class ChartPage(Page):
-    def open(self, url: str) -> None:
-        self.tab.goto(url)
-        self.tab.wait_for_function("window.flamespaceChart && window.flamespaceChart.ready")
+    READY = "window.flamespaceChart && window.flamespaceChart.ready"
+    PREFIX = "chart"
 
     def boxes(self, lane: int, name: str) -> list:
         """The boxes drawn for ``name`` on a lane, left to right, in page coordinates (``cx``, ``cy``: centre)."""
@@ -49,12 +48,6 @@ class ChartPage(Page):
     def views(self) -> list:
         return self.tab.evaluate("window.flamespaceChart.chart.lanes.map(l => l.pane.view()).map(v => [v.x0, v.x1])")
 
-    def shot(self, name: str) -> None:
-        from .test_browser import ARTIFACTS
-
-        ARTIFACTS.mkdir(exist_ok=True)
-        self.tab.screenshot(path=str(ARTIFACTS / f"chart-{name}.png"))
-
 
 @pytest.fixture(scope="module")
 def page_path(tmp_path_factory: pytest.TempPathFactory):
@@ -65,16 +58,7 @@ def page_path(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.fixture
 def open_chart(browser, page_path):  # noqa: F811
-    opened = []
-
-    def open_(**kwargs) -> ChartPage:
-        page = ChartPage(browser, page_path, **kwargs)
-        opened.append(page)
-        return page
-
-    yield open_
-    for page in opened:
-        page.check()  # no request but its own file, no console error
+    yield from checked_pages(lambda **kwargs: ChartPage(browser, page_path, **kwargs))
 
 
 def test_lanes_draw_each_threads_boxes_where_they_ran(open_chart) -> None:

@@ -12,23 +12,18 @@ from flamespace.render.layout import layout
 
 from .test_browser import ARTIFACTS, browser  # noqa: F401  (the shared Chromium fixture)
 from .test_colour_by import COLOURS, CYCLES, INSTRUCTIONS, REAL
+from ._pages import checked_pages
 from .test_html_browser import Page
 
 
 @pytest.fixture
 def open_page(browser, tmp_path):  # noqa: F811
-    opened = []
-
-    def open_(name: str, text: str) -> Page:
+    def make(name: str, text: str) -> Page:
         path = tmp_path / name
         path.write_text(text, encoding="utf-8")
-        page = Page(browser, path)
-        opened.append(page)
-        return page
+        return Page(browser, path)
 
-    yield open_
-    for page in opened:
-        page.check()
+    yield from checked_pages(make)
 
 
 def test_frames_take_their_ratio_colour_and_the_tooltip_gives_both_metrics(open_page) -> None:

@@ -19,7 +19,8 @@ from flamespace.render.palettes import needs_light_ink
 from flamespace.render.svg import frame_colours
 
 from ..conftest import DATA
-from .test_browser import ARTIFACTS, browser  # noqa: F401  (the shared Chromium fixture)
+from .test_browser import browser  # noqa: F401  (the shared Chromium fixture)
+from ._pages import checked_pages
 from .test_html_browser import Page
 
 EXAMPLES = DATA.parents[1] / "examples"
@@ -49,9 +50,9 @@ def pages(tmp_path_factory: pytest.TempPathFactory):
 
 
 class ComparePage(Page):
-    def open(self, url: str) -> None:
-        self.tab.goto(url)
-        self.tab.wait_for_function("window.flamespaceCompare && window.flamespaceCompare.ready")
+    READY = "window.flamespaceCompare && window.flamespaceCompare.ready"
+    PREFIX = "compare"
+    FULL_PAGE = True
 
     def show(self, tab: str) -> None:
         self.tab.click(f"#tab-{tab}")
@@ -82,23 +83,10 @@ class ComparePage(Page):
             const d = canvas.getContext('2d').getImageData(Math.floor((x - r.left) * k), Math.floor((y - r.top) * k), 1, 1).data;
             return `rgb(${d[0]},${d[1]},${d[2]})`; }""", [x, y, position])
 
-    def shot(self, name: str) -> None:
-        ARTIFACTS.mkdir(exist_ok=True)
-        self.tab.screenshot(path=str(ARTIFACTS / f"compare-{name}.png"), full_page=True)
-
 
 @pytest.fixture
 def open_page(browser, pages):  # noqa: F811
-    opened = []
-
-    def open_(name: str, **kwargs) -> ComparePage:
-        page = ComparePage(browser, pages / name, **kwargs)
-        opened.append(page)
-        return page
-
-    yield open_
-    for page in opened:
-        page.check()  # no request but the page's own file, no console error
+    yield from checked_pages(lambda name, **kwargs: ComparePage(browser, pages / name, **kwargs))
 
 
 def test_every_view_draws(open_page) -> None:

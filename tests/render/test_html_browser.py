@@ -14,7 +14,8 @@ from flamespace.core import units
 from flamespace.render.html import HtmlOptions, html
 
 from ..conftest import DATA
-from .test_browser import ARTIFACTS, browser  # noqa: F401  (the shared Chromium fixture)
+from . import _pages
+from .test_browser import browser  # noqa: F401  (the shared Chromium fixture)
 
 SMALL = DATA / "render" / "small.folded"  # 122 samples
 DIFF = DATA / "render" / "diff.folded"
@@ -39,32 +40,8 @@ def pages(tmp_path_factory: pytest.TempPathFactory):
     return root
 
 
-class Page:
-    """A tab on one of the pages that refuses and records every request but the page's own file,
-    and records errors; :meth:`check` asserts there were none."""
-
-    def __init__(self, browser, path, viewport=(1200, 700)) -> None:  # noqa: F811
-        self.context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
-        self.requests: list = []
-        self.errors: list = []
-        own = path.as_uri()
-
-        def route(route, request) -> None:
-            if request.url.split("#")[0] == own:
-                route.continue_()
-            else:
-                self.requests.append(request.url)
-                route.abort()
-
-        self.context.route("**/*", route)
-        self.tab = self.context.new_page()
-        self.tab.on("pageerror", lambda error: self.errors.append(str(error)))
-        self.tab.on("console", lambda message: self.errors.append(message.text) if message.type == "error" else None)
-        self.open(own)
-
-    def open(self, url: str) -> None:
-        self.tab.goto(url)
-        self.tab.wait_for_function("window.flamespaceViewer && window.flamespaceViewer.ready")
+class Page(_pages.Page):
+    """The single-profile viewer's page, with what its tests ask of it."""
 
     def drawn(self, name: str) -> dict:
         """The box drawn for the frame ``name`` (page coordinates of its centre in ``cx``, ``cy``)."""
@@ -92,28 +69,11 @@ class Page:
     def crumbs(self) -> list:
         return self.tab.locator("#crumbs a, #crumbs .here").all_text_contents()
 
-    def shot(self, name: str) -> None:
-        ARTIFACTS.mkdir(exist_ok=True)
-        self.tab.screenshot(path=str(ARTIFACTS / f"html-{name}.png"))
-
-    def check(self) -> None:
-        assert not self.requests, f"the page asked for {self.requests}"
-        assert not self.errors, self.errors
-        self.context.close()
 
 
 @pytest.fixture
 def open_page(browser, pages):  # noqa: F811
-    opened = []
-
-    def open_(name: str, **kwargs) -> Page:
-        page = Page(browser, pages / name, **kwargs)
-        opened.append(page)
-        return page
-
-    yield open_
-    for page in opened:
-        page.check()
+    yield from _pages.checked_pages(lambda name, **kwargs: Page(browser, pages / name, **kwargs))
 
 
 def test_loads_offline_and_draws_each_frame_in_its_colour(open_page) -> None:

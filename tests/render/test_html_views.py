@@ -19,6 +19,7 @@ from flamespace.render.layout import LayoutOptions, layout
 
 from ..conftest import DATA
 from .test_browser import browser  # noqa: F401  (the shared Chromium fixture)
+from ._pages import checked_pages
 from .test_html_browser import SEARCH, Page
 
 SMALL = DATA / "render" / "small.folded"  # 122 samples
@@ -50,16 +51,7 @@ def pages(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.fixture
 def open_page(browser, pages):  # noqa: F811
-    opened = []
-
-    def open_(name: str, **kwargs) -> Page:
-        page = Page(browser, pages / name, **kwargs)
-        opened.append(page)
-        return page
-
-    yield open_
-    for page in opened:
-        page.check()
+    yield from checked_pages(lambda name, **kwargs: Page(browser, pages / name, **kwargs))
 
 
 def test_minimap_shows_the_window_and_dragging_it_pans(open_page) -> None:
@@ -289,6 +281,10 @@ def test_a_deep_graph_scrolls_under_the_header(open_page) -> None:
     page.shot("deep")
 
 
+class PanesPage(Page):
+    READY = "window.panes !== undefined"
+
+
 def test_the_pane_component_works_on_a_page_of_its_own(browser, tmp_path) -> None:  # noqa: F811
     """Two panes of one payload on a page that is not the viewer's: zoom by a path in one and the
     other follows (as a comparison page synchronises its panes); hover and click events reach the page."""
@@ -313,13 +309,7 @@ window.panes = {{a, b, log}};
 </script></body></html>"""
     path = tmp_path / "pair.html"
     path.write_text(page_html)
-    page = Page.__new__(Page)
-    page.context = browser.new_context(viewport={"width": 1000, "height": 700})
-    page.errors = []
-    page.requests = []
-    page.tab = page.context.new_page()
-    page.tab.on("pageerror", lambda error: page.errors.append(str(error)))
-    page.tab.goto(path.as_uri())
+    page = PanesPage(browser, path, viewport=(1000, 700))
     assert page.tab.evaluate("window.flamespaceViewer") is None, "the viewer's own page does not start"
     page.tab.evaluate("window.panes.a.zoomTo(['main', 'eval'])")
     assert page.tab.evaluate("window.panes.b.pathOf(window.panes.b.view().frame)") == ["main", "eval"]
@@ -333,9 +323,8 @@ window.panes = {{a, b, log}};
     assert page.tab.evaluate("window.panes.b.view().frame") == page.tab.evaluate("window.panes.b.find(['main', 'eval', 'call'])")
     assert page.tab.evaluate("window.panes.b.find(['main', 'nothing'])") == page.tab.evaluate("window.panes.b.find(['main'])")
     assert page.tab.evaluate("FlamespacePane.formatter(window.panes.a.data.units).human(1234)") == "1,234 samples"
-    assert not page.errors, page.errors
     page.tab.screenshot(path=str(path.with_suffix(".png")))
-    page.context.close()
+    page.check()
 
 
 def test_search_highlights_in_every_view(open_page) -> None:

@@ -14,8 +14,8 @@ import flamespace as fs
 from flamespace.collect.tracing import available
 from flamespace.render.report import read_report, report
 
-from .test_browser import ARTIFACTS, browser  # noqa: F401  (the shared Chromium fixture)
-from .test_html_browser import Page
+from ._pages import Page, checked_pages
+from .test_browser import browser  # noqa: F401  (the shared Chromium fixture)
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=f"no tracer: {available()}")
 
@@ -83,9 +83,8 @@ def report_path(tmp_path_factory: pytest.TempPathFactory):
 
 
 class ReportPage(Page):
-    def open(self, url: str) -> None:
-        self.tab.goto(url)
-        self.tab.wait_for_function("window.flamespaceReport && window.flamespaceReport.ready")
+    READY = "window.flamespaceReport && window.flamespaceReport.ready"
+    PREFIX = "report"
 
     def box(self, short: str) -> dict:
         boxes = [b for b in self.tab.evaluate("window.flamespaceReport.pane.drawn()") if b["name"].startswith(short + " (")]
@@ -95,23 +94,10 @@ class ReportPage(Page):
         b["cx"], b["cy"] = rect[0] + b["x"] + b["w"] / 2, rect[1] + b["y"] + b["h"] / 2
         return b
 
-    def shot(self, name: str) -> None:
-        ARTIFACTS.mkdir(exist_ok=True)
-        self.tab.screenshot(path=str(ARTIFACTS / f"report-{name}.png"))
-
 
 @pytest.fixture
 def open_report(browser, report_path):  # noqa: F811
-    opened = []
-
-    def open_() -> ReportPage:
-        page = ReportPage(browser, report_path)
-        opened.append(page)
-        return page
-
-    yield open_
-    for page in opened:
-        page.check()
+    yield from checked_pages(lambda: ReportPage(browser, report_path))
 
 
 def test_a_box_of_the_flame_graph_links_to_its_function(open_report) -> None:
