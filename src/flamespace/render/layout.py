@@ -288,6 +288,17 @@ def layout(profile: Drawable, options: Optional[LayoutOptions] = None, *, colour
     return place(stacks, values, thirds, options)
 
 
+def _total(actual: Number, options: LayoutOptions, warnings: List[str]) -> Number:
+    """What the full width stands for: the profile's total, or ``--total`` when that is larger
+    (to draw several profiles to one scale); a smaller one is ignored with a warning."""
+    if options.total is None:
+        return actual
+    if options.total < actual:
+        warnings.append(f"--total {options.total:g} is less than the actual total {actual:g}, so it is ignored")
+        return actual
+    return options.total
+
+
 def chart_layout(chart: FlameChart, options: LayoutOptions) -> Layout:
     """A flame chart in real time order (:mod:`.timeline`): x is time from the first stretch
     (in the chart's unit; weights that are no time are laid end to end per thread), gaps stay
@@ -299,13 +310,7 @@ def chart_layout(chart: FlameChart, options: LayoutOptions) -> Layout:
     drawn = timeline(chart, _rewriter(options))
     scale = drawn.scale if drawn.scale and drawn.scale != 1 else None  # positions in ns -> the chart's unit
     warnings: List[str] = []
-    actual = drawn.end / scale if scale else drawn.end
-    total = actual
-    if options.total is not None:
-        if options.total < actual:
-            warnings.append(f"--total {options.total:g} is less than the actual total {actual:g}, so it is ignored")
-        else:
-            total = options.total
+    total = _total(drawn.end / scale if scale else drawn.end, options, warnings)
     if not total or not len(drawn):
         return Layout(None, 0, 0, False, options, warnings)
     least = options.least_value(total)
@@ -355,12 +360,7 @@ def place(
     warnings: List[str] = []
     cum = list(accumulate(values, initial=0))
     actual = cum[-1]
-    total = actual
-    if options.total is not None:
-        if options.total < actual:
-            warnings.append(f"--total {options.total:g} is less than the actual total {actual:g}, so it is ignored")
-        else:
-            total = options.total
+    total = _total(actual, options, warnings)
     if not total:
         return Layout(None, 0, 0, differential, options, warnings)
     min_value = options.least_value(total)
