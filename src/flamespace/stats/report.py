@@ -53,9 +53,21 @@ def _detectable(change: StackChange, unit: Optional[str]) -> str:
     return units.human(value, unit) if math.isfinite(value) else "none"
 
 
-def short_stack(stack: Sequence[str], frames: int = 4) -> str:
-    """The leaf end of a stack (where the time is spent), ``…;`` marking frames left out."""
-    return ";".join(stack) if len(stack) <= frames else "…;" + ";".join(stack[-frames:])
+def short_stack(stack: Sequence[str], frames: int = 4, width: Optional[int] = None) -> str:
+    """The leaf end of a stack (where the time is spent), ``…;`` marking frames left out: at
+    most ``frames`` frames and, with ``width``, as many as fit in ``width`` characters (the
+    leaf always, its own start cut to ``…`` if it alone is wider)."""
+    kept = max(min(frames, len(stack)), 1 if stack else 0)
+    if width is not None:
+        while kept > 1 and len(_shortened(stack, kept)) > width:
+            kept -= 1
+        text = _shortened(stack, kept)
+        return text if len(text) <= width else "…" + text[len(text) - max(width, 2) + 1:]
+    return _shortened(stack, kept)
+
+
+def _shortened(stack: Sequence[str], kept: int) -> str:
+    return ";".join(stack) if len(stack) <= kept else "…;" + ";".join(stack[-kept:])
 
 
 def interval_level(comparison: Comparison) -> float:
