@@ -102,8 +102,8 @@ def _print(result, output_format: str) -> None:
         echo(f"note: {note}")
 
 
-#: The narrowest stack column: the leaf's name, cut from its start, stays recognisable.
-MIN_STACK = 24
+#: The narrowest stack column (wider tables go beyond the width): a leaf's function and file stay readable.
+MIN_STACK = 30
 
 
 def _fit_stacks(rows: List[List[str]], width: int) -> None:
