@@ -103,7 +103,7 @@ def _print(result, output_format: str) -> None:
 
 
 #: The narrowest stack column (wider tables go beyond the width): a leaf's function and file stay readable.
-MIN_STACK = 30
+MIN_STACK = 40
 
 
 def _fit_stacks(rows: List[List[str]], width: int) -> None:
