@@ -76,6 +76,7 @@ def test_add_ls_get_and_gc(capsys, tmp_path, store):
     (["store", "add", "nothing.folded", "--label", "novalue"], "give KEY=VALUE"),
     (["store", "gc", "--older-than", "soon"], "not an age"),
     (["store", "gc", "--store", "nowhere"], "there is no store at nowhere"),
+    (["gate", "--base", "store:branch=nope", "--", "bench.py"], "store:branch=nope matches no profile"),
 ])
 def test_bad_selectors_and_empty_matches_exit_1(capsys, tmp_path, store, args, says):
     base = write_runs(tmp_path / "base", 1, False, n=2)

@@ -82,12 +82,12 @@ def run(
 
     Writes OUT_DIR/report.md (for a pull-request comment), report.json, report.txt, the
     delta flame graphs (delta.svg, ...) and the runs (runs/baseline/, runs/candidate/); prints
-    the text report.
-
-    With --base store:SELECTOR (store:branch=main,last=30) the baseline is those stored runs
-    (flamespace store): only the head is checked out and run, and compared with them. Exit code 0: no regression; 3: a stack significantly appeared or grew;
+    the text report. Exit code 0: no regression; 3: a stack significantly appeared or grew;
     1: bad usage, or the gate could not be set up (not a git repository, unknown ref,
     install failed, a run failed).
+
+    With --base store:SELECTOR (store:branch=main,last=30) the baseline is those stored runs
+    (flamespace store): only the head is checked out and run, and compared with them.
 
     \b
     Examples:
@@ -106,12 +106,16 @@ def run(
 
         raise click.UsageError("nothing to run: give the command after --, e.g. flamespace gate --base main -- bench/workload.py")
     check_output_dir(out_dir)  # before any checkout, install or run
+    stored = base.startswith("store:")  # the baseline is stored runs: only the head runs
+    if stored:  # a selector that matches nothing (or a missing store) stops the gate before it runs anything
+        from ..store import open_store
+
+        open_store().snapshot().select(base)
     comparing = _compare.options_of(**options)  # type: ignore[arg-type]  # the records check the options before any checkout or install
     settings = _recorder_settings(lines, options)
     say = _progress
     root = _toplevel(repo)
     started = time.monotonic()
-    stored = base.startswith("store:")  # the baseline is stored runs: only the head runs
     with _Workspace(root, keep, say) as workspace:
         baseline = Side("baseline", base, "", f"the stored runs {base}") if stored else _side("baseline", base, root)
         sides = [baseline,
