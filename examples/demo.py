@@ -21,6 +21,19 @@ VERSIONS_RATE = "500"
 #: The demo's own profile store (selectors read $FLAMESPACE_STORE): emptied at every run.
 STORE = OUT / "store"
 
+
+def stored_as_commits(title: str, side: str, first: int) -> list:
+    """``store add`` steps that keep a collected side's 10 runs as five commits of main, two runs
+    each, a day apart (c{first} ... c{first + 4}): the history a CI job builds run by run."""
+    steps = []
+    for k in range(5):
+        commit = first + k
+        runs = [f"demo-output/ab/{side}/run-{2 * k + i + 1:03d}.folded" for i in range(2)]
+        steps.append(("" if k else title, ["store", "add", *runs, "--label", "branch=main", "--label", "bench=versions",
+                                           "--label", f"commit=c{commit}", "--label", f"time=2026-11-{commit:02d}T12:00:00"]))
+    return steps
+
+
 STEPS = [
     ("What is in a profile", ["info", V1]),
     ("Where the time goes (self time)", ["top", "-n", "8", V1]),
@@ -64,14 +77,17 @@ STEPS = [
     ("Which stacks changed, how much, how sure (exit code 3: a regression, as a CI gate would see it)",
      ["compare", "--baseline", "demo-output/ab/baseline", "--candidate", "demo-output/ab/candidate",
       "--out-dir", "demo-output/ab/changes", "--html", "demo-output/ab/compare.html"]),
-    ("Keep the baseline runs in the profile store (DuckDB over Parquet, in demo-output/store), labelled",
-     ["store", "add", "demo-output/ab/baseline", "--label", "branch=main", "--label", "bench=versions"]),
+    *stored_as_commits("Keep the baseline runs in the profile store (DuckDB over Parquet, in demo-output/store), "
+                       "labelled as main's commits c1..c5", "baseline", 1),
     ("", ["store", "add", "demo-output/ab/baseline/run-001.folded"]),
     ("What the store holds", ["store", "ls", "store:bench=versions,last=5"]),
     ("Compare against the stored baseline: a selector instead of a directory (the same result as above)",
      ["compare", "--baseline", "store:branch=main,bench=versions,last=10", "--candidate", "demo-output/ab/candidate"]),
     ("The stored baseline's runs, summed and drawn", ["svg", "store:branch=main,last=10", "--title", "stored baseline (sum)",
                                                     "-o", "demo-output/stored-baseline.svg"]),
+    *stored_as_commits("The candidate is merged: its runs join main's history as commits c6..c10", "candidate", 6),
+    ("Which commit made a stack grow: each stack's series over main's commits, its change points named",
+     ["history", "store:bench=versions", "--top", "5", "--by", "commit", "--svg", "demo-output/history.svg"]),
 ]
 
 #: Steps whose exit code is not 0 on purpose.
@@ -117,6 +133,7 @@ Open in a browser (interactive: click a frame to zoom, Ctrl-F to search):
   {out}/diff.html              v1 -> v2 in the HTML viewer: overlay, three panes, white/black, appeared/grown/... tabs
   {out}/ab/changes/delta.svg   the candidate, coloured where compare found a significant change
   {out}/ab/compare.html       the same comparison as a page: only significant stacks coloured, p and interval on hover
+  {out}/history.svg            each stack's series over main's commits c1..c10, the commit where it changed marked
   {out}/perf-c.svg, {out}/austin-wall.svg   perf and Austin captures, read as they are
   e.g. python3 -m webbrowser file://$PWD/{out}/webapp-v2.svg
   {out}/workload.speedscope.json: drop it on https://www.speedscope.app for a timeline
@@ -128,6 +145,8 @@ Try next, on your own code:
   flamespace trace -o report.html -- my_script.py    the same as a report page (flame graph, functions, chart)
   perf script | flamespace convert - -o app.folded   any profiler's output (flamespace formats lists them)
   flamespace gate --base origin/main -n 20 -- bench.py   in your repository: did this branch make it slower?
+  flamespace collect --store ...; flamespace compare --baseline store:branch=main,last=30 --candidate runs/
+                                                     a CI baseline kept in the store (README: "Keeping profiles")
   flamespace compare --help   flamespace gate --help   flamespace --help"""
 
 

@@ -76,6 +76,7 @@ def test_add_ls_get_and_gc(capsys, tmp_path, store):
     (["store", "add", "nothing.folded", "--label", "novalue"], "give KEY=VALUE"),
     (["store", "gc", "--older-than", "soon"], "not an age"),
     (["store", "gc", "--store", "nowhere"], "there is no store at nowhere"),
+    (["gate", "--base", "store:branch=nope", "--", "bench.py"], "store:branch=nope matches no profile"),
 ])
 def test_bad_selectors_and_empty_matches_exit_1(capsys, tmp_path, store, args, says):
     base = write_runs(tmp_path / "base", 1, False, n=2)
@@ -107,6 +108,19 @@ def test_gate_store_adds_each_side_with_its_commit(capsys, tmp_path, store, monk
     # the stored baseline gates the next change as the files did
     code, _, _ = run(capsys, "compare", "-a", f"store:commit={commits['baseline'][:8]}", "-b", "store:side=candidate")
     assert code == 3
+    # ... and gate takes it as --base: only the head runs, against the stored runs (then adds its own)
+    code, _, stderr = gate(capsys, repo, tmp_path / "out2", "--base", f"store:commit={commits['baseline'][:8]}", "--head", "v2",
+                           "--no-install", "--store", "--", "bench/workload.py")
+    assert code == 3, stderr
+    assert "baseline: the stored runs store:commit=" in stderr and "added 8 run(s) to the store" in stderr
+    report = json.loads((tmp_path / "out2" / "report.json").read_text())
+    assert report["gate"]["runs"] == {"baseline": 8, "candidate": 8} and report["gate"]["base"]["stored"] is True
+    assert "8 stored + 8 new runs" in (tmp_path / "out2" / "report.md").read_text()
+    assert not (tmp_path / "out2" / "runs" / "baseline").exists()
+    # the same code against its own stored runs passes (the gate's false-failure rate: tests/cli/test_gate.py)
+    code, _, stderr = gate(capsys, repo, tmp_path / "out3", "--base", "store:side=candidate,last=8", "--head", "v2",
+                           "--no-install", "--", "bench/workload.py")
+    assert code == 0, stderr
 
 
 def test_a_selector_on_both_sides_compares_its_runs_with_themselves(capsys, tmp_path, store):

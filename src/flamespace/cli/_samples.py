@@ -93,6 +93,7 @@ def load_sides(
     input_format: Optional[str] = None,
     min_runs_per_side: Optional[int] = None,
     options: Optional["CompareOptions"] = None,
+    cluster: Optional[str] = None,
 ) -> Tuple[Dict[str, "Sample"], "Screening"]:
     """Read each side's runs (patterns as :func:`expand_side` takes them) into a :class:`Sample`,
     with the guard rails of :func:`flamespace.stats.guards.screen`: empty runs and runs beyond
@@ -102,7 +103,9 @@ def load_sides(
     Each run is read as stack texts straight into the rows of the runs × stacks matrix (no
     flame graph per run); frames are split once per distinct stack. With ``options`` (the
     comparison to run), a method limit that the stacks read so far already break (Hotelling's
-    p < n1 + n2 − 1) stops the reading there.
+    p < n1 + n2 − 1) stops the reading there. A ``store:`` selector among a side's patterns
+    stands for the stored runs it names, read by one aggregate of the store (on the Dask
+    scheduler ``cluster`` names, or $DASK_SCHEDULER_ADDRESS, else in this process).
 
     Raises :class:`InputError` (exit 1) on what must stop the comparison; returns the samples
     and the screening, whose ``findings`` the caller shows (:func:`show_findings`) and whose
@@ -114,7 +117,7 @@ def load_sides(
     from ._store import stored_runs
 
     files = {side: expand_side(patterns) for side, patterns in sides.items()}
-    stored = stored_runs(files)  # store: selectors -> their runs, read by one query
+    stored = stored_runs(files, cluster)  # store: selectors -> their runs, read by one query
     everything = [(side, path) for side, paths in files.items() for path in paths]
     rows = RunRows()
     row_of: Dict[str, int] = {}
@@ -258,10 +261,11 @@ def show_findings(findings: Sequence[Finding], command: str) -> None:
         warn(f"flamespace {command}: {finding.level}: {finding.message}")
 
 
-def read_samples(sides: Dict[str, Sequence[str]], command: str, skip_invalid: bool, input_format: Optional[str]) -> Dict[str, "Sample"]:
+def read_samples(sides: Dict[str, Sequence[str]], command: str, skip_invalid: bool, input_format: Optional[str],
+                 cluster: Optional[str] = None) -> Dict[str, "Sample"]:
     """One :class:`Sample` per side, through the guard rails; exploring commands (similarity)
     go on where compare would refuse, with a warning."""
     samples, screening = load_sides(sides, command, force=True, skip_invalid=skip_invalid, input_format=input_format,
-                                    min_runs_per_side=1)
+                                    min_runs_per_side=1, cluster=cluster)
     show_findings(screening.findings, command)
     return samples

@@ -4,6 +4,7 @@ for all of them, never a file per run); and ingesting what collect and gate reco
 
 from __future__ import annotations
 
+from ._options import Option
 from ._report import report
 
 TYPE_CHECKING = False
@@ -22,16 +23,27 @@ if TYPE_CHECKING:
 #: How a stored run is named in samples and messages: a selector that names it alone.
 RUN_NAME = "store:id={}"
 
+#: --cluster, for every command that aggregates stored profiles (store get, history, and compare
+#: and plan on store: selectors); flamespace.store.cluster.engine decides what it means.
+CLUSTER_OPTION = Option(
+    ("--cluster",), "cluster", metavar="ADDRESS",
+    help="Aggregate stored profiles on the Dask scheduler at ADDRESS (tcp://host:8786; default: "
+         "$DASK_SCHEDULER_ADDRESS, else in this process). Needs flamespace[cluster].")
 
-def read_selected(selector: str, mean: bool = False, store: Optional[str] = None) -> FlameGraph:
-    """The merged (or mean) profile of the stored profiles ``selector`` names; warnings on stderr."""
+
+def read_selected(selector: str, mean: bool = False, store: Optional[str] = None, cluster: Optional[str] = None) -> FlameGraph:
+    """The merged (or mean) profile of the stored profiles ``selector`` names, summed where
+    ``cluster`` says (:func:`flamespace.store.cluster.engine`); warnings on stderr."""
     from ..diagnostics import Diagnostics
     from ..store import open_store
+    from ..store.cluster import engine
 
     diagnostics = Diagnostics()
     try:
         snapshot = open_store(store).snapshot(diagnostics)
-        return snapshot.graph(snapshot.select(selector), mean=mean)
+        ids = snapshot.select(selector)
+        with engine(cluster) as where:
+            return snapshot.graph(ids, mean=mean, engine=where)
     finally:
         report(diagnostics)
 
@@ -49,14 +61,19 @@ def read_selected_texts(selector: str) -> Tuple[Dict[str, Number], Metadata]:
         report(diagnostics)
 
 
-def stored_runs(files: Dict[str, List[str]]) -> Dict[str, Tuple[None, Dict[str, Number], Metadata]]:
+def stored_runs(files: Dict[str, List[str]], cluster: Optional[str] = None) -> Dict[str, Tuple[None, Dict[str, Number], Metadata]]:
     """Replace each selector among the sides' ``files`` by the names of the runs it matches
     (:data:`RUN_NAME`), and return those runs as ``_read_run`` does for a file: (None, {stack
-    text: value}, metadata). The values come from one query over the store for all selectors."""
+    text: value}, metadata). The values come from one runs × stacks aggregate over the store
+    for all selectors, run where ``cluster`` says (:func:`flamespace.store.cluster.engine`)."""
     if not any(path.startswith("store:") for paths in files.values() for path in paths):
         return {}  # without importing the store (compare's start-up)
+    import numpy as np
+
     from ..diagnostics import Diagnostics
     from ..store import is_selector, open_store
+    from ..store.aggregate import matrix
+    from ..store.cluster import engine
 
     diagnostics = Diagnostics()
     try:
@@ -72,33 +89,20 @@ def stored_runs(files: Dict[str, List[str]]) -> Dict[str, Tuple[None, Dict[str, 
                     expanded.append(path)
             files[side] = expanded
         wanted = sorted({i for ids in chosen.values() for i in ids})
-        profiles, stacks, values = snapshot.facts(wanted)
-        texts = dict(zip(sorted(set(stacks.tolist())), snapshot.stack_texts(sorted(set(stacks.tolist())))))
+        with engine(cluster) as where:
+            texts, values, found = matrix(snapshot, wanted, where)  # a row a run: its Σ over one profile is its value
         runs: Dict[str, Tuple[None, Dict[str, Number], Metadata]] = {}
-        rows = {row["id"]: row for row in snapshot.profiles(wanted)}
-        integral = {i: bool(row["integral"]) for i, row in rows.items()}
-        bounds = _bounds(profiles)
-        for ident, (start, stop) in bounds.items():
-            cast = int if integral[ident] else float
-            run = {texts[s]: cast(v) for s, v in zip(stacks[start:stop].tolist(), values[start:stop].tolist())}
+        rows = {row["id"]: row for row in snapshot.profiles(found)}
+        for ident, row in zip(found, values):
+            cast = int if rows[ident]["integral"] else float
+            present = np.flatnonzero(row)  # in stack id order, as the store keeps a profile's facts
+            run = {texts[s]: cast(v) for s, v in zip(present.tolist(), row[present].tolist())}
             runs[RUN_NAME.format(ident)] = (None, run, snapshot.metadata(rows[ident]))
     finally:
         report(diagnostics)
     for side, paths in files.items():  # a run whose part was corrupt (warned of) is left out
         files[side] = [p for p in paths if not p.startswith("store:id=") or p in runs]
     return runs
-
-
-def _bounds(profiles: "np.ndarray") -> Dict[int, Tuple[int, int]]:
-    """Where each profile's rows start and stop in the sorted profile column."""
-    import numpy as np
-
-    column = np.asarray(profiles)
-    if not len(column):
-        return {}
-    starts = np.flatnonzero(np.r_[True, column[1:] != column[:-1]])
-    stops = np.r_[starts[1:], len(column)]
-    return {int(column[a]): (int(a), int(b)) for a, b in zip(starts, stops)}
 
 
 def store_collection(collection: Collection, labels: Mapping[str, Mapping[str, str]], command: str) -> None:

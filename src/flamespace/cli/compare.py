@@ -12,6 +12,7 @@ from . import _style
 from ._common import INPUT_OPTIONS, echo, parse_share
 from ._options import Command, Option
 from ._samples import GUARD_OPTIONS, after_comparison, load_sides, pair_sides, parse_max_missed, show_findings
+from ._store import CLUSTER_OPTION
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ def run(
     min_delta: float, min_rel: str, normalize: bool, min_runs: int, min_fraction: str, as_json: bool, markdown: bool,
     include_all: bool, limit: int, out_dir: "Optional[str]", no_header: bool, skip_invalid: bool, input_format: "Optional[str]",
     force: bool = False, max_missed: "Optional[str]" = None, html_path: "Optional[str]" = None,
+    cluster: "Optional[str]" = None,
 ) -> int:
     """Test which stacks differ between the mean profiles of two samples of runs.
 
@@ -90,7 +92,7 @@ def run(
         check_output(html_path)
     samples, screening = load_sides({"baseline": baseline, "candidate": candidate}, "compare", force=force,
                                     max_missed=parse_max_missed(max_missed), skip_invalid=skip_invalid, input_format=input_format,
-                                    options=options)
+                                    options=options, cluster=cluster)
     show_findings(screening.findings, "compare")
     options, samples = paired_options(options, samples, screening, pairing, "compare")
     result = compare(samples["baseline"], samples["candidate"], options=options)
@@ -287,5 +289,6 @@ SPEC = Command("compare", run, [], [
                 "interval and p in the tooltips (flamespace html --diff's views)."),
     *GUARD_OPTIONS,
     *INPUT_OPTIONS,
+    CLUSTER_OPTION,
 ])
 __getattr__ = SPEC.module_getattr(__name__)

@@ -46,7 +46,7 @@ SNAPSHOT_IDENTITY = {
 }
 #: The options of compare and collect that gate takes as they are (same names, defaults, help).
 COMPARE_OPTIONS = ("method", "alternative", "alpha", "fdr", "permutations", "seed", "pairing", "min_delta", "min_rel",
-                   "normalize", "min_runs", "min_fraction", "include_all", "limit", "force", "max_missed")
+                   "normalize", "min_runs", "min_fraction", "include_all", "limit", "force", "max_missed", "cluster")
 COLLECT_OPTIONS = ("runs", "mode", "rate", "idle", "threads", "async_stacks", "subprocesses", "keep_going", "show_output", "store")
 
 
@@ -86,11 +86,15 @@ def run(
     1: bad usage, or the gate could not be set up (not a git repository, unknown ref,
     install failed, a run failed).
 
+    With --base store:SELECTOR (store:branch=main,last=30) the baseline is those stored runs
+    (flamespace store): only the head is checked out and run, and compared with them.
+
     \b
     Examples:
         flamespace gate --base origin/main -n 20 -- bench/workload.py
         flamespace gate --base v1.2 --head v1.3 -n 30 --min-rel 5% -- -m mypkg.bench --size 1000
         flamespace gate --base HEAD --no-install --alpha 0.01 -- bench/workload.py
+        flamespace gate --base store:branch=main,last=30 -n 20 -- bench/workload.py
     """
     if command and command[0].startswith("-") and command[0] not in ("--", "-m", "-c"):
         import click  # (only for its errors: reported as click reports usage errors)
@@ -102,14 +106,23 @@ def run(
 
         raise click.UsageError("nothing to run: give the command after --, e.g. flamespace gate --base main -- bench/workload.py")
     check_output_dir(out_dir)  # before any checkout, install or run
+    stored = base.startswith("store:")  # the baseline is stored runs: only the head runs
+    if stored:  # a selector that matches nothing (or a missing store) stops the gate before it runs anything
+        from ..store import open_store
+
+        open_store().snapshot().select(base)
     comparing = _compare.options_of(**options)  # type: ignore[arg-type]  # the records check the options before any checkout or install
     settings = _recorder_settings(lines, options)
     say = _progress
     root = _toplevel(repo)
     started = time.monotonic()
     with _Workspace(root, keep, say) as workspace:
-        sides = [_side("baseline", base, root),
+        baseline = Side("baseline", base, "", f"the stored runs {base}") if stored else _side("baseline", base, root)
+        sides = [baseline,
                  _side("candidate", head, root) if head is not None else _working_tree("candidate", root, workspace, out_dir)]
+        if stored:
+            say(f"baseline: {baseline.description}")
+            sides = sides[1:]
         for side in sides:
             say(f"{side.name}: {side.description}")
             side.tree = workspace.checkout(side)
@@ -122,12 +135,12 @@ def run(
                 _run_as_is(side)
         targets = [target.replace(interpreter=side.python) for side, target in zip(sides, targets)]
         collection = _collect_runs(sides, targets, warmup, settings, out_dir, options, say)
-    if options.get("store"):
+    result, samples = _compare_runs(collection, options, comparing, base if stored else None)
+    if options.get("store"):  # after the comparison: a store: baseline must not take the runs just made
         from ._store import gate_labels, store_collection
 
         store_collection(collection, gate_labels(sides, root), "gate")
-    result, samples = _compare_runs(collection, options, comparing)
-    gate = _gate_info(sides, targets[0], collection, warmup, install, time.monotonic() - started)
+    gate = _gate_info([baseline, sides[-1]], targets[0], collection, samples, warmup, install, time.monotonic() - started)
     _write_reports(result, samples, gate, out_dir, options)
     if _style.enabled(sys.stdout):  # report.txt again, in colour
         _compare.write_stdout(_text_header(gate))
@@ -359,8 +372,9 @@ def _collect_runs(sides: List[Side], targets: List["Target"], warmup: int, setti
 
     programs = [Program(target, side.name, side.env, cwd=side.tree) for side, target in zip(sides, targets)]
     runs = int(options["runs"])  # type: ignore[call-overload]
-    total = 2 * (runs + warmup)
-    say(f"running {targets[0].describe()}: {runs} runs a side after {warmup} warm-up, alternating")
+    total = len(programs) * (runs + warmup)
+    how = ", alternating" if len(programs) > 1 else ""
+    say(f"running {targets[0].describe()}: {runs} runs a side after {warmup} warm-up{how}")
     counter = _Counter(total, say)
     result = collect_runs(
         programs, runs, os.path.join(out_dir, "runs"), settings, warmup=warmup, keep_going=bool(options["keep_going"]),
@@ -398,15 +412,18 @@ class _Counter:
 # -- compare and report -------------------------------------------------------------------
 
 
-def _compare_runs(collection, options: Dict[str, object], comparing: "CompareOptions") -> Tuple["Comparison", Dict[str, "Sample"]]:
-    """The two sides' runs through compare's guard rails and statistics (findings on stderr)."""
+def _compare_runs(collection, options: Dict[str, object], comparing: "CompareOptions",
+                  stored: Optional[str] = None) -> Tuple["Comparison", Dict[str, "Sample"]]:
+    """The two sides' runs through compare's guard rails and statistics (findings on stderr);
+    the baseline's are the runs the selector ``stored`` names when given."""
     from ..stats.comparison import compare
     from ._samples import after_comparison, load_sides, parse_max_missed, show_findings
 
-    directories = {p.name: [collection.directory(p)] for p in collection.programs}
+    directories = {**({"baseline": [stored]} if stored else {}),
+                   **{p.name: [collection.directory(p)] for p in collection.programs}}
     samples, screening = load_sides(directories, "gate", force=bool(options["force"]),
                                     max_missed=parse_max_missed(options["max_missed"]),  # type: ignore[arg-type]
-                                    options=comparing)
+                                    options=comparing, cluster=options.get("cluster"))  # type: ignore[arg-type]
     show_findings(screening.findings, "gate")
     comparing, samples = _compare.paired_options(comparing, samples, screening, str(options["pairing"]), "gate")
     result = compare(samples["baseline"], samples["candidate"], options=comparing)
@@ -414,13 +431,15 @@ def _compare_runs(collection, options: Dict[str, object], comparing: "CompareOpt
     return result, samples
 
 
-def _gate_info(sides: List[Side], target: "Target", collection, warmup: int, installed: bool,
+def _gate_info(sides: List[Side], target: "Target", collection, samples: Dict[str, "Sample"], warmup: int, installed: bool,
                seconds: float) -> Dict[str, object]:
+    stored = not sides[0].commit
     return {
-        "base": {"ref": sides[0].ref, "commit": sides[0].commit},
+        "base": {"ref": sides[0].ref, "commit": sides[0].commit or None, **({"stored": True} if stored else {})},
         "head": {"ref": sides[1].ref, "commit": sides[1].commit},
         "command": target.describe(),
-        "runs": {p.name: len(collection.profiles(p)) for p in collection.programs},
+        "runs": {**({"baseline": len(samples["baseline"].names)} if stored else {}),
+                 **{p.name: len(collection.profiles(p)) for p in collection.programs}},
         "warmup": warmup,
         "installed": installed,
         "seconds": round(seconds, 1),
@@ -448,6 +467,10 @@ def _write_reports(result: "Comparison", samples: Dict[str, "Sample"], gate: Dic
 
 def _how(gate: Dict[str, object]) -> str:
     runs = gate["runs"]
+    if gate["base"].get("stored"):  # type: ignore[attr-defined]
+        how = "installed into a virtualenv" if gate["installed"] else "run from its tree (PYTHONPATH)"
+        return (f"`{gate['command']}`, {runs['baseline']} stored + {runs['candidate']} new runs (after "  # type: ignore[index]
+                f"{gate['warmup']} warm-up), {how}; {gate['seconds']} s")
     how = "each installed into its own virtualenv" if gate["installed"] else "each run from its tree (PYTHONPATH)"
     return (f"`{gate['command']}`, {runs['baseline']} + {runs['candidate']} runs (after {gate['warmup']} warm-up "  # type: ignore[index]
             f"each), alternating, {how}; {gate['seconds']} s")
@@ -488,7 +511,8 @@ def _taken(spec: Command, names: "Tuple[str, ...]") -> "Tuple[Option, ...]":
 
 #: The command: its own options, the program after them, then the options of compare and collect it takes.
 SPEC = Command("gate", run, [Argument("command", "raw", nargs=-1)], [
-    Option(("--base",), "base", required=True, metavar="REF", help="The baseline: a branch, tag or commit (e.g. origin/main)."),
+    Option(("--base",), "base", required=True, metavar="REF",
+           help="The baseline: a branch, tag or commit (e.g. origin/main), or stored runs: store:branch=main,last=30."),
     Option(("--head",), "head", metavar="REF",
            help="The candidate (default: the working tree as it is: HEAD with its uncommitted changes and "
                 "untracked files that are not ignored)."),

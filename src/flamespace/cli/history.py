@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional
 
 import click
 
 from ..stats import changepoint as cp
-from ..stats.history import BY, METRICS, TOP
+from ..stats.history import BY, HEADERS, METRICS, TOP
+from ._options import click_options
+from ._store import CLUSTER_OPTION
 from .store import STORE_HELP
 
 FORMATS = ("table", "markdown", "json")
@@ -36,9 +38,7 @@ FORMATS = ("table", "markdown", "json")
               help="Points a level needs on each side of a change (a change in the last commits shows once this many follow it).")
 @click.option("--seed", type=int, default=cp.SEED, show_default=True, help="The permutations' seed (same seed, same result).")
 @click.option("--store", "store", metavar="PATH", default=None, help=STORE_HELP)
-@click.option("--cluster", metavar="ADDRESS", default=None,
-              help="Aggregate on the Dask scheduler at ADDRESS (tcp://host:8786; default: $DASK_SCHEDULER_ADDRESS, "
-                   "else in this process). Needs flamespace[cluster].")
+@click_options((CLUSTER_OPTION,))
 def command(selector: str, pattern: Optional[str], top: Optional[int], by: str, metric: str, output_format: str,
             svg_path: Optional[str], alpha: float, permutations: int, min_size: int, seed: int, store: Optional[str],
             cluster: Optional[str]) -> None:
@@ -92,10 +92,27 @@ def _print(result, output_format: str) -> None:
     if output_format == "markdown":
         click.echo(h.markdown(result), nl=False)
         return
-    from ..stats.report import short_stack
+    from ._help import terminal_columns
     from ._table import print_table
 
-    rows = h.rows(result, lambda text: short_stack(text.split(";")))
+    rows = h.rows(result)
+    _fit_stacks(rows, terminal_columns())
     print_table(h.title(result), h.HEADERS, rows, [False, False, True, True, True, False])
     for note in result.notes:
         echo(f"note: {note}")
+
+
+#: The narrowest stack column (wider tables go beyond the width): a leaf's function and file stay readable.
+MIN_STACK = 40
+
+
+def _fit_stacks(rows: List[List[str]], width: int) -> None:
+    """Shorten each row's stack (its first cell) from the root end, keeping the leaf, so the
+    table fits ``width`` columns (the terminal's; 80 in a pipe unless $COLUMNS says): the
+    other columns are short and whole, --format json and markdown keep the full text."""
+    from ..stats.report import short_stack
+
+    others = [max([len(h)] + [len(row[c]) for row in rows]) for c, h in enumerate(HEADERS) if c]
+    room = max(width - sum(others) - 3 * len(HEADERS) - 1, MIN_STACK)
+    for row in rows:
+        row[0] = short_stack(row[0].split(";"), width=room)

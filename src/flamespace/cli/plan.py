@@ -6,6 +6,7 @@ Declared as data (cli/_options.py): ``plan --help`` and plain runs need no click
 from __future__ import annotations
 
 from ._common import INPUT_OPTIONS, echo, echo_json, parse_share
+from ._store import CLUSTER_OPTION
 from ._options import Argument, Command, Option
 from .compare import ALTERNATIVES, DEFAULTS, POWER
 
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 
 
 def run(pilot: "Tuple[str, ...]", detect: str, alpha: float, power: float, top: int, alternative: str, min_runs: int,
-        min_fraction: str, as_json: bool, skip_invalid: bool, input_format: "Optional[str]") -> None:
+        min_fraction: str, as_json: bool, skip_invalid: bool, input_format: "Optional[str]", cluster: "Optional[str]" = None) -> None:
     """Say how many runs a side `flamespace compare` needs to detect a change.
 
     PILOT is a sample of runs of the program (a directory of profiles, files or a quoted
@@ -38,7 +39,7 @@ def run(pilot: "Tuple[str, ...]", detect: str, alpha: float, power: float, top: 
     from ._samples import read_samples
     from ._table import print_table
 
-    sample = read_samples({"pilot": pilot}, "plan", skip_invalid, input_format)["pilot"]
+    sample = read_samples({"pilot": pilot}, "plan", skip_invalid, input_format, cluster)["pilot"]
     change = Change.parse(detect, sample.unit)
     frequency = FrequencyFilter(min_runs, parse_share(min_fraction, "--min-fraction"))
     result = plan(sample, change, alpha, power, top, alternative, frequency)
@@ -94,5 +95,6 @@ SPEC = Command("plan", run, [Argument("pilot", "str", nargs=-1, required=True, m
            help="... nor in less than this share of the runs."),
     Option(("--json",), "as_json", "flag", help="Print JSON instead of a table."),
     *INPUT_OPTIONS,
+    CLUSTER_OPTION,
 ])
 __getattr__ = SPEC.module_getattr(__name__)

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Optional, Sequence
 import click
 
 from ._common import input_options
+from ._options import click_options
+from ._store import CLUSTER_OPTION
 
 if TYPE_CHECKING:
     from typing import Any, Dict
@@ -118,15 +120,20 @@ def ls(selector: Optional[str], as_json: bool, store: Optional[str]) -> None:
 @click.option("-o", "--output", default="-", show_default="stdout", help="Where to write the profile.")
 @click.option("--no-header", is_flag=True, help="Do not write '# key: value' metadata lines.")
 @_store_option
-def get(selector: str, mean: bool, to: Optional[str], output: str, no_header: bool, store: Optional[str]) -> None:
-    """Write the merged (or --mean) profile of the stored profiles SELECTOR names, in any writable format."""
+@click_options((CLUSTER_OPTION,))
+def get(selector: str, mean: bool, to: Optional[str], output: str, no_header: bool, store: Optional[str],
+        cluster: Optional[str]) -> None:
+    """Write the merged (or --mean) profile of the stored profiles SELECTOR names, in any writable format.
+
+    The sum runs as one grouped query of the store, or with --cluster on a Dask cluster
+    (the same numbers)."""
     from ..formats import check_output, registry
     from ._convert_spec import output_format
     from ._store import read_selected
 
     target = output_format(to, output)
     check_output(output)
-    profile = read_selected(selector, mean=mean, store=store)
+    profile = read_selected(selector, mean=mean, store=store, cluster=cluster)
     options: Dict[str, Any] = {"header": not no_header} if "header" in registry.write_options(target) else {}
     registry.write(profile, output, target, **options)
 

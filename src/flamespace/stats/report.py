@@ -53,9 +53,27 @@ def _detectable(change: StackChange, unit: Optional[str]) -> str:
     return units.human(value, unit) if math.isfinite(value) else "none"
 
 
-def short_stack(stack: Sequence[str], frames: int = 4) -> str:
-    """The leaf end of a stack (where the time is spent), ``…;`` marking frames left out."""
-    return ";".join(stack) if len(stack) <= frames else "…;" + ";".join(stack[-frames:])
+def short_stack(stack: Sequence[str], frames: int = 4, width: Optional[int] = None) -> str:
+    """The leaf end of a stack (where the time is spent), ``…;`` marking frames left out: at
+    most ``frames`` frames and, with ``width``, as many as fit in ``width`` characters (the
+    leaf always; if it alone is wider, its middle is cut to ``…``, keeping the function's name
+    and the file's)."""
+    kept = max(min(frames, len(stack)), 1 if stack else 0)
+    text = _shortened(stack, kept)
+    if width is None:
+        return text
+    while kept > 1 and len(text) > width:
+        kept -= 1
+        text = _shortened(stack, kept)
+    if len(text) <= width:
+        return text
+    prefix = "…;" if len(stack) > 1 and width >= 12 else ""
+    leaf, room = stack[-1], max(width - len(prefix) - 1, 2)
+    return prefix + leaf[:room // 2] + "…" + leaf[len(leaf) - (room - room // 2):]
+
+
+def _shortened(stack: Sequence[str], kept: int) -> str:
+    return ";".join(stack) if len(stack) <= kept else "…;" + ";".join(stack[-kept:])
 
 
 def interval_level(comparison: Comparison) -> float:

@@ -76,12 +76,6 @@ class Engine:
         self.close()
 
 
-def fact_files(snapshot: Snapshot, ids: Sequence[int]) -> Tuple[List[str], int]:
-    """The fact files that hold ``ids`` (checked against the manifest; a corrupt one is warned
-    of and skipped) and how many of ``ids`` they hold: the files every engine reads."""
-    return snapshot._fact_files(ids)
-
-
 class Embedded(Engine):
     """DuckDB in this process: the default."""
 
@@ -92,10 +86,10 @@ class Embedded(Engine):
         import numpy as np
 
         _, pa, _ = modules()
-        files, _ = fact_files(snapshot, ids)
+        files, _ = snapshot.fact_files(ids)
         if not files:
             return Grouped.empty()
-        db = snapshot._database()
+        db = snapshot.database()
         db.register("grouping", pa.table({"profile": pa.array(np.asarray(ids, np.int32)), "key": pa.array(np.asarray(keys, np.int64))}))
         low, high = int(min(ids)), int(max(ids))  # row groups outside are skipped by their statistics
         where = f"WHERE f.profile BETWEEN {low} AND {high}"
@@ -113,7 +107,7 @@ class Embedded(Engine):
 def readable(snapshot: Snapshot, ids: Sequence[int]) -> List[int]:
     """The profiles of ``ids`` the store can read, in order: those of a corrupt part, or whose
     stacks a corrupt part defined, are left out (warned of), as the store's own queries do."""
-    _, found = fact_files(snapshot, ids)
+    _, found = snapshot.fact_files(ids)
     if found == len(ids) and not snapshot.corrupt:
         return list(ids)
     present = set(snapshot.facts(ids)[0].tolist())

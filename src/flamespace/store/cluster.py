@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
 
 from ._deps import StoreError
 from ._deps import modules as store_modules
-from .aggregate import Embedded, Engine, Grouped, fact_files
+from .aggregate import Embedded, Engine, Grouped
 
 if TYPE_CHECKING:
     import numpy as np
@@ -91,7 +91,7 @@ class Cluster(Engine):
         (ids and keys, sorted) is sent to every worker once."""
         import numpy as np
 
-        files, _ = fact_files(snapshot, ids)
+        files, _ = snapshot.fact_files(ids)
         if not files or not len(ids):
             return Grouped.empty()
         order = np.argsort(np.asarray(ids, np.int64), kind="stable")

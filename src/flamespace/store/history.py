@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from ..stats.history import TOP, History, assign_points, check_by, choose_stacks
-from .aggregate import Embedded, fact_files, readable, stack_sums
+from .aggregate import Embedded, readable, stack_sums
 
 if TYPE_CHECKING:
     from .aggregate import Engine
@@ -62,8 +62,8 @@ def _profile_columns(snapshot: Snapshot, ids: Sequence[int]) -> Dict[str, Any]:
     first: one query of the small profiles table, without the labels' JSON of every row."""
     import numpy as np
 
-    _, found = fact_files(snapshot, ids)  # also registers ids as the table `selected`
-    got = snapshot._database().execute(
+    _, found = snapshot.fact_files(ids)  # also registers ids as the table `selected`
+    got = snapshot.database().execute(
         "SELECT id, commit, time, total, unit FROM profiles SEMI JOIN selected USING (id) ORDER BY time, id").fetchnumpy()
     rows: Dict[str, Any] = {
         "id": [int(i) for i in got["id"]], "commit": [None if c is None else str(c) for c in _values(got["commit"])],

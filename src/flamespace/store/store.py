@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from .._types import Number, Stack
     from ..core.vector import FlameGraph
     from ..diagnostics import Diagnostics
+    from .aggregate import Engine
 
 FORMAT = "flamespace-store"
 VERSION = 1
@@ -447,7 +448,7 @@ class Snapshot:
         """A DuckDB connection with views ``profiles``, ``frames``, ``stacks`` and ``facts``
         over this snapshot's sound parts (every fact file is checked first)."""
         self.verify_all()
-        db = self._database()
+        db = self.database()
         files = self.part_files("facts")
         if files:
             db.execute(f"CREATE OR REPLACE VIEW facts AS SELECT * FROM read_parquet({_sql_list(files)})")
@@ -455,8 +456,11 @@ class Snapshot:
             db.execute("CREATE OR REPLACE VIEW facts AS SELECT * FROM empty_facts")
         return db
 
-    def _database(self) -> Any:
-        """The snapshot's in-memory DuckDB with the small tables' views (facts are read per query)."""
+    def database(self) -> Any:
+        """The snapshot's in-memory DuckDB with views ``profiles``, ``frames`` and ``stacks`` over
+        the sound parts (facts are read per query, from :meth:`fact_files`): the connection
+        every query of this snapshot runs on, including those of store/aggregate.py and
+        store/history.py. Unlike :meth:`connection` it checks no fact file (cheap to get)."""
         if self._db is not None:
             return self._db
         duckdb, pa, _ = modules()
@@ -472,7 +476,7 @@ class Snapshot:
         return db
 
     def count(self) -> int:
-        return int(self._database().execute("SELECT count(*) FROM profiles").fetchone()[0])
+        return int(self.database().execute("SELECT count(*) FROM profiles").fetchone()[0])
 
     # -- selecting
 
@@ -483,7 +487,7 @@ class Snapshot:
         chosen = parse_selector(selector) if isinstance(selector, str) else selector
         where, params = _conditions(chosen)
         query = f"SELECT id FROM profiles {'WHERE ' + ' AND '.join(where) if where else ''} ORDER BY time, id"
-        ids = [row[0] for row in self._database().execute(query, params).fetchall()]
+        ids = [row[0] for row in self.database().execute(query, params).fetchall()]
         if chosen.last is not None:
             ids = ids[-chosen.last:]
         if not ids:
@@ -499,7 +503,7 @@ class Snapshot:
         for key in list(chosen.labels)[:2]:
             column = _quote(key) if key in COLUMNS else "json_extract_string(labels, ?)"
             params = [] if key in COLUMNS else [_json_path(key)] * 2
-            values = [r[0] for r in self._database().execute(
+            values = [r[0] for r in self.database().execute(
                 f"SELECT DISTINCT {column} AS v FROM profiles WHERE {column} IS NOT NULL ORDER BY v LIMIT 6", params).fetchall()]
             shown = ", ".join(map(str, values[:5])) + (", ..." if len(values) > 5 else "")
             hints.append(f"{key}: {shown}" if values else f"no profile has the label {key}")
@@ -507,7 +511,7 @@ class Snapshot:
 
     def profiles(self, ids: Optional[Sequence[int]] = None) -> List[Dict[str, Any]]:
         """Rows of the profiles table (``labels`` as a dict), oldest first; only ``ids`` if given."""
-        db = self._database()
+        db = self.database()
         columns = ", ".join(_quote(c) for c in PROFILE_COLUMNS)
         if ids is None:
             cursor = db.execute(f"SELECT {columns} FROM profiles ORDER BY time, id")
@@ -525,13 +529,15 @@ class Snapshot:
 
     def _register_ids(self, ids: Sequence[int]) -> None:
         _, pa, _ = modules()
-        self._database().register("selected", pa.table({"id": pa.array(list(ids), pa.int32())}))
+        self.database().register("selected", pa.table({"id": pa.array(list(ids), pa.int32())}))
 
-    def _fact_files(self, ids: Sequence[int]) -> Tuple[List[str], int]:
-        """The fact files that hold ``ids`` (checked now; a corrupt one is warned of and skipped)
-        and how many of ``ids`` they hold."""
+    def fact_files(self, ids: Sequence[int]) -> Tuple[List[str], int]:
+        """The fact files that hold ``ids`` (checked against the manifest now; a corrupt one is
+        warned of and skipped) and how many of ``ids`` they hold: the files every aggregation
+        engine reads (store/aggregate.py, store/cluster.py). Also registers ``ids`` as the
+        table ``selected`` of :meth:`database`, for a query that follows."""
         self._register_ids(ids)
-        counts = {os.path.basename(os.path.dirname(name)): n for name, n in self._database().execute(
+        counts = {os.path.basename(os.path.dirname(name)): n for name, n in self.database().execute(
             "SELECT filename, count(*) FROM profiles SEMI JOIN selected USING (id) GROUP BY filename").fetchall()}
         parts = [p for p in self.parts if p["name"] in counts and self._check(p, ("facts",))]
         return [self.file(p, "facts") for p in parts], sum(counts[p["name"]] for p in parts)
@@ -543,10 +549,10 @@ class Snapshot:
         one DuckDB query over the parts that hold them."""
         import numpy as np
 
-        files, _ = self._fact_files(ids)
+        files, _ = self.fact_files(ids)
         if not files:
             return np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0)
-        got = self._database().execute(
+        got = self.database().execute(
             f"SELECT profile, stack, value FROM read_parquet({_sql_list(files)}) "
             f"WHERE {self._range(ids)} AND profile IN (SELECT id FROM selected) ORDER BY profile, stack").fetchnumpy()
         profiles, stacks, values = (np.asarray(got["profile"], np.int32), np.asarray(got["stack"], np.int32),
@@ -557,24 +563,33 @@ class Snapshot:
             profiles, stacks, values = profiles[keep], stacks[keep], values[keep]
         return profiles, stacks, values
 
-    def sums(self, ids: Sequence[int]) -> Tuple["np.ndarray", "np.ndarray", int]:
-        """(stack ids, summed values, profiles found) over the profiles ``ids``: aggregated by DuckDB."""
+    def sums(self, ids: Sequence[int], engine: Optional[Engine] = None) -> Tuple["np.ndarray", "np.ndarray", int]:
+        """(stack ids, summed values, profiles found) over the profiles ``ids``: aggregated by DuckDB,
+        or by ``engine`` (store/aggregate.py: e.g. a Dask cluster) when given."""
         import numpy as np
 
-        files, found = self._fact_files(ids)
+        if engine is not None:
+            from . import aggregate
+
+            kept = aggregate.readable(self, ids)
+            if not kept:
+                return np.zeros(0, np.int32), np.zeros(0), 0
+            stacks, values = aggregate.stack_sums(self, kept, engine)
+            return np.asarray(stacks, np.int32), np.asarray(values, np.float64), len(kept)
+        files, found = self.fact_files(ids)
         if not files:
             return np.zeros(0, np.int32), np.zeros(0), 0
         query = (f"SELECT stack, sum(value) AS value FROM read_parquet({_sql_list(files)}) "
                  f"WHERE {self._range(ids)} AND profile IN (SELECT id FROM selected) GROUP BY stack ORDER BY stack")
-        got = self._database().execute(query).fetchnumpy()
+        got = self.database().execute(query).fetchnumpy()
         unknown = self._unknown(np.asarray(got["stack"]))
         if len(unknown):  # profiles that use stacks of a corrupt dictionary: left out, with a warning
             users = set(self._users(files, unknown).tolist())
             readable = [i for i in ids if i not in users]
             if not readable:
                 return np.zeros(0, np.int32), np.zeros(0), 0
-            files, found = self._fact_files(readable)
-            got = self._database().execute(query).fetchnumpy()
+            files, found = self.fact_files(readable)
+            got = self.database().execute(query).fetchnumpy()
         return np.asarray(got["stack"], np.int32), np.asarray(got["value"], np.float64), found
 
     @staticmethod
@@ -603,7 +618,7 @@ class Snapshot:
         """The selected profiles that use any of the ``unknown`` stacks, warned of."""
         import numpy as np
 
-        got = self._database().execute(
+        got = self.database().execute(
             f"SELECT DISTINCT profile FROM read_parquet({_sql_list(files)}) "
             "WHERE profile IN (SELECT id FROM selected) AND stack IN (SELECT unnest(?))",
             [[int(s) for s in unknown]]).fetchnumpy()
@@ -642,12 +657,13 @@ class Snapshot:
         integral = all(r["integral"] for r in rows)
         return {t: (int(v) if integral else float(v)) for t, v in zip(texts, sums.tolist()) if v}, metadata
 
-    def graph(self, ids: Sequence[int], mean: bool = False) -> FlameGraph:
-        """:meth:`merged` as a flame graph (stacks built from the stack table, not split from text)."""
+    def graph(self, ids: Sequence[int], mean: bool = False, engine: Optional[Engine] = None) -> FlameGraph:
+        """:meth:`merged` as a flame graph (stacks built from the stack table, not split from text);
+        summed by ``engine`` when given (as :meth:`sums`)."""
         from ..core.vector import FlameGraph
 
         rows = self.profiles(ids)
-        stacks, sums, found = self.sums(ids)
+        stacks, sums, found = self.sums(ids, engine)
         if not found:
             raise StoreError(f"none of the {len(ids)} selected profile(s) could be read from the store {self.root}")
         integral = not mean and all(r["integral"] for r in rows)
@@ -673,7 +689,7 @@ class Snapshot:
         if self._stacks is None:
             import numpy as np
 
-            db = self._database()
+            db = self.database()
             size = int(self.manifest["next_stack"])
             parent: "np.ndarray" = np.full(size, -2, dtype=np.int64)
             frame: "np.ndarray" = np.full(size, -2, dtype=np.int64)
