@@ -70,19 +70,38 @@ GRAB_MICROSECONDS = 200
 SWITCH_INTERVAL_SHARE = 0.25
 SWITCH_INTERVAL_FLOOR = 0.0002
 class _ThreadState:
-    __slots__ = ("native_id", "name", "last_wall", "last_cpu")
+    """What the sampler knows of one thread. ``thread`` is its ``threading.Thread`` (None while
+    the threading module does not list it): the sampler checks it every tick, see Engine.sample."""
 
-    def __init__(self, native_id: Optional[int], name: str, last_wall: int, last_cpu: Optional[int]) -> None:
+    __slots__ = ("thread", "native_id", "name", "last_wall", "last_cpu", "born_since_start")
+
+    def __init__(self, thread: Optional[threading.Thread], native_id: Optional[int], name: str, last_wall: int,
+                 last_cpu: Optional[int], born_since_start: bool) -> None:
+        self.thread = thread
         self.native_id = native_id
         self.name = name
         self.last_wall = last_wall
         self.last_cpu = last_cpu
+        self.born_since_start = born_since_start
+
+
+def listed_thread(ident: int) -> Optional[threading.Thread]:
+    """The ``threading.Thread`` of ``ident``, or None for a thread the threading module does
+    not know (started with ``_thread``). A thread that has started but not yet added itself to
+    ``threading._active`` (``Thread.start`` runs it first; it adds itself after
+    ``_started.set()``, which can hand the GIL over) is found among the starting ones."""
+    thread: Optional[threading.Thread] = threading._active.get(ident)  # type: ignore[attr-defined]  # private, not in typeshed: no lock, no copy
+    if thread is None:
+        for starting in list(getattr(threading, "_limbo", ())):  # a copy: other threads change it
+            if getattr(starting, "_ident", None) == ident:
+                return starting
+    return thread
 
 
 def thread_name(ident: int) -> str:
     """What stacks call a thread with ``threads=True``: its name, or ``Thread <ident>`` for a
     thread the threading module does not know (started with ``_thread``)."""
-    thread = threading._active.get(ident)  # type: ignore[attr-defined]  # private, not in typeshed: no lock, no copy
+    thread = listed_thread(ident)
     return thread.name if thread is not None else f"Thread {ident}"
 
 
@@ -298,10 +317,14 @@ class Engine:
         quality.ticks += 1
         quality.longest_gap_ns = max(quality.longest_gap_ns, now - self._last_tick_ns)
         by_count = self.weight == "samples"
+        active = threading._active  # type: ignore[attr-defined]  # private, not in typeshed: no lock, no copy
+        starting = getattr(threading, "_limbo", None)  # threads started and not yet in _active
         for ident, frame in frames.items():
             state = states.get(ident)
             if state is None:
                 state = states[ident] = self._new_state(ident, self._last_tick_ns, born_since_start=True)
+            elif active.get(ident) is not state.thread or (starting and state.thread is None):
+                self._renew_state(ident, state)
             wall = now - state.last_wall
             state.last_wall = now
             if self._measure_cpu:
@@ -328,7 +351,23 @@ class Engine:
         self._last_tick_ns = now
 
     def _new_state(self, ident: int, since: int, born_since_start: bool) -> _ThreadState:
-        thread = threading._active.get(ident)  # type: ignore[attr-defined]  # private, not in typeshed: no lock, no copy
+        state = _ThreadState(None, None, "", since, None, born_since_start)
+        self._renew_state(ident, state)
+        return state
+
+    def _renew_state(self, ident: int, state: _ThreadState) -> None:
+        """Look the thread up again (name, native id, CPU baseline), keeping its wall clock.
+
+        The sampler can see a thread before the threading module lists it (see
+        :func:`listed_thread`; before it has even set its ident, in its first bytecodes).
+        Known only by its ident then (``Thread <ident>``, no native id, so no CPU clock), it
+        must not stay so: ``sample`` looks it up every tick until ``threading._active`` has it.
+        The same check sees a new thread that took an ended one's ident between two ticks
+        (pthread idents are reused at once).
+        """
+        thread = listed_thread(ident)
+        if state.name and (thread is state.thread or thread is None):
+            return  # no news; or a thread on its way out: threading has let it go, its last frames run
         native_id = getattr(thread, "native_id", None)
         # After a fork, Thread.native_id can still be the parent's: for the thread that forked
         # (the only one left), take the id it read itself, here or in start().
@@ -336,12 +375,15 @@ class Engine:
             native_id = threading.get_native_id()
         elif self._starter is not None and ident == self._starter[0]:
             native_id = self._starter[1]
-        name = thread_name(ident)
-        last_cpu = None
+        reused = state.thread is not None  # a listed thread replaced by another with its ident
+        state.thread, state.name = thread, (thread.name if thread is not None else f"Thread {ident}")
+        if native_id == state.native_id and not reused:
+            return
+        state.native_id, state.last_cpu = native_id, None
         if native_id is not None and self._measure_cpu:
             # A thread there at the start is measured from now; one born since, from its birth.
-            last_cpu = 0 if born_since_start else self.clock.thread_cpu_ns(native_id)
-        return _ThreadState(native_id, name, since, last_cpu)
+            born = state.born_since_start or reused
+            state.last_cpu = 0 if born else self.clock.thread_cpu_ns(native_id)
 
     def _cpu_since_last(self, state: _ThreadState) -> Optional[int]:
         if state.native_id is None:
