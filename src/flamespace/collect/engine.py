@@ -221,8 +221,9 @@ class Engine:
         """One more tick as the recording stops, so the time since the previous tick is in the
         profile too: without it, the phase that ended the program lost up to a whole gap, and a
         sampler that a busy machine held up for 100 ms or more (it happens at load 15 on 2 cores)
-        left a short program's last phase all but empty (issue: a 0.1 s spin before os._exit
-        read under 0.05 s; a gate's 160 ms sleep at the end of its workload read near 0 in a run).
+        could leave a short program's last phase all but empty (the likely cause of a 0.1 s spin
+        before os._exit once reading under 0.05 s in CI). A stall that spans a whole phase still
+        hides it: the time goes to the stack seen before or after, as with any gap.
         Other threads are sampled as at any tick. The thread that stops the recording sees our
         own frames: its time since its previous sample goes to the stack that sample saw,
         which is where it was unless it moved on since (by at most the gap, which
