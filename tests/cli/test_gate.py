@@ -3,12 +3,20 @@
 The programs sleep: `slow()` sleeps 10 ms at the first commit and 160 ms at the second. Every
 gate here runs 8 runs a side with ``--method welch --alpha 0.001 --min-delta 20ms``: a stack
 fails the gate only if its mean grew significantly at α = 0.001 *and* by at least 20 ms.
-The real +150 ms is found on a loaded machine too, where a run now and then reads a sleep
+The real +150 ms is found on a moderately loaded machine, where a run now and then reads a sleep
 60-70 ms long (on a 2-core machine at load 8, 1 run in 10 did: the recorder's error under
-load, issue 11): with one such run in 8, |t| is still about 20. A false failure of unchanged
-code needs a false rejection at α = 0.001 *and* a 20 ms shift of a stack's mean over 8 runs,
-so it happens less than once in 1000 runs of the test (the α bound; the margin makes it
-rarer still).
+load, issue 11): with one such run in 8, |t| is still about 20. Finding it is no stated rate,
+though: the power of 8 runs a side depends on the load. At load 19-27 on 2 cores, 2 gates in 8
+missed it (exit 0): the sampler stalled for up to 300 ms and a late tick charges its whole
+gap to the stack it sees, so a baseline's 10 ms sleep read 231 and 302 ms, and the Welch
+test (|t| 4.1-4.2) fell short of α = 0.001. The tests that need the gate to find the
+regression are therefore marked ``quiet`` (run alone, after the parallel part of make test)
+and, where they can, run the gate once more when it found nothing and warned that the load
+disturbed its runs (gate_finding; at load 13, a gate in make test's quiet part had 12 of 18
+runs so disturbed and missed it).
+A false failure of unchanged code needs a false rejection at α = 0.001 *and* a 20 ms shift
+of a stack's mean over 8 runs, so it happens less than once in 1000 runs of the test (the α
+bound; the margin makes it rarer still), on any load.
 """
 
 from __future__ import annotations
@@ -102,10 +110,26 @@ def temp(tmp_path, monkeypatch):
     return directory
 
 
-def gate(capsys, repo: Path, out: Path, *args: str):
-    code = main(["gate", "--repo", str(repo), "-o", str(out), *STRICT, *args])
+def gate(capsys, repo: Path, out: Path, *args: str, before: tuple = ()):
+    code = main([*before, "gate", "--repo", str(repo), "-o", str(out), *STRICT, *args])
     stdout, stderr = capsys.readouterr()
     return code, stdout, stderr
+
+
+#: The gate's warning when the load held the sampler up in some runs (their quality headers).
+DISTURBED = "runs should not be trusted"
+
+
+def gate_finding(capsys, repo: Path, out: Path, *args: str, before: tuple = ()):
+    """``gate``, once more (into ``out``-again) when it found nothing while warning that the load
+    disturbed its runs: such runs can hide the regression (module docstring), as
+    test_record's record_undisturbed runs again. Returns the exit code, stdout, stderr and the
+    directory of the reports."""
+    code, stdout, stderr = gate(capsys, repo, out, *args, before=before)
+    if code == 0 and DISTURBED in stderr:
+        out = out.with_name(out.name + "-again")
+        code, stdout, stderr = gate(capsys, repo, out, *args, before=before)
+    return code, stdout, stderr, out
 
 
 def assert_clean(repo: Path, temp: Path) -> None:
@@ -113,10 +137,11 @@ def assert_clean(repo: Path, temp: Path) -> None:
     assert list(temp.iterdir()) == []
 
 
+@pytest.mark.quiet  # the gate must find the regression: its power depends on the load (module docstring)
 def test_a_slower_function_fails_the_gate_and_the_report_names_its_stack(capsys, tmp_path, temp):
     repo = make_repo(tmp_path / "repo")
-    out = tmp_path / "out"
-    code, stdout, stderr = gate(capsys, repo, out, "--base", "v1", "--head", "v2", "--no-install", "--", "bench/workload.py")
+    code, stdout, stderr, out = gate_finding(capsys, repo, tmp_path / "out", "--base", "v1", "--head", "v2", "--no-install",
+                                             "--", "bench/workload.py")
     assert code == 3, stderr
     report = (out / "report.md").read_text()
     assert "regression" in report and "`<module> (bench/workload.py);slow (pkg/__init__.py)`" in report

@@ -127,6 +127,82 @@ def test_roots_threads_and_cut():
     assert e.sink.totals == {("proc (1)", "MainThread", "main"): 7}
 
 
+def test_the_thread_that_stops_the_recording_is_charged_where_it_was_last_seen():
+    """The last tick, taken as the recording stops, sees the stopping thread in our own frames
+    (Engine.halt): its time since its previous tick goes to the stack that tick saw. Dropped, as
+    it was, the phase that ended a program lost a whole gap: under load 100 ms or more."""
+    clock = FakeClock()
+    e = engine(clock)
+    e.begin()
+    clock.now += 10
+    e.sample({MAIN.ident: fake_frame("main", "spin")}, clock.now)
+    stopping = SimpleNamespace(f_code=Engine.halt.__code__, f_back=fake_frame("main", "exit"), f_lasti=1, f_lineno=1)
+    clock.now += 200
+    e.sample({MAIN.ident: stopping, 12345: fake_frame("worker")}, clock.now, stopping=MAIN.ident)
+    clock.now += 10
+    e.sample({MAIN.ident: stopping}, clock.now)  # an ordinary tick still drops our own frames
+    assert e.sink.totals == {("main", "spin"): 210, ("worker",): 200}
+
+
+def test_halt_takes_a_last_tick():
+    """At 1 Hz a 0.2 s sleep sees no tick of its own in 4 of 5 recordings (e^-0.2): the last tick
+    still records how long it was, and charges the stopping thread's share where it was last seen
+    (nowhere here: with no tick before, it is lost, and longest_gap_ms says how much)."""
+    e = Engine(SamplerOptions(rate=1, seed=1)).start()
+    time.sleep(0.2)
+    e.halt()
+    assert e.quality.ticks >= 1 and e.elapsed_ns >= 0.2e9
+
+
+class Starting(SimpleNamespace):
+    __hash__ = object.__hash__  # a key of threading._limbo, as Thread objects are
+
+
+def test_a_thread_seen_before_threading_lists_it_gets_its_name_and_cpu_clock_once_listed(monkeypatch):
+    """Thread.start runs the new thread before it adds itself to threading._active (after
+    _started.set(), which can hand the GIL over): a sampler that kept the name it saw then
+    called the thread ``Thread <ident>`` for good, and, with no native id, never charged it CPU."""
+    clock = FakeClock()
+    e = engine(clock, mode="cpu", threads=True)
+    e.begin()
+    ident, native_id = 424242, 4242
+    clock.cpu[native_id] = 3
+    clock.now += 10
+    e.sample({ident: fake_frame("bootstrap")}, clock.now)  # not even its ident set: no CPU clock
+    worker = Starting(name="worker", native_id=native_id, _ident=ident)
+    monkeypatch.setitem(threading._limbo, worker, worker)
+    clock.cpu[native_id] = 5
+    clock.now += 10
+    e.sample({ident: fake_frame("start")}, clock.now)  # starting: its CPU since birth
+    monkeypatch.delitem(threading._limbo, worker)
+    monkeypatch.setitem(threading._active, ident, worker)
+    clock.cpu[native_id] = 8
+    clock.now += 10
+    e.sample({ident: fake_frame("spin")}, clock.now)
+    monkeypatch.delitem(threading._active, ident)  # ending: threading lets it go before its last frames
+    clock.cpu[native_id] = 9
+    clock.now += 10
+    e.sample({ident: fake_frame("spin")}, clock.now)
+    assert e.sink.totals == {("worker", "start"): 5, ("worker", "spin"): 4}
+
+
+def test_a_new_thread_with_an_ended_ones_ident_is_a_new_thread(monkeypatch):
+    clock = FakeClock()
+    e = engine(clock, mode="cpu", threads=True)
+    ident = 434343
+    monkeypatch.setitem(threading._active, ident, SimpleNamespace(name="first", native_id=1))
+    e.begin()
+    clock.cpu[1] = 10
+    clock.now += 10
+    e.sample({ident: fake_frame("a")}, clock.now)
+    # "first" ended and "second" took its ident since: its CPU since birth, not 70 - 10
+    monkeypatch.setitem(threading._active, ident, SimpleNamespace(name="second", native_id=2))
+    clock.cpu[2] = 70
+    clock.now += 10
+    e.sample({ident: fake_frame("b")}, clock.now)
+    assert e.sink.totals == {("first", "a"): 10, ("second", "b"): 70}
+
+
 def test_timeline_keeps_samples_in_time_order():
     clock = FakeClock()
     e = Engine(clock=clock, namer=ByName(), sink=Sink(timeline=True))

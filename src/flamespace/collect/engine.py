@@ -70,19 +70,39 @@ GRAB_MICROSECONDS = 200
 SWITCH_INTERVAL_SHARE = 0.25
 SWITCH_INTERVAL_FLOOR = 0.0002
 class _ThreadState:
-    __slots__ = ("native_id", "name", "last_wall", "last_cpu")
+    """What the sampler knows of one thread. ``thread`` is its ``threading.Thread`` (None while
+    the threading module does not list it): the sampler checks it every tick, see Engine.sample."""
 
-    def __init__(self, native_id: Optional[int], name: str, last_wall: int, last_cpu: Optional[int]) -> None:
+    __slots__ = ("thread", "native_id", "name", "last_wall", "last_cpu", "born_since_start", "last_stack")
+
+    def __init__(self, thread: Optional[threading.Thread], native_id: Optional[int], name: str, last_wall: int,
+                 last_cpu: Optional[int], born_since_start: bool) -> None:
+        self.thread = thread
         self.native_id = native_id
         self.name = name
         self.last_wall = last_wall
         self.last_cpu = last_cpu
+        self.born_since_start = born_since_start
+        self.last_stack: Optional[Stack] = None  # where its previous sample saw it (see Engine.halt)
+
+
+def listed_thread(ident: int) -> Optional[threading.Thread]:
+    """The ``threading.Thread`` of ``ident``, or None for a thread the threading module does
+    not know (started with ``_thread``). A thread that has started but not yet added itself to
+    ``threading._active`` (``Thread.start`` runs it first; it adds itself after
+    ``_started.set()``, which can hand the GIL over) is found among the starting ones."""
+    thread: Optional[threading.Thread] = threading._active.get(ident)  # type: ignore[attr-defined]  # private, not in typeshed: no lock, no copy
+    if thread is None:
+        for starting in list(getattr(threading, "_limbo", ())):  # a copy: other threads change it
+            if getattr(starting, "_ident", None) == ident:
+                return starting
+    return thread
 
 
 def thread_name(ident: int) -> str:
     """What stacks call a thread with ``threads=True``: its name, or ``Thread <ident>`` for a
     thread the threading module does not know (started with ``_thread``)."""
-    thread = threading._active.get(ident)  # type: ignore[attr-defined]  # private, not in typeshed: no lock, no copy
+    thread = listed_thread(ident)
     return thread.name if thread is not None else f"Thread {ident}"
 
 
@@ -141,6 +161,7 @@ class Engine:
         self._sleep = _Sleep.best()
         self._start_ns = self._last_tick_ns = 0
         self._starter: Optional[Tuple[int, int]] = None  # (ident, native id) of the thread that called start()
+        self._past_deadline = False  # the sampler stopped at the deadline: nothing after it is recorded
         self.lock = threading.Lock()  # held while a sample is recorded; readers of the sink take it
 
     @property
@@ -188,11 +209,34 @@ class Engine:
             self._sleep.wake()
             thread.join()
         self._sleep.finish()
+        if not self._past_deadline:
+            self._last_tick(thread.ident)
         self.quality.duration_ns = self.elapsed_ns
-        # The time since the last tick is in no sample: a phase that ended the recording lost
-        # it. It is a gap like any other (a stalled sampler makes it long): count it, or
-        # longest_gap_ns would not bound the error at that end.
+        # After a deadline the time since the last tick is in no sample: a phase that ended the
+        # recording lost it. It is a gap like any other: count it, or longest_gap_ns would not
+        # bound the error at that end (after a last tick, this adds nothing).
         self.quality.longest_gap_ns = max(self.quality.longest_gap_ns, self.clock.now_ns() - self._last_tick_ns)
+
+    def _last_tick(self, sampler: Optional[int]) -> None:
+        """One more tick as the recording stops, so the time since the previous tick is in the
+        profile too: without it, the phase that ended the program lost up to a whole gap, and a
+        sampler that a busy machine held up for 100 ms or more (it happens at load 15 on 2 cores)
+        could leave a short program's last phase all but empty (the likely cause of a 0.1 s spin
+        before os._exit once reading under 0.05 s in CI). A stall that spans a whole phase still
+        hides it: the time goes to the stack seen before or after, as with any gap.
+        Other threads are sampled as at any tick. The thread that stops the recording sees our
+        own frames: its time since its previous sample goes to the stack that sample saw,
+        which is where it was unless it moved on since (by at most the gap, which
+        ``longest_gap_ms`` bounds, as for any late sample)."""
+        frames = None
+        try:
+            frames = sys._current_frames()
+            frames.pop(sampler, None)  # type: ignore[arg-type]  # None is in no frames dict
+            with self.lock:
+                self.sample(frames, self.clock.now_ns(), stopping=threading.get_ident())
+        except Exception as exc:  # never let the profiler break the program it watches
+            self.quality.error(f"{type(exc).__name__}: {exc}")
+        del frames
 
     def forked(self: E) -> E:
         """An unstarted engine with these settings and nothing recorded, for the child of a
@@ -204,6 +248,7 @@ class Engine:
         twin.quality = Quality()
         twin.duration = twin.on_deadline = twin.on_progress = None  # the parent's run reports its own progress
         twin._states = {}
+        twin._past_deadline = False
         twin._thread = None
         twin._sleep, twin.lock = _Sleep.best(), threading.Lock()
         return twin
@@ -272,6 +317,7 @@ class Engine:
                 self._hand_over_interval()
                 next_interval = now + every_ns  # type: ignore[operator]
             if deadline is not None and now >= deadline:
+                self._past_deadline = True
                 quality.duration_ns = self.elapsed_ns
                 if self.on_deadline is not None:
                     self.on_deadline()
@@ -289,8 +335,9 @@ class Engine:
 
     # -- one tick ------------------------------------------------------------------------
 
-    def sample(self, frames: Mapping[int, FrameType], now: int) -> None:
-        """Record one tick: the current frame of each thread, taken at ``now`` (ns)."""
+    def sample(self, frames: Mapping[int, FrameType], now: int, stopping: Optional[int] = None) -> None:
+        """Record one tick: the current frame of each thread, taken at ``now`` (ns). The thread
+        ``stopping`` the recording (see :meth:`halt`) is charged where its previous sample saw it."""
         sink, states, quality = self.sink, self._states, self.quality
         timestamp = now - self._start_ns
         for ident in [i for i in states if i not in frames]:
@@ -298,10 +345,14 @@ class Engine:
         quality.ticks += 1
         quality.longest_gap_ns = max(quality.longest_gap_ns, now - self._last_tick_ns)
         by_count = self.weight == "samples"
+        active = threading._active  # type: ignore[attr-defined]  # private, not in typeshed: no lock, no copy
+        starting = getattr(threading, "_limbo", None)  # threads started and not yet in _active
         for ident, frame in frames.items():
             state = states.get(ident)
             if state is None:
                 state = states[ident] = self._new_state(ident, self._last_tick_ns, born_since_start=True)
+            elif active.get(ident) is not state.thread or (starting and state.thread is None):
+                self._renew_state(ident, state)
             wall = now - state.last_wall
             state.last_wall = now
             if self._measure_cpu:
@@ -318,7 +369,10 @@ class Engine:
                 continue
             stack = self.stack_of(frame, state.name, ident)
             if stack is None:
-                continue  # only launcher frames: the program has not started or has ended
+                if ident != stopping or state.last_stack is None:
+                    continue  # only launcher frames: the program has not started or has ended
+                stack = state.last_stack
+            state.last_stack = stack
             if running > 0:
                 sink.add(stack, running, timestamp, state.name)
                 quality.samples += 1
@@ -328,7 +382,23 @@ class Engine:
         self._last_tick_ns = now
 
     def _new_state(self, ident: int, since: int, born_since_start: bool) -> _ThreadState:
-        thread = threading._active.get(ident)  # type: ignore[attr-defined]  # private, not in typeshed: no lock, no copy
+        state = _ThreadState(None, None, "", since, None, born_since_start)
+        self._renew_state(ident, state)
+        return state
+
+    def _renew_state(self, ident: int, state: _ThreadState) -> None:
+        """Look the thread up again (name, native id, CPU baseline), keeping its wall clock.
+
+        The sampler can see a thread before the threading module lists it (see
+        :func:`listed_thread`; before it has even set its ident, in its first bytecodes).
+        Known only by its ident then (``Thread <ident>``, no native id, so no CPU clock), it
+        must not stay so: ``sample`` looks it up every tick until ``threading._active`` has it.
+        The same check sees a new thread that took an ended one's ident between two ticks
+        (pthread idents are reused at once).
+        """
+        thread = listed_thread(ident)
+        if state.name and (thread is state.thread or thread is None):
+            return  # no news; or a thread on its way out: threading has let it go, its last frames run
         native_id = getattr(thread, "native_id", None)
         # After a fork, Thread.native_id can still be the parent's: for the thread that forked
         # (the only one left), take the id it read itself, here or in start().
@@ -336,12 +406,15 @@ class Engine:
             native_id = threading.get_native_id()
         elif self._starter is not None and ident == self._starter[0]:
             native_id = self._starter[1]
-        name = thread_name(ident)
-        last_cpu = None
+        reused = state.thread is not None  # a listed thread replaced by another with its ident
+        state.thread, state.name = thread, (thread.name if thread is not None else f"Thread {ident}")
+        if native_id == state.native_id and not reused:
+            return
+        state.native_id, state.last_cpu = native_id, None
         if native_id is not None and self._measure_cpu:
             # A thread there at the start is measured from now; one born since, from its birth.
-            last_cpu = 0 if born_since_start else self.clock.thread_cpu_ns(native_id)
-        return _ThreadState(native_id, name, since, last_cpu)
+            born = state.born_since_start or reused
+            state.last_cpu = 0 if born else self.clock.thread_cpu_ns(native_id)
 
     def _cpu_since_last(self, state: _ThreadState) -> Optional[int]:
         if state.native_id is None:

@@ -40,7 +40,7 @@ class Quality:
 
     def __init__(self) -> None:
         self.ticks = self.samples = self.late = self.missed = self.errors = self.duration_ns = 0
-        self.longest_gap_ns = 0  # the longest time without a tick (the last one to the stop too): at most this much can be put on a wrong stack, or lost, at once
+        self.longest_gap_ns = 0  # the longest time without a tick (the last one to the stop too): at most this much can be put on a wrong stack at once
         self.first_error: Optional[str] = None
 
     def merge(self, other: Quality) -> None:
