@@ -256,7 +256,7 @@ def test_cleandoc_is_inspects():
 
 
 #: What a plain run may import besides our modules (the statistics need numpy), and its exit code.
-PLAIN_LOADS = {"compare": ("numpy", "rich"), "plan": ("numpy",)}  # compare: its text report is a rich table (stats.report)
+PLAIN_LOADS = {"compare": ("numpy",), "plan": ("numpy",)}  # compare: its text report is written without rich (cli/_table.py)
 PLAIN_EXIT = {"compare": 3}
 
 

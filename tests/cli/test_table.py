@@ -59,7 +59,9 @@ def test_the_common_case_is_written_without_rich():
         ours = plain_table("Top 2", headers, rows, right, 200, coloured)
         assert ours is not None and ours == rich_output("Top 2", headers, rows, right, 200, coloured)
     assert plain_table("Top", headers, rows, right, 20, False) is None  # too wide: rich folds it
-    assert plain_table("Top", ["naïve"], [["x"]], [False], 200, False) is None
+    assert plain_table("Top", ["naïve Δ"], [["x ▲ …"]], [False], 200, False) == rich_output("Top", ["naïve Δ"], [["x ▲ …"]], [False], 200, False)
+    assert plain_table("Top", ["中"], [["x"]], [False], 200, False) is None  # two columns: left to rich
+    assert plain_table("a :smile: b", ["x"], [["x"]], [False], 200, False) is None  # an emoji code in the title
 
 
 def test_paint_without_rich_is_what_rich_paints():
@@ -70,3 +72,39 @@ def test_paint_without_rich_is_what_rich_paints():
     for style in words + ["bold red", "dim yellow", "red bold", "green dim bold", "bold red dim", "red green"]:
         start, _, end = Style.parse(style).render("\0", color_system=ColorSystem.STANDARD).partition("\0")
         assert _style._sgr(style) == (start, end), style
+
+
+def test_one_column_characters_are_one_column_for_rich():
+    from rich.cells import cell_len
+
+    from flamespace.cli._table import ONE_COLUMN
+
+    wide = [hex(ord(c)) for low, high in ONE_COLUMN for c in map(chr, range(ord(low), ord(high) + 1))
+            if c.isprintable() and cell_len(c) != 1]
+    assert not wide
+
+
+#: Pieces of lines with what rich's console.print changes: emoji codes, tabs, control and wide characters.
+PIECES = list("ab :;_-Δ▲…µ≤中\u0301\t\x07") + [":smile:", ":+1:", ": x:", "a:b:c"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(PIECES), max_size=8).map("".join), max_size=4), st.one_of(st.none(), st.integers(5, 40)))
+def test_plain_lines_are_what_rich_prints_or_left_to_it(lines, width):
+    from flamespace.cli._table import plain_lines
+
+    ours = plain_lines(lines, width)
+    if ours is not None:
+        console = Console(file=io.StringIO(), width=width or 200, highlight=False, color_system=None)
+        for line in lines:
+            console.print(line, markup=False, soft_wrap=width is None)
+        assert ours == console.file.getvalue()
+
+
+def test_plain_lines_leave_emoji_codes_tabs_and_controls_to_rich():
+    from flamespace.cli._table import plain_lines
+
+    assert plain_lines(["Δ_r: 1 ms; …;f (a.py:3);g ≤ 5%"]) is not None
+    for line in ["a :smile: b", "a\tb", "a\x07", "a\u0301", "中"]:
+        assert plain_lines([line]) is None
+    assert plain_lines(["a" * 11], 10) is None

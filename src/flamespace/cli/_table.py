@@ -76,16 +76,39 @@ def rich_table(console: "Console", title: "Optional[str]", headers: "Sequence[st
     console.print(table)
 
 
+#: Ranges of characters rich gives one column (besides printable ASCII): Latin, Greek,
+#: punctuation, arrows, mathematical operators, box drawing and geometric shapes (Δ, ▲, …, µ);
+#: tests/cli/test_table.py checks every one against rich's own measure.
+ONE_COLUMN = (("\xa0", "\u02ff"), ("\u0370", "\u03ff"), ("\u2010", "\u2027"), ("\u2030", "\u205e"),
+              ("\u2190", "\u22ff"), ("\u2500", "\u25fc"))
+
+
 def _simple(text: str) -> bool:
-    """Printable ASCII only: one column a character, nothing rich would strip or measure otherwise."""
-    return text.isascii() and text.isprintable()
+    """Printable characters of one column each: nothing rich would strip or measure otherwise."""
+    if not text.isprintable():
+        return False
+    return text.isascii() or all(c <= "~" or any(low <= c <= high for low, high in ONE_COLUMN) for c in text)
+
+
+def _no_emoji_code(text: str) -> bool:
+    """No ``:name:`` that rich's console.print could replace by an emoji (two colons with no space between)."""
+    return all(any(c.isspace() for c in part) for part in text.split(":")[1:-1])
+
+
+def plain_lines(lines: "Sequence[str]", width: "Optional[int]" = None) -> "Optional[str]":
+    """What rich's ``console.print(line, markup=False)`` writes for each line, uncoloured
+    (``soft_wrap=True`` when ``width`` is None, else lines must fit ``width``); None when rich
+    would change one (emoji codes, control characters, tabs)."""
+    if not all(_simple(line) and _no_emoji_code(line) and (width is None or len(line) <= width) for line in lines):
+        return None
+    return "".join(line + "\n" for line in lines)
 
 
 def plain_table(title: "Optional[str]", headers: "Sequence[str]", rows: "Sequence[Sequence[Union[str, Cell]]]",
                 right: "Sequence[bool]", width: int, coloured: bool) -> "Optional[str]":
     """What rich prints for :func:`print_table` on a console ``width`` columns wide (coloured:
     in the 16 standard colours), or None when it is not the simple case this writes."""
-    if title is not None and title and not all(c.isprintable() or c == " " for c in title):
+    if title and plain_lines([title]) is None:
         return None
     cells = [[cell if isinstance(cell, Cell) else Cell(cell) for cell in row] for row in rows]
     if not all(_simple(header) and header == header.strip() for header in headers) or not all(

@@ -137,7 +137,18 @@ def echo_text_report(result: "Comparison", include_all: bool, limit: "Optional[i
         import shutil  # (here: it imports the compressors)
 
         width = shutil.get_terminal_size().columns
-    write_stdout(report.text(result, include_all, limit, width))
+    write_stdout(_plain_report(result, include_all, limit, width) or report.text(result, include_all, limit, width))
+
+
+def _plain_report(result: "Comparison", include_all: bool, limit: "Optional[int]", width: int) -> "Optional[str]":
+    """report.text's bytes written without rich (cli/_table.py) when they can be, else None."""
+    from ..stats import report
+    from ._table import plain_lines, plain_table
+
+    lines, _, rows, after = report.text_parts(result, include_all, limit)
+    parts = [plain_lines(lines), plain_table(None, report.HEADERS, rows, report.RIGHT, width, False) if rows else "",
+             plain_lines(after[:-1], width), plain_lines(after[-1:])]
+    return None if None in parts else "".join(parts)  # type: ignore[arg-type]
 
 
 def write_parts(result, out_dir: str, header: bool, samples=None) -> None:

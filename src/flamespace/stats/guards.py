@@ -13,7 +13,6 @@ is larger than the changes the comparison reports.
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -269,6 +268,8 @@ def run_times(sides: Mapping[str, Sequence[RunInfo]]) -> Dict[str, RunTime]:
         if all(run.order is not None for run in timed):
             timed = sorted(timed, key=lambda r: r.order or 0)
         times = [run.run_time for run in timed if run.run_time is not None]  # all of them
+        import statistics  # (here: it imports fractions, decimal and random, for runs that carry their time)
+
         third = max(1, len(times) // 3)
         q1, _, q3 = statistics.quantiles(times, n=4, method="inclusive")
         found[side] = RunTime(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 import json
 import math
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..core import units
 from .comparison import Comparison, StackChange
@@ -203,21 +203,39 @@ def print_text(comparison: Comparison, console: Any, include_all: bool = False, 
     from rich.text import Text
 
     answer = verdict(comparison)
-    for line in summary(comparison):
+    lines, changes, rows, after = text_parts(comparison, include_all, limit)
+    for line in lines:
         console.print(line, soft_wrap=True, markup=False, style=verdict_style if line == answer else None)
-    rows = shown(comparison, include_all, limit)
     if rows:
         table = Table(box=box.SIMPLE_HEAD)
-        for header in HEADERS:
-            table.add_column(header, justify="left" if header in LEFT else "right", overflow="fold")
-        for change in rows:
-            table.add_row(*map(Text, _cells(change, short_stack(change.stack), comparison.unit)),
-                          style=row_style(change) if row_style is not None else None)
+        for header, right in zip(HEADERS, RIGHT):
+            table.add_column(header, justify="right" if right else "left", overflow="fold")
+        for change, row in zip(changes, rows):
+            table.add_row(*map(Text, row), style=row_style(change) if row_style is not None else None)
         console.print(table)
-        hidden = len(shown(comparison, include_all)) - len(rows)
-        if hidden > 0:
-            console.print(f"... {hidden} more row(s) (--limit 0 shows all)", markup=False)
-    console.print(footer(comparison), soft_wrap=True, markup=False)
+    for line in after[:-1]:
+        console.print(line, markup=False)
+    console.print(after[-1], soft_wrap=True, markup=False)
+
+
+#: Which columns of the text report's table are right-justified (the numbers).
+RIGHT = tuple(header not in LEFT for header in HEADERS)
+
+
+def text_parts(comparison: Comparison, include_all: bool = False, limit: Optional[int] = 30
+               ) -> Tuple[List[str], List[StackChange], List[Sequence[str]], List[str]]:
+    """What :func:`print_text` prints, in order: the summary lines, the table's rows (the
+    changes and their cells, under :data:`HEADERS`), then the lines after it: the rows left
+    out, if any (a line that wraps at the console's width), and the :func:`footer` (the last;
+    summary and footer lines never wrap). For a writer that lays the table out itself
+    (cli/compare.py without rich)."""
+    changes = shown(comparison, include_all, limit)
+    rows = [_cells(change, short_stack(change.stack), comparison.unit) for change in changes]
+    after = []
+    hidden = len(shown(comparison, include_all)) - len(changes) if changes else 0
+    if hidden > 0:
+        after.append(f"... {hidden} more row(s) (--limit 0 shows all)")
+    return summary(comparison), changes, rows, after + [footer(comparison)]
 
 
 def markdown(comparison: Comparison, include_all: bool = False, limit: Optional[int] = 50) -> str:
