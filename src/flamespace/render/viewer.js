@@ -572,7 +572,9 @@
 	Builder.prototype.child = function (p, name) {
 		var k;
 		if (this.slots === null || 2 * this.size > this.slots.length) {  // keep it at most half full
-			var slots = new Int32Array(Math.max(1024, 4 * this.size)).fill(-1);
+			var length = 1024;  // a power of two (the mask)
+			while (length < 4 * this.size) length *= 2;
+			var slots = new Int32Array(length).fill(-1);
 			for (k = 1; k < this.size; k++) slots[slotOf(slots, this.parent[k], this.name[k], this.name, this.parent)] = k;
 			this.slots = slots;
 		}
@@ -728,6 +730,7 @@
 			if (m >= 0 && (only <= 0 || i >= only)) { B.self[m] += ex[i]; if (dex) B.delta[m] += dex[i]; }
 			i++;
 		}
+		if (window.DEBUG) console.log("trie", B.size);
 		if (spec.invert) {
 			var I = new Builder(B.name[0], !!dex), kept = 0, k;
 			for (k = 1; k < B.size; k++) if (B.self[k] > 0 || (dex && B.delta[k])) kept++;
