@@ -715,7 +715,8 @@
 		var ex = exclusiveOf(t, t.value), dex = deltaOf ? (spec.ownDelta ? deltaOf : exclusiveOf(t, deltaOf)) : null;
 		var OUT = -2, DROP = -1, only = spec.only >= 0 ? spec.only : -1;
 		var B = new Builder(spec.focus ? spec.root : nameOf[0], !!deltaOf);
-		var mapped = new Int32Array(n);
+		// only merging frames (merge, recursion, focus) can meet a path twice: else no hashing
+		var mapped = new Int32Array(n), merging = !!(spec.merge || spec.recursion || spec.focus);
 		mapped[0] = spec.focus ? OUT : 0;
 		if (mapped[0] === 0 && !(only > 0)) { B.self[0] += ex[0]; if (dex) B.delta[0] += dex[0]; }
 		for (var i = 1; i < n;) {
@@ -725,12 +726,11 @@
 			if (pm === OUT) m = spec.focus[name] ? 0 : OUT;
 			else if (spec.merge && spec.merge[name] && pm >= 0) m = pm;
 			else if (spec.recursion && pm > 0 && B.name[pm] === name) m = pm;
-			else m = B.child(pm, name);
+			else m = merging ? B.child(pm, name) : B.add(pm, name);
 			mapped[i] = m;
 			if (m >= 0 && (only <= 0 || i >= only)) { B.self[m] += ex[i]; if (dex) B.delta[m] += dex[i]; }
 			i++;
 		}
-		if (window.DEBUG) console.log("trie", B.size);
 		if (spec.invert) {
 			var I = new Builder(B.name[0], !!dex), kept = 0, k;
 			for (k = 1; k < B.size; k++) if (B.self[k] > 0 || (dex && B.delta[k])) kept++;
