@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import TYPE_CHECKING, Optional, Tuple
 
 import click
 
@@ -12,6 +12,9 @@ from ..render.options import DELTA_MODES, PALETTES
 from ._colour_by import OPTIONS as COLOUR_OPTIONS
 from ._common import checked_output, input_options
 from ._options import click_options
+
+if TYPE_CHECKING:
+    from ..core.vector import FlameGraph
 
 #: HtmlOptions' defaults, which the options below show and pass on.
 _D = defaults(HtmlOptions)
@@ -144,9 +147,9 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
         raise InputError("no stack counts found: wrote a page that says so", ", ".join(files) or "<stdin>")
 
 
-def _calls(path: str, skip_invalid: bool, input_format: Optional[str]) -> "FlameGraph":  # noqa: F821
+def _calls(path: str, skip_invalid: bool, input_format: Optional[str]) -> "FlameGraph":
     """--calls FILE: call counts per stack (one profile of plain counts)."""
-    from ..core.vector import FlameGraph
+    from ..core.vector import FlameGraph  # noqa: F811  (at run time too, for isinstance)
     from ..errors import InputError
     from ._common import read_profile
 
