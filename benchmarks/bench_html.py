@@ -1,6 +1,7 @@
 """HTML viewer speed in a real browser: file size, time to first paint and per zoom, beside our SVG.
 
     python benchmarks/bench_html.py [--frames 10000,100000,1000000] [--repeat 3] [--zooms 10] [--svg-max-frames 150000]
+                                    [--no-svg] [--baseline-js old-viewer.js]
     python benchmarks/bench_html.py --stacks 200000 [--repeat 3] [--repeat-svg 1] [--zooms 10] [--no-svg]
 
 ``--frames``: synthetic profiles of exactly that many frames (every frame has samples of its
@@ -8,7 +9,9 @@ own; deterministic), each drawn as ``flamespace html --minwidth 0`` (every frame
 default ``--minwidth``, and as ``flamespace svg`` at its defaults and at ``--minwidth 0`` (the
 same frames as the first page; opened in the browser only up to ``--svg-max-frames``, its
 size is always reported). Besides first paint and zoom, the time of two in-page transforms
-(invert, and hide frames by regex) on the HTML pages, to the next animation frame.
+(invert, and hide frames by regex) on the HTML pages, to the next animation frame; with
+``--baseline-js``, the same transforms on copies of the pages that hold another viewer script
+(e.g. main's), in the same run.
 
 ``--stacks``:
 
@@ -143,6 +146,22 @@ def measure_transforms(browser, path: Path, repeat: int) -> Dict[str, float]:
     return {which: statistics.median(values) for which, values in times.items()}
 
 
+def baseline_pages(pages: Dict[str, Dict[str, object]], script: str) -> Dict[str, Dict[str, object]]:
+    """Copies of the HTML pages with another viewer script (their transforms timed beside these)."""
+    from flamespace.render.html import SCRIPT as script_path
+
+    current = Path(script_path).read_text()
+    out: Dict[str, Dict[str, object]] = {}
+    for name, page in pages.items():
+        if name.startswith("html"):
+            text = Path(page["path"]).read_text()  # type: ignore[arg-type]
+            assert current in text, "the page does not hold this checkout's viewer script"
+            path = Path(str(page["path"]).replace(".html", "-baseline.html"))
+            path.write_text(text.replace(current, script))
+            out[name.replace("html", "html, baseline script", 1)] = dict(page, path=path, **{"transforms only": True})
+    return out
+
+
 def build(stacks: int, fine: float) -> Dict[str, Dict[str, object]]:
     """Write the pages; their paths, sizes, frame counts and build times."""
     import flamespace as fs
@@ -235,6 +254,9 @@ def main() -> None:
     parser.add_argument("--zooms", type=int, default=10, help="frames zoomed into per load")
     parser.add_argument("--fine", type=float, default=0.0002, help="the finer --minwidth (a percentage of the total, without %%)")
     parser.add_argument("--no-svg", action="store_true", help="leave the SVGs out (one of a million frames takes minutes to open)")
+    parser.add_argument("--baseline-js", type=Path, default=None, metavar="FILE",
+                        help="--frames: also time the transforms of each HTML page with this viewer.js instead "
+                             "(e.g. git show main:src/flamespace/render/viewer.js > old.js), in the same run")
     args = parser.parse_args()
     if args.stacks is None:
         frames_main(args)
@@ -278,10 +300,17 @@ def frames_main(args) -> None:
             load_before = " ".join(f"{x:.1f}" for x in os.getloadavg())
             print(f"building {frames:,} frames ...", file=sys.stderr)
             pages = build_frames(frames, args.svg_max_frames)
+            if args.no_svg:
+                pages = {k: v for k, v in pages.items() if not k.startswith("svg")}
+            if args.baseline_js:
+                pages.update(baseline_pages(pages, args.baseline_js.read_text()))
             for name, page in pages.items():
                 svg = name.startswith("svg")
                 result: Dict[str, float] = {}
-                if not svg or page["open"]:
+                if page.get("transforms only"):
+                    print(f"  measuring {name} ...", file=sys.stderr)
+                    result = {}
+                elif not svg or page["open"]:
                     print(f"  measuring {name} ...", file=sys.stderr)
                     result = measure_page(browser, Path(page["path"]), svg, 1 if svg else args.repeat, args.zooms)  # type: ignore[arg-type]
                 if not svg:

@@ -380,3 +380,72 @@ def test_sandwich_panes_zoom_hover_search_and_escape(open_page) -> None:
     assert page.tab.evaluate("window.flamespaceViewer.sandwich()[0].view().frame") == 0 and page.state()["view"] == "sandwich"
     page.tab.keyboard.press("Escape")
     assert page.state()["view"] == "graph"
+
+
+#: A differential pair: lex got slower under parse and faster under work; sleep disappeared.
+AFTER = {**THREADED, **{
+    ("MainThread", "main (app.py:1)", "run (app.py:5)", "parse (app.py:9)", "parse (app.py:9)", "lex (app.py:20)"): 70,
+    ("worker-1", "work (app.py:50)", "lex (app.py:20)"): 10,
+    ("worker-1", "work (app.py:50)", "sleep (<stdlib>/time.py:1)"): 1,
+}}
+
+
+@pytest.mark.parametrize("mode", ["inclusive", "self"])
+def test_transforms_keep_changes_and_colour_by_them(open_page, tmp_path, mode) -> None:
+    """An inverted (and a merged) differential tree: each box's change is the sum of its frames'
+    (the library's reversed differential, laid out), coloured as the SVG colours that change."""
+    from flamespace.render.palettes import diff_colour
+
+    pair = fs.Differential(fs.FlameGraph(THREADED, unit="ms"), fs.FlameGraph(AFTER, unit="ms"))
+    html(pair, HtmlOptions(min_percent=0, delta=mode), tmp_path / "diff.html")
+    page = open_page(tmp_path / "diff.html")
+    got = page.tab.evaluate("""(spec) => {
+        const P = window.FlamespacePane, data = JSON.parse(document.getElementById('flamespace-data').textContent);
+        const names = window.flamespaceViewer.pane.data.names, base = P.decode(data), s = Object.assign({change: data.change, ownDelta: data.delta === 'self'}, spec);
+        if (spec.merge) { const r = new RegExp(spec.merge); s.merge = Uint8Array.from(names, n => r.test(n) ? 1 : 0); }
+        const t = P.transform(base, names, s), out = [];
+        for (let i = 0; i < t.count; i++) out.push([names[t.name[i]], t.depth[i], t.value[i], t.delta[i], data.colours[t.colour[i]]]);
+        return [out, data.change.largest]; }""", {"invert": True})
+    rows, largest = got
+    reversed_ = fs.Differential(transforms.reverse(pair.before), transforms.reverse(pair.after))
+    want = layout(reversed_, LayoutOptions(min_percent=0, delta=mode)).columns
+    assert [r[0] for r in rows[1:]] == list(want.names[1:]) and [r[1] for r in rows] == list(want.depths)
+    assert [r[2] for r in rows] == pytest.approx(list(want.values))
+    assert [r[3] for r in rows] == pytest.approx(list(want.deltas))
+    assert [r[4] for r in rows] == [diff_colour(max(-largest, min(r[3], largest)), largest) for r in rows]
+    lex = [r for r in rows if r[0] == "lex (app.py:20)" and r[1] == 1]
+    if mode == "inclusive":  # +30 under parse, -20 under work
+        assert lex[0][3] == pytest.approx(30 - 20) and lex[0][4] != "rgb(255,255,255)"
+    page.tab.check("#invert")
+    page.shot(f"inverted-differential-{mode}")
+
+
+def test_merged_boxes_are_coloured_by_name(open_page) -> None:
+    """After a transform each name has one colour, its colour in the untransformed page."""
+    page = open_page("threaded.html")
+    got = page.tab.evaluate("""() => {
+        const P = window.FlamespacePane, pane = window.flamespaceViewer.pane, base = pane.tree(), names = pane.data.names;
+        const first = new Map(); for (let i = 0; i < base.count; i++) if (!first.has(base.name[i])) first.set(base.name[i], base.colour[i]);
+        const out = [];
+        for (const spec of [{invert: true}, {recursion: true}, {merge: Uint8Array.from(names, n => /^run /.test(n) ? 1 : 0)}]) {
+            const t = P.transform(base, names, spec);
+            for (let i = 0; i < t.count; i++) out.push([t.colour[i], first.get(t.name[i])]);
+        }
+        return out; }""")
+    assert len(got) > 20 and all(c == want for c, want in got)
+
+
+def test_calls_from_the_command_line(tmp_path) -> None:
+    """html --calls FILE (a trace's calls per stack) adds the Calls column; --diff takes none."""
+    from flamespace.cli import main
+    from flamespace.render.html import read_payload
+
+    fs.write(fs.FlameGraph(THREADED, unit="ms"), str(tmp_path / "run.folded"))
+    fs.write(fs.FlameGraph({stack: max(1, value // 5) for stack, value in THREADED.items()}), str(tmp_path / "run.calls.folded"))
+    assert main(["html", str(tmp_path / "run.folded"), "--calls", str(tmp_path / "run.calls.folded"), "-o", str(tmp_path / "run.html")]) == 0
+    table = read_payload((tmp_path / "run.html").read_text())
+    line = table["functions"]["line"]
+    calls = dict(zip((table["names"][k] for k in line["name"]), line["calls"]))
+    assert calls["lex (app.py:20)"] == 40 // 5 + 10 // 5 + 30 // 5 and calls["main (app.py:1)"] == 1
+    assert main(["html", "--diff", str(tmp_path / "run.folded"), str(tmp_path / "run.folded"), "--calls",
+                 str(tmp_path / "run.calls.folded"), "-o", str(tmp_path / "d.html")]) != 0

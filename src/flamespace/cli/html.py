@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import TYPE_CHECKING, Optional, Tuple
 
 import click
 
@@ -12,6 +12,9 @@ from ..render.options import DELTA_MODES, PALETTES
 from ._colour_by import OPTIONS as COLOUR_OPTIONS
 from ._common import checked_output, input_options
 from ._options import click_options
+
+if TYPE_CHECKING:
+    from ..core.vector import FlameGraph
 
 #: HtmlOptions' defaults, which the options below show and pass on.
 _D = defaults(HtmlOptions)
@@ -49,6 +52,9 @@ def _percent(context: object, parameter: object, value: str) -> float:
 @click.option("--top", type=int, default=_D["top"], show_default=True, help="Rows of the function table shown at most.")
 @click.option("--roots", type=click.Choice(["thread", "process", "process,thread"]), default=None,
               help="What the first frames of each stack are (e.g. recorded with --threads): the page offers a picker of them.")
+@click.option("--calls", "calls_file", type=click.Path(dir_okay=False, allow_dash=True), default=None, metavar="FILE",
+              help="Call counts per stack (a trace's calls, as 'flamespace trace --format calls' writes: "
+                   "x.calls.folded): the table of functions gets a Calls column.")
 @click_options(COLOUR_OPTIONS)
 @click.option("--diff", is_flag=True, help="Compare two profiles, FILES = A B (or one differential file): overlay, three panes, "
                                             "white/black and the four-way split, instead of summing them.")
@@ -63,7 +69,7 @@ def _percent(context: object, parameter: object, value: str) -> float:
 def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle: str, colors: str, hash_: bool, cp: bool,
             palette_file: Optional[str], inverted: bool, reverse: bool, base: Tuple[str, ...], sort_by_value: bool,
             delta: str, negate: bool, countname: Optional[str], min_percent: float, top: int, roots: Optional[str],
-            colour_by: Optional[str], colour_ratio: str, event: Optional[str], diff: bool, series: bool,
+            calls_file: Optional[str], colour_by: Optional[str], colour_ratio: str, event: Optional[str], diff: bool, series: bool,
             labels: Tuple[str, ...], flamechart: bool, skip_invalid: bool, input_format: Optional[str]) -> None:
     """Draw FILES (any format; several are summed) as one self-contained HTML page.
 
@@ -91,6 +97,7 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
         flamespace html --diff v1.folded v2.folded -o diff.html
         flamespace html --series v1.folded v2.folded v3.folded -o series.html
         flamespace html --flamechart run.trace.json -o chart.html
+        flamespace html run.folded --calls run.calls.folded -o run.html
     """
     from ..diagnostics import Diagnostics
     from ..errors import InputError
@@ -101,6 +108,8 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
 
     if diff and series:
         raise click.UsageError("choose one of --diff and --series")
+    if calls_file and (diff or series or flamechart):
+        raise click.UsageError(f"--calls does not apply to --{'diff' if diff else 'series' if series else 'flamechart'}")
     if diff or series:
         if sort_by_value or roots or colour_by or flamechart:  # a comparison keeps name order so that its panes line up
             which = "sort-by-value" if sort_by_value else "roots" if roots else "colour-by" if colour_by else "flamechart"
@@ -128,13 +137,27 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
 
         chart_html(as_chart(profile), options, output, palette=palette, diagnostics=diagnostics)
     else:
-        html(profile, options, output, palette=palette, diagnostics=diagnostics, colour_by=colour)
+        html(profile, options, output, palette=palette, diagnostics=diagnostics, colour_by=colour,
+             calls=_calls(calls_file, skip_invalid, input_format) if calls_file else None)
     if palette_path and palette is not None and not diagnostics.empty:
         write_palette(palette_path, palette)
     for warning in diagnostics.warnings:
         warn(f"flamespace html: warning: {warning}")
     if diagnostics.empty:
         raise InputError("no stack counts found: wrote a page that says so", ", ".join(files) or "<stdin>")
+
+
+def _calls(path: str, skip_invalid: bool, input_format: Optional[str]) -> "FlameGraph":
+    """--calls FILE: call counts per stack (one profile of plain counts)."""
+    from ..core.vector import FlameGraph  # noqa: F811  (at run time too, for isinstance)
+    from ..errors import InputError
+    from ._common import read_profile
+
+    calls = read_profile(path, skip_invalid, input_format)
+    if not isinstance(calls, FlameGraph):
+        raise InputError("--calls takes call counts per stack (one count per line, as 'flamespace trace "
+                         "--format calls' writes), not a comparison", path)
+    return calls
 
 
 def _comparison(files: Tuple[str, ...], output: str, diff: bool, labels: Tuple[str, ...], skip_invalid: bool,

@@ -179,7 +179,7 @@ def payload(
         LOCATION, change_bar, change_note, change_scale, frame_colours, ratio_bar, ratio_label, ratio_note, ratio_per,
         ratio_scale, unit_of,
     )
-    from .palettes import diff_ramp, needs_light_ink
+    from .palettes import SEPARATOR_COLOURS, diff_ramp, needs_light_ink
 
     unit = unit_of(profile)
     svg_options = options.svg_options()
@@ -192,6 +192,7 @@ def payload(
     legend = None
     ratio = None
     colours = _Table()
+    largest: Optional[float] = None
     if laid.empty:
         colour_of: List[str] = []
     else:
@@ -211,6 +212,12 @@ def payload(
             legend = {"low": bar.low, "high": bar.high, "stops": bar.stops, "meaning": bar.meaning,
                       "note": change_note(laid, largest, svg_options, unit)}
     frame_colour = [colours.index(colour) for colour in colour_of]
+    change = None
+    if largest is not None:  # the page colours its transformed trees by their changes with these (as frame_colours)
+        present = set(names.items)
+        change = {"largest": largest, "ramp": [colours.index(colour) for colour in diff_ramp(options.negate)],
+                  "fixed": {str(names.index(name)): colours.index(colour) for name, colour in SEPARATOR_COLOURS.items()
+                            if name in present}}
     inks = [1 if (differential or coloured) and needs_light_ink(colour) else 0 for colour in colours.items]
     frames: Dict[str, Any] = {
         "count": len(c.names),
@@ -247,6 +254,8 @@ def payload(
     }
     if ratio is not None:
         data["ratio"] = ratio
+    if change is not None:
+        data["change"] = change
     return data
 
 

@@ -529,157 +529,236 @@
 	// -- transforms: new trees from a tree, in the page ---------------------------------------------
 	// A tree's frames are merged by path into a trie (Builder), then laid out again as columns
 	// (children in name order, or widest first: left heavy). Each frame brings its exclusive value
-	// (its value less its children's: its self plus any narrow frames the layout left out), so a
-	// transformed tree's total is exact for what it keeps.
-	function exclusiveOf(t) {
-		var ex = Float64Array.from(t.value);
-		for (var i = 1; i < t.count; i++) ex[t.parent[i]] -= t.value[i];
+	// (its value less its children's: its self plus any narrow frames the layout left out), and its
+	// exclusive change for differential input, so a transformed tree's total and changes are exact
+	// for what it keeps. Everything is in typed arrays: a million-frame profile makes no string and
+	// no object per frame.
+	function exclusiveOf(t, column) {
+		var ex = Float64Array.from(column);
+		for (var i = 1; i < t.count; i++) ex[t.parent[i]] -= column[i];
 		return ex;
 	}
-	function Builder(rootName, rootColour, withDelta) {
-		this.name = [rootName]; this.parent = [-1]; this.self = [0]; this.colour = [rootColour]; this.narrow = [0];
-		this.delta = withDelta ? [0] : null;
-		this.slots = new Int32Array(1024).fill(-1);  // open addressing: (parent, name) -> node (a Map of such keys is slow)
+	function grown(array, size) { var bigger = new array.constructor(size); bigger.set(array); return bigger; }
+	function Builder(rootName, withDelta) {
+		this.size = 1;
+		this.name = new Int32Array(1024); this.parent = new Int32Array(1024); this.self = new Float64Array(1024);
+		this.narrow = new Float64Array(1024);  // the value of callers too narrow to draw (inverted trees)
+		this.delta = withDelta ? new Float64Array(1024) : null;  // exclusive changes, as self
+		this.name[0] = rootName; this.parent[0] = -1;
+		this.slots = null;  // open addressing: (parent, name) -> node (a Map of such keys is slow); made on first use
 	}
 	function slotOf(slots, parent, name, names, parents) {
-		var mask = slots.length - 1, h = (Math.imul(parent, 0x9E3779B1) ^ Math.imul(name + 1, 0x85EBCA77)) & mask;
+		var mask = slots.length - 1, h = (Math.imul(parent + 1, 0x9E3779B1) ^ Math.imul(name + 1, 0x85EBCA77)) >>> 0;
+		h = (h ^ (h >>> 15)) & mask;
 		for (;;) {
 			var id = slots[h];
 			if (id < 0 || (parents[id] === parent && names[id] === name)) return h;
 			h = (h + 1) & mask;
 		}
 	}
-	Builder.prototype.child = function (p, name, colour) {
-		var h = slotOf(this.slots, p, name, this.name, this.parent), id = this.slots[h];
-		if (id < 0) {
-			id = this.name.length;
-			this.name.push(name); this.parent.push(p); this.self.push(0); this.colour.push(colour); this.narrow.push(0);
-			if (this.delta) this.delta.push(0);
-			this.slots[h] = id;
-			if (2 * id > this.slots.length) {  // keep it at most half full
-				var grown = new Int32Array(this.slots.length * 4).fill(-1);
-				for (var k = 1; k <= id; k++) grown[slotOf(grown, this.parent[k], this.name[k], this.name, this.parent)] = k;
-				this.slots = grown;
-			}
+	// a new node, no questions asked (grow makes each (parent, name) once)
+	Builder.prototype.add = function (p, name) {
+		var id = this.size;
+		if (id === this.name.length) {
+			var size = 2 * id;
+			this.name = grown(this.name, size); this.parent = grown(this.parent, size); this.self = grown(this.self, size);
+			this.narrow = grown(this.narrow, size);
+			if (this.delta) this.delta = grown(this.delta, size);
 		}
+		this.name[id] = name; this.parent[id] = p; this.size = id + 1;
 		return id;
 	};
-	// the trie as a tree (columns in depth-first order); byValue: siblings widest first
-	Builder.prototype.tree = function (names, byValue) {
-		var N = this.name.length, parent = this.parent, value = Float64Array.from(this.self), k;
-		for (k = 0; k < N; k++) value[k] += this.narrow[k];  // callers too narrow to draw still count
+	// the node of `name` under node p, made if new
+	Builder.prototype.child = function (p, name) {
+		var k;
+		if (this.slots === null || 2 * this.size > this.slots.length) {  // keep it at most half full
+			var length = 1024;  // a power of two (the mask)
+			while (length < 4 * this.size) length *= 2;
+			var slots = new Int32Array(length).fill(-1);
+			for (k = 1; k < this.size; k++) slots[slotOf(slots, this.parent[k], this.name[k], this.name, this.parent)] = k;
+			this.slots = slots;
+		}
+		var h = slotOf(this.slots, p, name, this.name, this.parent), id = this.slots[h];
+		if (id < 0) this.slots[h] = id = this.add(p, name);
+		return id;
+	};
+	// each name's place in name order (the layout's sibling order), computed once per string table
+	var rankCache = {names: null, length: -1, rank: null};
+	function nameRank(names) {
+		if (rankCache.names !== names || rankCache.length !== names.length) {
+			var order = new Int32Array(names.length), rank = new Int32Array(names.length);
+			for (var k = 0; k < order.length; k++) order[k] = k;
+			order.sort(function (a, b) { var x = names[a], y = names[b]; return x < y ? -1 : x > y ? 1 : a - b; });
+			for (k = 0; k < order.length; k++) rank[order[k]] = k;
+			rankCache = {names: names, length: names.length, rank: rank};
+		}
+		return rankCache.rank;
+	}
+	// the trie as a tree (columns in depth-first order); byValue: siblings widest first; ownDelta: each
+	// frame's change of its own value (the payload's delta "self"), else of its inclusive value
+	Builder.prototype.tree = function (names, byValue, ownDelta) {
+		var N = this.size, parent = this.parent, nameOf = this.name, self = this.self, k;
+		var value = new Float64Array(N), delta = null, rank = nameRank(names);
+		for (k = 0; k < N; k++) value[k] = self[k] + this.narrow[k];  // callers too narrow to draw still count
 		for (k = N - 1; k > 0; k--) value[parent[k]] += value[k];  // a child is made after its parent
+		if (this.delta) {
+			delta = this.delta.slice(0, N);
+			if (!ownDelta) for (k = N - 1; k > 0; k--) delta[parent[k]] += delta[k];
+		}
+		// children in name order: the nodes by name rank (a counting sort), then bucketed by parent (stable)
+		var byRank = new Int32Array(names.length + 1), sorted = new Int32Array(Math.max(N - 1, 0));
+		for (k = 1; k < N; k++) byRank[rank[nameOf[k]] + 1] += 1;
+		for (k = 0; k < names.length; k++) byRank[k + 1] += byRank[k];
+		for (k = 1; k < N; k++) sorted[byRank[rank[nameOf[k]]]++] = k;
 		var first = new Int32Array(N + 1);
 		for (k = 1; k < N; k++) first[parent[k] + 1] += 1;
 		for (k = 0; k < N; k++) first[k + 1] += first[k];
 		var fill = first.slice(0, N), kids = new Int32Array(Math.max(N - 1, 0));
-		for (k = 1; k < N; k++) kids[fill[parent[k]]++] = k;
-		var nameOf = this.name;
-		function compare(a, b) {
-			if (byValue && value[a] !== value[b]) return value[b] - value[a];
-			var x = names[nameOf[a]], y = names[nameOf[b]];
-			return x < y ? -1 : x > y ? 1 : 0;
+		for (var s = 0; s < N - 1; s++) { var c = sorted[s]; kids[fill[parent[c]]++] = c; }
+		if (byValue) {
+			var widest = function (a, b) { return value[b] - value[a] || rank[nameOf[a]] - rank[nameOf[b]]; };
+			for (k = 0; k < N; k++) if (first[k + 1] - first[k] > 1) kids.subarray(first[k], first[k + 1]).sort(widest);
 		}
-		var out = {name: [], depth: [], start: [], value: [], self: [], colour: [], delta: this.delta ? [] : null};
-		var stack = [[0, 0, 0]];
-		while (stack.length) {
-			var top = stack.pop(), id = top[0], depth = top[1], start = top[2];
+		var oName = new Uint32Array(N), oDepth = new Uint32Array(N), oStart = new Float64Array(N), oValue = new Float64Array(N);
+		var oSelf = new Float64Array(N), oDelta = delta ? new Float64Array(N) : null;
+		var depth = new Int32Array(N), start = new Float64Array(N), stack = new Int32Array(N), top = 0, n = 0;
+		stack[top++] = 0;
+		while (top) {
+			var id = stack[--top];
 			if (!(value[id] > 0) && id) continue;
-			out.name.push(nameOf[id]); out.depth.push(depth); out.start.push(start); out.value.push(value[id]);
-			out.self.push(this.self[id]); out.colour.push(this.colour[id]);
-			if (out.delta) out.delta.push(this.delta[id]);
+			oName[n] = nameOf[id]; oDepth[n] = depth[id]; oStart[n] = start[id]; oValue[n] = value[id]; oSelf[n] = self[id];
+			if (oDelta) oDelta[n] = delta[id];
+			n++;
 			// its own value first, as the layout puts it (a stack that ends here sorts before those that go on)
-			var children = Array.prototype.slice.call(kids, first[id], first[id + 1]).sort(compare), x = start + this.self[id], placed = [];
-			for (k = 0; k < children.length; k++) { placed.push([children[k], depth + 1, x]); x += value[children[k]]; }
-			for (k = placed.length - 1; k >= 0; k--) stack.push(placed[k]);
+			var x = start[id] + self[id];
+			for (k = first[id]; k < first[id + 1]; k++) { c = kids[k]; start[c] = x; depth[c] = depth[id] + 1; x += value[c]; }
+			for (k = first[id + 1] - 1; k >= first[id]; k--) stack[top++] = kids[k];
 		}
-		var n = out.name.length;
-		return index({count: n, name: Uint32Array.from(out.name), depth: Uint32Array.from(out.depth),
-			start: Float64Array.from(out.start), value: Float64Array.from(out.value), self: Float64Array.from(out.self),
-			colour: Uint32Array.from(out.colour), delta: out.delta ? Float64Array.from(out.delta) : null});
+		return index({count: n, name: oName.slice(0, n), depth: oDepth.slice(0, n), start: oStart.slice(0, n),
+			value: oValue.slice(0, n), self: oSelf.slice(0, n), colour: new Uint32Array(n), delta: oDelta ? oDelta.slice(0, n) : null});
 	};
-	// Paths read upwards (callers of a frame, then theirs...) merged into the trie I under `node`, one level
-	// at a time: members at frames at[m] (> 0) weigh weight[m]; a group of one name narrower than minValue
-	// stops there (its value stays in its parent's width), so a big profile's inverted tree stays small.
-	function grow(I, node, at, weight, parentOf, nameOf, colourOf, minValue) {
-		// members of one name are chained through `link` from head[name] (a Map of arrays per level was 4x slower)
-		var count = at.length, link = new Int32Array(count), most = 0, m, k;
-		for (k = 0; k < nameOf.length; k++) if (nameOf[k] > most) most = nameOf[k];
-		var stamp = new Int32Array(most + 1).fill(-1), head = new Int32Array(most + 1), sum = new Float64Array(most + 1);
-		var all = new Int32Array(count);
-		for (m = 0; m < count; m++) all[m] = m;
-		var pending = [[node, all]], job = 0;
-		while (pending.length) {
-			var top = pending.pop(), parent = top[0], list = top[1], seen = [];
+	// Paths read upwards (callers of a frame, then theirs...) merged into the trie I under `node`: members
+	// at frames at[m] (> 0) weigh weight[m] (and change by change[m]). Level by level: the members of one
+	// group (a run of `order`) are split by the name they are at, each name's run moves one caller up and
+	// becomes a group under its node; a run narrower than minValue stops there (its value stays in its
+	// parent's width), so a big profile's inverted tree stays small. Typed arrays only, no hashing.
+	function grow(I, node, at, weight, change, parentOf, nameOf, nameCount, minValue) {
+		var count = at.length, order = new Int32Array(count), link = new Int32Array(count), seen = new Int32Array(count);
+		var stamp = new Int32Array(nameCount).fill(-1), head = new Int32Array(nameCount), sum = new Float64Array(nameCount);
+		var stack = new Int32Array(3 * 64), top = 0, job = 0, m, k;
+		for (m = 0; m < count; m++) order[m] = m;
+		if (count) { stack[0] = node; stack[1] = 0; stack[2] = count; top = 3; }
+		while (top) {
+			var hi = stack[--top], lo = stack[--top], parent = stack[--top], kinds = 0;
 			job += 1;
-			for (k = 0; k < list.length; k++) {
-				m = list[k];
+			for (k = lo; k < hi; k++) {
+				m = order[k];
 				var name = nameOf[at[m]];
-				if (stamp[name] !== job) { stamp[name] = job; head[name] = -1; sum[name] = 0; seen.push(name); }
+				if (stamp[name] !== job) { stamp[name] = job; head[name] = -1; sum[name] = 0; seen[kinds++] = name; }
 				link[m] = head[name]; head[name] = m; sum[name] += weight[m];
 			}
-			for (var g = 0; g < seen.length; g++) {
+			var w = lo;  // the runs that go on are written back over this group's run
+			for (var g = 0; g < kinds; g++) {
 				var nm = seen[g];
-				if (sum[nm] < minValue) { I.narrow[parent] += sum[nm]; continue; }
-				var child = I.child(parent, nm, colourOf[at[head[nm]]]), next = [];
+				if (sum[nm] < minValue) {
+					I.narrow[parent] += sum[nm];
+					if (change) for (m = head[nm]; m >= 0; m = link[m]) I.delta[parent] += change[m];
+					continue;
+				}
+				var child = I.add(parent, nm), from = w;
 				for (m = head[nm]; m >= 0; m = link[m]) {
 					var up = parentOf[at[m]];
-					if (up > 0) { at[m] = up; next.push(m); } else I.self[child] += weight[m];
+					if (up > 0) { at[m] = up; order[w++] = m; } else {
+						I.self[child] += weight[m];
+						if (change) I.delta[child] += change[m];
+					}
 				}
-				if (next.length) pending.push([child, next]);
+				if (w > from) {
+					if (top + 3 > stack.length) stack = grown(stack, 2 * stack.length);
+					stack[top++] = child; stack[top++] = from; stack[top++] = w;
+				}
 			}
 		}
+	}
+	// Colours of a transformed tree: for differential input (change: the payload's change scale) by each
+	// frame's change, as render/svg.py's diff_colour on the payload's ramp; else by name, each name the
+	// colour of its first frame in `t` (a merged box is not the colour of whichever frame came first).
+	function paint(out, t, change, ownDelta) {
+		var k, colour = out.colour;
+		if (out.delta && change) {
+			var L = change.largest, S = (change.ramp.length - 1) / 2, fixed = change.fixed || {};
+			for (k = 0; k < out.count; k++) {
+				var f = fixed[out.name[k]];
+				if (f !== undefined && k) { colour[k] = f; continue; }
+				var d = Math.max(-L, Math.min(out.delta[k], L));
+				colour[k] = change.ramp[d > 0 ? 2 * S - Math.trunc(S * (L - d) / L) : d < 0 ? Math.trunc(S * (L + d) / L) : S];
+			}
+			return out;
+		}
+		var most = 0;
+		for (k = 0; k < t.count; k++) if (t.name[k] > most) most = t.name[k];
+		for (k = 0; k < out.count; k++) if (out.name[k] > most) most = out.name[k];
+		var byName = new Int32Array(most + 1).fill(-1);
+		for (k = t.count - 1; k >= 0; k--) byName[t.name[k]] = t.colour[k];
+		var fallback = t.count ? t.colour[0] : 0;
+		for (k = 0; k < out.count; k++) colour[k] = byName[out.name[k]] >= 0 ? byName[out.name[k]] : fallback;
+		return out;
 	}
 	// spec: only (a frame: keep its subtree and its ancestors), drop / merge (Uint8Array over names: frames
 	// left out with their callees / left out, their callees moved to their caller), focus (Uint8Array over
 	// names: the root becomes spec.root, every outermost frame of those names merged into it), recursion
-	// (a frame called by a frame of its own name merges into it), invert (leaves become roots), byValue.
+	// (a frame called by a frame of its own name merges into it), invert (leaves become roots), byValue,
+	// minValue (an inverted tree's narrowest frame), change (the payload's change scale: differential
+	// colours), ownDelta (the tree's deltas are each frame's own change: the payload's delta "self").
 	function transform(t, names, spec) {
-		var n = t.count, nameOf = t.name, parentOf = t.parent, endOf = t.end, colourOf = t.colour, deltaOf = t.delta;
-		var ex = exclusiveOf(t), OUT = -2, DROP = -1, only = spec.only >= 0 ? spec.only : -1;
-		var B = new Builder(spec.focus ? spec.root : nameOf[0], colourOf[0], !!deltaOf && !spec.invert);
-		var mapped = new Int32Array(n), coloured = false;
+		var n = t.count, nameOf = t.name, parentOf = t.parent, endOf = t.end, deltaOf = t.delta;
+		var ex = exclusiveOf(t, t.value), dex = deltaOf ? (spec.ownDelta ? deltaOf : exclusiveOf(t, deltaOf)) : null;
+		var OUT = -2, DROP = -1, only = spec.only >= 0 ? spec.only : -1;
+		var B = new Builder(spec.focus ? spec.root : nameOf[0], !!deltaOf);
+		// only merging frames (merge, recursion, focus) can meet a path twice: else no hashing
+		var mapped = new Int32Array(n), merging = !!(spec.merge || spec.recursion || spec.focus);
 		mapped[0] = spec.focus ? OUT : 0;
-		if (mapped[0] === 0 && !(only > 0)) B.self[0] += ex[0];
+		if (mapped[0] === 0 && !(only > 0)) { B.self[0] += ex[0]; if (dex) B.delta[0] += dex[0]; }
 		for (var i = 1; i < n;) {
 			if (only > 0 && !(i <= only ? i === only || endOf[i] > only : i < endOf[only])) { i = endOf[i]; continue; }
 			var name = nameOf[i], pm = mapped[parentOf[i]], m;
 			if (pm === DROP || (spec.drop && spec.drop[name])) { i = endOf[i]; continue; }
-			if (pm === OUT) {
-				m = spec.focus[name] ? 0 : OUT;
-				if (m === 0 && !coloured) { B.colour[0] = colourOf[i]; coloured = true; }
-				if (m === 0 && B.delta) B.delta[0] += deltaOf[i];
-			} else if (spec.merge && spec.merge[name] && pm >= 0) m = pm;
+			if (pm === OUT) m = spec.focus[name] ? 0 : OUT;
+			else if (spec.merge && spec.merge[name] && pm >= 0) m = pm;
 			else if (spec.recursion && pm > 0 && B.name[pm] === name) m = pm;
-			else {
-				m = B.child(pm, name, colourOf[i]);
-				if (B.delta) B.delta[m] += deltaOf[i];
-			}
+			else m = merging ? B.child(pm, name) : B.add(pm, name);
 			mapped[i] = m;
-			if (m >= 0 && (only <= 0 || i >= only)) B.self[m] += ex[i];
+			if (m >= 0 && (only <= 0 || i >= only)) { B.self[m] += ex[i]; if (dex) B.delta[m] += dex[i]; }
 			i++;
 		}
 		if (spec.invert) {
-			var I = new Builder(B.name[0], B.colour[0], false), at = [], weight = [];
-			for (var k = 1; k < B.name.length; k++) if (B.self[k] > 0) { at.push(k); weight.push(B.self[k]); }
+			var I = new Builder(B.name[0], !!dex), kept = 0, k;
+			for (k = 1; k < B.size; k++) if (B.self[k] > 0 || (dex && B.delta[k])) kept++;
+			var at = new Int32Array(kept), weight = new Float64Array(kept), change = dex ? new Float64Array(kept) : null;
+			for (kept = 0, k = 1; k < B.size; k++) if (B.self[k] > 0 || (dex && B.delta[k])) {
+				at[kept] = k; weight[kept] = B.self[k]; if (change) change[kept] = B.delta[k]; kept++;
+			}
 			I.self[0] += B.self[0];
-			grow(I, 0, at, weight, B.parent, B.name, B.colour, spec.minValue || 0);
+			if (dex) I.delta[0] += B.delta[0];
+			grow(I, 0, at, weight, change, B.parent, B.name, names.length, spec.minValue || 0);
 			B = I;
 		}
-		return B.tree(names, !!spec.byValue);
+		return paint(B.tree(names, !!spec.byValue, !!spec.ownDelta), t, spec.change, !!spec.ownDelta);
 	}
 	// the callers of the frames whose names `match` (outermost ones): a tree rooted at `root`, each path
 	// of callers above it innermost first, as wide as the calls it made
 	function callers(t, names, match, root, rootColour, minValue) {
-		var B = new Builder(root, rootColour, false), nameOf = t.name, parentOf = t.parent, endOf = t.end, at = [], weight = [];
+		var B = new Builder(root, false), nameOf = t.name, parentOf = t.parent, endOf = t.end, at = [], weight = [], colour = -1;
 		for (var i = 1; i < t.count;) {
 			if (!match[nameOf[i]]) { i++; continue; }
-			if (at.length === 0 && B.self[0] === 0) B.colour[0] = t.colour[i];  // the function's own colour
+			if (colour < 0) colour = t.colour[i];  // the function's own colour
 			if (parentOf[i] > 0) { at.push(parentOf[i]); weight.push(t.value[i]); } else B.self[0] += t.value[i];
 			i = endOf[i];
 		}
-		grow(B, 0, at, weight, parentOf, nameOf, t.colour, minValue || 0);
-		return B.tree(names, false);
+		grow(B, 0, Int32Array.from(at), Float64Array.from(weight), null, parentOf, nameOf, names.length, minValue || 0);
+		var out = paint(B.tree(names, false, false), t, null, false);
+		if (out.count) out.colour[0] = colour >= 0 ? colour : rootColour;
+		return out;
 	}
 	// per name (or group, `groupOf(name) -> index`): self and inclusive (outermost frames only) of a tree
 	function functionCosts(t, groupOf) {
@@ -938,7 +1017,8 @@
 		}
 		function apply(keepView) {
 			var spec = {byValue: leftHeavyBox.checked, invert: invertBox.checked, recursion: recursionBox.checked,
-				only: threadSelect ? parseInt(threadSelect.value, 10) : -1, minValue: minValue};
+				only: threadSelect ? parseInt(threadSelect.value, 10) : -1, minValue: minValue, change: data.change,
+				ownDelta: data.delta === "self"};
 			[[mergeBox, "merge"], [hideBox, "drop"]].forEach(function (field) {
 				var pattern = compile(field[0].value);
 				field[0].classList.toggle("bad", pattern === undefined);
@@ -990,7 +1070,7 @@
 		function showSandwich(which) {
 			sandwich = which;
 			var tree = pane.tree(), match = matcher(new RegExp(termFor(which.text, which.group))), root = nameIndex(which.text);
-			var up = callers(tree, names, match, root, tree.colour[0], minValue), down = transform(tree, names, {focus: match, root: root});
+			var up = callers(tree, names, match, root, tree.colour[0], minValue), down = transform(tree, names, {focus: match, root: root, change: data.change, ownDelta: data.delta === "self"});
 			if (!sandwichPanes) {
 				var common = {margin: 0, minHeight: 3 * ROW, top: function () { return 0; }};
 				sandwichPanes = [
