@@ -346,14 +346,7 @@
 	}
 
 	// -- legend ---------------------------------------------------------------------------------------------
-	function bar(spec) {
-		var row = legend.appendChild(el("div"));
-		row.appendChild(el("span", {}, spec.low));
-		var stops = spec.stops.map(function (s) { return s[1] + " " + (100 * s[0]) + "%"; }).join(", ");
-		row.appendChild(el("span", {"class": "bar", style: "background: linear-gradient(to right, " + stops + ")"}));
-		row.appendChild(el("span", {}, spec.high));
-		row.appendChild(el("span", {"class": "meaning"}, spec.meaning));
-	}
+	function bar(spec) { Pane.legendBar(legend, spec); }
 	function swatches(items) {
 		var row = legend.appendChild(el("div", {"class": "swatches"}));
 		items.forEach(function (item) {

@@ -93,6 +93,15 @@
 	}
 	function percent(part, whole) { return whole ? (100 * part / whole).toFixed(2) + "%" : "n/a"; }
 
+	function legendBar(legend, spec) {
+		var row = legend.appendChild(el("div"));
+		row.appendChild(el("span", {}, spec.low));
+		var stops = spec.stops.map(function (s) { return s[1] + " " + (100 * s[0]) + "%"; }).join(", ");
+		row.appendChild(el("span", {"class": "bar", style: "background: linear-gradient(to right, " + stops + ")"}));
+		row.appendChild(el("span", {}, spec.high));
+		row.appendChild(el("span", {"class": "meaning"}, spec.meaning));
+		return row;
+	}
 	function el(tag, attributes, text) {
 		var node = document.createElement(tag);
 		for (var key in attributes) node.setAttribute(key, attributes[key]);
@@ -785,6 +794,7 @@
 	Pane.column = column;
 	Pane.formatter = formatter;    // payload.units -> {human, count, percent}
 	Pane.el = el;
+	Pane.legendBar = legendBar;    // a colour scale's row: low end, the bar, high end, what it means
 	Pane.escapeRegex = escapeRegex;
 	Pane.ROW = ROW;
 	Pane.XPAD = XPAD;              // pixels left and right of the boxes (a ruler over a pane lines up with it)
@@ -950,12 +960,7 @@
 		var minimap = Minimap(minimapCanvas, pane, function () { remember(); });
 
 		function drawLegend(spec) {
-			var row = legend.appendChild(el("div"));
-			row.appendChild(el("span", {}, spec.low));
-			var stops = spec.stops.map(function (s) { return s[1] + " " + (100 * s[0]) + "%"; }).join(", ");
-			row.appendChild(el("span", {"class": "bar", style: "background: linear-gradient(to right, " + stops + ")"}));
-			row.appendChild(el("span", {}, spec.high));
-			row.appendChild(el("span", {"class": "meaning"}, spec.meaning));
+			legendBar(legend, spec);
 			legend.appendChild(el("div", {"class": "note"}, spec.note));
 		}
 
