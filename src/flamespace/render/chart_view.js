@@ -279,11 +279,7 @@
 		var span = toolbar.appendChild(el("span", {id: "span"}));
 		toolbar.appendChild(el("span", {id: "hint"}, "Click a box to zoom \u00b7 drag to pan \u00b7 drag on the ruler to zoom to a stretch \u00b7 Ctrl+wheel zooms, Shift+wheel pans \u00b7 + \u2212 \u2190 \u2192 \u00b7 Esc resets"));
 		toolbar.appendChild(el("span", {"class": "grow"}));
-		var searchBox = toolbar.appendChild(el("input", {id: "search", type: "search", placeholder: "Search (regex)  /", spellcheck: "false", autocomplete: "off"}));
-		var caseLabel = toolbar.appendChild(el("label", {"class": "check", title: "Ignore case"}));
-		var caseBox = caseLabel.appendChild(el("input", {id: "ignorecase", type: "checkbox"}));
-		caseLabel.appendChild(document.createTextNode("Ignore case"));
-		var matched = toolbar.appendChild(el("span", {id: "matched"}));
+		var searchUi = Pane.searchField(toolbar), searchBox = searchUi.box, caseBox = searchUi.ignoreCase, matched = searchUi.matched;
 		var rulerBox = header.appendChild(el("div", {"class": "ruler-box"}));
 		var main = document.body.appendChild(el("div", {id: "chart"}));
 		function headerHeight() { return header.getBoundingClientRect().height; }

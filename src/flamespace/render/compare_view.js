@@ -149,11 +149,7 @@
 	});
 	toolbar.appendChild(el("span", {id: "hint"}, "Click to zoom (all panes follow) \u00b7 Ctrl+wheel zooms \u00b7 Esc resets \u00b7 1\u2013" + (K > 2 ? 8 : 7) + " switch tabs"));
 	toolbar.appendChild(el("span", {"class": "grow"}));
-	var searchBox = toolbar.appendChild(el("input", {id: "search", type: "search", placeholder: "Search (regex)  /", spellcheck: "false", autocomplete: "off"}));
-	var caseLabel = toolbar.appendChild(el("label", {"class": "check", title: "Ignore case"}));
-	var caseBox = caseLabel.appendChild(el("input", {id: "ignorecase", type: "checkbox"}));
-	caseLabel.appendChild(document.createTextNode("Ignore case"));
-	var matchedText = toolbar.appendChild(el("span", {id: "matched"}));
+	var searchUi = Pane.searchField(toolbar), searchBox = searchUi.box, caseBox = searchUi.ignoreCase, matchedText = searchUi.matched;
 	var crumbs = header.appendChild(el("div", {id: "crumbs"}));
 	var legend = document.body.appendChild(el("div", {id: "legend"}));
 	var main = document.body.appendChild(el("div", {id: "views"}));

@@ -93,6 +93,13 @@
 	}
 	function percent(part, whole) { return whole ? (100 * part / whole).toFixed(2) + "%" : "n/a"; }
 
+	function searchField(toolbar) {
+		var box = toolbar.appendChild(el("input", {id: "search", type: "search", placeholder: "Search (regex)  /", spellcheck: "false", autocomplete: "off"}));
+		var label = toolbar.appendChild(el("label", {"class": "check", title: "Ignore case"}));
+		var ignoreCase = label.appendChild(el("input", {id: "ignorecase", type: "checkbox"}));
+		label.appendChild(document.createTextNode("Ignore case"));
+		return {box: box, ignoreCase: ignoreCase, matched: toolbar.appendChild(el("span", {id: "matched"}))};
+	}
 	function legendBar(legend, spec) {
 		var row = legend.appendChild(el("div"));
 		row.appendChild(el("span", {}, spec.low));
@@ -794,6 +801,7 @@
 	Pane.column = column;
 	Pane.formatter = formatter;    // payload.units -> {human, count, percent}
 	Pane.el = el;
+	Pane.searchField = searchField;  // the search box, its ignore-case box and the matched share, in a toolbar
 	Pane.legendBar = legendBar;    // a colour scale's row: low end, the bar, high end, what it means
 	Pane.escapeRegex = escapeRegex;
 	Pane.ROW = ROW;
@@ -903,11 +911,7 @@
 		toolbar.appendChild(el("span", {id: "hint", title: "Click a frame to zoom in (again: out); Ctrl+wheel zooms, Shift+wheel pans; \u2190 \u2192 + \u2212 \u2191; / searches; Esc resets the zoom, then the search"},
 			"Click: zoom \u00b7 right click: more \u00b7 Esc: reset"));
 		toolbar.appendChild(el("span", {"class": "grow"}));
-		var searchBox = toolbar.appendChild(el("input", {id: "search", type: "search", placeholder: "Search (regex)  /", spellcheck: "false", autocomplete: "off"}));
-		var caseLabel = toolbar.appendChild(el("label", {"class": "check", title: "Ignore case"}));
-		var caseBox = caseLabel.appendChild(el("input", {id: "ignorecase", type: "checkbox"}));
-		caseLabel.appendChild(document.createTextNode("Ignore case"));
-		var matchedText = toolbar.appendChild(el("span", {id: "matched"}));
+		var searchUi = Pane.searchField(toolbar), searchBox = searchUi.box, caseBox = searchUi.ignoreCase, matchedText = searchUi.matched;
 		// transforms: recomputed in the page from the payload's frames
 		var tools = header.appendChild(el("div", {"class": "toolbar", id: "transforms"}));
 		var threadSelect = null;
