@@ -31,7 +31,7 @@ from typing import Dict, List
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from bench_folded import SUB_A, SUB_B  # noqa: E402  (the pair the foundation's benchmarks use)
-from bench_html import ARGS, CHROMIUM  # noqa: E402
+from bench_html import ARGS, CHROMIUM, offline_tab  # noqa: E402
 
 OUT = HERE / ".data" / "compare-html"
 
@@ -84,18 +84,7 @@ def measure(browser, path: Path, which: str, repeat: int, zooms: int) -> Dict[st
     ready = "window.flamespaceViewer && window.flamespaceViewer.firstPaint" if which == "single" \
         else "window.flamespaceCompare && window.flamespaceCompare.firstPaint"
     for _ in range(repeat):
-        context = browser.new_context(viewport={"width": 1200, "height": 800})
-        requests: List[str] = []
-
-        def refuse(route, request):
-            if request.url.split("#")[0] == path.as_uri():
-                route.continue_()
-            else:
-                requests.append(request.url)
-                route.abort()
-
-        context.route("**/*", refuse)
-        page = context.new_page()
+        context, page, requests = offline_tab(browser, path)
         page.goto(path.as_uri(), wait_until="load", timeout=600_000)
         page.wait_for_function(ready, timeout=600_000)
         paints.append(page.evaluate(ready.split(" && ")[1]) / 1000)

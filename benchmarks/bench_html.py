@@ -212,21 +212,27 @@ def zoom_targets(page, svg: bool, count: int) -> List[int]:
     return wide[::step][:count]
 
 
+def offline_tab(browser, path: Path):
+    """A new 1200 x 800 tab that refuses (and lists) every request but ``path``'s own file: the
+    pages must work offline. Returns the context (close it), the tab and the refused URLs."""
+    context = browser.new_context(viewport={"width": 1200, "height": 800})
+    requests: List[str] = []
+
+    def refuse(route, request):
+        if request.url.split("#")[0] == path.as_uri():
+            route.continue_()
+        else:
+            requests.append(request.url)
+            route.abort()
+
+    context.route("**/*", refuse)
+    return context, context.new_page(), requests
+
+
 def measure_page(browser, path: Path, svg: bool, repeat: int, zooms: int) -> Dict[str, float]:
     paints, draws, frames = [], [], []
     for _ in range(repeat):
-        context = browser.new_context(viewport={"width": 1200, "height": 800})
-        requests: List[str] = []
-
-        def refuse(route, request):
-            if request.url.split("#")[0] == path.as_uri():
-                route.continue_()
-            else:
-                requests.append(request.url)
-                route.abort()
-
-        context.route("**/*", refuse)
-        page = context.new_page()
+        context, page, requests = offline_tab(browser, path)
         page.goto(path.as_uri(), wait_until="load", timeout=600_000)
         if not svg:
             page.wait_for_function("window.flamespaceViewer && window.flamespaceViewer.firstPaint", timeout=600_000)
