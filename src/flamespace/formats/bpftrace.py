@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from .._record import Record, record
-from ._collapse import integer, integer, WHITESPACE, Stacks, lines
+from ._collapse import WHITESPACE, Stacks, integer, lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
