@@ -14,8 +14,8 @@ process from the outside (start-up, the analysis of the events and writing the o
 The table shows medians and slowdowns against plain, and ours against cProfile's.
 
 Then, in this process: each workload plain, under the tracer's backends (the profile hook;
-sys.monitoring on 3.12+; with lines and with builtins; start/stop and the analysis left out
-of the time) and under ``cProfile.Profile``, interleaved, seven times each (medians).
+sys.monitoring on 3.12+; the frame evaluation function on 3.11.4+; with lines and
+with builtins where the backend has them; start/stop and the analysis left out of the time) and under ``cProfile.Profile``, interleaved, seven times each (medians).
 
 Workloads: ``fib`` (recursive fib(25): 242,785 calls), ``methods`` (many small method
 calls on objects) and ``mix`` (dict, string and JSON work: builtins do much of it).
@@ -120,7 +120,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--kinds", default="fib,methods,mix")
     parser.add_argument("--peers", default="all", help="all, or a comma-separated list of the peers' names")
+    parser.add_argument("--in-process-only", action="store_true", help="only the hooks in this process")
     args = parser.parse_args()
+    if args.in_process_only:
+        return in_process()
     print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs; "
           f"load before: {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory() as out:
@@ -153,14 +156,15 @@ def in_process(rounds: int = 7) -> None:
     """The hooks alone, in one process: no start-up, no analysis, no output."""
     import cProfile
 
-    from flamespace.collect.tracing import TraceRecorder
+    from flamespace.collect.tracing import TraceRecorder, backends_here, default_backend
 
     namespace: Dict[str, object] = {}
     exec(WORKLOAD.split("start = time.perf_counter()")[0], namespace)
     work = {"fib": lambda: namespace["fib"](25), "methods": lambda: namespace["methods"](100_000),  # type: ignore[operator]
             "mix": lambda: namespace["mix"](100_000)}  # type: ignore[operator]
-    backends = ["profile"] + (["monitoring"] if sys.version_info >= (3, 12) else [])
-    names = ["plain", "cProfile"] + [f"{b}{extra}" for b in backends for extra in ("", " +lines", " +builtins")]
+    backends = [name for name in ("profile", "monitoring", "frame") if name in backends_here()]
+    names = ["plain", "cProfile"] + [f"{b}{extra}" for b in backends
+                                     for extra in (("",) if b == "frame" else ("", " +lines", " +builtins"))]
     found: Dict[Tuple[str, str], List[float]] = {}
     for _ in range(rounds):
         for kind, run in work.items():
@@ -181,7 +185,7 @@ def in_process(rounds: int = 7) -> None:
                 stop()
                 found.setdefault((kind, name), []).append(took)
     print(f"\nin process (Python {platform.python_version()}), {rounds} rounds, medians; the tracer's "
-          f"default backend here: {'monitoring' if sys.version_info >= (3, 12) else 'profile'}")
+          f"default backend here: {default_backend()} ({default_backend(lines=True)} with lines or builtins)")
     print(f"  {'':10} {'':22} {'s':>8} {'slowdown':>8} {'/cProfile':>9}")
     for kind in work:
         base = statistics.median(found[(kind, "plain")])

@@ -288,3 +288,23 @@ def test_an_unwritable_event_directory_is_a_clear_error(tmp_path):
                           text=True, timeout=120, env={**os.environ, "TMPDIR": str(tmp_path / "missing")})
     assert done.returncode == 1 and "not a writable directory (set TMPDIR to one)" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "x.folded").exists()
+
+
+def test_every_backend_here_gives_the_same_calls_and_a_missing_one_is_a_clear_error(tmp_path, program):
+    """--backend chooses how the tracer hears of calls; the calls per stack do not depend on it.
+    A backend this interpreter lacks, or one that cannot record what is asked, is refused before
+    the program runs."""
+    from flamespace.collect.tracing import BACKENDS, backends_here
+
+    found = {}
+    for backend in backends_here():
+        trace(tmp_path, "--backend", backend, "-o", f"{backend}.calls.folded", "--", "prog.py", "0")
+        found[backend] = calls_by_function_path(tmp_path / f"{backend}.calls.folded")
+    assert all(calls == found["profile"] for calls in found.values()), found
+    assert found["profile"][("<module>", "fib")] == 1
+    for backend in set(BACKENDS) - set(backends_here()):
+        done = trace(tmp_path, "--backend", backend, "-c", "print('ran')", check_code=1)
+        assert "not available here" in done.stderr and "ran" not in done.stdout and "Traceback" not in done.stderr
+    if "frame" in backends_here():
+        done = trace(tmp_path, "--backend", "frame", "--builtins", "-c", "print('ran')", check_code=1)
+        assert "Python frames only" in done.stderr and "ran" not in done.stdout

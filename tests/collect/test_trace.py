@@ -10,21 +10,25 @@ import pytest
 import flamespace as fs
 from flamespace.collect.tracer import Trace
 from flamespace.collect import tracing
-from flamespace.collect.tracing import BACKENDS, available
+from flamespace.collect.tracing import available
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=f"no tracer here: {available()}")
 
 
-@pytest.fixture(autouse=True, params=(*(BACKENDS if sys.version_info >= (3, 12) else ("profile",)), "python"))
+@pytest.fixture(autouse=True, params=(*tracing.backends_here(), "python"))
 def backend(request, monkeypatch):
-    """Every test with each backend this interpreter has (sys.monitoring: 3.12+), and with the
-    pure-Python fallback that stands in where the C extension is not built ("python")."""
+    """Every test with each backend this interpreter has (sys.monitoring: 3.12+; the frame
+    evaluation function: 3.11.4+ on Linux), and with the pure-Python fallback that
+    stands in where the C extension is not built ("python"). A test that asks for what a
+    backend cannot record (lines, builtins: not the frame backend) gets the next one."""
     if request.param == "python":
         from flamespace.collect import _pytracer
 
         monkeypatch.setattr(tracing, "_extension", lambda: _pytracer)
         monkeypatch.setattr(tracing, "extension_problem", lambda: "no C extension (a test)")
-    monkeypatch.setattr(tracing, "default_backend", lambda: "profile" if request.param == "python" else request.param)
+    else:
+        here = tracing.backends_here()
+        monkeypatch.setattr(tracing, "backends_here", lambda: here[here.index(request.param):])
     return request.param
 
 
@@ -59,12 +63,15 @@ def fib_calls_by_depth(n, depth=1, out=None):
 
 
 def nothing_installed():
-    """No profile or trace function, no threading hook, no sys.monitoring tool of ours: stop() left nothing."""
+    """No profile or trace function, no threading hook, no sys.monitoring tool, no frame evaluation
+    function of ours: stop() left nothing."""
+    from flamespace.collect import _tracer
+
     monitoring = getattr(sys, "monitoring", None)
     return (sys.getprofile() is None and sys.gettrace() is None
             and threading._profile_hook is None  # type: ignore[attr-defined]
             and (monitoring is None or monitoring.get_tool(2) is None) and
-            not __import__("flamespace.collect._tracer", fromlist=["active"]).active())
+            not _tracer.active() and not _tracer.frame_hooked())
 
 
 def check_consistent(trace: Trace):
@@ -110,7 +117,7 @@ def test_every_node_of_the_c_tree_adds_up_exactly(tmp_path):
         branch(3)
         fib(6)
     finally:
-        stream, threads, entries, recorded, dropped, end_ns, write_errno, forked = _tracer.stop()
+        stream, threads, entries, recorded, dropped, end_ns, write_errno, forked, *_ = _tracer.stop()
     assert sys.getprofile() is None and dropped == 0 and not write_errno and not forked
     assert not (tmp_path / "events").exists()  # unlinked as soon as it was open
     (analysis,) = stream.analyse(end_ns, False, 1000, False)
@@ -613,3 +620,117 @@ def test_the_python_analysis_is_the_c_analysis(tmp_path, segments, lines, max_de
     for index, c_result in enumerate(stream.analyse(end_ns - 1000, segments, max_depth, lines)):
         python_result = _pytracer.analyse_events(by_thread.get(index, []), end_ns - 1000, segments, max_depth, lines)
         assert list(python_result) == list(c_result)
+
+
+#: Every backend of this interpreter (the fixture narrows tracing.backends_here per test).
+ALL_BACKENDS = tracing.backends_here()
+
+
+def test_every_backend_counts_the_same_calls(backend, monkeypatch):
+    """Generators (made, resumed, thrown into), coroutines, exceptions, a class's __getitem__
+    and a property: the same calls per stack whichever backend hears of them (the frame
+    backend does not count the first run of a generator's frame, which only makes it)."""
+    if backend != ALL_BACKENDS[0]:
+        pytest.skip("compares every backend at once")
+    monkeypatch.setattr(tracing, "backends_here", lambda: ALL_BACKENDS)
+
+    class Table:
+        def __getitem__(self, key):
+            return key
+
+        @property
+        def size(self):
+            return 3
+
+    def gen():
+        for i in range(3):
+            try:
+                yield i
+            except KeyError:
+                pass
+
+    async def job():
+        return sum(gen())
+
+    def program():
+        table = Table()
+        total = sum(table[i] + table.size for i in range(20))  # specialised after a few rounds
+        g = gen()
+        next(g)
+        g.throw(KeyError)
+        total += sum(list(gen()) + [v for v in gen()])
+        try:
+            job().send(None)
+        except StopIteration:
+            pass
+        try:
+            table[None] + 1
+        except TypeError:
+            pass
+        return total + fib(6)
+
+    program()  # warm: first runs specialise, later ones do not differ by backend
+    found = {}
+    for name in ALL_BACKENDS:
+        with fs.trace(backend=name) as t:
+            program()
+        found[name] = counts(t.result)
+        check_consistent(t.result)
+        assert nothing_installed()
+    assert all(result == found[ALL_BACKENDS[0]] for result in found.values()), found
+    first = found[ALL_BACKENDS[0]]
+    assert first[("program", "<genexpr>", "Table.__getitem__")] == 20 and first[("program", "Table.__getitem__")] == 1
+
+
+def test_the_frame_backend_traces_threads_that_were_running_before_it(backend):
+    """The frame evaluation function is the interpreter's: a thread started before tracing
+    is traced from its next call (the profile backend hooks the starting thread and new ones)."""
+    if backend != "frame":
+        pytest.skip("the frame backend's own behaviour")
+    go, done = threading.Event(), threading.Event()
+
+    def leaf():
+        return 1
+
+    def waiting():
+        go.wait()
+        for _ in range(4):
+            leaf()
+        done.set()
+
+    thread = threading.Thread(target=waiting, name="early")
+    thread.start()
+    with fs.trace(threads=True) as t:
+        go.set()
+        done.wait(60)
+    thread.join()
+    found = counts(t.result)
+    assert found[("early", "leaf")] == 4
+    assert nothing_installed()
+
+
+def test_a_recursion_deeper_than_the_c_stack_pauses_the_frame_backend(backend, tmp_path):
+    """Every traced call recurses in C with the frame backend: a recursion the program survives
+    untraced (recursion limit raised) pauses tracing instead of overflowing the C stack, and the
+    result says so. In a child process: the failure this guards against is a crash."""
+    if backend != "frame":
+        pytest.skip("the frame backend's own behaviour")
+    import subprocess
+
+    script = (
+        "import sys, flamespace as fs\n"
+        "sys.setrecursionlimit(1_000_000)\n"
+        "def down(n): return 0 if n == 0 else 1 + down(n - 1)\n"
+        "with fs.trace(backend='frame') as t:\n"
+        "    depth = down(60_000)\n"
+        "    after = down(10)\n"
+        "print(depth, after, sum(n for s, n in t.result.calls.items()))\n"
+        "print(*t.result.problems, sep='\\n')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    depth, after, calls = map(int, lines[0].split())
+    assert (depth, after) == (60_000, 10)
+    assert any("paused" in line and "1 time" in line for line in lines[1:]), lines
+    assert 1_000 < calls < 60_000 + 11  # calls down to the pause, and the 11 after it, are recorded

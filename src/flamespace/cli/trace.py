@@ -10,6 +10,7 @@ from typing import Optional, Tuple
 import click
 
 from ..collect.tracer import DEFAULT_MAX_DEPTH, DEFAULT_MAX_EVENTS, OUTPUT_FORMATS
+from ..collect.tracing import BACKENDS
 
 _FORMAT_HELP = (
     "folded: exclusive ns per full stack; calls: calls per full stack (folded); text, csv, json: the "
@@ -41,6 +42,10 @@ FORMATS = {**OUTPUT_FORMATS, "html": (".html",)}
 @click.option("--max-depth", type=int, default=DEFAULT_MAX_DEPTH, show_default=True, metavar="N",
               help="Fold calls nested deeper than N frames into their caller at depth N.")
 @click.option("--threads", is_flag=True, help="Add each thread's name as a root frame.")
+@click.option("--backend", type=click.Choice(BACKENDS), default=None,
+              help="How the tracer hears of calls (default: the cheapest here that records what is asked): frame (the "
+                   "interpreter's frame evaluation function, 3.11.4+ on Linux; Python frames only), monitoring "
+                   "(sys.monitoring, 3.12+), profile (the profile hook, every version).")
 @click.option("--no-lines", is_flag=True, help="Name frames by function and file only (no line numbers in names).")
 @click.option("--subprocesses", is_flag=True,
               help="Also trace the Python processes the program starts, each under a 'name (pid)' root frame.")
@@ -49,7 +54,8 @@ FORMATS = {**OUTPUT_FORMATS, "html": (".html",)}
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def command(
     output: Optional[str], module: Optional[str], code: Optional[str], output_format: Optional[str], builtins: bool,
-    line_times: bool, max_events: int, max_depth: int, threads: bool, no_lines: bool, subprocesses: bool,
+    line_times: bool, max_events: int, max_depth: int, threads: bool, backend: Optional[str], no_lines: bool,
+    subprocesses: bool,
     no_header: bool, quiet: bool,
     command: Tuple[str, ...],
 ) -> int:
@@ -89,7 +95,7 @@ def command(
         raise ArgumentError(f"cannot trace: {problem}")
     options = TraceOptions(builtins=builtins, max_events=max_events, threads=threads, lines=not no_lines,
                            chart=output_format in CHART_FORMATS or output_format == "html", line_times=line_times,
-                           max_depth=max_depth)
+                           max_depth=max_depth, backend=backend)
     output = output or f"trace-{time.strftime('%Y%m%d-%H%M%S')}{FORMATS[output_format][0]}"
     check_output(output)  # before the program runs, not after
     try:

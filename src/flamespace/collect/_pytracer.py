@@ -103,10 +103,10 @@ def _c_name(fn: Any) -> str:
     return f"{module}.{fn.__name__}" if module else fn.__name__
 
 
-def start(builtins: bool, lines: bool, max_events: int, thread_name: str, path: str, monitoring: bool = False) -> None:
+def start(builtins: bool, lines: bool, max_events: int, thread_name: str, path: str, backend: int = 0) -> None:
     global _session
-    if lines or monitoring:
-        raise RuntimeError("the pure-Python tracer has neither line times nor sys.monitoring: they need the C "
+    if lines or backend:
+        raise RuntimeError("the pure-Python tracer has neither line times nor the monitoring and frame backends: they need the C "
                            "extension flamespace.collect._tracer")
     if _session is not None:
         raise RuntimeError("the tracer is already running in this process")
@@ -129,7 +129,7 @@ def install_thread(thread_name: str, code: Any) -> bool:
     return True
 
 
-def stop() -> Tuple[Any, List[Tuple[str, int]], List[Any], int, int, int, int, bool]:
+def stop() -> Tuple[Any, List[Tuple[str, int]], List[Any], int, int, int, int, bool, int, int]:
     global _session
     session = _session
     if session is None:
@@ -140,11 +140,15 @@ def stop() -> Tuple[Any, List[Tuple[str, int]], List[Any], int, int, int, int, b
     forked = os.getpid() != session.pid
     events = [array("q") for _ in session.threads] if forked else session.events
     return (_Stream(events), session.threads, session.entries, session.recorded, session.dropped,
-            session.full_at or t, 0, forked)
+            session.full_at or t, 0, forked, 0, 0)
 
 
 def active() -> bool:
     return _session is not None
+
+
+def frame_hooked() -> bool:
+    return False  # no frame backend here
 
 
 def now() -> int:

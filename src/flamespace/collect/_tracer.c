@@ -22,7 +22,7 @@
  * the nanosecond for every node. Calls deeper than max_depth are folded into their caller at
  * that depth (their time is its exclusive time; they are counted as ``deep``).
  *
- * Two backends. The profile backend (every version) is a PyEval_SetProfile function: yield
+ * Three backends. The profile backend (every version) is a PyEval_SetProfile function: yield
  * and exceptions give PyTrace_RETURN there, so generators, coroutines and unwinding keep the
  * stack consistent; lines come from a PyEval_SetTrace function that keeps PyTrace_LINE only.
  * Threads started after start() install the hooks themselves (install_thread, called by
@@ -30,7 +30,9 @@
  * them. On 3.12+ the interpreter serves that hook through sys.monitoring and makes a frame
  * object for every event; the monitoring backend (PEP 669) registers the on_* functions as
  * sys.monitoring callbacks instead (PY_START/RESUME/THROW are calls, PY_RETURN/YIELD/UNWIND
- * returns), which is cheaper there (docs/performance.md). tracing.py chooses.
+ * returns), which is cheaper there (docs/performance.md). On 3.11 the frame backend replaces
+ * the interpreter's frame evaluation function (PEP 523) and sees Python frames only, at a
+ * fraction of the profile hook's cost (see its section). tracing.py chooses.
  *
  * Fork: the child inherits the session, the buffers and the file descriptor, whose offset it
  * shares with the parent. It never writes there (every write checks the pid): its events are
@@ -44,12 +46,23 @@
 #include <frameobject.h>
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <pthread.h>
+#endif
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The frame backend (3.11) needs the interpreter frame's layout. */
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+#define HAVE_FRAME_BACKEND 1
+#define Py_BUILD_CORE 1
+#include <internal/pycore_frame.h>
+#undef Py_BUILD_CORE
+#endif
 
 #define KIND_CALL 0
 #define KIND_RETURN 1
@@ -76,6 +89,7 @@ typedef struct {
     int32_t index; /* the thread's number in the session */
     int named;     /* its name is known (monitoring: threading may not know the thread yet); < 0: calls
                       left to ask threading at (a _thread.start_new_thread thread never registers) */
+    uintptr_t stack_floor; /* the frame backend pauses below this C stack address (0: unknown) */
 } Buffer;
 
 static PyTypeObject BufferType;
@@ -84,7 +98,12 @@ static PyTypeObject StreamType;
 /* ---- the session ------------------------------------------------------------------- */
 
 static int active = 0;
-static int monitoring = 0;           /* events come from sys.monitoring callbacks (3.12+), not the hooks */
+/* How events arrive (start's ``backend``): the profile hook of each thread, sys.monitoring callbacks
+ * (3.12+), or the frame evaluation function of the interpreter (PEP 523; 3.11). */
+#define BACKEND_PROFILE 0
+#define BACKEND_MONITORING 1
+#define BACKEND_FRAME 2
+static int backend = BACKEND_PROFILE;
 static long session_id = 0;          /* which session a thread's buffer belongs to */
 static _Thread_local Buffer *tl_buffer = NULL;
 static _Thread_local long tl_session = 0;
@@ -185,8 +204,42 @@ static PyObject *c_function_name(PyObject *callable)
     return PyUnicode_FromString(name);
 }
 
+/* key_of's first sight of ``ptr``. */
+static int32_t new_key(const void *ptr, PyObject *entry, PyObject *fn)
+{
+    if ((table_len + 1) * 2 > table_cap && table_grow() < 0) {
+        Py_XDECREF(entry);
+        return -1;
+    }
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    if (entry == NULL) {
+        entry = c_function_name(fn);
+    }
+    int32_t key = entry != NULL ? (int32_t)PyList_GET_SIZE(entries) : -1;
+    if (entry != NULL && PyList_Append(entries, entry) < 0) {
+        key = -1;
+    }
+    Py_XDECREF(entry);
+    PyErr_Clear();
+    PyErr_Restore(type, value, traceback);
+    if (key < 0) {
+        return -1;
+    }
+    size_t j = hash_u64((uintptr_t)ptr) & (table_cap - 1);
+    while (table_ptr[j] != NULL) {
+        j = (j + 1) & (table_cap - 1);
+    }
+    table_ptr[j] = ptr;
+    table_key[j] = key;
+    table_len++;
+    last_ptr = ptr;
+    return last_key = key;
+}
+
 /* The key of ``ptr``; on first sight ``entry`` (a new reference, or NULL: make the C name from
- * ``fn``) is appended to entries. -1 on failure (no exception is left set). */
+ * ``fn``) is appended to entries. -1 on failure. The exception state is left as it was (the
+ * frame backend sees frames entered with an exception to throw). */
 static int32_t key_of(const void *ptr, PyObject *entry, PyObject *fn)
 {
     if (ptr == last_ptr) {
@@ -204,33 +257,7 @@ static int32_t key_of(const void *ptr, PyObject *entry, PyObject *fn)
             j = (j + 1) & (table_cap - 1);
         }
     }
-    if ((table_len + 1) * 2 > table_cap && table_grow() < 0) {
-        Py_XDECREF(entry);
-        return -1;
-    }
-    if (entry == NULL) {
-        entry = c_function_name(fn);
-        if (entry == NULL) {
-            PyErr_Clear();
-            return -1;
-        }
-    }
-    int32_t key = (int32_t)PyList_GET_SIZE(entries);
-    if (PyList_Append(entries, entry) < 0) {
-        Py_DECREF(entry);
-        PyErr_Clear();
-        return -1;
-    }
-    Py_DECREF(entry);
-    size_t j = hash_u64((uintptr_t)ptr) & (table_cap - 1);
-    while (table_ptr[j] != NULL) {
-        j = (j + 1) & (table_cap - 1);
-    }
-    table_ptr[j] = ptr;
-    table_key[j] = key;
-    table_len++;
-    last_ptr = ptr;
-    return last_key = key;
+    return new_key(ptr, entry, fn);
 }
 
 /* Stop recording from ``t`` on (the bound was reached, memory ran out, a write failed). */
@@ -400,6 +427,30 @@ static int line_hook(PyObject *obj, PyFrameObject *frame, int what, PyObject *ar
 
 /* ---- Buffer: one thread's chunk ---------------------------------------------------- */
 
+/* The lowest C stack address the frame backend lets the calling thread's frames reach: a
+ * quarter of its stack, at most 1 MiB, is kept for whatever the deepest frame then needs (C
+ * code, the interpreter's own recursion check). 0 when the stack's bounds are unknown. */
+static uintptr_t stack_floor(void)
+{
+#ifndef __GLIBC__
+    return 0; /* tracing.py offers the frame backend on Linux (glibc) only */
+#else
+    pthread_attr_t attr;
+    void *low = NULL;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) {
+        return 0;
+    }
+    int failed = pthread_attr_getstack(&attr, &low, &size);
+    pthread_attr_destroy(&attr);
+    if (failed || low == NULL || size == 0) {
+        return 0;
+    }
+    size_t margin = size / 4 < ((size_t)1 << 20) ? size / 4 : ((size_t)1 << 20);
+    return (uintptr_t)low + margin;
+#endif
+}
+
 static Buffer *buffer_new(int32_t index)
 {
     Buffer *b = PyObject_New(Buffer, &BufferType);
@@ -410,6 +461,7 @@ static Buffer *buffer_new(int32_t index)
     b->used = 0;
     b->index = index;
     b->named = 1;
+    b->stack_floor = stack_floor();
     return b;
 }
 
@@ -1008,10 +1060,10 @@ static Buffer *install(PyObject *name)
         return NULL;
     }
     Py_DECREF(thread);
-    if (monitoring) {
+    if (backend == BACKEND_MONITORING) {
         tl_buffer = b;
         tl_session = session_id;
-    } else {
+    } else if (backend == BACKEND_PROFILE) {
         set_hooks(b);
     }
     Py_DECREF(b); /* buffers keeps it */
@@ -1027,28 +1079,33 @@ static Buffer *install(PyObject *name)
 
 /* This thread's name as threading knows it (threading._active, without side effects: asking
  * current_thread() of a thread threading has not registered yet would make a dummy one), or
- * NULL (no exception set). */
+ * NULL. Runs no Python code (the Thread's ``_name`` is read from its __dict__, not through the
+ * ``name`` property), so that the frame backend does not trace the tracer, and leaves the
+ * exception state as it found it (a frame may be entered with an exception to throw). */
 static PyObject *registered_name(void)
 {
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
     PyObject *modules = PyImport_GetModuleDict();
     PyObject *threading = PyDict_GetItemString(modules, "threading"); /* borrowed */
     PyObject *name = NULL;
-    if (threading != NULL) {
-        PyObject *registry = PyObject_GetAttrString(threading, "_active");
+    PyObject *globals = threading != NULL && PyModule_Check(threading) ? PyModule_GetDict(threading) : NULL;
+    PyObject *registry = globals != NULL ? PyDict_GetItemString(globals, "_active") : NULL; /* borrowed */
+    if (registry != NULL && PyDict_Check(registry)) {
         PyObject *ident = PyLong_FromUnsignedLong(PyThread_get_thread_ident());
-        if (registry != NULL && ident != NULL && PyDict_Check(registry)) {
-            PyObject *thread = PyDict_GetItemWithError(registry, ident); /* borrowed */
-            if (thread != NULL) {
-                name = PyObject_GetAttrString(thread, "name");
-            }
+        PyObject *thread = ident != NULL ? PyDict_GetItemWithError(registry, ident) : NULL; /* borrowed */
+        PyObject *attribute = thread != NULL ? PyUnicode_FromString("_name") : NULL;
+        if (attribute != NULL) {
+            name = PyObject_GenericGetAttr(thread, attribute); /* the instance's own, not a subclass's getattr */
+            Py_DECREF(attribute);
         }
-        Py_XDECREF(registry);
         Py_XDECREF(ident);
     }
     if (name != NULL && !PyUnicode_Check(name)) {
         Py_CLEAR(name);
     }
     PyErr_Clear();
+    PyErr_Restore(type, value, traceback);
     return name;
 }
 
@@ -1059,38 +1116,47 @@ static void name_buffer(Buffer *b)
     if (name == NULL) {
         return;
     }
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
     PyObject *thread = Py_BuildValue("(Ok)", name, PyThread_get_thread_ident());
     Py_DECREF(name);
-    if (thread == NULL) {
-        PyErr_Clear();
-        return;
+    if (thread != NULL) {
+        PyList_SetItem(threads, b->index, thread); /* steals thread */
+        b->named = 1;
     }
-    PyList_SetItem(threads, b->index, thread); /* steals thread */
-    b->named = 1;
+    PyErr_Clear();
+    PyErr_Restore(type, value, traceback);
 }
 
+/* A new buffer for the calling thread, named as threading knows it (else "Thread-<ident>", and
+ * its name is asked again at its next 64 calls); NULL when that failed. The exception state is
+ * left as it was. */
+static Buffer *thread_buffer(void)
+{
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    PyObject *name = registered_name();
+    int named = name != NULL;
+    if (name == NULL) {
+        name = PyUnicode_FromFormat("Thread-%lu", PyThread_get_thread_ident());
+    }
+    Buffer *b = name != NULL ? install(name) : NULL;
+    Py_XDECREF(name);
+    if (b != NULL) {
+        b->named = named ? 1 : -64;
+    }
+    PyErr_Clear();
+    PyErr_Restore(type, value, traceback);
+    return b;
+}
+
+/* The monitoring backend's buffer of this thread (a thread-local, made on its first event). */
 static Buffer *this_buffer(void)
 {
     if (tl_session == session_id && tl_buffer != NULL) {
         return tl_buffer;
     }
-    PyObject *name = registered_name();
-    int named = name != NULL;
-    if (name == NULL) {
-        name = PyUnicode_FromFormat("Thread-%lu", PyThread_get_thread_ident());
-        if (name == NULL) {
-            PyErr_Clear();
-            return NULL;
-        }
-    }
-    Buffer *b = install(name);
-    Py_DECREF(name);
-    if (b == NULL) {
-        PyErr_Clear();
-        return NULL;
-    }
-    b->named = named ? 1 : -64;
-    return b;
+    return thread_buffer();
 }
 
 static PyObject *on_start(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -1152,6 +1218,122 @@ static PyObject *on_line(PyObject *module, PyObject *const *args, Py_ssize_t nar
     Py_RETURN_NONE;
 }
 
+/* ---- the frame backend (PEP 523; 3.11) -------------------------------------------- *
+ * Why: on 3.11 a profile function makes the interpreter run every instruction through its
+ * tracing path (unspecialised), make a frame object for every call and call the hook for every
+ * C call too: that, not the hook, is most of what cProfile costs. The interpreter's frame
+ * evaluation function (PEP 523) is called instead for every frame it runs (a call, or a
+ * generator or coroutine resumed) and returns when the frame returns, yields or unwinds, and
+ * the interpreter stays specialised (it only makes Python-to-Python calls through C, as 3.10
+ * did). Calls and returns pair by construction: a return is recorded only for a call recorded
+ * in the same session. No C calls and no lines here (those need the profile hook: tracing.py
+ * chooses). 3.11.0-3.11.3 ran a class's __getitem__ without asking the function (gh-104405):
+ * tracing.py does not use this backend there. Not on 3.12 either: there each frame entered
+ * from C counts twice against the interpreter's C recursion limit, so a recursion 750 deep would
+ * fail (sys.monitoring is as cheap there). Every thread's frames come here; a thread's
+ * buffer is found by its thread state's id (a cache of the last one: threads switch rarely).
+ * A frame run by another profiler's hook (the thread state's ``tracing``) is not recorded, as
+ * the profile hook would not see it. */
+#ifdef HAVE_FRAME_BACKEND
+/* The first run of a generator's, coroutine's or async generator's frame only makes the object
+ * (RETURN_GENERATOR) and returns it: no call as the profile hook and sys.monitoring see calls
+ * (those start at RESUME), so not recorded (its time is the caller's). */
+static inline int makes_generator(struct _PyInterpreterFrame *frame)
+{
+    PyCodeObject *code = frame->f_code;
+    return (code->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR)) &&
+           frame->prev_instr == _PyCode_CODE(code) - 1;
+}
+
+static _PyFrameEvalFunction previous_eval = NULL; /* what evaluated frames before start (chained) */
+static Map thread_buffers;                         /* thread state id + 1 -> buffer index */
+static uint64_t cached_thread = 0;                 /* thread state id + 1 of cached_buffer; 0: none */
+static Buffer *cached_buffer = NULL;
+static int installing = 0; /* making a thread's buffer: frames run meanwhile (a finaliser) are the tracer's */
+static int paused = 0;     /* the hook is out while a thread's stack is too deep (see frame_hook) */
+static long long pauses = 0;
+static int64_t paused_ns = 0, paused_since = 0;
+
+/* Remember ``b`` as the buffer of the thread with state ``ts``. */
+static void frame_cache(PyThreadState *ts, Buffer *b)
+{
+    if (map_get(&thread_buffers, ts->id + 1, b->index) < 0) {
+        stop_recording(now_ns()); /* no memory: later events are dropped (and counted) */
+    }
+    cached_thread = ts->id + 1;
+    cached_buffer = b;
+}
+
+static Buffer *frame_buffer(PyThreadState *ts)
+{
+    if (!active || installing) {
+        return NULL;
+    }
+    int32_t index = map_get(&thread_buffers, ts->id + 1, -1);
+    Buffer *b;
+    if (index >= 0) {
+        b = (Buffer *)PyList_GET_ITEM(buffers, index);
+    } else {
+        installing = 1;
+        b = thread_buffer();
+        installing = 0;
+        if (b == NULL) {
+            return NULL;
+        }
+    }
+    frame_cache(ts, b);
+    return b;
+}
+
+static PyObject *frame_hook(PyThreadState *ts, struct _PyInterpreterFrame *frame, int throwflag);
+
+/* Run ``frame`` with the hook out. With a frame evaluation function every Python call recurses
+ * in C (3.11 makes them in one C frame otherwise), so a deep recursion the program survives
+ * untraced (a raised recursion limit) would overflow the C stack here: below the thread's
+ * stack floor the hook takes itself out until this frame returns, and the calls made meanwhile,
+ * in every thread, are not recorded (their time is their callers'): stop() says how long. */
+static PyObject *run_paused(PyThreadState *ts, struct _PyInterpreterFrame *frame, int throwflag)
+{
+    long session = session_id;
+    paused = 1;
+    pauses++;
+    paused_since = now_ns();
+    _PyInterpreterState_SetEvalFrameFunc(ts->interp, previous_eval);
+    PyObject *result = previous_eval(ts, frame, throwflag);
+    if (active && session_id == session && _PyInterpreterState_GetEvalFrameFunc(ts->interp) == previous_eval) {
+        _PyInterpreterState_SetEvalFrameFunc(ts->interp, frame_hook);
+    }
+    if (session_id == session && paused) {
+        paused_ns += now_ns() - paused_since;
+        paused = 0;
+    }
+    return result;
+}
+
+static PyObject *frame_hook(PyThreadState *ts, struct _PyInterpreterFrame *frame, int throwflag)
+{
+    Buffer *b = ts->id + 1 == cached_thread ? cached_buffer : frame_buffer(ts);
+    if (b == NULL || ts->tracing || makes_generator(frame)) {
+        return previous_eval(ts, frame, throwflag);
+    }
+    if ((uintptr_t)__builtin_frame_address(0) < b->stack_floor && !paused) {
+        return run_paused(ts, frame, throwflag);
+    }
+    long session = session_id;
+    record_code(b, (PyObject *)frame->f_code, KIND_CALL, now_ns());
+    if (b->named < 0) {
+        b->named++;
+        name_buffer(b);
+    }
+    PyObject *result = previous_eval(ts, frame, throwflag);
+    int64_t t = now_ns();
+    if (session_id == session && active) {
+        record(b, KIND_RETURN, 0, t);
+    }
+    return result;
+}
+#endif
+
 static void session_clear(void)
 {
     Py_CLEAR(buffers);
@@ -1166,21 +1348,36 @@ static void session_clear(void)
 
 static PyObject *tracer_start(PyObject *module, PyObject *args)
 {
-    int with_builtins, with_lines, with_monitoring = 0;
+    int with_builtins, with_lines, mode = BACKEND_PROFILE;
     long long limit;
     PyObject *name;
     PyObject *path;
-    if (!PyArg_ParseTuple(args, "ppLUO&|p", &with_builtins, &with_lines, &limit, &name, PyUnicode_FSConverter, &path,
-                          &with_monitoring)) {
+    if (!PyArg_ParseTuple(args, "ppLUO&|i", &with_builtins, &with_lines, &limit, &name, PyUnicode_FSConverter, &path,
+                          &mode)) {
         return NULL;
+    }
+    const char *unavailable = NULL;
+    if (mode < BACKEND_PROFILE || mode > BACKEND_FRAME) {
+        unavailable = "backend must be 0 (profile), 1 (monitoring) or 2 (frame)";
     }
 #if PY_VERSION_HEX < 0x030C0000
-    if (with_monitoring) {
-        Py_DECREF(path);
-        PyErr_SetString(PyExc_ValueError, "sys.monitoring is Python 3.12+");
-        return NULL;
+    if (mode == BACKEND_MONITORING) {
+        unavailable = "sys.monitoring is Python 3.12+";
     }
 #endif
+#ifndef HAVE_FRAME_BACKEND
+    if (mode == BACKEND_FRAME) {
+        unavailable = "the frame backend is for Python 3.11";
+    }
+#endif
+    if (mode == BACKEND_FRAME && (with_builtins || with_lines)) {
+        unavailable = "the frame backend sees Python frames only: builtins and lines need the profile backend";
+    }
+    if (unavailable != NULL) {
+        Py_DECREF(path);
+        PyErr_SetString(PyExc_ValueError, unavailable);
+        return NULL;
+    }
     if (active) {
         Py_DECREF(path);
         PyErr_SetString(PyExc_RuntimeError, "the tracer is already running in this process");
@@ -1192,7 +1389,7 @@ static PyObject *tracer_start(PyObject *module, PyObject *args)
         return NULL;
     }
     PyThreadState *tstate = PyThreadState_Get();
-    if (!with_monitoring && (tstate->c_profilefunc != NULL || (with_lines && tstate->c_tracefunc != NULL))) {
+    if (mode == BACKEND_PROFILE && (tstate->c_profilefunc != NULL || (with_lines && tstate->c_tracefunc != NULL))) {
         Py_DECREF(path);
         PyErr_SetString(PyExc_RuntimeError, "another profiler or tracer (sys.setprofile, sys.settrace) is active on this thread");
         return NULL;
@@ -1222,14 +1419,27 @@ static PyObject *tracer_start(PyObject *module, PyObject *args)
     recorded = dropped = 0;
     full_at = 0;
     write_errno = 0;
-    monitoring = with_monitoring;
+    backend = mode;
+#ifdef HAVE_FRAME_BACKEND
+    paused = 0;
+    pauses = 0;
+    paused_ns = 0;
+#endif
     session_id++;
     active = 1;
-    if (install(name) == NULL) {
+    Buffer *b = install(name);
+    if (b == NULL) {
         active = 0;
         session_clear();
         return NULL;
     }
+#ifdef HAVE_FRAME_BACKEND
+    if (backend == BACKEND_FRAME) {
+        frame_cache(tstate, b);
+        previous_eval = _PyInterpreterState_GetEvalFrameFunc(tstate->interp);
+        _PyInterpreterState_SetEvalFrameFunc(tstate->interp, frame_hook);
+    }
+#endif
     Py_RETURN_NONE;
 }
 
@@ -1239,7 +1449,7 @@ static PyObject *tracer_install_thread(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "UO", &name, &code)) {
         return NULL;
     }
-    if (!active || monitoring || PyThreadState_Get()->c_profilefunc == hook) {
+    if (!active || backend != BACKEND_PROFILE || PyThreadState_Get()->c_profilefunc == hook) {
         Py_RETURN_FALSE;
     }
     Buffer *b = install(name);
@@ -1292,7 +1502,7 @@ static void remove_hooks(void)
 #endif
 }
 
-/* stop() -> (stream, threads, entries, recorded, dropped, end_ns, write_errno, forked) */
+/* stop() -> (stream, threads, entries, recorded, dropped, end_ns, write_errno, forked, pauses, paused_ns) */
 static PyObject *tracer_stop(PyObject *module, PyObject *unused)
 {
     if (!active) {
@@ -1300,9 +1510,24 @@ static PyObject *tracer_stop(PyObject *module, PyObject *unused)
         return NULL;
     }
     int64_t t = now_ns();
-    if (!monitoring) {
-        remove_hooks(); /* the callbacks are unregistered by the caller (tracing.py) */
+    if (backend == BACKEND_PROFILE) {
+        remove_hooks(); /* the monitoring callbacks are unregistered by the caller (tracing.py) */
     }
+#ifdef HAVE_FRAME_BACKEND
+    if (backend == BACKEND_FRAME) {
+        PyInterpreterState *interp = PyThreadState_Get()->interp;
+        if (_PyInterpreterState_GetEvalFrameFunc(interp) == frame_hook) { /* else another tool chained over it */
+            _PyInterpreterState_SetEvalFrameFunc(interp, previous_eval);
+        }
+        map_free(&thread_buffers);
+        cached_thread = 0;
+        cached_buffer = NULL;
+        if (paused) { /* stopped from inside the frame that paused the hook */
+            paused_ns += t - paused_since;
+            paused = 0;
+        }
+    }
+#endif
     active = 0;
     int forked = getpid() != session_pid;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(buffers); i++) {
@@ -1318,8 +1543,14 @@ static PyObject *tracer_stop(PyObject *module, PyObject *unused)
         fd = -1; /* the stream owns it now */
     }
     st->nthreads = PyList_GET_SIZE(threads);
-    PyObject *result = Py_BuildValue("(NOOLLLii)", (PyObject *)st, threads, entries, recorded, dropped,
-                                     (long long)(full_at ? full_at : t), write_errno, forked);
+#ifdef HAVE_FRAME_BACKEND
+    long long session_pauses = pauses, session_paused_ns = paused_ns;
+#else
+    long long session_pauses = 0, session_paused_ns = 0;
+#endif
+    PyObject *result = Py_BuildValue("(NOOLLLiiLL)", (PyObject *)st, threads, entries, recorded, dropped,
+                                     (long long)(full_at ? full_at : t), write_errno, forked, session_pauses,
+                                     session_paused_ns);
     session_clear();
     return result;
 }
@@ -1329,6 +1560,15 @@ static PyObject *tracer_active(PyObject *module, PyObject *unused)
     return PyBool_FromLong(active);
 }
 
+static PyObject *tracer_frame_hooked(PyObject *module, PyObject *unused)
+{
+#ifdef HAVE_FRAME_BACKEND
+    return PyBool_FromLong(_PyInterpreterState_GetEvalFrameFunc(PyThreadState_Get()->interp) == frame_hook);
+#else
+    Py_RETURN_FALSE;
+#endif
+}
+
 static PyObject *tracer_now(PyObject *module, PyObject *unused)
 {
     return PyLong_FromLongLong(now_ns());
@@ -1336,14 +1576,18 @@ static PyObject *tracer_now(PyObject *module, PyObject *unused)
 
 static PyMethodDef module_methods[] = {
     {"start", tracer_start, METH_VARARGS,
-     "start(builtins, lines, max_events, thread_name, path, monitoring=False): trace this thread (and those that "
-     "install_thread), events into a new file at path (unlinked at once); with monitoring, the on_* callbacks are the "
-     "hooks (the caller registers them with sys.monitoring)"},
+     "start(builtins, lines, max_events, thread_name, path, backend=0): trace this thread (and those that "
+     "install_thread), events into a new file at path (unlinked at once); backend 1 (monitoring): the on_* callbacks "
+     "are the hooks (the caller registers them with sys.monitoring); 2 (frame, 3.11, Python frames only): every "
+     "thread's frames through the interpreter's frame evaluation function"},
     {"install_thread", tracer_install_thread, METH_VARARGS,
      "install_thread(thread_name, code) -> installed: trace the calling thread too, from a call of code (or None)"},
     {"stop", tracer_stop, METH_NOARGS,
-     "stop() -> (stream, threads, entries, recorded, dropped, end_ns, write_errno, forked): remove the hooks"},
+     "stop() -> (stream, threads, entries, recorded, dropped, end_ns, write_errno, forked, pauses, paused_ns): remove "
+     "the hooks"},
     {"active", tracer_active, METH_NOARGS, "active() -> whether the tracer runs"},
+    {"frame_hooked", tracer_frame_hooked, METH_NOARGS,
+     "frame_hooked() -> whether the frame backend's hook evaluates this interpreter's frames"},
     {"on_start", (PyCFunction)(void (*)(void))on_start, METH_FASTCALL, "sys.monitoring PY_START, PY_RESUME, PY_THROW"},
     {"on_return", (PyCFunction)(void (*)(void))on_return, METH_FASTCALL, "sys.monitoring PY_RETURN, PY_YIELD, PY_UNWIND"},
     {"on_c_call", (PyCFunction)(void (*)(void))on_c_call, METH_FASTCALL, "sys.monitoring CALL (C functions only)"},

@@ -45,7 +45,9 @@ class TraceOptions(Record):
     Chrome traces); ``line_times``: exclusive time per source line too (``Trace.lines``; it
     costs more: every line is an event); ``max_depth``: calls nested deeper are folded into
     their caller at that depth; ``weight``: what the run's flame graph weighs, exclusive ``time``
-    (ns) or ``calls`` (exact counts: what ``collect --tracer`` compares across runs)."""
+    (ns) or ``calls`` (exact counts: what ``collect --tracer`` compares across runs);
+    ``backend``: how the tracer hears of calls (``tracing.BACKENDS``; None: the cheapest here
+    that records what is asked)."""
 
     builtins: bool = False
     max_events: int = DEFAULT_MAX_EVENTS
@@ -55,6 +57,7 @@ class TraceOptions(Record):
     line_times: bool = False
     max_depth: int = DEFAULT_MAX_DEPTH
     weight: str = "time"
+    backend: Optional[str] = None
 
     #: What the launcher calls this recorder (``_bootstrap.start_recorder``'s kind).
     mode = KIND
@@ -68,11 +71,18 @@ class TraceOptions(Record):
             raise ArgumentError(f"max_depth must be at least 1, not {self.max_depth}")
         if self.weight not in WEIGHTS:
             raise ArgumentError(f"a trace weighs {' or '.join(WEIGHTS)}, not {self.weight!r}")
+        if self.backend is not None:
+            from .tracing import backend_problem
+
+            problem = backend_problem(self.backend, self.builtins, self.line_times)
+            if problem is not None:
+                raise ArgumentError(problem)
 
     def engine_arguments(self) -> Dict[str, Any]:
         """The recorder's arguments (see :func:`~._bootstrap.start_recorder`)."""
         return {"builtins": self.builtins, "max_events": self.max_events, "threads": self.threads,
-                "lines": self.lines, "chart": self.chart, "line_times": self.line_times, "max_depth": self.max_depth}
+                "lines": self.lines, "chart": self.chart, "line_times": self.line_times, "max_depth": self.max_depth,
+                "backend": self.backend}
 
 
 @record
@@ -326,10 +336,11 @@ class Tracer:
 
 
 def trace(builtins: bool = False, max_events: int = DEFAULT_MAX_EVENTS, threads: bool = False, lines: bool = True,
-          chart: bool = False, line_times: bool = False, max_depth: int = DEFAULT_MAX_DEPTH) -> Tracer:
+          chart: bool = False, line_times: bool = False, max_depth: int = DEFAULT_MAX_DEPTH,
+          backend: Optional[str] = None) -> Tracer:
     """A :class:`Tracer` for a ``with`` block (arguments: :class:`TraceOptions`)."""
     return Tracer(TraceOptions(builtins=builtins, max_events=max_events, threads=threads, lines=lines, chart=chart,
-                               line_times=line_times, max_depth=max_depth))
+                               line_times=line_times, max_depth=max_depth, backend=backend))
 
 
 #: Output formats of ``flamespace trace`` and the file endings that choose them (longest match first).

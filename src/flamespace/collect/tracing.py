@@ -1,8 +1,10 @@
 """The ``trace`` recorder: every call and return, from the C extension ``_tracer``.
 
-The events come from a profile hook (every version) or sys.monitoring callbacks (3.12+, the
-default there: cheaper), both in C; they stream to an unlinked file in $TMPDIR (memory holds a
-chunk per thread), and ``stop()`` reads them back into a call tree per thread, in C too.
+The events come from a profile hook (every version), the interpreter's frame evaluation
+function (3.11.4+, the default on 3.11 for Python frames: the interpreter stays specialised)
+or sys.monitoring callbacks (3.12+, the default there), all in C; they stream to an unlinked
+file in $TMPDIR (memory holds a chunk per thread), and ``stop()`` reads them back into a call
+tree per thread, in C too.
 
 Runs inside the traced program (like the other recorders it imports little: ``threading``,
 which the program's threads need anyway, and the C extension). ``stop()`` turns each
@@ -39,9 +41,13 @@ DEFAULT_MAX_EVENTS = 50_000_000
 DEFAULT_MAX_DEPTH = 1000
 #: The raw recording's kind (one of raw.KINDS).
 KIND = "trace"
-#: How the tracer hears of calls: "profile" (the PyEval_SetProfile hook, every version) or
-#: "monitoring" (sys.monitoring callbacks, PEP 669, 3.12+; cheaper there: docs/performance.md).
-BACKENDS = ("profile", "monitoring")
+#: How the tracer hears of calls: "profile" (the PyEval_SetProfile hook, every version),
+#: "monitoring" (sys.monitoring callbacks, PEP 669, 3.12+) or "frame" (the interpreter's frame
+#: evaluation function, PEP 523, 3.11.4+; Python frames only: no builtins, no lines).
+#: Which is cheaper where: docs/performance.md.
+BACKENDS = ("profile", "monitoring", "frame")
+#: The C tracer's number for each backend (its ``start``).
+_BACKEND_NUMBERS = {"profile": 0, "monitoring": 1, "frame": 2}
 #: sys.monitoring's tool id for profilers.
 _TOOL = 2
 
@@ -99,11 +105,36 @@ def _count_fork() -> None:
     _forks[0] += 1
 
 
-def default_backend() -> str:
-    """The cheaper backend on this interpreter (see :data:`BACKENDS`)."""
+def backends_here() -> Tuple[str, ...]:
+    """The backends this interpreter has, the cheapest first (docs/performance.md). The frame
+    backend needs 3.11.4+ (before, the interpreter ran a class's ``__getitem__`` without asking
+    the frame evaluation function, CPython gh-104405, so those calls would be missed) and Linux
+    (it pauses where a deep stack would overflow the C stack, whose bounds it asks glibc)."""
     import sys
 
-    return "monitoring" if sys.version_info >= (3, 12) and extension_problem() is None else "profile"
+    if extension_problem() is not None:
+        return ("profile",)
+    version = sys.version_info
+    frame = (3, 11, 4) <= version < (3, 12) and sys.platform == "linux"  # its C stack guard needs glibc's bounds
+    return (*(("monitoring",) if version >= (3, 12) else ()), *(("frame",) if frame else ()), "profile")
+
+
+def backend_problem(backend: str, builtins: bool = False, lines: bool = False) -> Optional[str]:
+    """None if ``backend`` works here and records what is asked, else why not."""
+    if backend not in BACKENDS:
+        return f"no tracer backend {backend!r}; the backends are {', '.join(BACKENDS)}"
+    if backend not in backends_here():
+        return (f"the {backend} backend is not available here (this interpreter has {', '.join(backends_here())}: "
+                f"monitoring is Python 3.12+, frame 3.11.4+ on Linux, both need the C extension)")
+    if backend == "frame" and (builtins or lines):
+        return "the frame backend sees Python frames only: builtins and line times need the profile or monitoring backend"
+    return None
+
+
+def default_backend(builtins: bool = False, lines: bool = False) -> str:
+    """The cheapest backend here that records what is asked (the frame backend: no builtins,
+    no lines)."""
+    return next(name for name in backends_here() if name != "frame" or not (builtins or lines))
 
 
 def _monitoring_callbacks(builtins: bool, lines: bool) -> Dict[int, Any]:
@@ -136,7 +167,7 @@ def _thread_started(frame: Any, event: str, arg: Any) -> None:
 class TraceRecorder:
     """The ``trace`` :class:`~.protocol.Recorder`: every call and return of Python functions
     (and of C functions with ``builtins``) in this thread and threads started after ``start()``
-    (with the monitoring backend, in every thread from its next call)."""
+    (with the monitoring and frame backends, in every thread from its next call)."""
 
     def __init__(self, builtins: bool = False, max_events: int = DEFAULT_MAX_EVENTS, threads: bool = False,
                  lines: bool = True, chart: bool = False, line_times: bool = False, max_depth: int = DEFAULT_MAX_DEPTH,
@@ -146,17 +177,23 @@ class TraceRecorder:
         self.builtins, self.max_events, self.threads, self.lines, self.chart = builtins, max_events, threads, lines, chart
         self.line_times, self.max_depth, self.event_dir = line_times, max_depth, event_dir
         self.forks_traced = forks_traced
-        self.backend = backend or default_backend()
-        if self.backend not in BACKENDS:
-            raise ValueError(f"no tracer backend {self.backend!r}; available: {', '.join(BACKENDS)}")
+        self.backend = backend or default_backend(builtins, line_times)
+        problem = backend_problem(self.backend, builtins, line_times)
+        if problem is not None:
+            raise ValueError(problem)
         self._forks_before = 0
         self.hidden_files = set(hidden_files)
         self.root_cut = set(root_cut)
-        if self.backend == "monitoring":
-            # every thread's calls from its first: start its stacks below threading's bootstrap, as the
-            # profile hook (installed by threading when run() is called) does
+        #: code whose calls other than ``run`` are threading's bookkeeping, left out
+        self._thread_starts: Collection[Any] = ()
+        #: threading's bookkeeping after run() (the profile hook, still installed, sees it), left out
+        self._thread_ends = {threading.Thread._delete.__code__}  # type: ignore[attr-defined]
+        if self.backend != "profile":
+            # every thread's calls from its first: start its stacks at run(), below threading's bootstrap, as
+            # the profile hook (installed by threading right before it calls run()) does
             self.root_cut |= {threading.Thread._bootstrap.__code__,  # type: ignore[attr-defined]
                               threading.Thread._bootstrap_inner.__code__}  # type: ignore[attr-defined]
+            self._thread_starts = {threading.Thread._bootstrap_inner.__code__}  # type: ignore[attr-defined]
         self.private_files = {__file__, *private_files}
         self._start_ns = 0
 
@@ -168,6 +205,11 @@ class TraceRecorder:
         self._forks_before = _forks[0]
         if self.backend == "monitoring":
             return self._start_monitoring()
+        if self.backend == "frame":  # every thread's frames: nothing to install per thread
+            self._start_ns = _tracer.now()
+            _tracer.start(False, False, self.max_events, threading.current_thread().name, self._event_path(),
+                          _BACKEND_NUMBERS["frame"])
+            return self
         previous = getattr(threading, "_profile_hook", None)  # threading.getprofile() is 3.10+
         threading.setprofile(_thread_started)  # first: this call is not traced
         self._start_ns = _tracer.now()
@@ -194,7 +236,7 @@ class TraceRecorder:
         try:
             self._start_ns = _tracer.now()
             _tracer.start(self.builtins, self.line_times, self.max_events, threading.current_thread().name,
-                          self._event_path(), True)
+                          self._event_path(), _BACKEND_NUMBERS["monitoring"])
             events = 0
             for event, callback in callbacks.items():
                 monitoring.register_callback(_TOOL, event, callback)
@@ -222,8 +264,14 @@ class TraceRecorder:
             self._stop_monitoring()
         else:
             threading.setprofile(None)
-        stream, threads, entries, recorded, dropped, end_ns, write_errno, forked = _tracer.stop()
+        stream, threads, entries, recorded, dropped, end_ns, write_errno, forked, pauses, paused_ns = _tracer.stop()
         notes = []
+        if pauses:
+            notes.append(f"a call stack grew too deep for the frame backend's C stack {pauses:,} time"
+                         f"{'s' if pauses > 1 else ''}: tracing paused for {paused_ns / 1e6:,.1f} ms in all until "
+                         f"those calls returned, and the calls made meanwhile (in every thread) are not recorded "
+                         f"(their time is their callers'); the profile backend (--backend profile) traces deep "
+                         f"recursion without pausing")
         forks = _forks[0] - self._forks_before
         if forks and not self.forks_traced and not forked:
             notes.append(f"the program forked {forks} child process{'es' if forks > 1 else ''} while traced: their calls "
@@ -321,7 +369,10 @@ class TraceRecorder:
                 continue
             entry = entries[key]
             is_code = not isinstance(entry, str)
-            if is_code and entry in cut:
+            if ((parent >= 0 and entries[keys[parent]] in self._thread_starts and not (is_code and entry.co_name == "run"))
+                    or entry in self._thread_ends):
+                stacks.append(_HIDDEN)  # threading's bookkeeping around run()
+            elif is_code and entry in cut:
                 cut_nodes.add(node)
                 stacks.append(root)
             elif is_code and entry.co_filename in private:
