@@ -301,3 +301,15 @@ def test_cli_pairs_draw_or_fail_with_a_message(width, colour) -> None:
         assert code == (0 if shared else 1), errors.getvalue()
         if code:
             assert str(first) in errors.getvalue() or str(second) in errors.getvalue()
+
+
+def test_cli_colours_a_flame_chart_input_as_its_flame_graph(tmp_path: Path) -> None:
+    """An input that keeps time order (a .cpuprofile: a FlameChart) is coloured and drawn as its flame
+    graph, as a folded copy of it is (it was an internal error: a chart has no metric)."""
+    chart = DATA / "chrome" / "node.cpuprofile"
+    as_folded = tmp_path / "node.folded"
+    assert main(["convert", str(chart), "-o", str(as_folded)]) == 0
+    from_chart, from_folded = tmp_path / "chart.svg", tmp_path / "folded.svg"
+    assert main(["svg", str(chart), "--colour-by", str(chart), "-o", str(from_chart)]) == 0
+    assert main(["svg", str(as_folded), "--colour-by", str(as_folded), "-o", str(from_folded)]) == 0
+    assert from_chart.read_text() == from_folded.read_text()

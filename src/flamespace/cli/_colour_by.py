@@ -20,7 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Optional, Sequence, Tuple
 
-    from .._types import Profile
+    from .._types import Drawable
     from ..core.vector import FlameGraph
 
 #: ``--colour-by event:NAME``: event NAME of the input itself (a file of that name is written ``./event:NAME``).
@@ -48,7 +48,7 @@ OPTIONS = (
 def read_inputs(
     files: Sequence[str], command: str, skip_invalid: bool, input_format: Optional[str],
     colour_by: Optional[str] = None, event: Optional[str] = None, chart: bool = False,
-) -> Tuple[Profile, Optional[FlameGraph]]:
+) -> Tuple[Drawable, Optional[FlameGraph]]:
     """The profile to draw (as the command reads it without these options) and, with ``colour_by``,
     the second metric's flame graph; InputError naming the file for inputs that do not fit.
     ``chart``: a single input that keeps time order is read as a flame chart (not with ``colour_by``)."""
@@ -86,7 +86,7 @@ def read_inputs(
     return profile, colour
 
 
-def count_name(profile: Profile, colour: Optional[FlameGraph], countname: Optional[str]) -> Optional[str]:
+def count_name(profile: Drawable, colour: Optional[FlameGraph], countname: Optional[str]) -> Optional[str]:
     """--countname, or with --colour-by what the widths measured (``cycles``) when their unit does
     not say more than samples: the tooltips then read "600 cycles" beside "300 instructions"."""
     unit = getattr(profile, "unit", None)
@@ -96,7 +96,8 @@ def count_name(profile: Profile, colour: Optional[FlameGraph], countname: Option
 
 
 def _read_one(path: str, command: str, skip_invalid: bool, input_format: Optional[str], event: Optional[str]) -> FlameGraph:
-    """One input as a flame graph (of ``event`` for perf script input), reporting skipped lines."""
+    """One input as a flame graph (of ``event`` for perf script input; a flame chart's sum), reporting skipped lines."""
+    from ..core.chart import FlameChart
     from ..core.differential import Differential
     from ..diagnostics import Diagnostics
     from ..formats import registry
@@ -110,6 +111,8 @@ def _read_one(path: str, command: str, skip_invalid: bool, input_format: Optiona
         if event is None:
             raise
         raise InputError(f"has no events to choose ('{event}' is a perf script event): {error}", registry.display_name(path)) from None
+    if isinstance(profile, FlameChart):  # the colours and widths are compared stack by stack, not in time
+        profile = profile.graph()
     if isinstance(profile, Differential):
         raise InputError(
             f"is differential input (two counts per line); '{command}' colours one profile by a second metric of the "

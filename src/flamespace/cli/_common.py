@@ -16,7 +16,7 @@ TYPE_CHECKING = False  # typing costs start-up time (flamespace svg); annotation
 if TYPE_CHECKING:
     from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
-    from .._types import Number, Profile
+    from .._types import Drawable, Number, Profile
     from ..core.metadata import Metadata
     from ..core.vector import FlameGraph
 
@@ -99,15 +99,11 @@ def _first_names(names: Sequence[str], shown: int = 5) -> str:
     return ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
 
 
-def read_profile(
+def read_input(
     path: str, skip_invalid: bool = False, input_format: Optional[str] = None, stack_cache: Optional[dict] = None,
-    chart: bool = False,
-) -> Profile:
-    """Read one input, reporting skipped lines on stderr; a store selector is the merged profile it
-    names. An input that keeps time order (a FlameChart) is summed into its flame graph unless
-    ``chart`` asks for the time order."""
-    from ..core.chart import FlameChart
-
+) -> Drawable:
+    """Read one input as it is, reporting skipped lines on stderr: a store selector is the merged
+    profile it names, an input that keeps time order a FlameChart."""
     if path.startswith("store:"):
         from ._store import read_selected
 
@@ -115,9 +111,17 @@ def read_profile(
     diagnostics = Diagnostics()
     profile = registry.read(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics, stack_cache=stack_cache)
     report(diagnostics)
-    if isinstance(profile, FlameChart) and not chart:
-        return profile.graph()
     return profile
+
+
+def read_profile(
+    path: str, skip_invalid: bool = False, input_format: Optional[str] = None, stack_cache: Optional[dict] = None,
+) -> Profile:
+    """:func:`read_input`, an input that keeps time order (a FlameChart) summed into its flame graph."""
+    from ..core.chart import FlameChart
+
+    profile = read_input(path, skip_invalid, input_format, stack_cache)
+    return profile.graph() if isinstance(profile, FlameChart) else profile
 
 
 def read_graph(

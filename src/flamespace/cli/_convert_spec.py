@@ -15,7 +15,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Optional, Sequence, Tuple
 
-    from .._types import Profile
+    from .._types import Drawable
 
 TO_HELP = "Output format (default: from the output's extension, else folded)."
 
@@ -45,7 +45,7 @@ def run_fast(args: "Sequence[str]") -> "Tuple[bool, object]":
             return False, None
     values, files = parsed
     to = values.pop("to")
-    if to is not None and (to not in registry.names() or not hasattr(registry.by_name(str(to)), "dump")):
+    if to is not None and (to not in registry.names() or not registry.writes(registry.by_name(str(to)))):
         return False, None
     from ..formats import check_output
 
@@ -60,8 +60,8 @@ def output_format(to: "Optional[str]", output: str) -> str:
         return to
     if output != "-" and "." in output.rsplit("/", 1)[-1]:  # /dev/null: no need to import every format to ask
         fmt = registry.by_extension(output)
-        if fmt is not None and hasattr(fmt, "dump"):
-            return str(fmt.name)
+        if fmt is not None and registry.writes(fmt):
+            return fmt.name
     return "folded"
 
 
@@ -84,7 +84,7 @@ def convert(inputs: "Sequence[str]", skip_invalid: bool, input_format: "Optional
     if len(profiles) > 1:
         from ..core.algebra import sum_graphs
 
-        profile: Profile = sum_graphs(_graphs(profiles, files))
+        profile: Drawable = sum_graphs(_graphs(profiles, files))
         warn(f"flamespace: merged {len(profiles)} inputs into one profile (the sum of their stacks)")
     else:
         profile = profiles[0]

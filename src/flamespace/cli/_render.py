@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 from ..errors import InputError
-from ._common import expand_inputs, read_profile
+from ._common import expand_inputs, read_input, read_profile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Optional, Sequence
 
-    from .._types import Profile
+    from .._types import Drawable
 
 
 def read_drawable(files: Sequence[str], command: str, skip_invalid: bool, input_format: Optional[str],
-                  chart: bool = False) -> Profile:
+                  chart: bool = False) -> Drawable:
     """One profile from the inputs: a single file as it is (differential or not; with ``chart``,
     a flame chart if it keeps time order), several summed."""
     paths = expand_inputs(files)
-    profiles = [read_profile(path, skip_invalid, input_format, chart=chart and len(paths) == 1) for path in paths]
-    if len(profiles) == 1:
-        return profiles[0]
+    if len(paths) == 1:
+        return (read_input if chart else read_profile)(paths[0], skip_invalid, input_format)
+    profiles = [read_profile(path, skip_invalid, input_format) for path in paths]
     from ..core.algebra import sum_graphs
     from ..core.differential import Differential
 

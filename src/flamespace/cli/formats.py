@@ -18,7 +18,7 @@ def rows() -> "List[List[str]]":
         options = " ".join("--" + field.replace("_", "-") for field, _, _ in registry.read_options(fmt))
         table.append([
             fmt.name,
-            "read, write" if hasattr(fmt, "dump") else "read",
+            "read, write" if registry.writes(fmt) else "read",
             " ".join(fmt.extensions) or "-",
             options or "-",
             getattr(fmt, "reference", "") or "-",

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 
-from .._record import Record, record
 from ._collapse import WHITESPACE, Stacks, integer, lines
+from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,11 +30,6 @@ extensions = ()
 description = "bpftrace stack maps (stackcollapse-bpftrace.pl)"
 _ONE_LINE = re.compile(r"@\[,\s(.*)\]: (\d+)")
 _END = re.compile(r",?\s?(.*)\]: (\d+)")
-
-
-@record
-class ReadOptions(Record):
-    skip_invalid: bool = False
 
 
 def sniff(head: bytes) -> Optional[bool]:

@@ -230,7 +230,7 @@ def _segments(spans: List[Span]) -> List[Tuple[int, int, Stack]]:
 # -- writing -------------------------------------------------------------------------------
 
 
-def dump(profile: Union[FlameGraph, FlameChart], stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
+def dump(profile: Union[FlameGraph, Differential, FlameChart], stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
     """Begin/end events per thread, in microseconds, through the speedscope writer's timeline."""
     from .speedscope import _evented_profile, _FrameTable
 

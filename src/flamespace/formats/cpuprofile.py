@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import sys
 
-from .._record import Record, record
 from ..core.chart import FlameChart
 from ..core.metadata import Metadata
 from ..core.python_frames import PythonFrames
 from ..diagnostics import Diagnostics
 from ..errors import InputError
 from . import _json
+from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,11 +30,6 @@ name = "cpuprofile"
 extensions = (".cpuprofile",)
 description = "Chrome DevTools / Node .cpuprofile (node --cpu-prof): a flame chart"
 charts = True
-
-
-@record
-class ReadOptions(Record):
-    skip_invalid: bool = False
 
 
 def sniff(head: bytes) -> Optional[bool]:

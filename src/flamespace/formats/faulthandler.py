@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from .._record import Record, record
 from ._collapse import Stacks, count_dumps
+from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,11 +27,6 @@ name = "faulthandler"
 extensions = ()
 description = "Python faulthandler tracebacks (stackcollapse-faulthandler.pl)"
 _FRAME = re.compile(r'  File "([^"]*)", line ([0-9]*) in (.*)')
-
-
-@record
-class ReadOptions(Record):
-    skip_invalid: bool = False
 
 
 def sniff(head: bytes) -> Optional[bool]:

@@ -283,4 +283,4 @@ def dumps(profile: Union[FlameGraph, Differential, FlameChart], options: WriteOp
     return out.getvalue()
 
 
-__all__ = ["ReadOptions", "WriteOptions", "dump", "dumps", "extensions", "loads", "name", "parse", "sniff"]
+__all__ = ["ReadOptions", "WriteOptions", "charts", "dump", "dumps", "extensions", "loads", "name", "parse", "sniff"]

@@ -12,8 +12,8 @@ any other line ends the current backtrace, as in the Perl script.
 
 from __future__ import annotations
 
-from .._record import Record, record
 from ._collapse import Stacks, count_dumps
+from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,11 +28,6 @@ name = "gdb"
 extensions = ()
 description = "gdb backtraces (stackcollapse-gdb.pl)"
 _PATTERNS: "Optional[Tuple[re.Pattern[str], re.Pattern[str]]]" = None  # a frame line, an address (compiled on first use)
-
-
-@record
-class ReadOptions(Record):
-    skip_invalid: bool = False
 
 
 def sniff(head: bytes) -> Optional[bool]:

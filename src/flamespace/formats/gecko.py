@@ -32,6 +32,7 @@ from ..core.vector import MAX_VALUE, FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 from . import _json
+from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,11 +50,6 @@ _WEIGHT_UNITS = {"samples": "samples", "tracing-ms": "ms", "bytes": "bytes"}
 #: The processed-profile version we write (the one CPython's profiling.sampling writes).
 PREPROCESSED_VERSION = 57
 GECKO_VERSION = 32
-
-
-@record
-class ReadOptions(Record):
-    skip_invalid: bool = False
 
 
 @record
@@ -244,7 +240,7 @@ def _thread_stacks(thread: Dict[str, Any], strings: List[Any], names: PythonFram
 # -- writing -------------------------------------------------------------------------------
 
 
-def dump(profile: Union[FlameGraph, FlameChart], stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
+def dump(profile: Union[FlameGraph, Differential, FlameChart], stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
     if isinstance(profile, Differential):
         raise ArgumentError("the Firefox Profiler format cannot hold a differential profile; write each side on its own")
     metadata = profile.metadata or Metadata()

@@ -13,9 +13,9 @@ from __future__ import annotations
 import math
 import re
 
-from .._record import Record, record
 from ..core.metadata import Metadata
 from ._collapse import Stacks, lines, shown
+from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,11 +31,6 @@ description = "Xcode Instruments deep-copied call trees (stackcollapse-instrumen
 _ROW = re.compile(r"\d+\.\d+ (?:min|s|ms)[ \t\n\r\f\v]+\d+\.\d+%[ \t\n\r\f\v]+(\d+(?:\.\d+)?) (min|s|ms)\t \t([ \t\n\r\f\v]*)(.+)", re.ASCII)
 _MILLISECONDS = {"min": 60 * 1000, "s": 1000, "ms": 1}
 _METADATA = Metadata(unit="ms")
-
-
-@record
-class ReadOptions(Record):
-    skip_invalid: bool = False
 
 
 def sniff(head: bytes) -> Optional[bool]:

@@ -42,7 +42,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Dict, List, Optional, TextIO, Tuple
 
-    from .._types import Number, Stack
+    from .._types import Number, Profile, Stack
 
 name = "pprof"
 extensions = (".pprof", ".pb")
@@ -346,7 +346,7 @@ def _graph(data: bytes, profile: _Profile, options: ReadOptions, source: str, di
 # -- writing -------------------------------------------------------------------------------
 
 
-def dump(profile: FlameGraph, stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
+def dump(profile: Profile, stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
     """Write ``profile`` as profile.proto; float values are rounded to whole units (pprof's are int64)."""
     data = encode(profile)
     if options.gzip:
@@ -362,7 +362,7 @@ def dump(profile: FlameGraph, stream: TextIO, options: WriteOptions = WriteOptio
         stream.write(data.decode("utf-8", "surrogateescape"))
 
 
-def encode(profile: FlameGraph) -> bytes:
+def encode(profile: Profile) -> bytes:
     """The profile.proto bytes of ``profile`` (not gzipped)."""
     if isinstance(profile, Differential):
         raise ArgumentError("pprof cannot hold a differential profile; write each side on its own")

@@ -23,13 +23,13 @@ from __future__ import annotations
 import struct
 import sys
 
-from .._record import Record, record
 from ..core.metadata import Metadata
 from ..core.python_frames import PythonFrames
 from ..core.vector import FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import InputError
 from ._binary import error_at, read_all_bytes
+from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,11 +46,6 @@ ESTIMATED = "estimated from caller-callee pairs"
 #: Paths worth less than this share of the total time are cut (their time stays with their caller).
 MIN_SHARE = 1e-6
 MAX_DEPTH = 200
-
-
-@record
-class ReadOptions(Record):
-    skip_invalid: bool = False
 
 
 def sniff(head: bytes) -> Optional[bool]:

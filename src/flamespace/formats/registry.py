@@ -5,7 +5,10 @@ least ``skip_invalid``), ``parse(stream, options, source=, diagnostics=, stack_c
 hold a profile, ``WriteOptions`` and ``dump(profile, stream, options)``. A format that can
 keep time order (a :class:`~flamespace.core.chart.FlameChart`) says so with ``charts = True``;
 other formats are given the chart's flame graph. Optional: ``description`` and ``reference``
-(the tool whose behaviour it follows), shown by ``flamespace formats``.
+(the tool whose behaviour it follows), shown by ``flamespace formats``. :mod:`.protocol`
+writes this down for mypy (``FormatModule``, ``FormatWriter``, ``ChartWriter``),
+:mod:`._conformance` checks every format against it, and the registry hands formats out typed
+by it (:data:`~.protocol.Format`, :data:`~.protocol.Writer`).
 
 ``sniff(head)`` says whether the first bytes of an input are of its format: True; None when
 ``head`` is too short to tell; False or a string saying why not (a format may instead define
@@ -25,13 +28,15 @@ from ._io import display_name, open_binary, open_output, text_reader
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from types import ModuleType
     from typing import Any, BinaryIO, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-    from .._types import Number, Profile, Source, Stack
+    from typing_extensions import TypeGuard
+
+    from .._types import Drawable, Number, Profile, Source, Stack
     from ..core.metadata import Metadata
     from ..core.vector import FlameGraph
     from ..diagnostics import Diagnostics
+    from .protocol import ChartWriter, Format, Writer
 
 #: Every format's module name (its ``name``), in sniffing order. Modules are imported when
 #: first needed, so reading a folded file does not import speedscope (and json).
@@ -105,14 +110,17 @@ def _first_line_has_pid(head: bytes) -> bool:
     return True
 
 
-def _module(name: str) -> ModuleType:
+def _module(name: str) -> Format:
+    """The format module named ``name`` (one of :data:`ORDER`), imported if it is not yet;
+    protocol.py checks that each such module is a ``Format``."""
     qualified = f"{__package__}.{name.replace('-', '_')}"  # perf-sched is formats/perf_sched.py
     if qualified not in sys.modules:
         __import__(qualified)
-    return sys.modules[qualified]
+    module: Format = sys.modules[qualified]
+    return module
 
 
-def formats() -> List[ModuleType]:
+def formats() -> List[Format]:
     """Every format module, in sniffing order (importing them all)."""
     return [_module(name) for name in ORDER]
 
@@ -128,16 +136,26 @@ def names() -> List[str]:
 
 
 def writable_names() -> List[str]:
-    return [fmt.name for fmt in formats() if hasattr(fmt, "dump")]
+    return [fmt.name for fmt in formats() if writes(fmt)]
 
 
-def by_name(name: str) -> ModuleType:
+def writes(fmt: Format) -> TypeGuard[Writer]:
+    """Whether ``fmt`` can hold a profile (has ``dump`` and ``WriteOptions``)."""
+    return hasattr(fmt, "dump")
+
+
+def _keeps_time(fmt: Writer) -> TypeGuard[ChartWriter[Any, Any]]:
+    """Whether ``fmt`` writes a flame chart in time order (``charts = True``) rather than its flame graph."""
+    return bool(getattr(fmt, "charts", False))
+
+
+def by_name(name: str) -> Format:
     if name not in ORDER:
         raise ArgumentError(f"unknown format {name!r}; known formats: {', '.join(ORDER)}")
     return _module(name)
 
 
-def by_extension(path: str) -> Optional[ModuleType]:
+def by_extension(path: str) -> Optional[Format]:
     """The format that claims ``path``'s extension (``.gz`` aside); formats already imported are asked first."""
     lower = path.lower()
     if lower.endswith(".gz"):
@@ -150,9 +168,17 @@ def by_extension(path: str) -> Optional[ModuleType]:
     return None
 
 
+def writer(name: str) -> Writer:
+    """The writable format named ``name``; ArgumentError naming the writable ones if it is not."""
+    fmt = by_name(name)
+    if not writes(fmt):
+        raise ArgumentError(f"cannot write the {name} format; writable formats: {', '.join(writable_names())}")
+    return fmt
+
+
 def write_options(name: str) -> List[str]:
     """The fields of a writable format's ``WriteOptions``."""
-    cls = by_name(name).WriteOptions
+    cls = writer(name).WriteOptions
     if hasattr(cls, "__record_fields__"):
         return list(cls.__record_fields__)
     import dataclasses
@@ -160,7 +186,7 @@ def write_options(name: str) -> List[str]:
     return [f.name for f in dataclasses.fields(cls)]
 
 
-def detect(head: bytes, path: str = "", *, fallback: Optional[str] = None) -> ModuleType:
+def detect(head: bytes, path: str = "", *, fallback: Optional[str] = None) -> Format:
     """The format of an input from its content; its file name only breaks ties.
 
     Every format whose ``sniff`` accepts ``head`` is a candidate; among several, the one that
@@ -199,9 +225,9 @@ def _refusals(refused: List[Tuple[str, str]]) -> str:
     return "not a format flamespace reads; name one with --from (`flamespace formats` lists them). Tried:\n" + "\n".join(lines)
 
 
-def _sniff_all(head: bytes) -> Tuple[List[ModuleType], List[str], List[Tuple[str, str]]]:
+def _sniff_all(head: bytes) -> Tuple[List[Format], List[str], List[Tuple[str, str]]]:
     """(formats that accept ``head``, names of those that cannot tell yet, (name, reason) of those that refuse)."""
-    accepted: List[ModuleType] = []
+    accepted: List[Format] = []
     undecided: List[str] = []
     refused: List[Tuple[str, str]] = []
     for name in ORDER:
@@ -222,7 +248,7 @@ def _sniff_all(head: bytes) -> Tuple[List[ModuleType], List[str], List[Tuple[str
     return accepted, undecided, refused
 
 
-def _why_not(fmt: ModuleType, head: bytes) -> str:
+def _why_not(fmt: Format, head: bytes) -> str:
     why_not = getattr(fmt, "why_not", None)
     reason = why_not(head) if why_not is not None else None
     return str(reason) if reason else "its content does not match"
@@ -247,8 +273,10 @@ def read(
     diagnostics: Optional[Diagnostics] = None,
     stack_cache: Optional[Dict[str, Stack]] = None,
     options: Optional[Mapping[str, object]] = None,
-) -> Profile:
+) -> Drawable:
     """Read a profile from a path, '-' (stdin) or a binary stream; gzip is undone automatically.
+    A format that keeps time order (``charts``) gives a :class:`FlameChart` (its ``graph()`` is
+    the flame graph).
 
     Pass the same ``stack_cache`` dict when reading many runs of one program: stacks seen
     before are not split again and share one tuple (faster reads and sums). ``options`` are
@@ -264,16 +292,14 @@ def read(
 
 
 def _parse(
-    fmt: ModuleType, stream: BinaryIO, name: str, settings: Any,  # the format's own ReadOptions
+    fmt: Format, stream: BinaryIO, name: str, settings: Any,  # the format's own ReadOptions
     diagnostics: Optional[Diagnostics], stack_cache: Optional[Dict[str, Stack]],
-) -> Profile:
+) -> Drawable:
     if fmt is folded:  # reads bytes: its C core splits lines and sums counts (several times faster)
-        folded_profile: Profile = folded.parse(stream, settings, source=name, diagnostics=diagnostics, stack_cache=stack_cache)
-        return folded_profile
+        return folded.parse(stream, settings, source=name, diagnostics=diagnostics, stack_cache=stack_cache)
     text = text_reader(stream)
     try:
-        profile: Profile = fmt.parse(text, settings, source=name, diagnostics=diagnostics, stack_cache=stack_cache)
-        return profile
+        return fmt.parse(text, settings, source=name, diagnostics=diagnostics, stack_cache=stack_cache)
     finally:
         text.detach()
 
@@ -381,7 +407,7 @@ def write_texts(
         folded.dump_texts(values, metadata, out, folded.WriteOptions(header=header), before=before)
 
 
-def read_options(fmt: ModuleType) -> List[Tuple[str, object, str]]:
+def read_options(fmt: Format) -> List[Tuple[str, object, str]]:
     """(field, default, help) of each reader option of ``fmt`` but ``skip_invalid``, in the record's order.
 
     The help is the field's paragraph of the ``ReadOptions`` docstring (``name``: text), so the
@@ -417,7 +443,7 @@ def _field_help(doc: str) -> Dict[str, str]:
     return helps
 
 
-def check_options(fmt: ModuleType, options: Mapping[str, object]) -> Mapping[str, object]:
+def check_options(fmt: Format, options: Mapping[str, object]) -> Mapping[str, object]:
     """``options`` if every one is a reader option of ``fmt``; else ArgumentError naming the ones it has."""
     known = {n for n, _, _ in read_options(fmt)}
     unknown = [n for n in options if n not in known]
@@ -431,17 +457,18 @@ def check_options(fmt: ModuleType, options: Mapping[str, object]) -> Mapping[str
 
 
 def write(profile: Union[Profile, FlameChart], destination: Union[str, "os.PathLike[str]", None] = None, format: str = "folded", **options: object) -> None:
-    """Write ``profile`` to a path or stdout (None or '-')."""
-    fmt = by_name(format)
-    if not hasattr(fmt, "dump"):
-        raise ArgumentError(f"cannot write the {format} format; writable formats: {', '.join(writable_names())}")
-    if isinstance(profile, FlameChart) and not getattr(fmt, "charts", False):
-        profile = profile.graph()
+    """Write ``profile`` to a path or stdout (None or '-'); a flame chart is written in time order
+    by a format that keeps it (``charts``), as its flame graph by the others."""
+    fmt = writer(format)
+    settings = fmt.WriteOptions(**options)
     with open_output(destination) as out:
-        fmt.dump(profile, out, fmt.WriteOptions(**options))
+        if _keeps_time(fmt):
+            fmt.dump(profile, out, settings)
+        else:
+            fmt.dump(profile.graph() if isinstance(profile, FlameChart) else profile, out, settings)
 
 
 __all__ = [
     "FORMATS", "by_name", "check_options", "detect", "display_name", "names", "read", "read_options", "read_texts",
-    "recognises", "sum_texts", "write", "write_texts",
+    "recognises", "sum_texts", "write", "write_texts", "writer", "writes",
 ]

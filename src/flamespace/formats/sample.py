@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 
-from .._record import Record, record
 from ._collapse import integer, Stacks, lines, shown
+from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,11 +39,6 @@ IDLE = frozenset(
 )
 _FIELDS = re.compile(r"[^ \t]+")  # awk's default field splitting
 _MODULE = re.compile(r"\(in [^)]*\)")
-
-
-@record
-class ReadOptions(Record):
-    skip_invalid: bool = False
 
 
 def sniff(head: bytes) -> Optional[bool]:

@@ -411,4 +411,4 @@ def _close(events: List[Dict[str, Any]], open_ids: List[int], keep: int, at: Num
         events.append({"type": "C", "at": at, "frame": open_ids.pop()})
 
 
-__all__ = ["ReadOptions", "WriteOptions", "dump", "extensions", "name", "parse", "sniff"]
+__all__ = ["ReadOptions", "WriteOptions", "charts", "dump", "extensions", "name", "parse", "sniff"]

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 
-from .._record import Record, record
 from ..core.metadata import Metadata
 from ._collapse import integer, WHITESPACE, Stacks, lines, shown
+from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,11 +36,6 @@ _ROW = re.compile(r'[ \t\r\f\v]*(\d+),("[^"]+"|[^,]+),("[^"]+"|[^,]+),')
 #: Digits, or groups of three after the first with one kind of separator throughout.
 _CALLS = re.compile(r"\d+|\d{1,3}(?:,\d{3})+|\d{1,3}(?:\.\d{3})+|\d{1,3}(?: \d{3})+")
 _METADATA = Metadata(unit="calls")
-
-
-@record
-class ReadOptions(Record):
-    skip_invalid: bool = False
 
 
 def sniff(head: bytes) -> Optional[bool]:

@@ -15,10 +15,10 @@ the profiler left half demangled (``_$LT$a..B$GT$::f::h0123456789abcdef``) are f
 
 from __future__ import annotations
 
-from .._record import Record, record
 from ..core.metadata import Metadata
 from ..errors import InputError
 from ._collapse import Stacks
+from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,11 +35,6 @@ description = "Xcode xctrace Time Profiler XML export (inferno-collapse-xctrace)
 _NESTING = ("trace-query-result", "node", "row", "backtrace", "frame")
 _METADATA = Metadata(unit="samples")
 _CHUNK = 1 << 16
-
-
-@record
-class ReadOptions(Record):
-    skip_invalid: bool = False
 
 
 def sniff(head: bytes) -> Optional[bool]:
