@@ -338,6 +338,9 @@ def _import_for_the_end() -> None:
     """Import what reading and merging the profiles takes while the child starts: this process
     only waits then, so on a machine with a core to spare the imports cost the run nothing
     (they are part of record's fixed cost: docs/performance.md)."""
+    import shlex  # noqa: F401  # Target.describe(), for the labels
+
+    from .._version import platform_labels  # noqa: F401
     from . import recording  # noqa: F401
 
 
