@@ -113,13 +113,13 @@ def commands(script: str, out: str, peers: str) -> Dict[str, List[str]]:
 TRIVIAL = "pass\n"
 
 
-def run(argv: List[str], kind: str, trivial: str) -> Tuple[Optional[float], float, float]:
+def run(argv: List[str], kind: str, trivial: str, env: Optional[Dict[str, str]] = None) -> Tuple[Optional[float], float, float]:
     """(work s, whole s, CPU s) of one run; for ``pass`` the script is ``trivial`` and there is no work."""
     if kind == "pass":
         argv = [trivial if word.endswith("workload.py") else word for word in argv]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run([*argv, kind], capture_output=True, text=True)
+    done = subprocess.run([*argv, kind], capture_output=True, text=True, env=env)
     whole = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
@@ -142,6 +142,9 @@ def main() -> None:
                         help="pass (the fixed cost: a script that is only `pass`), fib, methods, mix")
     parser.add_argument("--peers", default="all", help="all, or a comma-separated list of the peers' names")
     parser.add_argument("--whole-only", action="store_true", help="skip the in-process measurement of the hooks")
+    parser.add_argument("--before", metavar="SRC", default=None,
+                        help="also run `flamespace trace` from another source tree (its src/ directory, on PYTHONPATH: "
+                             "an earlier version, its C extensions built in place), interleaved with the rest")
     args = parser.parse_args()
     print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs; "
           f"load before: {os.getloadavg()[0]:.2f}")
@@ -151,13 +154,17 @@ def main() -> None:
         trivial = os.path.join(out, "trivial.py")
         Path(trivial).write_text(TRIVIAL)
         peers = commands(script, out, args.peers)
+        envs: Dict[str, Dict[str, str]] = {}
+        if args.before:
+            peers = {**peers, "flamespace trace, before": peers["flamespace trace"]}
+            envs["flamespace trace, before"] = {**os.environ, "PYTHONPATH": os.path.abspath(args.before)}
         for kind in args.kinds.split(","):
             times: Dict[str, List[Tuple[Optional[float], float, float]]] = {name: [] for name in peers}
             for name, argv in peers.items():  # warm-up (page cache, .pyc files)
-                run(argv, kind, trivial)
+                run(argv, kind, trivial, envs.get(name))
             for _ in range(args.repeat):
                 for name, argv in peers.items():
-                    times[name].append(run(argv, kind, trivial))
+                    times[name].append(run(argv, kind, trivial, envs.get(name)))
             plain_work = _median([w for w, _, _ in times["plain"]])
             plain_whole = statistics.median(t for _, t, _ in times["plain"])
             cprofile_work = _median([w for w, _, _ in times["cProfile"]]) if "cProfile" in times else None
