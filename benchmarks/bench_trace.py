@@ -170,7 +170,7 @@ def main() -> None:
             cprofile_work = _median([w for w, _, _ in times["cProfile"]]) if "cProfile" in times else None
             cprofile_whole = statistics.median(t for _, t, _ in times["cProfile"]) if "cProfile" in times else None
             print(f"\n{kind} (median of {args.repeat}; load now {os.getloadavg()[0]:.2f})")
-            print(f"  {'':22} {'work s':>8} {'slowdown':>8} {'/cProfile':>9} {'whole s':>8} {'slowdown':>8} "
+            print(f"  {'':26} {'work s':>8} {'slowdown':>8} {'/cProfile':>9} {'whole s':>8} {'slowdown':>8} "
                   f"{'cpu s':>7} {'-cProfile':>9}")
             for name, values in times.items():
                 work = _median([w for w, _, _ in values])
@@ -182,7 +182,7 @@ def main() -> None:
                     versus = f"{work / cprofile_work:8.2f}x" if cprofile_work else ""
                     work_columns = f"{work:8.3f} {work / plain_work:7.2f}x {versus:>9}"
                 over = f"{(whole - cprofile_whole) * 1e3:+7.1f}ms" if cprofile_whole is not None else ""
-                print(f"  {name:22} {work_columns} {whole:8.3f} {whole / plain_whole:7.2f}x {cpu:7.3f} {over:>9}")
+                print(f"  {name:26} {work_columns} {whole:8.3f} {whole / plain_whole:7.2f}x {cpu:7.3f} {over:>9}")
     if not args.whole_only:
         in_process()
     print(f"\nload after: {os.getloadavg()[0]:.2f}")
@@ -221,13 +221,13 @@ def in_process(rounds: int = 7) -> None:
                 found.setdefault((kind, name), []).append(took)
     print(f"\nin process (Python {platform.python_version()}), {rounds} rounds, medians; the tracer's "
           f"default backend here: {'monitoring' if sys.version_info >= (3, 12) else 'profile'}")
-    print(f"  {'':10} {'':22} {'s':>8} {'slowdown':>8} {'/cProfile':>9}")
+    print(f"  {'':10} {'':26} {'s':>8} {'slowdown':>8} {'/cProfile':>9}")
     for kind in work:
         base = statistics.median(found[(kind, "plain")])
         ours = statistics.median(found[(kind, "cProfile")])
         for name in names:
             value = statistics.median(found[(kind, name)])
-            print(f"  {kind:10} {name:22} {value:8.3f} {value / base:7.2f}x {value / ours:8.2f}x")
+            print(f"  {kind:10} {name:26} {value:8.3f} {value / base:7.2f}x {value / ours:8.2f}x")
 
 
 if __name__ == "__main__":
