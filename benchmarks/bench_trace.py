@@ -1,6 +1,7 @@
 """The tracer's overhead: `flamespace trace` beside the other Python profilers, in one run.
 
     python benchmarks/bench_trace.py [--repeat 5] [--kinds pass,fib,methods,mix] [--peers all]
+                                     [--whole-only] [--before OTHER_TREE/src]
 
 Each workload runs in a fresh process, plain and under each profiler, interleaved round by
 round so that drift hits all alike: ``flamespace trace`` (folded output; also with
