@@ -211,6 +211,7 @@ def _link(fd: int, directory: str, base: str) -> str:
             break
     copy, name = _named(directory, base)
     try:
+        os.fchmod(copy, stat.S_IMODE(os.fstat(fd).st_mode))  # the target's permissions, given to fd
         os.lseek(fd, 0, os.SEEK_SET)
         while True:
             chunk = os.read(fd, 1 << 20)
