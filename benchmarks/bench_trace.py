@@ -1,6 +1,7 @@
 """The tracer's overhead: `flamespace trace` beside the other Python profilers, in one run.
 
-    python benchmarks/bench_trace.py [--repeat 5] [--kinds fib,methods,mix] [--peers all]
+    python benchmarks/bench_trace.py [--repeat 5] [--kinds pass,fib,methods,mix] [--peers all]
+                                     [--whole-only] [--before OTHER_TREE/src]
 
 Each workload runs in a fresh process, plain and under each profiler, interleaved round by
 round so that drift hits all alike: ``flamespace trace`` (folded output; also with
@@ -10,14 +11,18 @@ viztracer (a tracer too: every call into its buffer, then a JSON trace) and pyin
 sampler: the floor of what any tracer can cost). A peer that is not installed is skipped
 and named (``pip install -e '.[bench]'``). Two figures per run: ``work``, the seconds the
 workload measures around its own work (the hook's cost alone), and ``whole``, the whole
-process from the outside (start-up, the analysis of the events and writing the output too).
-The table shows medians and slowdowns against plain, and ours against cProfile's.
+process from the outside (start-up, the analysis of the events and writing the output too),
+with its CPU time (user + system of the process and its children: steadier than wall time on a
+busy machine) and how much longer than ``python -m cProfile``'s it took. The table shows
+medians and slowdowns against plain, and ours against cProfile's.
 
 Then, in this process: each workload plain, under the tracer's backends (the profile hook;
-sys.monitoring on 3.12+; the frame evaluation function on 3.11.4+; with lines and
-with builtins where the backend has them; start/stop and the analysis left out of the time) and under ``cProfile.Profile``, interleaved, seven times each (medians).
+sys.monitoring on 3.12+; the frame evaluation function on 3.11.4+; with lines and with
+builtins where the backend has them; start/stop and the analysis left out of the time) and
+under ``cProfile.Profile``, interleaved, seven times each (medians).
 
-Workloads: ``fib`` (recursive fib(25): 242,785 calls), ``methods`` (many small method
+Workloads: ``pass`` (a script that is only ``pass``: each tool's fixed cost, start-up to exit;
+it has no ``work``), ``fib`` (recursive fib(25): 242,785 calls), ``methods`` (many small method
 calls on objects) and ``mix`` (dict, string and JSON work: builtins do much of it).
 """
 
@@ -26,13 +31,14 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 BIN = Path(sys.executable).parent
 WORKLOAD = r'''
@@ -105,22 +111,43 @@ def commands(script: str, out: str, peers: str) -> Dict[str, List[str]]:
     return {name: argv for name, argv in found.items() if name in wanted or name.startswith("flamespace")}
 
 
-def run(argv: List[str], kind: str) -> Tuple[float, float]:
+#: The fixed cost's script: nothing to do (``pass``), so each row is start-up, the tool's own work and exit.
+TRIVIAL = "pass\n"
+
+
+def run(argv: List[str], kind: str, trivial: str, env: Optional[Dict[str, str]] = None) -> Tuple[Optional[float], float, float]:
+    """(work s, whole s, CPU s) of one run; for ``pass`` the script is ``trivial`` and there is no work."""
+    if kind == "pass":
+        argv = [trivial if word.endswith("workload.py") else word for word in argv]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run([*argv, kind], capture_output=True, text=True)
+    done = subprocess.run([*argv, kind], capture_output=True, text=True, env=env)
     whole = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed: {done.stderr}")
-    work = next(float(line.split()[1]) for line in done.stderr.splitlines() if line.startswith("WORK "))
-    return work, whole
+    work = None if kind == "pass" else next(float(line.split()[1]) for line in done.stderr.splitlines()
+                                            if line.startswith("WORK "))
+    return work, whole, cpu
+
+
+def _median(values: List[Optional[float]]) -> Optional[float]:
+    known = [v for v in values if v is not None]
+    return statistics.median(known) if known else None
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--kinds", default="fib,methods,mix")
+    parser.add_argument("--kinds", default="pass,fib,methods,mix",
+                        help="pass (the fixed cost: a script that is only `pass`), fib, methods, mix")
     parser.add_argument("--peers", default="all", help="all, or a comma-separated list of the peers' names")
     parser.add_argument("--in-process-only", action="store_true", help="only the hooks in this process")
+    parser.add_argument("--whole-only", action="store_true", help="skip the in-process measurement of the hooks")
+    parser.add_argument("--before", metavar="SRC", default=None,
+                        help="also run `flamespace trace` from another source tree (its src/ directory, on PYTHONPATH: "
+                             "an earlier version, its C extensions built in place), interleaved with the rest")
     args = parser.parse_args()
     if args.in_process_only:
         return in_process()
@@ -129,26 +156,40 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as out:
         script = os.path.join(out, "workload.py")
         Path(script).write_text(WORKLOAD)
+        trivial = os.path.join(out, "trivial.py")
+        Path(trivial).write_text(TRIVIAL)
         peers = commands(script, out, args.peers)
+        envs: Dict[str, Dict[str, str]] = {}
+        if args.before:
+            peers = {**peers, "flamespace trace, before": peers["flamespace trace"]}
+            envs["flamespace trace, before"] = {**os.environ, "PYTHONPATH": os.path.abspath(args.before)}
         for kind in args.kinds.split(","):
-            times: Dict[str, List[Tuple[float, float]]] = {name: [] for name in peers}
+            times: Dict[str, List[Tuple[Optional[float], float, float]]] = {name: [] for name in peers}
             for name, argv in peers.items():  # warm-up (page cache, .pyc files)
-                run(argv, kind)
+                run(argv, kind, trivial, envs.get(name))
             for _ in range(args.repeat):
                 for name, argv in peers.items():
-                    times[name].append(run(argv, kind))
-            plain_work = statistics.median(w for w, _ in times["plain"])
-            plain_whole = statistics.median(t for _, t in times["plain"])
-            cprofile_work = statistics.median(w for w, _ in times["cProfile"]) if "cProfile" in times else None
-            print(f"\n{kind} (median of {args.repeat})")
-            print(f"  {'':22} {'work s':>8} {'slowdown':>8} {'/cProfile':>9} {'whole s':>8} {'slowdown':>8}")
+                    times[name].append(run(argv, kind, trivial, envs.get(name)))
+            plain_work = _median([w for w, _, _ in times["plain"]])
+            plain_whole = statistics.median(t for _, t, _ in times["plain"])
+            cprofile_work = _median([w for w, _, _ in times["cProfile"]]) if "cProfile" in times else None
+            cprofile_whole = statistics.median(t for _, t, _ in times["cProfile"]) if "cProfile" in times else None
+            print(f"\n{kind} (median of {args.repeat}; load now {os.getloadavg()[0]:.2f})")
+            print(f"  {'':26} {'work s':>8} {'slowdown':>8} {'/cProfile':>9} {'whole s':>8} {'slowdown':>8} "
+                  f"{'cpu s':>7} {'-cProfile':>9}")
             for name, values in times.items():
-                work = statistics.median(w for w, _ in values)
-                whole = statistics.median(t for _, t in values)
-                versus = f"{work / cprofile_work:8.2f}x" if cprofile_work else ""
-                print(f"  {name:22} {work:8.3f} {work / plain_work:7.2f}x {versus:>9} {whole:8.3f} "
-                      f"{whole / plain_whole:7.2f}x")
-    in_process()
+                work = _median([w for w, _, _ in values])
+                whole = statistics.median(t for _, t, _ in values)
+                cpu = statistics.median(c for _, _, c in values)
+                if work is None or plain_work is None:
+                    work_columns = f"{'-':>8} {'':8} {'':>9}"
+                else:
+                    versus = f"{work / cprofile_work:8.2f}x" if cprofile_work else ""
+                    work_columns = f"{work:8.3f} {work / plain_work:7.2f}x {versus:>9}"
+                over = f"{(whole - cprofile_whole) * 1e3:+7.1f}ms" if cprofile_whole is not None else ""
+                print(f"  {name:26} {work_columns} {whole:8.3f} {whole / plain_whole:7.2f}x {cpu:7.3f} {over:>9}")
+    if not args.whole_only:
+        in_process()
     print(f"\nload after: {os.getloadavg()[0]:.2f}")
 
 
@@ -186,13 +227,13 @@ def in_process(rounds: int = 7) -> None:
                 found.setdefault((kind, name), []).append(took)
     print(f"\nin process (Python {platform.python_version()}), {rounds} rounds, medians; the tracer's "
           f"default backend here: {default_backend()} ({default_backend(lines=True)} with lines or builtins)")
-    print(f"  {'':10} {'':22} {'s':>8} {'slowdown':>8} {'/cProfile':>9}")
+    print(f"  {'':10} {'':26} {'s':>8} {'slowdown':>8} {'/cProfile':>9}")
     for kind in work:
         base = statistics.median(found[(kind, "plain")])
         ours = statistics.median(found[(kind, "cProfile")])
         for name in names:
             value = statistics.median(found[(kind, name)])
-            print(f"  {kind:10} {name:22} {value:8.3f} {value / base:7.2f}x {value / ours:8.2f}x")
+            print(f"  {kind:10} {name:26} {value:8.3f} {value / base:7.2f}x {value / ours:8.2f}x")
 
 
 if __name__ == "__main__":

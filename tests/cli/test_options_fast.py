@@ -94,7 +94,7 @@ def random_args(spec: Command, rng: random.Random, places) -> list:
             args.append("--")
         else:
             args.append(rng.choice(["--bogus", "-x", "-h", "--help", flag + "=1", option.flags[-1][:4], "-pass"]))
-    if spec.name in ("record", "collect") and rng.random() < 0.7:
+    if spec.name in ("record", "collect", "trace") and rng.random() < 0.7:
         args += rng.choice([["-c", "pass"], ["--", "prog.py", "-v"], ["prog.py", "--rate", "5"], ["-m", "mod", "arg"]])
     if spec.name == "collect" and rng.random() < 0.7:
         args = ["-o", str(places / "runs")] + args
@@ -140,6 +140,10 @@ COMMON = {
                ["-o", "-", "--format", "speedscope", "--", "app.py", "--rate", "1"], ["-m", "pkg.cli", "run", "-q"],
                ["--mode=alloc", "--bytes-per-sample", "0", "--seed=3", "--idle", "--pid", "--async", "--threads",
                 "--no-lines", "--subprocesses", "--duration", "2.5", "--weight", "count", "--no-header", "-c", "x=1"]],
+    "trace": [["-c", "pass"], ["-q", "-o", "{out}", "-c", "pass"], ["--builtins", "--lines", "app.py", "-x"],
+              ["-o", "-", "--format", "chrome", "--", "app.py", "--lines", "1"], ["-m", "pkg.cli", "run", "-q"],
+              ["--format=lines-csv", "--max-events", "10", "--max-depth=3", "--threads", "--no-lines", "--subprocesses",
+               "--no-header", "--quiet", "-c", "x=1"]],
     "collect": [["-n", "3", "-o", "{dir}", "-c", "pass"], ["--out-dir={dir}", "--runs=5", "--warmup", "1", "--keep-going",
                 "--overwrite", "--show-output", "--baseline-cmd", "a.py", "--candidate-cmd=b.py", "--baseline-env",
                 "A=1", "--candidate-env", "B=2", "--candidate-env", "C=3", "-q"], ["-o", "{dir}", "--", "app.py", "-n", "1"]],
@@ -175,6 +179,8 @@ COMMON = {
 REFUSED = {
     "record": [["--mode", "slow", "-c", "pass"], ["--rate", "fast", "-c", "pass"], ["--help"], ["-h"], ["-o"],
                ["--format", "svgz"]],
+    "trace": [["--format", "svg", "-c", "pass"], ["--max-events", "many", "-c", "pass"], ["--help"], ["-h"], ["-o"],
+              ["-o", "{dir}", "-c", "pass"], ["--max-depth=1.5", "-c", "pass"]],
     "collect": [["-c", "pass"], ["-n", "0", "-o", "{dir}", "-c", "pass"], ["-o", "{a}", "-c", "pass"],
                 ["-n", "x", "-o", "{dir}"], ["--warmup=-1", "-o", "{dir}"]],
     "text": [["--max-depth", "x"], ["--delta", "both"], ["-o", "{dir}"], ["--bogus"], ["--width=1.5"]],
@@ -204,7 +210,7 @@ REFUSED = {
 DEFERRED = [["sub", "-ns", "{a}", "{b}"], ["record", "-cpass"], ["record", "-qo", "{out}", "-c", "pass"],
             ["filter", "--grep", "-x", "{a}"], ["text", "--countname", "-x", "{a}"], ["top", "-n5", "{a}"],
             ["compare", "-a{base}", "-b", "{cand}"], ["plan", "{base}", "--detect", "-5%"], ["gate", "--base", "main", "-x", "pkg"],
-            ["gate", "--base", "main", "--bogus", "prog.py"]]
+            ["gate", "--base", "main", "--bogus", "prog.py"], ["trace", "-qo", "{out}", "-c", "pass"]]
 
 
 @pytest.mark.parametrize("args", DEFERRED, ids=" ".join)
@@ -267,6 +273,7 @@ def test_help_and_a_plain_run_do_not_import_click(name, places):
     plain = {
         "record": ["-q", "-o", str(places / "r.folded"), "-c", "pass"],
         "collect": ["-q", "-n", "1", "-o", str(places / "runs"), "-c", "pass"],
+        "trace": ["-q", "-o", str(places / "t.folded"), "-c", "pass"],
         "text": [a], "info": [a], "top": ["--json", a], "merge": [a, b], "sub": [a, b], "scale": ["2", a], "filter": ["--grep", "w", a],
         "svg": [a, "-o", str(places / "a.svg")], "decompose": ["--json", "-d", str(places / "parts"), a, b],
         "formats": ["--json"], "similarity": [a, b], "compare": ["-a", base, "-b", cand], "plan": ["--json", base, "--detect", "5%"],
@@ -358,3 +365,15 @@ def test_record_and_collect_run_the_same_with_and_without_click(places, capsys, 
         codes.append(main(["collect", "-q", "-n", "2", "--overwrite", "-o", str(runs), "-c", "pass"]))
         codes.append(sorted(p.name for p in runs.iterdir()))
     assert codes[0] == codes[2] == 0 and codes[1] == codes[3] == ["run-001.folded", "run-002.folded"]
+
+
+def test_trace_runs_the_same_with_and_without_click(places, capsys, monkeypatch):
+    """Exit codes, messages and (for the exact call counts) the output agree, errors included."""
+    monkeypatch.chdir(places)
+    out = places / "t.calls.folded"
+    for args in (["trace", "-q", "--no-header", "-o", str(out), "-c", "import sys; sys.exit(3)"],
+                 ["trace", "-q", "--no-header", "--format", "calls", "-o", str(out), "--", "-c", "def f(): pass\nf()"],
+                 ["trace", "-q", "-o", str(places / "dir"), "-c", "pass"], ["trace", "--format", "svg", "-c", "pass"],
+                 ["trace", "-q", "--max-events", "0", "-o", str(out), "-c", "pass"], ["trace"]):
+        fast, slow = run_both(capsys, monkeypatch, args, out)
+        assert fast == slow, args

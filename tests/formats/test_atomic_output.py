@@ -104,3 +104,26 @@ def test_a_path_that_cannot_be_written_fails_before_any_work(tmp_path):
     check_output("-")
     check_output(tmp_path / "x.folded")
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.skipif(not (hasattr(os, "O_TMPFILE") and sys.platform.startswith("linux")), reason="O_TMPFILE: Linux")
+@pytest.mark.parametrize("link_works", [True, False])
+def test_the_anonymous_file_is_linked_in_or_else_copied(tmp_path, monkeypatch, link_works):
+    """Linux: the new content is an O_TMPFILE file given a name by linkat (os.link); where that is refused,
+    its content is copied to a named temporary file. Either way the target gets it and nothing is left."""
+    from flamespace.formats import _io
+
+    named = []
+    monkeypatch.setattr(_io, "_named", lambda *args, real=_io._named: named.append(args) or real(*args))
+    if not link_works:
+        def refuse(*args, **kwargs):
+            raise PermissionError(1, "Operation not permitted")
+
+        monkeypatch.setattr(os, "link", refuse)
+    path = existing(tmp_path)
+    with open_output(path) as out:
+        out.write("x;y 2\n" * 1000)
+    assert path.read_text() == "x;y 2\n" * 1000
+    assert os.listdir(tmp_path) == ["data.folded"]
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    assert len(named) == (0 if link_works else 1)

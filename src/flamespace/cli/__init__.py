@@ -69,7 +69,7 @@ HELP_ARGS = (["--help"], ["-h"])
 #: The commands whose module declares them as data (``SPEC``, a cli._options.Command) without
 #: importing click; ``convert`` has a fast path of its own (its reader options come from the formats).
 FAST = ("collect", "compare", "decompose", "filter", "formats", "gate", "info", "merge", "plan", "record", "scale", "similarity", "sub",
-        "svg", "text", "top")
+        "svg", "text", "top", "trace")
 
 
 def __getattr__(name: str) -> object:

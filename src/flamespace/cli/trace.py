@@ -5,12 +5,15 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Optional, Tuple
-
-import click
 
 from ..collect.tracer import DEFAULT_MAX_DEPTH, DEFAULT_MAX_EVENTS, OUTPUT_FORMATS
 from ..collect.tracing import BACKENDS
+from ._options import Argument, Command, Option
+from ._report import warn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Optional, Tuple
 
 _FORMAT_HELP = (
     "folded: exclusive ns per full stack; calls: calls per full stack (folded); text, csv, json: the "
@@ -23,41 +26,11 @@ _FORMAT_HELP = (
 FORMATS = {**OUTPUT_FORMATS, "html": (".html",)}
 
 
-@click.command(
-    "trace",
-    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
-)
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
-              help="Where to write ('-' for stdout). Default: trace-<time>.<format> here.")
-@click.option("-m", "module", metavar="MODULE", default=None, help="Run a module, as python -m does.")
-@click.option("-c", "code", metavar="CODE", default=None, help="Run a code string, as python -c does.")
-@click.option("--format", "output_format", type=click.Choice(list(FORMATS)), default=None, help=_FORMAT_HELP)
-@click.option("--builtins", is_flag=True, help="Trace builtins and other C functions too (len, list.append, ...).")
-@click.option("--lines", "line_times", is_flag=True,
-              help="Time every source line too (exclusive ns and hits per line; write it with --format lines). "
-                   "Costs more than calls alone: every line is an event.")
-@click.option("--max-events", type=int, default=DEFAULT_MAX_EVENTS, show_default=True, metavar="N",
-              help="Keep at most N events (16 bytes each, streamed to a file in $TMPDIR that is deleted at once); "
-                   "later ones are counted and dropped.")
-@click.option("--max-depth", type=int, default=DEFAULT_MAX_DEPTH, show_default=True, metavar="N",
-              help="Fold calls nested deeper than N frames into their caller at depth N.")
-@click.option("--threads", is_flag=True, help="Add each thread's name as a root frame.")
-@click.option("--backend", type=click.Choice(BACKENDS), default=None,
-              help="How the tracer hears of calls (default: the cheapest here that records what is asked): frame (the "
-                   "interpreter's frame evaluation function, 3.11.4+ on Linux; Python frames only), monitoring "
-                   "(sys.monitoring, 3.12+), profile (the profile hook, every version).")
-@click.option("--no-lines", is_flag=True, help="Name frames by function and file only (no line numbers in names).")
-@click.option("--subprocesses", is_flag=True,
-              help="Also trace the Python processes the program starts, each under a 'name (pid)' root frame.")
-@click.option("--no-header", is_flag=True, help="Do not write '# key: value' metadata lines into folded output.")
-@click.option("-q", "--quiet", is_flag=True, help="Do not print the summary on stderr (warnings still are).")
-@click.argument("command", nargs=-1, type=click.UNPROCESSED)
-def command(
-    output: Optional[str], module: Optional[str], code: Optional[str], output_format: Optional[str], builtins: bool,
-    line_times: bool, max_events: int, max_depth: int, threads: bool, backend: Optional[str], no_lines: bool,
-    subprocesses: bool,
-    no_header: bool, quiet: bool,
-    command: Tuple[str, ...],
+def run(
+    output: "Optional[str]", module: "Optional[str]", code: "Optional[str]", output_format: "Optional[str]",
+    builtins: bool, line_times: bool, max_events: int, max_depth: int, threads: bool, backend: "Optional[str]",
+    no_lines: bool, subprocesses: bool, no_header: bool, quiet: bool,
+    command: "Tuple[str, ...]",
 ) -> int:
     """Trace a Python program: exact call counts and times of every call, per full stack.
 
@@ -81,7 +54,7 @@ def command(
     from ..collect.tracer import CHART_FORMATS, LINE_FORMATS, TraceOptions, format_for, write_trace
     from ..collect.tracing import available
     from ..errors import ArgumentError
-    from ..formats import check_output
+    from ..formats._io import check_output
     from ._recording import target_of
 
     target = target_of(command, module, code)
@@ -101,7 +74,7 @@ def command(
     try:
         result = record_program(Program(target), options, subprocesses=subprocesses)
     except Interrupted as exc:
-        click.echo(f"flamespace trace: {exc}; nothing written", err=True)
+        warn(f"flamespace trace: {exc}; nothing written")
         return 128 + exc.signal
     trace = result.recording.trace
     assert trace is not None  # a traced run gives a Trace
@@ -112,18 +85,54 @@ def command(
     else:
         write_trace(trace, output, output_format, header=not no_header)
     for problem in result.recording.problems:
-        click.echo(f"flamespace trace: warning: {problem}", err=True)
+        warn(f"flamespace trace: warning: {problem}")
     if result.signal is not None:  # said even with --quiet: the trace is cut short
         import signal
 
-        click.echo(f"flamespace trace: interrupted by {signal.Signals(result.signal).name}: saved "
-                   f"{trace.graph.metadata.labels.get('duration_s', '?')} s of tracing to "
-                   f"{'stdout' if output == '-' else os.path.abspath(output)}", err=True)
+        warn(f"flamespace trace: interrupted by {signal.Signals(result.signal).name}: saved "
+             f"{trace.graph.metadata.labels.get('duration_s', '?')} s of tracing to "
+             f"{'stdout' if output == '-' else os.path.abspath(output)}")
     elif not quiet:
         labels = trace.graph.metadata.labels
         where = "stdout" if output == "-" else os.path.abspath(output)
         processes = f", {result.processes} processes" if result.processes > 1 else ""
-        click.echo(f"flamespace trace: {int(trace.calls.total()):,} calls ({trace.events:,} events) over "
-                   f"{labels.get('duration_s', '?')} s{processes}; wrote {where}", err=True)
+        warn(f"flamespace trace: {int(trace.calls.total()):,} calls ({trace.events:,} events) over "
+             f"{labels.get('duration_s', '?')} s{processes}; wrote {where}")
     sys.stdout.flush()
     return result.exit_code
+
+
+#: The command: its options as data, parsed without click when they are plain (start-up: docs/performance.md).
+SPEC = Command(
+    "trace", run, [Argument("command", "raw", nargs=-1)],
+    [
+        Option(("-o", "--output"), "output", "path", None, allow_dash=True,
+               help="Where to write ('-' for stdout). Default: trace-<time>.<format> here."),
+        Option(("-m",), "module", metavar="MODULE", help="Run a module, as python -m does."),
+        Option(("-c",), "code", metavar="CODE", help="Run a code string, as python -c does."),
+        Option(("--format",), "output_format", "choice", None, choices=tuple(FORMATS), help=_FORMAT_HELP),
+        Option(("--builtins",), "builtins", "flag", help="Trace builtins and other C functions too (len, list.append, ...)."),
+        Option(("--lines",), "line_times", "flag",
+               help="Time every source line too (exclusive ns and hits per line; write it with --format lines). "
+                    "Costs more than calls alone: every line is an event."),
+        Option(("--max-events",), "max_events", "int", DEFAULT_MAX_EVENTS, show_default=True, metavar="N",
+               help="Keep at most N events (16 bytes each, streamed to a file in $TMPDIR that is deleted at once); "
+                    "later ones are counted and dropped."),
+        Option(("--max-depth",), "max_depth", "int", DEFAULT_MAX_DEPTH, show_default=True, metavar="N",
+               help="Fold calls nested deeper than N frames into their caller at depth N."),
+        Option(("--threads",), "threads", "flag", help="Add each thread's name as a root frame."),
+        Option(("--backend",), "backend", "choice", None, choices=BACKENDS,
+               help="How the tracer hears of calls (default: the cheapest here that records what is asked): frame "
+                    "(the interpreter's frame evaluation function, 3.11.4+ on Linux; Python frames only), monitoring "
+                    "(sys.monitoring, 3.12+), profile (the profile hook, every version)."),
+        Option(("--no-lines",), "no_lines", "flag",
+               help="Name frames by function and file only (no line numbers in names)."),
+        Option(("--subprocesses",), "subprocesses", "flag",
+               help="Also trace the Python processes the program starts, each under a 'name (pid)' root frame."),
+        Option(("--no-header",), "no_header", "flag",
+               help="Do not write '# key: value' metadata lines into folded output."),
+        Option(("-q", "--quiet"), "quiet", "flag", help="Do not print the summary on stderr (warnings still are)."),
+    ],
+    interspersed=False,
+)
+__getattr__ = SPEC.module_getattr(__name__)

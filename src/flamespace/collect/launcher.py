@@ -335,9 +335,13 @@ def _wait(child: "subprocess.Popen[bytes]", duration: Optional[float], received:
 
 
 def _import_for_the_end() -> None:
-    """Import what reading and merging the profiles takes while the child starts: this process
-    only waits then, so on a machine with a core to spare the imports cost the run nothing
-    (they are part of record's fixed cost: docs/performance.md)."""
+    """Import what reading, merging and writing the profiles takes while the child starts: this
+    process only waits then, so on a machine with a core to spare the imports cost the run nothing
+    (they are part of record's and trace's fixed cost: docs/performance.md)."""
+    import shlex  # noqa: F401  # Target.describe(), for the labels
+
+    from .._version import platform_labels  # noqa: F401
+    from ..formats import registry  # noqa: F401  # the writers (folded)
     from . import recording  # noqa: F401
 
 

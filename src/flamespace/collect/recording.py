@@ -122,9 +122,7 @@ def quality_metadata(
     options: SamplerOptions, quality: Quality, duration_ns: int, labels: Mapping[str, str] = {}
 ) -> Metadata:
     """The ``# key: value`` headers of a sampled profile: what was asked, what was achieved."""
-    import platform
-
-    from .._version import __version__
+    from .._version import __version__, platform_labels
     from ..core.metadata import Metadata
 
     fields = {
@@ -142,8 +140,7 @@ def quality_metadata(
         "missed_share": f"{quality.missed_share():.4f}",
         "longest_gap_ms": f"{quality.longest_gap_ns / 1e6:.1f}",
         "duration_s": f"{duration_ns / 1e9:.3f}",
-        "python": platform.python_version(),
-        "host": platform.node(),
+        **platform_labels(),
     }
     if quality.errors:
         fields["errors"] = f"{quality.errors} (first: {quality.first_error})"

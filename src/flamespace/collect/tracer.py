@@ -194,13 +194,11 @@ def merge_traces(raws: Sequence[RawRecording], labels: Mapping[str, str], roots:
 
 def _labels(events: int, dropped: int, elapsed_ns: int, calls: int, labels: Mapping[str, str],
             processes: int) -> Dict[str, str]:
-    import platform
-
-    from .._version import __version__
+    from .._version import __version__, platform_labels
 
     fields = {"profiler": f"flamespace {__version__}", "mode": "trace", "weight": "time", "calls": str(calls),
               "events": str(events), "dropped_events": str(dropped), "duration_s": f"{elapsed_ns / 1e9:.3f}",
-              "python": platform.python_version(), "host": platform.node()}
+              **platform_labels()}
     if processes > 1:
         fields["processes"] = str(processes)
     fields.update(labels)
