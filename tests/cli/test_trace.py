@@ -299,7 +299,8 @@ def test_every_backend_here_gives_the_same_calls_and_a_missing_one_is_a_clear_er
     found = {}
     for backend in backends_here():
         trace(tmp_path, "--backend", backend, "-o", f"{backend}.calls.folded", "--", "prog.py", "0")
-        found[backend] = calls_by_function_path(tmp_path / f"{backend}.calls.folded")
+        found[backend] = {stack: n for stack, n in calls_by_function_path(tmp_path / f"{backend}.calls.folded").items()
+                          if "_find_and_load" not in stack}  # the profile backend imports threading before the program
     assert all(calls == found["profile"] for calls in found.values()), found
     assert found["profile"][("<module>", "fib")] == 1
     for backend in set(BACKENDS) - set(backends_here()):

@@ -6,7 +6,8 @@ or sys.monitoring callbacks (3.12+, the default there), all in C; they stream to
 file in $TMPDIR (memory holds a chunk per thread), and ``stop()`` reads them back into a call
 tree per thread, in C too.
 
-Runs inside the traced program (like the other recorders it imports little: ``threading``,
+Runs inside the traced program (like the other recorders it imports little: ``threading``
+only for the profile backend, which installs its hook in new threads through it,
 which the program's threads need anyway, and the C extension). ``stop()`` turns each
 thread's call tree (built in C, see ``_tracer.c``) into per-stack totals named as the sampler
 names frames, ``function (file:line)``, with the line where the function starts (a tracer
@@ -23,7 +24,7 @@ frame that started tracing (the bootstrap's own calls).
 from __future__ import annotations
 
 import os
-import threading
+import sys
 import time
 
 from .naming import FrameNamer
@@ -110,8 +111,6 @@ def backends_here() -> Tuple[str, ...]:
     backend needs 3.11.4+ (before, the interpreter ran a class's ``__getitem__`` without asking
     the frame evaluation function, CPython gh-104405, so those calls would be missed) and Linux
     (it pauses where a deep stack would overflow the C stack, whose bounds it asks glibc)."""
-    import sys
-
     if extension_problem() is not None:
         return ("profile",)
     version = sys.version_info
@@ -139,8 +138,6 @@ def default_backend(builtins: bool = False, lines: bool = False) -> str:
 
 def _monitoring_callbacks(builtins: bool, lines: bool) -> Dict[int, Any]:
     """sys.monitoring event -> the C callback of ``_tracer`` that records it."""
-    import sys
-
     _tracer = _extension()
     events = sys.monitoring.events  # type: ignore[attr-defined]  # 3.12+ (checked as 3.9 code)
     callbacks = {events.PY_START: _tracer.on_start, events.PY_RESUME: _tracer.on_start,
@@ -157,11 +154,35 @@ def _monitoring_callbacks(builtins: bool, lines: bool) -> Dict[int, Any]:
 def _thread_started(frame: Any, event: str, arg: Any) -> None:
     """threading's profile hook: the first event of a new thread installs the C hook there
     (recording the call it came with), or, when tracing has stopped meanwhile, removes itself."""
-    import sys
-
     _tracer = _extension()
-    if not _tracer.install_thread(threading.current_thread().name, frame.f_code if event == "call" else None):
+    if not _tracer.install_thread(_thread_name(), frame.f_code if event == "call" else None):
         sys.setprofile(None)
+
+
+def _clear_threading_hook() -> None:
+    """Remove the profile backend's hook from threading (only where threading was imported)."""
+    threading = sys.modules.get("threading")
+    if threading is not None and getattr(threading, "_profile_hook", None) is _thread_started:
+        threading.setprofile(None)
+
+
+def _thread_name() -> str:
+    """The calling thread's name, without importing ``threading`` (2-3 ms in the traced child):
+    a program that has not imported it runs in its main thread."""
+    threading = sys.modules.get("threading")
+    return threading.current_thread().name if threading is not None else "MainThread"
+
+
+def _threading_codes() -> Tuple[Collection[Any], Collection[Any], Collection[Any]]:
+    """threading's bootstrap code objects (every thread's stack starts there), those whose calls
+    other than ``run`` are its bookkeeping, and its bookkeeping after run(); empty where the
+    program never imported ``threading`` (then no thread of its ran)."""
+    threading = sys.modules.get("threading")
+    if threading is None:
+        return (), (), ()
+    thread = threading.Thread
+    return ({thread._bootstrap.__code__, thread._bootstrap_inner.__code__}, {thread._bootstrap_inner.__code__},
+            {thread._delete.__code__})
 
 
 class TraceRecorder:
@@ -184,16 +205,6 @@ class TraceRecorder:
         self._forks_before = 0
         self.hidden_files = set(hidden_files)
         self.root_cut = set(root_cut)
-        #: code whose calls other than ``run`` are threading's bookkeeping, left out
-        self._thread_starts: Collection[Any] = ()
-        #: threading's bookkeeping after run() (the profile hook, still installed, sees it), left out
-        self._thread_ends = {threading.Thread._delete.__code__}  # type: ignore[attr-defined]
-        if self.backend != "profile":
-            # every thread's calls from its first: start its stacks at run(), below threading's bootstrap, as
-            # the profile hook (installed by threading right before it calls run()) does
-            self.root_cut |= {threading.Thread._bootstrap.__code__,  # type: ignore[attr-defined]
-                              threading.Thread._bootstrap_inner.__code__}  # type: ignore[attr-defined]
-            self._thread_starts = {threading.Thread._bootstrap_inner.__code__}  # type: ignore[attr-defined]
         self.private_files = {__file__, *private_files}
         self._start_ns = 0
 
@@ -207,15 +218,15 @@ class TraceRecorder:
             return self._start_monitoring()
         if self.backend == "frame":  # every thread's frames: nothing to install per thread
             self._start_ns = _tracer.now()
-            _tracer.start(False, False, self.max_events, threading.current_thread().name, self._event_path(),
-                          _BACKEND_NUMBERS["frame"])
+            _tracer.start(False, False, self.max_events, _thread_name(), self._event_path(), _BACKEND_NUMBERS["frame"])
             return self
+        import threading
+
         previous = getattr(threading, "_profile_hook", None)  # threading.getprofile() is 3.10+
         threading.setprofile(_thread_started)  # first: this call is not traced
         self._start_ns = _tracer.now()
         try:
-            _tracer.start(self.builtins, self.line_times, self.max_events, threading.current_thread().name,
-                          self._event_path())
+            _tracer.start(self.builtins, self.line_times, self.max_events, _thread_name(), self._event_path())
         except BaseException:
             threading.setprofile(previous)
             raise
@@ -223,8 +234,6 @@ class TraceRecorder:
 
     def _start_monitoring(self) -> "TraceRecorder":
         """Start with sys.monitoring callbacks: every thread's events, no hook per thread."""
-        import sys
-
         _tracer = _extension()
         monitoring = sys.monitoring  # type: ignore[attr-defined]  # 3.12+ (checked as 3.9 code)
         try:
@@ -235,8 +244,8 @@ class TraceRecorder:
         callbacks = _monitoring_callbacks(self.builtins, self.line_times)
         try:
             self._start_ns = _tracer.now()
-            _tracer.start(self.builtins, self.line_times, self.max_events, threading.current_thread().name,
-                          self._event_path(), _BACKEND_NUMBERS["monitoring"])
+            _tracer.start(self.builtins, self.line_times, self.max_events, _thread_name(), self._event_path(),
+                          _BACKEND_NUMBERS["monitoring"])
             events = 0
             for event, callback in callbacks.items():
                 monitoring.register_callback(_TOOL, event, callback)
@@ -250,8 +259,6 @@ class TraceRecorder:
         return self
 
     def _stop_monitoring(self) -> None:
-        import sys
-
         monitoring = sys.monitoring  # type: ignore[attr-defined]  # 3.12+ (checked as 3.9 code)
         monitoring.set_events(_TOOL, 0)
         for event in _monitoring_callbacks(self.builtins, self.line_times):
@@ -262,8 +269,7 @@ class TraceRecorder:
         _tracer = _extension()
         if self.backend == "monitoring":
             self._stop_monitoring()
-        else:
-            threading.setprofile(None)
+        _clear_threading_hook()
         stream, threads, entries, recorded, dropped, end_ns, write_errno, forked, pauses, paused_ns = _tracer.stop()
         notes = []
         if pauses:
@@ -304,7 +310,7 @@ class TraceRecorder:
             if self.backend == "monitoring":
                 self._stop_monitoring()
             _tracer.stop()  # in a child: drops the parent's events, never touches its file
-        threading.setprofile(None)
+        _clear_threading_hook()
         return self.start()
 
     def _raw(self, stream: Any, threads: List[Tuple[str, int]], entries: List[Any], recorded: int, dropped: int,
@@ -361,7 +367,11 @@ class TraceRecorder:
         for a node whose own time belongs to no frame (a ``root_cut`` frame)."""
         stacks: List[Optional[Tuple[str, ...]]] = []
         cut_nodes = set()
-        private, hidden, cut = self.private_files, self.hidden_files, self.root_cut
+        private, hidden, cut = self.private_files, self.hidden_files, set(self.root_cut)
+        bootstrap, thread_starts, thread_ends = _threading_codes()
+        if self.backend == "profile":  # its hook is installed by threading right before run(): nothing to cut
+            bootstrap, thread_starts = (), ()
+        cut |= set(bootstrap)  # every thread's calls from its first: its stacks start at run(), as the profile hook's
         for node, (parent, key) in enumerate(zip(parents, keys)):
             base = root if parent < 0 else stacks[parent]
             if base is None:
@@ -369,8 +379,8 @@ class TraceRecorder:
                 continue
             entry = entries[key]
             is_code = not isinstance(entry, str)
-            if ((parent >= 0 and entries[keys[parent]] in self._thread_starts and not (is_code and entry.co_name == "run"))
-                    or entry in self._thread_ends):
+            if ((parent >= 0 and entries[keys[parent]] in thread_starts and not (is_code and entry.co_name == "run"))
+                    or entry in thread_ends):
                 stacks.append(_HIDDEN)  # threading's bookkeeping around run()
             elif is_code and entry in cut:
                 cut_nodes.add(node)
