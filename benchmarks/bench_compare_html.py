@@ -139,9 +139,9 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     load_before = " ".join(f"{x:.1f}" for x in os.getloadavg())
-    pages = build(args.out)
+    pages = build(args.out.resolve())
     if args.before:
-        before = args.before / "diff.html"
+        before = args.before.resolve() / "diff.html"
         pages["html --diff A B (before)"] = {"path": before, "seconds": float("nan"), "frames": frame_count(before),
                                              "which": "compare", "mb": before.stat().st_size / 1e6}
     results = {}

@@ -184,12 +184,14 @@ def _row_values(values: Sequence[Number]) -> Dict[str, Any]:
     """One profile's value of each row: every row's (``value``), or, when shorter, only the rows
     where it has a value (``rows``: the gaps between them; a part of a few changed stacks costs a
     few rows, not the whole union)."""
-    dense = {"count": len(values), "value": column(values)}
+    dense = column(values)
     kept = [row for row, value in enumerate(values) if value]
     if len(kept) > len(values) // 2:
-        return dense
-    sparse = {"count": len(kept), "rows": _gaps(kept), "value": column([values[row] for row in kept])}
-    return sparse if len(sparse["rows"]["data"]) + len(sparse["value"]["data"]) < len(dense["value"]["data"]) else dense
+        return {"count": len(values), "value": dense}
+    rows, given = _gaps(kept), column([values[row] for row in kept])
+    if len(rows["data"]) + len(given["data"]) < len(dense["data"]):
+        return {"count": len(kept), "rows": rows, "value": given}
+    return {"count": len(values), "value": dense}
 
 
 def _scales(frames: _Frames, a: Tuple[List[Number], ...], b: Tuple[List[Number], ...], total: Number,
@@ -353,11 +355,10 @@ def read_comparison(page: str) -> Dict[str, Any]:
     for profile, per_row in zip(data["profiles"], values):
         profile.update(rows.frame_columns(per_row))
     a, b = values[data["pair"][0]], values[data["pair"][1]]
-    given = data.pop("parts")
-    derived = {name: given[name] if given else None for name in PARTS}
+    given: Dict[str, Any] = data.pop("parts") or {}  # a compare result's parts, else B - A's
     data["views"] = {}
     for name in VIEWS:
-        per_row = rows.values(derived[name]) if derived.get(name) else derive_view(name, a, b)
+        per_row = rows.values(given[name]) if name in given else derive_view(name, a, b)
         columns = rows.frame_columns(per_row)
         data["views"][name] = {"label": name, "total": columns["value"][0] if columns["value"] else 0, **columns}
     if data["significance"] is not None:
