@@ -162,14 +162,14 @@ def main() -> None:
         def ms(value: float) -> str:
             return "–" if value != value else f"{1000 * value:.0f} ms"
 
-        print(f"| {name} | {page['frames']:,} | {page['mb']:.1f} MB | {page['seconds']:.1f} s | {r['paint']:.2f} s "
+        print(f"| {name.replace('|', chr(92) + '|')} | {page['frames']:,} | {page['mb']:.1f} MB | {page['seconds']:.1f} s | {r['paint']:.2f} s "
               f"| {ms(r['zoom'])} | {ms(r['tab'])} | {ms(r['three'])} |")
     print("\nFirst visit of each later tab (overlay: back to the tab made at load)\n")
     print("| page | " + " | ".join(LATER_TABS[1:]) + " |")
     print("|---|" + "---:|" * (len(LATER_TABS) - 1))
     for name, r in results.items():
         if f"tab:{LATER_TABS[1]}" in r:
-            print(f"| {name} | " + " | ".join(f"{1000 * r[f'tab:{tab}']:.0f} ms" for tab in LATER_TABS[1:]) + " |")
+            print(f"| {name.replace('|', chr(92) + '|')} | " + " | ".join(f"{1000 * r[f'tab:{tab}']:.0f} ms" for tab in LATER_TABS[1:]) + " |")
 
 
 if __name__ == "__main__":

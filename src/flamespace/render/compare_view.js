@@ -1,8 +1,10 @@
 // flamespace comparison page: two or more profiles (render/compare_page.py's payload) drawn with the
-// viewer's pane component (viewer.js, window.FlamespacePane). Every view is a pane over one profile of
-// the payload; all profiles share one list of frames (the union of their stacks, one frame a path),
-// so a frame is the same index everywhere: zoom and hover in one pane are carried to the others, and
-// to the next tab, by that index.
+// viewer's pane component (viewer.js, window.FlamespacePane). Every view is a pane over one profile;
+// all profiles share one list of frames (the union of their stacks, one frame a path), so a frame is
+// the same index everywhere: zoom and hover in one pane are carried to the others, and to the next tab,
+// by that index. The payload holds each profile's value of each row (a stack of the union) and where the
+// rows sit among the frames; the frames' values, the pair's views (white/black, the four parts, |B - A|)
+// and the significance colours are derived here, the views when their tab is first shown.
 "use strict";
 (function () {
 	var Pane = window.FlamespacePane, el = Pane.el, column = Pane.column;
@@ -65,24 +67,20 @@
 	var A = profiles[data.pair[0]], B = profiles[data.pair[1]];
 	// The views of the pair, each per row (compare_page.derive_view), derived when first used; a compare
 	// result's parts come in the payload.
-	var DERIVE = {
-		whiteblack: function (a, b) { return b !== 0 ? b : a; },
-		delta: function (a, b) { return Math.abs(b - a); },
-		appeared: function (a, b) { return b && !a ? b : 0; },
-		grown: function (a, b) { return a && b && b > a ? b - a : 0; },
-		disappeared: function (a, b) { return a && !b ? a : 0; },
-		shrunk: function (a, b) { return a && b && b < a ? a - b : 0; },
-	};
+	function deriveView(name) {
+		var a = A.rows, b = B.rows, out = new Float64Array(S), r, x, y;
+		if (name === "whiteblack") for (r = 0; r < S; r++) { y = b[r]; out[r] = y !== 0 ? y : a[r]; }
+		else if (name === "delta") for (r = 0; r < S; r++) out[r] = Math.abs(b[r] - a[r]);
+		else if (name === "appeared") for (r = 0; r < S; r++) { y = b[r]; out[r] = y && !a[r] ? y : 0; }
+		else if (name === "grown") for (r = 0; r < S; r++) { x = a[r]; y = b[r]; out[r] = x && y && y > x ? y - x : 0; }
+		else if (name === "disappeared") for (r = 0; r < S; r++) { x = a[r]; out[r] = x && !b[r] ? x : 0; }
+		else if (name === "shrunk") for (r = 0; r < S; r++) { x = a[r]; y = b[r]; out[r] = x && y && y < x ? x - y : 0; }
+		return out;
+	}
 	var views = {};
-	Object.keys(DERIVE).forEach(function (name) {
+	["whiteblack", "appeared", "grown", "disappeared", "shrunk", "delta"].forEach(function (name) {
 		Object.defineProperty(views, name, {enumerable: true, configurable: true, get: function () {
-			var rows;
-			if (data.parts && data.parts[name]) rows = rowValues(data.parts[name]);
-			else {
-				var a = A.rows, b = B.rows, rule = DERIVE[name];
-				rows = new Float64Array(S);
-				for (var r = 0; r < S; r++) rows[r] = rule(a[r], b[r]);
-			}
+			var rows = data.parts && data.parts[name] ? rowValues(data.parts[name]) : deriveView(name);
 			var decoded = frameColumns(name, null, rows);
 			Object.defineProperty(views, name, {value: decoded});
 			return decoded;
