@@ -147,7 +147,7 @@ class _Frames:
 
     def placement(self, count: int) -> Dict[str, Any]:
         """Where each of the ``count`` rows sits among the frames, as the page reads it (see
-        :func:`_rows_of`): the frames with an own row (the gaps between their indices; own rows
+        :class:`_Rows`): the frames with an own row (the gaps between their indices; own rows
         in row order are those frames in frame order), and every other row (the gaps between
         those rows) with its home: the deepest frame whose rows hold it (its path's nearest kept
         prefix)."""
@@ -291,10 +291,9 @@ def _significance(frames: _Frames, stacks: List[Stack], baseline: Sequence[Numbe
     changes: List[Number] = []  # of the coloured rows, as Colouring's
     for row in rows:
         change = tests[stacks[row]]
-        if change.kind:
+        if change.kind and change.significant:  # a kind is the kind of a significant change: coloured
             codes.append(TEST_CODES[change.kind])
-            if change.significant:
-                changes.append(candidate[row] - baseline[row])
+            changes.append(candidate[row] - baseline[row])
         else:
             codes.append(TEST_CODES["within margin" if change.significant else "not significant"])
         for key in numbers:
