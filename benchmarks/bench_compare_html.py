@@ -13,7 +13,11 @@ Measured per page, medians of ``--repeat`` loads: time to first paint (navigatio
 first animation frame after the page drew), and per zoom (``--zooms`` frames among the 1,000
 widest, each zoomed from the whole view) the time until the next animation frame has run: on the
 overlay (one pane) and on the A | B | Δ tab (the zoom of one pane carried to the two others,
-three draws), plus the time to open that tab the first time (three panes made and drawn).
+three draws), plus the time to open that tab the first time (three panes made and drawn), then the first visit of every other tab in turn (its views derived
+and its pane made and drawn) and the way back to the overlay (already made: one draw).
+
+``--out DIR`` writes the pages elsewhere (to keep a build of another version); ``--before DIR``
+measures the comparison page built there too, in the same browser run (e.g. the previous payload).
 """
 
 from __future__ import annotations
@@ -46,27 +50,40 @@ TARGETS = """(which) => {
     const t = pane.tree(), out = [];
     for (let i = 1; i < t.count; i++) if (t.value[i] < t.total * 0.999) out.push([t.value[i], i]);
     return out.sort((a, b) => b[0] - a[0]).slice(0, 1000).map(p => p[1]); }"""
-OPEN_TAB = """() => new Promise(done => {
-    const t = performance.now(); window.flamespaceCompare.show('panes');
+OPEN_TAB = """(tab) => new Promise(done => {
+    const t = performance.now(); window.flamespaceCompare.show(tab);
     requestAnimationFrame(() => setTimeout(() => done(performance.now() - t), 0));
 })"""
+#: The tabs visited after the overlay's zooms, in this order (each first visit timed, then the overlay again).
+LATER_TABS = ("panes", "whiteblack", "appeared", "grown", "disappeared", "shrunk", "overlay")
 
 
-def build() -> Dict[str, Dict[str, object]]:
+def frame_count(path: Path) -> int:
+    """The frames of a comparison page, read from its payload's head (any payload version)."""
+    import re
+
+    with open(path, encoding="utf-8") as stream:
+        head = stream.read(1 << 24)
+    found = re.search(r'"frames":\{"count":(\d+)', head)
+    assert found, f"{path}: no frame count"
+    return int(found.group(1))
+
+
+def build(out: Path = OUT) -> Dict[str, Dict[str, object]]:
     import flamespace as fs
     from flamespace.core.differential import Differential
-    from flamespace.render.compare_page import comparison_html, read_comparison
+    from flamespace.render.compare_page import comparison_html
     from flamespace.render.html import HtmlOptions, html, read_payload
 
-    OUT.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     a, b = fs.read(SUB_A), fs.read(SUB_B)
     pages: Dict[str, Dict[str, object]] = {}
-    path = OUT / "diff.html"
+    path = out / "diff.html"
     began = time.perf_counter()
     comparison_html([a, b], ["a", "b"], HtmlOptions(), path)
     pages["html --diff A B"] = {"path": path, "seconds": time.perf_counter() - began,
-                                "frames": read_comparison(path.read_text())["frames"]["count"], "which": "compare"}
-    path = OUT / "sub.html"
+                                "frames": frame_count(path), "which": "compare"}
+    path = out / "sub.html"
     began = time.perf_counter()
     html(Differential(a, b), HtmlOptions(), path)
     pages["sub A B | html (one pane)"] = {"path": path, "seconds": time.perf_counter() - began,
@@ -81,6 +98,7 @@ def measure(browser, path: Path, which: str, repeat: int, zooms: int) -> Dict[st
     zoom_times: List[float] = []
     tab_times: List[float] = []
     three: List[float] = []
+    later: Dict[str, List[float]] = {tab: [] for tab in LATER_TABS}
     ready = "window.flamespaceViewer && window.flamespaceViewer.firstPaint" if which == "single" \
         else "window.flamespaceCompare && window.flamespaceCompare.firstPaint"
     for _ in range(repeat):
@@ -93,21 +111,27 @@ def measure(browser, path: Path, which: str, repeat: int, zooms: int) -> Dict[st
         targets = targets[::max(1, len(targets) // zooms)][:zooms]
         zoom_times += [page.evaluate(ZOOM, [which, i]) / 1000 for i in targets]
         if which != "single":
-            tab_times.append(page.evaluate(OPEN_TAB) / 1000)
+            tab_times.append(page.evaluate(OPEN_TAB, "panes") / 1000)
             targets = page.evaluate(TARGETS, which)
             targets = targets[::max(1, len(targets) // zooms)][:zooms]
             three += [page.evaluate(ZOOM, [which, i]) / 1000 for i in targets]
+            page.evaluate("window.flamespaceCompare.panes()[0].reset()")
+            for tab in LATER_TABS[1:]:
+                later[tab].append(page.evaluate(OPEN_TAB, tab) / 1000)
         assert not requests, requests
         context.close()
     nan = float("nan")
     return {"paint": statistics.median(paints), "zoom": statistics.median(zoom_times) if zoom_times else nan,
-            "tab": statistics.median(tab_times) if tab_times else nan, "three": statistics.median(three) if three else nan}
+            "tab": statistics.median(tab_times) if tab_times else nan, "three": statistics.median(three) if three else nan,
+            **{f"tab:{tab}": statistics.median(times) for tab, times in later.items() if times}}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="page loads per page (medians shown)")
     parser.add_argument("--zooms", type=int, default=10, help="frames zoomed into per load")
+    parser.add_argument("--out", type=Path, default=OUT, help="where to write the pages")
+    parser.add_argument("--before", type=Path, help="also measure the comparison page built in this directory")
     args = parser.parse_args()
     if not (SUB_A.exists() and SUB_B.exists()):
         print("generating the 100,000-stack pair (bench_folded.py --generate) ...", file=sys.stderr)
@@ -115,7 +139,11 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     load_before = " ".join(f"{x:.1f}" for x in os.getloadavg())
-    pages = build()
+    pages = build(args.out.resolve())
+    if args.before:
+        before = args.before.resolve() / "diff.html"
+        pages["html --diff A B (before)"] = {"path": before, "seconds": float("nan"), "frames": frame_count(before),
+                                             "which": "compare", "mb": before.stat().st_size / 1e6}
     results = {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -134,8 +162,14 @@ def main() -> None:
         def ms(value: float) -> str:
             return "–" if value != value else f"{1000 * value:.0f} ms"
 
-        print(f"| {name} | {page['frames']:,} | {page['mb']:.1f} MB | {page['seconds']:.1f} s | {r['paint']:.2f} s "
+        print(f"| {name.replace('|', chr(92) + '|')} | {page['frames']:,} | {page['mb']:.1f} MB | {page['seconds']:.1f} s | {r['paint']:.2f} s "
               f"| {ms(r['zoom'])} | {ms(r['tab'])} | {ms(r['three'])} |")
+    print("\nFirst visit of each later tab (overlay: back to the tab made at load)\n")
+    print("| page | " + " | ".join(LATER_TABS[1:]) + " |")
+    print("|---|" + "---:|" * (len(LATER_TABS) - 1))
+    for name, r in results.items():
+        if f"tab:{LATER_TABS[1]}" in r:
+            print(f"| {name.replace('|', chr(92) + '|')} | " + " | ".join(f"{1000 * r[f'tab:{tab}']:.0f} ms" for tab in LATER_TABS[1:]) + " |")
 
 
 if __name__ == "__main__":

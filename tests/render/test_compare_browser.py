@@ -46,6 +46,11 @@ def pages(tmp_path_factory: pytest.TempPathFactory):
     from flamespace.cli.compare import write_html
 
     write_html(result, str(root / "compare.html"), {"baseline": sides[0], "candidate": sides[1]})
+    from .test_compare_page import narrow_pair
+
+    narrow_a, narrow_b, tests = narrow_pair()  # rows left out of the layout, an annotated name, tests
+    comparison_html([narrow_a, narrow_b], ["a", "b"], HtmlOptions(min_percent=0.1), root / "narrow.html", tests=tests)
+    comparison_html([a, b], ["v1", "v2"], HtmlOptions(min_percent=3), root / "pruned.html")
     return root
 
 
@@ -244,3 +249,24 @@ def test_search_highlights_in_every_pane(open_page) -> None:
     page.tab.keyboard.press("/")
     page.tab.keyboard.press("Escape")
     assert page.tab.input_value("#search") == "" and page.tab.text_content("#matched") == ""
+
+
+@pytest.mark.parametrize("name", ["diff.html", "series.html", "compare.html", "narrow.html", "pruned.html"])
+def test_the_page_derives_exactly_what_the_payload_reader_derives(open_page, pages, name) -> None:
+    """The payload holds rows only: every profile's and view's frame columns, the tests and the
+    significance colours the page derives are read_comparison's (which tests above hold to the inputs)."""
+    page = open_page(name)
+    data = read_comparison((pages / name).read_text())
+    for k, profile in enumerate(data["profiles"]):
+        derived = page.tab.evaluate(f"flamespaceCompare.derived({k})")
+        assert derived == {key: profile[key] for key in ("total", "start", "value", "self")}, profile["label"]
+    for view, table in data["views"].items():
+        assert page.tab.evaluate(f"flamespaceCompare.derived('{view}')") == {key: table[key] for key in ("total", "start", "value", "self")}, view
+    sig = page.tab.evaluate("flamespaceCompare.significance()")
+    if data["significance"] is None:
+        assert sig is None
+        return
+    expected = data["significance"]
+    for key in ("test", "inside", "p", "p_adjusted", "lower", "upper"):
+        assert sig[key] == pytest.approx(expected[key], nan_ok=True, rel=0, abs=0), key
+    assert sig["colour"] == [expected["colours"][i] for i in expected["colour"]]

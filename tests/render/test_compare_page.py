@@ -11,9 +11,9 @@ from flamespace.cli import main
 from flamespace.core.algebra import decompose
 from flamespace.core.differential import Differential
 from flamespace.errors import ArgumentError
-from flamespace.render.compare_page import TEST_CODES, comparison_html, read_comparison
+from flamespace.render.compare_page import PARTS, TEST_CODES, VIEWS, comparison_html, comparison_payload, read_comparison
 from flamespace.render.html import HtmlOptions
-from flamespace.render.layout import layout
+from flamespace.render.layout import layout, strip_annotation
 from flamespace.render.options import LayoutOptions
 from flamespace.render.svg import change_scale
 
@@ -200,3 +200,81 @@ def test_compare_html_marks_each_tested_stack_with_its_test(tmp_path, capsys) ->
         == {"appeared", "shrunk"}
     assert data["title"].startswith("Candidate vs baseline: 2 significant change(s)")
     assert held(data, data["views"]["appeared"]) == {("<startup>", "sitecustomize"): pytest.approx(data["profiles"][1]["self"][at[("<startup>", "sitecustomize")]])}
+
+
+# -- rows left out of the layout, and what the page derives from the rows ------------------------------
+class Change:
+    """A tested stack as ``stats.comparison.StackChange`` has it (the fields the page reads)."""
+
+    def __init__(self, kind, significant, p, lower=-1.0, upper=9.5):
+        self.kind, self.significant, self.p, self.p_adjusted, self.lower, self.upper = kind, significant, p, 2 * p, lower, upper
+
+
+def narrow_pair():
+    """A pair whose narrow stacks (``tiny``, ``gone``) are left out at ``min_percent=0.1`` while
+    their callers stay, one frame name with an annotation, and tests of three stacks."""
+    a = fs.FlameGraph({("main", "wide"): 10_000, ("main", "b", "tiny"): 1, ("main", "b", "big"): 5_000,
+                       ("main", "c_[k]"): 3_000, ("main", "b", "gone"): 2, ("main", "d"): 40})
+    b = fs.FlameGraph({("main", "wide"): 10_000, ("main", "b", "tiny"): 3, ("main", "b", "big"): 5_000,
+                       ("main", "c_[k]"): 3_000, ("main", "d"): 20})
+    tests = {("main", "b", "tiny"): Change("grown", True, 0.001), ("main", "d"): Change("shrunk", True, 0.01),
+             ("main", "wide"): Change(None, False, 0.5), ("main", "b", "gone"): Change("disappeared", True, 0.02)}
+    return a, b, tests
+
+
+def test_rows_left_out_still_count_in_the_frame_they_sit_in() -> None:
+    a, b, _ = narrow_pair()
+    for source, percent in (((fs.read(V1), fs.read(V2)), 3.0), ((a, b), 0.1)):
+        page = comparison_html(list(source), ["a", "b"], HtmlOptions(min_percent=percent))
+        data = read_comparison(page)
+        frames = paths(data)
+        assert data["rows"]["others"]["count"], "some rows sit in a frame that is not their own"
+        before, after = source
+        union = before.support() | after.support()
+        expected = {"whiteblack": {s: after.value(s) or before.value(s) for s in union},
+                    "delta": {s: abs(after.value(s) - before.value(s)) for s in union}}
+        expected.update({name: dict(part.items()) for name, part in zip(PARTS, decompose(before, after))})
+        tables = [(dict(before.items()), data["profiles"][0]), (dict(after.items()), data["profiles"][1])]
+        tables += [(expected[name], data["views"][name]) for name in VIEWS]
+        for profile, table in tables:
+            profile = {tuple(map(strip_annotation, s)): v for s, v in profile.items()}  # the page shows names without
+            assert table["total"] == sum(profile.values())
+            for i, path in enumerate(frames):
+                under = [v for s, v in profile.items() if s[:len(path)] == path]
+                assert table["value"][i] == sum(under)
+                assert table["self"][i] == profile.get(path, 0)
+                if under:
+                    assert table["start"][i] == sum(v for s, v in profile.items() if s < path and s[:len(path)] != path)
+
+
+def test_significance_colours_are_colourings_even_of_stacks_left_out() -> None:
+    from flamespace.render.significance import Colouring
+
+    a, b, tests = narrow_pair()
+    data = read_comparison(comparison_html([a, b], ["a", "b"], HtmlOptions(min_percent=0.1), tests=tests))
+    frames, sig = paths(data), data["significance"]
+    assert ("main", "b", "tiny") not in frames and ("main", "b") in frames
+    raw = {}  # each frame's name as the input has it (the page shows it without its annotation)
+    for stack in a.support() | b.support():
+        for depth in range(1, len(stack) + 1):
+            raw[tuple(n.replace("_[k]", "") for n in stack[:depth])] = stack[depth - 1]
+    colouring = Colouring(a, b, {s: c.kind or "" for s, c in tests.items() if c.significant})
+    expected = [colouring.colour(tuple(raw.get(p[:d], p[d - 1]) for d in range(1, len(p) + 1)), raw.get(p, ""), len(p))
+                for p in frames]
+    assert [sig["colours"][i] for i in sig["colour"]] == expected
+    at = {path: i for i, path in enumerate(frames)}
+    assert sig["inside"][at[("main", "b")]] == 1 and sig["inside"][at[("main",)]] == 1 and sig["inside"][at[("main", "wide")]] == 0
+    assert sig["test"][at[("main", "d")]] == TEST_CODES["shrunk"] and sig["p"][at[("main", "d")]] == 0.01
+    assert sig["test"][at[("main", "wide")]] == TEST_CODES["not significant"]
+    from flamespace.render.significance import grey
+
+    assert grey("c_[k]") != grey("c") and expected[at[("main", "c")]] == grey("c_[k]"), "grey by the name as recorded"
+
+
+def test_the_payload_holds_no_view_per_frame() -> None:
+    """The file's size: base data per row, nothing per frame but its name and depth."""
+    a, b = fs.read(V1), fs.read(V2)
+    data = comparison_payload([a, b], ["a", "b"], EVERY_FRAME)
+    per_frame = [key for table in (data["frames"], *data["profiles"]) for key, value in table.items()
+                 if isinstance(value, dict) and "type" in value]
+    assert per_frame == ["name", "depth"] and "views" not in data and data["parts"] is None

@@ -4,21 +4,31 @@
 The profiles are laid out once, over the union of their stacks (siblings in name order, so
 every profile's frames line up; frames narrower than ``min_percent`` of the profiles' sum
 left out, so a stack wide in either side is kept). Each frame is one path, the same index
-in every view, which is what keeps the page's panes in sync; for each profile the payload
-holds every frame's start, inclusive and self value in value units (0 where the profile
-does not reach it). Beside the inputs it holds *views* of the compared pair (A: the first
-profile, B: the last), each one more profile over the same frames, computed per stack here
-because a frame's values cannot tell them: ``whiteblack`` (B, plus A's value of the stacks
-only in A: the extra region for paths that disappeared), the four parts of B − A
-(``appeared``, ``grown``, ``disappeared``, ``shrunk``; a compare result gives those of its
-reduced difference Δ_r, the significant changes only) and ``delta`` (|B − A| per stack:
-where the change is). A compare result adds per frame the test of its own stack (kind, p,
-adjusted p, interval) and the significance colours of ``compare --out-dir``'s delta.svg.
+in every view, which is what keeps the page's panes in sync.
+
+The payload holds base data only: the frames (name, depth), the sorted union of stacks (its
+*rows*) as where each row sits among the frames, and each profile's value of each row. A row
+is the *own* row of the frame whose path it is (the frames that have one are listed); a row
+whose path was left out (too narrow) sits in its deepest frame that was kept (listed with that
+frame, the few such rows). From those the page derives, per profile, every frame's start,
+inclusive and self value (a frame spans the rows that sort under its path: its start is the
+sum of the rows before them, its value theirs; its self value is its own row's), and the
+*views* of the compared pair (A: the first profile, B: the last), each a profile over the same
+rows, derived per row because a frame's values cannot tell them: ``whiteblack`` (B, plus A's
+value of the rows only in A: the extra region for paths that disappeared), the four parts of
+B − A (``appeared``, ``grown``, ``disappeared``, ``shrunk``; a compare result gives those of
+its reduced difference Δ_r instead, which the payload then holds per row) and ``delta``
+(|B − A| per row: where the change is). A compare result adds per tested row its test (kind,
+p, adjusted p, interval); the page colours frames by significance as ``compare --out-dir``'s
+delta.svg does (:class:`~flamespace.render.significance.Colouring`). Deriving in the page,
+not storing six views per frame, keeps the file about a tenth of what it was
+(docs/performance.md).
 
 The page script (``compare_view.js``) draws these with the viewer's pane component
 (``viewer.js``); colours by change follow the SVG's rule, and the payload carries the SVG's
 scale (:func:`~flamespace.render.svg.change_scale`) of the pair so the page and the SVG agree.
-:func:`read_comparison` decodes a page back (tests check it holds exactly the inputs).
+:func:`read_comparison` decodes a page back and derives what the page derives, by the same
+rules (tests check it holds exactly the inputs, and that the page derives the same).
 """
 
 from __future__ import annotations
@@ -47,9 +57,11 @@ HERE = os.path.dirname(__file__)
 SCRIPT = os.path.join(HERE, "compare_view.js")
 STYLE = os.path.join(HERE, "compare_view.css")
 #: The comparison payload's format; the page script refuses another.
-COMPARE_VERSION = 1
+COMPARE_VERSION = 2
 #: The derived views of the compared pair, in the order the page offers them.
 VIEWS = ("whiteblack", "appeared", "grown", "disappeared", "shrunk", "delta")
+#: The four parts of a change (core.algebra.decompose's order).
+PARTS = ("appeared", "grown", "disappeared", "shrunk")
 #: A frame's own stack as a compare result tested it: not tested (or no own stack), tested and
 #: not significant, significant but within the margin, or the kind of a significant change.
 TEST_CODES = {"untested": 0, "not significant": 1, "within margin": 2,
@@ -125,13 +137,39 @@ class _Frames:
             self.rows.append((lo, hi))
             self.own.append(lo if lo < hi and len(stacks[lo]) == depth else -1)  # own rows sort first
 
-    def columns(self, aligned: List[Number]) -> Tuple[List[Number], List[Number], List[Number]]:
+    def columns(self, aligned: Sequence[Number]) -> Tuple[List[Number], List[Number], List[Number]]:
         """(start, inclusive value, self value) of every frame for one profile, given as its value of each union stack."""
         cum = list(accumulate(aligned, initial=0))
         starts = [cum[lo] for lo, _ in self.rows]
         inclusive = [cum[hi] - cum[lo] for lo, hi in self.rows]
         own = [aligned[row] if row >= 0 else 0 for row in self.own]
         return starts, inclusive, own
+
+    def placement(self, count: int) -> Dict[str, Any]:
+        """Where each of the ``count`` rows sits among the frames, as the page reads it (see
+        :class:`_Rows`): the frames with an own row (the gaps between their indices; own rows
+        in row order are those frames in frame order), and every other row (the gaps between
+        those rows) with its home: the deepest frame whose rows hold it (its path's nearest kept
+        prefix)."""
+        home = [0] * count
+        for frame, (lo, hi) in enumerate(self.rows):  # frames in depth-first order: deeper frames overwrite
+            home[lo:hi] = [frame] * (hi - lo)
+        owned = [frame for frame, row in enumerate(self.own) if row >= 0]
+        is_own = [False] * count
+        for frame in owned:
+            is_own[self.own[frame]] = True
+        others = [row for row in range(count) if not is_own[row]]
+        return {"own": _gaps(owned), "others": {"count": len(others), "row": _gaps(others),
+                                                "home": column([home[row] for row in others])}}
+
+
+def _gaps(indices: Sequence[int]) -> Dict[str, str]:
+    """Increasing indices as a column of the gaps between them (the first: from 0)."""
+    return column([b - a for a, b in zip([0, *indices], indices)])
+
+
+def _ungap(encoded: Dict[str, str]) -> List[int]:
+    return list(accumulate(int(gap) for gap in decode_column(encoded)))
 
 
 def _aligned(graph: Any, index: Mapping[Stack, int]) -> List[Number]:
@@ -142,24 +180,18 @@ def _aligned(graph: Any, index: Mapping[Stack, int]) -> List[Number]:
     return values
 
 
-def _profile_columns(label: str, total: Number, columns: Tuple[List[Number], List[Number], List[Number]]) -> Dict[str, Any]:
-    """One profile's columns, only for the frames where it has a value (``frames``: the gaps between their
-    indices; a view of a few changed stacks costs a few frames, not the whole union)."""
-    starts, inclusive, own = columns
-    kept = [i for i, value in enumerate(inclusive) if value]
-    gaps = [b - a for a, b in zip([0] + kept, kept)]
-    return {"label": label, "total": total, "count": len(kept), "frames": column(gaps),
-            "start": column([starts[i] for i in kept]), "value": column([inclusive[i] for i in kept]),
-            "self": column([own[i] for i in kept])}
-
-
-def _pair_views(a: List[Number], b: List[Number], parts: Sequence[Any], index: Mapping[Stack, int]) -> Dict[str, List[Number]]:
-    """The derived views of the pair A, B, as values of each union stack (see the module's docstring)."""
-    views = {"whiteblack": [after or before for before, after in zip(a, b)],
-             "delta": [abs(after - before) for before, after in zip(a, b)]}
-    for name, part in zip(("appeared", "grown", "disappeared", "shrunk"), parts):
-        views[name] = _aligned(part, index)
-    return {name: views[name] for name in VIEWS}
+def _row_values(values: Sequence[Number]) -> Dict[str, Any]:
+    """One profile's value of each row: every row's (``value``), or, when shorter, only the rows
+    where it has a value (``rows``: the gaps between them; a part of a few changed stacks costs a
+    few rows, not the whole union)."""
+    dense = column(values)
+    kept = [row for row, value in enumerate(values) if value]
+    if len(kept) > len(values) // 2:
+        return {"count": len(values), "value": dense}
+    rows, given = _gaps(kept), column([values[row] for row in kept])
+    if len(rows["data"]) + len(given["data"]) < len(dense["data"]):
+        return {"count": len(kept), "rows": rows, "value": given}
+    return {"count": len(values), "value": dense}
 
 
 def _scales(frames: _Frames, a: Tuple[List[Number], ...], b: Tuple[List[Number], ...], total: Number,
@@ -202,30 +234,24 @@ def comparison_payload(
     for graph in graphs:
         for stack, value in graph.items():
             union[stack] = union.get(stack, 0) + value
-    stacks = sorted(union)
     laid = layout(FlameGraph._trusted(union, graphs[-1].metadata), LayoutOptions(min_percent=options.min_percent))
+    # the rows: every stack of a profile, and every tested stack (a frame's test is its own row's)
+    stacks = sorted(union.keys() | (tests.keys() if tests is not None else set()))
     frames = _Frames(stacks, laid)
     del laid, union
     names = _Table()
     frame_names = [names.index(strip_annotation(name)) for name in frames.names]
     index = {stack: row for row, stack in enumerate(stacks)}
     aligned = [_aligned(graph, index) for graph in graphs]
-    per_profile = [frames.columns(values) for values in aligned]
-    if parts is None:
-        from ..core.algebra import decompose
-
-        parts = decompose(graphs[0], graphs[-1])
-    else:
-        parts = _prepared(parts, options)
-    views = _pair_views(aligned[0], aligned[-1], parts, index)
-    b = graphs[-1]
     unit = next((u for u in map(unit_of, graphs) if u), None)
     svg_options = options.svg_options()
-    largest, notes = _scales(frames, per_profile[0], per_profile[-1], b.total(), svg_options, unit)
+    largest, notes = _scales(frames, frames.columns(aligned[0]), frames.columns(aligned[-1]), graphs[-1].total(),
+                             svg_options, unit)
     bars = {mode: _bar(change_bar(scale, svg_options, unit)) for mode, scale in largest.items()}
     more, less = change_words(unit)
     data: Dict[str, Any] = {
         "version": COMPARE_VERSION, "kind": "comparison",
+        "frames": {"count": len(frame_names), "name": column(frame_names), "depth": column(frames.depths)},
         "title": options.title or f"{labels[0]} \u2192 {labels[-1]}", "subtitle": options.subtitle,
         "units": unit_spec(unit, options.countname), "words": {"more": more, "less": less},
         "location": LOCATION if options.drop_locations else None,
@@ -233,14 +259,17 @@ def comparison_payload(
         "separators": SEPARATOR_COLOURS, "delta": options.delta, "negate": options.negate, "inverted": options.inverted,
         "min_percent": options.min_percent, "max_depth": max(frames.depths, default=0),
         "names": names.items,
-        "frames": {"count": len(frame_names), "name": column(frame_names), "depth": column(frames.depths)},
-        "profiles": [_profile_columns(label, graph.total(), columns) for label, graph, columns in zip(labels, graphs, per_profile)],
+        "rows": {"count": len(stacks), **frames.placement(len(stacks))},
+        "profiles": [{"label": label, "total": graph.total(), "values": _row_values(values)}
+                     for label, graph, values in zip(labels, graphs, aligned)],
         "pair": [0, len(profiles) - 1],
-        "views": {name: _profile_columns(name, sum(view), frames.columns(view)) for name, view in views.items()},
+        # a compare result's parts (its Δ_r); else the page derives B − A's
+        "parts": None if parts is None else {name: _row_values(_aligned(part, index))
+                                             for name, part in zip(PARTS, _prepared(parts, options))},
         "largest": largest, "bars": bars, "notes": notes, "significance": None, "note": note,
     }
     if tests is not None:
-        data["significance"] = _significance(frames, graphs[0], graphs[-1], tests, unit, svg_options)
+        data["significance"] = _significance(frames, stacks, aligned[0], aligned[-1], tests, unit, svg_options)
     return data
 
 
@@ -248,43 +277,37 @@ def _bar(bar: Any) -> Dict[str, Any]:
     return {"low": bar.low, "high": bar.high, "stops": bar.stops, "meaning": bar.meaning}
 
 
-def _significance(frames: _Frames, baseline: FlameGraph, candidate: FlameGraph, tests: Mapping[Stack, Any],
-                  unit: Optional[str], svg_options: Any) -> Dict[str, Any]:
-    """Per frame: the test of its own stack and its colour as compare's delta.svg draws it."""
-    from .significance import Colouring, legend, scale_bar
+def _significance(frames: _Frames, stacks: List[Stack], baseline: Sequence[Number], candidate: Sequence[Number],
+                  tests: Mapping[Stack, Any], unit: Optional[str], svg_options: Any) -> Dict[str, Any]:
+    """Per tested row: its test (code, p, adjusted p, interval); the page colours the frames from
+    the codes of the pair's rows as :class:`~flamespace.render.significance.Colouring` does, and
+    a frame's grey from its name, but for the frames whose name carries an annotation (the page
+    shows it without): their grey comes here."""
+    from .significance import grey, legend, scale_bar
 
-    kinds = {stack: change.kind or "" for stack, change in tests.items() if change.significant}
-    colouring = Colouring(baseline, candidate, kinds)
-    colours = _Table()
+    rows = [row for row, stack in enumerate(stacks) if stack in tests]
     codes: List[int] = []
-    inside: List[int] = []
     numbers: Dict[str, List[float]] = {"p": [], "p_adjusted": [], "lower": [], "upper": []}
-    frame_colour = []
-    for path, name, depth in zip(frames.paths, frames.names, frames.depths):
-        frame_colour.append(colours.index(colouring.colour(path, name, depth)))
-        change = tests.get(path) if depth else None
-        if change is None:
-            codes.append(TEST_CODES["untested"])
-        elif change.kind:
+    changes: List[Number] = []  # of the coloured rows, as Colouring's
+    for row in rows:
+        change = tests[stacks[row]]
+        if change.kind and change.significant:  # a kind is the kind of a significant change: coloured
             codes.append(TEST_CODES[change.kind])
+            changes.append(candidate[row] - baseline[row])
         else:
             codes.append(TEST_CODES["within margin" if change.significant else "not significant"])
-        inside.append(1 if path in colouring.inside else 0)
         for key in numbers:
-            numbers[key].append(float(getattr(change, key)) if change is not None else math.nan)
-    from .palettes import needs_light_ink
-
-    bar = scale_bar(colouring.largest if colouring.changes else 0, unit, svg_options)
+            numbers[key].append(float(getattr(change, key)))
+    largest = max(map(abs, changes), default=0) or 1
+    annotated = [frame for frame, name in enumerate(frames.names) if strip_annotation(name) != name]
+    greys = [int(grey(frames.names[frame])[4:].split(",")[0]) for frame in annotated]
     return {
         "codes": {name: code for name, code in TEST_CODES.items()},
-        "test": column(codes), "inside": column(inside),
+        "count": len(rows), "rows": _gaps(rows), "test": column(codes),
         **{key: column(value) for key, value in numbers.items()},
-        "colour": column(frame_colour), "colours": colours.items,
-        "inks": [1 if needs_light_ink(colour) else 0 for colour in colours.items],
-        "legend": [list(item) for item in legend(unit)], "bar": _bar(bar),
+        "annotated": {"count": len(annotated), "frames": _gaps(annotated), "grey": column(greys)},
+        "legend": [list(item) for item in legend(unit)], "bar": _bar(scale_bar(largest if changes else 0, unit, svg_options)),
     }
-
-
 def render_comparison_page(data: Dict[str, Any]) -> str:
     """The whole page: the pane component's stylesheet and script, then the comparison's, inlined."""
     from .xml import escape
@@ -309,9 +332,12 @@ _PAYLOAD_OPEN = '<script type="application/json" id="flamespace-comparison">'
 
 
 def read_comparison(page: str) -> Dict[str, Any]:
-    """The payload of a comparison page, every column decoded to a list (``frames``, each
-    profile, each view and ``significance``); a profile's or a view's start, value and self
-    as one value per frame (0 where it has none)."""
+    """The payload of a comparison page, decoded and derived by the page's rules: ``frames``' columns
+    as lists; each profile and each view (``views``: name -> the same keys) with ``total`` and its
+    start, value and self as one value per frame (0 where it has none); and, for a compare result,
+    ``significance`` per frame: the ``test`` code, ``p``, ``p_adjusted``, ``lower``, ``upper``
+    (NaN where untested), ``inside`` (1: it contains a significant change) and ``colour`` (an
+    index into ``colours``)."""
     start = page.find(_PAYLOAD_OPEN)
     if start < 0:
         raise ArgumentError("not a flamespace comparison page: no comparison payload found")
@@ -319,22 +345,146 @@ def read_comparison(page: str) -> Dict[str, Any]:
     import json
 
     data: Dict[str, Any] = json.loads(page[start:page.index("</script>", start)])
-    count = data["frames"]["count"]
-    for table in [*data["profiles"], *data["views"].values()]:
-        kept = list(accumulate(int(gap) for gap in decode_column(table.pop("frames"))))
-        for key in ("start", "value", "self"):
-            dense: List[Number] = [0] * count
-            for i, value in zip(kept, decode_column(table[key])):
-                dense[i] = value
-            table[key] = dense
-    tables = [data["frames"]]
+    if data.get("version") != COMPARE_VERSION:
+        raise ArgumentError(f"a comparison page of payload version {data.get('version')}, not {COMPARE_VERSION}")
+    F = data["frames"]
+    F.update({key: decode_column(value) for key, value in F.items() if isinstance(value, dict)})
+    rows = _Rows(data["rows"], F["depth"])
+    values = [rows.values(p.pop("values")) for p in data["profiles"]]
+    for profile, per_row in zip(data["profiles"], values):
+        profile.update(rows.frame_columns(per_row))
+    a, b = values[data["pair"][0]], values[data["pair"][1]]
+    given: Dict[str, Any] = data.pop("parts") or {}  # a compare result's parts, else B - A's
+    data["views"] = {}
+    for name in VIEWS:
+        per_row = rows.values(given[name]) if name in given else derive_view(name, a, b)
+        columns = rows.frame_columns(per_row)
+        data["views"][name] = {"label": name, "total": columns["value"][0] if columns["value"] else 0, **columns}
     if data["significance"] is not None:
-        tables.append(data["significance"])
-    for table in tables:
-        table.update({key: decode_column(value) for key, value in table.items()
-                      if isinstance(value, dict) and set(value) == {"type", "data"}})
+        _read_significance(data, rows, a, b)
     return data
 
 
-__all__ = ["COMPARE_VERSION", "TEST_CODES", "VIEWS", "comparison_html", "comparison_payload", "read_comparison",
+def derive_view(name: str, a: Sequence[Number], b: Sequence[Number]) -> List[Number]:
+    """A view of the pair per row from A's and B's values of each row (the page's rule, in Python)."""
+    if name == "whiteblack":
+        return [after or before for before, after in zip(a, b)]
+    if name == "delta":
+        return [abs(after - before) for before, after in zip(a, b)]
+    if name == "appeared":
+        return [after if after and not before else 0 for before, after in zip(a, b)]
+    if name == "grown":
+        return [after - before if before and after and after > before else 0 for before, after in zip(a, b)]
+    if name == "disappeared":
+        return [before if before and not after else 0 for before, after in zip(a, b)]
+    if name == "shrunk":
+        return [before - after if before and after and after < before else 0 for before, after in zip(a, b)]
+    raise ArgumentError(f"no view {name!r}")
+
+
+class _Rows:
+    """Where a payload's rows sit among its frames, read back: each row's home frame, each frame's
+    own row (-1: none), rows [lo, hi) and parent."""
+
+    def __init__(self, encoded: Dict[str, Any], depths: Sequence[int]) -> None:
+        self.count = count = encoded["count"]
+        n = len(depths)
+        owned = _ungap(encoded["own"])
+        others = _ungap(encoded["others"]["row"])
+        homes = decode_column(encoded["others"]["home"])
+        self.home = home = [0] * count
+        self.own = [-1] * n
+        k = j = 0
+        for row in range(count):
+            if j < len(others) and others[j] == row:
+                home[row] = int(homes[j])
+                j += 1
+            else:
+                home[row] = owned[k]
+                self.own[owned[k]] = row
+                k += 1
+        self.parent = parent = [-1] * n
+        open_: List[int] = []
+        for frame, depth in enumerate(depths):
+            del open_[depth:]
+            parent[frame] = open_[-1] if open_ else -1
+            open_.append(frame)
+        lo, hi = [count] * n, [0] * n
+        for row, frame in enumerate(home):
+            lo[frame] = min(lo[frame], row)
+            hi[frame] = row + 1
+        for frame in range(n - 1, 0, -1):
+            up = parent[frame]
+            lo[up], hi[up] = min(lo[up], lo[frame]), max(hi[up], hi[frame])
+        self.lo = [min(low, high) for low, high in zip(lo, hi)]
+        self.hi = hi
+
+    def values(self, encoded: Dict[str, Any]) -> List[Number]:
+        """A profile's value of every row (see :func:`_row_values`)."""
+        given = decode_column(encoded["value"])
+        if "rows" not in encoded:
+            return given
+        out: List[Number] = [0] * self.count
+        for row, value in zip(_ungap(encoded["rows"]), given):
+            out[row] = value
+        return out
+
+    def frame_columns(self, values: Sequence[Number]) -> Dict[str, List[Number]]:
+        """Every frame's start, inclusive and self value of a profile given per row (as the page's)."""
+        cum = list(accumulate(values, initial=0))
+        return {"start": [cum[lo] for lo in self.lo], "value": [cum[hi] - cum[lo] for lo, hi in zip(self.lo, self.hi)],
+                "self": [values[row] if row >= 0 else 0 for row in self.own]}
+
+
+def _read_significance(data: Dict[str, Any], rows: _Rows, a: Sequence[Number], b: Sequence[Number]) -> None:
+    """The significance of each frame, from the tested rows, as the page derives it (colours as
+    :class:`~flamespace.render.significance.Colouring`'s)."""
+    from .significance import DIRECTION, TINT, grey, strong
+
+    S = data["significance"]
+    depths, names, n = data["frames"]["depth"], data["names"], data["frames"]["count"]
+    kind_of = {code: name for name, code in S["codes"].items()}
+    tested = dict(zip(_ungap(S.pop("rows")), range(S["count"])))
+    codes = decode_column(S["test"])
+    numbers = {key: decode_column(S[key]) for key in ("p", "p_adjusted", "lower", "upper")}
+    S["test"] = [TEST_CODES["untested"]] * n
+    for key in numbers:
+        S[key] = [math.nan] * n
+    for frame, row in enumerate(rows.own):
+        if row >= 0 and depths[frame] and row in tested:
+            at = tested[row]
+            S["test"][frame] = codes[at]
+            for key, column_ in numbers.items():
+                S[key][frame] = column_[at]
+    # Colouring: the coloured rows' changes, their largest, and the net change inside each caller
+    changed = {row: b[row] - a[row] for row, at in tested.items() if kind_of[codes[at]] in DIRECTION}
+    largest = max(map(abs, changed.values()), default=0) or 1
+    inside: Dict[int, Number] = {}
+    for row, change in sorted(changed.items()):
+        frame = rows.home[row]
+        if rows.own[frame] == row:
+            frame = rows.parent[frame]
+        while frame >= 0:
+            inside[frame] = inside.get(frame, 0) + change
+            frame = rows.parent[frame]
+    annotated = dict(zip(_ungap(S["annotated"]["frames"]), decode_column(S["annotated"]["grey"])))
+    colours = _Table()
+    colour = []
+    for frame in range(n):
+        row = rows.own[frame]
+        if depths[frame] and row >= 0 and row in changed:
+            text = strong(DIRECTION[kind_of[codes[tested[row]]]], changed[row], largest)
+        elif frame in inside:
+            net = inside[frame]
+            text = TINT[(net > 0) - (net < 0)]
+        elif frame in annotated:
+            text = f"rgb({annotated[frame]},{annotated[frame]},{annotated[frame]})"
+        else:
+            text = grey(names[data["frames"]["name"][frame]])
+        colour.append(colours.index(text))
+    S["inside"] = [1 if frame in inside else 0 for frame in range(n)]
+    S["colour"], S["colours"] = colour, colours.items
+
+
+__all__ = ["COMPARE_VERSION", "PARTS", "TEST_CODES", "VIEWS", "comparison_html", "derive_view", "comparison_payload", "read_comparison",
            "render_comparison_page"]

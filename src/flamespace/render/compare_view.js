@@ -1,13 +1,15 @@
 // flamespace comparison page: two or more profiles (render/compare_page.py's payload) drawn with the
-// viewer's pane component (viewer.js, window.FlamespacePane). Every view is a pane over one profile of
-// the payload; all profiles share one list of frames (the union of their stacks, one frame a path),
-// so a frame is the same index everywhere: zoom and hover in one pane are carried to the others, and
-// to the next tab, by that index.
+// viewer's pane component (viewer.js, window.FlamespacePane). Every view is a pane over one profile;
+// all profiles share one list of frames (the union of their stacks, one frame a path), so a frame is
+// the same index everywhere: zoom and hover in one pane are carried to the others, and to the next tab,
+// by that index. The payload holds each profile's value of each row (a stack of the union) and where the
+// rows sit among the frames; the frames' values, the pair's views (white/black, the four parts, |B - A|)
+// and the significance colours are derived here, the views when their tab is first shown.
 "use strict";
 (function () {
 	var Pane = window.FlamespacePane, el = Pane.el, column = Pane.column;
 	var data = JSON.parse(document.getElementById("flamespace-comparison").textContent);
-	if (data.version !== 1) throw new Error("flamespace comparison: unknown payload version " + data.version);
+	if (data.version !== 2) throw new Error("flamespace comparison: unknown payload version " + data.version);
 	var api = {ready: false, draws: 0};
 	window.flamespaceCompare = api;
 	var format = Pane.formatter(data.units), human = format.human, percent = format.percent;
@@ -17,32 +19,160 @@
 	var F = data.frames, N = F.count, nameOf = column(F.name), depthOf = column(F.depth);
 	var union = Pane.index({count: N, name: nameOf, depth: depthOf, total: 0, maxDepth: data.max_depth});
 	var parentOf = union.parent;
-	// a profile's columns hold only its frames (their indices as gaps): spread over every frame, 0 elsewhere
-	function decodeProfile(p) {
-		var gaps = column(p.frames), start = column(p.start), value = column(p.value), own = column(p.self);
-		var out = {label: p.label, total: p.total, start: new Float64Array(N), value: new Float64Array(N), self: new Float64Array(N)};
-		for (var k = 0, i = 0; k < p.count; k++) {
-			i += gaps[k];
-			out.start[i] = start[k]; out.value[i] = value[k]; out.self[i] = own[k];
+	// The rows (the sorted union of stacks; compare_page.py's placement): each row's home (the deepest frame
+	// its path reaches), each frame's own row (-1: none) and its rows [lo, hi), every row under its path.
+	var R = data.rows, S = R.count, home = new Int32Array(S), ownRow = new Int32Array(N).fill(-1);
+	var lo = new Int32Array(N).fill(S), hi = new Int32Array(N);
+	(function () {
+		var owned = column(R.own), otherRows = column(R.others.row), otherHome = column(R.others.home), m = R.others.count;
+		var k = 0, j = 0, nextOwn = owned.length ? owned[0] : -1, nextOther = m ? otherRows[0] : -1, r, h, i;
+		for (r = 0; r < S; r++) {
+			if (j < m && nextOther === r) {
+				home[r] = otherHome[j];
+				if (++j < m) nextOther += otherRows[j];
+			} else {
+				home[r] = nextOwn; ownRow[nextOwn] = r;
+				if (++k < owned.length) nextOwn += owned[k];
+			}
 		}
+		for (r = 0; r < S; r++) { h = home[r]; if (r < lo[h]) lo[h] = r; hi[h] = r + 1; }
+		for (i = N - 1; i > 0; i--) {
+			h = parentOf[i];
+			if (lo[i] < lo[h]) lo[h] = lo[i];
+			if (hi[i] > hi[h]) hi[h] = hi[i];
+		}
+		for (i = 0; i < N; i++) if (lo[i] > hi[i]) lo[i] = hi[i];
+	})();
+	// a profile's value of every row (all of them, or only its rows with a value: their gaps)
+	function rowValues(enc) {
+		var given = column(enc.value);
+		if (!enc.rows) return Float64Array.from(given);
+		var out = new Float64Array(S), gaps = column(enc.rows);
+		for (var k = 0, r = 0; k < enc.count; k++) { r += gaps[k]; out[r] = given[k]; }
 		return out;
 	}
-	var profiles = data.profiles.map(decodeProfile), views = {};
-	Object.keys(data.views).forEach(function (name) {  // decoded when first used
-		Object.defineProperty(views, name, {enumerable: true, get: function () {
-			var decoded = decodeProfile(data.views[name]);
+	// every frame's start, inclusive and self value, from the values of the rows
+	function frameColumns(label, total, rows) {
+		var cum = new Float64Array(S + 1), i;
+		for (i = 0; i < S; i++) cum[i + 1] = cum[i] + rows[i];
+		var out = {label: label, total: total, rows: rows, start: new Float64Array(N), value: new Float64Array(N), self: new Float64Array(N)};
+		for (i = 0; i < N; i++) {
+			out.start[i] = cum[lo[i]]; out.value[i] = cum[hi[i]] - cum[lo[i]];
+			out.self[i] = ownRow[i] >= 0 ? rows[ownRow[i]] : 0;
+		}
+		if (total === null) out.total = N ? out.value[0] : 0;
+		return out;
+	}
+	var profiles = data.profiles.map(function (p) { return frameColumns(p.label, p.total, rowValues(p.values)); });
+	var A = profiles[data.pair[0]], B = profiles[data.pair[1]];
+	// The views of the pair, each per row (compare_page.derive_view), derived when first used; a compare
+	// result's parts come in the payload.
+	function deriveView(name) {
+		var a = A.rows, b = B.rows, out = new Float64Array(S), r, x, y;
+		if (name === "whiteblack") for (r = 0; r < S; r++) { y = b[r]; out[r] = y !== 0 ? y : a[r]; }
+		else if (name === "delta") for (r = 0; r < S; r++) out[r] = Math.abs(b[r] - a[r]);
+		else if (name === "appeared") for (r = 0; r < S; r++) { y = b[r]; out[r] = y && !a[r] ? y : 0; }
+		else if (name === "grown") for (r = 0; r < S; r++) { x = a[r]; y = b[r]; out[r] = x && y && y > x ? y - x : 0; }
+		else if (name === "disappeared") for (r = 0; r < S; r++) { x = a[r]; out[r] = x && !b[r] ? x : 0; }
+		else if (name === "shrunk") for (r = 0; r < S; r++) { x = a[r]; y = b[r]; out[r] = x && y && y < x ? x - y : 0; }
+		return out;
+	}
+	var views = {};
+	["whiteblack", "appeared", "grown", "disappeared", "shrunk", "delta"].forEach(function (name) {
+		Object.defineProperty(views, name, {enumerable: true, configurable: true, get: function () {
+			var rows = data.parts && data.parts[name] ? rowValues(data.parts[name]) : deriveView(name);
+			var decoded = frameColumns(name, null, rows);
 			Object.defineProperty(views, name, {value: decoded});
 			return decoded;
-		}, configurable: true});
+		}});
 	});
-	var A = profiles[data.pair[0]], B = profiles[data.pair[1]];
 	var sig = null;
-	if (data.significance) {
-		var S = data.significance;
-		sig = {test: column(S.test), inside: column(S.inside), p: column(S.p), p_adjusted: column(S.p_adjusted),
-			lower: column(S.lower), upper: column(S.upper), colour: column(S.colour), colours: S.colours, inks: S.inks};
-		sig.kind = {};
-		Object.keys(S.codes).forEach(function (name) { sig.kind[S.codes[name]] = name; });
+	if (data.significance) sig = significance(data.significance);
+
+	// -- a compare result: each frame's test (its own row's) and its colour as compare's delta.svg
+	// (render/significance.py Colouring): strong at a significant row's frame, tinted on its callers, grey elsewhere
+	function significance(S_) {
+		var s = {test: new Uint8Array(N), inside: new Uint8Array(N), p: new Float64Array(N).fill(NaN),
+			p_adjusted: new Float64Array(N).fill(NaN), lower: new Float64Array(N).fill(NaN), upper: new Float64Array(N).fill(NaN), kind: {}};
+		Object.keys(S_.codes).forEach(function (name) { s.kind[S_.codes[name]] = name; });
+		var DIRECTION = {appeared: 1, grown: 1, disappeared: -1, shrunk: -1};
+		var gaps = column(S_.rows), codes = column(S_.test), numbers = {}, at = new Int32Array(S).fill(-1), k, r, u;
+		["p", "p_adjusted", "lower", "upper"].forEach(function (key) { numbers[key] = column(S_[key]); });
+		for (k = 0, r = 0; k < S_.count; k++) { r += gaps[k]; at[r] = k; }
+		for (u = 1; u < N; u++) {
+			k = ownRow[u] >= 0 ? at[ownRow[u]] : -1;
+			if (k < 0 || !depthOf[u]) continue;
+			s.test[u] = codes[k];
+			s.p[u] = numbers.p[k]; s.p_adjusted[u] = numbers.p_adjusted[k]; s.lower[u] = numbers.lower[k]; s.upper[u] = numbers.upper[k];
+		}
+		// the coloured rows' changes (B - A), the largest, and the net change inside each of their callers
+		var changed = [], largest = 0, net = new Float64Array(N);
+		for (k = 0, r = 0; k < S_.count; k++) {
+			r += gaps[k];
+			if (DIRECTION[s.kind[codes[k]]]) { changed.push([r, k, B.rows[r] - A.rows[r]]); largest = Math.max(largest, Math.abs(B.rows[r] - A.rows[r])); }
+		}
+		largest = largest || 1;
+		var strongAt = new Int32Array(N).fill(-1);
+		changed.forEach(function (c, position) {
+			var f = home[c[0]];
+			if (ownRow[f] === c[0]) { if (depthOf[f]) strongAt[f] = position; f = parentOf[f]; }
+			for (; f >= 0; f = parentOf[f]) { s.inside[f] = 1; net[f] += c[2]; }
+		});
+		var annotated = {}, frames = column(S_.annotated.frames), levels = column(S_.annotated.grey);
+		for (k = 0, u = 0; k < S_.annotated.count; k++) { u += frames[k]; annotated[u] = levels[k]; }
+		var greys = {};
+		function grey(u) {
+			var level = annotated[u];
+			if (level === undefined) {
+				var name = nameOf[u];
+				if (!(name in greys)) greys[name] = 196 + Math.floor(crc32(names[name]) / 134217728);  // 196 + int(32 * crc / 2**32)
+				level = greys[name];
+			}
+			return "rgb(" + level + "," + level + "," + level + ")";
+		}
+		function strong(direction, size) {
+			var share = Math.min(Math.abs(size) / largest, 1), level = roundEven(170 - 90 * share);
+			return direction > 0 ? "rgb(255," + level + "," + level + ")" : "rgb(" + level + "," + level + ",255)";
+		}
+		var TINT = {"1": "rgb(255,218,218)", "-1": "rgb(218,218,255)", "0": "rgb(236,218,240)"};
+		s.colourOf = function (u) {  // the colour of frame u
+			var c = strongAt[u] >= 0 ? changed[strongAt[u]] : null;
+			if (c) return strong(DIRECTION[s.kind[codes[c[1]]]], c[2]);
+			if (s.inside[u]) return TINT[String((net[u] > 0) - (net[u] < 0))];
+			return grey(u);
+		};
+		s.bar = S_.bar; s.legend = S_.legend;
+		return s;
+	}
+	function roundEven(x) {  // Python's round(): halves to the even neighbour
+		var r = Math.round(x);
+		return r - x === 0.5 && r % 2 ? r - 1 : r;
+	}
+	var CRC = null;
+	function crc32(text) {  // zlib's CRC-32 of the name's UTF-8 (lone surrogates U+DC80..U+DCFF: the bytes Python's surrogateescape kept)
+		if (!CRC) {
+			CRC = new Int32Array(256);
+			for (var n = 0; n < 256; n++) {
+				var c = n;
+				for (var b = 0; b < 8; b++) c = c & 1 ? 0xEDB88320 ^ (c >>> 1) : c >>> 1;
+				CRC[n] = c;
+			}
+		}
+		var crc = -1;
+		function add(byte) { crc = CRC[(crc ^ byte) & 0xFF] ^ (crc >>> 8); }
+		for (var i = 0; i < text.length; i++) {
+			var code = text.charCodeAt(i);
+			if (code >= 0xD800 && code < 0xDC00 && i + 1 < text.length) {
+				var low = text.charCodeAt(i + 1);
+				if (low >= 0xDC00 && low < 0xE000) { code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00); i++; }
+			}
+			if (code < 0x80) add(code);
+			else if (code >= 0xDC80 && code < 0xDD00) add(code - 0xDC00);
+			else if (code < 0x800) { add(0xC0 | code >> 6); add(0x80 | code & 63); }
+			else if (code < 0x10000) { add(0xE0 | code >> 12); add(0x80 | code >> 6 & 63); add(0x80 | code & 63); }
+			else { add(0xF0 | code >> 18); add(0x80 | code >> 12 & 63); add(0x80 | code >> 6 & 63); add(0x80 | code & 63); }
+		}
+		return (crc ^ -1) >>> 0;
 	}
 
 	// A pane's frames: the frames where profile P has a value, with map (pane index -> frame) and back (frame -> pane index).
@@ -182,8 +312,8 @@
 		if (id === "panes") return [
 			{profile: A, label: "A: " + A.label, colour: pairColour(pair), cls: "half"},
 			{profile: B, label: "B: " + B.label, colour: pairColour(pair), cls: "half"},
-			{profile: views.delta, label: "\u0394: the size of each stack's change, |B \u2212 A|, coloured by its sign", colour: pairColour(pair)}];
-		if (id === "whiteblack") return [{profile: views.whiteblack, label: "B (white) and the paths only in A (black)",
+			{profile: views.delta, view: "delta", label: "\u0394: the size of each stack's change, |B \u2212 A|, coloured by its sign", colour: pairColour(pair)}];
+		if (id === "whiteblack") return [{profile: views.whiteblack, view: "whiteblack", label: "B (white) and the paths only in A (black)",
 			colour: function (u) { return B.value[u] > 0 ? WHITE : BLACK; }, background: ["#cfcfcf", "#bdbdbd"]}];
 		if (id === "series") return [{profile: profiles[seriesIndex], label: profiles[seriesIndex].label, series: true,
 			colour: seriesIndex ? pairColour([seriesIndex - 1, seriesIndex]) : function () { return "rgb(236,236,236)"; }}];
@@ -193,7 +323,7 @@
 	}
 	function pairColour(pair) {
 		return function (u) {
-			if (mode === "significance" && pair[0] === data.pair[0] && pair[1] === data.pair[1]) return sig.colours[sig.colour[u]];
+			if (mode === "significance" && pair[0] === data.pair[0] && pair[1] === data.pair[1]) return sig.colourOf(u);
 			return changeColour(changeOf(pair[0], pair[1], mode === "self" ? "self" : "inclusive"), u);
 		};
 	}
@@ -303,8 +433,8 @@
 	function tooltipRows(u, row, spec) {
 		var pair = spec.series ? [Math.max(seriesIndex - 1, 0), seriesIndex] : data.pair, P = profiles[pair[0]], Q = profiles[pair[1]];
 		if (spec.part) row("This part", human(spec.profile.value[u]) + " of the " + spec.part + " stacks' " + human(spec.profile.total));
-		if (spec.profile === views.whiteblack && !(B.value[u] > 0)) row("Only in A", "this path disappeared in B");
-		if (spec.profile === views.delta) row("|\u0394| below", human(spec.profile.value[u]));
+		if (spec.view === "whiteblack" && !(B.value[u] > 0)) row("Only in A", "this path disappeared in B");
+		if (spec.view === "delta") row("|\u0394| below", human(spec.profile.value[u]));
 		row(P.label, human(P.value[u]) + " (self " + human(P.self[u]) + ")");
 		row(Q.label, human(Q.value[u]) + " (self " + human(Q.self[u]) + ")");
 		var change = Q.value[u] - P.value[u], own = Q.self[u] - P.self[u];
@@ -371,8 +501,8 @@
 			spark(-1);
 		} else if (id === "overlay" || id === "panes") {
 			if (mode === "significance") {
-				bar(data.significance.bar);
-				swatches(data.significance.legend);
+				bar(sig.bar);
+				swatches(sig.legend);
 				legend.appendChild(el("div", {"class": "note"}, data.note));
 			} else {
 				bar(data.bars[mode]);
@@ -506,5 +636,18 @@
 		return out;
 	};
 	api.lightInk = lightInk;
+	// what the page derived from the payload's rows: a profile's (by position) or a view's (by name) columns
+	// per frame, and a compare result's tests and colours per frame (tests hold them to read_comparison's)
+	api.derived = function (which) {
+		var P = typeof which === "number" ? profiles[which] : views[which];
+		return {total: P.total, start: Array.from(P.start), value: Array.from(P.value), self: Array.from(P.self)};
+	};
+	api.significance = function () {
+		if (!sig) return null;
+		var out = {colour: []};
+		["test", "inside", "p", "p_adjusted", "lower", "upper"].forEach(function (key) { out[key] = Array.from(sig[key]); });
+		for (var u = 0; u < N; u++) out.colour.push(sig.colourOf(u));
+		return out;
+	};
 	window.requestAnimationFrame(function () { api.firstPaint = performance.now(); });
 })();
