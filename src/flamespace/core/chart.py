@@ -11,7 +11,7 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from array import array
-    from typing import Any, Dict, Iterator, List, Optional, Tuple
+    from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
     from .metadata import Metadata
     from .._types import Number, Stack
@@ -90,26 +90,31 @@ class FlameChart:
         self._timestamps = array("q")
         self._thread_column = array("l")
         self._stack_column = array("l")
-        self._weights: List[Number] = []
+        self._weights: "Union[List[Number], array[int]]" = []
 
     @classmethod
     def from_columns(
         cls,
         stacks: List[Stack],
         threads: List[str],
-        timestamps: "array[int]",
-        thread_ids: "array[int]",
-        stack_ids: "array[int]",
-        weights: List[Number],
+        timestamps: "Sequence[int]",
+        thread_ids: "Sequence[int]",
+        stack_ids: "Sequence[int]",
+        weights: "Sequence[Number]",
         metadata: Optional[Metadata] = None,
     ) -> "FlameChart":
-        """A chart over columns another chart's ``columns()`` gave (e.g. from another process)."""
+        """A chart over columns another chart's ``columns()`` gave (e.g. from another process),
+        or numpy arrays of them (copied as machine words, not element by element). Integer
+        weights given as an ``array('q')`` or an integer numpy array stay in one: 8 bytes a
+        sample, no Python object each."""
         chart = cls(metadata)
         chart.stacks, chart.threads = list(stacks), list(threads)
         chart._stack_ids = {stack: i for i, stack in enumerate(chart.stacks)}
         chart._thread_ids = {thread: i for i, thread in enumerate(chart.threads)}
-        chart._timestamps, chart._thread_column = array("q", timestamps), array("l", thread_ids)
-        chart._stack_column, chart._weights = array("l", stack_ids), list(weights)
+        chart._timestamps, chart._thread_column = _column("q", timestamps), _column("l", thread_ids)
+        chart._stack_column = _column("l", stack_ids)
+        integral = getattr(weights, "typecode", None) == "q" or getattr(getattr(weights, "dtype", None), "kind", None) in ("i", "u")
+        chart._weights = _column("q", weights) if integral else list(weights)
         return chart
 
     def append(self, timestamp: int, thread: str, stack: Stack, weight: Number) -> None:
@@ -121,10 +126,13 @@ class FlameChart:
         if thread_id is None:
             thread_id = self._thread_ids[thread] = len(self.threads)
             self.threads.append(thread)
+        try:
+            self._weights.append(weight)
+        except (TypeError, OverflowError):  # a weight that is no int64 into a chart of int64 weights (from_columns): a list from now on
+            self._weights = [*self._weights, weight]
         self._timestamps.append(timestamp)
         self._thread_column.append(thread_id)
         self._stack_column.append(stack_id)
-        self._weights.append(weight)
 
     def merged(self, other: "FlameChart") -> "FlameChart":
         """Both charts' samples in one chart, in time order (for processes recorded side by side)."""
@@ -156,7 +164,7 @@ class FlameChart:
         ):
             yield ChartSample(timestamp, threads[thread_id], stacks[stack_id], weight)
 
-    def columns(self) -> Tuple["array[int]", "array[int]", "array[int]", List[Number]]:
+    def columns(self) -> Tuple["array[int]", "array[int]", "array[int]", "Sequence[Number]"]:
         """(timestamps, thread ids, stack ids, weights): the raw columns, for writers that stream."""
         return self._timestamps, self._thread_column, self._stack_column, self._weights
 
@@ -167,6 +175,36 @@ class FlameChart:
         for timestamp, thread_id, stack_id, weight in zip(self._timestamps, self._thread_column, self._stack_column, self._weights):
             threads.setdefault(thread_id, []).append((timestamp, stack_id, weight))
         return threads
+
+    def thread_columns(self, by_name: bool = False) -> "List[Tuple[int, Any, Any, Any]]":
+        """Each thread's (thread id, timestamps, stack ids, weights) as numpy arrays in time order,
+        threads in the order their first sample comes (as :meth:`per_thread`), without a Python
+        object per sample: the writers of long traces work on these. Integer weights come as
+        int64, any others as an object array of the same Python numbers (so nothing is
+        rounded). ``by_name``: threads of one name are one (its id: the first's)."""
+        import numpy
+
+        times = _numpy(self._timestamps)
+        stack_ids = _numpy(self._stack_column)
+        thread_ids = _numpy(self._thread_column)
+        weights = _numpy(self._weights) if hasattr(self._weights, "typecode") else numpy.array(self._weights)
+        if weights.dtype.kind not in "iu" or weights.dtype.itemsize > 8:  # floats, mixed, huge ints: as they are
+            weights = numpy.empty(len(self._weights), dtype=object)
+            weights[:] = self._weights
+        if by_name and len(set(self.threads)) < len(self.threads):
+            first: Dict[str, int] = {}
+            thread_ids = numpy.array([first.setdefault(name, i) for i, name in enumerate(self.threads)])[thread_ids]
+        found, first_index = numpy.unique(thread_ids, return_index=True)
+        if len(found) <= 1:
+            return [(int(found[0]), times, stack_ids, weights)] if len(found) else []
+        order = numpy.argsort(thread_ids, kind="stable")  # stable: each thread's samples keep their order
+        bounds = numpy.searchsorted(thread_ids[order], found)
+        ends = numpy.append(bounds[1:], len(order))
+        columns = []
+        for k in numpy.argsort(first_index):
+            rows = order[bounds[k]:ends[k]]
+            columns.append((int(found[k]), times[rows], stack_ids[rows], weights[rows]))
+        return columns
 
     def time_scale(self) -> Optional[float]:
         """Nanoseconds per unit of weight when the weights are times (``ns``, ``ms``, ...), else None."""
@@ -195,6 +233,67 @@ class FlameChart:
     def __repr__(self) -> str:
         unit = self.metadata.unit if self.metadata else None
         return f"FlameChart({len(self)} samples, {len(self.threads)} threads, unit={unit!r})"
+
+
+def _column(typecode: str, values: Any) -> "array[int]":
+    """``values`` as an array of ``typecode``; numpy arrays and arrays of that type copied as bytes."""
+    column = array(typecode)
+    if getattr(values, "typecode", None) == typecode:
+        return values[:]  # type: ignore[no-any-return]  # a copy, by memcpy
+    elif hasattr(values, "dtype"):
+        import numpy
+
+        column.frombytes(numpy.ascontiguousarray(values, dtype=f"i{column.itemsize}").tobytes())
+    else:
+        column.extend(values)
+    return column
+
+
+def _numpy(column: "array[int]") -> Any:
+    """A numpy view of an integer array column (no copy)."""
+    import numpy
+
+    return numpy.frombuffer(column, dtype=f"i{column.itemsize}") if len(column) else numpy.zeros(0, dtype=f"i{column.itemsize}")
+
+
+def interval_arrays(timestamps: Any, weights: Any, scale: Optional[float]) -> Tuple[Any, Any]:
+    """(starts, ends) of one thread's samples (numpy arrays of timestamps and weights), placed
+    as :func:`intervals` places them. Integer timestamps and weights with whole ns per unit
+    (or no time) are placed with array operations, in int64, to the same numbers; anything
+    else goes through :func:`intervals` itself and comes back as object arrays of its numbers.
+
+    With ``d`` the running maximum over groups of one timestamp of ``timestamp - W`` (``W``:
+    the weights summed up to the group's last sample), a sample ends at ``d + `` the weights
+    summed up to it: :func:`intervals`' ``cursor = max(timestamp, previous cursor + weights)``
+    unrolled."""
+    import numpy
+
+    n = len(timestamps)
+    if not n:
+        return numpy.zeros(0, dtype=numpy.int64), numpy.zeros(0, dtype=numpy.int64)
+    factor = None if scale is None else int(scale) if scale == int(scale) else None
+    whole = timestamps.dtype.kind == "i" and weights.dtype.kind == "i" and (scale is None or factor is not None)
+    if whole:
+        span = float(numpy.abs(weights).sum(dtype=float)) * (factor or 1) + float(numpy.abs(timestamps).max())
+        whole = span < 2.0**61  # int64 arithmetic cannot overflow
+    if whole:
+        lengths = weights.astype(numpy.int64) * factor if factor is not None else weights.astype(numpy.int64)
+        reach = numpy.cumsum(lengths)
+        if scale is None:
+            return reach - lengths, reach
+        new = numpy.empty(n, dtype=bool)
+        new[:1] = True
+        numpy.not_equal(timestamps[1:], timestamps[:-1], out=new[1:])
+        group = numpy.cumsum(new) - 1
+        last = numpy.append(numpy.flatnonzero(new)[1:] - 1, n - 1)  # each group's last sample
+        lead = numpy.maximum.accumulate(timestamps[last].astype(numpy.int64) - reach[last])
+        ends = lead[group] + reach
+        return ends - lengths, ends
+    placed = list(intervals(list(zip(timestamps.tolist(), [0] * n, weights.tolist())), scale))
+    starts, ends = numpy.empty(n, dtype=object), numpy.empty(n, dtype=object)
+    starts[:] = [start for start, _, _ in placed]
+    ends[:] = [end for _, end, _ in placed]
+    return starts, ends
 
 
 def intervals(samples: List[Tuple[int, int, Number]], scale: Optional[float]) -> Iterator[Tuple[Number, Number, int]]:
