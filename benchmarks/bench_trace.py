@@ -176,7 +176,7 @@ def outputs(repeat: int, before: "str | None", kind: str = "fib27") -> None:
         runs = {(version, name): [sys.executable, "-c", cli, "trace", "-q", "-o", os.path.join(out, f"{version}-{file}"),
                                   "--", script, kind]
                 for version in versions for name, file in OUTPUTS.items()}
-        found: Dict[Tuple[str, str], List[Tuple[float, float]]] = {key: [] for key in runs}
+        found: Dict[Tuple[str, str], List[Tuple[float, float, float]]] = {key: [] for key in runs}
         for rounds in range(repeat + 1):  # the first round warms up (page cache, .pyc files)
             for (version, name), argv in runs.items():
                 env = dict(os.environ)
@@ -190,16 +190,17 @@ def outputs(repeat: int, before: "str | None", kind: str = "fib27") -> None:
                 if child.returncode:
                     raise SystemExit(f"{' '.join(argv)} failed: {child.stderr.read().decode() if child.stderr else ''}")
                 if rounds:
-                    found[(version, name)].append((took, usage.ru_maxrss / 1024))
+                    found[(version, name)].append((took, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024))
         sizes = {name: os.path.getsize(os.path.join(out, f"now-{file}")) for name, file in OUTPUTS.items()}
-    print(f"\nwhole `flamespace trace -o X` of {kind} (median of {repeat}; peak MB: the largest process's)")
-    print(f"  {'':8} {'':12} {'s':>8} {'/folded':>8} {'peak MB':>8} {'file MB':>8}")
+    print(f"\nwhole `flamespace trace -o X` of {kind} (median of {repeat}; cpu: user + system of the process tree, "
+          f"less hit by the load than the wall time; peak MB: the largest process's)")
+    print(f"  {'':8} {'':12} {'wall s':>8} {'/folded':>8} {'cpu s':>8} {'/folded':>8} {'peak MB':>8} {'file MB':>8}")
     for version in versions:
-        folded = statistics.median(t for t, _ in found[(version, "folded")])
+        folded = [statistics.median(run[k] for run in found[(version, "folded")]) for k in range(3)]
         for name in OUTPUTS:
-            took = statistics.median(t for t, _ in found[(version, name)])
-            peak = statistics.median(m for _, m in found[(version, name)])
-            print(f"  {version:8} {name:12} {took:8.2f} {took / folded:7.2f}x {peak:8.0f} {sizes[name] / 1e6:8.1f}")
+            took, cpu, peak = (statistics.median(run[k] for run in found[(version, name)]) for k in range(3))
+            print(f"  {version:8} {name:12} {took:8.2f} {took / folded[0]:7.2f}x {cpu:8.2f} {cpu / folded[1]:7.2f}x "
+                  f"{peak:8.0f} {sizes[name] / 1e6:8.1f}")
 
 
 def in_process(rounds: int = 7) -> None:

@@ -202,7 +202,7 @@ def loads(data: bytes) -> RawRecording:
         return RawRecording.from_builtins(marshal.loads(data[1:]))
     import pickle
 
-    raw: RawRecording = pickle.loads(data[1:])
+    raw: RawRecording = pickle.loads(memoryview(data)[1:])  # no copy of a trace's tens of megabytes
     return raw
 
 

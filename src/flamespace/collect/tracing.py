@@ -339,39 +339,31 @@ class TraceRecorder:
 def _chart(parts: List[Any], start_ns: int) -> Any:
     """A FlameChart (ns, per thread) of the stretches ``analyse`` gave, in time order.
 
-    Built with array operations from the analysis' bytes: a trace has millions of stretches,
-    and a Python object for each would cost seconds and hundreds of megabytes."""
-    import numpy
+    A trace has millions of stretches: the chart keeps the analysis' bytes and makes its
+    columns with array operations where it is used (FlameChart.from_segments), never a
+    Python object per stretch, and this process imports no numpy for it."""
+    from array import array
 
     from ..core.chart import FlameChart
 
     stack_ids: Dict[Tuple[str, ...], int] = {}
     stack_list: List[Tuple[str, ...]] = []
     threads: List[str] = []
-    columns: List[Tuple[Any, Any, Any, Any]] = []  # (times, thread ids, stack ids, weights) per thread
-    for thread_id, (name, stacks, times, nodes, weights) in enumerate(parts):
+    segments: List[Tuple[bytes, bytes, bytes, bytes]] = []
+    for name, stacks, times, nodes, weights in parts:
         threads.append(name)
-        ids = numpy.empty(len(stacks), dtype=numpy.int64)  # node -> stack id; -1: no frame of its own
-        for node, stack in enumerate(stacks):
+        ids = array("q")  # node -> stack id; -1: no frame of its own, left out
+        for stack in stacks:
             if not stack:
-                ids[node] = -1
+                ids.append(-1)
                 continue
             sid = stack_ids.get(stack)
             if sid is None:
                 sid = stack_ids[stack] = len(stack_list)
                 stack_list.append(stack)
-            ids[node] = sid
-        stack_column = ids[numpy.frombuffer(nodes, dtype=numpy.int64)] if times else ids[:0]
-        kept = stack_column >= 0
-        time_column = numpy.frombuffer(times, dtype=numpy.int64)[kept] - start_ns if times else ids[:0]
-        weight_column = numpy.frombuffer(weights, dtype=numpy.int64)[kept] if times else ids[:0]
-        columns.append((time_column, numpy.full(len(time_column), thread_id), stack_column[kept], weight_column))
-    merged = [numpy.concatenate([part[k] for part in columns]) if columns else numpy.zeros(0, dtype=numpy.int64)
-              for k in range(4)]
-    if len(parts) > 1:  # stable: samples of one time keep the threads' order
-        order = numpy.argsort(merged[0], kind="stable")
-        merged = [column[order] for column in merged]
-    return FlameChart.from_columns(stack_list, threads, *merged)
+            ids.append(sid)
+        segments.append((times or b"", nodes or b"", weights or b"", ids.tobytes()))
+    return FlameChart.from_segments(stack_list, threads, segments, start_ns)
 
 
 __all__ = ["BACKENDS", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_EVENTS", "KIND", "TraceRecorder", "available", "default_backend", "event_directory", "extension_problem"]

@@ -117,6 +117,38 @@ class FlameChart:
         chart._weights = _column("q", weights) if integral else list(weights)
         return chart
 
+    @classmethod
+    def from_segments(
+        cls,
+        stacks: List[Stack],
+        threads: List[str],
+        segments: "List[Tuple[bytes, bytes, bytes, bytes]]",
+        origin: int,
+        metadata: Optional[Metadata] = None,
+    ) -> "FlameChart":
+        """A chart over a tracer's stretches: per thread (its index in ``threads``), their end
+        times, nodes and lengths as int64 bytes, and each node's stack id (-1: no stack, left
+        out) as int64 bytes; times count from ``origin``. The columns are made from these on
+        first use, with numpy, so the traced process need not import numpy (a tenth of a
+        second) and sends the bytes as they are."""
+        chart = cls(metadata)
+        chart.stacks, chart.threads = list(stacks), list(threads)
+        chart._stack_ids = {stack: i for i, stack in enumerate(chart.stacks)}
+        chart._thread_ids = {thread: i for i, thread in enumerate(chart.threads)}
+        for name in _COLUMNS:  # made by __getattr__ when first asked for
+            delattr(chart, name)
+        chart.__dict__["_segments"] = (list(segments), origin)
+        return chart
+
+    def __getattr__(self, name: str) -> Any:
+        """The columns of a chart :meth:`from_segments` made, built on first use."""
+        pending = self.__dict__.get("_segments")
+        if pending is None or name not in _COLUMNS:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        self.__dict__.update(_segment_columns(*pending))
+        del self.__dict__["_segments"]
+        return self.__dict__[name]
+
     def append(self, timestamp: int, thread: str, stack: Stack, weight: Number) -> None:
         stack_id = self._stack_ids.get(stack)
         if stack_id is None:
@@ -194,17 +226,15 @@ class FlameChart:
         if by_name and len(set(self.threads)) < len(self.threads):
             first: Dict[str, int] = {}
             thread_ids = numpy.array([first.setdefault(name, i) for i, name in enumerate(self.threads)])[thread_ids]
-        found, first_index = numpy.unique(thread_ids, return_index=True)
+        first_index = numpy.full(len(self.threads), len(thread_ids), dtype=numpy.intp)  # each thread's first sample
+        numpy.minimum.at(first_index, thread_ids, numpy.arange(len(thread_ids)))
+        found = [int(thread) for thread in numpy.argsort(first_index, kind="stable") if first_index[thread] < len(thread_ids)]
         if len(found) <= 1:
-            return [(int(found[0]), times, stack_ids, weights)] if len(found) else []
+            return [(found[0], times, stack_ids, weights)] if found else []
         order = numpy.argsort(thread_ids, kind="stable")  # stable: each thread's samples keep their order
-        bounds = numpy.searchsorted(thread_ids[order], found)
-        ends = numpy.append(bounds[1:], len(order))
-        columns = []
-        for k in numpy.argsort(first_index):
-            rows = order[bounds[k]:ends[k]]
-            columns.append((int(found[k]), times[rows], stack_ids[rows], weights[rows]))
-        return columns
+        bounds = numpy.searchsorted(thread_ids[order], numpy.arange(len(self.threads) + 1))
+        return [(thread, *(column[order[bounds[thread]:bounds[thread + 1]]] for column in (times, stack_ids, weights)))
+                for thread in found]
 
     def time_scale(self) -> Optional[float]:
         """Nanoseconds per unit of weight when the weights are times (``ns``, ``ms``, ...), else None."""
@@ -235,6 +265,48 @@ class FlameChart:
         return f"FlameChart({len(self)} samples, {len(self.threads)} threads, unit={unit!r})"
 
 
+#: FlameChart's columns, in the order of :meth:`FlameChart.columns`.
+_COLUMNS = ("_timestamps", "_thread_column", "_stack_column", "_weights")
+
+
+def _segment_columns(segments: "List[Tuple[bytes, bytes, bytes, bytes]]", origin: int) -> "Dict[str, array[int]]":
+    """The columns of :meth:`FlameChart.from_segments`' stretches: those with a stack, in time
+    order (a stable sort: stretches of one time keep the threads' order). Made a column at a
+    time, so that little more than the bytes and the columns is in memory at once."""
+    import numpy
+
+    stack_ids, kept = [], []
+    for times, nodes, weights, node_stacks in segments:
+        ids = numpy.frombuffer(node_stacks, dtype=numpy.int64)[numpy.frombuffer(nodes, dtype=numpy.int64)]
+        kept.append(None if (ids >= 0).all() else ids >= 0)
+        stack_ids.append(ids if kept[-1] is None else ids[kept[-1]])
+    lengths = [len(ids) for ids in stack_ids]
+    order = None
+    if len(segments) > 1:
+        time_column = numpy.concatenate([_kept(segment[0], keep) for segment, keep in zip(segments, kept)])
+        order = numpy.argsort(time_column, kind="stable")
+
+    def column(typecode: str, parts: List[Any]) -> "array[int]":
+        if order is None:
+            return _column(typecode, parts[0] if parts else numpy.zeros(0, dtype=numpy.int64))
+        return _column(typecode, numpy.concatenate(parts)[order])
+
+    return {
+        "_timestamps": column("q", [_kept(segment[0], keep) - origin for segment, keep in zip(segments, kept)]),
+        "_thread_column": column("l", [numpy.full(length, k) for k, length in enumerate(lengths)]),
+        "_stack_column": column("l", stack_ids),
+        "_weights": column("q", [_kept(segment[2], keep) for segment, keep in zip(segments, kept)]),
+    }
+
+
+def _kept(data: bytes, keep: Any) -> Any:
+    """The int64 values of ``data`` where ``keep`` is true (all when it is None)."""
+    import numpy
+
+    values = numpy.frombuffer(data, dtype=numpy.int64)
+    return values if keep is None else values[keep]
+
+
 def _column(typecode: str, values: Any) -> "array[int]":
     """``values`` as an array of ``typecode``; numpy arrays and arrays of that type copied as bytes."""
     column = array(typecode)
@@ -243,7 +315,7 @@ def _column(typecode: str, values: Any) -> "array[int]":
     elif hasattr(values, "dtype"):
         import numpy
 
-        column.frombytes(numpy.ascontiguousarray(values, dtype=f"i{column.itemsize}").tobytes())
+        column.frombytes(memoryview(numpy.ascontiguousarray(values, dtype=f"i{column.itemsize}")).cast("B"))
     else:
         column.extend(values)
     return column
@@ -263,7 +335,7 @@ def interval_arrays(timestamps: Any, weights: Any, scale: Optional[float]) -> Tu
     else goes through :func:`intervals` itself and comes back as object arrays of its numbers.
 
     With ``d`` the running maximum over groups of one timestamp of ``timestamp - W`` (``W``:
-    the weights summed up to the group's last sample), a sample ends at ``d + `` the weights
+    the weights summed up to the group's last sample), a sample ends at ``d +`` the weights
     summed up to it: :func:`intervals`' ``cursor = max(timestamp, previous cursor + weights)``
     unrolled."""
     import numpy
@@ -277,17 +349,24 @@ def interval_arrays(timestamps: Any, weights: Any, scale: Optional[float]) -> Tu
         span = float(numpy.abs(weights).sum(dtype=float)) * (factor or 1) + float(numpy.abs(timestamps).max())
         whole = span < 2.0**61  # int64 arithmetic cannot overflow
     if whole:
-        lengths = weights.astype(numpy.int64) * factor if factor is not None else weights.astype(numpy.int64)
+        lengths = numpy.asarray(weights, dtype=numpy.int64)
+        if factor is not None and factor != 1:
+            lengths = lengths * factor
         reach = numpy.cumsum(lengths)
         if scale is None:
             return reach - lengths, reach
-        new = numpy.empty(n, dtype=bool)
-        new[:1] = True
-        numpy.not_equal(timestamps[1:], timestamps[:-1], out=new[1:])
-        group = numpy.cumsum(new) - 1
-        last = numpy.append(numpy.flatnonzero(new)[1:] - 1, n - 1)  # each group's last sample
-        lead = numpy.maximum.accumulate(timestamps[last].astype(numpy.int64) - reach[last])
-        ends = lead[group] + reach
+        timestamps = numpy.asarray(timestamps, dtype=numpy.int64)
+        if n == 1 or (timestamps[1:] > timestamps[:-1]).all():  # one sample a time (a trace's): no groups
+            ends = timestamps - reach
+        else:
+            new = numpy.empty(n, dtype=bool)
+            new[:1] = True
+            numpy.not_equal(timestamps[1:], timestamps[:-1], out=new[1:])
+            group = numpy.cumsum(new) - 1
+            last = numpy.append(numpy.flatnonzero(new)[1:] - 1, n - 1)  # each group's last sample
+            ends = (timestamps[last] - reach[last])[group]
+        numpy.maximum.accumulate(ends, out=ends)
+        ends += reach
         return ends - lengths, ends
     placed = list(intervals(list(zip(timestamps.tolist(), [0] * n, weights.tolist())), scale))
     starts, ends = numpy.empty(n, dtype=object), numpy.empty(n, dtype=object)

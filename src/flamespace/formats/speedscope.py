@@ -469,7 +469,8 @@ def _timeline(name: str, times: Any, stack_ids: Any, weights: Any, stacks: List[
     stack_ids = stack_ids.astype(numpy.int64)
     gap = numpy.zeros(n, dtype=bool)
     numpy.greater(starts[1:], ends[:-1], out=gap[1:])
-    where = numpy.arange(n) + numpy.cumsum(gap)  # step k opens sample k; a gap takes a step of its own before it
+    where = numpy.cumsum(gap)  # step k opens sample k; a gap takes a step of its own before it
+    where += numpy.arange(n)
     before = numpy.full(n + int(gap.sum()) + 1, -1, dtype=numpy.int64)  # the stack open before the step (-1: none)
     after = numpy.full(len(before), -1, dtype=numpy.int64)  # and after it
     at = numpy.empty(len(before), dtype=starts.dtype)
@@ -479,9 +480,18 @@ def _timeline(name: str, times: Any, stack_ids: Any, weights: Any, stacks: List[
     before[where[gaps]] = -1
     before[where[gaps] - 1], at[where[gaps] - 1] = stack_ids[gaps - 1], ends[gaps - 1]
     before[-1], at[-1] = stack_ids[-1], ends[-1]
+    start_value, end_value = starts[:1].tolist()[0], ends[-1:].tolist()[0]
+    del starts, ends, gap, gaps, where
     moved = before != after
-    before, after, at = before[moved], after[moved], at[moved]
-    keys = (before + 1) * (len(stacks) + 1) + after + 1
+    if not moved.all():
+        before, after, at = before[moved], after[moved], at[moved]
+    del moved
+    keys = before
+    keys += 1
+    keys *= len(stacks) + 1
+    keys += after
+    keys += 1
+    del before, after
     kinds, first, steps = _distinct(keys, (len(stacks) + 1) ** 2)
     order = numpy.argsort(first)  # the changes in the order they first happen: so are frames first opened
     rank = numpy.empty(len(order), dtype=numpy.intp)
@@ -499,7 +509,7 @@ def _timeline(name: str, times: Any, stack_ids: Any, weights: Any, stacks: List[
     if empty.any():  # between an empty stack and none: no event
         keep = ~empty[steps]
         at, steps = at[keep], steps[keep]
-    return _Timeline(name, starts[:1].tolist()[0], ends[-1:].tolist()[0], at, steps, changes)
+    return _Timeline(name, start_value, end_value, at, steps, changes)
 
 
 __all__ = ["ReadOptions", "WriteOptions", "dump", "extensions", "name", "parse", "sniff"]
