@@ -159,7 +159,7 @@ class FlameChart:
             thread_id = self._thread_ids[thread] = len(self.threads)
             self.threads.append(thread)
         try:
-            self._weights.append(weight)
+            self._weights.append(weight)  # type: ignore[arg-type]  # a list's, or an int into the array
         except (TypeError, OverflowError):  # a weight that is no int64 into a chart of int64 weights (from_columns): a list from now on
             self._weights = [*self._weights, weight]
         self._timestamps.append(timestamp)
@@ -219,20 +219,20 @@ class FlameChart:
         times = _numpy(self._timestamps)
         stack_ids = _numpy(self._stack_column)
         thread_ids = _numpy(self._thread_column)
-        weights = _numpy(self._weights) if hasattr(self._weights, "typecode") else numpy.array(self._weights)
+        weights: Any = _numpy(self._weights) if not isinstance(self._weights, list) else numpy.array(self._weights)
         if weights.dtype.kind not in "iu" or weights.dtype.itemsize > 8:  # floats, mixed, huge ints: as they are
             weights = numpy.empty(len(self._weights), dtype=object)
             weights[:] = self._weights
         if by_name and len(set(self.threads)) < len(self.threads):
             first: Dict[str, int] = {}
             thread_ids = numpy.array([first.setdefault(name, i) for i, name in enumerate(self.threads)])[thread_ids]
-        first_index = numpy.full(len(self.threads), len(thread_ids), dtype=numpy.intp)  # each thread's first sample
+        first_index: Any = numpy.full(len(self.threads), len(thread_ids), dtype=numpy.intp)  # each thread's first sample
         numpy.minimum.at(first_index, thread_ids, numpy.arange(len(thread_ids)))
         found = [int(thread) for thread in numpy.argsort(first_index, kind="stable") if first_index[thread] < len(thread_ids)]
         if len(found) <= 1:
             return [(found[0], times, stack_ids, weights)] if found else []
-        order = numpy.argsort(thread_ids, kind="stable")  # stable: each thread's samples keep their order
-        bounds = numpy.searchsorted(thread_ids[order], numpy.arange(len(self.threads) + 1))
+        order: Any = numpy.argsort(thread_ids, kind="stable")  # stable: each thread's samples keep their order
+        bounds: Any = numpy.searchsorted(thread_ids[order], numpy.arange(len(self.threads) + 1))
         return [(thread, *(column[order[bounds[thread]:bounds[thread + 1]]] for column in (times, stack_ids, weights)))
                 for thread in found]
 
@@ -359,7 +359,7 @@ def interval_arrays(timestamps: Any, weights: Any, scale: Optional[float]) -> Tu
         if n == 1 or (timestamps[1:] > timestamps[:-1]).all():  # one sample a time (a trace's): no groups
             ends = timestamps - reach
         else:
-            new = numpy.empty(n, dtype=bool)
+            new: Any = numpy.empty(n, dtype=bool)
             new[:1] = True
             numpy.not_equal(timestamps[1:], timestamps[:-1], out=new[1:])
             group = numpy.cumsum(new) - 1
@@ -369,10 +369,11 @@ def interval_arrays(timestamps: Any, weights: Any, scale: Optional[float]) -> Tu
         ends += reach
         return ends - lengths, ends
     placed = list(intervals(list(zip(timestamps.tolist(), [0] * n, weights.tolist())), scale))
-    starts, ends = numpy.empty(n, dtype=object), numpy.empty(n, dtype=object)
-    starts[:] = [start for start, _, _ in placed]
-    ends[:] = [end for _, end, _ in placed]
-    return starts, ends
+    placed_starts: Any = numpy.empty(n, dtype=object)
+    placed_ends: Any = numpy.empty(n, dtype=object)
+    placed_starts[:] = [start for start, _, _ in placed]
+    placed_ends[:] = [end for _, end, _ in placed]
+    return placed_starts, placed_ends
 
 
 def intervals(samples: List[Tuple[int, int, Number]], scale: Optional[float]) -> Iterator[Tuple[Number, Number, int]]:

@@ -247,7 +247,7 @@ def dump(profile: Union[FlameGraph, FlameChart], stream: TextIO, options: WriteO
         stacks = profile.stacks
         for thread_id, times, stack_ids, weights in profile.thread_columns(by_name=True):
             if weights.dtype == object:  # weights that are no ints: whole ns
-                rounded = numpy.empty(len(weights), dtype=object)
+                rounded: Any = numpy.empty(len(weights), dtype=object)
                 rounded[:] = [round(weight) for weight in weights.tolist()]
                 weights = _integers(rounded)
             per_thread.append((profile.threads[thread_id], times, stack_ids, weights))
@@ -273,7 +273,7 @@ def dump(profile: Union[FlameGraph, FlameChart], stream: TextIO, options: WriteO
     marker = _marker()
     events: List[Any] = [
         {"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": metadata.labels.get("command", "flamespace")}}]
-    timelines = []
+    timelines: List[Tuple[int, Any]] = []  # (tid, its speedscope._Timeline)
     for tid, (thread, times, stack_ids, weights) in enumerate(per_thread, 1):
         events.append({"ph": "M", "name": "thread_name", "pid": 1, "tid": tid, "args": {"name": thread}})
         timeline = _timeline(thread, times, stack_ids, weights, stacks, table)
@@ -322,7 +322,7 @@ def _microseconds(values: Any) -> Tuple[str, List[Any]]:
     if not _FRACTIONS:
         _FRACTIONS.extend(repr(k / 1000)[1:] for k in range(1000))
     whole, part = numpy.divmod(values, 1000)
-    arguments = numpy.empty(2 * len(values), dtype=object)
+    arguments: Any = numpy.empty(2 * len(values), dtype=object)
     arguments[0::2] = whole.tolist()
     arguments[1::2] = numpy.array(_FRACTIONS, dtype=object)[part]
     return "%s%s", arguments.tolist()

@@ -427,8 +427,8 @@ class _Timeline:
         import numpy
 
         one, _ = times(self.at[:0])
-        texts = numpy.empty(len(self.changes), dtype=object)
-        counts = numpy.empty(len(self.changes), dtype=numpy.intp)  # events per change: each writes the time
+        texts: Any = numpy.empty(len(self.changes), dtype=object)
+        counts: Any = numpy.empty(len(self.changes), dtype=numpy.intp)  # events per change: each writes the time
         for k, (closed, opened) in enumerate(self.changes):
             text = ",".join([close(frame) for frame in closed] + [open(frame) for frame in opened])
             texts[k], counts[k] = text.replace("%", "%%").replace("\x00", one), len(closed) + len(opened)
@@ -451,7 +451,7 @@ def _distinct(keys: Any, size: int) -> Tuple[Any, Any, Any]:
     first = numpy.full(size, len(keys), dtype=numpy.intp)
     numpy.minimum.at(first, keys, numpy.arange(len(keys)))
     kinds = numpy.flatnonzero(first < len(keys))
-    index = numpy.empty(size, dtype=numpy.intp)
+    index: Any = numpy.empty(size, dtype=numpy.intp)
     index[kinds] = numpy.arange(len(kinds))
     return kinds, first[kinds], index[keys]
 
@@ -467,12 +467,12 @@ def _timeline(name: str, times: Any, stack_ids: Any, weights: Any, stacks: List[
     if not n:
         return _Timeline(name, 0, 0, starts, numpy.zeros(0, dtype=numpy.intp), [])
     stack_ids = stack_ids.astype(numpy.int64)
-    gap = numpy.zeros(n, dtype=bool)
+    gap: Any = numpy.zeros(n, dtype=bool)
     numpy.greater(starts[1:], ends[:-1], out=gap[1:])
     where = numpy.cumsum(gap)  # step k opens sample k; a gap takes a step of its own before it
     where += numpy.arange(n)
-    before = numpy.full(n + int(gap.sum()) + 1, -1, dtype=numpy.int64)  # the stack open before the step (-1: none)
-    after = numpy.full(len(before), -1, dtype=numpy.int64)  # and after it
+    before: Any = numpy.full(n + int(gap.sum()) + 1, -1, dtype=numpy.int64)  # the stack open before the step (-1: none)
+    after: Any = numpy.full(len(before), -1, dtype=numpy.int64)  # and after it
     at = numpy.empty(len(before), dtype=starts.dtype)
     after[where], at[where] = stack_ids, starts
     before[where[1:]] = stack_ids[:-1]
@@ -494,7 +494,7 @@ def _timeline(name: str, times: Any, stack_ids: Any, weights: Any, stacks: List[
     del before, after
     kinds, first, steps = _distinct(keys, (len(stacks) + 1) ** 2)
     order = numpy.argsort(first)  # the changes in the order they first happen: so are frames first opened
-    rank = numpy.empty(len(order), dtype=numpy.intp)
+    rank: Any = numpy.empty(len(order), dtype=numpy.intp)
     rank[order] = numpy.arange(len(order))
     changes: List[Tuple[List[int], List[int]]] = []
     for kind in kinds[order].tolist():
