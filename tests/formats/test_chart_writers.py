@@ -220,3 +220,36 @@ def test_thread_columns_are_per_thread_in_order_of_first_sample():
     assert [thread for thread, *_ in got] == list(expected)
     for thread, times, stack_ids, weights in got:
         assert list(zip(times.tolist(), stack_ids.tolist(), weights.tolist())) == expected[thread]
+
+
+def appended(metadata, samples) -> FlameChart:
+    """The chart ``append`` makes of these samples, one at a time (the oracle of merged and relabelled)."""
+    chart = FlameChart(metadata)
+    for sample in samples:
+        chart.append(*sample)
+    return chart
+
+
+def same_chart(got: FlameChart, expected: FlameChart) -> None:
+    assert got.stacks == expected.stacks and got.threads == expected.threads
+    assert [list(column) for column in got.columns()] == [list(column) for column in expected.columns()]
+    assert [tuple(map(type, sample)) for sample in got.samples()] == [tuple(map(type, s)) for s in expected.samples()]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_merged_and_relabelled_are_the_charts_append_makes(seed):
+    rng = random.Random(seed)
+    one, other = random_chart(rng, floats=seed % 4 == 0), random_chart(rng)
+    if seed % 5 == 0:
+        one = FlameChart.from_columns(one.stacks + [("unused",)], one.threads, *one.columns(), metadata=one.metadata)
+    same_chart(one.merged(other), appended(one.metadata, sorted([*one.samples(), *other.samples()], key=lambda s: s[0])))
+    shift, root, suffix = rng.randint(-10**6, 10**6), ("process 7",), " (7)"
+    same_chart(one.relabelled(shift, root, suffix),
+               appended(one.metadata, [(t + shift, thread + suffix, root + stack, w) for t, thread, stack, w in one.samples()]))
+    same_chart(FlameChart().merged(FlameChart()), FlameChart())
+
+
+def test_relabelled_refuses_times_beyond_64_bits():
+    chart = appended(Metadata(unit="ns"), [(2**62, "t", ("a",), 1)])
+    with pytest.raises(OverflowError):
+        chart.relabelled(2**62)

@@ -167,19 +167,40 @@ class FlameChart:
         self._stack_column.append(stack_id)
 
     def merged(self, other: "FlameChart") -> "FlameChart":
-        """Both charts' samples in one chart, in time order (for processes recorded side by side)."""
-        samples = sorted([*self.samples(), *other.samples()], key=lambda s: s.timestamp)
-        chart = FlameChart(self.metadata)
-        for sample in samples:
-            chart.append(*sample)
-        return chart
+        """Both charts' samples in one chart, in time order (for processes recorded side by side;
+        a stable sort: of one time, this chart's first). Stacks and threads are numbered as
+        they first come, as ``append`` numbers them; with array operations, as traces are long."""
+        import numpy
+
+        stacks, threads = list(self.stacks), list(self.threads)
+        parts = []
+        for chart in (self, other):
+            times, thread_ids, stack_ids, weights = chart._arrays()
+            parts.append((times, _interned(chart.threads, threads)[thread_ids], _interned(chart.stacks, stacks)[stack_ids],
+                          weights))
+        columns = [numpy.concatenate([part[k] for part in parts]) for k in range(4)]
+        order = numpy.argsort(columns[0], kind="stable")
+        return _first_seen(stacks, threads, [column[order] for column in columns], self.metadata)
 
     def relabelled(self, shift: int = 0, root: Stack = (), thread_suffix: str = "") -> "FlameChart":
         """The same samples moved in time by ``shift`` ns, stacks under ``root``, threads renamed."""
-        chart = FlameChart(self.metadata)
-        for timestamp, thread, stack, weight in self.samples():
-            chart.append(timestamp + shift, thread + thread_suffix, root + stack, weight)
-        return chart
+        times, thread_ids, stack_ids, weights = self._arrays()
+        if len(times) and not -(2**63) <= min(int(times.min()) + shift, int(times.max()) + shift) <= \
+                max(int(times.min()) + shift, int(times.max()) + shift) < 2**63:
+            raise OverflowError(f"moved by {shift} ns, the chart's times leave the signed 64-bit range")
+        return _first_seen([root + stack for stack in self.stacks], [thread + thread_suffix for thread in self.threads],
+                           [times + shift, thread_ids, stack_ids, weights], self.metadata)
+
+    def _arrays(self) -> "Tuple[Any, Any, Any, Any]":
+        """The columns as numpy arrays (views where they can be): integer weights as int64, any
+        others as an object array of the same Python numbers (so nothing is rounded)."""
+        import numpy
+
+        weights: Any = _numpy(self._weights) if not isinstance(self._weights, list) else numpy.array(self._weights)
+        if weights.dtype.kind not in "iu" or weights.dtype.itemsize > 8:  # floats, mixed, huge ints: as they are
+            weights = numpy.empty(len(self._weights), dtype=object)
+            weights[:] = self._weights
+        return _numpy(self._timestamps), _numpy(self._thread_column), _numpy(self._stack_column), weights
 
     def __len__(self) -> int:
         return len(self._timestamps)
@@ -216,13 +237,7 @@ class FlameChart:
         rounded). ``by_name``: threads of one name are one (its id: the first's)."""
         import numpy
 
-        times = _numpy(self._timestamps)
-        stack_ids = _numpy(self._stack_column)
-        thread_ids = _numpy(self._thread_column)
-        weights: Any = _numpy(self._weights) if not isinstance(self._weights, list) else numpy.array(self._weights)
-        if weights.dtype.kind not in "iu" or weights.dtype.itemsize > 8:  # floats, mixed, huge ints: as they are
-            weights = numpy.empty(len(self._weights), dtype=object)
-            weights[:] = self._weights
+        times, thread_ids, stack_ids, weights = self._arrays()
         if by_name and len(set(self.threads)) < len(self.threads):
             first: Dict[str, int] = {}
             thread_ids = numpy.array([first.setdefault(name, i) for i, name in enumerate(self.threads)])[thread_ids]
@@ -263,6 +278,40 @@ class FlameChart:
     def __repr__(self) -> str:
         unit = self.metadata.unit if self.metadata else None
         return f"FlameChart({len(self)} samples, {len(self.threads)} threads, unit={unit!r})"
+
+
+def _interned(values: "List[Any]", into: "List[Any]") -> Any:
+    """The index of each of ``values`` in ``into`` (a numpy array), those not there appended."""
+    import numpy
+
+    index = {value: i for i, value in enumerate(into)}
+    for value in values:
+        if value not in index:
+            index[value] = len(into)
+            into.append(value)
+    return numpy.array([index[value] for value in values], dtype=numpy.int64).reshape(-1)
+
+
+def _first_seen(stacks: "List[Stack]", threads: "List[str]", columns: "List[Any]", metadata: "Optional[Metadata]") -> "FlameChart":
+    """A chart of numpy columns (times, thread ids, stack ids, weights) whose stacks and threads
+    are numbered again as they first come in it, those of no sample left out: as ``append``
+    would have numbered them."""
+    import numpy
+
+    def renumbered(ids: Any, values: "List[Any]") -> "Tuple[Any, List[Any]]":
+        first: Any = numpy.full(len(values), len(ids), dtype=numpy.intp)
+        numpy.minimum.at(first, ids, numpy.arange(len(ids)))
+        present = numpy.flatnonzero(first < len(ids))
+        present = present[numpy.argsort(first[present], kind="stable")]
+        code: Any = numpy.zeros(len(values), dtype=numpy.intp)
+        code[present] = numpy.arange(len(present))
+        return code[ids], [values[i] for i in present.tolist()]
+
+    times, thread_ids, stack_ids, weights = columns
+    thread_ids, threads = renumbered(thread_ids, threads)
+    stack_ids, stacks = renumbered(stack_ids, stacks)
+    return FlameChart.from_columns(stacks, threads, times, thread_ids, stack_ids,
+                                   weights if weights.dtype != object else weights.tolist(), metadata)
 
 
 #: FlameChart's columns, in the order of :meth:`FlameChart.columns`.
