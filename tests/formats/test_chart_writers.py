@@ -182,10 +182,12 @@ def segments_of(rows_per_thread, node_stacks):
              numpy.array(stacks, dtype=numpy.int64).tobytes()) for rows, stacks in zip(rows_per_thread, node_stacks)]
 
 
-def test_a_chart_from_segments_is_the_chart_of_its_stretches_with_a_stack():
+@pytest.mark.parametrize("node_stacks", [[[0, -1, 1, 2], [2, -1, 0]], [[0, -1, 1, 2]], [[0, 1, 2]]])
+def test_a_chart_from_segments_is_the_chart_of_its_stretches_with_a_stack(node_stacks):
+    """Two threads, one (made in place), one whose stretches all have a stack."""
     rng = random.Random(2)
     stacks = [("a",), ("a", "b"), ("c",)]
-    node_stacks = [[0, -1, 1, 2], [2, -1, 0]]  # per thread: node -> stack id (-1: none)
+    threads = ["main", "worker"][:len(node_stacks)]  # per thread: node -> stack id (-1: none)
     rows_per_thread = []
     for nodes in node_stacks:
         at, rows = 1000, []
@@ -193,7 +195,7 @@ def test_a_chart_from_segments_is_the_chart_of_its_stretches_with_a_stack():
             at += rng.choice([0, 5, 17])  # equal times across threads: the first thread's first
             rows.append((at, rng.randrange(len(nodes)), rng.randint(1, 9)))
         rows_per_thread.append(rows)
-    chart = FlameChart.from_segments(stacks, ["main", "worker"], segments_of(rows_per_thread, node_stacks), 1000,
+    chart = FlameChart.from_segments(stacks, threads, segments_of(rows_per_thread, node_stacks), 1000,
                                      Metadata(unit="ns"))
     expected = sorted(((t - 1000, thread, stacks[node_stacks[thread][n]], w)
                        for thread, rows in enumerate(rows_per_thread) for t, n, w in rows if node_stacks[thread][n] >= 0),
@@ -201,7 +203,7 @@ def test_a_chart_from_segments_is_the_chart_of_its_stretches_with_a_stack():
     pickled = pickle.loads(pickle.dumps(chart))  # as the traced process sends it: still bytes
     assert "_timestamps" not in vars(pickled)
     for each in (chart, pickled, pickle.loads(pickle.dumps(chart))):  # the last: made, then pickled
-        assert [(s.timestamp, ["main", "worker"].index(s.thread), s.stack, s.weight) for s in each.samples()] == expected
+        assert [(s.timestamp, threads.index(s.thread), s.stack, s.weight) for s in each.samples()] == expected
     assert type(chart.columns()[3]).__name__ == "array"  # int64 weights, no Python object each
     chart.append(10**6, "main", ("a",), 0.5)  # a weight that is no int: the weights become a list
     assert list(chart.samples())[-1].weight == 0.5 and len(chart) == len(expected) + 1
