@@ -35,7 +35,7 @@ from . import _json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, Iterator, List, Optional, TextIO, Tuple, Union
+    from typing import Any, Dict, List, Optional, TextIO, Tuple, Union
 
     from .._types import Number, Stack
 

@@ -17,10 +17,10 @@ are several profiles. Files this module wrote come back with their metadata.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, TextIO, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, TextIO, Tuple, Union
 
+from .._record import Record, record
 from ..core.chart import FlameChart, interval_arrays
 from ..core.differential import Differential
 from ..core.metadata import Metadata
@@ -44,8 +44,8 @@ _UNITS = {"nanoseconds": "ns", "microseconds": "us", "milliseconds": "ms", "seco
 _UNIT_NAMES = {ours: theirs for theirs, ours in _UNITS.items()}
 
 
-@dataclass(frozen=True)
-class ReadOptions:
+@record
+class ReadOptions(Record):
     """How to read a speedscope file.
 
     ``skip_invalid``: accepted for every reader; a document is read whole or refused.
@@ -56,8 +56,8 @@ class ReadOptions:
     profile: Optional[str] = None
 
 
-@dataclass(frozen=True)
-class WriteOptions:
+@record
+class WriteOptions(Record):
     header: bool = True  # write the "flamespace" metadata object
     name: Optional[str] = None  # the profile group's name (default: the recorded command)
 
