@@ -113,7 +113,7 @@ class FlameChart:
         chart._thread_ids = {thread: i for i, thread in enumerate(chart.threads)}
         chart._timestamps, chart._thread_column = _column("q", timestamps), _column("l", thread_ids)
         chart._stack_column = _column("l", stack_ids)
-        integral = getattr(weights, "typecode", None) == "q" or getattr(getattr(weights, "dtype", None), "kind", None) in ("i", "u")
+        integral = getattr(weights, "typecode", None) == "q" or getattr(getattr(weights, "dtype", None), "kind", None) == "i"
         chart._weights = _column("q", weights) if integral else list(weights)
         return chart
 
@@ -140,14 +140,16 @@ class FlameChart:
         chart.__dict__["_segments"] = (list(segments), origin)
         return chart
 
-    def __getattr__(self, name: str) -> Any:
-        """The columns of a chart :meth:`from_segments` made, built on first use."""
-        pending = self.__dict__.get("_segments")
-        if pending is None or name not in _COLUMNS:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        self.__dict__.update(_segment_columns(*pending))
-        del self.__dict__["_segments"]
-        return self.__dict__[name]
+    if not TYPE_CHECKING:  # hidden from mypy, which would take any misspelt attribute for a column
+
+        def __getattr__(self, name):
+            """The columns of a chart :meth:`from_segments` made, built on first use."""
+            pending = self.__dict__.get("_segments")
+            if pending is None or name not in _COLUMNS:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            self.__dict__.update(_segment_columns(*pending))
+            del self.__dict__["_segments"]
+            return self.__dict__[name]
 
     def append(self, timestamp: int, thread: str, stack: Stack, weight: Number) -> None:
         stack_id = self._stack_ids.get(stack)
@@ -158,11 +160,11 @@ class FlameChart:
         if thread_id is None:
             thread_id = self._thread_ids[thread] = len(self.threads)
             self.threads.append(thread)
+        self._timestamps.append(timestamp)  # first: if it is refused, nothing was added
         try:
             self._weights.append(weight)  # type: ignore[arg-type]  # a list's, or an int into the array
         except (TypeError, OverflowError):  # a weight that is no int64 into a chart of int64 weights (from_columns): a list from now on
             self._weights = [*self._weights, weight]
-        self._timestamps.append(timestamp)
         self._thread_column.append(thread_id)
         self._stack_column.append(stack_id)
 
@@ -185,8 +187,7 @@ class FlameChart:
     def relabelled(self, shift: int = 0, root: Stack = (), thread_suffix: str = "") -> "FlameChart":
         """The same samples moved in time by ``shift`` ns, stacks under ``root``, threads renamed."""
         times, thread_ids, stack_ids, weights = self._arrays()
-        if len(times) and not -(2**63) <= min(int(times.min()) + shift, int(times.max()) + shift) <= \
-                max(int(times.min()) + shift, int(times.max()) + shift) < 2**63:
+        if len(times) and not (-(2**63) <= int(times.min()) + shift and int(times.max()) + shift < 2**63):
             raise OverflowError(f"moved by {shift} ns, the chart's times leave the signed 64-bit range")
         return _first_seen([root + stack for stack in self.stacks], [thread + thread_suffix for thread in self.threads],
                            [times + shift, thread_ids, stack_ids, weights], self.metadata)
@@ -197,7 +198,7 @@ class FlameChart:
         import numpy
 
         weights: Any = _numpy(self._weights) if not isinstance(self._weights, list) else numpy.array(self._weights)
-        if weights.dtype.kind not in "iu" or weights.dtype.itemsize > 8:  # floats, mixed, huge ints: as they are
+        if weights.dtype.kind != "i" or weights.dtype.itemsize > 8:  # floats, mixed, huge ints: as they are
             weights = numpy.empty(len(self._weights), dtype=object)
             weights[:] = self._weights
         return _numpy(self._timestamps), _numpy(self._thread_column), _numpy(self._stack_column), weights

@@ -466,7 +466,7 @@ def _timeline(name: str, times: Any, stack_ids: Any, weights: Any, stacks: List[
     n = len(starts)
     if not n:
         return _Timeline(name, 0, 0, starts, numpy.zeros(0, dtype=numpy.intp), [])
-    stack_ids = stack_ids.astype(numpy.int64)
+    stack_ids = numpy.asarray(stack_ids, dtype=numpy.int64)
     gap: Any = numpy.zeros(n, dtype=bool)
     numpy.greater(starts[1:], ends[:-1], out=gap[1:])
     where = numpy.cumsum(gap)  # step k opens sample k; a gap takes a step of its own before it
