@@ -24,6 +24,14 @@ under ``cProfile.Profile``, interleaved, seven times each (medians).
 Workloads: ``pass`` (a script that is only ``pass``: each tool's fixed cost, start-up to exit;
 it has no ``work``), ``fib`` (recursive fib(25): 242,785 calls), ``methods`` (many small method
 calls on objects) and ``mix`` (dict, string and JSON work: builtins do much of it).
+
+    python benchmarks/bench_trace.py --outputs [--repeat 5] [--before OLD/src]
+
+instead times the whole ``flamespace trace -o X`` of fib(27) (635,621 calls, 1.27 million
+events) to each output, folded, speedscope and Chrome, interleaved round by round (medians,
+and the peak memory of the process tree's largest process): the time-ordered outputs against
+the folded one. ``--before`` adds the same commands run from another version's source tree
+(its ``src`` with the C extensions built, e.g. ``git archive`` of a commit), in the same run.
 """
 
 from __future__ import annotations
@@ -74,8 +82,8 @@ def mix(n):
 
 start = time.perf_counter()
 kind = sys.argv[1]
-if kind == "fib":
-    fib(25)
+if kind.startswith("fib"):
+    fib(int(kind[3:] or 25))
 elif kind == "methods":
     methods(100_000)
 else:
@@ -145,6 +153,7 @@ def main() -> None:
     parser.add_argument("--peers", default="all", help="all, or a comma-separated list of the peers' names")
     parser.add_argument("--in-process-only", action="store_true", help="only the hooks in this process")
     parser.add_argument("--whole-only", action="store_true", help="skip the in-process measurement of the hooks")
+    parser.add_argument("--outputs", action="store_true", help="time the whole command to each output format instead")
     parser.add_argument("--before", metavar="SRC", default=None,
                         help="also run `flamespace trace` from another source tree (its src/ directory, on PYTHONPATH: "
                              "an earlier version, its C extensions built in place), interleaved with the rest")
@@ -153,6 +162,10 @@ def main() -> None:
         return in_process()
     print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs; "
           f"load before: {os.getloadavg()[0]:.2f}")
+    if args.outputs:
+        outputs(args.repeat, args.before)
+        print(f"\nload after: {os.getloadavg()[0]:.2f}")
+        return
     with tempfile.TemporaryDirectory() as out:
         script = os.path.join(out, "workload.py")
         Path(script).write_text(WORKLOAD)
@@ -191,6 +204,46 @@ def main() -> None:
     if not args.whole_only:
         in_process()
     print(f"\nload after: {os.getloadavg()[0]:.2f}")
+
+
+OUTPUTS = {"folded": "run.folded", "speedscope": "run.speedscope.json", "chrome": "run.trace.json"}
+
+
+def outputs(repeat: int, before: "str | None", kind: str = "fib27") -> None:
+    """The whole ``flamespace trace -o X`` per output format, this version (and ``before``'s)."""
+    cli = "import sys; from flamespace.cli import script; sys.argv[0] = 'flamespace'; sys.exit(script())"
+    versions = {"now": None, **({"before": os.path.abspath(before)} if before else {})}
+    with tempfile.TemporaryDirectory() as out:
+        script = os.path.join(out, "workload.py")
+        Path(script).write_text(WORKLOAD)
+        runs = {(version, name): [sys.executable, "-c", cli, "trace", "-q", "-o", os.path.join(out, f"{version}-{file}"),
+                                  "--", script, kind]
+                for version in versions for name, file in OUTPUTS.items()}
+        found: Dict[Tuple[str, str], List[Tuple[float, float, float]]] = {key: [] for key in runs}
+        for rounds in range(repeat + 1):  # the first round warms up (page cache, .pyc files)
+            for (version, name), argv in runs.items():
+                env = dict(os.environ)
+                if versions[version]:
+                    env["PYTHONPATH"] = os.pathsep.join([str(versions[version]), env.get("PYTHONPATH", "")])
+                start = time.perf_counter()
+                child = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                _, status, usage = os.wait4(child.pid, 0)
+                took = time.perf_counter() - start
+                child.returncode = os.waitstatus_to_exitcode(status)
+                if child.returncode:
+                    raise SystemExit(f"{' '.join(argv)} failed: {child.stderr.read().decode() if child.stderr else ''}")
+                if rounds:
+                    found[(version, name)].append((took, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024))
+        sizes = {name: os.path.getsize(os.path.join(out, f"now-{file}")) for name, file in OUTPUTS.items()}
+    print(f"\nwhole `flamespace trace -o X` of {kind} (median of {repeat}; cpu: user + system of the process tree, "
+          f"less hit by the load than the wall time; peak MB: the largest process's)")
+    print(f"  {'':8} {'':12} {'wall s':>8} {'/folded':>8} {'cpu s':>8} {'/folded':>8} {'peak MB':>8} {'file MB':>8}")
+    for version in versions:
+        folded = [statistics.median(run[k] for run in found[(version, "folded")]) for k in range(3)]
+        for name in OUTPUTS:
+            took, cpu, peak = (statistics.median(run[k] for run in found[(version, name)]) for k in range(3))
+            print(f"  {version:8} {name:12} {took:8.2f} {took / folded[0]:7.2f}x {cpu:8.2f} {cpu / folded[1]:7.2f}x "
+                  f"{peak:8.0f} {sizes[name] / 1e6:8.1f}")
 
 
 def in_process(rounds: int = 7) -> None:

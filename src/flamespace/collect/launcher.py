@@ -416,12 +416,12 @@ def _collect_profiles(out_dir: str, wait: bool) -> Tuple[List[RawRecording], Lis
         if not running or time.monotonic() >= deadline:
             break
         time.sleep(0.05)
-    from .raw import loads
+    from .raw import load
 
     raws: List[RawRecording] = []
     for pid in sorted(files["raw"]):
         with open(os.path.join(out_dir, f"{pid}.raw"), "rb") as file:
-            raws.append(loads(file.read()))
+            raws.append(load(file))
     raws.sort(key=lambda raw: raw.start_ns)
     lost = [f"subprocess {pid} could not be recorded: {message}" for pid, message in sorted(files["error"].items())]
     unsaved = sorted(files["started"] - files["raw"] - set(files["error"]))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Mapping, Optional, Tuple
+    from typing import BinaryIO, Dict, List, Mapping, Optional, Tuple
 
     from ..core.chart import FlameChart
     from .._types import Number, Stack
@@ -189,22 +189,33 @@ def dumps(raw: RawRecording) -> bytes:
             return b"M" + marshal.dumps(fields)
         except ValueError:  # e.g. a str subclass among the frame names
             pass
+    import io
     import pickle
 
-    return b"P" + pickle.dumps(raw, protocol=pickle.HIGHEST_PROTOCOL)
+    buffer = io.BytesIO()  # b"P" + pickle.dumps(...) would copy a trace's tens of megabytes once more
+    buffer.write(b"P")
+    pickle.dump(raw, buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    return buffer.getvalue()
 
 
 def loads(data: bytes) -> RawRecording:
     """The RawRecording that :func:`dumps` saved (by our own child: the same flamespace)."""
-    if data[:1] == b"M":
+    import io
+
+    return load(io.BytesIO(data))
+
+
+def load(file: BinaryIO) -> RawRecording:
+    """:func:`loads` from a file: a pickled trace's bytes go straight from the file into its objects."""
+    if file.read(1) == b"M":
         import marshal
 
-        return RawRecording.from_builtins(marshal.loads(data[1:]))
+        return RawRecording.from_builtins(marshal.loads(file.read()))
     import pickle
 
-    raw: RawRecording = pickle.loads(data[1:])
+    raw: RawRecording = pickle.load(file)
     return raw
 
 
 __all__ = ["KINDS", "MAX_TRUSTED_MISSED_SHARE", "MIN_TRUSTED_SAMPLES", "Quality", "RawRecording", "STATUS_SIZE",
-           "decode_status", "dumps", "encode_status", "loads"]
+           "decode_status", "dumps", "encode_status", "load", "loads"]

@@ -398,18 +398,22 @@ class TraceRecorder:
 
 
 def _chart(parts: List[Any], start_ns: int) -> Any:
-    """A FlameChart (ns, per thread) of the stretches ``analyse`` gave, in time order."""
+    """A FlameChart (ns, per thread) of the stretches ``analyse`` gave, in time order.
+
+    A trace has millions of stretches: the chart keeps the analysis' bytes and makes its
+    columns with array operations where it is used (FlameChart.from_segments), never a
+    Python object per stretch, and this process imports no numpy for it."""
     from array import array
 
     from ..core.chart import FlameChart
 
-    rows: List[Tuple[int, int, int, int]] = []  # (time, thread, stack id, weight)
     stack_ids: Dict[Tuple[str, ...], int] = {}
     stack_list: List[Tuple[str, ...]] = []
     threads: List[str] = []
-    for thread_id, (name, stacks, times, nodes, weights) in enumerate(parts):
+    segments: List[Tuple[bytes, bytes, bytes, bytes]] = []
+    for name, stacks, times, nodes, weights in parts:
         threads.append(name)
-        ids = []
+        ids = array("q")  # node -> stack id; -1: no frame of its own, left out
         for stack in stacks:
             if not stack:
                 ids.append(-1)
@@ -419,15 +423,8 @@ def _chart(parts: List[Any], start_ns: int) -> Any:
                 sid = stack_ids[stack] = len(stack_list)
                 stack_list.append(stack)
             ids.append(sid)
-        t, n, w = array("q"), array("q"), array("q")
-        t.frombytes(times)
-        n.frombytes(nodes)
-        w.frombytes(weights)
-        rows.extend((ti - start_ns, thread_id, ids[ni], wi) for ti, ni, wi in zip(t, n, w) if ids[ni] >= 0)
-    if len(parts) > 1:
-        rows.sort(key=lambda row: row[0])
-    return FlameChart.from_columns(stack_list, threads, array("q", [r[0] for r in rows]), array("l", [r[1] for r in rows]),
-                                   array("l", [r[2] for r in rows]), [r[3] for r in rows])
+        segments.append((times or b"", nodes or b"", weights or b"", ids.tobytes()))
+    return FlameChart.from_segments(stack_list, threads, segments, start_ns)
 
 
 __all__ = ["BACKENDS", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_EVENTS", "KIND", "TraceRecorder", "available", "default_backend", "event_directory", "extension_problem"]

@@ -232,25 +232,31 @@ def _segments(spans: List[Span]) -> List[Tuple[int, int, Stack]]:
 
 def dump(profile: Union[FlameGraph, Differential, FlameChart], stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
     """Begin/end events per thread, in microseconds, through the speedscope writer's timeline."""
-    from .speedscope import _evented_profile, _FrameTable
+    import numpy
+
+    from .speedscope import _FrameTable, _marker, _timeline
 
     if isinstance(profile, Differential):
         raise ArgumentError("a Chrome trace cannot hold a differential profile; write each side on its own")
     metadata = profile.metadata or Metadata()
-    per_thread: Dict[str, List[Tuple[int, int, Number]]] = {}
+    per_thread: List[Tuple[str, Any, Any, Any]] = []  # (thread, times, stack ids, weights), threads by name
     stacks: List[Stack] = []
     unit = metadata.unit or "samples"
     scale = _scale(unit)
     if isinstance(profile, FlameChart) and unit == "ns":
         stacks = profile.stacks
-        timestamps, thread_ids, stack_ids, weights = profile.columns()
-        for timestamp, thread_id, stack_id, weight in zip(timestamps, thread_ids, stack_ids, weights):
-            per_thread.setdefault(profile.threads[thread_id], []).append((timestamp, stack_id, round(weight)))
+        for thread_id, times, stack_ids, weights in profile.thread_columns(by_name=True):
+            if weights.dtype == object:  # weights that are no ints: whole ns
+                rounded: Any = numpy.empty(len(weights), dtype=object)
+                rounded[:] = [round(weight) for weight in weights.tolist()]
+                weights = _integers(rounded)
+            per_thread.append((profile.threads[thread_id], times, stack_ids, weights))
     else:  # laid end to end, in time order for a chart
         rows = [(s.thread, s.stack, s.weight) for s in profile.samples()] if isinstance(profile, FlameChart) else [
             ("all", stack, value) for stack, value in profile.sorted_items()]
         ids: Dict[Stack, int] = {}
         now: Dict[str, int] = {}
+        samples: Dict[str, List[Tuple[int, int, int]]] = {}
         for thread, stack, weight in rows:
             duration = round(weight * scale)
             if duration <= 0:
@@ -259,26 +265,67 @@ def dump(profile: Union[FlameGraph, Differential, FlameChart], stream: TextIO, o
             if stack_id == len(stacks):
                 stacks.append(stack)
             now[thread] = now.get(thread, 0) + duration
-            per_thread.setdefault(thread, []).append((now[thread], stack_id, duration))
+            samples.setdefault(thread, []).append((now[thread], stack_id, duration))
+        for thread, rows_of_thread in samples.items():
+            columns = numpy.array(rows_of_thread, dtype=object).reshape(-1, 3)
+            per_thread.append((thread, *(_integers(columns[:, k]) for k in range(3))))
     table = _FrameTable()
-    events: List[Dict[str, Any]] = [
+    marker = _marker()
+    events: List[Any] = [
         {"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": metadata.labels.get("command", "flamespace")}}]
-    for tid, (thread, samples) in enumerate(per_thread.items(), 1):
+    timelines: List[Tuple[int, Any]] = []  # (tid, its speedscope._Timeline)
+    for tid, (thread, times, stack_ids, weights) in enumerate(per_thread, 1):
         events.append({"ph": "M", "name": "thread_name", "pid": 1, "tid": tid, "args": {"name": thread}})
-        timeline = _evented_profile(thread, samples, stacks, table)
-        frames = list(table.index)
-        for event in timeline["events"]:
-            record = {"ph": "B" if event["type"] == "O" else "E", "ts": event["at"] / 1000, "pid": 1, "tid": tid}
-            if event["type"] == "O":
-                record["name"] = frames[event["frame"]]
-            events.append(record)
+        timeline = _timeline(thread, times, stack_ids, weights, stacks, table)
+        if len(timeline.steps):
+            events.append(f"{marker}{len(timelines)}")
+            timelines.append((tid, timeline))
     import json
 
     document: Dict[str, Any] = {"traceEvents": events, "displayTimeUnit": "ms"}
     if options.header:  # read back by parse (trace viewers ignore it)
         document["flamespace"] = {"unit": metadata.unit, "metric": metadata.metric, "labels": dict(metadata.labels)}
-    stream.write(json.dumps(document, separators=(",", ":"), ensure_ascii=False))  # json.dump takes the pure-Python encoder
+    text = json.dumps(document, separators=(",", ":"), ensure_ascii=False)  # json.dump takes the pure-Python encoder
+    frames = [json.dumps(frame, ensure_ascii=False) for frame in table.index]
+    for k, (tid, timeline) in enumerate(timelines):  # each thread's events streamed where its marker is
+        before, _, text = text.partition(json.dumps(f"{marker}{k}", ensure_ascii=False))
+        stream.write(before)
+        end, begin = '{"ph":"E","ts":\x00,"pid":1,"tid":%d}' % tid, '{"ph":"B","ts":\x00,"pid":1,"tid":%d,"name":' % tid
+        timeline.write(stream, lambda frame: end, lambda frame: begin + frames[frame] + "}", _microseconds)
+    stream.write(text)
     stream.write("\n")
+
+
+def _integers(values: Any) -> Any:
+    """An object array of Python ints as int64 when they fit (the fast path), else as it is."""
+    import numpy
+
+    try:
+        return values.astype(numpy.int64)
+    except OverflowError:
+        return values
+
+
+#: The fractions of a microsecond as ``repr`` writes them after the point, by ns.
+_FRACTIONS: List[str] = []
+
+
+def _microseconds(values: Any) -> Tuple[str, List[Any]]:
+    """``repr(ns / 1000)`` of each time of an array, as ``json`` writes the float (``12.345``,
+    ``7.0``): the format of one (the same for every array) and the arguments of all. Made from the integers' digits, the
+    whole microseconds and the fraction's text: the fraction is at most three digits, and a
+    decimal of at most 15 significant digits is the shortest text of its float."""
+    import numpy
+
+    if values.dtype.kind != "i" or not len(values) or values.min() < 0 or values.max() >= 10**15:
+        return "%s%s", [text for value in values.tolist() for text in (repr(value / 1000), "")]
+    if not _FRACTIONS:
+        _FRACTIONS.extend(repr(k / 1000)[1:] for k in range(1000))
+    whole, part = numpy.divmod(values, 1000)
+    arguments: Any = numpy.empty(2 * len(values), dtype=object)
+    arguments[0::2] = whole.tolist()
+    arguments[1::2] = numpy.array(_FRACTIONS, dtype=object)[part]
+    return "%s%s", arguments.tolist()
 
 
 __all__ = ["ReadOptions", "WriteOptions", "charts", "dump", "extensions", "name", "parse", "sniff"]

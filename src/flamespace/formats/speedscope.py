@@ -17,11 +17,11 @@ are several profiles. Files this module wrote come back with their metadata.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, TextIO, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, TextIO, Tuple, Union
 
-from ..core.chart import FlameChart, intervals
+from .._record import Record, record
+from ..core.chart import FlameChart, interval_arrays
 from ..core.differential import Differential
 from ..core.metadata import Metadata
 from ..core.python_frames import PythonFrames, split_frame
@@ -44,8 +44,8 @@ _UNITS = {"nanoseconds": "ns", "microseconds": "us", "milliseconds": "ms", "seco
 _UNIT_NAMES = {ours: theirs for theirs, ours in _UNITS.items()}
 
 
-@dataclass(frozen=True)
-class ReadOptions:
+@record
+class ReadOptions(Record):
     """How to read a speedscope file.
 
     ``skip_invalid``: accepted for every reader; a document is read whole or refused.
@@ -56,8 +56,8 @@ class ReadOptions:
     profile: Optional[str] = None
 
 
-@dataclass(frozen=True)
-class WriteOptions:
+@record
+class WriteOptions(Record):
     header: bool = True  # write the "flamespace" metadata object
     name: Optional[str] = None  # the profile group's name (default: the recorded command)
 
@@ -325,7 +325,14 @@ def dump(profile: Union[FlameGraph, FlameChart, Differential], stream: TextIO, o
     metadata = profile.metadata or Metadata()
     table = _FrameTable()
     unit_name = _UNIT_NAMES.get(metadata.unit or "samples", "none")
-    if isinstance(profile, FlameChart):
+    timelines: List[_Timeline] = []
+    if isinstance(profile, FlameChart) and unit_name == "nanoseconds":
+        timelines = [_timeline(profile.threads[thread_id] or "thread", times, stack_ids, weights, profile.stacks, table)
+                     for thread_id, times, stack_ids, weights in profile.thread_columns()]
+        marker = _marker()
+        profiles = [{"type": "evented", "name": timeline.name, "unit": "nanoseconds", "startValue": timeline.start_value,
+                     "endValue": timeline.end_value, "events": f"{marker}{k}"} for k, timeline in enumerate(timelines)]
+    elif isinstance(profile, FlameChart):
         profiles = list(_chart_profiles(profile, table, unit_name))
     else:
         profiles = [_graph_profile(profile, table, unit_name)]
@@ -341,7 +348,15 @@ def dump(profile: Union[FlameGraph, FlameChart, Differential], stream: TextIO, o
         document["flamespace"] = {"unit": metadata.unit, "metric": metadata.metric, "labels": dict(metadata.labels)}
     import json
 
-    stream.write(json.dumps(document, separators=(",", ":"), ensure_ascii=False))  # dumps: C encoder; dump: pure Python
+    text = json.dumps(document, separators=(",", ":"), ensure_ascii=False)  # dumps: C encoder; dump: pure Python
+    for k, timeline in enumerate(timelines):  # each profile's events streamed where its marker is
+        before, _, text = text.partition(json.dumps(f"{marker}{k}", ensure_ascii=False))
+        stream.write(before)
+        stream.write("[")
+        timeline.write(stream, '{"type":"C","at":\x00,"frame":%d}'.__mod__, '{"type":"O","at":\x00,"frame":%d}'.__mod__,
+                       _number_texts)
+        stream.write("]")
+    stream.write(text)
     stream.write("\n")
 
 
@@ -360,55 +375,141 @@ def _graph_profile(graph: FlameGraph, table: _FrameTable, unit_name: str) -> Dic
 
 
 def _chart_profiles(chart: FlameChart, table: _FrameTable, unit_name: str) -> Iterator[Dict[str, Any]]:
-    """One profile per thread, in the order threads first appear."""
+    """One sampled profile per thread (weights that are no time in ns), in the order threads first appear."""
     for thread_id, samples in chart.per_thread().items():
-        name = chart.threads[thread_id] or "thread"
-        if unit_name == "nanoseconds":
-            yield _evented_profile(name, samples, chart.stacks, table)
-        else:
-            yield {
-                "type": "sampled",
-                "name": name,
-                "unit": unit_name,
-                "startValue": 0,
-                "endValue": sum(w for _, _, w in samples),
-                "samples": [[table(f) for f in chart.stacks[s]] for _, s, _ in samples],
-                "weights": [w for _, _, w in samples],
-            }
+        yield {
+            "type": "sampled",
+            "name": chart.threads[thread_id] or "thread",
+            "unit": unit_name,
+            "startValue": 0,
+            "endValue": sum(w for _, _, w in samples),
+            "samples": [[table(f) for f in chart.stacks[s]] for _, s, _ in samples],
+            "weights": [w for _, _, w in samples],
+        }
 
 
-def _evented_profile(name: str, samples: List[Tuple[int, int, Number]], stacks: List[Stack], table: _FrameTable) -> Dict[str, Any]:
-    """Open/close events from samples in ns, each where :func:`~flamespace.core.chart.intervals`
-    places it: a gap between two samples closes every frame."""
-    events: List[Dict[str, Any]] = []
-    open_stack: Stack = ()
-    open_ids: List[int] = []
-    start_value: Number = 0
-    cursor: Number = 0
-    for k, (start, end, stack_id) in enumerate(intervals(samples, 1.0)):
-        if not k:
-            start_value = cursor = start
-        elif start > cursor and open_stack:  # a gap: nothing of this thread ran (cpu mode)
-            _close(events, open_ids, 0, cursor)
-            open_stack = ()
-        stack = stacks[stack_id]
-        common = 0
-        while common < min(len(stack), len(open_stack)) and stack[common] == open_stack[common]:
+def _marker() -> str:
+    """A string no profile holds, to stand in the document for an event list written on its own."""
+    import secrets
+
+    return f"\x00flamespace-events-{secrets.token_hex(8)}-"
+
+
+def _number_texts(values: Any) -> Tuple[str, List[Any]]:
+    """JSON's text of each number of an array (int64, or objects: Python's ints and floats,
+    whose ``str`` is what ``json`` writes): the format of one, and the arguments of all."""
+    return "%s", values.tolist()
+
+
+#: Steps written at a time: the text of this many is in memory at once.
+_CHUNK = 1 << 16
+
+
+class _Timeline:
+    """One thread's flame chart as open and close events (speedscope's evented profile, Chrome's
+    begin/end events), kept as arrays rather than an object per event: at ``at[k]`` the
+    stack changes as ``changes[steps[k]]`` says, (frames closed, innermost first; frames
+    opened, outermost first), as indices into the writer's frame table. A long trace has
+    millions of steps but few kinds of change, so each change's text is made once, as a
+    ``%`` format that a whole chunk of steps is written through at once."""
+
+    def __init__(self, name: str, start_value: Number, end_value: Number, at: Any, steps: Any,
+                 changes: List[Tuple[List[int], List[int]]]) -> None:
+        self.name, self.start_value, self.end_value = name, start_value, end_value
+        self.at, self.steps, self.changes = at, steps, changes
+
+    def write(self, stream: TextIO, close: Callable[[int], str], open: Callable[[int], str],
+              times: Callable[[Any], Tuple[str, List[Any]]]) -> None:
+        """The events, comma-separated: ``close`` and ``open`` give the text of an event that
+        closes or opens a frame (by its index in the table), with ``\\x00`` for the time;
+        ``times`` gives the ``%`` format of one time (the same for every array) and the
+        arguments of an array of them."""
+        import numpy
+
+        one, _ = times(self.at[:0])
+        texts: Any = numpy.empty(len(self.changes), dtype=object)
+        counts: Any = numpy.empty(len(self.changes), dtype=numpy.intp)  # events per change: each writes the time
+        for k, (closed, opened) in enumerate(self.changes):
+            text = ",".join([close(frame) for frame in closed] + [open(frame) for frame in opened])
+            texts[k], counts[k] = text.replace("%", "%%").replace("\x00", one), len(closed) + len(opened)
+        for first in range(0, len(self.steps), _CHUNK):
+            steps = self.steps[first:first + _CHUNK]
+            if first:
+                stream.write(",")
+            _, arguments = times(numpy.repeat(self.at[first:first + _CHUNK], counts[steps]))
+            stream.write(",".join(texts[steps]) % tuple(arguments))
+
+
+def _distinct(keys: Any, size: int) -> Tuple[Any, Any, Any]:
+    """``numpy.unique(keys, return_index=True, return_inverse=True)`` of keys below ``size``:
+    without sorting them when a table of ``size`` entries is small beside the keys."""
+    import numpy
+
+    if size > 4 * len(keys) + (1 << 16):
+        kinds, first, inverse = numpy.unique(keys, return_index=True, return_inverse=True)
+        return kinds, first, inverse.reshape(-1)
+    first = numpy.full(size, len(keys), dtype=numpy.intp)
+    numpy.minimum.at(first, keys, numpy.arange(len(keys)))
+    kinds = numpy.flatnonzero(first < len(keys))
+    index: Any = numpy.empty(size, dtype=numpy.intp)
+    index[kinds] = numpy.arange(len(kinds))
+    return kinds, first[kinds], index[keys]
+
+
+def _timeline(name: str, times: Any, stack_ids: Any, weights: Any, stacks: List[Stack], table: _FrameTable) -> _Timeline:
+    """The events of one thread's samples in ns (numpy arrays), each sample where
+    :func:`~flamespace.core.chart.interval_arrays` places it: a gap between two samples
+    closes every frame. Frames go into ``table`` in the order they are first opened."""
+    import numpy
+
+    starts, ends = interval_arrays(times, weights, 1.0)
+    n = len(starts)
+    if not n:
+        return _Timeline(name, 0, 0, starts, numpy.zeros(0, dtype=numpy.intp), [])
+    stack_ids = numpy.asarray(stack_ids, dtype=numpy.int64)
+    gap: Any = numpy.zeros(n, dtype=bool)
+    numpy.greater(starts[1:], ends[:-1], out=gap[1:])
+    where = numpy.cumsum(gap)  # step k opens sample k; a gap takes a step of its own before it
+    where += numpy.arange(n)
+    before: Any = numpy.full(n + int(gap.sum()) + 1, -1, dtype=numpy.int64)  # the stack open before the step (-1: none)
+    after: Any = numpy.full(len(before), -1, dtype=numpy.int64)  # and after it
+    at = numpy.empty(len(before), dtype=starts.dtype)
+    after[where], at[where] = stack_ids, starts
+    before[where[1:]] = stack_ids[:-1]
+    gaps = numpy.flatnonzero(gap)
+    before[where[gaps]] = -1
+    before[where[gaps] - 1], at[where[gaps] - 1] = stack_ids[gaps - 1], ends[gaps - 1]
+    before[-1], at[-1] = stack_ids[-1], ends[-1]
+    start_value, end_value = starts[:1].tolist()[0], ends[-1:].tolist()[0]
+    del starts, ends, gap, gaps, where
+    moved = before != after
+    if not moved.all():
+        before, after, at = before[moved], after[moved], at[moved]
+    del moved
+    keys = before
+    keys += 1
+    keys *= len(stacks) + 1
+    keys += after
+    keys += 1
+    del before, after
+    kinds, first, steps = _distinct(keys, (len(stacks) + 1) ** 2)
+    order = numpy.argsort(first)  # the changes in the order they first happen: so are frames first opened
+    rank: Any = numpy.empty(len(order), dtype=numpy.intp)
+    rank[order] = numpy.arange(len(order))
+    changes: List[Tuple[List[int], List[int]]] = []
+    for kind in kinds[order].tolist():
+        old_id, new_id = divmod(kind, len(stacks) + 1)
+        old, new = stacks[old_id - 1] if old_id else (), stacks[new_id - 1] if new_id else ()
+        common, limit = 0, min(len(old), len(new))
+        while common < limit and old[common] == new[common]:
             common += 1
-        _close(events, open_ids, common, start)
-        for frame in stack[common:]:
-            frame_id = table(frame)
-            open_ids.append(frame_id)
-            events.append({"type": "O", "at": start, "frame": frame_id})
-        open_stack = stack
-        cursor = end
-    _close(events, open_ids, 0, cursor)
-    return {"type": "evented", "name": name, "unit": "nanoseconds", "startValue": start_value, "endValue": cursor, "events": events}
-
-
-def _close(events: List[Dict[str, Any]], open_ids: List[int], keep: int, at: Number) -> None:
-    while len(open_ids) > keep:
-        events.append({"type": "C", "at": at, "frame": open_ids.pop()})
+        changes.append(([table(frame) for frame in reversed(old[common:])], [table(frame) for frame in new[common:]]))
+    steps = rank[steps]
+    empty = numpy.array([not closed and not opened for closed, opened in changes], dtype=bool)
+    if empty.any():  # between an empty stack and none: no event
+        keep = ~empty[steps]
+        at, steps = at[keep], steps[keep]
+    return _Timeline(name, start_value, end_value, at, steps, changes)
 
 
 __all__ = ["ReadOptions", "WriteOptions", "charts", "dump", "extensions", "name", "parse", "sniff"]
