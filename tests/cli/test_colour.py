@@ -183,16 +183,16 @@ def test_text_parts_are_the_lines_and_say_where_their_parts_are(profile, differe
             assert (part.change is None) == (path == profile)
 
 
-@pytest.mark.quiet
 def test_gate_colours_its_terminal_report_as_compare_does(capsys, tmp_path, monkeypatch):
-    """Needs a regression to colour: the gate must find test_gate's +150 ms in 8 timed runs a
-    side, whose power depends on the load (test_gate's docstring): ``quiet``, and gate_finding."""
-    from .test_gate import gate_finding, make_repo
+    """Needs a regression to colour: test_gate's +150 ms of CPU time, which the gate finds on
+    any load (test_gate's docstring)."""
+    from .test_gate import gate, make_repo
 
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     repo = make_repo(tmp_path / "repo")
-    code, shown, stderr, out = gate_finding(capsys, repo, tmp_path / "out", "--base", "v1", "--head", "v2", "--no-install",
-                                            "--", "bench/workload.py", before=("--color", "always"))
+    out = tmp_path / "out"
+    code, shown, stderr = gate(capsys, repo, out, "--base", "v1", "--head", "v2", "--no-install",
+                               "--", "bench/workload.py", before=("--color", "always"))
     assert code == 3, stderr
     assert _style.paint("x", _style.REGRESSION).partition("x")[0] in shown
     assert ESCAPE.sub("", shown) == (out / "report.txt").read_text()  # the file has no colour

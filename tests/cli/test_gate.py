@@ -1,19 +1,26 @@
 """flamespace gate on throwaway git repositories: exit codes, reports, clean-up.
 
-The programs sleep: `slow()` sleeps 10 ms at the first commit and 160 ms at the second. Every
-gate here runs 8 runs a side with ``--method welch --alpha 0.001 --min-delta 20ms``: a stack
-fails the gate only if its mean grew significantly at α = 0.001 *and* by at least 20 ms.
-The real +150 ms is found on a moderately loaded machine, where a run now and then reads a sleep
-60-70 ms long (on a 2-core machine at load 8, 1 run in 10 did: the recorder's error under
-load, issue 11): with one such run in 8, |t| is still about 20. Finding it is no stated rate,
-though: the power of 8 runs a side depends on the load. At load 19-27 on 2 cores, 2 gates in 8
-missed it (exit 0): the sampler stalled for up to 300 ms and a late tick charges its whole
-gap to the stack it sees, so a baseline's 10 ms sleep read 231 and 302 ms, and the Welch
-test (|t| 4.1-4.2) fell short of α = 0.001. The tests that need the gate to find the
-regression are therefore marked ``quiet`` (run alone, after the parallel part of make test)
-and, where they can, run the gate once more when it found nothing and warned that the load
-disturbed its runs (gate_finding; at load 13, a gate in make test's quiet part had 12 of 18
-runs so disturbed and missed it).
+The programs spin: `slow()` runs 10 ms of its thread's CPU time at the first commit and 160 ms
+at the second. Every gate here records CPU time (``--mode cpu``), 8 runs a side, with
+``--method welch --alpha 0.001 --min-delta 20ms``: a stack fails the gate only if its mean
+grew significantly at α = 0.001 *and* by at least 20 ms.
+
+Why CPU time: the programs used to sleep and the gates recorded wall time, which load breaks.
+A busy machine stretches the sleeps themselves and holds the sampler up (gaps of 300 ms at
+load 19-27 on 2 cores), and a late tick charges its whole gap to the stack it sees: a
+baseline's 10 ms sleep read 231 and 302 ms, Welch's |t| fell to 4.1-4.2 and 2 gates in 8 missed
+the +150 ms; run alone (``quiet``), it still missed it at load 13 from other processes. A thread's CPU time does not grow with the load, and in CPU
+mode a late tick charges only the CPU time the thread used in the gap, so a phase is off by
+at most that at each of its two ends (tests/collect/recorder_error.py). Here that bounds
+slow() by what the thread runs: at the first commit by its 10 ms plus the CPU before it in a
+gap (work()'s 20 ms, ``import pkg``), about 35 ms; at the second commit it loses only the CPU
+time the thread ran in the gap at its end, while the sampler, a thread of the same process,
+waited for a CPU. To miss the regression (one-sided Welch, Holm over the 6 stacks the gate
+tests), one candidate run in 8 must lose more than 155 of its 160 ms so, or two runs more than
+110 ms each: the thread must run that long while the sampler, runnable, gets no CPU. Measured
+at load 12 on 2 cores (two CPU hogs and two gates at once), over 80 runs a side: slow() read
+5-25 ms at the first commit and 159-164 ms at the second, max |t| over 100. So these tests
+need no quiet machine.
 A false failure of unchanged code needs a false rejection at α = 0.001 *and* a 20 ms shift
 of a stack's mean over 8 runs, so it happens less than once in 1000 runs of the test (the α
 bound; the margin makes it rarer still), on any load.
@@ -33,18 +40,24 @@ import pytest
 
 from flamespace.cli import main
 
-#: The gate's statistics, as the module docstring explains.
-STRICT = ("--method", "welch", "--alpha", "0.001", "--min-delta", "20000000", "-n", "8", "--rate", "1000")
+#: The gate's statistics and CPU time, as the module docstring explains.
+STRICT = ("--method", "welch", "--alpha", "0.001", "--min-delta", "20000000", "-n", "8", "--rate", "1000", "--mode", "cpu")
 
+#: Each function spins for its thread's own CPU time (the profiler's threads do not count),
+#: in its own frame so the stacks are `work` and `slow`.
 PACKAGE = '''import time
 
 
 def work():
-    time.sleep(0.02)
+    end = time.thread_time() + 0.02
+    while time.thread_time() < end:
+        pass
 
 
 def slow():
-    time.sleep({seconds})
+    end = time.thread_time() + {seconds}
+    while time.thread_time() < end:
+        pass
 '''
 WORKLOAD = "import pkg\n\npkg.work()\npkg.slow()\n"
 #: A PEP 517 backend that needs nothing installed (the tests run offline): packs pkg/ into a wheel.
@@ -84,7 +97,7 @@ def git(repo: Path, *args: str) -> str:
 
 
 def make_repo(path: Path, installable: bool = False, failure: str = "pass") -> Path:
-    """Commit v1 (slow() sleeps 10 ms), then commit v2 (160 ms): HEAD is v2."""
+    """Commit v1 (slow() spins 10 ms), then commit v2 (160 ms): HEAD is v2."""
     path.mkdir()
     git(path, "init", "-q")
     (path / "pkg").mkdir()
@@ -116,32 +129,15 @@ def gate(capsys, repo: Path, out: Path, *args: str, before: tuple = ()):
     return code, stdout, stderr
 
 
-#: The gate's warning when the load held the sampler up in some runs (their quality headers).
-DISTURBED = "runs should not be trusted"
-
-
-def gate_finding(capsys, repo: Path, out: Path, *args: str, before: tuple = ()):
-    """``gate``, once more (into ``out``-again) when it found nothing while warning that the load
-    disturbed its runs: such runs can hide the regression (module docstring), as
-    test_record's record_undisturbed runs again. Returns the exit code, stdout, stderr and the
-    directory of the reports."""
-    code, stdout, stderr = gate(capsys, repo, out, *args, before=before)
-    if code == 0 and DISTURBED in stderr:
-        out = out.with_name(out.name + "-again")
-        code, stdout, stderr = gate(capsys, repo, out, *args, before=before)
-    return code, stdout, stderr, out
-
-
 def assert_clean(repo: Path, temp: Path) -> None:
     assert git(repo, "worktree", "list").count("\n") == 1, git(repo, "worktree", "list")
     assert list(temp.iterdir()) == []
 
 
-@pytest.mark.quiet  # the gate must find the regression: its power depends on the load (module docstring)
 def test_a_slower_function_fails_the_gate_and_the_report_names_its_stack(capsys, tmp_path, temp):
     repo = make_repo(tmp_path / "repo")
-    code, stdout, stderr, out = gate_finding(capsys, repo, tmp_path / "out", "--base", "v1", "--head", "v2", "--no-install",
-                                             "--", "bench/workload.py")
+    out = tmp_path / "out"
+    code, stdout, stderr = gate(capsys, repo, out, "--base", "v1", "--head", "v2", "--no-install", "--", "bench/workload.py")
     assert code == 3, stderr
     report = (out / "report.md").read_text()
     assert "regression" in report and "`<module> (bench/workload.py);slow (pkg/__init__.py)`" in report
