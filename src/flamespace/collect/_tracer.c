@@ -1079,8 +1079,8 @@ static Buffer *install(PyObject *name)
 
 /* This thread's name as threading knows it (threading._active, without side effects: asking
  * current_thread() of a thread threading has not registered yet would make a dummy one), or
- * NULL. Runs no Python code (the Thread's ``_name`` is read from its __dict__, not through the
- * ``name`` property), so that the frame backend does not trace the tracer, and leaves the
+ * NULL. Runs no Python code (the Thread's ``_name`` attribute is read by the generic lookup, not
+ * through the ``name`` property), so that the frame backend does not trace the tracer, and leaves the
  * exception state as it found it (a frame may be entered with an exception to throw). */
 static PyObject *registered_name(void)
 {
