@@ -9,9 +9,12 @@ own; deterministic), each drawn as ``flamespace html --minwidth 0`` (every frame
 default ``--minwidth``, and as ``flamespace svg`` at its defaults and at ``--minwidth 0`` (the
 same frames as the first page; opened in the browser only up to ``--svg-max-frames``, its
 size is always reported). Besides first paint and zoom, the time of two in-page transforms
-(invert, and hide frames by regex) on the HTML pages, to the next animation frame; with
-``--baseline-js``, the same transforms on copies of the pages that hold another viewer script
-(e.g. main's), in the same run.
+(invert, and hide frames by regex) on the HTML pages, from the click to the next animation frame
+after the result is drawn, with the time the click's handler took and the longest main-thread
+task meanwhile (PerformanceObserver "longtask"): where the page runs them (a worker from 20,000
+frames) and, on the same pages, on the main thread; with ``--baseline-js``, the same transforms
+on copies of the pages that hold another viewer script (e.g. main's), in the same run.
+``--transforms-only`` leaves first paint and zoom out.
 
 ``--stacks``:
 

@@ -1463,6 +1463,19 @@
 		var table = section.appendChild(el("table", {id: "table"}));
 		var headRow = table.appendChild(el("thead")).appendChild(el("tr"));
 		var body = table.appendChild(el("tbody"));
+		// each row's buttons (copied into every row) and one listener for the rows' clicks (rows are rebuilt
+		// after every transform: no listener per row)
+		var rowActions = el("td", {"class": "actions"});
+		rowActions.appendChild(el("button", {"data-action": "sandwich", title: "Who calls it and what it calls"}, "callers & callees"));
+		rowActions.appendChild(el("button", {"data-action": "focus", title: "All its calls as the root of the graph"}, "focus"));
+		body.addEventListener("click", function (e) {
+			var tr = e.target.closest("tr[data-row]"), button = e.target.closest("button[data-action]");
+			if (!tr) return;
+			var name = fn.name[parseInt(tr.getAttribute("data-row"), 10)], text = names[name];
+			if (!button) pick(name);
+			else if (button.getAttribute("data-action") === "sandwich") showSandwich({text: text, group: grouping});
+			else focusOn(text, grouping);
+		});
 		var sortKey = "inclusive", descending = true, COLUMNS = [];
 		function columnsOf() {
 			var columns = [
@@ -1526,13 +1539,7 @@
 						if (c.signed) td.className = v > 0 ? "up" : v < 0 ? "down" : "";
 					}
 				});
-				var text = names[fnName[r]], actions = tr.appendChild(el("td", {"class": "actions"}));
-				[["sandwich", "callers & callees", "Who calls it and what it calls", function () { showSandwich({text: text, group: grouping}); }],
-				 ["focus", "focus", "All its calls as the root of the graph", function () { focusOn(text, grouping); }]].forEach(function (a) {
-					var button = actions.appendChild(el("button", {"data-action": a[0], title: a[2]}, a[1]));
-					button.addEventListener("click", function (e) { e.stopPropagation(); a[3](); });
-				});
-				tr.addEventListener("click", function () { pick(fnName[r]); });
+				tr.appendChild(rowActions.cloneNode(true));  // their clicks: rowClick
 				fragment.appendChild(tr);
 			});
 			body.appendChild(fragment);
