@@ -1176,7 +1176,10 @@
 				(threadSelect && threadSelect.value !== "-1"));
 		}
 		// Recomputes the drawn tree from the controls (in a worker on a big page: TransformRunner), then `done`.
+		// waiting: the callbacks of applies not shown yet (one cancelled by a newer apply is done when that one is)
+		var shows = 0, tablePending = false, waiting = [];
 		function apply(done) {
+			if (done) waiting.push(done);
 			var spec = {byValue: leftHeavyBox.checked, invert: invertBox.checked, recursion: recursionBox.checked,
 				only: threadSelect ? parseInt(threadSelect.value, 10) : -1, minValue: minValue, change: data.change,
 				ownDelta: data.delta === "self"};
@@ -1195,19 +1198,29 @@
 			}
 			var active = transformsActive(), began = performance.now();
 			clearButton.disabled = !active;
+			// the new tree drawn; from a worker, the table in a task of its own (the page's longest task halved)
 			function show(tree, computed, where) {
+				var token = ++shows;
 				working(false);
 				pane.setTree(tree);
 				tables = computed || {};
 				for (var key in tables) tables[key].computed = true;
-				fn = tableOf(grouping);
-				tableFilter = picked < 0 ? pane.matches() : null;
-				fillTable();
-				if (view === "sandwich" && sandwich) showSandwich(sandwich);
-				remember();
-				api.transforms += 1;
-				api.lastTransform = {where: where, ms: performance.now() - began};
-				if (done) done();
+				tablePending = where === "worker";
+				if (tablePending) setTimeout(rest, 0); else rest();
+				function rest() {
+					if (token !== shows) return;  // another tree is shown since
+					tablePending = false;
+					fn = tableOf(grouping);
+					tableFilter = picked < 0 ? pane.matches() : null;
+					fillTable();
+					if (view === "sandwich" && sandwich) showSandwich(sandwich);
+					remember();
+					api.transforms += 1;
+					api.lastTransform = {where: where, ms: performance.now() - began};
+					var callbacks = waiting;
+					waiting = [];
+					callbacks.forEach(function (callback) { callback(); });
+				}
 			}
 			if (!active) { runner.cancel(); show(base, null, "none"); return; }
 			working(true);
@@ -1599,7 +1612,7 @@
 				matched: pane.matched(), term: searchTerm, total: v.total, view: view};
 		};
 		api.transforms = 0;  // transforms shown so far (lastTransform: {where: "worker", "main" or "none", ms})
-		api.busy = runner.busy;  // a transform is running in the worker
+		api.busy = function () { return runner.busy() || tablePending; };  // a transform is running in the worker, or its table waits
 		api.transformsIn = runner.setMode;  // "auto", "worker" or "main" (tests compare the two)
 		if (n) restore(started); else { restoring = false; started(); }
 		function started() {  // the view restored from the fragment (after its transforms)
