@@ -30,10 +30,6 @@ from ._pages import checked_pages
 from .test_html_browser import Page
 from .test_html_views import THREADED
 
-#: viewer.js's WORKER_FRAMES: from this many frames the page transforms in a worker.
-WORKER_FRAMES = 20000
-
-
 def big_pair(seed: int = 11) -> tuple:
     """Widths and a second metric on the same random stacks (recursion, library frames, names on
     several lines), about 40,000 frames laid out at --minwidth 0."""
@@ -103,7 +99,7 @@ def _clear(page: Page) -> None:
 @pytest.mark.parametrize("action", list(ACTIONS))
 def test_a_big_page_transforms_in_a_worker_as_on_the_main_thread(open_page, action) -> None:
     page = open_page("big.html")
-    assert page.tab.evaluate("window.flamespaceViewer.count") >= WORKER_FRAMES
+    assert page.tab.evaluate("window.flamespaceViewer.count >= window.FlamespacePane.WORKER_FRAMES")
     base = page.tab.evaluate(_SNAPSHOT)
     worker = page.tab.evaluate(_ACT, [ACTIONS[action], "auto"])
     assert worker["where"] == "worker" and worker["shown"] == 1  # with several controls, the last one's (each cancels the one before)

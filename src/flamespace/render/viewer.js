@@ -958,6 +958,7 @@
 	Pane.transform = kit.transform;  // (tree, names, spec) -> tree: focus, merge, drop, recursion, invert, only, byValue
 	Pane.callers = kit.callers;    // (tree, names, match, rootName, rootColour, minValue) -> the callers' tree of some functions
 	Pane.functionCosts = kit.functionCosts;  // (tree, groupOf: Int32Array name -> group, or null) -> the table of functions
+	Pane.WORKER_FRAMES = WORKER_FRAMES;  // from this many frames the viewer transforms in a worker
 	window.FlamespacePane = Pane;
 
 
