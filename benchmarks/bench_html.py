@@ -9,9 +9,12 @@ own; deterministic), each drawn as ``flamespace html --minwidth 0`` (every frame
 default ``--minwidth``, and as ``flamespace svg`` at its defaults and at ``--minwidth 0`` (the
 same frames as the first page; opened in the browser only up to ``--svg-max-frames``, its
 size is always reported). Besides first paint and zoom, the time of two in-page transforms
-(invert, and hide frames by regex) on the HTML pages, to the next animation frame; with
-``--baseline-js``, the same transforms on copies of the pages that hold another viewer script
-(e.g. main's), in the same run.
+(invert, and hide frames by regex) on the HTML pages, from the click to the next animation frame
+after the result is drawn, with the time the click's handler took and the longest main-thread
+task meanwhile (PerformanceObserver "longtask"): where the page runs them (a worker from 20,000
+frames) and, on the same pages, on the main thread; with ``--baseline-js``, the same transforms
+on copies of the pages that hold another viewer script (e.g. main's), in the same run.
+``--transforms-only`` leaves first paint and zoom out.
 
 ``--stacks``:
 
@@ -39,7 +42,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Any, Dict, List
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -121,29 +124,52 @@ def build_frames(frames: int, svg_max: int) -> Dict[str, Dict[str, object]]:
     return pages
 
 
-TRANSFORM = """(which) => new Promise(done => {
+# From the click to the next animation frame after the transformed tree is shown (a page script
+# without api.transforms transforms within the click), the time the click's handler took, and the
+# longest main-thread task meanwhile (PerformanceObserver "longtask": tasks over 50 ms; 0: none).
+TRANSFORM = """([which, where]) => new Promise(done => {
+    const api = window.flamespaceViewer, before = api.transforms, tasks = [0];
+    if (api.transformsIn) api.transformsIn(where);
+    const observer = new PerformanceObserver(list => list.getEntries().forEach(e => tasks.push(e.duration)));
+    observer.observe({type: 'longtask'});
     const t = performance.now();
     if (which === 'invert') document.getElementById('invert').click();
     else { const box = document.getElementById('hide'); box.value = 'mod1[0-9]\\.py'; box.dispatchEvent(new Event('input')); }
-    requestAnimationFrame(() => setTimeout(() => done(performance.now() - t), 0));
+    const returned = performance.now() - t;
+    const shown = () => api.transforms === undefined || api.transforms > before;
+    const finish = () => requestAnimationFrame(() => setTimeout(() => {
+        const elapsed = performance.now() - t;
+        setTimeout(() => {  // the last task's entry is queued after it ends
+            observer.takeRecords().forEach(e => tasks.push(e.duration));
+            observer.disconnect();
+            done([elapsed, returned, Math.max(...tasks), api.lastTransform ? api.lastTransform.where : 'main']);
+        }, 100);
+    }, 0));
+    const wait = () => shown() ? finish() : setTimeout(wait, 2);
+    wait();
 })"""
 UNDO = "() => document.getElementById('clear-transforms').click()"
 
 
-def measure_transforms(browser, path: Path, repeat: int) -> Dict[str, float]:
-    """Median times of the invert and hide transforms (each undone before the next)."""
-    times: Dict[str, List[float]] = {"invert": [], "hide": []}
+def measure_transforms(browser, path: Path, repeat: int, where: str = "auto") -> Dict[str, Any]:
+    """Median times of the invert and hide transforms (each undone before the next), and the medians
+    of the click handler's time (``... returned``) and of the longest main-thread task (``... task``);
+    ``where``: "auto", "worker" or "main" (the page script's api.transformsIn, if it has one)."""
+    times: Dict[str, List[Any]] = {}
     for _ in range(repeat):
         context = browser.new_context(viewport={"width": 1200, "height": 800})
         context.route("**/*", lambda route, request: route.continue_() if request.url.split("#")[0] == path.as_uri() else route.abort())
         page = context.new_page()
         page.goto(path.as_uri(), wait_until="load", timeout=600_000)
         page.wait_for_function("window.flamespaceViewer && window.flamespaceViewer.firstPaint", timeout=600_000)
-        for which in times:
-            times[which].append(page.evaluate(TRANSFORM, which) / 1000)
+        for which in ("invert", "hide"):
+            elapsed, returned, task, ran = page.evaluate(TRANSFORM, [which, where])
+            for key, value in ((which, elapsed), (f"{which} returned", returned), (f"{which} task", task)):
+                times.setdefault(key, []).append(value / 1000)
+            times.setdefault(f"{which} in", []).append(ran)
             page.evaluate(UNDO)
         context.close()
-    return {which: statistics.median(values) for which, values in times.items()}
+    return {key: values[0] if key.endswith(" in") else statistics.median(values) for key, values in times.items()}
 
 
 def baseline_pages(pages: Dict[str, Dict[str, object]], script: str) -> Dict[str, Dict[str, object]]:
@@ -260,6 +286,8 @@ def main() -> None:
     parser.add_argument("--zooms", type=int, default=10, help="frames zoomed into per load")
     parser.add_argument("--fine", type=float, default=0.0002, help="the finer --minwidth (a percentage of the total, without %%)")
     parser.add_argument("--no-svg", action="store_true", help="leave the SVGs out (one of a million frames takes minutes to open)")
+    parser.add_argument("--transforms-only", action="store_true",
+                        help="--frames: time only the transforms (in the worker, on the main thread and with --baseline-js's script)")
     parser.add_argument("--baseline-js", type=Path, default=None, metavar="FILE",
                         help="--frames: also time the transforms of each HTML page with this viewer.js instead "
                              "(e.g. git show main:src/flamespace/render/viewer.js > old.js), in the same run")
@@ -312,15 +340,15 @@ def frames_main(args) -> None:
                 pages.update(baseline_pages(pages, args.baseline_js.read_text()))
             for name, page in pages.items():
                 svg = name.startswith("svg")
-                result: Dict[str, float] = {}
-                if page.get("transforms only"):
-                    print(f"  measuring {name} ...", file=sys.stderr)
-                    result = {}
-                elif not svg or page["open"]:
-                    print(f"  measuring {name} ...", file=sys.stderr)
+                result: Dict[str, Any] = {}
+                print(f"  measuring {name} ...", file=sys.stderr)
+                if not page.get("transforms only") and not args.transforms_only and (not svg or page["open"]):
                     result = measure_page(browser, Path(page["path"]), svg, 1 if svg else args.repeat, args.zooms)  # type: ignore[arg-type]
                 if not svg:
                     result.update(measure_transforms(browser, Path(page["path"]), args.repeat))  # type: ignore[arg-type]
+                    if not page.get("transforms only"):  # this script's transforms on the main thread too
+                        main_thread = measure_transforms(browser, Path(page["path"]), args.repeat, "main")  # type: ignore[arg-type]
+                        result.update({f"main: {key}": value for key, value in main_thread.items()})
                 rows.append((frames, name, page, result))
             load_after = " ".join(f"{x:.1f}" for x in os.getloadavg())
             print(f"  load average before {load_before}, after {load_after}", file=sys.stderr)
@@ -338,6 +366,18 @@ def frames_main(args) -> None:
         paint = f"{r['paint']:.2f} s" if "paint" in r else "not opened"
         print(f"| {frames:,} | {name} | {page['frames']:,} | {page['mb']:.1f} MB | {page['seconds']:.1f} s | {paint} "
               f"| {ms(r, 'draw')} | {ms(r, 'frame')} | {ms(r, 'invert')} | {ms(r, 'hide')} |")
+    print("\nTransforms: from the click to the next animation frame after the result is shown; the click's own "
+          "handler; the longest main-thread task meanwhile (\"longtask\": over 50 ms, else –)\n")
+    print("| profile | page | ran in | invert | invert: click | invert: longest task | hide | hide: click | hide: longest task |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
+    task = lambda r, key: ms(r, key) if r.get(key) else "–"  # noqa: E731
+    for frames, name, page, r in rows:
+        for prefix in ("", "main: "):
+            if name == "load" or f"{prefix}invert" not in r:
+                continue
+            print(f"| {frames:,} | {name} | {r[prefix + 'invert in']} | {ms(r, prefix + 'invert')} | {ms(r, prefix + 'invert returned')} "
+                  f"| {task(r, prefix + 'invert task')} | {ms(r, prefix + 'hide')} | {ms(r, prefix + 'hide returned')} "
+                  f"| {task(r, prefix + 'hide task')} |")
 
 
 if __name__ == "__main__":

@@ -19,8 +19,10 @@ class Page:
     PREFIX = "html"
     FULL_PAGE = False
 
-    def __init__(self, browser, path, viewport=(1200, 700)) -> None:
+    def __init__(self, browser, path, viewport=(1200, 700), init_script: str = "") -> None:
         self.context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+        if init_script:  # run in the page before its own scripts (e.g. to take an API away)
+            self.context.add_init_script(init_script)
         self.requests: list = []
         self.errors: list = []
         own = path.as_uri()

@@ -71,8 +71,8 @@ def test_real_perf_data_in_the_browser(open_page, browser, tmp_path) -> None:  #
 
 
 def test_page_transforms_keep_working_on_a_coloured_page(open_page) -> None:
-    """The page's transforms (here invert) draw a coloured page without errors; their frames keep
-    the colours of the frames they came from (the payload has no second metric per stack)."""
+    """The page's transforms (here invert) draw a coloured page without errors, each frame coloured
+    by its own ratio: g, a leaf, keeps its 2.0 (test_transform_worker_browser checks every frame)."""
     page = open_page("cpi.html", html(CYCLES, HtmlOptions(), colour_by=INSTRUCTIONS))
     page.tab.check("#invert")
     tops = {b["name"] for b in page.tab.evaluate("window.flamespaceViewer.drawn()") if b["depth"] == 1}

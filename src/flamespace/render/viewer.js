@@ -19,31 +19,12 @@
 		for (var i = 0; i < n; i++) bytes[i] = text.charCodeAt(i);
 		return new TYPES[c.type](bytes.buffer);
 	}
-	// A tree of frames: columns (name, depth, start, value, self, colour, delta or null) in depth-first
-	// order, parents first; index() adds each frame's parent and the end of its subtree.
-	function index(tree) {
-		var n = tree.count, depthOf = tree.depth, parentOf = new Int32Array(n), endOf = new Uint32Array(n), open = [];
-		var maxDepth = 0;
-		for (var i = 0; i < n; i++) {
-			var d = depthOf[i];
-			if (d > maxDepth) maxDepth = d;
-			while (open.length && depthOf[open[open.length - 1]] >= d) endOf[open.pop()] = i;
-			parentOf[i] = open.length ? open[open.length - 1] : -1;
-			open.push(i);
-		}
-		while (open.length) endOf[open.pop()] = n;
-		tree.parent = parentOf;
-		tree.end = endOf;
-		if (tree.maxDepth === undefined) tree.maxDepth = maxDepth;
-		if (tree.total === undefined) tree.total = n ? tree.value[0] : 0;
-		return tree;
-	}
 	function decode(data) {
 		var F = data.frames;
 		return index({count: F.count, name: column(F.name), depth: column(F.depth), start: column(F.start),
 			value: column(F.value), self: column(F.self), colour: column(F.colour), delta: F.delta ? column(F.delta) : null,
 			second: F.second ? column(F.second) : null,
-			total: data.total, maxDepth: data.max_depth});
+			total: data.total, maxDepth: data.max_depth, actual: data.ratio ? data.ratio.actual : data.total});
 	}
 
 	// -- numbers for people (as flamespace.core.units.human; the unit's scales come in the payload)
@@ -203,7 +184,7 @@
 			if (options.colour) return options.colour(i);
 			var c = colourOf[i], R = data.ratio;
 			if (R && tree.second) {  // a second metric: the ratio's step on the payload's ramp, as render/svg.py's ratio_colours
-				var ratio = tree.second[i] / (i ? valueOf[i] : R.actual), largest = Math.log(R.spread), level = 0;
+				var ratio = tree.second[i] / (i ? valueOf[i] : tree.actual), largest = Math.log(R.spread), level = 0;
 				var steps = (R.ramp.length - 1) / 2;
 				if (ratio > 0) level = Math.max(-largest, Math.min(Math.log(ratio / R.overall), largest));
 				else if (ratio === 0) level = -largest;
@@ -434,7 +415,7 @@
 						(change > 0 ? "+" : "") + percent(change, total) + " of total)", change > 0 ? "up" : change < 0 ? "down" : "");
 				}
 				if (data.ratio && tree.second) {
-					var R = data.ratio, ratio = tree.second[hit] / (hit ? valueOf[hit] : R.actual);
+					var R = data.ratio, ratio = tree.second[hit] / (hit ? valueOf[hit] : tree.actual);
 					var shown = R.per * (R.inverse ? 1 / ratio : ratio), whole = R.per * (R.inverse ? 1 / R.overall : R.overall);
 					row(R.colour, format.count(tree.second[hit]));
 					row(R.label, format.count(shown) + " (" + format.count(shown / whole) + "\u00d7 the whole profile's)");
@@ -542,258 +523,426 @@
 		if (options.draw !== false) draw();
 		return self;
 	}
-	// -- transforms: new trees from a tree, in the page ---------------------------------------------
+	// -- transforms: new trees from a tree, in the page or in a worker ---------------------------------
 	// A tree's frames are merged by path into a trie (Builder), then laid out again as columns
 	// (children in name order, or widest first: left heavy). Each frame brings its exclusive value
-	// (its value less its children's: its self plus any narrow frames the layout left out), and its
-	// exclusive change for differential input, so a transformed tree's total and changes are exact
-	// for what it keeps. Everything is in typed arrays: a million-frame profile makes no string and
-	// no object per frame.
-	function exclusiveOf(t, column) {
-		var ex = Float64Array.from(column);
-		for (var i = 1; i < t.count; i++) ex[t.parent[i]] -= column[i];
-		return ex;
-	}
-	function grown(array, size) { var bigger = new array.constructor(size); bigger.set(array); return bigger; }
-	function Builder(rootName, withDelta) {
-		this.size = 1;
-		this.name = new Int32Array(1024); this.parent = new Int32Array(1024); this.self = new Float64Array(1024);
-		this.narrow = new Float64Array(1024);  // the value of callers too narrow to draw (inverted trees)
-		this.delta = withDelta ? new Float64Array(1024) : null;  // exclusive changes, as self
-		this.name[0] = rootName; this.parent[0] = -1;
-		this.slots = null;  // open addressing: (parent, name) -> node (a Map of such keys is slow); made on first use
-	}
-	function slotOf(slots, parent, name, names, parents) {
-		var mask = slots.length - 1, h = (Math.imul(parent + 1, 0x9E3779B1) ^ Math.imul(name + 1, 0x85EBCA77)) >>> 0;
-		h = (h ^ (h >>> 15)) & mask;
-		for (;;) {
-			var id = slots[h];
-			if (id < 0 || (parents[id] === parent && names[id] === name)) return h;
-			h = (h + 1) & mask;
-		}
-	}
-	// a new node, no questions asked (grow makes each (parent, name) once)
-	Builder.prototype.add = function (p, name) {
-		var id = this.size;
-		if (id === this.name.length) {
-			var size = 2 * id;
-			this.name = grown(this.name, size); this.parent = grown(this.parent, size); this.self = grown(this.self, size);
-			this.narrow = grown(this.narrow, size);
-			if (this.delta) this.delta = grown(this.delta, size);
-		}
-		this.name[id] = name; this.parent[id] = p; this.size = id + 1;
-		return id;
-	};
-	// the node of `name` under node p, made if new
-	Builder.prototype.child = function (p, name) {
-		var k;
-		if (this.slots === null || 2 * this.size > this.slots.length) {  // keep it at most half full
-			var length = 1024;  // a power of two (the mask)
-			while (length < 4 * this.size) length *= 2;
-			var slots = new Int32Array(length).fill(-1);
-			for (k = 1; k < this.size; k++) slots[slotOf(slots, this.parent[k], this.name[k], this.name, this.parent)] = k;
-			this.slots = slots;
-		}
-		var h = slotOf(this.slots, p, name, this.name, this.parent), id = this.slots[h];
-		if (id < 0) this.slots[h] = id = this.add(p, name);
-		return id;
-	};
-	// each name's place in name order (the layout's sibling order), computed once per string table
-	var rankCache = {names: null, length: -1, rank: null};
-	function nameRank(names) {
-		if (rankCache.names !== names || rankCache.length !== names.length) {
-			var order = new Int32Array(names.length), rank = new Int32Array(names.length);
-			for (var k = 0; k < order.length; k++) order[k] = k;
-			order.sort(function (a, b) { var x = names[a], y = names[b]; return x < y ? -1 : x > y ? 1 : a - b; });
-			for (k = 0; k < order.length; k++) rank[order[k]] = k;
-			rankCache = {names: names, length: names.length, rank: rank};
-		}
-		return rankCache.rank;
-	}
-	// the trie as a tree (columns in depth-first order); byValue: siblings widest first; ownDelta: each
-	// frame's change of its own value (the payload's delta "self"), else of its inclusive value
-	Builder.prototype.tree = function (names, byValue, ownDelta) {
-		var N = this.size, parent = this.parent, nameOf = this.name, self = this.self, k;
-		var value = new Float64Array(N), delta = null, rank = nameRank(names);
-		for (k = 0; k < N; k++) value[k] = self[k] + this.narrow[k];  // callers too narrow to draw still count
-		for (k = N - 1; k > 0; k--) value[parent[k]] += value[k];  // a child is made after its parent
-		if (this.delta) {
-			delta = this.delta.slice(0, N);
-			if (!ownDelta) for (k = N - 1; k > 0; k--) delta[parent[k]] += delta[k];
-		}
-		// children in name order: the nodes by name rank (a counting sort), then bucketed by parent (stable)
-		var byRank = new Int32Array(names.length + 1), sorted = new Int32Array(Math.max(N - 1, 0));
-		for (k = 1; k < N; k++) byRank[rank[nameOf[k]] + 1] += 1;
-		for (k = 0; k < names.length; k++) byRank[k + 1] += byRank[k];
-		for (k = 1; k < N; k++) sorted[byRank[rank[nameOf[k]]]++] = k;
-		var first = new Int32Array(N + 1);
-		for (k = 1; k < N; k++) first[parent[k] + 1] += 1;
-		for (k = 0; k < N; k++) first[k + 1] += first[k];
-		var fill = first.slice(0, N), kids = new Int32Array(Math.max(N - 1, 0));
-		for (var s = 0; s < N - 1; s++) { var c = sorted[s]; kids[fill[parent[c]]++] = c; }
-		if (byValue) {
-			var widest = function (a, b) { return value[b] - value[a] || rank[nameOf[a]] - rank[nameOf[b]]; };
-			for (k = 0; k < N; k++) if (first[k + 1] - first[k] > 1) kids.subarray(first[k], first[k + 1]).sort(widest);
-		}
-		var oName = new Uint32Array(N), oDepth = new Uint32Array(N), oStart = new Float64Array(N), oValue = new Float64Array(N);
-		var oSelf = new Float64Array(N), oDelta = delta ? new Float64Array(N) : null;
-		var depth = new Int32Array(N), start = new Float64Array(N), stack = new Int32Array(N), top = 0, n = 0;
-		stack[top++] = 0;
-		while (top) {
-			var id = stack[--top];
-			if (!(value[id] > 0) && id) continue;
-			oName[n] = nameOf[id]; oDepth[n] = depth[id]; oStart[n] = start[id]; oValue[n] = value[id]; oSelf[n] = self[id];
-			if (oDelta) oDelta[n] = delta[id];
-			n++;
-			// its own value first, as the layout puts it (a stack that ends here sorts before those that go on)
-			var x = start[id] + self[id];
-			for (k = first[id]; k < first[id + 1]; k++) { c = kids[k]; start[c] = x; depth[c] = depth[id] + 1; x += value[c]; }
-			for (k = first[id + 1] - 1; k >= first[id]; k--) stack[top++] = kids[k];
-		}
-		return index({count: n, name: oName.slice(0, n), depth: oDepth.slice(0, n), start: oStart.slice(0, n),
-			value: oValue.slice(0, n), self: oSelf.slice(0, n), colour: new Uint32Array(n), delta: oDelta ? oDelta.slice(0, n) : null});
-	};
-	// Paths read upwards (callers of a frame, then theirs...) merged into the trie I under `node`: members
-	// at frames at[m] (> 0) weigh weight[m] (and change by change[m]). Level by level: the members of one
-	// group (a run of `order`) are split by the name they are at, each name's run moves one caller up and
-	// becomes a group under its node; a run narrower than minValue stops there (its value stays in its
-	// parent's width), so a big profile's inverted tree stays small. Typed arrays only, no hashing.
-	function grow(I, node, at, weight, change, parentOf, nameOf, nameCount, minValue) {
-		var count = at.length, order = new Int32Array(count), link = new Int32Array(count), seen = new Int32Array(count);
-		var stamp = new Int32Array(nameCount).fill(-1), head = new Int32Array(nameCount), sum = new Float64Array(nameCount);
-		var stack = new Int32Array(3 * 64), top = 0, job = 0, m, k;
-		for (m = 0; m < count; m++) order[m] = m;
-		if (count) { stack[0] = node; stack[1] = 0; stack[2] = count; top = 3; }
-		while (top) {
-			var hi = stack[--top], lo = stack[--top], parent = stack[--top], kinds = 0;
-			job += 1;
-			for (k = lo; k < hi; k++) {
-				m = order[k];
-				var name = nameOf[at[m]];
-				if (stamp[name] !== job) { stamp[name] = job; head[name] = -1; sum[name] = 0; seen[kinds++] = name; }
-				link[m] = head[name]; head[name] = m; sum[name] += weight[m];
+	// (its value less its children's: its self plus any narrow frames the layout left out), its
+	// exclusive change for differential input and its exclusive second metric on a page coloured by
+	// one, so a transformed tree's total, changes and ratios are exact for what it keeps (a merged
+	// frame's ratio is its summed second metric over its summed value). Everything is in typed arrays:
+	// a million-frame profile makes no string and no object per frame.
+	// treeKit() names nothing outside itself: the page calls it, and its source text is the transform
+	// worker's (TransformRunner), so the worker runs the very code the main thread would.
+	function treeKit() {
+		"use strict";
+		// A tree of frames: columns (name, depth, start, value, self, colour, delta and second or null) in
+		// depth-first order, parents first; index() adds each frame's parent and the end of its subtree.
+		// `actual`: the root's value without a larger --total (the root's ratio is over it).
+		function index(tree) {
+			var n = tree.count, depthOf = tree.depth, parentOf = new Int32Array(n), endOf = new Uint32Array(n);
+			var open = new Int32Array(n + 1), top = 0, maxDepth = 0;
+			for (var i = 0; i < n; i++) {
+				var d = depthOf[i];
+				if (d > maxDepth) maxDepth = d;
+				while (top && depthOf[open[top - 1]] >= d) endOf[open[--top]] = i;
+				parentOf[i] = top ? open[top - 1] : -1;
+				open[top++] = i;
 			}
-			var w = lo;  // the runs that go on are written back over this group's run
-			for (var g = 0; g < kinds; g++) {
-				var nm = seen[g];
-				if (sum[nm] < minValue) {
-					I.narrow[parent] += sum[nm];
-					if (change) for (m = head[nm]; m >= 0; m = link[m]) I.delta[parent] += change[m];
-					continue;
+			while (top) endOf[open[--top]] = n;
+			tree.parent = parentOf;
+			tree.end = endOf;
+			if (tree.maxDepth === undefined) tree.maxDepth = maxDepth;
+			if (tree.total === undefined) tree.total = n ? tree.value[0] : 0;
+			if (tree.actual === undefined) tree.actual = tree.total;
+			return tree;
+		}
+		function exclusiveOf(t, column) {
+			var ex = Float64Array.from(column);
+			for (var i = 1; i < t.count; i++) ex[t.parent[i]] -= column[i];
+			return ex;
+		}
+		function grown(array, size) { var bigger = new array.constructor(size); bigger.set(array); return bigger; }
+		function Builder(rootName, withDelta, withSecond) {
+			this.size = 1;
+			this.name = new Int32Array(1024); this.parent = new Int32Array(1024); this.self = new Float64Array(1024);
+			this.narrow = new Float64Array(1024);  // the value of callers too narrow to draw (inverted trees)
+			this.delta = withDelta ? new Float64Array(1024) : null;  // exclusive changes, as self
+			this.second = withSecond ? new Float64Array(1024) : null;  // the exclusive second metric, as self
+			this.name[0] = rootName; this.parent[0] = -1;
+			this.slots = null;  // open addressing: (parent, name) -> node (a Map of such keys is slow); made on first use
+		}
+		function slotOf(slots, parent, name, names, parents) {
+			var mask = slots.length - 1, h = (Math.imul(parent + 1, 0x9E3779B1) ^ Math.imul(name + 1, 0x85EBCA77)) >>> 0;
+			h = (h ^ (h >>> 15)) & mask;
+			for (;;) {
+				var id = slots[h];
+				if (id < 0 || (parents[id] === parent && names[id] === name)) return h;
+				h = (h + 1) & mask;
+			}
+		}
+		// a new node, no questions asked (grow makes each (parent, name) once)
+		Builder.prototype.add = function (p, name) {
+			var id = this.size;
+			if (id === this.name.length) {
+				var size = 2 * id;
+				this.name = grown(this.name, size); this.parent = grown(this.parent, size); this.self = grown(this.self, size);
+				this.narrow = grown(this.narrow, size);
+				if (this.delta) this.delta = grown(this.delta, size);
+				if (this.second) this.second = grown(this.second, size);
+			}
+			this.name[id] = name; this.parent[id] = p; this.size = id + 1;
+			return id;
+		};
+		// the node of `name` under node p, made if new
+		Builder.prototype.child = function (p, name) {
+			var k;
+			if (this.slots === null || 2 * this.size > this.slots.length) {  // keep it at most half full
+				var length = 1024;  // a power of two (the mask)
+				while (length < 4 * this.size) length *= 2;
+				var slots = new Int32Array(length).fill(-1);
+				for (k = 1; k < this.size; k++) slots[slotOf(slots, this.parent[k], this.name[k], this.name, this.parent)] = k;
+				this.slots = slots;
+			}
+			var h = slotOf(this.slots, p, name, this.name, this.parent), id = this.slots[h];
+			if (id < 0) this.slots[h] = id = this.add(p, name);
+			return id;
+		};
+		// node m takes frame i's exclusive parts (value ex, change dex, second metric sex; the last two may be null)
+		Builder.prototype.take = function (m, i, ex, dex, sex) {
+			this.self[m] += ex[i];
+			if (dex) this.delta[m] += dex[i];
+			if (sex) this.second[m] += sex[i];
+		};
+		// each name's place in name order (the layout's sibling order), computed once per string table
+		var rankCache = {names: null, length: -1, rank: null};
+		function nameRank(names) {
+			if (rankCache.names !== names || rankCache.length !== names.length) {
+				var order = new Int32Array(names.length), rank = new Int32Array(names.length);
+				for (var k = 0; k < order.length; k++) order[k] = k;
+				order.sort(function (a, b) { var x = names[a], y = names[b]; return x < y ? -1 : x > y ? 1 : a - b; });
+				for (k = 0; k < order.length; k++) rank[order[k]] = k;
+				rankCache = {names: names, length: names.length, rank: rank};
+			}
+			return rankCache.rank;
+		}
+		// the trie as a tree (columns in depth-first order); byValue: siblings widest first; ownDelta: each
+		// frame's change of its own value (the payload's delta "self"), else of its inclusive value
+		Builder.prototype.tree = function (names, byValue, ownDelta) {
+			var N = this.size, parent = this.parent, nameOf = this.name, self = this.self, k;
+			var value = new Float64Array(N), delta = null, second = null, rank = nameRank(names);
+			for (k = 0; k < N; k++) value[k] = self[k] + this.narrow[k];  // callers too narrow to draw still count
+			for (k = N - 1; k > 0; k--) value[parent[k]] += value[k];  // a child is made after its parent
+			if (this.delta) {
+				delta = this.delta.slice(0, N);
+				if (!ownDelta) for (k = N - 1; k > 0; k--) delta[parent[k]] += delta[k];
+			}
+			if (this.second) {  // with its callees, as the payload's
+				second = this.second.slice(0, N);
+				for (k = N - 1; k > 0; k--) second[parent[k]] += second[k];
+			}
+			// children in name order: the nodes by name rank (a counting sort), then bucketed by parent (stable)
+			var byRank = new Int32Array(names.length + 1), sorted = new Int32Array(Math.max(N - 1, 0));
+			for (k = 1; k < N; k++) byRank[rank[nameOf[k]] + 1] += 1;
+			for (k = 0; k < names.length; k++) byRank[k + 1] += byRank[k];
+			for (k = 1; k < N; k++) sorted[byRank[rank[nameOf[k]]]++] = k;
+			var first = new Int32Array(N + 1);
+			for (k = 1; k < N; k++) first[parent[k] + 1] += 1;
+			for (k = 0; k < N; k++) first[k + 1] += first[k];
+			var fill = first.slice(0, N), kids = new Int32Array(Math.max(N - 1, 0));
+			for (var s = 0; s < N - 1; s++) { var c = sorted[s]; kids[fill[parent[c]]++] = c; }
+			if (byValue) {
+				var widest = function (a, b) { return value[b] - value[a] || rank[nameOf[a]] - rank[nameOf[b]]; };
+				for (k = 0; k < N; k++) if (first[k + 1] - first[k] > 1) kids.subarray(first[k], first[k + 1]).sort(widest);
+			}
+			var oName = new Uint32Array(N), oDepth = new Uint32Array(N), oStart = new Float64Array(N), oValue = new Float64Array(N);
+			var oSelf = new Float64Array(N), oDelta = delta ? new Float64Array(N) : null, oSecond = second ? new Float64Array(N) : null;
+			var depth = new Int32Array(N), start = new Float64Array(N), stack = new Int32Array(N), top = 0, n = 0;
+			stack[top++] = 0;
+			while (top) {
+				var id = stack[--top];
+				if (!(value[id] > 0) && id) continue;
+				oName[n] = nameOf[id]; oDepth[n] = depth[id]; oStart[n] = start[id]; oValue[n] = value[id]; oSelf[n] = self[id];
+				if (oDelta) oDelta[n] = delta[id];
+				if (oSecond) oSecond[n] = second[id];
+				n++;
+				// its own value first, as the layout puts it (a stack that ends here sorts before those that go on)
+				var x = start[id] + self[id];
+				for (k = first[id]; k < first[id + 1]; k++) { c = kids[k]; start[c] = x; depth[c] = depth[id] + 1; x += value[c]; }
+				for (k = first[id + 1] - 1; k >= first[id]; k--) stack[top++] = kids[k];
+			}
+			return index({count: n, name: oName.slice(0, n), depth: oDepth.slice(0, n), start: oStart.slice(0, n),
+				value: oValue.slice(0, n), self: oSelf.slice(0, n), colour: new Uint32Array(n), delta: oDelta ? oDelta.slice(0, n) : null,
+				second: oSecond ? oSecond.slice(0, n) : null});
+		};
+		// Paths read upwards (callers of a frame, then theirs...) merged into the trie I under `node`: members
+		// at frames at[m] (> 0) weigh weight[m] (and change by change[m], bring second[m] of the second metric:
+		// either may be null). Level by level: the members of one group (a run of `order`) are split by the
+		// name they are at, each name's run moves one caller up and becomes a group under its node; a run
+		// narrower than minValue stops there (its value stays in its parent's width), so a big profile's
+		// inverted tree stays small. Typed arrays only, no hashing.
+		function grow(I, node, at, weight, change, second, parentOf, nameOf, nameCount, minValue) {
+			var count = at.length, order = new Int32Array(count), link = new Int32Array(count), seen = new Int32Array(count);
+			var stamp = new Int32Array(nameCount).fill(-1), head = new Int32Array(nameCount), sum = new Float64Array(nameCount);
+			var stack = new Int32Array(3 * 64), top = 0, job = 0, m, k;
+			for (m = 0; m < count; m++) order[m] = m;
+			if (count) { stack[0] = node; stack[1] = 0; stack[2] = count; top = 3; }
+			while (top) {
+				var hi = stack[--top], lo = stack[--top], parent = stack[--top], kinds = 0;
+				job += 1;
+				for (k = lo; k < hi; k++) {
+					m = order[k];
+					var name = nameOf[at[m]];
+					if (stamp[name] !== job) { stamp[name] = job; head[name] = -1; sum[name] = 0; seen[kinds++] = name; }
+					link[m] = head[name]; head[name] = m; sum[name] += weight[m];
 				}
-				var child = I.add(parent, nm), from = w;
-				for (m = head[nm]; m >= 0; m = link[m]) {
-					var up = parentOf[at[m]];
-					if (up > 0) { at[m] = up; order[w++] = m; } else {
-						I.self[child] += weight[m];
-						if (change) I.delta[child] += change[m];
+				var w = lo;  // the runs that go on are written back over this group's run
+				for (var g = 0; g < kinds; g++) {
+					var nm = seen[g];
+					if (sum[nm] < minValue) {
+						I.narrow[parent] += sum[nm];
+						if (change || second) for (m = head[nm]; m >= 0; m = link[m]) {
+							if (change) I.delta[parent] += change[m];
+							if (second) I.second[parent] += second[m];
+						}
+						continue;
+					}
+					var child = I.add(parent, nm), from = w;
+					for (m = head[nm]; m >= 0; m = link[m]) {
+						var up = parentOf[at[m]];
+						if (up > 0) { at[m] = up; order[w++] = m; } else {
+							I.self[child] += weight[m];
+							if (change) I.delta[child] += change[m];
+							if (second) I.second[child] += second[m];
+						}
+					}
+					if (w > from) {
+						if (top + 3 > stack.length) stack = grown(stack, 2 * stack.length);
+						stack[top++] = child; stack[top++] = from; stack[top++] = w;
 					}
 				}
-				if (w > from) {
-					if (top + 3 > stack.length) stack = grown(stack, 2 * stack.length);
-					stack[top++] = child; stack[top++] = from; stack[top++] = w;
-				}
 			}
 		}
-	}
-	// Colours of a transformed tree: for differential input (change: the payload's change scale) by each
-	// frame's change, as render/svg.py's diff_colour on the payload's ramp; else by name, each name the
-	// colour of its first frame in `t` (a merged box is not the colour of whichever frame came first).
-	function paint(out, t, change, ownDelta) {
-		var k, colour = out.colour;
-		if (out.delta && change) {
-			var L = change.largest, S = (change.ramp.length - 1) / 2, fixed = change.fixed || {};
-			for (k = 0; k < out.count; k++) {
-				var f = fixed[out.name[k]];
-				if (f !== undefined && k) { colour[k] = f; continue; }
-				var d = Math.max(-L, Math.min(out.delta[k], L));
-				colour[k] = change.ramp[d > 0 ? 2 * S - Math.trunc(S * (L - d) / L) : d < 0 ? Math.trunc(S * (L + d) / L) : S];
+		// Colours of a transformed tree: for differential input (change: the payload's change scale) by each
+		// frame's change, as render/svg.py's diff_colour on the payload's ramp; else by name, each name the
+		// colour of its first frame in `t` (a merged box is not the colour of whichever frame came first).
+		// (A page coloured by a second metric colours boxes from the tree's `second` column instead.)
+		function paint(out, t, change) {
+			var k, colour = out.colour;
+			if (out.delta && change) {
+				var L = change.largest, S = (change.ramp.length - 1) / 2, fixed = change.fixed || {};
+				for (k = 0; k < out.count; k++) {
+					var f = fixed[out.name[k]];
+					if (f !== undefined && k) { colour[k] = f; continue; }
+					var d = Math.max(-L, Math.min(out.delta[k], L));
+					colour[k] = change.ramp[d > 0 ? 2 * S - Math.trunc(S * (L - d) / L) : d < 0 ? Math.trunc(S * (L + d) / L) : S];
+				}
+				return out;
 			}
+			var most = 0;
+			for (k = 0; k < t.count; k++) if (t.name[k] > most) most = t.name[k];
+			for (k = 0; k < out.count; k++) if (out.name[k] > most) most = out.name[k];
+			var byName = new Int32Array(most + 1).fill(-1);
+			for (k = t.count - 1; k >= 0; k--) byName[t.name[k]] = t.colour[k];
+			var fallback = t.count ? t.colour[0] : 0;
+			for (k = 0; k < out.count; k++) colour[k] = byName[out.name[k]] >= 0 ? byName[out.name[k]] : fallback;
 			return out;
 		}
-		var most = 0;
-		for (k = 0; k < t.count; k++) if (t.name[k] > most) most = t.name[k];
-		for (k = 0; k < out.count; k++) if (out.name[k] > most) most = out.name[k];
-		var byName = new Int32Array(most + 1).fill(-1);
-		for (k = t.count - 1; k >= 0; k--) byName[t.name[k]] = t.colour[k];
-		var fallback = t.count ? t.colour[0] : 0;
-		for (k = 0; k < out.count; k++) colour[k] = byName[out.name[k]] >= 0 ? byName[out.name[k]] : fallback;
-		return out;
-	}
-	// spec: only (a frame: keep its subtree and its ancestors), drop / merge (Uint8Array over names: frames
-	// left out with their callees / left out, their callees moved to their caller), focus (Uint8Array over
-	// names: the root becomes spec.root, every outermost frame of those names merged into it), recursion
-	// (a frame called by a frame of its own name merges into it), invert (leaves become roots), byValue,
-	// minValue (an inverted tree's narrowest frame), change (the payload's change scale: differential
-	// colours), ownDelta (the tree's deltas are each frame's own change: the payload's delta "self").
-	function transform(t, names, spec) {
-		var n = t.count, nameOf = t.name, parentOf = t.parent, endOf = t.end, deltaOf = t.delta;
-		var ex = exclusiveOf(t, t.value), dex = deltaOf ? (spec.ownDelta ? deltaOf : exclusiveOf(t, deltaOf)) : null;
-		var OUT = -2, DROP = -1, only = spec.only >= 0 ? spec.only : -1;
-		var B = new Builder(spec.focus ? spec.root : nameOf[0], !!deltaOf);
-		// only merging frames (merge, recursion, focus) can meet a path twice: else no hashing
-		var mapped = new Int32Array(n), merging = !!(spec.merge || spec.recursion || spec.focus);
-		mapped[0] = spec.focus ? OUT : 0;
-		if (mapped[0] === 0 && !(only > 0)) { B.self[0] += ex[0]; if (dex) B.delta[0] += dex[0]; }
-		for (var i = 1; i < n;) {
-			if (only > 0 && !(i <= only ? i === only || endOf[i] > only : i < endOf[only])) { i = endOf[i]; continue; }
-			var name = nameOf[i], pm = mapped[parentOf[i]], m;
-			if (pm === DROP || (spec.drop && spec.drop[name])) { i = endOf[i]; continue; }
-			if (pm === OUT) m = spec.focus[name] ? 0 : OUT;
-			else if (spec.merge && spec.merge[name] && pm >= 0) m = pm;
-			else if (spec.recursion && pm > 0 && B.name[pm] === name) m = pm;
-			else m = merging ? B.child(pm, name) : B.add(pm, name);
-			mapped[i] = m;
-			if (m >= 0 && (only <= 0 || i >= only)) { B.self[m] += ex[i]; if (dex) B.delta[m] += dex[i]; }
-			i++;
-		}
-		if (spec.invert) {
-			var I = new Builder(B.name[0], !!dex), kept = 0, k;
-			for (k = 1; k < B.size; k++) if (B.self[k] > 0 || (dex && B.delta[k])) kept++;
-			var at = new Int32Array(kept), weight = new Float64Array(kept), change = dex ? new Float64Array(kept) : null;
-			for (kept = 0, k = 1; k < B.size; k++) if (B.self[k] > 0 || (dex && B.delta[k])) {
-				at[kept] = k; weight[kept] = B.self[k]; if (change) change[kept] = B.delta[k]; kept++;
+		// spec: only (a frame: keep its subtree and its ancestors), drop / merge (Uint8Array over names: frames
+		// left out with their callees / left out, their callees moved to their caller), focus (Uint8Array over
+		// names: the root becomes spec.root, every outermost frame of those names merged into it), recursion
+		// (a frame called by a frame of its own name merges into it), invert (leaves become roots), byValue,
+		// minValue (an inverted tree's narrowest frame), change (the payload's change scale: differential
+		// colours), ownDelta (the tree's deltas are each frame's own change: the payload's delta "self").
+		function transform(t, names, spec) {
+			var n = t.count, nameOf = t.name, parentOf = t.parent, endOf = t.end, deltaOf = t.delta;
+			var ex = exclusiveOf(t, t.value), dex = deltaOf ? (spec.ownDelta ? deltaOf : exclusiveOf(t, deltaOf)) : null;
+			var sex = t.second ? exclusiveOf(t, t.second) : null;
+			var OUT = -2, DROP = -1, only = spec.only >= 0 ? spec.only : -1;
+			var B = new Builder(spec.focus ? spec.root : nameOf[0], !!deltaOf, !!sex);
+			// only merging frames (merge, recursion, focus) can meet a path twice: else no hashing
+			var mapped = new Int32Array(n), merging = !!(spec.merge || spec.recursion || spec.focus);
+			mapped[0] = spec.focus ? OUT : 0;
+			// the root's own value (with a larger --total's padding) stays when the root does
+			var rootKept = mapped[0] === 0 && !(only > 0);
+			if (rootKept) B.take(0, 0, ex, dex, sex);
+			for (var i = 1; i < n;) {
+				if (only > 0 && !(i <= only ? i === only || endOf[i] > only : i < endOf[only])) { i = endOf[i]; continue; }
+				var name = nameOf[i], pm = mapped[parentOf[i]], m;
+				if (pm === DROP || (spec.drop && spec.drop[name])) { i = endOf[i]; continue; }
+				if (pm === OUT) m = spec.focus[name] ? 0 : OUT;
+				else if (spec.merge && spec.merge[name] && pm >= 0) m = pm;
+				else if (spec.recursion && pm > 0 && B.name[pm] === name) m = pm;
+				else m = merging ? B.child(pm, name) : B.add(pm, name);
+				mapped[i] = m;
+				if (m >= 0 && (only <= 0 || i >= only)) B.take(m, i, ex, dex, sex);
+				i++;
 			}
-			I.self[0] += B.self[0];
-			if (dex) I.delta[0] += B.delta[0];
-			grow(I, 0, at, weight, change, B.parent, B.name, names.length, spec.minValue || 0);
-			B = I;
-		}
-		return paint(B.tree(names, !!spec.byValue, !!spec.ownDelta), t, spec.change, !!spec.ownDelta);
-	}
-	// the callers of the frames whose names `match` (outermost ones): a tree rooted at `root`, each path
-	// of callers above it innermost first, as wide as the calls it made
-	function callers(t, names, match, root, rootColour, minValue) {
-		var B = new Builder(root, false), nameOf = t.name, parentOf = t.parent, endOf = t.end, at = [], weight = [], colour = -1;
-		for (var i = 1; i < t.count;) {
-			if (!match[nameOf[i]]) { i++; continue; }
-			if (colour < 0) colour = t.colour[i];  // the function's own colour
-			if (parentOf[i] > 0) { at.push(parentOf[i]); weight.push(t.value[i]); } else B.self[0] += t.value[i];
-			i = endOf[i];
-		}
-		grow(B, 0, Int32Array.from(at), Float64Array.from(weight), null, parentOf, nameOf, names.length, minValue || 0);
-		var out = paint(B.tree(names, false, false), t, null, false);
-		if (out.count) out.colour[0] = colour >= 0 ? colour : rootColour;
-		return out;
-	}
-	// per name (or group, `groupOf(name) -> index`): self and inclusive (outermost frames only) of a tree
-	function functionCosts(t, groupOf) {
-		var rows = new Map(), open = [], active = new Map(), nameOf = t.name, endOf = t.end;
-		for (var i = 1; i < t.count; i++) {  // the root is no function
-			while (open.length && endOf[open[open.length - 1][0]] <= i) {
-				var closed = open.pop()[1];
-				active.set(closed, active.get(closed) - 1);
+			if (spec.invert) {
+				var I = new Builder(B.name[0], !!dex, !!sex), kept = 0, k;
+				var member = function (k) { return B.self[k] > 0 || (dex && B.delta[k]) || (sex && B.second[k]); };
+				for (k = 1; k < B.size; k++) if (member(k)) kept++;
+				var at = new Int32Array(kept), weight = new Float64Array(kept);
+				var change = dex ? new Float64Array(kept) : null, second = sex ? new Float64Array(kept) : null;
+				for (kept = 0, k = 1; k < B.size; k++) if (member(k)) {
+					at[kept] = k; weight[kept] = B.self[k];
+					if (change) change[kept] = B.delta[k];
+					if (second) second[kept] = B.second[k];
+					kept++;
+				}
+				I.take(0, 0, B.self, B.delta, B.second);
+				grow(I, 0, at, weight, change, second, B.parent, B.name, names.length, spec.minValue || 0);
+				B = I;
 			}
-			var g = groupOf(nameOf[i]), row = rows.get(g);
-			if (!row) rows.set(g, row = [0, 0]);
-			row[0] += t.self[i];
-			if (!active.get(g)) row[1] += t.value[i];
-			active.set(g, (active.get(g) || 0) + 1);
-			open.push([i, g]);
+			var out = paint(B.tree(names, !!spec.byValue, !!spec.ownDelta), t, spec.change);
+			out.actual = out.total - (rootKept ? t.total - t.actual : 0);
+			return out;
 		}
-		var out = {count: rows.size, name: [], self: [], inclusive: []};
-		rows.forEach(function (row, g) { out.name.push(g); out.self.push(row[0]); out.inclusive.push(row[1]); });
-		return out;
+		// the callers of the frames whose names `match` (outermost ones): a tree rooted at `root`, each path
+		// of callers above it innermost first, as wide as the calls it made (and with their second metric)
+		function callers(t, names, match, root, rootColour, minValue) {
+			var B = new Builder(root, false, !!t.second), nameOf = t.name, parentOf = t.parent, endOf = t.end;
+			var at = [], weight = [], second = [], colour = -1;
+			for (var i = 1; i < t.count;) {
+				if (!match[nameOf[i]]) { i++; continue; }
+				if (colour < 0) colour = t.colour[i];  // the function's own colour
+				if (parentOf[i] > 0) {
+					at.push(parentOf[i]); weight.push(t.value[i]);
+					if (t.second) second.push(t.second[i]);
+				} else B.take(0, i, t.value, null, t.second);
+				i = endOf[i];
+			}
+			grow(B, 0, Int32Array.from(at), Float64Array.from(weight), null, t.second ? Float64Array.from(second) : null,
+				parentOf, nameOf, names.length, minValue || 0);
+			var out = paint(B.tree(names, false, false), t, null);
+			if (out.count) out.colour[0] = colour >= 0 ? colour : rootColour;
+			return out;
+		}
+		// per name, or per group (groupOf: an Int32Array from name to group, null: each name its own; names
+		// past its end are their own): self and inclusive (outermost frames only) of a tree, rows in the order
+		// the tree first meets them
+		function functionCosts(t, groupOf) {
+			var n = t.count, nameOf = t.name, endOf = t.end, most = 0, count = 0, i, g;
+			function group(k) { return groupOf !== null && k < groupOf.length ? groupOf[k] : k; }
+			for (i = 1; i < n; i++) if ((g = group(nameOf[i])) > most) most = g;
+			var rowOf = new Int32Array(most + 1).fill(-1), active = new Int32Array(most + 1);
+			var rowName = new Int32Array(most + 1), self = new Float64Array(most + 1), inclusive = new Float64Array(most + 1);
+			var openFrame = new Int32Array(t.maxDepth + 2), openGroup = new Int32Array(t.maxDepth + 2), top = 0;
+			for (i = 1; i < n; i++) {  // the root is no function
+				while (top && endOf[openFrame[top - 1]] <= i) active[openGroup[--top]] -= 1;
+				g = group(nameOf[i]);
+				var row = rowOf[g];
+				if (row < 0) { row = rowOf[g] = count++; rowName[row] = g; }
+				self[row] += t.self[i];
+				if (!active[g]) inclusive[row] += t.value[i];
+				active[g] += 1;
+				openFrame[top] = i; openGroup[top++] = g;
+			}
+			return {count: count, name: rowName.slice(0, count), self: self.slice(0, count), inclusive: inclusive.slice(0, count)};
+		}
+		return {index: index, transform: transform, callers: callers, functionCosts: functionCosts};
+	}
+	var kit = treeKit(), index = kit.index;
+
+	// The transform worker's code (its source text, with treeKit's, is the worker's script): it keeps the
+	// page's tree and string table, and answers each job with the transformed tree and its tables of
+	// functions, their arrays transferred, not copied.
+	function transformWorker(kit, scope) {
+		var base = null, names = null;
+		scope.onmessage = function (event) {
+			var job = event.data;
+			if (job.type === "base") { base = job.tree; names = job.names; return; }
+			try {
+				for (var k = 0; k < job.names.length; k++) names.push(job.names[k]);  // names the page added since
+				var began = performance.now(), tree = kit.transform(base, names, job.spec), tables = {}, buffers = [];
+				job.groups.forEach(function (g) { tables[g.key] = kit.functionCosts(tree, g.map); });
+				[tree].concat(Object.keys(tables).map(function (key) { return tables[key]; })).forEach(function (columns) {
+					for (var key in columns) {
+						var v = columns[key];
+						if (ArrayBuffer.isView(v) && buffers.indexOf(v.buffer) < 0) buffers.push(v.buffer);
+					}
+				});
+				scope.postMessage({id: job.id, tree: tree, tables: tables, ms: performance.now() - began}, buffers);
+			} catch (error) {
+				scope.postMessage({id: job.id, error: String(error && error.stack || error)});
+			}
+		};
+	}
+
+	// TransformRunner(base, names): runs transforms of the page's tree `base` (run(spec, groups, done):
+	// done(tree, tables, where) with the tables of functions for each of `groups`, [{key, map}] as
+	// functionCosts' groupOf). In a worker made from a Blob URL of this script's own transform code (the page
+	// stays one file that asks for nothing) when the tree has at least WORKER_FRAMES frames: the page stays
+	// responsive meanwhile. The worker gets the tree once (a copy: the page keeps its own) and each job the
+	// names added since; a job started while another runs ends that worker (a transform cannot be
+	// interrupted), so the newest one wins. Where workers are unavailable or fail, on the main thread.
+	var WORKER_FRAMES = 20000;
+	var workerSource = null;
+	function TransformRunner(base, names) {
+		var mode = "auto", worker = null, sent = 0, pending = null, jobs = 0;
+		var usable = typeof Worker !== "undefined" && typeof Blob !== "undefined" && typeof URL !== "undefined" && !!URL.createObjectURL;
+		function onMainThread(spec, groups) {
+			var tree = kit.transform(base, names, spec), tables = {};
+			groups.forEach(function (g) { tables[g.key] = kit.functionCosts(tree, g.map); });
+			return {tree: tree, tables: tables};
+		}
+		function stop() {
+			if (worker) { worker.terminate(); worker = null; }
+		}
+		function fallBack() {  // the worker failed: this job and the next ones on the main thread
+			usable = false;
+			stop();
+			var job = pending;
+			pending = null;
+			if (job) { var out = onMainThread(job.spec, job.groups); job.done(out.tree, out.tables, "main"); }
+		}
+		function start() {
+			if (workerSource === null) {
+				workerSource = URL.createObjectURL(new Blob(['"use strict";(' + transformWorker.toString() + ")((" + treeKit.toString() + ")(), self);\n"],
+					{type: "text/javascript"}));
+			}
+			worker = new Worker(workerSource);
+			worker.onmessage = function (event) {
+				var answer = event.data, job = pending;
+				if (!job || answer.id !== job.id) return;  // a job since cancelled
+				if (answer.error) { fallBack(); return; }
+				pending = null;
+				job.done(answer.tree, answer.tables, "worker");
+			};
+			worker.onerror = function (event) { event.preventDefault(); fallBack(); };
+			worker.onmessageerror = fallBack;
+			var columns = {};
+			["count", "name", "depth", "start", "value", "self", "colour", "delta", "second", "parent", "end", "total", "maxDepth", "actual"]
+				.forEach(function (key) { columns[key] = base[key]; });
+			worker.postMessage({type: "base", tree: columns, names: names});
+			sent = names.length;
+		}
+		function cancel() {
+			if (pending) { pending = null; stop(); }
+		}
+		function run(spec, groups, done) {
+			cancel();
+			var id = ++jobs;
+			if (!usable || mode === "main" || (mode === "auto" && base.count < WORKER_FRAMES)) {
+				var out = onMainThread(spec, groups);
+				done(out.tree, out.tables, "main");
+				return;
+			}
+			try {
+				if (!worker) start();
+				pending = {id: id, spec: spec, groups: groups, done: done};
+				worker.postMessage({type: "job", id: id, spec: spec, groups: groups, names: names.slice(sent)});
+				sent = names.length;
+			} catch (error) {
+				pending = {id: id, spec: spec, groups: groups, done: done};
+				fallBack();
+			}
+		}
+		return {
+			run: run, cancel: cancel,
+			busy: function () { return pending !== null; },
+			// "auto" (a worker from WORKER_FRAMES frames), "worker" or "main": where the next transforms run
+			setMode: function (m) { mode = m; },
+		};
 	}
 
 	Pane.decode = decode;          // payload -> tree (columns, parent, end, total, maxDepth)
@@ -806,9 +955,10 @@
 	Pane.escapeRegex = escapeRegex;
 	Pane.ROW = ROW;
 	Pane.XPAD = XPAD;              // pixels left and right of the boxes (a ruler over a pane lines up with it)
-	Pane.transform = transform;    // (tree, names, spec) -> tree: focus, merge, drop, recursion, invert, only, byValue
-	Pane.callers = callers;        // (tree, names, match, rootName, rootColour, minValue) -> the callers' tree of some functions
-	Pane.functionCosts = functionCosts;
+	Pane.transform = kit.transform;  // (tree, names, spec) -> tree: focus, merge, drop, recursion, invert, only, byValue
+	Pane.callers = kit.callers;    // (tree, names, match, rootName, rootColour, minValue) -> the callers' tree of some functions
+	Pane.functionCosts = kit.functionCosts;  // (tree, groupOf: Int32Array name -> group, or null) -> the table of functions
+	Pane.WORKER_FRAMES = WORKER_FRAMES;  // from this many frames the viewer transforms in a worker
 	window.FlamespacePane = Pane;
 
 
@@ -948,6 +1098,7 @@
 		var mergeBox = regexField("merge", "Merge", "Frames matching this leave the graph; their callees move to their caller");
 		var hideBox = regexField("hide", "Hide", "Frames matching this leave the graph with all their callees (the total shrinks)");
 		var focusChip = tools.appendChild(el("span", {id: "focus", "class": "chip"}));
+		var workingText = tools.appendChild(el("span", {id: "working", role: "status"}));
 		var clearButton = tools.appendChild(el("button", {id: "clear-transforms", title: "Undo every transform"}, "Clear"));
 		var minimapCanvas = header.appendChild(el("canvas", {id: "minimap", title: "The whole graph: drag the window to pan"}));
 		var crumbs = header.appendChild(el("div", {id: "crumbs"}));
@@ -958,6 +1109,7 @@
 		tooltipElement();
 		function headerHeight() { return header.getBoundingClientRect().height; }
 		var pane = Pane(graph, data, {id: "canvas", inverted: !!data.inverted, top: headerHeight, draw: false, tree: base});
+		var runner = TransformRunner(base, names);
 		var searchTerm = "", picked = -1, tableFilter = null, view = "graph";
 		var focus = null;  // {text, group}: the function all of whose calls are the root
 		var sandwich = null, sandwichPanes = null;  // {text, group}; the callers' and callees' panes
@@ -1024,7 +1176,11 @@
 			return !!(leftHeavyBox.checked || invertBox.checked || recursionBox.checked || mergeBox.value || hideBox.value || focus ||
 				(threadSelect && threadSelect.value !== "-1"));
 		}
-		function apply(keepView) {
+		// Recomputes the drawn tree from the controls (in a worker on a big page: TransformRunner), then `done`.
+		// waiting: the callbacks of applies not shown yet (one cancelled by a newer apply is done when that one is)
+		var shows = 0, tablePending = false, waiting = [];
+		function apply(done) {
+			if (done) waiting.push(done);
 			var spec = {byValue: leftHeavyBox.checked, invert: invertBox.checked, recursion: recursionBox.checked,
 				only: threadSelect ? parseInt(threadSelect.value, 10) : -1, minValue: minValue, change: data.change,
 				ownDelta: data.delta === "self"};
@@ -1041,18 +1197,42 @@
 				var close = focusChip.appendChild(el("button", {id: "unfocus", title: "Show every function again"}, "\u00d7"));
 				close.addEventListener("click", function () { focus = null; apply(); });
 			}
-			var active = transformsActive();
+			var active = transformsActive(), began = performance.now();
 			clearButton.disabled = !active;
-			var tree = active ? transform(base, names, spec) : base;
-			var before = pane.view();
-			pane.setTree(tree);
-			if (keepView && tree === base && before.total === tree.total) pane.setView(before.x0, before.x1);
-			tables = {};
-			fn = tableOf(grouping);
-			tableFilter = picked < 0 ? pane.matches() : null;
-			fillTable();
-			if (view === "sandwich" && sandwich) showSandwich(sandwich);
-			remember();
+			// the new tree drawn; from a worker, the table in a task of its own (the page's longest task halved)
+			function show(tree, computed, where) {
+				var token = ++shows;
+				working(false);
+				pane.setTree(tree);
+				tables = computed || {};
+				for (var key in tables) tables[key].computed = true;
+				tablePending = where === "worker";
+				if (tablePending) setTimeout(rest, 0); else rest();
+				function rest() {
+					if (token !== shows) return;  // another tree is shown since
+					tablePending = false;
+					fn = tableOf(grouping);
+					tableFilter = picked < 0 ? pane.matches() : null;
+					fillTable();
+					if (view === "sandwich" && sandwich) showSandwich(sandwich);
+					remember();
+					api.transforms += 1;
+					api.lastTransform = {where: where, ms: performance.now() - began};
+					var callbacks = waiting;
+					waiting = [];
+					callbacks.forEach(function (callback) { callback(); });
+				}
+			}
+			if (!active) { runner.cancel(); show(base, null, "none"); return; }
+			working(true);
+			var groups = [{key: "line", map: null}];
+			if (hasFunctions) groups.push({key: "function", map: groupsOf("function")});
+			runner.run(spec, groups, show);
+		}
+		// "Working…" while a transform runs in the worker (the graph shows the tree before it, dimmed)
+		function working(on) {
+			document.body.classList.toggle("transforming", on);
+			workingText.textContent = on ? "Working\u2026" : "";
 		}
 		[leftHeavyBox, invertBox, recursionBox].forEach(function (box) { box.addEventListener("change", function () { apply(); }); });
 		[mergeBox, hideBox].forEach(function (box) { box.addEventListener("input", function () { apply(); }); });
@@ -1079,7 +1259,7 @@
 		function showSandwich(which) {
 			sandwich = which;
 			var tree = pane.tree(), match = matcher(new RegExp(termFor(which.text, which.group))), root = nameIndex(which.text);
-			var up = callers(tree, names, match, root, tree.colour[0], minValue), down = transform(tree, names, {focus: match, root: root, change: data.change, ownDelta: data.delta === "self"});
+			var up = kit.callers(tree, names, match, root, tree.colour[0], minValue), down = kit.transform(tree, names, {focus: match, root: root, change: data.change, ownDelta: data.delta === "self"});
 			if (!sandwichPanes) {
 				var common = {margin: 0, minHeight: 3 * ROW, top: function () { return 0; }};
 				sandwichPanes = [
@@ -1222,7 +1402,7 @@
 				history.replaceState(null, "", window.location.pathname + window.location.search + hash);
 			}
 		}
-		function restore() {
+		function restore(done) {
 			var state = {};
 			window.location.hash.replace(/^#/, "").split("&").forEach(function (part) {
 				var at = part.indexOf("=");
@@ -1238,16 +1418,19 @@
 			hideBox.value = state.hide || "";
 			if (threadSelect && state.only && threadSelect.querySelector("option[value='" + parseInt(state.only, 10) + "']")) threadSelect.value = String(parseInt(state.only, 10));
 			if (state.focus || state.focusf) focus = {text: state.focus || state.focusf, group: state.focusf ? "function" : "line"};
-			if (transformsActive()) apply();
-			if (state.s) { searchBox.value = state.s; search(state.s); }
-			var frame = parseInt(state.z, 10);
-			if (frame > 0 && frame < pane.tree().count) pane.zoomTo(frame);
-			else if (state.x) {
-				var span = state.x.split(",").map(Number);
-				if (span.length === 2 && isFinite(span[0]) && isFinite(span[1]) && span[1] > span[0]) pane.setView(span[0], span[1]);
+			if (transformsActive()) apply(rest); else rest();
+			function rest() {  // once the transformed tree is drawn
+				if (state.s) { searchBox.value = state.s; search(state.s); }
+				var frame = parseInt(state.z, 10);
+				if (frame > 0 && frame < pane.tree().count) pane.zoomTo(frame);
+				else if (state.x) {
+					var span = state.x.split(",").map(Number);
+					if (span.length === 2 && isFinite(span[0]) && isFinite(span[1]) && span[1] > span[0]) pane.setView(span[0], span[1]);
+				}
+				if (state.sw || state.swf) showSandwich({text: state.sw || state.swf, group: state.swf ? "function" : "line"});
+				restoring = false;
+				done();
 			}
-			if (state.sw || state.swf) showSandwich({text: state.sw || state.swf, group: state.swf ? "function" : "line"});
-			restoring = false;
 		}
 
 		// -- the table of functions (by line: frame names as they are; by function: line numbers left out) --------
@@ -1257,12 +1440,7 @@
 		function tableOf(group) {  // decoded (or computed) on first use
 			if (!tables[group]) {
 				if (transformsActive()) {
-					var groups = new Map(), groupOf = group === "line" || !groupRule ? function (k) { return k; } : function (k) {
-						var g = groups.get(k);
-						if (g === undefined) groups.set(k, g = nameIndex(names[k].replace(groupRule, data.function_group[1])));
-						return g;
-					};
-					tables[group] = functionCosts(pane.tree(), groupOf);
+					tables[group] = kit.functionCosts(pane.tree(), groupsOf(group));
 					tables[group].computed = true;
 				} else {
 					var T = data.functions[group], decoded = {count: T.count};
@@ -1273,6 +1451,17 @@
 				}
 			}
 			return tables[group];
+		}
+		// each name's group in the table by function (as functionCosts' groupOf; null: by line, each name its own)
+		var groupCache = {length: -1, map: null};
+		function groupsOf(group) {
+			if (group === "line" || !groupRule) return null;
+			if (groupCache.length !== names.length) {
+				var map = new Int32Array(names.length);
+				for (var k = 0; k < map.length; k++) map[k] = nameIndex(names[k].replace(groupRule, data.function_group[1]));
+				groupCache = {length: names.length, map: map};
+			}
+			return groupCache.map;
 		}
 		fn = tableOf(grouping);
 		var section = document.body.appendChild(el("section", {id: "functions"}));
@@ -1288,6 +1477,19 @@
 		var table = section.appendChild(el("table", {id: "table"}));
 		var headRow = table.appendChild(el("thead")).appendChild(el("tr"));
 		var body = table.appendChild(el("tbody"));
+		// each row's buttons (copied into every row) and one listener for the rows' clicks (rows are rebuilt
+		// after every transform: no listener per row)
+		var rowActions = el("td", {"class": "actions"});
+		rowActions.appendChild(el("button", {"data-action": "sandwich", title: "Who calls it and what it calls"}, "callers & callees"));
+		rowActions.appendChild(el("button", {"data-action": "focus", title: "All its calls as the root of the graph"}, "focus"));
+		body.addEventListener("click", function (e) {
+			var tr = e.target.closest("tr[data-row]"), button = e.target.closest("button[data-action]");
+			if (!tr) return;
+			var name = fn.name[parseInt(tr.getAttribute("data-row"), 10)], text = names[name];
+			if (!button) pick(name);
+			else if (button.getAttribute("data-action") === "sandwich") showSandwich({text: text, group: grouping});
+			else focusOn(text, grouping);
+		});
 		var sortKey = "inclusive", descending = true, COLUMNS = [];
 		function columnsOf() {
 			var columns = [
@@ -1351,13 +1553,7 @@
 						if (c.signed) td.className = v > 0 ? "up" : v < 0 ? "down" : "";
 					}
 				});
-				var text = names[fnName[r]], actions = tr.appendChild(el("td", {"class": "actions"}));
-				[["sandwich", "callers & callees", "Who calls it and what it calls", function () { showSandwich({text: text, group: grouping}); }],
-				 ["focus", "focus", "All its calls as the root of the graph", function () { focusOn(text, grouping); }]].forEach(function (a) {
-					var button = actions.appendChild(el("button", {"data-action": a[0], title: a[2]}, a[1]));
-					button.addEventListener("click", function (e) { e.stopPropagation(); a[3](); });
-				});
-				tr.addEventListener("click", function () { pick(fnName[r]); });
+				tr.appendChild(rowActions.cloneNode(true));  // their clicks: rowClick
 				fragment.appendChild(tr);
 			});
 			body.appendChild(fragment);
@@ -1398,17 +1594,7 @@
 		focusChip.style.display = "none";
 		crumbsOf();
 		fillTable();
-		if (n) restore(); else restoring = false;
-		document.documentElement.style.setProperty("--header", headerHeight() + "px");
-		pane.size();
-		var band = pane.band();
-		if (view === "graph" && !pane.inverted() && pane.contentHeight() > band.height) {  // a flame graph taller than the window: its root in view
-			window.scrollTo(0, graph.getBoundingClientRect().top + window.scrollY + pane.contentHeight() - band.height - headerHeight());
-		}
-		pane.draw();
-		minimap.render();
 		window.addEventListener("resize", function () { document.documentElement.style.setProperty("--header", headerHeight() + "px"); });
-
 		api.pane = pane;
 		api.sandwich = function () { return sandwichPanes; };
 		api.human = human;
@@ -1426,9 +1612,23 @@
 			return {zoom: v.frame, name: names[pane.tree().name[v.frame]], x0: v.x0, x1: v.x1, inverted: pane.inverted(),
 				matched: pane.matched(), term: searchTerm, total: v.total, view: view};
 		};
-		api.ready = true;
-		api.firstDraw = performance.now();
-		window.requestAnimationFrame(function () { api.firstPaint = performance.now(); });
+		api.transforms = 0;  // transforms shown so far (lastTransform: {where: "worker", "main" or "none", ms})
+		api.busy = function () { return runner.busy() || tablePending; };  // a transform is running in the worker, or its table waits
+		api.transformsIn = runner.setMode;  // "auto", "worker" or "main" (tests compare the two)
+		if (n) restore(started); else { restoring = false; started(); }
+		function started() {  // the view restored from the fragment (after its transforms)
+			document.documentElement.style.setProperty("--header", headerHeight() + "px");
+			pane.size();
+			var band = pane.band();
+			if (view === "graph" && !pane.inverted() && pane.contentHeight() > band.height) {  // a flame graph taller than the window: its root in view
+				window.scrollTo(0, graph.getBoundingClientRect().top + window.scrollY + pane.contentHeight() - band.height - headerHeight());
+			}
+			pane.draw();
+			minimap.render();
+			api.ready = true;
+			api.firstDraw = performance.now();
+			window.requestAnimationFrame(function () { api.firstPaint = performance.now(); });
+		}
 	}
 
 	var source = document.getElementById("flamespace-data");
