@@ -42,10 +42,10 @@ def open_stacks(opens: Any, keys: Any, frames: Any) -> Optional[Tuple[Any, Any, 
     if not opens[opened].all() or opens[closed].any() or (keys[opened] != keys[closed]).any():
         return None
     levels = level[opened]
-    bounds = numpy.searchsorted(levels, numpy.arange(1, deepest + 2))
+    bounds: Any = numpy.searchsorted(levels, numpy.arange(1, deepest + 2))
     ranks = levels * (n + 1) + opened  # increasing
     parent_at = numpy.searchsorted(ranks, ranks - (n + 1)) - 1  # the latest open one depth up (position in opened)
-    node_of = numpy.empty(len(opened), dtype=numpy.int64)
+    node_of: Any = numpy.empty(len(opened), dtype=numpy.int64)
     parents: List[Any] = [numpy.zeros(1, dtype=numpy.int64)]
     node_frames: List[Any] = [numpy.full(1, -1, dtype=numpy.int64)]
     width = int(frames[opened].max()) + 1
@@ -59,7 +59,7 @@ def open_stacks(opens: Any, keys: Any, frames: Any) -> Optional[Tuple[Any, Any, 
         node_frames.append(kinds % width)
         count += len(kinds)
     parent_of = numpy.concatenate(parents)
-    tops = numpy.empty(n, dtype=numpy.int64)
+    tops: Any = numpy.empty(n, dtype=numpy.int64)
     tops[opened] = node_of
     tops[closed] = parent_of[node_of]
     return tops, parent_of, numpy.concatenate(node_frames)

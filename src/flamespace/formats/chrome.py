@@ -102,7 +102,8 @@ def parse(
 
 
 def _chart(events: List[Any], where: str, options: ReadOptions, source: str, diagnostics: Optional[Diagnostics], document: Dict[str, Any]) -> FlameChart:
-    spans = _span_arrays(events, options, source, diagnostics)
+    had_events = bool(events)
+    spans = _span_arrays(events, options, source, diagnostics)  # empties events when it reads them
     if spans is None:  # something out of the ordinary: read event by event, which says what is wrong
         spans = _span_lists(events, where, options, source, diagnostics)
     thread_keys, thread_names, process_names, frames, columns = spans
@@ -119,7 +120,7 @@ def _chart(events: List[Any], where: str, options: ReadOptions, source: str, dia
                             labels={str(k): str(v) for k, v in ours["labels"].items()})
         scale = _scale(unit)
     thread_ids, begins, ends, nodes, stacks = stretches
-    if not len(ends) and diagnostics is not None and events:
+    if not len(ends) and diagnostics is not None and had_events:
         diagnostics.warn(f"{source}: the trace has no spans (X, or B and E events); the profile is empty")
     import numpy
 
@@ -187,12 +188,14 @@ def _span_arrays(events: List[Any], options: ReadOptions, source: str, diagnosti
     tid_codes: Dict[Any, int] = defaultdict(count().__next__)
     pid_column = numpy.fromiter(map(pid_codes.__getitem__, pids), dtype=numpy.int64, count=n)
     tid_column = numpy.fromiter(map(tid_codes.__getitem__, tids), dtype=numpy.int64, count=n)
+    del pids, tids
     keys, threads = numpy.unique(pid_column * len(tid_codes) + tid_column, return_inverse=True)
     threads = threads.reshape(-1)
     pid_values, tid_values = list(pid_codes), list(tid_codes)
     label_codes: Dict[str, int] = defaultdict(count().__next__)
-    labels = numpy.full(n, -1, dtype=numpy.int64)
+    labels: Any = numpy.full(n, -1, dtype=numpy.int64)
     labels[named] = numpy.fromiter(map(label_codes.__getitem__, names), dtype=numpy.int64, count=len(names))
+    del names
     python_frames = PythonFrames()
     frames = [_frame(text, python_frames) for text in label_codes]
     # Begin/end pairs: per thread, an end closes the latest begin still open (a stack per thread),
@@ -202,7 +205,7 @@ def _span_arrays(events: List[Any], options: ReadOptions, source: str, diagnosti
     step = numpy.where(codes[by_thread] == 2, 1, -1)
     depth = numpy.cumsum(step)
     thread_of = threads[by_thread]
-    first = numpy.ones(len(by_thread), dtype=bool)
+    first: Any = numpy.ones(len(by_thread), dtype=bool)
     first[1:] = thread_of[1:] != thread_of[:-1]
     starts_at = numpy.flatnonzero(first)
     depth -= numpy.repeat(depth[starts_at] - step[starts_at], numpy.diff(numpy.append(starts_at, len(by_thread))))
@@ -214,7 +217,9 @@ def _span_arrays(events: List[Any], options: ReadOptions, source: str, diagnosti
     ended, begun = order[closing], order[closing - 1]
     if (codes[begun] != 2).any() or (starts[ended] < starts[begun]).any():
         return None
-    open_left = numpy.ones(n, dtype=bool)
+    del spanning
+    events.clear()  # read: the events' objects go (most of the document's memory) before the spans are nested
+    open_left: Any = numpy.ones(n, dtype=bool)
     open_left[begun] = False
     open_left &= is_begin
     if open_left.any():
@@ -225,10 +230,10 @@ def _span_arrays(events: List[Any], options: ReadOptions, source: str, diagnosti
     span_end = numpy.concatenate([starts[complete] + durations, starts[ended]])
     span_label = numpy.concatenate([labels[complete], labels[begun]])
     span_order = numpy.concatenate([complete, ended])  # when each was added: where it ended
-    first_span = numpy.full(len(keys), n, dtype=numpy.int64)
+    first_span: Any = numpy.full(len(keys), n, dtype=numpy.int64)
     numpy.minimum.at(first_span, span_thread, span_order)
     ranked = numpy.argsort(first_span, kind="stable")[:int((first_span < n).sum())]
-    rank = numpy.empty(len(keys), dtype=numpy.int64)
+    rank: Any = numpy.empty(len(keys), dtype=numpy.int64)
     rank[ranked] = numpy.arange(len(ranked))
     thread_keys = [(pid_values[key // len(tid_codes)], tid_values[key % len(tid_codes)]) for key in keys[ranked].tolist()]
     return thread_keys, thread_names, process_names, frames, (rank[span_thread], span_start, span_end, span_label, span_order)
@@ -256,7 +261,7 @@ def _unended(open_left: Any, is_begin: Any, threads: Any, tids: List[Any], optio
     import numpy
 
     begins = numpy.flatnonzero(is_begin)
-    first = numpy.full(len(tids), len(is_begin), dtype=numpy.int64)
+    first: Any = numpy.full(len(tids), len(is_begin), dtype=numpy.int64)
     numpy.minimum.at(first, threads[begins], begins)
     left = numpy.bincount(threads[open_left], minlength=len(tids))
     for thread in numpy.argsort(first, kind="stable").tolist():
@@ -347,7 +352,7 @@ def _span_lists(events: List[Any], where: str, options: ReadOptions, source: str
     rows = [(k, begin, end, frame_ids[label], order) for k, thread_spans in enumerate(spans.values())
             for order, (begin, end, label) in enumerate(thread_spans)]
     columns = numpy.array(rows, dtype=object).reshape(-1, 5)
-    return list(spans), thread_names, process_names, frames, tuple(_integers(columns[:, k]) for k in range(5))  # type: ignore[return-value]
+    return list(spans), thread_names, process_names, frames, tuple(_integers(columns[:, k]) for k in range(5))
 
 
 def _stretches(columns: Tuple[Any, Any, Any, Any, Any], thread_count: int, frames: List[str]) -> Tuple[Any, Any, Any, Any, List[Stack]]:
@@ -369,9 +374,10 @@ def _stretches(columns: Tuple[Any, Any, Any, Any, Any], thread_count: int, frame
     nested = _nested_stretches(threads[order], starts[order], ends[order], labels[order], frames)
     if nested is not None:
         return nested
-    bounds = numpy.searchsorted(threads[order], numpy.arange(thread_count + 1))
+    bounds: Any = numpy.searchsorted(threads[order], numpy.arange(thread_count + 1))
     out_threads, out_begins, out_ends, out_nodes = array("q"), array("q"), array("q"), array("q")
-    parent, label_of, children = [-1], [-1], [{}]  # per node of the tree; 0: no frame open
+    children: List[Dict[int, int]] = [{}]
+    parent, label_of = [-1], [-1]  # per node of the tree; 0: no frame open
     for thread in range(thread_count):
         chosen = order[bounds[thread]:bounds[thread + 1]]
         before = len(out_ends)
@@ -400,14 +406,14 @@ def _stretches(columns: Tuple[Any, Any, Any, Any, Any], thread_count: int, frame
                     out_nodes.append(top)
             cursor = start
             kids = children[top]
-            node = kids.get(label)
-            if node is None:
-                node = kids[label] = len(parent)
+            child = kids.get(label)
+            if child is None:
+                child = kids[label] = len(parent)
                 parent.append(top)
                 label_of.append(label)
                 children.append({})
             open_ends.append(end)
-            open_nodes.append(node)
+            open_nodes.append(child)
         out_threads.extend(array("q", [thread]) * (len(out_ends) - before))
     stacks = node_stacks(numpy.array(parent), numpy.array(label_of), frames)
     as_numpy = [numpy.frombuffer(column, dtype=numpy.int64) if len(column) else numpy.zeros(0, dtype=numpy.int64)

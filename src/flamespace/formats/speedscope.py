@@ -142,12 +142,12 @@ def parse(
             part = (numpy.array(times, dtype=numpy.int64), numpy.array(ids, dtype=numpy.intp), _weight_array(weights))
         parts.append(part)
     lengths = [len(part[0]) for part in parts]
-    weights = [part[2] for part in parts]
+    weight_parts = [part[2] for part in parts]
     return FlameChart.in_time_order(
         stacks, thread_names, numpy.concatenate([part[0] for part in parts] or [numpy.zeros(0, dtype=numpy.int64)]),
         numpy.repeat(numpy.arange(len(parts)), lengths),
         numpy.concatenate([part[1] for part in parts] or [numpy.zeros(0, dtype=numpy.intp)]),
-        numpy.concatenate(weights) if weights and all(w.dtype != object for w in weights) else _objects(weights),
+        numpy.concatenate(weight_parts) if weight_parts and all(w.dtype != object for w in weight_parts) else _objects(weight_parts),
         _metadata(document, unit))
 
 
@@ -191,24 +191,30 @@ def _evented_arrays(profile: Dict[str, Any], frames: List[str], origin: Number, 
         indices = [event["frame"] for event in events]
     except (TypeError, KeyError):
         return None
+    events.clear()  # the events' objects go (most of the document's memory), those of their fields stay
+
+    def refused() -> None:
+        """None, the events given back as :func:`_evented` reads them (their three fields)."""
+        events[:] = [{"type": kind, "at": at, "frame": frame} for kind, at, frame in zip(kinds, ats, indices)]
+
     at_types = set(map(type, ats))
     if not (at_types == {int} or at_types == {float}) or set(map(type, indices)) != {int} or set(map(type, kinds)) != {str} \
             or not set(kinds) <= {"O", "C"}:
-        return None
+        return refused()
     try:
         at = numpy.array(ats, dtype=numpy.int64 if int in at_types else numpy.float64)
         frame_ids = numpy.array(indices, dtype=numpy.int64)
     except OverflowError:
-        return None
+        return refused()
     if at_types == {int} and not ((at > -2**62) & (at < 2**62)).all():  # differences from the origin stay in int64
-        return None
+        return refused()
     if not ((at > -MAX_VALUE) & (at < MAX_VALUE)).all() or ats[0] < start or (at[1:] < at[:-1]).any():
-        return None
+        return refused()
     if not ((frame_ids >= 0) & (frame_ids < len(frames))).all():
-        return None
+        return refused()
     nested = open_stacks(numpy.fromiter(map("O".__eq__, kinds), dtype=bool, count=len(kinds)), frame_ids, frame_ids)
     if nested is None:
-        return None
+        return refused()
     tops, parents, node_frames = nested
     keep = (tops[:-1] != 0) & (at[1:] > at[:-1])  # a stretch from each event to the next while a frame is open
     ends, weights = at[1:][keep], (at[1:] - at[:-1])[keep]
@@ -216,7 +222,7 @@ def _evented_arrays(profile: Dict[str, Any], frames: List[str], origin: Number, 
     if scale is not None:
         scaled = scaled * scale
     if not ((scaled >= -_LATEST_NS) & (scaled <= _LATEST_NS)).all():
-        return None
+        return refused()
     times = scaled if scaled.dtype.kind == "i" else numpy.rint(scaled).astype(numpy.int64)
     first = len(stacks)
     stacks.extend(node_stacks(parents, node_frames, frames))
