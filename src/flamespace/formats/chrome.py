@@ -122,23 +122,14 @@ def _chart(events: List[Any], where: str, options: ReadOptions, source: str, dia
     thread_ids, begins, ends, nodes, stacks = stretches
     if not len(ends) and diagnostics is not None and had_events:
         diagnostics.warn(f"{source}: the trace has no spans (X, or B and E events); the profile is empty")
-    import numpy
-
     weights: Any = ends - begins
-    if scale != 1.0:
-        weights = _objects([_json.unscaled(weight / scale) for weight in weights.tolist()])
+    if scale != 1.0:  # a profile of another unit, written by us
+        from .speedscope import _objects
+
+        weights = _objects([[_json.unscaled(weight / scale) for weight in weights.tolist()]])
     names = [thread_names.get(thread) or f"{thread[0]}:{thread[1]}" for thread in thread_keys]
     origin = int(begins.min()) if len(begins) else 0
-    return FlameChart.in_time_order(stacks, names,
-                                    ends - origin, thread_ids, nodes, weights, metadata)
-
-
-def _objects(values: List[Any]) -> Any:
-    import numpy
-
-    array: Any = numpy.empty(len(values), dtype=object)
-    array[:] = values
-    return array
+    return FlameChart.in_time_order(stacks, names, ends - origin, thread_ids, nodes, weights, metadata)
 
 
 #: The phases read, by code.

@@ -193,9 +193,10 @@ def _evented_arrays(profile: Dict[str, Any], frames: List[str], origin: Number, 
         return None
     events.clear()  # the events' objects go (most of the document's memory), those of their fields stay
 
-    def refused() -> None:
+    def refused() -> Optional[Tuple[Any, Any, Any]]:
         """None, the events given back as :func:`_evented` reads them (their three fields)."""
         events[:] = [{"type": kind, "at": at, "frame": frame} for kind, at, frame in zip(kinds, ats, indices)]
+        return None
 
     at_types = set(map(type, ats))
     if not (at_types == {int} or at_types == {float}) or set(map(type, indices)) != {int} or set(map(type, kinds)) != {str} \
