@@ -15,6 +15,8 @@ import contextlib
 
 import pytest
 
+from flamespace.core.chart import FlameChart
+from flamespace.core.metadata import Metadata
 from flamespace.diagnostics import Diagnostics
 from flamespace.errors import InputError
 from flamespace.formats import _nesting, chrome, speedscope
@@ -91,9 +93,12 @@ def _mangle(rng: random.Random, events: List[Any], fields: List[str]) -> None:
             event[field] = rng.choice([-1, 10**30, "x", None, True, 2.0, float("nan"), [1]])
 
 
-@pytest.fixture(params=["arrays", "shallow"])
+@pytest.fixture(params=["arrays", "shallow", "small"])
 def depth(request: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """As they are, and with nesting deeper than one frame left to the loops (Chrome's cut) and per-event reading."""
+    """The readers with arrays, also for these small traces; with nesting deeper than one frame
+    left to the loops (Chrome's cut) and per-event reading; and as small traces are read, event
+    by event without numpy."""
+    monkeypatch.setattr(_nesting, "ARRAYS_FROM", 10**9 if request.param == "small" else 0)
     if request.param == "shallow":
         monkeypatch.setattr(_nesting, "MAX_DEPTH", 1)
 
@@ -164,8 +169,26 @@ def test_chrome_reader_equals_the_per_event_reader(seed: int, depth: None) -> No
         assert _outcome(chrome.parse, text, options=options) == expected
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_charts_written_by_the_writers_read_back_as_the_per_event_readers_read_them(seed: int, depth: None) -> None:
+    """Random charts (several threads, equal times, gaps, nesting) through each writer."""
+    rng = random.Random(seed)
+    chart = FlameChart(Metadata(unit="ns", metric="wall"))
+    now = 0
+    frames = ["main", "f (m.py:3)", "g", "h"]
+    for _ in range(rng.randint(0, 60)):
+        now += rng.choice([0, 0, 5, 40])
+        stack = tuple(rng.choice(frames) for _ in range(rng.randint(1, 5)))
+        chart.append(now, rng.choice(["main", "worker", "io"]), stack, rng.choice([1, 3, 40]))
+    for module, read in ((speedscope, reference.speedscope_parse), (chrome, reference.chrome_parse)):
+        text = io.StringIO()
+        module.dump(chart, text)
+        assert _outcome(module.parse, text.getvalue()) == _outcome(read, text.getvalue())
+
+
 def test_the_random_traces_reach_every_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """The random documents reach the array readers (most), and their fallbacks (else the tests above test little)."""
+    monkeypatch.setattr(_nesting, "ARRAYS_FROM", 0)
     seen: Counter = Counter()
     for module, name in ((chrome, "_span_arrays"), (chrome, "_nested_stretches"), (speedscope, "_evented_arrays")):
 

@@ -16,6 +16,10 @@ if TYPE_CHECKING:
 #: Deeper nesting is refused (None): a depth costs a few array operations however few its events.
 MAX_DEPTH = 4096
 
+#: Traces of fewer events are read event by event: importing numpy (about 0.07 s) would cost
+#: more than the arrays save.
+ARRAYS_FROM = 10_000
+
 
 def open_stacks(opens: Any, keys: Any, frames: Any) -> Optional[Tuple[Any, Any, Any]]:
     """(the node open after each event, each node's parent, each node's frame) of events in

@@ -33,6 +33,7 @@ from ..core.vector import MAX_VALUE
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 from . import _json
+from . import _nesting
 from ._nesting import node_stacks, open_stacks
 
 TYPE_CHECKING = False
@@ -102,12 +103,12 @@ def parse(
 
 
 def _chart(events: List[Any], where: str, options: ReadOptions, source: str, diagnostics: Optional[Diagnostics], document: Dict[str, Any]) -> FlameChart:
-    had_events = bool(events)
-    spans = _span_arrays(events, options, source, diagnostics)  # empties events when it reads them
-    if spans is None:  # something out of the ordinary: read event by event, which says what is wrong
-        spans = _span_lists(events, where, options, source, diagnostics)
-    thread_keys, thread_names, process_names, frames, columns = spans
-    stretches = _stretches(columns, len(thread_keys), frames)
+    had_events, arrays = bool(events), len(events) >= _nesting.ARRAYS_FROM
+    read = _span_arrays(events, options, source, diagnostics) if arrays else None  # empties events when it reads them
+    if read is None:  # small, or out of the ordinary: event by event, which names a bad event
+        spans, thread_names, process_names = _read_events(events, where, options, source, diagnostics)
+    else:
+        thread_keys, thread_names, process_names, frames, columns = read
     labels = {"profiler": "viztracer" if "viztracer_metadata" in document else "chrome trace"}
     if process_names:
         labels["processes"] = ", ".join(sorted(set(process_names.values())))
@@ -119,17 +120,39 @@ def _chart(events: List[Any], where: str, options: ReadOptions, source: str, dia
         metadata = Metadata(unit=unit, metric=metric if isinstance(metric, str) else None,
                             labels={str(k): str(v) for k, v in ours["labels"].items()})
         scale = _scale(unit)
-    thread_ids, begins, ends, nodes, stacks = stretches
-    if not len(ends) and diagnostics is not None and had_events:
-        diagnostics.warn(f"{source}: the trace has no spans (X, or B and E events); the profile is empty")
-    weights: Any = ends - begins
-    if scale != 1.0:  # a profile of another unit, written by us
-        from .speedscope import _objects
+    if not arrays:
+        chart = _sample_chart(spans, thread_names, metadata, scale)
+    else:
+        if read is None:
+            thread_keys, frames, columns = _span_columns(spans)
+        thread_ids, begins, ends, nodes, stacks = _stretches(columns, len(thread_keys), frames)
+        weights: Any = ends - begins
+        if scale != 1.0:  # a profile of another unit, written by us
+            from .speedscope import _objects
 
-        weights = _objects([[_json.unscaled(weight / scale) for weight in weights.tolist()]])
-    names = [thread_names.get(thread) or f"{thread[0]}:{thread[1]}" for thread in thread_keys]
-    origin = int(begins.min()) if len(begins) else 0
-    return FlameChart.in_time_order(stacks, names, ends - origin, thread_ids, nodes, weights, metadata)
+            weights = _objects([[_json.unscaled(weight / scale) for weight in weights.tolist()]])
+        names = [thread_names.get(thread) or f"{thread[0]}:{thread[1]}" for thread in thread_keys]
+        origin = int(begins.min()) if len(begins) else 0
+        chart = FlameChart.in_time_order(stacks, names, ends - origin, thread_ids, nodes, weights, metadata)
+    if not len(chart) and diagnostics is not None and had_events:
+        diagnostics.warn(f"{source}: the trace has no spans (X, or B and E events); the profile is empty")
+    return chart
+
+
+def _sample_chart(spans: Dict[Tuple[Any, Any], List[Span]], thread_names: Dict[Tuple[Any, Any], str], metadata: Metadata,
+                  scale: float) -> FlameChart:
+    """The chart of a small trace's spans, a sample at a time (no numpy)."""
+    samples: List[Tuple[int, str, Stack, int]] = []
+    for thread, thread_spans in spans.items():
+        label = thread_names.get(thread) or f"{thread[0]}:{thread[1]}"
+        for begin, end, frames in _segments(thread_spans):
+            samples.append((end, label, frames, end - begin))
+    samples.sort(key=lambda sample: sample[0])
+    origin = min((end - weight for end, _, _, weight in samples), default=0)
+    chart = FlameChart(metadata)
+    for end, label, frames, weight in samples:
+        chart.append(end - origin, label, frames, weight if scale == 1.0 else _json.unscaled(weight / scale))
+    return chart
 
 
 #: The phases read, by code.
@@ -140,7 +163,7 @@ def _span_arrays(events: List[Any], options: ReadOptions, source: str, diagnosti
     """The spans of a trace with array operations on the lists of the events' fields that json
     made (no object made per event); None for anything out of the ordinary (a bad event,
     times beyond 2**53 ns, thread ids that are neither ints nor strings), which
-    :func:`_span_lists` then reads event by event."""
+    :func:`_read_events` then reads event by event."""
     import numpy
     from collections import defaultdict
     from itertools import compress, count, repeat
@@ -274,11 +297,11 @@ def _frame(text: str, names: PythonFrames) -> str:
     return sys.intern(names(*split) if split else text)
 
 
-def _span_lists(events: List[Any], where: str, options: ReadOptions, source: str, diagnostics: Optional[Diagnostics]) -> _Spans:
-    """The spans of a trace read event by event (see :func:`_span_arrays`), each bad event
-    refused (or skipped with ``skip_invalid``) naming its place."""
-    import numpy
-
+def _read_events(events: List[Any], where: str, options: ReadOptions, source: str, diagnostics: Optional[Diagnostics]
+                 ) -> Tuple[Dict[Tuple[Any, Any], List[Span]], Dict[Tuple[Any, Any], str], Dict[Any, str]]:
+    """The spans of a trace read event by event, per thread (pid, tid) in the order their first
+    span ends, and the names of threads and processes; each bad event refused (or skipped with
+    ``skip_invalid``) naming its place."""
     spans: Dict[Tuple[Any, Any], List[Span]] = {}
     begun: Dict[Tuple[Any, Any], List[Tuple[int, str]]] = {}
     thread_names: Dict[Tuple[Any, Any], str] = {}
@@ -338,12 +361,20 @@ def _span_lists(events: List[Any], where: str, options: ReadOptions, source: str
     for thread, open_spans in begun.items():
         if open_spans:
             _unended_on(len(open_spans), thread[1], options, source, diagnostics)
-    frames = list(dict.fromkeys(frame_names.values()))
+    return spans, thread_names, process_names
+
+
+def _span_columns(spans: Dict[Tuple[Any, Any], List[Span]]) -> Tuple[List[Tuple[Any, Any]], List[str], Tuple[Any, Any, Any, Any, Any]]:
+    """:func:`_read_events`' spans as :func:`_span_arrays` gives them: threads, frames, columns."""
+    import numpy
+
+    frames = list(dict.fromkeys(label for thread_spans in spans.values() for _, _, label in thread_spans))
     frame_ids = {frame: k for k, frame in enumerate(frames)}
     rows = [(k, begin, end, frame_ids[label], order) for k, thread_spans in enumerate(spans.values())
             for order, (begin, end, label) in enumerate(thread_spans)]
     columns = numpy.array(rows, dtype=object).reshape(-1, 5)
-    return list(spans), thread_names, process_names, frames, tuple(_integers(columns[:, k]) for k in range(5))
+    return list(spans), frames, (_integers(columns[:, 0]), _integers(columns[:, 1]), _integers(columns[:, 2]),
+                                 _integers(columns[:, 3]), _integers(columns[:, 4]))
 
 
 def _stretches(columns: Tuple[Any, Any, Any, Any, Any], thread_count: int, frames: List[str]) -> Tuple[Any, Any, Any, Any, List[Stack]]:
@@ -440,6 +471,44 @@ def _nested_stretches(threads: Any, starts: Any, ends: Any, labels: Any, frames:
 def _scale(unit: Optional[str]) -> float:
     """Nanoseconds of trace time per unit of weight, as the writer draws them (a unit that is not time: a microsecond)."""
     return TIME_UNITS.get(unit or "samples", 1000.0)
+
+
+def _segments(spans: List[Span]) -> List[Tuple[int, int, Stack]]:
+    """(start, end, stack) of every stretch of time where the open spans stay the same.
+
+    Spans sorted by start, the longer first, nest: one that starts inside another is its child,
+    cut at the parent's end if it runs past it. Of two spans with the same start and end, the
+    one that ended later in the file is the outer: an end event or a complete event is written
+    when its call returns, the inner call's first.
+    """
+    order = sorted(range(len(spans)), key=lambda k: (spans[k][0], -spans[k][1], -k))
+    spans[:] = [spans[k] for k in order]
+    out: List[Tuple[int, int, Stack]] = []
+    open_ends: List[int] = []
+    open_names: List[str] = []
+    cursor = 0
+
+    def close_until(time: int) -> None:
+        nonlocal cursor
+        while open_ends and open_ends[-1] <= time:
+            end = open_ends[-1]
+            if end > cursor:
+                out.append((cursor, end, tuple(open_names)))
+                cursor = end
+            open_ends.pop()
+            open_names.pop()
+
+    for start, end, label in spans:
+        close_until(start)
+        if open_ends:
+            end = min(end, open_ends[-1])
+            if start > cursor:
+                out.append((cursor, start, tuple(open_names)))
+        cursor = start
+        open_ends.append(end)
+        open_names.append(label)
+    close_until(sys.maxsize)
+    return out
 
 
 # -- writing -------------------------------------------------------------------------------

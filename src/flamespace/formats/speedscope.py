@@ -29,6 +29,7 @@ from ..core.units import TIME_UNITS
 from ..core.vector import MAX_VALUE, FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
+from . import _nesting
 from ._nesting import node_stacks, open_stacks
 
 if TYPE_CHECKING:
@@ -116,31 +117,38 @@ def parse(
     unit = _UNITS.get(units.pop(), None) if units else None
     scale = TIME_UNITS.get(unit) if unit else None
     origin = min((_start_value(profiles[index], f"profiles[{index}]", source) for index in chosen), default=0)
-    import numpy
-
+    arrays = sum(len(events) for events in (profiles[index].get("events") for index in chosen)
+                 if isinstance(events, list)) >= _nesting.ARRAYS_FROM
+    samples: List[Tuple[int, str, Stack, Number]] = []  # read event by event
     stacks: List[Stack] = []
     thread_names: List[str] = []
-    parts: List[Tuple[Any, Any, Any]] = []  # per profile: (ns times, stack ids into stacks, weights)
+    parts: List[Tuple[Any, Any, Any]] = []  # read with arrays: per profile (ns times, stack ids into stacks, weights)
     threads: Dict[str, int] = {}
     for index in chosen:
         profile = profiles[index]
         where = f"profiles[{index}]"
-        thread_names.append(_thread_name(profile, index, threads))
+        thread = _thread_name(profile, index, threads)
+        thread_names.append(thread)
         kind = profile.get("type")
         if kind not in ("sampled", "evented"):
             raise InputError(f"{where} has type {kind!r}; expected 'sampled' or 'evented'", source)
-        part = _evented_arrays(profile, frames, origin, scale, stacks) if kind == "evented" else None
-        if part is None:  # sampled, or an evented profile the arrays refused: read event by event, which says what is wrong
+        part = _evented_arrays(profile, frames, origin, scale, stacks) if kind == "evented" and arrays else None
+        if part is None:  # small, sampled, or an evented profile the arrays refused: event by event, which names a bad one
             stretches = _sampled(profile, frames, where, source) if kind == "sampled" else _evented(profile, frames, where, source)
-            times, ids, weights = [], [], []
-            for stack, end, weight in stretches:
-                if weight > 0:
-                    times.append(_ns(end - origin, scale, where, source))
-                    ids.append(len(stacks))
-                    stacks.append(stack)
-                    weights.append(weight)
-            part = (numpy.array(times, dtype=numpy.int64), numpy.array(ids, dtype=numpy.intp), _weight_array(weights))
+            rows = [(_ns(end - origin, scale, where, source), thread, stack, weight) for stack, end, weight in stretches if weight > 0]
+            if not arrays:
+                samples.extend(rows)
+                continue
+            part = _columns(rows, stacks)
         parts.append(part)
+    if not arrays:
+        samples.sort(key=itemgetter(0))  # stable: each thread's samples keep their order
+        chart = FlameChart(_metadata(document, unit))
+        for sample in samples:
+            chart.append(*sample)
+        return chart
+    import numpy
+
     lengths = [len(part[0]) for part in parts]
     weight_parts = [part[2] for part in parts]
     return FlameChart.in_time_order(
@@ -151,16 +159,21 @@ def parse(
         _metadata(document, unit))
 
 
-def _weight_array(weights: List[Number]) -> Any:
-    """Python numbers as int64 when all are ints that fit, else as an object array of themselves."""
+def _columns(rows: List[Tuple[int, str, Stack, Number]], stacks: List[Stack]) -> Tuple[Any, Any, Any]:
+    """Samples read event by event as a profile's part of the arrays (their stacks appended to
+    ``stacks``); weights as int64 when all are ints that fit, else as the Python numbers."""
     import numpy
 
+    times = numpy.array([row[0] for row in rows], dtype=numpy.int64)
+    ids = numpy.arange(len(stacks), len(stacks) + len(rows))
+    stacks.extend(row[2] for row in rows)
+    weights = [row[3] for row in rows]
     if all(type(weight) is int for weight in weights):
         try:
-            return numpy.array(weights, dtype=numpy.int64)
+            return times, ids, numpy.array(weights, dtype=numpy.int64)
         except OverflowError:
             pass
-    return _objects([weights])
+    return times, ids, _objects([weights])
 
 
 def _objects(parts: List[Any]) -> Any:
