@@ -29,9 +29,12 @@ from ..core.metadata import Metadata
 from ..core.units import TIME_UNITS
 from ..core.vector import FlameGraph
 from ..core.python_frames import PythonFrames, split_frame
+from ..core.vector import MAX_VALUE
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 from . import _json
+from . import _nesting
+from ._nesting import node_stacks, open_stacks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,6 +43,10 @@ if TYPE_CHECKING:
     from .._types import Number, Stack
 
     Span = Tuple[int, int, str]  # start ns, end ns, frame
+    # A trace's spans: the threads' (pid, tid) in the order their first span ends, the names of
+    # threads and processes, the frames, and the spans' columns (thread, start ns, end ns, frame,
+    # the order spans ended in), numpy arrays.
+    _Spans = Tuple[List[Tuple[Any, Any]], Dict[Tuple[Any, Any], str], Dict[Any, str], List[str], Tuple[Any, Any, Any, Any, Any]]
 
 name = "chrome"
 extensions = (".trace.json", ".trace", ".perfetto.json")
@@ -96,18 +103,216 @@ def parse(
 
 
 def _chart(events: List[Any], where: str, options: ReadOptions, source: str, diagnostics: Optional[Diagnostics], document: Dict[str, Any]) -> FlameChart:
+    had_events, arrays = bool(events), len(events) >= _nesting.ARRAYS_FROM
+    read = _span_arrays(events, options, source, diagnostics) if arrays else None  # empties events when it reads them
+    if read is None:  # small, or out of the ordinary: event by event, which names a bad event
+        spans, thread_names, process_names = _read_events(events, where, options, source, diagnostics)
+    else:
+        thread_keys, thread_names, process_names, frames, columns = read
+    labels = {"profiler": "viztracer" if "viztracer_metadata" in document else "chrome trace"}
+    if process_names:
+        labels["processes"] = ", ".join(sorted(set(process_names.values())))
+    metadata, scale = Metadata(unit="ns", metric="wall", labels=labels), 1.0
+    ours = document.get("flamespace")
+    if isinstance(ours, dict) and isinstance(ours.get("labels"), dict):  # written by us: the profile's own metadata and unit
+        unit, metric = ours.get("unit"), ours.get("metric")
+        unit = unit if isinstance(unit, str) else None
+        metadata = Metadata(unit=unit, metric=metric if isinstance(metric, str) else None,
+                            labels={str(k): str(v) for k, v in ours["labels"].items()})
+        scale = _scale(unit)
+    if not arrays:
+        chart = _sample_chart(spans, thread_names, metadata, scale)
+    else:
+        if read is None:
+            thread_keys, frames, columns = _span_columns(spans)
+        thread_ids, begins, ends, nodes, stacks = _stretches(columns, len(thread_keys), frames)
+        weights: Any = ends - begins
+        if scale != 1.0:  # a profile of another unit, written by us
+            from .speedscope import _objects
+
+            weights = _objects([[_json.unscaled(weight / scale) for weight in weights.tolist()]])
+        names = [thread_names.get(thread) or f"{thread[0]}:{thread[1]}" for thread in thread_keys]
+        origin = int(begins.min()) if len(begins) else 0
+        chart = FlameChart.in_time_order(stacks, names, ends - origin, thread_ids, nodes, weights, metadata)
+    if not len(chart) and diagnostics is not None and had_events:
+        diagnostics.warn(f"{source}: the trace has no spans (X, or B and E events); the profile is empty")
+    return chart
+
+
+def _sample_chart(spans: Dict[Tuple[Any, Any], List[Span]], thread_names: Dict[Tuple[Any, Any], str], metadata: Metadata,
+                  scale: float) -> FlameChart:
+    """The chart of a small trace's spans, a sample at a time (no numpy)."""
+    samples: List[Tuple[int, str, Stack, int]] = []
+    for thread, thread_spans in spans.items():
+        label = thread_names.get(thread) or f"{thread[0]}:{thread[1]}"
+        for begin, end, frames in _segments(thread_spans):
+            samples.append((end, label, frames, end - begin))
+    samples.sort(key=lambda sample: sample[0])
+    origin = min((end - weight for end, _, _, weight in samples), default=0)
+    chart = FlameChart(metadata)
+    for end, label, frames, weight in samples:
+        chart.append(end - origin, label, frames, weight if scale == 1.0 else _json.unscaled(weight / scale))
+    return chart
+
+
+#: The phases read, by code.
+_PHASES = {"X": 1, "B": 2, "E": 3, "M": 4}
+
+
+def _span_arrays(events: List[Any], options: ReadOptions, source: str, diagnostics: Optional[Diagnostics]) -> Optional[_Spans]:
+    """The spans of a trace with array operations on the lists of the events' fields that json
+    made (no object made per event); None for anything out of the ordinary (a bad event,
+    times beyond 2**53 ns, thread ids that are neither ints nor strings), which
+    :func:`_read_events` then reads event by event."""
+    import numpy
+    from collections import defaultdict
+    from itertools import compress, count, repeat
+
+    if not events or set(map(type, events)) != {dict}:
+        return None
+    try:
+        codes = numpy.fromiter(map(_PHASES.get, [event.get("ph") for event in events], repeat(0)), dtype=numpy.int8, count=len(events))
+        thread_names: Dict[Tuple[Any, Any], str] = {}
+        process_names: Dict[Any, str] = {}
+        for event in compress(events, (codes == 4).tolist()):
+            args = event.get("args")
+            label = args.get("name") if isinstance(args, dict) else None
+            if isinstance(label, str):
+                if event.get("name") == "thread_name":
+                    thread_names[(event.get("pid"), event.get("tid"))] = label
+                elif event.get("name") == "process_name":
+                    process_names[event.get("pid")] = label
+    except TypeError:  # an unhashable phase or id
+        return None
+    chosen = (codes >= 1) & (codes <= 3)
+    spanning = list(compress(events, chosen.tolist()))
+    codes = codes[chosen]
+    n = len(spanning)
+    is_complete, is_begin = codes == 1, codes == 2
+    named = is_complete | is_begin
+    names = [event.get("name") for event in compress(spanning, named.tolist())]
+    if names and set(map(type, names)) != {str}:
+        return None
+    starts = _nanoseconds([event.get("ts") for event in spanning], -MAX_VALUE)
+    durations = _nanoseconds([event.get("dur", 0) for event in compress(spanning, is_complete.tolist())], 0)
+    pids, tids = [event.get("pid") for event in spanning], [event.get("tid") for event in spanning]
+    if starts is None or durations is None or not set(map(type, pids)) | set(map(type, tids)) <= {int, str, type(None)}:
+        return None
+    pid_codes: Dict[Any, int] = defaultdict(count().__next__)
+    tid_codes: Dict[Any, int] = defaultdict(count().__next__)
+    pid_column = numpy.fromiter(map(pid_codes.__getitem__, pids), dtype=numpy.int64, count=n)
+    tid_column = numpy.fromiter(map(tid_codes.__getitem__, tids), dtype=numpy.int64, count=n)
+    del pids, tids
+    keys, threads = numpy.unique(pid_column * len(tid_codes) + tid_column, return_inverse=True)
+    threads = threads.reshape(-1)
+    pid_values, tid_values = list(pid_codes), list(tid_codes)
+    label_codes: Dict[str, int] = defaultdict(count().__next__)
+    labels: Any = numpy.full(n, -1, dtype=numpy.int64)
+    labels[named] = numpy.fromiter(map(label_codes.__getitem__, names), dtype=numpy.int64, count=len(names))
+    del names
+    python_frames = PythonFrames()
+    frames = [_frame(text, python_frames) for text in label_codes]
+    # Begin/end pairs: per thread, an end closes the latest begin still open (a stack per thread),
+    # found as the begin just before it among the thread's events at its depth.
+    paired = numpy.flatnonzero(codes >= 2)
+    by_thread = paired[numpy.argsort(threads[paired], kind="stable")]
+    step = numpy.where(codes[by_thread] == 2, 1, -1)
+    depth = numpy.cumsum(step)
+    thread_of = threads[by_thread]
+    first: Any = numpy.ones(len(by_thread), dtype=bool)
+    first[1:] = thread_of[1:] != thread_of[:-1]
+    starts_at = numpy.flatnonzero(first)
+    depth -= numpy.repeat(depth[starts_at] - step[starts_at], numpy.diff(numpy.append(starts_at, len(by_thread))))
+    if (depth < 0).any():  # an end of nothing
+        return None
+    level = depth + (step < 0)
+    order = by_thread[numpy.lexsort((numpy.arange(len(by_thread)), level, thread_of))]
+    closing = numpy.flatnonzero(codes[order] == 3)
+    ended, begun = order[closing], order[closing - 1]
+    if (codes[begun] != 2).any() or (starts[ended] < starts[begun]).any():
+        return None
+    del spanning
+    events.clear()  # read: the events' objects go (most of the document's memory) before the spans are nested
+    open_left: Any = numpy.ones(n, dtype=bool)
+    open_left[begun] = False
+    open_left &= is_begin
+    if open_left.any():
+        _unended(open_left, is_begin, threads, [tid_values[key % len(tid_codes)] for key in keys.tolist()], options, source, diagnostics)
+    complete = numpy.flatnonzero(is_complete)
+    span_thread = numpy.concatenate([threads[complete], threads[ended]])
+    span_start = numpy.concatenate([starts[complete], starts[begun]])
+    span_end = numpy.concatenate([starts[complete] + durations, starts[ended]])
+    span_label = numpy.concatenate([labels[complete], labels[begun]])
+    span_order = numpy.concatenate([complete, ended])  # when each was added: where it ended
+    first_span: Any = numpy.full(len(keys), n, dtype=numpy.int64)
+    numpy.minimum.at(first_span, span_thread, span_order)
+    ranked = numpy.argsort(first_span, kind="stable")[:int((first_span < n).sum())]
+    rank: Any = numpy.empty(len(keys), dtype=numpy.int64)
+    rank[ranked] = numpy.arange(len(ranked))
+    thread_keys = [(pid_values[key // len(tid_codes)], tid_values[key % len(tid_codes)]) for key in keys[ranked].tolist()]
+    return thread_keys, thread_names, process_names, frames, (rank[span_thread], span_start, span_end, span_label, span_order)
+
+
+def _nanoseconds(values: List[Any], minimum: float) -> Any:
+    """``round(value * 1000)`` of each of ``values`` (microseconds) as int64, exactly as in
+    Python: None if one is no number in [minimum, MAX_VALUE) or the products pass 2**53."""
+    import numpy
+
+    if not set(map(type, values)) <= {int, float}:
+        return None
+    try:
+        times = numpy.array(values, dtype=numpy.float64)
+    except OverflowError:
+        return None
+    if not ((times >= minimum) & (numpy.abs(times) < 2.0**53 / 1000)).all():  # also NaN
+        return None
+    return numpy.rint(times * 1000).astype(numpy.int64)
+
+
+def _unended(open_left: Any, is_begin: Any, threads: Any, tids: List[Any], options: ReadOptions, source: str,
+             diagnostics: Optional[Diagnostics]) -> None:
+    """Refuse (or with ``skip_invalid``, report) begins never ended, per thread in the order of their first begin."""
+    import numpy
+
+    begins = numpy.flatnonzero(is_begin)
+    first: Any = numpy.full(len(tids), len(is_begin), dtype=numpy.int64)
+    numpy.minimum.at(first, threads[begins], begins)
+    left = numpy.bincount(threads[open_left], minlength=len(tids))
+    for thread in numpy.argsort(first, kind="stable").tolist():
+        if left[thread]:
+            _unended_on(int(left[thread]), tids[thread], options, source, diagnostics)
+
+
+def _unended_on(count: int, tid: Any, options: ReadOptions, source: str, diagnostics: Optional[Diagnostics]) -> None:
+    reason = f"{count} spans begun on thread {tid!r} never end"
+    if not options.skip_invalid:
+        raise InputError(reason + " (truncated trace?)", source)
+    if diagnostics is not None:
+        diagnostics.skip(source, None, reason)
+
+
+def _frame(text: str, names: PythonFrames) -> str:
+    """The frame of a span's name: ``function (file:line)`` named as our recorder names Python frames."""
+    split = split_frame(text)
+    return sys.intern(names(*split) if split else text)
+
+
+def _read_events(events: List[Any], where: str, options: ReadOptions, source: str, diagnostics: Optional[Diagnostics]
+                 ) -> Tuple[Dict[Tuple[Any, Any], List[Span]], Dict[Tuple[Any, Any], str], Dict[Any, str]]:
+    """The spans of a trace read event by event, per thread (pid, tid) in the order their first
+    span ends, and the names of threads and processes; each bad event refused (or skipped with
+    ``skip_invalid``) naming its place."""
     spans: Dict[Tuple[Any, Any], List[Span]] = {}
     begun: Dict[Tuple[Any, Any], List[Tuple[int, str]]] = {}
     thread_names: Dict[Tuple[Any, Any], str] = {}
     process_names: Dict[Any, str] = {}
-    names = PythonFrames()
     frame_names: Dict[str, str] = {}
+    python_frames = PythonFrames()
 
     def frame(text: str) -> str:
         found = frame_names.get(text)
         if found is None:
-            split = split_frame(text)
-            found = frame_names[text] = sys.intern(names(*split) if split else text)
+            found = frame_names[text] = _frame(text, python_frames)
         return found
 
     for index, event in enumerate(events):
@@ -119,6 +324,8 @@ def _chart(events: List[Any], where: str, options: ReadOptions, source: str, dia
             if phase not in ("X", "B", "E", "M"):
                 continue
             thread = (event.get("pid"), event.get("tid"))
+            if isinstance(thread[0], (list, dict)) or isinstance(thread[1], (list, dict)):
+                raise InputError(f"{path} has the thread (pid, tid) {thread!r:.60}; expected numbers or strings", source)
             if phase == "M":
                 args = event.get("args")
                 label = args.get("name") if isinstance(args, dict) else None
@@ -153,35 +360,112 @@ def _chart(events: List[Any], where: str, options: ReadOptions, source: str, dia
                 diagnostics.skip(source, None, exc.args[0] if exc.args else str(exc))
     for thread, open_spans in begun.items():
         if open_spans:
-            reason = f"{len(open_spans)} spans begun on thread {thread[1]!r} never end"
-            if not options.skip_invalid:
-                raise InputError(reason + " (truncated trace?)", source)
-            if diagnostics is not None:
-                diagnostics.skip(source, None, reason)
-    samples: List[Tuple[int, str, Stack, int]] = []
-    for thread, thread_spans in spans.items():
-        label = thread_names.get(thread) or f"{thread[0]}:{thread[1]}"
-        for begin, end, frames in _segments(thread_spans):
-            samples.append((end, label, frames, end - begin))
-    samples.sort(key=lambda sample: sample[0])
-    origin = min((end - weight for end, _, _, weight in samples), default=0)
-    labels = {"profiler": "viztracer" if "viztracer_metadata" in document else "chrome trace"}
-    if process_names:
-        labels["processes"] = ", ".join(sorted(set(process_names.values())))
-    metadata, scale = Metadata(unit="ns", metric="wall", labels=labels), 1.0
-    ours = document.get("flamespace")
-    if isinstance(ours, dict) and isinstance(ours.get("labels"), dict):  # written by us: the profile's own metadata and unit
-        unit, metric = ours.get("unit"), ours.get("metric")
-        unit = unit if isinstance(unit, str) else None
-        metadata = Metadata(unit=unit, metric=metric if isinstance(metric, str) else None,
-                            labels={str(k): str(v) for k, v in ours["labels"].items()})
-        scale = _scale(unit)
-    chart = FlameChart(metadata)
-    for end, label, frames, weight in samples:
-        chart.append(end - origin, label, frames, weight if scale == 1.0 else _json.unscaled(weight / scale))
-    if not samples and diagnostics is not None and events:
-        diagnostics.warn(f"{source}: the trace has no spans (X, or B and E events); the profile is empty")
-    return chart
+            _unended_on(len(open_spans), thread[1], options, source, diagnostics)
+    return spans, thread_names, process_names
+
+
+def _span_columns(spans: Dict[Tuple[Any, Any], List[Span]]) -> Tuple[List[Tuple[Any, Any]], List[str], Tuple[Any, Any, Any, Any, Any]]:
+    """:func:`_read_events`' spans as :func:`_span_arrays` gives them: threads, frames, columns."""
+    import numpy
+
+    frames = list(dict.fromkeys(label for thread_spans in spans.values() for _, _, label in thread_spans))
+    frame_ids = {frame: k for k, frame in enumerate(frames)}
+    rows = [(k, begin, end, frame_ids[label], order) for k, thread_spans in enumerate(spans.values())
+            for order, (begin, end, label) in enumerate(thread_spans)]
+    columns = numpy.array(rows, dtype=object).reshape(-1, 5)
+    return list(spans), frames, (_integers(columns[:, 0]), _integers(columns[:, 1]), _integers(columns[:, 2]),
+                                 _integers(columns[:, 3]), _integers(columns[:, 4]))
+
+
+def _stretches(columns: Tuple[Any, Any, Any, Any, Any], thread_count: int, frames: List[str]) -> Tuple[Any, Any, Any, Any, List[Stack]]:
+    """(thread, start, end, node) of every stretch of time where a thread's open spans stay the
+    same, threads one after another, and each node's stack.
+
+    Spans sorted by start, the longer first, nest: one that starts inside another is its child,
+    cut at the parent's end if it runs past it. Of two spans with the same start and end, the
+    one that ended later in the file is the outer: an end event or a complete event is written
+    when its call returns, the inner call's first. Spans that nest (none cut) are read with
+    array operations (:func:`_nested_stretches`), others with one loop over the spans that makes
+    no object per span but ints: the open stacks are nodes of a tree of frame indices.
+    """
+    import numpy
+    from array import array
+
+    threads, starts, ends, labels, orders = columns
+    order = numpy.lexsort((-orders, -ends, starts, threads))
+    nested = _nested_stretches(threads[order], starts[order], ends[order], labels[order], frames)
+    if nested is not None:
+        return nested
+    bounds: Any = numpy.searchsorted(threads[order], numpy.arange(thread_count + 1))
+    out_threads, out_begins, out_ends, out_nodes = array("q"), array("q"), array("q"), array("q")
+    children: List[Dict[int, int]] = [{}]
+    parent, label_of = [-1], [-1]  # per node of the tree; 0: no frame open
+    for thread in range(thread_count):
+        chosen = order[bounds[thread]:bounds[thread + 1]]
+        before = len(out_ends)
+        open_ends: List[int] = []
+        open_nodes: List[int] = []
+        cursor = 0
+        for start, end, label in zip(starts[chosen].tolist() + [sys.maxsize], ends[chosen].tolist() + [0], labels[chosen].tolist() + [-1]):
+            while open_ends and open_ends[-1] <= start:
+                node = open_nodes.pop()
+                close = open_ends.pop()
+                if close > cursor:
+                    out_begins.append(cursor)
+                    out_ends.append(close)
+                    out_nodes.append(node)
+                    cursor = close
+            if label < 0:  # past the last span: all closed
+                break
+            top = 0
+            if open_ends:
+                top = open_nodes[-1]
+                if end > open_ends[-1]:
+                    end = open_ends[-1]
+                if start > cursor:
+                    out_begins.append(cursor)
+                    out_ends.append(start)
+                    out_nodes.append(top)
+            cursor = start
+            kids = children[top]
+            child = kids.get(label)
+            if child is None:
+                child = kids[label] = len(parent)
+                parent.append(top)
+                label_of.append(label)
+                children.append({})
+            open_ends.append(end)
+            open_nodes.append(child)
+        out_threads.extend(array("q", [thread]) * (len(out_ends) - before))
+    stacks = node_stacks(numpy.array(parent), numpy.array(label_of), frames)
+    as_numpy = [numpy.frombuffer(column, dtype=numpy.int64) if len(column) else numpy.zeros(0, dtype=numpy.int64)
+                for column in (out_threads, out_begins, out_ends, out_nodes)]
+    return as_numpy[0], as_numpy[1], as_numpy[2], as_numpy[3], stacks
+
+
+def _nested_stretches(threads: Any, starts: Any, ends: Any, labels: Any, frames: List[str]) -> Optional[Tuple[Any, Any, Any, Any, List[Stack]]]:
+    """:func:`_stretches` of spans in its order that nest, as begin and end events of a stack
+    (:func:`._nesting.open_stacks`): at one time, on one thread, the spans that end there close
+    first (the innermost first), then those of some length open (in order), then each span of
+    no length opens and closes (it parts its parent's stretch there, as the loop does). None
+    when a span runs past its parent's end (or the nesting is too deep): the loop cuts it."""
+    import numpy
+
+    n = len(starts)
+    position = numpy.arange(n)
+    empty = starts == ends
+    kind = numpy.concatenate([numpy.where(empty, 2, 1), numpy.where(empty, 2, 0)])
+    tiebreak = numpy.concatenate([numpy.where(empty, 2 * position, position), numpy.where(empty, 2 * position + 1, -position)])
+    order = numpy.lexsort((tiebreak, kind, numpy.concatenate([starts, ends]), numpy.concatenate([threads, threads])))
+    opens = order < n
+    span = numpy.where(opens, order, order - n)
+    nested = open_stacks(opens, span, labels[span])
+    if nested is None:
+        return None
+    tops, parents, node_frames = nested
+    times = numpy.where(opens, starts[span], ends[span])
+    keep = numpy.flatnonzero((tops[:-1] != 0) & (times[1:] > times[:-1]))  # from each event to the next while a span is open
+    return threads[span[keep]], times[keep], times[keep + 1], tops[keep], node_stacks(parents, node_frames, frames)
 
 
 def _scale(unit: Optional[str]) -> float:

@@ -29,6 +29,8 @@ from ..core.units import TIME_UNITS
 from ..core.vector import MAX_VALUE, FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
+from . import _nesting
+from ._nesting import node_stacks, open_stacks
 
 if TYPE_CHECKING:
     from .._types import Number, Stack
@@ -115,27 +117,130 @@ def parse(
     unit = _UNITS.get(units.pop(), None) if units else None
     scale = TIME_UNITS.get(unit) if unit else None
     origin = min((_start_value(profiles[index], f"profiles[{index}]", source) for index in chosen), default=0)
-    samples: List[Tuple[int, str, Stack, Number]] = []
+    arrays = sum(len(events) for events in (profiles[index].get("events") for index in chosen)
+                 if isinstance(events, list)) >= _nesting.ARRAYS_FROM
+    samples: List[Tuple[int, str, Stack, Number]] = []  # read event by event
+    stacks: List[Stack] = []
+    thread_names: List[str] = []
+    parts: List[Tuple[Any, Any, Any]] = []  # read with arrays: per profile (ns times, stack ids into stacks, weights)
     threads: Dict[str, int] = {}
     for index in chosen:
         profile = profiles[index]
         where = f"profiles[{index}]"
         thread = _thread_name(profile, index, threads)
+        thread_names.append(thread)
         kind = profile.get("type")
-        if kind == "sampled":
-            stretches = _sampled(profile, frames, where, source)
-        elif kind == "evented":
-            stretches = _evented(profile, frames, where, source)
-        else:
+        if kind not in ("sampled", "evented"):
             raise InputError(f"{where} has type {kind!r}; expected 'sampled' or 'evented'", source)
-        for stack, end, weight in stretches:
-            if weight > 0:
-                samples.append((_ns(end - origin, scale, where, source), thread, stack, weight))
-    samples.sort(key=itemgetter(0))  # stable: each thread's samples keep their order
-    chart = FlameChart(_metadata(document, unit))
-    for sample in samples:
-        chart.append(*sample)
-    return chart
+        part = _evented_arrays(profile, frames, origin, scale, stacks) if kind == "evented" and arrays else None
+        if part is None:  # small, sampled, or an evented profile the arrays refused: event by event, which names a bad one
+            stretches = _sampled(profile, frames, where, source) if kind == "sampled" else _evented(profile, frames, where, source)
+            rows = [(_ns(end - origin, scale, where, source), thread, stack, weight) for stack, end, weight in stretches if weight > 0]
+            if not arrays:
+                samples.extend(rows)
+                continue
+            part = _columns(rows, stacks)
+        parts.append(part)
+    if not arrays:
+        samples.sort(key=itemgetter(0))  # stable: each thread's samples keep their order
+        chart = FlameChart(_metadata(document, unit))
+        for sample in samples:
+            chart.append(*sample)
+        return chart
+    import numpy
+
+    lengths = [len(part[0]) for part in parts]
+    weight_parts = [part[2] for part in parts]
+    return FlameChart.in_time_order(
+        stacks, thread_names, numpy.concatenate([part[0] for part in parts] or [numpy.zeros(0, dtype=numpy.int64)]),
+        numpy.repeat(numpy.arange(len(parts)), lengths),
+        numpy.concatenate([part[1] for part in parts] or [numpy.zeros(0, dtype=numpy.intp)]),
+        numpy.concatenate(weight_parts) if weight_parts and all(w.dtype != object for w in weight_parts) else _objects(weight_parts),
+        _metadata(document, unit))
+
+
+def _columns(rows: List[Tuple[int, str, Stack, Number]], stacks: List[Stack]) -> Tuple[Any, Any, Any]:
+    """Samples read event by event as a profile's part of the arrays (their stacks appended to
+    ``stacks``); weights as int64 when all are ints that fit, else as the Python numbers."""
+    import numpy
+
+    times = numpy.array([row[0] for row in rows], dtype=numpy.int64)
+    ids = numpy.arange(len(stacks), len(stacks) + len(rows))
+    stacks.extend(row[2] for row in rows)
+    weights = [row[3] for row in rows]
+    if all(type(weight) is int for weight in weights):
+        try:
+            return times, ids, numpy.array(weights, dtype=numpy.int64)
+        except OverflowError:
+            pass
+    return times, ids, _objects([weights])
+
+
+def _objects(parts: List[Any]) -> Any:
+    """The numbers of ``parts`` (lists or arrays) one after another as an object array of Python numbers."""
+    import numpy
+
+    values: Any = numpy.empty(sum(len(part) for part in parts), dtype=object)
+    values[:] = [number for part in parts for number in (part if isinstance(part, list) else part.tolist())]
+    return values
+
+
+def _evented_arrays(profile: Dict[str, Any], frames: List[str], origin: Number, scale: Optional[float],
+                    stacks: List[Stack]) -> Optional[Tuple[Any, Any, Any]]:
+    """:func:`_evented`'s stretches as arrays (ns times, ids of stacks appended to ``stacks``,
+    weights), made with array operations on the lists of the events' fields that json made (no
+    object made per event); None for anything out of the ordinary (an error, times of
+    both ints and floats, huge numbers, nesting deeper than _nesting.MAX_DEPTH), which
+    :func:`_evented` then reads event by event."""
+    import numpy
+
+    events = profile.get("events")
+    start = profile.get("startValue", 0)
+    if type(events) is not list or not events or not _is_number(start) or type(origin) is int and not -2**62 < origin < 2**62:
+        return None
+    try:
+        kinds = [event["type"] for event in events]
+        ats = [event["at"] for event in events]
+        indices = [event["frame"] for event in events]
+    except (TypeError, KeyError):
+        return None
+    events.clear()  # the events' objects go (most of the document's memory), those of their fields stay
+
+    def refused() -> Optional[Tuple[Any, Any, Any]]:
+        """None, the events given back as :func:`_evented` reads them (their three fields)."""
+        events[:] = [{"type": kind, "at": at, "frame": frame} for kind, at, frame in zip(kinds, ats, indices)]
+        return None
+
+    at_types = set(map(type, ats))
+    if not (at_types == {int} or at_types == {float}) or set(map(type, indices)) != {int} or set(map(type, kinds)) != {str} \
+            or not set(kinds) <= {"O", "C"}:
+        return refused()
+    try:
+        at = numpy.array(ats, dtype=numpy.int64 if int in at_types else numpy.float64)
+        frame_ids = numpy.array(indices, dtype=numpy.int64)
+    except OverflowError:
+        return refused()
+    if at_types == {int} and not ((at > -2**62) & (at < 2**62)).all():  # differences from the origin stay in int64
+        return refused()
+    if not ((at > -MAX_VALUE) & (at < MAX_VALUE)).all() or ats[0] < start or (at[1:] < at[:-1]).any():
+        return refused()
+    if not ((frame_ids >= 0) & (frame_ids < len(frames))).all():
+        return refused()
+    nested = open_stacks(numpy.fromiter(map("O".__eq__, kinds), dtype=bool, count=len(kinds)), frame_ids, frame_ids)
+    if nested is None:
+        return refused()
+    tops, parents, node_frames = nested
+    keep = (tops[:-1] != 0) & (at[1:] > at[:-1])  # a stretch from each event to the next while a frame is open
+    ends, weights = at[1:][keep], (at[1:] - at[:-1])[keep]
+    scaled = ends - origin
+    if scale is not None:
+        scaled = scaled * scale
+    if not ((scaled >= -_LATEST_NS) & (scaled <= _LATEST_NS)).all():
+        return refused()
+    times = scaled if scaled.dtype.kind == "i" else numpy.rint(scaled).astype(numpy.int64)
+    first = len(stacks)
+    stacks.extend(node_stacks(parents, node_frames, frames))
+    return times, tops[:-1][keep] + first, weights if weights.dtype.kind == "i" else weights.astype(object)
 
 
 def _start_value(profile: Dict[str, Any], where: str, source: str) -> Number:

@@ -1,0 +1,84 @@
+"""Reading long traces back: the whole `flamespace convert X -o X.folded` and `flamespace html
+--flamechart X` of fib(27)'s trace (1.27 million events) as speedscope and as Chrome JSON.
+
+    python benchmarks/bench_chart_read.py [--repeat 5] [--before OLD/src]
+
+The traces are made once with this version's ``flamespace trace``. Each command is a whole
+process (start-up, the JSON parsed, the chart built, the output written), interleaved round by
+round with the same commands run from ``--before`` (another version's source tree: its ``src``
+with the C extensions built, e.g. ``git archive`` of a commit, put first on PYTHONPATH), so
+drift and load hit both alike. The table gives medians of wall and CPU time (user + system)
+and the median peak RSS of the process; the folded outputs of both versions are checked to be
+the same bytes. Speed is checked here, never in unit tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+FIB = "def fib(n): return n if n < 2 else fib(n - 1) + fib(n - 2)\nfib(27)\n"
+CLI = "import sys; from flamespace.cli import script; sys.argv[0] = 'flamespace'; sys.exit(script())"
+TRACES = {"speedscope": "fib27.speedscope.json", "chrome": "fib27.trace.json"}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--before", metavar="SRC", default=None, help="another version's src/ directory, run in the same rounds")
+    args = parser.parse_args()
+    versions: Dict[str, str] = {"now": "", **({"before": os.path.abspath(args.before)} if args.before else {})}
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; load before: {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory() as out:
+        for file in TRACES.values():
+            subprocess.run([sys.executable, "-c", CLI, "trace", "-q", "-o", os.path.join(out, file), "-c", FIB], check=True)
+        runs: Dict[Tuple[str, str, str], List[str]] = {}
+        for version in versions:
+            for name, file in TRACES.items():
+                trace = os.path.join(out, file)
+                runs[(version, name, "convert")] = [sys.executable, "-c", CLI, "convert", trace, "-o",
+                                                    os.path.join(out, f"{version}-{name}.folded")]
+                runs[(version, name, "html --flamechart")] = [sys.executable, "-c", CLI, "html", "--flamechart", trace,
+                                                              "-o", os.path.join(out, f"{version}-{name}.html")]
+        found: Dict[Tuple[str, str, str], List[Tuple[float, float, float]]] = {key: [] for key in runs}
+        for round_ in range(args.repeat + 1):  # the first round warms up (page cache, .pyc files)
+            for key, argv in runs.items():
+                env = dict(os.environ)
+                if versions[key[0]]:
+                    env["PYTHONPATH"] = os.pathsep.join([versions[key[0]], env.get("PYTHONPATH", "")])
+                start = time.perf_counter()
+                child = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                _, status, usage = os.wait4(child.pid, 0)
+                took = time.perf_counter() - start
+                if os.waitstatus_to_exitcode(status):
+                    raise SystemExit(f"{' '.join(argv)} failed: {child.stderr.read().decode() if child.stderr else ''}")
+                if round_:
+                    found[key].append((took, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024))
+        sizes = {name: os.path.getsize(os.path.join(out, file)) / 1e6 for name, file in TRACES.items()}
+        if "before" in versions:
+            for name in TRACES:
+                same = Path(out, f"now-{name}.folded").read_bytes() == Path(out, f"before-{name}.folded").read_bytes()
+                print(f"{name}: folded output {'the same' if same else 'DIFFERENT'} in both versions")
+    print(f"\nwhole process, median of {args.repeat} (cpu: user + system; peak: the process's largest RSS); load after: "
+          f"{os.getloadavg()[0]:.2f}")
+    print(f"  {'trace':11} {'command':18} {'version':8} {'wall s':>7} {'cpu s':>7} {'peak MB':>8} {'/JSON':>6} {'x before':>9}")
+    for name in TRACES:
+        for command in ("convert", "html --flamechart"):
+            for version in versions:
+                took, cpu, peak = (statistics.median(run[k] for run in found[(version, name, command)]) for k in range(3))
+                ratio = ""
+                if version == "now" and "before" in versions:
+                    ratio = f"{took / statistics.median(run[0] for run in found[('before', name, command)]):8.2f}x"
+                print(f"  {name:11} {command:18} {version:8} {took:7.2f} {cpu:7.2f} {peak:8.0f} {peak / sizes[name]:5.1f}x {ratio:>9}")
+    print(f"  (JSON: speedscope {sizes['speedscope']:.1f} MB, Chrome {sizes['chrome']:.1f} MB)")
+
+
+if __name__ == "__main__":
+    main()
