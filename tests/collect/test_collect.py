@@ -13,6 +13,8 @@ from flamespace.cli import main
 from flamespace.collect.target import parse_command
 
 #: Appends its side and run to a log (to see the order of runs), then works in a function named after its side.
+#: The work is long enough (100 ms and more, sampled at 1 kHz) that a sample lands in it even when a
+#: loaded machine keeps the process off the CPU for tens of milliseconds (20 ms once had none at load 13+).
 PROGRAM = """
 import os, sys, time
 
@@ -20,9 +22,9 @@ side = os.environ.get("SIDE", "alone")
 with open(os.environ["RUN_LOG"], "a") as log:
     log.write(side + "\\n")
 
-def work_alone(): time.sleep(0.02)
-def work_base(): time.sleep(0.02)
-def work_cand(): time.sleep(0.03)
+def work_alone(): time.sleep(0.1)
+def work_base(): time.sleep(0.1)
+def work_cand(): time.sleep(0.15)
 
 {"alone": work_alone, "base": work_base, "cand": work_cand}[side]()
 fail_every = int(os.environ.get("FAIL_EVERY", "0"))
