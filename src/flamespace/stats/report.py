@@ -33,7 +33,7 @@ def _relative(change: StackChange) -> str:
 def shown(comparison: Comparison, include_all: bool = False, limit: Optional[int] = None) -> List[StackChange]:
     """The rows to show: changes in Δ_r (largest |Δ| first), then, with ``include_all``, the rest by adjusted p."""
     kept = comparison.kept
-    rows = kept + (sorted((c for c in comparison.changes if not c.kind), key=lambda c: (c.p_adjusted, c.stack)) if include_all else [])
+    rows = kept + (sorted((c for c in comparison.changes if not c.kind), key=lambda c: (c.p_adjusted, c.by_stack)) if include_all else [])
     return rows[:limit] if limit is not None else rows
 
 
@@ -175,7 +175,7 @@ def design(comparison: Comparison) -> str:
 def detectable_lines(comparison: Comparison, shown: int = DETECTABLE_SHOWN) -> List[str]:
     """For the widest stacks: the smallest change this comparison could have detected (80% power)."""
     widest = sorted((x for x in comparison.changes if x.detectable is not None),
-                    key=lambda x: (-max(x.baseline, x.candidate), x.stack))[:shown]
+                    key=lambda x: (-max(x.baseline, x.candidate), x.by_stack))[:shown]
     if not widest:
         return []
     parts = [f"{short_stack(x.stack, 2)} {_detectable(x, comparison.unit)}"
@@ -264,7 +264,7 @@ def _finite(value: float) -> Optional[float]:
 def as_dict(comparison: Comparison) -> Dict[str, Any]:
     """Everything in the comparison, JSON-ready: exact numbers in ``unit`` (non-finite ones become null)."""
     c = comparison
-    ordered = c.kept + sorted((x for x in c.changes if not x.kind), key=lambda x: (x.p_adjusted, x.stack))
+    ordered = c.kept + sorted((x for x in c.changes if not x.kind), key=lambda x: (x.p_adjusted, x.by_stack))
     return {
         "method": c.method,
         "requested_method": c.requested_method,
