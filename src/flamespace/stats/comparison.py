@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
+
+from .._record import Record, factory, record
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..core.algebra import Decomposition, decompose
@@ -33,8 +35,8 @@ KINDS = ("appeared", "grown", "disappeared", "shrunk")
 FDR_CHOICES = ("off", "bh", "by")
 
 
-@dataclass(frozen=True)
-class Margin:
+@record
+class Margin(Record):
     """Practical significance: ignore changes smaller than ``min_delta`` (absolute, in the unit)
     or than ``min_rel`` times the stack's baseline mean (a stack that appeared passes ``min_rel``)."""
 
@@ -50,8 +52,8 @@ class Margin:
         return size > 0 and size >= self.min_delta and size >= self.min_rel * abs(baseline)
 
 
-@dataclass(frozen=True)
-class CompareOptions:
+@record
+class CompareOptions(Record):
     """How :func:`compare` tests, each default and check written once (``flamespace compare``,
     ``gate`` and ``plan`` take their option defaults from here).
 
@@ -194,8 +196,8 @@ class _ByStack:
     __hash__ = None  # type: ignore[assignment]
 
 
-@dataclass(frozen=True)
-class Comparison:
+@record
+class Comparison(Record):
     """The result of :func:`compare`: per-stack changes, the global test, and Δ_r with its four parts."""
 
     method: str
@@ -214,7 +216,7 @@ class Comparison:
     p_value: float
     reduced: Delta
     parts: Decomposition
-    options: Dict[str, Any] = field(default_factory=dict)
+    options: Dict[str, Any] = factory(dict)
     notes: Tuple[str, ...] = ()
     alternative: str = DEFAULT_ALTERNATIVE
     control: str = "family-wise error"
@@ -291,7 +293,7 @@ def compare(
     if alpha is not None:
         changes["alpha"] = alpha
     try:
-        options = replace(options or COMPARE_DEFAULTS, **changes)
+        options = (options or COMPARE_DEFAULTS).replace(**changes)
     except TypeError as exc:  # an unknown keyword
         raise TypeError(f"compare() got an unexpected keyword argument: {exc}") from None
     method, alpha, alternative, fdr = options.method, options.alpha, options.alternative, options.fdr_method

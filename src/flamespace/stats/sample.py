@@ -7,7 +7,7 @@ where a run that never reached a stack has 0 there.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from .._record import Record, record
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union, overload
 
 from ..core.metadata import Metadata
@@ -310,14 +310,14 @@ class RunRows:
         if cached is not None and len(cached) == len(keys):
             return cached
         sort_keys = keys if order is None else list(map(order, keys))
-        rank = np.empty(len(keys), dtype=np.intp)
+        rank: "np.ndarray" = np.empty(len(keys), dtype=np.intp)
         rank[sorted(range(len(keys)), key=sort_keys.__getitem__)] = np.arange(len(keys), dtype=np.intp)
         self._ranks[order] = rank
         return rank
 
 
-@dataclass(frozen=True)
-class FrequencyFilter:
+@record
+class FrequencyFilter(Record):
     """Keep stacks present (non-zero) in at least ``min_runs`` runs and ``min_fraction`` of all runs.
 
     Counted over both samples pooled, never per group, so the filter cannot favour stacks that
