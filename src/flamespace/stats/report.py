@@ -194,13 +194,14 @@ def detectable_lines(comparison: Comparison, shown: int = DETECTABLE_SHOWN) -> L
 def _first(changes: Iterable[StackChange], key: Callable[[StackChange], float], count: int) -> List[StackChange]:
     """The first ``count`` changes by ``(key, stack)``, comparing stacks only among the changes
     that tie with the last one taken: most stacks of a comparison are never split into frames."""
-    ordered = sorted(changes, key=key)
     if count <= 0:
         return []
-    if len(ordered) > count:
-        last = key(ordered[count - 1])
-        ordered = ordered[:count] + [c for c in ordered[count:] if key(c) == last]
-    return sorted(ordered, key=lambda c: (key(c), c.by_stack))[:count]
+    changes = list(changes)
+    keys = list(map(key, changes))
+    if len(keys) > count:  # the count-th smallest key, then every change up to it (ties included)
+        last = sorted(keys)[count - 1]
+        changes = [c for c, k in zip(changes, keys) if k <= last]
+    return sorted(changes, key=lambda c: (key(c), c.by_stack))[:count]
 
 
 def text(comparison: Comparison, include_all: bool = False, limit: Optional[int] = 30, width: int = 200) -> str:
