@@ -127,34 +127,3 @@ def test_labels_must_put_n1_runs_in_group_one():
     bad = np.zeros((1, 6), dtype=np.uint8)
     with pytest.raises(ValueError, match="group 1"):
         made.reduce(bad, np.zeros(4), "greater", False, maxt._core)
-
-
-def split(monkeypatch, cores: int = 3) -> None:
-    """Make the C core's work split by stacks over ``cores`` threads whatever its size."""
-    monkeypatch.setattr(maxt, "PARALLEL_CELLS", 0)
-    monkeypatch.setattr(maxt, "PART_STACKS", 4)
-    monkeypatch.setattr("os.cpu_count", lambda: cores)
-
-
-@settings(max_examples=60, deadline=None)
-@given(samples(), st.sampled_from([5, 60, 500]), st.integers(0, 1000), st.sampled_from(["greater", "less", "two-sided"]),
-       st.sampled_from([None, "bh"]), st.integers(2, 5))
-def test_stacks_split_over_threads_give_the_same_bits(sample, permutations, seed, alternative, fdr, cores):
-    x1, x2, paired = sample
-    one = maxt.test(x1, x2, 0.05, permutations, seed, alternative, fdr, paired=paired)
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        split(monkeypatch, cores)
-        parts = maxt.test(x1, x2, 0.05, permutations, seed, alternative, fdr, paired=paired)
-    for name in ("p", "p_adjusted", "significant", "statistic", "se", "lower", "upper", "critical"):
-        assert np.array_equal(getattr(one, name), getattr(parts, name)), name
-    assert (one.global_p, one.global_statistic, one.details) == (parts.global_p, parts.global_statistic, parts.details)
-
-
-def test_split_parts_cover_every_stack_once_and_errors_reach_the_caller(monkeypatch):
-    split(monkeypatch, 3)
-    x1, x2 = np.ones((3, 23)), np.zeros((3, 23))
-    _, _, made, _, _, _ = maxt._statistics(x1, x2, 0.1, False, 10, 10, np.random.default_rng(0))
-    parts = made.parts(10)
-    assert len(parts) == 3 and [(a, b) for a, b, *_ in parts] == [(0, 8), (8, 16), (16, 23)]
-    with pytest.raises(ValueError, match="group 1"):  # raised in every part's thread
-        made.reduce(np.zeros((1, 6), dtype=np.uint8), np.zeros(23), "greater", False, maxt._core)

@@ -42,13 +42,6 @@ BATCH_CELLS = 1_000_000
 LABEL_BYTES = 8_000_000
 #: Relative tolerance under which a permuted statistic counts as equal to (so exceeding) the observed one.
 TIES = 1e-9
-#: Relabellings × stacks from which the C core's work is split by stacks over the cores (threads:
-#: the loop releases the GIL). Each stack's t is computed alone, so the parts' reductions (max
-#: over stacks, counts per stack) give the same bits as one call; below this, threads cost more
-#: than they save.
-PARALLEL_CELLS = 2_000_000
-#: Stacks a part holds at least (a multiple of the C core's block of 4 stacks).
-PART_STACKS = 256
 
 
 def _permuted_t(groups: "np.ndarray", x: "np.ndarray", x2: "np.ndarray", total: "np.ndarray", total2: "np.ndarray",
@@ -173,42 +166,22 @@ class _Relabelled:
 
     def __init__(self, x: "np.ndarray", sq: "Optional[np.ndarray]", total: "np.ndarray", total2: "np.ndarray",
                  n1: int, n2: int, floor: float, paired: bool) -> None:
-        self.raw = (x, sq, total, total2)
-        self.n1, self.n2, self.floor, self.paired = n1, n2, floor, paired
-        self._parts: "dict[int, List[Tuple[int, int, np.ndarray, Optional[np.ndarray], np.ndarray, np.ndarray]]]" = {}
-
-    def part(self, start: int, stop: int) -> "Tuple[int, int, np.ndarray, Optional[np.ndarray], np.ndarray, np.ndarray]":
-        """Stacks ``start:stop`` as the C core reads them: C-order float64 copies of x, sq, total, total2."""
         import numpy as np
 
-        def contiguous(a: "np.ndarray") -> "np.ndarray":
-            return np.ascontiguousarray(a[..., start:stop], dtype=np.float64)
+        def contiguous(a: "np.ndarray") -> "np.ndarray":  # the C core reads C-order float64 buffers
+            return np.ascontiguousarray(a, dtype=np.float64)
 
-        x, sq, total, total2 = self.raw
-        return start, stop, contiguous(x), None if sq is None else contiguous(sq), contiguous(total), contiguous(total2)
-
-    def parts(self, count: int) -> "List[Tuple[int, int, np.ndarray, Optional[np.ndarray], np.ndarray, np.ndarray]]":
-        """The stacks in one part, or split over the cores when ``count`` relabellings make it worth it
-        (copies made once per number of parts)."""
-        import os
-
-        p = self.raw[0].shape[1]
-        cores = min(os.cpu_count() or 1, max(p // PART_STACKS, 1))
-        wanted = cores if count > 0 and count * p >= PARALLEL_CELLS else 1  # (count 0: one part)
-        if wanted not in self._parts:
-            size = -(-p // wanted)
-            size += -size % 4  # whole blocks of 4 stacks in every part but the last
-            self._parts[wanted] = [self.part(start, min(start + size, p)) for start in range(0, p, size)] or [self.part(0, p)]
-        return self._parts[wanted]
+        self.x, self.total, self.total2 = contiguous(x), contiguous(total), contiguous(total2)
+        self.sq = None if sq is None else contiguous(sq)
+        self.n1, self.n2, self.floor, self.paired = n1, n2, floor, paired
 
     def t(self, labels: "np.ndarray") -> "np.ndarray":
         """The t of every stack (columns) on every relabelling (rows of ``labels``), by numpy."""
-        _, _, x, sq, total, total2 = self.parts(0)[0]
         if self.paired:
             signs = 1.0 - 2.0 * labels
-            return _paired_t(signs @ x / len(x), total2, len(x), self.floor)
-        assert sq is not None
-        return _permuted_t(labels.astype(float), x, sq, total, total2, self.n1, self.n2, self.floor)
+            return _paired_t(signs @ self.x / len(self.x), self.total2, len(self.x), self.floor)
+        assert self.sq is not None
+        return _permuted_t(labels.astype(float), self.x, self.sq, self.total, self.total2, self.n1, self.n2, self.floor)
 
     def reduce(self, labels: "np.ndarray", threshold: "np.ndarray", alternative: str, keep_t: bool,
                core: "Optional[ModuleType]") -> "Tuple[np.ndarray, np.ndarray, np.ndarray, Optional[np.ndarray]]":
@@ -216,44 +189,18 @@ class _Relabelled:
         of relabellings whose s(t) ≥ ``threshold`` (s: the tested direction), and (``keep_t``) every t."""
         import numpy as np
 
-        count, p = len(labels), self.raw[0].shape[1]
+        count, p = len(labels), len(self.total)
         if core is None or not p:
             t = self.t(labels)
             tested = np.abs(t) if alternative == "two-sided" else (-t if alternative == "less" else t)
             high, low = (t.max(axis=1), (-t).max(axis=1)) if p else (np.zeros(count), np.zeros(count))
             return high, low, (tested >= threshold).sum(axis=0).astype(float), t if keep_t else None
-        labels = np.ascontiguousarray(labels, dtype=np.uint8)
-        threshold = np.ascontiguousarray(threshold, dtype=np.float64)
-        parts = self.parts(0 if keep_t else count)  # (every t is kept in one matrix: one part)
-        results = [(np.empty(count), np.empty(count), np.zeros(stop - start)) for start, stop, *_ in parts]
+        high, low, exceed = np.empty(count), np.empty(count), np.zeros(p)
         out = np.empty((count, p)) if keep_t else None
-        failed: "List[BaseException]" = []
-
-        def run(k: int) -> None:
-            start, stop, x, sq, total, total2 = parts[k]
-            high, low, exceed = results[k]
-            try:
-                core.permuted(x, sq, total, total2, labels, count, len(x), stop - start, self.n1, self.n2, self.floor,
-                              self.paired, threshold[start:stop], _MODES[alternative], high, low, exceed, out)
-            except BaseException as exc:  # (raised again in the calling thread)
-                failed.append(exc)
-
-        threads = []
-        if len(parts) > 1:
-            import threading
-
-            threads = [threading.Thread(target=run, args=(k,)) for k in range(1, len(parts))]
-            for thread in threads:
-                thread.start()
-        run(0)
-        for thread in threads:
-            thread.join()
-        if failed:
-            raise failed[0]
-        high, low, exceed = results[0]
-        for more_high, more_low, _ in results[1:]:  # the max over all stacks: the same whatever the parts
-            high, low = np.maximum(high, more_high), np.maximum(low, more_low)
-        return high, low, np.concatenate([r[2] for r in results]) if len(results) > 1 else exceed, out
+        core.permuted(self.x, self.sq, self.total, self.total2, np.ascontiguousarray(labels, dtype=np.uint8), count,
+                      len(self.x), p, self.n1, self.n2, self.floor, self.paired,
+                      np.ascontiguousarray(threshold, dtype=np.float64), _MODES[alternative], high, low, exceed, out)
+        return high, low, exceed, out
 
 
 def _statistics(x1: "np.ndarray", x2: "np.ndarray", floor: float, paired: bool, permutations: int, batch: int,
