@@ -110,6 +110,7 @@ def load_sides(
     Raises :class:`InputError` (exit 1) on what must stop the comparison; returns the samples
     and the screening, whose ``findings`` the caller shows (:func:`show_findings`) and whose
     ``run_times`` feed :func:`after_comparison` once the comparison is done."""
+    import_numpy()
     from ..collect import MAX_TRUSTED_MISSED_SHARE, program_name
     from ..stats.guards import MIN_RUNS, RunInfo, screen, is_late
     from ..stats.sample import RunRows, Sample
@@ -159,6 +160,31 @@ def load_sides(
         for side, runs in screening.kept.items()
     }
     return samples, screening
+
+
+#: What OpenBLAS reads for its number of threads (numpy's wheels), the user's choice when set.
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+
+
+def import_numpy() -> None:
+    """numpy imported with OpenBLAS on one thread, unless the user chose a number (BLAS_THREADS).
+
+    When it loads, OpenBLAS starts a thread per core, and they spin waiting for work: about
+    50 ms of CPU time at 2 cores, more on bigger machines, a tenth of a whole ``compare``. The
+    statistics do no matrix product worth a thread (maxt's loop is our C; docs/performance.md).
+    The variable is set only while numpy loads, so that programs the CLI starts (``gate``'s
+    benchmarks) see the environment they were given."""
+    if "numpy" in sys.modules:
+        return
+    if any(name in os.environ for name in BLAS_THREADS):
+        import numpy  # noqa: F401
+
+        return
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        import numpy  # noqa: F401,F811
+    finally:
+        del os.environ["OPENBLAS_NUM_THREADS"]
 
 
 def _column_reader(rows: "RunRows") -> "Optional[ColumnReader]":

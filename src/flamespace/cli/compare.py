@@ -233,12 +233,10 @@ def paired_options(options: "CompareOptions", samples: "Dict[str, Sample]", scre
                    command: str) -> "Tuple[CompareOptions, Dict[str, Sample]]":
     """``--pairing`` applied: the options with ``paired`` set and the sides' runs in round order
     when they are tested as pairs (:func:`._samples.pair_sides`), the note on stderr."""
-    from dataclasses import replace
-
     mode = pairing if options.method == "maxt" or pairing == "on" else "off"
     samples, paired, notes = pair_sides(samples, screening, mode, options.alpha, options.alternative, options.permutations)
     show_findings(notes, command)
-    return replace(options, paired=paired), samples
+    return options.replace(paired=paired), samples
 
 
 def options_of(method: str, alternative: str, alpha: float, fdr: str, permutations: int, seed: "Optional[int]", min_delta: float,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from .._record import Record, factory, record
 from typing import TYPE_CHECKING, Dict, Optional, Tuple
 
 from ..errors import ArgumentError
@@ -29,8 +29,8 @@ def describe_alternative(alternative: str) -> str:
     }[alternative]
 
 
-@dataclass(frozen=True)
-class TestResult:
+@record
+class TestResult(Record):
     """Per-stack arrays (in the order of the matrix columns) and the global test of one method.
 
     ``lower``/``upper`` bound Δ = candidate mean − baseline mean at the method's error rate;
@@ -55,7 +55,7 @@ class TestResult:
     global_p: float
     statistic_name: str
     notes: Tuple[str, ...] = ()
-    details: Dict[str, float] = field(default_factory=dict)
+    details: Dict[str, float] = factory(dict)
     critical: Optional["np.ndarray"] = None
     se: Optional["np.ndarray"] = None
     smallest_p: float = 0.0
@@ -94,8 +94,8 @@ def variance_floor(pooled: "np.ndarray") -> float:
     return delta * delta / 12.0
 
 
-@dataclass(frozen=True)
-class Moments:
+@record
+class Moments(Record):
     """Means and unbiased variances of each stack in the two groups (1: baseline, 2: candidate)."""
 
     n1: int

@@ -376,7 +376,16 @@ def _normal_isf(q: "np.ndarray") -> "np.ndarray":
 
 
 def normal_ppf(p: float) -> float:
-    """The standard normal quantile of ``p`` (Wichura's AS241, as the standard library computes it)."""
+    """The standard normal quantile of ``p`` (Wichura's AS241, as the standard library computes it):
+    the standard library's own C function when it has one, which spares importing ``statistics``
+    (with ``fractions`` and ``decimal``: about 3 ms of every ``compare``); same numbers."""
+    if 0.0 < p < 1.0:
+        try:
+            from _statistics import _normal_dist_inv_cdf  # type: ignore[import-not-found]  # NormalDist.inv_cdf's
+        except ImportError:  # pragma: no cover - another Python implementation
+            pass
+        else:
+            return float(_normal_dist_inv_cdf(p, 0.0, 1.0))
     from statistics import NormalDist
 
     return NormalDist().inv_cdf(p)

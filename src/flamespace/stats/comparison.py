@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Tuple
+from dataclasses import dataclass
+
+from .._record import Record, factory, record
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..core.algebra import Decomposition, decompose
 from ..core.differential import Differential
@@ -13,7 +15,7 @@ from ..core.vector import Delta, FlameGraph
 from ..errors import ArgumentError, UnitMismatchError
 from ._result import ALTERNATIVES as ALTERNATIVES  # the CLI reads it from here
 from ._result import check_alternative
-from .sample import FrequencyFilter, Sample, align
+from .sample import FrequencyFilter, Sample, StackTexts, align
 
 if TYPE_CHECKING:
     import numpy as np
@@ -33,8 +35,8 @@ KINDS = ("appeared", "grown", "disappeared", "shrunk")
 FDR_CHOICES = ("off", "bh", "by")
 
 
-@dataclass(frozen=True)
-class Margin:
+@record
+class Margin(Record):
     """Practical significance: ignore changes smaller than ``min_delta`` (absolute, in the unit)
     or than ``min_rel`` times the stack's baseline mean (a stack that appeared passes ``min_rel``)."""
 
@@ -50,8 +52,8 @@ class Margin:
         return size > 0 and size >= self.min_delta and size >= self.min_rel * abs(baseline)
 
 
-@dataclass(frozen=True)
-class CompareOptions:
+@record
+class CompareOptions(Record):
     """How :func:`compare` tests, each default and check written once (``flamespace compare``,
     ``gate`` and ``plan`` take their option defaults from here).
 
@@ -129,6 +131,37 @@ class StackChange:
     """The smallest change in the tested direction (in the unit) this comparison would find with
     80% power at its α and multiplicity correction; inf when the design cannot reach α."""
 
+    if not TYPE_CHECKING:  # (so that type checkers still catch misspelt attributes)
+
+        def __getattr__(self, name: str) -> Any:
+            """``stack`` of a change made by :meth:`_of_text`: split from its text when first asked for."""
+            state = self.__dict__
+            if name != "stack" or "_text" not in state:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            stack = state["stack"] = state["_split"](state["_text"])
+            return stack
+
+    def __getstate__(self) -> Dict[str, Any]:
+        """Copies and pickles hold the frames (the splitter may be a closure)."""
+        return {name: getattr(self, name) for name in _CHANGE_FIELDS}
+
+    @classmethod
+    def _of_text(cls, text: str, split: "Callable[[str], Stack]", baseline: float, candidate: float, delta: float,
+                 lower: float, upper: float, p: float, p_adjusted: float, significant: bool, kind: Optional[str],
+                 detectable: Optional[float]) -> "StackChange":
+        """A change whose stack is kept as its text and split by ``split`` only when asked for
+        (most of a comparison's 10,000 stacks are never shown); also quicker than ``__init__``."""
+        change = object.__new__(cls)
+        change.__dict__.update(_text=text, _split=split, baseline=baseline, candidate=candidate, delta=delta, lower=lower,
+                               upper=upper, p=p, p_adjusted=p_adjusted, significant=significant, kind=kind,
+                               detectable=detectable)
+        return change
+
+    @property
+    def by_stack(self) -> "_ByStack":
+        """A sort key in the order of ``stack`` that splits a stack kept as text only on a tie."""
+        return _ByStack(self)
+
     @property
     def relative(self) -> Optional[float]:
         """Δ as a fraction of the baseline mean (None when the stack is new): Δ % / 100."""
@@ -141,8 +174,30 @@ class StackChange:
         return self.kind in ("appeared", "grown")
 
 
-@dataclass(frozen=True)
-class Comparison:
+_CHANGE_FIELDS = ("stack", "baseline", "candidate", "delta", "lower", "upper", "p", "p_adjusted", "significant", "kind",
+                  "detectable")
+
+
+class _ByStack:
+    """Sorts as its change's stack; a key beside others (``(p, change.by_stack)``) that needs
+    the frames only when the keys before it tie."""
+
+    __slots__ = ("change",)
+
+    def __init__(self, change: StackChange) -> None:
+        self.change = change
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _ByStack) and (self.change is other.change or self.change.stack == other.change.stack)
+
+    def __lt__(self, other: "_ByStack") -> bool:
+        return self.change.stack < other.change.stack
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@record
+class Comparison(Record):
     """The result of :func:`compare`: per-stack changes, the global test, and Δ_r with its four parts."""
 
     method: str
@@ -161,7 +216,7 @@ class Comparison:
     p_value: float
     reduced: Delta
     parts: Decomposition
-    options: Dict[str, Any] = field(default_factory=dict)
+    options: Dict[str, Any] = factory(dict)
     notes: Tuple[str, ...] = ()
     alternative: str = DEFAULT_ALTERNATIVE
     control: str = "family-wise error"
@@ -174,7 +229,7 @@ class Comparison:
     @property
     def kept(self) -> List[StackChange]:
         """The changes in Δ_r (significant and beyond the margin), largest |Δ| first."""
-        return sorted((c for c in self.changes if c.kind), key=lambda c: (-abs(c.delta), c.stack))
+        return sorted((c for c in self.changes if c.kind), key=lambda c: (-abs(c.delta), c.by_stack))
 
     @property
     def regressions(self) -> List[StackChange]:
@@ -238,7 +293,7 @@ def compare(
     if alpha is not None:
         changes["alpha"] = alpha
     try:
-        options = replace(options or COMPARE_DEFAULTS, **changes)
+        options = (options or COMPARE_DEFAULTS).replace(**changes)
     except TypeError as exc:  # an unknown keyword
         raise TypeError(f"compare() got an unexpected keyword argument: {exc}") from None
     method, alpha, alternative, fdr = options.method, options.alpha, options.alternative, options.fdr_method
@@ -258,17 +313,7 @@ def compare(
         raise ArgumentError(f"a paired test needs as many baseline runs as candidate runs; got {n1} and {n2}")
     result = _run(method, x1, x2, alpha, alternative, fdr, permutations, seed, paired)
     detectable = power.detectable(result.critical, result.se) if result.critical is not None and result.se is not None else None
-    means1, means2 = x1.mean(axis=0), x2.mean(axis=0)
-    stack_changes: List[StackChange] = []
-    for j, stack in enumerate(stacks):
-        m1, m2 = float(means1[j]), float(means2[j])
-        significant = bool(result.significant[j])
-        kind = _kind(m1, m2) if significant and margin.passes(m2 - m1, m1) else None
-        stack_changes.append(StackChange(
-            stack, m1, m2, m2 - m1, float(result.lower[j]), float(result.upper[j]),
-            float(result.p[j]), float(result.p_adjusted[j]), significant, kind,
-            None if detectable is None else float(detectable[j]),
-        ))
+    stack_changes = _changes(stacks, x1.mean(axis=0).tolist(), x2.mean(axis=0).tolist(), result, detectable, margin)
     parts = decompose(*_reduced_pair(stack_changes, meta))
     notes = list(result.notes)
     if result.smallest_p > alpha:
@@ -283,6 +328,29 @@ def compare(
         reduced=parts.delta, parts=parts, options=_options(method, fdr, permutations, seed, result.details),
         notes=tuple(notes), alternative=alternative, control=result.control, smallest_p=result.smallest_p,
     )
+
+
+def _changes(stacks: Sequence[Stack], means1: List[float], means2: List[float], result: TestResult,
+             detectable: "Optional[np.ndarray]", margin: Margin) -> List[StackChange]:
+    """One :class:`StackChange` per tested stack; stacks kept as texts (:class:`StackTexts`)
+    stay texts. Columns go through ``tolist`` (the same Python floats and bools as ``float()``
+    and ``bool()`` of each element, made in one C call)."""
+    columns = zip(means1, means2, result.lower.tolist(), result.upper.tolist(), result.p.tolist(),
+                  result.p_adjusted.tolist(), result.significant.tolist(),
+                  [None] * len(means1) if detectable is None else detectable.tolist())
+    passes, out = margin.passes, []
+    if isinstance(stacks, StackTexts):
+        make, split, keys = StackChange._of_text, stacks.split, stacks.texts
+        for key, (m1, m2, lower, upper, p, p_adjusted, significant, least) in zip(keys, columns):
+            significant = bool(significant)
+            kind = _kind(m1, m2) if significant and passes(m2 - m1, m1) else None
+            out.append(make(key, split, m1, m2, m2 - m1, lower, upper, p, p_adjusted, significant, kind, least))
+        return out
+    for stack, (m1, m2, lower, upper, p, p_adjusted, significant, least) in zip(stacks, columns):
+        significant = bool(significant)
+        kind = _kind(m1, m2) if significant and passes(m2 - m1, m1) else None
+        out.append(StackChange(stack, m1, m2, m2 - m1, lower, upper, p, p_adjusted, significant, kind, least))
+    return out
 
 
 def _kind(baseline: Number, candidate: Number) -> str:

@@ -13,7 +13,7 @@ is larger than the changes the comparison reports.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from .._record import Record, factory, record
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..core.metadata import Metadata
@@ -28,8 +28,8 @@ LEVELS = ("error", "refusal", "warning", "note")
 MIN_RUNS = 2
 
 
-@dataclass(frozen=True)
-class Finding:
+@record
+class Finding(Record):
     """One thing the checks found, worded for a person; ``files`` are the runs it is about."""
 
     level: str
@@ -41,8 +41,8 @@ class Finding:
         return self.level in ("error", "refusal")
 
 
-@dataclass(frozen=True)
-class RunInfo:
+@record
+class RunInfo(Record):
     """What the checks need to know of one run: where it came from and its metadata.
 
     ``missed_share`` is the share of its ticks the sampler missed (None when the run carries no
@@ -53,7 +53,7 @@ class RunInfo:
 
     name: str
     side: str
-    metadata: Metadata = field(default_factory=Metadata)
+    metadata: Metadata = factory(Metadata)
     total: float = 0.0
     empty: bool = False
     missed_share: Optional[float] = None
@@ -101,8 +101,8 @@ class RunInfo:
             return self.total / 1e9 if self.metadata.unit == "ns" and not self.empty else None
 
 
-@dataclass(frozen=True)
-class RunTime:
+@record
+class RunTime(Record):
     """The run time of one side's runs, in seconds: the median, the quartiles and the trend.
 
     ``trend`` is the median of the last third of the runs (in run order) minus the median of
@@ -121,8 +121,8 @@ class RunTime:
         return self.q3 - self.q1
 
 
-@dataclass(frozen=True)
-class Screening:
+@record
+class Screening(Record):
     """What :func:`screen` decided: the runs kept per side, the findings, and the run times."""
 
     kept: Dict[str, List[RunInfo]]
@@ -369,8 +369,8 @@ __all__ = [
 PAIRINGS = ("auto", "on", "off")
 
 
-@dataclass(frozen=True)
-class Pairing:
+@record
+class Pairing(Record):
     """Which runs of the two sides are tested as pairs: ``rows`` holds (baseline index,
     candidate index) into the sides' kept runs, in round order; empty when unpaired, with
     ``reason`` saying why (or, when paired, what was left out)."""

@@ -12,7 +12,7 @@ which maxt's critical value never exceeds.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from .._record import Record, record
 from typing import TYPE_CHECKING, Optional, Tuple
 
 from ..errors import ArgumentError
@@ -145,8 +145,8 @@ def _is_number(text: str) -> bool:
     return True
 
 
-@dataclass(frozen=True)
-class Change:
+@record
+class Change(Record):
     """A change to detect: ``value`` of each stack's mean (``relative``) or in the profiles' unit."""
 
     value: float
@@ -188,8 +188,8 @@ class Change:
         return f"{100 * self.value:g}%" if self.relative else f"{self.value:g} {unit or ''}".rstrip()
 
 
-@dataclass(frozen=True)
-class PlanRow:
+@record
+class PlanRow(Record):
     stack: Stack
     mean: float
     sd: float
@@ -197,8 +197,8 @@ class PlanRow:
     runs: int  # runs a side; 0: not reachable within MAX_RUNS
 
 
-@dataclass(frozen=True)
-class Plan:
+@record
+class Plan(Record):
     """How many runs a side a comparison needs, from a pilot sample of one program."""
 
     rows: Tuple[PlanRow, ...]

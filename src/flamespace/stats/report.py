@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 import json
 import math
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..core import units
 from .comparison import Comparison, StackChange
@@ -33,8 +33,16 @@ def _relative(change: StackChange) -> str:
 def shown(comparison: Comparison, include_all: bool = False, limit: Optional[int] = None) -> List[StackChange]:
     """The rows to show: changes in Δ_r (largest |Δ| first), then, with ``include_all``, the rest by adjusted p."""
     kept = comparison.kept
-    rows = kept + (sorted((c for c in comparison.changes if not c.kind), key=lambda c: (c.p_adjusted, c.stack)) if include_all else [])
-    return rows[:limit] if limit is not None else rows
+    if not include_all:
+        return kept[:limit] if limit is not None else kept
+    rest = (c for c in comparison.changes if not c.kind)
+    if limit is not None:  # (only the rows shown are split into frames to break ties)
+        return (kept + _first(rest, _p_adjusted, limit - len(kept)))[:limit]
+    return kept + sorted(rest, key=lambda c: (c.p_adjusted, c.by_stack))
+
+
+def _p_adjusted(change: StackChange) -> float:
+    return change.p_adjusted
 
 
 def _cells(change: StackChange, stack: str, unit: Optional[str]) -> Sequence[str]:
@@ -174,14 +182,26 @@ def design(comparison: Comparison) -> str:
 
 def detectable_lines(comparison: Comparison, shown: int = DETECTABLE_SHOWN) -> List[str]:
     """For the widest stacks: the smallest change this comparison could have detected (80% power)."""
-    widest = sorted((x for x in comparison.changes if x.detectable is not None),
-                    key=lambda x: (-max(x.baseline, x.candidate), x.stack))[:shown]
+    widest = _first((x for x in comparison.changes if x.detectable is not None), lambda x: -max(x.baseline, x.candidate), shown)
     if not widest:
         return []
     parts = [f"{short_stack(x.stack, 2)} {_detectable(x, comparison.unit)}"
              + (f" ({units.percent(x.detectable / x.baseline)})" if x.baseline and x.detectable is not None and math.isfinite(x.detectable) else "")
              for x in widest]
     return ["The smallest change this comparison could have detected (80% power) in the widest stacks: " + "; ".join(parts) + "."]
+
+
+def _first(changes: Iterable[StackChange], key: Callable[[StackChange], float], count: int) -> List[StackChange]:
+    """The first ``count`` changes by ``(key, stack)``, comparing stacks only among the changes
+    that tie with the last one taken: most stacks of a comparison are never split into frames."""
+    if count <= 0:
+        return []
+    changes = list(changes)
+    keys = list(map(key, changes))
+    if len(keys) > count:  # the count-th smallest key, then every change up to it (ties included)
+        last = sorted(keys)[count - 1]
+        changes = [c for c, k in zip(changes, keys) if k <= last]
+    return sorted(changes, key=lambda c: (key(c), c.by_stack))[:count]
 
 
 def text(comparison: Comparison, include_all: bool = False, limit: Optional[int] = 30, width: int = 200) -> str:
@@ -264,7 +284,7 @@ def _finite(value: float) -> Optional[float]:
 def as_dict(comparison: Comparison) -> Dict[str, Any]:
     """Everything in the comparison, JSON-ready: exact numbers in ``unit`` (non-finite ones become null)."""
     c = comparison
-    ordered = c.kept + sorted((x for x in c.changes if not x.kind), key=lambda x: (x.p_adjusted, x.stack))
+    ordered = c.kept + sorted((x for x in c.changes if not x.kind), key=lambda x: (x.p_adjusted, x.by_stack))
     return {
         "method": c.method,
         "requested_method": c.requested_method,

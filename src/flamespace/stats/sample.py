@@ -7,8 +7,8 @@ where a run that never reached a stack has 0 there.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from .._record import Record, record
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union, overload
 
 from ..core.metadata import Metadata
 from ..core.vector import FlameGraph
@@ -19,11 +19,60 @@ if TYPE_CHECKING:  # numpy is imported only when a sample is built
     import numpy as np
 
 
+class StackTexts(Sequence["Stack"]):
+    """Stacks kept as their texts (``a;b;c``) and split into frames only when one is asked for:
+    a sample of 10,000 stacks whose comparison reports ten needs ten splits, not 10,000.
+
+    ``split`` turns a text into its frames (cached by the caller when it is called often),
+    ``order`` is a key that sorts texts as their frame tuples sort. Equal to any sequence of
+    the same stacks (a tuple of frame tuples included)."""
+
+    __slots__ = ("texts", "split", "order")
+
+    def __init__(self, texts: Sequence[str], split: "Callable[[str], Stack]", order: "Callable[[str], Any]") -> None:
+        self.texts: Tuple[str, ...] = tuple(texts)
+        self.split = split
+        self.order = order
+
+    @overload
+    def __getitem__(self, index: int) -> "Stack": ...
+    @overload
+    def __getitem__(self, index: slice) -> "StackTexts": ...
+
+    def __getitem__(self, index: Union[int, slice]) -> "Union[Stack, StackTexts]":
+        if isinstance(index, slice):
+            return StackTexts(self.texts[index], self.split, self.order)
+        return self.split(self.texts[index])
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def __iter__(self) -> "Iterator[Stack]":
+        return map(self.split, self.texts)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, StackTexts):
+            return self.texts == other.texts if self.split is other.split else tuple(self) == tuple(other)
+        return isinstance(other, (tuple, list)) and tuple(self) == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]  # (as a list: compared by value)
+
+    def __repr__(self) -> str:
+        return f"StackTexts({len(self.texts)} stacks)"
+
+    def same_kind(self, other: object) -> bool:
+        """Whether ``other`` keeps its stacks as texts split and ordered the same way (then
+        two samples can be aligned by their texts)."""
+        return isinstance(other, StackTexts) and other.split is self.split and other.order is self.order
+
+
 class Sample:
     """n runs over the union of their supports: ``matrix[i, j]`` is run i's value at ``stacks[j]``.
 
     Build it with :meth:`from_graphs`; ``unit`` is the runs' common unit (mixing units is an
-    error, since the numbers would not be comparable).
+    error, since the numbers would not be comparable). ``stacks`` may be a
+    :class:`StackTexts` (as :meth:`from_rows` makes): frames are then split only for the
+    stacks someone looks at.
     """
 
     __slots__ = ("stacks", "matrix", "metadata", "names")
@@ -35,7 +84,7 @@ class Sample:
         matrix = np.asarray(matrix, dtype=np.float64)
         if matrix.ndim != 2 or matrix.shape[1] != len(stacks):
             raise ArgumentError(f"the matrix must be runs × {len(stacks)} stacks; got shape {matrix.shape}")
-        self.stacks: Tuple[Stack, ...] = tuple(stacks)
+        self.stacks: Sequence[Stack] = stacks if isinstance(stacks, StackTexts) else tuple(stacks)
         self.matrix = matrix
         self.metadata = metadata
         self.names: Tuple[str, ...] = tuple(names) if names is not None else tuple(f"run {i + 1}" for i in range(len(matrix)))
@@ -72,7 +121,8 @@ class Sample:
                   metadata: Sequence[Metadata] = ()) -> "Sample":
         """The runs ``indices`` of ``rows`` as a sample over the keys they reach (a stack text
         each), sorted by ``order`` of the key (default: the key) and turned into stacks by
-        ``stack_of`` only then: one split per distinct stack, not per line. ``metadata``
+        ``stack_of`` only when a stack is asked for (:class:`StackTexts`): at most one split per
+        distinct stack, none for stacks nobody looks at. ``metadata``
         (one per run) must agree in unit, as in :meth:`from_graphs`."""
         names = list(names) if names is not None else [f"run {i + 1}" for i in range(len(indices))]
         if len(names) != len(indices):
@@ -86,7 +136,7 @@ class Sample:
                     f"{name} is in {meta.unit!r} but earlier runs are in {combined.unit!r}; a sample must use one unit"
                 ) from None
         keys, matrix = rows.matrix(indices, order)
-        return cls([stack_of(key) for key in keys], matrix, combined, names)
+        return cls(StackTexts(keys, stack_of, order or _identity), matrix, combined, names)
 
     @property
     def n(self) -> int:
@@ -115,10 +165,17 @@ class Sample:
         return Sample(self.stacks, self.matrix / safe[:, None], self.metadata.replace(unit="share"), self.names)
 
     def over(self, stacks: Sequence[Stack]) -> "np.ndarray":
-        """The matrix re-indexed to ``stacks`` (0 where this sample never saw a stack)."""
+        """The matrix re-indexed to ``stacks`` (0 where this sample never saw a stack); when both
+        are :class:`StackTexts` of the same kind, by their texts (no split)."""
+        own: Sequence[Any] = self.stacks
+        if isinstance(own, StackTexts) and own.same_kind(stacks):
+            own, stacks = own.texts, stacks.texts  # type: ignore[attr-defined]
+        return self._over(own, stacks)
+
+    def _over(self, own: Sequence[Any], stacks: Sequence[Any]) -> "np.ndarray":
         import numpy as np
 
-        index = {s: j for j, s in enumerate(self.stacks)}
+        index = {s: j for j, s in enumerate(own)}
         out = np.zeros((self.n, len(stacks)))
         known = [(k, index[s]) for k, s in enumerate(stacks) if s in index]
         if known:
@@ -157,6 +214,7 @@ class RunRows:
         self._rows: List[Tuple["np.ndarray", "np.ndarray"]] = []
         self._groups: Dict[str, List["np.ndarray"]] = {}  # group -> [present count, min, max]
         self._runs: Dict[str, int] = {}
+        self._ranks: "Dict[Optional[Callable[[str], Any]], np.ndarray]" = {}
 
     def add(self, values: Mapping[str, float], group: Optional[str] = None) -> int:
         """Add a run; returns its row number. ``group``: count it in that group's statistics."""
@@ -239,12 +297,27 @@ class RunRows:
             columns, row = self._rows[k]
             full[i, columns] = row
         reached = np.flatnonzero((full != 0).any(axis=0))
-        chosen = sorted(reached.tolist(), key=lambda j: order(keys[j]) if order else keys[j])
+        rank = self._rank(keys, order)  # every key's place in sorted order, shared by the sides
+        chosen = reached[np.argsort(rank[reached], kind="stable")].tolist()
         return [keys[j] for j in chosen], full[:, chosen]
 
+    def _rank(self, keys: List[str], order: "Optional[Callable[[str], Any]]") -> "np.ndarray":
+        """Each column's rank among all keys sorted by ``order`` (one sort for all the samples
+        built from these rows, until a key is added)."""
+        import numpy as np
 
-@dataclass(frozen=True)
-class FrequencyFilter:
+        cached = self._ranks.get(order)
+        if cached is not None and len(cached) == len(keys):
+            return cached
+        sort_keys = keys if order is None else list(map(order, keys))
+        rank: "np.ndarray" = np.empty(len(keys), dtype=np.intp)
+        rank[sorted(range(len(keys)), key=sort_keys.__getitem__)] = np.arange(len(keys), dtype=np.intp)
+        self._ranks[order] = rank
+        return rank
+
+
+@record
+class FrequencyFilter(Record):
     """Keep stacks present (non-zero) in at least ``min_runs`` runs and ``min_fraction`` of all runs.
 
     Counted over both samples pooled, never per group, so the filter cannot favour stacks that
@@ -276,11 +349,24 @@ class FrequencyFilter:
 NO_FILTER = FrequencyFilter(0, 0.0)
 
 
-def align(baseline: Sample, candidate: Sample, frequency: FrequencyFilter = FrequencyFilter()) -> Tuple[List[Stack], "np.ndarray", "np.ndarray", int]:
-    """Both samples over the same stacks (the filtered union); also how many stacks were dropped."""
+def _identity(text: str) -> str:
+    return text
+
+
+def align(baseline: Sample, candidate: Sample, frequency: FrequencyFilter = FrequencyFilter()) -> Tuple[Sequence[Stack], "np.ndarray", "np.ndarray", int]:
+    """Both samples over the same stacks (the filtered union, a :class:`StackTexts` when both
+    samples keep their stacks as texts); also how many stacks were dropped."""
     import numpy as np
 
-    union = sorted(set(baseline.stacks) | set(candidate.stacks))
+    first, second = baseline.stacks, candidate.stacks
+    if isinstance(first, StackTexts) and first.same_kind(second):  # by text: no stack split
+        assert isinstance(second, StackTexts)
+        texts = first.texts if first.texts == second.texts else sorted(set(first.texts) | set(second.texts), key=first.order)
+        x1, x2 = baseline._over(first.texts, texts), candidate._over(second.texts, texts)
+        mask = frequency.keep(np.vstack([x1, x2])) if texts else np.zeros(0, dtype=bool)
+        kept = StackTexts([s for s, k in zip(texts, mask.tolist()) if k], first.split, first.order)
+        return kept, x1[:, mask], x2[:, mask], int(len(texts) - mask.sum())
+    union = sorted(set(first) | set(second))
     x1, x2 = baseline.over(union), candidate.over(union)
     mask = frequency.keep(np.vstack([x1, x2])) if union else np.zeros(0, dtype=bool)
     stacks = [s for s, k in zip(union, mask) if k]
