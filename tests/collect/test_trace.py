@@ -682,11 +682,10 @@ def test_every_backend_counts_the_same_calls(backend, monkeypatch):
     assert first[("program", "<genexpr>", "Table.__getitem__")] == 20 and first[("program", "Table.__getitem__")] == 1
 
 
-def test_the_frame_backend_traces_threads_that_were_running_before_it(backend):
-    """The frame evaluation function is the interpreter's: a thread started before tracing
-    is traced from its next call (the profile backend hooks the starting thread and new ones)."""
-    if backend != "frame":
-        pytest.skip("the frame backend's own behaviour")
+def test_threads_running_before_tracing_began_are_left_out_by_every_backend():
+    """The monitoring and frame backends hear of every thread's calls; they leave out the
+    threads that ran before start(), so that every backend traces the same threads (the one that
+    started tracing and those started after it) and a block's trace holds no unrelated thread."""
     go, done = threading.Event(), threading.Event()
 
     def leaf():
@@ -698,14 +697,21 @@ def test_the_frame_backend_traces_threads_that_were_running_before_it(backend):
             leaf()
         done.set()
 
+    def started_inside():
+        leaf()
+
     thread = threading.Thread(target=waiting, name="early")
     thread.start()
     with fs.trace(threads=True) as t:
         go.set()
         done.wait(60)
+        inside = threading.Thread(target=started_inside, name="inside")
+        inside.start()
+        inside.join()
     thread.join()
     found = counts(t.result)
-    assert found[("early", "leaf")] == 4
+    assert not any(stack[0] == "early" for stack in found)
+    assert found[("inside", "Thread.run", "started_inside", "leaf")] == 1
     assert nothing_installed()
 
 

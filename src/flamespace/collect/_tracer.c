@@ -1073,9 +1073,30 @@ static Buffer *install(PyObject *name)
 /* ---- sys.monitoring callbacks (3.12+) --------------------------------------------- *
  * Registered by tracing.py with sys.monitoring.register_callback: the interpreter calls them
  * through vectorcall, without the frame object the legacy profile hook makes for every event.
- * Events come from every thread; each finds its buffer in a thread-local (made on its first
- * event: the interpreter does not call the tool from inside its own callback, so asking
- * threading for the thread's name here is not traced). */
+ * Events come from every thread (those that ran before start() are left out: existed_before);
+ * each finds its buffer in a thread-local (made on its first event: the interpreter does not
+ * call the tool from inside its own callback, so asking threading for the thread's name here is
+ * not traced). */
+
+/* The threads that ran before start(), by thread state id + 1: the monitoring and frame
+ * backends hear of every thread's calls, and leave these out, so that every backend traces
+ * the same threads: the one that started tracing and those started after it (the profile
+ * hook is installed in those only). */
+static Map existing_threads;
+
+static void note_existing_threads(PyThreadState *current)
+{
+    for (PyThreadState *ts = PyInterpreterState_ThreadHead(current->interp); ts != NULL; ts = PyThreadState_Next(ts)) {
+        if (ts != current && map_get(&existing_threads, ts->id + 1, 0) == -2) {
+            stop_recording(now_ns()); /* no memory: nothing is recorded rather than the wrong threads */
+        }
+    }
+}
+
+static int existed_before(PyThreadState *ts)
+{
+    return existing_threads.len && map_get(&existing_threads, ts->id + 1, -1) >= 0;
+}
 
 /* This thread's name as threading knows it (threading._active, without side effects: asking
  * current_thread() of a thread threading has not registered yet would make a dummy one), or
@@ -1150,11 +1171,17 @@ static Buffer *thread_buffer(void)
     return b;
 }
 
-/* The monitoring backend's buffer of this thread (a thread-local, made on its first event). */
+/* The monitoring backend's buffer of this thread (a thread-local, made on its first event; NULL
+ * for a thread that ran before start()). */
 static Buffer *this_buffer(void)
 {
-    if (tl_session == session_id && tl_buffer != NULL) {
+    if (tl_session == session_id) {
         return tl_buffer;
+    }
+    if (existed_before(PyThreadState_Get())) {
+        tl_buffer = NULL;
+        tl_session = session_id;
+        return NULL;
     }
     return thread_buffer();
 }
@@ -1230,8 +1257,8 @@ static PyObject *on_line(PyObject *module, PyObject *const *args, Py_ssize_t nar
  * chooses). 3.11.0-3.11.3 ran a class's __getitem__ without asking the function (gh-104405):
  * tracing.py does not use this backend there. Not on 3.12 either: there each frame entered
  * from C counts twice against the interpreter's C recursion limit, so a recursion 750 deep would
- * fail (sys.monitoring is as cheap there). Every thread's frames come here; a thread's
- * buffer is found by its thread state's id (a cache of the last one: threads switch rarely).
+ * fail (sys.monitoring is as cheap there). Every thread's frames come here (those of threads
+ * that ran before start() are run untraced: existed_before); a thread's buffer is found by its thread state's id (a cache of the last one: threads switch rarely).
  * A frame run by another profiler's hook (the thread state's ``tracing``) is not recorded, as
  * the profile hook would not see it. */
 #ifdef HAVE_FRAME_BACKEND
@@ -1267,6 +1294,11 @@ static void frame_cache(PyThreadState *ts, Buffer *b)
 static Buffer *frame_buffer(PyThreadState *ts)
 {
     if (!active || installing) {
+        return NULL;
+    }
+    if (existed_before(ts)) {
+        cached_thread = ts->id + 1;
+        cached_buffer = NULL; /* its frames run untraced */
         return NULL;
     }
     int32_t index = map_get(&thread_buffers, ts->id + 1, -1);
@@ -1336,6 +1368,7 @@ static PyObject *frame_hook(PyThreadState *ts, struct _PyInterpreterFrame *frame
 
 static void session_clear(void)
 {
+    map_free(&existing_threads);
     Py_CLEAR(buffers);
     Py_CLEAR(threads);
     Py_CLEAR(entries);
@@ -1432,6 +1465,9 @@ static PyObject *tracer_start(PyObject *module, PyObject *args)
         active = 0;
         session_clear();
         return NULL;
+    }
+    if (backend != BACKEND_PROFILE) {
+        note_existing_threads(tstate);
     }
 #ifdef HAVE_FRAME_BACKEND
     if (backend == BACKEND_FRAME) {

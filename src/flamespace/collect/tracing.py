@@ -187,8 +187,9 @@ def _threading_codes() -> Tuple[Collection[Any], Collection[Any], Collection[Any
 
 class TraceRecorder:
     """The ``trace`` :class:`~.protocol.Recorder`: every call and return of Python functions
-    (and of C functions with ``builtins``) in this thread and threads started after ``start()``
-    (with the monitoring and frame backends, in every thread from its next call)."""
+    (and of C functions with ``builtins``) in this thread and threads started after ``start()``,
+    whichever the backend (the monitoring and frame backends hear of every thread and leave
+    out those that ran before)."""
 
     def __init__(self, builtins: bool = False, max_events: int = DEFAULT_MAX_EVENTS, threads: bool = False,
                  lines: bool = True, chart: bool = False, line_times: bool = False, max_depth: int = DEFAULT_MAX_DEPTH,
