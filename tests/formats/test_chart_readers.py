@@ -1,7 +1,8 @@
-"""The speedscope and Chrome readers (array operations) give exactly what the per-event readers
-they replaced gave (kept in _chart_reader_reference.py): the same samples, threads, stacks,
-weights of the same types, metadata, diagnostics and errors, on random traces with nesting,
-equal times, unclosed begins, several threads and processes, and bad events."""
+"""The speedscope and Chrome readers' array operations give exactly what their per-event
+reading gives (the readers they replaced, kept for small traces and odd input: the reference
+here): the same samples, threads, stacks, weights of the same types, metadata, diagnostics and
+errors, on random traces with nesting, equal times, unclosed begins, several threads and
+processes, and bad events."""
 
 from __future__ import annotations
 
@@ -21,8 +22,6 @@ from flamespace.diagnostics import Diagnostics
 from flamespace.errors import InputError
 from flamespace.formats import _nesting, chrome, speedscope
 
-from . import _chart_reader_reference as reference
-
 CASES = 300
 
 
@@ -37,8 +36,17 @@ def _outcome(read: Callable[..., Any], text: str, **options: Any) -> Tuple[Any, 
     return (samples, chart.threads, chart.stacks, chart.metadata, diagnostics.messages())
 
 
-def _nothing() -> Any:
-    return contextlib.nullcontext()
+def per_event(parse: Callable[..., Any]) -> Callable[..., Any]:
+    """``parse`` reading event by event, as it reads traces under ``_nesting.ARRAYS_FROM`` events."""
+
+    def read(*args: Any, **options: Any) -> Any:
+        saved, _nesting.ARRAYS_FROM = _nesting.ARRAYS_FROM, 10**9
+        try:
+            return parse(*args, **options)
+        finally:
+            _nesting.ARRAYS_FROM = saved
+
+    return read
 
 
 def _times(rng: random.Random, count: int, floats: bool) -> List[Any]:
@@ -93,12 +101,11 @@ def _mangle(rng: random.Random, events: List[Any], fields: List[str]) -> None:
             event[field] = rng.choice([-1, 10**30, "x", None, True, 2.0, float("nan"), [1]])
 
 
-@pytest.fixture(params=["arrays", "shallow", "small"])
+@pytest.fixture(params=["arrays", "shallow"])
 def depth(request: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The readers with arrays, also for these small traces; with nesting deeper than one frame
-    left to the loops (Chrome's cut) and per-event reading; and as small traces are read, event
-    by event without numpy."""
-    monkeypatch.setattr(_nesting, "ARRAYS_FROM", 10**9 if request.param == "small" else 0)
+    """The readers with arrays, also for these small traces; and with nesting deeper than one
+    frame left to the loops (Chrome's cut) and per-event reading."""
+    monkeypatch.setattr(_nesting, "ARRAYS_FROM", 0)
     if request.param == "shallow":
         monkeypatch.setattr(_nesting, "MAX_DEPTH", 1)
 
@@ -110,9 +117,9 @@ def test_speedscope_reader_equals_the_per_event_reader(seed: int, depth: None) -
     for profile in document["profiles"]:
         _mangle(rng, profile.get("events", []), ["type", "at", "frame"])
     text = json.dumps(document)
-    assert _outcome(speedscope.parse, text) == _outcome(reference.speedscope_parse, text)
+    assert _outcome(speedscope.parse, text) == _outcome(per_event(speedscope.parse), text)
     wanted = speedscope.ReadOptions(profile="0")
-    assert _outcome(speedscope.parse, text, options=wanted) == _outcome(reference.speedscope_parse, text, options=wanted)
+    assert _outcome(speedscope.parse, text, options=wanted) == _outcome(per_event(speedscope.parse), text, options=wanted)
 
 
 def _chrome_events(rng: random.Random) -> List[Any]:
@@ -160,13 +167,7 @@ def test_chrome_reader_equals_the_per_event_reader(seed: int, depth: None) -> No
     text = json.dumps(document)
     for skip in (False, True):
         options = chrome.ReadOptions(skip_invalid=skip)
-        try:
-            expected = _outcome(reference.chrome_parse, text, options=options)
-        except TypeError:  # the per-event reader failed on a list as pid or tid; now an input error
-            with pytest.raises(InputError, match=r"thread \(pid, tid\)") if not skip else _nothing():
-                chrome.parse(io.StringIO(text), options=options)
-            continue
-        assert _outcome(chrome.parse, text, options=options) == expected
+        assert _outcome(chrome.parse, text, options=options) == _outcome(per_event(chrome.parse), text, options=options)
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -180,7 +181,7 @@ def test_charts_written_by_the_writers_read_back_as_the_per_event_readers_read_t
         now += rng.choice([0, 0, 5, 40])
         stack = tuple(rng.choice(frames) for _ in range(rng.randint(1, 5)))
         chart.append(now, rng.choice(["main", "worker", "io"]), stack, rng.choice([1, 3, 40]))
-    for module, read in ((speedscope, reference.speedscope_parse), (chrome, reference.chrome_parse)):
+    for module, read in ((speedscope, per_event(speedscope.parse)), (chrome, per_event(chrome.parse))):
         text = io.StringIO()
         module.dump(chart, text)
         assert _outcome(module.parse, text.getvalue()) == _outcome(read, text.getvalue())
@@ -205,3 +206,12 @@ def test_the_random_traces_reach_every_path(monkeypatch: pytest.MonkeyPatch) -> 
             speedscope.parse(io.StringIO(json.dumps(_speedscope_document(rng))))
     for name in ("_span_arrays", "_nested_stretches", "_evented_arrays"):
         assert seen[name, True] >= 40 and seen[name, False] >= 3, (name, seen)
+
+
+@pytest.mark.parametrize("arrays_from", [0, 10**9])
+def test_a_list_as_pid_or_tid_is_an_input_error_naming_the_event(arrays_from: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_nesting, "ARRAYS_FROM", arrays_from)
+    events = [{"ph": "X", "name": "f", "ts": 0, "dur": 5, "pid": 1, "tid": 1},
+              {"ph": "X", "name": "g", "ts": 1, "dur": 2, "pid": [1], "tid": 1}]
+    with pytest.raises(InputError, match=r"thread \(pid, tid\)"):
+        chrome.parse(io.StringIO(json.dumps(events)), options=chrome.ReadOptions())
