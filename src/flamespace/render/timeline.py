@@ -104,6 +104,8 @@ def _lane(drawn: Timeline, lane: int, starts: Any, ends: Any, stack_ids: Any, st
     closed where the next stretch keeps fewer than d + 1 frames; opening and closing nest as
     brackets do, so at each depth the k-th opening is closed by the k-th closing, and a sort
     by (depth, stretch) pairs them without a stack walked per stretch."""
+    from itertools import chain
+
     import numpy
 
     n = len(stack_ids)
@@ -115,23 +117,23 @@ def _lane(drawn: Timeline, lane: int, starts: Any, ends: Any, stack_ids: Any, st
     before[0] = 0
     before[1:] = ends[:-1]
     ended = (starts > before) | (length == 0)  # a gap, or a stretch in no frame: every box ends
-    common = numpy.zeros(n, dtype=numpy.int64)
+    common: Any = numpy.zeros(n, dtype=numpy.int64)
     follows = numpy.flatnonzero(~ended[1:] & (length[:-1] > 0)) + 1  # shares frames with the stretch before
     if len(follows):
         pairs = stack_ids[follows - 1].astype(numpy.int64) * len(stacks) + stack_ids[follows]
         unique, inverse = numpy.unique(pairs, return_inverse=True)
-        shared = [_common(stacks[pair % len(stacks)], stacks[pair // len(stacks)]) for pair in unique.tolist()]  # type: ignore[arg-type]
+        shared = [_common(stacks[pair % len(stacks)], stacks[pair // len(stacks)]) for pair in unique.tolist()]
         common[follows] = numpy.array(shared, dtype=numpy.int64)[inverse.reshape(-1)]
     # openings: each stretch's frames past ``common``, in order (stretch, then depth)
     opened = length - common
     first_box = numpy.cumsum(opened) - opened
     count = int(opened.sum())
-    box_stretch = numpy.repeat(numpy.arange(n), opened)
+    box_stretch: Any = numpy.repeat(numpy.arange(n), opened)
     box_depth = common[box_stretch] + numpy.arange(count) - first_box[box_stretch]
     # closings: before each stretch, the frames of the one before past ``common``; at the end, all
     previous_length = numpy.concatenate(([0], length))
     closed = previous_length - numpy.append(common, 0)
-    close_stretch = numpy.repeat(numpy.arange(n + 1), closed)
+    close_stretch: Any = numpy.repeat(numpy.arange(n + 1), closed)
     close_depth = numpy.append(common, 0)[close_stretch] + numpy.arange(count) - (numpy.cumsum(closed) - closed)[close_stretch]
     at: Any = numpy.empty(n + 1, dtype=ends.dtype)  # where boxes closed before each stretch end
     at[:n] = numpy.where(ended, before, starts)
@@ -147,29 +149,34 @@ def _lane(drawn: Timeline, lane: int, starts: Any, ends: Any, stack_ids: Any, st
     innermost = box_order[numpy.searchsorted(keys, (length[framed] - 1) * (n + 1) + framed, side="right") - 1]
     selfs: Any = numpy.zeros(count, dtype=ends.dtype)
     numpy.add.at(selfs, innermost, ends[framed] - starts[framed])
-    names = [None] * count
-    for box, (stretch, depth) in enumerate(zip(box_stretch.tolist(), box_depth.tolist())):
-        names[box] = stacks[stack_ids[stretch]][depth]
+    frames: Any = numpy.empty(int(depth_of.sum()), dtype=object)  # every stack's frames, end to end
+    frames[:] = list(chain.from_iterable(stack for stack in stacks if stack))
+    first_frame = numpy.cumsum(depth_of) - depth_of
     drawn.lane.extend([lane] * count)
     drawn.depth.extend(box_depth.tolist())
     drawn.start.extend(box_start.tolist())
     drawn.value.extend((box_end - box_start).tolist())
     drawn.self.extend(selfs.tolist())
-    drawn.name.extend(names)
+    drawn.name.extend(frames[first_frame[stack_ids[box_stretch]] + box_depth].tolist())
     drawn.depths[lane] = int(length.max())
     last: Number = ends[-1:].tolist()[0]
     return last
 
 
 def prune(drawn: Timeline, min_value: Number) -> None:
-    """Leave out boxes narrower than ``min_value`` (a child is never wider than its box)."""
-    keep = [value >= min_value for value in drawn.value]
+    """Leave out boxes narrower than ``min_value`` (a child is never wider than its box). Per box
+    in C (``map``, ``compress``, numpy), as a trace's chart has a box per call."""
+    from itertools import compress, repeat
+    from operator import ge
+
+    import numpy
+
+    keep = list(map(ge, drawn.value, repeat(min_value)))
     for field in ("lane", "depth", "start", "value", "self", "name"):
-        setattr(drawn, field, [x for x, kept in zip(getattr(drawn, field), keep) if kept])
-    rows: Dict[int, int] = {}
-    for lane, depth in zip(drawn.lane, drawn.depth):
-        rows[lane] = max(rows.get(lane, 0), depth + 1)
-    drawn.depths = [rows.get(lane, 0) for lane in range(len(drawn.lanes))]
+        setattr(drawn, field, list(compress(getattr(drawn, field), keep)))
+    rows: Any = numpy.zeros(len(drawn.lanes), dtype=numpy.int64)
+    numpy.maximum.at(rows, numpy.array(drawn.lane, dtype=numpy.intp), numpy.array(drawn.depth, dtype=numpy.int64) + 1)
+    drawn.depths = rows.tolist()
 
 
 __all__ = ["Timeline", "prune", "timeline"]
