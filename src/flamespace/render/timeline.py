@@ -145,8 +145,11 @@ def _lane(drawn: Timeline, lane: int, starts: Any, ends: Any, stack_ids: Any, st
     box_end[box_order] = at[close_stretch[close_order]]
     # self: each stretch's length to the innermost box open over it (the last opened at its depth)
     framed = numpy.flatnonzero(length > 0)
+    innermost = (first_box + opened - 1)[framed]  # a stretch that opens boxes: its last
+    kept = numpy.flatnonzero(opened[framed] == 0)  # one that opens none (a return, or the same stack): found by depth
     keys = (box_depth * (n + 1) + box_stretch)[box_order]
-    innermost = box_order[numpy.searchsorted(keys, (length[framed] - 1) * (n + 1) + framed, side="right") - 1]
+    found = framed[kept]
+    innermost[kept] = box_order[numpy.searchsorted(keys, (length[found] - 1) * (n + 1) + found, side="right") - 1]
     selfs: Any = numpy.zeros(count, dtype=ends.dtype)
     numpy.add.at(selfs, innermost, ends[framed] - starts[framed])
     frames: Any = numpy.empty(int(depth_of.sum()), dtype=object)  # every stack's frames, end to end
