@@ -139,3 +139,66 @@ def test_an_empty_chart_writes_a_page_that_says_so() -> None:
     out = io.StringIO()
     chart_html(FlameChart(fs.Metadata(unit="ns")), HtmlOptions(), out, diagnostics=diagnostics)
     assert diagnostics.empty and read_chart_payload(out.getvalue())["boxes"]["count"] == 0
+
+
+def reference_boxes(chart: FlameChart, rewrite) -> dict:
+    """Thread -> (depth, start, end, name, self) of every box, from the chart's per-sample
+    intervals read the plain way: a box at depth d runs over consecutive stretches whose stacks
+    agree on their d + 1 outer frames, with no gap and no stretch in no frame between; it ends
+    where its last stretch ends, and each stretch's length is its innermost frame's self time."""
+    per_thread = chart.intervals()
+    origin = min(spans[0][0] for spans in per_thread.values()) if chart.time_scale() is not None and per_thread else 0
+    out: dict = {}
+    for thread, spans in per_thread.items():
+        boxes: list = []
+        open_at: dict = {}  # depth -> index in boxes
+        previous, cursor = None, 0
+        for start, end, stack_id in spans:
+            start, end = start - origin, end - origin
+            stack = rewrite(chart.stacks[stack_id])
+            kept = previous is not None and start <= cursor and bool(stack)
+            for depth, name in enumerate(stack or ()):
+                if kept and previous is not None and len(previous) > depth and previous[:depth + 1] == stack[:depth + 1]:
+                    boxes[open_at[depth]][2] = end
+                else:
+                    kept = False
+                    open_at[depth] = len(boxes)
+                    boxes.append([depth, start, end, name, 0])
+            if stack:
+                boxes[open_at[len(stack) - 1]][4] += end - start
+            previous, cursor = (stack or None), end
+        out[chart.threads[thread]] = [tuple(box) for box in boxes]
+    return out
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_array_layout_draws_the_boxes_of_the_plain_per_sample_reading(seed: int) -> None:
+    """Random charts (threads, gaps, ticks of several samples, stacks in no frame, rewritten
+    stacks, time and non-time units, integer and float weights) against :func:`reference_boxes`."""
+    import random
+
+    rng = random.Random(seed)
+    unit = rng.choice(["ns", "us", "ms", None])
+    floats = rng.random() < 0.25
+    chart = FlameChart(fs.Metadata(unit=unit))
+    frames = "abcd"[: rng.randint(1, 4)]
+    timestamp = rng.randint(0, 50)
+    for _ in range(rng.randint(0, 120)):
+        timestamp += rng.choice([0, 0, 1, 2, 5, 40])  # ticks of several samples, gaps
+        stack = tuple(rng.choice(frames) for _ in range(rng.choice([0, 1, 2, 3, 3, 4, 6])))
+        weight = rng.choice([1, 2, 3, 7]) * (rng.choice([0.5, 1.25]) if floats else 1)
+        chart.append(timestamp * 1000, rng.choice(["main", "main", "worker", "io"]), stack, weight)
+    dropped = frozenset(rng.sample(sorted(set(chart.stacks)), min(2, len(chart.stacks))) if rng.random() < 0.5 else [])
+    rewrite = (lambda stack: None if stack in dropped else stack[1:] if rng_trim and stack[:1] == ("a",) else stack)
+    rng_trim = rng.random() < 0.3
+    drawn = timeline(chart, rewrite)
+    got = {lane: [(d, s, e, n, own) for (d, s, e, n), own in zip(drawn.boxes(k), [o for i, o in enumerate(drawn.self)
+                                                                                 if drawn.lane[i] == k])]
+           for k, lane in enumerate(drawn.lanes)}
+    assert got == reference_boxes(chart, rewrite)
+    for values in (drawn.start, drawn.value, drawn.self):  # Python numbers of the intervals' types, as before
+        assert all(type(value) in (int, float) for value in values)
+    if not floats:
+        assert all(type(value) is int for value in drawn.start + drawn.value + drawn.self)
+    assert drawn.depths == [max((d + 1 for d, lane in zip(drawn.depth, drawn.lane) if lane == k), default=0)
+                            for k in range(len(drawn.lanes))]

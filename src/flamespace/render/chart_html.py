@@ -96,6 +96,8 @@ def chart_payload(chart: FlameChart, options: HtmlOptions, *, palette: Optional[
 
 def boxes_payload(drawn: Timeline, options: HtmlOptions, colourer: Any) -> Dict[str, Any]:
     """The payload of a laid-out timeline (``colourer``: name -> colour, as :class:`~.palettes.Colourer`)."""
+    from collections import Counter
+
     from .html import _Table
     from .svg import LOCATION
 
@@ -103,9 +105,10 @@ def boxes_payload(drawn: Timeline, options: HtmlOptions, colourer: Any) -> Dict[
     shown = {name: strip_annotation(name) for name in set(drawn.name) | set(drawn.lanes)}
     colour_of = {name: colours.index(colourer(name)) for name in shown}
     lane_names = [names.index(shown[name]) for name in drawn.lanes]
+    name_of = {name: names.index(shown[name]) for name in dict.fromkeys(drawn.name)}  # the table in order of first use
     counts = [0] * len(drawn.lanes)
-    for lane in drawn.lane:
-        counts[lane] += 1
+    for lane, count in Counter(drawn.lane).items():
+        counts[lane] = count
     svg_options = options.svg_options()
     unit = "ns" if drawn.time else drawn.unit
     return {
@@ -123,8 +126,8 @@ def boxes_payload(drawn: Timeline, options: HtmlOptions, colourer: Any) -> Dict[
             "count": len(drawn),
             "lane": column(drawn.lane), "depth": column(drawn.depth), "start": column(drawn.start),
             "value": column(drawn.value), "self": column(drawn.self),
-            "name": column([names.index(shown[name]) for name in drawn.name]),
-            "colour": column([colour_of[name] for name in drawn.name]),
+            "name": column(list(map(name_of.__getitem__, drawn.name))),  # per box in C: a trace has a box per call
+            "colour": column(list(map(colour_of.__getitem__, drawn.name))),
         },
     }
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Dict, List, Optional
+    from typing import Any, Callable, Dict, List, Optional
 
     from .._types import Number, Stack
     from ..core.chart import FlameChart
@@ -61,15 +61,19 @@ class Timeline:
 def timeline(chart: FlameChart, rewrite: Optional[Callable[[Stack], Optional[Stack]]] = None,
              min_value: Number = 0) -> Timeline:
     """The boxes of ``chart`` (see the module's docstring); ``rewrite`` changes each stack (None:
-    the stretch is left out, a gap); boxes narrower than ``min_value`` are left out, with their children."""
-    per_lane = chart.intervals()
-    lanes = [chart.threads[thread] for thread in per_lane]
-    drawn = Timeline(lanes, chart.unit, chart.time_scale())
-    origin = min((spans[0][0] for spans in per_lane.values() if spans), default=0) if drawn.time else 0
+    the stretch is left out, a gap); boxes narrower than ``min_value`` are left out, with their children.
+    Laid out with array operations (see :func:`_lane`): traces have millions of stretches."""
+    from ..core.chart import interval_arrays
+
+    scale = chart.time_scale()
+    per_lane = [(thread, stack_ids, *interval_arrays(times, weights, scale))
+                for thread, times, stack_ids, weights in chart.thread_columns()]
+    drawn = Timeline([chart.threads[thread] for thread, *_ in per_lane], chart.unit, scale)
+    origin: Number = min((starts[:1].tolist()[0] for _, _, starts, _ in per_lane), default=0) if drawn.time else 0
     stacks: List[Optional[Stack]] = list(chart.stacks) if rewrite is None else [rewrite(stack) for stack in chart.stacks]
     end: Number = 0
-    for lane, spans in enumerate(per_lane.values()):
-        lane_end = _lane(drawn, lane, spans, stacks, origin)
+    for lane, (_, stack_ids, starts, ends) in enumerate(per_lane):
+        lane_end = _lane(drawn, lane, starts - origin, ends - origin, stack_ids, stacks)
         end = max(end, lane_end)
     drawn.end = end
     if min_value:
@@ -77,66 +81,105 @@ def timeline(chart: FlameChart, rewrite: Optional[Callable[[Stack], Optional[Sta
     return drawn
 
 
-def _lane(drawn: Timeline, lane: int, spans: List[tuple], stacks: List[Optional[Stack]], origin: Number) -> Number:
-    """Append one lane's boxes; return where its last stretch ends."""
-    lanes, depths, starts, values, selfs, names = drawn.lane, drawn.depth, drawn.start, drawn.value, drawn.self, drawn.name
-    open_boxes: List[int] = []  # index of the open box at each depth
-    open_stack: Stack = ()
-    cursor: Number = 0
-    rows = 0
+def _common(stack: Stack, other: Stack) -> int:
+    """How many outer frames two stacks share."""
+    depth_other, depth = len(other), len(stack)
+    if depth >= depth_other and stack[:depth_other] == other:  # a call (or the same stack): C compares
+        return depth_other
+    if depth < depth_other and other[:depth] == stack:  # a return
+        return depth
+    common = 0
+    while stack[common] == other[common]:  # they differ before the shorter one ends
+        common += 1
+    return common
 
-    def close(keep: int, at: Number) -> None:
-        while len(open_boxes) > keep:
-            box = open_boxes.pop()
-            values[box] = at - starts[box]
 
-    for start, end, stack_id in spans:
-        stack = stacks[stack_id]
-        start -= origin
-        end -= origin
-        if start > cursor or not stack:  # a gap, or a stretch in no frame: every box ends
-            close(0, cursor)
-            open_stack = ()
-        if not stack:
-            cursor = end
-            continue
-        depth_open, depth_new = len(open_stack), len(stack)
-        if depth_new >= depth_open and stack[:depth_open] == open_stack:  # a call (or the same stack): C compares
-            common = depth_open
-        elif depth_new < depth_open and open_stack[:depth_new] == stack:  # a return
-            common = depth_new
-        else:
-            common = 0
-            while stack[common] == open_stack[common]:  # they differ before the shorter one ends
-                common += 1
-        close(common, start)
-        for depth in range(common, len(stack)):
-            open_boxes.append(len(names))
-            lanes.append(lane)
-            depths.append(depth)
-            starts.append(start)
-            values.append(0)
-            selfs.append(0)
-            names.append(stack[depth])
-        selfs[open_boxes[-1]] += end - start
-        if len(stack) > rows:
-            rows = len(stack)
-        open_stack = stack
-        cursor = end
-    close(0, cursor)
-    drawn.depths[lane] = rows
-    return cursor
+def _lane(drawn: Timeline, lane: int, starts: Any, ends: Any, stack_ids: Any, stacks: List[Optional[Stack]]) -> Number:
+    """Append one lane's boxes (numpy arrays of its stretches: starts, ends, stack ids); return
+    where its last stretch ends.
+
+    A stretch keeps the frames it shares with the stretch before (``common``), unless a gap
+    (it starts after that one ended) or a stretch in no frame comes between: those end every
+    box. The rest of its frames open boxes, outermost first. Each box opened at depth d is
+    closed where the next stretch keeps fewer than d + 1 frames; opening and closing nest as
+    brackets do, so at each depth the k-th opening is closed by the k-th closing, and a sort
+    by (depth, stretch) pairs them without a stack walked per stretch."""
+    from itertools import chain
+
+    import numpy
+
+    n = len(stack_ids)
+    if not n:
+        return 0
+    depth_of = numpy.array([len(stack) if stack else 0 for stack in stacks], dtype=numpy.int64)
+    length = depth_of[stack_ids]
+    before: Any = numpy.empty_like(ends)  # where the stretch before ended (the lane's cursor; 0 first)
+    before[0] = 0
+    before[1:] = ends[:-1]
+    ended = (starts > before) | (length == 0)  # a gap, or a stretch in no frame: every box ends
+    common: Any = numpy.zeros(n, dtype=numpy.int64)
+    follows = numpy.flatnonzero(~ended[1:] & (length[:-1] > 0)) + 1  # shares frames with the stretch before
+    if len(follows):
+        pairs = stack_ids[follows - 1].astype(numpy.int64) * len(stacks) + stack_ids[follows]
+        unique, inverse = numpy.unique(pairs, return_inverse=True)
+        shared = [_common(stacks[pair % len(stacks)], stacks[pair // len(stacks)]) for pair in unique.tolist()]
+        common[follows] = numpy.array(shared, dtype=numpy.int64)[inverse.reshape(-1)]
+    # openings: each stretch's frames past ``common``, in order (stretch, then depth)
+    opened = length - common
+    first_box = numpy.cumsum(opened) - opened
+    count = int(opened.sum())
+    box_stretch: Any = numpy.repeat(numpy.arange(n), opened)
+    box_depth = common[box_stretch] + numpy.arange(count) - first_box[box_stretch]
+    # closings: before each stretch, the frames of the one before past ``common``; at the end, all
+    previous_length = numpy.concatenate(([0], length))
+    closed = previous_length - numpy.append(common, 0)
+    close_stretch: Any = numpy.repeat(numpy.arange(n + 1), closed)
+    close_depth = numpy.append(common, 0)[close_stretch] + numpy.arange(count) - (numpy.cumsum(closed) - closed)[close_stretch]
+    at: Any = numpy.empty(n + 1, dtype=ends.dtype)  # where boxes closed before each stretch end
+    at[:n] = numpy.where(ended, before, starts)
+    at[n] = ends[-1]
+    box_order = numpy.argsort(box_depth * (n + 1) + box_stretch, kind="stable")
+    close_order = numpy.argsort(close_depth * (n + 1) + close_stretch, kind="stable")
+    box_start = starts[box_stretch]
+    box_end: Any = numpy.empty_like(box_start)
+    box_end[box_order] = at[close_stretch[close_order]]
+    # self: each stretch's length to the innermost box open over it (the last opened at its depth)
+    framed = numpy.flatnonzero(length > 0)
+    innermost = (first_box + opened - 1)[framed]  # a stretch that opens boxes: its last
+    kept = numpy.flatnonzero(opened[framed] == 0)  # one that opens none (a return, or the same stack): found by depth
+    keys = (box_depth * (n + 1) + box_stretch)[box_order]
+    found = framed[kept]
+    innermost[kept] = box_order[numpy.searchsorted(keys, (length[found] - 1) * (n + 1) + found, side="right") - 1]
+    selfs: Any = numpy.zeros(count, dtype=ends.dtype)
+    numpy.add.at(selfs, innermost, ends[framed] - starts[framed])
+    frames: Any = numpy.empty(int(depth_of.sum()), dtype=object)  # every stack's frames, end to end
+    frames[:] = list(chain.from_iterable(stack for stack in stacks if stack))
+    first_frame = numpy.cumsum(depth_of) - depth_of
+    drawn.lane.extend([lane] * count)
+    drawn.depth.extend(box_depth.tolist())
+    drawn.start.extend(box_start.tolist())
+    drawn.value.extend((box_end - box_start).tolist())
+    drawn.self.extend(selfs.tolist())
+    drawn.name.extend(frames[first_frame[stack_ids[box_stretch]] + box_depth].tolist())
+    drawn.depths[lane] = int(length.max())
+    last: Number = ends[-1:].tolist()[0]
+    return last
 
 
 def prune(drawn: Timeline, min_value: Number) -> None:
-    """Leave out boxes narrower than ``min_value`` (a child is never wider than its box)."""
-    keep = [value >= min_value for value in drawn.value]
+    """Leave out boxes narrower than ``min_value`` (a child is never wider than its box). Per box
+    in C (``map``, ``compress``, numpy), as a trace's chart has a box per call."""
+    from itertools import compress, repeat
+    from operator import ge
+
+    import numpy
+
+    keep = list(map(ge, drawn.value, repeat(min_value)))
     for field in ("lane", "depth", "start", "value", "self", "name"):
-        setattr(drawn, field, [x for x, kept in zip(getattr(drawn, field), keep) if kept])
-    rows: Dict[int, int] = {}
-    for lane, depth in zip(drawn.lane, drawn.depth):
-        rows[lane] = max(rows.get(lane, 0), depth + 1)
-    drawn.depths = [rows.get(lane, 0) for lane in range(len(drawn.lanes))]
+        setattr(drawn, field, list(compress(getattr(drawn, field), keep)))
+    rows: Any = numpy.zeros(len(drawn.lanes), dtype=numpy.int64)
+    numpy.maximum.at(rows, numpy.array(drawn.lane, dtype=numpy.intp), numpy.array(drawn.depth, dtype=numpy.int64) + 1)
+    drawn.depths = rows.tolist()
 
 
 __all__ = ["Timeline", "prune", "timeline"]
