@@ -202,3 +202,26 @@ def test_the_array_layout_draws_the_boxes_of_the_plain_per_sample_reading(seed: 
         assert all(type(value) is int for value in drawn.start + drawn.value + drawn.self)
     assert drawn.depths == [max((d + 1 for d, lane in zip(drawn.depth, drawn.lane) if lane == k), default=0)
                             for k in range(len(drawn.lanes))]
+
+
+def test_the_chart_page_does_not_depend_on_the_hash_seed(tmp_path) -> None:
+    """Two processes with different string hashing write the same bytes (the colour table was
+    once in a set's order)."""
+    import os
+    import subprocess
+    import sys
+
+    chart = FlameChart(fs.Metadata(unit="ns", metric="wall"))
+    for i, stack in enumerate([("main", "a"), ("main", "b", "c"), ("main", "d"), ("worker", "e"), ("main", "a", "f")] * 3):
+        chart.append(i * 10, "T1" if stack[0] == "main" else "T2", stack, 10)
+    source = tmp_path / "chart.speedscope.json"
+    fs.write(chart, str(source), format="speedscope")
+    pages = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"page{seed}.html"
+        code = ("import sys; from flamespace.render.chart_html import chart_html; from flamespace.render.html import HtmlOptions; "
+                "import flamespace as fs; chart_html(fs.read(sys.argv[1]), HtmlOptions(), sys.argv[2])")
+        subprocess.run([sys.executable, "-c", code, str(source), str(out)], check=True,
+                       env={**os.environ, "PYTHONHASHSEED": seed})
+        pages.append(out.read_bytes())
+    assert pages[0] == pages[1]

@@ -102,7 +102,9 @@ def boxes_payload(drawn: Timeline, options: HtmlOptions, colourer: Any) -> Dict[
     from .svg import LOCATION
 
     names, colours = _Table(), _Table()
-    shown = {name: strip_annotation(name) for name in set(drawn.name) | set(drawn.lanes)}
+    order = dict.fromkeys(drawn.lanes)  # first use, not a set's order: the page's bytes must not depend on the hash seed
+    order.update(dict.fromkeys(drawn.name))
+    shown = {name: strip_annotation(name) for name in order}
     colour_of = {name: colours.index(colourer(name)) for name in shown}
     lane_names = [names.index(shown[name]) for name in drawn.lanes]
     name_of = {name: names.index(shown[name]) for name in dict.fromkeys(drawn.name)}  # the table in order of first use
