@@ -324,12 +324,13 @@ class TraceRecorder:
         chart_parts = []
         deep = 0
         namer = FrameNamer(lines=True)
+        cuts = self._cuts()
         for (name, _), analysis in zip(threads, stream.analyse(end_ns, self.chart, self.max_depth, self.line_times)):
             parents, keys, n_calls, _, n_exclusive, n_longest, times, nodes, weights, line_stats, n_deep = analysis
             deep += n_deep
             root = (name,) if self.threads else ()
             stacks = [stack if stack is not None and len(stack) > len(root) else None  # no frame of its own: left out
-                      for stack in self._stacks(parents, keys, entries, names, root)]
+                      for stack in self._stacks(parents, keys, entries, names, root, cuts)]
             for node, stack in enumerate(stacks):
                 if stack is None:
                     continue
@@ -362,17 +363,24 @@ class TraceRecorder:
         namer = FrameNamer(lines=self.lines)
         return [entry if isinstance(entry, str) else namer.location(entry, entry.co_firstlineno) for entry in entries]
 
+    def _cuts(self) -> Tuple[Collection[Any], Collection[Any], Collection[Any]]:
+        """The code at which stacks start (``root_cut``, and threading's bootstrap for the backends
+        that hear of a thread from its first call), the code whose calls other than ``run`` are
+        threading's bookkeeping, and threading's bookkeeping after run(): for :meth:`_stacks`."""
+        bootstrap, thread_starts, thread_ends = _threading_codes()
+        if self.backend == "profile":  # its hook is installed by threading right before run(): nothing to cut
+            bootstrap, thread_starts = (), ()
+        return {*self.root_cut, *bootstrap}, thread_starts, thread_ends
+
     def _stacks(self, parents: List[int], keys: List[int], entries: List[Any], names: List[str],
-                root: Tuple[str, ...]) -> List[Optional[Tuple[str, ...]]]:
+                root: Tuple[str, ...], cuts: Tuple[Collection[Any], Collection[Any], Collection[Any]]
+                ) -> List[Optional[Tuple[str, ...]]]:
         """The stack (root first) of every node; None inside a dropped subtree, the bare root
         for a node whose own time belongs to no frame (a ``root_cut`` frame)."""
         stacks: List[Optional[Tuple[str, ...]]] = []
         cut_nodes = set()
-        private, hidden, cut = self.private_files, self.hidden_files, set(self.root_cut)
-        bootstrap, thread_starts, thread_ends = _threading_codes()
-        if self.backend == "profile":  # its hook is installed by threading right before run(): nothing to cut
-            bootstrap, thread_starts = (), ()
-        cut |= set(bootstrap)  # every thread's calls from its first: its stacks start at run(), as the profile hook's
+        private, hidden = self.private_files, self.hidden_files
+        cut, thread_starts, thread_ends = cuts
         for node, (parent, key) in enumerate(zip(parents, keys)):
             base = root if parent < 0 else stacks[parent]
             if base is None:
