@@ -461,7 +461,7 @@ static Buffer *buffer_new(int32_t index)
     b->used = 0;
     b->index = index;
     b->named = 1;
-    b->stack_floor = stack_floor();
+    b->stack_floor = backend == BACKEND_FRAME ? stack_floor() : 0; /* the main thread's reads /proc/self/maps */
     return b;
 }
 
