@@ -362,6 +362,32 @@ def test_a_program_that_closes_inherited_descriptors_keeps_its_files_and_its_tra
     assert sum(n for stack, n in found.items() if stack[-1:] == ("fib",)) == 21_891 + 1_973
 
 
+FORKED_DAEMON = """
+import os, resource
+
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+fib(10)
+pid = os.fork()
+if pid == 0:  # the daemon: a trace of its own (--subprocesses), then every descriptor closed
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    os.closerange(0, soft)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    files = [open(f"d/{i}.txt", "wb") for i in range(1000)]
+    for i, file in enumerate(files):
+        file.write(b"%d" % i)
+        file.flush()
+    fib(20)
+    for file in files:
+        file.close()
+    os._exit(0)
+os.waitpid(pid, 0)
+"""
+
+
 @pytest.mark.parametrize("backend", backends_here())
 def test_a_daemonising_program_keeps_its_files_and_its_trace(tmp_path, backend):
     """A daemon closes every descriptor up to its limit, puts 0-2 on /dev/null and opens many
@@ -374,3 +400,16 @@ def test_a_daemonising_program_keeps_its_files_and_its_trace(tmp_path, backend):
     assert "warning" not in done.stderr, done.stderr
     found = calls_by_function_path(tmp_path / "out.calls.folded")
     assert sum(n for stack, n in found.items() if stack[-1:] == ("fib",)) == 21_891
+
+
+def test_a_forked_daemon_traced_with_subprocesses_keeps_its_files_and_its_trace(tmp_path):
+    """The forked child starts a trace of its own (--subprocesses), then closes every descriptor
+    and opens its files: they hold what it wrote, and its trace is whole."""
+    (tmp_path / "main.py").write_text(textwrap.dedent(FORKED_DAEMON))
+    (tmp_path / "d").mkdir()
+    done = trace(tmp_path, "--subprocesses", "-o", "out.calls.folded", "--", "main.py")
+    assert {path.name: path.read_bytes() for path in (tmp_path / "d").iterdir()} == {
+        f"{i}.txt": b"%d" % i for i in range(1000)}
+    assert "warning" not in done.stderr, done.stderr
+    found = calls_by_function_path(tmp_path / "out.calls.folded")
+    assert sum(n for stack, n in found.items() if stack[-1:] == ("fib",)) == 177 + 21_891
