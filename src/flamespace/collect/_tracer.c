@@ -9,8 +9,9 @@
  *
  * Bounded memory: a full chunk (CHUNK_EVENTS events, 128 KiB) is written to the session's
  * event file, which is unlinked as soon as it is open (nothing is left behind, whatever ends
- * the process), or, with keep_path, at stop (in a directory its caller removes: the launcher's). Memory is then one chunk per thread, however long the run; the file grows by
- * 16 bytes an event up to max_events (all threads together). Past the bound, or when the file
+ * the process), or with keep_path at stop (its directory, the launcher's, is removed however
+ * the process ends). Memory is then one chunk per thread, however long the run; the file grows
+ * by 16 bytes an event up to max_events (all threads together). Past the bound, or when the file
  * cannot be written (a full disk), recording stops: later events are only counted (dropped),
  * and the time of the first lost one is kept so the analysis closes every open frame there.
  *

@@ -417,12 +417,12 @@ class TraceRecorder:
 def _lost_file_note(lost_ns: Optional[int], events: int, reopenable: bool) -> str:
     """What a warning says when the program closed the event file's descriptor (or gave its number
     to a file of its own) and the file could not be reopened: the trace is empty, and why."""
-    when = "after tracing stopped" if lost_ns is None else f"{lost_ns / 1e9:.3f} s into the trace"
-    cause = ("and its file could not be reopened" if reopenable else
-             "and this in-process trace keeps no path to reopen it by (`flamespace trace` does)")
-    return (f"the program closed the tracer's event file descriptor (os.closerange, or a daemon closing its "
-            f"descriptors) {when}, {cause}: its {events:,} events are lost and the trace is empty; no file of "
-            f"the program's was written")
+    when = "after tracing stopped" if lost_ns is None else f"by {lost_ns / 1e9:.3f} s into the trace"
+    cause = ("its file could not be reopened" if reopenable else
+             "this in-process trace keeps no name to reopen its file by (`flamespace trace` does)")
+    return (f"the program closed the tracer's event file descriptor, or gave its number to a file of its own "
+            f"(os.closerange, a daemon closing its descriptors), {when}, and {cause}: its {events:,} events are "
+            f"lost and the trace is empty; no file of the program's was written")
 
 
 def _chart(parts: List[Any], start_ns: int) -> Any:
