@@ -967,7 +967,7 @@ typedef struct {
     int fd; /* -1: no events (a forked child's, or the file was lost) */
     dev_t dev;
     ino_t ino;
-    int lost; /* the program closed or reused the descriptor after stop(): nothing could be read */
+    char lost; /* the program closed or reused the descriptor after stop(): nothing could be read */
     Py_ssize_t nthreads;
 } Stream;
 
@@ -1126,7 +1126,7 @@ static PyMethodDef Stream_methods[] = {
 };
 
 static PyMemberDef Stream_members[] = {
-    {"lost", T_INT, offsetof(Stream, lost), READONLY,
+    {"lost", T_BOOL, offsetof(Stream, lost), READONLY,
      "whether the program closed or reused the file's descriptor after stop(), so that nothing could be read"},
     {NULL},
 };
