@@ -1059,6 +1059,12 @@ static PyObject *Stream_analyse(Stream *st, PyObject *args)
             PyErr_NoMemory();
             goto done;
         }
+        if (!stream_ready(st)) { /* the program's threads (running meanwhile) took the number: none of it counts */
+            for (Py_ssize_t i = 0; i < st->nthreads; i++) {
+                analysis_free(&all[i]);
+                memset(&all[i], 0, sizeof all[i]);
+            }
+        }
     }
     result = PyList_New(st->nthreads);
     if (result == NULL) {
