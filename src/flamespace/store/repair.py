@@ -117,8 +117,9 @@ def _inspect(store: Store, report: Report, now: datetime, repairing: bool = Fals
         manifest = found.current
     else:
         report.problems.append(found.current_problem or f"{MANIFEST} is damaged")
-        manifest, steps = rebuild(root, found.previous, now, change=repairing)
+        manifest, steps, aside = rebuild(root, found.previous, now, change=repairing)
         (report.done if repairing else report.notes).extend(steps)
+        (report.lost if repairing else report.notes).extend(aside)
     if found.previous is None and found.previous_problem and os.path.exists(os.path.join(root, PREVIOUS)):
         report.problems.append(found.previous_problem)
     snapshot = Snapshot(root, manifest)
@@ -222,10 +223,13 @@ def _notes(root: str, manifest: Dict[str, Any], snapshot: Snapshot, report: Repo
             report.notes.append(f"parts/{name} is in no manifest (left by a killed writer): `flamespace store gc` deletes it")
 
 
-def rebuild(root: str, previous: Optional[Dict[str, Any]], now: datetime, change: bool = True) -> Tuple[Dict[str, Any], List[str]]:
+def rebuild(root: str, previous: Optional[Dict[str, Any]], now: datetime,
+            change: bool = True) -> Tuple[Dict[str, Any], List[str], List[str]]:
     """A manifest rebuilt from the previous generation (if readable) and the parts written after
     it (their own descriptions); without a previous generation, from every part found (those a
-    later part replaced left out). Parts that cannot be placed are moved to corrupt/ (said)."""
+    later part replaced left out). Parts that cannot be placed are moved to corrupt/ (unless not
+    ``change``). Returns the manifest, what was done, and what was set aside (lost to the store)."""
+    aside: List[str] = []
     manifest = dict(previous) if previous is not None else empty_manifest()
     manifest["parts"] = list(manifest["parts"])
     manifest["retired"] = list(manifest.get("retired", []))
@@ -247,7 +251,7 @@ def rebuild(root: str, previous: Optional[Dict[str, Any]], now: datetime, change
     if previous is not None and len(writers) > 1:  # one commit follows a generation: which one cannot be told
         for name in sorted(newer) if change else ():
             _set_aside(root, name)
-        steps.append(f"parts {', '.join(sorted(newer))} were written after {PREVIOUS} by {len(writers)} writers, of which "
+        aside.append(f"parts {', '.join(sorted(newer))} were written after {PREVIOUS} by {len(writers)} writers, of which "
                      f"one was committed and cannot be told: {'moved' if change else 'repair moves them'} to {CORRUPT}/ "
                      "(move the right one back into parts/ and run `flamespace store repair` again)")
         newer = {}
@@ -264,7 +268,7 @@ def rebuild(root: str, previous: Optional[Dict[str, Any]], now: datetime, change
     manifest["retired"] += [{"name": p["name"], "since": now.isoformat()} for p in manifest["parts"] if p["name"] in replaced]
     manifest["parts"] = kept
     _add_corrupt_dirs(root, manifest)
-    return manifest, steps
+    return manifest, steps, aside
 
 
 def _part_description(root: str, name: str) -> Tuple[Optional[Dict[str, Any]], str]:

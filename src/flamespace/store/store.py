@@ -175,7 +175,7 @@ class Store:
         result = AddResult()
         manifest = read_manifest(self.path)
         intern = self._load_intern(manifest, diagnostics)
-        counters = {k: max(int(manifest[f"next_{k}"]), intern.top[k] + 1) for k in COUNTERS}  # ids never repeat
+        counters = _next_ids(manifest, intern)
         new_frames: List[Tuple[int, str]] = []
         new_stacks: List[Tuple[int, int, int]] = []
         rows: Dict[str, list] = {c: [] for c in PROFILE_COLUMNS}
@@ -915,6 +915,12 @@ def _conditions(chosen: Selector) -> Tuple[List[str], List[Any]]:
 # -- ingest
 
 
+def _next_ids(manifest: Mapping[str, Any], intern: _Intern) -> Dict[str, int]:
+    """The next id of each kind: past the manifest's counter and past every stored id (a lowered
+    counter, edited or restored from an old copy, would otherwise give an id twice)."""
+    return {kind: max(int(manifest[f"next_{kind}"]), intern.top[kind] + 1) for kind in COUNTERS}
+
+
 def _intern_values(intern: _Intern, values: Mapping[str, Number], counters: Dict[str, int],
                    new_frames: List[Tuple[int, str]], new_stacks: List[Tuple[int, int, int]]) -> Tuple["np.ndarray", "np.ndarray"]:
     """A profile as (stack ids, values), sorted by stack id, zeros left out; new stacks interned."""
@@ -1022,19 +1028,21 @@ def _parquet_options(kind: str) -> Dict[str, Any]:
 
 def _write_table(pq: Any, table: Any, path: str, kind: str) -> None:
     """One table as a Parquet file, synced to disk."""
-    pq.write_table(table, path, row_group_size=ROW_GROUP, **_parquet_options(kind))
-    _fsync_file(path)
+    with _naming(path):
+        pq.write_table(table, path, row_group_size=ROW_GROUP, **_parquet_options(kind))
+        _fsync_file(path)
 
 
 def _write_batches(pq: Any, batches: Any, path: str, arrow_schema: Any) -> int:
     """Record batches (facts) streamed into one Parquet file, synced; returns the rows written."""
     rows = 0
-    with pq.ParquetWriter(path, arrow_schema, **_parquet_options("facts")) as writer:
-        for batch in batches:
-            if batch.num_rows:
-                writer.write_batch(batch.cast(arrow_schema), row_group_size=ROW_GROUP)
-                rows += batch.num_rows
-    _fsync_file(path)
+    with _naming(path):
+        with pq.ParquetWriter(path, arrow_schema, **_parquet_options("facts")) as writer:
+            for batch in batches:
+                if batch.num_rows:
+                    writer.write_batch(batch.cast(arrow_schema), row_group_size=ROW_GROUP)
+                    rows += batch.num_rows
+        _fsync_file(path)
     return rows
 
 
