@@ -254,3 +254,33 @@ def test_an_older_store_without_part_descriptions_is_described_by_repair(tmp_pat
     assert len(report.problems) == 2 and all("has no part.json" in p for p in report.problems)
     done = repair(open_store(root))
     assert len(done.done) == 2 and not check(open_store(root)).problems
+
+
+def test_a_damaged_previous_generation_is_a_problem_repair_replaces(tmp_path):
+    root = str(tmp_path / "s")
+    two_parts(root)
+    Path(root, PREVIOUS).write_text("{")
+    report = check(open_store(root))
+    assert len(report.problems) == 1 and PREVIOUS in report.problems[0]
+    done = repair(open_store(root))
+    assert done.done == [f"replaced the damaged {PREVIOUS} by the current manifest"]
+    assert not check(open_store(root)).problems
+
+
+def test_a_first_ingest_under_way_is_an_empty_store_but_a_lost_manifest_is_not(tmp_path):
+    root = str(tmp_path / "s")
+    store = open_store(root)
+    os.makedirs(os.path.join(root, "tmp"))
+    os.makedirs(os.path.join(root, "parts"))
+    store._write_part({kind: module.schema(kind).empty_table() for kind in module.KINDS}, module.modules()[2], 0,
+                      module._part_meta(module.empty_manifest(), "first", {"profile": 0, "frame": 0, "stack": 0}))
+    assert open_store(root).snapshot().count() == 0  # not visible yet, and no error
+    store.add(runs("a", 2))
+    store.add(runs("b", 2))
+    os.remove(os.path.join(root, MANIFEST))
+    os.remove(os.path.join(root, PREVIOUS))
+    # before: the next add began a new manifest (id 0 again) and the next gc deleted every other part as unlisted
+    with pytest.raises(ManifestError, match="is missing but the store holds parts"):
+        open_store(root).add(runs("c", 1))
+    with pytest.raises(ManifestError, match="is missing but the store holds parts"):
+        open_store(root).gc()

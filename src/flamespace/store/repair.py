@@ -122,6 +122,8 @@ def _inspect(store: Store, report: Report, now: datetime, repairing: bool = Fals
         (report.lost if repairing else report.notes).extend(aside)
     if found.previous is None and found.previous_problem and os.path.exists(os.path.join(root, PREVIOUS)):
         report.problems.append(found.previous_problem)
+        if repairing and not rebuilt:
+            report.done.append(f"replaced the damaged {PREVIOUS} by the current manifest")
     snapshot = Snapshot(root, manifest)
     snapshot.verify_all()
     for part in manifest["parts"]:

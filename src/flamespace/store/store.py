@@ -257,6 +257,7 @@ class Store:
         if keep_last is not None and keep_last < 1:
             raise ArgumentError(f"--keep-last must be at least 1, not {keep_last}")
         if not self.exists():
+            read_manifest(self.path)  # a manifest lost while parts are stored: says so and how to repair
             raise StoreError(f"there is no store at {self.path} (nothing was ever added to it)")
         now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(tzinfo=None)
         with self._locked():
@@ -1122,11 +1123,26 @@ def read_manifest(root: str) -> Dict[str, Any]:
     except FileNotFoundError:
         if os.path.exists(root) and not os.path.isdir(root):
             raise StoreError(f"{root} is a file, not a store directory") from None
-        if stored_parts(root) or os.path.exists(os.path.join(root, PREVIOUS)):
+        if _manifest_was_written(root):
             raise ManifestError(f"{path} is missing but the store holds parts; {_REPAIR.format(root=root)}") from None
-        return empty_manifest()
+        return empty_manifest()  # nothing stored yet (or a first ingest under way: its part is not visible yet)
     except ManifestError as exc:
         raise ManifestError(f"{exc}; {_REPAIR.format(root=root)}") from None
+
+
+def _manifest_was_written(root: str) -> bool:
+    """Whether a store without a manifest had one: a previous generation, or a part written on a
+    manifest (a first ingest's part, under way or killed, was not; an older flamespace's part, which
+    does not say, is taken as written on one)."""
+    if os.path.exists(os.path.join(root, PREVIOUS)):
+        return True
+    for name in stored_parts(root):
+        try:
+            if int(read_part_meta(os.path.join(root, "parts", name, PART_META)).get("base", 0)) > 0:
+                return True
+        except (OSError, ManifestError, ValueError, TypeError):
+            return True
+    return False
 
 
 _REPAIR = (f"`flamespace store repair --store {{root}}` rebuilds it from {PREVIOUS} and the parts' own {PART_META} "
