@@ -120,7 +120,10 @@ def _inspect(store: Store, report: Report, now: datetime, repairing: bool = Fals
         manifest, steps, aside = rebuild(root, found.previous, now, change=repairing)
         (report.done if repairing else report.notes).extend(steps)
         (report.lost if repairing else report.notes).extend(aside)
-    if found.previous is None and found.previous_problem and os.path.exists(os.path.join(root, PREVIOUS)):
+    if found.previous is None and not os.path.exists(os.path.join(root, PREVIOUS)):
+        report.notes.append(f"there is no {PREVIOUS} (a store written before it was kept, or it was deleted): "
+                            "the next write keeps one")
+    elif found.previous is None and found.previous_problem:
         report.problems.append(found.previous_problem)
         if repairing and not rebuilt:
             report.done.append(f"replaced the damaged {PREVIOUS} by the current manifest")
