@@ -284,3 +284,16 @@ def test_a_first_ingest_under_way_is_an_empty_store_but_a_lost_manifest_is_not(t
         open_store(root).add(runs("c", 1))
     with pytest.raises(ManifestError, match="is missing but the store holds parts"):
         open_store(root).gc()
+
+
+def test_a_frame_id_defined_twice_is_reported_and_not_guessed(tmp_path, monkeypatch):
+    root = str(tmp_path / "s")
+    open_store(root).add([({"a;b": 1}, Metadata(unit="samples"), "one")])
+    with monkeypatch.context() as patch:  # stack and frame counters back at 0, as a lowered manifest gave before
+        patch.setattr(module, "_next_ids", lambda manifest, intern: {"profile": manifest["next_profile"], "frame": 0, "stack": 0})
+        open_store(root).add([({"x;y": 2}, Metadata(unit="samples"), "two")])
+    report = check(open_store(root))
+    assert any("frame id 0 is defined twice, differently" in p for p in report.problems)  # "a" and "x"
+    done = repair(open_store(root))
+    assert any("raised next_stack from 0 to 2" in d for d in done.done)
+    assert [p for p in done.unrepaired if "defined twice" in p] == [p for p in report.problems if "defined twice" in p]

@@ -11,6 +11,11 @@ manifest as it is when they start (a snapshot) and see whole parts or nothing; w
 (ingest, gc) hold an exclusive lock on ``.lock`` for the whole write, so concurrent CI jobs
 queue instead of losing each other's parts. Every file's size and sha256 are in the
 manifest: a file that does not match is a corrupt part, named in a warning and skipped.
+
+Repair: the stack and frame tables (which later parts' profiles share) have a byte-identical
+copy in each part's ``mirror/``; the manifest is sealed by a checksum and its previous
+generation kept; each part describes itself (``part.json``). store/repair.py rebuilds from
+these; gc never deletes a profile whose own files are sound.
 The layout and tables are described in docs/architecture.md ("The store").
 """
 
@@ -251,9 +256,10 @@ class Store:
            diagnostics: Optional[Diagnostics] = None, now: Optional[datetime] = None) -> GcResult:
         """Retention, then compaction: keep the ``keep_last`` latest profiles of each branch
         (profiles without a branch count as one) and none older than ``older_than``; rewrite
-        what is kept as one part. Corrupt parts are moved to ``corrupt/`` (named in a warning);
-        parts left by killed ingests are deleted; replaced parts are deleted after
-        :data:`RETIRED_GRACE` (a reader may still be using them)."""
+        what is kept as one part. Every profile whose own files are sound is kept whatever else
+        is damaged; corrupt parts are moved to ``corrupt/`` (never deleted) and returned as
+        :attr:`GcResult.lost`, apart from retention; parts left by killed ingests are deleted;
+        replaced parts are deleted after :data:`RETIRED_GRACE` (a reader may still be using them)."""
         if keep_last is not None and keep_last < 1:
             raise ArgumentError(f"--keep-last must be at least 1, not {keep_last}")
         if not self.exists():
@@ -527,7 +533,7 @@ class Snapshot:
                         else "the profiles that use its stacks are left out")
                 if self.diagnostics is not None:
                     self.diagnostics.warn(f"store {self.root}: skipped corrupt part {part['name']}: {problem} "
-                                          f"({lost}; `flamespace store gc` moves it to corrupt/)")
+                                          f"({lost}; `flamespace store repair` or `store gc` moves it to corrupt/)")
                 return False
             self._sound.add(path)
         return True
