@@ -297,3 +297,17 @@ def test_a_frame_id_defined_twice_is_reported_and_not_guessed(tmp_path, monkeypa
     done = repair(open_store(root))
     assert any("raised next_stack from 0 to 2" in d for d in done.done)
     assert [p for p in done.unrepaired if "defined twice" in p] == [p for p in report.problems if "defined twice" in p]
+
+
+def test_a_part_written_on_the_lost_manifest_was_never_committed_and_is_not_restored(tmp_path):
+    root = str(tmp_path / "s")
+    store = open_store(root)
+    store.add(runs("a", 1))
+    store.add(runs("b", 1))  # generation 2; MANIFEST.prev.json is generation 1
+    current = module.read_manifest(root)
+    killed = store._write_part({kind: module.schema(kind).empty_table() for kind in module.KINDS}, module.modules()[2], 0,
+                               module._part_meta(current, "killed", {"profile": 2, "frame": 0, "stack": 0}))
+    _corrupt(os.path.join(root, MANIFEST))
+    done = repair(open_store(root))
+    assert any(killed["name"] in d and "not restored" in d for d in done.done) and not done.lost
+    assert open_store(root).snapshot().profile_ids() == [0, 1]

@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 
 from ._deps import StoreError, modules
 from .store import (CORRUPT, COUNTERS, KINDS, MANIFEST, MIRROR, MIRRORED, PART_META, PREVIOUS, ManifestError, Snapshot, Store,
-                    _file_entry, _keep_previous, _part_meta, _write_part_meta, copy_synced, empty_manifest, file_problem,
+                    _file_entry, _part_meta, _write_part_meta, copy_synced, empty_manifest, file_problem,
                     load_manifest, read_part_meta, stored_parts, write_manifest)
 
 TYPE_CHECKING = False
@@ -87,12 +87,7 @@ def repair(store: Store, diagnostics: Optional[Diagnostics] = None, now: Optiona
             if done.unreadable:
                 report.lost.append(f"{done.unreadable} kept profile(s) cannot be read: their stacks were defined in a "
                                    "part set aside in corrupt/")
-        if rebuilt and manifest.get("generation", 0) < 1:
-            manifest["generation"] = 1
-        write_manifest(store.path, manifest, keep_previous=not rebuilt)
-        if _load(os.path.join(store.path, PREVIOUS))[0] is None:
-            _keep_previous(store.path)
-            report.done.append(f"wrote {PREVIOUS} (a copy of the repaired manifest: the previous one was damaged or missing)")
+        write_manifest(store.path, manifest, keep_previous=not rebuilt)  # a rebuilt one keeps the previous generation it came from
         store._intern = None
         after = Report()
         _inspect(store, after, now)
@@ -248,8 +243,10 @@ def rebuild(root: str, previous: Optional[Dict[str, Any]], now: datetime,
         meta, problem = _part_description(root, name)
         if meta is None:
             steps.append(f"parts/{name}: {problem}; left where it is")
-        elif previous is not None and int(meta.get("base", -1)) < int(previous["generation"]):
-            steps.append(f"parts/{name} was written before {PREVIOUS} and is not in it (left by a killed writer): not restored")
+        elif previous is not None and int(meta.get("base", -1)) != int(previous["generation"]):
+            # the lost manifest is the generation after PREVIOUS: only parts written on PREVIOUS were committed by it
+            steps.append(f"parts/{name} was written on manifest generation {meta.get('base')}, not on {PREVIOUS}'s "
+                         f"{previous['generation']}, and is in neither (left by a killed writer): not restored")
         else:
             newer[name] = meta
     writers = sorted({m.get("writer") for m in newer.values()}, key=str)
