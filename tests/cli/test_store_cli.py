@@ -201,3 +201,15 @@ def test_a_full_disk_in_store_add_names_the_file(tmp_path):
     assert done.returncode == 1 and "internal error" not in done.stderr
     assert f"cannot write {tmp_path / 's' / 'tmp'}" in done.stderr and ".parquet: File too large" in done.stderr
     assert not (tmp_path / "s" / "MANIFEST.json").exists()  # nothing was added
+
+
+def test_repair_exits_1_when_a_problem_remains(capsys, tmp_path, store, monkeypatch):
+    from flamespace.store import store as module
+
+    run(capsys, "store", "add", write_runs(tmp_path / "a", 1, False, n=1), "--no-git")
+    with monkeypatch.context() as patch:  # frame and stack counters back at 0, as a lowered manifest gave before
+        patch.setattr(module, "_next_ids", lambda manifest, intern: {"profile": manifest["next_profile"], "frame": 0, "stack": 0})
+        (tmp_path / "other.folded").write_text("x;y;z 3\n")
+        run(capsys, "store", "add", tmp_path / "other.folded", "--no-git")
+    code, out, _ = run(capsys, "store", "repair")
+    assert code == 1 and "repaired: raised next_stack" in out and "not repaired: frame id 0 is defined twice" in out
