@@ -311,3 +311,19 @@ def test_a_part_written_on_the_lost_manifest_was_never_committed_and_is_not_rest
     done = repair(open_store(root))
     assert any(killed["name"] in d and "not restored" in d for d in done.done) and not done.lost
     assert open_store(root).snapshot().profile_ids() == [0, 1]
+
+
+def test_a_manifest_an_older_flamespace_wrote_again_is_not_taken_for_damaged(tmp_path):
+    """An older flamespace keeps the keys it does not know, the stale seal included."""
+    root = str(tmp_path / "s")
+    two_parts(root)
+    path = Path(root, MANIFEST)
+    manifest = json.loads(path.read_text())
+    manifest["generation"] += 1  # what the older write_manifest does, and nothing more
+    path.write_text(json.dumps(manifest))
+    assert len(open_store(root).snapshot().profile_ids()) == 205 and not check(open_store(root)).problems
+    manifest["next_profile"] = 7  # but damage within a sealed generation is found
+    manifest["generation"] -= 1
+    path.write_text(json.dumps(manifest))
+    with pytest.raises(ManifestError, match="does not match its checksum"):
+        open_store(root).snapshot()

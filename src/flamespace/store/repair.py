@@ -306,7 +306,8 @@ def _add_corrupt_dirs(root: str, manifest: Dict[str, Any]) -> None:
         return
     for name in names:
         if name not in known:
-            manifest["quarantined"].append({"name": name, "problems": [f"found in {CORRUPT}/"], "lost": 0, "dictionary": False})
+            # whether its stack table is missed cannot be known here: taken as missed (queries then check)
+            manifest["quarantined"].append({"name": name, "problems": [f"found in {CORRUPT}/"], "lost": 0, "dictionary": True})
 
 
 def _describe_parts(root: str, manifest: Dict[str, Any], snapshot: Snapshot) -> List[str]:

@@ -1180,7 +1180,6 @@ def write_manifest(root: str, manifest: Dict[str, Any], keep_previous: bool = Tr
     """Replace the manifest atomically (temp file, fsync, rename, fsync of the directory), sealed
     by a checksum; the replaced one stays as :data:`PREVIOUS` (a hard link: no copy, no window
     without a manifest) unless ``keep_previous`` is false (repair, when it was damaged)."""
-    manifest.pop("checksum", None)
     manifest["generation"] = int(manifest.get("generation", 0)) + 1
     path = os.path.join(root, MANIFEST)
     staging = os.path.join(root, f".{MANIFEST}.{uuid.uuid4().hex[:8]}")
@@ -1210,18 +1209,27 @@ def _digest(data: Mapping[str, Any]) -> str:
 
 
 def sealed(data: Mapping[str, Any]) -> Dict[str, Any]:
-    """``data`` with the sha256 of its content as ``checksum`` (a flipped byte that leaves valid JSON is still found)."""
+    """``data`` with the sha256 of its content as ``checksum`` (a flipped byte that leaves valid
+    JSON is still found), and the generation it was sealed at."""
+    data = {k: v for k, v in data.items() if k not in _SEAL}
+    data["sealed"] = data.get("generation")
     return {**data, "checksum": _digest(data)}
 
 
+#: The fields :func:`sealed` adds.
+_SEAL = ("checksum", "sealed")
+
+
 def unsealed(data: Dict[str, Any], path: str, what: str) -> Dict[str, Any]:
-    """``data`` without its checksum, :class:`ManifestError` if the checksum does not match
-    (files written before checksums have none: taken as they are)."""
-    data = dict(data)
-    checksum = data.pop("checksum", None)
-    if checksum is not None and checksum != _digest(data):
-        raise ManifestError(f"{path}: the {what} is damaged (it does not match its checksum)")
-    return data
+    """``data`` without its seal, :class:`ManifestError` if the checksum does not match. Files
+    written before checksums have none, and a manifest an older flamespace wrote again keeps
+    the stale seal of the generation before (``sealed`` differs from ``generation``): both are
+    taken as they are."""
+    checksum = data.get("checksum")
+    if checksum is not None and data.get("sealed") == data.get("generation"):
+        if checksum != _digest({k: v for k, v in data.items() if k != "checksum"}):
+            raise ManifestError(f"{path}: the {what} is damaged (it does not match its checksum)")
+    return {k: v for k, v in data.items() if k not in _SEAL}
 
 
 def stored_parts(root: str) -> List[str]:
