@@ -125,3 +125,56 @@ def test_names_no_writer_takes_are_refused_before_reading(capsys, tmp_path: Path
     code, _, err = run(capsys, "sub", source, source, "-o", tmp_path / "d.pprof")
     assert code == 1 and "sub cannot write the pprof format; it writes folded (.folded)" in err
     assert not list(tmp_path.glob("a.pstats*")) and not (tmp_path / "d.pprof").exists()
+
+
+def on_a_terminal(args: "list[str]", typed: bytes = b"") -> "tuple[int, str]":
+    """Run `flamespace ARGS` with a pseudo-terminal as stdin, stdout and stderr, typing ``typed`` once
+    the command has said something; (exit code, what the terminal showed)."""
+    import os
+    import pty
+    import select
+    import signal
+    import sys
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: becomes the command
+        os.execv(sys.executable, [sys.executable, "-c", "import sys; from flamespace.cli import main; sys.exit(main())", *args])
+    shown = b""
+    deadline = time.monotonic() + 60  # a command still waiting then is the failure (killed, exit -9)
+    while time.monotonic() < deadline:
+        try:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                break
+            chunk = os.read(fd, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+        if typed and b"Ctrl-D" in shown:
+            os.write(fd, typed)
+            typed = b""
+    done, status = os.waitpid(pid, os.WNOHANG)
+    if done == 0:
+        os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), shown.decode(errors="replace")
+
+
+def test_a_picture_for_the_terminal_is_refused_with_how_to_save_it(tmp_path: Path) -> None:
+    source = write(tmp_path / "a.folded", "main;work 3\n")
+    code, shown = on_a_terminal(["svg", str(source)])
+    assert code == 1 and "not writing an SVG picture to the terminal: give -o FILE (e.g. -o profile.svg)" in shown
+    assert "<svg" not in shown
+
+
+def test_reading_stdin_from_a_terminal_says_so_and_one_ctrl_d_ends_it() -> None:
+    """The readers sniff the input and then read it again: a terminal's end of input comes once,
+    so a second read waited for a second Ctrl-D."""
+    code, shown = on_a_terminal(["info"], typed=b"main;work 3\n\x04")
+    assert code == 0, shown
+    assert "flamespace info: reading a profile from stdin... (Ctrl-D to end" in shown
+    assert "3" in shown.split("Ctrl-D to end", 1)[1]

@@ -208,6 +208,14 @@ def write_profile(profile: Profile, output: str, no_header: bool, *, command: st
     registry.write(profile, output, fmt, **header_setting(fmt, no_header))
 
 
+def refuse_terminal(output: str, what: str, example: str) -> None:
+    """A picture or page sent to a terminal is a screenful of markup: refuse it, saying how to save it."""
+    if output == "-" and sys.stdout is not None and sys.stdout.isatty():
+        from ..errors import ArgumentError
+
+        raise ArgumentError(f"not writing {what} to the terminal: give -o FILE (e.g. -o {example}) or redirect the output")
+
+
 def header_setting(output_format: str, no_header: bool) -> Dict[str, bool]:
     """``header=`` for the writer of ``output_format`` if it writes '# key: value' lines (--no-header), else nothing."""
     return {"header": not no_header} if "header" in registry.write_options(output_format) else {}

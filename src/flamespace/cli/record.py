@@ -51,6 +51,10 @@ def run(
     options = recorder_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration,
                                 seed, output_format)
     output = output or f"profile-{time.strftime('%Y%m%d-%H%M%S')}{_ending(output_format)}"
+    if output_format in PICTURE_FORMATS:
+        from ._common import refuse_terminal
+
+        refuse_terminal(output, f"an {output_format.upper()} picture", f"profile.{output_format}")
     from ..formats import check_output
 
     check_output(output)  # before the program runs, not after

@@ -74,6 +74,9 @@ class _GeneratorContext:
         raise RuntimeError("generator didn't stop after throw()")
 
 GZIP_MAGIC = b"\x1f\x8b"
+#: Called before standard input is read when it is a terminal (a command waiting for typed input
+#: looks hung): the CLI sets it to say so on stderr, since the library never prints.
+on_terminal_stdin: "Optional[Callable[[], None]]" = None
 #: Undecodable bytes are kept as surrogates and written back unchanged (lossless round trip).
 ENCODING_ERRORS = "surrogateescape"
 
@@ -93,6 +96,11 @@ def open_binary(source: Source) -> Iterator[Tuple[io.BufferedReader[Any], str]]:
     if isinstance(source, (str, os.PathLike)):
         if os.fspath(source) == "-":
             raw: BinaryIO = sys.stdin.buffer
+            if sys.stdin.isatty():
+                if on_terminal_stdin is not None:
+                    on_terminal_stdin()
+                # A terminal says "end of input" (Ctrl-D) once: read it all before sniffing reads again.
+                raw = io.BytesIO(raw.read())
         else:
             try:
                 raw = open(source, "rb")
