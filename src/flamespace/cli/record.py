@@ -166,6 +166,6 @@ SPEC = Command(
         Option(("-q", "--quiet"), "quiet", "flag",
                help="Do not show the live status line or the summary on stderr (warnings still are)."),
     ],
-    interspersed=False,
+    interspersed=False, program_flags=("-m", "-c"),
 )
 __getattr__ = SPEC.module_getattr(__name__)

@@ -133,6 +133,6 @@ SPEC = Command(
                help="Do not write '# key: value' metadata lines into folded output."),
         Option(("-q", "--quiet"), "quiet", "flag", help="Do not print the summary on stderr (warnings still are)."),
     ],
-    interspersed=False,
+    interspersed=False, program_flags=("-m", "-c"),
 )
 __getattr__ = SPEC.module_getattr(__name__)
