@@ -1,0 +1,119 @@
+"""Small inputs must not take unbounded memory (issue 24): decompressed size, pstats paths, stack depth.
+
+The limits live in formats/_limits.py; the tests set them small through their environment
+variables, so that each case is cheap, and check the error names the limit and the variable.
+"""
+
+from __future__ import annotations
+
+import gzip
+import marshal
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from flamespace.errors import ArgumentError, InputError
+from flamespace.formats import _limits, registry
+
+
+def _pstats_layers(layers: int) -> bytes:
+    """A pstats call graph of ``layers`` layers of two functions, each calling both of the next
+    layer: 2**layers paths from the root in a file of about 300 bytes a layer."""
+    stats = {}
+    for layer in range(layers):
+        for k in range(2):
+            callers = {("m.py", 2 * (layer - 1) + j + 1, f"f{layer - 1}_{j}"): (1, 1, 0.001, 0.001 * (layers - layer))
+                       for j in range(2)} if layer else {}
+            stats[("m.py", 2 * layer + k + 1, f"f{layer}_{k}")] = (2, 2, 0.001, 0.002 * (layers - layer), callers)
+    return marshal.dumps(stats)
+
+
+# -- decompressed size ----------------------------------------------------------------------
+
+
+def _folded_gzip(path: Path, lines: int) -> Path:
+    path.write_bytes(gzip.compress(b"main;work;leaf 1\n" * lines))
+    return path
+
+
+def test_a_gzip_input_past_the_set_size_is_an_input_error_naming_the_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = _folded_gzip(tmp_path / "x.folded.gz", 200_000)  # 3.4 MB of text in about 10 KB
+    monkeypatch.setenv(_limits.GUNZIP_ENV, "1M")
+    with pytest.raises(InputError, match=r"x\.folded\.gz: decompresses to more than 1\.00 MiB .*FLAMESPACE_MAX_DECOMPRESSED=SIZE"):
+        registry.read(str(source), "folded")
+    monkeypatch.setenv(_limits.GUNZIP_ENV, "4M")
+    assert registry.read(str(source), "folded").total() == 200_000
+    monkeypatch.setenv(_limits.GUNZIP_ENV, "none")
+    assert registry.read(str(source), "folded").total() == 200_000
+
+
+def test_by_default_a_gzip_input_may_expand_a_bounded_ratio_of_its_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(_limits.GUNZIP_ENV, raising=False)
+    monkeypatch.setattr(_limits, "GUNZIP_FLOOR", 1 << 20)  # the default's floor, small for the test
+    bomb = _folded_gzip(tmp_path / "bomb.folded.gz", 200_000)  # expands about 300 times
+    with pytest.raises(InputError, match=r"the larger of 1\.00 MiB and 100 times the compressed size read; a gzip bomb"):
+        registry.read(str(bomb), "folded")
+    import random
+
+    rng = random.Random(4)  # text that compresses as profiles do, a few times
+    text = "".join(f"main;f{rng.randrange(10**6)};g{rng.randrange(10**6)} {rng.randrange(1, 99)}\n" for _ in range(100_000))
+    ordinary = tmp_path / "ordinary.folded.gz"
+    ordinary.write_bytes(gzip.compress(text.encode()))
+    assert len(text) > 2 << 20  # past the floor
+    assert len(registry.read(str(ordinary), "folded")) > 90_000
+
+
+def test_a_bad_limit_in_the_environment_says_what_is_expected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(_limits.GUNZIP_ENV, "lots")
+    with pytest.raises(ArgumentError, match="FLAMESPACE_MAX_DECOMPRESSED='lots': expected a count such as 4000000 or 4G"):
+        registry.read(str(_folded_gzip(tmp_path / "x.folded.gz", 10)), "folded")
+
+
+def test_the_cli_refuses_a_gzip_bomb_with_exit_1(tmp_path: Path) -> None:
+    """A JSON reader holds its whole input: a 2 MB gzip of speedscope events took 3 GB and more before."""
+    bomb = tmp_path / "bomb.speedscope.json.gz"
+    head = '{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"a"}]},' \
+           '"profiles":[{"type":"evented","name":"t","unit":"none","startValue":0,"endValue":1,"events":['
+    pair = '{"type":"O","frame":0,"at":0},{"type":"C","frame":0,"at":0}'
+    bomb.write_bytes(gzip.compress((head + ",".join([pair] * 40_000) + "]}]}").encode()))
+    env = {**os.environ, _limits.GUNZIP_ENV: "1M"}
+    done = subprocess.run([sys.executable, "-c", "import sys; from flamespace.cli import script; sys.exit(script())", "convert", str(bomb), "-o", str(tmp_path / "out.folded")],
+                          capture_output=True, text=True, env=env)
+    assert done.returncode == 1, done.stderr
+    assert "decompresses to more than 1.00 MiB" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "out.folded").exists()
+
+
+# -- pstats ---------------------------------------------------------------------------------
+
+
+def test_a_pstats_call_graph_of_exponentially_many_paths_stops_at_the_frame_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """200 layers of two functions: 59 KB that grew to 7.4 GB before MemoryError."""
+    source = tmp_path / "layers.pstats"
+    source.write_bytes(_pstats_layers(200))
+    monkeypatch.setenv(_limits.PSTATS_ENV, "100000")
+    with pytest.raises(InputError, match=r"layers\.pstats: the call graph has too many paths .* pass 100,000 frames .*"
+                                         r"FLAMESPACE_PSTATS_MAX_FRAMES=COUNT"):
+        registry.read(str(source), "pstats")
+
+
+def test_a_pstats_call_graph_within_the_frame_limit_reads_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = tmp_path / "layers.pstats"
+    source.write_bytes(_pstats_layers(8))  # 2**8 paths to the last layer
+    monkeypatch.setenv(_limits.PSTATS_ENV, "100000")
+    graph = registry.read(str(source), "pstats")
+    assert len(graph) == 2**9 - 2 and abs(graph.total() - 0.016) < 1e-9  # every path; the own times, all of them
+
+
+def test_a_pstats_integer_of_thousands_of_digits_is_an_input_error() -> None:
+    from flamespace.formats import pstats
+
+    data = marshal.dumps({("m.py", 1, "f"): (1, 10**50000, 0.1, 0.1, {})})
+    with pytest.raises(InputError, match=r"x\.pstats: at byte 24: an integer of 11074 15-bit digits: no number of a pstats file"):
+        pstats.parse_bytes(data, source="x.pstats")
+    huge = marshal.dumps({("m.py", 1, "f"): (1, 10**310, 0.1, 0.1, {})})  # within the digits, past the largest number
+    with pytest.raises(InputError, match="the call count of f is 1000000000"):
+        pstats.parse_bytes(huge, source="x.pstats")
