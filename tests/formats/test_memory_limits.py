@@ -117,3 +117,88 @@ def test_a_pstats_integer_of_thousands_of_digits_is_an_input_error() -> None:
     huge = marshal.dumps({("m.py", 1, "f"): (1, 10**310, 0.1, 0.1, {})})  # within the digits, past the largest number
     with pytest.raises(InputError, match="the call count of f is 1000000000"):
         pstats.parse_bytes(huge, source="x.pstats")
+
+
+# -- stack depth ----------------------------------------------------------------------------
+
+DEEP = 100_000
+#: The reading child's address space: the readers made a tuple per node of the stack tree
+#: (100,000 deep: 40 GB, killed at 24 GB; a 3 GB limit was reached in 6-14 s).
+ADDRESS_LIMIT = 1536 << 20
+
+_READ_DEEP = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (%d, %d))
+from flamespace.formats import registry
+chart = registry.read(sys.argv[1], sys.argv[2])
+graph = chart.graph()
+print(len(graph), max(len(stack) for stack, _ in graph.items()), graph.total())
+""" % (ADDRESS_LIMIT, ADDRESS_LIMIT)
+
+
+def _deep_cpuprofile(path: Path) -> None:
+    import json
+
+    nodes = [{"id": 1, "callFrame": {"functionName": "(root)", "url": "", "lineNumber": -1}, "children": [2]}]
+    nodes += [{"id": k, "callFrame": {"functionName": f"f{k}", "url": "file:///a.js", "lineNumber": k}, "children": [k + 1]}
+              for k in range(2, DEEP + 2)]
+    nodes[-1]["children"] = []
+    path.write_text(json.dumps({"nodes": nodes, "startTime": 0, "endTime": 30, "samples": [DEEP + 1, DEEP + 1],
+                                "timeDeltas": [0, 10]}))
+
+
+@pytest.mark.parametrize("fmt", ["chrome", "gecko", "cpuprofile"])
+def test_a_chart_reader_reads_one_stack_100k_deep_in_bounded_memory(fmt: str, tmp_path: Path) -> None:
+    """What flamespace writes of a 100,000-deep stack (chrome, gecko) reads back under a 1.5 GB
+    address limit; a cpuprofile's call tree as deep too."""
+    import flamespace as fs
+
+    source = tmp_path / f"deep.{fmt}"
+    if fmt == "cpuprofile":
+        _deep_cpuprofile(source)
+        expected = (1, DEEP, 30_000)  # 10 us and 20 us
+    else:
+        stack = tuple(f"f{k}" for k in range(DEEP))
+        registry.write(fs.FlameGraph({stack: 5}, unit="ms"), str(source), fmt)
+        expected = (1, DEEP, 5)
+    done = subprocess.run([sys.executable, "-c", _READ_DEEP, str(source), fmt], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    stacks, depth, total = done.stdout.split()
+    assert (int(stacks), int(depth), float(total)) == expected
+
+
+def test_wanted_stacks_are_the_stacks_of_the_tree() -> None:
+    """The stacks made for the nodes asked are those every node's tuple gave (node_stacks)."""
+    import random
+
+    import numpy
+
+    from flamespace.formats._nesting import node_stacks, wanted_stacks
+
+    rng = random.Random(7)
+    for _ in range(50):
+        size = rng.randrange(1, 60)
+        parents = [0] + [rng.randrange(node) for node in range(1, size)]  # parents before children
+        labels = [-1] + [rng.randrange(5) for _ in range(1, size)]
+        names = ["a", "b", "c", "d", "e"]
+        every = node_stacks(numpy.array(parents), numpy.array(labels), names)
+        wanted = sorted(rng.sample(range(size), rng.randrange(size + 1)))
+        made = wanted_stacks(wanted, parents, [None] + [names[label] for label in labels[1:]], {0: ()})
+        assert {node: made[node] for node in wanted} == {node: every[node] for node in wanted}
+
+
+def test_a_cpuprofile_node_under_a_missing_or_cyclic_parent_is_refused_though_never_sampled() -> None:
+    import io
+    import json
+
+    from flamespace.formats import cpuprofile
+
+    def profile(nodes: list) -> io.StringIO:
+        return io.StringIO(json.dumps({"nodes": nodes, "samples": [1], "timeDeltas": [1], "startTime": 0, "endTime": 5}))
+
+    frame = {"functionName": "f", "url": ""}
+    with pytest.raises(InputError, match="node 2 has an ancestor 9 that is not in 'nodes'"):
+        cpuprofile.parse(profile([{"id": 1, "callFrame": frame}, {"id": 2, "callFrame": frame, "parent": 9}]))
+    with pytest.raises(InputError, match="the parents of node 2 form a cycle"):
+        cpuprofile.parse(profile([{"id": 1, "callFrame": frame}, {"id": 2, "callFrame": frame, "parent": 3},
+                                  {"id": 3, "callFrame": frame, "parent": 2}]))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, List, Optional, Tuple
+    from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 #: Deeper nesting is refused (None): a depth costs a few array operations however few its events.
 MAX_DEPTH = 4096
@@ -75,4 +75,30 @@ def node_stacks(parents: Any, frames: Any, names: List[str]) -> List[Tuple[str, 
     parent_list, frame_list = parents.tolist(), frames.tolist()
     for node in range(1, len(parent_list)):
         stacks.append(stacks[parent_list[node]] + (names[frame_list[node]],))
+    return stacks
+
+
+def wanted_stacks(wanted: Iterable[int], parent: Any, frame: Any, known: Dict[int, Tuple[str, ...]]) -> Dict[int, Tuple[str, ...]]:
+    """The stacks of the ``wanted`` nodes of a tree (``parent[node]``; ``frame[node]``, None for a
+    node that adds no frame), root first, and those ``known`` already (the root's: ``()``).
+
+    A tuple for every node of a chain 100,000 deep is 40 GB (quadratic in depth), though a trace
+    samples only a few of them: only the wanted ones are made, each from the nearest wanted
+    ancestor made before it (give ancestors first: parents before children), walking up the parent
+    pointers to it. Memory is that of the stacks asked for. The tree must have no cycle and every
+    chain must reach a known node (the callers check).
+    """
+    stacks = dict(known)
+    for node in wanted:
+        if node in stacks:
+            continue
+        chain: List[str] = []
+        current = node
+        while current not in stacks:
+            name = frame[current]
+            if name is not None:
+                chain.append(name)
+            current = parent[current]
+        chain.reverse()
+        stacks[node] = stacks[current] + tuple(chain)
     return stacks

@@ -34,7 +34,7 @@ from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 from . import _json
 from . import _nesting
-from ._nesting import node_stacks, open_stacks
+from ._nesting import open_stacks, wanted_stacks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -437,10 +437,10 @@ def _stretches(columns: Tuple[Any, Any, Any, Any, Any], thread_count: int, frame
             open_ends.append(end)
             open_nodes.append(child)
         out_threads.extend(array("q", [thread]) * (len(out_ends) - before))
-    stacks = node_stacks(numpy.array(parent), numpy.array(label_of), frames)
     as_numpy = [numpy.frombuffer(column, dtype=numpy.int64) if len(column) else numpy.zeros(0, dtype=numpy.int64)
                 for column in (out_threads, out_begins, out_ends, out_nodes)]
-    return as_numpy[0], as_numpy[1], as_numpy[2], as_numpy[3], stacks
+    stack_ids, stacks = _used_stacks(as_numpy[3], parent, label_of, frames)
+    return as_numpy[0], as_numpy[1], as_numpy[2], stack_ids, stacks
 
 
 def _nested_stretches(threads: Any, starts: Any, ends: Any, labels: Any, frames: List[str]) -> Optional[Tuple[Any, Any, Any, Any, List[Stack]]]:
@@ -465,7 +465,20 @@ def _nested_stretches(threads: Any, starts: Any, ends: Any, labels: Any, frames:
     tops, parents, node_frames = nested
     times = numpy.where(opens, starts[span], ends[span])
     keep = numpy.flatnonzero((tops[:-1] != 0) & (times[1:] > times[:-1]))  # from each event to the next while a span is open
-    return threads[span[keep]], times[keep], times[keep + 1], tops[keep], node_stacks(parents, node_frames, frames)
+    stack_ids, stacks = _used_stacks(tops[keep], parents.tolist(), node_frames.tolist(), frames)
+    return threads[span[keep]], times[keep], times[keep + 1], stack_ids, stacks
+
+
+def _used_stacks(nodes: Any, parents: List[int], labels: List[int], frames: List[str]) -> Tuple[Any, List[Stack]]:
+    """The stretches' ``nodes`` (of a tree of open spans, node 0 none; ``parents`` before their
+    children) numbered among the nodes they use, and those nodes' stacks: only theirs, as a
+    tuple for each node of the tree would be quadratic in the depth of the trace."""
+    import numpy
+
+    used = numpy.unique(nodes)
+    names = [frames[label] if label >= 0 else None for label in labels]
+    by_node = wanted_stacks(used.tolist(), parents, names, {0: ()})
+    return numpy.searchsorted(used, nodes), [by_node[node] for node in used.tolist()]
 
 
 def _scale(unit: Optional[str]) -> float:
