@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from flamespace.core.chart import FlameChart
 from flamespace.errors import ArgumentError, InputError
 from flamespace.formats import _limits, registry
 
@@ -94,16 +95,16 @@ def test_a_pstats_call_graph_of_exponentially_many_paths_stops_at_the_frame_limi
     """200 layers of two functions: 59 KB that grew to 7.4 GB before MemoryError."""
     source = tmp_path / "layers.pstats"
     source.write_bytes(_pstats_layers(200))
-    monkeypatch.setenv(_limits.PSTATS_ENV, "100000")
+    monkeypatch.setenv(_limits.STACK_FRAMES_ENV, "100000")
     with pytest.raises(InputError, match=r"layers\.pstats: the call graph has too many paths .* pass 100,000 frames .*"
-                                         r"FLAMESPACE_PSTATS_MAX_FRAMES=COUNT"):
+                                         r"FLAMESPACE_MAX_STACK_FRAMES=COUNT"):
         registry.read(str(source), "pstats")
 
 
 def test_a_pstats_call_graph_within_the_frame_limit_reads_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     source = tmp_path / "layers.pstats"
     source.write_bytes(_pstats_layers(8))  # 2**8 paths to the last layer
-    monkeypatch.setenv(_limits.PSTATS_ENV, "100000")
+    monkeypatch.setenv(_limits.STACK_FRAMES_ENV, "100000")
     graph = registry.read(str(source), "pstats")
     assert len(graph) == 2**9 - 2 and abs(graph.total() - 0.016) < 1e-9  # every path; the own times, all of them
 
@@ -183,7 +184,7 @@ def test_wanted_stacks_are_the_stacks_of_the_tree() -> None:
         names = ["a", "b", "c", "d", "e"]
         every = node_stacks(numpy.array(parents), numpy.array(labels), names)
         wanted = sorted(rng.sample(range(size), rng.randrange(size + 1)))
-        made = wanted_stacks(wanted, parents, [None] + [names[label] for label in labels[1:]], {0: ()})
+        made = wanted_stacks(wanted, parents, [None] + [names[label] for label in labels[1:]], {0: ()}, "x")
         assert {node: made[node] for node in wanted} == {node: every[node] for node in wanted}
 
 
@@ -202,3 +203,47 @@ def test_a_cpuprofile_node_under_a_missing_or_cyclic_parent_is_refused_though_ne
     with pytest.raises(InputError, match="the parents of node 2 form a cycle"):
         cpuprofile.parse(profile([{"id": 1, "callFrame": frame}, {"id": 2, "callFrame": frame, "parent": 3},
                                   {"id": 3, "callFrame": frame, "parent": 2}]))
+
+
+def _recursion_chart(depth: int) -> FlameChart:
+    """A recursion ``depth`` deep with time at every depth: as many distinct stacks, about depth**2 / 2 frames."""
+    from flamespace.core.chart import FlameChart
+    from flamespace.core.metadata import Metadata
+
+    chart = FlameChart(Metadata(unit="ns"))
+    stack: tuple = ()
+    for level in range(depth):
+        stack += (f"f (r.py:{level + 1})",)
+        chart.append(1000 * (level + 1), "main", stack, 1000)
+    return chart
+
+
+@pytest.mark.parametrize("fmt", ["chrome", "chrome-arrays", "gecko", "cpuprofile"])
+def test_a_chart_reader_stops_at_the_frame_limit_when_every_depth_is_sampled(fmt: str, tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A recursion 100,000 deep sampled at every depth has 5 billion frames of stacks (a trace of it
+    that flamespace wrote grew to 24 GB); 1,500 deep, 1.1 million, past a limit of 1,000,000.
+    chrome-arrays: the Chrome reader of long traces (array operations), else taken from 10,000 events."""
+    from flamespace.formats import _nesting
+
+    if fmt == "chrome-arrays":
+        monkeypatch.setattr(_nesting, "ARRAYS_FROM", 0)
+        fmt = "chrome"
+    source = tmp_path / f"recursion.{fmt}"
+    if fmt == "cpuprofile":
+        import json
+
+        nodes = [{"id": k, "callFrame": {"functionName": "f", "url": "r.py", "lineNumber": k}, "children": [k + 1]}
+                 for k in range(1, 1501)]
+        nodes[-1]["children"] = []
+        source.write_text(json.dumps({"nodes": nodes, "samples": list(range(1, 1501)), "timeDeltas": [1] * 1500,
+                                      "startTime": 0, "endTime": 1501}))
+    else:
+        registry.write(_recursion_chart(1500), str(source), fmt)
+    monkeypatch.setenv(_limits.STACK_FRAMES_ENV, "1000000")
+    with pytest.raises(InputError, match=r"recursion\.\w+: the stacks of the samples are too many and too deep: they pass "
+                                         r"1,000,000 frames in all .* set FLAMESPACE_MAX_STACK_FRAMES=COUNT"):
+        registry.read(str(source), fmt)
+    monkeypatch.setenv(_limits.STACK_FRAMES_ENV, "2M")
+    chart = registry.read(str(source), fmt)
+    assert max(len(stack) for stack in chart.stacks) == 1500 and len(chart.stacks) == 1500

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from ..errors import ArgumentError
+from ..errors import ArgumentError, InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,10 +23,12 @@ GUNZIP_FLOOR = 64 << 20
 #: Replaces the rule above with a size in bytes (``4G``), or ``none``.
 GUNZIP_ENV = "FLAMESPACE_MAX_DECOMPRESSED"
 
-#: The frames of the stacks a pstats file's call graph is unrolled into (about 8 bytes each,
-#: plus the stacks' own cost): caller-callee pairs can describe exponentially many paths.
-PSTATS_FRAMES = 20_000_000
-PSTATS_ENV = "FLAMESPACE_PSTATS_MAX_FRAMES"
+#: The frames of all the stacks a reader makes, counted with repeats (about 14 bytes each, with
+#: the stacks' own cost): a pstats call graph unrolled into paths (caller-callee pairs can
+#: describe exponentially many), the sampled stacks of a trace (a recursion 100,000 deep
+#: sampled at each depth has 5 billion).
+STACK_FRAMES = 50_000_000
+STACK_FRAMES_ENV = "FLAMESPACE_MAX_STACK_FRAMES"
 
 _SUFFIXES = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
@@ -45,4 +47,20 @@ def from_environment(variable: str) -> Optional[int]:
     return int(digits) * _SUFFIXES[suffix]
 
 
-__all__ = ["GUNZIP_ENV", "GUNZIP_FLOOR", "GUNZIP_RATIO", "PSTATS_ENV", "PSTATS_FRAMES", "from_environment"]
+def stack_frame_budget() -> float:
+    """How many frames the stacks a reader makes may hold in all (:data:`STACK_FRAMES`, or its variable)."""
+    limit = from_environment(STACK_FRAMES_ENV)
+    return STACK_FRAMES if limit is None else float("inf") if limit < 0 else limit
+
+
+def too_many_frames(source: str, what: str) -> InputError:
+    """The error of a reader whose stacks pass :func:`stack_frame_budget` (``what``: why they are so many)."""
+    from ..core.units import human
+
+    limit = from_environment(STACK_FRAMES_ENV)
+    return InputError(f"{what}: they pass {human(limit or STACK_FRAMES, 'frames')} frames in all (about 14 bytes of memory "
+                      f"each; set {STACK_FRAMES_ENV}=COUNT, e.g. 200M, or 'none', to go on)", source)
+
+
+__all__ = ["GUNZIP_ENV", "GUNZIP_FLOOR", "GUNZIP_RATIO", "STACK_FRAMES", "STACK_FRAMES_ENV", "from_environment", "stack_frame_budget",
+           "too_many_frames"]

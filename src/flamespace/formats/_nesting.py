@@ -78,16 +78,22 @@ def node_stacks(parents: Any, frames: Any, names: List[str]) -> List[Tuple[str, 
     return stacks
 
 
-def wanted_stacks(wanted: Iterable[int], parent: Any, frame: Any, known: Dict[int, Tuple[str, ...]]) -> Dict[int, Tuple[str, ...]]:
+def wanted_stacks(wanted: Iterable[int], parent: Any, frame: Any, known: Dict[int, Tuple[str, ...]], source: str
+                  ) -> Dict[int, Tuple[str, ...]]:
     """The stacks of the ``wanted`` nodes of a tree (``parent[node]``; ``frame[node]``, None for a
     node that adds no frame), root first, and those ``known`` already (the root's: ``()``).
 
     A tuple for every node of a chain 100,000 deep is 40 GB (quadratic in depth), though a trace
     samples only a few of them: only the wanted ones are made, each from the nearest wanted
     ancestor made before it (give ancestors first: parents before children), walking up the parent
-    pointers to it. Memory is that of the stacks asked for. The tree must have no cycle and every
-    chain must reach a known node (the callers check).
+    pointers to it. Memory is that of the stacks asked for, bounded by
+    :func:`._limits.stack_frame_budget` (a recursion 100,000 deep sampled at every depth has 5
+    billion frames: an InputError naming ``source`` and the limit). The tree must have no cycle
+    and every chain must reach a known node (the callers check).
     """
+    from ._limits import stack_frame_budget, too_many_frames
+
+    budget = stack_frame_budget()
     stacks = dict(known)
     for node in wanted:
         if node in stacks:
@@ -100,5 +106,8 @@ def wanted_stacks(wanted: Iterable[int], parent: Any, frame: Any, known: Dict[in
                 chain.append(name)
             current = parent[current]
         chain.reverse()
-        stacks[node] = stacks[current] + tuple(chain)
+        stack = stacks[node] = stacks[current] + tuple(chain)
+        budget -= len(stack)
+        if budget < 0:
+            raise too_many_frames(source, "the stacks of the samples are too many and too deep")
     return stacks

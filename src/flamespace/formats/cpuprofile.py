@@ -114,7 +114,7 @@ def _stacks(nodes: List[Any], wanted: List[Any], source: str) -> Dict[int, Stack
     sampled = sorted({node for node in wanted if type(node) is int and node in frames}, key=depth.__getitem__)
     parent_of = {node: parents.get(node, -1) for node in frames}  # -1: above the roots (ids are >= 0)
     frame_of = {node: None if frame == "(root)" else frame for node, frame in frames.items()}
-    stacks = wanted_stacks(sampled, parent_of, frame_of, {-1: ()})
+    stacks = wanted_stacks(sampled, parent_of, frame_of, {-1: ()}, source)
     del stacks[-1]  # no node's
     return stacks
 

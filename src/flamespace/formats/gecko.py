@@ -237,7 +237,7 @@ def _thread_stacks(thread: Dict[str, Any], strings: List[Any], names: PythonFram
         prefix = table["prefix"][k]  # a prefix comes before the stacks that extend it (no cycles)
         prefix_of.append(-1 if prefix is None else _index(prefix, k, f"{path}.stackTable.prefix[{k}]", source))
     wanted = sorted({index for index in sampled if type(index) is int and 0 <= index < len(frame_of)})
-    return wanted_stacks(wanted, prefix_of, frame_of, {-1: ()}), len(frame_of)
+    return wanted_stacks(wanted, prefix_of, frame_of, {-1: ()}, source), len(frame_of)
 
 
 # -- writing -------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from ..core.vector import FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import InputError
 from ._binary import error_at, read_all_bytes
+from ._limits import stack_frame_budget, too_many_frames
 from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
@@ -236,7 +237,7 @@ def _estimate(table: Dict[Key, Tuple[float, float, Dict[Key, float]]], source: s
     # Depth first over (function, the share of its cumulative time this path has, path, functions on it),
     # with a list for a stack: no recursion limit.
     work: List[Tuple[Key, float, Stack, FrozenSet[Key]]] = [(key, 1.0, (frame[key],), frozenset((key,))) for key in roots]
-    budget = _frame_budget()  # pairs can describe exponentially many paths: what they are unrolled into is bounded
+    budget = stack_frame_budget()  # pairs can describe exponentially many paths: what they are unrolled into is bounded
     while work:
         key, share, path, on_path = work.pop()
         own, cumulative, _ = table[key]
@@ -250,7 +251,7 @@ def _estimate(table: Dict[Key, Tuple[float, float, Dict[Key, float]]], source: s
             child_path = path + (frame[callee],)
             budget -= len(child_path)
             if budget < 0:
-                raise _too_many_paths(source)
+                raise too_many_frames(source, "the call graph has too many paths to estimate stacks from")
             if edge * share < floor or len(path) >= MAX_DEPTH:  # cut: the callee's own time ends the path
                 placed[callee] += callee_own * child_share
                 add(child_path, callee_own * child_share)
@@ -261,24 +262,6 @@ def _estimate(table: Dict[Key, Tuple[float, float, Dict[Key, float]]], source: s
         if rest > own * 1e-9 and rest > 0:
             add((frame[key],), rest)
     return values
-
-
-def _frame_budget() -> float:
-    """How many frames the estimated stacks may hold in all (:data:`._limits.PSTATS_FRAMES`, or its variable)."""
-    from ._limits import PSTATS_ENV, PSTATS_FRAMES, from_environment
-
-    limit = from_environment(PSTATS_ENV)
-    return PSTATS_FRAMES if limit is None else float("inf") if limit < 0 else limit
-
-
-def _too_many_paths(source: str) -> InputError:
-    from ..core.units import human
-    from ._limits import PSTATS_ENV, PSTATS_FRAMES, from_environment
-
-    limit = from_environment(PSTATS_ENV)
-    return InputError(
-        f"the call graph has too many paths to estimate stacks from: they pass {human(limit or PSTATS_FRAMES, 'frames')} frames "
-        f"(about 15 bytes of memory each; set {PSTATS_ENV}=COUNT, e.g. 200M, or 'none', to go on)", source)
 
 
 __all__ = ["ESTIMATED", "ReadOptions", "extensions", "name", "parse", "parse_bytes", "sniff"]
