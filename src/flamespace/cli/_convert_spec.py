@@ -88,8 +88,8 @@ def convert(inputs: "Sequence[str]", skip_invalid: bool, input_format: "Optional
         from ..core.algebra import sum_graphs
 
         profile: Drawable = sum_graphs(_graphs(profiles, files))
-        profiles.clear()  # the inputs go before the sum is written
         warn(f"flamespace: merged {len(profiles)} inputs into one profile (the sum of their stacks)")
+        profiles.clear()  # the inputs go before the sum is written
     else:
         profile = profiles[0]
     write_options = {"header": not no_header} if "header" in registry.write_options(target) else {}
