@@ -69,15 +69,6 @@ def open_stacks(opens: Any, keys: Any, frames: Any) -> Optional[Tuple[Any, Any, 
     return tops, parent_of, numpy.concatenate(node_frames)
 
 
-def node_stacks(parents: Any, frames: Any, names: List[str]) -> List[Tuple[str, ...]]:
-    """Each node's stack: the ``names`` of its frames, outermost first (parents come before their children)."""
-    stacks: List[Tuple[str, ...]] = [()]
-    parent_list, frame_list = parents.tolist(), frames.tolist()
-    for node in range(1, len(parent_list)):
-        stacks.append(stacks[parent_list[node]] + (names[frame_list[node]],))
-    return stacks
-
-
 def wanted_stacks(wanted: Iterable[int], parent: Any, frame: Any, known: Dict[int, Tuple[str, ...]], source: str
                   ) -> Dict[int, Tuple[str, ...]]:
     """The stacks of the ``wanted`` nodes of a tree (``parent[node]``; ``frame[node]``, None for a
@@ -111,3 +102,15 @@ def wanted_stacks(wanted: Iterable[int], parent: Any, frame: Any, known: Dict[in
         if budget < 0:
             raise too_many_frames(source, "the stacks of the samples are too many and too deep")
     return stacks
+
+
+def used_stacks(nodes: Any, parents: List[int], labels: List[int], frames: List[str], source: str) -> Tuple[Any, List[Tuple[str, ...]]]:
+    """The stretches' ``nodes`` (of a tree as :func:`open_stacks` makes it: node 0 none, parents
+    before their children, ``labels`` indices into ``frames``) numbered among the nodes they
+    use, and those nodes' stacks (:func:`wanted_stacks`)."""
+    import numpy
+
+    used = numpy.unique(nodes)
+    names = [frames[label] if label >= 0 else None for label in labels]
+    by_node = wanted_stacks(used.tolist(), parents, names, {0: ()}, source)
+    return numpy.searchsorted(used, nodes), [by_node[node] for node in used.tolist()]

@@ -35,7 +35,7 @@ from ..errors import ArgumentError, InputError
 from . import _json
 from . import _nesting
 from ._limits import stack_frame_budget, too_many_frames
-from ._nesting import open_stacks, wanted_stacks
+from ._nesting import open_stacks, used_stacks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -441,7 +441,7 @@ def _stretches(columns: Tuple[Any, Any, Any, Any, Any], thread_count: int, frame
         out_threads.extend(array("q", [thread]) * (len(out_ends) - before))
     as_numpy = [numpy.frombuffer(column, dtype=numpy.int64) if len(column) else numpy.zeros(0, dtype=numpy.int64)
                 for column in (out_threads, out_begins, out_ends, out_nodes)]
-    stack_ids, stacks = _used_stacks(as_numpy[3], parent, label_of, frames, source)
+    stack_ids, stacks = used_stacks(as_numpy[3], parent, label_of, frames, source)
     return as_numpy[0], as_numpy[1], as_numpy[2], stack_ids, stacks
 
 
@@ -468,20 +468,8 @@ def _nested_stretches(threads: Any, starts: Any, ends: Any, labels: Any, frames:
     tops, parents, node_frames = nested
     times = numpy.where(opens, starts[span], ends[span])
     keep = numpy.flatnonzero((tops[:-1] != 0) & (times[1:] > times[:-1]))  # from each event to the next while a span is open
-    stack_ids, stacks = _used_stacks(tops[keep], parents.tolist(), node_frames.tolist(), frames, source)
+    stack_ids, stacks = used_stacks(tops[keep], parents.tolist(), node_frames.tolist(), frames, source)
     return threads[span[keep]], times[keep], times[keep + 1], stack_ids, stacks
-
-
-def _used_stacks(nodes: Any, parents: List[int], labels: List[int], frames: List[str], source: str) -> Tuple[Any, List[Stack]]:
-    """The stretches' ``nodes`` (of a tree of open spans, node 0 none; ``parents`` before their
-    children) numbered among the nodes they use, and those nodes' stacks: only theirs, as a
-    tuple for each node of the tree would be quadratic in the depth of the trace."""
-    import numpy
-
-    used = numpy.unique(nodes)
-    names = [frames[label] if label >= 0 else None for label in labels]
-    by_node = wanted_stacks(used.tolist(), parents, names, {0: ()}, source)
-    return numpy.searchsorted(used, nodes), [by_node[node] for node in used.tolist()]
 
 
 def _scale(unit: Optional[str]) -> float:
