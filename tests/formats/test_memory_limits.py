@@ -280,3 +280,22 @@ def test_convert_of_one_folded_file_peaks_at_about_twice_its_size(tmp_path: Path
     code, peak = done.stdout.split()
     assert code == "0", done.stderr
     assert int(peak) < 2.4 * source.stat().st_size, (int(peak), source.stat().st_size)
+
+
+def test_a_binary_reader_gets_no_more_than_the_limit_either(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pprof takes its whole input as bytes (formats._binary.read_bytes): a 437 KB gzip of 300 MB
+    of samples reached 6.3 GB; 2 MB of them here, past a limit of 1 MiB."""
+
+    def field(number: int, payload: bytes) -> bytes:  # a length-delimited protobuf field (payloads < 128 bytes)
+        return bytes([number << 3 | 2, len(payload)]) + payload
+
+    strings = b"".join(field(6, text) for text in (b"", b"samples", b"count", b"f"))
+    head = field(1, b"\x08\x01\x10\x02") + field(4, b"\x08\x01" + field(4, b"\x08\x01")) + field(5, b"\x08\x01\x10\x03") + strings
+    sample = field(2, field(1, b"\x01") + field(2, b"\x01"))
+    source = tmp_path / "many.pb.gz"
+    source.write_bytes(gzip.compress(head + sample * 250_000))
+    monkeypatch.setenv(_limits.GUNZIP_ENV, "1M")
+    with pytest.raises(InputError, match=r"many\.pb\.gz: decompresses to more than 1\.00 MiB"):
+        registry.read(str(source), "pprof")
+    monkeypatch.setenv(_limits.GUNZIP_ENV, "3M")
+    assert registry.read(str(source), "pprof").total() == 250_000
