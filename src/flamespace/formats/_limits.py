@@ -47,20 +47,24 @@ def from_environment(variable: str) -> Optional[int]:
     return int(digits) * _SUFFIXES[suffix]
 
 
-def stack_frame_budget() -> float:
-    """How many frames the stacks a reader makes may hold in all (:data:`STACK_FRAMES`, or its variable)."""
-    limit = from_environment(STACK_FRAMES_ENV)
-    return STACK_FRAMES if limit is None else float("inf") if limit < 0 else limit
+class FrameBudget:
+    """What one reading may still spend of :data:`STACK_FRAMES` (or its variable's count): a
+    reader charges each stack it makes, and the charge that passes the limit raises an
+    InputError naming ``source``, ``what`` made so many and how to raise the limit."""
+
+    def __init__(self, source: str, what: str = "the stacks of the samples are too many and too deep") -> None:
+        limit = from_environment(STACK_FRAMES_ENV)
+        self.limit = STACK_FRAMES if limit is None else limit
+        self.left: float = float("inf") if self.limit < 0 else self.limit
+        self.source, self.what = source, what
+
+    def charge(self, frames: int) -> None:
+        self.left -= frames
+        if self.left < 0:
+            from ..core.units import human
+
+            raise InputError(f"{self.what}: they pass {human(self.limit, 'frames')} frames in all (about 14 bytes of memory "
+                             f"each; set {STACK_FRAMES_ENV}=COUNT, e.g. 200M, or 'none', to go on)", self.source)
 
 
-def too_many_frames(source: str, what: str) -> InputError:
-    """The error of a reader whose stacks pass :func:`stack_frame_budget` (``what``: why they are so many)."""
-    from ..core.units import human
-
-    limit = from_environment(STACK_FRAMES_ENV)
-    return InputError(f"{what}: they pass {human(limit or STACK_FRAMES, 'frames')} frames in all (about 14 bytes of memory "
-                      f"each; set {STACK_FRAMES_ENV}=COUNT, e.g. 200M, or 'none', to go on)", source)
-
-
-__all__ = ["GUNZIP_ENV", "GUNZIP_FLOOR", "GUNZIP_RATIO", "STACK_FRAMES", "STACK_FRAMES_ENV", "from_environment", "stack_frame_budget",
-           "too_many_frames"]
+__all__ = ["FrameBudget", "GUNZIP_ENV", "GUNZIP_FLOOR", "GUNZIP_RATIO", "STACK_FRAMES", "STACK_FRAMES_ENV", "from_environment"]

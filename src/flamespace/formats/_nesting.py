@@ -77,14 +77,14 @@ def wanted_stacks(wanted: Iterable[int], parent: Any, frame: Any, known: Dict[in
     A tuple for every node of a chain 100,000 deep is 40 GB (quadratic in depth), though a trace
     samples only a few of them: only the wanted ones are made, each from the nearest wanted
     ancestor made before it (give ancestors first: parents before children), walking up the parent
-    pointers to it. Memory is that of the stacks asked for, bounded by
-    :func:`._limits.stack_frame_budget` (a recursion 100,000 deep sampled at every depth has 5
-    billion frames: an InputError naming ``source`` and the limit). The tree must have no cycle
-    and every chain must reach a known node (the callers check).
+    pointers to it. Memory is that of the stacks asked for, within a :class:`._limits.FrameBudget`
+    (a recursion 100,000 deep sampled at every depth has 5 billion frames: an InputError naming
+    ``source`` and the limit). The tree must have no cycle and every chain must reach a known
+    node (the callers check).
     """
-    from ._limits import stack_frame_budget, too_many_frames
+    from ._limits import FrameBudget
 
-    budget = stack_frame_budget()
+    budget = FrameBudget(source)
     stacks = dict(known)
     for node in wanted:
         if node in stacks:
@@ -98,9 +98,7 @@ def wanted_stacks(wanted: Iterable[int], parent: Any, frame: Any, known: Dict[in
             current = parent[current]
         chain.reverse()
         stack = stacks[node] = stacks[current] + tuple(chain)
-        budget -= len(stack)
-        if budget < 0:
-            raise too_many_frames(source, "the stacks of the samples are too many and too deep")
+        budget.charge(len(stack))
     return stacks
 
 

@@ -34,7 +34,7 @@ from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 from . import _json
 from . import _nesting
-from ._limits import stack_frame_budget, too_many_frames
+from ._limits import FrameBudget
 from ._nesting import open_stacks, used_stacks
 
 TYPE_CHECKING = False
@@ -481,7 +481,7 @@ def _segments(spans: List[Span], source: str) -> List[Tuple[int, int, Stack]]:
     """(start, end, stack) of every stretch of time where the open spans stay the same.
 
     A stack's tuple is made when its first stretch is, once however many stretches it has (a
-    tuple per span would be quadratic in the depth), within :func:`._limits.stack_frame_budget`.
+    tuple per span would be quadratic in the depth), within a :class:`._limits.FrameBudget`.
 
     Spans sorted by start, the longer first, nest: one that starts inside another is its child,
     cut at the parent's end if it runs past it. Of two spans with the same start and end, the
@@ -495,16 +495,13 @@ def _segments(spans: List[Span], source: str) -> List[Tuple[int, int, Stack]]:
     open_names: List[str] = []
     open_stacks: List[Optional[Stack]] = []  # the open stack's tuple at each depth, once made
     cursor = 0
-    budget = stack_frame_budget()
+    budget = FrameBudget(source)
 
     def top() -> Stack:
-        nonlocal budget
         stack = open_stacks[-1]
         if stack is None:
             stack = open_stacks[-1] = tuple(open_names)
-            budget -= len(stack)
-            if budget < 0:
-                raise too_many_frames(source, "the stacks of the samples are too many and too deep")
+            budget.charge(len(stack))
         return stack
 
     def close_until(time: int) -> None:

@@ -29,7 +29,7 @@ from ..core.vector import FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import InputError
 from ._binary import error_at, read_all_bytes
-from ._limits import stack_frame_budget, too_many_frames
+from ._limits import FrameBudget
 from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
@@ -237,7 +237,8 @@ def _estimate(table: Dict[Key, Tuple[float, float, Dict[Key, float]]], source: s
     # Depth first over (function, the share of its cumulative time this path has, path, functions on it),
     # with a list for a stack: no recursion limit.
     work: List[Tuple[Key, float, Stack, FrozenSet[Key]]] = [(key, 1.0, (frame[key],), frozenset((key,))) for key in roots]
-    budget = stack_frame_budget()  # pairs can describe exponentially many paths: what they are unrolled into is bounded
+    # Pairs can describe exponentially many paths: what they are unrolled into is bounded.
+    budget = FrameBudget(source, "the call graph has too many paths to estimate stacks from")
     while work:
         key, share, path, on_path = work.pop()
         own, cumulative, _ = table[key]
@@ -249,9 +250,7 @@ def _estimate(table: Dict[Key, Tuple[float, float, Dict[Key, float]]], source: s
             callee_own = table[callee][0]
             child_share = edge * share / whole[callee] if whole[callee] else 0.0
             child_path = path + (frame[callee],)
-            budget -= len(child_path)
-            if budget < 0:
-                raise too_many_frames(source, "the call graph has too many paths to estimate stacks from")
+            budget.charge(len(child_path))
             if edge * share < floor or len(path) >= MAX_DEPTH:  # cut: the callee's own time ends the path
                 placed[callee] += callee_own * child_share
                 add(child_path, callee_own * child_share)

@@ -30,7 +30,7 @@ from ..core.vector import MAX_VALUE, FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 from . import _nesting
-from ._limits import stack_frame_budget, too_many_frames
+from ._limits import FrameBudget
 from ._nesting import open_stacks, used_stacks
 
 if TYPE_CHECKING:
@@ -360,7 +360,7 @@ def _evented(profile: Dict[str, Any], frames: List[str], where: str, source: str
         raise InputError(f"{where}: 'events' must be a list", source)
     open_frames: List[int] = []
     open_stacks: List[Optional[Stack]] = []  # the open stack's tuple at each depth, once made (not once a stretch)
-    budget = stack_frame_budget()
+    budget = FrameBudget(source)
     last_at = _start_value(profile, where, source)
     for i, event in enumerate(events):
         place = f"{where}.events[{i}]"
@@ -376,9 +376,7 @@ def _evented(profile: Dict[str, Any], frames: List[str], where: str, source: str
             stack = open_stacks[-1]
             if stack is None:
                 stack = open_stacks[-1] = tuple(frames[f] for f in open_frames)
-                budget -= len(stack)
-                if budget < 0:
-                    raise too_many_frames(source, "the stacks of the samples are too many and too deep")
+                budget.charge(len(stack))
             yield stack, at, at - last_at
         last_at = at
         if kind == "O":
