@@ -143,4 +143,5 @@ def _depths(frames: Dict[int, str], parents: Dict[int, int], source: str) -> Dic
             depth[node] = base
     return depth
 
+
 __all__ = ["ReadOptions", "charts", "extensions", "name", "parse", "sniff"]

@@ -137,11 +137,11 @@ def parse(
         strings = shared_strings if isinstance(shared_strings, list) else thread.get("stringArray", thread.get("stringTable"))
         if not isinstance(strings, list):
             raise InputError(f"{path} has no string table (shared.stringArray or {path}.stringArray)", source)
+        sample_table = _table(thread, "samples", ("stack", "time", "weight", "timeDeltas"), path, source)
         weight_type = raw.get("weightType", "samples") if isinstance(raw, dict) else "samples"
         weight_type = weight_type if isinstance(weight_type, str) else "samples"
         weight_types.add(weight_type)
         units.add(_WEIGHT_UNITS.get(weight_type, weight_type))
-        sample_table = _table(thread, "samples", ("stack", "time", "weight", "timeDeltas"), path, source)
         stacks, stack_count = _thread_stacks(thread, strings, names, path, source, sample_table["stack"])
         thread_name = thread.get("name")
         label = thread_name if isinstance(thread_name, str) else f"thread {number}"
@@ -202,8 +202,8 @@ def parse(
 def _thread_stacks(thread: Dict[str, Any], strings: List[Any], names: PythonFrames, path: str, source: str,
                    sampled: List[Any]) -> Tuple[Dict[int, Stack], int]:
     """The stacks of the thread's stackTable that samples name (``sampled``: the samples' stack
-    column), root first, by index, and the table's length; every entry of the table is checked. Only those: a tuple for
-    each entry of a table 100,000 deep would be quadratic in its depth."""
+    column), root first, by index, and the table's length; every entry of the table is checked.
+    Only those: a tuple for each entry of a table 100,000 deep would be quadratic in its depth."""
     functions = _table(thread, "funcTable", ("name", "fileName", "lineNumber"), path, source)
     frames = _table(thread, "frameTable", ("func", "line"), path, source)
     table = _table(thread, "stackTable", ("frame", "prefix"), path, source)
