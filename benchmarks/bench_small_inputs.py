@@ -22,9 +22,12 @@ import random
 import subprocess
 import sys
 from pathlib import Path
-from typing import Callable, Dict, List
+from typing import TYPE_CHECKING, Callable, Dict, List
 
 from bench_deep import DATA, run
+
+if TYPE_CHECKING:
+    import flamespace as fs
 
 HERE = DATA / "small-inputs"
 
@@ -71,7 +74,7 @@ def pprof_gzip(path: Path, depth: int) -> None:
             out.write(sample * 100_000)
 
 
-def _deep_graph(depth: int) -> object:
+def _deep_graph(depth: int) -> "fs.FlameGraph":
     import flamespace as fs
 
     return fs.FlameGraph({tuple(f"f{k}" for k in range(depth)): 5}, unit="ms")
@@ -81,13 +84,13 @@ def chrome_deep(path: Path, depth: int) -> None:
     """One stack ``depth`` deep as flamespace writes it (convert --to chrome)."""
     from flamespace.formats import registry
 
-    registry.write(_deep_graph(depth), str(path), "chrome")  # type: ignore[arg-type]
+    registry.write(_deep_graph(depth), str(path), "chrome")
 
 
 def gecko_deep(path: Path, depth: int) -> None:
     from flamespace.formats import registry
 
-    registry.write(_deep_graph(depth), str(path), "gecko")  # type: ignore[arg-type]
+    registry.write(_deep_graph(depth), str(path), "gecko")
 
 
 def _cpuprofile(path: Path, depth: int, samples: List[int]) -> None:
