@@ -184,7 +184,7 @@ def test_wanted_stacks_are_the_stacks_of_the_tree() -> None:
         for node in range(1, size):
             every.append(every[parents[node]] + (names[labels[node]],))
         wanted = sorted(rng.sample(range(size), rng.randrange(size + 1)))
-        made = wanted_stacks(wanted, parents, [None] + [names[label] for label in labels[1:]], {0: ()}, "x")
+        made = wanted_stacks(wanted, parents, [None] + [names[label] for label in labels[1:]], {0: ()}, _limits.FrameBudget("x"))
         assert {node: made[node] for node in wanted} == {node: every[node] for node in wanted}
 
 
@@ -205,7 +205,7 @@ def test_a_cpuprofile_node_under_a_missing_or_cyclic_parent_is_refused_though_ne
                                   {"id": 3, "callFrame": frame, "parent": 2}]))
 
 
-def _recursion_chart(depth: int) -> FlameChart:
+def _recursion_chart(depth: int, function: str = "f") -> FlameChart:
     """A recursion ``depth`` deep with time at every depth: as many distinct stacks, about depth**2 / 2 frames."""
     from flamespace.core.chart import FlameChart
     from flamespace.core.metadata import Metadata
@@ -213,7 +213,7 @@ def _recursion_chart(depth: int) -> FlameChart:
     chart = FlameChart(Metadata(unit="ns"))
     stack: tuple = ()
     for level in range(depth):
-        stack += (f"f (r.py:{level + 1})",)
+        stack += (f"{function} (r.py:{level + 1})",)
         chart.append(1000 * (level + 1), "main", stack, 1000)
     return chart
 
@@ -299,3 +299,24 @@ def test_a_binary_reader_gets_no_more_than_the_limit_either(tmp_path: Path, monk
         registry.read(str(source), "pprof")
     monkeypatch.setenv(_limits.GUNZIP_ENV, "3M")
     assert registry.read(str(source), "pprof").total() == 250_000
+
+
+@pytest.mark.parametrize("fmt", ["chrome", "chrome-arrays", "gecko", "speedscope", "speedscope-arrays"])
+def test_the_frame_limit_counts_every_thread_of_a_reading(fmt: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two threads of 1.1 million frames each (other functions: stacks no thread shares) pass a
+    limit of 2,000,000 (a limit per thread or per profile would let a file of many threads take
+    any memory)."""
+    from flamespace.formats import _nesting
+
+    if fmt.endswith("-arrays"):
+        monkeypatch.setattr(_nesting, "ARRAYS_FROM", 0)
+        fmt = fmt[: -len("-arrays")]
+    chart = _recursion_chart(1500)
+    other = _recursion_chart(1500, "g").relabelled(thread_suffix=" 2")
+    source = tmp_path / f"threads.{fmt}"
+    registry.write(chart.merged(other), str(source), fmt)
+    monkeypatch.setenv(_limits.STACK_FRAMES_ENV, "2M")
+    with pytest.raises(InputError, match=r"threads\.\w+: the stacks of the samples are too many and too deep: they pass 2,097,152"):
+        registry.read(str(source), fmt)
+    monkeypatch.setenv(_limits.STACK_FRAMES_ENV, "3M")
+    assert len(registry.read(str(source), fmt).threads) == 2

@@ -13,6 +13,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Dict, Iterable, List, Optional, Tuple
 
+    from ._limits import FrameBudget
+
 #: Deeper nesting is refused (None): a depth costs a few array operations however few its events.
 MAX_DEPTH = 4096
 
@@ -69,7 +71,7 @@ def open_stacks(opens: Any, keys: Any, frames: Any) -> Optional[Tuple[Any, Any, 
     return tops, parent_of, numpy.concatenate(node_frames)
 
 
-def wanted_stacks(wanted: Iterable[int], parent: Any, frame: Any, known: Dict[int, Tuple[str, ...]], source: str
+def wanted_stacks(wanted: Iterable[int], parent: Any, frame: Any, known: Dict[int, Tuple[str, ...]], budget: FrameBudget
                   ) -> Dict[int, Tuple[str, ...]]:
     """The stacks of the ``wanted`` nodes of a tree (``parent[node]``; ``frame[node]``, None for a
     node that adds no frame), root first, and those ``known`` already (the root's: ``()``).
@@ -77,14 +79,11 @@ def wanted_stacks(wanted: Iterable[int], parent: Any, frame: Any, known: Dict[in
     A tuple for every node of a chain 100,000 deep is 40 GB (quadratic in depth), though a trace
     samples only a few of them: only the wanted ones are made, each from the nearest wanted
     ancestor made before it (give ancestors first: parents before children), walking up the parent
-    pointers to it. Memory is that of the stacks asked for, within a :class:`._limits.FrameBudget`
+    pointers to it. Memory is that of the stacks asked for, charged to the reading's ``budget``
     (a recursion 100,000 deep sampled at every depth has 5 billion frames: an InputError naming
-    ``source`` and the limit). The tree must have no cycle and every chain must reach a known
+    the file and the limit). The tree must have no cycle and every chain must reach a known
     node (the callers check).
     """
-    from ._limits import FrameBudget
-
-    budget = FrameBudget(source)
     stacks = dict(known)
     for node in wanted:
         if node in stacks:
@@ -102,7 +101,8 @@ def wanted_stacks(wanted: Iterable[int], parent: Any, frame: Any, known: Dict[in
     return stacks
 
 
-def used_stacks(nodes: Any, parents: List[int], labels: List[int], frames: List[str], source: str) -> Tuple[Any, List[Tuple[str, ...]]]:
+def used_stacks(nodes: Any, parents: List[int], labels: List[int], frames: List[str], budget: FrameBudget
+                ) -> Tuple[Any, List[Tuple[str, ...]]]:
     """The stretches' ``nodes`` (of a tree as :func:`open_stacks` makes it: node 0 none, parents
     before their children, ``labels`` indices into ``frames``) numbered among the nodes they
     use, and those nodes' stacks (:func:`wanted_stacks`)."""
@@ -110,5 +110,5 @@ def used_stacks(nodes: Any, parents: List[int], labels: List[int], frames: List[
 
     used = numpy.unique(nodes)
     names = [frames[label] if label >= 0 else None for label in labels]
-    by_node = wanted_stacks(used.tolist(), parents, names, {0: ()}, source)
+    by_node = wanted_stacks(used.tolist(), parents, names, {0: ()}, budget)
     return numpy.searchsorted(used, nodes), [by_node[node] for node in used.tolist()]

@@ -18,6 +18,7 @@ from ..core.python_frames import PythonFrames
 from ..diagnostics import Diagnostics
 from ..errors import InputError
 from . import _json
+from ._limits import FrameBudget
 from ._nesting import wanted_stacks
 from ._options import ReadOptions as ReadOptions
 
@@ -114,7 +115,7 @@ def _stacks(nodes: List[Any], wanted: List[Any], source: str) -> Dict[int, Stack
     sampled = sorted({node for node in wanted if type(node) is int and node in frames}, key=depth.__getitem__)
     parent_of = {node: parents.get(node, -1) for node in frames}  # -1: above the roots (ids are >= 0)
     frame_of = {node: None if frame == "(root)" else frame for node, frame in frames.items()}
-    stacks = wanted_stacks(sampled, parent_of, frame_of, {-1: ()}, source)
+    stacks = wanted_stacks(sampled, parent_of, frame_of, {-1: ()}, FrameBudget(source))
     del stacks[-1]  # no node's
     return stacks
 

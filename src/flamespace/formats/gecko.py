@@ -32,6 +32,7 @@ from ..core.vector import MAX_VALUE, FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 from . import _json
+from ._limits import FrameBudget
 from ._nesting import wanted_stacks
 from ._options import ReadOptions as ReadOptions
 
@@ -125,6 +126,7 @@ def parse(
     shared_strings = shared.get("stringArray") if isinstance(shared, dict) else None
     names = PythonFrames()
     samples: List[Tuple[float, str, Stack, Number]] = []
+    budget = FrameBudget(source)  # the frames of the stacks made, all threads together
     units = set()
     weight_types = set()
     for number, thread in enumerate(threads):
@@ -142,7 +144,7 @@ def parse(
         weight_type = weight_type if isinstance(weight_type, str) else "samples"
         weight_types.add(weight_type)
         units.add(_WEIGHT_UNITS.get(weight_type, weight_type))
-        stacks, stack_count = _thread_stacks(thread, strings, names, path, source, sample_table["stack"])
+        stacks, stack_count = _thread_stacks(thread, strings, names, path, source, sample_table["stack"], budget)
         thread_name = thread.get("name")
         label = thread_name if isinstance(thread_name, str) else f"thread {number}"
         tid = thread.get("tid")
@@ -200,7 +202,7 @@ def parse(
 
 
 def _thread_stacks(thread: Dict[str, Any], strings: List[Any], names: PythonFrames, path: str, source: str,
-                   sampled: List[Any]) -> Tuple[Dict[int, Stack], int]:
+                   sampled: List[Any], budget: FrameBudget) -> Tuple[Dict[int, Stack], int]:
     """The stacks of the thread's stackTable that samples name (``sampled``: the samples' stack
     column), root first, by index, and the table's length; every entry of the table is checked.
     Only those: a tuple for each entry of a table 100,000 deep would be quadratic in its depth."""
@@ -237,7 +239,7 @@ def _thread_stacks(thread: Dict[str, Any], strings: List[Any], names: PythonFram
         prefix = table["prefix"][k]  # a prefix comes before the stacks that extend it (no cycles)
         prefix_of.append(-1 if prefix is None else _index(prefix, k, f"{path}.stackTable.prefix[{k}]", source))
     wanted = sorted({index for index in sampled if type(index) is int and 0 <= index < len(frame_of)})
-    return wanted_stacks(wanted, prefix_of, frame_of, {-1: ()}, source), len(frame_of)
+    return wanted_stacks(wanted, prefix_of, frame_of, {-1: ()}, budget), len(frame_of)
 
 
 # -- writing -------------------------------------------------------------------------------

@@ -97,6 +97,7 @@ def parse(
     if not isinstance(document, dict) or not isinstance(document.get("profiles"), list):
         raise InputError("not a speedscope file: expected an object with a 'profiles' list", source)
     frames = _frame_names(document, source)
+    budget = FrameBudget(source)  # the frames of the stacks made, all profiles together
     units = set()
     profiles = document["profiles"]
     for index, profile in enumerate(profiles):
@@ -133,9 +134,9 @@ def parse(
         kind = profile.get("type")
         if kind not in ("sampled", "evented"):
             raise InputError(f"{where} has type {kind!r}; expected 'sampled' or 'evented'", source)
-        part = _evented_arrays(profile, frames, origin, scale, stacks, source) if kind == "evented" and arrays else None
+        part = _evented_arrays(profile, frames, origin, scale, stacks, budget) if kind == "evented" and arrays else None
         if part is None:  # small, sampled, or an evented profile the arrays refused: event by event, which names a bad one
-            stretches = _sampled(profile, frames, where, source) if kind == "sampled" else _evented(profile, frames, where, source)
+            stretches = _sampled(profile, frames, where, source) if kind == "sampled" else _evented(profile, frames, where, source, budget)
             rows = [(_ns(end - origin, scale, where, source), thread, stack, weight) for stack, end, weight in stretches if weight > 0]
             if not arrays:
                 samples.extend(rows)
@@ -187,7 +188,7 @@ def _objects(parts: List[Any]) -> Any:
 
 
 def _evented_arrays(profile: Dict[str, Any], frames: List[str], origin: Number, scale: Optional[float],
-                    stacks: List[Stack], source: str) -> Optional[Tuple[Any, Any, Any]]:
+                    stacks: List[Stack], budget: FrameBudget) -> Optional[Tuple[Any, Any, Any]]:
     """:func:`_evented`'s stretches as arrays (ns times, ids of stacks appended to ``stacks``,
     weights), made with array operations on the lists of the events' fields that json made (no
     object made per event); None for anything out of the ordinary (an error, times of
@@ -240,7 +241,7 @@ def _evented_arrays(profile: Dict[str, Any], frames: List[str], origin: Number, 
         return refused()
     times = scaled if scaled.dtype.kind == "i" else numpy.rint(scaled).astype(numpy.int64)
     first = len(stacks)
-    stack_ids, used = used_stacks(tops[:-1][keep], parents.tolist(), node_frames.tolist(), frames, source)
+    stack_ids, used = used_stacks(tops[:-1][keep], parents.tolist(), node_frames.tolist(), frames, budget)
     stacks.extend(used)
     return times, stack_ids + first, weights if weights.dtype.kind == "i" else weights.astype(object)
 
@@ -353,14 +354,14 @@ def _sampled(profile: Dict[str, Any], frames: List[str], where: str, source: str
         yield _stack(indices, frames, f"{where}.samples[{i}]", source), at, weight
 
 
-def _evented(profile: Dict[str, Any], frames: List[str], where: str, source: str) -> Iterator[Tuple[Stack, Number, Number]]:
+def _evented(profile: Dict[str, Any], frames: List[str], where: str, source: str, budget: FrameBudget
+             ) -> Iterator[Tuple[Stack, Number, Number]]:
     """(stack, end, length) of every stretch between consecutive events while a frame is open: the open stack's own time."""
     events = profile.get("events")
     if not isinstance(events, list):
         raise InputError(f"{where}: 'events' must be a list", source)
     open_frames: List[int] = []
     open_stacks: List[Optional[Stack]] = []  # the open stack's tuple at each depth, once made (not once a stretch)
-    budget = FrameBudget(source)
     last_at = _start_value(profile, where, source)
     for i, event in enumerate(events):
         place = f"{where}.events[{i}]"
