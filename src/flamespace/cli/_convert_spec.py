@@ -71,17 +71,21 @@ def convert(inputs: "Sequence[str]", skip_invalid: bool, input_format: "Optional
     files = expand_inputs(inputs)
     target = output_format(to, output)
     profiles = []
-    stack_cache: dict = {}
+    # Several inputs share their stacks' tuples through the cache; it keeps every stack's text
+    # too (the size of a folded file), so one input is read without it and it goes before writing.
+    stack_cache: "Optional[dict]" = {} if len(files) > 1 else None
     for path in files:
         diagnostics = Diagnostics()
         profiles.append(registry.read(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics,
                                       stack_cache=stack_cache, options=reader))
         report(diagnostics)
+    stack_cache = None
     if len(profiles) > 1:
         from ..core.algebra import sum_graphs
 
         profile: Drawable = sum_graphs(_graphs(profiles, files))
         warn(f"flamespace: merged {len(profiles)} inputs into one profile (the sum of their stacks)")
+        profiles.clear()  # the inputs go before the sum is written
     else:
         profile = profiles[0]
     registry.write(profile, output, target, **header_setting(target, no_header))

@@ -117,7 +117,8 @@ def open_binary(source: Source) -> Iterator[Tuple[io.BufferedReader[Any], str]]:
             import gzip  # only for gzipped input: start-up matters for small files
             import zlib
 
-            stream = io.BufferedReader(gzip.GzipFile(fileobj=stream, mode="rb"))
+            compressed = _Counted(stream)
+            stream = io.BufferedReader(_Bounded(gzip.GzipFile(fileobj=compressed, mode="rb"), compressed, name))
             unreadable += (zlib.error,)  # damaged compressed data (found by tests/formats/test_fuzz.py)
         yield stream, name
     except unreadable as exc:
@@ -125,6 +126,67 @@ def open_binary(source: Source) -> Iterator[Tuple[io.BufferedReader[Any], str]]:
     finally:
         if close:
             raw.close()
+
+
+class _Counted:
+    """A binary stream that counts the bytes read from it (the compressed bytes under a gzip stream)."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream, self.count = stream, 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.stream.read(size)
+        self.count += len(data)
+        return data
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        """Not seekable: gzip asks only to rewind, which a reader here never does."""
+        raise io.UnsupportedOperation("seek")
+
+
+class _Bounded(io.RawIOBase):
+    """A gzip stream that stops with an InputError when it has decompressed more than the limit
+    of :mod:`._limits` (a ratio to the compressed bytes read, with a floor, or the size its
+    environment variable sets): a small gzip file must not expand to gigabytes in a reader
+    that holds its whole input."""
+
+    def __init__(self, gunzipped: io.BufferedIOBase, compressed: _Counted, name: str) -> None:
+        from ._limits import GUNZIP_ENV, from_environment
+
+        super().__init__()
+        self.gunzipped, self.compressed, self.name, self.total = gunzipped, compressed, name, 0
+        self.fixed = from_environment(GUNZIP_ENV)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        size: int = self.gunzipped.readinto(buffer)
+        self.total += size
+        if size and self.total > self.limit():
+            raise self.too_big()
+        return size
+
+    def limit(self) -> int:
+        from ._limits import GUNZIP_FLOOR, GUNZIP_RATIO
+
+        if self.fixed is not None:
+            return self.fixed if self.fixed >= 0 else self.total
+        return max(GUNZIP_FLOOR, GUNZIP_RATIO * self.compressed.count)
+
+    def too_big(self) -> InputError:
+        from ..core.units import human
+        from ._limits import GUNZIP_ENV, GUNZIP_FLOOR, GUNZIP_RATIO
+
+        limit = self.limit()
+        rule = "the limit set by " + GUNZIP_ENV if self.fixed is not None else (
+            f"the larger of {human(GUNZIP_FLOOR, 'bytes')} and {GUNZIP_RATIO} times the compressed size read")
+        return InputError(f"decompresses to more than {human(limit, 'bytes')} ({rule}; a gzip bomb?); "
+                          f"set {GUNZIP_ENV}=SIZE (e.g. 8G, or 'none') to read it", self.name)
+
+    def close(self) -> None:
+        self.gunzipped.close()
+        super().close()
 
 
 def text_reader(stream: BinaryIO) -> io.TextIOWrapper:
