@@ -71,6 +71,10 @@ HELP_ARGS = (["--help"], ["-h"])
 FAST = ("collect", "compare", "decompose", "filter", "formats", "gate", "info", "merge", "plan", "record", "scale", "similarity", "sub",
         "svg", "text", "top", "trace")
 
+#: The commands that run a program and pass our stop signals on to it: they note a signal from their
+#: first moment, so that one that comes before the program starts gives 128 + the signal.
+RECORDERS = ("record", "trace")
+
 
 def __getattr__(name: str) -> object:
     """``cli`` (the click group) and ``LazyGroup``, imported with click on first use."""
@@ -89,6 +93,10 @@ def _run(args: "List[str]") -> object:
         sys.stdout.flush()
         return EXIT_OK
     rest = _after_color(args)
+    if rest and rest[0] in RECORDERS:
+        from ..collect.launcher import catch_stop_signals
+
+        catch_stop_signals()
     if rest and rest[0] in FAST:  # without click (start-up), unless the small parser gives up
         module = f"{__name__}.{rest[0]}"
         __import__(module)  # not importlib: it would pull in more modules
