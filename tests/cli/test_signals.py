@@ -321,3 +321,53 @@ def test_a_full_tmpdir_is_one_clear_line(tmp_path, full_tmpdir, command):
     assert f"cannot save the profile in {full_tmpdir}: No space left on device" in err, err
     assert len(err.strip().splitlines()) == 1, err
     assert glob.glob(str(full_tmpdir / "flamespace-record-*")) == []
+
+
+# Starts a non-Python child (sleep) and a shell that starts one of its own in the background,
+# writes their pids to the marker, then waits.
+FAMILY_PROGRAM = """\
+import os, subprocess, sys, time
+marker = sys.argv[1]
+sleeper = subprocess.Popen(["sleep", "600"])
+shell = subprocess.Popen(["sh", "-c", "sleep 600 & echo $! > " + marker + ".grandchild; wait"])
+while not os.path.exists(marker + ".grandchild") or not open(marker + ".grandchild").read().strip():
+    time.sleep(0.01)
+pids = [os.getpid(), sleeper.pid, shell.pid, int(open(marker + ".grandchild").read())]
+with open(marker + ".tmp", "w") as f:
+    f.write(" ".join(map(str, pids)))
+os.rename(marker + ".tmp", marker)
+time.sleep(600)
+"""
+
+
+@pytest.mark.parametrize("command", ["record", "trace"])
+def test_the_programs_children_die_with_flamespace_too(tmp_path, command):
+    """kill -9 of flamespace: the program, the processes it started and theirs all end."""
+    from flamespace.collect import launcher
+    from flamespace.collect.target import Target
+
+    if not launcher._child_can_die_with_us(Target(kind="code", value="pass")):
+        pytest.skip("needs the C extension (_waiter) built for this interpreter")
+    script = _script(tmp_path, FAMILY_PROGRAM)
+    marker = tmp_path / "marker"
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    proc = subprocess.Popen([sys.executable, "-c", CLI, command, "-o", str(tmp_path / "out.folded"),
+                             *RECORDER_OPTIONS[command], "--", script, str(marker)],
+                            env={**os.environ, "TMPDIR": str(temp)}, stdout=subprocess.DEVNULL,
+                            stderr=open(tmp_path / "stderr", "wb"))  # not a pipe: a survivor would hold it open
+    pids = []
+    try:
+        _wait_for(lambda: marker.exists() or proc.poll() is not None, "the program did not start")
+        assert marker.exists(), (tmp_path / "stderr").read_text()
+        pids = [int(word) for word in marker.read_text().split()]
+        proc.kill()
+        proc.wait()
+        for pid in pids:
+            _wait_for(lambda: not _alive(pid), f"process {pid} of {pids} outlived flamespace (kill -9)")
+    finally:
+        proc.kill()
+        proc.wait()
+        for pid in pids:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)

@@ -93,10 +93,18 @@ def _run(args: "List[str]") -> object:
         sys.stdout.flush()
         return EXIT_OK
     rest = _after_color(args)
-    if rest and rest[0] in RECORDERS:
-        from ..collect.launcher import catch_stop_signals
+    if not (rest and rest[0] in RECORDERS):
+        return _run_command(args, rest)
+    from ..collect.launcher import catch_stop_signals, release_stop_signals
 
-        catch_stop_signals()
+    catch_stop_signals()
+    try:
+        return _run_command(args, rest)
+    finally:
+        release_stop_signals()  # if the program never started
+
+
+def _run_command(args: "List[str]", rest: "List[str]") -> object:
     if rest and rest[0] in FAST:  # without click (start-up), unless the small parser gives up
         module = f"{__name__}.{rest[0]}"
         __import__(module)  # not importlib: it would pull in more modules

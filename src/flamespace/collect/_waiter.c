@@ -18,8 +18,9 @@
  * watch_sigterm() and sigterm_handled() make sure a SIGTERM ends the process (see the section
  * "SIGTERM watchdog" below and _bootstrap._save_on_sigterm).
  *
- * die_with_parent(pid) makes the profiled child die when the launcher does (Linux): the
- * launcher no longer needs a preexec_fn (ctypes, and Popen's slow fork path) for it.
+ * die_with_parent(pid) makes the profiled child, and the processes it started, die when the
+ * launcher does (Linux): the launcher no longer needs a preexec_fn (ctypes, and Popen's slow fork
+ * path) for it. See "Dying with the launcher" below.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -307,6 +308,125 @@ static PyObject *sigterm_handled(PyObject *module, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+/* Dying with the launcher, and taking the program's own children along.
+ *
+ * PR_SET_PDEATHSIG sends this process a signal when the launcher dies, even by kill -9. With
+ * SIGKILL the program would die alone: its children (a compiler, a shell, a server it started)
+ * are reparented to init and run on. So the signal is DEATH_SIGNAL (SIGRTMAX, which Python
+ * programs do not use), caught here in C: the handler walks the tree of processes below this
+ * one through /proc/PID/task/TID/children (each found process is stopped first, so that it
+ * cannot fork or be reparented while the walk goes on), kills them all (SIGKILL), then kills
+ * this process. Everything it calls is async-signal-safe (open, read, close, getdents64, kill);
+ * the tree is kept in a static array of MAX_TREE pids.
+ *
+ * Not covered: processes that left the tree (a daemon's double fork: init is their parent), a
+ * program that installs its own handler for SIGRTMAX (then it gets the signal instead), and
+ * after os.exec* the new program dies alone (exec resets the handler; the signal's default
+ * action still kills it).
+ */
+
+#ifdef __linux__
+#  include <dirent.h>
+#  include <fcntl.h>
+#  include <sys/syscall.h>
+
+#define MAX_TREE 4096
+
+static pid_t tree[MAX_TREE];
+static char walk_buffer[8192];
+
+static char *append_text(char *out, const char *text)
+{
+    while (*text) *out++ = *text++;
+    return out;
+}
+
+static char *append_number(char *out, long value)
+{
+    char digits[24];
+    int n = 0;
+    do { digits[n++] = (char)('0' + value % 10); value /= 10; } while (value > 0);
+    while (n > 0) *out++ = digits[--n];
+    return out;
+}
+
+/* /proc/PID/task, or /proc/PID/task/TID/children with tid >= 0 (snprintf is not async-signal-safe). */
+static void proc_path(char *out, long pid, long tid)
+{
+    out = append_number(append_text(out, "/proc/"), pid);
+    out = append_text(out, "/task");
+    if (tid >= 0) {
+        out = append_text(append_number(append_text(out, "/"), tid), "/children");
+    }
+    *out = '\0';
+}
+
+/* Add the children that thread tid of process pid started to tree[*count...], each stopped. */
+static void add_children(pid_t pid, long tid, int *count)
+{
+    char path[96];
+    proc_path(path, pid, tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ssize_t size = read(fd, walk_buffer, sizeof walk_buffer - 1);
+    close(fd);
+    if (size <= 0) return;
+    walk_buffer[size] = '\0';
+    long value = -1;
+    for (char *c = walk_buffer;; c++) {
+        if (*c >= '0' && *c <= '9') {
+            value = (value < 0 ? 0 : value * 10) + (*c - '0');
+        } else {
+            if (value > 0 && *count < MAX_TREE) {
+                kill((pid_t)value, SIGSTOP);
+                tree[(*count)++] = (pid_t)value;
+            }
+            value = -1;
+            if (*c == '\0') break;
+        }
+    }
+}
+
+/* Add the children of every thread of process pid. */
+static void add_children_of_process(pid_t pid, int *count)
+{
+    char path[64];
+    proc_path(path, pid, -1);
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return;
+    char entries[4096];
+    long size;
+    while ((size = syscall(SYS_getdents64, fd, entries, sizeof entries)) > 0) {
+        for (long offset = 0; offset < size;) {
+            struct {
+                unsigned long long inode;
+                long long next;
+                unsigned short length;
+                unsigned char type;
+                char name[];
+            } *entry = (void *)(entries + offset);
+            long tid = 0;
+            const char *c = entry->name;
+            for (; *c >= '0' && *c <= '9'; c++) tid = tid * 10 + (*c - '0');
+            if (*c == '\0' && c != entry->name) add_children(pid, tid, count);
+            offset += entry->length;
+        }
+    }
+    close(fd);
+}
+
+static void kill_tree_and_die(int signum)
+{
+    (void)signum;
+    int count = 0, next = 0;
+    pid_t self = getpid();
+    add_children_of_process(self, &count);
+    while (next < count) add_children_of_process(tree[next++], &count);
+    for (int i = 0; i < count; i++) kill(tree[i], SIGKILL);
+    kill(self, SIGKILL);
+}
+#endif
+
 static PyObject *die_with_parent(PyObject *module, PyObject *arg)
 {
     long parent = PyLong_AsLong(arg);
@@ -314,7 +434,15 @@ static PyObject *die_with_parent(PyObject *module, PyObject *arg)
         return NULL;
     }
 #ifdef __linux__
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
+    int death_signal = SIGRTMAX;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = kill_tree_and_die;
+    sigfillset(&action.sa_mask);  /* nothing else runs in this thread while it walks */
+    if (sigaction(death_signal, &action, NULL) != 0) {
+        death_signal = SIGKILL;  /* the program dies alone, as before */
+    }
+    if (prctl(PR_SET_PDEATHSIG, death_signal, 0, 0, 0) != 0) {
         return PyErr_SetFromErrno(PyExc_OSError);
     }
     if (getppid() != (pid_t)parent) {  /* the parent died before prctl took effect */
@@ -328,7 +456,8 @@ static PyObject *die_with_parent(PyObject *module, PyObject *arg)
 
 static PyMethodDef module_methods[] = {
     {"die_with_parent", die_with_parent, METH_O,
-     "die_with_parent(pid) -> set: be killed (SIGKILL) when the parent thread that started this process ends "
+     "die_with_parent(pid) -> set: be killed, with the processes below this one, when the parent thread that "
+     "started this process ends "
      "(Linux; False elsewhere); exit at once if the parent is no longer process pid"},
     {"watch_sigterm", watch_sigterm, METH_NOARGS,
      "watch_sigterm() -> watching: make sure the Python SIGTERM handler runs soon after the signal "

@@ -308,6 +308,17 @@ def catch_stop_signals() -> None:
     _early["previous"] = {s: signal.signal(s, note) for s in STOP_SIGNALS}
 
 
+def release_stop_signals() -> None:
+    """Undo :func:`catch_stop_signals` if the program was never started (a usage error, say): the
+    handlers it replaced come back, and a signal it noted is raised again for them to act on."""
+    received, previous = _take_early_signals()
+    _early["previous"] = {}
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)
+    if received and previous:
+        signal.raise_signal(received[0])
+
+
 def _take_early_signals() -> Tuple[List[int], Dict[int, Any]]:
     """The signals :func:`catch_stop_signals` noted, and the handlers it replaced (none: {})."""
     received, previous = list(_early["received"]), dict(_early["previous"])
