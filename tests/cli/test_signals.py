@@ -212,14 +212,37 @@ def test_a_failed_exec_keeps_what_was_recorded(tmp_path):
     assert "before_exec" in out.read_text(), err
 
 
+# Sleeps in a function of its own (so that the recording has something to show), then crashes.
+CRASH_PROGRAM = """\
+import ctypes, time
+def before_the_crash():
+    time.sleep(0.5)
+before_the_crash()
+ctypes.string_at(0)
+"""
+
+
 @pytest.mark.parametrize("command", ["record", "trace"])
-def test_a_segfault_gives_139_and_says_so(tmp_path, command):
+def test_a_segfault_saves_what_was_recorded_and_gives_139(tmp_path, command):
     out = tmp_path / "out.folded"
-    script = _script(tmp_path, "import ctypes\nctypes.string_at(0)\n")
+    script = _script(tmp_path, CRASH_PROGRAM)
     code, err = _run_cli(tmp_path, command, "-o", str(out), *RECORDER_OPTIONS[command], "--", script)
     assert code == 128 + signal.SIGSEGV, err
-    assert "SIGSEGV (a segmentation fault)" in err, err
+    assert "killed by SIGSEGV (a segmentation fault): the profile ends there" in err, err
     assert "Traceback" not in err
+    assert "before_the_crash" in out.read_text()
+
+
+def test_a_segfault_under_faulthandler_gives_139_and_says_so(tmp_path):
+    """A faulthandler enabled before us is left alone: its traceback, no profile, the right exit code."""
+    out = tmp_path / "out.folded"
+    script = _script(tmp_path, CRASH_PROGRAM)
+    code, err = _run_cli(tmp_path, "record", "-o", str(out), *RECORDER_OPTIONS["record"], "--", "python", "-X",
+                         "faulthandler", script)
+    assert code == 128 + signal.SIGSEGV, err
+    assert "Fatal Python error: Segmentation fault" in err  # faulthandler's traceback
+    assert "killed by SIGSEGV (a segmentation fault) before it saved its profile; nothing written" in err, err
+    assert not out.exists()
 
 
 def test_duration_stops_a_program_that_ignores_ctrl_c_and_exits_0(tmp_path):

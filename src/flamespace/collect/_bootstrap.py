@@ -108,11 +108,25 @@ def _save_on_every_exit() -> None:
     :func:`_after_fork_in_child`)."""
     _mark_started()
     _save_on_sigterm()
+    _save_on_crash()
     if "real_exit" not in _state:  # once per process, even across forks
         _state["real_exit"] = os._exit
         os._exit = _exit_after_saving
         _save_before_exec()
         os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _save_on_crash() -> None:
+    """Save, best effort, when the program crashes (a segfault in an extension, abort()): the C
+    extension's fault handler calls :func:`_save`, then the process dies of the signal
+    (``_waiter.c``, "Saving on a crash", says what can go wrong and how it is bounded). Without
+    the C extension, or under a faulthandler enabled before us, a crash loses the recording."""
+    try:
+        from ._waiter import save_on_crash
+
+        save_on_crash(_save)
+    except (ImportError, OSError):
+        pass
 
 
 def _save_before_exec() -> None:

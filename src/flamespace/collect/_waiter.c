@@ -18,6 +18,8 @@
  * watch_sigterm() and sigterm_handled() make sure a SIGTERM ends the process (see the section
  * "SIGTERM watchdog" below and _bootstrap._save_on_sigterm).
  *
+ * save_on_crash(function) saves the profile when the program crashes (see "Saving on a crash").
+ *
  * die_with_parent(pid) makes the profiled child, and the processes it started, die when the
  * launcher does (Linux): the launcher no longer needs a preexec_fn (ctypes, and Popen's slow fork
  * path) for it. See "Dying with the launcher" below.
@@ -454,6 +456,113 @@ static PyObject *die_with_parent(PyObject *module, PyObject *arg)
 #endif
 }
 
+/* Saving on a crash.
+ *
+ * A program that crashes (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) ends without its atexit
+ * handlers: what was recorded lives in its memory and is lost. save_on_crash(function) installs
+ * a handler for these signals (where their action is the default: a faulthandler enabled before
+ * us is left alone) that, best effort, calls function (the bootstrap's save) in the crashing
+ * thread, then dies of the signal as it would have (exit code 128 + N for the launcher).
+ *
+ * Calling Python from a fault handler is not safe in general: the interpreter or the C heap may
+ * be what the fault broke. So: the handler runs once (the actions go back to the default first:
+ * a second fault kills at once), and an alarm of CRASH_SAVE_SECONDS makes the process die of the
+ * original signal if the save hangs (a lock the fault left held). What the save writes is
+ * complete or absent (a temporary file renamed), never a torn profile.
+ */
+
+#define CRASH_SAVE_SECONDS 10
+
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+#define CRASH_SIGNALS ((int)(sizeof crash_signals / sizeof crash_signals[0]))
+static PyObject *crash_save;               /* the function to call (a strong reference, kept) */
+static volatile sig_atomic_t crash_signal; /* the signal that is being handled (0: none) */
+
+static void die_of(int signum)
+{
+    struct sigaction default_action;
+    memset(&default_action, 0, sizeof default_action);
+    default_action.sa_handler = SIG_DFL;
+    sigemptyset(&default_action.sa_mask);
+    sigaction(signum, &default_action, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, signum);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    raise(signum);
+    _exit(128 + signum);  /* (a signal whose default action is not to die: cannot be one of ours) */
+}
+
+static void on_save_timeout(int unused)
+{
+    (void)unused;
+    die_of(crash_signal);
+}
+
+static void on_crash(int signum)
+{
+    if (crash_signal != 0) {  /* a fault while handling one: die of the first */
+        die_of(crash_signal);
+    }
+    crash_signal = signum;
+    struct sigaction default_action;
+    memset(&default_action, 0, sizeof default_action);
+    default_action.sa_handler = SIG_DFL;
+    sigemptyset(&default_action.sa_mask);
+    for (int i = 0; i < CRASH_SIGNALS; i++) {
+        if (crash_signals[i] != signum) {
+            sigaction(crash_signals[i], &default_action, NULL);
+        }
+    }
+    struct sigaction timeout_action = default_action;
+    timeout_action.sa_handler = on_save_timeout;
+    sigaction(SIGALRM, &timeout_action, NULL);
+    alarm(CRASH_SAVE_SECONDS);
+    if (crash_save != NULL && Py_IsInitialized()) {
+        PyGILState_STATE state = PyGILState_Ensure();
+        PyObject *result = PyObject_CallObject(crash_save, NULL);
+        if (result == NULL) {
+            PyErr_Clear();
+        }
+        Py_XDECREF(result);
+        (void)state;  /* not released: the process ends here */
+    }
+    die_of(signum);
+}
+
+static PyObject *save_on_crash(PyObject *module, PyObject *function)
+{
+    (void)module;
+    if (!PyCallable_Check(function)) {
+        PyErr_SetString(PyExc_TypeError, "save_on_crash() needs a callable");
+        return NULL;
+    }
+    Py_INCREF(function);
+    Py_XSETREF(crash_save, function);
+    crash_signal = 0;
+    int installed = 0;
+    for (int i = 0; i < CRASH_SIGNALS; i++) {
+        struct sigaction current;
+        if (sigaction(crash_signals[i], NULL, &current) != 0) {
+            return PyErr_SetFromErrno(PyExc_OSError);
+        }
+        int ours = !(current.sa_flags & SA_SIGINFO) && current.sa_handler == on_crash;
+        if (!ours && ((current.sa_flags & SA_SIGINFO) || current.sa_handler != SIG_DFL)) {
+            continue;  /* faulthandler, or the program's own: left alone */
+        }
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_handler = on_crash;
+        /* not SA_ONSTACK: Python needs more stack than an alternate signal stack has */
+        sigemptyset(&action.sa_mask);
+        if (sigaction(crash_signals[i], &action, NULL) != 0) {
+            return PyErr_SetFromErrno(PyExc_OSError);
+        }
+        installed++;
+    }
+    return PyBool_FromLong(installed > 0);
+}
+
 static PyMethodDef module_methods[] = {
     {"die_with_parent", die_with_parent, METH_O,
      "die_with_parent(pid) -> set: be killed, with the processes below this one, when the parent thread that "
@@ -462,6 +571,9 @@ static PyMethodDef module_methods[] = {
     {"watch_sigterm", watch_sigterm, METH_NOARGS,
      "watch_sigterm() -> watching: make sure the Python SIGTERM handler runs soon after the signal "
      "(call it from the main thread once that handler is installed, and again in a forked child)"},
+    {"save_on_crash", save_on_crash, METH_O,
+     "save_on_crash(function) -> installed: call function (best effort) when the process crashes "
+     "(SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT), then die of the signal"},
     {"sigterm_handled", sigterm_handled, METH_NOARGS,
      "sigterm_handled(): the Python SIGTERM handler runs (the watchdog stands down)"},
     {NULL, NULL, 0, NULL},

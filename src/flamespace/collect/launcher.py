@@ -158,6 +158,8 @@ def run(
         recording = merge(raws, options, labels, process_root or subprocesses or len(raws) > 1)
         recording.problems.extend(lost)
         stopped = any(raw.deadline for raw in raws)
+        if returncode < 0 and signum is None and not stopped:
+            recording.problems.append(f"the program was killed by {_signal_name(-returncode)}: the profile ends there")
         exit_code = 0 if stopped else (128 - returncode if returncode < 0 else returncode)
         if signum is not None:
             exit_code = 128 + signum
