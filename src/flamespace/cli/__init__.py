@@ -95,13 +95,13 @@ def _run(args: "List[str]") -> object:
     rest = _after_color(args)
     if not (rest and rest[0] in RECORDERS):
         return _run_command(args, rest)
-    from ..collect.launcher import catch_stop_signals, release_stop_signals
+    from ..collect import _stop_signals  # only _signal: the launcher's imports take tens of ms
 
-    catch_stop_signals()
+    _stop_signals.catch()
     try:
         return _run_command(args, rest)
     finally:
-        release_stop_signals()  # if the program never started
+        _stop_signals.release()  # if the program never started
 
 
 def _run_command(args: "List[str]", rest: "List[str]") -> object:

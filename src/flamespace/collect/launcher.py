@@ -19,6 +19,7 @@ import time
 
 from .._record import Record, record
 from ..errors import FlamespaceError
+from . import _stop_signals
 from .options import SamplerOptions
 from .raw import STATUS_SIZE, decode_status
 from .target import Program, Target
@@ -290,43 +291,7 @@ def _package_parent() -> str:
 
 #: The signals that stop us: each is passed on to the program (SIGINT as SIGINT, so that it
 #: sees KeyboardInterrupt; the others as SIGTERM), which saves its profile and ends.
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-#: What :func:`catch_stop_signals` set up: the handlers it replaced, the signals it noted.
-_early: Dict[str, Any] = {"previous": {}, "received": []}
-
-
-def catch_stop_signals() -> None:
-    """Note the stop signals that come from now on (the CLI calls this first thing for ``record``
-    and ``trace``): one that comes while the command still parses its options or imports what it
-    needs stops it before the program starts, with 128 + the signal as the exit code, instead of
-    killing it (the shell's -15 or -1). :func:`_run_child` takes over the noted signals."""
-    if not _main_thread() or _early["previous"]:
-        return
-
-    def note(signum: int, frame: object) -> None:
-        _early["received"].append(signum)
-
-    _early["previous"] = {s: signal.signal(s, note) for s in STOP_SIGNALS}
-
-
-def release_stop_signals() -> None:
-    """Undo :func:`catch_stop_signals` if the program was never started (a usage error, say): the
-    handlers it replaced come back, and a signal it noted is raised again for them to act on."""
-    received, previous = _take_early_signals()
-    _early["previous"] = {}
-    for signum, handler in previous.items():
-        signal.signal(signum, handler)
-    if received and previous:
-        signal.raise_signal(received[0])
-
-
-def _take_early_signals() -> Tuple[List[int], Dict[int, Any]]:
-    """The signals :func:`catch_stop_signals` noted, and the handlers it replaced (none: {})."""
-    received, previous = list(_early["received"]), dict(_early["previous"])
-    _early["received"].clear()
-    return received, previous
-
+STOP_SIGNALS = tuple(signal.Signals(s) for s in _stop_signals.STOP_SIGNALS)
 
 def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict[str, Any],
                watch: Optional[_Watch] = None) -> Tuple[int, int, Optional[int]]:
@@ -338,7 +303,7 @@ def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict
     (:class:`Interrupted`). On Linux the child is killed when we die (``kill -9``) too.
     """
     argv = child_argv(target.interpreter, list(target.flags), config)
-    received, early_previous = _take_early_signals()
+    received, early_previous = _stop_signals.take()
     child: Optional["subprocess.Popen[bytes]"] = None
 
     def stop(signum: int, frame: object) -> None:
@@ -355,9 +320,9 @@ def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict
 
     # Handlers, not SIG_IGN: an ignored signal stays ignored in the child; a handler is reset by exec.
     previous: Dict[int, Any] = {s: signal.signal(s, stop) for s in STOP_SIGNALS} if _main_thread() else {}
-    previous.update(early_previous)  # what was there before catch_stop_signals
+    previous.update(early_previous)  # what was there before _stop_signals.catch (the CLI's)
     try:
-        received.extend(_take_early_signals()[0])  # one that came just now
+        received.extend(_stop_signals.take()[0])  # one that came just now
         if received:
             raise Interrupted(f"interrupted by {signal.Signals(received[0]).name} before the program started", received[0])
         try:
@@ -378,7 +343,7 @@ def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-        _early["previous"] = {}
+        _stop_signals.forget()
 
 
 def _wait(child: "subprocess.Popen[bytes]", duration: Optional[float], received: List[int],
