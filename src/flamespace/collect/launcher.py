@@ -293,6 +293,7 @@ def _package_parent() -> str:
 #: sees KeyboardInterrupt; the others as SIGTERM), which saves its profile and ends.
 STOP_SIGNALS = tuple(signal.Signals(s) for s in _stop_signals.STOP_SIGNALS)
 
+
 def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict[str, Any],
                watch: Optional[_Watch] = None) -> Tuple[int, int, Optional[int]]:
     """Start the child and wait for it: its pid, its return code, and the signal that stopped us (or None).
