@@ -233,6 +233,21 @@ def test_a_segfault_saves_what_was_recorded_and_gives_139(tmp_path, command):
     assert "before_the_crash" in out.read_text()
 
 
+def test_a_save_that_hangs_after_a_crash_is_cut_short(tmp_path):
+    """The save on a crash runs in a damaged process: if it hangs (here: made to, as on a lock
+    the crash left held), the alarm ends the process with the crash's signal after 10 s."""
+    out = tmp_path / "out.folded"
+    script = _script(tmp_path, (
+        "import ctypes, sys, time\n"
+        "bootstrap = sys.modules['flamespace.collect._bootstrap']\n"
+        "bootstrap._write_profile = lambda *args: time.sleep(600)\n"
+        "ctypes.string_at(0)\n"
+    ))
+    code, err = _run_cli(tmp_path, "record", "-o", str(out), *RECORDER_OPTIONS["record"], "--", script)
+    assert code == 128 + signal.SIGSEGV, err
+    assert "killed by SIGSEGV (a segmentation fault) before it saved its profile; nothing written" in err, err
+
+
 def test_a_segfault_under_faulthandler_gives_139_and_says_so(tmp_path):
     """A faulthandler enabled before us is left alone: its traceback, no profile, the right exit code."""
     out = tmp_path / "out.folded"
