@@ -64,7 +64,7 @@ def _alive(pid: int) -> bool:
 RECORDER_OPTIONS = {"record": ("--mode", "wall", "--rate", "200"), "collect": ("--mode", "wall", "--rate", "200"), "trace": ()}
 
 
-def _start(tmp_path, *args, first_fast: bool = False, new_group: bool = True, **extra_env: str):
+def _start(tmp_path, *args, first_fast: bool = False, new_group: bool = True, preexec_fn=None, **extra_env: str):
     script = tmp_path / "prog.py"
     script.write_text(PROGRAM)
     marker = tmp_path / "marker"
@@ -75,7 +75,7 @@ def _start(tmp_path, *args, first_fast: bool = False, new_group: bool = True, **
     if first_fast:
         argv.append("first-fast")
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=new_group)
+                            start_new_session=new_group, preexec_fn=preexec_fn)
     try:
         _wait_for(lambda: marker.exists() or proc.poll() is not None, "the program did not start")
     except AssertionError:
@@ -119,6 +119,21 @@ def test_record_saves_what_was_recorded_on_a_signal(tmp_path, command, signum, t
     assert proc.returncode == code, err
     assert "waiting_here" in out.read_text(), err
     assert "interrupted" in err and signal.Signals(signum).name in err
+
+
+@pytest.mark.parametrize("command", ["record", "trace"])
+def test_under_nohup_a_hang_up_is_ignored(tmp_path, command):
+    """SIGHUP ignored when flamespace starts (nohup): it stays ignored by us and by the program;
+    the SIGTERM sent after it is what stops the run (a SIGHUP acted on would give 129)."""
+    out = tmp_path / "out.folded"
+    proc, child, temp = _start(tmp_path, command, "-o", str(out),
+                               preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    os.killpg(proc.pid, signal.SIGHUP)
+    os.killpg(proc.pid, signal.SIGTERM)
+    err = _finish(proc, child, temp)
+    assert proc.returncode == 143, err
+    assert "waiting_here" in out.read_text(), err
+    assert "interrupted by SIGTERM" in err
 
 
 def test_record_program_dies_with_flamespace(tmp_path):

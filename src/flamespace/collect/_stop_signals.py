@@ -22,13 +22,15 @@ _state: Dict[str, Any] = {"previous": {}, "received": []}
 
 
 def catch() -> None:
-    """Note the stop signals that come from now on (main thread only; once)."""
+    """Note the stop signals that come from now on (main thread only; once). One that is
+    ignored (SIGHUP under ``nohup``) stays ignored."""
     if _state["previous"]:
         return
     previous = {}
     try:
         for signum in STOP_SIGNALS:
-            previous[signum] = _signal.signal(signum, _note)
+            if _signal.getsignal(signum) != _signal.SIG_IGN:
+                previous[signum] = _signal.signal(signum, _note)
     except ValueError:  # not the main thread: nothing to note with
         for signum, handler in previous.items():
             _signal.signal(signum, handler)

@@ -320,7 +320,9 @@ def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict
             pass
 
     # Handlers, not SIG_IGN: an ignored signal stays ignored in the child; a handler is reset by exec.
-    previous: Dict[int, Any] = {s: signal.signal(s, stop) for s in STOP_SIGNALS} if _main_thread() else {}
+    # One ignored already (SIGHUP under nohup) stays so, here and in the child: nothing to stop for.
+    previous: Dict[int, Any] = {s: signal.signal(s, stop) for s in STOP_SIGNALS
+                                if signal.getsignal(s) != signal.SIG_IGN} if _main_thread() else {}
     previous.update(early_previous)  # what was there before _stop_signals.catch (the CLI's)
     try:
         received.extend(_stop_signals.take()[0])  # one that came just now
