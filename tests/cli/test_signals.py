@@ -263,6 +263,17 @@ def test_a_save_that_hangs_after_a_crash_is_cut_short(tmp_path):
     assert "killed by SIGSEGV (a segmentation fault) before it saved its profile; nothing written" in err, err
 
 
+def test_a_second_fault_during_the_save_ends_with_the_first_ones_signal(tmp_path):
+    out = tmp_path / "out.folded"
+    script = _script(tmp_path, (
+        "import ctypes, os, sys\n"
+        "sys.modules['flamespace.collect._bootstrap']._write_profile = lambda *args: os.abort()\n"
+        "ctypes.string_at(0)\n"
+    ))
+    code, err = _run_cli(tmp_path, "record", "-o", str(out), *RECORDER_OPTIONS["record"], "--", script)
+    assert code == 128 + signal.SIGSEGV, err  # not SIGABRT's 134
+
+
 def test_a_segfault_under_faulthandler_gives_139_and_says_so(tmp_path):
     """A faulthandler enabled before us is left alone: its traceback, no profile, the right exit code."""
     out = tmp_path / "out.folded"

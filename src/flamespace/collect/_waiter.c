@@ -465,9 +465,11 @@ static PyObject *die_with_parent(PyObject *module, PyObject *arg)
  * thread, then dies of the signal as it would have (exit code 128 + N for the launcher).
  *
  * Calling Python from a fault handler is not safe in general: the interpreter or the C heap may
- * be what the fault broke. So: the handler runs once (the actions go back to the default first:
- * a second fault kills at once), and an alarm of CRASH_SAVE_SECONDS makes the process die of the
- * original signal if the save hangs (a lock the fault left held). What the save writes is
+ * be what the fault broke. So: the handler runs once (a second fault, of any of these signals,
+ * ends the process at once with the first one's signal; the same signal again, blocked while its
+ * handler runs, is forced to its default action by the kernel), and an alarm of
+ * CRASH_SAVE_SECONDS makes the process die of the original signal if the save hangs (a lock the
+ * fault left held). What the save writes is
  * complete or absent (a temporary file renamed), never a torn profile.
  */
 
@@ -504,17 +506,10 @@ static void on_crash(int signum)
     if (crash_signal != 0) {  /* a fault while handling one: die of the first */
         die_of(crash_signal);
     }
-    crash_signal = signum;
-    struct sigaction default_action;
-    memset(&default_action, 0, sizeof default_action);
-    default_action.sa_handler = SIG_DFL;
-    sigemptyset(&default_action.sa_mask);
-    for (int i = 0; i < CRASH_SIGNALS; i++) {
-        if (crash_signals[i] != signum) {
-            sigaction(crash_signals[i], &default_action, NULL);
-        }
-    }
-    struct sigaction timeout_action = default_action;
+    crash_signal = signum;  /* from now on, any fault ends the process with this signal */
+    struct sigaction timeout_action;
+    memset(&timeout_action, 0, sizeof timeout_action);
+    sigemptyset(&timeout_action.sa_mask);
     timeout_action.sa_handler = on_save_timeout;
     sigaction(SIGALRM, &timeout_action, NULL);
     alarm(CRASH_SAVE_SECONDS);
