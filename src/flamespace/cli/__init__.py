@@ -148,6 +148,8 @@ def main(argv: "Optional[List[str]]" = None) -> int:
         args = ["--help"]
     command = next((a for a, before in zip(args, [""] + args) if not a.startswith("-") and before != "--color"), None)
     context = f"flamespace {command}" if command in COMMANDS else "flamespace"
+    if command in COMMANDS and _is_terminal(sys.stdin):
+        _notice_terminal_stdin(context)
     try:
         result = _run(args)
         return result if isinstance(result, int) else EXIT_OK
@@ -156,6 +158,22 @@ def main(argv: "Optional[List[str]]" = None) -> int:
         if code is None:
             raise
         return code
+
+
+def _is_terminal(stream: object) -> bool:
+    try:
+        return bool(stream is not None and stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OSError):  # closed or replaced
+        return False
+
+
+def _notice_terminal_stdin(context: str) -> None:
+    """Have the readers say on stderr when they wait for a profile typed at the terminal."""
+    from ..formats import _io
+    from ._report import warn
+
+    _io.on_terminal_stdin = lambda: warn(f"{context}: reading a profile from stdin... (Ctrl-D to end; Ctrl-C and "
+                                         f"`{context} --help` for usage)")
 
 
 def script() -> int:

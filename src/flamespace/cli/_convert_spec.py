@@ -7,7 +7,7 @@ command from the same table; anything the small parser does not understand goes 
 from __future__ import annotations
 
 from ..formats import registry
-from ._common import INPUT_OPTIONS, expand_inputs, report
+from ._common import FOLDED_ENDINGS, INPUT_OPTIONS, expand_inputs, header_setting, report
 from ._options import Option, given_reader_options, parse, reader_options
 from ._report import warn
 
@@ -55,14 +55,10 @@ def run_fast(args: "Sequence[str]") -> "Tuple[bool, object]":
 
 
 def output_format(to: "Optional[str]", output: str) -> str:
-    """--to, else the format whose extension the output has, else folded."""
-    if to:
-        return to
-    if output != "-" and "." in output.rsplit("/", 1)[-1]:  # /dev/null: no need to import every format to ask
-        fmt = registry.by_extension(output)
-        if fmt is not None and registry.writes(fmt):
-            return fmt.name
-    return "folded"
+    """--to, else the format whose ending the output's name has (refused if no format writes it), else folded."""
+    from ._output_format import choose
+
+    return choose(output, to, "convert", registry.writable_names, FOLDED_ENDINGS, option="--to")
 
 
 def convert(inputs: "Sequence[str]", skip_invalid: bool, input_format: "Optional[str]", to: "Optional[str]",
@@ -88,8 +84,7 @@ def convert(inputs: "Sequence[str]", skip_invalid: bool, input_format: "Optional
         warn(f"flamespace: merged {len(profiles)} inputs into one profile (the sum of their stacks)")
     else:
         profile = profiles[0]
-    write_options = {"header": not no_header} if "header" in registry.write_options(target) else {}
-    registry.write(profile, output, target, **write_options)
+    registry.write(profile, output, target, **header_setting(target, no_header))
 
 
 def _graphs(profiles: list, files: "Sequence[str]") -> list:

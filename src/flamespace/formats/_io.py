@@ -74,6 +74,9 @@ class _GeneratorContext:
         raise RuntimeError("generator didn't stop after throw()")
 
 GZIP_MAGIC = b"\x1f\x8b"
+#: Called before standard input is read when it is a terminal (a command waiting for typed input
+#: looks hung): the CLI sets it to say so on stderr, since the library never prints.
+on_terminal_stdin: "Optional[Callable[[], None]]" = None
 #: Undecodable bytes are kept as surrogates and written back unchanged (lossless round trip).
 ENCODING_ERRORS = "surrogateescape"
 
@@ -93,6 +96,11 @@ def open_binary(source: Source) -> Iterator[Tuple[io.BufferedReader[Any], str]]:
     if isinstance(source, (str, os.PathLike)):
         if os.fspath(source) == "-":
             raw: BinaryIO = sys.stdin.buffer
+            if sys.stdin.isatty():
+                if on_terminal_stdin is not None:
+                    on_terminal_stdin()
+                # A terminal says "end of input" (Ctrl-D) once: read it all before sniffing reads again.
+                raw = io.BytesIO(raw.read())
         else:
             try:
                 raw = open(source, "rb")
@@ -269,23 +277,24 @@ def open_output(
     target = os.path.realpath(path)
     if not _replaceable(target):
         with _writing(path):
-            with open(target, "w", encoding=encoding, errors=errors, newline="") as out:
-                yield out
+            with open(target, "wb") as raw, _text(raw, path, encoding, errors) as text:
+                yield text
         return
     directory, base = os.path.split(target)
     with _writing(path):
         fd, name = _temporary(directory, base)
     try:
         with _writing(path):
-            with open(fd, "w", encoding=encoding, errors=errors, newline="") as out:
-                yield out
-                out.flush()
+            with open(fd, "wb") as raw:
+                with _text(raw, path, encoding, errors) as text:
+                    yield text
+                raw.flush()
                 try:
-                    os.fchmod(out.fileno(), stat.S_IMODE(os.stat(target).st_mode))
+                    os.fchmod(raw.fileno(), stat.S_IMODE(os.stat(target).st_mode))
                 except FileNotFoundError:
                     pass  # a new file: created with 0o666 less the umask
                 if name is None:
-                    name = _link(out.fileno(), directory, base)
+                    name = _link(raw.fileno(), directory, base)
             os.replace(name, target)
             name = None
     finally:
@@ -294,6 +303,31 @@ def open_output(
                 os.unlink(name)
             except OSError:
                 pass
+
+
+@contextmanager
+def _text(raw: BinaryIO, path: str, encoding: str, errors: str) -> Iterator[TextIO]:
+    """A text stream over ``raw``, gzipped when ``path`` ends in ``.gz`` (what its name says), with
+    no time stamp in the gzip header (the same profile gives the same bytes). ``raw`` stays open."""
+    compressed = None
+    if path.lower().endswith(".gz"):
+        import gzip
+
+        compressed = gzip.GzipFile(filename="", fileobj=raw, mode="wb", compresslevel=6, mtime=0)
+    out = io.TextIOWrapper(compressed or raw, encoding=encoding, errors=errors, newline="")
+    try:
+        yield out
+    except BaseException:
+        for finish in (out.detach, compressed.close if compressed is not None else None):
+            try:
+                if finish is not None:
+                    finish()
+            except OSError:
+                pass  # the output is discarded: the first error is the one to report
+        raise
+    out.detach()  # flushes
+    if compressed is not None:
+        compressed.close()  # the trailer; GzipFile never closes a fileobj it was given
 
 
 @contextmanager
