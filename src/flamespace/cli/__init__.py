@@ -71,6 +71,10 @@ HELP_ARGS = (["--help"], ["-h"])
 FAST = ("collect", "compare", "decompose", "filter", "formats", "gate", "info", "merge", "plan", "record", "scale", "similarity", "sub",
         "svg", "text", "top", "trace")
 
+#: The commands that run a program and pass our stop signals on to it: they note a signal from their
+#: first moment, so that one that comes before the program starts gives 128 + the signal.
+RECORDERS = ("record", "trace")
+
 
 def __getattr__(name: str) -> object:
     """``cli`` (the click group) and ``LazyGroup``, imported with click on first use."""
@@ -89,6 +93,18 @@ def _run(args: "List[str]") -> object:
         sys.stdout.flush()
         return EXIT_OK
     rest = _after_color(args)
+    if not (rest and rest[0] in RECORDERS):
+        return _run_command(args, rest)
+    from ..collect import _stop_signals  # only _signal: the launcher's imports take tens of ms
+
+    _stop_signals.catch()
+    try:
+        return _run_command(args, rest)
+    finally:
+        _stop_signals.release()  # if the program never started
+
+
+def _run_command(args: "List[str]", rest: "List[str]") -> object:
     if rest and rest[0] in FAST:  # without click (start-up), unless the small parser gives up
         module = f"{__name__}.{rest[0]}"
         __import__(module)  # not importlib: it would pull in more modules

@@ -42,7 +42,7 @@ def run(
         flamespace record --subprocesses -o build.folded -- tools/build.py --jobs 4
     """
     from ..collect import Program, record_program
-    from ..collect.launcher import Interrupted  # imported here: other commands need not pay for it
+    from ..collect.launcher import RecordError  # imported here: other commands need not pay for it
 
     from ._output_format import choose
 
@@ -62,9 +62,11 @@ def run(
     try:
         result = record_program(Program(target), options, process_root=process_root, subprocesses=subprocesses,
                                 progress=None if status is None else status.show)
-    except Interrupted as exc:
+    except RecordError as exc:
+        if exc.exit_code is None:
+            raise
         warn(f"flamespace record: {exc}; nothing written")
-        return 128 + exc.signal
+        return exc.exit_code
     finally:
         if status is not None:
             status.clear()  # before any message

@@ -50,7 +50,7 @@ def run(
         flamespace trace --lines -o hot.lines.txt -- app.py
     """
     from ..collect import Program, record_program
-    from ..collect.launcher import Interrupted
+    from ..collect.launcher import RecordError
     from ..collect.tracer import CHART_FORMATS, LINE_FORMATS, TraceOptions, write_trace
     from ..collect.tracing import available
     from ..errors import ArgumentError
@@ -73,9 +73,11 @@ def run(
     check_output(output)  # before the program runs, not after
     try:
         result = record_program(Program(target), options, subprocesses=subprocesses)
-    except Interrupted as exc:
+    except RecordError as exc:
+        if exc.exit_code is None:
+            raise
         warn(f"flamespace trace: {exc}; nothing written")
-        return 128 + exc.signal
+        return exc.exit_code
     trace = result.recording.trace
     assert trace is not None  # a traced run gives a Trace
     if output_format == "html":
