@@ -79,7 +79,8 @@ def test_add_ls_get_and_gc(capsys, tmp_path, store):
     (["store", "gc", "--store", "nowhere"], "there is no store at nowhere"),
     (["gate", "--base", "store:branch=nope", "--", "bench.py"], "store:branch=nope matches no profile"),
 ])
-def test_bad_selectors_and_empty_matches_exit_1(capsys, tmp_path, store, args, says):
+def test_bad_selectors_and_empty_matches_exit_1(capsys, tmp_path, store, args, says, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # gate makes its --out-dir (flamespace-gate/) here, not in the checkout
     base = write_runs(tmp_path / "base", 1, False, n=2)
     run(capsys, "store", "add", base, "--no-git", "--label", "branch=main")
     code, out, err = run(capsys, *args)

@@ -23,8 +23,9 @@ def run(
     Δ = (appeared + grown) − (disappeared + shrunk). Prints the norm of each part.
 
     \b
-    Example:
+    Examples:
         flamespace decompose before.folded after.folded --out-dir changes/
+        flamespace decompose base.pprof head.pprof --out-dir changes/   # any format flamespace reads
     """
     from ..core.algebra import decompose
     from ..formats import registry

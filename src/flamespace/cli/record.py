@@ -34,7 +34,7 @@ def run(
     with Ctrl-C.
 
     \b
-    Example:
+    Examples:
         flamespace record -o app.folded -- app.py --port 8000
         flamespace record --mode cpu --rate 1000 -o work.folded -m mypackage.cli run
         flamespace record -o run.speedscope.json -- python -X dev job.py

@@ -42,7 +42,7 @@ def run(
     estimates. Events stream to a file in $TMPDIR, so memory stays small however long the run.
 
     \b
-    Example:
+    Examples:
         flamespace trace -o app.folded -- app.py --port 8000
         flamespace trace -o functions.txt -m mypackage.cli run
         flamespace trace -o run.trace.json -c "import json; json.dumps(list(range(10**5)))"
