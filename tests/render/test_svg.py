@@ -375,3 +375,15 @@ def test_legend_text_stays_inside_the_image(width: int) -> None:
     assert len(texts) >= 4  # the bar's two ends, what red and blue mean, the note (wrapped at narrow widths)
     for x, text in texts:
         assert float(x) + len(html.unescape(text)) * options.fontsize * options.fontwidth <= width - XPAD, text
+
+
+@pytest.mark.parametrize("name, family", [
+    ("main (app.py:3)", "green"), ("<module> (app.py:1)", "green"), ("loads (<stdlib>/json/__init__.py:346)", "aqua"),
+    ("_find_and_load (<frozen importlib._bootstrap>:1165)", "aqua"), ("<frozen importlib._bootstrap>", "aqua"),
+    ("PyObject_Call", "red"), ("do_syscall_64_[k]", "orange"),
+])
+def test_the_python_palette_puts_frozen_modules_with_the_standard_library(name, family):
+    """Frozen modules (importlib's bootstrap) were painted red, as native code, which reads as 'hot'."""
+    from flamespace.render.palettes import CHOOSERS
+
+    assert CHOOSERS["python"](name) == family
