@@ -270,6 +270,19 @@ def parse_share(text: str, option: str = "--min-share", maximum: Optional[float]
     return share
 
 
+def summed_threads(graph: FlameGraph) -> int:
+    """How many threads' time a time profile sums (its ``threads`` header), when more than one:
+    its total is not the run's length then, since a waiting thread counts in full in wall mode
+    (0 otherwise)."""
+    from ..core.units import TIME_UNITS
+
+    try:
+        threads = int(graph.metadata.labels.get("threads", "0"))
+    except ValueError:
+        return 0
+    return threads if threads > 1 and graph.metadata.unit in TIME_UNITS else 0
+
+
 def format_value(value: Number) -> str:
     """A count for people: thousands separators, at most 6 significant digits for fractions."""
     if isinstance(value, int) or float(value).is_integer() and abs(value) < 1e15:

@@ -146,8 +146,17 @@ def _report(result: "RecordResult", output: str, quiet: bool) -> None:
     warn(
         f"flamespace record: {format_value(int(labels.get('samples', len(recording.graph))))} samples"
         f"{' (' + labels['rate_achieved'] + ' Hz)' if 'rate_achieved' in labels else ''}"
-        f" over {labels.get('duration_s', '?')} s{processes}{stopped}; wrote {where}"
+        f" over {labels.get('duration_s', '?')} s{processes}{stopped}{_threads(recording.graph)}; wrote {where}"
     )
+
+
+def _threads(graph: "FlameGraph") -> str:
+    """", 4 threads: 2.43 s of thread time, summed" for a profile that sums several threads' time."""
+    from ..core.units import human
+    from ._common import summed_threads
+
+    threads = summed_threads(graph)
+    return f", {threads} threads: {human(graph.total(), graph.metadata.unit)} of thread time, summed" if threads else ""
 
 
 def _where(output: str) -> str:

@@ -137,6 +137,7 @@ def quality_metadata(
         "rate_achieved": f"{quality.ticks / ((quality.duration_ns or duration_ns) / 1e9):.1f}" if duration_ns else "0",
         "ticks": str(quality.ticks),
         "samples": str(quality.samples),
+        "threads": str(quality.threads),
         "late": str(quality.late),
         "missed": str(quality.missed),
         # the one per-run figure of sampling quality (compare --max-missed reads it): see Quality.missed_share
