@@ -255,7 +255,7 @@ def open_output(
             yield out
             out.flush()
             sys.stdout.buffer.flush()
-        except BrokenPipeError:
+        except (BrokenPipeError, OutputError):
             raise
         except OSError as exc:
             if exc.filename is not None:  # not our stream: a file opened inside the block

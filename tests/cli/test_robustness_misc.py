@@ -1,0 +1,67 @@
+"""Internal errors and leftovers of issue 24 (item 8): each case here was an internal error (exit 2),
+a silent skip or a leftover before; docs/robustness-misc.md lists what was tried."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXE = Path(sys.executable).parent / "flamespace"
+FOLDED = "main;parse 3\nmain;parse;lex 2\nmain;eval 5\n"
+
+
+def flamespace(*args, redirect="", cwd=None, stdin=None):
+    """Run the flamespace script under sh, so that ``redirect`` (``>&-``, ``<&-``) can close a standard stream."""
+    script = f'"$0" "$@" {redirect}'
+    return subprocess.run(["sh", "-c", script, str(EXE), *map(str, args)], capture_output=not redirect.count("2>"),
+                          text=True, cwd=cwd, stdin=stdin)
+
+
+@pytest.fixture
+def profile(tmp_path):
+    path = tmp_path / "x.folded"
+    path.write_text(FOLDED)
+    return path
+
+
+# -- closed standard streams --------------------------------------------------------------
+
+
+STDOUT_COMMANDS = [
+    ["convert", "{p}"], ["info", "{p}"], ["top", "{p}"], ["text", "{p}"], ["svg", "{p}"], ["html", "{p}"],
+    ["merge", "{p}"], ["filter", "{p}"], ["scale", "2", "{p}"], ["sub", "{p}", "{p}"], ["similarity", "{p}", "{p}"],
+    ["decompose", "{p}", "{p}", "-d", "{d}"], ["formats"], ["--help"],
+]
+
+
+@pytest.mark.parametrize("command", STDOUT_COMMANDS, ids=lambda c: c[0])
+def test_a_closed_stdout_is_one_clear_line_and_exit_1(profile, tmp_path, command):
+    """The fault: `flamespace convert x >&-` was an internal error (AttributeError on None, exit 2)."""
+    args = [a.format(p=profile, d=tmp_path / "parts") for a in command]
+    result = flamespace(*args, redirect=">&-")
+    assert result.returncode == 1, result.stderr
+    assert "standard output" in result.stderr and "closed" in result.stderr and "internal error" not in result.stderr
+    assert len(result.stderr.splitlines()) == 1  # no "Exception ignored" at the interpreter's exit
+
+
+def test_a_closed_stdout_does_not_stop_a_command_that_writes_to_a_file(profile, tmp_path):
+    out = tmp_path / "out.folded"
+    result = flamespace("convert", profile, "-o", out, redirect=">&-")
+    assert result.returncode == 0 and result.stderr == ""
+    assert out.read_text().strip().endswith("main;parse;lex 2")
+
+
+@pytest.mark.parametrize("command", [["info"], ["convert", "-"], ["top"], ["filter", "--grep", "x"]], ids=lambda c: c[0])
+def test_a_closed_stdin_is_one_clear_line_and_exit_1(command):
+    """The fault: `flamespace info <&-` was an internal error (exit 2)."""
+    result = flamespace(*command, redirect="<&-")
+    assert result.returncode == 1, result.stderr
+    assert "<stdin>: standard input is closed" in result.stderr and "internal error" not in result.stderr
+
+
+def test_a_closed_stderr_keeps_the_exit_code(profile):
+    """Nowhere to say it: the error is lost, its exit code is not."""
+    assert flamespace("info", "missing.folded", redirect="2>&-").returncode == 1
+    assert flamespace("info", profile, redirect="2>&- >/dev/null").returncode == 0
