@@ -65,3 +65,24 @@ def test_a_closed_stderr_keeps_the_exit_code(profile):
     """Nowhere to say it: the error is lost, its exit code is not."""
     assert flamespace("info", "missing.folded", redirect="2>&-").returncode == 1
     assert flamespace("info", profile, redirect="2>&- >/dev/null").returncode == 0
+
+
+# -- numbers that are not sizes -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["inf", "1e400", "nan", "-1", "-0", "0"])
+@pytest.mark.parametrize("option", ["--total", "--factor", "--fontsize", "--fontwidth"])
+def test_svg_refuses_a_number_that_is_not_finite_and_positive_before_reading(option, value):
+    """The fault: `svg --total inf` (and 1e400) was an internal error, a ZeroDivisionError after the reading."""
+    result = flamespace("svg", f"{option}={value}", "missing.folded")
+    assert result.returncode == 1, result.stderr
+    assert f"Invalid value for '{option}'" in result.stderr and "is not a finite number > 0" in result.stderr
+    assert "missing.folded" not in result.stderr
+
+
+def test_the_layout_refuses_an_infinite_total():
+    from flamespace.errors import ArgumentError
+    from flamespace.render.options import LayoutOptions
+
+    with pytest.raises(ArgumentError, match="total must be a finite number > 0, not inf"):
+        LayoutOptions(total=float("inf"))
