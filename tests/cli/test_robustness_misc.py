@@ -86,3 +86,17 @@ def test_the_layout_refuses_an_infinite_total():
 
     with pytest.raises(ArgumentError, match="total must be a finite number > 0, not inf"):
         LayoutOptions(total=float("inf"))
+
+
+# -- messages -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["chrome", "cpuprofile", "gecko", "flamespace-json"])
+def test_json_nested_too_deeply_is_said_without_a_doubled_word(tmp_path, fmt):
+    """The fault: "not a a Chrome trace file: JSON nested too deeply"."""
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"a": ' * 100000 + "1" + "}" * 100000)
+    result = flamespace("info", "--from", fmt, deep)
+    assert result.returncode == 1 and "nested too deeply" in result.stderr, result.stderr
+    words = result.stderr.lower().split()
+    assert not [w for w, after in zip(words, words[1:]) if w == after and w.isalpha()], result.stderr
