@@ -100,3 +100,21 @@ def test_json_nested_too_deeply_is_said_without_a_doubled_word(tmp_path, fmt):
     assert result.returncode == 1 and "nested too deeply" in result.stderr, result.stderr
     words = result.stderr.lower().split()
     assert not [w for w, after in zip(words, words[1:]) if w == after and w.isalpha()], result.stderr
+
+
+# -- directories of inputs --------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize("command", [["merge"], ["text"], ["svg", "-o", "{out}"], ["convert", "-o", "{out}"]], ids=lambda c: c[0])
+def test_a_fifo_in_an_input_directory_is_skipped_and_named_never_read(tmp_path, command):
+    """The fault: a FIFO among the runs was left out without the note the README promises
+    ("other files and subdirectories are skipped and named on stderr")."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "run-1.folded").write_text(FOLDED)
+    os.mkfifo(runs / "run-2.folded")  # a profile's name: only its type tells it is not one
+    args = [a.format(out=tmp_path / "out") for a in command]
+    result = subprocess.run([str(EXE), *args, str(runs)], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, result.stderr
+    assert f"skipped 1 entry in {runs} that is not a regular file" in result.stderr and "run-2.folded" in result.stderr
