@@ -118,3 +118,72 @@ def test_a_fifo_in_an_input_directory_is_skipped_and_named_never_read(tmp_path, 
     result = subprocess.run([str(EXE), *args, str(runs)], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert result.returncode == 0, result.stderr
     assert f"skipped 1 entry in {runs} that is not a regular file" in result.stderr and "run-2.folded" in result.stderr
+
+
+# -- outputs that appear together ------------------------------------------------------------
+
+
+PARTS = ("appeared", "grown", "disappeared", "shrunk")
+
+
+def write_change(before, after, stacks):
+    """Profiles whose Δ has ``stacks`` stacks in each of the four parts (each part ~20 bytes a stack)."""
+    before.write_text("".join(f"main;gone_{i:06d} 1\nmain;grows_{i:06d} 1\nmain;shrinks_{i:06d} 2\n" for i in range(stacks)))
+    after.write_text("".join(f"main;came_{i:06d} 1\nmain;grows_{i:06d} 2\nmain;shrinks_{i:06d} 1\n" for i in range(stacks)))
+
+
+@pytest.fixture
+def tiny_disk(tmp_path):
+    """A 512 KiB tmpfs (root only: mount); skipped elsewhere with the reason, but never in CI (CI=true runs as root)."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    reason = None
+    if os.geteuid() != 0:
+        reason = "mounting a tmpfs needs root"
+    else:
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(disk)], capture_output=True, text=True)
+        if mounted.returncode:
+            reason = f"cannot mount a tmpfs: {mounted.stderr.strip()}"
+    if reason:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{reason} (CI runs this test as root)")
+        pytest.skip(reason)
+    yield disk
+    subprocess.run(["umount", "-l", str(disk)], check=True)
+
+
+def test_decompose_on_a_full_disk_leaves_the_old_parts_whole(tmp_path, tiny_disk):
+    """The fault: a full disk in the third part left two new parts beside two old ones (exit 1, mixed)."""
+    before, after = tmp_path / "before.folded", tmp_path / "after.folded"
+    write_change(before, after, 10)
+    assert flamespace("decompose", before, after, "-d", tiny_disk).returncode == 0
+    old = {name: (tiny_disk / f"{name}.folded").read_text() for name in PARTS}
+    write_change(before, after, 8000)  # four parts of ~170 KB: two fit in 512 KiB, four do not
+    result = flamespace("decompose", before, after, "-d", tiny_disk)
+    assert result.returncode == 1 and "No space left on device" in result.stderr, result.stderr
+    assert str(tiny_disk) in result.stderr and "internal error" not in result.stderr
+    assert {name: (tiny_disk / f"{name}.folded").read_text() for name in PARTS} == old
+    assert sorted(p.name for p in tiny_disk.iterdir()) == sorted(f"{name}.folded" for name in PARTS)  # no temporary file left
+
+
+def test_outputs_together_replace_nothing_when_one_fails(tmp_path):
+    """The same without a tmpfs: the third output fails (a fault injected in its writer)."""
+    from flamespace.errors import OutputError
+    from flamespace.formats import open_output, outputs_together
+
+    for name in "abc":
+        (tmp_path / name).write_text("old")
+    with pytest.raises(OutputError, match="No space left"):
+        with outputs_together():
+            for name in "abc":
+                with open_output(tmp_path / name) as out:
+                    out.write("new")
+                    if name == "c":
+                        raise OSError(28, "No space left on device", str(tmp_path / name))
+    assert [(tmp_path / n).read_text() for n in "abc"] == ["old"] * 3 and sorted(os.listdir(tmp_path)) == list("abc")
+    with outputs_together():
+        for name in "abc":
+            with open_output(tmp_path / name) as out:
+                out.write("new")
+            assert (tmp_path / name).read_text() == "old"  # not before the block ends
+    assert [(tmp_path / n).read_text() for n in "abc"] == ["new"] * 3 and sorted(os.listdir(tmp_path)) == list("abc")

@@ -154,13 +154,14 @@ def _plain_report(result: "Comparison", include_all: bool, limit: "Optional[int]
 def write_parts(result, out_dir: str, header: bool, samples=None) -> None:
     """The four parts of Δ_r (empty files when nothing changed), Δ_r as two-column differential
     input, and both mean profiles drawn with their significant changes (see :func:`write_delta_svgs`)."""
-    from ..formats import registry
+    from ..formats import outputs_together, registry
 
     os.makedirs(out_dir, exist_ok=True)
-    for name, graph in zip(PARTS, result.parts):
-        registry.write(graph, os.path.join(out_dir, f"{name}.folded"), header=header)
-    registry.write(result.differential(), os.path.join(out_dir, "delta.folded"), header=header)
-    write_delta_svgs(result, out_dir, samples)
+    with outputs_together():  # all parts of one comparison, or the earlier ones untouched (a full disk)
+        for name, graph in zip(PARTS, result.parts):
+            registry.write(graph, os.path.join(out_dir, f"{name}.folded"), header=header)
+        registry.write(result.differential(), os.path.join(out_dir, "delta.folded"), header=header)
+        write_delta_svgs(result, out_dir, samples)
 
 
 def _mean_profiles(result, samples):

@@ -14,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from contextlib import contextmanager
     from types import TracebackType
-    from typing import Any, BinaryIO, Callable, Generator, Iterator, Optional, TextIO, Tuple, Type, Union
+    from typing import Any, BinaryIO, Callable, Generator, Iterator, List, Optional, TextIO, Tuple, Type, Union
 
     from .._types import Source
 else:
@@ -275,25 +275,97 @@ def open_output(
     directory, base = os.path.split(target)
     with _writing(path):
         fd, name = _temporary(directory, base)
+    staged: Optional[_Staged] = _Staged(path, target, fd, name)
     try:
         with _writing(path):
-            with open(fd, "w", encoding=encoding, errors=errors, newline="") as out:
+            with open(fd, "w", encoding=encoding, errors=errors, newline="", closefd=False) as out:
                 yield out
                 out.flush()
-                try:
-                    os.fchmod(out.fileno(), stat.S_IMODE(os.stat(target).st_mode))
-                except FileNotFoundError:
-                    pass  # a new file: created with 0o666 less the umask
-                if name is None:
-                    name = _link(out.fileno(), directory, base)
-            os.replace(name, target)
-            name = None
-    finally:
-        if name is not None:
             try:
-                os.unlink(name)
+                os.fchmod(fd, stat.S_IMODE(os.stat(target).st_mode))
+            except FileNotFoundError:
+                pass  # a new file: created with 0o666 less the umask
+        group = _group()
+        if group is not None:  # written with others: each appears when all are written (see outputs_together)
+            group.append(staged)  # type: ignore[arg-type]
+        else:
+            staged.commit()  # type: ignore[union-attr]
+        staged = None
+    finally:
+        if staged is not None:
+            staged.discard()
+
+
+class _Staged:
+    """An output written in full to its temporary file, not yet renamed over its target."""
+
+    __slots__ = ("path", "target", "fd", "name")
+
+    def __init__(self, path: str, target: str, fd: Optional[int], name: Optional[str]) -> None:
+        self.path, self.target, self.fd, self.name = path, target, fd, name
+
+    def link(self) -> None:
+        """Give the anonymous temporary file a name in the target's directory (O_TMPFILE), ready to rename."""
+        if self.name is None and self.fd is not None:
+            with _writing(self.path):
+                self.name = _link(self.fd, *os.path.split(self.target))
+
+    def commit(self) -> None:
+        """Rename the temporary file over the target."""
+        self.link()
+        with _writing(self.path):
+            os.replace(self.name, self.target)  # type: ignore[arg-type]
+        self.name = None
+        self.discard()
+
+    def discard(self) -> None:
+        """Close and remove the temporary file (nothing is left of an output that is not committed)."""
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+        if self.name is not None:
+            try:
+                os.unlink(self.name)
             except OSError:
                 pass
+            self.name = None
+
+
+#: (thread, its outputs) of each open :func:`outputs_together` block, innermost last.
+_GROUPS: List[Tuple[int, List[_Staged]]] = []
+
+
+def _group() -> Optional[List[_Staged]]:
+    """The outputs of this thread's innermost :func:`outputs_together` block, or None outside one."""
+    import _thread  # built in: no start-up cost
+
+    me = _thread.get_ident()
+    return next((outputs for thread, outputs in reversed(_GROUPS) if thread == me), None)
+
+
+@contextmanager
+def outputs_together() -> Iterator[None]:
+    """Every file :func:`open_output` writes inside the block appears only when the block ends
+    without an exception, all together: each is written in full to its temporary file first, and
+    the renames follow only when all are written. When any fails (no space), every temporary file
+    is removed and the files already there stay as they were: never old parts beside new ones
+    (``decompose --out-dir`` on a full disk). Devices and pipes are written in place, as ever.
+    """
+    import _thread
+
+    staged: List[_Staged] = []
+    entry = (_thread.get_ident(), staged)
+    _GROUPS.append(entry)
+    try:
+        yield
+        for output in staged:  # names first (linkat can fail too): nothing is replaced until all have one
+            output.link()
+        for output in staged:
+            output.commit()
+    finally:
+        _GROUPS.remove(entry)
+        for output in staged:
+            output.discard()
 
 
 @contextmanager
