@@ -187,3 +187,50 @@ def test_outputs_together_replace_nothing_when_one_fails(tmp_path):
                 out.write("new")
             assert (tmp_path / name).read_text() == "old"  # not before the block ends
     assert [(tmp_path / n).read_text() for n in "abc"] == ["new"] * 3 and sorted(os.listdir(tmp_path)) == list("abc")
+
+
+# -- the sweep's findings (tests/cli/robustness_sweep.py) -------------------------------------
+
+
+@pytest.fixture
+def samples(tmp_path):
+    for side, extra in (("base", 0), ("cand", 3)):
+        (tmp_path / side).mkdir()
+        for run in range(4):
+            (tmp_path / side / f"run-{run}.folded").write_text(f"main;work {10 + run + extra}\nmain;idle {5 + run % 2}\n")
+    return tmp_path / "base", tmp_path / "cand"
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--seed", "-1", "the seed must be at least 0, not -1"),  # was: internal error (numpy's ValueError)
+    ("--min-delta", "nan", "must be ≥ 0 and finite, not nan"),  # was: accepted, exit 0 (no change can pass a nan margin)
+    ("--min-delta", "inf", "must be ≥ 0 and finite, not inf"),
+    ("--min-rel", "1e400", "'1e400' is not a finite number >= 0"),
+])
+def test_compare_refuses_a_seed_or_margin_that_cannot_be(samples, option, value, message):
+    base, cand = samples
+    result = flamespace("compare", "-a", base, "-b", cand, option, value)
+    assert result.returncode == 1 and message in result.stderr, result.stderr
+
+
+def test_the_library_refuses_a_negative_seed():
+    from flamespace.errors import ArgumentError
+    from flamespace.stats.comparison import CompareOptions
+
+    with pytest.raises(ArgumentError, match="the seed must be at least 0, not -1"):
+        CompareOptions(seed=-1)
+
+
+@pytest.mark.parametrize("command, option, value, message", [
+    ("record", "--duration", "inf", "the duration must be positive (a finite number of seconds), not inf"),  # was: a traceback in the child
+    ("record", "--duration", "1e400", "the duration must be positive (a finite number of seconds), not inf"),
+    ("trace", "--max-events", "99999999999999999999999999", "max_events must be between 1 and 9,223,372,036,854,775,807"),
+    ("trace", "--max-depth", "99999999999999999999999999", "max_depth must be between 1 and 9,223,372,036,854,775,807"),
+])
+def test_a_recorder_refuses_a_number_it_cannot_carry_before_the_program_runs(tmp_path, command, option, value, message):
+    """The fault: the child's interpreter died of it (NameError 'inf', OverflowError) and the launcher
+    said the program 'replaced itself with os.exec*()'; the traceback was on stderr."""
+    ran = tmp_path / "ran"
+    result = flamespace(command, "-o", tmp_path / "out.folded", option, value, "-c", f"open({str(ran)!r}, 'w')")
+    assert result.returncode == 1 and message in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and not ran.exists()

@@ -247,10 +247,10 @@ def parse_share(text: str, option: str = "--min-share", maximum: Optional[float]
         import click
 
         raise click.BadParameter(f"{text!r} is not a share such as 0.01 or 1%", param_hint=f"'{option}'") from None
-    if not (0 <= share and (maximum is None or share <= maximum)):
+    if not (0 <= share < float("inf") and (maximum is None or share <= maximum)):
         import click
 
-        bound = f"between 0 and {maximum:g} ({100 * maximum:g}%)" if maximum is not None else "at least 0"
+        bound = f"between 0 and {maximum:g} ({100 * maximum:g}%)" if maximum is not None else "a finite number >= 0"
         raise click.BadParameter(f"{text!r} is not {bound}", param_hint=f"'{option}'")
     return share
 
