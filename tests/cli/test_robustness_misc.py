@@ -234,3 +234,11 @@ def test_a_recorder_refuses_a_number_it_cannot_carry_before_the_program_runs(tmp
     result = flamespace(command, "-o", tmp_path / "out.folded", option, value, "-c", f"open({str(ran)!r}, 'w')")
     assert result.returncode == 1 and message in result.stderr, result.stderr
     assert "Traceback" not in result.stderr and not ran.exists()
+
+
+@pytest.mark.parametrize("command", [["convert", "{p}", "-o", ""], ["svg", "{p}", "-o", ""], ["decompose", "{p}", "{p}", "-d", ""]],
+                         ids=lambda c: c[0])
+def test_an_empty_output_path_is_said_so(profile, command):
+    """The fault: `-o ''` said "cannot write : Is a directory" (the empty path taken for the current directory)."""
+    result = flamespace(*[a.format(p=profile) for a in command])
+    assert result.returncode == 1 and "'': the" in result.stderr and "path is empty" in result.stderr, result.stderr

@@ -133,6 +133,8 @@ def check_output(destination: Union[str, "os.PathLike[str]", None]) -> None:
     if destination is None or os.fspath(destination) == "-":
         return
     path = os.fspath(destination)
+    if not path:  # realpath('') is the current directory: "cannot write : Is a directory"
+        raise OutputError("cannot write '': the output path is empty (give a file name, or '-' for standard output)")
     target = os.path.realpath(path)
     directory = os.path.dirname(target)
     if os.path.isdir(target):
@@ -150,6 +152,8 @@ def check_output(destination: Union[str, "os.PathLike[str]", None]) -> None:
 
 def check_output_dir(directory: str) -> None:
     """Create ``directory`` (and its parents) if need be and fail now if files cannot be created in it."""
+    if not directory:
+        raise OutputError("cannot create directory '': the path is empty (give a directory, or '.' for this one)")
     try:
         os.makedirs(directory, exist_ok=True)
     except OSError as exc:
