@@ -62,6 +62,41 @@ NUMERIC = {
     "record": ["--rate", "--bytes-per-sample", "--duration", "--seed"], "trace": ["--max-events", "--max-depth"],
     "collect": ["-n", "--warmup", "--rate", "--duration"],
 }
+#: Runs that do what was asked, for long: not counted as hangs.
+LONG_BY_DESIGN = {"collect -n='99999999999999999999999999'"}
+#: Formats, each given an empty file and garbage with --from.
+FORMATS = ("flamespace-json", "speedscope", "gecko", "chrome", "cpuprofile", "pprof", "pstats", "austin", "perf-sched", "perf",
+           "xctrace", "vtune", "vsprof", "ghcprof", "sample", "instruments", "jstack", "faulthandler", "gdb", "elfutils",
+           "bpftrace", "pmc", "stap", "dtrace", "pyspy", "nytprof", "folded-diff", "folded")
+#: Odd arguments of the options that are not numbers.
+ODD = [
+    ["html", "--diff", "{p}", "-o", "{out}"], ["html", "--series", "{p}", "-o", "{out}"],
+    ["html", "--diff", "{p}", "{p}", "{p}", "-o", "{out}"], ["html", "--calls", "{root}/garbage.bin", "{p}", "-o", "{out}"],
+    ["html", "--calls", "{root}/dir", "{p}", "-o", "{out}"], ["html", "--label", "a", "--label", "b", "--label", "c", "--diff", "{p}",
+                                                             "{p}", "-o", "{out}"],
+    ["html", "--colour-by", "event:nothing", "{p}", "-o", "{out}"], ["svg", "--colour-by", "event:nothing", "{p}", "-o", "{out}"],
+    ["svg", "--colour-by", "{root}/garbage.bin", "{p}", "-o", "{out}"], ["svg", "--colour-by", "", "{p}", "-o", "{out}"],
+    ["svg", "--nameattr", "{root}/garbage.bin", "{p}", "-o", "{out}"], ["svg", "--nameattr", "{root}/dir", "{p}", "-o", "{out}"],
+    ["svg", "--palette-file", "{root}/dir", "{p}", "-o", "{out}"], ["svg", "--palette-file", "{root}/garbage.bin", "{p}", "-o", "{out}"],
+    ["svg", "--encoding", "bogus", "{p}", "-o", "{out}"], ["svg", "--encoding", "utf-16", "{p}", "-o", "{out}"],
+    ["svg", "--bgcolors", "#zzzzzz", "{p}", "-o", "{out}"], ["svg", "--minwidth", "nan%", "{p}", "-o", "{out}"],
+    ["svg", "--minwidth", "inf%", "{p}", "-o", "{out}"], ["svg", "--minwidth", "1e400", "{p}", "-o", "{out}"],
+    ["svg", "--base", "", "{p}", "-o", "{out}"], ["svg", "--title", "\x01</text>&", "{p}", "-o", "{out}"],
+    ["text", "--threshold", "nan%", "{p}"], ["text", "--threshold", "inf%", "{p}"], ["text", "--threshold", "200%", "{p}"],
+    ["filter", "--grep", "(", "{p}"], ["filter", "--map", "x", "{p}"], ["filter", "--map", "(=y", "{p}"],
+    ["filter", "--strip", "bogus", "{p}"], ["filter", "--base", "", "{p}"], ["filter", "--prefix", "", "{p}"],
+    ["top", "-n", "-1", "{p}"], ["plan", "{base}", "--detect", "nan%"], ["plan", "{base}", "--detect", "inf"],
+    ["plan", "{base}", "--detect", "-5%"], ["plan", "{p}"], ["compare", "-a", "{p}", "-b", "{p}"],
+    ["compare", "-a", "{base}", "-b", "{cand}", "--html", "{root}/dir"], ["compare", "-a", "{base}", "-b", "{cand}", "--html", ""],
+    ["compare", "-a", "{base}", "-b", "{cand}", "--cluster", "nonsense"], ["compare", "-a", "{base}", "-b", "{base}"],
+    ["similarity", "{root}/empty.folded", "{root}/empty.folded"], ["sub", "{root}/empty.folded", "{root}/empty.folded"],
+    ["decompose", "{root}/empty.folded", "{root}/empty.folded", "-d", "{d}"], ["scale", "2", "{root}/empty.folded"],
+    ["svg", "{root}/empty.folded", "-o", "{out}"], ["html", "{root}/empty.folded", "-o", "{out}"], ["text", "{root}/empty.folded"],
+    ["top", "{root}/empty.folded"], ["convert", "{p}", "--to", "bogus"], ["formats", "bogus"],
+    ["record", "-o", "{out}", "--", "{root}/dir"], ["record", "-o", "{out}", "--", "{root}/empty.folded"],
+    ["record", "-o", "{out}", "-m", ""], ["trace", "-o", "{out}", "-m", ""], ["record", "-o", "{out}", "-c", ""],
+    ["collect", "-n", "2", "-o", "{d}", "--", "{root}/dir"],
+]
 #: Inputs that are not profiles, and outputs that cannot be written.
 INPUTS = ("{root}/empty.folded", "{root}/dir", "{root}/missing.folded", "/dev/null", "{root}/garbage.bin")
 OUTPUTS = ("{root}/missing/x", "{root}/readonly/x", "/dev/full", "{root}/dir", "")
@@ -88,11 +123,17 @@ def cases(names) -> list:
                 else:
                     args += ["-o", bad]
                 out.append((f"{name} -o {bad!r}", args))
+        if name == "convert":
+            for fmt in FORMATS:
+                out += [(f"convert --from {fmt} {bad}", ["convert", "--from", fmt, f"{{root}}/{bad}"])
+                        for bad in ("empty.folded", "garbage.bin")]
         if "-d" in base:
             for bad in OUTPUTS:
                 args = list(base)
                 args[args.index("-d") + 1] = bad
                 out.append((f"{name} -d {bad!r}", args))
+    if set(names) == set(COMMANDS):
+        out += [(" ".join(repr(a) if not a or " " in a else a for a in args), args) for args in ODD]
     return out
 
 
@@ -103,7 +144,7 @@ def run(label: str, args: list, where: dict) -> tuple:
         result = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL,
                                 cwd=where["root"])
     except subprocess.TimeoutExpired:
-        return label, "HANG", ""
+        return label, "long, as asked" if label in LONG_BY_DESIGN else "HANG", ""
     last = (result.stderr.strip().splitlines() or [""])[-1][:200]
     if "Traceback" in result.stderr:
         return label, "TRACEBACK", last

@@ -242,3 +242,11 @@ def test_an_empty_output_path_is_said_so(profile, command):
     """The fault: `-o ''` said "cannot write : Is a directory" (the empty path taken for the current directory)."""
     result = flamespace(*[a.format(p=profile) for a in command])
     assert result.returncode == 1 and "'': the" in result.stderr and "path is empty" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("option", ["--html", "--out-dir"])
+def test_compare_does_not_drop_an_empty_output_silently(samples, option):
+    """The fault: `compare --html ''` (and --out-dir '') wrote nothing and said nothing, exit 0 or 3."""
+    base, cand = samples
+    result = flamespace("compare", "-a", base, "-b", cand, option, "")
+    assert result.returncode == 1 and "path is empty" in result.stderr, result.stderr

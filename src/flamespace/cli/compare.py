@@ -84,9 +84,9 @@ def run(
         raise click.UsageError("choose one of --json and --markdown")
     options = options_of(method=method, alternative=alternative, alpha=alpha, fdr=fdr, permutations=permutations, seed=seed,
                          min_delta=min_delta, min_rel=min_rel, normalize=normalize, min_runs=min_runs, min_fraction=min_fraction)
-    if out_dir:
+    if out_dir is not None:  # '' too: check_output_dir says it is empty
         check_output_dir(out_dir)  # before reading the samples
-    if html_path:
+    if html_path is not None:
         from ..formats import check_output
 
         check_output(html_path)
@@ -97,9 +97,9 @@ def run(
     options, samples = paired_options(options, samples, screening, pairing, "compare")
     result = compare(samples["baseline"], samples["candidate"], options=options)
     show_findings(after_comparison(screening, result), "compare")
-    if out_dir:
+    if out_dir is not None:
         write_parts(result, out_dir, not no_header, samples)
-    if html_path:
+    if html_path is not None:
         write_html(result, html_path, samples)
     shown = limit or None
     if as_json:
