@@ -250,3 +250,15 @@ def test_compare_does_not_drop_an_empty_output_silently(samples, option):
     base, cand = samples
     result = flamespace("compare", "-a", base, "-b", cand, option, "")
     assert result.returncode == 1 and "path is empty" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("command", ["record", "trace"])
+def test_a_program_recorded_with_closed_standard_streams_gets_dev_null(tmp_path, command):
+    """A closed stdin/stdout is /dev/null for the program too (not a descriptor number that its own
+    or the recorder's next file takes): it reads EOF, its writes to descriptor 1 go nowhere."""
+    seen = tmp_path / "seen"
+    code = (f"import os, sys; os.write(1, b'x' * 100); "
+            f"open({str(seen)!r}, 'w').write(repr(sys.stdin.read()) + ' ' + os.path.realpath('/proc/self/fd/1'))")
+    result = flamespace(command, "-o", tmp_path / "out.folded", "-c", code, redirect="<&- >&-")
+    assert result.returncode == 0, result.stderr
+    assert seen.read_text() == "'' /dev/null"

@@ -3,9 +3,9 @@
 Python starts with ``sys.stdout`` (or stdin, stderr) set to None when its descriptor is closed,
 and every command then failed with an internal error. Imported only in that case (start-up).
 
-Each closed descriptor is reopened on /dev/null, so that no file the command opens (an
-output's temporary file) takes number 0, 1 or 2 and receives what a program it runs writes
-there; and the Python stream becomes one that fails with a clear line on first use: a command
+Each closed descriptor is reopened on /dev/null (inherited: a program that ``record`` runs
+gets it too, as daemons get it), so that no file the command opens (an output's temporary
+file, the tracer's event file) takes number 0, 1 or 2 and receives what a program writes there; and the Python stream becomes one that fails with a clear line on first use: a command
 that writes its result to -o FILE and reads its input from files still works.
 """
 
@@ -76,6 +76,7 @@ def reopen_closed() -> None:
             if null != fd:  # the lowest free number: the closed one itself, unless a lower one is closed too
                 os.dup2(null, fd)
                 os.close(null)
+            os.set_inheritable(fd, True)  # a program record runs gets /dev/null there too, as a standard stream
         if name == "stderr":  # nowhere to say anything: messages are dropped, exit codes still tell
             setattr(sys, name, io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), write_through=True))
             continue
