@@ -262,3 +262,18 @@ def test_a_program_recorded_with_closed_standard_streams_gets_dev_null(tmp_path,
     result = flamespace(command, "-o", tmp_path / "out.folded", "-c", code, redirect="<&- >&-")
     assert result.returncode == 0, result.stderr
     assert seen.read_text() == "'' /dev/null"
+
+
+def test_the_library_says_a_standard_stream_is_closed(monkeypatch):
+    """Without the CLI (which reopens them): reading '-' or writing to stdout with the stream None
+    (Python's value for a descriptor closed at start-up) is one clear error, not an AttributeError."""
+    from flamespace.errors import InputError, OutputError
+    from flamespace.formats import open_output, registry
+
+    monkeypatch.setattr(sys, "stdin", None)
+    monkeypatch.setattr(sys, "stdout", None)
+    with pytest.raises(InputError, match="<stdin>: standard input is closed"):
+        registry.read("-")
+    with pytest.raises(OutputError, match="standard output: it is closed"):
+        with open_output("-"):
+            pass

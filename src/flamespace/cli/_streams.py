@@ -16,6 +16,7 @@ import os
 import sys
 
 from ..errors import InputError, OutputError
+from ..formats._io import STDIN_CLOSED, STDOUT_CLOSED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -59,9 +60,7 @@ class _ClosedRaw(io.RawIOBase):
 
 def _closed_error(name: str) -> "Union[InputError, OutputError]":
     """What a command says when it needs the closed stream ``name``."""
-    if name == "stdin":
-        return InputError("standard input is closed: give the input as a file (or '< FILE')", "<stdin>")
-    return OutputError("cannot write to standard output: it is closed (write to a file with -o FILE or '> FILE'; '> /dev/null' discards)")
+    return InputError(STDIN_CLOSED, "<stdin>") if name == "stdin" else OutputError(STDOUT_CLOSED)
 
 
 def reopen_closed() -> None:

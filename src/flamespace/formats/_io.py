@@ -74,6 +74,9 @@ class _GeneratorContext:
         raise RuntimeError("generator didn't stop after throw()")
 
 GZIP_MAGIC = b"\x1f\x8b"
+#: What reading '-' or writing to stdout says when the shell closed the stream (``<&-``, ``>&-``).
+STDIN_CLOSED = "standard input is closed: give the input as a file (or '< FILE')"
+STDOUT_CLOSED = "cannot write to standard output: it is closed (write to a file with -o FILE or '> FILE'; '> /dev/null' discards)"
 #: Undecodable bytes are kept as surrogates and written back unchanged (lossless round trip).
 ENCODING_ERRORS = "surrogateescape"
 
@@ -92,6 +95,8 @@ def open_binary(source: Source) -> Iterator[Tuple[io.BufferedReader[Any], str]]:
     close = False
     if isinstance(source, (str, os.PathLike)):
         if os.fspath(source) == "-":
+            if sys.stdin is None:  # closed when Python started
+                raise InputError(STDIN_CLOSED, name)
             raw: BinaryIO = sys.stdin.buffer
         else:
             try:
@@ -254,6 +259,8 @@ def open_output(
     encoding = encoding or "utf-8"
     errors = errors or ENCODING_ERRORS
     if destination is None or os.fspath(destination) == "-":
+        if sys.stdout is None:  # closed when Python started
+            raise OutputError(STDOUT_CLOSED)
         out = io.TextIOWrapper(sys.stdout.buffer, encoding=encoding, errors=errors, newline="", write_through=True)
         try:
             yield out
