@@ -277,3 +277,11 @@ def test_the_library_says_a_standard_stream_is_closed(monkeypatch):
     with pytest.raises(OutputError, match="standard output: it is closed"):
         with open_output("-"):
             pass
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_an_output_directory_that_is_a_device_is_said_so(profile):
+    """The fault: `decompose -d /dev/full` (a regular file is click's "is a file") said "File exists"."""
+    result = flamespace("decompose", profile, profile, "-d", "/dev/full")
+    assert result.returncode == 1, result.stderr
+    assert "cannot create directory /dev/full: a file of that name is in the way" in result.stderr

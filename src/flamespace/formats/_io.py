@@ -161,6 +161,8 @@ def check_output_dir(directory: str) -> None:
         raise OutputError("cannot create directory '': the path is empty (give a directory, or '.' for this one)")
     try:
         os.makedirs(directory, exist_ok=True)
+    except FileExistsError:  # makedirs' "File exists" for a file (or a device) of that name
+        raise OutputError(f"cannot create directory {directory}: a file of that name is in the way") from None
     except OSError as exc:
         raise OutputError(f"cannot create directory {directory}: {exc.strerror or exc}") from None
     if not os.access(directory, os.W_OK | os.X_OK):
