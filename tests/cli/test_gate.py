@@ -266,6 +266,10 @@ def test_a_gate_that_still_runs_keeps_its_workspace(capsys, tmp_path, temp):
     repo = make_repo(tmp_path / "repo")
     busy = temp / "flamespace-gate-busy"
     busy.mkdir()
-    (busy / "owner.json").write_text(json.dumps({"pid": os.getpid(), "started": None, "root": str(repo)}))
+    (busy / "owner.json").write_text(json.dumps({"pid": os.getpid(), "started": None, "host": os.uname().nodename,
+                                                 "root": str(repo)}))
+    elsewhere = temp / "flamespace-gate-elsewhere"  # another container's gate: its pid means nothing here
+    elsewhere.mkdir()
+    (elsewhere / "owner.json").write_text(json.dumps({"pid": 2**22 + 1, "started": None, "host": "another-host", "root": str(repo)}))
     code, _, stderr = gate(capsys, repo, tmp_path / "out", "--base", "no-such-ref", "--no-install", "--", "bench/workload.py")
-    assert code == 1 and "removed" not in stderr and busy.exists()
+    assert code == 1 and "removed" not in stderr and busy.exists() and elsewhere.exists()

@@ -46,7 +46,7 @@ SNAPSHOT_IDENTITY = {
 }
 #: The name of every gate's temporary directory starts with this (tempfile.mkdtemp's prefix).
 WORKSPACE_PREFIX = "flamespace-gate-"
-#: The file in that directory naming the gate that made it ({"pid", "started", "root"}): a later
+#: The file in that directory naming the gate that made it ({"pid", "started", "host", "root"}): a later
 #: gate removes the workspaces (and their git worktrees) of gates whose process is gone (kill -9).
 OWNER_FILE = "owner.json"
 #: The options of compare and collect that gate takes as they are (same names, defaults, help).
@@ -281,7 +281,7 @@ def _write_owner(directory: str, root: str) -> None:
     import json
 
     with open(os.path.join(directory, OWNER_FILE), "w", encoding="utf-8") as out:
-        json.dump({"pid": os.getpid(), "started": _start_time(os.getpid()), "root": root}, out)
+        json.dump({"pid": os.getpid(), "started": _start_time(os.getpid()), "host": os.uname().nodename, "root": root}, out)
 
 
 def _forget_owner(directory: str) -> None:
@@ -302,10 +302,11 @@ def _start_time(pid: int) -> Optional[int]:
 
 
 def _alive(owner: Dict[str, object]) -> bool:
-    """Whether the gate that wrote ``owner`` still runs (a process of another user counts as alive)."""
+    """Whether the gate that wrote ``owner`` still runs (a process of another user counts as alive, and
+    so does one on another host or container sharing the directory: its pids are not ours to ask)."""
     pid = owner.get("pid")
-    if not isinstance(pid, int) or pid <= 0:
-        return True  # not a mark this code wrote: left alone
+    if not isinstance(pid, int) or pid <= 0 or owner.get("host") != os.uname().nodename:
+        return True  # not a mark this code wrote, or not this machine's: left alone
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
