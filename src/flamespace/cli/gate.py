@@ -15,7 +15,7 @@ import time
 
 from .._record import Record, factory, record
 from ..errors import FlamespaceError
-from ..formats import check_output_dir, open_output
+from ..formats import check_output_dir, open_output, outputs_together
 from . import collect as _collect
 from . import _style
 from . import compare as _compare
@@ -541,20 +541,23 @@ def _gate_info(sides: List[Side], target: "Target", collection, samples: Dict[st
 
 def _write_reports(result: "Comparison", samples: Dict[str, "Sample"], gate: Dict[str, object], out_dir: str,
                    options: Dict[str, object]) -> None:
+    """The parts, delta graphs and the three reports of one gate, all appearing together: never
+    this gate's report.md beside an earlier gate's report.json (a full disk)."""
     import json
 
     from ..stats import report
 
-    _compare.write_parts(result, out_dir, True, samples)
     limit = int(options["limit"]) or None  # type: ignore[call-overload]
     include_all = bool(options["include_all"])
-    with open_output(os.path.join(out_dir, "report.md")) as file:
-        file.write(_markdown_header(result, gate) + report.markdown(result, include_all, limit))
-    with open_output(os.path.join(out_dir, "report.txt")) as file:
-        file.write(_text_header(gate) + report.text(result, include_all, limit, 200))
-    with open_output(os.path.join(out_dir, "report.json")) as file:
-        json.dump({**report.as_dict(result), "gate": gate}, file, indent=2)
-        file.write("\n")
+    with outputs_together():
+        _compare.write_parts(result, out_dir, True, samples)
+        with open_output(os.path.join(out_dir, "report.md")) as file:
+            file.write(_markdown_header(result, gate) + report.markdown(result, include_all, limit))
+        with open_output(os.path.join(out_dir, "report.txt")) as file:
+            file.write(_text_header(gate) + report.text(result, include_all, limit, 200))
+        with open_output(os.path.join(out_dir, "report.json")) as file:
+            json.dump({**report.as_dict(result), "gate": gate}, file, indent=2)
+            file.write("\n")
 
 
 def _how(gate: Dict[str, object]) -> str:
