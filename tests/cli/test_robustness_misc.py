@@ -134,7 +134,8 @@ def write_change(before, after, stacks):
 
 @pytest.fixture
 def tiny_disk(tmp_path):
-    """A 512 KiB tmpfs (root only: mount); skipped elsewhere with the reason, but never in CI (CI=true runs as root)."""
+    """A 512 KiB tmpfs (root only: mount); skipped elsewhere with the reason (under CI=true, which runs as root,
+    tests/conftest.py makes that skip a failure)."""
     disk = tmp_path / "disk"
     disk.mkdir()
     reason = None
@@ -145,8 +146,6 @@ def tiny_disk(tmp_path):
         if mounted.returncode:
             reason = f"cannot mount a tmpfs: {mounted.stderr.strip()}"
     if reason:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{reason} (CI runs this test as root)")
         pytest.skip(reason)
     yield disk
     subprocess.run(["umount", "-l", str(disk)], check=True)
