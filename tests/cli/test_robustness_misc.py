@@ -165,6 +165,33 @@ def test_decompose_on_a_full_disk_leaves_the_old_parts_whole(tmp_path, tiny_disk
     assert sorted(p.name for p in tiny_disk.iterdir()) == sorted(f"{name}.folded" for name in PARTS)  # no temporary file left
 
 
+def _file_size_limit(size):
+    """A preexec_fn: files the command writes may not grow past ``size`` bytes (EFBIG, as a full disk's ENOSPC)."""
+    def limit():
+        import resource
+        import signal
+
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails instead of killing the process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    return limit
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
+def test_decompose_that_cannot_write_its_third_part_leaves_the_old_parts_whole(tmp_path):
+    """The same fault without root: a file size limit stops the third part (disappeared), the first two fit."""
+    before, after, parts = tmp_path / "before.folded", tmp_path / "after.folded", tmp_path / "parts"
+    write_change(before, after, 10)
+    assert flamespace("decompose", before, after, "-d", parts).returncode == 0
+    old = {name: (parts / f"{name}.folded").read_text() for name in PARTS}
+    before.write_text("".join(f"main;gone_{i:06d} 1\n" for i in range(20000)) + "main;grows 1\nmain;shrinks 2\n")
+    after.write_text("main;came 1\nmain;grows 2\nmain;shrinks 1\n")
+    result = subprocess.run([str(EXE), "decompose", str(before), str(after), "-d", str(parts)], capture_output=True, text=True,
+                            preexec_fn=_file_size_limit(64 * 1024))
+    assert result.returncode == 1 and "File too large" in result.stderr and "disappeared.folded" in result.stderr, result.stderr
+    assert {name: (parts / f"{name}.folded").read_text() for name in PARTS} == old
+    assert sorted(p.name for p in parts.iterdir()) == sorted(f"{name}.folded" for name in PARTS)
+
+
 def test_outputs_together_replace_nothing_when_one_fails(tmp_path):
     """The same without a tmpfs: the third output fails (a fault injected in its writer)."""
     from flamespace.errors import OutputError
