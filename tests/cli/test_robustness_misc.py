@@ -311,3 +311,10 @@ def test_an_output_directory_that_is_a_device_is_said_so(profile):
     result = flamespace("decompose", profile, profile, "-d", "/dev/full")
     assert result.returncode == 1, result.stderr
     assert "cannot create directory /dev/full: a file of that name is in the way" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["info", ""], ["merge", ""], ["svg", "--colour-by", "", "{p}", "-o", "{out}"]], ids=lambda c: c[0])
+def test_an_empty_input_path_is_named(profile, tmp_path, command):
+    """The fault: `info ''` said "error: cannot read: No such file or directory", naming no input."""
+    result = flamespace(*[a.format(p=profile, out=tmp_path / "out.svg") for a in command])
+    assert result.returncode == 1 and "error: '': cannot read: No such file or directory" in result.stderr, result.stderr

@@ -84,7 +84,7 @@ ENCODING_ERRORS = "surrogateescape"
 def display_name(source: Source) -> str:
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)
-        return "<stdin>" if name == "-" else name
+        return "<stdin>" if name == "-" else name or "''"  # an empty path is shown, not left out of the message
     return getattr(source, "name", None) or "<stream>"
 
 
