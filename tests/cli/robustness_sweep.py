@@ -98,7 +98,7 @@ ODD = [
     ["collect", "-n", "2", "-o", "{d}", "--", "{root}/dir"],
 ]
 #: Inputs that are not profiles, and outputs that cannot be written.
-INPUTS = ("{root}/empty.folded", "{root}/dir", "{root}/missing.folded", "/dev/null", "{root}/garbage.bin")
+INPUTS = ("{root}/empty.folded", "{root}/dir", "{root}/missing.folded", "/dev/null", "{root}/garbage.bin", "")
 OUTPUTS = ("{root}/missing/x", "{root}/readonly/x", "/dev/full", "{root}/dir", "")
 
 
