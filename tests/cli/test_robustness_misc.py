@@ -318,3 +318,10 @@ def test_an_empty_input_path_is_named(profile, tmp_path, command):
     """The fault: `info ''` said "error: cannot read: No such file or directory", naming no input."""
     result = flamespace(*[a.format(p=profile, out=tmp_path / "out.svg") for a in command])
     assert result.returncode == 1 and "error: '': cannot read: No such file or directory" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("value", ["inf%", "1e400%", "inf"])
+def test_html_refuses_an_infinite_minwidth(profile, tmp_path, value):
+    """The fault: `html --minwidth inf%` wrote a page with no frame in it, exit 0."""
+    result = flamespace("html", "--minwidth", value, profile, "-o", tmp_path / "page.html")
+    assert result.returncode == 1 and "min_percent must be a finite number >= 0, not inf" in result.stderr, result.stderr
