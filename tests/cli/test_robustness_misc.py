@@ -325,3 +325,30 @@ def test_html_refuses_an_infinite_minwidth(profile, tmp_path, value):
     """The fault: `html --minwidth inf%` wrote a page with no frame in it, exit 0."""
     result = flamespace("html", "--minwidth", value, profile, "-o", tmp_path / "page.html")
     assert result.returncode == 1 and "min_percent must be a finite number >= 0, not inf" in result.stderr, result.stderr
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "pthread_sigmask"), reason="holding signals needs POSIX")
+def test_a_signal_during_the_renames_waits_for_the_last(tmp_path):
+    """Ctrl-C between two renames of outputs_together: before, half the files were new; now the
+    interrupt is delivered after the last rename (and still interrupts)."""
+    for name in "ab":
+        (tmp_path / name).write_text("old")
+    code = """if True:
+        import os, signal, sys
+        from flamespace.formats import _io, open_output, outputs_together
+        commit = _io._Staged.commit
+        def commit_then_interrupt(self):
+            commit(self)
+            os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C right after the first rename
+        _io._Staged.commit = commit_then_interrupt
+        try:
+            with outputs_together():
+                for name in "ab":
+                    with open_output(os.path.join(sys.argv[1], name)) as out:
+                        out.write("new")
+        except KeyboardInterrupt:
+            print("interrupted")
+    """
+    result = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True)
+    assert result.stdout == "interrupted\n", result.stderr
+    assert [(tmp_path / n).read_text() for n in "ab"] == ["new", "new"]

@@ -344,6 +344,23 @@ class _Staged:
             self.name = None
 
 
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP held back (delivered when the block ends) where the system can
+    hold them (POSIX); elsewhere the block runs as it is."""
+    import signal
+
+    held = {signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", signal.SIGTERM)}
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 #: (thread, its outputs) of each open :func:`outputs_together` block, innermost last.
 _GROUPS: List[Tuple[int, List[_Staged]]] = []
 
@@ -373,8 +390,9 @@ def outputs_together() -> Iterator[None]:
         yield
         for output in staged:  # names first (linkat can fail too): nothing is replaced until all have one
             output.link()
-        for output in staged:
-            output.commit()
+        with _signals_held():  # Ctrl-C or SIGTERM waits for the last rename: never half the files renamed
+            for output in staged:
+                output.commit()
     finally:
         _GROUPS.remove(entry)
         for output in staged:
