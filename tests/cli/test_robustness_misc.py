@@ -352,3 +352,12 @@ def test_a_signal_during_the_renames_waits_for_the_last(tmp_path):
     result = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True)
     assert result.stdout == "interrupted\n", result.stderr
     assert [(tmp_path / n).read_text() for n in "ab"] == ["new", "new"]
+
+
+@pytest.mark.parametrize("command", ["record", "trace"])
+def test_a_profile_for_a_closed_stdout_stops_before_the_program_runs(tmp_path, command):
+    """The fault: `record -o - ... >&-` ran the program to its end, then could not write the profile."""
+    ran = tmp_path / "ran"
+    result = flamespace(command, "-o", "-", "-c", f"open({str(ran)!r}, 'w')", redirect=">&-")
+    assert result.returncode == 1 and "standard output: it is closed" in result.stderr, result.stderr
+    assert not ran.exists()

@@ -16,7 +16,7 @@ import os
 import sys
 
 from ..errors import InputError, OutputError
-from ..formats._io import STDIN_CLOSED, STDOUT_CLOSED
+from ..formats._io import CLOSED_MARK, STDIN_CLOSED, STDOUT_CLOSED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -81,4 +81,6 @@ def reopen_closed() -> None:
             continue
         raw = _ClosedRaw(fd, _closed_error(name), readable=name == "stdin")
         buffered: "Union[io.BufferedReader, io.BufferedWriter]" = io.BufferedReader(raw) if name == "stdin" else io.BufferedWriter(raw)
-        setattr(sys, name, io.TextIOWrapper(buffered, encoding="utf-8", write_through=True))
+        stream = io.TextIOWrapper(buffered, encoding="utf-8", write_through=True)
+        setattr(stream, CLOSED_MARK, True)  # check_output('-') refuses it before any work
+        setattr(sys, name, stream)

@@ -77,6 +77,13 @@ GZIP_MAGIC = b"\x1f\x8b"
 #: What reading '-' or writing to stdout says when the shell closed the stream (``<&-``, ``>&-``).
 STDIN_CLOSED = "standard input is closed: give the input as a file (or '< FILE')"
 STDOUT_CLOSED = "cannot write to standard output: it is closed (write to a file with -o FILE or '> FILE'; '> /dev/null' discards)"
+#: The attribute, true, of the stand-in stream the CLI puts in place of a closed one (cli/_streams.py).
+CLOSED_MARK = "flamespace_closed"
+
+
+def stdout_closed() -> bool:
+    """Whether the shell closed stdout: Python's None for it, or the CLI's stand-in."""
+    return sys.stdout is None or bool(getattr(sys.stdout, CLOSED_MARK, False))
 #: Undecodable bytes are kept as surrogates and written back unchanged (lossless round trip).
 ENCODING_ERRORS = "surrogateescape"
 
@@ -132,10 +139,12 @@ def text_reader(stream: BinaryIO) -> io.TextIOWrapper:
 def check_output(destination: Union[str, "os.PathLike[str]", None]) -> None:
     """Fail now, before any work, if ``destination`` cannot be written: its directory is missing or read-only.
 
-    '-' and None (stdout) always pass. A file that exists must be writable: an output never
-    replaces a file the user made read-only.
+    '-' and None (stdout) pass unless the shell closed stdout (``>&-``). A file that exists must be
+    writable: an output never replaces a file the user made read-only.
     """
     if destination is None or os.fspath(destination) == "-":
+        if stdout_closed():  # before a recorded program runs, not after
+            raise OutputError(STDOUT_CLOSED)
         return
     path = os.fspath(destination)
     if not path:  # realpath('') is the current directory: "cannot write : Is a directory"
@@ -261,7 +270,7 @@ def open_output(
     encoding = encoding or "utf-8"
     errors = errors or ENCODING_ERRORS
     if destination is None or os.fspath(destination) == "-":
-        if sys.stdout is None:  # closed when Python started
+        if sys.stdout is None:  # closed when Python started (the CLI's stand-in fails on the first write)
             raise OutputError(STDOUT_CLOSED)
         out = io.TextIOWrapper(sys.stdout.buffer, encoding=encoding, errors=errors, newline="", write_through=True)
         try:
