@@ -333,7 +333,7 @@ def test_duration_stops_the_program_and_keeps_the_profile(tmp_path, monkeypatch)
     [
         (["--", "missing.py"], "no such script"),
         ([], "nothing to run"),
-        (["-m", "x", "-c", "y"], "not both"),
+        # (-m x -c y: "-c y" are module x's arguments, as with python -m: tests/cli/test_program_args.py)
         (["--mode", "live", "--weight", "time", "-c", "pass"], "the memory modes weigh by bytes or count"),
         (["--", "python", "-Z", "x.py"], "unknown interpreter option"),
     ],

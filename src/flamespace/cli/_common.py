@@ -208,18 +208,60 @@ def read_graphs(files: Sequence[str], command: str, skip_invalid: bool, input_fo
         yield read_graph(path, command, skip_invalid, input_format, stack_cache)
 
 
-def write_profile(profile: Profile, output: str, no_header: bool = False) -> None:
+#: The endings that name folded output without importing every format to ask (the rest: the registry's).
+FOLDED_ENDINGS = {"folded": (".folded", ".collapsed", ".fold")}
+
+
+def output_format(output: str, command: str, differential: bool = False) -> str:
+    """The format -o's name asks for: any writable format of the registry (folded without an ending a
+    format claims); differential output (two counts a line) only as folded. Called before the inputs
+    are read, so a name the command cannot write fails first."""
+    from ._output_format import choose
+
+    return choose(output, None, command, ["folded"] if differential else _writable, FOLDED_ENDINGS)
+
+
+def _writable() -> List[str]:
+    """Every format that writes plain profiles, folded first (imports every format module to know)."""
+    return ["folded", *(name for name in registry.writable_names() if name not in ("folded", "folded-diff"))]
+
+
+def write_profile(profile: Profile, output: str, no_header: bool, *, command: str) -> None:
+    """Write ``profile`` in the format -o's name asks for (folded by default)."""
+    from ..core.differential import Differential
+
+    fmt = output_format(output, command, differential=isinstance(profile, Differential))
     sys.stdout.flush()
-    registry.write(profile, output, header=not no_header)
+    registry.write(profile, output, fmt, **header_setting(fmt, no_header))
+
+
+def refuse_terminal(output: str, what: str, example: str) -> None:
+    """A picture or page sent to a terminal is a screenful of markup: refuse it, saying how to save it."""
+    if output == "-" and sys.stdout is not None and sys.stdout.isatty():
+        from ..errors import ArgumentError
+
+        raise ArgumentError(f"not writing {what} to the terminal: give -o FILE (e.g. -o {example}) or redirect the output")
+
+
+def header_setting(output_format: str, no_header: bool) -> Dict[str, bool]:
+    """``header=`` for the writer of ``output_format`` if it writes '# key: value' lines (--no-header), else nothing."""
+    return {"header": not no_header} if "header" in registry.write_options(output_format) else {}
 
 
 def write_texts(
     values: Mapping[str, Number], metadata: Metadata, output: str, no_header: bool = False,
-    before: Optional[Mapping[str, Number]] = None,
+    before: Optional[Mapping[str, Number]] = None, *, command: str,
 ) -> None:
     """What :func:`write_profile` writes, for values keyed by stack text (see :func:`read_texts`)."""
+    fmt = output_format(output, command, differential=before is not None)
     sys.stdout.flush()
-    registry.write_texts(values, metadata, output, before=before, header=not no_header)
+    if fmt == "folded":
+        registry.write_texts(values, metadata, output, before=before, header=not no_header)
+        return
+    from ..core.vector import FlameGraph
+
+    graph = FlameGraph(((tuple(text.split(";")), value) for text, value in values.items()), metadata=metadata)
+    registry.write(graph, output, fmt, **header_setting(fmt, no_header))
 
 
 def progress(items: Iterable[T], label: str, count: int) -> Iterable[T]:

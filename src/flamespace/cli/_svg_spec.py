@@ -136,6 +136,9 @@ def draw(
     from ._colour_by import count_name, read_inputs
     from ._report import warn
 
+    from ._common import refuse_terminal
+
+    refuse_terminal(output, "an SVG picture", "profile.svg")
     check_output(output)  # before reading: a long read should not end in "cannot write"
     profile, colour = read_inputs(files, "svg", skip_invalid, input_format, colour_by, event,
                                   chart=bool(options.get("flamechart")))

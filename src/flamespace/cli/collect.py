@@ -287,6 +287,6 @@ SPEC = Command(
                help="Also add the runs to the profile store ($FLAMESPACE_STORE, else .flamespace/store), labelled with "
                     "their git commit and branch (needs flamespace[store])."),
     ],
-    interspersed=False,
+    interspersed=False, program_flags=("-m", "-c"),
 )
 __getattr__ = SPEC.module_getattr(__name__)

@@ -46,7 +46,7 @@ def run(
     min_delta: float, min_rel: str, normalize: bool, min_runs: int, min_fraction: str, as_json: bool, markdown: bool,
     include_all: bool, limit: int, out_dir: "Optional[str]", no_header: bool, skip_invalid: bool, input_format: "Optional[str]",
     force: bool = False, max_missed: "Optional[str]" = None, html_path: "Optional[str]" = None,
-    cluster: "Optional[str]" = None,
+    cluster: "Optional[str]" = None, map_rules: "Sequence[str]" = (),
 ) -> int:
     """Test which stacks differ between the mean profiles of two samples of runs.
 
@@ -90,9 +90,15 @@ def run(
         from ..formats import check_output
 
         check_output(html_path)
+    rename = None
+    if map_rules:
+        from ..core.transforms import stack_renamer
+        from .filter import parse_map_rule
+
+        rename = stack_renamer([parse_map_rule(rule) for rule in map_rules])
     samples, screening = load_sides({"baseline": baseline, "candidate": candidate}, "compare", force=force,
                                     max_missed=parse_max_missed(max_missed), skip_invalid=skip_invalid, input_format=input_format,
-                                    options=options, cluster=cluster)
+                                    options=options, cluster=cluster, rename=rename)
     show_findings(screening.findings, "compare")
     options, samples = paired_options(options, samples, screening, pairing, "compare")
     result = compare(samples["baseline"], samples["candidate"], options=options)
@@ -297,6 +303,9 @@ SPEC = Command("compare", run, [], [
     Option(("--html",), "html_path", "path", metavar="FILE",
            help="Write a comparison page: both mean profiles, only the significant stacks coloured, each test's "
                 "interval and p in the tooltips (flamespace html --diff's views)."),
+    Option(("--map",), "map_rules", "multiple", metavar="'RE=REPL'",
+           help="Rename frames on both sides before comparing, as filter --map (repeatable, in order): "
+                "e.g. --map '^(.*) \\(\\w+/(.*)\\)$=\\1 (\\2)' for two checkouts in a/ and b/."),
     *GUARD_OPTIONS,
     *INPUT_OPTIONS,
     CLUSTER_OPTION,

@@ -106,6 +106,9 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
     from ._colour_by import count_name, read_inputs
     from ._report import warn
 
+    from ._common import refuse_terminal
+
+    refuse_terminal(output, "an HTML page", "profile.html")
     if diff and series:
         raise click.UsageError("choose one of --diff and --series")
     if calls_file and (diff or series or flamechart):

@@ -362,18 +362,6 @@ CHART_FORMATS = ("speedscope", "chrome")
 LINE_FORMATS = {"lines": "text", "lines-csv": "csv", "lines-json": "json"}
 
 
-def format_for(path: str) -> Optional[str]:
-    """The output format ``path``'s ending asks for, or None."""
-    name = path.lower()
-    best: Optional[str] = None
-    best_length = 0
-    for format, endings in OUTPUT_FORMATS.items():
-        for ending in endings:
-            if name.endswith(ending) and len(ending) > best_length:
-                best, best_length = format, len(ending)
-    return best
-
-
 def write_trace(result: Trace, output: Union[str, "os.PathLike[str]"], format: str, header: bool = True) -> None:
     """Write ``result`` to ``output`` ('-': stdout) in one of :data:`OUTPUT_FORMATS`."""
     from ..errors import ArgumentError
@@ -399,5 +387,5 @@ def write_trace(result: Trace, output: Union[str, "os.PathLike[str]"], format: s
 
 
 __all__ = ["CHART_FORMATS", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_EVENTS", "FunctionRow", "LINE_FORMATS", "LineRow",
-           "OUTPUT_FORMATS", "TABLE_FORMATS", "WEIGHTS", "Trace", "TraceOptions", "Tracer", "format_for", "line_table",
+           "OUTPUT_FORMATS", "TABLE_FORMATS", "WEIGHTS", "Trace", "TraceOptions", "Tracer", "line_table",
            "merge_traces", "trace", "write_lines", "write_table", "write_trace"]

@@ -74,6 +74,9 @@ class _GeneratorContext:
         raise RuntimeError("generator didn't stop after throw()")
 
 GZIP_MAGIC = b"\x1f\x8b"
+#: Called before standard input is read when it is a terminal (a command waiting for typed input
+#: looks hung): the CLI sets it to say so on stderr, since the library never prints.
+on_terminal_stdin: "Optional[Callable[[], None]]" = None
 #: What reading '-' or writing to stdout says when the shell closed the stream (``<&-``, ``>&-``).
 STDIN_CLOSED = "standard input is closed: give the input as a file (or '< FILE')"
 STDOUT_CLOSED = "cannot write to standard output: it is closed (write to a file with -o FILE or '> FILE'; '> /dev/null' discards)"
@@ -105,6 +108,11 @@ def open_binary(source: Source) -> Iterator[Tuple[io.BufferedReader[Any], str]]:
             if sys.stdin is None:  # closed when Python started
                 raise InputError(STDIN_CLOSED, name)
             raw: BinaryIO = sys.stdin.buffer
+            if sys.stdin.isatty():
+                if on_terminal_stdin is not None:
+                    on_terminal_stdin()
+                # A terminal says "end of input" (Ctrl-D) once: read it all before sniffing reads again.
+                raw = io.BytesIO(raw.read())
         else:
             try:
                 raw = open(source, "rb")
@@ -121,7 +129,8 @@ def open_binary(source: Source) -> Iterator[Tuple[io.BufferedReader[Any], str]]:
             import gzip  # only for gzipped input: start-up matters for small files
             import zlib
 
-            stream = io.BufferedReader(gzip.GzipFile(fileobj=stream, mode="rb"))
+            compressed = _Counted(stream)
+            stream = io.BufferedReader(_Bounded(gzip.GzipFile(fileobj=compressed, mode="rb"), compressed, name))
             unreadable += (zlib.error,)  # damaged compressed data (found by tests/formats/test_fuzz.py)
         yield stream, name
     except unreadable as exc:
@@ -129,6 +138,67 @@ def open_binary(source: Source) -> Iterator[Tuple[io.BufferedReader[Any], str]]:
     finally:
         if close:
             raw.close()
+
+
+class _Counted:
+    """A binary stream that counts the bytes read from it (the compressed bytes under a gzip stream)."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream, self.count = stream, 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.stream.read(size)
+        self.count += len(data)
+        return data
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        """Not seekable: gzip asks only to rewind, which a reader here never does."""
+        raise io.UnsupportedOperation("seek")
+
+
+class _Bounded(io.RawIOBase):
+    """A gzip stream that stops with an InputError when it has decompressed more than the limit
+    of :mod:`._limits` (a ratio to the compressed bytes read, with a floor, or the size its
+    environment variable sets): a small gzip file must not expand to gigabytes in a reader
+    that holds its whole input."""
+
+    def __init__(self, gunzipped: io.BufferedIOBase, compressed: _Counted, name: str) -> None:
+        from ._limits import GUNZIP_ENV, from_environment
+
+        super().__init__()
+        self.gunzipped, self.compressed, self.name, self.total = gunzipped, compressed, name, 0
+        self.fixed = from_environment(GUNZIP_ENV)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        size: int = self.gunzipped.readinto(buffer)
+        self.total += size
+        if size and self.total > self.limit():
+            raise self.too_big()
+        return size
+
+    def limit(self) -> int:
+        from ._limits import GUNZIP_FLOOR, GUNZIP_RATIO
+
+        if self.fixed is not None:
+            return self.fixed if self.fixed >= 0 else self.total
+        return max(GUNZIP_FLOOR, GUNZIP_RATIO * self.compressed.count)
+
+    def too_big(self) -> InputError:
+        from ..core.units import human
+        from ._limits import GUNZIP_ENV, GUNZIP_FLOOR, GUNZIP_RATIO
+
+        limit = self.limit()
+        rule = "the limit set by " + GUNZIP_ENV if self.fixed is not None else (
+            f"the larger of {human(GUNZIP_FLOOR, 'bytes')} and {GUNZIP_RATIO} times the compressed size read")
+        return InputError(f"decompresses to more than {human(limit, 'bytes')} ({rule}; a gzip bomb?); "
+                          f"set {GUNZIP_ENV}=SIZE (e.g. 8G, or 'none') to read it", self.name)
+
+    def close(self) -> None:
+        self.gunzipped.close()
+        super().close()
 
 
 def text_reader(stream: BinaryIO) -> io.TextIOWrapper:
@@ -291,8 +361,8 @@ def open_output(
     target = os.path.realpath(path)
     if not _replaceable(target):
         with _writing(path):
-            with open(target, "w", encoding=encoding, errors=errors, newline="") as out:
-                yield out
+            with open(target, "wb") as raw, _text(raw, path, encoding, errors) as text:
+                yield text
         return
     directory, base = os.path.split(target)
     with _writing(path):
@@ -300,9 +370,10 @@ def open_output(
     staged: Optional[_Staged] = _Staged(path, target, fd, name)
     try:
         with _writing(path):
-            with open(fd, "w", encoding=encoding, errors=errors, newline="", closefd=False) as out:
-                yield out
-                out.flush()
+            with open(fd, "wb", closefd=False) as raw:
+                with _text(raw, path, encoding, errors) as text:
+                    yield text
+                raw.flush()
             try:
                 os.fchmod(fd, stat.S_IMODE(os.stat(target).st_mode))
             except FileNotFoundError:
@@ -406,6 +477,31 @@ def outputs_together() -> Iterator[None]:
         _GROUPS.remove(entry)
         for output in staged:
             output.discard()
+
+
+@contextmanager
+def _text(raw: BinaryIO, path: str, encoding: str, errors: str) -> Iterator[TextIO]:
+    """A text stream over ``raw``, gzipped when ``path`` ends in ``.gz`` (what its name says), with
+    no time stamp in the gzip header (the same profile gives the same bytes). ``raw`` stays open."""
+    compressed = None
+    if path.lower().endswith(".gz"):
+        import gzip
+
+        compressed = gzip.GzipFile(filename="", fileobj=raw, mode="wb", compresslevel=6, mtime=0)
+    out = io.TextIOWrapper(compressed or raw, encoding=encoding, errors=errors, newline="")
+    try:
+        yield out
+    except BaseException:
+        for finish in (out.detach, compressed.close if compressed is not None else None):
+            try:
+                if finish is not None:
+                    finish()
+            except OSError:
+                pass  # the output is discarded: the first error is the one to report
+        raise
+    out.detach()  # flushes
+    if compressed is not None:
+        compressed.close()  # the trailer; GzipFile never closes a fileobj it was given
 
 
 @contextmanager
