@@ -144,6 +144,10 @@ def _after_color(args: "List[str]") -> "List[str]":
 def main(argv: "Optional[List[str]]" = None) -> int:
     """Run the command line; returns the exit code instead of raising SystemExit."""
     args = sys.argv[1:] if argv is None else list(argv)
+    if sys.stdout is None or sys.stdin is None or sys.stderr is None:  # closed by the shell (`>&-`)
+        from ._streams import reopen_closed
+
+        reopen_closed()
     if not args:
         args = ["--help"]
     command = next((a for a, before in zip(args, [""] + args) if not a.startswith("-") and before != "--color"), None)

@@ -69,22 +69,7 @@ def expand_inputs(paths: Sequence[str]) -> List[str]:
     expanded: List[str] = []
     for path in paths or ["-"]:
         if path != "-" and os.path.isdir(path):
-            names = sorted(n for n in os.listdir(path) if not n.startswith("."))
-            files = [os.path.join(path, n) for n in names if os.path.isfile(os.path.join(path, n))]
-            subdirectories = [n + "/" for n in names if os.path.isdir(os.path.join(path, n))]
-            if subdirectories:  # not read: a directory of runs is flat, and a nested one is likely another sample
-                warn(f"flamespace: skipped {len(subdirectories)} subdirector{'y' if len(subdirectories) == 1 else 'ies'}"
-                     f" in {path} (directories are not read recursively): {_first_names(subdirectories)}")
-            profiles: List[str] = []
-            others: List[str] = []
-            for file in files:
-                (profiles if registry.recognises(file) else others).append(file)
-            if not profiles:
-                raise InputError("the directory holds no profile files", path)
-            others = [os.path.basename(f) for f in others]
-            if others:
-                warn(f"flamespace: skipped {len(others)} file(s) in {path} that are not profiles: {_first_names(others)}")
-            expanded.extend(profiles)
+            expanded.extend(_directory_profiles(path))
         else:
             expanded.append(path)
     if expanded.count("-") > 1:
@@ -92,6 +77,48 @@ def expand_inputs(paths: Sequence[str]) -> List[str]:
 
         raise click.UsageError("stdin ('-') can be read only once")
     return expanded
+
+
+def _directory_profiles(path: str) -> List[str]:
+    """The profile files of directory ``path`` in name order; what else it holds is named on stderr.
+
+    Only regular files are opened (to recognise their format): a FIFO, socket or device in the
+    directory is skipped and said so, never read (a FIFO would block the command)."""
+    files, subdirectories, specials = _directory_entries(path)
+    if subdirectories:  # not read: a directory of runs is flat, and a nested one is likely another sample
+        warn(f"flamespace: skipped {len(subdirectories)} subdirector{'y' if len(subdirectories) == 1 else 'ies'}"
+             f" in {path} (directories are not read recursively): {_first_names([n + '/' for n in subdirectories])}")
+    if specials:
+        what = "entry in {} that is not a regular file" if len(specials) == 1 else "entries in {} that are not regular files"
+        warn(f"flamespace: skipped {len(specials)} {what.format(path)} (FIFO, socket, device or broken link): {_first_names(specials)}")
+    profiles: List[str] = []
+    others: List[str] = []
+    for name in files:
+        file = os.path.join(path, name)
+        (profiles if registry.recognises(file) else others).append(file)
+    if not profiles:
+        raise InputError("the directory holds no profile files", path)
+    others = [os.path.basename(f) for f in others]
+    if others:
+        warn(f"flamespace: skipped {len(others)} file(s) in {path} that are not profiles: {_first_names(others)}")
+    return profiles
+
+
+def _directory_entries(path: str) -> Tuple[List[str], List[str], List[str]]:
+    """The names in ``path`` (hidden ones left out), in name order: (regular files, directories, the rest).
+    Symbolic links count as what they point to; one that points nowhere is among the rest."""
+    import stat
+
+    files: List[str] = []
+    subdirectories: List[str] = []
+    specials: List[str] = []
+    for name in sorted(n for n in os.listdir(path) if not n.startswith(".")):
+        try:
+            mode = os.stat(os.path.join(path, name)).st_mode
+        except OSError:
+            mode = 0
+        (files if stat.S_ISREG(mode) else subdirectories if stat.S_ISDIR(mode) else specials).append(name)
+    return files, subdirectories, specials
 
 
 def _first_names(names: Sequence[str], shown: int = 5) -> str:
@@ -262,10 +289,10 @@ def parse_share(text: str, option: str = "--min-share", maximum: Optional[float]
         import click
 
         raise click.BadParameter(f"{text!r} is not a share such as 0.01 or 1%", param_hint=f"'{option}'") from None
-    if not (0 <= share and (maximum is None or share <= maximum)):
+    if not (0 <= share < float("inf") and (maximum is None or share <= maximum)):
         import click
 
-        bound = f"between 0 and {maximum:g} ({100 * maximum:g}%)" if maximum is not None else "at least 0"
+        bound = f"between 0 and {maximum:g} ({100 * maximum:g}%)" if maximum is not None else "a finite number >= 0"
         raise click.BadParameter(f"{text!r} is not {bound}", param_hint=f"'{option}'")
     return share
 

@@ -84,9 +84,9 @@ def run(
         raise click.UsageError("choose one of --json and --markdown")
     options = options_of(method=method, alternative=alternative, alpha=alpha, fdr=fdr, permutations=permutations, seed=seed,
                          min_delta=min_delta, min_rel=min_rel, normalize=normalize, min_runs=min_runs, min_fraction=min_fraction)
-    if out_dir:
+    if out_dir is not None:  # '' too: check_output_dir says it is empty
         check_output_dir(out_dir)  # before reading the samples
-    if html_path:
+    if html_path is not None:
         from ..formats import check_output
 
         check_output(html_path)
@@ -103,9 +103,9 @@ def run(
     options, samples = paired_options(options, samples, screening, pairing, "compare")
     result = compare(samples["baseline"], samples["candidate"], options=options)
     show_findings(after_comparison(screening, result), "compare")
-    if out_dir:
+    if out_dir is not None:
         write_parts(result, out_dir, not no_header, samples)
-    if html_path:
+    if html_path is not None:
         write_html(result, html_path, samples)
     shown = limit or None
     if as_json:
@@ -160,13 +160,14 @@ def _plain_report(result: "Comparison", include_all: bool, limit: "Optional[int]
 def write_parts(result, out_dir: str, header: bool, samples=None) -> None:
     """The four parts of Δ_r (empty files when nothing changed), Δ_r as two-column differential
     input, and both mean profiles drawn with their significant changes (see :func:`write_delta_svgs`)."""
-    from ..formats import registry
+    from ..formats import outputs_together, registry
 
     os.makedirs(out_dir, exist_ok=True)
-    for name, graph in zip(PARTS, result.parts):
-        registry.write(graph, os.path.join(out_dir, f"{name}.folded"), header=header)
-    registry.write(result.differential(), os.path.join(out_dir, "delta.folded"), header=header)
-    write_delta_svgs(result, out_dir, samples)
+    with outputs_together():  # all parts of one comparison, or the earlier ones untouched (a full disk)
+        for name, graph in zip(PARTS, result.parts):
+            registry.write(graph, os.path.join(out_dir, f"{name}.folded"), header=header)
+        registry.write(result.differential(), os.path.join(out_dir, "delta.folded"), header=header)
+        write_delta_svgs(result, out_dir, samples)
 
 
 def _mean_profiles(result, samples):

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 TABLE_FORMATS = ("text", "csv", "json")
 #: What a traced run's flame graph weighs (``TraceOptions.weight``): exclusive ns, or calls.
 WEIGHTS = ("time", "calls")
+#: The most events and the deepest depth the tracer can count (its C counters are 64-bit integers).
+MAX_COUNT = 2**63 - 1
 
 
 @record
@@ -65,10 +67,10 @@ class TraceOptions(Record):
     def __post_init__(self) -> None:
         from ..errors import ArgumentError
 
-        if self.max_events < 1:
-            raise ArgumentError(f"max_events must be at least 1, not {self.max_events}")
-        if self.max_depth < 1:
-            raise ArgumentError(f"max_depth must be at least 1, not {self.max_depth}")
+        for name in ("max_events", "max_depth"):
+            if not 1 <= getattr(self, name) <= MAX_COUNT:
+                raise ArgumentError(f"{name} must be between 1 and {MAX_COUNT:,} (the tracer counts in 64 bits), "
+                                    f"not {getattr(self, name)}")
         if self.weight not in WEIGHTS:
             raise ArgumentError(f"a trace weighs {' or '.join(WEIGHTS)}, not {self.weight!r}")
         if self.backend is not None:

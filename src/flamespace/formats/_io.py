@@ -14,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from contextlib import contextmanager
     from types import TracebackType
-    from typing import Any, BinaryIO, Callable, Generator, Iterator, Optional, TextIO, Tuple, Type, Union
+    from typing import Any, BinaryIO, Callable, Generator, Iterator, List, Optional, TextIO, Tuple, Type, Union
 
     from .._types import Source
 else:
@@ -77,6 +77,16 @@ GZIP_MAGIC = b"\x1f\x8b"
 #: Called before standard input is read when it is a terminal (a command waiting for typed input
 #: looks hung): the CLI sets it to say so on stderr, since the library never prints.
 on_terminal_stdin: "Optional[Callable[[], None]]" = None
+#: What reading '-' or writing to stdout says when the shell closed the stream (``<&-``, ``>&-``).
+STDIN_CLOSED = "standard input is closed: give the input as a file (or '< FILE')"
+STDOUT_CLOSED = "cannot write to standard output: it is closed (write to a file with -o FILE or '> FILE'; '> /dev/null' discards)"
+#: The attribute, true, of the stand-in stream the CLI puts in place of a closed one (cli/_streams.py).
+CLOSED_MARK = "flamespace_closed"
+
+
+def stdout_closed() -> bool:
+    """Whether the shell closed stdout: Python's None for it, or the CLI's stand-in."""
+    return sys.stdout is None or bool(getattr(sys.stdout, CLOSED_MARK, False))
 #: Undecodable bytes are kept as surrogates and written back unchanged (lossless round trip).
 ENCODING_ERRORS = "surrogateescape"
 
@@ -84,7 +94,7 @@ ENCODING_ERRORS = "surrogateescape"
 def display_name(source: Source) -> str:
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)
-        return "<stdin>" if name == "-" else name
+        return "<stdin>" if name == "-" else name or "''"  # an empty path is shown, not left out of the message
     return getattr(source, "name", None) or "<stream>"
 
 
@@ -95,6 +105,8 @@ def open_binary(source: Source) -> Iterator[Tuple[io.BufferedReader[Any], str]]:
     close = False
     if isinstance(source, (str, os.PathLike)):
         if os.fspath(source) == "-":
+            if sys.stdin is None:  # closed when Python started
+                raise InputError(STDIN_CLOSED, name)
             raw: BinaryIO = sys.stdin.buffer
             if sys.stdin.isatty():
                 if on_terminal_stdin is not None:
@@ -197,12 +209,16 @@ def text_reader(stream: BinaryIO) -> io.TextIOWrapper:
 def check_output(destination: Union[str, "os.PathLike[str]", None]) -> None:
     """Fail now, before any work, if ``destination`` cannot be written: its directory is missing or read-only.
 
-    '-' and None (stdout) always pass. A file that exists must be writable: an output never
-    replaces a file the user made read-only.
+    '-' and None (stdout) pass unless the shell closed stdout (``>&-``). A file that exists must be
+    writable: an output never replaces a file the user made read-only.
     """
     if destination is None or os.fspath(destination) == "-":
+        if stdout_closed():  # before a recorded program runs, not after
+            raise OutputError(STDOUT_CLOSED)
         return
     path = os.fspath(destination)
+    if not path:  # realpath('') is the current directory: "cannot write : Is a directory"
+        raise OutputError("cannot write '': the output path is empty (give a file name, or '-' for standard output)")
     target = os.path.realpath(path)
     directory = os.path.dirname(target)
     if os.path.isdir(target):
@@ -220,8 +236,12 @@ def check_output(destination: Union[str, "os.PathLike[str]", None]) -> None:
 
 def check_output_dir(directory: str) -> None:
     """Create ``directory`` (and its parents) if need be and fail now if files cannot be created in it."""
+    if not directory:
+        raise OutputError("cannot create directory '': the path is empty (give a directory, or '.' for this one)")
     try:
         os.makedirs(directory, exist_ok=True)
+    except FileExistsError:  # makedirs' "File exists" for a file (or a device) of that name
+        raise OutputError(f"cannot create directory {directory}: a file of that name is in the way") from None
     except OSError as exc:
         raise OutputError(f"cannot create directory {directory}: {exc.strerror or exc}") from None
     if not os.access(directory, os.W_OK | os.X_OK):
@@ -320,12 +340,14 @@ def open_output(
     encoding = encoding or "utf-8"
     errors = errors or ENCODING_ERRORS
     if destination is None or os.fspath(destination) == "-":
+        if sys.stdout is None:  # closed when Python started (the CLI's stand-in fails on the first write)
+            raise OutputError(STDOUT_CLOSED)
         out = io.TextIOWrapper(sys.stdout.buffer, encoding=encoding, errors=errors, newline="", write_through=True)
         try:
             yield out
             out.flush()
             sys.stdout.buffer.flush()
-        except BrokenPipeError:
+        except (BrokenPipeError, OutputError):
             raise
         except OSError as exc:
             if exc.filename is not None:  # not our stream: a file opened inside the block
@@ -345,26 +367,116 @@ def open_output(
     directory, base = os.path.split(target)
     with _writing(path):
         fd, name = _temporary(directory, base)
+    staged: Optional[_Staged] = _Staged(path, target, fd, name)
     try:
         with _writing(path):
-            with open(fd, "wb") as raw:
+            with open(fd, "wb", closefd=False) as raw:
                 with _text(raw, path, encoding, errors) as text:
                     yield text
                 raw.flush()
-                try:
-                    os.fchmod(raw.fileno(), stat.S_IMODE(os.stat(target).st_mode))
-                except FileNotFoundError:
-                    pass  # a new file: created with 0o666 less the umask
-                if name is None:
-                    name = _link(raw.fileno(), directory, base)
-            os.replace(name, target)
-            name = None
-    finally:
-        if name is not None:
             try:
-                os.unlink(name)
+                os.fchmod(fd, stat.S_IMODE(os.stat(target).st_mode))
+            except FileNotFoundError:
+                pass  # a new file: created with 0o666 less the umask
+        group = _group()
+        if group is not None:  # written with others: each appears when all are written (see outputs_together)
+            group.append(staged)  # type: ignore[arg-type]
+        else:
+            staged.commit()  # type: ignore[union-attr]
+        staged = None
+    finally:
+        if staged is not None:
+            staged.discard()
+
+
+class _Staged:
+    """An output written in full to its temporary file, not yet renamed over its target."""
+
+    __slots__ = ("path", "target", "fd", "name")
+
+    def __init__(self, path: str, target: str, fd: Optional[int], name: Optional[str]) -> None:
+        self.path, self.target, self.fd, self.name = path, target, fd, name
+
+    def link(self) -> None:
+        """Give the anonymous temporary file a name in the target's directory (O_TMPFILE), ready to rename."""
+        if self.name is None and self.fd is not None:
+            with _writing(self.path):
+                self.name = _link(self.fd, *os.path.split(self.target))
+
+    def commit(self) -> None:
+        """Rename the temporary file over the target."""
+        self.link()
+        with _writing(self.path):
+            os.replace(self.name, self.target)  # type: ignore[arg-type]
+        self.name = None
+        self.discard()
+
+    def discard(self) -> None:
+        """Close and remove the temporary file (nothing is left of an output that is not committed)."""
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+        if self.name is not None:
+            try:
+                os.unlink(self.name)
             except OSError:
                 pass
+            self.name = None
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP held back (delivered when the block ends) where the system can
+    hold them (POSIX); elsewhere the block runs as it is."""
+    import signal
+
+    held = {signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", signal.SIGTERM)}
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+#: (thread, its outputs) of each open :func:`outputs_together` block, innermost last.
+_GROUPS: List[Tuple[int, List[_Staged]]] = []
+
+
+def _group() -> Optional[List[_Staged]]:
+    """The outputs of this thread's innermost :func:`outputs_together` block, or None outside one."""
+    import _thread  # built in: no start-up cost
+
+    me = _thread.get_ident()
+    return next((outputs for thread, outputs in reversed(_GROUPS) if thread == me), None)
+
+
+@contextmanager
+def outputs_together() -> Iterator[None]:
+    """Every file :func:`open_output` writes inside the block appears only when the block ends
+    without an exception, all together: each is written in full to its temporary file first, and
+    the renames follow only when all are written. When any fails (no space), every temporary file
+    is removed and the files already there stay as they were: never old parts beside new ones
+    (``decompose --out-dir`` on a full disk). Devices and pipes are written in place, as ever.
+    """
+    import _thread
+
+    staged: List[_Staged] = []
+    entry = (_thread.get_ident(), staged)
+    _GROUPS.append(entry)
+    try:
+        yield
+        for output in staged:  # names first (linkat can fail too): nothing is replaced until all have one
+            output.link()
+        with _signals_held():  # Ctrl-C or SIGTERM waits for the last rename: never half the files renamed
+            for output in staged:
+                output.commit()
+    finally:
+        _GROUPS.remove(entry)
+        for output in staged:
+            output.discard()
 
 
 @contextmanager

@@ -32,7 +32,7 @@ def load(stream: TextIO, source: str, what: str, diagnostics: Optional[Diagnosti
         truncated = " (truncated file?)" if exc.pos >= len(end) or end[-1:] not in ("}", "]") else ""
         raise InputError(f"not valid JSON for {what}: {exc.msg} (column {exc.colno}){truncated}", source, exc.lineno) from None
     except RecursionError:
-        raise InputError(f"not a {what} file: JSON nested too deeply", source) from None
+        raise InputError(f"not valid JSON for {what}: nested too deeply", source) from None
 
 
 def number(value: object, path: str, source: str, minimum: float = -MAX_VALUE) -> float:

@@ -33,7 +33,7 @@ from ..core import units
 from ..errors import ArgumentError
 from ..formats._io import open_output
 from .layout import Layout, layout, strip_annotation
-from .options import DELTA_MODES, LAYOUT_DEFAULTS, PALETTES, RATIO_MODES, LayoutOptions, SvgOptions, _choice
+from .options import DELTA_MODES, LAYOUT_DEFAULTS, PALETTES, RATIO_MODES, LayoutOptions, SvgOptions, _choice, check_non_negative, check_positive
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -104,10 +104,8 @@ class HtmlOptions(Record):
         _choice("colour_ratio", self.colour_ratio, RATIO_MODES)
         if isinstance(self.base, str):
             object.__setattr__(self, "base", (self.base,))
-        if not self.min_percent >= 0:
-            raise ArgumentError(f"min_percent must be >= 0, not {self.min_percent!r}")
-        if not self.top > 0:
-            raise ArgumentError(f"top must be > 0, not {self.top!r}")
+        check_non_negative("min_percent", self.min_percent)
+        check_positive("top", self.top)
 
     def layout_options(self) -> LayoutOptions:
         return LayoutOptions(reverse=self.reverse, base=self.base, sort_by_value=self.sort_by_value,

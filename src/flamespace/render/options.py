@@ -47,6 +47,24 @@ def _matches(pattern: str, text: str) -> bool:
     return re.match(pattern, text) is not None
 
 
+def check_positive(name: str, value: float) -> None:
+    """The rule of every size, scale and total: a finite number above 0 (inf and nan would end in a
+    division by zero or an endless drawing, far from the option that caused it)."""
+    if not 0 < value < _INFINITY:
+        raise ArgumentError(f"{name} must be {POSITIVE}, not {value!r}")
+
+
+def check_non_negative(name: str, value: float) -> None:
+    """The rule of every least value or share: a finite number >= 0."""
+    if not 0 <= value < _INFINITY:
+        raise ArgumentError(f"{name} must be {NON_NEGATIVE}, not {value!r}")
+
+
+_INFINITY = float("inf")
+#: What :func:`check_positive` and :func:`check_non_negative` ask for, in words.
+POSITIVE, NON_NEGATIVE = "a finite number > 0", "a finite number >= 0"
+
+
 def _choice(name: str, value: str, allowed: Tuple[str, ...]) -> None:
     if value not in allowed:
         raise ArgumentError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
@@ -88,13 +106,12 @@ class LayoutOptions(Record):
         if isinstance(self.base, str):
             object.__setattr__(self, "base", (self.base,))
         _choice("delta", self.delta, DELTA_MODES)
-        if self.total is not None and not self.total > 0:
-            raise ArgumentError(f"total must be > 0, not {self.total!r}")
+        if self.total is not None:
+            check_positive("total", self.total)
         for name in ("min_value", "min_percent", "min_width"):
-            if not getattr(self, name) >= 0:
-                raise ArgumentError(f"{name} must be >= 0, not {getattr(self, name)!r}")
-        if self.extent is not None and not self.extent > 0:
-            raise ArgumentError(f"extent must be > 0, not {self.extent!r}")
+            check_non_negative(name, getattr(self, name))
+        if self.extent is not None:
+            check_positive("extent", self.extent)
         if self.min_width and self.extent is None:
             raise ArgumentError("min_width needs the extent the total is drawn at")
 
@@ -193,8 +210,7 @@ class SvgOptions(Record):
 
     def __post_init__(self) -> None:
         for name in ("width", "height", "fontsize", "fontwidth", "factor"):
-            if not getattr(self, name) > 0:
-                raise ArgumentError(f"{name} must be > 0, not {getattr(self, name)!r}")
+            check_positive(name, getattr(self, name))
         if not self.width > 2 * XPAD:
             raise ArgumentError(f"width must be more than the margins' {2 * XPAD} pixels, not {self.width!r}")
         _choice("colors", self.colors, PALETTES)
