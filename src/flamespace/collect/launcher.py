@@ -170,7 +170,9 @@ def run(
 
 
 def _private_directory(prefix: str) -> str:
-    """:func:`_make_private_directory`, or a clear error naming $TMPDIR (full, read-only, missing)."""
+    """:func:`_make_private_directory`, or a clear error naming $TMPDIR (full, read-only, missing);
+    what recordings killed with SIGKILL left there goes first (:func:`_remove_stale_directories`)."""
+    _remove_stale_directories(_temporary_base(), prefix)
     try:
         return _make_private_directory(prefix)
     except OSError as exc:
@@ -194,14 +196,57 @@ def _make_private_directory(prefix: str) -> str:
         path = os.path.join(base, f"{prefix}{os.getpid()}-{os.urandom(6).hex()}")
         try:
             os.mkdir(path, 0o700)
-            return path
         except FileExistsError:
             continue
         except OSError:
             break
+        try:
+            with open(os.path.join(path, OWNER), "w", encoding="utf-8") as file:
+                file.write(_pid_namespace() + "\n")
+        except OSError:
+            pass  # (a full $TMPDIR: said when the profile cannot be saved) never taken for stale, then
+        return path
     import tempfile
 
     return tempfile.mkdtemp(prefix=prefix)
+
+
+#: In each recording's directory: the pid namespace of the flamespace that made it (the pid in the
+#: directory's name means something only there: a container may share /tmp with other pids).
+OWNER = "owner"
+
+
+def _pid_namespace() -> str:
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return "?"  # no /proc: directories are never taken for stale
+
+
+def _remove_stale_directories(base: str, prefix: str) -> None:
+    """Remove the directories ``PREFIX<pid>-...`` in ``base`` that a recording killed with SIGKILL
+    left behind (a trace's event file in one can hold hundreds of MB): ours, made in this pid
+    namespace (their ``owner`` file says), by a process that is gone. Anything else stays."""
+    here, uid = _pid_namespace(), os.getuid()
+    if here == "?":
+        return
+    try:
+        entries = list(os.scandir(base))
+    except OSError:
+        return
+    for entry in entries:
+        pid = entry.name[len(prefix):].split("-", 1)[0] if entry.name.startswith(prefix) else ""
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            if not entry.is_dir(follow_symlinks=False) or entry.stat(follow_symlinks=False).st_uid != uid:
+                continue
+            with open(os.path.join(entry.path, OWNER), encoding="utf-8") as file:
+                namespace = file.read().strip()
+        except OSError:
+            continue  # no owner file: another program's, or one being made
+        if namespace == here and not _alive(int(pid)):
+            _remove_directory(entry.path)
 
 
 def _remove_directory(path: str) -> None:
