@@ -91,14 +91,16 @@ def recording_options(formats: "Sequence[str]" = tuple(FORMATS), by_name: bool =
     return tuple(option or format_option for option in _OPTIONS)
 
 
-def target_of(command: "Sequence[str]", module: "Optional[str]", code: "Optional[str]") -> "Target":
-    """The program named by COMMAND (a leading '--' dropped), -m MODULE or -c CODE."""
+def target_of(command: "Sequence[str]", module: "Optional[str]", code: "Optional[str]",
+              directory: "Optional[str]" = None) -> "Target":
+    """The program named by COMMAND (a leading '--' dropped), -m MODULE or -c CODE; a script is
+    looked up in ``directory``, where it will run (default: here)."""
     from ..collect import parse_command
 
     words = list(command)
     if words and words[0] == "--":
         words = words[1:]
-    return parse_command(words, module=module, code=code)
+    return parse_command(words, module=module, code=code, directory=directory)
 
 
 def recorder_settings(
