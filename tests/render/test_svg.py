@@ -387,3 +387,15 @@ def test_the_python_palette_puts_frozen_modules_with_the_standard_library(name, 
     from flamespace.render.palettes import CHOOSERS
 
     assert CHOOSERS["python"](name) == family
+
+
+def test_the_library_svg_names_counts_by_the_profiles_unit():
+    """fs.render.svg(g) said 'samples' in every tooltip of a profile in ns."""
+    import re
+
+    import flamespace as fs
+    from flamespace.render.svg import svg
+
+    titles = re.findall(r"<title>([^<]*)</title>", svg(fs.FlameGraph({("main", "work"): 658_589_088}, unit="ns")))
+    assert "work (658,589,088 ns, 100.00%)" in titles and not any("samples" in t for t in titles)
+    assert any("samples" in t for t in re.findall(r"<title>([^<]*)</title>", svg(fs.FlameGraph({("main",): 5}))))

@@ -107,15 +107,14 @@ def parse_fast(args: "Sequence[str]") -> "Optional[Dict[str, object]]":
 
 
 def settings_of(
-    countname: "Optional[str]", nameattr: "Optional[str]", truncate_right: bool, unit: "Optional[str]" = None,
-    **fields: object,
+    countname: "Optional[str]", nameattr: "Optional[str]", truncate_right: bool, **fields: object,
 ) -> "SvgOptions":
     """The SvgOptions of the command's options (those named as its fields, and the few it turns
-    into fields): SvgOptions checks them; ``unit`` is the profile's, the default --countname."""
+    into fields): SvgOptions checks them."""
     from ..render.options import read_nameattr
 
     return SvgOptions(
-        countname=countname or (unit if unit and unit != "samples" else _D["countname"]),
+        countname=countname or "",  # empty: the renderer names counts by the profile's unit
         nameattr=read_nameattr(nameattr) if nameattr else _D["nameattr"],
         truncate="right" if truncate_right else "left", **fields,  # type: ignore[arg-type]
     )
@@ -142,9 +141,8 @@ def draw(
     check_output(output)  # before reading: a long read should not end in "cannot write"
     profile, colour = read_inputs(files, "svg", skip_invalid, input_format, colour_by, event,
                                   chart=bool(options.get("flamechart")))
-    unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
     options["countname"] = count_name(profile, colour, options.get("countname"))  # type: ignore[arg-type]
-    settings = settings_of(unit=unit, **options)  # type: ignore[arg-type]
+    settings = settings_of(**options)  # type: ignore[arg-type]
     palette_path = palette_file or ("palette.map" if cp else None)
     palette = read_palette(palette_path) if palette_path else None
     diagnostics = Diagnostics()

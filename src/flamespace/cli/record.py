@@ -100,7 +100,7 @@ def _write_picture(graph: "FlameGraph", output: str, command: str, kind: str, ro
     subtitle = f"{labels.get('mode', '')} mode, {labels.get('duration_s', '?')} s, {labels.get('samples', '?')} samples"
     unit = graph.metadata.unit
     settings = dict(title=f"flamespace record: {command}", subtitle=subtitle, colors="python",
-                    countname="allocations" if unit == "count" else (unit or "samples"))
+                    countname="allocations" if unit == "count" else "")
     if kind == "html":
         from ..render.html import HtmlOptions, html
 

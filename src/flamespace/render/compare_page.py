@@ -222,7 +222,8 @@ def comparison_payload(
     note: str = "",
 ) -> Dict[str, Any]:
     """The comparison page's data (JSON-ready); arguments as :func:`comparison_html`'s."""
-    from .svg import LOCATION, change_bar, change_words, unit_of
+    from ..core.units import unit_of
+    from .svg import LOCATION, change_bar, change_words
 
     options = options or HtmlOptions()
     if len(profiles) < 2:

@@ -175,11 +175,11 @@ def payload(
 
     from .svg import (
         LOCATION, change_bar, change_note, change_scale, frame_colours, ratio_bar, ratio_label, ratio_note, ratio_per,
-        ratio_scale, unit_of,
+        ratio_scale,
     )
     from .palettes import SEPARATOR_COLOURS, diff_ramp, needs_light_ink
 
-    unit = unit_of(profile)
+    unit = units.unit_of(profile)
     svg_options = options.svg_options()
     c = laid.columns
     differential = c.deltas is not None
@@ -259,7 +259,8 @@ def payload(
 
 def unit_spec(unit: Optional[str], countname: str) -> Dict[str, Any]:
     """How the page shows values (as :func:`flamespace.core.units.human`): the unit's scales and
-    the size of one unit in their base, a share, or plain counts named ``countname``."""
+    the size of one unit in their base, a share, or plain counts named ``countname`` (empty: the
+    unit's name, else "samples")."""
     spec: Dict[str, Any] = {"significant": units.SIGNIFICANT, "max_decimals": units.MAX_DECIMALS}
     if unit == units.SHARE_UNIT:
         spec.update(kind="share")
@@ -268,7 +269,7 @@ def unit_spec(unit: Optional[str], countname: str) -> Dict[str, Any]:
     elif unit in units.BYTE_UNITS:
         spec.update(kind="scaled", scales=units.BYTE_SCALES, size=units.BYTE_UNITS[unit])
     else:
-        spec.update(kind="count", name=countname)
+        spec.update(kind="count", name=countname or units.count_name(unit))
     return spec
 
 

@@ -140,7 +140,8 @@ class SvgOptions(Record):
     drawn: pixels as a number, or a percentage of the total as a string ending in ``%``).
     Text: ``title`` (default "Flame Graph", "Icicle Graph" or "Flame Chart"), ``subtitle``,
     ``fonttype``, ``fontsize``, ``fontwidth`` (average glyph width / font size, used to fit
-    labels), ``countname``, ``nametype``, ``notes`` (an XML comment), ``truncate`` ("right":
+    labels), ``countname`` (what counts are: default, the profile's unit, else "samples"),
+    ``nametype``, ``notes`` (an XML comment), ``truncate`` ("right":
     ``name..`` as flamegraph.pl; "left": ``..name`` as inferno's default), ``drop_locations``
     (a label that does not fit drops a trailing location, `` (file:line)`` or `` (file)`` as
     Python profilers name frames, before it is cut: ``work (app.py:12)`` becomes ``work``,
@@ -180,7 +181,7 @@ class SvgOptions(Record):
     fonttype: str = "Verdana"
     fontsize: float = 12
     fontwidth: float = 0.59
-    countname: str = "samples"
+    countname: str = ""  # empty: the profile's unit names its counts (core.units.count_name)
     nametype: str = "Function:"
     colors: str = "hot"
     bgcolors: Optional[str] = None
