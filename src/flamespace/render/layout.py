@@ -17,7 +17,6 @@ of that stack at once. Walks are iterative: stacks can be thousands of frames de
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
 from itertools import accumulate, repeat
 from operator import itemgetter
 
@@ -216,6 +215,24 @@ class _Last:
 _AFTER = (_Last(),)
 
 
+def _group_end(stacks: List[Stack], i: int, hi: int, depth: int) -> int:
+    """The end of the run of sorted rows from ``i`` (before ``hi``) that share the frame at ``depth``.
+
+    Rows [i, hi) share their first ``depth`` frames and are longer, so the frame at ``depth``
+    alone orders them: a binary search comparing that one frame, where comparing prefixes
+    (``stack[:depth + 1]``) cost time in the depth at every level, quadratic for deep stacks.
+    """
+    name = stacks[i][depth]
+    lo = i + 1
+    while lo < hi:
+        middle = (lo + hi) // 2
+        if name < stacks[middle][depth]:
+            hi = middle
+        else:
+            lo = middle + 1
+    return lo
+
+
 def _groups_sorted(stacks: List[Stack], cum: List[Number], lo: int, hi: int, depth: int, min_value: float) -> Tuple[range, List[Group]]:
     """Sorted rows [lo, hi) of a frame at ``depth``: its own rows (they sort first) and its children wide enough."""
     i = lo
@@ -228,7 +245,7 @@ def _groups_sorted(stacks: List[Stack], cum: List[Number], lo: int, hi: int, dep
         rest = end_total - cum[i]
         if rest < min_value or not rest:  # every child from here on is narrower
             break
-        j = bisect_left(stacks, stacks[i][: depth + 1] + _AFTER, i + 1, hi)
+        j = _group_end(stacks, i, hi, depth)
         value = cum[j] - cum[i]
         if value >= min_value and value:
             groups.append((i, j))
