@@ -8,7 +8,7 @@ import os
 import stat
 import sys
 
-from ..errors import InputError, OutputError
+from ..errors import ArgumentError, InputError, OutputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -117,6 +117,65 @@ def open_binary(source: Source) -> Iterator[Tuple[io.BufferedReader[Any], str]]:
     finally:
         if close:
             raw.close()
+
+
+#: The longest line a reader takes, in bytes: a longer one is refused as soon as it is seen to
+#: be longer, before it is read whole (one line of 2 GB from a gzip of 2 MB would take minutes and
+#: gigabytes). A stack 100,000 frames deep is about 5 MB of folded text. Raised (or lowered) by
+#: the environment variable :data:`MAX_LINE_VARIABLE`.
+MAX_LINE_BYTES = 128 << 20
+#: The environment variable that sets the longest line read: bytes, or with a K, M or G suffix
+#: (powers of 1024): ``FLAMESPACE_MAX_LINE=1G``.
+MAX_LINE_VARIABLE = "FLAMESPACE_MAX_LINE"
+#: The least line limit: more than a chunk the folded reader reads at once, so that every line
+#: longer than the limit spans chunks, where it is measured.
+MIN_LINE_BYTES = 1 << 20
+_SIZE_SUFFIXES = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def max_line_bytes() -> int:
+    """The longest line read: :data:`MAX_LINE_VARIABLE` when it is set, else :data:`MAX_LINE_BYTES`."""
+    text = os.environ.get(MAX_LINE_VARIABLE, "").strip()
+    if not text:
+        return MAX_LINE_BYTES
+    number = text.upper().removesuffix("B").removesuffix("I").rstrip()
+    suffix = number[-1:] if number[-1:] in _SIZE_SUFFIXES else ""
+    digits = number[: len(number) - len(suffix)].strip()
+    if not (digits.isdigit() and digits.isascii()):
+        raise ArgumentError(f"{MAX_LINE_VARIABLE}={text!r} is no size: give bytes, or a number with K, M or G (e.g. 1G)")
+    limit = int(digits) * _SIZE_SUFFIXES[suffix]
+    if limit < MIN_LINE_BYTES:
+        raise ArgumentError(f"{MAX_LINE_VARIABLE}={text!r} is below the least line limit, 1M")
+    return limit
+
+
+def line_too_long(source: str, line: int, limit: int) -> InputError:
+    """The error for line ``line`` of ``source``, longer than ``limit`` bytes: it names the limit and how to raise it."""
+    from ..core.units import human
+
+    return InputError(
+        f"line is longer than {human(limit, 'bytes')} ({limit:,} bytes), the longest line read; "
+        f"to read it, raise the limit with the environment variable {MAX_LINE_VARIABLE} (e.g. {MAX_LINE_VARIABLE}=2G)",
+        source, line,
+    )
+
+
+def bounded_lines(stream: TextIO, source: str, first: int = 1) -> Iterator[str]:
+    """The lines of a text stream (each with its line break), as iterating it gives them, but a line
+    longer than :func:`max_line_bytes` is refused (:func:`line_too_long`) once that much of it is
+    read, not read whole. ``first``: the number of the first line. (A character is at least one
+    byte, so a line of more characters than the limit has more bytes.)"""
+    limit = max_line_bytes()
+    readline = stream.readline
+    lineno = first
+    while True:
+        line = readline(limit + 2)  # the limit and a line break of two characters
+        if not line:
+            return
+        if len(line) > limit and len(line.rstrip("\r\n")) > limit:
+            raise line_too_long(source, lineno, limit)
+        yield line
+        lineno += 1
 
 
 def text_reader(stream: BinaryIO) -> io.TextIOWrapper:
