@@ -12,6 +12,7 @@ such). The cases:
 - ``folded-2gb-gzip``: a gzip of about 2 MB holding one line of 2 GB: refused at the line
   limit (128 MiB, formats/_io.py), so exit 1 is the expected result (timed; any other is not);
 - ``text``/``svg``/``html``: two stacks 100,000 frames deep that share all but their leaf;
+  ``html-diff``: the comparison page of that profile with itself;
 - ``faulthandler``: one faulthandler traceback 100,000 frames deep, ``convert --to folded``;
 - ``top``: ``top`` of a profile with one frame name of 10 MB.
 
@@ -84,6 +85,7 @@ CASES: Dict[str, Tuple[str, Callable[[Path], None], List[str], int]] = {
     "text": ("deep-pair.folded", deep_pair, ["text", "--threshold", "0"], 0),
     "svg": ("deep-pair.folded", deep_pair, ["svg"], 0),
     "html": ("deep-pair.folded", deep_pair, ["html", "-o", os.devnull], 0),
+    "html-diff": ("deep-pair.folded", deep_pair, ["html", "-o", os.devnull, "--diff", str(DATA / "deep-pair.folded")], 0),
     "faulthandler": ("deep.faulthandler", deep_faulthandler, ["convert", "--from", "faulthandler", "--to", "folded"], 0),
     "top": ("long-name.folded", long_name, ["top"], 0),
 }
