@@ -11,6 +11,7 @@ such). The cases:
 - ``folded-line``: one folded line of 40 MB (20 million frames), ``convert --to folded``;
 - ``folded-2gb-gzip``: a gzip of about 2 MB holding one line of 2 GB: refused at the line
   limit (128 MiB, formats/_io.py), so exit 1 is the expected result (timed; any other is not);
+  ``perf-2gb-gzip``: the same for perf script text (a stack line of 2 GB);
 - ``text``/``svg``/``html``: two stacks 100,000 frames deep that share all but their leaf;
   ``html-diff``: the comparison page of that profile with itself;
 - ``faulthandler``: one faulthandler traceback 100,000 frames deep, ``convert --to folded``;
@@ -52,13 +53,19 @@ def long_line(path: Path) -> None:
     path.write_bytes(b"a;" * 20_000_000 + b"leaf 1\nmain 2\n")
 
 
-def two_gb_line_gzip(path: Path) -> None:
-    """A gzip (about 2 MB) of one line of 2 GB, written a chunk at a time."""
+def two_gb_line_gzip(path: Path, head: bytes = b"", tail: bytes = b"leaf 1\n") -> None:
+    """A gzip (about 2 MB) of ``head`` and one line of 2 GB, written a chunk at a time."""
     block = b"a;" * (1 << 22)  # 8 MiB
     with gzip.open(path, "wb", compresslevel=9) as out:
+        out.write(head)
         for _ in range((2 << 30) // len(block)):
             out.write(block)
-        out.write(b"leaf 1\n")
+        out.write(tail)
+
+
+def perf_two_gb_line_gzip(path: Path) -> None:
+    """perf script text: a sample whose stack line is 2 GB long, gzipped."""
+    two_gb_line_gzip(path, b"app 100 [000] 10857.100000: 1 cycles:\n\tffffffff821f8b58 ", b" ([kernel.kallsyms])\n\n")
 
 
 def deep_pair(path: Path) -> None:
@@ -82,6 +89,7 @@ def long_name(path: Path) -> None:
 CASES: Dict[str, Tuple[str, Callable[[Path], None], List[str], int]] = {
     "folded-line": ("long-line.folded", long_line, ["convert", "--to", "folded"], 0),
     "folded-2gb-gzip": ("line-2gb.folded.gz", two_gb_line_gzip, ["convert", "--to", "folded"], 1),
+    "perf-2gb-gzip": ("line-2gb.perf.gz", perf_two_gb_line_gzip, ["convert", "--from", "perf", "--to", "folded"], 1),
     "text": ("deep-pair.folded", deep_pair, ["text", "--threshold", "0"], 0),
     "svg": ("deep-pair.folded", deep_pair, ["svg"], 0),
     "html": ("deep-pair.folded", deep_pair, ["html", "-o", os.devnull], 0),
