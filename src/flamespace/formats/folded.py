@@ -330,25 +330,31 @@ def _next_chunk(stream: BinaryIO, rest: bytes, chunk: int, limit: int, source: s
     linear in its length (joining each chunk to the rest and scanning it again was quadratic).
     A line longer than ``limit`` bytes (at least a chunk) is refused (:func:`._io.line_too_long`)
     once that much of it is read. '\\r' ends a line too (universal newlines, as the Python reader reads)."""
+    more = stream.read(chunk)
+    newline = more.find(b"\n")
+    if newline >= 0 and len(rest) + newline <= limit:  # the common case: the line ends in this chunk
+        return rest + more, False
     parts = [rest]
     length = len(rest) - rest.rfind(b"\r") - 1  # of the line that runs at the end of what is read
     lineno += rest.count(b"\r")  # that line's number
-    while True:
-        more = stream.read(chunk)
-        if not more:
-            return b"".join(parts), True
+    while more:
         parts.append(more)
-        newline, cr = more.find(b"\n"), more.find(b"\r")
-        first = newline if cr < 0 else cr if newline < 0 else min(newline, cr)
-        if length + (len(more) if first < 0 else first) > limit:
-            raise line_too_long(source, lineno, limit)
+        newline = more.find(b"\n")
+        end = newline if newline >= 0 else len(more)
+        if length + end > limit:  # unless the line ended at a '\r' before
+            cr = more.find(b"\r", 0, end)
+            if cr < 0 or length + cr > limit:
+                raise line_too_long(source, lineno, limit)
         if newline >= 0:
             return b"".join(parts), False
-        if cr >= 0:
-            length = len(more) - more.rfind(b"\r") - 1
+        last_cr = more.rfind(b"\r")
+        if last_cr >= 0:
+            length = len(more) - last_cr - 1
             lineno += more.count(b"\r")
         else:
             length += len(more)
+        more = stream.read(chunk)
+    return b"".join(parts), True
 
 
 class Inexact(Exception):
