@@ -154,3 +154,19 @@ def test_the_line_readers_share_the_limit(monkeypatch: pytest.MonkeyPatch, forma
     with pytest.raises(InputError, match=r"^<stream>:2: line is longer than 1.00 MiB"):
         registry.read(io.BufferedReader(stream), format, skip_invalid=True)  # type: ignore[arg-type]
     assert stream.given <= (1 << 20) + (1 << 17)
+
+
+TRICKY = [
+    "", "a", "a\n", "\n\n\n", "a\nb", "a\r\nb\r\n", "a\rb\n", "a\x0cb\nc\x1cd\n", "é\u2028ü\n\x85x\n",
+    "long " * 50 + "\n" + "x" * 300 + "\n\n" + "tail",
+]
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_bounded_lines_gives_the_lines_iterating_gives(text: str) -> None:
+    """Line breaks of every kind, none at the end, lines longer than a read."""
+    assert list(_io.bounded_lines(io.StringIO(text), "x")) == list(io.StringIO(text))
+    for newline in (None, "", "\n"):  # None: as text_reader reads
+        wrapped = io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8", newline=newline)
+        expected = list(io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8", newline=newline))
+        assert list(_io.bounded_lines(wrapped, "x")) == expected
