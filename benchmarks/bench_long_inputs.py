@@ -33,7 +33,8 @@ import sys
 from pathlib import Path
 from typing import Callable, Dict, List, Tuple
 
-from bench_deep import DATA, run  # the same child runner (timeout, memory limit, wait4 figures)
+# bench_deep's child runner: a timeout, a memory limit, figures from wait4
+from bench_deep import DATA, run
 
 DEPTH = 100_000
 
