@@ -201,6 +201,38 @@ class _Bounded(io.RawIOBase):
         super().close()
 
 
+def line_too_long(source: str, line: int, limit: int) -> InputError:
+    """The error for line ``line`` of ``source``, longer than ``limit`` bytes: it names the limit and how to raise it."""
+    from ..core.units import human
+    from ._limits import MAX_LINE_ENV
+
+    return InputError(
+        f"line is longer than {human(limit, 'bytes')} ({limit:,} bytes), the longest line read; "
+        f"to read it, raise the limit with the environment variable {MAX_LINE_ENV} (e.g. {MAX_LINE_ENV}=2G)",
+        source, line,
+    )
+
+
+def bounded_lines(stream: TextIO, source: str, first: int = 1) -> Iterator[str]:
+    """The lines of a text stream (each with its line break), as iterating it gives them, but a line
+    longer than :func:`._limits.max_line_bytes` is refused (:func:`line_too_long`) once that much of it is
+    read, not read whole. ``first``: the number of the first line. (A character is at least one
+    byte, so a line of more characters than the limit has more bytes.)"""
+    from ._limits import max_line_bytes
+
+    limit = max_line_bytes()
+    readline = stream.readline
+    lineno = first
+    while True:
+        line = readline(limit + 2)  # the limit and a line break of two characters
+        if not line:
+            return
+        if len(line) > limit and len(line.rstrip("\r\n")) > limit:
+            raise line_too_long(source, lineno, limit)
+        yield line
+        lineno += 1
+
+
 def text_reader(stream: BinaryIO) -> io.TextIOWrapper:
     """UTF-8 text (a BOM is dropped), universal newlines, undecodable bytes kept."""
     return io.TextIOWrapper(stream, encoding="utf-8-sig", errors=ENCODING_ERRORS, newline=None)

@@ -9,6 +9,7 @@ or ``none`` for no limit.
 from __future__ import annotations
 
 import os
+import sys
 
 from ..errors import ArgumentError, InputError
 
@@ -30,21 +31,46 @@ GUNZIP_ENV = "FLAMESPACE_MAX_DECOMPRESSED"
 STACK_FRAMES = 50_000_000
 STACK_FRAMES_ENV = "FLAMESPACE_MAX_STACK_FRAMES"
 
+#: The longest line a line-by-line reader takes, in bytes: a longer one is refused as soon as it
+#: is seen to be longer, before it is read whole (one line of 2 GB from a gzip of 2 MB took
+#: minutes and gigabytes). A stack 100,000 frames deep is about 5 MB of folded text.
+MAX_LINE = 128 << 20
+MAX_LINE_ENV = "FLAMESPACE_MAX_LINE"
+#: The least line limit: more than a chunk the folded reader reads at once, so that every line
+#: longer than the limit spans chunks, where it is measured.
+MIN_LINE = 1 << 20
+
 _SUFFIXES = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
 def from_environment(variable: str) -> Optional[int]:
-    """The limit the environment variable sets: an int, -1 for ``none``, None when it is unset or empty."""
+    """The limit the environment variable sets: an int, -1 for ``none``, None when it is unset or
+    empty. ``4G``, ``4Gi``, ``4 GiB`` and ``4GB`` are all 4 × 1024³."""
     text = os.environ.get(variable, "").strip()
     if not text:
         return None
     if text.lower() in ("none", "inf", "unlimited"):
         return -1
-    digits, suffix = (text[:-1], text[-1].upper()) if text[-1:].upper() in _SUFFIXES else (text, "")
-    digits = digits.removesuffix("i").strip() if suffix else digits  # 4Gi is 4G
-    if not digits.isdigit() or len(digits) > 30:
+    number = text.upper().replace(" ", "")
+    if len(number) > 1 and number.endswith("B") and not number[-2].isdigit():
+        number = number[:-1]  # GB, GiB: the suffix is the size
+    number = number[:-1] if number.endswith("I") else number
+    digits, suffix = (number[:-1], number[-1]) if number[-1:] in _SUFFIXES and not number[-1:].isdigit() else (number, "")
+    if not (digits.isdigit() and digits.isascii()) or len(digits) > 30:
         raise ArgumentError(f"{variable}={text!r:.40}: expected a count such as 4000000 or 4G, or 'none'")
     return int(digits) * _SUFFIXES[suffix]
+
+
+def max_line_bytes() -> int:
+    """The longest line read: :data:`MAX_LINE_ENV` when it is set (``none``: no limit), else :data:`MAX_LINE`."""
+    limit = from_environment(MAX_LINE_ENV)
+    if limit is None:
+        return MAX_LINE
+    if limit < 0:
+        return sys.maxsize
+    if limit < MIN_LINE:
+        raise ArgumentError(f"{MAX_LINE_ENV}={os.environ.get(MAX_LINE_ENV)!r} is below the least line limit, 1M")
+    return limit
 
 
 class FrameBudget:
@@ -67,4 +93,5 @@ class FrameBudget:
                              f"each; set {STACK_FRAMES_ENV}=COUNT, e.g. 200M, or 'none', to go on)", self.source)
 
 
-__all__ = ["FrameBudget", "GUNZIP_ENV", "GUNZIP_FLOOR", "GUNZIP_RATIO", "STACK_FRAMES", "STACK_FRAMES_ENV", "from_environment"]
+__all__ = ["FrameBudget", "GUNZIP_ENV", "GUNZIP_FLOOR", "GUNZIP_RATIO", "MAX_LINE", "MAX_LINE_ENV", "MIN_LINE", "STACK_FRAMES",
+           "STACK_FRAMES_ENV", "from_environment", "max_line_bytes"]
