@@ -304,15 +304,13 @@ def _start_time(pid: int) -> Optional[int]:
 def _alive(owner: Dict[str, object]) -> bool:
     """Whether the gate that wrote ``owner`` still runs (a process of another user counts as alive, and
     so does one on another host or container sharing the directory: its pids are not ours to ask)."""
+    from ..collect.launcher import process_alive
+
     pid = owner.get("pid")
     if not isinstance(pid, int) or pid <= 0 or owner.get("host") != os.uname().nodename:
         return True  # not a mark this code wrote, or not this machine's: left alone
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+    if not process_alive(pid):
         return False
-    except PermissionError:
-        return True
     started = owner.get("started")
     return started is None or _start_time(pid) in (None, started)
 

@@ -228,6 +228,22 @@ static void sleep_ns(long long nanoseconds)
     }
 }
 
+/* Die of ``signum`` now: its default action restored and unblocked in this thread, then raised. */
+static void die_of(int signum)
+{
+    struct sigaction default_action;
+    memset(&default_action, 0, sizeof default_action);
+    default_action.sa_handler = SIG_DFL;
+    sigemptyset(&default_action.sa_mask);
+    sigaction(signum, &default_action, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, signum);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    raise(signum);
+    _exit(128 + signum);  /* (a signal whose default action is not to die: cannot be one of ours) */
+}
+
 static void *watch(void *unused)
 {
     (void)unused;
@@ -240,17 +256,7 @@ static void *watch(void *unused)
                 break;
             }
             if (waited >= WATCH_GIVE_UP_NS) {
-                struct sigaction default_action;
-                memset(&default_action, 0, sizeof default_action);
-                default_action.sa_handler = SIG_DFL;
-                sigemptyset(&default_action.sa_mask);
-                sigaction(SIGTERM, &default_action, NULL);
-                sigset_t term;
-                sigemptyset(&term);
-                sigaddset(&term, SIGTERM);
-                pthread_sigmask(SIG_UNBLOCK, &term, NULL);
-                raise(SIGTERM);  /* to this thread, which no longer blocks it: the process dies */
-                sleep_ns(WATCH_GIVE_UP_NS);  /* (if it somehow did not: keep trying) */
+                die_of(SIGTERM);  /* in this thread, which no longer blocks it: the process dies */
             }
             pthread_kill(main_thread, SIGTERM);
         }
@@ -480,20 +486,6 @@ static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 static PyObject *crash_save;               /* the function to call (a strong reference, kept) */
 static volatile sig_atomic_t crash_signal; /* the signal that is being handled (0: none) */
 
-static void die_of(int signum)
-{
-    struct sigaction default_action;
-    memset(&default_action, 0, sizeof default_action);
-    default_action.sa_handler = SIG_DFL;
-    sigemptyset(&default_action.sa_mask);
-    sigaction(signum, &default_action, NULL);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, signum);
-    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-    raise(signum);
-    _exit(128 + signum);  /* (a signal whose default action is not to die: cannot be one of ours) */
-}
 
 static void on_save_timeout(int unused)
 {

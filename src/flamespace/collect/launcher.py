@@ -245,7 +245,7 @@ def _remove_stale_directories(base: str, prefix: str) -> None:
                 namespace = file.read().strip()
         except OSError:
             continue  # no owner file: another program's, or one being made
-        if namespace == here and not _alive(int(pid)):
+        if namespace == here and not process_alive(int(pid)):
             _remove_directory(entry.path)
 
 
@@ -510,7 +510,7 @@ def _collect_profiles(out_dir: str, main_pid: int, wait: bool) -> Tuple[List[Raw
     deadline = time.monotonic() + (STOP_GRACE_SECONDS if wait else 0)
     while True:
         files = _files_by_kind(out_dir)
-        running = [pid for pid in files["started"] - files["raw"] - set(files["error"]) if _alive(pid)]
+        running = [pid for pid in files["started"] - files["raw"] - set(files["error"]) if process_alive(pid)]
         if not running or time.monotonic() >= deadline:
             break
         time.sleep(0.05)
@@ -557,7 +557,7 @@ def _files_by_kind(out_dir: str) -> Dict[str, Any]:
     return files
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
     """Whether process ``pid`` still runs (a zombie has ended: it only waits to be reaped)."""
     try:
         os.kill(pid, 0)
@@ -622,4 +622,5 @@ def _full_disk(path: str) -> Optional[str]:
     return None
 
 
-__all__ = ["Interrupted", "Progress", "RecordError", "RecordResult", "bootstrap_code", "child_argv", "record_program", "run"]
+__all__ = ["Interrupted", "Progress", "RecordError", "RecordResult", "bootstrap_code", "child_argv", "process_alive",
+           "record_program", "run"]
