@@ -140,6 +140,7 @@ Open in a browser (interactive: click a frame to zoom, Ctrl-F to search):
 
 Try next, on your own code:
   flamespace record -o my.folded -- my_script.py     profile a program (or -m package.module)
+  flamespace record -o my.html -- my_script.py       the same, straight into the viewer (-o's ending picks)
   flamespace top my.folded; flamespace svg my.folded -o my.svg; flamespace html my.folded -o my.html
   flamespace trace -o calls.txt -- my_script.py      exact call counts and times of every function
   flamespace trace -o report.html -- my_script.py    the same as a report page (flame graph, functions, chart)
