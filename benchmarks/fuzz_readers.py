@@ -42,7 +42,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_DIRS = [ROOT / "tests" / "data", ROOT.parent / "shared" / "peer-fixtures"]

@@ -60,12 +60,15 @@ def parse(
         raise InputError(f"'samples' has {len(samples)} entries but 'timeDeltas' has {len(deltas)}", source)
     stacks = _stacks(nodes, source)
     start = _json.number(document.get("startTime", 0), "startTime", source)
+    _json.nanoseconds(start, 1000, "startTime", source, "us")  # a chart holds it, and each time below
     times: List[float] = []
     now = start
     for index, delta in enumerate(deltas):
         now += _json.number(delta, f"timeDeltas[{index}]", source)
+        _json.nanoseconds(now, 1000, f"startTime + timeDeltas[:{index + 1}]", source, "us")
         times.append(now)
     end = _json.number(document.get("endTime", now), "endTime", source)
+    _json.nanoseconds(end, 1000, "endTime", source, "us")
     order = sorted(range(len(samples)), key=times.__getitem__)  # deltas may be negative: samples out of order
     chart = FlameChart(metadata)
     for position, index in enumerate(order):

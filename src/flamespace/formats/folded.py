@@ -22,7 +22,7 @@ from operator import itemgetter
 from .._record import Record, record
 from ..core.differential import Differential
 from ..core.metadata import Metadata
-from ..core.vector import MAX_VALUE, FlameGraph
+from ..core.vector import MAX_DIGITS, MAX_VALUE, FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 from ._io import ENCODING_ERRORS
@@ -110,13 +110,13 @@ def _is_decimal(text: str) -> bool:
 
 
 _MAX_COUNT = MAX_VALUE  # counts must be below it (core.vector says why)
-_MAX_DIGITS = 300  # an int of at most this many digits is below _MAX_COUNT (checked by the tests)
 
 
 def _number(text: str) -> Optional[Number]:
     """The count ``text`` holds; None if it is not a count or not below :data:`_MAX_COUNT`."""
     if text.isdigit() and text.isascii():
-        return int(text) if len(text) <= _MAX_DIGITS else None
+        value = int(text) if len(text) <= MAX_DIGITS else _MAX_COUNT
+        return value if value < _MAX_COUNT else None
     if _is_decimal(text):
         value = float(text)
         return value if value < _MAX_COUNT else None

@@ -158,6 +158,7 @@ def parse(
             try:
                 stack = stacks[_index(stack_index, len(stacks), f"{path}.samples.stack[{k}]", source)]
                 time = _json.number(times[k] if times[k] is not None else 0, f"{path}.samples.time[{k}]", source)
+                _json.nanoseconds(time, 1_000_000, f"{path}.samples.time[{k}]", source, "ms")  # a chart holds it
                 weight = sample_table["weight"][k]
                 weight = 1 if weight is None else _json.number(weight, f"{path}.samples.weight[{k}]", source, minimum=0)
             except InputError as exc:
@@ -175,7 +176,7 @@ def parse(
     labels = {"profiler": str(meta.get("importedFrom") or meta.get("product") or "gecko")}
     interval = meta.get("interval")
     if isinstance(interval, (int, float)) and not isinstance(interval, bool):
-        labels["gecko.interval_ms"] = f"{interval:g}"
+        labels["gecko.interval_ms"] = f"{_json.number(interval, 'meta.interval', source):g}"
     metadata = Metadata(unit=units.pop() if units else "samples", labels=labels)
     ours = meta.get("flamespace")
     scale = 1.0

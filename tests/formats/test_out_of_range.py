@@ -1,0 +1,154 @@
+"""Out-of-range values: each reader refuses them with our InputError naming the place, and what
+a writer writes its own reader reads back (README: counts and weights non-negative and below
+1e300, times between -1e300 and 1e300; a chart's times are 64-bit ns, so no further than 2**62 ns).
+
+Found by the fuzz campaign (benchmarks/fuzz_readers.py) and by hand (issue 24, item 6).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pytest
+
+import flamespace as fs
+from flamespace.core.chart import FlameChart
+from flamespace.core.metadata import Metadata
+from flamespace.formats import registry
+
+
+def _read(document: Any, format: str) -> Any:
+    data = document if isinstance(document, bytes) else json.dumps(document).encode()
+    return registry.read(io.BytesIO(data), format)
+
+
+def _event(ts: Any, dur: Any) -> dict:
+    return {"ph": "X", "name": "f", "ts": ts, "dur": dur, "pid": 1, "tid": 1}
+
+
+@pytest.mark.parametrize("copies", [1, 70])  # event by event, and the array path of long traces
+def test_a_chrome_duration_past_what_a_chart_holds_is_refused_not_lost(copies: int) -> None:
+    """A ``dur`` of 1e16 us (1e19 ns, past 64-bit ns) was read as 1000 ns or dropped without a word."""
+    events = [_event(0, 1)] * (copies - 1) + [_event(0, 1e16), _event(0, 1)]
+    with pytest.raises(fs.InputError, match=rf"traceEvents\[{copies - 1}\]\.dur is 1e\+16 us, beyond .* \(2\*\*62 ns\)"):
+        _read({"traceEvents": events}, "chrome")
+
+
+def test_a_chrome_span_that_ends_past_what_a_chart_holds_is_refused() -> None:
+    with pytest.raises(fs.InputError, match=r"traceEvents\[0\]\.ts \+ dur is 6e\+15 us"):
+        _read({"traceEvents": [_event(3e15, 3e15)]}, "chrome")
+
+
+@pytest.mark.parametrize("ts", [-9223376854775809, 1e18, 2**64])
+def test_chrome_times_past_64_bits_are_input_errors(ts: Any) -> None:
+    """Found by the fuzz campaign: OverflowError ('int too big to convert') from the chart, exit 2."""
+    with pytest.raises(fs.InputError, match=r"traceEvents\[1\]\.ts is .* us, beyond"):
+        _read({"traceEvents": [_event(0, 1), _event(ts, 1)]}, "chrome")
+
+
+def _gecko(times: list, interval: Any = 1) -> dict:
+    return {"meta": {"interval": interval}, "threads": [{
+        "name": "main", "samples": {"stack": [0] * len(times), "time": times}, "stackTable": {"prefix": [None], "frame": [0]},
+        "frameTable": {"func": [0]}, "funcTable": {"name": [0]}, "stringArray": ["f"]}]}
+
+
+def test_gecko_times_past_64_bits_are_input_errors() -> None:
+    """Found by the fuzz campaign: a sample time of 1e16 ms overflowed the chart's 64-bit ns (exit 2)."""
+    assert _read(_gecko([0, 5]), "gecko").graph().total() == 2
+    with pytest.raises(fs.InputError, match=r"threads\[0\]\.samples\.time\[1\] is 1e\+16 ms, beyond"):
+        _read(_gecko([0, 1e16]), "gecko")
+
+
+def test_a_gecko_interval_out_of_range_is_an_input_error() -> None:
+    """Found by the fuzz campaign: a 310-digit meta.interval raised OverflowError formatting it."""
+    with pytest.raises(fs.InputError, match=r"meta\.interval is 9+, not a number between"):
+        _read(_gecko([0, 5], interval=10**310 - 1), "gecko")
+
+
+def _cpuprofile(start: Any, deltas: list) -> dict:
+    return {"startTime": start, "nodes": [{"id": 1, "callFrame": {"functionName": "(root)"}, "children": [2]},
+                                          {"id": 2, "callFrame": {"functionName": "f", "url": "a.js", "lineNumber": 1}}],
+            "samples": [2] * len(deltas), "timeDeltas": deltas}
+
+
+@pytest.mark.parametrize("start, deltas, where", [
+    (0, [0, 1e16], r"startTime \+ timeDeltas\[:2\] is 1e\+16 us"),
+    (2**64, [0, 1], r"startTime is 1\.84467e\+19 us"),
+    (0, [5e15, -5e15], r"startTime \+ timeDeltas\[:1\] is 5e\+15 us"),
+])
+def test_cpuprofile_times_past_64_bits_are_input_errors(start: Any, deltas: list, where: str) -> None:
+    """Found by the fuzz campaign (51 inputs): times past 64-bit ns raised OverflowError (exit 2)."""
+    assert _read(_cpuprofile(0, [0, 5]), "cpuprofile").graph().total() == 5000
+    with pytest.raises(fs.InputError, match=where):
+        _read(_cpuprofile(start, deltas), "cpuprofile")
+
+
+@pytest.mark.parametrize("format, document", [
+    ("flamespace-json", b'{"format":"flamespace","version":1,"kind":"graph","frames":["a"],"stacks":[[0]],"values":[%s]}'),
+    ("speedscope", b'{"profiles":[{"type":"sampled","unit":"none","startValue":0,"endValue":1,"samples":[[0]],"weights":[%s]}],'
+                   b'"shared":{"frames":[{"name":"a"}]}}'),
+    ("chrome", b'{"traceEvents":[\n{"ph":"X","name":"f","pid":1,"tid":1,"ts":0,"dur":%s}]}'),
+    ("gecko", b'{"meta":{"interval":%s},"threads":[]}'),
+    ("cpuprofile", b'{"nodes":[],"samples":[],"timeDeltas":[],"startTime":%s}'),
+])
+def test_a_json_number_of_thousands_of_digits_is_an_input_error(format: str, document: bytes) -> None:
+    """Found by the fuzz campaign: json's int() refuses numbers of more than 4300 digits with a
+    ValueError that escaped every JSON reader (exit 2)."""
+    with pytest.raises(fs.InputError, match=r"a number of more than 4300 digits \(column \d+\); numbers in .* must be below 1e\+300"):
+        _read(document % (b"9" * 5000), format)
+
+
+def test_austin_metrics_of_1e300_or_more_are_refused() -> None:
+    """They were read, and `convert` wrote a folded file its own reader refuses."""
+    sample = "P1;T1;a.py:f:1 {}\n"
+    assert _read(sample.format(10**300).encode(), "austin").total() == 10**300  # below 1e300 (a float a little above)
+    for metric in ("9" * 301, "9" * 5000):
+        with pytest.raises(fs.InputError, match=r":1: metric 9+\.\.\. is out of range; metrics must be below 1e\+300"):
+            _read(sample.format(metric).encode(), "austin")
+    with pytest.raises(fs.InputError, match=r"the samples of 'P1;T1;a\.py:f:1' add up to 2e\+300, beyond the 1e\+300"):
+        _read((sample.format(10**300) * 2).encode(), "austin")
+
+
+def test_a_sample_count_followed_by_a_form_feed_is_an_input_error() -> None:
+    """Found by the fuzz campaign: the row check took any space after the count, the field split
+    only spaces and tabs, and int('5\\x0c_') escaped as a ValueError (exit 2)."""
+    with pytest.raises(fs.InputError, match=r":2: expected a sample count then a function"):
+        _read(b"Call graph:\n    5\x0c_ [\n", "sample")
+
+
+#: Values at the edges of the README's range, written by every writer and read back by its reader.
+EDGES = {"10**300": 10**300, "10**300-1": 10**300 - 1, "9.999e299": 9.999e299, "2**63": 2**63, "2**64+1": 2**64 + 1, "1e-300": 1e-300}
+
+
+@pytest.mark.parametrize("format", registry.writable_names())
+@pytest.mark.parametrize("value", list(EDGES.values()), ids=list(EDGES))
+def test_what_a_writer_writes_its_reader_reads_back(format: str, value: Any, tmp_path: Any) -> None:
+    """A writer refuses (our error) or writes what its reader takes back: the folded reader
+    refused 10**300 (301 digits), which is below 1e300; speedscope and Chrome wrote graphs
+    laid end to end past the 2**62 ns their readers' charts hold."""
+    graph = fs.FlameGraph({("a",): value, ("b", "c"): 1}, unit="samples")
+    profile: Any = fs.Differential(graph, graph) if format == "folded-diff" else graph
+    try:
+        registry.write(profile, tmp_path / "out", format)  # as `flamespace convert` writes
+    except fs.FlamespaceError:
+        return
+    back = registry.read(str(tmp_path / "out"), format)
+    back = back.after if isinstance(back, fs.Differential) else back
+    back = back.graph() if isinstance(back, FlameChart) else back
+    assert back.total() == pytest.approx(value + 1, rel=1e-9)
+
+
+@pytest.mark.parametrize("format", ["speedscope", "chrome"])
+def test_chart_writers_refuse_graphs_that_last_past_what_their_readers_hold(format: str) -> None:
+    with pytest.raises(fs.ArgumentError, match=r"laid end to end .* 2\*\*62"):
+        registry.writer(format).dump(fs.FlameGraph({("a",): 10**300}), io.StringIO())
+
+
+def test_a_chart_within_64_bits_still_round_trips_through_chrome() -> None:
+    chart = FlameChart(Metadata(unit="ns"))
+    chart.append(2**61, "t", ("a",), 2**61)
+    out = io.StringIO()
+    registry.writer("chrome").dump(chart, out)
+    assert _read(out.getvalue().encode(), "chrome").graph().total() == 2**61
