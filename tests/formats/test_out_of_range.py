@@ -152,3 +152,11 @@ def test_a_chart_within_64_bits_still_round_trips_through_chrome() -> None:
     out = io.StringIO()
     registry.writer("chrome").dump(chart, out)
     assert _read(out.getvalue().encode(), "chrome").graph().total() == 2**61
+
+
+def test_cpuprofile_children_that_are_no_list_are_an_input_error() -> None:
+    """Found by the fuzz campaign: ``"children": 4`` raised TypeError ('int' object is not iterable)."""
+    document = _cpuprofile(0, [0, 5])
+    document["nodes"][0]["children"] = 4
+    with pytest.raises(fs.InputError, match=r"nodes\[0\]\.children is missing or not a list"):
+        _read(document, "cpuprofile")

@@ -105,7 +105,7 @@ def _stacks(nodes: List[Any], source: str) -> Dict[int, Stack]:
         if url.startswith("file://"):
             url = url[len("file://") :]
         frames[node_id] = sys.intern(names(function, url, line + 1 if type(line) is int and line >= 0 else None))
-        for child in node.get("children") or ():
+        for child in _json.field(node, "children", list, path, source) if node.get("children") else ():
             parents[_json.integer(child, f"{path}.children[]", source)] = node_id
         parent = node.get("parent")
         if parent is not None:
