@@ -12,7 +12,7 @@ replaced by an out-of-range one (negative, huge, 10**300, 2**64, NaN), a repeate
 splice of two seeds -- sometimes gzipped and damaged again, and is read the way the CLI reads
 it (``registry.read``). What an input may end in:
 
-* a profile whose values are finite and positive, and which, for a format with a writer, its
+* a profile whose values are positive and below 1e300 (the README's rule), and which, for a format with a writer, its
   own writer writes and its reader reads back (a writer may refuse with our error);
 * our input error (:class:`flamespace.errors.FlamespaceError`, exit 1);
 * anything else is an internal error (exit 2 in the CLI) -- including MemoryError and a
@@ -219,6 +219,7 @@ def _check_values(profile: object) -> None:
     """What a reader returned is a valid profile: tuples of str, finite positive values."""
     from flamespace.core.chart import FlameChart
     from flamespace.core.differential import Differential
+    from flamespace.core.vector import MAX_VALUE
 
     if isinstance(profile, FlameChart):
         profile = profile.graph()
@@ -227,8 +228,8 @@ def _check_values(profile: object) -> None:
         for stack, value in side.items():  # type: ignore[attr-defined]
             if not (isinstance(stack, tuple) and all(isinstance(f, str) for f in stack)):
                 raise AssertionError(f"stack {stack!r:.80} is not a tuple of str")
-            if not 0 < value < float("inf"):
-                raise AssertionError(f"value {value!r:.40} of a stack is not finite and positive")
+            if not 0 < value < MAX_VALUE:
+                raise AssertionError(f"value {value!r:.40} of a stack is not positive and below {MAX_VALUE:g} (README)")
 
 
 def _round_trip(profile: object, format: str) -> None:
