@@ -20,6 +20,9 @@ it (``registry.read``). What an input may end in:
   ``OUT/<format>/``, minimised (chunks dropped while the same error remains), once per
   distinct error (its type and the innermost flamespace frame).
 
+Each input read is also converted to one writable format picked at random (as ``flamespace
+convert`` would) and read back: a writer that writes what its reader refuses is a finding too.
+
 Prints a table (inputs, internal errors, distinct ones, peak memory of the child) and writes it
 as JSON to ``OUT/summary.json``. Keep the minimised inputs that found a bug as regression tests:
 tests/data/fuzz/<format>/ (run by tests/formats/test_fuzz_regressions.py).
@@ -232,30 +235,31 @@ def _check_values(profile: object) -> None:
                 raise AssertionError(f"value {value!r:.40} of a stack is not positive and below {MAX_VALUE:g} (README)")
 
 
-def _round_trip(profile: object, format: str) -> None:
-    """What the format's writer writes of ``profile``, its reader reads back (or the writer refuses)."""
+def _round_trip(profile: object, format: str, into: str) -> None:
+    """What the writer of ``into`` writes of ``profile`` (read as ``format``), its reader reads back
+    (or the writer refuses with our error): ``flamespace convert`` then reading its output."""
     from flamespace.errors import FlamespaceError
     from flamespace.formats import registry
 
-    if format not in registry.writable_names():
-        return
     try:
-        written = _written(profile, format)
+        written = _written(profile, into)
     except FlamespaceError:
         return  # a writer may refuse what it cannot hold, with our error
     try:
-        registry.read(io.BytesIO(written), format)
+        registry.read(io.BytesIO(written), into)
     except FlamespaceError as error:
-        raise AssertionError(f"the {format} writer wrote what its reader refuses: {error}") from None
+        raise AssertionError(f"read as {format}, the {into} writer wrote what its reader refuses: {error}") from None
 
 
-def run_one(data: bytes, format: str) -> None:
-    """Read ``data`` as ``format`` like the CLI; our errors are answers, anything else escapes."""
+def run_one(data: bytes, format: str, into: Optional[str] = None) -> None:
+    """Read ``data`` as ``format`` like the CLI, then write it as ``format`` (if it has a writer)
+    and as ``into`` and read that back; our errors are answers, anything else escapes."""
     from flamespace.formats import registry
 
     profile = registry.read(io.BytesIO(data), format)
     _check_values(profile)
-    _round_trip(profile, format)
+    for target in {format, into or format} & set(registry.writable_names()):
+        _round_trip(profile, format, target)
 
 
 def _is_input_error(error: BaseException) -> bool:
@@ -267,16 +271,18 @@ def _is_input_error(error: BaseException) -> bool:
 
 def signature(error: BaseException) -> str:
     """The error's type and the innermost frame in flamespace: one saved input per signature."""
+    if isinstance(error, AssertionError):  # a check of this script's: its message up to the first detail
+        return f"AssertionError: {str(error).split(':')[0]}"
     frames = [frame for frame in traceback.extract_tb(error.__traceback__) if "flamespace" in frame.filename]
     where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "?"
     return f"{type(error).__name__} at {where}"
 
 
-def outcome(data: bytes, format: str, timeout: float) -> Optional[BaseException]:
+def outcome(data: bytes, format: str, timeout: float, into: Optional[str] = None) -> Optional[BaseException]:
     """None if ``data`` was read or refused as it should be; the internal error otherwise."""
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
-        run_one(data, format)
+        run_one(data, format, into)
     except Slow as slow:
         return slow
     except (Exception, RecursionError) as error:  # RecursionError is an Exception; named for the reader
@@ -286,10 +292,10 @@ def outcome(data: bytes, format: str, timeout: float) -> Optional[BaseException]
     return None
 
 
-def minimise(data: bytes, format: str, wanted: str, timeout: float, budget: float = 20.0) -> bytes:
+def minimise(data: bytes, format: str, wanted: str, timeout: float, into: Optional[str], budget: float = 20.0) -> bytes:
     """Drop chunks of ``data`` (halves, then smaller) while the same error signature remains, for ``budget`` seconds."""
     def same(candidate: bytes) -> bool:
-        error = outcome(candidate, format, timeout)
+        error = outcome(candidate, format, timeout, into)
         return error is not None and signature(error) == wanted
 
     deadline = time.monotonic() + budget
@@ -319,11 +325,15 @@ def campaign(format: str, seconds: float, inputs: int, seed: int, out: Path, tim
     if not pool:
         return result
     rng = random.Random(f"{seed}:{format}")
+    from flamespace.formats import registry
+
+    writable = registry.writable_names()
     started = time.monotonic()
     while result["inputs"] < inputs and time.monotonic() - started < seconds:
         data = mutate(rng, pool)
+        into = rng.choice(writable)  # what a read input is also converted to, and read back from
         result["inputs"] += 1
-        error = outcome(data, format, timeout)
+        error = outcome(data, format, timeout, into)
         if error is None:
             continue
         result["internal_errors"] += 1
@@ -331,11 +341,11 @@ def campaign(format: str, seconds: float, inputs: int, seed: int, out: Path, tim
         if key in result["distinct"]:
             result["distinct"][key]["count"] += 1
             continue
-        small = minimise(data, format, key, timeout)
+        small = minimise(data, format, key, timeout, into)
         name = hashlib.sha1(small).hexdigest()[:12]
         (out / format).mkdir(parents=True, exist_ok=True)
         (out / format / f"{name}.bin").write_bytes(small)
-        (out / format / f"{name}.txt").write_text(f"{key}: {str(error)[:300]}\n")
+        (out / format / f"{name}.txt").write_text(f"{key}: {str(error)[:300]}\n(read as {format}, converted to {into})\n")
         result["distinct"][key] = {"count": 1, "file": f"{format}/{name}.bin", "message": str(error)[:200], "bytes": len(small)}
     result["seconds"] = round(time.monotonic() - started, 1)
     result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)

@@ -122,14 +122,27 @@ def test_a_sample_count_followed_by_a_form_feed_is_an_input_error() -> None:
 EDGES = {"10**300": 10**300, "10**300-1": 10**300 - 1, "9.999e299": 9.999e299, "2**63": 2**63, "2**64+1": 2**64 + 1, "1e-300": 1e-300}
 
 
+def _profile(kind: str, value: Any, format: str) -> Any:
+    """A graph (of samples, or of a unit that is no time) or a chart in ns holding ``value`` and 1."""
+    if kind == "chart":
+        chart = FlameChart(Metadata(unit="ns"))
+        chart.append(0, "t", ("a",), value)
+        chart.append(2, "t", ("b", "c"), 1)
+        return chart
+    graph = fs.FlameGraph({("a",): value, ("b", "c"): 1}, unit="samples" if kind == "graph" else "")
+    return fs.Differential(graph, graph) if format == "folded-diff" else graph
+
+
 @pytest.mark.parametrize("format", registry.writable_names())
 @pytest.mark.parametrize("value", list(EDGES.values()), ids=list(EDGES))
-def test_what_a_writer_writes_its_reader_reads_back(format: str, value: Any, tmp_path: Any) -> None:
+@pytest.mark.parametrize("kind", ["graph", "graph of no unit", "chart"])
+def test_what_a_writer_writes_its_reader_reads_back(format: str, value: Any, kind: str, tmp_path: Any) -> None:
     """A writer refuses (our error) or writes what its reader takes back: the folded reader
     refused 10**300 (301 digits), which is below 1e300; speedscope and Chrome wrote graphs
-    laid end to end past the 2**62 ns their readers' charts hold."""
-    graph = fs.FlameGraph({("a",): value, ("b", "c"): 1}, unit="samples")
-    profile: Any = fs.Differential(graph, graph) if format == "folded-diff" else graph
+    laid end to end, and charts, past the 2**62 ns their readers' charts hold; gecko wrote
+    10**300 as the float 1e300, which its reader refuses; pprof wrote 2**64 + 1 as 1.
+    Found by the fuzz campaign's conversions (benchmarks/fuzz_readers.py)."""
+    profile = _profile(kind, value, format)
     try:
         registry.write(profile, tmp_path / "out", format)  # as `flamespace convert` writes
     except fs.FlamespaceError:

@@ -580,6 +580,9 @@ def _timeline(name: str, times: Any, stack_ids: Any, weights: Any, stacks: List[
     n = len(starts)
     if not n:
         return _Timeline(name, 0, 0, starts, numpy.zeros(0, dtype=numpy.intp), [])
+    if not (-LATEST_NS < starts.min() and ends.max() < LATEST_NS):  # its reader would refuse the file
+        raise ArgumentError(f"thread {name!r:.60}'s samples run from {starts.min():.3g} to {ends.max():.3g} ns, past the "
+                            "2**62 ns a chart's times hold when read back; write it as flamespace-json")
     stack_ids = numpy.asarray(stack_ids, dtype=numpy.int64)
     gap: Any = numpy.zeros(n, dtype=bool)
     numpy.greater(starts[1:], ends[:-1], out=gap[1:])
