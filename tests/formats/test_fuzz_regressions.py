@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import flamespace as fs
+from flamespace.cli import main
 from flamespace.formats import registry
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "fuzz"
@@ -31,3 +32,11 @@ def test_a_once_crashing_input_is_an_input_error(path: Path) -> None:
     with pytest.raises(fs.InputError) as refused:
         registry.read(str(path), path.parent.name)
     assert str(path) in str(refused.value)  # the error names the file (and where in it, where the format can)
+
+
+@pytest.mark.parametrize("path", CASES, ids=[f"{path.parent.name}/{path.stem}" for path in CASES])
+def test_convert_ends_a_once_crashing_input_with_exit_1_and_one_line(path: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """What the user sees: `flamespace convert` says what was wrong in one line, exit 1 (not 2)."""
+    assert main(["convert", str(path), "--from", path.parent.name, "-o", str(tmp_path / "out")]) == 1
+    error = capsys.readouterr().err
+    assert error.startswith(f"flamespace convert: error: {path}") and error.count("\n") == 1 and "internal error" not in error
