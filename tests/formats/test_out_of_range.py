@@ -119,7 +119,7 @@ def test_a_sample_count_followed_by_a_form_feed_is_an_input_error() -> None:
 
 
 #: Values at the edges of the README's range, written by every writer and read back by its reader.
-EDGES = {"10**300": 10**300, "10**300-1": 10**300 - 1, "9.999e299": 9.999e299, "2**63": 2**63, "2**64+1": 2**64 + 1, "1e-300": 1e-300}
+EDGES = {"10**301": 10**301, "1e300": 1e300, "10**300": 10**300, "10**300-1": 10**300 - 1, "9.999e299": 9.999e299, "2**63": 2**63, "2**64+1": 2**64 + 1, "1e-300": 1e-300}
 
 
 def _profile(kind: str, value: Any, format: str) -> Any:
@@ -173,3 +173,18 @@ def test_cpuprofile_children_that_are_no_list_are_an_input_error() -> None:
     document["nodes"][0]["children"] = 4
     with pytest.raises(fs.InputError, match=r"nodes\[0\]\.children is missing or not a list"):
         _read(document, "cpuprofile")
+
+
+@pytest.mark.parametrize("to", ["flamespace-json", "folded"])
+def test_a_sum_past_1e300_is_refused_when_written_not_when_read_back(to: str, tmp_path: Any, capsys: Any) -> None:
+    """Two inputs each below 1e300 add up past it: `convert` wrote the sum (flamespace-json wrote
+    1.2e300), which its own reader then refused. Now the writer refuses, naming the stack, exit 1."""
+    from flamespace.cli import main
+
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.folded").write_text("main;f " + "6" + "0" * 299 + "\n")
+    out = tmp_path / "out"
+    assert main(["convert", str(tmp_path / "a.folded"), str(tmp_path / "b.folded"), "--to", to, "-o", str(out)]) == 1
+    error = capsys.readouterr().err
+    assert "has the value 1.2e+300, not below 1e+300, which no reader takes back" in error and "(flamespace scale)" in error
+    assert not out.exists()

@@ -50,6 +50,15 @@ MAX_VALUE = 1e300
 MAX_DIGITS = 301
 
 
+def below_max(value: Number, stack: object) -> Number:
+    """``value`` if it is below :data:`MAX_VALUE`; ArgumentError otherwise. Writers ask it: a sum
+    can pass the limit each value kept, and no reader takes such a value back."""
+    if not value < MAX_VALUE:
+        raise ArgumentError(f"stack {stack!r:.80} has the value {value:.3g}, not below {MAX_VALUE:g}, which no reader takes back; "
+                            "scale the profile down (flamespace scale) before writing it")
+    return value
+
+
 def _check_number(value: Any, stack: Stack) -> Number:
     if isinstance(value, bool) or not isinstance(value, Real):
         raise TypeError(f"value of stack {stack!r} is {value!r}, not a number")

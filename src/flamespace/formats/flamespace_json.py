@@ -27,7 +27,7 @@ from .._record import Record, record
 from ..core.chart import FlameChart
 from ..core.differential import Differential
 from ..core.metadata import Metadata
-from ..core.vector import FlameGraph
+from ..core.vector import FlameGraph, below_max
 from ..errors import ArgumentError, InputError
 from . import _json
 
@@ -227,7 +227,7 @@ class _Frames:
 def _check_value(value: Number, stack: Stack) -> Number:
     if type(value) is not int and type(value) is not float:  # numpy numbers, bools, Fractions: say so
         raise ArgumentError(f"stack {stack!r} has the value {value!r}, not an int or float")
-    return value
+    return below_max(value, stack)
 
 
 def dump(profile: Union[FlameGraph, Differential, FlameChart], stream: TextIO, options: WriteOptions = WriteOptions()) -> None:

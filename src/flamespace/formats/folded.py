@@ -22,7 +22,7 @@ from operator import itemgetter
 from .._record import Record, record
 from ..core.differential import Differential
 from ..core.metadata import Metadata
-from ..core.vector import MAX_DIGITS, MAX_VALUE, FlameGraph
+from ..core.vector import MAX_DIGITS, MAX_VALUE, FlameGraph, below_max
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 from ._io import ENCODING_ERRORS
@@ -613,7 +613,7 @@ def _count(value: Number, stack: Union[Stack, str]) -> str:
             f"the folded format cannot hold the negative value {value!r} (stack {text!r}); "
             "write a Differential (before, after) instead"
         )
-    return format_number(value)
+    return format_number(below_max(value, stack))
 
 
 def loads(text: str, options: ReadOptions = ReadOptions()) -> Profile:
