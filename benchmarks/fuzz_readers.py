@@ -143,7 +143,7 @@ def _fixture_seeds(format: str) -> List[bytes]:
     seeds = []
     for folder in FIXTURE_DIRS:
         for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
-            if not path.is_file() or path.suffix in (".expected", ".svg", ".html", ".md", ".py") or "fuzz" in path.parts:
+            if not path.is_file() or path.suffix in (".expected", ".svg", ".html", ".md", ".py") or "fuzz" in path.relative_to(folder).parts:
                 continue  # not profiles; or the campaign's own findings (seeds stay the same as they are added)
             head = path.read_bytes()[: registry.SNIFF_BYTES]
             if head[:2] == b"\x1f\x8b":
