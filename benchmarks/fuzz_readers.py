@@ -345,7 +345,7 @@ def campaign(format: str, seconds: float, inputs: int, seed: int, out: Path, tim
         name = hashlib.sha1(small).hexdigest()[:12]
         (out / format).mkdir(parents=True, exist_ok=True)
         (out / format / f"{name}.bin").write_bytes(small)
-        (out / format / f"{name}.txt").write_text(f"{key}: {str(error)[:300]}\n(read as {format}, converted to {into})\n")
+        (out / format / f"{name}.txt").write_text(f"{type(error).__name__}: {str(error)[:300]}\n{key}\n(read as {format}, converted to {into})\n")
         result["distinct"][key] = {"count": 1, "file": f"{format}/{name}.bin", "message": str(error)[:200], "bytes": len(small)}
     result["seconds"] = round(time.monotonic() - started, 1)
     result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)

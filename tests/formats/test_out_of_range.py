@@ -188,3 +188,14 @@ def test_a_sum_past_1e300_is_refused_when_written_not_when_read_back(to: str, tm
     error = capsys.readouterr().err
     assert "has the value 1.2e+300, not below 1e+300, which no reader takes back" in error and "(flamespace scale)" in error
     assert not out.exists()
+
+
+def test_a_negative_chart_weight_in_flamespace_json_is_refused() -> None:
+    """Found by the fuzz campaign's conversions: read as it was, a chart weight of -3 was then
+    written by speedscope and gecko into files their readers refused (README: a negative value
+    is an error naming its JSON path)."""
+    document = {"format": "flamespace", "version": 1, "kind": "chart", "frames": ["a"], "stacks": [[0]],
+                "metadata": {"unit": "ns", "metric": None, "labels": {}}, "threads": ["t"],
+                "samples": {"time": [0, 5], "thread": [0, 0], "stack": [0, 0], "weight": [5, -3]}}
+    with pytest.raises(fs.InputError, match=r"samples\.weight\[1\] is -3, not a number between 0 and 1e\+300"):
+        _read(document, "flamespace-json")
