@@ -199,3 +199,27 @@ def test_a_negative_chart_weight_in_flamespace_json_is_refused() -> None:
                 "samples": {"time": [0, 5], "thread": [0, 0], "stack": [0, 0], "weight": [5, -3]}}
     with pytest.raises(fs.InputError, match=r"samples\.weight\[1\] is -3, not a number between 0 and 1e\+300"):
         _read(document, "flamespace-json")
+
+
+def test_a_line_number_of_thousands_of_digits_stays_part_of_the_frame_name() -> None:
+    """Found by the fuzz campaign: int() refuses more than 4300 digits, and the ValueError escaped
+    from austin's frames and from every reader that splits 'function (file:line)' (py-spy's)."""
+    from flamespace.core.python_frames import split_frame
+
+    line = "9" * 5000
+    assert split_frame(f"f (a.py:{line})") == ("f", f"a.py:{line}", None)  # the whole name kept, as other non-lines are
+    assert split_frame("f (a.py:123456789012345678)") == ("f", "a.py", 123456789012345678)
+    assert split_frame("f (a.py:1234567890123456789)") == ("f", "a.py:1234567890123456789", None)  # past 64 bits when written
+    assert _read(f"P1;T1;a.py:f:{line} 5\n".encode(), "austin").total() == 5
+    assert _read(f"f (a.py:{line}) 5\n".encode(), "pyspy").total() == 5
+
+
+def test_a_vsprof_level_of_thousands_of_digits_is_an_input_error() -> None:
+    with pytest.raises(fs.InputError, match=r":2: level 9+\.\.\. is out of range"):
+        _read(b"Level,Function Name,Number of Calls\n" + b"9" * 5000 + b',"f",1,\n', "vsprof")
+
+
+def test_nytprof_ticks_that_pass_1e300_in_ns_are_an_input_error() -> None:
+    """Found by the fuzz campaign: a count below 1e300 ticks, times 100 ns a tick, got through."""
+    with pytest.raises(fs.InputError, match=r"the time of 'main;f' in ns is 1e\+301, not below 1e\+300"):
+        _read(("main;f 1" + "0" * 299 + "\n").encode(), "nytprof")

@@ -29,7 +29,7 @@ from ..core.vector import MAX_DIGITS, MAX_VALUE, FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 from ._binary import error_at, peek, read_bytes
-from ..core.python_frames import PythonFrames
+from ..core.python_frames import PythonFrames, is_line_number
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -252,7 +252,7 @@ def _text_frame(frame: str, names: PythonFrames) -> str:
     """``file:function:line`` (the file may hold colons) as ``function (file:line)``."""
     head, colon, line = frame.rpartition(":")
     file, colon2, function = head.rpartition(":")
-    if not colon or not colon2 or not (line.isdigit() and line.isascii()):
+    if not colon or not colon2 or not is_line_number(line):
         return frame
     return names(function, file, int(line))
 
