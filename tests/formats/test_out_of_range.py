@@ -223,3 +223,13 @@ def test_nytprof_ticks_that_pass_1e300_in_ns_are_an_input_error() -> None:
     """Found by the fuzz campaign: a count below 1e300 ticks, times 100 ns a tick, got through."""
     with pytest.raises(fs.InputError, match=r"the time of 'main;f' in ns is 1e\+301, not below 1e\+300"):
         _read(("main;f 1" + "0" * 299 + "\n").encode(), "nytprof")
+
+
+def test_a_perf_line_with_a_long_run_of_digits_is_read_in_linear_time() -> None:
+    """Found by the fuzz campaign (a reader past 10 s on one input): the sample header's pattern
+    could split a run of digits between pid and tid in every way before failing, quadratic in
+    the run (10 KB: 2 s, 40 KB: 24 s). 200 KB of digits would take minutes that way; now well
+    under a second (no timing assertion: a hang is what fails)."""
+    line = b"busy;main;leaf " + b"9" * 200_000 + b"x\n"
+    with pytest.raises(fs.InputError, match=r":1: expected a sample header"):
+        _read(line, "perf")
