@@ -233,3 +233,14 @@ def test_a_perf_line_with_a_long_run_of_digits_is_read_in_linear_time() -> None:
     line = b"busy;main;leaf " + b"9" * 200_000 + b"x\n"
     with pytest.raises(fs.InputError, match=r":1: expected a sample header"):
         _read(line, "perf")
+
+
+def test_a_mojo_thread_id_of_thousands_of_hex_digits_is_kept_as_it_is() -> None:
+    """Found by the fuzz tests once 5000-digit numbers were among their mutations: a thread id of
+    hex digits was turned into decimal whatever its length, and str() of an int of more than 4300
+    digits raised ValueError (exit 2). Ids of up to 64 bits are still shown in decimal."""
+    from flamespace.formats import austin
+
+    thread = b"9" * 5000
+    mojo = b"MOJ\x03\x02\x86\xba\x03\x00" + thread + b"\x00"  # a stack event: pid, interpreter id, thread
+    assert len(austin.parse_mojo(mojo)) == 0  # no frames, no metric: read, and empty

@@ -393,7 +393,8 @@ def _mojo_samples(
             pid = reader.int()
             iid = reader.int() if version >= 3 else None
             thread = reader.str()
-            tid = str(int(thread, 16)) if thread and all(c in "0123456789abcdefABCDEF" for c in thread) else thread
+            hexadecimal = 0 < len(thread) <= 16 and all(c in "0123456789abcdefABCDEF" for c in thread)  # a 64-bit id, else kept as it is
+            tid = str(int(thread, 16)) if hexadecimal else thread
             head = (intern(f"P{pid}"), intern(f"T{iid}:{tid}" if iid is not None else f"T{tid}"))
             current = []
             time = memory = 0
