@@ -244,3 +244,18 @@ def test_a_mojo_thread_id_of_thousands_of_hex_digits_is_kept_as_it_is() -> None:
     thread = b"9" * 5000
     mojo = b"MOJ\x03\x02\x86\xba\x03\x00" + thread + b"\x00"  # a stack event: pid, interpreter id, thread
     assert len(austin.parse_mojo(mojo)) == 0  # no frames, no metric: read, and empty
+
+
+def test_folded_counts_that_add_up_to_1e300_are_an_input_error() -> None:
+    """Found by the fuzz campaign: 10**300 (below 1e300) plus 0.0 is the float 1e300, which was read."""
+    with pytest.raises(fs.InputError, match=r"the counts of 'main;x' add up to 1e\+300, not below 1e\+300"):
+        _read(b"main;x 1" + b"0" * 300 + b"\nmain;x 0.\n", "folded")
+
+
+def test_a_label_name_with_a_line_break_is_written_on_one_folded_header_line() -> None:
+    """Found by the fuzz campaign: a MOJO metadata key holding '\\r' became a label written as
+    two header lines, the second of which the folded reader refused (no count)."""
+    graph = fs.FlameGraph({("a",): 1}, labels={"austin.x\ry": "6e86"})
+    out = io.StringIO()
+    registry.writer("folded").dump(graph, out)
+    assert _read(out.getvalue().encode(), "folded").total() == 1

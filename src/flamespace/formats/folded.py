@@ -203,6 +203,9 @@ def parse(
     if options.columns == "2" or (options.columns == "auto" and _all_differential(counts)):
         # both sides mostly hold the same stacks: split each once
         return _differential(counts, metadata, {} if stack_cache is None else stack_cache)
+    if counts and not max(counts.values()) < _MAX_COUNT:  # each count below it, a sum need not be (10**300 + 0.0 is 1e300)
+        text = next(text for text, value in counts.items() if not value < _MAX_COUNT)
+        raise InputError(f"the counts of {text[:60]!r} add up to {counts[text]:.3g}, not below {_MAX_COUNT:g}", source)
     return FlameGraph._trusted(_to_stacks(counts, stack_cache), metadata)
 
 
@@ -543,7 +546,7 @@ def format_stack(stack: Stack) -> str:
 def _header(metadata: Metadata) -> List[str]:
     fields = [("unit", metadata.unit), ("metric", metadata.metric)]
     fields += sorted(metadata.labels.items())
-    return [f"# {key}: {' '.join(str(value).split())}\n" for key, value in fields if value is not None]
+    return [f"# {' '.join(key.split())}: {' '.join(str(value).split())}\n" for key, value in fields if value is not None]  # no line breaks
 
 
 def _sort_bytewise(rows: List[Tuple[str, str]]) -> None:
