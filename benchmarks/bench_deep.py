@@ -39,8 +39,9 @@ def deep_file(depth: int) -> Path:
     return path
 
 
-def run(argv: List[str], timeout: float, max_memory: int) -> Tuple[Optional[float], float, str]:
-    """(wall seconds or None, peak RSS in MB, status) of one child process."""
+def run(argv: List[str], timeout: float, max_memory: int, expected: int = 0) -> Tuple[Optional[float], float, str]:
+    """(wall seconds or None, peak RSS in MB, status) of one child process; an exit code other
+    than ``expected`` gives no time (the status says why)."""
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (max_memory, max_memory))
@@ -62,8 +63,9 @@ def run(argv: List[str], timeout: float, max_memory: int) -> Tuple[Optional[floa
     child.returncode = os.waitstatus_to_exitcode(status)
     error = child.stderr.read().decode(errors="replace").strip().splitlines() if child.stderr else []
     if child.returncode:
-        return None, usage.ru_maxrss / 1024, f"exit {child.returncode}: {error[-1] if error else ''}"[:80]
-    return elapsed, usage.ru_maxrss / 1024, "ok"
+        status = f"exit {child.returncode}: {error[-1] if error else ''}"[:120]
+        return (elapsed if child.returncode == expected else None), usage.ru_maxrss / 1024, status
+    return (elapsed if expected == 0 else None), usage.ru_maxrss / 1024, "ok"
 
 
 def main() -> None:

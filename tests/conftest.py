@@ -17,6 +17,35 @@ DATA = Path(__file__).parent / "data"
 PEER_FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "peer-fixtures"
 #: Set FLAMESPACE_UPDATE_GOLDENS=1 to rewrite golden files from the current output.
 UPDATE_GOLDENS = os.environ.get("FLAMESPACE_UPDATE_GOLDENS") == "1"
+#: CI (CI=true; .ci/run sets it) installs what the checks need (Chromium, Go's pprof, the peer
+#: fixtures beside the clone): there a skipped check is a failure, so a green run never stands
+#: for checks that did not run. On a user's machine a skip stays a skip, with its reason.
+IN_CI = os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+#: The skips CI allows, by a part of their reason: what no registry this CI reaches carries
+#: (FlameGraph's Perl scripts), and tests run once for all the parameters they are given.
+CI_ALLOWED_SKIPS = (
+    "set FLAMEGRAPH_PL",
+    "compares every backend at once",
+    "the frame backend's own behaviour",
+)
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    reason = str(longrepr[2]) if isinstance(longrepr, tuple) else str(longrepr)
+    return reason.removeprefix("Skipped: ")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    """Under CI=true a skip whose reason is not in CI_ALLOWED_SKIPS becomes a failure."""
+    outcome = yield
+    report = outcome.get_result()
+    if IN_CI and report.skipped and not hasattr(report, "wasxfail"):
+        reason = _skip_reason(report)
+        if not any(allowed in reason for allowed in CI_ALLOWED_SKIPS):
+            report.outcome = "failed"
+            report.longrepr = f"skipped under CI=true, where this check must run: {reason}"
 
 
 def assert_golden(actual: str, relative: str, tmp_path: Path) -> None:

@@ -197,3 +197,17 @@ def test_write_run_takes_the_number_after_the_highest(tmp_path):
         (tmp_path / name).write_text("a 1\n")
     path = write_run(FlameGraph({("f",): 5}), str(tmp_path))
     assert path == str(tmp_path / "run-004.folded") and read(path).total() == 5
+
+
+def test_profiling_a_pytest_run_gives_no_assert_rewrite_warning(tmp_path, monkeypatch):
+    """`flamespace record -m pytest` imports flamespace before pytest starts: pytest warned on every
+    profiled run that it could not rewrite the asserts of its flamespace plugin."""
+    import subprocess
+    import sys
+
+    (tmp_path / "test_sum.py").write_text("def test_sum():\n    assert 1 + 1 == 2\n")
+    done = subprocess.run([sys.executable, "-c", "import sys; from flamespace.cli import main; sys.exit(main())",
+                           "record", "-q", "-o", "run.folded", "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_sum.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout and "PytestAssertRewriteWarning" not in done.stdout + done.stderr

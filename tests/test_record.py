@@ -47,7 +47,7 @@ def test_frozen_records_refuse_assignment_mutable_ones_do_not_hash():
 
 
 def test_validation_replace_and_copy():
-    with pytest.raises(ArgumentError, match="width must be > 0"):
+    with pytest.raises(ArgumentError, match="width must be a finite number > 0"):
         fs.SvgOptions(width=0)
     options = fs.SvgOptions(title="t")
     assert options.replace(width=600) == fs.SvgOptions(title="t", width=600)

@@ -23,6 +23,10 @@ Trace it (every call, exact counts and times)::
     fs.write(t.graph(), "work.folded")
 
 Attributes are imported on first use, so ``import flamespace`` is cheap.
+
+PYTEST_DONT_REWRITE: ``flamespace record -m pytest`` imports this package before pytest
+starts, and pytest (which rewrites the asserts of plugins such as ours) warned on every
+profiled test run that it could not; there are no asserts here to rewrite.
 """
 
 from __future__ import annotations

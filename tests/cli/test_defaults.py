@@ -71,7 +71,8 @@ def test_recorder_defaults_are_sampleroptions(command):
     values = click_defaults(command, ["-o", "runs", "prog.py"])
     settings = recorder_settings(
         values["mode"], values["rate"], values["weight"], values["bytes_per_sample"], values["idle"], values["no_lines"],
-        values["threads"], values["async_stacks"], values["duration"], values["seed"], values["output_format"],
+        values["threads"], values["async_stacks"], values["duration"], values["seed"],
+        values["output_format"] or "folded",  # record's unset --format: -o's name says (folded for "runs")
     )
     assert_same(settings, SamplerOptions())
 
@@ -85,7 +86,7 @@ def test_recorder_defaults_are_memoryoptions(mode):
         pytest.skip("the alloc extension is not built")
     settings = recorder_settings(
         values["mode"], values["rate"], values["weight"], values["bytes_per_sample"], values["idle"], values["no_lines"],
-        values["threads"], values["async_stacks"], values["duration"], values["seed"], values["output_format"],
+        values["threads"], values["async_stacks"], values["duration"], values["seed"], values["output_format"] or "folded",
     )
     assert_same(settings, MemoryOptions(mode=mode))
 

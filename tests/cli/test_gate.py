@@ -232,3 +232,44 @@ def test_sigterm_cleans_up_and_exits_as_terminated(tmp_path):
     assert process.returncode == 128 + signal.SIGTERM, stderr
     assert git(repo, "worktree", "list").count("\n") == 1
     assert list(temp.iterdir()) == []  # worktrees, and the run's own directory: the run was stopped too
+
+
+def test_the_next_gate_removes_the_worktrees_of_a_gate_killed_with_sigkill(capsys, tmp_path, temp):
+    """The fault: kill -9 left both worktrees (and the workspace) behind, and later gates never removed them."""
+    repo = make_repo(tmp_path / "repo")
+    (repo / "bench" / "long.py").write_text("import time\ntime.sleep(60)\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a long benchmark")
+    command = ["gate", "--repo", str(repo), "-o", str(tmp_path / "out"), "--base", "HEAD", "--no-install", "--", "bench/long.py"]
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from flamespace.cli import main; sys.exit(main(sys.argv[1:]))", *command],
+        env={**os.environ, "TMPDIR": str(temp)}, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while not list(temp.glob("flamespace-record-*")) and time.monotonic() < deadline:  # both trees are checked out
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGKILL)  # the gate and its run, as a killed CI job
+    process.wait(timeout=60)
+    assert git(repo, "worktree", "list").count("\n") == 3  # the repository and the two trees the gate left
+    (stale,) = temp.glob("flamespace-gate-*")
+    kept = temp / "flamespace-gate-kept"  # a workspace without an owner (--keep, an older flamespace): not touched
+    kept.mkdir()
+    code, _, stderr = gate(capsys, repo, tmp_path / "out", "--base", "no-such-ref", "--no-install", "--", "bench/long.py")
+    assert code == 1 and "unknown ref 'no-such-ref'" in stderr
+    assert f"removed {stale} and its git worktrees, left by an earlier gate that is no longer running (pid {process.pid})" in stderr
+    assert git(repo, "worktree", "list").count("\n") == 1
+    assert sorted(p.name for p in temp.iterdir() if p.name.startswith("flamespace-gate-")) == ["flamespace-gate-kept"]
+
+
+def test_a_gate_that_still_runs_keeps_its_workspace(capsys, tmp_path, temp):
+    """Only a dead owner's workspace is removed: two gates at once leave each other alone."""
+    repo = make_repo(tmp_path / "repo")
+    busy = temp / "flamespace-gate-busy"
+    busy.mkdir()
+    (busy / "owner.json").write_text(json.dumps({"pid": os.getpid(), "started": None, "host": os.uname().nodename,
+                                                 "root": str(repo)}))
+    elsewhere = temp / "flamespace-gate-elsewhere"  # another container's gate: its pid means nothing here
+    elsewhere.mkdir()
+    (elsewhere / "owner.json").write_text(json.dumps({"pid": 2**22 + 1, "started": None, "host": "another-host", "root": str(repo)}))
+    code, _, stderr = gate(capsys, repo, tmp_path / "out", "--base", "no-such-ref", "--no-install", "--", "bench/workload.py")
+    assert code == 1 and "removed" not in stderr and busy.exists() and elsewhere.exists()

@@ -245,3 +245,28 @@ def test_paired_runs_get_the_drift_note_but_not_the_warning(capsys, tmp_path):
     code, out, err = run(capsys, "-a", tmp_path / "a", "-b", tmp_path / "c")
     assert code == 3 and "main;new" in out and "6 pairs of runs" in err
     assert "note: run time:" in err and "machine drifted more" not in err
+
+
+def test_two_checkouts_compared_say_their_frames_differ_only_in_location(capsys, tmp_path):
+    """`collect --baseline-cmd a/bench.py --candidate-cmd b/bench.py`: the frames carry a/ and b/, no
+    stack matches, and compare reported every stack as a change without a word."""
+    a = write_side(tmp_path / "a", stacks={"main (a/bench.py:9);work (a/bench.py:3)": 1e8, "main (a/bench.py:9)": 5e7},
+                   command="python a/bench.py")
+    b = write_side(tmp_path / "b", stacks={"main (b/bench.py:9);work (b/bench.py:3)": 1e8, "main (b/bench.py:9)": 5e7},
+                   command="python b/bench.py")
+    code, _, err = run(capsys, "-a", a, "-b", b)
+    assert "warning: the two sides share few stacks: only 0% of the baseline's total" in err
+    assert "file names or lines only (e.g. 'main (a/bench.py:9)' and 'main (b/bench.py:9)')" in err
+
+
+def test_compare_map_renames_frames_on_both_sides(capsys, tmp_path):
+    a = write_side(tmp_path / "a", stacks={"main (a/bench.py:9);work (a/bench.py:3)": 1e8, "main (a/bench.py:9)": 5e7},
+                   command="python a/bench.py")
+    b = write_side(tmp_path / "b", stacks={"main (b/bench.py:9);work (b/bench.py:3)": 1e8, "main (b/bench.py:9)": 5e7},
+                   command="python b/bench.py")
+    code, out, err = run(capsys, "-a", a, "-b", b, "--map", r"^(.*) \(\w+/(.*)\)$=\1 (\2)", "--all", "--json")
+    assert code == 0 and "share few stacks" not in err, err
+    import json
+
+    tested = {";".join(row["stack"]) for row in json.loads(out)["stacks"]}
+    assert tested == {"main (bench.py:9);work (bench.py:3)", "main (bench.py:9)"}

@@ -98,3 +98,13 @@ def test_shortening_is_clicks(seed):
     for text in texts(300, seed):
         for limit in (3, 4, 7, 12, 20, 45):
             assert short_help(text, limit) == click.Command("c", help=text).get_short_help_str(limit), (text, limit)
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_commands_help_heads_its_examples_alike(name, capsys):
+    """'Examples:' in every command's help (four said 'Example:', some over several examples)."""
+    from flamespace.cli import main
+
+    assert main([name, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "Example:" not in out

@@ -60,18 +60,22 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _start(tmp_path, *args, first_fast: bool = False, new_group: bool = True, **extra_env: str):
+#: The recorder options of each command that runs a program (trace has no modes or rates).
+RECORDER_OPTIONS = {"record": ("--mode", "wall", "--rate", "200"), "collect": ("--mode", "wall", "--rate", "200"), "trace": ()}
+
+
+def _start(tmp_path, *args, first_fast: bool = False, new_group: bool = True, preexec_fn=None, **extra_env: str):
     script = tmp_path / "prog.py"
     script.write_text(PROGRAM)
     marker = tmp_path / "marker"
     temp = tmp_path / "tmp"
     temp.mkdir()
     env = {**os.environ, "TMPDIR": str(temp), **extra_env}
-    argv = [sys.executable, "-c", CLI, *args, "--mode", "wall", "--rate", "200", "--", str(script), str(marker)]
+    argv = [sys.executable, "-c", CLI, *args, *RECORDER_OPTIONS[args[0]], "--", str(script), str(marker)]
     if first_fast:
         argv.append("first-fast")
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=new_group)
+                            start_new_session=new_group, preexec_fn=preexec_fn)
     try:
         _wait_for(lambda: marker.exists() or proc.poll() is not None, "the program did not start")
     except AssertionError:
@@ -95,16 +99,18 @@ def _finish(proc, child: int, temp):
     return err
 
 
+@pytest.mark.parametrize("command", ["record", "trace"])
 @pytest.mark.parametrize("signum, to_group, code", [
     (signal.SIGTERM, False, 143),
     (signal.SIGTERM, True, 143),
     (signal.SIGINT, False, 130),
     (signal.SIGINT, True, 130),
     (signal.SIGHUP, False, 129),
+    (signal.SIGHUP, True, 129),  # a closed terminal: the program gets it too, and saves
 ])
-def test_record_saves_what_was_recorded_on_a_signal(tmp_path, signum, to_group, code):
+def test_record_saves_what_was_recorded_on_a_signal(tmp_path, command, signum, to_group, code):
     out = tmp_path / "out.folded"
-    proc, child, temp = _start(tmp_path, "record", "-o", str(out))
+    proc, child, temp = _start(tmp_path, command, "-o", str(out))
     if to_group:
         os.killpg(proc.pid, signum)
     else:
@@ -113,6 +119,21 @@ def test_record_saves_what_was_recorded_on_a_signal(tmp_path, signum, to_group, 
     assert proc.returncode == code, err
     assert "waiting_here" in out.read_text(), err
     assert "interrupted" in err and signal.Signals(signum).name in err
+
+
+@pytest.mark.parametrize("command", ["record", "trace"])
+def test_under_nohup_a_hang_up_is_ignored(tmp_path, command):
+    """SIGHUP ignored when flamespace starts (nohup): it stays ignored by us and by the program;
+    the SIGTERM sent after it is what stops the run (a SIGHUP acted on would give 129)."""
+    out = tmp_path / "out.folded"
+    proc, child, temp = _start(tmp_path, command, "-o", str(out),
+                               preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    os.killpg(proc.pid, signal.SIGHUP)
+    os.killpg(proc.pid, signal.SIGTERM)
+    err = _finish(proc, child, temp)
+    assert proc.returncode == 143, err
+    assert "waiting_here" in out.read_text(), err
+    assert "interrupted by SIGTERM" in err
 
 
 def test_record_program_dies_with_flamespace(tmp_path):
@@ -145,3 +166,272 @@ def test_record_kills_a_program_that_ignores_sigterm(tmp_path):
     assert proc.returncode == 143, err
     assert not out.exists()
     assert "interrupted by SIGTERM" in err and "nothing written" in err
+
+
+def _run_cli(tmp_path, *args, env=None, cli=CLI):
+    """Run flamespace to its end (no signal from us): its exit code and stderr."""
+    temp = tmp_path / "tmp"
+    temp.mkdir(exist_ok=True)
+    env = {**os.environ, "TMPDIR": str(temp), **(env or {})}
+    proc = subprocess.run([sys.executable, "-c", cli, *args], env=env, capture_output=True, text=True, timeout=120)
+    assert glob.glob(str(temp / "flamespace-record-*")) == []
+    return proc.returncode, proc.stderr
+
+
+def _script(tmp_path, text: str):
+    path = tmp_path / "prog.py"
+    path.write_text(text)
+    return str(path)
+
+
+# Sleeps in a function of its own (so that the recording has something to show), then execs.
+EXEC_PROGRAM = """\
+import os, sys, time
+def before_exec():
+    time.sleep(0.5)
+before_exec()
+{exec_call}
+"""
+
+
+@pytest.mark.parametrize("command", ["record", "trace"])
+@pytest.mark.parametrize("exec_call", [
+    'os.execv("/bin/sh", ["sh", "-c", "exit 7"])',
+    'os.execlp("sh", "sh", "-c", "exit 7")',
+])
+def test_exec_saves_what_was_recorded_and_gives_the_new_programs_exit_code(tmp_path, command, exec_call):
+    out = tmp_path / "out.folded"
+    script = _script(tmp_path, EXEC_PROGRAM.format(exec_call=exec_call))
+    code, err = _run_cli(tmp_path, command, "-o", str(out), *RECORDER_OPTIONS[command], "--", script)
+    assert code == 7, err
+    assert "before_exec" in out.read_text(), err
+
+
+def test_exec_of_python_with_subprocesses_records_both_programs(tmp_path):
+    out = tmp_path / "out.folded"
+    call = 'os.execv(sys.executable, [sys.executable, "-c", "import time\\ndef after_exec(): time.sleep(0.5)\\nafter_exec()"])'
+    script = _script(tmp_path, EXEC_PROGRAM.format(exec_call=call))
+    code, err = _run_cli(tmp_path, "record", "--subprocesses", "-o", str(out), *RECORDER_OPTIONS["record"], "--", script)
+    assert code == 0, err
+    text = out.read_text()
+    assert "before_exec" in text and "after_exec" in text, err
+    assert "not in the profile" not in err
+
+
+def test_a_failed_exec_keeps_what_was_recorded(tmp_path):
+    out = tmp_path / "out.folded"
+    call = 'try:\n    os.execv("/nonexistent/program", ["x"])\nexcept OSError:\n    sys.exit(5)'
+    script = _script(tmp_path, EXEC_PROGRAM.format(exec_call=call))
+    code, err = _run_cli(tmp_path, "record", "-o", str(out), *RECORDER_OPTIONS["record"], "--", script)
+    assert code == 5, err
+    assert "before_exec" in out.read_text(), err
+
+
+# Sleeps in a function of its own (so that the recording has something to show), then crashes.
+CRASH_PROGRAM = """\
+import ctypes, time
+def before_the_crash():
+    time.sleep(0.5)
+before_the_crash()
+ctypes.string_at(0)
+"""
+
+
+@pytest.mark.parametrize("command", ["record", "trace"])
+def test_a_segfault_saves_what_was_recorded_and_gives_139(tmp_path, command):
+    out = tmp_path / "out.folded"
+    script = _script(tmp_path, CRASH_PROGRAM)
+    code, err = _run_cli(tmp_path, command, "-o", str(out), *RECORDER_OPTIONS[command], "--", script)
+    assert code == 128 + signal.SIGSEGV, err
+    assert "killed by SIGSEGV (a segmentation fault): the profile ends there" in err, err
+    assert "Traceback" not in err
+    assert "before_the_crash" in out.read_text()
+
+
+def test_a_save_that_hangs_after_a_crash_is_cut_short(tmp_path):
+    """The save on a crash runs in a damaged process: if it hangs (here: made to, as on a lock
+    the crash left held), the alarm ends the process with the crash's signal after 10 s."""
+    out = tmp_path / "out.folded"
+    script = _script(tmp_path, (
+        "import ctypes, sys, time\n"
+        "bootstrap = sys.modules['flamespace.collect._bootstrap']\n"
+        "bootstrap._write_profile = lambda *args: time.sleep(600)\n"
+        "ctypes.string_at(0)\n"
+    ))
+    code, err = _run_cli(tmp_path, "record", "-o", str(out), *RECORDER_OPTIONS["record"], "--", script)
+    assert code == 128 + signal.SIGSEGV, err
+    assert "killed by SIGSEGV (a segmentation fault) before it saved its profile; nothing written" in err, err
+
+
+def test_a_second_fault_during_the_save_ends_with_the_first_ones_signal(tmp_path):
+    out = tmp_path / "out.folded"
+    script = _script(tmp_path, (
+        "import ctypes, os, sys\n"
+        "sys.modules['flamespace.collect._bootstrap']._write_profile = lambda *args: os.abort()\n"
+        "ctypes.string_at(0)\n"
+    ))
+    code, err = _run_cli(tmp_path, "record", "-o", str(out), *RECORDER_OPTIONS["record"], "--", script)
+    assert code == 128 + signal.SIGSEGV, err  # not SIGABRT's 134
+
+
+def test_a_segfault_under_faulthandler_gives_139_and_says_so(tmp_path):
+    """A faulthandler enabled before us is left alone: its traceback, no profile, the right exit code."""
+    out = tmp_path / "out.folded"
+    script = _script(tmp_path, CRASH_PROGRAM)
+    code, err = _run_cli(tmp_path, "record", "-o", str(out), *RECORDER_OPTIONS["record"], "--", "python", "-X",
+                         "faulthandler", script)
+    assert code == 128 + signal.SIGSEGV, err
+    assert "Fatal Python error: Segmentation fault" in err  # faulthandler's traceback
+    assert "killed by SIGSEGV (a segmentation fault) before it saved its profile; nothing written" in err, err
+    assert not out.exists()
+
+
+def test_duration_stops_a_program_that_ignores_ctrl_c_and_exits_0(tmp_path):
+    out = tmp_path / "out.folded"
+    script = _script(tmp_path, (
+        "import signal, time\n"
+        "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+        "def deaf():\n"
+        "    while True:\n"
+        "        time.sleep(0.01)\n"
+        "deaf()\n"
+    ))
+    code, err = _run_cli(tmp_path, "record", "--duration", "0.5", "-o", str(out), *RECORDER_OPTIONS["record"], "--", script)
+    assert code == 0, err
+    assert "stopped after --duration" in err
+    assert "deaf" in out.read_text()
+
+
+def test_duration_stops_a_program_that_ignores_ctrl_c_and_sigterm_and_exits_0(tmp_path):
+    out = tmp_path / "out.folded"
+    script = _script(tmp_path, (
+        "import signal, time\n"
+        "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "def deaf():\n"
+        "    while True:\n"
+        "        time.sleep(0.01)\n"
+        "deaf()\n"
+    ))
+    code, err = _run_cli(tmp_path, "record", "--duration", "0.5", "-o", str(out), *RECORDER_OPTIONS["record"], "--", script)
+    assert code == 0, err
+    assert "deaf" in out.read_text()
+
+
+# Runs the CLI with the output check replaced by one that signals us first: a signal that comes
+# while the command prepares (after its first moment, before the program starts).
+EARLY_CLI = """\
+import os, signal, sys
+import flamespace.formats as formats, flamespace.formats._io as io
+real = io.check_output
+def check_output(path):
+    os.kill(os.getpid(), int(os.environ["EARLY_SIGNAL"]))
+    return real(path)
+formats.check_output = io.check_output = check_output
+from flamespace.cli import main
+sys.argv[0] = 'flamespace'
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("command", ["record", "trace"])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_a_signal_before_the_program_starts_gives_128_plus_the_signal(tmp_path, command, signum):
+    out = tmp_path / "out.folded"
+    ran = tmp_path / "ran"
+    script = _script(tmp_path, f"open({str(ran)!r}, 'w').close()\n")
+    code, err = _run_cli(tmp_path, command, "-o", str(out), *RECORDER_OPTIONS[command], "--", script,
+                         env={"EARLY_SIGNAL": str(int(signum))}, cli=EARLY_CLI)
+    assert code == 128 + signum, err
+    assert f"interrupted by {signum.name} before the program started; nothing written" in err
+    assert not ran.exists() and not out.exists()
+
+
+def _full_filesystem(path):
+    """A 64 KiB tmpfs at ``path``, filled up (root only: mount)."""
+    path.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small full file system needs root")
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(path)], capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    fd = os.open(path / "filler", os.O_WRONLY | os.O_CREAT)
+    try:
+        while os.write(fd, b"\0" * 4096):
+            pass
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@pytest.fixture
+def full_tmpdir(tmp_path):
+    path = tmp_path / "full"
+    try:
+        _full_filesystem(path)
+        yield path
+    finally:
+        subprocess.run(["umount", str(path)], capture_output=True)
+
+
+@pytest.mark.parametrize("command", ["record", "trace"])
+def test_a_full_tmpdir_is_one_clear_line(tmp_path, full_tmpdir, command):
+    out = tmp_path / "out.folded"
+    script = _script(tmp_path, "import time\ntime.sleep(0.1)\n")
+    code, err = _run_cli(tmp_path, command, "-o", str(out), *RECORDER_OPTIONS[command], "--", script,
+                         env={"TMPDIR": str(full_tmpdir)})
+    assert code == 1, err
+    assert "Traceback" not in err and "exec" not in err, err
+    assert f"cannot save the profile in {full_tmpdir}: No space left on device" in err, err
+    assert len(err.strip().splitlines()) == 1, err
+    assert glob.glob(str(full_tmpdir / "flamespace-record-*")) == []
+
+
+# Starts a non-Python child (sleep) and a shell that starts one of its own in the background,
+# writes their pids to the marker, then waits.
+FAMILY_PROGRAM = """\
+import os, subprocess, sys, time
+marker = sys.argv[1]
+sleeper = subprocess.Popen(["sleep", "600"])
+shell = subprocess.Popen(["sh", "-c", "sleep 600 & echo $! > " + marker + ".grandchild; wait"])
+while not os.path.exists(marker + ".grandchild") or not open(marker + ".grandchild").read().strip():
+    time.sleep(0.01)
+pids = [os.getpid(), sleeper.pid, shell.pid, int(open(marker + ".grandchild").read())]
+with open(marker + ".tmp", "w") as f:
+    f.write(" ".join(map(str, pids)))
+os.rename(marker + ".tmp", marker)
+time.sleep(600)
+"""
+
+
+@pytest.mark.parametrize("command", ["record", "trace"])
+def test_the_programs_children_die_with_flamespace_too(tmp_path, command):
+    """kill -9 of flamespace: the program, the processes it started and theirs all end."""
+    from flamespace.collect import launcher
+    from flamespace.collect.target import Target
+
+    if not launcher._child_can_die_with_us(Target(kind="code", value="pass")):
+        pytest.skip("needs the C extension (_waiter) built for this interpreter")
+    script = _script(tmp_path, FAMILY_PROGRAM)
+    marker = tmp_path / "marker"
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    proc = subprocess.Popen([sys.executable, "-c", CLI, command, "-o", str(tmp_path / "out.folded"),
+                             *RECORDER_OPTIONS[command], "--", script, str(marker)],
+                            env={**os.environ, "TMPDIR": str(temp)}, stdout=subprocess.DEVNULL,
+                            stderr=open(tmp_path / "stderr", "wb"))  # not a pipe: a survivor would hold it open
+    pids = []
+    try:
+        _wait_for(lambda: marker.exists() or proc.poll() is not None, "the program did not start")
+        assert marker.exists(), (tmp_path / "stderr").read_text()
+        pids = [int(word) for word in marker.read_text().split()]
+        proc.kill()
+        proc.wait()
+        for pid in pids:
+            _wait_for(lambda: not _alive(pid), f"process {pid} of {pids} outlived flamespace (kill -9)")
+    finally:
+        proc.kill()
+        proc.wait()
+        for pid in pids:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)

@@ -79,7 +79,8 @@ def test_add_ls_get_and_gc(capsys, tmp_path, store):
     (["store", "gc", "--store", "nowhere"], "there is no store at nowhere"),
     (["gate", "--base", "store:branch=nope", "--", "bench.py"], "store:branch=nope matches no profile"),
 ])
-def test_bad_selectors_and_empty_matches_exit_1(capsys, tmp_path, store, args, says):
+def test_bad_selectors_and_empty_matches_exit_1(capsys, tmp_path, store, args, says, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # gate makes its --out-dir (flamespace-gate/) here, not in the checkout
     base = write_runs(tmp_path / "base", 1, False, n=2)
     run(capsys, "store", "add", base, "--no-git", "--label", "branch=main")
     code, out, err = run(capsys, *args)
@@ -133,3 +134,83 @@ def test_a_selector_on_both_sides_compares_its_runs_with_themselves(capsys, tmp_
     run(capsys, "store", "add", base, "--no-git", "--label", "branch=main")
     code, out, err = run(capsys, "compare", "-a", "store:branch=main", "-b", "store:branch=main", "--alternative", "two-sided")
     assert code == 0 and "global max |t| = 0, p = 1." in out and "No stack changed significantly." in out, out + err
+
+
+def _stored_twice(capsys, tmp_path):
+    """Two parts (one `store add` each) of 4 profiles; the first part's name."""
+    run(capsys, "store", "add", write_runs(tmp_path / "a", 1, False, n=4), "--no-git", "--label", "branch=main")
+    run(capsys, "store", "add", write_runs(tmp_path / "b", 2, True, n=4), "--no-git", "--label", "branch=main")
+    return json.loads((tmp_path / "store" / "MANIFEST.json").read_text())["parts"][0]["name"]
+
+
+def test_gc_says_what_corruption_cost_apart_from_retention(capsys, tmp_path, store):
+    first = _stored_twice(capsys, tmp_path)
+    facts = store / "parts" / first / "facts.parquet"
+    facts.write_bytes(facts.read_bytes()[:-50])  # truncated
+    code, _, err = run(capsys, "store", "gc")
+    assert code == 0 and "removed 0 profile(s), kept 4" in err
+    assert f"part {first}: facts.parquet has" in err and "4 profile(s) lost to corruption" in err
+    assert f"kept aside in {store / 'corrupt' / first}" in err
+    code, out, _ = run(capsys, "store", "check")
+    assert code == 0 and f"note: corrupt/{first}" in out and "has no problem" in out
+
+
+def test_check_and_repair_a_damaged_manifest(capsys, tmp_path, store):
+    _stored_twice(capsys, tmp_path)
+    before = run(capsys, "store", "get", "store:branch=main")[1]
+    manifest = store / "MANIFEST.json"
+    manifest.write_text(manifest.read_text()[:-30])
+    code, out, err = run(capsys, "store", "ls")
+    assert code == 1 and out == "" and "MANIFEST.json: the store manifest is damaged" in err and "store repair" in err
+    code, out, _ = run(capsys, "store", "check")
+    assert code == 1 and out.startswith("problem: ") and "1 problem(s)" in out
+    code, out, _ = run(capsys, "store", "repair")
+    assert code == 0 and "repaired: rebuilt MANIFEST.json from MANIFEST.prev.json" in out and "nothing lost" in out
+    assert run(capsys, "store", "check")[0] == 0
+    assert run(capsys, "store", "get", "store:branch=main")[1] == before
+
+
+def test_the_last_day_and_ages_past_any_date_are_answers_not_internal_errors(capsys, tmp_path, store):
+    _stored_twice(capsys, tmp_path)
+    everything = run(capsys, "store", "get", "store:branch=main")[1]
+    code, out, err = run(capsys, "store", "get", "store:until=9999-12-31")
+    assert (code, out, err) == (0, everything, "")
+    for age in ("3000000d", "1e308m", "99999999999w"):
+        code, _, err = run(capsys, "store", "gc", "--older-than", age)
+        assert code == 0 and "removed 0 profile(s), kept 8" in err, err
+    for age in ("nand", "infd", "-infh"):
+        code, _, err = run(capsys, "store", "gc", "--older-than", age)
+        assert code == 1 and "internal error" not in err and f"{age!r} is not an age" in err
+
+
+_FULL = """
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) as on a full disk
+resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
+from flamespace.cli import main
+sys.exit(main(["store", "add", "--no-git", "--store", sys.argv[1], sys.argv[2]]))
+"""
+
+
+def test_a_full_disk_in_store_add_names_the_file(tmp_path):
+    import subprocess
+    import sys
+
+    profile = tmp_path / "big.folded"
+    profile.write_text("".join(f"main;f{i};g{j} {i * j + 1}\n" for i in range(300) for j in range(30)))
+    done = subprocess.run([sys.executable, "-c", _FULL, str(tmp_path / "s"), str(profile)], capture_output=True, text=True)
+    assert done.returncode == 1 and "internal error" not in done.stderr
+    assert f"cannot write {tmp_path / 's' / 'tmp'}" in done.stderr and ".parquet: File too large" in done.stderr
+    assert not (tmp_path / "s" / "MANIFEST.json").exists()  # nothing was added
+
+
+def test_repair_exits_1_when_a_problem_remains(capsys, tmp_path, store, monkeypatch):
+    from flamespace.store import store as module
+
+    run(capsys, "store", "add", write_runs(tmp_path / "a", 1, False, n=1), "--no-git")
+    with monkeypatch.context() as patch:  # frame and stack counters back at 0, as a lowered manifest gave before
+        patch.setattr(module, "_next_ids", lambda manifest, intern: {"profile": manifest["next_profile"], "frame": 0, "stack": 0})
+        (tmp_path / "other.folded").write_text("x;y;z 3\n")
+        run(capsys, "store", "add", tmp_path / "other.folded", "--no-git")
+    code, out, _ = run(capsys, "store", "repair")
+    assert code == 1 and "repaired: raised next_stack" in out and "not repaired: frame id 0 is defined twice" in out

@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 import flamespace as fs
-from flamespace.collect.tracing import available
+from flamespace.collect.tracing import available, backends_here
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=f"no tracer here: {available()}")
 
@@ -309,3 +309,107 @@ def test_every_backend_here_gives_the_same_calls_and_a_missing_one_is_a_clear_er
     if "frame" in backends_here():
         done = trace(tmp_path, "--backend", "frame", "--builtins", "-c", "print('ran')", check_code=1)
         assert "Python frames only" in done.stderr and "ran" not in done.stdout
+
+
+CLOSES_INHERITED = """
+import os, sys
+
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+os.closerange(3, 4096)  # every inherited descriptor, the tracer's event file among them
+with open("mine.txt", "wb") as file:  # takes the lowest number: the one the tracer had, before
+    file.write(b"mine")
+    file.flush()
+    fib(20)  # 21,891 calls: the tracer writes many chunks while the file is open
+    file.write(b" only")
+fib(15)
+"""
+
+DAEMON = """
+import os, resource, sys
+
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+os.closerange(0, soft)  # as a daemon does: every descriptor below the limit
+null = os.open(os.devnull, os.O_RDWR)  # 0, 1 and 2 on /dev/null
+os.dup2(null, 1)
+os.dup2(null, 2)
+files = []
+for i in range(1000):  # enough files to take every low number, the tracer's first one among them
+    files.append(open(f"d/{i}.txt", "wb"))
+for i, file in enumerate(files):
+    file.write(b"%d" % i)
+    file.flush()
+fib(20)
+for file in files:
+    file.close()
+"""
+
+
+@pytest.mark.parametrize("backend", backends_here())
+def test_a_program_that_closes_inherited_descriptors_keeps_its_files_and_its_trace(tmp_path, backend):
+    """The tracer's event file is on a descriptor the program closes (os.closerange): the program's
+    next file gets that number, and the tracer wrote its events there (4 bytes grew to 3.6 MB). Its
+    file holds only what it wrote, and the trace is whole: the tracer reopened its own file."""
+    (tmp_path / "prog.py").write_text(textwrap.dedent(CLOSES_INHERITED))
+    done = trace(tmp_path, "--backend", backend, "-o", "out.calls.folded", "--", "prog.py")
+    assert (tmp_path / "mine.txt").read_bytes() == b"mine only"
+    assert "warning" not in done.stderr, done.stderr
+    found = calls_by_function_path(tmp_path / "out.calls.folded")
+    assert sum(n for stack, n in found.items() if stack[-1:] == ("fib",)) == 21_891 + 1_973
+
+
+FORKED_DAEMON = """
+import os, resource
+
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+fib(10)
+pid = os.fork()
+if pid == 0:  # the daemon: a trace of its own (--subprocesses), then every descriptor closed
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    os.closerange(0, soft)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    files = [open(f"d/{i}.txt", "wb") for i in range(1000)]
+    for i, file in enumerate(files):
+        file.write(b"%d" % i)
+        file.flush()
+    fib(20)
+    for file in files:
+        file.close()
+    os._exit(0)
+os.waitpid(pid, 0)
+"""
+
+
+@pytest.mark.parametrize("backend", backends_here())
+def test_a_daemonising_program_keeps_its_files_and_its_trace(tmp_path, backend):
+    """A daemon closes every descriptor up to its limit, puts 0-2 on /dev/null and opens many
+    files (one of them takes the number the tracer's file had): each holds what it wrote."""
+    (tmp_path / "prog.py").write_text(textwrap.dedent(DAEMON))
+    (tmp_path / "d").mkdir()
+    done = trace(tmp_path, "--backend", backend, "-o", "out.calls.folded", "--", "prog.py")
+    assert {path.name: path.read_bytes() for path in (tmp_path / "d").iterdir()} == {
+        f"{i}.txt": b"%d" % i for i in range(1000)}
+    assert "warning" not in done.stderr, done.stderr
+    found = calls_by_function_path(tmp_path / "out.calls.folded")
+    assert sum(n for stack, n in found.items() if stack[-1:] == ("fib",)) == 21_891
+
+
+def test_a_forked_daemon_traced_with_subprocesses_keeps_its_files_and_its_trace(tmp_path):
+    """The forked child starts a trace of its own (--subprocesses), then closes every descriptor
+    and opens its files: they hold what it wrote, and its trace is whole."""
+    (tmp_path / "main.py").write_text(textwrap.dedent(FORKED_DAEMON))
+    (tmp_path / "d").mkdir()
+    done = trace(tmp_path, "--subprocesses", "-o", "out.calls.folded", "--", "main.py")
+    assert {path.name: path.read_bytes() for path in (tmp_path / "d").iterdir()} == {
+        f"{i}.txt": b"%d" % i for i in range(1000)}
+    assert "warning" not in done.stderr, done.stderr
+    found = calls_by_function_path(tmp_path / "out.calls.folded")
+    assert sum(n for stack, n in found.items() if stack[-1:] == ("fib",)) == 177 + 21_891

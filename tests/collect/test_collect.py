@@ -154,6 +154,9 @@ def test_a_directory_with_runs_is_refused_unless_overwrite(capsys, tmp_path, pro
         (["--", "prog.py", "--weight", "bytes"], None),  # the program's own arguments are not ours
         (["--weight", "bytes", "--", "prog.py"], "unknown weight 'bytes'; sampling weighs by time or samples (the memory modes by bytes or count)"),
         (["-n", "0", "--", "prog.py"], "0 is not in the range"),
+        (["--baseline-cwd", ".", "--", "prog.py"], "go with --baseline-cmd"),
+        (["--baseline-cmd", "prog.py", "--candidate-cmd", "prog.py", "--candidate-cwd", "nowhere"], "'nowhere' is not a directory"),
+        (["--baseline-cmd", "prog.py", "--candidate-cmd", "prog.py", "--candidate-cwd", "/"], "no such script: prog.py"),
     ],
 )
 def test_usage_errors_exit_1_with_a_message(capsys, tmp_path, program, args, message):
@@ -199,3 +202,18 @@ def test_the_order_within_a_round_is_random_and_seeded():
     firsts = [order(programs)[0] for _ in range(40)]
     assert set(firsts) == {"a", "b"}
     assert [again(programs)[0] for _ in range(40)] == firsts
+
+
+def test_two_checkouts_each_run_from_its_root_give_the_same_frames(capsys, tmp_path, program):
+    """`--baseline-cmd a/prog.py --candidate-cmd b/prog.py` names frames `a/prog.py` and `b/prog.py`:
+    no stack matches. With --baseline-cwd a --candidate-cwd b each runs from its own checkout."""
+    for checkout in ("a", "b"):
+        (tmp_path / checkout).mkdir()
+        (tmp_path / checkout / "prog.py").write_text(program.read_text())
+    code, _, err = collect(capsys, "-o", "runs", "-n", "2", "--baseline-cmd", "prog.py", "--baseline-cwd", "a",
+                           "--candidate-cmd", "prog.py", "--candidate-cwd", "b")
+    assert code == 0, err
+    frames = [{frame for stack in fs.read(path).support() for frame in stack}
+              for path in (tmp_path / "runs" / "baseline" / "run-001.folded", tmp_path / "runs" / "candidate" / "run-001.folded")]
+    assert any(frame.startswith("work_alone (prog.py:") for frame in frames[0]), frames[0]
+    assert {f for f in frames[0] if "prog.py" in f} == {f for f in frames[1] if "prog.py" in f}

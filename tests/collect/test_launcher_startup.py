@@ -79,3 +79,36 @@ def test_a_relative_tmpdir_gives_an_absolute_directory(tmp_path, monkeypatch):
         assert os.path.isabs(path) and os.path.dirname(path) == str(tmp_path / "t")
     finally:
         launcher._remove_directory(path)
+
+
+def test_a_recording_removes_what_recordings_killed_with_sigkill_left(tmp_path, monkeypatch):
+    """A recording killed with SIGKILL leaves its directory in $TMPDIR (a trace's event file can be
+    hundreds of MB): the next recording removes those whose flamespace is gone, in this pid
+    namespace, and nothing else."""
+    import os
+    import subprocess
+    import sys
+
+    from flamespace.collect import launcher
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    namespace = os.readlink("/proc/self/ns/pid")
+
+    def left(pid: int, owner: "str | None") -> "os.PathLike[str]":
+        directory = tmp_path / f"flamespace-record-{pid}-{os.urandom(3).hex()}"
+        directory.mkdir()
+        (directory / "events").write_bytes(b"x" * 1000)
+        if owner is not None:
+            (directory / launcher.OWNER).write_text(owner + "\n")
+        return directory
+
+    stale = left(ended.pid, namespace)
+    running = left(os.getppid(), namespace)
+    elsewhere = left(ended.pid, "pid:[1]")
+    unowned = left(ended.pid, None)
+    made = launcher._private_directory("flamespace-record-")
+    assert not stale.exists()
+    assert running.exists() and elsewhere.exists() and unowned.exists()
+    assert (tmp_path / os.path.basename(made) / launcher.OWNER).read_text().strip() == namespace

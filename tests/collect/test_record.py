@@ -333,7 +333,7 @@ def test_duration_stops_the_program_and_keeps_the_profile(tmp_path, monkeypatch)
     [
         (["--", "missing.py"], "no such script"),
         ([], "nothing to run"),
-        (["-m", "x", "-c", "y"], "not both"),
+        # (-m x -c y: "-c y" are module x's arguments, as with python -m: tests/cli/test_program_args.py)
         (["--mode", "live", "--weight", "time", "-c", "pass"], "the memory modes weigh by bytes or count"),
         (["--", "python", "-Z", "x.py"], "unknown interpreter option"),
     ],
@@ -365,3 +365,34 @@ def test_svg_output_is_a_flame_graph_of_the_run(tmp_path, program):
             name = titles[0].firstChild.data.rsplit(" (", 1)[0]
             assert group.getElementsByTagName("rect")[0].getAttribute("fill") == colour(name)
     assert '"location": " ' in out.read_text()
+
+
+def test_a_wall_profile_of_several_threads_says_they_are_summed(tmp_path, capsys):
+    """A 0.3 s run with three waiting threads holds about 1.2 s of wall time: the profile says how
+    many threads it sums (the `threads` header), and record's summary and top's title say so."""
+    script = write(tmp_path / "waiters.py", textwrap.dedent("""
+        import threading, time
+        waiters = [threading.Thread(target=time.sleep, args=(0.4,)) for _ in range(3)]
+        for waiter in waiters:
+            waiter.start()
+        for waiter in waiters:
+            waiter.join()
+    """))
+    capsys.readouterr()
+    code = main(["record", "--rate", "200", "-o", str(tmp_path / "out.folded"), "--", str(script)])
+    err = capsys.readouterr().err
+    assert code == 0
+    graph = fs.read(tmp_path / "out.folded")
+    assert graph.metadata.labels["threads"] == "4"
+    assert "4 threads: " in err and "of thread time, summed" in err
+    assert main(["top", str(tmp_path / "out.folded")]) == 0
+    title = capsys.readouterr().out.splitlines()[0]
+    assert title.endswith(f": 4 threads summed over {graph.metadata.labels['duration_s']} s)")
+
+
+def test_one_thread_says_nothing_of_threads(tmp_path, capsys):
+    script = write(tmp_path / "alone.py", "import time\ntime.sleep(0.2)\n")
+    capsys.readouterr()
+    assert main(["record", "-o", str(tmp_path / "out.folded"), "--", str(script)]) == 0
+    assert "threads" not in capsys.readouterr().err
+    assert fs.read(tmp_path / "out.folded").metadata.labels["threads"] == "1"

@@ -375,3 +375,27 @@ def test_legend_text_stays_inside_the_image(width: int) -> None:
     assert len(texts) >= 4  # the bar's two ends, what red and blue mean, the note (wrapped at narrow widths)
     for x, text in texts:
         assert float(x) + len(html.unescape(text)) * options.fontsize * options.fontwidth <= width - XPAD, text
+
+
+@pytest.mark.parametrize("name, family", [
+    ("main (app.py:3)", "green"), ("<module> (app.py:1)", "green"), ("loads (<stdlib>/json/__init__.py:346)", "aqua"),
+    ("_find_and_load (<frozen importlib._bootstrap>:1165)", "aqua"), ("<frozen importlib._bootstrap>", "aqua"),
+    ("PyObject_Call", "red"), ("do_syscall_64_[k]", "orange"),
+])
+def test_the_python_palette_puts_frozen_modules_with_the_standard_library(name, family):
+    """Frozen modules (importlib's bootstrap) were painted red, as native code, which reads as 'hot'."""
+    from flamespace.render.palettes import CHOOSERS
+
+    assert CHOOSERS["python"](name) == family
+
+
+def test_the_library_svg_names_counts_by_the_profiles_unit():
+    """fs.render.svg(g) said 'samples' in every tooltip of a profile in ns."""
+    import re
+
+    import flamespace as fs
+    from flamespace.render.svg import svg
+
+    titles = re.findall(r"<title>([^<]*)</title>", svg(fs.FlameGraph({("main", "work"): 658_589_088}, unit="ns")))
+    assert "work (658,589,088 ns, 100.00%)" in titles and not any("samples" in t for t in titles)
+    assert any("samples" in t for t in re.findall(r"<title>([^<]*)</title>", svg(fs.FlameGraph({("main",): 5}))))

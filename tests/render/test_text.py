@@ -75,3 +75,14 @@ def test_text_writes_line_by_line() -> None:
     out = Counting()
     assert text(G, TextOptions(threshold=0), out) is None  # type: ignore[arg-type]
     assert len(out.writes) == 5 and "".join(out.writes) == text(G, TextOptions(threshold=0))
+
+
+def test_the_library_names_counts_by_the_profiles_unit_as_the_cli_does():
+    """fs.render.text(g, fs.TextOptions()) printed '658,589,088 samples' for a profile in ns
+    (the CLI said 659 ms); raw=True or a countname gives exact counts."""
+    graph = fs.FlameGraph({("main", "work"): 658_589_088}, unit="ns")
+    assert "work (659 ms)" in text(graph, TextOptions())
+    assert "work (658,589,088 ns)" in text(graph, TextOptions(raw=True))
+    assert "work (658,589,088 ticks)" in text(graph, TextOptions(countname="ticks", raw=True))
+    assert "work (2.00 KiB)" in text(fs.FlameGraph({("main", "work"): 2048}, unit="bytes"), TextOptions())
+    assert "work (5 samples)" in text(fs.FlameGraph({("main", "work"): 5}), TextOptions())

@@ -71,6 +71,10 @@ HELP_ARGS = (["--help"], ["-h"])
 FAST = ("collect", "compare", "decompose", "filter", "formats", "gate", "info", "merge", "plan", "record", "scale", "similarity", "sub",
         "svg", "text", "top", "trace")
 
+#: The commands that run a program and pass our stop signals on to it: they note a signal from their
+#: first moment, so that one that comes before the program starts gives 128 + the signal.
+RECORDERS = ("record", "trace")
+
 
 def __getattr__(name: str) -> object:
     """``cli`` (the click group) and ``LazyGroup``, imported with click on first use."""
@@ -89,6 +93,18 @@ def _run(args: "List[str]") -> object:
         sys.stdout.flush()
         return EXIT_OK
     rest = _after_color(args)
+    if not (rest and rest[0] in RECORDERS):
+        return _run_command(args, rest)
+    from ..collect import _stop_signals  # only _signal: the launcher's imports take tens of ms
+
+    _stop_signals.catch()
+    try:
+        return _run_command(args, rest)
+    finally:
+        _stop_signals.release()  # if the program never started
+
+
+def _run_command(args: "List[str]", rest: "List[str]") -> object:
     if rest and rest[0] in FAST:  # without click (start-up), unless the small parser gives up
         module = f"{__name__}.{rest[0]}"
         __import__(module)  # not importlib: it would pull in more modules
@@ -128,10 +144,16 @@ def _after_color(args: "List[str]") -> "List[str]":
 def main(argv: "Optional[List[str]]" = None) -> int:
     """Run the command line; returns the exit code instead of raising SystemExit."""
     args = sys.argv[1:] if argv is None else list(argv)
+    if sys.stdout is None or sys.stdin is None or sys.stderr is None:  # closed by the shell (`>&-`)
+        from ._streams import reopen_closed
+
+        reopen_closed()
     if not args:
         args = ["--help"]
     command = next((a for a, before in zip(args, [""] + args) if not a.startswith("-") and before != "--color"), None)
     context = f"flamespace {command}" if command in COMMANDS else "flamespace"
+    if command in COMMANDS and _is_terminal(sys.stdin):
+        _notice_terminal_stdin(context)
     try:
         result = _run(args)
         return result if isinstance(result, int) else EXIT_OK
@@ -140,6 +162,22 @@ def main(argv: "Optional[List[str]]" = None) -> int:
         if code is None:
             raise
         return code
+
+
+def _is_terminal(stream: object) -> bool:
+    try:
+        return bool(stream is not None and stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OSError):  # closed or replaced
+        return False
+
+
+def _notice_terminal_stdin(context: str) -> None:
+    """Have the readers say on stderr when they wait for a profile typed at the terminal."""
+    from ..formats import _io
+    from ._report import warn
+
+    _io.on_terminal_stdin = lambda: warn(f"{context}: reading a profile from stdin... (Ctrl-D to end; Ctrl-C and "
+                                         f"`{context} --help` for usage)")
 
 
 def script() -> int:

@@ -69,22 +69,7 @@ def expand_inputs(paths: Sequence[str]) -> List[str]:
     expanded: List[str] = []
     for path in paths or ["-"]:
         if path != "-" and os.path.isdir(path):
-            names = sorted(n for n in os.listdir(path) if not n.startswith("."))
-            files = [os.path.join(path, n) for n in names if os.path.isfile(os.path.join(path, n))]
-            subdirectories = [n + "/" for n in names if os.path.isdir(os.path.join(path, n))]
-            if subdirectories:  # not read: a directory of runs is flat, and a nested one is likely another sample
-                warn(f"flamespace: skipped {len(subdirectories)} subdirector{'y' if len(subdirectories) == 1 else 'ies'}"
-                     f" in {path} (directories are not read recursively): {_first_names(subdirectories)}")
-            profiles: List[str] = []
-            others: List[str] = []
-            for file in files:
-                (profiles if registry.recognises(file) else others).append(file)
-            if not profiles:
-                raise InputError("the directory holds no profile files", path)
-            others = [os.path.basename(f) for f in others]
-            if others:
-                warn(f"flamespace: skipped {len(others)} file(s) in {path} that are not profiles: {_first_names(others)}")
-            expanded.extend(profiles)
+            expanded.extend(_directory_profiles(path))
         else:
             expanded.append(path)
     if expanded.count("-") > 1:
@@ -92,6 +77,48 @@ def expand_inputs(paths: Sequence[str]) -> List[str]:
 
         raise click.UsageError("stdin ('-') can be read only once")
     return expanded
+
+
+def _directory_profiles(path: str) -> List[str]:
+    """The profile files of directory ``path`` in name order; what else it holds is named on stderr.
+
+    Only regular files are opened (to recognise their format): a FIFO, socket or device in the
+    directory is skipped and said so, never read (a FIFO would block the command)."""
+    files, subdirectories, specials = _directory_entries(path)
+    if subdirectories:  # not read: a directory of runs is flat, and a nested one is likely another sample
+        warn(f"flamespace: skipped {len(subdirectories)} subdirector{'y' if len(subdirectories) == 1 else 'ies'}"
+             f" in {path} (directories are not read recursively): {_first_names([n + '/' for n in subdirectories])}")
+    if specials:
+        what = "entry in {} that is not a regular file" if len(specials) == 1 else "entries in {} that are not regular files"
+        warn(f"flamespace: skipped {len(specials)} {what.format(path)} (FIFO, socket, device or broken link): {_first_names(specials)}")
+    profiles: List[str] = []
+    others: List[str] = []
+    for name in files:
+        file = os.path.join(path, name)
+        (profiles if registry.recognises(file) else others).append(file)
+    if not profiles:
+        raise InputError("the directory holds no profile files", path)
+    others = [os.path.basename(f) for f in others]
+    if others:
+        warn(f"flamespace: skipped {len(others)} file(s) in {path} that are not profiles: {_first_names(others)}")
+    return profiles
+
+
+def _directory_entries(path: str) -> Tuple[List[str], List[str], List[str]]:
+    """The names in ``path`` (hidden ones left out), in name order: (regular files, directories, the rest).
+    Symbolic links count as what they point to; one that points nowhere is among the rest."""
+    import stat
+
+    files: List[str] = []
+    subdirectories: List[str] = []
+    specials: List[str] = []
+    for name in sorted(n for n in os.listdir(path) if not n.startswith(".")):
+        try:
+            mode = os.stat(os.path.join(path, name)).st_mode
+        except OSError:
+            mode = 0
+        (files if stat.S_ISREG(mode) else subdirectories if stat.S_ISDIR(mode) else specials).append(name)
+    return files, subdirectories, specials
 
 
 def _first_names(names: Sequence[str], shown: int = 5) -> str:
@@ -181,18 +208,60 @@ def read_graphs(files: Sequence[str], command: str, skip_invalid: bool, input_fo
         yield read_graph(path, command, skip_invalid, input_format, stack_cache)
 
 
-def write_profile(profile: Profile, output: str, no_header: bool = False) -> None:
+#: The endings that name folded output without importing every format to ask (the rest: the registry's).
+FOLDED_ENDINGS = {"folded": (".folded", ".collapsed", ".fold")}
+
+
+def output_format(output: str, command: str, differential: bool = False) -> str:
+    """The format -o's name asks for: any writable format of the registry (folded without an ending a
+    format claims); differential output (two counts a line) only as folded. Called before the inputs
+    are read, so a name the command cannot write fails first."""
+    from ._output_format import choose
+
+    return choose(output, None, command, ["folded"] if differential else _writable, FOLDED_ENDINGS)
+
+
+def _writable() -> List[str]:
+    """Every format that writes plain profiles, folded first (imports every format module to know)."""
+    return ["folded", *(name for name in registry.writable_names() if name not in ("folded", "folded-diff"))]
+
+
+def write_profile(profile: Profile, output: str, no_header: bool, *, command: str) -> None:
+    """Write ``profile`` in the format -o's name asks for (folded by default)."""
+    from ..core.differential import Differential
+
+    fmt = output_format(output, command, differential=isinstance(profile, Differential))
     sys.stdout.flush()
-    registry.write(profile, output, header=not no_header)
+    registry.write(profile, output, fmt, **header_setting(fmt, no_header))
+
+
+def refuse_terminal(output: str, what: str, example: str) -> None:
+    """A picture or page sent to a terminal is a screenful of markup: refuse it, saying how to save it."""
+    if output == "-" and sys.stdout is not None and sys.stdout.isatty():
+        from ..errors import ArgumentError
+
+        raise ArgumentError(f"not writing {what} to the terminal: give -o FILE (e.g. -o {example}) or redirect the output")
+
+
+def header_setting(output_format: str, no_header: bool) -> Dict[str, bool]:
+    """``header=`` for the writer of ``output_format`` if it writes '# key: value' lines (--no-header), else nothing."""
+    return {"header": not no_header} if "header" in registry.write_options(output_format) else {}
 
 
 def write_texts(
     values: Mapping[str, Number], metadata: Metadata, output: str, no_header: bool = False,
-    before: Optional[Mapping[str, Number]] = None,
+    before: Optional[Mapping[str, Number]] = None, *, command: str,
 ) -> None:
     """What :func:`write_profile` writes, for values keyed by stack text (see :func:`read_texts`)."""
+    fmt = output_format(output, command, differential=before is not None)
     sys.stdout.flush()
-    registry.write_texts(values, metadata, output, before=before, header=not no_header)
+    if fmt == "folded":
+        registry.write_texts(values, metadata, output, before=before, header=not no_header)
+        return
+    from ..core.vector import FlameGraph
+
+    graph = FlameGraph(((tuple(text.split(";")), value) for text, value in values.items()), metadata=metadata)
+    registry.write(graph, output, fmt, **header_setting(fmt, no_header))
 
 
 def progress(items: Iterable[T], label: str, count: int) -> Iterable[T]:
@@ -220,12 +289,25 @@ def parse_share(text: str, option: str = "--min-share", maximum: Optional[float]
         import click
 
         raise click.BadParameter(f"{text!r} is not a share such as 0.01 or 1%", param_hint=f"'{option}'") from None
-    if not (0 <= share and (maximum is None or share <= maximum)):
+    if not (0 <= share < float("inf") and (maximum is None or share <= maximum)):
         import click
 
-        bound = f"between 0 and {maximum:g} ({100 * maximum:g}%)" if maximum is not None else "at least 0"
+        bound = f"between 0 and {maximum:g} ({100 * maximum:g}%)" if maximum is not None else "a finite number >= 0"
         raise click.BadParameter(f"{text!r} is not {bound}", param_hint=f"'{option}'")
     return share
+
+
+def summed_threads(graph: FlameGraph) -> int:
+    """How many threads' time a time profile sums (its ``threads`` header), when more than one:
+    its total is not the run's length then, since a waiting thread counts in full in wall mode
+    (0 otherwise)."""
+    from ..core.units import TIME_UNITS
+
+    try:
+        threads = int(graph.metadata.labels.get("threads", "0"))
+    except ValueError:
+        return 0
+    return threads if threads > 1 and graph.metadata.unit in TIME_UNITS else 0
 
 
 def format_value(value: Number) -> str:

@@ -7,7 +7,7 @@ command from the same table; anything the small parser does not understand goes 
 from __future__ import annotations
 
 from ..formats import registry
-from ._common import INPUT_OPTIONS, expand_inputs, report
+from ._common import FOLDED_ENDINGS, INPUT_OPTIONS, expand_inputs, header_setting, report
 from ._options import Option, given_reader_options, parse, reader_options
 from ._report import warn
 
@@ -55,14 +55,10 @@ def run_fast(args: "Sequence[str]") -> "Tuple[bool, object]":
 
 
 def output_format(to: "Optional[str]", output: str) -> str:
-    """--to, else the format whose extension the output has, else folded."""
-    if to:
-        return to
-    if output != "-" and "." in output.rsplit("/", 1)[-1]:  # /dev/null: no need to import every format to ask
-        fmt = registry.by_extension(output)
-        if fmt is not None and registry.writes(fmt):
-            return fmt.name
-    return "folded"
+    """--to, else the format whose ending the output's name has (refused if no format writes it), else folded."""
+    from ._output_format import choose
+
+    return choose(output, to, "convert", registry.writable_names, FOLDED_ENDINGS, option="--to")
 
 
 def convert(inputs: "Sequence[str]", skip_invalid: bool, input_format: "Optional[str]", to: "Optional[str]",
@@ -75,21 +71,24 @@ def convert(inputs: "Sequence[str]", skip_invalid: bool, input_format: "Optional
     files = expand_inputs(inputs)
     target = output_format(to, output)
     profiles = []
-    stack_cache: dict = {}
+    # Several inputs share their stacks' tuples through the cache; it keeps every stack's text
+    # too (the size of a folded file), so one input is read without it and it goes before writing.
+    stack_cache: "Optional[dict]" = {} if len(files) > 1 else None
     for path in files:
         diagnostics = Diagnostics()
         profiles.append(registry.read(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics,
                                       stack_cache=stack_cache, options=reader))
         report(diagnostics)
+    stack_cache = None
     if len(profiles) > 1:
         from ..core.algebra import sum_graphs
 
         profile: Drawable = sum_graphs(_graphs(profiles, files))
         warn(f"flamespace: merged {len(profiles)} inputs into one profile (the sum of their stacks)")
+        profiles.clear()  # the inputs go before the sum is written
     else:
         profile = profiles[0]
-    write_options = {"header": not no_header} if "header" in registry.write_options(target) else {}
-    registry.write(profile, output, target, **write_options)
+    registry.write(profile, output, target, **header_setting(target, no_header))
 
 
 def _graphs(profiles: list, files: "Sequence[str]") -> list:

@@ -312,17 +312,20 @@ class Command:
     """A command as data: its name, arguments, options, help and the function that does the work
     (called with every value by its dest, by click or by :meth:`run_fast`). ``interspersed``
     False: the first positional argument ends the options (the rest is a program and its
-    arguments: record, collect)."""
+    arguments: record, collect). ``program_flags``: options whose value names the program
+    (``-m MODULE``, ``-c CODE``): they end the options too, as with ``python -m``."""
 
-    __slots__ = ("name", "run", "help", "arguments", "options", "interspersed", "max_width", "_flags")
+    __slots__ = ("name", "run", "help", "arguments", "options", "interspersed", "program_flags", "max_width", "_flags")
 
     def __init__(
         self, name: str, run: "Callable[..., object]", arguments: "Sequence[Argument]", options: "Sequence[Option]",
         help: "Optional[str]" = None, interspersed: bool = True, max_width: "Optional[int]" = None,
+        program_flags: "Sequence[str]" = (),
     ) -> None:
         self.name, self.run, self.arguments, self.options = name, run, tuple(arguments), tuple(options)
         self.help = run.__doc__ if help is None else help
         self.interspersed, self.max_width = interspersed, max_width
+        self.program_flags = tuple(program_flags)
         self._flags: "Optional[Dict[str, Tuple[Option, bool]]]" = None
 
     def click_command(self) -> object:
@@ -338,8 +341,42 @@ class Command:
             settings["max_content_width"] = self.max_width
         params = [argument.click_parameter() for argument in self.arguments]
         params += [option.click_parameter() for option in self.options]
-        return click.Command(self.name, callback=self.run, params=params, help=self.help,  # type: ignore[arg-type]
-                             context_settings=settings)
+        ends_options = self.ends_options
+
+        class ProgramCommand(click.Command):
+            def parse_args(self, ctx: "click.Context", args: "List[str]") -> "List[str]":
+                return super().parse_args(ctx, ends_options(args))
+
+        return ProgramCommand(self.name, callback=self.run, params=params, help=self.help,  # type: ignore[arg-type]
+                              context_settings=settings)
+
+    def ends_options(self, args: "Sequence[str]") -> "List[str]":
+        """``args`` with ``--`` after the value of the first program flag (``-m pytest -q``: ``-q`` is
+        pytest's, not ours), so that click and :meth:`parse` alike leave the rest to the program."""
+        words = list(args)
+        if not self.program_flags:
+            return words
+        index = 0
+        while index < len(words):
+            word = words[index]
+            if word == "--" or (not word.startswith("-") and not self.interspersed):
+                break  # the options already end here
+            if word in self.program_flags:
+                end = index + 2
+            elif any(word.startswith(flag) and len(word) > len(flag) and not flag.startswith("--")
+                     for flag in self.program_flags):
+                end = index + 1  # -mpytest
+            else:
+                option = self._option(word)
+                index += 2 if option is not None and option.takes_value() and "=" not in word else 1
+                continue
+            if end < len(words) and words[end] != "--":
+                words.insert(end, "--")
+            break
+        return words
+
+    def _option(self, word: str) -> "Optional[Option]":
+        return next((option for option in self.options if word.partition("=")[0] in (*option.flags, *option.secondary)), None)
 
     def module_getattr(self, module: str) -> "Callable[[str], Any]":
         """A module's ``__getattr__`` that makes ``command`` (the click command) on first use,
@@ -364,6 +401,7 @@ class Command:
         by_flag = self._flags
         if not all(isinstance(arg, str) for arg in args):
             return None  # main([..., 5]): click converts what it is given
+        args = self.ends_options(args)
         values: "Dict[str, object]" = {option.dest: option.initial() for option in self.options}
         given: "Set[str]" = set()
         repeated: "Dict[str, List[str]]" = {}

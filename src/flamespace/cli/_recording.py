@@ -22,13 +22,21 @@ if TYPE_CHECKING:
 SAMPLING = defaults(SamplerOptions)
 MEMORY = defaults(MemoryOptions)
 MODES = (*SAMPLING_MODES, *reversed(MEMORY_MODES))
-FORMATS = {"folded": ".folded", "speedscope": ".speedscope.json"}
-#: What record can write besides: a picture is a fine end for one run, not for collect's runs.
-PICTURE_FORMATS = {"svg": ".svg", "html": ".html"}
+#: The formats of collect's runs, by the endings that name them (record's --format offers more).
+FORMATS = {"folded": (".folded",), "speedscope": (".speedscope.json", ".speedscope")}
+#: What record writes besides: the registry's other writers (-o NAME finds them by their
+#: endings; tests/cli/test_output_format.py holds this list to the registry's) and pictures,
+#: a fine end for one run, not for collect's runs.
+MORE_FORMATS = ("chrome", "gecko", "pprof", "flamespace-json")
+PICTURE_FORMATS = {"svg": (".svg",), "html": (".html", ".htm")}
 #: How --help describes each output format.
 FORMAT_HELP = {
     "folded": "folded stacks",
     "speedscope": "speedscope JSON (keeps every sample in time order, per thread)",
+    "chrome": "a Chrome trace (time order; chrome://tracing, Perfetto)",
+    "gecko": "the Firefox Profiler's format (time order)",
+    "pprof": "pprof's protocol buffers (go tool pprof)",
+    "flamespace-json": "flamespace's own lossless JSON (time order)",
     "svg": "an interactive flame graph (as flamespace svg draws it)",
     "html": "the HTML viewer (as flamespace html draws it; a thread/process picker with --threads, --pid, --subprocesses)",
 }
@@ -69,22 +77,30 @@ _OPTIONS = (
 )
 
 
-def recording_options(formats: "Sequence[str]" = tuple(FORMATS)) -> "Tuple[Option, ...]":
+def recording_options(formats: "Sequence[str]" = tuple(FORMATS), by_name: bool = False) -> "Tuple[Option, ...]":
     """-m, -c and every recorder option (mode, rate, weight, ..., format, seed, no-header);
-    ``--format`` offers ``formats``."""
-    format_option = Option(("--format",), "output_format", "choice", "folded", choices=tuple(formats), show_default=True,
-                           help="; ".join(FORMAT_HELP[name] for name in formats) + ".")
+    ``--format`` offers ``formats``; with ``by_name`` it defaults to what -o's name says."""
+    described = "; ".join(FORMAT_HELP[name] for name in formats) + "."
+    if by_name:
+        format_option = Option(("--format",), "output_format", "choice", None, choices=tuple(formats),
+                               help=described + " Default: the format -o's name ends in (.svg, .html, .speedscope.json, "
+                                                ".pprof, ...), else folded.")
+    else:
+        format_option = Option(("--format",), "output_format", "choice", "folded", choices=tuple(formats),
+                               show_default=True, help=described)
     return tuple(option or format_option for option in _OPTIONS)
 
 
-def target_of(command: "Sequence[str]", module: "Optional[str]", code: "Optional[str]") -> "Target":
-    """The program named by COMMAND (a leading '--' dropped), -m MODULE or -c CODE."""
+def target_of(command: "Sequence[str]", module: "Optional[str]", code: "Optional[str]",
+              directory: "Optional[str]" = None) -> "Target":
+    """The program named by COMMAND (a leading '--' dropped), -m MODULE or -c CODE; a script is
+    looked up in ``directory``, where it will run (default: here)."""
     from ..collect import parse_command
 
     words = list(command)
     if words and words[0] == "--":
         words = words[1:]
-    return parse_command(words, module=module, code=code)
+    return parse_command(words, module=module, code=code, directory=directory)
 
 
 def recorder_settings(
@@ -94,7 +110,9 @@ def recorder_settings(
     """SamplerOptions (wall, cpu) or MemoryOptions (alloc, live) from the command-line options.
 
     The records check the values; here only that each option is one the chosen recorder has."""
-    timeline = output_format == "speedscope"
+    from ..formats import registry
+
+    timeline = output_format not in PICTURE_FORMATS and registry.keeps_time(output_format)
     if bytes_per_sample is not None and mode != "alloc":
         raise ArgumentError("--bytes-per-sample applies to --mode alloc")
     if mode in MEMORY_MODES:

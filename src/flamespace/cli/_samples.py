@@ -94,6 +94,7 @@ def load_sides(
     min_runs_per_side: Optional[int] = None,
     options: Optional["CompareOptions"] = None,
     cluster: Optional[str] = None,
+    rename: "Optional[Callable[[Stack], Stack]]" = None,
 ) -> Tuple[Dict[str, "Sample"], "Screening"]:
     """Read each side's runs (patterns as :func:`expand_side` takes them) into a :class:`Sample`,
     with the guard rails of :func:`flamespace.stats.guards.screen`: empty runs and runs beyond
@@ -105,7 +106,8 @@ def load_sides(
     comparison to run), a method limit that the stacks read so far already break (Hotelling's
     p < n1 + n2 − 1) stops the reading there. A ``store:`` selector among a side's patterns
     stands for the stored runs it names, read by one aggregate of the store (on the Dask
-    scheduler ``cluster`` names, or $DASK_SCHEDULER_ADDRESS, else in this process).
+    scheduler ``cluster`` names, or $DASK_SCHEDULER_ADDRESS, else in this process). ``rename``
+    renames the stacks of both sides (``compare --map``) before they are compared.
 
     Raises :class:`InputError` (exit 1) on what must stop the comparison; returns the samples
     and the screening, whose ``findings`` the caller shows (:func:`show_findings`) and whose
@@ -159,7 +161,23 @@ def load_sides(
                                names=[run.name for run in runs], metadata=[metadata[run.name] for run in runs])
         for side, runs in screening.kept.items()
     }
+    if rename is not None:
+        samples = {side: sample.renamed(rename) for side, sample in samples.items()}
+    if "baseline" in samples and "candidate" in samples:
+        from ..stats.guards import overlap
+
+        shared = overlap(_stack_totals(samples["baseline"]), _stack_totals(samples["candidate"]))
+        if shared is not None:
+            screening.findings.append(shared)
     return samples, screening
+
+
+def _stack_totals(sample: "Sample") -> Dict[str, float]:
+    """Each stack's value summed over the sample's runs, by stack text."""
+    from ..stats.sample import StackTexts
+
+    texts = sample.stacks.texts if isinstance(sample.stacks, StackTexts) else [";".join(s) for s in sample.stacks]
+    return dict(zip(texts, sample.matrix.sum(axis=0).tolist()))
 
 
 #: What OpenBLAS reads for its number of threads (numpy's wheels), the user's choice when set.

@@ -8,14 +8,33 @@ parses the usual argument lists without click and calls :func:`draw` directly, s
 from __future__ import annotations
 
 from .._record import defaults
-from ..render.options import DELTA_MODES, PALETTES, SvgOptions  # light (no layout or emitter); drawing needs it anyway
+from ..errors import ArgumentError
+from ..render.options import DELTA_MODES, PALETTES, POSITIVE, SvgOptions, check_positive  # light (no layout or emitter); drawing needs it anyway
 from ._colour_by import OPTIONS as COLOUR_OPTIONS
 from ._common import INPUT_OPTIONS
 from ._options import Argument, Command, Option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, Optional, Sequence, Tuple
+    from typing import Callable, Dict, Optional, Sequence, Tuple
+
+
+def positive(option: str) -> "Callable[[object, object, Optional[float]], Optional[float]]":
+    """The callback that checks ``option`` as SvgOptions will (a finite number > 0) while the options are parsed,
+    before any input is read (``--total inf`` ended in a division by zero after the reading); a bad
+    value is click's BadParameter on both parsers (click is imported only then: start-up)."""
+
+    def check(context: object, parameter: object, value: "Optional[float]") -> "Optional[float]":
+        if value is not None:
+            try:
+                check_positive(option, value)
+            except ArgumentError:
+                import click
+
+                raise click.BadParameter(f"{value!r} is not {POSITIVE}", param_hint=f"'{option}'") from None
+        return value
+
+    return check
 
 
 #: SvgOptions' defaults: the table below takes its defaults from here (checked in tests/cli/test_defaults.py).
@@ -32,8 +51,8 @@ OPTIONS = (
     Option(("--height",), "height", "int", _D["height"], "Height of one frame in pixels.", show_default=True),
     Option(("--minwidth",), "minwidth", "str", str(_D["minwidth"]), "Omit frames narrower than this: pixels, or a percentage of the total with '%' (0.5%).", show_default=True),
     Option(("--fonttype",), "fonttype", "str", _D["fonttype"], "Font family.", show_default=True),
-    Option(("--fontsize",), "fontsize", "float", _D["fontsize"], "Font size in pixels.", show_default=True),
-    Option(("--fontwidth",), "fontwidth", "float", _D["fontwidth"], "Average glyph width relative to the font size (fits labels).", show_default=True),
+    Option(("--fontsize",), "fontsize", "float", _D["fontsize"], "Font size in pixels.", show_default=True, callback=positive("--fontsize")),
+    Option(("--fontwidth",), "fontwidth", "float", _D["fontwidth"], "Average glyph width relative to the font size (fits labels).", show_default=True, callback=positive("--fontwidth")),
     Option(("--countname",), "countname", "str", None, "What the counts are (default: the profile's unit, else 'samples')."),
     Option(("--nametype",), "nametype", "str", _D["nametype"], "Prefix of the details line.", show_default=True),
     Option(("--colors",), "colors", "choice", _D["colors"], "Palette.", choices=PALETTES, show_default=True),
@@ -52,8 +71,8 @@ OPTIONS = (
         "Differential input: colour each frame by the change of its inclusive value, or of its own (leaf) value as flamegraph.pl.",
         choices=DELTA_MODES, show_default=True,
     ),
-    Option(("--factor",), "factor", "float", _D["factor"], "Multiply the counts shown in tooltips.", show_default=True),
-    Option(("--total",), "total", "float", _D["total"], "The value of the full width, if more than the sum of the input."),
+    Option(("--factor",), "factor", "float", _D["factor"], "Multiply the counts shown in tooltips.", show_default=True, callback=positive("--factor")),
+    Option(("--total",), "total", "float", _D["total"], "The value of the full width, if more than the sum of the input.", callback=positive("--total")),
     Option(("--notes",), "notes", "str", _D["notes"], "Notes, kept in an XML comment."),
     Option(("--nameattr",), "nameattr", "path", None, "File of extra SVG attributes per function: name<TAB>attr=value<TAB>..."),
     Option(("--encoding",), "encoding", "str", _D["encoding"], "Character encoding of the SVG (default UTF-8)."),
@@ -88,15 +107,14 @@ def parse_fast(args: "Sequence[str]") -> "Optional[Dict[str, object]]":
 
 
 def settings_of(
-    countname: "Optional[str]", nameattr: "Optional[str]", truncate_right: bool, unit: "Optional[str]" = None,
-    **fields: object,
+    countname: "Optional[str]", nameattr: "Optional[str]", truncate_right: bool, **fields: object,
 ) -> "SvgOptions":
     """The SvgOptions of the command's options (those named as its fields, and the few it turns
-    into fields): SvgOptions checks them; ``unit`` is the profile's, the default --countname."""
+    into fields): SvgOptions checks them."""
     from ..render.options import read_nameattr
 
     return SvgOptions(
-        countname=countname or (unit if unit and unit != "samples" else _D["countname"]),
+        countname=countname or "",  # empty: the renderer names counts by the profile's unit
         nameattr=read_nameattr(nameattr) if nameattr else _D["nameattr"],
         truncate="right" if truncate_right else "left", **fields,  # type: ignore[arg-type]
     )
@@ -117,12 +135,14 @@ def draw(
     from ._colour_by import count_name, read_inputs
     from ._report import warn
 
+    from ._common import refuse_terminal
+
+    refuse_terminal(output, "an SVG picture", "profile.svg")
     check_output(output)  # before reading: a long read should not end in "cannot write"
     profile, colour = read_inputs(files, "svg", skip_invalid, input_format, colour_by, event,
                                   chart=bool(options.get("flamechart")))
-    unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
     options["countname"] = count_name(profile, colour, options.get("countname"))  # type: ignore[arg-type]
-    settings = settings_of(unit=unit, **options)  # type: ignore[arg-type]
+    settings = settings_of(**options)  # type: ignore[arg-type]
     palette_path = palette_file or ("palette.map" if cp else None)
     palette = read_palette(palette_path) if palette_path else None
     diagnostics = Diagnostics()

@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 PIPE_WIDTH = 200
 #: rich's style of the header row ("table.header").
 HEADER_STYLE = "bold"
+#: The most characters of a cell shown: a longer cell (a frame name of megabytes) is cut there and
+#: says how many characters it leaves out. rich folds a long cell in time quadratic in its
+#: length (`top` with a 10 MB frame name took 41 s).
+MAX_CELL_CHARS = 4096
 
 
 class Cell:
@@ -50,13 +54,28 @@ def print_table(title: "Optional[str]", headers: "Sequence[str]", rows: "Sequenc
     """Print a table on stdout; wide enough for long frame names when stdout is not a terminal.
 
     Cells are shown as they are (a frame named ``f_[k]`` is no rich markup); a cell may be a
-    :class:`Cell` with styles (cli/_style.py), shown only when stdout is coloured."""
+    :class:`Cell` with styles (cli/_style.py), shown only when stdout is coloured. A cell longer
+    than :data:`MAX_CELL_CHARS` is cut (:func:`shortened`)."""
+    rows = [[shortened(cell) for cell in row] for row in rows]
     text = None if sys.stdout.isatty() else plain_table(title, headers, rows, right, PIPE_WIDTH, _style.enabled(sys.stdout))
     if text is not None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
     rich_table(stdout_console(), title, headers, rows, right)
+
+
+def shortened(cell: "Union[str, Cell]") -> "Union[str, Cell]":
+    """``cell`` cut to its first :data:`MAX_CELL_CHARS` characters and a note of how many more it
+    has, when it is longer (its styled parts cut with it)."""
+    text = cell if isinstance(cell, str) else cell.text
+    if len(text) <= MAX_CELL_CHARS:
+        return cell
+    cut = f"{text[:MAX_CELL_CHARS]}… [{len(text) - MAX_CELL_CHARS:,} more characters]"
+    if isinstance(cell, str):
+        return cut
+    spans = [(start, min(end, MAX_CELL_CHARS), style) for start, end, style in cell.spans if start < MAX_CELL_CHARS]
+    return Cell(cut, cell.style, spans)
 
 
 def rich_table(console: "Console", title: "Optional[str]", headers: "Sequence[str]",

@@ -20,7 +20,8 @@ SHOWN_WARNINGS = 3
 
 def run(
     runs: int, out_dir: str, baseline_cmd: "Optional[str]", candidate_cmd: "Optional[str]", baseline_env: "Tuple[str, ...]",
-    candidate_env: "Tuple[str, ...]", warmup: int, keep_going: bool, overwrite: bool, show_output: bool,
+    candidate_env: "Tuple[str, ...]", baseline_cwd: "Optional[str]", candidate_cwd: "Optional[str]", warmup: int,
+    keep_going: bool, overwrite: bool, show_output: bool,
     tracer: bool, module: "Optional[str]", code: "Optional[str]", mode: str, rate: float, weight: "Optional[str]",
     bytes_per_sample: "Optional[int]", idle: bool, no_lines: bool, threads: bool, process_root: bool, async_stacks: bool,
     subprocesses: bool, duration: "Optional[float]",
@@ -41,12 +42,15 @@ def run(
         flamespace collect -n 50 -o runs/ -- app.py --input data.csv
         flamespace collect -n 30 --warmup 2 --rate 1000 -o ab/ \\
             --baseline-cmd 'bench.py' --candidate-cmd 'bench.py' --candidate-env USE_NEW_PARSER=1
+        flamespace collect -n 20 -o ab/ --baseline-cmd bench.py --baseline-cwd main/ \\
+            --candidate-cmd bench.py --candidate-cwd pr/
         flamespace compare --baseline ab/baseline --candidate ab/candidate
     """
     from ..collect import collect_runs
     from ..formats import check_output_dir
 
-    programs = _programs(command, module, code, baseline_cmd, candidate_cmd, baseline_env, candidate_env)
+    programs = _programs(command, module, code, baseline_cmd, candidate_cmd, baseline_env, candidate_env,
+                         baseline_cwd, candidate_cwd)
     if tracer:
         options = _trace_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration,
                                   seed, output_format)
@@ -89,21 +93,33 @@ def run(
 def _programs(
     command: "Sequence[str]", module: "Optional[str]", code: "Optional[str]", baseline_cmd: "Optional[str]",
     candidate_cmd: "Optional[str]", baseline_env: "Sequence[str]", candidate_env: "Sequence[str]",
+    baseline_cwd: "Optional[str]" = None, candidate_cwd: "Optional[str]" = None,
 ) -> "List[Program]":
     from ..collect import Program
 
     if baseline_cmd is None and candidate_cmd is None:
-        if baseline_env or candidate_env:
-            raise _usage_error("--baseline-env and --candidate-env go with --baseline-cmd and --candidate-cmd")
+        if baseline_env or candidate_env or baseline_cwd or candidate_cwd:
+            raise _usage_error("--baseline-env/-cwd and --candidate-env/-cwd go with --baseline-cmd and --candidate-cmd")
         return [Program(target_of(command, module, code))]
     if baseline_cmd is None or candidate_cmd is None:
         raise _usage_error("give both --baseline-cmd and --candidate-cmd (or one program after --)")
     if command or module is not None or code is not None:
         raise _usage_error("give the programs either as --baseline-cmd/--candidate-cmd or as one program after --, not both")
     return [
-        Program(_target_of_string(baseline_cmd, "--baseline-cmd"), "baseline", _environment(baseline_env, "--baseline-env")),
-        Program(_target_of_string(candidate_cmd, "--candidate-cmd"), "candidate", _environment(candidate_env, "--candidate-env")),
+        Program(_target_of_string(cmd, f"--{side}-cmd", _directory(cwd, f"--{side}-cwd")), side,
+                _environment(env, f"--{side}-env"), cwd)
+        for side, cmd, env, cwd in (("baseline", baseline_cmd, baseline_env, baseline_cwd),
+                                    ("candidate", candidate_cmd, candidate_env, candidate_cwd))
     ]
+
+
+def _directory(path: "Optional[str]", option: str) -> "Optional[str]":
+    """A program's working directory, which must exist."""
+    import os
+
+    if path is not None and not os.path.isdir(path):
+        raise _bad_parameter(f"{path!r} is not a directory", param_hint=f"'{option}'")
+    return path
 
 
 def _trace_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration, seed,
@@ -143,8 +159,9 @@ def _bad_parameter(message: str, param_hint: str) -> Exception:
     return click.BadParameter(message, param_hint=param_hint)
 
 
-def _target_of_string(text: str, option: str):
-    """A program given as one string: the words of record's COMMAND, or '-m MODULE ...' / '-c CODE ...'."""
+def _target_of_string(text: str, option: str, directory: "Optional[str]" = None):
+    """A program given as one string: the words of record's COMMAND, or '-m MODULE ...' / '-c CODE ...'
+    (a script looked up in ``directory``, where it runs)."""
     import shlex
 
     try:
@@ -157,8 +174,8 @@ def _target_of_string(text: str, option: str):
         if len(words) < 2:
             raise _bad_parameter(f"{words[0]} needs a value", param_hint=f"'{option}'")
         value = words[1]
-        return target_of(words[2:], value if words[0] == "-m" else None, value if words[0] == "-c" else None)
-    return target_of(words, None, None)
+        return target_of(words[2:], value if words[0] == "-m" else None, value if words[0] == "-c" else None, directory)
+    return target_of(words, None, None, directory)
 
 
 def _environment(pairs: "Sequence[str]", option: str) -> "Dict[str, str]":
@@ -272,6 +289,10 @@ SPEC = Command(
                help="Set in the baseline's environment. Repeatable."),
         Option(("--candidate-env",), "candidate_env", "multiple", metavar="NAME=VALUE",
                help="Set in the candidate's environment. Repeatable."),
+        Option(("--baseline-cwd",), "baseline_cwd", metavar="DIR",
+               help="Run the baseline in DIR (e.g. its own checkout): frames are named relative to where a program "
+                    "runs, so two checkouts run each from its root compare stack by stack."),
+        Option(("--candidate-cwd",), "candidate_cwd", metavar="DIR", help="Run the candidate in DIR, as --baseline-cwd."),
         Option(("--warmup",), "warmup", "int", 0, minimum=0, show_default=True,
                help="Runs of each program before the kept ones, not written (warm caches, compiled .pyc files)."),
         Option(("--keep-going",), "keep_going", "flag",
@@ -287,6 +308,6 @@ SPEC = Command(
                help="Also add the runs to the profile store ($FLAMESPACE_STORE, else .flamespace/store), labelled with "
                     "their git commit and branch (needs flamespace[store])."),
     ],
-    interspersed=False,
+    interspersed=False, program_flags=("-m", "-c"),
 )
 __getattr__ = SPEC.module_getattr(__name__)

@@ -46,7 +46,7 @@ def run(
     min_delta: float, min_rel: str, normalize: bool, min_runs: int, min_fraction: str, as_json: bool, markdown: bool,
     include_all: bool, limit: int, out_dir: "Optional[str]", no_header: bool, skip_invalid: bool, input_format: "Optional[str]",
     force: bool = False, max_missed: "Optional[str]" = None, html_path: "Optional[str]" = None,
-    cluster: "Optional[str]" = None,
+    cluster: "Optional[str]" = None, map_rules: "Sequence[str]" = (),
 ) -> int:
     """Test which stacks differ between the mean profiles of two samples of runs.
 
@@ -84,22 +84,28 @@ def run(
         raise click.UsageError("choose one of --json and --markdown")
     options = options_of(method=method, alternative=alternative, alpha=alpha, fdr=fdr, permutations=permutations, seed=seed,
                          min_delta=min_delta, min_rel=min_rel, normalize=normalize, min_runs=min_runs, min_fraction=min_fraction)
-    if out_dir:
+    if out_dir is not None:  # '' too: check_output_dir says it is empty
         check_output_dir(out_dir)  # before reading the samples
-    if html_path:
+    if html_path is not None:
         from ..formats import check_output
 
         check_output(html_path)
+    rename = None
+    if map_rules:
+        from ..core.transforms import stack_renamer
+        from .filter import parse_map_rule
+
+        rename = stack_renamer([parse_map_rule(rule) for rule in map_rules])
     samples, screening = load_sides({"baseline": baseline, "candidate": candidate}, "compare", force=force,
                                     max_missed=parse_max_missed(max_missed), skip_invalid=skip_invalid, input_format=input_format,
-                                    options=options, cluster=cluster)
+                                    options=options, cluster=cluster, rename=rename)
     show_findings(screening.findings, "compare")
     options, samples = paired_options(options, samples, screening, pairing, "compare")
     result = compare(samples["baseline"], samples["candidate"], options=options)
     show_findings(after_comparison(screening, result), "compare")
-    if out_dir:
+    if out_dir is not None:
         write_parts(result, out_dir, not no_header, samples)
-    if html_path:
+    if html_path is not None:
         write_html(result, html_path, samples)
     shown = limit or None
     if as_json:
@@ -154,13 +160,14 @@ def _plain_report(result: "Comparison", include_all: bool, limit: "Optional[int]
 def write_parts(result, out_dir: str, header: bool, samples=None) -> None:
     """The four parts of Δ_r (empty files when nothing changed), Δ_r as two-column differential
     input, and both mean profiles drawn with their significant changes (see :func:`write_delta_svgs`)."""
-    from ..formats import registry
+    from ..formats import outputs_together, registry
 
     os.makedirs(out_dir, exist_ok=True)
-    for name, graph in zip(PARTS, result.parts):
-        registry.write(graph, os.path.join(out_dir, f"{name}.folded"), header=header)
-    registry.write(result.differential(), os.path.join(out_dir, "delta.folded"), header=header)
-    write_delta_svgs(result, out_dir, samples)
+    with outputs_together():  # all parts of one comparison, or the earlier ones untouched (a full disk)
+        for name, graph in zip(PARTS, result.parts):
+            registry.write(graph, os.path.join(out_dir, f"{name}.folded"), header=header)
+        registry.write(result.differential(), os.path.join(out_dir, "delta.folded"), header=header)
+        write_delta_svgs(result, out_dir, samples)
 
 
 def _mean_profiles(result, samples):
@@ -296,6 +303,9 @@ SPEC = Command("compare", run, [], [
     Option(("--html",), "html_path", "path", metavar="FILE",
            help="Write a comparison page: both mean profiles, only the significant stacks coloured, each test's "
                 "interval and p in the tooltips (flamespace html --diff's views)."),
+    Option(("--map",), "map_rules", "multiple", metavar="'RE=REPL'",
+           help="Rename frames on both sides before comparing, as filter --map (repeatable, in order): "
+                "e.g. --map '^(.*) \\(\\w+/(.*)\\)$=\\1 (\\2)' for two checkouts in a/ and b/."),
     *GUARD_OPTIONS,
     *INPUT_OPTIONS,
     CLUSTER_OPTION,

@@ -23,19 +23,21 @@ def run(
     Δ = (appeared + grown) − (disappeared + shrunk). Prints the norm of each part.
 
     \b
-    Example:
+    Examples:
         flamespace decompose before.folded after.folded --out-dir changes/
+        flamespace decompose base.pprof head.pprof --out-dir changes/   # any format flamespace reads
     """
     from ..core.algebra import decompose
-    from ..formats import registry
+    from ..formats import check_output_dir, outputs_together, registry
     from ._common import echo_json, format_share, format_value, read_graph
 
+    check_output_dir(out_dir)  # before reading: a long read should not end in "cannot write"
     f1 = read_graph(before, "decompose", skip_invalid, input_format)
     f2 = read_graph(after, "decompose", skip_invalid, input_format)
     parts = decompose(f1, f2)
-    os.makedirs(out_dir, exist_ok=True)
-    for name, graph in zip(PARTS, parts):
-        registry.write(graph, os.path.join(out_dir, f"{name}.folded"), header=not no_header)
+    with outputs_together():  # the four parts of one Δ, never some of an older one beside them (a full disk)
+        for name, graph in zip(PARTS, parts):
+            registry.write(graph, os.path.join(out_dir, f"{name}.folded"), header=not no_header)
     norms = {name: graph.norm() for name, graph in zip(PARTS, parts)}
     if as_json:
         echo_json({"norms": norms, "before": f1.norm(), "after": f2.norm(), "out_dir": out_dir})

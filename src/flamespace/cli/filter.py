@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..core import transforms
-from ._common import INPUT_OPTIONS, OUTPUT_OPTIONS, parse_share, read_profile, write_profile
+from ._common import INPUT_OPTIONS, OUTPUT_OPTIONS, output_format, parse_share, read_profile, write_profile
 from ._options import Argument, Command, Option
 
 TYPE_CHECKING = False
@@ -105,6 +105,7 @@ def run(
 
     from ..core.differential import Differential
 
+    output_format(output, "filter")  # a name filter cannot write fails before the input is read
     profile = read_profile(input, skip_invalid, input_format)
     if isinstance(profile, Differential):
         profile = profile.map(apply)
@@ -115,7 +116,7 @@ def run(
         profile = apply(profile)
         if share is not None:
             profile = transforms.prune(profile, share)
-    write_profile(profile, output, no_header)
+    write_profile(profile, output, no_header, command="filter")
 
 
 SPEC = Command("filter", run, [Argument("input", default="-")], [

@@ -15,7 +15,7 @@ import time
 
 from .._record import Record, factory, record
 from ..errors import FlamespaceError
-from ..formats import check_output_dir, open_output
+from ..formats import check_output_dir, open_output, outputs_together
 from . import collect as _collect
 from . import _style
 from . import compare as _compare
@@ -44,6 +44,11 @@ SNAPSHOT_IDENTITY = {
     "GIT_AUTHOR_NAME": "flamespace gate", "GIT_AUTHOR_EMAIL": "gate@flamespace.invalid",
     "GIT_COMMITTER_NAME": "flamespace gate", "GIT_COMMITTER_EMAIL": "gate@flamespace.invalid",
 }
+#: The name of every gate's temporary directory starts with this (tempfile.mkdtemp's prefix).
+WORKSPACE_PREFIX = "flamespace-gate-"
+#: The file in that directory naming the gate that made it ({"pid", "started", "host", "root"}): a later
+#: gate removes the workspaces (and their git worktrees) of gates whose process is gone (kill -9).
+OWNER_FILE = "owner.json"
 #: The options of compare and collect that gate takes as they are (same names, defaults, help).
 COMPARE_OPTIONS = ("method", "alternative", "alpha", "fdr", "permutations", "seed", "pairing", "min_delta", "min_rel",
                    "normalize", "min_runs", "min_fraction", "include_all", "limit", "force", "max_missed", "cluster")
@@ -212,7 +217,11 @@ class _Workspace:
         import signal
         import tempfile
 
-        self.directory = tempfile.mkdtemp(prefix="flamespace-gate-")
+        self.directory = tempfile.mkdtemp(prefix=WORKSPACE_PREFIX)
+        _write_owner(self.directory, self.root)
+        for stale, owner in _stale_workspaces(os.path.dirname(self.directory)):
+            _remove_workspace(stale, owner)
+            self.say(f"removed {stale} and its git worktrees, left by an earlier gate that is no longer running (pid {owner.get('pid')})")
         if _main_thread():
             self._previous_sigterm = signal.signal(signal.SIGTERM, _terminated)
         return self
@@ -225,6 +234,7 @@ class _Workspace:
             signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the clean-up short
         try:
             if self.keep:
+                _forget_owner(self.directory)  # kept on purpose: no later gate removes it
                 self.say(f"kept the worktrees and virtualenvs in {self.directory} "
                          "(remove with: git worktree remove --force TREE)")
                 return
@@ -264,6 +274,88 @@ class _Workspace:
         self.trees.append(tree)
         _git(self.root, "worktree", "add", "--detach", "--force", tree, side.commit)
         return tree
+
+
+def _write_owner(directory: str, root: str) -> None:
+    """Mark ``directory`` as this process's workspace (see OWNER_FILE)."""
+    import json
+
+    with open(os.path.join(directory, OWNER_FILE), "w", encoding="utf-8") as out:
+        json.dump({"pid": os.getpid(), "started": _start_time(os.getpid()), "host": os.uname().nodename, "root": root}, out)
+
+
+def _forget_owner(directory: str) -> None:
+    try:
+        os.unlink(os.path.join(directory, OWNER_FILE))
+    except OSError:
+        pass
+
+
+def _start_time(pid: int) -> Optional[int]:
+    """When process ``pid`` started (clock ticks since boot, /proc/PID/stat), so that a reused pid
+    is not taken for the gate that had it; None where there is no /proc."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return int(stat.read().rsplit(b")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _alive(owner: Dict[str, object]) -> bool:
+    """Whether the gate that wrote ``owner`` still runs (a process of another user counts as alive, and
+    so does one on another host or container sharing the directory: its pids are not ours to ask)."""
+    pid = owner.get("pid")
+    if not isinstance(pid, int) or pid <= 0 or owner.get("host") != os.uname().nodename:
+        return True  # not a mark this code wrote, or not this machine's: left alone
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    started = owner.get("started")
+    return started is None or _start_time(pid) in (None, started)
+
+
+def _stale_workspaces(temporary: str) -> "List[Tuple[str, Dict[str, object]]]":
+    """(directory, owner) of each gate workspace in ``temporary`` whose gate is gone; those
+    without an owner file (kept with --keep, or made by an older flamespace) are left alone."""
+    import json
+
+    stale = []
+    try:
+        entries = [e for e in os.scandir(temporary) if e.name.startswith(WORKSPACE_PREFIX) and e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+    for entry in entries:
+        try:
+            with open(os.path.join(entry.path, OWNER_FILE), encoding="utf-8") as mark:
+                owner = json.load(mark)
+        except (OSError, ValueError):
+            continue
+        if isinstance(owner, dict) and not _alive(owner):
+            stale.append((entry.path, owner))
+    return sorted(stale)
+
+
+def _remove_workspace(directory: str, owner: Dict[str, object]) -> None:
+    """Remove a dead gate's workspace: its worktrees from its repository's list, then the files."""
+    import shutil
+
+    root = owner.get("root")
+    for side in ("baseline", "candidate"):
+        tree = os.path.join(directory, side)
+        if isinstance(root, str) and os.path.isdir(tree):
+            try:
+                _git(root, "worktree", "remove", "--force", tree)
+            except GateError:
+                pass  # removed below; prune forgets it
+    shutil.rmtree(directory, ignore_errors=True)
+    if isinstance(root, str) and os.path.isdir(root):
+        try:
+            _git(root, "worktree", "prune")
+        except GateError:
+            pass
 
 
 def _terminated(signum: int, frame: object) -> None:
@@ -449,20 +541,23 @@ def _gate_info(sides: List[Side], target: "Target", collection, samples: Dict[st
 
 def _write_reports(result: "Comparison", samples: Dict[str, "Sample"], gate: Dict[str, object], out_dir: str,
                    options: Dict[str, object]) -> None:
+    """The parts, delta graphs and the three reports of one gate, all appearing together: never
+    this gate's report.md beside an earlier gate's report.json (a full disk)."""
     import json
 
     from ..stats import report
 
-    _compare.write_parts(result, out_dir, True, samples)
     limit = int(options["limit"]) or None  # type: ignore[call-overload]
     include_all = bool(options["include_all"])
-    with open_output(os.path.join(out_dir, "report.md")) as file:
-        file.write(_markdown_header(result, gate) + report.markdown(result, include_all, limit))
-    with open_output(os.path.join(out_dir, "report.txt")) as file:
-        file.write(_text_header(gate) + report.text(result, include_all, limit, 200))
-    with open_output(os.path.join(out_dir, "report.json")) as file:
-        json.dump({**report.as_dict(result), "gate": gate}, file, indent=2)
-        file.write("\n")
+    with outputs_together():
+        _compare.write_parts(result, out_dir, True, samples)
+        with open_output(os.path.join(out_dir, "report.md")) as file:
+            file.write(_markdown_header(result, gate) + report.markdown(result, include_all, limit))
+        with open_output(os.path.join(out_dir, "report.txt")) as file:
+            file.write(_text_header(gate) + report.text(result, include_all, limit, 200))
+        with open_output(os.path.join(out_dir, "report.json")) as file:
+            json.dump({**report.as_dict(result), "gate": gate}, file, indent=2)
+            file.write("\n")
 
 
 def _how(gate: Dict[str, object]) -> str:

@@ -75,7 +75,7 @@ def command(selector: str, pattern: Optional[str], top: Optional[int], by: str, 
     finally:
         report(diagnostics)
     result = analyse(series, metric, alpha, permutations, min_size, seed)
-    if svg_path:
+    if svg_path is not None:  # '' too: open_output says the path is empty
         from ..render.sparkline import svg
 
         svg(result, svg_path)

@@ -106,6 +106,9 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
     from ._colour_by import count_name, read_inputs
     from ._report import warn
 
+    from ._common import refuse_terminal
+
+    refuse_terminal(output, "an HTML page", "profile.html")
     if diff and series:
         raise click.UsageError("choose one of --diff and --series")
     if calls_file and (diff or series or flamechart):
@@ -122,12 +125,11 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
     if flamechart and colour_by:
         raise click.UsageError("--colour-by does not apply to --flamechart")
     profile, colour = read_inputs(files, "html", skip_invalid, input_format, colour_by, event, chart=flamechart)
-    unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
     options = HtmlOptions(
         title=title, subtitle=subtitle, colors=colors, hash=hash_, inverted=inverted, reverse=reverse, base=base,
         sort_by_value=sort_by_value, delta=delta, negate=negate, min_percent=min_percent, top=top, colour_ratio=colour_ratio,
         roots=tuple(roots.split(",")) if roots else (),
-        countname=count_name(profile, colour, countname) or (unit if unit and unit != "samples" else _D["countname"]),
+        countname=count_name(profile, colour, countname) or "",  # empty: named by the profile's unit
     )
     palette_path = palette_file or ("palette.map" if cp else None)
     palette = read_palette(palette_path) if palette_path else None
@@ -188,8 +190,7 @@ def _comparison(files: Tuple[str, ...], output: str, diff: bool, labels: Tuple[s
                                f"(or one differential file), not {len(profiles)}")
     if labels and len(labels) != len(profiles):
         raise click.UsageError(f"{len(labels)} --label for {len(profiles)} profiles")
-    unit = next((p.metadata.unit for p in profiles if p.metadata.unit), None)
-    options = HtmlOptions(countname=countname or (unit if unit and unit != "samples" else _D["countname"]), **settings)  # type: ignore[arg-type]
+    options = HtmlOptions(countname=countname or "", **settings)  # type: ignore[arg-type]
     comparison_html(profiles, list(labels or names), options, output)
     if not any(p.total() for p in profiles):
         raise InputError("no stack counts found: wrote a page that says so", ", ".join(files) or "<stdin>")

@@ -51,8 +51,9 @@ def run(input: str, as_json: bool, skip_invalid: bool, input_format: "Optional[s
     """Summarise INPUT (default stdin): norm (total), stacks, distinct frames, depth, unit, metadata.
 
     \b
-    Example:
+    Examples:
         flamespace info profile.folded
+        flamespace info --json run.speedscope.json
     """
     from ..core.differential import Differential
 

@@ -8,7 +8,7 @@ import sys
 import time
 
 from ._options import Argument, Command, Option
-from ._recording import FORMATS, PICTURE_FORMATS, StatusLine, recorder_settings, recording_options, target_of
+from ._recording import FORMATS, MORE_FORMATS, PICTURE_FORMATS, StatusLine, recorder_settings, recording_options, target_of
 from ._report import warn
 
 TYPE_CHECKING = False
@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 def run(
     output: "Optional[str]", module: "Optional[str]", code: "Optional[str]", mode: str, rate: float, weight: "Optional[str]",
     bytes_per_sample: "Optional[int]", idle: bool, no_lines: bool, threads: bool, process_root: bool, async_stacks: bool,
-    subprocesses: bool, duration: "Optional[float]", output_format: str, seed: "Optional[int]", no_header: bool, quiet: bool,
+    subprocesses: bool, duration: "Optional[float]", output_format: "Optional[str]", seed: "Optional[int]", no_header: bool,
+    quiet: bool,
     command: "Tuple[str, ...]",
 ) -> int:
     """Profile a Python program: a script, -m MODULE or -c CODE, with its arguments.
@@ -33,20 +34,27 @@ def run(
     with Ctrl-C.
 
     \b
-    Example:
+    Examples:
         flamespace record -o app.folded -- app.py --port 8000
         flamespace record --mode cpu --rate 1000 -o work.folded -m mypackage.cli run
-        flamespace record --format speedscope -o run.speedscope.json -- python -X dev job.py
+        flamespace record -o run.speedscope.json -- python -X dev job.py
+        flamespace record -o app.html -- app.py
         flamespace record --subprocesses -o build.folded -- tools/build.py --jobs 4
     """
     from ..collect import Program, record_program
-    from ..collect.launcher import Interrupted  # imported here: other commands need not pay for it
+    from ..collect.launcher import RecordError  # imported here: other commands need not pay for it
+
+    from ._output_format import choose
 
     target = target_of(command, module, code)
+    output_format = choose(output, output_format, "record", WRITES, ENDINGS)
     options = recorder_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration,
                                 seed, output_format)
-    extension = {**FORMATS, **PICTURE_FORMATS}[output_format]
-    output = output or f"profile-{time.strftime('%Y%m%d-%H%M%S')}{extension}"
+    output = output or f"profile-{time.strftime('%Y%m%d-%H%M%S')}{_ending(output_format)}"
+    if output_format in PICTURE_FORMATS:
+        from ._common import refuse_terminal
+
+        refuse_terminal(output, f"an {output_format.upper()} picture", f"profile.{output_format}")
     from ..formats import check_output
 
     check_output(output)  # before the program runs, not after
@@ -54,9 +62,11 @@ def run(
     try:
         result = record_program(Program(target), options, process_root=process_root, subprocesses=subprocesses,
                                 progress=None if status is None else status.show)
-    except Interrupted as exc:
+    except RecordError as exc:
+        if exc.exit_code is None:
+            raise
         warn(f"flamespace record: {exc}; nothing written")
-        return 128 + exc.signal
+        return exc.exit_code
     finally:
         if status is not None:
             status.clear()  # before any message
@@ -67,9 +77,21 @@ def run(
     else:
         from ..formats import registry
 
-        registry.write(result.recording.profile_for(output_format), output, output_format, header=not no_header)
+        from ._common import header_setting
+
+        registry.write(result.recording.profile_for(output_format), output, output_format,
+                       **header_setting(output_format, no_header))
     _report(result, output, quiet)
     return result.exit_code
+
+
+def _ending(output_format: str) -> str:
+    """The file ending of ``output_format``, for the default output's name."""
+    if output_format in ENDINGS:
+        return ENDINGS[output_format][0]
+    from ..formats import registry
+
+    return registry.by_name(output_format).extensions[0]
 
 
 def _write_picture(graph: "FlameGraph", output: str, command: str, kind: str, roots: "Tuple[str, ...]") -> None:
@@ -78,7 +100,7 @@ def _write_picture(graph: "FlameGraph", output: str, command: str, kind: str, ro
     subtitle = f"{labels.get('mode', '')} mode, {labels.get('duration_s', '?')} s, {labels.get('samples', '?')} samples"
     unit = graph.metadata.unit
     settings = dict(title=f"flamespace record: {command}", subtitle=subtitle, colors="python",
-                    countname="allocations" if unit == "count" else (unit or "samples"))
+                    countname="allocations" if unit == "count" else "")
     if kind == "html":
         from ..render.html import HtmlOptions, html
 
@@ -124,13 +146,26 @@ def _report(result: "RecordResult", output: str, quiet: bool) -> None:
     warn(
         f"flamespace record: {format_value(int(labels.get('samples', len(recording.graph))))} samples"
         f"{' (' + labels['rate_achieved'] + ' Hz)' if 'rate_achieved' in labels else ''}"
-        f" over {labels.get('duration_s', '?')} s{processes}{stopped}; wrote {where}"
+        f" over {labels.get('duration_s', '?')} s{processes}{stopped}{_threads(recording.graph)}; wrote {where}"
     )
+
+
+def _threads(graph: "FlameGraph") -> str:
+    """", 4 threads: 2.43 s of thread time, summed" for a profile that sums several threads' time."""
+    from ..core.units import human
+    from ._common import summed_threads
+
+    threads = summed_threads(graph)
+    return f", {threads} threads: {human(graph.total(), graph.metadata.unit)} of thread time, summed" if threads else ""
 
 
 def _where(output: str) -> str:
     return "stdout" if output == "-" else os.path.abspath(output)
 
+
+#: What record writes, and the endings that name the common ones (-o NAME; the others by the registry's endings).
+WRITES = (*FORMATS, *MORE_FORMATS, *PICTURE_FORMATS)
+ENDINGS = {**FORMATS, **PICTURE_FORMATS}
 
 #: The command: its options as data (shared with collect), parsed without click when they are plain.
 SPEC = Command(
@@ -138,10 +173,10 @@ SPEC = Command(
     [
         Option(("-o", "--output"), "output", "path", None, allow_dash=True,
                help="Where to write the profile ('-' for stdout). Default: profile-<time>.<format> here."),
-        *recording_options(tuple(FORMATS) + tuple(PICTURE_FORMATS)),
+        *recording_options(WRITES, by_name=True),
         Option(("-q", "--quiet"), "quiet", "flag",
                help="Do not show the live status line or the summary on stderr (warnings still are)."),
     ],
-    interspersed=False,
+    interspersed=False, program_flags=("-m", "-c"),
 )
 __getattr__ = SPEC.module_getattr(__name__)

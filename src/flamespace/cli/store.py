@@ -37,6 +37,8 @@ def command() -> None:
         flamespace compare --baseline store:branch=main,last=30 --candidate runs/
         flamespace store get store:branch=main,last=30 --mean -o main-mean.folded
         flamespace store gc --keep-last 100
+        flamespace store check
+        flamespace store repair
     """
 
 
@@ -145,7 +147,9 @@ def get(selector: str, mean: bool, to: Optional[str], output: str, no_header: bo
 def gc(keep_last: Optional[int], older_than: Optional[str], store: Optional[str]) -> None:
     """Apply retention (--keep-last per branch, --older-than) and compact the store into one part.
 
-    Also moves corrupt parts to corrupt/ and deletes what killed ingests left behind.
+    Also moves corrupt parts to corrupt/ (kept, never deleted; what they cost is said as lost
+    to corruption, never as retention), keeps every profile whose own files are sound, and
+    deletes what killed ingests left behind.
     """
     from ..diagnostics import Diagnostics
     from ..store import open_store, parse_age
@@ -161,3 +165,70 @@ def gc(keep_last: Optional[int], older_than: Optional[str], store: Optional[str]
         report(diagnostics)
     warn(f"flamespace store gc: removed {done.removed} profile(s), kept {done.kept}; "
          f"{done.parts_before} part(s) -> {done.parts_after}")
+    for loss in done.lost:  # never counted as retention
+        warn(f"flamespace store gc: {loss}")
+    if done.unreadable:
+        warn(f"flamespace store gc: {done.unreadable} kept profile(s) cannot be read: their stacks were defined in a part "
+             "set aside in corrupt/ (their values are kept)")
+
+
+@command.command("check")
+@_store_option
+def check(store: Optional[str]) -> None:
+    """Check the store and report every problem (exit 1 if any); changes nothing.
+
+    Checks the manifest and its previous generation, every part's files against their sizes
+    and sha256 sums, the parts' own descriptions, and the ids (none used twice, the counters
+    past every stored id); notes the parts set aside in corrupt/ and what gc would delete.
+    """
+    from ..store import open_store
+    from ..store.repair import check as run_check
+    from ._common import echo
+    from ._report import EXIT_INPUT
+
+    target = open_store(store)
+    report = run_check(target)
+    for line in report.problems:
+        echo(f"problem: {line}")
+    for line in report.notes:
+        echo(f"note: {line}")
+    if report.problems:
+        echo(f"{len(report.problems)} problem(s) in the store {target.path}: `flamespace store repair` rebuilds what can be rebuilt")
+        raise click.exceptions.Exit(EXIT_INPUT)
+    echo(f"the store {target.path} has no problem")
+
+
+@command.command("repair")
+@_store_option
+def repair(store: Optional[str]) -> None:
+    """Rebuild what can be rebuilt and say exactly what was lost.
+
+    A damaged or missing manifest is rebuilt from its previous generation and the parts' own
+    descriptions; id counters are raised past every stored id; a profile id used twice is
+    given a new id; corrupt parts are set aside in corrupt/ (never deleted) and the sound
+    profiles they hold are kept. Run `flamespace store check` first to see what it will do.
+    """
+    from ..diagnostics import Diagnostics
+    from ..store import open_store
+    from ..store.repair import repair as run_repair
+    from ._common import echo, report
+    from ._report import EXIT_INPUT
+
+    target = open_store(store)
+    diagnostics = Diagnostics()
+    try:
+        done = run_repair(target, diagnostics)
+    finally:
+        report(diagnostics)
+    if not done.problems:
+        echo(f"the store {target.path} has no problem: nothing to repair")
+        return
+    for line in done.done:
+        echo(f"repaired: {line}")
+    for line in done.lost:
+        echo(f"lost: {line}")
+    for line in done.unrepaired:
+        echo(f"not repaired: {line}")
+    echo(f"the store {target.path} is repaired" + (f"; {len(done.lost)} loss(es) above" if done.lost else "; nothing lost"))
+    if done.unrepaired:
+        raise click.exceptions.Exit(EXIT_INPUT)

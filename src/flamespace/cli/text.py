@@ -86,12 +86,11 @@ def _coloured(parts: "Iterator[TextLine]") -> "Iterator[str]":
 def options_of(threshold: str, max_depth: "Optional[int]", sort_by_value: bool, reverse: bool, base: "Tuple[str, ...]",
                delta: str, countname: "Optional[str]", width: "Optional[int]", unit: "Optional[str]" = None,
                raw: bool = False) -> TextOptions:
-    """The TextOptions of the command's options (which it checks); ``unit``, the profile's, is the default --countname,
-    and counts are shown in its human units unless --raw or --countname asks for exact ones."""
+    """The TextOptions of the command's options (which it checks); ``unit``: the profile's (None: the
+    renderer finds it); counts are shown in its human units unless --raw or --countname asks for exact ones."""
     return TextOptions(
         threshold=_share(threshold), max_depth=max_depth, sort_by_value=sort_by_value, reverse=reverse, base=base,
-        delta=delta, countname=countname or unit or _D["countname"], width=width,
-        unit=None if raw or countname else unit,
+        delta=delta, countname=countname or "", width=width, unit=unit, raw=raw or bool(countname),
     )
 
 

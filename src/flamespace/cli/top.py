@@ -13,6 +13,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, Optional
 
+    from ..core.vector import FlameGraph
+
 #: What a row is (--by), as the title names it.
 ROW_NAMES = {"line": "lines", "function": "functions", "file": "files"}
 #: Rankings (--sort); `--by self|inclusive` is their old spelling, still accepted.
@@ -62,7 +64,7 @@ def run(
     shown_total = _column(unit, [total], raw)(total)
     if raw or not scale(unit).suffix:
         shown_total += f" {unit}"
-    title = f"Top {len(ranked)} {ROW_NAMES[group]} by {by} value (total {shown_total})"
+    title = f"Top {len(ranked)} {ROW_NAMES[group]} by {by} value (total {shown_total}{_threads(graph)})"
     rows = [
         [shown_self(c.self_value), format_share(c.self_value, total),
          shown_incl(c.inclusive_value), format_share(c.inclusive_value, total), c.name]
@@ -71,6 +73,17 @@ def run(
     if _style.enabled(sys.stdout):
         rows = [_coloured(row, c.self_value, c.inclusive_value, total) for row, c in zip(rows, ranked)]
     print_table(title, ["self", "self %", "inclusive", "incl %", ROW_NAMES[group][:-1]], rows, [True, True, True, True, False])
+
+
+def _threads(graph: "FlameGraph") -> str:
+    """": 4 threads summed over 0.63 s" when the total sums several threads' time (not the run's length)."""
+    from ._common import summed_threads
+
+    threads = summed_threads(graph)
+    if not threads:
+        return ""
+    duration = graph.metadata.labels.get("duration_s")
+    return f": {threads} threads summed" + (f" over {duration} s" if duration else "")
 
 
 def _coloured(row: list, self_value: float, inclusive_value: float, total: float) -> list:

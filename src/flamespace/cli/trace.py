@@ -23,7 +23,7 @@ _FORMAT_HELP = (
     "OUTPUT's ending, else folded."
 )
 #: The trace's outputs: the collector's and the HTML report (rendered here: collect does not import render).
-FORMATS = {**OUTPUT_FORMATS, "html": (".html",)}
+FORMATS = {**OUTPUT_FORMATS, "html": (".html", ".htm")}
 
 
 def run(
@@ -42,7 +42,7 @@ def run(
     estimates. Events stream to a file in $TMPDIR, so memory stays small however long the run.
 
     \b
-    Example:
+    Examples:
         flamespace trace -o app.folded -- app.py --port 8000
         flamespace trace -o functions.txt -m mypackage.cli run
         flamespace trace -o run.trace.json -c "import json; json.dumps(list(range(10**5)))"
@@ -50,17 +50,17 @@ def run(
         flamespace trace --lines -o hot.lines.txt -- app.py
     """
     from ..collect import Program, record_program
-    from ..collect.launcher import Interrupted
-    from ..collect.tracer import CHART_FORMATS, LINE_FORMATS, TraceOptions, format_for, write_trace
+    from ..collect.launcher import RecordError
+    from ..collect.tracer import CHART_FORMATS, LINE_FORMATS, TraceOptions, write_trace
     from ..collect.tracing import available
     from ..errors import ArgumentError
     from ..formats._io import check_output
     from ._recording import target_of
 
     target = target_of(command, module, code)
-    if output_format is None:
-        output_format = (("html" if output.lower().endswith(".html") else format_for(output))
-                         if output and output != "-" else None) or "folded"
+    from ._output_format import choose
+
+    output_format = choose(output, output_format, "trace", tuple(FORMATS), FORMATS)
     if output_format in LINE_FORMATS:
         line_times = True
     problem = available(line_times)
@@ -73,9 +73,11 @@ def run(
     check_output(output)  # before the program runs, not after
     try:
         result = record_program(Program(target), options, subprocesses=subprocesses)
-    except Interrupted as exc:
+    except RecordError as exc:
+        if exc.exit_code is None:
+            raise
         warn(f"flamespace trace: {exc}; nothing written")
-        return 128 + exc.signal
+        return exc.exit_code
     trace = result.recording.trace
     assert trace is not None  # a traced run gives a Trace
     if output_format == "html":
@@ -133,6 +135,6 @@ SPEC = Command(
                help="Do not write '# key: value' metadata lines into folded output."),
         Option(("-q", "--quiet"), "quiet", "flag", help="Do not print the summary on stderr (warnings still are)."),
     ],
-    interspersed=False,
+    interspersed=False, program_flags=("-m", "-c"),
 )
 __getattr__ = SPEC.module_getattr(__name__)

@@ -102,15 +102,57 @@ def _profile_child_interpreters(config: Dict[str, Any]) -> None:
 
 
 def _save_on_every_exit() -> None:
-    """Beyond atexit: save on SIGTERM and before ``os._exit`` (the ways multiprocessing's
-    children end), and give a forked child a recorder of its own, or none (see
+    """Beyond atexit: save on SIGTERM and SIGHUP, before ``os._exit`` (the ways multiprocessing's
+    children end, and a closed terminal) and before ``os.exec*`` (which replaces the process, so
+    that no atexit handler runs), and give a forked child a recorder of its own, or none (see
     :func:`_after_fork_in_child`)."""
     _mark_started()
     _save_on_sigterm()
+    _save_on_crash()
     if "real_exit" not in _state:  # once per process, even across forks
         _state["real_exit"] = os._exit
         os._exit = _exit_after_saving
+        _save_before_exec()
         os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _save_on_crash() -> None:
+    """Save, best effort, when the program crashes (a segfault in an extension, abort()): the C
+    extension's fault handler calls :func:`_save`, then the process dies of the signal
+    (``_waiter.c``, "Saving on a crash", says what can go wrong and how it is bounded). Without
+    the C extension, or under a faulthandler enabled before us, a crash loses the recording."""
+    try:
+        from ._waiter import save_on_crash
+
+        save_on_crash(_save)
+    except (ImportError, OSError):
+        pass
+
+
+def _save_before_exec() -> None:
+    """Wrap ``os.execv`` and ``os.execve``: every ``os.exec*`` function (execl, execlp, execvp,
+    execvpe, ...) ends in one of them, looked up in ``os`` when it is called. What was recorded
+    is saved first, as ``<pid>.before-exec``: the program the process becomes may be recorded
+    under the same pid (``--subprocesses``) and save a ``<pid>.raw`` of its own."""
+    for name in ("execv", "execve"):
+        setattr(os, name, _exec_after_saving(getattr(os, name)))
+
+
+def _exec_after_saving(real_exec: Callable[..., NoReturn]) -> Callable[..., NoReturn]:
+    def exec_after_saving(*args: Any, **kwargs: Any) -> NoReturn:
+        _save(BEFORE_EXEC)
+        _forget_started()  # the new program says so itself if it records (--subprocesses)
+        try:
+            real_exec(*args, **kwargs)
+        except BaseException:  # it goes on as it was: what it recorded so far is its profile
+            _rename_note(BEFORE_EXEC, "raw")
+            _mark_started()
+            raise
+        raise AssertionError("os.exec* returned")  # it never does: it replaces the process or raises
+
+    exec_after_saving.__doc__ = real_exec.__doc__
+    exec_after_saving.__name__ = real_exec.__name__
+    return exec_after_saving
 
 
 def _hide_our_no_site_flag() -> None:
@@ -136,10 +178,16 @@ def _field_names(text: str) -> tuple:
     return tuple(part.split("=", 1)[0].strip() for part in inside.split(",") if "=" in part)
 
 
+#: The signals a process saves its profile on, then dies of: SIGTERM (``multiprocessing.Pool``
+#: stops its workers so; ``kill``, ``timeout``) and SIGHUP (a closed terminal sends it to the
+#: whole process group, so the program gets it at the same time as the launcher).
+SAVE_SIGNALS = ("SIGTERM", "SIGHUP")
+
+
 def _save_on_sigterm() -> None:
-    """A process stopped with SIGTERM (as ``multiprocessing.Pool`` stops its workers)
-    saves its profile, then dies of the signal as it would have. The program's own handler,
-    if it has one, is left alone.
+    """A process stopped with SIGTERM or SIGHUP (:data:`SAVE_SIGNALS`)
+    saves its profile, then dies of the signal as it would have. The program's own handler
+    (or SIG_IGN, as under ``nohup``), if it has one, is left alone.
 
     A Python handler runs only when the main thread runs bytecode: a SIGTERM that comes just
     before the main thread blocks (on a semaphore, say) would be noted and never acted on,
@@ -149,8 +197,10 @@ def _save_on_sigterm() -> None:
     import _signal  # `signal` would import enum first
 
     try:
-        if _signal.getsignal(_signal.SIGTERM) == _signal.SIG_DFL:
-            _signal.signal(_signal.SIGTERM, _save_then_die)
+        for name in SAVE_SIGNALS:
+            signum = getattr(_signal, name)
+            if _signal.getsignal(signum) == _signal.SIG_DFL:
+                _signal.signal(signum, _save_then_die)
     except (ValueError, OSError):  # not the main thread
         return
     _watch_sigterm()
@@ -226,9 +276,32 @@ def _mark_started() -> None:
         _write_note("started", "")
 
 
+def _forget_started() -> None:
+    if _state["config"].get("subprocesses"):
+        _remove_note("started")
+
+
+def _note_path(kind: str) -> str:
+    return os.path.join(_state["config"]["out_dir"], f"{os.getpid()}.{kind}")
+
+
+def _remove_note(kind: str) -> None:
+    try:
+        os.unlink(_note_path(kind))
+    except OSError:
+        pass
+
+
+def _rename_note(kind: str, new_kind: str) -> None:
+    try:
+        os.replace(_note_path(kind), _note_path(new_kind))
+    except OSError:
+        pass
+
+
 def _write_note(kind: str, text: str) -> None:
     try:
-        with open(os.path.join(_state["config"]["out_dir"], f"{os.getpid()}.{kind}"), "w", encoding="utf-8") as file:
+        with open(_note_path(kind), "w", encoding="utf-8") as file:
             file.write(text)
     except OSError:
         pass
@@ -245,8 +318,11 @@ def _start_recorder(config: Dict[str, Any]) -> Recorder:
         hidden.add(runpy._run_module_as_main.__code__.co_filename)  # type: ignore[attr-defined]  # "<frozen runpy>" on 3.11+
     code_objects = {main.__code__, _run.__code__, _run_script.__code__, _run_code.__code__}
     if kind == "trace":  # stacks start below our frames; the rest of this file is left out
+        # The event file keeps its name in out_dir (the launcher removes it however we end) so that
+        # the tracer can reopen it when the program closes its descriptor (_tracer.c).
         return start_recorder(kind, config["arguments"], hidden, root_cut=code_objects, private_files=(__file__,),
-                              forks_traced=bool(config.get("subprocesses")))
+                              forks_traced=bool(config.get("subprocesses")), event_dir=config["out_dir"],
+                              keep_event_file=True)
     if kind != "sampler":
         return start_recorder(kind, config["arguments"], hidden)
     extras: Dict[str, Any] = {"root_cut": code_objects, "on_deadline": _on_deadline}
@@ -368,13 +444,17 @@ def _on_deadline() -> None:
     """--duration has passed: save the profile now and stop the program as Ctrl-C would."""
     import signal
 
+    _state["deadline"] = True  # before saving: the profile says the run was stopped on purpose
     _save()
-    _state["deadline"] = True
     os.kill(os.getpid(), signal.SIGINT)
 
 
-def _save() -> None:
-    """Stop recording and save what was recorded for the launcher (once)."""
+#: The kind of file (``<pid>.<kind>``) the profile is saved as before ``os.exec*``.
+BEFORE_EXEC = "before-exec"
+
+
+def _save(kind: str = "raw") -> None:
+    """Stop recording and save what was recorded for the launcher (once), as ``<pid>.<kind>``."""
     if _state["saved"]:
         return
     _state["saved"] = _state["saving"] = True
@@ -385,7 +465,7 @@ def _save() -> None:
     except ValueError:  # not the main thread
         previous = None
     try:
-        _write_profile(_state["recorder"], _state["config"]["out_dir"])
+        _write_profile(_state["recorder"], _state["config"]["out_dir"], kind)
     finally:
         _state["saving"] = False
         if previous is not None:
@@ -394,17 +474,27 @@ def _save() -> None:
             _die_of(_state.pop("pending_signal"))
 
 
-def _write_profile(recorder: Recorder, out_dir: str) -> None:
+def _write_profile(recorder: Recorder, out_dir: str, kind: str = "raw") -> None:
+    """Save the recording as ``<pid>.<kind>`` in ``out_dir``. A write that fails (a full
+    $TMPDIR) leaves a ``<pid>.error`` note if it can, never a traceback in the program's
+    output: the launcher says what happened (it also looks at the disk when no note came)."""
     raw = recorder.stop()
     from .raw import dumps
 
     raw.pid, raw.argv, raw.process_name, raw.deadline = os.getpid(), tuple(sys.argv), _process_name(), _state["deadline"]
-    path = os.path.join(out_dir, f"{os.getpid()}.raw")
+    path = os.path.join(out_dir, f"{os.getpid()}.{kind}")
     if not os.path.isdir(out_dir):
         return  # a subprocess that outlived the run: the launcher has reported it as missing
-    with open(path + ".tmp", "wb") as file:
-        file.write(dumps(raw))
-    os.replace(path + ".tmp", path)
+    try:
+        with open(path + ".tmp", "wb") as file:
+            file.write(dumps(raw))
+        os.replace(path + ".tmp", path)
+    except OSError as exc:
+        try:
+            os.unlink(path + ".tmp")
+        except OSError:
+            pass
+        _write_note("error", f"cannot save the profile in {os.path.dirname(out_dir)}: {exc.strerror or exc}")
 
 
 def _process_name() -> Optional[str]:

@@ -103,7 +103,8 @@ def _c_name(fn: Any) -> str:
     return f"{module}.{fn.__name__}" if module else fn.__name__
 
 
-def start(builtins: bool, lines: bool, max_events: int, thread_name: str, path: str, backend: int = 0) -> None:
+def start(builtins: bool, lines: bool, max_events: int, thread_name: str, path: str, backend: int = 0,
+          keep_path: bool = False) -> None:
     global _session
     if lines or backend:
         raise RuntimeError("the pure-Python tracer has neither line times nor the monitoring and frame backends: they need the C "
@@ -129,7 +130,7 @@ def install_thread(thread_name: str, code: Any) -> bool:
     return True
 
 
-def stop() -> Tuple[Any, List[Tuple[str, int]], List[Any], int, int, int, int, bool, int, int]:
+def stop() -> Tuple[Any, List[Tuple[str, int]], List[Any], int, int, int, int, bool, int, int, int, int]:
     global _session
     session = _session
     if session is None:
@@ -140,7 +141,7 @@ def stop() -> Tuple[Any, List[Tuple[str, int]], List[Any], int, int, int, int, b
     forked = os.getpid() != session.pid
     events = [array("q") for _ in session.threads] if forked else session.events
     return (_Stream(events), session.threads, session.entries, session.recorded, session.dropped,
-            session.full_at or t, 0, forked, 0, 0)
+            session.full_at or t, 0, forked, 0, 0, 0, 0)  # no event file: nothing the program can close
 
 
 def active() -> bool:
@@ -157,6 +158,8 @@ def now() -> int:
 
 class _Stream:
     """A stopped session's events (per thread, in time order)."""
+
+    lost = False  # in memory: the program cannot close them
 
     def __init__(self, events: List[array]) -> None:
         self._events = events

@@ -9,8 +9,9 @@
  *
  * Bounded memory: a full chunk (CHUNK_EVENTS events, 128 KiB) is written to the session's
  * event file, which is unlinked as soon as it is open (nothing is left behind, whatever ends
- * the process). Memory is then one chunk per thread, however long the run; the file grows by
- * 16 bytes an event up to max_events (all threads together). Past the bound, or when the file
+ * the process), or with keep_path at stop (its directory, the launcher's, is removed however
+ * the process ends). Memory is then one chunk per thread, however long the run; the file grows
+ * by 16 bytes an event up to max_events (all threads together). Past the bound, or when the file
  * cannot be written (a full disk), recording stops: later events are only counted (dropped),
  * and the time of the first lost one is kept so the analysis closes every open frame there.
  *
@@ -34,6 +35,17 @@
  * the interpreter's frame evaluation function (PEP 523) and sees Python frames only, at a
  * fraction of the profile hook's cost (see its section). tracing.py chooses.
  *
+ * The program's descriptors are its own. A program may close every descriptor it inherited
+ * (os.closerange, a daemon closing all up to its limit) and then open files of its own, which
+ * take the freed numbers: the event file's number, kept as a plain int, would then name the
+ * program's file. So the file sits on a high number (FD_HIGH and up: programs' own files take
+ * the lowest free ones), and before every write, and before the analysis reads it, fstat
+ * checks that the number still names the event file (its device and inode; one system call a
+ * 128 KiB chunk). When not, that number is never written, read or closed again (it may be the
+ * program's now): the file is reopened by its path, when start() was asked to keep one until
+ * stop (the launcher's private directory, which it removes however the program ends), or else
+ * it is lost, and stop() says so (``file_lost``, and from when: the analysis has nothing).
+ *
  * Fork: the child inherits the session, the buffers and the file descriptor, whose offset it
  * shares with the parent. It never writes there (every write checks the pid): its events are
  * dropped, and stop() in it says so (``forked``) instead of reading the parent's file.
@@ -44,6 +56,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <frameobject.h>
+#include <structmember.h>
 #include <errno.h>
 #include <fcntl.h>
 #ifdef __GLIBC__
@@ -52,6 +65,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,6 +83,9 @@
 #define KIND_LINE 2 /* key: the code's key; the line number is kind >> 2 */
 #define KIND_MASK 3
 #define CHUNK_EVENTS 8192
+/* The event file's descriptor is moved to this number or above (below the limit of open files):
+ * a program's own files take the lowest free numbers, so they rarely reach it. */
+#define FD_HIGH 768
 
 typedef struct {
     int64_t t;
@@ -114,7 +131,13 @@ static long long recorded = 0;
 static long long dropped = 0;
 static int64_t full_at = 0;
 static int write_errno = 0;          /* the first failed write's errno */
-static int fd = -1;                  /* the event file */
+static int fd = -1;                  /* the event file (-1: none, or lost) */
+static dev_t file_dev = 0;           /* ... which is the file of this device and inode */
+static ino_t file_ino = 0;
+static char *file_path = NULL;       /* its path, kept until stop to reopen it (NULL: unlinked at once) */
+static int file_lost = 0;            /* the program closed or reused its descriptor, and it could not be reopened */
+static int64_t lost_at = 0;          /* then: the first event that could not be written */
+static long long reopens = 0;        /* how often it was reopened */
 static pid_t session_pid = 0;        /* the process that started the session (owns the file) */
 static PyObject *entries = NULL;     /* list: code objects and C function names, by key */
 static PyObject *buffers = NULL;     /* list of every Buffer of the session, by index */
@@ -268,6 +291,67 @@ static void stop_recording(int64_t t)
     }
 }
 
+/* Whether descriptor ``d`` names the file of ``dev`` and ``ino``. */
+static int names_file(int d, dev_t dev, ino_t ino)
+{
+    struct stat s;
+    return d >= 0 && fstat(d, &s) == 0 && s.st_dev == dev && s.st_ino == ino;
+}
+
+/* ``d`` on the lowest free number from FD_HIGH up (close-on-exec; ``d`` is closed), or ``d``
+ * itself when there is none below the limit of open files. */
+static int move_high(int d)
+{
+    if (d >= FD_HIGH) {
+        return d;
+    }
+    int high = fcntl(d, F_DUPFD_CLOEXEC, FD_HIGH);
+    if (high < 0) {
+        return d;
+    }
+    close(d);
+    return high;
+}
+
+/* Reopen the event file by its kept path after the program closed (or reused) its descriptor:
+ * the same file (device and inode), appended to, moved high. 0 on success. */
+static int reopen_file(void)
+{
+    if (file_path == NULL) {
+        return -1;
+    }
+    int d = open(file_path, O_RDWR | O_CLOEXEC);
+    if (d < 0) {
+        return -1;
+    }
+    if (!names_file(d, file_dev, file_ino) || lseek(d, 0, SEEK_END) < 0) {
+        close(d);
+        return -1;
+    }
+    fd = move_high(d);
+    reopens++;
+    return 0;
+}
+
+/* Whether the event file may be written: its descriptor still names it, or it was reopened.
+ * Else it is lost from ``t`` on: the descriptor (the program's now, or closed) is forgotten,
+ * never written, read or closed. */
+static int file_ready(int64_t t)
+{
+    if (names_file(fd, file_dev, file_ino)) {
+        return 1;
+    }
+    fd = -1;
+    if (!file_lost && reopen_file() == 0) {
+        return 1;
+    }
+    if (!file_lost) {
+        file_lost = 1;
+        lost_at = t;
+    }
+    return 0;
+}
+
 static int write_all(const char *data, size_t size)
 {
     while (size) {
@@ -292,12 +376,18 @@ static void flush(Buffer *b)
     }
     Py_ssize_t n = b->used;
     b->used = 0;
-    if (getpid() != session_pid || fd < 0) { /* a forked child: the file is the parent's */
+    if (getpid() != session_pid || file_lost) { /* a forked child (the file is the parent's), or no file */
         recorded -= n;
         dropped += n;
         return;
     }
     BlockHeader header = {b->index, (int32_t)n, 0};
+    if (write_errno == 0 && !file_ready(b->chunk[0].t)) {
+        stop_recording(b->chunk[0].t);
+        recorded -= n;
+        dropped += n;
+        return;
+    }
     if (write_errno == 0 && (write_all((const char *)&header, sizeof header) < 0 ||
                              write_all((const char *)b->chunk, (size_t)n * sizeof(Event)) < 0)) {
         write_errno = errno ? errno : EIO;
@@ -874,13 +964,27 @@ static PyObject *analysis_result(Analysis *a, const Settings *s)
 
 typedef struct {
     PyObject_HEAD
-    int fd;
+    int fd; /* -1: no events (a forked child's, or the file was lost) */
+    dev_t dev;
+    ino_t ino;
+    char lost; /* the program closed or reused the descriptor after stop(): nothing could be read */
     Py_ssize_t nthreads;
 } Stream;
 
+/* Whether the stream's descriptor still names its file (the program's threads run on after
+ * stop()); if not it is forgotten, never read or closed. */
+static int stream_ready(Stream *st)
+{
+    if (st->fd >= 0 && !names_file(st->fd, st->dev, st->ino)) {
+        st->fd = -1;
+        st->lost = 1;
+    }
+    return st->fd >= 0;
+}
+
 static void Stream_dealloc(Stream *st)
 {
-    if (st->fd >= 0) {
+    if (stream_ready(st)) {
         close(st->fd);
     }
     PyObject_Free(st);
@@ -930,7 +1034,7 @@ static PyObject *Stream_analyse(Stream *st, PyObject *args)
         PyErr_NoMemory();
         goto done;
     }
-    if (st->fd >= 0) {
+    if (stream_ready(st)) {
         off_t offset = 0;
         BlockHeader header;
         int failed = 0;
@@ -954,6 +1058,12 @@ static PyObject *Stream_analyse(Stream *st, PyObject *args)
         if (failed) {
             PyErr_NoMemory();
             goto done;
+        }
+        if (!stream_ready(st)) { /* the program's threads (running meanwhile) took the number: none of it counts */
+            for (Py_ssize_t i = 0; i < st->nthreads; i++) {
+                analysis_free(&all[i]);
+                memset(&all[i], 0, sizeof all[i]);
+            }
         }
     }
     result = PyList_New(st->nthreads);
@@ -989,7 +1099,7 @@ done:
 static PyObject *Stream_events(Stream *st, PyObject *unused)
 {
     PyObject *list = PyList_New(0);
-    if (list == NULL || st->fd < 0) {
+    if (list == NULL || !stream_ready(st)) {
         return list;
     }
     off_t offset = 0;
@@ -1021,6 +1131,12 @@ static PyMethodDef Stream_methods[] = {
     {NULL},
 };
 
+static PyMemberDef Stream_members[] = {
+    {"lost", T_BOOL, offsetof(Stream, lost), READONLY,
+     "whether the program closed or reused the file's descriptor after stop(), so that nothing could be read"},
+    {NULL},
+};
+
 static PyTypeObject StreamType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "flamespace.collect._tracer.Stream",
@@ -1029,6 +1145,7 @@ static PyTypeObject StreamType = {
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "A stopped session's events, in their file (see _tracer.c).",
     .tp_methods = Stream_methods,
+    .tp_members = Stream_members,
 };
 
 /* ---- the module -------------------------------------------------------------------- */
@@ -1373,20 +1490,27 @@ static void session_clear(void)
     Py_CLEAR(threads);
     Py_CLEAR(entries);
     table_free();
-    if (fd >= 0) {
+    if (names_file(fd, file_dev, file_ino)) { /* else the number is the program's, or closed */
         close(fd);
-        fd = -1;
+    }
+    fd = -1;
+    if (file_path != NULL) {
+        if (getpid() == session_pid) { /* a forked child leaves the parent's file alone */
+            unlink(file_path);
+        }
+        PyMem_RawFree(file_path);
+        file_path = NULL;
     }
 }
 
 static PyObject *tracer_start(PyObject *module, PyObject *args)
 {
-    int with_builtins, with_lines, mode = BACKEND_PROFILE;
+    int with_builtins, with_lines, mode = BACKEND_PROFILE, keep_path = 0;
     long long limit;
     PyObject *name;
     PyObject *path;
-    if (!PyArg_ParseTuple(args, "ppLUO&|i", &with_builtins, &with_lines, &limit, &name, PyUnicode_FSConverter, &path,
-                          &mode)) {
+    if (!PyArg_ParseTuple(args, "ppLUO&|ip", &with_builtins, &with_lines, &limit, &name, PyUnicode_FSConverter, &path,
+                          &mode, &keep_path)) {
         return NULL;
     }
     const char *unavailable = NULL;
@@ -1434,24 +1558,48 @@ static PyObject *tracer_start(PyObject *module, PyObject *args)
         Py_DECREF(path);
         return NULL;
     }
-    unlink(PyBytes_AS_STRING(path)); /* lives while open: nothing is left behind */
+    struct stat file;
+    char *kept = NULL;
+    int failed = fstat(opened, &file) < 0;
+    if (failed) {
+        PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, path);
+    } else if (keep_path && (kept = PyMem_RawMalloc((size_t)PyBytes_GET_SIZE(path) + 1)) == NULL) {
+        failed = 1;
+        PyErr_NoMemory();
+    }
+    if (failed) {
+        close(opened);
+        unlink(PyBytes_AS_STRING(path));
+        Py_DECREF(path);
+        return NULL;
+    }
+    if (kept != NULL) { /* kept until stop, to reopen it (see the top of this file) */
+        memcpy(kept, PyBytes_AS_STRING(path), (size_t)PyBytes_GET_SIZE(path) + 1);
+    } else {
+        unlink(PyBytes_AS_STRING(path)); /* lives while open: nothing is left behind */
+    }
     Py_DECREF(path);
+    fd = move_high(opened);
+    file_dev = file.st_dev;
+    file_ino = file.st_ino;
+    file_path = kept;
+    session_pid = getpid();
     entries = PyList_New(0);
     buffers = PyList_New(0);
     threads = PyList_New(0);
     if (entries == NULL || buffers == NULL || threads == NULL) {
-        close(opened);
         session_clear();
         return NULL;
     }
-    fd = opened;
-    session_pid = getpid();
     builtins = with_builtins;
     lines = with_lines;
     max_events = limit;
     recorded = dropped = 0;
     full_at = 0;
     write_errno = 0;
+    file_lost = 0;
+    lost_at = 0;
+    reopens = 0;
     backend = mode;
 #ifdef HAVE_FRAME_BACKEND
     paused = 0;
@@ -1538,7 +1686,9 @@ static void remove_hooks(void)
 #endif
 }
 
-/* stop() -> (stream, threads, entries, recorded, dropped, end_ns, write_errno, forked, pauses, paused_ns) */
+/* stop() -> (stream, threads, entries, recorded, dropped, end_ns, write_errno, forked, pauses, paused_ns, lost_at,
+ * reopens): lost_at, when not 0, the time the event file was found lost (the program closed or reused its
+ * descriptor and it could not be reopened: nothing was kept); reopens, how often it was reopened. */
 static PyObject *tracer_stop(PyObject *module, PyObject *unused)
 {
     if (!active) {
@@ -1569,13 +1719,23 @@ static PyObject *tracer_stop(PyObject *module, PyObject *unused)
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(buffers); i++) {
         flush((Buffer *)PyList_GET_ITEM(buffers, i));
     }
+    if (!forked && !file_lost && !file_ready(t)) { /* the analysis must read the event file, none other */
+        stop_recording(t);
+    }
+    if (file_lost && !forked) { /* what was written went with the file */
+        dropped += recorded;
+        recorded = 0;
+    }
     Stream *st = PyObject_New(Stream, &StreamType);
     if (st == NULL) {
         session_clear();
         return NULL;
     }
-    st->fd = forked ? -1 : fd;
-    if (!forked) {
+    st->fd = forked || file_lost ? -1 : fd;
+    st->dev = file_dev;
+    st->ino = file_ino;
+    st->lost = 0;
+    if (st->fd >= 0) {
         fd = -1; /* the stream owns it now */
     }
     st->nthreads = PyList_GET_SIZE(threads);
@@ -1584,9 +1744,9 @@ static PyObject *tracer_stop(PyObject *module, PyObject *unused)
 #else
     long long session_pauses = 0, session_paused_ns = 0;
 #endif
-    PyObject *result = Py_BuildValue("(NOOLLLiiLL)", (PyObject *)st, threads, entries, recorded, dropped,
+    PyObject *result = Py_BuildValue("(NOOLLLiiLLLL)", (PyObject *)st, threads, entries, recorded, dropped,
                                      (long long)(full_at ? full_at : t), write_errno, forked, session_pauses,
-                                     session_paused_ns);
+                                     session_paused_ns, (long long)(forked ? 0 : lost_at), reopens);
     session_clear();
     return result;
 }
@@ -1612,15 +1772,16 @@ static PyObject *tracer_now(PyObject *module, PyObject *unused)
 
 static PyMethodDef module_methods[] = {
     {"start", tracer_start, METH_VARARGS,
-     "start(builtins, lines, max_events, thread_name, path, backend=0): trace this thread (and those that "
-     "install_thread), events into a new file at path (unlinked at once); backend 1 (monitoring): the on_* callbacks "
+     "start(builtins, lines, max_events, thread_name, path, backend=0, keep_path=False): trace this thread (and those "
+     "that install_thread), events into a new file at path (unlinked at once, or with keep_path at stop: then it is "
+     "reopened if the program closes its descriptor); backend 1 (monitoring): the on_* callbacks "
      "are the hooks (the caller registers them with sys.monitoring); 2 (frame, 3.11, Python frames only): every "
      "thread's frames through the interpreter's frame evaluation function"},
     {"install_thread", tracer_install_thread, METH_VARARGS,
      "install_thread(thread_name, code) -> installed: trace the calling thread too, from a call of code (or None)"},
     {"stop", tracer_stop, METH_NOARGS,
-     "stop() -> (stream, threads, entries, recorded, dropped, end_ns, write_errno, forked, pauses, paused_ns): remove "
-     "the hooks"},
+     "stop() -> (stream, threads, entries, recorded, dropped, end_ns, write_errno, forked, pauses, paused_ns, lost_at, "
+     "reopens): remove the hooks"},
     {"active", tracer_active, METH_NOARGS, "active() -> whether the tracer runs"},
     {"frame_hooked", tracer_frame_hooked, METH_NOARGS,
      "frame_hooked() -> whether the frame backend's hook evaluates this interpreter's frames"},

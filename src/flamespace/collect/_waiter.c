@@ -18,8 +18,11 @@
  * watch_sigterm() and sigterm_handled() make sure a SIGTERM ends the process (see the section
  * "SIGTERM watchdog" below and _bootstrap._save_on_sigterm).
  *
- * die_with_parent(pid) makes the profiled child die when the launcher does (Linux): the
- * launcher no longer needs a preexec_fn (ctypes, and Popen's slow fork path) for it.
+ * save_on_crash(function) saves the profile when the program crashes (see "Saving on a crash").
+ *
+ * die_with_parent(pid) makes the profiled child, and the processes it started, die when the
+ * launcher does (Linux): the launcher no longer needs a preexec_fn (ctypes, and Popen's slow fork
+ * path) for it. See "Dying with the launcher" below.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -307,6 +310,125 @@ static PyObject *sigterm_handled(PyObject *module, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+/* Dying with the launcher, and taking the program's own children along.
+ *
+ * PR_SET_PDEATHSIG sends this process a signal when the launcher dies, even by kill -9. With
+ * SIGKILL the program would die alone: its children (a compiler, a shell, a server it started)
+ * are reparented to init and run on. So the signal is DEATH_SIGNAL (SIGRTMAX, which Python
+ * programs do not use), caught here in C: the handler walks the tree of processes below this
+ * one through /proc/PID/task/TID/children (each found process is stopped first, so that it
+ * cannot fork or be reparented while the walk goes on), kills them all (SIGKILL), then kills
+ * this process. Everything it calls is async-signal-safe (open, read, close, getdents64, kill);
+ * the tree is kept in a static array of MAX_TREE pids.
+ *
+ * Not covered: processes that left the tree (a daemon's double fork: init is their parent), a
+ * program that installs its own handler for SIGRTMAX (then it gets the signal instead), and
+ * after os.exec* the new program dies alone (exec resets the handler; the signal's default
+ * action still kills it).
+ */
+
+#ifdef __linux__
+#  include <dirent.h>
+#  include <fcntl.h>
+#  include <sys/syscall.h>
+
+#define MAX_TREE 4096
+
+static pid_t tree[MAX_TREE];
+static char walk_buffer[8192];
+
+static char *append_text(char *out, const char *text)
+{
+    while (*text) *out++ = *text++;
+    return out;
+}
+
+static char *append_number(char *out, long value)
+{
+    char digits[24];
+    int n = 0;
+    do { digits[n++] = (char)('0' + value % 10); value /= 10; } while (value > 0);
+    while (n > 0) *out++ = digits[--n];
+    return out;
+}
+
+/* /proc/PID/task, or /proc/PID/task/TID/children with tid >= 0 (snprintf is not async-signal-safe). */
+static void proc_path(char *out, long pid, long tid)
+{
+    out = append_number(append_text(out, "/proc/"), pid);
+    out = append_text(out, "/task");
+    if (tid >= 0) {
+        out = append_text(append_number(append_text(out, "/"), tid), "/children");
+    }
+    *out = '\0';
+}
+
+/* Add the children that thread tid of process pid started to tree[*count...], each stopped. */
+static void add_children(pid_t pid, long tid, int *count)
+{
+    char path[96];
+    proc_path(path, pid, tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ssize_t size = read(fd, walk_buffer, sizeof walk_buffer - 1);
+    close(fd);
+    if (size <= 0) return;
+    walk_buffer[size] = '\0';
+    long value = -1;
+    for (char *c = walk_buffer;; c++) {
+        if (*c >= '0' && *c <= '9') {
+            value = (value < 0 ? 0 : value * 10) + (*c - '0');
+        } else {
+            if (value > 0 && *count < MAX_TREE) {
+                kill((pid_t)value, SIGSTOP);
+                tree[(*count)++] = (pid_t)value;
+            }
+            value = -1;
+            if (*c == '\0') break;
+        }
+    }
+}
+
+/* Add the children of every thread of process pid. */
+static void add_children_of_process(pid_t pid, int *count)
+{
+    char path[64];
+    proc_path(path, pid, -1);
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return;
+    char entries[4096];
+    long size;
+    while ((size = syscall(SYS_getdents64, fd, entries, sizeof entries)) > 0) {
+        for (long offset = 0; offset < size;) {
+            struct {
+                unsigned long long inode;
+                long long next;
+                unsigned short length;
+                unsigned char type;
+                char name[];
+            } *entry = (void *)(entries + offset);
+            long tid = 0;
+            const char *c = entry->name;
+            for (; *c >= '0' && *c <= '9'; c++) tid = tid * 10 + (*c - '0');
+            if (*c == '\0' && c != entry->name) add_children(pid, tid, count);
+            offset += entry->length;
+        }
+    }
+    close(fd);
+}
+
+static void kill_tree_and_die(int signum)
+{
+    (void)signum;
+    int count = 0, next = 0;
+    pid_t self = getpid();
+    add_children_of_process(self, &count);
+    while (next < count) add_children_of_process(tree[next++], &count);
+    for (int i = 0; i < count; i++) kill(tree[i], SIGKILL);
+    kill(self, SIGKILL);
+}
+#endif
+
 static PyObject *die_with_parent(PyObject *module, PyObject *arg)
 {
     long parent = PyLong_AsLong(arg);
@@ -314,7 +436,15 @@ static PyObject *die_with_parent(PyObject *module, PyObject *arg)
         return NULL;
     }
 #ifdef __linux__
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
+    int death_signal = SIGRTMAX;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = kill_tree_and_die;
+    sigfillset(&action.sa_mask);  /* nothing else runs in this thread while it walks */
+    if (sigaction(death_signal, &action, NULL) != 0) {
+        death_signal = SIGKILL;  /* the program dies alone, as before */
+    }
+    if (prctl(PR_SET_PDEATHSIG, death_signal, 0, 0, 0) != 0) {
         return PyErr_SetFromErrno(PyExc_OSError);
     }
     if (getppid() != (pid_t)parent) {  /* the parent died before prctl took effect */
@@ -326,13 +456,119 @@ static PyObject *die_with_parent(PyObject *module, PyObject *arg)
 #endif
 }
 
+/* Saving on a crash.
+ *
+ * A program that crashes (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) ends without its atexit
+ * handlers: what was recorded lives in its memory and is lost. save_on_crash(function) installs
+ * a handler for these signals (where their action is the default: a faulthandler enabled before
+ * us is left alone) that, best effort, calls function (the bootstrap's save) in the crashing
+ * thread, then dies of the signal as it would have (exit code 128 + N for the launcher).
+ *
+ * Calling Python from a fault handler is not safe in general: the interpreter or the C heap may
+ * be what the fault broke. So: the handler runs once (a second fault, of any of these signals,
+ * ends the process at once with the first one's signal; the same signal again, blocked while its
+ * handler runs, is forced to its default action by the kernel), and an alarm of
+ * CRASH_SAVE_SECONDS makes the process die of the original signal if the save hangs (a lock the
+ * fault left held). What the save writes is
+ * complete or absent (a temporary file renamed), never a torn profile.
+ */
+
+#define CRASH_SAVE_SECONDS 10
+
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+#define CRASH_SIGNALS ((int)(sizeof crash_signals / sizeof crash_signals[0]))
+static PyObject *crash_save;               /* the function to call (a strong reference, kept) */
+static volatile sig_atomic_t crash_signal; /* the signal that is being handled (0: none) */
+
+static void die_of(int signum)
+{
+    struct sigaction default_action;
+    memset(&default_action, 0, sizeof default_action);
+    default_action.sa_handler = SIG_DFL;
+    sigemptyset(&default_action.sa_mask);
+    sigaction(signum, &default_action, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, signum);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    raise(signum);
+    _exit(128 + signum);  /* (a signal whose default action is not to die: cannot be one of ours) */
+}
+
+static void on_save_timeout(int unused)
+{
+    (void)unused;
+    die_of(crash_signal);
+}
+
+static void on_crash(int signum)
+{
+    if (crash_signal != 0) {  /* a fault while handling one: die of the first */
+        die_of(crash_signal);
+    }
+    crash_signal = signum;  /* from now on, any fault ends the process with this signal */
+    struct sigaction timeout_action;
+    memset(&timeout_action, 0, sizeof timeout_action);
+    sigemptyset(&timeout_action.sa_mask);
+    timeout_action.sa_handler = on_save_timeout;
+    sigaction(SIGALRM, &timeout_action, NULL);
+    alarm(CRASH_SAVE_SECONDS);
+    if (crash_save != NULL && Py_IsInitialized()) {
+        PyGILState_STATE state = PyGILState_Ensure();
+        PyObject *result = PyObject_CallObject(crash_save, NULL);
+        if (result == NULL) {
+            PyErr_Clear();
+        }
+        Py_XDECREF(result);
+        (void)state;  /* not released: the process ends here */
+    }
+    die_of(signum);
+}
+
+static PyObject *save_on_crash(PyObject *module, PyObject *function)
+{
+    (void)module;
+    if (!PyCallable_Check(function)) {
+        PyErr_SetString(PyExc_TypeError, "save_on_crash() needs a callable");
+        return NULL;
+    }
+    Py_INCREF(function);
+    Py_XSETREF(crash_save, function);
+    crash_signal = 0;
+    int installed = 0;
+    for (int i = 0; i < CRASH_SIGNALS; i++) {
+        struct sigaction current;
+        if (sigaction(crash_signals[i], NULL, &current) != 0) {
+            return PyErr_SetFromErrno(PyExc_OSError);
+        }
+        int ours = !(current.sa_flags & SA_SIGINFO) && current.sa_handler == on_crash;
+        if (!ours && ((current.sa_flags & SA_SIGINFO) || current.sa_handler != SIG_DFL)) {
+            continue;  /* faulthandler, or the program's own: left alone */
+        }
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_handler = on_crash;
+        /* not SA_ONSTACK: Python needs more stack than an alternate signal stack has */
+        sigemptyset(&action.sa_mask);
+        if (sigaction(crash_signals[i], &action, NULL) != 0) {
+            return PyErr_SetFromErrno(PyExc_OSError);
+        }
+        installed++;
+    }
+    return PyBool_FromLong(installed > 0);
+}
+
 static PyMethodDef module_methods[] = {
     {"die_with_parent", die_with_parent, METH_O,
-     "die_with_parent(pid) -> set: be killed (SIGKILL) when the parent thread that started this process ends "
+     "die_with_parent(pid) -> set: be killed, with the processes below this one, when the parent thread that "
+     "started this process ends "
      "(Linux; False elsewhere); exit at once if the parent is no longer process pid"},
     {"watch_sigterm", watch_sigterm, METH_NOARGS,
      "watch_sigterm() -> watching: make sure the Python SIGTERM handler runs soon after the signal "
      "(call it from the main thread once that handler is installed, and again in a forked child)"},
+    {"save_on_crash", save_on_crash, METH_O,
+     "save_on_crash(function) -> installed: call function (best effort) when the process crashes "
+     "(SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT), then die of the signal"},
     {"sigterm_handled", sigterm_handled, METH_NOARGS,
      "sigterm_handled(): the Python SIGTERM handler runs (the watchdog stands down)"},
     {NULL, NULL, 0, NULL},

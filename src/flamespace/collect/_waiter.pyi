@@ -1,5 +1,7 @@
 # Types of the C extension _waiter.c (the sampler's punctual sleep).
 
+from typing import Callable
+
 class Waiter:
     def __init__(self) -> None: ...
     def wait(self, delay_ns: int, grab_us: int, /) -> bool:
@@ -15,3 +17,7 @@ def sigterm_handled() -> None:
 
 def die_with_parent(parent_pid: int, /) -> bool:
     """Be killed when the parent ends (Linux's PR_SET_PDEATHSIG); exits now if it already has."""
+
+def save_on_crash(function: Callable[[], object], /) -> bool:
+    """Call ``function`` (best effort) when the process crashes, then die of the signal; False when
+    every crash signal has a handler already (faulthandler's, the program's)."""

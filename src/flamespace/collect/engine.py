@@ -73,7 +73,7 @@ class _ThreadState:
     """What the sampler knows of one thread. ``thread`` is its ``threading.Thread`` (None while
     the threading module does not list it): the sampler checks it every tick, see Engine.sample."""
 
-    __slots__ = ("thread", "native_id", "name", "last_wall", "last_cpu", "born_since_start", "last_stack")
+    __slots__ = ("thread", "native_id", "name", "last_wall", "last_cpu", "born_since_start", "last_stack", "sampled")
 
     def __init__(self, thread: Optional[threading.Thread], native_id: Optional[int], name: str, last_wall: int,
                  last_cpu: Optional[int], born_since_start: bool) -> None:
@@ -84,6 +84,7 @@ class _ThreadState:
         self.last_cpu = last_cpu
         self.born_since_start = born_since_start
         self.last_stack: Optional[Stack] = None  # where its previous sample saw it (see Engine.halt)
+        self.sampled = False  # counted in Quality.threads
 
 
 def listed_thread(ident: int) -> Optional[threading.Thread]:
@@ -373,6 +374,9 @@ class Engine:
                     continue  # only launcher frames: the program has not started or has ended
                 stack = state.last_stack
             state.last_stack = stack
+            if not state.sampled:
+                state.sampled = True
+                quality.threads += 1
             if running > 0:
                 sink.add(stack, running, timestamp, state.name)
                 quality.samples += 1

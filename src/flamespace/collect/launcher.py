@@ -10,6 +10,7 @@ than one or when asked. :func:`record_program` is the public entry point.
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import subprocess
@@ -18,6 +19,7 @@ import time
 
 from .._record import Record, record
 from ..errors import FlamespaceError
+from . import _stop_signals
 from .options import SamplerOptions
 from .raw import STATUS_SIZE, decode_status
 from .target import Program, Target
@@ -31,12 +33,22 @@ if TYPE_CHECKING:
     from .recording import RawRecording, Recording
     from .tracer import TraceOptions
 
-#: How long a program may run on after --duration asked it to stop, before it is killed.
+#: How long a program may run on after a stop signal, or after --duration asked it to stop, before
+#: it is killed.
 STOP_GRACE_SECONDS = 5.0
+#: How long a program that has saved its profile at --duration's end may run on before it is sent
+#: SIGTERM (it ignores the Ctrl-C it was sent), and then SIGKILL.
+SAVED_GRACE_SECONDS = 1.0
 
 
 class RecordError(FlamespaceError):
-    """The program ran but left no profile (killed with SIGKILL, say, or it replaced itself by exec)."""
+    """The program ran but left no profile (killed with SIGKILL, say, or its profile could not be
+    written). ``exit_code``, when set, is the code the command ends with (128 + the signal that
+    killed the program or stopped us) rather than an error's 1."""
+
+    def __init__(self, message: str, exit_code: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 @record(frozen=False)
@@ -71,7 +83,7 @@ class Interrupted(RecordError):
     """A signal stopped us and the program saved nothing before it ended."""
 
     def __init__(self, message: str, signum: int) -> None:
-        super().__init__(message)
+        super().__init__(message, 128 + signum)
         self.signal = signum
 
 
@@ -129,20 +141,26 @@ def run(
     out_dir = _private_directory("flamespace-record-")
     try:
         config = _child_config(target, options, out_dir, subprocesses)
-        watch = None if progress is None else _Watch(progress, out_dir, config)
-        returncode, signum = _run_child(target, config, options, {"env": None if env is None else dict(env), "cwd": cwd, "stdout": stdout, "stderr": stderr},
-                                        watch)
-        raws, lost = _collect_profiles(out_dir, wait=subprocesses)
+        try:
+            watch = None if progress is None else _Watch(progress, out_dir, config)
+        except OSError as exc:
+            raise FlamespaceError(f"cannot write in {os.path.dirname(out_dir)}: {exc.strerror or exc} "
+                                  "(set TMPDIR to a directory with room)") from None
+        pid, returncode, signum = _run_child(target, config, options, {"env": None if env is None else dict(env), "cwd": cwd,
+                                             "stdout": stdout, "stderr": stderr}, watch)
+        raws, lost, main_error = _collect_profiles(out_dir, pid, wait=subprocesses)
         from .recording import merge  # imported while the child ran (_import_for_the_end)
 
         if not raws and signum is not None:
             raise Interrupted(f"interrupted by {signal.Signals(signum).name} before the program saved a profile", signum)
         if not raws:
-            raise RecordError(_no_profile_reason(returncode))
+            raise _no_profile(returncode, main_error, out_dir)
         labels = {"command": target.describe(), **(labels or {})}
         recording = merge(raws, options, labels, process_root or subprocesses or len(raws) > 1)
         recording.problems.extend(lost)
         stopped = any(raw.deadline for raw in raws)
+        if returncode < 0 and signum is None and not stopped:
+            recording.problems.append(f"the program was killed by {_signal_name(-returncode)}: the profile ends there")
         exit_code = 0 if stopped else (128 - returncode if returncode < 0 else returncode)
         if signum is not None:
             exit_code = 128 + signum
@@ -152,23 +170,83 @@ def run(
 
 
 def _private_directory(prefix: str) -> str:
+    """:func:`_make_private_directory`, or a clear error naming $TMPDIR (full, read-only, missing);
+    what recordings killed with SIGKILL left there goes first (:func:`_remove_stale_directories`)."""
+    _remove_stale_directories(_temporary_base(), prefix)
+    try:
+        return _make_private_directory(prefix)
+    except OSError as exc:
+        raise FlamespaceError(
+            f"cannot create the recording's temporary directory in {_temporary_base()}: {exc.strerror or exc}; "
+            "free some space there or set TMPDIR to a directory with room"
+        ) from None
+
+
+def _temporary_base() -> str:
+    return os.path.abspath(next((os.environ[name] for name in ("TMPDIR", "TEMP", "TMP") if os.environ.get(name)), "/tmp"))
+
+
+def _make_private_directory(prefix: str) -> str:
     """A new directory that only we can use, in $TMPDIR, $TEMP, $TMP or /tmp (an absolute path:
     the child may run elsewhere): ``tempfile.mkdtemp`` without
     importing tempfile, which imports shutil, random and three compressors (about 4 ms of
     every recording's fixed cost); tempfile itself when those directories will not do."""
-    base = os.path.abspath(next((os.environ[name] for name in ("TMPDIR", "TEMP", "TMP") if os.environ.get(name)), "/tmp"))
+    base = _temporary_base()
     for _ in range(10):
         path = os.path.join(base, f"{prefix}{os.getpid()}-{os.urandom(6).hex()}")
         try:
             os.mkdir(path, 0o700)
-            return path
         except FileExistsError:
             continue
         except OSError:
             break
+        try:
+            with open(os.path.join(path, OWNER), "w", encoding="utf-8") as file:
+                file.write(_pid_namespace() + "\n")
+        except OSError:
+            pass  # (a full $TMPDIR: said when the profile cannot be saved) never taken for stale, then
+        return path
     import tempfile
 
     return tempfile.mkdtemp(prefix=prefix)
+
+
+#: In each recording's directory: the pid namespace of the flamespace that made it (the pid in the
+#: directory's name means something only there: a container may share /tmp with other pids).
+OWNER = "owner"
+
+
+def _pid_namespace() -> str:
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return "?"  # no /proc: directories are never taken for stale
+
+
+def _remove_stale_directories(base: str, prefix: str) -> None:
+    """Remove the directories ``PREFIX<pid>-...`` in ``base`` that a recording killed with SIGKILL
+    left behind (a trace's event file in one can hold hundreds of MB): ours, made in this pid
+    namespace (their ``owner`` file says), by a process that is gone. Anything else stays."""
+    here, uid = _pid_namespace(), os.getuid()
+    if here == "?":
+        return
+    try:
+        entries = list(os.scandir(base))
+    except OSError:
+        return
+    for entry in entries:
+        pid = entry.name[len(prefix):].split("-", 1)[0] if entry.name.startswith(prefix) else ""
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            if not entry.is_dir(follow_symlinks=False) or entry.stat(follow_symlinks=False).st_uid != uid:
+                continue
+            with open(os.path.join(entry.path, OWNER), encoding="utf-8") as file:
+                namespace = file.read().strip()
+        except OSError:
+            continue  # no owner file: another program's, or one being made
+        if namespace == here and not _alive(int(pid)):
+            _remove_directory(entry.path)
 
 
 def _remove_directory(path: str) -> None:
@@ -258,19 +336,20 @@ def _package_parent() -> str:
 
 #: The signals that stop us: each is passed on to the program (SIGINT as SIGINT, so that it
 #: sees KeyboardInterrupt; the others as SIGTERM), which saves its profile and ends.
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+STOP_SIGNALS = tuple(signal.Signals(s) for s in _stop_signals.STOP_SIGNALS)
 
 
 def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict[str, Any],
-               watch: Optional[_Watch] = None) -> Tuple[int, Optional[int]]:
-    """Start the child and wait for it: its return code, and the signal that stopped us (or None).
+               watch: Optional[_Watch] = None) -> Tuple[int, int, Optional[int]]:
+    """Start the child and wait for it: its pid, its return code, and the signal that stopped us (or None).
 
     A stop signal (:data:`STOP_SIGNALS`) is passed on to the child, which saves its profile
     and ends; it gets :data:`STOP_GRACE_SECONDS` for that, then is killed. A second signal
-    kills it at once. On Linux the child is killed when we die (``kill -9``) too.
+    kills it at once. A signal that came before the child started stops us without starting it
+    (:class:`Interrupted`). On Linux the child is killed when we die (``kill -9``) too.
     """
     argv = child_argv(target.interpreter, list(target.flags), config)
-    received: List[int] = []
+    received, early_previous = _stop_signals.take()
     child: Optional["subprocess.Popen[bytes]"] = None
 
     def stop(signum: int, frame: object) -> None:
@@ -286,8 +365,14 @@ def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict
             pass
 
     # Handlers, not SIG_IGN: an ignored signal stays ignored in the child; a handler is reset by exec.
-    previous = {s: signal.signal(s, stop) for s in STOP_SIGNALS} if _main_thread() else {}
+    # One ignored already (SIGHUP under nohup) stays so, here and in the child: nothing to stop for.
+    previous: Dict[int, Any] = {s: signal.signal(s, stop) for s in STOP_SIGNALS
+                                if signal.getsignal(s) != signal.SIG_IGN} if _main_thread() else {}
+    previous.update(early_previous)  # what was there before _stop_signals.catch (the CLI's)
     try:
+        received.extend(_stop_signals.take()[0])  # one that came just now
+        if received:
+            raise Interrupted(f"interrupted by {signal.Signals(received[0]).name} before the program started", received[0])
         try:
             child = subprocess.Popen(argv, **popen, **({} if config.get("die_with") else _die_with_us()))
         except OSError as exc:
@@ -295,26 +380,34 @@ def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict
         if received:  # a signal came while it started
             stop(received.pop(), None)
         _import_for_the_end()
+        saved = os.path.join(config["out_dir"], f"{child.pid}.raw")
         try:
-            returncode = _wait(child, getattr(options, "duration", None), received, watch)
+            returncode = _wait(child, getattr(options, "duration", None), received, watch, saved)
         except BaseException:  # we are stopping all the same: the program must not run on alone
             child.kill()
             child.wait()
             raise
-        return returncode, (received[0] if received else None)
+        return child.pid, returncode, (received[0] if received else None)
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+        _stop_signals.forget()
 
 
 def _wait(child: "subprocess.Popen[bytes]", duration: Optional[float], received: List[int],
-          watch: Optional[_Watch] = None) -> int:
+          watch: Optional[_Watch] = None, saved: Optional[str] = None) -> int:
     """The child's return code; it is stopped (then killed) when it overruns ``duration`` or
     :data:`STOP_GRACE_SECONDS` after a stop signal came (``received``). ``watch`` is polled
-    about every 0.1 s."""
+    about every 0.1 s.
+
+    With ``duration``, the child saves its profile (the file ``saved``) and sends itself
+    SIGINT when its time is up; one that goes on (it ignores SIGINT) gets
+    :data:`SAVED_GRACE_SECONDS`, then SIGTERM, then as long again before SIGKILL: its profile is
+    saved, nothing is lost by stopping it."""
     deadline = None if duration is None else time.monotonic() + duration + STOP_GRACE_SECONDS
     signalled = False
     terminated = False
+    has_saved = False
     while True:
         if received and not signalled:
             signalled = True
@@ -325,13 +418,16 @@ def _wait(child: "subprocess.Popen[bytes]", duration: Optional[float], received:
             pass
         if watch is not None:
             watch.poll()
+        if duration is not None and not has_saved and not signalled and saved is not None and os.path.exists(saved):
+            has_saved = True
+            deadline = min(deadline, time.monotonic() + SAVED_GRACE_SECONDS)  # type: ignore[type-var]
         if deadline is not None and time.monotonic() >= deadline:
             if terminated or signalled:  # it ignored SIGTERM too, or the signal we passed on
                 child.kill()
                 return child.wait()
             child.terminate()  # it ignored the Ctrl-C that --duration sent
             terminated = True
-            deadline = time.monotonic() + STOP_GRACE_SECONDS
+            deadline = time.monotonic() + (SAVED_GRACE_SECONDS if has_saved else STOP_GRACE_SECONDS)
 
 
 def _import_for_the_end() -> None:
@@ -402,11 +498,13 @@ def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def _collect_profiles(out_dir: str, wait: bool) -> Tuple[List[RawRecording], List[str]]:
-    """The raw recordings saved in ``out_dir``, and what was lost, worded for a warning.
+def _collect_profiles(out_dir: str, main_pid: int, wait: bool) -> Tuple[List[RawRecording], List[str], Optional[str]]:
+    """The raw recordings saved in ``out_dir``, what was lost, worded for a warning, and why
+    the program's main process (``main_pid``) could not save its own (its error note), if so.
 
     Each recorded subprocess leaves ``<pid>.started`` when it starts, ``<pid>.raw`` when
-    it saves, or ``<pid>.error`` when it could not record. With ``wait``, subprocesses still
+    it saves, or ``<pid>.error`` when it could not record. A process that replaced itself
+    (``os.exec*``) saved ``<pid>.before-exec`` first. With ``wait``, subprocesses still
     running when the program ended get :data:`STOP_GRACE_SECONDS` to finish.
     """
     deadline = time.monotonic() + (STOP_GRACE_SECONDS if wait else 0)
@@ -419,11 +517,16 @@ def _collect_profiles(out_dir: str, wait: bool) -> Tuple[List[RawRecording], Lis
     from .raw import load
 
     raws: List[RawRecording] = []
-    for pid in sorted(files["raw"]):
-        with open(os.path.join(out_dir, f"{pid}.raw"), "rb") as file:
-            raws.append(load(file))
+    for kind in ("raw", "before-exec"):
+        for pid in sorted(files[kind]):
+            with open(os.path.join(out_dir, f"{pid}.{kind}"), "rb") as file:
+                raws.append(load(file))
     raws.sort(key=lambda raw: raw.start_ns)
-    lost = [f"subprocess {pid} could not be recorded: {message}" for pid, message in sorted(files["error"].items())]
+    main_error = files["error"].pop(main_pid, None) or None
+    lost = [f"subprocess {pid} could not be recorded: {message or _full_disk(out_dir) or 'unknown error'}"
+            for pid, message in sorted(files["error"].items())]
+    if main_error is not None and raws:
+        lost.append(f"the program's main process: {main_error}")
     unsaved = sorted(files["started"] - files["raw"] - set(files["error"]))
     still_running = [pid for pid in unsaved if pid in running]
     ended = [pid for pid in unsaved if pid not in running]
@@ -435,20 +538,20 @@ def _collect_profiles(out_dir: str, wait: bool) -> Tuple[List[RawRecording], Lis
     if ended:
         lost.append(
             f"{_count(ended, 'subprocess')} ({_pids(ended)}) ended without saving a profile "
-            "(killed by a signal, or replaced by exec): not in the profile"
+            "(killed by a signal): not in the profile"
         )
-    return raws, lost
+    return raws, lost, main_error
 
 
 def _files_by_kind(out_dir: str) -> Dict[str, Any]:
-    files: Dict[str, Any] = {"started": set(), "raw": set(), "error": {}}
+    files: Dict[str, Any] = {"started": set(), "raw": set(), "before-exec": set(), "error": {}}
     for name in os.listdir(out_dir):
         stem, _, kind = name.partition(".")
         if not stem.isdigit() or kind not in files:
             continue  # e.g. a recording being written (.raw.tmp)
         if kind == "error":
             with open(os.path.join(out_dir, name), encoding="utf-8", errors="replace") as file:
-                files["error"][int(stem)] = file.read().strip() or "unknown error"
+                files["error"][int(stem)] = file.read().strip()  # empty: its words could not be written (a full disk)
         else:
             files[kind].add(int(stem))
     return files
@@ -478,17 +581,45 @@ def _pids(pids: List[int]) -> str:
     return "pid " + shown + (f" and {len(pids) - 5} more" if len(pids) > 5 else "")
 
 
-def _no_profile_reason(returncode: int) -> str:
+def _no_profile(returncode: int, main_error: Optional[str], out_dir: str) -> RecordError:
+    """Why the program left no profile, as the error to raise: killed by a signal (the exit code
+    is 128 + the signal, as a shell gives), its save failed (its note, or a full disk), or it
+    ended in a way that skips saving."""
     if returncode < 0:
-        try:
-            name = signal.Signals(-returncode).name
-        except ValueError:
-            name = f"signal {-returncode}"
-        return f"the program was killed by {name} before it could save its profile"
-    return (
-        f"the program ended (exit code {returncode}) without saving a profile: it replaced itself "
-        "with os.exec*(), or the interpreter could not start the profiler"
+        return RecordError(f"the program was killed by {_signal_name(-returncode)} before it saved its profile",
+                           128 - returncode)
+    if main_error is not None:
+        return RecordError(f"{main_error} (set TMPDIR to a directory with room)")
+    full = _full_disk(out_dir)
+    if full is not None:
+        return RecordError(f"cannot save the profile in {os.path.dirname(out_dir)}: {full}; "
+                           "free some space there or set TMPDIR to a directory with room")
+    return RecordError(
+        f"the program ended (exit code {returncode}) without saving a profile: the interpreter could not start "
+        "the profiler, or the program ended in a way that skips saving (posix.exec* or posix._exit, called directly)"
     )
+
+
+def _signal_name(signum: int) -> str:
+    try:
+        name = signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
+    what = {"SIGSEGV": "a segmentation fault", "SIGBUS": "a bus error", "SIGABRT": "abort()", "SIGFPE": "an arithmetic fault",
+            "SIGILL": "an illegal instruction"}.get(name)
+    return f"{name} ({what})" if what else name
+
+
+def _full_disk(path: str) -> Optional[str]:
+    """The system's words when the file system of ``path`` has no room left (no blocks or no
+    inodes for us), else None."""
+    try:
+        stats = os.statvfs(path)
+    except OSError:
+        return None
+    if stats.f_bavail == 0 or (stats.f_files and stats.f_favail == 0):
+        return os.strerror(errno.ENOSPC)
+    return None
 
 
 __all__ = ["Interrupted", "Progress", "RecordError", "RecordResult", "bootstrap_code", "child_argv", "record_program", "run"]

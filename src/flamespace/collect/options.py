@@ -65,8 +65,8 @@ class SamplerOptions:
             return f"unknown weight {self.weight!r}; sampling weighs by {' or '.join(WEIGHTS)} (the memory modes by bytes or count)"
         if not MIN_RATE <= self.rate <= MAX_RATE:
             return f"the sampling rate must be between 1 and 10,000 Hz, not {self.rate:g}"
-        if self.duration is not None and not self.duration > 0:
-            return f"the duration must be positive, not {self.duration:g}"
+        if self.duration is not None and not 0 < self.duration < float("inf"):  # inf cannot travel to the child as a literal
+            return f"the duration must be positive (a finite number of seconds), not {self.duration:g}"
         if self.idle and self.mode != "wall":
             return "idle marking splits wall time into on- and off-CPU; it needs mode 'wall'"
         if (self.mode == "cpu" or self.idle) and not Clock.supports_thread_cpu():

@@ -33,19 +33,20 @@ class Quality:
 
     A tick is late when it came more than one mean interval after it was due; ``missed``
     counts the ticks a Poisson clock would have had in that delay. :meth:`missed_share`
-    is the one figure to judge a run by (the ``missed_share`` header).
+    is the one figure to judge a run by (the ``missed_share`` header). ``threads``: how many
+    threads had a sample (a wall profile sums their time: 4 threads over 1 s can hold 4 s).
     """
 
-    __slots__ = ("ticks", "samples", "late", "missed", "errors", "first_error", "duration_ns", "longest_gap_ns")
+    __slots__ = ("ticks", "samples", "late", "missed", "errors", "first_error", "duration_ns", "longest_gap_ns", "threads")
 
     def __init__(self) -> None:
-        self.ticks = self.samples = self.late = self.missed = self.errors = self.duration_ns = 0
+        self.ticks = self.samples = self.late = self.missed = self.errors = self.duration_ns = self.threads = 0
         self.longest_gap_ns = 0  # the longest time without a tick (the last one to the stop too): at most this much can be put on a wrong stack at once
         self.first_error: Optional[str] = None
 
     def merge(self, other: Quality) -> None:
         """Add another process's figures to these: counts add up, the longest gap is the longest."""
-        for name in ("ticks", "samples", "late", "missed", "errors", "duration_ns"):
+        for name in ("ticks", "samples", "late", "missed", "errors", "duration_ns", "threads"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.longest_gap_ns = max(self.longest_gap_ns, other.longest_gap_ns)
         self.first_error = self.first_error or other.first_error

@@ -39,9 +39,12 @@ class Recording(Record):
 
     def profile_for(self, output_format: str) -> Union[FlameGraph, FlameChart]:
         """What to write in ``output_format``: the timeline for formats that keep time
-        (speedscope), when there is one, else the flame graph."""
-        if output_format == "speedscope" and self.chart is not None:
-            return self.chart
+        (speedscope, Chrome, ...), when there is one, else the flame graph."""
+        if self.chart is not None:
+            from ..formats import registry
+
+            if registry.keeps_time(output_format):
+                return self.chart
         return self.graph
 
 
@@ -134,6 +137,7 @@ def quality_metadata(
         "rate_achieved": f"{quality.ticks / ((quality.duration_ns or duration_ns) / 1e9):.1f}" if duration_ns else "0",
         "ticks": str(quality.ticks),
         "samples": str(quality.samples),
+        "threads": str(quality.threads),
         "late": str(quality.late),
         "missed": str(quality.missed),
         # the one per-run figure of sampling quality (compare --max-missed reads it): see Quality.missed_share

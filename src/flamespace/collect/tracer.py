@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 TABLE_FORMATS = ("text", "csv", "json")
 #: What a traced run's flame graph weighs (``TraceOptions.weight``): exclusive ns, or calls.
 WEIGHTS = ("time", "calls")
+#: The most events and the deepest depth the tracer can count (its C counters are 64-bit integers).
+MAX_COUNT = 2**63 - 1
 
 
 @record
@@ -65,10 +67,10 @@ class TraceOptions(Record):
     def __post_init__(self) -> None:
         from ..errors import ArgumentError
 
-        if self.max_events < 1:
-            raise ArgumentError(f"max_events must be at least 1, not {self.max_events}")
-        if self.max_depth < 1:
-            raise ArgumentError(f"max_depth must be at least 1, not {self.max_depth}")
+        for name in ("max_events", "max_depth"):
+            if not 1 <= getattr(self, name) <= MAX_COUNT:
+                raise ArgumentError(f"{name} must be between 1 and {MAX_COUNT:,} (the tracer counts in 64 bits), "
+                                    f"not {getattr(self, name)}")
         if self.weight not in WEIGHTS:
             raise ArgumentError(f"a trace weighs {' or '.join(WEIGHTS)}, not {self.weight!r}")
         if self.backend is not None:
@@ -360,18 +362,6 @@ CHART_FORMATS = ("speedscope", "chrome")
 LINE_FORMATS = {"lines": "text", "lines-csv": "csv", "lines-json": "json"}
 
 
-def format_for(path: str) -> Optional[str]:
-    """The output format ``path``'s ending asks for, or None."""
-    name = path.lower()
-    best: Optional[str] = None
-    best_length = 0
-    for format, endings in OUTPUT_FORMATS.items():
-        for ending in endings:
-            if name.endswith(ending) and len(ending) > best_length:
-                best, best_length = format, len(ending)
-    return best
-
-
 def write_trace(result: Trace, output: Union[str, "os.PathLike[str]"], format: str, header: bool = True) -> None:
     """Write ``result`` to ``output`` ('-': stdout) in one of :data:`OUTPUT_FORMATS`."""
     from ..errors import ArgumentError
@@ -397,5 +387,5 @@ def write_trace(result: Trace, output: Union[str, "os.PathLike[str]"], format: s
 
 
 __all__ = ["CHART_FORMATS", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_EVENTS", "FunctionRow", "LINE_FORMATS", "LineRow",
-           "OUTPUT_FORMATS", "TABLE_FORMATS", "WEIGHTS", "Trace", "TraceOptions", "Tracer", "format_for", "line_table",
+           "OUTPUT_FORMATS", "TABLE_FORMATS", "WEIGHTS", "Trace", "TraceOptions", "Tracer", "line_table",
            "merge_traces", "trace", "write_lines", "write_table", "write_trace"]

@@ -195,10 +195,11 @@ class TraceRecorder:
                  lines: bool = True, chart: bool = False, line_times: bool = False, max_depth: int = DEFAULT_MAX_DEPTH,
                  event_dir: Optional[str] = None, hidden_files: Collection[str] = (),
                  root_cut: Collection[Any] = (), private_files: Collection[str] = (), forks_traced: bool = False,
-                 backend: Optional[str] = None) -> None:
+                 backend: Optional[str] = None, keep_event_file: bool = False) -> None:
         self.builtins, self.max_events, self.threads, self.lines, self.chart = builtins, max_events, threads, lines, chart
         self.line_times, self.max_depth, self.event_dir = line_times, max_depth, event_dir
         self.forks_traced = forks_traced
+        self.keep_event_file = keep_event_file
         self.backend = backend or default_backend(builtins, line_times)
         problem = backend_problem(self.backend, builtins, line_times)
         if problem is not None:
@@ -219,7 +220,8 @@ class TraceRecorder:
             return self._start_monitoring()
         if self.backend == "frame":  # every thread's frames: nothing to install per thread
             self._start_ns = _tracer.now()
-            _tracer.start(False, False, self.max_events, _thread_name(), self._event_path(), _BACKEND_NUMBERS["frame"])
+            _tracer.start(False, False, self.max_events, _thread_name(), self._event_path(), _BACKEND_NUMBERS["frame"],
+                          self.keep_event_file)
             return self
         import threading
 
@@ -227,7 +229,8 @@ class TraceRecorder:
         threading.setprofile(_thread_started)  # first: this call is not traced
         self._start_ns = _tracer.now()
         try:
-            _tracer.start(self.builtins, self.line_times, self.max_events, _thread_name(), self._event_path())
+            _tracer.start(self.builtins, self.line_times, self.max_events, _thread_name(), self._event_path(),
+                          _BACKEND_NUMBERS["profile"], self.keep_event_file)
         except BaseException:
             threading.setprofile(previous)
             raise
@@ -246,7 +249,7 @@ class TraceRecorder:
         try:
             self._start_ns = _tracer.now()
             _tracer.start(self.builtins, self.line_times, self.max_events, _thread_name(), self._event_path(),
-                          _BACKEND_NUMBERS["monitoring"])
+                          _BACKEND_NUMBERS["monitoring"], self.keep_event_file)
             events = 0
             for event, callback in callbacks.items():
                 monitoring.register_callback(_TOOL, event, callback)
@@ -271,8 +274,11 @@ class TraceRecorder:
         if self.backend == "monitoring":
             self._stop_monitoring()
         _clear_threading_hook()
-        stream, threads, entries, recorded, dropped, end_ns, write_errno, forked, pauses, paused_ns = _tracer.stop()
+        (stream, threads, entries, recorded, dropped, end_ns, write_errno, forked, pauses, paused_ns, lost_at,
+         _) = _tracer.stop()
         notes = []
+        if lost_at:
+            notes.append(_lost_file_note(lost_at - self._start_ns, dropped, self.keep_event_file))
         if pauses:
             notes.append(f"a call stack grew too deep for the frame backend's C stack {pauses:,} time"
                          f"{'s' if pauses > 1 else ''}: tracing paused for {paused_ns / 1e6:,.1f} ms in all until "
@@ -286,14 +292,14 @@ class TraceRecorder:
         if forked:
             notes.append(f"this process (pid {os.getpid()}) was forked from the traced one after tracing began: its "
                          f"own calls are not recorded (trace it with --subprocesses to give each forked child a trace)")
-        elif write_errno:
+        elif write_errno and not lost_at:
             notes.append(f"the event file could not be written ({os.strerror(write_errno)}): recording stopped "
                          f"{(end_ns - self._start_ns) / 1e9:.3f} s into the trace; {dropped:,} events were dropped, "
                          f"{recorded:,} kept; the profile covers the run up to that point")
         if _extension().__name__.endswith("_pytracer"):
             notes.append(f"{extension_problem()}: traced by the pure-Python fallback, which costs about ten times "
                          f"the C tracer per call and keeps the events in memory ({_tracer.MAX_EVENTS:,} at most)")
-        if dropped and not forked and not write_errno:
+        if dropped and not forked and not write_errno and not lost_at:
             notes.append(f"the trace reached its bound of {recorded:,} events (--max-events) and stopped recording "
                          f"{(end_ns - self._start_ns) / 1e9:.3f} s in: {dropped:,} later events were dropped; the "
                          f"profile covers the run up to that point")
@@ -350,6 +356,8 @@ class TraceRecorder:
         if deep:
             notes.append(f"{deep:,} calls nested deeper than {self.max_depth:,} frames were folded into their caller "
                          f"at that depth (--max-depth)")
+        if stream.lost:  # the program's threads closed its descriptor between stop() and the analysis
+            notes.append(_lost_file_note(None, recorded, self.keep_event_file))
         raw = RawRecording(KIND, exclusive, self._start_ns, end_ns - self._start_ns, events=recorded)
         raw.calls, raw.longest, raw.dropped = calls, longest, dropped
         raw.notes = notes
@@ -404,6 +412,17 @@ class TraceRecorder:
             else:
                 stacks.append(base + (names[key],))
         return stacks
+
+
+def _lost_file_note(lost_ns: Optional[int], events: int, reopenable: bool) -> str:
+    """What a warning says when the program closed the event file's descriptor (or gave its number
+    to a file of its own) and the file could not be reopened: the trace is empty, and why."""
+    when = "after tracing stopped" if lost_ns is None else f"by {lost_ns / 1e9:.3f} s into the trace"
+    cause = ("its file could not be reopened" if reopenable else
+             "this in-process trace keeps no name to reopen its file by (`flamespace trace` does)")
+    return (f"the program closed the tracer's event file descriptor, or gave its number to a file of its own "
+            f"(os.closerange, a daemon closing its descriptors), {when}, and {cause}: its {events:,} events are "
+            f"lost and the trace is empty; no file of the program's was written")
 
 
 def _chart(parts: List[Any], start_ns: int) -> Any:

@@ -128,6 +128,12 @@ def map_frames(graph: V, mapping: FrameMap) -> V:
     Stacks that become equal are merged, so renamed or moved code compares equal. A frame
     mapped to the empty string is removed from its stack.
     """
+    return remap(graph, stack_renamer(mapping))
+
+
+def stack_renamer(mapping: FrameMap) -> Callable[[Stack], Stack]:
+    """The stack each stack becomes when its frames are renamed as :func:`map_frames` renames them
+    (each frame's new name computed once): for samples of runs renamed alike (``compare --map``)."""
     rewrite = _frame_rewriter(mapping)
     cache: Dict[str, str] = {}
 
@@ -140,7 +146,7 @@ def map_frames(graph: V, mapping: FrameMap) -> V:
     def rename(stack: Stack) -> Stack:
         return tuple(f for f in map(renamed, stack) if f)
 
-    return remap(graph, rename)
+    return rename
 
 
 def strip(graph: V, *presets: str) -> V:

@@ -32,6 +32,24 @@ BYTE_SCALES: Tuple[Tuple[str, float], ...] = (
     ("B", 1.0), ("KiB", 1024.0), ("MiB", 1024.0**2), ("GiB", 1024.0**3), ("TiB", 1024.0**4),
 )
 SHARE_UNIT = "share"
+#: What plain counts are called when a profile's unit does not say (flamegraph.pl's word).
+DEFAULT_COUNT_NAME = "samples"
+
+
+def unit_of(profile: object) -> Optional[str]:
+    """The unit of a profile's values (``ns``, ``bytes``, ``samples``, ...), if it says: a flame
+    graph's or chart's own, a differential pair's after or before side's."""
+    for side in (profile, getattr(profile, "after", None), getattr(profile, "before", None)):
+        metadata = getattr(side, "metadata", None)
+        if metadata is not None and metadata.unit:
+            return str(metadata.unit)
+    return None
+
+
+def count_name(unit: Optional[str]) -> str:
+    """What a profile's counts are called, in tooltips and text: its unit (``ns``, ``bytes``,
+    ``cycles``), else "samples". The one rule for the CLI and the library's renderers alike."""
+    return unit if unit else DEFAULT_COUNT_NAME
 
 
 class Scale:

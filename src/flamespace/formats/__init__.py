@@ -10,7 +10,7 @@ from .._lazy import lazy_exports
 _EXPORTS = {
     "folded": "folded",
     "registry": "registry",
-    **dict.fromkeys(["check_output", "check_output_dir", "open_output"], "_io"),
+    **dict.fromkeys(["check_output", "check_output_dir", "open_output", "outputs_together"], "_io"),
     **dict.fromkeys(["by_name", "detect", "formats", "names", "read", "write"], "registry"),
 }
 _exported, __dir__ = lazy_exports(__name__, _EXPORTS)
@@ -18,7 +18,7 @@ _exported, __dir__ = lazy_exports(__name__, _EXPORTS)
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # what type checkers and editors see (without importing typing at run time)
     from . import folded, registry
-    from ._io import check_output, check_output_dir, open_output
+    from ._io import check_output, check_output_dir, open_output, outputs_together
     from .registry import by_name, detect, formats, names, read, write
 
 
@@ -31,4 +31,5 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
-    "FORMATS", "by_name", "detect", "folded", "formats", "names", "check_output", "check_output_dir", "open_output", "read", "write"]
+    "FORMATS", "by_name", "detect", "folded", "formats", "names", "check_output", "check_output_dir", "open_output", "outputs_together", "read",
+    "write"]

@@ -11,11 +11,12 @@ from __future__ import annotations
 from ..core.metadata import Metadata
 from ..core.vector import MAX_DIGITS, MAX_VALUE, FlameGraph
 from ..errors import InputError
+from ._io import bounded_lines
 from .folded import _to_stacks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Dict, Iterator, Optional, TextIO, Tuple
+    from typing import Callable, Dict, Iterator, List, Optional, TextIO, Tuple
 
     from .._types import Number, Stack
     from ..diagnostics import Diagnostics
@@ -31,9 +32,10 @@ def shown(line: str) -> str:
     return repr(line if len(line) <= SHOWN else line[: SHOWN - 3] + "...")
 
 
-def lines(stream: TextIO) -> Iterator[Tuple[int, str]]:
-    """(line number, line without its line break) for each line of ``stream``."""
-    for lineno, line in enumerate(stream, 1):
+def lines(stream: TextIO, source: str) -> Iterator[Tuple[int, str]]:
+    """(line number, line without its line break) for each line of ``stream`` (``source``: its
+    name); a line longer than the limit is refused (formats/_io.py's :func:`bounded_lines`)."""
+    for lineno, line in enumerate(bounded_lines(stream, source), 1):
         yield lineno, line.rstrip("\n")
 
 
@@ -42,29 +44,53 @@ def integer(digits: str) -> Number:
     return int(digits) if len(digits) <= MAX_DIGITS else MAX_VALUE
 
 
-def caller(stack: str, frame: str) -> str:
-    """``frame`` put under ``stack`` (a folded text, root first) as the scripts that build a
-    string do: a frame put under an empty stack is the whole stack, so an empty frame there is lost."""
-    return frame + ";" + stack if stack else frame
+class Callers:
+    """A stack read leaf first, each frame the caller of those before it, as the scripts build it
+    by putting ``frame . ";" . stack``: a frame put under an empty stack is the whole stack, so
+    an empty frame there is lost. The frames are kept in a list and joined once (:meth:`text`):
+    a string built by putting each frame in front is copied whole at every frame, quadratic
+    in the depth (a faulthandler dump 100,000 frames deep took 48 s)."""
+
+    __slots__ = ("frames",)
+
+    def __init__(self) -> None:
+        self.frames: List[str] = []  # leaf first
+
+    def add(self, frame: str) -> None:
+        """Put ``frame`` under the stack read so far."""
+        if frame or self.frames:
+            self.frames.append(frame)
+
+    def __bool__(self) -> bool:
+        """Whether the stack has a frame (its text is not empty)."""
+        return bool(self.frames)
+
+    def text(self) -> str:
+        """The stack as a folded text, root first."""
+        return ";".join(reversed(self.frames))
+
+    def clear(self) -> None:
+        """Start a new stack."""
+        self.frames = []
 
 
 def count_dumps(stream: TextIO, stacks: "Stacks", frame_of: "Callable[[str], Optional[str]]") -> FlameGraph:
     """Each stack of a thread dump counted once (gdb backtraces, faulthandler tracebacks):
     a line ``frame_of`` names is the caller of the frames before it, a ``Thread`` line starts
     a new stack, and any other line ends the stack read so far."""
-    stack = ""
-    for lineno, line in lines(stream):
+    stack = Callers()
+    for lineno, line in lines(stream, stacks.source):
         if line.startswith("Thread"):
-            stack = ""
+            stack.clear()
             continue
         frame = frame_of(line)
         if frame is not None:
-            stack = caller(stack, frame)
+            stack.add(frame)
         elif stack:
-            stacks.add(stack, 1, lineno)
-            stack = ""
+            stacks.add(stack.text(), 1, lineno)
+            stack.clear()
     if stack:
-        stacks.add(stack, 1)
+        stacks.add(stack.text(), 1)
     return stacks.graph()
 
 

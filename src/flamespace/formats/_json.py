@@ -33,7 +33,7 @@ def load(stream: TextIO, source: str, what: str, diagnostics: Optional[Diagnosti
         truncated = " (truncated file?)" if exc.pos >= len(end) or end[-1:] not in ("}", "]") else ""
         raise InputError(f"not valid JSON for {what}: {exc.msg} (column {exc.colno}){truncated}", source, exc.lineno) from None
     except RecursionError:
-        raise InputError(f"not a {what} file: JSON nested too deeply", source) from None
+        raise InputError(f"not valid JSON for {what}: nested too deeply", source) from None
     except ValueError:  # json's int() of a number of more than sys.get_int_max_str_digits() digits
         raise long_number(text, what, source) from None
 

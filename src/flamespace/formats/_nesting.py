@@ -11,7 +11,9 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, List, Optional, Tuple
+    from typing import Any, Dict, Iterable, List, Optional, Tuple
+
+    from ._limits import FrameBudget
 
 #: Deeper nesting is refused (None): a depth costs a few array operations however few its events.
 MAX_DEPTH = 4096
@@ -69,10 +71,44 @@ def open_stacks(opens: Any, keys: Any, frames: Any) -> Optional[Tuple[Any, Any, 
     return tops, parent_of, numpy.concatenate(node_frames)
 
 
-def node_stacks(parents: Any, frames: Any, names: List[str]) -> List[Tuple[str, ...]]:
-    """Each node's stack: the ``names`` of its frames, outermost first (parents come before their children)."""
-    stacks: List[Tuple[str, ...]] = [()]
-    parent_list, frame_list = parents.tolist(), frames.tolist()
-    for node in range(1, len(parent_list)):
-        stacks.append(stacks[parent_list[node]] + (names[frame_list[node]],))
+def wanted_stacks(wanted: Iterable[int], parent: Any, frame: Any, known: Dict[int, Tuple[str, ...]], budget: FrameBudget
+                  ) -> Dict[int, Tuple[str, ...]]:
+    """The stacks of the ``wanted`` nodes of a tree (``parent[node]``; ``frame[node]``, None for a
+    node that adds no frame), root first, and those ``known`` already (the root's: ``()``).
+
+    A tuple for every node of a chain 100,000 deep is 40 GB (quadratic in depth), though a trace
+    samples only a few of them: only the wanted ones are made, each from the nearest wanted
+    ancestor made before it (give ancestors first: parents before children), walking up the parent
+    pointers to it. Memory is that of the stacks asked for, charged to the reading's ``budget``
+    (a recursion 100,000 deep sampled at every depth has 5 billion frames: an InputError naming
+    the file and the limit). The tree must have no cycle and every chain must reach a known
+    node (the callers check).
+    """
+    stacks = dict(known)
+    for node in wanted:
+        if node in stacks:
+            continue
+        chain: List[str] = []
+        current = node
+        while current not in stacks:
+            name = frame[current]
+            if name is not None:
+                chain.append(name)
+            current = parent[current]
+        chain.reverse()
+        stack = stacks[node] = stacks[current] + tuple(chain)
+        budget.charge(len(stack))
     return stacks
+
+
+def used_stacks(nodes: Any, parents: List[int], labels: List[int], frames: List[str], budget: FrameBudget
+                ) -> Tuple[Any, List[Tuple[str, ...]]]:
+    """The stretches' ``nodes`` (of a tree as :func:`open_stacks` makes it: node 0 none, parents
+    before their children, ``labels`` indices into ``frames``) numbered among the nodes they
+    use, and those nodes' stacks (:func:`wanted_stacks`)."""
+    import numpy
+
+    used = numpy.unique(nodes)
+    names = [frames[label] if label >= 0 else None for label in labels]
+    by_node = wanted_stacks(used.tolist(), parents, names, {0: ()}, budget)
+    return numpy.searchsorted(used, nodes), [by_node[node] for node in used.tolist()]

@@ -29,6 +29,7 @@ from ..core.vector import MAX_DIGITS, MAX_VALUE, FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 from ._binary import error_at, peek, read_bytes
+from ._io import bounded_lines
 from ..core.python_frames import PythonFrames, is_line_number
 
 TYPE_CHECKING = False
@@ -145,7 +146,7 @@ def _parse_text(
     names = PythonFrames()
     metric: Optional[str] = None
     lineno = 0
-    for lineno, line in enumerate(stream, 1):
+    for lineno, line in enumerate(bounded_lines(stream, source), 1):
         if line[:1] == "#" or line[:2] == "\ufeff#":
             field, colon, text = line.lstrip("\ufeff# \t").partition(":")
             if colon:

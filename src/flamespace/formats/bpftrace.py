@@ -52,7 +52,7 @@ def parse(
     stacks = Stacks(name, options.skip_invalid, source, diagnostics, stack_cache)
     stack: Optional[List[str]] = None  # leaf first; None outside a map key
     started = 0
-    for lineno, line in lines(stream):
+    for lineno, line in lines(stream, source):
         if stack is None:
             if line == "@[":
                 stack, started = [], lineno

@@ -34,7 +34,8 @@ from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 from . import _json
 from . import _nesting
-from ._nesting import node_stacks, open_stacks
+from ._limits import FrameBudget
+from ._nesting import open_stacks, used_stacks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -121,11 +122,11 @@ def _chart(events: List[Any], where: str, options: ReadOptions, source: str, dia
                             labels={str(k): str(v) for k, v in ours["labels"].items()})
         scale = _scale(unit)
     if not arrays:
-        chart = _sample_chart(spans, thread_names, metadata, scale)
+        chart = _sample_chart(spans, thread_names, metadata, scale, FrameBudget(source))
     else:
         if read is None:
             thread_keys, frames, columns = _span_columns(spans)
-        thread_ids, begins, ends, nodes, stacks = _stretches(columns, len(thread_keys), frames)
+        thread_ids, begins, ends, nodes, stacks = _stretches(columns, len(thread_keys), frames, FrameBudget(source))
         weights: Any = ends - begins
         if scale != 1.0:  # a profile of another unit, written by us
             from .speedscope import _objects
@@ -140,12 +141,12 @@ def _chart(events: List[Any], where: str, options: ReadOptions, source: str, dia
 
 
 def _sample_chart(spans: Dict[Tuple[Any, Any], List[Span]], thread_names: Dict[Tuple[Any, Any], str], metadata: Metadata,
-                  scale: float) -> FlameChart:
+                  scale: float, budget: FrameBudget) -> FlameChart:
     """The chart of a small trace's spans, a sample at a time (no numpy)."""
     samples: List[Tuple[int, str, Stack, int]] = []
     for thread, thread_spans in spans.items():
         label = thread_names.get(thread) or f"{thread[0]}:{thread[1]}"
-        for begin, end, frames in _segments(thread_spans):
+        for begin, end, frames in _segments(thread_spans, budget):
             samples.append((end, label, frames, end - begin))
     samples.sort(key=lambda sample: sample[0])
     origin = min((end - weight for end, _, _, weight in samples), default=0)
@@ -380,7 +381,8 @@ def _span_columns(spans: Dict[Tuple[Any, Any], List[Span]]) -> Tuple[List[Tuple[
                                  _integers(columns[:, 3]), _integers(columns[:, 4]))
 
 
-def _stretches(columns: Tuple[Any, Any, Any, Any, Any], thread_count: int, frames: List[str]) -> Tuple[Any, Any, Any, Any, List[Stack]]:
+def _stretches(columns: Tuple[Any, Any, Any, Any, Any], thread_count: int, frames: List[str], budget: FrameBudget
+               ) -> Tuple[Any, Any, Any, Any, List[Stack]]:
     """(thread, start, end, node) of every stretch of time where a thread's open spans stay the
     same, threads one after another, and each node's stack.
 
@@ -396,7 +398,7 @@ def _stretches(columns: Tuple[Any, Any, Any, Any, Any], thread_count: int, frame
 
     threads, starts, ends, labels, orders = columns
     order = numpy.lexsort((-orders, -ends, starts, threads))
-    nested = _nested_stretches(threads[order], starts[order], ends[order], labels[order], frames)
+    nested = _nested_stretches(threads[order], starts[order], ends[order], labels[order], frames, budget)
     if nested is not None:
         return nested
     bounds: Any = numpy.searchsorted(threads[order], numpy.arange(thread_count + 1))
@@ -440,13 +442,14 @@ def _stretches(columns: Tuple[Any, Any, Any, Any, Any], thread_count: int, frame
             open_ends.append(end)
             open_nodes.append(child)
         out_threads.extend(array("q", [thread]) * (len(out_ends) - before))
-    stacks = node_stacks(numpy.array(parent), numpy.array(label_of), frames)
     as_numpy = [numpy.frombuffer(column, dtype=numpy.int64) if len(column) else numpy.zeros(0, dtype=numpy.int64)
                 for column in (out_threads, out_begins, out_ends, out_nodes)]
-    return as_numpy[0], as_numpy[1], as_numpy[2], as_numpy[3], stacks
+    stack_ids, stacks = used_stacks(as_numpy[3], parent, label_of, frames, budget)
+    return as_numpy[0], as_numpy[1], as_numpy[2], stack_ids, stacks
 
 
-def _nested_stretches(threads: Any, starts: Any, ends: Any, labels: Any, frames: List[str]) -> Optional[Tuple[Any, Any, Any, Any, List[Stack]]]:
+def _nested_stretches(threads: Any, starts: Any, ends: Any, labels: Any, frames: List[str], budget: FrameBudget
+                      ) -> Optional[Tuple[Any, Any, Any, Any, List[Stack]]]:
     """:func:`_stretches` of spans in its order that nest, as begin and end events of a stack
     (:func:`._nesting.open_stacks`): at one time, on one thread, the spans that end there close
     first (the innermost first), then those of some length open (in order), then each span of
@@ -468,7 +471,8 @@ def _nested_stretches(threads: Any, starts: Any, ends: Any, labels: Any, frames:
     tops, parents, node_frames = nested
     times = numpy.where(opens, starts[span], ends[span])
     keep = numpy.flatnonzero((tops[:-1] != 0) & (times[1:] > times[:-1]))  # from each event to the next while a span is open
-    return threads[span[keep]], times[keep], times[keep + 1], tops[keep], node_stacks(parents, node_frames, frames)
+    stack_ids, stacks = used_stacks(tops[keep], parents.tolist(), node_frames.tolist(), frames, budget)
+    return threads[span[keep]], times[keep], times[keep + 1], stack_ids, stacks
 
 
 def _scale(unit: Optional[str]) -> float:
@@ -476,8 +480,11 @@ def _scale(unit: Optional[str]) -> float:
     return TIME_UNITS.get(unit or "samples", 1000.0)
 
 
-def _segments(spans: List[Span]) -> List[Tuple[int, int, Stack]]:
+def _segments(spans: List[Span], budget: FrameBudget) -> List[Tuple[int, int, Stack]]:
     """(start, end, stack) of every stretch of time where the open spans stay the same.
+
+    A stack's tuple is made when its first stretch is, once however many stretches it has (a
+    tuple per span would be quadratic in the depth), charged to the reading's ``budget``.
 
     Spans sorted by start, the longer first, nest: one that starts inside another is its child,
     cut at the parent's end if it runs past it. Of two spans with the same start and end, the
@@ -489,27 +496,37 @@ def _segments(spans: List[Span]) -> List[Tuple[int, int, Stack]]:
     out: List[Tuple[int, int, Stack]] = []
     open_ends: List[int] = []
     open_names: List[str] = []
+    open_stacks: List[Optional[Stack]] = []  # the open stack's tuple at each depth, once made
     cursor = 0
+
+    def top() -> Stack:
+        stack = open_stacks[-1]
+        if stack is None:
+            stack = open_stacks[-1] = tuple(open_names)
+            budget.charge(len(stack))
+        return stack
 
     def close_until(time: int) -> None:
         nonlocal cursor
         while open_ends and open_ends[-1] <= time:
             end = open_ends[-1]
             if end > cursor:
-                out.append((cursor, end, tuple(open_names)))
+                out.append((cursor, end, top()))
                 cursor = end
             open_ends.pop()
             open_names.pop()
+            open_stacks.pop()
 
     for start, end, label in spans:
         close_until(start)
         if open_ends:
             end = min(end, open_ends[-1])
             if start > cursor:
-                out.append((cursor, start, tuple(open_names)))
+                out.append((cursor, start, top()))
         cursor = start
         open_ends.append(end)
         open_names.append(label)
+        open_stacks.append(None)
     close_until(sys.maxsize)
     return out
 

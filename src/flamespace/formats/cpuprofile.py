@@ -18,6 +18,8 @@ from ..core.python_frames import PythonFrames
 from ..diagnostics import Diagnostics
 from ..errors import InputError
 from . import _json
+from ._limits import FrameBudget
+from ._nesting import wanted_stacks
 from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
@@ -58,7 +60,7 @@ def parse(
     deltas = _json.field(document, "timeDeltas", list, "", source)
     if len(samples) != len(deltas):
         raise InputError(f"'samples' has {len(samples)} entries but 'timeDeltas' has {len(deltas)}", source)
-    stacks = _stacks(nodes, source)
+    stacks = _stacks(nodes, samples, source)
     start = _json.number(document.get("startTime", 0), "startTime", source)
     _json.nanoseconds(start, 1000, "startTime", source, "us")  # a chart holds it, and each time below
     times: List[float] = []
@@ -88,8 +90,10 @@ def parse(
     return chart
 
 
-def _stacks(nodes: List[Any], source: str) -> Dict[int, Stack]:
-    """Every node id's stack, root first, (root) left out."""
+def _stacks(nodes: List[Any], wanted: List[Any], source: str) -> Dict[int, Stack]:
+    """The stacks of the node ids in ``wanted`` (the samples), root first, (root) left out; every
+    node is checked. Only those: a tuple for each node of a tree 100,000 deep would be quadratic
+    in its depth."""
     parents: Dict[int, int] = {}
     frames: Dict[int, str] = {}
     names = PythonFrames()
@@ -110,27 +114,38 @@ def _stacks(nodes: List[Any], source: str) -> Dict[int, Stack]:
         parent = node.get("parent")
         if parent is not None:
             parents[node_id] = _json.integer(parent, f"{path}.parent", source)
-    stacks: Dict[int, Stack] = {}
-    for node_id in frames:
-        chain: List[str] = []
-        current: Optional[int] = node_id
-        seen = 0
-        while current is not None:
-            cached = stacks.get(current)
-            if cached is not None:
-                chain.extend(reversed(cached))
-                break
-            frame = frames.get(current)
-            if frame is None:
-                raise InputError(f"node {node_id} has an ancestor {current} that is not in 'nodes'", source)
-            if frame != "(root)":
-                chain.append(frame)
-            current = parents.get(current)
-            seen += 1
-            if seen > len(frames):
-                raise InputError(f"the parents of node {node_id} form a cycle", source)
-        stacks[node_id] = tuple(reversed(chain))
+    depth = _depths(frames, parents, source)
+    sampled = sorted({node for node in wanted if type(node) is int and node in frames}, key=depth.__getitem__)
+    parent_of = {node: parents.get(node, -1) for node in frames}  # -1: above the roots (ids are >= 0)
+    frame_of = {node: None if frame == "(root)" else frame for node, frame in frames.items()}
+    stacks = wanted_stacks(sampled, parent_of, frame_of, {-1: ()}, FrameBudget(source))
+    del stacks[-1]  # no node's
     return stacks
+
+
+def _depths(frames: Dict[int, str], parents: Dict[int, int], source: str) -> Dict[int, int]:
+    """Each node's depth (a root's: 1), checking every node's ancestors are in 'nodes' and form no
+    cycle; each node is visited once (a walk stops at a node whose depth is known)."""
+    depth: Dict[int, int] = {}
+    for node_id in frames:
+        chain: List[int] = []
+        on_chain = set()
+        current: Optional[int] = node_id
+        base = 0
+        while current is not None and current not in depth:
+            if current not in frames:
+                raise InputError(f"node {node_id} has an ancestor {current} that is not in 'nodes'", source)
+            if current in on_chain:
+                raise InputError(f"the parents of node {node_id} form a cycle", source)
+            on_chain.add(current)
+            chain.append(current)
+            current = parents.get(current)
+        if current is not None:
+            base = depth[current]
+        for node in reversed(chain):
+            base += 1
+            depth[node] = base
+    return depth
 
 
 __all__ = ["ReadOptions", "charts", "extensions", "name", "parse", "sniff"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from .._record import Record, record
 from ._collapse import WHITESPACE, Stacks, integer, shown
+from ._io import bounded_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ def parse(
     reversed_stack: List[str] = []  # leaf first, as printed
     started = 0  # line of the current stack's first frame
     known: Dict[str, List[str]] = {}  # frame line -> its frames reversed (lines repeat a lot)
-    for lineno, line in enumerate(stream, 1):
+    for lineno, line in enumerate(bounded_lines(stream, source), 1):
         frames = known.get(line)
         if frames is not None:  # the common case first: a frame line seen before
             if not reversed_stack:

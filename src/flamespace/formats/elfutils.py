@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from .._record import Record, record
-from ._collapse import Stacks, caller, lines
+from ._collapse import Callers, Stacks, lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -63,28 +63,30 @@ def parse(
 ) -> FlameGraph:
     """Count each thread's stack once."""
     stacks = Stacks(name, options.skip_invalid, source, diagnostics, stack_cache)
-    stack = pid = tid = ""
+    stack = Callers()
+    pid = tid = ""
     end = 0
 
     def flush() -> None:
         if stack:
             roots = ([f"PID={pid}"] if options.pid else []) + ([f"TID={tid}"] if options.tid else [])
-            stacks.add(";".join(roots + [stack]), 1, end)
+            stacks.add(";".join(roots + [stack.text()]), 1, end)
+        stack.clear()
 
-    for lineno, line in lines(stream):
+    for lineno, line in lines(stream, source):
         ids = _PID.match(line)
         if ids:
             flush()
-            stack, pid = "", ids.group(1)
+            pid = ids.group(1)
             continue
         ids = _TID.match(line)
         if ids:
             flush()
-            stack, tid = "", ids.group(1)
+            tid = ids.group(1)
             continue
         frame = _FRAME.match(line)
         if frame:
-            stack = caller(stack, frame.group(1) if frame.group(1) is not None else "[unknown]")
+            stack.add(frame.group(1) if frame.group(1) is not None else "[unknown]")
             end = lineno
     flush()
     return stacks.graph()

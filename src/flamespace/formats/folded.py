@@ -25,7 +25,8 @@ from ..core.metadata import Metadata
 from ..core.vector import MAX_DIGITS, MAX_VALUE, FlameGraph, below_max
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
-from ._io import ENCODING_ERRORS
+from ._io import ENCODING_ERRORS, bounded_lines, line_too_long
+from ._limits import max_line_bytes
 
 try:
     from . import _folded  # the C loop over lines (_folded.c)
@@ -262,13 +263,13 @@ def _read_counts(
     counts: Dict[str, Number] = {}
     labels: Dict[str, str] = {}
     if not isinstance(stream, (io.BufferedIOBase, io.RawIOBase)):  # text
-        _sum_lines(stream, 1, counts, labels, options, source, diagnostics)  # type: ignore[arg-type]  # text: mypy cannot narrow by the io classes
+        _sum_lines(bounded_lines(stream, source), 1, counts, labels, options, source, diagnostics)  # type: ignore[arg-type]  # text: mypy cannot narrow by the io classes
     elif _core is None or options.columns == "2":
         from ._io import text_reader
 
         text = text_reader(stream)
         try:
-            _sum_lines(text, 1, counts, labels, options, source, diagnostics)
+            _sum_lines(bounded_lines(text, source), 1, counts, labels, options, source, diagnostics)
         finally:
             text.detach()
     else:
@@ -298,15 +299,14 @@ def _sum_binary(
     :func:`_sum_lines` reads are summed in ``punted`` if given, else in ``counts``.
     Returns what the core added: (lines, lines whose stack cannot end in a count).
     """
+    limit = max_line_bytes()
     data = b""
     pos = 0
     lineno = 1
     final = False
     added = plain = 0
     while not final:
-        more = stream.read(chunk)
-        final = not more
-        data = data[pos:] + more
+        data, final = _next_chunk(stream, data[pos:], chunk, limit, source, lineno)
         pos = 0
         while True:
             pos, lineno, status, lines, plain_lines = sum_lines(data, pos, counts, lineno, final)
@@ -325,6 +325,40 @@ def _sum_binary(
             lineno = _sum_lines(lines_, lineno, counts if punted is None else punted, labels, options, source, diagnostics)
             pos = end
     return added, plain
+
+
+def _next_chunk(stream: BinaryIO, rest: bytes, chunk: int, limit: int, source: str, lineno: int) -> Tuple[bytes, bool]:
+    """(``rest`` and what follows it up to the end of a chunk with a line break, whether the input
+    ended). ``rest`` is the start of line ``lineno``, cut by the end of the last chunk: while the
+    line goes on, chunks are gathered and joined once, so a line of many chunks costs time
+    linear in its length (joining each chunk to the rest and scanning it again was quadratic).
+    A line longer than ``limit`` bytes (at least a chunk) is refused (:func:`._io.line_too_long`)
+    once that much of it is read. '\\r' ends a line too (universal newlines, as the Python reader reads)."""
+    more = stream.read(chunk)
+    newline = more.find(b"\n")
+    if newline >= 0 and len(rest) + newline <= limit:  # the common case: the line ends in this chunk
+        return rest + more, False
+    parts = [rest]
+    length = len(rest) - rest.rfind(b"\r") - 1  # of the line that runs at the end of what is read
+    lineno += rest.count(b"\r")  # that line's number
+    while more:
+        parts.append(more)
+        newline = more.find(b"\n")
+        end = newline if newline >= 0 else len(more)
+        if length + end > limit:  # unless the line ended at a '\r' before
+            cr = more.find(b"\r", 0, end)
+            if cr < 0 or length + cr > limit:
+                raise line_too_long(source, lineno, limit)
+        if newline >= 0:
+            return b"".join(parts), False
+        last_cr = more.rfind(b"\r")
+        if last_cr >= 0:
+            length = len(more) - last_cr - 1
+            lineno += more.count(b"\r")
+        else:
+            length += len(more)
+        more = stream.read(chunk)
+    return b"".join(parts), True
 
 
 class Inexact(Exception):

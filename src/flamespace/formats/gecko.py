@@ -32,6 +32,8 @@ from ..core.vector import MAX_VALUE, FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 from . import _json
+from ._limits import FrameBudget
+from ._nesting import wanted_stacks
 from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
@@ -124,6 +126,7 @@ def parse(
     shared_strings = shared.get("stringArray") if isinstance(shared, dict) else None
     names = PythonFrames()
     samples: List[Tuple[float, str, Stack, Number]] = []
+    budget = FrameBudget(source)  # the frames of the stacks made, all threads together
     units = set()
     weight_types = set()
     for number, thread in enumerate(threads):
@@ -141,7 +144,7 @@ def parse(
         weight_type = weight_type if isinstance(weight_type, str) else "samples"
         weight_types.add(weight_type)
         units.add(_WEIGHT_UNITS.get(weight_type, weight_type))
-        stacks = _thread_stacks(thread, strings, names, path, source)
+        stacks, stack_count = _thread_stacks(thread, strings, names, path, source, sample_table["stack"], budget)
         thread_name = thread.get("name")
         label = thread_name if isinstance(thread_name, str) else f"thread {number}"
         tid = thread.get("tid")
@@ -156,7 +159,7 @@ def parse(
             if stack_index is None:
                 continue  # a sample where no stack was taken
             try:
-                stack = stacks[_index(stack_index, len(stacks), f"{path}.samples.stack[{k}]", source)]
+                stack = stacks[_index(stack_index, stack_count, f"{path}.samples.stack[{k}]", source)]
                 time = _json.number(times[k] if times[k] is not None else 0, f"{path}.samples.time[{k}]", source)
                 _json.nanoseconds(time, 1_000_000, f"{path}.samples.time[{k}]", source, "ms")  # a chart holds it
                 weight = sample_table["weight"][k]
@@ -199,8 +202,11 @@ def parse(
     return chart
 
 
-def _thread_stacks(thread: Dict[str, Any], strings: List[Any], names: PythonFrames, path: str, source: str) -> List[Stack]:
-    """Every stack of the thread's stackTable, root first."""
+def _thread_stacks(thread: Dict[str, Any], strings: List[Any], names: PythonFrames, path: str, source: str,
+                   sampled: List[Any], budget: FrameBudget) -> Tuple[Dict[int, Stack], int]:
+    """The stacks of the thread's stackTable that samples name (``sampled``: the samples' stack
+    column), root first, by index, and the table's length; every entry of the table is checked.
+    Only those: a tuple for each entry of a table 100,000 deep would be quadratic in its depth."""
     functions = _table(thread, "funcTable", ("name", "fileName", "lineNumber"), path, source)
     frames = _table(thread, "frameTable", ("func", "line"), path, source)
     table = _table(thread, "stackTable", ("frame", "prefix"), path, source)
@@ -227,15 +233,14 @@ def _thread_stacks(thread: Dict[str, Any], strings: List[Any], names: PythonFram
         if line is None:
             line = first_line
         frame_names.append(sys.intern(names(function, file, line if type(line) is int and line > 0 else None) if file else function))
-    stacks: List[Stack] = []
+    frame_of: List[str] = []
+    prefix_of: List[int] = []
     for k, frame_index in enumerate(table["frame"]):
-        frame = frame_names[_index(frame_index, len(frame_names), f"{path}.stackTable.frame[{k}]", source)]
-        prefix = table["prefix"][k]
-        if prefix is None:
-            stacks.append((frame,))
-        else:  # a prefix comes before the stacks that extend it (no cycles)
-            stacks.append(stacks[_index(prefix, k, f"{path}.stackTable.prefix[{k}]", source)] + (frame,))
-    return stacks
+        frame_of.append(frame_names[_index(frame_index, len(frame_names), f"{path}.stackTable.frame[{k}]", source)])
+        prefix = table["prefix"][k]  # a prefix comes before the stacks that extend it (no cycles)
+        prefix_of.append(-1 if prefix is None else _index(prefix, k, f"{path}.stackTable.prefix[{k}]", source))
+    wanted = sorted({index for index in sampled if type(index) is int and 0 <= index < len(frame_of)})
+    return wanted_stacks(wanted, prefix_of, frame_of, {-1: ()}, budget), len(frame_of)
 
 
 # -- writing -------------------------------------------------------------------------------

@@ -87,7 +87,7 @@ def parse(
         raise ArgumentError(f"ghcprof source must be one of {', '.join(SOURCES)}, not {options.source!r}")
     stacks = Stacks(name, options.skip_invalid, source, diagnostics, stack_cache)
     metadata = SOURCES[options.source]
-    rows = lines(stream)
+    rows = lines(stream, source)
     lineno, content = 0, False
     for lineno, line in rows:
         if _is_header(line):

@@ -52,7 +52,7 @@ def parse(
     """Self time of every node; rows out of shape are errors (or skipped)."""
     stacks = Stacks(name, options.skip_invalid, source, diagnostics, stack_cache)
     stack: List[str] = []
-    for lineno, line in lines(stream):
+    for lineno, line in lines(stream, source):
         if lineno == 1 or not line.strip():
             continue  # the header, blank lines
         row = _ROW.search(line)

@@ -97,7 +97,7 @@ def parse(
         if state == "RUNNABLE" and stack:
             stacks.add(";".join(([thread] if thread is not None else []) + stack[::-1]), 1, end)
 
-    for lineno, line in lines(stream):
+    for lineno, line in lines(stream, source):
         if line.startswith("#"):
             continue
         if not line:

@@ -32,6 +32,8 @@ from .._record import Record, record
 from ..core.metadata import Metadata
 from ..core.vector import MAX_VALUE, FlameGraph
 from ..errors import InputError
+from ._io import bounded_lines, line_too_long
+from ._limits import max_line_bytes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -343,7 +345,7 @@ def parse(
 
     collapser = _Collapser(options, source, diagnostics)
     if options.srcline:  # source lines are read by the stack lines before them: line by line
-        collapser.lines(iter(stream), 0)
+        collapser.lines(bounded_lines(stream, source), 0)
     else:
         collapser.samples(stream)
     notes = collapser.notes()
@@ -356,6 +358,33 @@ def parse(
 
 
 _CHUNK = 1 << 20  # characters read at a time
+
+
+def _through_blank_line(stream: TextIO, rest: str, limit: int, source: str, lineno: int) -> Tuple[str, bool]:
+    """(``rest`` and the chunks after it, up to one with a blank line that ends a sample, joined
+    once; whether the input ended). ``rest`` is the start of a sample after line ``lineno``, cut
+    by the end of the last chunk. Joining each chunk to the rest and splitting it again was time
+    quadratic in a sample's length (a deep stack, a long line). A line longer than ``limit``
+    (characters, each at least a byte) is refused (formats/_io.py) once that much is read."""
+    parts = [rest]
+    length = len(rest) - rest.rfind("\n") - 1  # of the line that runs at the end of what is read
+    running = lineno + 1 + rest.count("\n")  # that line's number
+    while True:
+        chunk = stream.read(_CHUNK)
+        if not chunk:
+            return "".join(parts), True
+        after_line = parts[-1].endswith("\n")
+        parts.append(chunk)
+        newline = chunk.find("\n")
+        if length + (len(chunk) if newline < 0 else newline) > limit:
+            raise line_too_long(source, running, limit)
+        if "\n\n" in chunk or (after_line and newline == 0):
+            return "".join(parts), False
+        if newline < 0:
+            length += len(chunk)
+        else:
+            length = len(chunk) - chunk.rfind("\n") - 1
+            running += chunk.count("\n")
 _SAMPLE_CACHE_LIMIT = 64 << 20  # characters of stack text remembered (bounded memory on inputs of many stacks)
 
 
@@ -390,11 +419,13 @@ class _Collapser:
         """Collapse the input sample by sample (what :meth:`lines` would do, faster)."""
         lineno = 0
         rest = ""
+        limit = max_line_bytes()
         while True:
-            chunk = stream.read(_CHUNK)
-            if not chunk:
+            text, ended = _through_blank_line(stream, rest, limit, self.source, lineno)
+            if ended:
+                rest = text
                 break
-            pieces = (rest + chunk).split("\n\n")
+            pieces = text.split("\n\n")
             rest = pieces.pop()
             for piece in pieces:
                 lineno = self.sample(piece, lineno) + 1  # and the blank line after it

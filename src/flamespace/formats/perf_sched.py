@@ -41,6 +41,7 @@ from .._record import Record, record
 from ..core.metadata import Metadata
 from ..core.vector import FlameGraph
 from ..errors import ArgumentError, InputError
+from ._io import bounded_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -145,7 +146,7 @@ def parse(
     delay = 0
     last_wake_time: Dict[str, str] = {}
     totals: Dict[str, int] = {}
-    for lineno, line in enumerate(stream, 1):
+    for lineno, line in enumerate(bounded_lines(stream, source), 1):
         if line[-1:] == "\n":
             line = line[:-1]
         if switches is not None:

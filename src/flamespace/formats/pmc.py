@@ -52,7 +52,7 @@ def parse(
     stack: List[str] = []  # leaf first: the sampled function, then its callers
     count: Number = 0
     end = 0
-    for lineno, line in lines(stream):
+    for lineno, line in lines(stream, source):
         row = _LINE.match(line)
         if not row:
             continue

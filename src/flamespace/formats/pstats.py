@@ -29,6 +29,7 @@ from ..core.vector import FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import InputError
 from ._binary import error_at, read_all_bytes
+from ._limits import FrameBudget
 from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
@@ -46,6 +47,8 @@ ESTIMATED = "estimated from caller-callee pairs"
 #: Paths worth less than this share of the total time are cut (their time stays with their caller).
 MIN_SHARE = 1e-6
 MAX_DEPTH = 200
+#: Marshal's long integers have 15-bit digits; 70 hold any number below 1e300, the largest a time or count may be.
+MAX_LONG_DIGITS = 70
 
 
 def sniff(head: bytes) -> Optional[bool]:
@@ -123,6 +126,8 @@ class _Marshal:
             return self.int32()
         if code == "l":
             digits = self.int32()
+            if abs(digits) > MAX_LONG_DIGITS:  # decoding it would take time quadratic in its length
+                raise self.fail(f"an integer of {abs(digits)} 15-bit digits: no number of a pstats file is longer than {MAX_LONG_DIGITS}", at)
             value = 0
             for k in range(abs(digits)):
                 value |= struct.unpack("<H", self.take(2))[0] << (15 * k)
@@ -169,7 +174,7 @@ def parse_bytes(data: bytes, *, source: str = "<input>", diagnostics: Optional[D
     table = _check(stats, source)
     if diagnostics is not None:
         diagnostics.warn(f"{source}: pstats files keep caller-callee pairs, not stacks; the stacks are an estimate")
-    return FlameGraph._trusted(_estimate(table), metadata)
+    return FlameGraph._trusted(_estimate(table, source), metadata)
 
 
 def _number(value: Any, what: str, source: str) -> float:
@@ -203,7 +208,7 @@ def _check(stats: Any, source: str) -> Dict[Key, Tuple[float, float, Dict[Key, f
     return table
 
 
-def _estimate(table: Dict[Key, Tuple[float, float, Dict[Key, float]]]) -> Dict[Stack, Number]:
+def _estimate(table: Dict[Key, Tuple[float, float, Dict[Key, float]]], source: str) -> Dict[Stack, Number]:
     names = PythonFrames()
     frame: Dict[Key, str] = {
         key: sys.intern(names(key[2], "" if key[0] == "~" else key[0], key[1] or None)) for key in table
@@ -232,6 +237,8 @@ def _estimate(table: Dict[Key, Tuple[float, float, Dict[Key, float]]]) -> Dict[S
     # Depth first over (function, the share of its cumulative time this path has, path, functions on it),
     # with a list for a stack: no recursion limit.
     work: List[Tuple[Key, float, Stack, FrozenSet[Key]]] = [(key, 1.0, (frame[key],), frozenset((key,))) for key in roots]
+    # Pairs can describe exponentially many paths: what they are unrolled into is bounded.
+    budget = FrameBudget(source, "the call graph has too many paths to estimate stacks from")
     while work:
         key, share, path, on_path = work.pop()
         own, cumulative, _ = table[key]
@@ -243,6 +250,7 @@ def _estimate(table: Dict[Key, Tuple[float, float, Dict[Key, float]]]) -> Dict[S
             callee_own = table[callee][0]
             child_share = edge * share / whole[callee] if whole[callee] else 0.0
             child_path = path + (frame[callee],)
+            budget.charge(len(child_path))
             if edge * share < floor or len(path) >= MAX_DEPTH:  # cut: the callee's own time ends the path
                 placed[callee] += callee_own * child_share
                 add(child_path, callee_own * child_share)

@@ -149,6 +149,12 @@ def _keeps_time(fmt: Writer) -> TypeGuard[ChartWriter[Any, Any]]:
     return bool(getattr(fmt, "charts", False))
 
 
+def keeps_time(name: str) -> bool:
+    """Whether the format named ``name`` writes a flame chart in time order (a recorder keeps its timeline for it)."""
+    fmt = by_name(name)
+    return writes(fmt) and _keeps_time(fmt)
+
+
 def by_name(name: str) -> Format:
     if name not in ORDER:
         raise ArgumentError(f"unknown format {name!r}; known formats: {', '.join(ORDER)}")
@@ -469,6 +475,6 @@ def write(profile: Union[Profile, FlameChart], destination: Union[str, "os.PathL
 
 
 __all__ = [
-    "FORMATS", "by_name", "check_options", "detect", "display_name", "names", "read", "read_options", "read_texts",
+    "FORMATS", "by_name", "check_options", "detect", "display_name", "keeps_time", "names", "read", "read_options", "read_texts",
     "recognises", "sum_texts", "write", "write_texts", "writer", "writes",
 ]

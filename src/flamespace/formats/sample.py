@@ -109,7 +109,7 @@ def parse(
     tree = _Tree(stacks)
     in_graph = found_graph = False
     lineno, content = 0, False
-    for lineno, line in lines(stream):
+    for lineno, line in lines(stream, source):
         content = content or bool(line.strip())
         if line.startswith("Call graph"):
             in_graph = found_graph = True

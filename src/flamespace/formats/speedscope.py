@@ -30,7 +30,8 @@ from ..core.vector import MAX_VALUE, FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 from . import _json, _nesting
-from ._nesting import node_stacks, open_stacks
+from ._limits import FrameBudget
+from ._nesting import open_stacks, used_stacks
 
 if TYPE_CHECKING:
     from .._types import Number, Stack
@@ -100,6 +101,7 @@ def parse(
     if not isinstance(document, dict) or not isinstance(document.get("profiles"), list):
         raise InputError("not a speedscope file: expected an object with a 'profiles' list", source)
     frames = _frame_names(document, source)
+    budget = FrameBudget(source)  # the frames of the stacks made, all profiles together
     units = set()
     profiles = document["profiles"]
     for index, profile in enumerate(profiles):
@@ -136,9 +138,9 @@ def parse(
         kind = profile.get("type")
         if kind not in ("sampled", "evented"):
             raise InputError(f"{where} has type {kind!r}; expected 'sampled' or 'evented'", source)
-        part = _evented_arrays(profile, frames, origin, scale, stacks) if kind == "evented" and arrays else None
+        part = _evented_arrays(profile, frames, origin, scale, stacks, budget) if kind == "evented" and arrays else None
         if part is None:  # small, sampled, or an evented profile the arrays refused: event by event, which names a bad one
-            stretches = _sampled(profile, frames, where, source) if kind == "sampled" else _evented(profile, frames, where, source)
+            stretches = _sampled(profile, frames, where, source) if kind == "sampled" else _evented(profile, frames, where, source, budget)
             rows = [(_ns(end - origin, scale, where, source), thread, stack, weight) for stack, end, weight in stretches if weight > 0]
             if not arrays:
                 samples.extend(rows)
@@ -190,7 +192,7 @@ def _objects(parts: List[Any]) -> Any:
 
 
 def _evented_arrays(profile: Dict[str, Any], frames: List[str], origin: Number, scale: Optional[float],
-                    stacks: List[Stack]) -> Optional[Tuple[Any, Any, Any]]:
+                    stacks: List[Stack], budget: FrameBudget) -> Optional[Tuple[Any, Any, Any]]:
     """:func:`_evented`'s stretches as arrays (ns times, ids of stacks appended to ``stacks``,
     weights), made with array operations on the lists of the events' fields that json made (no
     object made per event); None for anything out of the ordinary (an error, times of
@@ -243,8 +245,9 @@ def _evented_arrays(profile: Dict[str, Any], frames: List[str], origin: Number, 
         return refused()
     times = scaled if scaled.dtype.kind == "i" else numpy.rint(scaled).astype(numpy.int64)
     first = len(stacks)
-    stacks.extend(node_stacks(parents, node_frames, frames))
-    return times, tops[:-1][keep] + first, weights if weights.dtype.kind == "i" else weights.astype(object)
+    stack_ids, used = used_stacks(tops[:-1][keep], parents.tolist(), node_frames.tolist(), frames, budget)
+    stacks.extend(used)
+    return times, stack_ids + first, weights if weights.dtype.kind == "i" else weights.astype(object)
 
 
 def _start_value(profile: Dict[str, Any], where: str, source: str) -> Number:
@@ -350,12 +353,14 @@ def _sampled(profile: Dict[str, Any], frames: List[str], where: str, source: str
         yield _stack(indices, frames, f"{where}.samples[{i}]", source), at, weight
 
 
-def _evented(profile: Dict[str, Any], frames: List[str], where: str, source: str) -> Iterator[Tuple[Stack, Number, Number]]:
+def _evented(profile: Dict[str, Any], frames: List[str], where: str, source: str, budget: FrameBudget
+             ) -> Iterator[Tuple[Stack, Number, Number]]:
     """(stack, end, length) of every stretch between consecutive events while a frame is open: the open stack's own time."""
     events = profile.get("events")
     if not isinstance(events, list):
         raise InputError(f"{where}: 'events' must be a list", source)
     open_frames: List[int] = []
+    open_stacks: List[Optional[Stack]] = []  # the open stack's tuple at each depth, once made (not once a stretch)
     last_at = _start_value(profile, where, source)
     for i, event in enumerate(events):
         place = f"{where}.events[{i}]"
@@ -368,14 +373,20 @@ def _evented(profile: Dict[str, Any], frames: List[str], where: str, source: str
         if at < last_at:
             raise InputError(f"{place}: time {at!r} goes backwards (previous {last_at!r})", source)
         if open_frames and at > last_at:
-            yield tuple(frames[f] for f in open_frames), at, at - last_at
+            stack = open_stacks[-1]
+            if stack is None:
+                stack = open_stacks[-1] = tuple(frames[f] for f in open_frames)
+                budget.charge(len(stack))
+            yield stack, at, at - last_at
         last_at = at
         if kind == "O":
             open_frames.append(_check_frame(frame, frames, f"{place}.frame", source))
+            open_stacks.append(None)
         elif kind == "C":
             if not open_frames or open_frames[-1] != frame:
                 raise InputError(f"{place} closes frame {frame!r}, which is not the innermost open frame", source)
             open_frames.pop()
+            open_stacks.pop()
         else:
             raise InputError(f"{place} has type {kind!r}; expected 'O' or 'C'", source)
     if open_frames:

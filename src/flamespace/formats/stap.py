@@ -62,7 +62,7 @@ def parse(
     stacks = Stacks(name, options.skip_invalid, source, diagnostics, stack_cache)
     stack: List[str] = []  # leaf first
     started = 0
-    for lineno, line in lines(stream):
+    for lineno, line in lines(stream, source):
         count = line.lstrip(WHITESPACE)
         if count.isdigit() and count.isascii():
             stacks.add(";".join(reversed(stack)), integer(count), lineno)

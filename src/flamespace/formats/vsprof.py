@@ -65,7 +65,7 @@ def parse(
     stack: List[str] = []
     calls: Number = 0
     leaf_line = 0
-    for lineno, line in lines(stream):
+    for lineno, line in lines(stream, source):
         if lineno == 1:
             if line.strip() and not line.startswith(HEADER):
                 stacks.invalid(1, f"expected the Visual Studio call-tree header {HEADER + ',...'!r}, found {shown(line)}")

@@ -80,7 +80,7 @@ def parse(
 ) -> FlameGraph:
     """Self milliseconds of every stack of the tree; rows out of shape are errors (or skipped)."""
     stacks = Stacks(name, options.skip_invalid, source, diagnostics, stack_cache)
-    rows = lines(stream)
+    rows = lines(stream, source)
     lineno, content = 0, False
     for lineno, line in rows:
         if line.startswith(HEADER):

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import math
 import os
-from bisect import bisect_left
 from itertools import accumulate
 
 from ..core import transforms
@@ -43,7 +42,7 @@ from ..core.vector import FlameGraph
 from ..errors import ArgumentError
 from ..formats._io import open_output
 from .html import SCRIPT as PANE_SCRIPT, STYLE as PANE_STYLE, HtmlOptions, _json, _Table, column, decode_column, unit_spec
-from .layout import _AFTER, Columns, Layout, layout, strip_annotation
+from .layout import Columns, Layout, bisect_frame, layout, strip_annotation
 from .options import LayoutOptions
 from .palettes import SEPARATOR_COLOURS
 
@@ -111,29 +110,28 @@ def _prepared(profiles: Sequence[FlameGraph], options: HtmlOptions) -> List[Flam
 
 
 class _Frames:
-    """The union layout: each frame's name, depth, path, rows [lo, hi) of the sorted union stacks
+    """The union layout: each frame's name, depth, rows [lo, hi) of the sorted union stacks
     and the row of its own stack (the stack that ends at it; -1 if none)."""
 
     def __init__(self, stacks: List[Stack], laid: Layout) -> None:
         c = laid.columns
         self.names = c.names
         self.depths = c.depths
-        self.paths: List[Stack] = []
         self.rows: List[Tuple[int, int]] = []
         self.own: List[int] = []
-        open_: List[Tuple[Stack, int, int]] = []  # the path and rows of the last frame at each depth
+        open_: List[Tuple[int, int]] = []  # the rows of the last frame at each depth
         n = len(stacks)
         for name, depth in zip(c.names, c.depths):
             del open_[depth:]
-            if depth:
-                parent, low, high = open_[depth - 1]
-                path = parent + (name,)
-                lo = bisect_left(stacks, path, low, high)
-                hi = bisect_left(stacks, path + _AFTER, lo, high)
+            if depth:  # rows of the parent's that go on (its own rows sort first) with this frame
+                low, high = open_[depth - 1]
+                while low < high and len(stacks[low]) < depth:
+                    low += 1
+                lo = bisect_frame(stacks, low, high, depth - 1, name, after=False)
+                hi = bisect_frame(stacks, lo, high, depth - 1, name)
             else:
-                path, lo, hi = (), 0, n
-            open_.append((path, lo, hi))
-            self.paths.append(path)
+                lo, hi = 0, n
+            open_.append((lo, hi))
             self.rows.append((lo, hi))
             self.own.append(lo if lo < hi and len(stacks[lo]) == depth else -1)  # own rows sort first
 
@@ -222,7 +220,8 @@ def comparison_payload(
     note: str = "",
 ) -> Dict[str, Any]:
     """The comparison page's data (JSON-ready); arguments as :func:`comparison_html`'s."""
-    from .svg import LOCATION, change_bar, change_words, unit_of
+    from ..core.units import unit_of
+    from .svg import LOCATION, change_bar, change_words
 
     options = options or HtmlOptions()
     if len(profiles) < 2:

@@ -33,7 +33,7 @@ from ..core import units
 from ..errors import ArgumentError
 from ..formats._io import open_output
 from .layout import Layout, layout, strip_annotation
-from .options import DELTA_MODES, LAYOUT_DEFAULTS, PALETTES, RATIO_MODES, LayoutOptions, SvgOptions, _choice
+from .options import DELTA_MODES, LAYOUT_DEFAULTS, PALETTES, RATIO_MODES, LayoutOptions, SvgOptions, _choice, check_non_negative, check_positive
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -104,10 +104,8 @@ class HtmlOptions(Record):
         _choice("colour_ratio", self.colour_ratio, RATIO_MODES)
         if isinstance(self.base, str):
             object.__setattr__(self, "base", (self.base,))
-        if not self.min_percent >= 0:
-            raise ArgumentError(f"min_percent must be >= 0, not {self.min_percent!r}")
-        if not self.top > 0:
-            raise ArgumentError(f"top must be > 0, not {self.top!r}")
+        check_non_negative("min_percent", self.min_percent)
+        check_positive("top", self.top)
 
     def layout_options(self) -> LayoutOptions:
         return LayoutOptions(reverse=self.reverse, base=self.base, sort_by_value=self.sort_by_value,
@@ -177,11 +175,11 @@ def payload(
 
     from .svg import (
         LOCATION, change_bar, change_note, change_scale, frame_colours, ratio_bar, ratio_label, ratio_note, ratio_per,
-        ratio_scale, unit_of,
+        ratio_scale,
     )
     from .palettes import SEPARATOR_COLOURS, diff_ramp, needs_light_ink
 
-    unit = unit_of(profile)
+    unit = units.unit_of(profile)
     svg_options = options.svg_options()
     c = laid.columns
     differential = c.deltas is not None
@@ -261,7 +259,8 @@ def payload(
 
 def unit_spec(unit: Optional[str], countname: str) -> Dict[str, Any]:
     """How the page shows values (as :func:`flamespace.core.units.human`): the unit's scales and
-    the size of one unit in their base, a share, or plain counts named ``countname``."""
+    the size of one unit in their base, a share, or plain counts named ``countname`` (empty: the
+    unit's name, else "samples")."""
     spec: Dict[str, Any] = {"significant": units.SIGNIFICANT, "max_decimals": units.MAX_DECIMALS}
     if unit == units.SHARE_UNIT:
         spec.update(kind="share")
@@ -270,7 +269,7 @@ def unit_spec(unit: Optional[str], countname: str) -> Dict[str, Any]:
     elif unit in units.BYTE_UNITS:
         spec.update(kind="scaled", scales=units.BYTE_SCALES, size=units.BYTE_UNITS[unit])
     else:
-        spec.update(kind="count", name=countname)
+        spec.update(kind="count", name=countname or units.count_name(unit))
     return spec
 
 

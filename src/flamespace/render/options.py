@@ -47,6 +47,24 @@ def _matches(pattern: str, text: str) -> bool:
     return re.match(pattern, text) is not None
 
 
+def check_positive(name: str, value: float) -> None:
+    """The rule of every size, scale and total: a finite number above 0 (inf and nan would end in a
+    division by zero or an endless drawing, far from the option that caused it)."""
+    if not 0 < value < _INFINITY:
+        raise ArgumentError(f"{name} must be {POSITIVE}, not {value!r}")
+
+
+def check_non_negative(name: str, value: float) -> None:
+    """The rule of every least value or share: a finite number >= 0."""
+    if not 0 <= value < _INFINITY:
+        raise ArgumentError(f"{name} must be {NON_NEGATIVE}, not {value!r}")
+
+
+_INFINITY = float("inf")
+#: What :func:`check_positive` and :func:`check_non_negative` ask for, in words.
+POSITIVE, NON_NEGATIVE = "a finite number > 0", "a finite number >= 0"
+
+
 def _choice(name: str, value: str, allowed: Tuple[str, ...]) -> None:
     if value not in allowed:
         raise ArgumentError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
@@ -88,13 +106,12 @@ class LayoutOptions(Record):
         if isinstance(self.base, str):
             object.__setattr__(self, "base", (self.base,))
         _choice("delta", self.delta, DELTA_MODES)
-        if self.total is not None and not self.total > 0:
-            raise ArgumentError(f"total must be > 0, not {self.total!r}")
+        if self.total is not None:
+            check_positive("total", self.total)
         for name in ("min_value", "min_percent", "min_width"):
-            if not getattr(self, name) >= 0:
-                raise ArgumentError(f"{name} must be >= 0, not {getattr(self, name)!r}")
-        if self.extent is not None and not self.extent > 0:
-            raise ArgumentError(f"extent must be > 0, not {self.extent!r}")
+            check_non_negative(name, getattr(self, name))
+        if self.extent is not None:
+            check_positive("extent", self.extent)
         if self.min_width and self.extent is None:
             raise ArgumentError("min_width needs the extent the total is drawn at")
 
@@ -123,7 +140,8 @@ class SvgOptions(Record):
     drawn: pixels as a number, or a percentage of the total as a string ending in ``%``).
     Text: ``title`` (default "Flame Graph", "Icicle Graph" or "Flame Chart"), ``subtitle``,
     ``fonttype``, ``fontsize``, ``fontwidth`` (average glyph width / font size, used to fit
-    labels), ``countname``, ``nametype``, ``notes`` (an XML comment), ``truncate`` ("right":
+    labels), ``countname`` (what counts are: default, the profile's unit, else "samples"),
+    ``nametype``, ``notes`` (an XML comment), ``truncate`` ("right":
     ``name..`` as flamegraph.pl; "left": ``..name`` as inferno's default), ``drop_locations``
     (a label that does not fit drops a trailing location, `` (file:line)`` or `` (file)`` as
     Python profilers name frames, before it is cut: ``work (app.py:12)`` becomes ``work``,
@@ -163,7 +181,7 @@ class SvgOptions(Record):
     fonttype: str = "Verdana"
     fontsize: float = 12
     fontwidth: float = 0.59
-    countname: str = "samples"
+    countname: str = ""  # empty: the profile's unit names its counts (core.units.count_name)
     nametype: str = "Function:"
     colors: str = "hot"
     bgcolors: Optional[str] = None
@@ -193,8 +211,7 @@ class SvgOptions(Record):
 
     def __post_init__(self) -> None:
         for name in ("width", "height", "fontsize", "fontwidth", "factor"):
-            if not getattr(self, name) > 0:
-                raise ArgumentError(f"{name} must be > 0, not {getattr(self, name)!r}")
+            check_positive(name, getattr(self, name))
         if not self.width > 2 * XPAD:
             raise ArgumentError(f"width must be more than the margins' {2 * XPAD} pixels, not {self.width!r}")
         _choice("colors", self.colors, PALETTES)

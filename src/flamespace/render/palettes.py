@@ -136,8 +136,9 @@ def _perl(name: str) -> str:
 
 
 def _python(name: str) -> str:
-    """Ours: Python code green, the standard library aqua, kernel orange, native code red."""
-    if "<stdlib>" in name or "/lib/python" in name:
+    """Ours: Python code green, the standard library aqua (frozen modules too: importlib's
+    bootstrap is stdlib code, not native), kernel orange, native code red."""
+    if "<stdlib>" in name or "/lib/python" in name or "<frozen " in name:
         return "aqua"
     if ".py" in name or name.startswith("<"):
         return "green"

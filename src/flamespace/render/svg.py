@@ -18,7 +18,7 @@ from itertools import chain, compress, repeat
 import math
 
 from ..core import units
-from ..core.units import format_count
+from ..core.units import count_name, format_count, unit_of
 from ..formats._io import open_output
 from .layout import Layout, layout, strip_annotation
 from ..errors import ArgumentError
@@ -75,15 +75,6 @@ def metric_names(profile: Drawable, colour_by: FlameGraph) -> Tuple[str, str]:
         metadata = getattr(graph, "metadata", None)
         names.append(str(metadata.metric or metadata.unit or fallback) if metadata is not None else fallback)
     return names[0], names[1]
-
-
-def unit_of(profile: Drawable) -> Optional[str]:
-    """The unit of a profile's values (``ns``, ``bytes``, ``samples``, ...), if it says."""
-    for side in (profile, getattr(profile, "after", None), getattr(profile, "before", None)):
-        metadata = getattr(side, "metadata", None)
-        if metadata is not None and metadata.unit:
-            return str(metadata.unit)
-    return None
 
 
 def _report(drawn: Layout, diagnostics: Diagnostics) -> None:
@@ -143,6 +134,8 @@ def draw(
     Frames coloured by change (differential input, a second metric, or ``colours`` from the
     caller) get white labels where white reads better; palette colours keep flamegraph.pl's
     black labels."""
+    if not options.countname:
+        options = options.replace(countname=count_name(unit))  # the profile's unit names its counts
     picture = Drawing(drawn, options)
     if drawn.empty:
         return picture
@@ -260,7 +253,7 @@ def amount(value: float, unit: Optional[str], options: SvgOptions, signed: bool 
     if options.factor == 1 and (unit in units.TIME_UNITS or unit in units.BYTE_UNITS):
         text = units.human(abs(value), unit)
     else:
-        text = f"{format_count(abs(value) * options.factor)} {options.countname}"
+        text = f"{format_count(abs(value) * options.factor)} {options.countname or count_name(unit)}"
     sign = "\u2212" if value < 0 else "+" if signed and value > 0 else ""
     return sign + text
 
@@ -277,7 +270,7 @@ def change_bar(largest: float, options: SvgOptions, unit: Optional[str]) -> Colo
 
 def change_note(drawn: Layout, largest: float, options: SvgOptions, unit: Optional[str]) -> str:
     """The line under a differential graph's colour bar: what a frame's colour measures (full at ``largest``)."""
-    what = "time" if unit in units.TIME_UNITS else "memory" if unit in units.BYTE_UNITS else options.countname
+    what = "time" if unit in units.TIME_UNITS else "memory" if unit in units.BYTE_UNITS else options.countname or count_name(unit)
     full = f"full from \u00b1{amount(largest, unit, options)} ({units.plain(100 * largest / drawn.total)}% of the total)"
     if drawn.options.delta == "self":
         return f"Colour: each frame's change in its own {what} (not its callees'), {full}: the largest."

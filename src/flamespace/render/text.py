@@ -7,7 +7,7 @@ trimmed to frames of at least ``threshold`` of the total.
 from __future__ import annotations
 
 from .._record import Record, record
-from ..core.units import SHARE_UNIT, format_count, human, scale
+from ..core.units import SHARE_UNIT, count_name, format_count, human, scale, unit_of
 from ..errors import ArgumentError
 from .layout import layout, strip_annotation
 from .options import LAYOUT_DEFAULTS, LayoutOptions
@@ -23,10 +23,11 @@ if TYPE_CHECKING:
 class TextOptions(Record):
     """``threshold``: smallest share of the total shown (0.01 = 1%); ``max_depth``: deepest level
     shown (None: all); ``sort_by_value``, ``reverse``, ``base``, ``delta``: as in
-    :class:`LayoutOptions` (their defaults and checks); ``countname``: what the counts are;
-    ``width``: cut lines to this many characters (None: never); ``unit``: show each count in
-    human units of this unit (``2.35 s``, ``1.50 MiB``) instead of exactly with ``countname``
-    (None, or a unit that is not a time or a size: exactly)."""
+    :class:`LayoutOptions` (their defaults and checks); ``countname``: what the counts are
+    (empty: the profile's unit, else "samples"); ``width``: cut lines to this many characters
+    (None: never); ``unit``: the unit of the values (None: the profile's), shown in its human
+    units (``2.35 s``, ``1.50 MiB``) when it is a time or a size, unless ``raw`` asks for exact
+    counts with ``countname``."""
 
     threshold: float = 0.01
     max_depth: Optional[int] = None
@@ -34,9 +35,10 @@ class TextOptions(Record):
     reverse: bool = LAYOUT_DEFAULTS.reverse
     base: Tuple[str, ...] = LAYOUT_DEFAULTS.base
     delta: str = LAYOUT_DEFAULTS.delta
-    countname: str = "samples"
+    countname: str = ""
     width: Optional[int] = None
     unit: Optional[str] = None
+    raw: bool = False
 
     def __post_init__(self) -> None:
         if not 0 <= self.threshold <= 1:
@@ -112,10 +114,10 @@ def _lines(profile: Drawable, options: Optional[TextOptions], parts: bool) -> It
         kept = [i for i, depth in enumerate(c.depths) if depth <= limit]
         depths = [c.depths[i] for i in kept]
     total = drawn.total
-    unit = options.unit
-    countname = options.countname
+    unit = options.unit or unit_of(profile)
+    countname = options.countname or count_name(unit)
     width = options.width
-    exact = unit is None or not scale(unit).suffix or unit == SHARE_UNIT
+    exact = options.raw or unit is None or not scale(unit).suffix or unit == SHARE_UNIT
     last = _last_siblings(depths)
     open_levels: List[bool] = []  # per ancestor level: does it have siblings still to come?
     for index, depth, is_last in zip(kept, depths, last):

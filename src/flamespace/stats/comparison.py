@@ -33,6 +33,7 @@ DEFAULT_PERMUTATIONS = 2000
 KINDS = ("appeared", "grown", "disappeared", "shrunk")
 #: --fdr's choices: "off" (the family-wise error) or a false-discovery-rate correction.
 FDR_CHOICES = ("off", "bh", "by")
+_INFINITY = float("inf")
 
 
 @record
@@ -44,8 +45,9 @@ class Margin(Record):
     min_rel: float = 0.0
 
     def __post_init__(self) -> None:
-        if self.min_delta < 0 or self.min_rel < 0:
-            raise ArgumentError("the margins --min-delta and --min-rel must be ≥ 0")
+        if not (0 <= self.min_delta < _INFINITY and 0 <= self.min_rel < _INFINITY):  # nan and inf: no change would pass
+            raise ArgumentError(f"the margins --min-delta and --min-rel must be ≥ 0 and finite, not {self.min_delta!r} "
+                                f"and {self.min_rel!r}")
 
     def passes(self, delta: float, baseline: float) -> bool:
         size = abs(delta)
@@ -94,6 +96,8 @@ class CompareOptions(Record):
             raise ArgumentError(f"alpha must be between 0 and 1, not {self.alpha}")
         if not self.permutations >= 1:
             raise ArgumentError(f"permutations must be at least 1, not {self.permutations}")
+        if self.seed is not None and self.seed < 0:  # numpy's generators take none below 0
+            raise ArgumentError(f"the seed must be at least 0, not {self.seed}")
         if self.paired and self.method != "maxt":
             raise ArgumentError("a paired test is a permutation test: use --method maxt (or --pairing off)")
         self.margin  # checks min_delta and min_rel

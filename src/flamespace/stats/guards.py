@@ -13,6 +13,8 @@ is larger than the changes the comparison reports.
 
 from __future__ import annotations
 
+import re
+
 from .._record import Record, factory, record
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -417,3 +419,70 @@ def _unpaired(mode: str, reason: str) -> Pairing:
     if mode == "on":
         raise InputError(f"--pairing on: cannot pair the runs: {reason}")
     return Pairing((), reason)
+
+
+#: Below this share of either side's total in the stacks both sides have, the two sides hardly
+#: compare: most of what compare would call "appeared" or "disappeared" is a renaming.
+MIN_SHARED = 0.5
+#: With frames' locations left out, a share at least this large says the sides differ in their
+#: frames' file names and lines, not in what ran.
+SAME_CODE = 0.9
+
+
+def overlap(baseline: Mapping[str, float], candidate: Mapping[str, float]) -> Optional[Finding]:
+    """A warning when the two sides (each stack text's summed value) share stacks worth less than
+    :data:`MIN_SHARED` of either side's total, saying why when the frames differ only in their
+    locations (two checkouts: ``work (a/bench.py:3)`` against ``work (b/bench.py:3)``)."""
+    shares = [_shared_share(baseline, candidate), _shared_share(candidate, baseline)]
+    if min(shares) >= MIN_SHARED:
+        return None
+    message = (f"the two sides share few stacks: only {_percent(shares[0])} of the baseline's total and "
+               f"{_percent(shares[1])} of the candidate's are in stacks both sides have, so most changes reported "
+               f"are stacks that are only named differently")
+    located = [_without_locations(side) for side in (baseline, candidate)]
+    if min(_shared_share(located[0], located[1]), _shared_share(located[1], located[0])) >= SAME_CODE:
+        example = _renamed_frame(baseline, candidate)
+        message += ("; they differ in their frames' file names or lines only"
+                    + (f" (e.g. {example[0]!r} and {example[1]!r})" if example else "")
+                    + ": record both sides from the same directory (two checkouts: each from its own root), "
+                      "or rename frames with --map 'RE=REPL'")
+    return Finding("warning", message)
+
+
+def _shared_share(side: Mapping[str, float], other: Mapping[str, float]) -> float:
+    total = sum(side.values())
+    if total <= 0:
+        return 1.0
+    return sum(value for text, value in side.items() if text in other) / total
+
+
+#: A frame's location at its end, `` (file:line)`` or `` (file)``, as Python frames are named.
+_LOCATION = re.compile(r" \([^();]*\)(?=;|$)")
+
+
+def _strip_locations(text: str) -> str:
+    """``a (x.py:1);b (y.py:2)`` -> ``a;b``: the stack text with every frame's location left out."""
+    return _LOCATION.sub("", text)
+
+
+def _without_locations(side: Mapping[str, float]) -> Dict[str, float]:
+    merged: Dict[str, float] = {}
+    for text, value in side.items():
+        key = _strip_locations(text)
+        merged[key] = merged.get(key, 0.0) + value
+    return merged
+
+
+def _renamed_frame(baseline: Mapping[str, float], candidate: Mapping[str, float]) -> Optional[Tuple[str, str]]:
+    """The first differing frames of the heaviest baseline stack the candidate has only under another location."""
+    by_code: Dict[str, str] = {}
+    for text in candidate:
+        if text not in baseline:
+            by_code.setdefault(_strip_locations(text), text)
+    for text, _ in sorted(((t, v) for t, v in baseline.items() if t not in candidate), key=lambda item: -item[1]):
+        other = by_code.get(_strip_locations(text))
+        if other is not None:
+            for mine, theirs in zip(text.split(";"), other.split(";")):
+                if mine != theirs:
+                    return mine, theirs
+    return None

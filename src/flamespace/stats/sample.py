@@ -183,6 +183,24 @@ class Sample:
             out[:, list(target)] = self.matrix[:, list(source)]
         return out
 
+    def renamed(self, rename: "Callable[[Stack], Stack]") -> "Sample":
+        """Every stack through ``rename`` (frames renamed: ``compare --map``), the columns of stacks
+        that become one summed. Stacks kept as texts stay texts (joined with ';', as folded writes them)."""
+        import numpy as np
+
+        if isinstance(self.stacks, StackTexts):
+            split, order = self.stacks.split, self.stacks.order
+            keys: List[Any] = [";".join(rename(split(text))) for text in self.stacks.texts]
+            unique: List[Any] = sorted(set(keys), key=order)
+        else:
+            keys = [rename(stack) for stack in self.stacks]
+            unique = sorted(set(keys))
+        index = {key: j for j, key in enumerate(unique)}
+        matrix = np.zeros((self.n, len(unique)))
+        np.add.at(matrix, (slice(None), [index[key] for key in keys]), self.matrix)
+        stacks: Sequence[Stack] = StackTexts(unique, split, order) if isinstance(self.stacks, StackTexts) else unique
+        return Sample(stacks, matrix, self.metadata, self.names)
+
     def runs(self, indices: Sequence[int]) -> "Sample":
         """The runs at ``indices``, in that order."""
         return Sample(self.stacks, self.matrix[list(indices)], self.metadata, [self.names[i] for i in indices])

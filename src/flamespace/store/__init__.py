@@ -16,9 +16,9 @@ from __future__ import annotations
 from ._deps import EXTRA, StoreError
 from .location import DEFAULT, ENV, resolve
 from .selector import PREFIX, Selector, SelectorError, is_selector, parse_selector
-from .store import AddResult, GcResult, Snapshot, Store, open_store, parse_age
+from .store import AddResult, GcResult, Loss, ManifestError, Snapshot, Store, open_store, parse_age
 
 __all__ = [
-    "AddResult", "DEFAULT", "ENV", "EXTRA", "GcResult", "PREFIX", "Selector", "SelectorError", "Snapshot", "Store",
+    "AddResult", "DEFAULT", "ENV", "EXTRA", "GcResult", "Loss", "ManifestError", "PREFIX", "Selector", "SelectorError", "Snapshot", "Store",
     "StoreError", "is_selector", "open_store", "parse_age", "parse_selector", "resolve",
 ]

@@ -108,7 +108,7 @@ def readable(snapshot: Snapshot, ids: Sequence[int]) -> List[int]:
     """The profiles of ``ids`` the store can read, in order: those of a corrupt part, or whose
     stacks a corrupt part defined, are left out (warned of), as the store's own queries do."""
     _, found = snapshot.fact_files(ids)
-    if found == len(ids) and not snapshot.corrupt:
+    if found == len(ids) and not snapshot.incomplete:
         return list(ids)
     present = set(snapshot.facts(ids)[0].tolist())
     return [i for i in ids if i in present]

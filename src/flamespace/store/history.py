@@ -70,7 +70,7 @@ def _profile_columns(snapshot: Snapshot, ids: Sequence[int]) -> Dict[str, Any]:
         "time": np.asarray(got["time"], dtype="datetime64[us]").tolist(), "total": np.asarray(got["total"], np.float64),
         "unit": ["" if u is None else str(u) for u in _values(got["unit"])],
     }
-    if found < len(rows["id"]) or snapshot.corrupt:  # a corrupt part (warned of): its profiles are left out here too
+    if found < len(rows["id"]) or snapshot.incomplete:  # a corrupt part (warned of): its profiles are left out here too
         kept = set(readable(snapshot, rows["id"]))
         keep = [k for k, i in enumerate(rows["id"]) if i in kept]
         rows = {name: [column[k] for k in keep] if isinstance(column, list) else column[keep] for name, column in rows.items()}

@@ -11,6 +11,11 @@ manifest as it is when they start (a snapshot) and see whole parts or nothing; w
 (ingest, gc) hold an exclusive lock on ``.lock`` for the whole write, so concurrent CI jobs
 queue instead of losing each other's parts. Every file's size and sha256 are in the
 manifest: a file that does not match is a corrupt part, named in a warning and skipped.
+
+Repair: the stack and frame tables (which later parts' profiles share) have a byte-identical
+copy in each part's ``mirror/``; the manifest is sealed by a checksum and its previous
+generation kept; each part describes itself (``part.json``). store/repair.py rebuilds from
+these; gc never deletes a profile whose own files are sound.
 The layout and tables are described in docs/architecture.md ("The store").
 """
 
@@ -19,14 +24,15 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import shutil
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 
 from ..core.metadata import Metadata
-from ..errors import ArgumentError
+from ..errors import ArgumentError, OutputError
 from . import location
 from ._deps import StoreError, modules
 from .selector import COLUMNS, Selector, parse_selector, parse_time
@@ -45,7 +51,22 @@ if TYPE_CHECKING:
 FORMAT = "flamespace-store"
 VERSION = 1
 MANIFEST = "MANIFEST.json"
+#: The manifest's previous generation (a hard link to the replaced file): what `store repair` starts from.
+PREVIOUS = "MANIFEST.prev.json"
+#: Each part's own description (its files' sizes and sha256, the ids it uses, the parts it
+#: replaces), sealed by a checksum: with :data:`PREVIOUS`, what a damaged manifest is rebuilt from.
+PART_META = "part.json"
+#: Where corrupt parts are kept aside (never deleted: to repair or inspect them).
+CORRUPT = "corrupt"
 LOCK = ".lock"
+#: The tables every part keeps a byte-identical second copy of, under ``mirror/``: the stack and
+#: frame tables are shared by the profiles of later parts, so losing one would make sound
+#: profiles unreadable; they are small next to the facts. The copy is checked against the same
+#: size and sha256 as the file, used when the file is damaged, and copied back by `store repair`.
+MIRRORED = ("frames", "stacks")
+MIRROR = "mirror"
+#: The id counters of the manifest (``next_profile``, ...): ids below them are taken.
+COUNTERS = ("profile", "frame", "stack")
 KINDS = ("profiles", "frames", "stacks", "facts")
 #: Rows per Parquet row group of the fact table: small enough that a query for a few
 #: profiles skips most of a compacted part (row groups carry min/max of ``profile``).
@@ -72,12 +93,33 @@ class AddResult:
         self.duplicates: List[Tuple[str, int]] = []
 
 
-class GcResult:
-    """What gc did: profiles removed by retention and kept, parts before and after, leftovers deleted."""
+class Loss:
+    """A corrupt part set aside by gc or repair: what is wrong with it, how many profiles went
+    with it (0 when only its stack table was damaged: its profiles were kept) and where it is kept."""
 
-    def __init__(self, removed: int, kept: int, parts_before: int, parts_after: int, deleted: int) -> None:
+    def __init__(self, part: str, problems: Sequence[str], profiles: int, kept_at: str) -> None:
+        self.part, self.problems, self.profiles, self.kept_at = part, list(problems), profiles, kept_at
+
+    def __str__(self) -> str:
+        what = f"{self.profiles} profile(s) lost to corruption" if self.profiles else "no profile lost (its profiles were kept)"
+        return f"part {self.part}: {'; '.join(self.problems)}: {what}; the part is kept aside in {self.kept_at}"
+
+
+class GcResult:
+    """What gc did: profiles removed by retention and kept, parts before and after, leftovers
+    deleted; corrupt parts set aside (:class:`Loss`: never counted as retention) and the kept
+    profiles that cannot be read because a corrupt part defined their stacks."""
+
+    def __init__(self, removed: int, kept: int, parts_before: int, parts_after: int, deleted: int,
+                 lost: Sequence[Loss] = (), unreadable: int = 0) -> None:
         self.removed, self.kept, self.parts_before, self.parts_after, self.deleted = (
             removed, kept, parts_before, parts_after, deleted)
+        self.lost = list(lost)
+        self.unreadable = unreadable
+
+    @property
+    def lost_profiles(self) -> int:
+        return sum(loss.profiles for loss in self.lost)
 
 
 class _Intern:
@@ -89,6 +131,8 @@ class _Intern:
         self.stacks: Dict[Tuple[int, int], int] = {}
         self.texts: Dict[str, int] = {}
         self.hashes: Dict[str, int] = {}
+        #: The highest id of each kind seen in the parts: a counter below it would give an id twice.
+        self.top: Dict[str, int] = {kind: -1 for kind in COUNTERS}
 
 
 class Store:
@@ -136,7 +180,7 @@ class Store:
         result = AddResult()
         manifest = read_manifest(self.path)
         intern = self._load_intern(manifest, diagnostics)
-        counters = {k: manifest[f"next_{k}"] for k in ("profile", "frame", "stack")}
+        counters = _next_ids(manifest, intern)
         new_frames: List[Tuple[int, str]] = []
         new_stacks: List[Tuple[int, int, int]] = []
         rows: Dict[str, list] = {c: [] for c in PROFILE_COLUMNS}
@@ -144,6 +188,7 @@ class Store:
         held = 0  # facts not written yet
         parts: List[Dict[str, Any]] = []
         batch: Dict[str, int] = {}
+        writer = uuid.uuid4().hex  # the parts of one call: committed together or not at all
 
         def flush() -> None:
             """Write what is held as a part (not yet in the manifest): memory stays bounded."""
@@ -156,7 +201,7 @@ class Store:
                 "facts": pa.table({name: np.concatenate([f[k] for f in facts]) for k, name in enumerate(("profile", "stack", "value"))},
                                   schema=schema("facts")),
             }
-            parts.append(self._write_part(tables, pq, len(rows["id"])))
+            parts.append(self._write_part(tables, pq, len(rows["id"]), _part_meta(manifest, writer, counters)))
             new_frames.clear()
             new_stacks.clear()
             for column in rows.values():
@@ -211,46 +256,55 @@ class Store:
            diagnostics: Optional[Diagnostics] = None, now: Optional[datetime] = None) -> GcResult:
         """Retention, then compaction: keep the ``keep_last`` latest profiles of each branch
         (profiles without a branch count as one) and none older than ``older_than``; rewrite
-        what is kept as one part. Corrupt parts are moved to ``corrupt/`` (named in a warning);
-        parts left by killed ingests are deleted; replaced parts are deleted after
-        :data:`RETIRED_GRACE` (a reader may still be using them)."""
+        what is kept as one part. Every profile whose own files are sound is kept whatever else
+        is damaged; corrupt parts are moved to ``corrupt/`` (never deleted) and returned as
+        :attr:`GcResult.lost`, apart from retention; parts left by killed ingests are deleted;
+        replaced parts are deleted after :data:`RETIRED_GRACE` (a reader may still be using them)."""
         if keep_last is not None and keep_last < 1:
             raise ArgumentError(f"--keep-last must be at least 1, not {keep_last}")
         if not self.exists():
+            read_manifest(self.path)  # a manifest lost while parts are stored: says so and how to repair
             raise StoreError(f"there is no store at {self.path} (nothing was ever added to it)")
-        _, pa, pq = modules()
         now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(tzinfo=None)
         with self._locked():
             manifest = read_manifest(self.path)
-            snapshot = Snapshot(self.path, manifest, diagnostics)
-            snapshot.verify_all()
-            con = snapshot.connection()
-            total = con.execute("SELECT count(*) FROM profiles").fetchone()[0]
-            cutoff = now - older_than if older_than is not None else None
-            kept_ids = [row[0] for row in con.execute(
-                "SELECT id FROM (SELECT id, time, row_number() OVER (PARTITION BY branch ORDER BY time DESC, id DESC) AS rank "
-                "FROM profiles) WHERE (? IS NULL OR rank <= ?) AND (? IS NULL OR time >= ?) ORDER BY id",
-                [keep_last, keep_last, cutoff, cutoff]).fetchall()]
-            if len(snapshot.dictionary) < len(manifest["parts"]):  # stacks lost with a corrupt part: their users go
-                import numpy as np
-
-                unknown = snapshot._unknown(np.arange(int(manifest["next_stack"])))
-                lost = {r[0] for r in con.execute(
-                    "SELECT DISTINCT profile FROM facts WHERE stack IN (SELECT unnest(?))", [unknown.tolist()]).fetchall()}
-                kept_ids = [i for i in kept_ids if i not in lost]
-            corrupt = [p for p in manifest["parts"] if p["name"] in snapshot.corrupt]
-            before = len(manifest["parts"])
-            retired = list(manifest.get("retired", []))
-            if len(kept_ids) < total or len(manifest["parts"]) > 1 or corrupt:
-                retired += [{"name": p["name"], "since": now.isoformat()} for p in manifest["parts"] if p not in corrupt]
-                sound = snapshot.parts or snapshot.dictionary
-                manifest["parts"] = self._compact(snapshot, kept_ids, pa, pq) if sound else []
-                for part in corrupt:
-                    self._quarantine(part["name"])
-            deleted = self._sweep(manifest, retired, now)
+            done = self._collect(manifest, keep_last, older_than, now, diagnostics)
             write_manifest(self.path, manifest)
             self._intern = None
-        return GcResult(total - len(kept_ids), len(kept_ids), before, len(manifest["parts"]), deleted)
+        return done
+
+    def _collect(self, manifest: Dict[str, Any], keep_last: Optional[int], older_than: Optional[timedelta], now: datetime,
+                 diagnostics: Optional[Diagnostics]) -> GcResult:
+        """gc under the lock, on ``manifest`` (changed in place, written by the caller): retention
+        by ``keep_last`` and ``older_than``, compaction, corrupt parts set aside. A profile whose own
+        files (profiles, facts) are sound is kept whatever else is damaged: if a corrupt part
+        defined its stacks it cannot be read, but its values are not thrown away."""
+        _, pa, pq = modules()
+        snapshot = Snapshot(self.path, manifest, diagnostics)
+        snapshot.verify_all()
+        con = snapshot.connection()
+        total = con.execute("SELECT count(*) FROM profiles").fetchone()[0]
+        cutoff = _cutoff(now, older_than)
+        kept_ids = [row[0] for row in con.execute(
+            "SELECT id FROM (SELECT id, time, row_number() OVER (PARTITION BY branch ORDER BY time DESC, id DESC) AS rank "
+            "FROM profiles) WHERE (? IS NULL OR rank <= ?) AND (? IS NULL OR time >= ?) ORDER BY id",
+            [keep_last, keep_last, cutoff, cutoff]).fetchall()]
+        corrupt = [p for p in manifest["parts"] if p["name"] in snapshot.corrupt]
+        sound = {p["name"] for p in snapshot.parts}
+        before = len(manifest["parts"])
+        retired = list(manifest.get("retired", []))
+        lost: List[Loss] = []
+        unreadable = snapshot.unreadable(kept_ids)  # before a part moves to corrupt/
+        if len(kept_ids) < total or len(manifest["parts"]) > 1 or corrupt:
+            names = [p["name"] for p in manifest["parts"]]
+            retired += [{"name": p["name"], "since": now.isoformat()} for p in manifest["parts"] if p not in corrupt]
+            meta = _part_meta(manifest, uuid.uuid4().hex, {k: int(manifest[f"next_{k}"]) for k in COUNTERS}, names)
+            manifest["parts"] = (self._compact(snapshot, kept_ids, pa, pq, meta)
+                                 if snapshot.parts or snapshot.dictionary else [])
+            for part in corrupt:
+                lost.append(self._quarantine(manifest, part, snapshot, 0 if part["name"] in sound else int(part["profiles"]), now))
+        deleted = self._sweep(manifest, retired, now)
+        return GcResult(total - len(kept_ids), len(kept_ids), before, len(manifest["parts"]), deleted, lost, unreadable)
 
     # -- internals
 
@@ -285,30 +339,33 @@ class Store:
         for part in snapshot.dictionary:
             for ident, name in zip(*_columns(pq, snapshot.file(part, "frames"), ("id", "name"))):
                 intern.frames[name] = ident
+                intern.top["frame"] = max(intern.top["frame"], ident)
             for ident, parent, frame in zip(*_columns(pq, snapshot.file(part, "stacks"), ("id", "parent", "frame"))):
                 intern.stacks[(parent, frame)] = ident
+                intern.top["stack"] = max(intern.top["stack"], ident)
         for part in snapshot.parts:
             for ident, digest in zip(*_columns(pq, snapshot.file(part, "profiles"), ("id", "hash"))):
                 intern.hashes[digest] = ident
+                intern.top["profile"] = max(intern.top["profile"], ident)
         intern.parts.update(p["name"] for p in fresh)
         return intern
 
-    def _write_part(self, tables: Mapping[str, Any], pq: Any, profiles: int) -> Dict[str, Any]:
+    def _write_part(self, tables: Mapping[str, Any], pq: Any, profiles: int, meta: Mapping[str, Any]) -> Dict[str, Any]:
         """Write the four files of a part under tmp/, synced, then move it into parts/; its manifest entry."""
         name = f"{time.strftime('%Y%m%d%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:12]}"
         staging = os.path.join(self.path, "tmp", name)
-        os.makedirs(staging)
-        files = {}
-        for kind in KINDS:
-            path = os.path.join(staging, f"{kind}.parquet")
-            _write_table(pq, tables[kind], path, kind)
-            files[kind] = _file_entry(path)
-        _fsync_dir(staging)
-        os.rename(staging, os.path.join(self.path, "parts", name))
-        _fsync_dir(os.path.join(self.path, "parts"))
-        return {"name": name, "profiles": profiles, "facts": tables["facts"].num_rows, "files": files}
+        with _naming(staging):
+            os.makedirs(staging)
+            files = {}
+            for kind in KINDS:
+                path = os.path.join(staging, f"{kind}.parquet")
+                _write_table(pq, tables[kind], path, kind)
+                files[kind] = _file_entry(path)
+            entry = {"name": name, "profiles": profiles, "facts": tables["facts"].num_rows, "files": files}
+            _publish_part(self.path, staging, entry, {**meta, "mirror": _write_mirror(staging)})
+        return entry
 
-    def _compact(self, snapshot: "Snapshot", kept_ids: List[int], pa: Any, pq: Any) -> List[Dict[str, Any]]:
+    def _compact(self, snapshot: "Snapshot", kept_ids: List[int], pa: Any, pq: Any, meta: Mapping[str, Any]) -> List[Dict[str, Any]]:
         """The kept profiles rewritten as parts of at most :data:`PART_FACTS` facts each (a query
         checks and reads only the parts that hold its profiles), every stack and frame in the
         first (ids unchanged: stable for readers). Facts are streamed: they need not fit in memory."""
@@ -326,37 +383,75 @@ class Store:
         for index, chunk in enumerate(chunks):
             name = f"{time.strftime('%Y%m%d%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:12]}-gc"
             staging = os.path.join(self.path, "tmp", name)
-            os.makedirs(staging)
-            con.register("kept", pa.table({"id": pa.array(chunk, pa.int32())}))
-            low, high = (chunk[0], chunk[-1]) if chunk else (0, -1)
-            dictionary = "" if index == 0 else " WHERE false"
-            queries = {
-                "profiles": f"SELECT {', '.join(_quote(c) for c in PROFILE_COLUMNS)} FROM profiles SEMI JOIN kept USING (id) ORDER BY id",
-                "frames": f"SELECT id, name FROM frames{dictionary} ORDER BY id",
-                "stacks": f"SELECT id, parent, frame FROM stacks{dictionary} ORDER BY id",
-                "facts": f"SELECT profile, stack, value FROM facts WHERE profile BETWEEN {low} AND {high} "
-                         "AND profile IN (SELECT id FROM kept) ORDER BY profile, stack",
-            }
-            files = {}
-            facts = 0
-            for kind, query in queries.items():
-                path = os.path.join(staging, f"{kind}.parquet")
-                if kind == "facts":
-                    facts = _write_batches(pq, _arrow_batches(con, query), path, schema(kind))
-                else:
-                    _write_table(pq, _arrow(con, query).cast(schema(kind)), path, kind)
-                files[kind] = _file_entry(path)
-            _fsync_dir(staging)
-            os.rename(staging, os.path.join(self.path, "parts", name))
-            parts.append({"name": name, "profiles": len(chunk), "facts": facts, "files": files})
+            with _naming(staging):
+                parts.append(self._compact_part(con, staging, name, index, chunk, pa, pq, meta))
         _fsync_dir(os.path.join(self.path, "parts"))
         return parts
 
-    def _quarantine(self, name: str) -> None:
-        os.makedirs(os.path.join(self.path, "corrupt"), exist_ok=True)
+    def _compact_part(self, con: Any, staging: str, name: str, index: int, chunk: List[int], pa: Any, pq: Any,
+                      meta: Mapping[str, Any]) -> Dict[str, Any]:
+        """One part of :meth:`_compact`: the profiles ``chunk`` (and, for the first, every stack and frame)."""
+        os.makedirs(staging)
+        con.register("kept", pa.table({"id": pa.array(chunk, pa.int32())}))
+        low, high = (chunk[0], chunk[-1]) if chunk else (0, -1)
+        dictionary = "" if index == 0 else " WHERE false"
+        queries = {
+            "profiles": f"SELECT {', '.join(_quote(c) for c in PROFILE_COLUMNS)} FROM profiles SEMI JOIN kept USING (id) ORDER BY id",
+            "frames": f"SELECT id, name FROM frames{dictionary} ORDER BY id",
+            "stacks": f"SELECT id, parent, frame FROM stacks{dictionary} ORDER BY id",
+            "facts": f"SELECT profile, stack, value FROM facts WHERE profile BETWEEN {low} AND {high} "
+                     "AND profile IN (SELECT id FROM kept) ORDER BY profile, stack",
+        }
+        files = {}
+        facts = 0
+        for kind, query in queries.items():
+            path = os.path.join(staging, f"{kind}.parquet")
+            if kind == "facts":
+                facts = _write_batches(pq, _arrow_batches(con, query), path, schema(kind))
+            else:
+                _write_table(pq, _arrow(con, query).cast(schema(kind)), path, kind)
+            files[kind] = _file_entry(path)
+        entry = {"name": name, "profiles": len(chunk), "facts": facts, "files": files}
+        _publish_part(self.path, staging, entry, {**meta, "mirror": _write_mirror(staging)})
+        return entry
+
+    def _renumbered(self, part: Mapping[str, Any], mapping: Mapping[int, int], meta: Mapping[str, Any]) -> Dict[str, Any]:
+        """``part`` written again as a new part with its profile ids changed by ``mapping`` (facts
+        sorted again); its manifest entry. Frames and stacks are copied as they are."""
+        import numpy as np
+
+        _, pa, pq = modules()
+        folder = os.path.join(self.path, "parts", part["name"])
+        tables = {kind: pq.read_table(os.path.join(folder, f"{kind}.parquet")).cast(schema(kind)) for kind in KINDS}
+
+        def renumber(column: Any) -> Any:
+            ids = np.asarray(column.to_numpy(), np.int64)
+            return pa.array(np.fromiter((mapping.get(i, i) for i in ids.tolist()), np.int32, count=len(ids)), pa.int32())
+
+        profiles = tables["profiles"]
+        tables["profiles"] = profiles.set_column(0, "id", renumber(profiles.column("id"))).sort_by("id")
+        facts = tables["facts"]
+        tables["facts"] = facts.set_column(0, "profile", renumber(facts.column("profile"))).sort_by(
+            [("profile", "ascending"), ("stack", "ascending")])
+        return self._write_part(tables, pq, profiles.num_rows, meta)
+
+    def _quarantine(self, manifest: Dict[str, Any], part: Mapping[str, Any], snapshot: "Snapshot", lost: int,
+                    now: datetime) -> Loss:
+        """Move a corrupt part to corrupt/ (kept, to repair or inspect) and record it in the
+        manifest's ``quarantined`` list: what was wrong, the profiles lost with it, and whether
+        its stack table went with it (the kept profiles that used it cannot be read)."""
+        name = part["name"]
+        target = os.path.join(self.path, CORRUPT, name)
+        os.makedirs(os.path.join(self.path, CORRUPT), exist_ok=True)
         source = os.path.join(self.path, "parts", name)
         if os.path.exists(source):
-            os.rename(source, os.path.join(self.path, "corrupt", name))
+            os.rename(source, target)
+            _fsync_dir(os.path.join(self.path, CORRUPT))
+        problems = snapshot.problems.get(name, ["a file does not match the manifest"])
+        dictionary = part not in snapshot.dictionary
+        manifest.setdefault("quarantined", []).append(
+            {**part, "problems": problems, "lost": lost, "dictionary": dictionary, "since": now.isoformat()})
+        return Loss(name, problems, lost, target)
 
     def _sweep(self, manifest: Dict[str, Any], retired: List[Dict[str, str]], now: datetime) -> int:
         """Delete what no reader can need: killed ingests' leftovers, parts named nowhere, and
@@ -385,6 +480,9 @@ class Snapshot:
         self.manifest = manifest
         self.diagnostics = diagnostics
         self.corrupt: Set[str] = set()  # parts with a file that failed its check
+        self.problems: Dict[str, List[str]] = {}  # what failed, by part
+        #: Damaged dictionary files read from their sound mirror copy: (part, kind) -> what was wrong.
+        self.mirrored: Dict[Tuple[str, str], str] = {}
         self._sound: Set[str] = set()
         self._unsound: Set[str] = set()
         #: Parts whose profiles (and, once read, facts) are sound: the profiles this snapshot sees.
@@ -400,6 +498,9 @@ class Snapshot:
     # -- files
 
     def file(self, part: Mapping[str, Any], kind: str) -> str:
+        """The file of a table of ``part`` to read: its mirror copy if the file is damaged and the copy is sound."""
+        if (part["name"], kind) in self.mirrored:
+            return os.path.join(self.root, "parts", part["name"], MIRROR, f"{kind}.parquet")
         return os.path.join(self.root, "parts", part["name"], f"{kind}.parquet")
 
     def part_files(self, kind: str) -> List[str]:
@@ -416,30 +517,36 @@ class Snapshot:
         """Whether the files ``kinds`` of ``part`` match the manifest (each checked once; a
         mismatch is warned of once, naming the part and the file)."""
         for kind in kinds:
-            path = self.file(part, kind)
+            path = os.path.join(self.root, "parts", part["name"], f"{kind}.parquet")
             if path in self._sound:
                 continue
             if path in self._unsound:
                 return False
-            expected = part["files"][kind]
-            problem = None
-            try:
-                if os.path.getsize(path) != expected["size"]:
-                    problem = f"{kind}.parquet has {os.path.getsize(path):,} bytes, the manifest says {expected['size']:,}"
-                elif _sha256(path) != expected["sha256"]:
-                    problem = f"{kind}.parquet does not match its checksum"
-            except OSError as exc:
-                problem = f"{kind}.parquet cannot be read ({exc.strerror or exc})"
+            problem = file_problem(path, part["files"][kind], f"{kind}.parquet")
+            if problem and kind in MIRRORED and self._mirror_sound(part, kind, problem):
+                problem = None
             if problem:
                 self._unsound.add(path)
                 self.corrupt.add(part["name"])
+                self.problems.setdefault(part["name"], []).append(problem)
                 lost = (f"{part['profiles']} profile(s) left out" if kind in ("profiles", "facts")
                         else "the profiles that use its stacks are left out")
                 if self.diagnostics is not None:
                     self.diagnostics.warn(f"store {self.root}: skipped corrupt part {part['name']}: {problem} "
-                                          f"({lost}; `flamespace store gc` moves it to corrupt/)")
+                                          f"({lost}; `flamespace store repair` or `store gc` moves it to corrupt/)")
                 return False
             self._sound.add(path)
+        return True
+
+    def _mirror_sound(self, part: Mapping[str, Any], kind: str, problem: str) -> bool:
+        """Whether the mirror copy of a damaged dictionary file is sound (then it is read instead, with a warning)."""
+        mirror = os.path.join(self.root, "parts", part["name"], MIRROR, f"{kind}.parquet")
+        if not os.path.exists(mirror) or file_problem(mirror, part["files"][kind], f"{MIRROR}/{kind}.parquet"):
+            return False
+        self.mirrored[(part["name"], kind)] = problem
+        if self.diagnostics is not None:
+            self.diagnostics.warn(f"store {self.root}: part {part['name']}: {problem}; its copy in {MIRROR}/ is sound and "
+                                  "read instead (`flamespace store repair` restores the file)")
         return True
 
     # -- DuckDB
@@ -475,6 +582,10 @@ class Snapshot:
         self._db = db
         return db
 
+    def profile_ids(self) -> List[int]:
+        """Every profile id of the snapshot's sound parts, in id order."""
+        return [int(row[0]) for row in self.database().execute("SELECT id FROM profiles ORDER BY id").fetchall()]
+
     def count(self) -> int:
         return int(self.database().execute("SELECT count(*) FROM profiles").fetchone()[0])
 
@@ -488,6 +599,9 @@ class Snapshot:
         where, params = _conditions(chosen)
         query = f"SELECT id FROM profiles {'WHERE ' + ' AND '.join(where) if where else ''} ORDER BY time, id"
         ids = [row[0] for row in self.database().execute(query, params).fetchall()]
+        if chosen.id is not None and len(ids) > 1:
+            raise StoreError(f"{text}: profile id {chosen.id} is stored {len(ids)} times in {self.root} (its id counter "
+                             f"was lowered); `flamespace store repair` gives each its own id")
         if chosen.last is not None:
             ids = ids[-chosen.last:]
         if not ids:
@@ -601,7 +715,7 @@ class Snapshot:
         """The stack ids among ``stacks`` that no sound part defines (none unless a dictionary was corrupt)."""
         import numpy as np
 
-        if len(self.dictionary) == len(self.manifest["parts"]) or not len(stacks):
+        if not self.missing_stacks or not len(stacks):
             return np.zeros(0, np.int64)
         parent = self._stack_table()[0]
         broken = parent == -2  # unknown, or (pointer jumping, a few rounds for any depth) an ancestor is
@@ -614,6 +728,32 @@ class Snapshot:
         outside = stacks >= len(parent)
         return np.unique(stacks[outside | broken[np.where(outside, 0, stacks)]])
 
+    @property
+    def missing_stacks(self) -> bool:
+        """Whether some stacks cannot be resolved: a listed part's stack table is corrupt, or one
+        was set aside in corrupt/ while profiles that use it were kept."""
+        return (len(self.dictionary) < len(self.manifest["parts"])
+                or any(q.get("dictionary") for q in self.manifest.get("quarantined", [])))
+
+    @property
+    def incomplete(self) -> bool:
+        """Whether some of this snapshot's profiles may be unreadable (left out by queries, with a warning)."""
+        return bool(self.corrupt) or self.missing_stacks
+
+    def unreadable(self, ids: Sequence[int]) -> int:
+        """How many of ``ids`` (in sound parts) use a stack that no sound part defines."""
+        import numpy as np
+
+        if not self.missing_stacks or not ids:
+            return 0
+        unknown = self._unknown(np.arange(int(self.manifest["next_stack"])))
+        if not len(unknown):
+            return 0
+        self._register_ids(ids)
+        return int(self.connection().execute(
+            "SELECT count(DISTINCT profile) FROM facts WHERE profile IN (SELECT id FROM selected) "
+            "AND stack IN (SELECT unnest(?))", [unknown.tolist()]).fetchone()[0])
+
     def _users(self, files: Sequence[str], unknown: "np.ndarray") -> "np.ndarray":
         """The selected profiles that use any of the ``unknown`` stacks, warned of."""
         import numpy as np
@@ -625,7 +765,7 @@ class Snapshot:
         users = np.asarray(got["profile"])
         if self.diagnostics is not None:
             self.diagnostics.warn(f"store {self.root}: left out {len(users)} profile(s) whose stacks were defined in "
-                                  "a corrupt part (see above)")
+                                  "a corrupt part (`flamespace store check` names it)")
         return users
 
     def matrix(self, ids: Sequence[int]) -> Tuple[List[str], "np.ndarray", List[int]]:
@@ -770,8 +910,9 @@ def _conditions(chosen: Selector) -> Tuple[List[str], List[Any]]:
     if chosen.until is not None:
         until = chosen.until
         if until == datetime(until.year, until.month, until.day):  # a date: to the end of that day
-            where.append("time < ?")
-            params.append(until + timedelta(days=1))
+            if until.date() < date.max:  # 9999-12-31 (the last day there is) bounds nothing
+                where.append("time < ?")
+                params.append(until + timedelta(days=1))
         else:
             where.append("time <= ?")
             params.append(until)
@@ -779,6 +920,12 @@ def _conditions(chosen: Selector) -> Tuple[List[str], List[Any]]:
 
 
 # -- ingest
+
+
+def _next_ids(manifest: Mapping[str, Any], intern: _Intern) -> Dict[str, int]:
+    """The next id of each kind: past the manifest's counter and past every stored id (a lowered
+    counter, edited or restored from an old copy, would otherwise give an id twice)."""
+    return {kind: max(int(manifest[f"next_{kind}"]), intern.top[kind] + 1) for kind in COUNTERS}
 
 
 def _intern_values(intern: _Intern, values: Mapping[str, Number], counters: Dict[str, int],
@@ -888,19 +1035,21 @@ def _parquet_options(kind: str) -> Dict[str, Any]:
 
 def _write_table(pq: Any, table: Any, path: str, kind: str) -> None:
     """One table as a Parquet file, synced to disk."""
-    pq.write_table(table, path, row_group_size=ROW_GROUP, **_parquet_options(kind))
-    _fsync_file(path)
+    with _naming(path):
+        pq.write_table(table, path, row_group_size=ROW_GROUP, **_parquet_options(kind))
+        _fsync_file(path)
 
 
 def _write_batches(pq: Any, batches: Any, path: str, arrow_schema: Any) -> int:
     """Record batches (facts) streamed into one Parquet file, synced; returns the rows written."""
     rows = 0
-    with pq.ParquetWriter(path, arrow_schema, **_parquet_options("facts")) as writer:
-        for batch in batches:
-            if batch.num_rows:
-                writer.write_batch(batch.cast(arrow_schema), row_group_size=ROW_GROUP)
-                rows += batch.num_rows
-    _fsync_file(path)
+    with _naming(path):
+        with pq.ParquetWriter(path, arrow_schema, **_parquet_options("facts")) as writer:
+            for batch in batches:
+                if batch.num_rows:
+                    writer.write_batch(batch.cast(arrow_schema), row_group_size=ROW_GROUP)
+                    rows += batch.num_rows
+        _fsync_file(path)
     return rows
 
 
@@ -966,36 +1115,220 @@ def empty_manifest() -> Dict[str, Any]:
             "parts": [], "retired": []}
 
 
+class ManifestError(StoreError):
+    """A manifest that is missing or damaged while the store holds parts: `store repair` rebuilds it."""
+
+
 def read_manifest(root: str) -> Dict[str, Any]:
-    """The store's manifest (an empty one if the store does not exist yet)."""
+    """The store's manifest (an empty one if the store does not exist yet); :class:`ManifestError`
+    if it is damaged, or missing while parts are stored (an empty one would let ids repeat and
+    gc delete every part)."""
     path = os.path.join(root, MANIFEST)
+    try:
+        return load_manifest(path)
+    except FileNotFoundError:
+        if os.path.exists(root) and not os.path.isdir(root):
+            raise StoreError(f"{root} is a file, not a store directory") from None
+        if _manifest_was_written(root):
+            raise ManifestError(f"{path} is missing but the store holds parts; {_REPAIR.format(root=root)}") from None
+        return empty_manifest()  # nothing stored yet (or a first ingest under way: its part is not visible yet)
+    except ManifestError as exc:
+        raise ManifestError(f"{exc}; {_REPAIR.format(root=root)}") from None
+
+
+def _manifest_was_written(root: str) -> bool:
+    """Whether a store without a manifest had one: a previous generation, or a part written on a
+    manifest (a first ingest's part, under way or killed, was not; an older flamespace's part, which
+    does not say, is taken as written on one)."""
+    if os.path.exists(os.path.join(root, PREVIOUS)):
+        return True
+    for name in stored_parts(root):
+        try:
+            if int(read_part_meta(os.path.join(root, "parts", name, PART_META)).get("base", 0)) > 0:
+                return True
+        except (OSError, ManifestError, ValueError, TypeError):
+            return True
+    return False
+
+
+_REPAIR = (f"`flamespace store repair --store {{root}}` rebuilds it from {PREVIOUS} and the parts' own {PART_META} "
+           "(`flamespace store check` only reports)")
+
+
+def load_manifest(path: str) -> Dict[str, Any]:
+    """One manifest file, checked (format, version, its checksum); FileNotFoundError if absent,
+    :class:`ManifestError` if damaged."""
     try:
         with open(path, encoding="utf-8") as handle:
             manifest = json.load(handle)
     except FileNotFoundError:
-        if os.path.exists(root) and not os.path.isdir(root):
-            raise StoreError(f"{root} is a file, not a store directory") from None
-        return empty_manifest()
+        raise
     except (OSError, ValueError) as exc:
-        raise StoreError(f"{path}: not a readable store manifest ({exc})") from None
+        raise ManifestError(f"{path}: the store manifest is damaged (not readable JSON: {exc})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise StoreError(f"{path}: not a flamespace store manifest")
+        raise ManifestError(f"{path}: the store manifest is damaged (not a flamespace store manifest)")
     if manifest.get("version") != VERSION:
         raise StoreError(f"{path}: store version {manifest.get('version')}; this flamespace reads version {VERSION}")
+    manifest = unsealed(manifest, path, "store manifest")
+    if not isinstance(manifest.get("parts"), list) or not all(
+            isinstance(manifest.get(f"next_{k}"), int) for k in COUNTERS):
+        raise ManifestError(f"{path}: the store manifest is damaged (its parts or id counters are missing)")
     return manifest
 
 
-def write_manifest(root: str, manifest: Dict[str, Any]) -> None:
-    """Replace the manifest atomically (temp file, fsync, rename, fsync of the directory)."""
+def write_manifest(root: str, manifest: Dict[str, Any], keep_previous: bool = True) -> None:
+    """Replace the manifest atomically (temp file, fsync, rename, fsync of the directory), sealed
+    by a checksum; the replaced one stays as :data:`PREVIOUS` (a hard link: no copy, no window
+    without a manifest) unless ``keep_previous`` is false (repair, when it was damaged)."""
     manifest["generation"] = int(manifest.get("generation", 0)) + 1
     path = os.path.join(root, MANIFEST)
     staging = os.path.join(root, f".{MANIFEST}.{uuid.uuid4().hex[:8]}")
+    with _naming(staging):
+        with open(staging, "w", encoding="utf-8") as handle:
+            json.dump(sealed(manifest), handle, indent=1)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if keep_previous and os.path.exists(path):
+            _keep_previous(root)
+        os.replace(staging, path)
+    _fsync_dir(root)
+
+
+def _keep_previous(root: str) -> None:
+    """The current manifest becomes :data:`PREVIOUS` (linked, or copied where links are not supported)."""
+    link = os.path.join(root, f".{PREVIOUS}.{uuid.uuid4().hex[:8]}")
+    try:
+        os.link(os.path.join(root, MANIFEST), link)
+    except OSError:
+        shutil.copyfile(os.path.join(root, MANIFEST), link)
+    os.replace(link, os.path.join(root, PREVIOUS))
+
+
+def _digest(data: Mapping[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def sealed(data: Mapping[str, Any]) -> Dict[str, Any]:
+    """``data`` with the sha256 of its content as ``checksum`` (a flipped byte that leaves valid
+    JSON is still found), and the generation it was sealed at."""
+    data = {k: v for k, v in data.items() if k not in _SEAL}
+    data["sealed"] = data.get("generation")
+    return {**data, "checksum": _digest(data)}
+
+
+#: The fields :func:`sealed` adds.
+_SEAL = ("checksum", "sealed")
+
+
+def unsealed(data: Dict[str, Any], path: str, what: str) -> Dict[str, Any]:
+    """``data`` without its seal, :class:`ManifestError` if the checksum does not match. Files
+    written before checksums have none, and a manifest an older flamespace wrote again keeps
+    the stale seal of the generation before (``sealed`` differs from ``generation``): both are
+    taken as they are."""
+    checksum = data.get("checksum")
+    if checksum is not None and data.get("sealed") == data.get("generation"):
+        if checksum != _digest({k: v for k, v in data.items() if k != "checksum"}):
+            raise ManifestError(f"{path}: the {what} is damaged (it does not match its checksum)")
+    return {k: v for k, v in data.items() if k not in _SEAL}
+
+
+def stored_parts(root: str) -> List[str]:
+    """The part directories under parts/, listed or not."""
+    try:
+        return sorted(os.listdir(os.path.join(root, "parts")))
+    except OSError:
+        return []
+
+
+def _part_meta(manifest: Mapping[str, Any], writer: str, counters: Mapping[str, int], replaces: Sequence[str] = ()) -> Dict[str, Any]:
+    """What a part says of itself besides its files (:data:`PART_META`): the manifest generation it
+    was written on, its writer (the parts of one call share it), the id counters after it and the
+    parts it replaces (gc)."""
+    return {"base": int(manifest.get("generation", 0)), "writer": writer, "next": dict(counters), "replaces": list(replaces)}
+
+
+def _publish_part(root: str, staging: str, entry: Mapping[str, Any], meta: Mapping[str, Any]) -> None:
+    """Seal the part's own description into it, sync, and move it from tmp/ into parts/."""
+    _write_part_meta(os.path.join(staging, PART_META), entry, meta)
+    _fsync_dir(staging)
+    os.rename(staging, os.path.join(root, "parts", entry["name"]))
+    _fsync_dir(os.path.join(root, "parts"))
+
+
+def _write_mirror(folder: str) -> List[str]:
+    """The second copy of the :data:`MIRRORED` tables of the part in ``folder``, synced; the kinds copied."""
+    os.makedirs(os.path.join(folder, MIRROR))
+    for kind in MIRRORED:
+        copy_synced(os.path.join(folder, f"{kind}.parquet"), os.path.join(folder, MIRROR, f"{kind}.parquet"))
+    _fsync_dir(os.path.join(folder, MIRROR))
+    return list(MIRRORED)
+
+
+def copy_synced(source: str, target: str) -> None:
+    """Copy a file by temp file and rename, synced (a reader never sees half a copy)."""
+    staging = f"{target}.{uuid.uuid4().hex[:8]}"
+    shutil.copyfile(source, staging)
+    _fsync_file(staging)
+    os.replace(staging, target)
+
+
+def file_problem(path: str, expected: Mapping[str, Any], label: str) -> Optional[str]:
+    """What is wrong with a part's file against its manifest entry (size, then sha256), or None."""
+    try:
+        size = os.path.getsize(path)
+        if size != expected["size"]:
+            return f"{label} has {size:,} bytes, the manifest says {expected['size']:,}"
+        if _sha256(path) != expected["sha256"]:
+            return f"{label} does not match its checksum"
+    except OSError as exc:
+        return f"{label} cannot be read ({exc.strerror or exc})"
+    return None
+
+
+def _write_part_meta(path: str, entry: Mapping[str, Any], meta: Mapping[str, Any]) -> None:
+    """A part's description (its manifest entry and ``meta``), sealed, written by temp file and rename, synced."""
+    staging = f"{path}.{uuid.uuid4().hex[:8]}"
     with open(staging, "w", encoding="utf-8") as handle:
-        json.dump(manifest, handle, indent=1)
+        json.dump(sealed({"format": FORMAT, **entry, **meta}), handle, indent=1)
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(staging, path)
-    _fsync_dir(root)
+
+
+def read_part_meta(path: str) -> Dict[str, Any]:
+    """A part's own description (:data:`PART_META`), checked; OSError or :class:`ManifestError`."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except ValueError as exc:
+        raise ManifestError(f"{path}: damaged (not readable JSON: {exc})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ManifestError(f"{path}: damaged (not a flamespace part description)")
+    return unsealed(data, path, "part description")
+
+
+@contextlib.contextmanager
+def _naming(path: str) -> Iterator[None]:
+    """An OSError that names no file (pyarrow's, on a full disk) raised as one that names ``path``."""
+    try:
+        yield
+    except OutputError:
+        raise
+    except OSError as exc:
+        if exc.filename is not None:
+            raise
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise OutputError(f"cannot write {path}: {reason}") from exc
+
+
+def _cutoff(now: datetime, age: Optional[timedelta]) -> Optional[datetime]:
+    """The time before which gc's --older-than removes profiles (an age past the year 1 removes none)."""
+    if age is None:
+        return None
+    try:
+        return now - age
+    except OverflowError:
+        return datetime.min
 
 
 def parse_age(text: str) -> timedelta:
@@ -1007,7 +1340,12 @@ def parse_age(text: str) -> timedelta:
         unit = units[raw[-1]]
     except (ValueError, KeyError, IndexError):
         raise ArgumentError(f"{text!r} is not an age such as 30d, 12h, 2w or 90m") from None
+    if not math.isfinite(amount):
+        raise ArgumentError(f"{text!r} is not an age such as 30d, 12h, 2w or 90m (the number must be finite)")
     if amount < 0:
         raise ArgumentError(f"{text!r}: an age cannot be negative")
-    return timedelta(**{unit: amount})
+    try:
+        return timedelta(**{unit: amount})
+    except OverflowError:  # more than 2.7 million years: older than any profile's time, so it removes none
+        return timedelta.max
 
