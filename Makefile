@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench bench-folded clean
+.PHONY: demo test bench bench-folded fuzz clean
 
 # Install quietly: -qq keeps pip's errors and drops its notices; INSTALL_WARNINGS drops setuptools'
 # notice that [tool.setuptools.ext-modules] (pyproject.toml) is experimental (it is, and we pin nothing on it).
@@ -42,5 +42,10 @@ bench-folded: $(STAMP)
 	$(INSTALL_WARNINGS) $(PY) -m pip install -qq -e '.[bench]'
 	$(PY) benchmarks/bench_folded.py
 
+# The fuzz campaign over every reader (benchmarks/fuzz_readers.py): findings and summary.json in
+# fuzz-out/; FUZZ_ARGS passes options on, e.g. FUZZ_ARGS="--seconds 300 --formats chrome gecko".
+fuzz: $(STAMP)
+	nice $(PY) benchmarks/fuzz_readers.py $(FUZZ_ARGS)
+
 clean:
-	rm -rf $(VENV) demo-output test-artifacts
+	rm -rf $(VENV) demo-output test-artifacts fuzz-out

@@ -45,7 +45,8 @@ DIFFERENTIAL = fs.Differential(fs.FlameGraph({("a", "b"): 3, ("a",): 1}), fs.Fla
 FUZZ = settings(max_examples=200, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 #: Numbers that must never get through: negative, huge, not finite, not a number.
-BAD_NUMBERS = ["-1", "-0.5", "1e999", "9" * 400, "9" * 400 + ".5", "NaN", "Infinity", "-Infinity", "1e308", "", "x", "true", "null"]
+BAD_NUMBERS = ["-1", "-0.5", "1e999", "9" * 400, "9" * 400 + ".5", "NaN", "Infinity", "-Infinity", "1e308", "", "x", "true", "null",
+               "9" * 5000, "18446744073709551616", "1e16"]  # past int()'s 4300 digits, past 64 bits, past a chart's ns
 
 
 def _written(profile: object, format: str) -> bytes:

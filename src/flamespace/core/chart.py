@@ -29,6 +29,12 @@ else:
         return array(*args)
 
 
+#: The latest time (and the longest span) in ns a reader puts into a chart: timestamps are signed
+#: 64-bit ns, and two times of at most this magnitude still differ by less than 2**63 (about 146
+#: years each way; 2**62 also leaves room for a float's rounding, which turns 2**63 - 1 into 2**63).
+LATEST_NS = 2**62
+
+
 class ChartSample(_Sample):
     """One sample: when it was taken (ns from the chart's start), on which thread, what, how much.
 

@@ -99,13 +99,24 @@ class PythonFrames:
         return name
 
 
+#: The most digits a line number has (it fits a signed 64-bit int, as pprof writes it); longer
+#: digit strings after a colon are part of the file's name, kept as they are (int() of thousands of
+#: digits is refused by Python, and more than 64 bits were cut when written).
+MAX_LINE_DIGITS = 18
+
+
+def is_line_number(text: str) -> bool:
+    """Whether ``text`` is a line number: ASCII digits, at most :data:`MAX_LINE_DIGITS` of them."""
+    return text.isdigit() and text.isascii() and len(text) <= MAX_LINE_DIGITS
+
+
 def split_frame(frame: str) -> Optional[Tuple[str, str, Optional[int]]]:
     """``(function, file, line)`` of a name ``function (file:line)`` or ``function (file)``; None for other names."""
     if not frame.endswith(")") or " (" not in frame:
         return None
     function, _, where = frame[:-1].rpartition(" (")
     file, colon, line = where.rpartition(":")
-    if colon and line.isdigit() and line.isascii():
+    if colon and is_line_number(line):
         return function, file, int(line)
     return function, where, None
 

@@ -45,6 +45,18 @@ def __getattr__(name: str) -> object:
 #: values is still a finite float, and an int that large still converts to one. Comparing with it also
 #: refuses NaN and the infinities (every comparison with NaN is false), and huge ints exactly.
 MAX_VALUE = 1e300
+#: The most digits an int below MAX_VALUE has (10**300 is below it: the float 1e300 is a little
+#: above 10**300). Digit strings longer than this are out of range without converting them.
+MAX_DIGITS = 301
+
+
+def below_max(value: Number, stack: object) -> Number:
+    """``value`` if it is below :data:`MAX_VALUE`; ArgumentError otherwise. Writers ask it: a sum
+    can pass the limit each value kept, and no reader takes such a value back."""
+    if not value < MAX_VALUE:
+        raise ArgumentError(f"stack {stack!r:.80} has the value {value:.3g}, not below {MAX_VALUE:g}, which no reader takes back; "
+                            "scale the profile down (flamespace scale) before writing it")
+    return value
 
 
 def _check_number(value: Any, stack: Stack) -> Number:

@@ -9,7 +9,7 @@ gives, so our output matches the script's byte for byte once written as folded s
 from __future__ import annotations
 
 from ..core.metadata import Metadata
-from ..core.vector import MAX_VALUE, FlameGraph
+from ..core.vector import MAX_DIGITS, MAX_VALUE, FlameGraph
 from ..errors import InputError
 from ._io import bounded_lines
 from .folded import _to_stacks
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 SHOWN = 60
 #: What Perl's ``\s`` matches in the byte strings the reference scripts read (not Unicode spaces).
 WHITESPACE = " \t\n\r\f\v"
-_MAX_DIGITS = 300  # an int of at most this many digits is below MAX_VALUE
 
 
 def shown(line: str) -> str:
@@ -42,7 +41,7 @@ def lines(stream: TextIO, source: str) -> Iterator[Tuple[int, str]]:
 
 def integer(digits: str) -> Number:
     """The count ``digits`` (ASCII digits) hold; too many digits give a value :meth:`Stacks.add` refuses."""
-    return int(digits) if len(digits) <= _MAX_DIGITS else MAX_VALUE
+    return int(digits) if len(digits) <= MAX_DIGITS else MAX_VALUE
 
 
 class Callers:

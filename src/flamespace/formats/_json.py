@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..core.chart import LATEST_NS
 from ..core.vector import MAX_VALUE
 from ..errors import InputError
 
@@ -33,6 +34,22 @@ def load(stream: TextIO, source: str, what: str, diagnostics: Optional[Diagnosti
         raise InputError(f"not valid JSON for {what}: {exc.msg} (column {exc.colno}){truncated}", source, exc.lineno) from None
     except RecursionError:
         raise InputError(f"not valid JSON for {what}: nested too deeply", source) from None
+    except ValueError:  # json's int() of a number of more than sys.get_int_max_str_digits() digits
+        raise long_number(text, what, source) from None
+
+
+def long_number(text: str, what: str, source: str) -> InputError:
+    """The error for a JSON number too long for Python to convert, at its line and column."""
+    import re
+    import sys
+
+    limit = sys.get_int_max_str_digits()
+    found = re.search(r"\d{%d,}" % (limit + 1), text)
+    at = found.start() if found else 0
+    line = text.count("\n", 0, at) + 1
+    column = at - text.rfind("\n", 0, at)
+    return InputError(f"a number of more than {limit} digits (column {column}); numbers in {what} must be below {MAX_VALUE:g}",
+                      source, line)
 
 
 def number(value: object, path: str, source: str, minimum: float = -MAX_VALUE) -> float:
@@ -40,6 +57,15 @@ def number(value: object, path: str, source: str, minimum: float = -MAX_VALUE) -
     if isinstance(value, (int, float)) and not isinstance(value, bool) and minimum <= value < MAX_VALUE:
         return value
     raise InputError(f"{path} is {value!r:.60}, not a number between {minimum:g} and {MAX_VALUE:g}", source)
+
+
+def nanoseconds(value: float, per_unit: float, path: str, source: str, unit: str) -> int:
+    """``value`` (a time in ``unit``, ``per_unit`` ns each) as a chart's ns; InputError naming ``path``
+    beyond what a chart holds, which would otherwise overflow its 64-bit times or be lost."""
+    scaled = value * per_unit
+    if -LATEST_NS < scaled < LATEST_NS:
+        return round(scaled)
+    raise InputError(f"{path} is {value:g} {unit}, beyond the {LATEST_NS / per_unit:.3g} {unit} (2**62 ns) a chart's times hold", source)
 
 
 def integer(value: object, path: str, source: str, minimum: int = 0) -> int:

@@ -25,12 +25,12 @@ import sys
 
 from .._record import Record, record
 from ..core.metadata import Metadata
-from ..core.vector import FlameGraph
+from ..core.vector import MAX_DIGITS, MAX_VALUE, FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 from ._binary import error_at, peek, read_bytes
 from ._io import bounded_lines
-from ..core.python_frames import PythonFrames
+from ..core.python_frames import PythonFrames, is_line_number
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -186,6 +186,8 @@ def _parse_text(
         value = sums[column]
         if not value:
             continue
+        if not value < MAX_VALUE:  # each below it, their sum need not be
+            raise InputError(f"the samples of {text[:60]!r} add up to {value:.3g}, beyond the {MAX_VALUE:g} a profile holds", source)
         key = ("\0austin threads\0" if options.threads else "\0austin\0") + text  # not a folded text
         stack = cache.get(key)
         if stack is None:
@@ -197,9 +199,9 @@ def _parse_text(
 
 def _sample_values(values: List[str], headers: Dict[str, str]) -> Optional[List[int]]:
     """[wall, cpu, alloc, dealloc] of one sample; None if its metrics are malformed."""
-    try:
-        numbers = [int(v) for v in values]
-    except ValueError:
+    read = [_metric_value(v) for v in values]
+    numbers = [number for number in read if number is not None]
+    if len(numbers) < len(read):
         return None
     mode = headers.get("mode")
     if len(numbers) == 3 and mode in (None, "full"):
@@ -215,10 +217,22 @@ def _sample_values(values: List[str], headers: Dict[str, str]) -> Optional[List[
     return _columns(number, False, 0) if number >= 0 else None
 
 
+def _metric_value(text: str) -> Optional[int]:
+    """The int a metric field holds (ASCII digits, a '-' for freed memory) if its magnitude is below MAX_VALUE; None otherwise."""
+    digits = text[1:] if text[:1] == "-" else text
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > MAX_DIGITS:
+        return None
+    number = int(text)
+    return number if abs(number) < MAX_VALUE else None
+
+
 def _bad_line(line: str, cut: int, values: List[str], headers: Dict[str, str]) -> str:
     shown = line if len(line) <= _SHOWN else line[: _SHOWN - 3] + "..."
     if not line.startswith("P"):
         return f"expected an Austin sample 'P<pid>;T<thread>;file:function:line;... metric', found {shown!r}"
+    big = next((v for v in values if v.lstrip("-").isascii() and v.lstrip("-").isdigit() and _metric_value(v) is None), None)
+    if big is not None:
+        return f"metric {big[:20]}... is out of range; metrics must be below {MAX_VALUE:g}"
     if headers.get("mode") == "full" or len(values) == 3:
         note = " (mojo2austin writes full-mode text with one metric: read the MOJO file itself)" if len(values) == 1 else ""
         return f"expected time,idle,memory (full mode) after the last space, found {line[cut + 1:]!r:.60}{note}"
@@ -239,7 +253,7 @@ def _text_frame(frame: str, names: PythonFrames) -> str:
     """``file:function:line`` (the file may hold colons) as ``function (file:line)``."""
     head, colon, line = frame.rpartition(":")
     file, colon2, function = head.rpartition(":")
-    if not colon or not colon2 or not (line.isdigit() and line.isascii()):
+    if not colon or not colon2 or not is_line_number(line):
         return frame
     return names(function, file, int(line))
 
@@ -380,7 +394,8 @@ def _mojo_samples(
             pid = reader.int()
             iid = reader.int() if version >= 3 else None
             thread = reader.str()
-            tid = str(int(thread, 16)) if thread and all(c in "0123456789abcdefABCDEF" for c in thread) else thread
+            hexadecimal = 0 < len(thread) <= 16 and all(c in "0123456789abcdefABCDEF" for c in thread)  # a 64-bit id, else kept as it is
+            tid = str(int(thread, 16)) if hexadecimal else thread
             head = (intern(f"P{pid}"), intern(f"T{iid}:{tid}" if iid is not None else f"T{tid}"))
             current = []
             time = memory = 0

@@ -23,7 +23,7 @@ from __future__ import annotations
 import sys
 
 from .._record import Record, record
-from ..core.chart import FlameChart
+from ..core.chart import LATEST_NS, FlameChart
 from ..core.differential import Differential
 from ..core.metadata import Metadata
 from ..core.units import TIME_UNITS
@@ -336,7 +336,8 @@ def _read_events(events: List[Any], where: str, options: ReadOptions, source: st
                     elif event.get("name") == "process_name":
                         process_names[thread[0]] = label
                 continue
-            start = round(_json.number(event.get("ts"), f"{path}.ts", source) * 1000)
+            ts = _json.number(event.get("ts"), f"{path}.ts", source)
+            start = _json.nanoseconds(ts, 1000, f"{path}.ts", source, "us")
             if phase == "E":
                 opened = begun.get(thread)
                 if not opened:
@@ -352,7 +353,9 @@ def _read_events(events: List[Any], where: str, options: ReadOptions, source: st
             if phase == "B":
                 begun.setdefault(thread, []).append((start, frame(label)))
             else:
-                duration = round(_json.number(event.get("dur", 0), f"{path}.dur", source, minimum=0) * 1000)
+                dur = _json.number(event.get("dur", 0), f"{path}.dur", source, minimum=0)
+                duration = _json.nanoseconds(dur, 1000, f"{path}.dur", source, "us")
+                _json.nanoseconds((start + duration) / 1000, 1000, f"{path}.ts + dur", source, "us")  # where it ends, too
                 spans.setdefault(thread, []).append((start, start + duration, frame(label)))
         except InputError as exc:
             if not options.skip_invalid:
@@ -566,6 +569,9 @@ def dump(profile: Union[FlameGraph, Differential, FlameChart], stream: TextIO, o
             if stack_id == len(stacks):
                 stacks.append(stack)
             now[thread] = now.get(thread, 0) + duration
+            if now[thread] >= LATEST_NS:  # its reader would refuse the trace: a chart's times end there
+                raise ArgumentError(f"thread {thread!r:.60}'s samples laid end to end span {now[thread]:.3g} ns, more than "
+                                    "the 2**62 ns a Chrome trace is read back with; write it as folded or flamespace-json")
             samples.setdefault(thread, []).append((now[thread], stack_id, duration))
         for thread, rows_of_thread in samples.items():
             columns = numpy.array(rows_of_thread, dtype=object).reshape(-1, 3)

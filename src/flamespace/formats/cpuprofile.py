@@ -62,12 +62,15 @@ def parse(
         raise InputError(f"'samples' has {len(samples)} entries but 'timeDeltas' has {len(deltas)}", source)
     stacks = _stacks(nodes, samples, source)
     start = _json.number(document.get("startTime", 0), "startTime", source)
+    _json.nanoseconds(start, 1000, "startTime", source, "us")  # a chart holds it, and each time below
     times: List[float] = []
     now = start
     for index, delta in enumerate(deltas):
         now += _json.number(delta, f"timeDeltas[{index}]", source)
+        _json.nanoseconds(now, 1000, f"startTime + timeDeltas[:{index + 1}]", source, "us")
         times.append(now)
     end = _json.number(document.get("endTime", now), "endTime", source)
+    _json.nanoseconds(end, 1000, "endTime", source, "us")
     order = sorted(range(len(samples)), key=times.__getitem__)  # deltas may be negative: samples out of order
     chart = FlameChart(metadata)
     for position, index in enumerate(order):
@@ -106,7 +109,7 @@ def _stacks(nodes: List[Any], wanted: List[Any], source: str) -> Dict[int, Stack
         if url.startswith("file://"):
             url = url[len("file://") :]
         frames[node_id] = sys.intern(names(function, url, line + 1 if type(line) is int and line >= 0 else None))
-        for child in node.get("children") or ():
+        for child in _json.field(node, "children", list, path, source) if node.get("children") else ():
             parents[_json.integer(child, f"{path}.children[]", source)] = node_id
         parent = node.get("parent")
         if parent is not None:

@@ -27,7 +27,7 @@ from .._record import Record, record
 from ..core.chart import FlameChart
 from ..core.differential import Differential
 from ..core.metadata import Metadata
-from ..core.vector import FlameGraph
+from ..core.vector import MAX_VALUE, FlameGraph, below_max
 from ..errors import ArgumentError, InputError
 from . import _json
 
@@ -157,12 +157,12 @@ def _metadata(document: Dict[str, Any], path: str, source: str) -> Metadata:
     return Metadata(unit=unit, metric=metric, labels=labels)
 
 
-def _values(document: Dict[str, Any], key: str, count: int, path: str, source: str) -> List[Number]:
+def _values(document: Dict[str, Any], key: str, count: int, path: str, source: str, minimum: float = -MAX_VALUE) -> List[Number]:
     values = _json.field(document, key, list, path, source)
     where = f"{path}.{key}" if path else key
     if len(values) != count:
         raise InputError(f"{where} has {len(values)} numbers for {count} stacks", source)
-    return [_json.number(value, f"{where}[{i}]", source) for i, value in enumerate(values)]
+    return [_json.number(value, f"{where}[{i}]", source, minimum) for i, value in enumerate(values)]
 
 
 def _graph(document: Dict[str, Any], stacks: List[Stack], path: str, source: str) -> FlameGraph:
@@ -198,7 +198,7 @@ def _chart(document: Dict[str, Any], stacks: List[Stack], source: str) -> FlameC
             if type(index) is not int or not 0 <= index < size:
                 raise InputError(f"samples.{key}[{i}] is {index!r:.60}, not the index of one of the {size} {key}s", source)
         columns.append(column)
-    weights = _values(samples, "weight", count, "samples", source)
+    weights = _values(samples, "weight", count, "samples", source, minimum=0)  # README: weights are not negative
     return FlameChart.from_columns(
         stacks, threads, array("q", times), array("l", columns[0]), array("l", columns[1]), weights,
         _metadata(document, "", source),
@@ -227,7 +227,7 @@ class _Frames:
 def _check_value(value: Number, stack: Stack) -> Number:
     if type(value) is not int and type(value) is not float:  # numpy numbers, bools, Fractions: say so
         raise ArgumentError(f"stack {stack!r} has the value {value!r}, not an int or float")
-    return value
+    return below_max(value, stack)
 
 
 def dump(profile: Union[FlameGraph, Differential, FlameChart], stream: TextIO, options: WriteOptions = WriteOptions()) -> None:

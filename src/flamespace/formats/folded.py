@@ -22,7 +22,7 @@ from operator import itemgetter
 from .._record import Record, record
 from ..core.differential import Differential
 from ..core.metadata import Metadata
-from ..core.vector import MAX_VALUE, FlameGraph
+from ..core.vector import MAX_DIGITS, MAX_VALUE, FlameGraph, below_max
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 from ._io import ENCODING_ERRORS, bounded_lines, line_too_long
@@ -111,13 +111,13 @@ def _is_decimal(text: str) -> bool:
 
 
 _MAX_COUNT = MAX_VALUE  # counts must be below it (core.vector says why)
-_MAX_DIGITS = 300  # an int of at most this many digits is below _MAX_COUNT (checked by the tests)
 
 
 def _number(text: str) -> Optional[Number]:
     """The count ``text`` holds; None if it is not a count or not below :data:`_MAX_COUNT`."""
     if text.isdigit() and text.isascii():
-        return int(text) if len(text) <= _MAX_DIGITS else None
+        value = int(text) if len(text) <= MAX_DIGITS else _MAX_COUNT
+        return value if value < _MAX_COUNT else None
     if _is_decimal(text):
         value = float(text)
         return value if value < _MAX_COUNT else None
@@ -204,6 +204,9 @@ def parse(
     if options.columns == "2" or (options.columns == "auto" and _all_differential(counts)):
         # both sides mostly hold the same stacks: split each once
         return _differential(counts, metadata, {} if stack_cache is None else stack_cache)
+    if counts and not max(counts.values()) < _MAX_COUNT:  # each count below it, a sum need not be (10**300 + 0.0 is 1e300)
+        text = next(text for text, value in counts.items() if not value < _MAX_COUNT)
+        raise InputError(f"the counts of {text[:60]!r} add up to {counts[text]:.3g}, not below {_MAX_COUNT:g}", source)
     return FlameGraph._trusted(_to_stacks(counts, stack_cache), metadata)
 
 
@@ -577,7 +580,7 @@ def format_stack(stack: Stack) -> str:
 def _header(metadata: Metadata) -> List[str]:
     fields = [("unit", metadata.unit), ("metric", metadata.metric)]
     fields += sorted(metadata.labels.items())
-    return [f"# {key}: {' '.join(str(value).split())}\n" for key, value in fields if value is not None]
+    return [f"# {' '.join(key.split())}: {' '.join(str(value).split())}\n" for key, value in fields if value is not None]  # no line breaks
 
 
 def _sort_bytewise(rows: List[Tuple[str, str]]) -> None:
@@ -647,7 +650,7 @@ def _count(value: Number, stack: Union[Stack, str]) -> str:
             f"the folded format cannot hold the negative value {value!r} (stack {text!r}); "
             "write a Differential (before, after) instead"
         )
-    return format_number(value)
+    return format_number(below_max(value, stack))
 
 
 def loads(text: str, options: ReadOptions = ReadOptions()) -> Profile:

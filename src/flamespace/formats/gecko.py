@@ -23,7 +23,7 @@ from __future__ import annotations
 import sys
 
 from .._record import Record, record
-from ..core.chart import FlameChart
+from ..core.chart import LATEST_NS, FlameChart
 from ..core.differential import Differential
 from ..core.metadata import Metadata
 from ..core.python_frames import PythonFrames, split_frame
@@ -161,6 +161,7 @@ def parse(
             try:
                 stack = stacks[_index(stack_index, stack_count, f"{path}.samples.stack[{k}]", source)]
                 time = _json.number(times[k] if times[k] is not None else 0, f"{path}.samples.time[{k}]", source)
+                _json.nanoseconds(time, 1_000_000, f"{path}.samples.time[{k}]", source, "ms")  # a chart holds it
                 weight = sample_table["weight"][k]
                 weight = 1 if weight is None else _json.number(weight, f"{path}.samples.weight[{k}]", source, minimum=0)
             except InputError as exc:
@@ -178,7 +179,7 @@ def parse(
     labels = {"profiler": str(meta.get("importedFrom") or meta.get("product") or "gecko")}
     interval = meta.get("interval")
     if isinstance(interval, (int, float)) and not isinstance(interval, bool):
-        labels["gecko.interval_ms"] = f"{interval:g}"
+        labels["gecko.interval_ms"] = f"{_json.number(interval, 'meta.interval', source):g}"
     metadata = Metadata(unit=units.pop() if units else "samples", labels=labels)
     ours = meta.get("flamespace")
     scale = 1.0
@@ -260,6 +261,9 @@ def dump(profile: Union[FlameGraph, Differential, FlameChart], stream: TextIO, o
     if isinstance(profile, FlameChart):
         per_thread: Dict[str, List[Tuple[float, Stack, Number]]] = {}
         for timestamp, thread, stack, weight in profile.samples():
+            if not -LATEST_NS < timestamp < LATEST_NS:  # its reader would refuse the file
+                raise ArgumentError(f"a sample of thread {thread!r:.60} is at {timestamp} ns, past the 2**62 ns a chart's "
+                                    "times hold when read back; write it as flamespace-json")
             per_thread.setdefault(thread, []).append((timestamp / 1_000_000, stack, weight))
     else:
         per_thread = {"all": [(float(k), stack, value) for k, (stack, value) in enumerate(profile.sorted_items())]}
@@ -333,7 +337,12 @@ def _thread(label: str, rows: List[Tuple[float, Stack, Number]], string: Any, we
             continue  # the Firefox Profiler has no empty stack
         sample_stacks.append(prefix)
         times.append(time)
-        weights.append(weight * scale if weight_type == "tracing-ms" else weight)
+        written = weight * scale if weight_type == "tracing-ms" else weight
+        if not (written < MAX_VALUE and (written / scale if weight_type == "tracing-ms" else written) < MAX_VALUE):
+            # scaled to ms and back (floats), a weight just below MAX_VALUE can reach it: its reader would refuse the file
+            raise ArgumentError(f"a sample of thread {label!r:.60} weighs {weight:.3g}, which as written reads back as not "
+                                f"below {MAX_VALUE:g}; write it as flamespace-json")
+        weights.append(written)
     lengths = {"funcTable": len(func_table["name"]), "frameTable": len(frame_table["func"]), "stackTable": len(stack_table["frame"])}
     return {
         "name": label, "isMainThread": tid == 1, "processType": "default", "processName": "flamespace", "pid": "1", "tid": tid,

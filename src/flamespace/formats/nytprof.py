@@ -13,8 +13,8 @@ Never detected from content (it is valid folded text): ask for it with ``--from 
 from __future__ import annotations
 
 from .._record import Record, record
-from ..core.vector import FlameGraph
-from ..errors import ArgumentError
+from ..core.vector import MAX_VALUE, FlameGraph
+from ..errors import ArgumentError, InputError
 from . import folded
 
 TYPE_CHECKING = False
@@ -74,6 +74,9 @@ def parse(
     nanoseconds = 1_000_000_000
     scaled: FlameGraph = raw * (nanoseconds // options.ticks_per_second) if nanoseconds % options.ticks_per_second == 0 \
         else raw * (nanoseconds / options.ticks_per_second)  # a positive factor: a FlameGraph
+    too_large = next((stack for stack, value in scaled.items() if not value < MAX_VALUE), None)
+    if too_large is not None:  # each count was below it; in ns it need not be
+        raise InputError(f"the time of {';'.join(too_large)[:60]!r} in ns is {scaled[too_large]:.3g}, not below {MAX_VALUE:g}", source)
     return scaled.with_metadata(raw.metadata.replace(unit="ns", metric="exclusive time", labels=labels))
 
 

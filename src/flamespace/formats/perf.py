@@ -81,7 +81,7 @@ class ReadOptions(Record):
 # The Perl script's patterns, ASCII-only as Perl's are on byte strings. Its ``(\d+)*`` is
 # written ``(\d+)?``: the same matches and captures, without exponential backtracking on
 # long runs of digits.
-_HEADER = re.compile(r"(\S.+?)\s+(\d+)/*(\d+)?\s+", re.ASCII)  # comm, pid, [tid]
+_HEADER = re.compile(r"(\S.+?)\s+(\d+)(?:/+(\d+)?)?\s+", re.ASCII)  # comm, pid, [tid]; one way to split digits (not quadratic)
 _EVENT = re.compile(r":\s*(\d+)?\s+(\S+):\s*$", re.ASCII)  # [period], event
 _STACK = re.compile(r"\s*(\w+)\s*(.+) \((.*)\)", re.ASCII)  # address, symbol, module
 _OFFSET = re.compile(r"\+0x[\da-f]+$", re.ASCII)

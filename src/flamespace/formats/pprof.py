@@ -362,6 +362,16 @@ def dump(profile: Profile, stream: TextIO, options: WriteOptions = WriteOptions(
         stream.write(data.decode("utf-8", "surrogateescape"))
 
 
+def _int64(value: Number, stack: Stack) -> int:
+    """A sample's value as pprof holds it (a signed 64-bit int); ArgumentError past that, rather
+    than a value cut to its low 64 bits (2**64 + 1 was written as 1)."""
+    whole = int(round(value))
+    if whole >= 2**63:
+        raise ArgumentError(f"the value of stack {';'.join(stack)[:60]!r} is {value:.3g}, more than pprof's 64-bit "
+                            "sample values hold (2**63 - 1); write it as folded or flamespace-json")
+    return whole
+
+
 def encode(profile: Profile) -> bytes:
     """The profile.proto bytes of ``profile`` (not gzipped)."""
     if isinstance(profile, Differential):
@@ -406,7 +416,7 @@ def encode(profile: Profile) -> bytes:
             ids.append(location_id)
         sample = bytearray()
         encode_packed(1, ids, sample)
-        encode_packed(2, [int(round(value))], sample)
+        encode_packed(2, [_int64(value, stack)], sample)
         encode_bytes(2, bytes(sample), out)
     out += tail
     labels = dict(metadata.labels)

@@ -146,7 +146,7 @@ def _check(body: str, indent: int) -> Optional[str]:
     """Why a call-graph row is malformed (None if it is fine): ``body`` follows the ``indent``
     characters of tree marks after the first four spaces."""
     digits = body[: len(body) - len(body.lstrip("0123456789"))]
-    if not digits or not body[len(digits) :][:1].isspace():
+    if not digits or body[len(digits) : len(digits) + 1] not in (" ", "\t"):  # awk's separators (_FIELDS), not any space
         return f"expected a sample count then a function after the tree marks, found {shown(body)}"
     if len(_FIELDS.findall(body)) < 2:
         return f"expected a function name after the sample count, found {shown(body)}"

@@ -21,7 +21,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, TextIO, Tuple, Union
 
 from .._record import Record, record
-from ..core.chart import FlameChart, interval_arrays
+from ..core.chart import LATEST_NS, FlameChart, interval_arrays
 from ..core.differential import Differential
 from ..core.metadata import Metadata
 from ..core.python_frames import PythonFrames, split_frame
@@ -29,7 +29,7 @@ from ..core.units import TIME_UNITS
 from ..core.vector import MAX_VALUE, FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
-from . import _nesting
+from . import _json, _nesting
 from ._limits import FrameBudget
 from ._nesting import open_stacks, used_stacks
 
@@ -88,12 +88,16 @@ def parse(
     """The file's profiles as one flame chart, a thread each, in time order (its ``graph()`` adds them up)."""
     import json  # here, not at start-up: every command reads folded input through this registry
 
+    text = stream.read()  # what json.load does
     try:
-        document = json.load(stream)
+        document = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", source, exc.lineno) from None
     except RecursionError:
         raise InputError("not a speedscope file: JSON nested too deeply", source) from None
+    except ValueError:  # json's int() of a number of more than sys.get_int_max_str_digits() digits
+        raise _json.long_number(text, "a speedscope file", source) from None
+    del text
     if not isinstance(document, dict) or not isinstance(document.get("profiles"), list):
         raise InputError("not a speedscope file: expected an object with a 'profiles' list", source)
     frames = _frame_names(document, source)
@@ -237,7 +241,7 @@ def _evented_arrays(profile: Dict[str, Any], frames: List[str], origin: Number, 
     scaled = ends - origin
     if scale is not None:
         scaled = scaled * scale
-    if not ((scaled >= -_LATEST_NS) & (scaled <= _LATEST_NS)).all():
+    if not ((scaled >= -LATEST_NS) & (scaled <= LATEST_NS)).all():
         return refused()
     times = scaled if scaled.dtype.kind == "i" else numpy.rint(scaled).astype(numpy.int64)
     first = len(stacks)
@@ -263,15 +267,10 @@ def _thread_name(profile: Dict[str, Any], index: int, seen: Dict[str, int]) -> s
     return name
 
 
-#: The latest time a chart holds (its timestamps are signed 64-bit ns; 2**62 leaves room for a
-#: float's rounding, which turns 2**63 - 1 into 2**63).
-_LATEST_NS = 2**62
-
-
 def _ns(value: Number, scale: Optional[float], where: str, source: str) -> int:
     """A time from the profiles' earliest start in the chart's ns (weights that are no time: as they are)."""
     scaled = value * scale if scale is not None else value
-    if not -_LATEST_NS <= scaled <= _LATEST_NS:  # also NaN and infinities (a huge value times a scale)
+    if not -LATEST_NS <= scaled <= LATEST_NS:  # also NaN and infinities (a huge value times a scale)
         raise InputError(f"{where} spans {value:g} of its unit, more than a chart holds (2**62 ns)", source)
     return round(scaled)
 
@@ -478,7 +477,7 @@ def dump(profile: Union[FlameGraph, FlameChart, Differential], stream: TextIO, o
 
 def _graph_profile(graph: FlameGraph, table: _FrameTable, unit_name: str) -> Dict[str, Any]:
     rows = graph.sorted_items()
-    total = sum(value for _, value in rows)
+    total = _readable_span(sum(value for _, value in rows), unit_name, "all")
     return {
         "type": "sampled",
         "name": "all",
@@ -490,6 +489,16 @@ def _graph_profile(graph: FlameGraph, table: _FrameTable, unit_name: str) -> Dic
     }
 
 
+def _readable_span(total: Number, unit_name: str, thread: str) -> Number:
+    """``total``, the end of a sampled profile's weights laid end to end, if the reader can take it
+    back into a chart (:data:`LATEST_NS`); ArgumentError, rather than a file its reader refuses, if not."""
+    scale = TIME_UNITS.get(_UNITS.get(unit_name) or "", 1.0)
+    if not total * scale <= LATEST_NS:
+        raise ArgumentError(f"thread {thread!r:.60}'s samples laid end to end span {total:.3g} {unit_name}, more than "
+                            "the 2**62 ns a speedscope file is read back with; write it as folded or flamespace-json")
+    return total
+
+
 def _chart_profiles(chart: FlameChart, table: _FrameTable, unit_name: str) -> Iterator[Dict[str, Any]]:
     """One sampled profile per thread (weights that are no time in ns), in the order threads first appear."""
     for thread_id, samples in chart.per_thread().items():
@@ -498,7 +507,7 @@ def _chart_profiles(chart: FlameChart, table: _FrameTable, unit_name: str) -> It
             "name": chart.threads[thread_id] or "thread",
             "unit": unit_name,
             "startValue": 0,
-            "endValue": sum(w for _, _, w in samples),
+            "endValue": _readable_span(sum(w for _, _, w in samples), unit_name, chart.threads[thread_id]),
             "samples": [[table(f) for f in chart.stacks[s]] for _, s, _ in samples],
             "weights": [w for _, _, w in samples],
         }
@@ -582,6 +591,9 @@ def _timeline(name: str, times: Any, stack_ids: Any, weights: Any, stacks: List[
     n = len(starts)
     if not n:
         return _Timeline(name, 0, 0, starts, numpy.zeros(0, dtype=numpy.intp), [])
+    if not (-LATEST_NS < starts.min() and ends.max() < LATEST_NS):  # its reader would refuse the file
+        raise ArgumentError(f"thread {name!r:.60}'s samples run from {starts.min():.3g} to {ends.max():.3g} ns, past the "
+                            "2**62 ns a chart's times hold when read back; write it as flamespace-json")
     stack_ids = numpy.asarray(stack_ids, dtype=numpy.int64)
     gap: Any = numpy.zeros(n, dtype=bool)
     numpy.greater(starts[1:], ends[:-1], out=gap[1:])

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from ..core.metadata import Metadata
+from ..core.python_frames import is_line_number
 from ._collapse import integer, WHITESPACE, Stacks, lines, shown
 from ._options import ReadOptions as ReadOptions
 
@@ -74,6 +75,9 @@ def parse(
         row = _ROW.match(line)
         if row is None:
             stacks.invalid(lineno, f"expected 'level,\"function\",calls,...', found {shown(line)}")
+            continue
+        if not is_line_number(row.group(1)):  # a level is a small number too; int() refuses thousands of digits
+            stacks.invalid(lineno, f"level {row.group(1)[:20]}... is out of range")
             continue
         level = int(row.group(1))
         if not level:  # the process
