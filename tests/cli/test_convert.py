@@ -21,9 +21,9 @@ def test_perf_converts_to_what_stackcollapse_perf_pl_prints(capsys):
     assert code == 0 and out.encode() == (DATA / "perf" / "c-program-all-tid.collapsed").read_bytes()
 
 
-def test_the_folded_output_names_the_event(capsys):
+def test_the_folded_output_names_the_event_and_the_unit(capsys):
     code, out, _ = run(capsys, "convert", PERF)
-    assert code == 0 and out.startswith("# metric: cpu-clock:ppp\n")
+    assert code == 0 and out.startswith("# unit: ns\n# metric: cpu-clock:ppp\n")  # cpu-clock's periods are ns
 
 
 def test_the_output_format_follows_the_extension_or_to(capsys, tmp_path):

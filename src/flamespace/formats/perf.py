@@ -353,11 +353,13 @@ def parse(
         for note in notes:
             diagnostics.warn(f"{source}: {note}")
     event = collapser.event_filter
-    metadata = Metadata(metric=event) if event else Metadata()
+    metadata = Metadata(unit=collapser.unit(), metric=event or None)
     return FlameGraph._trusted(_to_stacks(collapser.counts, stack_cache), metadata)
 
 
 _CHUNK = 1 << 20  # characters read at a time
+#: perf's software clock events, whose periods are nanoseconds.
+CLOCK_EVENTS = ("cpu-clock", "task-clock")
 
 
 def _through_blank_line(stream: TextIO, rest: str, limit: int, source: str, lineno: int) -> Tuple[str, bool]:
@@ -406,6 +408,7 @@ class _Collapser:
         self.pname: Optional[str] = None
         self.java = False
         self.period: Number = 1
+        self.with_period = self.without_period = 0  # kept samples whose header gave a period, or none
         self.blocks: List[str] = []  # each stack line's frames, innermost line first
         self.started = 0  # the line of the open sample's header
         # stack text of a sample (its lines after the header) -> its frames, root first; None: not plain
@@ -487,6 +490,17 @@ class _Collapser:
 
     # -- line by line ----------------------------------------------------------------------
 
+    def unit(self) -> Optional[str]:
+        """What the values count: samples when no header gave a period; with periods, nanoseconds
+        for the clock events (cpu-clock, task-clock), else the event itself (``cycles``); None when
+        the samples mix both (their sum counts neither)."""
+        if not self.with_period:
+            return "samples" if self.without_period else None
+        if self.without_period:
+            return None
+        event = self.event_filter.split(":", 1)[0].split("/", 1)[0]
+        return "ns" if event in CLOCK_EVENTS else (event or None)
+
     def header(self, line: str, header: re.Match[str], lineno: int) -> bool:
         """Take a sample header: True if its sample is kept (the name and period are set), False
         if its event is left out or the header held the whole sample (a one-line sample)."""
@@ -513,10 +527,12 @@ class _Collapser:
                 return False
         if not value or value == "0":
             self.period = 1
+            self.without_period += 1
         elif len(value) > _MAX_DIGITS or int(value) >= MAX_VALUE:
             raise InputError(f"period {value[:20]}... is out of range; periods must be below {MAX_VALUE:g}", self.source, lineno)
         else:
             self.period = int(value)
+            self.with_period += 1
         options = self.options
         if options.tid:
             pname = f"{comm}-{pid}/{tid}"
