@@ -100,3 +100,27 @@ def test_snapshot_while_running():
     spin(0.1)
     final = sampler.stop().graph
     assert 0 < first.total() < final.total()
+
+
+def test_a_wall_profile_leaves_out_threads_that_were_there_before_and_only_waited():
+    """fs.profile() in IPython made the idle history thread half of a cell's profile: threads there
+    before the block, other than the one entering it, count only while they run; threads the
+    block starts, and the entering thread's own waits, count in full."""
+    import threading
+    import time
+
+    import flamespace as fs
+
+    before, started_inside = threading.Event(), threading.Event()
+    history = threading.Thread(target=before.wait, name="history", daemon=True)
+    history.start()
+    with fs.profile(rate=200, threads=True) as p:
+        worker = threading.Thread(target=started_inside.wait, args=(0.3,), name="worker")
+        worker.start()
+        time.sleep(0.3)
+        worker.join()
+    before.set()
+    history.join()
+    roots = {stack[0] for stack in p.graph.support()}
+    assert "history" not in roots
+    assert {"MainThread", "worker"} <= roots

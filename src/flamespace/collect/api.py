@@ -47,7 +47,9 @@ class Profiler:
             self._depth += 1
             if self._depth == 1:
                 options = self.options
-                self._sampler = Sampler(options).start() if isinstance(options, SamplerOptions) else _MemorySession(options)
+                # threads that were there before the block and only wait (a notebook's history thread) stay out
+                self._sampler = (Sampler(options, bystanders_run_only=True).start() if isinstance(options, SamplerOptions)
+                                 else _MemorySession(options))
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -120,6 +122,9 @@ def profile(
     ``seed``, ...). ``alloc`` (bytes allocated in the block) and ``live`` (bytes still
     allocated at its end) take those of :class:`MemoryOptions` (``weight``, ``lines``,
     ``interval``, ``seed``) and no ``rate``. ``output`` writes the profile after each block.
+    Threads that were running before the block, other than the one that enters it, count only
+    while they run (their CPU time): a notebook's history thread or idle pool workers that only
+    wait do not fill a wall profile, as ``trace()`` leaves them out.
 
     >>> with profile(mode="cpu", rate=1000) as p:   # doctest: +SKIP
     ...     work()

@@ -118,6 +118,9 @@ class Engine:
     ``on_progress=(seconds, callback)``, which hands the running :class:`~.raw.Quality` and the
     elapsed ns to ``callback`` about every ``seconds`` (from the sampling thread: keep it short).
     ``clock`` and ``sample()`` let tests drive the weighting without threads or timing.
+    ``bystanders_run_only``: threads that were there before ``start()``, other than the one that
+    called it, count only while they run, as in cpu mode (an in-process profile: a notebook's
+    history thread or a pool's idle workers only wait, and would fill a wall profile).
     """
 
     def __init__(
@@ -132,6 +135,7 @@ class Engine:
         on_interval: Optional[Tuple[float, Callable[[FlameGraph], None]]] = None,
         on_deadline: Optional[Callable[[], None]] = None,
         on_progress: Optional[Tuple[float, Callable[[Quality, int], None]]] = None,
+        bystanders_run_only: bool = False,
     ) -> None:
         if options is None:
             from .options import SamplerOptions
@@ -157,6 +161,7 @@ class Engine:
         self.on_deadline = on_deadline
         self.on_progress = on_progress
         self._measure_cpu = options.mode == "cpu" or options.idle
+        self._bystanders_run_only = bystanders_run_only
         self._states: Dict[int, _ThreadState] = {}
         self._thread: Optional[threading.Thread] = None
         self._sleep = _Sleep.best()
@@ -356,14 +361,15 @@ class Engine:
                 self._renew_state(ident, state)
             wall = now - state.last_wall
             state.last_wall = now
-            if self._measure_cpu:
+            bystander = self._is_bystander(ident, state)
+            if self._measure_cpu or bystander:
                 cpu = self._cpu_since_last(state)
                 if cpu is None:
                     continue  # no CPU clock for this thread (not started through `threading`)
-                running = cpu if self.mode == "cpu" else min(cpu, wall)
+                running = cpu if self.mode == "cpu" or bystander else min(cpu, wall)
             else:
                 running = wall
-            idle = wall - running if self.idle else 0  # options refuse idle with cpu mode
+            idle = wall - running if self.idle and not bystander else 0  # options refuse idle with cpu mode
             if by_count:  # one count per sample, to whichever side had most of the interval
                 running, idle = (0, 1) if idle > running else ((1, 0) if running > 0 else (0, 0))
             if running <= 0 and idle <= 0:
@@ -415,10 +421,15 @@ class Engine:
         if native_id == state.native_id and not reused:
             return
         state.native_id, state.last_cpu = native_id, None
-        if native_id is not None and self._measure_cpu:
+        if native_id is not None and (self._measure_cpu or self._is_bystander(ident, state)):
             # A thread there at the start is measured from now; one born since, from its birth.
             born = state.born_since_start or reused
             state.last_cpu = 0 if born else self.clock.thread_cpu_ns(native_id)
+
+    def _is_bystander(self, ident: int, state: _ThreadState) -> bool:
+        """A thread that was there before start(), not the one that called it (``bystanders_run_only``)."""
+        return (self._bystanders_run_only and not state.born_since_start
+                and (self._starter is None or ident != self._starter[0]))
 
     def _cpu_since_last(self, state: _ThreadState) -> Optional[int]:
         if state.native_id is None:
