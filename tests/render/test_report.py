@@ -184,3 +184,33 @@ def test_a_functions_source_lines_are_listed_when_recorded(browser, tmp_path) ->
     rows = [row.split("\t") for row in page.tab.locator("#lines tbody tr").all_inner_texts()]
     assert [row[:2] for row in rows] == [[f"line {start + 1}", "4"], [f"line {start}", "4"]]  # most time first
     page.check()
+
+
+def deep(n):
+    return leaf() if n == 0 else deep(n - 1)
+
+
+def test_a_graph_taller_than_the_window_opens_with_its_root_in_view(browser, tmp_path) -> None:  # noqa: F811
+    """A report of a deep trace opened at its deepest frames, the root below the fold; the viewer's
+    pages open at the root. So does the report now, and when it comes back from another view."""
+    with fs.trace(chart=True) as t:
+        deep(120)
+    path = tmp_path / "deep.html"
+    report(t._done(), None, path)
+    page = ReportPage(browser, path)
+
+    def root_in_view() -> bool:
+        return page.tab.evaluate("""(() => {
+            const rect = document.getElementById('canvas').getBoundingClientRect();
+            const root = window.flamespaceReport.pane.drawn().find(b => b.name === 'all');
+            return root !== undefined && rect.top + root.y + root.h <= window.innerHeight + 1;
+        })()""")
+
+    assert page.tab.evaluate("document.scrollingElement.scrollTop") > 0 and root_in_view()
+    page.tab.evaluate("location.hash = 'functions'")
+    page.tab.wait_for_function("window.flamespaceReport.view === 'functions'")
+    page.tab.evaluate("location.hash = ''")
+    page.tab.wait_for_function("window.flamespaceReport.view === 'graph'")
+    assert root_in_view()
+    page.shot("deep")
+    page.check()

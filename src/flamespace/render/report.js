@@ -205,16 +205,27 @@
 		if (pendingChartSearch !== null) { chart.search(new RegExp(pendingChartSearch)); pendingChartSearch = null; }
 	}
 
+	// A flame graph taller than the window opens (and comes back from another view) with its root in
+	// view, as the viewer's does: it opened at its deepest frames, the root below the fold.
+	function rootInView() {
+		pane.size();
+		if (!pane.inverted() && pane.contentHeight() > pane.band().height) {  // the graph's bottom at the window's
+			window.scrollTo(0, Math.max(0, views.graph.getBoundingClientRect().bottom + window.scrollY - window.innerHeight));
+		}
+	}
+
 	// -- routing ----------------------------------------------------------------------------------------
 	function route() {
 		var hash = window.location.hash.replace(/^#/, ""), view = "graph", match = /^fn-(\d+)$/.exec(hash);
 		if (match && Number(match[1]) < F.count) view = "function";
 		else if (hash === "functions") view = "functions";
 		else if (hash === "chart" && C) view = "chart";
+		var previous = current;
 		current = view;
 		for (var v in views) views[v].style.display = v === view ? "" : "none";
 		graphTools.style.display = view === "graph" ? "" : "none";
 		for (var t in tabs) tabs[t].classList.toggle("on", t === view);
+		if (view === "graph" && previous !== "graph") rootInView();
 		if (view === "graph") pane.draw();
 		else if (view === "function") showFunction(Number(match[1]));
 		else if (view === "chart") showChart();
