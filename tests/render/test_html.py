@@ -65,7 +65,8 @@ def test_payload_holds_exactly_the_layout() -> None:
     assert frames["self"] == c.selfs and "delta" not in frames
     assert [data["colours"][i] for i in frames["colour"]] == frame_colours(laid, options.svg_options())
     assert data["total"] == laid.total == 122 and data["max_depth"] == laid.max_depth
-    assert data["differential"] is False and data["legend"] is None
+    assert data["differential"] is False
+    assert [meaning for meaning, _ in data["legend"]["items"]] == ["Java (and JIT)", "inlined", "C++", "native code", "kernel"]
 
 
 def test_function_table_is_the_whole_profiles_not_the_layouts() -> None:
@@ -219,3 +220,19 @@ def test_calls_give_the_table_a_calls_column() -> None:
         table = data["functions"][group]
         assert {data["names"][n]: c for n, c in zip(table["name"], table["calls"])} == expected
     assert "calls" not in read_payload(html(graph, HtmlOptions()))["functions"]["line"]
+
+
+@pytest.mark.parametrize("colors, items", [
+    ("python", ["your code", "standard library", "native code", "kernel"]),
+    ("hot", []),
+])
+def test_a_single_profile_page_says_what_its_colours_mean(colors, items) -> None:
+    """Pages had no colour key: red read as "hot" though the python palette's red is native code,
+    and the hot palette's colours only tell names apart."""
+    data = read_payload(_page(fs.read(SMALL), HtmlOptions(colors=colors)))
+    legend = data["legend"]
+    assert [meaning for meaning, _ in legend["items"]] == items
+    if items:
+        assert legend["items"][0][1].startswith("rgb(") and "kind of code" in legend["note"]
+    else:
+        assert "does not measure anything" in legend["note"]

@@ -279,3 +279,17 @@ def test_differential_page_has_the_legend_and_signed_changes(open_page) -> None:
     assert "Change\t+15 samples" in page.tab.locator("#tooltip").inner_text()
     assert page.tab.locator("#table th", has_text="Δ Inclusive").count() == 1
     page.shot("diff")
+
+
+def test_a_python_palette_page_shows_its_colour_key(browser, tmp_path) -> None:  # noqa: F811
+    """The key says what the python palette's colours are (red read as "hot"; it is native code)."""
+    graph = fs.FlameGraph({("main (app.py:1)", "loads (<stdlib>/json/__init__.py:346)"): 5,
+                           ("main (app.py:1)", "PyObject_Call"): 3})
+    path = tmp_path / "python.html"
+    html(graph, HtmlOptions(colors="python"), path)
+    page = Page(browser, path)
+    assert page.tab.locator("#legend .key .entry").all_inner_texts() == ["your code", "standard library", "native code",
+                                                                         "kernel"]
+    assert page.tab.locator("#legend .note").inner_text().startswith("Colour: what kind of code")
+    page.shot("python-key")
+    page.check()

@@ -187,7 +187,7 @@ def payload(
     names = _Table()
     shown = {name: strip_annotation(name) for name in set(c.names)}
     frame_names = [names.index(shown[name]) for name in c.names]
-    legend = None
+    legend: Optional[Dict[str, Any]] = None
     ratio = None
     colours = _Table()
     largest: Optional[float] = None
@@ -209,6 +209,10 @@ def payload(
             bar = change_bar(largest, svg_options, unit)
             legend = {"low": bar.low, "high": bar.high, "stops": bar.stops, "meaning": bar.meaning,
                       "note": change_note(laid, largest, svg_options, unit)}
+        elif scale is None and palette is None and not svg_options.random:
+            from .palettes import key
+
+            legend = key(svg_options.colors)  # what the palette's colours mean (or that they only tell names apart)
     frame_colour = [colours.index(colour) for colour in colour_of]
     change = None
     if largest is not None:  # the page colours its transformed trees by their changes with these (as frame_colours)

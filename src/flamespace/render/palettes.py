@@ -155,6 +155,28 @@ CHOOSERS: Dict[str, Callable[[str], str]] = {
 }
 
 
+#: What the colour families of a palette that picks them by name mean, for a page's key, in the
+#: order a reader looks for them (the ``python`` palette: ours; the others are flamegraph.pl's).
+KEYS: Dict[str, Tuple[Tuple[str, str], ...]] = {
+    "python": (("your code", "green"), ("standard library", "aqua"), ("native code", "red"), ("kernel", "orange")),
+    "java": (("Java (and JIT)", "green"), ("inlined", "aqua"), ("C++", "yellow"), ("native code", "red"), ("kernel", "orange")),
+    "js": (("JavaScript", "green"), ("built-ins", "aqua"), ("C++", "yellow"), ("native code", "red"), ("kernel", "orange")),
+    "perl": (("Perl", "green"), ("C++", "yellow"), ("native code", "red"), ("kernel", "orange")),
+    "chain": (("waker", "aqua"), ("off-CPU stack", "blue")),
+}
+
+
+def key(palette: str) -> Dict[str, object]:
+    """A page's colour key: each family's meaning and a colour of it (``items``), or, for a
+    palette whose colours only tell names apart, a note that says so."""
+    families = KEYS.get(palette)
+    if families is not None:
+        return {"items": [[meaning, "rgb({},{},{})".format(*BASE[family](0.5, 0.5, 0.5))] for meaning, family in families],
+                "note": "Colour: what kind of code a frame is; width: its share of the total."}
+    return {"items": [], "note": f"Colour tells frames apart by name ({palette} palette): it does not measure anything; "
+                                 "width is a frame's share of the total."}
+
+
 class Colourer:
     """The colour of each frame name under one set of options (cached: names repeat).
 

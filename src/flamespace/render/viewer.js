@@ -1116,7 +1116,16 @@
 		var minimap = Minimap(minimapCanvas, pane, function () { remember(); });
 
 		function drawLegend(spec) {
-			legendBar(legend, spec);
+			if (spec.items) {  // a palette's key: what each colour family means
+				var row = legend.appendChild(el("div", {"class": "key"}));
+				spec.items.forEach(function (item) {
+					var entry = row.appendChild(el("span", {"class": "entry"}));
+					entry.appendChild(el("span", {"class": "swatch", style: "background: " + item[1]}));
+					entry.appendChild(document.createTextNode(item[0]));
+				});
+			} else {
+				legendBar(legend, spec);
+			}
 			legend.appendChild(el("div", {"class": "note"}, spec.note));
 		}
 
