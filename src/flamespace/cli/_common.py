@@ -226,11 +226,13 @@ def _writable() -> List[str]:
     return ["folded", *(name for name in registry.writable_names() if name not in ("folded", "folded-diff"))]
 
 
-def write_profile(profile: Profile, output: str, no_header: bool, *, command: str) -> None:
-    """Write ``profile`` in the format -o's name asks for (folded by default)."""
+def write_profile(profile: Profile, output: str, no_header: bool, fmt: str, *, command: str) -> None:
+    """Write ``profile`` in ``fmt`` (what :func:`output_format` chose before the input was read); a
+    differential profile, known only once read, only as folded (the error says so)."""
     from ..core.differential import Differential
 
-    fmt = output_format(output, command, differential=isinstance(profile, Differential))
+    if isinstance(profile, Differential) and fmt != "folded":
+        output_format(output, command, differential=True)  # raises: what differential output can be
     sys.stdout.flush()
     registry.write(profile, output, fmt, **header_setting(fmt, no_header))
 
@@ -249,11 +251,11 @@ def header_setting(output_format: str, no_header: bool) -> Dict[str, bool]:
 
 
 def write_texts(
-    values: Mapping[str, Number], metadata: Metadata, output: str, no_header: bool = False,
-    before: Optional[Mapping[str, Number]] = None, *, command: str,
+    values: Mapping[str, Number], metadata: Metadata, output: str, no_header: bool, fmt: str,
+    before: Optional[Mapping[str, Number]] = None,
 ) -> None:
-    """What :func:`write_profile` writes, for values keyed by stack text (see :func:`read_texts`)."""
-    fmt = output_format(output, command, differential=before is not None)
+    """What :func:`write_profile` writes, for values keyed by stack text (see :func:`read_texts`);
+    two counts a line (``before``) only in folded, which :func:`output_format` saw to."""
     sys.stdout.flush()
     if fmt == "folded":
         registry.write_texts(values, metadata, output, before=before, header=not no_header)

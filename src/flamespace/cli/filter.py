@@ -105,7 +105,7 @@ def run(
 
     from ..core.differential import Differential
 
-    output_format(output, "filter")  # a name filter cannot write fails before the input is read
+    fmt = output_format(output, "filter")  # a name filter cannot write fails before the input is read
     profile = read_profile(input, skip_invalid, input_format)
     if isinstance(profile, Differential):
         profile = profile.map(apply)
@@ -116,7 +116,7 @@ def run(
         profile = apply(profile)
         if share is not None:
             profile = transforms.prune(profile, share)
-    write_profile(profile, output, no_header, command="filter")
+    write_profile(profile, output, no_header, fmt, command="filter")
 
 
 SPEC = Command("filter", run, [Argument("input", default="-")], [

@@ -25,7 +25,7 @@ def run(
     from ..formats.folded import DifferentialInput
     from ._common import differential_input, expand_inputs, output_format, progress, report, write_texts
 
-    output_format(output, "merge")  # a name merge cannot write fails before the inputs are read
+    fmt = output_format(output, "merge")  # a name merge cannot write fails before the inputs are read
     files = expand_inputs(inputs)
     # stack texts, never frames: a sum needs none (one input in memory at once besides the sum)
     try:
@@ -37,7 +37,7 @@ def run(
         raise differential_input(error.source or "", "merge") from None
     if mean:
         merged = scale_values(merged, len(files), divide=True)
-    write_texts(merged, metadata, output, no_header, command="merge")
+    write_texts(merged, metadata, output, no_header, fmt)
 
 
 SPEC = Command("merge", run, [Argument("inputs", nargs=-1)], [

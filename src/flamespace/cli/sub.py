@@ -27,14 +27,14 @@ def run(
     from ..core.differential import Differential, scale_to_total
     from ._common import output_format, read_graph, read_texts, write_profile, write_texts
 
-    output_format(output, "sub", differential=True)  # before the inputs are read
+    fmt = output_format(output, "sub", differential=True)  # before the inputs are read
     if strip_hex:  # needs frames
         from ..core.transforms import strip
 
         first = strip(read_graph(before, "sub", skip_invalid, input_format), "hex")
         second = strip(read_graph(after, "sub", skip_invalid, input_format), "hex")
         difference = Differential(first, second)
-        write_profile(difference.normalized() if normalize else difference, output, no_header, command="sub")
+        write_profile(difference.normalized() if normalize else difference, output, no_header, fmt, command="sub")
         return
     # stack texts, never frames: the difference of two profiles needs none
     first_values, _ = read_texts(before, "sub", skip_invalid, input_format)
@@ -42,7 +42,7 @@ def run(
     if normalize:
         scaled = scale_to_total(first_values, sum(second_values.values()))
         first_values = first_values if scaled is None else scaled
-    write_texts(second_values, metadata, output, no_header, before=first_values, command="sub")
+    write_texts(second_values, metadata, output, no_header, fmt, before=first_values)
 
 
 SPEC = Command("sub", run, [Argument("before"), Argument("after")], [

@@ -26,7 +26,7 @@ from .target import Program, Target
 
 TYPE_CHECKING = False  # typing and dataclasses cost record's start-up ~10 ms (docs/performance.md)
 if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
+    from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple, Union
 
     from .._types import Output
     from .memory import MemoryOptions
@@ -172,12 +172,15 @@ def run(
 def _private_directory(prefix: str) -> str:
     """:func:`_make_private_directory`, or a clear error naming $TMPDIR (full, read-only, missing);
     what recordings killed with SIGKILL left there goes first (:func:`_remove_stale_directories`)."""
-    _remove_stale_directories(_temporary_base(), prefix)
+    base = _temporary_base()
+    if (base, prefix) not in _SWEPT:  # once a process: collect makes a directory a run
+        _SWEPT.add((base, prefix))
+        _remove_stale_directories(base, prefix)
     try:
-        return _make_private_directory(prefix)
+        return _make_private_directory(prefix, base)
     except OSError as exc:
         raise FlamespaceError(
-            f"cannot create the recording's temporary directory in {_temporary_base()}: {exc.strerror or exc}; "
+            f"cannot create the recording's temporary directory in {base}: {exc.strerror or exc}; "
             "free some space there or set TMPDIR to a directory with room"
         ) from None
 
@@ -186,12 +189,11 @@ def _temporary_base() -> str:
     return os.path.abspath(next((os.environ[name] for name in ("TMPDIR", "TEMP", "TMP") if os.environ.get(name)), "/tmp"))
 
 
-def _make_private_directory(prefix: str) -> str:
-    """A new directory that only we can use, in $TMPDIR, $TEMP, $TMP or /tmp (an absolute path:
+def _make_private_directory(prefix: str, base: str) -> str:
+    """A new directory that only we can use, in ``base`` ($TMPDIR, $TEMP, $TMP or /tmp: an absolute path:
     the child may run elsewhere): ``tempfile.mkdtemp`` without
     importing tempfile, which imports shutil, random and three compressors (about 4 ms of
     every recording's fixed cost); tempfile itself when those directories will not do."""
-    base = _temporary_base()
     for _ in range(10):
         path = os.path.join(base, f"{prefix}{os.getpid()}-{os.urandom(6).hex()}")
         try:
@@ -214,6 +216,8 @@ def _make_private_directory(prefix: str) -> str:
 #: In each recording's directory: the pid namespace of the flamespace that made it (the pid in the
 #: directory's name means something only there: a container may share /tmp with other pids).
 OWNER = "owner"
+#: The temporary directories (and prefixes) swept of stale recordings' directories by this process.
+_SWEPT: Set[Tuple[str, str]] = set()
 
 
 def _pid_namespace() -> str:
