@@ -54,7 +54,7 @@ def choose(output: "Optional[str]", given: "Optional[str]", command: str,
         writable = writable()
     if what in writable:
         return what
-    listed = ", ".join(f"{fmt} ({_first_ending(fmt, endings)})" for fmt in writable)
+    listed = ", ".join(f"{fmt} ({first_ending(fmt, endings)})" for fmt in writable)
     raise ArgumentError(f"-o {output}: {command} cannot write {_describe(what)}; it writes {listed} "
                         f"(give another name, or {option} FORMAT)")
 
@@ -80,7 +80,8 @@ def _registry_format(output: str) -> "Optional[str]":
     return None if fmt is None else fmt.name
 
 
-def _first_ending(fmt: str, endings: "Mapping[str, Sequence[str]]") -> str:
+def first_ending(fmt: str, endings: "Mapping[str, Sequence[str]]") -> str:
+    """The ending a file of ``fmt`` is given (a default output's name, the list in an error)."""
     if endings.get(fmt):
         return endings[fmt][0]
     if fmt in PICTURES:

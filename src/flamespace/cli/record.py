@@ -44,13 +44,13 @@ def run(
     from ..collect import Program, record_program
     from ..collect.launcher import RecordError  # imported here: other commands need not pay for it
 
-    from ._output_format import choose
+    from ._output_format import choose, first_ending
 
     target = target_of(command, module, code)
     output_format = choose(output, output_format, "record", WRITES, ENDINGS)
     options = recorder_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration,
                                 seed, output_format)
-    output = output or f"profile-{time.strftime('%Y%m%d-%H%M%S')}{_ending(output_format)}"
+    output = output or f"profile-{time.strftime('%Y%m%d-%H%M%S')}{first_ending(output_format, ENDINGS)}"
     if output_format in PICTURE_FORMATS:
         from ._common import refuse_terminal
 
@@ -83,15 +83,6 @@ def run(
                        **header_setting(output_format, no_header))
     _report(result, output, quiet)
     return result.exit_code
-
-
-def _ending(output_format: str) -> str:
-    """The file ending of ``output_format``, for the default output's name."""
-    if output_format in ENDINGS:
-        return ENDINGS[output_format][0]
-    from ..formats import registry
-
-    return registry.by_name(output_format).extensions[0]
 
 
 def _write_picture(graph: "FlameGraph", output: str, command: str, kind: str, roots: "Tuple[str, ...]") -> None:
