@@ -430,44 +430,63 @@ def pair_runs(baseline: Sequence[RunInfo], candidate: Sequence[RunInfo], mode: s
     return Pairing(tuple((rounds[0][key], rounds[1][key]) for key in common), "; ".join(n for n in notes if n))
 
 
-#: Runs named in a pairing's reason, at most (the rest counted).
-NAMED_RUNS = 5
-
-
-def _named(runs: Sequence[RunInfo]) -> str:
-    """The first :data:`NAMED_RUNS` runs' names, and how many more."""
-    names = ", ".join(run.name for run in runs[:NAMED_RUNS])
-    return names + (f" and {len(runs) - NAMED_RUNS} more" if len(runs) > NAMED_RUNS else "")
-
-
 def _short(collection: Optional[str]) -> str:
+    """A collection id as notes show it (its first 8 digits: enough to tell collections apart)."""
     return (collection or "none")[:8]
 
 
 def _not_rounds(baseline: Sequence[RunInfo], candidate: Sequence[RunInfo], mode: str) -> str:
     """Why the runs are not halves of rounds of the collections both sides share ('' when they are)."""
     sides = (("baseline", baseline), ("candidate", candidate))
+    for check in (_without_round, _without_collection, _unshared_collections, _repeated_rounds):
+        problem = check(sides, mode)
+        if problem:
+            return problem
+    return ""
+
+
+Sides = Tuple[Tuple[str, Sequence[RunInfo]], ...]
+
+
+def _without_round(sides: Sides, mode: str) -> str:
+    """Runs that carry no round (not from an interleaved collection), named."""
     loose = [(name, [run for run in runs if run.pair is None], len(runs)) for name, runs in sides]
-    if any(runs for _, runs, _ in loose):
-        counts = " and ".join(f"{len(runs)} of {total} {name} run(s)" for name, runs, total in loose if runs)
-        return (f"{counts} carry no round of an interleaved collection (the pair header 'flamespace collect' "
-                f"writes when it alternates two programs): {_named([r for _, runs, _ in loose for r in runs])}")
-    everything = [*baseline, *candidate]
+    if not any(runs for _, runs, _ in loose):
+        return ""
+    counts = " and ".join(f"{len(runs)} of {total} {name} run(s)" for name, runs, total in loose if runs)
+    return (f"{counts} carry no round of an interleaved collection (the pair header 'flamespace collect' "
+            f"writes when it alternates two programs): {_names([r for _, runs, _ in loose for r in runs])}")
+
+
+def _without_collection(sides: Sides, mode: str) -> str:
+    """Runs with a round but no collection id (recorded before collect wrote one): their rounds
+    may be of different collections. ``on`` pairs them by round number when none has an id."""
+    everything = [run for _, runs in sides for run in runs]
     unnamed = [run for run in everything if run.collection is None]
-    if unnamed and (len(unnamed) < len(everything) or mode != "on"):
-        return (f"{len(unnamed)} run(s) carry a round but no collection id (recorded before flamespace wrote one), "
-                f"so rounds of different collections cannot be told apart: {_named(unnamed)}"
-                + ("" if len(unnamed) < len(everything) else " (--pairing on pairs them by round number alone)"))
+    if not unnamed or (len(unnamed) == len(everything) and mode == "on"):
+        return ""
+    return (f"{len(unnamed)} run(s) carry a round but no collection id (recorded before flamespace wrote one), "
+            f"so rounds of different collections cannot be told apart: {_names(unnamed)}"
+            + ("" if len(unnamed) < len(everything) else " (--pairing on pairs them by round number alone)"))
+
+
+def _unshared_collections(sides: Sides, mode: str) -> str:
+    """Runs of a collection the other side has no run of (a stored baseline, another collect)."""
     ids = [{run.collection for run in runs} for _, runs in sides]
     if not ids[0] & ids[1]:
         return (f"the baseline's runs and the candidate's come from different collections (baseline "
                 f"{', '.join(sorted(map(_short, ids[0])))}; candidate {', '.join(sorted(map(_short, ids[1])))}): "
                 "only the two runs of one round of one collection are a pair")
-    for (name, runs), own, other in ((sides[0], ids[0], ids[1]), (sides[1], ids[1], ids[0])):
+    for (name, runs), other in zip(sides, reversed(ids)):
         alone = [run for run in runs if run.collection not in other]
         if alone:
             return (f"{len(alone)} {name} run(s) come from collection(s) the other side has no run of "
-                    f"({', '.join(sorted({_short(r.collection) for r in alone}))}): {_named(alone)}")
+                    f"({', '.join(sorted({_short(r.collection) for r in alone}))}): {_names(alone)}")
+    return ""
+
+
+def _repeated_rounds(sides: Sides, mode: str) -> str:
+    """Two runs of one side that claim the same round of the same collection."""
     for name, runs in sides:
         seen: Dict[RoundKey, RunInfo] = {}
         for run in runs:
@@ -482,11 +501,10 @@ def _not_rounds(baseline: Sequence[RunInfo], candidate: Sequence[RunInfo], mode:
 def _left_out(baseline: Sequence[RunInfo], candidate: Sequence[RunInfo], rounds: Sequence[Mapping[RoundKey, int]],
               common: Set[RoundKey]) -> str:
     """The runs a paired test leaves out (their round has no run on the other side), named."""
-    alone = [run for side, index in zip((baseline, candidate), rounds) for key, i in index.items() if key not in common
-             for run in (side[i],)]
+    alone = [side[i] for side, index in zip((baseline, candidate), rounds) for key, i in index.items() if key not in common]
     if not alone:
         return ""
-    return f"{len(alone)} run(s) without a partner in the same round left out of the paired test: {_named(alone)}"
+    return f"{len(alone)} run(s) without a partner in the same round left out of the paired test: {_names(alone)}"
 
 
 def _unpaired(mode: str, reason: str) -> Pairing:
