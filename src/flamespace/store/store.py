@@ -133,8 +133,8 @@ class _Intern:
         self.texts: Dict[str, int] = {}
         #: Content hash -> a profile with that content (whatever its labels).
         self.hashes: Dict[str, int] = {}
-        #: (content hash, stored labels as JSON) -> the profile: a run's identity (:func:`_identity`).
-        self.runs: Dict[Tuple[str, str], int] = {}
+        #: A run's identity (:func:`_identity`: content and labels) -> the profile.
+        self.runs: Dict[str, int] = {}
         #: The highest id of each kind seen in the parts: a counter below it would give an id twice.
         self.top: Dict[str, int] = {kind: -1 for kind in COUNTERS}
 
@@ -218,17 +218,18 @@ class Store:
             stacks, numbers = _intern_values(intern, values, counters, new_frames, new_stacks)
             digest = _content_hash(stacks, numbers, metadata)
             merged = {**metadata.labels, **labels}  # those added win
-            identity = _identity(digest, _stored_labels(merged))
-            known = _stored_as(intern, identity, _collected(metadata))
+            stored = _stored_labels(merged)
+            identity = _identity(digest, stored)
+            known = _stored_as(intern, identity, digest, _collected(metadata))
             if known is not None:
                 result.duplicates.append((source, known))
                 continue
             ident = counters["profile"]
             counters["profile"] += 1
-            _remember(intern, {identity: ident})  # (a failed ingest drops intern: see add)
+            _remember(intern, identity, digest, ident)  # (a failed ingest drops intern: see add)
             facts.append((np.full(len(stacks), ident, dtype=np.int32), stacks, numbers))
             integral = bool(((numbers == np.floor(numbers)) & (np.abs(numbers) < 2.0 ** 53)).all())
-            _profile_row(rows, ident, digest, source, metadata, merged, identity[1], added_at, numbers, integral)
+            _profile_row(rows, ident, digest, source, metadata, merged, stored, added_at, numbers, integral)
             result.added.append(ident)
             held += len(stacks)
             if held >= PART_FACTS:
@@ -351,7 +352,7 @@ class Store:
                 intern.top["stack"] = max(intern.top["stack"], ident)
         for part in snapshot.parts:
             for ident, digest, labels in zip(*_columns(pq, snapshot.file(part, "profiles"), ("id", "hash", "labels"))):
-                _remember(intern, {_identity(digest, labels): ident})
+                _remember(intern, _identity(digest, labels), digest, ident)
                 intern.top["profile"] = max(intern.top["profile"], ident)
         intern.parts.update(p["name"] for p in fresh)
         return intern
@@ -970,11 +971,12 @@ def _stored_labels(labels: Mapping[str, str]) -> str:
     return json.dumps(labels, sort_keys=True)
 
 
-def _identity(digest: str, labels: str) -> Tuple[str, str]:
-    """A stored run's identity: its content hash and its stored labels (:func:`_stored_labels`).
-    Both are columns of every profile ever stored, so stores written before this rule need no
-    migration. Two runs that counted the same but carry other labels (other commits) are two."""
-    return digest, labels
+def _identity(digest: str, labels: str) -> str:
+    """A stored run's identity: sha256 of its content hash and its stored labels
+    (:func:`_stored_labels`), both columns of every profile ever stored, so stores written
+    before this rule need no migration (and a writer holds 64 characters a profile, not its
+    labels). Two runs that counted the same but carry other labels (other commits) are two."""
+    return hashlib.sha256(f"{digest}\n{labels}".encode()).hexdigest()
 
 
 def _collected(metadata: Metadata) -> bool:
@@ -984,19 +986,18 @@ def _collected(metadata: Metadata) -> bool:
     return bool(labels.get("collection")) and bool(labels.get("run"))
 
 
-def _stored_as(intern: _Intern, identity: Tuple[str, str], collected: bool) -> Optional[int]:
-    """The stored profile (or one earlier in this ingest) that ``identity`` re-ingests, else None:
-    the same content and labels; for a run of a collection (``collected``) the same content,
-    whose hash covers its collection and run labels."""
+def _stored_as(intern: _Intern, identity: str, digest: str, collected: bool) -> Optional[int]:
+    """The stored profile (or one earlier in this ingest) that a profile re-ingests, else None:
+    the same ``identity`` (content and labels); for a run of a collection (``collected``) the
+    same content ``digest``, which covers its collection and run labels."""
     known = intern.runs.get(identity)
-    return intern.hashes.get(identity[0]) if known is None and collected else known
+    return intern.hashes.get(digest) if known is None and collected else known
 
 
-def _remember(intern: _Intern, stored: Mapping[Tuple[str, str], int]) -> None:
-    """Note stored profiles (identity -> id) for later ingests to recognise."""
-    for identity, ident in stored.items():
-        intern.runs[identity] = ident
-        intern.hashes.setdefault(identity[0], ident)
+def _remember(intern: _Intern, identity: str, digest: str, ident: int) -> None:
+    """Note a stored profile for later ingests to recognise (:func:`_stored_as`)."""
+    intern.runs[identity] = ident
+    intern.hashes.setdefault(digest, ident)
 
 
 def _stack_id(intern: _Intern, text: str, counters: Dict[str, int], new_frames: List[Tuple[int, str]],
