@@ -17,6 +17,8 @@ HEADERS = {
     "unit": "ns", "metric": "wall", "mode": "wall", "weight": "time", "rate_requested": "100", "python": "3.11.7",
     "host": "ci", "command": "python bench.py", "ticks": "100", "late": "0", "missed": "0",
 }
+#: The id of the collection whose rounds the paired runs are (as `collect` writes it).
+COLLECTION = "5eed5eed5eed5eed"
 #: The stacks of every run: steady values, so that only what a test changes can be significant.
 STACKS = {"main;work": 100_000_000, "main;other": 50_000_000}
 
@@ -222,12 +224,24 @@ def test_runs_of_an_interleaved_collection_are_compared_as_pairs(capsys, tmp_pat
     a = tmp_path / "a"
     b = tmp_path / "b"
     for i in range(1, 7):
-        write_run(a / f"run-{i:03d}.folded", i, pair=str(i))
-        write_run(b / f"run-{i:03d}.folded", i, pair=str(i))
+        write_run(a / f"run-{i:03d}.folded", i, pair=str(i), collection=COLLECTION)
+        write_run(b / f"run-{i:03d}.folded", i, pair=str(i), collection=COLLECTION)
     code, out, err = run(capsys, "-a", a, "-b", b)
     assert code == 0 and "6 pairs of runs from the same rounds" in err and "(paired:" in out
     code, out, err = run(capsys, "-a", a, "-b", b, "--pairing", "off")
     assert "pairs of runs" not in err and "(paired:" not in out
+
+
+def test_rounds_without_a_collection_id_are_tested_unpaired_unless_pairing_is_on(capsys, tmp_path):
+    """Runs recorded before collections had ids: their round numbers cannot say which collection."""
+    for side in ("a", "b"):
+        for i in range(1, 7):
+            write_run(tmp_path / side / f"run-{i:03d}.folded", i, pair=str(i))
+    code, out, err = run(capsys, "-a", tmp_path / "a", "-b", tmp_path / "b")
+    assert code == 0 and "(paired:" not in out
+    assert "note: runs tested as unpaired (all 6 + 6 runs): 12 run(s) carry a round but no collection id" in err
+    code, out, err = run(capsys, "-a", tmp_path / "a", "-b", tmp_path / "b", "--pairing", "on")
+    assert code == 0 and "(paired:" in out and "6 pairs of runs" in err and "paired by round number alone" in err
 
 
 def test_pairing_on_without_rounds_is_an_error(capsys, tmp_path):
@@ -241,7 +255,7 @@ def test_paired_runs_get_the_drift_note_but_not_the_warning(capsys, tmp_path):
     for side, stacks in (("a", STACKS), ("c", grown)):
         for i in range(1, 7):
             write_run(tmp_path / side / f"run-{i:03d}.folded", i, stacks, duration_s=f"{1.0 + 0.1 * (i - 1):.3f}",
-                      pair=str(i))
+                      pair=str(i), collection=COLLECTION)
     code, out, err = run(capsys, "-a", tmp_path / "a", "-b", tmp_path / "c")
     assert code == 3 and "main;new" in out and "6 pairs of runs" in err
     assert "note: run time:" in err and "machine drifted more" not in err

@@ -48,8 +48,8 @@ def test_add_ls_get_and_gc(capsys, tmp_path, store):
     base = write_runs(tmp_path / "base", 1, False, n=4)
     code, _, err = run(capsys, "store", "add", base, "--no-git", "--label", "bench=parse", "--label", "branch=main")
     assert code == 0 and "added 4 profile(s)" in err
-    code, _, err = run(capsys, "store", "add", base / "run00.folded", "--no-git")
-    assert code == 0 and "added 0 profile(s)" in err and "1 already stored" in err and "run00.folded" in err
+    code, _, err = run(capsys, "store", "add", base / "run00.folded", "--no-git", "--label", "bench=parse", "--label", "branch=main")
+    assert code == 0 and "added 0 profile(s)" in err and "1 already stored, skipped" in err and "run00.folded" in err
     code, out, _ = run(capsys, "store", "ls", "--json")
     rows = json.loads(out)
     assert [r["bench"] for r in rows] == ["parse"] * 4 and rows[0]["labels"] == {"bench": "parse", "branch": "main"}
@@ -214,3 +214,48 @@ def test_repair_exits_1_when_a_problem_remains(capsys, tmp_path, store, monkeypa
         run(capsys, "store", "add", tmp_path / "other.folded", "--no-git")
     code, out, _ = run(capsys, "store", "repair")
     assert code == 1 and "repaired: raised next_stack" in out and "not repaired: frame id 0 is defined twice" in out
+
+
+def write_collection(directory, collection, rounds=8, grown=0):
+    """The runs one side of `flamespace collect --baseline-cmd ... --candidate-cmd ...` writes:
+    each with its collection id, run and round; ``grown`` ns more in main;work."""
+    directory.mkdir(parents=True)
+    for r in range(1, rounds + 1):
+        lines = ["# unit: ns", "# mode: wall", f"# collection: {collection}", f"# run: {r}", f"# pair: {r}",
+                 f"main;work {100_000_000 + grown + 1000 * (r * 7919 % 13)}", f"main;other {50_000_000 + 1000 * r}"]
+        (directory / f"run-{r:03d}.folded").write_text("\n".join(lines) + "\n")
+    return directory
+
+
+def test_a_stored_baseline_is_tested_unpaired_with_every_run(capsys, tmp_path, store):
+    """Issue 26: a stored baseline (another collection) was paired round by round with new runs,
+    10 of 40 runs left out in silence. Failed before: 6 pairs, 2 candidate runs dropped."""
+    base = write_collection(tmp_path / "old" / "baseline", "0000aaaa0000aaaa", rounds=6)
+    assert run(capsys, "store", "add", base, "--no-git", "--label", "branch=main")[0] == 0
+    cand = write_collection(tmp_path / "new" / "candidate", "1111bbbb1111bbbb", rounds=8, grown=5_000_000)
+    code, out, err = run(capsys, "compare", "-a", "store:branch=main,last=30", "-b", cand, "--json")
+    assert code == 3 and json.loads(out)["runs"] == {"baseline": 6, "candidate": 8}
+    assert ("note: runs tested as unpaired (all 6 + 8 runs): the baseline's runs and the candidate's come from "
+            "different collections (baseline 0000aaaa; candidate 1111bbbb)") in err
+    assert "pairs of runs" not in err and "left out" not in err
+
+
+def test_the_runs_of_one_collection_still_pair_through_the_store_and_gc(capsys, tmp_path, store):
+    """The store keeps each run's collection and round (its labels), through add and gc."""
+    for side, grown in (("baseline", 0), ("candidate", 5_000_000)):
+        directory = write_collection(tmp_path / "ab" / side, "2222cccc2222cccc", grown=grown)
+        assert run(capsys, "store", "add", directory, "--no-git", "--label", f"side={side}")[0] == 0
+    assert run(capsys, "store", "gc")[0] == 0
+    code, out, err = run(capsys, "compare", "-a", "store:side=baseline", "-b", "store:side=candidate")
+    assert code == 3 and "8 pairs of runs from the same rounds of their collection" in err and "(paired:" in out
+
+
+def test_two_commits_whose_runs_count_the_same_both_keep_their_runs(capsys, tmp_path, store):
+    """Issue 26: `store add` skipped the second commit's runs (same counts as the first's), so
+    `history` had a hole there. Failed before: the second add added 0 profiles."""
+    runs = write_runs(tmp_path / "runs", 1, False, n=3)
+    for commit in ("c1", "c2"):
+        code, _, err = run(capsys, "store", "add", runs, "--no-git", "--label", f"commit={commit}", "--label", "branch=main")
+        assert code == 0 and "added 3 profile(s)" in err and "already stored" not in err
+    code, out, _ = run(capsys, "store", "ls", "--json")
+    assert Counter(row["commit"] for row in json.loads(out)) == {"c1": 3, "c2": 3}

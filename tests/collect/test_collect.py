@@ -77,11 +77,15 @@ def test_two_programs_run_in_rounds_with_their_own_environment(capsys, tmp_path,
     rounds = [sorted(log(tmp_path)[i:i + 2]) for i in (0, 2, 4)]
     assert rounds == [["base", "cand"]] * 3  # warm-up round first, then one run of each per round
     assert "SIDE" not in os.environ  # the sides' variables went to the programs only
+    collections = set()
     for side, work in (("baseline", "work_base"), ("candidate", "work_cand")):
         assert sorted(p.name for p in (tmp_path / "ab" / side).iterdir()) == ["run-001.folded", "run-002.folded"]
-        graph = fs.read(tmp_path / "ab" / side / "run-001.folded")
-        assert graph.metadata.labels["program"] == side and graph.metadata.labels["pair"] == "1"
+        for number in (1, 2):
+            graph = fs.read(tmp_path / "ab" / side / f"run-00{number}.folded")
+            assert graph.metadata.labels["program"] == side and graph.metadata.labels["pair"] == str(number)
+            collections.add(graph.metadata.labels["collection"])  # a round is a pair within its collection only
         assert any(stack[-1].startswith(work) for stack in graph)
+    assert len(collections) == 1 and len(collections.pop()) == 16
     assert "4 runs kept, after 1 warm-up run of each" in err
     assert "next: flamespace compare --baseline ab/baseline --candidate ab/candidate" in err
 

@@ -213,6 +213,9 @@ def test_a_profile_id_used_twice_is_found_by_check_and_given_a_new_id_by_repair(
     assert snapshot.profile_ids() == [0, 1, 2]
     assert [snapshot.merged(snapshot.select(f"store:id={i}"))[0] for i in range(3)] == [{"a;b": 1}, {"a;c": 2}, {"a;b": 5}]
     assert not check(open_store(root)).problems
+    again = open_store(root).add([({"a;b": 5}, Metadata(unit="samples", labels={"r": "3"}), "three")])
+    assert again.added == [] and again.duplicates == [("three", 2)]  # its labels and identity kept through repair
+    assert open_store(root).snapshot().select("store:r=3") == [2]
     assert open_store(root).add(runs("n", 1)).added == [3]
 
 

@@ -76,16 +76,46 @@ def test_float_values_and_the_empty_stack_round_trip(tmp_path):
         ("a", "b"): 0.25, (): 3.5, ("a",): 1e-300, ("", "b"): 2.0, ("", ""): 1.5}
 
 
-def test_the_same_profile_twice_is_stored_once(tmp_path):
+def test_the_same_profile_with_the_same_labels_is_stored_once(tmp_path):
     store = open_store(str(tmp_path / "s"))
     one = ({"a;b": 3, "a": 1}, Metadata(unit="samples", labels={"host": "h"}), "one.folded")
-    first = store.add([one, one])
+    first = store.add([one, one], labels={"branch": "main"})
     assert len(first.added) == 1 and first.duplicates == [("one.folded", first.added[0])]
-    again = open_store(str(tmp_path / "s")).add([one], labels={"branch": "other"})  # added labels are no new content
+    again = open_store(str(tmp_path / "s")).add([one], labels={"branch": "main"})  # a re-ingest (a fresh writer)
     assert again.added == [] and again.duplicates == [("one.folded", first.added[0])]
     snapshot = store.snapshot()
     assert snapshot.count() == 1
     assert snapshot.merged(snapshot.select("store:host=h"))[0] == {"a;b": 3, "a": 1}
+
+
+def test_the_same_counts_under_other_labels_are_another_run(tmp_path):
+    """Issue 26: every run of `flamespace trace` on unchanged code counts the same, and the
+    second commit's runs were skipped as already stored: `history` had a hole there. (Failed
+    before: the second add added nothing.)"""
+    store = open_store(str(tmp_path / "s"))
+    run = {"main;parse": 120, "main": 3}
+    for commit in ("c1", "c2"):
+        done = store.add([(run, Metadata(unit="calls", labels={"run": str(i)}), f"run-{i}") for i in (1, 2)],
+                         labels={"commit": commit, "branch": "main"})
+        assert len(done.added) == 2 and done.duplicates == []
+    again = open_store(str(tmp_path / "s")).add([(run, Metadata(unit="calls", labels={"run": "1"}), "run-1")],
+                                                labels={"commit": "c2", "branch": "main"})
+    assert again.added == [] and len(again.duplicates) == 1  # the same run, same labels: a re-ingest
+    snapshot = store.snapshot()
+    assert snapshot.count() == 4
+    for commit in ("c1", "c2"):
+        assert snapshot.merged(snapshot.select(f"store:commit={commit}"))[0] == {"main;parse": 240, "main": 6}
+
+
+def test_a_run_of_a_collection_added_again_under_other_labels_is_the_same_run(tmp_path):
+    """Its collection and run headers name it: a second `store add` with another --label is a re-ingest."""
+    store = open_store(str(tmp_path / "s"))
+    run = ({"a": 5}, Metadata(unit="ns", labels={"collection": "0123456789abcdef", "run": "1"}), "run-001.folded")
+    first = store.add([run], labels={"bench": "x"})
+    again = store.add([run], labels={"bench": "y"})
+    assert len(first.added) == 1 and again.added == [] and again.duplicates == [("run-001.folded", first.added[0])]
+    other = ({"a": 5}, Metadata(unit="ns", labels={"collection": "fedcba9876543210", "run": "1"}), "run-001.folded")
+    assert len(store.add([other], labels={"bench": "y"}).added) == 1  # another collection's run: another run
 
 
 _WRITER = """

@@ -275,16 +275,16 @@ def pair_sides(samples: Dict[str, "Sample"], screening: Screening, mode: str, al
 
     kept = screening.kept
     baseline, candidate = kept["baseline"], kept["candidate"]
-    matched = len({r.pair for r in baseline} & {r.pair for r in candidate} - {None})
     pairing = pair_runs(baseline, candidate, mode,
-                        reaches_alpha=smallest_p(matched, matched, permutations, alternative, paired=True) <= alpha)
+                        reaches_alpha=lambda pairs: smallest_p(pairs, pairs, permutations, alternative, paired=True) <= alpha)
     if not pairing.paired:
         interleaved = any(r.pair is not None for r in baseline + candidate)
-        note = [Finding("note", f"runs tested as unpaired: {pairing.reason}")] if interleaved and mode != "off" else []
+        used = f"all {len(baseline)} + {len(candidate)} runs"
+        note = [Finding("note", f"runs tested as unpaired ({used}): {pairing.reason}")] if interleaved and mode != "off" else []
         return samples, False, note
     rows = list(zip(*pairing.rows))
     paired = {side: samples[side].runs(list(indices)) for side, indices in zip(("baseline", "candidate"), rows)}
-    message = f"{len(pairing.rows)} pairs of runs from the same rounds: drift between rounds cancels"
+    message = f"{len(pairing.rows)} pairs of runs from the same rounds of their collection: drift between rounds cancels"
     return paired, True, [Finding("note", message + (f"; {pairing.reason}" if pairing.reason else ""))]
 
 

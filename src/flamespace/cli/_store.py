@@ -127,7 +127,7 @@ def store_collection(collection: Collection, labels: Mapping[str, Mapping[str, s
             added, duplicates = added + len(result.added), duplicates + len(result.duplicates)
     finally:
         report(diagnostics)
-    again = f" ({duplicates} already there)" if duplicates else ""
+    again = f" ({duplicates} skipped: the same runs were already stored)" if duplicates else ""
     warn(f"flamespace {command}: added {added} run(s) to the store {target.path}{again}")
 
 

@@ -281,7 +281,8 @@ SPEC = Command("compare", run, [], [
     Option(("--seed",), "seed", "int", DEFAULTS["seed"], show_default=True, help="maxt's random seed (same seed, same result)."),
     Option(("--pairing",), "pairing", "choice", "auto", choices=PAIRING, show_default=True,
            help="maxt: test the runs of each round of an interleaved collection as pairs, so that drift of the machine "
-                "between rounds cannot look like a change (auto: when every run carries its round and the pairs can reach α)."),
+                "between rounds cannot look like a change (auto: when every run is half of a round of a collection both "
+                "sides share and the pairs can reach α; else unpaired, every run used, a note says why)."),
     Option(("--min-delta",), "min_delta", "float", DEFAULTS["min_delta"], metavar="X",
            help="Ignore changes smaller than X (in the profiles' unit)."),
     Option(("--min-rel",), "min_rel", "str", f"{DEFAULTS['min_rel']:g}", metavar="X",

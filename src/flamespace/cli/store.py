@@ -54,8 +54,10 @@ def add(inputs: Sequence[str], labels: Sequence[str], no_git: bool, store: Optio
     """Add profile files (any readable format; a directory: the profiles in it) to the store.
 
     Each profile is labelled with its own headers (host, mode, python, ...), the commit and
-    branch of the git checkout (unless --no-git) and every --label. A profile already in the
-    store (same content) is not added twice.
+    branch of the git checkout (unless --no-git) and every --label. Every run is kept: the
+    same counts under other labels (another commit) are another run. Only a re-ingest is
+    skipped, and named: the same content with the same labels, or the same run of a collection
+    (its collection and run headers) added again under other labels.
     """
     from ..diagnostics import Diagnostics
     from ..store import open_store
@@ -74,7 +76,8 @@ def add(inputs: Sequence[str], labels: Sequence[str], no_git: bool, store: Optio
                                   input_format=input_format, skip_invalid=skip_invalid)
     finally:
         report(diagnostics)
-    again = f"; {len(result.duplicates)} already stored (same content): {_names([s for s, _ in result.duplicates])}" \
+    again = (f"; {len(result.duplicates)} already stored, skipped (the same run: same content and labels): "
+             f"{_names([f'{s} (id {i})' for s, i in result.duplicates])}") \
         if result.duplicates else ""
     warn(f"flamespace store add: added {len(result.added)} profile(s) to {target.path}{again}")
 

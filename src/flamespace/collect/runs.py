@@ -4,7 +4,8 @@ One profile is a noisy estimate; a *sample* of runs lets :func:`flamespace.compa
 change from noise. With two programs (a baseline and a candidate) the runs go in rounds,
 each program once per round in a random order (A B, B A, B A, A B, ...), so drift of the
 machine (thermal throttling, a backup starting) falls on both alike instead of on whichever
-ran last, and each run carries its round (the ``pair`` header) for a paired test.
+ran last, and each run carries its round (the ``pair`` header) and the collection's id (the
+``collection`` header) for a paired test: only the two runs of one round of one collection are a pair.
 
 Layout of ``out_dir``: one program writes ``run-001.folded``, ``run-002.folded``, ... in it;
 several write into a subdirectory each, named after the program (``baseline/``,
@@ -142,12 +143,13 @@ def collect_runs(
     done: List[Run] = []
     start = time.monotonic()
     order = _round_order(getattr(options, "seed", None))
+    collection = new_collection_id()
     for index in range(warmup + runs):
         for program in order(programs):
             warm = index < warmup
             number = index + 1 if warm else index - warmup + 1
             path = None if warm else os.path.join(program_directory(out_dir, program), f"run-{number:0{width}d}{extension}")
-            labels = {"run": str(number), **({"pair": str(number)} if len(programs) > 1 else {})}
+            labels = {"collection": collection, "run": str(number), **({"pair": str(number)} if len(programs) > 1 else {})}
             try:
                 result = _one_run(program, number, warm, path, labels, _options_for(options, index), process_root,
                                   subprocesses, output_format, header, show_output)
@@ -159,6 +161,19 @@ def collect_runs(
             if not result.ok and not keep_going:
                 raise RunFailedError(_failure_message(result), result)
     return Collection(out_dir, list(programs), done, time.monotonic() - start)
+
+
+def new_collection_id() -> str:
+    """A fresh id for one collection (the ``collection`` label of each of its runs): a round
+    number pairs two runs only within one collection, and the store tells two runs with the
+    same counts apart by it. Random, not seeded: two collections with one --seed are still two."""
+    import uuid
+
+    return uuid.uuid4().hex[:COLLECTION_ID_DIGITS]
+
+
+#: Hex digits of a collection id: 64 bits, so two collections never share one by chance.
+COLLECTION_ID_DIGITS = 16
 
 
 def program_directory(out_dir: str, program: Program) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from .._record import Record, factory, record
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..core.metadata import Metadata
 from ..core.vector import FlameGraph
@@ -93,6 +93,12 @@ class RunInfo(Record):
         """The round of an interleaved collection (``pair`` label): the baseline and candidate
         runs of one round ran one right after the other. None when absent."""
         return self._number("pair")
+
+    @property
+    def collection(self) -> Optional[str]:
+        """The id of the collection the run belongs to (``collection`` label, written by
+        ``collect`` and ``gate``): a round number means something only within it. None when absent."""
+        return self.labels.get("collection") or None
 
     @property
     def run_time(self) -> Optional[float]:
@@ -369,6 +375,8 @@ __all__ = [
 
 
 PAIRINGS = ("auto", "on", "off")
+#: A round of a collection: (collection id, round number); a pair is the two runs of one.
+RoundKey = Tuple[Optional[str], Optional[int]]
 
 
 @record
@@ -386,33 +394,117 @@ class Pairing(Record):
 
 
 def pair_runs(baseline: Sequence[RunInfo], candidate: Sequence[RunInfo], mode: str = "auto",
-              reaches_alpha: Optional[bool] = None) -> Pairing:
-    """Pair runs recorded in the same round of an interleaved collection (the ``pair`` label).
+              reaches_alpha: Optional[Callable[[int], bool]] = None) -> Pairing:
+    """Pair the two runs of each round of one interleaved collection (the ``collection`` and
+    ``pair`` labels): only they ran one right after the other, in a coin-flipped order.
 
     A paired test asks less of the machine: only the two runs of a round must be exchangeable
     when nothing changed, so drift between rounds (a busy CI runner) cannot make a change
-    appear. ``auto`` pairs when every run carries a round and the rounds matched can reach α
-    (``reaches_alpha``: the caller's answer for the number matched; None: yes); ``on`` pairs
-    whatever it can and fails when nothing matches; ``off`` never pairs. Rounds with a run on
-    one side only (a failed run, a run left out) are left out of a paired test.
+    appear. Runs of different collections (a stored baseline against new runs) share round
+    numbers by chance, not a round: they are tested unpaired, and :attr:`Pairing.reason` says
+    why. ``auto`` pairs when every run is half of a round of a collection the other side
+    shares and the rounds matched can reach α (``reaches_alpha``: the caller's answer for that
+    many pairs; None: yes); ``on`` pairs or fails saying why, and pairs runs that carry a round
+    but no collection id (recorded before flamespace wrote one) by round number alone; ``off``
+    never pairs. A round of a shared collection with a run on one side only (a failed run, a
+    run left out) is left out of a paired test, and the reason names its runs.
     """
     if mode not in PAIRINGS:
         raise ArgumentError(f"unknown pairing {mode!r}; choose one of {', '.join(PAIRINGS)}")
     if mode == "off":
         return Pairing((), "pairing off")
-    rounds = [{run.pair: i for i, run in enumerate(side) if run.pair is not None} for side in (baseline, candidate)]
-    if len(rounds[0]) < len(baseline) or len(rounds[1]) < len(candidate):
-        return _unpaired(mode, "the runs do not all carry the round of an interleaved collection (the pair header "
-                               "'flamespace collect' writes when it alternates two programs)")
-    common = sorted(set(rounds[0]) & set(rounds[1]))
+    problem = _not_rounds(baseline, candidate, mode)
+    if problem:
+        return _unpaired(mode, problem)
+    rounds: List[Dict[RoundKey, int]] = [{(run.collection, run.pair): i for i, run in enumerate(side)}
+                                         for side in (baseline, candidate)]
+    common = sorted(set(rounds[0]) & set(rounds[1]), key=lambda key: (key[0] or "", key[1]))
     if len(common) < 2:
-        return _unpaired(mode, "fewer than 2 rounds have a run on both sides")
-    if mode == "auto" and reaches_alpha is False:
+        return _unpaired(mode, f"fewer than 2 rounds have a run on both sides ({len(common)})")
+    if mode == "auto" and reaches_alpha is not None and not reaches_alpha(len(common)):
         return Pairing((), f"{len(common)} pairs cannot reach α with a paired test, so the runs are tested as "
                            "exchangeable (drift between rounds is not accounted for; collect more runs)")
-    left_out = len(baseline) + len(candidate) - 2 * len(common)
-    note = f"{left_out} run(s) without a partner in the same round left out" if left_out else ""
-    return Pairing(tuple((rounds[0][r], rounds[1][r]) for r in common), note)
+    notes = [_left_out(baseline, candidate, rounds, set(common))]
+    if all(run.collection is None for run in (*baseline, *candidate)):
+        notes.insert(0, "paired by round number alone (--pairing on): the runs carry no collection id")
+    return Pairing(tuple((rounds[0][key], rounds[1][key]) for key in common), "; ".join(n for n in notes if n))
+
+
+def _short(collection: Optional[str]) -> str:
+    """A collection id as notes show it (its first 8 digits: enough to tell collections apart)."""
+    return (collection or "none")[:8]
+
+
+def _not_rounds(baseline: Sequence[RunInfo], candidate: Sequence[RunInfo], mode: str) -> str:
+    """Why the runs are not halves of rounds of the collections both sides share ('' when they are)."""
+    sides = (("baseline", baseline), ("candidate", candidate))
+    for check in (_without_round, _without_collection, _unshared_collections, _repeated_rounds):
+        problem = check(sides, mode)
+        if problem:
+            return problem
+    return ""
+
+
+Sides = Tuple[Tuple[str, Sequence[RunInfo]], ...]
+
+
+def _without_round(sides: Sides, mode: str) -> str:
+    """Runs that carry no round (not from an interleaved collection), named."""
+    loose = [(name, [run for run in runs if run.pair is None], len(runs)) for name, runs in sides]
+    if not any(runs for _, runs, _ in loose):
+        return ""
+    counts = " and ".join(f"{len(runs)} of {total} {name} run(s)" for name, runs, total in loose if runs)
+    return (f"{counts} carry no round of an interleaved collection (the pair header 'flamespace collect' "
+            f"writes when it alternates two programs): {_names([r for _, runs, _ in loose for r in runs])}")
+
+
+def _without_collection(sides: Sides, mode: str) -> str:
+    """Runs with a round but no collection id (recorded before collect wrote one): their rounds
+    may be of different collections. ``on`` pairs them by round number when none has an id."""
+    everything = [run for _, runs in sides for run in runs]
+    unnamed = [run for run in everything if run.collection is None]
+    if not unnamed or (len(unnamed) == len(everything) and mode == "on"):
+        return ""
+    return (f"{len(unnamed)} run(s) carry a round but no collection id (recorded before flamespace wrote one), "
+            f"so rounds of different collections cannot be told apart: {_names(unnamed)}"
+            + ("" if len(unnamed) < len(everything) else " (--pairing on pairs them by round number alone)"))
+
+
+def _unshared_collections(sides: Sides, mode: str) -> str:
+    """Runs of a collection the other side has no run of (a stored baseline, another collect)."""
+    ids = [{run.collection for run in runs} for _, runs in sides]
+    if not ids[0] & ids[1]:
+        return (f"the baseline's runs and the candidate's come from different collections (baseline "
+                f"{', '.join(sorted(map(_short, ids[0])))}; candidate {', '.join(sorted(map(_short, ids[1])))}): "
+                "only the two runs of one round of one collection are a pair")
+    for (name, runs), other in zip(sides, reversed(ids)):
+        alone = [run for run in runs if run.collection not in other]
+        if alone:
+            return (f"{len(alone)} {name} run(s) come from collection(s) the other side has no run of "
+                    f"({', '.join(sorted({_short(r.collection) for r in alone}))}): {_names(alone)}")
+    return ""
+
+
+def _repeated_rounds(sides: Sides, mode: str) -> str:
+    """Two runs of one side that claim the same round of the same collection."""
+    for name, runs in sides:
+        seen: Dict[RoundKey, RunInfo] = {}
+        for run in runs:
+            key = (run.collection, run.pair)
+            if key in seen:
+                return (f"{name} runs {seen[key].name} and {run.name} are both round {run.pair} of collection "
+                        f"{_short(run.collection)} (the same run given twice?)")
+            seen[key] = run
+    return ""
+
+
+def _left_out(baseline: Sequence[RunInfo], candidate: Sequence[RunInfo], rounds: Sequence[Mapping[RoundKey, int]],
+              common: Set[RoundKey]) -> str:
+    """The runs a paired test leaves out (their round has no run on the other side), named."""
+    alone = [side[i] for side, index in zip((baseline, candidate), rounds) for key, i in index.items() if key not in common]
+    if not alone:
+        return ""
+    return f"{len(alone)} run(s) without a partner in the same round left out of the paired test: {_names(alone)}"
 
 
 def _unpaired(mode: str, reason: str) -> Pairing:

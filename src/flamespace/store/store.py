@@ -86,7 +86,8 @@ def open_store(path: Optional[str] = None) -> "Store":
 
 
 class AddResult:
-    """What an ingest did: the ids of the new profiles, and (source, id) of those already stored."""
+    """What an ingest did: the ids of the new profiles, and (source, id) of those already stored
+    (a re-ingest: :meth:`Store.add` says what counts as one)."""
 
     def __init__(self) -> None:
         self.added: List[int] = []
@@ -130,7 +131,10 @@ class _Intern:
         self.frames: Dict[str, int] = {}
         self.stacks: Dict[Tuple[int, int], int] = {}
         self.texts: Dict[str, int] = {}
+        #: Content hash -> a profile with that content (whatever its labels).
         self.hashes: Dict[str, int] = {}
+        #: A run's identity (:func:`_identity`: content and labels) -> the profile.
+        self.runs: Dict[str, int] = {}
         #: The highest id of each kind seen in the parts: a counter below it would give an id twice.
         self.top: Dict[str, int] = {kind: -1 for kind in COUNTERS}
 
@@ -160,9 +164,11 @@ class Store:
             diagnostics: Optional[Diagnostics] = None, now: Optional[datetime] = None) -> AddResult:
         """Ingest profiles given as (values by stack text, metadata, source name), with ``labels``
         added to each (they win over the profile's own). The call's profiles become visible at
-        once (in parts of at most :data:`PART_FACTS` facts, so memory stays bounded); a profile
-        whose content (values, unit, metric and its own labels) is already stored is not added
-        again (:attr:`AddResult.duplicates`)."""
+        once (in parts of at most :data:`PART_FACTS` facts, so memory stays bounded). Every run
+        is kept: the same content under other labels (two commits whose runs count the same) is
+        another run. Only a re-ingest is skipped (:attr:`AddResult.duplicates`): the same content
+        with the same labels, or the same run of a collection (its ``collection`` and ``run``
+        labels, same content) added again under other labels."""
         _, pa, pq = modules()
         added_at = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(tzinfo=None)
         with self._locked():
@@ -187,7 +193,6 @@ class Store:
         facts: List[Tuple["np.ndarray", "np.ndarray", "np.ndarray"]] = []
         held = 0  # facts not written yet
         parts: List[Dict[str, Any]] = []
-        batch: Dict[str, int] = {}
         writer = uuid.uuid4().hex  # the parts of one call: committed together or not at all
 
         def flush() -> None:
@@ -212,16 +217,19 @@ class Store:
         for values, metadata, source in items:
             stacks, numbers = _intern_values(intern, values, counters, new_frames, new_stacks)
             digest = _content_hash(stacks, numbers, metadata)
-            known = intern.hashes.get(digest, batch.get(digest))
+            merged = {**metadata.labels, **labels}  # those added win
+            stored = _stored_labels(merged)
+            identity = _identity(digest, stored)
+            known = _stored_as(intern, identity, digest, _collected(metadata))
             if known is not None:
                 result.duplicates.append((source, known))
                 continue
             ident = counters["profile"]
             counters["profile"] += 1
-            batch[digest] = ident
+            _remember(intern, identity, digest, ident)  # (a failed ingest drops intern: see add)
             facts.append((np.full(len(stacks), ident, dtype=np.int32), stacks, numbers))
             integral = bool(((numbers == np.floor(numbers)) & (np.abs(numbers) < 2.0 ** 53)).all())
-            _profile_row(rows, ident, digest, source, metadata, labels, added_at, numbers, integral)
+            _profile_row(rows, ident, digest, source, metadata, merged, stored, added_at, numbers, integral)
             result.added.append(ident)
             held += len(stacks)
             if held >= PART_FACTS:
@@ -237,7 +245,6 @@ class Store:
             manifest[f"next_{k}"] = v
         write_manifest(self.path, manifest)
         intern.parts.update(part["name"] for part in parts)
-        intern.hashes.update(batch)
         return result
 
     def add_files(self, paths: Sequence[str], labels: Mapping[str, str] = {}, diagnostics: Optional[Diagnostics] = None,
@@ -344,8 +351,8 @@ class Store:
                 intern.stacks[(parent, frame)] = ident
                 intern.top["stack"] = max(intern.top["stack"], ident)
         for part in snapshot.parts:
-            for ident, digest in zip(*_columns(pq, snapshot.file(part, "profiles"), ("id", "hash"))):
-                intern.hashes[digest] = ident
+            for ident, digest, labels in zip(*_columns(pq, snapshot.file(part, "profiles"), ("id", "hash", "labels"))):
+                _remember(intern, _identity(digest, labels), digest, ident)
                 intern.top["profile"] = max(intern.top["profile"], ident)
         intern.parts.update(p["name"] for p in fresh)
         return intern
@@ -947,15 +954,50 @@ def _intern_values(intern: _Intern, values: Mapping[str, Number], counters: Dict
 
 
 def _content_hash(stacks: "np.ndarray", numbers: "np.ndarray", metadata: Metadata) -> str:
-    """The identity of a profile in a store: sha256 of its unit, metric, own labels and its
-    (stack id, value) pairs (a stack text has one id in a store). Labels added at ingest (git,
-    --label) are not part of it: the same file added twice is one profile."""
+    """The content of a profile in a store (the ``hash`` column): sha256 of its unit, metric,
+    own labels and its (stack id, value) pairs (a stack text has one id in a store). Labels
+    added at ingest (git, --label) are not part of it; a run's identity adds them (:func:`_identity`)."""
     digest = hashlib.sha256()
     head = {"unit": metadata.unit, "metric": metadata.metric, "labels": dict(sorted(metadata.labels.items()))}
     digest.update(json.dumps(head, sort_keys=True).encode())
     digest.update(stacks.astype("<i4").tobytes())
     digest.update(numbers.astype("<f8").tobytes())
     return digest.hexdigest()
+
+
+def _stored_labels(labels: Mapping[str, str]) -> str:
+    """A profile's labels (its own and those added at ingest) as the ``labels`` column holds
+    them: JSON with sorted keys, so equal labels are equal text."""
+    return json.dumps(labels, sort_keys=True)
+
+
+def _identity(digest: str, labels: str) -> str:
+    """A stored run's identity: sha256 of its content hash and its stored labels
+    (:func:`_stored_labels`), both columns of every profile ever stored, so stores written
+    before this rule need no migration (and a writer holds 64 characters a profile, not its
+    labels). Two runs that counted the same but carry other labels (other commits) are two."""
+    return hashlib.sha256(f"{digest}\n{labels}".encode()).hexdigest()
+
+
+def _collected(metadata: Metadata) -> bool:
+    """Whether the profile names its run (``collection`` and ``run`` labels, written by collect
+    and gate): then the same content with those labels is the same run, whatever labels are added."""
+    labels = metadata.labels
+    return bool(labels.get("collection")) and bool(labels.get("run"))
+
+
+def _stored_as(intern: _Intern, identity: str, digest: str, collected: bool) -> Optional[int]:
+    """The stored profile (or one earlier in this ingest) that a profile re-ingests, else None:
+    the same ``identity`` (content and labels); for a run of a collection (``collected``) the
+    same content ``digest``, which covers its collection and run labels."""
+    known = intern.runs.get(identity)
+    return intern.hashes.get(digest) if known is None and collected else known
+
+
+def _remember(intern: _Intern, identity: str, digest: str, ident: int) -> None:
+    """Note a stored profile for later ingests to recognise (:func:`_stored_as`)."""
+    intern.runs[identity] = ident
+    intern.hashes.setdefault(digest, ident)
 
 
 def _stack_id(intern: _Intern, text: str, counters: Dict[str, int], new_frames: List[Tuple[int, str]],
@@ -985,9 +1027,9 @@ def _stack_id(intern: _Intern, text: str, counters: Dict[str, int], new_frames: 
     return parent
 
 
-def _profile_row(rows: Dict[str, list], ident: int, digest: str, source: str, metadata: Metadata, added: Mapping[str, str],
-                 added_at: datetime, numbers: "np.ndarray", integral: bool) -> None:
-    labels = {**metadata.labels, **added}
+def _profile_row(rows: Dict[str, list], ident: int, digest: str, source: str, metadata: Metadata, labels: Mapping[str, str],
+                 stored: str, added_at: datetime, numbers: "np.ndarray", integral: bool) -> None:
+    """One profile's row of the profiles table; ``labels`` all of its labels, ``stored`` them as text."""
     when = added_at
     if labels.get("time"):
         try:
@@ -1000,7 +1042,7 @@ def _profile_row(rows: Dict[str, list], ident: int, digest: str, source: str, me
         "bench": labels.get("bench") or labels.get("test"), "unit": metadata.unit, "metric": metadata.metric,
     }
     values = {"id": ident, "hash": digest, "source": source, "time": when, "added": added_at, **column,
-              "labels": json.dumps(labels, sort_keys=True), "total": float(numbers.sum()), "stacks": len(numbers),
+              "labels": stored, "total": float(numbers.sum()), "stacks": len(numbers),
               "integral": integral}
     for name in PROFILE_COLUMNS:
         rows[name].append(values[name])
