@@ -45,5 +45,5 @@ def _check():
 
 _check()
 
-from setuptools.build_meta import *  # noqa: E402,F401,F403  (every hook, as setuptools defines them)
-from setuptools.build_meta import __all__  # noqa: E402,F401
+from setuptools.build_meta import *  # every hook, as setuptools defines them
+from setuptools.build_meta import __all__  # noqa: F401
