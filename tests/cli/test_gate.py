@@ -144,6 +144,10 @@ def test_a_slower_function_fails_the_gate_and_the_report_names_its_stack(capsys,
     assert "work (pkg" not in report  # the unchanged stack is not reported
     data = json.loads((out / "report.json").read_text())
     assert data["regressed"] is True and data["gate"]["base"]["ref"] == "v1" and data["gate"]["runs"] == {"baseline": 8, "candidate": 8}
+    timing = data["gate"]["run_time"]  # the whole run's time change, in report.md too (not only on stderr)
+    assert not timing["paired"] and timing["runs"] == 8 and timing["lower"] <= timing["delta"] <= timing["upper"]  # welch: unpaired
+    whole = [line for line in report.splitlines() if line.startswith("Whole run: ")]
+    assert len(whole) == 1 and whole[0].endswith("(99.8% interval, two-sided; Welch's t).")
     assert "slow (pkg/__init__.py)" in stdout and stdout == (out / "report.txt").read_text()
     assert (out / "delta.svg").exists() and len(list((out / "runs" / "candidate").glob("run-*.folded"))) == 8
     assert "flamespace gate: regression (exit 3)" in stderr

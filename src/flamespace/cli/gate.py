@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from ..collect import Program, Run, Target
     from ..stats.comparison import CompareOptions, Comparison
+    from ..stats.guards import RunTimeChange
     from ..stats.sample import Sample
 
 #: Where the reports go unless --out-dir says otherwise.
@@ -140,12 +141,13 @@ def run(
                 _run_as_is(side)
         targets = [target.replace(interpreter=side.python) for side, target in zip(sides, targets)]
         collection = _collect_runs(sides, targets, warmup, settings, out_dir, options, say)
-    result, samples = _compare_runs(collection, options, comparing, base if stored else None)
+    result, samples, run_time = _compare_runs(collection, options, comparing, base if stored else None)
     if options.get("store"):  # after the comparison: a store: baseline must not take the runs just made
         from ._store import gate_labels, store_collection
 
         store_collection(collection, gate_labels(sides, root), "gate")
-    gate = _gate_info([baseline, sides[-1]], targets[0], collection, samples, warmup, install, time.monotonic() - started)
+    gate = _gate_info([baseline, sides[-1]], targets[0], collection, samples, warmup, install, time.monotonic() - started,
+                      run_time)
     _write_reports(result, samples, gate, out_dir, options)
     if _style.enabled(sys.stdout):  # report.txt again, in colour
         _compare.write_stdout(_text_header(gate))
@@ -502,11 +504,14 @@ class _Counter:
 # -- compare and report -------------------------------------------------------------------
 
 
-def _compare_runs(collection, options: Dict[str, object], comparing: "CompareOptions",
-                  stored: Optional[str] = None) -> Tuple["Comparison", Dict[str, "Sample"]]:
-    """The two sides' runs through compare's guard rails and statistics (findings on stderr);
-    the baseline's are the runs the selector ``stored`` names when given."""
+def _compare_runs(collection, options: Dict[str, object], comparing: "CompareOptions", stored: Optional[str] = None,
+                  ) -> Tuple["Comparison", Dict[str, "Sample"], Optional["RunTimeChange"]]:
+    """The two sides' runs through compare's guard rails and statistics (findings on stderr),
+    and the change of the whole run's time; the baseline's are the runs the selector
+    ``stored`` names when given."""
     from ..stats.comparison import compare
+    from ..stats.guards import run_time_change
+    from ..stats.report import single_level
     from ._samples import after_comparison, load_sides, parse_max_missed, show_findings
 
     directories = {**({"baseline": [stored]} if stored else {}),
@@ -518,11 +523,13 @@ def _compare_runs(collection, options: Dict[str, object], comparing: "CompareOpt
     comparing, samples = _compare.paired_options(comparing, samples, screening, str(options["pairing"]), "gate")
     result = compare(samples["baseline"], samples["candidate"], options=comparing)
     show_findings(after_comparison(screening, result), "gate")
-    return result, samples
+    return result, samples, run_time_change(screening.kept, single_level(result), comparing.paired)
 
 
 def _gate_info(sides: List[Side], target: "Target", collection, samples: Dict[str, "Sample"], warmup: int, installed: bool,
-               seconds: float) -> Dict[str, object]:
+               seconds: float, run_time: Optional["RunTimeChange"] = None) -> Dict[str, object]:
+    from ..stats.report import run_time_dict, run_time_line
+
     stored = not sides[0].commit
     return {
         "base": {"ref": sides[0].ref, "commit": sides[0].commit or None, **({"stored": True} if stored else {})},
@@ -534,6 +541,8 @@ def _gate_info(sides: List[Side], target: "Target", collection, samples: Dict[st
         "installed": installed,
         "seconds": round(seconds, 1),
         "descriptions": {"base": sides[0].description, "head": sides[1].description},
+        "run_time": None if run_time is None else run_time_dict(run_time),
+        "run_time_line": None if run_time is None else run_time_line(run_time),
     }
 
 
@@ -574,13 +583,19 @@ def _markdown_header(result: "Comparison", gate: Dict[str, object]) -> str:
     verdict = "❌ **regression**" if result.regressed else "✅ **no regression**"
     return (f"## flamespace gate: {verdict}\n\n"
             f"Base: {names['base']}; head: {names['head']}.  \n"  # type: ignore[index]
-            f"{_how(gate)}.\n\n")
+            f"{_how(gate)}.{_run_time(gate, '  ')}\n\n")
 
 
 def _text_header(gate: Dict[str, object]) -> str:
     names = gate["descriptions"]
     plain = _how(gate).replace("`", "")
-    return f"Gate: base {names['base']} against head {names['head']}.\n{plain}.\n\n"  # type: ignore[index]
+    return f"Gate: base {names['base']} against head {names['head']}.\n{plain}.{_run_time(gate)}\n\n"  # type: ignore[index]
+
+
+def _run_time(gate: Dict[str, object], line_break: str = "") -> str:
+    """The whole run's time change as a line of the header (nothing when the runs carry no time)."""
+    line = gate.get("run_time_line")
+    return f"{line_break}\n{line}" if line else ""
 
 
 def _progress(message: str) -> None:
