@@ -42,6 +42,8 @@ from flamespace.cli import main
 
 #: The gate's statistics and CPU time, as the module docstring explains.
 STRICT = ("--method", "welch", "--alpha", "0.001", "--min-delta", "20000000", "-n", "8", "--rate", "1000", "--mode", "cpu")
+#: STRICT without its --rate: the gate chooses the rate.
+UNTIMED = STRICT[:8] + STRICT[10:]
 
 #: Each function spins for its thread's own CPU time (the profiler's threads do not count),
 #: in its own frame so the stacks are `work` and `slow`.
@@ -123,8 +125,8 @@ def temp(tmp_path, monkeypatch):
     return directory
 
 
-def gate(capsys, repo: Path, out: Path, *args: str, before: tuple = ()):
-    code = main([*before, "gate", "--repo", str(repo), "-o", str(out), *STRICT, *args])
+def gate(capsys, repo: Path, out: Path, *args: str, before: tuple = (), options: tuple = STRICT):
+    code = main([*before, "gate", "--repo", str(repo), "-o", str(out), *options, *args])
     stdout, stderr = capsys.readouterr()
     return code, stdout, stderr
 
@@ -151,7 +153,34 @@ def test_a_slower_function_fails_the_gate_and_the_report_names_its_stack(capsys,
     assert "slow (pkg/__init__.py)" in stdout and stdout == (out / "report.txt").read_text()
     assert (out / "delta.svg").exists() and len(list((out / "runs" / "candidate").glob("run-*.folded"))) == 8
     assert "flamespace gate: regression (exit 3)" in stderr
+    assert data["gate"]["rate"] == 1000 and "flamespace gate: rate:" not in stderr  # --rate given: nothing chosen
     assert_clean(repo, temp)
+
+
+def test_without_rate_the_gate_chooses_one_from_the_warm_up_runs_and_says_so(capsys, tmp_path, temp):
+    """v1's run spins about 35 ms of CPU time: at the default 100 Hz it would get about 4 samples,
+    so the gate asks for more (a run would have to last 2 s for 100 Hz to give 200). Even --warmup 0
+    gets one warm-up run a side: the rate is chosen from its length."""
+    repo = make_repo(tmp_path / "repo")
+    out = tmp_path / "out"
+    code, _, stderr = gate(capsys, repo, out, "--base", "v1", "--head", "v1", "--no-install", "--warmup", "0", "--",
+                           "bench/workload.py", options=UNTIMED)
+    assert code in (0, 3), stderr  # (the verdict is not this test's)
+    assert "flamespace gate: 1 warm-up run a side after all, to time the benchmark" in stderr
+    gate_info = json.loads((out / "report.json").read_text())["gate"]
+    rate = gate_info["rate"]
+    assert gate_info["warmup"] == 1 and 100 < rate <= 10_000
+    said = [line for line in stderr.splitlines() if line.startswith("flamespace gate: rate: ")]
+    assert len(said) == 1 and said[0].startswith(f"flamespace gate: rate: {rate:,g} Hz, ") and "--rate sets it" in said[0], stderr
+    recorded = {fs_read(path).metadata.labels["rate_requested"] for path in (out / "runs").glob("*/run-*.folded")}
+    assert recorded == {f"{rate:g}"}
+    assert_clean(repo, temp)
+
+
+def fs_read(path: Path):
+    import flamespace
+
+    return flamespace.read(path)
 
 
 def test_the_same_code_passes_and_the_working_tree_is_the_default_head(capsys, tmp_path, temp):
