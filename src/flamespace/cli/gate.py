@@ -531,7 +531,8 @@ def _collect_runs(sides: List[Side], targets: List["Target"], warmup: int, setti
                   options: Dict[str, object], say: Callable[[str], None], choice: Optional[_RateChoice] = None):
     from ..collect import Program, collect_runs
 
-    programs = [Program(target, side.name, side.env, cwd=side.tree) for side, target in zip(sides, targets)]
+    # frames named from the tree's root, as the command's paths are (bench/workload.py, not workload.py)
+    programs = [Program(target, side.name, side.env, cwd=side.tree, frame_root=side.tree) for side, target in zip(sides, targets)]
     runs = int(options["runs"])  # type: ignore[call-overload]
     total = len(programs) * (runs + warmup)
     how = ", alternating" if len(programs) > 1 else ""
