@@ -306,3 +306,27 @@ def test_a_gate_that_still_runs_keeps_its_workspace(capsys, tmp_path, temp):
     (elsewhere / "owner.json").write_text(json.dumps({"pid": 2**22 + 1, "started": None, "host": "another-host", "root": str(repo)}))
     code, _, stderr = gate(capsys, repo, tmp_path / "out", "--base", "no-such-ref", "--no-install", "--", "bench/workload.py")
     assert code == 1 and "removed" not in stderr and busy.exists() and elsewhere.exists()
+
+
+def test_the_rate_choice_stays_between_the_default_and_the_highest_and_says_why():
+    from flamespace.cli.gate import _RateChoice
+    from flamespace.collect import SamplerOptions
+    from flamespace.collect.raw import Quality
+    from flamespace.collect.runs import Run
+
+    def warmup(seconds: float, samples: int) -> Run:
+        quality = Quality()
+        quality.duration_ns, quality.ticks, quality.samples = int(seconds * 1e9), samples, samples
+        return Run("baseline", 1, True, 0, seconds, quality=quality)
+
+    said: list = []
+    choose = _RateChoice(SamplerOptions(), said.append)
+    assert choose([warmup(0.5, 50), warmup(0.4, 40)]).rate == 500  # the shorter run's 200 / 0.4 s
+    assert said[-1] == ("rate: 500 Hz, so that each run gets about 200 samples (the shortest warm-up run recorded "
+                        "0.4 s and 40 samples at 100 Hz; --rate sets it)")
+    assert _RateChoice(SamplerOptions(), said.append)([warmup(30.0, 3000)]).rate == 100
+    assert said[-1].startswith("rate: 100 Hz, the default: it gives each run 200 samples or more")
+    assert _RateChoice(SamplerOptions(), said.append)([warmup(0.01, 1)]).rate == 10_000
+    assert said[-1].startswith("rate: 10,000 Hz, the highest, and still only about 100 samples a run: make the benchmark longer")
+    failed = Run("baseline", 1, True, 1, 0.1, error="killed")
+    assert _RateChoice(SamplerOptions(), said.append)([failed]).rate == 100 and "recorded nothing to time them by" in said[-1]
