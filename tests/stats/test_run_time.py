@@ -13,7 +13,7 @@ CANDIDATE = [0.561, 0.547, 0.590, 0.552, 0.566, 0.571]
 
 
 def runs(side: str, seconds: list, rounds: list) -> list:
-    return [RunInfo(f"{side}/{i}", side, Metadata(unit="ns", labels={"duration_s": f"{s}", "pair": str(r)}))
+    return [RunInfo(f"{side}/{i}", side, Metadata(unit="ns", labels={"duration_s": f"{s}", "pair": str(r), "collection": "c1"}))
             for i, (s, r) in enumerate(zip(seconds, rounds))]
 
 

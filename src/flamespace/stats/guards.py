@@ -311,7 +311,8 @@ class RunTimeChange(Record):
 def run_time_change(sides: Mapping[str, Sequence[RunInfo]], level: float, paired: bool = False) -> Optional[RunTimeChange]:
     """The change of the whole run's time from the ``baseline`` side to the ``candidate``
     (:attr:`RunInfo.run_time`), with its interval: paired by round (:func:`pair_runs`) when
-    ``paired`` and at least :data:`MIN_RUNS` rounds have both runs, else Welch's. None when a
+    ``paired`` (the comparison's pairing) and at least :data:`MIN_RUNS` rounds have both runs,
+    else Welch's. None when a
     side has fewer than :data:`MIN_RUNS` runs that carry their time (or not all do)."""
     import statistics
 
@@ -320,7 +321,7 @@ def run_time_change(sides: Mapping[str, Sequence[RunInfo]], level: float, paired
         return None
     times = {side: [run.run_time for run in runs if run.run_time is not None] for side, runs in timed.items()}
     means = {side: statistics.fmean(values) for side, values in times.items()}
-    rows = pair_runs(timed["baseline"], timed["candidate"]).rows if paired else ()
+    rows = _paired_rows(timed["baseline"], timed["candidate"]) if paired else ()
     rounds = [(times["baseline"][b], times["candidate"][c]) for b, c in rows]
     if len(rounds) >= MIN_RUNS:
         differences = [c - b for b, c in rounds]
@@ -333,6 +334,14 @@ def run_time_change(sides: Mapping[str, Sequence[RunInfo]], level: float, paired
     half = _t_quantile((1 - level) / 2, df) * variance ** 0.5
     return RunTimeChange(means["baseline"], means["candidate"], delta, delta - half, delta + half, level,
                          len(rounds) >= MIN_RUNS, count)
+
+
+def _paired_rows(baseline: Sequence[RunInfo], candidate: Sequence[RunInfo]) -> Tuple[Tuple[int, int], ...]:
+    """The pairs of the runs that the comparison tested as pairs (it decided: ``on``), none if they cannot be."""
+    try:
+        return pair_runs(baseline, candidate, "on").rows
+    except InputError:
+        return ()
 
 
 def _t_quantile(tail: float, df: float) -> float:
