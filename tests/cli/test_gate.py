@@ -42,6 +42,8 @@ from flamespace.cli import main
 
 #: The gate's statistics and CPU time, as the module docstring explains.
 STRICT = ("--method", "welch", "--alpha", "0.001", "--min-delta", "20000000", "-n", "8", "--rate", "1000", "--mode", "cpu")
+#: STRICT without its --rate: the gate chooses the rate.
+UNTIMED = STRICT[:8] + STRICT[10:]
 
 #: Each function spins for its thread's own CPU time (the profiler's threads do not count),
 #: in its own frame so the stacks are `work` and `slow`.
@@ -123,8 +125,8 @@ def temp(tmp_path, monkeypatch):
     return directory
 
 
-def gate(capsys, repo: Path, out: Path, *args: str, before: tuple = ()):
-    code = main([*before, "gate", "--repo", str(repo), "-o", str(out), *STRICT, *args])
+def gate(capsys, repo: Path, out: Path, *args: str, before: tuple = (), options: tuple = STRICT):
+    code = main([*before, "gate", "--repo", str(repo), "-o", str(out), *options, *args])
     stdout, stderr = capsys.readouterr()
     return code, stdout, stderr
 
@@ -144,10 +146,41 @@ def test_a_slower_function_fails_the_gate_and_the_report_names_its_stack(capsys,
     assert "work (pkg" not in report  # the unchanged stack is not reported
     data = json.loads((out / "report.json").read_text())
     assert data["regressed"] is True and data["gate"]["base"]["ref"] == "v1" and data["gate"]["runs"] == {"baseline": 8, "candidate": 8}
+    timing = data["gate"]["run_time"]  # the whole run's time change, in report.md too (not only on stderr)
+    assert not timing["paired"] and timing["runs"] == 8 and timing["lower"] <= timing["delta"] <= timing["upper"]  # welch: unpaired
+    whole = [line for line in report.splitlines() if line.startswith("Whole run: ")]
+    assert len(whole) == 1 and whole[0].endswith("(99.8% interval, two-sided; Welch's t).")
     assert "slow (pkg/__init__.py)" in stdout and stdout == (out / "report.txt").read_text()
     assert (out / "delta.svg").exists() and len(list((out / "runs" / "candidate").glob("run-*.folded"))) == 8
     assert "flamespace gate: regression (exit 3)" in stderr
+    assert data["gate"]["rate"] == 1000 and "flamespace gate: rate:" not in stderr  # --rate given: nothing chosen
     assert_clean(repo, temp)
+
+
+def test_without_rate_the_gate_chooses_one_from_the_warm_up_runs_and_says_so(capsys, tmp_path, temp):
+    """v1's run spins about 35 ms of CPU time: at the default 100 Hz it would get about 4 samples,
+    so the gate asks for more (a run would have to last 2 s for 100 Hz to give 200). Even --warmup 0
+    gets one warm-up run a side: the rate is chosen from its length."""
+    repo = make_repo(tmp_path / "repo")
+    out = tmp_path / "out"
+    code, _, stderr = gate(capsys, repo, out, "--base", "v1", "--head", "v1", "--no-install", "--warmup", "0", "--",
+                           "bench/workload.py", options=UNTIMED)
+    assert code in (0, 3), stderr  # (the verdict is not this test's)
+    assert "flamespace gate: 1 warm-up run a side after all, to time the benchmark" in stderr
+    gate_info = json.loads((out / "report.json").read_text())["gate"]
+    rate = gate_info["rate"]
+    assert gate_info["warmup"] == 1 and 100 < rate <= 10_000
+    said = [line for line in stderr.splitlines() if line.startswith("flamespace gate: rate: ")]
+    assert len(said) == 1 and said[0].startswith(f"flamespace gate: rate: {rate:,g} Hz, ") and "--rate sets it" in said[0], stderr
+    recorded = {fs_read(path).metadata.labels["rate_requested"] for path in (out / "runs").glob("*/run-*.folded")}
+    assert recorded == {f"{rate:g}"}
+    assert_clean(repo, temp)
+
+
+def fs_read(path: Path):
+    import flamespace
+
+    return flamespace.read(path)
 
 
 def test_the_same_code_passes_and_the_working_tree_is_the_default_head(capsys, tmp_path, temp):
@@ -273,3 +306,27 @@ def test_a_gate_that_still_runs_keeps_its_workspace(capsys, tmp_path, temp):
     (elsewhere / "owner.json").write_text(json.dumps({"pid": 2**22 + 1, "started": None, "host": "another-host", "root": str(repo)}))
     code, _, stderr = gate(capsys, repo, tmp_path / "out", "--base", "no-such-ref", "--no-install", "--", "bench/workload.py")
     assert code == 1 and "removed" not in stderr and busy.exists() and elsewhere.exists()
+
+
+def test_the_rate_choice_stays_between_the_default_and_the_highest_and_says_why():
+    from flamespace.cli.gate import _RateChoice
+    from flamespace.collect import SamplerOptions
+    from flamespace.collect.raw import Quality
+    from flamespace.collect.runs import Run
+
+    def warmup(seconds: float, samples: int) -> Run:
+        quality = Quality()
+        quality.duration_ns, quality.ticks, quality.samples = int(seconds * 1e9), samples, samples
+        return Run("baseline", 1, True, 0, seconds, quality=quality)
+
+    said: list = []
+    choose = _RateChoice(SamplerOptions(), said.append)
+    assert choose([warmup(0.5, 50), warmup(0.4, 40)]).rate == 500  # the shorter run's 200 / 0.4 s
+    assert said[-1] == ("rate: 500 Hz, so that each run gets about 200 samples (the shortest warm-up run recorded "
+                        "0.4 s and 40 samples at 100 Hz; --rate sets it)")
+    assert _RateChoice(SamplerOptions(), said.append)([warmup(30.0, 3000)]).rate == 100
+    assert said[-1].startswith("rate: 100 Hz, the default: it gives each run 200 samples or more")
+    assert _RateChoice(SamplerOptions(), said.append)([warmup(0.01, 1)]).rate == 10_000
+    assert said[-1].startswith("rate: 10,000 Hz, the highest, and still only about 100 samples a run: make the benchmark longer")
+    failed = Run("baseline", 1, True, 1, 0.1, error="killed")
+    assert _RateChoice(SamplerOptions(), said.append)([failed]).rate == 100 and "recorded nothing to time them by" in said[-1]

@@ -97,7 +97,7 @@ def test_collect_store_adds_the_runs(capsys, tmp_path, store, monkeypatch):
 
 def test_gate_store_adds_each_side_with_its_commit(capsys, tmp_path, store, monkeypatch):
     """The gate finds test_gate's +150 ms of CPU time on any load (test_gate's docstring)."""
-    from .test_gate import gate, git, make_repo
+    from .test_gate import UNTIMED, gate, git, make_repo
 
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     repo = make_repo(tmp_path / "repo")
@@ -116,8 +116,10 @@ def test_gate_store_adds_each_side_with_its_commit(capsys, tmp_path, store, monk
     base = f"store:commit={commits['baseline'][:8]},last=8"
     out2 = tmp_path / "out2"
     code, _, stderr = gate(capsys, repo, out2, "--base", base, "--head", "v2", "--no-install", "--store", "--",
-                           "bench/workload.py")
+                           "bench/workload.py", options=UNTIMED)
     assert code == 3, stderr
+    assert "rate: 1,000 Hz, the stored baseline's" in stderr  # no --rate: the candidate is sampled as the baseline was
+    assert {p.read_text().split("# rate_requested: ")[1].split()[0] for p in (out2 / "runs" / "candidate").glob("run-*")} == {"1000"}
     assert "baseline: the stored runs store:commit=" in stderr and "added 8 run(s) to the store" in stderr
     report = json.loads((out2 / "report.json").read_text())
     assert report["gate"]["runs"] == {"baseline": 8, "candidate": 8} and report["gate"]["base"]["stored"] is True

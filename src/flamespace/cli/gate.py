@@ -16,10 +16,12 @@ import time
 from .._record import Record, factory, record
 from ..errors import FlamespaceError
 from ..formats import check_output_dir, open_output, outputs_together
+from ..collect import AIMED_SAMPLES, MAX_RATE, MIN_RATE
 from . import collect as _collect
 from . import _style
 from . import compare as _compare
 from ._options import Argument, Command, Option
+from ._recording import SAMPLING
 from ._report import warn
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 
     from ..collect import Program, Run, Target
     from ..stats.comparison import CompareOptions, Comparison
+    from ..stats.guards import RunTimeChange
     from ..stats.sample import Sample
 
 #: Where the reports go unless --out-dir says otherwise.
@@ -52,7 +55,7 @@ OWNER_FILE = "owner.json"
 #: The options of compare and collect that gate takes as they are (same names, defaults, help).
 COMPARE_OPTIONS = ("method", "alternative", "alpha", "fdr", "permutations", "seed", "pairing", "min_delta", "min_rel",
                    "normalize", "min_runs", "min_fraction", "include_all", "limit", "force", "max_missed", "cluster")
-COLLECT_OPTIONS = ("runs", "mode", "rate", "idle", "threads", "async_stacks", "subprocesses", "keep_going", "show_output", "store")
+COLLECT_OPTIONS = ("runs", "mode", "idle", "threads", "async_stacks", "subprocesses", "keep_going", "show_output", "store")
 
 
 class GateError(FlamespaceError):
@@ -118,6 +121,10 @@ def run(
         open_store().snapshot().select(base)
     comparing = _compare.options_of(**options)  # type: ignore[arg-type]  # the records check the options before any checkout or install
     settings = _recorder_settings(lines, options)
+    settings, choice = _rate_choice(settings, options["rate"], base if stored else None, _progress)  # type: ignore[arg-type]
+    if choice is not None and warmup < 1:
+        _progress("1 warm-up run a side after all, to time the benchmark and choose the rate (--rate skips it)")
+        warmup = 1
     say = _progress
     root = _toplevel(repo)
     started = time.monotonic()
@@ -139,13 +146,15 @@ def run(
             else:
                 _run_as_is(side)
         targets = [target.replace(interpreter=side.python) for side, target in zip(sides, targets)]
-        collection = _collect_runs(sides, targets, warmup, settings, out_dir, options, say)
-    result, samples = _compare_runs(collection, options, comparing, base if stored else None)
+        collection = _collect_runs(sides, targets, warmup, settings, out_dir, options, say, choice)
+    result, samples, run_time = _compare_runs(collection, options, comparing, base if stored else None)
     if options.get("store"):  # after the comparison: a store: baseline must not take the runs just made
         from ._store import gate_labels, store_collection
 
         store_collection(collection, gate_labels(sides, root), "gate")
-    gate = _gate_info([baseline, sides[-1]], targets[0], collection, samples, warmup, install, time.monotonic() - started)
+    rate = getattr(choice.settings if choice is not None else settings, "rate", None)  # (memory modes have none)
+    gate = _gate_info([baseline, sides[-1]], targets[0], collection, samples, warmup, install, time.monotonic() - started,
+                      run_time, rate)
     _write_reports(result, samples, gate, out_dir, options)
     if _style.enabled(sys.stdout):  # report.txt again, in colour
         _compare.write_stdout(_text_header(gate))
@@ -447,20 +456,83 @@ def _step(argv: List[str], what: str, log: Optional[str]) -> None:
 
 
 def _recorder_settings(lines: bool, options: Dict[str, object]):
-    """The recorder's options (SamplerOptions or MemoryOptions) of gate's collect options."""
-    from ._recording import recorder_settings
+    """The recorder's options (SamplerOptions or MemoryOptions) of gate's collect options;
+    without --rate, the sampler's default rate (the warm-up runs' until :class:`_RateChoice` chose)."""
+    from ._recording import SAMPLING, recorder_settings
 
+    rate = SAMPLING["rate"] if options["rate"] is None else options["rate"]
     return recorder_settings(
-        options["mode"], options["rate"], None, None, options["idle"], not lines, options["threads"],  # type: ignore[arg-type]
+        options["mode"], rate, None, None, options["idle"], not lines, options["threads"],  # type: ignore[arg-type]
         options["async_stacks"], None, None, "folded",  # type: ignore[arg-type]
     )
 
 
+def _rate_choice(settings, given: Optional[float], stored: Optional[str],
+                 say: Callable[[str], None]) -> "Tuple[object, Optional[_RateChoice]]":
+    """The settings to record with, and the choice of the rate to make from the warm-up runs
+    (None: --rate was given, a memory mode has no rate, or a stored baseline's rate is taken)."""
+    from ..collect import SamplerOptions
+
+    if given is not None or not isinstance(settings, SamplerOptions):
+        return settings, None
+    rate = _stored_rate(stored) if stored else None
+    if rate is not None:
+        say(f"rate: {rate:,g} Hz, the stored baseline's, so that both sides are sampled alike (--rate sets it)")
+        return settings.replace(rate=rate), None
+    if stored:
+        say("the stored baseline's runs do not share one recorded rate (rate_requested): the rate is chosen "
+            "from the warm-up runs")
+    return settings, _RateChoice(settings, say)
+
+
+def _stored_rate(selector: str) -> Optional[float]:
+    """The rate the stored runs ``selector`` names were all recorded at (their rate_requested), else None."""
+    from ..store import open_store
+
+    snapshot = open_store().snapshot()
+    rates = {row["labels"].get("rate_requested") for row in snapshot.profiles(snapshot.select(selector))}
+    try:
+        return float(rates.pop()) if len(rates) == 1 else None
+    except (TypeError, ValueError):  # no such label, or not a number
+        return None
+
+
+class _RateChoice:
+    """gate's sampling rate without --rate: one that gives each run about AIMED_SAMPLES samples,
+    worked out from the warm-up runs (recorded at the default rate), never below that default
+    nor above the sampler's highest; said on stderr. Called by collect_runs once they are done."""
+
+    def __init__(self, settings, say: Callable[[str], None]) -> None:
+        self.settings, self.say = settings, say
+
+    def __call__(self, warmups: List["Run"]) -> object:
+        from ..collect import AIMED_SAMPLES, MAX_RATE, round_rate
+
+        default = self.settings.rate
+        timed = [run.quality for run in warmups if run.ok and run.quality is not None]
+        needs = [q.rate_for(AIMED_SAMPLES) for q in timed]
+        if not timed or any(need is None for need in needs):
+            self.say(f"rate: {default:g} Hz (the default): the warm-up runs recorded nothing to time them by")
+            return self.settings
+        need = max(n for n in needs if n is not None)  # the shortest run's
+        shortest = min(timed, key=lambda q: q.duration_ns)
+        rate = min(max(round_rate(need), default), MAX_RATE)
+        why = (f"so that each run gets about {AIMED_SAMPLES} samples" if rate < MAX_RATE else
+               f"the highest, and still only about {rate / need * AIMED_SAMPLES:.0f} samples a run: make the benchmark longer")
+        if rate == default:
+            why = f"the default: it gives each run {AIMED_SAMPLES} samples or more"
+        self.say(f"rate: {rate:,g} Hz, {why} (the shortest warm-up run recorded {shortest.duration_ns / 1e9:.3g} s "
+                 f"and {shortest.samples} samples at {default:g} Hz; --rate sets it)")
+        self.settings = self.settings.replace(rate=rate)
+        return self.settings
+
+
 def _collect_runs(sides: List[Side], targets: List["Target"], warmup: int, settings: object, out_dir: str,
-                  options: Dict[str, object], say: Callable[[str], None]):
+                  options: Dict[str, object], say: Callable[[str], None], choice: Optional[_RateChoice] = None):
     from ..collect import Program, collect_runs
 
-    programs = [Program(target, side.name, side.env, cwd=side.tree) for side, target in zip(sides, targets)]
+    # frames named from the tree's root, as the command's paths are (bench/workload.py, not workload.py)
+    programs = [Program(target, side.name, side.env, cwd=side.tree, frame_root=side.tree) for side, target in zip(sides, targets)]
     runs = int(options["runs"])  # type: ignore[call-overload]
     total = len(programs) * (runs + warmup)
     how = ", alternating" if len(programs) > 1 else ""
@@ -469,7 +541,7 @@ def _collect_runs(sides: List[Side], targets: List["Target"], warmup: int, setti
     result = collect_runs(
         programs, runs, os.path.join(out_dir, "runs"), settings, warmup=warmup, keep_going=bool(options["keep_going"]),
         subprocesses=bool(options["subprocesses"]), show_output=bool(options["show_output"]), overwrite=True,
-        on_run=counter,
+        on_run=counter, measured_options=choice,
     )
     if result.interrupted is not None:  # the run in progress has been stopped: leave through the cleanup
         raise SystemExit(128 + result.interrupted)
@@ -477,7 +549,8 @@ def _collect_runs(sides: List[Side], targets: List["Target"], warmup: int, setti
         say(f"warning: {_collect._failures(result)}")
     if result.untrusted:
         first = result.untrusted[0]
-        say(f"warning: {len(result.untrusted)} of {len(result.runs)} runs should not be trusted, e.g. {first.describe()}: "
+        measured = sum(not run.warmup for run in result.runs)
+        say(f"warning: {len(result.untrusted)} of {measured} runs should not be trusted, e.g. {first.describe()}: "
             f"{first.problems[0]} (see the '# ' headers of the runs' files)")
     short = [p.name for p in result.programs if len(result.profiles(p)) < 2]
     if short:
@@ -502,11 +575,14 @@ class _Counter:
 # -- compare and report -------------------------------------------------------------------
 
 
-def _compare_runs(collection, options: Dict[str, object], comparing: "CompareOptions",
-                  stored: Optional[str] = None) -> Tuple["Comparison", Dict[str, "Sample"]]:
-    """The two sides' runs through compare's guard rails and statistics (findings on stderr);
-    the baseline's are the runs the selector ``stored`` names when given."""
+def _compare_runs(collection, options: Dict[str, object], comparing: "CompareOptions", stored: Optional[str] = None,
+                  ) -> Tuple["Comparison", Dict[str, "Sample"], Optional["RunTimeChange"]]:
+    """The two sides' runs through compare's guard rails and statistics (findings on stderr),
+    and the change of the whole run's time; the baseline's are the runs the selector
+    ``stored`` names when given."""
     from ..stats.comparison import compare
+    from ..stats.guards import run_time_change
+    from ..stats.report import single_level
     from ._samples import after_comparison, load_sides, parse_max_missed, show_findings
 
     directories = {**({"baseline": [stored]} if stored else {}),
@@ -518,11 +594,13 @@ def _compare_runs(collection, options: Dict[str, object], comparing: "CompareOpt
     comparing, samples = _compare.paired_options(comparing, samples, screening, str(options["pairing"]), "gate")
     result = compare(samples["baseline"], samples["candidate"], options=comparing)
     show_findings(after_comparison(screening, result), "gate")
-    return result, samples
+    return result, samples, run_time_change(screening.kept, single_level(result), comparing.paired)
 
 
 def _gate_info(sides: List[Side], target: "Target", collection, samples: Dict[str, "Sample"], warmup: int, installed: bool,
-               seconds: float) -> Dict[str, object]:
+               seconds: float, run_time: Optional["RunTimeChange"] = None, rate: Optional[float] = None) -> Dict[str, object]:
+    from ..stats.report import run_time_dict, run_time_line
+
     stored = not sides[0].commit
     return {
         "base": {"ref": sides[0].ref, "commit": sides[0].commit or None, **({"stored": True} if stored else {})},
@@ -531,9 +609,12 @@ def _gate_info(sides: List[Side], target: "Target", collection, samples: Dict[st
         "runs": {**({"baseline": len(samples["baseline"].names)} if stored else {}),
                  **{p.name: len(collection.profiles(p)) for p in collection.programs}},
         "warmup": warmup,
+        "rate": rate,
         "installed": installed,
         "seconds": round(seconds, 1),
         "descriptions": {"base": sides[0].description, "head": sides[1].description},
+        "run_time": None if run_time is None else run_time_dict(run_time),
+        "run_time_line": None if run_time is None else run_time_line(run_time),
     }
 
 
@@ -574,13 +655,19 @@ def _markdown_header(result: "Comparison", gate: Dict[str, object]) -> str:
     verdict = "❌ **regression**" if result.regressed else "✅ **no regression**"
     return (f"## flamespace gate: {verdict}\n\n"
             f"Base: {names['base']}; head: {names['head']}.  \n"  # type: ignore[index]
-            f"{_how(gate)}.\n\n")
+            f"{_how(gate)}.{_run_time(gate, '  ')}\n\n")
 
 
 def _text_header(gate: Dict[str, object]) -> str:
     names = gate["descriptions"]
     plain = _how(gate).replace("`", "")
-    return f"Gate: base {names['base']} against head {names['head']}.\n{plain}.\n\n"  # type: ignore[index]
+    return f"Gate: base {names['base']} against head {names['head']}.\n{plain}.{_run_time(gate)}\n\n"  # type: ignore[index]
+
+
+def _run_time(gate: Dict[str, object], line_break: str = "") -> str:
+    """The whole run's time change as a line of the header (nothing when the runs carry no time)."""
+    line = gate.get("run_time_line")
+    return f"{line_break}\n{line}" if line else ""
 
 
 def _progress(message: str) -> None:
@@ -623,5 +710,9 @@ SPEC = Command("gate", run, [Argument("command", "raw", nargs=-1)], [
     Option(("--keep",), "keep", "flag", help="Keep the worktrees and virtualenvs (their place is printed)."),
     *_taken(_compare.SPEC, COMPARE_OPTIONS),
     *_taken(_collect.SPEC, COLLECT_OPTIONS),
+    Option(("--rate",), "rate", "float", None, metavar="HZ",
+           help=f"Mean samples per second, {MIN_RATE:g} to {MAX_RATE:,g}. Default: a stored baseline's rate, else one "
+                f"that gives each run about {AIMED_SAMPLES} samples, from the warm-up runs' length (at least "
+                f"{SAMPLING['rate']:g}); said on stderr."),
 ], interspersed=False)
 __getattr__ = SPEC.module_getattr(__name__)

@@ -16,7 +16,7 @@ _EXPORTS = {
     **dict.fromkeys(["MEMORY_MODES", "MemoryOptions"], "memory"),
     **dict.fromkeys(["RecordError", "RecordResult", "record_program"], "launcher"),
     "Recorder": "protocol",
-    **dict.fromkeys(["MAX_TRUSTED_MISSED_SHARE", "Quality", "RawRecording"], "raw"),
+    **dict.fromkeys(["AIMED_SAMPLES", "MAX_TRUSTED_MISSED_SHARE", "Quality", "RawRecording", "round_rate"], "raw"),
     **dict.fromkeys(["Recording", "merge"], "recording"),
     **dict.fromkeys(["Collection", "Run", "RunFailedError", "collect_runs"], "runs"),
     **dict.fromkeys(["MAX_RATE", "MIN_RATE", "MODES", "SamplerOptions"], "options"),
@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # what type checkers and editors see (without importing typin
     from .naming import FrameNamer
     from .options import MAX_RATE, MIN_RATE, MODES, SamplerOptions
     from .protocol import Recorder
-    from .raw import MAX_TRUSTED_MISSED_SHARE, Quality, RawRecording
+    from .raw import AIMED_SAMPLES, MAX_TRUSTED_MISSED_SHARE, Quality, RawRecording, round_rate
     from .recording import Recording, merge
     from .runs import Collection, Run, RunFailedError, collect_runs
     from .sampler import Sampler

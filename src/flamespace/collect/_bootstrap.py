@@ -308,7 +308,12 @@ def _write_note(kind: str, text: str) -> None:
 
 
 def _start_recorder(config: Dict[str, Any]) -> Recorder:
-    """The recorder of ``config`` (the sampler, a memory recorder or the tracer), started."""
+    """The recorder of ``config`` (the sampler, a memory recorder or the tracer), started;
+    its frames name the files under the program's directories relative to them."""
+    if config.get("program_dirs"):
+        from ..core.python_frames import set_program_dirs
+
+        set_program_dirs(config["program_dirs"])
     kind = config["recorder"]
     hidden = set()
     if config.get("target", {}).get("kind") == "module":

@@ -113,7 +113,7 @@ def record_program(
     env = {**os.environ, **program.env} if program.env else None
     labels = {**(labels or {}), **({"program": program.name} if program.name else {})}
     return run(program.target, options, process_root=process_root, subprocesses=subprocesses, labels=labels, env=env,
-               cwd=program.cwd, stdout=stdout, stderr=stderr, progress=progress)
+               cwd=program.cwd, stdout=stdout, stderr=stderr, progress=progress, frame_root=program.frame_root)
 
 
 def run(
@@ -128,6 +128,7 @@ def run(
     stdout: Output = None,
     stderr: Output = None,
     progress: Optional[Callable[[Progress], None]] = None,
+    frame_root: Optional[str] = None,
 ) -> RecordResult:
     """Run ``target`` to its end under a recorder; the profile and the program's exit code.
 
@@ -136,11 +137,12 @@ def run(
     ``env`` is the program's whole environment and ``stdout``/``stderr`` where its output
     goes, and ``cwd`` where it runs, as for :class:`subprocess.Popen` (default: ours), so callers that run programs
     side by side (``flamespace collect``) need not change this process's environment.
-    ``progress``: as for :func:`record_program`.
+    ``progress``: as for :func:`record_program`. Frames name the files under ``frame_root``
+    (default: a script's directory) relative to it: :func:`program_dirs`.
     """
     out_dir = _private_directory("flamespace-record-")
     try:
-        config = _child_config(target, options, out_dir, subprocesses)
+        config = _child_config(target, options, out_dir, subprocesses, program_dirs(target, cwd, frame_root))
         try:
             watch = None if progress is None else _Watch(progress, out_dir, config)
         except OSError as exc:
@@ -265,9 +267,25 @@ def _remove_directory(path: str) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def _child_config(target: Target, options: Any, out_dir: str, subprocesses: bool) -> Dict[str, Any]:
+def program_dirs(target: Target, cwd: Optional[str] = None, frame_root: Optional[str] = None) -> List[str]:
+    """The directories whose files the program's frames name relative to them: ``frame_root``,
+    else a script's own directory, as found from ``cwd`` and with its links resolved (where
+    Python imports its neighbours from); none for -m and -c (the working directory, as always).
+    So ``a/bench.py`` and ``b/bench.py``, two checkouts of one program, both name ``bench.py``."""
+    base = cwd or os.getcwd()
+    if frame_root is not None:
+        return [os.path.abspath(os.path.join(base, frame_root))]
+    if target.kind != "script":
+        return []
+    script = os.path.join(base, target.value)
+    return sorted({os.path.dirname(os.path.abspath(script)), os.path.dirname(os.path.realpath(script))})
+
+
+def _child_config(target: Target, options: Any, out_dir: str, subprocesses: bool,
+                  names_under: Optional[List[str]] = None) -> Dict[str, Any]:
     config: Dict[str, Any] = {
         "target": {"kind": target.kind, "value": target.value, "args": list(target.args)},
+        "program_dirs": names_under or [],
         "out_dir": out_dir,
         "site": target.site_enabled,
         "package_parent": _package_parent(),

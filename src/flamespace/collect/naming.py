@@ -5,7 +5,9 @@ shared with the readers of other profilers' files.
 
 Two checkouts of a project, two virtualenvs or two Python builds give the same names: paths
 under ``site-packages`` (or ``dist-packages``) become ``site-packages/...``, the standard
-library becomes ``<stdlib>/...`` and files under the working directory become relative.
+library becomes ``<stdlib>/...``, and files under the profiled script's directory (the
+launcher passes it to the child: :func:`~.launcher.program_dirs`), else under the working
+directory, become relative to it.
 """
 
 from __future__ import annotations

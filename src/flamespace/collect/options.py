@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from .._record import fields, record
+from .._record import Record, fields, record
 from .clock import Clock
 
 TYPE_CHECKING = False
@@ -24,7 +24,7 @@ MIN_RATE, MAX_RATE = 1.0, 10_000.0
 
 
 @record
-class SamplerOptions:
+class SamplerOptions(Record):
     """What to record; ``flamespace record``'s options map one to one onto these.
 
     ``mode``: ``wall`` (every thread, running or waiting) or ``cpu`` (only time on a CPU,

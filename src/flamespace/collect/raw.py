@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 KINDS = ("sampler", "live", "alloc", "trace")
 #: Fewer samples than this and the profile's shares are too noisy to trust (about ±10% at 100).
 MIN_TRUSTED_SAMPLES = 100
+#: The samples a run should get: twice the trusted minimum, so a run somewhat shorter than the one
+#: a rate was worked out from is still trusted (gate chooses its rate for this; warnings name the rate).
+AIMED_SAMPLES = 2 * MIN_TRUSTED_SAMPLES
 #: A sampler that missed more than this share of its ticks (:meth:`Quality.missed_share`) says so.
 MAX_TRUSTED_MISSED_SHARE = 0.2
 
@@ -67,13 +70,23 @@ class Quality:
         expected = self.ticks + self.missed
         return self.missed / expected if expected else 0.0
 
+    def rate_for(self, samples: int) -> Optional[float]:
+        """The rate (Hz) at which this recording would have had about ``samples`` samples: they
+        grow with the rate, as ticks over the time recorded times the samples a tick took (the
+        threads it found). None when nothing was recorded, or no tick found a thread to sample
+        (cpu mode in a program that only waited), so that no rate would do."""
+        per_tick = self.samples / self.ticks if self.ticks else 1.0
+        if not self.duration_ns or not per_tick:
+            return None
+        return samples / (self.duration_ns / 1e9 * per_tick)
+
     def problems(self, requested_rate: float) -> List[str]:
         """Reasons not to trust the profile, worded for a warning."""
         found = []
         if self.samples < MIN_TRUSTED_SAMPLES:
             found.append(
                 f"only {self.samples} samples (shares are uncertain below {MIN_TRUSTED_SAMPLES}; "
-                "record longer or raise --rate)"
+                f"{self.more_samples(requested_rate)})"
             )
         if self.missed_share() > MAX_TRUSTED_MISSED_SHARE:
             found.append(
@@ -86,6 +99,26 @@ class Quality:
             found.append(f"{self.errors} sampling errors, the first: {self.first_error}")
         return found
 
+    def more_samples(self, requested_rate: float) -> str:
+        """What gives a run of this length :data:`AIMED_SAMPLES` samples, worded for a warning:
+        the ``--rate`` (rounded up to 2 digits), a longer run when even the highest rate gives
+        too few, or a quieter machine when ``requested_rate`` would have done had the sampler
+        kept its schedule."""
+        # (imported here: the profiled child imports this module, and never asks)
+        from .options import MAX_RATE
+
+        needed = self.rate_for(AIMED_SAMPLES)
+        if needed is None:
+            return "record longer, or raise --rate"
+        if needed <= requested_rate:  # the rate would do: the sampler missed its ticks (a busy machine)
+            return (f"at {requested_rate:,g} Hz a punctual sampler takes about {requested_rate / needed * AIMED_SAMPLES:,.0f} "
+                    "in a run this long, but this one missed ticks: record again on a quieter machine, or longer")
+        if needed > MAX_RATE:
+            at_most = MAX_RATE / needed * AIMED_SAMPLES
+            return (f"record longer: even --rate {MAX_RATE:,.0f}, the highest, would give about {at_most:,.0f} "
+                    "(repeat the work in the benchmark)")
+        return f"record longer, or raise --rate: --rate {round_rate(needed):,.0f} gives about {AIMED_SAMPLES} a run this long"
+
     def as_dict(self) -> Dict[str, object]:
         return {name: getattr(self, name) for name in self.__slots__}
 
@@ -96,6 +129,16 @@ class Quality:
 
     def __repr__(self) -> str:
         return "Quality(" + ", ".join(f"{k}={v!r}" for k, v in self.as_dict().items()) + ")"
+
+
+def round_rate(rate: float) -> float:
+    """``rate`` rounded up to 2 significant digits (4,444 Hz -> 4,500 Hz): a rate people can read and type."""
+    import math
+
+    if rate <= 0:
+        return rate
+    step = 10.0 ** max(math.floor(math.log10(rate)) - 1, 0)
+    return math.ceil(rate / step) * step
 
 
 #: The sampler's running figures, written by a profiled child into a small file the launcher
@@ -218,5 +261,5 @@ def load(file: BinaryIO) -> RawRecording:
     return raw
 
 
-__all__ = ["KINDS", "MAX_TRUSTED_MISSED_SHARE", "MIN_TRUSTED_SAMPLES", "Quality", "RawRecording", "STATUS_SIZE",
+__all__ = ["AIMED_SAMPLES", "KINDS", "MAX_TRUSTED_MISSED_SHARE", "MIN_TRUSTED_SAMPLES", "Quality", "RawRecording", "STATUS_SIZE",
            "decode_status", "dumps", "encode_status", "load", "loads"]

@@ -27,6 +27,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 from ..errors import ArgumentError, FlamespaceError
 from ..formats import registry
 from .launcher import Interrupted, RecordError, record_program
+from .raw import Quality
 from .sampler import SamplerOptions
 from .target import Program
 
@@ -55,6 +56,7 @@ class Run:
     seconds: float
     path: Optional[str] = None  # the profile written; None for warm-up and failed runs
     problems: List[str] = field(default_factory=list)  # reasons not to trust its profile
+    quality: Optional[Quality] = None  # the sampler's figures (samples, ticks, time recorded); warm-up runs' too
     error: str = ""  # why it left no profile (killed by a signal, ...)
     stderr: str = ""  # the end of its stderr when it failed (unless its output was shown)
 
@@ -114,6 +116,7 @@ def collect_runs(
     show_output: bool = False,
     overwrite: bool = False,
     on_run: Optional[Callable[[Run], None]] = None,
+    measured_options: Optional[Callable[[List[Run]], Any]] = None,
 ) -> Collection:
     """Run each program ``runs`` times (after ``warmup`` discarded runs each), interleaved,
     and write one profile per run under ``out_dir`` (layout: module docstring).
@@ -126,12 +129,16 @@ def collect_runs(
     Directories that already hold runs are refused unless ``overwrite`` (their runs are
     deleted first), so two collections never mix. A stop signal (SIGINT, SIGTERM, SIGHUP) ends
     the collection after the run in progress saved what it could; that run is left out, the
-    finished ones kept, and :attr:`Collection.interrupted` names the signal.
+    finished ones kept, and :attr:`Collection.interrupted` names the signal. With
+    ``measured_options``, the warm-up runs (one at least) are recorded with ``options`` and the
+    measured ones with what it returns, given the warm-up runs (gate's rate from their length).
     """
     if runs < 1:
         raise ArgumentError(f"the number of runs must be at least 1, not {runs}")
     if warmup < 0:
         raise ArgumentError(f"the number of warm-up runs cannot be negative, not {warmup}")
+    if measured_options is not None and warmup < 1:
+        raise ArgumentError("options chosen from the warm-up runs need a warm-up run at least")
     names = [p.name for p in programs]
     if not programs or len(set(names)) != len(names) or (len(programs) > 1 and "" in names):
         raise ArgumentError("give one program, or several with distinct names (their subdirectories)")
@@ -144,14 +151,17 @@ def collect_runs(
     start = time.monotonic()
     order = _round_order(getattr(options, "seed", None))
     collection = new_collection_id()
+    recording = options
     for index in range(warmup + runs):
+        if index == warmup and measured_options is not None:
+            recording = measured_options([run for run in done if run.warmup])
         for program in order(programs):
             warm = index < warmup
             number = index + 1 if warm else index - warmup + 1
             path = None if warm else os.path.join(program_directory(out_dir, program), f"run-{number:0{width}d}{extension}")
             labels = {"collection": collection, "run": str(number), **({"pair": str(number)} if len(programs) > 1 else {})}
             try:
-                result = _one_run(program, number, warm, path, labels, _options_for(options, index), process_root,
+                result = _one_run(program, number, warm, path, labels, _options_for(recording, index), process_root,
                                   subprocesses, output_format, header, show_output)
             except Interrupted as exc:
                 return Collection(out_dir, list(programs), done, time.monotonic() - start, exc.signal)
@@ -237,7 +247,8 @@ def _one_run(
         if result.exit_code == INTERRUPTED:
             raise KeyboardInterrupt
         stderr = _tail(errors) if result.exit_code != 0 and not show_output else ""
-    outcome = Run(program.name, number, warmup, result.exit_code, seconds, problems=list(result.recording.problems), stderr=stderr)
+    outcome = Run(program.name, number, warmup, result.exit_code, seconds, problems=list(result.recording.problems),
+                  quality=result.recording.quality, stderr=stderr)
     if outcome.ok and path is not None:
         registry.write(result.recording.profile_for(output_format), path, output_format, header=header)
         outcome.path = path

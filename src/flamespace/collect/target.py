@@ -57,12 +57,15 @@ class Program(Record):
     (:func:`~.runs.collect_runs`): ``name`` is its subdirectory of a collection (and its
     ``program`` label in the profiles' metadata); ``env`` is set in its environment on top of ours; ``cwd`` is where
     it runs (default: ours), e.g. the root of its own checkout, so that two checkouts' frames
-    get the same relative file names."""
+    get the same relative file names. ``frame_root``: the directory its frames name their files
+    relative to (default: a script's own directory, else the working directory; see
+    :func:`~.launcher.program_dirs`)."""
 
     target: Target
     name: str = ""
     env: Mapping[str, str] = factory(dict)
     cwd: Optional[str] = None
+    frame_root: Optional[str] = None
 
 
 def parse_command(

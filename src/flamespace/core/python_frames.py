@@ -15,20 +15,36 @@ import os
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
-    from typing import Dict, List, Optional, Tuple
+    from typing import Dict, List, Optional, Sequence, Tuple
 
 PACKAGE_DIRS = ("site-packages", "dist-packages")
+#: The profiled program's own directories (its script's, as given and with links resolved), set in
+#: its process before the recorder starts (collect/_bootstrap.py): every PathShortener made there
+#: names the files under them relative to them, so two checkouts of one program name frames alike.
+_program_dirs: List[str] = []
+
+
+def set_program_dirs(directories: Sequence[str]) -> None:
+    """Name files under ``directories`` relative to them in the PathShorteners made from now on."""
+    _program_dirs[:] = directories
 
 
 class PathShortener:
-    """Maps absolute file names to stable short ones; caches every answer."""
+    """Maps absolute file names to stable short ones; caches every answer.
 
-    def __init__(self, cwd: Optional[str] = None, stdlib_dirs: Optional[List[str]] = None) -> None:
+    In order: ``site-packages/...`` (or ``dist-packages``), ``<stdlib>/...``, relative to one of
+    ``program_dirs`` (default: those :func:`set_program_dirs` set; the program's script's
+    directory), relative to ``cwd``; else the absolute path."""
+
+    def __init__(self, cwd: Optional[str] = None, stdlib_dirs: Optional[List[str]] = None,
+                 program_dirs: Optional[Sequence[str]] = None) -> None:
         self.cwd = os.path.normpath(cwd or os.getcwd())
         if stdlib_dirs is None:  # where os.py lives is the standard library (sysconfig costs imports)
             stdlib_dirs = [os.path.dirname(os.__file__)]
         # Longest first, so a nested directory wins over its parent.
         self.stdlib_dirs = sorted({os.path.normpath(d) for d in stdlib_dirs}, key=len, reverse=True)
+        self.program_dirs = sorted({os.path.normpath(d) for d in (_program_dirs if program_dirs is None else program_dirs)},
+                                   key=len, reverse=True)
         self._cache: Dict[str, str] = {}
 
     def __call__(self, filename: str) -> str:
@@ -48,8 +64,9 @@ class PathShortener:
         for directory in self.stdlib_dirs:
             if path.startswith(directory + os.sep):
                 return "<stdlib>/" + path[len(directory) + 1 :].replace(os.sep, "/")
-        if path.startswith(self.cwd + os.sep):
-            return path[len(self.cwd) + 1 :].replace(os.sep, "/")
+        for directory in (*self.program_dirs, self.cwd):
+            if path.startswith(directory + os.sep):
+                return path[len(directory) + 1 :].replace(os.sep, "/")
         return path
 
 
@@ -121,4 +138,4 @@ def split_frame(frame: str) -> Optional[Tuple[str, str, Optional[int]]]:
     return function, where, None
 
 
-__all__ = ["PACKAGE_DIRS", "PathShortener", "PythonFrames", "format_frame", "short_path", "split_frame"]
+__all__ = ["PACKAGE_DIRS", "PathShortener", "PythonFrames", "format_frame", "set_program_dirs", "short_path", "split_frame"]

@@ -287,6 +287,70 @@ def run_times(sides: Mapping[str, Sequence[RunInfo]]) -> Dict[str, RunTime]:
     return found
 
 
+@record
+class RunTimeChange(Record):
+    """How long the runs took, baseline against candidate (seconds): the means, the change and
+    its two-sided ``level`` confidence interval, from the t of the differences of the rounds'
+    runs when ``paired`` (``runs`` pairs), else Welch's t (``runs``: the smaller side's count)."""
+
+    baseline: float
+    candidate: float
+    delta: float
+    lower: float
+    upper: float
+    level: float
+    paired: bool
+    runs: int
+
+    @property
+    def relative(self) -> Optional[float]:
+        """The change as a fraction of the baseline's mean; None when that is 0."""
+        return self.delta / self.baseline if self.baseline else None
+
+
+def run_time_change(sides: Mapping[str, Sequence[RunInfo]], level: float, paired: bool = False) -> Optional[RunTimeChange]:
+    """The change of the whole run's time from the ``baseline`` side to the ``candidate``
+    (:attr:`RunInfo.run_time`), with its interval: paired by round (:func:`pair_runs`) when
+    ``paired`` (the comparison's pairing) and at least :data:`MIN_RUNS` rounds have both runs,
+    else Welch's. None when a
+    side has fewer than :data:`MIN_RUNS` runs that carry their time (or not all do)."""
+    import statistics
+
+    timed = {side: [run for run in sides.get(side, ()) if run.run_time is not None] for side in ("baseline", "candidate")}
+    if any(len(runs) < MIN_RUNS or len(runs) < len(sides.get(side, ())) for side, runs in timed.items()):
+        return None
+    times = {side: [run.run_time for run in runs if run.run_time is not None] for side, runs in timed.items()}
+    means = {side: statistics.fmean(values) for side, values in times.items()}
+    rows = _paired_rows(timed["baseline"], timed["candidate"]) if paired else ()
+    rounds = [(times["baseline"][b], times["candidate"][c]) for b, c in rows]
+    if len(rounds) >= MIN_RUNS:
+        differences = [c - b for b, c in rounds]
+        count, variance, df = len(differences), statistics.variance(differences) / len(differences), len(differences) - 1.0
+    else:
+        (n1, v1), (n2, v2) = ((len(v), statistics.variance(v) / len(v)) for v in (times["baseline"], times["candidate"]))
+        count, variance = min(n1, n2), v1 + v2
+        df = variance ** 2 / (v1 ** 2 / (n1 - 1) + v2 ** 2 / (n2 - 1)) if variance else 1.0
+    delta = means["candidate"] - means["baseline"]
+    half = _t_quantile((1 - level) / 2, df) * variance ** 0.5
+    return RunTimeChange(means["baseline"], means["candidate"], delta, delta - half, delta + half, level,
+                         len(rounds) >= MIN_RUNS, count)
+
+
+def _paired_rows(baseline: Sequence[RunInfo], candidate: Sequence[RunInfo]) -> Tuple[Tuple[int, int], ...]:
+    """The pairs of the runs that the comparison tested as pairs (it decided: ``on``), none if they cannot be."""
+    try:
+        return pair_runs(baseline, candidate, "on").rows
+    except InputError:
+        return ()
+
+
+def _t_quantile(tail: float, df: float) -> float:
+    """t with P(T > t) = ``tail`` on ``df`` degrees of freedom."""
+    from ._tails import t_isf
+
+    return float(t_isf(tail, df))
+
+
 def drift_note(times: Mapping[str, RunTime]) -> Optional[Finding]:
     """One line on the run times of each side and how far they drifted from the first runs to the last."""
     if not times:

@@ -12,6 +12,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 
 from ..core import units
 from .comparison import Comparison, StackChange
+from .guards import RunTimeChange
 
 KIND_MARK = {"appeared": "+ new", "grown": "▲ grew", "disappeared": "- gone", "shrunk": "▼ shrank", None: ""}
 HEADERS = ("change", "stack", "baseline", "candidate", "Δ (interval)", "Δ %", "adj. p", "detectable")
@@ -90,7 +91,12 @@ def interval_level(comparison: Comparison) -> float:
     c = comparison
     if c.method == "welch" and "interval_level" in c.options:
         return float(c.options["interval_level"])
-    return 1 - (1 if c.alternative == "two-sided" else 2) * c.alpha
+    return single_level(c)
+
+
+def single_level(comparison: Comparison) -> float:
+    """The level of one interval read as the test reads it: 1 − α two-sided, 1 − 2α one-sided."""
+    return 1 - (1 if comparison.alternative == "two-sided" else 2) * comparison.alpha
 
 
 def _level(level: float) -> str:
@@ -275,6 +281,22 @@ def markdown(comparison: Comparison, include_all: bool = False, limit: Optional[
         lines.append("")
     lines.append(f"<sub>{footer(comparison)}</sub>")
     return "\n".join(lines) + "\n"
+
+
+def run_time_line(change: RunTimeChange) -> str:
+    """The whole run's time in one sentence: each side's mean, the change with its interval, Δ %."""
+    ns = 1e9  # seconds shown as the reports show time
+    how = f"paired t over {change.runs} rounds" if change.paired else "Welch's t"
+    return (f"Whole run: {units.human(change.baseline * ns, 'ns')} → {units.human(change.candidate * ns, 'ns')}, "
+            f"Δ {units.change(change.delta * ns, change.lower * ns, change.upper * ns, 'ns')}, "
+            f"{units.percent(change.relative)} ({_level(change.level)} interval, two-sided; {how}).")
+
+
+def run_time_dict(change: RunTimeChange) -> Dict[str, Any]:
+    """:func:`run_time_line`'s figures for JSON, exact, in seconds."""
+    return {"unit": "s", "baseline": change.baseline, "candidate": change.candidate, "delta": change.delta,
+            "lower": _finite(change.lower), "upper": _finite(change.upper), "relative": change.relative,
+            "level": change.level, "paired": change.paired, "runs": change.runs}
 
 
 def _finite(value: float) -> Optional[float]:
