@@ -92,6 +92,30 @@ def test_one_sided_alternative_is_said_to_be_tested_two_sided(rng):
     assert any("two-sided" in note for note in result.notes)
 
 
+@pytest.mark.parametrize("alternative", ["greater", "less"])
+def test_raw_p_follows_the_alternative_and_only_its_direction_is_significant(rng, alternative):
+    """Stack 0 grows, stack 1 shrinks, by 8 s.e. each: the raw p is the one-sided t test's (half
+    the two-sided p in the tested direction, above 1/2 against it), and of the two changes the
+    F tests find only the one in the tested direction counts."""
+    from scipy import stats
+
+    x1 = rng.normal(100, 5, (20, 4))
+    x2 = rng.normal(100, 5, (20, 4))
+    x2[:, 0] += 12
+    x2[:, 1] -= 12
+    two = hotelling.test(x1, x2, 0.05, "two-sided")
+    one = hotelling.test(x1, x2, 0.05, alternative)
+    expected = stats.ttest_ind(x2, x1, alternative=alternative).pvalue  # pooled-variance t, as Hotelling's
+    assert one.p == pytest.approx(expected, rel=1e-9)
+    assert two.p == pytest.approx(stats.ttest_ind(x2, x1).pvalue, rel=1e-9)
+    toward, against = (0, 1) if alternative == "greater" else (1, 0)
+    assert one.p[toward] == pytest.approx(two.p[toward] / 2) and one.p[against] > 0.5
+    assert two.significant.tolist() == [True, True, False, False]
+    assert one.significant.tolist() == [i == toward for i in range(4)]
+    assert one.p_adjusted[toward] == pytest.approx(two.p_adjusted[toward]) and one.p_adjusted[against] > 0.5
+    assert (one.p_adjusted >= one.p).all()
+
+
 def test_rank_deficient_covariance_uses_the_spanned_subspace(rng):
     shares = rng.dirichlet([20, 30, 50], size=40)  # rows sum to 1: covariance of rank 2
     other = rng.dirichlet([20, 30, 50], size=40)

@@ -266,7 +266,10 @@ def text_parts(comparison: Comparison, include_all: bool = False, limit: Optiona
 
 def markdown(comparison: Comparison, include_all: bool = False, limit: Optional[int] = 50) -> str:
     """The report as GitHub Markdown, e.g. for a CI comment."""
+    improved = len(comparison.kept) - len(comparison.regressions)
     verdict = "❌ regression" if comparison.regressed else "✅ no significant regression"
+    if improved:
+        verdict += f", {improved} improvement(s)"
     lines = [f"### flamespace compare: {verdict}", ""] + [f"{line}  " for line in summary(comparison)] + [""]
     rows = shown(comparison, include_all, limit)
     if rows:
