@@ -116,6 +116,21 @@ def test_raw_p_follows_the_alternative_and_only_its_direction_is_significant(rng
     assert (one.p_adjusted >= one.p).all()
 
 
+def test_a_one_sided_comparison_states_the_level_of_hotellings_intervals(rng):
+    """Scheffé's intervals are at 1 − α whatever the direction tested; the report said 1 − 2α
+    (maxt's rule for one-sided tests) under --alternative greater."""
+    from flamespace.stats import compare, report
+
+    from .conftest import as_sample, counts
+
+    x1, x2 = counts(rng, 20, np.array([100.0, 200, 300])), counts(rng, 20, np.array([150.0, 200, 300]))
+    one = compare(as_sample(x1), as_sample(x2), method="hotelling", alternative="greater")
+    two = compare(as_sample(x1), as_sample(x2), method="hotelling", alternative="two-sided")
+    assert [(c.lower, c.upper) for c in one.changes] == [(c.lower, c.upper) for c in two.changes]
+    assert report.as_dict(one)["interval"]["level"] == report.as_dict(two)["interval"]["level"] == pytest.approx(0.95)
+    assert report.interval_line(one).startswith("Intervals for Δ: 95% simultaneous")
+
+
 def test_rank_deficient_covariance_uses_the_spanned_subspace(rng):
     shares = rng.dirichlet([20, 30, 50], size=40)  # rows sum to 1: covariance of rank 2
     other = rng.dirichlet([20, 30, 50], size=40)

@@ -158,7 +158,7 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, alternative: str = "t
     return TestResult(
         method="hotelling", statistic=statistic, p=p_raw, p_adjusted=p_adj, lower=lower, upper=upper,
         significant=significant, global_statistic=global_f, global_p=global_p, statistic_name="F",
-        notes=tuple(notes), details={"df1": rank, "df2": n1 + n2 - rank - 1, "f_star": f_star},
+        notes=tuple(notes), details={"df1": rank, "df2": n1 + n2 - rank - 1, "f_star": f_star, "interval_level": 1 - alpha},
         critical=critical, se=se, control="family-wise error",
     )
 
