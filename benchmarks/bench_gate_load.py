@@ -19,7 +19,7 @@ compete for the CPUs:
    known-answer program: start-up imports, sleeps, busy loops, ~0.3 s) with ``--aa-hogs``
    hogs, and a second one whose ``--step-hogs`` hogs start only halfway through (a step in
    the load). Then many comparisons of two disjoint groups of a pool's runs with
-   ``stats.compare`` at its defaults (maxt, one-sided ``greater``, family-wise α = 0.05),
+   ``stats.compare`` at the gate's defaults (maxt, one-sided ``greater``, family-wise α = 0.05),
    in-process for speed. *random*: the groups are drawn at random (exchangeable by
    construction: the test's level on real profiles). *windows*: baseline = runs i..i+n-1,
    candidate = the next n (a collection that does not interleave: drift of the machine's load
@@ -252,6 +252,7 @@ def aa_splits(sample: "Sample", infos: list, sizes: Sequence[int], splits: int, 
     shuffled orders whose rate reaches the one observed in collection order is a test of
     whether the time order (the machine's drift) mattered."""
     from flamespace.stats import Sample, compare
+    from flamespace.stats.comparison import GATE_ALTERNATIVE
     from flamespace.stats.guards import drift_findings, run_times
 
     def part(picks: Sequence[int]) -> Sample:
@@ -285,7 +286,7 @@ def aa_splits(sample: "Sample", infos: list, sizes: Sequence[int], splits: int, 
             started = time.perf_counter()
             for number, picks in enumerate(chosen):
                 base, cand = picks[:n], picks[n:]
-                result = compare(part(base), part(cand), seed=number, paired=design.endswith("paired"))
+                result = compare(part(base), part(cand), seed=number, paired=design.endswith("paired"), alternative=GATE_ALTERNATIVE)
                 findings = drift_findings(run_times({"baseline": [infos[i] for i in base], "candidate": [infos[i] for i in cand]}),
                                           [c.delta for c in result.kept], result.unit)
                 warning = any(f.level == "warning" for f in findings)
@@ -301,7 +302,7 @@ def aa_splits(sample: "Sample", infos: list, sizes: Sequence[int], splits: int, 
                 for _ in range(shuffles):
                     order = rng.sample(range(total), total)
                     null.append(sum(compare(part([order[i] for i in p[:n]]), part([order[i] for i in p[n:]]), seed=k,
-                                            paired=design.endswith("paired")).regressed
+                                            paired=design.endswith("paired"), alternative=GATE_ALTERNATIVE).regressed
                                     for k, p in enumerate(chosen)) / count)
             low, high = binomial_interval(flagged, count)
             # the run-time shift between the two sides (candidate − baseline median), the drift the test sees

@@ -66,27 +66,56 @@ def test_an_improvement_alone_exits_0(capsys, runs, tmp_path):
     assert code == 0 and "- gone" in out and "main;c;old" in out
 
 
-def test_the_default_gate_is_one_sided_and_says_so(capsys, runs):
+def test_the_default_tests_both_directions_and_says_so(capsys, runs):
     code, out, _ = run(capsys, "compare", "-a", runs[0], "-b", runs[1])
+    assert code == 3 and "+ new" in out and "▼ shrank" in out and "main;c;b;a" in out
+    assert "Tested two-sided (regressions and improvements): family-wise error ≤ 5%" in out
+    assert "random, 2001 relabellings" in out and "1 regression(s) (appeared or grew), 1 improvement(s)" in out
+
+
+def test_alternative_greater_is_the_gates_question_and_says_so(capsys, runs):
+    code, out, _ = run(capsys, "compare", "-a", runs[0], "-b", runs[1], "--alternative", "greater")
     assert code == 3 and "+ new" in out and "main;c;b;a" not in out  # a shrinking stack is not a regression
     assert "Tested one-sided (regressions only: candidate > baseline): family-wise error ≤ 5%" in out
-    assert "random, 2001 relabellings" in out and "detectable" in out
+
+
+def test_by_default_what_got_faster_fills_shrunk_and_exits_0(capsys, runs, tmp_path):
+    """The candidate is the baseline's runs with main;c;b;a 20% cheaper: reported as shrunk, in
+    shrunk.folded and the page's shrunk view, and an improvement alone is no failure (exit 0)."""
+    faster = tmp_path / "faster"
+    faster.mkdir()
+    for run_file in sorted(runs[0].iterdir()):
+        lines = run_file.read_text().splitlines()
+        stack, count = lines[0].rsplit(" ", 1)
+        (faster / run_file.name).write_text("\n".join([f"{stack} {round(0.8 * int(count))}", *lines[1:]]) + "\n")
+    out_dir = tmp_path / "changes"
+    code, out, _ = run(capsys, "compare", "-a", runs[0], "-b", faster, "--out-dir", out_dir, "--no-header",
+                       "--html", tmp_path / "page.html")
+    assert code == 0 and "▼ shrank" in out and "main;c;b;a" in out
+    assert "0 regression(s) (appeared or grew), 1 improvement(s)" in out
+    assert list(folded.loads((out_dir / "shrunk.folded").read_text())) == [("main", "c", "b", "a")]
+    assert (out_dir / "grown.folded").read_text() == "" and (out_dir / "appeared.folded").read_text() == ""
+    assert "maxt (both directions)" in (tmp_path / "page.html").read_text()
+    code, out, _ = run(capsys, "compare", "-a", runs[0], "-b", faster, "--markdown")
+    assert code == 0 and out.startswith("### flamespace compare: ✅ no significant regression, 1 improvement(s)")
 
 
 def test_json_gives_the_design_and_the_detectable_change(capsys, runs):
     code, out, _ = run(capsys, "compare", "-a", runs[0], "-b", runs[1], "--json")
     data = json.loads(out)
-    assert (data["alternative"], data["control"], data["method"]) == ("greater", "family-wise error", "maxt")
+    assert (data["alternative"], data["control"], data["method"]) == ("two-sided", "family-wise error", "maxt")
     assert data["smallest_p"] == pytest.approx(1 / 2001)
     assert all(s["detectable"] > 0 for s in data["stacks"])
 
 
 def test_three_runs_a_side_is_enumerated_and_two_is_too_few(capsys, runs, tmp_path):
     few = [write_runs(tmp_path / name, seed, regression, n=3) for name, seed, regression in (("a3", 4, False), ("b3", 5, True))]
-    code, out, _ = run(capsys, "compare", "-a", few[0], "-b", few[1])
+    code, out, _ = run(capsys, "compare", "-a", few[0], "-b", few[1], "--alternative", "greater")
     assert code == 3 and "exact, all 20 relabellings" in out and "smallest p-value this design can reach is 0.05" in out
+    code, out, _ = run(capsys, "compare", "-a", few[0], "-b", few[1])  # two-sided: a split and its mirror tie, p ≥ 2/20
+    assert code == 0 and "no stack can be significant; 4 runs a side can reach α" in out
     two = [write_runs(tmp_path / name, seed, regression, n=2) for name, seed, regression in (("a2", 4, False), ("b2", 5, True))]
-    code, out, _ = run(capsys, "compare", "-a", two[0], "-b", two[1], "--min-runs", "1")
+    code, out, _ = run(capsys, "compare", "-a", two[0], "-b", two[1], "--min-runs", "1", "--alternative", "greater")
     assert code == 0 and "no stack can be significant; 3 runs a side can reach α" in out
     assert "The smallest change this comparison could have detected" in out
 

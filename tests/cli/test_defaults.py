@@ -96,9 +96,12 @@ def test_compare_defaults_are_compareoptions():
     assert_same(compare.options_of(**values), CompareOptions())
 
 
-def test_gate_defaults_are_compareoptions():
+def test_gate_defaults_are_compareoptions_but_one_sided():
+    from flamespace.stats.comparison import GATE_DEFAULTS
+
     values = click_defaults(gate.command, ["--base", "main", "--", "prog.py"])
-    assert_same(compare.options_of(**values), CompareOptions())
+    assert_same(compare.options_of(**values), GATE_DEFAULTS)
+    assert GATE_DEFAULTS == CompareOptions(alternative="greater") and CompareOptions().alternative == "two-sided"
 
 
 def test_plan_defaults_are_compareoptions():
@@ -143,7 +146,7 @@ def test_compares_copy_of_the_statistics_choices_is_theirs():
 
     assert (compare.METHODS, compare.ALTERNATIVES, compare.FDR_CHOICES) == (
         comparison.METHODS, comparison.ALTERNATIVES, comparison.FDR_CHOICES)
-    assert compare.POWER == power.POWER
+    assert compare.POWER == power.POWER and compare.GATE_ALTERNATIVE == comparison.GATE_ALTERNATIVE
     expected = CompareOptions()
     frequency = {"min_runs": expected.frequency.min_runs, "min_fraction": expected.frequency.min_fraction}
     assert compare.DEFAULTS == {name: frequency[name] if name in frequency else getattr(expected, name) for name in compare.DEFAULTS}

@@ -276,7 +276,7 @@ def test_help_and_a_plain_run_do_not_import_click(name, places):
         "trace": ["-q", "-o", str(places / "t.folded"), "-c", "pass"],
         "text": [a], "info": [a], "top": ["--json", a], "merge": [a, b], "sub": [a, b], "scale": ["2", a], "filter": ["--grep", "w", a],
         "svg": [a, "-o", str(places / "a.svg")], "decompose": ["--json", "-d", str(places / "parts"), a, b],
-        "formats": ["--json"], "similarity": [a, b], "compare": ["-a", base, "-b", cand], "plan": ["--json", base, "--detect", "5%"],
+        "formats": ["--json"], "similarity": [a, b], "compare": ["-a", base, "-b", cand, "--alternative", "greater"], "plan": ["--json", base, "--detect", "5%"],
         "gate": None,  # a plain run needs git refs and installs: its options are the ones tested here
     }
     for args in (["--help"], plain[name]):

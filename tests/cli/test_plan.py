@@ -23,7 +23,7 @@ def test_table_and_one_line_answer(capsys, pilot):
     assert "main;c;b;a" in out and "main;c " not in out  # the 3 widest only
     last = out.strip().splitlines()[-1]
     assert last.endswith("runs a side detect a 5% change in the 3 widest stacks; "
-                         "the exact permutation test needs at least 3 runs a side to reach α = 0.05.")
+                         "the exact permutation test needs at least 4 runs a side to reach α = 0.05.")  # two-sided, as compare
 
 
 def test_json_and_absolute_changes(capsys, pilot):
@@ -37,8 +37,8 @@ def test_json_and_absolute_changes(capsys, pilot):
 
 
 def test_two_sided_needs_more_runs(capsys, pilot):
-    one = json.loads(run(capsys, "plan", pilot, "--detect", "5%", "--json")[1])
-    two = json.loads(run(capsys, "plan", pilot, "--detect", "5%", "--json", "--alternative", "two-sided")[1])
+    one = json.loads(run(capsys, "plan", pilot, "--detect", "5%", "--json", "--alternative", "greater")[1])
+    two = json.loads(run(capsys, "plan", pilot, "--detect", "5%", "--json")[1])  # compare's default
     assert two["runs"] > one["runs"] and two["minimum_runs"] == 4
 
 

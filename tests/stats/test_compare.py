@@ -65,19 +65,33 @@ def test_normalize_compares_shares(rng):
     assert compare(as_sample(counts(rng, 20, means)), slow, method="welch").regressed
 
 
-def test_the_default_is_a_one_sided_family_wise_exact_test(pair):
+def test_the_default_tests_both_directions_family_wise(pair):
     result = compare(*pair, seed=1)
-    assert (result.method, result.alternative, result.control) == ("maxt", "greater", "family-wise error")
-    assert {c.stack[-1] for c in result.kept} == {"f0", "f1"}  # the regressions only: shrinking is not tested
-    assert all(c.lower > 0 for c in result.kept)
+    assert (result.method, result.alternative, result.control) == ("maxt", "two-sided", "family-wise error")
+    assert {c.stack[-1]: c.kind for c in result.kept} == {"f0": "grown", "f1": "appeared", "f2": "disappeared", "f3": "shrunk"}
+    assert {c.stack[-1] for c in result.regressions} == {"f0", "f1"}
+    regressions = compare(*pair, seed=1, alternative="greater")  # the gate's question: shrinking is not tested
+    assert {c.stack[-1] for c in regressions.kept} == {"f0", "f1"} and all(c.lower > 0 for c in regressions.kept)
     improvements = compare(*pair, seed=1, alternative="less")
     assert {c.stack[-1] for c in improvements.kept} == {"f2", "f3"} and not improvements.regressed
+
+
+@pytest.mark.parametrize("method", ["maxt", "welch", "hotelling"])
+def test_a_stack_that_shrank_20_percent_is_reported_as_shrunk_by_default(rng, method):
+    """What got faster fills shrunk and disappeared, and is no regression (under the one-sided
+    default it was never tested: the two parts were always empty)."""
+    means = np.array([1000.0, 300, 200, 100, 60])
+    faster = means * np.array([0.8, 1, 1, 1, 0])  # f0 −20%, f4 gone
+    result = compare(as_sample(counts(rng, 10, means)), as_sample(counts(rng, 10, faster)), method=method, seed=0)
+    assert {c.stack[-1]: c.kind for c in result.kept} == {"f0": "shrunk", "f4": "disappeared"}
+    assert set(result.parts.shrunk) == {("main", "f0")} and set(result.parts.disappeared) == {("main", "f4")}
+    assert not result.regressed and not result.parts.grown and not result.parts.appeared
 
 
 def test_fdr_is_asked_for_not_chosen_by_the_number_of_stacks(pair):
     result = compare(*pair, fdr="bh", seed=1, permutations=5000)
     assert result.control == "false-discovery rate (BH)" and result.options["fdr"] == "bh"
-    assert {c.stack[-1] for c in result.kept} == {"f0", "f1"}
+    assert {c.stack[-1] for c in result.kept} == {"f0", "f1", "f2", "f3"}
     assert compare(*pair, method="welch").control == "family-wise error (Holm)"
 
 
@@ -98,9 +112,11 @@ def test_detectable_effect_is_the_critical_value_plus_z_standard_errors(pair):
 def test_too_few_runs_to_reach_alpha_are_named():
     base = [fs.FlameGraph({("a",): 10 + i, ("b",): 5}) for i in range(2)]
     cand = [fs.FlameGraph({("a",): 30 + i, ("b",): 5}) for i in range(2)]
-    result = compare(base, cand)  # 2 + 2 runs: 6 relabellings, p ≥ 1/6
-    assert result.smallest_p == pytest.approx(1 / 6) and not result.kept
-    assert "no stack can be significant; 3 runs a side can reach α" in result.notes[0]
+    result = compare(base, cand)  # 2 + 2 runs: 6 relabellings, two-sided p ≥ 2/6 (a split and its mirror)
+    assert result.smallest_p == pytest.approx(2 / 6) and not result.kept
+    assert "no stack can be significant; 4 runs a side can reach α" in result.notes[0]
+    one_sided = compare(base, cand, alternative="greater")
+    assert one_sided.smallest_p == pytest.approx(1 / 6) and "3 runs a side can reach α" in one_sided.notes[0]
     assert all(c.detectable == np.inf for c in result.changes)
 
 

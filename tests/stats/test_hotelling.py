@@ -92,6 +92,45 @@ def test_one_sided_alternative_is_said_to_be_tested_two_sided(rng):
     assert any("two-sided" in note for note in result.notes)
 
 
+@pytest.mark.parametrize("alternative", ["greater", "less"])
+def test_raw_p_follows_the_alternative_and_only_its_direction_is_significant(rng, alternative):
+    """Stack 0 grows, stack 1 shrinks, by 8 s.e. each: the raw p is the one-sided t test's (half
+    the two-sided p in the tested direction, above 1/2 against it), and of the two changes the
+    F tests find only the one in the tested direction counts."""
+    from scipy import stats
+
+    x1 = rng.normal(100, 5, (20, 4))
+    x2 = rng.normal(100, 5, (20, 4))
+    x2[:, 0] += 12
+    x2[:, 1] -= 12
+    two = hotelling.test(x1, x2, 0.05, "two-sided")
+    one = hotelling.test(x1, x2, 0.05, alternative)
+    expected = stats.ttest_ind(x2, x1, alternative=alternative).pvalue  # pooled-variance t, as Hotelling's
+    assert one.p == pytest.approx(expected, rel=1e-9)
+    assert two.p == pytest.approx(stats.ttest_ind(x2, x1).pvalue, rel=1e-9)
+    toward, against = (0, 1) if alternative == "greater" else (1, 0)
+    assert one.p[toward] == pytest.approx(two.p[toward] / 2) and one.p[against] > 0.5
+    assert two.significant.tolist() == [True, True, False, False]
+    assert one.significant.tolist() == [i == toward for i in range(4)]
+    assert one.p_adjusted[toward] == pytest.approx(two.p_adjusted[toward]) and one.p_adjusted[against] > 0.5
+    assert (one.p_adjusted >= one.p).all()
+
+
+def test_a_one_sided_comparison_states_the_level_of_hotellings_intervals(rng):
+    """Scheffé's intervals are at 1 − α whatever the direction tested; the report said 1 − 2α
+    (maxt's rule for one-sided tests) under --alternative greater."""
+    from flamespace.stats import compare, report
+
+    from .conftest import as_sample, counts
+
+    x1, x2 = counts(rng, 20, np.array([100.0, 200, 300])), counts(rng, 20, np.array([150.0, 200, 300]))
+    one = compare(as_sample(x1), as_sample(x2), method="hotelling", alternative="greater")
+    two = compare(as_sample(x1), as_sample(x2), method="hotelling", alternative="two-sided")
+    assert [(c.lower, c.upper) for c in one.changes] == [(c.lower, c.upper) for c in two.changes]
+    assert report.as_dict(one)["interval"]["level"] == report.as_dict(two)["interval"]["level"] == pytest.approx(0.95)
+    assert report.interval_line(one).startswith("Intervals for Δ: 95% simultaneous")
+
+
 def test_rank_deficient_covariance_uses_the_spanned_subspace(rng):
     shares = rng.dirichlet([20, 30, 50], size=40)  # rows sum to 1: covariance of rank 2
     other = rng.dirichlet([20, 30, 50], size=40)

@@ -131,6 +131,25 @@ def test_aa_false_positive_rate_holds_at_small_n(n):
     assert found <= aa_bound(reps, alpha), f"{found} of {reps} A/A comparisons flagged a change"
 
 
+@pytest.mark.parametrize("n", [5, 10, 20])
+def test_aa_compares_default_two_sided_test_holds_alpha(n):
+    """compare's default (both directions, one family-wise error) on the same model: its false
+    reports, in either direction, are Binomial(reps, ≤ α); failing by chance has P < 1e-4."""
+    from flamespace.stats import compare
+
+    from .conftest import as_sample
+
+    rng = np.random.default_rng(200 + n)
+    means = np.r_[np.full(10, 0.4), np.linspace(2, 200, 20)]
+    reps, alpha = 2000, 0.05
+    found = 0
+    for r in range(reps):
+        result = compare(as_sample(counts(rng, n, means)), as_sample(counts(rng, n, means)), permutations=300, seed=r)
+        assert result.alternative == "two-sided"
+        found += bool(result.kept)
+    assert found <= aa_bound(reps, alpha), f"{found} of {reps} A/A comparisons reported a change"
+
+
 def test_without_a_floor_an_infinite_t_ranks_as_an_extreme_not_as_zero():
     x1 = np.array([[0.0, 5], [0, 6], [0, 7]])
     x2 = np.array([[1.0, 6], [1, 5], [1, 7]])

@@ -26,16 +26,18 @@ EXIT_REGRESSION = 3
 PARTS = ("appeared", "grown", "disappeared", "shrunk")
 
 #: The statistics' choices and defaults as the options show them: stats.comparison's METHODS,
-#: ALTERNATIVES, FDR_CHOICES and COMPARE_DEFAULTS, stats.power's POWER. Copied so that
+#: ALTERNATIVES, FDR_CHOICES, COMPARE_DEFAULTS and GATE_ALTERNATIVE, stats.power's POWER. Copied so that
 #: ``--help`` (and gate's and plan's) need not import the statistics (dataclasses, typing:
 #: start-up, docs/performance.md); tests/cli/test_defaults.py checks the copy against them.
 METHODS = ("maxt", "welch", "hotelling")
 ALTERNATIVES = ("greater", "less", "two-sided")
 FDR_CHOICES = ("off", "bh", "by")
 DEFAULTS: "Dict[str, Any]" = {
-    "method": "maxt", "alternative": "greater", "alpha": 0.05, "fdr": "off", "permutations": 2000, "seed": 0,
+    "method": "maxt", "alternative": "two-sided", "alpha": 0.05, "fdr": "off", "permutations": 2000, "seed": 0,
     "min_delta": 0.0, "min_rel": 0.0, "normalize": False, "min_runs": 2, "min_fraction": 0.05,
 }
+#: gate's --alternative (stats.comparison's GATE_ALTERNATIVE): regressions only.
+GATE_ALTERNATIVE = "greater"
 POWER = 0.8
 PAIRING = ("auto", "on", "off")
 
@@ -55,14 +57,16 @@ def run(
     whose change is significant (and beyond --min-delta/--min-rel), with both means, Δ,
     an interval for Δ and the adjusted p-value.
 
-    By default the test is one-sided (did anything regress?) and controls the family-wise
-    error: the chance that the gate fails on an unchanged program is at most --alpha,
-    whatever the number of stacks. The report also gives, per stack, the smallest change
-    the comparison could have detected (80% power); `flamespace plan` says how many runs
-    a side a change of a given size needs.
+    By default the test is two-sided: it reports what got slower (appeared, grew) and what
+    got faster (disappeared, shrank), with one family-wise error over both: the chance of
+    any false report, in either direction, is at most --alpha, whatever the number of
+    stacks. --alternative greater tests regressions only (as `flamespace gate` does), with
+    more power for them. The report also gives, per stack, the smallest change the
+    comparison could have detected (80% power); `flamespace plan` says how many runs a side
+    a change of a given size needs.
 
-    Exit code 0: no significant regression; 3: some stack significantly appeared or grew
-    beyond the margin (gate CI on it); 1: bad usage or input.
+    Exit code 0: no significant regression (improvements alone exit 0); 3: some stack
+    significantly appeared or grew beyond the margin (gate CI on it); 1: bad usage or input.
 
     Guard rails: runs that differ in unit, mode or program are refused (--force goes on
     where that makes sense), other differences (rate, Python, host) are warnings, empty runs
@@ -72,7 +76,7 @@ def run(
     Examples:
         flamespace compare --baseline runs/main/ --candidate runs/pr/
         flamespace compare -a 'base/*.folded' -b 'pr/*.folded' --min-rel 2% --markdown
-        flamespace compare -a A/ -b B/ --alternative two-sided --fdr by --out-dir changes/
+        flamespace compare -a A/ -b B/ --alternative greater --fdr by --out-dir changes/
     """
     from ..formats import check_output_dir
     from ..stats.comparison import compare
@@ -208,7 +212,7 @@ def write_delta_svgs(result, out_dir: str, samples=None) -> None:
         drawn = f"all stacks ({len(untested)} rare one(s) not tested, grey)"
     else:
         drawn = f"the {result.tested} tested stacks" + (f" ({result.dropped} rare one(s) left out)" if result.dropped else "")
-    note = (f"Test: {result.method}, α = {result.alpha:g}, {result.control}. Δ = candidate − baseline; "
+    note = (f"Test: {_test_words(result)}. Δ = candidate − baseline; "
             "Δ %: change relative to the frame's baseline mean.")
     common: "Dict[str, Any]" = dict(bgcolors="#ffffff", empty_text="No stacks were tested.")
     significance_svg(baseline, candidate, kinds, SvgOptions(
@@ -221,6 +225,16 @@ def write_delta_svgs(result, out_dir: str, samples=None) -> None:
         os.path.join(out_dir, "delta-baseline.svg"), baseline_widths=True, note=note, untested=untested)
 
 
+#: What the delta pictures say of the direction tested (a one-sided test leaves two of the four parts empty).
+DIRECTION_WORDS = {"two-sided": "both directions", "greater": "regressions only", "less": "improvements only"}
+
+
+def _test_words(result: "Comparison") -> str:
+    """The test under the pictures' legend: method, direction, α, error controlled."""
+    return (f"{result.method} ({DIRECTION_WORDS[result.alternative]}), \u03b1 = {result.alpha:g}, "
+            f"{result.control}")
+
+
 def write_html(result, path: str, samples=None) -> None:
     """The comparison page of both mean profiles (as :func:`write_delta_svgs` draws them): only
     the significant stacks coloured, the tests' p-values and intervals in the tooltips."""
@@ -230,7 +244,7 @@ def write_html(result, path: str, samples=None) -> None:
     baseline, candidate = _mean_profiles(result, samples)
     changed = len(result.kept)
     verdict = f"{changed} significant change(s)" if changed else "No significant change"
-    note = (f"Test: {result.method}, \u03b1 = {result.alpha:g}, {result.control}. \u0394 = candidate \u2212 baseline; "
+    note = (f"Test: {_test_words(result)}. \u0394 = candidate \u2212 baseline; "
             "grey: no significant change.")
     comparison_html([baseline, candidate], ["baseline", "candidate"], HtmlOptions(title=f"Candidate vs baseline: {verdict}"),
                     path, tests={c.stack: c for c in result.changes}, parts=result.parts, note=note)
@@ -269,8 +283,8 @@ SPEC = Command("compare", run, [], [
            help="maxt: exact permutation test (any number of stacks, no normality); welch: per-stack t-tests; "
                 "hotelling: Tornetta's T² test (two-sided, few stacks)."),
     Option(("--alternative",), "alternative", "choice", DEFAULTS["alternative"], choices=ALTERNATIVES, show_default=True,
-           help="greater: test for regressions only (candidate > baseline), the gate's question; less: improvements; "
-                "two-sided: any change."),
+           help="two-sided: regressions and improvements, one family-wise error over both (compare's default); "
+                "greater: regressions only (candidate > baseline), the gate's question and default; less: improvements only."),
     Option(("--alpha",), "alpha", "float", DEFAULTS["alpha"], show_default=True,
            help="Error rate: family-wise (chance of any false report), or false-discovery rate with --fdr."),
     Option(("--fdr",), "fdr", "choice", DEFAULTS["fdr"], choices=FDR_CHOICES, show_default=True,

@@ -90,7 +90,8 @@ def run(
 
     Writes OUT_DIR/report.md (for a pull-request comment), report.json, report.txt, the
     delta flame graphs (delta.svg, ...) and the runs (runs/baseline/, runs/candidate/); prints
-    the text report. Exit code 0: no regression; 3: a stack significantly appeared or grew;
+    the text report. The test is one-sided (--alternative greater: regressions only, all of
+    --alpha for them). Exit code 0: no regression; 3: a stack significantly appeared or grew;
     1: bad usage, or the gate could not be set up (not a git repository, unknown ref,
     install failed, a run failed).
 
@@ -683,10 +684,20 @@ def _read(path: str) -> str:
         return file.read()
 
 
-def _taken(spec: Command, names: "Tuple[str, ...]") -> "Tuple[Option, ...]":
-    """``spec``'s options named ``names`` (dests), as they are: one definition, one default."""
+def _taken(spec: Command, names: "Tuple[str, ...]", defaults: "Optional[Dict[str, object]]" = None) -> "Tuple[Option, ...]":
+    """``spec``'s options named ``names`` (dests), as they are: one definition, one default;
+    but for ``defaults`` (dest: default), where the gate's question differs from the command's."""
+    import copy
+
     by_dest = {option.dest: option for option in spec.options}
-    return tuple(by_dest[name] for name in names)
+    taken = []
+    for name in names:
+        option = by_dest[name]
+        if defaults and name in defaults:
+            option = copy.copy(option)
+            option.default = defaults[name]
+        taken.append(option)
+    return tuple(taken)
 
 
 #: The command: its own options, the program after them, then the options of compare and collect it takes.
@@ -708,7 +719,7 @@ SPEC = Command("gate", run, [Argument("command", "raw", nargs=-1)], [
     Option(("--lines",), "lines", "flag",
            help="Name frames with their line numbers (by default function and file: lines move between versions)."),
     Option(("--keep",), "keep", "flag", help="Keep the worktrees and virtualenvs (their place is printed)."),
-    *_taken(_compare.SPEC, COMPARE_OPTIONS),
+    *_taken(_compare.SPEC, COMPARE_OPTIONS, {"alternative": _compare.GATE_ALTERNATIVE}),  # regressions only: what fails CI
     *_taken(_collect.SPEC, COLLECT_OPTIONS),
     Option(("--rate",), "rate", "float", None, metavar="HZ",
            help=f"Mean samples per second, {MIN_RATE:g} to {MAX_RATE:,g}. Default: a stored baseline's rate, else one "

@@ -88,7 +88,7 @@ SPEC = Command("plan", run, [Argument("pilot", "str", nargs=-1, required=True, m
            help="Chance of detecting a change of that size."),
     Option(("--top",), "top", "int", 10, minimum=1, show_default=True, help="How many of the widest stacks to plan for."),
     Option(("--alternative",), "alternative", "choice", DEFAULTS["alternative"], choices=ALTERNATIVES, show_default=True,
-           help="The direction compare will test (greater: regressions)."),
+           help="The direction compare will test (two-sided: compare's default; greater: regressions only, as gate tests)."),
     Option(("--min-runs",), "min_runs", "int", DEFAULTS["min_runs"], minimum=0, show_default=True,
            help="As compare: stacks seen in fewer runs are not tested."),
     Option(("--min-fraction",), "min_fraction", "str", f"{100 * DEFAULTS['min_fraction']:g}%", metavar="X", show_default=True,

@@ -25,7 +25,7 @@ def describe_alternative(alternative: str) -> str:
     return {
         "greater": "one-sided (regressions only: candidate > baseline)",
         "less": "one-sided (improvements only: candidate < baseline)",
-        "two-sided": "two-sided (any change)",
+        "two-sided": "two-sided (regressions and improvements)",
     }[alternative]
 
 

@@ -26,8 +26,11 @@ if TYPE_CHECKING:
 #: The methods, the default first: maxt's permutation test holds its family-wise error exactly at any n and p.
 METHODS = ("maxt", "welch", "hotelling")
 DEFAULT_METHOD = "maxt"
-#: The gate's question: did anything regress (candidate > baseline)?
-DEFAULT_ALTERNATIVE = "greater"
+#: compare's question: what changed, in either direction? Two-sided, so that the family-wise
+#: error bounds every false report, regression or improvement (docs/statistics.md, "both directions").
+DEFAULT_ALTERNATIVE = "two-sided"
+#: The gate's question: did anything regress (candidate > baseline)? One-sided: all of α for it.
+GATE_ALTERNATIVE = "greater"
 #: Relabellings: 2000 enumerates every split of up to 6 + 6 runs (924) and costs ~0.15 s at 100 runs × 10,000 stacks.
 DEFAULT_PERMUTATIONS = 2000
 KINDS = ("appeared", "grown", "disappeared", "shrunk")
@@ -57,13 +60,14 @@ class Margin(Record):
 @record
 class CompareOptions(Record):
     """How :func:`compare` tests, each default and check written once (``flamespace compare``,
-    ``gate`` and ``plan`` take their option defaults from here).
+    ``gate`` (:data:`GATE_DEFAULTS`) and ``plan`` take their option defaults from here).
 
     ``method``: :data:`METHODS` (maxt: exact permutation test with ``permutations``
     relabellings and ``seed``; welch: per-stack t-tests; hotelling: Tornetta's T²).
-    ``alpha``: the error rate controlled. ``alternative``: greater (regressions), less or
-    two-sided. ``fdr``: "off" (the family-wise error), "bh" or "by" (false-discovery rate;
-    None means "off"). ``min_delta``, ``min_rel``: the :class:`Margin`. ``normalize``: compare
+    ``alpha``: the error rate controlled. ``alternative``: two-sided (the default: regressions
+    and improvements, one error rate over both), greater (regressions only: the gate's) or
+    less. ``fdr``: "off" (the family-wise error), "bh" or "by" (false-discovery rate; None
+    means "off"). ``min_delta``, ``min_rel``: the :class:`Margin`. ``normalize``: compare
     shares of each run's total. ``frequency``: which rare stacks are left untested.
     ``paired`` (maxt only): run i of the baseline and of the candidate were recorded in the
     same round of an interleaved collection; relabellings only swap the runs of a pair, so
@@ -114,6 +118,8 @@ class CompareOptions(Record):
 
 #: The defaults the CLI shows and uses.
 COMPARE_DEFAULTS = CompareOptions()
+#: gate's: compare's but one-sided (a regression fails CI; an improvement never does).
+GATE_DEFAULTS = COMPARE_DEFAULTS.replace(alternative=GATE_ALTERNATIVE)
 
 
 @dataclass(frozen=True)
@@ -276,15 +282,16 @@ def compare(
 
     How is a :class:`CompareOptions` (``options``, default ``CompareOptions()``), with any of
     its fields given as keywords instead (``method`` and ``alpha`` also by position):
-    ``compare(a, b, "welch", alternative="two-sided")``.
+    ``compare(a, b, "welch", alternative="greater")``.
 
     ``baseline`` and ``candidate`` are :class:`Sample` objects or iterables of flame graphs
-    (one per run). ``alternative``: ``greater`` (the default: candidate > baseline, i.e.
-    regressions), ``less`` or ``two-sided``. Whatever the number of stacks, the error
-    controlled is the family-wise error (the chance of any false report) unless ``fdr`` is
-    ``bh`` or ``by`` (false-discovery rate). ``method``: ``maxt`` (the default: exact
+    (one per run). ``alternative``: ``two-sided`` (the default: regressions and improvements,
+    the four parts of Δ_r), ``greater`` (candidate > baseline: regressions only, the gate's
+    question) or ``less``. Whatever the number of stacks and directions, the error
+    controlled is the family-wise error (the chance of any false report, in either tested
+    direction) unless ``fdr`` is ``bh`` or ``by`` (false-discovery rate). ``method``: ``maxt`` (the default: exact
     permutation test, ``permutations`` and ``seed``), ``welch`` (per-stack t-tests, Holm or
-    BH/BY) or ``hotelling`` (Tornetta's T², two-sided, closed testing; family-wise only).
+    BH/BY) or ``hotelling`` (Tornetta's T², closed testing; family-wise only).
     ``normalize`` compares shares of each run's total instead of absolute values. ``paired``
     (maxt only): run i of ``baseline`` and of ``candidate`` were recorded one after the other
     (a round of an interleaved collection), and relabellings only swap the runs of a pair, so

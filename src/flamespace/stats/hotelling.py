@@ -96,12 +96,14 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, alternative: str = "t
     variance in either group are left out: the F test has no distribution for them, and
     declaring a difference in them certain (p = 0) is what made 3 + 3 A/A comparisons fail
     one time in eleven; maxt tests them. The F test is two-sided: with a one-sided
-    ``alternative`` it still tests for any change, and the alternative only selects which
-    significant changes count (said in ``notes``).
+    ``alternative`` it still tests for any change, and the alternative selects which
+    significant changes count (said in ``notes``): the raw p-values are the one-sided t
+    test's, and a stack's adjusted p is never below its raw p, so a stack that moved against
+    the tested direction is not significant (:func:`_directed`).
     """
     import numpy as np
 
-    from ._tails import f_isf, f_sf, t_sf
+    from ._tails import f_isf, f_sf
 
     check_alternative(alternative)
     m = Moments.of(x1, x2)
@@ -114,8 +116,8 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, alternative: str = "t
     q = int(varying.sum())
     notes = []
     if alternative != "two-sided":
-        notes.append(f"Hotelling's F test is two-sided (it tests for any change); the {alternative} alternative "
-                     "only selects which significant stacks count")
+        notes.append(f"Hotelling's F test is two-sided (it tests for any change); with the {alternative} alternative "
+                     "the raw p-values are one-sided and only stacks that moved in that direction can be significant")
     if constant.any():
         notes.append(f"{int(constant.sum())} stack(s) without variance in either group left out of Hotelling's test "
                      "(no decision for them; maxt tests them)")
@@ -141,7 +143,7 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, alternative: str = "t
         per_stack = g_squared(n1, n2, rank) * d**2 / s
         statistic[varying] = per_stack
         t = d / np.sqrt(s * (1 / n1 + 1 / n2))
-        p_raw[varying] = 2 * t_sf(np.abs(t), n1 + n2 - 2)
+        p_raw[varying] = _one_stack_p(t, n1 + n2 - 2, alternative)
         lower[varying], upper[varying] = intervals(d, s, n1, n2, rank, f_star)
         # Scheffé's critical t: |t| > sqrt(F*/G²) / sqrt(1/n1 + 1/n2) ⇔ the interval excludes 0.
         critical[varying] = np.sqrt(f_star / g_squared(n1, n2, rank)) / np.sqrt(1 / n1 + 1 / n2)
@@ -151,10 +153,38 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, alternative: str = "t
             p_adj[varying] = f_sf(per_stack, df1, df2)
             notes.append(f"{q} varying stacks are too many for closed testing (at most {CLOSED_MAX}): per-stack decisions "
                          "come from Scheffé's simultaneous intervals and are conservative")
-    significant = varying & (p_adj <= alpha)
+    p_adj, toward = _directed(p_adj, p_raw, delta, alternative)
+    significant = varying & toward & (p_adj <= alpha)
     return TestResult(
         method="hotelling", statistic=statistic, p=p_raw, p_adjusted=p_adj, lower=lower, upper=upper,
         significant=significant, global_statistic=global_f, global_p=global_p, statistic_name="F",
-        notes=tuple(notes), details={"df1": rank, "df2": n1 + n2 - rank - 1, "f_star": f_star},
+        notes=tuple(notes), details={"df1": rank, "df2": n1 + n2 - rank - 1, "f_star": f_star, "interval_level": 1 - alpha},
         critical=critical, se=se, control="family-wise error",
     )
+
+
+def _one_stack_p(t: "np.ndarray", df: int, alternative: str) -> "np.ndarray":
+    """Each stack's own (unadjusted) p: Student's t with pooled variance, in the direction tested."""
+    import numpy as np
+
+    from ._tails import t_sf
+
+    if alternative == "two-sided":
+        return np.asarray(2 * t_sf(np.abs(t), df), dtype=float)
+    return np.asarray(t_sf(t if alternative == "greater" else -t, df), dtype=float)
+
+
+def _directed(p_adjusted: "np.ndarray", p_raw: "np.ndarray", delta: "np.ndarray", alternative: str
+              ) -> Tuple["np.ndarray", "np.ndarray"]:
+    """The adjusted p-values for ``alternative`` and which stacks moved in its direction.
+
+    The F tests' adjusted p is two-sided; raised to the stack's own one-sided p where that is
+    larger (it is ≥ 1/2 for a stack that moved the other way), an adjusted p is never below
+    the raw one, and a stack that moved against the tested direction is never significant.
+    """
+    import numpy as np
+
+    if alternative == "two-sided":
+        return np.maximum(p_adjusted, p_raw), np.ones(len(delta), dtype=bool)
+    toward = delta > 0 if alternative == "greater" else delta < 0
+    return np.maximum(p_adjusted, p_raw), toward

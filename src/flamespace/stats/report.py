@@ -87,9 +87,10 @@ def _shortened(stack: Sequence[str], kept: int) -> str:
 
 def interval_level(comparison: Comparison) -> float:
     """The confidence level of the intervals shown: 1 − α two-sided, 1 − 2α when the test is
-    one-sided (its decision uses one side of a two-sided 1 − 2α interval); welch's own level."""
+    one-sided (its decision uses one side of a two-sided 1 − 2α interval); the method's own
+    level where it states one (welch's; hotelling's Scheffé intervals, 1 − α in any direction)."""
     c = comparison
-    if c.method == "welch" and "interval_level" in c.options:
+    if "interval_level" in c.options:
         return float(c.options["interval_level"])
     return single_level(c)
 
@@ -113,7 +114,7 @@ def interval_line(comparison: Comparison) -> str:
     else:
         kind = f"{_level(interval_level(c))} simultaneous (all tested stacks at once)"
     line = f"Intervals for Δ: {kind}, two-sided"
-    if side != "two-sided":
+    if side != "two-sided" and c.method != "hotelling":  # hotelling's F tests decide, not its intervals
         line += f"; the {side} test at α = {c.alpha:g} uses one side of each"
     return line + "."
 
@@ -266,7 +267,10 @@ def text_parts(comparison: Comparison, include_all: bool = False, limit: Optiona
 
 def markdown(comparison: Comparison, include_all: bool = False, limit: Optional[int] = 50) -> str:
     """The report as GitHub Markdown, e.g. for a CI comment."""
+    improved = len(comparison.kept) - len(comparison.regressions)
     verdict = "❌ regression" if comparison.regressed else "✅ no significant regression"
+    if improved:
+        verdict += f", {improved} improvement(s)"
     lines = [f"### flamespace compare: {verdict}", ""] + [f"{line}  " for line in summary(comparison)] + [""]
     rows = shown(comparison, include_all, limit)
     if rows:
