@@ -24,7 +24,15 @@
 		return index({count: F.count, name: column(F.name), depth: column(F.depth), start: column(F.start),
 			value: column(F.value), self: column(F.self), colour: column(F.colour), delta: F.delta ? column(F.delta) : null,
 			second: F.second ? column(F.second) : null,
-			total: data.total, maxDepth: data.max_depth, actual: data.ratio ? data.ratio.actual : data.total});
+			total: data.total, maxDepth: data.max_depth, actual: data.ratio ? data.ratio.actual : data.total,
+			narrow: data.narrow ? narrowFrames(data.narrow) : null});
+	}
+	// the frames the layout left out (only the search counts them: its matched share is exact at any size):
+	// name, depth below the laid-out frame that owns them, value; those of laid-out frame i are [first[i], first[i + 1])
+	function narrowFrames(N) {
+		var counts = column(N.count), first = new Uint32Array(counts.length + 1);
+		for (var i = 0; i < counts.length; i++) first[i + 1] = first[i] + counts[i];
+		return {first: first, name: column(N.name), depth: column(N.depth), value: column(N.value)};
 	}
 
 	// -- numbers for people (as flamespace.core.units.human; the unit's scales come in the payload)
@@ -73,6 +81,9 @@
 		return {human: human, count: count, percent: percent};
 	}
 	function percent(part, whole) { return whole ? (100 * part / whole).toFixed(2) + "%" : "n/a"; }
+
+	// a matched share as the SVG's search shows it (flamegraph.js): one decimal, "100" only when all but 0.005% matched
+	function matchedPercent(share) { var pct = Math.min(100, 100 * share); return pct > 99.995 ? "100" : pct.toFixed(1); }
 
 	function searchField(toolbar) {
 		var box = toolbar.appendChild(el("input", {id: "search", type: "search", placeholder: "Search (regex)  /", spellcheck: "false", autocomplete: "off"}));
@@ -368,15 +379,31 @@
 		function updateMatched() {
 			matchedShare = null;
 			if (matchName !== null && n) {
-				var sum = 0;
-				for (var a = zoom; a >= 0; a = parentOf[a]) if (matchName[nameOf[a]]) sum = valueOf[zoom];
-				if (!sum) {
+				var sum = 0, inside = false;
+				for (var a = zoom; a >= 0; a = parentOf[a]) if (matchName[nameOf[a]]) inside = true;
+				if (inside) sum = valueOf[zoom];
+				else {
+					sum = narrowMatched(zoom);
 					for (var i = zoom + 1, stop = endOf[zoom]; i < stop;) {
-						if (matchName[nameOf[i]]) { sum += valueOf[i]; i = endOf[i]; } else i++;
+						if (matchName[nameOf[i]]) { sum += valueOf[i]; i = endOf[i]; } else { sum += narrowMatched(i); i++; }
 					}
 				}
 				matchedShare = valueOf[zoom] ? sum / valueOf[zoom] : 0;
 			}
+		}
+		// the value of the left-out frames owned by laid-out frame i that match (outermost ones: a match inside one counts once)
+		function narrowMatched(i) {
+			var N = tree.narrow;
+			if (!N) return 0;
+			var sum = 0, r = N.first[i], stop = N.first[i + 1], nameAt = N.name, depthAt = N.depth;
+			while (r < stop) {
+				if (matchName[nameAt[r]]) {
+					var depth = depthAt[r];
+					sum += N.value[r];
+					for (r++; r < stop && depthAt[r] > depth; r++);
+				} else r++;
+			}
+			return sum;
 		}
 
 		// -- tooltip and events ---------------------------------------------------------------------
@@ -950,6 +977,7 @@
 	Pane.column = column;
 	Pane.formatter = formatter;    // payload.units -> {human, count, percent}
 	Pane.el = el;
+	Pane.matchedPercent = matchedPercent;  // share -> "40.8": the matched share's figure, as the SVG's
 	Pane.searchField = searchField;  // the search box, its ignore-case box and the matched share, in a toolbar
 	Pane.legendBar = legendBar;    // a colour scale's row: low end, the bar, high end, what it means
 	Pane.escapeRegex = escapeRegex;
@@ -1169,7 +1197,7 @@
 		}
 		function updateMatched() {
 			var share = pane.matched();
-			matchedText.textContent = share === null ? "" : "Matched: " + (100 * share).toFixed(1) + "%";
+			matchedText.textContent = share === null ? "" : "Matched: " + matchedPercent(share) + "%";
 			matchedText.className = share ? "some" : "";
 		}
 
