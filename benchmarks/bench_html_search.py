@@ -1,6 +1,11 @@
 """What the HTML viewer's exact matched share costs: page size, build time, first paint and search.
 
     python benchmarks/bench_html_search.py [--frames 100000,600000,1000000] [--repeat 3]
+    python benchmarks/bench_html_search.py --build FILE [--without]
+
+``--build FILE``: only the page's build time, size and this process's peak memory for one
+profile (e.g. bench_folded.py's benchmarks/.data/big.folded); ``--without``: as before the fix
+(the pruned layout, no block of left-out frames). One process per measurement.
 
 For each synthetic profile (bench_html.py's: exactly N frames, every frame with samples of its own)
 the page at the default --minwidth is written twice from one payload: as the viewer writes it now
@@ -69,11 +74,39 @@ def measure(browser, path: Path, repeat: int):
     return statistics.median(loads), statistics.median(searches), share
 
 
+def build_only(path: str, without: bool) -> None:
+    """--build: the page of one profile, with or without the left-out frames: seconds, MB, peak RSS."""
+    import resource
+
+    import flamespace as fs
+    from flamespace.render.html import HtmlOptions, html, payload, render_page
+    from flamespace.render.layout import layout
+
+    graph = fs.read(path)
+    began = time.perf_counter()
+    if without:
+        options = HtmlOptions()
+        page = render_page(payload(layout(graph, options.layout_options()), graph, options))
+    else:
+        buffer = io.StringIO()
+        html(graph, HtmlOptions(), buffer)
+        page = buffer.getvalue()
+    seconds = time.perf_counter() - began
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{'without' if without else 'with'} the left-out frames: build {seconds:.1f} s, page {len(page) / 1e6:.1f} MB, "
+          f"peak memory {peak:,.0f} MB (load average {os.getloadavg()[0]:.1f})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--frames", default="100000,600000,1000000")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--build", default=None, metavar="FILE")
+    parser.add_argument("--without", action="store_true")
     args = parser.parse_args()
+    if args.build:
+        build_only(args.build, args.without)
+        return
     from playwright.sync_api import sync_playwright
 
     from flamespace.core.transforms import select

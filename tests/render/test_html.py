@@ -287,3 +287,32 @@ def _drawn_and_narrow_paths(data: dict) -> list:
             out.append((tuple(path + owned), narrow["value"][r]))
             r += 1
     return out
+
+
+def test_past_the_budget_the_page_keeps_the_widest_whole_subtrees_of_the_frames_left_out(monkeypatch) -> None:
+    """More left-out frames than SEARCH_FRAMES: the page holds whole subtrees of them (a frame, then
+    every frame under it), the widest first, and says it does not hold them all."""
+    import random
+
+    import flamespace.render.html as html_module
+
+    rng = random.Random(7)
+    stacks = {tuple(f"f{rng.randint(0, 9)}" for _ in range(rng.randint(1, 5))): rng.randint(1, 50) for _ in range(400)}
+    graph = fs.FlameGraph(stacks)
+    options = HtmlOptions(min_percent=2)
+    whole = _drawn_and_narrow_paths(read_payload(html(graph, options) or ""))
+    monkeypatch.setattr(html_module, "SEARCH_FRAMES", 57)
+    data = read_payload(html(graph, options) or "")
+    assert not data["narrow"]["complete"] and 0 < len(data["narrow"]["name"]) <= 57
+    held = dict(_drawn_and_narrow_paths(data))
+    values = dict(whole)
+    assert set(held) <= set(values) and all(held[path] == values[path] for path in held)
+    drawn, path = set(), []
+    for name, depth in zip(data["frames"]["name"], data["frames"]["depth"]):
+        del path[depth:]
+        path.append(data["names"][name])
+        drawn.add(tuple(path))
+    narrow_held = set(held) - drawn
+    assert narrow_held
+    for missing in set(values) - set(held):  # not under a left-out frame the page holds: whole subtrees
+        assert not any(missing[:k] in narrow_held for k in range(1, len(missing))), missing

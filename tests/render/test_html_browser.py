@@ -336,3 +336,26 @@ def test_matched_share_is_exact_on_a_600k_frame_profile(browser, tmp_path) -> No
             assert page.tab.text_content("#matched") == f"Matched: {100 * expected:.1f}%"
     finally:
         page.check()
+
+
+def test_a_page_that_holds_only_the_widest_narrow_frames_gives_the_range_the_share_is_in(browser, tmp_path, monkeypatch) -> None:  # noqa: F811
+    """Past SEARCH_FRAMES left-out frames, the page keeps the widest whole subtrees of them and shows
+    'Matched: low–high%': what it holds matched, and what the frames it lacks could add; the
+    library's share is in that range."""
+    import flamespace.render.html as html_module
+
+    graph = _wide_profile(20_000)
+    monkeypatch.setattr(html_module, "SEARCH_FRAMES", 2_000)
+    path = tmp_path / "cut.html"
+    html(graph, HtmlOptions(min_percent=0.05), path)
+    data = read_payload(path.read_text())
+    assert not data["narrow"]["complete"] and len(data["narrow"]["name"]) <= 2_000
+    page = Page(browser, path)
+    try:
+        expected = _library_share(graph, "fn1[0-9]{2}$")
+        page.tab.evaluate("(term) => window.flamespaceViewer.search(term)", "fn1[0-9]{2}$")
+        low, high = page.tab.evaluate("[window.flamespaceViewer.pane.matched(), window.flamespaceViewer.pane.matchedUpTo()]")
+        assert low - 1e-12 <= expected <= high + 1e-12 and high - low > 0.001
+        assert page.tab.text_content("#matched") == f"Matched: {100 * low:.1f}\u2013{100 * high:.1f}%"
+    finally:
+        page.check()

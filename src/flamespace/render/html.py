@@ -13,7 +13,8 @@ and to redraw per zoom (docs/performance.md); a canvas draws only the frames wid
 pixel in the view (narrower neighbours merged into one "(small)" block per row), so a draw
 costs what is visible, not what was recorded. The frames narrower than ``min_percent`` are not
 laid out; the payload's ``narrow`` block keeps them (name, depth, value) for the search alone,
-so the matched share counts them and is exact at any size.
+so the matched share counts them and is exact (past :data:`SEARCH_FRAMES` of them, the page holds
+the widest and gives the range the share is in).
 
 Columns are base64 of little-endian typed arrays: the narrowest of ``u1``/``u2``/``u4``
 (``i1``/``i2``/``i4`` for signed) that holds every value when all are integers, else ``f8``.
@@ -163,20 +164,29 @@ def html(
     return None
 
 
+#: At most this many frames left out of the layout go into a page for its search (about 6 bytes
+#: each): more, and the page gives the matched share as a range (what they could add).
+SEARCH_FRAMES = 1_000_000
+
+
 class Narrow:
     """The frames a page's layout leaves out (narrower than its least value), for its search alone:
-    the matched share counts them, so it is exact at any size (the drawing and the table need
-    them not). Per laid-out frame, in its order, the count of the left-out frames it owns (its
-    nearest laid-out ancestor), then those frames in depth-first order, parents first: their
-    names, depths below their owner (1: a child of it) and values with their callees'."""
+    the matched share counts them, so it is exact (the drawing and the table need them not). Per
+    laid-out frame, in its order, the count of the left-out frames it owns (its nearest laid-out
+    ancestor), then those frames in depth-first order, parents first: their names, depths below
+    their owner (1: a child of it) and values with their callees'. ``complete``: every left-out
+    frame is here (else the widest whole subtrees that fit :data:`SEARCH_FRAMES`); ``actual``: the
+    root's value without a larger --total (what the frames under it add up to)."""
 
-    __slots__ = ("counts", "depths", "names", "values")
+    __slots__ = ("actual", "complete", "counts", "depths", "names", "values")
 
-    def __init__(self, laid_count: int) -> None:
+    def __init__(self, laid_count: int, actual: Number) -> None:
         self.counts = [0] * laid_count
         self.names: List[str] = []
         self.depths: List[int] = []
         self.values: List[Number] = []
+        self.complete = True
+        self.actual = actual
 
 
 def laid_out(profile: Drawable, options: HtmlOptions, colour_by: Optional[FlameGraph] = None) -> Tuple[Layout, Optional[Narrow]]:
@@ -201,12 +211,14 @@ def laid_out(profile: Drawable, options: HtmlOptions, colour_by: Optional[FlameG
         if column_ is not None:
             setattr(kept, field, [item for item, wanted_ in zip(column_, keep) if wanted_])
     laid = Layout(kept, full.total, max(kept.depths), full.differential, wanted, full.warnings, full.actual)
-    return laid, _narrow_frames(c, keep, len(kept.names))
+    return laid, _narrow_frames(c, keep, len(kept.names), full.actual)
 
 
-def _narrow_frames(c: Columns, keep: List[bool], laid_count: int) -> Narrow:
-    """The left-out frames of a whole layout's columns (``keep``: which are laid out), grouped by owner."""
-    narrow = Narrow(laid_count)
+def _narrow_frames(c: Columns, keep: List[bool], laid_count: int, actual: Number) -> Narrow:
+    """The left-out frames of a whole layout's columns (``keep``: which are laid out), grouped by
+    owner: all of them, or the widest whole subtrees of them that fit :data:`SEARCH_FRAMES`."""
+    narrow = Narrow(laid_count, actual)
+    budget = SEARCH_FRAMES
     owners: List[int] = []  # per left-out frame: its owner's index among the laid-out frames
     rows: List[int] = []
     owner_at: List[int] = []  # on the path to the current frame: each frame's owner (itself if laid out)
@@ -222,6 +234,10 @@ def _narrow_frames(c: Columns, keep: List[bool], laid_count: int) -> Narrow:
             owner_at.append(owner_at[-1])
     laid_depths = [depth for depth, kept in zip(c.depths, keep) if kept]
     order = sorted(range(len(rows)), key=owners.__getitem__)  # stable: depth-first order within an owner
+    if len(order) > budget:
+        order = _widest_subtrees(order, [c.depths[row] - laid_depths[owner] for row, owner in zip(rows, owners)],
+                                 [c.values[row] for row in rows], budget)
+        narrow.complete = False
     for k in order:
         owner, row = owners[k], rows[k]
         narrow.counts[owner] += 1
@@ -229,6 +245,21 @@ def _narrow_frames(c: Columns, keep: List[bool], laid_count: int) -> Narrow:
         narrow.depths.append(c.depths[row] - laid_depths[owner])
         narrow.values.append(c.values[row])
     return narrow
+
+
+def _widest_subtrees(order: List[int], depths: List[int], values: List[Number], budget: int) -> List[int]:
+    """``order`` (left-out frames, depth-first by owner) cut to whole subtrees (a frame one below its
+    owner and its callees), the widest first while they fit ``budget`` frames, kept in order."""
+    starts = [at for at, k in enumerate(order) if depths[k] == 1] + [len(order)]
+    spans = sorted(range(len(starts) - 1), key=lambda n: -values[order[starts[n]]])
+    chosen, used = [], 0
+    for n in spans:
+        size = starts[n + 1] - starts[n]
+        if used + size <= budget:
+            chosen.append(n)
+            used += size
+    chosen.sort()
+    return [k for n in chosen for k in order[starts[n]:starts[n + 1]]]
 
 
 def payload(
@@ -302,8 +333,9 @@ def payload(
         frames["second"] = column(c.seconds or [])
     narrow_frames = None
     if narrow is not None:  # for the search's matched share: names, depths below their owner, values
-        narrow_frames = {"count": column(narrow.counts), "name": column([names.index(strip_annotation(name)) for name in narrow.names]),
-                            "depth": column(narrow.depths), "value": column(narrow.values)}
+        narrow_frames = {"complete": narrow.complete, "actual": narrow.actual, "count": column(narrow.counts),
+                         "name": column([names.index(strip_annotation(name)) for name in narrow.names]),
+                         "depth": column(narrow.depths), "value": column(narrow.values)}
     line_table = function_table(profile, "line")
     functions = {"line": _table_columns(line_table, names.index, differential, calls, "line")}
     if any(_LINE_NUMBER.search(row[0]) for row in line_table):  # else the table by function is the same
@@ -504,4 +536,4 @@ def read_payload(page: str) -> Dict[str, Any]:
     return data
 
 
-__all__ = ["ROOT_KINDS", "HtmlOptions", "Narrow", "call_counts", "column", "decode_column", "html", "laid_out", "payload", "read_payload", "render_page", "unit_spec"]
+__all__ = ["ROOT_KINDS", "SEARCH_FRAMES", "HtmlOptions", "Narrow", "call_counts", "column", "decode_column", "html", "laid_out", "payload", "read_payload", "render_page", "unit_spec"]
