@@ -37,7 +37,8 @@ def assert_same(built: object, expected: object) -> None:
 
 def svg_settings(values: dict) -> SvgOptions:
     """The command's SvgOptions; --minwidth is text ("0.1" or "0.5%"), the field's default a number: same meaning."""
-    values = {k: v for k, v in values.items() if k not in ("files", "output", "cp", "palette_file", "skip_invalid", "input_format", "colour_by", "event")}
+    values = {k: v for k, v in values.items() if k not in ("files", "output", "cp", "palette_file", "skip_invalid", "input_format", "colour_by", "event",
+                                                              "thread")}
     settings = settings_of(**values)
     assert settings.minwidth_spec() == SvgOptions().minwidth_spec()
     return settings.replace(minwidth=SvgOptions().minwidth)
@@ -55,13 +56,13 @@ def test_svg_table_names_svgoptions_fields():
     """Each option whose dest is not a field is one the command turns into a field or uses itself."""
     dests = {option.dest for option in OPTIONS}
     assert dests - set(fields(SvgOptions)) == {"output", "cp", "palette_file", "truncate_right", "skip_invalid", "input_format",
-                                                  "colour_by", "event"}  # colour_by, event: the inputs (cli/_colour_by.py)
+                                                  "colour_by", "event", "thread"}  # colour_by, event, thread: the inputs (cli/_colour_by.py, --thread)
     assert set(fields(SvgOptions)) - dests == {"truncate", "empty_text"}  # truncate: from truncate_right; empty_text: the library's
 
 
 def test_text_defaults_are_textoptions():
     values = click_defaults(text.command)
-    for name in ("files", "output", "skip_invalid", "input_format"):
+    for name in ("files", "output", "skip_invalid", "input_format", "thread"):
         values.pop(name)
     assert_same(text.options_of(**values), TextOptions())
 

@@ -236,3 +236,83 @@ def test_a_single_profile_page_says_what_its_colours_mean(colors, items) -> None
         assert legend["items"][0][1].startswith("rgb(") and "kind of code" in legend["note"]
     else:
         assert "does not measure anything" in legend["note"]
+
+
+@pytest.mark.parametrize("sort_by_value", [False, True])
+def test_the_frames_left_out_are_kept_for_the_search_and_the_drawn_ones_are_the_layouts(sort_by_value: bool) -> None:
+    """The page draws exactly what the layout at --minwidth lays out (same places, left heavy too),
+    and its ``narrow`` block holds every other frame under its nearest drawn ancestor, so the
+    search's matched share can count them (issue 25)."""
+    import random
+
+    rng = random.Random(25)
+    for _ in range(60):
+        stacks: dict = {}
+        for _ in range(rng.randint(1, 60)):
+            stack = tuple(f"f{rng.randint(0, 5)}" for _ in range(rng.randint(0, 6)))
+            stacks[stack] = stacks.get(stack, 0) + rng.choice([1, 1, 2, 5, 100, 1000])
+        graph = fs.FlameGraph(stacks)
+        options = HtmlOptions(min_percent=rng.choice([0.5, 1, 5, 20]), sort_by_value=sort_by_value)
+        data = read_payload(html(graph, options) or "")
+        frames, names = data["frames"], data["names"]
+        laid = layout(graph, options.layout_options()).columns
+        assert [names[i] for i in frames["name"]] == laid.names
+        assert (frames["depth"], frames["start"], frames["value"]) == (laid.depths, laid.starts, laid.values)
+        every = layout(graph, options.layout_options().replace(min_percent=0)).columns
+        narrow = data.get("narrow")
+        assert (narrow is None) == (len(every.names) == len(laid.names))
+        if narrow is None:
+            continue
+        assert sum(narrow["count"]) == len(narrow["name"]) == len(every.names) - len(laid.names)
+        whole, path = [], []
+        for name, depth, value in zip(every.names, every.depths, every.values):
+            del path[depth:]
+            path.append(name)
+            whole.append((tuple(path), value))
+        assert sorted(_drawn_and_narrow_paths(data)) == sorted(whole)
+
+
+def _drawn_and_narrow_paths(data: dict) -> list:
+    """(path, value) of every frame of a page's payload: each drawn frame, then the frames it owns."""
+    frames, names, narrow = data["frames"], data["names"], data["narrow"]
+    out, path, r = [], [], 0
+    for i in range(frames["count"]):
+        del path[frames["depth"][i]:]
+        path.append(names[frames["name"][i]])
+        out.append((tuple(path), frames["value"][i]))
+        owned: list = []
+        for _ in range(narrow["count"][i]):
+            del owned[narrow["depth"][r] - 1:]
+            owned.append(names[narrow["name"][r]])
+            out.append((tuple(path + owned), narrow["value"][r]))
+            r += 1
+    return out
+
+
+def test_past_the_budget_the_page_keeps_the_widest_whole_subtrees_of_the_frames_left_out(monkeypatch) -> None:
+    """More left-out frames than SEARCH_FRAMES: the page holds whole subtrees of them (a frame, then
+    every frame under it), the widest first, and says it does not hold them all."""
+    import random
+
+    import flamespace.render.html as html_module
+
+    rng = random.Random(7)
+    stacks = {tuple(f"f{rng.randint(0, 9)}" for _ in range(rng.randint(1, 5))): rng.randint(1, 50) for _ in range(400)}
+    graph = fs.FlameGraph(stacks)
+    options = HtmlOptions(min_percent=2)
+    whole = _drawn_and_narrow_paths(read_payload(html(graph, options) or ""))
+    monkeypatch.setattr(html_module, "SEARCH_FRAMES", 57)
+    data = read_payload(html(graph, options) or "")
+    assert not data["narrow"]["complete"] and 0 < len(data["narrow"]["name"]) <= 57
+    held = dict(_drawn_and_narrow_paths(data))
+    values = dict(whole)
+    assert set(held) <= set(values) and all(held[path] == values[path] for path in held)
+    drawn, path = set(), []
+    for name, depth in zip(data["frames"]["name"], data["frames"]["depth"]):
+        del path[depth:]
+        path.append(data["names"][name])
+        drawn.add(tuple(path))
+    narrow_held = set(held) - drawn
+    assert narrow_held
+    for missing in set(values) - set(held):  # not under a left-out frame the page holds: whole subtrees
+        assert not any(missing[:k] in narrow_held for k in range(1, len(missing))), missing

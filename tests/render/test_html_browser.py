@@ -11,7 +11,7 @@ import pytest
 
 import flamespace as fs
 from flamespace.core import units
-from flamespace.render.html import HtmlOptions, html
+from flamespace.render.html import HtmlOptions, html, read_payload
 
 from ..conftest import DATA
 from . import _pages
@@ -293,3 +293,69 @@ def test_a_python_palette_page_shows_its_colour_key(browser, tmp_path) -> None: 
     assert page.tab.locator("#legend .note").inner_text().startswith("Colour: what kind of code")
     page.shot("python-key")
     page.check()
+
+
+def _wide_profile(frames: int, seed: int = 25) -> fs.FlameGraph:
+    """A random tree of exactly ``frames`` frames under ``all`` (each new frame a child of a random
+    earlier one: wide and shallow, most frames small leaves) with 1-9 samples of its own each:
+    most frames are narrower than the page's least value, so its layout leaves them out."""
+    import random
+
+    rng = random.Random(seed)
+    stacks: list = [("main",)]
+    for k in range(1, frames):
+        stacks.append(stacks[rng.randrange(len(stacks))] + (f"fn{k % 2000}",))
+    return fs.FlameGraph({stack: rng.randint(1, 9) for stack in stacks})
+
+
+def _library_share(graph: fs.FlameGraph, pattern: str, path: tuple = ()) -> float:
+    """The matched share as the library counts it: the stacks under ``path`` with a frame matching
+    ``pattern`` (anywhere: one inside another counts once), over all stacks under ``path``."""
+    from flamespace.core.transforms import select
+
+    under = fs.FlameGraph({s: v for s, v in graph.items() if s[: len(path)] == path})
+    return select(under, include=pattern).total() / under.total()
+
+
+def test_matched_share_is_exact_on_a_600k_frame_profile(browser, tmp_path) -> None:  # noqa: F811
+    """Issue 25: the page showed "Matched: 40.0%" where 40.78% of the samples matched: the frames
+    its layout leaves out (narrower than --minwidth) were not counted. The share is the library's
+    to the digit shown, and to rounding error in the page's own figure, zoomed in or not."""
+    graph = _wide_profile(600_000)
+    path = tmp_path / "wide.html"
+    html(graph, HtmlOptions(), path)
+    assert read_payload(path.read_text())["frames"]["count"] < 600_001 / 2  # the layout left most frames out
+    page = Page(browser, path)
+    try:
+        for pattern, zoom in (("fn1[0-9]{2}$", ()), ("fn(7|9)$", ()), ("fn1[0-9]{2}$", ("main", "fn1"))):
+            expected = _library_share(graph, pattern, zoom)
+            page.tab.evaluate("([term, path]) => { const v = window.flamespaceViewer; v.reset(); "
+                              "if (path.length) v.zoomTo(path); v.search(term); }", [pattern, list(zoom)])
+            shown = page.tab.evaluate("window.flamespaceViewer.pane.matched()")
+            assert shown == pytest.approx(expected, rel=1e-12), pattern
+            assert page.tab.text_content("#matched") == f"Matched: {100 * expected:.1f}%"
+    finally:
+        page.check()
+
+
+def test_a_page_that_holds_only_the_widest_narrow_frames_gives_the_range_the_share_is_in(browser, tmp_path, monkeypatch) -> None:  # noqa: F811
+    """Past SEARCH_FRAMES left-out frames, the page keeps the widest whole subtrees of them and shows
+    'Matched: low–high%': what it holds matched, and what the frames it lacks could add; the
+    library's share is in that range."""
+    import flamespace.render.html as html_module
+
+    graph = _wide_profile(20_000)
+    monkeypatch.setattr(html_module, "SEARCH_FRAMES", 2_000)
+    path = tmp_path / "cut.html"
+    html(graph, HtmlOptions(min_percent=0.05), path)
+    data = read_payload(path.read_text())
+    assert not data["narrow"]["complete"] and len(data["narrow"]["name"]) <= 2_000
+    page = Page(browser, path)
+    try:
+        expected = _library_share(graph, "fn1[0-9]{2}$")
+        page.tab.evaluate("(term) => window.flamespaceViewer.search(term)", "fn1[0-9]{2}$")
+        low, high = page.tab.evaluate("[window.flamespaceViewer.pane.matched(), window.flamespaceViewer.pane.matchedUpTo()]")
+        assert low - 1e-12 <= expected <= high + 1e-12 and high - low > 0.001
+        assert page.tab.text_content("#matched") == f"Matched: {100 * low:.1f}\u2013{100 * high:.1f}%"
+    finally:
+        page.check()

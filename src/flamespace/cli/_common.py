@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ..core.vector import FlameGraph
 
     F = TypeVar("F", bound=Callable[..., object])
+    D = TypeVar("D", bound="Drawable")
     T = TypeVar("T")
 
 #: --skip-invalid and --from, for every command that reads profiles.
@@ -34,6 +35,68 @@ INPUT_OPTIONS = (
         help="Input format (default: detected from the content, then the file name).",
     ),
 )
+
+
+#: --thread NAME: what the pages, top and text show of a profile recorded with --threads.
+THREAD_OPTION = Option(
+    ("--thread",), "thread", "str", None, metavar="NAME",
+    help="Show one thread: the stacks under the root frame of that name (a recording with --threads), "
+         "without it; 'main' is also MainThread.",
+)
+
+
+def pick_thread(profile: D, name: Optional[str], source: str) -> D:
+    """``--thread NAME``: the one thread of ``profile`` (both sides of a differential one); a name no
+    stack starts with is an input error naming ``source`` and the threads there are."""
+    if name is None:
+        return profile
+    from ..core.chart import FlameChart
+    from ..core.transforms import one_thread
+    from ..errors import ArgumentError
+
+    if isinstance(profile, FlameChart):
+        raise InputError("--thread shows one thread of a flame graph; a flame chart draws each thread in a lane of its "
+                         "own (leave out --flamechart or --thread)", source)
+    try:
+        if isinstance(profile, Differential):
+            return profile.map(lambda side: one_thread(side, name))  # type: ignore[return-value]
+        return one_thread(profile, name)
+    except ArgumentError as exc:
+        raise InputError(str(exc), source) from None
+
+
+def picked_thread(profile: Drawable, colour: Optional[FlameGraph], name: Optional[str],
+                  files: Sequence[str]) -> Tuple[Drawable, Optional[FlameGraph]]:
+    """:func:`pick_thread` of a page's profile and of the second metric that colours it (--colour-by)."""
+    source = ", ".join(files) or "<stdin>"
+    return pick_thread(profile, name, source), pick_thread(colour, name, source) if colour is not None else None
+
+
+def shown_thread(profile: Drawable) -> Optional[str]:
+    """The thread ``--thread`` kept (None: every thread is shown)."""
+    graph = profile.after if isinstance(profile, Differential) else profile
+    metadata = getattr(graph, "metadata", None)
+    return metadata.labels.get("thread") if metadata is not None else None
+
+
+def recorded_roots(profile: Drawable) -> Tuple[str, ...]:
+    """What a recording says its first frames are (its ``roots`` label: ``thread``, ``process,thread``),
+    for the HTML page's picker; nothing when it says nothing (or something the page has no picker for)."""
+    from ..core.transforms import root_kinds
+    from ..core.vector import StackVector
+    from ..render.html import ROOT_KINDS
+
+    graph = profile.after if isinstance(profile, Differential) else profile
+    kinds = root_kinds(graph) if isinstance(graph, StackVector) else ()
+    return kinds if all(kind in ROOT_KINDS for kind in kinds) else ()
+
+
+def thread_subtitle(subtitle: str, profile: Drawable) -> str:
+    """A page's second title line saying which thread ``--thread`` kept (``subtitle`` as it is otherwise)."""
+    thread = shown_thread(profile)
+    if not thread:
+        return subtitle
+    return f"{subtitle} \u00b7 thread {thread} only" if subtitle else f"Thread {thread} only"
 
 
 def input_options(function: F) -> F:

@@ -11,7 +11,7 @@ from .._record import defaults
 from ..errors import ArgumentError
 from ..render.options import DELTA_MODES, PALETTES, POSITIVE, SvgOptions, check_positive  # light (no layout or emitter); drawing needs it anyway
 from ._colour_by import OPTIONS as COLOUR_OPTIONS
-from ._common import INPUT_OPTIONS
+from ._common import INPUT_OPTIONS, THREAD_OPTION
 from ._options import Argument, Command, Option
 
 TYPE_CHECKING = False
@@ -97,6 +97,7 @@ OPTIONS = (
     Option(("--base",), "base", "multiple", _D["base"], "Re-root at this frame (outermost occurrence); repeatable."),
     Option(("--sort-by-value",), "sort_by_value", "flag", _D["sort_by_value"], help="Siblings widest first (default: name order)."),
     *COLOUR_OPTIONS,
+    THREAD_OPTION,
     *INPUT_OPTIONS,
 )
 
@@ -122,7 +123,8 @@ def settings_of(
 
 def draw(
     files: "Tuple[str, ...]", output: str, cp: bool, palette_file: "Optional[str]", skip_invalid: bool,
-    input_format: "Optional[str]", colour_by: "Optional[str]" = None, event: "Optional[str]" = None, **options: object,
+    input_format: "Optional[str]", colour_by: "Optional[str]" = None, event: "Optional[str]" = None,
+    thread: "Optional[str]" = None, **options: object,
 ) -> None:
     """Read ``files`` and write their SVG to ``output`` (what ``flamespace svg`` does); the palette
     map of --cp/--palette-file is read before and saved after, here at the program's edge;
@@ -135,12 +137,14 @@ def draw(
     from ._colour_by import count_name, read_inputs
     from ._report import warn
 
-    from ._common import refuse_terminal
+    from ._common import picked_thread, refuse_terminal, thread_subtitle
 
     refuse_terminal(output, "an SVG picture", "profile.svg")
     check_output(output)  # before reading: a long read should not end in "cannot write"
     profile, colour = read_inputs(files, "svg", skip_invalid, input_format, colour_by, event,
                                   chart=bool(options.get("flamechart")))
+    profile, colour = picked_thread(profile, colour, thread, files)
+    options["subtitle"] = thread_subtitle(str(options.get("subtitle") or ""), profile)
     options["countname"] = count_name(profile, colour, options.get("countname"))  # type: ignore[arg-type]
     settings = settings_of(**options)  # type: ignore[arg-type]
     palette_path = palette_file or ("palette.map" if cp else None)
@@ -169,6 +173,7 @@ HELP = """Draw FILES (folded stacks, speedscope; several are summed) as an inter
         flamespace svg --reverse --colors python --title "Who calls json?" app.folded -o callers.svg
         flamespace sub before.folded after.folded | flamespace svg -o diff.svg
         flamespace svg perf.txt --event cycles --colour-by event:instructions -o cpi.svg
+        flamespace svg --thread main threads.folded -o main.svg
     """
 
 #: ``flamespace svg`` (cli/svg.py makes the click command of it).

@@ -10,7 +10,7 @@ from .._record import defaults
 from ..render.html import HtmlOptions
 from ..render.options import DELTA_MODES, PALETTES
 from ._colour_by import OPTIONS as COLOUR_OPTIONS
-from ._common import checked_output, input_options
+from ._common import THREAD_OPTION, checked_output, input_options
 from ._options import click_options
 
 if TYPE_CHECKING:
@@ -56,6 +56,7 @@ def _percent(context: object, parameter: object, value: str) -> float:
               help="Call counts per stack (a trace's calls, as 'flamespace trace --format calls' writes: "
                    "x.calls.folded): the table of functions gets a Calls column.")
 @click_options(COLOUR_OPTIONS)
+@click_options((THREAD_OPTION,))
 @click.option("--diff", is_flag=True, help="Compare two profiles, FILES = A B (or one differential file): overlay, three panes, "
                                             "white/black and the four-way split, instead of summing them.")
 @click.option("--series", is_flag=True, help="Compare two or more profiles in order (runs or versions): each frame's "
@@ -69,8 +70,9 @@ def _percent(context: object, parameter: object, value: str) -> float:
 def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle: str, colors: str, hash_: bool, cp: bool,
             palette_file: Optional[str], inverted: bool, reverse: bool, base: Tuple[str, ...], sort_by_value: bool,
             delta: str, negate: bool, countname: Optional[str], min_percent: float, top: int, roots: Optional[str],
-            calls_file: Optional[str], colour_by: Optional[str], colour_ratio: str, event: Optional[str], diff: bool, series: bool,
-            labels: Tuple[str, ...], flamechart: bool, skip_invalid: bool, input_format: Optional[str]) -> None:
+            calls_file: Optional[str], colour_by: Optional[str], colour_ratio: str, event: Optional[str], thread: Optional[str],
+            diff: bool, series: bool, labels: Tuple[str, ...], flamechart: bool, skip_invalid: bool,
+            input_format: Optional[str]) -> None:
     """Draw FILES (any format; several are summed) as one self-contained HTML page.
 
     The page works offline (no network request): a flame graph drawn on a canvas with a
@@ -98,6 +100,7 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
         flamespace html --series v1.folded v2.folded v3.folded -o series.html
         flamespace html --flamechart run.trace.json -o chart.html
         flamespace html run.folded --calls run.calls.folded -o run.html
+        flamespace html --thread main threads.folded -o main.html
     """
     from ..diagnostics import Diagnostics
     from ..errors import InputError
@@ -106,7 +109,7 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
     from ._colour_by import count_name, read_inputs
     from ._report import warn
 
-    from ._common import refuse_terminal
+    from ._common import picked_thread, recorded_roots, refuse_terminal, thread_subtitle
 
     refuse_terminal(output, "an HTML page", "profile.html")
     if diff and series:
@@ -114,8 +117,9 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
     if calls_file and (diff or series or flamechart):
         raise click.UsageError(f"--calls does not apply to --{'diff' if diff else 'series' if series else 'flamechart'}")
     if diff or series:
-        if sort_by_value or roots or colour_by or flamechart:  # a comparison keeps name order so that its panes line up
-            which = "sort-by-value" if sort_by_value else "roots" if roots else "colour-by" if colour_by else "flamechart"
+        if sort_by_value or roots or colour_by or flamechart or thread:  # a comparison keeps name order so that its panes line up
+            which = ("sort-by-value" if sort_by_value else "roots" if roots else "colour-by" if colour_by else
+                     "flamechart" if flamechart else "thread")
             raise click.UsageError(f"--{which} does not apply to --diff or --series")
         return _comparison(files, output, diff, labels, skip_invalid, input_format, title=title, subtitle=subtitle,
                            inverted=inverted, reverse=reverse, base=base, delta=delta, negate=negate,
@@ -125,10 +129,11 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
     if flamechart and colour_by:
         raise click.UsageError("--colour-by does not apply to --flamechart")
     profile, colour = read_inputs(files, "html", skip_invalid, input_format, colour_by, event, chart=flamechart)
+    profile, colour = picked_thread(profile, colour, thread, files)
     options = HtmlOptions(
-        title=title, subtitle=subtitle, colors=colors, hash=hash_, inverted=inverted, reverse=reverse, base=base,
+        title=title, subtitle=thread_subtitle(subtitle, profile), colors=colors, hash=hash_, inverted=inverted, reverse=reverse, base=base,
         sort_by_value=sort_by_value, delta=delta, negate=negate, min_percent=min_percent, top=top, colour_ratio=colour_ratio,
-        roots=tuple(roots.split(",")) if roots else (),
+        roots=tuple(roots.split(",")) if roots else recorded_roots(profile),
         countname=count_name(profile, colour, countname) or "",  # empty: named by the profile's unit
     )
     palette_path = palette_file or ("palette.map" if cp else None)

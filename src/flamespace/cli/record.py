@@ -25,6 +25,7 @@ def run(
     subprocesses: bool, duration: "Optional[float]", output_format: "Optional[str]", seed: "Optional[int]", no_header: bool,
     quiet: bool,
     command: "Tuple[str, ...]",
+    thread: "Optional[str]" = None,
 ) -> int:
     """Profile a Python program: a script, -m MODULE or -c CODE, with its arguments.
 
@@ -40,6 +41,7 @@ def run(
         flamespace record -o run.speedscope.json -- python -X dev job.py
         flamespace record -o app.html -- app.py
         flamespace record --subprocesses -o build.folded -- tools/build.py --jobs 4
+        flamespace record --thread main -o main.html -- app.py
     """
     from ..collect import Program, record_program
     from ..collect.launcher import RecordError  # imported here: other commands need not pay for it
@@ -48,6 +50,9 @@ def run(
 
     target = target_of(command, module, code)
     output_format = choose(output, output_format, "record", WRITES, ENDINGS)
+    if thread is not None:
+        _check_thread(mode, output_format)
+        threads = True  # each thread under its name, then the one asked for is kept
     options = recorder_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration,
                                 seed, output_format)
     output = output or f"profile-{time.strftime('%Y%m%d-%H%M%S')}{first_ending(output_format, ENDINGS)}"
@@ -70,19 +75,46 @@ def run(
     finally:
         if status is not None:
             status.clear()  # before any message
+    graph = result.recording.graph if thread is None else _one_thread(result.recording.graph, thread)
     if output_format in PICTURE_FORMATS:
-        processes = process_root or subprocesses or result.processes > 1
-        roots = ("process",) * processes + ("thread",) * threads
-        _write_picture(result.recording.graph, output, target.describe(), output_format, roots)
+        from ._common import recorded_roots
+
+        _write_picture(graph, output, target.describe(), output_format, recorded_roots(graph))
     else:
         from ..formats import registry
 
         from ._common import header_setting
 
-        registry.write(result.recording.profile_for(output_format), output, output_format,
-                       **header_setting(output_format, no_header))
-    _report(result, output, quiet)
+        profile = graph if thread is not None else result.recording.profile_for(output_format)
+        registry.write(profile, output, output_format, **header_setting(output_format, no_header))
+    _report(result, output, quiet, graph.metadata.labels.get("thread"))
     return result.exit_code
+
+
+def _check_thread(mode: str, output_format: str) -> None:
+    """--thread needs threads (the sampling modes) and a flame graph to write (not a timeline of every thread)."""
+    from ..errors import ArgumentError
+    from ..formats import registry
+
+    from ._recording import MEMORY_MODES
+
+    if mode in MEMORY_MODES:
+        raise ArgumentError(f"--thread applies to the sampling modes (wall, cpu), not to --mode {mode}: memory recorders do not know threads")
+    if output_format not in PICTURE_FORMATS and registry.keeps_time(output_format):
+        raise ArgumentError(f"--thread writes one thread's flame graph; {output_format} keeps the timeline of every thread "
+                            f"(leave out --thread, or write folded, svg or html)")
+
+
+def _one_thread(graph: "FlameGraph", thread: str) -> "FlameGraph":
+    """The recording's one thread; if it has no thread of that name, every thread, with a warning (the run is not lost)."""
+    from ..core.transforms import one_thread
+    from ..errors import ArgumentError
+
+    try:
+        return one_thread(graph, thread)
+    except ArgumentError as exc:
+        warn(f"flamespace record: warning: --thread {thread}: {exc}; wrote every thread")
+        return graph
 
 
 def _write_picture(graph: "FlameGraph", output: str, command: str, kind: str, roots: "Tuple[str, ...]") -> None:
@@ -102,7 +134,7 @@ def _write_picture(graph: "FlameGraph", output: str, command: str, kind: str, ro
         svg(graph, SvgOptions(**settings), output)  # type: ignore[arg-type]
 
 
-def _report(result: "RecordResult", output: str, quiet: bool) -> None:
+def _report(result: "RecordResult", output: str, quiet: bool, thread: "Optional[str]" = None) -> None:
     from ._common import format_value
 
     recording = result.recording
@@ -137,7 +169,8 @@ def _report(result: "RecordResult", output: str, quiet: bool) -> None:
     warn(
         f"flamespace record: {format_value(int(labels.get('samples', len(recording.graph))))} samples"
         f"{' (' + labels['rate_achieved'] + ' Hz)' if 'rate_achieved' in labels else ''}"
-        f" over {labels.get('duration_s', '?')} s{processes}{stopped}{_threads(recording.graph)}; wrote {where}"
+        f" over {labels.get('duration_s', '?')} s{processes}{stopped}"
+        f"{f', thread {thread} only' if thread else _threads(recording.graph)}; wrote {where}"
     )
 
 
@@ -165,6 +198,9 @@ SPEC = Command(
         Option(("-o", "--output"), "output", "path", None, allow_dash=True,
                help="Where to write the profile ('-' for stdout). Default: profile-<time>.<format> here."),
         *recording_options(WRITES, by_name=True),
+        Option(("--thread",), "thread", "str", None, metavar="NAME",
+               help="Write one thread: the stacks of the thread of that name ('main' is also MainThread), recorded "
+                    "as with --threads, without the thread's frame."),
         Option(("-q", "--quiet"), "quiet", "flag",
                help="Do not show the live status line or the summary on stderr (warnings still are)."),
     ],

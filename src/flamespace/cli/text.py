@@ -6,7 +6,7 @@ from .._record import defaults
 from ..render.options import DELTA_MODES
 from ..render.text import TextOptions
 from . import _style
-from ._common import INPUT_OPTIONS, checked_output
+from ._common import INPUT_OPTIONS, THREAD_OPTION, checked_output, pick_thread, shown_thread
 from ._options import Argument, Command, Option
 
 TYPE_CHECKING = False
@@ -33,7 +33,7 @@ def _share(value: str) -> float:
 
 def run(files: "Tuple[str, ...]", threshold: str, max_depth: "Optional[int]", sort_by_value: bool, reverse: bool,
         base: "Tuple[str, ...]", delta: str, countname: "Optional[str]", raw: bool, width: "Optional[int]", output: str,
-        skip_invalid: bool, input_format: "Optional[str]") -> None:
+        skip_invalid: bool, input_format: "Optional[str]", thread: "Optional[str]" = None) -> None:
     """Print FILES as a tree: inclusive share, name and count of every frame above --threshold.
 
     For SSH sessions and logs. Differential input shows each frame's change in brackets.
@@ -42,6 +42,7 @@ def run(files: "Tuple[str, ...]", threshold: str, max_depth: "Optional[int]", so
     Examples:
         flamespace text app.folded
         flamespace text --threshold 5% --max-depth 6 --sort-by-value app.folded
+        flamespace text --thread main threads.folded
     """
     import sys
 
@@ -50,7 +51,7 @@ def run(files: "Tuple[str, ...]", threshold: str, max_depth: "Optional[int]", so
     from ..render.text import iter_text_lines, iter_text_parts
     from ._render import read_drawable
 
-    profile = read_drawable(files, "text", skip_invalid, input_format)
+    profile = pick_thread(read_drawable(files, "text", skip_invalid, input_format), thread, ", ".join(files) or "<stdin>")
     unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
     if width is None and output == "-" and sys.stdout.isatty():
         import shutil
@@ -63,6 +64,8 @@ def run(files: "Tuple[str, ...]", threshold: str, max_depth: "Optional[int]", so
     if first is None:
         raise InputError("no stack counts found", ", ".join(files) or "<stdin>")
     with open_output(output) as out:
+        if thread:  # which thread the tree is of
+            out.write(f"thread {shown_thread(profile)} only\n")
         out.write(first + "\n")
         for line in lines:  # streamed: a deep profile's text is never held whole
             out.write(line + "\n")
@@ -111,6 +114,7 @@ SPEC = Command("text", run, [Argument("files", nargs=-1)], [
            help="Cut lines to this many characters (default: the terminal's width when stdout is one)."),
     Option(("-o", "--output"), "output", "path", "-", "Where to write.", show_default="stdout", allow_dash=True,
            callback=checked_output),
+    THREAD_OPTION,
     *INPUT_OPTIONS,
 ])
 __getattr__ = SPEC.module_getattr(__name__)

@@ -6,7 +6,7 @@ import sys
 
 from ..core.ranking import GROUPINGS
 from . import _style
-from ._common import INPUT_OPTIONS, echo_json, format_share, format_value, read_graph
+from ._common import INPUT_OPTIONS, THREAD_OPTION, echo_json, format_share, format_value, pick_thread, read_graph, shown_thread
 from ._options import Argument, Command, Option
 
 TYPE_CHECKING = False
@@ -23,7 +23,7 @@ RANKINGS = ("self", "inclusive")
 
 def run(
     input: str, limit: int, group: str, sort: "Optional[str]", raw: bool, as_json: bool, skip_invalid: bool,
-    input_format: "Optional[str]",
+    input_format: "Optional[str]", thread: "Optional[str]" = None,
 ) -> None:
     """List the functions of INPUT (default stdin) that cost the most.
 
@@ -35,6 +35,7 @@ def run(
         flamespace top profile.folded
         flamespace top --sort inclusive -n 50 profile.folded
         flamespace top --by line --raw profile.folded
+        flamespace top --thread main threads.folded
     """
     from ..core.ranking import top_functions
     from ..core.units import scale
@@ -47,12 +48,12 @@ def run(
             raise click.UsageError(f"--by {group} (the old spelling of --sort {group}) contradicts --sort {sort}")
         sort, group = group, "function"
     by = sort or "self"
-    graph = read_graph(input, "top", skip_invalid, input_format)
+    graph = pick_thread(read_graph(input, "top", skip_invalid, input_format), thread, input)
     total = graph.total()
     ranked = top_functions(graph, limit, by, group)
     if as_json:
         echo_json({
-            "unit": graph.unit, "total": total, "by": by, "group": group,
+            "unit": graph.unit, "total": total, "by": by, "group": group, "thread": shown_thread(graph),
             "functions": [
                 {"name": c.name, "self": c.self_value, "inclusive": c.inclusive_value} for c in ranked
             ],
@@ -64,7 +65,7 @@ def run(
     shown_total = _column(unit, [total], raw)(total)
     if raw or not scale(unit).suffix:
         shown_total += f" {unit}"
-    title = f"Top {len(ranked)} {ROW_NAMES[group]} by {by} value (total {shown_total}{_threads(graph)})"
+    title = f"Top {len(ranked)} {ROW_NAMES[group]} by {by} value (total {shown_total}{_threads(graph)}{_one_thread(graph)})"
     rows = [
         [shown_self(c.self_value), format_share(c.self_value, total),
          shown_incl(c.inclusive_value), format_share(c.inclusive_value, total), c.name]
@@ -84,6 +85,12 @@ def _threads(graph: "FlameGraph") -> str:
         return ""
     duration = graph.metadata.labels.get("duration_s")
     return f": {threads} threads summed" + (f" over {duration} s" if duration else "")
+
+
+def _one_thread(graph: "FlameGraph") -> str:
+    """", thread MainThread only" when --thread picked one."""
+    thread = shown_thread(graph)
+    return f", thread {thread} only" if thread else ""
 
 
 def _coloured(row: list, self_value: float, inclusive_value: float, total: float) -> list:
@@ -120,6 +127,7 @@ SPEC = Command("top", run, [Argument("input", default="-")], [
     Option(("--raw",), "raw", "flag",
            help="Exact values in the profile's unit (e.g. 2,351,834,370 ns) instead of human units (2.35 s)."),
     Option(("--json",), "as_json", "flag", help="Print JSON (exact values) instead of a table."),
+    THREAD_OPTION,
     *INPUT_OPTIONS,
 ])
 __getattr__ = SPEC.module_getattr(__name__)

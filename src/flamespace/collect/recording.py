@@ -68,6 +68,9 @@ def merge(
     if len(kinds) > 1:
         raise ValueError(f"cannot merge recordings of different kinds: {', '.join(kinds)}")
     labels = dict(labels or {})
+    kinds_of_roots = ("process",) * roots + ("thread",) * bool(getattr(options, "threads", False))
+    if kinds_of_roots:  # what the first frames are: `--thread NAME` and the HTML's picker read it
+        labels.setdefault("roots", ",".join(kinds_of_roots))
     if kinds[0] == "trace":
         from .tracer import merge_traces
 

@@ -206,3 +206,59 @@ def prune(graph: V, min_share: float, reference: Optional[StackVector] = None) -
         return stack
 
     return remap(graph, cut)
+
+
+#: The name Python gives the main thread, which :func:`one_thread` also takes as ``main``.
+MAIN_THREAD = "MainThread"
+#: The metadata label that says what the first frames of each stack are, outermost first
+#: (``thread``, ``process,thread``): recordings with --threads or --subprocesses set it.
+ROOTS_LABEL = "roots"
+
+
+def root_kinds(graph: StackVector) -> Tuple[str, ...]:
+    """What the first frames of ``graph``'s stacks are (its ``roots`` label), e.g. ``("thread",)``."""
+    label = graph.metadata.labels.get(ROOTS_LABEL, "")
+    return tuple(kind.strip() for kind in label.split(",") if kind.strip())
+
+
+def one_thread(graph: V, name: str) -> V:
+    """The stacks of one thread, its root frame taken off: what pyinstrument shows first.
+
+    Threads are root frames (a recording's ``--threads``; under process frames with
+    ``roots: process,thread``). ``name`` is the thread's name; ``main`` is also the main thread
+    (``MainThread``). The result's labels say which thread (``thread``) and that it holds one
+    (``threads: 1``). A name that no stack has is an error naming the threads there are (or,
+    when the stacks start with no thread frames, how to record them)."""
+    kinds = root_kinds(graph)
+    depth = kinds.index("thread") if "thread" in kinds else 0
+    firsts: Dict[str, Number] = {}
+    for stack, value in graph.items():
+        if len(stack) > depth:
+            firsts[stack[depth]] = firsts.get(stack[depth], 0) + value
+    wanted = name if name in firsts or name != "main" else MAIN_THREAD
+    if wanted not in firsts:
+        raise ArgumentError(_no_thread(name, firsts, "thread" in kinds))
+
+    def keep(stack: Stack) -> Optional[Stack]:
+        return stack[:depth] + stack[depth + 1 :] if len(stack) > depth and stack[depth] == wanted else None
+
+    picked = remap(graph, keep)
+    labels = {**graph.metadata.labels, "thread": wanted, "threads": "1"}
+    if "thread" in kinds:
+        rest = [kind for kind in kinds if kind != "thread"]
+        labels.pop(ROOTS_LABEL)
+        if rest:
+            labels[ROOTS_LABEL] = ",".join(rest)
+    return type(picked)._trusted(dict(picked.items()), picked.metadata.replace(labels=labels))
+
+
+def _no_thread(name: str, firsts: Dict[str, Number], threaded: bool) -> str:
+    """Why --thread NAME picks nothing: the threads there are, or that the stacks start with no thread."""
+    total = sum(firsts.values()) or 1
+    widest = sorted(firsts, key=lambda first: (-firsts[first], first))
+    shown = ", ".join(f"{first} ({100 * firsts[first] / total:.0f}%)" for first in widest[:6])
+    more = f" and {len(widest) - 6} more" if len(widest) > 6 else ""
+    if threaded:
+        return f"no thread named {name!r}; the threads are {shown}{more}"
+    return (f"no thread named {name!r} among the stacks' first frames ({shown}{more}); "
+            f"record with --threads to start each stack with its thread's name")

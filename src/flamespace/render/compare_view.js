@@ -572,7 +572,7 @@
 	}
 	function updateMatched() {
 		var share = current && current.panes ? first().matched() : null;
-		matchedText.textContent = share === null ? "" : "Matched: " + (100 * share).toFixed(1) + "%";
+		matchedText.textContent = share === null ? "" : "Matched: " + Pane.matchedPercent(share) + "%";
 		matchedText.className = share ? "some" : "";
 	}
 	function reset() { zoomFrame(0); }

@@ -11,7 +11,10 @@ script's: the payload stays in value units, so a zoomed view is as exact as the 
 Why a payload and a canvas, not SVG elements: an SVG of 70,000 frames takes seconds to load
 and to redraw per zoom (docs/performance.md); a canvas draws only the frames wider than a
 pixel in the view (narrower neighbours merged into one "(small)" block per row), so a draw
-costs what is visible, not what was recorded.
+costs what is visible, not what was recorded. The frames narrower than ``min_percent`` are not
+laid out; the payload's ``narrow`` block keeps them (name, depth, value) for the search alone,
+so the matched share counts them and is exact (past :data:`SEARCH_FRAMES` of them, the page holds
+the widest and gives the range the share is in).
 
 Columns are base64 of little-endian typed arrays: the narrowest of ``u1``/``u2``/``u4``
 (``i1``/``i2``/``i4`` for signed) that holds every value when all are integers, else ``f8``.
@@ -32,7 +35,7 @@ from .._record import Record, defaults, record
 from ..core import units
 from ..errors import ArgumentError
 from ..formats._io import open_output
-from .layout import Layout, layout, strip_annotation
+from .layout import Columns, Layout, layout, strip_annotation
 from .options import DELTA_MODES, LAYOUT_DEFAULTS, PALETTES, RATIO_MODES, LayoutOptions, SvgOptions, _choice, check_non_negative, check_positive
 
 TYPE_CHECKING = False
@@ -139,7 +142,7 @@ def html(
     Calls column (every call of the function, recursive ones too).
     """
     options = options or HtmlOptions()
-    laid = layout(profile, options.layout_options(), colour_by=colour_by)
+    laid, narrow = laid_out(profile, options, colour_by)
     if diagnostics is not None:
         for warning in laid.warnings:
             diagnostics.warn(warning)
@@ -150,7 +153,7 @@ def html(
         from .svg import metric_names
 
         metrics = metric_names(profile, colour_by)
-    page = render_page(payload(laid, profile, options, palette=palette, metrics=metrics, calls=calls))
+    page = render_page(payload(laid, profile, options, palette=palette, metrics=metrics, calls=calls, narrow=narrow))
     if output is None:
         return page
     if not isinstance(output, (str, os.PathLike)):
@@ -161,9 +164,107 @@ def html(
     return None
 
 
+#: At most this many frames left out of the layout go into a page for its search (about 6 bytes
+#: each): more, and the page gives the matched share as a range (what they could add).
+SEARCH_FRAMES = 1_000_000
+
+
+class Narrow:
+    """The frames a page's layout leaves out (narrower than its least value), for its search alone:
+    the matched share counts them, so it is exact (the drawing and the table need them not). Per
+    laid-out frame, in its order, the count of the left-out frames it owns (its nearest laid-out
+    ancestor), then those frames in depth-first order, parents first: their names, depths below
+    their owner (1: a child of it) and values with their callees'. ``complete``: every left-out
+    frame is here (else the widest whole subtrees that fit :data:`SEARCH_FRAMES`); ``actual``: the
+    root's value without a larger --total (what the frames under it add up to)."""
+
+    __slots__ = ("actual", "complete", "counts", "depths", "names", "values")
+
+    def __init__(self, laid_count: int, actual: Number) -> None:
+        self.counts = [0] * laid_count
+        self.names: List[str] = []
+        self.depths: List[int] = []
+        self.values: List[Number] = []
+        self.complete = True
+        self.actual = actual
+
+
+def laid_out(profile: Drawable, options: HtmlOptions, colour_by: Optional[FlameGraph] = None) -> Tuple[Layout, Optional[Narrow]]:
+    """The page's layout and the frames it leaves out (:class:`Narrow`; None when it leaves none).
+
+    Every frame is laid out once, then split at the least value: a child is never wider than
+    its parent, so the frames kept are those the layout at ``options`` keeps, at the same places
+    (left-heavy order puts the narrow ones after them), for the cost of one layout."""
+    wanted = options.layout_options()
+    if not wanted.min_percent:
+        return layout(profile, wanted, colour_by=colour_by), None
+    full = layout(profile, wanted.replace(min_percent=0), colour_by=colour_by)
+    least = wanted.least_value(full.total)
+    c = full.columns
+    keep = [value >= least for value in c.values]
+    if all(keep):
+        full.options = wanted
+        return full, None
+    kept = Columns()
+    for field in Columns.__slots__:
+        column_ = getattr(c, field)
+        if column_ is not None:
+            setattr(kept, field, [item for item, wanted_ in zip(column_, keep) if wanted_])
+    laid = Layout(kept, full.total, max(kept.depths), full.differential, wanted, full.warnings, full.actual)
+    return laid, _narrow_frames(c, keep, len(kept.names), full.actual)
+
+
+def _narrow_frames(c: Columns, keep: List[bool], laid_count: int, actual: Number) -> Narrow:
+    """The left-out frames of a whole layout's columns (``keep``: which are laid out), grouped by
+    owner: all of them, or the widest whole subtrees of them that fit :data:`SEARCH_FRAMES`."""
+    narrow = Narrow(laid_count, actual)
+    budget = SEARCH_FRAMES
+    owners: List[int] = []  # per left-out frame: its owner's index among the laid-out frames
+    rows: List[int] = []
+    owner_at: List[int] = []  # on the path to the current frame: each frame's owner (itself if laid out)
+    laid_index = -1
+    for i, (depth, kept) in enumerate(zip(c.depths, keep)):
+        del owner_at[depth:]
+        if kept:
+            laid_index += 1
+            owner_at.append(laid_index)
+        else:
+            owners.append(owner_at[-1])
+            rows.append(i)
+            owner_at.append(owner_at[-1])
+    laid_depths = [depth for depth, kept in zip(c.depths, keep) if kept]
+    order = sorted(range(len(rows)), key=owners.__getitem__)  # stable: depth-first order within an owner
+    if len(order) > budget:
+        order = _widest_subtrees(order, [c.depths[row] - laid_depths[owner] for row, owner in zip(rows, owners)],
+                                 [c.values[row] for row in rows], budget)
+        narrow.complete = False
+    for k in order:
+        owner, row = owners[k], rows[k]
+        narrow.counts[owner] += 1
+        narrow.names.append(c.names[row])
+        narrow.depths.append(c.depths[row] - laid_depths[owner])
+        narrow.values.append(c.values[row])
+    return narrow
+
+
+def _widest_subtrees(order: List[int], depths: List[int], values: List[Number], budget: int) -> List[int]:
+    """``order`` (left-out frames, depth-first by owner) cut to whole subtrees (a frame one below its
+    owner and its callees), the widest first while they fit ``budget`` frames, kept in order."""
+    starts = [at for at, k in enumerate(order) if depths[k] == 1] + [len(order)]
+    spans = sorted(range(len(starts) - 1), key=lambda n: -values[order[starts[n]]])
+    chosen, used = [], 0
+    for n in spans:
+        size = starts[n + 1] - starts[n]
+        if used + size <= budget:
+            chosen.append(n)
+            used += size
+    chosen.sort()
+    return [k for n in chosen for k in order[starts[n]:starts[n + 1]]]
+
+
 def payload(
     laid: Layout, profile: Drawable, options: HtmlOptions, *, palette: Optional[Dict[str, str]] = None,
-    metrics: Optional[Tuple[str, str]] = None, calls: Optional[FlameGraph] = None,
+    metrics: Optional[Tuple[str, str]] = None, calls: Optional[FlameGraph] = None, narrow: Optional[Narrow] = None,
 ) -> Dict[str, Any]:
     """The page's data (JSON-ready): settings, string tables, frame columns, function table, legend.
 
@@ -230,6 +331,11 @@ def payload(
         frames["delta"] = column(c.deltas, signed=True)
     if coloured:
         frames["second"] = column(c.seconds or [])
+    narrow_frames = None
+    if narrow is not None:  # for the search's matched share: names, depths below their owner, values
+        narrow_frames = {"complete": narrow.complete, "actual": narrow.actual, "count": column(narrow.counts),
+                         "name": column([names.index(strip_annotation(name)) for name in narrow.names]),
+                         "depth": column(narrow.depths), "value": column(narrow.values)}
     line_table = function_table(profile, "line")
     functions = {"line": _table_columns(line_table, names.index, differential, calls, "line")}
     if any(_LINE_NUMBER.search(row[0]) for row in line_table):  # else the table by function is the same
@@ -254,6 +360,8 @@ def payload(
         # (inverted, every path of callers is a frame: tens of millions from a million-frame page)
         "transform_min_percent": max(options.min_percent, defaults(HtmlOptions)["min_percent"]),
     }
+    if narrow_frames is not None:
+        data["narrow"] = narrow_frames
     if ratio is not None:
         data["ratio"] = ratio
     if change is not None:
@@ -415,17 +523,17 @@ def render_page(data: Dict[str, Any]) -> str:
 
 def read_payload(page: str) -> Dict[str, Any]:
     """The payload of a page :func:`html` wrote, its columns decoded to lists (``frames`` and
-    each table of ``functions``, by grouping: ``line`` and, if any frame has a line number,
+    each table of ``functions``, by grouping, and ``narrow``, the left-out frames when there are any: ``line`` and, if any frame has a line number,
     ``function``, hold lists instead of ``{"type", "data"}``)."""
     start = page.find(_PAYLOAD_OPEN)
     if start < 0:
         raise ArgumentError("not a flamespace HTML page: no payload found")
     start += len(_PAYLOAD_OPEN)
     data: Dict[str, Any] = json.loads(page[start:page.index("</script>", start)])
-    tables = [data["frames"], *data["functions"].values()]
+    tables = [data["frames"], *data["functions"].values(), *([data["narrow"]] if "narrow" in data else [])]
     for table in tables:
         table.update({key: decode_column(value) for key, value in table.items() if isinstance(value, dict)})
     return data
 
 
-__all__ = ["ROOT_KINDS", "HtmlOptions", "call_counts", "column", "decode_column", "html", "payload", "read_payload", "render_page", "unit_spec"]
+__all__ = ["ROOT_KINDS", "SEARCH_FRAMES", "HtmlOptions", "Narrow", "call_counts", "column", "decode_column", "html", "laid_out", "payload", "read_payload", "render_page", "unit_spec"]

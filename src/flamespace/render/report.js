@@ -78,8 +78,7 @@
 		searchBox.classList.remove("bad");
 		try { pattern = text ? new RegExp(text) : null; } catch (e) { searchBox.classList.add("bad"); return; }
 		pane.search(pattern);
-		var share = pane.matched();
-		matched.textContent = share === null ? "" : "Matched: " + (100 * share).toFixed(1) + "%";
+		matched.textContent = Pane.matchedText(pane);
 	}
 	searchBox.addEventListener("input", search);
 	resetButton.addEventListener("click", function () { pane.reset(); });

@@ -21,8 +21,7 @@ from __future__ import annotations
 import re
 
 from .chart_html import CHART_DATA, STYLES, chart_payload, page, payload_of, read_chart_payload, write_page
-from .html import HtmlOptions, _Table, column, decode_column, payload
-from .layout import layout
+from .html import HtmlOptions, _Table, column, decode_column, laid_out, payload
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -45,13 +44,13 @@ def report(trace: Any, options: Optional[HtmlOptions] = None, output: Destinatio
     """Write the report of ``trace`` (a :class:`flamespace.collect.tracer.Trace`) as one page;
     ``options`` as :func:`~.html.html`'s (title "Trace report" by default)."""
     options = (options or HtmlOptions()).replace(title=(options.title if options else None) or "Trace report")
-    laid = layout(trace.graph, options.layout_options())
+    laid, narrow = laid_out(trace.graph, options)
     if diagnostics is not None:
         for warning in laid.warnings:
             diagnostics.warn(warning)
         if laid.empty:
             diagnostics.empty = True
-    payloads = {GRAPH_DATA: payload(laid, trace.graph, options, palette=palette, calls=trace.calls),
+    payloads = {GRAPH_DATA: payload(laid, trace.graph, options, palette=palette, calls=trace.calls, narrow=narrow),
                 REPORT_DATA: report_payload(trace, options)}
     if trace.chart is not None:
         payloads[CHART_DATA] = chart_payload(trace.chart, options.replace(title="Flame chart"), palette=palette)

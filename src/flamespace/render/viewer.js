@@ -21,10 +21,32 @@
 	}
 	function decode(data) {
 		var F = data.frames;
-		return index({count: F.count, name: column(F.name), depth: column(F.depth), start: column(F.start),
+		var tree = index({count: F.count, name: column(F.name), depth: column(F.depth), start: column(F.start),
 			value: column(F.value), self: column(F.self), colour: column(F.colour), delta: F.delta ? column(F.delta) : null,
 			second: F.second ? column(F.second) : null,
 			total: data.total, maxDepth: data.max_depth, actual: data.ratio ? data.ratio.actual : data.total});
+		tree.narrow = data.narrow ? narrowFrames(data.narrow, tree) : null;
+		return tree;
+	}
+	// the frames the layout left out (only the search counts them: its matched share is exact): name, depth
+	// below the laid-out frame that owns them, value; those of laid-out frame i are [first[i], first[i + 1]).
+	// When the page holds only the widest of them (render/html.py's SEARCH_FRAMES), `missing[i]`: the value
+	// under laid-out frame i in frames it does not hold (what they could add to the matched share).
+	function narrowFrames(N, tree) {
+		var counts = column(N.count), n = counts.length, first = new Uint32Array(n + 1);
+		for (var i = 0; i < n; i++) first[i + 1] = first[i] + counts[i];
+		var out = {first: first, name: column(N.name), depth: column(N.depth), value: column(N.value), missing: null};
+		if (!N.complete) {
+			var missing = new Float64Array(n), value = tree.value, parent = tree.parent;
+			for (i = 0; i < n; i++) missing[i] = (i ? value[i] : N.actual) - tree.self[i];
+			for (i = 1; i < n; i++) missing[parent[i]] -= value[i];
+			for (i = 0; i < n; i++) {
+				for (var r = first[i]; r < first[i + 1]; r++) if (out.depth[r] === 1) missing[i] -= out.value[r];
+				if (missing[i] < 1e-9 * (value[i] || 1)) missing[i] = 0;
+			}
+			out.missing = missing;
+		}
+		return out;
 	}
 
 	// -- numbers for people (as flamespace.core.units.human; the unit's scales come in the payload)
@@ -73,6 +95,17 @@
 		return {human: human, count: count, percent: percent};
 	}
 	function percent(part, whole) { return whole ? (100 * part / whole).toFixed(2) + "%" : "n/a"; }
+
+	// a matched share as the SVG's search shows it (flamegraph.js): one decimal, "100" only when all but 0.005% matched
+	function matchedPercent(share) { var pct = Math.min(100, 100 * share); return pct > 99.995 ? "100" : pct.toFixed(1); }
+	// a pane's "Matched: 40.8%" (empty without a search); "Matched: 40.1–41.2%" when frames the page does not
+	// hold could add up to the second figure
+	function matchedText(pane) {
+		var share = pane.matched();
+		if (share === null) return "";
+		var low = matchedPercent(share), high = matchedPercent(pane.matchedUpTo === undefined ? share : pane.matchedUpTo());
+		return "Matched: " + (high === low ? low : low + "\u2013" + high) + "%";
+	}
 
 	function searchField(toolbar) {
 		var box = toolbar.appendChild(el("input", {id: "search", type: "search", placeholder: "Search (regex)  /", spellcheck: "false", autocomplete: "off"}));
@@ -132,7 +165,7 @@
 		container.classList.add("pane-box");
 		var ctx = canvas.getContext("2d", {alpha: false});
 		var tooltip = options.tooltip === false ? null : tooltipElement();
-		var zoom = 0, x0 = 0, x1 = total, inverted = !!options.inverted, matchName = null, matchedShare = null;
+		var zoom = 0, x0 = 0, x1 = total, inverted = !!options.inverted, matchName = null, matchedShare = null, matchedUpTo = null;
 		var hovered = -1, hits = [], runs = [], band = {offset: 0, height: 0}, charWidth = 7, pending = false;
 		var listeners = {};
 		var self = {canvas: canvas, data: data, human: human, percent: percent, format: format};
@@ -366,17 +399,38 @@
 			draw();
 		}
 		function updateMatched() {
-			matchedShare = null;
+			matchedShare = matchedUpTo = null;
 			if (matchName !== null && n) {
-				var sum = 0;
-				for (var a = zoom; a >= 0; a = parentOf[a]) if (matchName[nameOf[a]]) sum = valueOf[zoom];
-				if (!sum) {
+				var sum = 0, inside = false, N = tree.narrow, missing = N && N.missing, unknown = 0;
+				for (var a = zoom; a >= 0; a = parentOf[a]) if (matchName[nameOf[a]]) inside = true;
+				if (inside) sum = valueOf[zoom];
+				else {
+					sum = narrowMatched(zoom);
+					if (missing) unknown += missing[zoom];
 					for (var i = zoom + 1, stop = endOf[zoom]; i < stop;) {
-						if (matchName[nameOf[i]]) { sum += valueOf[i]; i = endOf[i]; } else i++;
+						if (matchName[nameOf[i]]) { sum += valueOf[i]; i = endOf[i]; continue; }
+						sum += narrowMatched(i);
+						if (missing) unknown += missing[i];
+						i++;
 					}
 				}
 				matchedShare = valueOf[zoom] ? sum / valueOf[zoom] : 0;
+				matchedUpTo = valueOf[zoom] ? Math.min(1, (sum + unknown) / valueOf[zoom]) : 0;
 			}
+		}
+		// the value of the left-out frames owned by laid-out frame i that match (outermost ones: a match inside one counts once)
+		function narrowMatched(i) {
+			var N = tree.narrow;
+			if (!N) return 0;
+			var sum = 0, r = N.first[i], stop = N.first[i + 1], nameAt = N.name, depthAt = N.depth;
+			while (r < stop) {
+				if (matchName[nameAt[r]]) {
+					var depth = depthAt[r];
+					sum += N.value[r];
+					for (r++; r < stop && depthAt[r] > depth; r++);
+				} else r++;
+			}
+			return sum;
 		}
 
 		// -- tooltip and events ---------------------------------------------------------------------
@@ -497,6 +551,8 @@
 		self.search = search;          // a RegExp (tested against each name) or null
 		self.matches = function () { return matchName; };
 		self.matched = function () { return matchedShare; };
+		// the most the matched share can be: more than matched() when the page does not hold every frame left out
+		self.matchedUpTo = function () { return matchedUpTo; };
 		self.setShape = function (icicle) { inverted = !!icicle; draw(); };
 		self.inverted = function () { return inverted; };
 		self.setTree = function (t) { useTree(t); x0 = 0; x1 = total; zoom = 0; hovered = -1; updateMatched(); draw(); emit("zoom", {frame: 0, x0: x0, x1: x1}); };
@@ -950,6 +1006,8 @@
 	Pane.column = column;
 	Pane.formatter = formatter;    // payload.units -> {human, count, percent}
 	Pane.el = el;
+	Pane.matchedPercent = matchedPercent;  // share -> "40.8": the matched share's figure, as the SVG's
+	Pane.matchedText = matchedText;        // pane -> "Matched: 40.8%" (a range when the page lacks some narrow frames)
 	Pane.searchField = searchField;  // the search box, its ignore-case box and the matched share, in a toolbar
 	Pane.legendBar = legendBar;    // a colour scale's row: low end, the bar, high end, what it means
 	Pane.escapeRegex = escapeRegex;
@@ -1169,7 +1227,9 @@
 		}
 		function updateMatched() {
 			var share = pane.matched();
-			matchedText.textContent = share === null ? "" : "Matched: " + (100 * share).toFixed(1) + "%";
+			matchedText.textContent = Pane.matchedText(pane);
+			matchedText.title = share !== null && pane.matchedUpTo() !== share ? "The page holds the widest of the frames too narrow " +
+				"to draw, not all: the others could add up to the second figure" : "";
 			matchedText.className = share ? "some" : "";
 		}
 
