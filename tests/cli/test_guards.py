@@ -277,10 +277,10 @@ def test_a_side_sampled_at_less_than_the_rate_asked_is_named_with_its_real_rate(
     and plan use are those of runs sampled at that real rate, so the report says it."""
     a = write_side(tmp_path / "a", rate_requested="1000", rate_achieved="998.5")
     b = write_side(tmp_path / "b", rate_requested="1000", rate_achieved="450.0")
-    code, out, err = run(capsys, "-a", a, "-b", b)
+    code, _, err = run(capsys, "-a", a, "-b", b)
     assert code == 0 and "note: the sampler took fewer samples than asked" in err
     assert "baseline 998 Hz of 1,000 asked, candidate 450 Hz of 1,000 asked" in err
-    code, out, err = run(capsys, "-a", a, "-b", write_side(tmp_path / "c", rate_requested="1000", rate_achieved="960"))
+    code, _, err = run(capsys, "-a", a, "-b", write_side(tmp_path / "c", rate_requested="1000", rate_achieved="960"))
     assert "fewer samples than asked" not in err  # both within 10% of the rate asked
     assert main(["plan", str(b), "--detect", "10%"]) == 0
     assert "pilot 450 Hz of 1,000 asked" in capsys.readouterr().err
