@@ -51,7 +51,7 @@ _OPTIONS = (
                 "alloc: bytes allocated during the run, per stack (sampled); "
                 "live: bytes still allocated at exit, per allocating stack (tracemalloc)."),
     Option(("--rate",), "rate", "float", SAMPLING["rate"], show_default=True,
-           help=f"Mean samples per second, {MIN_RATE:g} to {MAX_RATE:,g} (random exponential intervals)."),
+           help=f"Mean samples per second, {MIN_RATE:g} to {MAX_RATE:,g} (random intervals within ±50% of the mean)."),
     Option(("--weight",), "weight", "choice", None, choices=("time", "samples", "bytes", "count"),
            help=f"Sampling: 'time' (ns since the thread's previous sample) or 'samples' (default {SAMPLING['weight']!r}). "
                 f"Memory: 'bytes' or 'count' (number of allocations; default {MEMORY['weight']!r})."),

@@ -13,7 +13,9 @@
  * GIL state: 3.9-3.11 set it through _PyEval_SetSwitchInterval (no thread state needed);
  * 3.12+ keep a GIL per interpreter, whose field we locate while holding the GIL.
  *
- * Waiter.stop() wakes a waiting wait() at once (halt); reset() arms it again.
+ * Waiter.stop() wakes a waiting wait() at once (halt); reset() arms it again. woke_ns() is when
+ * the last wait's sleep ended, before the GIL was taken: what a late sample lost to the
+ * operating system's scheduler, against what it lost waiting for the GIL.
  *
  * watch_sigterm() and sigterm_handled() make sure a SIGTERM ends the process (see the section
  * "SIGTERM watchdog" below and _bootstrap._save_on_sigterm).
@@ -52,6 +54,7 @@ typedef struct {
     pthread_mutex_t mutex;
     pthread_cond_t cond;
     int stopped;
+    long long woke_ns;        /* CLOCK_MONOTONIC when the last wait's sleep ended, before the GIL was taken */
     unsigned long *interval;  /* 3.12+: the switch interval (microseconds) of this interpreter */
 } Waiter;
 
@@ -91,6 +94,7 @@ static int Waiter_init(Waiter *self, PyObject *args, PyObject *kwargs)
     }
     pthread_condattr_destroy(&attributes);
     self->stopped = 0;
+    self->woke_ns = 0;
 #if PY_VERSION_HEX >= 0x030C0000
     self->interval = &PyInterpreterState_Get()->ceval.gil->interval;
 #else
@@ -129,6 +133,9 @@ static PyObject *Waiter_wait(Waiter *self, PyObject *args)
     }
     stopped = self->stopped;
     pthread_mutex_unlock(&self->mutex);
+    struct timespec woke;
+    clock_gettime(CLOCK_MONOTONIC, &woke);
+    self->woke_ns = (long long)woke.tv_sec * 1000000000LL + woke.tv_nsec;
     if (!stopped) {
         saved = get_interval(self);
         set_interval(self, grab_us);  /* for our request of the GIL, just below */
@@ -157,11 +164,18 @@ static PyObject *Waiter_reset(Waiter *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+static PyObject *Waiter_woke_ns(Waiter *self, PyObject *unused)
+{
+    return PyLong_FromLongLong(self->woke_ns);
+}
+
 static PyMethodDef Waiter_methods[] = {
     {"wait", (PyCFunction)Waiter_wait, METH_VARARGS,
      "wait(delay_ns, grab_us) -> stopped: sleep without the GIL, then take it within about grab_us"},
     {"stop", (PyCFunction)Waiter_stop, METH_NOARGS, "stop(): end a wait now, and every wait until reset()"},
     {"reset", (PyCFunction)Waiter_reset, METH_NOARGS, "reset(): let waits sleep again"},
+    {"woke_ns", (PyCFunction)Waiter_woke_ns, METH_NOARGS,
+     "woke_ns() -> the monotonic time (ns) the last wait's sleep ended, before it took the GIL"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -8,6 +8,8 @@ class Waiter:
         """Sleep ``delay_ns``; True when stop() ended the wait."""
     def stop(self) -> None: ...
     def reset(self) -> None: ...
+    def woke_ns(self) -> int:
+        """When the last wait's sleep ended (``time.monotonic_ns``), before it took the GIL."""
 
 def watch_sigterm() -> bool:
     """Watch SIGTERM's Python handler (see _waiter.c); False when it has none to watch."""

@@ -1,7 +1,9 @@
 """The sampling engine: a thread that reads every Python thread's stack at random times.
 
-Intervals are exponential (a Poisson process), so sampling cannot fall into lock-step
-with periodic work. Each sample of a thread is weighted by the time that passed since
+Intervals are drawn uniformly within :data:`JITTER` of the mean, so sampling cannot fall into
+lock-step with periodic work, and they are laid on a schedule kept however late a sample came
+(a sample less than one interval late does not delay the next), so the rate asked is the rate
+taken wherever the sampler keeps up at all. Each sample of a thread is weighted by the time that passed since
 that thread's previous sample — wall time in ``wall`` mode, the thread's own CPU time in
 ``cpu`` mode — so a late sample still accounts for exactly the time it stands for. The
 whole gap goes to the stack the late sample sees: right when the sampler was late because
@@ -20,7 +22,7 @@ interval alone otherwise; without the C extension, it lowers the switch interval
 run instead. Late samples are counted in the quality metadata.
 
 This module imports only what a bare interpreter has loaded anyway (``sys``, ``time``,
-``threading``, ``math``): it runs inside the profiled program from its first line.
+``threading``): it runs inside the profiled program from its first line.
 Its options (:class:`~.options.SamplerOptions`, checked when made) are in :mod:`.options`,
 the public API in :mod:`.sampler`; what the engine hands over,
 and its :class:`~.raw.Quality`, in :mod:`.raw`.
@@ -28,7 +30,6 @@ and its :class:`~.raw.Quality`, in :mod:`.raw`.
 
 from __future__ import annotations
 
-import math
 import sys
 import threading
 
@@ -69,6 +70,13 @@ GRAB_MICROSECONDS = 200
 #: threads (docs/performance.md: 0.05 cost a 4-thread program 8% at 100 Hz).
 SWITCH_INTERVAL_SHARE = 0.25
 SWITCH_INTERVAL_FLOOR = 0.0002
+#: Each interval is the mean times a uniform draw from 1 - JITTER to 1 + JITTER. A spread of a
+#: whole mean interval puts the sample at an even phase of any cycle up to that long (a 10 ms
+#: cycle at 100 Hz is not aliased), and its small variance keeps time weights from adding noise:
+#: exponential intervals (a Poisson process) doubled the variance of a share, since each sample's
+#: weight, its interval, varies as much as its mean (docs/statistics-i26-sampler.md).
+JITTER = 0.5
+
 class _ThreadState:
     """What the sampler knows of one thread. ``thread`` is its ``threading.Thread`` (None while
     the threading module does not list it): the sampler checks it every tick, see Engine.sample."""
@@ -295,15 +303,17 @@ class Engine:
         progress_ns, report = (0, None) if self.on_progress is None else (int(self.on_progress[0] * 1e9), self.on_progress[1])
         next_progress = self._start_ns
         own = threading.get_ident()
-        due = clock.now_ns() + int(-math.log(1.0 - draw()) * mean_ns)
+        low, spread = mean_ns * (1.0 - JITTER), mean_ns * 2.0 * JITTER
+        due = clock.now_ns() + int(low + spread * draw())
         while True:
             if sleep(due - clock.now_ns()):
                 break  # halt() woke us
             now = clock.now_ns()
             lateness = now - due
-            if lateness > mean_ns:
+            if lateness > mean_ns:  # a whole interval behind: those ticks are lost, start afresh from now
                 quality.late += 1
                 quality.missed += int(lateness // mean_ns)
+                due = now
             frames = None
             try:
                 frames = sys._current_frames()
@@ -328,7 +338,10 @@ class Engine:
                 if self.on_deadline is not None:
                     self.on_deadline()
                 break
-            due = max(due, now) + int(-math.log(1.0 - draw()) * mean_ns)
+            # from the due time, not from now: waking and taking the GIL cost 0.1-0.5 ms a tick even
+            # on a quiet machine, and counting intervals from the late sample lost that every tick
+            # (a third of the ticks at 1,000 Hz). A tick already due is taken at once.
+            due += int(low + spread * draw())
 
     def _hand_over_interval(self) -> None:
         callback = self.on_interval[1]  # type: ignore[index]

@@ -35,7 +35,8 @@ class Quality:
     """How well the sampler kept its schedule; written into the profile's metadata.
 
     A tick is late when it came more than one mean interval after it was due; ``missed``
-    counts the ticks a Poisson clock would have had in that delay. :meth:`missed_share`
+    counts the mean intervals in that delay (the ticks a punctual sampler would have taken;
+    a tick less late than that is not missed: the next one is still taken when due). :meth:`missed_share`
     is the one figure to judge a run by (the ``missed_share`` header). ``threads``: how many
     threads had a sample (a wall profile sums their time: 4 threads over 1 s can hold 4 s).
     """

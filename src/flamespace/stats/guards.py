@@ -190,6 +190,7 @@ def screen(
     if any(f.level == "error" for f in findings):
         return Screening(kept, findings, {})
     findings.extend(consistency(kept, force))
+    findings.extend(sampling_rates(kept))
     return Screening(kept, findings, run_times(kept))
 
 
@@ -264,6 +265,38 @@ def consistency(sides: Mapping[str, Sequence[RunInfo]], force: bool = False) -> 
                 "warning", f"runs differ in {what}: {_describe(groups)}; the difference may come from that, not from "
                 f"the program: {fix}", _first_files(groups)))
     return findings
+
+
+#: A side whose runs took less than this share of the samples asked (median) is named.
+MIN_ACHIEVED_SHARE = 0.9
+
+
+def sampling_rates(sides: Mapping[str, Sequence[RunInfo]]) -> List[Finding]:
+    """A note when the sampler took fewer samples than asked (median ``rate_achieved`` under
+    :data:`MIN_ACHIEVED_SHARE` of ``rate_requested``) on some side: the spreads, hence the tests'
+    error bars and ``plan``'s run counts, are those of runs sampled at the real rate, and a
+    side sampled at another rate than the other has another sampling noise."""
+    import statistics  # (here: it imports fractions, decimal and random)
+
+    achieved: Dict[str, Tuple[float, float]] = {}
+    for side, runs in sides.items():
+        rates = [(float(run.labels["rate_achieved"]), float(run.labels["rate_requested"])) for run in runs
+                 if _is_number(run.labels.get("rate_achieved")) and _is_number(run.labels.get("rate_requested"))]
+        if rates:
+            achieved[side] = (statistics.median(a for a, _ in rates), statistics.median(r for _, r in rates))
+    if not any(real < MIN_ACHIEVED_SHARE * asked for real, asked in achieved.values()):
+        return []
+    shown = ", ".join(f"{side} {real:,.0f} Hz of {asked:,.0f} asked" for side, (real, asked) in achieved.items())
+    return [Finding("note", f"the sampler took fewer samples than asked (median rate_achieved): {shown}; the spreads, "
+                            "error bars and planned runs are those of runs sampled at these rates (a busy machine, or "
+                            "a thread holding the GIL, holds the sampler back)")]
+
+
+def _is_number(text: Optional[str]) -> bool:
+    try:
+        return text is not None and float(text) > 0
+    except ValueError:
+        return False
 
 
 def run_times(sides: Mapping[str, Sequence[RunInfo]]) -> Dict[str, RunTime]:
@@ -434,7 +467,7 @@ def _first_files(groups: Mapping[Tuple[Optional[str], object], Sequence[RunInfo]
 
 __all__ = [
     "Finding", "LEVELS", "MIN_RUNS", "RunInfo", "RunTime", "Screening", "consistency", "drift_findings",
-    "drift_note", "is_late", "run_times", "screen", "seconds",
+    "drift_note", "is_late", "run_times", "sampling_rates", "screen", "seconds",
 ]
 
 
