@@ -5,7 +5,7 @@
 
 Every replication calls ``maxt.test`` (α = 0.05, 2000 relabellings, one-sided ``greater``, the
 default variance floor) on two matrices of runs × p stacks, once with Welch's t and once with
-the moderated t (``moderated=True``, stats/moderation.py), on the same data and seed.
+the moderated t (``statistic="moderated"``, stats/moderation.py), on the same data and seed.
 
 Models (p = 200 stacks; Zipf-like weights w_j ∝ j^-1.1, T = 10,000 samples a run; a per-run
 slowdown lognormal(0, 0.05) shared by the stacks of a run; paired designs add a per-round
@@ -111,9 +111,9 @@ def run_cell(model: Model, design: str, reps: int, seed: int) -> Dict[str, Dict[
     for r in range(reps):
         a1, a2 = pair(model, rng, n1, n2, paired, False)
         b1, b2 = pair(model, rng, n1, n2, paired, True)
-        for key, moderated in (("welch", False), ("moderated", True)):
-            aa = maxt.test(a1, a2, ALPHA, 2000, seed=r, paired=paired, moderated=moderated)
-            ab = maxt.test(b1, b2, ALPHA, 2000, seed=r, paired=paired, moderated=moderated)
+        for key in ("welch", "moderated"):
+            aa = maxt.test(a1, a2, ALPHA, 2000, seed=r, paired=paired, statistic=key)
+            ab = maxt.test(b1, b2, ALPHA, 2000, seed=r, paired=paired, statistic=key)
             out[key]["aa"].append(bool(aa.significant.any()))
             out[key]["power"].append(bool(ab.significant[model.j]))
             out[key]["coverage"].append(bool(np.all((ab.lower <= truth) & (truth <= ab.upper))))

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Tuple
 
 from ..errors import ArgumentError
 from ._result import Moments, TestResult, check_alternative, variance_floor
+from .moderation import DEFAULT_STATISTIC, check_statistic
 from .power import smallest_p
 
 try:
@@ -297,7 +298,7 @@ def _top(tops: "Optional[np.ndarray]", batch: "np.ndarray", keep: int) -> "np.nd
 
 def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2000, seed: Optional[int] = None,
          alternative: str = "greater", fdr: Optional[str] = None, floor: Optional[float] = None,
-         paired: bool = False, moderated: bool = False) -> TestResult:
+         paired: bool = False, statistic: str = DEFAULT_STATISTIC) -> TestResult:
     """The permutation test in the direction of ``alternative``.
 
     Family-wise (``fdr`` None): adjusted p_k = #{relabellings whose max_j s(t_j) ≥ s(t_k)}/N,
@@ -311,14 +312,15 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
     interval excludes 0" agrees with the decision. Two-sided: Δ ± c·se from max |t|.
     ``floor``: the variance floor, by default δ²/12 from the pooled data (any value computed
     without the labels keeps the test exact). ``paired``: row i of ``x1`` and of ``x2`` are a
-    pair (see :func:`_statistics`). ``moderated``: the variances of the t shrunk toward a prior
-    from all stacks (:mod:`.moderation`; exact all the same).
+    pair (see :func:`_statistics`). ``statistic``: ``welch``, or ``moderated`` (the variances of
+    the t shrunk toward a prior from all stacks, :mod:`.moderation`; exact all the same).
     """
     import numpy as np
 
     from .welch import FDR_METHODS, fdr_factor, adjust
 
     check_alternative(alternative)
+    check_statistic(statistic)
     if permutations < 1:
         raise ArgumentError(f"permutations must be ≥ 1, not {permutations}")
     if fdr is not None and fdr not in FDR_METHODS:
@@ -333,7 +335,7 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
     if _core is not None and fdr is None:  # no batch of t is kept: only the labels (n bytes each) bound a batch
         batch = max(batch, min(permutations, LABEL_BYTES // n))
     t, se, made, batches, count, exact = _statistics(x1, x2, floor, paired, permutations, batch, np.random.default_rng(seed),
-                                                   moderated)
+                                                   statistic == "moderated")
     two = alternative == "two-sided"
     sign = -1.0 if alternative == "less" else 1.0
     observed = np.abs(t) if two else sign * t
@@ -407,6 +409,7 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
         method="maxt", statistic=t, p=p_raw, p_adjusted=p_adj, lower=lower, upper=upper,
         significant=significant, global_statistic=float(observed.max()) if p else 0.0,
         global_p=float(p_fwer.min()) if p else 1.0, statistic_name=statistic_name,
-        details={"relabellings": count, "exact": int(exact), "variance_floor": floor, "paired": int(paired)},
+        details={"relabellings": count, "exact": int(exact), "variance_floor": floor, "paired": int(paired),
+                 **({"prior_df": made.prior.df} if statistic == "moderated" else {})},
         critical=critical, se=se, smallest_p=floor_p, control=control, notes=tuple(notes),
     )

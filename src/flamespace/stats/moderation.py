@@ -32,10 +32,20 @@ from .._record import Record, record
 if TYPE_CHECKING:
     import numpy as np
 
+#: maxt's statistics: Welch's t (the default), or the moderated t of this module.
+STATISTICS = ("welch", "moderated")
+DEFAULT_STATISTIC = "welch"
 #: Fewest stacks with a variance to estimate a prior from; fewer: no moderation.
 MIN_STACKS = 20
 #: Stacks in each window of the running median that makes the trend (at least; a tenth of them with many).
 WINDOW = 15
+
+
+def check_statistic(statistic: str) -> None:
+    from ..errors import ArgumentError
+
+    if statistic not in STATISTICS:
+        raise ArgumentError(f"unknown statistic {statistic!r}; choose one of {', '.join(STATISTICS)}")
 
 
 @record
@@ -152,7 +162,8 @@ def estimate(variance: "np.ndarray", level: "np.ndarray", df: float, max_df: flo
     window = max(WINDOW, len(order) // 10) | 1
     trend = _running_median(logs, window)
     residual = logs - trend
-    spread = (1.4826 * float(np.median(np.abs(residual - np.median(residual))))) ** 2
+    robust = 1.4826 * float(np.median(np.abs(residual - np.median(residual))))
+    spread = float(np.var(np.minimum(residual, np.median(residual) + 3.0 * robust)))
     centre, own = _log_chi2_moments(df)
     excess = spread - own
     d0 = max_df if excess <= 0 else min(2.0 * trigamma_inverse(excess), max_df)
