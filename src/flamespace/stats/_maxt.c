@@ -143,7 +143,8 @@ CLONES static void block(const double *X, const double *SQ, Py_ssize_t p, Py_ssi
                          const uint8_t *codes, int bits, Py_ssize_t groups, Py_ssize_t count, Constants k, v4d *table,
                          double *high, double *low, double *exceed, double *out) {
     double hits[COLUMNS] = {0};
-    double s[COLUMNS], q[COLUMNS], t[COLUMNS];
+    double s[COLUMNS], q[COLUMNS], t[COLUMNS], w[COLUMNS];
+    memcpy(w, weighted + j0, sizeof w); /* a local copy: no store in the loop can alias it, so it stays in registers */
     tables(X, SQ, p, runs, j0, bits, table);
     for (Py_ssize_t b = 0; b < count; b++) {
         const uint8_t *code = codes + b * groups;
@@ -156,12 +157,12 @@ CLONES static void block(const double *X, const double *SQ, Py_ssize_t p, Py_ssi
             }
             memcpy(s, &a, sizeof s);
             memcpy(q, &c, sizeof q);
-            welch_t(s, q, total + j0, total2 + j0, weighted + j0, k, t);
+            welch_t(s, q, total + j0, total2 + j0, w, k, t);
         } else {
             v4d a = table[code[0]];
             for (Py_ssize_t g = 1; g < groups; g++) a += table[(g << bits) + code[g]];
             memcpy(s, &a, sizeof s);
-            paired_t(s, total + j0, total2 + j0, weighted + j0, k, t);
+            paired_t(s, total + j0, total2 + j0, w, k, t);
         }
         double top = high[b], bottom = low[b];
         for (int c = 0; c < COLUMNS; c++) {

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 #: maxt's statistics: Welch's t (the default), or the moderated t of this module.
 STATISTICS = ("welch", "moderated")
 DEFAULT_STATISTIC = "welch"
+#: Points at which the running median is made (interpolated between).
+KNOTS = 256
 #: Fewest stacks with a variance to estimate a prior from; fewer: no moderation.
 MIN_STACKS = 20
 #: Stacks in each window of the running median that makes the trend (at least; a tenth of them with many).
@@ -135,14 +137,18 @@ def _digamma(x: float) -> float:
 
 def _running_median(values: "np.ndarray", window: int) -> "np.ndarray":
     """The median of each value's ``window`` nearest neighbours in the order given (a window
-    that would pass an end is moved inside, so no end value is repeated into a median)."""
+    that would pass an end is moved inside, so no end value is repeated into a median), made
+    at no more than :data:`KNOTS` evenly spaced values and interpolated between them (10,000
+    stacks with windows of 1,000: 0.005 s instead of 0.08)."""
     import numpy as np
 
     n = len(values)
     window = min(window, n)
     windows = np.lib.stride_tricks.sliding_window_view(values, window)
-    start = np.clip(np.arange(n) - window // 2, 0, n - window)
-    return np.asarray(np.median(windows, axis=1)[start])
+    knots = np.linspace(0, n - 1, min(n, KNOTS)).round().astype(int)
+    knots = knots[np.r_[True, np.diff(knots) > 0]]  # (not np.unique: it imports numpy.ma, 0.05 s)
+    start = np.clip(knots - window // 2, 0, n - window)
+    return np.asarray(np.interp(np.arange(n), knots, np.median(windows[start], axis=1)))
 
 
 def estimate(variance: "np.ndarray", level: "np.ndarray", df: float, max_df: float) -> Prior:
