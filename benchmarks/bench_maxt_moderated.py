@@ -18,12 +18,15 @@ drift lognormal(0, 0.10) shared by the two runs of a round):
               an exponential stall of 3× the stack's mean) — heavy-tailed, stacks unlike each other;
               the changed stack's cv is 0.1, below most stacks' (the median is 0.22)
     timing-mid  the same, the changed stack's cv the median one
+    even      time in ns as ``timing``, every stack with cv 0.1 and no stalls (the issue's 3-vs-10
+              case: 200 stacks alike in their noise; tests/stats/test_moderation.py's pool)
 
 A/A: both groups from the model; level = share of replications with any stack significant.
 Power: the stack nearest 2% of the total grows by 40% in every candidate run; power = share
 of replications in which it was found. Coverage: share of the power replications in which every
 stack's interval holds its true Δ (0, or the growth), target 1 − 2α = 0.90. Rates ± their
-Monte-Carlo standard error.
+Monte-Carlo standard error. ``--no-tie-band``: the intervals as they were built before (for the
+before/after coverage table).
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ class Model:
     def __init__(self, name: str, p: int = P) -> None:
         self.name, self.p = name, p
         self.mu = TOTAL * weights(p)
-        self.cv = np.random.default_rng(7).uniform(0.03, 0.4, size=p)
+        self.cv = np.full(p, 0.1) if name == "even" else np.random.default_rng(7).uniform(0.03, 0.4, size=p)
         self.j = int(np.argmin(np.abs(weights(p) - 0.02)))
         # the changed stack: 10% run-to-run, quieter than most (3 + 10 runs, +40%: t ≈ 6, the issue's case),
         # or (timing-mid) as noisy as the median stack
@@ -74,7 +77,8 @@ class Model:
             k = 20.0
             return rng.negative_binomial(k, k / (k + means)).astype(float)
         noisy = means * rng.lognormal(-0.5 * self.cv**2, self.cv, size=means.shape)
-        stalls = (rng.random(means.shape) < 0.02) * rng.exponential(3.0 * self.mu[None, :], size=means.shape)
+        stall = 0.0 if self.name == "even" else 0.02
+        stalls = (rng.random(means.shape) < stall) * rng.exponential(3.0 * self.mu[None, :], size=means.shape)
         return rng.poisson(noisy + stalls).astype(float) * NS_PER_SAMPLE
 
     def true_delta(self) -> np.ndarray:
@@ -83,6 +87,7 @@ class Model:
         mean = self.mu[self.j] * math.exp(0.05**2 / 2)
         if self.name.startswith("timing"):
             mean = mean + 0.02 * 3.0 * self.mu[self.j]
+        if self.name in ("timing", "timing-mid", "even"):
             mean *= NS_PER_SAMPLE
         delta[self.j] = GROWTH * mean
         return delta
@@ -132,10 +137,14 @@ def rate(values: List[float]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", nargs="+", default=["poisson", "negbin", "timing"], choices=["poisson", "negbin", "timing", "timing-mid"])
+    parser.add_argument("--models", nargs="+", default=["poisson", "negbin", "timing"], choices=["poisson", "negbin", "timing", "timing-mid", "even"])
     parser.add_argument("--designs", nargs="+", default=["3x3", "5x5", "10x10", "20x20", "3x10", "5x5p", "10x10p"])
     parser.add_argument("--reps", type=int, default=400)
+    parser.add_argument("--no-tie-band", action="store_true",
+                        help="intervals as before issue 26: the critical value without the tie band (maxt._beyond_ties)")
     args = parser.parse_args()
+    if args.no_tie_band:
+        maxt._beyond_ties = lambda value: value
     print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, "
           f"load {' '.join(f'{x:.1f}' for x in os.getloadavg())}", file=sys.stderr)
     print(f"### maxt: Welch's t against the moderated t; α = {ALPHA}, one-sided, p = {P}, {args.reps} replications a cell, "
