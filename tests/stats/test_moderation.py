@@ -102,3 +102,24 @@ def test_trigamma_and_its_inverse():
     assert np.allclose(moderation.trigamma(x), special.polygamma(1, x), rtol=1e-10)
     for value in (0.01, 0.3, 2.0, 50.0):
         assert float(special.polygamma(1, moderation.trigamma_inverse(value))) == pytest.approx(value, rel=1e-7)
+
+
+def write_runs(directory, matrix: np.ndarray) -> None:
+    directory.mkdir()
+    for i, row in enumerate(matrix):
+        lines = [f"main;f{j} {int(value)}" for j, value in enumerate(row) if value]
+        (directory / f"run{i:02d}.folded").write_text("\n".join(lines) + "\n")
+
+
+def test_compare_statistic_moderated_on_the_command_line(tmp_path, capsys):
+    from flamespace.cli import main
+
+    x1, x2 = stored_against_new()
+    write_runs(tmp_path / "stored", x1 / 1e6)  # samples of 1 ms: the same t, the same p
+    write_runs(tmp_path / "new", x2 / 1e6)
+    args = ["compare", "-a", str(tmp_path / "stored"), "-b", str(tmp_path / "new"), "--pairing", "off"]
+    assert main(args) == 0  # Welch's t: p = 0.052 (exact, all 286 relabellings), not below α
+    capsys.readouterr()
+    assert main([*args, "--statistic", "moderated"]) == 3  # a regression: stack f0
+    out = capsys.readouterr().out
+    assert "f0" in out and "f1 " not in out
