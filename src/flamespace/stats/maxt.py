@@ -309,7 +309,8 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
     Intervals hold simultaneously (FWER) or at the FCR level R·α/m (FDR). One-sided tests get
     two-sided intervals at level 1 − 2α: the lower bound Δ − c₊·se is the one-sided α bound
     (c₊ the permutation quantile of max t), the upper Δ + c₋·se (c₋ from max −t), so "the
-    interval excludes 0" agrees with the decision. Two-sided: Δ ± c·se from max |t|.
+    interval excludes 0" agrees with the decision. Two-sided: Δ ± c·se from max |t|. Critical
+    values include the tie band of the p-values (:func:`_beyond_ties`).
     ``floor``: the variance floor, by default δ²/12 from the pooled data (any value computed
     without the labels keeps the test exact). ``paired``: row i of ``x1`` and of ``x2`` are a
     pair (see :func:`_statistics`). ``statistic``: ``welch``, or ``moderated`` (the variances of

@@ -119,7 +119,7 @@ def _tetragamma(x: float) -> float:
 
 
 def _log_chi2_moments(df: float) -> "tuple[float, float]":
-    """Median-free centre and spread of log(χ²_d/d): E = ψ(d/2) − log(d/2), Var = ψ'(d/2)."""
+    """Mean and variance of log(χ²_d/d): ψ(d/2) − log(d/2) and ψ'(d/2)."""
     import numpy as np
 
     half = df / 2.0
@@ -127,6 +127,7 @@ def _log_chi2_moments(df: float) -> "tuple[float, float]":
 
 
 def _digamma(x: float) -> float:
+    """ψ(x) (recurrence up to 6, then the asymptotic series)."""
     total = 0.0
     while x < 6:
         total -= 1.0 / x
@@ -154,9 +155,11 @@ def _running_median(values: "np.ndarray", window: int) -> "np.ndarray":
 def estimate(variance: "np.ndarray", level: "np.ndarray", df: float, max_df: float) -> Prior:
     """The prior from each stack's label-free ``variance`` (on ``df`` degrees of freedom under
     no change) and its ``level`` (the size the trend follows): s0² per stack from the running
-    median of log variance over stacks ranked by level, d0 from the robust spread (MAD) of the
-    residuals minus the spread log χ²_d/d has by itself (limma's fitFDist, robust to the few
-    stacks that changed, whose pooled variance the change inflates), at most ``max_df``."""
+    median of log variance over stacks ranked by level, d0 from the spread of the residuals
+    minus the spread log χ²_d/d has by itself (limma's fitFDist), at most ``max_df``. The
+    residuals are clipped above at median + 3 robust s.d. (MAD): the few stacks that changed
+    sit there, their pooled variance inflated by the change; the quiet side is kept whole, as it
+    is the heterogeneity that should limit shrinkage."""
     import numpy as np
 
     p = len(variance)
