@@ -24,7 +24,8 @@ drift lognormal(0, 0.10) shared by the two runs of a round):
 A/A: both groups from the model; level = share of replications with any stack significant.
 Power: the stack nearest 2% of the total grows by 40% in every candidate run; power = share
 of replications in which it was found (and in which its p was ≤ 0.01). Coverage: share of the power replications in which every
-stack's interval holds its true Δ (0, or the growth), target 1 − 2α = 0.90. Rates ± their
+stack's interval holds its true Δ (0, or the growth), target 1 − 2α = 0.90 (``--alternative
+two-sided``: 1 − α = 0.95). Rates ± their
 Monte-Carlo standard error. ``--no-tie-band``: the intervals as they were built before (for the
 before/after coverage table).
 """
@@ -44,6 +45,8 @@ import numpy as np
 from flamespace.stats import maxt
 
 ALPHA = 0.05
+#: --alternative: the tested direction (compare's default is two-sided, gate's greater)
+ALTERNATIVE = ["greater"]
 P = 200
 TOTAL = 10_000.0
 GROWTH = 0.4
@@ -120,8 +123,9 @@ def run_cell(model: Model, design: str, reps: int, seed: int) -> Dict[str, Dict[
         a1, a2 = pair(model, rng, n1, n2, paired, False)
         b1, b2 = pair(model, rng, n1, n2, paired, True)
         for key in ("welch", "moderated"):
-            aa = maxt.test(a1, a2, ALPHA, 2000, seed=r, paired=paired, statistic=key)
-            ab = maxt.test(b1, b2, ALPHA, 2000, seed=r, paired=paired, statistic=key)
+            aa = maxt.test(a1, a2, ALPHA, 2000, seed=r, paired=paired, statistic=key,
+                           alternative=ALTERNATIVE[0])
+            ab = maxt.test(b1, b2, ALPHA, 2000, seed=r, paired=paired, statistic=key, alternative=ALTERNATIVE[0])
             out[key]["aa"].append(bool(aa.significant.any()))
             out[key]["power"].append(bool(ab.significant[model.j]))
             out[key]["power01"].append(bool(ab.p_adjusted[model.j] <= 0.01))
@@ -141,14 +145,16 @@ def main() -> None:
     parser.add_argument("--models", nargs="+", default=["poisson", "negbin", "timing"], choices=["poisson", "negbin", "timing", "timing-mid", "even"])
     parser.add_argument("--designs", nargs="+", default=["3x3", "5x5", "10x10", "20x20", "3x10", "5x5p", "10x10p"])
     parser.add_argument("--reps", type=int, default=400)
+    parser.add_argument("--alternative", default="greater", choices=["greater", "two-sided"])
     parser.add_argument("--no-tie-band", action="store_true",
                         help="intervals as before issue 26: the critical value without the tie band (maxt._beyond_ties)")
     args = parser.parse_args()
+    ALTERNATIVE[0] = args.alternative
     if args.no_tie_band:
         maxt._beyond_ties = lambda value: value
     print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, "
           f"load {' '.join(f'{x:.1f}' for x in os.getloadavg())}", file=sys.stderr)
-    print(f"### maxt: Welch's t against the moderated t; α = {ALPHA}, one-sided, p = {P}, {args.reps} replications a cell, "
+    print(f"### maxt: Welch's t against the moderated t; α = {ALPHA}, {ALTERNATIVE[0]}, p = {P}, {args.reps} replications a cell, "
           f"+{100 * GROWTH:g}% on the stack nearest 2%\n")
     print("| model | design | statistic | A/A level | power | power at p ≤ 0.01 | coverage | median width / Δ |")
     print("|---|---|---|---|---|---|---|---|")
