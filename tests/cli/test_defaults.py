@@ -143,10 +143,11 @@ def test_the_records_check_the_options(tmp_path, monkeypatch, capsys, args, mess
 
 def test_compares_copy_of_the_statistics_choices_is_theirs():
     """compare's option table holds the statistics' choices and defaults without importing them (start-up)."""
-    from flamespace.stats import comparison, power
+    from flamespace.stats import comparison, moderation, power
 
     assert (compare.METHODS, compare.ALTERNATIVES, compare.FDR_CHOICES) == (
         comparison.METHODS, comparison.ALTERNATIVES, comparison.FDR_CHOICES)
+    assert compare.STATISTICS == moderation.STATISTICS and compare.STATISTICS[0] == moderation.DEFAULT_STATISTIC
     assert compare.POWER == power.POWER and compare.GATE_ALTERNATIVE == comparison.GATE_ALTERNATIVE
     expected = CompareOptions()
     frequency = {"min_runs": expected.frequency.min_runs, "min_fraction": expected.frequency.min_fraction}

@@ -43,12 +43,12 @@ def close(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def both(x1: np.ndarray, x2: np.ndarray, permutations: int, seed: int, alternative: str, fdr: Optional[str],
-         paired: bool, floor: Optional[float]):
+         paired: bool, floor: Optional[float], statistic: str = "welch"):
     core = maxt._core
-    fast = maxt.test(x1, x2, 0.05, permutations, seed, alternative, fdr, floor=floor, paired=paired)
+    fast = maxt.test(x1, x2, 0.05, permutations, seed, alternative, fdr, floor=floor, paired=paired, statistic=statistic)
     try:
         maxt._core = None
-        slow = maxt.test(x1, x2, 0.05, permutations, seed, alternative, fdr, floor=floor, paired=paired)
+        slow = maxt.test(x1, x2, 0.05, permutations, seed, alternative, fdr, floor=floor, paired=paired, statistic=statistic)
     finally:
         maxt._core = core
     return fast, slow
@@ -80,11 +80,11 @@ def samples(draw):
 @settings(max_examples=150, deadline=None)
 @given(samples(), st.sampled_from([5, 60, 500, 3000]), st.integers(0, 1000),
        st.sampled_from(["greater", "less", "two-sided"]), st.sampled_from([None, "bh"]),
-       st.sampled_from([None, 0.02]))
-def test_the_c_loop_gives_the_numpy_results(sample, permutations, seed, alternative, fdr, floor):
+       st.sampled_from([None, 0.02]), st.sampled_from(["welch", "moderated"]))
+def test_the_c_loop_gives_the_numpy_results(sample, permutations, seed, alternative, fdr, floor, statistic):
     # permutations from 5 (random relabellings) to 3000 (every one, up to 9 + 9 runs... when few)
     x1, x2, paired = sample
-    fast, slow = both(x1, x2, permutations, seed, alternative, fdr, paired, floor)
+    fast, slow = both(x1, x2, permutations, seed, alternative, fdr, paired, floor, statistic)
     assert_same(fast, slow)
 
 
@@ -99,12 +99,14 @@ def test_floor_zero_agrees_where_no_group_is_constant(paired):
 
 
 @pytest.mark.parametrize("paired", [False, True])
-def test_a_profile_sized_test_agrees(paired):
+@pytest.mark.parametrize("statistic", ["welch", "moderated"])
+def test_a_profile_sized_test_agrees(paired, statistic):
     rng = np.random.default_rng(7)
     means = rng.gamma(0.5, 40.0, size=1000)
     x1 = rng.poisson(means, size=(20, 1000)).astype(float)
     x2 = rng.poisson(means * np.r_[np.ones(990), np.full(10, 1.8)], size=(20, 1000)).astype(float)
-    fast, slow = both(x1, x2, 400, 3, "greater", None, paired, None)
+    fast, slow = both(x1, x2, 400, 3, "greater", None, paired, None, statistic)
+    assert fast.details.get("prior_df", 9.0) > 0  # moderated: a prior was used
     assert_same(fast, slow)
     assert fast.significant[990:].sum() >= 5  # a real test, not two empty ones
 

@@ -40,6 +40,9 @@ DEFAULTS: "Dict[str, Any]" = {
 GATE_ALTERNATIVE = "greater"
 POWER = 0.8
 PAIRING = ("auto", "on", "off")
+#: maxt's statistics (stats/moderation.py: STATISTICS), the default first.
+STATISTICS = ("welch", "moderated")
+DEFAULTS["statistic"] = STATISTICS[0]
 
 
 def run(
@@ -48,7 +51,7 @@ def run(
     min_delta: float, min_rel: str, normalize: bool, min_runs: int, min_fraction: str, as_json: bool, markdown: bool,
     include_all: bool, limit: int, out_dir: "Optional[str]", no_header: bool, skip_invalid: bool, input_format: "Optional[str]",
     force: bool = False, max_missed: "Optional[str]" = None, html_path: "Optional[str]" = None,
-    cluster: "Optional[str]" = None, map_rules: "Sequence[str]" = (),
+    cluster: "Optional[str]" = None, map_rules: "Sequence[str]" = (), statistic: str = STATISTICS[0],
 ) -> int:
     """Test which stacks differ between the mean profiles of two samples of runs.
 
@@ -87,7 +90,8 @@ def run(
 
         raise click.UsageError("choose one of --json and --markdown")
     options = options_of(method=method, alternative=alternative, alpha=alpha, fdr=fdr, permutations=permutations, seed=seed,
-                         min_delta=min_delta, min_rel=min_rel, normalize=normalize, min_runs=min_runs, min_fraction=min_fraction)
+                         min_delta=min_delta, min_rel=min_rel, normalize=normalize, min_runs=min_runs, min_fraction=min_fraction,
+                         statistic=statistic)
     if out_dir is not None:  # '' too: check_output_dir says it is empty
         check_output_dir(out_dir)  # before reading the samples
     if html_path is not None:
@@ -261,7 +265,8 @@ def paired_options(options: "CompareOptions", samples: "Dict[str, Sample]", scre
 
 
 def options_of(method: str, alternative: str, alpha: float, fdr: str, permutations: int, seed: "Optional[int]", min_delta: float,
-               min_rel: str, normalize: bool, min_runs: int, min_fraction: str, **others: object) -> "CompareOptions":
+               min_rel: str, normalize: bool, min_runs: int, min_fraction: str, statistic: str = STATISTICS[0],
+               **others: object) -> "CompareOptions":
     """The CompareOptions of compare's options (gate's too: it takes them from compare), which
     checks them; ``others`` (the command's other options) are left alone."""
     from ..stats.comparison import CompareOptions
@@ -270,7 +275,7 @@ def options_of(method: str, alternative: str, alpha: float, fdr: str, permutatio
     return CompareOptions(
         method=method, alpha=alpha, alternative=alternative, fdr=fdr, permutations=permutations, seed=seed,
         min_delta=min_delta, min_rel=parse_share(min_rel, "--min-rel", maximum=None), normalize=normalize,
-        frequency=FrequencyFilter(min_runs, parse_share(min_fraction, "--min-fraction")),
+        frequency=FrequencyFilter(min_runs, parse_share(min_fraction, "--min-fraction")), statistic=statistic,
     )
 
 
@@ -297,6 +302,10 @@ SPEC = Command("compare", run, [], [
            help="maxt: test the runs of each round of an interleaved collection as pairs, so that drift of the machine "
                 "between rounds cannot look like a change (auto: when every run is half of a round of a collection both "
                 "sides share and the pairs can reach α; else unpaired, every run used, a note says why)."),
+    Option(("--statistic",), "statistic", "choice", DEFAULTS["statistic"], choices=STATISTICS, show_default=True,
+           help="maxt's statistic: welch (each stack's own variances), or moderated (each variance shrunk toward a prior "
+                "from all stacks: more power with few runs when stacks of a size are alike in noise, less for a stack "
+                "much quieter than its peers; exact either way)."),
     Option(("--min-delta",), "min_delta", "float", DEFAULTS["min_delta"], metavar="X",
            help="Ignore changes smaller than X (in the profiles' unit)."),
     Option(("--min-rel",), "min_rel", "str", f"{DEFAULTS['min_rel']:g}", metavar="X",

@@ -1,8 +1,8 @@
 /* The max-t permutation test's inner loop (stats/maxt.py): the t of every stack on every
  * relabelling of a batch, reduced as it is made, never kept as a relabellings x stacks matrix.
  *
- * permuted(x, sq, total, total2, labels, count, runs, p, n1, n2, floor, paired, threshold, mode,
- *          max_high, max_low, exceed, out) -> None
+ * permuted(x, sq, total, total2, labels, count, runs, p, n1, n2, floor, paired, weighted, prior_df,
+ *          threshold, mode, max_high, max_low, exceed, out) -> None
  *
  * x, sq: runs x p float64 (C order): the centred values and their squares (unpaired), or the
  * differences within pairs (paired: sq unused). labels: count x runs uint8, 1 for a run in group 1
@@ -11,8 +11,10 @@
  * maxt.py's numpy path computes (the same operations in the same order, but for the order of
  * the sums over runs, so results agree to rounding): Welch's t with each group's variance
  * floored at ``floor``, or the paired t of the mean difference (the variance of differences
- * floored at ``floor``; total2 then holds the sums of squares of the differences). A NaN t
- * (0/0) is 0.
+ * floored at ``floor``; total2 then holds the sums of squares of the differences). Each variance
+ * is moderated first (stats/moderation.py): its sum of squares plus weighted[j] = d0·s0²_j, over
+ * its degrees of freedom plus prior_df = d0 (weighted all 0 and prior_df 0: Welch's variance, the
+ * same bits, since adding +0.0 to a non-negative number changes nothing). A NaN t (0/0) is 0.
  * Reductions, into buffers the caller owns: max_high[b] = max_j t, max_low[b] = max_j -t;
  * exceed[j] += #{b: s(t) >= threshold[j]} with s(t) = t (mode 0), -t (1) or |t| (2); and, when
  * ``out`` is not None (B x p float64), every t.
@@ -76,20 +78,20 @@ typedef double v4d __attribute__((vector_size(32), aligned(8))); /* unaligned lo
 /* The constants of the statistic, per test (see maxt.py's _permuted_t and _paired_t, whose
  * operations these are, divisions by n turned into products with 1/n). */
 typedef struct {
-    double inv_n1, inv_n2, inv_df1, inv_df2, floor;
+    double inv_n1, inv_n2, inv_df1, inv_df2, floor; /* inv_df: 1/(n − 1 + d0) */
 } Constants;
 
 /* Welch's t of COLUMNS cells from the group-1 sums s and sums of squares q. */
-static inline void welch_t(const double *s, const double *q, const double *total, const double *total2, Constants k,
-                           double *t) {
+static inline void welch_t(const double *s, const double *q, const double *total, const double *total2,
+                           const double *weighted, Constants k, double *t) {
     for (int c = 0; c < COLUMNS; c++) {
         double m1 = s[c] * k.inv_n1;
         double m2 = (total[c] - s[c]) * k.inv_n2;
         double v1 = q[c] - s[c] * m1;
-        v1 = (v1 > 0.0 ? v1 : 0.0) * k.inv_df1;
+        v1 = ((v1 > 0.0 ? v1 : 0.0) + weighted[c]) * k.inv_df1;
         v1 = v1 > k.floor ? v1 : k.floor;
         double v2 = (total2[c] - q[c]) - (total[c] - s[c]) * m2;
-        v2 = (v2 > 0.0 ? v2 : 0.0) * k.inv_df2;
+        v2 = ((v2 > 0.0 ? v2 : 0.0) + weighted[c]) * k.inv_df2;
         v2 = v2 > k.floor ? v2 : k.floor;
         double value = (m2 - m1) / sqrt(v1 * k.inv_n1 + v2 * k.inv_n2);
         t[c] = value == value ? value : 0.0; /* 0/0: no difference, no variance */
@@ -97,12 +99,13 @@ static inline void welch_t(const double *s, const double *q, const double *total
 }
 
 /* The paired t of COLUMNS cells from the sums s of the flipped differences. */
-static inline void paired_t(const double *s, const double *total, const double *squares, Constants k, double *t) {
+static inline void paired_t(const double *s, const double *total, const double *squares, const double *weighted,
+                            Constants k, double *t) {
     for (int c = 0; c < COLUMNS; c++) {
         double sum = total[c] - 2.0 * s[c];
         double mean = sum * k.inv_n1;
         double var = squares[c] - sum * mean;
-        var = (var > 0.0 ? var : 0.0) * k.inv_df1;
+        var = ((var > 0.0 ? var : 0.0) + weighted[c]) * k.inv_df1;
         var = var > k.floor ? var : k.floor;
         double value = mean / sqrt(var * k.inv_n1);
         t[c] = value == value ? value : 0.0;
@@ -136,11 +139,12 @@ static inline void tables(const double *X, const double *SQ, Py_ssize_t p, Py_ss
 /* Every relabelling (``codes``: per relabelling, the subset of each ``bits`` runs it sums) on the
  * COLUMNS stacks from j0: reductions and, with ``out``, every t. */
 CLONES static void block(const double *X, const double *SQ, Py_ssize_t p, Py_ssize_t runs, Py_ssize_t j0,
-                         const double *total, const double *total2, const double *threshold, int mode,
+                         const double *total, const double *total2, const double *weighted, const double *threshold, int mode,
                          const uint8_t *codes, int bits, Py_ssize_t groups, Py_ssize_t count, Constants k, v4d *table,
                          double *high, double *low, double *exceed, double *out) {
     double hits[COLUMNS] = {0};
-    double s[COLUMNS], q[COLUMNS], t[COLUMNS];
+    double s[COLUMNS], q[COLUMNS], t[COLUMNS], w[COLUMNS];
+    memcpy(w, weighted + j0, sizeof w); /* a local copy: no store in the loop can alias it, so it stays in registers */
     tables(X, SQ, p, runs, j0, bits, table);
     for (Py_ssize_t b = 0; b < count; b++) {
         const uint8_t *code = codes + b * groups;
@@ -153,12 +157,12 @@ CLONES static void block(const double *X, const double *SQ, Py_ssize_t p, Py_ssi
             }
             memcpy(s, &a, sizeof s);
             memcpy(q, &c, sizeof q);
-            welch_t(s, q, total + j0, total2 + j0, k, t);
+            welch_t(s, q, total + j0, total2 + j0, w, k, t);
         } else {
             v4d a = table[code[0]];
             for (Py_ssize_t g = 1; g < groups; g++) a += table[(g << bits) + code[g]];
             memcpy(s, &a, sizeof s);
-            paired_t(s, total + j0, total2 + j0, k, t);
+            paired_t(s, total + j0, total2 + j0, w, k, t);
         }
         double top = high[b], bottom = low[b];
         for (int c = 0; c < COLUMNS; c++) {
@@ -180,24 +184,26 @@ CLONES static void block(const double *X, const double *SQ, Py_ssize_t p, Py_ssi
 }
 
 static PyObject *permuted(PyObject *self, PyObject *args) {
-    PyObject *ox, *osq, *ototal, *ototal2, *olabels, *othreshold, *ohigh, *olow, *oexceed, *oout;
+    PyObject *ox, *osq, *ototal, *ototal2, *olabels, *oweighted, *othreshold, *ohigh, *olow, *oexceed, *oout;
     Py_ssize_t count, runs, p, n1, n2;
-    double floor;
+    double floor, prior_df;
     int paired, mode;
-    if (!PyArg_ParseTuple(args, "OOOOOnnnnndpOiOOOO", &ox, &osq, &ototal, &ototal2, &olabels, &count, &runs, &p, &n1, &n2,
-                          &floor, &paired, &othreshold, &mode, &ohigh, &olow, &oexceed, &oout))
+    if (!PyArg_ParseTuple(args, "OOOOOnnnnndpOdOiOOOO", &ox, &osq, &ototal, &ototal2, &olabels, &count, &runs, &p, &n1, &n2,
+                          &floor, &paired, &oweighted, &prior_df, &othreshold, &mode, &ohigh, &olow, &oexceed, &oout))
         return NULL;
-    if (count < 0 || runs < 2 || p < 0 || mode < 0 || mode > 2) {
-        PyErr_SetString(PyExc_ValueError, "count and p must be >= 0, runs >= 2 and mode 0, 1 or 2");
+    if (count < 0 || runs < 2 || p < 0 || mode < 0 || mode > 2 || !(prior_df >= 0.0)) {
+        PyErr_SetString(PyExc_ValueError, "count and p must be >= 0, runs >= 2, prior_df >= 0 and mode 0, 1 or 2");
         return NULL;
     }
-    Buf total = {0}, total2 = {0}, threshold = {0}, labels = {0}, x = {0}, sq = {0}, high = {0}, low = {0}, exceed = {0}, out = {0};
+    Buf total = {0}, total2 = {0}, weighted = {0}, threshold = {0}, labels = {0}, x = {0}, sq = {0}, high = {0}, low = {0},
+        exceed = {0}, out = {0};
     PyObject *result = NULL;
     uint8_t *codes = NULL;
     v4d *table = NULL;
     int failed = 0;
     if (get(ox, &x, 0, runs * p, "d", "x") < 0 || get(ototal, &total, 0, p, "d", "total") < 0 ||
-        get(ototal2, &total2, 0, p, "d", "total2") < 0 || get(olabels, &labels, 0, count * runs, "B", "labels") < 0 ||
+        get(ototal2, &total2, 0, p, "d", "total2") < 0 || get(oweighted, &weighted, 0, p, "d", "weighted") < 0 ||
+        get(olabels, &labels, 0, count * runs, "B", "labels") < 0 ||
         get(othreshold, &threshold, 0, p, "d", "threshold") < 0 || get(ohigh, &high, 1, count, "d", "max_high") < 0 ||
         get(olow, &low, 1, count, "d", "max_low") < 0 || get(oexceed, &exceed, 1, p, "d", "exceed") < 0)
         goto done;
@@ -235,7 +241,7 @@ static PyObject *permuted(PyObject *self, PyObject *args) {
     }
 
     const double *X = x.view.buf, *SQ = paired ? NULL : sq.view.buf;
-    const double *T = total.view.buf, *T2 = total2.view.buf, *thr = threshold.view.buf;
+    const double *T = total.view.buf, *T2 = total2.view.buf, *W = weighted.view.buf, *thr = threshold.view.buf;
     double *hi = high.view.buf, *lo = low.view.buf, *ex = exceed.view.buf, *o = out.held ? out.view.buf : NULL;
     double dn1 = (double)n1, dn2 = (double)n2, dn = (double)runs;
     Py_BEGIN_ALLOW_THREADS
@@ -243,21 +249,21 @@ static PyObject *permuted(PyObject *self, PyObject *args) {
         hi[b] = -INFINITY;
         lo[b] = -INFINITY;
     }
-    Constants k = {1.0 / dn1, 1.0 / dn2, 1.0 / (dn1 - 1.0), 1.0 / (dn2 - 1.0), floor};
-    if (paired) k = (Constants){1.0 / dn, 1.0 / dn, 1.0 / (dn - 1.0), 1.0 / (dn - 1.0), floor};
+    Constants k = {1.0 / dn1, 1.0 / dn2, 1.0 / (dn1 - 1.0 + prior_df), 1.0 / (dn2 - 1.0 + prior_df), floor};
+    if (paired) k = (Constants){1.0 / dn, 1.0 / dn, 1.0 / (dn - 1.0 + prior_df), 1.0 / (dn - 1.0 + prior_df), floor};
     Py_ssize_t whole = p - p % COLUMNS;
     for (Py_ssize_t j0 = 0; j0 < whole; j0 += COLUMNS)
-        block(X, SQ, p, runs, j0, T, T2, thr, mode, codes, bits, groups, count, k, table, hi, lo, ex, o);
+        block(X, SQ, p, runs, j0, T, T2, W, thr, mode, codes, bits, groups, count, k, table, hi, lo, ex, o);
     if (whole < p) { /* the last stacks, padded to a block with copies of the first columns that count nowhere */
         Py_ssize_t rest = p - whole;
-        double *pad = malloc(sizeof(double) * (size_t)(runs * (paired ? 1 : 2) * COLUMNS + 3 * COLUMNS));
+        double *pad = malloc(sizeof(double) * (size_t)(runs * (paired ? 1 : 2) * COLUMNS + 4 * COLUMNS));
         double *pad_out = o ? malloc(sizeof(double) * (size_t)(count * COLUMNS)) : NULL;
         if (pad == NULL || (o && pad_out == NULL)) {
             free(pad);
             failed = 1;
         } else {
             double *px = pad, *psq = pad + runs * COLUMNS, *rest_t = psq + (paired ? 0 : runs * COLUMNS);
-            double *pt2 = rest_t + COLUMNS, *pthr = pt2 + COLUMNS, pex[COLUMNS] = {0};
+            double *pt2 = rest_t + COLUMNS, *pthr = pt2 + COLUMNS, *pw = pthr + COLUMNS, pex[COLUMNS] = {0};
             for (Py_ssize_t i = 0; i < runs; i++)
                 for (Py_ssize_t c = 0; c < COLUMNS; c++) {
                     Py_ssize_t j = whole + (c < rest ? c : 0);
@@ -269,8 +275,9 @@ static PyObject *permuted(PyObject *self, PyObject *args) {
                 rest_t[c] = T[j];
                 pt2[c] = T2[j];
                 pthr[c] = thr[j];
+                pw[c] = W[j];
             }
-            block(px, paired ? NULL : psq, COLUMNS, runs, 0, rest_t, pt2, pthr, mode, codes, bits, groups, count, k, table, hi, lo,
+            block(px, paired ? NULL : psq, COLUMNS, runs, 0, rest_t, pt2, pw, pthr, mode, codes, bits, groups, count, k, table, hi, lo,
                   pex, pad_out);
             for (Py_ssize_t c = 0; c < rest; c++) ex[whole + c] += pex[c];
             if (o)
@@ -293,6 +300,7 @@ done:
     release(&sq);
     release(&total);
     release(&total2);
+    release(&weighted);
     release(&labels);
     release(&threshold);
     release(&high);
@@ -304,7 +312,8 @@ done:
 
 static PyMethodDef methods[] = {
     {"permuted", permuted, METH_VARARGS,
-     "permuted(x, sq, total, total2, labels, count, runs, p, n1, n2, floor, paired, threshold, mode, max_high, max_low, exceed, out): "
+     "permuted(x, sq, total, total2, labels, count, runs, p, n1, n2, floor, paired, weighted, prior_df, threshold, mode, "
+     "max_high, max_low, exceed, out): "
      "the t of every stack on every relabelling in labels, reduced to max_high, max_low and exceed (and written to out "
      "unless it is None)."},
     {NULL, NULL, 0, NULL},

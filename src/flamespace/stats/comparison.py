@@ -15,6 +15,7 @@ from ..core.vector import Delta, FlameGraph
 from ..errors import ArgumentError, UnitMismatchError
 from ._result import ALTERNATIVES as ALTERNATIVES  # the CLI reads it from here
 from ._result import check_alternative
+from .moderation import DEFAULT_STATISTIC, check_statistic
 from .sample import FrequencyFilter, Sample, StackTexts, align
 
 if TYPE_CHECKING:
@@ -71,7 +72,9 @@ class CompareOptions(Record):
     shares of each run's total. ``frequency``: which rare stacks are left untested.
     ``paired`` (maxt only): run i of the baseline and of the candidate were recorded in the
     same round of an interleaved collection; relabellings only swap the runs of a pair, so
-    drift of the machine between rounds cannot look like a change.
+    drift of the machine between rounds cannot look like a change. ``statistic`` (maxt only):
+    ``welch`` or ``moderated`` (each stack's variance shrunk toward a prior from all stacks,
+    for few runs and many stacks; :mod:`.moderation`).
     """
 
     method: str = DEFAULT_METHOD
@@ -85,6 +88,7 @@ class CompareOptions(Record):
     normalize: bool = False
     frequency: FrequencyFilter = FrequencyFilter()
     paired: bool = False
+    statistic: str = DEFAULT_STATISTIC
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -102,6 +106,9 @@ class CompareOptions(Record):
             raise ArgumentError(f"permutations must be at least 1, not {self.permutations}")
         if self.seed is not None and self.seed < 0:  # numpy's generators take none below 0
             raise ArgumentError(f"the seed must be at least 0, not {self.seed}")
+        check_statistic(self.statistic)
+        if self.statistic != DEFAULT_STATISTIC and self.method != "maxt":
+            raise ArgumentError(f"the {self.statistic} statistic is maxt's: use method maxt")
         if self.paired and self.method != "maxt":
             raise ArgumentError("a paired test is a permutation test: use --method maxt (or --pairing off)")
         self.margin  # checks min_delta and min_rel
@@ -309,7 +316,7 @@ def compare(
         raise TypeError(f"compare() got an unexpected keyword argument: {exc}") from None
     method, alpha, alternative, fdr = options.method, options.alpha, options.alternative, options.fdr_method
     permutations, seed, normalize, frequency = options.permutations, options.seed, options.normalize, options.frequency
-    margin, paired = options.margin, options.paired
+    margin, paired, statistic = options.margin, options.paired, options.statistic
     first, second = _sample(baseline, "baseline"), _sample(candidate, "candidate")
     try:
         meta = first.metadata.combine(second.metadata)
@@ -322,7 +329,7 @@ def compare(
     n1, n2 = len(x1), len(x2)
     if paired and n1 != n2:
         raise ArgumentError(f"a paired test needs as many baseline runs as candidate runs; got {n1} and {n2}")
-    result = _run(method, x1, x2, alpha, alternative, fdr, permutations, seed, paired)
+    result = _run(method, x1, x2, alpha, alternative, fdr, permutations, seed, paired, statistic)
     detectable = power.detectable(result.critical, result.se) if result.critical is not None and result.se is not None else None
     stack_changes = _changes(stacks, x1.mean(axis=0).tolist(), x2.mean(axis=0).tolist(), result, detectable, margin)
     parts = decompose(*_reduced_pair(stack_changes, meta))
@@ -373,7 +380,7 @@ def _kind(baseline: Number, candidate: Number) -> str:
 
 
 def _run(method: str, x1: np.ndarray, x2: np.ndarray, alpha: float, alternative: str, fdr: Optional[str], permutations: int,
-         seed: Optional[int], paired: bool = False) -> TestResult:
+         seed: Optional[int], paired: bool = False, statistic: str = DEFAULT_STATISTIC) -> TestResult:
     if method == "hotelling":
         from .hotelling import test
 
@@ -384,7 +391,7 @@ def _run(method: str, x1: np.ndarray, x2: np.ndarray, alpha: float, alternative:
         return welch(x1, x2, alpha, fdr, alternative)
     from .maxt import test as maxt
 
-    return maxt(x1, x2, alpha, permutations, seed, alternative, fdr, paired=paired)
+    return maxt(x1, x2, alpha, permutations, seed, alternative, fdr, paired=paired, statistic=statistic)
 
 
 def _options(method: str, fdr: Optional[str], permutations: int, seed: Optional[int], details: Dict[str, Any]) -> Dict[str, Any]:
