@@ -276,13 +276,13 @@ def sampling_rates(sides: Mapping[str, Sequence[RunInfo]]) -> List[Finding]:
     :data:`MIN_ACHIEVED_SHARE` of ``rate_requested``) on some side: the spreads, hence the tests'
     error bars and ``plan``'s run counts, are those of runs sampled at the real rate, and a
     side sampled at another rate than the other has another sampling noise."""
-    import statistics  # (here: it imports fractions, decimal and random)
-
     achieved: Dict[str, Tuple[float, float]] = {}
     for side, runs in sides.items():
         rates = [(float(run.labels["rate_achieved"]), float(run.labels["rate_requested"])) for run in runs
                  if _is_number(run.labels.get("rate_achieved")) and _is_number(run.labels.get("rate_requested"))]
         if rates:
+            import statistics  # only for recorded runs (it imports fractions, decimal and random)
+
             achieved[side] = (statistics.median(a for a, _ in rates), statistics.median(r for _, r in rates))
     if not any(real < MIN_ACHIEVED_SHARE * asked for real, asked in achieved.values()):
         return []
