@@ -7,6 +7,7 @@ import pytest
 
 from flamespace.errors import ArgumentError
 from flamespace.stats import compare, maxt, moderation
+from flamespace.stats.report import design
 
 from .conftest import as_sample, counts
 from .test_maxt import aa_bound
@@ -33,12 +34,27 @@ def test_three_stored_runs_against_ten_new_find_a_40_percent_change():
     tail and its maximum over relabellings reaches that: p = 0.05. Moderated, p = 1/286, the
     smallest 3 + 10 runs can give. (Failed before: maxt had Welch's t only.)"""
     x1, x2 = stored_against_new()
-    welch = maxt.test(x1, x2, 0.05)
+    welch = maxt.test(x1, x2, 0.05, statistic="welch")
     assert welch.statistic[0] == pytest.approx(6.7, abs=0.05) and 0.01 < welch.p_adjusted[0] < 0.1  # the case itself
     moderated = maxt.test(x1, x2, 0.05, statistic="moderated")
     assert moderated.p_adjusted[0] < 0.01 and moderated.p_adjusted[0] == pytest.approx(1 / 286)
     assert moderated.significant.tolist() == [True] + [False] * 200
     assert moderated.details["prior_df"] == 2.0  # at most the 3 runs' own 2 degrees of freedom
+
+
+def test_the_default_moderates_below_five_runs_a_side_only():
+    """Issue 26: the 3-vs-10 case reads p < 0.01 by default (statistic auto: moderated with
+    under 5 runs on the smaller side); from 5 runs on, auto is Welch's t. (Failed before: the
+    default was Welch's, p = 0.05.)"""
+    x1, x2 = stored_against_new()
+    default = maxt.test(x1, x2, 0.05)
+    assert default.details["statistic"] == "moderated" and default.p_adjusted[0] < 0.01
+    rng = np.random.default_rng(5)
+    five = rng.poisson(50.0, (5, 30)).astype(float)
+    assert maxt.test(five, five + rng.poisson(1.0, (5, 30)), 0.05, 200, seed=1).details["statistic"] == "welch"
+    assert maxt.test(five, five[:4], 0.05, 200, seed=1).details["statistic"] == "moderated"
+    result = compare(as_sample(x1, "ns"), as_sample(x2, "ns"))
+    assert result.options["statistic"] == "moderated" and "moderated t" in design(result)
 
 
 def test_compare_takes_the_statistic_and_refuses_it_for_other_methods():
@@ -118,8 +134,9 @@ def test_compare_statistic_moderated_on_the_command_line(tmp_path, capsys):
     write_runs(tmp_path / "stored", x1 / 1e6)  # samples of 1 ms: the same t, the same p
     write_runs(tmp_path / "new", x2 / 1e6)
     args = ["compare", "-a", str(tmp_path / "stored"), "-b", str(tmp_path / "new"), "--pairing", "off"]
-    assert main(args) == 0  # Welch's t: p = 0.052 (exact, all 286 relabellings), not below α
+    assert main([*args, "--statistic", "welch"]) == 0  # Welch's t: p = 0.052 (exact, all 286 relabellings), not below α
     capsys.readouterr()
-    assert main([*args, "--statistic", "moderated"]) == 3  # a regression: stack f0
-    out = capsys.readouterr().out
-    assert "f0" in out and "f1 " not in out
+    for chosen in (["--statistic", "moderated"], []):  # the default moderates 3 runs a side
+        assert main([*args, *chosen]) == 3  # a regression: stack f0
+        out = capsys.readouterr().out
+        assert "f0" in out and "f1 " not in out and "moderated t" in out

@@ -41,7 +41,7 @@ GATE_ALTERNATIVE = "greater"
 POWER = 0.8
 PAIRING = ("auto", "on", "off")
 #: maxt's statistics (stats/moderation.py: STATISTICS), the default first.
-STATISTICS = ("welch", "moderated")
+STATISTICS = ("auto", "welch", "moderated")
 DEFAULTS["statistic"] = STATISTICS[0]
 
 
@@ -303,9 +303,10 @@ SPEC = Command("compare", run, [], [
                 "between rounds cannot look like a change (auto: when every run is half of a round of a collection both "
                 "sides share and the pairs can reach α; else unpaired, every run used, a note says why)."),
     Option(("--statistic",), "statistic", "choice", DEFAULTS["statistic"], choices=STATISTICS, show_default=True,
-           help="maxt's statistic: welch (each stack's own variances), or moderated (each variance shrunk toward a prior "
+           help="maxt's statistic: welch (each stack's own variances), moderated (each variance shrunk toward a prior "
                 "from all stacks: more power with few runs when stacks of a size are alike in noise, less for a stack "
-                "much quieter than its peers; exact either way)."),
+                "much quieter than its peers; exact either way), or auto (moderated when the smaller side has under 5 "
+                "runs, else welch)."),
     Option(("--min-delta",), "min_delta", "float", DEFAULTS["min_delta"], metavar="X",
            help="Ignore changes smaller than X (in the profiles' unit)."),
     Option(("--min-rel",), "min_rel", "str", f"{DEFAULTS['min_rel']:g}", metavar="X",

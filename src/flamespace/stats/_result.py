@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from .._record import Record, factory, record
-from typing import TYPE_CHECKING, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, Optional, Tuple, Union
 
 from ..errors import ArgumentError
 
@@ -55,7 +55,7 @@ class TestResult(Record):
     global_p: float
     statistic_name: str
     notes: Tuple[str, ...] = ()
-    details: Dict[str, float] = factory(dict)
+    details: Dict[str, Union[float, str]] = factory(dict)
     critical: Optional["np.ndarray"] = None
     se: Optional["np.ndarray"] = None
     smallest_p: float = 0.0

@@ -398,5 +398,5 @@ def _options(method: str, fdr: Optional[str], permutations: int, seed: Optional[
     options: Dict[str, Any] = {"fdr": fdr} if method != "hotelling" else {}
     if method == "maxt":
         options.update(seed=seed, permutations=permutations)
-    options.update({k: (float(v) if not isinstance(v, int) else v) for k, v in details.items()})
+    options.update({k: (float(v) if not isinstance(v, (int, str)) else v) for k, v in details.items()})
     return options

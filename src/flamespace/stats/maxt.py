@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Tuple
 
 from ..errors import ArgumentError
 from ._result import Moments, TestResult, check_alternative, variance_floor
-from .moderation import DEFAULT_STATISTIC, check_statistic
+from .moderation import DEFAULT_STATISTIC, check_statistic, chosen
 from .power import smallest_p
 
 try:
@@ -313,8 +313,9 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
     values include the tie band of the p-values (:func:`_beyond_ties`).
     ``floor``: the variance floor, by default δ²/12 from the pooled data (any value computed
     without the labels keeps the test exact). ``paired``: row i of ``x1`` and of ``x2`` are a
-    pair (see :func:`_statistics`). ``statistic``: ``welch``, or ``moderated`` (the variances of
-    the t shrunk toward a prior from all stacks, :mod:`.moderation`; exact all the same).
+    pair (see :func:`_statistics`). ``statistic``: ``welch``, ``moderated`` (the variances of
+    the t shrunk toward a prior from all stacks, :mod:`.moderation`; exact all the same), or
+    ``auto`` (moderated when the smaller side has few runs: :func:`.moderation.chosen`).
     """
     import numpy as np
 
@@ -329,6 +330,7 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
     n1, n2 = len(x1), len(x2)
     if paired and n1 != n2:
         raise ArgumentError(f"a paired test needs as many baseline runs as candidate runs; got {n1} and {n2}")
+    statistic = chosen(statistic, min(n1, n2))
     pooled = np.vstack([x1, x2])
     floor = variance_floor(pooled) if floor is None else floor
     n, p = pooled.shape
@@ -411,6 +413,6 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
         significant=significant, global_statistic=float(observed.max()) if p else 0.0,
         global_p=float(p_fwer.min()) if p else 1.0, statistic_name=statistic_name,
         details={"relabellings": count, "exact": int(exact), "variance_floor": floor, "paired": int(paired),
-                 **({"prior_df": made.prior.df} if statistic == "moderated" else {})},
+                 "statistic": statistic, **({"prior_df": made.prior.df} if statistic == "moderated" else {})},
         critical=critical, se=se, smallest_p=floor_p, control=control, notes=tuple(notes),
     )

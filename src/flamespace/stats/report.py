@@ -182,6 +182,9 @@ def design(comparison: Comparison) -> str:
         line += f"; {'exact, all' if c.options.get('exact') else 'random,'} {count} relabellings of the runs"
         if c.options.get("paired"):
             line += " (paired: only the two runs of a round swap, so drift between rounds cancels)"
+        if c.options.get("statistic") == "moderated":
+            line += (f"; moderated t (each stack's variance shrunk toward a prior from all stacks, "
+                     f"{c.options.get('prior_df', 0):.3g} prior degrees of freedom)")
     if c.smallest_p:
         line += f"; the smallest p-value this design can reach is {p_value(c.smallest_p)}"
     return line + "."
