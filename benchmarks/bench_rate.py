@@ -28,7 +28,7 @@ lateness into the operating system's (due to woken) and the GIL's (woken to hold
 cell): exponential or uniform ±50% intervals, time or count weights, 3, 5 and 10 s at 100 Hz,
 what no real sampler can beat.
 
-Results: docs/statistics-i26-sampler.md.
+Results: docs/statistics.md ("The recorder under load").
 """
 
 from __future__ import annotations

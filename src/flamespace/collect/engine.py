@@ -74,7 +74,7 @@ SWITCH_INTERVAL_FLOOR = 0.0002
 #: whole mean interval puts the sample at an even phase of any cycle up to that long (a 10 ms
 #: cycle at 100 Hz is not aliased), and its small variance keeps time weights from adding noise:
 #: exponential intervals (a Poisson process) doubled the variance of a share, since each sample's
-#: weight, its interval, varies as much as its mean (docs/statistics-i26-sampler.md).
+#: weight, its interval, varies as much as its mean (docs/statistics.md ("The recorder under load")).
 JITTER = 0.5
 
 class _ThreadState:

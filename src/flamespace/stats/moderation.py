@@ -15,7 +15,7 @@ outweighs a stack's own runs. Beyond that the statistic turns into a difference 
 fixed scale, and a changed stack's relabellings (groups that mix changed and unchanged runs,
 whose own variance is large) then keep most of its t and raise the critical value it must
 beat: in benchmarks/bench_maxt_moderated.py a cap of 30 lost half the power a cap at the
-group's df gained (docs/statistics-i26-maxt.md).
+group's df gained (docs/statistics.md).
 
 Both the trend and d0 are estimated from the pooled runs without their labels (the variance
 of each stack about its grand mean, or the mean square of the paired differences): the same
