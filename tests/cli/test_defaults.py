@@ -152,3 +152,15 @@ def test_compares_copy_of_the_statistics_choices_is_theirs():
     expected = CompareOptions()
     frequency = {"min_runs": expected.frequency.min_runs, "min_fraction": expected.frequency.min_fraction}
     assert compare.DEFAULTS == {name: frequency[name] if name in frequency else getattr(expected, name) for name in compare.DEFAULTS}
+
+
+def test_the_top_level_help_lists_every_format_in_sniffing_order():
+    """`flamespace --help` names the formats from a hand copy (it must not import the registry
+    for start-up time): it lists every format of formats.registry.ORDER, in that order."""
+    import re
+
+    from flamespace.cli import HELP
+    from flamespace.formats import registry
+
+    listed = HELP.split("\b\n", 2)[1].split("\n\n")[0]  # after click's no-rewrap mark (a backspace)
+    assert re.findall(r"[\w-]+", listed) == list(registry.ORDER)
