@@ -365,5 +365,13 @@ static struct PyModuleDef module_def = {
 
 PyMODINIT_FUNC PyInit__alloc(void)
 {
-    return PyModule_Create(&module_def);
+    PyObject *module = PyModule_Create(&module_def);
+    if (module == NULL) {
+        return NULL;
+    }
+#ifdef Py_GIL_DISABLED
+    /* Process-wide state (the wrapped allocators and their samples): a free-threaded build keeps the GIL on while this module is loaded. */
+    PyUnstable_Module_SetGIL(module, Py_MOD_GIL_USED);
+#endif
+    return module;
 }

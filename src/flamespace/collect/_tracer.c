@@ -1814,5 +1814,9 @@ PyMODINIT_FUNC PyInit__tracer(void)
         return NULL;
     }
     PyModule_AddIntConstant(module, "CHUNK_EVENTS", CHUNK_EVENTS);
+#ifdef Py_GIL_DISABLED
+    /* Process-wide state (the interpreter's frame evaluation hook, one event file, one session): a free-threaded build keeps the GIL on while this module is loaded. */
+    PyUnstable_Module_SetGIL(module, Py_MOD_GIL_USED);
+#endif
     return module;
 }

@@ -599,5 +599,9 @@ PyMODINIT_FUNC PyInit__waiter(void)
         Py_DECREF(module);
         return NULL;
     }
+#ifdef Py_GIL_DISABLED
+    /* Process-wide state (signal handlers, the main thread's id, a static type): a free-threaded build keeps the GIL on while this module is loaded. */
+    PyUnstable_Module_SetGIL(module, Py_MOD_GIL_USED);
+#endif
     return module;
 }

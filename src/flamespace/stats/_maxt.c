@@ -319,8 +319,21 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_maxt", "The max-t permutation test's inner loop (see stats/maxt.py).", -1, methods,
+/* Multi-phase init and no state of its own: one module object per interpreter (subinterpreters
+ * with their own GIL included), and no GIL needed on free-threaded builds (3.13t+): the functions
+ * touch only their arguments. */
+static PyModuleDef_Slot slots[] = {
+#ifdef Py_mod_multiple_interpreters
+    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
+#endif
+#ifdef Py_mod_gil
+    {Py_mod_gil, Py_MOD_GIL_NOT_USED},
+#endif
+    {0, NULL},
 };
 
-PyMODINIT_FUNC PyInit__maxt(void) { return PyModule_Create(&module); }
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_maxt", "The max-t permutation test's inner loop (see stats/maxt.py).", 0, methods, slots,
+};
+
+PyMODINIT_FUNC PyInit__maxt(void) { return PyModuleDef_Init(&module); }
