@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench bench-folded fuzz clean
+.PHONY: demo test sanitize bench bench-folded fuzz clean
 
 # Install quietly: -qq keeps pip's errors and drops its notices; INSTALL_WARNINGS drops setuptools'
 # notice that [tool.setuptools.ext-modules] (pyproject.toml) is experimental (it is, and we pin nothing on it).
@@ -30,6 +30,11 @@ test: $(STAMP)
 	echo '$(PY) -m pytest -q -n 2 -m "not quiet"'; $(PY) -m pytest -q -n 2 -m "not quiet" || status=1; \
 	echo "$(PY) -m pytest -q -m quiet"; $(PY) -m pytest -q -m quiet || status=1; \
 	exit $$status
+
+# The C extensions' tests under AddressSanitizer and UndefinedBehaviorSanitizer (tests/sanitize.py;
+# .ci/run runs it after make test).
+sanitize: $(STAMP)
+	@$(PY) tests/sanitize.py
 
 # The one table of docs/performance.md: every command beside its Perl or Python peer, whole
 # processes (benchmarks/bench_commands.py; peers from FLAMEGRAPH_DIR, default /tmp/FlameGraph).
