@@ -16,7 +16,7 @@ from flamespace.errors import ArgumentError
 from flamespace.formats import perf
 from flamespace.render import SvgOptions, layout, svg
 from flamespace.render.html import HtmlOptions, html, read_payload
-from flamespace.render.svg import ratio_scale
+from flamespace.render.colouring import ratio_scale
 
 from ..conftest import DATA, assert_golden
 from ..strategies import graphs

@@ -16,7 +16,7 @@ from flamespace.render.html import HtmlOptions
 from flamespace.render.layout import layout
 from flamespace.render.options import LayoutOptions, SvgOptions
 from flamespace.render.palettes import needs_light_ink
-from flamespace.render.svg import frame_colours
+from flamespace.render.colouring import frame_colours
 
 from ..conftest import DATA
 from .test_browser import browser  # noqa: F401  (the shared Chromium fixture)

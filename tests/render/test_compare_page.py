@@ -15,7 +15,7 @@ from flamespace.render.compare_page import PARTS, TEST_CODES, VIEWS, comparison_
 from flamespace.render.html import HtmlOptions
 from flamespace.render.layout import layout, strip_annotation
 from flamespace.render.options import LayoutOptions
-from flamespace.render.svg import change_scale
+from flamespace.render.colouring import change_scale
 
 from ..conftest import DATA
 

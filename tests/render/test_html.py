@@ -16,7 +16,7 @@ from flamespace.diagnostics import Diagnostics
 from flamespace.errors import ArgumentError
 from flamespace.render.html import HtmlOptions, column, decode_column, html, read_payload
 from flamespace.render.layout import layout, strip_annotation
-from flamespace.render.svg import change_bar, change_scale, frame_colours
+from flamespace.render.colouring import change_bar, change_scale, frame_colours
 
 from ..conftest import DATA, assert_golden
 

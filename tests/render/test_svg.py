@@ -315,7 +315,7 @@ def test_the_root_s_change_does_not_set_the_colour_scale() -> None:
 
 
 def test_own_changes_and_the_scale_follow_from_inclusive_deltas() -> None:
-    from flamespace.render.svg import change_scale, own_changes
+    from flamespace.render.colouring import change_scale, own_changes
 
     drawn = layout(fs.read(DIFF))  # main;parse;lex 30->20, main;parse 10, main;eval;call 20->35, eval;gone 8->0, new 0->6
     own = dict(zip(drawn.columns.names, own_changes(drawn)))

@@ -23,7 +23,7 @@ import flamespace as fs
 from flamespace.core import transforms
 from flamespace.render.html import HtmlOptions, html
 from flamespace.render.layout import LayoutOptions, layout
-from flamespace.render.svg import RatioScale, ratio_colours
+from flamespace.render.colouring import RatioScale, ratio_colours
 
 from .test_browser import browser  # noqa: F401  (the shared Chromium fixture)
 from ._pages import checked_pages

@@ -26,7 +26,7 @@ not storing six views per frame, keeps the file about a tenth of what it was
 
 The page script (``compare_view.js``) draws these with the viewer's pane component
 (``viewer.js``); colours by change follow the SVG's rule, and the payload carries the SVG's
-scale (:func:`~flamespace.render.svg.change_scale`) of the pair so the page and the SVG agree.
+scale (:func:`~flamespace.render.colouring.change_scale`) of the pair so the page and the SVG agree.
 :func:`read_comparison` decodes a page back and derives what the page derives, by the same
 rules (tests check it holds exactly the inputs, and that the page derives the same).
 """
@@ -194,9 +194,9 @@ def _row_values(values: Sequence[Number]) -> Dict[str, Any]:
 
 def _scales(frames: _Frames, a: Tuple[List[Number], ...], b: Tuple[List[Number], ...], total: Number,
             svg_options: Any, unit: Optional[str]) -> Tuple[Dict[str, float], Dict[str, str]]:
-    """The SVG's colour scale (:func:`~flamespace.render.svg.change_scale`) of B − A, by inclusive and by
-    self change, and the line that says what it measures (:func:`~flamespace.render.svg.change_note`)."""
-    from .svg import change_note, change_scale
+    """The SVG's colour scale (:func:`~flamespace.render.colouring.change_scale`) of B − A, by inclusive and by
+    self change, and the line that says what it measures (:func:`~flamespace.render.colouring.change_note`)."""
+    from .colouring import change_note, change_scale
 
     scales, notes = {}, {}
     for mode, index in (("inclusive", 1), ("self", 2)):
@@ -221,7 +221,8 @@ def comparison_payload(
 ) -> Dict[str, Any]:
     """The comparison page's data (JSON-ready); arguments as :func:`comparison_html`'s."""
     from ..core.units import unit_of
-    from .svg import LOCATION, change_bar, change_words
+    from .svg import LOCATION
+    from .colouring import change_bar, change_words
 
     options = options or HtmlOptions()
     if len(profiles) < 2:

@@ -194,7 +194,7 @@
 		return t;
 	}
 
-	// -- colours: the SVG's rule (render/svg.py frame_colours, palettes.diff_colour, change_scale) ------
+	// -- colours: the SVG's rule (render/colouring.py frame_colours, palettes.diff_colour, change_scale) ------
 	// White for no change, red for more, blue for less, full at `largest` and beyond.
 	function diffColour(delta, largest, negate) {
 		if (negate) delta = -delta;
@@ -221,7 +221,7 @@
 	}
 	// The change at which colours are full: the largest change of one frame's own value, the root left out
 	// (inclusive: a frame's change less its children's; self: the self changes themselves); else the
-	// largest change of any frame but the root; else 1 (render/svg.py change_scale).
+	// largest change of any frame but the root; else 1 (render/colouring.py change_scale).
 	function changeScale(inclusive, own) {
 		if (!own) {
 			own = Float64Array.from(inclusive);

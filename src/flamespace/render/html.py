@@ -269,15 +269,15 @@ def payload(
     """The page's data (JSON-ready): settings, string tables, frame columns, function table, legend.
 
     A layout coloured by a second metric adds the column ``second`` (each frame's second metric
-    with its callees) and ``ratio``: the scale (as :func:`~flamespace.render.svg.ratio_scale`),
+    with its callees) and ``ratio``: the scale (as :func:`~flamespace.render.colouring.ratio_scale`),
     the metrics' names and ``ramp``, :func:`~flamespace.render.palettes.diff_ramp` as indices
     into the colour table, from which the page colours frames by their ratio."""
     from ..core.ranking import GROUPINGS
 
-    from .svg import (
-        LOCATION, change_bar, change_note, change_scale, frame_colours, ratio_bar, ratio_label, ratio_note, ratio_per,
-        ratio_scale,
+    from .colouring import (
+        change_bar, change_note, change_scale, frame_colours, ratio_bar, ratio_label, ratio_note, ratio_per, ratio_scale,
     )
+    from .svg import LOCATION
     from .palettes import SEPARATOR_COLOURS, diff_ramp, needs_light_ink
 
     unit = units.unit_of(profile)

@@ -21,7 +21,8 @@ from ..errors import ArgumentError
 from .layout import layout
 from .options import SvgOptions
 from .palettes import stable_hash
-from .svg import ColourBar, Drawing, amount, change_words, draw, emit
+from .svg import Drawing, draw, emit
+from .colouring import ColourBar, amount, change_words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -216,7 +216,7 @@
 		function boxColour(i) {
 			if (options.colour) return options.colour(i);
 			var c = colourOf[i], R = data.ratio;
-			if (R && tree.second) {  // a second metric: the ratio's step on the payload's ramp, as render/svg.py's ratio_colours
+			if (R && tree.second) {  // a second metric: the ratio's step on the payload's ramp, as render/colouring.py's ratio_colours
 				var ratio = tree.second[i] / (i ? valueOf[i] : tree.actual), largest = Math.log(R.spread), level = 0;
 				var steps = (R.ramp.length - 1) / 2;
 				if (ratio > 0) level = Math.max(-largest, Math.min(Math.log(ratio / R.overall), largest));
@@ -779,7 +779,7 @@
 			}
 		}
 		// Colours of a transformed tree: for differential input (change: the payload's change scale) by each
-		// frame's change, as render/svg.py's diff_colour on the payload's ramp; else by name, each name the
+		// frame's change, as palettes.py's diff_colour on the payload's ramp; else by name, each name the
 		// colour of its first frame in `t` (a merged box is not the colour of whichever frame came first).
 		// (A page coloured by a second metric colours boxes from the tree's `second` column instead.)
 		function paint(out, t, change) {
