@@ -154,7 +154,7 @@ def _levels_and_counts(series: Iterable[Union[float, Sequence[float], "np.ndarra
     return values, counts
 
 
-def winsorised(x: "np.ndarray", reach: float = None) -> "np.ndarray":  # type: ignore[assignment]
+def winsorised(x: "np.ndarray", reach: float = WINSOR) -> "np.ndarray":
     """``x`` with every value beyond ``reach`` robust standard deviations of its median pulled back to
     that bound: a stalled point then weighs no more than a point at the bound, while a step
     keeps its size (unlike ranks, whose CUSUM favours splits in the middle and loses an
@@ -164,7 +164,6 @@ def winsorised(x: "np.ndarray", reach: float = None) -> "np.ndarray":  # type: i
     values, not on their order."""
     import numpy as np
 
-    reach = WINSOR if reach is None else reach
     centre = float(np.median(x))
     deviations = np.abs(x - centre)
     spread = 1.4826 * float(np.median(deviations)) or 1.2533 * float(deviations.mean())
@@ -262,7 +261,7 @@ def detect(
     permutations: int = PERMUTATIONS,
     min_size: int = MIN_SIZE,
     seed: int = SEED,
-    weights: Optional[Sequence[float]] = None,
+    weights: Optional[Union[Sequence[float], "np.ndarray"]] = None,
 ) -> ChangePoints:
     """The change points of ``series`` (one number or several runs per point, in time order).
 
@@ -318,7 +317,7 @@ def locate(x: "np.ndarray", weights: "np.ndarray", min_size: int) -> int:
     return min_size + int(np.argmin(costs))
 
 
-def _weights(weights: Sequence[float], n: int) -> "np.ndarray":
+def _weights(weights: Union[Sequence[float], "np.ndarray"], n: int) -> "np.ndarray":
     """``weights`` as an array: one positive finite number per point."""
     import numpy as np
 
