@@ -205,7 +205,7 @@ def analyse(history: History, metric: str = "value", alpha: float = changepoint.
                      f"2/C({n}, {n // 2}) = {changepoint.smallest_p(n):.2g}")
     out = []
     for i, stack in enumerate(history.stacks):
-        found = changepoint.detect(series[i], history.points, level, budget, min_size, seed)
+        found = changepoint.detect(series[i], history.points, level, budget, min_size, seed, weights=history.runs)
         out.append(StackHistory(stack, tuple(values[i].tolist()), tuple(shares[i].tolist()), found))
     return HistoryReport(history, metric, alpha, level, tuple(out), tuple(notes))
 
