@@ -42,7 +42,7 @@ lost an off-centre step in short series. The split is then placed where the weig
 deviations from each side's median are least (:func:`locate`), and a change's levels are the
 medians of its sides. On 30 points of 1-5 profiles with 2.5% of profiles stalled, an 8% step is
 found in 92% of series (the mean CUSUM: 33%) and flat series report a change in 5.5% ± 0.5
-(benchmarks/bench_changepoint.py --timing; docs/statistics-i26-history-b.md).
+(benchmarks/bench_changepoint.py --timing; docs/statistics.md, "History's change points").
 
 **Several runs per point.** A point's level is the median of its runs, and each point counts
 once in the permutation (with its number of runs as its weight): the point (one build of one commit, one day's machine) is the replicate, because
