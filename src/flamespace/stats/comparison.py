@@ -355,7 +355,7 @@ def _detectable(result: TestResult, x1: np.ndarray, x2: np.ndarray, paired: bool
     if result.critical is None or result.se is None:
         return None
     df = power.degrees_of_freedom(x1, x2, paired)
-    runs = len(x1) if paired else (len(x1) + len(x2)) / 2
+    runs = len(x1) if paired else len(x1) + len(x2)
     return power.detectable(result.critical, result.se, df=df, kurtosis=power.excess_kurtosis(x1, x2, paired), runs=runs)
 
 

@@ -88,23 +88,33 @@ def degrees_of_freedom(x1: "np.ndarray", x2: "np.ndarray", paired: bool = False)
 
 
 def excess_kurtosis(x1: "np.ndarray", x2: "np.ndarray", paired: bool = False) -> float:
-    """The mean excess kurtosis of the stacks' residuals (pooled over stacks: one stack's few runs cannot tell).
+    """The excess kurtosis of the runs' residuals, averaged over stacks (one stack's few runs cannot tell).
 
     Heavy tails make the standard error noisier than a normal sample's (Var s²/σ⁴ = 2/df + κ/n),
     so a change of the size (c + z)·se is found less often than the normal formula promises.
-    Never below 0 (light tails are not credited).
+    Each stack's figure is the small-sample corrected G₂ (the raw m₄/m₂² of n runs cannot exceed
+    n, and understates a rare stall badly); never below 0 (light tails are not credited).
     """
     import numpy as np
 
-    residuals = (x2 - x1) if paired else np.vstack([x1 - x1.mean(axis=0), x2 - x2.mean(axis=0)])
     if paired:
-        residuals = residuals - residuals.mean(axis=0)
-    m2 = (residuals ** 2).mean(axis=0)
-    m4 = (residuals ** 4).mean(axis=0)
-    live = m2 > 0
-    if not live.any():
+        groups = [x2 - x1]
+    else:
+        groups = [x1, x2]
+    figures = []
+    for x in groups:
+        n = len(x)
+        if n < 4:
+            continue
+        residuals = x - x.mean(axis=0)
+        m2 = (residuals ** 2).mean(axis=0)
+        m4 = (residuals ** 4).mean(axis=0)
+        live = m2 > 0
+        g2 = m4[live] / m2[live] ** 2 - 3.0
+        figures.append(((n + 1) * g2 + 6.0) * (n - 1) / ((n - 2) * (n - 3)))
+    if not figures or not sum(len(f) for f in figures):
         return 0.0
-    return float(max(np.mean(m4[live] / m2[live] ** 2) - 3.0, 0.0))
+    return float(max(np.mean(np.concatenate(figures)), 0.0))
 
 
 def detectable(critical: "np.ndarray", se: "np.ndarray", power: float = POWER, df: "Optional[np.ndarray]" = None,
@@ -126,6 +136,9 @@ def detectable(critical: "np.ndarray", se: "np.ndarray", power: float = POWER, d
     if df is None:
         g = np.zeros_like(critical)
     else:
+        from ._tails import t_isf
+
+        zp = np.asarray(t_isf(1.0 - power, np.maximum(np.asarray(df, dtype=float), 1.0)), dtype=float)
         n = np.asarray(df, dtype=float) + 1 if runs is None else float(runs)
         g = (2.0 / np.maximum(np.asarray(df, dtype=float), 1.0) + kurtosis / n) / 4.0
     a = 1.0 - g / 2.0
