@@ -352,7 +352,7 @@ def plan(pilot: "Sample", change: Change, alpha: float = 0.05, power: float = PO
     chosen = ordered[matter][:top] if top is not None else ordered[matter]
     m = pilot.n
     padding = (m - 1) / float(chi2_ppf(1 - PILOT_CONFIDENCE, m - 1))
-    kurtosis = kurtosis_of([matrix[:, columns]])
+    kurtosis = kurtosis_of([matrix[:, columns]]) / (2 if paired else 1)  # a difference of two runs: κ/2
 
     def rows_for(which: "np.ndarray") -> Tuple[PlanRow, ...]:
         mean = matrix[:, which].mean(axis=0)
