@@ -99,10 +99,13 @@ def excess_kurtosis(x1: "np.ndarray", x2: "np.ndarray", paired: bool = False) ->
 
 
 def kurtosis_of(groups: "Sequence[np.ndarray]") -> float:
-    """:func:`excess_kurtosis` of the runs in ``groups`` (runs × stacks each), each around its own means."""
+    """:func:`excess_kurtosis` of the runs in ``groups`` (runs × stacks each), each around its own means.
+
+    Stacks weigh by their spread: a rare stack (absent in most runs, a huge kurtosis) says
+    little about the tails of the wide stacks the figure matters for."""
     import numpy as np
 
-    figures = []
+    figures, weights = [], []
     for x in groups:
         n = len(x)
         if n < 4:
@@ -113,8 +116,10 @@ def kurtosis_of(groups: "Sequence[np.ndarray]") -> float:
         live = m2 > 0
         g2 = m4[live] / m2[live] ** 2 - 3.0
         figures.append(((n + 1) * g2 + 6.0) * (n - 1) / ((n - 2) * (n - 3)))
-    pooled = np.concatenate(figures) if figures else np.zeros(0)
-    return float(max(float(pooled.mean()), 0.0)) if len(pooled) else 0.0
+        weights.append(np.sqrt(m2[live]))
+    if not figures or not sum(len(f) for f in figures):
+        return 0.0
+    return float(max(float(np.average(np.concatenate(figures), weights=np.concatenate(weights))), 0.0))
 
 
 def detectable(critical: "np.ndarray", se: "np.ndarray", power: float = POWER, df: "Optional[np.ndarray]" = None,
