@@ -19,11 +19,18 @@ def pilot(tmp_path):
 def test_table_and_one_line_answer(capsys, pilot):
     code, out, _ = run(capsys, "plan", pilot, "--detect", "5%", "--top", "3")
     assert code == 0
-    assert "Pilot: 8 runs, 4 stacks tested (ms)" in out and "runs a side" in out
+    assert "Pilot: 8 runs, 4 stacks tested (ms); paired design" in out and "pairs" in out
     assert "main;c;b;a" in out and "main;c " not in out  # the 3 widest only
-    last = out.strip().splitlines()[-1]
-    assert last.endswith("runs a side detect a 5% change in the 3 widest stacks; "
-                         "the exact permutation test needs at least 4 runs a side to reach α = 0.05.")  # two-sided, as compare
+    answer, rest = out.strip().splitlines()[-2:]
+    assert "s of program time, both sides) detect a 5% change in the 3 stacks holding ≥ 1% of the total" in answer
+    assert answer.endswith("the exact permutation test needs at least 6 pairs to reach α = 0.05 "
+                           "(the smallest p of n pairs is 2/2^n).")  # two-sided, as compare; 2/32 > 0.05
+    assert rest.startswith("The other 1 stack (< 1% of the total each, or beyond --top) would need ")
+
+
+def test_unpaired_design(capsys, pilot):
+    code, out, _ = run(capsys, "plan", pilot, "--detect", "5%", "--unpaired")
+    assert code == 0 and "unpaired design" in out and "at least 4 runs a side to reach α = 0.05." in out
 
 
 def test_json_and_absolute_changes(capsys, pilot):
@@ -33,13 +40,14 @@ def test_json_and_absolute_changes(capsys, pilot):
     assert all(s["change"] == 10.0 for s in data["stacks"]) and data["tested"] == 4
     assert data["runs"] == max(s["runs"] for s in data["stacks"])
     stricter = json.loads(run(capsys, "plan", pilot, "--detect", "10ms", "--json", "--alpha", "0.001")[1])
-    assert stricter["runs"] > data["runs"] and stricter["minimum_runs"] == 7
+    assert stricter["runs"] > data["runs"] and stricter["minimum_runs"] == 11  # 2/2^11 ≤ 0.001 < 2/2^10
+    assert data["paired"] is True and data["seconds"] > 0
 
 
 def test_two_sided_needs_more_runs(capsys, pilot):
     one = json.loads(run(capsys, "plan", pilot, "--detect", "5%", "--json", "--alternative", "greater")[1])
     two = json.loads(run(capsys, "plan", pilot, "--detect", "5%", "--json")[1])  # compare's default
-    assert two["runs"] > one["runs"] and two["minimum_runs"] == 4
+    assert two["runs"] > one["runs"] and two["minimum_runs"] == 6 and one["minimum_runs"] == 5  # 2/2^n, 1/2^n
 
 
 @pytest.mark.parametrize("args, message", [

@@ -15,18 +15,22 @@ if TYPE_CHECKING:
     from typing import Optional, Tuple
 
 
-def run(pilot: "Tuple[str, ...]", detect: str, alpha: float, power: float, top: int, alternative: str, min_runs: int,
-        min_fraction: str, as_json: bool, skip_invalid: bool, input_format: "Optional[str]", cluster: "Optional[str]" = None) -> None:
+def run(pilot: "Tuple[str, ...]", detect: str, alpha: float, power: float, top: "Optional[int]", alternative: str, min_runs: int,
+        min_fraction: str, as_json: bool, skip_invalid: bool, input_format: "Optional[str]", cluster: "Optional[str]" = None,
+        paired: bool = True, share: str = "1%") -> None:
     """Say how many runs a side `flamespace compare` needs to detect a change.
 
     PILOT is a sample of runs of the program (a directory of profiles, files or a quoted
     glob, read like compare's sides), e.g. 5-10 runs recorded with `flamespace collect`.
-    For each of the --top widest stacks: its mean and run-to-run spread, the change to
-    detect in the profiles' unit, and the runs a side that detect it with --power at
-    --alpha, family-wise over every stack compare would test. Both versions are assumed
-    to vary like the pilot, whose spreads are taken at their 80% upper confidence bound
-    (10 pilot runs misjudge a spread by a third); the answer is an approximation (a normal
-    one, with Bonferroni's critical value, which compare's max-t test never exceeds).
+    For each stack holding at least --share of the total (at most --top of them): its mean
+    and run-to-run spread, the change to detect in the profiles' unit, and the runs a side
+    (pairs, as collect and gate record and test them; --unpaired otherwise) that detect it
+    with --power at --alpha, family-wise over every stack compare would test; then what the
+    other stacks would cost. Both versions are assumed to vary like the pilot, whose spreads
+    are taken at their 80% upper confidence bound (10 pilot runs misjudge a spread by a
+    third) and whose heavy tails ask for more runs; the answer uses Bonferroni's t critical
+    value (compare's max-t test never exceeds it) and respects the smallest p the design can
+    reach (2/2^n for n pairs, two-sided).
 
     \b
     Examples:
@@ -42,31 +46,57 @@ def run(pilot: "Tuple[str, ...]", detect: str, alpha: float, power: float, top: 
     sample = read_samples({"pilot": pilot}, "plan", skip_invalid, input_format, cluster)["pilot"]
     change = Change.parse(detect, sample.unit)
     frequency = FrequencyFilter(min_runs, parse_share(min_fraction, "--min-fraction"))
-    result = plan(sample, change, alpha, power, top, alternative, frequency)
+    result = plan(sample, change, alpha, power, top, alternative, frequency, paired, parse_share(share, "--share"))
     label = change.describe(sample.unit)
     if as_json:
         echo_json({
             "pilot_runs": result.pilot_runs, "unit": result.unit, "alpha": alpha, "power": power, "alternative": alternative,
             "detect": {"value": change.value, "relative": change.relative}, "tested": result.tested,
-            "minimum_runs": result.minimum, "runs": result.runs,
+            "minimum_runs": result.minimum, "runs": result.runs, "paired": result.paired, "share": result.share,
+            "seconds": result.seconds(result.runs) if result.runs else None,
+            "rest": {"stacks": len(result.rest), "runs": result.rest_runs},
             "stacks": [{"stack": list(r.stack), "mean": r.mean, "sd": r.sd, "change": r.change, "runs": r.runs or None}
                        for r in result.rows],
         })
         return
     unit = sample.unit or "unknown unit"
-    echo(f"Pilot: {result.pilot_runs} runs, {result.tested} stacks tested ({unit}); α = {alpha:g} family-wise, "
+    echo(f"Pilot: {result.pilot_runs} runs, {result.tested} stacks tested ({unit}); {'paired' if result.paired else 'unpaired'} "
+         f"design; α = {alpha:g} family-wise, "
                f"{alternative}, power {100 * power:g}%; spreads taken at their {100 * PILOT_CONFIDENCE:g}% upper "
                "confidence bound (a small pilot misjudges them).")
     rows = [(short_stack(r.stack), f"{r.mean:,.4g}", f"{r.sd:,.4g}", f"{r.change:,.4g}", f"{r.runs:,}" if r.runs else "out of reach")
             for r in result.rows]
-    print_table(None, ["stack", "mean", "sd", "change", "runs a side"], rows, [False, True, True, True, True])
+    print_table(None, ["stack", "mean", "sd", "change", "pairs" if result.paired else "runs a side"], rows,
+                [False, True, True, True, True])
     echo(answer(result, label))
+    echo(rest_line(result, label))
+
+
+def rest_line(result, label: str) -> str:
+    """What planning for every other tested stack too would cost."""
+    if not result.rest:
+        return f"Every tested stack holds ≥ {100 * result.share:g}% of the total and is planned for."
+    count = len(result.rest)
+    smaller = f"The other {count} stack{'s' if count != 1 else ''} (< {100 * result.share:g}% of the total each, or beyond --top)"
+    if result.rest_runs is None:
+        return f"{smaller} {'are' if count != 1 else 'is'} out of reach for a {label} change; --share 0 plans for them all."
+    return f"{smaller} would need {result.rest_runs:,} {_side(result)}{_cost(result, result.rest_runs)} to show a {label} change too."
+
+
+def _side(result) -> str:
+    return "pairs" if result.paired else "runs a side"
+
+
+def _cost(result, runs: int) -> str:
+    seconds = result.seconds(runs)
+    return "" if seconds is None else f" (about {seconds:,.0f} s of program time, both sides)"
 
 
 def answer(result, label: str) -> str:
     """The plan in one sentence."""
     count = len(result.rows)
-    floor = f"the exact permutation test needs at least {result.minimum} runs a side to reach α = {result.alpha:g}"
+    floor = (f"the exact permutation test needs at least {result.minimum} {_side(result)} to reach α = {result.alpha:g}"
+             + (f" (the smallest p of n pairs is {'2' if result.alternative == 'two-sided' else '1'}/2^n)" if result.paired else ""))
     if not count:
         return f"No stack passes the frequency filter; {floor}."
     if result.runs is None:
@@ -74,9 +104,10 @@ def answer(result, label: str) -> str:
         if not reachable:
             return f"No number of runs detects a {label} change in these stacks; {floor}."
         most = max(r.runs for r in reachable)
-        return (f"{most} runs a side detect a {label} change in {len(reachable)} of the {count} widest stacks "
+        return (f"{most} {_side(result)}{_cost(result, most)} detect a {label} change in {len(reachable)} of the {count} stacks planned for "
                 f"(the others are out of reach); {floor}.")
-    return f"{result.runs} runs a side detect a {label} change in the {count} widest stacks; {floor}."
+    return (f"{result.runs} {_side(result)}{_cost(result, result.runs)} detect a {label} change in the {count} stacks "
+            f"holding ≥ {100 * result.share:g}% of the total; {floor}.")
 
 
 SPEC = Command("plan", run, [Argument("pilot", "str", nargs=-1, required=True, metavar="PILOT...")], [
@@ -86,7 +117,11 @@ SPEC = Command("plan", run, [Argument("pilot", "str", nargs=-1, required=True, m
            help="Family-wise error rate of the comparison to plan."),
     Option(("--power",), "power", "float", POWER, minimum=0, maximum=1, open=True, show_default=True,
            help="Chance of detecting a change of that size."),
-    Option(("--top",), "top", "int", 10, minimum=1, show_default=True, help="How many of the widest stacks to plan for."),
+    Option(("--share",), "share", "str", "1%", metavar="X", show_default=True,
+           help="Plan for the stacks holding at least this share of the total (0: every tested stack)."),
+    Option(("--top",), "top", "int", None, minimum=1, help="At most this many of them (the widest first)."),
+    Option(("--paired",), "paired", "pair", True, show_default=True, secondary=("--unpaired",),
+           help="The design compare will test: pairs (as collect and gate record them) or independent runs."),
     Option(("--alternative",), "alternative", "choice", DEFAULTS["alternative"], choices=ALTERNATIVES, show_default=True,
            help="The direction compare will test (two-sided: compare's default; greater: regressions only, as gate tests)."),
     Option(("--min-runs",), "min_runs", "int", DEFAULTS["min_runs"], minimum=0, show_default=True,

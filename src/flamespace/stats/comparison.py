@@ -330,7 +330,7 @@ def compare(
     if paired and n1 != n2:
         raise ArgumentError(f"a paired test needs as many baseline runs as candidate runs; got {n1} and {n2}")
     result = _run(method, x1, x2, alpha, alternative, fdr, permutations, seed, paired, statistic)
-    detectable = power.detectable(result.critical, result.se) if result.critical is not None and result.se is not None else None
+    detectable = _detectable(result, x1, x2, paired)
     stack_changes = _changes(stacks, x1.mean(axis=0).tolist(), x2.mean(axis=0).tolist(), result, detectable, margin)
     parts = decompose(*_reduced_pair(stack_changes, meta))
     notes = list(result.notes)
@@ -346,6 +346,17 @@ def compare(
         reduced=parts.delta, parts=parts, options=_options(method, fdr, permutations, seed, result.details),
         notes=tuple(notes), alternative=alternative, control=result.control, smallest_p=result.smallest_p,
     )
+
+
+def _detectable(result: TestResult, x1: np.ndarray, x2: np.ndarray, paired: bool) -> "Optional[np.ndarray]":
+    """The change each stack's test would find with 80% power, with the noise of its own se (:func:`.power.detectable`)."""
+    from . import power
+
+    if result.critical is None or result.se is None:
+        return None
+    df = power.degrees_of_freedom(x1, x2, paired)
+    runs = len(x1) if paired else len(x1) + len(x2)
+    return power.detectable(result.critical, result.se, df=df, kurtosis=power.excess_kurtosis(x1, x2, paired), runs=runs)
 
 
 def _changes(stacks: Sequence[Stack], means1: List[float], means2: List[float], result: TestResult,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from .._record import Record, record
-from typing import TYPE_CHECKING, Optional, Tuple
+from typing import TYPE_CHECKING, Optional, Sequence, Tuple
 
 from ..errors import ArgumentError
 from ._result import check_alternative
@@ -73,14 +73,87 @@ def z(power: float) -> float:
     return normal_ppf(power)
 
 
-def detectable(critical: "np.ndarray", se: "np.ndarray", power: float = POWER) -> "np.ndarray":
-    """The minimum detectable effect (c + z_power)·se per stack; ∞ where c is ∞ (the design cannot reach α)."""
+def degrees_of_freedom(x1: "np.ndarray", x2: "np.ndarray", paired: bool = False) -> "np.ndarray":
+    """Per-stack degrees of freedom of the t the test computes: n − 1 for pairs, Welch–Satterthwaite otherwise."""
+    import numpy as np
+
+    n1, n2 = len(x1), len(x2)
+    p = x1.shape[1] if x1.ndim == 2 else 0
+    if paired:
+        return np.full(p, max(n1 - 1, 1), dtype=float)
+    a, b = x1.var(axis=0, ddof=1) / n1, x2.var(axis=0, ddof=1) / n2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        df = (a + b) ** 2 / (a * a / (n1 - 1) + b * b / (n2 - 1))
+    return np.where(np.isfinite(df), np.clip(df, min(n1, n2) - 1, n1 + n2 - 2), n1 + n2 - 2).astype(float)
+
+
+def excess_kurtosis(x1: "np.ndarray", x2: "np.ndarray", paired: bool = False) -> float:
+    """The excess kurtosis of the runs' residuals, averaged over stacks (one stack's few runs cannot tell).
+
+    Heavy tails make the standard error noisier than a normal sample's (Var s²/σ⁴ = 2/df + κ/n),
+    so a change of the size (c + z)·se is found less often than the normal formula promises.
+    Each stack's figure is the small-sample corrected G₂ (the raw m₄/m₂² of n runs cannot exceed
+    n, and understates a rare stall badly); never below 0 (light tails are not credited).
+    """
+    return kurtosis_of([x2 - x1] if paired else [x1, x2])
+
+
+def kurtosis_of(groups: "Sequence[np.ndarray]") -> float:
+    """:func:`excess_kurtosis` of the runs in ``groups`` (runs × stacks each), each around its own means.
+
+    Stacks weigh by their spread: a rare stack (absent in most runs, a huge kurtosis) says
+    little about the tails of the wide stacks the figure matters for."""
+    import numpy as np
+
+    figures, weights = [], []
+    for x in groups:
+        n = len(x)
+        if n < 4:
+            continue
+        residuals = x - x.mean(axis=0)
+        m2 = (residuals ** 2).mean(axis=0)
+        m4 = (residuals ** 4).mean(axis=0)
+        live = m2 > 0
+        g2 = m4[live] / m2[live] ** 2 - 3.0
+        figures.append(((n + 1) * g2 + 6.0) * (n - 1) / ((n - 2) * (n - 3)))
+        weights.append(np.sqrt(m2[live]))
+    if not figures or not sum(len(f) for f in figures):
+        return 0.0
+    return float(max(float(np.average(np.concatenate(figures), weights=np.concatenate(weights))), 0.0))
+
+
+def detectable(critical: "np.ndarray", se: "np.ndarray", power: float = POWER, df: "Optional[np.ndarray]" = None,
+               kurtosis: float = 0.0, runs: Optional[float] = None) -> "np.ndarray":
+    """The minimum detectable effect δ·se per stack; ∞ where c is ∞ (the design cannot reach α).
+
+    A change d = δ·ŝe is found when Δ̂/ŝe' > c in a new comparison; ŝe and ŝe' are noisy
+    estimates of the true se (relative variance g = (2/df + κ/runs)/4 each, κ the excess
+    kurtosis). With Z = Δ̂/se − δ normal, found ⇔ Z + δ·S − c·S' > 0 (S, S' ≈ ŝe/se, mean
+    1 − g/2, variance g), so δ solves δ(1 − g/2) − c = z_power·√(1 + g(δ² + c²)). Without
+    ``df`` (g = 0) this is the normal (c + z_power)·se. ∞ also where the noise of se alone
+    forbids the power asked (a heavy-tailed stack with very few runs).
+    """
     import numpy as np
 
     critical = np.asarray(critical, dtype=float)
-    with np.errstate(invalid="ignore"):
-        out = (critical + z(power)) * np.asarray(se, dtype=float)
-    return np.where(np.isfinite(critical), out, np.inf)
+    se = np.asarray(se, dtype=float)
+    zp = z(power)
+    if df is None:
+        g = np.zeros_like(critical)
+    else:
+        from ._tails import t_isf
+
+        zp = np.asarray(t_isf(1.0 - power, np.maximum(np.asarray(df, dtype=float), 1.0)), dtype=float)
+        n = np.asarray(df, dtype=float) + 1 if runs is None else float(runs)
+        g = (2.0 / np.maximum(np.asarray(df, dtype=float), 1.0) + kurtosis / n) / 4.0
+    a = 1.0 - g / 2.0
+    c = np.where(np.isfinite(critical), critical, 0.0)
+    lead = a * a - zp * zp * g
+    with np.errstate(invalid="ignore", divide="ignore"):
+        root = a * a * c * c - lead * (c * c - zp * zp * (1.0 + g * c * c))
+        delta = (a * c + np.sqrt(np.maximum(root, 0.0))) / lead
+        out = delta * se
+    return np.where(np.isfinite(critical) & (lead > 0), out, np.inf)
 
 
 def bonferroni_critical(alpha: float, tests: float, df: "np.ndarray", alternative: str) -> "np.ndarray":
@@ -95,19 +168,21 @@ def bonferroni_critical(alpha: float, tests: float, df: "np.ndarray", alternativ
 
 
 def runs_needed(variance: "np.ndarray", change: "np.ndarray", alpha: float, power: float, tests: int,
-                alternative: str, floor: float = 0.0) -> "np.ndarray":
-    """Runs a side (both sides equal, both with the pilot's ``variance``) to detect ``change`` per stack.
+                alternative: str, floor: float = 0.0, paired: bool = False, kurtosis: float = 0.0) -> "np.ndarray":
+    """Runs a side (pairs when ``paired``; both sides with the pilot's ``variance``) to detect ``change`` per stack.
 
-    The smallest n with (c_n + z_power)·sqrt(2·v/n) ≤ change, c_n the Bonferroni t quantile on
-    2n − 2 degrees of freedom over ``tests`` stacks, and n at least :func:`min_runs` (so the
-    exact permutation test can reach α). 0 where no n up to :data:`MAX_RUNS` suffices.
+    The smallest n whose :func:`detectable` change — c_n the Bonferroni t quantile on the
+    design's degrees of freedom (n − 1 pairs, 2n − 2 unpaired), se = √(2v/n) (pairs recorded
+    independently of each other), the same allowance for a noisy se and heavy tails
+    (``kurtosis``) as compare's figure — is at most ``change``, and n at least :func:`min_runs`
+    for the design (2/2^n two-sided for n pairs must reach α). 0 where no n up to
+    :data:`MAX_RUNS` suffices.
     """
     import numpy as np
 
     variance = np.maximum(np.asarray(variance, dtype=float), floor)
     change = np.abs(np.asarray(change, dtype=float))
-    zp = z(power)
-    first = min_runs(alpha, alternative)
+    first = min_runs(alpha, alternative, paired=paired)
     out: np.ndarray = np.zeros(len(variance), dtype=int)
     for k, (v, d) in enumerate(zip(variance, change)):
         if d <= 0:
@@ -118,8 +193,10 @@ def runs_needed(variance: "np.ndarray", change: "np.ndarray", alpha: float, powe
         lo, hi = first, MAX_RUNS
 
         def enough(n: int) -> bool:
-            c = float(bonferroni_critical(alpha, tests, np.array(2.0 * n - 2), alternative))
-            return (c + zp) * math.sqrt(2 * v / n) <= d
+            df = np.array(n - 1.0 if paired else 2.0 * n - 2)
+            c = bonferroni_critical(alpha, tests, df, alternative)
+            runs = n if paired else 2 * n
+            return float(detectable(c, np.array(math.sqrt(2 * v / n)), power, df, kurtosis, runs)) <= d
 
         if not enough(hi):
             continue
@@ -188,6 +265,10 @@ class Change(Record):
         return f"{100 * self.value:g}%" if self.relative else f"{self.value:g} {unit or ''}".rstrip()
 
 
+#: ``plan`` plans for the stacks holding at least this share of the pilot's total (the ones that matter).
+PLAN_SHARE = 0.01
+
+
 @record
 class PlanRow(Record):
     stack: Stack
@@ -199,9 +280,9 @@ class PlanRow(Record):
 
 @record
 class Plan(Record):
-    """How many runs a side a comparison needs, from a pilot sample of one program."""
+    """How many runs a side (pairs when ``paired``) a comparison needs, from a pilot sample of one program."""
 
-    rows: Tuple[PlanRow, ...]
+    rows: Tuple[PlanRow, ...]  # the stacks planned for
     tested: int  # stacks the family-wise correction is over
     pilot_runs: int
     alpha: float
@@ -210,25 +291,46 @@ class Plan(Record):
     minimum: int  # fewest runs a side for which the exact permutation test can reach α
     change: Change
     unit: Optional[str]
+    paired: bool = True
+    share: float = PLAN_SHARE
+    rest: Tuple[PlanRow, ...] = ()  # the other tested stacks: what planning for them too would cost
+    run_total: float = 0.0  # the pilot's mean total per run (its unit), to say what the runs cost
 
     @property
     def runs(self) -> Optional[int]:
         """Runs a side that detect the change in every row (None if one is out of reach)."""
-        if not self.rows or any(r.runs == 0 for r in self.rows):
-            return None
-        return max(r.runs for r in self.rows)
+        return _most(self.rows)
+
+    @property
+    def rest_runs(self) -> Optional[int]:
+        """Runs a side that would also detect it in every other tested stack (None: out of reach or none)."""
+        return _most(self.rows + self.rest) if self.rest else None
+
+    def seconds(self, runs: int) -> Optional[float]:
+        """Seconds of program time ``runs`` a side cost (both sides), when the profiles are in a time unit."""
+        scale = TIME_UNITS.get(self.unit or "")
+        return None if scale is None else 2 * runs * self.run_total * scale
 
 
-def plan(pilot: "Sample", change: Change, alpha: float = 0.05, power: float = POWER, top: int = 10,
-         alternative: str = "greater", frequency: Optional["FrequencyFilter"] = None) -> Plan:
-    """Runs a side needed to detect ``change`` in each of the ``top`` widest stacks of ``pilot``.
+def _most(rows: Tuple[PlanRow, ...]) -> Optional[int]:
+    if not rows or any(r.runs == 0 for r in rows):
+        return None
+    return max(r.runs for r in rows)
 
-    Both sides are assumed to vary like the pilot: its per-stack variance, floored at δ²/12
-    as in the tests and taken at its :data:`PILOT_CONFIDENCE` upper confidence bound
-    s²·(m−1)/χ²(1−γ; m−1) for m pilot runs, so that the plan holds with that probability
-    despite the pilot's own noise (more pilot runs, less padding). The correction is
-    family-wise over every stack the frequency filter keeps (what ``compare`` would test);
-    see :func:`runs_needed`.
+
+def plan(pilot: "Sample", change: Change, alpha: float = 0.05, power: float = POWER, top: Optional[int] = None,
+         alternative: str = "two-sided", frequency: Optional["FrequencyFilter"] = None, paired: bool = True,
+         share: float = PLAN_SHARE) -> Plan:
+    """Runs a side needed to detect ``change`` in each stack of ``pilot`` holding ≥ ``share`` of its total.
+
+    ``paired`` (the default: ``collect`` and ``gate`` record and test pairs): n pairs tested by
+    sign flips, whose smallest p 2/2^n (two-sided) must reach α. ``top`` caps the number of
+    stacks planned for (the widest first). The other tested stacks go to ``rest`` so the plan
+    can say what they would cost. Both sides are assumed to vary like the pilot: its per-stack
+    variance, floored at δ²/12 as in the tests and taken at its :data:`PILOT_CONFIDENCE` upper
+    confidence bound s²·(m−1)/χ²(1−γ; m−1) for m pilot runs, and its excess kurtosis (heavy
+    tails need more runs). The correction is family-wise over every stack the frequency filter
+    keeps (what ``compare`` would test); see :func:`runs_needed`.
     """
     import numpy as np
 
@@ -241,19 +343,32 @@ def plan(pilot: "Sample", change: Change, alpha: float = 0.05, power: float = PO
         raise ArgumentError(f"alpha must be between 0 and 1, not {alpha}")
     if pilot.n < 2:
         raise ArgumentError(f"the pilot needs at least 2 runs to estimate the variation between runs; got {pilot.n}")
-    if top < 1:
+    if top is not None and top < 1:
         raise ArgumentError(f"top must be ≥ 1, not {top}")
+    if not 0 <= share < 1:
+        raise ArgumentError(f"the share of the total to plan for must be between 0 and 1, not {share}")
     matrix = pilot.matrix
     keep = (frequency or FrequencyFilter()).keep(matrix)
     columns = np.flatnonzero(keep)
     means = matrix[:, columns].mean(axis=0)
-    widest = columns[np.argsort(-means, kind="stable")[:top]]
-    mean = matrix[:, widest].mean(axis=0)
+    ordered = columns[np.argsort(-means, kind="stable")]
+    total = float(matrix.sum(axis=1).mean())
+    matter = matrix[:, ordered].mean(axis=0) >= share * total
+    chosen = ordered[matter][:top] if top is not None else ordered[matter]
     m = pilot.n
     padding = (m - 1) / float(chi2_ppf(1 - PILOT_CONFIDENCE, m - 1))
-    variance = matrix[:, widest].var(axis=0, ddof=1)
-    amount = change.of(mean)
-    runs = runs_needed(variance * padding, amount, alpha, power, len(columns), alternative, variance_floor(matrix))
-    rows = tuple(PlanRow(pilot.stacks[j], float(m), float(math.sqrt(v)), float(d), int(r))
-                 for j, m, v, d, r in zip(widest, mean, variance, amount, runs))
-    return Plan(rows, len(columns), pilot.n, alpha, power, alternative, min_runs(alpha, alternative), change, pilot.unit)
+    kurtosis = kurtosis_of([matrix[:, columns]]) / (2 if paired else 1)  # a difference of two runs: κ/2
+
+    def rows_for(which: "np.ndarray") -> Tuple[PlanRow, ...]:
+        mean = matrix[:, which].mean(axis=0)
+        variance = matrix[:, which].var(axis=0, ddof=1)
+        amount = change.of(mean)
+        runs = runs_needed(variance * padding, amount, alpha, power, len(columns), alternative, variance_floor(matrix),
+                           paired, kurtosis)
+        return tuple(PlanRow(pilot.stacks[j], float(u), float(math.sqrt(v)), float(d), int(r))
+                     for j, u, v, d, r in zip(which, mean, variance, amount, runs))
+
+    rest = np.setdiff1d(ordered, chosen, assume_unique=True)
+    return Plan(rows_for(chosen), len(columns), pilot.n, alpha, power, alternative,
+                min_runs(alpha, alternative, paired=paired), change, pilot.unit, paired, share,
+                rows_for(ordered[np.isin(ordered, rest)]), total)
