@@ -1,7 +1,7 @@
 """Turn `flamespace collect` directories into the compact real pools bench_power_detectable.py resamples.
 
 Each pool: runs × the 20 widest stacks (wall ns, 1000 Hz), the rest summed into one column.
-Recorded with (load in docs/statistics-i26-power-b.md):
+Recorded with (load in docs/statistics.md, "Power you can bank on"):
 
     flamespace collect -n 40 -o /tmp/real_work --rate 1000 -- work.py     # CPU: json, regex, sha256, sort
     flamespace collect -n 40 -o /tmp/real_mixed --rate 1000 -- mixed.py   # zlib, sleep, dict build
