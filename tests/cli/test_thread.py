@@ -125,19 +125,7 @@ def test_html_refuses_thread_with_a_comparison(capsys, tmp_path, threads_file) -
 
 
 # -- record --------------------------------------------------------------------------------------------
-PROGRAM = textwrap.dedent("""
-    import threading, time
-
-    def spin(seconds):
-        end = time.perf_counter() + seconds
-        while time.perf_counter() < end:
-            pass
-
-    worker = threading.Thread(target=spin, args=(0.3,), name="worker")
-    worker.start()
-    spin(0.3)
-    worker.join()
-""")
+from .test_record_html import PROGRAM  # two threads spinning 0.3 s: the main one and 'worker'
 
 
 def test_record_thread_writes_the_main_thread_only(capsys, tmp_path, monkeypatch) -> None:
