@@ -253,9 +253,13 @@ def _stack_order(text: str) -> object:
 def _early_limit(options: Optional["CompareOptions"], files: int) -> "Optional[Callable[[RunRows, int], None]]":
     """The check of a method's limit while runs are read (None when the method has none):
     raises as soon as the stacks read so far exceed it for ``runs`` runs at most."""
-    if options is None or options.method != "hotelling":
+    from ..stats import methods
+
+    if options is None:
         return None
-    from ..stats.hotelling import check_stacks
+    check_stacks = methods.stack_check(options.method)
+    if check_stacks is None:
+        return None
 
     frequency, by_value = options.frequency, not options.normalize
 

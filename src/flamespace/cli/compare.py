@@ -258,7 +258,9 @@ def paired_options(options: "CompareOptions", samples: "Dict[str, Sample]", scre
                    command: str) -> "Tuple[CompareOptions, Dict[str, Sample]]":
     """``--pairing`` applied: the options with ``paired`` set and the sides' runs in round order
     when they are tested as pairs (:func:`._samples.pair_sides`), the note on stderr."""
-    mode = pairing if options.method == "maxt" or pairing == "on" else "off"
+    from ..stats.methods import info
+
+    mode = pairing if info(options.method).permutations or pairing == "on" else "off"
     samples, paired, notes = pair_sides(samples, screening, mode, options.alpha, options.alternative, options.permutations)
     show_findings(notes, command)
     return options.replace(paired=paired), samples
