@@ -33,7 +33,7 @@ export function formatter(U) {
 	function count(value, signed) {
 		var magnitude = Math.abs(value), sign = value < 0 ? "-" : signed && value > 0 ? "+" : "", text;
 		if (Number.isInteger(magnitude) || magnitude >= 100) text = groupThousands(magnitude.toFixed(0));
-		else text = String(Number(magnitude.toPrecision(3)));
+		else text = general(magnitude);
 		return sign + text;
 	}
 	function human(value, signed) {
@@ -43,5 +43,15 @@ export function formatter(U) {
 		return text;
 	}
 	return {human: human, count: count, percent: percent};
+}
+// a positive number to 3 significant digits as Python's "{:.3g}": trailing zeros dropped, an exponent
+// (two digits at least) below 1e-4
+function general(magnitude) {
+	var parts = magnitude.toExponential(2).split("e"), exponent = parseInt(parts[1], 10);
+	function trimmed(text) { return text.indexOf(".") < 0 ? text : text.replace(/0+$/, "").replace(/\.$/, ""); }
+	if (exponent < -4 || exponent >= 3) {
+		return trimmed(parts[0]) + "e" + (exponent < 0 ? "-" : "+") + (Math.abs(exponent) < 10 ? "0" : "") + Math.abs(exponent);
+	}
+	return trimmed(magnitude.toFixed(2 - exponent));
 }
 export function percent(part, whole) { return whole ? (100 * part / whole).toFixed(2) + "%" : "n/a"; }
