@@ -33,7 +33,7 @@ HERE = os.path.join(os.path.dirname(__file__), "js")
 #: The bundle's table of modules: a name no module may declare.
 TABLE = "flamespaceModules"
 
-_IMPORT = re.compile(r'^import\s+(?:\{([^}]*)\}|\*\s+as\s+([A-Za-z_$][\w$]*))\s+from\s+"(\./[\w.\-/]+\.mjs)"\s*;[ \t]*$', re.M)
+_IMPORT = re.compile(r'^import\s+(?:\{([^}]*)\}|\*\s+as\s+([A-Za-z_$][\w$]*))\s+from\s+"(\.\.?/[\w.\-/]+\.mjs)"\s*;[ \t]*$', re.M)
 _DECLARED = re.compile(r"^export\s+(?:async\s+)?(function\*?|class|const|let|var)\s+([A-Za-z_$][\w$]*)", re.M)
 _LIST = re.compile(r"^export\s*\{([^}]*)\}\s*;[ \t]*$", re.M)
 _ANY = re.compile(r"^(import|export)\b.*$", re.M)
@@ -107,8 +107,9 @@ def parse(name: str, text: str) -> Module:
     if left:
         raise BundleError(f"{line_of(left.start())}: the inliner cannot join {left.group(0).strip()[:60]!r} "
                           "(see render/bundle.py for the forms it reads)")
-    if re.search(rf"\b{TABLE}\b", body):
-        raise BundleError(f"{name}: the name {TABLE} is the bundle's own")
+    taken = re.search(rf"\b{TABLE}\b", body)
+    if taken:
+        raise BundleError(f"{line_of(taken.start())}: the name {TABLE} is the bundle's own")
     return Module(name, _COMMENT_LINE.sub("", body), imports, exports)
 
 
