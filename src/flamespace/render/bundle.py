@@ -33,12 +33,14 @@ HERE = os.path.join(os.path.dirname(__file__), "js")
 #: The bundle's table of modules: a name no module may declare.
 TABLE = "flamespaceModules"
 
-_IMPORT = re.compile(r'^import\s+(?:\{([^}]*)\}|\*\s+as\s+([A-Za-z_$][\w$]*))\s+from\s+"(\.\.?/[\w.\-/]+\.mjs)"\s*;[ \t]*$', re.M)
-_DECLARED = re.compile(r"^export\s+(?:async\s+)?(function\*?|class|const|let|var)\s+([A-Za-z_$][\w$]*)", re.M)
-_LIST = re.compile(r"^export\s*\{([^}]*)\}\s*;[ \t]*$", re.M)
-_ANY = re.compile(r"^(import|export)\b.*$", re.M)
+# Each form starts at a line's start: the patterns begin with the newline before it (the text is read with
+# one put in front), a literal the regex engine finds fast, where "^" under re.M is tried at every character.
+_IMPORT = re.compile(r'\nimport\s+(?:\{([^}]*)\}|\*\s+as\s+([A-Za-z_$][\w$]*))\s+from\s+"(\.\.?/[\w.\-/]+\.mjs)"\s*;[ \t]*(?=\n|$)')
+_DECLARED = re.compile(r"\nexport\s+(?:async\s+)?(function\*?|class|const|let|var)\s+([A-Za-z_$][\w$]*)")
+_LIST = re.compile(r"\nexport\s*\{([^}]*)\}\s*;[ \t]*(?=\n|$)")
+_ANY = re.compile(r"\n((?:import|export)\b[^\n]*)")
 _NAME = re.compile(r"[A-Za-z_$][\w$]*$")
-_COMMENT_LINE = re.compile(r"^[ \t]*//.*\n", re.M)
+_COMMENT_LINE = re.compile(r"\n[ \t]*//[^\n]*")
 
 
 class BundleError(ValueError):
@@ -78,8 +80,10 @@ def parse(name: str, text: str) -> Module:
     imports: List[Tuple[str, str, str]] = []
     exports: Dict[str, str] = {}
 
-    def line_of(offset: int) -> str:
-        return f"{name}:{text.count(chr(10), 0, offset) + 1}"
+    text = "\n" + text
+
+    def line_of(offset: int) -> str:  # the line of text[offset], or of the line the newline there opens
+        return f"{name}:{text.count(chr(10), 0, offset + 1)}"
 
     def take_import(match: re.Match[str]) -> str:
         target = os.path.normpath(os.path.join(os.path.dirname(name), match.group(3))).replace(os.sep, "/")
@@ -98,19 +102,19 @@ def parse(name: str, text: str) -> Module:
 
     def take_declared(match: re.Match[str]) -> str:
         exports[match.group(2)] = match.group(2)
-        return match.group(0)[len("export"):].lstrip()
+        return "\n" + match.group(0)[len("\nexport"):].lstrip()
 
     body = _IMPORT.sub(take_import, text)
     body = _LIST.sub(take_list, body)
     body = _DECLARED.sub(take_declared, body)
     left = _ANY.search(body)
     if left:
-        raise BundleError(f"{line_of(left.start())}: the inliner cannot join {left.group(0).strip()[:60]!r} "
+        raise BundleError(f"{line_of(left.start())}: the inliner cannot join {left.group(1).strip()[:60]!r} "
                           "(see render/bundle.py for the forms it reads)")
-    taken = re.search(rf"\b{TABLE}\b", body)
+    taken = re.search(rf"\b{TABLE}\b", body) if TABLE in body else None
     if taken:
         raise BundleError(f"{line_of(taken.start())}: the name {TABLE} is the bundle's own")
-    return Module(name, _COMMENT_LINE.sub("", body), imports, exports)
+    return Module(name, _COMMENT_LINE.sub("", body)[1:], imports, exports)
 
 
 def _read(name: str, root: str) -> Module:
