@@ -1,0 +1,130 @@
+"""The HTML pages' scripts against an older checkout's: script size, page size and first paint.
+
+    python benchmarks/bench_page_scripts.py [--before main] [--frames 100000] [--events 100000] [--repeat 7]
+
+Each page is written once by this checkout: the viewer (bench_html.py's synthetic profile of
+``--frames`` frames), the comparison (``html --diff`` of that profile and one of another seed),
+the flame chart (bench_chart.py's synthetic chart of ``--events`` stretches) and the trace report
+(a trace of a small recursive program). A copy of each page then gets the page scripts of git ref
+``--before`` in place of this checkout's, as that checkout inlined them (``viewer.js`` first, then
+the page's own script): the payloads are the same, only the scripts differ. So the ref must be
+from before the scripts became modules (render/js/, docs/js.md).
+
+Both copies are opened in one headless Chromium (Debian's, driven by playwright) from file://
+with every other request refused, alternately (before, after, before, ...), so load on a shared
+machine falls on both alike. Per page: the script's bytes, the page's bytes, and the median of
+``--repeat`` loads of the time from navigation to the first animation frame after the page drew
+(``firstPaint`` of the page's API object), with the spread of those loads (min-max).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from bench_html import ARGS, CHROMIUM, synthetic  # noqa: E402
+
+ROOT = HERE.parent
+#: Each page: its entry module here, the scripts it inlined before the modules, its API object.
+PAGES = {
+    "viewer (html)": ("viewer.mjs", ["viewer.js"], "flamespaceViewer"),
+    "comparison (html --diff)": ("compare_view.mjs", ["viewer.js", "compare_view.js"], "flamespaceCompare"),
+    "flame chart (html --flamechart)": ("chart_view.mjs", ["viewer.js", "chart_view.js"], "flamespaceChart"),
+    "trace report (trace --html)": ("report.mjs", ["viewer.js", "chart_view.js", "report.js"], "flamespaceReport"),
+}
+
+
+def _recurse(n: int) -> int:
+    return n if n < 2 else _recurse(n - 1) + _recurse(n - 2)
+
+
+def write_pages(folder: Path, frames: int, events: int) -> Dict[str, Path]:
+    """This checkout's pages, one per kind."""
+    import flamespace as fs
+    from bench_chart import synthetic as synthetic_chart
+    from flamespace.render.chart_html import chart_html
+    from flamespace.render.compare_page import comparison_html
+    from flamespace.render.html import HtmlOptions, html
+    from flamespace.render.report import report
+
+    paths = {name: folder / f"{entry[0].split('.')[0]}.html" for name, entry in PAGES.items()}
+    profile = synthetic(frames)
+    html(profile, HtmlOptions(), paths["viewer (html)"])
+    comparison_html([profile, synthetic(frames, seed=18)], ["a", "b"], HtmlOptions(), paths["comparison (html --diff)"])
+    chart_html(synthetic_chart(events), HtmlOptions(), paths["flame chart (html --flamechart)"])
+    with fs.trace(chart=True) as traced:
+        _recurse(16)
+    report(traced._done(), None, paths["trace report (trace --html)"])
+    return paths
+
+
+def with_scripts_of(page: str, entry: str, old: List[str]) -> str:
+    """``page`` with the inline script of ``entry`` replaced by the older scripts, each in a <script> of its own."""
+    from flamespace.render.bundle import bundle
+
+    now = f"<script>\n{bundle(entry)}</script>\n"
+    assert page.count(now) == 1, f"the page does not hold this checkout's script of {entry}"
+    return page.replace(now, "".join(f"<script>\n{text}</script>\n" for text in old))
+
+
+def first_paint(browser, path: Path, api: str) -> float:
+    tab = browser.new_page(viewport={"width": 1200, "height": 800})
+    tab.route("**/*", lambda route, request: route.continue_() if request.url.startswith("file:") else route.abort())
+    tab.goto(path.as_uri())
+    tab.wait_for_function(f"window.{api} && window.{api}.firstPaint", timeout=300_000)
+    ms = float(tab.evaluate(f"window.{api}.firstPaint"))
+    tab.close()
+    return ms
+
+
+def spread(values: List[float]) -> str:
+    return f"{statistics.median(values):,.0f} ms ({min(values):,.0f}-{max(values):,.0f})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--before", default="main", help="the git ref whose page scripts are the baseline")
+    parser.add_argument("--frames", type=int, default=100_000)
+    parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    def old(name: str) -> str:
+        return subprocess.run(["git", "show", f"{args.before}:src/flamespace/render/{name}"], cwd=ROOT, check=True,
+                              capture_output=True, text=True).stdout
+
+    print(f"load average: {os.getloadavg()[0]:.1f}; before: {args.before}; {args.repeat} loads of each page, alternating")
+    print("| page | script before | script after | page before | page after | first paint before | first paint after |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
+        paths = write_pages(Path(folder), args.frames, args.events)
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        for name, (entry, scripts, api) in PAGES.items():
+            from flamespace.render.bundle import bundle
+
+            after = paths[name]
+            before = after.with_name(after.stem + "-before.html")
+            old_scripts = [old(script) for script in scripts]
+            before.write_text(with_scripts_of(after.read_text(), entry, old_scripts))
+            times: Tuple[List[float], List[float]] = ([], [])
+            for _ in range(args.repeat):
+                times[0].append(first_paint(browser, before, api))
+                times[1].append(first_paint(browser, after, api))
+            print(f"| {name} | {sum(len(s.encode()) for s in old_scripts) / 1e3:,.1f} kB | {len(bundle(entry).encode()) / 1e3:,.1f} kB | "
+                  f"{before.stat().st_size / 1e6:,.2f} MB | {after.stat().st_size / 1e6:,.2f} MB | "
+                  f"{spread(times[0])} | {spread(times[1])} |", flush=True)
+        browser.close()
+    print(f"load average: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
