@@ -14,7 +14,10 @@ Both copies are opened in one headless Chromium (Debian's, driven by playwright)
 with every other request refused, alternately (before, after, before, ...), so load on a shared
 machine falls on both alike. Per page: the script's bytes, the page's bytes, and the median of
 ``--repeat`` loads of the time from navigation to the first animation frame after the page drew
-(``firstPaint`` of the page's API object), with the spread of those loads (min-max).
+(``firstPaint`` of the page's API object), with the spread of those loads (min-max), and the
+median of the paired ratios after/before (load i of each) with its distribution-free 95% interval
+(order statistics of the sign test: the interval holds the true median ratio with at least 95%
+probability, whatever the load's distribution, as long as the pairs are alike apart from the scripts).
 """
 
 from __future__ import annotations
@@ -85,8 +88,27 @@ def first_paint(browser, path: Path, api: str) -> float:
     return ms
 
 
+def median_interval(values: List[float], level: float = 0.95) -> Tuple[float, float, float]:
+    """The median of ``values`` and the sign test's interval for it: order statistics k and n + 1 - k,
+    k the largest with P(Binomial(n, 1/2) < k) <= (1 - level) / 2."""
+    from math import comb
+
+    ordered, n = sorted(values), len(values)
+    k, below = 0, 0.0
+    while k < n and below + comb(n, k) / 2 ** n <= (1 - level) / 2:
+        below += comb(n, k) / 2 ** n
+        k += 1
+    low, high = (ordered[k - 1], ordered[n - k]) if k else (ordered[0], ordered[-1])
+    return statistics.median(ordered), low, high
+
+
 def spread(values: List[float]) -> str:
     return f"{statistics.median(values):,.0f} ms ({min(values):,.0f}-{max(values):,.0f})"
+
+
+def ratio(times: Tuple[List[float], List[float]]) -> str:
+    middle, low, high = median_interval([after / before for before, after in zip(*times)])
+    return f"{middle:.2f} ({low:.2f}-{high:.2f})"
 
 
 def main() -> None:
@@ -103,8 +125,8 @@ def main() -> None:
                               capture_output=True, text=True).stdout
 
     print(f"load average: {os.getloadavg()[0]:.1f}; before: {args.before}; {args.repeat} loads of each page, alternating")
-    print("| page | script before | script after | page before | page after | first paint before | first paint after |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| page | script before | script after | page before | page after | first paint before | first paint after | after/before (95% interval) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
         paths = write_pages(Path(folder), args.frames, args.events)
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -121,7 +143,7 @@ def main() -> None:
                 times[1].append(first_paint(browser, after, api))
             print(f"| {name} | {sum(len(s.encode()) for s in old_scripts) / 1e3:,.1f} kB | {len(bundle(entry).encode()) / 1e3:,.1f} kB | "
                   f"{before.stat().st_size / 1e6:,.2f} MB | {after.stat().st_size / 1e6:,.2f} MB | "
-                  f"{spread(times[0])} | {spread(times[1])} |", flush=True)
+                  f"{spread(times[0])} | {spread(times[1])} | {ratio(times)} |", flush=True)
         browser.close()
     print(f"load average: {os.getloadavg()[0]:.1f}")
 
