@@ -14,7 +14,8 @@ Both copies are opened in one headless Chromium (Debian's, driven by playwright)
 with every other request refused, alternately (before, after, before, ...), so load on a shared
 machine falls on both alike. Per page: the script's bytes, the page's bytes, and the median of
 ``--repeat`` loads of the time from navigation to the first animation frame after the page drew
-(``firstPaint`` of the page's API object), with the spread of those loads (min-max), and the
+(``firstPaint`` of the page's API object) and of the main thread's CPU time until then (all its
+work, and script alone), each with the spread of those loads (min-max), and the
 median of the paired ratios after/before (load i of each) with its distribution-free 95% interval
 (order statistics of the sign test: the interval holds the true median ratio with at least 95%
 probability, whatever the load's distribution, as long as the pairs are alike apart from the scripts).
@@ -78,14 +79,29 @@ def with_scripts_of(page: str, entry: str, old: List[str]) -> str:
     return page.replace(now, "".join(f"<script>\n{text}</script>\n" for text in old))
 
 
-def first_paint(browser, path: Path, api: str) -> float:
+#: What each load measures: the wall time to first paint, and the main thread's CPU time to it (all
+#: its tasks, and script alone: Chromium's Performance metrics in thread ticks, which a busy machine
+#: does not stretch as it stretches wall time).
+MEASURES = ("first paint (wall)", "main thread CPU", "script CPU")
+
+
+def first_paint(browser, path: Path, api: str) -> Tuple[float, float, float]:
+    """One load of ``path``: ms to first paint, and the main thread's CPU ms to it (all, and script)."""
     tab = browser.new_page(viewport={"width": 1200, "height": 800})
     tab.route("**/*", lambda route, request: route.continue_() if request.url.startswith("file:") else route.abort())
+    cdp = tab.context.new_cdp_session(tab)
+    cdp.send("Performance.enable", {"timeDomain": "threadTicks"})
+
+    def metrics() -> Dict[str, float]:
+        return {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+
+    start = metrics()
     tab.goto(path.as_uri())
     tab.wait_for_function(f"window.{api} && window.{api}.firstPaint", timeout=300_000)
     ms = float(tab.evaluate(f"window.{api}.firstPaint"))
+    end = metrics()
     tab.close()
-    return ms
+    return ms, 1e3 * (end["ThreadTime"] - start["ThreadTime"]), 1e3 * (end["ScriptDuration"] - start["ScriptDuration"])
 
 
 def median_interval(values: List[float], level: float = 0.95) -> Tuple[float, float, float]:
@@ -125,8 +141,9 @@ def main() -> None:
                               capture_output=True, text=True).stdout
 
     print(f"load average: {os.getloadavg()[0]:.1f}; before: {args.before}; {args.repeat} loads of each page, alternating")
-    print("| page | script before | script after | page before | page after | first paint before | first paint after | after/before (95% interval) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| page | script before | script after | page before | page after | "
+          + " | ".join(f"{m} before | {m} after | after/before (95% interval)" for m in MEASURES) + " |")
+    print("|---|" + "---:|" * (4 + 3 * len(MEASURES)))
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
         paths = write_pages(Path(folder), args.frames, args.events)
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -137,13 +154,16 @@ def main() -> None:
             before = after.with_name(after.stem + "-before.html")
             old_scripts = [old(script) for script in scripts]
             before.write_text(with_scripts_of(after.read_text(), entry, old_scripts))
-            times: Tuple[List[float], List[float]] = ([], [])
+            loads: Tuple[List[Tuple[float, float, float]], List[Tuple[float, float, float]]] = ([], [])
             for _ in range(args.repeat):
-                times[0].append(first_paint(browser, before, api))
-                times[1].append(first_paint(browser, after, api))
+                loads[0].append(first_paint(browser, before, api))
+                loads[1].append(first_paint(browser, after, api))
+            cells = []
+            for k in range(len(MEASURES)):
+                times = ([load[k] for load in loads[0]], [load[k] for load in loads[1]])
+                cells.append(f"{spread(times[0])} | {spread(times[1])} | {ratio(times)}")
             print(f"| {name} | {sum(len(s.encode()) for s in old_scripts) / 1e3:,.1f} kB | {len(bundle(entry).encode()) / 1e3:,.1f} kB | "
-                  f"{before.stat().st_size / 1e6:,.2f} MB | {after.stat().st_size / 1e6:,.2f} MB | "
-                  f"{spread(times[0])} | {spread(times[1])} | {ratio(times)} |", flush=True)
+                  f"{before.stat().st_size / 1e6:,.2f} MB | {after.stat().st_size / 1e6:,.2f} MB | {' | '.join(cells)} |", flush=True)
         browser.close()
     print(f"load average: {os.getloadavg()[0]:.1f}")
 
