@@ -112,3 +112,14 @@ def test_the_javascript_tests_fail_without_node_under_ci_and_skip_elsewhere(tmp_
     in_ci, at_home = run("true"), run("")
     assert in_ci.returncode == 1 and "need Node 20 or later (no node on PATH)" in in_ci.stderr
     assert at_home.returncode == 0 and at_home.stdout.startswith("skipped: ")
+
+
+def test_every_module_is_package_data() -> None:
+    """An installed flamespace must hold every module a page imports (pyproject.toml's package-data)."""
+    import fnmatch
+
+    tomllib = pytest.importorskip("tomllib")
+    globs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["flamespace.render"]
+    for path in Path(B.HERE).iterdir():
+        name = f"js/{path.name}"
+        assert any(fnmatch.fnmatch(name, glob) for glob in globs), f"{name} is not in flamespace.render's package-data"

@@ -1,9 +1,10 @@
 // flamespace comparison page: two or more profiles (render/compare_page.py's payload) drawn with the
-// pane component (pane.mjs). Every view is a pane over one profile; all profiles share one list of frames (the union of their stacks, one frame a path), so a frame is
-// the same index everywhere: zoom and hover in one pane are carried to the others, and to the next tab,
-// by that index. The payload holds each profile's value of each row (a stack of the union) and where the
-// rows sit among the frames; the frames' values, the pair's views (white/black, the four parts, |B - A|)
-// and the significance colours are derived here, the views when their tab is first shown.
+// pane component (pane.mjs). Every view is a pane over one profile; all profiles share one list of
+// frames (the union of their stacks, one frame a path), so a frame is the same index everywhere: zoom
+// and hover in one pane are carried to the others, and to the next tab, by that index. The payload
+// holds each profile's value of each row (a stack of the union) and where the rows sit among the
+// frames; the frames' values, the pair's views (white/black, the four parts, |B - A|) and the
+// significance colours are derived here, the views when their tab is first shown.
 import { el, legendBar } from "./dom.mjs";
 import { parseFragment, replaceFragment } from "./fragment.mjs";
 import { Pane } from "./pane.mjs";
