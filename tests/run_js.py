@@ -41,7 +41,8 @@ def main(argv: list[str]) -> int:
             return 1
         print(f"skipped: the page scripts' unit tests need Node {LEAST_NODE} or later ({found}): apt-get install nodejs")
         return 0
-    return subprocess.run([node, "--test", *argv, str(TESTS)]).returncode
+    reporter = [] if any(arg.startswith("--test-reporter") for arg in argv) else ["--test-reporter=spec"]  # a line a test
+    return subprocess.run([node, "--test", *reporter, *argv, str(TESTS)]).returncode
 
 
 if __name__ == "__main__":
