@@ -1,6 +1,6 @@
 """The HTML pages' scripts against an older checkout's: script size, page size and first paint.
 
-    python benchmarks/bench_page_scripts.py [--before main] [--frames 100000] [--events 100000] [--repeat 7]
+    python benchmarks/bench_page_scripts.py --before REF [--frames 100000] [--events 100000] [--repeat 7]
 
 Each page is written once by this checkout: the viewer (bench_html.py's synthetic profile of
 ``--frames`` frames), the comparison (``html --diff`` of that profile and one of another seed),
@@ -129,7 +129,8 @@ def ratio(times: Tuple[List[float], List[float]]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--before", default="main", help="the git ref whose page scripts are the baseline")
+    parser.add_argument("--before", required=True, help="the git ref whose page scripts are the baseline "
+                        "(one from before the modules, e.g. f0f7814)")
     parser.add_argument("--frames", type=int, default=100_000)
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=7)
