@@ -3,8 +3,8 @@
 The emitter turns a :class:`~flamespace.render.layout.Layout` (value units) into a payload
 (a string table of frame names and colours, and one typed column per field: name index,
 depth, start, value, self, change, colour index), embeds it as JSON in a ``<script
-type="application/json">`` element beside the page script and stylesheet (``viewer.js``,
-``viewer.css`` beside this module, inlined), and writes one file that makes no network
+type="application/json">`` element beside the page script (``js/viewer.mjs`` and the modules it
+imports, joined into one by :mod:`.bundle`) and stylesheet (``viewer.css``), both inlined, and writes one file that makes no network
 request. Pixels, label fitting, zoom, search and the table of functions are the page
 script's: the payload stays in value units, so a zoomed view is as exact as the whole.
 
@@ -47,7 +47,8 @@ if TYPE_CHECKING:
     from ..diagnostics import Diagnostics
 
 HERE = os.path.dirname(__file__)
-SCRIPT = os.path.join(HERE, "viewer.js")
+#: The page script's entry module (render/js/, joined into one inline script by render/bundle.py).
+SCRIPT = "viewer.mjs"
 STYLE = os.path.join(HERE, "viewer.css")
 #: The payload's format; the page script refuses another.
 PAYLOAD_VERSION = 1
@@ -467,12 +468,12 @@ def _json(data: Dict[str, Any]) -> str:
 
 def render_page(data: Dict[str, Any]) -> str:
     """The whole page: the stylesheet, the payload and the page script, inlined."""
+    from .bundle import bundle
     from .xml import escape
 
     with open(STYLE, encoding="utf-8") as stream:
         style = stream.read()
-    with open(SCRIPT, encoding="utf-8") as stream:
-        script = stream.read()
+    script = bundle(SCRIPT)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
