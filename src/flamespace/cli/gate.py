@@ -31,7 +31,11 @@ COLLECT_OPTIONS = ("runs", "mode", "idle", "threads", "async_stacks", "subproces
 
 def run(
     base: str, head: "Optional[str]", repo: str, out_dir: str, warmup: int, no_install: bool, lines: bool, keep: bool,
-    command: "Tuple[str, ...]", **options: object,
+    command: "Tuple[str, ...]", method: str, alternative: str, alpha: float, fdr: str, permutations: int, seed: int,
+    pairing: str, min_delta: float, min_rel: str, normalize: bool, min_runs: int, min_fraction: str, include_all: bool,
+    limit: int, force: bool, max_missed: "Optional[str]", cluster: "Optional[str]", runs: int, mode: str, idle: bool,
+    threads: bool, async_stacks: bool, subprocesses: bool, keep_going: bool, show_output: bool, store: bool,
+    rate: "Optional[float]",
 ) -> int:
     """Gate a change: run the same command from two git refs, interleaved, and compare them.
 
@@ -74,29 +78,25 @@ def run(
     from ._report import report
     from ._sides import parse_max_missed
 
-    comparing = _compare.options_of(**options)  # type: ignore[arg-type]  # the records check the options before any checkout or install
-    rate = options["rate"]
-    recorder = recorder_settings(
-        str(options["mode"]), SAMPLING["rate"] if rate is None else float(rate), None, None,  # type: ignore[arg-type]
-        bool(options["idle"]), not lines, bool(options["threads"]), bool(options["async_stacks"]), None, None, "folded",
-    )
-    limit = int(options["limit"]) or None  # type: ignore[call-overload]
-    include_all = bool(options["include_all"])
+    # the records check the options before any checkout or install
+    comparing = _compare.options_of(method, alternative, alpha, fdr, permutations, seed, min_delta, min_rel, normalize,
+                                    min_runs, min_fraction)
+    # without --rate, the sampler's default rate: the warm-up runs' until the gate chose one from them
+    recorder = recorder_settings(mode, SAMPLING["rate"] if rate is None else rate, None, None, idle, not lines, threads,
+                                 async_stacks, None, None, "folded")
+    rows = limit or None
     result = gate(
-        base, words, runs=int(options["runs"]), head=head, repo=repo, out_dir=out_dir, warmup=warmup,  # type: ignore[call-overload]
-        install=not no_install, recorder=recorder, choose_rate=rate is None, options=comparing,
-        pairing=str(options["pairing"]), force=bool(options["force"]),
-        max_missed=parse_max_missed(options["max_missed"]),  # type: ignore[arg-type]
-        cluster=options.get("cluster"),  # type: ignore[arg-type]
-        keep=keep, keep_going=bool(options["keep_going"]), subprocesses=bool(options["subprocesses"]),
-        show_output=bool(options["show_output"]), store=bool(options.get("store")), include_all=include_all, limit=limit,
+        base, words, runs=runs, head=head, repo=repo, out_dir=out_dir, warmup=warmup, install=not no_install,
+        recorder=recorder, choose_rate=rate is None, options=comparing, pairing=pairing, force=force,
+        max_missed=parse_max_missed(max_missed), cluster=cluster, keep=keep, keep_going=keep_going,
+        subprocesses=subprocesses, show_output=show_output, store=store, include_all=include_all, limit=rows,
         say=_progress, track=progress, on_diagnostics=report,
     )
     if _style.enabled(sys.stdout):  # report.txt again, in colour
         from ..workflows.gate_report import text_header
 
         _compare.write_stdout(text_header(result.run))
-        _compare.echo_text_report(result.comparison, include_all, limit)
+        _compare.echo_text_report(result.comparison, include_all, rows)
     else:
         _compare.write_stdout(_read(os.path.join(out_dir, "report.txt")))
     verdict = "regression (exit 3)" if result.regressed else "no regression (exit 0)"

@@ -145,7 +145,8 @@ def gate(
     :data:`~flamespace.stats.comparison.GATE_DEFAULTS`, one-sided: regressions only).
     ``base`` may be ``store:SELECTOR``: the baseline is those stored runs, only the head runs.
 
-    ``recorder`` records each run (default: :class:`~flamespace.collect.SamplerOptions`); with
+    ``recorder`` records each run (default: :class:`~flamespace.collect.SamplerOptions` with
+    ``lines=False``: frames named by function and file, as line numbers move between versions); with
     ``choose_rate`` a sampler's rate is a stored baseline's, else one that gives each run about
     :data:`~flamespace.collect.AIMED_SAMPLES` samples, from the warm-up runs. ``pairing``,
     ``force``, ``max_missed`` and ``cluster`` are :func:`.samples.compare_sides`'s; ``keep``
@@ -171,7 +172,7 @@ def gate(
 
     tell: Callable[[str], None] = say if say is not None else _quiet
     options = GATE_DEFAULTS if options is None else options
-    recorder = SamplerOptions() if recorder is None else recorder
+    recorder = SamplerOptions(lines=False) if recorder is None else recorder
     words = list(command)
     if not words:
         raise GateError("nothing to run: give the command to gate, e.g. ['bench/workload.py']")
