@@ -11,7 +11,7 @@ import os
 import sys
 
 from ..collect import AIMED_SAMPLES, MAX_RATE, MIN_RATE
-from ..workflows.gate import DEFAULT_OUT_DIR, DEFAULT_WARMUP
+from ..workflows import GATE_OUT_DIR, GATE_WARMUP
 from . import collect as _collect
 from . import _style
 from . import compare as _compare
@@ -137,10 +137,10 @@ SPEC = Command("gate", run, [Argument("command", "raw", nargs=-1)], [
            help="The candidate (default: the working tree as it is: HEAD with its uncommitted changes and "
                 "untracked files that are not ignored)."),
     Option(("--repo",), "repo", "dir", ".", exists=True, show_default=True, help="A directory inside the git repository."),
-    Option(("-o", "--out-dir"), "out_dir", "dir", DEFAULT_OUT_DIR, show_default=True,
+    Option(("-o", "--out-dir"), "out_dir", "dir", GATE_OUT_DIR, show_default=True,
            help="Where report.md, report.json, report.txt, the delta flame graphs and the runs go (a previous "
                 "gate's runs there are replaced)."),
-    Option(("--warmup",), "warmup", "int", DEFAULT_WARMUP, minimum=0, show_default=True,
+    Option(("--warmup",), "warmup", "int", GATE_WARMUP, minimum=0, show_default=True,
            help="Runs of each side before the kept ones, not written (fresh trees compile their .pyc files)."),
     Option(("--no-install",), "no_install", "flag",
            help="Run the trees as they are, with PYTHONPATH set to the tree (and its src/), in the interpreter "

@@ -18,6 +18,7 @@ import time
 
 from .._record import Record, record
 from ..errors import FlamespaceError
+from . import GATE_OUT_DIR, GATE_WARMUP
 from .workspace import GateError, Side
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
@@ -35,10 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_OUT_DIR", "DEFAULT_WARMUP", "GateError", "GateResult", "GateRun", "GateSide", "gate"]
 
-#: Where the reports go unless the caller says otherwise.
-DEFAULT_OUT_DIR = "flamespace-gate"
-#: Runs of each side before the kept ones, not written (fresh trees compile their .pyc files).
-DEFAULT_WARMUP = 1
+DEFAULT_OUT_DIR, DEFAULT_WARMUP = GATE_OUT_DIR, GATE_WARMUP  # (declared in the package: gate --help's start-up)
 #: Rows of the reports' tables (None: all).
 DEFAULT_LIMIT = 30
 

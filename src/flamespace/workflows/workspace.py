@@ -58,6 +58,7 @@ def git(root: str, *args: str, env: Optional[Dict[str, str]] = None) -> str:
 
 
 def toplevel(directory: str) -> str:
+    """The root of the git repository ``directory`` is in; a GateError saying what to do when none."""
     try:
         return git(directory, "rev-parse", "--show-toplevel")
     except GateError:
@@ -66,6 +67,7 @@ def toplevel(directory: str) -> str:
 
 
 def commit_of(root: str, ref: str) -> str:
+    """The commit ``ref`` names in the repository at ``root``; a GateError when it names none."""
     try:
         return git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
     except GateError:
@@ -74,6 +76,7 @@ def commit_of(root: str, ref: str) -> str:
 
 
 def side_at(name: str, ref: str, root: str) -> Side:
+    """The side ``name`` at the commit ``ref`` names."""
     commit = commit_of(root, ref)
     return Side(name, ref, commit, f"{ref} ({commit[:10]})")
 
