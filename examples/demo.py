@@ -147,7 +147,7 @@ Try next, on your own code:
   perf script | flamespace convert - -o app.folded   any profiler's output (flamespace formats lists them)
   flamespace gate --base origin/main -n 20 -- bench.py   in your repository: did this branch make it slower?
   flamespace collect --store ...; flamespace compare --baseline store:branch=main,last=30 --candidate runs/
-                                                     a CI baseline kept in the store (README: "Keeping profiles")
+                                                     a CI baseline kept in the store (docs/store.md: "Keeping profiles")
   flamespace compare --help   flamespace gate --help   flamespace --help"""
 
 

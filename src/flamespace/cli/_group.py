@@ -16,7 +16,7 @@ from ._style import MODES
 
 @contextmanager
 def _closed_pipe() -> Iterator[None]:
-    """A closed stdout as ClosedPipe: click's main would turn the BrokenPipeError into exit 1 (README, "Troubleshooting")."""
+    """A closed stdout as ClosedPipe: click's main would turn the BrokenPipeError into exit 1 (docs/troubleshooting.md)."""
     try:
         yield
     except BrokenPipeError as exc:

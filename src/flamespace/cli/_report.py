@@ -64,8 +64,8 @@ def exit_code(exc: BaseException, context: str) -> "Optional[int]":
         _error(context, "interrupted")
         return EXIT_INTERRUPTED
     if isinstance(exc, (BrokenPipeError, ClosedPipe)):
-        # The reader went away (e.g. `| head`): stop quietly, whichever command wrote (README,
-        # "Troubleshooting"). Later writes to stdout (at exit) go to /dev/null instead of failing again.
+        # The reader went away (e.g. `| head`): stop quietly, whichever command wrote (docs/troubleshooting.md).
+        # Later writes to stdout (at exit) go to /dev/null instead of failing again.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_CLOSED_PIPE

@@ -186,7 +186,7 @@ def stdout_console() -> "Console":
 
     class _Console(Console):
         def on_broken_pipe(self) -> None:
-            """Let the BrokenPipeError through: rich would exit 1, our convention is the CLI's (README, "Troubleshooting")."""
+            """Let the BrokenPipeError through: rich would exit 1, our convention is the CLI's (docs/troubleshooting.md)."""
             self.quiet = True
             raise  # noqa: PLE0704 - called by rich inside its ``except BrokenPipeError``
 

@@ -198,7 +198,7 @@ def _chart(document: Dict[str, Any], stacks: List[Stack], source: str) -> FlameC
             if type(index) is not int or not 0 <= index < size:
                 raise InputError(f"samples.{key}[{i}] is {index!r:.60}, not the index of one of the {size} {key}s", source)
         columns.append(column)
-    weights = _values(samples, "weight", count, "samples", source, minimum=0)  # README: weights are not negative
+    weights = _values(samples, "weight", count, "samples", source, minimum=0)  # docs/commands.md: weights are not negative
     return FlameChart.from_columns(
         stacks, threads, array("q", times), array("l", columns[0]), array("l", columns[1]), weights,
         _metadata(document, "", source),

@@ -1,6 +1,6 @@
 """The folded (collapsed) stack format of Brendan Gregg's FlameGraph: ``root;child;leaf 12``.
 
-Grammar (one record per line; the README has the full table of edge cases)::
+Grammar (one record per line; docs/formats.md has the full table of edge cases)::
 
     line      = stack WS count [WS count] | "#" comment | blank
     stack     = frame *( ";" frame )         ; may be empty: " 5" is 5 samples with no frame

@@ -13,6 +13,7 @@ from ..core.differential import Differential
 from ..core.metadata import Metadata
 from ..core.vector import Delta, FlameGraph
 from ..errors import ArgumentError, UnitMismatchError
+from . import methods
 from ._result import ALTERNATIVES as ALTERNATIVES  # the CLI reads it from here
 from ._result import check_alternative
 from .moderation import DEFAULT_STATISTIC, check_statistic
@@ -24,9 +25,7 @@ if TYPE_CHECKING:
     from .._types import Number, Runs, Stack
     from ._result import TestResult
 
-#: The methods, the default first: maxt's permutation test holds its family-wise error exactly at any n and p.
-METHODS = ("maxt", "welch", "hotelling")
-DEFAULT_METHOD = "maxt"
+from .methods import DEFAULT_METHOD as DEFAULT_METHOD, METHODS as METHODS  # the CLI reads them from here
 #: compare's question: what changed, in either direction? Two-sided, so that the family-wise
 #: error bounds every false report, regression or improvement (docs/statistics.md, "both directions").
 DEFAULT_ALTERNATIVE = "two-sided"
@@ -91,15 +90,15 @@ class CompareOptions(Record):
     statistic: str = DEFAULT_STATISTIC
 
     def __post_init__(self) -> None:
-        if self.method not in METHODS:
-            raise ArgumentError(f"unknown method {self.method!r}; choose one of {', '.join(METHODS)}")
+        method = methods.info(self.method)
         check_alternative(self.alternative)
         if self.fdr is None:  # the library's word for "off"
             object.__setattr__(self, "fdr", "off")
         if self.fdr not in FDR_CHOICES:
             raise ArgumentError(f"unknown FDR correction {self.fdr!r}; choose one of {', '.join(FDR_CHOICES)}")
-        if self.fdr != "off" and self.method == "hotelling":
-            raise ArgumentError("hotelling controls the family-wise error only; --fdr applies to maxt and welch")
+        if self.fdr != "off" and not method.fdr:
+            raise ArgumentError(f"{method.name} controls the family-wise error only; --fdr applies to "
+                                f"{' and '.join(m.name for m in methods.REGISTRY.values() if m.fdr)}")
         if not 0 < self.alpha < 1:
             raise ArgumentError(f"alpha must be between 0 and 1, not {self.alpha}")
         if not self.permutations >= 1:
@@ -107,10 +106,10 @@ class CompareOptions(Record):
         if self.seed is not None and self.seed < 0:  # numpy's generators take none below 0
             raise ArgumentError(f"the seed must be at least 0, not {self.seed}")
         check_statistic(self.statistic)
-        if self.statistic != DEFAULT_STATISTIC and self.method != "maxt":
-            raise ArgumentError(f"the {self.statistic} statistic is maxt's: use method maxt")
-        if self.paired and self.method != "maxt":
-            raise ArgumentError("a paired test is a permutation test: use --method maxt (or --pairing off)")
+        if self.statistic != DEFAULT_STATISTIC and not method.permutations:
+            raise ArgumentError(f"the {self.statistic} statistic is a permutation test's: use method {_permuting()}")
+        if self.paired and not method.permutations:
+            raise ArgumentError(f"a paired test is a permutation test: use --method {_permuting()} (or --pairing off)")
         self.margin  # checks min_delta and min_rel
 
     @property
@@ -314,9 +313,8 @@ def compare(
         options = (options or COMPARE_DEFAULTS).replace(**changes)
     except TypeError as exc:  # an unknown keyword
         raise TypeError(f"compare() got an unexpected keyword argument: {exc}") from None
-    method, alpha, alternative, fdr = options.method, options.alpha, options.alternative, options.fdr_method
-    permutations, seed, normalize, frequency = options.permutations, options.seed, options.normalize, options.frequency
-    margin, paired, statistic = options.margin, options.paired, options.statistic
+    method, alpha, alternative, permutations = options.method, options.alpha, options.alternative, options.permutations
+    normalize, frequency, margin, paired = options.normalize, options.frequency, options.margin, options.paired
     first, second = _sample(baseline, "baseline"), _sample(candidate, "candidate")
     try:
         meta = first.metadata.combine(second.metadata)
@@ -329,7 +327,7 @@ def compare(
     n1, n2 = len(x1), len(x2)
     if paired and n1 != n2:
         raise ArgumentError(f"a paired test needs as many baseline runs as candidate runs; got {n1} and {n2}")
-    result = _run(method, x1, x2, alpha, alternative, fdr, permutations, seed, paired, statistic)
+    result = methods.load(method).run(x1, x2, options)
     detectable = _detectable(result, x1, x2, paired)
     stack_changes = _changes(stacks, x1.mean(axis=0).tolist(), x2.mean(axis=0).tolist(), result, detectable, margin)
     parts = decompose(*_reduced_pair(stack_changes, meta))
@@ -343,7 +341,7 @@ def compare(
         method=method, requested_method=method, alpha=alpha, n_baseline=n1, n_candidate=n2, unit=meta.unit,
         normalized=normalize, frequency=frequency, dropped=dropped, margin=margin, changes=tuple(stack_changes),
         statistic_name=result.statistic_name, statistic=result.global_statistic, p_value=result.global_p,
-        reduced=parts.delta, parts=parts, options=_options(method, fdr, permutations, seed, result.details),
+        reduced=parts.delta, parts=parts, options=_options(options, result.details),
         notes=tuple(notes), alternative=alternative, control=result.control, smallest_p=result.smallest_p,
     )
 
@@ -390,24 +388,15 @@ def _kind(baseline: Number, candidate: Number) -> str:
     return "grown" if candidate > baseline else "shrunk"
 
 
-def _run(method: str, x1: np.ndarray, x2: np.ndarray, alpha: float, alternative: str, fdr: Optional[str], permutations: int,
-         seed: Optional[int], paired: bool = False, statistic: str = DEFAULT_STATISTIC) -> TestResult:
-    if method == "hotelling":
-        from .hotelling import test
-
-        return test(x1, x2, alpha, alternative)
-    if method == "welch":
-        from .welch import test as welch
-
-        return welch(x1, x2, alpha, fdr, alternative)
-    from .maxt import test as maxt
-
-    return maxt(x1, x2, alpha, permutations, seed, alternative, fdr, paired=paired, statistic=statistic)
+def _options(options: CompareOptions, details: Dict[str, Any]) -> Dict[str, Any]:
+    """The options the report shows: those the method takes, then what its test says of itself."""
+    method = methods.info(options.method)
+    shown: Dict[str, Any] = {"fdr": options.fdr_method} if method.fdr else {}
+    if method.permutations:
+        shown.update(seed=options.seed, permutations=options.permutations)
+    shown.update({k: (float(v) if not isinstance(v, (int, str)) else v) for k, v in details.items()})
+    return shown
 
 
-def _options(method: str, fdr: Optional[str], permutations: int, seed: Optional[int], details: Dict[str, Any]) -> Dict[str, Any]:
-    options: Dict[str, Any] = {"fdr": fdr} if method != "hotelling" else {}
-    if method == "maxt":
-        options.update(seed=seed, permutations=permutations)
-    options.update({k: (float(v) if not isinstance(v, (int, str)) else v) for k, v in details.items()})
-    return options
+def _permuting() -> str:
+    return " or ".join(m.name for m in methods.REGISTRY.values() if m.permutations)

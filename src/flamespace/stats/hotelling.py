@@ -16,6 +16,8 @@ from ._result import Moments, TestResult, check_alternative
 if TYPE_CHECKING:
     import numpy as np
 
+    from .comparison import CompareOptions
+
 #: Closed testing runs 2^q − 1 subset tests; beyond this many varying stacks, Scheffé's intervals decide.
 CLOSED_MAX = 12
 
@@ -188,3 +190,8 @@ def _directed(p_adjusted: "np.ndarray", p_raw: "np.ndarray", delta: "np.ndarray"
         return np.maximum(p_adjusted, p_raw), np.ones(len(delta), dtype=bool)
     toward = delta > 0 if alternative == "greater" else delta < 0
     return np.maximum(p_adjusted, p_raw), toward
+
+
+def run(x1: "np.ndarray", x2: "np.ndarray", options: "CompareOptions") -> TestResult:
+    """The method seam (:class:`.methods.Method`): :func:`test` with compare's options."""
+    return test(x1, x2, options.alpha, options.alternative)

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     import numpy as np
 
+    from .comparison import CompareOptions
     from .moderation import Prior
 
 #: Bound on the floats in one batch of permuted statistics (memory ≈ 8 bytes × this × 4).
@@ -416,3 +417,9 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
                  "statistic": statistic, **({"prior_df": made.prior.df} if statistic == "moderated" else {})},
         critical=critical, se=se, smallest_p=floor_p, control=control, notes=tuple(notes),
     )
+
+
+def run(x1: "np.ndarray", x2: "np.ndarray", options: "CompareOptions") -> TestResult:
+    """The method seam (:class:`.methods.Method`): :func:`test` with compare's options."""
+    return test(x1, x2, options.alpha, options.permutations, options.seed, options.alternative, options.fdr_method,
+                paired=options.paired, statistic=options.statistic)

@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 from ..core import units
 from .comparison import Comparison, StackChange
 from .guards import RunTimeChange
+from .methods import info
 
 KIND_MARK = {"appeared": "+ new", "grown": "▲ grew", "disappeared": "- gone", "shrunk": "▼ shrank", None: ""}
 HEADERS = ("change", "stack", "baseline", "candidate", "Δ (interval)", "Δ %", "adj. p", "detectable")
@@ -108,13 +109,13 @@ def interval_line(comparison: Comparison) -> str:
     """What the intervals are, said once: level, simultaneous or not, sides."""
     c = comparison
     side = c.alternative
-    if c.method == "welch" and c.control.startswith("false-discovery"):
+    if not info(c.method).simultaneous and c.control.startswith("false-discovery"):
         kind = (f"false-coverage-rate adjusted (Benjamini–Yekutieli: each at {_level(interval_level(c))}, "
                 f"{_level(1 - c.alpha)} on average over the reported stacks)")
     else:
         kind = f"{_level(interval_level(c))} simultaneous (all tested stacks at once)"
     line = f"Intervals for Δ: {kind}, two-sided"
-    if side != "two-sided" and c.method != "hotelling":  # hotelling's F tests decide, not its intervals
+    if side != "two-sided" and info(c.method).intervals_decide:
         line += f"; the {side} test at α = {c.alpha:g} uses one side of each"
     return line + "."
 
@@ -178,7 +179,7 @@ def design(comparison: Comparison) -> str:
     c = comparison
     line = f"Tested {describe_alternative(c.alternative)}: {c.control} ≤ {100 * c.alpha:g}%"
     count = c.options.get("relabellings")
-    if c.method == "maxt" and count:
+    if info(c.method).permutations and count:
         line += f"; {'exact, all' if c.options.get('exact') else 'random,'} {count} relabellings of the runs"
         if c.options.get("paired"):
             line += " (paired: only the two runs of a round swap, so drift between rounds cancels)"
@@ -327,7 +328,7 @@ def as_dict(comparison: Comparison) -> Dict[str, Any]:
         "filter": {"min_runs": c.frequency.min_runs, "min_fraction": c.frequency.min_fraction, "dropped": c.dropped},
         "margin": {"min_delta": c.margin.min_delta, "min_rel": c.margin.min_rel},
         "global": {"statistic": c.statistic_name, "value": _finite(c.statistic), "p_value": c.p_value},
-        "interval": {"level": interval_level(c), "sides": "two-sided", "simultaneous": c.method != "welch"},
+        "interval": {"level": interval_level(c), "sides": "two-sided", "simultaneous": info(c.method).simultaneous},
         "fields": {
             "values": f"baseline, candidate, delta, lower, upper: exact, in {c.unit or 'the profiles unit'}"
                       f"{' (shares of each run)' if c.normalized else ''}; delta = candidate - baseline",

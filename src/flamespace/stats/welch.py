@@ -17,6 +17,8 @@ from .power import bonferroni_critical
 if TYPE_CHECKING:
     import numpy as np
 
+    from .comparison import CompareOptions
+
 FDR_METHODS = ("bh", "by")
 
 
@@ -98,3 +100,8 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, fdr: Optional[str] = 
         critical=bonferroni_critical(alpha, count * fdr_factor(fdr, count) if fdr else count, df, alternative), se=se,
         control=control,
     )
+
+
+def run(x1: "np.ndarray", x2: "np.ndarray", options: "CompareOptions") -> TestResult:
+    """The method seam (:class:`.methods.Method`): :func:`test` with compare's options."""
+    return test(x1, x2, options.alpha, options.fdr_method, options.alternative)

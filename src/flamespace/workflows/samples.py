@@ -237,9 +237,13 @@ def _stack_order(text: str) -> object:
 def _early_limit(options: Optional["CompareOptions"], files: int) -> "Optional[Callable[[RunRows, int], None]]":
     """The check of a method's limit while runs are read (None when the method has none):
     raises as soon as the stacks read so far exceed it for ``runs`` runs at most."""
-    if options is None or options.method != "hotelling":
+    from ..stats import methods
+
+    if options is None:
         return None
-    from ..stats.hotelling import check_stacks
+    check_stacks = methods.stack_check(options.method)
+    if check_stacks is None:
+        return None
 
     frequency, by_value = options.frequency, not options.normalize
 
@@ -286,9 +290,11 @@ def after_comparison(screening: Screening, result) -> List[Finding]:
 def paired(options: "CompareOptions", samples: "Dict[str, Sample]", screening: "Screening", pairing: str,
            ) -> "Tuple[CompareOptions, Dict[str, Sample], List[Finding]]":
     """``pairing`` (auto, on, off) applied: the options with ``paired`` set and the sides' runs in
-    round order when they are tested as pairs (:func:`pair_sides`; only maxt pairs unless ``on``),
-    and the note that says so or why not."""
-    mode = pairing if options.method == "maxt" or pairing == "on" else "off"
+    round order when they are tested as pairs (:func:`pair_sides`; only a method that relabels
+    runs pairs them unless ``on``), and the note that says so or why not."""
+    from ..stats.methods import info
+
+    mode = pairing if info(options.method).permutations or pairing == "on" else "off"
     samples, is_paired, notes = pair_sides(samples, screening, mode, options.alpha, options.alternative, options.permutations)
     return options.replace(paired=is_paired), samples, notes
 
