@@ -19,6 +19,7 @@ import json
 import os
 
 from ..core.units import TIME_UNITS
+from .destination import deliver_text
 from .html import HtmlOptions, _json, column, decode_column, unit_spec
 from .layout import strip_annotation
 from .timeline import Timeline, timeline
@@ -57,7 +58,7 @@ def chart_html(
     data = chart_payload(chart, options, palette=palette)
     if diagnostics is not None and not data["boxes"]["count"]:
         diagnostics.empty = True
-    return write_page(page(data["title"], {CHART_DATA: data}), output)
+    return deliver_text(page(data["title"], {CHART_DATA: data}), output)
 
 
 def as_chart(profile: Any) -> FlameChart:
@@ -160,20 +161,6 @@ def page(title: str, payloads: Dict[str, Dict[str, Any]], styles: Sequence[str] 
     )
 
 
-def write_page(text: str, output: Destination) -> Optional[str]:
-    """``text`` to a path, '-' or a stream; returned when ``output`` is None."""
-    from ..formats._io import open_output
-
-    if output is None:
-        return text
-    if not isinstance(output, (str, os.PathLike)):
-        output.write(text)
-    else:
-        with open_output(output) as stream:
-            stream.write(text)
-    return None
-
-
 def payload_of(text: str, key: str) -> Dict[str, Any]:
     """The JSON payload with id ``key`` of a page."""
     from ..errors import ArgumentError
@@ -206,4 +193,4 @@ def chart_intervals(data: Dict[str, Any]) -> Dict[str, List[Tuple[Any, ...]]]:
 
 
 __all__ = ["CHART_DATA", "as_chart", "boxes_payload", "chart_html", "chart_intervals", "chart_payload", "page", "payload_of",
-           "read_chart_payload", "write_page"]
+           "read_chart_payload"]

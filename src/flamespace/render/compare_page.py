@@ -40,7 +40,7 @@ from itertools import accumulate
 from ..core import transforms
 from ..core.vector import FlameGraph
 from ..errors import ArgumentError
-from ..formats._io import open_output
+from .destination import deliver_text
 from .html import SCRIPT as PANE_SCRIPT, STYLE as PANE_STYLE, HtmlOptions, _json, _Table, column, decode_column, unit_spec
 from .layout import Columns, Layout, bisect_frame, layout, strip_annotation
 from .options import LayoutOptions
@@ -87,14 +87,7 @@ def comparison_html(
     error rate). ``output`` as :func:`~flamespace.render.html.html`'s.
     """
     page = render_comparison_page(comparison_payload(profiles, labels, options, tests=tests, parts=parts, note=note))
-    if output is None:
-        return page
-    if not isinstance(output, (str, os.PathLike)):
-        output.write(page)
-    else:
-        with open_output(output) as stream:
-            stream.write(page)
-    return None
+    return deliver_text(page, output)
 
 
 def _prepared(profiles: Sequence[FlameGraph], options: HtmlOptions) -> List[FlameGraph]:

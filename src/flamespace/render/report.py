@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import re
 
-from .chart_html import CHART_DATA, STYLES, chart_payload, page, payload_of, read_chart_payload, write_page
+from .chart_html import CHART_DATA, STYLES, chart_payload, page, payload_of, read_chart_payload
+from .destination import deliver_text
 from .html import HtmlOptions, _Table, column, decode_column, laid_out, payload
 
 TYPE_CHECKING = False
@@ -56,7 +57,7 @@ def report(trace: Any, options: Optional[HtmlOptions] = None, output: Destinatio
         payloads[CHART_DATA] = chart_payload(trace.chart, options.replace(title="Flame chart"), palette=palette)
     text = page(options.title or "Trace report", payloads, styles=STYLES + ("report.css",),
                 scripts=("viewer.js", "chart_view.js", "report.js"))
-    return write_page(text, output)
+    return deliver_text(text, output)
 
 
 def report_payload(trace: Any, options: HtmlOptions) -> Dict[str, Any]:
