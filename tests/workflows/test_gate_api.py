@@ -55,3 +55,24 @@ def test_gate_setup_errors_are_gate_errors_and_leave_nothing(tmp_path, temp):
     with pytest.raises(fs.GateError, match="nothing to run"):
         fs.gate("v1", [], repo=str(repo), out_dir=str(tmp_path / "out"), runs=2)
     assert_clean(repo, temp)
+
+
+def test_sigterm_stops_the_gate_with_gate_stopped_after_cleaning_up(tmp_path, temp):
+    """The library does not exit: SIGTERM (a cancelled CI job) leaves through the clean-up as
+    GateStopped, whose exit_code the CLI exits with; the previous handler is back afterwards."""
+    import os
+    import signal
+
+    repo = make_repo(tmp_path / "repo")
+    before = signal.getsignal(signal.SIGTERM)
+
+    def say(line: str) -> None:
+        if line.startswith("running "):  # the worktrees exist: the clean-up has something to do
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    with pytest.raises(fs.GateStopped) as stopped:
+        fs.gate("v1", ["bench/workload.py"], head="v2", repo=str(repo), out_dir=str(tmp_path / "out"), runs=2,
+                install=False, recorder=RECORDER, choose_rate=False, say=say)
+    assert stopped.value.signal == signal.SIGTERM and stopped.value.exit_code == 128 + signal.SIGTERM
+    assert signal.getsignal(signal.SIGTERM) == before
+    assert_clean(repo, temp)

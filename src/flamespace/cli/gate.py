@@ -72,7 +72,7 @@ def run(
         import click
 
         raise click.UsageError("nothing to run: give the command after --, e.g. flamespace gate --base main -- bench/workload.py")
-    from ..workflows.gate import gate
+    from ..workflows.gate import GateStopped, gate
     from ._common import progress
     from ._recording import recorder_settings
     from ._report import report
@@ -85,13 +85,16 @@ def run(
     recorder = recorder_settings(mode, SAMPLING["rate"] if rate is None else rate, None, None, idle, not lines, threads,
                                  async_stacks, None, None, "folded")
     rows = limit or None
-    result = gate(
-        base, words, runs=runs, head=head, repo=repo, out_dir=out_dir, warmup=warmup, install=not no_install,
-        recorder=recorder, choose_rate=rate is None, options=comparing, pairing=pairing, force=force,
-        max_missed=parse_max_missed(max_missed), cluster=cluster, keep=keep, keep_going=keep_going,
-        subprocesses=subprocesses, show_output=show_output, store=store, include_all=include_all, limit=rows,
-        say=_progress, track=progress, on_diagnostics=report,
-    )
+    try:
+        result = gate(
+            base, words, runs=runs, head=head, repo=repo, out_dir=out_dir, warmup=warmup, install=not no_install,
+            recorder=recorder, choose_rate=rate is None, options=comparing, pairing=pairing, force=force,
+            max_missed=parse_max_missed(max_missed), cluster=cluster, keep=keep, keep_going=keep_going,
+            subprocesses=subprocesses, show_output=show_output, store=store, include_all=include_all, limit=rows,
+            say=_progress, track=progress, on_diagnostics=report,
+        )
+    except GateStopped as stopped:  # it cleaned up: exit as a process killed by the signal would
+        raise SystemExit(stopped.exit_code) from None
     if _style.enabled(sys.stdout):  # report.txt again, in colour
         from ..workflows.gate_report import text_header
 

@@ -19,7 +19,7 @@ import time
 from .._record import Record, record
 from ..errors import FlamespaceError
 from . import GATE_OUT_DIR, GATE_WARMUP
-from .workspace import GateError, Side
+from .workspace import GateError, GateStopped, Side
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     Recorder = Union[SamplerOptions, MemoryOptions]
 
-__all__ = ["DEFAULT_OUT_DIR", "DEFAULT_WARMUP", "GateError", "GateResult", "GateRun", "GateSide", "gate"]
+__all__ = ["DEFAULT_OUT_DIR", "DEFAULT_WARMUP", "GateError", "GateResult", "GateRun", "GateSide", "GateStopped", "gate"]
 
 DEFAULT_OUT_DIR, DEFAULT_WARMUP = GATE_OUT_DIR, GATE_WARMUP  # (declared in the package: gate --help's start-up)
 #: Rows of the reports' tables (None: all).
@@ -157,7 +157,7 @@ def gate(
     ``say`` (a line each); what readers skipped goes to ``on_diagnostics``; ``track`` wraps
     the runs as they are read (a progress bar). Everything temporary is removed on every way
     out; SIGTERM (in the main thread) and a stop signal during the runs leave through that
-    clean-up as ``SystemExit(128 + signal)``. Raises :class:`GateError` when the gate cannot
+    clean-up as :class:`GateStopped` (its ``exit_code``: 128 + the signal). Raises :class:`GateError` when the gate cannot
     be set up or run (not a git repository, unknown ref, install failed, too few good runs)
     and :class:`~flamespace.errors.InputError` when the runs cannot be compared.
     """
@@ -321,7 +321,7 @@ def _collect_runs(sides: List[Side], targets: List[Target], runs: int, warmup: i
         subprocesses=subprocesses, show_output=show_output, overwrite=True, on_run=counter, measured_options=choice,
     )
     if result.interrupted is not None:  # the run in progress has been stopped: leave through the cleanup
-        raise SystemExit(128 + result.interrupted)
+        raise GateStopped(result.interrupted)
     if result.failed:
         say(f"warning: {result.describe_failures()}")
     if result.untrusted:

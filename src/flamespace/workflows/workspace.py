@@ -29,6 +29,21 @@ class GateError(FlamespaceError):
     """The gate could not be set up: not a git repository, unknown ref, install failed, ..."""
 
 
+class GateStopped(BaseException):
+    """A stop signal ended the gate (SIGTERM while it set up or ran, or a stop signal during the
+    runs), which left through the clean-up. A BaseException, as KeyboardInterrupt is, so that no
+    ``except Exception`` on the way takes it; ``exit_code`` is what a process killed by the
+    signal exits with (128 + the signal)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"stopped by signal {signum}")
+        self.signal = signum
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signal
+
+
 @record(frozen=False)
 class Side(Record):
     """One side of the gate: a commit checked out in a worktree, and how its program runs."""
@@ -242,8 +257,8 @@ def _remove_workspace(directory: str, owner: Dict[str, object]) -> None:
 
 
 def _terminated(signum: int, frame: object) -> None:
-    """SIGTERM (a CI job cancelled): leave through the cleanup, exit as killed by SIGTERM would."""
-    raise SystemExit(128 + signum)
+    """SIGTERM (a CI job cancelled): leave through the cleanup (the caller exits as killed by SIGTERM would)."""
+    raise GateStopped(signum)
 
 
 def _main_thread() -> bool:
