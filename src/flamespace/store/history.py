@@ -4,8 +4,11 @@ The points come from the small profiles table (commit, time, total of each selec
 named and ordered by :func:`..stats.history.assign_points`, as for profiles in memory); the
 stacks to follow from one aggregate over the facts (Σ value per stack, then
 :func:`..stats.history.choose_stacks`); the series from one more, grouped by (point, stack)
-and restricted to those stacks: no profile is ever loaded whole. Either engine of
-store/aggregate.py runs the two aggregates (embedded DuckDB or a Dask cluster).
+and restricted to those stacks, with one more for each (point, stack)'s median over the
+point's profiles of its value and share (a profile without the stack counting 0: the robust
+level the change points are tested on, so one stalled run does not carry its point): no
+profile is ever loaded whole. Either engine of store/aggregate.py runs the aggregates
+(embedded DuckDB or a Dask cluster).
 """
 
 from __future__ import annotations
@@ -54,7 +57,13 @@ def history(snapshot: Snapshot, ids: Sequence[int], by: str = "commit", pattern:
     rows_at = np.fromiter((row_of[s] for s in got.stacks.tolist()), dtype=np.intp, count=len(got.stacks))
     matrix[rows_at, got.keys] = got.sums
     squares[rows_at, got.keys] = got.squares
-    return History(by, points, runs, totals, tuple(followed), matrix, squares, units[0])
+    middle = run.medians(snapshot, chosen, keys, rows["total"], wanted)
+    medians = np.zeros((len(followed), len(points)))
+    median_shares = np.zeros((len(followed), len(points)))
+    rows_at = np.fromiter((row_of[s] for s in middle.stacks.tolist()), dtype=np.intp, count=len(middle.stacks))
+    medians[rows_at, middle.keys] = middle.values
+    median_shares[rows_at, middle.keys] = middle.shares
+    return History(by, points, runs, totals, tuple(followed), matrix, squares, units[0], medians, median_shares)
 
 
 def _profile_columns(snapshot: Snapshot, ids: Sequence[int]) -> Dict[str, Any]:
