@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 #: What a point of the series is (--by).
 BY = ("commit", "day")
-#: The series change points are looked for in (--metric): mean value per profile, or share of the point's total.
+#: The series change points are looked for in (--metric): median value per profile, or median share of a profile's total.
 METRICS = ("value", "share")
 #: Stacks shown when neither a pattern nor a count is given.
 TOP = 20

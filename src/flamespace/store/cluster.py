@@ -28,7 +28,7 @@ Needs the extra ``flamespace[cluster]`` (dask's distributed, and the store's).
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple, Union
 
 from ._deps import StoreError
 from ._deps import modules as store_modules
@@ -132,7 +132,7 @@ class Cluster(Engine):
         tasks = plan(files, selection[0])
         if not tasks:
             return Medians.empty()
-        reducers = max(1, min(len(tasks), sum(self.client.nthreads().values())))
+        reducers = max(1, sum(self.client.nthreads().values()))
         (shared,) = self.client.scatter([selection], broadcast=True, hash=False)  # a fresh key: see grouped
         staged = self.client.map(pieces, tasks, selection=shared, reducers=reducers, pure=False)
         runs = np.bincount(key_array)
@@ -172,9 +172,12 @@ def plan(files: Sequence[str], ids: "np.ndarray") -> List[Tuple[str, Tuple[int, 
 
 
 Columns = Tuple["np.ndarray", "np.ndarray", "np.ndarray", "np.ndarray", "np.ndarray"]
+#: What every task is sent: the selected ids (sorted), their keys, the stacks to keep (all if None), and for medians their totals.
+Selection = Tuple["np.ndarray", "np.ndarray", Optional["np.ndarray"]]
+WithTotals = Tuple["np.ndarray", "np.ndarray", Optional["np.ndarray"], "np.ndarray"]
 
 
-def partial(task: Tuple[str, Tuple[int, ...]], selection: Tuple["np.ndarray", "np.ndarray", Optional["np.ndarray"]]) -> Columns:
+def partial(task: Tuple[str, Tuple[int, ...]], selection: Selection) -> Columns:
     """Run on a worker: (keys, stacks, counts, Σ, Σ²) of one task's row groups, for the profiles
     of ``selection`` (sorted ids, their keys; a profile may have several) and its stacks (all if None)."""
     import numpy as np
@@ -183,7 +186,7 @@ def partial(task: Tuple[str, Tuple[int, ...]], selection: Tuple["np.ndarray", "n
     return sum_by_group(selection[1][at], stack, np.ones(len(at), np.int64), value, value ** 2)
 
 
-def selected_facts(task: Tuple[str, Tuple[int, ...]], selection: Tuple["np.ndarray", ...]) -> Tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+def selected_facts(task: Tuple[str, Tuple[int, ...]], selection: Union[Selection, WithTotals]) -> Tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
     """Run on a worker: the facts of one task's row groups that belong to the profiles of
     ``selection`` (sorted ids first, then per-id columns; its third item the stacks to keep, all if
     None), as (index into the selection, stack, value): a fact once for each place its profile holds."""
@@ -209,7 +212,7 @@ def selected_facts(task: Tuple[str, Tuple[int, ...]], selection: Tuple["np.ndarr
 Facts = Tuple["np.ndarray", "np.ndarray", "np.ndarray", "np.ndarray"]
 
 
-def pieces(task: Tuple[str, Tuple[int, ...]], selection: Tuple["np.ndarray", ...], reducers: int) -> List[Facts]:
+def pieces(task: Tuple[str, Tuple[int, ...]], selection: WithTotals, reducers: int) -> List[Facts]:
     """Run on a worker: one task's selected facts as (keys, stacks, values, shares), cut into one
     piece per reducer by key (key mod ``reducers``). ``selection``: sorted ids, their keys, the
     stacks to keep (all if None), their profiles' totals."""
@@ -248,7 +251,7 @@ def padded_medians(keys: "np.ndarray", stacks: "np.ndarray", values: "np.ndarray
     keys, stacks, values = keys[order], stacks[order], values[order]
     if not len(keys):
         return keys, stacks, values
-    new = np.ones(len(keys), bool)
+    new: "np.ndarray" = np.ones(len(keys), bool)
     new[1:] = (keys[1:] != keys[:-1]) | (stacks[1:] != stacks[:-1])
     starts = np.flatnonzero(new)
     count = np.diff(np.append(starts, len(keys)))
