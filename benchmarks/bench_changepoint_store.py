@@ -161,17 +161,19 @@ def power(args: argparse.Namespace) -> None:
 
 
 def cost(args: argparse.Namespace) -> None:
-    print(f"`history store:branch=main --store {args.cost}` (top 20 stacks), seconds, median of {args.repeat} fresh processes")
+    print(f"`history store:branch=main --store {args.cost} --format json` (top 20 stacks), seconds, "
+          f"median of {args.repeat} fresh processes (the executables taking turns)")
     print("| flamespace | median s | min s |")
     print("|---|---:|---:|")
-    for exe in args.flamespace:
-        times = []
-        for _ in range(args.repeat):
+    times: Dict[str, List[float]] = {exe: [] for exe in args.flamespace}
+    for _ in range(args.repeat):
+        for exe in args.flamespace:  # in turn: a change of the machine's load falls on both
             started = time.perf_counter()
             subprocess.run([exe, "history", "store:branch=main", "--store", args.cost, "--format", "json"], check=True,
                            stdout=subprocess.DEVNULL)
-            times.append(time.perf_counter() - started)
-        print(f"| {exe} | {statistics.median(times):.2f} | {min(times):.2f} |", flush=True)
+            times[exe].append(time.perf_counter() - started)
+    for exe, seconds in times.items():
+        print(f"| {exe} | {statistics.median(seconds):.2f} | {min(seconds):.2f} |")
 
 
 def main() -> None:
