@@ -132,19 +132,19 @@ def cell(rows: List[Tuple[Optional[int], float]], step: float, at: int) -> str:
     text = f"{100 * rate:.1f}% ± {100 * math.sqrt(rate * (1 - rate) / len(rows)):.1f}"
     if not step or not hits:
         return text + " | – | –"
-    within = np.mean([abs(h - step) <= step / 3 for h in hits])
+    within = np.mean([abs(h - step) <= abs(step) / 3 for h in hits])
     return text + f" | {100 * np.mean(hits):+.1f}% | {100 * within:.0f}%"
 
 
 def power(args: argparse.Namespace) -> None:
     rng = np.random.default_rng(2026)
-    print(f"`flamespace history` on a store: {args.points} commits of 1-5 profiles, step +{100 * STEP:.0f}% from commit "
+    print(f"`flamespace history` on a store: {args.points} commits of 1-5 profiles, steps from commit "
           f"{args.points // 2}, one stack followed (α = {ALPHA}), metric {args.metric}, {args.reps} series a row; "
           "± one Monte-Carlo s.e.")
     print("| pool | step | path | change found (A/A: any; step: within ±2 commits) | mean reported size | size within a third |")
     print("|---|---:|---|---:|---:|---:|")
     for name in args.pools:
-        for step in (0.0, STEP):
+        for step in args.steps:
             workdir = tempfile.mkdtemp(prefix="bench-cp-store-")
             try:
                 root = os.path.join(workdir, "store")
@@ -181,6 +181,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=400)
     parser.add_argument("--points", type=int, default=30)
     parser.add_argument("--metric", choices=("value", "share"), default="value")
+    parser.add_argument("--steps", type=float, nargs="+", default=[0.0, STEP], help="relative steps (0: A/A)")
     parser.add_argument("--pools", nargs="+", choices=sorted(SOURCES), default=["timing", "mixed", "work"])
     parser.add_argument("--cost", metavar="STORE", default=None, help="time history over this store instead")
     parser.add_argument("--flamespace", nargs="+", default=["flamespace"], help="the executables --cost times")
