@@ -126,13 +126,24 @@ def now(report: dict) -> Tuple[Optional[int], float]:
     return changes[0]["index"], math.nan if changes[0]["relative"] is None else changes[0]["relative"]
 
 
-def cell(rows: List[Tuple[Optional[int], float]], step: float, at: int) -> str:
+def true_change(source: Callable, step: float, metric: str) -> float:
+    """The relative change of the followed stack's level a step makes: ``step`` for its value; for
+    its share, with share s of the total before, (1 + step) / (1 + step · s) − 1 (the total grows too)."""
+    if metric == "value":
+        return step
+    _, rows = source(np.random.default_rng(0), 100_000)
+    share = float(np.median(rows[:, 0] / rows.sum(axis=1)))
+    return (1 + step) / (1 + step * share) - 1
+
+
+def cell(rows: List[Tuple[Optional[int], float]], step: float, at: int, truth: float) -> str:
+    """Found rate ± its s.e., mean reported size, share of sizes within a third of ``truth``."""
     hits = [size for index, size in rows if index is not None and (step == 0 or abs(index - at) <= 2)]
     rate = len(hits) / len(rows)
     text = f"{100 * rate:.1f}% ± {100 * math.sqrt(rate * (1 - rate) / len(rows)):.1f}"
     if not step or not hits:
         return text + " | – | –"
-    within = np.mean([abs(h - step) <= abs(step) / 3 for h in hits])
+    within = np.mean([abs(h - truth) <= abs(truth) / 3 for h in hits])
     return text + f" | {100 * np.mean(hits):+.1f}% | {100 * within:.0f}%"
 
 
@@ -154,10 +165,12 @@ def power(args: argparse.Namespace) -> None:
                 seconds = (time.perf_counter() - started) / args.reps
             finally:
                 shutil.rmtree(workdir, ignore_errors=True)
-            at = args.points // 2
-            print(f"| {name} | {100 * step:.0f}% | sum per point (before) | {cell([before(r, args.metric) for r in reports], step, at)} |")
-            print(f"| {name} | {100 * step:.0f}% | store medians (now; {seconds:.2f} s a run) | "
-                  f"{cell([now(r) for r in reports], step, at)} |", flush=True)
+            at, truth = args.points // 2, true_change(SOURCES[name], step, args.metric)
+            shown = f"{100 * step:.0f}%" + (f" (share {100 * truth:+.1f}%)" if step and args.metric == "share" else "")
+            print(f"| {name} | {shown} | sum per point (before) | "
+                  f"{cell([before(r, args.metric) for r in reports], step, at, truth)} |")
+            print(f"| {name} | {shown} | store medians (now; {seconds:.2f} s a run) | "
+                  f"{cell([now(r) for r in reports], step, at, truth)} |", flush=True)
 
 
 def cost(args: argparse.Namespace) -> None:
