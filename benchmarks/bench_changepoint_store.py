@@ -13,6 +13,8 @@ with its Monte-Carlo standard error, the mean reported relative size, and the sh
 sizes within a third of 8%. "before" is the same store query's point means (sums / profiles)
 tested as history tested them before this change (the JSON's ``values``, weighted by the
 points' profiles, through ``detect`` with analyse's arguments): the sum-per-point path.
+"runs given": the same series' runs handed to ``detect`` directly (each point's median of its
+runs, weighted by their number): what the store path should now match.
 
 Pools (whole profiles drawn, so a profile's stacks stay together):
 - ``timing``: the synthetic pool of bench_changepoint.py --timing: the stack is 150 ms × (1 +
@@ -80,22 +82,28 @@ def real_pool(name: str, column: int) -> Callable[[np.random.Generator, int], Tu
 SOURCES = {"timing": timing_pool, "mixed": real_pool("mixed", 1), "work": real_pool("work", 0)}
 
 
-def build(root: str, source: Callable, reps: int, points: int, step: float, rng: np.random.Generator) -> str:
-    """A store of ``reps`` series; returns the followed stack's text."""
+def build(root: str, source: Callable, reps: int, points: int, step: float,
+          rng: np.random.Generator) -> Tuple[str, List[List[np.ndarray]]]:
+    """A store of ``reps`` series; the followed stack's text and, per series, its runs' values per
+    point (in the store's profiles: each profile's share when ``share``)."""
     items = []
     texts: List[str] = []
+    given: Dict[str, List[List[np.ndarray]]] = {"value": [], "share": []}
     for r in range(reps):
         counts = rng.integers(1, 6, points)
         texts, rows = source(rng, int(counts.sum()))
         rows = rows.copy()
         point = np.repeat(np.arange(points), counts)
         rows[point >= points // 2, 0] *= 1 + step
+        rows = np.rint(rows)
+        given["value"].append([rows[point == c, 0] for c in range(points)])
+        given["share"].append([rows[point == c, 0] / rows[point == c].sum(axis=1) for c in range(points)])
         for k, (c, values) in enumerate(zip(point.tolist(), np.rint(rows).astype(np.int64).tolist())):
             labels = {"series": str(r), "commit": f"s{r}c{c:02d}", "run": str(k),
                       "time": (START + timedelta(hours=c, minutes=k)).isoformat()}
             items.append(({t: v for t, v in zip(texts, values) if v}, Metadata(unit="ns", labels=labels), f"{r}-{k}"))
     open_store(root).add(items)
-    return texts[0]
+    return texts[0], given
 
 
 def run_history(root: str, series: int, stack: str, metric: str) -> dict:
@@ -116,6 +124,12 @@ def before(report: dict, metric: str) -> Tuple[Optional[int], float]:
     weights = [p["profiles"] for p in report["points"]]
     found = detect(series, None, report["stack_alpha"], max(PERMUTATIONS, math.ceil(20 / ALPHA) - 1), MIN_SIZE, SEED,
                    weights=weights).points
+    return (found[0].index, found[0].relative) if found else (None, math.nan)
+
+
+def runs_given(runs: List[np.ndarray]) -> Tuple[Optional[int], float]:
+    """The reference: the runs themselves given to ``detect`` (medians per point, weighted by runs), as history's own arguments."""
+    found = detect(runs, None, ALPHA, max(PERMUTATIONS, math.ceil(20 / ALPHA) - 1), MIN_SIZE, SEED).points
     return (found[0].index, found[0].relative) if found else (None, math.nan)
 
 
@@ -159,7 +173,7 @@ def power(args: argparse.Namespace) -> None:
             workdir = tempfile.mkdtemp(prefix="bench-cp-store-")
             try:
                 root = os.path.join(workdir, "store")
-                stack = build(root, SOURCES[name], args.reps, args.points, step, rng)
+                stack, given = build(root, SOURCES[name], args.reps, args.points, step, rng)
                 started = time.perf_counter()
                 reports = [run_history(root, r, stack, args.metric) for r in range(args.reps)]
                 seconds = (time.perf_counter() - started) / args.reps
@@ -170,7 +184,9 @@ def power(args: argparse.Namespace) -> None:
             print(f"| {name} | {shown} | sum per point (before) | "
                   f"{cell([before(r, args.metric) for r in reports], step, at, truth)} |")
             print(f"| {name} | {shown} | store medians (now; {seconds:.2f} s a run) | "
-                  f"{cell([now(r) for r in reports], step, at, truth)} |", flush=True)
+                  f"{cell([now(r) for r in reports], step, at, truth)} |")
+            print(f"| {name} | {shown} | runs given to detect (reference) | "
+                  f"{cell([runs_given(g) for g in given[args.metric]], step, at, truth)} |", flush=True)
 
 
 def cost(args: argparse.Namespace) -> None:
