@@ -35,6 +35,7 @@ def test_json_markdown_and_svg(store, tmp_path, capsys):
     assert [s["stack"] for s in data["stacks"]] == ["main;parse", "main;parse;lex"]
     assert [c["point"] for c in data["stacks"][0]["changes"]] == [f"{STEP:02d}abc"]
     assert data["stack_alpha"] == pytest.approx(0.025)
+    assert data["level"] == "median" and len(data["stacks"][0]["levels"]) == 12  # the series tested: medians per commit
     xml.dom.minidom.parse(str(picture))  # well-formed
     assert main(["history", "store:branch=main", "--store", store, "--top", "1", "--format", "markdown"]) == 0
     assert capsys.readouterr().out.count("| `main") == 1

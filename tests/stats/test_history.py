@@ -46,6 +46,9 @@ def test_sums_per_point_and_stack():
     assert h.sums.tolist() == [[3, 3], [5, 1]] and h.squares.tolist() == [[5, 9], [25, 1]]
     assert h.values().tolist() == [[1.5, 3], [2.5, 1]]
     assert h.shares().tolist() == [[3 / 8, 3 / 4], [5 / 8, 1 / 4]]
+    # medians over each point's profiles, a missing stack a 0 (a;b is absent from a's second profile)
+    assert h.medians.tolist() == [[1.5, 3], [2.5, 1]] and h.levels("value").tolist() == h.medians.tolist()
+    assert h.median_shares.tolist() == [[(1 / 6 + 1) / 2, 3 / 4], [5 / 12, 1 / 4]]
     sds = h.sds()
     assert sds[0, 0] == pytest.approx(np.std([1, 2], ddof=1)) and np.isnan(sds[0, 1])
 

@@ -18,7 +18,7 @@ pytest.importorskip("distributed", reason="the cluster tests need the extra flam
 from flamespace.store import aggregate, cluster  # noqa: E402
 from flamespace.store.history import history  # noqa: E402
 
-from .history_data import records, snapshot  # noqa: E402,F401 (fixtures)
+from .history_data import awkward, records, snapshot  # noqa: E402,F401 (fixtures)
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +54,24 @@ def test_mean_matrix_moments_and_history_are_identical_on_the_cluster(snapshot, 
         a, b = history(snapshot, ids, by, "parse", None), history(snapshot, ids, by, "parse", None, dask_cluster)
         assert (a.points, a.stacks, a.runs.tolist(), a.totals.tolist(), a.sums.tolist(), a.squares.tolist()) == \
             (b.points, b.stacks, b.runs.tolist(), b.totals.tolist(), b.sums.tolist(), b.squares.tolist())
+        assert a.medians.tolist() == b.medians.tolist() and a.median_shares.tolist() == b.median_shares.tolist()
+
+
+@pytest.mark.parametrize("stacks", [None, "some"])
+def test_medians_are_identical_on_the_cluster(tmp_path, dask_cluster, stacks):
+    """Grouped by key on the cluster, then the median: the embedded query's numbers exactly, with
+    profiles missing stacks, negative values, a profile of total 0, odd and even groups, a
+    profile in two groups, and more reducers than one."""
+    view, ids, _, _, totals = awkward(tmp_path / "store")
+    origin = list(range(len(ids))) + [len(ids) - 2, len(ids) - 1]
+    keys = [i % 5 for i in range(len(ids))] + [5, 5]
+    chosen = None if stacks is None else aggregate.stack_sums(view, ids)[0].tolist()[1:3]
+    args = (view, [ids[i] for i in origin], keys, totals[origin], chosen)
+    here, there = aggregate.Embedded().medians(*args), dask_cluster.medians(*args)
+    assert len(here.keys) > 6
+    for name in ("keys", "stacks", "values", "shares"):
+        assert getattr(there, name).tolist() == getattr(here, name).tolist(), name
+        assert getattr(there, name).dtype == getattr(here, name).dtype, name
 
 
 def test_a_selection_of_no_stored_stack_is_empty_on_both(snapshot, dask_cluster):

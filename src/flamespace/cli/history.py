@@ -24,8 +24,8 @@ FORMATS = ("table", "markdown", "json")
 @click.option("--by", type=click.Choice(BY), default="commit", show_default=True,
               help="A point of the series: the profiles of one commit, or of one UTC day.")
 @click.option("--metric", type=click.Choice(METRICS), default="value", show_default=True,
-              help="Look for changes in each stack's mean value per profile, or in its share of the profiles' total "
-                   "(shares move together: when one stack grows, every other's share falls).")
+              help="Look for changes in each stack's median value per profile, or in its median share of a profile's "
+                   "total (shares move together: when one stack grows, every other's share falls).")
 @click.option("--format", "output_format", type=click.Choice(FORMATS), default="table", show_default=True,
               help="A table, Markdown (for a CI comment) or JSON (every value exact).")
 @click.option("--svg", "svg_path", metavar="FILE", default=None, help="Also draw a sparkline per stack, its changes marked, into FILE.")
@@ -45,8 +45,10 @@ def command(selector: str, pattern: Optional[str], top: Optional[int], by: str, 
     """Follow stacks across the commits (or days) of stored profiles and name the commit where each one's level changed.
 
     SELECTOR names the profiles (store:branch=main, store:bench=parse,since=2026-11-01,
-    ...). For each stack followed, a point per commit (the mean of that commit's profiles,
-    commits in the order they were first profiled) and the change points of that series:
+    ...). For each stack followed, a point per commit (the median of that commit's profiles,
+    a profile without the stack counting 0, so one stalled run does not move it; commits in
+    the order they were first profiled, each weighing as many profiles as it holds) and the
+    change points of that series:
     the commit where the level moved, the levels before and after, and a permutation
     p-value. A series without a change reports one with probability at most α/m, so all m
     stacks together at most α. Points are assumed independent when nothing changed (drift

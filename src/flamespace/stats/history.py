@@ -8,9 +8,16 @@ profiles never holds a profile in memory; :func:`history_of` builds the same fro
 already in memory (tests, small samples). The sums are exact for integer values (samples,
 ns, bytes below 2⁵³), so every engine gives the same numbers.
 
-:func:`analyse` runs :func:`.changepoint.detect` on each stack's series of mean values (or
-shares) at α / m for m stacks (Bonferroni), so the chance that any shown stack without a
-change reports one is at most α.
+Beside the sums, a history holds each (stack, point)'s **median over the point's profiles**
+of the stack's value and of its share of each profile's total (a profile without the stack
+counts 0): the store computes it where it aggregates (store/aggregate.py), as
+:func:`history_of` does in memory. :func:`analyse` runs :func:`.changepoint.detect` on each
+stack's series of those medians (:meth:`History.levels`), each point weighted by its number of
+profiles, at α / m for m stacks (Bonferroni), so the chance that any shown stack without a
+change reports one is at most α. A point's mean would carry one stalled run (a sampler stall
+of twice the stack's time in one of its profiles) into the series; its median does not, which
+is what the change-point test of the runs themselves sees (issue 26: an 8% step among stalls
+found in 62% of series from the means, 80+% from the medians; docs/statistics.md).
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ if TYPE_CHECKING:
 
 #: What a point of the series is (--by).
 BY = ("commit", "day")
-#: The series change points are looked for in (--metric): mean value per profile, or share of the point's total.
+#: The series change points are looked for in (--metric): median value per profile, or median share of a profile's total.
 METRICS = ("value", "share")
 #: Stacks shown when neither a pattern nor a count is given.
 TOP = 20
@@ -50,6 +57,9 @@ class History:
 
     ``totals`` is the sum over a point's profiles of each profile's total (every stack, not
     only the chosen ones), so :meth:`shares` is each stack's share of the point's merged profile.
+    ``medians`` and ``median_shares`` (same shape as ``sums``): the median over each point's
+    profiles of the stack's value and of its share of the profile's total, a profile without
+    the stack counting 0 (None for a history built from sums alone: its levels are then the means).
     """
 
     by: str
@@ -60,6 +70,8 @@ class History:
     sums: "np.ndarray"
     squares: "np.ndarray"
     unit: str = ""
+    medians: Optional["np.ndarray"] = None
+    median_shares: Optional["np.ndarray"] = None
 
     def values(self) -> "np.ndarray":
         """Mean value of each stack per profile of each point (a profile without the stack counts 0)."""
@@ -70,6 +82,14 @@ class History:
         import numpy as np
 
         return np.divide(self.sums, self.totals, out=np.zeros_like(self.sums, dtype=float), where=self.totals != 0)
+
+    def levels(self, metric: str = "value") -> "np.ndarray":
+        """The series change points are looked for in: each point's median value (or share) per
+        profile, or, for a history of sums alone, its mean value (or the share of its merged profile)."""
+        robust = self.medians if metric == "value" else self.median_shares
+        if robust is not None:
+            return robust
+        return self.values() if metric == "value" else self.shares()
 
     def sds(self) -> "np.ndarray":
         """Run-to-run standard deviation of each stack within each point (nan for a point of one profile)."""
@@ -127,7 +147,8 @@ def choose_stacks(totals: Mapping[str, float], pattern: Optional[str] = None, to
 def history_of(records: Iterable[ProfileRecord], by: str = "commit", pattern: Optional[str] = None,
                top: Optional[int] = TOP, unit: str = "") -> History:
     """The :class:`History` of profiles in memory: points ordered by their first profile's time
-    (then name), stacks chosen by :func:`choose_stacks` over their totals in all the profiles."""
+    (then name), stacks chosen by :func:`choose_stacks` over their totals in all the profiles;
+    medians by ``numpy.median`` over each point's profiles (the reference the store's engines are tested against)."""
     import numpy as np
 
     rows = list(records)
@@ -144,25 +165,38 @@ def history_of(records: Iterable[ProfileRecord], by: str = "commit", pattern: Op
     totals = np.zeros(len(points))
     sums = np.zeros((len(stacks), len(points)))
     squares = np.zeros((len(stacks), len(points)))
+    each = [np.zeros((len(stacks), int(n))) for n in np.bincount(point, minlength=len(points))]  # a column a profile
+    each_share = [np.zeros_like(e) for e in each]
     for r, j in zip(rows, point):
+        column = int(runs[j])
         runs[j] += 1
-        totals[j] += math.fsum(r.values.values())
+        total = math.fsum(r.values.values())
+        totals[j] += total
         for stack, value in r.values.items():
             i = row.get(stack)
             if i is not None:
                 sums[i, j] += value
                 squares[i, j] += value * value
-    return History(by, points, runs, totals, stacks, sums, squares, unit)
+                each[j][i, column] = value
+                each_share[j][i, column] = value / total if total else 0.0
+    medians = np.stack([np.median(e, axis=1) for e in each], axis=1) if points else np.zeros((len(stacks), 0))
+    median_shares = np.stack([np.median(e, axis=1) for e in each_share], axis=1) if points else np.zeros((len(stacks), 0))
+    return History(by, points, runs, totals, stacks, sums, squares, unit, medians, median_shares)
 
 
 @dataclass(frozen=True)
 class StackHistory:
-    """One stack's series (mean value per profile and share, per point) and its change points."""
+    """One stack's series (mean value per profile and share of the merged profile, per point), the
+    levels its change points were looked for in (:meth:`History.levels`), and its change points."""
 
     stack: str
     values: Tuple[float, ...]
     shares: Tuple[float, ...]
     changes: changepoint.ChangePoints
+
+    @property
+    def levels(self) -> Tuple[float, ...]:
+        return self.changes.levels
 
 
 @dataclass(frozen=True)
@@ -195,7 +229,7 @@ def analyse(history: History, metric: str = "value", alpha: float = changepoint.
     level = alpha / m
     budget = max(permutations, math.ceil(20 * m / alpha) - 1)
     values, shares = history.values(), history.shares()
-    series = values if metric == "value" else shares
+    series = history.levels(metric)
     notes: List[str] = []
     n = len(history.points)
     if n < 2 * min_size:
@@ -233,8 +267,13 @@ def shown_unit(report: HistoryReport) -> Optional[str]:
 
 
 def series(report: HistoryReport, stack: StackHistory) -> Tuple[float, ...]:
-    """The series change points were looked for in (values or shares)."""
-    return stack.values if report.metric == "value" else stack.shares
+    """The series change points were looked for in (median values or shares per profile: :meth:`History.levels`)."""
+    return stack.levels
+
+
+def level_name(history: History) -> str:
+    """What a point's level is: ``median`` (of its profiles) or ``mean`` (a history of sums alone)."""
+    return "median" if history.medians is not None else "mean"
 
 
 def relative_text(fraction: float) -> str:
@@ -262,7 +301,7 @@ def title(report: HistoryReport) -> str:
     h = report.history
     span = f" ({h.points[0]} … {h.points[-1]})" if h.points else ""
     return (f"History of {len(report.stacks)} stacks over {len(h.points)} {h.by}s{span}, {int(h.runs.sum()):,} profiles; "
-            f"changes in the mean {'share' if report.metric == 'share' else 'value'} per profile at family-wise "
+            f"changes in the {level_name(h)} {'share' if report.metric == 'share' else 'value'} per profile at family-wise "
             f"α = {report.alpha:g} (α/{len(report.stacks) or 1} = {report.stack_alpha:.2g} a stack; {METHOD})")
 
 
@@ -304,10 +343,10 @@ def to_json(report: HistoryReport) -> Dict[str, object]:
 
     return {
         "by": h.by, "metric": report.metric, "unit": h.unit, "alpha": report.alpha, "stack_alpha": report.stack_alpha,
-        "method": METHOD,
+        "method": METHOD, "level": level_name(h),
         "points": [{"name": p, "profiles": int(n), "total": t} for p, n, t in zip(h.points, h.runs.tolist(), h.totals.tolist())],
         "stacks": [{
-            "stack": s.stack, "values": list(s.values), "shares": list(s.shares),
+            "stack": s.stack, "values": list(s.values), "shares": list(s.shares), "levels": list(s.levels),
             "changes": [{"index": c.index, "point": c.label, "before": c.before, "after": c.after,
                          "relative": finite(c.relative), "p": c.p, "statistic": c.statistic} for c in s.changes.points],
             "permutations": s.changes.permutations,

@@ -9,6 +9,13 @@ engine runs it as one DuckDB query over the Parquet parts that hold ``ids``
 (:class:`Embedded`); the Dask engine runs the same over the same files on a cluster
 (store/cluster.py); :func:`.cluster.engine` decides which.
 
+One aggregate is not a sum: :meth:`Engine.medians`, the median per (key, stack) over the
+key's profiles of each profile's value (and of its share of the profile's total), a profile
+without the stack counting as 0. ``history`` tests change points on it, so one stalled run
+cannot carry its point (a sum can). The embedded engine takes it from each group's sorted
+list of values in the same query shape; the Dask engine groups the facts by key on the
+cluster first, then takes each group's median (store/cluster.py).
+
 Both give identical numbers where the values are whole numbers (the store's ``integral``
 profiles: samples, ns, bytes; sums of squares while below 2⁵³), because sums of integers in
 floating point do not depend on their order; otherwise they agree to rounding.
@@ -55,6 +62,34 @@ class Grouped:
                    np.asarray(squares, np.float64)[order])
 
 
+@dataclass(frozen=True)
+class Medians:
+    """Per (key, stack), sorted by key then stack id: the median over the key's profiles of the
+    stack's value and of its share of each profile's total (a profile without the stack
+    counting 0, a profile of total 0 giving share 0); a median is the mean of the two middle
+    values when a key holds an even number of profiles."""
+
+    keys: "np.ndarray"
+    stacks: "np.ndarray"
+    values: "np.ndarray"
+    shares: "np.ndarray"
+
+    @classmethod
+    def empty(cls) -> "Medians":
+        import numpy as np
+
+        return cls(np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0), np.zeros(0))
+
+    @classmethod
+    def sorted(cls, keys: "np.ndarray", stacks: "np.ndarray", values: "np.ndarray", shares: "np.ndarray") -> "Medians":
+        """The columns as an engine returned them, put in (key, stack) order and fixed types."""
+        import numpy as np
+
+        keys, stacks = np.asarray(keys, np.int64), np.asarray(stacks, np.int32)
+        order = np.lexsort((stacks, keys))
+        return cls(keys[order], stacks[order], np.asarray(values, np.float64)[order], np.asarray(shares, np.float64)[order])
+
+
 class Engine:
     """Where the aggregations run. Subclasses implement :meth:`grouped` over the fact files."""
 
@@ -64,6 +99,12 @@ class Engine:
                 stacks: Optional[Sequence[int]] = None) -> Grouped:
         """The primitive of the module docstring: ``keys[i]`` is the group of profile ``ids[i]``;
         only the stack ids ``stacks`` when given."""
+        raise NotImplementedError
+
+    def medians(self, snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray,
+                totals: Sequence[float] | np.ndarray, stacks: Optional[Sequence[int]] = None) -> Medians:
+        """:class:`Medians` per (key, stack) of the profiles ``ids`` (``keys[i]`` the group of
+        ``ids[i]``, ``totals[i]`` its total), over the stack ids ``stacks`` when given."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -83,25 +124,73 @@ class Embedded(Engine):
 
     def grouped(self, snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray,
                 stacks: Optional[Sequence[int]] = None) -> Grouped:
+        facts = _facts(snapshot, ids, keys, stacks)
+        if facts is None:
+            return Grouped.empty()
+        got = snapshot.database().execute(
+            f"SELECT g.key AS key, f.stack AS stack, count(*) AS n, sum(f.value) AS s, sum(f.value * f.value) AS q "
+            f"{facts} GROUP BY g.key, f.stack").fetchnumpy()
+        return Grouped.sorted(got["key"], got["stack"], got["n"], got["s"], got["q"])
+
+    def medians(self, snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray,
+                totals: Sequence[float] | np.ndarray, stacks: Optional[Sequence[int]] = None) -> Medians:
+        """Each (key, stack)'s values and shares sorted into a list (``list_sort(list(...))``), and
+        the middle one or two of the key's n profiles read from it, the n − c profiles without
+        the stack standing as zeros between the negative values and the rest: one query, no
+        profile's values leave DuckDB."""
         import numpy as np
 
         _, pa, _ = modules()
-        files, _ = snapshot.fact_files(ids)
-        if not files:
-            return Grouped.empty()
+        facts = _facts(snapshot, ids, keys, stacks, totals)
+        if facts is None:
+            return Medians.empty()
+        key_array = np.asarray(keys, np.int64)
+        present = np.unique(key_array)
         db = snapshot.database()
-        db.register("grouping", pa.table({"profile": pa.array(np.asarray(ids, np.int32)), "key": pa.array(np.asarray(keys, np.int64))}))
-        low, high = int(min(ids)), int(max(ids))  # row groups outside are skipped by their statistics
-        where = f"WHERE f.profile BETWEEN {low} AND {high}"
-        if stacks is not None:
-            db.register("chosen", pa.table({"stack": pa.array(np.asarray(stacks, np.int32))}))
-            where += " AND f.stack IN (SELECT stack FROM chosen)"
-        listed = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "]"
+        db.register("runs", pa.table({"key": pa.array(present), "n": pa.array(np.bincount(key_array)[present].astype(np.int64))}))
         got = db.execute(
-            f"SELECT g.key AS key, f.stack AS stack, count(*) AS n, sum(f.value) AS s, sum(f.value * f.value) AS q "
-            f"FROM read_parquet({listed}) AS f JOIN grouping AS g ON f.profile = g.profile {where} "
-            "GROUP BY g.key, f.stack").fetchnumpy()
-        return Grouped.sorted(got["key"], got["stack"], got["n"], got["s"], got["q"])
+            "WITH picked AS (SELECT g.key AS key, f.stack AS stack, f.value AS v, "
+            f"CASE WHEN g.total = 0 THEN 0.0 ELSE f.value / g.total END AS s {facts}), "
+            "lists AS (SELECT key, stack, count(*) AS c, list_sort(list(v)) AS v, count(*) FILTER (WHERE v < 0) AS v_below, "
+            "list_sort(list(s)) AS s, count(*) FILTER (WHERE s < 0) AS s_below FROM picked GROUP BY key, stack) "
+            f"SELECT l.key AS key, l.stack AS stack, {_middle('v')} AS v, {_middle('s')} AS s "
+            "FROM lists AS l JOIN runs AS r ON l.key = r.key").fetchnumpy()
+        return Medians.sorted(got["key"], got["stack"], got["v"], got["s"])
+
+
+def _facts(snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray, stacks: Optional[Sequence[int]],
+           totals: Optional[Sequence[float] | np.ndarray] = None) -> Optional[str]:
+    """The FROM ... WHERE clause of the facts of ``ids`` (as ``f``) joined to their keys (and
+    totals) (as ``g``), restricted to ``stacks``; None when no fact file holds them."""
+    import numpy as np
+
+    _, pa, _ = modules()
+    files, _ = snapshot.fact_files(ids)
+    if not files:
+        return None
+    db = snapshot.database()
+    columns = {"profile": pa.array(np.asarray(ids, np.int32)), "key": pa.array(np.asarray(keys, np.int64))}
+    if totals is not None:
+        columns["total"] = pa.array(np.asarray(totals, np.float64))
+    db.register("grouping", pa.table(columns))
+    low, high = int(min(ids)), int(max(ids))  # row groups outside are skipped by their statistics
+    where = f"WHERE f.profile BETWEEN {low} AND {high}"
+    if stacks is not None:
+        db.register("chosen", pa.table({"stack": pa.array(np.asarray(stacks, np.int32))}))
+        where += " AND f.stack IN (SELECT stack FROM chosen)"
+    listed = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "]"
+    return f"FROM read_parquet({listed}) AS f JOIN grouping AS g ON f.profile = g.profile {where}"
+
+
+def _middle(column: str) -> str:
+    """SQL for the median of the sorted list ``l.<column>`` (of l.c values, l.<column>_below of them
+    negative) padded with r.n − l.c zeros: the mean of the elements at (n − 1) // 2 and n // 2."""
+    def element(j: str) -> str:
+        below, zeros = f"l.{column}_below", "(r.n - l.c)"
+        return (f"(CASE WHEN {j} < {below} THEN l.{column}[{j} + 1] WHEN {j} < {below} + {zeros} THEN 0.0 "
+                f"ELSE l.{column}[{j} - {zeros} + 1] END)")
+
+    return f"(({element('((r.n - 1) // 2)')} + {element('(r.n // 2)')}) / 2)"
 
 
 def readable(snapshot: Snapshot, ids: Sequence[int]) -> List[int]:

@@ -8,6 +8,15 @@ profiles: each worker reads them with pyarrow and sums by group and stack with n
 small partial sums are added up here, with no shuffle), so the results are those of the
 embedded engine (exactly, for whole-number values).
 
+Medians (:meth:`Cluster.medians`, the levels ``history`` tests) cannot be added up from
+partial results: the facts are **grouped by key first, then the median taken**. Each task
+splits its selected facts into one piece per reducer by key (key mod the cluster's threads);
+each reducer gathers its piece of every task (fetched from the worker that holds it; only the
+followed stacks' facts move) and takes the median of each (key, stack) it holds, the key's
+profiles without the stack counting as zeros (:func:`padded_medians`), so only the medians
+come back here. Each group is whole in one reducer, so the result does not depend on how the
+work is cut, and equals the embedded engine's (the same two middle values, averaged alike).
+
 The workers read the parts by path: the store must be on a file system every worker sees
 (the same machine, NFS, a mounted bucket), and run this module's :func:`partial`: flamespace
 (with the store extra) must be installed where they run. The selection itself (which profiles a selector
@@ -19,11 +28,11 @@ Needs the extra ``flamespace[cluster]`` (dask's distributed, and the store's).
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple, Union
 
 from ._deps import StoreError
 from ._deps import modules as store_modules
-from .aggregate import Embedded, Engine, Grouped
+from .aggregate import Embedded, Engine, Grouped, Medians
 
 if TYPE_CHECKING:
     import numpy as np
@@ -107,6 +116,33 @@ class Cluster(Engine):
         parts = self.client.gather(futures)
         return combine([p for p in parts if len(p[0])])
 
+    def medians(self, snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray,
+                totals: Sequence[float] | np.ndarray, stacks: Optional[Sequence[int]] = None) -> Medians:
+        """The facts grouped by key on the cluster, then each group's median (module docstring):
+        a task per few row groups (:func:`pieces`), a reducer per thread of the cluster (:func:`reduce_medians`)."""
+        import numpy as np
+
+        files, _ = snapshot.fact_files(ids)
+        if not files or not len(ids):
+            return Medians.empty()
+        key_array = np.asarray(keys, np.int64)
+        order = np.argsort(np.asarray(ids, np.int64), kind="stable")
+        selection = (np.asarray(ids, np.int64)[order], key_array[order],
+                     None if stacks is None else np.unique(np.asarray(stacks, np.int64)), np.asarray(totals, np.float64)[order])
+        tasks = plan(files, selection[0])
+        if not tasks:
+            return Medians.empty()
+        reducers = max(1, sum(self.client.nthreads().values()))
+        (shared,) = self.client.scatter([selection], broadcast=True, hash=False)  # a fresh key: see grouped
+        staged = self.client.map(pieces, tasks, selection=shared, reducers=reducers, pure=False)
+        runs = np.bincount(key_array)
+        reduced = [self.client.submit(reduce_medians, self.client.map(piece, staged, reducer=r, pure=False), runs, pure=False)
+                   for r in range(reducers)]
+        got = [m for m in self.client.gather(reduced) if len(m[0])]
+        if not got:
+            return Medians.empty()
+        return Medians.sorted(*(np.concatenate([m[i] for m in got]) for i in range(4)))
+
 
 #: Row groups of a fact file one task reads (ROW_GROUP rows each: 128 Ki facts).
 ROW_GROUPS_PER_TASK = 4
@@ -136,16 +172,29 @@ def plan(files: Sequence[str], ids: "np.ndarray") -> List[Tuple[str, Tuple[int, 
 
 
 Columns = Tuple["np.ndarray", "np.ndarray", "np.ndarray", "np.ndarray", "np.ndarray"]
+#: What every task is sent: the selected ids (sorted), their keys, the stacks to keep (all if None), and for medians their totals.
+Selection = Tuple["np.ndarray", "np.ndarray", Optional["np.ndarray"]]
+WithTotals = Tuple["np.ndarray", "np.ndarray", Optional["np.ndarray"], "np.ndarray"]
 
 
-def partial(task: Tuple[str, Tuple[int, ...]], selection: Tuple["np.ndarray", "np.ndarray", Optional["np.ndarray"]]) -> Columns:
+def partial(task: Tuple[str, Tuple[int, ...]], selection: Selection) -> Columns:
     """Run on a worker: (keys, stacks, counts, Σ, Σ²) of one task's row groups, for the profiles
     of ``selection`` (sorted ids, their keys; a profile may have several) and its stacks (all if None)."""
     import numpy as np
 
+    at, stack, value = selected_facts(task, selection)
+    return sum_by_group(selection[1][at], stack, np.ones(len(at), np.int64), value, value ** 2)
+
+
+def selected_facts(task: Tuple[str, Tuple[int, ...]], selection: Union[Selection, WithTotals]) -> Tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+    """Run on a worker: the facts of one task's row groups that belong to the profiles of
+    ``selection`` (sorted ids first, then per-id columns; its third item the stacks to keep, all if
+    None), as (index into the selection, stack, value): a fact once for each place its profile holds."""
+    import numpy as np
+
     _, _, pq = store_modules()
     path, groups = task
-    ids, keys, stacks = selection
+    ids, stacks = selection[0], selection[2]
     table = pq.ParquetFile(path).read_row_groups(list(groups), columns=["profile", "stack", "value"])
     profile = table.column("profile").to_numpy().astype(np.int64)
     stack = table.column("stack").to_numpy().astype(np.int64)
@@ -157,7 +206,64 @@ def partial(task: Tuple[str, Tuple[int, ...]], selection: Tuple["np.ndarray", "n
     many = np.searchsorted(ids, profile, "right") - left  # the keys of each fact's profile (0 if not selected)
     rows: "np.ndarray" = np.repeat(np.arange(len(profile)), many)
     within = np.arange(len(rows)) - np.repeat(np.cumsum(many) - many, many)
-    return sum_by_group(keys[np.repeat(left, many) + within], stack[rows], np.ones(len(rows), np.int64), value[rows], value[rows] ** 2)
+    return np.repeat(left, many) + within, stack[rows], value[rows]
+
+
+Facts = Tuple["np.ndarray", "np.ndarray", "np.ndarray", "np.ndarray"]
+
+
+def pieces(task: Tuple[str, Tuple[int, ...]], selection: WithTotals, reducers: int) -> List[Facts]:
+    """Run on a worker: one task's selected facts as (keys, stacks, values, shares), cut into one
+    piece per reducer by key (key mod ``reducers``). ``selection``: sorted ids, their keys, the
+    stacks to keep (all if None), their profiles' totals."""
+    import numpy as np
+
+    at, stack, value = selected_facts(task, selection)
+    keys, totals = selection[1][at], selection[3][at]
+    share = np.divide(value, totals, out=np.zeros_like(value), where=totals != 0)
+    reducer = keys % reducers
+    return [(keys[mine], stack[mine], value[mine], share[mine]) for mine in (reducer == r for r in range(reducers))]
+
+
+def piece(parts: List[Facts], reducer: int) -> Facts:
+    """Run on the worker that holds a task's pieces: the one for ``reducer`` (only it moves on)."""
+    return parts[reducer]
+
+
+def reduce_medians(parts: Sequence[Facts], runs: "np.ndarray") -> Facts:
+    """Run on a worker: (keys, stacks, median value, median share) of every (key, stack) in the
+    pieces of one reducer, ``runs[key]`` the profiles of each key."""
+    import numpy as np
+
+    keys, stacks, values, shares = (np.concatenate([p[i] for p in parts]) for i in range(4))
+    at, stack, middle = padded_medians(keys, stacks, values, runs)
+    return at, stack, middle, padded_medians(keys, stacks, shares, runs)[2]
+
+
+def padded_medians(keys: "np.ndarray", stacks: "np.ndarray", values: "np.ndarray",
+                   runs: "np.ndarray") -> Tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+    """(keys, stacks, medians) per (key, stack), in that order: the median of the group's values
+    padded with zeros to ``runs[key]`` (the profiles without the stack), the mean of the two
+    middle ones for an even count, as the embedded engine's query reads them."""
+    import numpy as np
+
+    order = np.lexsort((values, stacks, keys))
+    keys, stacks, values = keys[order], stacks[order], values[order]
+    if not len(keys):
+        return keys, stacks, values
+    new: "np.ndarray" = np.ones(len(keys), bool)
+    new[1:] = (keys[1:] != keys[:-1]) | (stacks[1:] != stacks[:-1])
+    starts = np.flatnonzero(new)
+    count = np.diff(np.append(starts, len(keys)))
+    below = np.add.reduceat((values < 0).astype(np.int64), starts)
+    n = np.asarray(runs, np.int64)[keys[starts]]
+    zeros = n - count
+
+    def element(j: "np.ndarray") -> "np.ndarray":
+        inside = np.clip(np.where(j < below, j, j - zeros), 0, count - 1)
+        return np.where((j >= below) & (j < below + zeros), 0.0, values[starts + inside])
+
+    return keys[starts], stacks[starts], (element((n - 1) // 2) + element(n // 2)) / 2
 
 
 def sum_by_group(keys: "np.ndarray", stacks: "np.ndarray", counts: "np.ndarray", sums: "np.ndarray", squares: "np.ndarray") -> Columns:

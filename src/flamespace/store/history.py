@@ -4,8 +4,11 @@ The points come from the small profiles table (commit, time, total of each selec
 named and ordered by :func:`..stats.history.assign_points`, as for profiles in memory); the
 stacks to follow from one aggregate over the facts (Σ value per stack, then
 :func:`..stats.history.choose_stacks`); the series from one more, grouped by (point, stack)
-and restricted to those stacks: no profile is ever loaded whole. Either engine of
-store/aggregate.py runs the two aggregates (embedded DuckDB or a Dask cluster).
+and restricted to those stacks, with one more for each (point, stack)'s median over the
+point's profiles of its value and share (a profile without the stack counting 0: the robust
+level the change points are tested on, so one stalled run does not carry its point): no
+profile is ever loaded whole. Either engine of store/aggregate.py runs the aggregates
+(embedded DuckDB or a Dask cluster).
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from ..stats.history import TOP, History, assign_points, check_by, choose_stacks
 from .aggregate import Embedded, readable, stack_sums
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from .aggregate import Engine
     from .store import Snapshot
 
@@ -48,13 +53,26 @@ def history(snapshot: Snapshot, ids: Sequence[int], by: str = "commit", pattern:
     id_of = dict(zip(texts, stack_ids.tolist()))
     wanted = [id_of[t] for t in followed]
     got = run.grouped(snapshot, chosen, keys, wanted)
+    matrix, squares = _by_stack_and_point(wanted, len(points), got.stacks, got.keys, got.sums, got.squares)
+    middle = run.medians(snapshot, chosen, keys, rows["total"], wanted)
+    medians, median_shares = _by_stack_and_point(wanted, len(points), middle.stacks, middle.keys, middle.values, middle.shares)
+    return History(by, points, runs, totals, tuple(followed), matrix, squares, units[0], medians, median_shares)
+
+
+def _by_stack_and_point(wanted: Sequence[int], points: int, stacks: "np.ndarray", keys: "np.ndarray",
+                        *columns: "np.ndarray") -> List["np.ndarray"]:
+    """Each column of an engine's (key, stack) rows as a stacks × points matrix, rows in the order of
+    ``wanted``; 0 where no profile of a point holds the stack."""
+    import numpy as np
+
     row_of = {s: i for i, s in enumerate(wanted)}
-    matrix = np.zeros((len(followed), len(points)))
-    squares = np.zeros((len(followed), len(points)))
-    rows_at = np.fromiter((row_of[s] for s in got.stacks.tolist()), dtype=np.intp, count=len(got.stacks))
-    matrix[rows_at, got.keys] = got.sums
-    squares[rows_at, got.keys] = got.squares
-    return History(by, points, runs, totals, tuple(followed), matrix, squares, units[0])
+    at = np.fromiter((row_of[s] for s in stacks.tolist()), dtype=np.intp, count=len(stacks))
+    out = []
+    for column in columns:
+        matrix = np.zeros((len(wanted), points))
+        matrix[at, keys] = column
+        out.append(matrix)
+    return out
 
 
 def _profile_columns(snapshot: Snapshot, ids: Sequence[int]) -> Dict[str, Any]:
