@@ -147,16 +147,15 @@ def _trace_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, thread
 
 
 def _usage_error(message: str) -> Exception:
-    """click's UsageError (imported only now: it is reported as click reports it)."""
-    import click
+    from ._report import UsageError
 
-    return click.UsageError(message)
+    return UsageError(message)
 
 
 def _bad_parameter(message: str, param_hint: str) -> Exception:
-    import click
+    from ._report import BadParameter
 
-    return click.BadParameter(message, param_hint=param_hint)
+    return BadParameter(message, param_hint=param_hint)
 
 
 def _target_of_string(text: str, option: str, directory: "Optional[str]" = None):
@@ -310,4 +309,3 @@ SPEC = Command(
     ],
     interspersed=False, program_flags=("-m", "-c"),
 )
-__getattr__ = SPEC.module_getattr(__name__)

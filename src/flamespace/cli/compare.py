@@ -1,6 +1,6 @@
 """flamespace compare: which stacks changed between two samples of runs, with a stated error rate.
 
-Declared as data (cli/_options.py): ``compare --help`` and plain runs need no click.
+Declared as data (cli/_options.py).
 """
 
 from __future__ import annotations
@@ -86,9 +86,9 @@ def run(
     from ..stats import report
 
     if as_json and markdown:
-        import click  # (only for its error: reported as click reports a usage error)
+        from ._report import UsageError
 
-        raise click.UsageError("choose one of --json and --markdown")
+        raise UsageError("choose one of --json and --markdown")
     options = options_of(method=method, alternative=alternative, alpha=alpha, fdr=fdr, permutations=permutations, seed=seed,
                          min_delta=min_delta, min_rel=min_rel, normalize=normalize, min_runs=min_runs, min_fraction=min_fraction,
                          statistic=statistic)
@@ -129,7 +129,7 @@ def run(
 
 
 def write_stdout(text: str) -> None:
-    """``text`` on stdout as it is (click.echo(text, nl=False), without click)."""
+    """``text`` on stdout as it is (no newline added)."""
     sys.stdout.write(text)
     sys.stdout.flush()
 
@@ -337,4 +337,3 @@ SPEC = Command("compare", run, [], [
     *INPUT_OPTIONS,
     CLUSTER_OPTION,
 ])
-__getattr__ = SPEC.module_getattr(__name__)

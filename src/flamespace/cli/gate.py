@@ -3,8 +3,7 @@
 Makes a temporary worktree of each side, installs each into a virtualenv of its own (or runs
 the trees as they are), collects interleaved runs of the same command from both, compares
 them and writes the reports. Everything temporary is removed on every way out (``--keep``
-keeps it), Ctrl-C and SIGTERM included. Declared as data (cli/_options.py): ``gate --help``
-and plain runs need no click.
+keeps it), Ctrl-C and SIGTERM included. Declared as data (cli/_options.py).
 """
 
 from __future__ import annotations
@@ -106,14 +105,14 @@ def run(
         flamespace gate --base store:branch=main,last=30 -n 20 -- bench/workload.py
     """
     if command and command[0].startswith("-") and command[0] not in ("--", "-m", "-c"):
-        import click  # (only for its errors: reported as click reports usage errors)
+        from ._report import UsageError
 
-        raise click.NoSuchOption(command[0])  # an unknown option before the program (it would be taken for it)
+        raise UsageError(f"No such option {command[0]!r}.")  # an unknown option before the program (it would be taken for it)
     words = list(command[1:] if command[:1] == ("--",) else command)
     if not words:
-        import click
+        from ._report import UsageError
 
-        raise click.UsageError("nothing to run: give the command after --, e.g. flamespace gate --base main -- bench/workload.py")
+        raise UsageError("nothing to run: give the command after --, e.g. flamespace gate --base main -- bench/workload.py")
     check_output_dir(out_dir)  # before any checkout, install or run
     stored = base.startswith("store:")  # the baseline is stored runs: only the head runs
     if stored:  # a selector that matches nothing (or a missing store) stops the gate before it runs anything
@@ -726,4 +725,3 @@ SPEC = Command("gate", run, [Argument("command", "raw", nargs=-1)], [
                 f"that gives each run about {AIMED_SAMPLES} samples, from the warm-up runs' length (at least "
                 f"{SAMPLING['rate']:g}); said on stderr."),
 ], interspersed=False)
-__getattr__ = SPEC.module_getattr(__name__)
