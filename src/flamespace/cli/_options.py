@@ -416,7 +416,6 @@ class Command:
 
     def parse(self, args: "Sequence[str]") -> "Dict[str, object]":
         """Every value by its dest (arguments by name), callbacks applied; UsageError for what is wrong."""
-        by_flag = self.by_flag()
         args = self.ends_options(args)
         given: "Dict[str, object]" = {}
         repeated: "Dict[str, List[object]]" = {}

@@ -15,7 +15,7 @@ from ._options import Argument, Command, Option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Optional, Sequence, Tuple
+    from typing import Callable, Optional, Tuple
 
 
 def positive(option: str) -> "Callable[[Optional[float]], Optional[float]]":
