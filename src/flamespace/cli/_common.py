@@ -320,15 +320,9 @@ def progress(items: Iterable[T], label: str, count: int) -> Iterable[T]:
     """A progress bar on stderr for long work, only when stderr is a terminal."""
     if count < 20 or not sys.stderr.isatty():
         return items
-    from rich.progress import track
+    from ._progress import track
 
-    return track(items, description=label, total=count, console=_stderr_console(), transient=True)
-
-
-def _stderr_console():
-    from rich.console import Console
-
-    return Console(stderr=True)
+    return track(items, label, count)
 
 
 def parse_share(text: str, option: str = "--min-share", maximum: Optional[float] = 1.0) -> float:

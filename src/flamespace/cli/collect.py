@@ -194,28 +194,22 @@ class _Reporter:
         self.total, self.warned, self.unshown = total, 0, 0
         self.progress = None
         if not quiet and sys.stderr.isatty():
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+            from ._progress import Progress
 
-            from ._common import _stderr_console
-
-            self.progress = Progress(
-                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                console=_stderr_console(), transient=True,
-            )
-            self.task = self.progress.add_task("runs", total=total)
+            self.progress = Progress("runs", total)
 
     def __enter__(self) -> "_Reporter":
         if self.progress is not None:
-            self.progress.start()
+            self.progress.draw()
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self.progress is not None:
-            self.progress.stop()
+            self.progress.erase()
 
     def run_done(self, run: "Run") -> None:
         if self.progress is not None:
-            self.progress.update(self.task, advance=1, description=run.describe())
+            self.progress.advance(label=run.describe())
         if not run.problems or run.path is None:
             return
         self.warned += 1
@@ -234,7 +228,7 @@ class _Reporter:
 
     def _echo(self, line: str) -> None:
         if self.progress is not None:
-            self.progress.console.print(line, markup=False, highlight=False)
+            self.progress.note(line)
         else:
             warn(line)
 

@@ -138,31 +138,12 @@ def echo_text_report(result: "Comparison", include_all: bool, limit: "Optional[i
     """The text report on stdout, as wide as the terminal (200 columns in a pipe); coloured as
     cli/_style.py says: regressions red, improvements green, other rows dim, the verdict bold."""
     from ..stats import report
+    from ._table import stdout_width
 
-    if _style.enabled(sys.stdout):
-        from ._table import stdout_console
-
-        sys.stdout.flush()  # after what was written before
-        report.print_text(result, stdout_console(), include_all, limit,
-                          row_style=lambda change: _style.kind_style(change.kind), verdict_style=_style.VERDICT)
-        return
-    width = 200
-    if sys.stdout.isatty():
-        import shutil  # (here: it imports the compressors)
-
-        width = shutil.get_terminal_size().columns
-    write_stdout(_plain_report(result, include_all, limit, width) or report.text(result, include_all, limit, width))
-
-
-def _plain_report(result: "Comparison", include_all: bool, limit: "Optional[int]", width: int) -> "Optional[str]":
-    """report.text's bytes written without rich (cli/_table.py) when they can be, else None."""
-    from ..stats import report
-    from ._table import plain_lines, plain_table
-
-    lines, _, rows, after = report.text_parts(result, include_all, limit)
-    parts = [plain_lines(lines), plain_table(None, report.HEADERS, rows, report.RIGHT, width, False) if rows else "",
-             plain_lines(after[:-1], width), plain_lines(after[-1:])]
-    return None if None in parts else "".join(parts)  # type: ignore[arg-type]
+    coloured = _style.enabled(sys.stdout)
+    write_stdout(report.text(result, include_all, limit, stdout_width(),
+                             row_style=lambda change: _style.kind_style(change.kind), verdict_style=_style.VERDICT,
+                             paint=_style.paint if coloured else None))
 
 
 def write_parts(result, out_dir: str, header: bool, samples=None) -> None:
