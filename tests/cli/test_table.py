@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from flamespace._table import Cell, display_width, fitted, render
+from flamespace._table import Cell, display_width, render
 from flamespace.cli import _style
 
 HEADERS, RIGHT = ["self", "self %", "function"], [True, True, False]
