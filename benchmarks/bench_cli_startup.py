@@ -1,6 +1,6 @@
 """Start-up of the command line, this tree against another copy of the package (before a change).
 
-    python benchmarks/bench_cli_startup.py [--before DIR] [--repeat 21]
+    python benchmarks/bench_cli_startup.py [--before DIR] [--repeat 21] [--only TEXT]
 
 Each task is one whole process, ``python -c "...script()" ARGS``, run with PYTHONPATH at this
 tree's ``src`` and, when ``--before`` names another ``src`` directory (a copy of the package
@@ -53,6 +53,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", type=Path, default=None, help="another copy of src/ to compare with")
     parser.add_argument("--repeat", type=int, default=21)
+    parser.add_argument("--only", default=None, help="only the tasks whose name contains this text")
     options = parser.parse_args()
     sides: Dict[str, Path] = {"now": SRC}
     if options.before is not None:
@@ -62,7 +63,8 @@ def main() -> None:
         with open(small, "w") as f:
             f.write("".join(f"main;work;f{i} {i + 1}\n" for i in range(20)))
         out = os.path.join(tmp, "x.svg")
-        measured = {"python -c pass": ["pass"], **tasks(small, out)}
+        measured = {"python -c pass": ["pass"], **{name: args for name, args in tasks(small, out).items()
+                                                   if options.only is None or options.only in name}}
         print(f"load before: {os.getloadavg()}")
         results: Dict[Tuple[str, str], List[Tuple[float, float]]] = {}
         for _ in range(options.repeat):

@@ -100,8 +100,6 @@ def _run_command(name: str, args: "List[str]") -> object:
 def _group_options(args: "List[str]") -> "Optional[List[str]]":
     """The command and its arguments after ``flamespace``'s own options, whose ``--color`` mode (or
     the default, auto) is set here; None when an option (--help, --version) was the whole answer."""
-    from ._style import MODES, set_mode
-
     mode, index = "auto", 0
     while index < len(args):
         word = str(args[index])
@@ -122,6 +120,8 @@ def _group_options(args: "List[str]") -> "Optional[List[str]]":
                     raise UsageError("Option '--color' requires an argument.", "flamespace")
                 word, index = "--color=" + str(args[index]), index + 1
             mode = word[len("--color="):]
+            from ._style import MODES
+
             if mode not in MODES:
                 from ._report import BadParameter
 
@@ -131,6 +131,8 @@ def _group_options(args: "List[str]") -> "Optional[List[str]]":
             from ._options import suggestion
 
             raise UsageError(f"No such option {word!r}.{suggestion(word, ['--color', '--version', '--help'])}", "flamespace")
+        from ._style import set_mode  # (not for --help: start-up)
+
         set_mode(mode)
         return [word, *args[index:]]
     raise UsageError("Missing command.", "flamespace")
