@@ -20,7 +20,7 @@ __all__ = ["COMMANDS", "HELP", "SUMMARIES", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT
 
 #: Every subcommand (the module of this package that defines it as ``command``) and the first
 #: paragraph of its help: ``flamespace --help`` lists these without importing the fifteen
-#: modules (tests/cli/test_help_fast.py checks each against its command's help).
+#: modules (tests/cli/test_help.py checks each against its command's help).
 SUMMARIES = {
     "collect": "Run a Python program N times under the profiler: one profile per run, a sample for compare.",
     "compare": "Test which stacks differ between the mean profiles of two samples of runs.",

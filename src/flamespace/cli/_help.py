@@ -3,7 +3,7 @@
 A help text is paragraphs, rewrapped to the terminal's width (at most :data:`MAX_WIDTH`); a
 paragraph whose first line is ``\\b`` is kept line for line (examples), and text after ``\\f``
 is for the code only. The wrapping is textwrap's, written out without importing textwrap
-and re (start-up: docs/performance.md); tests/cli/test_help_fast.py holds it to textwrap's.
+and re (start-up: docs/performance.md); tests/cli/test_help.py holds it to textwrap's.
 """
 
 from __future__ import annotations
