@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from ._report import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, UsageError, exit_code
+from ._report import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, UsageError, exit_code, write_out
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -107,12 +107,12 @@ def _group_options(args: "List[str]") -> "Optional[List[str]]":
         if word in ("-h", "--help"):
             from ._help import OPTIONS, group_help
 
-            _write(group_help("flamespace", HELP, list(SUMMARIES.items()), options=OPTIONS))
+            write_out(group_help("flamespace", HELP, list(SUMMARIES.items()), options=OPTIONS))
             return None
         if word == "--version":
             from importlib.metadata import version
 
-            _write(f"flamespace {version('flamespace')}\n")
+            write_out(f"flamespace {version('flamespace')}\n")
             return None
         if word == "--color" or word.startswith("--color="):
             if word == "--color":
@@ -136,11 +136,6 @@ def _group_options(args: "List[str]") -> "Optional[List[str]]":
         set_mode(mode)
         return [word, *args[index:]]
     raise UsageError("Missing command.", "flamespace")
-
-
-def _write(text: str) -> None:
-    sys.stdout.write(text)
-    sys.stdout.flush()
 
 
 def main(argv: "Optional[List[str]]" = None) -> int:

@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
 
-from ._report import BadParameter, UsageError
+from ._report import BadParameter, UsageError, write_out
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
 if TYPE_CHECKING:
@@ -343,7 +342,7 @@ class Command:
                 from ._help import command_help
 
                 self.add_more_options()
-                _write(command_help(prog, self))
+                write_out(command_help(prog, self))
                 return 0
             values = self.parse(words)
         except UsageError as exc:
@@ -359,7 +358,7 @@ class Command:
                 raise UsageError("Missing command.", prog)
             from ._help import group_help
 
-            _write(group_help(prog, self.help or "", [(name, c.help or "") for name, c in self.subcommands.items()]))
+            write_out(group_help(prog, self.help or "", [(name, c.help or "") for name, c in self.subcommands.items()]))
             return 0
         first = words[0]
         if first.startswith("-"):
@@ -541,11 +540,6 @@ class Command:
         if rest and not flexible:
             raise UsageError(f"Got unexpected extra argument{'s' if len(rest) > 1 else ''} ({' '.join(rest)})")
         return values
-
-
-def _write(text: str) -> None:
-    sys.stdout.write(text)
-    sys.stdout.flush()
 
 
 #: The prefix of a reader option's destination: ``--pid`` arrives as ``read_pid``, apart from the command's own options.

@@ -47,6 +47,12 @@ class BadParameter(UsageError):
         return f"Invalid value for {self.param_hint}: {self.message}"
 
 
+def write_out(text: str) -> None:
+    """``text`` on stdout as it is (no newline added), flushed (a closed pipe shows here, not at exit)."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
 def warn(message: str) -> None:
     """One line on stderr."""
     sys.stderr.write(message + "\n")

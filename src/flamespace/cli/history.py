@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from typing import List, Optional
 
 from ..stats import changepoint as cp
 from ..stats.history import BY, HEADERS, METRICS, TOP
 from ._options import Argument, Command, Option
+from ._report import write_out
 from ._store import CLUSTER_OPTION
 from .store import STORE_OPTION
 
@@ -65,8 +65,7 @@ def _print(result, output_format: str) -> None:
         echo_json(h.to_json(result))
         return
     if output_format == "markdown":
-        sys.stdout.write(h.markdown(result))
-        sys.stdout.flush()
+        write_out(h.markdown(result))
         return
     from ._help import terminal_columns
     from ._table import print_table
