@@ -1,7 +1,7 @@
 """HTML viewer speed in a real browser: file size, time to first paint and per zoom, beside our SVG.
 
     python benchmarks/bench_html.py [--frames 10000,100000,1000000] [--repeat 3] [--zooms 10] [--svg-max-frames 150000]
-                                    [--no-svg] [--baseline-js old-viewer.js]
+                                    [--no-svg] [--baseline-js old-page-script.js]
     python benchmarks/bench_html.py --stacks 200000 [--repeat 3] [--repeat-svg 1] [--zooms 10] [--no-svg]
 
 ``--frames``: synthetic profiles of exactly that many frames (every frame has samples of its
@@ -174,9 +174,10 @@ def measure_transforms(browser, path: Path, repeat: int, where: str = "auto") ->
 
 def baseline_pages(pages: Dict[str, Dict[str, object]], script: str) -> Dict[str, Dict[str, object]]:
     """Copies of the HTML pages with another viewer script (their transforms timed beside these)."""
-    from flamespace.render.html import SCRIPT as script_path
+    from flamespace.render.bundle import bundle
+    from flamespace.render.html import SCRIPT
 
-    current = Path(script_path).read_text()
+    current = bundle(SCRIPT)
     out: Dict[str, Dict[str, object]] = {}
     for name, page in pages.items():
         if name.startswith("html"):
@@ -289,8 +290,9 @@ def main() -> None:
     parser.add_argument("--transforms-only", action="store_true",
                         help="--frames: time only the transforms (in the worker, on the main thread and with --baseline-js's script)")
     parser.add_argument("--baseline-js", type=Path, default=None, metavar="FILE",
-                        help="--frames: also time the transforms of each HTML page with this viewer.js instead "
-                             "(e.g. git show main:src/flamespace/render/viewer.js > old.js), in the same run")
+                        help="--frames: also time the transforms of each HTML page with this page script instead (an "
+                             "older checkout's, e.g. its python -c 'from flamespace.render.bundle import bundle; "
+                             "print(bundle(\"viewer.mjs\"), end=\"\")' > old.js), in the same run")
     args = parser.parse_args()
     if args.stacks is None:
         frames_main(args)

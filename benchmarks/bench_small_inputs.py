@@ -7,7 +7,8 @@ to folded as a fresh process under an address-space limit, reporting exit status
 and peak RSS (from wait4: bench_deep.run). Before the limits of formats/_limits.py, each of the
 first eight reached the limit (exit 2, MemoryError); now each reads in linear memory or stops
 with exit 1 naming the limit. The last converts a folded file of distinct stacks, where the
-peak is about 1.8 times the file (docs/robustness-memory.md has the figures).
+peak is about 1.8 times the file (docs/robustness.md, "Small inputs, bounded memory", has the
+figures).
 """
 
 from __future__ import annotations

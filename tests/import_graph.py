@@ -38,9 +38,11 @@ LAYERS: Dict[str, int] = {
     "core": 1,
     "formats": 2, "stats": 2,
     "collect": 3, "render": 3, "store": 3,
-    "cli": 4,
+    # what composes collect, stats, render and store into one answer (compare's sides, the gate)
+    "workflows": 4,
+    "cli": 5,
     # the public API (re-exports everything) and the pytest entry point: nothing imports them
-    "__init__": 5, "pytest_plugin": 5,
+    "__init__": 6, "pytest_plugin": 6,
 }
 
 

@@ -16,7 +16,7 @@ from flamespace.formats import folded
 
 
 def test_fields_defaults_equality_and_hash():
-    assert fields(fs.SvgOptions)[:3] == ("title", "subtitle", "width")
+    assert fields(fs.SvgOptions)[:3] == ("title", "subtitle", "colors")  # Appearance's fields first
     assert fs.SvgOptions.names() == fields(fs.SvgOptions)
     a, b = fs.SvgOptions(title="x", width=800), fs.SvgOptions(title="x", width=800)
     assert a == b and a != fs.SvgOptions(title="y", width=800)
@@ -81,3 +81,46 @@ def test_speedscope_still_detected_and_listed(tmp_path):
     assert [fmt.name for fmt in registry.FORMATS] == list(registry.ORDER) == registry.names()
     assert registry.detect(b'{"$schema": "https://www.speedscope.app/file-format-schema.json"}').name == "speedscope"
     assert registry.detect(b"a;b 1\n").name == "folded"
+
+
+def test_a_record_inherits_its_bases_fields_defaults_and_checks():
+    """Option records are composed: each shared field and default is declared once (render.options.Appearance)."""
+    from flamespace._record import Record, defaults, record
+
+    @record
+    class Base(Record):
+        x: int = 1
+        y: str = "a"
+
+        def __post_init__(self) -> None:
+            if self.x < 0:
+                raise ArgumentError("x must be >= 0")
+
+    @record
+    class Derived(Base):
+        z: float = 2.0
+        y: str = "b"  # redeclared: keeps its place, takes the new default
+
+    d = Derived(z=3)
+    assert fields(Derived) == ("x", "y", "z") and defaults(Derived) == {"x": 1, "y": "b", "z": 2.0}
+    assert d == Derived(z=3) and hash(d) == hash(Derived(z=3)) and d != Base()
+    assert d.replace(x=5) == Derived(x=5, y="b", z=3) and copy.deepcopy(d) == d
+    with pytest.raises(ArgumentError, match="x must be"):
+        Derived(x=-1)  # the base's __post_init__ runs
+    with pytest.raises(FrozenInstanceError):
+        d.x = 2  # type: ignore[misc]
+
+
+def test_svg_and_html_options_share_the_appearance_fields_declared_once():
+    from flamespace._record import defaults
+    from flamespace.render.html import HtmlOptions
+    from flamespace.render.options import Appearance, SvgOptions
+
+    shared = fields(Appearance)
+    for cls in (SvgOptions, HtmlOptions):
+        assert fields(cls)[:len(shared)] == shared
+        assert not set(shared) & set(cls.__slots__), f"{cls.__name__} redeclares a field of Appearance"
+        assert {f: defaults(cls)[f] for f in shared} == defaults(Appearance)
+    with pytest.raises(ArgumentError, match="colors must be one of"):
+        HtmlOptions(colors="plaid")  # Appearance's check, once for both
+    assert HtmlOptions(colors="mem", negate=True).svg_options().colors == "mem"

@@ -84,11 +84,14 @@ def defaults(cls: type) -> Dict[str, Any]:
 
 
 def _build(cls: type, frozen: bool) -> type:
-    names = tuple(n for n in cls.__dict__.get("__annotations__", {}) if not n.startswith("__"))
-    body = {k: v for k, v in cls.__dict__.items() if k not in names and k not in ("__dict__", "__weakref__")}
-    defaults = {n: cls.__dict__[n] for n in names if n in cls.__dict__}
-    body["__init__"] = _init(cls.__name__, names, tuple(defaults.get(n, _MISSING) for n in names), "__post_init__" in body)
-    body["__slots__"] = names
+    own = tuple(n for n in cls.__dict__.get("__annotations__", {}) if not n.startswith("__"))
+    inherited, defaults = _inherited(cls)
+    names = inherited + tuple(n for n in own if n not in inherited)
+    body = {k: v for k, v in cls.__dict__.items() if k not in own and k not in ("__dict__", "__weakref__")}
+    defaults.update({n: cls.__dict__[n] for n in own if n in cls.__dict__})
+    post_init = hasattr(cls, "__post_init__")
+    body["__init__"] = _init(cls.__name__, names, tuple(defaults.get(n, _MISSING) for n in names), post_init)
+    body["__slots__"] = tuple(n for n in own if n not in inherited)
     body["__record_fields__"] = names
     body["__record_defaults__"] = defaults
     for method, make in (("__eq__", _eq), ("__repr__", _repr), ("replace", _replace), ("__reduce__", _reduce)):
@@ -105,6 +108,20 @@ def _build(cls: type, frozen: bool) -> type:
     built = type(cls)(cls.__name__, cls.__bases__, body)
     built.__qualname__ = cls.__qualname__
     return built
+
+
+def _inherited(cls: type) -> Tuple[Tuple[str, ...], Dict[str, Any]]:
+    """The fields and defaults ``cls`` inherits from record bases, base fields first (as a
+    dataclass's: a field redeclared below keeps its place and takes the new default). A
+    subclass's ``__post_init__`` calls its base's by name (``Base.__post_init__(self)``): the
+    class is rebuilt, so ``super()`` without arguments would name the class before it was."""
+    names: Tuple[str, ...] = ()
+    defaults: Dict[str, Any] = {}
+    for base in reversed(cls.__mro__[1:]):
+        fields_of_base = base.__dict__.get("__record_fields__", ())
+        names += tuple(n for n in fields_of_base if n not in names)
+        defaults.update(base.__dict__.get("__record_defaults__", {}))
+    return names, defaults
 
 
 def _init(class_name: str, names: Tuple[str, ...], made: Tuple[Any, ...], post_init: bool) -> Callable[..., None]:

@@ -1,7 +1,7 @@
 """Run every command with hostile-but-plausible arguments and list those that end in an internal
 error (exit 2), a traceback or a hang. Not a test (pytest does not collect it): a campaign whose
-findings became tests in tests/cli/test_robustness_misc.py; docs/robustness-misc.md lists what it
-tried and found.
+findings became tests in tests/cli/test_robustness_misc.py; docs/robustness.md ("Internal errors
+and leftovers") lists what it tried and found.
 
     python tests/cli/robustness_sweep.py [-j JOBS] [COMMAND ...]
 """

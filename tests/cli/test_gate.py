@@ -309,7 +309,7 @@ def test_a_gate_that_still_runs_keeps_its_workspace(capsys, tmp_path, temp):
 
 
 def test_the_rate_choice_stays_between_the_default_and_the_highest_and_says_why():
-    from flamespace.cli.gate import _RateChoice
+    from flamespace.workflows.gate import RateChoice as _RateChoice
     from flamespace.collect import SamplerOptions
     from flamespace.collect.raw import Quality
     from flamespace.collect.runs import Run

@@ -1,5 +1,6 @@
 """Internal errors and leftovers of issue 24 (item 8): each case here was an internal error (exit 2),
-a silent skip or a leftover before; docs/robustness-misc.md lists what was tried."""
+a silent skip or a leftover before; docs/robustness.md ("Internal errors
+and leftovers") lists what was tried."""
 
 import os
 import subprocess

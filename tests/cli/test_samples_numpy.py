@@ -11,7 +11,7 @@ import pytest
 
 CHECK = """
 import os, sys
-from flamespace.cli._samples import import_numpy
+from flamespace.workflows.samples import import_numpy
 before = dict(os.environ)
 import_numpy()
 assert "numpy" in sys.modules

@@ -43,9 +43,9 @@ def pages(tmp_path_factory: pytest.TempPathFactory):
     base, cand = write_runs(root / "base", 1, False), write_runs(root / "cand", 2, True)
     sides = [Sample.from_graphs([fs.read(p) for p in sorted(d.iterdir())]) for d in (base, cand)]
     result = compare(*sides, alternative="two-sided")
-    from flamespace.cli.compare import write_html
+    from flamespace.render import comparison_page
 
-    write_html(result, str(root / "compare.html"), {"baseline": sides[0], "candidate": sides[1]})
+    comparison_page(result, str(root / "compare.html"), {"baseline": sides[0], "candidate": sides[1]})
     from .test_compare_page import narrow_pair
 
     narrow_a, narrow_b, tests = narrow_pair()  # rows left out of the layout, an annotated name, tests

@@ -14,6 +14,7 @@ import pytest
 
 import flamespace as fs
 from flamespace.core import transforms
+from flamespace.render.bundle import bundle
 from flamespace.render.html import SCRIPT, STYLE, HtmlOptions, html, payload
 from flamespace.render.layout import LayoutOptions, layout
 
@@ -296,7 +297,7 @@ def test_the_pane_component_works_on_a_page_of_its_own(browser, tmp_path) -> Non
     page_html = f"""<!DOCTYPE html><html><head><meta charset="utf-8"><style>{open(STYLE).read()}</style></head><body>
 <div id="a"></div><div id="b"></div>
 <script type="application/json" id="pair">{json.dumps(data)}</script>
-<script>{open(SCRIPT).read()}</script>
+<script>{bundle(SCRIPT)}</script>
 <script>
 const data = JSON.parse(document.getElementById('pair').textContent), log = [];
 const a = FlamespacePane(document.getElementById('a'), data, {{id: 'left'}});

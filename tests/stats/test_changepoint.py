@@ -193,3 +193,12 @@ def test_flat_series_of_unequal_points_report_a_change_at_most_at_the_stated_rat
     reps, alpha = 400, 0.05
     flagged = sum(bool(detect(timing_like(rng, 30, 0.0), alpha=alpha, seed=r).points) for r in range(reps))
     assert flagged <= stats.binom.isf(FALSE_FAILURE, reps, alpha), f"{flagged} of {reps} flat series reported a change"
+
+
+def test_a_tie_in_where_to_split_is_broken_alike_at_every_scale():
+    """Found by hypothesis: [0, 5, 7, 9, 9] costs 7 split after the 2nd or the 3rd point; at 0.001
+    times the values, rounding made the 3rd cheaper and the change point moved (it failed before)."""
+    x = np.array([0.0, 5.0, 7.0, 9.0, 9.0])
+    plain = detect(x, alpha=0.2, permutations=99)
+    for a, b in ((1e-3, 0.0), (1e3, -7.5), (-2.0, 1000.0)):
+        assert [c.index for c in detect(a * x + b, alpha=0.2, permutations=99).points] == [c.index for c in plain.points]

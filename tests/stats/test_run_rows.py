@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from flamespace.cli._samples import _stack, _stack_order
+from flamespace.workflows.samples import _stack, _stack_order
 from flamespace.core.metadata import Metadata
 from flamespace.core.vector import FlameGraph
 from flamespace.errors import InputError, UnitMismatchError

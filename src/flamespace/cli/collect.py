@@ -74,7 +74,7 @@ def run(
         store_collection(result, {p.name: {**here, **({"program": p.name} if p.name else {})} for p in programs}, "collect")
     short = [p for p in result.programs if len(result.profiles(p)) < min(2, runs)]  # failures left too few
     if result.failed:
-        warn(f"flamespace collect: warning: {_failures(result)}")
+        warn(f"flamespace collect: warning: {result.describe_failures()}")
     if not quiet:
         warn(_summary(result, warmup))
     if result.interrupted is not None:
@@ -231,14 +231,6 @@ class _Reporter:
             self.progress.note(line)
         else:
             warn(line)
-
-
-def _failures(result: "Collection") -> str:
-    failed = result.failed
-    codes = sorted({r.exit_code for r in failed})
-    shown = ", ".join(r.describe() for r in failed[:5]) + (", ..." if len(failed) > 5 else "")
-    return (f"{len(failed)} of {len(result.runs)} runs failed and were left out ({shown}; exit codes "
-            f"{', '.join(map(str, codes))})")
 
 
 def _summary(result: "Collection", warmup: int) -> str:

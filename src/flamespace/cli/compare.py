@@ -5,25 +5,21 @@ Declared as data (cli/_options.py).
 
 from __future__ import annotations
 
-import os
 import sys
 
 from . import _style
 from ._common import INPUT_OPTIONS, echo, parse_share
 from ._options import Command, Option
-from ._samples import GUARD_OPTIONS, after_comparison, load_sides, pair_sides, parse_max_missed, show_findings
+from ._sides import GUARD_OPTIONS, expand_sides, parse_max_missed, show_findings
 from ._store import CLUSTER_OPTION
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
 if TYPE_CHECKING:
-    from typing import Any, Dict, Optional, Sequence, Tuple
+    from typing import Any, Dict, Optional, Sequence
 
     from ..stats.comparison import CompareOptions, Comparison
-    from ..stats.guards import Screening
-    from ..stats.sample import Sample
 
 EXIT_REGRESSION = 3
-PARTS = ("appeared", "grown", "disappeared", "shrunk")
 
 #: The statistics' choices and defaults as the options show them: stats.comparison's METHODS,
 #: ALTERNATIVES, FDR_CHOICES, COMPARE_DEFAULTS and GATE_ALTERNATIVE, stats.power's POWER. Copied so that
@@ -82,8 +78,10 @@ def run(
         flamespace compare -a A/ -b B/ --alternative greater --fdr by --out-dir changes/
     """
     from ..formats import check_output_dir
-    from ..stats.comparison import compare
     from ..stats import report
+    from ..workflows.samples import compare_sides
+    from ._common import progress
+    from ._report import report as report_diagnostics
 
     if as_json and markdown:
         from ._report import UsageError
@@ -104,17 +102,19 @@ def run(
         from .filter import parse_map_rule
 
         rename = stack_renamer([parse_map_rule(rule) for rule in map_rules])
-    samples, screening = load_sides({"baseline": baseline, "candidate": candidate}, "compare", force=force,
-                                    max_missed=parse_max_missed(max_missed), skip_invalid=skip_invalid, input_format=input_format,
-                                    options=options, cluster=cluster, rename=rename)
-    show_findings(screening.findings, "compare")
-    options, samples = paired_options(options, samples, screening, pairing, "compare")
-    result = compare(samples["baseline"], samples["candidate"], options=options)
-    show_findings(after_comparison(screening, result), "compare")
+    compared = compare_sides(expand_sides({"baseline": baseline, "candidate": candidate}), options, pairing=pairing,
+                             on_findings=lambda found: show_findings(found, "compare"), force=force,
+                             max_missed=parse_max_missed(max_missed), skip_invalid=skip_invalid, input_format=input_format,
+                             cluster=cluster, rename=rename, track=progress, on_diagnostics=report_diagnostics)
+    result, samples = compared.comparison, compared.samples
     if out_dir is not None:
-        write_parts(result, out_dir, not no_header, samples)
+        from ..render.comparison_files import write_comparison
+
+        write_comparison(result, out_dir, header=not no_header, samples=samples)
     if html_path is not None:
-        write_html(result, html_path, samples)
+        from ..render.comparison_files import comparison_page
+
+        comparison_page(result, html_path, samples)
     shown = limit or None
     if as_json:
         echo(report.to_json(result))
@@ -123,6 +123,8 @@ def run(
     else:
         echo_text_report(result, include_all, shown)
         if out_dir:
+            from ..render.comparison_files import PARTS
+
             echo(f"Δ_r written to {out_dir}/ ({', '.join(f'{p}.folded' for p in PARTS)}, delta.folded, "
                  "delta.svg, delta-baseline.svg)")
     return EXIT_REGRESSION if result.regressed else 0
@@ -144,107 +146,6 @@ def echo_text_report(result: "Comparison", include_all: bool, limit: "Optional[i
     write_stdout(report.text(result, include_all, limit, stdout_width(),
                              row_style=lambda change: _style.kind_style(change.kind), verdict_style=_style.VERDICT,
                              paint=_style.paint if coloured else None))
-
-
-def write_parts(result, out_dir: str, header: bool, samples=None) -> None:
-    """The four parts of Δ_r (empty files when nothing changed), Δ_r as two-column differential
-    input, and both mean profiles drawn with their significant changes (see :func:`write_delta_svgs`)."""
-    from ..formats import outputs_together, registry
-
-    os.makedirs(out_dir, exist_ok=True)
-    with outputs_together():  # all parts of one comparison, or the earlier ones untouched (a full disk)
-        for name, graph in zip(PARTS, result.parts):
-            registry.write(graph, os.path.join(out_dir, f"{name}.folded"), header=header)
-        registry.write(result.differential(), os.path.join(out_dir, "delta.folded"), header=header)
-        write_delta_svgs(result, out_dir, samples)
-
-
-def _mean_profiles(result, samples):
-    """(baseline, candidate) mean flame graphs: of every stack when ``samples`` (the Sample of
-    each side) are given, else of the tested stacks (the means in ``result.changes``)."""
-    from ..core.vector import FlameGraph
-
-    meta = result.reduced.metadata
-    if samples is None:
-        return tuple(FlameGraph._trusted({c.stack: getattr(c, side) for c in result.changes if getattr(c, side)}, meta)
-                     for side in ("baseline", "candidate"))
-    graphs = []
-    for side in ("baseline", "candidate"):
-        sample = samples[side].normalized() if result.normalized else samples[side]
-        means = sample.matrix.mean(axis=0)
-        graphs.append(FlameGraph._trusted({s: float(m) for s, m in zip(sample.stacks, means) if m}, meta))
-    return tuple(graphs)
-
-
-def write_delta_svgs(result, out_dir: str, samples=None) -> None:
-    """delta.svg: the candidate's mean profile, grey unless a stack changed significantly (red:
-    grew or appeared, blue: shrank; callers of a change tinted), with a legend.
-    delta-baseline.svg: the same at the baseline means, where disappeared stacks have width
-    (red still means more in the candidate). With ``samples`` ({"baseline": Sample,
-    "candidate": Sample}) the rare stacks the frequency filter left out are drawn too (grey,
-    "not tested"); without, only the tested stacks."""
-    from ..render import SvgOptions
-    from ..render.significance import significance_svg
-    from ..stats import report
-
-    baseline, candidate = _mean_profiles(result, samples)
-    kinds = {c.stack: c.kind or "" for c in result.changes if c.significant}
-    tested = {c.stack for c in result.changes}
-    untested = (baseline.support() | candidate.support()) - tested
-    changed = len(result.kept)
-    verdict = f"{changed} significant change(s)" if changed else "No significant change"
-    if untested:
-        drawn = f"all stacks ({len(untested)} rare one(s) not tested, grey)"
-    else:
-        drawn = f"the {result.tested} tested stacks" + (f" ({result.dropped} rare one(s) left out)" if result.dropped else "")
-    note = (f"Test: {_test_words(result)}. Δ = candidate − baseline; "
-            "Δ %: change relative to the frame's baseline mean.")
-    common: "Dict[str, Any]" = dict(bgcolors="#ffffff", empty_text="No stacks were tested.")
-    significance_svg(baseline, candidate, kinds, SvgOptions(
-        title=f"Candidate mean profile: {verdict}",
-        subtitle=f"widths: candidate means of {drawn}; disappeared stacks are in delta-baseline.svg", **common),
-        os.path.join(out_dir, "delta.svg"), note=note, untested=untested)
-    significance_svg(baseline, candidate, kinds, SvgOptions(
-        title=f"Baseline mean profile: {verdict}",
-        subtitle=f"widths: baseline means of {drawn}; appeared stacks are in delta.svg", **common),
-        os.path.join(out_dir, "delta-baseline.svg"), baseline_widths=True, note=note, untested=untested)
-
-
-#: What the delta pictures say of the direction tested (a one-sided test leaves two of the four parts empty).
-DIRECTION_WORDS = {"two-sided": "both directions", "greater": "regressions only", "less": "improvements only"}
-
-
-def _test_words(result: "Comparison") -> str:
-    """The test under the pictures' legend: method, direction, α, error controlled."""
-    return (f"{result.method} ({DIRECTION_WORDS[result.alternative]}), \u03b1 = {result.alpha:g}, "
-            f"{result.control}")
-
-
-def write_html(result, path: str, samples=None) -> None:
-    """The comparison page of both mean profiles (as :func:`write_delta_svgs` draws them): only
-    the significant stacks coloured, the tests' p-values and intervals in the tooltips."""
-    from ..render.compare_page import comparison_html
-    from ..render.html import HtmlOptions
-
-    baseline, candidate = _mean_profiles(result, samples)
-    changed = len(result.kept)
-    verdict = f"{changed} significant change(s)" if changed else "No significant change"
-    note = (f"Test: {_test_words(result)}. \u0394 = candidate \u2212 baseline; "
-            "grey: no significant change.")
-    comparison_html([baseline, candidate], ["baseline", "candidate"], HtmlOptions(title=f"Candidate vs baseline: {verdict}"),
-                    path, tests={c.stack: c for c in result.changes}, parts=result.parts, note=note)
-
-
-def paired_options(options: "CompareOptions", samples: "Dict[str, Sample]", screening: "Screening", pairing: str,
-                   command: str) -> "Tuple[CompareOptions, Dict[str, Sample]]":
-    """``--pairing`` applied: the options with ``paired`` set and the sides' runs in round order
-    when they are tested as pairs (:func:`._samples.pair_sides`), the note on stderr."""
-    from ..stats.methods import info
-
-    mode = pairing if info(options.method).permutations or pairing == "on" else "off"
-    samples, paired, notes = pair_sides(samples, screening, mode, options.alpha, options.alternative, options.permutations)
-    show_findings(notes, command)
-    return options.replace(paired=paired), samples
 
 
 def options_of(method: str, alternative: str, alpha: float, fdr: str, permutations: int, seed: "Optional[int]", min_delta: float,

@@ -40,7 +40,7 @@ def run(pilot: "Tuple[str, ...]", detect: str, alpha: float, power: float, top: 
     from ..stats.power import PILOT_CONFIDENCE, Change, plan
     from ..stats.sample import FrequencyFilter
     from ..stats.report import short_stack
-    from ._samples import read_samples
+    from ._sides import read_samples
     from ._table import print_table
 
     sample = read_samples({"pilot": pilot}, "plan", skip_invalid, input_format, cluster)["pilot"]

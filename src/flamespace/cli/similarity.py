@@ -44,7 +44,7 @@ def run(first: str, second: str, normalized: bool, samples: bool, as_json: bool,
 def _samples(first: str, second: str, normalized: bool, as_json: bool, skip_invalid: bool, input_format: "Optional[str]") -> None:
     from ..stats.similarity import sample_similarity
     from ._table import print_table
-    from ._samples import read_samples
+    from ._sides import read_samples
 
     read = read_samples({"first": [first], "second": [second]}, "similarity", skip_invalid, input_format)
     result = sample_similarity(read["first"], read["second"], normalized)

@@ -100,6 +100,14 @@ class Collection:
     def untrusted(self) -> List[Run]:
         return [r for r in self.runs if r.problems and r.path is not None]
 
+    def describe_failures(self) -> str:
+        """The failed runs in a sentence: how many of all, the first few, their exit codes."""
+        failed = self.failed
+        codes = sorted({r.exit_code for r in failed})
+        shown = ", ".join(r.describe() for r in failed[:5]) + (", ..." if len(failed) > 5 else "")
+        return (f"{len(failed)} of {len(self.runs)} runs failed and were left out ({shown}; exit codes "
+                f"{', '.join(map(str, codes))})")
+
 
 def collect_runs(
     programs: Sequence[Program],

@@ -16,6 +16,7 @@ from .options import LayoutOptions, SvgOptions, read_nameattr
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from .comparison_files import comparison_page, write_comparison
     from .frame import Frame
     from .layout import Layout, layout
     from .svg import Drawing, draw, emit, svg, write_svg
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 # Imported on first use, so that `flamespace text` does not load the SVG emitter and
 # `flamespace svg --help` neither of them (start-up: docs/performance.md).
 __getattr__, __dir__ = lazy_exports(__name__, {
+    "comparison_page": "comparison_files", "write_comparison": "comparison_files",
     "Frame": "frame", "Layout": "layout", "layout": "layout",
     "Drawing": "svg", "draw": "svg", "emit": "svg", "svg": "svg", "write_svg": "svg",
     "TextOptions": "text", "iter_text_lines": "text", "text": "text", "text_lines": "text",
@@ -47,6 +49,6 @@ class _Package(ModuleType):
 sys.modules[__name__].__class__ = _Package
 
 __all__ = [
-    "Drawing", "Frame", "Layout", "LayoutOptions", "SvgOptions", "TextOptions", "draw", "emit", "layout",
-    "read_nameattr", "svg", "text", "iter_text_lines", "text_lines", "write_svg",
+    "Drawing", "Frame", "Layout", "LayoutOptions", "SvgOptions", "TextOptions", "comparison_page", "draw", "emit", "layout",
+    "read_nameattr", "svg", "text", "iter_text_lines", "text_lines", "write_comparison", "write_svg",
 ]

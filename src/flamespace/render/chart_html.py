@@ -4,12 +4,12 @@ The emitter turns a :class:`~flamespace.render.timeline.Timeline` (the boxes of 
 :class:`~flamespace.core.chart.FlameChart`, in ns) into a payload beside the viewer's: a
 string table of names and colours and one typed column per field of the boxes (lane, depth,
 start, length, self, name, colour; :func:`flamespace.render.html.column`), and a table of the
-lanes. The page script (``chart_view.js``, over the flame graph pane of ``viewer.js``) draws
+lanes. The page script (``js/chart_view.mjs``, over the flame graph pane of ``js/pane.mjs``) draws
 each lane as a pane whose root is the thread, all panes on one time axis under a ruler; zoom
 and pan move every lane at once. :func:`read_chart_payload` decodes a page's payload back
 (tests check that the page holds exactly the chart's intervals).
 
-Pages are assembled by :func:`page` from payloads, stylesheets and scripts, so the trace
+Pages are assembled by :func:`page` from payloads, stylesheets and an entry module, so the trace
 report (:mod:`.report`) puts a flame graph, its functions and a flame chart on one page.
 """
 
@@ -19,6 +19,7 @@ import json
 import os
 
 from ..core.units import TIME_UNITS
+from .destination import deliver_text
 from .html import HtmlOptions, _json, column, decode_column, unit_spec
 from .layout import strip_annotation
 from .timeline import Timeline, timeline
@@ -34,7 +35,8 @@ if TYPE_CHECKING:
 HERE = os.path.dirname(__file__)
 #: The files a flame chart page inlines, in order: the pane (viewer), then the chart.
 STYLES = ("viewer.css", "chart_view.css")
-SCRIPTS = ("viewer.js", "chart_view.js")
+#: The page script's entry module (render/js/; render/bundle.py joins it with its imports).
+SCRIPT = "chart_view.mjs"
 #: The id of the chart's payload element (the flame graph viewer's is "flamespace-data").
 CHART_DATA = "flamespace-chart-data"
 CHART_VERSION = 1
@@ -57,7 +59,7 @@ def chart_html(
     data = chart_payload(chart, options, palette=palette)
     if diagnostics is not None and not data["boxes"]["count"]:
         diagnostics.empty = True
-    return write_page(page(data["title"], {CHART_DATA: data}), output)
+    return deliver_text(page(data["title"], {CHART_DATA: data}), output)
 
 
 def as_chart(profile: Any) -> FlameChart:
@@ -138,9 +140,11 @@ def boxes_payload(drawn: Timeline, options: HtmlOptions, colourer: Any) -> Dict[
 
 
 def page(title: str, payloads: Dict[str, Dict[str, Any]], styles: Sequence[str] = STYLES,
-         scripts: Sequence[str] = SCRIPTS, body: str = "") -> str:
+         script: str = SCRIPT, body: str = "") -> str:
     """A whole page: the stylesheets, each payload in a ``<script type="application/json" id=...>``,
-    ``body`` (HTML), then the scripts, all inlined (files beside this module)."""
+    ``body`` (HTML), then the script of the entry module ``script`` (render/js/, joined with its imports
+    by :mod:`.bundle`), all inlined."""
+    from .bundle import bundle
     from .xml import escape
 
     def read(name: str) -> str:
@@ -149,7 +153,7 @@ def page(title: str, payloads: Dict[str, Dict[str, Any]], styles: Sequence[str] 
 
     style = "".join(read(name) for name in styles)
     data = "".join(f'<script type="application/json" id="{key}">{_json(value)}</script>\n' for key, value in payloads.items())
-    code = "".join(f"<script>\n{read(name)}</script>\n" for name in scripts)
+    code = f"<script>\n{bundle(script)}</script>\n"
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
@@ -158,20 +162,6 @@ def page(title: str, payloads: Dict[str, Dict[str, Any]], styles: Sequence[str] 
         "<noscript>This page is drawn by JavaScript: please enable it.</noscript>\n"
         f"{body}{data}{code}</body>\n</html>\n"
     )
-
-
-def write_page(text: str, output: Destination) -> Optional[str]:
-    """``text`` to a path, '-' or a stream; returned when ``output`` is None."""
-    from ..formats._io import open_output
-
-    if output is None:
-        return text
-    if not isinstance(output, (str, os.PathLike)):
-        output.write(text)
-    else:
-        with open_output(output) as stream:
-            stream.write(text)
-    return None
 
 
 def payload_of(text: str, key: str) -> Dict[str, Any]:
@@ -206,4 +196,4 @@ def chart_intervals(data: Dict[str, Any]) -> Dict[str, List[Tuple[Any, ...]]]:
 
 
 __all__ = ["CHART_DATA", "as_chart", "boxes_payload", "chart_html", "chart_intervals", "chart_payload", "page", "payload_of",
-           "read_chart_payload", "write_page"]
+           "read_chart_payload"]

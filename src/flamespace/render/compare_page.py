@@ -24,8 +24,8 @@ delta.svg does (:class:`~flamespace.render.significance.Colouring`). Deriving in
 not storing six views per frame, keeps the file about a tenth of what it was
 (docs/performance.md).
 
-The page script (``compare_view.js``) draws these with the viewer's pane component
-(``viewer.js``); colours by change follow the SVG's rule, and the payload carries the SVG's
+The page script (``js/compare_view.mjs``) draws these with the pane component
+(``js/pane.mjs``); colours by change follow the SVG's rule, and the payload carries the SVG's
 scale (:func:`~flamespace.render.colouring.change_scale`) of the pair so the page and the SVG agree.
 :func:`read_comparison` decodes a page back and derives what the page derives, by the same
 rules (tests check it holds exactly the inputs, and that the page derives the same).
@@ -40,8 +40,8 @@ from itertools import accumulate
 from ..core import transforms
 from ..core.vector import FlameGraph
 from ..errors import ArgumentError
-from ..formats._io import open_output
-from .html import SCRIPT as PANE_SCRIPT, STYLE as PANE_STYLE, HtmlOptions, _json, _Table, column, decode_column, unit_spec
+from .destination import deliver_text
+from .html import STYLE as PANE_STYLE, HtmlOptions, _json, _Table, column, decode_column, unit_spec
 from .layout import Columns, Layout, bisect_frame, layout, strip_annotation
 from .options import LayoutOptions
 from .palettes import SEPARATOR_COLOURS
@@ -53,7 +53,8 @@ if TYPE_CHECKING:
     from .._types import Destination, Number, Stack
 
 HERE = os.path.dirname(__file__)
-SCRIPT = os.path.join(HERE, "compare_view.js")
+#: The page script's entry module (render/js/; render/bundle.py joins it with its imports).
+SCRIPT = "compare_view.mjs"
 STYLE = os.path.join(HERE, "compare_view.css")
 #: The comparison payload's format; the page script refuses another.
 COMPARE_VERSION = 2
@@ -87,14 +88,7 @@ def comparison_html(
     error rate). ``output`` as :func:`~flamespace.render.html.html`'s.
     """
     page = render_comparison_page(comparison_payload(profiles, labels, options, tests=tests, parts=parts, note=note))
-    if output is None:
-        return page
-    if not isinstance(output, (str, os.PathLike)):
-        output.write(page)
-    else:
-        with open_output(output) as stream:
-            stream.write(page)
-    return None
+    return deliver_text(page, output)
 
 
 def _prepared(profiles: Sequence[FlameGraph], options: HtmlOptions) -> List[FlameGraph]:
@@ -312,11 +306,13 @@ def render_comparison_page(data: Dict[str, Any]) -> str:
     """The whole page: the pane component's stylesheet and script, then the comparison's, inlined."""
     from .xml import escape
 
+    from .bundle import bundle
+
     texts = []
-    for path in (PANE_STYLE, STYLE, PANE_SCRIPT, SCRIPT):
+    for path in (PANE_STYLE, STYLE):
         with open(path, encoding="utf-8") as stream:
             texts.append(stream.read())
-    pane_style, style, pane_script, script = texts
+    pane_style, style = texts
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
@@ -324,7 +320,7 @@ def render_comparison_page(data: Dict[str, Any]) -> str:
         f"<title>{escape(data['title'])}</title>\n<style>\n{pane_style}{style}</style>\n</head>\n<body class=\"comparison\">\n"
         "<noscript>This comparison is drawn by JavaScript: please enable it.</noscript>\n"
         f"{_PAYLOAD_OPEN}{_json(data)}</script>\n"
-        f"<script>\n{pane_script}</script>\n<script>\n{script}</script>\n</body>\n</html>\n"
+        f"<script>\n{bundle(SCRIPT)}</script>\n</body>\n</html>\n"
     )
 
 

@@ -3,8 +3,8 @@
 The emitter turns a :class:`~flamespace.render.layout.Layout` (value units) into a payload
 (a string table of frame names and colours, and one typed column per field: name index,
 depth, start, value, self, change, colour index), embeds it as JSON in a ``<script
-type="application/json">`` element beside the page script and stylesheet (``viewer.js``,
-``viewer.css`` beside this module, inlined), and writes one file that makes no network
+type="application/json">`` element beside the page script (``js/viewer.mjs`` and the modules it
+imports, joined into one by :mod:`.bundle`) and stylesheet (``viewer.css``), both inlined, and writes one file that makes no network
 request. Pixels, label fitting, zoom, search and the table of functions are the page
 script's: the payload stays in value units, so a zoomed view is as exact as the whole.
 
@@ -31,12 +31,12 @@ import re
 import sys
 from array import array
 
-from .._record import Record, defaults, record
+from .._record import defaults, record
 from ..core import units
 from ..errors import ArgumentError
-from ..formats._io import open_output
+from .destination import deliver_text, tell
 from .layout import Columns, Layout, layout, strip_annotation
-from .options import DELTA_MODES, LAYOUT_DEFAULTS, PALETTES, RATIO_MODES, LayoutOptions, SvgOptions, _choice, check_non_negative, check_positive
+from .options import Appearance, LayoutOptions, SvgOptions, _choice, check_non_negative, check_positive
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,11 +47,11 @@ if TYPE_CHECKING:
     from ..diagnostics import Diagnostics
 
 HERE = os.path.dirname(__file__)
-SCRIPT = os.path.join(HERE, "viewer.js")
+#: The page script's entry module (render/js/, joined into one inline script by render/bundle.py).
+SCRIPT = "viewer.mjs"
 STYLE = os.path.join(HERE, "viewer.css")
 #: The payload's format; the page script refuses another.
 PAYLOAD_VERSION = 1
-_SVG = defaults(SvgOptions)
 #: What the frames at the first levels under the root can stand for (HtmlOptions.roots): the page's picker.
 ROOT_KINDS = ("process", "thread")
 #: A frame name with a line number, which the table by function leaves out (core.ranking.GROUPINGS).
@@ -59,54 +59,30 @@ _LINE_NUMBER = re.compile(r":\d+\)?$")
 
 
 @record
-class HtmlOptions(Record):
-    """What the HTML viewer shows, with the SVG's defaults where the two share a meaning.
-
-    ``title`` (default "Flame Graph"), ``subtitle``, ``colors`` (a palette of
-    :data:`~flamespace.render.options.PALETTES`), ``hash`` (flamegraph.pl's name hash),
-    ``inverted`` (open as an icicle graph; the page toggles it), ``countname`` (what plain
-    counts are: shown after them; times and sizes are shown in their human units instead),
-    ``search_color``, ``drop_locations`` (labels that do not fit drop a trailing
-    `` (file:line)`` first, as the SVG's), ``colour_ratio`` (coloured by a second metric:
-    how ratios are written, as the SVG's). Layout (:class:`LayoutOptions`' meaning and
-    defaults): ``reverse``, ``base``, ``sort_by_value``, ``delta``, ``negate`` (differential
-    input: red and blue swapped). ``min_percent``: frames narrower than this percentage of
-    the total are not laid out (their value still counts in their parents): at the default, a
-    frame left out stays narrower than a pixel on a 1,180-pixel canvas until the view is
-    zoomed in 85 times, and the page holds at most 100,000 frames a row. ``top``: rows of the function table the page shows at most.
-    ``roots``: what the first levels of frames under the root are, from the outermost: each one of
-    :data:`ROOT_KINDS`, e.g. ``("thread",)`` for a recording with ``--threads`` or ``("process",
-    "thread")``; the page offers a picker of them (one thread or process at a time).
+class HtmlOptions(Appearance):
+    """What the HTML viewer shows: :class:`~flamespace.render.options.Appearance`'s fields (the
+    SVG's meaning and defaults; ``inverted`` opens the page as an icicle graph, which the page
+    toggles; times and sizes are shown in their human units rather than after ``countname``),
+    and the page's own. ``min_percent``: frames narrower than this percentage of the total are
+    not laid out (their value still counts in their parents): at the default, a frame left out
+    stays narrower than a pixel on a 1,180-pixel canvas until the view is zoomed in 85 times,
+    and the page holds at most 100,000 frames a row. ``top``: rows of the function table the
+    page shows at most. ``roots``: what the first levels of frames under the root are, from the
+    outermost: each one of :data:`ROOT_KINDS`, e.g. ``("thread",)`` for a recording with
+    ``--threads`` or ``("process", "thread")``; the page offers a picker of them (one thread or
+    process at a time).
     """
 
-    title: Optional[str] = None
-    subtitle: str = _SVG["subtitle"]
-    colors: str = _SVG["colors"]
-    hash: bool = _SVG["hash"]
-    inverted: bool = _SVG["inverted"]
-    countname: str = _SVG["countname"]
-    search_color: str = _SVG["search_color"]
-    drop_locations: bool = _SVG["drop_locations"]
-    reverse: bool = LAYOUT_DEFAULTS.reverse
-    base: Tuple[str, ...] = LAYOUT_DEFAULTS.base
-    sort_by_value: bool = LAYOUT_DEFAULTS.sort_by_value
-    delta: str = LAYOUT_DEFAULTS.delta
-    negate: bool = _SVG["negate"]
     min_percent: float = 0.001
     top: int = 500
-    colour_ratio: str = _SVG["colour_ratio"]
     roots: Tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        Appearance.__post_init__(self)
         if isinstance(self.roots, str):
             object.__setattr__(self, "roots", (self.roots,))
         for kind in self.roots:
             _choice("roots", kind, ROOT_KINDS)
-        _choice("colors", self.colors, PALETTES)
-        _choice("delta", self.delta, DELTA_MODES)
-        _choice("colour_ratio", self.colour_ratio, RATIO_MODES)
-        if isinstance(self.base, str):
-            object.__setattr__(self, "base", (self.base,))
         check_non_negative("min_percent", self.min_percent)
         check_positive("top", self.top)
 
@@ -116,8 +92,7 @@ class HtmlOptions(Record):
 
     def svg_options(self) -> SvgOptions:
         """The SVG's options for what both draw alike: palette colours, the change scale's legend."""
-        return SvgOptions(colors=self.colors, hash=self.hash, negate=self.negate, countname=self.countname,
-                          delta=self.delta, drop_locations=self.drop_locations, colour_ratio=self.colour_ratio)
+        return SvgOptions(**self.appearance())
 
     def resolved_title(self) -> str:
         return self.title or "Flame Graph"
@@ -143,25 +118,14 @@ def html(
     """
     options = options or HtmlOptions()
     laid, narrow = laid_out(profile, options, colour_by)
-    if diagnostics is not None:
-        for warning in laid.warnings:
-            diagnostics.warn(warning)
-        if laid.empty:
-            diagnostics.empty = True
+    tell(laid, diagnostics)
     metrics = None
     if colour_by is not None:
         from .svg import metric_names
 
         metrics = metric_names(profile, colour_by)
     page = render_page(payload(laid, profile, options, palette=palette, metrics=metrics, calls=calls, narrow=narrow))
-    if output is None:
-        return page
-    if not isinstance(output, (str, os.PathLike)):
-        output.write(page)
-    else:
-        with open_output(output) as stream:
-            stream.write(page)
-    return None
+    return deliver_text(page, output)
 
 
 #: At most this many frames left out of the layout go into a page for its search (about 6 bytes
@@ -504,12 +468,12 @@ def _json(data: Dict[str, Any]) -> str:
 
 def render_page(data: Dict[str, Any]) -> str:
     """The whole page: the stylesheet, the payload and the page script, inlined."""
+    from .bundle import bundle
     from .xml import escape
 
     with open(STYLE, encoding="utf-8") as stream:
         style = stream.read()
-    with open(SCRIPT, encoding="utf-8") as stream:
-        script = stream.read()
+    script = bundle(SCRIPT)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'

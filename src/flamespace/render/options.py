@@ -14,7 +14,7 @@ from ..errors import ArgumentError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Mapping, Optional, Tuple, Union
+    from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
 #: Palettes by name, as flamegraph.pl's --colors (plus "python": Python code vs native code).
 PALETTES = (
@@ -132,92 +132,111 @@ XPAD = 10
 
 
 @record
-class SvgOptions(Record):
-    """How to draw a flame graph. Every field has flamegraph.pl's meaning and default.
+class Appearance(Record):
+    """What every picture of a flame graph shows alike (:class:`SvgOptions`, and the HTML
+    page's ``HtmlOptions``): each field and default written once, here.
+
+    ``title`` (default "Flame Graph", "Icicle Graph" or "Flame Chart"), ``subtitle``,
+    ``colors`` (a palette of :data:`PALETTES`), ``hash`` (flamegraph.pl's name hash: similar
+    names get similar colours), ``inverted`` (icicle: the root at the top), ``countname``
+    (what counts are: default, the profile's unit, else "samples"), ``search_color``,
+    ``drop_locations`` (a label that does not fit drops a trailing location, `` (file:line)``
+    or `` (file)`` as Python profilers name frames, before it is cut: ``work (app.py:12)``
+    becomes ``work``, then ``wo..``; names without such a suffix are cut as flamegraph.pl cuts
+    them), ``negate`` (differential input, or colour by a second metric: swap red and blue),
+    ``colour_ratio`` (one of :data:`RATIO_MODES`: how a second metric's ratios are written).
+    Layout (as :class:`LayoutOptions`, which gives their defaults and checks): ``reverse``,
+    ``base``, ``sort_by_value``, ``delta`` (the change each frame of differential input is
+    coloured by).
+    """
+
+    title: Optional[str] = None
+    subtitle: str = ""
+    colors: str = "hot"
+    hash: bool = False
+    inverted: bool = False
+    countname: str = ""  # empty: the profile's unit names its counts (core.units.count_name)
+    search_color: str = "rgb(230,0,230)"
+    drop_locations: bool = True
+    negate: bool = False
+    colour_ratio: str = RATIO_MODES[0]
+    reverse: bool = LAYOUT_DEFAULTS.reverse
+    base: Tuple[str, ...] = LAYOUT_DEFAULTS.base
+    sort_by_value: bool = LAYOUT_DEFAULTS.sort_by_value
+    delta: str = LAYOUT_DEFAULTS.delta
+
+    def __post_init__(self) -> None:
+        _choice("colors", self.colors, PALETTES)
+        _choice("colour_ratio", self.colour_ratio, RATIO_MODES)
+        _choice("delta", self.delta, DELTA_MODES)
+        if isinstance(self.base, str):
+            object.__setattr__(self, "base", (self.base,))
+
+    def appearance(self) -> Dict[str, Any]:
+        """This record's :class:`Appearance` fields, to make another picture's options look alike."""
+        return {name: getattr(self, name) for name in fields(Appearance)}
+
+
+@record
+class SvgOptions(Appearance):
+    """How to draw a flame graph as an SVG: :class:`Appearance`'s fields, and the SVG's own.
+    Every field has flamegraph.pl's meaning and default.
 
     Geometry: ``width`` (image pixels; ``fluid`` stretches to the window, laid out at
     ``width``), ``height`` (of one frame), ``minwidth`` (frames narrower than this are not
     drawn: pixels as a number, or a percentage of the total as a string ending in ``%``).
-    Text: ``title`` (default "Flame Graph", "Icicle Graph" or "Flame Chart"), ``subtitle``,
-    ``fonttype``, ``fontsize``, ``fontwidth`` (average glyph width / font size, used to fit
-    labels), ``countname`` (what counts are: default, the profile's unit, else "samples"),
-    ``nametype``, ``notes`` (an XML comment), ``truncate`` ("right":
-    ``name..`` as flamegraph.pl; "left": ``..name`` as inferno's default), ``drop_locations``
-    (a label that does not fit drops a trailing location, `` (file:line)`` or `` (file)`` as
-    Python profilers name frames, before it is cut: ``work (app.py:12)`` becomes ``work``,
-    then ``wo..``; names without such a suffix are cut as flamegraph.pl cuts them).
-    Colour: ``colors`` (a palette of :data:`PALETTES`), ``bgcolors`` (a gradient of
-    :data:`BACKGROUNDS` or ``#rrggbb``; default by palette), ``hash`` (flamegraph.pl's
-    name hash: similar names get similar colours), ``random`` (random colours; ``seed``
-    makes them repeatable), ``search_color``, ``stroke_color`` (frame outlines; "none"
-    for none).
-    Layout (as :class:`LayoutOptions`, which gives their defaults and checks): ``reverse``,
-    ``flamechart``, ``sort_by_value``, ``base``, ``total``, ``delta`` (the change each frame
-    of differential input is coloured by); :meth:`layout_options` turns these and
-    ``minwidth`` into the layout's options.
-    Shape: ``inverted`` (icicle: the root at the top).
+    Text: ``fonttype``, ``fontsize``, ``fontwidth`` (average glyph width / font size, used to
+    fit labels), ``nametype``, ``notes`` (an XML comment), ``truncate`` ("right": ``name..`` as
+    flamegraph.pl; "left": ``..name`` as inferno's default).
+    Colour: ``bgcolors`` (a gradient of :data:`BACKGROUNDS` or ``#rrggbb``; default by
+    palette), ``random`` (random colours; ``seed`` makes them repeatable), ``stroke_color``
+    (frame outlines; "none" for none).
+    Layout (as :class:`LayoutOptions`): ``flamechart``, ``total``; :meth:`layout_options` turns
+    these, :class:`Appearance`'s layout fields and ``minwidth`` into the layout's options.
     Values: ``factor`` (multiply counts shown in tooltips).
-    Differential input: ``negate`` (swap red and blue), ``legend`` (a colour bar under the
-    title with the change at which colours saturate, and what red and blue mean; also the
-    colour key of significance-coloured graphs). Labels on dark frames of differential input
-    are white (see :func:`~flamespace.render.palettes.needs_light_ink`).
+    ``legend``: a colour bar under the title (differential input: the change at which colours
+    saturate, and what red and blue mean; significance-coloured graphs: the colour key; colour
+    by a second metric: the ratio's bar). Labels on dark frames of differential input are white
+    (see :func:`~flamespace.render.palettes.needs_light_ink`).
     Colours that stay the same across graphs (flamegraph.pl's ``--cp``) come from a palette
     map the caller passes to :func:`~flamespace.render.svg.svg` (read and written with
     :func:`~flamespace.render.palettes.read_palette` and ``write_palette``).
     ``nameattr``: extra SVG attributes per frame name (``href``, ``title``, ``class``, ...),
     as read from flamegraph.pl's ``--nameattr`` file by :func:`read_nameattr`.
-    Coloured by a second metric (:func:`~flamespace.render.svg.svg`'s ``colour_by``):
-    ``colour_ratio`` (one of :data:`RATIO_MODES`: how ratios are written in the legend and
-    tooltips), ``negate`` (swap red and blue), ``legend`` (the ratio's colour bar).
     ``encoding``: the character encoding of the file (declared and used). ``empty_text``: what
     the image says when there is nothing to draw (e.g. "No significant change").
     """
 
-    title: Optional[str] = None
-    subtitle: str = ""
     width: int = 1200
     height: int = 16
     minwidth: Union[float, str] = 0.1
     fonttype: str = "Verdana"
     fontsize: float = 12
     fontwidth: float = 0.59
-    countname: str = ""  # empty: the profile's unit names its counts (core.units.count_name)
     nametype: str = "Function:"
-    colors: str = "hot"
     bgcolors: Optional[str] = None
-    hash: bool = False
     random: bool = False
     seed: Optional[int] = None
-    reverse: bool = LAYOUT_DEFAULTS.reverse
-    inverted: bool = False
     flamechart: bool = LAYOUT_DEFAULTS.flamechart
-    negate: bool = False
     factor: float = 1
     total: Optional[float] = LAYOUT_DEFAULTS.total
     notes: str = ""
     nameattr: Mapping[str, Mapping[str, str]] = factory(dict)
     encoding: Optional[str] = None
     fluid: bool = False
-    search_color: str = "rgb(230,0,230)"
     stroke_color: str = "none"
     truncate: str = "right"
-    drop_locations: bool = True
     legend: bool = True
-    base: Tuple[str, ...] = LAYOUT_DEFAULTS.base
-    sort_by_value: bool = LAYOUT_DEFAULTS.sort_by_value
-    delta: str = LAYOUT_DEFAULTS.delta
     empty_text: str = "ERROR: No valid input provided to flamespace."
-    colour_ratio: str = RATIO_MODES[0]
 
     def __post_init__(self) -> None:
+        Appearance.__post_init__(self)
         for name in ("width", "height", "fontsize", "fontwidth", "factor"):
             check_positive(name, getattr(self, name))
         if not self.width > 2 * XPAD:
             raise ArgumentError(f"width must be more than the margins' {2 * XPAD} pixels, not {self.width!r}")
-        _choice("colors", self.colors, PALETTES)
         object.__setattr__(self, "base", self.layout_options().base)  # checks the layout's fields (and minwidth)
         _choice("truncate", self.truncate, TRUNCATE_SIDES)
-        _choice("colour_ratio", self.colour_ratio, RATIO_MODES)
         if self.bgcolors is not None and self.bgcolors not in BACKGROUNDS and not _matches(_HEX_COLOUR, self.bgcolors):
             raise ArgumentError(
                 f"bgcolors must be one of {', '.join(BACKGROUNDS)} or a colour '#rrggbb', not {self.bgcolors!r}"

@@ -10,8 +10,8 @@ ns and call counts, not the layout's (whose narrow frames are left out).
 
 The page holds three payloads: the flame graph's (:func:`.html.payload`), the flame chart's
 (:func:`.chart_html.chart_payload`, when the trace kept time order) and the report's own
-(functions, edges, lines as typed columns); ``report.js`` builds the views from them over the
-pane of ``viewer.js`` and the chart of ``chart_view.js``. :func:`read_report` decodes them
+(functions, edges, lines as typed columns); ``js/report.mjs`` builds the views from them over the
+pane and the chart of ``js/``. :func:`read_report` decodes them
 back. The trace is taken as it is (``graph``, ``calls``, ``chart``, ``table()``,
 ``inclusive()``, ``lines``): rendering imports nothing of the collector.
 """
@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import re
 
-from .chart_html import CHART_DATA, STYLES, chart_payload, page, payload_of, read_chart_payload, write_page
+from .chart_html import CHART_DATA, STYLES, chart_payload, page, payload_of, read_chart_payload
+from .destination import deliver_text
 from .html import HtmlOptions, _Table, column, decode_column, laid_out, payload
 
 TYPE_CHECKING = False
@@ -55,8 +56,8 @@ def report(trace: Any, options: Optional[HtmlOptions] = None, output: Destinatio
     if trace.chart is not None:
         payloads[CHART_DATA] = chart_payload(trace.chart, options.replace(title="Flame chart"), palette=palette)
     text = page(options.title or "Trace report", payloads, styles=STYLES + ("report.css",),
-                scripts=("viewer.js", "chart_view.js", "report.js"))
-    return write_page(text, output)
+                script="report.mjs")
+    return deliver_text(text, output)
 
 
 def report_payload(trace: Any, options: HtmlOptions) -> Dict[str, Any]:

@@ -7,15 +7,15 @@ with the commit and the change in a tooltip, the last value), deterministic so o
 
 from __future__ import annotations
 
-import os
 
 from ..core.units import human
 from ..stats.history import change_text, relative_text, series, shown_unit
+from .destination import deliver_text
 from .xml import escape
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List, Optional, Sequence, TextIO
+    from typing import List, Optional
 
     from .._types import Destination
     from ..stats.history import HistoryReport, StackHistory
@@ -89,14 +89,4 @@ def svg(report: HistoryReport, output: Destination = None) -> Optional[str]:
         parts.extend(_row(report, stack, ROW * (i + 1)))
     parts.append("</svg>\n")
     text = "".join(parts)
-    if output is None:
-        return text
-    if isinstance(output, (str, os.PathLike)):
-        from ..formats._io import open_output
-
-        with open_output(output) as stream:
-            stream.write(text)
-    else:
-        stream_: TextIO = output
-        stream_.write(text)
-    return None
+    return deliver_text(text, output)

@@ -16,7 +16,7 @@ import re
 from itertools import chain, compress, repeat
 
 from ..core.units import count_name, format_count, unit_of
-from ..formats._io import open_output
+from .destination import deliver, tell
 from .colouring import ColourBar, change_bar, change_note, change_scale, frame_colours, ratio_bar, ratio_infos, ratio_note, ratio_scale
 from .layout import Layout, layout, strip_annotation
 from .options import XPAD, SvgOptions
@@ -58,8 +58,7 @@ def svg(
     """
     options = options or SvgOptions()
     drawn = layout(profile, options.layout_options(), colour_by=colour_by)
-    if diagnostics is not None:
-        _report(drawn, diagnostics)
+    tell(drawn, diagnostics)
     metrics = metric_names(profile, colour_by) if colour_by is not None else None
     return emit(draw(drawn, options, palette=palette, unit=unit_of(profile), metrics=metrics), output)
 
@@ -72,14 +71,6 @@ def metric_names(profile: Drawable, colour_by: FlameGraph) -> Tuple[str, str]:
         metadata = getattr(graph, "metadata", None)
         names.append(str(metadata.metric or metadata.unit or fallback) if metadata is not None else fallback)
     return names[0], names[1]
-
-
-def _report(drawn: Layout, diagnostics: Diagnostics) -> None:
-    """Tell ``diagnostics`` what a caller of a renderer should know of ``drawn``."""
-    for warning in drawn.warnings:
-        diagnostics.warn(warning)
-    if drawn.empty:
-        diagnostics.empty = True
 
 
 class Drawing:
@@ -182,19 +173,8 @@ def fit_label(name: str, width: float, options: SvgOptions) -> str:
 
 def emit(picture: Drawing, output: Destination = None) -> Optional[str]:
     """Write a drawing's SVG to ``output`` (a path, '-', a text stream) or, for None, return it."""
-    if output is None:
-        import io
-
-        buffer = io.StringIO()
-        write_svg(picture, buffer)
-        return buffer.getvalue()
-    if not isinstance(output, (str, os.PathLike)):  # a text stream
-        write_svg(picture, output)
-    else:
-        encoding = picture.options.encoding  # another encoding: characters it lacks become references
-        with open_output(output, encoding, "xmlcharrefreplace" if encoding else None) as stream:
-            write_svg(picture, stream)
-    return None
+    encoding = picture.options.encoding  # another encoding: characters it lacks become references
+    return deliver(lambda stream: write_svg(picture, stream), output, encoding, "xmlcharrefreplace" if encoding else None)
 
 
 def _num(value: float) -> str:

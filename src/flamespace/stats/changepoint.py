@@ -323,9 +323,11 @@ def locate(x: "np.ndarray", weights: "np.ndarray", min_size: int) -> int:
     the longer side has a rank below the mean); this cost does not."""
     import numpy as np
 
-    costs = [sum(float((weights[a:b] * np.abs(x[a:b] - np.median(x[a:b]))).sum()) for a, b in ((0, k), (k, len(x))))
-             for k in range(min_size, len(x) - min_size + 1)]
-    return min_size + int(np.argmin(costs))
+    costs = np.array([sum(float((weights[a:b] * np.abs(x[a:b] - np.median(x[a:b]))).sum()) for a, b in ((0, k), (k, len(x))))
+                      for k in range(min_size, len(x) - min_size + 1)])
+    least = costs.min()
+    # the first of near-ties, as split() takes: rounding at another scale cannot move the split
+    return min_size + int(np.argmax(costs <= least + TIES * float(costs.max())))
 
 
 def _weights(weights: Union[Sequence[float], "np.ndarray"], n: int) -> "np.ndarray":

@@ -1,8 +1,10 @@
-"""Reading samples of runs (one profile file per run) for compare, gate and similarity --sample.
+"""Samples of runs (one profile file per run, or stored runs) read, screened and compared:
+what compare, gate, plan and similarity --sample share.
 
 :func:`load_sides` reads every side, leaves out unusable runs and checks that the rest can be
-compared (the guard rails of :mod:`flamespace.stats.guards`); :data:`GUARD_OPTIONS` are the
-options that steer it (``--force``, ``--max-missed``), as data (cli/_options.py).
+compared (the guard rails of :mod:`flamespace.stats.guards`); :func:`compare_sides` goes on to
+pair the runs of interleaved rounds and compare the sides. Nothing here prints: what a reader
+skipped and what the guard rails found go to the caller's callbacks.
 """
 
 from __future__ import annotations
@@ -10,60 +12,25 @@ from __future__ import annotations
 import os
 import sys
 
+from .._record import Record, record
 from ..errors import InputError
-from ._common import expand_inputs, parse_share, progress, report
-from ._options import Option
-from ._report import warn
 
 TYPE_CHECKING = False  # typing costs start-up time (compare --help); annotations are strings (PEP 563)
 if TYPE_CHECKING:
-    from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+    from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
     from .._types import Number, Stack
     from ..core.metadata import Metadata
+    from ..diagnostics import Diagnostics
     from ..formats.folded import ColumnReader
-    from ..stats.comparison import CompareOptions
+    from ..stats.comparison import CompareOptions, Comparison
     from ..stats.sample import RunRows
     from ..stats.guards import Finding, Screening
     from ..stats.sample import Sample
 
-#: --force and --max-missed, for every command that compares samples of runs.
-GUARD_OPTIONS = (
-    Option(("--force",), "force", "flag",
-           help="Compare runs that differ in mode or program anyway (a warning instead of a refusal)."),
-    Option(("--max-missed",), "max_missed", metavar="X",
-           help="Leave out runs whose sampler missed more than X of its samples (10% or 0.1; the missed_share header). "
-                "Default: keep them, naming those beyond the recorder's own warning threshold."),
-)
-
-
-def expand_side(patterns: Sequence[str]) -> List[str]:
-    """Files, directories (their profiles) and quoted globs -> the list of run files."""
-    paths: List[str] = []
-    for pattern in patterns:
-        if pattern == "-":
-            raise InputError("a sample of runs is read from files (one per run), not from stdin", "-")
-        if not os.path.exists(pattern) and _has_magic(pattern):
-            import glob
-
-            matches = sorted(glob.glob(pattern))
-            if not matches:
-                raise InputError("no file matches this pattern", pattern)
-            paths.extend(matches)
-        else:
-            paths.append(pattern)
-    return expand_inputs(paths)
-
-
-def _has_magic(pattern: str) -> bool:
-    """glob.has_magic without importing glob (and re, fnmatch) for plain paths: start-up."""
-    return any(c in pattern for c in "*?[")
-
-
-def parse_max_missed(text: Optional[str]) -> Optional[float]:
-    """--max-missed's value: None (off) or a share."""
-    return None if text is None else parse_share(text, "--max-missed")
-
+    T = TypeVar("T")
+    #: Wraps the runs as they are read (a progress bar): (items, label, count) -> the same items.
+    Track = Callable[[Iterable[T], str, int], Iterable[T]]
 
 def missed_share(metadata: Metadata) -> Optional[float]:
     """The share of its ticks a run's sampler missed (:meth:`Quality.missed_share
@@ -85,7 +52,6 @@ def missed_share(metadata: Metadata) -> Optional[float]:
 
 def load_sides(
     sides: Mapping[str, Sequence[str]],
-    command: str,
     *,
     force: bool = False,
     max_missed: Optional[float] = None,
@@ -95,8 +61,10 @@ def load_sides(
     options: Optional["CompareOptions"] = None,
     cluster: Optional[str] = None,
     rename: "Optional[Callable[[Stack], Stack]]" = None,
+    track: "Optional[Track]" = None,
+    on_diagnostics: "Optional[Callable[[Diagnostics], None]]" = None,
 ) -> Tuple[Dict[str, "Sample"], "Screening"]:
-    """Read each side's runs (patterns as :func:`expand_side` takes them) into a :class:`Sample`,
+    """Read each side's runs (profile files, or ``store:`` selectors) into a :class:`Sample`,
     with the guard rails of :func:`flamespace.stats.guards.screen`: empty runs and runs beyond
     ``max_missed`` left out, runs that cannot be compared refused (unless ``force``), fewer
     than ``min_runs_per_side`` runs a side (default: 2) an error.
@@ -107,20 +75,23 @@ def load_sides(
     p < n1 + n2 − 1) stops the reading there. A ``store:`` selector among a side's patterns
     stands for the stored runs it names, read by one aggregate of the store (on the Dask
     scheduler ``cluster`` names, or $DASK_SCHEDULER_ADDRESS, else in this process). ``rename``
-    renames the stacks of both sides (``compare --map``) before they are compared.
+    renames the stacks of both sides (``compare --map``) before they are compared. ``track``
+    wraps the runs as they are read (a progress bar); ``on_diagnostics`` is handed what each
+    reader skipped or warned of (a run's, the store's), as it is read: without it, that is not
+    reported (nothing is skipped unless ``skip_invalid``).
 
     Raises :class:`InputError` (exit 1) on what must stop the comparison; returns the samples
-    and the screening, whose ``findings`` the caller shows (:func:`show_findings`) and whose
-    ``run_times`` feed :func:`after_comparison` once the comparison is done."""
+    and the screening, whose ``findings`` the caller shows and whose ``run_times`` feed
+    :func:`after_comparison` once the comparison is done."""
     import_numpy()
     from ..collect import MAX_TRUSTED_MISSED_SHARE, program_name
     from ..stats.guards import MIN_RUNS, RunInfo, screen, is_late
     from ..stats.sample import RunRows, Sample
 
-    from ._store import stored_runs
+    from .stored import stored_runs
 
-    files = {side: expand_side(patterns) for side, patterns in sides.items()}
-    stored = stored_runs(files, cluster)  # store: selectors -> their runs, read by one query
+    files = {side: list(paths) for side, paths in sides.items()}
+    stored = stored_runs(files, cluster, on_diagnostics)  # store: selectors -> their runs, read by one query
     everything = [(side, path) for side, paths in files.items() for path in paths]
     rows = RunRows()
     row_of: Dict[str, int] = {}
@@ -129,8 +100,9 @@ def load_sides(
     limit = _early_limit(options, len(everything))
     left_out = 0
     reader = _column_reader(rows)
-    for side, path in progress(everything, "reading runs", len(everything)):
-        columns, values, meta = stored[path] if path in stored else _read_run(path, skip_invalid, input_format, reader)
+    for side, path in (track or _as_is)(everything, "reading runs", len(everything)):
+        columns, values, meta = (stored[path] if path in stored else
+                                 _read_run(path, skip_invalid, input_format, reader, on_diagnostics))
         numbers: "List[Number]" = list(values.values()) if isinstance(values, dict) else values
         total = float(sum(numbers))
         info = RunInfo(path, side, meta, total, not any(numbers), missed_share(meta),
@@ -212,9 +184,10 @@ def _column_reader(rows: "RunRows") -> "Optional[ColumnReader]":
     return folded.ColumnReader(rows.index) if folded._core is not None else None
 
 
-def _read_run(path: str, skip_invalid: bool, input_format: Optional[str], reader: "Optional[ColumnReader]" = None
+def _read_run(path: str, skip_invalid: bool, input_format: Optional[str], reader: "Optional[ColumnReader]" = None,
+              on_diagnostics: "Optional[Callable[[Diagnostics], None]]" = None,
               ) -> "Tuple[Optional[bytes], Union[Dict[str, Number], List[Number]], Metadata]":
-    """One run as (columns, values, metadata), skipped lines reported on stderr: a folded file
+    """One run as (columns, values, metadata), skipped lines handed to ``on_diagnostics``: a folded file
     through ``reader`` (columns as intp bytes, values a list), else (None, {stack text: value}, ...)."""
     from ..diagnostics import Diagnostics
     from ..formats import folded, registry
@@ -229,14 +202,25 @@ def _read_run(path: str, skip_invalid: bool, input_format: Optional[str], reader
                 if fmt is folded:
                     columns, numbers, meta = reader.read(stream, folded.ReadOptions(skip_invalid=skip_invalid),
                                                          source=name, diagnostics=diagnostics)
-                    report(diagnostics)
+                    _hand(diagnostics, on_diagnostics)
                     return columns, numbers, meta
         except folded.Inexact:  # read it as parse_texts does: the same values and errors
             pass
     diagnostics = Diagnostics()
     values, meta = registry.read_texts(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics)
-    report(diagnostics)
+    _hand(diagnostics, on_diagnostics)
     return None, values, meta
+
+
+def _hand(diagnostics: "Diagnostics", on_diagnostics: "Optional[Callable[[Diagnostics], None]]") -> None:
+    """``diagnostics`` to the caller's callback, when there is one."""
+    if on_diagnostics is not None:
+        on_diagnostics(diagnostics)
+
+
+def _as_is(items: "Iterable[T]", label: str, count: int) -> "Iterable[T]":
+    """No progress shown: the items as they are (:data:`Track`)."""
+    return items
 
 
 def _stack(text: str) -> "Stack":
@@ -303,17 +287,61 @@ def after_comparison(screening: Screening, result) -> List[Finding]:
     return drift_findings(screening.run_times, changes, unit)
 
 
-def show_findings(findings: Sequence[Finding], command: str) -> None:
-    """Each finding as one line on stderr: ``flamespace COMMAND: warning: ...``."""
-    for finding in findings:
-        warn(f"flamespace {command}: {finding.level}: {finding.message}")
+def paired(options: "CompareOptions", samples: "Dict[str, Sample]", screening: "Screening", pairing: str,
+           ) -> "Tuple[CompareOptions, Dict[str, Sample], List[Finding]]":
+    """``pairing`` (auto, on, off) applied: the options with ``paired`` set and the sides' runs in
+    round order when they are tested as pairs (:func:`pair_sides`; only a method that relabels
+    runs pairs them unless ``on``), and the note that says so or why not."""
+    from ..stats.methods import info
+
+    mode = pairing if info(options.method).permutations or pairing == "on" else "off"
+    samples, is_paired, notes = pair_sides(samples, screening, mode, options.alpha, options.alternative, options.permutations)
+    return options.replace(paired=is_paired), samples, notes
 
 
-def read_samples(sides: Dict[str, Sequence[str]], command: str, skip_invalid: bool, input_format: Optional[str],
-                 cluster: Optional[str] = None) -> Dict[str, "Sample"]:
-    """One :class:`Sample` per side, through the guard rails; exploring commands (similarity)
-    go on where compare would refuse, with a warning."""
-    samples, screening = load_sides(sides, command, force=True, skip_invalid=skip_invalid, input_format=input_format,
-                                    min_runs_per_side=1, cluster=cluster)
-    show_findings(screening.findings, command)
-    return samples
+@record
+class ComparedSides(Record):
+    """Two samples of runs compared: the result, the samples as tested (in round order when
+    paired), the options as run (``paired`` set) and the guard rails' screening."""
+
+    comparison: "Comparison"
+    samples: "Dict[str, Sample]"
+    options: "CompareOptions"
+    screening: "Screening"
+
+
+def compare_sides(
+    sides: "Mapping[str, Sequence[str]]",
+    options: "CompareOptions",
+    *,
+    pairing: str = "auto",
+    on_findings: "Optional[Callable[[List[Finding]], None]]" = None,
+    force: bool = False,
+    max_missed: Optional[float] = None,
+    skip_invalid: bool = False,
+    input_format: Optional[str] = None,
+    cluster: Optional[str] = None,
+    rename: "Optional[Callable[[Stack], Stack]]" = None,
+    track: "Optional[Track]" = None,
+    on_diagnostics: "Optional[Callable[[Diagnostics], None]]" = None,
+) -> ComparedSides:
+    """Read the ``baseline`` and ``candidate`` sides' runs (:func:`load_sides`, which takes the
+    other keywords), pair them as ``pairing`` says (:func:`paired`) and compare them.
+
+    ``on_findings`` is handed the guard rails' findings as they come: the screening's, the
+    pairing's note, then the machine's drift beside the result (:func:`after_comparison`)."""
+    from ..stats.comparison import compare
+
+    def found(findings: "List[Finding]") -> None:
+        if on_findings is not None:
+            on_findings(findings)
+
+    samples, screening = load_sides(sides, force=force, max_missed=max_missed, skip_invalid=skip_invalid,
+                                    input_format=input_format, options=options, cluster=cluster, rename=rename,
+                                    track=track, on_diagnostics=on_diagnostics)
+    found(screening.findings)
+    options, samples, notes = paired(options, samples, screening, pairing)
+    found(notes)
+    result = compare(samples["baseline"], samples["candidate"], options=options)
+    found(after_comparison(screening, result))
+    return ComparedSides(result, samples, options, screening)
