@@ -35,8 +35,7 @@ START_UP = {
     "python -c pass": "pass",
     "+ import re, json (what our modules on the svg path import)": "import re, json",
     "(beside) import re, json, typing, dataclasses (typing, dataclasses: no longer on the svg path)": "import re, json, typing, dataclasses",
-    "+ the modules `flamespace svg` imports (no click)": f"import {_OURS}",
-    "+ import click (what the click-free path saves)": f"import click, {_OURS}",
+    "+ the modules `flamespace svg` imports": f"import {_OURS}",
 }
 
 

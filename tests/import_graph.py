@@ -34,7 +34,7 @@ ROOT = "flamespace"
 #: Each package (or top-level module) and its layer: an import may only point to a lower layer.
 LAYERS: Dict[str, int] = {
     # helpers every layer may use: records, type aliases, lazy exports, the version, errors
-    "_record": 0, "_types": 0, "_lazy": 0, "_version": 0, "errors": 0, "diagnostics": 0,
+    "_record": 0, "_types": 0, "_lazy": 0, "_version": 0, "_table": 0, "errors": 0, "diagnostics": 0,
     "core": 1,
     "formats": 2, "stats": 2,
     "collect": 3, "render": 3, "store": 3,

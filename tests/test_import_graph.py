@@ -12,7 +12,7 @@ def test_imports_are_found_with_their_kind():
     assert ("flamespace.core.vector", "flamespace.core.metadata", "module") in edges
     assert ("flamespace.core.vector", "flamespace._types", "typing") in edges
     assert ("flamespace.core.vector", "flamespace._types", "function") in edges  # __getattr__
-    assert "flamespace.cli._group" in modules()
+    assert "flamespace.cli._options" in modules()
 
 
 def test_an_upward_or_sideways_import_is_reported():

@@ -1,31 +1,29 @@
 """Every command's defaults are its options record's (as inferno's `default_options` test).
 
 For each command with an options record, what the command builds from its options when
-none is given (through the command's own conversion: click's defaults, and for `svg` the
-click-free parser's too) must equal the record's defaults, field by field: a default is
+none is given (through the command's own parser, cli/_options.py) must equal the record's defaults, field by field: a default is
 written down once, in the record, and the CLI can only take it from there.
 """
 
 from __future__ import annotations
 
-import click
 import pytest
 
 import flamespace as fs
 from flamespace._record import defaults, fields
 from flamespace.cli import collect, compare, gate, plan, record, svg, text
 from flamespace.cli._recording import recorder_settings
-from flamespace.cli._svg_spec import OPTIONS, parse_fast, settings_of
+from flamespace.cli._options import Command
+from flamespace.cli._svg_spec import OPTIONS, settings_of
 from flamespace.collect import MemoryOptions, SamplerOptions
 from flamespace.render import SvgOptions
 from flamespace.render.text import TextOptions
 from flamespace.stats.comparison import CompareOptions
 
 
-def click_defaults(command: click.Command, args: list = ()) -> dict:
-    """The values click passes ``command`` when ``args`` (only what is required) are given."""
-    with command.make_context(command.name, list(args), resilient_parsing=False) as ctx:
-        return dict(ctx.params)
+def parsed_defaults(command: Command, args: list = ()) -> dict:
+    """The values the parser passes ``command`` when ``args`` (only what is required) are given."""
+    return command.parse(list(args))
 
 
 def assert_same(built: object, expected: object) -> None:
@@ -44,12 +42,8 @@ def svg_settings(values: dict) -> SvgOptions:
     return settings.replace(minwidth=SvgOptions().minwidth)
 
 
-def test_svg_click_defaults_are_svgoptions():
-    assert_same(svg_settings(click_defaults(svg.command)), SvgOptions())
-
-
-def test_svg_fast_parser_defaults_are_svgoptions():
-    assert_same(svg_settings(parse_fast([])), SvgOptions())
+def test_svg_defaults_are_svgoptions():
+    assert_same(svg_settings(parsed_defaults(svg.SPEC)), SvgOptions())
 
 
 def test_svg_table_names_svgoptions_fields():
@@ -61,15 +55,15 @@ def test_svg_table_names_svgoptions_fields():
 
 
 def test_text_defaults_are_textoptions():
-    values = click_defaults(text.command)
+    values = parsed_defaults(text.SPEC)
     for name in ("files", "output", "skip_invalid", "input_format", "thread"):
         values.pop(name)
     assert_same(text.options_of(**values), TextOptions())
 
 
-@pytest.mark.parametrize("command", [record.command, collect.command], ids=["record", "collect"])
+@pytest.mark.parametrize("command", [record.SPEC, collect.SPEC], ids=["record", "collect"])
 def test_recorder_defaults_are_sampleroptions(command):
-    values = click_defaults(command, ["-o", "runs", "prog.py"])
+    values = parsed_defaults(command, ["-o", "runs", "prog.py"])
     settings = recorder_settings(
         values["mode"], values["rate"], values["weight"], values["bytes_per_sample"], values["idle"], values["no_lines"],
         values["threads"], values["async_stacks"], values["duration"], values["seed"],
@@ -80,7 +74,7 @@ def test_recorder_defaults_are_sampleroptions(command):
 
 @pytest.mark.parametrize("mode", fs.collect.MEMORY_MODES)
 def test_recorder_defaults_are_memoryoptions(mode):
-    values = click_defaults(record.command, ["--mode", mode, "prog.py"])
+    values = parsed_defaults(record.SPEC, ["--mode", mode, "prog.py"])
     from flamespace.collect.alloc import available
 
     if mode == "alloc" and available() is not None:
@@ -93,24 +87,24 @@ def test_recorder_defaults_are_memoryoptions(mode):
 
 
 def test_compare_defaults_are_compareoptions():
-    values = click_defaults(compare.command, ["-a", "x", "-b", "y"])
+    values = parsed_defaults(compare.SPEC, ["-a", "x", "-b", "y"])
     assert_same(compare.options_of(**values), CompareOptions())
 
 
 def test_gate_defaults_are_compareoptions_but_one_sided():
     from flamespace.stats.comparison import GATE_DEFAULTS
 
-    values = click_defaults(gate.command, ["--base", "main", "--", "prog.py"])
+    values = parsed_defaults(gate.SPEC, ["--base", "main", "--", "prog.py"])
     assert_same(compare.options_of(**values), GATE_DEFAULTS)
     assert GATE_DEFAULTS == CompareOptions(alternative="greater") and CompareOptions().alternative == "two-sided"
 
 
 def test_plan_defaults_are_compareoptions():
-    values = click_defaults(plan.command, ["pilot", "--detect", "5%"])
+    values = parsed_defaults(plan.SPEC, ["pilot", "--detect", "5%"])
     expected = CompareOptions()
     assert values["alpha"] == expected.alpha and values["alternative"] == expected.alternative
     assert values["min_runs"] == expected.frequency.min_runs
-    assert compare.options_of(**{**click_defaults(compare.command, ["-a", "x", "-b", "y"]), "min_fraction": values["min_fraction"]}) == expected
+    assert compare.options_of(**{**parsed_defaults(compare.SPEC, ["-a", "x", "-b", "y"]), "min_fraction": values["min_fraction"]}) == expected
     from flamespace.stats.power import POWER
 
     assert values["power"] == POWER
@@ -162,5 +156,5 @@ def test_the_top_level_help_lists_every_format_in_sniffing_order():
     from flamespace.cli import HELP
     from flamespace.formats import registry
 
-    listed = HELP.split("\b\n", 2)[1].split("\n\n")[0]  # after click's no-rewrap mark (a backspace)
+    listed = HELP.split("\b\n", 2)[1].split("\n\n")[0]  # after the help's no-rewrap mark (a backspace)
     assert re.findall(r"[\w-]+", listed) == list(registry.ORDER)

@@ -1,5 +1,5 @@
 """Tables with a frame name of megabytes (issue 24: `top` with a 10 MB frame name took 41 s, most
-of it rich folding the name into 166,000 lines of the table). A cell is cut to
+of it the table folding the name into 166,000 lines of the table). A cell is cut to
 cli/_table.MAX_CELL_CHARS characters and says how many it leaves out; --json keeps the name whole."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def long_profile(tmp_path: Path) -> Path:
 def test_top_cuts_a_frame_name_of_a_megabyte_and_says_how_much(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     assert main(["top", "--by", "line", str(long_profile(tmp_path))]) == 0
     out = capsys.readouterr().out
-    assert f"x…[{LONG - MAX_CELL_CHARS:,}morecharacters]" in "".join(out.split())  # (rich folds the cell)
+    assert f"x…[{LONG - MAX_CELL_CHARS:,}morecharacters]" in "".join(out.split())  # (the table folds the cell)
     assert out.count("x") == MAX_CELL_CHARS  # the name's first characters, once
     assert len(out.splitlines()) < 4 * MAX_CELL_CHARS // 60  # the table stays the size of its cut cells
 

@@ -1,26 +1,26 @@
 """The ``flamespace`` command. Exit codes: 0 ok (and a closed stdout: ``| head``), 1 usage, input or
 output error (an OSError: no space, no such directory), 2 internal error, 3 compare or gate found a regression.
 
-The commands of :data:`FAST` declare their options as data (cli/_options.py): with arguments
-the small parser understands (and ``COMMAND --help``) they run without importing click
-(start-up: docs/performance.md); everything else goes through the click group of ``_group``.
+Every command is declared as data (``SPEC`` in its module, a cli/_options.Command): one parser
+reads its command line and one renderer writes its ``--help`` (cli/_help.py); ``flamespace
+COMMAND`` imports that command's module and nothing of the others (start-up: docs/performance.md).
 """
 
 from __future__ import annotations
 
 import sys
 
-from ._report import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, exit_code
+from ._report import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, UsageError, exit_code, write_out
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import List, Optional
 
-__all__ = ["COMMANDS", "HELP", "SUMMARIES", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "cli", "main", "script"]
+__all__ = ["COMMANDS", "HELP", "SUMMARIES", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "main", "script"]
 
 #: Every subcommand (the module of this package that defines it as ``command``) and the first
 #: paragraph of its help: ``flamespace --help`` lists these without importing the fifteen
-#: modules (tests/cli/test_help_fast.py checks each against its command's help).
+#: modules (tests/cli/test_help.py checks each against its command's help).
 SUMMARIES = {
     "collect": "Run a Python program N times under the profiler: one profile per run, a sample for compare.",
     "compare": "Test which stacks differ between the mean profiles of two samples of runs.",
@@ -46,7 +46,7 @@ SUMMARIES = {
 }
 COMMANDS = tuple(SUMMARIES)
 
-#: The help of ``flamespace`` itself (the click group's, and the click-free ``--help``'s).
+#: The help of ``flamespace`` itself.
 HELP = """Flame graphs as vectors: combine, filter, measure and compare profiles.
 
 Every command reads profiles in these formats, gzip or plain, detected from the
@@ -64,81 +64,78 @@ content (or --from FORMAT), from files, directories or stdin ('-'):
 \b
     flamespace merge runs/ | flamespace filter --grep parse | flamespace top"""
 
-#: What asks for the group's help and nothing else: printed without importing click.
-HELP_ARGS = (["--help"], ["-h"])
-#: The commands whose module declares them as data (``SPEC``, a cli._options.Command) without
-#: importing click; ``convert`` has a fast path of its own (its reader options come from the formats).
-FAST = ("collect", "compare", "decompose", "filter", "formats", "gate", "info", "merge", "plan", "record", "scale", "similarity", "sub",
-        "svg", "text", "top", "trace")
-
 #: The commands that run a program and pass our stop signals on to it: they note a signal from their
 #: first moment, so that one that comes before the program starts gives 128 + the signal.
 RECORDERS = ("record", "trace")
 
 
-def __getattr__(name: str) -> object:
-    """``cli`` (the click group) and ``LazyGroup``, imported with click on first use."""
-    if name in ("cli", "LazyGroup"):
-        from . import _group
-
-        return getattr(_group, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def _run(args: "List[str]") -> object:
-    if args in HELP_ARGS:
-        from ._help import group_help
-
-        sys.stdout.write(group_help("flamespace", HELP, list(SUMMARIES.items())))
-        sys.stdout.flush()
+    """``flamespace``'s own options (``--help``, ``--version``, ``--color MODE``), then the command's
+    module (imported only now) runs the command it declares as data (``SPEC``, cli/_options.py)."""
+    rest = _group_options(args)
+    if rest is None:
         return EXIT_OK
-    rest = _after_color(args)
-    if not (rest and rest[0] in RECORDERS):
-        return _run_command(args, rest)
+    name = rest[0]
+    if name not in SUMMARIES:
+        from ._options import suggestion
+
+        raise UsageError(f"No such command {name!r}.{suggestion(name, COMMANDS)}", "flamespace")
+    if name not in RECORDERS:
+        return _run_command(name, rest[1:])
     from ..collect import _stop_signals  # only _signal: the launcher's imports take tens of ms
 
     _stop_signals.catch()
     try:
-        return _run_command(args, rest)
+        return _run_command(name, rest[1:])
     finally:
         _stop_signals.release()  # if the program never started
 
 
-def _run_command(args: "List[str]", rest: "List[str]") -> object:
-    if rest and rest[0] in FAST:  # without click (start-up), unless the small parser gives up
-        module = f"{__name__}.{rest[0]}"
-        __import__(module)  # not importlib: it would pull in more modules
-        done, result = sys.modules[module].SPEC.run_fast(rest[1:])
-        if done:
-            return result
-    elif rest and rest[0] == "convert":
-        from ._convert_spec import run_fast
-
-        done, result = run_fast(rest[1:])
-        if done:
-            return result
-    from ._group import cli
-
-    return cli.main(args=args, prog_name="flamespace", standalone_mode=False)
+def _run_command(name: str, args: "List[str]") -> object:
+    module = f"{__name__}.{name}"
+    __import__(module)  # not importlib: it would pull in more modules
+    return sys.modules[module].SPEC.main(f"flamespace {name}", args)
 
 
-def _after_color(args: "List[str]") -> "List[str]":
-    """``args`` after a leading ``--color MODE`` (the group's one option), whose mode (or the
-    default, auto) is set here as the click group sets it on every run; [] if it is not plain."""
-    from ._style import MODES, set_mode
+def _group_options(args: "List[str]") -> "Optional[List[str]]":
+    """The command and its arguments after ``flamespace``'s own options, whose ``--color`` mode (or
+    the default, auto) is set here; None when an option (--help, --version) was the whole answer."""
+    mode, index = "auto", 0
+    while index < len(args):
+        word = str(args[index])
+        index += 1
+        if word in ("-h", "--help"):
+            from ._help import OPTIONS, group_help
 
-    mode, rest = "auto", args
-    if args and str(args[0]).startswith("--color"):
-        if args[0] == "--color" and len(args) > 1:
-            mode, rest = args[1], args[2:]
-        elif args[0].startswith("--color="):
-            mode, rest = args[0][len("--color="):], args[1:]
-        else:
-            return []
-    if mode not in MODES:
-        return []  # click says what is wrong
-    set_mode(mode)
-    return rest
+            write_out(group_help("flamespace", HELP, list(SUMMARIES.items()), options=OPTIONS))
+            return None
+        if word == "--version":
+            from importlib.metadata import version
+
+            write_out(f"flamespace {version('flamespace')}\n")
+            return None
+        if word == "--color" or word.startswith("--color="):
+            if word == "--color":
+                if index >= len(args):
+                    raise UsageError("Option '--color' requires an argument.", "flamespace")
+                word, index = "--color=" + str(args[index]), index + 1
+            mode = word[len("--color="):]
+            from ._style import MODES
+
+            if mode not in MODES:
+                from ._report import BadParameter
+
+                raise BadParameter(f"{mode!r} is not one of {', '.join(repr(m) for m in MODES)}.", "'--color'")
+            continue
+        if word.startswith("-"):
+            from ._options import suggestion
+
+            raise UsageError(f"No such option {word!r}.{suggestion(word, ['--color', '--version', '--help'])}", "flamespace")
+        from ._style import set_mode  # (not for --help: start-up)
+
+        set_mode(mode)
+        return [word, *args[index:]]
+    raise UsageError("Missing command.", "flamespace")
 
 
 def main(argv: "Optional[List[str]]" = None) -> int:

@@ -28,7 +28,7 @@ EVENT_PREFIX = "event:"
 #: Warn when more than this share of the second metric falls on stacks the widths do not have.
 UNMATCHED_WARNING = 0.5
 
-#: The options, for the data-declared svg command and (through click_options) the html command.
+#: The options, for the svg and html commands.
 OPTIONS = (
     Option(
         ("--colour-by",), "colour_by", "str", None,

@@ -9,18 +9,17 @@ from ..core.differential import Differential
 from ..diagnostics import Diagnostics
 from ..errors import InputError
 from ..formats import registry
-from ._options import Option, click_options
-from ._report import report, warn
+from ._options import Option
+from ._report import BadParameter, UsageError, report, warn
 
 TYPE_CHECKING = False  # typing costs start-up time (flamespace svg); annotations are strings (PEP 563)
 if TYPE_CHECKING:
-    from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+    from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
     from .._types import Drawable, Number, Profile
     from ..core.metadata import Metadata
     from ..core.vector import FlameGraph
 
-    F = TypeVar("F", bound=Callable[..., object])
     D = TypeVar("D", bound="Drawable")
     T = TypeVar("T")
 
@@ -99,18 +98,8 @@ def thread_subtitle(subtitle: str, profile: Drawable) -> str:
     return f"{subtitle} \u00b7 thread {thread} only" if subtitle else f"Thread {thread} only"
 
 
-def input_options(function: F) -> F:
-    """--skip-invalid and --from, for every command that reads profiles."""
-    return click_options(INPUT_OPTIONS)(function)
-
-
-def output_options(function: F) -> F:
-    """-o FILE and --no-header, for every command that writes a profile."""
-    return click_options(OUTPUT_OPTIONS)(function)
-
-
-def checked_output(context: object, parameter: object, value: Optional[str]) -> Optional[str]:
-    """A click callback for -o: an output that cannot be written fails before any input is read."""
+def checked_output(value: Optional[str]) -> Optional[str]:
+    """The callback of -o: an output that cannot be written fails before any input is read."""
     from ..formats import check_output
 
     check_output(value)
@@ -136,9 +125,7 @@ def expand_inputs(paths: Sequence[str]) -> List[str]:
         else:
             expanded.append(path)
     if expanded.count("-") > 1:
-        import click
-
-        raise click.UsageError("stdin ('-') can be read only once")
+        raise UsageError("stdin ('-') can be read only once")
     return expanded
 
 
@@ -333,32 +320,22 @@ def progress(items: Iterable[T], label: str, count: int) -> Iterable[T]:
     """A progress bar on stderr for long work, only when stderr is a terminal."""
     if count < 20 or not sys.stderr.isatty():
         return items
-    from rich.progress import track
+    from ._progress import track
 
-    return track(items, description=label, total=count, console=_stderr_console(), transient=True)
-
-
-def _stderr_console():
-    from rich.console import Console
-
-    return Console(stderr=True)
+    return track(items, label, count)
 
 
 def parse_share(text: str, option: str = "--min-share", maximum: Optional[float] = 1.0) -> float:
     """'0.01' or '1%' -> 0.01; at least 0 and at most ``maximum`` (None: no upper bound).
-    A bad value is click's BadParameter (click is imported only then: start-up)."""
+    A bad value is a BadParameter naming ``option``."""
     raw = text.strip()
     try:
         share = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
     except ValueError:
-        import click
-
-        raise click.BadParameter(f"{text!r} is not a share such as 0.01 or 1%", param_hint=f"'{option}'") from None
+        raise BadParameter(f"{text!r} is not a share such as 0.01 or 1%", param_hint=f"'{option}'") from None
     if not (0 <= share < float("inf") and (maximum is None or share <= maximum)):
-        import click
-
         bound = f"between 0 and {maximum:g} ({100 * maximum:g}%)" if maximum is not None else "a finite number >= 0"
-        raise click.BadParameter(f"{text!r} is not {bound}", param_hint=f"'{option}'")
+        raise BadParameter(f"{text!r} is not {bound}", param_hint=f"'{option}'")
     return share
 
 
@@ -387,7 +364,7 @@ def format_share(part: Number, whole: Number) -> str:
 
 
 def echo(text: str) -> None:
-    """One line on stdout, as click.echo writes it (without importing click)."""
+    """One line on stdout."""
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
 

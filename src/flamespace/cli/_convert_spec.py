@@ -1,57 +1,31 @@
-"""flamespace convert's options as data and its work, without click: ``flamespace convert`` with
-arguments the small parser understands runs without importing click (start-up, as for svg;
-the Perl collapsers it replaces start in about 10 ms). cli/convert.py builds the click
-command from the same table; anything the small parser does not understand goes there.
-"""
+"""flamespace convert's own options and its work (cli/convert.py declares the command)."""
 
 from __future__ import annotations
 
 from ..formats import registry
 from ._common import FOLDED_ENDINGS, INPUT_OPTIONS, expand_inputs, header_setting, report
-from ._options import Option, given_reader_options, parse, reader_options
+from ._options import Option, given_reader_options
 from ._report import warn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Optional, Sequence, Tuple
+    from typing import Callable, Optional, Sequence, Tuple
 
     from .._types import Drawable
 
 TO_HELP = "Output format (default: from the output's extension, else folded)."
 
 
-def options(to_choices: "Tuple[str, ...]" = ()) -> "Tuple[Option, ...]":
-    """convert's own options; ``--to`` is checked against ``to_choices`` when given (click's table:
-    listing the writable formats imports every format, which the fast path does not need)."""
+def options(to_choices: "Callable[[], Tuple[str, ...]]") -> "Tuple[Option, ...]":
+    """convert's own options; ``--to`` is one of ``to_choices()``, listed only when --to is given or
+    --help asked for (listing the writable formats imports every format)."""
     return INPUT_OPTIONS + (
-        Option(("--to",), "to", "choice" if to_choices else "str", help=TO_HELP, choices=to_choices),
+        Option(("--to",), "to", "choice", help=TO_HELP, choices=to_choices),
         Option(("-o", "--output"), "output", "path", "-", help="Where to write the result.", show_default="stdout",
                allow_dash=True),
         Option(("--no-header",), "no_header", "flag",
                help="Do not write '# key: value' metadata lines (folded output as stackcollapse-*.pl prints it)."),
     )
-
-
-def run_fast(args: "Sequence[str]") -> "Tuple[bool, object]":
-    """(True, exit code) if the small parser understood ``args`` and the conversion ran; else (False, None)."""
-    own = options()
-    parsed = parse(own, args)
-    if parsed is None:
-        flags = {flag for option in own for flag in option.flags}
-        if not any(a.startswith("--") and a != "--" and a.split("=")[0] not in flags for a in args):
-            return False, None  # --help, a bad value, ...: click says what is wrong
-        parsed = parse(own + reader_options(registry.names()), args)  # a reader option: import every format
-        if parsed is None:
-            return False, None
-    values, files = parsed
-    to = values.pop("to")
-    if to is not None and (to not in registry.names() or not registry.writes(registry.by_name(str(to)))):
-        return False, None
-    from ..formats import check_output
-
-    check_output(str(values["output"]))
-    convert(files, to=to, **values)  # type: ignore[arg-type]
-    return True, 0
 
 
 def output_format(to: "Optional[str]", output: str) -> str:

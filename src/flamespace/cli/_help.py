@@ -1,9 +1,9 @@
-"""``flamespace --help`` without click: the group's help, laid out as click lays it out.
+"""Every ``--help``: a group's (``flamespace``, ``flamespace store``) and a command's, from their data.
 
-Importing click costs about twice python's own start-up (docs/performance.md), so the
-plainest call of all does without it. Its pieces are data (:data:`~flamespace.cli.HELP`,
-:data:`~flamespace.cli.SUMMARIES`), the same the click group is built from, and
-tests/cli/test_help_fast.py compares this text with click's at many terminal widths.
+A help text is paragraphs, rewrapped to the terminal's width (at most :data:`MAX_WIDTH`); a
+paragraph whose first line is ``\\b`` is kept line for line (examples), and text after ``\\f``
+is for the code only. The wrapping is textwrap's, written out without importing textwrap
+and re (start-up: docs/performance.md); tests/cli/test_help.py holds it to textwrap's.
 """
 
 from __future__ import annotations
@@ -18,15 +18,15 @@ if TYPE_CHECKING:
     from ._options import Command
 
 USAGE = "[OPTIONS] COMMAND [ARGS]..."
-#: The help of the group's --color option (cli/_group.py), here so the click-free help has it too.
+#: The help of ``flamespace --color``.
 COLOR_HELP = "Colour tables and trees: auto colours a terminal, unless NO_COLOR is set (FORCE_COLOR: a pipe too)."
-#: The group's own options, as click describes them.
+#: The options of ``flamespace`` itself.
 OPTIONS = (
     ("--version", "Show the version and exit."),
     ("--color [auto|always|never]", COLOR_HELP + "  [default: auto]"),
     ("-h, --help", "Show this message and exit."),
 )
-#: The widest help text (the click group's context_settings["max_content_width"] too).
+#: The widest help text.
 MAX_WIDTH = 100
 INDENT = "  "
 
@@ -113,8 +113,8 @@ def _em_dash_at(text: str, j: int) -> bool:
 
 def _wrap(chunks: "List[str]", width: int, first: str = "", rest: str = "", max_lines: int = 0,
           placeholder: str = "...") -> "List[str]":
-    """Lines of at most ``width`` (indent included) from ``chunks``, as textwrap (and click's
-    subclass of it) fill them; with ``max_lines``, the last one ends in ``placeholder`` when
+    """Lines of at most ``width`` (indent included) from ``chunks``, as textwrap
+    (textwrap.wrap); with ``max_lines``, the last one ends in ``placeholder`` when
     text is left over."""
     lines: "List[str]" = []
     chunks = chunks[::-1]
@@ -184,7 +184,7 @@ def _paragraphs(text: str, width: int, indent: str) -> str:
 
 
 def _definitions(rows: "Sequence[Tuple[str, str]]", width: int) -> "List[str]":
-    """Terms and their text in two columns (click's definition list, at indent 2)."""
+    """Terms and their text in two columns, at indent 2 (the text beside a term of up to 30 characters, else below)."""
     first_col = min(max(len(term) for term, _ in rows), 30) + 2
     text_width = max(width - first_col - 2, 10)
     lines = []
@@ -200,7 +200,7 @@ def _definitions(rows: "Sequence[Tuple[str, str]]", width: int) -> "List[str]":
 
 
 def short_help(text: str, limit: int) -> str:
-    """The first sentence of ``text``'s first paragraph, shortened to ``limit`` with "..." (as click does)."""
+    """The first sentence of ``text``'s first paragraph, shortened to ``limit`` with "..." (a group's list of commands)."""
     words = text.partition("\n\n")[0].split()
     if words and words[0] == "\b":
         del words[0]
@@ -216,12 +216,18 @@ def short_help(text: str, limit: int) -> str:
     return "\n".join(_wrap(_chunks(line, hyphens=False), limit, max_lines=1))  # textwrap.shorten(line, limit, placeholder="...")
 
 
-def group_help(prog: str, help_text: str, summaries: "Sequence[Tuple[str, str]]", columns: int = 0) -> str:
-    """The text of ``prog --help`` for a group with ``help_text`` and commands ``(name, help)``."""
+#: The options of a group of subcommands (``flamespace store``).
+GROUP_OPTIONS = (("-h, --help", "Show this message and exit."),)
+
+
+def group_help(prog: str, help_text: str, summaries: "Sequence[Tuple[str, str]]", columns: int = 0,
+               options: "Sequence[Tuple[str, str]]" = GROUP_OPTIONS) -> str:
+    """The text of ``prog --help`` for a group with ``help_text``, ``options`` (term, help) and commands ``(name, help)``."""
     width = max(min(columns or terminal_columns(), MAX_WIDTH) - 2, 50)
     usage = "Usage: " + prog + " "
-    parts = [_fill(USAGE, width, usage, " " * len(usage)), "", _paragraphs(help_text, width, INDENT), "", "Options:"]
-    parts += _definitions(OPTIONS, width)
+    text = cleandoc(help_text).partition("\f")[0]
+    parts = [_fill(USAGE, width, usage, " " * len(usage)), "", _paragraphs(text, width, INDENT), "", "Options:"]
+    parts += _definitions(options, width)
     limit = width - 6 - max(len(name) for name, _ in summaries)
     parts += ["", "Commands:", *_definitions([(name, short_help(text, limit)) for name, text in summaries], width)]
     return "\n".join(parts) + "\n"
@@ -241,7 +247,7 @@ def cleandoc(text: str) -> str:
 
 
 def command_help(prog: str, command: "Command", columns: int = 0) -> str:
-    """The text of ``prog --help`` for a command declared as data (cli/_options.py), as click lays it out."""
+    """The text of ``prog --help`` for a command declared as data (cli/_options.py)."""
     width = max(min(columns or terminal_columns(), command.max_width or MAX_WIDTH) - 2, 50)
     usage = "Usage: " + prog + " "
     pieces = " ".join(["[OPTIONS]", *(argument.usage() for argument in command.arguments)])

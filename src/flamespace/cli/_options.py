@@ -1,35 +1,46 @@
-"""A command's arguments and options written once, as data: click builds the command from them,
-a small parser reads the common cases without importing click, and ``COMMAND --help`` is laid
-out from them without click (cli/_help.py); start-up: docs/performance.md.
+"""Every command as data, and the one parser that reads its command line.
 
-The small parser gives up (returns None) on anything it does not fully understand (an
-unknown or abbreviated option, a bad value, a missing argument, ``--help`` among other
-arguments), and the caller then runs the click command, which prints the proper help or
-error: so it can make a command start faster, never behave differently. Its results are
-checked against click's in tests/cli/test_options_fast.py and tests/cli/test_svg_fast_path.py.
+A command (:class:`Command`) is its name, the function that does the work, its positional
+:class:`Argument`\\ s and its :class:`Option`\\ s (``store``: subcommands instead). The same data
+gives ``COMMAND --help`` (cli/_help.py) and the values the function is called with by their
+``dest``. What the parser refuses is a :class:`~._report.UsageError` (or its
+:class:`~._report.BadParameter`), reported in one line with exit 1 (cli/_report.py):
+``flamespace svg: error: No such option '--bogus'. Did you mean '--base'? (see 'flamespace svg --help')``.
+
+What it reads: long and short options (``-o FILE``, ``-oFILE``, grouped short flags ``-qv``),
+``--opt=value``, flags and ``--x/--no-x`` pairs, choices, int and float ranges, non-negative
+numbers, paths (checked readable, of the right type, existing with ``exists``), repeatable
+options, required options, callbacks, ``--`` (everything after it is positional), and the
+words of a program (record, trace, collect, gate: after the first positional word, after
+``-m MODULE``/``-c CODE``, every word is the program's; an option we do not know starts it);
+``-h``/``--help`` anywhere among the options prints the help. Nothing here imports more than
+``os`` and ``stat``: start-up is docs/performance.md's table.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-import sys
+
+from ._report import BadParameter, UsageError, write_out
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
 if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+    from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 #: What an option holds: a flag, a --x/--no-x pair, a converted value, a repeatable string,
 #: a path (a file; ``dir``: a directory), a non-negative number (ints stay ints).
 KINDS = ("flag", "pair", "int", "float", "str", "choice", "path", "dir", "multiple", "number")
-#: What a positional argument holds: a path (file, directory or '-'), the words of a program
-#: (click.UNPROCESSED), a non-negative number, any text.
+#: What a positional argument holds: a path (file, directory or '-'), the words of a program,
+#: a non-negative number, any text.
 ARGUMENT_KINDS = ("path", "raw", "number", "str")
-#: click's name of each kind's type (its metavar, upper-cased, in --help).
+#: The name of each kind's values (its metavar, upper-cased, in --help).
 TYPE_NAMES = {"int": "integer", "float": "float", "str": "text", "path": "path", "dir": "path", "multiple": "text",
               "number": "number", "raw": "text"}
-#: click's name of a range type's values (its metavar in --help).
+#: The name of a ranged option's values (its metavar in --help).
 RANGE_NAMES = {"int": "INTEGER RANGE", "float": "FLOAT RANGE"}
+#: What asks for a command's help, anywhere among its options.
+HELP_FLAGS = ("-h", "--help")
 
 
 def number(text: str) -> "int | float":
@@ -47,11 +58,24 @@ def number(text: str) -> "int | float":
     return value
 
 
+def suggestion(word: str, possibilities: "Sequence[str]") -> str:
+    """`` Did you mean '--base'?`` (or ``(Did you mean one of: ...?)``), closest first; '' when nothing is close."""
+    from difflib import get_close_matches  # only on an error
+
+    close = get_close_matches(word, possibilities)
+    if not close:
+        return ""
+    if len(close) == 1:
+        return f" Did you mean {close[0]!r}?"
+    return f" (Did you mean one of: {', '.join(repr(c) for c in close)}?)"
+
+
 class Option:
     """One option: its flags (``secondary`` for the off side of a pair), where its value goes, how it
-    is read and shown. ``callback`` is click's (context, parameter, value) -> value, called with
-    None, None, value on the fast path; ``minimum`` and ``maximum`` make an int or float option
-    click's IntRange or FloatRange (``open``: both bounds excluded); ``exists``: a path must exist."""
+    is read and shown. ``choices``: a tuple, or a function that gives it when first needed (the
+    writable formats: listing them imports every format). ``callback`` turns the value (converted, or the default) into the one the
+    command gets, or raises BadParameter; ``minimum`` and ``maximum`` make an int or float option
+    a range (``open``: both bounds excluded); ``exists``: a path must exist."""
 
     __slots__ = ("flags", "dest", "kind", "default", "choices", "help", "show_default", "secondary", "allow_dash",
                  "metavar", "minimum", "maximum", "open", "exists", "required", "callback")
@@ -63,14 +87,14 @@ class Option:
         kind: str = "str",
         default: object = None,
         help: str = "",
-        choices: "Tuple[str, ...]" = (),
+        choices: "Tuple[str, ...] | Callable[[], Tuple[str, ...]]" = (),
         show_default: object = None,
         secondary: "Tuple[str, ...]" = (),
         allow_dash: bool = False,
         metavar: "Optional[str]" = None,
         minimum: "Optional[float]" = None,
         required: bool = False,
-        callback: "Optional[Callable[[Any, Any, Any], Any]]" = None,
+        callback: "Optional[Callable[[Any], Any]]" = None,
         maximum: "Optional[float]" = None,
         open: bool = False,
         exists: bool = False,
@@ -84,6 +108,11 @@ class Option:
         self.metavar, self.minimum, self.required, self.callback = metavar, minimum, required, callback
         self.maximum, self.open, self.exists = maximum, open, exists
 
+    def choice_list(self) -> "Tuple[str, ...]":
+        if callable(self.choices):
+            self.choices = tuple(self.choices())
+        return self.choices
+
     def ranged(self) -> bool:
         return self.minimum is not None or self.maximum is not None
 
@@ -94,7 +123,7 @@ class Option:
         return (low is None or value >= low) and (high is None or value <= high)
 
     def range_text(self) -> str:
-        """The range as click's help shows it: x>=0, 0<x<1."""
+        """The range as --help and errors show it: x>=0, 0<x<1."""
         low, high = ("<", "<") if self.open else ("<=", "<=")
         if self.minimum is None:
             return f"x{high}{self.maximum}"
@@ -105,8 +134,12 @@ class Option:
     def takes_value(self) -> bool:
         return self.kind not in ("flag", "pair")
 
+    def hint(self) -> str:
+        """How errors name the option: ``'-o' / '--output'``."""
+        return " / ".join(repr(flag) for flag in self.flags)
+
     def initial(self) -> object:
-        """The value when the option is not given, converted as click converts defaults."""
+        """The value when the option is not given (an int or float default converted as a given one)."""
         if self.kind == "multiple":
             return tuple(self.default) if isinstance(self.default, (list, tuple)) else ()
         if self.kind == "flag":
@@ -116,67 +149,36 @@ class Option:
         return self.convert(str(self.default)) if self.kind in ("int", "float") else self.default
 
     def convert(self, text: str) -> object:
-        """The value of ``text``; ValueError if click would refuse it."""
+        """The value of ``text``; BadParameter (naming the option) if it cannot be one."""
+        try:
+            return self._converted(text)
+        except BadParameter as exc:
+            exc.param_hint = self.hint()
+            raise
+
+    def _converted(self, text: str) -> object:
         if self.kind in ("int", "float"):
-            value = int(text) if self.kind == "int" else float(text)
+            try:
+                value: "int | float" = int(text) if self.kind == "int" else float(text)
+            except ValueError:
+                raise BadParameter(f"{text!r} is not a valid {TYPE_NAMES[self.kind]}.") from None
             if self.ranged() and not self.in_range(value):
-                raise ValueError(text)
+                raise BadParameter(f"{value} is not in the range {self.range_text()}.")
             return value
         if self.kind == "number":
-            return number(text)
-        if self.choices and text not in self.choices:
-            raise ValueError(text)
+            try:
+                return number(text)
+            except ValueError as exc:
+                raise BadParameter(str(exc)) from None
+        choices = self.choice_list()
+        if choices and text not in choices:
+            raise BadParameter(f"{text!r} is not one of {', '.join(repr(choice) for choice in choices)}.")
         if self.kind in ("path", "dir"):
             check_path(text, self.allow_dash, dir_okay=self.kind == "dir", file_okay=self.kind == "path", exists=self.exists)
         return text
 
-    def click_type(self) -> object:
-        import click
-
-        if self.choices:
-            return click.Choice(self.choices)
-        if self.ranged():
-            kind = click.IntRange if self.kind == "int" else click.FloatRange
-            return kind(self.minimum, self.maximum, min_open=self.open, max_open=self.open)  # type: ignore[arg-type]
-        if self.kind == "int":
-            return int
-        return {"float": float, "path": click.Path(dir_okay=False, allow_dash=self.allow_dash, exists=self.exists),
-                "dir": click.Path(file_okay=False, exists=self.exists), "number": number_type()}.get(self.kind)
-
-    def click_settings(self) -> "Tuple[List[str], Dict[str, Any]]":
-        """The declarations and settings of the click.Option this spec stands for."""
-        declarations = [*self.flags] if not self.secondary else ["/".join(self.flags) + "/" + "/".join(self.secondary)]
-        settings: "Dict[str, Any]" = {"help": self.help or None, "metavar": self.metavar, "callback": self.callback}
-        # click tells "default=None" from no default: a required value stays required, a flag False;
-        # a --x/--no-x pair given neither way is None (reader options: "not asked for")
-        if self.kind == "pair" or (self.default is not None and (self.kind != "flag" or self.default)):
-            settings["default"] = self.default
-        if self.kind == "flag":
-            settings["is_flag"] = True
-        else:
-            if self.kind != "pair":
-                settings["type"] = self.click_type()
-                settings["multiple"] = self.kind == "multiple"
-                settings["required"] = self.required
-        if self.show_default is not None:
-            settings["show_default"] = self.show_default
-        return [*declarations, self.dest], settings
-
-    def click_parameter(self) -> object:
-        import click
-
-        declarations, settings = self.click_settings()
-        return click.Option(declarations, **settings)
-
-    def click_decorator(self) -> "Callable":
-        """The click.option decorator this spec stands for."""
-        import click
-
-        declarations, settings = self.click_settings()
-        return click.option(*declarations, **settings)
-
     def help_record(self) -> "Tuple[str, str]":
-        """(flags and metavar, help text with its [default: ...; range; required]) as click's --help shows it."""
+        """(flags and metavar, help text with its [default: ...; range; required]) as --help shows it."""
         def spelled(flags: "Sequence[str]") -> str:
             text = ", ".join(sorted(flags, key=lambda flag: len(flag) - len(flag.lstrip("-"))))
             return text if not self.takes_value() else f"{text} {self.metavar_text()}"
@@ -199,7 +201,7 @@ class Option:
                 shown = str(default)
             if shown:
                 extra.append(f"default: {shown}")
-        if self.ranged() and not self.choices:
+        if self.ranged() and not self.choice_list():
             extra.append(self.range_text())
         if self.required:
             extra.append("required")
@@ -211,8 +213,8 @@ class Option:
     def metavar_text(self) -> str:
         if self.metavar is not None:
             return self.metavar
-        if self.choices:
-            return "[" + "|".join(self.choices) + "]"
+        if self.choice_list():
+            return "[" + "|".join(self.choice_list()) + "]"
         if self.ranged():
             return RANGE_NAMES[self.kind]
         return {"path": "FILE", "dir": "DIRECTORY"}.get(self.kind) or TYPE_NAMES[self.kind].upper()
@@ -220,7 +222,8 @@ class Option:
 
 class Argument:
     """One positional argument: ``nargs`` -1 takes all that is left (a tuple); one with a default
-    (or nargs -1, unless ``required``) may be left out. ``metavar``: its name in the usage line."""
+    (or nargs -1, unless ``required``) may be left out. ``metavar``: its name in the usage line.
+    A ``raw`` argument (nargs -1) holds a program and its arguments: the options end at its first word."""
 
     __slots__ = ("name", "kind", "nargs", "default", "metavar", "_required")
 
@@ -238,24 +241,24 @@ class Argument:
         return self.nargs == 1 and self.default is None
 
     def convert(self, text: str) -> object:
-        if self.kind == "path":
-            check_path(text, True, dir_okay=True)
-        elif self.kind == "number":
-            return number(text)
+        try:
+            if self.kind == "path":
+                check_path(text, True, dir_okay=True)
+            elif self.kind == "number":
+                return number(text)
+        except ValueError as exc:
+            raise BadParameter(str(exc), f"'{self.hint()}'") from None
+        except BadParameter as exc:
+            exc.param_hint = f"'{self.hint()}'"
+            raise
         return text
 
-    def click_parameter(self) -> object:
-        import click
-
-        kind = {"path": click.Path(allow_dash=True), "raw": click.UNPROCESSED, "number": number_type(),
-                "str": click.STRING}[self.kind]
-        settings: "Dict[str, Any]" = {"nargs": self.nargs, "type": kind, "required": self.required, "metavar": self.metavar}
-        if self.default is not None:  # (click tells "default=None" from no default)
-            settings["default"] = self.default
-        return click.Argument([self.name], **settings)
+    def hint(self) -> str:
+        """How errors name the argument: FACTOR, PILOT..., its metavar."""
+        return self.metavar or self.name.upper() + ("..." if self.nargs != 1 else "")
 
     def usage(self) -> str:
-        """The argument in the usage line, as click writes it: NAME, [NAME], [NAME]..., or its metavar."""
+        """The argument in the usage line: NAME, [NAME], [NAME]..., or its metavar."""
         if self.metavar is not None:
             return self.metavar
         text = self.name.upper()
@@ -264,95 +267,127 @@ class Argument:
         return text + ("..." if self.nargs != 1 else "")
 
 
-def number_type() -> object:
-    """click's type for :func:`number` (a non-negative int or decimal number)."""
-    import click
-
-    class NumberType(click.ParamType):
-        name = "number"
-
-        def convert(self, value: object, param: object, ctx: object) -> object:
-            if isinstance(value, (int, float)):
-                value = repr(value)
-            try:
-                return number(str(value))
-            except ValueError as exc:
-                self.fail(str(exc), param, ctx)  # type: ignore[arg-type]
-
-    return NumberType()
-
-
 def check_path(text: str, allow_dash: bool, dir_okay: bool, file_okay: bool = True, exists: bool = False) -> None:
-    """What click.Path checks: an existing path is readable, and not a directory (a regular
-    file) unless allowed; with ``exists``, that it exists."""
+    """BadParameter unless an existing path is readable, and not a directory (a regular file)
+    unless allowed; with ``exists``, unless it exists. ('-' is stdin or stdout with ``allow_dash``.)"""
     if allow_dash and file_okay and text == "-":
         return
+    name = "File" if not dir_okay else "Directory" if not file_okay else "Path"
     try:
         mode = os.stat(text).st_mode
     except OSError:
         if exists:
-            raise ValueError(text) from None
+            raise BadParameter(f"{name} {text!r} does not exist.") from None
         return
-    if (not dir_okay and stat.S_ISDIR(mode)) or (not file_okay and stat.S_ISREG(mode)) or not os.access(text, os.R_OK):
-        raise ValueError(text)
-
-
-def click_options(options: "Sequence[Option]") -> "Callable":
-    """A decorator adding ``options`` to a click command, in table order (as --help lists them)."""
-
-    def decorate(function: "Callable") -> "Callable":
-        for option in reversed(options):
-            function = option.click_decorator()(function)
-        return function
-
-    return decorate
+    if not dir_okay and stat.S_ISDIR(mode):
+        raise BadParameter(f"{name} {text!r} is a directory.")
+    if not file_okay and stat.S_ISREG(mode):
+        raise BadParameter(f"{name} {text!r} is a file.")
+    if not os.access(text, os.R_OK):
+        raise BadParameter(f"{name} {text!r} is not readable.")
 
 
 class Command:
     """A command as data: its name, arguments, options, help and the function that does the work
-    (called with every value by its dest, by click or by :meth:`run_fast`). ``interspersed``
-    False: the first positional argument ends the options (the rest is a program and its
-    arguments: record, collect). ``program_flags``: options whose value names the program
-    (``-m MODULE``, ``-c CODE``): they end the options too, as with ``python -m``."""
+    (called with every value by its dest). ``interspersed`` False: the first positional argument
+    ends the options (the rest is a program and its arguments: record, collect). ``program_flags``:
+    options whose value names the program (``-m MODULE``, ``-c CODE``): they end the options too,
+    as with ``python -m``. ``subcommands``: a group of commands (``store add``), each declared
+    alike; the group itself runs nothing. ``more_options``: options that cost imports to list (convert's
+    reader options come from every format), added when an unknown long option or ``--help`` needs them."""
 
-    __slots__ = ("name", "run", "help", "arguments", "options", "interspersed", "program_flags", "max_width", "_flags")
+    __slots__ = ("name", "run", "help", "arguments", "options", "interspersed", "program_flags", "max_width",
+                 "subcommands", "more_options", "_flags")
 
     def __init__(
-        self, name: str, run: "Callable[..., object]", arguments: "Sequence[Argument]", options: "Sequence[Option]",
-        help: "Optional[str]" = None, interspersed: bool = True, max_width: "Optional[int]" = None,
-        program_flags: "Sequence[str]" = (),
+        self, name: str, run: "Optional[Callable[..., object]]", arguments: "Sequence[Argument]" = (),
+        options: "Sequence[Option]" = (), help: "Optional[str]" = None, interspersed: bool = True,
+        max_width: "Optional[int]" = None, program_flags: "Sequence[str]" = (), subcommands: "Sequence[Command]" = (),
+        more_options: "Optional[Callable[[], Sequence[Option]]]" = None,
     ) -> None:
         self.name, self.run, self.arguments, self.options = name, run, tuple(arguments), tuple(options)
-        self.help = run.__doc__ if help is None else help
+        self.help = (run.__doc__ if run is not None else None) if help is None else help
         self.interspersed, self.max_width = interspersed, max_width
         self.program_flags = tuple(program_flags)
+        self.subcommands = {command.name: command for command in subcommands}
+        self.more_options = more_options
         self._flags: "Optional[Dict[str, Tuple[Option, bool]]]" = None
 
-    def click_command(self) -> object:
-        """The click command this stands for (imports click)."""
-        import click
+    def add_more_options(self) -> bool:
+        """Add :attr:`more_options` (once); whether there were any to add."""
+        if self.more_options is None:
+            return False
+        more, self.more_options = self.more_options, None
+        self.options += tuple(more())
+        self._flags = None
+        return True
 
-        # -h as well as --help, as the group says (cli/_group.py): click keeps a command's help
-        # option once made, so a command first used outside the group must not lose -h.
-        settings: "Dict[str, object]" = {"help_option_names": ["-h", "--help"]}
-        if not self.interspersed:
-            settings.update(ignore_unknown_options=True, allow_interspersed_args=False)
-        if self.max_width is not None:
-            settings["max_content_width"] = self.max_width
-        params = [argument.click_parameter() for argument in self.arguments]
-        params += [option.click_parameter() for option in self.options]
-        ends_options = self.ends_options
+    def by_flag(self) -> "Dict[str, Tuple[Option, bool]]":
+        """Every flag -> (its option, whether it is the on side)."""
+        if self._flags is None:
+            self._flags = {}
+            for option in self.options:
+                self._flags.update({flag: (option, True) for flag in option.flags})
+                self._flags.update({flag: (option, False) for flag in option.secondary})
+        return self._flags
 
-        class ProgramCommand(click.Command):
-            def parse_args(self, ctx: "click.Context", args: "List[str]") -> "List[str]":
-                return super().parse_args(ctx, ends_options(args))
+    def main(self, prog: str, args: "Sequence[object]") -> object:
+        """Run the command for ``args`` (the words after ``prog``; a path or number is taken as its
+        text): its help, a subcommand, or its function with the parsed values; UsageError for what cannot run."""
+        words = [os.fspath(arg) if isinstance(arg, os.PathLike) else str(arg) for arg in args]
+        if self.subcommands:
+            return self._dispatch(prog, words)
+        try:
+            if self.asks_help(words):
+                from ._help import command_help
 
-        return ProgramCommand(self.name, callback=self.run, params=params, help=self.help,  # type: ignore[arg-type]
-                              context_settings=settings)
+                self.add_more_options()
+                write_out(command_help(prog, self))
+                return 0
+            values = self.parse(words)
+        except UsageError as exc:
+            exc.prog = exc.prog or prog
+            raise
+        assert self.run is not None
+        return self.run(**values)
+
+    def _dispatch(self, prog: str, words: "List[str]") -> object:
+        """A group: its help, or the subcommand its first word names."""
+        if not words or words[0] in HELP_FLAGS:
+            if not words:
+                raise UsageError("Missing command.", prog)
+            from ._help import group_help
+
+            write_out(group_help(prog, self.help or "", [(name, c.help or "") for name, c in self.subcommands.items()]))
+            return 0
+        first = words[0]
+        if first.startswith("-"):
+            raise UsageError(f"No such option {first!r}.{suggestion(first, HELP_FLAGS)}", prog)
+        command = self.subcommands.get(first)
+        if command is None:
+            raise UsageError(f"No such command {first!r}.{suggestion(first, list(self.subcommands))}", prog)
+        return command.main(f"{prog} {first}", words[1:])
+
+    def asks_help(self, args: "Sequence[str]") -> bool:
+        """Whether -h or --help is among the options (not a value, not the program's)."""
+        by_flag = self.by_flag()
+        index = 0
+        words = self.ends_options(args)
+        while index < len(words):
+            word = words[index]
+            index += 1
+            if word == "--" or (not self.interspersed and (word == "-" or not word.startswith("-"))):
+                return False
+            if word in HELP_FLAGS:
+                return True
+            found = by_flag.get(word)
+            if found is not None and found[0].takes_value():
+                index += 1  # its value, whatever it looks like
+        return False
 
     def ends_options(self, args: "Sequence[str]") -> "List[str]":
         """``args`` with ``--`` after the value of the first program flag (``-m pytest -q``: ``-q`` is
-        pytest's, not ours), so that click and :meth:`parse` alike leave the rest to the program."""
+        pytest's, not ours), so that the parser leaves the rest to the program."""
         words = list(args)
         if not self.program_flags:
             return words
@@ -367,44 +402,22 @@ class Command:
                      for flag in self.program_flags):
                 end = index + 1  # -mpytest
             else:
-                option = self._option(word)
-                index += 2 if option is not None and option.takes_value() and "=" not in word else 1
+                found = self.by_flag().get(word.partition("=")[0])
+                index += 2 if found is not None and found[0].takes_value() and "=" not in word else 1
                 continue
             if end < len(words) and words[end] != "--":
                 words.insert(end, "--")
             break
         return words
 
-    def _option(self, word: str) -> "Optional[Option]":
-        return next((option for option in self.options if word.partition("=")[0] in (*option.flags, *option.secondary)), None)
+    def _takes_program(self) -> bool:
+        return bool(self.arguments) and self.arguments[-1].kind == "raw"
 
-    def module_getattr(self, module: str) -> "Callable[[str], Any]":
-        """A module's ``__getattr__`` that makes ``command`` (the click command) on first use,
-        so the module itself does not import click."""
-
-        def __getattr__(name: str) -> object:
-            if name != "command":
-                raise AttributeError(f"module {module!r} has no attribute {name!r}")
-            command = self.click_command()
-            setattr(sys.modules[module], "command", command)
-            return command
-
-        return __getattr__
-
-    def parse(self, args: "Sequence[str]") -> "Optional[Dict[str, object]]":
-        """Every value by its dest (arguments by name) as click would give them, or None: let click decide."""
-        if self._flags is None:
-            self._flags = {}
-            for option in self.options:
-                self._flags.update({flag: (option, True) for flag in option.flags})
-                self._flags.update({flag: (option, False) for flag in option.secondary})
-        by_flag = self._flags
-        if not all(isinstance(arg, str) for arg in args):
-            return None  # main([..., 5]): click converts what it is given
+    def parse(self, args: "Sequence[str]") -> "Dict[str, object]":
+        """Every value by its dest (arguments by name), callbacks applied; UsageError for what is wrong."""
         args = self.ends_options(args)
-        values: "Dict[str, object]" = {option.dest: option.initial() for option in self.options}
-        given: "Set[str]" = set()
-        repeated: "Dict[str, List[str]]" = {}
+        given: "Dict[str, object]" = {}
+        repeated: "Dict[str, List[object]]" = {}
         positional: "List[str]" = []
         index, count = 0, len(args)
         while index < count:
@@ -419,98 +432,114 @@ class Command:
                     break
                 positional.append(arg)
                 continue
-            flag, equals, text = arg.partition("=")
-            if not flag.startswith("--"):
-                flag, equals, text = arg, "", ""  # "-o" alone; "-ofile" and grouped short flags go to click
-            found = by_flag.get(flag)
-            if found is None:
-                return None  # --help, -h, an unknown or abbreviated option
-            option, on = found
-            given.add(option.dest)
-            if not option.takes_value():
-                if equals:
-                    return None  # click: "does not take a value"
-                values[option.dest] = on if option.kind == "pair" else True
-                continue
-            if not equals:
-                if index >= count:
-                    return None  # click: "requires an argument"
-                text = args[index]
-                index += 1
-                if text.startswith("-") and text != "-":
-                    return None  # might be meant as an option: let click judge
-            try:
-                value = option.convert(text)
-            except ValueError:
-                return None
-            if option.kind == "multiple":
-                repeated.setdefault(option.dest, []).append(text)
+            pairs = self._option_words(arg, args, index)
+            if pairs is None:  # an option we do not know: a program's own (record -x ...)
+                positional.extend(args[index - 1:])
+                break
+            for option, on, text, used in pairs:
+                index += used
+                if not option.takes_value():
+                    given[option.dest] = on if option.kind == "pair" else True
+                elif option.kind == "multiple":
+                    repeated.setdefault(option.dest, []).append(option.convert(text))  # type: ignore[arg-type]
+                else:
+                    given[option.dest] = option.convert(text)  # type: ignore[arg-type]
+        arguments = self._arguments(positional)  # a missing argument is said before a missing option
+        values: "Dict[str, object]" = {}
+        for option in self.options:
+            if option.dest in repeated:
+                values[option.dest] = tuple(repeated[option.dest])
+            elif option.dest in given:
+                values[option.dest] = given[option.dest]
+            elif option.required:
+                raise UsageError(f"Missing option {option.hint()}.")
             else:
-                values[option.dest] = value
-        values.update((dest, tuple(texts)) for dest, texts in repeated.items())
-        if any(option.required and option.dest not in given for option in self.options):
-            return None
-        taken = self._arguments(positional)
-        if taken is None:
-            return None
-        values.update(taken)
+                values[option.dest] = option.initial()
+        values.update(arguments)
+        for option in self.options:
+            if option.callback is not None:
+                try:
+                    values[option.dest] = option.callback(values[option.dest])
+                except BadParameter as exc:
+                    exc.param_hint = exc.param_hint or option.hint()
+                    raise
         return values
 
-    def _arguments(self, words: "List[str]") -> "Optional[Dict[str, object]]":
-        """The positional arguments' values from ``words`` (one each, the rest to the nargs=-1 one), or None."""
+    def _option_words(self, arg: str, args: "Sequence[str]", index: int) -> "Optional[List[Tuple[Option, bool, Optional[str], int]]]":
+        """The options ``arg`` gives: (option, on side, value text, words taken after ``arg``) each;
+        None for an unknown option that starts a program's words."""
+        by_flag = self.by_flag()
+        if arg.startswith("--"):
+            flag, equals, text = arg.partition("=")
+            found = by_flag.get(flag)
+            if found is None and self.add_more_options():
+                by_flag = self.by_flag()
+                found = by_flag.get(flag)
+            if found is None:
+                if self._takes_program():
+                    return None
+                raise UsageError(f"No such option {flag!r}.{suggestion(flag, [*by_flag, '--help'])}")
+            option, on = found
+            if not option.takes_value():
+                if equals:
+                    raise UsageError(f"Option {flag!r} does not take a value.")
+                return [(option, on, None, 0)]
+            if equals:
+                return [(option, on, text, 0)]
+            if index >= len(args):
+                raise UsageError(f"Option {flag!r} requires an argument.")
+            return [(option, on, args[index], 1)]
+        found = by_flag.get(arg)
+        if found is not None:  # -o FILE, -q
+            option, on = found
+            if not option.takes_value():
+                return [(option, on, None, 0)]
+            if index >= len(args):
+                raise UsageError(f"Option {arg!r} requires an argument.")
+            return [(option, on, args[index], 1)]
+        pairs: "List[Tuple[Option, bool, Optional[str], int]]" = []
+        for position in range(1, len(arg)):  # -ofile, -qv
+            flag = "-" + arg[position]
+            found = by_flag.get(flag)
+            if found is None:
+                if self._takes_program() and not pairs:
+                    return None
+                raise UsageError(f"No such option {flag!r}.")
+            option, on = found
+            if option.takes_value():
+                rest = arg[position + 1:]
+                if rest:
+                    pairs.append((option, on, rest, 0))
+                elif index < len(args):
+                    pairs.append((option, on, args[index], 1))
+                else:
+                    raise UsageError(f"Option {flag!r} requires an argument.")
+                break
+            pairs.append((option, on, None, 0))
+        return pairs
+
+    def _arguments(self, words: "List[str]") -> "Dict[str, object]":
+        """The positional arguments' values from ``words`` (one each, the rest to the nargs=-1 one)."""
         values: "Dict[str, object]" = {}
         rest = list(words)
         flexible = [argument for argument in self.arguments if argument.nargs != 1]
-        for argument in self.arguments:
+        for position, argument in enumerate(self.arguments):
             if argument.nargs != 1:
-                after = sum(1 for a in self.arguments[self.arguments.index(argument) + 1:] if a.nargs == 1)
-                taken, rest = rest[: len(rest) - after], rest[len(rest) - after:]
+                after = sum(1 for a in self.arguments[position + 1:] if a.nargs == 1)
+                taken, rest = rest[: max(len(rest) - after, 0)], rest[max(len(rest) - after, 0):]
                 if argument.required and not taken:
-                    return None  # click: "Missing argument"
-                try:
-                    values[argument.name] = tuple(argument.convert(word) for word in taken)
-                except ValueError:
-                    return None
+                    raise UsageError(f"Missing argument {argument.hint()!r}.")
+                values[argument.name] = tuple(argument.convert(word) for word in taken)
                 continue
             if not rest:
                 if argument.required:
-                    return None  # click: "Missing argument"
+                    raise UsageError(f"Missing argument {argument.hint()!r}.")
                 values[argument.name] = argument.default
                 continue
-            try:
-                values[argument.name] = argument.convert(rest.pop(0))
-            except ValueError:
-                return None
+            values[argument.name] = argument.convert(rest.pop(0))
         if rest and not flexible:
-            return None  # click: "Got unexpected extra argument"
+            raise UsageError(f"Got unexpected extra argument{'s' if len(rest) > 1 else ''} ({' '.join(rest)})")
         return values
-
-    def run_fast(self, args: "Sequence[str]") -> "Tuple[bool, object]":
-        """(True, result) when the small parser understood ``args`` (or they ask for help) and the command ran;
-        (False, None) otherwise: the caller runs the click command."""
-        if list(args) in (["--help"], ["-h"]):
-            from ._help import command_help
-
-            sys.stdout.write(command_help("flamespace " + self.name, self))
-            sys.stdout.flush()
-            return True, 0
-        values = self.parse(args)
-        if values is None:
-            return False, None
-        for option in self.options:
-            if option.callback is not None:
-                values[option.dest] = option.callback(None, None, values[option.dest])
-        return True, self.run(**values)
-
-
-def parse(options: "Sequence[Option]", args: "Sequence[str]") -> "Optional[Tuple[Dict[str, object], Tuple[str, ...]]]":
-    """(values by dest, positional files) as click would give them for a command with ``options``
-    and any number of path arguments, or None to let click decide."""
-    values = Command("", lambda: None, [Argument("files", nargs=-1)], options).parse(args)
-    if values is None:
-        return None
-    files = values.pop("files")
-    return values, files  # type: ignore[return-value]
 
 
 #: The prefix of a reader option's destination: ``--pid`` arrives as ``read_pid``, apart from the command's own options.

@@ -1,8 +1,4 @@
-"""Messages on stderr and the one-line message and exit code of every exception, without click.
-
-``flamespace svg`` runs without importing click (start-up); click's exceptions are handled
-only when click was imported, since nothing else can raise them.
-"""
+"""Messages on stderr, the command line's errors, and the one-line message and exit code of every exception."""
 
 from __future__ import annotations
 
@@ -23,11 +19,42 @@ EXIT_CLOSED_PIPE = EXIT_OK
 
 
 class ClosedPipe(Exception):
-    """stdout was closed by its reader: a BrokenPipeError carried past click (which would exit 1 on it)."""
+    """stdout was closed by its reader (`| head`): stop quietly with :data:`EXIT_CLOSED_PIPE`."""
+
+
+class UsageError(Exception):
+    """A command line that cannot run (an unknown option, a missing argument, options that
+    contradict each other): ``flamespace CMD: error: MESSAGE (see 'PROG --help')``, exit 1.
+    ``prog`` (set by the parser) is the command whose help the message points to."""
+
+    def __init__(self, message: str, prog: "Optional[str]" = None) -> None:
+        super().__init__(message)
+        self.prog = prog
+
+
+class BadParameter(UsageError):
+    """A value an option or argument cannot take: ``Invalid value for '--width': ...``.
+    ``param_hint`` names it (``'--width'``, ``'-o' / '--output'``, ``'FACTOR'``); the parser
+    fills it in when a callback leaves it out."""
+
+    def __init__(self, message: str, param_hint: "Optional[str]" = None) -> None:
+        super().__init__(message)
+        self.message, self.param_hint = message, param_hint
+
+    def __str__(self) -> str:
+        if self.param_hint is None:
+            return f"Invalid value: {self.message}"
+        return f"Invalid value for {self.param_hint}: {self.message}"
+
+
+def write_out(text: str) -> None:
+    """``text`` on stdout as it is (no newline added), flushed (a closed pipe shows here, not at exit)."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 def warn(message: str) -> None:
-    """One line on stderr, as click.echo(err=True) writes it."""
+    """One line on stderr."""
     sys.stderr.write(message + "\n")
     sys.stderr.flush()
 
@@ -44,19 +71,9 @@ def _error(context: str, message: str) -> None:
 
 def exit_code(exc: BaseException, context: str) -> "Optional[int]":
     """Report ``exc`` as ``context: error: ...`` and return the exit code; None: re-raise it (FLAMESPACE_DEBUG)."""
-    click = sys.modules.get("click")
-    if click is not None:
-        if isinstance(exc, click.exceptions.Exit):
-            return exc.exit_code
-        if isinstance(exc, click.UsageError):
-            _error(context, exc.format_message() + f" (see '{context} --help')")
-            return EXIT_INPUT
-        if isinstance(exc, click.ClickException):
-            _error(context, exc.format_message())
-            return EXIT_INPUT
-        if isinstance(exc, click.exceptions.Abort):
-            _error(context, "interrupted")
-            return EXIT_INTERRUPTED
+    if isinstance(exc, UsageError):
+        _error(context, f"{exc} (see '{exc.prog or context} --help')")
+        return EXIT_INPUT
     if isinstance(exc, FlamespaceError):
         _error(context, str(exc))
         return EXIT_INPUT

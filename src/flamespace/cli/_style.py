@@ -3,8 +3,8 @@
 Whether: ``flamespace --color auto|always|never`` (the group's option, :func:`set_mode`);
 ``auto`` colours a terminal unless ``NO_COLOR`` is set (https://no-color.org: any non-empty
 value) or ``TERM=dumb``, and colours a pipe too when ``FORCE_COLOR`` is set (non-empty;
-``NO_COLOR`` wins over it). The library has no colour: commands apply these styles (rich
-style names) to what it returns. A piped output is the same bytes as without colour.
+``NO_COLOR`` wins over it). The library has no colour: commands apply these styles (words
+of :data:`ATTRIBUTES` and :data:`COLOURS`) to what it returns. A piped output is the same bytes as without colour.
 """
 
 from __future__ import annotations
@@ -79,14 +79,14 @@ def kind_style(kind: "Optional[str]") -> str:
     return KIND_STYLES.get(kind or "", UNCHANGED)
 
 
-#: SGR codes of the style words our styles use, as rich renders them in the 16 standard colours:
-#: attributes in this order, then the colour (the last one named wins).
+#: SGR codes of the style words (attributes in this order, then the colour: the last one named
+#: wins), in the 16 standard colours.
 ATTRIBUTES = {"bold": "1", "dim": "2", "italic": "3", "underline": "4", "blink": "5", "reverse": "7", "strike": "9"}
 COLOURS = {name: str(30 + i) for i, name in enumerate(("black", "red", "green", "yellow", "blue", "magenta", "cyan", "white"))}
 
 
-def _sgr(style: str) -> "Optional[Tuple[str, str]]":
-    """(start, end) codes of a style made of the words above; None for anything else (rich decides)."""
+def _sgr(style: str) -> "Tuple[str, str]":
+    """(start, end) codes of a style made of the words above; ValueError names a word it does not know."""
     attributes, colour = set(), None
     for word in style.split():
         if word in ATTRIBUTES:
@@ -94,32 +94,16 @@ def _sgr(style: str) -> "Optional[Tuple[str, str]]":
         elif word in COLOURS:
             colour = COLOURS[word]
         else:
-            return None
+            raise ValueError(f"unknown style word {word!r} in {style!r}")
     codes = [code for name, code in ATTRIBUTES.items() if name in attributes] + ([colour] if colour else [])
     return (f"\x1b[{';'.join(codes)}m", "\x1b[0m") if codes else ("", "")
 
 
 def paint(text: str, style: "Optional[str]") -> str:
-    """``text`` wrapped in the ANSI codes of ``style`` (for lines written without rich), as rich
-    writes them; rich is asked only for a style word :func:`_sgr` does not know."""
+    """``text`` wrapped in the ANSI codes of ``style``."""
     if not style or not text:
         return text
     codes = _codes.get(style)
     if codes is None:
-        codes = _sgr(style)
-        if codes is None:
-            from rich.color import ColorSystem
-            from rich.style import Style
-
-            start, _, end = Style.parse(style).render("\0", color_system=ColorSystem.STANDARD).partition("\0")
-            codes = (start, end)
-        _codes[style] = codes
+        codes = _codes[style] = _sgr(style)
     return codes[0] + text + codes[1]
-
-
-def console_options(stream: "IO[str]") -> "Dict[str, object]":
-    """rich Console arguments that colour ``stream`` exactly when :func:`enabled` says so
-    (rich alone would ignore ``--color`` and keep bold with NO_COLOR)."""
-    if enabled(stream):
-        return {"color_system": "standard", "force_terminal": True, "no_color": False}
-    return {"color_system": None}

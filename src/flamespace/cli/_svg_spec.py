@@ -1,8 +1,7 @@
-"""``flamespace svg`` without click: its options as data (the one list both parsers use) and what it does.
+"""``flamespace svg``: its options as data (cli/_options.py) and what it does (:func:`draw`).
 
-cli/svg.py declares the command from :data:`OPTIONS` (cli/_options.py): ``flamespace.cli.main``
-parses the usual argument lists without click and calls :func:`draw` directly, so a plain
-``flamespace svg app.folded`` never imports click (start-up: docs/performance.md).
+cli/svg.py is the command's module; the renderer is imported only when the command runs
+(start-up: docs/performance.md).
 """
 
 from __future__ import annotations
@@ -16,22 +15,22 @@ from ._options import Argument, Command, Option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Dict, Optional, Sequence, Tuple
+    from typing import Callable, Optional, Tuple
 
 
-def positive(option: str) -> "Callable[[object, object, Optional[float]], Optional[float]]":
+def positive(option: str) -> "Callable[[Optional[float]], Optional[float]]":
     """The callback that checks ``option`` as SvgOptions will (a finite number > 0) while the options are parsed,
     before any input is read (``--total inf`` ended in a division by zero after the reading); a bad
-    value is click's BadParameter on both parsers (click is imported only then: start-up)."""
+    value is a BadParameter."""
 
-    def check(context: object, parameter: object, value: "Optional[float]") -> "Optional[float]":
+    def check(value: "Optional[float]") -> "Optional[float]":
         if value is not None:
             try:
                 check_positive(option, value)
             except ArgumentError:
-                import click
+                from ._report import BadParameter
 
-                raise click.BadParameter(f"{value!r} is not {POSITIVE}", param_hint=f"'{option}'") from None
+                raise BadParameter(f"{value!r} is not {POSITIVE}", param_hint=f"'{option}'") from None
         return value
 
     return check
@@ -100,11 +99,6 @@ OPTIONS = (
     THREAD_OPTION,
     *INPUT_OPTIONS,
 )
-
-
-def parse_fast(args: "Sequence[str]") -> "Optional[Dict[str, object]]":
-    """The keyword arguments of :func:`draw` for ``args`` (after 'svg'), or None: let click parse them."""
-    return SPEC.parse(args)
 
 
 def settings_of(
@@ -176,5 +170,5 @@ HELP = """Draw FILES (folded stacks, speedscope; several are summed) as an inter
         flamespace svg --thread main threads.folded -o main.svg
     """
 
-#: ``flamespace svg`` (cli/svg.py makes the click command of it).
+#: ``flamespace svg``.
 SPEC = Command("svg", draw, [Argument("files", nargs=-1)], OPTIONS, help=HELP)

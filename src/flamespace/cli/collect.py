@@ -147,16 +147,15 @@ def _trace_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, thread
 
 
 def _usage_error(message: str) -> Exception:
-    """click's UsageError (imported only now: it is reported as click reports it)."""
-    import click
+    from ._report import UsageError
 
-    return click.UsageError(message)
+    return UsageError(message)
 
 
 def _bad_parameter(message: str, param_hint: str) -> Exception:
-    import click
+    from ._report import BadParameter
 
-    return click.BadParameter(message, param_hint=param_hint)
+    return BadParameter(message, param_hint=param_hint)
 
 
 def _target_of_string(text: str, option: str, directory: "Optional[str]" = None):
@@ -195,28 +194,22 @@ class _Reporter:
         self.total, self.warned, self.unshown = total, 0, 0
         self.progress = None
         if not quiet and sys.stderr.isatty():
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+            from ._progress import Progress
 
-            from ._common import _stderr_console
-
-            self.progress = Progress(
-                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                console=_stderr_console(), transient=True,
-            )
-            self.task = self.progress.add_task("runs", total=total)
+            self.progress = Progress("runs", total)
 
     def __enter__(self) -> "_Reporter":
         if self.progress is not None:
-            self.progress.start()
+            self.progress.draw()
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self.progress is not None:
-            self.progress.stop()
+            self.progress.erase()
 
     def run_done(self, run: "Run") -> None:
         if self.progress is not None:
-            self.progress.update(self.task, advance=1, description=run.describe())
+            self.progress.advance(label=run.describe())
         if not run.problems or run.path is None:
             return
         self.warned += 1
@@ -235,7 +228,7 @@ class _Reporter:
 
     def _echo(self, line: str) -> None:
         if self.progress is not None:
-            self.progress.console.print(line, markup=False, highlight=False)
+            self.progress.note(line)
         else:
             warn(line)
 
@@ -302,4 +295,3 @@ SPEC = Command(
     ],
     interspersed=False, program_flags=("-m", "-c"),
 )
-__getattr__ = SPEC.module_getattr(__name__)

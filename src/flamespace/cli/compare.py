@@ -1,6 +1,6 @@
 """flamespace compare: which stacks changed between two samples of runs, with a stated error rate.
 
-Declared as data (cli/_options.py): ``compare --help`` and plain runs need no click.
+Declared as data (cli/_options.py).
 """
 
 from __future__ import annotations
@@ -84,9 +84,9 @@ def run(
     from ._report import report as report_diagnostics
 
     if as_json and markdown:
-        import click  # (only for its error: reported as click reports a usage error)
+        from ._report import UsageError
 
-        raise click.UsageError("choose one of --json and --markdown")
+        raise UsageError("choose one of --json and --markdown")
     options = options_of(method=method, alternative=alternative, alpha=alpha, fdr=fdr, permutations=permutations, seed=seed,
                          min_delta=min_delta, min_rel=min_rel, normalize=normalize, min_runs=min_runs, min_fraction=min_fraction,
                          statistic=statistic)
@@ -131,7 +131,7 @@ def run(
 
 
 def write_stdout(text: str) -> None:
-    """``text`` on stdout as it is (click.echo(text, nl=False), without click)."""
+    """``text`` on stdout as it is (no newline added)."""
     sys.stdout.write(text)
     sys.stdout.flush()
 
@@ -140,31 +140,12 @@ def echo_text_report(result: "Comparison", include_all: bool, limit: "Optional[i
     """The text report on stdout, as wide as the terminal (200 columns in a pipe); coloured as
     cli/_style.py says: regressions red, improvements green, other rows dim, the verdict bold."""
     from ..stats import report
+    from ._table import stdout_width
 
-    if _style.enabled(sys.stdout):
-        from ._table import stdout_console
-
-        sys.stdout.flush()  # after what was written before
-        report.print_text(result, stdout_console(), include_all, limit,
-                          row_style=lambda change: _style.kind_style(change.kind), verdict_style=_style.VERDICT)
-        return
-    width = 200
-    if sys.stdout.isatty():
-        import shutil  # (here: it imports the compressors)
-
-        width = shutil.get_terminal_size().columns
-    write_stdout(_plain_report(result, include_all, limit, width) or report.text(result, include_all, limit, width))
-
-
-def _plain_report(result: "Comparison", include_all: bool, limit: "Optional[int]", width: int) -> "Optional[str]":
-    """report.text's bytes written without rich (cli/_table.py) when they can be, else None."""
-    from ..stats import report
-    from ._table import plain_lines, plain_table
-
-    lines, _, rows, after = report.text_parts(result, include_all, limit)
-    parts = [plain_lines(lines), plain_table(None, report.HEADERS, rows, report.RIGHT, width, False) if rows else "",
-             plain_lines(after[:-1], width), plain_lines(after[-1:])]
-    return None if None in parts else "".join(parts)  # type: ignore[arg-type]
+    coloured = _style.enabled(sys.stdout)
+    write_stdout(report.text(result, include_all, limit, stdout_width(),
+                             row_style=lambda change: _style.kind_style(change.kind), verdict_style=_style.VERDICT,
+                             paint=_style.paint if coloured else None))
 
 
 def options_of(method: str, alternative: str, alpha: float, fdr: str, permutations: int, seed: "Optional[int]", min_delta: float,
@@ -238,4 +219,3 @@ SPEC = Command("compare", run, [], [
     *INPUT_OPTIONS,
     CLUSTER_OPTION,
 ])
-__getattr__ = SPEC.module_getattr(__name__)

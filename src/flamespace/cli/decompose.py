@@ -59,4 +59,3 @@ SPEC = Command("decompose", run, [Argument("before"), Argument("after")], [
     Option(("--no-header",), "no_header", "flag", help="Do not write '# key: value' metadata lines."),
     *INPUT_OPTIONS,
 ])
-__getattr__ = SPEC.module_getattr(__name__)

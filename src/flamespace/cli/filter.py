@@ -19,16 +19,16 @@ _UNESCAPED_EQUALS = re.compile(r"(?<!\\)=")
 
 def parse_map_rule(text: str) -> "Tuple[str, str]":
     """'RE=REPL' -> (RE, REPL); the first '=' not preceded by a backslash separates them."""
-    import click  # (for its errors: reported as click reports a bad value)
+    from ._report import BadParameter
 
     match = _UNESCAPED_EQUALS.search(text)
     if match is None:
-        raise click.BadParameter(f"{text!r} is not of the form 'REGEX=REPLACEMENT'", param_hint="'--map'")
+        raise BadParameter(f"{text!r} is not of the form 'REGEX=REPLACEMENT'", param_hint="'--map'")
     pattern, replacement = text[: match.start()], text[match.end() :]
     try:
         re.compile(pattern)
     except re.error as exc:
-        raise click.BadParameter(f"invalid regular expression {pattern!r}: {exc}", param_hint="'--map'") from None
+        raise BadParameter(f"invalid regular expression {pattern!r}: {exc}", param_hint="'--map'") from None
     return pattern, replacement
 
 
@@ -37,9 +37,9 @@ def _any_of(patterns: "Sequence[str]", option: str) -> "Optional[str]":
         try:
             re.compile(pattern)
         except re.error as exc:
-            import click
+            from ._report import BadParameter
 
-            raise click.BadParameter(f"invalid regular expression {pattern!r}: {exc}", param_hint=f"'{option}'") from None
+            raise BadParameter(f"invalid regular expression {pattern!r}: {exc}", param_hint=f"'{option}'") from None
     return "|".join(f"(?:{p})" for p in patterns) if patterns else None
 
 
@@ -138,4 +138,3 @@ SPEC = Command("filter", run, [Argument("input", default="-")], [
            help="Fold frames below a share of the total (0.01 or 1%) into their parent; totals are kept."),
     *INPUT_OPTIONS, *OUTPUT_OPTIONS,
 ])
-__getattr__ = SPEC.module_getattr(__name__)

@@ -51,4 +51,3 @@ def run(as_json: bool) -> None:
 
 
 SPEC = Command("formats", run, [], [Option(("--json",), "as_json", "flag", help="Print the table as JSON.")])
-__getattr__ = SPEC.module_getattr(__name__)

@@ -2,7 +2,7 @@
 
 Binds the options to :func:`flamespace.gate` (flamespace/workflows/gate.py: worktrees,
 environments, interleaved runs, the comparison and its reports) and prints what it says and
-the text report. Declared as data (cli/_options.py): ``gate --help`` and plain runs need no click.
+the text report. Declared as data (cli/_options.py).
 """
 
 from __future__ import annotations
@@ -64,14 +64,14 @@ def run(
         flamespace gate --base store:branch=main,last=30 -n 20 -- bench/workload.py
     """
     if command and command[0].startswith("-") and command[0] not in ("--", "-m", "-c"):
-        import click  # (only for its errors: reported as click reports usage errors)
+        from ._report import UsageError
 
-        raise click.NoSuchOption(command[0])  # an unknown option before the program (it would be taken for it)
+        raise UsageError(f"No such option {command[0]!r}.")  # an unknown option before the program (it would be taken for it)
     words = list(command[1:] if command[:1] == ("--",) else command)
     if not words:
-        import click
+        from ._report import UsageError
 
-        raise click.UsageError("nothing to run: give the command after --, e.g. flamespace gate --base main -- bench/workload.py")
+        raise UsageError("nothing to run: give the command after --, e.g. flamespace gate --base main -- bench/workload.py")
     from ..workflows.gate import GateStopped, gate
     from ._common import progress
     from ._recording import recorder_settings
@@ -158,4 +158,3 @@ SPEC = Command("gate", run, [Argument("command", "raw", nargs=-1)], [
                 f"that gives each run about {AIMED_SAMPLES} samples, from the warm-up runs' length (at least "
                 f"{SAMPLING['rate']:g}); said on stderr."),
 ], interspersed=False)
-__getattr__ = SPEC.module_getattr(__name__)

@@ -4,44 +4,19 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-import click
-
 from ..stats import changepoint as cp
 from ..stats.history import BY, HEADERS, METRICS, TOP
-from ._options import click_options
+from ._options import Argument, Command, Option
+from ._report import write_out
 from ._store import CLUSTER_OPTION
-from .store import STORE_HELP
+from .store import STORE_OPTION
 
 FORMATS = ("table", "markdown", "json")
 
 
-@click.command("history")
-@click.argument("selector")
-@click.option("--stack", "pattern", metavar="REGEX", default=None,
-              help="Follow the stacks whose text (frames joined by ';') matches REGEX (all of them, unless --top is given).")
-@click.option("--top", type=click.IntRange(1), default=None, metavar="N",
-              help=f"Follow the N stacks with the largest total over the selection.  [default: {TOP} without --stack]")
-@click.option("--by", type=click.Choice(BY), default="commit", show_default=True,
-              help="A point of the series: the profiles of one commit, or of one UTC day.")
-@click.option("--metric", type=click.Choice(METRICS), default="value", show_default=True,
-              help="Look for changes in each stack's median value per profile, or in its median share of a profile's "
-                   "total (shares move together: when one stack grows, every other's share falls).")
-@click.option("--format", "output_format", type=click.Choice(FORMATS), default="table", show_default=True,
-              help="A table, Markdown (for a CI comment) or JSON (every value exact).")
-@click.option("--svg", "svg_path", metavar="FILE", default=None, help="Also draw a sparkline per stack, its changes marked, into FILE.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=cp.ALPHA, show_default=True,
-              help="Chance that any stack shown reports a change it did not have (family-wise: α/m a stack).")
-@click.option("--permutations", type=click.IntRange(1), default=cp.PERMUTATIONS, show_default=True,
-              help="Random orderings a split is tested on (raised to 20·m/α − 1 for m stacks; series of up to "
-                   f"{cp.MAX_EXACT} points are tested on every ordering).")
-@click.option("--min-size", type=click.IntRange(1), default=cp.MIN_SIZE, show_default=True,
-              help="Points a level needs on each side of a change (a change in the last commits shows once this many follow it).")
-@click.option("--seed", type=int, default=cp.SEED, show_default=True, help="The permutations' seed (same seed, same result).")
-@click.option("--store", "store", metavar="PATH", default=None, help=STORE_HELP)
-@click_options((CLUSTER_OPTION,))
-def command(selector: str, pattern: Optional[str], top: Optional[int], by: str, metric: str, output_format: str,
-            svg_path: Optional[str], alpha: float, permutations: int, min_size: int, seed: int, store: Optional[str],
-            cluster: Optional[str]) -> None:
+def run(selector: str, pattern: Optional[str], top: Optional[int], by: str, metric: str, output_format: str,
+        svg_path: Optional[str], alpha: float, permutations: int, min_size: int, seed: int, store: Optional[str],
+        cluster: Optional[str]) -> None:
     """Follow stacks across the commits (or days) of stored profiles and name the commit where each one's level changed.
 
     SELECTOR names the profiles (store:branch=main, store:bench=parse,since=2026-11-01,
@@ -92,7 +67,7 @@ def _print(result, output_format: str) -> None:
         echo_json(h.to_json(result))
         return
     if output_format == "markdown":
-        click.echo(h.markdown(result), nl=False)
+        write_out(h.markdown(result))
         return
     from ._help import terminal_columns
     from ._table import print_table
@@ -118,3 +93,29 @@ def _fit_stacks(rows: List[List[str]], width: int) -> None:
     room = max(width - sum(others) - 3 * len(HEADERS) - 1, MIN_STACK)
     for row in rows:
         row[0] = short_stack(row[0].split(";"), width=room)
+
+
+SPEC = Command("history", run, [Argument("selector", "str")], [
+    Option(("--stack",), "pattern", metavar="REGEX",
+           help="Follow the stacks whose text (frames joined by ';') matches REGEX (all of them, unless --top is given)."),
+    Option(("--top",), "top", "int", minimum=1, metavar="N",
+           help=f"Follow the N stacks with the largest total over the selection.  [default: {TOP} without --stack]"),
+    Option(("--by",), "by", "choice", "commit", choices=BY, show_default=True,
+           help="A point of the series: the profiles of one commit, or of one UTC day."),
+    Option(("--metric",), "metric", "choice", "value", choices=METRICS, show_default=True,
+           help="Look for changes in each stack's median value per profile, or in its median share of a profile's "
+                "total (shares move together: when one stack grows, every other's share falls)."),
+    Option(("--format",), "output_format", "choice", "table", choices=FORMATS, show_default=True,
+           help="A table, Markdown (for a CI comment) or JSON (every value exact)."),
+    Option(("--svg",), "svg_path", metavar="FILE", help="Also draw a sparkline per stack, its changes marked, into FILE."),
+    Option(("--alpha",), "alpha", "float", cp.ALPHA, minimum=0, maximum=1, open=True, show_default=True,
+           help="Chance that any stack shown reports a change it did not have (family-wise: α/m a stack)."),
+    Option(("--permutations",), "permutations", "int", cp.PERMUTATIONS, minimum=1, show_default=True,
+           help="Random orderings a split is tested on (raised to 20·m/α − 1 for m stacks; series of up to "
+                f"{cp.MAX_EXACT} points are tested on every ordering)."),
+    Option(("--min-size",), "min_size", "int", cp.MIN_SIZE, minimum=1, show_default=True,
+           help="Points a level needs on each side of a change (a change in the last commits shows once this many follow it)."),
+    Option(("--seed",), "seed", "int", cp.SEED, show_default=True, help="The permutations' seed (same seed, same result)."),
+    STORE_OPTION,
+    CLUSTER_OPTION,
+])

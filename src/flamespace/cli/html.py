@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional, Tuple
 
-import click
-
 from .._record import defaults
 from ..render.html import HtmlOptions
 from ..render.options import DELTA_MODES, PALETTES
 from ._colour_by import OPTIONS as COLOUR_OPTIONS
-from ._common import THREAD_OPTION, checked_output, input_options
-from ._options import click_options
+from ._common import INPUT_OPTIONS, THREAD_OPTION, checked_output
+from ._options import Argument, Command, Option
+from ._report import BadParameter, UsageError
 
 if TYPE_CHECKING:
     from ..core.vector import FlameGraph
@@ -20,59 +19,21 @@ if TYPE_CHECKING:
 _D = defaults(HtmlOptions)
 
 
-def _percent(context: object, parameter: object, value: str) -> float:
+def _percent(value: str) -> float:
     """'0.001%' or '0.001' -> 0.001 (a percentage of the total, as svg's --minwidth 0.5%)."""
     text = value.strip()
     try:
         return float(text[:-1] if text.endswith("%") else text)
     except ValueError:
-        raise click.BadParameter(f"expected a percentage of the total such as 0.001%, not {value!r}") from None
+        raise BadParameter(f"expected a percentage of the total such as 0.001%, not {value!r}") from None
 
 
-@click.command("html")
-@click.argument("files", nargs=-1, type=click.Path(allow_dash=True))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-", show_default="stdout",
-              help="Where to write the page.", callback=checked_output)
-@click.option("--title", default=_D["title"], help='Title (default "Flame Graph").')
-@click.option("--subtitle", default=_D["subtitle"], help="Second line of the title.")
-@click.option("--colors", type=click.Choice(PALETTES), default=_D["colors"], show_default=True, help="Palette.")
-@click.option("--hash", "hash_", is_flag=True, default=_D["hash"], help="flamegraph.pl's name hash: similar names, similar colours.")
-@click.option("--cp", is_flag=True, help="Consistent palette: read and update palette.map in the current directory.")
-@click.option("--palette-file", type=click.Path(dir_okay=False), help="Like --cp with another file.")
-@click.option("--inverted", is_flag=True, default=_D["inverted"], help="Open as an icicle graph (the root at the top; the page toggles it).")
-@click.option("--reverse", is_flag=True, default=_D["reverse"], help="Reverse stacks (leaf first): merged from the hot end.")
-@click.option("--base", multiple=True, default=_D["base"], help="Re-root at this frame (outermost occurrence); repeatable.")
-@click.option("--sort-by-value", is_flag=True, default=_D["sort_by_value"], help="Siblings widest first (default: name order).")
-@click.option("--delta", type=click.Choice(DELTA_MODES), default=_D["delta"], show_default=True,
-              help="Differential input: colour each frame by the change of its inclusive value, or of its own value.")
-@click.option("--negate", is_flag=True, default=_D["negate"], help="Differential input: swap red and blue.")
-@click.option("--countname", default=None, help="What plain counts are (default: the profile's unit, else 'samples').")
-@click.option("--minwidth", "min_percent", default=f"{_D['min_percent']:g}%", show_default=True, callback=_percent,
-              help="Leave out frames narrower than this percentage of the total (their value stays in their parents).")
-@click.option("--top", type=int, default=_D["top"], show_default=True, help="Rows of the function table shown at most.")
-@click.option("--roots", type=click.Choice(["thread", "process", "process,thread"]), default=None,
-              help="What the first frames of each stack are (e.g. recorded with --threads): the page offers a picker of them.")
-@click.option("--calls", "calls_file", type=click.Path(dir_okay=False, allow_dash=True), default=None, metavar="FILE",
-              help="Call counts per stack (a trace's calls, as 'flamespace trace --format calls' writes: "
-                   "x.calls.folded): the table of functions gets a Calls column.")
-@click_options(COLOUR_OPTIONS)
-@click_options((THREAD_OPTION,))
-@click.option("--diff", is_flag=True, help="Compare two profiles, FILES = A B (or one differential file): overlay, three panes, "
-                                            "white/black and the four-way split, instead of summing them.")
-@click.option("--series", is_flag=True, help="Compare two or more profiles in order (runs or versions): each frame's "
-                                              "sparkline over all of them, and the --diff views of the first and the last.")
-@click.option("--label", "labels", multiple=True, metavar="NAME",
-              help="--diff/--series: the name of each input, in order (default: the file names). Repeatable.")
-@click.option("--flamechart", is_flag=True,
-              help="A flame chart instead: a lane per thread on one time axis, boxes where they ran (for input that keeps "
-                   "time: traces, speedscope, Chrome traces; other input is drawn in its order).")
-@input_options
-def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle: str, colors: str, hash_: bool, cp: bool,
-            palette_file: Optional[str], inverted: bool, reverse: bool, base: Tuple[str, ...], sort_by_value: bool,
-            delta: str, negate: bool, countname: Optional[str], min_percent: float, top: int, roots: Optional[str],
-            calls_file: Optional[str], colour_by: Optional[str], colour_ratio: str, event: Optional[str], thread: Optional[str],
-            diff: bool, series: bool, labels: Tuple[str, ...], flamechart: bool, skip_invalid: bool,
-            input_format: Optional[str]) -> None:
+def run(files: Tuple[str, ...], output: str, title: Optional[str], subtitle: str, colors: str, hash_: bool, cp: bool,
+        palette_file: Optional[str], inverted: bool, reverse: bool, base: Tuple[str, ...], sort_by_value: bool,
+        delta: str, negate: bool, countname: Optional[str], min_percent: float, top: int, roots: Optional[str],
+        calls_file: Optional[str], colour_by: Optional[str], colour_ratio: str, event: Optional[str], thread: Optional[str],
+        diff: bool, series: bool, labels: Tuple[str, ...], flamechart: bool, skip_invalid: bool,
+        input_format: Optional[str]) -> None:
     """Draw FILES (any format; several are summed) as one self-contained HTML page.
 
     The page works offline (no network request): a flame graph drawn on a canvas with a
@@ -113,21 +74,21 @@ def command(files: Tuple[str, ...], output: str, title: Optional[str], subtitle:
 
     refuse_terminal(output, "an HTML page", "profile.html")
     if diff and series:
-        raise click.UsageError("choose one of --diff and --series")
+        raise UsageError("choose one of --diff and --series")
     if calls_file and (diff or series or flamechart):
-        raise click.UsageError(f"--calls does not apply to --{'diff' if diff else 'series' if series else 'flamechart'}")
+        raise UsageError(f"--calls does not apply to --{'diff' if diff else 'series' if series else 'flamechart'}")
     if diff or series:
         if sort_by_value or roots or colour_by or flamechart or thread:  # a comparison keeps name order so that its panes line up
             which = ("sort-by-value" if sort_by_value else "roots" if roots else "colour-by" if colour_by else
                      "flamechart" if flamechart else "thread")
-            raise click.UsageError(f"--{which} does not apply to --diff or --series")
+            raise UsageError(f"--{which} does not apply to --diff or --series")
         return _comparison(files, output, diff, labels, skip_invalid, input_format, title=title, subtitle=subtitle,
                            inverted=inverted, reverse=reverse, base=base, delta=delta, negate=negate,
                            min_percent=min_percent, countname=countname)
     if labels:
-        raise click.UsageError("--label names the inputs of --diff or --series")
+        raise UsageError("--label names the inputs of --diff or --series")
     if flamechart and colour_by:
-        raise click.UsageError("--colour-by does not apply to --flamechart")
+        raise UsageError("--colour-by does not apply to --flamechart")
     profile, colour = read_inputs(files, "html", skip_invalid, input_format, colour_by, event, chart=flamechart)
     profile, colour = picked_thread(profile, colour, thread, files)
     options = HtmlOptions(
@@ -191,11 +152,51 @@ def _comparison(files: Tuple[str, ...], output: str, diff: bool, labels: Tuple[s
             names.append(stem)
     option = "--diff" if diff else "--series"
     if len(profiles) < 2 or (diff and len(profiles) != 2):
-        raise click.UsageError(f"{option} takes {'two profiles' if diff else 'two or more profiles'} "
-                               f"(or one differential file), not {len(profiles)}")
+        raise UsageError(f"{option} takes {'two profiles' if diff else 'two or more profiles'} "
+                         f"(or one differential file), not {len(profiles)}")
     if labels and len(labels) != len(profiles):
-        raise click.UsageError(f"{len(labels)} --label for {len(profiles)} profiles")
+        raise UsageError(f"{len(labels)} --label for {len(profiles)} profiles")
     options = HtmlOptions(countname=countname or "", **settings)  # type: ignore[arg-type]
     comparison_html(profiles, list(labels or names), options, output)
     if not any(p.total() for p in profiles):
         raise InputError("no stack counts found: wrote a page that says so", ", ".join(files) or "<stdin>")
+
+
+SPEC = Command("html", run, [Argument("files", nargs=-1)], [
+    Option(("-o", "--output"), "output", "path", "-", "Where to write the page.", show_default="stdout", allow_dash=True,
+           callback=checked_output),
+    Option(("--title",), "title", "str", _D["title"], 'Title (default "Flame Graph").'),
+    Option(("--subtitle",), "subtitle", "str", _D["subtitle"], "Second line of the title."),
+    Option(("--colors",), "colors", "choice", _D["colors"], "Palette.", choices=PALETTES, show_default=True),
+    Option(("--hash",), "hash_", "flag", _D["hash"], "flamegraph.pl's name hash: similar names, similar colours."),
+    Option(("--cp",), "cp", "flag", help="Consistent palette: read and update palette.map in the current directory."),
+    Option(("--palette-file",), "palette_file", "path", None, "Like --cp with another file."),
+    Option(("--inverted",), "inverted", "flag", _D["inverted"], "Open as an icicle graph (the root at the top; the page toggles it)."),
+    Option(("--reverse",), "reverse", "flag", _D["reverse"], "Reverse stacks (leaf first): merged from the hot end."),
+    Option(("--base",), "base", "multiple", _D["base"], "Re-root at this frame (outermost occurrence); repeatable."),
+    Option(("--sort-by-value",), "sort_by_value", "flag", _D["sort_by_value"], "Siblings widest first (default: name order)."),
+    Option(("--delta",), "delta", "choice", _D["delta"], choices=DELTA_MODES, show_default=True,
+           help="Differential input: colour each frame by the change of its inclusive value, or of its own value."),
+    Option(("--negate",), "negate", "flag", _D["negate"], "Differential input: swap red and blue."),
+    Option(("--countname",), "countname", "str", None, "What plain counts are (default: the profile's unit, else 'samples')."),
+    Option(("--minwidth",), "min_percent", "str", f"{_D['min_percent']:g}%", show_default=True, callback=_percent,
+           help="Leave out frames narrower than this percentage of the total (their value stays in their parents)."),
+    Option(("--top",), "top", "int", _D["top"], "Rows of the function table shown at most.", show_default=True),
+    Option(("--roots",), "roots", "choice", None, choices=("thread", "process", "process,thread"),
+           help="What the first frames of each stack are (e.g. recorded with --threads): the page offers a picker of them."),
+    Option(("--calls",), "calls_file", "path", None, metavar="FILE", allow_dash=True,
+           help="Call counts per stack (a trace's calls, as 'flamespace trace --format calls' writes: "
+                "x.calls.folded): the table of functions gets a Calls column."),
+    *COLOUR_OPTIONS,
+    THREAD_OPTION,
+    Option(("--diff",), "diff", "flag", help="Compare two profiles, FILES = A B (or one differential file): overlay, three "
+                                             "panes, white/black and the four-way split, instead of summing them."),
+    Option(("--series",), "series", "flag", help="Compare two or more profiles in order (runs or versions): each frame's "
+                                                 "sparkline over all of them, and the --diff views of the first and the last."),
+    Option(("--label",), "labels", "multiple", metavar="NAME",
+           help="--diff/--series: the name of each input, in order (default: the file names). Repeatable."),
+    Option(("--flamechart",), "flamechart", "flag",
+           help="A flame chart instead: a lane per thread on one time axis, boxes where they ran (for input that keeps "
+                "time: traces, speedscope, Chrome traces; other input is drawn in its order)."),
+    *INPUT_OPTIONS,
+])

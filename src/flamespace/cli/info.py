@@ -77,4 +77,3 @@ SPEC = Command("info", run, [Argument("input", default="-")], [
     Option(("--json",), "as_json", "flag", help="Print JSON."),
     *INPUT_OPTIONS,
 ])
-__getattr__ = SPEC.module_getattr(__name__)

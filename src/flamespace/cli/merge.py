@@ -44,4 +44,3 @@ SPEC = Command("merge", run, [Argument("inputs", nargs=-1)], [
     Option(("--mean",), "mean", "flag", help="Divide the sum by the number of inputs (the mean profile of n runs)."),
     *INPUT_OPTIONS, *OUTPUT_OPTIONS,
 ])
-__getattr__ = SPEC.module_getattr(__name__)

@@ -1,6 +1,6 @@
 """flamespace plan: how many runs a side a comparison needs to see a change of a given size.
 
-Declared as data (cli/_options.py): ``plan --help`` and plain runs need no click.
+Declared as data (cli/_options.py).
 """
 
 from __future__ import annotations
@@ -132,4 +132,3 @@ SPEC = Command("plan", run, [Argument("pilot", "str", nargs=-1, required=True, m
     *INPUT_OPTIONS,
     CLUSTER_OPTION,
 ])
-__getattr__ = SPEC.module_getattr(__name__)

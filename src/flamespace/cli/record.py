@@ -191,7 +191,7 @@ def _where(output: str) -> str:
 WRITES = (*FORMATS, *MORE_FORMATS, *PICTURE_FORMATS)
 ENDINGS = {**FORMATS, **PICTURE_FORMATS}
 
-#: The command: its options as data (shared with collect), parsed without click when they are plain.
+#: The command: its options as data (shared with collect).
 SPEC = Command(
     "record", run, [Argument("command", "raw", nargs=-1)],
     [
@@ -206,4 +206,3 @@ SPEC = Command(
     ],
     interspersed=False, program_flags=("-m", "-c"),
 )
-__getattr__ = SPEC.module_getattr(__name__)

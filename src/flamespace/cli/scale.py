@@ -36,4 +36,3 @@ def run(
 #: FACTOR: a non-negative int or decimal number (ints stay ints, so counts stay exact).
 SPEC = Command("scale", run, [Argument("factor", "number"), Argument("input", default="-")],
                [*INPUT_OPTIONS, *OUTPUT_OPTIONS])
-__getattr__ = SPEC.module_getattr(__name__)

@@ -65,4 +65,3 @@ SPEC = Command("similarity", run, [Argument("first"), Argument("second")], [
     Option(("--json",), "as_json", "flag", help="Print JSON."),
     *INPUT_OPTIONS,
 ])
-__getattr__ = SPEC.module_getattr(__name__)

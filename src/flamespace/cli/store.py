@@ -4,25 +4,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional, Sequence
 
-import click
-
-from ._common import input_options
-from ._options import click_options
+from ._common import INPUT_OPTIONS
+from ._options import Argument, Command, Option
+from ._report import EXIT_INPUT, UsageError
 from ._store import CLUSTER_OPTION
 
 if TYPE_CHECKING:
     from typing import Any, Dict
 
 STORE_HELP = "The store directory (default: $FLAMESPACE_STORE, else .flamespace/store)."
+#: --store PATH, for every command that reads or writes the store itself.
+STORE_OPTION = Option(("--store",), "store", metavar="PATH", help=STORE_HELP)
 
-
-def _store_option(function: Any) -> Any:
-    return click.option("--store", "store", metavar="PATH", default=None, help=STORE_HELP)(function)
-
-
-@click.group("store", context_settings={"help_option_names": ["-h", "--help"]})
-def command() -> None:
-    """Keep profiles with their labels in a store (DuckDB over Parquet) and read them back by selector.
+HELP = """Keep profiles with their labels in a store (DuckDB over Parquet) and read them back by selector.
 
     A selector names stored profiles wherever a profile path goes (compare --baseline, svg,
     text, top, ...): store:branch=main,last=30, store:commit=abc123,
@@ -39,16 +33,9 @@ def command() -> None:
         flamespace store gc --keep-last 100
         flamespace store check
         flamespace store repair
-    """
+"""
 
 
-@command.command("add")
-@click.argument("inputs", nargs=-1, required=True, metavar="DIR|FILE...")
-@click.option("--label", "labels", multiple=True, metavar="KEY=VALUE",
-              help="A label for every profile added (repeatable); it wins over the profile's own and git's.")
-@click.option("--no-git", is_flag=True, help="Do not label the profiles with the commit and branch of the git checkout here.")
-@_store_option
-@input_options
 def add(inputs: Sequence[str], labels: Sequence[str], no_git: bool, store: Optional[str], skip_invalid: bool,
         input_format: Optional[str]) -> None:
     """Add profile files (any readable format; a directory: the profiles in it) to the store.
@@ -69,7 +56,7 @@ def add(inputs: Sequence[str], labels: Sequence[str], no_git: bool, store: Optio
     target = open_store(store)
     files = expand_inputs(list(inputs))
     if "-" in files:
-        raise click.UsageError("the store adds files (one profile each), not stdin")
+        raise UsageError("the store adds files (one profile each), not stdin")
     diagnostics = Diagnostics()
     try:
         result = target.add_files(files, {**({} if no_git else git_labels()), **given}, diagnostics,
@@ -86,10 +73,6 @@ def _names(names: Sequence[str], shown: int = 3) -> str:
     return ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
 
 
-@command.command("ls")
-@click.argument("selector", required=False)
-@click.option("--json", "as_json", is_flag=True, help="Every column and label of each profile, as JSON.")
-@_store_option
 def ls(selector: Optional[str], as_json: bool, store: Optional[str]) -> None:
     """List the stored profiles (those SELECTOR names, if given), oldest first, with their labels."""
     from ..diagnostics import Diagnostics
@@ -118,14 +101,6 @@ def ls(selector: Optional[str], as_json: bool, store: Optional[str]) -> None:
                 [h in ("id", "stacks", "total") for h in headers])
 
 
-@command.command("get")
-@click.argument("selector")
-@click.option("--mean", is_flag=True, help="The mean profile (sum / number of profiles) instead of the sum.")
-@click.option("--to", "to", default=None, metavar="FORMAT", help="Output format (default: from -o's extension, else folded).")
-@click.option("-o", "--output", default="-", show_default="stdout", help="Where to write the profile.")
-@click.option("--no-header", is_flag=True, help="Do not write '# key: value' metadata lines.")
-@_store_option
-@click_options((CLUSTER_OPTION,))
 def get(selector: str, mean: bool, to: Optional[str], output: str, no_header: bool, store: Optional[str],
         cluster: Optional[str]) -> None:
     """Write the merged (or --mean) profile of the stored profiles SELECTOR names, in any writable format.
@@ -143,10 +118,6 @@ def get(selector: str, mean: bool, to: Optional[str], output: str, no_header: bo
     registry.write(profile, output, target, **options)
 
 
-@command.command("gc")
-@click.option("--keep-last", type=click.IntRange(1), default=None, metavar="N", help="Keep the N latest profiles of each branch.")
-@click.option("--older-than", metavar="AGE", default=None, help="Remove profiles older than AGE (30d, 12h, 2w, 90m).")
-@_store_option
 def gc(keep_last: Optional[int], older_than: Optional[str], store: Optional[str]) -> None:
     """Apply retention (--keep-last per branch, --older-than) and compact the store into one part.
 
@@ -175,9 +146,7 @@ def gc(keep_last: Optional[int], older_than: Optional[str], store: Optional[str]
              "set aside in corrupt/ (their values are kept)")
 
 
-@command.command("check")
-@_store_option
-def check(store: Optional[str]) -> None:
+def check(store: Optional[str]) -> int:
     """Check the store and report every problem (exit 1 if any); changes nothing.
 
     Checks the manifest and its previous generation, every part's files against their sizes
@@ -187,7 +156,6 @@ def check(store: Optional[str]) -> None:
     from ..store import open_store
     from ..store.repair import check as run_check
     from ._common import echo
-    from ._report import EXIT_INPUT
 
     target = open_store(store)
     report = run_check(target)
@@ -197,13 +165,12 @@ def check(store: Optional[str]) -> None:
         echo(f"note: {line}")
     if report.problems:
         echo(f"{len(report.problems)} problem(s) in the store {target.path}: `flamespace store repair` rebuilds what can be rebuilt")
-        raise click.exceptions.Exit(EXIT_INPUT)
+        return EXIT_INPUT
     echo(f"the store {target.path} has no problem")
+    return 0
 
 
-@command.command("repair")
-@_store_option
-def repair(store: Optional[str]) -> None:
+def repair(store: Optional[str]) -> int:
     """Rebuild what can be rebuilt and say exactly what was lost.
 
     A damaged or missing manifest is rebuilt from its previous generation and the parts' own
@@ -215,7 +182,6 @@ def repair(store: Optional[str]) -> None:
     from ..store import open_store
     from ..store.repair import repair as run_repair
     from ._common import echo, report
-    from ._report import EXIT_INPUT
 
     target = open_store(store)
     diagnostics = Diagnostics()
@@ -225,7 +191,7 @@ def repair(store: Optional[str]) -> None:
         report(diagnostics)
     if not done.problems:
         echo(f"the store {target.path} has no problem: nothing to repair")
-        return
+        return 0
     for line in done.done:
         echo(f"repaired: {line}")
     for line in done.lost:
@@ -233,5 +199,35 @@ def repair(store: Optional[str]) -> None:
     for line in done.unrepaired:
         echo(f"not repaired: {line}")
     echo(f"the store {target.path} is repaired" + (f"; {len(done.lost)} loss(es) above" if done.lost else "; nothing lost"))
-    if done.unrepaired:
-        raise click.exceptions.Exit(EXIT_INPUT)
+    return EXIT_INPUT if done.unrepaired else 0
+
+
+#: ``flamespace store`` and its subcommands.
+SPEC = Command("store", None, help=HELP, subcommands=[
+    Command("add", add, [Argument("inputs", nargs=-1, required=True, metavar="DIR|FILE...")], [
+        Option(("--label",), "labels", "multiple", metavar="KEY=VALUE",
+               help="A label for every profile added (repeatable); it wins over the profile's own and git's."),
+        Option(("--no-git",), "no_git", "flag", help="Do not label the profiles with the commit and branch of the git checkout here."),
+        STORE_OPTION,
+        *INPUT_OPTIONS,
+    ]),
+    Command("ls", ls, [Argument("selector", "str", default=None, required=False)], [
+        Option(("--json",), "as_json", "flag", help="Every column and label of each profile, as JSON."),
+        STORE_OPTION,
+    ]),
+    Command("get", get, [Argument("selector", "str")], [
+        Option(("--mean",), "mean", "flag", help="The mean profile (sum / number of profiles) instead of the sum."),
+        Option(("--to",), "to", metavar="FORMAT", help="Output format (default: from -o's extension, else folded)."),
+        Option(("-o", "--output"), "output", "str", "-", "Where to write the profile.", show_default="stdout"),
+        Option(("--no-header",), "no_header", "flag", help="Do not write '# key: value' metadata lines."),
+        STORE_OPTION,
+        CLUSTER_OPTION,
+    ]),
+    Command("gc", gc, [], [
+        Option(("--keep-last",), "keep_last", "int", minimum=1, metavar="N", help="Keep the N latest profiles of each branch."),
+        Option(("--older-than",), "older_than", metavar="AGE", help="Remove profiles older than AGE (30d, 12h, 2w, 90m)."),
+        STORE_OPTION,
+    ]),
+    Command("check", check, [], [STORE_OPTION]),
+    Command("repair", repair, [], [STORE_OPTION]),
+])

@@ -52,4 +52,3 @@ SPEC = Command("sub", run, [Argument("before"), Argument("after")], [
            help="Replace hex numbers (addresses) with 0x... so they compare equal (as difffolded.pl -s)."),
     *INPUT_OPTIONS, *OUTPUT_OPTIONS,
 ])
-__getattr__ = SPEC.module_getattr(__name__)

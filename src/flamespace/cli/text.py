@@ -25,9 +25,9 @@ def _share(value: str) -> float:
     try:
         share = float(text[:-1]) / 100 if text.endswith("%") else float(text)
     except ValueError:
-        import click  # (only for its error: reported as click reports a bad value)
+        from ._report import BadParameter
 
-        raise click.BadParameter(f"expected a share such as 1% or 0.01, not {value!r}") from None
+        raise BadParameter(f"expected a share such as 1% or 0.01, not {value!r}") from None
     return share
 
 
@@ -117,4 +117,3 @@ SPEC = Command("text", run, [Argument("files", nargs=-1)], [
     THREAD_OPTION,
     *INPUT_OPTIONS,
 ])
-__getattr__ = SPEC.module_getattr(__name__)

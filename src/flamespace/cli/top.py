@@ -43,9 +43,9 @@ def run(
 
     if group in RANKINGS:  # the old `--by self|inclusive`
         if sort is not None and sort != group:
-            import click  # (only for its error: reported as click reports a usage error)
+            from ._report import UsageError
 
-            raise click.UsageError(f"--by {group} (the old spelling of --sort {group}) contradicts --sort {sort}")
+            raise UsageError(f"--by {group} (the old spelling of --sort {group}) contradicts --sort {sort}")
         sort, group = group, "function"
     by = sort or "self"
     graph = pick_thread(read_graph(input, "top", skip_invalid, input_format), thread, input)
@@ -130,4 +130,3 @@ SPEC = Command("top", run, [Argument("input", default="-")], [
     THREAD_OPTION,
     *INPUT_OPTIONS,
 ])
-__getattr__ = SPEC.module_getattr(__name__)

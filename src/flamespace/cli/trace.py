@@ -104,7 +104,7 @@ def run(
     return result.exit_code
 
 
-#: The command: its options as data, parsed without click when they are plain (start-up: docs/performance.md).
+#: The command: its options as data.
 SPEC = Command(
     "trace", run, [Argument("command", "raw", nargs=-1)],
     [
@@ -137,4 +137,3 @@ SPEC = Command(
     ],
     interspersed=False, program_flags=("-m", "-c"),
 )
-__getattr__ = SPEC.module_getattr(__name__)

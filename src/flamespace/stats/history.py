@@ -221,7 +221,7 @@ def analyse(history: History, metric: str = "value", alpha: float = changepoint.
     """
     if metric not in METRICS:
         raise ArgumentError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
-    if not 0 < alpha < 1:  # nan too: it passed click's range and failed in the budget's ceil (internal error)
+    if not 0 < alpha < 1:  # nan too: a library caller's; it once failed in the budget's ceil (internal error)
         raise ArgumentError(f"alpha must be between 0 and 1, not {alpha}")
     if seed < 0:  # numpy's generators take none below 0
         raise ArgumentError(f"the seed must be at least 0, not {seed}")

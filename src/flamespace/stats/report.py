@@ -1,11 +1,10 @@
-"""Renderings of a :class:`~flamespace.stats.comparison.Comparison`: text (a rich table), Markdown, JSON.
+"""Renderings of a :class:`~flamespace.stats.comparison.Comparison`: text (a table), Markdown, JSON.
 
 They return strings; the caller decides where they go.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import math
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -215,38 +214,23 @@ def _first(changes: Iterable[StackChange], key: Callable[[StackChange], float], 
     return sorted(changes, key=lambda c: (key(c), c.by_stack))[:count]
 
 
-def text(comparison: Comparison, include_all: bool = False, limit: Optional[int] = 30, width: int = 200) -> str:
-    """The report for a terminal: summary sentences, a table of the changed stacks, where the exact numbers are."""
-    from rich.console import Console
-
-    out = io.StringIO()
-    print_text(comparison, Console(file=out, width=width, highlight=False, color_system=None), include_all, limit)
-    return out.getvalue()
-
-
-def print_text(comparison: Comparison, console: Any, include_all: bool = False, limit: Optional[int] = 30,
-               row_style: Optional[Callable[[StackChange], Optional[str]]] = None, verdict_style: Optional[str] = None) -> None:
-    """:func:`text` printed on ``console`` (a rich Console: the caller's width and colours), each
-    table row in the style ``row_style`` gives it and the :func:`verdict` in ``verdict_style``
-    (rich style names; none by default). Names are shown as they are, never read as markup."""
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
+def text(comparison: Comparison, include_all: bool = False, limit: Optional[int] = 30, width: int = 200,
+         row_style: Optional[Callable[[StackChange], Optional[str]]] = None, verdict_style: Optional[str] = None,
+         paint: Optional[Callable[[str, Optional[str]], str]] = None) -> str:
+    """The report for a terminal ``width`` columns wide: summary sentences, a table of the changed
+    stacks, where the exact numbers are. With ``paint(text, style)`` (the CLI's colours), each
+    table row is in the style ``row_style`` gives it and the :func:`verdict` in ``verdict_style``."""
+    from .._table import Cell, render
 
     answer = verdict(comparison)
     lines, changes, rows, after = text_parts(comparison, include_all, limit)
-    for line in lines:
-        console.print(line, soft_wrap=True, markup=False, style=verdict_style if line == answer else None)
+    out = [(paint(line, verdict_style) if paint is not None and line == answer else line) + "\n" for line in lines]
     if rows:
-        table = Table(box=box.SIMPLE_HEAD)
-        for header, right in zip(HEADERS, RIGHT):
-            table.add_column(header, justify="right" if right else "left", overflow="fold")
-        for change, row in zip(changes, rows):
-            table.add_row(*map(Text, row), style=row_style(change) if row_style is not None else None)
-        console.print(table)
-    for line in after[:-1]:
-        console.print(line, markup=False)
-    console.print(after[-1], soft_wrap=True, markup=False)
+        cells = [[Cell(cell, (row_style(change) if row_style is not None else None) or "") for cell in row]
+                 for change, row in zip(changes, rows)]
+        out.append(render(None, HEADERS, cells, RIGHT, width, paint))
+    out += [line + "\n" for line in after]
+    return "".join(out)
 
 
 #: Which columns of the text report's table are right-justified (the numbers).
@@ -255,11 +239,9 @@ RIGHT = tuple(header not in LEFT for header in HEADERS)
 
 def text_parts(comparison: Comparison, include_all: bool = False, limit: Optional[int] = 30
                ) -> Tuple[List[str], List[StackChange], List[Sequence[str]], List[str]]:
-    """What :func:`print_text` prints, in order: the summary lines, the table's rows (the
-    changes and their cells, under :data:`HEADERS`), then the lines after it: the rows left
-    out, if any (a line that wraps at the console's width), and the :func:`footer` (the last;
-    summary and footer lines never wrap). For a writer that lays the table out itself
-    (cli/compare.py without rich)."""
+    """What :func:`text` writes, in order: the summary lines, the table's rows (the changes and
+    their cells, under :data:`HEADERS`), then the lines after it: the rows left out, if any,
+    and the :func:`footer` (the last)."""
     changes = shown(comparison, include_all, limit)
     rows = [_cells(change, short_stack(change.stack), comparison.unit) for change in changes]
     after = []
