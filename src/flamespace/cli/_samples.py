@@ -234,9 +234,9 @@ def _read_run(path: str, skip_invalid: bool, input_format: Optional[str], reader
         except folded.Inexact:  # read it as parse_texts does: the same values and errors
             pass
     diagnostics = Diagnostics()
-    values, meta = registry.read_texts(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics)
+    graph = registry.read_graph(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics)
     report(diagnostics)
-    return None, values, meta
+    return None, folded.texts(graph), graph.metadata  # a folded run's own texts: no join
 
 
 def _stack(text: str) -> "Stack":

@@ -48,19 +48,6 @@ def read_selected(selector: str, mean: bool = False, store: Optional[str] = None
         report(diagnostics)
 
 
-def read_selected_texts(selector: str) -> Tuple[Dict[str, Number], Metadata]:
-    """:func:`read_selected` as stack texts and values (for sub, scale)."""
-    from ..diagnostics import Diagnostics
-    from ..store import open_store
-
-    diagnostics = Diagnostics()
-    try:
-        snapshot = open_store().snapshot(diagnostics)
-        return snapshot.merged(snapshot.select(selector))
-    finally:
-        report(diagnostics)
-
-
 def stored_runs(files: Dict[str, List[str]], cluster: Optional[str] = None) -> Dict[str, Tuple[None, Dict[str, Number], Metadata]]:
     """Replace each selector among the sides' ``files`` by the names of the runs it matches
     (:data:`RUN_NAME`), and return those runs as ``_read_run`` does for a file: (None, {stack
@@ -109,14 +96,14 @@ def store_collection(collection: Collection, labels: Mapping[str, Mapping[str, s
     """Add the runs ``collection`` wrote to the store (one part), each program's with its ``labels``
     (by program name); says how many on stderr."""
     from ..diagnostics import Diagnostics
-    from ..formats import registry
+    from ..formats import folded, registry
     from ..store import open_store
     from ._report import warn
 
     def runs(program: Program) -> Iterator[Tuple[Mapping[str, Number], Metadata, str]]:
         for path in collection.profiles(program):
-            values, metadata = registry.read_texts(path, diagnostics=diagnostics)
-            yield values, metadata, path
+            graph = registry.read_graph(path, diagnostics=diagnostics)
+            yield folded.texts(graph), graph.metadata, path
 
     diagnostics = Diagnostics()
     target = open_store()

@@ -25,23 +25,27 @@ def split(text: str) -> Stack:
 
 
 class StackTable:
-    """Stack text -> frame tuple, each text split at most once.
+    """Stack text -> frame tuple, each text split at most once while the table keeps its splits.
 
     ``stacks``: a dict to keep the splits in (``registry.read``'s ``stack_cache``: share one
     across the runs of a program so a stack seen in many runs is split once and its tuple
-    object reused); a new one by default.
+    object reused). Without one the table keeps nothing: a profile's texts are freed once it
+    is split (keeping them would hold the size of a folded file for nothing).
     """
 
     __slots__ = ("stacks",)
 
     def __init__(self, stacks: Optional[Dict[str, Stack]] = None) -> None:
-        self.stacks: Dict[str, Stack] = {} if stacks is None else stacks
+        self.stacks = stacks
 
     def stack(self, text: str) -> Stack:
         """The frames of ``text`` (split on the first call)."""
-        stack = self.stacks.get(text)
+        stacks = self.stacks
+        if stacks is None:
+            return split(text)
+        stack = stacks.get(text)
         if stack is None:
-            stack = self.stacks[text] = split(text)
+            stack = stacks[text] = split(text)
         return stack
 
     def sorted(self, texts: Iterable[str]) -> List[str]:

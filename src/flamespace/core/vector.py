@@ -349,6 +349,13 @@ class StackVector(_Base):
         return f"{type(self).__name__}({{{shown}{more}}}{unit})"
 
 
+def stack_texts(vector: StackVector) -> Optional[Dict[str, Number]]:
+    """``vector``'s values keyed by stack text while it keeps its stacks so (built by
+    :meth:`~StackVector.from_texts` and no frames asked for yet), else None: for the fast paths
+    of the library (folded output, sums, the rows of a sample), which must not change it."""
+    return vector._texts
+
+
 def _metadata(metadata: Optional[Metadata], unit: Optional[str], metric: Optional[str], labels: Optional[Mapping[str, str]]) -> Metadata:
     """``metadata`` (or none) with the fields given beside it in its place."""
     overrides = {"unit": unit, "metric": metric, "labels": labels}

@@ -251,11 +251,12 @@ class Store:
                   input_format: Optional[str] = None, skip_invalid: bool = False) -> AddResult:
         """Ingest profile files of any readable format (read one at a time), as :meth:`add`."""
         from ..formats import registry
+        from ..formats.folded import texts
 
         def read() -> Iterator[Tuple[Mapping[str, Number], Metadata, str]]:
             for path in paths:
-                values, metadata = registry.read_texts(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics)
-                yield values, metadata, registry.display_name(path)
+                graph = registry.read_graph(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics)
+                yield texts(graph), graph.metadata, registry.display_name(path)
 
         return self.add(read(), labels, diagnostics)
 
