@@ -66,3 +66,4 @@ def order_key(texts: List[str], table: Optional[StackTable] = None) -> Callable[
 
 def _text_key(text: str) -> str:
     return text.replace(";", "\0")
+
