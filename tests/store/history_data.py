@@ -10,6 +10,8 @@ from datetime import datetime, timedelta
 import numpy as np
 import pytest
 
+from .profiles import profiles
+
 pytest.importorskip("duckdb", reason="the store tests need the extra flamespace[store] (duckdb, pyarrow)")
 
 START = datetime(2026, 11, 1, 9, 0)
@@ -50,6 +52,6 @@ def snapshot(tmp_path, records):
     items = [(r.values, Metadata(unit="samples", labels={"commit": r.commit, "time": r.time.isoformat(), "branch": "main"}),
               f"run-{i}.folded") for i, r in enumerate(records)]
     half = len(items) // 2  # two parts, as two CI jobs would leave
-    store.add(items[:half])
-    store.add(items[half:])
+    store.add(profiles(items[:half]))
+    store.add(profiles(items[half:]))
     return store.snapshot()

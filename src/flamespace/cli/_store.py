@@ -96,14 +96,13 @@ def store_collection(collection: Collection, labels: Mapping[str, Mapping[str, s
     """Add the runs ``collection`` wrote to the store (one part), each program's with its ``labels``
     (by program name); says how many on stderr."""
     from ..diagnostics import Diagnostics
-    from ..formats import folded, registry
+    from ..formats import registry
     from ..store import open_store
     from ._report import warn
 
-    def runs(program: Program) -> Iterator[Tuple[Mapping[str, Number], Metadata, str]]:
+    def runs(program: Program) -> Iterator[Tuple[FlameGraph, str]]:
         for path in collection.profiles(program):
-            graph = registry.read_graph(path, diagnostics=diagnostics)
-            yield folded.texts(graph), graph.metadata, path
+            yield registry.read_graph(path, diagnostics=diagnostics), path
 
     diagnostics = Diagnostics()
     target = open_store()
