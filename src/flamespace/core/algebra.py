@@ -44,6 +44,7 @@ def sum_graphs(graphs: Iterable[FlameGraph]) -> FlameGraph:
     by_text: Dict[str, Number] = {}
     by_stack: Dict[Stack, Number] = {}
     table: Optional[StackTable] = None
+    plain = True  # no text summed holds a line break
     metadata: Optional[Metadata] = None
     for graph in graphs:
         metadata = graph.metadata if metadata is None else metadata.combine(graph.metadata)
@@ -51,14 +52,15 @@ def sum_graphs(graphs: Iterable[FlameGraph]) -> FlameGraph:
         if texts is not None and not by_stack:
             _add(by_text, texts.items())
             table = table or graph._table
+            plain = plain and stack_texts(graph, plain=True) is not None
         else:
             if by_text:
-                by_stack = dict(FlameGraph._from_texts(by_text, EMPTY, table).items())
+                by_stack = dict(FlameGraph._from_texts(by_text, EMPTY, table, plain).items())
                 by_text = {}
             _add(by_stack, graph.items())
         del graph  # not held while the next one is made (a reader's generator)
     if by_text:
-        return FlameGraph._from_texts(by_text, metadata or Metadata(), table)
+        return FlameGraph._from_texts(by_text, metadata or Metadata(), table, plain)
     return FlameGraph._trusted(by_stack, metadata or Metadata())
 
 

@@ -108,13 +108,14 @@ class StackVector(_Base):
     splits one. Which way it keeps them changes no answer.
     """
 
-    __slots__ = ("_values", "_metadata", "_texts", "_table")
+    __slots__ = ("_values", "_metadata", "_texts", "_table", "_plain")
 
     _values: Dict[Stack, Number]
     _metadata: Metadata
     #: stack text -> value while no frames were asked for (None for a vector of frame tuples)
     _texts: Optional[Dict[str, Number]]
     _table: Optional[StackTable]  # splits the texts (shared by the vectors made from one another)
+    _plain: bool  # the texts hold no line break (folded writes them as they are)
 
     def __init__(
         self,
@@ -137,6 +138,7 @@ class StackVector(_Base):
         self._values = {s: v for s, v in summed.items() if v != 0}
         self._metadata = _metadata(metadata, unit, metric, labels)
         self._texts = self._table = None
+        self._plain = False
 
     @classmethod
     def from_texts(
@@ -148,6 +150,7 @@ class StackVector(_Base):
         labels: Optional[Mapping[str, str]] = None,
         metadata: Optional[Metadata] = None,
         stacks: Optional[Dict[str, Stack]] = None,
+        checked: bool = True,
     ) -> V:
         """A vector over stack texts (frames joined with ';', as the folded format writes them; the
         empty text is the empty stack) -> value: equal to the vector over their frame tuples, which
@@ -155,11 +158,19 @@ class StackVector(_Base):
 
         Values must be numbers, as for the constructor; zeros are left out. ``stacks``: a dict of
         stack text -> frames shared by the profiles of many runs, so that each text is split once
-        and its tuple reused (``registry.read``'s ``stack_cache``).
+        and its tuple reused (``registry.read``'s ``stack_cache``). ``checked=False`` is for a
+        reader that hands over its own dict of texts it read line by line (no line breaks),
+        ``str`` keys and finite values of the right sign: the dict is then kept, not copied, and
+        only its zeros are looked for (a big file's profile is made without a pass over it).
         """
+        meta = _metadata(metadata, unit, metric, labels)
+        if not checked:
+            if 0 in values.values():  # a scan in C; zero counts are rare
+                values = {text: value for text, value in values.items() if value}
+            return cls._from_texts(values if isinstance(values, dict) else dict(values), meta, StackTable(stacks), plain=True)
         texts = _checked_texts(values)
         cls._validate(texts)
-        return cls._from_texts(texts, _metadata(metadata, unit, metric, labels), StackTable(stacks))
+        return cls._from_texts(texts, meta, StackTable(stacks), plain=_no_line_breaks(texts))
 
     @classmethod
     def _validate(cls, values: Mapping[Any, Number]) -> None:
@@ -172,15 +183,17 @@ class StackVector(_Base):
         obj._values = values
         obj._metadata = metadata
         obj._texts = obj._table = None
+        obj._plain = False
         return obj
 
     @classmethod
-    def _from_texts(cls: Type[V], texts: Dict[str, Number], metadata: Metadata, table: Optional[StackTable]) -> V:
-        """:meth:`_trusted` for a dict keyed by stack text. Takes ownership."""
+    def _from_texts(cls: Type[V], texts: Dict[str, Number], metadata: Metadata, table: Optional[StackTable], plain: bool) -> V:
+        """:meth:`_trusted` for a dict keyed by stack text (``plain``: none holds a line break). Takes ownership."""
         obj = cls.__new__(cls)
         obj._texts = texts
         obj._table = table or StackTable()
         obj._metadata = metadata
+        obj._plain = plain
         return obj
 
     def __getattr__(self, name: str) -> Any:
@@ -251,7 +264,7 @@ class StackVector(_Base):
             meta = meta.replace(**changes)
         texts = self._texts
         if texts is not None:
-            return type(self)._from_texts(texts, meta, self._table)
+            return type(self)._from_texts(texts, meta, self._table, self._plain)
         return type(self)._trusted(self._values, meta)
 
     # -- measures ------------------------------------------------------------------------
@@ -286,12 +299,14 @@ class StackVector(_Base):
             else:
                 result.pop(key, None)
         meta = self._metadata.combine(other._metadata)
-        return cls._from_texts(result, meta, self._table) if by_text else cls._trusted(result, meta)
+        if by_text:
+            return cls._from_texts(result, meta, self._table, self._plain and other._plain)
+        return cls._trusted(result, meta)
 
     def _mapped(self, cls: Type[V], values: Dict[Any, Number]) -> V:
         """A vector of ``cls`` over this one's keys (texts or stacks) with new ``values``."""
         if self._texts is not None:
-            return cls._from_texts(values, self._metadata, self._table)
+            return cls._from_texts(values, self._metadata, self._table, self._plain)
         return cls._trusted(values, self._metadata)
 
     def _storage(self) -> Union[Dict[str, Number], Dict[Stack, Number]]:
@@ -349,11 +364,22 @@ class StackVector(_Base):
         return f"{type(self).__name__}({{{shown}{more}}}{unit})"
 
 
-def stack_texts(vector: StackVector) -> Optional[Dict[str, Number]]:
+def stack_texts(vector: StackVector, plain: bool = False) -> Optional[Dict[str, Number]]:
     """``vector``'s values keyed by stack text while it keeps its stacks so (built by
     :meth:`~StackVector.from_texts` and no frames asked for yet), else None: for the fast paths
-    of the library (folded output, sums, the rows of a sample), which must not change it."""
-    return vector._texts
+    of the library (folded output, sums, the rows of a sample), which must not change it.
+    ``plain``: None too when a text holds a line break (which folded output cannot hold)."""
+    return None if plain and not vector._plain else vector._texts
+
+
+def _no_line_breaks(texts: Dict[str, Number]) -> bool:
+    """Whether no text holds a line break: a scan in C of a few hundred kB of texts at a time."""
+    keys = list(texts)
+    for start in range(0, len(keys), 1024):
+        joined = "".join(keys[start : start + 1024])
+        if "\n" in joined or "\r" in joined:
+            return False
+    return True
 
 
 def _metadata(metadata: Optional[Metadata], unit: Optional[str], metric: Optional[str], labels: Optional[Mapping[str, str]]) -> Metadata:

@@ -202,13 +202,16 @@ def parse(
     ``options.skip_invalid`` is set.
     """
     counts, metadata = _read_counts(stream, options, source, diagnostics)
+    # bytes are read with universal newlines (no line break in a text): the counts are taken as
+    # they are; a text stream's lines may hold a '\r' (StringIO), so its texts are checked
+    checked = not isinstance(stream, (io.BufferedIOBase, io.RawIOBase))
     if options.columns == "2" or (options.columns == "auto" and _all_differential(counts)):
         # both sides mostly hold the same stacks: split each once
-        return _differential(counts, metadata, {} if stack_cache is None else stack_cache)
+        return _differential(counts, metadata, {} if stack_cache is None else stack_cache, checked)
     if counts and not max(counts.values()) < _MAX_COUNT:  # each count below it, a sum need not be (10**300 + 0.0 is 1e300)
         text = next(text for text, value in counts.items() if not value < _MAX_COUNT)
         raise InputError(f"the counts of {text[:60]!r} add up to {counts[text]:.3g}, not below {_MAX_COUNT:g}", source)
-    return FlameGraph.from_texts(counts, metadata=metadata, stacks=stack_cache)
+    return FlameGraph.from_texts(counts, metadata=metadata, stacks=stack_cache, checked=checked)
 
 
 class DifferentialInput(InputError):
@@ -505,7 +508,7 @@ def _all_differential(counts: Dict[str, Number], empty: bool = False) -> bool:
     return True
 
 
-def _differential(counts: Dict[str, Number], metadata: Metadata, cache: Dict[str, Stack]) -> Differential:
+def _differential(counts: Dict[str, Number], metadata: Metadata, cache: Dict[str, Stack], checked: bool) -> Differential:
     before: Dict[str, Number] = {}
     after: Dict[str, Number] = {}
     for text in list(counts):
@@ -514,8 +517,8 @@ def _differential(counts: Dict[str, Number], metadata: Metadata, cache: Dict[str
         before[stack] = before.get(stack, 0) + (_number(first) or 0)
         after[stack] = after.get(stack, 0) + value
     return Differential(  # the sides share one table of splits: a stack of both is split once
-        FlameGraph.from_texts(before, metadata=metadata, stacks=cache),
-        FlameGraph.from_texts(after, metadata=metadata, stacks=cache),
+        FlameGraph.from_texts(before, metadata=metadata, stacks=cache, checked=checked),
+        FlameGraph.from_texts(after, metadata=metadata, stacks=cache, checked=checked),
     )
 
 
@@ -581,17 +584,9 @@ def dump(profile: Profile, stream: TextIO, options: WriteOptions = WriteOptions(
 
 
 def _writable_texts(profile: Profile) -> Optional[Dict[str, Number]]:
-    """The stack texts ``profile`` keeps, if it keeps them and they hold no line break (which
-    :func:`format_stack` replaces; a text from another source than this reader may hold one)."""
-    texts = stack_texts(profile) if not isinstance(profile, Differential) else None
-    if texts is None:
-        return None
-    keys = list(texts)
-    for start in range(0, len(keys), _CHUNK):  # a scan in C of a few hundred kB at a time
-        joined = "".join(keys[start : start + _CHUNK])
-        if "\n" in joined or "\r" in joined:
-            return None
-    return texts
+    """The stack texts ``profile`` keeps, if it keeps them and none holds a line break (which
+    :func:`format_stack` replaces; a reader's texts never do)."""
+    return stack_texts(profile, plain=True) if not isinstance(profile, Differential) else None
 
 
 def _collision(text: str) -> ArgumentError:

@@ -371,7 +371,7 @@ def read_sum(
         except folded.Inexact:
             pass
         else:
-            return FlameGraph.from_texts(total, metadata=metadata)  # stacks whose every count was 0 left out
+            return FlameGraph.from_texts(total, metadata=metadata, checked=False)  # counts of lines read; zeros left out
 
     def graphs() -> Iterator[FlameGraph]:
         for index, source in enumerate(each(sources)):
