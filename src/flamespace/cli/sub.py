@@ -35,7 +35,10 @@ def run(
 
         first, second = strip(first, "hex"), strip(second, "hex")
     difference = Differential(first, second)
-    write_profile(difference.normalized() if normalize else difference, output, no_header, fmt, command="sub")
+    del first, second
+    if normalize:
+        difference = difference.normalized()  # the sides before it are let go: one copy of BEFORE in memory
+    write_profile(difference, output, no_header, fmt, command="sub")
 
 
 SPEC = Command("sub", run, [Argument("before"), Argument("after")], [
