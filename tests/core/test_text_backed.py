@@ -95,3 +95,12 @@ frame_text = st.text(st.sampled_from(["a", "b", "\0", " ", "é", "\x01"]), max_s
 def test_texts_sort_as_their_frame_tuples(stacks):
     texts = [";".join(stack) for stack in stacks if stack != ("",)]  # ("",) would join as the empty stack
     assert [StackTable().stack(text) for text in StackTable().sorted(texts)] == sorted(StackTable().stack(t) for t in texts)
+
+
+def test_a_graph_pickled_before_the_text_slots_still_answers():
+    """A pickle holds the slots that were set: one made before _texts, _table and _plain existed has none of them."""
+    from flamespace.core.metadata import Metadata
+
+    old = fs.FlameGraph.__new__(fs.FlameGraph)
+    old._values, old._metadata = {("a", "b"): 2}, Metadata(unit="samples")  # all an old pickle restores
+    assert len(old) == 1 and old.total() == 2 and old == fs.FlameGraph({("a", "b"): 2}) and (old + old)[("a", "b")] == 4

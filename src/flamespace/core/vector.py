@@ -199,6 +199,8 @@ class StackVector(_Base):
     def __getattr__(self, name: str) -> Any:
         """The frame tuples of a vector kept as stack texts, split when first asked for (then the
         texts go: the tuples serve every later question, and the memory is the tuples' alone)."""
+        if name in ("_texts", "_table", "_plain"):  # unset: a vector pickled before these slots were
+            return None if name != "_plain" else False
         if name != "_values":
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         texts, table = self._texts, self._table
