@@ -36,6 +36,7 @@ from typing import Dict, List, Tuple
 import numpy as np
 
 from flamespace.core.metadata import Metadata
+from flamespace.core.vector import FlameGraph
 from flamespace.store import open_store
 
 
@@ -114,7 +115,7 @@ def main() -> None:
             gz_sizes.append(folded_gz_size(values))
         branch = "main" if index % 5 else "dev"
         labels = {"branch": branch, "commit": f"{index // 10:040x}", "bench": "synthetic", "run": str(index)}
-        batch.append((values, Metadata(unit="samples", metric="cpu", labels=labels), f"run-{index}"))
+        batch.append((FlameGraph.from_texts(values, metadata=Metadata(unit="samples", metric="cpu", labels=labels)), f"run-{index}"))
         if len(batch) == args.batch or index == args.profiles - 1:
             start = time.perf_counter()
             store.add(batch)
@@ -131,7 +132,7 @@ def main() -> None:
 
     def mean_of_last_1000():
         snapshot = open_store(root).snapshot()
-        return snapshot.merged(snapshot.select("store:branch=main,last=1000"), mean=True)
+        return snapshot.graph(snapshot.select("store:branch=main,last=1000"), mean=True)
 
     def compare_matrix():
         snapshot = open_store(root).snapshot()

@@ -13,7 +13,7 @@ times, as medians of --repeat runs, the same queries on each engine:
     moments 30+30 n, Σ, Σ² per side and stack of the same 60 profiles
     history all   the history series (top 20 stacks by commit) of every main-branch profile
 
-and, for the embedded store, the store's own ``Snapshot.merged(mean=True)`` and
+and, for the embedded store, the store's own ``Snapshot.graph(mean=True)`` and
 ``Snapshot.matrix`` as the reference. Results are checked to be identical across engines.
 The cluster's workers are processes (threads with --threads-cluster), started once; its
 start-up is reported apart. Also: ingest rate, bytes per profile on disk, peak memory.
@@ -40,6 +40,8 @@ from typing import Any, Callable, Dict, List, Tuple
 import numpy as np
 
 from flamespace.core.metadata import Metadata
+from flamespace.core.vector import FlameGraph
+from flamespace.formats import folded
 from flamespace.store import aggregate, open_store
 from flamespace.store.history import history
 
@@ -75,7 +77,7 @@ def build(path: str, profiles: int, stacks: int, shared: int, seed: int = 1) -> 
         labels = {"commit": f"{i // 10:07x}", "branch": branch, "time": (START + timedelta(minutes=10 * i)).isoformat()}
         if i < 20:  # a sample of the gzipped folded size (the peer a user keeps today)
             folded_bytes += len(gzip.compress("".join(f"{t} {v}\n" for t, v in values.items()).encode()))
-        batch.append((values, Metadata(unit="samples", labels=labels), f"run-{i}.folded"))
+        batch.append((FlameGraph.from_texts(values, metadata=Metadata(unit="samples", labels=labels)), f"run-{i}.folded"))
         if len(batch) == 200:  # one part per 200 profiles, as CI jobs would add them
             store.add(batch)
             batch = []
@@ -158,7 +160,7 @@ def main() -> None:
     results: Dict[str, Any] = {}
     main_ids = snapshot.select("store:branch=main")
     reference = {
-        "mean 1000": lambda: snapshot.merged(main_ids[-1000:], mean=True)[0],
+        "mean 1000": lambda: folded.texts(snapshot.graph(main_ids[-1000:], mean=True)),
         "matrix 30+30": lambda: snapshot.matrix(main_ids[-30:] + snapshot.select("store:branch=feature,last=30"))[1],
     }
     for name, (run, n) in chosen.items():

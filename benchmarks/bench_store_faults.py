@@ -36,6 +36,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from bench_store import profiles, universe  # noqa: E402
 
 from flamespace.core.metadata import Metadata  # noqa: E402
+from flamespace.core.vector import FlameGraph  # noqa: E402
 from flamespace.diagnostics import Diagnostics  # noqa: E402
 from flamespace.store import StoreError, open_store  # noqa: E402
 
@@ -47,7 +48,7 @@ def build(root: str, count: int, per: int, seed: int) -> None:
     made = list(profiles(texts, count, per, rng))
     batches = [made[i:i + count // 6] for i in range(0, count, count // 6)]
     for number, batch in enumerate(batches):
-        items = [(values, Metadata(unit="samples", labels={"run": f"{number}-{i}"}), f"p{number}-{i}")
+        items = [(FlameGraph.from_texts(values, metadata=Metadata(unit="samples", labels={"run": f"{number}-{i}"})), f"p{number}-{i}")
                  for i, values in enumerate(batch)]
         store.add(items, labels={"branch": "main"})
         if number == len(batches) // 2:

@@ -1,4 +1,4 @@
-"""Samples that keep their stacks as texts (StackTexts): the same comparison as samples of frame
+"""Samples that keep their stacks as texts (TextStacks): the same comparison as samples of frame
 tuples, with frames split only for the stacks a report shows."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ import statistics
 import numpy as np
 import pytest
 
-from flamespace.workflows.samples import _stack, _stack_order
 from flamespace.core.metadata import Metadata
+from flamespace.core.stacks import StackTable
 from flamespace.core.vector import FlameGraph
 from flamespace.formats import folded
 from flamespace.stats import _tails, report
 from flamespace.stats.comparison import compare
-from flamespace.stats.sample import FrequencyFilter, RunRows, Sample, StackTexts, align
+from flamespace.stats.sample import FrequencyFilter, RunRows, Sample, TextStacks, align
 
 #: Frames that sort differently as texts and as tuples unless the order key is right (see test_run_rows.py).
 FRAMES = ["a", "a b", "a!", "ab", "b", "é", "a:b", "z ", "0", "a\t"]
@@ -35,24 +35,14 @@ def runs(rng, count: int, shift: float = 0.0):
     return out
 
 
-class Splits:
-    """``_stack`` that counts its calls."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def __call__(self, text: str):
-        self.calls += 1
-        return _stack(text)
-
-
-def text_samples(base, cand, split=_stack):
+def text_samples(base, cand, table=None):
     rows = RunRows()
     graphs = [FlameGraph(r, metadata=Metadata(unit="samples")) for r in base + cand]
     indices = [rows.add({folded.format_stack(s): v for s, v in g.items()}) for g in graphs]
     meta = [g.metadata for g in graphs]
-    first = Sample.from_rows(rows, indices[:len(base)], split, _stack_order, metadata=meta[:len(base)])
-    second = Sample.from_rows(rows, indices[len(base):], split, _stack_order, metadata=meta[len(base):])
+    table = table or StackTable({})
+    first = Sample.from_rows(rows, indices[:len(base)], table, metadata=meta[:len(base)])
+    second = Sample.from_rows(rows, indices[len(base):], table, metadata=meta[len(base):])
     return first, second, graphs
 
 
@@ -61,12 +51,12 @@ def test_texts_compare_as_tuples(seed):
     rng = np.random.default_rng(seed)
     base, cand = runs(rng, 6), runs(np.random.default_rng(seed + 100), 6, shift=9)
     first, second, graphs = text_samples(base, cand)
-    assert isinstance(first.stacks, StackTexts)
+    assert isinstance(first.stacks, TextStacks)
     tuples = Sample.from_graphs(graphs[:6]), Sample.from_graphs(graphs[6:])
     assert first.stacks == tuples[0].stacks and list(second.stacks) == list(tuples[1].stacks)
     for frequency in (FrequencyFilter(), FrequencyFilter(4, 0.5)):
         got, want = align(first, second, frequency), align(*tuples, frequency)
-        assert isinstance(got[0], StackTexts) and list(got[0]) == want[0]
+        assert isinstance(got[0], TextStacks) and list(got[0]) == want[0]
         assert all(np.array_equal(g, w) for g, w in zip(got[1:3], want[1:3])) and got[3] == want[3]
     for options in ({}, {"method": "welch", "alternative": "two-sided"}, {"fdr": "bh", "permutations": 200}):
         a, b = compare(first, second, **options), compare(*tuples, **options)
@@ -79,11 +69,11 @@ def test_texts_compare_as_tuples(seed):
 
 def test_only_shown_stacks_are_split():
     rng = np.random.default_rng(7)
-    splits = Splits()
-    first, second, _ = text_samples(runs(rng, 8), runs(rng, 8, shift=9), splits)
+    table = StackTable({})  # keeps every split: its size is the number of stacks split
+    first, second, _ = text_samples(runs(rng, 8), runs(rng, 8, shift=9), table)
     result = compare(first, second)
     report.text(result)
-    assert 0 < splits.calls < result.tested / 2  # the reported rows and ties at a cut, not every stack
+    assert 0 < len(table.stacks) < result.tested / 2  # the reported rows and ties at a cut, not every stack
 
 
 def test_a_change_kept_as_text_copies_and_pickles_with_its_frames():

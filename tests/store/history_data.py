@@ -10,6 +10,8 @@ from datetime import datetime, timedelta
 import numpy as np
 import pytest
 
+from .profiles import profiles
+
 pytest.importorskip("duckdb", reason="the store tests need the extra flamespace[store] (duckdb, pyarrow)")
 
 START = datetime(2026, 11, 1, 9, 0)
@@ -50,8 +52,8 @@ def snapshot(tmp_path, records):
     items = [(r.values, Metadata(unit="samples", labels={"commit": r.commit, "time": r.time.isoformat(), "branch": "main"}),
               f"run-{i}.folded") for i, r in enumerate(records)]
     half = len(items) // 2  # two parts, as two CI jobs would leave
-    store.add(items[:half])
-    store.add(items[half:])
+    store.add(profiles(items[:half]))
+    store.add(profiles(items[half:]))
     return store.snapshot()
 
 
@@ -70,7 +72,7 @@ def awkward(root, profiles: int = 23, seed: int = 5):
         rows.append({t: v for t, v in values.items() if v} or {"a": 1.0})
     rows.append({"a": 2.0, "a;b": -2.0})  # total 0: its shares count 0
     store = open_store(str(root))
-    store.add([(r, Metadata(unit="ns", labels={"run": str(i)}), f"r{i}.folded") for i, r in enumerate(rows)])
+    store.add(profiles([(r, Metadata(unit="ns", labels={"run": str(i)}), f"r{i}.folded") for i, r in enumerate(rows)]))
     snapshot = store.snapshot()
     ids = [snapshot.select(f"store:run={i}")[0] for i in range(len(rows))]
     dense = np.array([[r.get(t, 0.0) for t in texts] for r in rows])

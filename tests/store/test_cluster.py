@@ -17,6 +17,7 @@ pytest.importorskip("distributed", reason="the cluster tests need the extra flam
 
 from flamespace.store import aggregate, cluster  # noqa: E402
 from flamespace.store.history import history  # noqa: E402
+from .profiles import profiles
 
 from .history_data import awkward, records, snapshot  # noqa: E402,F401 (fixtures)
 
@@ -119,8 +120,8 @@ def test_row_groups_without_a_selected_profile_are_not_read(tmp_path, monkeypatc
 
     monkeypatch.setattr(store_module, "ROW_GROUP", 20)  # 4-5 stacks a profile: a row group holds 4-5 profiles
     target = open_store(str(tmp_path / "small-groups"))
-    target.add([(r.values, Metadata(unit="samples", labels={"commit": r.commit, "time": r.time.isoformat(), "branch": "main"}),
-                 f"run-{i}") for i, r in enumerate(synthetic())])
+    target.add(profiles([(r.values, Metadata(unit="samples", labels={"commit": r.commit, "time": r.time.isoformat(), "branch": "main"}),
+                 f"run-{i}") for i, r in enumerate(synthetic())]))
     snap = target.snapshot()
     ids = snap.select("store:branch=main,last=6")
     files = snap.part_files("facts")

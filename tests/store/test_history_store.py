@@ -10,6 +10,7 @@ import pytest
 from flamespace.stats.history import analyse, history_of
 from flamespace.store import aggregate
 from flamespace.store.history import history
+from .profiles import profiles, stored
 
 from .history_data import COMMITS, RUNS, START, STEP, awkward, records, snapshot  # noqa: F401 (fixtures)
 
@@ -40,7 +41,7 @@ def test_a_selection_narrows_the_history(snapshot):
 
 def test_mean_and_matrix_match_the_stores_own(snapshot):
     ids = snapshot.select("store:branch=main,last=10")
-    mean, _ = snapshot.merged(ids, mean=True)
+    mean, _ = stored(snapshot, ids, mean=True)
     assert aggregate.mean(snapshot, ids) == mean
     texts, matrix, rows = snapshot.matrix(ids)
     got_texts, got, got_rows = aggregate.matrix(snapshot, ids)
@@ -67,8 +68,8 @@ def test_a_corrupt_part_is_left_out_with_a_warning(tmp_path, records):
     store = open_store(str(tmp_path / "store"))
     items = [(r.values, Metadata(unit="samples", labels={"commit": r.commit, "time": r.time.isoformat(), "branch": "main"}),
               f"run-{i}.folded") for i, r in enumerate(records)]
-    store.add(items[:18])
-    store.add(items[18:])
+    store.add(profiles(items[:18]))
+    store.add(profiles(items[18:]))
     second = store.snapshot().parts[1]["name"]
     facts = tmp_path / "store" / "parts" / second / "facts.parquet"
     facts.write_bytes(facts.read_bytes()[:-8] + b"garbage!")  # same size, wrong checksum
@@ -78,7 +79,7 @@ def test_a_corrupt_part_is_left_out_with_a_warning(tmp_path, records):
     assert h.runs.sum() == 18 and h.points == tuple(f"{c:02d}abc" for c in range(6))
     assert h.sums.tolist() == history_of(records[:18], "commit").sums.tolist()
     assert any(second in message for message in diagnostics.messages())
-    assert aggregate.mean(snapshot, snapshot.select("store:branch=main")) == snapshot.merged(snapshot.select("store:branch=main"), mean=True)[0]
+    assert aggregate.mean(snapshot, snapshot.select("store:branch=main")) == stored(snapshot, snapshot.select("store:branch=main"), mean=True)[0]
 
 
 def timing_store(root, stepped: int, flat: int, points: int = 30, seed: int = 26):
@@ -102,7 +103,7 @@ def timing_store(root, stepped: int, flat: int, points: int = 30, seed: int = 26
             labels = {"commit": f"c{c:02d}", "time": (START + timedelta(hours=c, minutes=r)).isoformat(), "run": f"{c}-{r}", "branch": "main"}
             items.append((dict(zip(names, np.rint(ns).astype(int).tolist())), Metadata(unit="ns", labels=labels), f"c{c}-{r}.folded"))
     store = open_store(str(root))
-    store.add(items)
+    store.add(profiles(items))
     return store.snapshot()
 
 

@@ -18,6 +18,7 @@ from flamespace.store import StoreError, open_store
 from flamespace.store import store as module
 from flamespace.store.repair import check, repair
 from flamespace.store.store import CORRUPT, MANIFEST, PREVIOUS, ManifestError
+from .profiles import profiles, stored
 
 from .test_store import _corrupt
 
@@ -35,17 +36,17 @@ def two_parts(root: str):
     """The issue's store: 200 profiles compacted by gc into one part that holds the whole stack
     table, then 5 more in a part of their own that use its stacks."""
     store = open_store(root)
-    store.add(runs("r", 200)[:100], labels={"branch": "main"})
-    store.add(runs("r", 200)[100:], labels={"branch": "main"})
+    store.add(profiles(runs("r", 200)[:100]), labels={"branch": "main"})
+    store.add(profiles(runs("r", 200)[100:]), labels={"branch": "main"})
     store.gc()  # the two parts it replaces stay in parts/ for an hour (readers may use them)
-    store.add(runs("r", 5, step=2), labels={"branch": "main"})  # the same stacks, other values
+    store.add(profiles(runs("r", 5, step=2)), labels={"branch": "main"})  # the same stacks, other values
     manifest = json.loads(Path(root, MANIFEST).read_text())
     return store, [p["name"] for p in manifest["parts"]]
 
 
 def everything(root: str):
     snapshot = open_store(root).snapshot()
-    return snapshot.merged(snapshot.profile_ids())[0]
+    return stored(snapshot, snapshot.profile_ids())[0]
 
 
 def tree(root: str):
@@ -149,7 +150,7 @@ def test_a_damaged_manifest_is_rebuilt_from_its_previous_generation_and_the_part
     with pytest.raises(ManifestError, match="store repair"):
         open_store(root).snapshot()
     with pytest.raises(ManifestError, match="store repair"):
-        open_store(root).add(runs("new", 1))
+        open_store(root).add(profiles(runs("new", 1)))
     files = tree(root)
     report = check(open_store(root))
     assert MANIFEST in report.problems[0] and len(report.problems) == 1
@@ -158,7 +159,7 @@ def test_a_damaged_manifest_is_rebuilt_from_its_previous_generation_and_the_part
     assert done.done[0].startswith(f"rebuilt {MANIFEST} from {PREVIOUS}") and not done.lost and not done.unrepaired
     assert everything(root) == before
     assert not check(open_store(root)).problems
-    assert open_store(root).add(runs("new", 1)).added == [205]  # ids go on where they were
+    assert open_store(root).add(profiles(runs("new", 1))).added == [205]  # ids go on where they were
 
 
 def test_without_a_previous_generation_the_manifest_is_rebuilt_from_the_parts_alone(tmp_path):
@@ -177,25 +178,25 @@ def test_without_a_previous_generation_the_manifest_is_rebuilt_from_the_parts_al
 def test_ingest_never_repeats_an_id_below_a_lowered_counter(tmp_path):
     root = str(tmp_path / "s")
     store = open_store(root)
-    store.add(runs("a", 3))
+    store.add(profiles(runs("a", 3)))
     manifest = module.read_manifest(root)
     manifest["next_profile"] = 1
     module.write_manifest(root, manifest)
-    assert open_store(root).add(runs("b", 1)).added == [3]
+    assert open_store(root).add(profiles(runs("b", 1))).added == [3]
     ids = open_store(root).snapshot().profile_ids()
     assert ids == [0, 1, 2, 3]
 
 
 def _duplicated(root: str, monkeypatch) -> None:
     """A store with profile id 0 twice, as ingest made it before it skipped past stored ids."""
-    open_store(root).add([({"a;b": 1}, Metadata(unit="samples", labels={"r": "1"}), "one"),
-                          ({"a;c": 2}, Metadata(unit="samples", labels={"r": "2"}), "two")])
+    open_store(root).add(profiles([({"a;b": 1}, Metadata(unit="samples", labels={"r": "1"}), "one"),
+                          ({"a;c": 2}, Metadata(unit="samples", labels={"r": "2"}), "two")]))
     manifest = module.read_manifest(root)
     manifest["next_profile"] = 0
     module.write_manifest(root, manifest)
     with monkeypatch.context() as patch:  # the counter as the manifest says, as ingest took it before
         patch.setattr(module, "_next_ids", lambda manifest, intern: {k: manifest[f"next_{k}"] for k in module.COUNTERS})
-        open_store(root).add([({"a;b": 5}, Metadata(unit="samples", labels={"r": "3"}), "three")])
+        open_store(root).add(profiles([({"a;b": 5}, Metadata(unit="samples", labels={"r": "3"}), "three")]))
 
 
 def test_a_profile_id_used_twice_is_found_by_check_and_given_a_new_id_by_repair(tmp_path, monkeypatch):
@@ -211,23 +212,23 @@ def test_a_profile_id_used_twice_is_found_by_check_and_given_a_new_id_by_repair(
     assert any("the one in part" in d and "(three) is now id 2" in d for d in done.done) and not done.lost
     snapshot = open_store(root).snapshot()
     assert snapshot.profile_ids() == [0, 1, 2]
-    assert [snapshot.merged(snapshot.select(f"store:id={i}"))[0] for i in range(3)] == [{"a;b": 1}, {"a;c": 2}, {"a;b": 5}]
+    assert [stored(snapshot, snapshot.select(f"store:id={i}"))[0] for i in range(3)] == [{"a;b": 1}, {"a;c": 2}, {"a;b": 5}]
     assert not check(open_store(root)).problems
-    again = open_store(root).add([({"a;b": 5}, Metadata(unit="samples", labels={"r": "3"}), "three")])
+    again = open_store(root).add(profiles([({"a;b": 5}, Metadata(unit="samples", labels={"r": "3"}), "three")]))
     assert again.added == [] and again.duplicates == [("three", 2)]  # its labels and identity kept through repair
     assert open_store(root).snapshot().select("store:r=3") == [2]
-    assert open_store(root).add(runs("n", 1)).added == [3]
+    assert open_store(root).add(profiles(runs("n", 1))).added == [3]
 
 
 def test_parts_written_after_the_previous_generation_by_two_writers_are_set_aside_not_guessed(tmp_path):
     root = str(tmp_path / "s")
     store = open_store(root)
-    store.add(runs("a", 1))
+    store.add(profiles(runs("a", 1)))
     # a writer killed after moving its part into parts/ (never committed), then another's commit
     generation = module.read_manifest(root)
     killed = store._write_part({kind: module.schema(kind).empty_table() for kind in module.KINDS}, module.modules()[2], 0,
                                module._part_meta(generation, "killed", {"profile": 1, "frame": 0, "stack": 0}))
-    store.add(runs("b", 1))
+    store.add(profiles(runs("b", 1)))
     os.remove(os.path.join(root, MANIFEST))
     done = repair(open_store(root))
     assert any("2 writers" in d and killed["name"] in d for d in done.lost)
@@ -278,23 +279,23 @@ def test_a_first_ingest_under_way_is_an_empty_store_but_a_lost_manifest_is_not(t
     store._write_part({kind: module.schema(kind).empty_table() for kind in module.KINDS}, module.modules()[2], 0,
                       module._part_meta(module.empty_manifest(), "first", {"profile": 0, "frame": 0, "stack": 0}))
     assert open_store(root).snapshot().count() == 0  # not visible yet, and no error
-    store.add(runs("a", 2))
-    store.add(runs("b", 2))
+    store.add(profiles(runs("a", 2)))
+    store.add(profiles(runs("b", 2)))
     os.remove(os.path.join(root, MANIFEST))
     os.remove(os.path.join(root, PREVIOUS))
     # before: the next add began a new manifest (id 0 again) and the next gc deleted every other part as unlisted
     with pytest.raises(ManifestError, match="is missing but the store holds parts"):
-        open_store(root).add(runs("c", 1))
+        open_store(root).add(profiles(runs("c", 1)))
     with pytest.raises(ManifestError, match="is missing but the store holds parts"):
         open_store(root).gc()
 
 
 def test_a_frame_id_defined_twice_is_reported_and_not_guessed(tmp_path, monkeypatch):
     root = str(tmp_path / "s")
-    open_store(root).add([({"a;b": 1}, Metadata(unit="samples"), "one")])
+    open_store(root).add(profiles([({"a;b": 1}, Metadata(unit="samples"), "one")]))
     with monkeypatch.context() as patch:  # stack and frame counters back at 0, as a lowered manifest gave before
         patch.setattr(module, "_next_ids", lambda manifest, intern: {"profile": manifest["next_profile"], "frame": 0, "stack": 0})
-        open_store(root).add([({"x;y": 2}, Metadata(unit="samples"), "two")])
+        open_store(root).add(profiles([({"x;y": 2}, Metadata(unit="samples"), "two")]))
     report = check(open_store(root))
     assert any("frame id 0 is defined twice, differently" in p for p in report.problems)  # "a" and "x"
     done = repair(open_store(root))
@@ -305,8 +306,8 @@ def test_a_frame_id_defined_twice_is_reported_and_not_guessed(tmp_path, monkeypa
 def test_a_part_written_on_the_lost_manifest_was_never_committed_and_is_not_restored(tmp_path):
     root = str(tmp_path / "s")
     store = open_store(root)
-    store.add(runs("a", 1))
-    store.add(runs("b", 1))  # generation 2; MANIFEST.prev.json is generation 1
+    store.add(profiles(runs("a", 1)))
+    store.add(profiles(runs("b", 1)))  # generation 2; MANIFEST.prev.json is generation 1
     current = module.read_manifest(root)
     killed = store._write_part({kind: module.schema(kind).empty_table() for kind in module.KINDS}, module.modules()[2], 0,
                                module._part_meta(current, "killed", {"profile": 2, "frame": 0, "stack": 0}))

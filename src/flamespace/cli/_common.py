@@ -14,10 +14,9 @@ from ._report import BadParameter, UsageError, report, warn
 
 TYPE_CHECKING = False  # typing costs start-up time (flamespace svg); annotations are strings (PEP 563)
 if TYPE_CHECKING:
-    from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+    from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
     from .._types import Drawable, Number, Profile
-    from ..core.metadata import Metadata
     from ..core.vector import FlameGraph
 
     D = TypeVar("D", bound="Drawable")
@@ -211,38 +210,6 @@ def read_graph(
     return profile
 
 
-def read_texts(path: str, command: str, skip_invalid: bool = False, input_format: Optional[str] = None) -> Tuple[Dict[str, Number], Metadata]:
-    """Read one single-profile input as stack texts and values (no frames: for sums, differences, scaling),
-    reporting skipped lines on stderr; fails on differential input as :func:`read_graph` does."""
-    texts = read_texts_or_differential(path, skip_invalid, input_format)
-    if isinstance(texts, Differential):
-        raise differential_input(path, command)
-    return texts
-
-
-def read_texts_or_differential(
-    path: str, skip_invalid: bool = False, input_format: Optional[str] = None
-) -> Union[Tuple[Dict[str, Number], Metadata], Differential]:
-    """Stack texts and values as :func:`read_texts`, or the Differential that two-count input holds."""
-    from ..formats.folded import DifferentialInput
-
-    if path.startswith("store:"):
-        from ._store import read_selected_texts
-
-        return read_selected_texts(path)
-    diagnostics = Diagnostics()
-    try:
-        texts: Union[Tuple[Dict[str, Number], Metadata], Differential] = registry.read_texts(
-            path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics
-        )
-    except DifferentialInput as differential:
-        if differential.profile is None:
-            raise
-        texts = differential.profile
-    report(diagnostics)
-    return texts
-
-
 def differential_input(path: str, command: str) -> InputError:
     """The error for two-count input given to a command that needs one count per line."""
     return InputError(
@@ -298,22 +265,6 @@ def refuse_terminal(output: str, what: str, example: str) -> None:
 def header_setting(output_format: str, no_header: bool) -> Dict[str, bool]:
     """``header=`` for the writer of ``output_format`` if it writes '# key: value' lines (--no-header), else nothing."""
     return {"header": not no_header} if "header" in registry.write_options(output_format) else {}
-
-
-def write_texts(
-    values: Mapping[str, Number], metadata: Metadata, output: str, no_header: bool, fmt: str,
-    before: Optional[Mapping[str, Number]] = None,
-) -> None:
-    """What :func:`write_profile` writes, for values keyed by stack text (see :func:`read_texts`);
-    two counts a line (``before``) only in folded, which :func:`output_format` saw to."""
-    sys.stdout.flush()
-    if fmt == "folded":
-        registry.write_texts(values, metadata, output, before=before, header=not no_header)
-        return
-    from ..core.vector import FlameGraph
-
-    graph = FlameGraph(((tuple(text.split(";")), value) for text, value in values.items()), metadata=metadata)
-    registry.write(graph, output, fmt, **header_setting(fmt, no_header))
 
 
 def progress(items: Iterable[T], label: str, count: int) -> Iterable[T]:

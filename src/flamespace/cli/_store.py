@@ -42,19 +42,6 @@ def read_selected(selector: str, mean: bool = False, store: Optional[str] = None
         report(diagnostics)
 
 
-def read_selected_texts(selector: str) -> Tuple[Dict[str, Number], Metadata]:
-    """:func:`read_selected` as stack texts and values (for sub, scale)."""
-    from ..diagnostics import Diagnostics
-    from ..store import open_store
-
-    diagnostics = Diagnostics()
-    try:
-        snapshot = open_store().snapshot(diagnostics)
-        return snapshot.merged(snapshot.select(selector))
-    finally:
-        report(diagnostics)
-
-
 def store_collection(collection: Collection, labels: Mapping[str, Mapping[str, str]], command: str) -> None:
     """Add the runs ``collection`` wrote to the store (:func:`flamespace.workflows.stored.store_collection`);
     says how many on stderr."""

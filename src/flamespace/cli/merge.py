@@ -20,24 +20,20 @@ def run(
         flamespace merge run1.folded run2.folded -o both.folded
         flamespace merge --mean runs/ -o mean.folded
     """
-    from ..core.vector import scale_values
     from ..formats import registry
     from ..formats.folded import DifferentialInput
-    from ._common import differential_input, expand_inputs, output_format, progress, report, write_texts
+    from ._common import differential_input, expand_inputs, output_format, progress, report, write_profile
 
     fmt = output_format(output, "merge")  # a name merge cannot write fails before the inputs are read
     files = expand_inputs(inputs)
-    # stack texts, never frames: a sum needs none (one input in memory at once besides the sum)
-    try:
-        merged, metadata = registry.sum_texts(
+    try:  # one input in memory at once besides the sum; folded input is summed without splitting a stack
+        merged = registry.read_sum(
             files, input_format, skip_invalid=skip_invalid, report=report,
             each=lambda sources: progress(sources, "reading", len(sources)),
         )
     except DifferentialInput as error:
         raise differential_input(error.source or "", "merge") from None
-    if mean:
-        merged = scale_values(merged, len(files), divide=True)
-    write_texts(merged, metadata, output, no_header, fmt)
+    write_profile(merged / len(files) if mean else merged, output, no_header, fmt, command="merge")
 
 
 SPEC = Command("merge", run, [Argument("inputs", nargs=-1)], [

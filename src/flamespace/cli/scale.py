@@ -21,16 +21,12 @@ def run(
         flamespace merge runs/ | flamespace scale 0.02
     """
     from ..core.differential import Differential
-    from ..core.vector import scale_values
-    from ._common import output_format, read_texts_or_differential, write_profile, write_texts
+    from ._common import output_format, read_profile, write_profile
 
     fmt = output_format(output, "scale")  # a name scale cannot write fails before the input is read
-    texts = read_texts_or_differential(input, skip_invalid, input_format)
-    if isinstance(texts, Differential):
-        write_profile(texts.map(lambda graph: graph * factor), output, no_header, fmt, command="scale")
-    else:  # stack texts, never frames: scaling needs none
-        values, metadata = texts
-        write_texts(scale_values(values, factor), metadata, output, no_header, fmt)
+    profile = read_profile(input, skip_invalid, input_format)
+    scaled = profile.map(lambda graph: graph * factor) if isinstance(profile, Differential) else profile * factor
+    write_profile(scaled, output, no_header, fmt, command="scale")
 
 
 #: FACTOR: a non-negative int or decimal number (ints stay ints, so counts stay exact).

@@ -24,25 +24,21 @@ def run(
         flamespace sub before.folded after.folded -o diff.folded
         flamespace sub --normalize --strip-hex before.folded after.folded
     """
-    from ..core.differential import Differential, scale_to_total
-    from ._common import output_format, read_graph, read_texts, write_profile, write_texts
+    from ..core.differential import Differential
+    from ._common import output_format, read_graph, write_profile
 
     fmt = output_format(output, "sub", differential=True)  # before the inputs are read
-    if strip_hex:  # needs frames
+    first = read_graph(before, "sub", skip_invalid, input_format)
+    second = read_graph(after, "sub", skip_invalid, input_format)
+    if strip_hex:  # the one step that needs frames (folded input is otherwise never split)
         from ..core.transforms import strip
 
-        first = strip(read_graph(before, "sub", skip_invalid, input_format), "hex")
-        second = strip(read_graph(after, "sub", skip_invalid, input_format), "hex")
-        difference = Differential(first, second)
-        write_profile(difference.normalized() if normalize else difference, output, no_header, fmt, command="sub")
-        return
-    # stack texts, never frames: the difference of two profiles needs none
-    first_values, _ = read_texts(before, "sub", skip_invalid, input_format)
-    second_values, metadata = read_texts(after, "sub", skip_invalid, input_format)
+        first, second = strip(first, "hex"), strip(second, "hex")
+    difference = Differential(first, second)
+    del first, second
     if normalize:
-        scaled = scale_to_total(first_values, sum(second_values.values()))
-        first_values = first_values if scaled is None else scaled
-    write_texts(second_values, metadata, output, no_header, fmt, before=first_values)
+        difference = difference.normalized()  # the sides before it are let go: one copy of BEFORE in memory
+    write_profile(difference, output, no_header, fmt, command="sub")
 
 
 SPEC = Command("sub", run, [Argument("before"), Argument("after")], [

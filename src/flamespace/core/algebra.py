@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from ..errors import ArgumentError
-from .metadata import Metadata
-from .vector import Delta, FlameGraph, StackVector
+from .metadata import EMPTY, Metadata
+from .stacks import StackTable
+from .vector import Delta, FlameGraph, StackVector, stack_texts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time (start-up: `flamespace merge`)
-    from typing import Dict, Hashable, Iterable, Mapping, NamedTuple, Optional, Tuple, TypeVar, Union
+    from typing import Dict, Hashable, Iterable, NamedTuple, Optional, Tuple, TypeVar, Union
 
     from .._types import Number, Stack
 
@@ -37,26 +38,37 @@ def similarity(f: FlameGraph, g: FlameGraph) -> float:
 
 
 def sum_graphs(graphs: Iterable[FlameGraph]) -> FlameGraph:
-    """Sum of many flame graphs, accumulated in one pass (much cheaper than repeated ``+``)."""
-    values, metadata = sum_values((graph, graph.metadata) for graph in graphs)
-    return FlameGraph._trusted(values, metadata)
-
-
-def sum_values(parts: Iterable[Tuple[Mapping[K, Number], Metadata]]) -> Tuple[Dict[K, Number], Metadata]:
-    """Sum of many (values, metadata) pairs of positive values, keyed by stack or by stack text.
-
-    What :func:`sum_graphs` does, for readers that keep stacks as text
-    (``formats.registry.read_texts``): values add in the order given, metadata combine.
-    """
-    values: Dict[K, Number] = {}
+    """Sum of many flame graphs, accumulated in one pass (much cheaper than repeated ``+``); one
+    graph in memory at once besides the sum. Graphs kept as stack texts add by text (no split)
+    until a graph of frame tuples comes: the sum then splits what it holds and goes on by stack."""
+    by_text: Dict[str, Number] = {}
+    by_stack: Dict[Stack, Number] = {}
+    table: Optional[StackTable] = None
+    plain = True  # no text summed holds a line break
     metadata: Optional[Metadata] = None
-    get = values.get
-    for part, meta in parts:
-        metadata = meta if metadata is None else metadata.combine(meta)
-        for key, value in part.items():
-            values[key] = get(key, 0) + value
-        del part  # not held while the next part is read: one input in memory at once besides the sum
-    return values, metadata or Metadata()
+    for graph in graphs:
+        metadata = graph.metadata if metadata is None else metadata.combine(graph.metadata)
+        texts = stack_texts(graph)
+        if texts is not None and not by_stack:
+            _add(by_text, texts.items())
+            table = table or graph._table
+            plain = plain and stack_texts(graph, plain=True) is not None
+        else:
+            if by_text:
+                by_stack = dict(FlameGraph._from_texts(by_text, EMPTY, table, plain).items())
+                by_text = {}
+            _add(by_stack, graph.items())
+        del graph  # not held while the next one is made (a reader's generator)
+    if by_text:
+        return FlameGraph._from_texts(by_text, metadata or Metadata(), table, plain)
+    return FlameGraph._trusted(by_stack, metadata or Metadata())
+
+
+def _add(total: Dict[K, Number], pairs: Iterable[Tuple[K, Number]]) -> None:
+    """Add (key, value) ``pairs`` into ``total``, in their order."""
+    get = total.get
+    for key, value in pairs:
+        total[key] = get(key, 0) + value
 
 
 def mean(graphs: Iterable[FlameGraph]) -> FlameGraph:

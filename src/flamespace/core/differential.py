@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from .._record import Record, record
-from .vector import FlameGraph
+from .vector import FlameGraph, stack_texts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Dict, Hashable, List, Mapping, Optional, Tuple, TypeVar
+    from typing import Any, Callable, Dict, Hashable, List, Mapping, Optional, Tuple, TypeVar
 
     from .._types import Number, Stack
     from .vector import Delta
@@ -41,10 +41,12 @@ class Differential(Record):
         Like difffolded.pl, each scaled value is rounded down to an integer (computed exactly
         for integer counts), so the output stays plain counts that diff against the Perl tool's.
         """
-        before = scale_to_total(self.before, self.after.total())
+        texts = stack_texts(self.before)  # scaled by text when it keeps texts: no stack split
+        values: Mapping[Any, Number] = self.before if texts is None else texts
+        before = scale_to_total(values, self.after.total())
         if before is None:
             return self
-        return Differential(FlameGraph._trusted(before, self.before.metadata), self.after)
+        return Differential(self.before._mapped(FlameGraph, before), self.after)
 
     def map(self, transform: Callable[[FlameGraph], FlameGraph]) -> "Differential":
         """Apply the same transform to both sides."""
@@ -55,7 +57,7 @@ def scale_to_total(before: Mapping[K, Number], after_total: Number) -> Optional[
     """``before``'s values scaled to ``after_total``, each rounded down, zeros dropped, as ``difffolded.pl -n``;
     None when there is nothing to scale (equal totals, or an empty ``before``).
 
-    Integer counts are scaled exactly. Keys are stacks, or stack texts (``formats.registry.read_texts``).
+    Integer counts are scaled exactly. Keys are stacks, or the stack texts a profile keeps.
     """
     before_total = sum(before.values())
     if before_total == after_total or not before_total:

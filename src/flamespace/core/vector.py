@@ -13,10 +13,11 @@ from _collections_abc import Mapping  # collections.abc without the import of co
 
 from ..errors import ArgumentError
 from .metadata import EMPTY, Metadata
+from .stacks import StackTable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, FrozenSet, Hashable, ItemsView, Iterable, Iterator, List, Mapping, Optional, Tuple, Type, TypeVar
+    from typing import Any, Dict, FrozenSet, Hashable, ItemsView, Iterable, Iterator, List, Mapping, Optional, Tuple, Type, TypeVar, Union, ValuesView
 
     from .._types import Frame as Frame, Number as Number, Stack as Stack, Values as Values
 
@@ -80,8 +81,8 @@ def _scalar(value: object) -> Optional[Number]:
 def scale_values(values: Mapping[K, Number], factor: Number, divide: bool = False) -> Dict[K, Number]:
     """Every value times ``factor`` (divided by it with ``divide``); nothing left when multiplying by 0.
 
-    The arithmetic of ``vector * factor`` and ``vector / divisor``, also for values keyed by
-    stack text (``formats.registry.read_texts``), so both give the same numbers.
+    The arithmetic of ``vector * factor`` and ``vector / divisor``, whether the vector keeps its
+    stacks as frame tuples or as stack texts, so both give the same numbers.
     """
     if divide:
         return {key: value / factor for key, value in values.items()}
@@ -100,12 +101,21 @@ class StackVector(_Base):
     """Common part of :class:`FlameGraph` and :class:`Delta`: storage, metadata, algebra.
 
     Equality is equality of the vectors; metadata (unit, labels) is not compared.
+
+    A vector keeps its stacks as frame tuples, or, when built by :meth:`from_texts` (the
+    folded reader does), as stack texts (``a;b;c``) split into frames the first time a stack
+    is asked for: adding, subtracting, scaling, comparing and writing such vectors never
+    splits one. Which way it keeps them changes no answer.
     """
 
-    __slots__ = ("_values", "_metadata")
+    __slots__ = ("_values", "_metadata", "_texts", "_table", "_plain")
 
     _values: Dict[Stack, Number]
     _metadata: Metadata
+    #: stack text -> value while no frames were asked for (None for a vector of frame tuples)
+    _texts: Optional[Dict[str, Number]]
+    _table: Optional[StackTable]  # splits the texts (shared by the vectors made from one another)
+    _plain: bool  # the texts hold no line break (folded writes them as they are)
 
     def __init__(
         self,
@@ -125,13 +135,45 @@ class StackVector(_Base):
             if isinstance(value, float) and not math.isfinite(value):  # finite values whose sum overflows
                 raise ArgumentError(f"the values of stack {stack!r} add up to {value!r}, not a finite number")
         self._validate(summed)
-        overrides = {"unit": unit, "metric": metric, "labels": labels}
-        metadata = (metadata or EMPTY).replace(**{k: v for k, v in overrides.items() if v is not None})
         self._values = {s: v for s, v in summed.items() if v != 0}
-        self._metadata = metadata
+        self._metadata = _metadata(metadata, unit, metric, labels)
+        self._texts = self._table = None
+        self._plain = False
 
     @classmethod
-    def _validate(cls, values: Dict[Stack, Number]) -> None:
+    def from_texts(
+        cls: Type[V],
+        values: Mapping[str, Number],
+        *,
+        unit: Optional[str] = None,
+        metric: Optional[str] = None,
+        labels: Optional[Mapping[str, str]] = None,
+        metadata: Optional[Metadata] = None,
+        stacks: Optional[Dict[str, Stack]] = None,
+        checked: bool = True,
+    ) -> V:
+        """A vector over stack texts (frames joined with ';', as the folded format writes them; the
+        empty text is the empty stack) -> value: equal to the vector over their frame tuples, which
+        it splits only when a stack is asked for (never to add, subtract, scale, compare or write it).
+
+        Values must be numbers, as for the constructor; zeros are left out. ``stacks``: a dict of
+        stack text -> frames shared by the profiles of many runs, so that each text is split once
+        and its tuple reused (``registry.read``'s ``stack_cache``). ``checked=False`` is for a
+        reader that hands over its own dict of texts it read line by line (no line breaks),
+        ``str`` keys and finite values of the right sign: the dict is then kept, not copied, and
+        only its zeros are looked for (a big file's profile is made without a pass over it).
+        """
+        meta = _metadata(metadata, unit, metric, labels)
+        if not checked:
+            if 0 in values.values():  # a scan in C; zero counts are rare
+                values = {text: value for text, value in values.items() if value}
+            return cls._from_texts(values if isinstance(values, dict) else dict(values), meta, StackTable(stacks), plain=True)
+        texts = _checked_texts(values)
+        cls._validate(texts)
+        return cls._from_texts(texts, meta, StackTable(stacks), plain=_no_line_breaks(texts))
+
+    @classmethod
+    def _validate(cls, values: Mapping[Any, Number]) -> None:
         """Hook for subclasses that restrict the values."""
 
     @classmethod
@@ -140,7 +182,34 @@ class StackVector(_Base):
         obj = cls.__new__(cls)
         obj._values = values
         obj._metadata = metadata
+        obj._texts = obj._table = None
+        obj._plain = False
         return obj
+
+    @classmethod
+    def _from_texts(cls: Type[V], texts: Dict[str, Number], metadata: Metadata, table: Optional[StackTable], plain: bool) -> V:
+        """:meth:`_trusted` for a dict keyed by stack text (``plain``: none holds a line break). Takes ownership."""
+        obj = cls.__new__(cls)
+        obj._texts = texts
+        obj._table = table or StackTable()
+        obj._metadata = metadata
+        obj._plain = plain
+        return obj
+
+    def __getattr__(self, name: str) -> Any:
+        """The frame tuples of a vector kept as stack texts, split when first asked for (then the
+        texts go: the tuples serve every later question, and the memory is the tuples' alone)."""
+        if name in ("_texts", "_table", "_plain"):  # unset: a vector pickled before these slots were
+            return None if name != "_plain" else False
+        if name != "_values":
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        texts, table = self._texts, self._table
+        if texts is None or table is None:
+            raise AttributeError("_values")
+        stack = table.stack
+        values = self._values = {stack(text): value for text, value in texts.items()}
+        self._texts = self._table = None
+        return values
 
     # -- mapping -------------------------------------------------------------------------
     def __getitem__(self, stack: Stack) -> Number:
@@ -150,11 +219,17 @@ class StackVector(_Base):
         return iter(self._values)
 
     def __len__(self) -> int:
-        return len(self._values)
+        texts = self._texts
+        return len(self._values if texts is None else texts)
 
     def items(self) -> ItemsView[Stack, Number]:
         """(stack, value) pairs, straight from the storage (Mapping's default looks each key up again)."""
         return self._values.items()
+
+    def values(self) -> ValuesView[Number]:
+        """The values, in the order of :meth:`items` (no stack split for them)."""
+        texts = self._texts
+        return (self._values if texts is None else texts).values()
 
     def __contains__(self, stack: object) -> bool:
         return stack in self._values
@@ -189,6 +264,9 @@ class StackVector(_Base):
         meta = metadata or self._metadata
         if changes:
             meta = meta.replace(**changes)
+        texts = self._texts
+        if texts is not None:
+            return type(self)._from_texts(texts, meta, self._table, self._plain)
         return type(self)._trusted(self._values, meta)
 
     # -- measures ------------------------------------------------------------------------
@@ -198,39 +276,58 @@ class StackVector(_Base):
 
     def total(self) -> Number:
         """Sum of the values (for a flame graph: the width of the root)."""
-        return sum(self._values.values())
+        return sum(self.values())
 
     def norm(self) -> Number:
         """L1 norm: the sum of absolute values."""
-        return sum(abs(v) for v in self._values.values())
+        return sum(abs(v) for v in self.values())
 
     # -- algebra -------------------------------------------------------------------------
-    def _combine(self, other: "StackVector", sign: int) -> Dict[Stack, Number]:
-        result = dict(self._values)
+    def _keyed(self, other: "StackVector") -> Tuple[Union[Dict[str, Number], Dict[Stack, Number]], Union[Dict[str, Number], Dict[Stack, Number]], bool]:
+        """Both vectors' dicts keyed alike: by text when both keep texts (no split), else by stack."""
+        mine, theirs = self._texts, other._texts
+        if mine is not None and theirs is not None:
+            return mine, theirs, True
+        return self._values, other._values, False
+
+    def _combine(self, other: "StackVector", sign: int, cls: Type[V]) -> V:
+        mine, theirs, by_text = self._keyed(other)
+        result: Dict[Any, Number] = dict(mine)
         get = result.get
-        for stack, value in other._values.items():
-            new = get(stack, 0) + sign * value
+        for key, value in theirs.items():
+            new = get(key, 0) + sign * value
             if new:
-                result[stack] = new
+                result[key] = new
             else:
-                result.pop(stack, None)
-        return result
+                result.pop(key, None)
+        meta = self._metadata.combine(other._metadata)
+        if by_text:
+            return cls._from_texts(result, meta, self._table, self._plain and other._plain)
+        return cls._trusted(result, meta)
+
+    def _mapped(self, cls: Type[V], values: Dict[Any, Number]) -> V:
+        """A vector of ``cls`` over this one's keys (texts or stacks) with new ``values``."""
+        if self._texts is not None:
+            return cls._from_texts(values, self._metadata, self._table, self._plain)
+        return cls._trusted(values, self._metadata)
+
+    def _storage(self) -> Union[Dict[str, Number], Dict[Stack, Number]]:
+        texts = self._texts
+        return self._values if texts is None else texts
 
     def __add__(self, other: object) -> Any:
         if not isinstance(other, StackVector):
             return NotImplemented
-        meta = self._metadata.combine(other._metadata)
         cls = FlameGraph if isinstance(self, FlameGraph) and isinstance(other, FlameGraph) else Delta
-        return cls._trusted(self._combine(other, 1), meta)
+        return self._combine(other, 1, cls)
 
     def __sub__(self, other: object) -> "Delta":
         if not isinstance(other, StackVector):
             return NotImplemented
-        meta = self._metadata.combine(other._metadata)
-        return Delta._trusted(self._combine(other, -1), meta)
+        return self._combine(other, -1, Delta)
 
     def __neg__(self) -> "Delta":
-        return Delta._trusted({s: -v for s, v in self._values.items()}, self._metadata)
+        return self._mapped(Delta, {s: -v for s, v in self._storage().items()})
 
     def __mul__(self, other: object) -> Any:
         factor = _scalar(other)
@@ -239,9 +336,9 @@ class StackVector(_Base):
         if isinstance(factor, float) and not math.isfinite(factor):
             raise ValueError(f"cannot scale by {factor!r}")
         if factor == 0:
-            return type(self)._trusted({}, self._metadata)
+            return self._mapped(type(self), {})
         cls = FlameGraph if isinstance(self, FlameGraph) and factor > 0 else Delta
-        return cls._trusted(scale_values(self._values, factor), self._metadata)
+        return self._mapped(cls, scale_values(self._storage(), factor))
 
     __rmul__ = __mul__
 
@@ -252,12 +349,13 @@ class StackVector(_Base):
         if divisor == 0:
             raise ZeroDivisionError("cannot divide a flame graph by zero")
         cls = FlameGraph if isinstance(self, FlameGraph) and divisor > 0 else Delta
-        return cls._trusted(scale_values(self._values, divisor, divide=True), self._metadata)
+        return self._mapped(cls, scale_values(self._storage(), divisor, divide=True))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, StackVector):
             return NotImplemented
-        return self._values == other._values
+        mine, theirs, _ = self._keyed(other)
+        return mine == theirs
 
     __hash__ = None  # type: ignore[assignment]  # unhashable, as a dict: typeshed has no idiom for it
 
@@ -266,6 +364,46 @@ class StackVector(_Base):
         more = f", ... ({len(self)} stacks)" if len(self) > 5 else ""
         unit = f", unit={self.unit!r}" if self.unit else ""
         return f"{type(self).__name__}({{{shown}{more}}}{unit})"
+
+
+def stack_texts(vector: StackVector, plain: bool = False) -> Optional[Dict[str, Number]]:
+    """``vector``'s values keyed by stack text while it keeps its stacks so (built by
+    :meth:`~StackVector.from_texts` and no frames asked for yet), else None: for the fast paths
+    of the library (folded output, sums, the rows of a sample), which must not change it.
+    ``plain``: None too when a text holds a line break (which folded output cannot hold)."""
+    return None if plain and not vector._plain else vector._texts
+
+
+def _no_line_breaks(texts: Dict[str, Number]) -> bool:
+    """Whether no text holds a line break: a scan in C of a few hundred kB of texts at a time."""
+    keys = list(texts)
+    for start in range(0, len(keys), 1024):
+        joined = "".join(keys[start : start + 1024])
+        if "\n" in joined or "\r" in joined:
+            return False
+    return True
+
+
+def _metadata(metadata: Optional[Metadata], unit: Optional[str], metric: Optional[str], labels: Optional[Mapping[str, str]]) -> Metadata:
+    """``metadata`` (or none) with the fields given beside it in its place."""
+    overrides = {"unit": unit, "metric": metric, "labels": labels}
+    return (metadata or EMPTY).replace(**{k: v for k, v in overrides.items() if v is not None})
+
+
+def _checked_texts(values: Mapping[str, Number]) -> Dict[str, Number]:
+    """A copy of ``values`` with str keys and finite int or float values (other real numbers
+    converted, as the constructor converts them), zeros left out; TypeError or ArgumentError naming
+    the first that is not. The common case (str keys, int or float values) is checked in C loops."""
+    texts: Dict[Any, Number] = dict(values)  # keys checked here
+    if not set(map(type, texts)) <= {str}:
+        bad = next(key for key in texts if not isinstance(key, str))
+        raise TypeError(f"a stack text is a str (frames joined with ';'); got {bad!r}")
+    kinds = set(map(type, texts.values()))
+    if not kinds <= {int, float} or (float in kinds and not math.isfinite(sum(abs(v) for v in texts.values() if type(v) is float))):
+        texts = {text: _check_number(value, (text,)) for text, value in texts.items()}
+    if 0 in texts.values():
+        texts = {text: value for text, value in texts.items() if value != 0}
+    return texts
 
 
 class FlameGraph(StackVector):
@@ -278,13 +416,13 @@ class FlameGraph(StackVector):
     __slots__ = ()
 
     @classmethod
-    def _validate(cls, values: Dict[Stack, Number]) -> None:
-        for stack, value in values.items():
-            if value < 0:
-                raise ArgumentError(
-                    f"a flame graph cannot hold the negative value {value!r} (stack {';'.join(stack)!r}); "
-                    "use Delta for signed vectors"
-                )
+    def _validate(cls, values: Mapping[Any, Number]) -> None:
+        if values and min(values.values()) < 0:  # a C loop; the offender is looked for only when there is one
+            key, value = next((key, value) for key, value in values.items() if value < 0)
+            text = key if isinstance(key, str) else ";".join(key)
+            raise ArgumentError(
+                f"a flame graph cannot hold the negative value {value!r} (stack {text!r}); use Delta for signed vectors"
+            )
 
 
 class Delta(StackVector):
@@ -294,8 +432,8 @@ class Delta(StackVector):
 
     def positive(self) -> FlameGraph:
         """Δ⁺: the stacks that grew, with how much they grew."""
-        return FlameGraph._trusted({s: v for s, v in self._values.items() if v > 0}, self._metadata)
+        return self._mapped(FlameGraph, {s: v for s, v in self._storage().items() if v > 0})
 
     def negative(self) -> FlameGraph:
         """Δ⁻: the stacks that shrank, with how much (as positive values)."""
-        return FlameGraph._trusted({s: -v for s, v in self._values.items() if v < 0}, self._metadata)
+        return self._mapped(FlameGraph, {s: -v for s, v in self._storage().items() if v < 0})

@@ -12,7 +12,6 @@ from ..core.metadata import Metadata
 from ..core.vector import MAX_DIGITS, MAX_VALUE, FlameGraph
 from ..errors import InputError
 from ._io import bounded_lines
-from .folded import _to_stacks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -151,4 +150,4 @@ class Stacks:
         """The flame graph of what was counted; a warning if there was nothing."""
         if not any(self.counts.values()) and self.diagnostics is not None:
             self.diagnostics.warn(f"{self.source}: no stacks found in this {self.format} input (none with a count above 0); the profile is empty")
-        return FlameGraph._trusted(_to_stacks(self.counts, self.stack_cache), metadata or Metadata())
+        return FlameGraph.from_texts(self.counts, metadata=metadata, stacks=self.stack_cache)

@@ -16,13 +16,12 @@ difffolded.pl writes it.
 from __future__ import annotations
 
 import io
-import sys
 from operator import itemgetter
 
 from .._record import Record, record
 from ..core.differential import Differential
 from ..core.metadata import Metadata
-from ..core.vector import MAX_DIGITS, MAX_VALUE, FlameGraph, below_max
+from ..core.vector import MAX_DIGITS, MAX_VALUE, FlameGraph, below_max, stack_texts
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 from ._io import ENCODING_ERRORS, bounded_lines, line_too_long
@@ -39,7 +38,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
     from types import ModuleType
-    from typing import BinaryIO, Callable, Dict, Iterable, List, Mapping, Optional, TextIO, Tuple, Union
+    from typing import BinaryIO, Callable, Dict, Iterable, List, Optional, TextIO, Tuple, Union
 
     from .._types import Number, Profile, Stack
 
@@ -193,6 +192,8 @@ def parse(
     """Read folded stacks; repeated stacks are summed, frames are interned.
 
     ``stream`` is text, or bytes (UTF-8; read by the C core when it is built, much faster).
+    The profile keeps its stacks as their texts until a stack is asked for
+    (:meth:`FlameGraph.from_texts`): adding, scaling, comparing or writing it splits none.
     ``stack_cache`` maps stack text to its tuple; share one dict across the files of a
     merge so a stack seen in many runs is split once and its tuple object is reused.
 
@@ -201,13 +202,16 @@ def parse(
     ``options.skip_invalid`` is set.
     """
     counts, metadata = _read_counts(stream, options, source, diagnostics)
+    # bytes are read with universal newlines (no line break in a text): the counts are taken as
+    # they are; a text stream's lines may hold a '\r' (StringIO), so its texts are checked
+    checked = not isinstance(stream, (io.BufferedIOBase, io.RawIOBase))
     if options.columns == "2" or (options.columns == "auto" and _all_differential(counts)):
         # both sides mostly hold the same stacks: split each once
-        return _differential(counts, metadata, {} if stack_cache is None else stack_cache)
+        return _differential(counts, metadata, {} if stack_cache is None else stack_cache, checked)
     if counts and not max(counts.values()) < _MAX_COUNT:  # each count below it, a sum need not be (10**300 + 0.0 is 1e300)
         text = next(text for text, value in counts.items() if not value < _MAX_COUNT)
         raise InputError(f"the counts of {text[:60]!r} add up to {counts[text]:.3g}, not below {_MAX_COUNT:g}", source)
-    return FlameGraph._trusted(_to_stacks(counts, stack_cache), metadata)
+    return FlameGraph.from_texts(counts, metadata=metadata, stacks=stack_cache, checked=checked)
 
 
 class DifferentialInput(InputError):
@@ -221,30 +225,12 @@ class DifferentialInput(InputError):
         self.profile = profile
 
 
-def parse_texts(
-    stream: Union[TextIO, BinaryIO],
-    options: ReadOptions = ReadOptions(),
-    *,
-    source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-) -> Tuple[Dict[str, Number], Metadata]:
-    """Read folded stacks as stack texts ('a;b;c', as :func:`dumps` writes them) with summed values.
-
-    What :func:`parse` reads, without splitting stacks into frames: commands that add, subtract
-    or scale profiles never need the frames. Stacks whose values add up to 0 are left out (a
-    profile has none). Raises :class:`DifferentialInput` for two-count input.
-    """
-    counts, metadata = _read_counts(stream, options, source, diagnostics)
-    if options.columns == "2" or (options.columns == "auto" and _all_differential(counts)):
-        raise DifferentialInput(source, _differential(counts, metadata, {}))
-    if 0 in counts.values():  # a scan in C; zero counts are rare
-        for text in [text for text, value in counts.items() if not value]:
-            del counts[text]
-    return counts, metadata
-
-
 def texts(graph: FlameGraph) -> Dict[str, Number]:
-    """``graph``'s values keyed by stack text, as :func:`parse_texts` reads them from what :func:`dump` writes."""
+    """``graph``'s values keyed by its stacks' folded text, as :func:`dump` writes them (for keys a
+    sample's rows share whichever format a run came from); ArgumentError if two stacks collide."""
+    held = stack_texts(graph)
+    if held is not None:
+        return held
     values: Dict[str, Number] = {}
     for stack, value in graph.items():
         text = format_stack(stack)
@@ -363,7 +349,7 @@ def _next_chunk(stream: BinaryIO, rest: bytes, chunk: int, limit: int, source: s
 
 class Inexact(Exception):
     """Raised by :func:`add_ints`: the input holds a count that is no int (or may be differential),
-    so it must be read with :func:`parse_texts` and summed on its own."""
+    so it must be read with :func:`parse` and summed on its own."""
 
 
 def add_ints(
@@ -377,7 +363,7 @@ def add_ints(
     """Add folded input straight into ``total`` (whose values are all ints, zeros allowed): one dict
     update per line, for a merge of many runs. Returns the input's metadata.
 
-    Adding run by run (:func:`parse_texts`, then a sum) gives the same values only while every
+    Adding run by run (:func:`parse`, then a sum) gives the same values only while every
     count is an int (floats add up differently in another order): raises :class:`Inexact`
     (``total`` then spoilt) when a count is no int, or when every stack may end in a count (the
     input may be differential). Needs the C core.
@@ -393,7 +379,7 @@ def add_ints(
     if any(type(value) is not int for value in extra.values()):
         raise Inexact(source)
     if (added or extra) and not plain and _all_differential(extra, empty=True):
-        raise Inexact(source)  # every stack may end in a count (differential input?): parse_texts decides
+        raise Inexact(source)  # every stack may end in a count (differential input?): parse decides
     get = total.get
     for text, value in extra.items():
         total[text] = get(text, 0) + value
@@ -424,9 +410,9 @@ class ColumnReader:
     texts kept across runs, with the columns of ``index`` (stack text -> column, which it
     extends): a stack seen in an earlier run costs a hash of its bytes, no str and no dict.
 
-    :meth:`read` gives what :func:`parse_texts` gives turned into columns: the same values (in
+    :meth:`read` gives what :func:`parse` gives turned into columns: the same values (in
     first-appearance order), metadata, errors and diagnostics. It raises :class:`Inexact` (the
-    run then left out of the table) where the caller must read the run with :func:`parse_texts`:
+    run then left out of the table) where the caller must read the run with :func:`parse`:
     an int sum beyond 2**63 or input that may be differential. Needs the C core.
     """
 
@@ -454,7 +440,7 @@ class ColumnReader:
                 {}, labels, options, source, diagnostics, punted=into,  # type: ignore[arg-type]
             )
             if (added or into.texts) and not plain and _all_differential(into.texts, empty=True):
-                raise Inexact(source)  # every stack may end in a count (differential input?): parse_texts decides
+                raise Inexact(source)  # every stack may end in a count (differential input?): parse decides
         except BaseException:
             core.drop_run(table)
             raise
@@ -522,24 +508,7 @@ def _all_differential(counts: Dict[str, Number], empty: bool = False) -> bool:
     return True
 
 
-def _to_stacks(counts: Dict[str, Number], cache: Optional[Dict[str, Stack]]) -> Dict[Stack, Number]:
-    """Split stack texts into interned frames in first-appearance order, freeing the texts as we go unless ``cache`` keeps them."""
-    values: Dict[Stack, Number] = {}
-    intern = sys.intern
-    for text in list(counts):  # in input order (flame charts draw it), each text freed once split
-        value = counts.pop(text)
-        if not value:
-            continue
-        stack = cache.get(text) if cache is not None else None
-        if stack is None:
-            stack = tuple(map(intern, text.split(";"))) if text else ()
-            if cache is not None:
-                cache[text] = stack
-        values[stack] = values.get(stack, 0) + value
-    return values
-
-
-def _differential(counts: Dict[str, Number], metadata: Metadata, cache: Dict[str, Stack]) -> Differential:
+def _differential(counts: Dict[str, Number], metadata: Metadata, cache: Dict[str, Stack], checked: bool) -> Differential:
     before: Dict[str, Number] = {}
     after: Dict[str, Number] = {}
     for text in list(counts):
@@ -547,9 +516,9 @@ def _differential(counts: Dict[str, Number], metadata: Metadata, cache: Dict[str
         stack, first, _ = _split_count(text)
         before[stack] = before.get(stack, 0) + (_number(first) or 0)
         after[stack] = after.get(stack, 0) + value
-    return Differential(
-        FlameGraph._trusted(_to_stacks(before, cache), metadata),
-        FlameGraph._trusted(_to_stacks(after, cache), metadata),
+    return Differential(  # the sides share one table of splits: a stack of both is split once
+        FlameGraph.from_texts(before, metadata=metadata, stacks=cache, checked=checked),
+        FlameGraph.from_texts(after, metadata=metadata, stacks=cache, checked=checked),
     )
 
 
@@ -595,36 +564,29 @@ _CHUNK = 1024  # lines per write: bounded extra memory (a few hundred kB), few s
 
 
 def dump(profile: Profile, stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
-    """Write ``profile`` as folded stacks sorted bytewise, like the Perl tools' output."""
+    """Write ``profile`` as folded stacks sorted bytewise, like the Perl tools' output (a profile
+    kept as stack texts is written from its texts: no frame joined)."""
     if isinstance(profile, Differential):
-        rows = [(format_stack(stack), f"{_count(b, stack)} {_count(a, stack)}") for stack, b, a in profile.rows()]
+        before, after = _writable_texts(profile.before), _writable_texts(profile.after)
+        if before is not None and after is not None:
+            rows = [(text, f"{_count(before.get(text, 0), text)} {_count(after.get(text, 0), text)}") for text in before.keys() | after.keys()]
+        else:
+            rows = [(format_stack(stack), f"{_count(b, stack)} {_count(a, stack)}") for stack, b, a in profile.rows()]
         metadata = profile.after.metadata
     else:
-        rows = [(format_stack(stack), _count(value, stack)) for stack, value in profile.items()]
+        texts = _writable_texts(profile)
+        if texts is not None:
+            rows = [(text, _count(value, text)) for text, value in texts.items()]
+        else:
+            rows = [(format_stack(stack), _count(value, stack)) for stack, value in profile.items()]
         metadata = profile.metadata
     _write_rows(rows, metadata, stream, options)
 
 
-def dump_texts(
-    values: Mapping[str, Number],
-    metadata: Metadata,
-    stream: TextIO,
-    options: WriteOptions = WriteOptions(),
-    *,
-    before: Optional[Mapping[str, Number]] = None,
-) -> None:
-    """Write values keyed by stack text (see :func:`parse_texts`) as :func:`dump` writes the profile they stand for.
-
-    With ``before``: the two-count rows of the Differential (before, values), over the stacks of either.
-    """
-    if before is None:
-        rows = [(text, _count(value, text)) for text, value in values.items()]
-    else:
-        rows = [
-            (text, f"{_count(before.get(text, 0), text)} {_count(values.get(text, 0), text)}")
-            for text in before.keys() | values.keys()
-        ]
-    _write_rows(rows, metadata, stream, options)
+def _writable_texts(profile: Profile) -> Optional[Dict[str, Number]]:
+    """The stack texts ``profile`` keeps, if it keeps them and none holds a line break (which
+    :func:`format_stack` replaces; a reader's texts never do)."""
+    return stack_texts(profile, plain=True) if not isinstance(profile, Differential) else None
 
 
 def _collision(text: str) -> ArgumentError:

@@ -341,8 +341,6 @@ def parse(
     Raises :class:`InputError` naming the line of the first line that is neither a sample
     header nor a stack line, unless ``options.skip_invalid`` is set.
     """
-    from .folded import _to_stacks
-
     collapser = _Collapser(options, source, diagnostics)
     if options.srcline:  # source lines are read by the stack lines before them: line by line
         collapser.lines(bounded_lines(stream, source), 0)
@@ -354,7 +352,7 @@ def parse(
             diagnostics.warn(f"{source}: {note}")
     event = collapser.event_filter
     metadata = Metadata(unit=collapser.unit(), metric=event or None)
-    return FlameGraph._trusted(_to_stacks(collapser.counts, stack_cache), metadata)
+    return FlameGraph.from_texts(collapser.counts, metadata=metadata, stacks=stack_cache)
 
 
 _CHUNK = 1 << 20  # characters read at a time

@@ -129,8 +129,6 @@ def parse(
     stack_cache: Optional[Dict[str, Stack]] = None,
 ) -> FlameGraph:
     """Off-CPU microseconds per stack (see the module docstring)."""
-    from .folded import _to_stacks
-
     if options.off_cpu not in OFF_CPU:
         raise ArgumentError(f"off_cpu must be one of {', '.join(OFF_CPU)}, not {options.off_cpu!r}")
     switches = _SwitchTimes(options, source, diagnostics) if options.off_cpu != "stat" else None
@@ -203,7 +201,7 @@ def parse(
     if diagnostics is not None and not counts:
         how = "sched_stat_sleep/blocked events" if switches is None or stat_events else "a sched_switch putting the thread back"
         diagnostics.warn(f"{source}: no off-CPU time found (sched_switch followed by {how})")
-    return FlameGraph._trusted(_to_stacks(counts, stack_cache), Metadata(unit="us", metric="off-cpu", labels=labels))
+    return FlameGraph.from_texts(counts, metadata=Metadata(unit="us", metric="off-cpu", labels=labels), stacks=stack_cache)
 
 
 #: An event's header line: command, pid[/tid], optional [cpu], time stamp, optional period, event name, its trace.

@@ -310,52 +310,45 @@ def _parse(
         text.detach()
 
 
-def read_texts(
+def read_graph(
     source: Source,
     format: Optional[str] = None,
     *,
     skip_invalid: bool = False,
     diagnostics: Optional[Diagnostics] = None,
-) -> Tuple[Dict[str, Number], Metadata]:
-    """Read a profile as stack texts ('a;b;c', as the folded format writes them) -> summed value, and its metadata.
-
-    For commands that add, subtract or scale profiles and never need frames: a folded input
-    is read by the C core without splitting stacks (several times faster than :func:`read`);
-    other formats are read with :func:`read` and their stacks joined. Stacks with value 0 are
-    left out. Raises :class:`folded.DifferentialInput` for two-count input.
-    """
-    with open_binary(source) as (stream, name):
-        fmt = by_name(format) if format else detect(stream.peek(SNIFF_BYTES)[:SNIFF_BYTES], name)
-        if fmt is folded:
-            return folded.parse_texts(stream, folded.ReadOptions(skip_invalid=skip_invalid), source=name, diagnostics=diagnostics)
-        profile: Union[Profile, FlameChart] = _parse(fmt, stream, name, fmt.ReadOptions(skip_invalid=skip_invalid), diagnostics, None)
+    stack_cache: Optional[Dict[str, Stack]] = None,
+) -> FlameGraph:
+    """:func:`read` for a caller that needs one flame graph: a flame chart gives its flame graph,
+    two-count input raises :class:`folded.DifferentialInput` (which holds the Differential)."""
+    profile = read(source, format, skip_invalid=skip_invalid, diagnostics=diagnostics, stack_cache=stack_cache)
     if isinstance(profile, FlameChart):  # a format that keeps time order: its flame graph
         profile = profile.graph()
     if isinstance(profile, Differential):
-        raise folded.DifferentialInput(name, profile)
-    return folded.texts(profile), profile.metadata
+        raise folded.DifferentialInput(display_name(source), profile)
+    return profile
 
 
-def sum_texts(
+def read_sum(
     sources: Sequence[Source],
     format: Optional[str] = None,
     *,
     skip_invalid: bool = False,
     report: Optional[Callable[[Diagnostics], None]] = None,
     each: Optional[Callable[[Sequence[Source]], Iterable[Source]]] = None,
-) -> Tuple[Dict[str, Number], Metadata]:
-    """The sum of many profiles as stack texts: ``algebra.sum_values`` of :func:`read_texts` of each
-    source, the same values, metadata and errors, with one dict update per line.
+) -> FlameGraph:
+    """The sum of many profiles: ``algebra.sum_graphs`` of :func:`read` of each source (the same
+    values, metadata and errors), one input in memory at once besides the sum. A flame chart
+    counts as its flame graph; two-count input raises :class:`folded.DifferentialInput`.
 
     Folded files of integer counts are added line by line straight into the sum (exact for
-    ints, in any order). Once a count is no int (floats add up differently in another order),
-    or an input may be differential, the sum starts again run by run, as ``sum_values`` adds.
-    Standard input cannot be read twice, so with '-' the sum is made run by run throughout.
-    ``report`` gets each input's diagnostics once, after it is read; ``each`` wraps the
-    iteration over the sources (a progress bar).
+    ints, in any order; no profile per file, no stack split). Once a count is no int (floats
+    add up differently in another order), or an input may be differential, the sum starts again
+    run by run, as ``sum_graphs`` adds. Standard input cannot be read twice, so with '-' the sum
+    is made run by run throughout. ``report`` gets each input's diagnostics once, after it is
+    read; ``each`` wraps the iteration over the sources (a progress bar).
     """
-    from ..core.algebra import sum_values
-    from ..core.metadata import Metadata
+    from ..core.algebra import sum_graphs
+    from ..core.vector import FlameGraph
     from ..diagnostics import Diagnostics
 
     each = each or iter
@@ -378,39 +371,23 @@ def sum_texts(
         except folded.Inexact:
             pass
         else:
-            if 0 in total.values():  # stacks whose every count was 0
-                for text in [text for text, value in total.items() if not value]:
-                    del total[text]
-            return total, metadata or Metadata()
+            return FlameGraph.from_texts(total, metadata=metadata, checked=False)  # counts of lines read; zeros left out
 
-    def parts() -> Iterator[Tuple[Dict[str, Number], Metadata]]:
+    def graphs() -> Iterator[FlameGraph]:
         for index, source in enumerate(each(sources)):
             diagnostics = Diagnostics()
             try:
-                part = read_texts(source, format, skip_invalid=skip_invalid, diagnostics=diagnostics)
+                graph = read_graph(source, format, skip_invalid=skip_invalid, diagnostics=diagnostics)
             except folded.DifferentialInput:
                 if report is not None and index >= done:
                     report(diagnostics)
                 raise
             if report is not None and index >= done:
                 report(diagnostics)
-            yield part
-            del part  # not held while the next input is read
+            yield graph
+            del graph  # not held while the next input is read
 
-    return sum_values(parts())
-
-
-def write_texts(
-    values: Mapping[str, Number],
-    metadata: Metadata,
-    destination: Union[str, "os.PathLike[str]", None] = None,
-    *,
-    before: Optional[Mapping[str, Number]] = None,
-    header: bool = True,
-) -> None:
-    """Write what :func:`read_texts` reads as folded stacks (two counts per line with ``before``), as :func:`write` would."""
-    with open_output(destination) as out:
-        folded.dump_texts(values, metadata, out, folded.WriteOptions(header=header), before=before)
+    return sum_graphs(graphs())
 
 
 def read_options(fmt: Format) -> List[Tuple[str, object, str]]:
@@ -475,6 +452,6 @@ def write(profile: Union[Profile, FlameChart], destination: Union[str, "os.PathL
 
 
 __all__ = [
-    "FORMATS", "by_name", "check_options", "detect", "display_name", "keeps_time", "names", "read", "read_options", "read_texts",
-    "recognises", "sum_texts", "write", "write_texts", "writer", "writes",
+    "FORMATS", "by_name", "check_options", "detect", "display_name", "keeps_time", "names", "read", "read_graph", "read_options", "read_sum",
+    "recognises", "write", "writer", "writes",
 ]

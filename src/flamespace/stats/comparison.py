@@ -17,7 +17,7 @@ from . import methods
 from ._result import ALTERNATIVES as ALTERNATIVES  # the CLI reads it from here
 from ._result import check_alternative
 from .moderation import DEFAULT_STATISTIC, check_statistic
-from .sample import FrequencyFilter, Sample, StackTexts, align
+from .sample import FrequencyFilter, Sample, TextStacks, align
 
 if TYPE_CHECKING:
     import numpy as np
@@ -359,15 +359,15 @@ def _detectable(result: TestResult, x1: np.ndarray, x2: np.ndarray, paired: bool
 
 def _changes(stacks: Sequence[Stack], means1: List[float], means2: List[float], result: TestResult,
              detectable: "Optional[np.ndarray]", margin: Margin) -> List[StackChange]:
-    """One :class:`StackChange` per tested stack; stacks kept as texts (:class:`StackTexts`)
+    """One :class:`StackChange` per tested stack; stacks kept as texts (:class:`TextStacks`)
     stay texts. Columns go through ``tolist`` (the same Python floats and bools as ``float()``
     and ``bool()`` of each element, made in one C call)."""
     columns = zip(means1, means2, result.lower.tolist(), result.upper.tolist(), result.p.tolist(),
                   result.p_adjusted.tolist(), result.significant.tolist(),
                   [None] * len(means1) if detectable is None else detectable.tolist())
     passes, out = margin.passes, []
-    if isinstance(stacks, StackTexts):
-        make, split, keys = StackChange._of_text, stacks.split, stacks.texts
+    if isinstance(stacks, TextStacks):
+        make, split, keys = StackChange._of_text, stacks.table.stack, stacks.texts
         for key, (m1, m2, lower, upper, p, p_adjusted, significant, least) in zip(keys, columns):
             significant = bool(significant)
             kind = _kind(m1, m2) if significant and passes(m2 - m1, m1) else None

@@ -11,7 +11,8 @@ from .._record import Record, record
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union, overload
 
 from ..core.metadata import Metadata
-from ..core.vector import FlameGraph
+from ..core.stacks import StackTable, order_key
+from ..core.vector import FlameGraph, stack_texts
 from ..errors import ArgumentError, UnitMismatchError
 
 if TYPE_CHECKING:  # numpy is imported only when a sample is built
@@ -19,60 +20,57 @@ if TYPE_CHECKING:  # numpy is imported only when a sample is built
     import numpy as np
 
 
-class StackTexts(Sequence["Stack"]):
-    """Stacks kept as their texts (``a;b;c``) and split into frames only when one is asked for:
-    a sample of 10,000 stacks whose comparison reports ten needs ten splits, not 10,000.
+class TextStacks(Sequence["Stack"]):
+    """A sequence of stacks kept as their texts and split by ``table`` only when one is asked
+    for (the stacks of a sample of runs: a comparison of 10,000 stacks that reports ten needs
+    ten splits, not 10,000). Equal to any sequence of the same stacks (a tuple of frame tuples
+    included); two built on one table compare and align by their texts."""
 
-    ``split`` turns a text into its frames (cached by the caller when it is called often),
-    ``order`` is a key that sorts texts as their frame tuples sort. Equal to any sequence of
-    the same stacks (a tuple of frame tuples included)."""
+    __slots__ = ("texts", "table")
 
-    __slots__ = ("texts", "split", "order")
-
-    def __init__(self, texts: Sequence[str], split: "Callable[[str], Stack]", order: "Callable[[str], Any]") -> None:
+    def __init__(self, texts: Iterable[str], table: StackTable) -> None:
         self.texts: Tuple[str, ...] = tuple(texts)
-        self.split = split
-        self.order = order
+        self.table = table
 
     @overload
-    def __getitem__(self, index: int) -> "Stack": ...
+    def __getitem__(self, index: int) -> Stack: ...
     @overload
-    def __getitem__(self, index: slice) -> "StackTexts": ...
+    def __getitem__(self, index: slice) -> TextStacks: ...
 
-    def __getitem__(self, index: Union[int, slice]) -> "Union[Stack, StackTexts]":
+    def __getitem__(self, index: Union[int, slice]) -> Union[Stack, TextStacks]:
         if isinstance(index, slice):
-            return StackTexts(self.texts[index], self.split, self.order)
-        return self.split(self.texts[index])
+            return TextStacks(self.texts[index], self.table)
+        return self.table.stack(self.texts[index])
 
     def __len__(self) -> int:
         return len(self.texts)
 
-    def __iter__(self) -> "Iterator[Stack]":
-        return map(self.split, self.texts)
+    def __iter__(self) -> Iterator[Stack]:
+        return map(self.table.stack, self.texts)
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, StackTexts):
-            return self.texts == other.texts if self.split is other.split else tuple(self) == tuple(other)
+        if isinstance(other, TextStacks):
+            return self.texts == other.texts if self.table is other.table else tuple(self) == tuple(other)
         return isinstance(other, (tuple, list)) and tuple(self) == tuple(other)
 
     __hash__ = None  # type: ignore[assignment]  # (as a list: compared by value)
 
     def __repr__(self) -> str:
-        return f"StackTexts({len(self.texts)} stacks)"
+        return f"TextStacks({len(self.texts)} stacks)"
 
-    def same_kind(self, other: object) -> bool:
-        """Whether ``other`` keeps its stacks as texts split and ordered the same way (then
-        two samples can be aligned by their texts)."""
-        return isinstance(other, StackTexts) and other.split is self.split and other.order is self.order
+    def same_table(self, other: object) -> bool:
+        """Whether ``other`` keeps its stacks as texts of the same table (then two samples can be
+        aligned by their texts, without a split)."""
+        return isinstance(other, TextStacks) and other.table is self.table
 
 
 class Sample:
     """n runs over the union of their supports: ``matrix[i, j]`` is run i's value at ``stacks[j]``.
 
     Build it with :meth:`from_graphs`; ``unit`` is the runs' common unit (mixing units is an
-    error, since the numbers would not be comparable). ``stacks`` may be a
-    :class:`StackTexts` (as :meth:`from_rows` makes): frames are then split only for the
-    stacks someone looks at.
+    error, since the numbers would not be comparable). Runs that keep their stacks as texts
+    (read from folded text) make a sample whose ``stacks`` are a :class:`TextStacks`, as
+    :meth:`from_rows` makes: frames are then split only for the stacks someone looks at.
     """
 
     __slots__ = ("stacks", "matrix", "metadata", "names")
@@ -84,17 +82,23 @@ class Sample:
         matrix = np.asarray(matrix, dtype=np.float64)
         if matrix.ndim != 2 or matrix.shape[1] != len(stacks):
             raise ArgumentError(f"the matrix must be runs × {len(stacks)} stacks; got shape {matrix.shape}")
-        self.stacks: Sequence[Stack] = stacks if isinstance(stacks, StackTexts) else tuple(stacks)
+        self.stacks: Sequence[Stack] = stacks if isinstance(stacks, TextStacks) else tuple(stacks)
         self.matrix = matrix
         self.metadata = metadata
         self.names: Tuple[str, ...] = tuple(names) if names is not None else tuple(f"run {i + 1}" for i in range(len(matrix)))
 
     @classmethod
     def from_graphs(cls, graphs: Iterable[FlameGraph], names: Optional[Sequence[str]] = None) -> "Sample":
-        """The runs as rows over the sorted union of their supports; units must agree."""
+        """The runs as rows over the sorted union of their supports; units must agree. Runs that
+        all keep their stacks as texts are aligned by text (:meth:`from_rows`): no stack split."""
         import numpy as np
 
         graphs = list(graphs)
+        texts = [stack_texts(graph) for graph in graphs]
+        if graphs and all(t is not None for t in texts):
+            rows = RunRows()
+            indices = [rows.add(t) for t in texts if t is not None]
+            return cls.from_rows(rows, indices, names=names, metadata=[graph.metadata for graph in graphs])
         names = list(names) if names is not None else [f"run {i + 1}" for i in range(len(graphs))]
         if len(names) != len(graphs):
             raise ArgumentError(f"{len(names)} names for {len(graphs)} runs")
@@ -116,13 +120,12 @@ class Sample:
         return cls(stacks, matrix, metadata, names)
 
     @classmethod
-    def from_rows(cls, rows: "RunRows", indices: Sequence[int], stack_of: "Callable[[str], Stack]",
-                  order: "Optional[Callable[[str], Any]]" = None, names: Optional[Sequence[str]] = None,
-                  metadata: Sequence[Metadata] = ()) -> "Sample":
-        """The runs ``indices`` of ``rows`` as a sample over the keys they reach (a stack text
-        each), sorted by ``order`` of the key (default: the key) and turned into stacks by
-        ``stack_of`` only when a stack is asked for (:class:`StackTexts`): at most one split per
-        distinct stack, none for stacks nobody looks at. ``metadata``
+    def from_rows(cls, rows: "RunRows", indices: Sequence[int], table: Optional[StackTable] = None,
+                  names: Optional[Sequence[str]] = None, metadata: Sequence[Metadata] = ()) -> "Sample":
+        """The runs ``indices`` of ``rows`` as a sample over the stack texts they reach, in the
+        order of their frames, split by ``table`` (default: a new one that keeps its splits) only
+        when a stack is asked for (:class:`TextStacks`): at most one split per distinct stack,
+        none for stacks nobody looks at; samples built on one table align by text. ``metadata``
         (one per run) must agree in unit, as in :meth:`from_graphs`."""
         names = list(names) if names is not None else [f"run {i + 1}" for i in range(len(indices))]
         if len(names) != len(indices):
@@ -135,8 +138,9 @@ class Sample:
                 raise UnitMismatchError(
                     f"{name} is in {meta.unit!r} but earlier runs are in {combined.unit!r}; a sample must use one unit"
                 ) from None
-        keys, matrix = rows.matrix(indices, order)
-        return cls(StackTexts(keys, stack_of, order or _identity), matrix, combined, names)
+        table = table or StackTable({})
+        keys, matrix = rows.matrix(indices, table)
+        return cls(TextStacks(keys, table), matrix, combined, names)
 
     @property
     def n(self) -> int:
@@ -166,10 +170,10 @@ class Sample:
 
     def over(self, stacks: Sequence[Stack]) -> "np.ndarray":
         """The matrix re-indexed to ``stacks`` (0 where this sample never saw a stack); when both
-        are :class:`StackTexts` of the same kind, by their texts (no split)."""
-        own: Sequence[Any] = self.stacks
-        if isinstance(own, StackTexts) and own.same_kind(stacks):
-            own, stacks = own.texts, stacks.texts  # type: ignore[attr-defined]
+        are :class:`TextStacks` of one table, by their texts (no split)."""
+        own = self.stacks
+        if isinstance(own, TextStacks) and isinstance(stacks, TextStacks) and own.same_table(stacks):
+            return self._over(own.texts, stacks.texts)
         return self._over(own, stacks)
 
     def _over(self, own: Sequence[Any], stacks: Sequence[Any]) -> "np.ndarray":
@@ -188,17 +192,17 @@ class Sample:
         that become one summed. Stacks kept as texts stay texts (joined with ';', as folded writes them)."""
         import numpy as np
 
-        if isinstance(self.stacks, StackTexts):
-            split, order = self.stacks.split, self.stacks.order
-            keys: List[Any] = [";".join(rename(split(text))) for text in self.stacks.texts]
-            unique: List[Any] = sorted(set(keys), key=order)
+        kept = self.stacks
+        if isinstance(kept, TextStacks):
+            keys: List[Any] = [";".join(rename(kept.table.stack(text))) for text in kept.texts]
+            unique: List[Any] = kept.table.sorted(set(keys))
         else:
-            keys = [rename(stack) for stack in self.stacks]
+            keys = [rename(stack) for stack in kept]
             unique = sorted(set(keys))
         index = {key: j for j, key in enumerate(unique)}
         matrix = np.zeros((self.n, len(unique)))
         np.add.at(matrix, (slice(None), [index[key] for key in keys]), self.matrix)
-        stacks: Sequence[Stack] = StackTexts(unique, split, order) if isinstance(self.stacks, StackTexts) else unique
+        stacks: Sequence[Stack] = TextStacks(unique, kept.table) if isinstance(kept, TextStacks) else unique
         return Sample(stacks, matrix, self.metadata, self.names)
 
     def runs(self, indices: Sequence[int]) -> "Sample":
@@ -207,8 +211,11 @@ class Sample:
 
     def graph(self, i: int) -> FlameGraph:
         """Run ``i`` as a flame graph again."""
-        row = self.matrix[i]
-        return FlameGraph._trusted({s: float(v) for s, v in zip(self.stacks, row) if v}, self.metadata)
+        row = self.matrix[i].tolist()
+        kept = self.stacks
+        if isinstance(kept, TextStacks):  # kept as texts: no split
+            return FlameGraph.from_texts(dict(zip(kept.texts, row)), metadata=self.metadata, stacks=kept.table.stacks)
+        return FlameGraph._trusted({s: v for s, v in zip(kept, row) if v}, self.metadata)
 
     def __len__(self) -> int:
         return self.n
@@ -232,7 +239,7 @@ class RunRows:
         self._rows: List[Tuple["np.ndarray", "np.ndarray"]] = []
         self._groups: Dict[str, List["np.ndarray"]] = {}  # group -> [present count, min, max]
         self._runs: Dict[str, int] = {}
-        self._ranks: "Dict[Optional[Callable[[str], Any]], np.ndarray]" = {}
+        self._ranks: "Dict[Optional[StackTable], np.ndarray]" = {}
 
     def add(self, values: Mapping[str, float], group: Optional[str] = None) -> int:
         """Add a run; returns its row number. ``group``: count it in that group's statistics."""
@@ -304,9 +311,9 @@ class RunRows:
                 varying |= (count > 0) & (high - low > 1e-9 * np.maximum(np.abs(low), np.abs(high)))
         return int((varying & (present >= present_in)).sum())
 
-    def matrix(self, indices: Sequence[int], order: "Optional[Callable[[str], Any]]" = None) -> "Tuple[List[str], np.ndarray]":
-        """The keys the runs ``indices`` reach (non-zero somewhere), sorted by ``order``, and
-        their runs × keys matrix."""
+    def matrix(self, indices: Sequence[int], table: Optional[StackTable] = None) -> "Tuple[List[str], np.ndarray]":
+        """The keys (stack texts) the runs ``indices`` reach (non-zero somewhere), in the order
+        of their frames (split by ``table`` only if a frame holds a '\\0'), and their runs × keys matrix."""
         import numpy as np
 
         keys = list(self.index)
@@ -315,22 +322,22 @@ class RunRows:
             columns, row = self._rows[k]
             full[i, columns] = row
         reached = np.flatnonzero((full != 0).any(axis=0))
-        rank = self._rank(keys, order)  # every key's place in sorted order, shared by the sides
+        rank = self._rank(keys, table)  # every key's place in sorted order, shared by the sides
         chosen = reached[np.argsort(rank[reached], kind="stable")].tolist()
         return [keys[j] for j in chosen], full[:, chosen]
 
-    def _rank(self, keys: List[str], order: "Optional[Callable[[str], Any]]") -> "np.ndarray":
-        """Each column's rank among all keys sorted by ``order`` (one sort for all the samples
-        built from these rows, until a key is added)."""
+    def _rank(self, keys: List[str], table: Optional[StackTable]) -> "np.ndarray":
+        """Each column's rank among all keys in frame order (one sort for all the samples built
+        from these rows on one table, until a key is added)."""
         import numpy as np
 
-        cached = self._ranks.get(order)
+        cached = self._ranks.get(table)
         if cached is not None and len(cached) == len(keys):
             return cached
-        sort_keys = keys if order is None else list(map(order, keys))
+        sort_keys = list(map(order_key(keys, table), keys))
         rank: "np.ndarray" = np.empty(len(keys), dtype=np.intp)
         rank[sorted(range(len(keys)), key=sort_keys.__getitem__)] = np.arange(len(keys), dtype=np.intp)
-        self._ranks[order] = rank
+        self._ranks[table] = rank
         return rank
 
 
@@ -367,22 +374,17 @@ class FrequencyFilter(Record):
 NO_FILTER = FrequencyFilter(0, 0.0)
 
 
-def _identity(text: str) -> str:
-    return text
-
-
 def align(baseline: Sample, candidate: Sample, frequency: FrequencyFilter = FrequencyFilter()) -> Tuple[Sequence[Stack], "np.ndarray", "np.ndarray", int]:
-    """Both samples over the same stacks (the filtered union, a :class:`StackTexts` when both
-    samples keep their stacks as texts); also how many stacks were dropped."""
+    """Both samples over the same stacks (the filtered union, a :class:`TextStacks` when both
+    samples keep their stacks as texts of one table); also how many stacks were dropped."""
     import numpy as np
 
     first, second = baseline.stacks, candidate.stacks
-    if isinstance(first, StackTexts) and first.same_kind(second):  # by text: no stack split
-        assert isinstance(second, StackTexts)
-        texts = first.texts if first.texts == second.texts else sorted(set(first.texts) | set(second.texts), key=first.order)
+    if isinstance(first, TextStacks) and isinstance(second, TextStacks) and first.same_table(second):  # by text: no split
+        texts = list(first.texts) if first.texts == second.texts else first.table.sorted(set(first.texts) | set(second.texts))
         x1, x2 = baseline._over(first.texts, texts), candidate._over(second.texts, texts)
         mask = frequency.keep(np.vstack([x1, x2])) if texts else np.zeros(0, dtype=bool)
-        kept = StackTexts([s for s, k in zip(texts, mask.tolist()) if k], first.split, first.order)
+        kept = TextStacks([s for s, k in zip(texts, mask.tolist()) if k], first.table)
         return kept, x1[:, mask], x2[:, mask], int(len(texts) - mask.sum())
     union = sorted(set(first) | set(second))
     x1, x2 = baseline.over(union), candidate.over(union)

@@ -8,7 +8,7 @@ import them, the first store operation does (:class:`StoreError` names the extra
     store.add_files(["run-001.folded"], labels={"branch": "main"})
     snapshot = store.snapshot()
     ids = snapshot.select("store:branch=main,last=30")
-    values, metadata = snapshot.merged(ids, mean=True)
+    mean = snapshot.graph(ids, mean=True)       # a FlameGraph
 """
 
 from __future__ import annotations

@@ -212,7 +212,7 @@ def stack_sums(snapshot: Snapshot, ids: Sequence[int], engine: Optional[Engine] 
 
 
 def mean(snapshot: Snapshot, ids: Sequence[int], engine: Optional[Engine] = None) -> Dict[str, float]:
-    """The mean profile of ``ids`` by stack text (as ``Snapshot.merged(ids, mean=True)``)."""
+    """The mean profile of ``ids`` by stack text (what ``Snapshot.graph(ids, mean=True)`` holds), for history."""
     found = readable(snapshot, ids)
     if not found:
         raise StoreError(f"none of the {len(ids)} selected profile(s) could be read from the store {snapshot.root}")

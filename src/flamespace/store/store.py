@@ -160,9 +160,9 @@ class Store:
 
     # -- writing
 
-    def add(self, items: Iterable[Tuple[Mapping[str, Number], Metadata, str]], labels: Mapping[str, str] = {},
+    def add(self, items: Iterable[Tuple[FlameGraph, str]], labels: Mapping[str, str] = {},
             diagnostics: Optional[Diagnostics] = None, now: Optional[datetime] = None) -> AddResult:
-        """Ingest profiles given as (values by stack text, metadata, source name), with ``labels``
+        """Ingest profiles given as (flame graph, source name), with ``labels``
         added to each (they win over the profile's own). The call's profiles become visible at
         once (in parts of at most :data:`PART_FACTS` facts, so memory stays bounded). Every run
         is kept: the same content under other labels (two commits whose runs count the same) is
@@ -178,10 +178,12 @@ class Store:
                 self._intern = None  # it may hold ids that were never written: read it again next time
                 raise
 
-    def _add(self, items: Iterable[Tuple[Mapping[str, Number], Metadata, str]], labels: Mapping[str, str],
+    def _add(self, items: Iterable[Tuple[FlameGraph, str]], labels: Mapping[str, str],
              diagnostics: Optional[Diagnostics], added_at: datetime, pa: Any, pq: Any) -> AddResult:
         """:meth:`add` under the lock."""
         import numpy as np
+
+        from ..formats.folded import texts
 
         result = AddResult()
         manifest = read_manifest(self.path)
@@ -214,8 +216,9 @@ class Store:
             facts.clear()
             held = 0
 
-        for values, metadata, source in items:
-            stacks, numbers = _intern_values(intern, values, counters, new_frames, new_stacks)
+        for graph, source in items:
+            metadata = graph.metadata  # its stacks by folded text: a text-backed graph's own, no join
+            stacks, numbers = _intern_values(intern, texts(graph), counters, new_frames, new_stacks)
             digest = _content_hash(stacks, numbers, metadata)
             merged = {**metadata.labels, **labels}  # those added win
             stored = _stored_labels(merged)
@@ -252,10 +255,9 @@ class Store:
         """Ingest profile files of any readable format (read one at a time), as :meth:`add`."""
         from ..formats import registry
 
-        def read() -> Iterator[Tuple[Mapping[str, Number], Metadata, str]]:
+        def read() -> Iterator[Tuple[FlameGraph, str]]:
             for path in paths:
-                values, metadata = registry.read_texts(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics)
-                yield values, metadata, registry.display_name(path)
+                yield registry.read_graph(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics), registry.display_name(path)
 
         return self.add(read(), labels, diagnostics)
 
@@ -790,23 +792,10 @@ class Snapshot:
         out[rows, inverse] = values
         return self.stack_texts(columns), out, found
 
-    def merged(self, ids: Sequence[int], mean: bool = False) -> Tuple[Dict[str, Number], Metadata]:
-        """The sum (or with ``mean``, the mean) of the profiles ``ids`` by stack text, and their
-        combined metadata; ints where every profile held ints and a sum is asked for."""
-        rows = self.profiles(ids)
-        stacks, sums, found = self.sums(ids)
-        if not found:
-            raise StoreError(f"none of the {len(ids)} selected profile(s) could be read from the store {self.root}")
-        metadata = self._combined(rows)
-        texts = self.stack_texts(stacks)
-        if mean:
-            return {t: float(v) / found for t, v in zip(texts, sums.tolist()) if v}, metadata
-        integral = all(r["integral"] for r in rows)
-        return {t: (int(v) if integral else float(v)) for t, v in zip(texts, sums.tolist()) if v}, metadata
-
     def graph(self, ids: Sequence[int], mean: bool = False, engine: Optional[Engine] = None) -> FlameGraph:
-        """:meth:`merged` as a flame graph (stacks built from the stack table, not split from text);
-        summed by ``engine`` when given (as :meth:`sums`)."""
+        """The sum (or with ``mean``, the mean) of the profiles ``ids`` and their combined metadata;
+        ints where every profile held ints and a sum is asked for. Stacks are built from the store's
+        stack table (not split from text); summed by ``engine`` when given (as :meth:`sums`)."""
         from ..core.vector import FlameGraph
 
         rows = self.profiles(ids)

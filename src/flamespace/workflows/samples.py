@@ -86,6 +86,7 @@ def load_sides(
     import_numpy()
     from ..collect import MAX_TRUSTED_MISSED_SHARE, program_name
     from ..stats.guards import MIN_RUNS, RunInfo, screen, is_late
+    from ..core.stacks import StackTable
     from ..stats.sample import RunRows, Sample
 
     from .stored import stored_runs
@@ -120,16 +121,9 @@ def load_sides(
     fatal = screening.fatal
     if fatal:
         raise InputError("\n  ".join(f.message for f in fatal))
-    stacks: Dict[str, "Stack"] = {}  # a stack reached by both sides is split once
-
-    def stack_of(text: str) -> "Stack":
-        stack = stacks.get(text)
-        if stack is None:
-            stack = stacks[text] = _stack(text)
-        return stack
-
+    table = StackTable({})  # the sides' stacks: one split for a stack both reach, their order computed once
     samples = {
-        side: Sample.from_rows(rows, [row_of[run.name] for run in runs], stack_of, _stack_order,
+        side: Sample.from_rows(rows, [row_of[run.name] for run in runs], table,
                                names=[run.name for run in runs], metadata=[metadata[run.name] for run in runs])
         for side, runs in screening.kept.items()
     }
@@ -146,9 +140,9 @@ def load_sides(
 
 def _stack_totals(sample: "Sample") -> Dict[str, float]:
     """Each stack's value summed over the sample's runs, by stack text."""
-    from ..stats.sample import StackTexts
+    from ..stats.sample import TextStacks
 
-    texts = sample.stacks.texts if isinstance(sample.stacks, StackTexts) else [";".join(s) for s in sample.stacks]
+    texts = sample.stacks.texts if isinstance(sample.stacks, TextStacks) else [";".join(s) for s in sample.stacks]
     return dict(zip(texts, sample.matrix.sum(axis=0).tolist()))
 
 
@@ -207,9 +201,9 @@ def _read_run(path: str, skip_invalid: bool, input_format: Optional[str], reader
         except folded.Inexact:  # read it as parse_texts does: the same values and errors
             pass
     diagnostics = Diagnostics()
-    values, meta = registry.read_texts(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics)
+    graph = registry.read_graph(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics)
     _hand(diagnostics, on_diagnostics)
-    return None, values, meta
+    return None, folded.texts(graph), graph.metadata  # a folded run's own texts: no join
 
 
 def _hand(diagnostics: "Diagnostics", on_diagnostics: "Optional[Callable[[Diagnostics], None]]") -> None:
@@ -221,17 +215,6 @@ def _hand(diagnostics: "Diagnostics", on_diagnostics: "Optional[Callable[[Diagno
 def _as_is(items: "Iterable[T]", label: str, count: int) -> "Iterable[T]":
     """No progress shown: the items as they are (:data:`Track`)."""
     return items
-
-
-def _stack(text: str) -> "Stack":
-    """The frames of a stack text, as the folded reader splits them (one split per distinct stack)."""
-    return tuple(map(sys.intern, text.split(";"))) if text else ()
-
-
-def _stack_order(text: str) -> object:
-    """A key that sorts stack texts as their frame tuples sort: ';' below every character a frame
-    holds (tuples of frames compare frame by frame, a frame before any longer one it begins)."""
-    return text.replace(";", "\0") if "\0" not in text else _stack(text)
 
 
 def _early_limit(options: Optional["CompareOptions"], files: int) -> "Optional[Callable[[RunRows, int], None]]":

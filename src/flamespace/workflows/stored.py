@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from .._types import Number
     from ..collect import Collection, Program
     from ..core.metadata import Metadata
+    from ..core.vector import FlameGraph
     from ..diagnostics import Diagnostics
     from .workspace import Side
 
@@ -89,10 +90,9 @@ def store_collection(collection: Collection, labels: Mapping[str, Mapping[str, s
     from ..formats import registry
     from ..store import open_store
 
-    def runs(program: Program) -> Iterator[Tuple[Mapping[str, Number], Metadata, str]]:
+    def runs(program: Program) -> Iterator[Tuple[FlameGraph, str]]:
         for path in collection.profiles(program):
-            values, metadata = registry.read_texts(path, diagnostics=diagnostics)
-            yield values, metadata, path
+            yield registry.read_graph(path, diagnostics=diagnostics), path
 
     diagnostics = Diagnostics()
     target = open_store()
