@@ -57,9 +57,9 @@ def snapshot(tmp_path, records):
     return store.snapshot()
 
 
-def awkward(root, profiles: int = 23, seed: int = 5):
+def awkward(root, count: int = 23, seed: int = 5):
     """A store of profiles whose medians are easy to get wrong: stacks missing from many
-    profiles, negative values (a store takes signed profiles), fractions, one profile of total 0.
+    profiles, fractions, one profile of total 0 (empty).
     Returns (snapshot, ids, texts, dense values profiles × stacks, totals), ids in insertion order."""
     from flamespace.core.metadata import Metadata
     from flamespace.store import open_store
@@ -67,10 +67,10 @@ def awkward(root, profiles: int = 23, seed: int = 5):
     rng = np.random.default_rng(seed)
     texts = ["a", "a;b", "a;c", "a;d"]
     rows = []
-    for i in range(profiles - 1):
-        values = {t: float(rng.integers(-3, 9)) / (2 if t == "a;d" else 1) for t in texts if rng.random() < (0.3 if t == "a;c" else 0.7)}
+    for i in range(count - 1):
+        values = {t: float(rng.integers(0, 9)) / (2 if t == "a;d" else 1) for t in texts if rng.random() < (0.3 if t == "a;c" else 0.7)}
         rows.append({t: v for t, v in values.items() if v} or {"a": 1.0})
-    rows.append({"a": 2.0, "a;b": -2.0})  # total 0: its shares count 0
+    rows.append({})  # total 0: its shares count 0
     store = open_store(str(root))
     store.add(profiles([(r, Metadata(unit="ns", labels={"run": str(i)}), f"r{i}.folded") for i, r in enumerate(rows)]))
     snapshot = store.snapshot()
