@@ -138,7 +138,7 @@ def test_the_small_parser_gives_what_click_gives_or_defers(name, places, monkeyp
 COMMON = {
     "record": [["-c", "pass"], ["-q", "-o", "{out}", "-c", "pass"], ["--mode", "cpu", "--rate", "500", "app.py", "-x"],
                ["-o", "-", "--format", "speedscope", "--", "app.py", "--rate", "1"], ["-m", "pkg.cli", "run", "-q"],
-               ["--mode=alloc", "--bytes-per-sample", "0", "--seed=3", "--idle", "--pid", "--async", "--threads",
+               ["--mode=alloc", "--bytes-per-sample", "0", "--seed=3", "--idle", "--process-root", "--async", "--threads",
                 "--no-lines", "--subprocesses", "--duration", "2.5", "--weight", "count", "--no-header", "-c", "x=1"]],
     "trace": [["-c", "pass"], ["-q", "-o", "{out}", "-c", "pass"], ["--builtins", "--lines", "app.py", "-x"],
               ["-o", "-", "--format", "chrome", "--", "app.py", "--lines", "1"], ["-m", "pkg.cli", "run", "-q"],

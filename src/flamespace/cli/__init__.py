@@ -25,6 +25,7 @@ SUMMARIES = {
     "collect": "Run a Python program N times under the profiler: one profile per run, a sample for compare.",
     "compare": "Test which stacks differ between the mean profiles of two samples of runs.",
     "convert": "Convert profiles between formats; several inputs are merged into one profile.",
+    "dump": "Print every thread's current stack in the running Python process PID, innermost frame first.",
     "decompose": "Split Δ = AFTER − BEFORE into appeared, grown, disappeared and shrunk stacks.",
     "filter": "Transform the stacks of INPUT (default stdin).",
     "formats": "List every format: whether flamespace reads and writes it, its file extensions, its reader options (for `flamespace convert`) and the tool whose output or behaviour it follows.",
@@ -68,7 +69,7 @@ content (or --from FORMAT), from files, directories or stdin ('-'):
 HELP_ARGS = (["--help"], ["-h"])
 #: The commands whose module declares them as data (``SPEC``, a cli._options.Command) without
 #: importing click; ``convert`` has a fast path of its own (its reader options come from the formats).
-FAST = ("collect", "compare", "decompose", "filter", "formats", "gate", "info", "merge", "plan", "record", "scale", "similarity", "sub",
+FAST = ("collect", "compare", "decompose", "dump", "filter", "formats", "gate", "info", "merge", "plan", "record", "scale", "similarity", "sub",
         "svg", "text", "top", "trace")
 
 #: The commands that run a program and pass our stop signals on to it: they note a signal from their
