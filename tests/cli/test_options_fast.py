@@ -104,6 +104,8 @@ def random_args(spec: Command, rng: random.Random, places) -> list:
         args = [str(places / "base"), "--detect", rng.choice(["5%", "10"])][:rng.choice([1, 3, 3])] + args
     if spec.name == "gate" and rng.random() < 0.7:  # the program after the options, as gate takes it
         args = ["--base", "main"][:rng.choice([0, 2, 2])] + args + rng.choice([["--", "prog.py", "-n"], ["prog.py"], ["-m", "mod"], []])
+    if spec.name == "dump" and rng.random() < 0.7:  # its required option, often enough
+        args = ["--pid", rng.choice(["1", "4242", "0", "x"])] + args
     if spec.name == "decompose" and rng.random() < 0.7:  # its required option and two arguments, often enough
         args = ["-d", str(places / "dir")] + args + [str(places / "a.folded"), str(places / "b.folded")][:rng.randint(1, 2)]
     return args
@@ -140,6 +142,7 @@ COMMON = {
                ["-o", "-", "--format", "speedscope", "--", "app.py", "--rate", "1"], ["-m", "pkg.cli", "run", "-q"],
                ["--mode=alloc", "--bytes-per-sample", "0", "--seed=3", "--idle", "--process-root", "--async", "--threads",
                 "--no-lines", "--subprocesses", "--duration", "2.5", "--weight", "count", "--no-header", "-c", "x=1"]],
+    "dump": [["--pid", "1"], ["--pid=42", "--json", "--no-lines"]],
     "trace": [["-c", "pass"], ["-q", "-o", "{out}", "-c", "pass"], ["--builtins", "--lines", "app.py", "-x"],
               ["-o", "-", "--format", "chrome", "--", "app.py", "--lines", "1"], ["-m", "pkg.cli", "run", "-q"],
               ["--format=lines-csv", "--max-events", "10", "--max-depth=3", "--threads", "--no-lines", "--subprocesses",
@@ -177,6 +180,7 @@ COMMON = {
 }
 #: Lists click refuses (or answers with help): the small parser must leave every one to click.
 REFUSED = {
+    "dump": [[], ["--pid", "0"], ["--pid", "x"], ["--json"], ["--help"]],
     "record": [["--mode", "slow", "-c", "pass"], ["--rate", "fast", "-c", "pass"], ["--help"], ["-h"], ["-o"],
                ["--format", "svgz"]],
     "trace": [["--format", "svg", "-c", "pass"], ["--max-events", "many", "-c", "pass"], ["--help"], ["-h"], ["-o"],
@@ -276,7 +280,7 @@ def test_help_and_a_plain_run_do_not_import_click(name, places):
         "trace": ["-q", "-o", str(places / "t.folded"), "-c", "pass"],
         "text": [a], "info": [a], "top": ["--json", a], "merge": [a, b], "sub": [a, b], "scale": ["2", a], "filter": ["--grep", "w", a],
         "svg": [a, "-o", str(places / "a.svg")], "decompose": ["--json", "-d", str(places / "parts"), a, b],
-        "formats": ["--json"], "similarity": [a, b], "compare": ["-a", base, "-b", cand, "--alternative", "greater"], "plan": ["--json", base, "--detect", "5%"],
+        "formats": ["--json"], "similarity": [a, b], "dump": ["--pid", str(os.getpid())], "compare": ["-a", base, "-b", cand, "--alternative", "greater"], "plan": ["--json", base, "--detect", "5%"],
         "gate": None,  # a plain run needs git refs and installs: its options are the ones tested here
     }
     for args in (["--help"], plain[name]):
