@@ -1,0 +1,205 @@
+"""record --pid and dump --pid against every CPython here: known answers from programs that time
+their own phases, and the errors a user can act on."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import flamespace as fs
+from flamespace.collect import SamplerOptions
+from flamespace.collect.remote import layouts
+from flamespace.collect.remote.process import UnsupportedPython, attach
+from flamespace.collect.remote.recorder import RemoteRecorder
+
+from ..collect.recorder_error import boundary_error_ns
+from .targets import FOREVER, PHASES, PYTHONS, Target, flamespace, python
+
+#: The phases of the known-answer program (s): long enough for 1-2% shares at 200 Hz on a quiet machine.
+SPIN_A, SPIN_B = 0.6, 0.4
+
+
+def time_in(graph: fs.FlameGraph, function: str) -> float:
+    """ns spent in stacks whose innermost frame is ``function`` (``function (file:line)``)."""
+    return float(sum(value for stack, value in graph.items() if stack and stack[-1].startswith(function + " (")))
+
+
+def record_phases(interpreter: Path, directory: Path) -> tuple[fs.FlameGraph, dict]:
+    """Record the phases program from outside (sampling from its first tick before the phases start, to its
+    exit); the profile and the program's own timing of its phases."""
+    with Target(interpreter, PHASES, directory, str(SPIN_A), str(SPIN_B)) as target:
+        process = attach(target.pid)
+        recorder = RemoteRecorder(process, SamplerOptions(rate=200, threads=True, seed=7))
+        done: list = []
+        thread = threading.Thread(target=lambda: done.append(recorder.run()))
+        thread.start()
+        while recorder.quality.ticks == 0 and thread.is_alive():
+            time.sleep(0.005)
+        target.go()
+        truth = target.result()
+        thread.join(timeout=60)
+        assert not thread.is_alive()
+    assert recorder.ended == "exited"
+    return recorder.recording(done[0]).graph, truth
+
+
+@pytest.mark.parametrize("name", list(PYTHONS))
+def test_record_pid_gives_each_phase_its_own_clocks_time(name, tmp_path):
+    """Each spin's time is the program's own measure of it, within the recorder's documented error
+    (at most one gap between ticks at each end of a phase: tests/collect/recorder_error.py), on every
+    Python; the sleeping thread is there under its root frame all along. (Failed before: no --pid.)"""
+    graph, truth = record_phases(python(name), tmp_path)
+    bound = boundary_error_ns(graph, 2)
+    for function, seconds in (("spin_a", truth["a"]), ("spin_b", truth["b"])):
+        assert abs(time_in(graph, function) - seconds * 1e9) <= bound, (function, time_in(graph, function), seconds, bound)
+    roots = {stack[0] for stack in graph}
+    assert "MainThread" in roots and len(roots) == 2
+    assert time_in(graph, "sleeper") >= (truth["a"] + truth["b"]) * 1e9 - bound
+    assert graph.metadata.labels["target_python"].startswith(name.replace("system-", ""))
+
+
+@pytest.mark.parametrize("name", list(PYTHONS))
+def test_dump_names_the_function_each_thread_is_in(name, tmp_path):
+    with Target(python(name), FOREVER, tmp_path) as target:
+        done = flamespace("dump", "--pid", str(target.pid), "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    threads = {thread["name"]: thread for thread in report["threads"]}
+    assert threads["MainThread"]["native_id"] == target.pid
+    assert threads["MainThread"]["frames"][0].startswith("spin_forever (target_program.py:")
+    (other,) = [thread for name, thread in threads.items() if name != "MainThread"]
+    assert other["frames"][0] == "sleeper (target_program.py:5)"
+    assert report["python"].startswith(name.replace("system-", ""))
+    assert all(thread["partial"] is None for thread in report["threads"])
+
+
+def test_dump_prints_the_stacks_innermost_first(tmp_path):
+    with Target(python("3.12"), FOREVER, tmp_path) as target:
+        done = flamespace("dump", "--pid", str(target.pid))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    main = lines.index(f'Thread {target.pid} "MainThread" (running)') if f'Thread {target.pid} "MainThread" (running)' in lines \
+        else lines.index(f'Thread {target.pid} "MainThread" (waiting)')
+    assert lines[main + 1].strip() in ("spin_forever (target_program.py:8)", "spin_forever (target_program.py:9)")  # the loop
+    assert lines[main + 2].strip() == "<module> (target_program.py:13)"
+
+
+@pytest.mark.parametrize("output", ["out.folded", "out.speedscope.json", "out.html", "out.pprof"])
+def test_record_pid_writes_every_format_and_stops_at_the_duration(output, tmp_path):
+    with Target(python("3.12"), FOREVER, tmp_path) as target:
+        done = flamespace("record", "--pid", str(target.pid), "-d", "0.5", "-r", "200", "--threads",
+                          "-o", str(tmp_path / output))
+        assert target.process.poll() is None  # the target runs on
+    assert done.returncode == 0, done.stderr
+    assert "stopped after --duration" in done.stderr
+    graph = fs.read(tmp_path / output) if output.endswith((".folded", ".pprof")) else None
+    if graph is not None:
+        assert any(frame.startswith("spin_forever (") for stack in graph for frame in stack)
+    else:
+        assert "spin_forever" in (tmp_path / output).read_text()
+
+
+def test_record_pid_ends_and_saves_when_the_target_exits(tmp_path):
+    with Target(python("3.11"), PHASES, tmp_path, "0.3", "0.1") as target:
+        recording = subprocess.Popen([sys.executable, "-c", "import sys; from flamespace.cli import main; sys.exit(main())",
+                                      "record", "--pid", str(target.pid), "-o", str(tmp_path / "out.folded")],
+                                     stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        target.go()
+        _, err = recording.communicate(timeout=60)
+    assert recording.returncode == 0, err
+    assert f"process {target.pid} exited after" in err
+    graph = fs.read(tmp_path / "out.folded")
+    assert graph.metadata.labels["ended"] == "exited"
+    assert any(stack[-1].startswith("spin_a (") for stack in graph)
+
+
+def test_ctrl_c_stops_record_pid_and_saves(tmp_path):
+    with Target(python("3.13"), FOREVER, tmp_path) as target:
+        recording = subprocess.Popen([sys.executable, "-c", "import sys; from flamespace.cli import main; sys.exit(main())",
+                                      "record", "--pid", str(target.pid), "-o", str(tmp_path / "out.folded")],
+                                     stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        recording.send_signal(signal.SIGINT)
+        _, err = recording.communicate(timeout=60)
+    assert "interrupted by SIGINT: saved" in err
+    graph = fs.read(tmp_path / "out.folded")
+    assert any(stack[-1].startswith("spin_forever (") for stack in graph)
+
+
+# -- errors a user can act on: one line, exit 1 --------------------------------------------------
+
+
+def one_line_error(done: subprocess.CompletedProcess) -> str:
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("command", ["dump", "record"])
+def test_no_such_process(command, tmp_path):
+    ended = subprocess.Popen(["true"])
+    ended.wait()  # its pid is free now (and not reused this soon)
+    line = one_line_error(flamespace(command, "--pid", str(ended.pid), *(["-o", str(tmp_path / "x.folded")] * (command == "record"))))
+    assert line == f"flamespace {command}: error: no process with pid {ended.pid}"
+    assert not (tmp_path / "x.folded").exists()
+
+
+def test_not_a_python_process(tmp_path):
+    other = subprocess.Popen(["sleep", "30"])
+    try:
+        line = one_line_error(flamespace("record", "--pid", str(other.pid), "-o", str(tmp_path / "x.folded")))
+    finally:
+        other.kill()
+        other.wait()
+    assert f"process {other.pid} (sleep) is not a Python process" in line
+    assert not (tmp_path / "x.folded").exists()
+
+
+def test_a_build_whose_layout_moved_is_refused_with_the_version_and_why(tmp_path, monkeypatch):
+    """A table that does not fit the build (here: the thread state's interpreter pointer moved) is caught
+    when attaching, never read wrongly."""
+    moved = dict(layouts.TABLES[12], tstate_interp=24)
+    monkeypatch.setitem(layouts.TABLES, 12, moved)
+    with Target(python("3.12"), FOREVER, tmp_path) as target:
+        with pytest.raises(UnsupportedPython) as caught:
+            attach(target.pid)
+    message = str(caught.value)
+    assert "runs Python 3.12.1, whose memory does not match flamespace's layout for 3.12" in message
+    assert "does not point back to the interpreter" in message
+
+
+#: The system's Python, which any user may run, with flamespace's source on its path (the test venv's
+#: Python is under /root); dump needs nothing beyond the standard library and the _remote extension.
+AS_ANOTHER_USER = "import sys; sys.path.insert(0, sys.argv.pop(1)); from flamespace.cli import main; sys.exit(main())"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root, to read as another user")
+def test_permission_denied_says_what_to_run(tmp_path):
+    source = str(Path(fs.__file__).resolve().parent.parent)
+    interpreter = python("system-3.11")
+    with Target(python("3.12"), FOREVER, tmp_path) as target:
+        done = subprocess.run([str(interpreter), "-c", AS_ANOTHER_USER, source, "dump", "--pid", str(target.pid)],
+                              capture_output=True, text=True, timeout=60, user="nobody", cwd="/")
+    line = one_line_error(done)
+    assert line.startswith(f"flamespace dump: error: permission denied reading process {target.pid}'s")
+    assert "ptrace_scope" in line and "SYS_PTRACE" in line
+
+
+@pytest.mark.parametrize("args, problem", [
+    (["-c", "pass"], "give no program"),
+    (["--mode", "alloc"], "--mode alloc records allocations from inside the program"),
+    (["--subprocesses"], "--subprocesses is not available with --pid yet"),
+])
+def test_record_pid_refuses_what_it_cannot_do(args, problem, tmp_path):
+    line = one_line_error(flamespace("record", "--pid", str(os.getpid()), "-o", str(tmp_path / "x.folded"), *args))
+    assert problem in line
