@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 ET_EXEC = 2
 PT_LOAD = 1
 SHT_SYMTAB, SHT_DYNSYM = 2, 11
+#: A version number at the end of a string: 3.9.18, 3.10.0rc2, 3.9.18+.
+_VERSION = re.compile(rb"(3\.\d+\.\d+(?:(?:a|b|rc)\d+)?\+?)\0")
 
 
 class NotElf(ValueError):
@@ -57,7 +59,10 @@ class ElfFile:
         for kind, offset, size, link in self._sections:
             if kind not in (SHT_SYMTAB, SHT_DYNSYM) or link >= len(self._sections):
                 continue
-            strings = self._sections[link][1]
+            strings, strings_size = self._sections[link][1], self._sections[link][2]
+            table = self.data[strings:strings + strings_size]
+            if not any(b"\0" + name + b"\0" in table for name in wanted if name.decode() not in found):
+                continue  # none of the missing names is in this table (a full .symtab is long to walk)
             for entry in range(offset, offset + size - 23, 24):
                 name_at, _info, _other, _index, value, _size = struct.unpack_from("<IBBHQQ", self.data, entry)
                 if value == 0 or name_at == 0:
@@ -74,11 +79,15 @@ class ElfFile:
         """Version numbers such as ``3.9.18`` that begin with ``prefix`` (e.g. ``3.9.``) and end a string of
         the file, most frequent first: CPython's ``PY_VERSION`` is one (the linker may have merged it into
         the end of a longer string, such as the build directory's ``.../Python-3.9.18``)."""
-        pattern = re.compile(rb"(?<![\d.])(" + re.escape(prefix.encode()) + rb"\d+(?:(?:a|b|rc)\d+)?\+?)\0")
+        wanted = prefix.encode()
         counts: Dict[str, int] = {}
-        for match in pattern.finditer(self.data):
-            version = match.group(1).decode()
-            counts[version] = counts.get(version, 0) + 1
+        at = self.data.find(wanted)
+        while at >= 0:  # bytes.find, not a regular expression: the file is tens of MB
+            match = _VERSION.match(self.data, at) if at == 0 or self.data[at - 1] not in b"0123456789." else None
+            if match is not None:
+                version = match.group(1).decode()
+                counts[version] = counts.get(version, 0) + 1
+            at = self.data.find(wanted, at + 1)
         return sorted(counts, key=lambda version: -counts[version])
 
 
