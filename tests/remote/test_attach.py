@@ -203,3 +203,21 @@ def test_permission_denied_says_what_to_run(tmp_path):
 def test_record_pid_refuses_what_it_cannot_do(args, problem, tmp_path):
     line = one_line_error(flamespace("record", "--pid", str(os.getpid()), "-o", str(tmp_path / "x.folded"), *args))
     assert problem in line
+
+
+def test_idle_and_cpu_modes_tell_a_waiting_thread_from_a_running_one(tmp_path):
+    """The kernel's view of each thread (R or not) splits wall time: the sleeping thread is all idle (and
+    absent in cpu mode); the spinning main thread is running whenever it has a CPU. (Failed before: no --pid.)"""
+    with Target(python("3.12"), FOREVER, tmp_path) as target:
+        for mode in ("idle", "cpu"):
+            flags = ["--idle"] if mode == "idle" else ["--mode", "cpu"]
+            done = flamespace("record", "--pid", str(target.pid), "-d", "0.5", "--threads", *flags, "-o",
+                              str(tmp_path / f"{mode}.folded"))
+            assert done.returncode == 0, done.stderr
+    idle = fs.read(tmp_path / "idle.folded")
+    sleeper = [(stack, value) for stack, value in idle.items() if any(f.startswith("sleeper (") for f in stack)]
+    assert sleeper and all(stack[-1] == "[idle]" for stack, _ in sleeper)
+    assert any(stack[-1].startswith("spin_forever (") for stack in idle)
+    cpu = fs.read(tmp_path / "cpu.folded")
+    assert not any(f.startswith("sleeper (") for stack in cpu for f in stack)
+    assert any(stack[-1].startswith("spin_forever (") for stack in cpu)
