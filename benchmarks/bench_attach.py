@@ -11,6 +11,9 @@ pass`` processes) and each rate, each profiler records the same target for ``--s
 - ``py-spy record`` (default: it stops the target for each sample) and ``py-spy record --nonblocking``
   (reads it running, as flamespace does).
 
+``--tick-cost`` measures instead the CPU time of one tick (every thread's stack read once, names
+cached as in a recording) against the target on each Python here: what 1,000 Hz costs, load aside.
+
 Reported per run: the main thread's achieved rate (samples a second: flamespace's ``rate_achieved``;
 py-spy's main-thread samples over the duration), the profiler's CPU time as a share of one core
 (user + system, from wait4), and the estimated share of ``spin_a`` with its error against 60%
@@ -111,13 +114,53 @@ def pyspy_run(pyspy: str, pid: int, rate: int, seconds: float, out: Path, nonblo
     return {"rate": main / seconds, "cpu": cpu / seconds, "share": share}
 
 
+PYTHONS = ["3.9.18/bin/python3.9", "3.10.13/bin/python3.10", "3.11.7/bin/python3.11", "3.12.1/bin/python3.12",
+           "3.13.0/bin/python3.13"]
+
+
+def tick_cost(directory: str, ticks: int = 3000) -> None:
+    """CPU µs of one tick on each Python (pyenv's and the system's), median of 5 batches."""
+    from flamespace.collect.remote.process import attach
+    from flamespace.collect.remote.stacks import StackReader
+
+    script = Path(directory) / "target.py"
+    script.write_text(TARGET)
+    interpreters = [str(Path.home() / ".pyenv/versions" / p) for p in PYTHONS] + ["/usr/bin/python3.11"]
+    print(f"{'python':<40} {'threads':>7} {'frames':>6} {'CPU us/tick':>11}")
+    for interpreter in interpreters:
+        if not Path(interpreter).exists():
+            continue
+        target = subprocess.Popen([interpreter, str(script)])
+        try:
+            time.sleep(2.0)  # past its imports, into its loop
+            reader = StackReader(attach(target.pid))
+            stacks = reader.threads()
+            batches = []
+            for _ in range(5):
+                start = time.process_time()
+                for _ in range(ticks // 5):
+                    reader.threads()
+                batches.append((time.process_time() - start) / (ticks // 5) * 1e6)
+            frames = sum(len(stack.frames) for stack in stacks)
+            print(f"{interpreter:<40} {len(stacks):>7} {frames:>6} {sorted(batches)[2]:>11.1f}", flush=True)
+        finally:
+            target.kill()
+            target.wait()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--rates", type=int, nargs="+", default=[100, 1000])
     parser.add_argument("--hogs", type=int, nargs="+", default=[0, 2, 4])
     parser.add_argument("--python", default=str(Path.home() / ".pyenv/versions/3.12.1/bin/python3.12"))
+    parser.add_argument("--tick-cost", action="store_true", help="measure the CPU time of one tick on each Python")
     args = parser.parse_args()
+    if args.tick_cost:
+        print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
+        with tempfile.TemporaryDirectory() as directory:
+            tick_cost(directory)
+        return
     pyspy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
     print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
     print(f"target: {args.python}; {args.seconds:g} s a run; spin_a's true share {TRUE_SHARE:.0%}")
