@@ -83,6 +83,34 @@ FOREVER = textwrap.dedent('''
 ''')
 
 
+#: A program that changes under the reader as fast as it can (threads born and ended, recursion that
+#: grows and unwinds, code made by exec and dropped), then leaves with os._exit mid-recording.
+CHURN = textwrap.dedent('''
+    import os, sys, threading, time
+
+    def recurse(depth):
+        return 0 if depth == 0 else 1 + recurse(depth - 1)
+
+    def short_life():
+        recurse(30)
+
+    def churn(until):
+        while time.perf_counter() < until:
+            threads = [threading.Thread(target=short_life) for _ in range(4)]
+            for thread in threads:
+                thread.start()
+            recurse(200)
+            exec(compile("def made(): return sum(range(100))\\nmade()", "<made>", "exec"), {})
+            for thread in threads:
+                thread.join()
+
+    print("ready", flush=True)
+    sys.stdin.readline()
+    churn(time.perf_counter() + float(sys.argv[1]))
+    os._exit(0)
+''')
+
+
 class Target:
     """A running program (``process``), stopped on leaving the ``with``."""
 

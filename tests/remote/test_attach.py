@@ -21,7 +21,7 @@ from flamespace.collect.remote.process import UnsupportedPython, attach
 from flamespace.collect.remote.recorder import RemoteRecorder
 
 from ..collect.recorder_error import boundary_error_ns
-from .targets import FOREVER, PHASES, PYTHONS, Target, flamespace, python
+from .targets import CHURN, FOREVER, PHASES, PYTHONS, Target, flamespace, python
 
 #: The phases of the known-answer program (s): long enough for 1-2% shares at 200 Hz on a quiet machine.
 SPIN_A, SPIN_B = 0.6, 0.4
@@ -221,3 +221,29 @@ def test_idle_and_cpu_modes_tell_a_waiting_thread_from_a_running_one(tmp_path):
     cpu = fs.read(tmp_path / "cpu.folded")
     assert not any(f.startswith("sleeper (") for stack in cpu for f in stack)
     assert any(stack[-1].startswith("spin_forever (") for stack in cpu)
+
+
+@pytest.mark.parametrize("name", ["3.9", "3.12", "3.13"])
+def test_a_program_that_changes_under_the_reader_and_exits_is_recorded_whole(name, tmp_path):
+    """Threads born and ended, recursion, exec'd code, then os._exit, sampled at 1,000 Hz: no crash, the
+    recording ends with the target and keeps what it read; stacks cut short are counted, never lost."""
+    with Target(python(name), CHURN, tmp_path, "1.0") as target:
+        process = attach(target.pid)
+        recorder = RemoteRecorder(process, SamplerOptions(rate=1000, seed=3))
+        done: list = []
+        thread = threading.Thread(target=lambda: done.append(recorder.run()))
+        thread.start()
+        while recorder.quality.ticks == 0 and thread.is_alive():
+            time.sleep(0.005)
+        target.go()
+        thread.join(timeout=120)
+        assert not thread.is_alive()
+    assert recorder.ended == "exited"
+    recording = recorder.recording(done[0])
+    graph = recording.graph
+    assert any(frame.startswith("recurse (") for stack in graph for frame in stack)
+    partial = sum(1 for stack in graph if stack[0] == "[partial stack]")
+    assert (partial > 0) == (recorder.partial > 0)
+    assert recorder.partial <= recorder.quality.samples
+    if recorder.partial:
+        assert any("cut short" in problem for problem in recording.problems)
