@@ -12,6 +12,7 @@
 #endif
 #include "internal/pycore_runtime.h"
 #include "internal/pycore_interp.h"
+#include "internal/pycore_gil.h"
 #define P(name, expr) printf("\"%s\": %zu,\n", name, (size_t)(expr))
 int main(void) {
     P("runtime.interpreters_head", offsetof(_PyRuntimeState, interpreters.head));
@@ -49,6 +50,14 @@ int main(void) {
     P("code.filename", offsetof(PyCodeObject, co_filename));
     P("code.name", offsetof(PyCodeObject, co_name));
     P("code.firstlineno", offsetof(PyCodeObject, co_firstlineno));
+#if PY_VERSION_HEX >= 0x030C0000
+    P("gil.pointer", offsetof(PyInterpreterState, ceval.gil));
+    P("gil.holder", offsetof(struct _gil_runtime_state, last_holder));
+    P("gil.locked", offsetof(struct _gil_runtime_state, locked));
+#else
+    P("gil.holder", offsetof(_PyRuntimeState, ceval.gil.last_holder));
+    P("gil.locked", offsetof(_PyRuntimeState, ceval.gil.locked));
+#endif
     P("bytes.ob_size", offsetof(PyVarObject, ob_size));
     P("bytes.ob_sval", offsetof(PyBytesObject, ob_sval));
     P("unicode.state", offsetof(PyASCIIObject, state));

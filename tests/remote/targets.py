@@ -111,6 +111,20 @@ CHURN = textwrap.dedent('''
 ''')
 
 
+#: The GIL held by a thread other than the main one: a worker spins, the main thread sleeps.
+WORKER_SPINS = textwrap.dedent('''
+    import threading, time
+
+    def worker_spin():
+        while True:
+            pass
+
+    threading.Thread(target=worker_spin, name="worker", daemon=True).start()
+    print("ready", flush=True)
+    time.sleep(3600)
+''')
+
+
 class Target:
     """A running program (``process``), stopped on leaving the ``with``."""
 

@@ -21,7 +21,7 @@ from flamespace.collect.remote.process import UnsupportedPython, attach
 from flamespace.collect.remote.recorder import RemoteRecorder
 
 from ..collect.recorder_error import boundary_error_ns
-from .targets import CHURN, FOREVER, PHASES, PYTHONS, Target, flamespace, python
+from .targets import CHURN, FOREVER, PHASES, PYTHONS, WORKER_SPINS, Target, flamespace, python
 
 #: The phases of the known-answer program (s): long enough for 1-2% shares at 200 Hz on a quiet machine.
 SPIN_A, SPIN_B = 0.6, 0.4
@@ -247,3 +247,32 @@ def test_a_program_that_changes_under_the_reader_and_exits_is_recorded_whole(nam
     assert recorder.partial <= recorder.quality.samples
     if recorder.partial:
         assert any("cut short" in problem for problem in recording.problems)
+
+
+@pytest.mark.parametrize("name", list(PYTHONS))
+def test_dump_says_which_thread_holds_the_gil(name, tmp_path):
+    """A worker thread spins (and so holds the GIL: no other thread asks for it) while the main thread
+    sleeps: dump says the worker holds it, the main thread does not. (Failed before: no GIL read.)"""
+    with Target(python(name), WORKER_SPINS, tmp_path) as target:
+        time.sleep(0.2)  # the worker is in its loop
+        done = flamespace("dump", "--pid", str(target.pid), "--json")
+    assert done.returncode == 0, done.stderr
+    threads = {thread["frames"][0].split(" (")[0]: thread for thread in json.loads(done.stdout)["threads"]}
+    assert threads["worker_spin"]["holds_gil"] is True
+    assert threads["<module>"]["holds_gil"] is False
+
+
+def test_record_gil_keeps_only_the_holders_samples(tmp_path):
+    with Target(python("3.12"), WORKER_SPINS, tmp_path) as target:
+        time.sleep(0.2)
+        done = flamespace("record", "--pid", str(target.pid), "--gil", "--threads", "-d", "0.5", "-o",
+                          str(tmp_path / "gil.folded"))
+    assert done.returncode == 0, done.stderr
+    graph = fs.read(tmp_path / "gil.folded")
+    assert graph.metadata.labels["gil"] == "holder only"
+    assert all(stack[-1].startswith("worker_spin (") for stack in graph) and len(graph) > 0
+
+
+def test_gil_needs_pid(tmp_path):
+    line = one_line_error(flamespace("record", "--gil", "-o", str(tmp_path / "x.folded"), "-c", "pass"))
+    assert "--gil applies to --pid" in line

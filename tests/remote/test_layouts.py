@@ -24,6 +24,7 @@ FIELDS = {
     "code.name": "code_name", "code.firstlineno": "code_firstlineno", "bytes.ob_size": "bytes_size",
     "bytes.ob_sval": "bytes_data", "unicode.state": "unicode_state", "unicode.length": "unicode_length",
     "unicode.ascii_size": "unicode_ascii_size", "unicode.compact_size": "unicode_compact_size",
+    "gil.pointer": "gil_pointer", "gil.holder": "gil_holder", "gil.locked": "gil_locked",
 }
 
 

@@ -15,10 +15,11 @@ if TYPE_CHECKING:
 
 
 def record_pid(pid: int, options: "SamplerOptions", process_root: bool, progress: "Optional[Callable[[Progress], None]]",
-               quiet: bool = False) -> "Tuple[RecordResult, str]":
+               quiet: bool = False, gil: bool = False) -> "Tuple[RecordResult, str]":
     """Sample process ``pid`` until ``options.duration``, Ctrl-C, SIGTERM/SIGHUP or its exit; the result
     (as ``record_program``'s) and how to describe the target. Raises the AttachError that says why
-    it cannot be read, or a RecordError when it ended before a single sample."""
+    it cannot be read, or a RecordError when it ended before a single sample. ``gil``: only the
+    samples of the thread that holds the GIL."""
     from ..collect.launcher import Progress, RecordError, RecordResult
     from ..collect.remote.process import attach
     from ..collect.remote.recorder import RemoteRecorder
@@ -33,7 +34,7 @@ def record_pid(pid: int, options: "SamplerOptions", process_root: bool, progress
             show(Progress(seconds, quality.samples, quality.ticks / seconds if seconds > 0 else None))
 
         on_progress = (0.25, reporter)
-    recorder = RemoteRecorder(process, options, on_progress=on_progress)
+    recorder = RemoteRecorder(process, options, on_progress=on_progress, gil_only=gil)
     from ..collect import _stop_signals
 
     # The CLI noted stop signals from its first moment (cli/__init__.py, RECORDERS): take them over.

@@ -84,6 +84,7 @@ _ATTACH_OPTIONS = (
            help="Record the Python process PID, which runs already, from outside (until Ctrl-C, --duration or its "
                 "exit; see docs/attach.md) instead of starting a program."),
     Option(("--process-root",), "process_root", "flag", help="Add the process (command and pid) as a root frame."),
+    Option(("--gil",), "gil", "flag", help="With --pid: keep only the samples of the thread that holds the GIL."),
 )
 #: The short flags record adds (py-spy's): -r for --rate, -d for --duration.
 _SHORT = {"rate": "-r", "duration": "-d"}

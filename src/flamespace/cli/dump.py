@@ -30,7 +30,7 @@ def run(pid: int, as_json: bool, no_lines: bool) -> int:
 
     process = attach(pid)
     try:
-        threads = StackReader(process, lines=not no_lines).threads()
+        threads = StackReader(process, lines=not no_lines).threads(gil=True)
     except ProcessGone:
         from ..collect.remote.process import NoSuchProcess
 
@@ -42,7 +42,8 @@ def run(pid: int, as_json: bool, no_lines: bool) -> int:
     lines = [f"Process {pid}: {' '.join(command_line(pid))}", f"Python {process.version} (read with {process.layout.source})"]
     for thread in described:
         lines.append("")
-        lines.append(f"Thread {thread['native_id']} \"{thread['name']}\" ({thread['state']})")
+        gil = ", holds the GIL" if thread["holds_gil"] else ""
+        lines.append(f"Thread {thread['native_id']} \"{thread['name']}\" ({thread['state']}{gil})")
         frames: List[str] = thread["frames"]  # type: ignore[assignment]  # made a list below
         lines.extend(f"    {frame}" for frame in frames)
         if not frames:
@@ -60,7 +61,7 @@ def _describe(process: RemoteProcess, stack: ThreadStack) -> Dict[str, object]:
     native = stack.native_id
     name = thread_name(process.pid, stack)
     state = "unknown" if native is None else ("running" if thread_running(process.pid, native) else "waiting")
-    return {"native_id": native, "thread_id": stack.thread_id, "name": name, "state": state,
+    return {"native_id": native, "thread_id": stack.thread_id, "name": name, "state": state, "holds_gil": stack.holds_gil,
             "frames": list(reversed(stack.frames)), "partial": stack.partial}
 
 
@@ -70,7 +71,7 @@ SPEC = Command(
         Option(("--pid",), "pid", "int", None, metavar="PID", minimum=1, required=True,
                help="The running Python process to read (CPython 3.9 to 3.13; see docs/attach.md)."),
         Option(("--json",), "as_json", "flag", help="Write JSON: pid, python, command and each thread's ids, name, "
-                                                   "state, frames (innermost first) and why its stack is partial, if it is."),
+                                                   "state, whether it holds the GIL, frames (innermost first) and why its stack is partial, if it is."),
         Option(("--no-lines",), "no_lines", "flag", help="Name frames by function and file only."),
     ],
 )

@@ -27,6 +27,7 @@ def run(
     command: "Tuple[str, ...]",
     thread: "Optional[str]" = None,
     pid: "Optional[int]" = None,
+    gil: bool = False,
 ) -> int:
     """Profile a Python program: a script, -m MODULE or -c CODE, with its arguments.
 
@@ -52,6 +53,10 @@ def run(
 
     if pid is not None:
         _check_attach(command, module, code, mode, async_stacks, subprocesses)
+    elif gil:
+        from ..errors import ArgumentError
+
+        raise ArgumentError("--gil applies to --pid: the in-process sampler holds the GIL itself whenever it samples")
     target = None if pid is not None else target_of(command, module, code)
     output_format = choose(output, output_format, "record", WRITES, ENDINGS)
     if thread is not None:
@@ -73,7 +78,7 @@ def run(
             from ._attach import record_pid
 
             result, described = record_pid(pid, options, process_root, None if status is None else status.show,  # type: ignore[arg-type]  # pid is set
-                                           quiet)
+                                           quiet, gil)
         else:
             described = target.describe()
             result = record_program(Program(target), options, process_root=process_root, subprocesses=subprocesses,

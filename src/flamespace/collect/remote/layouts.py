@@ -73,6 +73,13 @@ class Layout(Record):
     unicode_compact_size: int
     bytes_size: int
     bytes_data: int
+    #: Where the GIL's last holder (a thread state's address) and its locked flag are: offsets from
+    #: ``_PyRuntime`` (``gil_base`` 'runtime': 3.9-3.11), from the interpreter ('interp': 3.13), or from the
+    #: GIL structure the interpreter's pointer at ``gil_pointer`` points to ('pointer': 3.12).
+    gil_base: str
+    gil_pointer: Optional[int]
+    gil_holder: int
+    gil_locked: int
     object_type: int = 8
 
     def walk_layout(self) -> Tuple[int, int, int, int, int, int]:
@@ -82,6 +89,7 @@ class Layout(Record):
 
 _COMMON = dict(interp_next=0, tstate_next=8, tstate_interp=16, bytes_size=16, bytes_data=32, unicode_state=32,
                unicode_length=16)
+_RUNTIME_GIL = dict(gil_base="runtime", gil_pointer=None)
 _OLD_FRAMES = dict(tstate_native_thread_id=None, tstate_frame=24, tstate_cframe=None, cframe_current=None,
                    frame_previous=24, frame_code=32, instr_size=4, frame_owner=-1, skip_owner=-1, code_qualname=None,
                    code_filename=104, code_name=112, code_firstlineno=40, code_linetable=120, code_adaptive=None,
@@ -90,14 +98,16 @@ _OLD_FRAMES = dict(tstate_native_thread_id=None, tstate_frame=24, tstate_cframe=
 
 #: The offsets of 3.9-3.12 from each version's headers (tests/remote/layout_offsets.c prints them).
 TABLES: Dict[int, Dict[str, object]] = {
-    9: dict(_COMMON, **_OLD_FRAMES, frame_instr=104, instr_kind="lasti-bytes", lines="lnotab"),
-    10: dict(_COMMON, **_OLD_FRAMES, frame_instr=96, instr_kind="lasti-units", lines="linetable"),
-    11: dict(_COMMON, interpreters_head=40, interp_threads_head=16, tstate_thread_id=152, tstate_native_thread_id=160,
+    9: dict(_COMMON, **_OLD_FRAMES, **_RUNTIME_GIL, frame_instr=104, instr_kind="lasti-bytes", lines="lnotab",
+            gil_holder=360, gil_locked=368),
+    10: dict(_COMMON, **_OLD_FRAMES, **_RUNTIME_GIL, frame_instr=96, instr_kind="lasti-units", lines="linetable",
+             gil_holder=360, gil_locked=368),
+    11: dict(_COMMON, **_RUNTIME_GIL, gil_holder=368, gil_locked=376, interpreters_head=40, interp_threads_head=16, tstate_thread_id=152, tstate_native_thread_id=160,
              tstate_frame=None, tstate_cframe=56, cframe_current=8, frame_previous=48, frame_code=32, frame_instr=56,
              instr_size=8, frame_owner=69, skip_owner=-1, instr_kind="pointer", code_filename=112, code_name=120,
              code_qualname=128, code_firstlineno=72, code_linetable=136, code_adaptive=184, lines="locations",
              unicode_ascii_size=48, unicode_compact_size=72),
-    12: dict(_COMMON, interpreters_head=40, interp_threads_head=72, tstate_thread_id=136, tstate_native_thread_id=144,
+    12: dict(_COMMON, gil_base="pointer", gil_pointer=384, gil_holder=8, gil_locked=16, interpreters_head=40, interp_threads_head=72, tstate_thread_id=136, tstate_native_thread_id=144,
              tstate_frame=None, tstate_cframe=56, cframe_current=0, frame_previous=8, frame_code=0, frame_instr=56,
              instr_size=8, frame_owner=70, skip_owner=CSTACK_OWNER, instr_kind="pointer", code_filename=112,
              code_name=120, code_qualname=128, code_firstlineno=68, code_linetable=136, code_adaptive=192,
@@ -168,6 +178,7 @@ def debug_layout(offsets: Dict[str, int]) -> Layout:
         unicode_length=offsets["unicode.length"], unicode_ascii_size=offsets["unicode.asciiobject_size"],
         unicode_compact_size=offsets["unicode.asciiobject_size"] + 16,  # + utf8_length, utf8
         bytes_size=offsets["bytes.ob_size"], bytes_data=offsets["bytes.ob_sval"], object_type=offsets["object.ob_type"],
+        gil_base="interp", gil_pointer=None, gil_holder=offsets["interp.gil_holder"], gil_locked=offsets["interp.gil_locked"],
     )
 
 

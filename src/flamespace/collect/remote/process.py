@@ -132,6 +132,21 @@ class RemoteProcess:
             address = _word(data, layout.tstate_next)
         return states
 
+    def gil_holder(self) -> Optional[int]:
+        """The address of the thread state that holds the GIL now (None: nobody holds it). Read after
+        :meth:`thread_states` (which finds the interpreter)."""
+        layout = self.layout
+        if layout.gil_base == "runtime":
+            base = self.runtime
+        elif layout.gil_base == "pointer":
+            base = self.pointer(self.interpreter + layout.gil_pointer)  # type: ignore[operator]  # set with 'pointer'
+        else:
+            base = self.interpreter
+        if not base:
+            return None
+        locked = struct.unpack("<i", self.read(base + layout.gil_locked, 4))[0]
+        return self.pointer(base + layout.gil_holder) if locked else None
+
     def current_frame(self, state: bytes) -> int:
         """The address of the thread's innermost frame (0: none)."""
         layout = self.layout

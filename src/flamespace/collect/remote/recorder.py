@@ -9,7 +9,8 @@ read like any other (the in-process sampler must wait for the GIL).
 Modes, from the kernel's view of each thread at each tick (``/proc/PID/task/TID/stat``: R is
 on a CPU or ready for one, anything else is waiting): ``wall`` counts every thread; ``cpu``
 counts a thread only while it runs (an estimate of CPU time by sampling, not a CPU clock);
-``idle`` puts a waiting thread's time under an ``[idle]`` leaf.
+``idle`` puts a waiting thread's time under an ``[idle]`` leaf. ``gil_only`` (``record --pid --gil``)
+keeps only the samples of the thread that holds the GIL at the tick, as py-spy's ``--gil`` does.
 
 The recording ends at ``duration``, at :meth:`RemoteRecorder.stop` (the CLI's Ctrl-C and
 SIGTERM), or when the target exits; it is whole in every case.
@@ -47,9 +48,10 @@ class RemoteRecorder:
     ``on_progress=(seconds, callback(quality, elapsed_ns))`` reports as it goes."""
 
     def __init__(self, process: RemoteProcess, options: SamplerOptions, clock: Optional[Clock] = None,
-                 on_progress: Optional[Tuple[float, Callable[[Quality, int], None]]] = None) -> None:
+                 on_progress: Optional[Tuple[float, Callable[[Quality, int], None]]] = None, gil_only: bool = False) -> None:
         self.process = process
         self.options = options
+        self.gil_only = gil_only
         self.clock = clock or Clock()
         self.reader = StackReader(process, lines=options.lines)
         self.sink = Sink(timeline=options.timeline)
@@ -121,7 +123,7 @@ class RemoteRecorder:
         """One sample of every thread at ``now`` (ns); :class:`ProcessGone` once the target has ended."""
         quality = self.quality
         try:
-            stacks = self.reader.threads()
+            stacks = self.reader.threads(gil=self.gil_only)
         except ProcessGone:
             raise
         except OSError as exc:  # the thread list moved under the read: this tick is lost, the next may do
@@ -144,8 +146,8 @@ class RemoteRecorder:
             quality.threads += 1
             last = self._last_tick_ns  # a thread seen for the first time stands for the time since the last tick
         self._last_wall[stack.thread_id] = now
-        if not stack.frames:
-            return  # no Python frame (starting, ending, or in C code called from no Python)
+        if not stack.frames or (self.gil_only and not stack.holds_gil):
+            return  # no Python frame (starting, ending, or in C code called from no Python), or not the GIL's
         wall = now - last
         running, idle = wall, 0
         if options.mode == "cpu" or options.idle:
@@ -189,6 +191,8 @@ class RemoteRecorder:
         from ..recording import merge
 
         labels = {"target_python": self.process.version, "attached": "pid", "ended": self.ended or "stopped"}
+        if self.gil_only:
+            labels["gil"] = "holder only"
         if self.partial:
             labels["partial_stacks"] = str(self.partial)
         recording = merge([raw], self.options, labels, roots=process_root)

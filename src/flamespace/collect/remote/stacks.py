@@ -37,13 +37,15 @@ COMPLETE, READ_FAILED, NOT_CODE, TOO_DEEP = 0, 1, 2, 3
 
 class ThreadStack:
     """One thread's stack at one moment: ``native_id`` (its kernel id, None where unknown),
-    ``thread_id`` (its pthread id), ``frames`` (names, root first) and ``partial`` (why the stack
-    was cut short, or None)."""
+    ``thread_id`` (its pthread id), ``frames`` (names, root first), ``partial`` (why the stack
+    was cut short, or None) and ``holds_gil`` (None where the GIL was not read)."""
 
-    __slots__ = ("native_id", "thread_id", "frames", "partial")
+    __slots__ = ("native_id", "thread_id", "frames", "partial", "holds_gil")
 
-    def __init__(self, native_id: Optional[int], thread_id: int, frames: Tuple[str, ...], partial: Optional[str]) -> None:
+    def __init__(self, native_id: Optional[int], thread_id: int, frames: Tuple[str, ...], partial: Optional[str],
+                 holds_gil: Optional[bool] = None) -> None:
         self.native_id, self.thread_id, self.frames, self.partial = native_id, thread_id, frames, partial
+        self.holds_gil = holds_gil
 
 
 class _Code:
@@ -63,19 +65,23 @@ class StackReader:
         self._codes: Dict[int, _Code] = {}
         self._names: Dict[Tuple[int, int], str] = {}
 
-    def threads(self) -> List[ThreadStack]:
-        """Every thread's stack now (the main thread last, as CPython lists them). Raises
-        :class:`~.process.ProcessGone` once the process has ended."""
+    def threads(self, gil: bool = False) -> List[ThreadStack]:
+        """Every thread's stack now (the main thread last, as CPython lists them); with ``gil``, which
+        one holds the GIL. Raises :class:`~.process.ProcessGone` once the process has ended."""
         process = self.process
         try:
             states = process.thread_states()
+            holder = process.gil_holder() if gil and states else None
         except OSError as exc:
             if not process.alive():
                 raise ProcessGone(f"process {process.pid} has exited") from None
             raise _Unreadable(f"the thread list: {exc}") from None
         stacks = []
-        for _address, data in states:
-            stacks.append(self._stack(data))
+        for address, data in states:
+            stack = self._stack(data)
+            if gil:
+                stack.holds_gil = address == holder
+            stacks.append(stack)
         return stacks
 
     def _stack(self, state: bytes) -> ThreadStack:
