@@ -276,3 +276,24 @@ def test_record_gil_keeps_only_the_holders_samples(tmp_path):
 def test_gil_needs_pid(tmp_path):
     line = one_line_error(flamespace("record", "--gil", "-o", str(tmp_path / "x.folded"), "-c", "pass"))
     assert "--gil applies to --pid" in line
+
+
+def test_a_target_that_exits_before_the_first_sample_leaves_nothing(tmp_path, monkeypatch, capsys):
+    from flamespace.cli import main
+    from flamespace.collect.remote import process as process_module
+
+    with Target(python("3.12"), FOREVER, tmp_path) as target:
+        real_attach = process_module.attach
+
+        def attach_then_end(pid: int):
+            attached = real_attach(pid)
+            target.process.kill()
+            target.process.wait()  # reaped: every read fails with ESRCH from now on
+            return attached
+
+        monkeypatch.setattr(process_module, "attach", attach_then_end)
+        code = main(["record", "--pid", str(target.pid), "-o", str(tmp_path / "x.folded")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.strip() == f"flamespace record: process {target.pid} exited before a single sample was taken; nothing written"
+    assert not (tmp_path / "x.folded").exists()
