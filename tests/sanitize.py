@@ -21,12 +21,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "flamespace"
-#: The tests that run each extension's code (the folded reader, max-t, tracer, sampler, allocations).
+#: The tests that run each extension's code (the folded reader, max-t, tracer, sampler, allocations,
+#: the out-of-process reader on a program that changes under it).
 TESTS = (
     "tests/formats/test_folded.py", "tests/formats/test_folded_long_lines.py", "tests/formats/test_folded_texts.py",
     "tests/stats/test_maxt.py", "tests/stats/test_maxt_core.py",
     "tests/collect/test_trace.py", "tests/collect/test_trace_descriptors.py",
     "tests/collect/test_engine.py", "tests/collect/test_alloc.py",
+    "tests/remote/test_attach.py::test_a_program_that_changes_under_the_reader_and_exits_is_recorded_whole",
+    "tests/remote/test_attach.py::test_record_pid_gives_each_phase_its_own_clocks_time",
 )
 #: Tests of the statistics' level, not of the C code (thousands of whole comparisons: minutes under ASan).
 DESELECTED = ("tests/stats/test_maxt.py::test_aa_compares_default_two_sided_test_holds_alpha",)

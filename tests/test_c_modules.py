@@ -14,7 +14,8 @@ import pytest
 SRC = Path(__file__).resolve().parent.parent / "src" / "flamespace"
 PYTHON_313 = Path.home() / ".pyenv" / "versions" / "3.13.0" / "bin" / "python3.13"
 #: The modules with no state of their own: they must load in an isolated subinterpreter.
-STATELESS = {"_folded": SRC / "formats" / "_folded.c", "_maxt": SRC / "stats" / "_maxt.c"}
+STATELESS = {"_folded": SRC / "formats" / "_folded.c", "_maxt": SRC / "stats" / "_maxt.c",
+             "_remote": SRC / "collect" / "remote" / "_remote.c"}
 #: The modules with process-wide state: they must keep the GIL on a free-threaded build.
 PROCESS_WIDE = (SRC / "collect" / "_tracer.c", SRC / "collect" / "_waiter.c", SRC / "collect" / "_alloc.c")
 

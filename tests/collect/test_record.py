@@ -139,7 +139,7 @@ def test_idle_marks_off_cpu_time(tmp_path, program):
 
 
 def test_threads_and_pid_add_root_frames(tmp_path, program):
-    code, out = record(tmp_path, "--threads", "--pid", "--no-lines", "--", str(program))
+    code, out = record(tmp_path, "--threads", "--process-root", "--no-lines", "--", str(program))
     roots = {stack[1] for stack in fs.read(out)}
     assert {"MainThread", "worker"} <= roots
     assert all(s[0].startswith("prog.py (") for s in fs.read(out))

@@ -26,6 +26,7 @@ SUMMARIES = {
     "compare": "Test which stacks differ between the mean profiles of two samples of runs.",
     "convert": "Convert profiles between formats; several inputs are merged into one profile.",
     "decompose": "Split Δ = AFTER − BEFORE into appeared, grown, disappeared and shrunk stacks.",
+    "dump": "Print every thread's current stack in the running Python process PID, innermost frame first.",
     "filter": "Transform the stacks of INPUT (default stdin).",
     "formats": "List every format: whether flamespace reads and writes it, its file extensions, its reader options (for `flamespace convert`) and the tool whose output or behaviour it follows.",
     "gate": "Gate a change: run the same command from two git refs, interleaved, and compare them.",

@@ -13,7 +13,7 @@ from ._options import Option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Optional, Sequence, Tuple
+    from typing import List, Optional, Sequence, Tuple
 
     from ..collect import Target
 
@@ -38,7 +38,7 @@ FORMAT_HELP = {
     "pprof": "pprof's protocol buffers (go tool pprof)",
     "flamespace-json": "flamespace's own lossless JSON (time order)",
     "svg": "an interactive flame graph (as flamespace svg draws it)",
-    "html": "the HTML viewer (as flamespace html draws it; a thread/process picker with --threads, --pid, --subprocesses)",
+    "html": "the HTML viewer (as flamespace html draws it; a thread/process picker with --threads, --process-root, --subprocesses)",
 }
 
 #: Interpreter-like options for the program, then the options of the recorder, in --help order
@@ -77,9 +77,24 @@ _OPTIONS = (
 )
 
 
-def recording_options(formats: "Sequence[str]" = tuple(FORMATS), by_name: bool = False) -> "Tuple[Option, ...]":
+#: record's options for a process that runs already (``record --pid PID``): --pid takes the pid,
+#: and the flag that adds the process as a root frame is --process-root there.
+_ATTACH_OPTIONS = (
+    Option(("--pid",), "pid", "int", None, metavar="PID", minimum=1,
+           help="Record the Python process PID, which runs already, from outside (until Ctrl-C, --duration or its "
+                "exit; see docs/attach.md) instead of starting a program."),
+    Option(("--process-root",), "process_root", "flag", help="Add the process (command and pid) as a root frame."),
+    Option(("--gil",), "gil", "flag", help="With --pid: keep only the samples of the thread that holds the GIL."),
+)
+#: The short flags record adds (py-spy's): -r for --rate, -d for --duration.
+_SHORT = {"rate": "-r", "duration": "-d"}
+
+
+def recording_options(formats: "Sequence[str]" = tuple(FORMATS), by_name: bool = False,
+                      attach: bool = False) -> "Tuple[Option, ...]":
     """-m, -c and every recorder option (mode, rate, weight, ..., format, seed, no-header);
-    ``--format`` offers ``formats``; with ``by_name`` it defaults to what -o's name says."""
+    ``--format`` offers ``formats``; with ``by_name`` it defaults to what -o's name says; with
+    ``attach`` (record's), --pid PID records a running process, -r and -d are --rate and --duration."""
     described = "; ".join(FORMAT_HELP[name] for name in formats) + "."
     if by_name:
         format_option = Option(("--format",), "output_format", "choice", None, choices=tuple(formats),
@@ -88,7 +103,27 @@ def recording_options(formats: "Sequence[str]" = tuple(FORMATS), by_name: bool =
     else:
         format_option = Option(("--format",), "output_format", "choice", "folded", choices=tuple(formats),
                                show_default=True, help=described)
-    return tuple(option or format_option for option in _OPTIONS)
+    options = [option or format_option for option in _OPTIONS]
+    if not attach:
+        return tuple(options)
+    made: "List[Option]" = []
+    for option in options:
+        if option.dest == "process_root":
+            made.extend(_ATTACH_OPTIONS)
+            continue
+        if option.dest in _SHORT:
+            option = _with_flag(option, _SHORT[option.dest])
+        made.append(option)
+    return tuple(made)
+
+
+def _with_flag(option: Option, flag: str) -> Option:
+    """``option`` also spelt ``flag``."""
+    copy = Option.__new__(Option)
+    for name in Option.__slots__:
+        setattr(copy, name, getattr(option, name))
+    copy.flags = (flag, *option.flags)
+    return copy
 
 
 def target_of(command: "Sequence[str]", module: "Optional[str]", code: "Optional[str]",

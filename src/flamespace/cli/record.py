@@ -26,6 +26,8 @@ def run(
     quiet: bool,
     command: "Tuple[str, ...]",
     thread: "Optional[str]" = None,
+    pid: "Optional[int]" = None,
+    gil: bool = False,
 ) -> int:
     """Profile a Python program: a script, -m MODULE or -c CODE, with its arguments.
 
@@ -42,13 +44,20 @@ def run(
         flamespace record -o app.html -- app.py
         flamespace record --subprocesses -o build.folded -- tools/build.py --jobs 4
         flamespace record --thread main -o main.html -- app.py
+        flamespace record --pid 12345 -d 30 -o slow.html
     """
     from ..collect import Program, record_program
     from ..collect.launcher import RecordError  # imported here: other commands need not pay for it
 
     from ._output_format import choose, first_ending
 
-    target = target_of(command, module, code)
+    if pid is not None:
+        _check_attach(command, module, code, mode, async_stacks, subprocesses)
+    elif gil:
+        from ..errors import ArgumentError
+
+        raise ArgumentError("--gil applies to --pid: the in-process sampler holds the GIL itself whenever it samples")
+    target = None if pid is not None else target_of(command, module, code)
     output_format = choose(output, output_format, "record", WRITES, ENDINGS)
     if thread is not None:
         _check_thread(mode, output_format)
@@ -65,8 +74,15 @@ def run(
     check_output(output)  # before the program runs, not after
     status = StatusLine(sys.stderr) if StatusLine.wanted(sys.stderr, quiet) else None
     try:
-        result = record_program(Program(target), options, process_root=process_root, subprocesses=subprocesses,
-                                progress=None if status is None else status.show)
+        if target is None:
+            from ._attach import record_pid
+
+            result, described = record_pid(pid, options, process_root, None if status is None else status.show,  # type: ignore[arg-type]  # pid is set
+                                           quiet, gil)
+        else:
+            described = target.describe()
+            result = record_program(Program(target), options, process_root=process_root, subprocesses=subprocesses,
+                                    progress=None if status is None else status.show)
     except RecordError as exc:
         if exc.exit_code is None:
             raise
@@ -79,7 +95,7 @@ def run(
     if output_format in PICTURE_FORMATS:
         from ._common import recorded_roots
 
-        _write_picture(graph, output, target.describe(), output_format, recorded_roots(graph))
+        _write_picture(graph, output, described, output_format, recorded_roots(graph))
     else:
         from ..formats import registry
 
@@ -89,6 +105,22 @@ def run(
         registry.write(profile, output, output_format, **header_setting(output_format, no_header))
     _report(result, output, quiet, graph.metadata.labels.get("thread"))
     return result.exit_code
+
+
+def _check_attach(command: "Tuple[str, ...]", module: "Optional[str]", code: "Optional[str]", mode: str,
+                  async_stacks: bool, subprocesses: bool) -> None:
+    """--pid records a process that runs already: no program to start, and only what can be read from outside."""
+    from ..errors import ArgumentError
+
+    from ._recording import MEMORY_MODES
+
+    if command or module is not None or code is not None:
+        raise ArgumentError("--pid records a process that runs already: give no program (script, -m or -c) with it")
+    if mode in MEMORY_MODES:
+        raise ArgumentError(f"--mode {mode} records allocations from inside the program; with --pid use wall or cpu")
+    for given, flag in ((async_stacks, "--async"), (subprocesses, "--subprocesses")):
+        if given:
+            raise ArgumentError(f"{flag} is not available with --pid yet (docs/attach.md, 'Limits')")
 
 
 def _check_thread(mode: str, output_format: str) -> None:
@@ -197,7 +229,7 @@ SPEC = Command(
     [
         Option(("-o", "--output"), "output", "path", None, allow_dash=True,
                help="Where to write the profile ('-' for stdout). Default: profile-<time>.<format> here."),
-        *recording_options(WRITES, by_name=True),
+        *recording_options(WRITES, by_name=True, attach=True),
         Option(("--thread",), "thread", "str", None, metavar="NAME",
                help="Write one thread: the stacks of the thread of that name ('main' is also MainThread), recorded "
                     "as with --threads, without the thread's frame."),

@@ -1,0 +1,221 @@
+"""Sampling a running process from outside (``record --pid``): the schedule of the in-process
+sampler (:mod:`..engine`), the stacks of :class:`~.stacks.StackReader`.
+
+Intervals are drawn within ±50% of the mean and laid on a schedule (a late tick does not
+delay the next); each thread's sample weighs the wall time since that thread's previous one.
+The reader needs no GIL and nothing of the target's: a thread busy in C or holding the GIL is
+read like any other (the in-process sampler must wait for the GIL).
+
+Modes, from the kernel's view of each thread at each tick (``/proc/PID/task/TID/stat``: R is
+on a CPU or ready for one, anything else is waiting): ``wall`` counts every thread; ``cpu``
+counts a thread only while it runs (an estimate of CPU time by sampling, not a CPU clock);
+``idle`` puts a waiting thread's time under an ``[idle]`` leaf. ``gil_only`` (``record --pid --gil``)
+keeps only the samples of the thread that holds the GIL at the tick, as py-spy's ``--gil`` does.
+
+The recording ends at ``duration``, at :meth:`RemoteRecorder.stop` (the CLI's Ctrl-C and
+SIGTERM), or when the target exits; it is whole in every case.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ..clock import Clock
+from ..engine import IDLE_FRAME, JITTER
+from ..raw import Quality, RawRecording
+from ..sink import Sink
+from .process import ProcessGone, command_line
+from .stacks import StackReader
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Dict, List, Optional, Tuple
+
+    from ..options import SamplerOptions
+    from ..recording import Recording
+    from .process import RemoteProcess
+    from .stacks import ThreadStack
+
+#: The root frame of a stack whose outer frames could not be read (the target changed under the read).
+PARTIAL_FRAME = "[partial stack]"
+MAIN_THREAD = "MainThread"
+
+
+class RemoteRecorder:
+    """Samples ``process`` with ``options`` (a :class:`~..options.SamplerOptions`: rate, mode,
+    weight, idle, lines, threads, timeline, duration, seed). :meth:`run` records until the
+    duration, :meth:`stop` or the target's exit, then hands over the :class:`~..raw.RawRecording`.
+    ``on_progress=(seconds, callback(quality, elapsed_ns))`` reports as it goes."""
+
+    def __init__(self, process: RemoteProcess, options: SamplerOptions, clock: Optional[Clock] = None,
+                 on_progress: Optional[Tuple[float, Callable[[Quality, int], None]]] = None, gil_only: bool = False) -> None:
+        self.process = process
+        self.options = options
+        self.gil_only = gil_only
+        self.clock = clock or Clock()
+        self.reader = StackReader(process, lines=options.lines)
+        self.sink = Sink(timeline=options.timeline)
+        self.quality = Quality()
+        self.on_progress = on_progress
+        #: Why the recording ended: 'duration', 'stopped' or 'exited'.
+        self.ended = ""
+        #: Thread samples whose outer frames could not be read, and the first reason.
+        self.partial = 0
+        self.first_partial: Optional[str] = None
+        self._stopping = False
+        self._last_wall: Dict[int, int] = {}
+        self._start_ns = self._last_tick_ns = 0
+
+    def stop(self) -> None:
+        """End the recording at the next tick (safe from a signal handler)."""
+        self._stopping = True
+
+    def run(self) -> RawRecording:
+        """Record, then return what was recorded (also after Ctrl-C: KeyboardInterrupt ends it)."""
+        options, clock, quality = self.options, self.clock, self.quality
+        from random import Random
+
+        draw = Random(options.seed).random
+        mean_ns = 1e9 / options.rate
+        low, spread = mean_ns * (1.0 - JITTER), mean_ns * 2.0 * JITTER
+        self._start_ns = self._last_tick_ns = clock.now_ns()
+        deadline = None if options.duration is None else self._start_ns + int(options.duration * 1e9)
+        progress_ns = 0 if self.on_progress is None else int(self.on_progress[0] * 1e9)
+        next_progress = self._start_ns
+        due = self._start_ns + int(low + spread * draw())
+        try:
+            while not self._stopping:
+                wait = due - clock.now_ns()
+                if deadline is not None and due > deadline:
+                    wait = deadline - clock.now_ns()
+                if wait > 0:
+                    time.sleep(wait / 1e9)
+                now = clock.now_ns()
+                if deadline is not None and now >= deadline:
+                    self.tick(now)
+                    self.ended = "duration"
+                    break
+                lateness = now - due
+                if lateness > mean_ns:
+                    quality.late += 1
+                    quality.missed += int(lateness // mean_ns)
+                    due = now
+                self.tick(now)
+                if self.on_progress is not None and now >= next_progress:
+                    next_progress = now + progress_ns
+                    self.on_progress[1](quality, now - self._start_ns)
+                due += int(low + spread * draw())
+            else:
+                self.ended = "stopped"
+                self.tick(clock.now_ns())  # the time since the last tick counts too
+        except KeyboardInterrupt:
+            self.ended = "stopped"
+        except ProcessGone:
+            self.ended = "exited"
+        quality.duration_ns = self._last_tick_ns - self._start_ns
+        return self.raw()
+
+    def raw(self) -> RawRecording:
+        return RawRecording("sampler", self.sink.totals, self._start_ns, self._last_tick_ns - self._start_ns, self.quality,
+                            self.sink.chart, pid=self.process.pid, argv=tuple(command_line(self.process.pid)))
+
+    def tick(self, now: int) -> None:
+        """One sample of every thread at ``now`` (ns); :class:`ProcessGone` once the target has ended."""
+        quality = self.quality
+        try:
+            stacks = self.reader.threads(gil=self.gil_only)
+        except ProcessGone:
+            raise
+        except OSError as exc:  # the thread list moved under the read: this tick is lost, the next may do
+            quality.error(f"reading the threads: {exc}")
+            return
+        quality.ticks += 1
+        quality.longest_gap_ns = max(quality.longest_gap_ns, now - self._last_tick_ns)
+        seen = set()
+        for stack in stacks:
+            seen.add(stack.thread_id)
+            self._record(stack, now)
+        for gone in [key for key in self._last_wall if key not in seen]:
+            del self._last_wall[gone]
+        self._last_tick_ns = now
+
+    def _record(self, stack: ThreadStack, now: int) -> None:
+        options, quality = self.options, self.quality
+        last = self._last_wall.get(stack.thread_id)
+        if last is None:
+            quality.threads += 1
+            last = self._last_tick_ns  # a thread seen for the first time stands for the time since the last tick
+        self._last_wall[stack.thread_id] = now
+        if not stack.frames or (self.gil_only and not stack.holds_gil):
+            return  # no Python frame (starting, ending, or in C code called from no Python), or not the GIL's
+        wall = now - last
+        running, idle = wall, 0
+        if options.mode == "cpu" or options.idle:
+            on_cpu = stack.native_id is None or thread_running(self.process.pid, stack.native_id)
+            if options.mode == "cpu":
+                running = wall if on_cpu else 0
+            elif not on_cpu:
+                running, idle = 0, wall
+        if options.weight == "samples":
+            running, idle = (1, 0) if running else ((0, 1) if idle else (0, 0))
+        frames = stack.frames
+        if stack.partial is not None:
+            self.partial += 1
+            self.first_partial = self.first_partial or stack.partial
+            frames = (PARTIAL_FRAME,) + frames
+        name = self.thread_name(stack)
+        full = options.root + ((name,) if options.threads else ()) + frames
+        timestamp = now - self._start_ns
+        if running > 0:
+            self.sink.add(full, running, timestamp, name)
+            quality.samples += 1
+        if idle > 0:
+            self.sink.add(full + (IDLE_FRAME,), idle, timestamp, name)
+            quality.samples += 1
+
+    def thread_name(self, stack: ThreadStack) -> str:
+        return thread_name(self.process.pid, stack)
+
+    def problems(self) -> List[str]:
+        """What the user should know about this recording beyond the sampler's own figures."""
+        found = []
+        if self.partial:
+            found.append(f"{self.partial} thread samples were cut short while the program changed under the read "
+                         f"(under '{PARTIAL_FRAME}'; first: {self.first_partial})")
+        return found
+
+    def recording(self, raw: RawRecording, process_root: bool = False) -> Recording:
+        """The :class:`~..recording.Recording` of ``raw`` (what :meth:`run` returned), as ``record`` makes one:
+        the target's Python and how the recording ended in its metadata, this reader's problems with the sampler's.
+        ``process_root``: the process (command and pid) as the root frame."""
+        from ..recording import merge
+
+        labels = {"target_python": self.process.version, "attached": "pid", "ended": self.ended or "stopped"}
+        if self.gil_only:
+            labels["gil"] = "holder only"
+        if self.partial:
+            labels["partial_stacks"] = str(self.partial)
+        recording = merge([raw], self.options, labels, roots=process_root)
+        recording.problems.extend(self.problems())
+        return recording
+
+
+def thread_name(pid: int, stack: ThreadStack) -> str:
+    """``MainThread`` for process ``pid``'s first thread, else ``Thread <kernel id>`` (threading's names
+    are not read yet: docs/attach.md, "Limits")."""
+    if stack.native_id == pid:
+        return MAIN_THREAD
+    return f"Thread {stack.native_id if stack.native_id is not None else stack.thread_id}"
+
+
+def thread_running(pid: int, tid: int) -> bool:
+    """Whether the kernel has thread ``tid`` on a CPU or ready for one (state R)."""
+    try:
+        with open(f"/proc/{pid}/task/{tid}/stat", "rb") as file:
+            data = file.read()
+    except OSError:
+        return False
+    return data[data.rfind(b")") + 2:][:1] == b"R"
+
+
+__all__ = ["MAIN_THREAD", "PARTIAL_FRAME", "RemoteRecorder", "thread_name", "thread_running"]

@@ -1,0 +1,186 @@
+"""Every thread's Python stack in a :class:`~.process.RemoteProcess`, as frame names.
+
+Names are those of flamespace's own sampler (``function (file:line)``, paths shortened the same
+way: :mod:`flamespace.core.python_frames`), so a profile recorded from outside compares with one
+recorded inside. Code objects are read once and kept by address (a code object lives as long as
+its function, module or class does; one freed and replaced at the same address between two ticks
+would keep the old name: see docs/attach.md, "Limits").
+
+A read can fail at any time (the program runs on, frames are freed, the process exits): a
+thread whose stack could not be read to its end keeps the frames read so far and is marked
+``partial``; the caller counts those.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+
+from ...core.python_frames import PathShortener, format_frame, short_path
+from .lines import line_of
+from .process import ProcessGone
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, List, Optional, Tuple
+
+    from .process import RemoteProcess
+
+#: Deeper stacks than this are cut (recursion past it is a sign of a bad read, or of a crash to come).
+MAX_DEPTH = 2048
+#: Longest string or line table read (code names and file names are far shorter).
+MAX_STRING = 4096
+MAX_TABLE = 1 << 20
+#: How a walk can end (the C walker's status).
+COMPLETE, READ_FAILED, NOT_CODE, TOO_DEEP = 0, 1, 2, 3
+
+
+class ThreadStack:
+    """One thread's stack at one moment: ``native_id`` (its kernel id, None where unknown),
+    ``thread_id`` (its pthread id), ``frames`` (names, root first), ``partial`` (why the stack
+    was cut short, or None) and ``holds_gil`` (None where the GIL was not read)."""
+
+    __slots__ = ("native_id", "thread_id", "frames", "partial", "holds_gil")
+
+    def __init__(self, native_id: Optional[int], thread_id: int, frames: Tuple[str, ...], partial: Optional[str],
+                 holds_gil: Optional[bool] = None) -> None:
+        self.native_id, self.thread_id, self.frames, self.partial = native_id, thread_id, frames, partial
+        self.holds_gil = holds_gil
+
+
+class _Code:
+    __slots__ = ("function", "file", "first_line", "table")
+
+    def __init__(self, function: str, file: str, first_line: int, table: bytes) -> None:
+        self.function, self.file, self.first_line, self.table = function, file, first_line, table
+
+
+class StackReader:
+    """Reads the stacks of ``process``; ``lines=False`` names frames without line numbers."""
+
+    def __init__(self, process: RemoteProcess, lines: bool = True) -> None:
+        self.process = process
+        self.lines = lines
+        self.shorten = PathShortener(cwd=_cwd(process.pid), program_dirs=())
+        self._codes: Dict[int, _Code] = {}
+        self._names: Dict[Tuple[int, int], str] = {}
+
+    def threads(self, gil: bool = False) -> List[ThreadStack]:
+        """Every thread's stack now (the main thread last, as CPython lists them); with ``gil``, which
+        one holds the GIL. Raises :class:`~.process.ProcessGone` once the process has ended."""
+        process = self.process
+        try:
+            states = process.thread_states()
+            holder = process.gil_holder() if gil and states else None
+        except OSError as exc:
+            if not process.alive():
+                raise ProcessGone(f"process {process.pid} has exited") from None
+            raise _Unreadable(f"the thread list: {exc}") from None
+        stacks = []
+        for address, data in states:
+            stack = self._stack(data)
+            if gil:
+                stack.holds_gil = address == holder
+            stacks.append(stack)
+        return stacks
+
+    def _stack(self, state: bytes) -> ThreadStack:
+        process = self.process
+        thread_id = struct.unpack_from("<Q", state, process.layout.tstate_thread_id)[0]
+        native_id = process.native_id(state)
+        partial: Optional[str] = None
+        try:
+            frame = process.current_frame(state)
+        except OSError as exc:
+            return ThreadStack(native_id, thread_id, (), f"its current frame: {exc}")
+        walked, status, error = process.walk(frame, MAX_DEPTH) if frame else ([], COMPLETE, 0)
+        if status == READ_FAILED:
+            partial = f"a frame could not be read ({os.strerror(error)})"
+        elif status == NOT_CODE:
+            partial = "a frame held no code object (freed while read)"
+        elif status == TOO_DEEP:
+            partial = f"deeper than {MAX_DEPTH} frames"
+        names = []
+        for code, instruction in walked:
+            try:
+                names.append(self._name(code, instruction))
+            except (OSError, ValueError, UnicodeDecodeError) as exc:
+                partial = partial or f"a code object could not be read ({exc})"
+                break
+        names.reverse()
+        return ThreadStack(native_id, thread_id, tuple(names), partial)
+
+    def _name(self, code: int, instruction: int) -> str:
+        key = (code, instruction if self.lines else 0)
+        name = self._names.get(key)
+        if name is None:
+            info = self._code(code)
+            line = self._line(info, code, instruction) if self.lines else None
+            name = self._names[key] = format_frame(info.function, info.file, line)
+        return name
+
+    def _line(self, info: _Code, code: int, instruction: int) -> Optional[int]:
+        layout = self.process.layout
+        if layout.instr_kind == "pointer":
+            offset = instruction - (code + layout.code_adaptive)  # type: ignore[operator]  # set for pointers
+        elif layout.instr_kind == "lasti-units":
+            offset = instruction * 2
+        else:
+            offset = instruction
+        return line_of(layout.lines, info.table, info.first_line, offset)
+
+    def _code(self, address: int) -> _Code:
+        info = self._codes.get(address)
+        if info is None:
+            process, layout = self.process, self.process.layout
+            span = max(layout.code_filename, layout.code_name, layout.code_qualname or 0, layout.code_linetable,
+                       layout.code_firstlineno) + 8
+            data = process.read(address, span)
+            word = lambda offset: struct.unpack_from("<Q", data, offset)[0]  # noqa: E731
+            function = self.string(word(layout.code_qualname if layout.code_qualname is not None else layout.code_name))
+            file = self.string(word(layout.code_filename))
+            first_line = struct.unpack_from("<i", data, layout.code_firstlineno)[0]
+            table = self.bytes(word(layout.code_linetable)) if self.lines else b""
+            info = self._codes[address] = _Code(function, short_path(self.shorten, file), first_line, table)
+        return info
+
+    def string(self, address: int) -> str:
+        """The str object at ``address`` (compact ones: every name and file name CPython makes)."""
+        process, layout = self.process, self.process.layout
+        head = process.read(address, layout.unicode_compact_size)
+        if process.unicode_type is not None and struct.unpack_from("<Q", head, layout.object_type)[0] != process.unicode_type:
+            raise ValueError(f"no str at {address:#x}")
+        length = struct.unpack_from("<q", head, layout.unicode_length)[0]
+        state = struct.unpack_from("<I", head, layout.unicode_state)[0]
+        kind, compact, ascii = (state >> 2) & 7, (state >> 5) & 1, (state >> 6) & 1
+        if not compact or kind not in (1, 2, 4) or not 0 <= length <= MAX_STRING:
+            raise ValueError(f"an unreadable str at {address:#x}")
+        start = address + (layout.unicode_ascii_size if ascii else layout.unicode_compact_size)
+        data = process.read(start, length * kind) if length else b""
+        return data.decode({1: "latin-1", 2: "utf-16-le", 4: "utf-32-le"}[kind])
+
+    def bytes(self, address: int) -> bytes:
+        """The bytes object at ``address`` (a line table)."""
+        process, layout = self.process, self.process.layout
+        head = process.read(address, layout.bytes_data)
+        if process.bytes_type is not None and struct.unpack_from("<Q", head, layout.object_type)[0] != process.bytes_type:
+            raise ValueError(f"no bytes at {address:#x}")
+        size = struct.unpack_from("<q", head, layout.bytes_size)[0]
+        if not 0 <= size <= MAX_TABLE:
+            raise ValueError(f"a line table of {size} bytes at {address:#x}")
+        return process.read(address + layout.bytes_data, size) if size else b""
+
+
+class _Unreadable(OSError):
+    """The thread list could not be read this time (the process runs on)."""
+
+
+def _cwd(pid: int) -> Optional[str]:
+    """The process's working directory (paths under it are shown relative to it, as record does)."""
+    try:
+        return os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return None
+
+
+__all__ = ["ThreadStack", "StackReader"]

@@ -1,0 +1,167 @@
+"""The Pythons the out-of-process reader is tested against, and the programs it reads."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+PYENV = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+#: Every CPython this machine (and CI's) has: pyenv's 3.9-3.13 and the system's 3.11.
+PYTHONS = {
+    "3.9": PYENV / "3.9.18" / "bin" / "python3.9",
+    "3.10": PYENV / "3.10.13" / "bin" / "python3.10",
+    "3.11": PYENV / "3.11.7" / "bin" / "python3.11",
+    "3.12": PYENV / "3.12.1" / "bin" / "python3.12",
+    "3.13": PYENV / "3.13.0" / "bin" / "python3.13",
+    "system-3.11": Path("/usr/bin/python3.11"),
+}
+
+
+def python(name: str) -> Path:
+    """The interpreter ``name``, or a skip (a failure under CI=true: tests/conftest.py)."""
+    path = PYTHONS[name]
+    if not path.exists():
+        pytest.skip(f"needs CPython {name} at {path} (pyenv install)")
+    return path
+
+
+#: A program with phases of known length, each timed by the program itself: a thread that sleeps,
+#: then (after a line on stdin) spin_a for A s, spin_b for B s, and a pause before it exits.
+PHASES = textwrap.dedent('''
+    import json, sys, threading, time
+
+    def sleeper():
+        time.sleep(3600)
+
+    def spin_a(seconds):
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            pass
+
+    def spin_b(seconds):
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            pass
+
+    def timed(function, seconds):
+        start = time.perf_counter()
+        function(seconds)
+        return time.perf_counter() - start
+
+    def main():
+        threading.Thread(target=sleeper, name="sleeper", daemon=True).start()
+        print("ready", flush=True)
+        sys.stdin.readline()
+        a = timed(spin_a, float(sys.argv[1]))
+        b = timed(spin_b, float(sys.argv[2]))
+        print(json.dumps({"a": a, "b": b}), flush=True)
+        time.sleep(0.2)
+
+    main()
+''')
+
+#: A program that spins forever in its main thread while another sleeps (for dump, and recordings cut by -d).
+FOREVER = textwrap.dedent('''
+    import threading, time
+
+    def sleeper():
+        time.sleep(3600)
+
+    def spin_forever():
+        while True:
+            pass
+
+    threading.Thread(target=sleeper, name="sleeper", daemon=True).start()
+    print("ready", flush=True)
+    spin_forever()
+''')
+
+
+#: A program that changes under the reader as fast as it can (threads born and ended, recursion that
+#: grows and unwinds, code made by exec and dropped), then leaves with os._exit mid-recording.
+CHURN = textwrap.dedent('''
+    import os, sys, threading, time
+
+    def recurse(depth):
+        return 0 if depth == 0 else 1 + recurse(depth - 1)
+
+    def short_life():
+        recurse(30)
+
+    def churn(until):
+        while time.perf_counter() < until:
+            threads = [threading.Thread(target=short_life) for _ in range(4)]
+            for thread in threads:
+                thread.start()
+            recurse(200)
+            exec(compile("def made(): return sum(range(100))\\nmade()", "<made>", "exec"), {})
+            for thread in threads:
+                thread.join()
+
+    print("ready", flush=True)
+    sys.stdin.readline()
+    churn(time.perf_counter() + float(sys.argv[1]))
+    os._exit(0)
+''')
+
+
+#: The GIL held by a thread other than the main one: a worker spins, the main thread sleeps.
+WORKER_SPINS = textwrap.dedent('''
+    import threading, time
+
+    def worker_spin():
+        while True:
+            pass
+
+    threading.Thread(target=worker_spin, name="worker", daemon=True).start()
+    print("ready", flush=True)
+    time.sleep(3600)
+''')
+
+
+class Target:
+    """A running program (``process``), stopped on leaving the ``with``."""
+
+    def __init__(self, interpreter: Path, source: str, directory: Path, *args: str) -> None:
+        script = directory / "target_program.py"
+        script.write_text(source)
+        self.script = script
+        self.process = subprocess.Popen([str(interpreter), str(script), *args], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True, cwd=directory)
+        assert self.process.stdout is not None and self.process.stdout.readline() == "ready\n"
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def go(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write("go\n")
+        self.process.stdin.flush()
+
+    def result(self) -> dict:
+        assert self.process.stdout is not None
+        return json.loads(self.process.stdout.readline())
+
+    def __enter__(self) -> "Target":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                stream.close()
+
+
+def flamespace(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``flamespace ARGS`` in a child process (its stdout and stderr as text)."""
+    command = [sys.executable, "-c", "import sys; from flamespace.cli import main; sys.exit(main())", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
