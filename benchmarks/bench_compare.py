@@ -24,10 +24,9 @@ import argparse
 import compileall
 import os
 import platform
-import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, Optional
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

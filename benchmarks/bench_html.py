@@ -317,7 +317,7 @@ def main() -> None:
     load_after = " ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"\n{args.stacks:,} stacks; {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
           f"load average before {load_before}, after {load_after}; medians of {args.repeat} loads ({args.repeat_svg} of an SVG) x {args.zooms} zooms\n")
-    print(f"| page | frames | file | build | first paint | zoom: draw | zoom: to next frame |")
+    print("| page | frames | file | build | first paint | zoom: draw | zoom: to next frame |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for name, page in pages.items():
         r = results[name]

@@ -174,7 +174,7 @@ def run_once(kind: str, rate: float, program: Path, site_dir: Path, tmp: Path, p
     measured, headers = read_profile(out, 1000.0 / rate if kind == "py-spy" else 1e-6)
     errors = {phase: measured[phase] - truth[phase] for phase in PHASES}
     if kind == "py-spy":  # no quality figures: its samples over the program's own run time
-        samples = sum(float(l.rpartition(" ")[2]) for l in out.read_text().splitlines() if l.strip())
+        samples = sum(float(line.rpartition(" ")[2]) for line in out.read_text().splitlines() if line.strip())
         return errors, samples / (program_ms / 1e3), float("nan"), float("nan")
     # missed_share and longest_gap_ms are absent before flamespace wrote them
     return errors, float(headers.get("rate_achieved", "nan")), float(headers.get("missed_share", "nan")), \

@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from flamespace.cli import main
 
 from .test_compare import run, write_runs
 

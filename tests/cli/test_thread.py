@@ -125,7 +125,7 @@ def test_html_refuses_thread_with_a_comparison(capsys, tmp_path, threads_file) -
 
 
 # -- record --------------------------------------------------------------------------------------------
-from .test_record_html import PROGRAM  # two threads spinning 0.3 s: the main one and 'worker'
+from .test_record_html import PROGRAM  # two threads spinning 0.3 s: the main one and 'worker'  # noqa: E402 (beside the record tests that use it)
 
 
 def test_record_thread_writes_the_main_thread_only(capsys, tmp_path, monkeypatch) -> None:

@@ -15,7 +15,6 @@ nothing for the second, so their outputs are compared summed, without zeros, sor
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 

@@ -189,7 +189,10 @@ def test_the_array_layout_draws_the_boxes_of_the_plain_per_sample_reading(seed: 
         weight = rng.choice([1, 2, 3, 7]) * (rng.choice([0.5, 1.25]) if floats else 1)
         chart.append(timestamp * 1000, rng.choice(["main", "main", "worker", "io"]), stack, weight)
     dropped = frozenset(rng.sample(sorted(set(chart.stacks)), min(2, len(chart.stacks))) if rng.random() < 0.5 else [])
-    rewrite = (lambda stack: None if stack in dropped else stack[1:] if rng_trim and stack[:1] == ("a",) else stack)
+
+    def rewrite(stack):
+        return None if stack in dropped else stack[1:] if rng_trim and stack[:1] == ("a",) else stack
+
     rng_trim = rng.random() < 0.3
     drawn = timeline(chart, rewrite)
     got = {lane: [(d, s, e, n, own) for (d, s, e, n), own in zip(drawn.boxes(k), [o for i, o in enumerate(drawn.self)

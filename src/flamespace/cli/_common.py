@@ -14,7 +14,7 @@ from ._report import BadParameter, UsageError, report, warn
 
 TYPE_CHECKING = False  # typing costs start-up time (flamespace svg); annotations are strings (PEP 563)
 if TYPE_CHECKING:
-    from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+    from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, TypeVar
 
     from .._types import Drawable, Number, Profile
     from ..core.vector import FlameGraph

@@ -9,12 +9,10 @@ from ._report import report
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, Mapping, Optional, Tuple
+    from typing import Mapping, Optional
 
     from ..collect import Collection
 
-    from .._types import Number
-    from ..core.metadata import Metadata
     from ..core.vector import FlameGraph
 
 #: --cluster, for every command that aggregates stored profiles (store get, history, and compare

@@ -197,7 +197,7 @@ def _report(result: "RecordResult", output: str, quiet: bool, thread: "Optional[
         return
     where = _where(output)
     processes = f", {result.processes} processes" if result.processes > 1 else ""
-    stopped = f", stopped after --duration" if result.stopped_by_duration else ""
+    stopped = ", stopped after --duration" if result.stopped_by_duration else ""
     warn(
         f"flamespace record: {format_value(int(labels.get('samples', len(recording.graph))))} samples"
         f"{' (' + labels['rate_achieved'] + ' Hz)' if 'rate_achieved' in labels else ''}"

@@ -15,7 +15,7 @@ from .raw import Quality, RawRecording
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+    from typing import Dict, List, Mapping, Optional, Sequence, Union
 
     from ..core.chart import FlameChart
     from ..core.metadata import Metadata

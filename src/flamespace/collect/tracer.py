@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple, Union
 
     from ..core.chart import FlameChart
-    from ..core.metadata import Metadata
     from ..core.vector import FlameGraph
     from .._types import Stack
     from .raw import RawRecording

@@ -17,7 +17,7 @@ from .stacks import StackTable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, FrozenSet, Hashable, ItemsView, Iterable, Iterator, List, Mapping, Optional, Tuple, Type, TypeVar, Union, ValuesView
+    from typing import Any, Dict, FrozenSet, Hashable, ItemsView, Iterator, List, Mapping, Optional, Tuple, Type, TypeVar, Union, ValuesView
 
     from .._types import Frame as Frame, Number as Number, Stack as Stack, Values as Values
 

@@ -41,7 +41,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Dict, List, Optional, TextIO, Tuple, Union
 
-    from .._types import Number, Stack
+    from .._types import Stack
 
     Span = Tuple[int, int, str]  # start ns, end ns, frame
     # A trace's spans: the threads' (pid, tid) in the order their first span ends, the names of

@@ -33,7 +33,7 @@ from . import _json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, List, Optional, TextIO, Tuple, Union
+    from typing import Any, Dict, List, Optional, TextIO, Union
 
     from .._types import Number, Stack
     from ..diagnostics import Diagnostics

@@ -452,6 +452,7 @@ def write(profile: Union[Profile, FlameChart], destination: Union[str, "os.PathL
 
 
 __all__ = [
-    "FORMATS", "by_name", "check_options", "detect", "display_name", "keeps_time", "names", "read", "read_graph", "read_options", "read_sum",
+    "FORMATS",  # noqa: F822 (module __getattr__: imports every format when asked)
+    "by_name", "check_options", "detect", "display_name", "keeps_time", "names", "read", "read_graph", "read_options", "read_sum",
     "recognises", "write", "writer", "writes",
 ]
