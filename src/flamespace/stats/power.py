@@ -267,6 +267,11 @@ class Change(Record):
 
 #: ``plan`` plans for the stacks holding at least this share of the pilot's total (the ones that matter).
 PLAN_SHARE = 0.01
+#: ``plan`` checks this many rows by resampling (those the formula gives the most runs: the ones that set the plan).
+CHECKED_ROWS = 3
+#: ... each while one resampled comparison holds at most this many values (runs × tested stacks, both sides):
+#: beyond, a row keeps the formula's answer (seconds, not minutes, for ``flamespace plan``).
+CHECKED_CELLS = 2_000_000
 
 
 @record
@@ -276,6 +281,8 @@ class PlanRow(Record):
     sd: float
     change: float
     runs: int  # runs a side; 0: not reachable within MAX_RUNS
+    power: Optional[float] = None  # the power maxt.test reached at ``runs`` on resampled pilot runs (None: not checked)
+    first_guess: int = 0  # the formula's runs (runs_needed), where the resampling started
 
 
 @record
@@ -295,6 +302,7 @@ class Plan(Record):
     share: float = PLAN_SHARE
     rest: Tuple[PlanRow, ...] = ()  # the other tested stacks: what planning for them too would cost
     run_total: float = 0.0  # the pilot's mean total per run (its unit), to say what the runs cost
+    resamples: int = 0  # comparisons per power measurement of the rows checked by resampling
 
     @property
     def runs(self) -> Optional[int]:
@@ -320,7 +328,7 @@ def _most(rows: Tuple[PlanRow, ...]) -> Optional[int]:
 
 def plan(pilot: "Sample", change: Change, alpha: float = 0.05, power: float = POWER, top: Optional[int] = None,
          alternative: str = "two-sided", frequency: Optional["FrequencyFilter"] = None, paired: bool = True,
-         share: float = PLAN_SHARE) -> Plan:
+         share: float = PLAN_SHARE, resamples: Optional[int] = None, seed: int = 0) -> Plan:
     """Runs a side needed to detect ``change`` in each stack of ``pilot`` holding ≥ ``share`` of its total.
 
     ``paired`` (the default: ``collect`` and ``gate`` record and test pairs): n pairs tested by
@@ -331,6 +339,13 @@ def plan(pilot: "Sample", change: Change, alpha: float = 0.05, power: float = PO
     confidence bound s²·(m−1)/χ²(1−γ; m−1) for m pilot runs, and its excess kurtosis (heavy
     tails need more runs). The correction is family-wise over every stack the frequency filter
     keeps (what ``compare`` would test); see :func:`runs_needed`.
+
+    That formula is the first guess. The :data:`CHECKED_ROWS` rows needing the most runs are
+    then checked by the test itself (:func:`checked`): comparisons of n pairs (runs a side)
+    drawn from the pilot's runs, the change added to the row's stack, run through
+    ``maxt.test``; n moves until ``power`` of them find it. ``resamples`` comparisons per
+    measurement (default :data:`.resampling.RESAMPLES`; 0: the formula alone); ``seed`` makes
+    the plan reproducible.
     """
     import numpy as np
 
@@ -368,7 +383,53 @@ def plan(pilot: "Sample", change: Change, alpha: float = 0.05, power: float = PO
         return tuple(PlanRow(pilot.stacks[j], float(u), float(math.sqrt(v)), float(d), int(r))
                      for j, u, v, d, r in zip(which, mean, variance, amount, runs))
 
+    from .resampling import RESAMPLES
+
+    reps = RESAMPLES if resamples is None else resamples
     rest = np.setdiff1d(ordered, chosen, assume_unique=True)
-    return Plan(rows_for(chosen), len(columns), pilot.n, alpha, power, alternative,
-                min_runs(alpha, alternative, paired=paired), change, pilot.unit, paired, share,
-                rows_for(ordered[np.isin(ordered, rest)]), total)
+    least = min_runs(alpha, alternative, paired=paired)
+    rows = rows_for(chosen)
+    if reps > 0:
+        rows = checked(rows, matrix[:, columns], [int(np.flatnonzero(columns == j)[0]) for j in chosen], alpha, power,
+                       alternative, paired, least, reps, seed)
+    return Plan(rows, len(columns), pilot.n, alpha, power, alternative, least, change, pilot.unit, paired, share,
+                rows_for(ordered[np.isin(ordered, rest)]), total, reps)
+
+
+def checked(rows: Tuple[PlanRow, ...], runs: "np.ndarray", targets: Sequence[int], alpha: float, power: float,
+            alternative: str, paired: bool, least: int, reps: int, seed: int) -> Tuple[PlanRow, ...]:
+    """``rows`` with the :data:`CHECKED_ROWS` that need the most runs re-planned by resampling the pilot's ``runs``.
+
+    Per row: comparisons drawn from the pilot (:func:`.resampling.independent`: pairs of two
+    runs, or two sides, each comparison from a redrawn pilot), the row's change added to its
+    stack (column ``targets[k]`` of ``runs``), ``maxt.test``; the n found by
+    :func:`.resampling.smallest_n` from the formula's guess. Rows out of reach, or whose
+    comparisons would exceed :data:`CHECKED_CELLS`, keep the formula's answer.
+    """
+    import numpy as np
+
+    from . import resampling
+
+    draw = resampling.independent(runs)
+    tests = runs.shape[1]
+    sign = -1.0 if alternative == "less" else 1.0
+    order = sorted((k for k, r in enumerate(rows) if r.runs), key=lambda k: -rows[k].runs)[:CHECKED_ROWS]
+    out = [r.replace(first_guess=r.runs) for r in rows]
+    for k in order:
+        row = rows[k]
+        most = max(least, CHECKED_CELLS // (2 * tests))
+        if row.runs > most:
+            continue
+
+        def power_at(n: int, k: int = k) -> float:
+            found, tried = resampling.found_share(draw, n, targets[k], sign * rows[k].change, paired, alpha, alternative,
+                                                  reps, seed=seed + k)
+            return found / tried
+
+        def critical(n: int) -> float:
+            df = np.array(n - 1.0 if paired else 2.0 * n - 2)
+            return float(bonferroni_critical(alpha, tests, df, alternative))
+
+        n, reached = resampling.smallest_n(power_at, row.runs, least, power, critical, reps, most)
+        out[k] = out[k].replace(runs=n, power=reached)
+    return tuple(out)
