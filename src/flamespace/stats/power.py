@@ -32,6 +32,8 @@ MAX_RUNS = 100_000
 #: 10 runs misjudges a standard deviation by ±25-45%, and runs planned on its point estimate
 #: fell to 18-30% power when it had guessed low (docs/performance.md).
 PILOT_CONFIDENCE = 0.8
+#: The confidence bound the resampled check of ``plan`` scales the pilot's spreads to (see :func:`checked`).
+RESAMPLED_CONFIDENCE = 0.8
 
 
 def relabellings(n1: int, n2: int, paired: bool = False) -> int:
@@ -123,7 +125,7 @@ def kurtosis_of(groups: "Sequence[np.ndarray]") -> float:
 
 
 def detectable(critical: "np.ndarray", se: "np.ndarray", power: float = POWER, df: "Optional[np.ndarray]" = None,
-               kurtosis: float = 0.0, runs: Optional[float] = None) -> "np.ndarray":
+               kurtosis: float = 0.0, runs: "Optional[float | np.ndarray]" = None) -> "np.ndarray":
     """The minimum detectable effect δ·se per stack; ∞ where c is ∞ (the design cannot reach α).
 
     A change d = δ·ŝe is found when Δ̂/ŝe' > c in a new comparison; ŝe and ŝe' are noisy
@@ -144,7 +146,7 @@ def detectable(critical: "np.ndarray", se: "np.ndarray", power: float = POWER, d
         from ._tails import t_isf
 
         zp = np.asarray(t_isf(1.0 - power, np.maximum(np.asarray(df, dtype=float), 1.0)), dtype=float)
-        n = np.asarray(df, dtype=float) + 1 if runs is None else float(runs)
+        n = np.asarray(df, dtype=float) + 1 if runs is None else np.asarray(runs, dtype=float)
         g = (2.0 / np.maximum(np.asarray(df, dtype=float), 1.0) + kurtosis / n) / 4.0
     a = 1.0 - g / 2.0
     c = np.where(np.isfinite(critical), critical, 0.0)
@@ -184,29 +186,23 @@ def runs_needed(variance: "np.ndarray", change: "np.ndarray", alpha: float, powe
     change = np.abs(np.asarray(change, dtype=float))
     first = min_runs(alpha, alternative, paired=paired)
     out: np.ndarray = np.zeros(len(variance), dtype=int)
-    for k, (v, d) in enumerate(zip(variance, change)):
-        if d <= 0:
-            continue
-        if v <= 0:
-            out[k] = first
-            continue
-        lo, hi = first, MAX_RUNS
 
-        def enough(n: int) -> bool:
-            df = np.array(n - 1.0 if paired else 2.0 * n - 2)
-            c = bonferroni_critical(alpha, tests, df, alternative)
-            runs = n if paired else 2 * n
-            return float(detectable(c, np.array(math.sqrt(2 * v / n)), power, df, kurtosis, runs)) <= d
+    def enough(n: "np.ndarray", v: "np.ndarray", d: "np.ndarray") -> "np.ndarray":
+        df = n - 1.0 if paired else 2.0 * n - 2
+        c = bonferroni_critical(alpha, tests, df, alternative)
+        runs = n if paired else 2 * n
+        return np.asarray(detectable(c, np.sqrt(2 * v / n), power, df, kurtosis, runs) <= d)
 
-        if not enough(hi):
-            continue
-        while lo < hi:  # enough() is monotone in n: c_n falls and se falls
-            mid = (lo + hi) // 2
-            if enough(mid):
-                hi = mid
-            else:
-                lo = mid + 1
-        out[k] = lo
+    out[(change > 0) & (variance <= 0)] = first
+    live = np.flatnonzero((change > 0) & (variance > 0))
+    live = live[enough(np.full(len(live), float(MAX_RUNS)), variance[live], change[live])]
+    lo, hi = np.full(len(live), first), np.full(len(live), MAX_RUNS)
+    while len(live) and (lo < hi).any():  # enough() is monotone in n: c_n falls and se falls; all stacks at once
+        mid = (lo + hi) // 2
+        ok = enough(mid.astype(float), variance[live], change[live])
+        hi = np.where(ok & (lo < hi), mid, hi)
+        lo = np.where(~ok & (lo < hi), mid + 1, lo)
+    out[live] = lo
     return out
 
 
@@ -391,44 +387,44 @@ def plan(pilot: "Sample", change: Change, alpha: float = 0.05, power: float = PO
     rows = rows_for(chosen)
     if reps > 0:
         rows = checked(rows, matrix[:, columns], [int(np.flatnonzero(columns == j)[0]) for j in chosen], alpha, power,
-                       alternative, paired, least, reps, seed)
+                       alternative, paired, least, reps, seed, (m - 1) / float(chi2_ppf(1 - RESAMPLED_CONFIDENCE, m - 1)))
     return Plan(rows, len(columns), pilot.n, alpha, power, alternative, least, change, pilot.unit, paired, share,
                 rows_for(ordered[np.isin(ordered, rest)]), total, reps)
 
 
 def checked(rows: Tuple[PlanRow, ...], runs: "np.ndarray", targets: Sequence[int], alpha: float, power: float,
-            alternative: str, paired: bool, least: int, reps: int, seed: int) -> Tuple[PlanRow, ...]:
+            alternative: str, paired: bool, least: int, reps: int, seed: int, inflation: float) -> Tuple[PlanRow, ...]:
     """``rows`` with the :data:`CHECKED_ROWS` that need the most runs re-planned by resampling the pilot's ``runs``.
 
-    Per row: comparisons drawn from the pilot (:func:`.resampling.independent`: pairs of two
-    runs, or two sides, each comparison from a redrawn pilot), the row's change added to its
-    stack (column ``targets[k]`` of ``runs``), ``maxt.test``; the n found by
-    :func:`.resampling.smallest_n` from the formula's guess. Rows out of reach, or whose
-    comparisons would exceed :data:`CHECKED_CELLS`, keep the formula's answer.
+    Per row: the power of n pairs (runs a side) measured by :class:`.resampling.Resampled`
+    (maxt.test's critical value on null comparisons drawn from the pilot, the row's change in
+    its stack), n found by :func:`.resampling.smallest_n` from the formula's guess. Rows out
+    of reach, or whose comparisons would exceed :data:`CHECKED_CELLS`, keep the formula's answer.
     """
     import numpy as np
 
     from . import resampling
+    from ._result import variance_floor
 
-    draw = resampling.independent(runs)
     tests = runs.shape[1]
+    floor = variance_floor(runs)
     sign = -1.0 if alternative == "less" else 1.0
     order = sorted((k for k, r in enumerate(rows) if r.runs), key=lambda k: -rows[k].runs)[:CHECKED_ROWS]
     out = [r.replace(first_guess=r.runs) for r in rows]
+    most = max(least, CHECKED_CELLS // (2 * tests))
+
+    def critical(n: int) -> float:
+        df = np.array(n - 1.0 if paired else 2.0 * n - 2)
+        return float(bonferroni_critical(alpha, tests, df, alternative))
+
     for k in order:
         row = rows[k]
-        most = max(least, CHECKED_CELLS // (2 * tests))
         if row.runs > most:
             continue
+        design = resampling.Resampled(runs, targets[k], paired, alpha, alternative, floor, inflation, reps, seed + k)
 
-        def power_at(n: int, k: int = k) -> float:
-            found, tried = resampling.found_share(draw, n, targets[k], sign * rows[k].change, paired, alpha, alternative,
-                                                  reps, seed=seed + k)
-            return found / tried
-
-        def critical(n: int) -> float:
-            df = np.array(n - 1.0 if paired else 2.0 * n - 2)
-            return float(bonferroni_critical(alpha, tests, df, alternative))
+        def power_at(n: int, design: resampling.Resampled = design, amount: float = sign * row.change) -> float:
+            return design.power(n, amount)
 
         n, reached = resampling.smallest_n(power_at, row.runs, least, power, critical, reps, most)
         out[k] = out[k].replace(runs=n, power=reached)
