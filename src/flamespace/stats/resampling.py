@@ -47,11 +47,7 @@ class Resampled:
         self.floor, self.reps, self.seed = floor, reps, seed
         self.mean = runs.mean(axis=0)
         self.scaled = self.mean + math.sqrt(inflation) * (runs - self.mean)
-        spread = runs.std(axis=0)
-        live = spread > 0
-        self.residuals = ((runs[:, live] - self.mean[live]) / spread[live]).ravel()
-        self.weights = np.broadcast_to(spread[live], (len(runs), int(live.sum()))).ravel()
-        self.weights = self.weights / self.weights.sum() if len(self.weights) else self.weights
+        self.residuals, self.weights = pooled_residuals(runs)
         self.sd = math.sqrt(inflation) * float(runs[:, target].std(ddof=1)) if len(runs) > 1 else 0.0
 
     def criticals(self, n: int, permutations: int = PERMUTATIONS) -> "np.ndarray":
@@ -140,3 +136,15 @@ def smallest_n(power_at: Callable[[int], float], first: int, least: int, power: 
     if n not in measured:
         measured[n] = power_at(n)
     return n, measured[n]
+
+
+def pooled_residuals(runs: "np.ndarray") -> "Tuple[np.ndarray, np.ndarray]":
+    """Every stack's residuals around its mean, each divided by its spread, with weights ∝ that spread
+    (the wide stacks' tails are the ones that matter; a rare stack's huge kurtosis says little)."""
+    import numpy as np
+
+    mean, spread = runs.mean(axis=0), runs.std(axis=0)
+    live = spread > 0
+    residuals = ((runs[:, live] - mean[live]) / spread[live]).ravel()
+    weights = np.broadcast_to(spread[live], (len(runs), int(live.sum()))).ravel()
+    return residuals, (weights / weights.sum() if len(weights) else weights)
