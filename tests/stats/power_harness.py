@@ -64,21 +64,27 @@ def detectable_found(draw: Drawer, n: int, paired: bool, reps: int, permutations
 
 
 def plan_found(draw: Drawer, paired: bool, pilot_runs: int, change: float, pilots: int, reps: int, permutations: int,
-               seed: int, resamples: int | None = None) -> Tuple[int, int, list]:
+               seed: int, resamples: int | None = None) -> Tuple[int, int, list, float]:
     """Power reached at the n ``plan`` asks for: per pilot (``pilot_runs`` runs from ``draw``), plan n
     for a ``change`` (relative) in the widest stack, then ``reps`` comparisons of n a side drawn
     from the TRUE distribution with that stack shifted by change·mean, tested with maxt.test.
-    Returns (found, tried, the planned n of each pilot); pilots planning > 2,000 are not tried."""
+    Returns (found, tried, the planned n of each pilot, seconds spent planning); pilots planning
+    > 2,000 are not tried."""
+    import time
+
     from flamespace.core.metadata import Metadata
     from flamespace.stats import Sample, power
 
     rng = np.random.default_rng(seed)
     found = tried = 0
     planned = []
+    seconds = 0.0
     for k in range(pilots):
         pilot = draw(rng, pilot_runs)
         sample = Sample([("main", f"f{j}") for j in range(pilot.shape[1])], pilot, Metadata(unit="samples"))
+        began = time.perf_counter()
         result = power.plan(sample, power.Change(change, True), paired=paired, top=1, resamples=resamples, seed=k)
+        seconds += time.perf_counter() - began
         n = result.runs
         if not n or n > 2000:
             continue
@@ -91,4 +97,4 @@ def plan_found(draw: Drawer, paired: bool, pilot_runs: int, change: float, pilot
             res = maxt.test(x1, x2, 0.05, permutations, seed=r, alternative="two-sided", paired=paired, statistic="auto")
             found += bool(res.significant[target])
             tried += 1
-    return found, tried, planned
+    return found, tried, planned, seconds

@@ -33,7 +33,7 @@ MAX_RUNS = 100_000
 #: fell to 18-30% power when it had guessed low (docs/performance.md).
 PILOT_CONFIDENCE = 0.8
 #: The confidence bound the resampled check of ``plan`` scales the pilot's spreads to (see :func:`checked`).
-RESAMPLED_CONFIDENCE = 0.8
+RESAMPLED_CONFIDENCE = 0.7
 
 
 def relabellings(n1: int, n2: int, paired: bool = False) -> int:
