@@ -108,34 +108,45 @@ def probit(share: float, reps: int) -> float:
 
 
 def smallest_n(power_at: Callable[[int], float], first: int, least: int, power: float, critical: Callable[[int], float],
-               reps: int, most: int, steps: int = 3) -> Tuple[int, float]:
-    """The n ≥ ``least`` at which the measured power (``power_at``) reaches ``power``, starting at ``first``.
+               reps: int, most: int, steps: int = 6) -> Tuple[int, float]:
+    """The smallest n ≥ ``least`` whose measured power (``power_at``) reaches ``power``, starting at ``first``.
 
     The power of a shift is Φ(κ√n − c_n) in the normal model (c_n the design's critical
     value, ``critical``); each measurement gives κ = (Φ⁻¹(measured) + c_n)/√n, and the next n
-    solves κ√n − c_n = Φ⁻¹(power) (a secant on the probit scale; c_n moves with n only
-    through its degrees of freedom, so a few fixed-point passes solve it). Up to ``steps``
-    measurements, stopping when the prediction repeats; the answer is the last prediction,
-    measured (one more measurement if it was not). Returns (n, power measured at n).
+    solves κ√n − c_n = Φ⁻¹(power) (a secant on the probit scale), kept strictly between the
+    largest n measured short of the target and the smallest measured to reach it. Stops when
+    those two are within 5% (or 1) of each other, or after ``steps`` measurements. Returns the
+    smallest n measured to reach the target and its power; if none did (``most`` too small, or
+    out of steps), the largest n measured and its power, below the target.
     """
     from ._tails import normal_ppf
 
     goal = float(normal_ppf(power))
     measured: Dict[int, float] = {}
+    low, high = least - 1, most + 1  # measured short of the target / reaching it (sentinels)
     n = min(max(first, least), most)
     for _ in range(steps):
-        if n in measured:
+        measured[n] = power_at(n)
+        if measured[n] >= power:
+            high = min(high, n)
+        else:
+            low = max(low, n)
+        if high - low <= max(1, 0.05 * high) or low >= most:
             break
-        measured[n] = power_at(n)
         kappa = (probit(measured[n], reps) + critical(n)) / math.sqrt(n)
-        if kappa <= 0:  # nothing found: the model cannot extrapolate; go up fourfold
-            n = min(most, 4 * n)
-            continue
-        for _ in range(3):
-            n = max(least, min(most, math.ceil(((goal + critical(n)) / kappa) ** 2)))
-    if n not in measured:
-        measured[n] = power_at(n)
-    return n, measured[n]
+        guess = 2 * n if kappa <= 0 else n
+        for _ in range(3 if kappa > 0 else 0):
+            guess = max(least, min(most, math.ceil(((goal + critical(guess)) / kappa) ** 2)))
+        if not low < guess < high:  # the model points outside the bracket: halve it instead (geometrically)
+            guess = math.ceil(math.sqrt(max(low, 1) * min(high, 2 * most))) if high <= most else min(most, 2 * max(low, 1))
+            guess = max(low + 1, min(guess, high - 1))
+        if guess in measured:
+            break
+        n = guess
+    if high <= most:
+        return high, measured[high]
+    top = max(measured)
+    return top, measured[top]
 
 
 def pooled_residuals(runs: "np.ndarray") -> "Tuple[np.ndarray, np.ndarray]":
