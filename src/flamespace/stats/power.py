@@ -265,7 +265,8 @@ class Change(Record):
 PLAN_SHARE = 0.01
 #: ``plan`` checks this many rows by resampling (those the formula gives the most runs: the ones that set the plan).
 CHECKED_ROWS = 3
-#: ... each while one resampled comparison holds at most this many values (runs × tested stacks, both sides):
+#: ... each while one resampled comparison holds at most this many values (runs × tested stacks, both sides; and
+#: runs × resamples for the drawn statistics):
 #: beyond, a row keeps the formula's answer (seconds, not minutes, for ``flamespace plan``).
 CHECKED_CELLS = 2_000_000
 
@@ -411,7 +412,7 @@ def checked(rows: Tuple[PlanRow, ...], runs: "np.ndarray", targets: Sequence[int
     sign = -1.0 if alternative == "less" else 1.0
     order = sorted((k for k, r in enumerate(rows) if r.runs), key=lambda k: -rows[k].runs)[:CHECKED_ROWS]
     out = [r.replace(first_guess=r.runs) for r in rows]
-    most = max(least, CHECKED_CELLS // (2 * tests))
+    most = max(least, CHECKED_CELLS // (2 * max(tests, reps)))  # maxt's comparisons and the drawn statistics alike
 
     def critical(n: int) -> float:
         df = np.array(n - 1.0 if paired else 2.0 * n - 2)
