@@ -73,7 +73,7 @@ def plan_found(draw: Drawer, paired: bool, pilot_runs: int, change: float, pilot
     import time
 
     from flamespace.core.metadata import Metadata
-    from flamespace.stats import Sample, power
+    from flamespace.stats import Sample, power, resampling
 
     rng = np.random.default_rng(seed)
     found = tried = 0
@@ -83,7 +83,7 @@ def plan_found(draw: Drawer, paired: bool, pilot_runs: int, change: float, pilot
         pilot = draw(rng, pilot_runs)
         sample = Sample([("main", f"f{j}") for j in range(pilot.shape[1])], pilot, Metadata(unit="samples"))
         began = time.perf_counter()
-        result = power.plan(sample, power.Change(change, True), paired=paired, top=1, resamples=resamples, seed=k)
+        result = resampling.plan(sample, power.Change(change, True), paired=paired, top=1, resamples=resamples, seed=k)
         seconds += time.perf_counter() - began
         n = result.runs
         if not n or n > 2000:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from flamespace.errors import ArgumentError
-from flamespace.stats import maxt, power
+from flamespace.stats import maxt, power, resampling
 
 from . import power_harness
 from .conftest import as_sample, counts
@@ -84,7 +84,7 @@ def test_plan_chooses_the_stacks_holding_one_percent_and_prices_the_rest(rng):
     assert [r.stack[-1] for r in result.rows] == ["f0", "f1", "f2"] and result.share == power.PLAN_SHARE
     assert [r.stack[-1] for r in result.rest] == ["f3"]
     assert result.rest_runs is not None and result.runs is not None and result.rest_runs > result.runs
-    everything = power.plan(pilot, power.Change(0.1, True), share=0.0, resamples=0)  # the rest is priced by the formula
+    everything = power.plan(pilot, power.Change(0.1, True), share=0.0)
     assert len(everything.rows) == 4 and not everything.rest and everything.runs == result.rest_runs
     assert [r.stack[-1] for r in power.plan(pilot, power.Change(0.1, True), share=0.2).rows] == ["f0", "f1"]
 
@@ -133,7 +133,6 @@ def test_detectable_is_found_80_percent_of_the_time_on_skewed_runs():
 def test_smallest_n_finds_where_a_measured_power_curve_reaches_the_target():
     """On an exact power curve Φ(κ√n − c) the search lands on the n that reaches 80% within one
     step of the normal model: the first guess (here 4× too many) is corrected by measuring."""
-    from flamespace.stats import resampling
     kappa, c = 0.25, 2.5
     curve = lambda n: 0.5 * math.erfc(-(kappa * math.sqrt(n) - c) / math.sqrt(2))  # noqa: E731  Φ
     truth = math.ceil(((power.z(0.8) + c) / kappa) ** 2)  # 179
@@ -149,14 +148,14 @@ def test_smallest_n_finds_where_a_measured_power_curve_reaches_the_target():
 def test_plan_checks_the_rows_that_set_it_by_resampling(rng):
     """The widest rows get a measured power at their planned n; --resamples 0 keeps the formula."""
     pilot = as_sample(counts(rng, 10, np.array([5000.0, 2000.0, 100.0, 60.0, 40.0])))
-    result = power.plan(pilot, power.Change(0.1, True), resamples=300)
+    result = resampling.plan(pilot, power.Change(0.1, True), resamples=300)
     checked = [r for r in result.rows if r.power is not None]
     assert len(checked) == min(power.CHECKED_ROWS, len(result.rows)) and result.resamples == 300
     assert all(r.first_guess > 0 for r in result.rows)
     assert {r.stack for r in checked} == {r.stack for r in sorted(result.rows, key=lambda r: -r.first_guess)[:len(checked)]}
-    formula = power.plan(pilot, power.Change(0.1, True), resamples=0)
+    formula = resampling.plan(pilot, power.Change(0.1, True), resamples=0)  # = power.plan, the formula alone
     assert all(r.power is None for r in formula.rows) and [r.runs for r in formula.rows] == [r.first_guess for r in result.rows]
-    again = power.plan(pilot, power.Change(0.1, True), resamples=300)
+    again = resampling.plan(pilot, power.Change(0.1, True), resamples=300)
     assert again == result  # seeded: the same pilot, the same plan
 
 

@@ -40,7 +40,8 @@ def run(pilot: "Tuple[str, ...]", detect: str, alpha: float, power: float, top: 
         flamespace plan runs/baseline --detect 5%
         flamespace plan 'pilot/*.folded' --detect 10ms --top 20
     """
-    from ..stats.power import PILOT_CONFIDENCE, Change, plan
+    from ..stats.power import PILOT_CONFIDENCE, Change
+    from ..stats.resampling import plan
     from ..stats.sample import FrequencyFilter
     from ..stats.report import short_stack
     from ._samples import read_samples
@@ -49,8 +50,8 @@ def run(pilot: "Tuple[str, ...]", detect: str, alpha: float, power: float, top: 
     sample = read_samples({"pilot": pilot}, "plan", skip_invalid, input_format, cluster)["pilot"]
     change = Change.parse(detect, sample.unit)
     frequency = FrequencyFilter(min_runs, parse_share(min_fraction, "--min-fraction"))
-    result = plan(sample, change, alpha, power, top, alternative, frequency, paired, parse_share(share, "--share"),
-                  resamples, seed)
+    result = plan(sample, change, resamples, seed, alpha=alpha, power=power, top=top, alternative=alternative,
+                  frequency=frequency, paired=paired, share=parse_share(share, "--share"))
     label = change.describe(sample.unit)
     if as_json:
         echo_json({

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from .._record import Record, record
-from typing import TYPE_CHECKING, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
 
 from ..errors import ArgumentError
 from ._result import check_alternative
@@ -263,6 +263,10 @@ class Change(Record):
 
 #: ``plan`` plans for the stacks holding at least this share of the pilot's total (the ones that matter).
 PLAN_SHARE = 0.01
+#: re-plans rows by measuring: (rows, pilot runs × tested stacks, row targets, α, power, alternative, paired,
+#: least n, spread inflation) → (rows, comparisons per measurement); see :func:`.resampling.plan`
+Check = Callable[["Tuple[PlanRow, ...]", "np.ndarray", List[int], float, float, str, bool, int, float],
+                 "Tuple[Tuple[PlanRow, ...], int]"]
 #: ``plan`` checks this many rows by resampling (those the formula gives the most runs: the ones that set the plan).
 CHECKED_ROWS = 3
 #: ... each while one resampled comparison holds at most this many values (runs × tested stacks, both sides; and
@@ -325,7 +329,7 @@ def _most(rows: Tuple[PlanRow, ...]) -> Optional[int]:
 
 def plan(pilot: "Sample", change: Change, alpha: float = 0.05, power: float = POWER, top: Optional[int] = None,
          alternative: str = "two-sided", frequency: Optional["FrequencyFilter"] = None, paired: bool = True,
-         share: float = PLAN_SHARE, resamples: Optional[int] = None, seed: int = 0) -> Plan:
+         share: float = PLAN_SHARE, check: "Optional[Check]" = None) -> Plan:
     """Runs a side needed to detect ``change`` in each stack of ``pilot`` holding ≥ ``share`` of its total.
 
     ``paired`` (the default: ``collect`` and ``gate`` record and test pairs): n pairs tested by
@@ -340,9 +344,8 @@ def plan(pilot: "Sample", change: Change, alpha: float = 0.05, power: float = PO
     That formula is the first guess. The :data:`CHECKED_ROWS` rows needing the most runs are
     then checked by the test itself (:func:`checked`): comparisons of n pairs (runs a side)
     drawn from the pilot's runs, the change added to the row's stack, run through
-    ``maxt.test``; n moves until ``power`` of them find it. ``resamples`` comparisons per
-    measurement (default :data:`.resampling.RESAMPLES`; 0: the formula alone); ``seed`` makes
-    the plan reproducible.
+    ``maxt.test``; n moves until ``power`` of them find it: ``check`` does that
+    (:func:`.resampling.plan` passes it; None: the formula alone).
     """
     import numpy as np
 
@@ -380,53 +383,12 @@ def plan(pilot: "Sample", change: Change, alpha: float = 0.05, power: float = PO
         return tuple(PlanRow(pilot.stacks[j], float(u), float(math.sqrt(v)), float(d), int(r))
                      for j, u, v, d, r in zip(which, mean, variance, amount, runs))
 
-    from .resampling import RESAMPLES
-
-    reps = RESAMPLES if resamples is None else resamples
     rest = np.setdiff1d(ordered, chosen, assume_unique=True)
     least = min_runs(alpha, alternative, paired=paired)
     rows = rows_for(chosen)
-    if reps > 0:
-        rows = checked(rows, matrix[:, columns], [int(np.flatnonzero(columns == j)[0]) for j in chosen], alpha, power,
-                       alternative, paired, least, reps, seed, (m - 1) / float(chi2_ppf(1 - RESAMPLED_CONFIDENCE, m - 1)))
+    reps = 0
+    if check is not None:
+        rows, reps = check(rows, matrix[:, columns], [int(np.flatnonzero(columns == j)[0]) for j in chosen], alpha, power,
+                           alternative, paired, least, (m - 1) / float(chi2_ppf(1 - RESAMPLED_CONFIDENCE, m - 1)))
     return Plan(rows, len(columns), pilot.n, alpha, power, alternative, least, change, pilot.unit, paired, share,
                 rows_for(ordered[np.isin(ordered, rest)]), total, reps)
-
-
-def checked(rows: Tuple[PlanRow, ...], runs: "np.ndarray", targets: Sequence[int], alpha: float, power: float,
-            alternative: str, paired: bool, least: int, reps: int, seed: int, inflation: float) -> Tuple[PlanRow, ...]:
-    """``rows`` with the :data:`CHECKED_ROWS` that need the most runs re-planned by resampling the pilot's ``runs``.
-
-    Per row: the power of n pairs (runs a side) measured by :class:`.resampling.Resampled`
-    (maxt.test's critical value on null comparisons drawn from the pilot, the row's change in
-    its stack), n found by :func:`.resampling.smallest_n` from the formula's guess. Rows out
-    of reach, or whose comparisons would exceed :data:`CHECKED_CELLS`, keep the formula's answer.
-    """
-    import numpy as np
-
-    from . import resampling
-    from ._result import variance_floor
-
-    tests = runs.shape[1]
-    floor = variance_floor(runs)
-    sign = -1.0 if alternative == "less" else 1.0
-    order = sorted((k for k, r in enumerate(rows) if r.runs), key=lambda k: -rows[k].runs)[:CHECKED_ROWS]
-    out = [r.replace(first_guess=r.runs) for r in rows]
-    most = max(least, CHECKED_CELLS // (2 * max(tests, reps)))  # maxt's comparisons and the drawn statistics alike
-
-    def critical(n: int) -> float:
-        df = np.array(n - 1.0 if paired else 2.0 * n - 2)
-        return float(bonferroni_critical(alpha, tests, df, alternative))
-
-    for k in order:
-        row = rows[k]
-        if row.runs > most:
-            continue
-        design = resampling.Resampled(runs, targets[k], paired, alpha, alternative, floor, inflation, reps, seed + k)
-
-        def power_at(n: int, design: resampling.Resampled = design, amount: float = sign * row.change) -> float:
-            return design.power(n, amount)
-
-        n, reached = resampling.smallest_n(power_at, row.runs, least, power, critical, reps, most)
-        out[k] = out[k].replace(runs=n, power=reached)
-    return tuple(out)

@@ -11,10 +11,13 @@ same α, direction and statistic) says whether it finds it. The share found is t
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Callable, Dict, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from .power import Change, Plan, PlanRow
+    from .sample import Sample
 
 #: Comparisons per power measurement: Monte-Carlo s.e. √(0.8·0.2/1000) = 0.013 at 80%.
 RESAMPLES = 1000
@@ -41,8 +44,6 @@ class Resampled:
 
     def __init__(self, runs: "np.ndarray", target: int, paired: bool, alpha: float, alternative: str, floor: float,
                  inflation: float = 1.0, reps: int = RESAMPLES, seed: int = 0) -> None:
-        import numpy as np
-
         self.runs, self.target, self.paired, self.alpha, self.alternative = runs, target, paired, alpha, alternative
         self.floor, self.reps, self.seed = floor, reps, seed
         self.mean = runs.mean(axis=0)
@@ -159,3 +160,58 @@ def pooled_residuals(runs: "np.ndarray") -> "Tuple[np.ndarray, np.ndarray]":
     residuals = ((runs[:, live] - mean[live]) / spread[live]).ravel()
     weights = np.broadcast_to(spread[live], (len(runs), int(live.sum()))).ravel()
     return residuals, (weights / weights.sum() if len(weights) else weights)
+
+
+def checked(rows: "Tuple[PlanRow, ...]", runs: "np.ndarray", targets: "List[int]", alpha: float, power: float,
+            alternative: str, paired: bool, least: int, inflation: float, reps: int = RESAMPLES,
+            seed: int = 0) -> "Tuple[Tuple[PlanRow, ...], int]":
+    """``rows`` with the :data:`.power.CHECKED_ROWS` that need the most runs re-planned by resampling the pilot's ``runs``.
+
+    Per row: the power of n pairs (runs a side) measured by :class:`.Resampled`
+    (maxt.test's critical value on null comparisons drawn from the pilot, the row's change in
+    its stack), n found by :func:`.smallest_n` from the formula's guess. Rows out
+    of reach, or whose comparisons would exceed :data:`.power.CHECKED_CELLS`, keep the formula's answer.
+    """
+    import numpy as np
+
+    from . import power as planning
+    from ._result import variance_floor
+
+    if reps <= 0:
+        return rows, 0
+
+    tests = runs.shape[1]
+    floor = variance_floor(runs)
+    sign = -1.0 if alternative == "less" else 1.0
+    order = sorted((k for k, r in enumerate(rows) if r.runs), key=lambda k: -rows[k].runs)[:planning.CHECKED_ROWS]
+    out = [r.replace(first_guess=r.runs) for r in rows]
+    most = max(least, planning.CHECKED_CELLS // (2 * max(tests, reps)))  # maxt's comparisons and the drawn statistics alike
+
+    def critical(n: int) -> float:
+        df = np.array(n - 1.0 if paired else 2.0 * n - 2)
+        return float(planning.bonferroni_critical(alpha, tests, df, alternative))
+
+    for k in order:
+        row = rows[k]
+        if row.runs > most:
+            continue
+        design = Resampled(runs, targets[k], paired, alpha, alternative, floor, inflation, reps, seed + k)
+
+        def power_at(n: int, design: Resampled = design, amount: float = sign * row.change) -> float:
+            return design.power(n, amount)
+
+        n, reached = smallest_n(power_at, row.runs, least, power, critical, reps, most)
+        out[k] = out[k].replace(runs=n, power=reached)
+    return tuple(out), reps
+
+
+def plan(pilot: "Sample", change: "Change", resamples: Optional[int] = None, seed: int = 0, **options: Any) -> "Plan":
+    """:func:`.power.plan` with its rows that set the plan checked by resampling (:func:`checked`):
+    ``resamples`` comparisons per measurement (None: :data:`RESAMPLES`; 0: the formula alone)."""
+    from functools import partial
+
+    from . import power
+
+    reps = RESAMPLES if resamples is None else resamples
+    options["check"] = partial(checked, reps=reps, seed=seed) if reps > 0 else None
+    return power.plan(pilot, change, **options)
