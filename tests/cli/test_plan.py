@@ -63,3 +63,16 @@ def test_one_run_is_not_a_pilot(capsys, tmp_path):
     one = write_runs(tmp_path / "one", 1, False, n=1)
     code, _, err = run(capsys, "plan", one, "--detect", "5%")
     assert code == 1 and "at least 2 runs" in err
+
+
+def test_the_plan_says_the_power_measured_at_its_n(capsys, pilot):
+    """Rows checked by resampling show the power maxt.test reached there; --resamples 0 is the formula alone."""
+    code, out, _ = run(capsys, "plan", pilot, "--detect", "5%", "--resamples", "200")
+    assert code == 0 and any(line.rstrip().endswith("power") for line in out.splitlines())  # the column
+    assert "power: the share of 200 comparisons drawn from the pilot's runs" in out and "± 2.8 points" in out
+    data = json.loads(run(capsys, "plan", pilot, "--detect", "5%", "--resamples", "200", "--json")[1])
+    checked = [s for s in data["stacks"] if s["power"] is not None]
+    assert data["resamples"] == 200 and checked and all(0 <= s["power"] <= 1 and s["first_guess"] for s in checked)
+    formula = json.loads(run(capsys, "plan", pilot, "--detect", "5%", "--resamples", "0", "--json")[1])
+    assert all(s["power"] is None for s in formula["stacks"])
+    assert "power: the share" not in run(capsys, "plan", pilot, "--detect", "5%", "--resamples", "0")[1]

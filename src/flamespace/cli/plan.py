@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def run(pilot: "Tuple[str, ...]", detect: str, alpha: float, power: float, top: "Optional[int]", alternative: str, min_runs: int,
         min_fraction: str, as_json: bool, skip_invalid: bool, input_format: "Optional[str]", cluster: "Optional[str]" = None,
-        paired: bool = True, share: str = "1%") -> None:
+        paired: bool = True, share: str = "1%", resamples: "Optional[int]" = None, seed: int = 0) -> None:
     """Say how many runs a side `flamespace compare` needs to detect a change.
 
     PILOT is a sample of runs of the program (a directory of profiles, files or a quoted
@@ -28,16 +28,20 @@ def run(pilot: "Tuple[str, ...]", detect: str, alpha: float, power: float, top: 
     with --power at --alpha, family-wise over every stack compare would test; then what the
     other stacks would cost. Both versions are assumed to vary like the pilot, whose spreads
     are taken at their 80% upper confidence bound (10 pilot runs misjudge a spread by a
-    third) and whose heavy tails ask for more runs; the answer uses Bonferroni's t critical
+    third) and whose heavy tails ask for more runs; this first guess uses Bonferroni's t critical
     value (compare's max-t test never exceeds it) and respects the smallest p the design can
-    reach (2/2^n for n pairs, two-sided).
+    reach (2/2^n for n pairs, two-sided). The stacks that set the plan (the 3 needing the most
+    runs) are then checked by the test itself: comparisons drawn from the pilot's runs with
+    the change put in, run through compare's max-t test, n moved until --power of them find
+    it (the "power" column: the share found at the planned n; --resamples 0: formula only).
 
     \b
     Examples:
         flamespace plan runs/baseline --detect 5%
         flamespace plan 'pilot/*.folded' --detect 10ms --top 20
     """
-    from ..stats.power import PILOT_CONFIDENCE, Change, plan
+    from ..stats.power import PILOT_CONFIDENCE, Change
+    from ..stats.resampling import plan
     from ..stats.sample import FrequencyFilter
     from ..stats.report import short_stack
     from ._sides import read_samples
@@ -46,7 +50,8 @@ def run(pilot: "Tuple[str, ...]", detect: str, alpha: float, power: float, top: 
     sample = read_samples({"pilot": pilot}, "plan", skip_invalid, input_format, cluster)["pilot"]
     change = Change.parse(detect, sample.unit)
     frequency = FrequencyFilter(min_runs, parse_share(min_fraction, "--min-fraction"))
-    result = plan(sample, change, alpha, power, top, alternative, frequency, paired, parse_share(share, "--share"))
+    result = plan(sample, change, resamples, seed, alpha=alpha, power=power, top=top, alternative=alternative,
+                  frequency=frequency, paired=paired, share=parse_share(share, "--share"))
     label = change.describe(sample.unit)
     if as_json:
         echo_json({
@@ -55,8 +60,9 @@ def run(pilot: "Tuple[str, ...]", detect: str, alpha: float, power: float, top: 
             "minimum_runs": result.minimum, "runs": result.runs, "paired": result.paired, "share": result.share,
             "seconds": result.seconds(result.runs) if result.runs else None,
             "rest": {"stacks": len(result.rest), "runs": result.rest_runs},
-            "stacks": [{"stack": list(r.stack), "mean": r.mean, "sd": r.sd, "change": r.change, "runs": r.runs or None}
-                       for r in result.rows],
+            "resamples": result.resamples,
+            "stacks": [{"stack": list(r.stack), "mean": r.mean, "sd": r.sd, "change": r.change, "runs": r.runs or None,
+                        "first_guess": r.first_guess or None, "power": r.power} for r in result.rows],
         })
         return
     unit = sample.unit or "unknown unit"
@@ -64,10 +70,14 @@ def run(pilot: "Tuple[str, ...]", detect: str, alpha: float, power: float, top: 
          f"design; α = {alpha:g} family-wise, "
                f"{alternative}, power {100 * power:g}%; spreads taken at their {100 * PILOT_CONFIDENCE:g}% upper "
                "confidence bound (a small pilot misjudges them).")
-    rows = [(short_stack(r.stack), f"{r.mean:,.4g}", f"{r.sd:,.4g}", f"{r.change:,.4g}", f"{r.runs:,}" if r.runs else "out of reach")
-            for r in result.rows]
-    print_table(None, ["stack", "mean", "sd", "change", "pairs" if result.paired else "runs a side"], rows,
-                [False, True, True, True, True])
+    rows = [(short_stack(r.stack), f"{r.mean:,.4g}", f"{r.sd:,.4g}", f"{r.change:,.4g}", f"{r.runs:,}" if r.runs else "out of reach",
+             "-" if r.power is None else f"{100 * r.power:.0f}%") for r in result.rows]
+    print_table(None, ["stack", "mean", "sd", "change", "pairs" if result.paired else "runs a side", "power"], rows,
+                [False, True, True, True, True, True])
+    if any(r.power is not None for r in result.rows):
+        echo(f"power: the share of {result.resamples:,} comparisons drawn from the pilot's runs (the change added) that "
+             f"compare's max-t test found at that n; ± {100 * (0.16 / result.resamples) ** 0.5:.1f} points (Monte-Carlo); "
+             "'-': the formula's answer, not checked.")
     echo(answer(result, label))
     echo(rest_line(result, label))
 
@@ -124,6 +134,9 @@ SPEC = Command("plan", run, [Argument("pilot", "str", nargs=-1, required=True, m
            help="The design compare will test: pairs (as collect and gate record them) or independent runs."),
     Option(("--alternative",), "alternative", "choice", DEFAULTS["alternative"], choices=ALTERNATIVES, show_default=True,
            help="The direction compare will test (two-sided: compare's default; greater: regressions only, as gate tests)."),
+    Option(("--resamples",), "resamples", "int", None, minimum=0,
+           help="Comparisons drawn from the pilot per power measurement when checking the plan (0: the formula alone)."),
+    Option(("--seed",), "seed", "int", 0, show_default=True, help="Seed of the resampling (the same seed, the same plan)."),
     Option(("--min-runs",), "min_runs", "int", DEFAULTS["min_runs"], minimum=0, show_default=True,
            help="As compare: stacks seen in fewer runs are not tested."),
     Option(("--min-fraction",), "min_fraction", "str", f"{100 * DEFAULTS['min_fraction']:g}%", metavar="X", show_default=True,

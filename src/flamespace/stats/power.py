@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from .._record import Record, record
-from typing import TYPE_CHECKING, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
 
 from ..errors import ArgumentError
 from ._result import check_alternative
@@ -32,6 +32,8 @@ MAX_RUNS = 100_000
 #: 10 runs misjudges a standard deviation by ±25-45%, and runs planned on its point estimate
 #: fell to 18-30% power when it had guessed low (docs/performance.md).
 PILOT_CONFIDENCE = 0.8
+#: The confidence bound the resampled check of ``plan`` scales the pilot's spreads to (see :func:`checked`).
+RESAMPLED_CONFIDENCE = 0.7
 
 
 def relabellings(n1: int, n2: int, paired: bool = False) -> int:
@@ -123,7 +125,7 @@ def kurtosis_of(groups: "Sequence[np.ndarray]") -> float:
 
 
 def detectable(critical: "np.ndarray", se: "np.ndarray", power: float = POWER, df: "Optional[np.ndarray]" = None,
-               kurtosis: float = 0.0, runs: Optional[float] = None) -> "np.ndarray":
+               kurtosis: float = 0.0, runs: "Optional[float | np.ndarray]" = None) -> "np.ndarray":
     """The minimum detectable effect δ·se per stack; ∞ where c is ∞ (the design cannot reach α).
 
     A change d = δ·ŝe is found when Δ̂/ŝe' > c in a new comparison; ŝe and ŝe' are noisy
@@ -144,7 +146,7 @@ def detectable(critical: "np.ndarray", se: "np.ndarray", power: float = POWER, d
         from ._tails import t_isf
 
         zp = np.asarray(t_isf(1.0 - power, np.maximum(np.asarray(df, dtype=float), 1.0)), dtype=float)
-        n = np.asarray(df, dtype=float) + 1 if runs is None else float(runs)
+        n = np.asarray(df, dtype=float) + 1 if runs is None else np.asarray(runs, dtype=float)
         g = (2.0 / np.maximum(np.asarray(df, dtype=float), 1.0) + kurtosis / n) / 4.0
     a = 1.0 - g / 2.0
     c = np.where(np.isfinite(critical), critical, 0.0)
@@ -184,29 +186,23 @@ def runs_needed(variance: "np.ndarray", change: "np.ndarray", alpha: float, powe
     change = np.abs(np.asarray(change, dtype=float))
     first = min_runs(alpha, alternative, paired=paired)
     out: np.ndarray = np.zeros(len(variance), dtype=int)
-    for k, (v, d) in enumerate(zip(variance, change)):
-        if d <= 0:
-            continue
-        if v <= 0:
-            out[k] = first
-            continue
-        lo, hi = first, MAX_RUNS
 
-        def enough(n: int) -> bool:
-            df = np.array(n - 1.0 if paired else 2.0 * n - 2)
-            c = bonferroni_critical(alpha, tests, df, alternative)
-            runs = n if paired else 2 * n
-            return float(detectable(c, np.array(math.sqrt(2 * v / n)), power, df, kurtosis, runs)) <= d
+    def enough(n: "np.ndarray", v: "np.ndarray", d: "np.ndarray") -> "np.ndarray":
+        df = n - 1.0 if paired else 2.0 * n - 2
+        c = bonferroni_critical(alpha, tests, df, alternative)
+        runs = n if paired else 2 * n
+        return np.asarray(detectable(c, np.sqrt(2 * v / n), power, df, kurtosis, runs) <= d)
 
-        if not enough(hi):
-            continue
-        while lo < hi:  # enough() is monotone in n: c_n falls and se falls
-            mid = (lo + hi) // 2
-            if enough(mid):
-                hi = mid
-            else:
-                lo = mid + 1
-        out[k] = lo
+    out[(change > 0) & (variance <= 0)] = first
+    live = np.flatnonzero((change > 0) & (variance > 0))
+    live = live[enough(np.full(len(live), float(MAX_RUNS)), variance[live], change[live])]
+    lo, hi = np.full(len(live), first), np.full(len(live), MAX_RUNS)
+    while len(live) and (lo < hi).any():  # enough() is monotone in n: c_n falls and se falls; all stacks at once
+        mid = (lo + hi) // 2
+        ok = enough(mid.astype(float), variance[live], change[live])
+        hi = np.where(ok & (lo < hi), mid, hi)
+        lo = np.where(~ok & (lo < hi), mid + 1, lo)
+    out[live] = lo
     return out
 
 
@@ -267,6 +263,16 @@ class Change(Record):
 
 #: ``plan`` plans for the stacks holding at least this share of the pilot's total (the ones that matter).
 PLAN_SHARE = 0.01
+#: re-plans rows by measuring: (rows, pilot runs × tested stacks, row targets, α, power, alternative, paired,
+#: least n, spread inflation) → (rows, comparisons per measurement); see :func:`.resampling.plan`
+Check = Callable[["Tuple[PlanRow, ...]", "np.ndarray", List[int], float, float, str, bool, int, float],
+                 "Tuple[Tuple[PlanRow, ...], int]"]
+#: ``plan`` checks this many rows by resampling (those the formula gives the most runs: the ones that set the plan).
+CHECKED_ROWS = 3
+#: ... each while one resampled comparison holds at most this many values (runs × tested stacks, both sides; and
+#: runs × resamples for the drawn statistics):
+#: beyond, a row keeps the formula's answer (seconds, not minutes, for ``flamespace plan``).
+CHECKED_CELLS = 2_000_000
 
 
 @record
@@ -276,6 +282,8 @@ class PlanRow(Record):
     sd: float
     change: float
     runs: int  # runs a side; 0: not reachable within MAX_RUNS
+    power: Optional[float] = None  # the power maxt.test reached at ``runs`` on resampled pilot runs (None: not checked)
+    first_guess: int = 0  # the formula's runs (runs_needed), where the resampling started
 
 
 @record
@@ -295,6 +303,7 @@ class Plan(Record):
     share: float = PLAN_SHARE
     rest: Tuple[PlanRow, ...] = ()  # the other tested stacks: what planning for them too would cost
     run_total: float = 0.0  # the pilot's mean total per run (its unit), to say what the runs cost
+    resamples: int = 0  # comparisons per power measurement of the rows checked by resampling
 
     @property
     def runs(self) -> Optional[int]:
@@ -320,7 +329,7 @@ def _most(rows: Tuple[PlanRow, ...]) -> Optional[int]:
 
 def plan(pilot: "Sample", change: Change, alpha: float = 0.05, power: float = POWER, top: Optional[int] = None,
          alternative: str = "two-sided", frequency: Optional["FrequencyFilter"] = None, paired: bool = True,
-         share: float = PLAN_SHARE) -> Plan:
+         share: float = PLAN_SHARE, check: "Optional[Check]" = None) -> Plan:
     """Runs a side needed to detect ``change`` in each stack of ``pilot`` holding ≥ ``share`` of its total.
 
     ``paired`` (the default: ``collect`` and ``gate`` record and test pairs): n pairs tested by
@@ -331,6 +340,12 @@ def plan(pilot: "Sample", change: Change, alpha: float = 0.05, power: float = PO
     confidence bound s²·(m−1)/χ²(1−γ; m−1) for m pilot runs, and its excess kurtosis (heavy
     tails need more runs). The correction is family-wise over every stack the frequency filter
     keeps (what ``compare`` would test); see :func:`runs_needed`.
+
+    That formula is the first guess. The :data:`CHECKED_ROWS` rows needing the most runs are
+    then checked by the test itself (:func:`checked`): comparisons of n pairs (runs a side)
+    drawn from the pilot's runs, the change added to the row's stack, run through
+    ``maxt.test``; n moves until ``power`` of them find it: ``check`` does that
+    (:func:`.resampling.plan` passes it; None: the formula alone).
     """
     import numpy as np
 
@@ -369,6 +384,11 @@ def plan(pilot: "Sample", change: Change, alpha: float = 0.05, power: float = PO
                      for j, u, v, d, r in zip(which, mean, variance, amount, runs))
 
     rest = np.setdiff1d(ordered, chosen, assume_unique=True)
-    return Plan(rows_for(chosen), len(columns), pilot.n, alpha, power, alternative,
-                min_runs(alpha, alternative, paired=paired), change, pilot.unit, paired, share,
-                rows_for(ordered[np.isin(ordered, rest)]), total)
+    least = min_runs(alpha, alternative, paired=paired)
+    rows = rows_for(chosen)
+    reps = 0
+    if check is not None:
+        rows, reps = check(rows, matrix[:, columns], [int(np.flatnonzero(columns == j)[0]) for j in chosen], alpha, power,
+                           alternative, paired, least, (m - 1) / float(chi2_ppf(1 - RESAMPLED_CONFIDENCE, m - 1)))
+    return Plan(rows, len(columns), pilot.n, alpha, power, alternative, least, change, pilot.unit, paired, share,
+                rows_for(ordered[np.isin(ordered, rest)]), total, reps)
