@@ -2,7 +2,7 @@
 and `plan` deliver the power they state (issue 26 item 3).
 
 Used by tests/stats/test_power.py (CI checks with stated false-failure rates) and by
-benchmarks/bench_power_detectable.py (the tables in docs/statistics-i26-power-c.md).
+benchmarks/bench_power_detectable.py (the tables in docs/statistics.md, "plan checked by resampling").
 """
 
 from __future__ import annotations
