@@ -16,13 +16,13 @@ from __future__ import annotations
 import argparse
 import math
 import time
-from typing import Callable, Dict
+from typing import Callable
 
 import numpy as np
 
 from flamespace.stats.changepoint import MIN_SIZE, PERMUTATIONS, detect, split
 
-NOISE: Dict[str, Callable[[np.random.Generator, int], np.ndarray]] = {
+NOISE: dict[str, Callable[[np.random.Generator, int], np.ndarray]] = {
     "gaussian": lambda rng, n: rng.normal(0, 1, n),
     "lognormal": lambda rng, n: (rng.lognormal(0, 0.3, n) - math.exp(0.045)) / 0.31,
     "poisson": lambda rng, n: (rng.poisson(20, n) - 20) / math.sqrt(20),
@@ -121,7 +121,7 @@ def timing(rng: np.random.Generator, args: argparse.Namespace) -> None:
     for n in args.points:
         for step in (0.0, 0.08):
             at = n // 2
-            tallies: Dict[str, list] = {"mean CUSUM (before)": [], "winsorised, weighted (now)": [],
+            tallies: dict[str, list] = {"mean CUSUM (before)": [], "winsorised, weighted (now)": [],
                                         "history path (point means, weighted)": []}
             for r in range(reps):
                 points = timing_series(rng, n, step, at)

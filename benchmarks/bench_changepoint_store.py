@@ -44,7 +44,7 @@ import subprocess
 import tempfile
 import time
 from datetime import datetime, timedelta
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable
 
 import numpy as np
 
@@ -59,7 +59,7 @@ STEP = 0.08
 ALPHA = 0.05
 
 
-def timing_pool(rng: np.random.Generator, size: int) -> Tuple[List[str], np.ndarray]:
+def timing_pool(rng: np.random.Generator, size: int) -> tuple[list[str], np.ndarray]:
     """``size`` synthetic profiles (bench_changepoint.py's timing noise) as (stack texts, rows × stacks in ns)."""
     work = 150e6 * (1 + 0.04 * rng.normal(size=size))
     work[rng.random(size) < 0.025] *= 2
@@ -67,13 +67,13 @@ def timing_pool(rng: np.random.Generator, size: int) -> Tuple[List[str], np.ndar
     return ["main;work", "main;rest"], np.column_stack([work, rest])
 
 
-def real_pool(name: str, column: int) -> Callable[[np.random.Generator, int], Tuple[List[str], np.ndarray]]:
+def real_pool(name: str, column: int) -> Callable[[np.random.Generator, int], tuple[list[str], np.ndarray]]:
     """Profiles drawn with replacement from a recorded pool, the followed stack first."""
     pool = np.load(POOLS)[name]
     order = [column] + [j for j in range(pool.shape[1]) if j != column]
     texts = [f"main;{name}{j:02d}" for j in order]
 
-    def draw(rng: np.random.Generator, size: int) -> Tuple[List[str], np.ndarray]:
+    def draw(rng: np.random.Generator, size: int) -> tuple[list[str], np.ndarray]:
         return texts, pool[rng.integers(0, len(pool), size)][:, order]
 
     return draw
@@ -83,12 +83,12 @@ SOURCES = {"timing": timing_pool, "mixed": real_pool("mixed", 1), "work": real_p
 
 
 def build(root: str, source: Callable, reps: int, points: int, step: float,
-          rng: np.random.Generator) -> Tuple[str, List[List[np.ndarray]]]:
+          rng: np.random.Generator) -> tuple[str, list[list[np.ndarray]]]:
     """A store of ``reps`` series; the followed stack's text and, per series, its runs' values per
     point (in the store's profiles: each profile's share when ``share``)."""
     items = []
-    texts: List[str] = []
-    given: Dict[str, List[List[np.ndarray]]] = {"value": [], "share": []}
+    texts: list[str] = []
+    given: dict[str, list[list[np.ndarray]]] = {"value": [], "share": []}
     for r in range(reps):
         counts = rng.integers(1, 6, points)
         texts, rows = source(rng, int(counts.sum()))
@@ -117,7 +117,7 @@ def run_history(root: str, series: int, stack: str, metric: str) -> dict:
     return json.loads(out.getvalue())
 
 
-def before(report: dict, metric: str) -> Tuple[Optional[int], float]:
+def before(report: dict, metric: str) -> tuple[int | None, float]:
     """The sum-per-point path: the point means (or merged shares) tested as history tested them before."""
     stack = report["stacks"][0]
     series = stack["values"] if metric == "value" else stack["shares"]
@@ -127,13 +127,13 @@ def before(report: dict, metric: str) -> Tuple[Optional[int], float]:
     return (found[0].index, found[0].relative) if found else (None, math.nan)
 
 
-def runs_given(runs: List[np.ndarray]) -> Tuple[Optional[int], float]:
+def runs_given(runs: list[np.ndarray]) -> tuple[int | None, float]:
     """The reference: the runs themselves given to ``detect`` (medians per point, weighted by runs), as history's own arguments."""
     found = detect(runs, None, ALPHA, max(PERMUTATIONS, math.ceil(20 / ALPHA) - 1), MIN_SIZE, SEED).points
     return (found[0].index, found[0].relative) if found else (None, math.nan)
 
 
-def now(report: dict) -> Tuple[Optional[int], float]:
+def now(report: dict) -> tuple[int | None, float]:
     changes = report["stacks"][0]["changes"]
     if not changes:
         return None, math.nan
@@ -150,7 +150,7 @@ def true_change(source: Callable, step: float, metric: str) -> float:
     return (1 + step) / (1 + step * share) - 1
 
 
-def cell(rows: List[Tuple[Optional[int], float]], step: float, at: int, truth: float) -> str:
+def cell(rows: list[tuple[int | None, float]], step: float, at: int, truth: float) -> str:
     """Found rate ± its s.e., mean reported size, share of sizes within a third of ``truth``."""
     hits = [size for index, size in rows if index is not None and (step == 0 or abs(index - at) <= 2)]
     rate = len(hits) / len(rows)
@@ -194,7 +194,7 @@ def cost(args: argparse.Namespace) -> None:
           f"median of {args.repeat} fresh processes (the executables taking turns)")
     print("| flamespace | median s | min s |")
     print("|---|---:|---:|")
-    times: Dict[str, List[float]] = {exe: [] for exe in args.flamespace}
+    times: dict[str, list[float]] = {exe: [] for exe in args.flamespace}
     for _ in range(args.repeat):
         for exe in args.flamespace:  # in turn: a change of the machine's load falls on both
             started = time.perf_counter()

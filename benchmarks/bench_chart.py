@@ -29,7 +29,6 @@ import sys
 import time
 from array import array
 from pathlib import Path
-from typing import Dict, List
 
 HERE = Path(__file__).resolve().parent
 CHROMIUM = "/usr/bin/chromium"
@@ -57,8 +56,8 @@ def synthetic(events: int, seed: int = 17):
 
     rng = random.Random(seed)
     names = [f"fn{k} (mod{k % 23}.py:{10 + k})" for k in range(400)]
-    stacks: List[tuple] = []
-    ids: Dict[tuple, int] = {}
+    stacks: list[tuple] = []
+    ids: dict[tuple, int] = {}
     rows = []
     for thread in range(2):
         stack: tuple = ("main (app.py:1)",)
@@ -81,7 +80,7 @@ def synthetic(events: int, seed: int = 17):
                                    [r[3] for r in rows], fs.Metadata(unit="ns"))
 
 
-def build(events: int, svg_max: int) -> Dict[str, Dict[str, object]]:
+def build(events: int, svg_max: int) -> dict[str, dict[str, object]]:
     from flamespace.render import SvgOptions, svg
     from flamespace.render.chart_html import chart_html, read_chart_payload
     from flamespace.render.html import HtmlOptions
@@ -90,7 +89,7 @@ def build(events: int, svg_max: int) -> Dict[str, Dict[str, object]]:
     began = time.perf_counter()
     chart = synthetic(events)
     print(f"{events:,} events: chart generated in {time.perf_counter() - began:.1f} s", flush=True)
-    pages: Dict[str, Dict[str, object]] = {}
+    pages: dict[str, dict[str, object]] = {}
     for label, percent in (("html --flamechart", HtmlOptions().min_percent), ("html --flamechart --minwidth 0", 0.0)):
         path = OUT / f"{events}-{percent:g}.html"
         began = time.perf_counter()
@@ -113,7 +112,7 @@ def chart_end(path: Path) -> float:
     return float(payload_of(path.read_text(), "flamespace-chart-data")["end"])
 
 
-def measure(pages: Dict[str, Dict[str, object]], repeat: int, zooms: int) -> None:
+def measure(pages: dict[str, dict[str, object]], repeat: int, zooms: int) -> None:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -121,13 +120,13 @@ def measure(pages: Dict[str, Dict[str, object]], repeat: int, zooms: int) -> Non
         for label, page in pages.items():
             path = Path(str(page["path"]))
             own = path.as_uri()
-            paints: List[float] = []
-            per_zoom: List[float] = []
+            paints: list[float] = []
+            per_zoom: list[float] = []
             for run in range(repeat):
                 context = browser.new_context(viewport={"width": 1280, "height": 900})
                 context.route("**/*", lambda route, request: route.continue_() if request.url == own else route.abort())
                 tab = context.new_page()
-                errors: List[str] = []
+                errors: list[str] = []
                 tab.on("pageerror", lambda error: errors.append(str(error)))
                 tab.goto(own, timeout=600_000)
                 if label.startswith("svg"):

@@ -22,7 +22,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List, Tuple
 
 FIB = "def fib(n): return n if n < 2 else fib(n - 1) + fib(n - 2)\nfib(27)\n"
 CLI = "import sys; from flamespace.cli import script; sys.argv[0] = 'flamespace'; sys.exit(script())"
@@ -34,12 +33,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--before", metavar="SRC", default=None, help="another version's src/ directory, run in the same rounds")
     args = parser.parse_args()
-    versions: Dict[str, str] = {"now": "", **({"before": os.path.abspath(args.before)} if args.before else {})}
+    versions: dict[str, str] = {"now": "", **({"before": os.path.abspath(args.before)} if args.before else {})}
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; load before: {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory() as out:
         for file in TRACES.values():
             subprocess.run([sys.executable, "-c", CLI, "trace", "-q", "-o", os.path.join(out, file), "-c", FIB], check=True)
-        runs: Dict[Tuple[str, str, str], List[str]] = {}
+        runs: dict[tuple[str, str, str], list[str]] = {}
         for version in versions:
             for name, file in TRACES.items():
                 trace = os.path.join(out, file)
@@ -47,7 +46,7 @@ def main() -> None:
                                                     os.path.join(out, f"{version}-{name}.folded")]
                 runs[(version, name, "html --flamechart")] = [sys.executable, "-c", CLI, "html", "--flamechart", trace,
                                                               "-o", os.path.join(out, f"{version}-{name}.html")]
-        found: Dict[Tuple[str, str, str], List[Tuple[float, float, float]]] = {key: [] for key in runs}
+        found: dict[tuple[str, str, str], list[tuple[float, float, float]]] = {key: [] for key in runs}
         for round_ in range(args.repeat + 1):  # the first round warms up (page cache, .pyc files)
             for key, argv in runs.items():
                 env = dict(os.environ)

@@ -18,7 +18,6 @@ import statistics
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -28,7 +27,7 @@ SRC = HERE.parent / "src"
 LAUNCH = "import sys; from flamespace.cli import script; sys.argv[0] = 'flamespace'; sys.exit(script())"
 
 
-def tasks(small: str, out: str) -> Dict[str, List[str]]:
+def tasks(small: str, out: str) -> dict[str, list[str]]:
     """The command lines measured (after ``python -c LAUNCH``)."""
     return {
         "flamespace --help": ["--help"],
@@ -41,7 +40,7 @@ def tasks(small: str, out: str) -> Dict[str, List[str]]:
     }
 
 
-def run(src: Path, args: List[str]) -> Tuple[float, float]:
+def run(src: Path, args: list[str]) -> tuple[float, float]:
     os.environ["PYTHONPATH"] = str(src)
     try:
         return timed([sys.executable, "-c", LAUNCH, *args] if args != ["pass"] else [sys.executable, "-c", "pass"])
@@ -55,7 +54,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=21)
     parser.add_argument("--only", default=None, help="only the tasks whose name contains this text")
     options = parser.parse_args()
-    sides: Dict[str, Path] = {"now": SRC}
+    sides: dict[str, Path] = {"now": SRC}
     if options.before is not None:
         sides = {"before": options.before.resolve(), "now": SRC}
     with tempfile.TemporaryDirectory() as tmp:
@@ -66,14 +65,14 @@ def main() -> None:
         measured = {"python -c pass": ["pass"], **{name: args for name, args in tasks(small, out).items()
                                                    if options.only is None or options.only in name}}
         print(f"load before: {os.getloadavg()}")
-        results: Dict[Tuple[str, str], List[Tuple[float, float]]] = {}
+        results: dict[tuple[str, str], list[tuple[float, float]]] = {}
         for _ in range(options.repeat):
             for name, args in measured.items():
                 for side, src in sides.items():
                     results.setdefault((name, side), []).append(run(src, args))
         print(f"load after: {os.getloadavg()}")
     header = "| task | " + " | ".join(f"{side} wall ms | {side} CPU ms" for side in sides)
-    ratio: Optional[str] = "now/before CPU" if len(sides) == 2 else None
+    ratio: str | None = "now/before CPU" if len(sides) == 2 else None
     print(header + (f" | {ratio} |" if ratio else " |"))
     print("|---" * (1 + 2 * len(sides) + (1 if ratio else 0)) + "|")
     for name in measured:

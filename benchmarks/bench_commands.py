@@ -31,7 +31,8 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Union
+from collections.abc import Sequence
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -50,7 +51,7 @@ SUB_STACKS = 100_000
 EXAMPLES = HERE.parent / "examples"
 SMALL_SVG = HERE.parents[1] / "shared" / "peer-fixtures" / "flamegraph-examples" / "example-perf-stacks-collapsed.txt"
 
-Command = Union[List[str], str]  # an argv, or a shell line (pipes)
+Command = Union[list[str], str]  # an argv, or a shell line (pipes)
 
 # A Perl hash sum: the least a program that merges folded files must do (read, add, sort, write).
 PERL_SUM = r'while (<>) { $h{$1} += $2 if /^(.*) (\d+)$/ } print "$_ $h{$_}\n" for sort keys %h'
@@ -92,7 +93,7 @@ RSS_PROBE = (
 )
 
 
-def argv_of(command: Command) -> List[str]:
+def argv_of(command: Command) -> list[str]:
     return ["bash", "-c", command] if isinstance(command, str) else command
 
 
@@ -108,7 +109,7 @@ def peak_rss_mb(command: Command) -> float:
 class Result:
     """Medians of one row's runs: wall and CPU seconds (user + system, children included) and peak RSS, per side."""
 
-    def __init__(self, ours: List[Tuple[float, float]], peer: List[Tuple[float, float]], ours_mb: float, peer_mb: float) -> None:
+    def __init__(self, ours: list[tuple[float, float]], peer: list[tuple[float, float]], ours_mb: float, peer_mb: float) -> None:
         self.ours, self.peer = (statistics.median(w for w, _ in ours), statistics.median(c for _, c in ours)), \
             (statistics.median(w for w, _ in peer), statistics.median(c for _, c in peer))
         self.ours_mb, self.peer_mb = ours_mb, peer_mb
@@ -116,7 +117,7 @@ class Result:
 
 def measure(ours: Command, peer: Command, repeat: int) -> Result:
     """``repeat`` runs of each, taken in turn, and each one's peak RSS (one run more)."""
-    samples: Dict[str, List[Tuple[float, float]]] = {"ours": [], "peer": []}
+    samples: dict[str, list[tuple[float, float]]] = {"ours": [], "peer": []}
     for _ in range(repeat):
         for side, command in (("ours", ours), ("peer", peer)):
             samples[side].append(timed(argv_of(command)))
@@ -140,7 +141,7 @@ def machine() -> str:
             f"Python {platform.python_version()}, Perl {perl or '?'}")
 
 
-def rows(exe: str, perl_dir: Optional[str]) -> Tuple[List[Row], List[str]]:
+def rows(exe: str, perl_dir: str | None) -> tuple[list[Row], list[str]]:
     """The table's rows that can run here, and notes on those that cannot."""
     python = [sys.executable, "-c", "pass"]
     runs_a = sorted(str(p) for p in SMALL_DIR.glob("*.folded"))
@@ -198,7 +199,7 @@ def rows(exe: str, perl_dir: Optional[str]) -> Tuple[List[Row], List[str]]:
     return rows, notes
 
 
-def table(results: Sequence[Tuple[Row, int, Result]]) -> List[str]:
+def table(results: Sequence[tuple[Row, int, Result]]) -> list[str]:
     lines = ["| task | peer | runs | flamespace s | peer s | ratio | target | met | CPU s: flamespace / peer (ratio) "
              "| flamespace MB | peer MB |",
              "|---|---|---:|---:|---:|---:|---|---|---:|---:|---:|"]
@@ -214,7 +215,7 @@ def table(results: Sequence[Tuple[Row, int, Result]]) -> List[str]:
     return lines
 
 
-def write_doc(block: List[str]) -> None:
+def write_doc(block: list[str]) -> None:
     """Replace the text between the markers of docs/performance.md (or add the section at the end)."""
     text = DOC.read_text(encoding="utf-8")
     body = "\n".join([BEGIN, *block, END])

@@ -26,7 +26,6 @@ import os
 import platform
 import sys
 from pathlib import Path
-from typing import Dict, Optional
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -37,7 +36,7 @@ RUNS = DATA / "compare-runs"
 PERL = r"""perl -ne '/^(.*) (\d+)$/ and $h{$1}+=$2; END{print "$_ $h{$_}\n" for keys %h}'"""
 
 
-def flamespace(src: Optional[str]) -> str:
+def flamespace(src: str | None) -> str:
     """The command that runs flamespace's CLI, from ``src`` when given (an older checkout)."""
     if src is None:
         return str(Path(sys.executable).parent / "flamespace")
@@ -57,14 +56,14 @@ def main() -> None:
     baseline, candidate = files[:50], files[50:]
     sides = f"-a {' -a '.join(baseline)} -b {' -b '.join(candidate)}"
     everything = " ".join(files)
-    versions: Dict[str, Optional[str]] = {"": None}
+    versions: dict[str, str | None] = {"": None}
     if args.before:
         versions[" (before)"] = args.before
     import flamespace as package
 
     for src in [str(Path(package.__file__).parent.parent)] + ([args.before] if args.before else []):
         compileall.compile_dir(os.path.join(src, "flamespace"), quiet=1)
-    tasks: Dict[str, object] = {"perl: read and sum the 100 files": lambda: shell_task(f"{PERL} {everything} > /dev/null")}
+    tasks: dict[str, object] = {"perl: read and sum the 100 files": lambda: shell_task(f"{PERL} {everything} > /dev/null")}
     for label, src in versions.items():
         exe = flamespace(src)
         for method in ("maxt", "welch"):

@@ -30,7 +30,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -69,7 +68,7 @@ def frame_count(path: Path) -> int:
     return int(found.group(1))
 
 
-def build(out: Path = OUT) -> Dict[str, Dict[str, object]]:
+def build(out: Path = OUT) -> dict[str, dict[str, object]]:
     import flamespace as fs
     from flamespace.core.differential import Differential
     from flamespace.render.compare_page import comparison_html
@@ -77,7 +76,7 @@ def build(out: Path = OUT) -> Dict[str, Dict[str, object]]:
 
     out.mkdir(parents=True, exist_ok=True)
     a, b = fs.read(SUB_A), fs.read(SUB_B)
-    pages: Dict[str, Dict[str, object]] = {}
+    pages: dict[str, dict[str, object]] = {}
     path = out / "diff.html"
     began = time.perf_counter()
     comparison_html([a, b], ["a", "b"], HtmlOptions(), path)
@@ -93,12 +92,12 @@ def build(out: Path = OUT) -> Dict[str, Dict[str, object]]:
     return pages
 
 
-def measure(browser, path: Path, which: str, repeat: int, zooms: int) -> Dict[str, float]:
-    paints: List[float] = []
-    zoom_times: List[float] = []
-    tab_times: List[float] = []
-    three: List[float] = []
-    later: Dict[str, List[float]] = {tab: [] for tab in LATER_TABS}
+def measure(browser, path: Path, which: str, repeat: int, zooms: int) -> dict[str, float]:
+    paints: list[float] = []
+    zoom_times: list[float] = []
+    tab_times: list[float] = []
+    three: list[float] = []
+    later: dict[str, list[float]] = {tab: [] for tab in LATER_TABS}
     ready = "window.flamespaceViewer && window.flamespaceViewer.firstPaint" if which == "single" \
         else "window.flamespaceCompare && window.flamespaceCompare.firstPaint"
     for _ in range(repeat):

@@ -26,7 +26,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Tuple
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / ".data"
@@ -74,7 +73,7 @@ def repeated(source: Path, megabytes: int) -> Path:
     return target
 
 
-def run(argv: List[str]) -> Tuple[float, float, str]:
+def run(argv: list[str]) -> tuple[float, float, str]:
     """(wall seconds, peak RSS MB, sha256 of stdout) of one process.
 
     The peak comes from GNU time (``/usr/bin/time -f %M``), a small process that starts the
@@ -120,8 +119,8 @@ def main() -> None:
             "stackcollapse-perf.pl": ["perl", str(perl_script), str(path)],
             "flamespace convert": [flamespace, "convert", str(path), "--no-header"],
         }
-        times: Dict[str, List[float]] = {name: [] for name in tools}
-        peaks: Dict[str, List[float]] = {name: [] for name in tools}
+        times: dict[str, list[float]] = {name: [] for name in tools}
+        peaks: dict[str, list[float]] = {name: [] for name in tools}
         digests = set()
         repeat = args.repeat if size < 500 else max(1, min(args.repeat, 3))
         for _ in range(repeat):

@@ -23,7 +23,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import List, Optional, Tuple
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / ".data"
@@ -39,7 +38,7 @@ def deep_file(depth: int) -> Path:
     return path
 
 
-def run(argv: List[str], timeout: float, max_memory: int, expected: int = 0) -> Tuple[Optional[float], float, str]:
+def run(argv: list[str], timeout: float, max_memory: int, expected: int = 0) -> tuple[float | None, float, str]:
     """(wall seconds or None, peak RSS in MB, status) of one child process; an exit code other
     than ``expected`` gives no time (the status says why)."""
 

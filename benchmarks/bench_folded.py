@@ -36,7 +36,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / ".data"
@@ -69,7 +68,7 @@ def generate_big(path: Path, stacks: int = 200_000, max_depth: int = 60, seed: i
 
 
 def generate_runs(directory: Path, files: int = 50, stacks: int = 5000, seed: int = 2,
-                  sample_seed: Optional[int] = None) -> None:
+                  sample_seed: int | None = None) -> None:
     """Runs of one program: mostly the same stacks with noisy counts. Another ``sample_seed``
     draws other runs of the same program (same stacks to choose from: ``seed``)."""
     rng = random.Random(seed)
@@ -95,7 +94,7 @@ def generate_pair(a: Path, b: Path, stacks: int = 100_000, seed: int = 3) -> Non
             out.writelines(f"{s} {rng.randint(1, 200)}\n" for s in chosen)
 
 
-def run_child(argv: List[str], stdout_path: Optional[str] = None) -> Tuple[float, float, str, float]:
+def run_child(argv: list[str], stdout_path: str | None = None) -> tuple[float, float, str, float]:
     """Run argv; return (wall seconds, peak RSS in MB, stdout, CPU seconds of it and its children)."""
     out = open(stdout_path or os.devnull, "w") if stdout_path != "PIPE" else subprocess.PIPE
     start = time.perf_counter()
@@ -111,7 +110,7 @@ def run_child(argv: List[str], stdout_path: Optional[str] = None) -> Tuple[float
     return elapsed, usage.ru_maxrss / 1024, captured, usage.ru_utime + usage.ru_stime
 
 
-def python_task(code: str) -> Tuple[float, float, float, float]:
+def python_task(code: str) -> tuple[float, float, float, float]:
     """Run Python code that prints the seconds of its timed part; (inner s, wall s, RSS MB, CPU s of the timed part)."""
     wall, _, out, _ = run_child([sys.executable, "-c", code], "PIPE")
     elapsed, rss, cpu = out.strip().splitlines()[-1].split()
@@ -128,14 +127,14 @@ TIMED = (
 )
 
 
-def measure(tasks: Dict[str, object], repeat: int) -> Dict[str, Dict[str, float]]:
+def measure(tasks: dict[str, object], repeat: int) -> dict[str, dict[str, float]]:
     """Medians of ``repeat`` runs of each task, taken in turn (a, b, a, b, ...), so that load
     from other processes falls on every task alike."""
-    runs: Dict[str, list] = {name: [] for name in tasks}
+    runs: dict[str, list] = {name: [] for name in tasks}
     for _ in range(repeat):
         for name, task in tasks.items():
             runs[name].append(task() if callable(task) else python_task(task))  # type: ignore[operator]
-    results: Dict[str, Dict[str, float]] = {}
+    results: dict[str, dict[str, float]] = {}
     for name, samples in runs.items():
         inner = statistics.median(s[0] for s in samples)
         wall = statistics.median(s[1] for s in samples)
@@ -146,7 +145,7 @@ def measure(tasks: Dict[str, object], repeat: int) -> Dict[str, Dict[str, float]
     return results
 
 
-def shell_task(command: str) -> Tuple[float, float, float, float]:
+def shell_task(command: str) -> tuple[float, float, float, float]:
     wall, rss, _, cpu = run_child(["bash", "-c", command])
     return wall, wall, rss, cpu
 
@@ -177,7 +176,7 @@ def main() -> None:
     perl_dir = os.environ.get("FLAMEGRAPH_DIR")
     have_pyrometry = subprocess.run([sys.executable, "-c", "import pyrometry"], capture_output=True).returncode == 0
 
-    tasks: Dict[str, object] = {
+    tasks: dict[str, object] = {
         "python start-up + import flamespace": TIMED.format(setup="", body="import flamespace"),
         "parse big file, frames split (flamespace.read, first stack asked for)": TIMED.format(
             setup="import flamespace as fs", body=f"g = fs.read({str(BIG)!r}); next(iter(g))"

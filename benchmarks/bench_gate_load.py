@@ -53,7 +53,8 @@ import shutil
 import time
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]  # bench_load.py; the tests package (the experiment's programs)
@@ -71,7 +72,7 @@ ALPHA = 0.05  # compare's default, the rate the gate promises
 MAX_MISSED = "20%"  # the threshold compare's own warning names
 
 
-def flamespace(*args: str, cwd: Path, env: Dict[str, str] = None) -> subprocess.CompletedProcess:  # type: ignore[assignment]
+def flamespace(*args: str, cwd: Path, env: dict[str, str] = None) -> subprocess.CompletedProcess:  # type: ignore[assignment]
     return subprocess.run([FLAMESPACE, *args], cwd=cwd, capture_output=True, text=True, env=env)
 
 
@@ -130,8 +131,8 @@ def experiment(directory: Path, runs: int, rate: str) -> dict:
     }
 
 
-def run_experiments(hog_levels: Sequence[int], reps: int, runs: int, rate: str, tmp: Path) -> List[dict]:
-    found: List[dict] = []
+def run_experiments(hog_levels: Sequence[int], reps: int, runs: int, rate: str, tmp: Path) -> list[dict]:
+    found: list[dict] = []
     print(f"\n== The paper's experiment: collect -n {runs} --rate {rate}, compare --alternative two-sided "
           f"(α = {ALPHA}); Δ [interval] ms; nominal -50 (a) and +100 (start-up); real = the programs' own clock")
     print(f"{'hogs':>4} {'rep':>3}  {'a(): Δ [interval]':<26} {'real':>7} {'start-up: Δ [interval]':<26} {'real':>7}"
@@ -174,7 +175,7 @@ def run_experiments(hog_levels: Sequence[int], reps: int, runs: int, rate: str, 
 
 # --- 2. A/A under load ---------------------------------------------------------------------
 
-def collect_pool(runs: int, hogs: int, rate: str, tmp: Path, step: bool = False) -> Tuple[Path, float, List[str]]:
+def collect_pool(runs: int, hogs: int, rate: str, tmp: Path, step: bool = False) -> tuple[Path, float, list[str]]:
     """``flamespace collect -n RUNS`` of the known-answer program under ``hogs`` hogs; with
     ``step``, the hogs start only once half the runs are written (a step in the machine's load
     halfway through one collection, as when another job lands on a CI runner)."""
@@ -204,7 +205,7 @@ def collect_pool(runs: int, hogs: int, rate: str, tmp: Path, step: bool = False)
     return tmp / "pool", seconds, load
 
 
-def binomial_interval(k: int, n: int) -> Tuple[float, float]:
+def binomial_interval(k: int, n: int) -> tuple[float, float]:
     """Clopper–Pearson (exact) 95% interval for a rate of k in n."""
     from scipy.stats import binomtest
 
@@ -212,7 +213,7 @@ def binomial_interval(k: int, n: int) -> Tuple[float, float]:
     return interval.low, interval.high
 
 
-def load_pool(pool: Path) -> Tuple["Sample", list]:
+def load_pool(pool: Path) -> tuple[Sample, list]:
     """The pool as compare reads it (guard rails included), its runs in collection order."""
     from flamespace.cli._samples import load_sides
     from flamespace.stats import Sample
@@ -234,7 +235,7 @@ def disjoint_events(starts: Sequence[int], width: int) -> int:
     return events
 
 
-def _coin_flips(alternating: Sequence[int], rng: random.Random) -> Tuple[int, ...]:
+def _coin_flips(alternating: Sequence[int], rng: random.Random) -> tuple[int, ...]:
     """``alternating`` (baseline runs, then candidate runs, pair k = the k-th of each) with the
     two runs of each pair swapped at random: the random order within a round that collect uses."""
     n = len(alternating) // 2
@@ -242,8 +243,8 @@ def _coin_flips(alternating: Sequence[int], rng: random.Random) -> Tuple[int, ..
     return tuple(a for a, _ in pairs) + tuple(b for _, b in pairs)
 
 
-def aa_splits(sample: "Sample", infos: list, sizes: Sequence[int], splits: int, seed: int,
-              step: Optional[int] = None, shuffles: int = 0) -> List[dict]:
+def aa_splits(sample: Sample, infos: list, sizes: Sequence[int], splits: int, seed: int,
+              step: int | None = None, shuffles: int = 0) -> list[dict]:
     """The gate's statistics on random and consecutive-window splits of one pool of runs.
 
     Overlapping windows share most of their runs, so their rate is a very noisy estimate and a
@@ -282,7 +283,7 @@ def aa_splits(sample: "Sample", infos: list, sizes: Sequence[int], splits: int, 
             designs[d.replace("alternate", "rounds") + " paired"] = [_coin_flips(w, rng) for w in designs[d]]
         for design, chosen in designs.items():
             flagged = warned = warned_flagged = 0
-            found: List[Tuple[int, List[Tuple[str, float]]]] = []  # (split, [(leaf, Δ ms)]) of each split flagged
+            found: list[tuple[int, list[tuple[str, float]]]] = []  # (split, [(leaf, Δ ms)]) of each split flagged
             started = time.perf_counter()
             for number, picks in enumerate(chosen):
                 base, cand = picks[:n], picks[n:]
@@ -297,7 +298,7 @@ def aa_splits(sample: "Sample", infos: list, sizes: Sequence[int], splits: int, 
                     found.append((number, [(c.stack[-1], c.delta / MS) for c in result.regressions]))
             count = len(chosen)
             rate = flagged / count
-            null: List[float] = []
+            null: list[float] = []
             if shuffles and design in ("windows", "alternate", "alternate paired", "rounds paired"):
                 for _ in range(shuffles):
                     order = rng.sample(range(total), total)
@@ -326,7 +327,7 @@ def shuffled(row: dict) -> str:
 
 
 def run_aa(runs: int, hogs: int, rate: str, sizes: Sequence[int], splits: int, seed: int, tmp: Path, step: bool,
-           keep: Optional[str] = None, reuse: Optional[str] = None, shuffles: int = 0) -> dict:
+           keep: str | None = None, reuse: str | None = None, shuffles: int = 0) -> dict:
     how = f"no hogs for the first {runs // 2} runs, then {hogs}" if step else f"{hogs} hogs"
     print(f"\n== A/A under load: one collect -n {runs} --rate {rate} of the known-answer program, {how}; "
           f"stats.compare at its defaults (maxt, one-sided, family-wise α = {ALPHA})")

@@ -42,7 +42,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -78,8 +78,8 @@ def synthetic(frames: int, seed: int = 17):
     rng = random.Random(seed)
     names = [f"fn{k % 50}_{k // 50} (pkg/mod{k % 400}.py:{1 + k % 997})" for k in range(20_000)]
     stacks = {}
-    path: List[str] = []
-    taken: List[set] = [set()]  # the names of each open frame's children
+    path: list[str] = []
+    taken: list[set] = [set()]  # the names of each open frame's children
     for _ in range(frames - 1):  # the root is one frame
         up = min(len(path), int(rng.expovariate(0.7))) if len(path) < 60 else rng.randint(1, 40)
         for _ in range(up):
@@ -96,14 +96,14 @@ def synthetic(frames: int, seed: int = 17):
     return fs.FlameGraph(stacks)
 
 
-def build_frames(frames: int, svg_max: int) -> Dict[str, Dict[str, object]]:
+def build_frames(frames: int, svg_max: int) -> dict[str, dict[str, object]]:
     """Write the pages of a synthetic profile of ``frames`` frames."""
     from flamespace.render import SvgOptions, svg
     from flamespace.render.html import HtmlOptions, html, read_payload
 
     OUT.mkdir(parents=True, exist_ok=True)
     profile = synthetic(frames)
-    pages: Dict[str, Dict[str, object]] = {}
+    pages: dict[str, dict[str, object]] = {}
     default = HtmlOptions().min_percent
     for name, options in (("html (--minwidth 0: every frame)", HtmlOptions(min_percent=0)),
                           (f"html (default --minwidth {default:g}%)", HtmlOptions())):
@@ -151,11 +151,11 @@ TRANSFORM = """([which, where]) => new Promise(done => {
 UNDO = "() => document.getElementById('clear-transforms').click()"
 
 
-def measure_transforms(browser, path: Path, repeat: int, where: str = "auto") -> Dict[str, Any]:
+def measure_transforms(browser, path: Path, repeat: int, where: str = "auto") -> dict[str, Any]:
     """Median times of the invert and hide transforms (each undone before the next), and the medians
     of the click handler's time (``... returned``) and of the longest main-thread task (``... task``);
     ``where``: "auto", "worker" or "main" (the page script's api.transformsIn, if it has one)."""
-    times: Dict[str, List[Any]] = {}
+    times: dict[str, list[Any]] = {}
     for _ in range(repeat):
         context = browser.new_context(viewport={"width": 1200, "height": 800})
         context.route("**/*", lambda route, request: route.continue_() if request.url.split("#")[0] == path.as_uri() else route.abort())
@@ -172,13 +172,13 @@ def measure_transforms(browser, path: Path, repeat: int, where: str = "auto") ->
     return {key: values[0] if key.endswith(" in") else statistics.median(values) for key, values in times.items()}
 
 
-def baseline_pages(pages: Dict[str, Dict[str, object]], script: str) -> Dict[str, Dict[str, object]]:
+def baseline_pages(pages: dict[str, dict[str, object]], script: str) -> dict[str, dict[str, object]]:
     """Copies of the HTML pages with another viewer script (their transforms timed beside these)."""
     from flamespace.render.bundle import bundle
     from flamespace.render.html import SCRIPT
 
     current = bundle(SCRIPT)
-    out: Dict[str, Dict[str, object]] = {}
+    out: dict[str, dict[str, object]] = {}
     for name, page in pages.items():
         if name.startswith("html"):
             text = Path(page["path"]).read_text()  # type: ignore[arg-type]
@@ -189,7 +189,7 @@ def baseline_pages(pages: Dict[str, Dict[str, object]], script: str) -> Dict[str
     return out
 
 
-def build(stacks: int, fine: float) -> Dict[str, Dict[str, object]]:
+def build(stacks: int, fine: float) -> dict[str, dict[str, object]]:
     """Write the pages; their paths, sizes, frame counts and build times."""
     import flamespace as fs
     from flamespace.render import SvgOptions, svg
@@ -202,7 +202,7 @@ def build(stacks: int, fine: float) -> Dict[str, Dict[str, object]]:
             for _, line in zip(range(stacks), whole):
                 part.write(line)
     profile = fs.read(source)
-    pages: Dict[str, Dict[str, object]] = {}
+    pages: dict[str, dict[str, object]] = {}
     default = HtmlOptions().min_percent
     for name, options in ((f"html (--minwidth {default:g}%)", HtmlOptions()),
                           (f"html (--minwidth {fine:g}%)", HtmlOptions(min_percent=fine))):
@@ -224,7 +224,7 @@ def build(stacks: int, fine: float) -> Dict[str, Dict[str, object]]:
     return pages
 
 
-def zoom_targets(page, svg: bool, count: int) -> List[int]:
+def zoom_targets(page, svg: bool, count: int) -> list[int]:
     """``count`` frames to zoom into: spread over the 1,000 widest narrower than the whole (the same kind in both)."""
     if svg:
         script = """() => { const r = [...document.querySelectorAll('#frames > g > rect')];
@@ -243,7 +243,7 @@ def offline_tab(browser, path: Path):
     """A new 1200 x 800 tab that refuses (and lists) every request but ``path``'s own file: the
     pages must work offline. Returns the context (close it), the tab and the refused URLs."""
     context = browser.new_context(viewport={"width": 1200, "height": 800})
-    requests: List[str] = []
+    requests: list[str] = []
 
     def refuse(route, request):
         if request.url.split("#")[0] == path.as_uri():
@@ -256,7 +256,7 @@ def offline_tab(browser, path: Path):
     return context, context.new_page(), requests
 
 
-def measure_page(browser, path: Path, svg: bool, repeat: int, zooms: int) -> Dict[str, float]:
+def measure_page(browser, path: Path, svg: bool, repeat: int, zooms: int) -> dict[str, float]:
     paints, draws, frames = [], [], []
     for _ in range(repeat):
         context, page, requests = offline_tab(browser, path)
@@ -342,7 +342,7 @@ def frames_main(args) -> None:
                 pages.update(baseline_pages(pages, args.baseline_js.read_text()))
             for name, page in pages.items():
                 svg = name.startswith("svg")
-                result: Dict[str, Any] = {}
+                result: dict[str, Any] = {}
                 print(f"  measuring {name} ...", file=sys.stderr)
                 if not page.get("transforms only") and not args.transforms_only and (not svg or page["open"]):
                     result = measure_page(browser, Path(page["path"]), svg, 1 if svg else args.repeat, args.zooms)  # type: ignore[arg-type]

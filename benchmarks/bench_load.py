@@ -29,7 +29,6 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
 
 BIN = Path(sys.executable).parent
 
@@ -94,7 +93,7 @@ STARTUP_TOLERANCE_MS, STARTUP_TOLERANCE_SHARE = 5.0, 0.15
 PHASES = ("site_sleep", "imports", "startup_sleep", "spin", "nested_sleep", "short_spin")
 
 
-def write_program(tmp: Path) -> Tuple[Path, Path]:
+def write_program(tmp: Path) -> tuple[Path, Path]:
     site_dir = tmp / "site"
     site_dir.mkdir(exist_ok=True)
     (site_dir / "sitecustomize.py").write_text(SITECUSTOMIZE)
@@ -103,11 +102,11 @@ def write_program(tmp: Path) -> Tuple[Path, Path]:
     return program, site_dir
 
 
-def start_hogs(count: int) -> List[subprocess.Popen]:
+def start_hogs(count: int) -> list[subprocess.Popen]:
     return [subprocess.Popen([sys.executable, "-S", "-c", "while True: pass"]) for _ in range(count)]
 
 
-def stop_hogs(hogs: List[subprocess.Popen]) -> None:
+def stop_hogs(hogs: list[subprocess.Popen]) -> None:
     for hog in hogs:
         hog.kill()
     for hog in hogs:
@@ -119,11 +118,11 @@ def uptime() -> str:
         return "load average " + " ".join(file.read().split()[:3])
 
 
-def read_profile(path: Path, scale: float) -> Tuple[Dict[str, float], Dict[str, str]]:
+def read_profile(path: Path, scale: float) -> tuple[dict[str, float], dict[str, str]]:
     """ms under each phase's outermost frame, and the ``# key: value`` headers.
     ``scale`` turns a value into ms (1e-6 for ns, 1000/rate for py-spy's sample counts)."""
     times = dict.fromkeys(PHASES, 0.0)
-    headers: Dict[str, str] = {}
+    headers: dict[str, str] = {}
     for line in path.read_text().splitlines():
         if line.startswith("#"):
             key, _, value = line[1:].partition(":")
@@ -140,7 +139,7 @@ def read_profile(path: Path, scale: float) -> Tuple[Dict[str, float], Dict[str, 
     return times, headers
 
 
-def own_times(path: Path) -> Tuple[Dict[str, float], float]:
+def own_times(path: Path) -> tuple[dict[str, float], float]:
     """The program's own ms per phase, and from its first line to its last (ms)."""
     result = {}
     for line in path.read_text().splitlines():
@@ -152,7 +151,7 @@ def own_times(path: Path) -> Tuple[Dict[str, float], float]:
 FLAMESPACE_CLI = "import sys; from flamespace.cli import main; sys.argv[0] = 'flamespace'; main()"
 
 
-def run_once(kind: str, rate: float, program: Path, site_dir: Path, tmp: Path, pyspy: Optional[str], src: Optional[str]):
+def run_once(kind: str, rate: float, program: Path, site_dir: Path, tmp: Path, pyspy: str | None, src: str | None):
     """One whole process under one profiler: (phase errors in ms, achieved rate, missed_share,
     longest_gap_ms); the last two are NaN for py-spy.
     ``src``: run flamespace from this source tree instead of the installed one."""
@@ -199,7 +198,7 @@ def main() -> None:
     print(f"Phase errors (profile minus the program's own clock), ms; {args.runs} runs per cell, "
           f"wall mode, {args.rate:g} Hz requested; {os.cpu_count()} CPUs; rate: achieved Hz (median); "
           "missed, gap ms: flamespace's missed_share and longest_gap_ms (medians)")
-    every: List[dict] = []
+    every: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="bench-load-") as name:
         tmp = Path(name)
         program, site_dir = write_program(tmp)
@@ -207,7 +206,7 @@ def main() -> None:
             processes = start_hogs(hogs)
             try:
                 before = uptime()
-                cells: Dict[str, list] = {kind: [] for kind in kinds}
+                cells: dict[str, list] = {kind: [] for kind in kinds}
                 for _ in range(args.runs):
                     for kind in kinds:  # interleaved, so drift in the load hits both alike
                         try:

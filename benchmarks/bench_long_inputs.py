@@ -31,7 +31,7 @@ import platform
 import shlex
 import sys
 from pathlib import Path
-from typing import Callable, Dict, List, Tuple
+from typing import Callable
 
 # bench_deep's child runner: a timeout, a memory limit, figures from wait4
 from bench_deep import DATA, run
@@ -87,7 +87,7 @@ def long_name(path: Path) -> None:
 
 
 #: case -> (input name, how to write it, the command's arguments before the input, the exit code expected)
-CASES: Dict[str, Tuple[str, Callable[[Path], None], List[str], int]] = {
+CASES: dict[str, tuple[str, Callable[[Path], None], list[str], int]] = {
     "folded-line": ("long-line.folded", long_line, ["convert", "--to", "folded"], 0),
     "folded-2gb-gzip": ("line-2gb.folded.gz", two_gb_line_gzip, ["convert", "--to", "folded"], 1),
     "perf-2gb-gzip": ("line-2gb.perf.gz", perf_two_gb_line_gzip, ["convert", "--from", "perf", "--to", "folded"], 1),

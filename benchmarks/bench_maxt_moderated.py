@@ -38,7 +38,6 @@ import os
 import platform
 import sys
 import time
-from typing import Dict, List, Tuple
 
 import numpy as np
 
@@ -70,8 +69,8 @@ class Model:
         # or (timing-mid) as noisy as the median stack
         self.cv[self.j] = float(np.median(self.cv)) if name == "timing-mid" else 0.1
 
-    def draw(self, rng: np.random.Generator, n: int, factor: "np.ndarray | None" = None,
-             rounds: "np.ndarray | None" = None) -> np.ndarray:
+    def draw(self, rng: np.random.Generator, n: int, factor: np.ndarray | None = None,
+             rounds: np.ndarray | None = None) -> np.ndarray:
         scale = rng.lognormal(0.0, 0.05, size=(n, 1)) * (1.0 if rounds is None else rounds[:, None])
         means = self.mu[None, :] * scale * (1.0 if factor is None else factor[None, :])
         if self.name == "poisson":
@@ -101,24 +100,24 @@ class Model:
         return f
 
 
-def parse_design(text: str) -> Tuple[int, int, bool]:
+def parse_design(text: str) -> tuple[int, int, bool]:
     paired = text.endswith("p")
     a, b = text.rstrip("p").split("x")
     return int(a), int(b), paired
 
 
-def pair(model: Model, rng: np.random.Generator, n1: int, n2: int, paired: bool, grown: bool) -> Tuple[np.ndarray, np.ndarray]:
+def pair(model: Model, rng: np.random.Generator, n1: int, n2: int, paired: bool, grown: bool) -> tuple[np.ndarray, np.ndarray]:
     rounds = rng.lognormal(0.0, 0.10, size=n1) if paired else None
     x1 = model.draw(rng, n1, None, rounds)
     x2 = model.draw(rng, n2, model.factor() if grown else None, rounds)
     return x1, x2
 
 
-def run_cell(model: Model, design: str, reps: int, seed: int) -> Dict[str, Dict[str, List[float]]]:
+def run_cell(model: Model, design: str, reps: int, seed: int) -> dict[str, dict[str, list[float]]]:
     n1, n2, paired = parse_design(design)
     rng = np.random.default_rng(seed)
     truth = model.true_delta()
-    out: Dict[str, Dict[str, List[float]]] = {k: {"aa": [], "power": [], "power01": [], "coverage": [], "width": []} for k in ("welch", "moderated")}
+    out: dict[str, dict[str, list[float]]] = {k: {"aa": [], "power": [], "power01": [], "coverage": [], "width": []} for k in ("welch", "moderated")}
     for r in range(reps):
         a1, a2 = pair(model, rng, n1, n2, paired, False)
         b1, b2 = pair(model, rng, n1, n2, paired, True)
@@ -135,7 +134,7 @@ def run_cell(model: Model, design: str, reps: int, seed: int) -> Dict[str, Dict[
     return out
 
 
-def rate(values: List[float]) -> str:
+def rate(values: list[float]) -> str:
     x = float(np.mean(values))
     return f"{x:.3f} ± {math.sqrt(max(x * (1 - x), 1e-12) / len(values)):.3f}"
 

@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import Callable
 
 BIN = Path(sys.executable).parent
 WORKLOAD = r'''
@@ -91,11 +91,11 @@ for _ in range(rounds):  # interleaved in 100 ms rounds
 EXPECTED = {"spin_long": 0.4, "sleep_long": 0.3, "spin_short": 0.2, "sleep_short": 0.1}
 
 
-def profilers(tmp: Path) -> Dict[str, Optional[Callable[[List[str]], List[str]]]]:
+def profilers(tmp: Path) -> dict[str, Callable[[list[str]], list[str]] | None]:
     """name -> function from a script command (script + args) to the full command line."""
     python = sys.executable
     flamespace = str(BIN / "flamespace")
-    found: Dict[str, Optional[Callable[[List[str]], List[str]]]] = {
+    found: dict[str, Callable[[list[str]], list[str]] | None] = {
         "none": lambda cmd: [python, *cmd],
         "flamespace 100 Hz": lambda cmd: [flamespace, "record", "-q", "--rate", "100", "-o", str(tmp / "f100.folded"), "--", *cmd],
         "flamespace 1000 Hz": lambda cmd: [flamespace, "record", "-q", "--rate", "1000", "-o", str(tmp / "f1000.folded"), "--", *cmd],
@@ -115,7 +115,7 @@ def profilers(tmp: Path) -> Dict[str, Optional[Callable[[List[str]], List[str]]]
     return found
 
 
-def work_seconds(command: List[str]) -> float:
+def work_seconds(command: list[str]) -> float:
     result = subprocess.run(command, capture_output=True, text=True)
     for line in result.stderr.splitlines():
         if line.startswith("WORK "):
@@ -128,7 +128,7 @@ def overhead(repeat: int, tmp: Path) -> None:
     script.write_text(WORKLOAD)
     tools = profilers(tmp)
     for kind in ("cpu", "threads"):
-        times: Dict[str, List[float]] = {name: [] for name, make in tools.items() if make}
+        times: dict[str, list[float]] = {name: [] for name, make in tools.items() if make}
         for _ in range(repeat):
             for name, make in tools.items():
                 if make:
@@ -147,7 +147,7 @@ def overhead(repeat: int, tmp: Path) -> None:
                 print(f"  {name:<20} {median:8.3f} {100 * (median / base - 1):+8.1f}%")
 
 
-def shares(path: Path) -> Dict[str, float]:
+def shares(path: Path) -> dict[str, float]:
     """Share of each known-answer function in a folded file (flamespace's or py-spy's)."""
     totals = dict.fromkeys(EXPECTED, 0.0)
     for line in path.read_text().splitlines():
@@ -175,7 +175,7 @@ def accuracy(seconds: float, runs_each: int, tmp: Path) -> None:
     outputs = {"flamespace 100 Hz": tmp / "k.folded", "py-spy 100 Hz --idle": tmp / "k-spy.txt"}
     print(f"\nAccuracy on the known-answer program ({seconds:g} s, wall time; expected shares {EXPECTED}; "
           f"{runs_each} runs each, interleaved):")
-    errors: Dict[str, List[float]] = {name: [] for name in runs}
+    errors: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(runs_each):
         for name, command in runs.items():
             subprocess.run(command, capture_output=True, check=True)

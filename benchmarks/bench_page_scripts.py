@@ -30,7 +30,6 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, List, Tuple
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -50,7 +49,7 @@ def _recurse(n: int) -> int:
     return n if n < 2 else _recurse(n - 1) + _recurse(n - 2)
 
 
-def write_pages(folder: Path, frames: int, events: int) -> Dict[str, Path]:
+def write_pages(folder: Path, frames: int, events: int) -> dict[str, Path]:
     """This checkout's pages, one per kind."""
     import flamespace as fs
     from bench_chart import synthetic as synthetic_chart
@@ -70,7 +69,7 @@ def write_pages(folder: Path, frames: int, events: int) -> Dict[str, Path]:
     return paths
 
 
-def with_scripts_of(page: str, entry: str, old: List[str]) -> str:
+def with_scripts_of(page: str, entry: str, old: list[str]) -> str:
     """``page`` with the inline script of ``entry`` replaced by the older scripts, each in a <script> of its own."""
     from flamespace.render.bundle import bundle
 
@@ -85,14 +84,14 @@ def with_scripts_of(page: str, entry: str, old: List[str]) -> str:
 MEASURES = ("first paint (wall)", "main thread CPU", "script CPU")
 
 
-def first_paint(browser, path: Path, api: str) -> Tuple[float, float, float]:
+def first_paint(browser, path: Path, api: str) -> tuple[float, float, float]:
     """One load of ``path``: ms to first paint, and the main thread's CPU ms to it (all, and script)."""
     tab = browser.new_page(viewport={"width": 1200, "height": 800})
     tab.route("**/*", lambda route, request: route.continue_() if request.url.startswith("file:") else route.abort())
     cdp = tab.context.new_cdp_session(tab)
     cdp.send("Performance.enable", {"timeDomain": "threadTicks"})
 
-    def metrics() -> Dict[str, float]:
+    def metrics() -> dict[str, float]:
         return {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
 
     start = metrics()
@@ -104,7 +103,7 @@ def first_paint(browser, path: Path, api: str) -> Tuple[float, float, float]:
     return ms, 1e3 * (end["ThreadTime"] - start["ThreadTime"]), 1e3 * (end["ScriptDuration"] - start["ScriptDuration"])
 
 
-def median_interval(values: List[float], level: float = 0.95) -> Tuple[float, float, float]:
+def median_interval(values: list[float], level: float = 0.95) -> tuple[float, float, float]:
     """The median of ``values`` and the sign test's interval for it: order statistics k and n + 1 - k,
     k the largest with P(Binomial(n, 1/2) < k) <= (1 - level) / 2."""
     from math import comb
@@ -118,11 +117,11 @@ def median_interval(values: List[float], level: float = 0.95) -> Tuple[float, fl
     return statistics.median(ordered), low, high
 
 
-def spread(values: List[float]) -> str:
+def spread(values: list[float]) -> str:
     return f"{statistics.median(values):,.0f} ms ({min(values):,.0f}-{max(values):,.0f})"
 
 
-def ratio(times: Tuple[List[float], List[float]]) -> str:
+def ratio(times: tuple[list[float], list[float]]) -> str:
     middle, low, high = median_interval([after / before for before, after in zip(*times)])
     return f"{middle:.2f} ({low:.2f}-{high:.2f})"
 
@@ -155,7 +154,7 @@ def main() -> None:
             before = after.with_name(after.stem + "-before.html")
             old_scripts = [old(script) for script in scripts]
             before.write_text(with_scripts_of(after.read_text(), entry, old_scripts))
-            loads: Tuple[List[Tuple[float, float, float]], List[Tuple[float, float, float]]] = ([], [])
+            loads: tuple[list[tuple[float, float, float]], list[tuple[float, float, float]]] = ([], [])
             for _ in range(args.repeat):
                 loads[0].append(first_paint(browser, before, api))
                 loads[1].append(first_paint(browser, after, api))

@@ -26,7 +26,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List, Tuple
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -37,7 +36,7 @@ CODE = "import sys; from flamespace.cli import main; sys.argv[0] = 'flamespace';
 SMALL = HERE.parent / "examples" / "webapp-v1.folded"
 
 
-def tasks(store: str) -> List[Tuple[str, List[str]]]:
+def tasks(store: str) -> list[tuple[str, list[str]]]:
     """(name, arguments of flamespace) of each row; the store rows use ``store`` (made fresh per run)."""
     runs_a = sorted(str(p) for p in SMALL_DIR.glob("*.folded"))
     return [
@@ -56,7 +55,7 @@ def tasks(store: str) -> List[Tuple[str, List[str]]]:
     ]
 
 
-def run(src: str, args: List[str], store: str) -> Tuple[float, float, float]:
+def run(src: str, args: list[str], store: str) -> tuple[float, float, float]:
     """(wall s, CPU s, peak RSS MB) of one process."""
     env = {**os.environ, "PYTHONPATH": src, "FLAMESPACE_STORE": store}
     started = time.perf_counter()
@@ -86,7 +85,7 @@ def main() -> None:
         for name, _ in tasks(""):
             if args.only and args.only not in name:
                 continue
-            got: Dict[str, List[Tuple[float, float, float]]] = {src: [] for src in args.sources}
+            got: dict[str, list[tuple[float, float, float]]] = {src: [] for src in args.sources}
             for i in range(args.repeat):
                 for src in args.sources if i % 2 else reversed(args.sources):
                     store = os.path.join(work, f"store-{args.sources.index(src)}")

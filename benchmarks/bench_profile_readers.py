@@ -22,7 +22,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import List, Optional
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / ".data"
@@ -92,7 +91,7 @@ def _gecko(austin: Path, out: Path, target: int) -> None:
             return
 
 
-def timed(command: List[str], repeat: int) -> Optional[float]:
+def timed(command: list[str], repeat: int) -> float | None:
     times = []
     for _ in range(repeat):
         start = time.perf_counter()

@@ -42,7 +42,6 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_load import FLAMESPACE_CLI, start_hogs, stop_hogs, uptime  # noqa: E402  (benchmarks/ is no package)
@@ -106,7 +105,7 @@ print(json.dumps({"os": woken, "gil": held}))
 '''
 
 
-def lateness(hogs_levels: List[int]) -> None:
+def lateness(hogs_levels: list[int]) -> None:
     """Print the probe's split of lateness (µs: median, 90th, 99th percentile, mean) per load."""
     print("Lateness of a 1,000 Hz tick, µs: median / p90 / p99 / mean; OS: due to woken, GIL: woken to holding it")
     for hogs in hogs_levels:
@@ -151,16 +150,16 @@ def ideal(runs: int = 2000) -> None:
                   f"count weights {statistics.median(errors['count']):.2f}")
 
 
-def shares(times: Dict[str, float]) -> Dict[str, float]:
+def shares(times: dict[str, float]) -> dict[str, float]:
     total = sum(times[name] for name in FUNCTIONS)
     return {name: 100.0 * times[name] / total if total else 0.0 for name in FUNCTIONS}
 
 
-def profile_times(path: Path, kind: str) -> Tuple[Dict[str, float], int, Dict[str, str]]:
+def profile_times(path: Path, kind: str) -> tuple[dict[str, float], int, dict[str, str]]:
     """Weight under each work function (ns, µs or counts: only shares are compared), the number of
     samples (lines for py-spy's raw counts and Austin's one line a sample), and ``#`` headers."""
     times = dict.fromkeys(FUNCTIONS, 0.0)
-    headers: Dict[str, str] = {}
+    headers: dict[str, str] = {}
     samples = 0
     for line in path.read_text().splitlines():
         if line.startswith("#"):
@@ -178,7 +177,7 @@ def profile_times(path: Path, kind: str) -> Tuple[Dict[str, float], int, Dict[st
     return times, samples, headers
 
 
-def command_for(kind: str, rate: float, program: Path, seconds: float, out: Path, tool: Optional[str]) -> List[str]:
+def command_for(kind: str, rate: float, program: Path, seconds: float, out: Path, tool: str | None) -> list[str]:
     run = [sys.executable, str(program), f"{seconds:g}"]
     if kind == "py-spy":
         return [tool or "py-spy", "record", "-r", f"{rate:g}", "-f", "raw", "-o", str(out), "--", *run]
@@ -187,7 +186,7 @@ def command_for(kind: str, rate: float, program: Path, seconds: float, out: Path
     return [sys.executable, "-c", FLAMESPACE_CLI, "record", "-q", "--rate", f"{rate:g}", "-o", str(out), "--", str(program), f"{seconds:g}"]
 
 
-def run_once(kind: str, rate: float, program: Path, seconds: float, tmp: Path, tool: Optional[str]) -> Dict[str, float]:
+def run_once(kind: str, rate: float, program: Path, seconds: float, tmp: Path, tool: str | None) -> dict[str, float]:
     """One whole process under one profiler: its achieved rate, missed_share (NaN but for
     flamespace) and max share error (points). ``tool``: the profiler's executable, or for the
     baseline the source tree to run flamespace from."""
@@ -213,7 +212,7 @@ def run_once(kind: str, rate: float, program: Path, seconds: float, tmp: Path, t
     return {"rate": achieved, "missed_share": missed, "max_error": error}
 
 
-def spread(values: List[float]) -> str:
+def spread(values: list[float]) -> str:
     """median [10th-90th percentile] of values."""
     values = sorted(v for v in values if v == v)
     if not values:
@@ -241,7 +240,7 @@ def main() -> None:
     if args.lateness:
         lateness([int(h) for h in args.hogs.split(",")])
         return
-    tools: Dict[str, Optional[str]] = {"flamespace": None}
+    tools: dict[str, str | None] = {"flamespace": None}
     if args.baseline_src:
         tools["baseline"] = str(Path(args.baseline_src).resolve())
         args.profilers += ",baseline"
@@ -253,7 +252,7 @@ def main() -> None:
     kinds = [k for k in args.profilers.split(",") if k == "flamespace" or tools.get(k)]
     print(f"10 ms cycle (5/3/2 ms of CPU), {args.seconds:g} s a run, {args.runs} runs a cell, {os.cpu_count()} CPUs; "
           "median [10th-90th percentile]")
-    every: List[dict] = []
+    every: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="bench-rate-") as name:
         tmp = Path(name)
         program = tmp / "cycle.py"
@@ -262,7 +261,7 @@ def main() -> None:
             processes = start_hogs(hogs)
             try:
                 before = uptime()
-                cells: Dict[Tuple[str, float], List[Dict[str, float]]] = {}
+                cells: dict[tuple[str, float], list[dict[str, float]]] = {}
                 for _ in range(args.runs):
                     for rate in [float(r) for r in args.rates.split(",")]:
                         for kind in kinds:  # interleaved, so drift in the load hits all alike

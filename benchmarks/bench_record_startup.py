@@ -38,7 +38,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Dict, List, Tuple
 
 CHILD_ARGV = r"""
 import sys, json
@@ -56,7 +55,7 @@ IMPORTS = "import sys; sys.path.insert(0, {src!r}); import flamespace.collect._b
 LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|\s+(.*)$")
 
 
-def import_self_times(src: str) -> Dict[str, int]:
+def import_self_times(src: str) -> dict[str, int]:
     """Self import time (µs) of each module of interest, in one fresh ``python -S``."""
     done = subprocess.run([sys.executable, "-S", "-X", "importtime", "-c", IMPORTS.format(src=src)],
                           capture_output=True, text=True, check=True)
@@ -85,7 +84,7 @@ def child_seconds(src: str, mode: str) -> float:
         shutil.rmtree(out_dir, ignore_errors=True)
 
 
-def timed(argv: List[str]) -> Tuple[float, float]:
+def timed(argv: list[str]) -> tuple[float, float]:
     """(wall s, CPU s of the process and the children it waited for) of one run of ``argv``."""
     started = time.perf_counter()
     child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -108,7 +107,7 @@ def whole(runs: int, collect_runs: int) -> None:
             "flamespace collect -n 1 -c pass": [*collect, "-n", "1"],
             f"flamespace collect -n {collect_runs} -c pass": [*collect, "-n", str(collect_runs)],
         }
-        samples: Dict[str, List[Tuple[float, float]]] = {name: [] for name in tasks}
+        samples: dict[str, list[tuple[float, float]]] = {name: [] for name in tasks}
         load = os.getloadavg()[0]
         for _ in range(runs):
             for name, argv in tasks.items():
@@ -145,8 +144,8 @@ def main() -> None:
         parser.error("give at least one SRC, or --whole")
     sources = [os.path.abspath(s) for s in args.sources]
     modes = args.modes.split(",")
-    imports: Dict[str, Dict[str, List[int]]] = {s: {} for s in sources}
-    children: Dict[str, Dict[str, List[float]]] = {s: {m: [] for m in modes} for s in sources}
+    imports: dict[str, dict[str, list[int]]] = {s: {} for s in sources}
+    children: dict[str, dict[str, list[float]]] = {s: {m: [] for m in modes} for s in sources}
     load = os.getloadavg()[0]
     for _ in range(args.runs):
         for src in sources:

@@ -23,7 +23,7 @@ import random
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Dict, List
+from typing import TYPE_CHECKING, Callable
 
 from bench_deep import DATA, run
 
@@ -75,7 +75,7 @@ def pprof_gzip(path: Path, depth: int) -> None:
             out.write(sample * 100_000)
 
 
-def _deep_graph(depth: int) -> "fs.FlameGraph":
+def _deep_graph(depth: int) -> fs.FlameGraph:
     import flamespace as fs
 
     return fs.FlameGraph({tuple(f"f{k}" for k in range(depth)): 5}, unit="ms")
@@ -94,7 +94,7 @@ def gecko_deep(path: Path, depth: int) -> None:
     registry.write(_deep_graph(depth), str(path), "gecko")
 
 
-def _cpuprofile(path: Path, depth: int, samples: List[int]) -> None:
+def _cpuprofile(path: Path, depth: int, samples: list[int]) -> None:
     nodes = [{"id": k, "callFrame": {"functionName": f"f{k}", "url": "file:///a.js", "lineNumber": k}, "children": [k + 1]}
              for k in range(1, depth + 1)]
     nodes[-1]["children"] = []
@@ -112,7 +112,7 @@ def cpuprofile_every_depth(path: Path, depth: int) -> None:
     _cpuprofile(path, depth // 5, list(range(1, depth // 5 + 1)))
 
 
-INPUTS: Dict[str, Callable[[Path, int], None]] = {
+INPUTS: dict[str, Callable[[Path, int], None]] = {
     "layers.pstats": pstats_layers, "long-integer.pstats": pstats_long_integer, "events.speedscope.json.gz": speedscope_gzip,
     "samples.pb.gz": pprof_gzip, "deep.trace.json": chrome_deep, "deep.gecko.json": gecko_deep,
     "deep.cpuprofile": cpuprofile_deep, "every-depth.cpuprofile": cpuprofile_every_depth,

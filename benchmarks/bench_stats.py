@@ -45,7 +45,7 @@ import os
 import platform
 import sys
 import time
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -55,7 +55,7 @@ from flamespace.stats import compare as compare_both_ways
 from flamespace.stats.comparison import GATE_DEFAULTS
 
 
-def compare(*args: Any, **kwargs: Any) -> "Comparison":
+def compare(*args: Any, **kwargs: Any) -> Comparison:
     """compare with the gate's defaults (one-sided greater): the question these tables answer."""
     return compare_both_ways(*args, options=GATE_DEFAULTS, **kwargs)
 
@@ -64,7 +64,7 @@ if TYPE_CHECKING:
 
 ALPHA = 0.05
 #: label -> (method, fdr)
-METHODS: Dict[str, Tuple[str, Optional[str]]] = {
+METHODS: dict[str, tuple[str, str | None]] = {
     "maxt": ("maxt", None), "maxt+bh": ("maxt", "bh"), "welch": ("welch", None), "welch+bh": ("welch", "bh"),
     "hotelling": ("hotelling", None),
 }
@@ -80,7 +80,7 @@ def weights(p: int) -> np.ndarray:
 TOTAL = [10_000.0]
 
 
-def simulate(rng: np.random.Generator, model: str, p: int, n: int, factor: Optional[np.ndarray] = None,
+def simulate(rng: np.random.Generator, model: str, p: int, n: int, factor: np.ndarray | None = None,
              k: float = 20) -> np.ndarray:
     """n runs × p stacks of counts; ``factor`` multiplies each stack's mean (growth)."""
     mu = TOTAL[0] * weights(p) * (1.0 if factor is None else factor)
@@ -95,14 +95,14 @@ def target(means: np.ndarray) -> int:
     return int(np.argmin(np.abs(share - 0.02)))
 
 
-def sample(matrix: np.ndarray, stacks: List[tuple]) -> Sample:
+def sample(matrix: np.ndarray, stacks: list[tuple]) -> Sample:
     return Sample(stacks, matrix)
 
 
 class Model:
     """Draws (baseline, same, grown) matrices and knows the true Δ of the grown stack."""
 
-    def __init__(self, name: str, p: int, pool: Optional[np.ndarray], rng: np.random.Generator) -> None:
+    def __init__(self, name: str, p: int, pool: np.ndarray | None, rng: np.random.Generator) -> None:
         self.name, self.rng = name, rng
         if name == "real":
             assert pool is not None
@@ -117,7 +117,7 @@ class Model:
         self.sd = float(sd[self.j])
         self.stacks = [(f"s{i}",) for i in range(self.p)]
 
-    def draw(self, n: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    def draw(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
         growth = EFFECT_SE * self.sd * math.sqrt(2.0 / n)
         if self.name == "real":
             rows = self.rng.choice(len(self.pool), size=3 * n if 3 * n <= len(self.pool) else 2 * n, replace=False)
@@ -132,8 +132,8 @@ class Model:
                 simulate(self.rng, self.name, self.p, n, factor), growth)
 
 
-def replicate(model: Model, n: int, reps: int, methods: List[str]) -> Dict[str, Dict[str, List[float]]]:
-    hits: Dict[str, Dict[str, List[float]]] = {m: {"fpr": [], "power": [], "coverage": []} for m in methods}
+def replicate(model: Model, n: int, reps: int, methods: list[str]) -> dict[str, dict[str, list[float]]]:
+    hits: dict[str, dict[str, list[float]]] = {m: {"fpr": [], "power": [], "coverage": []} for m in methods}
     for r in range(reps):
         base, same, grown, growth = model.draw(n)
         a, s, g = (sample(x, model.stacks) for x in (base, same, grown))
@@ -152,14 +152,14 @@ def replicate(model: Model, n: int, reps: int, methods: List[str]) -> Dict[str, 
     return hits
 
 
-def rate(values: List[float]) -> Tuple[float, float]:
+def rate(values: list[float]) -> tuple[float, float]:
     if not values:
         return math.nan, math.nan
     x = float(np.mean(values))
     return x, math.sqrt(max(x * (1 - x), 1e-12) / len(values))
 
 
-def fmt(pair: Tuple[float, float], se: bool = True) -> str:
+def fmt(pair: tuple[float, float], se: bool = True) -> str:
     x, e = pair
     if math.isnan(x):
         return "n/a"
@@ -178,13 +178,13 @@ def read_pool(directory: str) -> np.ndarray:
     return pool.matrix[:, keep]
 
 
-def floors_study(reps: int, ns: List[int], p: int, model_name: str, pool: Optional[np.ndarray]) -> None:
+def floors_study(reps: int, ns: list[int], p: int, model_name: str, pool: np.ndarray | None) -> None:
     """maxt's power and A/A rate with three variance floors (the statistic only changes)."""
     from flamespace.stats import maxt
     from flamespace.stats._result import variance_floor
     from flamespace.stats.sample import FrequencyFilter
 
-    choices: Dict[str, Callable[[np.ndarray], float]] = {
+    choices: dict[str, Callable[[np.ndarray], float]] = {
         "none": lambda x: 0.0,
         "resolution δ²/12": variance_floor,
         "SAM-like median variance": lambda x: float(np.median(x.var(axis=0, ddof=1))),

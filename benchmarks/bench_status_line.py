@@ -18,7 +18,6 @@ import sys
 import tempfile
 import timeit
 from pathlib import Path
-from typing import Dict, List, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_overhead import WORKLOAD  # noqa: E402
@@ -34,7 +33,7 @@ from flamespace.collect.raw import Quality  # noqa: E402
 CPU_LINE = 'print(f"CPU {time.process_time():.6f}", file=sys.stderr)\n'
 
 
-def work_seconds(script: Path, rate: float, watched: bool, log: Path) -> Tuple[float, float]:
+def work_seconds(script: Path, rate: float, watched: bool, log: Path) -> tuple[float, float]:
     """(the work's wall time, the process's CPU time)."""
     with open(log, "w") as err:
         launcher.record_program(Program(parse_command([str(script), "cpu"])), SamplerOptions(rate=rate),
@@ -48,7 +47,7 @@ def work_seconds(script: Path, rate: float, watched: bool, log: Path) -> Tuple[f
     return found["WORK"], found["CPU"]
 
 
-def summary(name: str, values: List[float]) -> str:
+def summary(name: str, values: list[float]) -> str:
     return f"min {min(values):.3f} s, median {statistics.median(values):.3f} s"
 
 
@@ -61,7 +60,7 @@ def main() -> None:
         script = Path(tmp) / "workload.py"
         script.write_text(WORKLOAD + CPU_LINE)
         log = Path(tmp) / "err.txt"
-        times: Dict[bool, List[Tuple[float, float]]] = {False: [], True: []}
+        times: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
         for round_ in range(args.rounds):
             for watched in ((False, True) if round_ % 2 == 0 else (True, False)):
                 times[watched].append(work_seconds(script, args.rate, watched, log))

@@ -31,7 +31,6 @@ import statistics
 import sys
 import tempfile
 import time
-from typing import Dict, List, Tuple
 
 import numpy as np
 
@@ -40,7 +39,7 @@ from flamespace.core.vector import FlameGraph
 from flamespace.store import open_store
 
 
-def universe(size: int, rng: np.random.Generator) -> List[str]:
+def universe(size: int, rng: np.random.Generator) -> list[str]:
     """``size`` distinct stack texts forming a call tree (every prefix of a stack is a stack too)."""
     modules = [f"pkg/mod{i}.py" for i in range(120)]
     names = [f"func_{i} ({modules[i % len(modules)]}:{10 + (i * 7) % 900})" for i in range(4000)]
@@ -55,7 +54,7 @@ def universe(size: int, rng: np.random.Generator) -> List[str]:
     return list(dict.fromkeys(stacks))[:size]
 
 
-def profiles(texts: List[str], count: int, per: int, rng: np.random.Generator):
+def profiles(texts: list[str], count: int, per: int, rng: np.random.Generator):
     """``count`` profiles of ``per`` stacks each: 80% shared by all, the rest drawn per run."""
     order = rng.permutation(len(texts))
     steady, rare = order[: int(per * 0.8)], order[int(per * 0.8):]
@@ -66,7 +65,7 @@ def profiles(texts: List[str], count: int, per: int, rng: np.random.Generator):
         yield {texts[j]: int(v) for j, v in zip(chosen.tolist(), values.tolist())}
 
 
-def folded_gz_size(values: Dict[str, int]) -> int:
+def folded_gz_size(values: dict[str, int]) -> int:
     text = "".join(f"{k} {v}\n" for k, v in sorted(values.items()))
     return len(gzip.compress(text.encode(), compresslevel=6))
 
@@ -75,7 +74,7 @@ def directory_size(path: str) -> int:
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path) for f in files)
 
 
-def timed(function, repeat: int) -> Tuple[float, float, object]:
+def timed(function, repeat: int) -> tuple[float, float, object]:
     """(first, median of all) seconds and the last result."""
     times = []
     result = None
@@ -107,7 +106,7 @@ def main() -> None:
         shutil.rmtree(root, ignore_errors=True)
     store = open_store(root)
     ingest_seconds = 0.0
-    gz_sizes: List[int] = []
+    gz_sizes: list[int] = []
     batch: list = []
     made = 0
     for index, values in enumerate(profiles(texts, 0 if args.queries_only else args.profiles, args.stacks, rng)):

@@ -35,7 +35,7 @@ import sys
 import tempfile
 import time
 from datetime import datetime, timedelta
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable
 
 import numpy as np
 
@@ -48,7 +48,7 @@ from flamespace.store.history import history
 START = datetime(2026, 1, 1)
 
 
-def stack_texts(shared: int, rng: np.random.Generator) -> List[str]:
+def stack_texts(shared: int, rng: np.random.Generator) -> list[str]:
     """``shared`` distinct stacks of a call tree: each one a child of an earlier one (depth grows like log)."""
     frames = [f"mod{i % 97}.fn{i} (mod{i % 97}.py:{10 + i % 300})" for i in range(shared)]
     texts = ["main"]
@@ -58,7 +58,7 @@ def stack_texts(shared: int, rng: np.random.Generator) -> List[str]:
     return texts
 
 
-def build(path: str, profiles: int, stacks: int, shared: int, seed: int = 1) -> Dict[str, float]:
+def build(path: str, profiles: int, stacks: int, shared: int, seed: int = 1) -> dict[str, float]:
     """A store of ``profiles`` synthetic profiles at ``path``; the ingest's rate, size and gzipped-folded size."""
     import gzip
 
@@ -88,7 +88,7 @@ def build(path: str, profiles: int, stacks: int, shared: int, seed: int = 1) -> 
     return {"ingest_s": seconds, "bytes": size, "folded_gz_per_profile": folded_bytes / min(profiles, 20)}
 
 
-def median_time(function: Callable[[], Any], repeat: int) -> Tuple[float, Any]:
+def median_time(function: Callable[[], Any], repeat: int) -> tuple[float, Any]:
     """The median of ``repeat`` timed calls after one untimed one (caches, a worker's first imports)."""
     result = function()
     times = []
@@ -106,7 +106,7 @@ def uptime() -> str:
         return "load average %.2f, %.2f, %.2f" % os.getloadavg()
 
 
-def queries(snapshot: Any) -> Dict[str, Tuple[Callable[[Any], Any], int]]:
+def queries(snapshot: Any) -> dict[str, tuple[Callable[[Any], Any], int]]:
     """name -> (the query on an engine, profiles it reads)."""
     main = snapshot.select("store:branch=main")
     last = main[-1000:]
@@ -142,7 +142,7 @@ def main() -> None:
     print(f"# before: {uptime()}")
     temporary = args.store is None
     path = args.store or tempfile.mkdtemp(prefix="flamespace-bench-store-")
-    built: Dict[str, float] = {}
+    built: dict[str, float] = {}
     if not os.path.exists(os.path.join(path, "MANIFEST.json")):
         built = build(path, args.profiles, args.stacks, args.shared)
     snapshot = open_store(path).snapshot()
@@ -156,8 +156,8 @@ def main() -> None:
 
     chosen = queries(snapshot)
     embedded = aggregate.Embedded()
-    rows: List[Tuple[str, int, float, float, float]] = []
-    results: Dict[str, Any] = {}
+    rows: list[tuple[str, int, float, float, float]] = []
+    results: dict[str, Any] = {}
     main_ids = snapshot.select("store:branch=main")
     reference = {
         "mean 1000": lambda: folded.texts(snapshot.graph(main_ids[-1000:], mean=True)),
@@ -198,7 +198,7 @@ def main() -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def project(rows: List[Tuple[str, int, float, float, float]], bytes_per_profile: float, args: argparse.Namespace) -> None:
+def project(rows: list[tuple[str, int, float, float, float]], bytes_per_profile: float, args: argparse.Namespace) -> None:
     """10^6 profiles: a scan's cost is fixed + per profile × profiles, the two fitted from the
     history of a quarter and of all the main-branch profiles (each engine apart); windowed
     queries (the last 1,000, 30 + 30) read the same profiles whatever the store's size."""

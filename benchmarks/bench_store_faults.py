@@ -27,7 +27,6 @@ import random
 import shutil
 import sys
 import tempfile
-from typing import Dict, List, Tuple
 
 import numpy as np
 
@@ -55,7 +54,7 @@ def build(root: str, count: int, per: int, seed: int) -> None:
             store.gc()
 
 
-def readable(root: str) -> Dict[str, float]:
+def readable(root: str) -> dict[str, float]:
     """Each readable profile's source -> its total (what the store gives back)."""
     try:
         snapshot = open_store(root).snapshot(Diagnostics())
@@ -68,7 +67,7 @@ def readable(root: str) -> Dict[str, float]:
     return {r["source"]: r["total"] for r in rows if r["id"] in found}
 
 
-def files(root: str) -> List[str]:
+def files(root: str) -> list[str]:
     found = []
     for folder, _, names in os.walk(root):
         for name in names:
@@ -89,7 +88,7 @@ def damage(path: str, how: str, rng: random.Random) -> None:
         open(path, "wb").write(bytes(data))
 
 
-def own_profiles(root: str, path: str) -> List[str]:
+def own_profiles(root: str, path: str) -> list[str]:
     """The sources of the profiles whose own table is ``path`` (a listed part's profiles or facts file)."""
     manifest = json.load(open(os.path.join(root, "MANIFEST.json")))
     name, kind = os.path.basename(os.path.dirname(path)), os.path.basename(path)
@@ -100,8 +99,8 @@ def own_profiles(root: str, path: str) -> List[str]:
     return pq.read_table(os.path.join(os.path.dirname(path), "profiles.parquet"), columns=["source"]).column("source").to_pylist()
 
 
-def trial(base: str, work: str, before: Dict[str, float], rng: random.Random, gc_only: bool,
-          verbose: bool) -> Tuple[bool, int, int, bool]:
+def trial(base: str, work: str, before: dict[str, float], rng: random.Random, gc_only: bool,
+          verbose: bool) -> tuple[bool, int, int, bool]:
     """(check right: a problem exactly when a file in use was damaged; lost; excess lost; every loss said)."""
     root = os.path.join(work, "s")
     shutil.copytree(base, root)

@@ -21,7 +21,6 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -63,7 +62,7 @@ def main() -> None:
     for key, (flags, source, repeat) in cases.items():
         if repeat < 1:
             continue  # e.g. --repeat-big 0: skip the 200,000-stack case
-        tasks: Dict[str, object] = {
+        tasks: dict[str, object] = {
             f"({key}) flamespace svg {flags}".rstrip(): lambda f=flags, s=source: shell_task(f"{exe} svg {f} {s} > /dev/null"),
         }
         if perl:

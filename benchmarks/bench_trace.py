@@ -46,7 +46,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
 
 BIN = Path(sys.executable).parent
 WORKLOAD = r'''
@@ -92,7 +91,7 @@ sys.stderr.write(f"WORK {time.perf_counter() - start:.6f}\n")
 '''
 
 
-def commands(script: str, out: str, peers: str) -> Dict[str, List[str]]:
+def commands(script: str, out: str, peers: str) -> dict[str, list[str]]:
     """name -> command line; peers not installed are left out (and named)."""
     import importlib.util
 
@@ -123,7 +122,7 @@ def commands(script: str, out: str, peers: str) -> Dict[str, List[str]]:
 TRIVIAL = "pass\n"
 
 
-def run(argv: List[str], kind: str, trivial: str, env: Optional[Dict[str, str]] = None) -> Tuple[Optional[float], float, float]:
+def run(argv: list[str], kind: str, trivial: str, env: dict[str, str] | None = None) -> tuple[float | None, float, float]:
     """(work s, whole s, CPU s) of one run; for ``pass`` the script is ``trivial`` and there is no work."""
     if kind == "pass":
         argv = [trivial if word.endswith("workload.py") else word for word in argv]
@@ -140,7 +139,7 @@ def run(argv: List[str], kind: str, trivial: str, env: Optional[Dict[str, str]] 
     return work, whole, cpu
 
 
-def _median(values: List[Optional[float]]) -> Optional[float]:
+def _median(values: list[float | None]) -> float | None:
     known = [v for v in values if v is not None]
     return statistics.median(known) if known else None
 
@@ -172,12 +171,12 @@ def main() -> None:
         trivial = os.path.join(out, "trivial.py")
         Path(trivial).write_text(TRIVIAL)
         peers = commands(script, out, args.peers)
-        envs: Dict[str, Dict[str, str]] = {}
+        envs: dict[str, dict[str, str]] = {}
         if args.before:
             peers = {**peers, "flamespace trace, before": peers["flamespace trace"]}
             envs["flamespace trace, before"] = {**os.environ, "PYTHONPATH": os.path.abspath(args.before)}
         for kind in args.kinds.split(","):
-            times: Dict[str, List[Tuple[Optional[float], float, float]]] = {name: [] for name in peers}
+            times: dict[str, list[tuple[float | None, float, float]]] = {name: [] for name in peers}
             for name, argv in peers.items():  # warm-up (page cache, .pyc files)
                 run(argv, kind, trivial, envs.get(name))
             for _ in range(args.repeat):
@@ -209,7 +208,7 @@ def main() -> None:
 OUTPUTS = {"folded": "run.folded", "speedscope": "run.speedscope.json", "chrome": "run.trace.json"}
 
 
-def outputs(repeat: int, before: "str | None", kind: str = "fib27") -> None:
+def outputs(repeat: int, before: str | None, kind: str = "fib27") -> None:
     """The whole ``flamespace trace -o X`` per output format, this version (and ``before``'s)."""
     cli = "import sys; from flamespace.cli import script; sys.argv[0] = 'flamespace'; sys.exit(script())"
     versions = {"now": None, **({"before": os.path.abspath(before)} if before else {})}
@@ -219,7 +218,7 @@ def outputs(repeat: int, before: "str | None", kind: str = "fib27") -> None:
         runs = {(version, name): [sys.executable, "-c", cli, "trace", "-q", "-o", os.path.join(out, f"{version}-{file}"),
                                   "--", script, kind]
                 for version in versions for name, file in OUTPUTS.items()}
-        found: Dict[Tuple[str, str], List[Tuple[float, float, float]]] = {key: [] for key in runs}
+        found: dict[tuple[str, str], list[tuple[float, float, float]]] = {key: [] for key in runs}
         for rounds in range(repeat + 1):  # the first round warms up (page cache, .pyc files)
             for (version, name), argv in runs.items():
                 env = dict(os.environ)
@@ -252,14 +251,14 @@ def in_process(rounds: int = 7) -> None:
 
     from flamespace.collect.tracing import TraceRecorder, backends_here, default_backend
 
-    namespace: Dict[str, object] = {}
+    namespace: dict[str, object] = {}
     exec(WORKLOAD.split("start = time.perf_counter()")[0], namespace)
     work = {"fib": lambda: namespace["fib"](25), "methods": lambda: namespace["methods"](100_000),  # type: ignore[operator]
             "mix": lambda: namespace["mix"](100_000)}  # type: ignore[operator]
     backends = [name for name in ("profile", "monitoring", "frame") if name in backends_here()]
     names = ["plain", "cProfile"] + [f"{b}{extra}" for b in backends
                                      for extra in (("",) if b == "frame" else ("", " +lines", " +builtins"))]
-    found: Dict[Tuple[str, str], List[float]] = {}
+    found: dict[tuple[str, str], list[float]] = {}
     for _ in range(rounds):
         for kind, run in work.items():
             for name in names:

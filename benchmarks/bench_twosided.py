@@ -33,7 +33,6 @@ import os
 import platform
 import sys
 import time
-from typing import Dict, List, Tuple
 
 import numpy as np
 
@@ -70,24 +69,24 @@ def read_pool(directory: str) -> np.ndarray:
     return matrix[:, FrequencyFilter().keep(matrix)]
 
 
-def kinds(baseline: Sample, candidate: Sample, alternative: str, seed: int, paired: bool) -> Dict[tuple, str]:
+def kinds(baseline: Sample, candidate: Sample, alternative: str, seed: int, paired: bool) -> dict[tuple, str]:
     result = compare(baseline, candidate, alternative=alternative, alpha=ALPHA, seed=seed, paired=paired)
     return {c.stack: str(c.kind) for c in result.kept}
 
 
-def found(baseline: Sample, candidate: Sample, seed: int, paired: bool) -> Dict[str, Dict[tuple, str]]:
+def found(baseline: Sample, candidate: Sample, seed: int, paired: bool) -> dict[str, dict[tuple, str]]:
     """The stacks each design reports, with their kinds."""
     out = {alternative: kinds(baseline, candidate, alternative, seed, paired) for alternative in ("two-sided", "greater", "less")}
     out["each-at-alpha"] = {**out["less"], **out["greater"]}
     return out
 
 
-def cell(model: str, p: int, n: int, reps: int, paired: bool, pool: "np.ndarray | None" = None) -> Dict[str, Dict[str, List[bool]]]:
+def cell(model: str, p: int, n: int, reps: int, paired: bool, pool: np.ndarray | None = None) -> dict[str, dict[str, list[bool]]]:
     rng = np.random.default_rng(1000 * n + p + (7 if paired else 0) + (3 if model == "negbin" else 0))
     mu = means(p) if pool is None else pool.mean(axis=0)
     target = int(np.argmin(np.abs(mu / mu.sum() - SHARE[0])))
     stacks = [(f"s{j}",) for j in range(len(mu))]
-    hits: Dict[str, Dict[str, List[bool]]] = {d: {"any": [], "regression": [], "shrunk": [], "grown": []} for d in DESIGNS}
+    hits: dict[str, dict[str, list[bool]]] = {d: {"any": [], "regression": [], "shrunk": [], "grown": []} for d in DESIGNS}
     for r in range(reps):
         if pool is not None:  # 2n distinct runs: the first n the baseline, the others every candidate
             rows = rng.choice(len(pool), size=2 * n, replace=False)
@@ -113,12 +112,12 @@ def cell(model: str, p: int, n: int, reps: int, paired: bool, pool: "np.ndarray 
     return hits
 
 
-def rate(values: List[bool]) -> Tuple[float, float]:
+def rate(values: list[bool]) -> tuple[float, float]:
     x = float(np.mean(values))
     return x, math.sqrt(max(x * (1 - x), 1e-12) / len(values))
 
 
-def fmt(values: List[bool]) -> str:
+def fmt(values: list[bool]) -> str:
     x, e = rate(values)
     return f"{x:.3f} ± {e:.3f}"
 

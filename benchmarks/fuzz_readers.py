@@ -45,7 +45,6 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import Dict, List, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_DIRS = [ROOT / "tests" / "data", ROOT.parent / "shared" / "peer-fixtures"]
@@ -68,7 +67,7 @@ class Slow(Exception):
 # Seeds
 
 
-def _writer_seeds(format: str) -> List[bytes]:
+def _writer_seeds(format: str) -> list[bytes]:
     """What the format's writer writes of the fuzz tests' flame graph, chart and differential."""
     from tests.formats import test_fuzz
 
@@ -98,7 +97,7 @@ def _written(profile: object, format: str) -> bytes:
         path.unlink(missing_ok=True)
 
 
-def _test_seeds(format: str) -> List[bytes]:
+def _test_seeds(format: str) -> list[bytes]:
     """The seeds the format's own fuzz test starts from (empty when it has none to share)."""
     if format in ("chrome", "cpuprofile"):
         from tests.formats import test_chrome
@@ -135,7 +134,7 @@ def _test_seeds(format: str) -> List[bytes]:
     return test_collapse_fuzz._seeds(format) if format in test_collapse_fuzz.FORMATS else []
 
 
-def _fixture_seeds(format: str) -> List[bytes]:
+def _fixture_seeds(format: str) -> list[bytes]:
     """Files under the fixture directories that the registry detects as ``format`` (or whose directory is named so)."""
     from flamespace.errors import FlamespaceError
     from flamespace.formats import registry
@@ -164,9 +163,9 @@ def _cut(seed: bytes) -> bytes:
     return seed[: end + 1 if end > 0 else MAX_SEED_BYTES]
 
 
-def seeds(format: str) -> List[bytes]:
+def seeds(format: str) -> list[bytes]:
     """Every seed of ``format``, cut to MAX_SEED_BYTES, without repeats."""
-    found: Dict[bytes, None] = {}
+    found: dict[bytes, None] = {}
     for source in (_writer_seeds, _test_seeds, _fixture_seeds):
         for seed in source(format):
             found.setdefault(_cut(seed), None)
@@ -177,7 +176,7 @@ def seeds(format: str) -> List[bytes]:
 # Mutations
 
 
-def mutate(rng: random.Random, pool: List[bytes]) -> bytes:
+def mutate(rng: random.Random, pool: list[bytes]) -> bytes:
     """One to four mutations of a seed from ``pool``; one input in five gzipped and damaged again."""
     data = bytearray(rng.choice(pool))
     for _ in range(rng.randint(1, 4)):
@@ -251,7 +250,7 @@ def _round_trip(profile: object, format: str, into: str) -> None:
         raise AssertionError(f"read as {format}, the {into} writer wrote what its reader refuses: {error}") from None
 
 
-def run_one(data: bytes, format: str, into: Optional[str] = None) -> None:
+def run_one(data: bytes, format: str, into: str | None = None) -> None:
     """Read ``data`` as ``format`` like the CLI, then write it as ``format`` (if it has a writer)
     and as ``into`` and read that back; our errors are answers, anything else escapes."""
     from flamespace.formats import registry
@@ -278,7 +277,7 @@ def signature(error: BaseException) -> str:
     return f"{type(error).__name__} at {where}"
 
 
-def outcome(data: bytes, format: str, timeout: float, into: Optional[str] = None) -> Optional[BaseException]:
+def outcome(data: bytes, format: str, timeout: float, into: str | None = None) -> BaseException | None:
     """None if ``data`` was read or refused as it should be; the internal error otherwise."""
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
@@ -292,7 +291,7 @@ def outcome(data: bytes, format: str, timeout: float, into: Optional[str] = None
     return None
 
 
-def minimise(data: bytes, format: str, wanted: str, timeout: float, into: Optional[str], budget: float = 20.0) -> bytes:
+def minimise(data: bytes, format: str, wanted: str, timeout: float, into: str | None, budget: float = 20.0) -> bytes:
     """Drop chunks of ``data`` (halves, then smaller) while the same error signature remains, for ``budget`` seconds."""
     def same(candidate: bytes) -> bool:
         error = outcome(candidate, format, timeout, into)
@@ -371,7 +370,7 @@ def _child(args: argparse.Namespace, format: str) -> dict:
     return result
 
 
-def _table(results: List[dict]) -> str:
+def _table(results: list[dict]) -> str:
     rows = ["| format | seeds | inputs | internal errors | distinct | peak RSS (MB) |", "|---|---:|---:|---:|---:|---:|"]
     for r in results:
         if "crashed" in r:
@@ -381,7 +380,7 @@ def _table(results: List[dict]) -> str:
     return "\n".join(rows)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=120.0, help="time a format (default 120)")
     parser.add_argument("--inputs", type=int, default=10**9, help="inputs a format (default: no limit)")

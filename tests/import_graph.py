@@ -26,13 +26,14 @@ import ast
 import sys
 from collections import defaultdict
 from pathlib import Path
-from typing import Dict, Iterator, List, NamedTuple, Optional, Set, Tuple
+from typing import NamedTuple
+from collections.abc import Iterator
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 ROOT = "flamespace"
 
 #: Each package (or top-level module) and its layer: an import may only point to a lower layer.
-LAYERS: Dict[str, int] = {
+LAYERS: dict[str, int] = {
     # helpers every layer may use: records, type aliases, lazy exports, the version, errors
     "_record": 0, "_types": 0, "_lazy": 0, "_version": 0, "_table": 0, "errors": 0, "diagnostics": 0,
     "core": 1,
@@ -53,7 +54,7 @@ class Import(NamedTuple):
     line: int
 
 
-def modules() -> Dict[str, Path]:
+def modules() -> dict[str, Path]:
     """Every flamespace module by dotted name (packages by their ``__init__``)."""
     found = {}
     for path in sorted((SRC / ROOT).rglob("*.py")):
@@ -76,7 +77,7 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def _walk(body: List[ast.stmt], kind: str) -> Iterator[Tuple[ast.stmt, str]]:
+def _walk(body: list[ast.stmt], kind: str) -> Iterator[tuple[ast.stmt, str]]:
     """Import statements with their kind; a function body makes its imports ``function``."""
     for node in body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -96,7 +97,7 @@ def _walk(body: List[ast.stmt], kind: str) -> Iterator[Tuple[ast.stmt, str]]:
                             yield from _walk(handler.body, kind)
 
 
-def _resolve(importer: str, is_package: bool, node: ast.stmt, known: Set[str]) -> Iterator[str]:
+def _resolve(importer: str, is_package: bool, node: ast.stmt, known: set[str]) -> Iterator[str]:
     """The flamespace modules an import statement loads (the deepest known module of each name)."""
     if isinstance(node, ast.Import):
         names = [alias.name for alias in node.names]
@@ -116,7 +117,7 @@ def _resolve(importer: str, is_package: bool, node: ast.stmt, known: Set[str]) -
             yield name
 
 
-def imports() -> List[Import]:
+def imports() -> list[Import]:
     """Every import of a flamespace module by a flamespace module."""
     found = modules()
     known = set(found)
@@ -130,16 +131,16 @@ def imports() -> List[Import]:
     return sorted(set(e for e in edges if e.source != e.target))
 
 
-def _cycles(edges: List[Import], kinds: Set[str]) -> List[List[str]]:
+def _cycles(edges: list[Import], kinds: set[str]) -> list[list[str]]:
     """The strongly connected components (Tarjan, iterative) of more than one module."""
-    graph: Dict[str, Set[str]] = defaultdict(set)
+    graph: dict[str, set[str]] = defaultdict(set)
     for edge in edges:
         if edge.kind in kinds:
             graph[edge.source].add(edge.target)
-    index: Dict[str, int] = {}
-    low: Dict[str, int] = {}
-    stack: List[str] = []
-    on_stack: Set[str] = set()
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
     components = []
     for start in sorted(graph):
         if start in index:
@@ -176,7 +177,7 @@ def _cycles(edges: List[Import], kinds: Set[str]) -> List[List[str]]:
     return sorted(components)
 
 
-def layer_violations(edges: List[Import]) -> List[Import]:
+def layer_violations(edges: list[Import]) -> list[Import]:
     """Imports that point up a layer, or sideways to another package of the same layer."""
     wrong = []
     for edge in edges:
@@ -188,7 +189,7 @@ def layer_violations(edges: List[Import]) -> List[Import]:
     return wrong
 
 
-def problems(edges: Optional[List[Import]] = None) -> List[str]:
+def problems(edges: list[Import] | None = None) -> list[str]:
     """Every broken rule, one line each (empty when the graph is as the design says)."""
     edges = imports() if edges is None else edges
     unknown = sorted({layer_key(m) for m in modules()} - set(LAYERS))
@@ -202,7 +203,7 @@ def problems(edges: Optional[List[Import]] = None) -> List[str]:
     return found
 
 
-def main(argv: List[str]) -> int:
+def main(argv: list[str]) -> int:
     edges = imports()
     if "--modules" in argv:
         for source in sorted({e.source for e in edges}):
@@ -211,7 +212,7 @@ def main(argv: List[str]) -> int:
                 if targets:
                     print(f"{source} [{kind}]: {', '.join(targets)}")
     else:
-        counts: Dict[Tuple[str, str], int] = defaultdict(int)
+        counts: dict[tuple[str, str], int] = defaultdict(int)
         for edge in edges:
             if edge.kind != "typing" and layer_key(edge.source) != layer_key(edge.target):
                 counts[layer_key(edge.source), layer_key(edge.target)] += 1

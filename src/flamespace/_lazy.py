@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 
-def lazy_exports(package: str, exports: "dict[str, str]"):
+def lazy_exports(package: str, exports: dict[str, str]):
     """``__getattr__`` and ``__dir__`` for ``package`` that import ``exports[name]`` on first use."""
 
     def __getattr__(name: str) -> object:
@@ -26,7 +26,7 @@ def lazy_exports(package: str, exports: "dict[str, str]"):
         setattr(sys.modules[package], name, value)
         return value
 
-    def __dir__() -> "list[str]":
+    def __dir__() -> list[str]:
         return sorted(set(vars(sys.modules[package])) | set(exports))
 
     return __getattr__, __dir__

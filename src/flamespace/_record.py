@@ -13,7 +13,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, ClassVar, Dict, Tuple, TypeVar, overload
+    from typing import Any, Callable, ClassVar, TypeVar, overload
 
     from typing_extensions import dataclass_transform
 
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
         """The methods :func:`record` adds besides ``__init__``, for type checkers: every
         record class lists it as a base (at run time ``Record`` is ``object``)."""
 
-        __record_fields__: ClassVar[Tuple[str, ...]]
+        __record_fields__: ClassVar[tuple[str, ...]]
 
         def replace(self: T, **changes: Any) -> T: ...
 
@@ -70,16 +70,16 @@ else:
     Record = object
 
 
-def fields(cls: type) -> Tuple[str, ...]:
+def fields(cls: type) -> tuple[str, ...]:
     """The field names of a record class, in order."""
-    names: Tuple[str, ...] = getattr(cls, "__record_fields__")
+    names: tuple[str, ...] = getattr(cls, "__record_fields__")
     return names
 
 
-def defaults(cls: type) -> Dict[str, Any]:
+def defaults(cls: type) -> dict[str, Any]:
     """The default of every field of a record class that has one (a factory's made afresh): what
     option tables (the CLI's) read, so that each default is written down once, in the class."""
-    made: Dict[str, Any] = getattr(cls, "__record_defaults__")
+    made: dict[str, Any] = getattr(cls, "__record_defaults__")
     return {n: (d.make() if isinstance(d, _Factory) else d) for n, d in made.items()}
 
 
@@ -110,13 +110,13 @@ def _build(cls: type, frozen: bool) -> type:
     return built
 
 
-def _inherited(cls: type) -> Tuple[Tuple[str, ...], Dict[str, Any]]:
+def _inherited(cls: type) -> tuple[tuple[str, ...], dict[str, Any]]:
     """The fields and defaults ``cls`` inherits from record bases, base fields first (as a
     dataclass's: a field redeclared below keeps its place and takes the new default). A
     subclass's ``__post_init__`` calls its base's by name (``Base.__post_init__(self)``): the
     class is rebuilt, so ``super()`` without arguments would name the class before it was."""
-    names: Tuple[str, ...] = ()
-    defaults: Dict[str, Any] = {}
+    names: tuple[str, ...] = ()
+    defaults: dict[str, Any] = {}
     for base in reversed(cls.__mro__[1:]):
         fields_of_base = base.__dict__.get("__record_fields__", ())
         names += tuple(n for n in fields_of_base if n not in names)
@@ -124,7 +124,7 @@ def _inherited(cls: type) -> Tuple[Tuple[str, ...], Dict[str, Any]]:
     return names, defaults
 
 
-def _init(class_name: str, names: Tuple[str, ...], made: Tuple[Any, ...], post_init: bool) -> Callable[..., None]:
+def _init(class_name: str, names: tuple[str, ...], made: tuple[Any, ...], post_init: bool) -> Callable[..., None]:
     """``__init__(self, *fields, **fields)``, by a closure rather than generated source (as
     dataclasses does): a process's first ``compile()`` costs about a millisecond, more than
     the records' calls ever save, and the profiled child builds one (collect/options.py)."""
@@ -155,7 +155,7 @@ def _init(class_name: str, names: Tuple[str, ...], made: Tuple[Any, ...], post_i
     return __init__
 
 
-def _eq(names: Tuple[str, ...]) -> Callable[[Any, object], Any]:
+def _eq(names: tuple[str, ...]) -> Callable[[Any, object], Any]:
     def __eq__(self: Any, other: object) -> Any:
         if other.__class__ is not self.__class__:
             return NotImplemented
@@ -164,7 +164,7 @@ def _eq(names: Tuple[str, ...]) -> Callable[[Any, object], Any]:
     return __eq__
 
 
-def _repr(names: Tuple[str, ...]) -> Callable[[Any], str]:
+def _repr(names: tuple[str, ...]) -> Callable[[Any], str]:
     def __repr__(self: Any) -> str:
         shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in names)
         return f"{self.__class__.__qualname__}({shown})"
@@ -172,7 +172,7 @@ def _repr(names: Tuple[str, ...]) -> Callable[[Any], str]:
     return __repr__
 
 
-def _replace(names: Tuple[str, ...]) -> Callable[..., Any]:
+def _replace(names: tuple[str, ...]) -> Callable[..., Any]:
     def replace(self: T, **changes: Any) -> T:
         """A copy with ``changes`` (as ``dataclasses.replace``: checked again by ``__init__``)."""
         unknown = set(changes) - set(names)
@@ -185,7 +185,7 @@ def _replace(names: Tuple[str, ...]) -> Callable[..., Any]:
     return replace
 
 
-def _reduce(names: Tuple[str, ...]) -> Callable[[Any], Any]:
+def _reduce(names: tuple[str, ...]) -> Callable[[Any], Any]:
     def __reduce__(self: Any) -> Any:  # copy and pickle through __init__ (slots and frozen)
         return self.__class__, tuple(getattr(self, n) for n in names)
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
 if TYPE_CHECKING:
-    from typing import Callable, List, Optional, Sequence, Tuple, Union
+    from typing import Callable, Optional
+    from collections.abc import Sequence
 
     Paint = Callable[[str, Optional[str]], str]
 
@@ -28,7 +29,7 @@ class Cell:
 
     __slots__ = ("text", "style", "spans")
 
-    def __init__(self, text: str, style: str = "", spans: "Sequence[Tuple[int, int, str]]" = ()) -> None:
+    def __init__(self, text: str, style: str = "", spans: Sequence[tuple[int, int, str]] = ()) -> None:
         self.text, self.style, self.spans = text, style, tuple(spans)
 
 
@@ -48,12 +49,12 @@ def display_width(text: str) -> int:
     return sum(0 if combining(c) else 2 if east_asian_width(c) in "WF" else 1 for c in text)
 
 
-def _plain(text: str, style: "Optional[str]") -> str:
+def _plain(text: str, style: str | None) -> str:
     return text
 
 
-def render(title: "Optional[str]", headers: "Sequence[str]", rows: "Sequence[Sequence[Union[str, Cell]]]",
-           right: "Sequence[bool]", width: int, paint: "Optional[Paint]" = None) -> str:
+def render(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[str | Cell]],
+           right: Sequence[bool], width: int, paint: Paint | None = None) -> str:
     """The table as text lines (each ending in a newline), at most ``width`` columns wide when its
     columns can be narrowed that far (one column each at the least)."""
     paint = paint or _plain
@@ -83,7 +84,7 @@ def render(title: "Optional[str]", headers: "Sequence[str]", rows: "Sequence[Seq
     return "".join(line + "\n" for line in lines)
 
 
-def fitted(widths: "List[int]", width: int, least: "Optional[Sequence[int]]" = None) -> "List[int]":
+def fitted(widths: list[int], width: int, least: Sequence[int] | None = None) -> list[int]:
     """Column widths narrowed (the widest first) until the table fits ``width``, none below its
     ``least`` (default 1: a column of wide characters needs 2)."""
     widths = list(widths)
@@ -106,13 +107,13 @@ def fitted(widths: "List[int]", width: int, least: "Optional[Sequence[int]]" = N
     return widths
 
 
-def _cell(cell: "Union[str, Cell]") -> Cell:
+def _cell(cell: str | Cell) -> Cell:
     if isinstance(cell, str):
         return Cell(shown(cell))
     return Cell(shown(cell.text), cell.style, cell.spans)
 
 
-def _folded(cell: Cell, width: int) -> "List[Tuple[int, int]]":
+def _folded(cell: Cell, width: int) -> list[tuple[int, int]]:
     """The (start, end) slices of the cell's lines at ``width`` columns: broken after the last
     space that fits, else where the width ends; the spaces at a break are dropped."""
     text = cell.text
@@ -138,7 +139,7 @@ def _folded(cell: Cell, width: int) -> "List[Tuple[int, int]]":
     return slices or [(0, 0)]
 
 
-def _slice(pieces: "List[Tuple[int, int]]", index: int) -> "Optional[Tuple[int, int]]":
+def _slice(pieces: list[tuple[int, int]], index: int) -> tuple[int, int] | None:
     return pieces[index] if index < len(pieces) else None
 
 
@@ -150,7 +151,7 @@ def _justified(text: str, width: int, right: bool) -> str:
     return text + " " * (width - display_width(text))
 
 
-def _painted(cell: Cell, part: "Optional[Tuple[int, int]]", width: int, right: bool, paint: "Paint") -> str:
+def _painted(cell: Cell, part: tuple[int, int] | None, width: int, right: bool, paint: Paint) -> str:
     """One line of a cell: the cell's style over its text and the spaces that justify it, each
     span's style over its part (one piece from each span boundary to the next)."""
     start, end = part if part is not None else (0, 0)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import re
-from typing import IO, TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Mapping, Sequence, TextIO, Tuple, Union
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, Callable, TextIO, Union
+from collections.abc import Iterable, Mapping, Sequence
 
 if TYPE_CHECKING:
     from .core.chart import FlameChart
@@ -22,11 +23,11 @@ if TYPE_CHECKING:
 #: A frame's display name, e.g. ``c (main.py:8)`` or ``ext4_readdir_[k]``.
 Frame = str
 #: A stack of frames, root first.
-Stack = Tuple[str, ...]
+Stack = tuple[str, ...]
 #: A stack's value: an exact int while the source counts are integers, a float after scaling.
 Number = Union[int, float]
 #: What a vector is built from: a mapping or pairs of stack and value.
-Values = Union[Mapping[Stack, Number], Iterable[Tuple[Stack, Number]]]
+Values = Union[Mapping[Stack, Number], Iterable[tuple[Stack, Number]]]
 
 #: What the formats read and write: a flame graph or a differential (two values per stack).
 Profile = Union["FlameGraph", "Differential"]
@@ -38,9 +39,9 @@ Runs = Union["Sample", Iterable["FlameGraph"]]
 #: A frame pattern: a regular expression's text or the compiled expression.
 Regex = Union[str, "re.Pattern[str]"]
 #: How to rename frames: a function, or (pattern, replacement) pairs applied in order.
-FrameMap = Union[Callable[[str], str], Sequence[Tuple[Regex, str]]]
+FrameMap = Union[Callable[[str], str], Sequence[tuple[Regex, str]]]
 #: A colour's red, green and blue, 0-255.
-Rgb = Tuple[int, int, int]
+Rgb = tuple[int, int, int]
 
 #: Where an input comes from: a path (``-`` for stdin) or an open binary stream.
 Source = Union[str, "os.PathLike[str]", BinaryIO]

@@ -4,10 +4,6 @@ from __future__ import annotations
 
 from ._record import Record, factory, record
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import List, Optional, Tuple
-
 
 @record(frozen=False)
 class Diagnostics(Record):
@@ -16,11 +12,11 @@ class Diagnostics(Record):
 
     max_examples: int = 5
     skipped: int = 0
-    examples: List[Tuple[str, Optional[int], str]] = factory(list)
-    warnings: List[str] = factory(list)
+    examples: list[tuple[str, int | None, str]] = factory(list)
+    warnings: list[str] = factory(list)
     empty: bool = False
 
-    def skip(self, source: str, line: Optional[int], reason: str) -> None:
+    def skip(self, source: str, line: int | None, reason: str) -> None:
         self.skipped += 1
         if len(self.examples) < self.max_examples:
             self.examples.append((source, line, reason))
@@ -28,7 +24,7 @@ class Diagnostics(Record):
     def warn(self, message: str) -> None:
         self.warnings.append(message)
 
-    def messages(self) -> List[str]:
+    def messages(self) -> list[str]:
         """Human-readable lines: warnings, then a summary of what was skipped."""
         lines = list(self.warnings)
         if self.skipped:

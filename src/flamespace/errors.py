@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Optional
-
 
 class FlamespaceError(Exception):
     """Base class: a problem the user can fix (bad input, bad arguments)."""
@@ -14,7 +10,7 @@ class FlamespaceError(Exception):
 class InputError(FlamespaceError, ValueError):
     """Input that cannot be read, with the place it was found (file and line)."""
 
-    def __init__(self, message: str, source: Optional[str] = None, line: Optional[int] = None):
+    def __init__(self, message: str, source: str | None = None, line: int | None = None):
         self.message = message
         self.source = source
         self.line = line

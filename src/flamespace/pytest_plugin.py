@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Dict, Generator, Optional
+from typing import Any
+from collections.abc import Generator
 
 import pytest
 
@@ -102,7 +103,7 @@ def write_run(graph: Any, directory: str) -> str:
     return path
 
 
-def _recording(config: pytest.Config) -> Optional[str]:
+def _recording(config: pytest.Config) -> str | None:
     return config.getoption("flamespace_dir")
 
 
@@ -113,7 +114,7 @@ class _Recorder:
     versions of the code, where lines move. Threads that were running before the test (a
     pytest-xdist worker's I/O thread, say) are left out; threads the test starts are kept."""
 
-    def __init__(self, options: Dict[str, Any], labels: Dict[str, str], test: Any) -> None:
+    def __init__(self, options: dict[str, Any], labels: dict[str, str], test: Any) -> None:
         from .collect import MEMORY_MODES
 
         self._test = test
@@ -141,7 +142,7 @@ class _Recorder:
             return _from_the_test(self._profiler.graph, self._test)
 
         graph = self._sampler.stop().graph
-        kept: Dict[Any, Any] = {}
+        kept: dict[Any, Any] = {}
         for stack, value in graph.items():
             if stack[0] not in self._before:
                 stack = stack if self._thread_roots else stack[1:]
@@ -172,7 +173,7 @@ def _from_the_test(graph: Any, test: Any) -> Any:
     if code is None:  # a callable object: no frame to cut at
         return graph
     name = FrameNamer(lines=False).location(code, None)[:-1]  # "f (file.py)" -> "f (file.py"
-    kept: Dict[Any, Any] = {}
+    kept: dict[Any, Any] = {}
     for stack, value in graph.items():
         start = next((i for i, frame in enumerate(stack) if _without_line(frame) == name), None)
         if start is not None:

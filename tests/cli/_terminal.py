@@ -12,16 +12,16 @@ import subprocess
 import sys
 import termios
 import time
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable
 
 #: The CLI as a program: ``python -c`` with main() (no console script needed on PATH).
 CLI = [sys.executable, "-c", "import sys; from flamespace.cli import main; sys.exit(main())"]
 COLUMNS = 120
 
 
-def run_on_terminal(args: List[str], which: str = "stdout", env: Optional[Dict[str, str]] = None,
-                    timeout: float = 120.0, cwd: Optional[str] = None,
-                    seen: Optional[Callable[[bytes], None]] = None) -> Tuple[int, bytes, bytes]:
+def run_on_terminal(args: list[str], which: str = "stdout", env: dict[str, str] | None = None,
+                    timeout: float = 120.0, cwd: str | None = None,
+                    seen: Callable[[bytes], None] | None = None) -> tuple[int, bytes, bytes]:
     """Run ``flamespace ARGS`` with ``which`` ("stdout" or "stderr") on a terminal of
     :data:`COLUMNS` columns and the other on a pipe: (exit code, what the terminal got,
     what the pipe got; a terminal turns "\\n" into "\\r\\n"). The pipe's output must be small

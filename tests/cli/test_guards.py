@@ -4,7 +4,6 @@ the machine's drift reported. Hand-written runs with the headers flamespace coll
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Dict, Optional
 
 import pytest
 
@@ -23,7 +22,7 @@ COLLECTION = "5eed5eed5eed5eed"
 STACKS = {"main;work": 100_000_000, "main;other": 50_000_000}
 
 
-def write_run(path: Path, number: int, stacks: Optional[Dict[str, float]] = None, **headers: str) -> Path:
+def write_run(path: Path, number: int, stacks: dict[str, float] | None = None, **headers: str) -> Path:
     """One run file: '# key: value' headers (HEADERS, changed by ``headers``; None drops one) and stacks."""
     fields = {**HEADERS, "run": str(number), **headers}
     lines = [f"# {key}: {value}" for key, value in fields.items() if value is not None]
@@ -34,7 +33,7 @@ def write_run(path: Path, number: int, stacks: Optional[Dict[str, float]] = None
     return path
 
 
-def write_side(directory: Path, n: int = 4, stacks: Optional[Dict[str, float]] = None, **headers: str) -> Path:
+def write_side(directory: Path, n: int = 4, stacks: dict[str, float] | None = None, **headers: str) -> Path:
     for i in range(1, n + 1):
         write_run(directory / f"run-{i:03d}.folded", i, stacks, **headers)
     return directory
@@ -176,7 +175,7 @@ def test_max_missed_says_when_no_run_can_be_judged(capsys, tmp_path):
     assert code == 0 and "Compared 4 baseline runs" in out and "--max-missed left nothing out" in err
 
 
-def drifting_side(directory: Path, first: float, step: float, stacks: Dict[str, float]) -> Path:
+def drifting_side(directory: Path, first: float, step: float, stacks: dict[str, float]) -> Path:
     for i in range(1, 7):
         write_run(directory / f"run-{i:03d}.folded", i, stacks, duration_s=f"{first + step * (i - 1):.3f}")
     return directory

@@ -127,7 +127,7 @@ def test_names_no_writer_takes_are_refused_before_reading(capsys, tmp_path: Path
     assert not list(tmp_path.glob("a.pstats*")) and not (tmp_path / "d.pprof").exists()
 
 
-def on_a_terminal(args: "list[str]", typed: bytes = b"") -> "tuple[int, str]":
+def on_a_terminal(args: list[str], typed: bytes = b"") -> tuple[int, str]:
     """Run `flamespace ARGS` with a pseudo-terminal as stdin, stdout and stderr, typing ``typed`` once
     the command has said something; (exit code, what the terminal showed)."""
     import os

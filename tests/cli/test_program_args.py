@@ -12,7 +12,7 @@ SPECS = {"record": record.SPEC, "trace": trace.SPEC, "collect": collect.SPEC}
 REQUIRED = {"record": [], "trace": [], "collect": ["-n", "3"]}
 
 
-def parsed(name: str, args: "list[str]") -> dict:
+def parsed(name: str, args: list[str]) -> dict:
     """What the parser makes of ``args``."""
     return SPECS[name].parse(args)
 
@@ -25,7 +25,7 @@ def parsed(name: str, args: "list[str]") -> dict:
     (["-m", "pytest", "--", "-q"], ("pytest", None, ("-q",))),
     (["script.py", "-q", "-o", "theirs"], (None, None, ("script.py", "-q", "-o", "theirs"))),
 ])
-def test_options_after_the_program_are_the_programs(name: str, program: "list[str]", expected) -> None:
+def test_options_after_the_program_are_the_programs(name: str, program: list[str], expected) -> None:
     values = parsed(name, [*REQUIRED[name], "-o", "ours", *program])
     assert values.get("output", values.get("out_dir")) == "ours"
     assert (values["module"], values["code"], tuple(values["command"])) == expected

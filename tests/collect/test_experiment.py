@@ -50,7 +50,6 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Dict, Tuple
 
 import pytest
 
@@ -124,7 +123,7 @@ def flamespace(*args: str, cwd) -> subprocess.CompletedProcess:
     return subprocess.run([FLAMESPACE, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
-def experiment(directory: Path) -> Tuple[dict, Dict[str, float], Dict[str, float], Dict[str, float]]:
+def experiment(directory: Path) -> tuple[dict, dict[str, float], dict[str, float], dict[str, float]]:
     """Collect and compare as a user would; the comparison (JSON), the real Δs (ns), the
     standard error of the recorder's error on each Δ (ns) and the paired t of the profiles' Δs."""
     directory.mkdir()
@@ -148,9 +147,9 @@ def experiment(directory: Path) -> Tuple[dict, Dict[str, float], Dict[str, float
     return json.loads(compared.stdout), real_deltas(directory / "slept.log"), standard_errors(directory), profile_t(directory)
 
 
-def real_deltas(log: Path) -> Dict[str, float]:
+def real_deltas(log: Path) -> dict[str, float]:
     """Candidate mean − baseline mean of the real sleeps of a() and of sitecustomize, in ns."""
-    sides: Dict[str, list] = {"0": [], "1": []}
+    sides: dict[str, list] = {"0": [], "1": []}
     for line in log.read_text().splitlines():
         side, a_seconds, startup_seconds = line.split()
         sides[side].append((float(a_seconds), float(startup_seconds)))
@@ -158,10 +157,10 @@ def real_deltas(log: Path) -> Dict[str, float]:
     return {leaf: 1e9 * (means["1"][i] - means["0"][i]) for i, leaf in enumerate((A_LEAF, STARTUP_LEAF))}
 
 
-def profile_t(directory: Path) -> Dict[str, float]:
+def profile_t(directory: Path) -> dict[str, float]:
     """Per leaf, the paired t of the profiles' Δs (run i of each side make a pair, as
     collect's rounds do): how clearly the runs, as recorded on this machine, show the change."""
-    d: Dict[str, list] = {A_LEAF: [], STARTUP_LEAF: []}
+    d: dict[str, list] = {A_LEAF: [], STARTUP_LEAF: []}
     for number in range(1, len(list((directory / "runs" / "baseline").glob("run-*.folded"))) + 1):
         pair = [fs.read(directory / "runs" / side / f"run-{number:03d}.folded") for side in ("baseline", "candidate")]
         for leaf, values in d.items():
@@ -174,17 +173,17 @@ def profile_t(directory: Path) -> Dict[str, float]:
     return found
 
 
-def standard_errors(directory: Path) -> Dict[str, float]:
+def standard_errors(directory: Path) -> dict[str, float]:
     """Per leaf, the standard error of (candidate mean − baseline mean) of each run's profile
     time minus the program's own figure. slept.log has each side's runs in the order they
     ran, which is the order of the side's run files."""
-    own: Dict[str, list] = {"0": [], "1": []}
+    own: dict[str, list] = {"0": [], "1": []}
     for line in (directory / "slept.log").read_text().splitlines():
         side, a_seconds, startup_seconds = line.split()
         own[side].append({A_LEAF: 1e9 * float(a_seconds), STARTUP_LEAF: 1e9 * float(startup_seconds)})
     variance = {A_LEAF: 0.0, STARTUP_LEAF: 0.0}
     for side, name in (("0", "baseline"), ("1", "candidate")):
-        errors: Dict[str, list] = {A_LEAF: [], STARTUP_LEAF: []}
+        errors: dict[str, list] = {A_LEAF: [], STARTUP_LEAF: []}
         for number, real in enumerate(own[side], 1):
             graph = fs.read(directory / "runs" / name / f"run-{number:03d}.folded")
             for leaf in errors:

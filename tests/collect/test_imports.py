@@ -11,7 +11,6 @@ import ast
 import os
 import subprocess
 import sys
-from typing import Dict, List, Set, Tuple
 
 import pytest
 
@@ -21,7 +20,7 @@ PACKAGE = "flamespace.collect"
 DIRECTORY = os.path.join(os.path.dirname(os.path.abspath(flamespace.__file__)), "collect")
 
 
-def modules() -> List[str]:
+def modules() -> list[str]:
     names = sorted(n[:-3] for n in os.listdir(DIRECTORY) if n.endswith(".py") and n != "__init__.py")
     package = [PACKAGE] if os.path.exists(os.path.join(DIRECTORY, "__init__.py")) else []
     return package + [f"{PACKAGE}.{n}" for n in names]
@@ -40,13 +39,13 @@ def _is_type_checking(node: ast.If) -> bool:
     )
 
 
-def imports_of(module: str) -> List[Tuple[str, bool]]:
+def imports_of(module: str) -> list[tuple[str, bool]]:
     """(imported collect module, whether the import is inside a function) for each run-time
     import of ``module`` (imports under ``if TYPE_CHECKING:`` are for type checkers only)."""
     is_package = module == PACKAGE
     with open(_source_file(module), encoding="utf-8") as file:
         tree = ast.parse(file.read())
-    found: List[Tuple[str, bool]] = []
+    found: list[tuple[str, bool]] = []
 
     def visit(node: ast.AST, in_function: bool) -> None:
         for child in ast.iter_child_nodes(node):
@@ -80,16 +79,16 @@ def _resolve(module: str, is_package: bool, name: str | None, level: int) -> str
 MODULES = set(modules())
 
 
-def graph() -> Dict[str, Set[str]]:
+def graph() -> dict[str, set[str]]:
     """module -> the collect modules it imports at run time (at module level or in a function)."""
     return {m: {target for target, _ in imports_of(m)} for m in modules()}
 
 
-def cycles(edges: Dict[str, Set[str]]) -> List[List[str]]:
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     """Every cycle found by a depth-first search (one per back edge)."""
-    found: List[List[str]] = []
-    state: Dict[str, int] = {}
-    path: List[str] = []
+    found: list[list[str]] = []
+    state: dict[str, int] = {}
+    path: list[str] = []
 
     def walk(node: str) -> None:
         state[node] = 1

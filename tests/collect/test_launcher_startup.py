@@ -96,7 +96,7 @@ def test_a_recording_removes_what_recordings_killed_with_sigkill_left(tmp_path, 
     ended.wait()
     namespace = os.readlink("/proc/self/ns/pid")
 
-    def left(pid: int, owner: "str | None") -> "os.PathLike[str]":
+    def left(pid: int, owner: str | None) -> os.PathLike[str]:
         directory = tmp_path / f"flamespace-record-{pid}-{os.urandom(3).hex()}"
         directory.mkdir()
         (directory / "events").write_bytes(b"x" * 1000)

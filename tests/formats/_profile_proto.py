@@ -4,7 +4,7 @@ decoder is checked against. Field names, numbers and types as in profile.proto."
 
 from __future__ import annotations
 
-from typing import Any, List, Tuple
+from typing import Any
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
@@ -13,7 +13,7 @@ INT64, UINT64, STRING, BOOL, MESSAGE = F.TYPE_INT64, F.TYPE_UINT64, F.TYPE_STRIN
 ONE, MANY = F.LABEL_OPTIONAL, F.LABEL_REPEATED
 
 #: message -> [(field, number, type, label, message type)]
-SCHEMA: List[Tuple[str, List[Tuple[str, int, int, int, str]]]] = [
+SCHEMA: list[tuple[str, list[tuple[str, int, int, int, str]]]] = [
     ("Profile", [
         ("sample_type", 1, MESSAGE, MANY, "ValueType"), ("sample", 2, MESSAGE, MANY, "Sample"),
         ("mapping", 3, MESSAGE, MANY, "Mapping"), ("location", 4, MESSAGE, MANY, "Location"),

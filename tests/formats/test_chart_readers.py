@@ -10,7 +10,7 @@ import io
 import json
 import random
 from collections import Counter
-from typing import Any, Callable, List, Tuple
+from typing import Any, Callable
 
 import contextlib
 
@@ -25,7 +25,7 @@ from flamespace.formats import _nesting, chrome, speedscope
 CASES = 300
 
 
-def _outcome(read: Callable[..., Any], text: str, **options: Any) -> Tuple[Any, ...]:
+def _outcome(read: Callable[..., Any], text: str, **options: Any) -> tuple[Any, ...]:
     """Everything a read shows: the chart's samples (with their weights' types), threads, stacks, metadata, diagnostics; or the error."""
     diagnostics = Diagnostics()
     try:
@@ -49,7 +49,7 @@ def per_event(parse: Callable[..., Any]) -> Callable[..., Any]:
     return read
 
 
-def _times(rng: random.Random, count: int, floats: bool) -> List[Any]:
+def _times(rng: random.Random, count: int, floats: bool) -> list[Any]:
     """Times in order, often equal (ties), as ints or as floats."""
     now, times = rng.choice([0, 5, 1000]), []
     for _ in range(count):
@@ -58,7 +58,7 @@ def _times(rng: random.Random, count: int, floats: bool) -> List[Any]:
     return times
 
 
-def _evented_events(rng: random.Random, frames: int, count: int, floats: bool) -> List[Any]:
+def _evented_events(rng: random.Random, frames: int, count: int, floats: bool) -> list[Any]:
     """Open and close events nested at random (all closed at the end)."""
     events, open_frames = [], []
     for at in _times(rng, count, floats):
@@ -90,7 +90,7 @@ def _speedscope_document(rng: random.Random) -> dict:
     return {"$schema": speedscope.SCHEMA, "shared": {"frames": frames}, "profiles": profiles}
 
 
-def _mangle(rng: random.Random, events: List[Any], fields: List[str]) -> None:
+def _mangle(rng: random.Random, events: list[Any], fields: list[str]) -> None:
     """One event made bad (a field's value changed or removed), sometimes."""
     if events and rng.random() < 0.3:
         event = rng.choice(events)
@@ -122,12 +122,12 @@ def test_speedscope_reader_equals_the_per_event_reader(seed: int, depth: None) -
     assert _outcome(speedscope.parse, text, options=wanted) == _outcome(per_event(speedscope.parse), text, options=wanted)
 
 
-def _chrome_events(rng: random.Random) -> List[Any]:
+def _chrome_events(rng: random.Random) -> list[Any]:
     """X and B/E events on a few threads of a few processes, nested at random, some spans
     running past their parent's end, some begins never ended, thread and process names."""
     names = ["main", "f (/src/m.py:3)", "g", "f"]
     floats = rng.random() < 0.3
-    events: List[Any] = []
+    events: list[Any] = []
     threads = [(rng.choice([1, 2, "p"]), rng.choice([1, 7, "t", None])) for _ in range(rng.randint(1, 3))]
     for pid, tid in threads:
         if rng.random() < 0.5:

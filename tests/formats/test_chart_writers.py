@@ -7,7 +7,7 @@ import io
 import json
 import pickle
 import random
-from typing import Any, Dict, List
+from typing import Any
 
 import numpy
 import pytest
@@ -19,11 +19,11 @@ from flamespace.formats import chrome, speedscope
 # -- the oracle: the writers of one Python object per event, as they were -----------------
 
 
-def oracle_events(samples, stacks, table) -> Dict[str, Any]:
+def oracle_events(samples, stacks, table) -> dict[str, Any]:
     """speedscope's evented profile of one thread's (timestamp, stack id, weight) samples in ns."""
-    events: List[Dict[str, Any]] = []
+    events: list[dict[str, Any]] = []
     open_stack: tuple = ()
-    open_ids: List[int] = []
+    open_ids: list[int] = []
     start_value = cursor = 0
 
     def close(keep, at):
@@ -67,11 +67,11 @@ def oracle_speedscope(chart: FlameChart) -> str:
 
 def oracle_chrome(chart: FlameChart) -> str:
     metadata = chart.metadata or Metadata()
-    per_thread: Dict[str, list] = {}
+    per_thread: dict[str, list] = {}
     for timestamp, thread_id, stack_id, weight in zip(*chart.columns()):
         per_thread.setdefault(chart.threads[thread_id], []).append((timestamp, stack_id, round(weight)))
     table = speedscope._FrameTable()
-    events: List[Dict[str, Any]] = [
+    events: list[dict[str, Any]] = [
         {"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": metadata.labels.get("command", "flamespace")}}]
     for tid, (thread, samples) in enumerate(per_thread.items(), 1):
         events.append({"ph": "M", "name": "thread_name", "pid": 1, "tid": tid, "args": {"name": thread}})

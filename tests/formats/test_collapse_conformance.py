@@ -16,7 +16,6 @@ nothing for the second, so their outputs are compared summed, without zeros, sor
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
 
 import pytest
 
@@ -39,7 +38,7 @@ def folded_text(path: Path, format: str, **options: object) -> str:
 
 def summed(text: str) -> str:
     """What flamegraph.pl draws from a script's output: repeated stacks summed, zeros left out, sorted."""
-    counts: Dict[str, int] = {}
+    counts: dict[str, int] = {}
     for line in text.splitlines():
         stack, _, count = line.rpartition(" ")
         counts[stack] = counts.get(stack, 0) + int(count)
@@ -52,8 +51,8 @@ def expected(path: Path) -> str:
 
 
 # (format, input, expected, options, compare summed)
-Case = Tuple[str, str, str, Dict[str, object], bool]
-PEER_CASES: List[Case] = [
+Case = tuple[str, str, str, dict[str, object], bool]
+PEER_CASES: list[Case] = [
     *[("dtrace", f"dtrace/input/{n}.txt", f"dtrace/expected/{n}.txt", {}, False) for n in (
         "flamegraph-bug", "hex-addresses", "java", "only-header-lines", "rust-names", "scope_with_no_argument_list", "stack-ustack")],
     ("sample", "sample/input/sample.txt", "sample/expected/sample.txt", {}, True),
@@ -94,12 +93,12 @@ def test_the_dtrace_example_is_detected(peer_fixtures: Path) -> None:
     )
 
 
-def invalid_files() -> List[Path]:
+def invalid_files() -> list[Path]:
     return sorted(COLLAPSE.glob("*/invalid/*")) if COLLAPSE.is_dir() else []
 
 
 @pytest.mark.parametrize("path", invalid_files() or [None], ids=lambda p: f"{p.parent.parent.name}-{p.name}" if p else "absent")
-def test_malformed_inputs_are_refused_with_file_and_line_or_skipped_and_counted(path: Optional[Path], peer_fixtures: Path) -> None:
+def test_malformed_inputs_are_refused_with_file_and_line_or_skipped_and_counted(path: Path | None, peer_fixtures: Path) -> None:
     assert path is not None
     format = path.parent.parent.name
     with pytest.raises(InputError) as refused:
@@ -114,7 +113,7 @@ def test_malformed_inputs_are_refused_with_file_and_line_or_skipped_and_counted(
 
 # -- hand-made inputs through FlameGraph's scripts ---------------------------------------------
 
-HANDMADE_CASES: List[Case] = [
+HANDMADE_CASES: list[Case] = [
     ("dtrace", "dtrace/offsets.txt", "dtrace/offsets.expected", {}, False),
     ("dtrace", "dtrace/offsets.txt", "dtrace/offsets-includeoffset.expected", {"includeoffset": True}, False),
     ("bpftrace", "bpftrace/stacks.txt", "bpftrace/stacks.expected", {}, True),

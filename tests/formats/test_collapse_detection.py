@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from typing import List
 
 import pytest
 
@@ -18,7 +17,7 @@ from .test_collapse_fuzz import FORMATS
 from .test_fuzz import CHART, DIFFERENTIAL, GRAPH, _written
 
 
-def _others() -> List[bytes]:
+def _others() -> list[bytes]:
     """Inputs no collapser may claim: folded (with comments, backticks, hex, blank lines), perf script, speedscope."""
     heads = [
         _written(GRAPH, "folded"), _written(DIFFERENTIAL, "folded"), _written(CHART, "speedscope"),
@@ -71,12 +70,12 @@ def test_dtrace_stack_without_a_count_at_the_end_is_refused_with_its_line() -> N
 
 def test_dtrace_frames_are_named_as_stackcollapse_pl_names_them() -> None:
     data = (
-        "h\nh\nh\n"
-        "  a.out`ns::C<int>::m(int)+0x1\n"  # C++: argument list and template dropped after the last ( or <
-        "  Lcom/a/B;->c->\n"  # Java: one leading L, ';' -> ':', inlined frames, trailing empty part dropped
-        "  +0x10\n"  # nothing left: '-'
-        "  3\n"
-    ).encode()
+        b"h\nh\nh\n"
+        b"  a.out`ns::C<int>::m(int)+0x1\n"  # C++: argument list and template dropped after the last ( or <
+        b"  Lcom/a/B;->c->\n"  # Java: one leading L, ';' -> ':', inlined frames, trailing empty part dropped
+        b"  +0x10\n"  # nothing left: '-'
+        b"  3\n"
+    )
     graph = fs.read(io.BytesIO(data), "dtrace")
     assert list(graph) == [("-", "com/a/B:", "c_[i]", "a.out`ns::C<int>::m")]
 

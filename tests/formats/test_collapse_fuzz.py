@@ -7,7 +7,7 @@ where numbers were (the mutations of test_fuzz.py). Derandomized: CI runs the sa
 
 from __future__ import annotations
 
-from typing import Callable, List
+from typing import Callable
 
 import pytest
 from hypothesis import given
@@ -42,7 +42,7 @@ SMALL = {
 }
 
 
-def _seeds(format: str) -> List[bytes]:
+def _seeds(format: str) -> list[bytes]:
     if format in SMALL:
         return [SMALL[format].encode()]
     return [path.read_bytes() for path in sorted((HANDMADE / format).iterdir()) if path.suffix != ".expected"]

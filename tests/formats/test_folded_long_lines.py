@@ -9,7 +9,7 @@ from __future__ import annotations
 import gzip
 import io
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any
 
 import pytest
 
@@ -73,10 +73,10 @@ def test_a_long_line_is_scanned_once(monkeypatch: pytest.MonkeyPatch) -> None:
 @needs_core
 def test_the_column_reader_and_add_ints_gather_a_long_line_too(monkeypatch: pytest.MonkeyPatch) -> None:
     text = b"x" * (3 << 20) + b" 5\ny 1\n"
-    total: Dict[str, Any] = {}
+    total: dict[str, Any] = {}
     folded.add_ints(io.BufferedReader(io.BytesIO(text)), total)  # type: ignore[arg-type]
     assert total == {"x" * (3 << 20): 5, "y": 1}
-    index: Dict[str, int] = {}
+    index: dict[str, int] = {}
     _, values, _ = folded.ColumnReader(index).read(io.BufferedReader(io.BytesIO(text)))  # type: ignore[arg-type]
     assert values == [5, 1] and len(index) == 2
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import gzip
 import io
 import re
-from typing import List, Optional
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -69,7 +68,7 @@ def _seeds(format: str) -> list:
 
 
 @st.composite
-def mangled(draw: st.DrawFn, format: str, seeds: Optional[List[bytes]] = None) -> bytes:
+def mangled(draw: st.DrawFn, format: str, seeds: list[bytes] | None = None) -> bytes:
     """A valid file of ``format`` (one of ``seeds``, else one its writer made), then a few truncations, byte flips and out-of-range numbers."""
     data = bytearray(draw(st.sampled_from(seeds or _seeds(format))))
     for _ in range(draw(st.integers(1, 3))):

@@ -173,7 +173,7 @@ def _sample(event: str, period: str = "") -> str:
     (_sample("cpu-clock") * 3, "samples"),  # no period: each sample counts 1
     (_sample("cpu-clock", "1000") + _sample("cpu-clock"), None),  # a mix counts neither
 ])
-def test_the_unit_is_what_the_values_count(text: str, unit: "str | None") -> None:
+def test_the_unit_is_what_the_values_count(text: str, unit: str | None) -> None:
     """perf profiles said nothing of their unit: 1,821,821,820 nanoseconds were shown as samples."""
     import io
 

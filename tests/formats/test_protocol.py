@@ -9,7 +9,6 @@ import ast
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict
 
 import pytest
 
@@ -17,9 +16,9 @@ from flamespace.errors import ArgumentError
 from flamespace.formats import _conformance, registry
 
 
-def checked() -> Dict[str, str]:
+def checked() -> dict[str, str]:
     """Module name -> protocol name, from _conformance.py's ``_name: Protocol[...] = module`` lines."""
-    found: Dict[str, str] = {}
+    found: dict[str, str] = {}
     for node in ast.walk(ast.parse(Path(_conformance.__file__).read_text())):
         if isinstance(node, ast.AnnAssign) and isinstance(node.value, ast.Name):
             annotation = node.annotation

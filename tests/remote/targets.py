@@ -149,7 +149,7 @@ class Target:
         assert self.process.stdout is not None
         return json.loads(self.process.stdout.readline())
 
-    def __enter__(self) -> "Target":
+    def __enter__(self) -> Target:
         return self
 
     def __exit__(self, *exc: object) -> None:

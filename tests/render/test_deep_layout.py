@@ -9,7 +9,6 @@ benchmarks/bench_long_inputs.py times the commands themselves.
 
 from __future__ import annotations
 
-from typing import Tuple
 
 import flamespace as fs
 from flamespace.render.layout import layout
@@ -38,7 +37,7 @@ class Counted(str):
     __hash__ = str.__hash__
 
 
-def deep_stack(leaf: str) -> Tuple[str, ...]:
+def deep_stack(leaf: str) -> tuple[str, ...]:
     return tuple(Counted(f"f{i}") for i in range(DEPTH)) + (Counted(leaf),)
 
 

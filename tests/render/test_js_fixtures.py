@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any
 
 from flamespace.core import units
 from flamespace.render.html import unit_spec
@@ -25,7 +25,7 @@ VALUES = [0.0, 1.0, 7.0, 12.5, 99.96, 999.7, 1000.0, 1234.0, 99_999.0, 1_234_567
           0.99, 1e-7, 1e-5, 0.00012345, 123_456_789_012.0, math.inf]
 
 
-def _expected(value: float, unit: Optional[str], signed: bool, spec: Dict[str, Any]) -> str:
+def _expected(value: float, unit: str | None, signed: bool, spec: dict[str, Any]) -> str:
     """The library's text for ``value``: ``units.human``, or for plain counts the SVG tooltips' count and name."""
     if spec["kind"] != "count":
         return units.human(value, unit, signed)
@@ -34,7 +34,7 @@ def _expected(value: float, unit: Optional[str], signed: bool, spec: Dict[str, A
     return sign + text + (" " + spec["name"] if spec["name"] else "")
 
 
-def units_cases() -> Dict[str, Any]:
+def units_cases() -> dict[str, Any]:
     """{"specs": {unit: a payload's unit spec}, "cases": [[unit, value, signed, the library's text]]}
     (the unit None as "", an infinite value as "inf" or "-inf")."""
     specs, cases = {}, []
@@ -48,7 +48,7 @@ def units_cases() -> Dict[str, Any]:
     return {"specs": specs, "cases": cases}
 
 
-def fixtures() -> Dict[str, str]:
+def fixtures() -> dict[str, str]:
     """Each fixture file's name and text (a case a line)."""
     data = units_cases()
     lines = ",\n".join(json.dumps(case, ensure_ascii=False) for case in data["cases"])

@@ -67,7 +67,7 @@ def test_same_input_gives_the_same_bytes() -> None:
     assert render(SMALL, random=True, seed=3) != render(SMALL, random=True, seed=4)
 
 
-def fills(document: str) -> "dict[str, str]":
+def fills(document: str) -> dict[str, str]:
     return dict(re.findall(r"<title>([^(<]*?) \(.*?</title><rect [^>]*fill=\"([^\"]+)\"", document))
 
 
@@ -266,7 +266,7 @@ def test_cli_svg_total_below_sum_warns(tmp_path: Path, capsys: pytest.CaptureFix
 MS = 10**6
 
 
-def timed_pair() -> "fs.Differential":
+def timed_pair() -> fs.Differential:
     """a's own time grows 12.3 ms, b's shrinks 10 ms: the scale is 12.3 ms (main and the root change by 2.3 ms)."""
     from flamespace.core.metadata import Metadata
 

@@ -8,7 +8,7 @@ benchmarks/bench_power_detectable.py (the tables in docs/statistics.md, "plan ch
 from __future__ import annotations
 
 import math
-from typing import Callable, Tuple
+from typing import Callable
 
 import numpy as np
 
@@ -43,7 +43,7 @@ def pool_drawer(pool: np.ndarray) -> Drawer:
 
 
 def detectable_found(draw: Drawer, n: int, paired: bool, reps: int, permutations: int, seed: int,
-                     target: int = 0) -> Tuple[int, int]:
+                     target: int = 0) -> tuple[int, int]:
     """(found, tried): per rep, stack ``target``'s reported detectable d from a null comparison
     (maxt.test + compare's own ``_detectable``), then a FRESH comparison with d added to the
     candidate's stack, tested again. Reps whose d is ∞ (α out of reach) are not tried."""
@@ -64,7 +64,7 @@ def detectable_found(draw: Drawer, n: int, paired: bool, reps: int, permutations
 
 
 def plan_found(draw: Drawer, paired: bool, pilot_runs: int, change: float, pilots: int, reps: int, permutations: int,
-               seed: int, resamples: int | None = None) -> Tuple[int, int, list, float]:
+               seed: int, resamples: int | None = None) -> tuple[int, int, list, float]:
     """Power reached at the n ``plan`` asks for: per pilot (``pilot_runs`` runs from ``draw``), plan n
     for a ``change`` (relative) in the widest stack, then ``reps`` comparisons of n a side drawn
     from the TRUE distribution with that stack shifted by change·mean, tested with maxt.test.

@@ -15,7 +15,6 @@ compared on data where no relabelled group has a variance of 0.
 
 from __future__ import annotations
 
-from typing import Optional
 
 import numpy as np
 import pytest
@@ -42,8 +41,8 @@ def close(a: np.ndarray, b: np.ndarray) -> bool:
         return bool(np.all(same | (np.abs(a - b) <= RTOL * scale)))
 
 
-def both(x1: np.ndarray, x2: np.ndarray, permutations: int, seed: int, alternative: str, fdr: Optional[str],
-         paired: bool, floor: Optional[float], statistic: str = "welch"):
+def both(x1: np.ndarray, x2: np.ndarray, permutations: int, seed: int, alternative: str, fdr: str | None,
+         paired: bool, floor: float | None, statistic: str = "welch"):
     core = maxt._core
     fast = maxt.test(x1, x2, 0.05, permutations, seed, alternative, fdr, floor=floor, paired=paired, statistic=statistic)
     try:

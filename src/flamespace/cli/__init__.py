@@ -12,10 +12,6 @@ import sys
 
 from ._report import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, UsageError, exit_code, write_out
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import List, Optional
-
 __all__ = ["COMMANDS", "HELP", "SUMMARIES", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "main", "script"]
 
 #: Every subcommand (the module of this package that defines it as ``command``) and the first
@@ -70,7 +66,7 @@ content (or --from FORMAT), from files, directories or stdin ('-'):
 RECORDERS = ("record", "trace")
 
 
-def _run(args: "List[str]") -> object:
+def _run(args: list[str]) -> object:
     """``flamespace``'s own options (``--help``, ``--version``, ``--color MODE``), then the command's
     module (imported only now) runs the command it declares as data (``SPEC``, cli/_options.py)."""
     rest = _group_options(args)
@@ -92,13 +88,13 @@ def _run(args: "List[str]") -> object:
         _stop_signals.release()  # if the program never started
 
 
-def _run_command(name: str, args: "List[str]") -> object:
+def _run_command(name: str, args: list[str]) -> object:
     module = f"{__name__}.{name}"
     __import__(module)  # not importlib: it would pull in more modules
     return sys.modules[module].SPEC.main(f"flamespace {name}", args)
 
 
-def _group_options(args: "List[str]") -> "Optional[List[str]]":
+def _group_options(args: list[str]) -> list[str] | None:
     """The command and its arguments after ``flamespace``'s own options, whose ``--color`` mode (or
     the default, auto) is set here; None when an option (--help, --version) was the whole answer."""
     mode, index = "auto", 0
@@ -139,7 +135,7 @@ def _group_options(args: "List[str]") -> "Optional[List[str]]":
     raise UsageError("Missing command.", "flamespace")
 
 
-def main(argv: "Optional[List[str]]" = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code instead of raising SystemExit."""
     args = sys.argv[1:] if argv is None else list(argv)
     if sys.stdout is None or sys.stdin is None or sys.stderr is None:  # closed by the shell (`>&-`)

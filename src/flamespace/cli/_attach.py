@@ -8,14 +8,14 @@ from ._report import warn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Optional, Tuple
+    from typing import Callable
 
     from ..collect import RecordResult, SamplerOptions
     from ..collect.launcher import Progress
 
 
-def record_pid(pid: int, options: "SamplerOptions", process_root: bool, progress: "Optional[Callable[[Progress], None]]",
-               quiet: bool = False, gil: bool = False) -> "Tuple[RecordResult, str]":
+def record_pid(pid: int, options: SamplerOptions, process_root: bool, progress: Callable[[Progress], None] | None,
+               quiet: bool = False, gil: bool = False) -> tuple[RecordResult, str]:
     """Sample process ``pid`` until ``options.duration``, Ctrl-C, SIGTERM/SIGHUP or its exit; the result
     (as ``record_program``'s) and how to describe the target. Raises the AttachError that says why
     it cannot be read, or a RecordError when it ended before a single sample. ``gil``: only the

@@ -18,7 +18,7 @@ from ._options import Option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Optional, Sequence, Tuple
+    from collections.abc import Sequence
 
     from .._types import Drawable
     from ..core.vector import FlameGraph
@@ -46,9 +46,9 @@ OPTIONS = (
 
 
 def read_inputs(
-    files: Sequence[str], command: str, skip_invalid: bool, input_format: Optional[str],
-    colour_by: Optional[str] = None, event: Optional[str] = None, chart: bool = False,
-) -> Tuple[Drawable, Optional[FlameGraph]]:
+    files: Sequence[str], command: str, skip_invalid: bool, input_format: str | None,
+    colour_by: str | None = None, event: str | None = None, chart: bool = False,
+) -> tuple[Drawable, FlameGraph | None]:
     """The profile to draw (as the command reads it without these options) and, with ``colour_by``,
     the second metric's flame graph; InputError naming the file for inputs that do not fit.
     ``chart``: a single input that keeps time order is read as a flame chart (not with ``colour_by``)."""
@@ -60,7 +60,7 @@ def read_inputs(
     from ._common import expand_inputs
 
     paths = expand_inputs(files)
-    colour: Optional[FlameGraph] = None
+    colour: FlameGraph | None = None
     colour_event = colour_by[len(EVENT_PREFIX):] if colour_by is not None and colour_by.startswith(EVENT_PREFIX) else None
     if colour_event is not None:
         if not colour_event:
@@ -86,7 +86,7 @@ def read_inputs(
     return profile, colour
 
 
-def count_name(profile: Drawable, colour: Optional[FlameGraph], countname: Optional[str]) -> Optional[str]:
+def count_name(profile: Drawable, colour: FlameGraph | None, countname: str | None) -> str | None:
     """--countname, or with --colour-by what the widths measured (``cycles``) when their unit does
     not say more than samples: the tooltips then read "600 cycles" beside "300 instructions"."""
     unit = getattr(profile, "unit", None)
@@ -95,7 +95,7 @@ def count_name(profile: Drawable, colour: Optional[FlameGraph], countname: Optio
     return getattr(profile, "metric", None)
 
 
-def _read_one(path: str, command: str, skip_invalid: bool, input_format: Optional[str], event: Optional[str]) -> FlameGraph:
+def _read_one(path: str, command: str, skip_invalid: bool, input_format: str | None, event: str | None) -> FlameGraph:
     """One input as a flame graph (of ``event`` for perf script input; a flame chart's sum), reporting skipped lines."""
     from ..core.chart import FlameChart
     from ..core.differential import Differential

@@ -14,7 +14,8 @@ from ._report import BadParameter, UsageError, report, warn
 
 TYPE_CHECKING = False  # typing costs start-up time (flamespace svg); annotations are strings (PEP 563)
 if TYPE_CHECKING:
-    from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, TypeVar
+    from typing import TypeVar
+    from collections.abc import Iterable, Iterator, Sequence
 
     from .._types import Drawable, Number, Profile
     from ..core.vector import FlameGraph
@@ -43,7 +44,7 @@ THREAD_OPTION = Option(
 )
 
 
-def pick_thread(profile: D, name: Optional[str], source: str) -> D:
+def pick_thread(profile: D, name: str | None, source: str) -> D:
     """``--thread NAME``: the one thread of ``profile`` (both sides of a differential one); a name no
     stack starts with is an input error naming ``source`` and the threads there are."""
     if name is None:
@@ -63,21 +64,21 @@ def pick_thread(profile: D, name: Optional[str], source: str) -> D:
         raise InputError(str(exc), source) from None
 
 
-def picked_thread(profile: Drawable, colour: Optional[FlameGraph], name: Optional[str],
-                  files: Sequence[str]) -> Tuple[Drawable, Optional[FlameGraph]]:
+def picked_thread(profile: Drawable, colour: FlameGraph | None, name: str | None,
+                  files: Sequence[str]) -> tuple[Drawable, FlameGraph | None]:
     """:func:`pick_thread` of a page's profile and of the second metric that colours it (--colour-by)."""
     source = ", ".join(files) or "<stdin>"
     return pick_thread(profile, name, source), pick_thread(colour, name, source) if colour is not None else None
 
 
-def shown_thread(profile: Drawable) -> Optional[str]:
+def shown_thread(profile: Drawable) -> str | None:
     """The thread ``--thread`` kept (None: every thread is shown)."""
     graph = profile.after if isinstance(profile, Differential) else profile
     metadata = getattr(graph, "metadata", None)
     return metadata.labels.get("thread") if metadata is not None else None
 
 
-def recorded_roots(profile: Drawable) -> Tuple[str, ...]:
+def recorded_roots(profile: Drawable) -> tuple[str, ...]:
     """What a recording says its first frames are (its ``roots`` label: ``thread``, ``process,thread``),
     for the HTML page's picker; nothing when it says nothing (or something the page has no picker for)."""
     from ..core.transforms import root_kinds
@@ -97,7 +98,7 @@ def thread_subtitle(subtitle: str, profile: Drawable) -> str:
     return f"{subtitle} \u00b7 thread {thread} only" if subtitle else f"Thread {thread} only"
 
 
-def checked_output(value: Optional[str]) -> Optional[str]:
+def checked_output(value: str | None) -> str | None:
     """The callback of -o: an output that cannot be written fails before any input is read."""
     from ..formats import check_output
 
@@ -115,9 +116,9 @@ OUTPUT_OPTIONS = (
 )
 
 
-def expand_inputs(paths: Sequence[str]) -> List[str]:
+def expand_inputs(paths: Sequence[str]) -> list[str]:
     """Paths as given, each directory replaced by the profiles in it (name order), saying what was left out."""
-    expanded: List[str] = []
+    expanded: list[str] = []
     for path in paths or ["-"]:
         if path != "-" and os.path.isdir(path):
             expanded.extend(_directory_profiles(path))
@@ -128,7 +129,7 @@ def expand_inputs(paths: Sequence[str]) -> List[str]:
     return expanded
 
 
-def _directory_profiles(path: str) -> List[str]:
+def _directory_profiles(path: str) -> list[str]:
     """The profile files of directory ``path`` in name order; what else it holds is named on stderr.
 
     Only regular files are opened (to recognise their format): a FIFO, socket or device in the
@@ -140,8 +141,8 @@ def _directory_profiles(path: str) -> List[str]:
     if specials:
         what = "entry in {} that is not a regular file" if len(specials) == 1 else "entries in {} that are not regular files"
         warn(f"flamespace: skipped {len(specials)} {what.format(path)} (FIFO, socket, device or broken link): {_first_names(specials)}")
-    profiles: List[str] = []
-    others: List[str] = []
+    profiles: list[str] = []
+    others: list[str] = []
     for name in files:
         file = os.path.join(path, name)
         (profiles if registry.recognises(file) else others).append(file)
@@ -153,14 +154,14 @@ def _directory_profiles(path: str) -> List[str]:
     return profiles
 
 
-def _directory_entries(path: str) -> Tuple[List[str], List[str], List[str]]:
+def _directory_entries(path: str) -> tuple[list[str], list[str], list[str]]:
     """The names in ``path`` (hidden ones left out), in name order: (regular files, directories, the rest).
     Symbolic links count as what they point to; one that points nowhere is among the rest."""
     import stat
 
-    files: List[str] = []
-    subdirectories: List[str] = []
-    specials: List[str] = []
+    files: list[str] = []
+    subdirectories: list[str] = []
+    specials: list[str] = []
     for name in sorted(n for n in os.listdir(path) if not n.startswith(".")):
         try:
             mode = os.stat(os.path.join(path, name)).st_mode
@@ -176,7 +177,7 @@ def _first_names(names: Sequence[str], shown: int = 5) -> str:
 
 
 def read_input(
-    path: str, skip_invalid: bool = False, input_format: Optional[str] = None, stack_cache: Optional[dict] = None,
+    path: str, skip_invalid: bool = False, input_format: str | None = None, stack_cache: dict | None = None,
 ) -> Drawable:
     """Read one input as it is, reporting skipped lines on stderr: a store selector is the merged
     profile it names, an input that keeps time order a FlameChart."""
@@ -191,7 +192,7 @@ def read_input(
 
 
 def read_profile(
-    path: str, skip_invalid: bool = False, input_format: Optional[str] = None, stack_cache: Optional[dict] = None,
+    path: str, skip_invalid: bool = False, input_format: str | None = None, stack_cache: dict | None = None,
 ) -> Profile:
     """:func:`read_input`, an input that keeps time order (a FlameChart) summed into its flame graph."""
     from ..core.chart import FlameChart
@@ -201,7 +202,7 @@ def read_profile(
 
 
 def read_graph(
-    path: str, command: str, skip_invalid: bool = False, input_format: Optional[str] = None, stack_cache: Optional[dict] = None
+    path: str, command: str, skip_invalid: bool = False, input_format: str | None = None, stack_cache: dict | None = None
 ) -> FlameGraph:
     """Read one input that must be a single profile, not a differential pair."""
     profile = read_profile(path, skip_invalid, input_format, stack_cache)
@@ -218,7 +219,7 @@ def differential_input(path: str, command: str) -> InputError:
     )
 
 
-def read_graphs(files: Sequence[str], command: str, skip_invalid: bool, input_format: Optional[str]) -> Iterator[FlameGraph]:
+def read_graphs(files: Sequence[str], command: str, skip_invalid: bool, input_format: str | None) -> Iterator[FlameGraph]:
     """Read inputs one at a time (so a sum holds one input in memory at once), with progress."""
     stack_cache: dict = {}
     for path in progress(files, "reading", len(files)):
@@ -238,7 +239,7 @@ def output_format(output: str, command: str, differential: bool = False) -> str:
     return choose(output, None, command, ["folded"] if differential else _writable, FOLDED_ENDINGS)
 
 
-def _writable() -> List[str]:
+def _writable() -> list[str]:
     """Every format that writes plain profiles, folded first (imports every format module to know)."""
     return ["folded", *(name for name in registry.writable_names() if name not in ("folded", "folded-diff"))]
 
@@ -262,7 +263,7 @@ def refuse_terminal(output: str, what: str, example: str) -> None:
         raise ArgumentError(f"not writing {what} to the terminal: give -o FILE (e.g. -o {example}) or redirect the output")
 
 
-def header_setting(output_format: str, no_header: bool) -> Dict[str, bool]:
+def header_setting(output_format: str, no_header: bool) -> dict[str, bool]:
     """``header=`` for the writer of ``output_format`` if it writes '# key: value' lines (--no-header), else nothing."""
     return {"header": not no_header} if "header" in registry.write_options(output_format) else {}
 
@@ -276,7 +277,7 @@ def progress(items: Iterable[T], label: str, count: int) -> Iterable[T]:
     return track(items, label, count)
 
 
-def parse_share(text: str, option: str = "--min-share", maximum: Optional[float] = 1.0) -> float:
+def parse_share(text: str, option: str = "--min-share", maximum: float | None = 1.0) -> float:
     """'0.01' or '1%' -> 0.01; at least 0 and at most ``maximum`` (None: no upper bound).
     A bad value is a BadParameter naming ``option``."""
     raw = text.strip()

@@ -9,14 +9,15 @@ from ._report import warn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Optional, Sequence, Tuple
+    from typing import Callable
+    from collections.abc import Sequence
 
     from .._types import Drawable
 
 TO_HELP = "Output format (default: from the output's extension, else folded)."
 
 
-def options(to_choices: "Callable[[], Tuple[str, ...]]") -> "Tuple[Option, ...]":
+def options(to_choices: Callable[[], tuple[str, ...]]) -> tuple[Option, ...]:
     """convert's own options; ``--to`` is one of ``to_choices()``, listed only when --to is given or
     --help asked for (listing the writable formats imports every format)."""
     return INPUT_OPTIONS + (
@@ -28,14 +29,14 @@ def options(to_choices: "Callable[[], Tuple[str, ...]]") -> "Tuple[Option, ...]"
     )
 
 
-def output_format(to: "Optional[str]", output: str) -> str:
+def output_format(to: str | None, output: str) -> str:
     """--to, else the format whose ending the output's name has (refused if no format writes it), else folded."""
     from ._output_format import choose
 
     return choose(output, to, "convert", registry.writable_names, FOLDED_ENDINGS, option="--to")
 
 
-def convert(inputs: "Sequence[str]", skip_invalid: bool, input_format: "Optional[str]", to: "Optional[str]",
+def convert(inputs: Sequence[str], skip_invalid: bool, input_format: str | None, to: str | None,
             output: str, no_header: bool, **values: object) -> None:
     """What ``flamespace convert`` does: read every input (reader options by their ``read_`` names),
     merge several, write in the output format."""
@@ -47,7 +48,7 @@ def convert(inputs: "Sequence[str]", skip_invalid: bool, input_format: "Optional
     profiles = []
     # Several inputs share their stacks' tuples through the cache; it keeps every stack's text
     # too (the size of a folded file), so one input is read without it and it goes before writing.
-    stack_cache: "Optional[dict]" = {} if len(files) > 1 else None
+    stack_cache: dict | None = {} if len(files) > 1 else None
     for path in files:
         diagnostics = Diagnostics()
         profiles.append(registry.read(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics,
@@ -65,7 +66,7 @@ def convert(inputs: "Sequence[str]", skip_invalid: bool, input_format: "Optional
     registry.write(profile, output, target, **header_setting(target, no_header))
 
 
-def _graphs(profiles: list, files: "Sequence[str]") -> list:
+def _graphs(profiles: list, files: Sequence[str]) -> list:
     """The profiles as flame graphs (a chart summed over time), refusing differential inputs (which a sum cannot hold)."""
     from ..core.chart import FlameChart
     from ..core.differential import Differential

@@ -13,7 +13,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List, Sequence, Tuple
+    from collections.abc import Sequence
 
     from ._options import Command
 
@@ -58,7 +58,7 @@ def _letter(text: str, i: int) -> bool:
     return 0 <= i < len(text) and _word(text[i]) and not text[i].isdecimal()  # re's [^\d\W]
 
 
-def _chunks(text: str, hyphens: bool = True) -> "List[str]":
+def _chunks(text: str, hyphens: bool = True) -> list[str]:
     """The pieces textwrap breaks lines between: runs of whitespace, and words, cut after a
     hyphen between letters (``py-spy``) and before an em-dash (``word--word``) when ``hyphens``
     (textwrap's wordsep_re, written out: the regular expression module costs start-up)."""
@@ -111,19 +111,19 @@ def _em_dash_at(text: str, j: int) -> bool:
     return k - j >= 2 and k < len(text) and _word(text[k])
 
 
-def _wrap(chunks: "List[str]", width: int, first: str = "", rest: str = "", max_lines: int = 0,
-          placeholder: str = "...") -> "List[str]":
+def _wrap(chunks: list[str], width: int, first: str = "", rest: str = "", max_lines: int = 0,
+          placeholder: str = "...") -> list[str]:
     """Lines of at most ``width`` (indent included) from ``chunks``, as textwrap
     (textwrap.wrap); with ``max_lines``, the last one ends in ``placeholder`` when
     text is left over."""
-    lines: "List[str]" = []
+    lines: list[str] = []
     chunks = chunks[::-1]
     while chunks:
         indent = rest if lines else first
         room = width - len(indent)
         if lines and not chunks[-1].strip():
             chunks.pop()
-        line: "List[str]" = []
+        line: list[str] = []
         used = 0
         while chunks and used + len(chunks[-1]) <= room:
             used += len(chunks[-1])
@@ -159,7 +159,7 @@ def _fill(text: str, width: int, first: str, rest: str) -> str:
 def _paragraphs(text: str, width: int, indent: str) -> str:
     """Paragraphs (split at empty lines) rewrapped to ``width``, each indented as its first
     line is; one whose first line is ``\\b`` is kept line for line."""
-    blocks: "List[Tuple[str, List[str]]]" = []
+    blocks: list[tuple[str, list[str]]] = []
     for line in text.expandtabs().splitlines() + [""]:
         if not line:
             if blocks and blocks[-1][1]:
@@ -183,7 +183,7 @@ def _paragraphs(text: str, width: int, indent: str) -> str:
     return "\n\n".join(out)
 
 
-def _definitions(rows: "Sequence[Tuple[str, str]]", width: int) -> "List[str]":
+def _definitions(rows: Sequence[tuple[str, str]], width: int) -> list[str]:
     """Terms and their text in two columns, at indent 2 (the text beside a term of up to 30 characters, else below)."""
     first_col = min(max(len(term) for term, _ in rows), 30) + 2
     text_width = max(width - first_col - 2, 10)
@@ -220,8 +220,8 @@ def short_help(text: str, limit: int) -> str:
 GROUP_OPTIONS = (("-h, --help", "Show this message and exit."),)
 
 
-def group_help(prog: str, help_text: str, summaries: "Sequence[Tuple[str, str]]", columns: int = 0,
-               options: "Sequence[Tuple[str, str]]" = GROUP_OPTIONS) -> str:
+def group_help(prog: str, help_text: str, summaries: Sequence[tuple[str, str]], columns: int = 0,
+               options: Sequence[tuple[str, str]] = GROUP_OPTIONS) -> str:
     """The text of ``prog --help`` for a group with ``help_text``, ``options`` (term, help) and commands ``(name, help)``."""
     width = max(min(columns or terminal_columns(), MAX_WIDTH) - 2, 50)
     usage = "Usage: " + prog + " "
@@ -246,7 +246,7 @@ def cleandoc(text: str) -> str:
     return "\n".join(lines)
 
 
-def command_help(prog: str, command: "Command", columns: int = 0) -> str:
+def command_help(prog: str, command: Command, columns: int = 0) -> str:
     """The text of ``prog --help`` for a command declared as data (cli/_options.py)."""
     width = max(min(columns or terminal_columns(), command.max_width or MAX_WIDTH) - 2, 50)
     usage = "Usage: " + prog + " "

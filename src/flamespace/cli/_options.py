@@ -26,7 +26,8 @@ from ._report import BadParameter, UsageError, write_out
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
 if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+    from typing import Any, Callable
+    from collections.abc import Sequence
 
 #: What an option holds: a flag, a --x/--no-x pair, a converted value, a repeatable string,
 #: a path (a file; ``dir``: a directory), a non-negative number (ints stay ints).
@@ -43,11 +44,11 @@ RANGE_NAMES = {"int": "INTEGER RANGE", "float": "FLOAT RANGE"}
 HELP_FLAGS = ("-h", "--help")
 
 
-def number(text: str) -> "int | float":
+def number(text: str) -> int | float:
     """A non-negative finite int or decimal number (ints stay ints, so counts stay exact); ValueError says what is wrong."""
     raw = text.strip()
     try:
-        value: "int | float" = int(raw)
+        value: int | float = int(raw)
     except ValueError:
         try:
             value = float(raw)
@@ -58,7 +59,7 @@ def number(text: str) -> "int | float":
     return value
 
 
-def suggestion(word: str, possibilities: "Sequence[str]") -> str:
+def suggestion(word: str, possibilities: Sequence[str]) -> str:
     """`` Did you mean '--base'?`` (or ``(Did you mean one of: ...?)``), closest first; '' when nothing is close."""
     from difflib import get_close_matches  # only on an error
 
@@ -82,20 +83,20 @@ class Option:
 
     def __init__(
         self,
-        flags: "Tuple[str, ...]",
+        flags: tuple[str, ...],
         dest: str,
         kind: str = "str",
         default: object = None,
         help: str = "",
-        choices: "Tuple[str, ...] | Callable[[], Tuple[str, ...]]" = (),
+        choices: tuple[str, ...] | Callable[[], tuple[str, ...]] = (),
         show_default: object = None,
-        secondary: "Tuple[str, ...]" = (),
+        secondary: tuple[str, ...] = (),
         allow_dash: bool = False,
-        metavar: "Optional[str]" = None,
-        minimum: "Optional[float]" = None,
+        metavar: str | None = None,
+        minimum: float | None = None,
         required: bool = False,
-        callback: "Optional[Callable[[Any], Any]]" = None,
-        maximum: "Optional[float]" = None,
+        callback: Callable[[Any], Any] | None = None,
+        maximum: float | None = None,
         open: bool = False,
         exists: bool = False,
     ) -> None:
@@ -108,7 +109,7 @@ class Option:
         self.metavar, self.minimum, self.required, self.callback = metavar, minimum, required, callback
         self.maximum, self.open, self.exists = maximum, open, exists
 
-    def choice_list(self) -> "Tuple[str, ...]":
+    def choice_list(self) -> tuple[str, ...]:
         if callable(self.choices):
             self.choices = tuple(self.choices())
         return self.choices
@@ -159,7 +160,7 @@ class Option:
     def _converted(self, text: str) -> object:
         if self.kind in ("int", "float"):
             try:
-                value: "int | float" = int(text) if self.kind == "int" else float(text)
+                value: int | float = int(text) if self.kind == "int" else float(text)
             except ValueError:
                 raise BadParameter(f"{text!r} is not a valid {TYPE_NAMES[self.kind]}.") from None
             if self.ranged() and not self.in_range(value):
@@ -177,9 +178,9 @@ class Option:
             check_path(text, self.allow_dash, dir_okay=self.kind == "dir", file_okay=self.kind == "path", exists=self.exists)
         return text
 
-    def help_record(self) -> "Tuple[str, str]":
+    def help_record(self) -> tuple[str, str]:
         """(flags and metavar, help text with its [default: ...; range; required]) as --help shows it."""
-        def spelled(flags: "Sequence[str]") -> str:
+        def spelled(flags: Sequence[str]) -> str:
             text = ", ".join(sorted(flags, key=lambda flag: len(flag) - len(flag.lstrip("-"))))
             return text if not self.takes_value() else f"{text} {self.metavar_text()}"
 
@@ -227,8 +228,8 @@ class Argument:
 
     __slots__ = ("name", "kind", "nargs", "default", "metavar", "_required")
 
-    def __init__(self, name: str, kind: str = "path", nargs: int = 1, default: "Optional[str]" = None,
-                 required: "Optional[bool]" = None, metavar: "Optional[str]" = None) -> None:
+    def __init__(self, name: str, kind: str = "path", nargs: int = 1, default: str | None = None,
+                 required: bool | None = None, metavar: str | None = None) -> None:
         if kind not in ARGUMENT_KINDS:
             raise ValueError(f"unknown argument kind {kind!r}")
         self.name, self.kind, self.nargs, self.default, self.metavar = name, kind, nargs, default, metavar
@@ -300,10 +301,10 @@ class Command:
                  "subcommands", "more_options", "_flags")
 
     def __init__(
-        self, name: str, run: "Optional[Callable[..., object]]", arguments: "Sequence[Argument]" = (),
-        options: "Sequence[Option]" = (), help: "Optional[str]" = None, interspersed: bool = True,
-        max_width: "Optional[int]" = None, program_flags: "Sequence[str]" = (), subcommands: "Sequence[Command]" = (),
-        more_options: "Optional[Callable[[], Sequence[Option]]]" = None,
+        self, name: str, run: Callable[..., object] | None, arguments: Sequence[Argument] = (),
+        options: Sequence[Option] = (), help: str | None = None, interspersed: bool = True,
+        max_width: int | None = None, program_flags: Sequence[str] = (), subcommands: Sequence[Command] = (),
+        more_options: Callable[[], Sequence[Option]] | None = None,
     ) -> None:
         self.name, self.run, self.arguments, self.options = name, run, tuple(arguments), tuple(options)
         self.help = (run.__doc__ if run is not None else None) if help is None else help
@@ -311,7 +312,7 @@ class Command:
         self.program_flags = tuple(program_flags)
         self.subcommands = {command.name: command for command in subcommands}
         self.more_options = more_options
-        self._flags: "Optional[Dict[str, Tuple[Option, bool]]]" = None
+        self._flags: dict[str, tuple[Option, bool]] | None = None
 
     def add_more_options(self) -> bool:
         """Add :attr:`more_options` (once); whether there were any to add."""
@@ -322,7 +323,7 @@ class Command:
         self._flags = None
         return True
 
-    def by_flag(self) -> "Dict[str, Tuple[Option, bool]]":
+    def by_flag(self) -> dict[str, tuple[Option, bool]]:
         """Every flag -> (its option, whether it is the on side)."""
         if self._flags is None:
             self._flags = {}
@@ -331,7 +332,7 @@ class Command:
                 self._flags.update({flag: (option, False) for flag in option.secondary})
         return self._flags
 
-    def main(self, prog: str, args: "Sequence[object]") -> object:
+    def main(self, prog: str, args: Sequence[object]) -> object:
         """Run the command for ``args`` (the words after ``prog``; a path or number is taken as its
         text): its help, a subcommand, or its function with the parsed values; UsageError for what cannot run."""
         words = [os.fspath(arg) if isinstance(arg, os.PathLike) else str(arg) for arg in args]
@@ -351,7 +352,7 @@ class Command:
         assert self.run is not None
         return self.run(**values)
 
-    def _dispatch(self, prog: str, words: "List[str]") -> object:
+    def _dispatch(self, prog: str, words: list[str]) -> object:
         """A group: its help, or the subcommand its first word names."""
         if not words or words[0] in HELP_FLAGS:
             if not words:
@@ -368,7 +369,7 @@ class Command:
             raise UsageError(f"No such command {first!r}.{suggestion(first, list(self.subcommands))}", prog)
         return command.main(f"{prog} {first}", words[1:])
 
-    def asks_help(self, args: "Sequence[str]") -> bool:
+    def asks_help(self, args: Sequence[str]) -> bool:
         """Whether -h or --help is among the options (not a value, not the program's)."""
         by_flag = self.by_flag()
         index = 0
@@ -385,7 +386,7 @@ class Command:
                 index += 1  # its value, whatever it looks like
         return False
 
-    def ends_options(self, args: "Sequence[str]") -> "List[str]":
+    def ends_options(self, args: Sequence[str]) -> list[str]:
         """``args`` with ``--`` after the value of the first program flag (``-m pytest -q``: ``-q`` is
         pytest's, not ours), so that the parser leaves the rest to the program."""
         words = list(args)
@@ -413,12 +414,12 @@ class Command:
     def _takes_program(self) -> bool:
         return bool(self.arguments) and self.arguments[-1].kind == "raw"
 
-    def parse(self, args: "Sequence[str]") -> "Dict[str, object]":
+    def parse(self, args: Sequence[str]) -> dict[str, object]:
         """Every value by its dest (arguments by name), callbacks applied; UsageError for what is wrong."""
         args = self.ends_options(args)
-        given: "Dict[str, object]" = {}
-        repeated: "Dict[str, List[object]]" = {}
-        positional: "List[str]" = []
+        given: dict[str, object] = {}
+        repeated: dict[str, list[object]] = {}
+        positional: list[str] = []
         index, count = 0, len(args)
         while index < count:
             arg = args[index]
@@ -445,7 +446,7 @@ class Command:
                 else:
                     given[option.dest] = option.convert(text)  # type: ignore[arg-type]
         arguments = self._arguments(positional)  # a missing argument is said before a missing option
-        values: "Dict[str, object]" = {}
+        values: dict[str, object] = {}
         for option in self.options:
             if option.dest in repeated:
                 values[option.dest] = tuple(repeated[option.dest])
@@ -465,7 +466,7 @@ class Command:
                     raise
         return values
 
-    def _option_words(self, arg: str, args: "Sequence[str]", index: int) -> "Optional[List[Tuple[Option, bool, Optional[str], int]]]":
+    def _option_words(self, arg: str, args: Sequence[str], index: int) -> list[tuple[Option, bool, str | None, int]] | None:
         """The options ``arg`` gives: (option, on side, value text, words taken after ``arg``) each;
         None for an unknown option that starts a program's words."""
         by_flag = self.by_flag()
@@ -497,7 +498,7 @@ class Command:
             if index >= len(args):
                 raise UsageError(f"Option {arg!r} requires an argument.")
             return [(option, on, args[index], 1)]
-        pairs: "List[Tuple[Option, bool, Optional[str], int]]" = []
+        pairs: list[tuple[Option, bool, str | None, int]] = []
         for position in range(1, len(arg)):  # -ofile, -qv
             flag = "-" + arg[position]
             found = by_flag.get(flag)
@@ -518,9 +519,9 @@ class Command:
             pairs.append((option, on, None, 0))
         return pairs
 
-    def _arguments(self, words: "List[str]") -> "Dict[str, object]":
+    def _arguments(self, words: list[str]) -> dict[str, object]:
         """The positional arguments' values from ``words`` (one each, the rest to the nargs=-1 one)."""
-        values: "Dict[str, object]" = {}
+        values: dict[str, object] = {}
         rest = list(words)
         flexible = [argument for argument in self.arguments if argument.nargs != 1]
         for position, argument in enumerate(self.arguments):
@@ -546,7 +547,7 @@ class Command:
 READER_PREFIX = "read_"
 
 
-def reader_options(formats: "Sequence[str]") -> "Tuple[Option, ...]":
+def reader_options(formats: Sequence[str]) -> tuple[Option, ...]:
     """One option per field of each format's ``ReadOptions`` (but ``skip_invalid``), from the registry.
 
     ``--pid`` for perf's ``pid``; the help is the field's line of the record's docstring, after
@@ -556,7 +557,7 @@ def reader_options(formats: "Sequence[str]") -> "Tuple[Option, ...]":
     """
     from ..formats import registry
 
-    found: "Dict[str, Tuple[object, List[Tuple[str, str]]]]" = {}
+    found: dict[str, tuple[object, list[tuple[str, str]]]] = {}
     for name in formats:
         for field, default, help in registry.read_options(registry.by_name(name)):
             found.setdefault(field, (default, []))[1].append((name, help))
@@ -579,9 +580,9 @@ def reader_options(formats: "Sequence[str]") -> "Tuple[Option, ...]":
     return tuple(options)
 
 
-def given_reader_options(values: "Dict[str, object]") -> "Dict[str, object]":
+def given_reader_options(values: dict[str, object]) -> dict[str, object]:
     """The reader options the user gave, by field name, taken out of a command's ``values``."""
-    given: "Dict[str, object]" = {}
+    given: dict[str, object] = {}
     for key in [k for k in values if k.startswith(READER_PREFIX)]:
         value = values.pop(key)
         if value is not None and value is not False:

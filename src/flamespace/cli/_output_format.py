@@ -19,7 +19,8 @@ from ..errors import ArgumentError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Mapping, Optional, Sequence, Union
+    from typing import Callable
+    from collections.abc import Mapping, Sequence
 
 #: The pictures flamespace draws (svg and html commands, record's --format svg/html), by ending.
 PICTURES = {"svg": (".svg",), "html": (".html", ".htm")}
@@ -28,8 +29,8 @@ FOREIGN = {".pdf": "PDF", ".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".gif"
            ".ps": "PostScript", ".eps": "PostScript", ".txt.gz": "gzipped text"}
 
 
-def choose(output: "Optional[str]", given: "Optional[str]", command: str,
-           writable: "Union[Sequence[str], Callable[[], Sequence[str]]]", endings: "Mapping[str, Sequence[str]]",
+def choose(output: str | None, given: str | None, command: str,
+           writable: Sequence[str] | Callable[[], Sequence[str]], endings: Mapping[str, Sequence[str]],
            default: str = "folded", option: str = "--format") -> str:
     """The format to write ``output`` in: ``given`` (the command's ``option``) if set, else by the name.
 
@@ -59,7 +60,7 @@ def choose(output: "Optional[str]", given: "Optional[str]", command: str,
                         f"(give another name, or {option} FORMAT)")
 
 
-def _longest(name: str, table: "Mapping[str, Sequence[str]]") -> "Optional[str]":
+def _longest(name: str, table: Mapping[str, Sequence[str]]) -> str | None:
     """The format whose ending ``name`` has, the longest ending winning (``.speedscope.json`` over ``.json``)."""
     best, length = None, 0
     for format_name, endings in table.items():
@@ -69,18 +70,18 @@ def _longest(name: str, table: "Mapping[str, Sequence[str]]") -> "Optional[str]"
     return best
 
 
-def _foreign(name: str) -> "Optional[str]":
+def _foreign(name: str) -> str | None:
     return next((ending for ending in FOREIGN if name.endswith(ending)), None)
 
 
-def _registry_format(output: str) -> "Optional[str]":
+def _registry_format(output: str) -> str | None:
     from ..formats import registry  # imports every format module: only for endings the command's table lacks
 
     fmt = registry.by_extension(output)
     return None if fmt is None else fmt.name
 
 
-def first_ending(fmt: str, endings: "Mapping[str, Sequence[str]]") -> str:
+def first_ending(fmt: str, endings: Mapping[str, Sequence[str]]) -> str:
     """The ending a file of ``fmt`` is given (a default output's name, the list in an error)."""
     if endings.get(fmt):
         return endings[fmt][0]

@@ -12,7 +12,8 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Iterable, Iterator, Optional, TextIO, TypeVar
+    from typing import TextIO, TypeVar
+    from collections.abc import Iterable, Iterator
 
     T = TypeVar("T")
 
@@ -25,14 +26,14 @@ BAR = 30
 class Progress:
     """``done`` of ``total`` steps, drawn on ``stream`` (stderr)."""
 
-    def __init__(self, label: str, total: int, stream: "Optional[TextIO]" = None) -> None:
+    def __init__(self, label: str, total: int, stream: TextIO | None = None) -> None:
         self.label, self.total, self.done = label, total, 0
         self.stream = stream if stream is not None else sys.stderr
         self.started = time.monotonic()
         self.drawn_at = 0.0
         self.shown = False
 
-    def advance(self, steps: int = 1, label: "Optional[str]" = None) -> None:
+    def advance(self, steps: int = 1, label: str | None = None) -> None:
         self.done += steps
         if label is not None:
             self.label = label
@@ -50,7 +51,7 @@ class Progress:
             text += f"  {int(left // 60)}:{int(left % 60):02d} left"
         return text
 
-    def draw(self, now: "Optional[float]" = None) -> None:
+    def draw(self, now: float | None = None) -> None:
         now = time.monotonic() if now is None else now
         self.stream.write("\r\x1b[2K" + self.line(now))
         self.stream.flush()
@@ -69,7 +70,7 @@ class Progress:
             self.shown = False
 
 
-def track(items: "Iterable[T]", label: str, total: int, stream: "Optional[TextIO]" = None) -> "Iterator[T]":
+def track(items: Iterable[T], label: str, total: int, stream: TextIO | None = None) -> Iterator[T]:
     """``items``, advancing a :class:`Progress` of ``total`` steps after each; erased at the end."""
     progress = Progress(label, total, stream)
     progress.draw()

@@ -13,7 +13,7 @@ from ._options import Option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List, Optional, Sequence, Tuple
+    from collections.abc import Sequence
 
     from ..collect import Target
 
@@ -90,8 +90,8 @@ _ATTACH_OPTIONS = (
 _SHORT = {"rate": "-r", "duration": "-d"}
 
 
-def recording_options(formats: "Sequence[str]" = tuple(FORMATS), by_name: bool = False,
-                      attach: bool = False) -> "Tuple[Option, ...]":
+def recording_options(formats: Sequence[str] = tuple(FORMATS), by_name: bool = False,
+                      attach: bool = False) -> tuple[Option, ...]:
     """-m, -c and every recorder option (mode, rate, weight, ..., format, seed, no-header);
     ``--format`` offers ``formats``; with ``by_name`` it defaults to what -o's name says; with
     ``attach`` (record's), --pid PID records a running process, -r and -d are --rate and --duration."""
@@ -106,7 +106,7 @@ def recording_options(formats: "Sequence[str]" = tuple(FORMATS), by_name: bool =
     options = [option or format_option for option in _OPTIONS]
     if not attach:
         return tuple(options)
-    made: "List[Option]" = []
+    made: list[Option] = []
     for option in options:
         if option.dest == "process_root":
             made.extend(_ATTACH_OPTIONS)
@@ -126,8 +126,8 @@ def _with_flag(option: Option, flag: str) -> Option:
     return copy
 
 
-def target_of(command: "Sequence[str]", module: "Optional[str]", code: "Optional[str]",
-              directory: "Optional[str]" = None) -> "Target":
+def target_of(command: Sequence[str], module: str | None, code: str | None,
+              directory: str | None = None) -> Target:
     """The program named by COMMAND (a leading '--' dropped), -m MODULE or -c CODE; a script is
     looked up in ``directory``, where it will run (default: here)."""
     from ..collect import parse_command
@@ -139,8 +139,8 @@ def target_of(command: "Sequence[str]", module: "Optional[str]", code: "Optional
 
 
 def recorder_settings(
-    mode: str, rate: float, weight: "Optional[str]", bytes_per_sample: "Optional[int]", idle: bool, no_lines: bool,
-    threads: bool, async_stacks: bool, duration: "Optional[float]", seed: "Optional[int]", output_format: str,
+    mode: str, rate: float, weight: str | None, bytes_per_sample: int | None, idle: bool, no_lines: bool,
+    threads: bool, async_stacks: bool, duration: float | None, seed: int | None, output_format: str,
 ):
     """SamplerOptions (wall, cpu) or MemoryOptions (alloc, live) from the command-line options.
 

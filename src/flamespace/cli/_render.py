@@ -7,12 +7,12 @@ from ._common import expand_inputs, read_input, read_profile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Optional, Sequence
+    from collections.abc import Sequence
 
     from .._types import Drawable
 
 
-def read_drawable(files: Sequence[str], command: str, skip_invalid: bool, input_format: Optional[str],
+def read_drawable(files: Sequence[str], command: str, skip_invalid: bool, input_format: str | None,
                   chart: bool = False) -> Drawable:
     """One profile from the inputs: a single file as it is (differential or not; with ``chart``,
     a flame chart if it keeps time order), several summed."""

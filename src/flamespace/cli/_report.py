@@ -9,7 +9,6 @@ from ..errors import FlamespaceError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Optional
 
     from ..diagnostics import Diagnostics
 
@@ -27,7 +26,7 @@ class UsageError(Exception):
     contradict each other): ``flamespace CMD: error: MESSAGE (see 'PROG --help')``, exit 1.
     ``prog`` (set by the parser) is the command whose help the message points to."""
 
-    def __init__(self, message: str, prog: "Optional[str]" = None) -> None:
+    def __init__(self, message: str, prog: str | None = None) -> None:
         super().__init__(message)
         self.prog = prog
 
@@ -37,7 +36,7 @@ class BadParameter(UsageError):
     ``param_hint`` names it (``'--width'``, ``'-o' / '--output'``, ``'FACTOR'``); the parser
     fills it in when a callback leaves it out."""
 
-    def __init__(self, message: str, param_hint: "Optional[str]" = None) -> None:
+    def __init__(self, message: str, param_hint: str | None = None) -> None:
         super().__init__(message)
         self.message, self.param_hint = message, param_hint
 
@@ -69,7 +68,7 @@ def _error(context: str, message: str) -> None:
     warn(f"{context}: error: {message}")
 
 
-def exit_code(exc: BaseException, context: str) -> "Optional[int]":
+def exit_code(exc: BaseException, context: str) -> int | None:
     """Report ``exc`` as ``context: error: ...`` and return the exit code; None: re-raise it (FLAMESPACE_DEBUG)."""
     if isinstance(exc, UsageError):
         _error(context, f"{exc} (see '{exc.prog or context} --help')")

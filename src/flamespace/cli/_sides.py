@@ -13,7 +13,7 @@ from ._report import warn
 
 TYPE_CHECKING = False  # typing costs start-up time (compare --help); annotations are strings (PEP 563)
 if TYPE_CHECKING:
-    from typing import Dict, List, Mapping, Optional, Sequence
+    from collections.abc import Mapping, Sequence
 
     from ..stats.guards import Finding
     from ..stats.sample import Sample
@@ -28,9 +28,9 @@ GUARD_OPTIONS = (
 )
 
 
-def expand_side(patterns: Sequence[str]) -> List[str]:
+def expand_side(patterns: Sequence[str]) -> list[str]:
     """Files, directories (their profiles) and quoted globs -> the list of run files."""
-    paths: List[str] = []
+    paths: list[str] = []
     for pattern in patterns:
         if pattern == "-":
             raise InputError("a sample of runs is read from files (one per run), not from stdin", "-")
@@ -46,7 +46,7 @@ def expand_side(patterns: Sequence[str]) -> List[str]:
     return expand_inputs(paths)
 
 
-def expand_sides(sides: Mapping[str, Sequence[str]]) -> Dict[str, List[str]]:
+def expand_sides(sides: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
     """Each side's patterns expanded (:func:`expand_side`)."""
     return {side: expand_side(patterns) for side, patterns in sides.items()}
 
@@ -56,7 +56,7 @@ def _has_magic(pattern: str) -> bool:
     return any(c in pattern for c in "*?[")
 
 
-def parse_max_missed(text: Optional[str]) -> Optional[float]:
+def parse_max_missed(text: str | None) -> float | None:
     """--max-missed's value: None (off) or a share."""
     return None if text is None else parse_share(text, "--max-missed")
 
@@ -67,8 +67,8 @@ def show_findings(findings: Sequence[Finding], command: str) -> None:
         warn(f"flamespace {command}: {finding.level}: {finding.message}")
 
 
-def read_samples(sides: Dict[str, Sequence[str]], command: str, skip_invalid: bool, input_format: Optional[str],
-                 cluster: Optional[str] = None) -> Dict[str, "Sample"]:
+def read_samples(sides: dict[str, Sequence[str]], command: str, skip_invalid: bool, input_format: str | None,
+                 cluster: str | None = None) -> dict[str, Sample]:
     """One :class:`Sample` per side, through the guard rails; exploring commands (similarity)
     go on where compare would refuse, with a warning."""
     from ..workflows.samples import load_sides

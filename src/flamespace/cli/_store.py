@@ -9,7 +9,7 @@ from ._report import report
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Mapping, Optional
+    from collections.abc import Mapping
 
     from ..collect import Collection
 
@@ -23,7 +23,7 @@ CLUSTER_OPTION = Option(
          "$DASK_SCHEDULER_ADDRESS, else in this process). Needs flamespace[cluster].")
 
 
-def read_selected(selector: str, mean: bool = False, store: Optional[str] = None, cluster: Optional[str] = None) -> FlameGraph:
+def read_selected(selector: str, mean: bool = False, store: str | None = None, cluster: str | None = None) -> FlameGraph:
     """The merged (or mean) profile of the stored profiles ``selector`` names, summed where
     ``cluster`` says (:func:`flamespace.store.cluster.engine`); warnings on stderr."""
     from ..diagnostics import Diagnostics

@@ -18,9 +18,6 @@ import sys
 from ..errors import InputError, OutputError
 from ..formats._io import CLOSED_MARK, STDIN_CLOSED, STDOUT_CLOSED
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Union
 
 #: (stream name, descriptor) of the three standard streams.
 STANDARD = (("stdin", 0), ("stdout", 1), ("stderr", 2))
@@ -32,7 +29,7 @@ class _ClosedRaw(io.RawIOBase):
     Only the first write fails: what a buffer above it still holds is then dropped, so that the
     interpreter's flush at exit does not fail a second time with "Exception ignored"."""
 
-    def __init__(self, fd: int, error: "Union[InputError, OutputError]", readable: bool) -> None:
+    def __init__(self, fd: int, error: InputError | OutputError, readable: bool) -> None:
         super().__init__()
         self._fd, self._error, self._readable, self._refused = fd, error, readable, False
 
@@ -58,7 +55,7 @@ class _ClosedRaw(io.RawIOBase):
         raise self._error
 
 
-def _closed_error(name: str) -> "Union[InputError, OutputError]":
+def _closed_error(name: str) -> InputError | OutputError:
     """What a command says when it needs the closed stream ``name``."""
     return InputError(STDIN_CLOSED, "<stdin>") if name == "stdin" else OutputError(STDOUT_CLOSED)
 
@@ -80,7 +77,7 @@ def reopen_closed() -> None:
             setattr(sys, name, io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), write_through=True))
             continue
         raw = _ClosedRaw(fd, _closed_error(name), readable=name == "stdin")
-        buffered: "Union[io.BufferedReader, io.BufferedWriter]" = io.BufferedReader(raw) if name == "stdin" else io.BufferedWriter(raw)
+        buffered: io.BufferedReader | io.BufferedWriter = io.BufferedReader(raw) if name == "stdin" else io.BufferedWriter(raw)
         stream = io.TextIOWrapper(buffered, encoding="utf-8", write_through=True)
         setattr(stream, CLOSED_MARK, True)  # check_output('-') refuses it before any work
         setattr(sys, name, stream)

@@ -13,7 +13,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, IO, Optional, Tuple
+    from typing import IO
 
 MODES = ("auto", "always", "never")
 
@@ -41,7 +41,7 @@ def set_mode(mode: str) -> None:
     _mode["value"] = mode
 
 
-def enabled(stream: "IO[str]") -> bool:
+def enabled(stream: IO[str]) -> bool:
     """Whether to colour what goes to ``stream`` (stdout, or a file for -o: never a terminal)."""
     mode = _mode["value"]
     if mode != "auto":
@@ -57,7 +57,7 @@ def enabled(stream: "IO[str]") -> bool:
     return bool(isatty and isatty())
 
 
-def share_style(share: float) -> "Optional[str]":
+def share_style(share: float) -> str | None:
     """The style of a share of the total (0.25 = 25%): hot, warm or none."""
     if share >= HOT_SHARE:
         return HOT
@@ -66,15 +66,15 @@ def share_style(share: float) -> "Optional[str]":
     return None
 
 
-def change_style(change: float) -> "Optional[str]":
+def change_style(change: float) -> str | None:
     """The style of a change: more (red), less (green), none."""
     return MORE if change > 0 else LESS if change < 0 else None
 
 
-_codes: "Dict[str, Tuple[str, str]]" = {}
+_codes: dict[str, tuple[str, str]] = {}
 
 
-def kind_style(kind: "Optional[str]") -> str:
+def kind_style(kind: str | None) -> str:
     """The style of a row of compare's report, by its kind of change."""
     return KIND_STYLES.get(kind or "", UNCHANGED)
 
@@ -85,7 +85,7 @@ ATTRIBUTES = {"bold": "1", "dim": "2", "italic": "3", "underline": "4", "blink":
 COLOURS = {name: str(30 + i) for i, name in enumerate(("black", "red", "green", "yellow", "blue", "magenta", "cyan", "white"))}
 
 
-def _sgr(style: str) -> "Tuple[str, str]":
+def _sgr(style: str) -> tuple[str, str]:
     """(start, end) codes of a style made of the words above; ValueError names a word it does not know."""
     attributes, colour = set(), None
     for word in style.split():
@@ -99,7 +99,7 @@ def _sgr(style: str) -> "Tuple[str, str]":
     return (f"\x1b[{';'.join(codes)}m", "\x1b[0m") if codes else ("", "")
 
 
-def paint(text: str, style: "Optional[str]") -> str:
+def paint(text: str, style: str | None) -> str:
     """``text`` wrapped in the ANSI codes of ``style``."""
     if not style or not text:
         return text

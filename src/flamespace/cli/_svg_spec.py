@@ -15,15 +15,15 @@ from ._options import Argument, Command, Option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Optional, Tuple
+    from typing import Callable
 
 
-def positive(option: str) -> "Callable[[Optional[float]], Optional[float]]":
+def positive(option: str) -> Callable[[float | None], float | None]:
     """The callback that checks ``option`` as SvgOptions will (a finite number > 0) while the options are parsed,
     before any input is read (``--total inf`` ended in a division by zero after the reading); a bad
     value is a BadParameter."""
 
-    def check(value: "Optional[float]") -> "Optional[float]":
+    def check(value: float | None) -> float | None:
         if value is not None:
             try:
                 check_positive(option, value)
@@ -102,8 +102,8 @@ OPTIONS = (
 
 
 def settings_of(
-    countname: "Optional[str]", nameattr: "Optional[str]", truncate_right: bool, **fields: object,
-) -> "SvgOptions":
+    countname: str | None, nameattr: str | None, truncate_right: bool, **fields: object,
+) -> SvgOptions:
     """The SvgOptions of the command's options (those named as its fields, and the few it turns
     into fields): SvgOptions checks them."""
     from ..render.options import read_nameattr
@@ -116,9 +116,9 @@ def settings_of(
 
 
 def draw(
-    files: "Tuple[str, ...]", output: str, cp: bool, palette_file: "Optional[str]", skip_invalid: bool,
-    input_format: "Optional[str]", colour_by: "Optional[str]" = None, event: "Optional[str]" = None,
-    thread: "Optional[str]" = None, **options: object,
+    files: tuple[str, ...], output: str, cp: bool, palette_file: str | None, skip_invalid: bool,
+    input_format: str | None, colour_by: str | None = None, event: str | None = None,
+    thread: str | None = None, **options: object,
 ) -> None:
     """Read ``files`` and write their SVG to ``output`` (what ``flamespace svg`` does); the palette
     map of --cp/--palette-file is read before and saved after, here at the program's edge;

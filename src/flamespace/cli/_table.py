@@ -11,7 +11,7 @@ from . import _style
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Optional, Sequence, Union
+    from collections.abc import Sequence
 
 __all__ = ["Cell", "MAX_CELL_CHARS", "PIPE_WIDTH", "print_table", "shortened", "stdout_width"]
 
@@ -31,8 +31,8 @@ def stdout_width() -> int:
     return PIPE_WIDTH
 
 
-def print_table(title: "Optional[str]", headers: "Sequence[str]", rows: "Sequence[Sequence[Union[str, Cell]]]",
-                right: "Sequence[bool]") -> None:
+def print_table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[str | Cell]],
+                right: Sequence[bool]) -> None:
     """Print a table on stdout. Cells are shown as they are; a cell may be a :class:`Cell` with
     styles (cli/_style.py), shown only when stdout is coloured. A cell longer than
     :data:`MAX_CELL_CHARS` is cut (:func:`shortened`)."""
@@ -42,7 +42,7 @@ def print_table(title: "Optional[str]", headers: "Sequence[str]", rows: "Sequenc
     sys.stdout.flush()
 
 
-def shortened(cell: "Union[str, Cell]") -> "Union[str, Cell]":
+def shortened(cell: str | Cell) -> str | Cell:
     """``cell`` cut to its first :data:`MAX_CELL_CHARS` characters and a note of how many more it
     has, when it is longer (its styled parts cut with it)."""
     text = cell if isinstance(cell, str) else cell.text

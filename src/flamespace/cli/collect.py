@@ -10,7 +10,7 @@ from ._report import warn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Sequence, Tuple
+    from collections.abc import Sequence
 
     from ..collect import Collection, Program, Run
 
@@ -19,13 +19,13 @@ SHOWN_WARNINGS = 3
 
 
 def run(
-    runs: int, out_dir: str, baseline_cmd: "Optional[str]", candidate_cmd: "Optional[str]", baseline_env: "Tuple[str, ...]",
-    candidate_env: "Tuple[str, ...]", baseline_cwd: "Optional[str]", candidate_cwd: "Optional[str]", warmup: int,
+    runs: int, out_dir: str, baseline_cmd: str | None, candidate_cmd: str | None, baseline_env: tuple[str, ...],
+    candidate_env: tuple[str, ...], baseline_cwd: str | None, candidate_cwd: str | None, warmup: int,
     keep_going: bool, overwrite: bool, show_output: bool,
-    tracer: bool, module: "Optional[str]", code: "Optional[str]", mode: str, rate: float, weight: "Optional[str]",
-    bytes_per_sample: "Optional[int]", idle: bool, no_lines: bool, threads: bool, process_root: bool, async_stacks: bool,
-    subprocesses: bool, duration: "Optional[float]",
-    output_format: str, seed: "Optional[int]", no_header: bool, quiet: bool, command: "Tuple[str, ...]", store: bool = False,
+    tracer: bool, module: str | None, code: str | None, mode: str, rate: float, weight: str | None,
+    bytes_per_sample: int | None, idle: bool, no_lines: bool, threads: bool, process_root: bool, async_stacks: bool,
+    subprocesses: bool, duration: float | None,
+    output_format: str, seed: int | None, no_header: bool, quiet: bool, command: tuple[str, ...], store: bool = False,
 ) -> int:
     """Run a Python program N times under the profiler: one profile per run, a sample for compare.
 
@@ -91,10 +91,10 @@ def run(
 
 
 def _programs(
-    command: "Sequence[str]", module: "Optional[str]", code: "Optional[str]", baseline_cmd: "Optional[str]",
-    candidate_cmd: "Optional[str]", baseline_env: "Sequence[str]", candidate_env: "Sequence[str]",
-    baseline_cwd: "Optional[str]" = None, candidate_cwd: "Optional[str]" = None,
-) -> "List[Program]":
+    command: Sequence[str], module: str | None, code: str | None, baseline_cmd: str | None,
+    candidate_cmd: str | None, baseline_env: Sequence[str], candidate_env: Sequence[str],
+    baseline_cwd: str | None = None, candidate_cwd: str | None = None,
+) -> list[Program]:
     from ..collect import Program
 
     if baseline_cmd is None and candidate_cmd is None:
@@ -113,7 +113,7 @@ def _programs(
     ]
 
 
-def _directory(path: "Optional[str]", option: str) -> "Optional[str]":
+def _directory(path: str | None, option: str) -> str | None:
     """A program's working directory, which must exist."""
     import os
 
@@ -158,7 +158,7 @@ def _bad_parameter(message: str, param_hint: str) -> Exception:
     return BadParameter(message, param_hint=param_hint)
 
 
-def _target_of_string(text: str, option: str, directory: "Optional[str]" = None):
+def _target_of_string(text: str, option: str, directory: str | None = None):
     """A program given as one string: the words of record's COMMAND, or '-m MODULE ...' / '-c CODE ...'
     (a script looked up in ``directory``, where it runs)."""
     import shlex
@@ -177,8 +177,8 @@ def _target_of_string(text: str, option: str, directory: "Optional[str]" = None)
     return target_of(words, None, None, directory)
 
 
-def _environment(pairs: "Sequence[str]", option: str) -> "Dict[str, str]":
-    env: "Dict[str, str]" = {}
+def _environment(pairs: Sequence[str], option: str) -> dict[str, str]:
+    env: dict[str, str] = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name:
@@ -198,7 +198,7 @@ class _Reporter:
 
             self.progress = Progress("runs", total)
 
-    def __enter__(self) -> "_Reporter":
+    def __enter__(self) -> _Reporter:
         if self.progress is not None:
             self.progress.draw()
         return self
@@ -207,7 +207,7 @@ class _Reporter:
         if self.progress is not None:
             self.progress.erase()
 
-    def run_done(self, run: "Run") -> None:
+    def run_done(self, run: Run) -> None:
         if self.progress is not None:
             self.progress.advance(label=run.describe())
         if not run.problems or run.path is None:
@@ -233,7 +233,7 @@ class _Reporter:
             warn(line)
 
 
-def _summary(result: "Collection", warmup: int) -> str:
+def _summary(result: Collection, warmup: int) -> str:
     import shlex
 
     kept = sum(len(result.profiles(p)) for p in result.programs)

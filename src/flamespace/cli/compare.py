@@ -15,7 +15,8 @@ from ._store import CLUSTER_OPTION
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
 if TYPE_CHECKING:
-    from typing import Any, Dict, Optional, Sequence
+    from typing import Any
+    from collections.abc import Sequence
 
     from ..stats.comparison import CompareOptions, Comparison
 
@@ -28,7 +29,7 @@ EXIT_REGRESSION = 3
 METHODS = ("maxt", "welch", "hotelling")
 ALTERNATIVES = ("greater", "less", "two-sided")
 FDR_CHOICES = ("off", "bh", "by")
-DEFAULTS: "Dict[str, Any]" = {
+DEFAULTS: dict[str, Any] = {
     "method": "maxt", "alternative": "two-sided", "alpha": 0.05, "fdr": "off", "permutations": 2000, "seed": 0,
     "min_delta": 0.0, "min_rel": 0.0, "normalize": False, "min_runs": 2, "min_fraction": 0.05,
 }
@@ -42,12 +43,12 @@ DEFAULTS["statistic"] = STATISTICS[0]
 
 
 def run(
-    baseline: "Sequence[str]", candidate: "Sequence[str]", method: str, alternative: str, alpha: float, fdr: str,
+    baseline: Sequence[str], candidate: Sequence[str], method: str, alternative: str, alpha: float, fdr: str,
     permutations: int, seed: int, pairing: str,
     min_delta: float, min_rel: str, normalize: bool, min_runs: int, min_fraction: str, as_json: bool, markdown: bool,
-    include_all: bool, limit: int, out_dir: "Optional[str]", no_header: bool, skip_invalid: bool, input_format: "Optional[str]",
-    force: bool = False, max_missed: "Optional[str]" = None, html_path: "Optional[str]" = None,
-    cluster: "Optional[str]" = None, map_rules: "Sequence[str]" = (), statistic: str = STATISTICS[0],
+    include_all: bool, limit: int, out_dir: str | None, no_header: bool, skip_invalid: bool, input_format: str | None,
+    force: bool = False, max_missed: str | None = None, html_path: str | None = None,
+    cluster: str | None = None, map_rules: Sequence[str] = (), statistic: str = STATISTICS[0],
 ) -> int:
     """Test which stacks differ between the mean profiles of two samples of runs.
 
@@ -136,7 +137,7 @@ def write_stdout(text: str) -> None:
     sys.stdout.flush()
 
 
-def echo_text_report(result: "Comparison", include_all: bool, limit: "Optional[int]") -> None:
+def echo_text_report(result: Comparison, include_all: bool, limit: int | None) -> None:
     """The text report on stdout, as wide as the terminal (200 columns in a pipe); coloured as
     cli/_style.py says: regressions red, improvements green, other rows dim, the verdict bold."""
     from ..stats import report
@@ -148,9 +149,9 @@ def echo_text_report(result: "Comparison", include_all: bool, limit: "Optional[i
                              paint=_style.paint if coloured else None))
 
 
-def options_of(method: str, alternative: str, alpha: float, fdr: str, permutations: int, seed: "Optional[int]", min_delta: float,
+def options_of(method: str, alternative: str, alpha: float, fdr: str, permutations: int, seed: int | None, min_delta: float,
                min_rel: str, normalize: bool, min_runs: int, min_fraction: str, statistic: str = STATISTICS[0],
-               **others: object) -> "CompareOptions":
+               **others: object) -> CompareOptions:
     """The CompareOptions of compare's options (gate's too: it takes them from compare), which
     checks them; ``others`` (the command's other options) are left alone."""
     from ..stats.comparison import CompareOptions

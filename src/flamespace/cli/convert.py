@@ -14,10 +14,10 @@ from ._options import Argument, Command, reader_options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Optional, Sequence
+    from collections.abc import Sequence
 
 
-def run(inputs: "Sequence[str]", skip_invalid: bool, input_format: "Optional[str]", to: "Optional[str]", output: str,
+def run(inputs: Sequence[str], skip_invalid: bool, input_format: str | None, to: str | None, output: str,
         no_header: bool, **values: object) -> None:
     """Convert profiles between formats; several inputs are merged into one profile.
 

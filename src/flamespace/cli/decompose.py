@@ -7,15 +7,12 @@ import os
 from ._common import INPUT_OPTIONS
 from ._options import Argument, Command, Option
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Optional
 
 PARTS = ("appeared", "grown", "disappeared", "shrunk")
 
 
 def run(
-    before: str, after: str, out_dir: str, as_json: bool, no_header: bool, skip_invalid: bool, input_format: "Optional[str]"
+    before: str, after: str, out_dir: str, as_json: bool, no_header: bool, skip_invalid: bool, input_format: str | None
 ) -> None:
     """Split Δ = AFTER − BEFORE into appeared, grown, disappeared and shrunk stacks.
 

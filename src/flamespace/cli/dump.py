@@ -6,7 +6,6 @@ from ._options import Command, Option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List
 
     from ..collect.remote.process import RemoteProcess
     from ..collect.remote.stacks import ThreadStack
@@ -44,7 +43,7 @@ def run(pid: int, as_json: bool, no_lines: bool) -> int:
         lines.append("")
         gil = ", holds the GIL" if thread["holds_gil"] else ""
         lines.append(f"Thread {thread['native_id']} \"{thread['name']}\" ({thread['state']}{gil})")
-        frames: List[str] = thread["frames"]  # type: ignore[assignment]  # made a list below
+        frames: list[str] = thread["frames"]  # type: ignore[assignment]  # made a list below
         lines.extend(f"    {frame}" for frame in frames)
         if not frames:
             lines.append("    (no Python frames)")
@@ -54,7 +53,7 @@ def run(pid: int, as_json: bool, no_lines: bool) -> int:
     return 0
 
 
-def _describe(process: RemoteProcess, stack: ThreadStack) -> Dict[str, object]:
+def _describe(process: RemoteProcess, stack: ThreadStack) -> dict[str, object]:
     """One thread as dump shows it: ids, name, state, frames innermost first, and why it is partial if it is."""
     from ..collect.remote.recorder import thread_name, thread_running
 

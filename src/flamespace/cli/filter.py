@@ -10,14 +10,15 @@ from ._options import Argument, Command, Option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, List, Optional, Sequence, Tuple
+    from typing import Callable
+    from collections.abc import Sequence
 
     from ..core.vector import FlameGraph
 
 _UNESCAPED_EQUALS = re.compile(r"(?<!\\)=")
 
 
-def parse_map_rule(text: str) -> "Tuple[str, str]":
+def parse_map_rule(text: str) -> tuple[str, str]:
     """'RE=REPL' -> (RE, REPL); the first '=' not preceded by a backslash separates them."""
     from ._report import BadParameter
 
@@ -32,7 +33,7 @@ def parse_map_rule(text: str) -> "Tuple[str, str]":
     return pattern, replacement
 
 
-def _any_of(patterns: "Sequence[str]", option: str) -> "Optional[str]":
+def _any_of(patterns: Sequence[str], option: str) -> str | None:
     for pattern in patterns:
         try:
             re.compile(pattern)
@@ -44,18 +45,18 @@ def _any_of(patterns: "Sequence[str]", option: str) -> "Optional[str]":
 
 
 def build_pipeline(
-    grep: "Sequence[str]" = (),
-    exclude: "Sequence[str]" = (),
-    base: "Sequence[str]" = (),
-    map_rules: "Sequence[Tuple[str, str]]" = (),
-    strip: "Sequence[str]" = (),
+    grep: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    base: Sequence[str] = (),
+    map_rules: Sequence[tuple[str, str]] = (),
+    strip: Sequence[str] = (),
     fold_recursion: bool = False,
     reverse: bool = False,
-    max_depth: "Optional[int]" = None,
-    prefix: "Sequence[str]" = (),
-) -> "List[Callable[[FlameGraph], FlameGraph]]":
+    max_depth: int | None = None,
+    prefix: Sequence[str] = (),
+) -> list[Callable[[FlameGraph], FlameGraph]]:
     """The transforms in the order documented in ``flamespace filter --help``."""
-    steps: "List[Callable[[FlameGraph], FlameGraph]]" = []
+    steps: list[Callable[[FlameGraph], FlameGraph]] = []
     rules = [transforms.STRIP_PRESETS[name] for name in strip] + list(map_rules)
     if rules:
         steps.append(lambda g: transforms.map_frames(g, rules))
@@ -76,9 +77,9 @@ def build_pipeline(
 
 
 def run(
-    input: str, grep: "Sequence[str]", exclude: "Sequence[str]", base: "Sequence[str]", map_rules: "Sequence[str]",
-    strip: "Sequence[str]", fold_recursion: bool, reverse: bool, max_depth: "Optional[int]", prefix: "Sequence[str]",
-    min_share: "Optional[str]", skip_invalid: bool, input_format: "Optional[str]", output: str, no_header: bool,
+    input: str, grep: Sequence[str], exclude: Sequence[str], base: Sequence[str], map_rules: Sequence[str],
+    strip: Sequence[str], fold_recursion: bool, reverse: bool, max_depth: int | None, prefix: Sequence[str],
+    min_share: str | None, skip_invalid: bool, input_format: str | None, output: str, no_header: bool,
 ) -> None:
     """Transform the stacks of INPUT (default stdin).
 
@@ -98,7 +99,7 @@ def run(
         fold_recursion, reverse, max_depth, prefix,
     )
 
-    def apply(graph: "FlameGraph") -> "FlameGraph":
+    def apply(graph: FlameGraph) -> FlameGraph:
         for step in steps:
             graph = step(graph)
         return graph

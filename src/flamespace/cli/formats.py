@@ -4,12 +4,8 @@ from __future__ import annotations
 
 from ._options import Command, Option
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import List
 
-
-def rows() -> "List[List[str]]":
+def rows() -> list[list[str]]:
     """One row per format: name, read/write, extensions, reader options, reference tool."""
     from ..formats import registry
 

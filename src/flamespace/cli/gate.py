@@ -19,9 +19,6 @@ from ._options import Argument, Command, Option
 from ._recording import SAMPLING
 from ._report import warn
 
-TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
-if TYPE_CHECKING:
-    from typing import Dict, Optional, Tuple
 
 #: The options of compare and collect that gate takes as they are (same names, defaults, help).
 COMPARE_OPTIONS = ("method", "alternative", "alpha", "fdr", "permutations", "seed", "pairing", "min_delta", "min_rel",
@@ -30,12 +27,12 @@ COLLECT_OPTIONS = ("runs", "mode", "idle", "threads", "async_stacks", "subproces
 
 
 def run(
-    base: str, head: "Optional[str]", repo: str, out_dir: str, warmup: int, no_install: bool, lines: bool, keep: bool,
-    command: "Tuple[str, ...]", method: str, alternative: str, alpha: float, fdr: str, permutations: int, seed: int,
+    base: str, head: str | None, repo: str, out_dir: str, warmup: int, no_install: bool, lines: bool, keep: bool,
+    command: tuple[str, ...], method: str, alternative: str, alpha: float, fdr: str, permutations: int, seed: int,
     pairing: str, min_delta: float, min_rel: str, normalize: bool, min_runs: int, min_fraction: str, include_all: bool,
-    limit: int, force: bool, max_missed: "Optional[str]", cluster: "Optional[str]", runs: int, mode: str, idle: bool,
+    limit: int, force: bool, max_missed: str | None, cluster: str | None, runs: int, mode: str, idle: bool,
     threads: bool, async_stacks: bool, subprocesses: bool, keep_going: bool, show_output: bool, store: bool,
-    rate: "Optional[float]",
+    rate: float | None,
 ) -> int:
     """Gate a change: run the same command from two git refs, interleaved, and compare them.
 
@@ -116,7 +113,7 @@ def _read(path: str) -> str:
         return file.read()
 
 
-def _taken(spec: Command, names: "Tuple[str, ...]", defaults: "Optional[Dict[str, object]]" = None) -> "Tuple[Option, ...]":
+def _taken(spec: Command, names: tuple[str, ...], defaults: dict[str, object] | None = None) -> tuple[Option, ...]:
     """``spec``'s options named ``names`` (dests), as they are: one definition, one default;
     but for ``defaults`` (dest: default), where the gate's question differs from the command's."""
     import copy

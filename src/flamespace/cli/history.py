@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
 
 from ..stats import changepoint as cp
 from ..stats.history import BY, HEADERS, METRICS, TOP
@@ -14,9 +13,9 @@ from .store import STORE_OPTION
 FORMATS = ("table", "markdown", "json")
 
 
-def run(selector: str, pattern: Optional[str], top: Optional[int], by: str, metric: str, output_format: str,
-        svg_path: Optional[str], alpha: float, permutations: int, min_size: int, seed: int, store: Optional[str],
-        cluster: Optional[str]) -> None:
+def run(selector: str, pattern: str | None, top: int | None, by: str, metric: str, output_format: str,
+        svg_path: str | None, alpha: float, permutations: int, min_size: int, seed: int, store: str | None,
+        cluster: str | None) -> None:
     """Follow stacks across the commits (or days) of stored profiles and name the commit where each one's level changed.
 
     SELECTOR names the profiles (store:branch=main, store:bench=parse,since=2026-11-01,
@@ -83,7 +82,7 @@ def _print(result, output_format: str) -> None:
 MIN_STACK = 40
 
 
-def _fit_stacks(rows: List[List[str]], width: int) -> None:
+def _fit_stacks(rows: list[list[str]], width: int) -> None:
     """Shorten each row's stack (its first cell) from the root end, keeping the leaf, so the
     table fits ``width`` columns (the terminal's; 80 in a pipe unless $COLUMNS says): the
     other columns are short and whole, --format json and markdown keep the full text."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Tuple
+from typing import TYPE_CHECKING
 
 from .._record import defaults
 from ..render.html import HtmlOptions
@@ -28,12 +28,12 @@ def _percent(value: str) -> float:
         raise BadParameter(f"expected a percentage of the total such as 0.001%, not {value!r}") from None
 
 
-def run(files: Tuple[str, ...], output: str, title: Optional[str], subtitle: str, colors: str, hash_: bool, cp: bool,
-        palette_file: Optional[str], inverted: bool, reverse: bool, base: Tuple[str, ...], sort_by_value: bool,
-        delta: str, negate: bool, countname: Optional[str], min_percent: float, top: int, roots: Optional[str],
-        calls_file: Optional[str], colour_by: Optional[str], colour_ratio: str, event: Optional[str], thread: Optional[str],
-        diff: bool, series: bool, labels: Tuple[str, ...], flamechart: bool, skip_invalid: bool,
-        input_format: Optional[str]) -> None:
+def run(files: tuple[str, ...], output: str, title: str | None, subtitle: str, colors: str, hash_: bool, cp: bool,
+        palette_file: str | None, inverted: bool, reverse: bool, base: tuple[str, ...], sort_by_value: bool,
+        delta: str, negate: bool, countname: str | None, min_percent: float, top: int, roots: str | None,
+        calls_file: str | None, colour_by: str | None, colour_ratio: str, event: str | None, thread: str | None,
+        diff: bool, series: bool, labels: tuple[str, ...], flamechart: bool, skip_invalid: bool,
+        input_format: str | None) -> None:
     """Draw FILES (any format; several are summed) as one self-contained HTML page.
 
     The page works offline (no network request): a flame graph drawn on a canvas with a
@@ -115,7 +115,7 @@ def run(files: Tuple[str, ...], output: str, title: Optional[str], subtitle: str
         raise InputError("no stack counts found: wrote a page that says so", ", ".join(files) or "<stdin>")
 
 
-def _calls(path: str, skip_invalid: bool, input_format: Optional[str]) -> "FlameGraph":
+def _calls(path: str, skip_invalid: bool, input_format: str | None) -> FlameGraph:
     """--calls FILE: call counts per stack (one profile of plain counts)."""
     from ..core.vector import FlameGraph  # noqa: F811  (at run time too, for isinstance)
     from ..errors import InputError
@@ -128,8 +128,8 @@ def _calls(path: str, skip_invalid: bool, input_format: Optional[str]) -> "Flame
     return calls
 
 
-def _comparison(files: Tuple[str, ...], output: str, diff: bool, labels: Tuple[str, ...], skip_invalid: bool,
-                input_format: Optional[str], countname: Optional[str], **settings: object) -> None:
+def _comparison(files: tuple[str, ...], output: str, diff: bool, labels: tuple[str, ...], skip_invalid: bool,
+                input_format: str | None, countname: str | None, **settings: object) -> None:
     """``--diff``/``--series``: each input one profile (a differential file: its two sides), drawn as a comparison page."""
     import os
 

@@ -7,14 +7,13 @@ from ._options import Argument, Command, Option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, Optional, Set
 
     from ..core.vector import FlameGraph
 
 
-def describe(graph: "FlameGraph") -> "Dict[str, object]":
+def describe(graph: FlameGraph) -> dict[str, object]:
     """Size and shape of a profile: the numbers 'flamespace info' prints."""
-    frames: "Set[str]" = set()
+    frames: set[str] = set()
     max_depth = 0
     weighted_depth = 0.0
     for stack, value in graph.items():
@@ -34,7 +33,7 @@ def describe(graph: "FlameGraph") -> "Dict[str, object]":
     }
 
 
-def _print(title: "Optional[str]", facts: "Dict[str, object]") -> None:
+def _print(title: str | None, facts: dict[str, object]) -> None:
     if title:
         echo(f"{title}:")
     indent = "  " if title else ""
@@ -47,7 +46,7 @@ def _print(title: "Optional[str]", facts: "Dict[str, object]") -> None:
             echo(f"{indent}{key.replace('_', ' ')}: {shown}")
 
 
-def run(input: str, as_json: bool, skip_invalid: bool, input_format: "Optional[str]") -> None:
+def run(input: str, as_json: bool, skip_invalid: bool, input_format: str | None) -> None:
     """Summarise INPUT (default stdin): norm (total), stacks, distinct frames, depth, unit, metadata.
 
     \b

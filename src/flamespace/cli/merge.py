@@ -7,11 +7,11 @@ from ._options import Argument, Command, Option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Optional, Sequence
+    from collections.abc import Sequence
 
 
 def run(
-    inputs: "Sequence[str]", mean: bool, skip_invalid: bool, input_format: "Optional[str]", output: str, no_header: bool
+    inputs: Sequence[str], mean: bool, skip_invalid: bool, input_format: str | None, output: str, no_header: bool
 ) -> None:
     """Add profiles stack by stack (a directory stands for all files in it).
 

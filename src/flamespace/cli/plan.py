@@ -10,14 +10,10 @@ from ._store import CLUSTER_OPTION
 from ._options import Argument, Command, Option
 from .compare import ALTERNATIVES, DEFAULTS, POWER
 
-TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
-if TYPE_CHECKING:
-    from typing import Optional, Tuple
 
-
-def run(pilot: "Tuple[str, ...]", detect: str, alpha: float, power: float, top: "Optional[int]", alternative: str, min_runs: int,
-        min_fraction: str, as_json: bool, skip_invalid: bool, input_format: "Optional[str]", cluster: "Optional[str]" = None,
-        paired: bool = True, share: str = "1%", resamples: "Optional[int]" = None, seed: int = 0) -> None:
+def run(pilot: tuple[str, ...], detect: str, alpha: float, power: float, top: int | None, alternative: str, min_runs: int,
+        min_fraction: str, as_json: bool, skip_invalid: bool, input_format: str | None, cluster: str | None = None,
+        paired: bool = True, share: str = "1%", resamples: int | None = None, seed: int = 0) -> None:
     """Say how many runs a side `flamespace compare` needs to detect a change.
 
     PILOT is a sample of runs of the program (a directory of profiles, files or a quoted

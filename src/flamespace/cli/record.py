@@ -13,20 +13,19 @@ from ._report import warn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Optional, Tuple
 
     from ..collect import RecordResult
     from ..core.vector import FlameGraph
 
 
 def run(
-    output: "Optional[str]", module: "Optional[str]", code: "Optional[str]", mode: str, rate: float, weight: "Optional[str]",
-    bytes_per_sample: "Optional[int]", idle: bool, no_lines: bool, threads: bool, process_root: bool, async_stacks: bool,
-    subprocesses: bool, duration: "Optional[float]", output_format: "Optional[str]", seed: "Optional[int]", no_header: bool,
+    output: str | None, module: str | None, code: str | None, mode: str, rate: float, weight: str | None,
+    bytes_per_sample: int | None, idle: bool, no_lines: bool, threads: bool, process_root: bool, async_stacks: bool,
+    subprocesses: bool, duration: float | None, output_format: str | None, seed: int | None, no_header: bool,
     quiet: bool,
-    command: "Tuple[str, ...]",
-    thread: "Optional[str]" = None,
-    pid: "Optional[int]" = None,
+    command: tuple[str, ...],
+    thread: str | None = None,
+    pid: int | None = None,
     gil: bool = False,
 ) -> int:
     """Profile a Python program: a script, -m MODULE or -c CODE, with its arguments.
@@ -107,7 +106,7 @@ def run(
     return result.exit_code
 
 
-def _check_attach(command: "Tuple[str, ...]", module: "Optional[str]", code: "Optional[str]", mode: str,
+def _check_attach(command: tuple[str, ...], module: str | None, code: str | None, mode: str,
                   async_stacks: bool, subprocesses: bool) -> None:
     """--pid records a process that runs already: no program to start, and only what can be read from outside."""
     from ..errors import ArgumentError
@@ -137,7 +136,7 @@ def _check_thread(mode: str, output_format: str) -> None:
                             f"(leave out --thread, or write folded, svg or html)")
 
 
-def _one_thread(graph: "FlameGraph", thread: str) -> "FlameGraph":
+def _one_thread(graph: FlameGraph, thread: str) -> FlameGraph:
     """The recording's one thread; if it has no thread of that name, every thread, with a warning (the run is not lost)."""
     from ..core.transforms import one_thread
     from ..errors import ArgumentError
@@ -149,7 +148,7 @@ def _one_thread(graph: "FlameGraph", thread: str) -> "FlameGraph":
         return graph
 
 
-def _write_picture(graph: "FlameGraph", output: str, command: str, kind: str, roots: "Tuple[str, ...]") -> None:
+def _write_picture(graph: FlameGraph, output: str, command: str, kind: str, roots: tuple[str, ...]) -> None:
     """The SVG or the HTML viewer of the run (``roots``: what the first frames are, for the HTML's picker)."""
     labels = graph.metadata.labels
     subtitle = f"{labels.get('mode', '')} mode, {labels.get('duration_s', '?')} s, {labels.get('samples', '?')} samples"
@@ -166,7 +165,7 @@ def _write_picture(graph: "FlameGraph", output: str, command: str, kind: str, ro
         svg(graph, SvgOptions(**settings), output)  # type: ignore[arg-type]
 
 
-def _report(result: "RecordResult", output: str, quiet: bool, thread: "Optional[str]" = None) -> None:
+def _report(result: RecordResult, output: str, quiet: bool, thread: str | None = None) -> None:
     from ._common import format_value
 
     recording = result.recording
@@ -206,7 +205,7 @@ def _report(result: "RecordResult", output: str, quiet: bool, thread: "Optional[
     )
 
 
-def _threads(graph: "FlameGraph") -> str:
+def _threads(graph: FlameGraph) -> str:
     """", 4 threads: 2.43 s of thread time, summed" for a profile that sums several threads' time."""
     from ..core.units import human
     from ._common import summed_threads

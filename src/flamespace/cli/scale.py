@@ -5,13 +5,9 @@ from __future__ import annotations
 from ._common import INPUT_OPTIONS, OUTPUT_OPTIONS
 from ._options import Argument, Command
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Optional, Union
-
 
 def run(
-    factor: "Union[int, float]", input: str, skip_invalid: bool, input_format: "Optional[str]", output: str, no_header: bool
+    factor: int | float, input: str, skip_invalid: bool, input_format: str | None, output: str, no_header: bool
 ) -> None:
     """Multiply every value of INPUT (default stdin) by FACTOR.
 

@@ -5,12 +5,8 @@ from __future__ import annotations
 from ._common import INPUT_OPTIONS, echo, echo_json, format_value, read_graph
 from ._options import Argument, Command, Option
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Optional
 
-
-def run(first: str, second: str, normalized: bool, samples: bool, as_json: bool, skip_invalid: bool, input_format: "Optional[str]") -> None:
+def run(first: str, second: str, normalized: bool, samples: bool, as_json: bool, skip_invalid: bool, input_format: str | None) -> None:
     """Print σ = 1 − ‖A − B‖ / (‖A‖ + ‖B‖) and the L1 distance ‖A − B‖.
 
     σ is 1 for identical profiles and 0 for profiles that share no stack. With --sample,
@@ -41,7 +37,7 @@ def run(first: str, second: str, normalized: bool, samples: bool, as_json: bool,
     echo(f"distance: {format_value(dist)}" + (f" {unit}" if unit else ""))
 
 
-def _samples(first: str, second: str, normalized: bool, as_json: bool, skip_invalid: bool, input_format: "Optional[str]") -> None:
+def _samples(first: str, second: str, normalized: bool, as_json: bool, skip_invalid: bool, input_format: str | None) -> None:
     from ..stats.similarity import sample_similarity
     from ._table import print_table
     from ._sides import read_samples

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 from ._common import INPUT_OPTIONS
 from ._options import Argument, Command, Option
@@ -10,7 +11,7 @@ from ._report import EXIT_INPUT, UsageError
 from ._store import CLUSTER_OPTION
 
 if TYPE_CHECKING:
-    from typing import Any, Dict
+    from typing import Any
 
 STORE_HELP = "The store directory (default: $FLAMESPACE_STORE, else .flamespace/store)."
 #: --store PATH, for every command that reads or writes the store itself.
@@ -36,8 +37,8 @@ HELP = """Keep profiles with their labels in a store (DuckDB over Parquet) and r
 """
 
 
-def add(inputs: Sequence[str], labels: Sequence[str], no_git: bool, store: Optional[str], skip_invalid: bool,
-        input_format: Optional[str]) -> None:
+def add(inputs: Sequence[str], labels: Sequence[str], no_git: bool, store: str | None, skip_invalid: bool,
+        input_format: str | None) -> None:
     """Add profile files (any readable format; a directory: the profiles in it) to the store.
 
     Each profile is labelled with its own headers (host, mode, python, ...), the commit and
@@ -73,7 +74,7 @@ def _names(names: Sequence[str], shown: int = 3) -> str:
     return ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
 
 
-def ls(selector: Optional[str], as_json: bool, store: Optional[str]) -> None:
+def ls(selector: str | None, as_json: bool, store: str | None) -> None:
     """List the stored profiles (those SELECTOR names, if given), oldest first, with their labels."""
     from ..diagnostics import Diagnostics
     from ..store import open_store
@@ -101,8 +102,8 @@ def ls(selector: Optional[str], as_json: bool, store: Optional[str]) -> None:
                 [h in ("id", "stacks", "total") for h in headers])
 
 
-def get(selector: str, mean: bool, to: Optional[str], output: str, no_header: bool, store: Optional[str],
-        cluster: Optional[str]) -> None:
+def get(selector: str, mean: bool, to: str | None, output: str, no_header: bool, store: str | None,
+        cluster: str | None) -> None:
     """Write the merged (or --mean) profile of the stored profiles SELECTOR names, in any writable format.
 
     The sum runs as one grouped query of the store, or with --cluster on a Dask cluster
@@ -114,11 +115,11 @@ def get(selector: str, mean: bool, to: Optional[str], output: str, no_header: bo
     target = output_format(to, output)
     check_output(output)
     profile = read_selected(selector, mean=mean, store=store, cluster=cluster)
-    options: Dict[str, Any] = {"header": not no_header} if "header" in registry.write_options(target) else {}
+    options: dict[str, Any] = {"header": not no_header} if "header" in registry.write_options(target) else {}
     registry.write(profile, output, target, **options)
 
 
-def gc(keep_last: Optional[int], older_than: Optional[str], store: Optional[str]) -> None:
+def gc(keep_last: int | None, older_than: str | None, store: str | None) -> None:
     """Apply retention (--keep-last per branch, --older-than) and compact the store into one part.
 
     Also moves corrupt parts to corrupt/ (kept, never deleted; what they cost is said as lost
@@ -146,7 +147,7 @@ def gc(keep_last: Optional[int], older_than: Optional[str], store: Optional[str]
              "set aside in corrupt/ (their values are kept)")
 
 
-def check(store: Optional[str]) -> int:
+def check(store: str | None) -> int:
     """Check the store and report every problem (exit 1 if any); changes nothing.
 
     Checks the manifest and its previous generation, every part's files against their sizes
@@ -170,7 +171,7 @@ def check(store: Optional[str]) -> int:
     return 0
 
 
-def repair(store: Optional[str]) -> int:
+def repair(store: str | None) -> int:
     """Rebuild what can be rebuilt and say exactly what was lost.
 
     A damaged or missing manifest is rebuilt from its previous generation and the parts' own

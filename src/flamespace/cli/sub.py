@@ -5,14 +5,10 @@ from __future__ import annotations
 from ._common import INPUT_OPTIONS, OUTPUT_OPTIONS
 from ._options import Argument, Command, Option
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Optional
-
 
 def run(
     before: str, after: str, normalize: bool, strip_hex: bool,
-    skip_invalid: bool, input_format: "Optional[str]", output: str, no_header: bool,
+    skip_invalid: bool, input_format: str | None, output: str, no_header: bool,
 ) -> None:
     """Write 'stack BEFORE_COUNT AFTER_COUNT' for every stack in either profile.
 

@@ -11,7 +11,7 @@ from ._options import Argument, Command, Option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Iterator, Optional, Tuple
+    from collections.abc import Iterator
 
     from ..render.text import TextLine
 
@@ -31,9 +31,9 @@ def _share(value: str) -> float:
     return share
 
 
-def run(files: "Tuple[str, ...]", threshold: str, max_depth: "Optional[int]", sort_by_value: bool, reverse: bool,
-        base: "Tuple[str, ...]", delta: str, countname: "Optional[str]", raw: bool, width: "Optional[int]", output: str,
-        skip_invalid: bool, input_format: "Optional[str]", thread: "Optional[str]" = None) -> None:
+def run(files: tuple[str, ...], threshold: str, max_depth: int | None, sort_by_value: bool, reverse: bool,
+        base: tuple[str, ...], delta: str, countname: str | None, raw: bool, width: int | None, output: str,
+        skip_invalid: bool, input_format: str | None, thread: str | None = None) -> None:
     """Print FILES as a tree: inclusive share, name and count of every frame above --threshold.
 
     For SSH sessions and logs. Differential input shows each frame's change in brackets.
@@ -71,7 +71,7 @@ def run(files: "Tuple[str, ...]", threshold: str, max_depth: "Optional[int]", so
             out.write(line + "\n")
 
 
-def _coloured(parts: "Iterator[TextLine]") -> "Iterator[str]":
+def _coloured(parts: Iterator[TextLine]) -> Iterator[str]:
     """Each line with its share coloured by size, its frame's (file:line) dimmed and its change
     coloured by sign (cli/_style.py)."""
     paint = _style.paint
@@ -86,8 +86,8 @@ def _coloured(parts: "Iterator[TextLine]") -> "Iterator[str]":
             yield line + text[end:part.change_start] + paint(text[part.change_start:], _style.change_style(part.change))
 
 
-def options_of(threshold: str, max_depth: "Optional[int]", sort_by_value: bool, reverse: bool, base: "Tuple[str, ...]",
-               delta: str, countname: "Optional[str]", width: "Optional[int]", unit: "Optional[str]" = None,
+def options_of(threshold: str, max_depth: int | None, sort_by_value: bool, reverse: bool, base: tuple[str, ...],
+               delta: str, countname: str | None, width: int | None, unit: str | None = None,
                raw: bool = False) -> TextOptions:
     """The TextOptions of the command's options (which it checks); ``unit``: the profile's (None: the
     renderer finds it); counts are shown in its human units unless --raw or --countname asks for exact ones."""

@@ -11,7 +11,7 @@ from ._options import Argument, Command, Option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Optional
+    from typing import Callable
 
     from ..core.vector import FlameGraph
 
@@ -22,8 +22,8 @@ RANKINGS = ("self", "inclusive")
 
 
 def run(
-    input: str, limit: int, group: str, sort: "Optional[str]", raw: bool, as_json: bool, skip_invalid: bool,
-    input_format: "Optional[str]", thread: "Optional[str]" = None,
+    input: str, limit: int, group: str, sort: str | None, raw: bool, as_json: bool, skip_invalid: bool,
+    input_format: str | None, thread: str | None = None,
 ) -> None:
     """List the functions of INPUT (default stdin) that cost the most.
 
@@ -76,7 +76,7 @@ def run(
     print_table(title, ["self", "self %", "inclusive", "incl %", ROW_NAMES[group][:-1]], rows, [True, True, True, True, False])
 
 
-def _threads(graph: "FlameGraph") -> str:
+def _threads(graph: FlameGraph) -> str:
     """": 4 threads summed over 0.63 s" when the total sums several threads' time (not the run's length)."""
     from ._common import summed_threads
 
@@ -87,7 +87,7 @@ def _threads(graph: "FlameGraph") -> str:
     return f": {threads} threads summed" + (f" over {duration} s" if duration else "")
 
 
-def _one_thread(graph: "FlameGraph") -> str:
+def _one_thread(graph: FlameGraph) -> str:
     """", thread MainThread only" when --thread picked one."""
     thread = shown_thread(graph)
     return f", thread {thread} only" if thread else ""
@@ -105,7 +105,7 @@ def _coloured(row: list, self_value: float, inclusive_value: float, total: float
     return row[:1] + [share(row[1], self_value), row[2], share(row[3], inclusive_value), name]
 
 
-def _column(unit: str, values: "list[float]", raw: bool) -> "Callable[[float], str]":
+def _column(unit: str, values: list[float], raw: bool) -> Callable[[float], str]:
     """How one column shows its values: times and bytes in the one scale that suits the column's
     largest value (so they line up and compare), counts and --raw exactly."""
     from ..core.units import scale

@@ -11,9 +11,6 @@ from ..collect.tracing import BACKENDS
 from ._options import Argument, Command, Option
 from ._report import warn
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Optional, Tuple
 
 _FORMAT_HELP = (
     "folded: exclusive ns per full stack; calls: calls per full stack (folded); text, csv, json: the "
@@ -27,10 +24,10 @@ FORMATS = {**OUTPUT_FORMATS, "html": (".html", ".htm")}
 
 
 def run(
-    output: "Optional[str]", module: "Optional[str]", code: "Optional[str]", output_format: "Optional[str]",
-    builtins: bool, line_times: bool, max_events: int, max_depth: int, threads: bool, backend: "Optional[str]",
+    output: str | None, module: str | None, code: str | None, output_format: str | None,
+    builtins: bool, line_times: bool, max_events: int, max_depth: int, threads: bool, backend: str | None,
     no_lines: bool, subprocesses: bool, no_header: bool, quiet: bool,
-    command: "Tuple[str, ...]",
+    command: tuple[str, ...],
 ) -> int:
     """Trace a Python program: exact call counts and times of every call, per full stack.
 

@@ -21,17 +21,18 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Collection, Dict, Mapping, NoReturn, Optional
+    from typing import Any, Callable, NoReturn
+    from collections.abc import Collection, Mapping
 
     from .protocol import Recorder
 
 #: The environment variable that carries the recorder's configuration to child interpreters.
 SUBPROCESS_ENV = "FLAMESPACE_SUBPROCESS"
 
-_state: Dict[str, Any] = {"saved": False, "deadline": False}
+_state: dict[str, Any] = {"saved": False, "deadline": False}
 
 
-def main(config: Dict[str, Any]) -> None:
+def main(config: dict[str, Any]) -> None:
     """Entry point of the child interpreter (``config`` comes as a Python literal)."""
     import atexit
 
@@ -81,7 +82,7 @@ def _forget_the_working_directory() -> None:
         del sys.path[0]
 
 
-def start_in_subprocess(config: Dict[str, Any]) -> None:
+def start_in_subprocess(config: dict[str, Any]) -> None:
     """Profile this process, a Python child of a program recorded with ``subprocesses``
     (called by the ``sitecustomize`` hook in ``_hook/`` while the interpreter starts)."""
     import atexit
@@ -91,7 +92,7 @@ def start_in_subprocess(config: Dict[str, Any]) -> None:
     atexit.register(_save)
 
 
-def _profile_child_interpreters(config: Dict[str, Any]) -> None:
+def _profile_child_interpreters(config: dict[str, Any]) -> None:
     """Make the Python processes this program starts load the hook that profiles them."""
     child = {key: value for key, value in config.items() if key not in ("target", "site", "status", "die_with")}
     if child["recorder"] == "sampler":
@@ -167,7 +168,7 @@ def _hide_our_no_site_flag() -> None:
     values[names.index("no_site")] = 0
     from operator import itemgetter
 
-    namespace: Dict[str, Any] = {name: property(itemgetter(i)) for i, name in enumerate(names)}
+    namespace: dict[str, Any] = {name: property(itemgetter(i)) for i, name in enumerate(names)}
     namespace["__repr__"] = lambda self: "sys.flags(" + ", ".join(f"{n}={v!r}" for n, v in zip(names, self)) + ")"
     sys.flags = type("flags", (tuple,), namespace)(values)
 
@@ -307,7 +308,7 @@ def _write_note(kind: str, text: str) -> None:
         pass
 
 
-def _start_recorder(config: Dict[str, Any]) -> Recorder:
+def _start_recorder(config: dict[str, Any]) -> Recorder:
     """The recorder of ``config`` (the sampler, a memory recorder or the tracer), started;
     its frames name the files under the program's directories relative to them."""
     if config.get("program_dirs"):
@@ -330,7 +331,7 @@ def _start_recorder(config: Dict[str, Any]) -> Recorder:
                               keep_event_file=True)
     if kind != "sampler":
         return start_recorder(kind, config["arguments"], hidden)
-    extras: Dict[str, Any] = {"root_cut": code_objects, "on_deadline": _on_deadline}
+    extras: dict[str, Any] = {"root_cut": code_objects, "on_deadline": _on_deadline}
     if config.get("status"):
         extras["on_progress"] = (STATUS_SECONDS, _status_writer(config["status"]))
     return start_recorder(kind, config["arguments"], hidden, **extras)
@@ -393,7 +394,7 @@ def start_recorder(
     raise ValueError(f"no recorder records {kind!r}")
 
 
-def _run(target: Dict[str, Any]) -> None:
+def _run(target: dict[str, Any]) -> None:
     kind, value, args = target["kind"], target["value"], list(target["args"])
     if kind == "script":
         _run_script(value, args)
@@ -418,7 +419,7 @@ def _run_script(path: str, args: list) -> None:
     _run_code(compile(source, path, "exec", dont_inherit=True), path)
 
 
-def _run_code(code, path: Optional[str]) -> None:
+def _run_code(code, path: str | None) -> None:
     main_module = sys.modules["__main__"]
     namespace = main_module.__dict__
     for name in [n for n in namespace if n not in ("__builtins__", "__name__")]:
@@ -502,7 +503,7 @@ def _write_profile(recorder: Recorder, out_dir: str, kind: str = "raw") -> None:
         _write_note("error", f"cannot save the profile in {os.path.dirname(out_dir)}: {exc.strerror or exc}")
 
 
-def _process_name() -> Optional[str]:
+def _process_name() -> str | None:
     """multiprocessing's name of this process (``ForkPoolWorker-2``), if it is one of its children."""
     multiprocessing = sys.modules.get("multiprocessing")
     if multiprocessing is None:

@@ -21,9 +21,10 @@ from array import array
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, Iterable, List, Optional, Tuple
+    from typing import Any
+    from collections.abc import Iterable
 
-    Event = Tuple[int, int, int]  # (t ns, kind, key)
+    Event = tuple[int, int, int]  # (t ns, kind, key)
 
 KIND_CALL, KIND_RETURN, KIND_LINE = 0, 1, 2
 #: The C tracer's chunk (the tests use it to make runs that span chunks; here nothing is chunked).
@@ -31,17 +32,17 @@ CHUNK_EVENTS = 8192
 #: Events kept at most, whatever ``max_events`` says (in memory: 120 MB).
 MAX_EVENTS = 5_000_000
 
-_session: Optional[_Session] = None
+_session: _Session | None = None
 
 
 class _Session:
     def __init__(self, builtins: bool, max_events: int) -> None:
         self.builtins, self.max_events = builtins, min(max_events, MAX_EVENTS)
         self.recorded = self.dropped = self.full_at = 0
-        self.entries: List[Any] = []
-        self.keys: Dict[Any, int] = {}
-        self.threads: List[Tuple[str, int]] = []
-        self.events: List[array] = []  # per thread: t, kind, key, t, kind, key, ...
+        self.entries: list[Any] = []
+        self.keys: dict[Any, int] = {}
+        self.threads: list[tuple[str, int]] = []
+        self.events: list[array] = []  # per thread: t, kind, key, t, kind, key, ...
         self.pid = os.getpid()
 
     def key(self, entry: Any, token: Any) -> int:
@@ -130,7 +131,7 @@ def install_thread(thread_name: str, code: Any) -> bool:
     return True
 
 
-def stop() -> Tuple[Any, List[Tuple[str, int]], List[Any], int, int, int, int, bool, int, int, int, int]:
+def stop() -> tuple[Any, list[tuple[str, int]], list[Any], int, int, int, int, bool, int, int, int, int]:
     global _session
     session = _session
     if session is None:
@@ -161,13 +162,13 @@ class _Stream:
 
     lost = False  # in memory: the program cannot close them
 
-    def __init__(self, events: List[array]) -> None:
+    def __init__(self, events: list[array]) -> None:
         self._events = events
 
-    def analyse(self, end_ns: int, segments: bool, max_depth: int, lines: bool) -> List[Tuple[Any, ...]]:
+    def analyse(self, end_ns: int, segments: bool, max_depth: int, lines: bool) -> list[tuple[Any, ...]]:
         return [analyse_events(_triples(events), end_ns, segments, max_depth, lines) for events in self._events]
 
-    def events(self) -> List[Tuple[int, int, int, int]]:
+    def events(self) -> list[tuple[int, int, int, int]]:
         return [(thread, kind, key, t) for thread, events in enumerate(self._events) for t, kind, key in _triples(events)]
 
 
@@ -178,21 +179,21 @@ def _triples(flat: array) -> Any:
 
 
 def analyse_events(events: Iterable[Event], end_ns: int, segments: bool, max_depth: int,
-                   lines: bool) -> Tuple[Any, ...]:
+                   lines: bool) -> tuple[Any, ...]:
     """One thread's call tree, as ``Stream.analyse`` in ``_tracer.c`` computes it (see there)."""
-    parents: List[int] = []
-    keys: List[int] = []
-    calls: List[int] = []
-    inclusive: List[int] = []
-    exclusive: List[int] = []
-    longest: List[int] = []
-    children: Dict[Tuple[int, int], int] = {}
-    stack: List[List[int]] = []  # [node, line stat, since]
-    line_index: Dict[Tuple[int, int], int] = {}
-    line_stats: List[List[int]] = []  # [node, line, exclusive, hits]
+    parents: list[int] = []
+    keys: list[int] = []
+    calls: list[int] = []
+    inclusive: list[int] = []
+    exclusive: list[int] = []
+    longest: list[int] = []
+    children: dict[tuple[int, int], int] = {}
+    stack: list[list[int]] = []  # [node, line stat, since]
+    line_index: dict[tuple[int, int], int] = {}
+    line_stats: list[list[int]] = []  # [node, line, exclusive, hits]
     seg_t, seg_n, seg_w = array("q"), array("q"), array("q")
     skip = deep = 0
-    last: Optional[int] = None
+    last: int | None = None
 
     def line_stat(node: int, line: int) -> int:
         index = line_index.get((node, line))

@@ -12,13 +12,13 @@ import _signal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, List, Tuple
+    from typing import Any
 
 #: The signals that stop a recording (SIGINT, SIGTERM, SIGHUP): see ``launcher.STOP_SIGNALS``.
 STOP_SIGNALS = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
 
 #: What :func:`catch` set up: the handlers it replaced, the signals it noted.
-_state: Dict[str, Any] = {"previous": {}, "received": []}
+_state: dict[str, Any] = {"previous": {}, "received": []}
 
 
 def catch() -> None:
@@ -42,7 +42,7 @@ def _note(signum: int, frame: object) -> None:
     _state["received"].append(signum)
 
 
-def take() -> Tuple[List[int], Dict[int, Any]]:
+def take() -> tuple[list[int], dict[int, Any]]:
     """The signals noted so far (forgotten here), and the handlers :func:`catch` replaced ({}: none)."""
     received, previous = list(_state["received"]), dict(_state["previous"])
     _state["received"].clear()

@@ -28,7 +28,8 @@ from .raw import RawRecording
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Collection, Dict, Optional, Tuple
+    from typing import Any
+    from collections.abc import Collection
 
 #: The frame of allocations made while no Python code ran (interpreter start or shutdown).
 NO_PYTHON_FRAME = "[no Python frame]"
@@ -36,7 +37,7 @@ NO_PYTHON_FRAME = "[no Python frame]"
 DRAIN_PERIOD = 1.0
 
 
-def available() -> Optional[str]:
+def available() -> str | None:
     """None if alloc mode works here, else why not."""
     if _alloc is None:
         return f"the C extension flamespace.collect._alloc is not built ({_NOT_BUILT}); reinstall flamespace with a C compiler"
@@ -48,19 +49,19 @@ class AllocRecorder:
     ``stop()`` builds the per-stack totals."""
 
     def __init__(self, weight: str = "bytes", lines: bool = True, max_frames: int = DEFAULT_MAX_FRAMES,
-                 interval: int = DEFAULT_ALLOC_INTERVAL, seed: Optional[int] = None,
+                 interval: int = DEFAULT_ALLOC_INTERVAL, seed: int | None = None,
                  hidden_files: Collection[str] = ()) -> None:
         self.weight, self.lines, self.max_frames = weight, lines, max_frames
         self.interval, self.seed = interval, seed
         self.hidden_files = set(hidden_files)
-        self.totals: Dict[Tuple[str, ...], int] = {}
-        self._by_code: Dict[Tuple[Any, ...], list] = {}  # (truncated, frames) -> [bytes, count]
+        self.totals: dict[tuple[str, ...], int] = {}
+        self._by_code: dict[tuple[Any, ...], list] = {}  # (truncated, frames) -> [bytes, count]
         self._samples = 0
         self._start_ns = self._elapsed_ns = 0
-        self._thread: Optional[threading.Thread] = None
+        self._thread: threading.Thread | None = None
         self._stop = threading.Event()
 
-    def start(self) -> "AllocRecorder":
+    def start(self) -> AllocRecorder:
         seed = self.seed if self.seed is not None else int.from_bytes(os.urandom(8), "little")
         self._start_drainer()  # first: the start of a thread allocates, and that is ours
         self._start_ns = time.monotonic_ns()
@@ -113,7 +114,7 @@ class AllocRecorder:
     def _build_totals(self) -> None:
         namer = FrameNamer(lines=self.lines)
         index = 0 if self.weight == "bytes" else 1
-        totals: Dict[Tuple[str, ...], float] = {}
+        totals: dict[tuple[str, ...], float] = {}
         for (truncated, frames), values in self._by_code.items():
             root_first = frames[::-1]
             stack = program_stack(root_first, _filename, lambda f: namer.location(f[0], f[1]), self.hidden_files)
@@ -127,7 +128,7 @@ class AllocRecorder:
         self._by_code.clear()  # drop the references to code objects
         self.totals = {stack: round(value) for stack, value in totals.items() if round(value) > 0}
 
-    def forked(self) -> "AllocRecorder":
+    def forked(self) -> AllocRecorder:
         """The recorder of a forked child: the allocators stay wrapped; the parent's samples go."""
         self._stop = threading.Event()  # its lock may have been held by the parent's drainer
         self._start_drainer()  # threads do not survive fork
@@ -138,7 +139,7 @@ class AllocRecorder:
         return self
 
 
-def _filename(frame: Tuple[Any, int]) -> str:
+def _filename(frame: tuple[Any, int]) -> str:
     return frame[0].co_filename
 
 

@@ -7,7 +7,7 @@ import functools
 import os
 import threading
 import time
-from typing import Any, Callable, List, Optional, TypeVar, Union
+from typing import Any, Callable, TypeVar
 
 from ..core.chart import FlameChart
 from ..core.vector import FlameGraph
@@ -30,19 +30,19 @@ class Profiler:
 
     def __init__(
         self,
-        options: Union[SamplerOptions, MemoryOptions],
-        output: Optional[Union[str, "os.PathLike[str]"]] = None,
+        options: SamplerOptions | MemoryOptions,
+        output: str | os.PathLike[str] | None = None,
         format: str = "folded",
     ) -> None:
         self.options = options
         self.output = output
         self.format = format
-        self.recordings: List[Recording] = []
-        self._sampler: Optional[Union[Sampler, _MemorySession]] = None
+        self.recordings: list[Recording] = []
+        self._sampler: Sampler | _MemorySession | None = None
         self._depth = 0
         self._lock = threading.Lock()
 
-    def __enter__(self) -> "Profiler":
+    def __enter__(self) -> Profiler:
         with self._lock:
             self._depth += 1
             if self._depth == 1:
@@ -86,12 +86,12 @@ class Profiler:
         return sum_graphs(graphs)
 
     @property
-    def chart(self) -> Optional[FlameChart]:
+    def chart(self) -> FlameChart | None:
         """The timeline of the last block (with ``timeline=True``)."""
         return self.recordings[-1].chart if self.recordings else None
 
     @property
-    def problems(self) -> List[str]:
+    def problems(self) -> list[str]:
         """Reasons not to trust the last recording (too few samples, the sampler fell behind)."""
         return self.recordings[-1].problems if self.recordings else []
 
@@ -111,7 +111,7 @@ def profile(
     mode: str = "wall",
     rate: float = 100.0,
     *,
-    output: Optional[Union[str, "os.PathLike[str]"]] = None,
+    output: str | os.PathLike[str] | None = None,
     format: str = "folded",
     **options: Any,
 ) -> Profiler:
@@ -149,13 +149,13 @@ class Rotation:
     Memory stays bounded: the sampler starts each interval afresh.
     """
 
-    def __init__(self, pattern: str, keep: Optional[int] = None, format: str = "folded") -> None:
+    def __init__(self, pattern: str, keep: int | None = None, format: str = "folded") -> None:
         if "{n}" not in pattern and "{time}" not in pattern:
             raise ArgumentError("the file name pattern needs {n} or {time}, or every interval overwrites the last")
         if keep is not None and keep < 1:
             raise ArgumentError(f"keep must be at least 1, not {keep}")
         self.pattern, self.keep, self.format = pattern, keep, format
-        self.written: List[str] = []
+        self.written: list[str] = []
         self._count = 0
 
     def __call__(self, graph: FlameGraph) -> None:

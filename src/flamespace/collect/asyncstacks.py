@@ -20,7 +20,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import FrameType
-    from typing import Any, List, Optional
+    from typing import Any
 
 #: How many futures a search for the waiting task may pass through (gather, wait_for, ...).
 MAX_HOPS = 4
@@ -32,10 +32,10 @@ class AsyncStacks:
     """Rewrites a thread's frames (root first) into its asyncio logical stack."""
 
     def __init__(self) -> None:
-        self._asyncio_dir: Optional[str] = None
+        self._asyncio_dir: str | None = None
         self._handle_run = None
 
-    def frames(self, frames: List[FrameType], thread_ident: int) -> List[FrameType]:
+    def frames(self, frames: list[FrameType], thread_ident: int) -> list[FrameType]:
         """``frames`` with the event loop's internals replaced by the awaiting chain; unchanged
         when the thread is not running a task's step."""
         if not self._ready():
@@ -44,7 +44,7 @@ class AsyncStacks:
         if boundary is None:
             return frames
         inside = self._asyncio_dir
-        prefix: List[FrameType] = []
+        prefix: list[FrameType] = []
         for frame in frames[:boundary]:  # the program's frames, up to asyncio.run (say)
             if _in(frame, inside):
                 break
@@ -53,7 +53,7 @@ class AsyncStacks:
         while running and _in(running[0], inside):  # Task.__step and friends (pure-Python tasks)
             running = running[1:]
         task = self._running_task(thread_ident)
-        waiting: List[FrameType] = []
+        waiting: list[FrameType] = []
         if task is not None:
             for parent in self._waiting_chain(task):
                 waiting[:0] = [f for f in _coroutine_frames(parent) if not _in(f, inside)]
@@ -69,7 +69,7 @@ class AsyncStacks:
         self._asyncio_dir = os.path.dirname(events.__file__) + os.sep
         return True
 
-    def _callback_boundary(self, frames: List[FrameType]) -> Optional[int]:
+    def _callback_boundary(self, frames: list[FrameType]) -> int | None:
         """Index of the innermost ``Handle._run`` frame: the callbacks of the loop run above it."""
         for index in range(len(frames) - 1, -1, -1):
             if frames[index].f_code is self._handle_run:
@@ -87,9 +87,9 @@ class AsyncStacks:
                 return task
         return None
 
-    def _waiting_chain(self, task: Any) -> List[Any]:
+    def _waiting_chain(self, task: Any) -> list[Any]:
         """The tasks waiting for ``task``, nearest first."""
-        chain: List[Any] = []
+        chain: list[Any] = []
         seen = {id(task)}
         while len(chain) < MAX_TASKS:
             parent = _waiting_task(task, MAX_HOPS)
@@ -101,7 +101,7 @@ class AsyncStacks:
         return chain
 
 
-def _in(frame: FrameType, directory: Optional[str]) -> bool:
+def _in(frame: FrameType, directory: str | None) -> bool:
     return directory is not None and frame.f_code.co_filename.startswith(directory)
 
 
@@ -125,7 +125,7 @@ def _waiting_task(future: Any, hops: int) -> Any:
     return None
 
 
-def _referents(callback: Any) -> List[Any]:
+def _referents(callback: Any) -> list[Any]:
     """Objects a done-callback is bound to: its ``self``, a partial's arguments, closure cells."""
     found = []
     owner = getattr(callback, "__self__", None)
@@ -144,9 +144,9 @@ def _is_task(value: Any) -> bool:
     return value is not None and hasattr(value, "get_coro") and hasattr(value, "_callbacks")
 
 
-def _coroutine_frames(task: Any) -> List[FrameType]:
+def _coroutine_frames(task: Any) -> list[FrameType]:
     """The frames of a suspended task's coroutines, outermost first (``await`` chain)."""
-    frames: List[FrameType] = []
+    frames: list[FrameType] = []
     coroutine = task.get_coro() if hasattr(task, "get_coro") else None
     while coroutine is not None and len(frames) < 1000:
         frame = getattr(coroutine, "cr_frame", None) or getattr(coroutine, "gi_frame", None) or getattr(coroutine, "ag_frame", None)

@@ -5,10 +5,6 @@ from __future__ import annotations
 import sys
 import time
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Optional
-
 
 class Clock:
     """Monotonic wall time and per-thread CPU time, both in integer nanoseconds."""
@@ -16,7 +12,7 @@ class Clock:
     def now_ns(self) -> int:
         return time.monotonic_ns()
 
-    def thread_cpu_ns(self, native_id: int) -> Optional[int]:
+    def thread_cpu_ns(self, native_id: int) -> int | None:
         """CPU time used so far by the OS thread ``native_id``; None if it has gone or cannot be read."""
         try:
             return time.clock_gettime_ns(_thread_cpu_clock(native_id))

@@ -51,7 +51,8 @@ except ImportError:  # built without a C compiler: the sampler lowers the switch
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import CodeType, FrameType
-    from typing import Callable, Collection, Dict, List, Mapping, Optional, Tuple, TypeVar
+    from typing import Callable, TypeVar
+    from collections.abc import Collection, Mapping
 
     from ..core.vector import FlameGraph, Stack
     from .options import SamplerOptions
@@ -83,24 +84,24 @@ class _ThreadState:
 
     __slots__ = ("thread", "native_id", "name", "last_wall", "last_cpu", "born_since_start", "last_stack", "sampled")
 
-    def __init__(self, thread: Optional[threading.Thread], native_id: Optional[int], name: str, last_wall: int,
-                 last_cpu: Optional[int], born_since_start: bool) -> None:
+    def __init__(self, thread: threading.Thread | None, native_id: int | None, name: str, last_wall: int,
+                 last_cpu: int | None, born_since_start: bool) -> None:
         self.thread = thread
         self.native_id = native_id
         self.name = name
         self.last_wall = last_wall
         self.last_cpu = last_cpu
         self.born_since_start = born_since_start
-        self.last_stack: Optional[Stack] = None  # where its previous sample saw it (see Engine.halt)
+        self.last_stack: Stack | None = None  # where its previous sample saw it (see Engine.halt)
         self.sampled = False  # counted in Quality.threads
 
 
-def listed_thread(ident: int) -> Optional[threading.Thread]:
+def listed_thread(ident: int) -> threading.Thread | None:
     """The ``threading.Thread`` of ``ident``, or None for a thread the threading module does
     not know (started with ``_thread``). A thread that has started but not yet added itself to
     ``threading._active`` (``Thread.start`` runs it first; it adds itself after
     ``_started.set()``, which can hand the GIL over) is found among the starting ones."""
-    thread: Optional[threading.Thread] = threading._active.get(ident)  # type: ignore[attr-defined]  # private, not in typeshed: no lock, no copy
+    thread: threading.Thread | None = threading._active.get(ident)  # type: ignore[attr-defined]  # private, not in typeshed: no lock, no copy
     if thread is None:
         for starting in list(getattr(threading, "_limbo", ())):  # a copy: other threads change it
             if getattr(starting, "_ident", None) == ident:
@@ -133,16 +134,16 @@ class Engine:
 
     def __init__(
         self,
-        options: Optional[SamplerOptions] = None,
+        options: SamplerOptions | None = None,
         *,
-        clock: Optional[Clock] = None,
-        sink: Optional[Sink] = None,
-        namer: Optional[FrameNamer] = None,
+        clock: Clock | None = None,
+        sink: Sink | None = None,
+        namer: FrameNamer | None = None,
         root_cut: Collection[CodeType] = (),
         hidden_files: Collection[str] = (),
-        on_interval: Optional[Tuple[float, Callable[[FlameGraph], None]]] = None,
-        on_deadline: Optional[Callable[[], None]] = None,
-        on_progress: Optional[Tuple[float, Callable[[Quality, int], None]]] = None,
+        on_interval: tuple[float, Callable[[FlameGraph], None]] | None = None,
+        on_deadline: Callable[[], None] | None = None,
+        on_progress: tuple[float, Callable[[Quality, int], None]] | None = None,
         bystanders_run_only: bool = False,
     ) -> None:
         if options is None:
@@ -170,11 +171,11 @@ class Engine:
         self.on_progress = on_progress
         self._measure_cpu = options.mode == "cpu" or options.idle
         self._bystanders_run_only = bystanders_run_only
-        self._states: Dict[int, _ThreadState] = {}
-        self._thread: Optional[threading.Thread] = None
+        self._states: dict[int, _ThreadState] = {}
+        self._thread: threading.Thread | None = None
         self._sleep = _Sleep.best()
         self._start_ns = self._last_tick_ns = 0
-        self._starter: Optional[Tuple[int, int]] = None  # (ident, native id) of the thread that called start()
+        self._starter: tuple[int, int] | None = None  # (ident, native id) of the thread that called start()
         self._past_deadline = False  # the sampler stopped at the deadline: nothing after it is recorded
         self.lock = threading.Lock()  # held while a sample is recorded; readers of the sink take it
 
@@ -231,7 +232,7 @@ class Engine:
         # bound the error at that end (after a last tick, this adds nothing).
         self.quality.longest_gap_ns = max(self.quality.longest_gap_ns, self.clock.now_ns() - self._last_tick_ns)
 
-    def _last_tick(self, sampler: Optional[int]) -> None:
+    def _last_tick(self, sampler: int | None) -> None:
         """One more tick as the recording stops, so the time since the previous tick is in the
         profile too: without it, the phase that ended the program lost up to a whole gap, and a
         sampler that a busy machine held up for 100 ms or more (it happens at load 15 on 2 cores)
@@ -354,7 +355,7 @@ class Engine:
 
     # -- one tick ------------------------------------------------------------------------
 
-    def sample(self, frames: Mapping[int, FrameType], now: int, stopping: Optional[int] = None) -> None:
+    def sample(self, frames: Mapping[int, FrameType], now: int, stopping: int | None = None) -> None:
         """Record one tick: the current frame of each thread, taken at ``now`` (ns). The thread
         ``stopping`` the recording (see :meth:`halt`) is charged where its previous sample saw it."""
         sink, states, quality = self.sink, self._states, self.quality
@@ -444,7 +445,7 @@ class Engine:
         return (self._bystanders_run_only and not state.born_since_start
                 and (self._starter is None or ident != self._starter[0]))
 
-    def _cpu_since_last(self, state: _ThreadState) -> Optional[int]:
+    def _cpu_since_last(self, state: _ThreadState) -> int | None:
         if state.native_id is None:
             return None
         cpu = self.clock.thread_cpu_ns(state.native_id)
@@ -454,10 +455,10 @@ class Engine:
         state.last_cpu = cpu
         return max(spent, 0)
 
-    def stack_of(self, frame: Optional[FrameType], thread_name: str, ident: Optional[int] = None) -> Optional[Stack]:
+    def stack_of(self, frame: FrameType | None, thread_name: str, ident: int | None = None) -> Stack | None:
         """The stack of ``frame`` (of thread ``ident``), root first, as frame names under the
         configured roots (None if no frame of the program is left once the launcher's are cut)."""
-        frames: List[FrameType] = []
+        frames: list[FrameType] = []
         mark_of = self._frame_marks.get
         while frame is not None:
             mark = mark_of(frame.f_code)
@@ -490,7 +491,7 @@ class SamplingRecorder(Engine):
         self.halt()
         return self.raw()
 
-    def forked(self) -> "SamplingRecorder":
+    def forked(self) -> SamplingRecorder:
         return super().forked().start()
 
 
@@ -504,10 +505,10 @@ class _Sleep:
 
     def __init__(self) -> None:
         self._wake = threading.Lock()  # released by wake()
-        self._saved: Optional[float] = None
+        self._saved: float | None = None
 
     @staticmethod
-    def best() -> "_Sleep":
+    def best() -> _Sleep:
         return _PunctualSleep() if _Waiter is not None else _Sleep()
 
     def prepare(self, rate: float) -> None:

@@ -26,7 +26,8 @@ from .target import Program, Target
 
 TYPE_CHECKING = False  # typing and dataclasses cost record's start-up ~10 ms (docs/performance.md)
 if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple, Union
+    from typing import Any, Callable
+    from collections.abc import Mapping
 
     from .._types import Output
     from .memory import MemoryOptions
@@ -46,7 +47,7 @@ class RecordError(FlamespaceError):
     written). ``exit_code``, when set, is the code the command ends with (128 + the signal that
     killed the program or stopped us) rather than an error's 1."""
 
-    def __init__(self, message: str, exit_code: Optional[int] = None) -> None:
+    def __init__(self, message: str, exit_code: int | None = None) -> None:
         super().__init__(message)
         self.exit_code = exit_code
 
@@ -61,7 +62,7 @@ class RecordResult(Record):
     stopped_by_duration: bool = False
     #: The signal (SIGINT, SIGTERM, SIGHUP) that stopped us while the program ran: the
     #: recording is what the program saved when we passed the signal on (partial).
-    signal: Optional[int] = None
+    signal: int | None = None
 
 
 @record
@@ -71,8 +72,8 @@ class Progress(Record):
     took so far and the rate it achieved (None until the sampler first reports)."""
 
     seconds: float
-    samples: Optional[int] = None
-    rate: Optional[float] = None
+    samples: int | None = None
+    rate: float | None = None
 
 
 #: How often ``progress`` is called while the program runs.
@@ -89,14 +90,14 @@ class Interrupted(RecordError):
 
 def record_program(
     program: Program,
-    options: Union[SamplerOptions, MemoryOptions, TraceOptions],
+    options: SamplerOptions | MemoryOptions | TraceOptions,
     *,
     process_root: bool = False,
     subprocesses: bool = False,
-    labels: Optional[Mapping[str, str]] = None,
+    labels: Mapping[str, str] | None = None,
     stdout: Output = None,
     stderr: Output = None,
-    progress: Optional[Callable[[Progress], None]] = None,
+    progress: Callable[[Progress], None] | None = None,
 ) -> RecordResult:
     """Run ``program`` to its end under the recorder ``options`` ask for, as ``flamespace
     record`` does: its profile, exit code, and how many processes were recorded.
@@ -118,17 +119,17 @@ def record_program(
 
 def run(
     target: Target,
-    options: Union[SamplerOptions, MemoryOptions, TraceOptions],
+    options: SamplerOptions | MemoryOptions | TraceOptions,
     *,
     process_root: bool = False,
     subprocesses: bool = False,
-    labels: Optional[Mapping[str, str]] = None,
-    env: Optional[Mapping[str, str]] = None,
-    cwd: Optional[str] = None,
+    labels: Mapping[str, str] | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
     stdout: Output = None,
     stderr: Output = None,
-    progress: Optional[Callable[[Progress], None]] = None,
-    frame_root: Optional[str] = None,
+    progress: Callable[[Progress], None] | None = None,
+    frame_root: str | None = None,
 ) -> RecordResult:
     """Run ``target`` to its end under a recorder; the profile and the program's exit code.
 
@@ -219,7 +220,7 @@ def _make_private_directory(prefix: str, base: str) -> str:
 #: directory's name means something only there: a container may share /tmp with other pids).
 OWNER = "owner"
 #: The temporary directories (and prefixes) swept of stale recordings' directories by this process.
-_SWEPT: Set[Tuple[str, str]] = set()
+_SWEPT: set[tuple[str, str]] = set()
 
 
 def _pid_namespace() -> str:
@@ -267,7 +268,7 @@ def _remove_directory(path: str) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def program_dirs(target: Target, cwd: Optional[str] = None, frame_root: Optional[str] = None) -> List[str]:
+def program_dirs(target: Target, cwd: str | None = None, frame_root: str | None = None) -> list[str]:
     """The directories whose files the program's frames name relative to them: ``frame_root``,
     else a script's own directory, as found from ``cwd`` and with its links resolved (where
     Python imports its neighbours from); none for -m and -c (the working directory, as always).
@@ -282,8 +283,8 @@ def program_dirs(target: Target, cwd: Optional[str] = None, frame_root: Optional
 
 
 def _child_config(target: Target, options: Any, out_dir: str, subprocesses: bool,
-                  names_under: Optional[List[str]] = None) -> Dict[str, Any]:
-    config: Dict[str, Any] = {
+                  names_under: list[str] | None = None) -> dict[str, Any]:
+    config: dict[str, Any] = {
         "target": {"kind": target.kind, "value": target.value, "args": list(target.args)},
         "program_dirs": names_under or [],
         "out_dir": out_dir,
@@ -308,16 +309,16 @@ class _Watch:
     main process writes into the status file of ``out_dir`` (``_bootstrap._status_writer``;
     sampling modes only). Polled by :func:`_wait`; calls ``report`` every :data:`PROGRESS_SECONDS`."""
 
-    def __init__(self, report: Callable[[Progress], None], out_dir: str, config: Dict[str, Any]) -> None:
+    def __init__(self, report: Callable[[Progress], None], out_dir: str, config: dict[str, Any]) -> None:
         self.report = report
-        self.path: Optional[str] = None
+        self.path: str | None = None
         if config["recorder"] == "sampler":
             self.path = config["status"] = os.path.join(out_dir, "status")
             with open(self.path, "wb"):
                 pass
         self.started = time.monotonic()
         self.due = self.started + PROGRESS_SECONDS  # a program that ends at once shows nothing
-        self.figures: Optional[Tuple[int, int, int]] = None
+        self.figures: tuple[int, int, int] | None = None
 
     def poll(self) -> None:
         now = time.monotonic()
@@ -347,7 +348,7 @@ def bootstrap_code(config: Mapping[str, Any]) -> str:
     )
 
 
-def child_argv(interpreter: str, flags: List[str], config: Mapping[str, Any]) -> List[str]:
+def child_argv(interpreter: str, flags: list[str], config: Mapping[str, Any]) -> list[str]:
     return [interpreter, *flags, "-S", "-c", bootstrap_code(config)]
 
 
@@ -361,8 +362,8 @@ def _package_parent() -> str:
 STOP_SIGNALS = tuple(signal.Signals(s) for s in _stop_signals.STOP_SIGNALS)
 
 
-def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict[str, Any],
-               watch: Optional[_Watch] = None) -> Tuple[int, int, Optional[int]]:
+def _run_child(target: Target, config: dict[str, Any], options: Any, popen: dict[str, Any],
+               watch: _Watch | None = None) -> tuple[int, int, int | None]:
     """Start the child and wait for it: its pid, its return code, and the signal that stopped us (or None).
 
     A stop signal (:data:`STOP_SIGNALS`) is passed on to the child, which saves its profile
@@ -372,7 +373,7 @@ def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict
     """
     argv = child_argv(target.interpreter, list(target.flags), config)
     received, early_previous = _stop_signals.take()
-    child: Optional["subprocess.Popen[bytes]"] = None
+    child: subprocess.Popen[bytes] | None = None
 
     def stop(signum: int, frame: object) -> None:
         received.append(signum)
@@ -388,7 +389,7 @@ def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict
 
     # Handlers, not SIG_IGN: an ignored signal stays ignored in the child; a handler is reset by exec.
     # One ignored already (SIGHUP under nohup) stays so, here and in the child: nothing to stop for.
-    previous: Dict[int, Any] = {s: signal.signal(s, stop) for s in STOP_SIGNALS
+    previous: dict[int, Any] = {s: signal.signal(s, stop) for s in STOP_SIGNALS
                                 if signal.getsignal(s) != signal.SIG_IGN} if _main_thread() else {}
     previous.update(early_previous)  # what was there before _stop_signals.catch (the CLI's)
     try:
@@ -416,8 +417,8 @@ def _run_child(target: Target, config: Dict[str, Any], options: Any, popen: Dict
         _stop_signals.forget()
 
 
-def _wait(child: "subprocess.Popen[bytes]", duration: Optional[float], received: List[int],
-          watch: Optional[_Watch] = None, saved: Optional[str] = None) -> int:
+def _wait(child: subprocess.Popen[bytes], duration: float | None, received: list[int],
+          watch: _Watch | None = None, saved: str | None = None) -> int:
     """The child's return code; it is stopped (then killed) when it overruns ``duration`` or
     :data:`STOP_GRACE_SECONDS` after a stop signal came (``received``). ``watch`` is polled
     about every 0.1 s.
@@ -463,7 +464,7 @@ def _import_for_the_end() -> None:
     from . import recording  # noqa: F401
 
 
-def _wait_briefly(child: "subprocess.Popen[bytes]", timeout: float) -> int:
+def _wait_briefly(child: subprocess.Popen[bytes], timeout: float) -> int:
     """``child.wait(timeout)``, but woken the moment the child ends: Popen.wait polls with
     sleeps growing to 50 ms, which a short program would pay after its end (every run of
     ``collect``). Linux's pidfd (Python 3.9+) says when; elsewhere Popen.wait as it is."""
@@ -497,7 +498,7 @@ def _child_can_die_with_us(target: Target) -> bool:
     return True
 
 
-def _die_with_us() -> Dict[str, Any]:
+def _die_with_us() -> dict[str, Any]:
     """Popen arguments that make the child die (SIGKILL) when we do, even by ``kill -9`` (Linux)."""
     if not sys.platform.startswith("linux"):
         return {}
@@ -520,7 +521,7 @@ def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def _collect_profiles(out_dir: str, main_pid: int, wait: bool) -> Tuple[List[RawRecording], List[str], Optional[str]]:
+def _collect_profiles(out_dir: str, main_pid: int, wait: bool) -> tuple[list[RawRecording], list[str], str | None]:
     """The raw recordings saved in ``out_dir``, what was lost, worded for a warning, and why
     the program's main process (``main_pid``) could not save its own (its error note), if so.
 
@@ -538,7 +539,7 @@ def _collect_profiles(out_dir: str, main_pid: int, wait: bool) -> Tuple[List[Raw
         time.sleep(0.05)
     from .raw import load
 
-    raws: List[RawRecording] = []
+    raws: list[RawRecording] = []
     for kind in ("raw", "before-exec"):
         for pid in sorted(files[kind]):
             with open(os.path.join(out_dir, f"{pid}.{kind}"), "rb") as file:
@@ -565,8 +566,8 @@ def _collect_profiles(out_dir: str, main_pid: int, wait: bool) -> Tuple[List[Raw
     return raws, lost, main_error
 
 
-def _files_by_kind(out_dir: str) -> Dict[str, Any]:
-    files: Dict[str, Any] = {"started": set(), "raw": set(), "before-exec": set(), "error": {}}
+def _files_by_kind(out_dir: str) -> dict[str, Any]:
+    files: dict[str, Any] = {"started": set(), "raw": set(), "before-exec": set(), "error": {}}
     for name in os.listdir(out_dir):
         stem, _, kind = name.partition(".")
         if not stem.isdigit() or kind not in files:
@@ -594,16 +595,16 @@ def process_alive(pid: int) -> bool:
         return True
 
 
-def _count(items: List[int], noun: str) -> str:
+def _count(items: list[int], noun: str) -> str:
     return f"{len(items)} {noun}{'' if len(items) == 1 else 'es'}"
 
 
-def _pids(pids: List[int]) -> str:
+def _pids(pids: list[int]) -> str:
     shown = ", ".join(str(pid) for pid in pids[:5])
     return "pid " + shown + (f" and {len(pids) - 5} more" if len(pids) > 5 else "")
 
 
-def _no_profile(returncode: int, main_error: Optional[str], out_dir: str) -> RecordError:
+def _no_profile(returncode: int, main_error: str | None, out_dir: str) -> RecordError:
     """Why the program left no profile, as the error to raise: killed by a signal (the exit code
     is 128 + the signal, as a shell gives), its save failed (its note, or a full disk), or it
     ended in a way that skips saving."""
@@ -632,7 +633,7 @@ def _signal_name(signum: int) -> str:
     return f"{name} ({what})" if what else name
 
 
-def _full_disk(path: str) -> Optional[str]:
+def _full_disk(path: str) -> str | None:
     """The system's words when the file system of ``path`` has no room left (no blocks or no
     inodes for us), else None."""
     try:

@@ -18,7 +18,8 @@ from .raw import RawRecording
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Collection, Dict, List, Optional, Tuple
+    from typing import Any, Callable
+    from collections.abc import Collection
 
 MEMORY_MODES = ("live", "alloc")
 #: The directory of flamespace's recorders: allocations made from here are the profiler's own.
@@ -46,7 +47,7 @@ class MemoryOptions(Record):
     threads: bool = False
     max_frames: int = DEFAULT_MAX_FRAMES
     interval: int = DEFAULT_ALLOC_INTERVAL
-    seed: Optional[int] = None
+    seed: int | None = None
 
     def __post_init__(self) -> None:
         from ..errors import ArgumentError
@@ -62,9 +63,9 @@ class MemoryOptions(Record):
         if self.interval < 0:
             raise ArgumentError(f"the allocation sampling interval must be 0 or more bytes, not {self.interval}")
 
-    def engine_arguments(self) -> Dict[str, Any]:
+    def engine_arguments(self) -> dict[str, Any]:
         """The recorder's arguments (see :func:`~._bootstrap.start_recorder`)."""
-        arguments: Dict[str, Any] = {"weight": self.weight, "lines": self.lines, "max_frames": self.max_frames}
+        arguments: dict[str, Any] = {"weight": self.weight, "lines": self.lines, "max_frames": self.max_frames}
         if self.mode == "alloc":
             arguments.update(interval=self.interval, seed=self.seed)
         return arguments
@@ -78,13 +79,13 @@ class MemoryRecorder:
                  max_frames: int = DEFAULT_MAX_FRAMES, hidden_files: Collection[str] = ()) -> None:
         self.mode, self.weight, self.lines, self.max_frames = mode, weight, lines, max_frames
         self.hidden_files = set(hidden_files)
-        self.totals: Dict[Tuple[str, ...], int] = {}
+        self.totals: dict[tuple[str, ...], int] = {}
         self._started_tracing = False
         self._start_ns = 0
         self._elapsed_ns = 0
         self._blocks = 0
 
-    def start(self) -> "MemoryRecorder":
+    def start(self) -> MemoryRecorder:
         import time
 
         import _tracemalloc  # the C module: `tracemalloc` would import pickle, re, fnmatch first
@@ -127,15 +128,15 @@ class MemoryRecorder:
             self.totals[stack] = self.totals.get(stack, 0) + (1 if by_count else trace.size)
             self._blocks += 1
 
-    def forked(self) -> "MemoryRecorder":
+    def forked(self) -> MemoryRecorder:
         """The recorder of a forked child: tracemalloc goes on tracing there, and what is
         still allocated when the child exits (inherited blocks included) is the child's."""
         return self
 
 
 def program_stack(
-    frames: List[Any], filename_of: Callable[[Any], str], name_of: Callable[[Any], str], hidden: Collection[str]
-) -> Optional[Tuple[str, ...]]:
+    frames: list[Any], filename_of: Callable[[Any], str], name_of: Callable[[Any], str], hidden: Collection[str]
+) -> tuple[str, ...] | None:
     """Frame names of an allocation's stack (``frames`` root first), without the launcher's
     frames at the root; None if flamespace allocated it (a frame of ours above the root)."""
     files = [filename_of(f) for f in frames]
@@ -166,8 +167,8 @@ class _LineNamer:
     def __init__(self, lines: bool) -> None:
         self.lines = lines
         self.shorten = PathShortener()
-        self._functions: Dict[str, List[Tuple[int, int, str]]] = {}
-        self._names: Dict[Tuple[str, int], str] = {}
+        self._functions: dict[str, list[tuple[int, int, str]]] = {}
+        self._names: dict[tuple[str, int], str] = {}
 
     def __call__(self, filename: str, line: int) -> str:
         key = (filename, line)
@@ -197,7 +198,7 @@ def _has_source(filename: str) -> bool:
     return bool(linecache.getlines(filename))
 
 
-def _function_ranges(filename: str) -> List[Tuple[int, int, str]]:
+def _function_ranges(filename: str) -> list[tuple[int, int, str]]:
     """(first line, last line, qualified name) of every function and class in a source file."""
     import ast
     import linecache
@@ -209,8 +210,8 @@ def _function_ranges(filename: str) -> List[Tuple[int, int, str]]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return []
-    found: List[Tuple[int, int, str]] = []
-    todo: List[Tuple[ast.AST, str]] = [(tree, "")]
+    found: list[tuple[int, int, str]] = []
+    todo: list[tuple[ast.AST, str]] = [(tree, "")]
     while todo:
         node, prefix = todo.pop()
         for child in ast.iter_child_nodes(node):
@@ -226,13 +227,13 @@ def _function_ranges(filename: str) -> List[Tuple[int, int, str]]:
     return found
 
 
-def _code_ranges(filename: str) -> List[Tuple[int, int, str]]:
+def _code_ranges(filename: str) -> list[tuple[int, int, str]]:
     """Ranges from the code objects of a loaded module without source (``<frozen importlib._bootstrap>``)."""
     module_name = filename[len("<frozen "):-1] if filename.startswith("<frozen ") else None
     module = sys.modules.get(module_name or "")
     if module is None:
         return []
-    found: List[Tuple[int, int, str]] = []
+    found: list[tuple[int, int, str]] = []
     seen = set()
     todo = [value for value in vars(module).values()]
     while todo:

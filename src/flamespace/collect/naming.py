@@ -17,7 +17,6 @@ from ..core.python_frames import PACKAGE_DIRS, PathShortener, format_frame
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import CodeType
-    from typing import Dict, Optional, Tuple
 
 
 class FrameNamer:
@@ -27,11 +26,11 @@ class FrameNamer:
     few hundred frames thousands of times, and working out a line number is not free.
     """
 
-    def __init__(self, lines: bool = True, shorten: Optional[PathShortener] = None) -> None:
+    def __init__(self, lines: bool = True, shorten: PathShortener | None = None) -> None:
         self.lines = lines
         self.shorten = shorten or PathShortener()
-        self._by_offset: Dict[Tuple[CodeType, int], str] = {}
-        self._by_code: Dict[CodeType, str] = {}
+        self._by_offset: dict[tuple[CodeType, int], str] = {}
+        self._by_code: dict[CodeType, str] = {}
 
     def name(self, frame) -> str:
         """The name of a live frame object."""
@@ -47,7 +46,7 @@ class FrameNamer:
             name = self._by_offset[key] = self.location(code, frame.f_lineno)
         return name
 
-    def location(self, code: CodeType, line: Optional[int]) -> str:
+    def location(self, code: CodeType, line: int | None) -> str:
         return format_frame(function_name(code), self.shorten(code.co_filename), line if self.lines else None)
 
 

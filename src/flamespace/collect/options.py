@@ -14,7 +14,6 @@ from .clock import Clock
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, Optional
 
     from ..core.vector import Stack
 
@@ -46,8 +45,8 @@ class SamplerOptions(Record):
     threads: bool = False
     root: Stack = ()
     timeline: bool = False
-    duration: Optional[float] = None
-    seed: Optional[int] = None
+    duration: float | None = None
+    seed: int | None = None
     asyncio: bool = False
 
     def __post_init__(self) -> None:
@@ -58,7 +57,7 @@ class SamplerOptions(Record):
             raise ArgumentError(problem)
         object.__setattr__(self, "root", tuple(self.root))
 
-    def _problem(self) -> Optional[str]:
+    def _problem(self) -> str | None:
         if self.mode not in MODES:
             return f"unknown sampling mode {self.mode!r}; choose one of {', '.join(MODES)}"
         if self.weight not in WEIGHTS:
@@ -77,7 +76,7 @@ class SamplerOptions(Record):
     def unit(self) -> str:
         return "ns" if self.weight == "time" else "samples"
 
-    def as_dict(self) -> Dict[str, object]:
+    def as_dict(self) -> dict[str, object]:
         """The fields by name: how the options travel to a profiled child, as a Python literal
         (:func:`~.launcher.bootstrap_code`), where ``SamplerOptions(**options)`` rebuilds them."""
         return {name: getattr(self, name) for name in fields(SamplerOptions)}

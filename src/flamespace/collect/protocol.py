@@ -28,13 +28,13 @@ from .raw import RawRecording
 class Recorder(Protocol):
     """start, stop -> RawRecording, forked."""
 
-    def start(self) -> "Recorder":
+    def start(self) -> Recorder:
         """Start recording this process; returns the recorder."""
 
     def stop(self) -> RawRecording:
         """Stop (no thread or hook is left behind) and hand over what was recorded."""
 
-    def forked(self) -> "Recorder":
+    def forked(self) -> Recorder:
         """The recorder of the child after ``os.fork()``, recording."""
 
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import BinaryIO, Dict, List, Mapping, Optional, Tuple
+    from typing import BinaryIO
+    from collections.abc import Mapping
 
     from ..core.chart import FlameChart
     from .._types import Number, Stack
@@ -46,7 +47,7 @@ class Quality:
     def __init__(self) -> None:
         self.ticks = self.samples = self.late = self.missed = self.errors = self.duration_ns = self.threads = 0
         self.longest_gap_ns = 0  # the longest time without a tick (the last one to the stop too): at most this much can be put on a wrong stack at once
-        self.first_error: Optional[str] = None
+        self.first_error: str | None = None
 
     def merge(self, other: Quality) -> None:
         """Add another process's figures to these: counts add up, the longest gap is the longest."""
@@ -71,7 +72,7 @@ class Quality:
         expected = self.ticks + self.missed
         return self.missed / expected if expected else 0.0
 
-    def rate_for(self, samples: int) -> Optional[float]:
+    def rate_for(self, samples: int) -> float | None:
         """The rate (Hz) at which this recording would have had about ``samples`` samples: they
         grow with the rate, as ticks over the time recorded times the samples a tick took (the
         threads it found). None when nothing was recorded, or no tick found a thread to sample
@@ -81,7 +82,7 @@ class Quality:
             return None
         return samples / (self.duration_ns / 1e9 * per_tick)
 
-    def problems(self, requested_rate: float) -> List[str]:
+    def problems(self, requested_rate: float) -> list[str]:
         """Reasons not to trust the profile, worded for a warning."""
         found = []
         if self.samples < MIN_TRUSTED_SAMPLES:
@@ -120,7 +121,7 @@ class Quality:
                     "(repeat the work in the benchmark)")
         return f"record longer, or raise --rate: --rate {round_rate(needed):,.0f} gives about {AIMED_SAMPLES} a run this long"
 
-    def as_dict(self) -> Dict[str, object]:
+    def as_dict(self) -> dict[str, object]:
         return {name: getattr(self, name) for name in self.__slots__}
 
     def __eq__(self, other: object) -> bool:
@@ -153,7 +154,7 @@ def encode_status(samples: int, ticks: int, elapsed_ns: int) -> bytes:
     return b"%20d %20d %20d %20d\n" % (samples, ticks, elapsed_ns, samples + ticks + elapsed_ns)
 
 
-def decode_status(data: bytes) -> Optional[Tuple[int, int, int]]:
+def decode_status(data: bytes) -> tuple[int, int, int] | None:
     """(samples, ticks, elapsed ns) of a status record; None if there is none yet or it is torn."""
     try:
         samples, ticks, elapsed_ns, check = (int(field) for field in data.split())
@@ -182,11 +183,11 @@ class RawRecording:
                  "process_name", "deadline", "calls", "longest", "dropped", "lines", "notes")
 
     def __init__(
-        self, kind: str, totals: Optional[Mapping[Stack, Number]] = None, start_ns: int = 0, elapsed_ns: int = 0,
-        quality: Optional[Quality] = None, chart: Optional[FlameChart] = None, events: int = 0, pid: int = 0,
-        argv: Tuple[str, ...] = (), process_name: Optional[str] = None, deadline: bool = False,
-        calls: Optional[Mapping[Stack, int]] = None, longest: Optional[Mapping[Stack, int]] = None, dropped: int = 0,
-        lines: Optional[Mapping[str, Tuple[int, int]]] = None, notes: Optional[List[str]] = None,
+        self, kind: str, totals: Mapping[Stack, Number] | None = None, start_ns: int = 0, elapsed_ns: int = 0,
+        quality: Quality | None = None, chart: FlameChart | None = None, events: int = 0, pid: int = 0,
+        argv: tuple[str, ...] = (), process_name: str | None = None, deadline: bool = False,
+        calls: Mapping[Stack, int] | None = None, longest: Mapping[Stack, int] | None = None, dropped: int = 0,
+        lines: Mapping[str, tuple[int, int]] | None = None, notes: list[str] | None = None,
     ) -> None:
         self.kind, self.totals = kind, {} if totals is None else totals
         self.start_ns, self.elapsed_ns, self.quality, self.chart = start_ns, elapsed_ns, quality, chart
@@ -194,11 +195,11 @@ class RawRecording:
         self.calls, self.longest, self.dropped = calls, longest, dropped
         self.lines, self.notes = lines, notes
 
-    def as_builtins(self) -> Optional[Dict[str, object]]:
+    def as_builtins(self) -> dict[str, object] | None:
         """The fields as builtin values (see :func:`dumps`), or None when a chart is kept."""
         if self.chart is not None:
             return None
-        fields: Dict[str, object] = {name: getattr(self, name) for name in self.__slots__}
+        fields: dict[str, object] = {name: getattr(self, name) for name in self.__slots__}
         fields["totals"] = dict(self.totals)
         for name in ("calls", "longest", "lines"):
             if fields[name] is not None:
@@ -207,7 +208,7 @@ class RawRecording:
         return fields
 
     @classmethod
-    def from_builtins(cls, fields: Dict[str, object]) -> RawRecording:
+    def from_builtins(cls, fields: dict[str, object]) -> RawRecording:
         fields = dict(fields)
         figures = fields.pop("quality")
         raw = cls(**fields)  # type: ignore[arg-type]

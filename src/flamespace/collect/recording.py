@@ -15,7 +15,7 @@ from .raw import Quality, RawRecording
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Mapping, Optional, Sequence, Union
+    from collections.abc import Mapping, Sequence
 
     from ..core.chart import FlameChart
     from ..core.metadata import Metadata
@@ -31,13 +31,13 @@ class Recording(Record):
     """What a recording gives: the flame graph, the timeline if kept, and how good they are."""
 
     graph: FlameGraph
-    chart: Optional[FlameChart] = None
+    chart: FlameChart | None = None
     quality: Quality = factory(Quality)
-    problems: List[str] = factory(list)
+    problems: list[str] = factory(list)
     #: A traced run's call counts, longest calls and function table (``flamespace trace``).
-    trace: Optional[Trace] = None
+    trace: Trace | None = None
 
-    def profile_for(self, output_format: str) -> Union[FlameGraph, FlameChart]:
+    def profile_for(self, output_format: str) -> FlameGraph | FlameChart:
         """What to write in ``output_format``: the timeline for formats that keep time
         (speedscope, Chrome, ...), when there is one, else the flame graph."""
         if self.chart is not None:
@@ -50,8 +50,8 @@ class Recording(Record):
 
 def merge(
     raws: Sequence[RawRecording],
-    options: Union[SamplerOptions, MemoryOptions, TraceOptions],
-    labels: Optional[Mapping[str, str]] = None,
+    options: SamplerOptions | MemoryOptions | TraceOptions,
+    labels: Mapping[str, str] | None = None,
     roots: bool = False,
 ) -> Recording:
     """One Recording from the raw recordings of one or more processes, recorded with ``options``.
@@ -77,7 +77,7 @@ def merge(
         trace = merge_traces(raws, labels, [process_frame(raw) for raw in raws] if roots else None)
         graph = trace.calls if getattr(options, "weight", "time") == "calls" else trace.graph  # collect --tracer --weight calls
         return Recording(graph, trace.chart, problems=list(trace.problems), trace=trace)
-    totals: Dict[Stack, Number] = {}
+    totals: dict[Stack, Number] = {}
     for raw in raws:
         root = (process_frame(raw),) if roots else ()
         for stack, value in raw.totals.items():
@@ -87,7 +87,7 @@ def merge(
         metadata = memory_metadata(raws, options, labels)  # type: ignore[arg-type]
         return Recording(FlameGraph._trusted({k: v for k, v in totals.items() if v > 0}, metadata))
     quality = Quality()
-    chart: Optional[FlameChart] = None
+    chart: FlameChart | None = None
     first_start = min(raw.start_ns for raw in raws)
     elapsed = recorded = 0
     for raw in raws:

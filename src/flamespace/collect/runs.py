@@ -22,7 +22,8 @@ import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+from typing import Any, Callable
+from collections.abc import Sequence
 
 from ..errors import ArgumentError, FlamespaceError
 from ..formats import registry
@@ -40,7 +41,7 @@ STDERR_TAIL_LINES = 5
 class RunFailedError(FlamespaceError):
     """A run's program failed (non-zero exit code, or no profile): the collection stopped."""
 
-    def __init__(self, message: str, run: "Run") -> None:
+    def __init__(self, message: str, run: Run) -> None:
         super().__init__(message)
         self.run = run
 
@@ -54,9 +55,9 @@ class Run:
     warmup: bool
     exit_code: int
     seconds: float
-    path: Optional[str] = None  # the profile written; None for warm-up and failed runs
-    problems: List[str] = field(default_factory=list)  # reasons not to trust its profile
-    quality: Optional[Quality] = None  # the sampler's figures (samples, ticks, time recorded); warm-up runs' too
+    path: str | None = None  # the profile written; None for warm-up and failed runs
+    problems: list[str] = field(default_factory=list)  # reasons not to trust its profile
+    quality: Quality | None = None  # the sampler's figures (samples, ticks, time recorded); warm-up runs' too
     error: str = ""  # why it left no profile (killed by a signal, ...)
     stderr: str = ""  # the end of its stderr when it failed (unless its output was shown)
 
@@ -75,29 +76,29 @@ class Collection:
     """What :func:`collect_runs` did: every run in the order they ran, where the profiles are."""
 
     out_dir: str
-    programs: List[Program]
-    runs: List[Run]
+    programs: list[Program]
+    runs: list[Run]
     seconds: float
     #: The signal that stopped the collection (SIGINT, SIGTERM, SIGHUP), or None: the runs
     #: finished before it are kept; the run it cut short is left out.
-    interrupted: Optional[int] = None
+    interrupted: int | None = None
 
     def directory(self, program: Program) -> str:
         return program_directory(self.out_dir, program)
 
-    def measured(self, program: Program) -> List[Run]:
+    def measured(self, program: Program) -> list[Run]:
         """The runs of ``program`` that count (not warm-up), failed or not."""
         return [r for r in self.runs if r.program == program.name and not r.warmup]
 
-    def profiles(self, program: Program) -> List[str]:
+    def profiles(self, program: Program) -> list[str]:
         return [r.path for r in self.measured(program) if r.path is not None]
 
     @property
-    def failed(self) -> List[Run]:
+    def failed(self) -> list[Run]:
         return [r for r in self.runs if not r.ok]
 
     @property
-    def untrusted(self) -> List[Run]:
+    def untrusted(self) -> list[Run]:
         return [r for r in self.runs if r.problems and r.path is not None]
 
     def describe_failures(self) -> str:
@@ -112,8 +113,8 @@ class Collection:
 def collect_runs(
     programs: Sequence[Program],
     runs: int,
-    out_dir: Union[str, "os.PathLike[str]"],
-    options: Union[SamplerOptions, Any],
+    out_dir: str | os.PathLike[str],
+    options: SamplerOptions | Any,
     *,
     warmup: int = 0,
     keep_going: bool = False,
@@ -123,8 +124,8 @@ def collect_runs(
     header: bool = True,
     show_output: bool = False,
     overwrite: bool = False,
-    on_run: Optional[Callable[[Run], None]] = None,
-    measured_options: Optional[Callable[[List[Run]], Any]] = None,
+    on_run: Callable[[Run], None] | None = None,
+    measured_options: Callable[[list[Run]], Any] | None = None,
 ) -> Collection:
     """Run each program ``runs`` times (after ``warmup`` discarded runs each), interleaved,
     and write one profile per run under ``out_dir`` (layout: module docstring).
@@ -155,7 +156,7 @@ def collect_runs(
     for program in programs:
         _prepare_directory(program_directory(out_dir, program), overwrite)
     width = max(3, len(str(runs)))
-    done: List[Run] = []
+    done: list[Run] = []
     start = time.monotonic()
     order = _round_order(getattr(options, "seed", None))
     collection = new_collection_id()
@@ -212,7 +213,7 @@ def _prepare_directory(directory: str, overwrite: bool) -> None:
     os.makedirs(directory, exist_ok=True)
 
 
-def _round_order(seed: Optional[int]) -> Callable[[Sequence[Program]], List[Program]]:
+def _round_order(seed: int | None) -> Callable[[Sequence[Program]], list[Program]]:
     """The order of the programs within each round: a fresh random order every round (seeded
     by ``seed`` when there is one). Which version runs first is then a coin flip, so whatever
     the machine does — drift, a cache the first run warms for the second — it favours neither
@@ -222,7 +223,7 @@ def _round_order(seed: Optional[int]) -> Callable[[Sequence[Program]], List[Prog
 
     rng = random.Random(seed)
 
-    def order(programs: Sequence[Program]) -> List[Program]:
+    def order(programs: Sequence[Program]) -> list[Program]:
         return rng.sample(list(programs), len(programs))
 
     return order
@@ -234,7 +235,7 @@ def _options_for(options: Any, index: int) -> Any:
 
 
 def _one_run(
-    program: Program, number: int, warmup: bool, path: Optional[str], labels: Dict[str, str], options: Any,
+    program: Program, number: int, warmup: bool, path: str | None, labels: dict[str, str], options: Any,
     process_root: bool,
     subprocesses: bool, output_format: str, header: bool, show_output: bool,
 ) -> Run:

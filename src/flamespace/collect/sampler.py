@@ -6,7 +6,8 @@ does for a profiled child (:func:`~.recording.merge`)."""
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Optional, Tuple
+from typing import Callable
+from collections.abc import Mapping
 
 from ..core.metadata import Metadata
 from ..core.vector import FlameGraph
@@ -30,10 +31,10 @@ class Sampler(Engine):
         self,
         options: SamplerOptions = SamplerOptions(),
         *,
-        clock: Optional[Clock] = None,
-        sink: Optional[Sink] = None,
-        labels: Optional[Mapping[str, str]] = None,
-        on_interval: Optional[Tuple[float, Callable[[FlameGraph], None]]] = None,
+        clock: Clock | None = None,
+        sink: Sink | None = None,
+        labels: Mapping[str, str] | None = None,
+        on_interval: tuple[float, Callable[[FlameGraph], None]] | None = None,
         **engine_options: object,
     ) -> None:
         super().__init__(options, clock=clock, sink=sink, on_interval=on_interval, **engine_options)  # type: ignore[arg-type]
@@ -51,7 +52,7 @@ class Sampler(Engine):
         with self.lock:
             return self.sink.graph(self.metadata())
 
-    def __enter__(self) -> "Sampler":
+    def __enter__(self) -> Sampler:
         self.start()
         return self
 

@@ -6,7 +6,6 @@ from ..core.chart import FlameChart
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, Optional
 
     from ..core.metadata import Metadata
     from .._types import Number, Stack
@@ -22,8 +21,8 @@ class Sink:
     """
 
     def __init__(self, timeline: bool = False) -> None:
-        self.totals: Dict[Stack, Number] = {}
-        self.chart: Optional[FlameChart] = FlameChart() if timeline else None
+        self.totals: dict[Stack, Number] = {}
+        self.chart: FlameChart | None = FlameChart() if timeline else None
 
     def add(self, stack: Stack, weight: Number, timestamp: int = 0, thread: str = "") -> None:
         if weight <= 0:
@@ -33,11 +32,11 @@ class Sink:
         if self.chart is not None:
             self.chart.append(timestamp, thread, stack, weight)
 
-    def graph(self, metadata: Optional[Metadata] = None) -> FlameGraph:
+    def graph(self, metadata: Metadata | None = None) -> FlameGraph:
         """The flame graph of everything added so far (a copy: recording may go on)."""
         return _graph(dict(self.totals), metadata)
 
-    def take(self, metadata: Optional[Metadata] = None) -> FlameGraph:
+    def take(self, metadata: Metadata | None = None) -> FlameGraph:
         """The flame graph so far, starting afresh (for profiles written every N seconds)."""
         totals, self.totals = self.totals, {}
         if self.chart is not None:
@@ -45,7 +44,7 @@ class Sink:
         return _graph(totals, metadata)
 
 
-def _graph(totals: Dict[Stack, Number], metadata: Optional[Metadata]) -> FlameGraph:
+def _graph(totals: dict[Stack, Number], metadata: Metadata | None) -> FlameGraph:
     from ..core.metadata import EMPTY
     from ..core.vector import FlameGraph
 

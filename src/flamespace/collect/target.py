@@ -15,7 +15,7 @@ from ..errors import ArgumentError
 
 TYPE_CHECKING = False  # typing and dataclasses cost record's start-up ~10 ms (docs/performance.md)
 if TYPE_CHECKING:
-    from typing import List, Mapping, Optional, Sequence, Tuple
+    from collections.abc import Mapping, Sequence
 
 #: Interpreter options that take a value (as a separate argument or glued on).
 _FLAGS_WITH_VALUE = ("-X", "-W", "--check-hash-based-pycs")
@@ -29,12 +29,12 @@ class Target(Record):
 
     kind: str  # "script", "module" or "code"
     value: str
-    args: Tuple[str, ...] = ()
+    args: tuple[str, ...] = ()
     interpreter: str = sys.executable
-    flags: Tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
 
     @property
-    def argv(self) -> List[str]:
+    def argv(self) -> list[str]:
         """``sys.argv`` as the program sees it under ``python``."""
         first = {"script": self.value, "module": self.value, "code": "-c"}[self.kind]
         return [first, *self.args]
@@ -64,12 +64,12 @@ class Program(Record):
     target: Target
     name: str = ""
     env: Mapping[str, str] = factory(dict)
-    cwd: Optional[str] = None
-    frame_root: Optional[str] = None
+    cwd: str | None = None
+    frame_root: str | None = None
 
 
 def parse_command(
-    command: Sequence[str], module: Optional[str] = None, code: Optional[str] = None, directory: Optional[str] = None
+    command: Sequence[str], module: str | None = None, code: str | None = None, directory: str | None = None
 ) -> Target:
     """The target named by ``command`` (what follows ``--``), or by ``-m``/``-c`` given to us.
 
@@ -85,7 +85,7 @@ def parse_command(
     if not words:
         raise ArgumentError("nothing to run: give a script (flamespace record -- script.py args), -m MODULE or -c CODE")
     interpreter = sys.executable
-    flags: List[str] = []
+    flags: list[str] = []
     if _INTERPRETER_NAME.match(os.path.basename(words[0])):
         interpreter = _resolve_interpreter(words.pop(0))
         while words and words[0].startswith("-") and words[0] not in ("-m", "-c", "-", "--"):
@@ -133,7 +133,7 @@ def _quote(word: str) -> str:
     return shlex.quote(word)
 
 
-def program_name(command: Optional[str]) -> Optional[str]:
+def program_name(command: str | None) -> str | None:
     """What a recorded command (:meth:`Target.describe`, the ``command`` label) ran, as frames
     name it: the script's file name, ``-m MODULE``, or ``-c`` (whatever the code). The
     interpreter, its options, the script's directory and the arguments are left out: two

@@ -21,7 +21,8 @@ from .tracing import DEFAULT_MAX_DEPTH, DEFAULT_MAX_EVENTS, KIND
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple, Union
+    from typing import Any, TextIO
+    from collections.abc import Mapping, Sequence
 
     from ..core.chart import FlameChart
     from ..core.vector import FlameGraph
@@ -58,7 +59,7 @@ class TraceOptions(Record):
     line_times: bool = False
     max_depth: int = DEFAULT_MAX_DEPTH
     weight: str = "time"
-    backend: Optional[str] = None
+    backend: str | None = None
 
     #: What the launcher calls this recorder (``_bootstrap.start_recorder``'s kind).
     mode = KIND
@@ -79,7 +80,7 @@ class TraceOptions(Record):
             if problem is not None:
                 raise ArgumentError(problem)
 
-    def engine_arguments(self) -> Dict[str, Any]:
+    def engine_arguments(self) -> dict[str, Any]:
         """The recorder's arguments (see :func:`~._bootstrap.start_recorder`)."""
         return {"builtins": self.builtins, "max_events": self.max_events, "threads": self.threads,
                 "lines": self.lines, "chart": self.chart, "line_times": self.line_times, "max_depth": self.max_depth,
@@ -107,29 +108,29 @@ class Trace:
     """What a traced run gives (see the module's docstring); ``problems`` says what to distrust."""
 
     def __init__(self, graph: FlameGraph, calls: FlameGraph, longest: Mapping[Stack, int],
-                 chart: Optional[FlameChart] = None, events: int = 0, dropped: int = 0,
-                 problems: Optional[List[str]] = None, lines: Optional[Mapping[str, Tuple[int, int]]] = None) -> None:
+                 chart: FlameChart | None = None, events: int = 0, dropped: int = 0,
+                 problems: list[str] | None = None, lines: Mapping[str, tuple[int, int]] | None = None) -> None:
         self.graph, self.calls, self.longest, self.chart = graph, calls, dict(longest), chart
         self.events, self.dropped = events, dropped
         self.problems = problems or []
         #: With ``line_times``: (exclusive ns, hits) per source line, ``function (file:line)``.
         self.lines = dict(lines) if lines is not None else None
 
-    def inclusive(self) -> Dict[Stack, int]:
+    def inclusive(self) -> dict[Stack, int]:
         """Inclusive ns per stack: its exclusive time plus that of every stack below it."""
         exclusive = dict(self.graph.items())
-        totals: Dict[Stack, int] = dict.fromkeys(dict(self.calls.items()), 0)
+        totals: dict[Stack, int] = dict.fromkeys(dict(self.calls.items()), 0)
         for stack, value in exclusive.items():
             for depth in range(1, len(stack) + 1):
                 prefix = stack[:depth]
                 totals[prefix] = totals.get(prefix, 0) + int(value)
         return totals
 
-    def table(self) -> List[FunctionRow]:
+    def table(self) -> list[FunctionRow]:
         """One row per function (its frame name), by inclusive time, longest first."""
         exclusive = dict(self.graph.items())
         inclusive = self.inclusive()
-        rows: Dict[str, List[int]] = {}  # calls, primitive, inclusive, exclusive, longest
+        rows: dict[str, list[int]] = {}  # calls, primitive, inclusive, exclusive, longest
         for stack, count in dict(self.calls.items()).items():
             function = stack[-1]
             row = rows.setdefault(function, [0, 0, 0, 0, 0])
@@ -149,18 +150,18 @@ class Trace:
                 f"{f', {self.dropped:,} dropped' if self.dropped else ''})")
 
 
-def merge_traces(raws: Sequence[RawRecording], labels: Mapping[str, str], roots: Optional[Sequence[str]] = None) -> Trace:
+def merge_traces(raws: Sequence[RawRecording], labels: Mapping[str, str], roots: Sequence[str] | None = None) -> Trace:
     """One Trace from the raw recordings of a traced run's processes; ``roots``: a root frame per
     raw recording (``recording.process_frame``), or None for none."""
     from ..core.metadata import Metadata
     from ..core.vector import FlameGraph
 
-    exclusive: Dict[Stack, int] = {}
-    calls: Dict[Stack, int] = {}
-    longest: Dict[Stack, int] = {}
+    exclusive: dict[Stack, int] = {}
+    calls: dict[Stack, int] = {}
+    longest: dict[Stack, int] = {}
     chart = None
-    lines: Optional[Dict[str, Tuple[int, int]]] = None
-    notes: List[str] = []
+    lines: dict[str, tuple[int, int]] | None = None
+    notes: list[str] = []
     first_start = min(raw.start_ns for raw in raws)
     for index, raw in enumerate(raws):
         root = (roots[index],) if roots else ()
@@ -194,7 +195,7 @@ def merge_traces(raws: Sequence[RawRecording], labels: Mapping[str, str], roots:
 
 
 def _labels(events: int, dropped: int, elapsed_ns: int, calls: int, labels: Mapping[str, str],
-            processes: int) -> Dict[str, str]:
+            processes: int) -> dict[str, str]:
     from .._version import __version__, platform_labels
 
     fields = {"profiler": f"flamespace {__version__}", "mode": "trace", "weight": "time", "calls": str(calls),
@@ -222,7 +223,7 @@ class LineRow(Record):
     exclusive: int
 
 
-def line_table(lines: Mapping[str, Tuple[int, int]]) -> List[LineRow]:
+def line_table(lines: Mapping[str, tuple[int, int]]) -> list[LineRow]:
     """The lines of a trace (``Trace.lines``), most exclusive time first."""
     rows = [LineRow(location, hits, ns) for location, (ns, hits) in lines.items()]
     rows.sort(key=lambda r: (-r.exclusive, r.line))
@@ -280,10 +281,10 @@ class Tracer:
 
     def __init__(self, options: TraceOptions) -> None:
         self.options = options
-        self.result: Optional[Trace] = None
+        self.result: Trace | None = None
         self._recorder: Any = None
 
-    def __enter__(self) -> "Tracer":
+    def __enter__(self) -> Tracer:
         from ..errors import ArgumentError
         from .tracing import TraceRecorder, available
 
@@ -316,15 +317,15 @@ class Tracer:
         """Calls per full stack."""
         return self._done().calls
 
-    def table(self) -> List[FunctionRow]:
+    def table(self) -> list[FunctionRow]:
         """The per-function table (see :class:`FunctionRow`)."""
         return self._done().table()
 
-    def chart(self) -> Optional[FlameChart]:
+    def chart(self) -> FlameChart | None:
         """The flame chart per thread (time order), if traced with ``chart=True``."""
         return self._done().chart
 
-    def lines(self) -> List[LineRow]:
+    def lines(self) -> list[LineRow]:
         """Exclusive time per source line (see :class:`LineRow`), if traced with ``line_times=True``."""
         from ..errors import ArgumentError
 
@@ -336,7 +337,7 @@ class Tracer:
 
 def trace(builtins: bool = False, max_events: int = DEFAULT_MAX_EVENTS, threads: bool = False, lines: bool = True,
           chart: bool = False, line_times: bool = False, max_depth: int = DEFAULT_MAX_DEPTH,
-          backend: Optional[str] = None) -> Tracer:
+          backend: str | None = None) -> Tracer:
     """A :class:`Tracer` for a ``with`` block (arguments: :class:`TraceOptions`)."""
     return Tracer(TraceOptions(builtins=builtins, max_events=max_events, threads=threads, lines=lines, chart=chart,
                                line_times=line_times, max_depth=max_depth, backend=backend))
@@ -361,7 +362,7 @@ CHART_FORMATS = ("speedscope", "chrome")
 LINE_FORMATS = {"lines": "text", "lines-csv": "csv", "lines-json": "json"}
 
 
-def write_trace(result: Trace, output: Union[str, "os.PathLike[str]"], format: str, header: bool = True) -> None:
+def write_trace(result: Trace, output: str | os.PathLike[str], format: str, header: bool = True) -> None:
     """Write ``result`` to ``output`` ('-': stdout) in one of :data:`OUTPUT_FORMATS`."""
     from ..errors import ArgumentError
     from ..formats import registry

@@ -32,7 +32,8 @@ from .raw import RawRecording
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Collection, Dict, List, Optional, Tuple
+    from typing import Any
+    from collections.abc import Collection
 
 #: Events kept at most (16 bytes each, in the event file on disk: 50 million is 800 MB; in
 #: memory the tracer keeps one 128 KiB chunk per thread); later ones are counted, not kept.
@@ -55,7 +56,7 @@ _TOOL = 2
 _HIDDEN = None  # a node inside a dropped subtree
 
 
-def available(line_times: bool = False) -> Optional[str]:
+def available(line_times: bool = False) -> str | None:
     """None if the tracer works here, else why not (the event file's directory; ``line_times``
     needs the C extension, which the pure-Python fallback stands in for otherwise)."""
     if line_times and extension_problem() is not None:
@@ -67,7 +68,7 @@ def available(line_times: bool = False) -> Optional[str]:
     return None
 
 
-def extension_problem() -> Optional[str]:
+def extension_problem() -> str | None:
     """None if the C extension is built, else why not (the pure-Python fallback is used)."""
     try:
         from . import _tracer  # noqa: F401
@@ -106,7 +107,7 @@ def _count_fork() -> None:
     _forks[0] += 1
 
 
-def backends_here() -> Tuple[str, ...]:
+def backends_here() -> tuple[str, ...]:
     """The backends this interpreter has, the cheapest first (docs/performance.md). The frame
     backend needs 3.11.4+ (before, the interpreter ran a class's ``__getitem__`` without asking
     the frame evaluation function, CPython gh-104405, so those calls would be missed) and Linux
@@ -118,7 +119,7 @@ def backends_here() -> Tuple[str, ...]:
     return (*(("monitoring",) if version >= (3, 12) else ()), *(("frame",) if frame else ()), "profile")
 
 
-def backend_problem(backend: str, builtins: bool = False, lines: bool = False) -> Optional[str]:
+def backend_problem(backend: str, builtins: bool = False, lines: bool = False) -> str | None:
     """None if ``backend`` works here and records what is asked, else why not."""
     if backend not in BACKENDS:
         return f"no tracer backend {backend!r}; the backends are {', '.join(BACKENDS)}"
@@ -136,7 +137,7 @@ def default_backend(builtins: bool = False, lines: bool = False) -> str:
     return next(name for name in backends_here() if name != "frame" or not (builtins or lines))
 
 
-def _monitoring_callbacks(builtins: bool, lines: bool) -> Dict[int, Any]:
+def _monitoring_callbacks(builtins: bool, lines: bool) -> dict[int, Any]:
     """sys.monitoring event -> the C callback of ``_tracer`` that records it."""
     _tracer = _extension()
     events = sys.monitoring.events  # type: ignore[attr-defined]  # 3.12+ (checked as 3.9 code)
@@ -173,7 +174,7 @@ def _thread_name() -> str:
     return threading.current_thread().name if threading is not None else "MainThread"
 
 
-def _threading_codes() -> Tuple[Collection[Any], Collection[Any], Collection[Any]]:
+def _threading_codes() -> tuple[Collection[Any], Collection[Any], Collection[Any]]:
     """threading's bootstrap code objects (every thread's stack starts there), those whose calls
     other than ``run`` are its bookkeeping, and its bookkeeping after run(); empty where the
     program never imported ``threading`` (then no thread of its ran)."""
@@ -193,9 +194,9 @@ class TraceRecorder:
 
     def __init__(self, builtins: bool = False, max_events: int = DEFAULT_MAX_EVENTS, threads: bool = False,
                  lines: bool = True, chart: bool = False, line_times: bool = False, max_depth: int = DEFAULT_MAX_DEPTH,
-                 event_dir: Optional[str] = None, hidden_files: Collection[str] = (),
+                 event_dir: str | None = None, hidden_files: Collection[str] = (),
                  root_cut: Collection[Any] = (), private_files: Collection[str] = (), forks_traced: bool = False,
-                 backend: Optional[str] = None, keep_event_file: bool = False) -> None:
+                 backend: str | None = None, keep_event_file: bool = False) -> None:
         self.builtins, self.max_events, self.threads, self.lines, self.chart = builtins, max_events, threads, lines, chart
         self.line_times, self.max_depth, self.event_dir = line_times, max_depth, event_dir
         self.forks_traced = forks_traced
@@ -210,7 +211,7 @@ class TraceRecorder:
         self.private_files = {__file__, *private_files}
         self._start_ns = 0
 
-    def start(self) -> "TraceRecorder":
+    def start(self) -> TraceRecorder:
         _tracer = _extension()
         if _tracer.active():
             raise RuntimeError("the tracer is already running in this process")
@@ -236,7 +237,7 @@ class TraceRecorder:
             raise
         return self
 
-    def _start_monitoring(self) -> "TraceRecorder":
+    def _start_monitoring(self) -> TraceRecorder:
         """Start with sys.monitoring callbacks: every thread's events, no hook per thread."""
         _tracer = _extension()
         monitoring = sys.monitoring  # type: ignore[attr-defined]  # 3.12+ (checked as 3.9 code)
@@ -310,7 +311,7 @@ class TraceRecorder:
         directory = self.event_dir or event_directory()
         return os.path.join(directory, f".flamespace-trace-{os.getpid()}-{time.monotonic_ns()}.events")
 
-    def forked(self) -> "TraceRecorder":
+    def forked(self) -> TraceRecorder:
         """The recorder of a forked child: the parent's events go, tracing goes on afresh."""
         _tracer = _extension()
         if _tracer.active():
@@ -320,13 +321,13 @@ class TraceRecorder:
         _clear_threading_hook()
         return self.start()
 
-    def _raw(self, stream: Any, threads: List[Tuple[str, int]], entries: List[Any], recorded: int, dropped: int,
-             end_ns: int, notes: List[str]) -> RawRecording:
+    def _raw(self, stream: Any, threads: list[tuple[str, int]], entries: list[Any], recorded: int, dropped: int,
+             end_ns: int, notes: list[str]) -> RawRecording:
         names = self._entry_names(entries)
-        exclusive: Dict[Tuple[str, ...], int] = {}
-        calls: Dict[Tuple[str, ...], int] = {}
-        longest: Dict[Tuple[str, ...], int] = {}
-        line_totals: Dict[str, List[int]] = {}
+        exclusive: dict[tuple[str, ...], int] = {}
+        calls: dict[tuple[str, ...], int] = {}
+        longest: dict[tuple[str, ...], int] = {}
+        line_totals: dict[str, list[int]] = {}
         chart_parts = []
         deep = 0
         namer = FrameNamer(lines=True)
@@ -367,11 +368,11 @@ class TraceRecorder:
             raw.chart = _chart(chart_parts, self._start_ns)
         return raw
 
-    def _entry_names(self, entries: List[Any]) -> List[str]:
+    def _entry_names(self, entries: list[Any]) -> list[str]:
         namer = FrameNamer(lines=self.lines)
         return [entry if isinstance(entry, str) else namer.location(entry, entry.co_firstlineno) for entry in entries]
 
-    def _cuts(self) -> Tuple[Collection[Any], Collection[Any], Collection[Any]]:
+    def _cuts(self) -> tuple[Collection[Any], Collection[Any], Collection[Any]]:
         """The code at which stacks start (``root_cut``, and threading's bootstrap for the backends
         that hear of a thread from its first call), the code whose calls other than ``run`` are
         threading's bookkeeping, and threading's bookkeeping after run(): for :meth:`_stacks`."""
@@ -380,12 +381,12 @@ class TraceRecorder:
             bootstrap, thread_starts = (), ()
         return {*self.root_cut, *bootstrap}, thread_starts, thread_ends
 
-    def _stacks(self, parents: List[int], keys: List[int], entries: List[Any], names: List[str],
-                root: Tuple[str, ...], cuts: Tuple[Collection[Any], Collection[Any], Collection[Any]]
-                ) -> List[Optional[Tuple[str, ...]]]:
+    def _stacks(self, parents: list[int], keys: list[int], entries: list[Any], names: list[str],
+                root: tuple[str, ...], cuts: tuple[Collection[Any], Collection[Any], Collection[Any]]
+                ) -> list[tuple[str, ...] | None]:
         """The stack (root first) of every node; None inside a dropped subtree, the bare root
         for a node whose own time belongs to no frame (a ``root_cut`` frame)."""
-        stacks: List[Optional[Tuple[str, ...]]] = []
+        stacks: list[tuple[str, ...] | None] = []
         cut_nodes = set()
         private, hidden = self.private_files, self.hidden_files
         cut, thread_starts, thread_ends = cuts
@@ -414,7 +415,7 @@ class TraceRecorder:
         return stacks
 
 
-def _lost_file_note(lost_ns: Optional[int], events: int, reopenable: bool) -> str:
+def _lost_file_note(lost_ns: int | None, events: int, reopenable: bool) -> str:
     """What a warning says when the program closed the event file's descriptor (or gave its number
     to a file of its own) and the file could not be reopened: the trace is empty, and why."""
     when = "after tracing stopped" if lost_ns is None else f"by {lost_ns / 1e9:.3f} s into the trace"
@@ -425,7 +426,7 @@ def _lost_file_note(lost_ns: Optional[int], events: int, reopenable: bool) -> st
             f"lost and the trace is empty; no file of the program's was written")
 
 
-def _chart(parts: List[Any], start_ns: int) -> Any:
+def _chart(parts: list[Any], start_ns: int) -> Any:
     """A FlameChart (ns, per thread) of the stretches ``analyse`` gave, in time order.
 
     A trace has millions of stretches: the chart keeps the analysis' bytes and makes its
@@ -435,10 +436,10 @@ def _chart(parts: List[Any], start_ns: int) -> Any:
 
     from ..core.chart import FlameChart
 
-    stack_ids: Dict[Tuple[str, ...], int] = {}
-    stack_list: List[Tuple[str, ...]] = []
-    threads: List[str] = []
-    segments: List[Tuple[bytes, bytes, bytes, bytes]] = []
+    stack_ids: dict[tuple[str, ...], int] = {}
+    stack_list: list[tuple[str, ...]] = []
+    threads: list[str] = []
+    segments: list[tuple[bytes, bytes, bytes, bytes]] = []
     for name, stacks, times, nodes, weights in parts:
         threads.append(name)
         ids = array("q")  # node -> stack id; -1: no frame of its own, left out

@@ -9,7 +9,8 @@ from .vector import Delta, FlameGraph, StackVector, stack_texts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time (start-up: `flamespace merge`)
-    from typing import Dict, Hashable, Iterable, NamedTuple, Optional, Tuple, TypeVar, Union
+    from typing import NamedTuple, TypeVar
+    from collections.abc import Hashable, Iterable
 
     from .._types import Number, Stack
 
@@ -41,11 +42,11 @@ def sum_graphs(graphs: Iterable[FlameGraph]) -> FlameGraph:
     """Sum of many flame graphs, accumulated in one pass (much cheaper than repeated ``+``); one
     graph in memory at once besides the sum. Graphs kept as stack texts add by text (no split)
     until a graph of frame tuples comes: the sum then splits what it holds and goes on by stack."""
-    by_text: Dict[str, Number] = {}
-    by_stack: Dict[Stack, Number] = {}
-    table: Optional[StackTable] = None
+    by_text: dict[str, Number] = {}
+    by_stack: dict[Stack, Number] = {}
+    table: StackTable | None = None
     plain = True  # no text summed holds a line break
-    metadata: Optional[Metadata] = None
+    metadata: Metadata | None = None
     for graph in graphs:
         metadata = graph.metadata if metadata is None else metadata.combine(graph.metadata)
         texts = stack_texts(graph)
@@ -64,7 +65,7 @@ def sum_graphs(graphs: Iterable[FlameGraph]) -> FlameGraph:
     return FlameGraph._trusted(by_stack, metadata or Metadata())
 
 
-def _add(total: Dict[K, Number], pairs: Iterable[Tuple[K, Number]]) -> None:
+def _add(total: dict[K, Number], pairs: Iterable[tuple[K, Number]]) -> None:
     """Add (key, value) ``pairs`` into ``total``, in their order."""
     get = total.get
     for key, value in pairs:
@@ -80,7 +81,7 @@ def mean(graphs: Iterable[FlameGraph]) -> FlameGraph:
     return mean
 
 
-def normalize(graph: FlameGraph, to: Union[FlameGraph, Number, None] = None) -> FlameGraph:
+def normalize(graph: FlameGraph, to: FlameGraph | Number | None = None) -> FlameGraph:
     """Scale ``graph`` so its norm is 1 (unit becomes ``share``), ``to`` a number, or ``to``'s norm.
 
     An empty graph stays empty: there is nothing to scale.
@@ -129,10 +130,10 @@ class Decomposition(_Parts):
 def decompose(f1: FlameGraph, f2: FlameGraph) -> Decomposition:
     """Split the change from ``f1`` (before) to ``f2`` (after) into its four parts."""
     meta = f1.metadata.combine(f2.metadata)
-    appeared: Dict[Stack, Number] = {}
-    grown: Dict[Stack, Number] = {}
-    disappeared: Dict[Stack, Number] = {}
-    shrunk: Dict[Stack, Number] = {}
+    appeared: dict[Stack, Number] = {}
+    grown: dict[Stack, Number] = {}
+    disappeared: dict[Stack, Number] = {}
+    shrunk: dict[Stack, Number] = {}
     for stack, after in f2.items():
         before = f1.value(stack)
         if not before:

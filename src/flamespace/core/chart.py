@@ -11,13 +11,14 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from array import array
-    from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+    from typing import Any
+    from collections.abc import Iterator, Sequence
 
     from .metadata import Metadata
     from .._types import Number, Stack
     from .vector import FlameGraph
 
-    _Sample = Tuple[int, str, Stack, Number]
+    _Sample = tuple[int, str, Stack, Number]
 else:
     _Sample = tuple
 
@@ -44,7 +45,7 @@ class ChartSample(_Sample):
     __slots__ = ()
     _fields = ("timestamp", "thread", "stack", "weight")
 
-    def __new__(cls, timestamp: int, thread: str, stack: Stack, weight: Number) -> "ChartSample":
+    def __new__(cls, timestamp: int, thread: str, stack: Stack, weight: Number) -> ChartSample:
         return tuple.__new__(cls, (timestamp, thread, stack, weight))
 
     @property
@@ -66,13 +67,13 @@ class ChartSample(_Sample):
     def __repr__(self) -> str:
         return "ChartSample(timestamp=%r, thread=%r, stack=%r, weight=%r)" % tuple(self)
 
-    def __getnewargs__(self) -> "Tuple[Any, ...]":
+    def __getnewargs__(self) -> tuple[Any, ...]:
         return tuple(self)
 
-    def _asdict(self) -> "Dict[str, Any]":
+    def _asdict(self) -> dict[str, Any]:
         return dict(zip(self._fields, self))
 
-    def _replace(self, **changes: Any) -> "ChartSample":
+    def _replace(self, **changes: Any) -> ChartSample:
         values = {**self._asdict(), **changes}
         if len(values) != len(self._fields):
             raise ValueError(f"Got unexpected field names: {sorted(set(changes) - set(self._fields))!r}")
@@ -87,28 +88,28 @@ class FlameChart:
     or sum with ``graph()``.
     """
 
-    def __init__(self, metadata: Optional[Metadata] = None) -> None:
+    def __init__(self, metadata: Metadata | None = None) -> None:
         self.metadata = metadata
-        self.stacks: List[Stack] = []
-        self.threads: List[str] = []
-        self._stack_ids: Dict[Stack, int] = {}
-        self._thread_ids: Dict[str, int] = {}
+        self.stacks: list[Stack] = []
+        self.threads: list[str] = []
+        self._stack_ids: dict[Stack, int] = {}
+        self._thread_ids: dict[str, int] = {}
         self._timestamps = array("q")
         self._thread_column = array("l")
         self._stack_column = array("l")
-        self._weights: "Union[List[Number], array[int]]" = []
+        self._weights: list[Number] | array[int] = []
 
     @classmethod
     def from_columns(
         cls,
-        stacks: List[Stack],
-        threads: List[str],
-        timestamps: "Sequence[int]",
-        thread_ids: "Sequence[int]",
-        stack_ids: "Sequence[int]",
-        weights: "Sequence[Number]",
-        metadata: Optional[Metadata] = None,
-    ) -> "FlameChart":
+        stacks: list[Stack],
+        threads: list[str],
+        timestamps: Sequence[int],
+        thread_ids: Sequence[int],
+        stack_ids: Sequence[int],
+        weights: Sequence[Number],
+        metadata: Metadata | None = None,
+    ) -> FlameChart:
         """A chart over columns another chart's ``columns()`` gave (e.g. from another process),
         or numpy arrays of them (copied as machine words, not element by element). Integer
         weights given as an ``array('q')`` or an integer numpy array stay in one: 8 bytes a
@@ -126,12 +127,12 @@ class FlameChart:
     @classmethod
     def from_segments(
         cls,
-        stacks: List[Stack],
-        threads: List[str],
-        segments: "List[Tuple[bytes, bytes, bytes, bytes]]",
+        stacks: list[Stack],
+        threads: list[str],
+        segments: list[tuple[bytes, bytes, bytes, bytes]],
         origin: int,
-        metadata: Optional[Metadata] = None,
-    ) -> "FlameChart":
+        metadata: Metadata | None = None,
+    ) -> FlameChart:
         """A chart over a tracer's stretches: per thread (its index in ``threads``), their end
         times, nodes and lengths as int64 bytes, and each node's stack id (-1: no stack, left
         out) as int64 bytes; times count from ``origin``. The columns are made from these on
@@ -149,14 +150,14 @@ class FlameChart:
     @classmethod
     def in_time_order(
         cls,
-        stacks: List[Stack],
-        threads: List[str],
+        stacks: list[Stack],
+        threads: list[str],
         times: Any,
         thread_ids: Any,
         stack_ids: Any,
         weights: Any,
-        metadata: Optional[Metadata] = None,
-    ) -> "FlameChart":
+        metadata: Metadata | None = None,
+    ) -> FlameChart:
         """The chart ``append`` would make of these samples (numpy columns: int64 times, ids into
         ``stacks`` and ``threads``, int64 or object weights) taken in time order (a stable sort:
         of one time, in the order given). ``stacks`` and ``threads`` may repeat a value: both
@@ -164,8 +165,8 @@ class FlameChart:
         import numpy
 
         order = numpy.argsort(times, kind="stable")
-        unique_stacks: List[Stack] = []
-        unique_threads: List[str] = []
+        unique_stacks: list[Stack] = []
+        unique_threads: list[str] = []
         columns = [times[order], _interned(threads, unique_threads)[thread_ids[order]],
                    _interned(stacks, unique_stacks)[stack_ids[order]], weights[order]]
         return _first_seen(unique_stacks, unique_threads, columns, metadata)
@@ -198,7 +199,7 @@ class FlameChart:
         self._thread_column.append(thread_id)
         self._stack_column.append(stack_id)
 
-    def merged(self, other: "FlameChart") -> "FlameChart":
+    def merged(self, other: FlameChart) -> FlameChart:
         """Both charts' samples in one chart, in time order (for processes recorded side by side;
         a stable sort: of one time, this chart's first). Stacks and threads are numbered as
         they first come, as ``append`` numbers them; with array operations, as traces are long."""
@@ -214,7 +215,7 @@ class FlameChart:
         order = numpy.argsort(columns[0], kind="stable")
         return _first_seen(stacks, threads, [column[order] for column in columns], self.metadata)
 
-    def relabelled(self, shift: int = 0, root: Stack = (), thread_suffix: str = "") -> "FlameChart":
+    def relabelled(self, shift: int = 0, root: Stack = (), thread_suffix: str = "") -> FlameChart:
         """The same samples moved in time by ``shift`` ns, stacks under ``root``, threads renamed."""
         times, thread_ids, stack_ids, weights = self._arrays()
         if len(times) and not (-(2**63) <= int(times.min()) + shift and int(times.max()) + shift < 2**63):
@@ -222,7 +223,7 @@ class FlameChart:
         return _first_seen([root + stack for stack in self.stacks], [thread + thread_suffix for thread in self.threads],
                            [times + shift, thread_ids, stack_ids, weights], self.metadata)
 
-    def _arrays(self) -> "Tuple[Any, Any, Any, Any]":
+    def _arrays(self) -> tuple[Any, Any, Any, Any]:
         """The columns as numpy arrays (views where they can be): integer weights as int64, any
         others as an object array of the same Python numbers (so nothing is rounded)."""
         import numpy
@@ -237,7 +238,7 @@ class FlameChart:
         return len(self._timestamps)
 
     @property
-    def unit(self) -> Optional[str]:
+    def unit(self) -> str | None:
         """The weights' unit (as :attr:`FlameGraph.unit`), if the metadata says."""
         return self.metadata.unit if self.metadata else None
 
@@ -248,19 +249,19 @@ class FlameChart:
         ):
             yield ChartSample(timestamp, threads[thread_id], stacks[stack_id], weight)
 
-    def columns(self) -> Tuple["array[int]", "array[int]", "array[int]", "Sequence[Number]"]:
+    def columns(self) -> tuple[array[int], array[int], array[int], Sequence[Number]]:
         """(timestamps, thread ids, stack ids, weights): the raw columns, for writers that stream."""
         return self._timestamps, self._thread_column, self._stack_column, self._weights
 
-    def per_thread(self) -> Dict[int, List[Tuple[int, int, Number]]]:
+    def per_thread(self) -> dict[int, list[tuple[int, int, Number]]]:
         """Each thread's (timestamp, stack id, weight) samples in time order, threads (by id) in
         the order their first sample comes."""
-        threads: Dict[int, List[Tuple[int, int, Number]]] = {}
+        threads: dict[int, list[tuple[int, int, Number]]] = {}
         for timestamp, thread_id, stack_id, weight in zip(self._timestamps, self._thread_column, self._stack_column, self._weights):
             threads.setdefault(thread_id, []).append((timestamp, stack_id, weight))
         return threads
 
-    def thread_columns(self, by_name: bool = False) -> "List[Tuple[int, Any, Any, Any]]":
+    def thread_columns(self, by_name: bool = False) -> list[tuple[int, Any, Any, Any]]:
         """Each thread's (thread id, timestamps, stack ids, weights) as numpy arrays in time order,
         threads in the order their first sample comes (as :meth:`per_thread`), without a Python
         object per sample: the writers of long traces work on these. Integer weights come as
@@ -270,7 +271,7 @@ class FlameChart:
 
         times, thread_ids, stack_ids, weights = self._arrays()
         if by_name and len(set(self.threads)) < len(self.threads):
-            first: Dict[str, int] = {}
+            first: dict[str, int] = {}
             thread_ids = numpy.array([first.setdefault(name, i) for i, name in enumerate(self.threads)])[thread_ids]
         first_index: Any = numpy.full(len(self.threads), len(thread_ids), dtype=numpy.intp)  # each thread's first sample
         numpy.minimum.at(first_index, thread_ids, numpy.arange(len(thread_ids)))
@@ -282,14 +283,14 @@ class FlameChart:
         return [(thread, *(column[order[bounds[thread]:bounds[thread + 1]]] for column in (times, stack_ids, weights)))
                 for thread in found]
 
-    def time_scale(self) -> Optional[float]:
+    def time_scale(self) -> float | None:
         """Nanoseconds per unit of weight when the weights are times (``ns``, ``ms``, ...), else None."""
         from .units import TIME_UNITS
 
         unit = self.metadata.unit if self.metadata else None
         return TIME_UNITS.get(unit) if unit else None
 
-    def intervals(self) -> Dict[int, List[Tuple[Number, Number, int]]]:
+    def intervals(self) -> dict[int, list[tuple[Number, Number, int]]]:
         """Each thread's (start, end, stack id) per sample, in time order (see :func:`intervals`):
         in ns from the chart's start when the weights are times, else in weight units."""
         scale = self.time_scale()
@@ -300,7 +301,7 @@ class FlameChart:
         from .metadata import EMPTY
         from .vector import FlameGraph
 
-        totals: Dict[int, Number] = {}
+        totals: dict[int, Number] = {}
         for stack_id, weight in zip(self._stack_column, self._weights):
             totals[stack_id] = totals.get(stack_id, 0) + weight
         values = {self.stacks[i]: v for i, v in totals.items() if v > 0}
@@ -311,7 +312,7 @@ class FlameChart:
         return f"FlameChart({len(self)} samples, {len(self.threads)} threads, unit={unit!r})"
 
 
-def _interned(values: "List[Any]", into: "List[Any]") -> Any:
+def _interned(values: list[Any], into: list[Any]) -> Any:
     """The index of each of ``values`` in ``into`` (a numpy array), those not there appended."""
     import numpy
 
@@ -323,13 +324,13 @@ def _interned(values: "List[Any]", into: "List[Any]") -> Any:
     return numpy.array([index[value] for value in values], dtype=numpy.int64).reshape(-1)
 
 
-def _first_seen(stacks: "List[Stack]", threads: "List[str]", columns: "List[Any]", metadata: "Optional[Metadata]") -> "FlameChart":
+def _first_seen(stacks: list[Stack], threads: list[str], columns: list[Any], metadata: Metadata | None) -> FlameChart:
     """A chart of numpy columns (times, thread ids, stack ids, weights) whose stacks and threads
     are numbered again as they first come in it, those of no sample left out: as ``append``
     would have numbered them."""
     import numpy
 
-    def renumbered(ids: Any, values: "List[Any]") -> "Tuple[Any, List[Any]]":
+    def renumbered(ids: Any, values: list[Any]) -> tuple[Any, list[Any]]:
         first: Any = numpy.full(len(values), len(ids), dtype=numpy.intp)
         numpy.minimum.at(first, ids, numpy.arange(len(ids)))
         present = numpy.flatnonzero(first < len(ids))
@@ -349,7 +350,7 @@ def _first_seen(stacks: "List[Stack]", threads: "List[str]", columns: "List[Any]
 _COLUMNS = ("_timestamps", "_thread_column", "_stack_column", "_weights")
 
 
-def _segment_columns(segments: "List[Tuple[bytes, bytes, bytes, bytes]]", origin: int) -> "Dict[str, array[int]]":
+def _segment_columns(segments: list[tuple[bytes, bytes, bytes, bytes]], origin: int) -> dict[str, array[int]]:
     """The columns of :meth:`FlameChart.from_segments`' stretches: those with a stack, in time
     order (a stable sort: stretches of one time keep the threads' order). Made a column at a
     time, so that little more than the bytes and the columns is in memory at once."""
@@ -368,7 +369,7 @@ def _segment_columns(segments: "List[Tuple[bytes, bytes, bytes, bytes]]", origin
         time_column = numpy.concatenate([_kept(segment[0], keep) for segment, keep in zip(segments, kept)])
         order = numpy.argsort(time_column, kind="stable")
 
-    def column(typecode: str, parts: List[Any]) -> "array[int]":
+    def column(typecode: str, parts: list[Any]) -> array[int]:
         if order is None:
             return _column(typecode, parts[0] if parts else numpy.zeros(0, dtype=numpy.int64))
         return _column(typecode, numpy.concatenate(parts)[order])
@@ -381,7 +382,7 @@ def _segment_columns(segments: "List[Tuple[bytes, bytes, bytes, bytes]]", origin
     }
 
 
-def _thread_segment_columns(times: bytes, nodes: bytes, weights: bytes, node_stacks: bytes, origin: int) -> "Dict[str, array[int]]":
+def _thread_segment_columns(times: bytes, nodes: bytes, weights: bytes, node_stacks: bytes, origin: int) -> dict[str, array[int]]:
     """:func:`_segment_columns` of one thread, made in the columns themselves: each is its
     bytes copied once, then changed in place (no other array as long), as fresh memory costs
     the time of touching it, here as much as the work."""
@@ -416,7 +417,7 @@ def _kept(data: bytes, keep: Any) -> Any:
     return values if keep is None else values[keep]
 
 
-def _column(typecode: str, values: Any) -> "array[int]":
+def _column(typecode: str, values: Any) -> array[int]:
     """``values`` as an array of ``typecode``; numpy arrays and arrays of that type copied as bytes."""
     column = array(typecode)
     if getattr(values, "typecode", None) == typecode:
@@ -430,14 +431,14 @@ def _column(typecode: str, values: Any) -> "array[int]":
     return column
 
 
-def _numpy(column: "array[int]") -> Any:
+def _numpy(column: array[int]) -> Any:
     """A numpy view of an integer array column (no copy)."""
     import numpy
 
     return numpy.frombuffer(column, dtype=f"i{column.itemsize}") if len(column) else numpy.zeros(0, dtype=f"i{column.itemsize}")
 
 
-def interval_arrays(timestamps: Any, weights: Any, scale: Optional[float]) -> Tuple[Any, Any]:
+def interval_arrays(timestamps: Any, weights: Any, scale: float | None) -> tuple[Any, Any]:
     """(starts, ends) of one thread's samples (numpy arrays of timestamps and weights), placed
     as :func:`intervals` places them. Integer timestamps and weights with whole ns per unit
     (or no time) are placed with array operations, in int64, to the same numbers; anything
@@ -485,7 +486,7 @@ def interval_arrays(timestamps: Any, weights: Any, scale: Optional[float]) -> Tu
     return placed_starts, placed_ends
 
 
-def intervals(samples: List[Tuple[int, int, Number]], scale: Optional[float]) -> Iterator[Tuple[Number, Number, int]]:
+def intervals(samples: list[tuple[int, int, Number]], scale: float | None) -> Iterator[tuple[Number, Number, int]]:
     """(start, end, stack id) of one thread's (timestamp, stack id, weight) samples, in time order.
 
     Weights in a time unit (``scale``: ns per unit): a sample covers the ``weight * scale`` ns

@@ -7,7 +7,8 @@ from .vector import FlameGraph, stack_texts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, Hashable, List, Mapping, Optional, Tuple, TypeVar
+    from typing import Any, Callable, TypeVar
+    from collections.abc import Hashable, Mapping
 
     from .._types import Number, Stack
     from .vector import Delta
@@ -30,12 +31,12 @@ class Differential(Record):
         """after − before."""
         return self.after - self.before
 
-    def rows(self) -> List[Tuple[Stack, Number, Number]]:
+    def rows(self) -> list[tuple[Stack, Number, Number]]:
         """(stack, before, after) for every stack in either side, in stack order."""
         stacks = sorted(self.before.support() | self.after.support())
         return [(s, self.before.value(s), self.after.value(s)) for s in stacks]
 
-    def normalized(self) -> "Differential":
+    def normalized(self) -> Differential:
         """Scale ``before`` to the total of ``after``, as ``difffolded.pl -n`` does.
 
         Like difffolded.pl, each scaled value is rounded down to an integer (computed exactly
@@ -48,12 +49,12 @@ class Differential(Record):
             return self
         return Differential(self.before._mapped(FlameGraph, before), self.after)
 
-    def map(self, transform: Callable[[FlameGraph], FlameGraph]) -> "Differential":
+    def map(self, transform: Callable[[FlameGraph], FlameGraph]) -> Differential:
         """Apply the same transform to both sides."""
         return Differential(transform(self.before), transform(self.after))
 
 
-def scale_to_total(before: Mapping[K, Number], after_total: Number) -> Optional[Dict[K, Number]]:
+def scale_to_total(before: Mapping[K, Number], after_total: Number) -> dict[K, Number] | None:
     """``before``'s values scaled to ``after_total``, each rounded down, zeros dropped, as ``difffolded.pl -n``;
     None when there is nothing to scale (equal totals, or an empty ``before``).
 
@@ -63,7 +64,7 @@ def scale_to_total(before: Mapping[K, Number], after_total: Number) -> Optional[
     if before_total == after_total or not before_total:
         return None
     exact = isinstance(after_total, int) and isinstance(before_total, int)
-    scaled: Dict[K, Number] = {}
+    scaled: dict[K, Number] = {}
     for key, value in before.items():
         new: Number = value * after_total // before_total if exact and isinstance(value, int) else int(value * after_total / before_total)
         if new:

@@ -9,7 +9,8 @@ from ..errors import UnitMismatchError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, Mapping, Optional, Tuple
+    from typing import Any
+    from collections.abc import Mapping
 
 
 @record
@@ -21,23 +22,23 @@ class Metadata(Record):
     ``wall``, ``alloc``). ``labels`` hold anything else (command, host, profiler version).
     """
 
-    unit: Optional[str] = None
-    metric: Optional[str] = None
+    unit: str | None = None
+    metric: str | None = None
     labels: Mapping[str, str] = factory(dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "labels", MappingProxyType(dict(self.labels)))
 
-    def __reduce__(self) -> "Tuple[Any, ...]":
+    def __reduce__(self) -> tuple[Any, ...]:
         """Pickle the labels as a dict: a read-only mapping proxy cannot be pickled (Dask, multiprocessing)."""
         return (Metadata, (self.unit, self.metric, dict(self.labels)))
 
-    def replace(self, **changes: object) -> "Metadata":
-        values: Dict[str, Any] = {"unit": self.unit, "metric": self.metric, "labels": self.labels}
+    def replace(self, **changes: object) -> Metadata:
+        values: dict[str, Any] = {"unit": self.unit, "metric": self.metric, "labels": self.labels}
         values.update(changes)
         return Metadata(**values)
 
-    def combine(self, other: "Metadata") -> "Metadata":
+    def combine(self, other: Metadata) -> Metadata:
         """Metadata of a sum or difference: units must agree, labels keep what both share."""
         if self.unit is not None and other.unit is not None and self.unit != other.unit:
             raise UnitMismatchError(

@@ -15,13 +15,13 @@ import os
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
-    from typing import Dict, List, Optional, Sequence, Tuple
+    from collections.abc import Sequence
 
 PACKAGE_DIRS = ("site-packages", "dist-packages")
 #: The profiled program's own directories (its script's, as given and with links resolved), set in
 #: its process before the recorder starts (collect/_bootstrap.py): every PathShortener made there
 #: names the files under them relative to them, so two checkouts of one program name frames alike.
-_program_dirs: List[str] = []
+_program_dirs: list[str] = []
 
 
 def set_program_dirs(directories: Sequence[str]) -> None:
@@ -36,8 +36,8 @@ class PathShortener:
     ``program_dirs`` (default: those :func:`set_program_dirs` set; the program's script's
     directory), relative to ``cwd``; else the absolute path."""
 
-    def __init__(self, cwd: Optional[str] = None, stdlib_dirs: Optional[List[str]] = None,
-                 program_dirs: Optional[Sequence[str]] = None) -> None:
+    def __init__(self, cwd: str | None = None, stdlib_dirs: list[str] | None = None,
+                 program_dirs: Sequence[str] | None = None) -> None:
         self.cwd = os.path.normpath(cwd or os.getcwd())
         if stdlib_dirs is None:  # where os.py lives is the standard library (sysconfig costs imports)
             stdlib_dirs = [os.path.dirname(os.__file__)]
@@ -45,7 +45,7 @@ class PathShortener:
         self.stdlib_dirs = sorted({os.path.normpath(d) for d in stdlib_dirs}, key=len, reverse=True)
         self.program_dirs = sorted({os.path.normpath(d) for d in (_program_dirs if program_dirs is None else program_dirs)},
                                    key=len, reverse=True)
-        self._cache: Dict[str, str] = {}
+        self._cache: dict[str, str] = {}
 
     def __call__(self, filename: str) -> str:
         short = self._cache.get(filename)
@@ -70,13 +70,13 @@ class PathShortener:
         return path
 
 
-def format_frame(function: str, file: str, line: Optional[int]) -> str:
+def format_frame(function: str, file: str, line: int | None) -> str:
     return f"{function} ({file}:{line})" if line is not None else f"{function} ({file})"
 
 
 #: The standard library of any CPython (not only the one reading): ``.../lib/python3.12/x.py``.
 _OTHER_STDLIB = r"^(?:.*[/\\])?[Ll]ib[/\\]python\d+(?:\.\d+)?t?[/\\](.+)$"
-_other_stdlib: Optional[re.Pattern[str]] = None
+_other_stdlib: re.Pattern[str] | None = None
 
 
 def short_path(shorten: PathShortener, file: str) -> str:
@@ -100,11 +100,11 @@ class PythonFrames:
     A frame without a file (a native function) keeps its bare name.
     """
 
-    def __init__(self, shorten: Optional[PathShortener] = None) -> None:
+    def __init__(self, shorten: PathShortener | None = None) -> None:
         self.shorten = shorten or PathShortener()
-        self._cache: Dict[Tuple[str, str, Optional[int]], str] = {}
+        self._cache: dict[tuple[str, str, int | None], str] = {}
 
-    def __call__(self, function: str, file: str, line: Optional[int] = None) -> str:
+    def __call__(self, function: str, file: str, line: int | None = None) -> str:
         key = (function, file, line)
         name = self._cache.get(key)
         if name is None:
@@ -127,7 +127,7 @@ def is_line_number(text: str) -> bool:
     return text.isdigit() and text.isascii() and len(text) <= MAX_LINE_DIGITS
 
 
-def split_frame(frame: str) -> Optional[Tuple[str, str, Optional[int]]]:
+def split_frame(frame: str) -> tuple[str, str, int | None] | None:
     """``(function, file, line)`` of a name ``function (file:line)`` or ``function (file)``; None for other names."""
     if not frame.endswith(")") or " (" not in frame:
         return None

@@ -9,7 +9,7 @@ from .vector import FlameGraph
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing and dataclasses are not imported at run time (start-up: `flamespace top`)
-    from typing import Callable, Dict, List, Optional, Tuple
+    from typing import Callable
 
     from .._types import Number
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # typing and dataclasses are not imported at run time (start-
 #: How frames are grouped into rows: (pattern, replacement) applied to each frame name, None keeps
 #: it. Frames look like ``f (app.py:12)`` (Python, collect/naming.py) or ``file.c:12``; a frame
 #: without a ``(file:line)`` suffix is its own group in every grouping.
-GROUPINGS: Dict[str, Optional[Tuple[str, str]]] = {
+GROUPINGS: dict[str, tuple[str, str] | None] = {
     "line": None,
     "function": STRIP_PRESETS["lines"],  # "f (app.py:12)" -> "f (app.py)"
     "file": (r"^.* \(([^()]+?)(?::\d+)?\)$", r"\1"),  # "f (app.py:12)" -> "app.py"
@@ -36,7 +36,7 @@ def _grouper(group: str) -> Callable[[str], str]:
         rewrite = _without_line_number  # the default grouping, without re (start-up: `flamespace top`)
     else:
         rewrite = _substitution(rule)
-    cache: Dict[str, str] = {}
+    cache: dict[str, str] = {}
 
     def name(frame: str) -> str:
         grouped = cache.get(frame)
@@ -47,7 +47,7 @@ def _grouper(group: str) -> Callable[[str], str]:
     return name
 
 
-def _substitution(rule: Tuple[str, str]) -> Callable[[str], str]:
+def _substitution(rule: tuple[str, str]) -> Callable[[str], str]:
     """The first match of ``rule``'s pattern replaced (re.sub with count=1)."""
     import re
 
@@ -78,15 +78,15 @@ class FunctionCost:
     inclusive_value: Number
 
 
-def function_costs(graph: FlameGraph, group: str = "line") -> List[FunctionCost]:
+def function_costs(graph: FlameGraph, group: str = "line") -> list[FunctionCost]:
     """Self and inclusive value of every frame name (``group``: "line"), function or file, unordered.
 
     A frame (or group) that appears several times in one stack (recursion, or two lines of
     one function) counts once for that stack, so inclusive values never exceed the total.
     """
     name = _grouper(group)
-    self_values: Dict[str, Number] = {}
-    inclusive: Dict[str, Number] = {}
+    self_values: dict[str, Number] = {}
+    inclusive: dict[str, Number] = {}
     for stack, value in graph.items():
         if not stack:
             continue
@@ -97,7 +97,7 @@ def function_costs(graph: FlameGraph, group: str = "line") -> List[FunctionCost]
     return [FunctionCost(name, self_values.get(name, 0), value) for name, value in inclusive.items()]
 
 
-def top_functions(graph: FlameGraph, n: int = 20, by: str = "self", group: str = "line") -> List[FunctionCost]:
+def top_functions(graph: FlameGraph, n: int = 20, by: str = "self", group: str = "line") -> list[FunctionCost]:
     """The ``n`` costliest frames (or ``group``s, see :data:`GROUPINGS`) by ``self`` or ``inclusive`` value, ties broken by name."""
     if by not in ("self", "inclusive"):
         raise ArgumentError(f"rank by 'self' or 'inclusive', not {by!r}")

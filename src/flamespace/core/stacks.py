@@ -14,7 +14,8 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, Iterable, List, Optional
+    from typing import Any, Callable
+    from collections.abc import Iterable
 
     from .._types import Stack
 
@@ -35,7 +36,7 @@ class StackTable:
 
     __slots__ = ("stacks",)
 
-    def __init__(self, stacks: Optional[Dict[str, Stack]] = None) -> None:
+    def __init__(self, stacks: dict[str, Stack] | None = None) -> None:
         self.stacks = stacks
 
     def stack(self, text: str) -> Stack:
@@ -48,14 +49,14 @@ class StackTable:
             stack = stacks[text] = split(text)
         return stack
 
-    def sorted(self, texts: Iterable[str]) -> List[str]:
+    def sorted(self, texts: Iterable[str]) -> list[str]:
         """``texts`` in the order of their frame tuples (the order of ``sorted(stacks)``), split
         only when a frame holds a '\\0' (every text's sort key is then its frames)."""
         texts = list(texts)
         return sorted(texts, key=order_key(texts, self))
 
 
-def order_key(texts: List[str], table: Optional[StackTable] = None) -> Callable[[str], Any]:
+def order_key(texts: list[str], table: StackTable | None = None) -> Callable[[str], Any]:
     """A sort key over ``texts`` that orders them as their frame tuples: ';' made '\\0', below
     every character a frame holds (tuples compare frame by frame, a frame before any longer one it
     begins); where some text holds a '\\0', the frames themselves for all (keys must be of one kind)."""

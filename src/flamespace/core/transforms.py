@@ -13,14 +13,16 @@ from .vector import StackVector
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time (start-up: `flamespace filter`)
-    from typing import Callable, Dict, Iterable, Optional, Pattern, Tuple, TypeVar, Union
+    from typing import Callable, TypeVar
+    from re import Pattern
+    from collections.abc import Iterable
 
     from .._types import FrameMap, Number, Regex, Stack
 
     V = TypeVar("V", bound=StackVector)
 
 #: Named frame equivalences for :func:`strip` and ``flamespace filter --strip``.
-STRIP_PRESETS: Dict[str, Tuple[str, str]] = {
+STRIP_PRESETS: dict[str, tuple[str, str]] = {
     # "f (file.py:12)" -> "f (file.py)", "file.c:12" -> "file.c": line numbers move when code changes
     "lines": (r":\d+(\)?)$", r"\1"),
     # perf's symbol offsets: "do_syscall_64+0x5b" -> "do_syscall_64"
@@ -32,9 +34,9 @@ STRIP_PRESETS: Dict[str, Tuple[str, str]] = {
 }
 
 
-def remap(graph: V, rewrite: Callable[[Stack], Optional[Stack]]) -> V:
+def remap(graph: V, rewrite: Callable[[Stack], Stack | None]) -> V:
     """Apply ``rewrite`` to every stack (None drops it); values of equal results are summed."""
-    values: Dict[Stack, Number] = {}
+    values: dict[Stack, Number] = {}
     get = values.get
     for stack, value in graph.items():
         new = rewrite(stack)
@@ -55,7 +57,7 @@ def _compile(pattern: Regex) -> Pattern[str]:
 def _frame_test(pattern: Regex) -> Callable[[str], bool]:
     """A cached 'does this frame match' test: frames repeat across stacks."""
     search = _compile(pattern).search
-    cache: Dict[str, bool] = {}
+    cache: dict[str, bool] = {}
 
     def test(frame: str) -> bool:
         hit = cache.get(frame)
@@ -66,7 +68,7 @@ def _frame_test(pattern: Regex) -> Callable[[str], bool]:
     return test
 
 
-def select(graph: V, include: Optional[Regex] = None, exclude: Optional[Regex] = None) -> V:
+def select(graph: V, include: Regex | None = None, exclude: Regex | None = None) -> V:
     """Keep the stacks with a frame matching ``include`` and none matching ``exclude``.
 
     Patterns are regular expressions searched in each frame (like grep on a folded file,
@@ -75,7 +77,7 @@ def select(graph: V, include: Optional[Regex] = None, exclude: Optional[Regex] =
     wanted = _frame_test(include) if include is not None else None
     unwanted = _frame_test(exclude) if exclude is not None else None
 
-    def keep(stack: Stack) -> Optional[Stack]:
+    def keep(stack: Stack) -> Stack | None:
         if wanted is not None and not any(map(wanted, stack)):
             return None
         if unwanted is not None and any(map(unwanted, stack)):
@@ -85,7 +87,7 @@ def select(graph: V, include: Optional[Regex] = None, exclude: Optional[Regex] =
     return remap(graph, keep)
 
 
-def rebase(graph: V, frames: Union[str, Iterable[str]]) -> V:
+def rebase(graph: V, frames: str | Iterable[str]) -> V:
     """Re-root at a frame: keep stacks through one of ``frames``, cut everything above it.
 
     Names match exactly. The outermost occurrence is the new root, so recursive calls of
@@ -94,11 +96,11 @@ def rebase(graph: V, frames: Union[str, Iterable[str]]) -> V:
     return remap(graph, base_cutter(frames))
 
 
-def base_cutter(frames: Union[str, Iterable[str]]) -> Callable[[Stack], Optional[Stack]]:
+def base_cutter(frames: str | Iterable[str]) -> Callable[[Stack], Stack | None]:
     """The stack rewrite of :func:`rebase`: from the outermost base frame on, or None."""
     bases = {frames} if isinstance(frames, str) else set(frames)
 
-    def cut(stack: Stack) -> Optional[Stack]:
+    def cut(stack: Stack) -> Stack | None:
         for index, frame in enumerate(stack):
             if frame in bases:
                 return stack[index:]
@@ -135,7 +137,7 @@ def stack_renamer(mapping: FrameMap) -> Callable[[Stack], Stack]:
     """The stack each stack becomes when its frames are renamed as :func:`map_frames` renames them
     (each frame's new name computed once): for samples of runs renamed alike (``compare --map``)."""
     rewrite = _frame_rewriter(mapping)
-    cache: Dict[str, str] = {}
+    cache: dict[str, str] = {}
 
     def renamed(frame: str) -> str:
         new = cache.get(frame)
@@ -184,7 +186,7 @@ def prefix(graph: V, *frames: str) -> V:
     return remap(graph, lambda stack: frames + stack)
 
 
-def prune(graph: V, min_share: float, reference: Optional[StackVector] = None) -> V:
+def prune(graph: V, min_share: float, reference: StackVector | None = None) -> V:
     """Fold frames whose inclusive value is below ``min_share`` of the total into their parent.
 
     The parent keeps the pruned time as self time, so the total is unchanged. ``reference``
@@ -215,7 +217,7 @@ MAIN_THREAD = "MainThread"
 ROOTS_LABEL = "roots"
 
 
-def root_kinds(graph: StackVector) -> Tuple[str, ...]:
+def root_kinds(graph: StackVector) -> tuple[str, ...]:
     """What the first frames of ``graph``'s stacks are (its ``roots`` label), e.g. ``("thread",)``."""
     label = graph.metadata.labels.get(ROOTS_LABEL, "")
     return tuple(kind.strip() for kind in label.split(",") if kind.strip())
@@ -231,7 +233,7 @@ def one_thread(graph: V, name: str) -> V:
     when the stacks start with no thread frames, how to record them)."""
     kinds = root_kinds(graph)
     depth = kinds.index("thread") if "thread" in kinds else 0
-    firsts: Dict[str, Number] = {}
+    firsts: dict[str, Number] = {}
     for stack, value in graph.items():
         if len(stack) > depth:
             firsts[stack[depth]] = firsts.get(stack[depth], 0) + value
@@ -239,7 +241,7 @@ def one_thread(graph: V, name: str) -> V:
     if wanted not in firsts:
         raise ArgumentError(_no_thread(name, firsts, "thread" in kinds))
 
-    def keep(stack: Stack) -> Optional[Stack]:
+    def keep(stack: Stack) -> Stack | None:
         return stack[:depth] + stack[depth + 1 :] if len(stack) > depth and stack[depth] == wanted else None
 
     picked = remap(graph, keep)
@@ -252,7 +254,7 @@ def one_thread(graph: V, name: str) -> V:
     return type(picked)._trusted(dict(picked.items()), picked.metadata.replace(labels=labels))
 
 
-def _no_thread(name: str, firsts: Dict[str, Number], threaded: bool) -> str:
+def _no_thread(name: str, firsts: dict[str, Number], threaded: bool) -> str:
     """Why --thread NAME picks nothing: the threads there are, or that the stacks start with no thread."""
     total = sum(firsts.values()) or 1
     widest = sorted(firsts, key=lambda first: (-firsts[first], first))

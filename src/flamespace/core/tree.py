@@ -13,7 +13,7 @@ from .vector import StackVector
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time (start-up: `flamespace filter`)
-    from typing import Dict, Iterator, List, Optional
+    from collections.abc import Iterator
 
     from .._types import Number, Stack
 
@@ -25,10 +25,10 @@ class Node:
 
     __slots__ = ("name", "parent", "children", "value", "self_value", "depth")
 
-    def __init__(self, name: str, parent: Optional["Node"], depth: int) -> None:
+    def __init__(self, name: str, parent: Node | None, depth: int) -> None:
         self.name = name
         self.parent = parent
-        self.children: Dict[str, Node] = {}
+        self.children: dict[str, Node] = {}
         self.value: Number = 0
         self.self_value: Number = 0
         self.depth = depth
@@ -36,14 +36,14 @@ class Node:
     @property
     def stack(self) -> Stack:
         """The frames from the root's first child down to this node."""
-        frames: List[str] = []
-        node: Optional[Node] = self
+        frames: list[str] = []
+        node: Node | None = self
         while node is not None and node.parent is not None:
             frames.append(node.name)
             node = node.parent
         return tuple(reversed(frames))
 
-    def sorted_children(self) -> List["Node"]:
+    def sorted_children(self) -> list[Node]:
         """Children in bytewise name order, as flamegraph.pl draws them."""
         return [self.children[name] for name in sorted(self.children)]
 
@@ -58,7 +58,7 @@ class Tree:
         self.root = root
 
     @classmethod
-    def from_graph(cls, graph: StackVector) -> "Tree":
+    def from_graph(cls, graph: StackVector) -> Tree:
         root = Node(ROOT_NAME, None, 0)
         for stack, value in graph.items():
             node = root
@@ -80,9 +80,9 @@ class Tree:
             yield node
             pending.extend(reversed(node.sorted_children()))
 
-    def find(self, stack: Stack) -> Optional[Node]:
+    def find(self, stack: Stack) -> Node | None:
         """The node at the end of ``stack``, or None."""
-        node: Optional[Node] = self.root
+        node: Node | None = self.root
         for frame in stack:
             node = node.children.get(frame) if node is not None else None
         return node

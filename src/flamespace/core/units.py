@@ -14,9 +14,6 @@ from __future__ import annotations
 
 import math
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, Optional, Tuple
 
 #: Significant digits of a number shown to people.
 SIGNIFICANT = 3
@@ -24,11 +21,11 @@ SIGNIFICANT = 3
 MAX_DECIMALS = 6
 
 #: Time units (as profiles name them) -> nanoseconds.
-TIME_UNITS: Dict[str, float] = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
+TIME_UNITS: dict[str, float] = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
 #: Shown scales: (suffix, size in nanoseconds or bytes), smallest first.
-TIME_SCALES: Tuple[Tuple[str, float], ...] = (("ns", 1.0), ("µs", 1e3), ("ms", 1e6), ("s", 1e9))
-BYTE_UNITS: Dict[str, float] = {"bytes": 1.0, "B": 1.0}
-BYTE_SCALES: Tuple[Tuple[str, float], ...] = (
+TIME_SCALES: tuple[tuple[str, float], ...] = (("ns", 1.0), ("µs", 1e3), ("ms", 1e6), ("s", 1e9))
+BYTE_UNITS: dict[str, float] = {"bytes": 1.0, "B": 1.0}
+BYTE_SCALES: tuple[tuple[str, float], ...] = (
     ("B", 1.0), ("KiB", 1024.0), ("MiB", 1024.0**2), ("GiB", 1024.0**3), ("TiB", 1024.0**4),
 )
 SHARE_UNIT = "share"
@@ -36,7 +33,7 @@ SHARE_UNIT = "share"
 DEFAULT_COUNT_NAME = "samples"
 
 
-def unit_of(profile: object) -> Optional[str]:
+def unit_of(profile: object) -> str | None:
     """The unit of a profile's values (``ns``, ``bytes``, ``samples``, ...), if it says: a flame
     graph's or chart's own, a differential pair's after or before side's."""
     for side in (profile, getattr(profile, "after", None), getattr(profile, "before", None)):
@@ -46,7 +43,7 @@ def unit_of(profile: object) -> Optional[str]:
     return None
 
 
-def count_name(unit: Optional[str]) -> str:
+def count_name(unit: str | None) -> str:
     """What a profile's counts are called, in tooltips and text: its unit (``ns``, ``bytes``,
     ``cycles``), else "samples". The one rule for the CLI and the library's renderers alike."""
     return unit if unit else DEFAULT_COUNT_NAME
@@ -103,7 +100,7 @@ def format_count(value: float) -> str:
     return f"{value:.3g}"
 
 
-def _family(unit: Optional[str]) -> Tuple[Optional[Tuple[Tuple[str, float], ...]], float]:
+def _family(unit: str | None) -> tuple[tuple[tuple[str, float], ...] | None, float]:
     """The scales of ``unit``'s family and the size of one ``unit`` in the family's base (None: no scales)."""
     if unit in TIME_UNITS:
         return TIME_SCALES, TIME_UNITS[unit]
@@ -112,7 +109,7 @@ def _family(unit: Optional[str]) -> Tuple[Optional[Tuple[Tuple[str, float], ...]
     return None, 1.0
 
 
-def scale(unit: Optional[str], magnitude: float = 0.0, difference: bool = False) -> Scale:
+def scale(unit: str | None, magnitude: float = 0.0, difference: bool = False) -> Scale:
     """The scale to show values of about ``magnitude`` (in ``unit``); ``difference``: a Δ (shares in pp)."""
     if unit == SHARE_UNIT:
         return Scale(100.0, "pp" if difference else "%")
@@ -131,7 +128,7 @@ def scale(unit: Optional[str], magnitude: float = 0.0, difference: bool = False)
     return Scale(size / step, suffix)
 
 
-def human(value: float, unit: Optional[str], signed: bool = False, name_counts: bool = False) -> str:
+def human(value: float, unit: str | None, signed: bool = False, name_counts: bool = False) -> str:
     """``value`` (in ``unit``) for people: ``42.0 ms``, ``1.50 MiB``, ``12.5%``, ``1,234``.
 
     ``signed``: a difference (``+``/``-``; shares in percentage points). ``name_counts``:
@@ -158,26 +155,26 @@ def interval(lower: float, upper: float, shown: Scale) -> str:
     return "(unbounded)"
 
 
-def change(delta: float, lower: float, upper: float, unit: Optional[str]) -> str:
+def change(delta: float, lower: float, upper: float, unit: str | None) -> str:
     """A Δ and its interval in one scale (that of the largest of the three): ``+42.0 ms (39.5 to 44.5)``."""
     magnitude = max((abs(v) for v in (delta, lower, upper) if math.isfinite(v)), default=0.0)
     shown = scale(unit, magnitude, difference=True)
     return f"{shown.format(delta, signed=True)} {interval(lower, upper, shown)}"
 
 
-def relative(delta: float, baseline: float) -> Optional[float]:
+def relative(delta: float, baseline: float) -> float | None:
     """Δ % as a fraction: (candidate − baseline) / baseline; None ("new") when the baseline is 0."""
     return delta / baseline if baseline else None
 
 
-def percent(fraction: Optional[float]) -> str:
+def percent(fraction: float | None) -> str:
     """A relative change for people: ``+12.3%``, or ``new`` for None (see :func:`relative`)."""
     if fraction is None:
         return "new"
     return f"{100 * fraction:+.1f}%"
 
 
-def parse(text: str, unit: Optional[str]) -> float:
+def parse(text: str, unit: str | None) -> float:
     """The value (in ``unit``) of a number written by :func:`human`: ``"42.0 ms"`` -> 4.2e7 for ``ns``."""
     raw = text.strip()
     if unit == SHARE_UNIT:

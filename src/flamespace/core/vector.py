@@ -17,7 +17,8 @@ from .stacks import StackTable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, FrozenSet, Hashable, ItemsView, Iterator, List, Mapping, Optional, Tuple, Type, TypeVar, Union, ValuesView
+    from typing import Any, TypeVar
+    from collections.abc import Hashable, ItemsView, Iterator, Mapping, ValuesView
 
     from .._types import Frame as Frame, Number as Number, Stack as Stack, Values as Values
 
@@ -69,7 +70,7 @@ def _check_number(value: Any, stack: Stack) -> Number:
     return number
 
 
-def _scalar(value: object) -> Optional[Number]:
+def _scalar(value: object) -> Number | None:
     """A real number (not a bool) as an int or float, as values are stored; None otherwise."""
     if isinstance(value, bool) or not isinstance(value, Real):
         return None
@@ -78,7 +79,7 @@ def _scalar(value: object) -> Optional[Number]:
     return int(value) if isinstance(value, Integral) else float(value)
 
 
-def scale_values(values: Mapping[K, Number], factor: Number, divide: bool = False) -> Dict[K, Number]:
+def scale_values(values: Mapping[K, Number], factor: Number, divide: bool = False) -> dict[K, Number]:
     """Every value times ``factor`` (divided by it with ``divide``); nothing left when multiplying by 0.
 
     The arithmetic of ``vector * factor`` and ``vector / divisor``, whether the vector keeps its
@@ -110,24 +111,24 @@ class StackVector(_Base):
 
     __slots__ = ("_values", "_metadata", "_texts", "_table", "_plain")
 
-    _values: Dict[Stack, Number]
+    _values: dict[Stack, Number]
     _metadata: Metadata
     #: stack text -> value while no frames were asked for (None for a vector of frame tuples)
-    _texts: Optional[Dict[str, Number]]
-    _table: Optional[StackTable]  # splits the texts (shared by the vectors made from one another)
+    _texts: dict[str, Number] | None
+    _table: StackTable | None  # splits the texts (shared by the vectors made from one another)
     _plain: bool  # the texts hold no line break (folded writes them as they are)
 
     def __init__(
         self,
         values: Values = (),
         *,
-        unit: Optional[str] = None,
-        metric: Optional[str] = None,
-        labels: Optional[Mapping[str, str]] = None,
-        metadata: Optional[Metadata] = None,
+        unit: str | None = None,
+        metric: str | None = None,
+        labels: Mapping[str, str] | None = None,
+        metadata: Metadata | None = None,
     ) -> None:
         pairs = values.items() if isinstance(values, Mapping) else values
-        summed: Dict[Stack, Number] = {}
+        summed: dict[Stack, Number] = {}
         for stack, value in pairs:
             stack = _check_stack(stack)
             summed[stack] = summed.get(stack, 0) + _check_number(value, stack)
@@ -142,14 +143,14 @@ class StackVector(_Base):
 
     @classmethod
     def from_texts(
-        cls: Type[V],
+        cls: type[V],
         values: Mapping[str, Number],
         *,
-        unit: Optional[str] = None,
-        metric: Optional[str] = None,
-        labels: Optional[Mapping[str, str]] = None,
-        metadata: Optional[Metadata] = None,
-        stacks: Optional[Dict[str, Stack]] = None,
+        unit: str | None = None,
+        metric: str | None = None,
+        labels: Mapping[str, str] | None = None,
+        metadata: Metadata | None = None,
+        stacks: dict[str, Stack] | None = None,
         checked: bool = True,
     ) -> V:
         """A vector over stack texts (frames joined with ';', as the folded format writes them; the
@@ -177,7 +178,7 @@ class StackVector(_Base):
         """Hook for subclasses that restrict the values."""
 
     @classmethod
-    def _trusted(cls: Type[V], values: Dict[Stack, Number], metadata: Metadata = EMPTY) -> V:
+    def _trusted(cls: type[V], values: dict[Stack, Number], metadata: Metadata = EMPTY) -> V:
         """Wrap a dict the caller built correctly (no zeros, right signs). Takes ownership."""
         obj = cls.__new__(cls)
         obj._values = values
@@ -187,7 +188,7 @@ class StackVector(_Base):
         return obj
 
     @classmethod
-    def _from_texts(cls: Type[V], texts: Dict[str, Number], metadata: Metadata, table: Optional[StackTable], plain: bool) -> V:
+    def _from_texts(cls: type[V], texts: dict[str, Number], metadata: Metadata, table: StackTable | None, plain: bool) -> V:
         """:meth:`_trusted` for a dict keyed by stack text (``plain``: none holds a line break). Takes ownership."""
         obj = cls.__new__(cls)
         obj._texts = texts
@@ -238,7 +239,7 @@ class StackVector(_Base):
         """The value at ``stack``; 0 outside the support."""
         return self._values.get(stack, 0)
 
-    def sorted_items(self) -> List[Tuple[Stack, Number]]:
+    def sorted_items(self) -> list[tuple[Stack, Number]]:
         """(stack, value) pairs in the deterministic order used for output."""
         return sorted(self._values.items())
 
@@ -248,18 +249,18 @@ class StackVector(_Base):
         return self._metadata
 
     @property
-    def unit(self) -> Optional[str]:
+    def unit(self) -> str | None:
         return self._metadata.unit
 
     @property
-    def metric(self) -> Optional[str]:
+    def metric(self) -> str | None:
         return self._metadata.metric
 
     @property
     def labels(self) -> Mapping[str, str]:
         return self._metadata.labels
 
-    def with_metadata(self: V, metadata: Optional[Metadata] = None, **changes: Any) -> V:
+    def with_metadata(self: V, metadata: Metadata | None = None, **changes: Any) -> V:
         """The same vector with other metadata (or some fields changed)."""
         meta = metadata or self._metadata
         if changes:
@@ -270,7 +271,7 @@ class StackVector(_Base):
         return type(self)._trusted(self._values, meta)
 
     # -- measures ------------------------------------------------------------------------
-    def support(self) -> FrozenSet[Stack]:
+    def support(self) -> frozenset[Stack]:
         """The stacks with a non-zero value."""
         return frozenset(self._values)
 
@@ -283,16 +284,16 @@ class StackVector(_Base):
         return sum(abs(v) for v in self.values())
 
     # -- algebra -------------------------------------------------------------------------
-    def _keyed(self, other: "StackVector") -> Tuple[Union[Dict[str, Number], Dict[Stack, Number]], Union[Dict[str, Number], Dict[Stack, Number]], bool]:
+    def _keyed(self, other: StackVector) -> tuple[dict[str, Number] | dict[Stack, Number], dict[str, Number] | dict[Stack, Number], bool]:
         """Both vectors' dicts keyed alike: by text when both keep texts (no split), else by stack."""
         mine, theirs = self._texts, other._texts
         if mine is not None and theirs is not None:
             return mine, theirs, True
         return self._values, other._values, False
 
-    def _combine(self, other: "StackVector", sign: int, cls: Type[V]) -> V:
+    def _combine(self, other: StackVector, sign: int, cls: type[V]) -> V:
         mine, theirs, by_text = self._keyed(other)
-        result: Dict[Any, Number] = dict(mine)
+        result: dict[Any, Number] = dict(mine)
         get = result.get
         for key, value in theirs.items():
             new = get(key, 0) + sign * value
@@ -305,13 +306,13 @@ class StackVector(_Base):
             return cls._from_texts(result, meta, self._table, self._plain and other._plain)
         return cls._trusted(result, meta)
 
-    def _mapped(self, cls: Type[V], values: Dict[Any, Number]) -> V:
+    def _mapped(self, cls: type[V], values: dict[Any, Number]) -> V:
         """A vector of ``cls`` over this one's keys (texts or stacks) with new ``values``."""
         if self._texts is not None:
             return cls._from_texts(values, self._metadata, self._table, self._plain)
         return cls._trusted(values, self._metadata)
 
-    def _storage(self) -> Union[Dict[str, Number], Dict[Stack, Number]]:
+    def _storage(self) -> dict[str, Number] | dict[Stack, Number]:
         texts = self._texts
         return self._values if texts is None else texts
 
@@ -321,12 +322,12 @@ class StackVector(_Base):
         cls = FlameGraph if isinstance(self, FlameGraph) and isinstance(other, FlameGraph) else Delta
         return self._combine(other, 1, cls)
 
-    def __sub__(self, other: object) -> "Delta":
+    def __sub__(self, other: object) -> Delta:
         if not isinstance(other, StackVector):
             return NotImplemented
         return self._combine(other, -1, Delta)
 
-    def __neg__(self) -> "Delta":
+    def __neg__(self) -> Delta:
         return self._mapped(Delta, {s: -v for s, v in self._storage().items()})
 
     def __mul__(self, other: object) -> Any:
@@ -366,7 +367,7 @@ class StackVector(_Base):
         return f"{type(self).__name__}({{{shown}{more}}}{unit})"
 
 
-def stack_texts(vector: StackVector, plain: bool = False) -> Optional[Dict[str, Number]]:
+def stack_texts(vector: StackVector, plain: bool = False) -> dict[str, Number] | None:
     """``vector``'s values keyed by stack text while it keeps its stacks so (built by
     :meth:`~StackVector.from_texts` and no frames asked for yet), else None: for the fast paths
     of the library (folded output, sums, the rows of a sample), which must not change it.
@@ -374,7 +375,7 @@ def stack_texts(vector: StackVector, plain: bool = False) -> Optional[Dict[str, 
     return None if plain and not vector._plain else vector._texts
 
 
-def _no_line_breaks(texts: Dict[str, Number]) -> bool:
+def _no_line_breaks(texts: dict[str, Number]) -> bool:
     """Whether no text holds a line break: a scan in C of a few hundred kB of texts at a time."""
     keys = list(texts)
     for start in range(0, len(keys), 1024):
@@ -384,17 +385,17 @@ def _no_line_breaks(texts: Dict[str, Number]) -> bool:
     return True
 
 
-def _metadata(metadata: Optional[Metadata], unit: Optional[str], metric: Optional[str], labels: Optional[Mapping[str, str]]) -> Metadata:
+def _metadata(metadata: Metadata | None, unit: str | None, metric: str | None, labels: Mapping[str, str] | None) -> Metadata:
     """``metadata`` (or none) with the fields given beside it in its place."""
     overrides = {"unit": unit, "metric": metric, "labels": labels}
     return (metadata or EMPTY).replace(**{k: v for k, v in overrides.items() if v is not None})
 
 
-def _checked_texts(values: Mapping[str, Number]) -> Dict[str, Number]:
+def _checked_texts(values: Mapping[str, Number]) -> dict[str, Number]:
     """A copy of ``values`` with str keys and finite int or float values (other real numbers
     converted, as the constructor converts them), zeros left out; TypeError or ArgumentError naming
     the first that is not. The common case (str keys, int or float values) is checked in C loops."""
-    texts: Dict[Any, Number] = dict(values)  # keys checked here
+    texts: dict[Any, Number] = dict(values)  # keys checked here
     if not set(map(type, texts)) <= {str}:
         bad = next(key for key in texts if not isinstance(key, str))
         raise TypeError(f"a stack text is a str (frames joined with ';'); got {bad!r}")

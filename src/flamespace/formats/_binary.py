@@ -6,10 +6,10 @@ from ..errors import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Optional, TextIO
+    from typing import TextIO
 
 
-def read_bytes(stream: TextIO) -> Optional[bytes]:
+def read_bytes(stream: TextIO) -> bytes | None:
     """The bytes under a text stream the registry opened (already gunzipped); None for a plain text stream."""
     buffer = getattr(stream, "buffer", None)
     if buffer is None:

@@ -15,7 +15,8 @@ from ._io import bounded_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Dict, Iterator, List, Optional, TextIO, Tuple
+    from typing import Callable, TextIO
+    from collections.abc import Iterator
 
     from .._types import Number, Stack
     from ..diagnostics import Diagnostics
@@ -31,7 +32,7 @@ def shown(line: str) -> str:
     return repr(line if len(line) <= SHOWN else line[: SHOWN - 3] + "...")
 
 
-def lines(stream: TextIO, source: str) -> Iterator[Tuple[int, str]]:
+def lines(stream: TextIO, source: str) -> Iterator[tuple[int, str]]:
     """(line number, line without its line break) for each line of ``stream`` (``source``: its
     name); a line longer than the limit is refused (formats/_io.py's :func:`bounded_lines`)."""
     for lineno, line in enumerate(bounded_lines(stream, source), 1):
@@ -53,7 +54,7 @@ class Callers:
     __slots__ = ("frames",)
 
     def __init__(self) -> None:
-        self.frames: List[str] = []  # leaf first
+        self.frames: list[str] = []  # leaf first
 
     def add(self, frame: str) -> None:
         """Put ``frame`` under the stack read so far."""
@@ -73,7 +74,7 @@ class Callers:
         self.frames = []
 
 
-def count_dumps(stream: TextIO, stacks: "Stacks", frame_of: "Callable[[str], Optional[str]]") -> FlameGraph:
+def count_dumps(stream: TextIO, stacks: Stacks, frame_of: Callable[[str], str | None]) -> FlameGraph:
     """Each stack of a thread dump counted once (gdb backtraces, faulthandler tracebacks):
     a line ``frame_of`` names is the caller of the frames before it, a ``Thread`` line starts
     a new stack, and any other line ends the stack read so far."""
@@ -101,25 +102,25 @@ class Stacks:
         format: str,
         skip_invalid: bool,
         source: str,
-        diagnostics: Optional[Diagnostics],
-        stack_cache: Optional[Dict[str, Stack]],
+        diagnostics: Diagnostics | None,
+        stack_cache: dict[str, Stack] | None,
     ) -> None:
         self.format = format
         self.skip_invalid = skip_invalid
         self.source = source
         self.diagnostics = diagnostics
         self.stack_cache = stack_cache
-        self.counts: Dict[str, Number] = {}
-        self._skipped_row: Optional[Tuple[int, int]] = None  # (depth, line) of the last row skipped in a tree
+        self.counts: dict[str, Number] = {}
+        self._skipped_row: tuple[int, int] | None = None  # (depth, line) of the last row skipped in a tree
 
-    def add(self, text: str, value: Number, line: Optional[int] = None) -> None:
+    def add(self, text: str, value: Number, line: int | None = None) -> None:
         """Count ``value`` for the stack ``text`` (frames joined by ';', root first), if it is in range."""
         if not 0 <= value < MAX_VALUE:
             self.invalid(line, f"count {str(value)[:40]} is out of range: counts must be >= 0 and below {MAX_VALUE:g}")
             return
         self.counts[text] = self.counts.get(text, 0) + value
 
-    def invalid(self, line: Optional[int], reason: str) -> None:
+    def invalid(self, line: int | None, reason: str) -> None:
         """A malformed record: raise :class:`InputError` unless skipping, then count it."""
         if not self.skip_invalid:
             raise InputError(reason, self.source, line)
@@ -146,7 +147,7 @@ class Stacks:
         self.invalid(line, reason)
         self._skipped_row = (depth, line)
 
-    def graph(self, metadata: Optional[Metadata] = None) -> FlameGraph:
+    def graph(self, metadata: Metadata | None = None) -> FlameGraph:
         """The flame graph of what was counted; a warning if there was nothing."""
         if not any(self.counts.values()) and self.diagnostics is not None:
             self.diagnostics.warn(f"{self.source}: no stacks found in this {self.format} input (none with a count above 0); the profile is empty")

@@ -14,7 +14,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from contextlib import contextmanager
     from types import TracebackType
-    from typing import Any, BinaryIO, Callable, Generator, Iterator, List, Optional, TextIO, Tuple, Type, Union
+    from typing import Any, BinaryIO, Callable, TextIO
+    from collections.abc import Generator, Iterator
 
     from .._types import Source
 else:
@@ -38,7 +39,7 @@ class _GeneratorContext:
 
     __slots__ = ("_generator",)
 
-    def __init__(self, generator: "Generator[Any, None, None]") -> None:
+    def __init__(self, generator: Generator[Any, None, None]) -> None:
         self._generator = generator
 
     def __enter__(self) -> Any:
@@ -47,8 +48,8 @@ class _GeneratorContext:
         except StopIteration:
             raise RuntimeError("generator didn't yield") from None
 
-    def __exit__(self, kind: "Optional[Type[BaseException]]", value: "Optional[BaseException]",
-                 traceback: "Optional[TracebackType]") -> bool:
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 traceback: TracebackType | None) -> bool:
         if kind is None:
             try:
                 next(self._generator)
@@ -76,7 +77,7 @@ class _GeneratorContext:
 GZIP_MAGIC = b"\x1f\x8b"
 #: Called before standard input is read when it is a terminal (a command waiting for typed input
 #: looks hung): the CLI sets it to say so on stderr, since the library never prints.
-on_terminal_stdin: "Optional[Callable[[], None]]" = None
+on_terminal_stdin: Callable[[], None] | None = None
 #: What reading '-' or writing to stdout says when the shell closed the stream (``<&-``, ``>&-``).
 STDIN_CLOSED = "standard input is closed: give the input as a file (or '< FILE')"
 STDOUT_CLOSED = "cannot write to standard output: it is closed (write to a file with -o FILE or '> FILE'; '> /dev/null' discards)"
@@ -99,7 +100,7 @@ def display_name(source: Source) -> str:
 
 
 @contextmanager
-def open_binary(source: Source) -> Iterator[Tuple[io.BufferedReader[Any], str]]:
+def open_binary(source: Source) -> Iterator[tuple[io.BufferedReader[Any], str]]:
     """A peekable binary stream over ``source``, gunzipped if it starts with gzip's magic bytes."""
     name = display_name(source)
     close = False
@@ -121,7 +122,7 @@ def open_binary(source: Source) -> Iterator[Tuple[io.BufferedReader[Any], str]]:
             close = True
     else:
         raw = source
-    unreadable: Tuple[Type[BaseException], ...] = (OSError, EOFError)
+    unreadable: tuple[type[BaseException], ...] = (OSError, EOFError)
     try:
         # Any binary stream with readinto will do; typeshed asks BufferedReader for a raw one.
         stream = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[type-var]
@@ -238,7 +239,7 @@ def text_reader(stream: BinaryIO) -> io.TextIOWrapper:
     return io.TextIOWrapper(stream, encoding="utf-8-sig", errors=ENCODING_ERRORS, newline=None)
 
 
-def check_output(destination: Union[str, "os.PathLike[str]", None]) -> None:
+def check_output(destination: str | os.PathLike[str] | None) -> None:
     """Fail now, before any work, if ``destination`` cannot be written: its directory is missing or read-only.
 
     '-' and None (stdout) pass unless the shell closed stdout (``>&-``). A file that exists must be
@@ -288,7 +289,7 @@ def _replaceable(target: str) -> bool:
         return True
 
 
-def _temporary(directory: str, base: str) -> Tuple[int, Optional[str]]:
+def _temporary(directory: str, base: str) -> tuple[int, str | None]:
     """An open file in ``directory`` for the new content, and its name (None: it has none yet).
 
     On Linux the file is anonymous (O_TMPFILE) until it is complete, so that a process killed
@@ -304,7 +305,7 @@ def _temporary(directory: str, base: str) -> Tuple[int, Optional[str]]:
     return _named(directory, base)
 
 
-def _named(directory: str, base: str) -> Tuple[int, str]:
+def _named(directory: str, base: str) -> tuple[int, str]:
     while True:
         name = os.path.join(directory, f".{base}.{os.urandom(6).hex()}.tmp")
         try:
@@ -352,7 +353,7 @@ def _link(fd: int, directory: str, base: str) -> str:
 
 @contextmanager
 def open_output(
-    destination: Union[str, "os.PathLike[str]", None], encoding: Optional[str] = None, errors: Optional[str] = None
+    destination: str | os.PathLike[str] | None, encoding: str | None = None, errors: str | None = None
 ) -> Iterator[TextIO]:
     """A text stream for ``destination``: a path, or stdout for None or '-'; what every writer opens.
 
@@ -399,7 +400,7 @@ def open_output(
     directory, base = os.path.split(target)
     with _writing(path):
         fd, name = _temporary(directory, base)
-    staged: Optional[_Staged] = _Staged(path, target, fd, name)
+    staged: _Staged | None = _Staged(path, target, fd, name)
     try:
         with _writing(path):
             with open(fd, "wb", closefd=False) as raw:
@@ -426,7 +427,7 @@ class _Staged:
 
     __slots__ = ("path", "target", "fd", "name")
 
-    def __init__(self, path: str, target: str, fd: Optional[int], name: Optional[str]) -> None:
+    def __init__(self, path: str, target: str, fd: int | None, name: str | None) -> None:
         self.path, self.target, self.fd, self.name = path, target, fd, name
 
     def link(self) -> None:
@@ -474,10 +475,10 @@ def _signals_held() -> Iterator[None]:
 
 
 #: (thread, its outputs) of each open :func:`outputs_together` block, innermost last.
-_GROUPS: List[Tuple[int, List[_Staged]]] = []
+_GROUPS: list[tuple[int, list[_Staged]]] = []
 
 
-def _group() -> Optional[List[_Staged]]:
+def _group() -> list[_Staged] | None:
     """The outputs of this thread's innermost :func:`outputs_together` block, or None outside one."""
     import _thread  # built in: no start-up cost
 
@@ -495,7 +496,7 @@ def outputs_together() -> Iterator[None]:
     """
     import _thread
 
-    staged: List[_Staged] = []
+    staged: list[_Staged] = []
     entry = (_thread.get_ident(), staged)
     _GROUPS.append(entry)
     try:

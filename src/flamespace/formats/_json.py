@@ -8,13 +8,13 @@ from ..errors import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Optional, TextIO
+    from typing import Any, TextIO
 
     from .._types import Number
     from ..diagnostics import Diagnostics
 
 
-def load(stream: TextIO, source: str, what: str, diagnostics: Optional[Diagnostics] = None) -> Any:
+def load(stream: TextIO, source: str, what: str, diagnostics: Diagnostics | None = None) -> Any:
     """The document in ``stream``; InputError naming the line and column of bad JSON (``what``: the format's name).
 
     An empty input is None, with a warning: the reader returns an empty profile.

@@ -13,9 +13,6 @@ import sys
 
 from ..errors import ArgumentError, InputError
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Optional
 
 #: How much a gzipped input may decompress to: this many times its compressed size...
 GUNZIP_RATIO = 100
@@ -43,7 +40,7 @@ MIN_LINE = 1 << 20
 _SUFFIXES = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
-def from_environment(variable: str) -> Optional[int]:
+def from_environment(variable: str) -> int | None:
     """The limit the environment variable sets: an int, -1 for ``none``, None when it is unset or
     empty. ``4G``, ``4Gi``, ``4 GiB`` and ``4GB`` are all 4 × 1024³."""
     text = os.environ.get(variable, "").strip()

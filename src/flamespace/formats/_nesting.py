@@ -11,7 +11,8 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, Iterable, List, Optional, Tuple
+    from typing import Any
+    from collections.abc import Iterable
 
     from ._limits import FrameBudget
 
@@ -23,7 +24,7 @@ MAX_DEPTH = 4096
 ARRAYS_FROM = 10_000
 
 
-def open_stacks(opens: Any, keys: Any, frames: Any) -> Optional[Tuple[Any, Any, Any]]:
+def open_stacks(opens: Any, keys: Any, frames: Any) -> tuple[Any, Any, Any] | None:
     """(the node open after each event, each node's parent, each node's frame) of events in
     order: ``opens`` (bool) opens a frame ``frames[k]``, else the event closes the innermost
     open event, whose ``keys`` must be its own. None when one does not (or closes nothing), an
@@ -52,8 +53,8 @@ def open_stacks(opens: Any, keys: Any, frames: Any) -> Optional[Tuple[Any, Any, 
     ranks = levels * (n + 1) + opened  # increasing
     parent_at = numpy.searchsorted(ranks, ranks - (n + 1)) - 1  # the latest open one depth up (position in opened)
     node_of: Any = numpy.empty(len(opened), dtype=numpy.int64)
-    parents: List[Any] = [numpy.zeros(1, dtype=numpy.int64)]
-    node_frames: List[Any] = [numpy.full(1, -1, dtype=numpy.int64)]
+    parents: list[Any] = [numpy.zeros(1, dtype=numpy.int64)]
+    node_frames: list[Any] = [numpy.full(1, -1, dtype=numpy.int64)]
     width = int(frames[opened].max()) + 1
     count = 1
     for depth_index in range(deepest):
@@ -71,8 +72,8 @@ def open_stacks(opens: Any, keys: Any, frames: Any) -> Optional[Tuple[Any, Any, 
     return tops, parent_of, numpy.concatenate(node_frames)
 
 
-def wanted_stacks(wanted: Iterable[int], parent: Any, frame: Any, known: Dict[int, Tuple[str, ...]], budget: FrameBudget
-                  ) -> Dict[int, Tuple[str, ...]]:
+def wanted_stacks(wanted: Iterable[int], parent: Any, frame: Any, known: dict[int, tuple[str, ...]], budget: FrameBudget
+                  ) -> dict[int, tuple[str, ...]]:
     """The stacks of the ``wanted`` nodes of a tree (``parent[node]``; ``frame[node]``, None for a
     node that adds no frame), root first, and those ``known`` already (the root's: ``()``).
 
@@ -88,7 +89,7 @@ def wanted_stacks(wanted: Iterable[int], parent: Any, frame: Any, known: Dict[in
     for node in wanted:
         if node in stacks:
             continue
-        chain: List[str] = []
+        chain: list[str] = []
         current = node
         while current not in stacks:
             name = frame[current]
@@ -101,8 +102,8 @@ def wanted_stacks(wanted: Iterable[int], parent: Any, frame: Any, known: Dict[in
     return stacks
 
 
-def used_stacks(nodes: Any, parents: List[int], labels: List[int], frames: List[str], budget: FrameBudget
-                ) -> Tuple[Any, List[Tuple[str, ...]]]:
+def used_stacks(nodes: Any, parents: list[int], labels: list[int], frames: list[str], budget: FrameBudget
+                ) -> tuple[Any, list[tuple[str, ...]]]:
     """The stretches' ``nodes`` (of a tree as :func:`open_stacks` makes it: node 0 none, parents
     before their children, ``labels`` indices into ``frames``) numbered among the nodes they
     use, and those nodes' stacks (:func:`wanted_stacks`)."""

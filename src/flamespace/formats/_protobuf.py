@@ -9,7 +9,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Iterator, List, Tuple
+    from collections.abc import Iterator
 
 VARINT, FIXED64, BYTES, FIXED32 = 0, 1, 2, 5
 _MASK64 = (1 << 64) - 1
@@ -23,7 +23,7 @@ class WireError(Exception):
         self.offset = offset
 
 
-def varint(data: bytes, pos: int) -> Tuple[int, int]:
+def varint(data: bytes, pos: int) -> tuple[int, int]:
     """(value, next position) of the unsigned varint at ``pos``."""
     try:
         byte = data[pos]
@@ -51,7 +51,7 @@ def signed(value: int) -> int:
     return value - (1 << 64) if value >= 1 << 63 else value
 
 
-def fields(data: bytes, pos: int, end: int) -> Iterator[Tuple[int, int, int, int]]:
+def fields(data: bytes, pos: int, end: int) -> Iterator[tuple[int, int, int, int]]:
     """(field number, wire type, value, end) of each field in ``data[pos:end]``.
 
     For a varint or fixed field, ``value`` is the number and ``end`` the next position; for a
@@ -84,7 +84,7 @@ def fields(data: bytes, pos: int, end: int) -> Iterator[Tuple[int, int, int, int
         raise WireError("a field runs past the end of its message", pos)
 
 
-def repeated_varints(data: bytes, wire: int, value: int, end: int, into: List[int]) -> None:
+def repeated_varints(data: bytes, wire: int, value: int, end: int, into: list[int]) -> None:
     """Append a repeated integer field's values: one (unpacked) or a packed run."""
     if wire == VARINT:
         into.append(value)
@@ -142,7 +142,7 @@ def encode_bytes(number: int, payload: bytes, out: bytearray) -> None:
     out += payload
 
 
-def encode_packed(number: int, values: List[int], out: bytearray) -> None:
+def encode_packed(number: int, values: list[int], out: bytearray) -> None:
     if values:
         payload = bytearray()
         for value in values:

@@ -34,7 +34,8 @@ from ..core.python_frames import PythonFrames, is_line_number
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, Iterator, List, Optional, TextIO, Tuple
+    from typing import TextIO
+    from collections.abc import Iterator
 
     from .._types import Number, Stack
 
@@ -64,7 +65,7 @@ class ReadOptions(Record):
     threads: bool = False
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     """MOJO's magic bytes, an ``# austin:`` header, or a first sample ``P<pid>;T...``."""
     if head[:3] == b"MOJ":
         return len(head) < 4 or head[3] < 0x80  # a version number follows
@@ -108,12 +109,12 @@ def _unit(metric: str) -> str:
     return "bytes" if metric in ("alloc", "dealloc") else "us"
 
 
-def _columns(time: int, idle: bool, memory: int) -> List[int]:
+def _columns(time: int, idle: bool, memory: int) -> list[int]:
     """One sample's value of every metric: wall time, cpu time (not idle), bytes allocated, bytes freed."""
     return [time, 0 if idle else time, memory if memory > 0 else 0, -memory if memory < 0 else 0]
 
 
-def _metadata(headers: Dict[str, str], metric: str) -> Metadata:
+def _metadata(headers: dict[str, str], metric: str) -> Metadata:
     labels = {f"austin.{key}": value for key, value in headers.items() if key != "austin"}
     labels["profiler"] = "austin " + headers["austin"] if "austin" in headers else "austin"
     return Metadata(unit=_unit(metric), metric=metric, labels=labels)
@@ -127,8 +128,8 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
     """Read Austin text or MOJO (told apart by MOJO's magic bytes)."""
     if peek(stream, 3) == b"MOJ":
@@ -139,12 +140,12 @@ def parse(
 
 
 def _parse_text(
-    stream: TextIO, options: ReadOptions, source: str, diagnostics: Optional[Diagnostics], stack_cache: Optional[Dict[str, Stack]]
+    stream: TextIO, options: ReadOptions, source: str, diagnostics: Diagnostics | None, stack_cache: dict[str, Stack] | None
 ) -> FlameGraph:
-    headers: Dict[str, str] = {}
-    totals: Dict[str, List[int]] = {}  # stack text -> [time, cpu time, alloc, dealloc]
+    headers: dict[str, str] = {}
+    totals: dict[str, list[int]] = {}  # stack text -> [time, cpu time, alloc, dealloc]
     names = PythonFrames()
-    metric: Optional[str] = None
+    metric: str | None = None
     lineno = 0
     for lineno, line in enumerate(bounded_lines(stream, source), 1):
         if line[:1] == "#" or line[:2] == "\ufeff#":
@@ -180,7 +181,7 @@ def _parse_text(
         if diagnostics is not None:
             diagnostics.warn(f"{source}: no Austin samples{' (empty input)' if not lineno else ''}; the profile is empty")
     column = COLUMNS.index(metric)
-    stacks: Dict[Stack, Number] = {}
+    stacks: dict[Stack, Number] = {}
     cache = stack_cache if stack_cache is not None else {}
     for text, sums in totals.items():
         value = sums[column]
@@ -197,7 +198,7 @@ def _parse_text(
     return FlameGraph._trusted(stacks, _metadata(headers, metric))
 
 
-def _sample_values(values: List[str], headers: Dict[str, str]) -> Optional[List[int]]:
+def _sample_values(values: list[str], headers: dict[str, str]) -> list[int] | None:
     """[wall, cpu, alloc, dealloc] of one sample; None if its metrics are malformed."""
     read = [_metric_value(v) for v in values]
     numbers = [number for number in read if number is not None]
@@ -217,7 +218,7 @@ def _sample_values(values: List[str], headers: Dict[str, str]) -> Optional[List[
     return _columns(number, False, 0) if number >= 0 else None
 
 
-def _metric_value(text: str) -> Optional[int]:
+def _metric_value(text: str) -> int | None:
     """The int a metric field holds (ASCII digits, a '-' for freed memory) if its magnitude is below MAX_VALUE; None otherwise."""
     digits = text[1:] if text[:1] == "-" else text
     if not (digits.isascii() and digits.isdigit()) or len(digits) > MAX_DIGITS:
@@ -226,7 +227,7 @@ def _metric_value(text: str) -> Optional[int]:
     return number if abs(number) < MAX_VALUE else None
 
 
-def _bad_line(line: str, cut: int, values: List[str], headers: Dict[str, str]) -> str:
+def _bad_line(line: str, cut: int, values: list[str], headers: dict[str, str]) -> str:
     shown = line if len(line) <= _SHOWN else line[: _SHOWN - 3] + "..."
     if not line.startswith("P"):
         return f"expected an Austin sample 'P<pid>;T<thread>;file:function:line;... metric', found {shown!r}"
@@ -274,7 +275,7 @@ class _Mojo:
         self.pos = 0
         self.source = source
 
-    def fail(self, message: str, at: Optional[int] = None) -> InputError:
+    def fail(self, message: str, at: int | None = None) -> InputError:
         return error_at(message, self.pos if at is None else at, self.source)
 
     def int(self) -> int:
@@ -310,7 +311,7 @@ class _Mojo:
 
 
 def parse_mojo(
-    data: bytes, options: ReadOptions = ReadOptions(), *, source: str = "<input>", diagnostics: Optional[Diagnostics] = None
+    data: bytes, options: ReadOptions = ReadOptions(), *, source: str = "<input>", diagnostics: Diagnostics | None = None
 ) -> FlameGraph:
     """Read the MOJO binary format (``austin -b``)."""
     if not data.startswith(b"MOJ"):
@@ -320,9 +321,9 @@ def parse_mojo(
     version = reader.int()
     if not 1 <= version <= 3:
         raise reader.fail(f"MOJO version {version} is not supported (versions 1 to 3 are)", 3)
-    headers: Dict[str, str] = {}
+    headers: dict[str, str] = {}
     names = PythonFrames()
-    totals: Dict[Tuple[Tuple[str, ...], Tuple[str, ...]], List[int]] = {}
+    totals: dict[tuple[tuple[str, ...], tuple[str, ...]], list[int]] = {}
     for head, frames, time, idle, memory in _mojo_samples(reader, version, headers, names):
         if not frames:
             continue
@@ -338,7 +339,7 @@ def parse_mojo(
     if not totals and diagnostics is not None:
         diagnostics.warn(f"{source}: no Austin samples; the profile is empty")
     column = COLUMNS.index(metric)
-    stacks: Dict[Stack, Number] = {}
+    stacks: dict[Stack, Number] = {}
     for (head, frames), sums in totals.items():
         if sums[column]:
             stack = head + frames
@@ -353,18 +354,18 @@ def _is_native(frame: str) -> bool:
 
 
 def _mojo_samples(
-    reader: _Mojo, version: int, headers: Dict[str, str], names: PythonFrames
-) -> Iterator[Tuple[Tuple[str, ...], Tuple[str, ...], int, bool, int]]:
+    reader: _Mojo, version: int, headers: dict[str, str], names: PythonFrames
+) -> Iterator[tuple[tuple[str, ...], tuple[str, ...], int, bool, int]]:
     """(process and thread frames, frames, time, idle, memory) of each sample, in stream order."""
     data = reader.data
     size = len(data)
-    strings: Dict[Tuple[int, int], str] = {}
-    frames: Dict[Tuple[int, int], str] = {}
-    last: Dict[Tuple[int, str], List[str]] = {}
+    strings: dict[tuple[int, int], str] = {}
+    frames: dict[tuple[int, int], str] = {}
+    last: dict[tuple[int, str], list[str]] = {}
     pid = -1
     thread = ""
-    head: Tuple[str, ...] = ()
-    current: Optional[List[str]] = None
+    head: tuple[str, ...] = ()
+    current: list[str] | None = None
     time = memory = 0
     idle = False
     intern = sys.intern

@@ -19,7 +19,7 @@ from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, TextIO
+    from typing import TextIO
 
     from .._types import Stack
     from ..core.vector import FlameGraph
@@ -32,7 +32,7 @@ _ONE_LINE = re.compile(r"@\[,\s(.*)\]: (\d+)")
 _END = re.compile(r",?\s?(.*)\]: (\d+)")
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     """True if a line is ``@[`` and a later one ends a key with ``]: count``."""
     at = head.find(b"@[\n")
     if at < 0 or (at and head[at - 1 : at] != b"\n"):
@@ -45,12 +45,12 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
     """Sum each stack's value; a stack the input ends inside is an error (or skipped)."""
     stacks = Stacks(name, options.skip_invalid, source, diagnostics, stack_cache)
-    stack: Optional[List[str]] = None  # leaf first; None outside a map key
+    stack: list[str] | None = None  # leaf first; None outside a map key
     started = 0
     for lineno, line in lines(stream, source):
         if stack is None:

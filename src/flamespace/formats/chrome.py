@@ -39,15 +39,15 @@ from ._nesting import open_stacks, used_stacks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, List, Optional, TextIO, Tuple, Union
+    from typing import Any, TextIO
 
     from .._types import Stack
 
-    Span = Tuple[int, int, str]  # start ns, end ns, frame
+    Span = tuple[int, int, str]  # start ns, end ns, frame
     # A trace's spans: the threads' (pid, tid) in the order their first span ends, the names of
     # threads and processes, the frames, and the spans' columns (thread, start ns, end ns, frame,
     # the order spans ended in), numpy arrays.
-    _Spans = Tuple[List[Tuple[Any, Any]], Dict[Tuple[Any, Any], str], Dict[Any, str], List[str], Tuple[Any, Any, Any, Any, Any]]
+    _Spans = tuple[list[tuple[Any, Any]], dict[tuple[Any, Any], str], dict[Any, str], list[str], tuple[Any, Any, Any, Any, Any]]
 
 name = "chrome"
 extensions = (".trace.json", ".trace", ".perfetto.json")
@@ -70,7 +70,7 @@ class WriteOptions(Record):
     header: bool = True
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     """An object with ``traceEvents``, or an array whose first event has a phase (``"ph"``)."""
     text = head.lstrip()
     if not text:
@@ -87,8 +87,8 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameChart:
     document = _json.load(stream, source, "a Chrome trace", diagnostics)
     if document is None:
@@ -103,7 +103,7 @@ def parse(
     return _chart(events, where, options, source, diagnostics, document if isinstance(document, dict) else {})
 
 
-def _chart(events: List[Any], where: str, options: ReadOptions, source: str, diagnostics: Optional[Diagnostics], document: Dict[str, Any]) -> FlameChart:
+def _chart(events: list[Any], where: str, options: ReadOptions, source: str, diagnostics: Diagnostics | None, document: dict[str, Any]) -> FlameChart:
     had_events, arrays = bool(events), len(events) >= _nesting.ARRAYS_FROM
     read = _span_arrays(events, options, source, diagnostics) if arrays else None  # empties events when it reads them
     if read is None:  # small, or out of the ordinary: event by event, which names a bad event
@@ -140,10 +140,10 @@ def _chart(events: List[Any], where: str, options: ReadOptions, source: str, dia
     return chart
 
 
-def _sample_chart(spans: Dict[Tuple[Any, Any], List[Span]], thread_names: Dict[Tuple[Any, Any], str], metadata: Metadata,
+def _sample_chart(spans: dict[tuple[Any, Any], list[Span]], thread_names: dict[tuple[Any, Any], str], metadata: Metadata,
                   scale: float, budget: FrameBudget) -> FlameChart:
     """The chart of a small trace's spans, a sample at a time (no numpy)."""
-    samples: List[Tuple[int, str, Stack, int]] = []
+    samples: list[tuple[int, str, Stack, int]] = []
     for thread, thread_spans in spans.items():
         label = thread_names.get(thread) or f"{thread[0]}:{thread[1]}"
         for begin, end, frames in _segments(thread_spans, budget):
@@ -160,7 +160,7 @@ def _sample_chart(spans: Dict[Tuple[Any, Any], List[Span]], thread_names: Dict[T
 _PHASES = {"X": 1, "B": 2, "E": 3, "M": 4}
 
 
-def _span_arrays(events: List[Any], options: ReadOptions, source: str, diagnostics: Optional[Diagnostics]) -> Optional[_Spans]:
+def _span_arrays(events: list[Any], options: ReadOptions, source: str, diagnostics: Diagnostics | None) -> _Spans | None:
     """The spans of a trace with array operations on the lists of the events' fields that json
     made (no object made per event); None for anything out of the ordinary (a bad event,
     times beyond 2**53 ns, thread ids that are neither ints nor strings), which
@@ -173,8 +173,8 @@ def _span_arrays(events: List[Any], options: ReadOptions, source: str, diagnosti
         return None
     try:
         codes = numpy.fromiter(map(_PHASES.get, [event.get("ph") for event in events], repeat(0)), dtype=numpy.int8, count=len(events))
-        thread_names: Dict[Tuple[Any, Any], str] = {}
-        process_names: Dict[Any, str] = {}
+        thread_names: dict[tuple[Any, Any], str] = {}
+        process_names: dict[Any, str] = {}
         for event in compress(events, (codes == 4).tolist()):
             args = event.get("args")
             label = args.get("name") if isinstance(args, dict) else None
@@ -199,15 +199,15 @@ def _span_arrays(events: List[Any], options: ReadOptions, source: str, diagnosti
     pids, tids = [event.get("pid") for event in spanning], [event.get("tid") for event in spanning]
     if starts is None or durations is None or not set(map(type, pids)) | set(map(type, tids)) <= {int, str, type(None)}:
         return None
-    pid_codes: Dict[Any, int] = defaultdict(count().__next__)
-    tid_codes: Dict[Any, int] = defaultdict(count().__next__)
+    pid_codes: dict[Any, int] = defaultdict(count().__next__)
+    tid_codes: dict[Any, int] = defaultdict(count().__next__)
     pid_column = numpy.fromiter(map(pid_codes.__getitem__, pids), dtype=numpy.int64, count=n)
     tid_column = numpy.fromiter(map(tid_codes.__getitem__, tids), dtype=numpy.int64, count=n)
     del pids, tids
     keys, threads = numpy.unique(pid_column * len(tid_codes) + tid_column, return_inverse=True)
     threads = threads.reshape(-1)
     pid_values, tid_values = list(pid_codes), list(tid_codes)
-    label_codes: Dict[str, int] = defaultdict(count().__next__)
+    label_codes: dict[str, int] = defaultdict(count().__next__)
     labels: Any = numpy.full(n, -1, dtype=numpy.int64)
     labels[named] = numpy.fromiter(map(label_codes.__getitem__, names), dtype=numpy.int64, count=len(names))
     del names
@@ -254,7 +254,7 @@ def _span_arrays(events: List[Any], options: ReadOptions, source: str, diagnosti
     return thread_keys, thread_names, process_names, frames, (rank[span_thread], span_start, span_end, span_label, span_order)
 
 
-def _nanoseconds(values: List[Any], minimum: float) -> Any:
+def _nanoseconds(values: list[Any], minimum: float) -> Any:
     """``round(value * 1000)`` of each of ``values`` (microseconds) as int64, exactly as in
     Python: None if one is no number in [minimum, MAX_VALUE) or the products pass 2**53."""
     import numpy
@@ -270,8 +270,8 @@ def _nanoseconds(values: List[Any], minimum: float) -> Any:
     return numpy.rint(times * 1000).astype(numpy.int64)
 
 
-def _unended(open_left: Any, is_begin: Any, threads: Any, tids: List[Any], options: ReadOptions, source: str,
-             diagnostics: Optional[Diagnostics]) -> None:
+def _unended(open_left: Any, is_begin: Any, threads: Any, tids: list[Any], options: ReadOptions, source: str,
+             diagnostics: Diagnostics | None) -> None:
     """Refuse (or with ``skip_invalid``, report) begins never ended, per thread in the order of their first begin."""
     import numpy
 
@@ -284,7 +284,7 @@ def _unended(open_left: Any, is_begin: Any, threads: Any, tids: List[Any], optio
             _unended_on(int(left[thread]), tids[thread], options, source, diagnostics)
 
 
-def _unended_on(count: int, tid: Any, options: ReadOptions, source: str, diagnostics: Optional[Diagnostics]) -> None:
+def _unended_on(count: int, tid: Any, options: ReadOptions, source: str, diagnostics: Diagnostics | None) -> None:
     reason = f"{count} spans begun on thread {tid!r} never end"
     if not options.skip_invalid:
         raise InputError(reason + " (truncated trace?)", source)
@@ -298,16 +298,16 @@ def _frame(text: str, names: PythonFrames) -> str:
     return sys.intern(names(*split) if split else text)
 
 
-def _read_events(events: List[Any], where: str, options: ReadOptions, source: str, diagnostics: Optional[Diagnostics]
-                 ) -> Tuple[Dict[Tuple[Any, Any], List[Span]], Dict[Tuple[Any, Any], str], Dict[Any, str]]:
+def _read_events(events: list[Any], where: str, options: ReadOptions, source: str, diagnostics: Diagnostics | None
+                 ) -> tuple[dict[tuple[Any, Any], list[Span]], dict[tuple[Any, Any], str], dict[Any, str]]:
     """The spans of a trace read event by event, per thread (pid, tid) in the order their first
     span ends, and the names of threads and processes; each bad event refused (or skipped with
     ``skip_invalid``) naming its place."""
-    spans: Dict[Tuple[Any, Any], List[Span]] = {}
-    begun: Dict[Tuple[Any, Any], List[Tuple[int, str]]] = {}
-    thread_names: Dict[Tuple[Any, Any], str] = {}
-    process_names: Dict[Any, str] = {}
-    frame_names: Dict[str, str] = {}
+    spans: dict[tuple[Any, Any], list[Span]] = {}
+    begun: dict[tuple[Any, Any], list[tuple[int, str]]] = {}
+    thread_names: dict[tuple[Any, Any], str] = {}
+    process_names: dict[Any, str] = {}
+    frame_names: dict[str, str] = {}
     python_frames = PythonFrames()
 
     def frame(text: str) -> str:
@@ -368,7 +368,7 @@ def _read_events(events: List[Any], where: str, options: ReadOptions, source: st
     return spans, thread_names, process_names
 
 
-def _span_columns(spans: Dict[Tuple[Any, Any], List[Span]]) -> Tuple[List[Tuple[Any, Any]], List[str], Tuple[Any, Any, Any, Any, Any]]:
+def _span_columns(spans: dict[tuple[Any, Any], list[Span]]) -> tuple[list[tuple[Any, Any]], list[str], tuple[Any, Any, Any, Any, Any]]:
     """:func:`_read_events`' spans as :func:`_span_arrays` gives them: threads, frames, columns."""
     import numpy
 
@@ -381,8 +381,8 @@ def _span_columns(spans: Dict[Tuple[Any, Any], List[Span]]) -> Tuple[List[Tuple[
                                  _integers(columns[:, 3]), _integers(columns[:, 4]))
 
 
-def _stretches(columns: Tuple[Any, Any, Any, Any, Any], thread_count: int, frames: List[str], budget: FrameBudget
-               ) -> Tuple[Any, Any, Any, Any, List[Stack]]:
+def _stretches(columns: tuple[Any, Any, Any, Any, Any], thread_count: int, frames: list[str], budget: FrameBudget
+               ) -> tuple[Any, Any, Any, Any, list[Stack]]:
     """(thread, start, end, node) of every stretch of time where a thread's open spans stay the
     same, threads one after another, and each node's stack.
 
@@ -403,13 +403,13 @@ def _stretches(columns: Tuple[Any, Any, Any, Any, Any], thread_count: int, frame
         return nested
     bounds: Any = numpy.searchsorted(threads[order], numpy.arange(thread_count + 1))
     out_threads, out_begins, out_ends, out_nodes = array("q"), array("q"), array("q"), array("q")
-    children: List[Dict[int, int]] = [{}]
+    children: list[dict[int, int]] = [{}]
     parent, label_of = [-1], [-1]  # per node of the tree; 0: no frame open
     for thread in range(thread_count):
         chosen = order[bounds[thread]:bounds[thread + 1]]
         before = len(out_ends)
-        open_ends: List[int] = []
-        open_nodes: List[int] = []
+        open_ends: list[int] = []
+        open_nodes: list[int] = []
         cursor = 0
         for start, end, label in zip(starts[chosen].tolist() + [sys.maxsize], ends[chosen].tolist() + [0], labels[chosen].tolist() + [-1]):
             while open_ends and open_ends[-1] <= start:
@@ -448,8 +448,8 @@ def _stretches(columns: Tuple[Any, Any, Any, Any, Any], thread_count: int, frame
     return as_numpy[0], as_numpy[1], as_numpy[2], stack_ids, stacks
 
 
-def _nested_stretches(threads: Any, starts: Any, ends: Any, labels: Any, frames: List[str], budget: FrameBudget
-                      ) -> Optional[Tuple[Any, Any, Any, Any, List[Stack]]]:
+def _nested_stretches(threads: Any, starts: Any, ends: Any, labels: Any, frames: list[str], budget: FrameBudget
+                      ) -> tuple[Any, Any, Any, Any, list[Stack]] | None:
     """:func:`_stretches` of spans in its order that nest, as begin and end events of a stack
     (:func:`._nesting.open_stacks`): at one time, on one thread, the spans that end there close
     first (the innermost first), then those of some length open (in order), then each span of
@@ -475,12 +475,12 @@ def _nested_stretches(threads: Any, starts: Any, ends: Any, labels: Any, frames:
     return threads[span[keep]], times[keep], times[keep + 1], stack_ids, stacks
 
 
-def _scale(unit: Optional[str]) -> float:
+def _scale(unit: str | None) -> float:
     """Nanoseconds of trace time per unit of weight, as the writer draws them (a unit that is not time: a microsecond)."""
     return TIME_UNITS.get(unit or "samples", 1000.0)
 
 
-def _segments(spans: List[Span], budget: FrameBudget) -> List[Tuple[int, int, Stack]]:
+def _segments(spans: list[Span], budget: FrameBudget) -> list[tuple[int, int, Stack]]:
     """(start, end, stack) of every stretch of time where the open spans stay the same.
 
     A stack's tuple is made when its first stretch is, once however many stretches it has (a
@@ -493,10 +493,10 @@ def _segments(spans: List[Span], budget: FrameBudget) -> List[Tuple[int, int, St
     """
     order = sorted(range(len(spans)), key=lambda k: (spans[k][0], -spans[k][1], -k))
     spans[:] = [spans[k] for k in order]
-    out: List[Tuple[int, int, Stack]] = []
-    open_ends: List[int] = []
-    open_names: List[str] = []
-    open_stacks: List[Optional[Stack]] = []  # the open stack's tuple at each depth, once made
+    out: list[tuple[int, int, Stack]] = []
+    open_ends: list[int] = []
+    open_names: list[str] = []
+    open_stacks: list[Stack | None] = []  # the open stack's tuple at each depth, once made
     cursor = 0
 
     def top() -> Stack:
@@ -534,7 +534,7 @@ def _segments(spans: List[Span], budget: FrameBudget) -> List[Tuple[int, int, St
 # -- writing -------------------------------------------------------------------------------
 
 
-def dump(profile: Union[FlameGraph, Differential, FlameChart], stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
+def dump(profile: FlameGraph | Differential | FlameChart, stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
     """Begin/end events per thread, in microseconds, through the speedscope writer's timeline."""
     import numpy
 
@@ -543,8 +543,8 @@ def dump(profile: Union[FlameGraph, Differential, FlameChart], stream: TextIO, o
     if isinstance(profile, Differential):
         raise ArgumentError("a Chrome trace cannot hold a differential profile; write each side on its own")
     metadata = profile.metadata or Metadata()
-    per_thread: List[Tuple[str, Any, Any, Any]] = []  # (thread, times, stack ids, weights), threads by name
-    stacks: List[Stack] = []
+    per_thread: list[tuple[str, Any, Any, Any]] = []  # (thread, times, stack ids, weights), threads by name
+    stacks: list[Stack] = []
     unit = metadata.unit or "samples"
     scale = _scale(unit)
     if isinstance(profile, FlameChart) and unit == "ns":
@@ -558,9 +558,9 @@ def dump(profile: Union[FlameGraph, Differential, FlameChart], stream: TextIO, o
     else:  # laid end to end, in time order for a chart
         rows = [(s.thread, s.stack, s.weight) for s in profile.samples()] if isinstance(profile, FlameChart) else [
             ("all", stack, value) for stack, value in profile.sorted_items()]
-        ids: Dict[Stack, int] = {}
-        now: Dict[str, int] = {}
-        samples: Dict[str, List[Tuple[int, int, int]]] = {}
+        ids: dict[Stack, int] = {}
+        now: dict[str, int] = {}
+        samples: dict[str, list[tuple[int, int, int]]] = {}
         for thread, stack, weight in rows:
             duration = round(weight * scale)
             if duration <= 0:
@@ -578,9 +578,9 @@ def dump(profile: Union[FlameGraph, Differential, FlameChart], stream: TextIO, o
             per_thread.append((thread, *(_integers(columns[:, k]) for k in range(3))))
     table = _FrameTable()
     marker = _marker()
-    events: List[Any] = [
+    events: list[Any] = [
         {"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": metadata.labels.get("command", "flamespace")}}]
-    timelines: List[Tuple[int, Any]] = []  # (tid, its speedscope._Timeline)
+    timelines: list[tuple[int, Any]] = []  # (tid, its speedscope._Timeline)
     for tid, (thread, times, stack_ids, weights) in enumerate(per_thread, 1):
         events.append({"ph": "M", "name": "thread_name", "pid": 1, "tid": tid, "args": {"name": thread}})
         timeline = _timeline(thread, times, stack_ids, weights, stacks, table)
@@ -589,7 +589,7 @@ def dump(profile: Union[FlameGraph, Differential, FlameChart], stream: TextIO, o
             timelines.append((tid, timeline))
     import json
 
-    document: Dict[str, Any] = {"traceEvents": events, "displayTimeUnit": "ms"}
+    document: dict[str, Any] = {"traceEvents": events, "displayTimeUnit": "ms"}
     if options.header:  # read back by parse (trace viewers ignore it)
         document["flamespace"] = {"unit": metadata.unit, "metric": metadata.metric, "labels": dict(metadata.labels)}
     text = json.dumps(document, separators=(",", ":"), ensure_ascii=False)  # json.dump takes the pure-Python encoder
@@ -614,10 +614,10 @@ def _integers(values: Any) -> Any:
 
 
 #: The fractions of a microsecond as ``repr`` writes them after the point, by ns.
-_FRACTIONS: List[str] = []
+_FRACTIONS: list[str] = []
 
 
-def _microseconds(values: Any) -> Tuple[str, List[Any]]:
+def _microseconds(values: Any) -> tuple[str, list[Any]]:
     """``repr(ns / 1000)`` of each time of an array, as ``json`` writes the float (``12.345``,
     ``7.0``): the format of one (the same for every array) and the arguments of all. Made from the integers' digits, the
     whole microseconds and the fraction's text: the fraction is at most three digits, and a

@@ -24,7 +24,7 @@ from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, List, Optional, TextIO
+    from typing import Any, TextIO
 
     from .._types import Stack
 
@@ -34,7 +34,7 @@ description = "Chrome DevTools / Node .cpuprofile (node --cpu-prof): a flame cha
 charts = True
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     text = head.lstrip()
     if not text:
         return None
@@ -46,8 +46,8 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameChart:
     metadata = Metadata(unit="ns", metric="wall", labels={"profiler": "cpuprofile"})
     document = _json.load(stream, source, "a .cpuprofile", diagnostics)
@@ -63,7 +63,7 @@ def parse(
     stacks = _stacks(nodes, samples, source)
     start = _json.number(document.get("startTime", 0), "startTime", source)
     _json.nanoseconds(start, 1000, "startTime", source, "us")  # a chart holds it, and each time below
-    times: List[float] = []
+    times: list[float] = []
     now = start
     for index, delta in enumerate(deltas):
         now += _json.number(delta, f"timeDeltas[{index}]", source)
@@ -90,12 +90,12 @@ def parse(
     return chart
 
 
-def _stacks(nodes: List[Any], wanted: List[Any], source: str) -> Dict[int, Stack]:
+def _stacks(nodes: list[Any], wanted: list[Any], source: str) -> dict[int, Stack]:
     """The stacks of the node ids in ``wanted`` (the samples), root first, (root) left out; every
     node is checked. Only those: a tuple for each node of a tree 100,000 deep would be quadratic
     in its depth."""
-    parents: Dict[int, int] = {}
-    frames: Dict[int, str] = {}
+    parents: dict[int, int] = {}
+    frames: dict[int, str] = {}
     names = PythonFrames()
     for index, node in enumerate(nodes):
         path = f"nodes[{index}]"
@@ -123,14 +123,14 @@ def _stacks(nodes: List[Any], wanted: List[Any], source: str) -> Dict[int, Stack
     return stacks
 
 
-def _depths(frames: Dict[int, str], parents: Dict[int, int], source: str) -> Dict[int, int]:
+def _depths(frames: dict[int, str], parents: dict[int, int], source: str) -> dict[int, int]:
     """Each node's depth (a root's: 1), checking every node's ancestors are in 'nodes' and form no
     cycle; each node is visited once (a walk stops at a node whose depth is known)."""
-    depth: Dict[int, int] = {}
+    depth: dict[int, int] = {}
     for node_id in frames:
-        chain: List[int] = []
+        chain: list[int] = []
         on_chain = set()
-        current: Optional[int] = node_id
+        current: int | None = node_id
         base = 0
         while current is not None and current not in depth:
             if current not in frames:

@@ -21,7 +21,7 @@ from ._io import bounded_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, TextIO
+    from typing import TextIO
 
     from .._types import Stack
     from ..core.vector import FlameGraph
@@ -51,7 +51,7 @@ def _is_hex_address(line: str) -> bool:
     return line.startswith("0x") and bool(digits) and digits.isascii() and all(c in "0123456789abcdefABCDEF" for c in digits)
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     """True if, after the first blank line, come frames (``module`function`` or ``0x...``) then a count."""
     text = head.decode("utf-8", "replace")
     found_blank = found_frame = False
@@ -70,7 +70,7 @@ def sniff(head: bytes) -> Optional[bool]:
     return None
 
 
-def _frames(line: str, includeoffset: bool) -> List[str]:
+def _frames(line: str, includeoffset: bool) -> list[str]:
     """The frames one line stands for, outermost first, named as stackcollapse.pl names them."""
     frame = line.lstrip(WHITESPACE)
     if not includeoffset:
@@ -87,7 +87,7 @@ def _frames(line: str, includeoffset: bool) -> List[str]:
     parts = frame.split("->")
     while parts and not parts[-1]:  # Perl's split drops trailing empty fields
         parts.pop()
-    names: List[str] = []
+    names: list[str] = []
     for part in parts:
         part = part.replace(";", ":")
         if part.startswith("L"):
@@ -101,15 +101,15 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
     """Sum each stack's counts; a stack the file ends in without a count is an error (or skipped)."""
     stacks = Stacks(name, options.skip_invalid, source, diagnostics, stack_cache)
     includeoffset = options.includeoffset
-    reversed_stack: List[str] = []  # leaf first, as printed
+    reversed_stack: list[str] = []  # leaf first, as printed
     started = 0  # line of the current stack's first frame
-    known: Dict[str, List[str]] = {}  # frame line -> its frames reversed (lines repeat a lot)
+    known: dict[str, list[str]] = {}  # frame line -> its frames reversed (lines repeat a lot)
     for lineno, line in enumerate(bounded_lines(stream, source), 1):
         frames = known.get(line)
         if frames is not None:  # the common case first: a frame line seen before

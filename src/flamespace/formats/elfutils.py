@@ -18,7 +18,7 @@ from ._collapse import Callers, Stacks, lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, Optional, TextIO
+    from typing import TextIO
 
     from .._types import Stack
     from ..core.vector import FlameGraph
@@ -46,7 +46,7 @@ class ReadOptions(Record):
     tid: bool = False
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     """True for ``PID n`` and ``TID n`` lines and a ``#0  0x...`` frame (without gdb's `` in ``)."""
     return bool(
         re.search(rb"(?m)^PID \d+", head) and re.search(rb"(?m)^TID \d+", head) and re.search(rb"(?m)^#\d+ +0x[0-9a-f]+( (?!in )|$)", head)
@@ -58,8 +58,8 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
     """Count each thread's stack once."""
     stacks = Stacks(name, options.skip_invalid, source, diagnostics, stack_cache)

@@ -17,7 +17,7 @@ from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, Optional, TextIO
+    from typing import TextIO
 
     from .._types import Stack
     from ..core.vector import FlameGraph
@@ -29,7 +29,7 @@ description = "Python faulthandler tracebacks (stackcollapse-faulthandler.pl)"
 _FRAME = re.compile(r'  File "([^"]*)", line ([0-9]*) in (.*)')
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     """True for faulthandler's ``File "...", line N in f`` (a Python traceback has ``, in``)."""
     return bool(re.search(rb'(?m)^  File "[^"]*", line \d+ in ', head)) or (None if len(head) < 4096 else False)
 
@@ -39,14 +39,14 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
     """Count each traceback once."""
     return count_dumps(stream, Stacks(name, options.skip_invalid, source, diagnostics, stack_cache), _frame_name)
 
 
-def _frame_name(line: str) -> Optional[str]:
+def _frame_name(line: str) -> str | None:
     """``file:line:function`` of a ``  File "...", line N in f`` line; None for other lines."""
     frame = _FRAME.match(line)
     return ":".join(frame.groups()) if frame else None

@@ -33,7 +33,7 @@ from . import _json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, List, Optional, TextIO, Union
+    from typing import Any, TextIO
 
     from .._types import Number, Stack
     from ..diagnostics import Diagnostics
@@ -67,7 +67,7 @@ class WriteOptions(Record):
     indent: int = 0
 
 
-def sniff(head: bytes) -> Union[bool, str, None]:
+def sniff(head: bytes) -> bool | str | None:
     """True if the document starts with ``{"format": "flamespace"`` (as :func:`dump` writes it)."""
     text = head.lstrip()
     if not text:
@@ -99,9 +99,9 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
-) -> Union[FlameGraph, Differential, FlameChart]:
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
+) -> FlameGraph | Differential | FlameChart:
     """The profile the document holds: a FlameGraph, a Differential or a FlameChart, values exact."""
     document = _json.load(stream, source, "flamespace JSON", diagnostics)
     if document is None:
@@ -128,9 +128,9 @@ def parse(
     return _chart(document, stacks, source)
 
 
-def _stacks(rows: List[Any], frames: List[str], source: str) -> List[Stack]:
-    stacks: List[Stack] = []
-    seen: Dict[Stack, int] = {}
+def _stacks(rows: list[Any], frames: list[str], source: str) -> list[Stack]:
+    stacks: list[Stack] = []
+    seen: dict[Stack, int] = {}
     for i, row in enumerate(rows):
         if not isinstance(row, list):
             raise InputError(f"stacks[{i}] is {row!r:.60}, not a list of frame indices", source)
@@ -145,7 +145,7 @@ def _stacks(rows: List[Any], frames: List[str], source: str) -> List[Stack]:
     return stacks
 
 
-def _metadata(document: Dict[str, Any], path: str, source: str) -> Metadata:
+def _metadata(document: dict[str, Any], path: str, source: str) -> Metadata:
     where = f"{path}.metadata" if path else "metadata"
     found = _json.field(document, "metadata", dict, path, source)
     unit, metric, labels = found.get("unit"), found.get("metric"), found.get("labels", {})
@@ -157,7 +157,7 @@ def _metadata(document: Dict[str, Any], path: str, source: str) -> Metadata:
     return Metadata(unit=unit, metric=metric, labels=labels)
 
 
-def _values(document: Dict[str, Any], key: str, count: int, path: str, source: str, minimum: float = -MAX_VALUE) -> List[Number]:
+def _values(document: dict[str, Any], key: str, count: int, path: str, source: str, minimum: float = -MAX_VALUE) -> list[Number]:
     values = _json.field(document, key, list, path, source)
     where = f"{path}.{key}" if path else key
     if len(values) != count:
@@ -165,7 +165,7 @@ def _values(document: Dict[str, Any], key: str, count: int, path: str, source: s
     return [_json.number(value, f"{where}[{i}]", source, minimum) for i, value in enumerate(values)]
 
 
-def _graph(document: Dict[str, Any], stacks: List[Stack], path: str, source: str) -> FlameGraph:
+def _graph(document: dict[str, Any], stacks: list[Stack], path: str, source: str) -> FlameGraph:
     values = _values(document, "values", len(stacks), path, source)
     where = f"{path}.values" if path else "values"
     for i, value in enumerate(values):
@@ -174,7 +174,7 @@ def _graph(document: Dict[str, Any], stacks: List[Stack], path: str, source: str
     return FlameGraph._trusted({s: v for s, v in zip(stacks, values) if v}, _metadata(document, path, source))
 
 
-def _chart(document: Dict[str, Any], stacks: List[Stack], source: str) -> FlameChart:
+def _chart(document: dict[str, Any], stacks: list[Stack], source: str) -> FlameChart:
     from array import array
 
     threads = _json.field(document, "threads", list, "", source)
@@ -208,7 +208,7 @@ def _chart(document: Dict[str, Any], stacks: List[Stack], source: str) -> FlameC
 # -- writing -------------------------------------------------------------------------------
 
 
-def _metadata_object(metadata: Optional[Metadata]) -> Dict[str, Any]:
+def _metadata_object(metadata: Metadata | None) -> dict[str, Any]:
     metadata = metadata or Metadata()
     return {"unit": metadata.unit, "metric": metadata.metric, "labels": dict(metadata.labels)}
 
@@ -217,9 +217,9 @@ class _Frames:
     """Frame names interned to indices, in order of first use."""
 
     def __init__(self) -> None:
-        self.index: Dict[str, int] = {}
+        self.index: dict[str, int] = {}
 
-    def stack(self, stack: Stack) -> List[int]:
+    def stack(self, stack: Stack) -> list[int]:
         index = self.index
         return [index.setdefault(frame, len(index)) for frame in stack]
 
@@ -230,12 +230,12 @@ def _check_value(value: Number, stack: Stack) -> Number:
     return below_max(value, stack)
 
 
-def dump(profile: Union[FlameGraph, Differential, FlameChart], stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
+def dump(profile: FlameGraph | Differential | FlameChart, stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
     """Write ``profile`` as one JSON document (see the module docstring)."""
     import json
 
     frames = _Frames()
-    document: Dict[str, Any] = {"format": "flamespace", "version": VERSION}
+    document: dict[str, Any] = {"format": "flamespace", "version": VERSION}
     if isinstance(profile, FlameChart):
         times, thread_ids, stack_ids, weights = profile.columns()
         document["kind"] = "chart"
@@ -267,14 +267,14 @@ def dump(profile: Union[FlameGraph, Differential, FlameChart], stream: TextIO, o
     stream.write("\n")
 
 
-def loads(text: str, options: ReadOptions = ReadOptions()) -> Union[FlameGraph, Differential, FlameChart]:
+def loads(text: str, options: ReadOptions = ReadOptions()) -> FlameGraph | Differential | FlameChart:
     """Parse flamespace JSON held in a string."""
     import io
 
     return parse(io.StringIO(text), options)
 
 
-def dumps(profile: Union[FlameGraph, Differential, FlameChart], options: WriteOptions = WriteOptions()) -> str:
+def dumps(profile: FlameGraph | Differential | FlameChart, options: WriteOptions = WriteOptions()) -> str:
     """flamespace JSON of ``profile`` as a string."""
     import io
 

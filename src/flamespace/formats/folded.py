@@ -30,7 +30,7 @@ from ._limits import max_line_bytes
 try:
     from . import _folded  # the C loop over lines (_folded.c)
 
-    _core: Optional[ModuleType] = _folded
+    _core: ModuleType | None = _folded
 except ImportError:  # built without it: the Python loop reads every line
     _core = None
 
@@ -38,7 +38,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
     from types import ModuleType
-    from typing import BinaryIO, Callable, Dict, Iterable, List, Optional, TextIO, Tuple, Union
+    from typing import BinaryIO, Callable, TextIO
+    from collections.abc import Iterable
 
     from .._types import Number, Profile, Stack
 
@@ -52,7 +53,7 @@ SEMICOLON_REPLACEMENT = ":"
 
 #: ``# key: value`` header lines; compiled on first use (files without headers need no ``re``).
 _METADATA_PATTERN = r"#\s*([A-Za-z_][\w.\-]*)\s*:\s?(.*)$"
-_metadata: Optional[re.Pattern[str]] = None
+_metadata: re.Pattern[str] | None = None
 _SHOWN = 60  # characters of a bad line quoted in an error
 
 
@@ -76,7 +77,7 @@ class WriteOptions(Record):
 
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     """True if the first data line looks like ``stack count``; None if ``head`` has no full line."""
     text = head.decode("utf-8", "replace").lstrip("\ufeff")
     lines = text.splitlines()
@@ -112,7 +113,7 @@ def _is_decimal(text: str) -> bool:
 _MAX_COUNT = MAX_VALUE  # counts must be below it (core.vector says why)
 
 
-def _number(text: str) -> Optional[Number]:
+def _number(text: str) -> Number | None:
     """The count ``text`` holds; None if it is not a count or not below :data:`_MAX_COUNT`."""
     if text.isdigit() and text.isascii():
         value = int(text) if len(text) <= MAX_DIGITS else _MAX_COUNT
@@ -123,7 +124,7 @@ def _number(text: str) -> Optional[Number]:
     return None
 
 
-def _metadata_match(line: str) -> Optional[Tuple[str, str]]:
+def _metadata_match(line: str) -> tuple[str, str] | None:
     """(key, value) of a ``# key: value`` line as :data:`_METADATA_PATTERN` matches it, written
     out: ``re`` costs a small command a third of python's start-up (docs/performance.md), and
     every profile flamespace writes has these lines. tests/formats/test_folded_headers.py holds
@@ -153,7 +154,7 @@ def _metadata_match(line: str) -> Optional[Tuple[str, str]]:
     return key, line[i:]
 
 
-def _metadata_regex(line: str) -> Optional[Tuple[str, str]]:
+def _metadata_regex(line: str) -> tuple[str, str] | None:
     """:func:`_metadata_match` by the pattern itself."""
     global _metadata
     if _metadata is None:
@@ -175,19 +176,19 @@ def _invalid_reason(line: str, cut: int, count: str) -> str:
     return f"expected a count (digits, optionally with a decimal point) at the end of the line, found {count!r}"
 
 
-def _split_count(text: str) -> Tuple[str, str, int]:
+def _split_count(text: str) -> tuple[str, str, int]:
     """(rest, count_text, cut) where count_text follows the last space or tab."""
     cut = max(text.rfind(" "), text.rfind("\t"))
     return text[:cut], text[cut + 1 :], cut
 
 
 def parse(
-    stream: Union[TextIO, BinaryIO],
+    stream: TextIO | BinaryIO,
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> Profile:
     """Read folded stacks; repeated stacks are summed, frames are interned.
 
@@ -220,18 +221,18 @@ class DifferentialInput(InputError):
     ``profile``: the Differential the input holds, for callers that can use it instead.
     """
 
-    def __init__(self, source: Optional[str] = None, profile: Optional[Differential] = None):
+    def __init__(self, source: str | None = None, profile: Differential | None = None):
         super().__init__("is differential input (two counts per line); a profile with one count per line is needed", source)
         self.profile = profile
 
 
-def texts(graph: FlameGraph) -> Dict[str, Number]:
+def texts(graph: FlameGraph) -> dict[str, Number]:
     """``graph``'s values keyed by its stacks' folded text, as :func:`dump` writes them (for keys a
     sample's rows share whichever format a run came from); ArgumentError if two stacks collide."""
     held = stack_texts(graph)
     if held is not None:
         return held
-    values: Dict[str, Number] = {}
+    values: dict[str, Number] = {}
     for stack, value in graph.items():
         text = format_stack(stack)
         if text in values:
@@ -241,13 +242,13 @@ def texts(graph: FlameGraph) -> Dict[str, Number]:
 
 
 def _read_counts(
-    stream: Union[TextIO, BinaryIO], options: ReadOptions, source: str, diagnostics: Optional[Diagnostics]
-) -> Tuple[Dict[str, Number], Metadata]:
+    stream: TextIO | BinaryIO, options: ReadOptions, source: str, diagnostics: Diagnostics | None
+) -> tuple[dict[str, Number], Metadata]:
     """Stack text -> summed value (zeros kept, in first-appearance order) and the ``# key: value`` metadata."""
     if options.columns not in ("auto", "1", "2"):
         raise ArgumentError(f"columns must be 'auto', '1' or '2', not {options.columns!r}")
-    counts: Dict[str, Number] = {}
-    labels: Dict[str, str] = {}
+    counts: dict[str, Number] = {}
+    labels: dict[str, str] = {}
     if not isinstance(stream, (io.BufferedIOBase, io.RawIOBase)):  # text
         _sum_lines(bounded_lines(stream, source), 1, counts, labels, options, source, diagnostics)  # type: ignore[arg-type]  # text: mypy cannot narrow by the io classes
     elif _core is None or options.columns == "2":
@@ -268,15 +269,15 @@ _CHUNK_BYTES = 1 << 16  # bytes read at once for the C core: a chunk stays in th
 
 def _sum_binary(
     stream: BinaryIO,
-    sum_lines: Callable[[bytes, int, Dict[str, Number], int, bool], Tuple[int, int, int, int, int]],
-    counts: Dict[str, Number],
-    labels: Dict[str, str],
+    sum_lines: Callable[[bytes, int, dict[str, Number], int, bool], tuple[int, int, int, int, int]],
+    counts: dict[str, Number],
+    labels: dict[str, str],
     options: ReadOptions,
     source: str,
-    diagnostics: Optional[Diagnostics],
+    diagnostics: Diagnostics | None,
     chunk: int = _CHUNK_BYTES,
-    punted: Optional[Dict[str, Number]] = None,
-) -> Tuple[int, int]:
+    punted: dict[str, Number] | None = None,
+) -> tuple[int, int]:
     """Sum the lines of a UTF-8 byte stream with ``sum_lines`` (the C core), which stops at every line
     it leaves to :func:`_sum_lines`: the first, headers, errors, odd line breaks.
 
@@ -313,7 +314,7 @@ def _sum_binary(
     return added, plain
 
 
-def _next_chunk(stream: BinaryIO, rest: bytes, chunk: int, limit: int, source: str, lineno: int) -> Tuple[bytes, bool]:
+def _next_chunk(stream: BinaryIO, rest: bytes, chunk: int, limit: int, source: str, lineno: int) -> tuple[bytes, bool]:
     """(``rest`` and what follows it up to the end of a chunk with a line break, whether the input
     ended). ``rest`` is the start of line ``lineno``, cut by the end of the last chunk: while the
     line goes on, chunks are gathered and joined once, so a line of many chunks costs time
@@ -354,11 +355,11 @@ class Inexact(Exception):
 
 def add_ints(
     stream: BinaryIO,
-    total: Dict[str, Number],
+    total: dict[str, Number],
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
+    diagnostics: Diagnostics | None = None,
 ) -> Metadata:
     """Add folded input straight into ``total`` (whose values are all ints, zeros allowed): one dict
     update per line, for a merge of many runs. Returns the input's metadata.
@@ -371,8 +372,8 @@ def add_ints(
     if _core is None or options.columns != "auto":
         raise ArgumentError("add_ints needs the C core and columns='auto'")
     sum_ints = _core.sum_lines
-    extra: Dict[str, Number] = {}  # the lines Python reads
-    labels: Dict[str, str] = {}
+    extra: dict[str, Number] = {}  # the lines Python reads
+    labels: dict[str, str] = {}
     added, plain = _sum_binary(
         stream, lambda *args: sum_ints(*args, True), total, labels, options, source, diagnostics, punted=extra
     )
@@ -393,7 +394,7 @@ class _IntoRun:
     def __init__(self, table: object, source: str) -> None:
         self.table = table
         self.source = source
-        self.texts: Dict[str, Number] = {}  # for the differential check
+        self.texts: dict[str, Number] = {}  # for the differential check
 
     def get(self, text: str, default: Number) -> Number:
         return 0  # __setitem__ adds
@@ -416,7 +417,7 @@ class ColumnReader:
     an int sum beyond 2**63 or input that may be differential. Needs the C core.
     """
 
-    def __init__(self, index: Dict[str, int]) -> None:
+    def __init__(self, index: dict[str, int]) -> None:
         if _core is None:
             raise ArgumentError("ColumnReader needs the C core")
         self.index = index
@@ -424,15 +425,15 @@ class ColumnReader:
 
     def read(
         self, stream: BinaryIO, options: ReadOptions = ReadOptions(), *, source: str = "<input>",
-        diagnostics: Optional[Diagnostics] = None,
-    ) -> Tuple[bytes, List[Number], Metadata]:
+        diagnostics: Diagnostics | None = None,
+    ) -> tuple[bytes, list[Number], Metadata]:
         """One run: (its columns as native intp bytes, their values, its metadata)."""
         core = _core
         assert core is not None
         if options.columns != "auto":
             raise Inexact(source)
         table = self._table
-        labels: Dict[str, str] = {}
+        labels: dict[str, str] = {}
         into = _IntoRun(table, source)
         try:
             added, plain = _sum_binary(
@@ -451,11 +452,11 @@ class ColumnReader:
 def _sum_lines(
     lines: Iterable[str],
     first: int,
-    counts: Dict[str, Number],
-    labels: Dict[str, str],
+    counts: dict[str, Number],
+    labels: dict[str, str],
     options: ReadOptions,
     source: str,
-    diagnostics: Optional[Diagnostics],
+    diagnostics: Diagnostics | None,
 ) -> int:
     """Add ``lines`` (numbered from ``first``) to ``counts`` and their headers to ``labels``; the next line's number.
 
@@ -497,7 +498,7 @@ def _sum_lines(
     return lineno + 1
 
 
-def _all_differential(counts: Dict[str, Number], empty: bool = False) -> bool:
+def _all_differential(counts: dict[str, Number], empty: bool = False) -> bool:
     """True when every stack text still ends in a count: the file has two count columns (``empty`` when there are none)."""
     if not counts:
         return empty
@@ -508,9 +509,9 @@ def _all_differential(counts: Dict[str, Number], empty: bool = False) -> bool:
     return True
 
 
-def _differential(counts: Dict[str, Number], metadata: Metadata, cache: Dict[str, Stack], checked: bool) -> Differential:
-    before: Dict[str, Number] = {}
-    after: Dict[str, Number] = {}
+def _differential(counts: dict[str, Number], metadata: Metadata, cache: dict[str, Stack], checked: bool) -> Differential:
+    before: dict[str, Number] = {}
+    after: dict[str, Number] = {}
     for text in list(counts):
         value = counts.pop(text)
         stack, first, _ = _split_count(text)
@@ -546,13 +547,13 @@ def format_stack(stack: Stack) -> str:
     return text
 
 
-def _header(metadata: Metadata) -> List[str]:
+def _header(metadata: Metadata) -> list[str]:
     fields = [("unit", metadata.unit), ("metric", metadata.metric)]
     fields += sorted(metadata.labels.items())
     return [f"# {' '.join(key.split())}: {' '.join(str(value).split())}\n" for key, value in fields if value is not None]  # no line breaks
 
 
-def _sort_bytewise(rows: List[Tuple[str, str]]) -> None:
+def _sort_bytewise(rows: list[tuple[str, str]]) -> None:
     """Sort by stack text as Perl's ``sort`` does on bytes; only non-ASCII text needs a byte key."""
     if all(text.isascii() for text, _ in rows):
         rows.sort(key=itemgetter(0))
@@ -583,7 +584,7 @@ def dump(profile: Profile, stream: TextIO, options: WriteOptions = WriteOptions(
     _write_rows(rows, metadata, stream, options)
 
 
-def _writable_texts(profile: Profile) -> Optional[Dict[str, Number]]:
+def _writable_texts(profile: Profile) -> dict[str, Number] | None:
     """The stack texts ``profile`` keeps, if it keeps them and none holds a line break (which
     :func:`format_stack` replaces; a reader's texts never do)."""
     return stack_texts(profile, plain=True) if not isinstance(profile, Differential) else None
@@ -593,7 +594,7 @@ def _collision(text: str) -> ArgumentError:
     return ArgumentError(f"stacks collide when written as folded text: {text!r}")
 
 
-def _write_rows(rows: List[Tuple[str, str]], metadata: Metadata, stream: TextIO, options: WriteOptions) -> None:
+def _write_rows(rows: list[tuple[str, str]], metadata: Metadata, stream: TextIO, options: WriteOptions) -> None:
     """Sort ``(stack text, counts)`` rows bytewise and write them after the header."""
     _sort_bytewise(rows)
     for (text, _), (following, _) in zip(rows, rows[1:]):
@@ -605,7 +606,7 @@ def _write_rows(rows: List[Tuple[str, str]], metadata: Metadata, stream: TextIO,
         stream.write("".join([f"{text} {count}\n" for text, count in rows[start : start + _CHUNK]]))
 
 
-def _count(value: Number, stack: Union[Stack, str]) -> str:
+def _count(value: Number, stack: Stack | str) -> str:
     if value < 0:
         text = stack if isinstance(stack, str) else ";".join(stack)
         raise ArgumentError(

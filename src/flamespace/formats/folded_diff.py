@@ -15,7 +15,7 @@ from . import folded
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import BinaryIO, Dict, Optional, TextIO, Union
+    from typing import BinaryIO, TextIO
 
     from .._types import Profile, Stack
     from ..diagnostics import Diagnostics
@@ -45,12 +45,12 @@ def sniff(head: bytes) -> str:
 
 
 def parse(
-    stream: Union[TextIO, BinaryIO],
+    stream: TextIO | BinaryIO,
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> Profile:
     """A :class:`Differential` (before, after); a line without two counts is an error naming it."""
     return folded.parse(

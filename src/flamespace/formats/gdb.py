@@ -18,7 +18,7 @@ from ._options import ReadOptions as ReadOptions
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
-    from typing import Dict, Optional, TextIO, Tuple
+    from typing import TextIO
 
     from .._types import Stack
     from ..core.vector import FlameGraph
@@ -27,10 +27,10 @@ if TYPE_CHECKING:
 name = "gdb"
 extensions = ()
 description = "gdb backtraces (stackcollapse-gdb.pl)"
-_PATTERNS: "Optional[Tuple[re.Pattern[str], re.Pattern[str]]]" = None  # a frame line, an address (compiled on first use)
+_PATTERNS: tuple[re.Pattern[str], re.Pattern[str]] | None = None  # a frame line, an address (compiled on first use)
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     """True for a ``Thread N (Thread 0x...`` line and a ``#0  0x... in f (`` frame."""
     if b"Thread " not in head:  # the first pattern cannot match; no re (a folded file with '# ' headers comes here)
         return None if len(head) < 4096 else False
@@ -46,14 +46,14 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
     """Count each backtrace once."""
     return count_dumps(stream, Stacks(name, options.skip_invalid, source, diagnostics, stack_cache), _frame_name)
 
 
-def _frame_name(line: str) -> Optional[str]:
+def _frame_name(line: str) -> str | None:
     """The function of a ``#N  0x... in f (...)`` line (the address's symbol when it has one); None for other lines."""
     global _PATTERNS
     if _PATTERNS is None:

@@ -38,7 +38,7 @@ from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, List, Optional, TextIO, Tuple, Union
+    from typing import Any, TextIO
 
     from .._types import Number, Stack
 
@@ -61,14 +61,14 @@ class WriteOptions(Record):
     interval: float = 1.0
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     text = head.lstrip()
     if not text:
         return None
     return text[:1] == b"{" and b'"meta"' in head and (b'"preprocessedProfileVersion"' in head or b'"stackTable"' in head)
 
 
-def _table(thread: Dict[str, Any], key: str, columns: Tuple[str, ...], path: str, source: str) -> Dict[str, List[Any]]:
+def _table(thread: dict[str, Any], key: str, columns: tuple[str, ...], path: str, source: str) -> dict[str, list[Any]]:
     """A table's columns, from either layout; missing optional columns are lists of None."""
     table = _json.field(thread, key, dict, path, source)
     where = f"{path}.{key}"
@@ -76,7 +76,7 @@ def _table(thread: Dict[str, Any], key: str, columns: Tuple[str, ...], path: str
         schema, rows = table["schema"], table["data"]
         if not isinstance(schema, dict) or not isinstance(rows, list):
             raise InputError(f"{where} has a malformed schema or data", source)
-        out: Dict[str, List[Any]] = {}
+        out: dict[str, list[Any]] = {}
         for column in columns:
             at = schema.get(column)
             out[column] = [row[at] if isinstance(row, list) and type(at) is int and 0 <= at < len(row) else None for row in rows]
@@ -110,8 +110,8 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameChart:
     document = _json.load(stream, source, "a Firefox Profiler profile", diagnostics)
     if document is None:
@@ -125,7 +125,7 @@ def parse(
     shared = document.get("shared")
     shared_strings = shared.get("stringArray") if isinstance(shared, dict) else None
     names = PythonFrames()
-    samples: List[Tuple[float, str, Stack, Number]] = []
+    samples: list[tuple[float, str, Stack, Number]] = []
     budget = FrameBudget(source)  # the frames of the stacks made, all threads together
     units = set()
     weight_types = set()
@@ -202,8 +202,8 @@ def parse(
     return chart
 
 
-def _thread_stacks(thread: Dict[str, Any], strings: List[Any], names: PythonFrames, path: str, source: str,
-                   sampled: List[Any], budget: FrameBudget) -> Tuple[Dict[int, Stack], int]:
+def _thread_stacks(thread: dict[str, Any], strings: list[Any], names: PythonFrames, path: str, source: str,
+                   sampled: list[Any], budget: FrameBudget) -> tuple[dict[int, Stack], int]:
     """The stacks of the thread's stackTable that samples name (``sampled``: the samples' stack
     column), root first, by index, and the table's length; every entry of the table is checked.
     Only those: a tuple for each entry of a table 100,000 deep would be quadratic in its depth."""
@@ -218,7 +218,7 @@ def _thread_stacks(thread: Dict[str, Any], strings: List[Any], names: PythonFram
             raise InputError(f"{where} names string {index}, which is not a string", source)
         return text
 
-    function_names: List[Tuple[str, Optional[str], Any]] = []
+    function_names: list[tuple[str, str | None, Any]] = []
     for k, name_index in enumerate(functions["name"]):
         file_index = functions["fileName"][k]
         function_names.append((
@@ -226,15 +226,15 @@ def _thread_stacks(thread: Dict[str, Any], strings: List[Any], names: PythonFram
             string(file_index, f"{path}.funcTable.fileName[{k}]") if file_index is not None else None,
             functions["lineNumber"][k],
         ))
-    frame_names: List[str] = []
+    frame_names: list[str] = []
     for k, function_index in enumerate(frames["func"]):
         function, file, first_line = function_names[_index(function_index, len(function_names), f"{path}.frameTable.func[{k}]", source)]
         line = frames["line"][k]
         if line is None:
             line = first_line
         frame_names.append(sys.intern(names(function, file, line if type(line) is int and line > 0 else None) if file else function))
-    frame_of: List[str] = []
-    prefix_of: List[int] = []
+    frame_of: list[str] = []
+    prefix_of: list[int] = []
     for k, frame_index in enumerate(table["frame"]):
         frame_of.append(frame_names[_index(frame_index, len(frame_names), f"{path}.stackTable.frame[{k}]", source)])
         prefix = table["prefix"][k]  # a prefix comes before the stacks that extend it (no cycles)
@@ -246,11 +246,11 @@ def _thread_stacks(thread: Dict[str, Any], strings: List[Any], names: PythonFram
 # -- writing -------------------------------------------------------------------------------
 
 
-def dump(profile: Union[FlameGraph, Differential, FlameChart], stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
+def dump(profile: FlameGraph | Differential | FlameChart, stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
     if isinstance(profile, Differential):
         raise ArgumentError("the Firefox Profiler format cannot hold a differential profile; write each side on its own")
     metadata = profile.metadata or Metadata()
-    strings: Dict[str, int] = {}
+    strings: dict[str, int] = {}
 
     def string(text: str) -> int:
         found = strings.get(text)
@@ -259,7 +259,7 @@ def dump(profile: Union[FlameGraph, Differential, FlameChart], stream: TextIO, o
         return found
 
     if isinstance(profile, FlameChart):
-        per_thread: Dict[str, List[Tuple[float, Stack, Number]]] = {}
+        per_thread: dict[str, list[tuple[float, Stack, Number]]] = {}
         for timestamp, thread, stack, weight in profile.samples():
             if not -LATEST_NS < timestamp < LATEST_NS:  # its reader would refuse the file
                 raise ArgumentError(f"a sample of thread {thread!r:.60} is at {timestamp} ns, past the 2**62 ns a chart's "
@@ -291,25 +291,25 @@ def dump(profile: Union[FlameGraph, Differential, FlameChart], stream: TextIO, o
     stream.write("\n")
 
 
-def _weights(unit: Optional[str]) -> Tuple[str, float]:
+def _weights(unit: str | None) -> tuple[str, float]:
     """The Firefox Profiler's weight type for a unit, and what one unit is in it (times are written in ms)."""
     if unit in (None, "samples", "bytes"):
         return ("bytes" if unit == "bytes" else "samples"), 1.0
     return "tracing-ms", TIME_UNITS.get(unit or "", 1e6) / 1e6  # a unit that is not time: one to a millisecond
 
 
-def _thread(label: str, rows: List[Tuple[float, Stack, Number]], string: Any, weight_type: str, scale: float, tid: int) -> Dict[str, Any]:
-    functions: Dict[Tuple[str, str], int] = {}
-    frames: Dict[str, int] = {}
-    stacks: Dict[Tuple[Optional[int], int], int] = {}
-    func_table: Dict[str, List[Any]] = {k: [] for k in ("name", "isJS", "relevantForJS", "resource", "fileName", "lineNumber", "columnNumber")}
-    frame_table: Dict[str, List[Any]] = {k: [] for k in ("address", "category", "subcategory", "func", "innerWindowID", "implementation", "optimizations", "line", "column", "inlineDepth", "nativeSymbol")}
-    stack_table: Dict[str, List[Any]] = {"frame": [], "category": [], "subcategory": [], "prefix": []}
-    sample_stacks: List[int] = []
-    times: List[float] = []
-    weights: List[Number] = []
+def _thread(label: str, rows: list[tuple[float, Stack, Number]], string: Any, weight_type: str, scale: float, tid: int) -> dict[str, Any]:
+    functions: dict[tuple[str, str], int] = {}
+    frames: dict[str, int] = {}
+    stacks: dict[tuple[int | None, int], int] = {}
+    func_table: dict[str, list[Any]] = {k: [] for k in ("name", "isJS", "relevantForJS", "resource", "fileName", "lineNumber", "columnNumber")}
+    frame_table: dict[str, list[Any]] = {k: [] for k in ("address", "category", "subcategory", "func", "innerWindowID", "implementation", "optimizations", "line", "column", "inlineDepth", "nativeSymbol")}
+    stack_table: dict[str, list[Any]] = {"frame": [], "category": [], "subcategory": [], "prefix": []}
+    sample_stacks: list[int] = []
+    times: list[float] = []
+    weights: list[Number] = []
     for time, stack, weight in rows:
-        prefix: Optional[int] = None
+        prefix: int | None = None
         for frame in stack:
             frame_index = frames.get(frame)
             if frame_index is None:

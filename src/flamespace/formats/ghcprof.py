@@ -20,7 +20,7 @@ from ._collapse import Stacks, lines, shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, TextIO
+    from typing import TextIO
 
     from .._types import Stack
     from ..core.vector import FlameGraph
@@ -52,12 +52,12 @@ def _is_header(line: str) -> bool:
     return tuple(line.split()[: len(HEADER)]) == HEADER
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     text = head.decode("utf-8", "replace")
     return any(_is_header(line) for line in text.splitlines()) or (None if len(head) < 4096 else False)
 
 
-def _column(header: str, source: str) -> Optional[int]:
+def _column(header: str, source: str) -> int | None:
     """Where the values of ``source`` start: ``%time`` is left-aligned, ticks and bytes are
     right-aligned (so they start after the column before them ends); None if absent."""
     if source == "time":
@@ -79,8 +79,8 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
     """Individual cost of every stack of the call graph; rows out of shape are errors (or skipped)."""
     if options.source not in SOURCES:
@@ -102,7 +102,7 @@ def parse(
     if value_at is None:
         raise InputError(f"this profile has no {options.source!r} column (profile with +RTS -P to get ticks and bytes)", source, lineno)
     next(rows, None)  # the blank line under the header
-    stack: List[str] = []
+    stack: list[str] = []
     scale = 10 if options.source == "time" else 1  # tenths of a percent: integers, no rounding
     for lineno, line in rows:
         line = line.rstrip()

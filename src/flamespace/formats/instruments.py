@@ -19,7 +19,7 @@ from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, TextIO
+    from typing import TextIO
 
     from .._types import Stack
     from ..core.vector import FlameGraph
@@ -33,7 +33,7 @@ _MILLISECONDS = {"min": 60 * 1000, "s": 1000, "ms": 1}
 _METADATA = Metadata(unit="ms")
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     """True if the second line is a call-tree row (running time, percentage, self time, name)."""
     rows = head.split(b"\n")
     if len(rows) < 3:
@@ -46,12 +46,12 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
     """Self time of every node; rows out of shape are errors (or skipped)."""
     stacks = Stacks(name, options.skip_invalid, source, diagnostics, stack_cache)
-    stack: List[str] = []
+    stack: list[str] = []
     for lineno, line in lines(stream, source):
         if lineno == 1 or not line.strip():
             continue  # the header, blank lines

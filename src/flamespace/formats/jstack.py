@@ -25,7 +25,7 @@ from ._collapse import Stacks, lines, shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, TextIO
+    from typing import TextIO
 
     from .._types import Stack
     from ..core.vector import FlameGraph
@@ -61,7 +61,7 @@ class ReadOptions(Record):
     shorten_pkgs: bool = False
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     """True for a ``Full thread dump`` line, or a quoted thread line then a thread state line."""
     if re.search(rb"(?m)^Full thread dump ", head):
         return True
@@ -80,15 +80,15 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
     """Count each running thread's stack once."""
     stacks = Stacks(name, options.skip_invalid, source, diagnostics, stack_cache)
-    stack: List[str] = []  # leaf first
-    thread: Optional[str] = None
+    stack: list[str] = []  # leaf first
+    thread: str | None = None
     state = "?"
-    unknown: List[int] = []
+    unknown: list[int] = []
     first_unknown = ""
     end = 0
 

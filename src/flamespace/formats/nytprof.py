@@ -19,7 +19,7 @@ from . import folded
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, Optional, TextIO
+    from typing import TextIO
 
     from .._types import Stack
     from ..diagnostics import Diagnostics
@@ -48,7 +48,7 @@ class ReadOptions(Record):
     calls: bool = False
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     return False  # folded text: only by --from nytprof
 
 
@@ -57,8 +57,8 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
     """The call paths with their exclusive time in ns (or their calls)."""
     if options.ticks_per_second <= 0:

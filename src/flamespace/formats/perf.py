@@ -37,7 +37,8 @@ from ._limits import max_line_bytes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, Iterator, List, Optional, TextIO, Tuple, Union
+    from typing import TextIO
+    from collections.abc import Iterator
 
     from .._types import Number, Stack
     from ..diagnostics import Diagnostics
@@ -72,7 +73,7 @@ class ReadOptions(Record):
     jit: bool = False
     all: bool = False
     addrs: bool = False
-    event_filter: Optional[str] = None
+    event_filter: str | None = None
     srcline: bool = False
     inline: bool = False
     context: bool = False
@@ -105,7 +106,7 @@ def _lines_of(text: str) -> Iterator[str]:
         start = end
 
 
-def sniff(head: bytes) -> Union[bool, str, None]:
+def sniff(head: bytes) -> bool | str | None:
     """True if the first sample header is followed by a stack line; None if ``head`` ends first; else why not."""
     text = head.decode("utf-8", "replace")
     lines = text.splitlines()
@@ -138,7 +139,7 @@ def _shown(line: str) -> str:
     return repr(line if len(line) <= _SHOWN else line[: _SHOWN - 3] + "...")
 
 
-def _inline_stack(line: str, start: int) -> Optional[str]:
+def _inline_stack(line: str, start: int) -> str | None:
     """The stack line at the end of a header (``... 1 cycles:u:  ffff81 f (m)``), if there is one."""
     parts = line[start:].split(":", 2)
     if len(parts) < 3:
@@ -152,7 +153,7 @@ def _inline_stack(line: str, start: int) -> Optional[str]:
 _CACHE_ENTRIES = 1 << 20  # distinct lines or symbols remembered before a cache starts afresh (bounded memory)
 
 
-def _stack_parts(line: str) -> Optional[Tuple[str, str, str]]:
+def _stack_parts(line: str) -> tuple[str, str, str] | None:
     """(address, symbol, module) of a stack line, as the Perl script's pattern splits it; None if it does not match.
 
     The common shape (``  7f12 symbol (module)``) is split with string methods; anything else
@@ -178,12 +179,12 @@ class _Frames:
         self.addrs = options.addrs
         self.kernel = options.kernel or options.all
         self.jit = options.jit or options.all
-        self.java: Dict[str, Optional[str]] = {}  # line -> frames joined by ';' ("" none), None: not a stack line
-        self.other: Dict[str, Optional[str]] = {}
-        self.symbols: Dict[Tuple[str, str, bool], str] = {}  # (symbol, module, java) -> frames joined
+        self.java: dict[str, str | None] = {}  # line -> frames joined by ';' ("" none), None: not a stack line
+        self.other: dict[str, str | None] = {}
+        self.symbols: dict[tuple[str, str, bool], str] = {}  # (symbol, module, java) -> frames joined
         self.inliner = _Inliner(options.context) if options.inline else None
 
-    def joined(self, line: str, java: bool) -> Optional[str]:
+    def joined(self, line: str, java: bool) -> str | None:
         """The frames of a stack line joined by ';' ("" for none); None if it is not a stack line."""
         cache = self.java if java else self.other
         found = cache.get(line, 0)
@@ -212,7 +213,7 @@ class _Frames:
         cache[line] = text
         return text
 
-    def frames(self, line: str, java: bool) -> Optional[List[Tuple[str, bool]]]:
+    def frames(self, line: str, java: bool) -> list[tuple[str, bool]] | None:
         """The frames of one stack line, outermost first, each with whether a --srcline line follows it."""
         parts = _stack_parts(line)
         if parts is None:
@@ -220,7 +221,7 @@ class _Frames:
         inlined = self.inlined(*parts)
         return [(inlined, False)] if inlined is not None else self.rules(*parts, java)
 
-    def inlined(self, address: str, symbol: str, module: str) -> Optional[str]:
+    def inlined(self, address: str, symbol: str, module: str) -> str | None:
         """With ``inline``: the frames addr2line gives for this address, outermost first, joined by ';';
         None where the Perl script would not ask (perf maps, the kernel) or addr2line knows nothing."""
         if self.inliner is None or _NOT_INLINED.search(module):
@@ -228,7 +229,7 @@ class _Frames:
         found = self.inliner.frames(address, symbol, module)
         return None if found in ("", "??", "??:??:0") else found
 
-    def rules(self, address: str, symbol: str, module: str, java: bool) -> List[Tuple[str, bool]]:
+    def rules(self, address: str, symbol: str, module: str, java: bool) -> list[tuple[str, bool]]:
         """The Perl script's rules for one stack line, in its order."""
         symbol = _OFFSET.sub("", symbol, count=1)
         if symbol.startswith("("):  # a process name, not a frame
@@ -236,7 +237,7 @@ class _Frames:
         parts = symbol.split("->")
         while parts and not parts[-1]:  # Perl's split drops trailing empty fields
             parts.pop()
-        frames: List[Tuple[str, bool]] = []
+        frames: list[tuple[str, bool]] = []
         unknown = False
         for function in parts:
             if function == "[unknown]":
@@ -275,8 +276,8 @@ class _Inliner:
 
     def __init__(self, context: bool) -> None:
         self.context = context
-        self.cache: Dict[Tuple[str, str], str] = {}
-        self.symbols: Dict[str, str] = {}  # module -> nm's output
+        self.cache: dict[tuple[str, str], str] = {}
+        self.symbols: dict[str, str] = {}  # module -> nm's output
 
     def frames(self, address: str, symbol: str, module: str) -> str:
         key = (address, module)
@@ -296,7 +297,7 @@ class _Inliner:
                 base = re.search(r"^([0-9a-f]+) . " + re.escape(offset.group(1)) + "$", self.symbols[module], re.M)
                 if base is not None:
                     return self.frames(f"0x{int(base.group(1), 16) + int(offset.group(2), 16):x}", "", module)
-        names: List[str] = []
+        names: list[str] = []
         function = ""
         lines = output.split("\n")
         if lines[-1] == "":  # Perl's split /^/ makes no empty last line
@@ -311,7 +312,7 @@ class _Inliner:
         return ";".join(names)
 
 
-def _run(argv: List[str]) -> str:
+def _run(argv: list[str]) -> str:
     """A tool's standard output ("" if it cannot run: the script then falls back to the symbol, as here)."""
     import subprocess
 
@@ -321,7 +322,7 @@ def _run(argv: List[str]) -> str:
         return ""
 
 
-def _source_line(line: Optional[str]) -> str:
+def _source_line(line: str | None) -> str:
     """What --srcline appends from a source line: without [...] parts and surrounding space."""
     if line is None:
         return ""
@@ -333,8 +334,8 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
     """Collapse ``perf script`` text into a flame graph whose values are the samples' periods.
 
@@ -360,7 +361,7 @@ _CHUNK = 1 << 20  # characters read at a time
 CLOCK_EVENTS = ("cpu-clock", "task-clock")
 
 
-def _through_blank_line(stream: TextIO, rest: str, limit: int, source: str, lineno: int) -> Tuple[str, bool]:
+def _through_blank_line(stream: TextIO, rest: str, limit: int, source: str, lineno: int) -> tuple[str, bool]:
     """(``rest`` and the chunks after it, up to one with a blank line that ends a sample, joined
     once; whether the input ended). ``rest`` is the start of a sample after line ``lineno``, cut
     by the end of the last chunk. Joining each chunk to the rest and splitting it again was time
@@ -395,23 +396,23 @@ class _Collapser:
     (comments, a second header, a bad line, a one-line sample) goes through the line-by-line
     loop (:meth:`lines`), which is the reference."""
 
-    def __init__(self, options: ReadOptions, source: str, diagnostics: Optional[Diagnostics]) -> None:
+    def __init__(self, options: ReadOptions, source: str, diagnostics: Diagnostics | None) -> None:
         self.options, self.source, self.diagnostics = options, source, diagnostics
-        self.counts: Dict[str, Number] = {}
+        self.counts: dict[str, Number] = {}
         self.frames = _Frames(options)
         self.event_filter = options.event_filter or ""
         self.defaulted = False
-        self.other_events: Dict[str, int] = {}
+        self.other_events: dict[str, int] = {}
         # the line loop's state (reset by every blank line)
-        self.pname: Optional[str] = None
+        self.pname: str | None = None
         self.java = False
         self.period: Number = 1
         self.with_period = self.without_period = 0  # kept samples whose header gave a period, or none
-        self.blocks: List[str] = []  # each stack line's frames, innermost line first
+        self.blocks: list[str] = []  # each stack line's frames, innermost line first
         self.started = 0  # the line of the open sample's header
         # stack text of a sample (its lines after the header) -> its frames, root first; None: not plain
-        self.java_samples: Dict[str, Optional[str]] = {}
-        self.other_samples: Dict[str, Optional[str]] = {}
+        self.java_samples: dict[str, str | None] = {}
+        self.other_samples: dict[str, str | None] = {}
         self.cached = 0
 
     # -- whole samples -------------------------------------------------------------------
@@ -466,13 +467,13 @@ class _Collapser:
         self.lines(_lines_of(piece + "\n\n"), lineno)
         return last
 
-    def stack_of(self, stacks: str, java: bool) -> Optional[str]:
+    def stack_of(self, stacks: str, java: bool) -> str | None:
         """The frames of a sample's stack lines, root first; None unless every line is a stack line."""
         if not stacks:
             return ""
         frames = self.frames
         cache = frames.java if java else frames.other  # the lines' cache, looked up here: most lines hit it
-        parts: List[str] = []
+        parts: list[str] = []
         for line in stacks.split("\n"):
             part = cache.get(line)
             if part is None:  # not seen yet (or not a stack line)
@@ -488,7 +489,7 @@ class _Collapser:
 
     # -- line by line ----------------------------------------------------------------------
 
-    def unit(self) -> Optional[str]:
+    def unit(self) -> str | None:
         """What the values count: samples when no header gave a period; with periods, nanoseconds
         for the clock events (cpu-clock, task-clock), else the event itself (``cycles``); None when
         the samples mix both (their sum counts neither)."""
@@ -505,9 +506,9 @@ class _Collapser:
         comm, pid, tid = header.groups()
         if not tid or tid == "0":  # Perl: "0" is false
             tid, pid = pid, "?"
-        value: Optional[str] = None
-        event: Optional[str] = None
-        inline: Optional[str] = None
+        value: str | None = None
+        event: str | None = None
+        inline: str | None = None
         found = _EVENT.search(line)
         if found is not None:
             value, event = found.groups()
@@ -621,7 +622,7 @@ class _Collapser:
                 blocks.append(part)
         return lineno
 
-    def notes(self) -> List[str]:
+    def notes(self) -> list[str]:
         """What the caller should be told: a last sample left out, other events left out, no samples."""
         notes = []
         if self.pname:

@@ -45,7 +45,7 @@ from ._io import bounded_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, TextIO, Tuple, Union
+    from typing import TextIO
 
     from .._types import Number, Stack
     from ..diagnostics import Diagnostics
@@ -80,11 +80,11 @@ OFF_CPU = ("auto", "stat", "switch")
 
 _TIMESTAMP = re.compile(r" ([^ :]+):")
 _WHITESPACE = " \t\n\r\f\v"  # gawk's \s
-_VARIABLES: Dict[str, re.Pattern[str]] = {}
+_VARIABLES: dict[str, re.Pattern[str]] = {}
 _MAX_DIGITS = 300  # a delay of more digits is out of core.vector's range
 
 
-def sniff(head: bytes) -> Union[bool, str, None]:
+def sniff(head: bytes) -> bool | str | None:
     """True if ``head`` holds a sched_stat_sleep, sched_stat_blocked or sched_switch event line; else why not."""
     if b"sched:sched_stat_sleep:" in head or b"sched:sched_stat_blocked:" in head or b"sched:sched_switch:" in head:
         return True
@@ -105,7 +105,7 @@ def _timestamp(line: str) -> str:
     return found.group(1) if found else ""
 
 
-def _function(fields: List[str]) -> str:
+def _function(fields: list[str]) -> str:
     """A stack line's function: its fields but the first (the address) and the last (the module), as awk joins them."""
     if len(fields) < 2:
         return ""
@@ -125,8 +125,8 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
     """Off-CPU microseconds per stack (see the module docstring)."""
     if options.off_cpu not in OFF_CPU:
@@ -134,16 +134,16 @@ def parse(
     switches = _SwitchTimes(options, source, diagnostics) if options.off_cpu != "stat" else None
     stat_events = 0
     wakes = options.wake_stack or options.recurse
-    switch_pid: Optional[str] = None  # None: awk's 0 (no open switch event)
+    switch_pid: str | None = None  # None: awk's 0 (no open switch event)
     switch_stack = ""
-    switch_stacks: Dict[str, str] = {}
-    last_switch_stacks: Dict[str, str] = {}
+    switch_stacks: dict[str, str] = {}
+    last_switch_stacks: dict[str, str] = {}
     wake_command = wake_time = wake_stack = next_command = ""
     wake_pid = ""
-    next_pid: Optional[str] = None
+    next_pid: str | None = None
     delay = 0
-    last_wake_time: Dict[str, str] = {}
-    totals: Dict[str, int] = {}
+    last_wake_time: dict[str, str] = {}
+    totals: dict[str, int] = {}
     for lineno, line in enumerate(bounded_lines(stream, source), 1):
         if line[-1:] == "\n":
             line = line[:-1]
@@ -197,7 +197,7 @@ def parse(
     if switches is not None and (options.off_cpu == "switch" or not stat_events):
         totals = switches.finish()
         labels = {"off-cpu": "sched_switch time stamps"}
-    counts: Dict[str, Number] = {stack: total // 1000 for stack, total in totals.items() if total // 1000 > 0}
+    counts: dict[str, Number] = {stack: total // 1000 for stack, total in totals.items() if total // 1000 > 0}
     if diagnostics is not None and not counts:
         how = "sched_stat_sleep/blocked events" if switches is None or stat_events else "a sched_switch putting the thread back"
         diagnostics.warn(f"{source}: no off-CPU time found (sched_switch followed by {how})")
@@ -224,15 +224,15 @@ class _SwitchTimes:
     An event is a header line, then its stack (indented lines, leaf first), then a blank line.
     """
 
-    def __init__(self, options: ReadOptions, source: str, diagnostics: Optional[Diagnostics]) -> None:
+    def __init__(self, options: ReadOptions, source: str, diagnostics: Diagnostics | None) -> None:
         self.options, self.source, self.diagnostics = options, source, diagnostics
-        self.header: Optional[re.Match[str]] = None
-        self.frames: List[str] = []  # the current event's stack, leaf first
+        self.header: re.Match[str] | None = None
+        self.frames: list[str] = []  # the current event's stack, leaf first
         #: thread id -> (time it left the CPU, its command, its stack root first, (waker command, waker tid, waker stack leaf first) or None)
-        self.away: Dict[str, Tuple[int, str, str, Optional[Tuple[str, str, str]]]] = {}
-        self.last: Dict[str, str] = {}  # thread id -> its last off-CPU stack (without the command): chain graphs
-        self.totals: Dict[str, int] = {}
-        self.error: Optional[InputError] = None  # raised by finish() only: the input may be read from sched_stat events
+        self.away: dict[str, tuple[int, str, str, tuple[str, str, str] | None]] = {}
+        self.last: dict[str, str] = {}  # thread id -> its last off-CPU stack (without the command): chain graphs
+        self.totals: dict[str, int] = {}
+        self.error: InputError | None = None  # raised by finish() only: the input may be read from sched_stat events
 
     def feed(self, line: str, lineno: int) -> None:
         if line[:1] == "#":
@@ -307,7 +307,7 @@ class _SwitchTimes:
         key = f"{command}-{thread};{stack}" if options.tid else f"{command};{stack}"
         self.totals[key] = self.totals.get(key, 0) + now - left
 
-    def finish(self) -> Dict[str, int]:
+    def finish(self) -> dict[str, int]:
         """Off-CPU ns per stack text; the first invalid line's error, if any and not skipped."""
         self._event()
         if self.error is not None:

@@ -17,7 +17,7 @@ from ._collapse import integer, Stacks, lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, TextIO
+    from typing import TextIO
 
     from .._types import Number, Stack
     from ..core.vector import FlameGraph
@@ -34,7 +34,7 @@ class ReadOptions(Record):
     skip_invalid: bool = False
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     """True if a line has the shape ``  12.50%  [3]  function``."""
     return bool(re.search(rb"(?m)^ *[0-9.]+%  \[[0-9]+\]\s*\S", head)) or (None if len(head) < 4096 else False)
 
@@ -44,12 +44,12 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
     """Samples of every path of the call graph; a line that skips a level is an error (or skipped)."""
     stacks = Stacks(name, options.skip_invalid, source, diagnostics, stack_cache)
-    stack: List[str] = []  # leaf first: the sampled function, then its callers
+    stack: list[str] = []  # leaf first: the sampled function, then its callers
     count: Number = 0
     end = 0
     for lineno, line in lines(stream, source):

@@ -40,7 +40,7 @@ from ..core.python_frames import PythonFrames, split_frame
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, TextIO, Tuple
+    from typing import TextIO
 
     from .._types import Number, Profile, Stack
 
@@ -80,7 +80,7 @@ class WriteOptions(Record):
     gzip: bool = True
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     """A Profile message starts with field 1 (sample_type) or 2 (sample), both length-delimited.
 
     Checked further: the sample_type's first field is a varint, so text that happens to start
@@ -106,17 +106,17 @@ class _Profile:
     """The parts of a Profile message a flame graph needs, decoded."""
 
     def __init__(self) -> None:
-        self.sample_types: List[Tuple[int, int]] = []
-        self.samples: List[Tuple[int, int]] = []  # where each Sample message is
-        self.locations: Dict[int, Tuple[int, int, List[Tuple[int, int]]]] = {}  # id -> mapping, address, [(function, line)]
-        self.functions: Dict[int, Tuple[int, int, int]] = {}  # id -> name, system name, file
-        self.mappings: Dict[int, int] = {}  # id -> file
-        self.strings: List[str] = []
+        self.sample_types: list[tuple[int, int]] = []
+        self.samples: list[tuple[int, int]] = []  # where each Sample message is
+        self.locations: dict[int, tuple[int, int, list[tuple[int, int]]]] = {}  # id -> mapping, address, [(function, line)]
+        self.functions: dict[int, tuple[int, int, int]] = {}  # id -> name, system name, file
+        self.mappings: dict[int, int] = {}  # id -> file
+        self.strings: list[str] = []
         self.default_sample_type = 0
-        self.period_type: Tuple[int, int] = (0, 0)
+        self.period_type: tuple[int, int] = (0, 0)
         self.period = 0
         self.duration = 0
-        self.comments: List[int] = []
+        self.comments: list[int] = []
         self.source = "<input>"
 
 
@@ -153,7 +153,7 @@ def _decode(data: bytes) -> _Profile:
     return profile
 
 
-def _ints(data: bytes, pos: int, end: int, count: int) -> List[int]:
+def _ints(data: bytes, pos: int, end: int, count: int) -> list[int]:
     """Varint fields 1..count of a small message (others skipped)."""
     values = [0] * count
     for number, wire, value, _ in fields(data, pos, end):
@@ -162,9 +162,9 @@ def _ints(data: bytes, pos: int, end: int, count: int) -> List[int]:
     return values
 
 
-def _location(data: bytes, pos: int, end: int) -> Tuple[int, Tuple[int, int, List[Tuple[int, int]]]]:
+def _location(data: bytes, pos: int, end: int) -> tuple[int, tuple[int, int, list[tuple[int, int]]]]:
     location_id = mapping = address = 0
-    lines: List[Tuple[int, int]] = []
+    lines: list[tuple[int, int]] = []
     for number, wire, value, stop in fields(data, pos, end):
         if number == 4 and wire == BYTES:
             line = _ints(data, value, stop, 2)
@@ -179,14 +179,14 @@ def _location(data: bytes, pos: int, end: int) -> Tuple[int, Tuple[int, int, Lis
     return location_id, (mapping, address, lines)
 
 
-def _function(data: bytes, pos: int, end: int) -> Tuple[int, Tuple[int, int, int]]:
+def _function(data: bytes, pos: int, end: int) -> tuple[int, tuple[int, int, int]]:
     values = _ints(data, pos, end, 4)
     return values[0], (values[1], values[2], values[3])
 
 
-def _sample(data: bytes, pos: int, end: int) -> Tuple[List[int], List[int]]:
-    locations: List[int] = []
-    values: List[int] = []
+def _sample(data: bytes, pos: int, end: int) -> tuple[list[int], list[int]]:
+    locations: list[int] = []
+    values: list[int] = []
     for number, wire, value, stop in fields(data, pos, end):
         if number == 1:
             repeated_varints(data, wire, value, stop, locations)
@@ -200,15 +200,15 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
     data = read_all_bytes(stream)
     return parse_bytes(data, options, source=source, diagnostics=diagnostics)
 
 
 def parse_bytes(
-    data: bytes, options: ReadOptions = ReadOptions(), *, source: str = "<input>", diagnostics: Optional[Diagnostics] = None
+    data: bytes, options: ReadOptions = ReadOptions(), *, source: str = "<input>", diagnostics: Diagnostics | None = None
 ) -> FlameGraph:
     """Read an ungzipped profile.proto message."""
     if not data:
@@ -249,17 +249,17 @@ def _pick(profile: _Profile, options: ReadOptions, source: str) -> int:
     raise ArgumentError(f"{source} has no sample type {wanted!r}; it has {', '.join(types)}")
 
 
-def _graph(data: bytes, profile: _Profile, options: ReadOptions, source: str, diagnostics: Optional[Diagnostics]) -> FlameGraph:
+def _graph(data: bytes, profile: _Profile, options: ReadOptions, source: str, diagnostics: Diagnostics | None) -> FlameGraph:
     column = _pick(profile, options, source)
     type_index, unit_index = profile.sample_types[column]
     metric = profile.strings[type_index]
     unit_name = _string(profile, unit_index, "a sample unit")
     names = PythonFrames()
-    frame_cache: Dict[int, Tuple[str, ...]] = {}
-    single: Dict[int, str] = {}  # locations of one line (no inlining): most of them
+    frame_cache: dict[int, tuple[str, ...]] = {}
+    single: dict[int, str] = {}  # locations of one line (no inlining): most of them
     intern = sys.intern
 
-    def location_frames(location_id: int) -> Tuple[str, ...]:
+    def location_frames(location_id: int) -> tuple[str, ...]:
         found = frame_cache.get(location_id)
         if found is not None:
             return found
@@ -267,7 +267,7 @@ def _graph(data: bytes, profile: _Profile, options: ReadOptions, source: str, di
         if location is None:
             raise InputError(f"a sample refers to location {location_id}, which the profile does not define", source)
         mapping, address, lines = location
-        frames: List[str] = []
+        frames: list[str] = []
         for function_id, line in reversed(lines):  # the last line is the outermost caller
             function = profile.functions.get(function_id)
             if function is None:
@@ -283,8 +283,8 @@ def _graph(data: bytes, profile: _Profile, options: ReadOptions, source: str, di
             single[location_id] = found[0]
         return found
 
-    stacks: Dict[Stack, Number] = {}
-    stack_of: Dict[Tuple[int, ...], Stack] = {}
+    stacks: dict[Stack, Number] = {}
+    stack_of: dict[tuple[int, ...], Stack] = {}
     for index, (start, end) in enumerate(profile.samples):
         location_ids, values = _sample(data, start, end)
         if len(values) != len(profile.sample_types):
@@ -319,7 +319,7 @@ def _graph(data: bytes, profile: _Profile, options: ReadOptions, source: str, di
         labels["pprof.period"] = f"{profile.period} {period_unit}".strip() + (f" of {period_type}" if period_type else "")
     if profile.duration:
         labels["pprof.duration_ns"] = str(profile.duration)
-    written: Dict[str, str] = {}  # "key: value" comments, as our writer writes labels
+    written: dict[str, str] = {}  # "key: value" comments, as our writer writes labels
     others = []
     for comment in (_string(profile, c, "a comment") for c in profile.comments):
         label, colon, text = comment.partition(": ")
@@ -329,10 +329,10 @@ def _graph(data: bytes, profile: _Profile, options: ReadOptions, source: str, di
             others.append(comment)
     if others:
         labels["pprof.comments"] = "; ".join(others)
-    unit: Optional[str] = _UNITS.get(unit_name, unit_name or None)
+    unit: str | None = _UNITS.get(unit_name, unit_name or None)
     if unit == "count" and metric == "samples":
         unit = "samples"
-    metric_name: Optional[str] = metric or None
+    metric_name: str | None = metric or None
     if f"{_OURS}unit" in written:  # written by us: the profile's own metadata, exactly
         unit, metric_name = written.pop(f"{_OURS}unit") or None, written.pop(f"{_OURS}metric", "") or None
         labels = written
@@ -377,7 +377,7 @@ def encode(profile: Profile) -> bytes:
     if isinstance(profile, Differential):
         raise ArgumentError("pprof cannot hold a differential profile; write each side on its own")
     metadata = profile.metadata
-    strings: Dict[str, int] = {"": 0}
+    strings: dict[str, int] = {"": 0}
 
     def string(text: str) -> int:
         found = strings.get(text)
@@ -390,7 +390,7 @@ def encode(profile: Profile) -> bytes:
     encode_int(1, string(metadata.metric or "samples"), sample_type)
     encode_int(2, string(_UNIT_NAMES.get(metadata.unit or "samples", metadata.unit or "count")), sample_type)
     encode_bytes(1, bytes(sample_type), out)
-    locations: Dict[str, int] = {}
+    locations: dict[str, int] = {}
     tail = bytearray()  # locations and functions, written after the samples
     for stack, value in profile.sorted_items():
         ids = []

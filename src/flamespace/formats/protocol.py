@@ -20,7 +20,7 @@ it. :mod:`._conformance` is where mypy checks every format module against these 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Optional, Protocol, TextIO, Tuple, Type, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar
 
 if TYPE_CHECKING:
     from .._types import Drawable, Profile, Stack
@@ -47,14 +47,14 @@ class FormatModule(Protocol[R]):
         """The format's name, as ``--from``/``--to`` take it and :data:`~.registry.ORDER` lists it."""
 
     @property
-    def extensions(self) -> Tuple[str, ...]:
+    def extensions(self) -> tuple[str, ...]:
         """File endings that claim a file for the format (``.gz`` aside); they only break ties."""
 
     @property
-    def ReadOptions(self) -> Type[R]:
+    def ReadOptions(self) -> type[R]:
         """The record of reader options ``parse`` takes: ``skip_invalid`` and the format's own."""
 
-    def sniff(self, head: bytes) -> Union[bool, str, None]:
+    def sniff(self, head: bytes) -> bool | str | None:
         """True if ``head`` (an input's first bytes) is of this format; None if too short to
         tell; False or a string saying why not."""
 
@@ -64,8 +64,8 @@ class FormatModule(Protocol[R]):
         options: R,
         *,
         source: str = ...,
-        diagnostics: Optional[Diagnostics] = ...,
-        stack_cache: Optional[Dict[str, Stack]] = ...,
+        diagnostics: Diagnostics | None = ...,
+        stack_cache: dict[str, Stack] | None = ...,
     ) -> Drawable:
         """The profile (or, for a format that keeps time order, the flame chart) in ``stream``."""
 
@@ -74,7 +74,7 @@ class FormatWriter(FormatModule[R], Protocol[R, W]):
     """A format that can hold a profile: its writer's options and ``dump``."""
 
     @property
-    def WriteOptions(self) -> Type[W]:
+    def WriteOptions(self) -> type[W]:
         """The record of writer options ``dump`` takes."""
 
     def dump(self, profile: Profile, stream: TextIO, options: W) -> None:

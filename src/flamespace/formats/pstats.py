@@ -34,11 +34,11 @@ from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, FrozenSet, List, Optional, TextIO, Tuple
+    from typing import Any, TextIO
 
     from .._types import Number, Stack
 
-    Key = Tuple[str, int, str]
+    Key = tuple[str, int, str]
 
 name = "pstats"
 extensions = (".pstats", ".prof", ".cprofile")
@@ -51,7 +51,7 @@ MAX_DEPTH = 200
 MAX_LONG_DIGITS = 70
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     """A marshalled dict whose first key is a 3-tuple."""
     if len(head) < 3:
         return None if head[:1] in (b"{", b"\xfb") else False
@@ -65,10 +65,10 @@ class _Marshal:
 
     def __init__(self, data: bytes, source: str) -> None:
         self.data, self.pos, self.source = data, 0, source
-        self.refs: List[Any] = []
+        self.refs: list[Any] = []
         self.depth = 0
 
-    def fail(self, message: str, at: Optional[int] = None) -> InputError:
+    def fail(self, message: str, at: int | None = None) -> InputError:
         return error_at(message, self.pos if at is None else at, self.source)
 
     def take(self, size: int) -> bytes:
@@ -102,7 +102,7 @@ class _Marshal:
 
     def _decode(self, code: str, at: int) -> Any:
         if code == "{":
-            out: Dict[Any, Any] = {}
+            out: dict[Any, Any] = {}
             while True:
                 if self.data[self.pos : self.pos + 1] == b"0":
                     self.pos += 1
@@ -154,14 +154,14 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
     data = read_all_bytes(stream)
     return parse_bytes(data, source=source, diagnostics=diagnostics)
 
 
-def parse_bytes(data: bytes, *, source: str = "<input>", diagnostics: Optional[Diagnostics] = None) -> FlameGraph:
+def parse_bytes(data: bytes, *, source: str = "<input>", diagnostics: Diagnostics | None = None) -> FlameGraph:
     metadata = Metadata(unit="s", metric="wall", labels={"profiler": "pstats", "stacks": ESTIMATED})
     if not data:
         if diagnostics is not None:
@@ -183,11 +183,11 @@ def _number(value: Any, what: str, source: str) -> float:
     raise InputError(f"not a pstats file: {what} is {value!r:.60}, not a number >= 0", source)
 
 
-def _check(stats: Any, source: str) -> Dict[Key, Tuple[float, float, Dict[Key, float]]]:
+def _check(stats: Any, source: str) -> dict[Key, tuple[float, float, dict[Key, float]]]:
     """Each function's (own time, cumulative time, {caller: cumulative time of the calls from it})."""
     if not isinstance(stats, dict):
         raise InputError("not a pstats file: expected a marshalled dict of functions", source)
-    table: Dict[Key, Tuple[float, float, Dict[Key, float]]] = {}
+    table: dict[Key, tuple[float, float, dict[Key, float]]] = {}
     for key, value in stats.items():
         if not (isinstance(key, tuple) and len(key) == 3 and isinstance(key[0], str) and type(key[1]) is int and isinstance(key[2], str)):
             raise InputError(f"not a pstats file: a function key is {key!r:.60}, not (file, line, name)", source)
@@ -195,7 +195,7 @@ def _check(stats: Any, source: str) -> Dict[Key, Tuple[float, float, Dict[Key, f
             raise InputError(f"not a pstats file: the statistics of {key[2]} are not (cc, nc, tt, ct, callers)", source)
         calls = _number(value[1], f"the call count of {key[2]}", source)
         own, total = _number(value[2], f"the time of {key[2]}", source), _number(value[3], f"the cumulative time of {key[2]}", source)
-        callers: Dict[Key, float] = {}
+        callers: dict[Key, float] = {}
         for caller, edge in value[4].items():
             if not (isinstance(caller, tuple) and len(caller) == 3):
                 raise InputError(f"not a pstats file: a caller of {key[2]} is {caller!r:.60}", source)
@@ -208,15 +208,15 @@ def _check(stats: Any, source: str) -> Dict[Key, Tuple[float, float, Dict[Key, f
     return table
 
 
-def _estimate(table: Dict[Key, Tuple[float, float, Dict[Key, float]]], source: str) -> Dict[Stack, Number]:
+def _estimate(table: dict[Key, tuple[float, float, dict[Key, float]]], source: str) -> dict[Stack, Number]:
     names = PythonFrames()
-    frame: Dict[Key, str] = {
+    frame: dict[Key, str] = {
         key: sys.intern(names(key[2], "" if key[0] == "~" else key[0], key[1] or None)) for key in table
     }
-    callees: Dict[Key, List[Tuple[Key, float]]] = {key: [] for key in table}
+    callees: dict[Key, list[tuple[Key, float]]] = {key: [] for key in table}
     #: What a function's share is a share of: its cumulative time, or the calls from its callers
     #: if they add up to more (yappi counts recursive calls in both), so shares never pass 1.
-    whole: Dict[Key, float] = {}
+    whole: dict[Key, float] = {}
     for key, (_, cumulative, callers) in table.items():
         incoming = 0.0
         for caller, edge in callers.items():
@@ -226,8 +226,8 @@ def _estimate(table: Dict[Key, Tuple[float, float, Dict[Key, float]]], source: s
         whole[key] = max(cumulative, incoming)
     total_own = sum(own for own, _, _ in table.values())
     floor = total_own * MIN_SHARE
-    values: Dict[Stack, Number] = {}
-    placed: Dict[Key, float] = dict.fromkeys(table, 0.0)
+    values: dict[Stack, Number] = {}
+    placed: dict[Key, float] = dict.fromkeys(table, 0.0)
 
     def add(stack: Stack, value: float) -> None:
         if value > 0:
@@ -236,7 +236,7 @@ def _estimate(table: Dict[Key, Tuple[float, float, Dict[Key, float]]], source: s
     roots = [key for key, (_, _, callers) in table.items() if not any(c in table and c != key for c in callers)]
     # Depth first over (function, the share of its cumulative time this path has, path, functions on it),
     # with a list for a stack: no recursion limit.
-    work: List[Tuple[Key, float, Stack, FrozenSet[Key]]] = [(key, 1.0, (frame[key],), frozenset((key,))) for key in roots]
+    work: list[tuple[Key, float, Stack, frozenset[Key]]] = [(key, 1.0, (frame[key],), frozenset((key,))) for key in roots]
     # Pairs can describe exponentially many paths: what they are unrolled into is bounded.
     budget = FrameBudget(source, "the call graph has too many paths to estimate stacks from")
     while work:

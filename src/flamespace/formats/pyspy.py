@@ -23,7 +23,7 @@ from . import folded
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, Optional, TextIO
+    from typing import TextIO
 
     from .._types import Number, Stack
 
@@ -47,7 +47,7 @@ class ReadOptions(Record):
     threads: bool = False
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     return False  # folded text: only by --from pyspy
 
 
@@ -56,13 +56,13 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
     raw = folded.parse(stream, folded.ReadOptions(skip_invalid=options.skip_invalid, columns="1"), source=source, diagnostics=diagnostics)
     assert isinstance(raw, FlameGraph)
     names = PythonFrames()
-    renamed: Dict[str, str] = {}
+    renamed: dict[str, str] = {}
     intern = sys.intern
 
     def rename(frame: str) -> str:
@@ -72,7 +72,7 @@ def parse(
             found = renamed[frame] = intern(names(*split) if split else frame)
         return found
 
-    values: Dict[Stack, Number] = {}
+    values: dict[Stack, Number] = {}
     for stack, value in raw.items():
         if not options.threads:
             start = 0

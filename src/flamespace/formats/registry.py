@@ -28,7 +28,8 @@ from ._io import display_name, open_binary, open_output, text_reader
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, BinaryIO, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+    from typing import Any, BinaryIO, Callable
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
 
     from typing_extensions import TypeGuard
 
@@ -48,7 +49,7 @@ ORDER = (
 #: What an input's head must look like for a format to be worth importing to sniff it; an
 #: input that fails this check is refused with the reason written here, without the import
 #: (a bare check, without a reason, is accepted too).
-_COULD_BE: Dict[str, Union[Tuple[Callable[[bytes], bool], str], Callable[[bytes], bool]]] = {
+_COULD_BE: dict[str, tuple[Callable[[bytes], bool], str] | Callable[[bytes], bool]] = {
     "flamespace-json": lambda head: head.lstrip()[:1] in (b"", b"{") and (b'"flamespace"' in head[:256] or len(head.lstrip()) < 32),
     "speedscope": (lambda head: head.lstrip()[:1] in (b"", b"{"), "does not start with '{'"),
     "perf-sched": (lambda head: _has(b"sched:sched_stat_", head) or _has(b"sched:sched_switch:", head),
@@ -84,7 +85,7 @@ SNIFF_BYTES = 64 * 1024
 #: for a token's byte that comes latest here (or is not here) first: a one-byte search (memchr)
 #: is many times faster than a token's, and where that byte is not, neither is the token.
 _FREQUENT = b" ;._etaoinsrlcdmufph(:)0123456789gbywkv/-<>\nxEjqzSTARCIFNDLMOP"
-_KEYS: Dict[bytes, bytes] = {}
+_KEYS: dict[bytes, bytes] = {}
 
 
 def _has(token: bytes, head: bytes) -> bool:
@@ -120,7 +121,7 @@ def _module(name: str) -> Format:
     return module
 
 
-def formats() -> List[Format]:
+def formats() -> list[Format]:
     """Every format module, in sniffing order (importing them all)."""
     return [_module(name) for name in ORDER]
 
@@ -131,11 +132,11 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def names() -> List[str]:
+def names() -> list[str]:
     return list(ORDER)
 
 
-def writable_names() -> List[str]:
+def writable_names() -> list[str]:
     return [fmt.name for fmt in formats() if writes(fmt)]
 
 
@@ -161,7 +162,7 @@ def by_name(name: str) -> Format:
     return _module(name)
 
 
-def by_extension(path: str) -> Optional[Format]:
+def by_extension(path: str) -> Format | None:
     """The format that claims ``path``'s extension (``.gz`` aside); formats already imported are asked first."""
     lower = path.lower()
     if lower.endswith(".gz"):
@@ -182,7 +183,7 @@ def writer(name: str) -> Writer:
     return fmt
 
 
-def write_options(name: str) -> List[str]:
+def write_options(name: str) -> list[str]:
     """The fields of a writable format's ``WriteOptions``."""
     cls = writer(name).WriteOptions
     if hasattr(cls, "__record_fields__"):
@@ -192,7 +193,7 @@ def write_options(name: str) -> List[str]:
     return [f.name for f in dataclasses.fields(cls)]
 
 
-def detect(head: bytes, path: str = "", *, fallback: Optional[str] = None) -> Format:
+def detect(head: bytes, path: str = "", *, fallback: str | None = None) -> Format:
     """The format of an input from its content; its file name only breaks ties.
 
     Every format whose ``sniff`` accepts ``head`` is a candidate; among several, the one that
@@ -220,7 +221,7 @@ def detect(head: bytes, path: str = "", *, fallback: Optional[str] = None) -> Fo
 _NOTHING_LIKE = "its first bytes cannot start one"
 
 
-def _refusals(refused: List[Tuple[str, str]]) -> str:
+def _refusals(refused: list[tuple[str, str]]) -> str:
     """Why no format reads an input: folded's reason first (the likeliest intent), then each
     format with a reason of its own, then the formats whose pre-check found nothing like them."""
     specific = sorted((pair for pair in refused if pair[1] != _NOTHING_LIKE), key=lambda pair: pair[0] != "folded")
@@ -231,11 +232,11 @@ def _refusals(refused: List[Tuple[str, str]]) -> str:
     return "not a format flamespace reads; name one with --from (`flamespace formats` lists them). Tried:\n" + "\n".join(lines)
 
 
-def _sniff_all(head: bytes) -> Tuple[List[Format], List[str], List[Tuple[str, str]]]:
+def _sniff_all(head: bytes) -> tuple[list[Format], list[str], list[tuple[str, str]]]:
     """(formats that accept ``head``, names of those that cannot tell yet, (name, reason) of those that refuse)."""
-    accepted: List[Format] = []
-    undecided: List[str] = []
-    refused: List[Tuple[str, str]] = []
+    accepted: list[Format] = []
+    undecided: list[str] = []
+    refused: list[tuple[str, str]] = []
     for name in ORDER:
         could_be = _COULD_BE.get(name)
         if could_be is not None:
@@ -273,12 +274,12 @@ def recognises(path: str) -> bool:
 
 def read(
     source: Source,
-    format: Optional[str] = None,
+    format: str | None = None,
     *,
     skip_invalid: bool = False,
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
-    options: Optional[Mapping[str, object]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
+    options: Mapping[str, object] | None = None,
 ) -> Drawable:
     """Read a profile from a path, '-' (stdin) or a binary stream; gzip is undone automatically.
     A format that keeps time order (``charts``) gives a :class:`FlameChart` (its ``graph()`` is
@@ -299,7 +300,7 @@ def read(
 
 def _parse(
     fmt: Format, stream: BinaryIO, name: str, settings: Any,  # the format's own ReadOptions
-    diagnostics: Optional[Diagnostics], stack_cache: Optional[Dict[str, Stack]],
+    diagnostics: Diagnostics | None, stack_cache: dict[str, Stack] | None,
 ) -> Drawable:
     if fmt is folded:  # reads bytes: its C core splits lines and sums counts (several times faster)
         return folded.parse(stream, settings, source=name, diagnostics=diagnostics, stack_cache=stack_cache)
@@ -312,11 +313,11 @@ def _parse(
 
 def read_graph(
     source: Source,
-    format: Optional[str] = None,
+    format: str | None = None,
     *,
     skip_invalid: bool = False,
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
     """:func:`read` for a caller that needs one flame graph: a flame chart gives its flame graph,
     two-count input raises :class:`folded.DifferentialInput` (which holds the Differential)."""
@@ -330,11 +331,11 @@ def read_graph(
 
 def read_sum(
     sources: Sequence[Source],
-    format: Optional[str] = None,
+    format: str | None = None,
     *,
     skip_invalid: bool = False,
-    report: Optional[Callable[[Diagnostics], None]] = None,
-    each: Optional[Callable[[Sequence[Source]], Iterable[Source]]] = None,
+    report: Callable[[Diagnostics], None] | None = None,
+    each: Callable[[Sequence[Source]], Iterable[Source]] | None = None,
 ) -> FlameGraph:
     """The sum of many profiles: ``algebra.sum_graphs`` of :func:`read` of each source (the same
     values, metadata and errors), one input in memory at once besides the sum. A flame chart
@@ -354,8 +355,8 @@ def read_sum(
     each = each or iter
     done = 0  # inputs whose diagnostics were reported
     if folded._core is not None and "-" not in sources and all(isinstance(s, (str, os.PathLike)) for s in sources):
-        total: Dict[str, Number] = {}
-        metadata: Optional[Metadata] = None
+        total: dict[str, Number] = {}
+        metadata: Metadata | None = None
         try:
             for source in each(sources):
                 diagnostics = Diagnostics()
@@ -390,7 +391,7 @@ def read_sum(
     return sum_graphs(graphs())
 
 
-def read_options(fmt: Format) -> List[Tuple[str, object, str]]:
+def read_options(fmt: Format) -> list[tuple[str, object, str]]:
     """(field, default, help) of each reader option of ``fmt`` but ``skip_invalid``, in the record's order.
 
     The help is the field's paragraph of the ``ReadOptions`` docstring (``name``: text), so the
@@ -410,10 +411,10 @@ def read_options(fmt: Format) -> List[Tuple[str, object, str]]:
     return [(n, default, helps.get(n, "")) for n, default in names if n != "skip_invalid"]
 
 
-def _field_help(doc: str) -> Dict[str, str]:
+def _field_help(doc: str) -> dict[str, str]:
     """``name``: text paragraphs of a docstring, by name (a paragraph runs to the next blank line or field)."""
-    helps: Dict[str, str] = {}
-    current: Optional[str] = None
+    helps: dict[str, str] = {}
+    current: str | None = None
     for line in doc.splitlines():
         text = line.strip()
         if text.startswith("``") and "``:" in text:
@@ -439,7 +440,7 @@ def check_options(fmt: Format, options: Mapping[str, object]) -> Mapping[str, ob
     return options
 
 
-def write(profile: Union[Profile, FlameChart], destination: Union[str, "os.PathLike[str]", None] = None, format: str = "folded", **options: object) -> None:
+def write(profile: Profile | FlameChart, destination: str | os.PathLike[str] | None = None, format: str = "folded", **options: object) -> None:
     """Write ``profile`` to a path or stdout (None or '-'); a flame chart is written in time order
     by a format that keeps it (``charts``), as its flame graph by the others."""
     fmt = writer(format)

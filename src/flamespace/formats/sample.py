@@ -18,7 +18,7 @@ from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, TextIO
+    from typing import TextIO
 
     from .._types import Number, Stack
     from ..core.vector import FlameGraph
@@ -41,7 +41,7 @@ _FIELDS = re.compile(r"[^ \t]+")  # awk's default field splitting
 _MODULE = re.compile(r"\(in [^)]*\)")
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     """True for a sample report (its title line, or a ``Call graph:`` line followed by a tree line)."""
     if head.startswith(b"Analysis of sampling "):
         return True
@@ -57,9 +57,9 @@ class _Tree:
 
     def __init__(self, stacks: Stacks) -> None:
         self.stacks = stacks
-        self.names: List[str] = []
-        self.counts: List[Number] = []
-        self.lines: List[int] = []
+        self.names: list[str] = []
+        self.counts: list[Number] = []
+        self.lines: list[int] = []
 
     def close(self, down_to: int) -> None:
         """Print the stacks of the levels deeper than or at ``down_to``, deepest first, and drop them."""
@@ -101,8 +101,8 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
     """Self counts of every stack in the call graph; malformed tree lines are errors (or skipped)."""
     stacks = Stacks(name, options.skip_invalid, source, diagnostics, stack_cache)
@@ -142,7 +142,7 @@ def parse(
     return stacks.graph()
 
 
-def _check(body: str, indent: int) -> Optional[str]:
+def _check(body: str, indent: int) -> str | None:
     """Why a call-graph row is malformed (None if it is fine): ``body`` follows the ``indent``
     characters of tree marks after the first four spaces."""
     digits = body[: len(body) - len(body.lstrip("0123456789"))]

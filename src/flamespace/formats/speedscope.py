@@ -18,7 +18,8 @@ are several profiles. Files this module wrote come back with their metadata.
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, TextIO, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, TextIO
+from collections.abc import Iterator
 
 from .._record import Record, record
 from ..core.chart import LATEST_NS, FlameChart, interval_arrays
@@ -56,16 +57,16 @@ class ReadOptions(Record):
     """
 
     skip_invalid: bool = False
-    profile: Optional[str] = None
+    profile: str | None = None
 
 
 @record
 class WriteOptions(Record):
     header: bool = True  # write the "flamespace" metadata object
-    name: Optional[str] = None  # the profile group's name (default: the recorded command)
+    name: str | None = None  # the profile group's name (default: the recorded command)
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     text = head.lstrip()
     if not text:
         return None
@@ -82,8 +83,8 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<stream>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameChart:
     """The file's profiles as one flame chart, a thread each, in time order (its ``graph()`` adds them up)."""
     import json  # here, not at start-up: every command reads folded input through this registry
@@ -125,11 +126,11 @@ def parse(
     origin = min((_start_value(profiles[index], f"profiles[{index}]", source) for index in chosen), default=0)
     arrays = sum(len(events) for events in (profiles[index].get("events") for index in chosen)
                  if isinstance(events, list)) >= _nesting.ARRAYS_FROM
-    samples: List[Tuple[int, str, Stack, Number]] = []  # read event by event
-    stacks: List[Stack] = []
-    thread_names: List[str] = []
-    parts: List[Tuple[Any, Any, Any]] = []  # read with arrays: per profile (ns times, stack ids into stacks, weights)
-    threads: Dict[str, int] = {}
+    samples: list[tuple[int, str, Stack, Number]] = []  # read event by event
+    stacks: list[Stack] = []
+    thread_names: list[str] = []
+    parts: list[tuple[Any, Any, Any]] = []  # read with arrays: per profile (ns times, stack ids into stacks, weights)
+    threads: dict[str, int] = {}
     for index in chosen:
         profile = profiles[index]
         where = f"profiles[{index}]"
@@ -165,7 +166,7 @@ def parse(
         _metadata(document, unit))
 
 
-def _columns(rows: List[Tuple[int, str, Stack, Number]], stacks: List[Stack]) -> Tuple[Any, Any, Any]:
+def _columns(rows: list[tuple[int, str, Stack, Number]], stacks: list[Stack]) -> tuple[Any, Any, Any]:
     """Samples read event by event as a profile's part of the arrays (their stacks appended to
     ``stacks``); weights as int64 when all are ints that fit, else as the Python numbers."""
     import numpy
@@ -182,7 +183,7 @@ def _columns(rows: List[Tuple[int, str, Stack, Number]], stacks: List[Stack]) ->
     return times, ids, _objects([weights])
 
 
-def _objects(parts: List[Any]) -> Any:
+def _objects(parts: list[Any]) -> Any:
     """The numbers of ``parts`` (lists or arrays) one after another as an object array of Python numbers."""
     import numpy
 
@@ -191,8 +192,8 @@ def _objects(parts: List[Any]) -> Any:
     return values
 
 
-def _evented_arrays(profile: Dict[str, Any], frames: List[str], origin: Number, scale: Optional[float],
-                    stacks: List[Stack], budget: FrameBudget) -> Optional[Tuple[Any, Any, Any]]:
+def _evented_arrays(profile: dict[str, Any], frames: list[str], origin: Number, scale: float | None,
+                    stacks: list[Stack], budget: FrameBudget) -> tuple[Any, Any, Any] | None:
     """:func:`_evented`'s stretches as arrays (ns times, ids of stacks appended to ``stacks``,
     weights), made with array operations on the lists of the events' fields that json made (no
     object made per event); None for anything out of the ordinary (an error, times of
@@ -212,7 +213,7 @@ def _evented_arrays(profile: Dict[str, Any], frames: List[str], origin: Number, 
         return None
     events.clear()  # the events' objects go (most of the document's memory), those of their fields stay
 
-    def refused() -> Optional[Tuple[Any, Any, Any]]:
+    def refused() -> tuple[Any, Any, Any] | None:
         """None, the events given back as :func:`_evented` reads them (their three fields)."""
         events[:] = [{"type": kind, "at": at, "frame": frame} for kind, at, frame in zip(kinds, ats, indices)]
         return None
@@ -250,14 +251,14 @@ def _evented_arrays(profile: Dict[str, Any], frames: List[str], origin: Number, 
     return times, stack_ids + first, weights if weights.dtype.kind == "i" else weights.astype(object)
 
 
-def _start_value(profile: Dict[str, Any], where: str, source: str) -> Number:
+def _start_value(profile: dict[str, Any], where: str, source: str) -> Number:
     start: Number = profile.get("startValue", 0)
     if not _is_number(start):
         raise InputError(f"{where}.startValue is {start!r:.60}, not a number between -{MAX_VALUE:g} and {MAX_VALUE:g}", source)
     return start
 
 
-def _thread_name(profile: Dict[str, Any], index: int, seen: Dict[str, int]) -> str:
+def _thread_name(profile: dict[str, Any], index: int, seen: dict[str, int]) -> str:
     """The profile's name as the chart's thread (``profile N`` if it has none; a repeated name gets `` [N]``)."""
     name = profile.get("name")
     name = name if isinstance(name, str) and name else f"profile {index}"
@@ -267,7 +268,7 @@ def _thread_name(profile: Dict[str, Any], index: int, seen: Dict[str, int]) -> s
     return name
 
 
-def _ns(value: Number, scale: Optional[float], where: str, source: str) -> int:
+def _ns(value: Number, scale: float | None, where: str, source: str) -> int:
     """A time from the profiles' earliest start in the chart's ns (weights that are no time: as they are)."""
     scaled = value * scale if scale is not None else value
     if not -LATEST_NS <= scaled <= LATEST_NS:  # also NaN and infinities (a huge value times a scale)
@@ -275,12 +276,12 @@ def _ns(value: Number, scale: Optional[float], where: str, source: str) -> int:
     return round(scaled)
 
 
-def _profile_name(profile: Dict[str, Any], index: int) -> str:
+def _profile_name(profile: dict[str, Any], index: int) -> str:
     name = profile.get("name")
     return f"{index}: {name}" if isinstance(name, str) else str(index)
 
 
-def _chosen(profiles: List[Dict[str, Any]], wanted: Optional[str], source: str) -> List[int]:
+def _chosen(profiles: list[dict[str, Any]], wanted: str | None, source: str) -> list[int]:
     """Indices of the profiles to read: all, or the one named (by name first, else by index) ``wanted``."""
     if wanted is None:
         return list(range(len(profiles)))
@@ -296,7 +297,7 @@ def _chosen(profiles: List[Dict[str, Any]], wanted: Optional[str], source: str) 
     raise InputError(f"no profile named {wanted!r} and no profile of that index (the profiles: {have})", source)
 
 
-def _frame_names(document: Dict[str, Any], source: str) -> List[str]:
+def _frame_names(document: dict[str, Any], source: str) -> list[str]:
     shared = document.get("shared")
     frames = shared.get("frames") if isinstance(shared, dict) else None
     if not isinstance(frames, list):
@@ -310,7 +311,7 @@ def _frame_names(document: Dict[str, Any], source: str) -> List[str]:
     return names
 
 
-def _display_name(frame: Dict[str, Any], python_frames: PythonFrames) -> str:
+def _display_name(frame: dict[str, Any], python_frames: PythonFrames) -> str:
     """``name (file:line)`` as our sampler names frames (core.python_frames); the bare name if no file is given."""
     name: str = frame["name"]
     file, line = frame.get("file"), frame.get("line")
@@ -325,14 +326,14 @@ def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and -MAX_VALUE < value < MAX_VALUE
 
 
-def _check_frame(index: object, frames: List[str], where: str, source: str) -> int:
+def _check_frame(index: object, frames: list[str], where: str, source: str) -> int:
     """``index`` if it is the index of a frame: an int in range (a negative one would wrap in Python)."""
     if type(index) is not int or not 0 <= index < len(frames):
         raise InputError(f"{where} is {index!r:.60}, not the index of a frame (shared.frames has {len(frames)})", source)
     return index
 
 
-def _stack(indices: Any, frames: List[str], where: str, source: str) -> Stack:
+def _stack(indices: Any, frames: list[str], where: str, source: str) -> Stack:
     if not isinstance(indices, list):
         raise InputError(f"{where} is {indices!r:.60}, not a list of frame indices", source)
     for k, index in enumerate(indices):
@@ -340,7 +341,7 @@ def _stack(indices: Any, frames: List[str], where: str, source: str) -> Stack:
     return tuple(frames[i] for i in indices)
 
 
-def _sampled(profile: Dict[str, Any], frames: List[str], where: str, source: str) -> Iterator[Tuple[Stack, Number, Number]]:
+def _sampled(profile: dict[str, Any], frames: list[str], where: str, source: str) -> Iterator[tuple[Stack, Number, Number]]:
     """(stack, end, weight) of each sample, laid end to end from the profile's start (samples keep no time of their own)."""
     samples, weights = profile.get("samples"), profile.get("weights")
     if not isinstance(samples, list) or not isinstance(weights, list) or len(samples) != len(weights):
@@ -353,14 +354,14 @@ def _sampled(profile: Dict[str, Any], frames: List[str], where: str, source: str
         yield _stack(indices, frames, f"{where}.samples[{i}]", source), at, weight
 
 
-def _evented(profile: Dict[str, Any], frames: List[str], where: str, source: str, budget: FrameBudget
-             ) -> Iterator[Tuple[Stack, Number, Number]]:
+def _evented(profile: dict[str, Any], frames: list[str], where: str, source: str, budget: FrameBudget
+             ) -> Iterator[tuple[Stack, Number, Number]]:
     """(stack, end, length) of every stretch between consecutive events while a frame is open: the open stack's own time."""
     events = profile.get("events")
     if not isinstance(events, list):
         raise InputError(f"{where}: 'events' must be a list", source)
-    open_frames: List[int] = []
-    open_stacks: List[Optional[Stack]] = []  # the open stack's tuple at each depth, once made (not once a stretch)
+    open_frames: list[int] = []
+    open_stacks: list[Stack | None] = []  # the open stack's tuple at each depth, once made (not once a stretch)
     last_at = _start_value(profile, where, source)
     for i, event in enumerate(events):
         place = f"{where}.events[{i}]"
@@ -393,7 +394,7 @@ def _evented(profile: Dict[str, Any], frames: List[str], where: str, source: str
         raise InputError(f"{where}: {len(open_frames)} frames are never closed", source)
 
 
-def _metadata(document: Dict[str, Any], unit: Optional[str]) -> Metadata:
+def _metadata(document: dict[str, Any], unit: str | None) -> Metadata:
     ours = document.get("flamespace")
     if isinstance(ours, dict):
         labels = ours.get("labels")
@@ -415,8 +416,8 @@ class _FrameTable:
     """Interns frame names into speedscope's shared frame list, splitting ``name (file:line)``."""
 
     def __init__(self) -> None:
-        self.index: Dict[str, int] = {}
-        self.frames: List[Dict[str, Any]] = []
+        self.index: dict[str, int] = {}
+        self.frames: list[dict[str, Any]] = []
 
     def __call__(self, frame: str) -> int:
         found = self.index.get(frame)
@@ -426,7 +427,7 @@ class _FrameTable:
         return found
 
 
-def _split_frame(frame: str) -> Dict[str, Any]:
+def _split_frame(frame: str) -> dict[str, Any]:
     split = split_frame(frame)
     if split is None:
         return {"name": frame}
@@ -434,13 +435,13 @@ def _split_frame(frame: str) -> Dict[str, Any]:
     return {"name": function, "file": file, "line": line} if line is not None else {"name": function, "file": file}
 
 
-def dump(profile: Union[FlameGraph, FlameChart, Differential], stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
+def dump(profile: FlameGraph | FlameChart | Differential, stream: TextIO, options: WriteOptions = WriteOptions()) -> None:
     if isinstance(profile, Differential):
         raise ArgumentError("speedscope cannot hold a differential profile; write each side on its own")
     metadata = profile.metadata or Metadata()
     table = _FrameTable()
     unit_name = _UNIT_NAMES.get(metadata.unit or "samples", "none")
-    timelines: List[_Timeline] = []
+    timelines: list[_Timeline] = []
     if isinstance(profile, FlameChart) and unit_name == "nanoseconds":
         timelines = [_timeline(profile.threads[thread_id] or "thread", times, stack_ids, weights, profile.stacks, table)
                      for thread_id, times, stack_ids, weights in profile.thread_columns()]
@@ -451,7 +452,7 @@ def dump(profile: Union[FlameGraph, FlameChart, Differential], stream: TextIO, o
         profiles = list(_chart_profiles(profile, table, unit_name))
     else:
         profiles = [_graph_profile(profile, table, unit_name)]
-    document: Dict[str, Any] = {
+    document: dict[str, Any] = {
         "$schema": SCHEMA,
         "shared": {"frames": table.frames},
         "profiles": profiles,
@@ -475,7 +476,7 @@ def dump(profile: Union[FlameGraph, FlameChart, Differential], stream: TextIO, o
     stream.write("\n")
 
 
-def _graph_profile(graph: FlameGraph, table: _FrameTable, unit_name: str) -> Dict[str, Any]:
+def _graph_profile(graph: FlameGraph, table: _FrameTable, unit_name: str) -> dict[str, Any]:
     rows = graph.sorted_items()
     total = _readable_span(sum(value for _, value in rows), unit_name, "all")
     return {
@@ -499,7 +500,7 @@ def _readable_span(total: Number, unit_name: str, thread: str) -> Number:
     return total
 
 
-def _chart_profiles(chart: FlameChart, table: _FrameTable, unit_name: str) -> Iterator[Dict[str, Any]]:
+def _chart_profiles(chart: FlameChart, table: _FrameTable, unit_name: str) -> Iterator[dict[str, Any]]:
     """One sampled profile per thread (weights that are no time in ns), in the order threads first appear."""
     for thread_id, samples in chart.per_thread().items():
         yield {
@@ -520,7 +521,7 @@ def _marker() -> str:
     return f"\x00flamespace-events-{secrets.token_hex(8)}-"
 
 
-def _number_texts(values: Any) -> Tuple[str, List[Any]]:
+def _number_texts(values: Any) -> tuple[str, list[Any]]:
     """JSON's text of each number of an array (int64, or objects: Python's ints and floats,
     whose ``str`` is what ``json`` writes): the format of one, and the arguments of all."""
     return "%s", values.tolist()
@@ -539,12 +540,12 @@ class _Timeline:
     ``%`` format that a whole chunk of steps is written through at once."""
 
     def __init__(self, name: str, start_value: Number, end_value: Number, at: Any, steps: Any,
-                 changes: List[Tuple[List[int], List[int]]]) -> None:
+                 changes: list[tuple[list[int], list[int]]]) -> None:
         self.name, self.start_value, self.end_value = name, start_value, end_value
         self.at, self.steps, self.changes = at, steps, changes
 
     def write(self, stream: TextIO, close: Callable[[int], str], open: Callable[[int], str],
-              times: Callable[[Any], Tuple[str, List[Any]]]) -> None:
+              times: Callable[[Any], tuple[str, list[Any]]]) -> None:
         """The events, comma-separated: ``close`` and ``open`` give the text of an event that
         closes or opens a frame (by its index in the table), with ``\\x00`` for the time;
         ``times`` gives the ``%`` format of one time (the same for every array) and the
@@ -565,7 +566,7 @@ class _Timeline:
             stream.write(",".join(texts[steps]) % tuple(arguments))
 
 
-def _distinct(keys: Any, size: int) -> Tuple[Any, Any, Any]:
+def _distinct(keys: Any, size: int) -> tuple[Any, Any, Any]:
     """``numpy.unique(keys, return_index=True, return_inverse=True)`` of keys below ``size``:
     without sorting them when a table of ``size`` entries is small beside the keys."""
     import numpy
@@ -581,7 +582,7 @@ def _distinct(keys: Any, size: int) -> Tuple[Any, Any, Any]:
     return kinds, first[kinds], index[keys]
 
 
-def _timeline(name: str, times: Any, stack_ids: Any, weights: Any, stacks: List[Stack], table: _FrameTable) -> _Timeline:
+def _timeline(name: str, times: Any, stack_ids: Any, weights: Any, stacks: list[Stack], table: _FrameTable) -> _Timeline:
     """The events of one thread's samples in ns (numpy arrays), each sample where
     :func:`~flamespace.core.chart.interval_arrays` places it: a gap between two samples
     closes every frame. Frames go into ``table`` in the order they are first opened."""
@@ -624,7 +625,7 @@ def _timeline(name: str, times: Any, stack_ids: Any, weights: Any, stacks: List[
     order = numpy.argsort(first)  # the changes in the order they first happen: so are frames first opened
     rank: Any = numpy.empty(len(order), dtype=numpy.intp)
     rank[order] = numpy.arange(len(order))
-    changes: List[Tuple[List[int], List[int]]] = []
+    changes: list[tuple[list[int], list[int]]] = []
     for kind in kinds[order].tolist():
         old_id, new_id = divmod(kind, len(stacks) + 1)
         old, new = stacks[old_id - 1] if old_id else (), stacks[new_id - 1] if new_id else ()

@@ -18,7 +18,7 @@ from ._collapse import integer, WHITESPACE, Stacks, lines, shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, TextIO
+    from typing import TextIO
 
     from .._types import Stack
     from ..core.vector import FlameGraph
@@ -34,7 +34,7 @@ class ReadOptions(Record):
     skip_invalid: bool = False
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     """True if a line is ``0xADDRESS : function+0x../0x..``."""
     return bool(re.search(rb"(?m)^\s*0x[0-9a-f]+ : \S+\+0x[0-9a-f]+/0x[0-9a-f]+", head)) or (None if len(head) < 4096 else False)
 
@@ -55,12 +55,12 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
     """Sum each stack's counts; a stack the input ends in without a count is an error (or skipped)."""
     stacks = Stacks(name, options.skip_invalid, source, diagnostics, stack_cache)
-    stack: List[str] = []  # leaf first
+    stack: list[str] = []  # leaf first
     started = 0
     for lineno, line in lines(stream, source):
         count = line.lstrip(WHITESPACE)

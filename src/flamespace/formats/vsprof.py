@@ -23,7 +23,7 @@ from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, TextIO
+    from typing import TextIO
 
     from .._types import Number, Stack
     from ..core.vector import FlameGraph
@@ -39,7 +39,7 @@ _CALLS = re.compile(r"\d+|\d{1,3}(?:,\d{3})+|\d{1,3}(?:\.\d{3})+|\d{1,3}(?: \d{3
 _METADATA = Metadata(unit="calls")
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     return head.decode("utf-8", "replace").lstrip("\ufeff").startswith(HEADER)
 
 
@@ -57,12 +57,12 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
     """Calls of every leaf of the tree; rows out of shape are errors (or skipped)."""
     stacks = Stacks(name, options.skip_invalid, source, diagnostics, stack_cache)
-    stack: List[str] = []
+    stack: list[str] = []
     calls: Number = 0
     leaf_line = 0
     for lineno, line in lines(stream, source):

@@ -24,7 +24,7 @@ from ._collapse import Stacks, lines, shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, TextIO, Tuple
+    from typing import TextIO
 
     from .._types import Stack
     from ..core.vector import FlameGraph
@@ -51,12 +51,12 @@ class ReadOptions(Record):
     no_modules: bool = False
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     text = head.decode("utf-8", "replace").lstrip("\ufeff")
     return any(line.startswith(HEADER) for line in text.splitlines()) or (None if len(head) < 4096 else False)
 
 
-def _fields(row: str, no_modules: bool) -> Optional[Tuple[str, str, str]]:
+def _fields(row: str, no_modules: bool) -> tuple[str, str, str] | None:
     """(function, seconds, module) of a row without its indentation; None if it has too few fields."""
     if row.startswith('"'):
         function, comma, rest = row[1:].partition('",')
@@ -75,8 +75,8 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
     """Self milliseconds of every stack of the tree; rows out of shape are errors (or skipped)."""
     stacks = Stacks(name, options.skip_invalid, source, diagnostics, stack_cache)
@@ -90,7 +90,7 @@ def parse(
         if content:
             stacks.invalid(lineno, f"the input ends without the VTune header: expected a line starting {HEADER!r}")
         return stacks.graph(_METADATA)
-    stack: List[str] = []
+    stack: list[str] = []
     for lineno, line in rows:
         line = line.rstrip()
         if not line:

@@ -22,7 +22,7 @@ from ._options import ReadOptions as ReadOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, TextIO
+    from typing import TextIO
 
     from .._types import Stack
     from ..core.vector import FlameGraph
@@ -37,7 +37,7 @@ _METADATA = Metadata(unit="samples")
 _CHUNK = 1 << 16
 
 
-def sniff(head: bytes) -> Optional[bool]:
+def sniff(head: bytes) -> bool | None:
     """True for an XML declaration and a ``<trace-query-result`` element."""
     if b"<?xml" not in head[:200]:
         return False
@@ -66,7 +66,7 @@ def finish_rust_symbol(symbol: str) -> str:
         rest = rest[:-2]
     if rest.startswith("_$"):
         rest = rest[1:]
-    out: List[str] = []
+    out: list[str] = []
     at = 0
     while at < len(rest):
         char = rest[at]
@@ -103,19 +103,19 @@ class _Reader:
         self.parser.buffer_text = True
         self.parser.StartElementHandler = self.start
         self.parser.EndElementHandler = self.end
-        self.open: List[Optional[str]] = []  # each open element: its name if read, None if passed over
+        self.open: list[str | None] = []  # each open element: its name if read, None if passed over
         self.depth = 0  # elements of _NESTING open, in order
         self.done = False
-        self.frames: Dict[str, str] = {}  # frame id -> name
-        self.backtraces: Dict[str, List[str]] = {}  # backtrace id -> frame ids, leaf first
-        self.current: Optional[List[str]] = None  # frames of the backtrace being read
-        self.row: Optional[str] = None  # backtrace of the row being read
-        self.samples: Dict[str, int] = {}  # backtrace id -> rows
+        self.frames: dict[str, str] = {}  # frame id -> name
+        self.backtraces: dict[str, list[str]] = {}  # backtrace id -> frame ids, leaf first
+        self.current: list[str] | None = None  # frames of the backtrace being read
+        self.row: str | None = None  # backtrace of the row being read
+        self.samples: dict[str, int] = {}  # backtrace id -> rows
 
     def fail(self, message: str) -> InputError:
         return InputError(message, self.source, self.parser.CurrentLineNumber)
 
-    def start(self, tag: str, attributes: Dict[str, str]) -> None:
+    def start(self, tag: str, attributes: dict[str, str]) -> None:
         # read when it is the next of _NESTING and every element around it is read
         wanted = not self.done and len(self.open) == self.depth < len(_NESTING) and tag == _NESTING[self.depth]
         self.open.append(tag if wanted else None)
@@ -127,7 +127,7 @@ class _Reader:
         elif tag == "frame":
             self._frame(attributes)
 
-    def _backtrace(self, attributes: Dict[str, str]) -> None:
+    def _backtrace(self, attributes: dict[str, str]) -> None:
         ref = attributes.get("ref")
         if ref is not None:
             if ref not in self.backtraces:
@@ -142,7 +142,7 @@ class _Reader:
         self.current = self.backtraces[ident] = []
         self.row = ident
 
-    def _frame(self, attributes: Dict[str, str]) -> None:
+    def _frame(self, attributes: dict[str, str]) -> None:
         if self.current is None:
             raise self.fail("<frame> inside a <backtrace ref=...>: expected frames only in a backtrace with an id")
         ref = attributes.get("ref")
@@ -178,8 +178,8 @@ def parse(
     options: ReadOptions = ReadOptions(),
     *,
     source: str = "<input>",
-    diagnostics: Optional[Diagnostics] = None,
-    stack_cache: Optional[Dict[str, Stack]] = None,
+    diagnostics: Diagnostics | None = None,
+    stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
     """Count the rows of each backtrace. Malformed XML, a dangling ref or an export that ends
     early is an error (a whole document cannot be read in part, so ``skip_invalid`` does not apply)."""
@@ -202,7 +202,7 @@ def parse(
         raise InputError("not an xctrace export: XML nested too deeply", source) from None
     if not reader.done:
         raise InputError("the input ends before </trace-query-result>: expected an xctrace XML export", source, reader.parser.CurrentLineNumber)
-    names: Dict[str, str] = {}
+    names: dict[str, str] = {}
     for backtrace, count in reader.samples.items():
         frames = reader.backtraces[backtrace]
         stack = ";".join(_finished(names, reader.frames[frame]) for frame in reversed(frames))
@@ -210,7 +210,7 @@ def parse(
     return stacks.graph(_METADATA)
 
 
-def _finished(cache: Dict[str, str], symbol: str) -> str:
+def _finished(cache: dict[str, str], symbol: str) -> str:
     found = cache.get(symbol)
     if found is None:
         found = cache[symbol] = finish_rust_symbol(symbol)

@@ -25,9 +25,6 @@ from __future__ import annotations
 import os
 import re
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, List, Tuple
 
 HERE = os.path.join(os.path.dirname(__file__), "js")
 #: The bundle's table of modules: a name no module may declare.
@@ -50,7 +47,7 @@ class BundleError(ValueError):
 class Module:
     """One module's text with its import and export statements taken out."""
 
-    def __init__(self, name: str, body: str, imports: List[Tuple[str, str, str]], exports: Dict[str, str]) -> None:
+    def __init__(self, name: str, body: str, imports: list[tuple[str, str, str]], exports: dict[str, str]) -> None:
         self.name = name
         self.body = body
         #: (local name, the other module, its export name; "*" for the whole namespace)
@@ -59,7 +56,7 @@ class Module:
         self.exports = exports
 
 
-def _pairs(text: str, where: str) -> List[Tuple[str, str]]:
+def _pairs(text: str, where: str) -> list[tuple[str, str]]:
     """``a, b as c`` -> [("a", "a"), ("b", "c")]: (name outside, name inside) pairs."""
     pairs = []
     for item in (part.strip() for part in text.split(",")):
@@ -77,8 +74,8 @@ def _pairs(text: str, where: str) -> List[Tuple[str, str]]:
 
 def parse(name: str, text: str) -> Module:
     """The imports and exports of module ``name`` (its path inside the folder), and its body without them."""
-    imports: List[Tuple[str, str, str]] = []
-    exports: Dict[str, str] = {}
+    imports: list[tuple[str, str, str]] = []
+    exports: dict[str, str] = {}
 
     text = "\n" + text
 
@@ -126,11 +123,11 @@ def _read(name: str, root: str) -> Module:
         raise BundleError(f"no module {name} in {root}") from None
 
 
-def modules(entry: str, root: str = HERE) -> List[Module]:
+def modules(entry: str, root: str = HERE) -> list[Module]:
     """``entry`` and every module it imports, each after the modules it imports (no cycle)."""
-    done: Dict[str, Module] = {}
-    order: List[Module] = []
-    open_: List[str] = []
+    done: dict[str, Module] = {}
+    order: list[Module] = []
+    open_: list[str] = []
 
     def visit(name: str) -> None:
         if name in done:

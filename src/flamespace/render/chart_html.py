@@ -26,7 +26,8 @@ from .timeline import Timeline, timeline
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, List, Optional, Sequence, Tuple
+    from typing import Any
+    from collections.abc import Sequence
 
     from .._types import Destination
     from ..core.chart import FlameChart
@@ -44,12 +45,12 @@ CHART_VERSION = 1
 
 def chart_html(
     chart: FlameChart,
-    options: Optional[HtmlOptions] = None,
+    options: HtmlOptions | None = None,
     output: Destination = None,
     *,
-    palette: Optional[Dict[str, str]] = None,
-    diagnostics: Optional[Diagnostics] = None,
-) -> Optional[str]:
+    palette: dict[str, str] | None = None,
+    diagnostics: Diagnostics | None = None,
+) -> str | None:
     """Write ``chart`` as the HTML flame chart (``options``: the viewer's; title "Flame Chart" by
     default; ``min_percent`` leaves out boxes narrower than that share of the time axis).
 
@@ -82,7 +83,7 @@ def as_chart(profile: Any) -> FlameChart:
     return chart
 
 
-def chart_payload(chart: FlameChart, options: HtmlOptions, *, palette: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+def chart_payload(chart: FlameChart, options: HtmlOptions, *, palette: dict[str, str] | None = None) -> dict[str, Any]:
     """The chart page's data (JSON-ready): settings, lanes, string tables, box columns."""
     from .layout import _rewriter
     from .palettes import Colourer
@@ -96,7 +97,7 @@ def chart_payload(chart: FlameChart, options: HtmlOptions, *, palette: Optional[
     return boxes_payload(drawn, options, Colourer(options.svg_options(), palette))
 
 
-def boxes_payload(drawn: Timeline, options: HtmlOptions, colourer: Any) -> Dict[str, Any]:
+def boxes_payload(drawn: Timeline, options: HtmlOptions, colourer: Any) -> dict[str, Any]:
     """The payload of a laid-out timeline (``colourer``: name -> colour, as :class:`~.palettes.Colourer`)."""
     from collections import Counter
 
@@ -139,7 +140,7 @@ def boxes_payload(drawn: Timeline, options: HtmlOptions, colourer: Any) -> Dict[
 # -- pages ------------------------------------------------------------------------------------------
 
 
-def page(title: str, payloads: Dict[str, Dict[str, Any]], styles: Sequence[str] = STYLES,
+def page(title: str, payloads: dict[str, dict[str, Any]], styles: Sequence[str] = STYLES,
          script: str = SCRIPT, body: str = "") -> str:
     """A whole page: the stylesheets, each payload in a ``<script type="application/json" id=...>``,
     ``body`` (HTML), then the script of the entry module ``script`` (render/js/, joined with its imports
@@ -164,7 +165,7 @@ def page(title: str, payloads: Dict[str, Dict[str, Any]], styles: Sequence[str] 
     )
 
 
-def payload_of(text: str, key: str) -> Dict[str, Any]:
+def payload_of(text: str, key: str) -> dict[str, Any]:
     """The JSON payload with id ``key`` of a page."""
     from ..errors import ArgumentError
 
@@ -173,11 +174,11 @@ def payload_of(text: str, key: str) -> Dict[str, Any]:
     if start < 0:
         raise ArgumentError(f"not a flamespace page with a {key!r} payload")
     start += len(opening)
-    data: Dict[str, Any] = json.loads(text[start:text.index("</script>", start)])
+    data: dict[str, Any] = json.loads(text[start:text.index("</script>", start)])
     return data
 
 
-def read_chart_payload(text: str) -> Dict[str, Any]:
+def read_chart_payload(text: str) -> dict[str, Any]:
     """The chart payload of a page, its box columns decoded to lists."""
     data = payload_of(text, CHART_DATA)
     boxes = data["boxes"]
@@ -185,10 +186,10 @@ def read_chart_payload(text: str) -> Dict[str, Any]:
     return data
 
 
-def chart_intervals(data: Dict[str, Any]) -> Dict[str, List[Tuple[Any, ...]]]:
+def chart_intervals(data: dict[str, Any]) -> dict[str, list[tuple[Any, ...]]]:
     """Thread name -> (depth, start, end, name) of every box of a decoded chart payload, in order."""
     names, boxes = data["names"], data["boxes"]
-    out: Dict[str, List[Tuple[Any, ...]]] = {names[lane["name"]]: [] for lane in data["lanes"]}
+    out: dict[str, list[tuple[Any, ...]]] = {names[lane["name"]]: [] for lane in data["lanes"]}
     lanes = [names[lane["name"]] for lane in data["lanes"]]
     for lane, depth, start, value, name in zip(boxes["lane"], boxes["depth"], boxes["start"], boxes["value"], boxes["name"]):
         out[lanes[lane]].append((depth, start, start + value, names[name]))

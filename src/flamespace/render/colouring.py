@@ -18,7 +18,6 @@ from .palettes import SEPARATOR_COLOURS, Colourer, diff_colour, diff_stops
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Tuple
 
     from .._types import Number
 
@@ -29,14 +28,14 @@ class ColourBar:
 
     __slots__ = ("low", "high", "stops", "meaning")
 
-    def __init__(self, low: str, high: str, stops: List[Tuple[float, str]], meaning: str) -> None:
+    def __init__(self, low: str, high: str, stops: list[tuple[float, str]], meaning: str) -> None:
         self.low, self.high, self.stops, self.meaning = low, high, stops, meaning
 
 
 def frame_colours(
-    drawn: Layout, options: SvgOptions, palette: Optional[Dict[str, str]] = None, largest: Optional[float] = None,
-    scale: Optional[RatioScale] = None,
-) -> List[str]:
+    drawn: Layout, options: SvgOptions, palette: dict[str, str] | None = None, largest: float | None = None,
+    scale: RatioScale | None = None,
+) -> list[str]:
     """Each frame's colour: by name from the palette, or for differential input by its change
     (white for none, red for more, blue for less, full colour at ``largest`` and beyond;
     default :func:`change_scale`), or for a layout coloured by a second metric by its ratio
@@ -58,7 +57,7 @@ def frame_colours(
     ]
 
 
-def own_changes(drawn: Layout) -> List[Number]:
+def own_changes(drawn: Layout) -> list[Number]:
     """Each frame's change of its own value (not its callees'), from a differential layout.
 
     With ``delta="self"`` the layout's deltas are these; with "inclusive" a frame's own
@@ -71,7 +70,7 @@ def own_changes(drawn: Layout) -> List[Number]:
     if drawn.options.delta == "self":
         return list(deltas)
     own = list(deltas)
-    parents: List[int] = []  # the index of the last frame at each depth
+    parents: list[int] = []  # the index of the last frame at each depth
     for i, depth in enumerate(c.depths):
         del parents[depth:]
         if depth:
@@ -102,7 +101,7 @@ def change_scale(drawn: Layout) -> float:
     return largest or 1
 
 
-def change_words(unit: Optional[str]) -> Tuple[str, str]:
+def change_words(unit: str | None) -> tuple[str, str]:
     """("slower", "faster") for times, ("more memory", "less memory") for bytes, else ("more", "less")."""
     if unit in units.TIME_UNITS:
         return "slower", "faster"
@@ -111,7 +110,7 @@ def change_words(unit: Optional[str]) -> Tuple[str, str]:
     return "more", "less"
 
 
-def amount(value: float, unit: Optional[str], options: SvgOptions, signed: bool = False) -> str:
+def amount(value: float, unit: str | None, options: SvgOptions, signed: bool = False) -> str:
     """A value for people, as in the legend: a time or size in its best unit (``12.3 ms``),
     else a count of ``countname`` (times ``factor``) as tooltips give it; a minus sign, not a hyphen."""
     if options.factor == 1 and (unit in units.TIME_UNITS or unit in units.BYTE_UNITS):
@@ -122,7 +121,7 @@ def amount(value: float, unit: Optional[str], options: SvgOptions, signed: bool 
     return sign + text
 
 
-def change_bar(largest: float, options: SvgOptions, unit: Optional[str]) -> ColourBar:
+def change_bar(largest: float, options: SvgOptions, unit: str | None) -> ColourBar:
     """The legend of a differential graph: the colour bar from −``largest`` to +``largest`` and what it means."""
     more, less = change_words(unit)
     side = "first" if options.negate else "second"
@@ -132,7 +131,7 @@ def change_bar(largest: float, options: SvgOptions, unit: Optional[str]) -> Colo
                      diff_stops(options.negate), meaning)
 
 
-def change_note(drawn: Layout, largest: float, options: SvgOptions, unit: Optional[str]) -> str:
+def change_note(drawn: Layout, largest: float, options: SvgOptions, unit: str | None) -> str:
     """The line under a differential graph's colour bar: what a frame's colour measures (full at ``largest``)."""
     what = "time" if unit in units.TIME_UNITS else "memory" if unit in units.BYTE_UNITS else options.countname or count_name(unit)
     full = f"full from \u00b1{amount(largest, unit, options)} ({units.plain(100 * largest / drawn.total)}% of the total)"
@@ -158,11 +157,11 @@ class RatioScale:
 
     __slots__ = ("overall", "spread", "names")
 
-    def __init__(self, overall: float, spread: float, names: Tuple[str, str]) -> None:
+    def __init__(self, overall: float, spread: float, names: tuple[str, str]) -> None:
         self.overall, self.spread, self.names = overall, spread, names
 
 
-def ratio_scale(drawn: Layout, names: Optional[Tuple[str, str]] = None) -> RatioScale:
+def ratio_scale(drawn: Layout, names: tuple[str, str] | None = None) -> RatioScale:
     """The scale of a layout coloured by a second metric: white at the whole profile's ratio,
     the same colours either way on a log scale (twice the ratio as red as half of it is blue),
     full at the frame whose ratio is farthest from the whole's, among frames of at least
@@ -184,7 +183,7 @@ def ratio_scale(drawn: Layout, names: Optional[Tuple[str, str]] = None) -> Ratio
     return RatioScale(overall, spread, names or ("width", "colour"))
 
 
-def ratio_colours(drawn: Layout, scale: RatioScale, negate: bool = False) -> List[str]:
+def ratio_colours(drawn: Layout, scale: RatioScale, negate: bool = False) -> list[str]:
     """Each frame's colour by its ratio, :func:`~flamespace.render.palettes.diff_colour` of its
     log ratio to the whole profile's (red above, blue below, full at the scale's spread)."""
     largest = math.log(scale.spread)
@@ -250,7 +249,7 @@ def ratio_note(scale: RatioScale, options: SvgOptions) -> str:
             f"{units.plain(100 * RATIO_SCALE_SHARE)}% of the total).")
 
 
-def ratio_infos(drawn: Layout, scale: RatioScale, options: SvgOptions) -> List[str]:
+def ratio_infos(drawn: Layout, scale: RatioScale, options: SvgOptions) -> list[str]:
     """Each frame's tooltip after its name: its value and share, its second metric and the ratio
     (and how it compares with the whole profile's)."""
     c = drawn.columns

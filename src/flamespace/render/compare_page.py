@@ -48,7 +48,8 @@ from .palettes import SEPARATOR_COLOURS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+    from typing import Any
+    from collections.abc import Mapping, Sequence
 
     from .._types import Destination, Number, Stack
 
@@ -71,13 +72,13 @@ TEST_CODES = {"untested": 0, "not significant": 1, "within margin": 2,
 def comparison_html(
     profiles: Sequence[FlameGraph],
     labels: Sequence[str],
-    options: Optional[HtmlOptions] = None,
+    options: HtmlOptions | None = None,
     output: Destination = None,
     *,
-    tests: Optional[Mapping[Stack, Any]] = None,
-    parts: Optional[Sequence[FlameGraph]] = None,
+    tests: Mapping[Stack, Any] | None = None,
+    parts: Sequence[FlameGraph] | None = None,
     note: str = "",
-) -> Optional[str]:
+) -> str | None:
     """Write a comparison page of ``profiles`` (two or more FlameGraphs, named ``labels``).
 
     The first and the last are the compared pair (A and B); the title defaults to "A → B". ``tests``: stack -> the compare
@@ -91,7 +92,7 @@ def comparison_html(
     return deliver_text(page, output)
 
 
-def _prepared(profiles: Sequence[FlameGraph], options: HtmlOptions) -> List[FlameGraph]:
+def _prepared(profiles: Sequence[FlameGraph], options: HtmlOptions) -> list[FlameGraph]:
     """The profiles with ``--base`` and ``--reverse`` applied (each alike, before the union is taken)."""
     prepared = []
     for profile in profiles:
@@ -107,13 +108,13 @@ class _Frames:
     """The union layout: each frame's name, depth, rows [lo, hi) of the sorted union stacks
     and the row of its own stack (the stack that ends at it; -1 if none)."""
 
-    def __init__(self, stacks: List[Stack], laid: Layout) -> None:
+    def __init__(self, stacks: list[Stack], laid: Layout) -> None:
         c = laid.columns
         self.names = c.names
         self.depths = c.depths
-        self.rows: List[Tuple[int, int]] = []
-        self.own: List[int] = []
-        open_: List[Tuple[int, int]] = []  # the rows of the last frame at each depth
+        self.rows: list[tuple[int, int]] = []
+        self.own: list[int] = []
+        open_: list[tuple[int, int]] = []  # the rows of the last frame at each depth
         n = len(stacks)
         for name, depth in zip(c.names, c.depths):
             del open_[depth:]
@@ -129,7 +130,7 @@ class _Frames:
             self.rows.append((lo, hi))
             self.own.append(lo if lo < hi and len(stacks[lo]) == depth else -1)  # own rows sort first
 
-    def columns(self, aligned: Sequence[Number]) -> Tuple[List[Number], List[Number], List[Number]]:
+    def columns(self, aligned: Sequence[Number]) -> tuple[list[Number], list[Number], list[Number]]:
         """(start, inclusive value, self value) of every frame for one profile, given as its value of each union stack."""
         cum = list(accumulate(aligned, initial=0))
         starts = [cum[lo] for lo, _ in self.rows]
@@ -137,7 +138,7 @@ class _Frames:
         own = [aligned[row] if row >= 0 else 0 for row in self.own]
         return starts, inclusive, own
 
-    def placement(self, count: int) -> Dict[str, Any]:
+    def placement(self, count: int) -> dict[str, Any]:
         """Where each of the ``count`` rows sits among the frames, as the page reads it (see
         :class:`_Rows`): the frames with an own row (the gaps between their indices; own rows
         in row order are those frames in frame order), and every other row (the gaps between
@@ -155,24 +156,24 @@ class _Frames:
                                                 "home": column([home[row] for row in others])}}
 
 
-def _gaps(indices: Sequence[int]) -> Dict[str, str]:
+def _gaps(indices: Sequence[int]) -> dict[str, str]:
     """Increasing indices as a column of the gaps between them (the first: from 0)."""
     return column([b - a for a, b in zip([0, *indices], indices)])
 
 
-def _ungap(encoded: Dict[str, str]) -> List[int]:
+def _ungap(encoded: dict[str, str]) -> list[int]:
     return list(accumulate(int(gap) for gap in decode_column(encoded)))
 
 
-def _aligned(graph: Any, index: Mapping[Stack, int]) -> List[Number]:
+def _aligned(graph: Any, index: Mapping[Stack, int]) -> list[Number]:
     """A profile's value of each union stack (``index``: stack -> its row), 0 where it has none."""
-    values: List[Number] = [0] * len(index)
+    values: list[Number] = [0] * len(index)
     for stack, value in graph.items():
         values[index[stack]] = value
     return values
 
 
-def _row_values(values: Sequence[Number]) -> Dict[str, Any]:
+def _row_values(values: Sequence[Number]) -> dict[str, Any]:
     """One profile's value of each row: every row's (``value``), or, when shorter, only the rows
     where it has a value (``rows``: the gaps between them; a part of a few changed stacks costs a
     few rows, not the whole union)."""
@@ -186,8 +187,8 @@ def _row_values(values: Sequence[Number]) -> Dict[str, Any]:
     return {"count": len(values), "value": dense}
 
 
-def _scales(frames: _Frames, a: Tuple[List[Number], ...], b: Tuple[List[Number], ...], total: Number,
-            svg_options: Any, unit: Optional[str]) -> Tuple[Dict[str, float], Dict[str, str]]:
+def _scales(frames: _Frames, a: tuple[list[Number], ...], b: tuple[list[Number], ...], total: Number,
+            svg_options: Any, unit: str | None) -> tuple[dict[str, float], dict[str, str]]:
     """The SVG's colour scale (:func:`~flamespace.render.colouring.change_scale`) of B − A, by inclusive and by
     self change, and the line that says what it measures (:func:`~flamespace.render.colouring.change_note`)."""
     from .colouring import change_note, change_scale
@@ -207,12 +208,12 @@ def _scales(frames: _Frames, a: Tuple[List[Number], ...], b: Tuple[List[Number],
 def comparison_payload(
     profiles: Sequence[FlameGraph],
     labels: Sequence[str],
-    options: Optional[HtmlOptions] = None,
+    options: HtmlOptions | None = None,
     *,
-    tests: Optional[Mapping[Stack, Any]] = None,
-    parts: Optional[Sequence[FlameGraph]] = None,
+    tests: Mapping[Stack, Any] | None = None,
+    parts: Sequence[FlameGraph] | None = None,
     note: str = "",
-) -> Dict[str, Any]:
+) -> dict[str, Any]:
     """The comparison page's data (JSON-ready); arguments as :func:`comparison_html`'s."""
     from ..core.units import unit_of
     from .svg import LOCATION
@@ -224,7 +225,7 @@ def comparison_payload(
     if len(labels) != len(profiles):
         raise ArgumentError(f"{len(labels)} labels for {len(profiles)} profiles")
     graphs = _prepared(profiles, options)
-    union: Dict[Stack, Number] = {}
+    union: dict[Stack, Number] = {}
     for graph in graphs:
         for stack, value in graph.items():
             union[stack] = union.get(stack, 0) + value
@@ -243,7 +244,7 @@ def comparison_payload(
                              svg_options, unit)
     bars = {mode: _bar(change_bar(scale, svg_options, unit)) for mode, scale in largest.items()}
     more, less = change_words(unit)
-    data: Dict[str, Any] = {
+    data: dict[str, Any] = {
         "version": COMPARE_VERSION, "kind": "comparison",
         "frames": {"count": len(frame_names), "name": column(frame_names), "depth": column(frames.depths)},
         "title": options.title or f"{labels[0]} \u2192 {labels[-1]}", "subtitle": options.subtitle,
@@ -267,12 +268,12 @@ def comparison_payload(
     return data
 
 
-def _bar(bar: Any) -> Dict[str, Any]:
+def _bar(bar: Any) -> dict[str, Any]:
     return {"low": bar.low, "high": bar.high, "stops": bar.stops, "meaning": bar.meaning}
 
 
-def _significance(frames: _Frames, stacks: List[Stack], baseline: Sequence[Number], candidate: Sequence[Number],
-                  tests: Mapping[Stack, Any], unit: Optional[str], svg_options: Any) -> Dict[str, Any]:
+def _significance(frames: _Frames, stacks: list[Stack], baseline: Sequence[Number], candidate: Sequence[Number],
+                  tests: Mapping[Stack, Any], unit: str | None, svg_options: Any) -> dict[str, Any]:
     """Per tested row: its test (code, p, adjusted p, interval); the page colours the frames from
     the codes of the pair's rows as :class:`~flamespace.render.significance.Colouring` does, and
     a frame's grey from its name, but for the frames whose name carries an annotation (the page
@@ -280,9 +281,9 @@ def _significance(frames: _Frames, stacks: List[Stack], baseline: Sequence[Numbe
     from .significance import grey, legend, scale_bar
 
     rows = [row for row, stack in enumerate(stacks) if stack in tests]
-    codes: List[int] = []
-    numbers: Dict[str, List[float]] = {"p": [], "p_adjusted": [], "lower": [], "upper": []}
-    changes: List[Number] = []  # of the coloured rows, as Colouring's
+    codes: list[int] = []
+    numbers: dict[str, list[float]] = {"p": [], "p_adjusted": [], "lower": [], "upper": []}
+    changes: list[Number] = []  # of the coloured rows, as Colouring's
     for row in rows:
         change = tests[stacks[row]]
         if change.kind and change.significant:  # a kind is the kind of a significant change: coloured
@@ -302,7 +303,7 @@ def _significance(frames: _Frames, stacks: List[Stack], baseline: Sequence[Numbe
         "annotated": {"count": len(annotated), "frames": _gaps(annotated), "grey": column(greys)},
         "legend": [list(item) for item in legend(unit)], "bar": _bar(scale_bar(largest if changes else 0, unit, svg_options)),
     }
-def render_comparison_page(data: Dict[str, Any]) -> str:
+def render_comparison_page(data: dict[str, Any]) -> str:
     """The whole page: the pane component's stylesheet and script, then the comparison's, inlined."""
     from .xml import escape
 
@@ -327,7 +328,7 @@ def render_comparison_page(data: Dict[str, Any]) -> str:
 _PAYLOAD_OPEN = '<script type="application/json" id="flamespace-comparison">'
 
 
-def read_comparison(page: str) -> Dict[str, Any]:
+def read_comparison(page: str) -> dict[str, Any]:
     """The payload of a comparison page, decoded and derived by the page's rules: ``frames``' columns
     as lists; each profile and each view (``views``: name -> the same keys) with ``total`` and its
     start, value and self as one value per frame (0 where it has none); and, for a compare result,
@@ -340,7 +341,7 @@ def read_comparison(page: str) -> Dict[str, Any]:
     start += len(_PAYLOAD_OPEN)
     import json
 
-    data: Dict[str, Any] = json.loads(page[start:page.index("</script>", start)])
+    data: dict[str, Any] = json.loads(page[start:page.index("</script>", start)])
     if data.get("version") != COMPARE_VERSION:
         raise ArgumentError(f"a comparison page of payload version {data.get('version')}, not {COMPARE_VERSION}")
     F = data["frames"]
@@ -350,7 +351,7 @@ def read_comparison(page: str) -> Dict[str, Any]:
     for profile, per_row in zip(data["profiles"], values):
         profile.update(rows.frame_columns(per_row))
     a, b = values[data["pair"][0]], values[data["pair"][1]]
-    given: Dict[str, Any] = data.pop("parts") or {}  # a compare result's parts, else B - A's
+    given: dict[str, Any] = data.pop("parts") or {}  # a compare result's parts, else B - A's
     data["views"] = {}
     for name in VIEWS:
         per_row = rows.values(given[name]) if name in given else derive_view(name, a, b)
@@ -361,7 +362,7 @@ def read_comparison(page: str) -> Dict[str, Any]:
     return data
 
 
-def derive_view(name: str, a: Sequence[Number], b: Sequence[Number]) -> List[Number]:
+def derive_view(name: str, a: Sequence[Number], b: Sequence[Number]) -> list[Number]:
     """A view of the pair per row from A's and B's values of each row (the page's rule, in Python)."""
     if name == "whiteblack":
         return [after or before for before, after in zip(a, b)]
@@ -382,7 +383,7 @@ class _Rows:
     """Where a payload's rows sit among its frames, read back: each row's home frame, each frame's
     own row (-1: none), rows [lo, hi) and parent."""
 
-    def __init__(self, encoded: Dict[str, Any], depths: Sequence[int]) -> None:
+    def __init__(self, encoded: dict[str, Any], depths: Sequence[int]) -> None:
         self.count = count = encoded["count"]
         n = len(depths)
         owned = _ungap(encoded["own"])
@@ -400,7 +401,7 @@ class _Rows:
                 self.own[owned[k]] = row
                 k += 1
         self.parent = parent = [-1] * n
-        open_: List[int] = []
+        open_: list[int] = []
         for frame, depth in enumerate(depths):
             del open_[depth:]
             parent[frame] = open_[-1] if open_ else -1
@@ -415,24 +416,24 @@ class _Rows:
         self.lo = [min(low, high) for low, high in zip(lo, hi)]
         self.hi = hi
 
-    def values(self, encoded: Dict[str, Any]) -> List[Number]:
+    def values(self, encoded: dict[str, Any]) -> list[Number]:
         """A profile's value of every row (see :func:`_row_values`)."""
         given = decode_column(encoded["value"])
         if "rows" not in encoded:
             return given
-        out: List[Number] = [0] * self.count
+        out: list[Number] = [0] * self.count
         for row, value in zip(_ungap(encoded["rows"]), given):
             out[row] = value
         return out
 
-    def frame_columns(self, values: Sequence[Number]) -> Dict[str, List[Number]]:
+    def frame_columns(self, values: Sequence[Number]) -> dict[str, list[Number]]:
         """Every frame's start, inclusive and self value of a profile given per row (as the page's)."""
         cum = list(accumulate(values, initial=0))
         return {"start": [cum[lo] for lo in self.lo], "value": [cum[hi] - cum[lo] for lo, hi in zip(self.lo, self.hi)],
                 "self": [values[row] if row >= 0 else 0 for row in self.own]}
 
 
-def _read_significance(data: Dict[str, Any], rows: _Rows, a: Sequence[Number], b: Sequence[Number]) -> None:
+def _read_significance(data: dict[str, Any], rows: _Rows, a: Sequence[Number], b: Sequence[Number]) -> None:
     """The significance of each frame, from the tested rows, as the page derives it (colours as
     :class:`~flamespace.render.significance.Colouring`'s)."""
     from .significance import DIRECTION, TINT, grey, strong
@@ -455,7 +456,7 @@ def _read_significance(data: Dict[str, Any], rows: _Rows, a: Sequence[Number], b
     # Colouring: the coloured rows' changes, their largest, and the net change inside each caller
     changed = {row: b[row] - a[row] for row, at in tested.items() if kind_of[codes[at]] in DIRECTION}
     largest = max(map(abs, changed.values()), default=0) or 1
-    inside: Dict[int, Number] = {}
+    inside: dict[int, Number] = {}
     for row, change in sorted(changed.items()):
         frame = rows.home[row]
         if rows.own[frame] == row:

@@ -14,7 +14,8 @@ import os
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
 if TYPE_CHECKING:
-    from typing import Any, Dict, Mapping, Optional, Tuple
+    from typing import Any
+    from collections.abc import Mapping
 
     from ..core.vector import FlameGraph
     from ..stats.comparison import Comparison
@@ -27,7 +28,7 @@ DIRECTION_WORDS = {"two-sided": "both directions", "greater": "regressions only"
 
 
 def write_comparison(result: Comparison, out_dir: str, *, header: bool = True,
-                     samples: Optional[Mapping[str, Sample]] = None) -> None:
+                     samples: Mapping[str, Sample] | None = None) -> None:
     """Into ``out_dir`` (made if need be): the four parts of Δ_r (empty files when nothing changed),
     Δ_r as two-column differential input (delta.folded; '# key: value' lines unless not ``header``)
     and both mean profiles drawn with their significant changes (:func:`write_delta_svgs`). All
@@ -42,7 +43,7 @@ def write_comparison(result: Comparison, out_dir: str, *, header: bool = True,
         write_delta_svgs(result, out_dir, samples)
 
 
-def mean_profiles(result: Comparison, samples: Optional[Mapping[str, Sample]] = None) -> Tuple[FlameGraph, FlameGraph]:
+def mean_profiles(result: Comparison, samples: Mapping[str, Sample] | None = None) -> tuple[FlameGraph, FlameGraph]:
     """(baseline, candidate) mean flame graphs: of every stack when ``samples`` (the Sample of
     each side) are given, else of the tested stacks (the means in ``result.changes``)."""
     from ..core.vector import FlameGraph
@@ -60,7 +61,7 @@ def mean_profiles(result: Comparison, samples: Optional[Mapping[str, Sample]] = 
     return graphs[0], graphs[1]
 
 
-def write_delta_svgs(result: Comparison, out_dir: str, samples: Optional[Mapping[str, Sample]] = None) -> None:
+def write_delta_svgs(result: Comparison, out_dir: str, samples: Mapping[str, Sample] | None = None) -> None:
     """delta.svg: the candidate's mean profile, grey unless a stack changed significantly (red:
     grew or appeared, blue: shrank; callers of a change tinted), with a legend.
     delta-baseline.svg: the same at the baseline means, where disappeared stacks have width
@@ -81,7 +82,7 @@ def write_delta_svgs(result: Comparison, out_dir: str, samples: Optional[Mapping
         drawn = f"the {result.tested} tested stacks" + (f" ({result.dropped} rare one(s) left out)" if result.dropped else "")
     note = (f"Test: {describe_test(result)}. Δ = candidate − baseline; "
             "Δ %: change relative to the frame's baseline mean.")
-    common: Dict[str, Any] = dict(bgcolors="#ffffff", empty_text="No stacks were tested.")
+    common: dict[str, Any] = dict(bgcolors="#ffffff", empty_text="No stacks were tested.")
     significance_svg(baseline, candidate, kinds, SvgOptions(
         title=f"Candidate mean profile: {verdict}",
         subtitle=f"widths: candidate means of {drawn}; disappeared stacks are in delta-baseline.svg", **common),
@@ -92,7 +93,7 @@ def write_delta_svgs(result: Comparison, out_dir: str, samples: Optional[Mapping
         os.path.join(out_dir, "delta-baseline.svg"), baseline_widths=True, note=note, untested=untested)
 
 
-def comparison_page(result: Comparison, path: str, samples: Optional[Mapping[str, Sample]] = None) -> None:
+def comparison_page(result: Comparison, path: str, samples: Mapping[str, Sample] | None = None) -> None:
     """The comparison page of both mean profiles (as :func:`write_delta_svgs` draws them): only
     the significant stacks coloured, the tests' p-values and intervals in the tooltips."""
     from .compare_page import comparison_html

@@ -7,15 +7,15 @@ import os
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
 if TYPE_CHECKING:
-    from typing import Callable, Optional, TextIO
+    from typing import Callable, TextIO
 
     from .._types import Destination
     from ..diagnostics import Diagnostics
     from .layout import Layout
 
 
-def deliver(write: Callable[[TextIO], object], output: Destination, encoding: Optional[str] = None,
-            errors: Optional[str] = None) -> Optional[str]:
+def deliver(write: Callable[[TextIO], object], output: Destination, encoding: str | None = None,
+            errors: str | None = None) -> str | None:
     """``write`` the picture to ``output``: a path or '-' (opened by ``formats._io.open_output``:
     a temporary file renamed into place), a text stream, or None (returned as a string)."""
     if output is None:
@@ -34,12 +34,12 @@ def deliver(write: Callable[[TextIO], object], output: Destination, encoding: Op
     return None
 
 
-def deliver_text(text: str, output: Destination) -> Optional[str]:
+def deliver_text(text: str, output: Destination) -> str | None:
     """``text`` (a page, an image) to ``output``, as :func:`deliver` writes."""
     return text if output is None else deliver(lambda stream: stream.write(text), output)
 
 
-def tell(drawn: Layout, diagnostics: Optional[Diagnostics]) -> None:
+def tell(drawn: Layout, diagnostics: Diagnostics | None) -> None:
     """Tell the caller's ``diagnostics`` what it should know of a layout: its warnings (e.g. a
     ``total`` below the profile's, ignored) and whether there was nothing to draw."""
     if diagnostics is None:

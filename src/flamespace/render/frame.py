@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Optional
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from .._types import Number
@@ -20,7 +20,7 @@ class Frame(NamedTuple):
     start: Number
     value: Number
     self_value: Number
-    delta: Optional[Number]
+    delta: Number | None
 
     @property
     def width(self) -> Number:

@@ -40,7 +40,8 @@ from .options import Appearance, LayoutOptions, SvgOptions, _choice, check_non_n
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+    from typing import Any, Callable
+    from collections.abc import Sequence
 
     from .._types import Destination, Drawable, Number
     from ..core.vector import FlameGraph
@@ -75,7 +76,7 @@ class HtmlOptions(Appearance):
 
     min_percent: float = 0.001
     top: int = 500
-    roots: Tuple[str, ...] = ()
+    roots: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         Appearance.__post_init__(self)
@@ -100,14 +101,14 @@ class HtmlOptions(Appearance):
 
 def html(
     profile: Drawable,
-    options: Optional[HtmlOptions] = None,
+    options: HtmlOptions | None = None,
     output: Destination = None,
     *,
-    palette: Optional[Dict[str, str]] = None,
-    diagnostics: Optional[Diagnostics] = None,
-    colour_by: Optional[FlameGraph] = None,
-    calls: Optional[FlameGraph] = None,
-) -> Optional[str]:
+    palette: dict[str, str] | None = None,
+    diagnostics: Diagnostics | None = None,
+    colour_by: FlameGraph | None = None,
+    calls: FlameGraph | None = None,
+) -> str | None:
     """Write ``profile`` (FlameGraph, Differential or FlameChart, aggregated) as the HTML viewer.
 
     ``output``: a path, '-' for stdout, or a text stream; None returns the page as a string.
@@ -146,14 +147,14 @@ class Narrow:
 
     def __init__(self, laid_count: int, actual: Number) -> None:
         self.counts = [0] * laid_count
-        self.names: List[str] = []
-        self.depths: List[int] = []
-        self.values: List[Number] = []
+        self.names: list[str] = []
+        self.depths: list[int] = []
+        self.values: list[Number] = []
         self.complete = True
         self.actual = actual
 
 
-def laid_out(profile: Drawable, options: HtmlOptions, colour_by: Optional[FlameGraph] = None) -> Tuple[Layout, Optional[Narrow]]:
+def laid_out(profile: Drawable, options: HtmlOptions, colour_by: FlameGraph | None = None) -> tuple[Layout, Narrow | None]:
     """The page's layout and the frames it leaves out (:class:`Narrow`; None when it leaves none).
 
     Every frame is laid out once, then split at the least value: a child is never wider than
@@ -178,14 +179,14 @@ def laid_out(profile: Drawable, options: HtmlOptions, colour_by: Optional[FlameG
     return laid, _narrow_frames(c, keep, len(kept.names), full.actual)
 
 
-def _narrow_frames(c: Columns, keep: List[bool], laid_count: int, actual: Number) -> Narrow:
+def _narrow_frames(c: Columns, keep: list[bool], laid_count: int, actual: Number) -> Narrow:
     """The left-out frames of a whole layout's columns (``keep``: which are laid out), grouped by
     owner: all of them, or the widest whole subtrees of them that fit :data:`SEARCH_FRAMES`."""
     narrow = Narrow(laid_count, actual)
     budget = SEARCH_FRAMES
-    owners: List[int] = []  # per left-out frame: its owner's index among the laid-out frames
-    rows: List[int] = []
-    owner_at: List[int] = []  # on the path to the current frame: each frame's owner (itself if laid out)
+    owners: list[int] = []  # per left-out frame: its owner's index among the laid-out frames
+    rows: list[int] = []
+    owner_at: list[int] = []  # on the path to the current frame: each frame's owner (itself if laid out)
     laid_index = -1
     for i, (depth, kept) in enumerate(zip(c.depths, keep)):
         del owner_at[depth:]
@@ -211,7 +212,7 @@ def _narrow_frames(c: Columns, keep: List[bool], laid_count: int, actual: Number
     return narrow
 
 
-def _widest_subtrees(order: List[int], depths: List[int], values: List[Number], budget: int) -> List[int]:
+def _widest_subtrees(order: list[int], depths: list[int], values: list[Number], budget: int) -> list[int]:
     """``order`` (left-out frames, depth-first by owner) cut to whole subtrees (a frame one below its
     owner and its callees), the widest first while they fit ``budget`` frames, kept in order."""
     starts = [at for at, k in enumerate(order) if depths[k] == 1] + [len(order)]
@@ -227,9 +228,9 @@ def _widest_subtrees(order: List[int], depths: List[int], values: List[Number], 
 
 
 def payload(
-    laid: Layout, profile: Drawable, options: HtmlOptions, *, palette: Optional[Dict[str, str]] = None,
-    metrics: Optional[Tuple[str, str]] = None, calls: Optional[FlameGraph] = None, narrow: Optional[Narrow] = None,
-) -> Dict[str, Any]:
+    laid: Layout, profile: Drawable, options: HtmlOptions, *, palette: dict[str, str] | None = None,
+    metrics: tuple[str, str] | None = None, calls: FlameGraph | None = None, narrow: Narrow | None = None,
+) -> dict[str, Any]:
     """The page's data (JSON-ready): settings, string tables, frame columns, function table, legend.
 
     A layout coloured by a second metric adds the column ``second`` (each frame's second metric
@@ -252,12 +253,12 @@ def payload(
     names = _Table()
     shown = {name: strip_annotation(name) for name in set(c.names)}
     frame_names = [names.index(shown[name]) for name in c.names]
-    legend: Optional[Dict[str, Any]] = None
+    legend: dict[str, Any] | None = None
     ratio = None
     colours = _Table()
-    largest: Optional[float] = None
+    largest: float | None = None
     if laid.empty:
-        colour_of: List[str] = []
+        colour_of: list[str] = []
     else:
         largest = change_scale(laid) if differential else None
         scale = ratio_scale(laid, metrics) if coloured else None
@@ -286,7 +287,7 @@ def payload(
                   "fixed": {str(names.index(name)): colours.index(colour) for name, colour in SEPARATOR_COLOURS.items()
                             if name in present}}
     inks = [1 if (differential or coloured) and needs_light_ink(colour) else 0 for colour in colours.items]
-    frames: Dict[str, Any] = {
+    frames: dict[str, Any] = {
         "count": len(c.names),
         "name": column(frame_names), "depth": column(c.depths), "start": column(c.starts),
         "value": column(c.values), "self": column(c.selfs), "colour": column(frame_colour),
@@ -306,7 +307,7 @@ def payload(
         functions["function"] = _table_columns(function_table(profile, "function"), names.index, differential, calls, "function")
     grouping = GROUPINGS["function"]
     assert grouping is not None
-    data: Dict[str, Any] = {
+    data: dict[str, Any] = {
         "version": PAYLOAD_VERSION,
         "title": options.resolved_title(), "subtitle": options.subtitle,
         "total": laid.total, "max_depth": laid.max_depth, "differential": differential,
@@ -333,11 +334,11 @@ def payload(
     return data
 
 
-def unit_spec(unit: Optional[str], countname: str) -> Dict[str, Any]:
+def unit_spec(unit: str | None, countname: str) -> dict[str, Any]:
     """How the page shows values (as :func:`flamespace.core.units.human`): the unit's scales and
     the size of one unit in their base, a share, or plain counts named ``countname`` (empty: the
     unit's name, else "samples")."""
-    spec: Dict[str, Any] = {"significant": units.SIGNIFICANT, "max_decimals": units.MAX_DECIMALS}
+    spec: dict[str, Any] = {"significant": units.SIGNIFICANT, "max_decimals": units.MAX_DECIMALS}
     if unit == units.SHARE_UNIT:
         spec.update(kind="share")
     elif unit in units.TIME_UNITS:
@@ -353,8 +354,8 @@ class _Table:
     """A string table: each distinct string once, in order of first use, and its index."""
 
     def __init__(self) -> None:
-        self.items: List[str] = []
-        self._index: Dict[str, int] = {}
+        self.items: list[str] = []
+        self._index: dict[str, int] = {}
 
     def index(self, item: str) -> int:
         found = self._index.get(item)
@@ -364,11 +365,11 @@ class _Table:
         return found
 
 
-def _table_columns(table: List[Tuple[Any, ...]], name_index: Callable[[str], int], differential: bool,
-                   calls: Optional[FlameGraph] = None, group: str = "line") -> Dict[str, Any]:
+def _table_columns(table: list[tuple[Any, ...]], name_index: Callable[[str], int], differential: bool,
+                   calls: FlameGraph | None = None, group: str = "line") -> dict[str, Any]:
     """One table of :func:`function_table` as columns (names as indices into the string table),
     with the calls of each row when ``calls`` (counts per stack) are given."""
-    columns: Dict[str, Any] = {
+    columns: dict[str, Any] = {
         "count": len(table), "name": column([name_index(row[0]) for row in table]),
         "self": column([row[1] for row in table]), "inclusive": column([row[2] for row in table]),
     }
@@ -381,13 +382,13 @@ def _table_columns(table: List[Tuple[Any, ...]], name_index: Callable[[str], int
     return columns
 
 
-def call_counts(calls: FlameGraph, group: str = "line") -> Dict[str, int]:
+def call_counts(calls: FlameGraph, group: str = "line") -> dict[str, int]:
     """Calls per frame name (or function, ``group`` as :func:`function_table`'s): the counts of
     the stacks that end in it (a recursive call counts again, as a trace's table counts calls)."""
     from ..core.ranking import _grouper
 
     name_of = _grouper(group)
-    counted: Dict[str, int] = {}
+    counted: dict[str, int] = {}
     for stack, count in calls.items():
         if stack:
             name = name_of(strip_annotation(stack[-1]))
@@ -395,7 +396,7 @@ def call_counts(calls: FlameGraph, group: str = "line") -> Dict[str, int]:
     return counted
 
 
-def function_table(profile: Drawable, group: str = "line") -> List[Tuple[Any, ...]]:
+def function_table(profile: Drawable, group: str = "line") -> list[tuple[Any, ...]]:
     """(name, self, inclusive[, Δ self, Δ inclusive]) of every frame name (``group`` "line") or
     function (``f (app.py:12)`` and ``f (app.py:30)`` are ``f (app.py)``; see
     :data:`flamespace.core.ranking.GROUPINGS`) of the whole profile, costliest inclusive first
@@ -410,7 +411,7 @@ def function_table(profile: Drawable, group: str = "line") -> List[Tuple[Any, ..
     if isinstance(profile, Differential):
         after = {cost.name: cost for cost in function_costs(profile.after, group)}
         before = {cost.name: cost for cost in function_costs(profile.before, group)}
-        rows: List[Tuple[Any, ...]] = []
+        rows: list[tuple[Any, ...]] = []
         for name in set(after) | set(before):
             a, b = after.get(name), before.get(name)
             a_self, a_inclusive = (a.self_value, a.inclusive_value) if a else (0, 0)
@@ -430,7 +431,7 @@ _TYPECODES = {name: code for name, code, _, _ in _UNSIGNED + _SIGNED}
 _TYPECODES["f8"] = "d"
 
 
-def column(values: Sequence[Number], signed: bool = False) -> Dict[str, str]:
+def column(values: Sequence[Number], signed: bool = False) -> dict[str, str]:
     """``{"type", "data"}``: ``values`` as base64 of a little-endian typed array, the narrowest
     integer type that holds them all when all are integers, else 64-bit floats."""
     kind, code = "f8", "d"
@@ -446,13 +447,13 @@ def column(values: Sequence[Number], signed: bool = False) -> Dict[str, str]:
     return {"type": kind, "data": base64.b64encode(packed.tobytes()).decode("ascii")}
 
 
-def decode_column(encoded: Dict[str, str]) -> List[Number]:
+def decode_column(encoded: dict[str, str]) -> list[Number]:
     """The values of a :func:`column` (for tests and tools that read a page back)."""
     packed = array(_TYPECODES[encoded["type"]])
     packed.frombytes(base64.b64decode(encoded["data"]))
     if sys.byteorder == "big":
         packed.byteswap()
-    values: List[Number] = list(packed)
+    values: list[Number] = list(packed)
     return values
 
 
@@ -460,13 +461,13 @@ def decode_column(encoded: Dict[str, str]) -> List[Number]:
 _PAYLOAD_OPEN = '<script type="application/json" id="flamespace-data">'
 
 
-def _json(data: Dict[str, Any]) -> str:
+def _json(data: dict[str, Any]) -> str:
     """JSON safe inside a <script> element: no tag, comment or character reference can start."""
     text = json.dumps(data, ensure_ascii=True, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def render_page(data: Dict[str, Any]) -> str:
+def render_page(data: dict[str, Any]) -> str:
     """The whole page: the stylesheet, the payload and the page script, inlined."""
     from .bundle import bundle
     from .xml import escape
@@ -485,7 +486,7 @@ def render_page(data: Dict[str, Any]) -> str:
     )
 
 
-def read_payload(page: str) -> Dict[str, Any]:
+def read_payload(page: str) -> dict[str, Any]:
     """The payload of a page :func:`html` wrote, its columns decoded to lists (``frames`` and
     each table of ``functions``, by grouping, and ``narrow``, the left-out frames when there are any: ``line`` and, if any frame has a line number,
     ``function``, hold lists instead of ``{"type", "data"}``)."""
@@ -493,7 +494,7 @@ def read_payload(page: str) -> Dict[str, Any]:
     if start < 0:
         raise ArgumentError("not a flamespace HTML page: no payload found")
     start += len(_PAYLOAD_OPEN)
-    data: Dict[str, Any] = json.loads(page[start:page.index("</script>", start)])
+    data: dict[str, Any] = json.loads(page[start:page.index("</script>", start)])
     tables = [data["frames"], *data["functions"].values(), *([data["narrow"]] if "narrow" in data else [])]
     for table in tables:
         table.update({key: decode_column(value) for key, value in table.items() if isinstance(value, dict)})

@@ -28,12 +28,13 @@ from .options import LayoutOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Iterable, List, Optional, Tuple
+    from typing import Callable
+    from collections.abc import Iterable
 
     from .._types import Drawable, Number, Stack
     from .frame import Frame
 
-    Group = Tuple[int, int]  # rows [start, end) that share a frame
+    Group = tuple[int, int]  # rows [start, end) that share a frame
 
 ROOT_NAME = "all"
 ANNOTATION = r"_\[[kwij]\]$"  # compiled (and re imported) when a name ends in "]"
@@ -54,13 +55,13 @@ class Layout:
 
     def __init__(
         self,
-        columns: Optional["Columns"],
+        columns: Columns | None,
         total: Number,
         max_depth: int,
         differential: bool,
         options: LayoutOptions,
-        warnings: Optional[List[str]] = None,
-        actual: Optional[Number] = None,
+        warnings: list[str] | None = None,
+        actual: Number | None = None,
     ) -> None:
         self.columns = columns or Columns()
         self.actual = total if actual is None else actual
@@ -71,7 +72,7 @@ class Layout:
         self.warnings = warnings or []
 
     @property
-    def frames(self) -> List[Frame]:
+    def frames(self) -> list[Frame]:
         c = self.columns
         deltas = c.deltas if c.deltas is not None else repeat(None)
         from .frame import Frame  # typing's NamedTuple: only for callers that want records
@@ -82,7 +83,7 @@ class Layout:
     def empty(self) -> bool:
         return not self.total
 
-    def ratios(self) -> List[float]:
+    def ratios(self) -> list[float]:
         """Each frame's second metric per unit of its value, both over the frame with its
         callees (layouts coloured by a second metric: :func:`layout`'s ``colour_by``); the
         root's over the input's sum, not a larger ``total``."""
@@ -103,13 +104,13 @@ class Columns:
     __slots__ = ("names", "depths", "starts", "values", "selfs", "deltas", "seconds")
 
     def __init__(self) -> None:
-        self.names: List[str] = []
-        self.depths: List[int] = []
-        self.starts: List[Number] = []
-        self.values: List[Number] = []
-        self.selfs: List[Number] = []
-        self.deltas: Optional[List[Number]] = None
-        self.seconds: Optional[List[Number]] = None
+        self.names: list[str] = []
+        self.depths: list[int] = []
+        self.starts: list[Number] = []
+        self.values: list[Number] = []
+        self.selfs: list[Number] = []
+        self.deltas: list[Number] | None = None
+        self.seconds: list[Number] | None = None
 
 
 def strip_annotation(name: str) -> str:
@@ -122,8 +123,8 @@ def strip_annotation(name: str) -> str:
 
 
 def rows_of(
-    profile: Drawable, options: LayoutOptions, colour_by: Optional[FlameGraph] = None
-) -> Tuple[Iterable[Tuple[Stack, Number, Number]], bool]:
+    profile: Drawable, options: LayoutOptions, colour_by: FlameGraph | None = None
+) -> tuple[Iterable[tuple[Stack, Number, Number]], bool]:
     """(stack, value, before) rows in the order to draw them, and whether the input is differential.
 
     With ``colour_by`` the third number is that graph's value of the stack (not a before), and
@@ -150,7 +151,7 @@ def rows_of(
 
 def _coloured_rows(
     profile: Drawable, options: LayoutOptions, colour_by: FlameGraph
-) -> List[Tuple[Stack, Number, Number]]:
+) -> list[tuple[Stack, Number, Number]]:
     """(stack, value, colour value) rows of a profile coloured by a second metric."""
     if options.flamechart:  # a chart merges only neighbours: the second metric's stacks would not meet their callers
         raise ArgumentError("colouring by a second metric draws a flame graph, not a flame chart (leave out flamechart)")
@@ -167,9 +168,9 @@ def _coloured_rows(
     return rows
 
 
-def _rewriter(options: LayoutOptions) -> Optional[Callable[[Stack], Optional[Stack]]]:
+def _rewriter(options: LayoutOptions) -> Callable[[Stack], Stack | None] | None:
     """The stack rewrites the options ask for (base, reverse, waker marks), or None."""
-    steps: List[Callable[[Stack], Optional[Stack]]] = []
+    steps: list[Callable[[Stack], Stack | None]] = []
     if options.base:
         from ..core.transforms import base_cutter  # transforms import re-heavy code: only when asked
 
@@ -181,7 +182,7 @@ def _rewriter(options: LayoutOptions) -> Optional[Callable[[Stack], Optional[Sta
     if not steps:
         return None
 
-    def rewrite(stack: Stack) -> Optional[Stack]:
+    def rewrite(stack: Stack) -> Stack | None:
         for step in steps:
             rewritten = step(stack)
             if rewritten is None:
@@ -200,7 +201,7 @@ def _mark_wakers(stack: Stack) -> Stack:
     return stack[: first + 1] + tuple(f if f == "--" else f + "_[w]" for f in stack[first + 1 :])
 
 
-def bisect_frame(stacks: List[Stack], lo: int, hi: int, depth: int, name: str, after: bool = True) -> int:
+def bisect_frame(stacks: list[Stack], lo: int, hi: int, depth: int, name: str, after: bool = True) -> int:
     """The first of the sorted rows [lo, hi) whose frame at ``depth`` is after ``name`` (``after``;
     else not before it).
 
@@ -219,13 +220,13 @@ def bisect_frame(stacks: List[Stack], lo: int, hi: int, depth: int, name: str, a
     return lo
 
 
-def _groups_sorted(stacks: List[Stack], cum: List[Number], lo: int, hi: int, depth: int, min_value: float) -> Tuple[range, List[Group]]:
+def _groups_sorted(stacks: list[Stack], cum: list[Number], lo: int, hi: int, depth: int, min_value: float) -> tuple[range, list[Group]]:
     """Sorted rows [lo, hi) of a frame at ``depth``: its own rows (they sort first) and its children wide enough."""
     i = lo
     while i < hi and len(stacks[i]) == depth:
         i += 1
     own = range(lo, i)
-    groups: List[Group] = []
+    groups: list[Group] = []
     end_total = cum[hi]
     while i < hi:
         rest = end_total - cum[i]
@@ -239,10 +240,10 @@ def _groups_sorted(stacks: List[Stack], cum: List[Number], lo: int, hi: int, dep
     return own, groups
 
 
-def _groups_in_order(stacks: List[Stack], cum: List[Number], lo: int, hi: int, depth: int, min_value: float) -> Tuple[List[int], List[Group]]:
+def _groups_in_order(stacks: list[Stack], cum: list[Number], lo: int, hi: int, depth: int, min_value: float) -> tuple[list[int], list[Group]]:
     """Rows [lo, hi) in time order: the frame's own rows and its children, each a run of neighbours."""
-    own: List[int] = []
-    groups: List[Group] = []
+    own: list[int] = []
+    groups: list[Group] = []
     i = lo
     while i < hi:
         stack = stacks[i]
@@ -261,7 +262,7 @@ def _groups_in_order(stacks: List[Stack], cum: List[Number], lo: int, hi: int, d
     return own, groups
 
 
-def layout(profile: Drawable, options: Optional[LayoutOptions] = None, *, colour_by: Optional[FlameGraph] = None) -> Layout:
+def layout(profile: Drawable, options: LayoutOptions | None = None, *, colour_by: FlameGraph | None = None) -> Layout:
     """The frames of ``profile`` (FlameGraph, Differential or FlameChart) laid out with ``options``.
 
     ``colour_by``: a second metric of the same stacks (a FlameGraph: e.g. instructions beside
@@ -291,7 +292,7 @@ def layout(profile: Drawable, options: Optional[LayoutOptions] = None, *, colour
     return place(stacks, values, thirds, options)
 
 
-def _total(actual: Number, options: LayoutOptions, warnings: List[str]) -> Number:
+def _total(actual: Number, options: LayoutOptions, warnings: list[str]) -> Number:
     """What the full width stands for: the profile's total, or ``--total`` when that is larger
     (to draw several profiles to one scale); a smaller one is ignored with a warning."""
     if options.total is None:
@@ -312,7 +313,7 @@ def chart_layout(chart: FlameChart, options: LayoutOptions) -> Layout:
 
     drawn = timeline(chart, _rewriter(options))
     scale = drawn.scale if drawn.scale and drawn.scale != 1 else None  # positions in ns -> the chart's unit
-    warnings: List[str] = []
+    warnings: list[str] = []
     total = _total(drawn.end / scale if scale else drawn.end, options, warnings)
     if not total or not len(drawn):
         return Layout(None, 0, 0, False, options, warnings)
@@ -351,8 +352,8 @@ def chart_layout(chart: FlameChart, options: LayoutOptions) -> Layout:
 
 
 def place(
-    stacks: List[Stack], values: List[Number], befores: Optional[List[Number]], options: LayoutOptions,
-    *, seconds: Optional[List[Number]] = None,
+    stacks: list[Stack], values: list[Number], befores: list[Number] | None, options: LayoutOptions,
+    *, seconds: list[Number] | None = None,
 ) -> Layout:
     """Start, value, own value (and change, or second metric) of every frame wide enough to keep, parents first.
 
@@ -360,7 +361,7 @@ def place(
     input, ``befores`` beside them; ``seconds``: a second metric per stack, summed per frame.
     """
     differential = befores is not None
-    warnings: List[str] = []
+    warnings: list[str] = []
     cum = list(accumulate(values, initial=0))
     actual = cum[-1]
     total = _total(actual, options, warnings)
@@ -376,9 +377,9 @@ def place(
 
     columns = Columns()
     names, starts, depths, frame_values, selfs = columns.names, columns.starts, columns.depths, columns.values, columns.selfs
-    deltas: List[Number] = []
-    frame_seconds: List[Number] = []
-    pending: List[Tuple[int, int, int, Number]] = [(0, len(stacks), 0, 0)]  # rows [lo, hi), depth, x in values
+    deltas: list[Number] = []
+    frame_seconds: list[Number] = []
+    pending: list[tuple[int, int, int, Number]] = [(0, len(stacks), 0, 0)]  # rows [lo, hi), depth, x in values
     while pending:
         lo, hi, depth, x = pending.pop()
         value = cum[hi] - cum[lo]

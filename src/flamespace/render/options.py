@@ -14,7 +14,8 @@ from ..errors import ArgumentError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, Mapping, Optional, Tuple, Union
+    from typing import Any
+    from collections.abc import Mapping
 
 #: Palettes by name, as flamegraph.pl's --colors (plus "python": Python code vs native code).
 PALETTES = (
@@ -65,7 +66,7 @@ _INFINITY = float("inf")
 POSITIVE, NON_NEGATIVE = "a finite number > 0", "a finite number >= 0"
 
 
-def _choice(name: str, value: str, allowed: Tuple[str, ...]) -> None:
+def _choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
         raise ArgumentError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
 
@@ -91,16 +92,16 @@ class LayoutOptions(Record):
     """
 
     reverse: bool = False
-    base: Tuple[str, ...] = ()
+    base: tuple[str, ...] = ()
     flamechart: bool = False
     sort_by_value: bool = False
     delta: str = "inclusive"
-    total: Optional[float] = None
+    total: float | None = None
     mark_wakers: bool = False
     min_value: float = 0
     min_percent: float = 0
     min_width: float = 0
-    extent: Optional[float] = None
+    extent: float | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.base, str):
@@ -150,7 +151,7 @@ class Appearance(Record):
     coloured by).
     """
 
-    title: Optional[str] = None
+    title: str | None = None
     subtitle: str = ""
     colors: str = "hot"
     hash: bool = False
@@ -161,7 +162,7 @@ class Appearance(Record):
     negate: bool = False
     colour_ratio: str = RATIO_MODES[0]
     reverse: bool = LAYOUT_DEFAULTS.reverse
-    base: Tuple[str, ...] = LAYOUT_DEFAULTS.base
+    base: tuple[str, ...] = LAYOUT_DEFAULTS.base
     sort_by_value: bool = LAYOUT_DEFAULTS.sort_by_value
     delta: str = LAYOUT_DEFAULTS.delta
 
@@ -172,7 +173,7 @@ class Appearance(Record):
         if isinstance(self.base, str):
             object.__setattr__(self, "base", (self.base,))
 
-    def appearance(self) -> Dict[str, Any]:
+    def appearance(self) -> dict[str, Any]:
         """This record's :class:`Appearance` fields, to make another picture's options look alike."""
         return {name: getattr(self, name) for name in fields(Appearance)}
 
@@ -209,20 +210,20 @@ class SvgOptions(Appearance):
 
     width: int = 1200
     height: int = 16
-    minwidth: Union[float, str] = 0.1
+    minwidth: float | str = 0.1
     fonttype: str = "Verdana"
     fontsize: float = 12
     fontwidth: float = 0.59
     nametype: str = "Function:"
-    bgcolors: Optional[str] = None
+    bgcolors: str | None = None
     random: bool = False
-    seed: Optional[int] = None
+    seed: int | None = None
     flamechart: bool = LAYOUT_DEFAULTS.flamechart
     factor: float = 1
-    total: Optional[float] = LAYOUT_DEFAULTS.total
+    total: float | None = LAYOUT_DEFAULTS.total
     notes: str = ""
     nameattr: Mapping[str, Mapping[str, str]] = factory(dict)
-    encoding: Optional[str] = None
+    encoding: str | None = None
     fluid: bool = False
     stroke_color: str = "none"
     truncate: str = "right"
@@ -251,7 +252,7 @@ class SvgOptions(Appearance):
             except LookupError:
                 raise ArgumentError(f"unknown encoding {self.encoding!r}") from None
 
-    def minwidth_spec(self) -> Tuple[float, bool]:
+    def minwidth_spec(self) -> tuple[float, bool]:
         """(amount, is_percent) of ``minwidth``."""
         if isinstance(self.minwidth, (int, float)) and not isinstance(self.minwidth, bool):
             if self.minwidth < 0:
@@ -286,7 +287,7 @@ class SvgOptions(Appearance):
             return "Flame Chart"
         return "Icicle Graph" if self.inverted else "Flame Graph"
 
-    def background(self) -> Tuple[str, str]:
+    def background(self) -> tuple[str, str]:
         """The two colours of the background gradient, defaulting by palette as flamegraph.pl."""
         name = self.bgcolors
         if name is None:
@@ -301,15 +302,15 @@ class SvgOptions(Appearance):
         return BACKGROUNDS.get(name, (name, name))
 
     @classmethod
-    def names(cls) -> Tuple[str, ...]:
+    def names(cls) -> tuple[str, ...]:
         return fields(cls)
 
 
-def read_nameattr(path: str) -> "dict[str, dict[str, str]]":
+def read_nameattr(path: str) -> dict[str, dict[str, str]]:
     """flamegraph.pl's --nameattr file: ``function<TAB>name=value<TAB>name=value...`` per line."""
     from ..errors import InputError
 
-    table: "dict[str, dict[str, str]]" = {}
+    table: dict[str, dict[str, str]] = {}
     try:
         with open(path, encoding="utf-8", errors="surrogateescape") as stream:
             for lineno, line in enumerate(stream, 1):

@@ -17,7 +17,8 @@ from .options import SvgOptions
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import random
-    from typing import Callable, Dict, Iterable, List, Optional, Tuple
+    from typing import Callable
+    from collections.abc import Iterable
 
     from .._types import Rgb
 SEPARATOR_COLOURS = {"--": "rgb(160,160,160)", "-": "rgb(200,200,200)"}
@@ -90,7 +91,7 @@ def _orange(v1: float, v2: float, v3: float) -> Rgb:
     return 190 + int(65 * v1), 90 + int(65 * v1), 0
 
 
-BASE: Dict[str, Callable[[float, float, float], Rgb]] = {
+BASE: dict[str, Callable[[float, float, float], Rgb]] = {
     "hot": _hot, "mem": _mem, "io": _io, "red": _red, "green": _green, "blue": _blue,
     "yellow": _yellow, "purple": _purple, "aqua": _aqua, "orange": _orange,
 }
@@ -149,7 +150,7 @@ def _chain(name: str) -> str:
     return "aqua" if "_[w]" in name else "blue"
 
 
-CHOOSERS: Dict[str, Callable[[str], str]] = {
+CHOOSERS: dict[str, Callable[[str], str]] = {
     "java": _java, "js": _js, "perl": _perl, "python": _python, "chain": _chain,
     "wakeup": lambda name: "aqua",
 }
@@ -157,7 +158,7 @@ CHOOSERS: Dict[str, Callable[[str], str]] = {
 
 #: What the colour families of a palette that picks them by name mean, for a page's key, in the
 #: order a reader looks for them (the ``python`` palette: ours; the others are flamegraph.pl's).
-KEYS: Dict[str, Tuple[Tuple[str, str], ...]] = {
+KEYS: dict[str, tuple[tuple[str, str], ...]] = {
     "python": (("your code", "green"), ("standard library", "aqua"), ("native code", "red"), ("kernel", "orange")),
     "java": (("Java (and JIT)", "green"), ("inlined", "aqua"), ("C++", "yellow"), ("native code", "red"), ("kernel", "orange")),
     "js": (("JavaScript", "green"), ("built-ins", "aqua"), ("C++", "yellow"), ("native code", "red"), ("kernel", "orange")),
@@ -166,7 +167,7 @@ KEYS: Dict[str, Tuple[Tuple[str, str], ...]] = {
 }
 
 
-def key(palette: str) -> Dict[str, object]:
+def key(palette: str) -> dict[str, object]:
     """A page's colour key: each family's meaning and a colour of it (``items``), or, for a
     palette whose colours only tell names apart, a note that says so."""
     families = KEYS.get(palette)
@@ -186,12 +187,12 @@ class Colourer:
     writes a file.
     """
 
-    def __init__(self, options: SvgOptions, palette: Optional[Dict[str, str]] = None) -> None:
+    def __init__(self, options: SvgOptions, palette: dict[str, str] | None = None) -> None:
         self.options = options
-        self._cache: Dict[str, str] = dict(SEPARATOR_COLOURS)
+        self._cache: dict[str, str] = dict(SEPARATOR_COLOURS)
         self._keep = palette is not None
-        self._fixed: Dict[str, str] = palette if palette is not None else {}
-        self._rng: Optional[random.Random] = None
+        self._fixed: dict[str, str] = palette if palette is not None else {}
+        self._rng: random.Random | None = None
         if options.random:
             import random
 
@@ -207,7 +208,7 @@ class Colourer:
                 self._fixed[name] = colour
         return colour
 
-    def many(self, names: Iterable[str]) -> List[str]:
+    def many(self, names: Iterable[str]) -> list[str]:
         """The colour of each of ``names``, in order (the cache is read inline: names repeat)."""
         if self._rng is not None:  # random colours are drawn in order
             get = self._cache.get
@@ -252,14 +253,14 @@ def diff_colour(delta: float, largest: float, negate: bool = False) -> str:
     return "rgb(255,255,255)"
 
 
-def diff_ramp(negate: bool = False) -> List[str]:
+def diff_ramp(negate: bool = False) -> list[str]:
     """Every colour :func:`diff_colour` gives, from full blue (−largest) through white to full red:
     entry ``DIFF_STEPS + d`` is the colour of a change of ``d / DIFF_STEPS`` of ``largest``, so a
     page script picks colours from it by the same arithmetic, without a copy of this module."""
     return [diff_colour(d, DIFF_STEPS, negate) for d in range(-DIFF_STEPS, DIFF_STEPS + 1)]
 
 
-def diff_stops(negate: bool = False) -> List[Tuple[float, str]]:
+def diff_stops(negate: bool = False) -> list[tuple[float, str]]:
     """The colour bar of :func:`diff_colour` from −largest (offset 0) to +largest (offset 1),
     as gradient stops: linear on each side, white only at no change (a hard edge at 0.5)."""
     low, high = diff_colour(-1, 1, negate), diff_colour(1, 1, negate)
@@ -274,7 +275,7 @@ _HEX = re.compile(r"#([0-9A-Fa-f]{2})([0-9A-Fa-f]{2})([0-9A-Fa-f]{2})$")
 LIGHT_INK = "rgb(255,255,255)"
 
 
-def relative_luminance(colour: str) -> Optional[float]:
+def relative_luminance(colour: str) -> float | None:
     """WCAG 2's relative luminance (0 black .. 1 white) of ``rgb(r,g,b)`` or ``#rrggbb``; None for other colours."""
     match = _RGB.match(colour) or _HEX.match(colour)
     if match is None:
@@ -303,7 +304,7 @@ def needs_light_ink(colour: str) -> bool:
     return contrast_ratio(luminance, 1.0) > contrast_ratio(luminance, 0.0)
 
 
-def read_palette(path: str) -> Dict[str, str]:
+def read_palette(path: str) -> dict[str, str]:
     """A ``name->rgb(r,g,b)`` file as flamegraph.pl's palette.map; missing file: empty.
 
     For the program's edge (the CLI's ``--cp``): pass the map to ``svg(..., palette=)``,
@@ -315,7 +316,7 @@ def read_palette(path: str) -> Dict[str, str]:
         return {}
     from ..errors import InputError
 
-    table: Dict[str, str] = {}
+    table: dict[str, str] = {}
     with open(path, encoding="utf-8", errors="surrogateescape") as stream:
         for lineno, line in enumerate(stream, 1):
             line = line.rstrip("\r\n")
@@ -328,7 +329,7 @@ def read_palette(path: str) -> Dict[str, str]:
     return table
 
 
-def write_palette(path: str, table: Dict[str, str]) -> None:
+def write_palette(path: str, table: dict[str, str]) -> None:
     """Save a palette map as flamegraph.pl's palette.map: one ``name->rgb(r,g,b)`` line per name, sorted.
 
     A file read back next time (not an output stream: '-' is a file name here).

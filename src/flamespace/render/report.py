@@ -26,7 +26,7 @@ from .html import HtmlOptions, _Table, column, decode_column, laid_out, payload
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, List, Optional, Tuple
+    from typing import Any
 
     from .._types import Destination
     from ..diagnostics import Diagnostics
@@ -40,8 +40,8 @@ _LINE = re.compile(r":\d+\)$")
 FIELDS = ("calls", "primitive", "inclusive", "exclusive", "mean", "longest")
 
 
-def report(trace: Any, options: Optional[HtmlOptions] = None, output: Destination = None, *,
-           palette: Optional[Dict[str, str]] = None, diagnostics: Optional[Diagnostics] = None) -> Optional[str]:
+def report(trace: Any, options: HtmlOptions | None = None, output: Destination = None, *,
+           palette: dict[str, str] | None = None, diagnostics: Diagnostics | None = None) -> str | None:
     """Write the report of ``trace`` (a :class:`flamespace.collect.tracer.Trace`) as one page;
     ``options`` as :func:`~.html.html`'s (title "Trace report" by default)."""
     options = (options or HtmlOptions()).replace(title=(options.title if options else None) or "Trace report")
@@ -60,7 +60,7 @@ def report(trace: Any, options: Optional[HtmlOptions] = None, output: Destinatio
     return deliver_text(text, output)
 
 
-def report_payload(trace: Any, options: HtmlOptions) -> Dict[str, Any]:
+def report_payload(trace: Any, options: HtmlOptions) -> dict[str, Any]:
     """The report's own data: the run's labels, the functions (exact), caller -> callee edges, lines."""
     rows = trace.table()
     names = _Table()
@@ -68,7 +68,7 @@ def report_payload(trace: Any, options: HtmlOptions) -> Dict[str, Any]:
     for row in rows:
         names.index(row.function)
     edges = _edges(trace, index)
-    data: Dict[str, Any] = {
+    data: dict[str, Any] = {
         "version": REPORT_VERSION, "kind": "report", "title": options.title, "subtitle": options.subtitle,
         "labels": dict(trace.graph.metadata.labels), "problems": list(getattr(trace, "problems", [])),
         "total": trace.graph.total(), "chart": trace.chart is not None,
@@ -84,11 +84,11 @@ def report_payload(trace: Any, options: HtmlOptions) -> Dict[str, Any]:
     return data
 
 
-def _edges(trace: Any, index: Dict[str, int]) -> List[Tuple[int, int, int, int]]:
+def _edges(trace: Any, index: dict[str, int]) -> list[tuple[int, int, int, int]]:
     """(caller, callee, calls, inclusive ns) per pair of functions; caller -1: called at the top of a
     stack. A recursive call's time is in its outermost call's (as the table's inclusive)."""
     inclusive = trace.inclusive()
-    pairs: Dict[Tuple[int, int], List[int]] = {}
+    pairs: dict[tuple[int, int], list[int]] = {}
     for stack, count in trace.calls.items():
         caller = index.get(stack[-2], -1) if len(stack) > 1 else -1
         callee = index.get(stack[-1])
@@ -103,13 +103,13 @@ def _edges(trace: Any, index: Dict[str, int]) -> List[Tuple[int, int, int, int]]
     return edges
 
 
-def _lines(lines: Dict[str, Tuple[int, int]], rows: List[Any], names: _Table) -> Dict[str, Any]:
+def _lines(lines: dict[str, tuple[int, int]], rows: list[Any], names: _Table) -> dict[str, Any]:
     """Each recorded line ``function (file:N)`` under its function (the frame with the same name and
     file), most time first: columns function, line (its name), hits, exclusive ns."""
-    by_key: Dict[str, int] = {}
+    by_key: dict[str, int] = {}
     for k, row in enumerate(rows):
         by_key.setdefault(_LINE.sub(")", row.function), k)
-    out: List[Tuple[int, int, int, int]] = []
+    out: list[tuple[int, int, int, int]] = []
     for name, (ns, hits) in lines.items():
         function = by_key.get(_LINE.sub(")", name))
         if function is not None:
@@ -118,7 +118,7 @@ def _lines(lines: Dict[str, Tuple[int, int]], rows: List[Any], names: _Table) ->
     return {"count": len(out), **{key: column([line[k] for line in out]) for k, key in enumerate(("function", "line", "hits", "exclusive"))}}
 
 
-def read_report(text: str) -> Dict[str, Any]:
+def read_report(text: str) -> dict[str, Any]:
     """The payloads of a report page: ``report`` (columns decoded to lists), ``graph`` (as
     :func:`.html.read_payload` gives it) and ``chart`` (or None)."""
     data = payload_of(text, REPORT_DATA)

@@ -26,7 +26,7 @@ from .colouring import ColourBar, amount, change_words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Collection, Dict, List, Mapping, Optional, Tuple
+    from collections.abc import Collection, Mapping
 
     from .._types import Destination, Stack
     from ..core.vector import FlameGraph
@@ -56,7 +56,7 @@ def grey(name: str) -> str:
     return f"rgb({level},{level},{level})"
 
 
-def legend(unit: Optional[str]) -> List[Tuple[str, str]]:
+def legend(unit: str | None) -> list[tuple[str, str]]:
     """The colour key: (colour, meaning) for each kind of frame."""
     more, less = change_words(unit)
     return [
@@ -80,7 +80,7 @@ class Colouring:
         self.kinds = kinds
         self.changes = {stack: candidate.value(stack) - baseline.value(stack) for stack, kind in kinds.items() if kind}
         self.largest = max(map(abs, self.changes.values()), default=0) or 1
-        self.inside: Dict[Stack, float] = {}
+        self.inside: dict[Stack, float] = {}
         for stack, change in self.changes.items():
             for depth in range(len(stack)):
                 self.inside[stack[:depth]] = self.inside.get(stack[:depth], 0) + change
@@ -100,7 +100,7 @@ def significance_drawing(
     baseline: FlameGraph,
     candidate: FlameGraph,
     kinds: Mapping[Stack, str],
-    options: Optional[SvgOptions] = None,
+    options: SvgOptions | None = None,
     *,
     baseline_widths: bool = False,
     note: str = "",
@@ -127,9 +127,9 @@ def significance_drawing(
     c = drawn.columns
     sign = -1 if baseline_widths else 1
     total = drawn.total
-    colours: List[str] = []
-    infos: List[str] = []
-    path: List[str] = []
+    colours: list[str] = []
+    infos: list[str] = []
+    path: list[str] = []
     for name, depth, value, delta in zip(c.names, c.depths, c.values, c.deltas or ()):
         del path[max(depth - 1, 0):]
         if depth:
@@ -154,7 +154,7 @@ def significance_drawing(
     return picture
 
 
-def scale_bar(largest: float, unit: Optional[str], options: SvgOptions) -> ColourBar:
+def scale_bar(largest: float, unit: str | None, options: SvgOptions) -> ColourBar:
     """The depth of the strong colours: from the largest shrinkage (deepest blue) to the largest growth."""
     stops = [(0.0, strong(-1, 1, 1)), (0.5, strong(-1, 0, 1)), (0.5, strong(1, 0, 1)), (1.0, strong(1, 1, 1))]
     signed = amount(largest, unit, options, signed=True) if largest else "0"
@@ -162,8 +162,8 @@ def scale_bar(largest: float, unit: Optional[str], options: SvgOptions) -> Colou
                      "the leaf of a significant change: deeper for a larger change, deepest at the largest")
 
 
-def _verdict(stack: Stack, kind: Optional[str], change: float, changes: Mapping[Stack, float],
-             inside: Mapping[Stack, float], baseline: FlameGraph, candidate: FlameGraph, unit: Optional[str],
+def _verdict(stack: Stack, kind: str | None, change: float, changes: Mapping[Stack, float],
+             inside: Mapping[Stack, float], baseline: FlameGraph, candidate: FlameGraph, unit: str | None,
              untested: Collection[Stack] = ()) -> str:
     """What the test said of the frame's own stack (if it was tested) and of the stacks below it.
 
@@ -191,13 +191,13 @@ def significance_svg(
     baseline: FlameGraph,
     candidate: FlameGraph,
     kinds: Mapping[Stack, str],
-    options: Optional[SvgOptions] = None,
+    options: SvgOptions | None = None,
     output: Destination = None,
     *,
     baseline_widths: bool = False,
     note: str = "",
     untested: Collection[Stack] = (),
-) -> Optional[str]:
+) -> str | None:
     """Draw :func:`significance_drawing` as an SVG (``output`` as :func:`~flamespace.render.svg`)."""
     picture = significance_drawing(baseline, candidate, kinds, options, baseline_widths=baseline_widths, note=note, untested=untested)
     return emit(picture, output)

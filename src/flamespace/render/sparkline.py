@@ -15,7 +15,6 @@ from .xml import escape
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List, Optional
 
     from .._types import Destination
     from ..stats.history import HistoryReport, StackHistory
@@ -34,7 +33,7 @@ def _num(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
 
 
-def _row(report: HistoryReport, stack: StackHistory, top: float) -> List[str]:
+def _row(report: HistoryReport, stack: StackHistory, top: float) -> list[str]:
     from ..stats.report import short_stack
 
     values = series(report, stack)
@@ -69,7 +68,7 @@ def _row(report: HistoryReport, stack: StackHistory, top: float) -> List[str]:
     return parts
 
 
-def svg(report: HistoryReport, output: Destination = None) -> Optional[str]:
+def svg(report: HistoryReport, output: Destination = None) -> str | None:
     """The report as an SVG (a row per stack) written to ``output`` (a path, '-', a stream), or returned for None."""
     h = report.history
     width = LABEL_WIDTH + LINE_WIDTH + NOTE_WIDTH + 20

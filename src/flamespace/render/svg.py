@@ -26,7 +26,8 @@ from .xml import comment, escape
 SCRIPT = os.path.join(os.path.dirname(__file__), "flamegraph.js")
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, TextIO, Tuple, Union
+    from typing import Any, Callable, TextIO
+    from collections.abc import Iterator, Mapping
 
     from .._types import Destination, Drawable, Number
     from ..core.vector import FlameGraph
@@ -36,13 +37,13 @@ _CHUNK = 2000  # frames per write
 
 def svg(
     profile: Drawable,
-    options: Optional[SvgOptions] = None,
+    options: SvgOptions | None = None,
     output: Destination = None,
     *,
-    palette: Optional[Dict[str, str]] = None,
-    diagnostics: Optional[Diagnostics] = None,
-    colour_by: Optional[FlameGraph] = None,
-) -> Optional[str]:
+    palette: dict[str, str] | None = None,
+    diagnostics: Diagnostics | None = None,
+    colour_by: FlameGraph | None = None,
+) -> str | None:
     """Draw ``profile`` (FlameGraph, Differential or FlameChart) as an interactive SVG.
 
     ``colour_by``: a second metric of the same stacks (e.g. instructions, with cycles as
@@ -63,7 +64,7 @@ def svg(
     return emit(draw(drawn, options, palette=palette, unit=unit_of(profile), metrics=metrics), output)
 
 
-def metric_names(profile: Drawable, colour_by: FlameGraph) -> Tuple[str, str]:
+def metric_names(profile: Drawable, colour_by: FlameGraph) -> tuple[str, str]:
     """What the widths and the colours measure, as the profiles' metadata name them (a perf
     event: ``cycles``), else their units, else "width" and "colour"."""
     names = []
@@ -89,20 +90,20 @@ class Drawing:
     def __init__(self, drawn: Layout, options: SvgOptions) -> None:
         self.layout = drawn
         self.options = options
-        self.xs: List[float] = []
-        self.widths: List[float] = []
-        self.labels: List[str] = []
-        self.colours: List[str] = []
-        self.inks: Optional[List[bool]] = None
-        self.infos: Optional[List[str]] = None
-        self.bar: Optional[ColourBar] = None
-        self.legend: List[Tuple[str, str]] = []
+        self.xs: list[float] = []
+        self.widths: list[float] = []
+        self.labels: list[str] = []
+        self.colours: list[str] = []
+        self.inks: list[bool] | None = None
+        self.infos: list[str] | None = None
+        self.bar: ColourBar | None = None
+        self.legend: list[tuple[str, str]] = []
         self.legend_note = ""
 
 
 def draw(
-    drawn: Layout, options: SvgOptions, *, palette: Optional[Dict[str, str]] = None, colours: Optional[List[str]] = None,
-    unit: Optional[str] = None, metrics: Optional[Tuple[str, str]] = None,
+    drawn: Layout, options: SvgOptions, *, palette: dict[str, str] | None = None, colours: list[str] | None = None,
+    unit: str | None = None, metrics: tuple[str, str] | None = None,
 ) -> Drawing:
     """Pixels, labels and colours of a layout's frames (``colours``: given by the caller instead;
     ``palette`` as :func:`svg`; ``unit``: the profile's, for the legend of differential input;
@@ -171,7 +172,7 @@ def fit_label(name: str, width: float, options: SvgOptions) -> str:
     return name[: chars - 2] + ".."
 
 
-def emit(picture: Drawing, output: Destination = None) -> Optional[str]:
+def emit(picture: Drawing, output: Destination = None) -> str | None:
     """Write a drawing's SVG to ``output`` (a path, '-', a text stream) or, for None, return it."""
     encoding = picture.options.encoding  # another encoding: characters it lacks become references
     return deliver(lambda stream: write_svg(picture, stream), output, encoding, "xmlcharrefreplace" if encoding else None)
@@ -209,7 +210,7 @@ LEGEND_GAP = 4  # pixels between the legend and the frames
 BAR_WIDTH = 160  # pixels of a legend's colour bar
 
 
-def legend_rows(drawn: Drawing) -> List[List[Union[ColourBar, Tuple[Optional[str], str]]]]:
+def legend_rows(drawn: Drawing) -> list[list[ColourBar | tuple[str | None, str]]]:
     """The legend's rows: the colour bar on the first, then the entries ((colour or None, text))
     flowed into rows that fit the width, then the note wrapped to the width."""
     o = drawn.options
@@ -220,7 +221,7 @@ def legend_rows(drawn: Drawing) -> List[List[Union[ColourBar, Tuple[Optional[str
     import textwrap
 
     wrap = max(int(room / glyph), 20)
-    rows: List[List[Union[ColourBar, Tuple[Optional[str], str]]]] = []
+    rows: list[list[ColourBar | tuple[str | None, str]]] = []
     bar = drawn.bar
     if bar is not None:
         beside = (len(bar.low) + len(bar.high) + len(bar.meaning)) * glyph + BAR_WIDTH + 12 + 2 * o.fontsize
@@ -458,7 +459,7 @@ class Memo(dict):
         return value
 
 
-def _groups(names: List[str], titles: List[str], infos: List[str], nameattr: Mapping[str, Mapping[str, str]]) -> Tuple[List[str], List[str]]:
+def _groups(names: list[str], titles: list[str], infos: list[str], nameattr: Mapping[str, Mapping[str, str]]) -> tuple[list[str], list[str]]:
     """The opening of each frame's group (``<g>`` or ``<a>``, then ``<title>``) and its closing;
     a --nameattr ``title`` replaces the frame's tooltip in ``titles`` and ``infos``."""
     heads, tails = [], []

@@ -14,7 +14,8 @@ from .options import LAYOUT_DEFAULTS, LayoutOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Iterator, List, Optional, Sequence, TextIO, Tuple, Union
+    from typing import TextIO
+    from collections.abc import Iterator, Sequence
 
     from .._types import Drawable
 
@@ -30,14 +31,14 @@ class TextOptions(Record):
     counts with ``countname``."""
 
     threshold: float = 0.01
-    max_depth: Optional[int] = None
+    max_depth: int | None = None
     sort_by_value: bool = LAYOUT_DEFAULTS.sort_by_value
     reverse: bool = LAYOUT_DEFAULTS.reverse
-    base: Tuple[str, ...] = LAYOUT_DEFAULTS.base
+    base: tuple[str, ...] = LAYOUT_DEFAULTS.base
     delta: str = LAYOUT_DEFAULTS.delta
     countname: str = ""
-    width: Optional[int] = None
-    unit: Optional[str] = None
+    width: int | None = None
+    unit: str | None = None
     raw: bool = False
 
     def __post_init__(self) -> None:
@@ -74,19 +75,19 @@ class TextLine(Record):
 
     text: str
     share: float
-    change: Optional[float]
+    change: float | None
     share_end: int
-    location: Tuple[int, int]
+    location: tuple[int, int]
     change_start: int
 
 
-def iter_text_lines(profile: Drawable, options: Optional[TextOptions] = None) -> Iterator[str]:
+def iter_text_lines(profile: Drawable, options: TextOptions | None = None) -> Iterator[str]:
     """The lines of the text rendering, one at a time (without newlines): inclusive share, tree
     branches, name, count (and change). Each line costs time independent of its depth."""
     return _lines(profile, options, parts=False)  # type: ignore[return-value]  # parts=False: str
 
 
-def iter_text_parts(profile: Drawable, options: Optional[TextOptions] = None) -> Iterator[TextLine]:
+def iter_text_parts(profile: Drawable, options: TextOptions | None = None) -> Iterator[TextLine]:
     """The lines of :func:`iter_text_lines` with where their parts are (:class:`TextLine`)."""
     return _lines(profile, options, parts=True)  # type: ignore[return-value]  # parts=True: TextLine
 
@@ -100,7 +101,7 @@ def location_start(name: str) -> int:
     return len(name)
 
 
-def _lines(profile: Drawable, options: Optional[TextOptions], parts: bool) -> Iterator[Union[str, TextLine]]:
+def _lines(profile: Drawable, options: TextOptions | None, parts: bool) -> Iterator[str | TextLine]:
     """:func:`iter_text_lines` (``parts``: :func:`iter_text_parts`): one loop, so both say the same."""
     options = options or TextOptions()
     drawn = layout(profile, options.layout_options())
@@ -119,7 +120,7 @@ def _lines(profile: Drawable, options: Optional[TextOptions], parts: bool) -> It
     width = options.width
     exact = options.raw or unit is None or not scale(unit).suffix or unit == SHARE_UNIT
     last = _last_siblings(depths)
-    open_levels: List[bool] = []  # per ancestor level: does it have siblings still to come?
+    open_levels: list[bool] = []  # per ancestor level: does it have siblings still to come?
     for index, depth, is_last in zip(kept, depths, last):
         del open_levels[max(depth - 1, 0):]
         branch = "".join(["│  " if more else "   " for more in open_levels[:INDENT_LEVELS]])
@@ -153,15 +154,15 @@ def _lines(profile: Drawable, options: Optional[TextOptions], parts: bool) -> It
         )
 
 
-def text_lines(profile: Drawable, options: Optional[TextOptions] = None) -> List[str]:
+def text_lines(profile: Drawable, options: TextOptions | None = None) -> list[str]:
     """The lines of the text rendering as a list (:func:`iter_text_lines` streams them)."""
     return list(iter_text_lines(profile, options))
 
 
-def _last_siblings(depths: List[int]) -> List[bool]:
+def _last_siblings(depths: list[int]) -> list[bool]:
     """For each frame of a pre-order list, whether no later sibling follows it."""
     result = [True] * len(depths)
-    seen_at: List[bool] = []  # seen_at[d]: a frame at depth d came after (scanning backwards)
+    seen_at: list[bool] = []  # seen_at[d]: a frame at depth d came after (scanning backwards)
     for index in range(len(depths) - 1, -1, -1):
         depth = depths[index]
         del seen_at[depth + 1 :]
@@ -172,7 +173,7 @@ def _last_siblings(depths: List[int]) -> List[bool]:
     return result
 
 
-def text(profile: Drawable, options: Optional[TextOptions] = None, output: Optional[TextIO] = None) -> Optional[str]:
+def text(profile: Drawable, options: TextOptions | None = None, output: TextIO | None = None) -> str | None:
     """The text rendering of ``profile``: written to ``output`` line by line if given, else returned."""
     if output is None:
         return "".join(line + "\n" for line in iter_text_lines(profile, options))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, List, Optional
+    from typing import Any, Callable
 
     from .._types import Number, Stack
     from ..core.chart import FlameChart
@@ -36,15 +36,15 @@ class Timeline:
 
     __slots__ = ("lanes", "depths", "lane", "depth", "start", "value", "self", "name", "end", "time", "unit", "scale")
 
-    def __init__(self, lanes: List[str], unit: Optional[str], scale: Optional[float]) -> None:
+    def __init__(self, lanes: list[str], unit: str | None, scale: float | None) -> None:
         self.lanes = lanes
-        self.depths: List[int] = [0] * len(lanes)
-        self.lane: List[int] = []
-        self.depth: List[int] = []
-        self.start: List[Number] = []
-        self.value: List[Number] = []
-        self.self: List[Number] = []
-        self.name: List[str] = []
+        self.depths: list[int] = [0] * len(lanes)
+        self.lane: list[int] = []
+        self.depth: list[int] = []
+        self.start: list[Number] = []
+        self.value: list[Number] = []
+        self.self: list[Number] = []
+        self.name: list[str] = []
         self.end: Number = 0
         self.unit, self.scale = unit, scale
         self.time = scale is not None
@@ -52,13 +52,13 @@ class Timeline:
     def __len__(self) -> int:
         return len(self.name)
 
-    def boxes(self, lane: int) -> List[tuple]:
+    def boxes(self, lane: int) -> list[tuple]:
         """(depth, start, end, name) of one lane's boxes, in order (for tests and tools)."""
         return [(d, s, s + v, n) for i, (d, s, v, n) in enumerate(zip(self.depth, self.start, self.value, self.name))
                 if self.lane[i] == lane]
 
 
-def timeline(chart: FlameChart, rewrite: Optional[Callable[[Stack], Optional[Stack]]] = None,
+def timeline(chart: FlameChart, rewrite: Callable[[Stack], Stack | None] | None = None,
              min_value: Number = 0) -> Timeline:
     """The boxes of ``chart`` (see the module's docstring); ``rewrite`` changes each stack (None:
     the stretch is left out, a gap); boxes narrower than ``min_value`` are left out, with their children.
@@ -70,7 +70,7 @@ def timeline(chart: FlameChart, rewrite: Optional[Callable[[Stack], Optional[Sta
                 for thread, times, stack_ids, weights in chart.thread_columns()]
     drawn = Timeline([chart.threads[thread] for thread, *_ in per_lane], chart.unit, scale)
     origin: Number = min((starts[:1].tolist()[0] for _, _, starts, _ in per_lane), default=0) if drawn.time else 0
-    stacks: List[Optional[Stack]] = list(chart.stacks) if rewrite is None else [rewrite(stack) for stack in chart.stacks]
+    stacks: list[Stack | None] = list(chart.stacks) if rewrite is None else [rewrite(stack) for stack in chart.stacks]
     end: Number = 0
     for lane, (_, stack_ids, starts, ends) in enumerate(per_lane):
         lane_end = _lane(drawn, lane, starts - origin, ends - origin, stack_ids, stacks)
@@ -94,7 +94,7 @@ def _common(stack: Stack, other: Stack) -> int:
     return common
 
 
-def _lane(drawn: Timeline, lane: int, starts: Any, ends: Any, stack_ids: Any, stacks: List[Optional[Stack]]) -> Number:
+def _lane(drawn: Timeline, lane: int, starts: Any, ends: Any, stack_ids: Any, stacks: list[Stack | None]) -> Number:
     """Append one lane's boxes (numpy arrays of its stretches: starts, ends, stack ids); return
     where its last stretch ends.
 

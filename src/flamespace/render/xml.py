@@ -13,7 +13,7 @@ _SPECIAL = re.compile("[&<>\"'\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\ufff
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
 
 
-def _replacement(match: "re.Match[str]") -> str:
+def _replacement(match: re.Match[str]) -> str:
     char = match.group()
     entity = _ENTITIES.get(char)
     if entity is not None:

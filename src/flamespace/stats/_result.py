@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from .._record import Record, factory, record
-from typing import TYPE_CHECKING, Dict, Optional, Tuple, Union
+from typing import TYPE_CHECKING
 
 from ..errors import ArgumentError
 
@@ -45,24 +45,24 @@ class TestResult(Record):
     __test__ = False  # not a pytest test class
 
     method: str
-    statistic: "np.ndarray"
-    p: "np.ndarray"
-    p_adjusted: "np.ndarray"
-    lower: "np.ndarray"
-    upper: "np.ndarray"
-    significant: "np.ndarray"
+    statistic: np.ndarray
+    p: np.ndarray
+    p_adjusted: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    significant: np.ndarray
     global_statistic: float
     global_p: float
     statistic_name: str
-    notes: Tuple[str, ...] = ()
-    details: Dict[str, Union[float, str]] = factory(dict)
-    critical: Optional["np.ndarray"] = None
-    se: Optional["np.ndarray"] = None
+    notes: tuple[str, ...] = ()
+    details: dict[str, float | str] = factory(dict)
+    critical: np.ndarray | None = None
+    se: np.ndarray | None = None
     smallest_p: float = 0.0
     control: str = "family-wise error"
 
 
-def resolution(pooled: "np.ndarray") -> float:
+def resolution(pooled: np.ndarray) -> float:
     """The data's resolution δ: the smallest positive gap between distinct values (0 included)
     of the pooled runs × stacks matrix.
 
@@ -82,7 +82,7 @@ def resolution(pooled: "np.ndarray") -> float:
     return float(gaps.min()) if gaps.size else 0.0
 
 
-def variance_floor(pooled: "np.ndarray") -> float:
+def variance_floor(pooled: np.ndarray) -> float:
     """δ²/12: the variance of rounding to resolution δ (Sheppard), the least variance a recorded
     value can be said to have. A stack that is 0 in every baseline run and 1 in every candidate
     run has no observed variance, but counts that round to the same integer are not identical
@@ -100,20 +100,20 @@ class Moments(Record):
 
     n1: int
     n2: int
-    mean1: "np.ndarray"
-    mean2: "np.ndarray"
-    var1: "np.ndarray"
-    var2: "np.ndarray"
+    mean1: np.ndarray
+    mean2: np.ndarray
+    var1: np.ndarray
+    var2: np.ndarray
 
     @classmethod
-    def of(cls, x1: "np.ndarray", x2: "np.ndarray") -> "Moments":
+    def of(cls, x1: np.ndarray, x2: np.ndarray) -> Moments:
         return cls(len(x1), len(x2), x1.mean(axis=0), x2.mean(axis=0), x1.var(axis=0, ddof=1), x2.var(axis=0, ddof=1))
 
     @property
-    def delta(self) -> "np.ndarray":
+    def delta(self) -> np.ndarray:
         return self.mean2 - self.mean1
 
-    def welch(self, floor: float = 0.0) -> Tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+    def welch(self, floor: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Welch's t (signed: candidate − baseline), its standard error and Welch–Satterthwaite
         degrees of freedom per stack, each group's variance floored at ``floor``.
 

@@ -23,7 +23,7 @@ grid the worst t and F tails were 1.3e-13 and 1.7e-13 off (scipy's: 0.9e-13 and 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Callable, Optional, Tuple
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,7 +42,7 @@ FLOAT_MAX = 1.7976931348623157e308
 LOG_MAX = math.log(FLOAT_MAX)
 
 
-def _lgamma(x: "np.ndarray") -> "np.ndarray":
+def _lgamma(x: np.ndarray) -> np.ndarray:
     """log Γ(x) for x > 0: Stirling's series from 10 on (vectorised), ``math.lgamma`` below."""
     import numpy as np
 
@@ -57,13 +57,13 @@ def _lgamma(x: "np.ndarray") -> "np.ndarray":
     return np.asarray(out, dtype=float)
 
 
-def _stirling_rest(z: "np.ndarray") -> "np.ndarray":
+def _stirling_rest(z: np.ndarray) -> np.ndarray:
     """lgamma(z) − ((z − ½)·log z − z + ½·log 2π): Stirling's series, to 1e-16 for z ≥ 10."""
     w = 1.0 / (z * z)
     return (1.0 / 12 - w * (1.0 / 360 - w * (1.0 / 1260 - w * (1.0 / 1680 - w * (1.0 / 1188 - w * (691.0 / 360360 - w / 156)))))) / z
 
 
-def _lbeta(a: "np.ndarray", b: "np.ndarray") -> "np.ndarray":
+def _lbeta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """log B(a, b). With the larger argument ≥ 10, lgamma(big) − lgamma(big + small) by Stirling's
     series, whose large terms cancel analytically: subtracting two lgammas of 10^4 would lose 1e-11."""
     import numpy as np
@@ -81,7 +81,7 @@ def _lbeta(a: "np.ndarray", b: "np.ndarray") -> "np.ndarray":
     return out
 
 
-def _betacf(a: "np.ndarray", b: "np.ndarray", x: "np.ndarray") -> "np.ndarray":
+def _betacf(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
     """The continued fraction of I_x(a, b) (modified Lentz), for x < (a + 1)/(a + b + 2)."""
     import numpy as np
 
@@ -117,8 +117,8 @@ def _betacf(a: "np.ndarray", b: "np.ndarray", x: "np.ndarray") -> "np.ndarray":
     return h
 
 
-def beta_tails(a: "np.ndarray", b: "np.ndarray", x: "np.ndarray", y: "np.ndarray",
-               log_x: "np.ndarray", log_y: "np.ndarray") -> Tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+def beta_tails(a: np.ndarray, b: np.ndarray, x: np.ndarray, y: np.ndarray,
+               log_x: np.ndarray, log_y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(I_x(a, b), 1 − I_x(a, b), log(x^a·y^b/B(a, b))), the first two to full relative
     precision; ``y`` = 1 − x and the logs of both are given by the caller, who can compute
     them without cancellation. The third is x·y·dI/dx, which quantiles take their steps with."""
@@ -146,7 +146,7 @@ def beta_tails(a: "np.ndarray", b: "np.ndarray", x: "np.ndarray", y: "np.ndarray
     return lower, upper, log_front
 
 
-def _ratio_logs(ratio: "np.ndarray", log_ratio: "np.ndarray") -> Tuple["np.ndarray", "np.ndarray", "np.ndarray", "np.ndarray"]:
+def _ratio_logs(ratio: np.ndarray, log_ratio: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """x = 1/(1 + r), y = r/(1 + r) and their logs, without cancellation, from r and log r
     (r may be ∞ with log r finite: a statistic whose square overflows)."""
     import numpy as np
@@ -164,7 +164,7 @@ def _ratio_logs(ratio: "np.ndarray", log_ratio: "np.ndarray") -> Tuple["np.ndarr
     return x, y, log_x, log_y
 
 
-def _t_parts(t: "np.ndarray", df: "np.ndarray") -> Tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+def _t_parts(t: np.ndarray, df: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(P(T > |t|), P(T ≤ |t|), log(|t|·density at t)) of Student's t."""
     import numpy as np
 
@@ -178,7 +178,7 @@ def _t_parts(t: "np.ndarray", df: "np.ndarray") -> Tuple["np.ndarray", "np.ndarr
     return 0.5 * both, 0.5 + 0.5 * inside, log_front
 
 
-def t_sf(t: "ArrayLike", df: "ArrayLike") -> "np.ndarray":
+def t_sf(t: ArrayLike, df: ArrayLike) -> np.ndarray:
     """P(T > t) for Student's t with ``df`` degrees of freedom (any positive real)."""
     import numpy as np
 
@@ -189,7 +189,7 @@ def t_sf(t: "ArrayLike", df: "ArrayLike") -> "np.ndarray":
     return np.where(np.isnan(t) | np.isnan(df), np.nan, sf)
 
 
-def _f_parts(f: "np.ndarray", d1: "np.ndarray", d2: "np.ndarray") -> Tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+def _f_parts(f: np.ndarray, d1: np.ndarray, d2: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(P(F > f), P(F ≤ f), log(f·density at f)) of Snedecor's F."""
     import numpy as np
 
@@ -200,7 +200,7 @@ def _f_parts(f: "np.ndarray", d1: "np.ndarray", d2: "np.ndarray") -> Tuple["np.n
     return beta_tails(d2 / 2.0, d1 / 2.0, x, y, log_x, log_y)
 
 
-def f_sf(f: "ArrayLike", d1: "ArrayLike", d2: "ArrayLike") -> "np.ndarray":
+def f_sf(f: ArrayLike, d1: ArrayLike, d2: ArrayLike) -> np.ndarray:
     """P(F > f) for Snedecor's F with (``d1``, ``d2``) degrees of freedom."""
     import numpy as np
 
@@ -210,7 +210,7 @@ def f_sf(f: "ArrayLike", d1: "ArrayLike", d2: "ArrayLike") -> "np.ndarray":
     return np.where(np.isnan(f), np.nan, sf)
 
 
-def _gamma_tails(a: "np.ndarray", x: "np.ndarray") -> Tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+def _gamma_tails(a: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(P(a, x), Q(a, x), log(x^a·e^−x/Γ(a))): the regularised incomplete gamma and its
     complement, by the series below x < a + 1 and the continued fraction (modified Lentz)
     above (Numerical Recipes' gser/gcf); the third is x·dP/dx."""
@@ -260,10 +260,10 @@ def _gamma_tails(a: "np.ndarray", x: "np.ndarray") -> Tuple["np.ndarray", "np.nd
 
 
 #: parts(u, which) -> (upper tail, lower tail, log(u·density)) at u for the parameters ``which`` selects.
-Parts = Callable[["np.ndarray", "np.ndarray"], Tuple["np.ndarray", "np.ndarray", "np.ndarray"]]
+Parts = Callable[["np.ndarray", "np.ndarray"], tuple["np.ndarray", "np.ndarray", "np.ndarray"]]
 
 
-def _solve(parts: Parts, q: "np.ndarray", start: "np.ndarray", p: "Optional[np.ndarray]" = None) -> "np.ndarray":
+def _solve(parts: Parts, q: np.ndarray, start: np.ndarray, p: np.ndarray | None = None) -> np.ndarray:
     """The positive u whose upper tail is ``q``, element-wise, by Newton steps on the log of the
     smaller tail in s = log u (tails are nearly straight lines there), each step kept inside
     the bracket the evaluations so far give, bisection (or a jump of 16 in s while the bracket
@@ -314,7 +314,7 @@ def _solve(parts: Parts, q: "np.ndarray", start: "np.ndarray", p: "Optional[np.n
     return np.asarray(root, dtype=float)
 
 
-def t_isf(q: "ArrayLike", df: "ArrayLike") -> "np.ndarray":
+def t_isf(q: ArrayLike, df: ArrayLike) -> np.ndarray:
     """The t with P(T > t) = ``q`` (the upper ``q`` quantile) on ``df`` degrees of freedom."""
     import numpy as np
 
@@ -327,7 +327,7 @@ def t_isf(q: "ArrayLike", df: "ArrayLike") -> "np.ndarray":
         z = _normal_isf(uq)
         start = np.maximum(z + (z**3 + z) / (4 * udf), 1e-3)  # Cornish-Fisher's first term
 
-        def parts(t: "np.ndarray", which: "np.ndarray") -> Tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+        def parts(t: np.ndarray, which: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             return _t_parts(t, udf[which])
 
         out[inner] = _solve(parts, uq, start)
@@ -336,7 +336,7 @@ def t_isf(q: "ArrayLike", df: "ArrayLike") -> "np.ndarray":
     return np.where(np.isnan(q) | np.isnan(df) | (q < 0) | (q > 1), np.nan, out)
 
 
-def f_isf(q: "ArrayLike", d1: "ArrayLike", d2: "ArrayLike") -> "np.ndarray":
+def f_isf(q: ArrayLike, d1: ArrayLike, d2: ArrayLike) -> np.ndarray:
     """The f with P(F > f) = ``q`` on (``d1``, ``d2``) degrees of freedom."""
     import numpy as np
 
@@ -346,14 +346,14 @@ def f_isf(q: "ArrayLike", d1: "ArrayLike", d2: "ArrayLike") -> "np.ndarray":
     if inner.any():
         uq, a, b = q[inner], d1[inner], d2[inner]
 
-        def parts(f: "np.ndarray", which: "np.ndarray") -> Tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+        def parts(f: np.ndarray, which: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             return _f_parts(f, a[which], b[which])
 
         out[inner] = _solve(parts, uq, np.ones(uq.shape))
     return np.where(q == 1, 0.0, np.where(q == 0, np.inf, out))
 
 
-def chi2_ppf(p: "ArrayLike", df: "ArrayLike") -> "np.ndarray":
+def chi2_ppf(p: ArrayLike, df: ArrayLike) -> np.ndarray:
     """The x with P(χ² ≤ x) = ``p`` on ``df`` degrees of freedom."""
     import numpy as np
 
@@ -363,7 +363,7 @@ def chi2_ppf(p: "ArrayLike", df: "ArrayLike") -> "np.ndarray":
     if inner.any():
         up, k = p[inner], df[inner]
 
-        def parts(x: "np.ndarray", which: "np.ndarray") -> Tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+        def parts(x: np.ndarray, which: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             lower, upper, log_front = _gamma_tails(k[which] / 2.0, x / 2.0)
             return upper, lower, log_front
 
@@ -371,7 +371,7 @@ def chi2_ppf(p: "ArrayLike", df: "ArrayLike") -> "np.ndarray":
     return np.where(p == 0, 0.0, np.where(p == 1, np.inf, out))
 
 
-def _normal_isf(q: "np.ndarray") -> "np.ndarray":
+def _normal_isf(q: np.ndarray) -> np.ndarray:
     """The standard normal's upper ``q`` quantile for 0 < q ≤ ½ to 4.5e-4 (Abramowitz and
     Stegun 26.2.23): a starting point; :func:`normal_ppf` is exact."""
     import numpy as np

@@ -58,7 +58,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING
+from collections.abc import Iterable, Sequence
 
 from ..errors import ArgumentError
 
@@ -111,15 +112,15 @@ class ChangePoint:
 class ChangePoints:
     """Every change point found in one series (in order of ``index``), with how they were tested."""
 
-    points: Tuple[ChangePoint, ...]
-    levels: Tuple[float, ...]
-    labels: Tuple[str, ...]
+    points: tuple[ChangePoint, ...]
+    levels: tuple[float, ...]
+    labels: tuple[str, ...]
     alpha: float
     permutations: int
     min_size: int
 
     @property
-    def segments(self) -> List[Tuple[int, int, float]]:
+    def segments(self) -> list[tuple[int, int, float]]:
         """(start, end, mean level) of each stretch between change points."""
         bounds = [0, *(c.index for c in self.points), len(self.levels)]
         return [(a, b, _mean(self.levels[a:b])) for a, b in zip(bounds, bounds[1:]) if b > a]
@@ -137,22 +138,22 @@ def _mean(values: Sequence[float]) -> float:
     return math.fsum(values) / len(values) if values else math.nan
 
 
-def levels_of(series: Iterable[Union[float, Sequence[float], "np.ndarray"]]) -> "np.ndarray":
+def levels_of(series: Iterable[float | Sequence[float] | np.ndarray]) -> np.ndarray:
     """One level per point: a number as it is, several runs by their median (a stalled run moves it
     little). A point without runs is an error."""
     return _levels_and_counts(series)[0]
 
 
-def _levels_and_counts(series: Iterable[Union[float, Sequence[float], "np.ndarray"]]) -> Tuple["np.ndarray", "np.ndarray"]:
+def _levels_and_counts(series: Iterable[float | Sequence[float] | np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Each point's level (:func:`levels_of`) and how many runs it holds (1 for a bare number)."""
     import numpy as np
 
     if isinstance(series, np.ndarray) and series.ndim == 1 and series.dtype.kind in "iuf":
-        values: "np.ndarray" = series.astype(float)  # one number a point (a history's series): no loop
-        counts: "np.ndarray" = np.ones(len(values))
+        values: np.ndarray = series.astype(float)  # one number a point (a history's series): no loop
+        counts: np.ndarray = np.ones(len(values))
     else:
-        out: List[float] = []
-        sizes: List[int] = []
+        out: list[float] = []
+        sizes: list[int] = []
         for i, point in enumerate(series):
             runs = np.atleast_1d(np.asarray(point, dtype=float))
             if runs.size == 0:
@@ -165,7 +166,7 @@ def _levels_and_counts(series: Iterable[Union[float, Sequence[float], "np.ndarra
     return values, counts
 
 
-def winsorised(x: "np.ndarray", reach: float = WINSOR) -> "np.ndarray":
+def winsorised(x: np.ndarray, reach: float = WINSOR) -> np.ndarray:
     """``x`` with every value beyond ``reach`` robust standard deviations of its median pulled back to
     that bound: a stalled point then weighs no more than a point at the bound, while a step
     keeps its size (unlike ranks, whose CUSUM favours splits in the middle and loses an
@@ -180,11 +181,11 @@ def winsorised(x: "np.ndarray", reach: float = WINSOR) -> "np.ndarray":
     spread = 1.4826 * float(np.median(deviations)) or 1.2533 * float(deviations.mean())
     if spread == 0:
         return x
-    clipped: "np.ndarray" = np.clip(x, centre - reach * spread, centre + reach * spread)
+    clipped: np.ndarray = np.clip(x, centre - reach * spread, centre + reach * spread)
     return clipped
 
 
-def cusum(x: "np.ndarray", min_size: int, centred: bool = False, weights: Optional["np.ndarray"] = None) -> "np.ndarray":
+def cusum(x: np.ndarray, min_size: int, centred: bool = False, weights: np.ndarray | None = None) -> np.ndarray:
     """The standardised CUSUM |S_k| / sqrt(W_k (W − W_k) / W) for splits k = min_size .. n − min_size,
     of each row of ``x`` (a batch of series): the statistic of a shift of the mean after point k − 1.
 
@@ -212,8 +213,8 @@ def cusum(x: "np.ndarray", min_size: int, centred: bool = False, weights: Option
     return partial
 
 
-def split(x: "np.ndarray", min_size: int, permutations: int, rng: "np.random.Generator",
-          weights: Optional["np.ndarray"] = None) -> Tuple[int, float, float]:
+def split(x: np.ndarray, min_size: int, permutations: int, rng: np.random.Generator,
+          weights: np.ndarray | None = None) -> tuple[int, float, float]:
     """The best split of ``x`` (index of the first point after it), its statistic and its permutation
     p-value. With ``weights``, each point is permuted together with its weight."""
     import itertools
@@ -236,8 +237,8 @@ def split(x: "np.ndarray", min_size: int, permutations: int, rng: "np.random.Gen
     return best + min_size, t, p
 
 
-def _sequential_p(x: "np.ndarray", threshold: float, min_size: int, permutations: int, rng: "np.random.Generator",
-                  weights: Optional["np.ndarray"] = None) -> float:
+def _sequential_p(x: np.ndarray, threshold: float, min_size: int, permutations: int, rng: np.random.Generator,
+                  weights: np.ndarray | None = None) -> float:
     """The permutation p-value of ``threshold``, stopped early as Besag & Clifford (1991) do: once
     :data:`STOP_AFTER` random orderings reach it (after L drawn), p = STOP_AFTER / L, a valid
     p-value too, and well above any level a test would use; else (1 + #{T* ≥ T}) / (B + 1).
@@ -266,13 +267,13 @@ def _sequential_p(x: "np.ndarray", threshold: float, min_size: int, permutations
 
 
 def detect(
-    series: Iterable[Union[float, Sequence[float], "np.ndarray"]],
-    labels: Optional[Sequence[str]] = None,
+    series: Iterable[float | Sequence[float] | np.ndarray],
+    labels: Sequence[str] | None = None,
     alpha: float = ALPHA,
     permutations: int = PERMUTATIONS,
     min_size: int = MIN_SIZE,
     seed: int = SEED,
-    weights: Optional[Union[Sequence[float], "np.ndarray"]] = None,
+    weights: Sequence[float] | np.ndarray | None = None,
 ) -> ChangePoints:
     """The change points of ``series`` (one number or several runs per point, in time order).
 
@@ -294,7 +295,7 @@ def detect(
     names = tuple(str(i) for i in range(len(x))) if labels is None else tuple(str(s) for s in labels)
     if len(names) != len(x):
         raise ArgumentError(f"{len(names)} labels for {len(x)} points")
-    found: List[Tuple[int, float, float]] = []
+    found: list[tuple[int, float, float]] = []
     pending = [(0, len(x))]
     while pending:
         start, end = pending.pop()
@@ -316,7 +317,7 @@ def detect(
     return ChangePoints(tuple(points), tuple(x.tolist()), names, alpha, permutations, min_size)
 
 
-def locate(x: "np.ndarray", weights: "np.ndarray", min_size: int) -> int:
+def locate(x: np.ndarray, weights: np.ndarray, min_size: int) -> int:
     """Where a segment the rank test found a change in is split: the k that least costs the weighted
     absolute deviations from each side's median (robust as the test is). The rank CUSUM's own
     peak leans towards the middle by a point on a clean step of unequal sides (the first point of
@@ -330,7 +331,7 @@ def locate(x: "np.ndarray", weights: "np.ndarray", min_size: int) -> int:
     return min_size + int(np.argmax(costs <= least + TIES * float(costs.max())))
 
 
-def _weights(weights: Union[Sequence[float], "np.ndarray"], n: int) -> "np.ndarray":
+def _weights(weights: Sequence[float] | np.ndarray, n: int) -> np.ndarray:
     """``weights`` as an array: one positive finite number per point."""
     import numpy as np
 

@@ -6,7 +6,8 @@ import math
 from dataclasses import dataclass
 
 from .._record import Record, factory, record
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Iterable, Sequence
 
 from ..core.algebra import Decomposition, decompose
 from ..core.differential import Differential
@@ -81,7 +82,7 @@ class CompareOptions(Record):
     alternative: str = DEFAULT_ALTERNATIVE
     fdr: str = "off"
     permutations: int = DEFAULT_PERMUTATIONS
-    seed: Optional[int] = 0
+    seed: int | None = 0
     min_delta: float = 0.0
     min_rel: float = 0.0
     normalize: bool = False
@@ -117,7 +118,7 @@ class CompareOptions(Record):
         return Margin(self.min_delta, self.min_rel)
 
     @property
-    def fdr_method(self) -> Optional[str]:
+    def fdr_method(self) -> str | None:
         """The FDR correction, None for the family-wise error."""
         return None if self.fdr == "off" else self.fdr
 
@@ -142,8 +143,8 @@ class StackChange:
     p: float
     p_adjusted: float
     significant: bool
-    kind: Optional[str]
-    detectable: Optional[float] = None
+    kind: str | None
+    detectable: float | None = None
     """The smallest change in the tested direction (in the unit) this comparison would find with
     80% power at its α and multiplicity correction; inf when the design cannot reach α."""
 
@@ -157,14 +158,14 @@ class StackChange:
             stack = state["stack"] = state["_split"](state["_text"])
             return stack
 
-    def __getstate__(self) -> Dict[str, Any]:
+    def __getstate__(self) -> dict[str, Any]:
         """Copies and pickles hold the frames (the splitter may be a closure)."""
         return {name: getattr(self, name) for name in _CHANGE_FIELDS}
 
     @classmethod
-    def _of_text(cls, text: str, split: "Callable[[str], Stack]", baseline: float, candidate: float, delta: float,
-                 lower: float, upper: float, p: float, p_adjusted: float, significant: bool, kind: Optional[str],
-                 detectable: Optional[float]) -> "StackChange":
+    def _of_text(cls, text: str, split: Callable[[str], Stack], baseline: float, candidate: float, delta: float,
+                 lower: float, upper: float, p: float, p_adjusted: float, significant: bool, kind: str | None,
+                 detectable: float | None) -> StackChange:
         """A change whose stack is kept as its text and split by ``split`` only when asked for
         (most of a comparison's 10,000 stacks are never shown); also quicker than ``__init__``."""
         change = object.__new__(cls)
@@ -174,12 +175,12 @@ class StackChange:
         return change
 
     @property
-    def by_stack(self) -> "_ByStack":
+    def by_stack(self) -> _ByStack:
         """A sort key in the order of ``stack`` that splits a stack kept as text only on a tie."""
         return _ByStack(self)
 
     @property
-    def relative(self) -> Optional[float]:
+    def relative(self) -> float | None:
         """Δ as a fraction of the baseline mean (None when the stack is new): Δ % / 100."""
         from ..core.units import relative
 
@@ -206,7 +207,7 @@ class _ByStack:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _ByStack) and (self.change is other.change or self.change.stack == other.change.stack)
 
-    def __lt__(self, other: "_ByStack") -> bool:
+    def __lt__(self, other: _ByStack) -> bool:
         return self.change.stack < other.change.stack
 
     __hash__ = None  # type: ignore[assignment]
@@ -221,19 +222,19 @@ class Comparison(Record):
     alpha: float
     n_baseline: int
     n_candidate: int
-    unit: Optional[str]
+    unit: str | None
     normalized: bool
     frequency: FrequencyFilter
     dropped: int
     margin: Margin
-    changes: Tuple[StackChange, ...]
+    changes: tuple[StackChange, ...]
     statistic_name: str
     statistic: float
     p_value: float
     reduced: Delta
     parts: Decomposition
-    options: Dict[str, Any] = factory(dict)
-    notes: Tuple[str, ...] = ()
+    options: dict[str, Any] = factory(dict)
+    notes: tuple[str, ...] = ()
     alternative: str = DEFAULT_ALTERNATIVE
     control: str = "family-wise error"
     smallest_p: float = 0.0
@@ -243,12 +244,12 @@ class Comparison(Record):
         return len(self.changes)
 
     @property
-    def kept(self) -> List[StackChange]:
+    def kept(self) -> list[StackChange]:
         """The changes in Δ_r (significant and beyond the margin), largest |Δ| first."""
         return sorted((c for c in self.changes if c.kind), key=lambda c: (-abs(c.delta), c.by_stack))
 
     @property
-    def regressions(self) -> List[StackChange]:
+    def regressions(self) -> list[StackChange]:
         """Stacks that significantly appeared or grew beyond the margin: what fails a CI gate."""
         return [c for c in self.kept if c.regression]
 
@@ -261,7 +262,7 @@ class Comparison(Record):
         return Differential(*_reduced_pair(self.changes, self.reduced.metadata))
 
 
-def _reduced_pair(changes: Iterable[StackChange], meta: Metadata) -> Tuple[FlameGraph, FlameGraph]:
+def _reduced_pair(changes: Iterable[StackChange], meta: Metadata) -> tuple[FlameGraph, FlameGraph]:
     kept = [c for c in changes if c.kind]
     before = FlameGraph._trusted({c.stack: c.baseline for c in kept if c.baseline}, meta)
     after = FlameGraph._trusted({c.stack: c.candidate for c in kept if c.candidate}, meta)
@@ -278,10 +279,10 @@ def _sample(runs: Runs, side: str) -> Sample:
 def compare(
     baseline: Runs,
     candidate: Runs,
-    method: Optional[str] = None,
-    alpha: Optional[float] = None,
+    method: str | None = None,
+    alpha: float | None = None,
     *,
-    options: Optional[CompareOptions] = None,
+    options: CompareOptions | None = None,
     **changes: Any,
 ) -> Comparison:
     """Test which stacks differ between the mean flame graphs of two samples of runs.
@@ -346,7 +347,7 @@ def compare(
     )
 
 
-def _detectable(result: TestResult, x1: np.ndarray, x2: np.ndarray, paired: bool) -> "Optional[np.ndarray]":
+def _detectable(result: TestResult, x1: np.ndarray, x2: np.ndarray, paired: bool) -> np.ndarray | None:
     """The change each stack's test would find with 80% power, with the noise of its own se (:func:`.power.detectable`)."""
     from . import power
 
@@ -357,8 +358,8 @@ def _detectable(result: TestResult, x1: np.ndarray, x2: np.ndarray, paired: bool
     return power.detectable(result.critical, result.se, df=df, kurtosis=power.excess_kurtosis(x1, x2, paired), runs=runs)
 
 
-def _changes(stacks: Sequence[Stack], means1: List[float], means2: List[float], result: TestResult,
-             detectable: "Optional[np.ndarray]", margin: Margin) -> List[StackChange]:
+def _changes(stacks: Sequence[Stack], means1: list[float], means2: list[float], result: TestResult,
+             detectable: np.ndarray | None, margin: Margin) -> list[StackChange]:
     """One :class:`StackChange` per tested stack; stacks kept as texts (:class:`TextStacks`)
     stay texts. Columns go through ``tolist`` (the same Python floats and bools as ``float()``
     and ``bool()`` of each element, made in one C call)."""
@@ -388,10 +389,10 @@ def _kind(baseline: Number, candidate: Number) -> str:
     return "grown" if candidate > baseline else "shrunk"
 
 
-def _options(options: CompareOptions, details: Dict[str, Any]) -> Dict[str, Any]:
+def _options(options: CompareOptions, details: dict[str, Any]) -> dict[str, Any]:
     """The options the report shows: those the method takes, then what its test says of itself."""
     method = methods.info(options.method)
-    shown: Dict[str, Any] = {"fdr": options.fdr_method} if method.fdr else {}
+    shown: dict[str, Any] = {"fdr": options.fdr_method} if method.fdr else {}
     if method.permutations:
         shown.update(seed=options.seed, permutations=options.permutations)
     shown.update({k: (float(v) if not isinstance(v, (int, str)) else v) for k, v in details.items()})

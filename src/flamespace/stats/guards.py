@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 
 from .._record import Record, factory, record
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Callable, Optional
+from collections.abc import Mapping, Sequence
 
 from ..core.metadata import Metadata
 from ..core.vector import FlameGraph
@@ -36,7 +37,7 @@ class Finding(Record):
 
     level: str
     message: str
-    files: Tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
 
     @property
     def fatal(self) -> bool:
@@ -58,12 +59,12 @@ class RunInfo(Record):
     metadata: Metadata = factory(Metadata)
     total: float = 0.0
     empty: bool = False
-    missed_share: Optional[float] = None
-    program: Optional[str] = None
+    missed_share: float | None = None
+    program: str | None = None
 
     @classmethod
-    def from_graph(cls, name: str, side: str, graph: FlameGraph, missed_share: Optional[float] = None,
-                   program: Optional[str] = None) -> "RunInfo":
+    def from_graph(cls, name: str, side: str, graph: FlameGraph, missed_share: float | None = None,
+                   program: str | None = None) -> RunInfo:
         values = list(graph.values())
         return cls(name, side, graph.metadata, float(sum(values)), not any(values), missed_share, program)
 
@@ -72,11 +73,11 @@ class RunInfo(Record):
         return self.metadata.labels
 
     @property
-    def mode(self) -> Optional[str]:
+    def mode(self) -> str | None:
         """The recording mode (``wall``, ``cpu``, ``alloc``, ...): the ``mode`` label, else the metric."""
         return self.labels.get("mode") or self.metadata.metric
 
-    def _number(self, label: str) -> Optional[int]:
+    def _number(self, label: str) -> int | None:
         """The whole number in label ``label``, None when absent or not a number."""
         try:
             return int(self.labels[label])
@@ -84,24 +85,24 @@ class RunInfo(Record):
             return None
 
     @property
-    def order(self) -> Optional[int]:
+    def order(self) -> int | None:
         """The run's number in its collection (``run`` label), None when absent."""
         return self._number("run")
 
     @property
-    def pair(self) -> Optional[int]:
+    def pair(self) -> int | None:
         """The round of an interleaved collection (``pair`` label): the baseline and candidate
         runs of one round ran one right after the other. None when absent."""
         return self._number("pair")
 
     @property
-    def collection(self) -> Optional[str]:
+    def collection(self) -> str | None:
         """The id of the collection the run belongs to (``collection`` label, written by
         ``collect`` and ``gate``): a round number means something only within it. None when absent."""
         return self.labels.get("collection") or None
 
     @property
-    def run_time(self) -> Optional[float]:
+    def run_time(self) -> float | None:
         """Seconds the run took: the ``duration_s`` label, else its total when counted in ns."""
         try:
             return float(self.labels["duration_s"])
@@ -133,12 +134,12 @@ class RunTime(Record):
 class Screening(Record):
     """What :func:`screen` decided: the runs kept per side, the findings, and the run times."""
 
-    kept: Dict[str, List[RunInfo]]
-    findings: List[Finding]
-    run_times: Dict[str, RunTime]
+    kept: dict[str, list[RunInfo]]
+    findings: list[Finding]
+    run_times: dict[str, RunTime]
 
     @property
-    def fatal(self) -> List[Finding]:
+    def fatal(self) -> list[Finding]:
         return [f for f in self.findings if f.fatal]
 
 
@@ -146,8 +147,8 @@ def screen(
     sides: Mapping[str, Sequence[RunInfo]],
     *,
     force: bool = False,
-    max_missed: Optional[float] = None,
-    warn_missed: Optional[float] = None,
+    max_missed: float | None = None,
+    warn_missed: float | None = None,
     min_runs: int = MIN_RUNS,
 ) -> Screening:
     """Leave out unusable runs and check that the rest can be compared.
@@ -160,9 +161,9 @@ def screen(
     module across sides (refusals, warnings when ``force``); different sampling rates,
     Python versions or hosts are warnings.
     """
-    findings: List[Finding] = []
-    kept: Dict[str, List[RunInfo]] = {}
-    left_out: Dict[str, List[str]] = {side: [] for side in sides}
+    findings: list[Finding] = []
+    kept: dict[str, list[RunInfo]] = {}
+    left_out: dict[str, list[str]] = {side: [] for side in sides}
     everything = [run for runs in sides.values() for run in runs]
     empty = [run for run in everything if run.empty]
     if everything and len(empty) == len(everything):
@@ -194,13 +195,13 @@ def screen(
     return Screening(kept, findings, run_times(kept))
 
 
-def is_late(run: RunInfo, max_missed: Optional[float]) -> bool:
+def is_late(run: RunInfo, max_missed: float | None) -> bool:
     """Whether :func:`screen` leaves ``run`` out for missing more than ``max_missed`` of its samples."""
     return max_missed is not None and run.missed_share is not None and run.missed_share > max_missed
 
 
-def _fell_behind(runs: Sequence[RunInfo], max_missed: Optional[float], warn_missed: Optional[float],
-            left_out: Dict[str, List[str]]) -> List[Finding]:
+def _fell_behind(runs: Sequence[RunInfo], max_missed: float | None, warn_missed: float | None,
+            left_out: dict[str, list[str]]) -> list[Finding]:
     """Runs whose sampler fell behind: left out beyond ``max_missed``, else named beyond ``warn_missed``."""
     limit = max_missed if max_missed is not None else warn_missed
     if limit is None:
@@ -223,12 +224,12 @@ def _fell_behind(runs: Sequence[RunInfo], max_missed: Optional[float], warn_miss
                                f"--max-missed {_percent(max_missed)}: {shown}", _files([run for run, _ in late]))]
 
 
-def consistency(sides: Mapping[str, Sequence[RunInfo]], force: bool = False) -> List[Finding]:
+def consistency(sides: Mapping[str, Sequence[RunInfo]], force: bool = False) -> list[Finding]:
     """Can these runs be compared? Unit, mode and program must agree; rate, Python and host should."""
     runs = [run for side in sides.values() for run in side]
     refusal = "warning" if force else "refusal"
     insist = "; going on anyway" if force else ", or pass --force to compare them anyway"
-    findings: List[Finding] = []
+    findings: list[Finding] = []
     groups = _groups(runs, lambda r: r.metadata.unit)
     if len(groups) > 1:
         findings.append(Finding(
@@ -271,12 +272,12 @@ def consistency(sides: Mapping[str, Sequence[RunInfo]], force: bool = False) -> 
 MIN_ACHIEVED_SHARE = 0.9
 
 
-def sampling_rates(sides: Mapping[str, Sequence[RunInfo]]) -> List[Finding]:
+def sampling_rates(sides: Mapping[str, Sequence[RunInfo]]) -> list[Finding]:
     """A note when the sampler took fewer samples than asked (median ``rate_achieved`` under
     :data:`MIN_ACHIEVED_SHARE` of ``rate_requested``) on some side: the spreads, hence the tests'
     error bars and ``plan``'s run counts, are those of runs sampled at the real rate, and a
     side sampled at another rate than the other has another sampling noise."""
-    achieved: Dict[str, Tuple[float, float]] = {}
+    achieved: dict[str, tuple[float, float]] = {}
     for side, runs in sides.items():
         rates = [(float(run.labels["rate_achieved"]), float(run.labels["rate_requested"])) for run in runs
                  if _is_number(run.labels.get("rate_achieved")) and _is_number(run.labels.get("rate_requested"))]
@@ -292,16 +293,16 @@ def sampling_rates(sides: Mapping[str, Sequence[RunInfo]]) -> List[Finding]:
                             "a thread holding the GIL, holds the sampler back)")]
 
 
-def _is_number(text: Optional[str]) -> bool:
+def _is_number(text: str | None) -> bool:
     try:
         return text is not None and float(text) > 0
     except ValueError:
         return False
 
 
-def run_times(sides: Mapping[str, Sequence[RunInfo]]) -> Dict[str, RunTime]:
+def run_times(sides: Mapping[str, Sequence[RunInfo]]) -> dict[str, RunTime]:
     """Per side, the spread and trend of the runs' time (sides whose runs carry no time are left out)."""
-    found: Dict[str, RunTime] = {}
+    found: dict[str, RunTime] = {}
     for side, runs in sides.items():
         timed = [run for run in runs if run.run_time is not None]
         if len(timed) < MIN_RUNS or len(timed) < len(runs):
@@ -336,12 +337,12 @@ class RunTimeChange(Record):
     runs: int
 
     @property
-    def relative(self) -> Optional[float]:
+    def relative(self) -> float | None:
         """The change as a fraction of the baseline's mean; None when that is 0."""
         return self.delta / self.baseline if self.baseline else None
 
 
-def run_time_change(sides: Mapping[str, Sequence[RunInfo]], level: float, paired: bool = False) -> Optional[RunTimeChange]:
+def run_time_change(sides: Mapping[str, Sequence[RunInfo]], level: float, paired: bool = False) -> RunTimeChange | None:
     """The change of the whole run's time from the ``baseline`` side to the ``candidate``
     (:attr:`RunInfo.run_time`), with its interval: paired by round (:func:`pair_runs`) when
     ``paired`` (the comparison's pairing) and at least :data:`MIN_RUNS` rounds have both runs,
@@ -369,7 +370,7 @@ def run_time_change(sides: Mapping[str, Sequence[RunInfo]], level: float, paired
                          len(rounds) >= MIN_RUNS, count)
 
 
-def _paired_rows(baseline: Sequence[RunInfo], candidate: Sequence[RunInfo]) -> Tuple[Tuple[int, int], ...]:
+def _paired_rows(baseline: Sequence[RunInfo], candidate: Sequence[RunInfo]) -> tuple[tuple[int, int], ...]:
     """The pairs of the runs that the comparison tested as pairs (it decided: ``on``), none if they cannot be."""
     try:
         return pair_runs(baseline, candidate, "on").rows
@@ -384,7 +385,7 @@ def _t_quantile(tail: float, df: float) -> float:
     return float(t_isf(tail, df))
 
 
-def drift_note(times: Mapping[str, RunTime]) -> Optional[Finding]:
+def drift_note(times: Mapping[str, RunTime]) -> Finding | None:
     """One line on the run times of each side and how far they drifted from the first runs to the last."""
     if not times:
         return None
@@ -394,7 +395,7 @@ def drift_note(times: Mapping[str, RunTime]) -> Optional[Finding]:
     return Finding("note", f"run time: {spread}; drift from the first third of the runs to the last: {trend}")
 
 
-def drift_findings(times: Mapping[str, RunTime], deltas: Sequence[float], unit: Optional[str]) -> List[Finding]:
+def drift_findings(times: Mapping[str, RunTime], deltas: Sequence[float], unit: str | None) -> list[Finding]:
     """The drift note, and a warning when the drift within a side is larger than the largest
     change reported (``deltas``, in ``unit``; only a time unit can be set beside run time).
 
@@ -427,9 +428,9 @@ def seconds(value: float, sign: bool = False) -> str:
     return f"{scaled:{'+' if sign else ''}{digits}} {unit}"
 
 
-def _groups(runs: Sequence[RunInfo], key: Callable[[RunInfo], object], by_side: bool = False) -> Dict[Tuple[Optional[str], object], List[RunInfo]]:
+def _groups(runs: Sequence[RunInfo], key: Callable[[RunInfo], object], by_side: bool = False) -> dict[tuple[str | None, object], list[RunInfo]]:
     """Runs by the value of ``key`` (runs where it is None are not checked); with ``by_side``, by (side, value)."""
-    groups: Dict[Tuple[Optional[str], object], List[RunInfo]] = {}
+    groups: dict[tuple[str | None, object], list[RunInfo]] = {}
     for run in runs:
         value = key(run)
         if value is not None:
@@ -439,7 +440,7 @@ def _groups(runs: Sequence[RunInfo], key: Callable[[RunInfo], object], by_side: 
     return groups
 
 
-def _describe(groups: Mapping[Tuple[Optional[str], object], Sequence[RunInfo]]) -> str:
+def _describe(groups: Mapping[tuple[str | None, object], Sequence[RunInfo]]) -> str:
     parts = []
     for (side, value), runs in groups.items():
         sides = sorted({r.side for r in runs})
@@ -457,11 +458,11 @@ def _names(runs: Sequence[RunInfo], limit: int = 5) -> str:
     return shown + (f" and {len(runs) - limit} more" if len(runs) > limit else "")
 
 
-def _files(runs: Sequence[RunInfo]) -> Tuple[str, ...]:
+def _files(runs: Sequence[RunInfo]) -> tuple[str, ...]:
     return tuple(run.name for run in runs)
 
 
-def _first_files(groups: Mapping[Tuple[Optional[str], object], Sequence[RunInfo]]) -> Tuple[str, ...]:
+def _first_files(groups: Mapping[tuple[str | None, object], Sequence[RunInfo]]) -> tuple[str, ...]:
     return tuple(runs[0].name for runs in groups.values())
 
 
@@ -473,7 +474,7 @@ __all__ = [
 
 PAIRINGS = ("auto", "on", "off")
 #: A round of a collection: (collection id, round number); a pair is the two runs of one.
-RoundKey = Tuple[Optional[str], Optional[int]]
+RoundKey = tuple[Optional[str], Optional[int]]
 
 
 @record
@@ -482,7 +483,7 @@ class Pairing(Record):
     candidate index) into the sides' kept runs, in round order; empty when unpaired, with
     ``reason`` saying why (or, when paired, what was left out)."""
 
-    rows: Tuple[Tuple[int, int], ...]
+    rows: tuple[tuple[int, int], ...]
     reason: str = ""
 
     @property
@@ -491,7 +492,7 @@ class Pairing(Record):
 
 
 def pair_runs(baseline: Sequence[RunInfo], candidate: Sequence[RunInfo], mode: str = "auto",
-              reaches_alpha: Optional[Callable[[int], bool]] = None) -> Pairing:
+              reaches_alpha: Callable[[int], bool] | None = None) -> Pairing:
     """Pair the two runs of each round of one interleaved collection (the ``collection`` and
     ``pair`` labels): only they ran one right after the other, in a coin-flipped order.
 
@@ -513,7 +514,7 @@ def pair_runs(baseline: Sequence[RunInfo], candidate: Sequence[RunInfo], mode: s
     problem = _not_rounds(baseline, candidate, mode)
     if problem:
         return _unpaired(mode, problem)
-    rounds: List[Dict[RoundKey, int]] = [{(run.collection, run.pair): i for i, run in enumerate(side)}
+    rounds: list[dict[RoundKey, int]] = [{(run.collection, run.pair): i for i, run in enumerate(side)}
                                          for side in (baseline, candidate)]
     common = sorted(set(rounds[0]) & set(rounds[1]), key=lambda key: (key[0] or "", key[1]))
     if len(common) < 2:
@@ -527,7 +528,7 @@ def pair_runs(baseline: Sequence[RunInfo], candidate: Sequence[RunInfo], mode: s
     return Pairing(tuple((rounds[0][key], rounds[1][key]) for key in common), "; ".join(n for n in notes if n))
 
 
-def _short(collection: Optional[str]) -> str:
+def _short(collection: str | None) -> str:
     """A collection id as notes show it (its first 8 digits: enough to tell collections apart)."""
     return (collection or "none")[:8]
 
@@ -542,7 +543,7 @@ def _not_rounds(baseline: Sequence[RunInfo], candidate: Sequence[RunInfo], mode:
     return ""
 
 
-Sides = Tuple[Tuple[str, Sequence[RunInfo]], ...]
+Sides = tuple[tuple[str, Sequence[RunInfo]], ...]
 
 
 def _without_round(sides: Sides, mode: str) -> str:
@@ -585,7 +586,7 @@ def _unshared_collections(sides: Sides, mode: str) -> str:
 def _repeated_rounds(sides: Sides, mode: str) -> str:
     """Two runs of one side that claim the same round of the same collection."""
     for name, runs in sides:
-        seen: Dict[RoundKey, RunInfo] = {}
+        seen: dict[RoundKey, RunInfo] = {}
         for run in runs:
             key = (run.collection, run.pair)
             if key in seen:
@@ -596,7 +597,7 @@ def _repeated_rounds(sides: Sides, mode: str) -> str:
 
 
 def _left_out(baseline: Sequence[RunInfo], candidate: Sequence[RunInfo], rounds: Sequence[Mapping[RoundKey, int]],
-              common: Set[RoundKey]) -> str:
+              common: set[RoundKey]) -> str:
     """The runs a paired test leaves out (their round has no run on the other side), named."""
     alone = [side[i] for side, index in zip((baseline, candidate), rounds) for key, i in index.items() if key not in common]
     if not alone:
@@ -618,7 +619,7 @@ MIN_SHARED = 0.5
 SAME_CODE = 0.9
 
 
-def overlap(baseline: Mapping[str, float], candidate: Mapping[str, float]) -> Optional[Finding]:
+def overlap(baseline: Mapping[str, float], candidate: Mapping[str, float]) -> Finding | None:
     """A warning when the two sides (each stack text's summed value) share stacks worth less than
     :data:`MIN_SHARED` of either side's total, saying why when the frames differ only in their
     locations (two checkouts: ``work (a/bench.py:3)`` against ``work (b/bench.py:3)``)."""
@@ -654,17 +655,17 @@ def _strip_locations(text: str) -> str:
     return _LOCATION.sub("", text)
 
 
-def _without_locations(side: Mapping[str, float]) -> Dict[str, float]:
-    merged: Dict[str, float] = {}
+def _without_locations(side: Mapping[str, float]) -> dict[str, float]:
+    merged: dict[str, float] = {}
     for text, value in side.items():
         key = _strip_locations(text)
         merged[key] = merged.get(key, 0.0) + value
     return merged
 
 
-def _renamed_frame(baseline: Mapping[str, float], candidate: Mapping[str, float]) -> Optional[Tuple[str, str]]:
+def _renamed_frame(baseline: Mapping[str, float], candidate: Mapping[str, float]) -> tuple[str, str] | None:
     """The first differing frames of the heaviest baseline stack the candidate has only under another location."""
-    by_code: Dict[str, str] = {}
+    by_code: dict[str, str] = {}
     for text in candidate:
         if text not in baseline:
             by_code.setdefault(_strip_locations(text), text)

@@ -26,7 +26,8 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable
+from collections.abc import Iterable, Mapping, Sequence
 
 from ..errors import ArgumentError
 from . import changepoint
@@ -46,7 +47,7 @@ TOP = 20
 class ProfileRecord:
     """One profile as :func:`history_of` takes it: its commit, its time (naive UTC) and its values by stack text."""
 
-    commit: Optional[str]
+    commit: str | None
     time: datetime
     values: Mapping[str, float]
 
@@ -63,27 +64,27 @@ class History:
     """
 
     by: str
-    points: Tuple[str, ...]
-    runs: "np.ndarray"
-    totals: "np.ndarray"
-    stacks: Tuple[str, ...]
-    sums: "np.ndarray"
-    squares: "np.ndarray"
+    points: tuple[str, ...]
+    runs: np.ndarray
+    totals: np.ndarray
+    stacks: tuple[str, ...]
+    sums: np.ndarray
+    squares: np.ndarray
     unit: str = ""
-    medians: Optional["np.ndarray"] = None
-    median_shares: Optional["np.ndarray"] = None
+    medians: np.ndarray | None = None
+    median_shares: np.ndarray | None = None
 
-    def values(self) -> "np.ndarray":
+    def values(self) -> np.ndarray:
         """Mean value of each stack per profile of each point (a profile without the stack counts 0)."""
         return self.sums / self.runs
 
-    def shares(self) -> "np.ndarray":
+    def shares(self) -> np.ndarray:
         """Each stack's share of each point's merged profile (0 where the point's total is 0)."""
         import numpy as np
 
         return np.divide(self.sums, self.totals, out=np.zeros_like(self.sums, dtype=float), where=self.totals != 0)
 
-    def levels(self, metric: str = "value") -> "np.ndarray":
+    def levels(self, metric: str = "value") -> np.ndarray:
         """The series change points are looked for in: each point's median value (or share) per
         profile, or, for a history of sums alone, its mean value (or the share of its merged profile)."""
         robust = self.medians if metric == "value" else self.median_shares
@@ -91,7 +92,7 @@ class History:
             return robust
         return self.values() if metric == "value" else self.shares()
 
-    def sds(self) -> "np.ndarray":
+    def sds(self) -> np.ndarray:
         """Run-to-run standard deviation of each stack within each point (nan for a point of one profile)."""
         import numpy as np
 
@@ -106,7 +107,7 @@ def check_by(by: str) -> None:
         raise ArgumentError(f"unknown series point {by!r}; choose one of {', '.join(BY)}")
 
 
-def assign_points(commits: Sequence[Optional[str]], times: Sequence[datetime], by: str) -> Tuple[Tuple[str, ...], List[int]]:
+def assign_points(commits: Sequence[str | None], times: Sequence[datetime], by: str) -> tuple[tuple[str, ...], list[int]]:
     """The points of profiles given by their commits and times (naive UTC): each point's name
     (its commit, or its UTC day in ISO), ordered by its first profile's time then name, and
     the point of each profile. Every engine calls this, so they order points alike."""
@@ -118,7 +119,7 @@ def assign_points(commits: Sequence[Optional[str]], times: Sequence[datetime], b
         names = [str(c) for c in commits]
     else:
         names = [t.date().isoformat() for t in times]
-    first: Dict[str, datetime] = {}
+    first: dict[str, datetime] = {}
     for name, when in zip(names, times):
         if name not in first or when < first[name]:
             first[name] = when
@@ -127,7 +128,7 @@ def assign_points(commits: Sequence[Optional[str]], times: Sequence[datetime], b
     return points, [column[name] for name in names]
 
 
-def choose_stacks(totals: Mapping[str, float], pattern: Optional[str] = None, top: Optional[int] = TOP) -> List[str]:
+def choose_stacks(totals: Mapping[str, float], pattern: str | None = None, top: int | None = TOP) -> list[str]:
     """The stacks to follow: those whose text (``a;b;c``) matches ``pattern`` (a Python regular
     expression, searched), the ``top`` largest by total (all matches when None), largest first,
     ties by text. One function for every engine, so they choose the same stacks. A pattern that
@@ -144,8 +145,8 @@ def choose_stacks(totals: Mapping[str, float], pattern: Optional[str] = None, to
     return ordered if top is None else ordered[:top]
 
 
-def history_of(records: Iterable[ProfileRecord], by: str = "commit", pattern: Optional[str] = None,
-               top: Optional[int] = TOP, unit: str = "") -> History:
+def history_of(records: Iterable[ProfileRecord], by: str = "commit", pattern: str | None = None,
+               top: int | None = TOP, unit: str = "") -> History:
     """The :class:`History` of profiles in memory: points ordered by their first profile's time
     (then name), stacks chosen by :func:`choose_stacks` over their totals in all the profiles;
     medians by ``numpy.median`` over each point's profiles (the reference the store's engines are tested against)."""
@@ -155,7 +156,7 @@ def history_of(records: Iterable[ProfileRecord], by: str = "commit", pattern: Op
     if not rows:
         raise ArgumentError("no profiles: a history needs at least one")
     points, point = assign_points([r.commit for r in rows], [r.time for r in rows], by)
-    grand: Dict[str, float] = {}
+    grand: dict[str, float] = {}
     for r in rows:
         for stack, value in r.values.items():
             grand[stack] = grand.get(stack, 0) + value
@@ -190,12 +191,12 @@ class StackHistory:
     levels its change points were looked for in (:meth:`History.levels`), and its change points."""
 
     stack: str
-    values: Tuple[float, ...]
-    shares: Tuple[float, ...]
+    values: tuple[float, ...]
+    shares: tuple[float, ...]
     changes: changepoint.ChangePoints
 
     @property
-    def levels(self) -> Tuple[float, ...]:
+    def levels(self) -> tuple[float, ...]:
         return self.changes.levels
 
 
@@ -207,8 +208,8 @@ class HistoryReport:
     metric: str
     alpha: float
     stack_alpha: float
-    stacks: Tuple[StackHistory, ...]
-    notes: Tuple[str, ...] = ()
+    stacks: tuple[StackHistory, ...]
+    notes: tuple[str, ...] = ()
 
 
 def analyse(history: History, metric: str = "value", alpha: float = changepoint.ALPHA,
@@ -230,7 +231,7 @@ def analyse(history: History, metric: str = "value", alpha: float = changepoint.
     budget = max(permutations, math.ceil(20 * m / alpha) - 1)
     values, shares = history.values(), history.shares()
     series = history.levels(metric)
-    notes: List[str] = []
+    notes: list[str] = []
     n = len(history.points)
     if n < 2 * min_size:
         notes.append(f"{n} points: a change needs at least {min_size} on each side ({2 * min_size} in all)")
@@ -261,12 +262,12 @@ def blocks(values: Sequence[float]) -> str:
     return "".join(BLOCKS[min(7, int((v - low) / (high - low) * 8))] for v in values)
 
 
-def shown_unit(report: HistoryReport) -> Optional[str]:
+def shown_unit(report: HistoryReport) -> str | None:
     """The unit the report's metric is shown in: ``share`` (as %) or the profiles' unit."""
     return "share" if report.metric == "share" else (report.history.unit or None)
 
 
-def series(report: HistoryReport, stack: StackHistory) -> Tuple[float, ...]:
+def series(report: HistoryReport, stack: StackHistory) -> tuple[float, ...]:
     """The series change points were looked for in (median values or shares per profile: :meth:`History.levels`)."""
     return stack.levels
 
@@ -308,7 +309,7 @@ def title(report: HistoryReport) -> str:
 HEADERS = ("stack", "trend", "first", "last", "share", "changes")
 
 
-def rows(report: HistoryReport, short: Optional[Callable[[str], str]] = None) -> List[List[str]]:
+def rows(report: HistoryReport, short: Callable[[str], str] | None = None) -> list[list[str]]:
     """One row per stack (:data:`HEADERS`): name, sparkline, first and last level, last share, its changes."""
     from ..core.units import human
 
@@ -334,11 +335,11 @@ def markdown(report: HistoryReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_json(report: HistoryReport) -> Dict[str, object]:
+def to_json(report: HistoryReport) -> dict[str, object]:
     """Everything in the report, exact (relative changes to or from 0 are null)."""
     h = report.history
 
-    def finite(x: float) -> Optional[float]:
+    def finite(x: float) -> float | None:
         return x if math.isfinite(x) else None
 
     return {

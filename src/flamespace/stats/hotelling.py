@@ -8,7 +8,7 @@ nature (a quadratic form sees a change in any direction).
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, Tuple
+from typing import TYPE_CHECKING
 
 from ..errors import ArgumentError
 from ._result import Moments, TestResult, check_alternative
@@ -34,12 +34,12 @@ def check_stacks(varying: int, runs: int, at_least: bool = False) -> None:
         )
 
 
-def g_squared(n1: int, n2: int, p: "int | np.ndarray") -> "float | np.ndarray":
+def g_squared(n1: int, n2: int, p: int | np.ndarray) -> float | np.ndarray:
     """G² = (n1+n2−p−1) / ((n1+n2−2)·p) · n1·n2/(n1+n2): turns ΔᵀS⁻¹Δ into an F(p, n1+n2−p−1) value."""
     return (n1 + n2 - p - 1) / ((n1 + n2 - 2) * p) * (n1 * n2) / (n1 + n2)
 
 
-def intervals(delta: "np.ndarray", variances: "np.ndarray", n1: int, n2: int, p: int, f_star: float) -> Tuple["np.ndarray", "np.ndarray"]:
+def intervals(delta: np.ndarray, variances: np.ndarray, n1: int, n2: int, p: int, f_star: float) -> tuple[np.ndarray, np.ndarray]:
     """Simultaneous intervals Δk ± sqrt(F*·Σkk / G²), with Σkk the pooled variance of stack k."""
     import numpy as np
 
@@ -48,7 +48,7 @@ def intervals(delta: "np.ndarray", variances: "np.ndarray", n1: int, n2: int, p:
     return delta - half, delta + half
 
 
-def f_tests(delta: "np.ndarray", covariance: "np.ndarray", n1: int, n2: int) -> Tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+def f_tests(delta: np.ndarray, covariance: np.ndarray, n1: int, n2: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """F value, p-value and rank of Hotelling's test for a batch of (sub)problems.
 
     ``delta``: (..., q), ``covariance``: (..., q, q). A singular covariance (e.g. shares that
@@ -71,7 +71,7 @@ def f_tests(delta: "np.ndarray", covariance: "np.ndarray", n1: int, n2: int) -> 
     return f, p, rank
 
 
-def closed_p(delta: "np.ndarray", covariance: "np.ndarray", n1: int, n2: int) -> "np.ndarray":
+def closed_p(delta: np.ndarray, covariance: np.ndarray, n1: int, n2: int) -> np.ndarray:
     """Closed-testing adjusted p-values: p_k = max over every subset S ∋ k of Hotelling's p_S.
 
     Rejecting H_k when p_k ≤ α (every intersection hypothesis containing k rejected by its own
@@ -89,7 +89,7 @@ def closed_p(delta: "np.ndarray", covariance: "np.ndarray", n1: int, n2: int) ->
     return adjusted
 
 
-def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, alternative: str = "two-sided") -> TestResult:
+def test(x1: np.ndarray, x2: np.ndarray, alpha: float, alternative: str = "two-sided") -> TestResult:
     """Hotelling's T² with pooled covariance; per-stack decisions by closed testing.
 
     Per stack: closed testing over the varying stacks while they are at most
@@ -165,7 +165,7 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, alternative: str = "t
     )
 
 
-def _one_stack_p(t: "np.ndarray", df: int, alternative: str) -> "np.ndarray":
+def _one_stack_p(t: np.ndarray, df: int, alternative: str) -> np.ndarray:
     """Each stack's own (unadjusted) p: Student's t with pooled variance, in the direction tested."""
     import numpy as np
 
@@ -176,8 +176,8 @@ def _one_stack_p(t: "np.ndarray", df: int, alternative: str) -> "np.ndarray":
     return np.asarray(t_sf(t if alternative == "greater" else -t, df), dtype=float)
 
 
-def _directed(p_adjusted: "np.ndarray", p_raw: "np.ndarray", delta: "np.ndarray", alternative: str
-              ) -> Tuple["np.ndarray", "np.ndarray"]:
+def _directed(p_adjusted: np.ndarray, p_raw: np.ndarray, delta: np.ndarray, alternative: str
+              ) -> tuple[np.ndarray, np.ndarray]:
     """The adjusted p-values for ``alternative`` and which stacks moved in its direction.
 
     The F tests' adjusted p is two-sided; raised to the stack's own one-sided p where that is
@@ -192,6 +192,6 @@ def _directed(p_adjusted: "np.ndarray", p_raw: "np.ndarray", delta: "np.ndarray"
     return np.maximum(p_adjusted, p_raw), toward
 
 
-def run(x1: "np.ndarray", x2: "np.ndarray", options: "CompareOptions") -> TestResult:
+def run(x1: np.ndarray, x2: np.ndarray, options: CompareOptions) -> TestResult:
     """The method seam (:class:`.methods.Method`): :func:`test` with compare's options."""
     return test(x1, x2, options.alpha, options.alternative)

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
 
 from ..errors import ArgumentError
 from ._result import Moments, TestResult, check_alternative, variance_floor
@@ -28,7 +29,7 @@ from .power import smallest_p
 try:
     from . import _maxt  # the C loop over relabellings (_maxt.c)
 
-    _core: "Optional[ModuleType]" = _maxt
+    _core: ModuleType | None = _maxt
 except ImportError:  # built without it: numpy computes every relabelling's t
     _core = None
 
@@ -48,8 +49,8 @@ LABEL_BYTES = 8_000_000
 TIES = 1e-9
 
 
-def _permuted_t(groups: "np.ndarray", x: "np.ndarray", x2: "np.ndarray", total: "np.ndarray", total2: "np.ndarray",
-                n1: int, n2: int, floor: float, prior: "Prior") -> "np.ndarray":
+def _permuted_t(groups: np.ndarray, x: np.ndarray, x2: np.ndarray, total: np.ndarray, total2: np.ndarray,
+                n1: int, n2: int, floor: float, prior: Prior) -> np.ndarray:
     """Signed Welch t (group 2 − group 1) of every stack for a batch of group-1 indicators (rows of
     ``groups``), each group's variance moderated by ``prior`` (:mod:`.moderation`) and floored."""
     import numpy as np
@@ -88,7 +89,7 @@ def _permuted_t(groups: "np.ndarray", x: "np.ndarray", x2: "np.ndarray", total: 
     return t  # ±inf only with floor = 0 (the default floor keeps t finite); they rank as the extremes they are
 
 
-def relabellings(n1: int, n2: int, permutations: int, batch: int, rng: "np.random.Generator") -> Tuple[Iterator["np.ndarray"], bool]:
+def relabellings(n1: int, n2: int, permutations: int, batch: int, rng: np.random.Generator) -> tuple[Iterator[np.ndarray], bool]:
     """Batches of group-1 indicator rows (uint8 0/1): every labelling when there are ≤ ``permutations``
     (the observed one, runs 0..n1−1, first), else ``permutations`` random ones. Also: exact?"""
     import numpy as np
@@ -96,7 +97,7 @@ def relabellings(n1: int, n2: int, permutations: int, batch: int, rng: "np.rando
     n = n1 + n2
     exact = math.comb(n, n1) <= permutations
 
-    def enumerate_all() -> Iterator["np.ndarray"]:
+    def enumerate_all() -> Iterator[np.ndarray]:
         combos = itertools.combinations(range(n), n1)
         while True:
             chunk = list(itertools.islice(combos, batch))
@@ -106,7 +107,7 @@ def relabellings(n1: int, n2: int, permutations: int, batch: int, rng: "np.rando
             np.put_along_axis(groups, np.array(chunk), 1, axis=1)
             yield groups
 
-    def draw() -> Iterator["np.ndarray"]:
+    def draw() -> Iterator[np.ndarray]:
         done = 0
         while done < permutations:
             size = min(batch, permutations - done)
@@ -119,14 +120,14 @@ def relabellings(n1: int, n2: int, permutations: int, batch: int, rng: "np.rando
     return (enumerate_all() if exact else draw()), exact
 
 
-def _sign_flips(n: int, permutations: int, batch: int, rng: "np.random.Generator") -> Tuple[Iterator["np.ndarray"], bool]:
+def _sign_flips(n: int, permutations: int, batch: int, rng: np.random.Generator) -> tuple[Iterator[np.ndarray], bool]:
     """Batches of rows with one flag per pair (uint8, 1: its difference changes sign): all 2^n when
     ≤ ``permutations`` (the observed, none flipped, first), else ``permutations`` random ones. Also: exact?"""
     import numpy as np
 
     exact = 2**n <= permutations
 
-    def enumerate_all() -> Iterator["np.ndarray"]:
+    def enumerate_all() -> Iterator[np.ndarray]:
         flips = itertools.product((0, 1), repeat=n)
         while True:
             chunk = list(itertools.islice(flips, batch))
@@ -134,7 +135,7 @@ def _sign_flips(n: int, permutations: int, batch: int, rng: "np.random.Generator
                 return
             yield np.array(chunk, dtype=np.uint8)
 
-    def draw() -> Iterator["np.ndarray"]:
+    def draw() -> Iterator[np.ndarray]:
         done = 0
         while done < permutations:
             size = min(batch, permutations - done)
@@ -144,14 +145,14 @@ def _sign_flips(n: int, permutations: int, batch: int, rng: "np.random.Generator
     return (enumerate_all() if exact else draw()), exact
 
 
-def _paired_variance(mean: "np.ndarray", squares: "np.ndarray", n: int, floor: float, prior: "Prior") -> "np.ndarray":
+def _paired_variance(mean: np.ndarray, squares: np.ndarray, n: int, floor: float, prior: Prior) -> np.ndarray:
     """The variance of the differences within pairs, moderated by ``prior`` and floored at ``floor``."""
     import numpy as np
 
     return np.maximum((np.maximum(squares - n * mean * mean, 0.0) + prior.weighted()) / (n - 1 + prior.df), floor)
 
 
-def _paired_t(mean: "np.ndarray", squares: "np.ndarray", n: int, floor: float, prior: "Prior") -> "np.ndarray":
+def _paired_t(mean: np.ndarray, squares: np.ndarray, n: int, floor: float, prior: Prior) -> np.ndarray:
     """Paired t of the mean difference per pair (the variance of :func:`_paired_variance`)."""
     import numpy as np
 
@@ -179,11 +180,11 @@ class _Relabelled:
     (tests/stats/test_maxt_core.py); the C core also gives the same bits on every x86-64.
     """
 
-    def __init__(self, x: "np.ndarray", sq: "Optional[np.ndarray]", total: "np.ndarray", total2: "np.ndarray",
-                 n1: int, n2: int, floor: float, paired: bool, prior: "Prior") -> None:
+    def __init__(self, x: np.ndarray, sq: np.ndarray | None, total: np.ndarray, total2: np.ndarray,
+                 n1: int, n2: int, floor: float, paired: bool, prior: Prior) -> None:
         import numpy as np
 
-        def contiguous(a: "np.ndarray") -> "np.ndarray":  # the C core reads C-order float64 buffers
+        def contiguous(a: np.ndarray) -> np.ndarray:  # the C core reads C-order float64 buffers
             return np.ascontiguousarray(a, dtype=np.float64)
 
         self.x, self.total, self.total2 = contiguous(x), contiguous(total), contiguous(total2)
@@ -191,7 +192,7 @@ class _Relabelled:
         self.n1, self.n2, self.floor, self.paired, self.prior = n1, n2, floor, paired, prior
         self.weighted = contiguous(prior.weighted())
 
-    def t(self, labels: "np.ndarray") -> "np.ndarray":
+    def t(self, labels: np.ndarray) -> np.ndarray:
         """The t of every stack (columns) on every relabelling (rows of ``labels``), by numpy."""
         if self.paired:
             signs = 1.0 - 2.0 * labels
@@ -200,8 +201,8 @@ class _Relabelled:
         return _permuted_t(labels.astype(float), self.x, self.sq, self.total, self.total2, self.n1, self.n2, self.floor,
                            self.prior)
 
-    def reduce(self, labels: "np.ndarray", threshold: "np.ndarray", alternative: str, keep_t: bool,
-               core: "Optional[ModuleType]") -> "Tuple[np.ndarray, np.ndarray, np.ndarray, Optional[np.ndarray]]":
+    def reduce(self, labels: np.ndarray, threshold: np.ndarray, alternative: str, keep_t: bool,
+               core: ModuleType | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
         """Over the relabellings of ``labels``: max_j t and max_j −t of each, per stack the count
         of relabellings whose s(t) ≥ ``threshold`` (s: the tested direction), and (``keep_t``) every t."""
         import numpy as np
@@ -220,9 +221,9 @@ class _Relabelled:
         return high, low, exceed, out
 
 
-def _statistics(x1: "np.ndarray", x2: "np.ndarray", floor: float, paired: bool, permutations: int, batch: int,
-                rng: "np.random.Generator", moderated: bool = False
-                ) -> "Tuple[np.ndarray, np.ndarray, _Relabelled, Iterator[np.ndarray], int, bool]":
+def _statistics(x1: np.ndarray, x2: np.ndarray, floor: float, paired: bool, permutations: int, batch: int,
+                rng: np.random.Generator, moderated: bool = False
+                ) -> tuple[np.ndarray, np.ndarray, _Relabelled, Iterator[np.ndarray], int, bool]:
     """Observed t and its standard error per stack, what the relabelled statistics are made of,
     batches of relabellings (label rows), how many relabellings are counted and whether they
     are all of them.
@@ -268,7 +269,7 @@ def _statistics(x1: "np.ndarray", x2: "np.ndarray", floor: float, paired: bool, 
     return t, se, made, groups, (math.comb(n1 + n2, n1) if exact else permutations + 1), exact
 
 
-def _critical(values: "np.ndarray", level: float) -> float:
+def _critical(values: np.ndarray, level: float) -> float:
     """The value a statistic must exceed for p = #{values ≥ it}/N ≤ ``level``: the (⌊level·N⌋+1)-th
     largest, raised by the tie band (:func:`_beyond_ties`)."""
     import numpy as np
@@ -278,7 +279,7 @@ def _critical(values: "np.ndarray", level: float) -> float:
     return float(_beyond_ties(ranked[len(ranked) - k - 1])) if k < len(ranked) else -math.inf
 
 
-def _beyond_ties(value: "Any") -> "Any":
+def _beyond_ties(value: Any) -> Any:
     """A critical value raised by the band in which p-values count a relabelled statistic as equal
     (:data:`TIES`), so an interval holds what the test does not reject. At 3 + 3 runs the observed
     maximum often ties another relabelling's (the same pattern of counts in another stack) and,
@@ -289,7 +290,7 @@ def _beyond_ties(value: "Any") -> "Any":
     return value + TIES * np.maximum(np.abs(value), 1.0)
 
 
-def _top(tops: "Optional[np.ndarray]", batch: "np.ndarray", keep: int) -> "np.ndarray":
+def _top(tops: np.ndarray | None, batch: np.ndarray, keep: int) -> np.ndarray:
     """The ``keep`` largest values of each column seen so far."""
     import numpy as np
 
@@ -297,8 +298,8 @@ def _top(tops: "Optional[np.ndarray]", batch: "np.ndarray", keep: int) -> "np.nd
     return both if len(both) <= keep else np.partition(both, len(both) - keep, axis=0)[-keep:]
 
 
-def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2000, seed: Optional[int] = None,
-         alternative: str = "greater", fdr: Optional[str] = None, floor: Optional[float] = None,
+def test(x1: np.ndarray, x2: np.ndarray, alpha: float, permutations: int = 2000, seed: int | None = None,
+         alternative: str = "greater", fdr: str | None = None, floor: float | None = None,
          paired: bool = False, statistic: str = DEFAULT_STATISTIC) -> TestResult:
     """The permutation test in the direction of ``alternative``.
 
@@ -346,8 +347,8 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
     with np.errstate(invalid="ignore"):
         threshold = np.where(np.isfinite(observed), observed - TIES * np.maximum(np.abs(observed), 1.0), observed)
     keep = int(math.floor(alpha * count + 1e-9)) + 1  # per-stack tail an FDR interval may need
-    high: List[np.ndarray] = []  # max_j t_j per relabelling
-    low: List[np.ndarray] = []  # max_j −t_j per relabelling
+    high: list[np.ndarray] = []  # max_j t_j per relabelling
+    low: list[np.ndarray] = []  # max_j −t_j per relabelling
     exceed = np.zeros(p)
     top_high = top_low = None
     for labels in batches:
@@ -373,7 +374,7 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
     p_raw = np.minimum(exceed / count, 1.0)
     delta = x2.mean(axis=0) - x1.mean(axis=0)
     floor_p = smallest_p(n1, n2, permutations, alternative, paired)
-    notes: List[str] = []
+    notes: list[str] = []
     if fdr is None:
         p_adj = p_fwer
         significant = p_adj <= alpha
@@ -419,7 +420,7 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, permutations: int = 2
     )
 
 
-def run(x1: "np.ndarray", x2: "np.ndarray", options: "CompareOptions") -> TestResult:
+def run(x1: np.ndarray, x2: np.ndarray, options: CompareOptions) -> TestResult:
     """The method seam (:class:`.methods.Method`): :func:`test` with compare's options."""
     return test(x1, x2, options.alpha, options.permutations, options.seed, options.alternative, options.fdr_method,
                 paired=options.paired, statistic=options.statistic)

@@ -70,13 +70,13 @@ class Prior(Record):
     """The prior of each stack's variance: ``df`` degrees of freedom (0: none) at ``scale`` (s0² per stack)."""
 
     df: float
-    scale: "np.ndarray"
+    scale: np.ndarray
 
-    def weighted(self) -> "np.ndarray":
+    def weighted(self) -> np.ndarray:
         """d0·s0² per stack: what the moderated sum of squares adds (0 without a prior)."""
         return self.df * self.scale
 
-    def moderate(self, variance: "np.ndarray", df: float) -> "np.ndarray":
+    def moderate(self, variance: np.ndarray, df: float) -> np.ndarray:
         """ṽ = (d0·s0² + d·v)/(d0 + d): each variance (on ``df`` degrees of freedom) shrunk toward the prior."""
         return (variance * df + self.weighted()) / (df + self.df)
 
@@ -88,7 +88,7 @@ def none(p: int) -> Prior:
     return Prior(0.0, np.zeros(p))
 
 
-def trigamma(x: "np.ndarray") -> "np.ndarray":
+def trigamma(x: np.ndarray) -> np.ndarray:
     """ψ'(x) for x > 0: the recurrence up to 6, then the asymptotic series (error < 1e-12)."""
     import numpy as np
 
@@ -133,7 +133,7 @@ def _tetragamma(x: float) -> float:
     return total - w * (1.0 + 1.0 / x + w * (0.5 - w * (1.0 / 6 - w / 6)))
 
 
-def _log_chi2_moments(df: float) -> "tuple[float, float]":
+def _log_chi2_moments(df: float) -> tuple[float, float]:
     """Mean and variance of log(χ²_d/d): ψ(d/2) − log(d/2) and ψ'(d/2)."""
     import numpy as np
 
@@ -151,7 +151,7 @@ def _digamma(x: float) -> float:
     return total + math.log(x) - 0.5 / x - w * (1.0 / 12 - w * (1.0 / 120 - w / 252))
 
 
-def _running_median(values: "np.ndarray", window: int) -> "np.ndarray":
+def _running_median(values: np.ndarray, window: int) -> np.ndarray:
     """The median of each value's ``window`` nearest neighbours in the order given (a window
     that would pass an end is moved inside, so no end value is repeated into a median), made
     at no more than :data:`KNOTS` evenly spaced values and interpolated between them (10,000
@@ -167,7 +167,7 @@ def _running_median(values: "np.ndarray", window: int) -> "np.ndarray":
     return np.asarray(np.interp(np.arange(n), knots, np.median(windows[start], axis=1)))
 
 
-def estimate(variance: "np.ndarray", level: "np.ndarray", df: float, max_df: float) -> Prior:
+def estimate(variance: np.ndarray, level: np.ndarray, df: float, max_df: float) -> Prior:
     """The prior from each stack's label-free ``variance`` (on ``df`` degrees of freedom under
     no change) and its ``level`` (the size the trend follows): s0² per stack from the running
     median of log variance over stacks ranked by level, d0 from the spread of the residuals
@@ -200,7 +200,7 @@ def estimate(variance: "np.ndarray", level: "np.ndarray", df: float, max_df: flo
     return Prior(float(d0), np.asarray(scale, dtype=float))
 
 
-def unpaired(pooled: "np.ndarray", n1: int) -> Prior:
+def unpaired(pooled: np.ndarray, n1: int) -> Prior:
     """The prior of two groups' variances from the pooled runs (the first ``n1`` the baseline's:
     only the group sizes are used): each stack's variance about its grand mean (n − 1 degrees
     of freedom under no change), trend over the stack's mean."""
@@ -208,7 +208,7 @@ def unpaired(pooled: "np.ndarray", n1: int) -> Prior:
     return estimate(pooled.var(axis=0, ddof=1), pooled.mean(axis=0), n - 1, min(n1, n - n1) - 1)
 
 
-def paired(diff: "np.ndarray", level: "np.ndarray") -> Prior:
+def paired(diff: np.ndarray, level: np.ndarray) -> Prior:
     """The prior of the variance of paired differences: their mean square about 0 (unchanged
     by swapping the runs of a pair; n degrees of freedom under no change), trend over ``level``
     (each stack's mean over both sides, also unchanged by swaps)."""

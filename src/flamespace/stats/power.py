@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 from .._record import Record, record
-from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable
+from collections.abc import Sequence
 
 from ..errors import ArgumentError
 from ._result import check_alternative
@@ -56,7 +57,7 @@ def smallest_p(n1: int, n2: int, permutations: int, alternative: str, paired: bo
     return 1.0 / (permutations + 1)
 
 
-def min_runs(alpha: float, alternative: str, permutations: Optional[int] = None, paired: bool = False) -> int:
+def min_runs(alpha: float, alternative: str, permutations: int | None = None, paired: bool = False) -> int:
     """The fewest runs a side (both sides equal) for which a permutation test can reach ``alpha``
     (with at least ``permutations`` random relabellings when enumeration is out of budget)."""
     budget = permutations if permutations is not None else 10**12
@@ -75,7 +76,7 @@ def z(power: float) -> float:
     return normal_ppf(power)
 
 
-def degrees_of_freedom(x1: "np.ndarray", x2: "np.ndarray", paired: bool = False) -> "np.ndarray":
+def degrees_of_freedom(x1: np.ndarray, x2: np.ndarray, paired: bool = False) -> np.ndarray:
     """Per-stack degrees of freedom of the t the test computes: n − 1 for pairs, Welch–Satterthwaite otherwise."""
     import numpy as np
 
@@ -89,7 +90,7 @@ def degrees_of_freedom(x1: "np.ndarray", x2: "np.ndarray", paired: bool = False)
     return np.where(np.isfinite(df), np.clip(df, min(n1, n2) - 1, n1 + n2 - 2), n1 + n2 - 2).astype(float)
 
 
-def excess_kurtosis(x1: "np.ndarray", x2: "np.ndarray", paired: bool = False) -> float:
+def excess_kurtosis(x1: np.ndarray, x2: np.ndarray, paired: bool = False) -> float:
     """The excess kurtosis of the runs' residuals, averaged over stacks (one stack's few runs cannot tell).
 
     Heavy tails make the standard error noisier than a normal sample's (Var s²/σ⁴ = 2/df + κ/n),
@@ -100,7 +101,7 @@ def excess_kurtosis(x1: "np.ndarray", x2: "np.ndarray", paired: bool = False) ->
     return kurtosis_of([x2 - x1] if paired else [x1, x2])
 
 
-def kurtosis_of(groups: "Sequence[np.ndarray]") -> float:
+def kurtosis_of(groups: Sequence[np.ndarray]) -> float:
     """:func:`excess_kurtosis` of the runs in ``groups`` (runs × stacks each), each around its own means.
 
     Stacks weigh by their spread: a rare stack (absent in most runs, a huge kurtosis) says
@@ -124,8 +125,8 @@ def kurtosis_of(groups: "Sequence[np.ndarray]") -> float:
     return float(max(float(np.average(np.concatenate(figures), weights=np.concatenate(weights))), 0.0))
 
 
-def detectable(critical: "np.ndarray", se: "np.ndarray", power: float = POWER, df: "Optional[np.ndarray]" = None,
-               kurtosis: float = 0.0, runs: "Optional[float | np.ndarray]" = None) -> "np.ndarray":
+def detectable(critical: np.ndarray, se: np.ndarray, power: float = POWER, df: np.ndarray | None = None,
+               kurtosis: float = 0.0, runs: float | np.ndarray | None = None) -> np.ndarray:
     """The minimum detectable effect δ·se per stack; ∞ where c is ∞ (the design cannot reach α).
 
     A change d = δ·ŝe is found when Δ̂/ŝe' > c in a new comparison; ŝe and ŝe' are noisy
@@ -158,7 +159,7 @@ def detectable(critical: "np.ndarray", se: "np.ndarray", power: float = POWER, d
     return np.where(np.isfinite(critical) & (lead > 0), out, np.inf)
 
 
-def bonferroni_critical(alpha: float, tests: float, df: "np.ndarray", alternative: str) -> "np.ndarray":
+def bonferroni_critical(alpha: float, tests: float, df: np.ndarray, alternative: str) -> np.ndarray:
     """The t value a stack must exceed when ``tests`` stacks share α (Bonferroni: α/tests each)."""
     import numpy as np
 
@@ -169,8 +170,8 @@ def bonferroni_critical(alpha: float, tests: float, df: "np.ndarray", alternativ
     return np.asarray(t_isf(level, df), dtype=float)
 
 
-def runs_needed(variance: "np.ndarray", change: "np.ndarray", alpha: float, power: float, tests: int,
-                alternative: str, floor: float = 0.0, paired: bool = False, kurtosis: float = 0.0) -> "np.ndarray":
+def runs_needed(variance: np.ndarray, change: np.ndarray, alpha: float, power: float, tests: int,
+                alternative: str, floor: float = 0.0, paired: bool = False, kurtosis: float = 0.0) -> np.ndarray:
     """Runs a side (pairs when ``paired``; both sides with the pilot's ``variance``) to detect ``change`` per stack.
 
     The smallest n whose :func:`detectable` change — c_n the Bonferroni t quantile on the
@@ -187,7 +188,7 @@ def runs_needed(variance: "np.ndarray", change: "np.ndarray", alpha: float, powe
     first = min_runs(alpha, alternative, paired=paired)
     out: np.ndarray = np.zeros(len(variance), dtype=int)
 
-    def enough(n: "np.ndarray", v: "np.ndarray", d: "np.ndarray") -> "np.ndarray":
+    def enough(n: np.ndarray, v: np.ndarray, d: np.ndarray) -> np.ndarray:
         df = n - 1.0 if paired else 2.0 * n - 2
         c = bonferroni_critical(alpha, tests, df, alternative)
         runs = n if paired else 2 * n
@@ -226,7 +227,7 @@ class Change(Record):
     relative: bool
 
     @classmethod
-    def parse(cls, text: str, unit: Optional[str]) -> "Change":
+    def parse(cls, text: str, unit: str | None) -> Change:
         """'5%' (relative), '120' (in the profiles' unit) or '10ms' (when that unit is a time unit)."""
         raw = text.strip().replace(" ", "")
         number, scale, relative = raw, 1.0, False
@@ -246,18 +247,18 @@ class Change(Record):
         return cls._checked(value, relative, text)
 
     @classmethod
-    def _checked(cls, value: float, relative: bool, text: str) -> "Change":
+    def _checked(cls, value: float, relative: bool, text: str) -> Change:
         if not value > 0 or not math.isfinite(value):
             raise ArgumentError(f"the change to detect must be positive, not {text!r}")
         return cls(value, relative)
 
-    def of(self, means: "np.ndarray") -> "np.ndarray":
+    def of(self, means: np.ndarray) -> np.ndarray:
         """The change in the unit for stacks with these means."""
         import numpy as np
 
         return self.value * np.asarray(means, dtype=float) if self.relative else np.full(len(means), self.value)
 
-    def describe(self, unit: Optional[str]) -> str:
+    def describe(self, unit: str | None) -> str:
         return f"{100 * self.value:g}%" if self.relative else f"{self.value:g} {unit or ''}".rstrip()
 
 
@@ -265,8 +266,8 @@ class Change(Record):
 PLAN_SHARE = 0.01
 #: re-plans rows by measuring: (rows, pilot runs × tested stacks, row targets, α, power, alternative, paired,
 #: least n, spread inflation) → (rows, comparisons per measurement); see :func:`.resampling.plan`
-Check = Callable[["Tuple[PlanRow, ...]", "np.ndarray", List[int], float, float, str, bool, int, float],
-                 "Tuple[Tuple[PlanRow, ...], int]"]
+Check = Callable[["tuple[PlanRow, ...]", "np.ndarray", list[int], float, float, str, bool, int, float],
+                 "tuple[tuple[PlanRow, ...], int]"]
 #: ``plan`` checks this many rows by resampling (those the formula gives the most runs: the ones that set the plan).
 CHECKED_ROWS = 3
 #: ... each while one resampled comparison holds at most this many values (runs × tested stacks, both sides; and
@@ -282,7 +283,7 @@ class PlanRow(Record):
     sd: float
     change: float
     runs: int  # runs a side; 0: not reachable within MAX_RUNS
-    power: Optional[float] = None  # the power maxt.test reached at ``runs`` on resampled pilot runs (None: not checked)
+    power: float | None = None  # the power maxt.test reached at ``runs`` on resampled pilot runs (None: not checked)
     first_guess: int = 0  # the formula's runs (runs_needed), where the resampling started
 
 
@@ -290,7 +291,7 @@ class PlanRow(Record):
 class Plan(Record):
     """How many runs a side (pairs when ``paired``) a comparison needs, from a pilot sample of one program."""
 
-    rows: Tuple[PlanRow, ...]  # the stacks planned for
+    rows: tuple[PlanRow, ...]  # the stacks planned for
     tested: int  # stacks the family-wise correction is over
     pilot_runs: int
     alpha: float
@@ -298,38 +299,38 @@ class Plan(Record):
     alternative: str
     minimum: int  # fewest runs a side for which the exact permutation test can reach α
     change: Change
-    unit: Optional[str]
+    unit: str | None
     paired: bool = True
     share: float = PLAN_SHARE
-    rest: Tuple[PlanRow, ...] = ()  # the other tested stacks: what planning for them too would cost
+    rest: tuple[PlanRow, ...] = ()  # the other tested stacks: what planning for them too would cost
     run_total: float = 0.0  # the pilot's mean total per run (its unit), to say what the runs cost
     resamples: int = 0  # comparisons per power measurement of the rows checked by resampling
 
     @property
-    def runs(self) -> Optional[int]:
+    def runs(self) -> int | None:
         """Runs a side that detect the change in every row (None if one is out of reach)."""
         return _most(self.rows)
 
     @property
-    def rest_runs(self) -> Optional[int]:
+    def rest_runs(self) -> int | None:
         """Runs a side that would also detect it in every other tested stack (None: out of reach or none)."""
         return _most(self.rows + self.rest) if self.rest else None
 
-    def seconds(self, runs: int) -> Optional[float]:
+    def seconds(self, runs: int) -> float | None:
         """Seconds of program time ``runs`` a side cost (both sides), when the profiles are in a time unit."""
         scale = TIME_UNITS.get(self.unit or "")
         return None if scale is None else 2 * runs * self.run_total * scale
 
 
-def _most(rows: Tuple[PlanRow, ...]) -> Optional[int]:
+def _most(rows: tuple[PlanRow, ...]) -> int | None:
     if not rows or any(r.runs == 0 for r in rows):
         return None
     return max(r.runs for r in rows)
 
 
-def plan(pilot: "Sample", change: Change, alpha: float = 0.05, power: float = POWER, top: Optional[int] = None,
-         alternative: str = "two-sided", frequency: Optional["FrequencyFilter"] = None, paired: bool = True,
-         share: float = PLAN_SHARE, check: "Optional[Check]" = None) -> Plan:
+def plan(pilot: Sample, change: Change, alpha: float = 0.05, power: float = POWER, top: int | None = None,
+         alternative: str = "two-sided", frequency: FrequencyFilter | None = None, paired: bool = True,
+         share: float = PLAN_SHARE, check: Check | None = None) -> Plan:
     """Runs a side needed to detect ``change`` in each stack of ``pilot`` holding ≥ ``share`` of its total.
 
     ``paired`` (the default: ``collect`` and ``gate`` record and test pairs): n pairs tested by
@@ -374,7 +375,7 @@ def plan(pilot: "Sample", change: Change, alpha: float = 0.05, power: float = PO
     padding = (m - 1) / float(chi2_ppf(1 - PILOT_CONFIDENCE, m - 1))
     kurtosis = kurtosis_of([matrix[:, columns]]) / (2 if paired else 1)  # a difference of two runs: κ/2
 
-    def rows_for(which: "np.ndarray") -> Tuple[PlanRow, ...]:
+    def rows_for(which: np.ndarray) -> tuple[PlanRow, ...]:
         mean = matrix[:, which].mean(axis=0)
         variance = matrix[:, which].var(axis=0, ddof=1)
         amount = change.of(mean)

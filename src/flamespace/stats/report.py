@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable
+from collections.abc import Iterable, Sequence
 
 from ..core import units
 from .comparison import Comparison, StackChange
@@ -31,7 +32,7 @@ def _relative(change: StackChange) -> str:
     return units.percent(change.relative)
 
 
-def shown(comparison: Comparison, include_all: bool = False, limit: Optional[int] = None) -> List[StackChange]:
+def shown(comparison: Comparison, include_all: bool = False, limit: int | None = None) -> list[StackChange]:
     """The rows to show: changes in Δ_r (largest |Δ| first), then, with ``include_all``, the rest by adjusted p."""
     kept = comparison.kept
     if not include_all:
@@ -46,7 +47,7 @@ def _p_adjusted(change: StackChange) -> float:
     return change.p_adjusted
 
 
-def _cells(change: StackChange, stack: str, unit: Optional[str]) -> Sequence[str]:
+def _cells(change: StackChange, stack: str, unit: str | None) -> Sequence[str]:
     return (
         KIND_MARK[change.kind], stack, units.human(change.baseline, unit), units.human(change.candidate, unit),
         units.change(change.delta, change.lower, change.upper, unit), _relative(change), p_value(change.p_adjusted),
@@ -54,7 +55,7 @@ def _cells(change: StackChange, stack: str, unit: Optional[str]) -> Sequence[str
     )
 
 
-def _detectable(change: StackChange, unit: Optional[str]) -> str:
+def _detectable(change: StackChange, unit: str | None) -> str:
     """The minimum detectable change (80% power), "-" when not computed, "none" when α is out of reach."""
     value = change.detectable
     if value is None:
@@ -62,7 +63,7 @@ def _detectable(change: StackChange, unit: Optional[str]) -> str:
     return units.human(value, unit) if math.isfinite(value) else "none"
 
 
-def short_stack(stack: Sequence[str], frames: int = 4, width: Optional[int] = None) -> str:
+def short_stack(stack: Sequence[str], frames: int = 4, width: int | None = None) -> str:
     """The leaf end of a stack (where the time is spent), ``…;`` marking frames left out: at
     most ``frames`` frames and, with ``width``, as many as fit in ``width`` characters (the
     leaf always; if it alone is wider, its middle is cut to ``…``, keeping the function's name
@@ -119,7 +120,7 @@ def interval_line(comparison: Comparison) -> str:
     return line + "."
 
 
-def unit_phrase(unit: Optional[str], normalized: bool = False) -> str:
+def unit_phrase(unit: str | None, normalized: bool = False) -> str:
     """The profiles' unit and how the report shows it."""
     if normalized or unit == units.SHARE_UNIT:
         return "shares of each run's total, shown in %, Δ in percentage points (pp)"
@@ -130,7 +131,7 @@ def unit_phrase(unit: Optional[str], normalized: bool = False) -> str:
     return unit or "unknown unit"
 
 
-def summary(comparison: Comparison) -> List[str]:
+def summary(comparison: Comparison) -> list[str]:
     """Plain sentences: what was compared, how, and the answer."""
     c = comparison
     unit = c.unit
@@ -190,7 +191,7 @@ def design(comparison: Comparison) -> str:
     return line + "."
 
 
-def detectable_lines(comparison: Comparison, shown: int = DETECTABLE_SHOWN) -> List[str]:
+def detectable_lines(comparison: Comparison, shown: int = DETECTABLE_SHOWN) -> list[str]:
     """For the widest stacks: the smallest change this comparison could have detected (80% power)."""
     widest = _first((x for x in comparison.changes if x.detectable is not None), lambda x: -max(x.baseline, x.candidate), shown)
     if not widest:
@@ -201,7 +202,7 @@ def detectable_lines(comparison: Comparison, shown: int = DETECTABLE_SHOWN) -> L
     return ["The smallest change this comparison could have detected (80% power) in the widest stacks: " + "; ".join(parts) + "."]
 
 
-def _first(changes: Iterable[StackChange], key: Callable[[StackChange], float], count: int) -> List[StackChange]:
+def _first(changes: Iterable[StackChange], key: Callable[[StackChange], float], count: int) -> list[StackChange]:
     """The first ``count`` changes by ``(key, stack)``, comparing stacks only among the changes
     that tie with the last one taken: most stacks of a comparison are never split into frames."""
     if count <= 0:
@@ -214,9 +215,9 @@ def _first(changes: Iterable[StackChange], key: Callable[[StackChange], float], 
     return sorted(changes, key=lambda c: (key(c), c.by_stack))[:count]
 
 
-def text(comparison: Comparison, include_all: bool = False, limit: Optional[int] = 30, width: int = 200,
-         row_style: Optional[Callable[[StackChange], Optional[str]]] = None, verdict_style: Optional[str] = None,
-         paint: Optional[Callable[[str, Optional[str]], str]] = None) -> str:
+def text(comparison: Comparison, include_all: bool = False, limit: int | None = 30, width: int = 200,
+         row_style: Callable[[StackChange], str | None] | None = None, verdict_style: str | None = None,
+         paint: Callable[[str, str | None], str] | None = None) -> str:
     """The report for a terminal ``width`` columns wide: summary sentences, a table of the changed
     stacks, where the exact numbers are. With ``paint(text, style)`` (the CLI's colours), each
     table row is in the style ``row_style`` gives it and the :func:`verdict` in ``verdict_style``."""
@@ -237,8 +238,8 @@ def text(comparison: Comparison, include_all: bool = False, limit: Optional[int]
 RIGHT = tuple(header not in LEFT for header in HEADERS)
 
 
-def text_parts(comparison: Comparison, include_all: bool = False, limit: Optional[int] = 30
-               ) -> Tuple[List[str], List[StackChange], List[Sequence[str]], List[str]]:
+def text_parts(comparison: Comparison, include_all: bool = False, limit: int | None = 30
+               ) -> tuple[list[str], list[StackChange], list[Sequence[str]], list[str]]:
     """What :func:`text` writes, in order: the summary lines, the table's rows (the changes and
     their cells, under :data:`HEADERS`), then the lines after it: the rows left out, if any,
     and the :func:`footer` (the last)."""
@@ -251,7 +252,7 @@ def text_parts(comparison: Comparison, include_all: bool = False, limit: Optiona
     return summary(comparison), changes, rows, after + [footer(comparison)]
 
 
-def markdown(comparison: Comparison, include_all: bool = False, limit: Optional[int] = 50) -> str:
+def markdown(comparison: Comparison, include_all: bool = False, limit: int | None = 50) -> str:
     """The report as GitHub Markdown, e.g. for a CI comment."""
     improved = len(comparison.kept) - len(comparison.regressions)
     verdict = "❌ regression" if comparison.regressed else "✅ no significant regression"
@@ -282,18 +283,18 @@ def run_time_line(change: RunTimeChange) -> str:
             f"{units.percent(change.relative)} ({_level(change.level)} interval, two-sided; {how}).")
 
 
-def run_time_dict(change: RunTimeChange) -> Dict[str, Any]:
+def run_time_dict(change: RunTimeChange) -> dict[str, Any]:
     """:func:`run_time_line`'s figures for JSON, exact, in seconds."""
     return {"unit": "s", "baseline": change.baseline, "candidate": change.candidate, "delta": change.delta,
             "lower": _finite(change.lower), "upper": _finite(change.upper), "relative": change.relative,
             "level": change.level, "paired": change.paired, "runs": change.runs}
 
 
-def _finite(value: float) -> Optional[float]:
+def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def as_dict(comparison: Comparison) -> Dict[str, Any]:
+def as_dict(comparison: Comparison) -> dict[str, Any]:
     """Everything in the comparison, JSON-ready: exact numbers in ``unit`` (non-finite ones become null)."""
     c = comparison
     ordered = c.kept + sorted((x for x in c.changes if not x.kind), key=lambda x: (x.p_adjusted, x.by_stack))

@@ -11,7 +11,7 @@ same α, direction and statistic) says whether it finds it. The share found is t
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,7 +42,7 @@ class Resampled:
     beats its critical value.
     """
 
-    def __init__(self, runs: "np.ndarray", target: int, paired: bool, alpha: float, alternative: str, floor: float,
+    def __init__(self, runs: np.ndarray, target: int, paired: bool, alpha: float, alternative: str, floor: float,
                  inflation: float = 1.0, reps: int = RESAMPLES, seed: int = 0) -> None:
         self.runs, self.target, self.paired, self.alpha, self.alternative = runs, target, paired, alpha, alternative
         self.floor, self.reps, self.seed = floor, reps, seed
@@ -51,7 +51,7 @@ class Resampled:
         self.residuals, self.weights = pooled_residuals(runs)
         self.sd = math.sqrt(inflation) * float(runs[:, target].std(ddof=1)) if len(runs) > 1 else 0.0
 
-    def criticals(self, n: int, permutations: int = PERMUTATIONS) -> "np.ndarray":
+    def criticals(self, n: int, permutations: int = PERMUTATIONS) -> np.ndarray:
         """maxt.test's critical value for the target on :data:`CRITICALS` null comparisons of n."""
         import numpy as np
 
@@ -68,7 +68,7 @@ class Resampled:
             out.append(float(result.critical[self.target]))
         return np.array(out)
 
-    def statistics(self, n: int, amount: float) -> "np.ndarray":
+    def statistics(self, n: int, amount: float) -> np.ndarray:
         """The tested statistic s(t) of the target stack in ``reps`` comparisons of n with ``amount`` added."""
         import numpy as np
 
@@ -76,7 +76,7 @@ class Resampled:
         if not len(self.residuals):
             return np.zeros(self.reps)
 
-        def side() -> "np.ndarray":
+        def side() -> np.ndarray:
             picks = rng.choice(len(self.residuals), size=(self.reps, n), p=self.weights)
             return self.mean[self.target] + self.sd * self.residuals[picks]
 
@@ -109,7 +109,7 @@ def probit(share: float, reps: int) -> float:
 
 
 def smallest_n(power_at: Callable[[int], float], first: int, least: int, power: float, critical: Callable[[int], float],
-               reps: int, most: int, steps: int = 6) -> Tuple[int, float]:
+               reps: int, most: int, steps: int = 6) -> tuple[int, float]:
     """The smallest n ≥ ``least`` whose measured power (``power_at``) reaches ``power``, starting at ``first``.
 
     The power of a shift is Φ(κ√n − c_n) in the normal model (c_n the design's critical
@@ -123,7 +123,7 @@ def smallest_n(power_at: Callable[[int], float], first: int, least: int, power: 
     from ._tails import normal_ppf
 
     goal = float(normal_ppf(power))
-    measured: Dict[int, float] = {}
+    measured: dict[int, float] = {}
     low, high = least - 1, most + 1  # measured short of the target / reaching it (sentinels)
     n = min(max(first, least), most)
     for _ in range(steps):
@@ -150,7 +150,7 @@ def smallest_n(power_at: Callable[[int], float], first: int, least: int, power: 
     return top, measured[top]
 
 
-def pooled_residuals(runs: "np.ndarray") -> "Tuple[np.ndarray, np.ndarray]":
+def pooled_residuals(runs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every stack's residuals around its mean, each divided by its spread, with weights ∝ that spread
     (the wide stacks' tails are the ones that matter; a rare stack's huge kurtosis says little)."""
     import numpy as np
@@ -162,9 +162,9 @@ def pooled_residuals(runs: "np.ndarray") -> "Tuple[np.ndarray, np.ndarray]":
     return residuals, (weights / weights.sum() if len(weights) else weights)
 
 
-def checked(rows: "Tuple[PlanRow, ...]", runs: "np.ndarray", targets: "List[int]", alpha: float, power: float,
+def checked(rows: tuple[PlanRow, ...], runs: np.ndarray, targets: list[int], alpha: float, power: float,
             alternative: str, paired: bool, least: int, inflation: float, reps: int = RESAMPLES,
-            seed: int = 0) -> "Tuple[Tuple[PlanRow, ...], int]":
+            seed: int = 0) -> tuple[tuple[PlanRow, ...], int]:
     """``rows`` with the :data:`.power.CHECKED_ROWS` that need the most runs re-planned by resampling the pilot's ``runs``.
 
     Per row: the power of n pairs (runs a side) measured by :class:`.Resampled`
@@ -205,7 +205,7 @@ def checked(rows: "Tuple[PlanRow, ...]", runs: "np.ndarray", targets: "List[int]
     return tuple(out), reps
 
 
-def plan(pilot: "Sample", change: "Change", resamples: Optional[int] = None, seed: int = 0, **options: Any) -> "Plan":
+def plan(pilot: Sample, change: Change, resamples: int | None = None, seed: int = 0, **options: Any) -> Plan:
     """:func:`.power.plan` with its rows that set the plan checked by resampling (:func:`checked`):
     ``resamples`` comparisons per measurement (None: :data:`RESAMPLES`; 0: the formula alone)."""
     from functools import partial

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 from .._record import Record, record
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union, overload
+from typing import TYPE_CHECKING, Any, Callable, overload
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from ..core.metadata import Metadata
 from ..core.stacks import StackTable, order_key
@@ -29,7 +30,7 @@ class TextStacks(Sequence["Stack"]):
     __slots__ = ("texts", "table")
 
     def __init__(self, texts: Iterable[str], table: StackTable) -> None:
-        self.texts: Tuple[str, ...] = tuple(texts)
+        self.texts: tuple[str, ...] = tuple(texts)
         self.table = table
 
     @overload
@@ -37,7 +38,7 @@ class TextStacks(Sequence["Stack"]):
     @overload
     def __getitem__(self, index: slice) -> TextStacks: ...
 
-    def __getitem__(self, index: Union[int, slice]) -> Union[Stack, TextStacks]:
+    def __getitem__(self, index: int | slice) -> Stack | TextStacks:
         if isinstance(index, slice):
             return TextStacks(self.texts[index], self.table)
         return self.table.stack(self.texts[index])
@@ -75,8 +76,8 @@ class Sample:
 
     __slots__ = ("stacks", "matrix", "metadata", "names")
 
-    def __init__(self, stacks: Sequence[Stack], matrix: "np.ndarray", metadata: Metadata = Metadata(),
-                 names: Optional[Sequence[str]] = None) -> None:
+    def __init__(self, stacks: Sequence[Stack], matrix: np.ndarray, metadata: Metadata = Metadata(),
+                 names: Sequence[str] | None = None) -> None:
         import numpy as np
 
         matrix = np.asarray(matrix, dtype=np.float64)
@@ -85,10 +86,10 @@ class Sample:
         self.stacks: Sequence[Stack] = stacks if isinstance(stacks, TextStacks) else tuple(stacks)
         self.matrix = matrix
         self.metadata = metadata
-        self.names: Tuple[str, ...] = tuple(names) if names is not None else tuple(f"run {i + 1}" for i in range(len(matrix)))
+        self.names: tuple[str, ...] = tuple(names) if names is not None else tuple(f"run {i + 1}" for i in range(len(matrix)))
 
     @classmethod
-    def from_graphs(cls, graphs: Iterable[FlameGraph], names: Optional[Sequence[str]] = None) -> "Sample":
+    def from_graphs(cls, graphs: Iterable[FlameGraph], names: Sequence[str] | None = None) -> Sample:
         """The runs as rows over the sorted union of their supports; units must agree. Runs that
         all keep their stacks as texts are aligned by text (:meth:`from_rows`): no stack split."""
         import numpy as np
@@ -112,7 +113,7 @@ class Sample:
                     "a sample must use one unit"
                 ) from None
         stacks = sorted(set().union(*(g.support() for g in graphs))) if graphs else []
-        index: Dict[Stack, int] = {s: j for j, s in enumerate(stacks)}
+        index: dict[Stack, int] = {s: j for j, s in enumerate(stacks)}
         matrix = np.zeros((len(graphs), len(stacks)))
         for i, graph in enumerate(graphs):
             columns = [index[s] for s in graph]
@@ -120,8 +121,8 @@ class Sample:
         return cls(stacks, matrix, metadata, names)
 
     @classmethod
-    def from_rows(cls, rows: "RunRows", indices: Sequence[int], table: Optional[StackTable] = None,
-                  names: Optional[Sequence[str]] = None, metadata: Sequence[Metadata] = ()) -> "Sample":
+    def from_rows(cls, rows: RunRows, indices: Sequence[int], table: StackTable | None = None,
+                  names: Sequence[str] | None = None, metadata: Sequence[Metadata] = ()) -> Sample:
         """The runs ``indices`` of ``rows`` as a sample over the stack texts they reach, in the
         order of their frames, split by ``table`` (default: a new one that keeps its splits) only
         when a stack is asked for (:class:`TextStacks`): at most one split per distinct stack,
@@ -153,14 +154,14 @@ class Sample:
         return len(self.stacks)
 
     @property
-    def unit(self) -> Optional[str]:
+    def unit(self) -> str | None:
         return self.metadata.unit
 
-    def totals(self) -> "np.ndarray":
+    def totals(self) -> np.ndarray:
         """Each run's total (the width of its flame graph)."""
         return self.matrix.sum(axis=1)
 
-    def normalized(self) -> "Sample":
+    def normalized(self) -> Sample:
         """Each run divided by its own total: shares, for runs of different length or load."""
         import numpy as np
 
@@ -168,7 +169,7 @@ class Sample:
         safe = np.where(totals > 0, totals, 1.0)
         return Sample(self.stacks, self.matrix / safe[:, None], self.metadata.replace(unit="share"), self.names)
 
-    def over(self, stacks: Sequence[Stack]) -> "np.ndarray":
+    def over(self, stacks: Sequence[Stack]) -> np.ndarray:
         """The matrix re-indexed to ``stacks`` (0 where this sample never saw a stack); when both
         are :class:`TextStacks` of one table, by their texts (no split)."""
         own = self.stacks
@@ -176,7 +177,7 @@ class Sample:
             return self._over(own.texts, stacks.texts)
         return self._over(own, stacks)
 
-    def _over(self, own: Sequence[Any], stacks: Sequence[Any]) -> "np.ndarray":
+    def _over(self, own: Sequence[Any], stacks: Sequence[Any]) -> np.ndarray:
         import numpy as np
 
         index = {s: j for j, s in enumerate(own)}
@@ -187,15 +188,15 @@ class Sample:
             out[:, list(target)] = self.matrix[:, list(source)]
         return out
 
-    def renamed(self, rename: "Callable[[Stack], Stack]") -> "Sample":
+    def renamed(self, rename: Callable[[Stack], Stack]) -> Sample:
         """Every stack through ``rename`` (frames renamed: ``compare --map``), the columns of stacks
         that become one summed. Stacks kept as texts stay texts (joined with ';', as folded writes them)."""
         import numpy as np
 
         kept = self.stacks
         if isinstance(kept, TextStacks):
-            keys: List[Any] = [";".join(rename(kept.table.stack(text))) for text in kept.texts]
-            unique: List[Any] = kept.table.sorted(set(keys))
+            keys: list[Any] = [";".join(rename(kept.table.stack(text))) for text in kept.texts]
+            unique: list[Any] = kept.table.sorted(set(keys))
         else:
             keys = [rename(stack) for stack in kept]
             unique = sorted(set(keys))
@@ -205,7 +206,7 @@ class Sample:
         stacks: Sequence[Stack] = TextStacks(unique, kept.table) if isinstance(kept, TextStacks) else unique
         return Sample(stacks, matrix, self.metadata, self.names)
 
-    def runs(self, indices: Sequence[int]) -> "Sample":
+    def runs(self, indices: Sequence[int]) -> Sample:
         """The runs at ``indices``, in that order."""
         return Sample(self.stacks, self.matrix[list(indices)], self.metadata, [self.names[i] for i in indices])
 
@@ -235,13 +236,13 @@ class RunRows:
     """
 
     def __init__(self) -> None:
-        self.index: Dict[str, int] = {}
-        self._rows: List[Tuple["np.ndarray", "np.ndarray"]] = []
-        self._groups: Dict[str, List["np.ndarray"]] = {}  # group -> [present count, min, max]
-        self._runs: Dict[str, int] = {}
-        self._ranks: "Dict[Optional[StackTable], np.ndarray]" = {}
+        self.index: dict[str, int] = {}
+        self._rows: list[tuple[np.ndarray, np.ndarray]] = []
+        self._groups: dict[str, list[np.ndarray]] = {}  # group -> [present count, min, max]
+        self._runs: dict[str, int] = {}
+        self._ranks: dict[StackTable | None, np.ndarray] = {}
 
-    def add(self, values: Mapping[str, float], group: Optional[str] = None) -> int:
+    def add(self, values: Mapping[str, float], group: str | None = None) -> int:
         """Add a run; returns its row number. ``group``: count it in that group's statistics."""
         import numpy as np
 
@@ -252,14 +253,14 @@ class RunRows:
             columns = np.fromiter([index.setdefault(key, len(index)) for key in values], dtype=np.intp, count=len(values))
         return self._append(columns, values.values(), group)
 
-    def add_columns(self, columns: bytes, values: Sequence[float], group: Optional[str] = None) -> int:
+    def add_columns(self, columns: bytes, values: Sequence[float], group: str | None = None) -> int:
         """Add a run already turned into columns of :attr:`index` (native intp bytes, as
         :class:`flamespace.formats.folded.ColumnReader` reads them) and their values; as :meth:`add`."""
         import numpy as np
 
         return self._append(np.frombuffer(columns, dtype=np.intp), values, group)
 
-    def _append(self, columns: "np.ndarray", values: Iterable[float], group: Optional[str]) -> int:
+    def _append(self, columns: np.ndarray, values: Iterable[float], group: str | None) -> int:
         import numpy as np
 
         row = np.fromiter(values, dtype=np.float64, count=len(columns))
@@ -268,7 +269,7 @@ class RunRows:
             self._count(group, columns, row)
         return len(self._rows) - 1
 
-    def _count(self, group: str, columns: "np.ndarray", row: "np.ndarray") -> None:
+    def _count(self, group: str, columns: np.ndarray, row: np.ndarray) -> None:
         import numpy as np
 
         size = len(self.index)
@@ -301,7 +302,7 @@ class RunRows:
 
         size = len(self.index)
         present = np.zeros(size)
-        varying: "np.ndarray" = np.zeros(size, dtype=bool)
+        varying: np.ndarray = np.zeros(size, dtype=bool)
         for group, (count, low, high) in self._groups.items():
             count, low, high = (np.concatenate([a, np.full(size - len(a), fill)]) for a, fill in
                                 ((count, 0.0), (low, np.inf), (high, -np.inf)))
@@ -311,7 +312,7 @@ class RunRows:
                 varying |= (count > 0) & (high - low > 1e-9 * np.maximum(np.abs(low), np.abs(high)))
         return int((varying & (present >= present_in)).sum())
 
-    def matrix(self, indices: Sequence[int], table: Optional[StackTable] = None) -> "Tuple[List[str], np.ndarray]":
+    def matrix(self, indices: Sequence[int], table: StackTable | None = None) -> tuple[list[str], np.ndarray]:
         """The keys (stack texts) the runs ``indices`` reach (non-zero somewhere), in the order
         of their frames (split by ``table`` only if a frame holds a '\\0'), and their runs × keys matrix."""
         import numpy as np
@@ -326,7 +327,7 @@ class RunRows:
         chosen = reached[np.argsort(rank[reached], kind="stable")].tolist()
         return [keys[j] for j in chosen], full[:, chosen]
 
-    def _rank(self, keys: List[str], table: Optional[StackTable]) -> "np.ndarray":
+    def _rank(self, keys: list[str], table: StackTable | None) -> np.ndarray:
         """Each column's rank among all keys in frame order (one sort for all the samples built
         from these rows on one table, until a key is added)."""
         import numpy as np
@@ -335,7 +336,7 @@ class RunRows:
         if cached is not None and len(cached) == len(keys):
             return cached
         sort_keys = list(map(order_key(keys, table), keys))
-        rank: "np.ndarray" = np.empty(len(keys), dtype=np.intp)
+        rank: np.ndarray = np.empty(len(keys), dtype=np.intp)
         rank[sorted(range(len(keys)), key=sort_keys.__getitem__)] = np.arange(len(keys), dtype=np.intp)
         self._ranks[table] = rank
         return rank
@@ -363,7 +364,7 @@ class FrequencyFilter(Record):
         """The number of runs a stack must appear in, out of ``runs``."""
         return max(self.min_runs, math.ceil(self.min_fraction * runs - 1e-9))
 
-    def keep(self, matrix: "np.ndarray") -> "np.ndarray":
+    def keep(self, matrix: np.ndarray) -> np.ndarray:
         """Boolean mask over the columns of the pooled ``matrix``."""
         return (matrix != 0).sum(axis=0) >= self.threshold(matrix.shape[0])
 
@@ -374,7 +375,7 @@ class FrequencyFilter(Record):
 NO_FILTER = FrequencyFilter(0, 0.0)
 
 
-def align(baseline: Sample, candidate: Sample, frequency: FrequencyFilter = FrequencyFilter()) -> Tuple[Sequence[Stack], "np.ndarray", "np.ndarray", int]:
+def align(baseline: Sample, candidate: Sample, frequency: FrequencyFilter = FrequencyFilter()) -> tuple[Sequence[Stack], np.ndarray, np.ndarray, int]:
     """Both samples over the same stacks (the filtered union, a :class:`TextStacks` when both
     samples keep their stacks as texts of one table); also how many stacks were dropped."""
     import numpy as np

@@ -7,7 +7,7 @@ looks like σ between two baseline runs; a real change moves the "between" value
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict
+from typing import TYPE_CHECKING
 
 from .sample import Sample
 
@@ -21,14 +21,14 @@ QUANTILES = (0.0, 0.05, 0.5, 0.95, 1.0)
 class SampleSimilarity:
     """σ(f, g) = 1 − ‖f − g‖ / (‖f‖ + ‖g‖) for every pair of runs: within each sample and across."""
 
-    within_first: "np.ndarray"
-    within_second: "np.ndarray"
-    between: "np.ndarray"
+    within_first: np.ndarray
+    within_second: np.ndarray
+    between: np.ndarray
 
-    def groups(self) -> Dict[str, "np.ndarray"]:
+    def groups(self) -> dict[str, np.ndarray]:
         return {"within first": self.within_first, "within second": self.within_second, "between": self.between}
 
-    def summary(self) -> Dict[str, Dict[str, float]]:
+    def summary(self) -> dict[str, dict[str, float]]:
         """Per group: pairs, mean and the quantiles min, 5%, median, 95%, max."""
         import numpy as np
 
@@ -45,7 +45,7 @@ def _label(q: float) -> str:
     return {0.0: "min", 0.5: "median", 1.0: "max"}.get(q, f"{100 * q:g}%")
 
 
-def _pairwise(x: "np.ndarray", y: "np.ndarray", same: bool) -> "np.ndarray":
+def _pairwise(x: np.ndarray, y: np.ndarray, same: bool) -> np.ndarray:
     """σ for all pairs (i < j when ``x`` and ``y`` are the same runs)."""
     import numpy as np
 

@@ -8,7 +8,7 @@ stack without variance gets a finite t instead of p = 0.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from ..errors import ArgumentError
 from ._result import Moments, TestResult, check_alternative, variance_floor
@@ -27,7 +27,7 @@ def fdr_factor(fdr: str, m: int) -> float:
     return sum(1.0 / i for i in range(1, m + 1)) if fdr == "by" and m else 1.0
 
 
-def adjust(p: "np.ndarray", fdr: str = "bh") -> "np.ndarray":
+def adjust(p: np.ndarray, fdr: str = "bh") -> np.ndarray:
     """Benjamini–Hochberg adjusted p-values (q-values); ``by``: Benjamini–Yekutieli, for any dependence."""
     import numpy as np
 
@@ -44,7 +44,7 @@ def adjust(p: "np.ndarray", fdr: str = "bh") -> "np.ndarray":
     return out
 
 
-def holm(p: "np.ndarray") -> "np.ndarray":
+def holm(p: np.ndarray) -> np.ndarray:
     """Holm's step-down adjusted p-values: family-wise error control under any dependence."""
     import numpy as np
 
@@ -58,7 +58,7 @@ def holm(p: "np.ndarray") -> "np.ndarray":
     return out
 
 
-def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, fdr: Optional[str] = None, alternative: str = "greater") -> TestResult:
+def test(x1: np.ndarray, x2: np.ndarray, alpha: float, fdr: str | None = None, alternative: str = "greater") -> TestResult:
     """Welch t per stack in the direction of ``alternative``, Holm-adjusted (``fdr`` None) or BH/BY.
 
     Intervals: Bonferroni (level 1 − α/m; Holm may reject a stack whose interval touches 0) or
@@ -102,6 +102,6 @@ def test(x1: "np.ndarray", x2: "np.ndarray", alpha: float, fdr: Optional[str] = 
     )
 
 
-def run(x1: "np.ndarray", x2: "np.ndarray", options: "CompareOptions") -> TestResult:
+def run(x1: np.ndarray, x2: np.ndarray, options: CompareOptions) -> TestResult:
     """The method seam (:class:`.methods.Method`): :func:`test` with compare's options."""
     return test(x1, x2, options.alpha, options.fdr_method, options.alternative)

@@ -7,7 +7,6 @@ from ..errors import FlamespaceError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Tuple
 
 #: What to install for the store.
 EXTRA = "flamespace[store]"
@@ -17,7 +16,7 @@ class StoreError(FlamespaceError):
     """A store that cannot be used as asked: missing extra, a selector matching nothing, a broken manifest."""
 
 
-def modules() -> Tuple[ModuleType, ModuleType, ModuleType]:
+def modules() -> tuple[ModuleType, ModuleType, ModuleType]:
     """(duckdb, pyarrow, pyarrow.parquet), or :class:`StoreError` saying which extra to install."""
     try:
         import duckdb

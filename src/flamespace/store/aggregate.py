@@ -24,7 +24,8 @@ floating point do not depend on their order; otherwise they agree to rounding.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
 
 from ._deps import StoreError, modules
 
@@ -38,21 +39,21 @@ if TYPE_CHECKING:
 class Grouped:
     """Per (key, stack), sorted by key then stack id: profiles with a non-zero value, Σ value, Σ value²."""
 
-    keys: "np.ndarray"
-    stacks: "np.ndarray"
-    counts: "np.ndarray"
-    sums: "np.ndarray"
-    squares: "np.ndarray"
+    keys: np.ndarray
+    stacks: np.ndarray
+    counts: np.ndarray
+    sums: np.ndarray
+    squares: np.ndarray
 
     @classmethod
-    def empty(cls) -> "Grouped":
+    def empty(cls) -> Grouped:
         import numpy as np
 
         return cls(np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
 
     @classmethod
-    def sorted(cls, keys: "np.ndarray", stacks: "np.ndarray", counts: "np.ndarray", sums: "np.ndarray",
-               squares: "np.ndarray") -> "Grouped":
+    def sorted(cls, keys: np.ndarray, stacks: np.ndarray, counts: np.ndarray, sums: np.ndarray,
+               squares: np.ndarray) -> Grouped:
         """The columns as an engine returned them, put in (key, stack) order and fixed types."""
         import numpy as np
 
@@ -69,19 +70,19 @@ class Medians:
     counting 0, a profile of total 0 giving share 0); a median is the mean of the two middle
     values when a key holds an even number of profiles."""
 
-    keys: "np.ndarray"
-    stacks: "np.ndarray"
-    values: "np.ndarray"
-    shares: "np.ndarray"
+    keys: np.ndarray
+    stacks: np.ndarray
+    values: np.ndarray
+    shares: np.ndarray
 
     @classmethod
-    def empty(cls) -> "Medians":
+    def empty(cls) -> Medians:
         import numpy as np
 
         return cls(np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0), np.zeros(0))
 
     @classmethod
-    def sorted(cls, keys: "np.ndarray", stacks: "np.ndarray", values: "np.ndarray", shares: "np.ndarray") -> "Medians":
+    def sorted(cls, keys: np.ndarray, stacks: np.ndarray, values: np.ndarray, shares: np.ndarray) -> Medians:
         """The columns as an engine returned them, put in (key, stack) order and fixed types."""
         import numpy as np
 
@@ -96,13 +97,13 @@ class Engine:
     name = "engine"
 
     def grouped(self, snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray,
-                stacks: Optional[Sequence[int]] = None) -> Grouped:
+                stacks: Sequence[int] | None = None) -> Grouped:
         """The primitive of the module docstring: ``keys[i]`` is the group of profile ``ids[i]``;
         only the stack ids ``stacks`` when given."""
         raise NotImplementedError
 
     def medians(self, snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray,
-                totals: Sequence[float] | np.ndarray, stacks: Optional[Sequence[int]] = None) -> Medians:
+                totals: Sequence[float] | np.ndarray, stacks: Sequence[int] | None = None) -> Medians:
         """:class:`Medians` per (key, stack) of the profiles ``ids`` (``keys[i]`` the group of
         ``ids[i]``, ``totals[i]`` its total), over the stack ids ``stacks`` when given."""
         raise NotImplementedError
@@ -110,7 +111,7 @@ class Engine:
     def close(self) -> None:
         """Release what the engine holds (a cluster connection)."""
 
-    def __enter__(self) -> "Engine":
+    def __enter__(self) -> Engine:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -123,7 +124,7 @@ class Embedded(Engine):
     name = "embedded (DuckDB)"
 
     def grouped(self, snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray,
-                stacks: Optional[Sequence[int]] = None) -> Grouped:
+                stacks: Sequence[int] | None = None) -> Grouped:
         facts = _facts(snapshot, ids, keys, stacks)
         if facts is None:
             return Grouped.empty()
@@ -133,7 +134,7 @@ class Embedded(Engine):
         return Grouped.sorted(got["key"], got["stack"], got["n"], got["s"], got["q"])
 
     def medians(self, snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray,
-                totals: Sequence[float] | np.ndarray, stacks: Optional[Sequence[int]] = None) -> Medians:
+                totals: Sequence[float] | np.ndarray, stacks: Sequence[int] | None = None) -> Medians:
         """Each (key, stack)'s values and shares sorted into a list (``list_sort(list(...))``), and
         the middle one or two of the key's n profiles read from it, the n − c profiles without
         the stack standing as zeros between the negative values and the rest: one query, no
@@ -158,8 +159,8 @@ class Embedded(Engine):
         return Medians.sorted(got["key"], got["stack"], got["v"], got["s"])
 
 
-def _facts(snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray, stacks: Optional[Sequence[int]],
-           totals: Optional[Sequence[float] | np.ndarray] = None) -> Optional[str]:
+def _facts(snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray, stacks: Sequence[int] | None,
+           totals: Sequence[float] | np.ndarray | None = None) -> str | None:
     """The FROM ... WHERE clause of the facts of ``ids`` (as ``f``) joined to their keys (and
     totals) (as ``g``), restricted to ``stacks``; None when no fact file holds them."""
     import numpy as np
@@ -193,7 +194,7 @@ def _middle(column: str) -> str:
     return f"(({element('((r.n - 1) // 2)')} + {element('(r.n // 2)')}) / 2)"
 
 
-def readable(snapshot: Snapshot, ids: Sequence[int]) -> List[int]:
+def readable(snapshot: Snapshot, ids: Sequence[int]) -> list[int]:
     """The profiles of ``ids`` the store can read, in order: those of a corrupt part, or whose
     stacks a corrupt part defined, are left out (warned of), as the store's own queries do."""
     _, found = snapshot.fact_files(ids)
@@ -203,7 +204,7 @@ def readable(snapshot: Snapshot, ids: Sequence[int]) -> List[int]:
     return [i for i in ids if i in present]
 
 
-def stack_sums(snapshot: Snapshot, ids: Sequence[int], engine: Optional[Engine] = None) -> Tuple["np.ndarray", "np.ndarray"]:
+def stack_sums(snapshot: Snapshot, ids: Sequence[int], engine: Engine | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(stack ids, Σ value) over the profiles ``ids``, in stack id order."""
     import numpy as np
 
@@ -211,7 +212,7 @@ def stack_sums(snapshot: Snapshot, ids: Sequence[int], engine: Optional[Engine] 
     return got.stacks, got.sums
 
 
-def mean(snapshot: Snapshot, ids: Sequence[int], engine: Optional[Engine] = None) -> Dict[str, float]:
+def mean(snapshot: Snapshot, ids: Sequence[int], engine: Engine | None = None) -> dict[str, float]:
     """The mean profile of ``ids`` by stack text (what ``Snapshot.graph(ids, mean=True)`` holds), for history."""
     found = readable(snapshot, ids)
     if not found:
@@ -221,7 +222,7 @@ def mean(snapshot: Snapshot, ids: Sequence[int], engine: Optional[Engine] = None
     return {t: v / len(found) for t, v in zip(texts, sums.tolist()) if v}
 
 
-def matrix(snapshot: Snapshot, ids: Sequence[int], engine: Optional[Engine] = None) -> Tuple[List[str], "np.ndarray", List[int]]:
+def matrix(snapshot: Snapshot, ids: Sequence[int], engine: Engine | None = None) -> tuple[list[str], np.ndarray, list[int]]:
     """(stack texts, runs × stacks matrix, profile ids of the rows), as ``Snapshot.matrix``: rows
     in the order of ``ids`` (those that could be read), stacks in id order."""
     import numpy as np
@@ -241,25 +242,25 @@ class Moments:
     A profile without a stack counts as a 0 for it, so every stack's n is its group's size.
     """
 
-    groups: Tuple[str, ...]
-    stacks: Tuple[str, ...]
-    n: "np.ndarray"
-    sums: "np.ndarray"
-    squares: "np.ndarray"
+    groups: tuple[str, ...]
+    stacks: tuple[str, ...]
+    n: np.ndarray
+    sums: np.ndarray
+    squares: np.ndarray
 
-    def means(self) -> "np.ndarray":
+    def means(self) -> np.ndarray:
         return self.sums / self.n[:, None]
 
-    def variances(self) -> "np.ndarray":
+    def variances(self) -> np.ndarray:
         """Unbiased variances (nan for a group of one profile)."""
         import numpy as np
 
-        n: "np.ndarray" = self.n[:, None].astype(float)
+        n: np.ndarray = self.n[:, None].astype(float)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(n > 1, np.maximum(self.squares - self.sums**2 / n, 0.0) / (n - 1), np.nan)
 
 
-def moments(snapshot: Snapshot, groups: Mapping[str, Sequence[int]], engine: Optional[Engine] = None) -> Moments:
+def moments(snapshot: Snapshot, groups: Mapping[str, Sequence[int]], engine: Engine | None = None) -> Moments:
     """:class:`Moments` of each named group of profiles (e.g. the baseline and the candidate of a comparison)."""
     import numpy as np
 

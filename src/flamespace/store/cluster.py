@@ -28,7 +28,8 @@ Needs the extra ``flamespace[cluster]`` (dask's distributed, and the store's).
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Optional
+from collections.abc import Sequence
 
 from ._deps import StoreError
 from ._deps import modules as store_modules
@@ -51,7 +52,7 @@ class ClusterError(StoreError):
     """A cluster that cannot be used: the extra is missing, or the scheduler does not answer."""
 
 
-def address(option: Optional[str] = None) -> Optional[str]:
+def address(option: str | None = None) -> str | None:
     """The scheduler to use: ``option`` (``--cluster``), else $DASK_SCHEDULER_ADDRESS, else None (embedded)."""
     return option or os.environ.get(ENV) or None
 
@@ -67,7 +68,7 @@ def modules() -> Any:
     return distributed
 
 
-def engine(option: Optional[str] = None) -> Engine:
+def engine(option: str | None = None) -> Engine:
     """Where to aggregate: a :class:`Cluster` connected to :func:`address`'s scheduler, or :class:`Embedded`."""
     where = address(option)
     if where is None:
@@ -93,7 +94,7 @@ class Cluster(Engine):
             self.client.close()
 
     def grouped(self, snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray,
-                stacks: Optional[Sequence[int]] = None) -> Grouped:
+                stacks: Sequence[int] | None = None) -> Grouped:
         """One task per few row groups of the fact files (those whose profile range holds a
         selected id), each reading its rows and summing them by (key, stack) with numpy
         (:func:`partial`); the small partial sums are added up here. No shuffle: the selection
@@ -117,7 +118,7 @@ class Cluster(Engine):
         return combine([p for p in parts if len(p[0])])
 
     def medians(self, snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray,
-                totals: Sequence[float] | np.ndarray, stacks: Optional[Sequence[int]] = None) -> Medians:
+                totals: Sequence[float] | np.ndarray, stacks: Sequence[int] | None = None) -> Medians:
         """The facts grouped by key on the cluster, then each group's median (module docstring):
         a task per few row groups (:func:`pieces`), a reducer per thread of the cluster (:func:`reduce_medians`)."""
         import numpy as np
@@ -148,13 +149,13 @@ class Cluster(Engine):
 ROW_GROUPS_PER_TASK = 4
 
 
-def plan(files: Sequence[str], ids: "np.ndarray") -> List[Tuple[str, Tuple[int, ...]]]:
+def plan(files: Sequence[str], ids: np.ndarray) -> list[tuple[str, tuple[int, ...]]]:
     """(file, row groups) to read: the row groups whose profile range (Parquet statistics) holds
     one of the sorted ``ids``, in order, a few per task."""
     import numpy as np
 
     _, _, pq = store_modules()
-    tasks: List[Tuple[str, Tuple[int, ...]]] = []
+    tasks: list[tuple[str, tuple[int, ...]]] = []
     for path in files:
         meta = pq.ParquetFile(path).metadata
         column = meta.schema.names.index("profile")
@@ -171,13 +172,13 @@ def plan(files: Sequence[str], ids: "np.ndarray") -> List[Tuple[str, Tuple[int, 
     return tasks
 
 
-Columns = Tuple["np.ndarray", "np.ndarray", "np.ndarray", "np.ndarray", "np.ndarray"]
+Columns = tuple["np.ndarray", "np.ndarray", "np.ndarray", "np.ndarray", "np.ndarray"]
 #: What every task is sent: the selected ids (sorted), their keys, the stacks to keep (all if None), and for medians their totals.
-Selection = Tuple["np.ndarray", "np.ndarray", Optional["np.ndarray"]]
-WithTotals = Tuple["np.ndarray", "np.ndarray", Optional["np.ndarray"], "np.ndarray"]
+Selection = tuple["np.ndarray", "np.ndarray", Optional["np.ndarray"]]
+WithTotals = tuple["np.ndarray", "np.ndarray", Optional["np.ndarray"], "np.ndarray"]
 
 
-def partial(task: Tuple[str, Tuple[int, ...]], selection: Selection) -> Columns:
+def partial(task: tuple[str, tuple[int, ...]], selection: Selection) -> Columns:
     """Run on a worker: (keys, stacks, counts, Σ, Σ²) of one task's row groups, for the profiles
     of ``selection`` (sorted ids, their keys; a profile may have several) and its stacks (all if None)."""
     import numpy as np
@@ -186,7 +187,7 @@ def partial(task: Tuple[str, Tuple[int, ...]], selection: Selection) -> Columns:
     return sum_by_group(selection[1][at], stack, np.ones(len(at), np.int64), value, value ** 2)
 
 
-def selected_facts(task: Tuple[str, Tuple[int, ...]], selection: Union[Selection, WithTotals]) -> Tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+def selected_facts(task: tuple[str, tuple[int, ...]], selection: Selection | WithTotals) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Run on a worker: the facts of one task's row groups that belong to the profiles of
     ``selection`` (sorted ids first, then per-id columns; its third item the stacks to keep, all if
     None), as (index into the selection, stack, value): a fact once for each place its profile holds."""
@@ -204,15 +205,15 @@ def selected_facts(task: Tuple[str, Tuple[int, ...]], selection: Union[Selection
         profile, stack, value = profile[keep], stack[keep], value[keep]
     left = np.searchsorted(ids, profile, "left")
     many = np.searchsorted(ids, profile, "right") - left  # the keys of each fact's profile (0 if not selected)
-    rows: "np.ndarray" = np.repeat(np.arange(len(profile)), many)
+    rows: np.ndarray = np.repeat(np.arange(len(profile)), many)
     within = np.arange(len(rows)) - np.repeat(np.cumsum(many) - many, many)
     return np.repeat(left, many) + within, stack[rows], value[rows]
 
 
-Facts = Tuple["np.ndarray", "np.ndarray", "np.ndarray", "np.ndarray"]
+Facts = tuple["np.ndarray", "np.ndarray", "np.ndarray", "np.ndarray"]
 
 
-def pieces(task: Tuple[str, Tuple[int, ...]], selection: WithTotals, reducers: int) -> List[Facts]:
+def pieces(task: tuple[str, tuple[int, ...]], selection: WithTotals, reducers: int) -> list[Facts]:
     """Run on a worker: one task's selected facts as (keys, stacks, values, shares), cut into one
     piece per reducer by key (key mod ``reducers``). ``selection``: sorted ids, their keys, the
     stacks to keep (all if None), their profiles' totals."""
@@ -225,12 +226,12 @@ def pieces(task: Tuple[str, Tuple[int, ...]], selection: WithTotals, reducers: i
     return [(keys[mine], stack[mine], value[mine], share[mine]) for mine in (reducer == r for r in range(reducers))]
 
 
-def piece(parts: List[Facts], reducer: int) -> Facts:
+def piece(parts: list[Facts], reducer: int) -> Facts:
     """Run on the worker that holds a task's pieces: the one for ``reducer`` (only it moves on)."""
     return parts[reducer]
 
 
-def reduce_medians(parts: Sequence[Facts], runs: "np.ndarray") -> Facts:
+def reduce_medians(parts: Sequence[Facts], runs: np.ndarray) -> Facts:
     """Run on a worker: (keys, stacks, median value, median share) of every (key, stack) in the
     pieces of one reducer, ``runs[key]`` the profiles of each key."""
     import numpy as np
@@ -240,8 +241,8 @@ def reduce_medians(parts: Sequence[Facts], runs: "np.ndarray") -> Facts:
     return at, stack, middle, padded_medians(keys, stacks, shares, runs)[2]
 
 
-def padded_medians(keys: "np.ndarray", stacks: "np.ndarray", values: "np.ndarray",
-                   runs: "np.ndarray") -> Tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+def padded_medians(keys: np.ndarray, stacks: np.ndarray, values: np.ndarray,
+                   runs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(keys, stacks, medians) per (key, stack), in that order: the median of the group's values
     padded with zeros to ``runs[key]`` (the profiles without the stack), the mean of the two
     middle ones for an even count, as the embedded engine's query reads them."""
@@ -251,7 +252,7 @@ def padded_medians(keys: "np.ndarray", stacks: "np.ndarray", values: "np.ndarray
     keys, stacks, values = keys[order], stacks[order], values[order]
     if not len(keys):
         return keys, stacks, values
-    new: "np.ndarray" = np.ones(len(keys), bool)
+    new: np.ndarray = np.ones(len(keys), bool)
     new[1:] = (keys[1:] != keys[:-1]) | (stacks[1:] != stacks[:-1])
     starts = np.flatnonzero(new)
     count = np.diff(np.append(starts, len(keys)))
@@ -259,14 +260,14 @@ def padded_medians(keys: "np.ndarray", stacks: "np.ndarray", values: "np.ndarray
     n = np.asarray(runs, np.int64)[keys[starts]]
     zeros = n - count
 
-    def element(j: "np.ndarray") -> "np.ndarray":
+    def element(j: np.ndarray) -> np.ndarray:
         inside = np.clip(np.where(j < below, j, j - zeros), 0, count - 1)
         return np.where((j >= below) & (j < below + zeros), 0.0, values[starts + inside])
 
     return keys[starts], stacks[starts], (element((n - 1) // 2) + element(n // 2)) / 2
 
 
-def sum_by_group(keys: "np.ndarray", stacks: "np.ndarray", counts: "np.ndarray", sums: "np.ndarray", squares: "np.ndarray") -> Columns:
+def sum_by_group(keys: np.ndarray, stacks: np.ndarray, counts: np.ndarray, sums: np.ndarray, squares: np.ndarray) -> Columns:
     """Rows summed by (key, stack), in (key, stack) order: one int64 code a pair, counted by
     ``bincount`` over the codes when their range is small, else over ``unique``'s inverse."""
     import numpy as np

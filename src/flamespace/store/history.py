@@ -13,7 +13,8 @@ profile is ever loaded whole. Either engine of store/aggregate.py runs the aggre
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
 
 from ..stats.history import TOP, History, assign_points, check_by, choose_stacks
 from .aggregate import Embedded, readable, stack_sums
@@ -25,8 +26,8 @@ if TYPE_CHECKING:
     from .store import Snapshot
 
 
-def history(snapshot: Snapshot, ids: Sequence[int], by: str = "commit", pattern: Optional[str] = None,
-            top: Optional[int] = TOP, engine: Optional[Engine] = None) -> History:
+def history(snapshot: Snapshot, ids: Sequence[int], by: str = "commit", pattern: str | None = None,
+            top: int | None = TOP, engine: Engine | None = None) -> History:
     """The :class:`~..stats.history.History` of the stored profiles ``ids`` (e.g. ``snapshot.select(selector)``)."""
     import numpy as np
 
@@ -59,8 +60,8 @@ def history(snapshot: Snapshot, ids: Sequence[int], by: str = "commit", pattern:
     return History(by, points, runs, totals, tuple(followed), matrix, squares, units[0], medians, median_shares)
 
 
-def _by_stack_and_point(wanted: Sequence[int], points: int, stacks: "np.ndarray", keys: "np.ndarray",
-                        *columns: "np.ndarray") -> List["np.ndarray"]:
+def _by_stack_and_point(wanted: Sequence[int], points: int, stacks: np.ndarray, keys: np.ndarray,
+                        *columns: np.ndarray) -> list[np.ndarray]:
     """Each column of an engine's (key, stack) rows as a stacks × points matrix, rows in the order of
     ``wanted``; 0 where no profile of a point holds the stack."""
     import numpy as np
@@ -75,7 +76,7 @@ def _by_stack_and_point(wanted: Sequence[int], points: int, stacks: "np.ndarray"
     return out
 
 
-def _profile_columns(snapshot: Snapshot, ids: Sequence[int]) -> Dict[str, Any]:
+def _profile_columns(snapshot: Snapshot, ids: Sequence[int]) -> dict[str, Any]:
     """id, commit, time (datetime), total and unit of the profiles ``ids`` that can be read, oldest
     first: one query of the small profiles table, without the labels' JSON of every row."""
     import numpy as np
@@ -83,7 +84,7 @@ def _profile_columns(snapshot: Snapshot, ids: Sequence[int]) -> Dict[str, Any]:
     _, found = snapshot.fact_files(ids)  # also registers ids as the table `selected`
     got = snapshot.database().execute(
         "SELECT id, commit, time, total, unit FROM profiles SEMI JOIN selected USING (id) ORDER BY time, id").fetchnumpy()
-    rows: Dict[str, Any] = {
+    rows: dict[str, Any] = {
         "id": [int(i) for i in got["id"]], "commit": [None if c is None else str(c) for c in _values(got["commit"])],
         "time": np.asarray(got["time"], dtype="datetime64[us]").tolist(), "total": np.asarray(got["total"], np.float64),
         "unit": ["" if u is None else str(u) for u in _values(got["unit"])],
@@ -95,7 +96,7 @@ def _profile_columns(snapshot: Snapshot, ids: Sequence[int]) -> Dict[str, Any]:
     return rows
 
 
-def _values(column: Any) -> List[Any]:
+def _values(column: Any) -> list[Any]:
     """A fetched VARCHAR column as a list, NULLs as None (DuckDB hands them over as a masked array)."""
     import numpy as np
 

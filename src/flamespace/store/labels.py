@@ -9,15 +9,15 @@ from ..errors import ArgumentError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, Optional, Sequence
+    from collections.abc import Sequence
 
 #: CI variables that name the branch when the checkout is a detached HEAD (GitHub Actions, GitLab, generic).
 BRANCH_VARIABLES = ("GITHUB_HEAD_REF", "GITHUB_REF_NAME", "CI_COMMIT_REF_NAME", "BRANCH_NAME")
 
 
-def parse_labels(pairs: Sequence[str]) -> Dict[str, str]:
+def parse_labels(pairs: Sequence[str]) -> dict[str, str]:
     """``["k=v", ...]`` -> {k: v}; :class:`ArgumentError` naming a pair without ``=`` or key."""
-    labels: Dict[str, str] = {}
+    labels: dict[str, str] = {}
     for pair in pairs:
         key, equals, value = pair.partition("=")
         if not equals or not key.strip():
@@ -26,7 +26,7 @@ def parse_labels(pairs: Sequence[str]) -> Dict[str, str]:
     return labels
 
 
-def git_labels(directory: Optional[str] = None) -> Dict[str, str]:
+def git_labels(directory: str | None = None) -> dict[str, str]:
     """``commit`` and ``branch`` of the git checkout at ``directory`` (default: here), or {} outside one.
     A detached HEAD (CI checkouts) takes its branch from the CI's variables when they say."""
     commit = _git(directory, "rev-parse", "--verify", "--quiet", "HEAD")
@@ -41,7 +41,7 @@ def git_labels(directory: Optional[str] = None) -> Dict[str, str]:
     return labels
 
 
-def _git(directory: Optional[str], *args: str) -> Optional[str]:
+def _git(directory: str | None, *args: str) -> str | None:
     try:
         done = subprocess.run(["git", *args], cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                               text=True, timeout=10)

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import os
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Optional
 
 #: The store of a project, relative to where flamespace runs (as .git is found by hand: no search upwards).
 DEFAULT = os.path.join(".flamespace", "store")
@@ -14,6 +11,6 @@ DEFAULT = os.path.join(".flamespace", "store")
 ENV = "FLAMESPACE_STORE"
 
 
-def resolve(path: Optional[str] = None) -> str:
+def resolve(path: str | None = None) -> str:
     """The store's directory: ``path`` if given, else $FLAMESPACE_STORE, else :data:`DEFAULT`."""
     return os.fspath(path) if path else os.environ.get(ENV) or DEFAULT

@@ -22,7 +22,7 @@ from .store import (CORRUPT, COUNTERS, KINDS, MANIFEST, MIRROR, MIRRORED, PART_M
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, List, Optional, Tuple
+    from typing import Any
 
     from ..diagnostics import Diagnostics
 
@@ -32,12 +32,12 @@ class Report:
     needs nothing), and for repair what it did (``done``) and what is lost (``lost``)."""
 
     def __init__(self) -> None:
-        self.problems: List[str] = []
-        self.notes: List[str] = []
-        self.done: List[str] = []
-        self.lost: List[str] = []
+        self.problems: list[str] = []
+        self.notes: list[str] = []
+        self.done: list[str] = []
+        self.lost: list[str] = []
         #: Problems repair cannot fix (it says why).
-        self.unrepaired: List[str] = []
+        self.unrepaired: list[str] = []
 
 
 class _Manifests:
@@ -48,7 +48,7 @@ class _Manifests:
         self.previous, self.previous_problem = _load(os.path.join(root, PREVIOUS))
 
 
-def _load(path: str) -> Tuple[Optional[Dict[str, Any]], Optional[str]]:
+def _load(path: str) -> tuple[dict[str, Any] | None, str | None]:
     try:
         return load_manifest(path), None
     except FileNotFoundError:
@@ -66,7 +66,7 @@ def check(store: Store) -> Report:
     return report
 
 
-def repair(store: Store, diagnostics: Optional[Diagnostics] = None, now: Optional[datetime] = None) -> Report:
+def repair(store: Store, diagnostics: Diagnostics | None = None, now: datetime | None = None) -> Report:
     """Rebuild what can be rebuilt (see the module docstring); :attr:`Report.lost` says what could not."""
     report = Report()
     _require(store)
@@ -102,7 +102,7 @@ def _require(store: Store) -> None:
         raise StoreError(f"there is no store at {root} (nothing was ever added to it)")
 
 
-def _inspect(store: Store, report: Report, now: datetime, repairing: bool = False) -> Tuple[Dict[str, Any], bool]:
+def _inspect(store: Store, report: Report, now: datetime, repairing: bool = False) -> tuple[dict[str, Any], bool]:
     """Fill ``report`` with the store's problems and notes; the manifest the rest works on (rebuilt
     if the current one is damaged) and whether it was rebuilt."""
     root = store.path
@@ -136,7 +136,7 @@ def _inspect(store: Store, report: Report, now: datetime, repairing: bool = Fals
     return manifest, rebuilt
 
 
-def _mirror_damage(root: str, part: Dict[str, Any], snapshot: Snapshot) -> List[Tuple[str, str, str]]:
+def _mirror_damage(root: str, part: dict[str, Any], snapshot: Snapshot) -> list[tuple[str, str, str]]:
     """(problem, sound copy, damaged copy) for each dictionary file of ``part`` whose file or
     mirror copy is damaged while the other is sound: repair copies the sound one over."""
     folder = os.path.join(root, "parts", part["name"])
@@ -155,7 +155,7 @@ def _mirror_damage(root: str, part: Dict[str, Any], snapshot: Snapshot) -> List[
     return found
 
 
-def _restore_mirrors(root: str, manifest: Dict[str, Any], snapshot: Snapshot) -> List[str]:
+def _restore_mirrors(root: str, manifest: dict[str, Any], snapshot: Snapshot) -> list[str]:
     """Each damaged dictionary file copied again from its sound twin."""
     steps = []
     for part in manifest["parts"]:
@@ -165,7 +165,7 @@ def _restore_mirrors(root: str, manifest: Dict[str, Any], snapshot: Snapshot) ->
     return steps
 
 
-def _description_problems(root: str, part: Dict[str, Any]) -> List[str]:
+def _description_problems(root: str, part: dict[str, Any]) -> list[str]:
     """A listed part's own description: missing (older stores) or not agreeing with the manifest."""
     path = os.path.join(root, "parts", part["name"], PART_META)
     if not os.path.isdir(os.path.dirname(path)):
@@ -181,7 +181,7 @@ def _description_problems(root: str, part: Dict[str, Any]) -> List[str]:
     return []
 
 
-def _id_problems(manifest: Dict[str, Any], snapshot: Snapshot) -> List[str]:
+def _id_problems(manifest: dict[str, Any], snapshot: Snapshot) -> list[str]:
     """Ids used twice, and counters at or below a stored id (the next profile would repeat one)."""
     db = snapshot.connection()
     problems = []
@@ -199,13 +199,13 @@ def _id_problems(manifest: Dict[str, Any], snapshot: Snapshot) -> List[str]:
     return problems
 
 
-def _top_ids(snapshot: Snapshot) -> List[int]:
+def _top_ids(snapshot: Snapshot) -> list[int]:
     """The highest profile, frame and stack id in the snapshot's sound parts (-1: none)."""
     db = snapshot.connection()
     return [int(db.execute(f"SELECT coalesce(max(id), -1) FROM {kind}").fetchone()[0]) for kind in ("profiles", "frames", "stacks")]
 
 
-def _notes(root: str, manifest: Dict[str, Any], snapshot: Snapshot, report: Report) -> None:
+def _notes(root: str, manifest: dict[str, Any], snapshot: Snapshot, report: Report) -> None:
     """What is known and needs nothing repair can do: parts set aside (losses said when they
     happened), the kept profiles they make unreadable, leftovers gc deletes."""
     for entry in manifest.get("quarantined", []):
@@ -223,20 +223,20 @@ def _notes(root: str, manifest: Dict[str, Any], snapshot: Snapshot, report: Repo
             report.notes.append(f"parts/{name} is in no manifest (left by a killed writer): `flamespace store gc` deletes it")
 
 
-def rebuild(root: str, previous: Optional[Dict[str, Any]], now: datetime,
-            change: bool = True) -> Tuple[Dict[str, Any], List[str], List[str]]:
+def rebuild(root: str, previous: dict[str, Any] | None, now: datetime,
+            change: bool = True) -> tuple[dict[str, Any], list[str], list[str]]:
     """A manifest rebuilt from the previous generation (if readable) and the parts written after
     it (their own descriptions); without a previous generation, from every part found (those a
     later part replaced left out). Parts that cannot be placed are moved to corrupt/ (unless not
     ``change``). Returns the manifest, what was done, and what was set aside (lost to the store)."""
-    aside: List[str] = []
+    aside: list[str] = []
     manifest = dict(previous) if previous is not None else empty_manifest()
     manifest["parts"] = list(manifest["parts"])
     manifest["retired"] = list(manifest.get("retired", []))
     steps = [f"rebuilt {MANIFEST} from {PREVIOUS} (generation {manifest['generation']}) and the parts' own {PART_META}"
              if previous is not None else f"rebuilt {MANIFEST} from the parts' own {PART_META} (no readable {PREVIOUS})"]
     known = {p["name"] for p in manifest["parts"]} | {r["name"] for r in manifest["retired"]}
-    newer: Dict[str, Dict[str, Any]] = {}
+    newer: dict[str, dict[str, Any]] = {}
     for name in stored_parts(root):
         if name in known:
             continue
@@ -273,7 +273,7 @@ def rebuild(root: str, previous: Optional[Dict[str, Any]], now: datetime,
     return manifest, steps, aside
 
 
-def _part_description(root: str, name: str) -> Tuple[Optional[Dict[str, Any]], str]:
+def _part_description(root: str, name: str) -> tuple[dict[str, Any] | None, str]:
     """A part's own description, or (for a part of an older flamespace) one made from its files as found."""
     folder = os.path.join(root, "parts", name)
     try:
@@ -297,7 +297,7 @@ def _set_aside(root: str, name: str) -> None:
     os.rename(os.path.join(root, "parts", name), os.path.join(root, CORRUPT, name))
 
 
-def _add_corrupt_dirs(root: str, manifest: Dict[str, Any]) -> None:
+def _add_corrupt_dirs(root: str, manifest: dict[str, Any]) -> None:
     """Parts in corrupt/ the rebuilt manifest does not know of are listed as set aside."""
     known = {q["name"] for q in manifest.setdefault("quarantined", [])}
     try:
@@ -310,7 +310,7 @@ def _add_corrupt_dirs(root: str, manifest: Dict[str, Any]) -> None:
             manifest["quarantined"].append({"name": name, "problems": [f"found in {CORRUPT}/"], "lost": 0, "dictionary": True})
 
 
-def _describe_parts(root: str, manifest: Dict[str, Any], snapshot: Snapshot) -> List[str]:
+def _describe_parts(root: str, manifest: dict[str, Any], snapshot: Snapshot) -> list[str]:
     """Write the description of sound listed parts that lack one or whose one disagrees."""
     steps = []
     for part in manifest["parts"]:
@@ -323,7 +323,7 @@ def _describe_parts(root: str, manifest: Dict[str, Any], snapshot: Snapshot) -> 
     return steps
 
 
-def _raise_counters(manifest: Dict[str, Any], snapshot: Snapshot) -> List[str]:
+def _raise_counters(manifest: dict[str, Any], snapshot: Snapshot) -> list[str]:
     """Counters raised past every stored id."""
     steps = []
     for kind, top in zip(COUNTERS, _top_ids(snapshot)):
@@ -333,18 +333,18 @@ def _raise_counters(manifest: Dict[str, Any], snapshot: Snapshot) -> List[str]:
     return steps
 
 
-def _renumber(store: Store, manifest: Dict[str, Any], snapshot: Snapshot, now: datetime) -> List[str]:
+def _renumber(store: Store, manifest: dict[str, Any], snapshot: Snapshot, now: datetime) -> list[str]:
     """A profile id used in several parts: the first part (manifest order) keeps it, the profiles
     of later parts get new ids (their parts rewritten, the old ones retired)."""
     db = snapshot.connection()
     order = {p["name"]: k for k, p in enumerate(manifest["parts"])}
     rows = db.execute("SELECT id, filename, source FROM profiles WHERE id IN "
                       "(SELECT id FROM profiles GROUP BY id HAVING count(*) > 1) ORDER BY id").fetchall()
-    users: Dict[int, List[Tuple[int, str, str]]] = {}
+    users: dict[int, list[tuple[int, str, str]]] = {}
     for ident, filename, source in rows:
         part = os.path.basename(os.path.dirname(filename))
         users.setdefault(int(ident), []).append((order[part], part, source))
-    remap: Dict[str, Dict[int, int]] = {}
+    remap: dict[str, dict[int, int]] = {}
     steps = []
     for ident, found in sorted(users.items()):
         found.sort()

@@ -17,7 +17,7 @@ from ..errors import ArgumentError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, Mapping, Optional
+    from collections.abc import Mapping
 
 #: What starts a selector wherever a profile path goes.
 PREFIX = "store:"
@@ -36,10 +36,10 @@ class Selector(Record):
     """What a selector asks for: label filters, the latest ``last``, a time window, or one profile ``id``."""
 
     labels: Mapping[str, str] = factory(dict)
-    last: Optional[int] = None
-    since: Optional[datetime] = None
-    until: Optional[datetime] = None
-    id: Optional[int] = None
+    last: int | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    id: int | None = None
 
     def text(self) -> str:
         """The selector as it would be written (``store:branch=main,last=30``): parses back to itself."""
@@ -67,8 +67,8 @@ def parse_selector(text: str) -> Selector:
     body = text[len(PREFIX):]
     if not body.strip():
         raise SelectorError(f"{text!r}: empty selector; say which profiles, e.g. store:branch=main,last=30")
-    labels: Dict[str, str] = {}
-    limits: Dict[str, str] = {}
+    labels: dict[str, str] = {}
+    limits: dict[str, str] = {}
     for part in body.split(","):
         key, equals, value = part.partition("=")
         key, value = key.strip(), value.strip()
@@ -87,7 +87,7 @@ def parse_selector(text: str) -> Selector:
     return Selector(labels=labels, last=last, since=since, until=until, id=ident)
 
 
-def _positive(text: str, key: str, value: Optional[str], minimum: int = 1) -> Optional[int]:
+def _positive(text: str, key: str, value: str | None, minimum: int = 1) -> int | None:
     if value is None:
         return None
     try:
@@ -99,7 +99,7 @@ def _positive(text: str, key: str, value: Optional[str], minimum: int = 1) -> Op
     return number
 
 
-def _time(text: str, key: str, value: Optional[str]) -> Optional[datetime]:
+def _time(text: str, key: str, value: str | None) -> datetime | None:
     if value is None:
         return None
     try:

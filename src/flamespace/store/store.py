@@ -39,7 +39,8 @@ from .selector import COLUMNS, Selector, parse_selector, parse_time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
+    from typing import Any, Callable
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
 
     import numpy as np
 
@@ -79,7 +80,7 @@ RETIRED_GRACE = timedelta(hours=1)
 PROFILE_COLUMNS = ("id", "hash", "source", "time", "added") + COLUMNS + ("labels", "total", "stacks", "integral")
 
 
-def open_store(path: Optional[str] = None) -> "Store":
+def open_store(path: str | None = None) -> Store:
     """The store at ``path`` (default: :func:`location.resolve`); checks that DuckDB and pyarrow are installed."""
     modules()
     return Store(location.resolve(path))
@@ -90,8 +91,8 @@ class AddResult:
     (a re-ingest: :meth:`Store.add` says what counts as one)."""
 
     def __init__(self) -> None:
-        self.added: List[int] = []
-        self.duplicates: List[Tuple[str, int]] = []
+        self.added: list[int] = []
+        self.duplicates: list[tuple[str, int]] = []
 
 
 class Loss:
@@ -127,16 +128,16 @@ class _Intern:
     """The writer's view of the ids: frames, stacks and content hashes already stored."""
 
     def __init__(self) -> None:
-        self.parts: Set[str] = set()
-        self.frames: Dict[str, int] = {}
-        self.stacks: Dict[Tuple[int, int], int] = {}
-        self.texts: Dict[str, int] = {}
+        self.parts: set[str] = set()
+        self.frames: dict[str, int] = {}
+        self.stacks: dict[tuple[int, int], int] = {}
+        self.texts: dict[str, int] = {}
         #: Content hash -> a profile with that content (whatever its labels).
-        self.hashes: Dict[str, int] = {}
+        self.hashes: dict[str, int] = {}
         #: A run's identity (:func:`_identity`: content and labels) -> the profile.
-        self.runs: Dict[str, int] = {}
+        self.runs: dict[str, int] = {}
         #: The highest id of each kind seen in the parts: a counter below it would give an id twice.
-        self.top: Dict[str, int] = {kind: -1 for kind in COUNTERS}
+        self.top: dict[str, int] = {kind: -1 for kind in COUNTERS}
 
 
 class Store:
@@ -144,14 +145,14 @@ class Store:
 
     def __init__(self, path: str) -> None:
         self.path = os.fspath(path)
-        self._intern: Optional[_Intern] = None
+        self._intern: _Intern | None = None
 
     def __repr__(self) -> str:
         return f"Store({self.path!r})"
 
     # -- reading
 
-    def snapshot(self, diagnostics: Optional[Diagnostics] = None) -> "Snapshot":
+    def snapshot(self, diagnostics: Diagnostics | None = None) -> Snapshot:
         """A consistent view of the store as its manifest is now; corrupt parts are warned of and left out."""
         return Snapshot(self.path, read_manifest(self.path), diagnostics)
 
@@ -160,8 +161,8 @@ class Store:
 
     # -- writing
 
-    def add(self, items: Iterable[Tuple[FlameGraph, str]], labels: Mapping[str, str] = {},
-            diagnostics: Optional[Diagnostics] = None, now: Optional[datetime] = None) -> AddResult:
+    def add(self, items: Iterable[tuple[FlameGraph, str]], labels: Mapping[str, str] = {},
+            diagnostics: Diagnostics | None = None, now: datetime | None = None) -> AddResult:
         """Ingest profiles given as (flame graph, source name), with ``labels``
         added to each (they win over the profile's own). The call's profiles become visible at
         once (in parts of at most :data:`PART_FACTS` facts, so memory stays bounded). Every run
@@ -178,8 +179,8 @@ class Store:
                 self._intern = None  # it may hold ids that were never written: read it again next time
                 raise
 
-    def _add(self, items: Iterable[Tuple[FlameGraph, str]], labels: Mapping[str, str],
-             diagnostics: Optional[Diagnostics], added_at: datetime, pa: Any, pq: Any) -> AddResult:
+    def _add(self, items: Iterable[tuple[FlameGraph, str]], labels: Mapping[str, str],
+             diagnostics: Diagnostics | None, added_at: datetime, pa: Any, pq: Any) -> AddResult:
         """:meth:`add` under the lock."""
         import numpy as np
 
@@ -189,12 +190,12 @@ class Store:
         manifest = read_manifest(self.path)
         intern = self._load_intern(manifest, diagnostics)
         counters = _next_ids(manifest, intern)
-        new_frames: List[Tuple[int, str]] = []
-        new_stacks: List[Tuple[int, int, int]] = []
-        rows: Dict[str, list] = {c: [] for c in PROFILE_COLUMNS}
-        facts: List[Tuple["np.ndarray", "np.ndarray", "np.ndarray"]] = []
+        new_frames: list[tuple[int, str]] = []
+        new_stacks: list[tuple[int, int, int]] = []
+        rows: dict[str, list] = {c: [] for c in PROFILE_COLUMNS}
+        facts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         held = 0  # facts not written yet
-        parts: List[Dict[str, Any]] = []
+        parts: list[dict[str, Any]] = []
         writer = uuid.uuid4().hex  # the parts of one call: committed together or not at all
 
         def flush() -> None:
@@ -250,19 +251,19 @@ class Store:
         intern.parts.update(part["name"] for part in parts)
         return result
 
-    def add_files(self, paths: Sequence[str], labels: Mapping[str, str] = {}, diagnostics: Optional[Diagnostics] = None,
-                  input_format: Optional[str] = None, skip_invalid: bool = False) -> AddResult:
+    def add_files(self, paths: Sequence[str], labels: Mapping[str, str] = {}, diagnostics: Diagnostics | None = None,
+                  input_format: str | None = None, skip_invalid: bool = False) -> AddResult:
         """Ingest profile files of any readable format (read one at a time), as :meth:`add`."""
         from ..formats import registry
 
-        def read() -> Iterator[Tuple[FlameGraph, str]]:
+        def read() -> Iterator[tuple[FlameGraph, str]]:
             for path in paths:
                 yield registry.read_graph(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics), registry.display_name(path)
 
         return self.add(read(), labels, diagnostics)
 
-    def gc(self, keep_last: Optional[int] = None, older_than: Optional[timedelta] = None,
-           diagnostics: Optional[Diagnostics] = None, now: Optional[datetime] = None) -> GcResult:
+    def gc(self, keep_last: int | None = None, older_than: timedelta | None = None,
+           diagnostics: Diagnostics | None = None, now: datetime | None = None) -> GcResult:
         """Retention, then compaction: keep the ``keep_last`` latest profiles of each branch
         (profiles without a branch count as one) and none older than ``older_than``; rewrite
         what is kept as one part. Every profile whose own files are sound is kept whatever else
@@ -282,8 +283,8 @@ class Store:
             self._intern = None
         return done
 
-    def _collect(self, manifest: Dict[str, Any], keep_last: Optional[int], older_than: Optional[timedelta], now: datetime,
-                 diagnostics: Optional[Diagnostics]) -> GcResult:
+    def _collect(self, manifest: dict[str, Any], keep_last: int | None, older_than: timedelta | None, now: datetime,
+                 diagnostics: Diagnostics | None) -> GcResult:
         """gc under the lock, on ``manifest`` (changed in place, written by the caller): retention
         by ``keep_last`` and ``older_than``, compaction, corrupt parts set aside. A profile whose own
         files (profiles, facts) are sound is kept whatever else is damaged: if a corrupt part
@@ -302,7 +303,7 @@ class Store:
         sound = {p["name"] for p in snapshot.parts}
         before = len(manifest["parts"])
         retired = list(manifest.get("retired", []))
-        lost: List[Loss] = []
+        lost: list[Loss] = []
         unreadable = snapshot.unreadable(kept_ids)  # before a part moves to corrupt/
         if len(kept_ids) < total or len(manifest["parts"]) > 1 or corrupt:
             names = [p["name"] for p in manifest["parts"]]
@@ -334,7 +335,7 @@ class Store:
             finally:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
-    def _load_intern(self, manifest: Dict[str, Any], diagnostics: Optional[Diagnostics]) -> _Intern:
+    def _load_intern(self, manifest: dict[str, Any], diagnostics: Diagnostics | None) -> _Intern:
         """Frames, stacks and hashes of every stored part (read only for parts not seen before)."""
         names = {p["name"] for p in manifest["parts"]}
         intern = self._intern
@@ -359,7 +360,7 @@ class Store:
         intern.parts.update(p["name"] for p in fresh)
         return intern
 
-    def _write_part(self, tables: Mapping[str, Any], pq: Any, profiles: int, meta: Mapping[str, Any]) -> Dict[str, Any]:
+    def _write_part(self, tables: Mapping[str, Any], pq: Any, profiles: int, meta: Mapping[str, Any]) -> dict[str, Any]:
         """Write the four files of a part under tmp/, synced, then move it into parts/; its manifest entry."""
         name = f"{time.strftime('%Y%m%d%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:12]}"
         staging = os.path.join(self.path, "tmp", name)
@@ -374,13 +375,13 @@ class Store:
             _publish_part(self.path, staging, entry, {**meta, "mirror": _write_mirror(staging)})
         return entry
 
-    def _compact(self, snapshot: "Snapshot", kept_ids: List[int], pa: Any, pq: Any, meta: Mapping[str, Any]) -> List[Dict[str, Any]]:
+    def _compact(self, snapshot: Snapshot, kept_ids: list[int], pa: Any, pq: Any, meta: Mapping[str, Any]) -> list[dict[str, Any]]:
         """The kept profiles rewritten as parts of at most :data:`PART_FACTS` facts each (a query
         checks and reads only the parts that hold its profiles), every stack and frame in the
         first (ids unchanged: stable for readers). Facts are streamed: they need not fit in memory."""
         con = snapshot.connection()
         sizes = dict(con.execute("SELECT id, stacks FROM profiles").fetchall())
-        chunks: List[List[int]] = [[]]
+        chunks: list[list[int]] = [[]]
         rows = 0
         for ident in kept_ids:
             if chunks[-1] and rows + sizes[ident] > PART_FACTS:
@@ -397,8 +398,8 @@ class Store:
         _fsync_dir(os.path.join(self.path, "parts"))
         return parts
 
-    def _compact_part(self, con: Any, staging: str, name: str, index: int, chunk: List[int], pa: Any, pq: Any,
-                      meta: Mapping[str, Any]) -> Dict[str, Any]:
+    def _compact_part(self, con: Any, staging: str, name: str, index: int, chunk: list[int], pa: Any, pq: Any,
+                      meta: Mapping[str, Any]) -> dict[str, Any]:
         """One part of :meth:`_compact`: the profiles ``chunk`` (and, for the first, every stack and frame)."""
         os.makedirs(staging)
         con.register("kept", pa.table({"id": pa.array(chunk, pa.int32())}))
@@ -424,7 +425,7 @@ class Store:
         _publish_part(self.path, staging, entry, {**meta, "mirror": _write_mirror(staging)})
         return entry
 
-    def _renumbered(self, part: Mapping[str, Any], mapping: Mapping[int, int], meta: Mapping[str, Any]) -> Dict[str, Any]:
+    def _renumbered(self, part: Mapping[str, Any], mapping: Mapping[int, int], meta: Mapping[str, Any]) -> dict[str, Any]:
         """``part`` written again as a new part with its profile ids changed by ``mapping`` (facts
         sorted again); its manifest entry. Frames and stacks are copied as they are."""
         import numpy as np
@@ -444,7 +445,7 @@ class Store:
             [("profile", "ascending"), ("stack", "ascending")])
         return self._write_part(tables, pq, profiles.num_rows, meta)
 
-    def _quarantine(self, manifest: Dict[str, Any], part: Mapping[str, Any], snapshot: "Snapshot", lost: int,
+    def _quarantine(self, manifest: dict[str, Any], part: Mapping[str, Any], snapshot: Snapshot, lost: int,
                     now: datetime) -> Loss:
         """Move a corrupt part to corrupt/ (kept, to repair or inspect) and record it in the
         manifest's ``quarantined`` list: what was wrong, the profiles lost with it, and whether
@@ -462,7 +463,7 @@ class Store:
             {**part, "problems": problems, "lost": lost, "dictionary": dictionary, "since": now.isoformat()})
         return Loss(name, problems, lost, target)
 
-    def _sweep(self, manifest: Dict[str, Any], retired: List[Dict[str, str]], now: datetime) -> int:
+    def _sweep(self, manifest: dict[str, Any], retired: list[dict[str, str]], now: datetime) -> int:
         """Delete what no reader can need: killed ingests' leftovers, parts named nowhere, and
         retired parts past their grace; the manifest keeps the retired parts still in it."""
         listed = {p["name"] for p in manifest["parts"]}
@@ -484,25 +485,25 @@ class Snapshot:
     checked against the manifest when the snapshot is made, fact files when a query first
     reads them; a part that fails is warned of (``diagnostics``) and left out."""
 
-    def __init__(self, root: str, manifest: Dict[str, Any], diagnostics: Optional[Diagnostics] = None) -> None:
+    def __init__(self, root: str, manifest: dict[str, Any], diagnostics: Diagnostics | None = None) -> None:
         self.root = root
         self.manifest = manifest
         self.diagnostics = diagnostics
-        self.corrupt: Set[str] = set()  # parts with a file that failed its check
-        self.problems: Dict[str, List[str]] = {}  # what failed, by part
+        self.corrupt: set[str] = set()  # parts with a file that failed its check
+        self.problems: dict[str, list[str]] = {}  # what failed, by part
         #: Damaged dictionary files read from their sound mirror copy: (part, kind) -> what was wrong.
-        self.mirrored: Dict[Tuple[str, str], str] = {}
-        self._sound: Set[str] = set()
-        self._unsound: Set[str] = set()
+        self.mirrored: dict[tuple[str, str], str] = {}
+        self._sound: set[str] = set()
+        self._unsound: set[str] = set()
         #: Parts whose profiles (and, once read, facts) are sound: the profiles this snapshot sees.
-        self.parts: List[Dict[str, Any]] = [p for p in manifest["parts"] if self._check(p, ("profiles",))]
+        self.parts: list[dict[str, Any]] = [p for p in manifest["parts"] if self._check(p, ("profiles",))]
         #: Parts whose frames and stacks are sound (a part's dictionary outlives its corrupt facts).
-        self.dictionary: List[Dict[str, Any]] = [p for p in manifest["parts"] if self._check(p, ("frames", "stacks"))]
+        self.dictionary: list[dict[str, Any]] = [p for p in manifest["parts"] if self._check(p, ("frames", "stacks"))]
         self._db: Any = None
-        self._stacks: Optional[Tuple[Any, Any, List[str]]] = None
-        self._lists: Optional[Tuple[List[int], List[int], List[str]]] = None
-        self._tuples: Dict[int, Stack] = {-1: ()}
-        self._texts: Dict[int, Optional[str]] = {-1: None}
+        self._stacks: tuple[Any, Any, list[str]] | None = None
+        self._lists: tuple[list[int], list[int], list[str]] | None = None
+        self._tuples: dict[int, Stack] = {-1: ()}
+        self._texts: dict[int, str | None] = {-1: None}
 
     # -- files
 
@@ -512,7 +513,7 @@ class Snapshot:
             return os.path.join(self.root, "parts", part["name"], MIRROR, f"{kind}.parquet")
         return os.path.join(self.root, "parts", part["name"], f"{kind}.parquet")
 
-    def part_files(self, kind: str) -> List[str]:
+    def part_files(self, kind: str) -> list[str]:
         """The Parquet files of one table over every sound part (fact files are checked first): for Dask."""
         if kind == "facts":
             self.verify_all()
@@ -591,7 +592,7 @@ class Snapshot:
         self._db = db
         return db
 
-    def profile_ids(self) -> List[int]:
+    def profile_ids(self) -> list[int]:
         """Every profile id of the snapshot's sound parts, in id order."""
         return [int(row[0]) for row in self.database().execute("SELECT id FROM profiles ORDER BY id").fetchall()]
 
@@ -600,7 +601,7 @@ class Snapshot:
 
     # -- selecting
 
-    def select(self, selector: Union[str, Selector]) -> List[int]:
+    def select(self, selector: str | Selector) -> list[int]:
         """The ids of the profiles ``selector`` matches, oldest first (by time, then id);
         :class:`StoreError` when it matches none (never an empty sample)."""
         text = selector if isinstance(selector, str) else selector.text()
@@ -632,7 +633,7 @@ class Snapshot:
             hints.append(f"{key}: {shown}" if values else f"no profile has the label {key}")
         return f" ({count} profile(s){'; ' if hints else ''}{'; '.join(hints)})"
 
-    def profiles(self, ids: Optional[Sequence[int]] = None) -> List[Dict[str, Any]]:
+    def profiles(self, ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
         """Rows of the profiles table (``labels`` as a dict), oldest first; only ``ids`` if given."""
         db = self.database()
         columns = ", ".join(_quote(c) for c in PROFILE_COLUMNS)
@@ -654,7 +655,7 @@ class Snapshot:
         _, pa, _ = modules()
         self.database().register("selected", pa.table({"id": pa.array(list(ids), pa.int32())}))
 
-    def fact_files(self, ids: Sequence[int]) -> Tuple[List[str], int]:
+    def fact_files(self, ids: Sequence[int]) -> tuple[list[str], int]:
         """The fact files that hold ``ids`` (checked against the manifest now; a corrupt one is
         warned of and skipped) and how many of ``ids`` they hold: the files every aggregation
         engine reads (store/aggregate.py, store/cluster.py). Also registers ``ids`` as the
@@ -667,7 +668,7 @@ class Snapshot:
 
     # -- values
 
-    def facts(self, ids: Sequence[int]) -> Tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+    def facts(self, ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(profile ids, stack ids, values) of the profiles ``ids``, sorted by profile then stack:
         one DuckDB query over the parts that hold them."""
         import numpy as np
@@ -686,7 +687,7 @@ class Snapshot:
             profiles, stacks, values = profiles[keep], stacks[keep], values[keep]
         return profiles, stacks, values
 
-    def sums(self, ids: Sequence[int], engine: Optional[Engine] = None) -> Tuple["np.ndarray", "np.ndarray", int]:
+    def sums(self, ids: Sequence[int], engine: Engine | None = None) -> tuple[np.ndarray, np.ndarray, int]:
         """(stack ids, summed values, profiles found) over the profiles ``ids``: aggregated by DuckDB,
         or by ``engine`` (store/aggregate.py: e.g. a Dask cluster) when given."""
         import numpy as np
@@ -720,7 +721,7 @@ class Snapshot:
         """A condition on the profile column that Parquet's row-group statistics can skip by."""
         return f"profile BETWEEN {int(min(ids))} AND {int(max(ids))}"
 
-    def _unknown(self, stacks: "np.ndarray") -> "np.ndarray":
+    def _unknown(self, stacks: np.ndarray) -> np.ndarray:
         """The stack ids among ``stacks`` that no sound part defines (none unless a dictionary was corrupt)."""
         import numpy as np
 
@@ -763,7 +764,7 @@ class Snapshot:
             "SELECT count(DISTINCT profile) FROM facts WHERE profile IN (SELECT id FROM selected) "
             "AND stack IN (SELECT unnest(?))", [unknown.tolist()]).fetchone()[0])
 
-    def _users(self, files: Sequence[str], unknown: "np.ndarray") -> "np.ndarray":
+    def _users(self, files: Sequence[str], unknown: np.ndarray) -> np.ndarray:
         """The selected profiles that use any of the ``unknown`` stacks, warned of."""
         import numpy as np
 
@@ -777,7 +778,7 @@ class Snapshot:
                                   "a corrupt part (`flamespace store check` names it)")
         return users
 
-    def matrix(self, ids: Sequence[int]) -> Tuple[List[str], "np.ndarray", List[int]]:
+    def matrix(self, ids: Sequence[int]) -> tuple[list[str], np.ndarray, list[int]]:
         """(stack texts, runs × stacks matrix, profile ids of the rows): the profiles ``ids``
         that could be read, rows in the order of ``ids``, stacks in id order."""
         import numpy as np
@@ -792,7 +793,7 @@ class Snapshot:
         out[rows, inverse] = values
         return self.stack_texts(columns), out, found
 
-    def graph(self, ids: Sequence[int], mean: bool = False, engine: Optional[Engine] = None) -> FlameGraph:
+    def graph(self, ids: Sequence[int], mean: bool = False, engine: Engine | None = None) -> FlameGraph:
         """The sum (or with ``mean``, the mean) of the profiles ``ids`` and their combined metadata;
         ints where every profile held ints and a sum is asked for. Stacks are built from the store's
         stack table (not split from text); summed by ``engine`` when given (as :meth:`sums`)."""
@@ -804,7 +805,7 @@ class Snapshot:
             raise StoreError(f"none of the {len(ids)} selected profile(s) could be read from the store {self.root}")
         integral = not mean and all(r["integral"] for r in rows)
         tuples = self.stack_tuples(stacks)
-        values: Dict[Stack, Number] = {}
+        values: dict[Stack, Number] = {}
         for stack, value in zip(tuples, sums.tolist()):
             if value:
                 values[stack] = value / found if mean else int(value) if integral else value
@@ -812,7 +813,7 @@ class Snapshot:
 
     def _combined(self, rows: Sequence[Mapping[str, Any]]) -> Metadata:
         """The metadata of a sum of these profiles (units must agree; labels kept where all agree)."""
-        combined: Optional[Metadata] = None
+        combined: Metadata | None = None
         for row in rows:
             meta = self.metadata(row)
             combined = meta if combined is None else combined.combine(meta)
@@ -820,15 +821,15 @@ class Snapshot:
 
     # -- stacks
 
-    def _stack_table(self) -> Tuple[Any, Any, List[str]]:
+    def _stack_table(self) -> tuple[Any, Any, list[str]]:
         """(parent by stack id, frame by stack id, frame names by id): -2 where a stack is unknown."""
         if self._stacks is None:
             import numpy as np
 
             db = self.database()
             size = int(self.manifest["next_stack"])
-            parent: "np.ndarray" = np.full(size, -2, dtype=np.int64)
-            frame: "np.ndarray" = np.full(size, -2, dtype=np.int64)
+            parent: np.ndarray = np.full(size, -2, dtype=np.int64)
+            frame: np.ndarray = np.full(size, -2, dtype=np.int64)
             got = db.execute("SELECT id, parent, frame FROM stacks").fetchnumpy()
             parent[got["id"]] = got["parent"]
             frame[got["id"]] = got["frame"]
@@ -838,16 +839,16 @@ class Snapshot:
             self._stacks = (parent, frame, names)
         return self._stacks
 
-    def stack_tuples(self, stack_ids: Iterable[int]) -> List[Stack]:
+    def stack_tuples(self, stack_ids: Iterable[int]) -> list[Stack]:
         """The frames of each stack id, root first."""
         return self._resolve(stack_ids, self._tuples, lambda stack, name: stack + (name,))
 
-    def stack_texts(self, stack_ids: Iterable[int]) -> List[str]:
+    def stack_texts(self, stack_ids: Iterable[int]) -> list[str]:
         """Each stack id as the folded format writes it (frames joined by ';')."""
         texts = self._resolve(stack_ids, self._texts, lambda text, name: name if text is None else text + ";" + name)
         return [text or "" for text in texts]  # None: the empty stack (a root frame may be named "")
 
-    def _resolve(self, stack_ids: Iterable[int], memo: Dict[int, Any], extend: Callable[[Any, str], Any]) -> List[Any]:
+    def _resolve(self, stack_ids: Iterable[int], memo: dict[int, Any], extend: Callable[[Any, str], Any]) -> list[Any]:
         """Each stack id built from its parent's (memoised for the snapshot: a parent is built once)."""
         parent, frame, names = self._stack_lists()
 
@@ -866,7 +867,7 @@ class Snapshot:
 
         return [memo[i] if i in memo else build(i) for i in map(int, stack_ids)]
 
-    def _stack_lists(self) -> Tuple[List[int], List[int], List[str]]:
+    def _stack_lists(self) -> tuple[list[int], list[int], list[str]]:
         if self._lists is None:
             parent, frame, names = self._stack_table()
             self._lists = (parent.tolist(), frame.tolist(), names)
@@ -884,10 +885,10 @@ def _json_path(key: str) -> str:
     return '$."' + key.replace('"', '\\"') + '"'
 
 
-def _conditions(chosen: Selector) -> Tuple[List[str], List[Any]]:
+def _conditions(chosen: Selector) -> tuple[list[str], list[Any]]:
     """SQL conditions (and parameters) on the profiles table for a selector's filters."""
-    where: List[str] = []
-    params: List[Any] = []
+    where: list[str] = []
+    params: list[Any] = []
     for key, value in chosen.labels.items():
         if key == "commit":  # a short commit names every commit it begins
             where.append("starts_with(commit, ?)")
@@ -918,14 +919,14 @@ def _conditions(chosen: Selector) -> Tuple[List[str], List[Any]]:
 # -- ingest
 
 
-def _next_ids(manifest: Mapping[str, Any], intern: _Intern) -> Dict[str, int]:
+def _next_ids(manifest: Mapping[str, Any], intern: _Intern) -> dict[str, int]:
     """The next id of each kind: past the manifest's counter and past every stored id (a lowered
     counter, edited or restored from an old copy, would otherwise give an id twice)."""
     return {kind: max(int(manifest[f"next_{kind}"]), intern.top[kind] + 1) for kind in COUNTERS}
 
 
-def _intern_values(intern: _Intern, values: Mapping[str, Number], counters: Dict[str, int],
-                   new_frames: List[Tuple[int, str]], new_stacks: List[Tuple[int, int, int]]) -> Tuple["np.ndarray", "np.ndarray"]:
+def _intern_values(intern: _Intern, values: Mapping[str, Number], counters: dict[str, int],
+                   new_frames: list[tuple[int, str]], new_stacks: list[tuple[int, int, int]]) -> tuple[np.ndarray, np.ndarray]:
     """A profile as (stack ids, values), sorted by stack id, zeros left out; new stacks interned."""
     import numpy as np
 
@@ -942,7 +943,7 @@ def _intern_values(intern: _Intern, values: Mapping[str, Number], counters: Dict
     return (stacks, numbers) if kept.all() else (stacks[kept], numbers[kept])
 
 
-def _content_hash(stacks: "np.ndarray", numbers: "np.ndarray", metadata: Metadata) -> str:
+def _content_hash(stacks: np.ndarray, numbers: np.ndarray, metadata: Metadata) -> str:
     """The content of a profile in a store (the ``hash`` column): sha256 of its unit, metric,
     own labels and its (stack id, value) pairs (a stack text has one id in a store). Labels
     added at ingest (git, --label) are not part of it; a run's identity adds them (:func:`_identity`)."""
@@ -975,7 +976,7 @@ def _collected(metadata: Metadata) -> bool:
     return bool(labels.get("collection")) and bool(labels.get("run"))
 
 
-def _stored_as(intern: _Intern, identity: str, digest: str, collected: bool) -> Optional[int]:
+def _stored_as(intern: _Intern, identity: str, digest: str, collected: bool) -> int | None:
     """The stored profile (or one earlier in this ingest) that a profile re-ingests, else None:
     the same ``identity`` (content and labels); for a run of a collection (``collected``) the
     same content ``digest``, which covers its collection and run labels."""
@@ -989,8 +990,8 @@ def _remember(intern: _Intern, identity: str, digest: str, ident: int) -> None:
     intern.hashes.setdefault(digest, ident)
 
 
-def _stack_id(intern: _Intern, text: str, counters: Dict[str, int], new_frames: List[Tuple[int, str]],
-              new_stacks: List[Tuple[int, int, int]]) -> int:
+def _stack_id(intern: _Intern, text: str, counters: dict[str, int], new_frames: list[tuple[int, str]],
+              new_stacks: list[tuple[int, int, int]]) -> int:
     """The id of a stack text, interning its frames and its prefixes as needed."""
     known = intern.texts.get(text)
     if known is not None:
@@ -1016,8 +1017,8 @@ def _stack_id(intern: _Intern, text: str, counters: Dict[str, int], new_frames: 
     return parent
 
 
-def _profile_row(rows: Dict[str, list], ident: int, digest: str, source: str, metadata: Metadata, labels: Mapping[str, str],
-                 stored: str, added_at: datetime, numbers: "np.ndarray", integral: bool) -> None:
+def _profile_row(rows: dict[str, list], ident: int, digest: str, source: str, metadata: Metadata, labels: Mapping[str, str],
+                 stored: str, added_at: datetime, numbers: np.ndarray, integral: bool) -> None:
     """One profile's row of the profiles table; ``labels`` all of its labels, ``stored`` them as text."""
     when = added_at
     if labels.get("time"):
@@ -1055,10 +1056,10 @@ def schema(kind: str) -> Any:
     return pa.schema([("profile", pa.int32()), ("stack", pa.int32()), ("value", pa.float64())])
 
 
-def _parquet_options(kind: str) -> Dict[str, Any]:
+def _parquet_options(kind: str) -> dict[str, Any]:
     """How a table is written. Facts: stack ids delta-encoded (sorted within a profile), the
     profile column run-length encoded by its dictionary, values split by byte (then zstd)."""
-    options: Dict[str, Any] = {"compression": "zstd"}
+    options: dict[str, Any] = {"compression": "zstd"}
     if kind == "facts":
         options.update(use_dictionary=["profile"], column_encoding={"stack": "DELTA_BINARY_PACKED", "value": "BYTE_STREAM_SPLIT"})
     return options
@@ -1089,7 +1090,7 @@ def _fsync_file(path: str) -> None:
         os.fsync(handle.fileno())
 
 
-def _file_entry(path: str) -> Dict[str, Any]:
+def _file_entry(path: str) -> dict[str, Any]:
     return {"size": os.path.getsize(path), "sha256": _sha256(path)}
 
 
@@ -1114,7 +1115,7 @@ def _fsync_dir(path: str) -> None:
         os.close(fd)
 
 
-def _columns(pq: Any, path: str, names: Sequence[str]) -> List[list]:
+def _columns(pq: Any, path: str, names: Sequence[str]) -> list[list]:
     table = pq.read_table(path, columns=list(names))
     return [table.column(n).to_pylist() for n in names]
 
@@ -1141,7 +1142,7 @@ def _sql_list(paths: Sequence[str]) -> str:
     return "[" + ", ".join(f"'{_sql_path(p)}'" for p in paths) + "]"
 
 
-def empty_manifest() -> Dict[str, Any]:
+def empty_manifest() -> dict[str, Any]:
     return {"format": FORMAT, "version": VERSION, "generation": 0, "next_profile": 0, "next_frame": 0, "next_stack": 0,
             "parts": [], "retired": []}
 
@@ -1150,7 +1151,7 @@ class ManifestError(StoreError):
     """A manifest that is missing or damaged while the store holds parts: `store repair` rebuilds it."""
 
 
-def read_manifest(root: str) -> Dict[str, Any]:
+def read_manifest(root: str) -> dict[str, Any]:
     """The store's manifest (an empty one if the store does not exist yet); :class:`ManifestError`
     if it is damaged, or missing while parts are stored (an empty one would let ids repeat and
     gc delete every part)."""
@@ -1186,7 +1187,7 @@ _REPAIR = (f"`flamespace store repair --store {{root}}` rebuilds it from {PREVIO
            "(`flamespace store check` only reports)")
 
 
-def load_manifest(path: str) -> Dict[str, Any]:
+def load_manifest(path: str) -> dict[str, Any]:
     """One manifest file, checked (format, version, its checksum); FileNotFoundError if absent,
     :class:`ManifestError` if damaged."""
     try:
@@ -1207,7 +1208,7 @@ def load_manifest(path: str) -> Dict[str, Any]:
     return manifest
 
 
-def write_manifest(root: str, manifest: Dict[str, Any], keep_previous: bool = True) -> None:
+def write_manifest(root: str, manifest: dict[str, Any], keep_previous: bool = True) -> None:
     """Replace the manifest atomically (temp file, fsync, rename, fsync of the directory), sealed
     by a checksum; the replaced one stays as :data:`PREVIOUS` (a hard link: no copy, no window
     without a manifest) unless ``keep_previous`` is false (repair, when it was damaged)."""
@@ -1239,7 +1240,7 @@ def _digest(data: Mapping[str, Any]) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-def sealed(data: Mapping[str, Any]) -> Dict[str, Any]:
+def sealed(data: Mapping[str, Any]) -> dict[str, Any]:
     """``data`` with the sha256 of its content as ``checksum`` (a flipped byte that leaves valid
     JSON is still found), and the generation it was sealed at."""
     data = {k: v for k, v in data.items() if k not in _SEAL}
@@ -1251,7 +1252,7 @@ def sealed(data: Mapping[str, Any]) -> Dict[str, Any]:
 _SEAL = ("checksum", "sealed")
 
 
-def unsealed(data: Dict[str, Any], path: str, what: str) -> Dict[str, Any]:
+def unsealed(data: dict[str, Any], path: str, what: str) -> dict[str, Any]:
     """``data`` without its seal, :class:`ManifestError` if the checksum does not match. Files
     written before checksums have none, and a manifest an older flamespace wrote again keeps
     the stale seal of the generation before (``sealed`` differs from ``generation``): both are
@@ -1263,7 +1264,7 @@ def unsealed(data: Dict[str, Any], path: str, what: str) -> Dict[str, Any]:
     return {k: v for k, v in data.items() if k not in _SEAL}
 
 
-def stored_parts(root: str) -> List[str]:
+def stored_parts(root: str) -> list[str]:
     """The part directories under parts/, listed or not."""
     try:
         return sorted(os.listdir(os.path.join(root, "parts")))
@@ -1271,7 +1272,7 @@ def stored_parts(root: str) -> List[str]:
         return []
 
 
-def _part_meta(manifest: Mapping[str, Any], writer: str, counters: Mapping[str, int], replaces: Sequence[str] = ()) -> Dict[str, Any]:
+def _part_meta(manifest: Mapping[str, Any], writer: str, counters: Mapping[str, int], replaces: Sequence[str] = ()) -> dict[str, Any]:
     """What a part says of itself besides its files (:data:`PART_META`): the manifest generation it
     was written on, its writer (the parts of one call share it), the id counters after it and the
     parts it replaces (gc)."""
@@ -1286,7 +1287,7 @@ def _publish_part(root: str, staging: str, entry: Mapping[str, Any], meta: Mappi
     _fsync_dir(os.path.join(root, "parts"))
 
 
-def _write_mirror(folder: str) -> List[str]:
+def _write_mirror(folder: str) -> list[str]:
     """The second copy of the :data:`MIRRORED` tables of the part in ``folder``, synced; the kinds copied."""
     os.makedirs(os.path.join(folder, MIRROR))
     for kind in MIRRORED:
@@ -1303,7 +1304,7 @@ def copy_synced(source: str, target: str) -> None:
     os.replace(staging, target)
 
 
-def file_problem(path: str, expected: Mapping[str, Any], label: str) -> Optional[str]:
+def file_problem(path: str, expected: Mapping[str, Any], label: str) -> str | None:
     """What is wrong with a part's file against its manifest entry (size, then sha256), or None."""
     try:
         size = os.path.getsize(path)
@@ -1326,7 +1327,7 @@ def _write_part_meta(path: str, entry: Mapping[str, Any], meta: Mapping[str, Any
     os.replace(staging, path)
 
 
-def read_part_meta(path: str) -> Dict[str, Any]:
+def read_part_meta(path: str) -> dict[str, Any]:
     """A part's own description (:data:`PART_META`), checked; OSError or :class:`ManifestError`."""
     try:
         with open(path, encoding="utf-8") as handle:
@@ -1352,7 +1353,7 @@ def _naming(path: str) -> Iterator[None]:
         raise OutputError(f"cannot write {path}: {reason}") from exc
 
 
-def _cutoff(now: datetime, age: Optional[timedelta]) -> Optional[datetime]:
+def _cutoff(now: datetime, age: timedelta | None) -> datetime | None:
     """The time before which gc's --older-than removes profiles (an age past the year 1 removes none)."""
     if age is None:
         return None

@@ -9,7 +9,7 @@ from .workspace import GateError, tail
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
 if TYPE_CHECKING:
-    from typing import Callable, List, Optional
+    from typing import Callable
 
     from .workspace import Side, Workspace
 
@@ -22,7 +22,7 @@ TAIL_LINES = 15
 PIP_PYTHON_OPTION = (22, 3)
 
 
-def installable(sides: List[Side]) -> bool:
+def installable(sides: list[Side]) -> bool:
     """Install when every tree is a project pip can install; a tree that is and one that is not cannot compare."""
     able = [any(os.path.exists(os.path.join(s.tree, f)) for f in PROJECT_FILES) for s in sides]
     if all(able):
@@ -71,7 +71,7 @@ def _pip_can_target() -> bool:
         return False
 
 
-def _step(argv: List[str], what: str, log: Optional[str]) -> None:
+def _step(argv: list[str], what: str, log: str | None) -> None:
     """Run a setup command; a GateError with the end of its output when it fails."""
     import subprocess
 

@@ -23,7 +23,8 @@ from .workspace import GateError, GateStopped, Side
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
 if TYPE_CHECKING:
-    from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+    from typing import Callable, Union
+    from collections.abc import Sequence
 
     from ..collect import Collection, MemoryOptions, Run, SamplerOptions, Target
     from ..diagnostics import Diagnostics
@@ -46,7 +47,7 @@ class GateSide(Record):
     """One side of a gate as its reports name it."""
 
     ref: str  # as the caller gave it, or "working tree"
-    commit: Optional[str]  # None for stored runs
+    commit: str | None  # None for stored runs
     description: str  # e.g. "main (1a2b3c4d5e)"
     runs: int  # runs compared
     stored: bool = False  # the stored runs a store: selector names (the baseline only)
@@ -61,12 +62,12 @@ class GateRun(Record):
     head: GateSide
     command: str
     warmup: int
-    rate: Optional[float]  # Hz (None: a memory mode)
+    rate: float | None  # Hz (None: a memory mode)
     installed: bool  # each side into a virtualenv of its own, else run from its tree
     seconds: float
-    run_time: Optional[RunTimeChange] = None  # the whole run's time change (None: the runs carry no time)
+    run_time: RunTimeChange | None = None  # the whole run's time change (None: the runs carry no time)
 
-    def as_dict(self) -> Dict[str, object]:
+    def as_dict(self) -> dict[str, object]:
         """The JSON form, as report.json has it."""
         from ..stats.report import run_time_dict, run_time_line
 
@@ -92,7 +93,7 @@ class GateResult(Record):
     ran, and where its reports are (report.md, report.json, report.txt, delta.svg, runs/)."""
 
     comparison: Comparison
-    samples: Dict[str, Sample]
+    samples: dict[str, Sample]
     run: GateRun
     out_dir: str
     collection: Collection
@@ -108,28 +109,28 @@ def gate(
     command: Sequence[str],
     *,
     runs: int,
-    head: Optional[str] = None,
+    head: str | None = None,
     repo: str = ".",
     out_dir: str = DEFAULT_OUT_DIR,
     warmup: int = DEFAULT_WARMUP,
     install: bool = True,
-    recorder: Optional[Recorder] = None,
+    recorder: Recorder | None = None,
     choose_rate: bool = True,
-    options: Optional[CompareOptions] = None,
+    options: CompareOptions | None = None,
     pairing: str = "auto",
     force: bool = False,
-    max_missed: Optional[float] = None,
-    cluster: Optional[str] = None,
+    max_missed: float | None = None,
+    cluster: str | None = None,
     keep: bool = False,
     keep_going: bool = False,
     subprocesses: bool = False,
     show_output: bool = False,
     store: bool = False,
     include_all: bool = False,
-    limit: Optional[int] = DEFAULT_LIMIT,
-    say: Optional[Callable[[str], None]] = None,
-    track: Optional[Track] = None,
-    on_diagnostics: Optional[Callable[[Diagnostics], None]] = None,
+    limit: int | None = DEFAULT_LIMIT,
+    say: Callable[[str], None] | None = None,
+    track: Track | None = None,
+    on_diagnostics: Callable[[Diagnostics], None] | None = None,
 ) -> GateResult:
     """Gate a change: run ``command`` from two git refs, interleaved, and compare the runs.
 
@@ -229,7 +230,7 @@ def _quiet(message: str) -> None:
     """``say`` when the caller listens to nothing."""
 
 
-def _target(words: List[str], side: Side) -> Target:
+def _target(words: list[str], side: Side) -> Target:
     """The command as it runs in ``side``'s tree (its script looked up there; same grammar as record)."""
     from ..collect import parse_command
 
@@ -243,8 +244,8 @@ def _target(words: List[str], side: Side) -> Target:
     return target
 
 
-def _rate_choice(settings: Recorder, choose: bool, stored: Optional[str], say: Callable[[str], None],
-                 ) -> Tuple[Recorder, Optional[RateChoice]]:
+def _rate_choice(settings: Recorder, choose: bool, stored: str | None, say: Callable[[str], None],
+                 ) -> tuple[Recorder, RateChoice | None]:
     """The settings to record with, and the choice of the rate to make from the warm-up runs
     (None: the rate is the caller's, a memory mode has no rate, or a stored baseline's rate is taken)."""
     from ..collect import SamplerOptions
@@ -261,7 +262,7 @@ def _rate_choice(settings: Recorder, choose: bool, stored: Optional[str], say: C
     return settings, RateChoice(settings, say)
 
 
-def _stored_rate(selector: str) -> Optional[float]:
+def _stored_rate(selector: str) -> float | None:
     """The rate the stored runs ``selector`` names were all recorded at (their rate_requested), else None."""
     from ..store import open_store
 
@@ -282,7 +283,7 @@ class RateChoice:
     def __init__(self, settings: SamplerOptions, say: Callable[[str], None]) -> None:
         self.settings, self.say = settings, say
 
-    def __call__(self, warmups: List[Run]) -> SamplerOptions:
+    def __call__(self, warmups: list[Run]) -> SamplerOptions:
         from ..collect import AIMED_SAMPLES, MAX_RATE, round_rate
 
         default = self.settings.rate
@@ -304,8 +305,8 @@ class RateChoice:
         return self.settings
 
 
-def _collect_runs(sides: List[Side], targets: List[Target], runs: int, warmup: int, settings: Recorder, out_dir: str,
-                  say: Callable[[str], None], choice: Optional[RateChoice] = None, *, keep_going: bool,
+def _collect_runs(sides: list[Side], targets: list[Target], runs: int, warmup: int, settings: Recorder, out_dir: str,
+                  say: Callable[[str], None], choice: RateChoice | None = None, *, keep_going: bool,
                   subprocesses: bool, show_output: bool) -> Collection:
     """The sides' runs, interleaved, under OUT_DIR/runs/; progress, failed and untrusted runs said."""
     from ..collect import Program, collect_runs
@@ -352,20 +353,20 @@ class _Counter:
 @record
 class _Compared(Record):
     comparison: Comparison
-    samples: Dict[str, Sample]
-    run_time: Optional[RunTimeChange]
+    samples: dict[str, Sample]
+    run_time: RunTimeChange | None
 
 
-def _compare_runs(collection: Collection, options: CompareOptions, stored: Optional[str], pairing: str,
-                  say: Callable[[str], None], *, force: bool, max_missed: Optional[float], cluster: Optional[str],
-                  track: Optional[Track], on_diagnostics: Optional[Callable[[Diagnostics], None]]) -> _Compared:
+def _compare_runs(collection: Collection, options: CompareOptions, stored: str | None, pairing: str,
+                  say: Callable[[str], None], *, force: bool, max_missed: float | None, cluster: str | None,
+                  track: Track | None, on_diagnostics: Callable[[Diagnostics], None] | None) -> _Compared:
     """The two sides' runs through compare's guard rails and statistics (findings said), and the
     change of the whole run's time; the baseline's are the runs the selector ``stored`` names when given."""
     from ..stats.guards import run_time_change
     from ..stats.report import single_level
     from .samples import compare_sides
 
-    def findings(found: List[Finding]) -> None:
+    def findings(found: list[Finding]) -> None:
         for finding in found:
             say(f"{finding.level}: {finding.message}")
 

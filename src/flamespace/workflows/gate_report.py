@@ -7,7 +7,6 @@ import os
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
 if TYPE_CHECKING:
-    from typing import Optional
 
     from .gate import GateResult, GateRun
 
@@ -15,7 +14,7 @@ if TYPE_CHECKING:
 TEXT_WIDTH = 200
 
 
-def write_reports(result: GateResult, include_all: bool, limit: Optional[int]) -> None:
+def write_reports(result: GateResult, include_all: bool, limit: int | None) -> None:
     """The parts, delta graphs and the three reports of one gate into its ``out_dir``, all appearing
     together: never this gate's report.md beside an earlier gate's report.json (a full disk)."""
     import json

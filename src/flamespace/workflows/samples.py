@@ -17,7 +17,8 @@ from ..errors import InputError
 
 TYPE_CHECKING = False  # typing costs start-up time (compare --help); annotations are strings (PEP 563)
 if TYPE_CHECKING:
-    from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+    from typing import Callable, TypeVar
+    from collections.abc import Iterable, Mapping, Sequence
 
     from .._types import Number, Stack
     from ..core.metadata import Metadata
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     #: Wraps the runs as they are read (a progress bar): (items, label, count) -> the same items.
     Track = Callable[[Iterable[T], str, int], Iterable[T]]
 
-def missed_share(metadata: Metadata) -> Optional[float]:
+def missed_share(metadata: Metadata) -> float | None:
     """The share of its ticks a run's sampler missed (:meth:`Quality.missed_share
     <flamespace.collect.Quality.missed_share>`, the one definition): the recorder's
     ``missed_share`` header, or for runs recorded before it existed, computed from their
@@ -54,16 +55,16 @@ def load_sides(
     sides: Mapping[str, Sequence[str]],
     *,
     force: bool = False,
-    max_missed: Optional[float] = None,
+    max_missed: float | None = None,
     skip_invalid: bool = False,
-    input_format: Optional[str] = None,
-    min_runs_per_side: Optional[int] = None,
-    options: Optional["CompareOptions"] = None,
-    cluster: Optional[str] = None,
-    rename: "Optional[Callable[[Stack], Stack]]" = None,
-    track: "Optional[Track]" = None,
-    on_diagnostics: "Optional[Callable[[Diagnostics], None]]" = None,
-) -> Tuple[Dict[str, "Sample"], "Screening"]:
+    input_format: str | None = None,
+    min_runs_per_side: int | None = None,
+    options: CompareOptions | None = None,
+    cluster: str | None = None,
+    rename: Callable[[Stack], Stack] | None = None,
+    track: Track | None = None,
+    on_diagnostics: Callable[[Diagnostics], None] | None = None,
+) -> tuple[dict[str, Sample], Screening]:
     """Read each side's runs (profile files, or ``store:`` selectors) into a :class:`Sample`,
     with the guard rails of :func:`flamespace.stats.guards.screen`: empty runs and runs beyond
     ``max_missed`` left out, runs that cannot be compared refused (unless ``force``), fewer
@@ -95,16 +96,16 @@ def load_sides(
     stored = stored_runs(files, cluster, on_diagnostics)  # store: selectors -> their runs, read by one query
     everything = [(side, path) for side, paths in files.items() for path in paths]
     rows = RunRows()
-    row_of: Dict[str, int] = {}
-    metadata: Dict[str, "Metadata"] = {}
-    infos: Dict[str, list] = {side: [] for side in sides}
+    row_of: dict[str, int] = {}
+    metadata: dict[str, Metadata] = {}
+    infos: dict[str, list] = {side: [] for side in sides}
     limit = _early_limit(options, len(everything))
     left_out = 0
     reader = _column_reader(rows)
     for side, path in (track or _as_is)(everything, "reading runs", len(everything)):
         columns, values, meta = (stored[path] if path in stored else
                                  _read_run(path, skip_invalid, input_format, reader, on_diagnostics))
-        numbers: "List[Number]" = list(values.values()) if isinstance(values, dict) else values
+        numbers: list[Number] = list(values.values()) if isinstance(values, dict) else values
         total = float(sum(numbers))
         info = RunInfo(path, side, meta, total, not any(numbers), missed_share(meta),
                        program_name(meta.labels.get("command")))
@@ -138,7 +139,7 @@ def load_sides(
     return samples, screening
 
 
-def _stack_totals(sample: "Sample") -> Dict[str, float]:
+def _stack_totals(sample: Sample) -> dict[str, float]:
     """Each stack's value summed over the sample's runs, by stack text."""
     from ..stats.sample import TextStacks
 
@@ -171,16 +172,16 @@ def import_numpy() -> None:
         del os.environ["OPENBLAS_NUM_THREADS"]
 
 
-def _column_reader(rows: "RunRows") -> "Optional[ColumnReader]":
+def _column_reader(rows: RunRows) -> ColumnReader | None:
     """The reader of folded runs straight into ``rows``' columns (None without the C core)."""
     from ..formats import folded
 
     return folded.ColumnReader(rows.index) if folded._core is not None else None
 
 
-def _read_run(path: str, skip_invalid: bool, input_format: Optional[str], reader: "Optional[ColumnReader]" = None,
-              on_diagnostics: "Optional[Callable[[Diagnostics], None]]" = None,
-              ) -> "Tuple[Optional[bytes], Union[Dict[str, Number], List[Number]], Metadata]":
+def _read_run(path: str, skip_invalid: bool, input_format: str | None, reader: ColumnReader | None = None,
+              on_diagnostics: Callable[[Diagnostics], None] | None = None,
+              ) -> tuple[bytes | None, dict[str, Number] | list[Number], Metadata]:
     """One run as (columns, values, metadata), skipped lines handed to ``on_diagnostics``: a folded file
     through ``reader`` (columns as intp bytes, values a list), else (None, {stack text: value}, ...)."""
     from ..diagnostics import Diagnostics
@@ -206,18 +207,18 @@ def _read_run(path: str, skip_invalid: bool, input_format: Optional[str], reader
     return None, folded.texts(graph), graph.metadata  # a folded run's own texts: no join
 
 
-def _hand(diagnostics: "Diagnostics", on_diagnostics: "Optional[Callable[[Diagnostics], None]]") -> None:
+def _hand(diagnostics: Diagnostics, on_diagnostics: Callable[[Diagnostics], None] | None) -> None:
     """``diagnostics`` to the caller's callback, when there is one."""
     if on_diagnostics is not None:
         on_diagnostics(diagnostics)
 
 
-def _as_is(items: "Iterable[T]", label: str, count: int) -> "Iterable[T]":
+def _as_is(items: Iterable[T], label: str, count: int) -> Iterable[T]:
     """No progress shown: the items as they are (:data:`Track`)."""
     return items
 
 
-def _early_limit(options: Optional["CompareOptions"], files: int) -> "Optional[Callable[[RunRows, int], None]]":
+def _early_limit(options: CompareOptions | None, files: int) -> Callable[[RunRows, int], None] | None:
     """The check of a method's limit while runs are read (None when the method has none):
     raises as soon as the stacks read so far exceed it for ``runs`` runs at most."""
     from ..stats import methods
@@ -230,15 +231,15 @@ def _early_limit(options: Optional["CompareOptions"], files: int) -> "Optional[C
 
     frequency, by_value = options.frequency, not options.normalize
 
-    def check(rows: "RunRows", runs: int) -> None:
+    def check(rows: RunRows, runs: int) -> None:
         if rows.columns >= runs - 1:  # distinct stacks bound the varying ones
             check_stacks(rows.surely_varying(frequency.threshold(runs), by_value), runs, at_least=True)
 
     return check
 
 
-def pair_sides(samples: Dict[str, "Sample"], screening: Screening, mode: str, alpha: float, alternative: str,
-               permutations: int) -> Tuple[Dict[str, "Sample"], bool, List[Finding]]:
+def pair_sides(samples: dict[str, Sample], screening: Screening, mode: str, alpha: float, alternative: str,
+               permutations: int) -> tuple[dict[str, Sample], bool, list[Finding]]:
     """The sides with their runs in round order when they can be tested as pairs
     (:func:`flamespace.stats.guards.pair_runs`), whether they are, and a note saying so or why not."""
     from ..stats.guards import Finding, pair_runs
@@ -259,7 +260,7 @@ def pair_sides(samples: Dict[str, "Sample"], screening: Screening, mode: str, al
     return paired, True, [Finding("note", message + (f"; {pairing.reason}" if pairing.reason else ""))]
 
 
-def after_comparison(screening: Screening, result) -> List[Finding]:
+def after_comparison(screening: Screening, result) -> list[Finding]:
     """The machine's drift as a note, and a warning when it is larger than the largest change
     ``result`` (a :class:`~flamespace.stats.comparison.Comparison`) reports — unless the runs
     were tested as pairs, where drift between rounds cancels and cannot make a change."""
@@ -270,8 +271,8 @@ def after_comparison(screening: Screening, result) -> List[Finding]:
     return drift_findings(screening.run_times, changes, unit)
 
 
-def paired(options: "CompareOptions", samples: "Dict[str, Sample]", screening: "Screening", pairing: str,
-           ) -> "Tuple[CompareOptions, Dict[str, Sample], List[Finding]]":
+def paired(options: CompareOptions, samples: dict[str, Sample], screening: Screening, pairing: str,
+           ) -> tuple[CompareOptions, dict[str, Sample], list[Finding]]:
     """``pairing`` (auto, on, off) applied: the options with ``paired`` set and the sides' runs in
     round order when they are tested as pairs (:func:`pair_sides`; only a method that relabels
     runs pairs them unless ``on``), and the note that says so or why not."""
@@ -287,26 +288,26 @@ class ComparedSides(Record):
     """Two samples of runs compared: the result, the samples as tested (in round order when
     paired), the options as run (``paired`` set) and the guard rails' screening."""
 
-    comparison: "Comparison"
-    samples: "Dict[str, Sample]"
-    options: "CompareOptions"
-    screening: "Screening"
+    comparison: Comparison
+    samples: dict[str, Sample]
+    options: CompareOptions
+    screening: Screening
 
 
 def compare_sides(
-    sides: "Mapping[str, Sequence[str]]",
-    options: "CompareOptions",
+    sides: Mapping[str, Sequence[str]],
+    options: CompareOptions,
     *,
     pairing: str = "auto",
-    on_findings: "Optional[Callable[[List[Finding]], None]]" = None,
+    on_findings: Callable[[list[Finding]], None] | None = None,
     force: bool = False,
-    max_missed: Optional[float] = None,
+    max_missed: float | None = None,
     skip_invalid: bool = False,
-    input_format: Optional[str] = None,
-    cluster: Optional[str] = None,
-    rename: "Optional[Callable[[Stack], Stack]]" = None,
-    track: "Optional[Track]" = None,
-    on_diagnostics: "Optional[Callable[[Diagnostics], None]]" = None,
+    input_format: str | None = None,
+    cluster: str | None = None,
+    rename: Callable[[Stack], Stack] | None = None,
+    track: Track | None = None,
+    on_diagnostics: Callable[[Diagnostics], None] | None = None,
 ) -> ComparedSides:
     """Read the ``baseline`` and ``candidate`` sides' runs (:func:`load_sides`, which takes the
     other keywords), pair them as ``pairing`` says (:func:`paired`) and compare them.
@@ -315,7 +316,7 @@ def compare_sides(
     pairing's note, then the machine's drift beside the result (:func:`after_comparison`)."""
     from ..stats.comparison import compare
 
-    def found(findings: "List[Finding]") -> None:
+    def found(findings: list[Finding]) -> None:
         if on_findings is not None:
             on_findings(findings)
 

@@ -7,7 +7,8 @@ from .._record import Record, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+    from typing import Callable
+    from collections.abc import Iterator, Mapping, Sequence
 
     from .._types import Number
     from ..collect import Collection, Program
@@ -20,9 +21,9 @@ if TYPE_CHECKING:
 RUN_NAME = "store:id={}"
 
 
-def stored_runs(files: Dict[str, List[str]], cluster: Optional[str] = None,
-                on_diagnostics: "Optional[Callable[[Diagnostics], None]]" = None,
-                ) -> Dict[str, Tuple[None, Dict[str, Number], Metadata]]:
+def stored_runs(files: dict[str, list[str]], cluster: str | None = None,
+                on_diagnostics: Callable[[Diagnostics], None] | None = None,
+                ) -> dict[str, tuple[None, dict[str, Number], Metadata]]:
     """Replace each selector among the sides' ``files`` by the names of the runs it matches
     (:data:`RUN_NAME`), and return those runs as ``_read_run`` does for a file: (None, {stack
     text: value}, metadata). The values come from one runs × stacks aggregate over the store
@@ -40,9 +41,9 @@ def stored_runs(files: Dict[str, List[str]], cluster: Optional[str] = None,
     diagnostics = Diagnostics()
     try:
         snapshot = open_store().snapshot(diagnostics)
-        chosen: Dict[str, List[int]] = {}
+        chosen: dict[str, list[int]] = {}
         for side, paths in files.items():
-            expanded: List[str] = []
+            expanded: list[str] = []
             for path in paths:
                 if is_selector(path):
                     ids = chosen[path] = snapshot.select(path)
@@ -53,7 +54,7 @@ def stored_runs(files: Dict[str, List[str]], cluster: Optional[str] = None,
         wanted = sorted({i for ids in chosen.values() for i in ids})
         with engine(cluster) as where:
             texts, values, found = matrix(snapshot, wanted, where)  # a row a run: its Σ over one profile is its value
-        runs: Dict[str, Tuple[None, Dict[str, Number], Metadata]] = {}
+        runs: dict[str, tuple[None, dict[str, Number], Metadata]] = {}
         rows = {row["id"]: row for row in snapshot.profiles(found)}
         for ident, row in zip(found, values):
             cast = int if rows[ident]["integral"] else float
@@ -83,14 +84,14 @@ class Stored(Record):
 
 
 def store_collection(collection: Collection, labels: Mapping[str, Mapping[str, str]],
-                     on_diagnostics: "Optional[Callable[[Diagnostics], None]]" = None) -> Stored:
+                     on_diagnostics: Callable[[Diagnostics], None] | None = None) -> Stored:
     """Add the runs ``collection`` wrote to the store (a part a program), each program's with its
     ``labels`` (by program name); what its readers skipped is handed to ``on_diagnostics``."""
     from ..diagnostics import Diagnostics
     from ..formats import registry
     from ..store import open_store
 
-    def runs(program: Program) -> Iterator[Tuple[FlameGraph, str]]:
+    def runs(program: Program) -> Iterator[tuple[FlameGraph, str]]:
         for path in collection.profiles(program):
             yield registry.read_graph(path, diagnostics=diagnostics), path
 
@@ -107,12 +108,12 @@ def store_collection(collection: Collection, labels: Mapping[str, Mapping[str, s
     return Stored(added, duplicates, str(target.path))
 
 
-def gate_labels(sides: Sequence[Side], root: str) -> Dict[str, Dict[str, str]]:
+def gate_labels(sides: Sequence[Side], root: str) -> dict[str, dict[str, str]]:
     """Each gate side's labels: its commit, and its branch (the ref as given, less a remote's
     ``origin/``; the checkout's branch for the working tree), and which side it was."""
     from ..store.labels import git_labels
 
-    labels: Dict[str, Dict[str, str]] = {}
+    labels: dict[str, dict[str, str]] = {}
     for side in sides:
         branch = git_labels(root).get("branch") if side.ref == "working tree" else side.ref
         if branch and branch.startswith("origin/"):

@@ -11,7 +11,7 @@ from ..errors import FlamespaceError
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
 if TYPE_CHECKING:
-    from typing import Callable, Dict, List, Optional, Tuple
+    from typing import Callable
 
 #: Identity for the commit that snapshots the working tree (CI machines often have none).
 SNAPSHOT_IDENTITY = {
@@ -54,10 +54,10 @@ class Side(Record):
     description: str  # e.g. "main (1a2b3c4)"
     tree: str = ""
     python: str = sys.executable
-    env: "Dict[str, str]" = factory(dict)
+    env: dict[str, str] = factory(dict)
 
 
-def git(root: str, *args: str, env: Optional[Dict[str, str]] = None) -> str:
+def git(root: str, *args: str, env: dict[str, str] | None = None) -> str:
     """git's stdout, stripped; a GateError quoting git's message when it fails."""
     import subprocess  # (here, as json, shutil, signal and tempfile: not for gate --help)
 
@@ -96,7 +96,7 @@ def side_at(name: str, ref: str, root: str) -> Side:
     return Side(name, ref, commit, f"{ref} ({commit[:10]})")
 
 
-def working_tree(name: str, root: str, workspace: "Workspace", out_dir: str) -> Side:
+def working_tree(name: str, root: str, workspace: Workspace, out_dir: str) -> Side:
     """The working tree as it is, as a commit (HEAD itself when nothing changed)."""
     head = commit_of(root, "HEAD")
     commit = workspace.snapshot(head, out_dir)
@@ -110,10 +110,10 @@ class Workspace:
     def __init__(self, root: str, keep: bool, say: Callable[[str], None]) -> None:
         self.root, self.keep, self.say = root, keep, say
         self.directory = ""
-        self.trees: List[str] = []
+        self.trees: list[str] = []
         self._previous_sigterm: object = None
 
-    def __enter__(self) -> "Workspace":
+    def __enter__(self) -> Workspace:
         import signal
         import tempfile
 
@@ -191,7 +191,7 @@ def _forget_owner(directory: str) -> None:
         pass
 
 
-def _start_time(pid: int) -> Optional[int]:
+def _start_time(pid: int) -> int | None:
     """When process ``pid`` started (clock ticks since boot, /proc/PID/stat), so that a reused pid
     is not taken for the gate that had it; None where there is no /proc."""
     try:
@@ -201,7 +201,7 @@ def _start_time(pid: int) -> Optional[int]:
         return None
 
 
-def _alive(owner: Dict[str, object]) -> bool:
+def _alive(owner: dict[str, object]) -> bool:
     """Whether the gate that wrote ``owner`` still runs (a process of another user counts as alive, and
     so does one on another host or container sharing the directory: its pids are not ours to ask)."""
     from ..collect.launcher import process_alive
@@ -215,7 +215,7 @@ def _alive(owner: Dict[str, object]) -> bool:
     return started is None or _start_time(pid) in (None, started)
 
 
-def _stale_workspaces(temporary: str) -> "List[Tuple[str, Dict[str, object]]]":
+def _stale_workspaces(temporary: str) -> list[tuple[str, dict[str, object]]]:
     """(directory, owner) of each gate workspace in ``temporary`` whose gate is gone; those
     without an owner file (kept with --keep, or made by an older flamespace) are left alone."""
     import json
@@ -236,7 +236,7 @@ def _stale_workspaces(temporary: str) -> "List[Tuple[str, Dict[str, object]]]":
     return sorted(stale)
 
 
-def _remove_workspace(directory: str, owner: Dict[str, object]) -> None:
+def _remove_workspace(directory: str, owner: dict[str, object]) -> None:
     """Remove a dead gate's workspace: its worktrees from its repository's list, then the files."""
     import shutil
 

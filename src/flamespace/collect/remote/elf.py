@@ -13,7 +13,7 @@ import struct
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, Iterable, List, Optional, Tuple
+    from collections.abc import Iterable
 
 ET_EXEC = 2
 PT_LOAD = 1
@@ -42,7 +42,7 @@ class ElfFile:
             if kind == PT_LOAD:
                 loads.append(vaddr)
         self.first_load = min(loads) if loads else 0
-        self._sections: List[Tuple[int, int, int, int]] = []  # (type, offset, size, link)
+        self._sections: list[tuple[int, int, int, int]] = []  # (type, offset, size, link)
         for index in range(shnum):
             _name, kind, _flags, _addr, offset, size, link = struct.unpack_from("<IIQQQQI", data, shoff + index * shentsize)
             self._sections.append((kind, offset, size, link))
@@ -52,10 +52,10 @@ class ElfFile:
         """Loaded at a base address (a PIE executable or a shared library), not where its addresses say."""
         return self.type != ET_EXEC
 
-    def symbols(self, names: Iterable[str]) -> Dict[str, int]:
+    def symbols(self, names: Iterable[str]) -> dict[str, int]:
         """The value of each of ``names`` found in the symbol tables (missing names are left out)."""
         wanted = {name.encode() for name in names}
-        found: Dict[str, int] = {}
+        found: dict[str, int] = {}
         for kind, offset, size, link in self._sections:
             if kind not in (SHT_SYMTAB, SHT_DYNSYM) or link >= len(self._sections):
                 continue
@@ -75,12 +75,12 @@ class ElfFile:
                 break
         return found
 
-    def version_strings(self, prefix: str) -> List[str]:
+    def version_strings(self, prefix: str) -> list[str]:
         """Version numbers such as ``3.9.18`` that begin with ``prefix`` (e.g. ``3.9.``) and end a string of
         the file, most frequent first: CPython's ``PY_VERSION`` is one (the linker may have merged it into
         the end of a longer string, such as the build directory's ``.../Python-3.9.18``)."""
         wanted = prefix.encode()
-        counts: Dict[str, int] = {}
+        counts: dict[str, int] = {}
         at = self.data.find(wanted)
         while at >= 0:  # bytes.find, not a regular expression: the file is tens of MB
             match = _VERSION.match(self.data, at) if at == 0 or self.data[at - 1] not in b"0123456789." else None
@@ -91,7 +91,7 @@ class ElfFile:
         return sorted(counts, key=lambda version: -counts[version])
 
 
-def parse_maps(text: str) -> List[Tuple[int, int, int, str]]:
+def parse_maps(text: str) -> list[tuple[int, int, int, str]]:
     """``/proc/PID/maps`` as (start, end, file offset, path) rows (path '' for anonymous memory)."""
     rows = []
     for line in text.splitlines():
@@ -103,7 +103,7 @@ def parse_maps(text: str) -> List[Tuple[int, int, int, str]]:
     return rows
 
 
-def load_base(maps: List[Tuple[int, int, int, str]], path: str, elf: ElfFile) -> Optional[int]:
+def load_base(maps: list[tuple[int, int, int, str]], path: str, elf: ElfFile) -> int | None:
     """What to add to ``elf``'s symbol values for their addresses in the process (0 for a fixed
     executable); None when ``path`` is not mapped."""
     starts = [start for start, _end, offset, mapped in maps if mapped == path and offset == 0]

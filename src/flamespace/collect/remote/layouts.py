@@ -21,9 +21,6 @@ import struct
 
 from ..._record import Record, record
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, Optional, Tuple
 
 #: FRAME_OWNED_BY_CSTACK (3.12+): a shim frame that the C stack owns, with no Python code.
 CSTACK_OWNER = 3
@@ -49,10 +46,10 @@ class Layout(Record):
     tstate_next: int
     tstate_interp: int
     tstate_thread_id: int
-    tstate_native_thread_id: Optional[int]
-    tstate_frame: Optional[int]
-    tstate_cframe: Optional[int]
-    cframe_current: Optional[int]
+    tstate_native_thread_id: int | None
+    tstate_frame: int | None
+    tstate_cframe: int | None
+    cframe_current: int | None
     frame_previous: int
     frame_code: int
     frame_instr: int
@@ -62,10 +59,10 @@ class Layout(Record):
     instr_kind: str
     code_filename: int
     code_name: int
-    code_qualname: Optional[int]
+    code_qualname: int | None
     code_firstlineno: int
     code_linetable: int
-    code_adaptive: Optional[int]
+    code_adaptive: int | None
     lines: str
     unicode_state: int
     unicode_length: int
@@ -77,12 +74,12 @@ class Layout(Record):
     #: ``_PyRuntime`` (``gil_base`` 'runtime': 3.9-3.11), from the interpreter ('interp': 3.13), or from the
     #: GIL structure the interpreter's pointer at ``gil_pointer`` points to ('pointer': 3.12).
     gil_base: str
-    gil_pointer: Optional[int]
+    gil_pointer: int | None
     gil_holder: int
     gil_locked: int
     object_type: int = 8
 
-    def walk_layout(self) -> Tuple[int, int, int, int, int, int]:
+    def walk_layout(self) -> tuple[int, int, int, int, int, int]:
         """The frame layout as the C walker (``_remote.walk``) takes it."""
         return (self.frame_previous, self.frame_code, self.frame_instr, self.instr_size, self.frame_owner, self.skip_owner)
 
@@ -97,7 +94,7 @@ _OLD_FRAMES = dict(tstate_native_thread_id=None, tstate_frame=24, tstate_cframe=
                    tstate_thread_id=176)
 
 #: The offsets of 3.9-3.12 from each version's headers (tests/remote/layout_offsets.c prints them).
-TABLES: Dict[int, Dict[str, object]] = {
+TABLES: dict[int, dict[str, object]] = {
     9: dict(_COMMON, **_OLD_FRAMES, **_RUNTIME_GIL, frame_instr=104, instr_kind="lasti-bytes", lines="lnotab",
             gil_holder=360, gil_locked=368),
     10: dict(_COMMON, **_OLD_FRAMES, **_RUNTIME_GIL, frame_instr=96, instr_kind="lasti-units", lines="linetable",
@@ -115,7 +112,7 @@ TABLES: Dict[int, Dict[str, object]] = {
 }
 
 
-def table_layout(minor: int) -> Optional[Layout]:
+def table_layout(minor: int) -> Layout | None:
     """The layout of 3.``minor`` from :data:`TABLES` (None if there is no table for it)."""
     fields = TABLES.get(minor)
     if fields is None:
@@ -151,7 +148,7 @@ _DEBUG_OFFSETS_313 = (
 DEBUG_OFFSETS_SIZE = 8 + 8 * len(_DEBUG_OFFSETS_313)
 
 
-def debug_offsets(data: bytes) -> Optional[Dict[str, int]]:
+def debug_offsets(data: bytes) -> dict[str, int] | None:
     """3.13's ``_Py_DebugOffsets`` by field name from the first bytes of ``_PyRuntime``; None
     without the cookie (an older Python, which has no such table)."""
     if data[:8] != COOKIE or len(data) < DEBUG_OFFSETS_SIZE:
@@ -160,7 +157,7 @@ def debug_offsets(data: bytes) -> Optional[Dict[str, int]]:
     return dict(zip(_DEBUG_OFFSETS_313, values))
 
 
-def debug_layout(offsets: Dict[str, int]) -> Layout:
+def debug_layout(offsets: dict[str, int]) -> Layout:
     """The layout of a 3.13 build from its own debug offsets."""
     minor = (offsets["version"] >> 16) & 0xFF
     return Layout(

@@ -7,12 +7,8 @@ format is not the reader's: Objects/lnotab_notes.txt and InternalDocs/locations.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Optional
 
-
-def line_of(kind: str, table: bytes, first_line: int, offset: int) -> Optional[int]:
+def line_of(kind: str, table: bytes, first_line: int, offset: int) -> int | None:
     """The line of the instruction at ``offset`` (bytes into the code, from 0) by the table of ``kind``
     (``lnotab``, ``linetable`` or ``locations``); None where the table says it has none or ``offset`` is
     before the code (a frame that has not started)."""
@@ -37,13 +33,13 @@ def _lnotab_line(table: bytes, line: int, offset: int) -> int:
     return line
 
 
-def _linetable_line(table: bytes, line: int, offset: int) -> Optional[int]:
+def _linetable_line(table: bytes, line: int, offset: int) -> int | None:
     """3.10's co_linetable: pairs of (bytes covered, lines forward as a signed byte; -128: no line)."""
     end = 0
     for index in range(0, len(table) - 1, 2):
         start, end = end, end + table[index]
         delta = table[index + 1]
-        here: Optional[int] = None
+        here: int | None = None
         if delta != 128:
             line += delta - 256 if delta > 128 else delta
             here = line
@@ -52,7 +48,7 @@ def _linetable_line(table: bytes, line: int, offset: int) -> Optional[int]:
     return None
 
 
-def _locations_line(table: bytes, line: int, unit: int) -> Optional[int]:
+def _locations_line(table: bytes, line: int, unit: int) -> int | None:
     """3.11+'s location table: entries of a first byte (1, a 4-bit code, a 3-bit length in code
     units minus 1) and the code's varints; only the line is decoded."""
     index, address, size = 0, 0, len(table)
@@ -60,7 +56,7 @@ def _locations_line(table: bytes, line: int, unit: int) -> Optional[int]:
         first = table[index]
         index += 1
         code, length = (first >> 3) & 15, (first & 7) + 1
-        here: Optional[int] = line
+        here: int | None = line
         if code == 15:  # no location
             here = None
         elif code == 14:  # long form: line delta, end line delta, column, end column

@@ -18,9 +18,6 @@ from ...errors import FlamespaceError
 from .elf import ElfFile, NotElf, load_base, parse_maps
 from .layouts import DEBUG_OFFSETS_SIZE, Layout, debug_layout, debug_offsets, table_layout
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Set, Tuple
 
 #: The Pythons this reader knows (3.9 to 3.13).
 OLDEST, NEWEST = 9, 13
@@ -73,13 +70,13 @@ class RemoteProcess:
     """A CPython process being read: ``pid``, ``version`` (e.g. ``3.12.1``), ``layout``, and reads
     of its memory. Made by :func:`attach`."""
 
-    def __init__(self, pid: int, version: str, layout: Layout, runtime: int, symbols: Dict[str, int], binary: str) -> None:
+    def __init__(self, pid: int, version: str, layout: Layout, runtime: int, symbols: dict[str, int], binary: str) -> None:
         self.pid, self.version, self.layout, self.runtime, self.binary = pid, version, layout, runtime, binary
         self.code_type = symbols["PyCode_Type"]
         self.unicode_type = symbols.get("PyUnicode_Type")
         self.bytes_type = symbols.get("PyBytes_Type")
         self._memory = _memory()
-        self._tid_offset: Optional[int] = None  # 3.9, 3.10: where pthread_t's struct keeps the kernel id
+        self._tid_offset: int | None = None  # 3.9, 3.10: where pthread_t's struct keeps the kernel id
         self.interpreter = 0
         tstate = self.layout.tstate_native_thread_id
         self._tstate_span = max(layout.tstate_next, layout.tstate_interp, layout.tstate_thread_id, tstate or 0,
@@ -111,20 +108,20 @@ class RemoteProcess:
             return True
         return os.path.exists(f"/proc/{self.pid}/task") and _state(self.pid) not in ("Z", "X")
 
-    def walk(self, frame: int, max_depth: int) -> Tuple[List[Tuple[int, int]], int, int]:
+    def walk(self, frame: int, max_depth: int) -> tuple[list[tuple[int, int]], int, int]:
         """The C walker's (frames, status, errno) from ``frame`` (see ``_remote.walk``)."""
         return self._memory.walk(self.pid, frame, self.layout.walk_layout(), self.layout.object_type, self.code_type,
                                  max_depth)
 
     # -- threads --------------------------------------------------------------------------
 
-    def thread_states(self) -> List[Tuple[int, bytes]]:
+    def thread_states(self) -> list[tuple[int, bytes]]:
         """Each thread state's address and first bytes, newest thread first (the main thread is last)."""
         layout = self.layout
         self.interpreter = self.pointer(self.runtime + layout.interpreters_head)
         if self.interpreter == 0:
             return []  # not initialised yet, or finalised
-        states: List[Tuple[int, bytes]] = []
+        states: list[tuple[int, bytes]] = []
         address = self.pointer(self.interpreter + layout.interp_threads_head)
         while address and len(states) < MAX_THREADS:
             data = self.read(address, self._tstate_span)
@@ -132,7 +129,7 @@ class RemoteProcess:
             address = _word(data, layout.tstate_next)
         return states
 
-    def gil_holder(self) -> Optional[int]:
+    def gil_holder(self) -> int | None:
         """The address of the thread state that holds the GIL now (None: nobody holds it). Read after
         :meth:`thread_states` (which finds the interpreter)."""
         layout = self.layout
@@ -155,7 +152,7 @@ class RemoteProcess:
         cframe = _word(state, layout.tstate_cframe)  # type: ignore[arg-type]  # set where tstate_frame is not
         return self.pointer(cframe + layout.cframe_current) if cframe else 0  # type: ignore[operator]
 
-    def native_id(self, state: bytes) -> Optional[int]:
+    def native_id(self, state: bytes) -> int | None:
         """The thread's kernel id (what /proc/PID/task lists): read on 3.11+, through glibc's thread
         struct on 3.9 and 3.10 (its offset found by :meth:`calibrate_tids`)."""
         layout = self.layout
@@ -168,7 +165,7 @@ class RemoteProcess:
         except OSError:
             return None
 
-    def calibrate_tids(self, states: List[Tuple[int, bytes]]) -> None:
+    def calibrate_tids(self, states: list[tuple[int, bytes]]) -> None:
         """3.9, 3.10: find where glibc keeps a thread's kernel id in the struct that ``pthread_t``
         points to: the offset at which every thread state's thread holds a distinct id of the
         process's threads (glibc's x86-64 offset first). Left unknown (threads by pthread id) if none fits."""
@@ -193,7 +190,7 @@ def _word(data: bytes, offset: int) -> int:
     return value
 
 
-def task_ids(pid: int) -> List[int]:
+def task_ids(pid: int) -> list[int]:
     """The kernel ids of the process's threads ([] once it has gone)."""
     try:
         return [int(name) for name in os.listdir(f"/proc/{pid}/task")]
@@ -211,7 +208,7 @@ def _state(pid: int) -> str:
     return data[data.rfind(b")") + 2:][:1].decode()
 
 
-def command_line(pid: int) -> List[str]:
+def command_line(pid: int) -> list[str]:
     """The process's argv ([] if unreadable)."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as file:
@@ -262,7 +259,7 @@ def _comm(pid: int) -> str:
         return "?"
 
 
-def _maps(pid: int) -> List[Tuple[int, int, int, str]]:
+def _maps(pid: int) -> list[tuple[int, int, int, str]]:
     try:
         with open(f"/proc/{pid}/maps", encoding="utf-8", errors="replace") as file:
             return parse_maps(file.read())
@@ -272,7 +269,7 @@ def _maps(pid: int) -> List[Tuple[int, int, int, str]]:
         raise NoSuchProcess(f"no process with pid {pid}") from None
 
 
-def _python_binary(pid: int, maps: List[Tuple[int, int, int, str]], name: str) -> Tuple[str, ElfFile]:
+def _python_binary(pid: int, maps: list[tuple[int, int, int, str]], name: str) -> tuple[str, ElfFile]:
     """The file that holds ``_PyRuntime``: a mapped libpython3.X, else the executable."""
     libraries = sorted({path for _s, _e, _o, path in maps if _LIBPYTHON.search(path)})
     try:
@@ -289,7 +286,7 @@ def _python_binary(pid: int, maps: List[Tuple[int, int, int, str]], name: str) -
                     f"a libpython it maps has CPython's _PyRuntime")
 
 
-def _open_elf(pid: int, path: str, executable: str) -> Optional[ElfFile]:
+def _open_elf(pid: int, path: str, executable: str) -> ElfFile | None:
     """The ELF file at ``path`` as the process sees it (through /proc/PID/root for another mount namespace)."""
     candidates = [f"/proc/{pid}/exe"] if path == executable else []
     candidates += [f"/proc/{pid}/root{path}", path]
@@ -304,8 +301,8 @@ def _open_elf(pid: int, path: str, executable: str) -> Optional[ElfFile]:
     return None
 
 
-def _version_and_layout(probe: RemoteProcess, head: bytes, binary: str, elf: ElfFile, symbols: Dict[str, int],
-                        name: str) -> Tuple[str, Layout]:
+def _version_and_layout(probe: RemoteProcess, head: bytes, binary: str, elf: ElfFile, symbols: dict[str, int],
+                        name: str) -> tuple[str, Layout]:
     pid = probe.pid
     offsets = debug_offsets(head)
     if offsets is not None:
@@ -352,7 +349,7 @@ def _check(process: RemoteProcess, name: str) -> None:
     pid, layout = process.pid, process.layout
     wrong = (f"process {pid} ({name}) runs Python {process.version}, whose memory does not match flamespace's layout "
              f"for 3.{layout.minor} (from {layout.source})")
-    problem: Optional[str] = None
+    problem: str | None = None
     for _attempt in range(3):  # threads come and go while we look: a mismatch must persist
         try:
             states = process.thread_states()
@@ -368,11 +365,11 @@ def _check(process: RemoteProcess, name: str) -> None:
     raise UnsupportedPython(f"{wrong}: {problem}")
 
 
-def _layout_problem(process: RemoteProcess, states: List[Tuple[int, bytes]]) -> Optional[str]:
+def _layout_problem(process: RemoteProcess, states: list[tuple[int, bytes]]) -> str | None:
     layout = process.layout
     if process.interpreter == 0:
         return None  # starting or ending: nothing to check, nothing to read either
-    tasks: Set[int] = set(task_ids(process.pid))
+    tasks: set[int] = set(task_ids(process.pid))
     for address, data in states:
         if _word(data, layout.tstate_interp) != process.interpreter:
             return f"the thread state at {address:#x} does not point back to the interpreter"

@@ -29,7 +29,7 @@ from .stacks import StackReader
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Dict, List, Optional, Tuple
+    from typing import Callable
 
     from ..options import SamplerOptions
     from ..recording import Recording
@@ -47,8 +47,8 @@ class RemoteRecorder:
     duration, :meth:`stop` or the target's exit, then hands over the :class:`~..raw.RawRecording`.
     ``on_progress=(seconds, callback(quality, elapsed_ns))`` reports as it goes."""
 
-    def __init__(self, process: RemoteProcess, options: SamplerOptions, clock: Optional[Clock] = None,
-                 on_progress: Optional[Tuple[float, Callable[[Quality, int], None]]] = None, gil_only: bool = False) -> None:
+    def __init__(self, process: RemoteProcess, options: SamplerOptions, clock: Clock | None = None,
+                 on_progress: tuple[float, Callable[[Quality, int], None]] | None = None, gil_only: bool = False) -> None:
         self.process = process
         self.options = options
         self.gil_only = gil_only
@@ -61,9 +61,9 @@ class RemoteRecorder:
         self.ended = ""
         #: Thread samples whose outer frames could not be read, and the first reason.
         self.partial = 0
-        self.first_partial: Optional[str] = None
+        self.first_partial: str | None = None
         self._stopping = False
-        self._last_wall: Dict[int, int] = {}
+        self._last_wall: dict[int, int] = {}
         self._start_ns = self._last_tick_ns = 0
 
     def stop(self) -> None:
@@ -176,7 +176,7 @@ class RemoteRecorder:
     def thread_name(self, stack: ThreadStack) -> str:
         return thread_name(self.process.pid, stack)
 
-    def problems(self) -> List[str]:
+    def problems(self) -> list[str]:
         """What the user should know about this recording beyond the sampler's own figures."""
         found = []
         if self.partial:

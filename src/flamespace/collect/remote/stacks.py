@@ -22,7 +22,6 @@ from .process import ProcessGone
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Tuple
 
     from .process import RemoteProcess
 
@@ -42,8 +41,8 @@ class ThreadStack:
 
     __slots__ = ("native_id", "thread_id", "frames", "partial", "holds_gil")
 
-    def __init__(self, native_id: Optional[int], thread_id: int, frames: Tuple[str, ...], partial: Optional[str],
-                 holds_gil: Optional[bool] = None) -> None:
+    def __init__(self, native_id: int | None, thread_id: int, frames: tuple[str, ...], partial: str | None,
+                 holds_gil: bool | None = None) -> None:
         self.native_id, self.thread_id, self.frames, self.partial = native_id, thread_id, frames, partial
         self.holds_gil = holds_gil
 
@@ -62,10 +61,10 @@ class StackReader:
         self.process = process
         self.lines = lines
         self.shorten = PathShortener(cwd=_cwd(process.pid), program_dirs=())
-        self._codes: Dict[int, _Code] = {}
-        self._names: Dict[Tuple[int, int], str] = {}
+        self._codes: dict[int, _Code] = {}
+        self._names: dict[tuple[int, int], str] = {}
 
-    def threads(self, gil: bool = False) -> List[ThreadStack]:
+    def threads(self, gil: bool = False) -> list[ThreadStack]:
         """Every thread's stack now (the main thread last, as CPython lists them); with ``gil``, which
         one holds the GIL. Raises :class:`~.process.ProcessGone` once the process has ended."""
         process = self.process
@@ -88,7 +87,7 @@ class StackReader:
         process = self.process
         thread_id = struct.unpack_from("<Q", state, process.layout.tstate_thread_id)[0]
         native_id = process.native_id(state)
-        partial: Optional[str] = None
+        partial: str | None = None
         try:
             frame = process.current_frame(state)
         except OSError as exc:
@@ -119,7 +118,7 @@ class StackReader:
             name = self._names[key] = format_frame(info.function, info.file, line)
         return name
 
-    def _line(self, info: _Code, code: int, instruction: int) -> Optional[int]:
+    def _line(self, info: _Code, code: int, instruction: int) -> int | None:
         layout = self.process.layout
         if layout.instr_kind == "pointer":
             offset = instruction - (code + layout.code_adaptive)  # type: ignore[operator]  # set for pointers
@@ -175,7 +174,7 @@ class _Unreadable(OSError):
     """The thread list could not be read this time (the process runs on)."""
 
 
-def _cwd(pid: int) -> Optional[str]:
+def _cwd(pid: int) -> str | None:
     """The process's working directory (paths under it are shown relative to it, as record does)."""
     try:
         return os.readlink(f"/proc/{pid}/cwd")
