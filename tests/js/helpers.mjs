@@ -21,3 +21,17 @@ export function treeOf(rows) {
 	});
 	return {tree: index(tree), names};
 }
+
+// The tree most tests draw on: root 100: main 60 (self 5) -> parse 30 (self 10) -> lex 20;
+// main -> eval 25 -> parse 15 (a second parse); other 40 (self 40).
+export function sample() {
+	return treeOf([
+		[0, "root", 100, 0],
+		[1, "main", 60, 5],
+		[2, "eval", 25, 10],
+		[3, "parse", 15, 15],
+		[2, "parse", 30, 10],
+		[3, "lex", 20, 20],
+		[1, "other", 40, 40],
+	]);
+}

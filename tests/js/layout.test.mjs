@@ -4,19 +4,7 @@ import test from "node:test";
 
 import { tickStep } from "../../src/flamespace/render/js/chart.mjs";
 import { ROW, blockView, clampView, coveringFrame, fitLabel, frameOf, pathOf, rowTop, zoomedView } from "../../src/flamespace/render/js/layout.mjs";
-import { treeOf } from "./helpers.mjs";
-
-function sample() {
-	return treeOf([
-		[0, "root", 100, 0],
-		[1, "main", 60, 5],
-		[2, "eval", 25, 10],
-		[3, "parse", 15, 15],
-		[2, "parse", 30, 10],
-		[3, "lex", 20, 20],
-		[1, "other", 40, 40],
-	]);
-}
+import { sample, treeOf } from "./helpers.mjs";
 
 test("a label: whole, without its location, cut with .., or nothing", () => {
 	const location = / \([^()]*:\d+\)$/;

@@ -5,21 +5,10 @@ import test from "node:test";
 
 import { RANGE_NOTE, boxesMatched, compileSearch, escapeRegex, matchNames, matchedPercent, matchedRange, matchedShare,
 	paneMatched, searchKey } from "../../src/flamespace/render/js/search.mjs";
-import { treeOf } from "./helpers.mjs";
+import { sample, treeOf } from "./helpers.mjs";
 
 // root 100: main 60 (self 5) -> parse 30 (self 10) -> lex 20; main -> eval 25 -> parse 15 (a second parse);
 // other 40 (self 40)
-function sample() {
-	return treeOf([
-		[0, "root", 100, 0],
-		[1, "main", 60, 5],
-		[2, "eval", 25, 10],
-		[3, "parse", 15, 15],
-		[2, "parse", 30, 10],
-		[3, "lex", 20, 20],
-		[1, "other", 40, 40],
-	]);
-}
 function share(t, pattern, zoom) { return matchedShare(t.tree, matchNames(t.names, pattern), zoom || 0); }
 
 test("a search box's text: a pattern, none, or no regex at all", () => {

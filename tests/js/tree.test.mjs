@@ -4,7 +4,7 @@ import test from "node:test";
 
 import { column, decode } from "../../src/flamespace/render/js/payload.mjs";
 import { kit } from "../../src/flamespace/render/js/tree_kit.mjs";
-import { treeOf } from "./helpers.mjs";
+import { sample, treeOf } from "./helpers.mjs";
 
 // a column as render/html.py writes it: base64 of the little-endian typed array
 function encoded(type, values) {
@@ -46,17 +46,6 @@ test("the frames left out: each laid-out frame's own, and what the page does not
 	assert.equal(decode(payload({...narrow, complete: true})).narrow.missing, null);
 });
 
-function sample() {
-	return treeOf([
-		[0, "root", 100, 0],
-		[1, "main", 60, 5],
-		[2, "eval", 25, 10],
-		[3, "parse", 15, 15],
-		[2, "parse", 30, 10],
-		[3, "lex", 20, 20],
-		[1, "other", 40, 40],
-	]);
-}
 function rowsOf(tree, names) {
 	const out = [];
 	for (let i = 0; i < tree.count; i++) out.push([tree.depth[i], names[tree.name[i]], tree.value[i]]);
