@@ -36,19 +36,25 @@ def record_phases(interpreter: Path, directory: Path) -> tuple[fs.FlameGraph, di
     """Record the phases program from outside (sampling from its first tick before the phases start, to its
     exit); the profile and the program's own timing of its phases."""
     with Target(interpreter, PHASES, directory, str(SPIN_A), str(SPIN_B)) as target:
-        process = attach(target.pid)
-        recorder = RemoteRecorder(process, SamplerOptions(rate=200, threads=True, seed=7))
-        done: list = []
-        thread = threading.Thread(target=lambda: done.append(recorder.run()))
-        thread.start()
-        while recorder.quality.ticks == 0 and thread.is_alive():
-            time.sleep(0.005)
+        recorder, thread, done = recording_in_thread(target.pid, SamplerOptions(rate=200, threads=True, seed=7))
         target.go()
         truth = target.result()
         thread.join(timeout=60)
         assert not thread.is_alive()
     assert recorder.ended == "exited"
     return recorder.recording(done[0]).graph, truth
+
+
+def recording_in_thread(pid: int, options: SamplerOptions) -> tuple:
+    """A recorder of ``pid`` running in a thread, once it has taken its first tick: (recorder,
+    thread, done), ``done`` holding the recording when the thread ends."""
+    recorder = RemoteRecorder(attach(pid), options)
+    done: list = []
+    thread = threading.Thread(target=lambda: done.append(recorder.run()))
+    thread.start()
+    while recorder.quality.ticks == 0 and thread.is_alive():
+        time.sleep(0.005)
+    return recorder, thread, done
 
 
 @pytest.mark.parametrize("name", list(PYTHONS))
@@ -239,13 +245,7 @@ def test_a_program_that_changes_under_the_reader_and_exits_is_recorded_whole(nam
     """Threads born and ended, recursion, exec'd code, then os._exit, sampled at 1,000 Hz: no crash, the
     recording ends with the target and keeps what it read; stacks cut short are counted, never lost."""
     with Target(python(name), CHURN, tmp_path, "1.0") as target:
-        process = attach(target.pid)
-        recorder = RemoteRecorder(process, SamplerOptions(rate=1000, seed=3))
-        done: list = []
-        thread = threading.Thread(target=lambda: done.append(recorder.run()))
-        thread.start()
-        while recorder.quality.ticks == 0 and thread.is_alive():
-            time.sleep(0.005)
+        recorder, thread, done = recording_in_thread(target.pid, SamplerOptions(rate=1000, seed=3))
         target.go()
         thread.join(timeout=120)
         assert not thread.is_alive()
