@@ -21,7 +21,7 @@ import os
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass, field
+from .._record import Record, factory, record
 from typing import Any, Callable
 from collections.abc import Sequence
 
@@ -46,8 +46,8 @@ class RunFailedError(FlamespaceError):
         self.run = run
 
 
-@dataclass
-class Run:
+@record(frozen=False)
+class Run(Record):
     """One finished run. ``number`` counts from 1 per program, warm-up runs apart."""
 
     program: str
@@ -56,7 +56,7 @@ class Run:
     exit_code: int
     seconds: float
     path: str | None = None  # the profile written; None for warm-up and failed runs
-    problems: list[str] = field(default_factory=list)  # reasons not to trust its profile
+    problems: list[str] = factory(list)  # reasons not to trust its profile
     quality: Quality | None = None  # the sampler's figures (samples, ticks, time recorded); warm-up runs' too
     error: str = ""  # why it left no profile (killed by a signal, ...)
     stderr: str = ""  # the end of its stderr when it failed (unless its output was shown)
@@ -71,8 +71,8 @@ class Run:
         return f"{self.program} {kind} {self.number}" if self.program else f"{kind} {self.number}"
 
 
-@dataclass
-class Collection:
+@record(frozen=False)
+class Collection(Record):
     """What :func:`collect_runs` did: every run in the order they ran, where the profiles are."""
 
     out_dir: str

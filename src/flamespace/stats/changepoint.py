@@ -57,7 +57,7 @@ in the last commits is reported once ``min_size`` points after it exist.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from .._record import Record, record
 from typing import TYPE_CHECKING
 from collections.abc import Iterable, Sequence
 
@@ -85,8 +85,8 @@ WINSOR = 2.5
 STOP_AFTER = 20
 
 
-@dataclass(frozen=True)
-class ChangePoint:
+@record
+class ChangePoint(Record):
     """A change of level before point ``index`` (the first point at the new level).
 
     ``before``/``after`` are the median levels of the segments on either side (bounded by the
@@ -108,8 +108,8 @@ class ChangePoint:
         return self.after - self.before
 
 
-@dataclass(frozen=True)
-class ChangePoints:
+@record
+class ChangePoints(Record):
     """Every change point found in one series (in order of ``index``), with how they were tested."""
 
     points: tuple[ChangePoint, ...]

@@ -129,7 +129,7 @@ COMPARE_DEFAULTS = CompareOptions()
 GATE_DEFAULTS = COMPARE_DEFAULTS.replace(alternative=GATE_ALTERNATIVE)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True)  # the one dataclass left: its stack is split lazily into its __dict__ (a record has slots)
 class StackChange:
     """One tested stack. ``kind`` is appeared/grown/disappeared/shrunk when the change is
     significant and beyond the margin (it is then part of Δ_r), else None."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from .._record import Record, record
 from datetime import datetime
 from typing import TYPE_CHECKING, Callable
 from collections.abc import Iterable, Mapping, Sequence
@@ -43,8 +43,8 @@ METRICS = ("value", "share")
 TOP = 20
 
 
-@dataclass(frozen=True)
-class ProfileRecord:
+@record
+class ProfileRecord(Record):
     """One profile as :func:`history_of` takes it: its commit, its time (naive UTC) and its values by stack text."""
 
     commit: str | None
@@ -52,8 +52,8 @@ class ProfileRecord:
     values: Mapping[str, float]
 
 
-@dataclass(frozen=True)
-class History:
+@record
+class History(Record):
     """Sums per point (columns, in time order) and per chosen stack (rows): the aggregate every engine computes.
 
     ``totals`` is the sum over a point's profiles of each profile's total (every stack, not
@@ -185,8 +185,8 @@ def history_of(records: Iterable[ProfileRecord], by: str = "commit", pattern: st
     return History(by, points, runs, totals, stacks, sums, squares, unit, medians, median_shares)
 
 
-@dataclass(frozen=True)
-class StackHistory:
+@record
+class StackHistory(Record):
     """One stack's series (mean value per profile and share of the merged profile, per point), the
     levels its change points were looked for in (:meth:`History.levels`), and its change points."""
 
@@ -200,8 +200,8 @@ class StackHistory:
         return self.changes.levels
 
 
-@dataclass(frozen=True)
-class HistoryReport:
+@record
+class HistoryReport(Record):
     """The change points of every chosen stack, found at ``stack_alpha`` = α / m each."""
 
     history: History

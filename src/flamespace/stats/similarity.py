@@ -6,7 +6,7 @@ looks like σ between two baseline runs; a real change moves the "between" value
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .._record import Record, record
 from typing import TYPE_CHECKING
 
 from .sample import Sample
@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 QUANTILES = (0.0, 0.05, 0.5, 0.95, 1.0)
 
 
-@dataclass(frozen=True)
-class SampleSimilarity:
+@record
+class SampleSimilarity(Record):
     """σ(f, g) = 1 − ‖f − g‖ / (‖f‖ + ‖g‖) for every pair of runs: within each sample and across."""
 
     within_first: np.ndarray

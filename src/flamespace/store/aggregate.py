@@ -23,7 +23,7 @@ floating point do not depend on their order; otherwise they agree to rounding.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .._record import Record, record
 from typing import TYPE_CHECKING
 from collections.abc import Mapping, Sequence
 
@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from .store import Snapshot
 
 
-@dataclass(frozen=True)
-class Grouped:
+@record
+class Grouped(Record):
     """Per (key, stack), sorted by key then stack id: profiles with a non-zero value, Σ value, Σ value²."""
 
     keys: np.ndarray
@@ -63,8 +63,8 @@ class Grouped:
                    np.asarray(squares, np.float64)[order])
 
 
-@dataclass(frozen=True)
-class Medians:
+@record
+class Medians(Record):
     """Per (key, stack), sorted by key then stack id: the median over the key's profiles of the
     stack's value and of its share of each profile's total (a profile without the stack
     counting 0, a profile of total 0 giving share 0); a median is the mean of the two middle
@@ -235,8 +235,8 @@ def matrix(snapshot: Snapshot, ids: Sequence[int], engine: Engine | None = None)
     return snapshot.stack_texts(columns.tolist()), out, found
 
 
-@dataclass(frozen=True)
-class Moments:
+@record
+class Moments(Record):
     """Per group (rows, in the order given) and stack (columns, in id order): profiles, Σ value, Σ value².
 
     A profile without a stack counts as a 0 for it, so every stack's n is its group's size.
