@@ -146,9 +146,7 @@ class StackReader:
     def string(self, address: int) -> str:
         """The str object at ``address`` (compact ones: every name and file name CPython makes)."""
         process, layout = self.process, self.process.layout
-        head = process.read(address, layout.unicode_compact_size)
-        if process.unicode_type is not None and struct.unpack_from("<Q", head, layout.object_type)[0] != process.unicode_type:
-            raise ValueError(f"no str at {address:#x}")
+        head = self._head(address, layout.unicode_compact_size, process.unicode_type, "str")
         length = struct.unpack_from("<q", head, layout.unicode_length)[0]
         state = struct.unpack_from("<I", head, layout.unicode_state)[0]
         kind, compact, ascii = (state >> 2) & 7, (state >> 5) & 1, (state >> 6) & 1
@@ -158,12 +156,18 @@ class StackReader:
         data = process.read(start, length * kind) if length else b""
         return data.decode({1: "latin-1", 2: "utf-16-le", 4: "utf-32-le"}[kind])
 
+    def _head(self, address: int, size: int, expected_type: int | None, what: str) -> bytes:
+        """The first ``size`` bytes of the object at ``address``, refused unless its type pointer is
+        ``expected_type`` (when the symbol table gave it): a stale pointer reads as garbage, not as a name."""
+        head = self.process.read(address, size)
+        if expected_type is not None and struct.unpack_from("<Q", head, self.process.layout.object_type)[0] != expected_type:
+            raise ValueError(f"no {what} at {address:#x}")
+        return head
+
     def bytes(self, address: int) -> bytes:
         """The bytes object at ``address`` (a line table)."""
         process, layout = self.process, self.process.layout
-        head = process.read(address, layout.bytes_data)
-        if process.bytes_type is not None and struct.unpack_from("<Q", head, layout.object_type)[0] != process.bytes_type:
-            raise ValueError(f"no bytes at {address:#x}")
+        head = self._head(address, layout.bytes_data, process.bytes_type, "bytes")
         size = struct.unpack_from("<q", head, layout.bytes_size)[0]
         if not 0 <= size <= MAX_TABLE:
             raise ValueError(f"a line table of {size} bytes at {address:#x}")
