@@ -21,13 +21,14 @@ $(STAMP): pyproject.toml tests/constraints.txt src/flamespace/collect/_alloc.c s
 demo: $(STAMP)
 	@$(PY) examples/demo.py
 
-# Lint (pyproject.toml's [tool.ruff]) and types first (pyproject.toml's [tool.mypy]: strict on core, formats, stats), then the page scripts'
+# Lint and format check (pyproject.toml's [tool.ruff]) and types first (pyproject.toml's [tool.mypy]: strict on core, formats, stats), then the page scripts'
 # unit tests (Node's test runner over tests/js/; without Node 20 a skip, under CI=true a failure), then the tests.
 # Tests marked `quiet` measure wall time: they run alone, after the parallel part.
 # Every part runs even when one fails, so one run reports all failures; make fails if any did.
 test: $(STAMP)
 	@status=0; \
-	echo "$(PY) -m ruff check"; $(PY) -m ruff check --quiet src tests benchmarks || status=1; \
+	echo "$(PY) -m ruff check"; $(PY) -m ruff check --quiet src tests benchmarks examples || status=1; \
+	echo "$(PY) -m ruff format --check"; $(PY) -m ruff format --check --quiet src tests benchmarks examples || status=1; \
 	echo "$(PY) -m mypy"; $(PY) -m mypy || status=1; \
 	echo "$(PY) -m tests.run_js"; $(PY) -m tests.run_js || status=1; \
 	echo '$(PY) -m pytest -q -n 2 -m "not quiet"'; $(PY) -m pytest -q -n 2 -m "not quiet" || status=1; \

@@ -36,7 +36,7 @@ import textwrap
 import time
 from pathlib import Path
 
-TARGET = textwrap.dedent('''
+TARGET = textwrap.dedent("""
     import signal, sys, threading, time
 
     totals = {"a": 0.0, "b": 0.0}
@@ -69,7 +69,7 @@ TARGET = textwrap.dedent('''
     signal.signal(signal.SIGUSR1, report)
     threading.Thread(target=sleeper, daemon=True).start()
     main_loop()
-''')
+""")
 HOG = "while True: pass"
 #: spin_a's share on a quiet machine; under load the target's own clock says (a spin preempted runs longer).
 NOMINAL_SHARE = 0.6
@@ -119,8 +119,21 @@ def shares(counts: dict) -> tuple:
 
 
 def flamespace_run(pid: int, rate: int, seconds: float, out: Path) -> dict:
-    command = [sys.executable, "-c", "import sys; from flamespace.cli import main; sys.exit(main())", "record", "--pid",
-               str(pid), "-r", str(rate), "-d", str(seconds), "-q", "-o", str(out)]
+    command = [
+        sys.executable,
+        "-c",
+        "import sys; from flamespace.cli import main; sys.exit(main())",
+        "record",
+        "--pid",
+        str(pid),
+        "-r",
+        str(rate),
+        "-d",
+        str(seconds),
+        "-q",
+        "-o",
+        str(out),
+    ]
     cpu = run_timed(command)
     labels = {}
     for line in out.read_text().splitlines():
@@ -142,8 +155,13 @@ def pyspy_run(pyspy: str, pid: int, rate: int, seconds: float, out: Path, nonblo
     return {"rate": main / seconds, "cpu": cpu / seconds, "share": share}
 
 
-PYTHONS = ["3.9.18/bin/python3.9", "3.10.13/bin/python3.10", "3.11.7/bin/python3.11", "3.12.1/bin/python3.12",
-           "3.13.0/bin/python3.13"]
+PYTHONS = [
+    "3.9.18/bin/python3.9",
+    "3.10.13/bin/python3.10",
+    "3.11.7/bin/python3.11",
+    "3.12.1/bin/python3.12",
+    "3.13.0/bin/python3.13",
+]
 
 
 def tick_cost(directory: str, ticks: int = 3000) -> None:
@@ -192,8 +210,10 @@ def main() -> None:
     pyspy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
     print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
     print(f"target: {args.python}; {args.seconds:g} s a run; spin_a's share {NOMINAL_SHARE:.0%} on a quiet machine")
-    print(f"{'hogs':>4} {'rate':>5} {'profiler':<20} {'achieved Hz':>11} {'CPU % core':>10} {'spin_a %':>8} {'true %':>6} "
-          f"{'error pts':>9}")
+    print(
+        f"{'hogs':>4} {'rate':>5} {'profiler':<20} {'achieved Hz':>11} {'CPU % core':>10} {'spin_a %':>8} {'true %':>6} "
+        f"{'error pts':>9}"
+    )
     with tempfile.TemporaryDirectory() as directory:
         script = Path(directory) / "target.py"
         script.write_text(TARGET)
@@ -217,9 +237,11 @@ def main() -> None:
                             result = run()
                             a1, b1 = clock.read()
                             true = (a1 - a0) / ((a1 - a0) + (b1 - b0))
-                            print(f"{hogs:>4} {rate:>5} {name:<20} {result['rate']:>11.0f} {100 * result['cpu']:>10.1f} "
-                                  f"{100 * result['share']:>8.1f} {100 * true:>6.1f} {100 * (result['share'] - true):>+9.1f}",
-                                  flush=True)
+                            print(
+                                f"{hogs:>4} {rate:>5} {name:<20} {result['rate']:>11.0f} {100 * result['cpu']:>10.1f} "
+                                f"{100 * result['share']:>8.1f} {100 * true:>6.1f} {100 * (result['share'] - true):>+9.1f}",
+                                flush=True,
+                            )
                 finally:
                     for hog in load:
                         hog.kill()

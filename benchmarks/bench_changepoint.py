@@ -114,15 +114,20 @@ def mean_cusum_p(points: list, alpha: float, rng: np.random.Generator) -> tuple:
 
 def timing(rng: np.random.Generator, args: argparse.Namespace) -> None:
     alpha, reps = args.alpha, args.reps
-    print(f"Timing noise (150 ms ± 4%, 2.5% of profiles doubled, 1-5 profiles a point), α = {alpha}, {reps} series each;"
-          " ± one Monte-Carlo s.e.")
+    print(
+        f"Timing noise (150 ms ± 4%, 2.5% of profiles doubled, 1-5 profiles a point), α = {alpha}, {reps} series each;"
+        " ± one Monte-Carlo s.e."
+    )
     print("| n | step | method | change found (A/A: any; step: within ±2 points) | mean reported size | size within a third |")
     print("|---:|---:|---|---:|---:|---:|")
     for n in args.points:
         for step in (0.0, 0.08):
             at = n // 2
-            tallies: dict[str, list] = {"mean CUSUM (before)": [], "winsorised, weighted (now)": [],
-                                        "history path (point means, weighted)": []}
+            tallies: dict[str, list] = {
+                "mean CUSUM (before)": [],
+                "winsorised, weighted (now)": [],
+                "history path (point means, weighted)": [],
+            }
             for r in range(reps):
                 points = timing_series(rng, n, step, at)
                 index, size = mean_cusum_p(points, alpha, np.random.default_rng(r))
@@ -137,8 +142,10 @@ def timing(rng: np.random.Generator, args: argparse.Namespace) -> None:
                 rate = len(hits) / reps
                 sizes = f"{100 * np.mean(hits):+.1f}%" if hits and step else "–"
                 close = f"{100 * np.mean([abs(h - step) <= step / 3 for h in hits]):.0f}%" if hits and step else "–"
-                print(f"| {n} | {100 * step:.0f}% | {method} | {100 * rate:.1f}% ± {100 * math.sqrt(rate * (1 - rate) / reps):.1f}"
-                      f" | {sizes} | {close} |")
+                print(
+                    f"| {n} | {100 * step:.0f}% | {method} | {100 * rate:.1f}% ± {100 * math.sqrt(rate * (1 - rate) / reps):.1f}"
+                    f" | {sizes} | {close} |"
+                )
 
 
 def _first(found: tuple) -> tuple:

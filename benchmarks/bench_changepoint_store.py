@@ -82,8 +82,9 @@ def real_pool(name: str, column: int) -> Callable[[np.random.Generator, int], tu
 SOURCES = {"timing": timing_pool, "mixed": real_pool("mixed", 1), "work": real_pool("work", 0)}
 
 
-def build(root: str, source: Callable, reps: int, points: int, step: float,
-          rng: np.random.Generator) -> tuple[str, list[list[np.ndarray]]]:
+def build(
+    root: str, source: Callable, reps: int, points: int, step: float, rng: np.random.Generator
+) -> tuple[str, list[list[np.ndarray]]]:
     """A store of ``reps`` series; the followed stack's text and, per series, its runs' values per
     point (in the store's profiles: each profile's share when ``share``)."""
     items = []
@@ -99,8 +100,12 @@ def build(root: str, source: Callable, reps: int, points: int, step: float,
         given["value"].append([rows[point == c, 0] for c in range(points)])
         given["share"].append([rows[point == c, 0] / rows[point == c].sum(axis=1) for c in range(points)])
         for k, (c, values) in enumerate(zip(point.tolist(), np.rint(rows).astype(np.int64).tolist())):
-            labels = {"series": str(r), "commit": f"s{r}c{c:02d}", "run": str(k),
-                      "time": (START + timedelta(hours=c, minutes=k)).isoformat()}
+            labels = {
+                "series": str(r),
+                "commit": f"s{r}c{c:02d}",
+                "run": str(k),
+                "time": (START + timedelta(hours=c, minutes=k)).isoformat(),
+            }
             items.append(({t: v for t, v in zip(texts, values) if v}, Metadata(unit="ns", labels=labels), f"{r}-{k}"))
     open_store(root).add(items)
     return texts[0], given
@@ -110,8 +115,22 @@ def run_history(root: str, series: int, stack: str, metric: str) -> dict:
     """`flamespace history` on one series, in this process; its JSON."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        code = cli(["history", f"store:series={series}", "--store", root, "--stack", f"^{stack}$", "--metric", metric,
-                    "--alpha", str(ALPHA), "--format", "json"])
+        code = cli(
+            [
+                "history",
+                f"store:series={series}",
+                "--store",
+                root,
+                "--stack",
+                f"^{stack}$",
+                "--metric",
+                metric,
+                "--alpha",
+                str(ALPHA),
+                "--format",
+                "json",
+            ]
+        )
     if code != 0:
         raise SystemExit(f"flamespace history exited {code} on series {series}")
     return json.loads(out.getvalue())
@@ -122,8 +141,9 @@ def before(report: dict, metric: str) -> tuple[int | None, float]:
     stack = report["stacks"][0]
     series = stack["values"] if metric == "value" else stack["shares"]
     weights = [p["profiles"] for p in report["points"]]
-    found = detect(series, None, report["stack_alpha"], max(PERMUTATIONS, math.ceil(20 / ALPHA) - 1), MIN_SIZE, SEED,
-                   weights=weights).points
+    found = detect(
+        series, None, report["stack_alpha"], max(PERMUTATIONS, math.ceil(20 / ALPHA) - 1), MIN_SIZE, SEED, weights=weights
+    ).points
     return (found[0].index, found[0].relative) if found else (None, math.nan)
 
 
@@ -163,9 +183,11 @@ def cell(rows: list[tuple[int | None, float]], step: float, at: int, truth: floa
 
 def power(args: argparse.Namespace) -> None:
     rng = np.random.default_rng(2026)
-    print(f"`flamespace history` on a store: {args.points} commits of 1-5 profiles, steps from commit "
-          f"{args.points // 2}, one stack followed (α = {ALPHA}), metric {args.metric}, {args.reps} series a row; "
-          "± one Monte-Carlo s.e.")
+    print(
+        f"`flamespace history` on a store: {args.points} commits of 1-5 profiles, steps from commit "
+        f"{args.points // 2}, one stack followed (α = {ALPHA}), metric {args.metric}, {args.reps} series a row; "
+        "± one Monte-Carlo s.e."
+    )
     print("| pool | step | path | change found (A/A: any; step: within ±2 commits) | mean reported size | size within a third |")
     print("|---|---:|---|---:|---:|---:|")
     for name in args.pools:
@@ -181,25 +203,37 @@ def power(args: argparse.Namespace) -> None:
                 shutil.rmtree(workdir, ignore_errors=True)
             at, truth = args.points // 2, true_change(SOURCES[name], step, args.metric)
             shown = f"{100 * step:.0f}%" + (f" (share {100 * truth:+.1f}%)" if step and args.metric == "share" else "")
-            print(f"| {name} | {shown} | sum per point (before) | "
-                  f"{cell([before(r, args.metric) for r in reports], step, at, truth)} |")
-            print(f"| {name} | {shown} | store medians (now; {seconds:.2f} s a run) | "
-                  f"{cell([now(r) for r in reports], step, at, truth)} |")
-            print(f"| {name} | {shown} | runs given to detect (reference) | "
-                  f"{cell([runs_given(g) for g in given[args.metric]], step, at, truth)} |", flush=True)
+            print(
+                f"| {name} | {shown} | sum per point (before) | "
+                f"{cell([before(r, args.metric) for r in reports], step, at, truth)} |"
+            )
+            print(
+                f"| {name} | {shown} | store medians (now; {seconds:.2f} s a run) | "
+                f"{cell([now(r) for r in reports], step, at, truth)} |"
+            )
+            print(
+                f"| {name} | {shown} | runs given to detect (reference) | "
+                f"{cell([runs_given(g) for g in given[args.metric]], step, at, truth)} |",
+                flush=True,
+            )
 
 
 def cost(args: argparse.Namespace) -> None:
-    print(f"`history store:branch=main --store {args.cost} --format json` (top 20 stacks), seconds, "
-          f"median of {args.repeat} fresh processes (the executables taking turns)")
+    print(
+        f"`history store:branch=main --store {args.cost} --format json` (top 20 stacks), seconds, "
+        f"median of {args.repeat} fresh processes (the executables taking turns)"
+    )
     print("| flamespace | median s | min s |")
     print("|---|---:|---:|")
     times: dict[str, list[float]] = {exe: [] for exe in args.flamespace}
     for _ in range(args.repeat):
         for exe in args.flamespace:  # in turn: a change of the machine's load falls on both
             started = time.perf_counter()
-            subprocess.run([exe, "history", "store:branch=main", "--store", args.cost, "--format", "json"], check=True,
-                           stdout=subprocess.DEVNULL)
+            subprocess.run(
+                [exe, "history", "store:branch=main", "--store", args.cost, "--format", "json"],
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
             times[exe].append(time.perf_counter() - started)
     for exe, seconds in times.items():
         print(f"| {exe} | {statistics.median(seconds):.2f} | {min(seconds):.2f} |")

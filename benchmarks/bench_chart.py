@@ -32,8 +32,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 OUT = HERE / ".data" / "chart"
 
 CHART_ZOOM = """([lo, hi]) => new Promise(done => {
@@ -75,9 +81,15 @@ def synthetic(events: int, seed: int = 17):
                 stacks.append(stack)
             rows.append((now, thread, key, length))
     rows.sort(key=lambda row: row[0])
-    return FlameChart.from_columns(stacks, ["MainThread", "worker"], array("q", [r[0] for r in rows]),
-                                   array("l", [r[1] for r in rows]), array("l", [r[2] for r in rows]),
-                                   [r[3] for r in rows], fs.Metadata(unit="ns"))
+    return FlameChart.from_columns(
+        stacks,
+        ["MainThread", "worker"],
+        array("q", [r[0] for r in rows]),
+        array("l", [r[1] for r in rows]),
+        array("l", [r[2] for r in rows]),
+        [r[3] for r in rows],
+        fs.Metadata(unit="ns"),
+    )
 
 
 def build(events: int, svg_max: int) -> dict[str, dict[str, object]]:
@@ -101,8 +113,12 @@ def build(events: int, svg_max: int) -> dict[str, dict[str, object]]:
         path = OUT / f"{events}.svg"
         began = time.perf_counter()
         svg(chart, SvgOptions(flamechart=True), path)
-        pages["svg --flamechart"] = {"path": path, "seconds": time.perf_counter() - began,
-                                     "boxes": path.read_text().count("<rect") - 1, "end": None}
+        pages["svg --flamechart"] = {
+            "path": path,
+            "seconds": time.perf_counter() - began,
+            "boxes": path.read_text().count("<rect") - 1,
+            "end": None,
+        }
     return pages
 
 
@@ -149,7 +165,10 @@ def measure(pages: dict[str, dict[str, object]], repeat: int, zooms: int) -> Non
             page["paint"] = statistics.median(paints)
             page["zoom"] = statistics.median(per_zoom) if per_zoom else float("nan")
             page["zoom_max"] = max(per_zoom) if per_zoom else float("nan")
-            print(f"  {label}: first paint {page['paint']:.0f} ms, zoom {page['zoom']:.0f} ms (max {page['zoom_max']:.0f})", flush=True)
+            print(
+                f"  {label}: first paint {page['paint']:.0f} ms, zoom {page['zoom']:.0f} ms (max {page['zoom_max']:.0f})",
+                flush=True,
+            )
         browser.close()
 
 
@@ -174,8 +193,10 @@ def main() -> None:
     print("|---:|---|---:|---:|---:|---:|---:|")
     for events, label, page in rows:
         size = Path(str(page["path"])).stat().st_size / 1e6
-        print(f"| {events:,} | {label} | {page['boxes']:,} | {size:.1f} MB | {page['seconds']:.1f} s | "
-              f"{page['paint'] / 1000:.2f} s | {page['zoom']:.0f} ms, {page['zoom_max']:.0f} ms |")
+        print(
+            f"| {events:,} | {label} | {page['boxes']:,} | {size:.1f} MB | {page['seconds']:.1f} s | "
+            f"{page['paint'] / 1000:.2f} s | {page['zoom']:.0f} ms, {page['zoom_max']:.0f} ms |"
+        )
     print(f"\nload at end: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
 
 

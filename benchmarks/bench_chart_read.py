@@ -42,10 +42,25 @@ def main() -> None:
         for version in versions:
             for name, file in TRACES.items():
                 trace = os.path.join(out, file)
-                runs[(version, name, "convert")] = [sys.executable, "-c", CLI, "convert", trace, "-o",
-                                                    os.path.join(out, f"{version}-{name}.folded")]
-                runs[(version, name, "html --flamechart")] = [sys.executable, "-c", CLI, "html", "--flamechart", trace,
-                                                              "-o", os.path.join(out, f"{version}-{name}.html")]
+                runs[(version, name, "convert")] = [
+                    sys.executable,
+                    "-c",
+                    CLI,
+                    "convert",
+                    trace,
+                    "-o",
+                    os.path.join(out, f"{version}-{name}.folded"),
+                ]
+                runs[(version, name, "html --flamechart")] = [
+                    sys.executable,
+                    "-c",
+                    CLI,
+                    "html",
+                    "--flamechart",
+                    trace,
+                    "-o",
+                    os.path.join(out, f"{version}-{name}.html"),
+                ]
         found: dict[tuple[str, str, str], list[tuple[float, float, float]]] = {key: [] for key in runs}
         for round_ in range(args.repeat + 1):  # the first round warms up (page cache, .pyc files)
             for key, argv in runs.items():
@@ -65,8 +80,10 @@ def main() -> None:
             for name in TRACES:
                 same = Path(out, f"now-{name}.folded").read_bytes() == Path(out, f"before-{name}.folded").read_bytes()
                 print(f"{name}: folded output {'the same' if same else 'DIFFERENT'} in both versions")
-    print(f"\nwhole process, median of {args.repeat} (cpu: user + system; peak: the process's largest RSS); load after: "
-          f"{os.getloadavg()[0]:.2f}")
+    print(
+        f"\nwhole process, median of {args.repeat} (cpu: user + system; peak: the process's largest RSS); load after: "
+        f"{os.getloadavg()[0]:.2f}"
+    )
     print(f"  {'trace':11} {'command':18} {'version':8} {'wall s':>7} {'cpu s':>7} {'peak MB':>8} {'/JSON':>6} {'x before':>9}")
     for name in TRACES:
         for command in ("convert", "html --flamechart"):
@@ -75,7 +92,9 @@ def main() -> None:
                 ratio = ""
                 if version == "now" and "before" in versions:
                     ratio = f"{took / statistics.median(run[0] for run in found[('before', name, command)]):8.2f}x"
-                print(f"  {name:11} {command:18} {version:8} {took:7.2f} {cpu:7.2f} {peak:8.0f} {peak / sizes[name]:5.1f}x {ratio:>9}")
+                print(
+                    f"  {name:11} {command:18} {version:8} {took:7.2f} {cpu:7.2f} {peak:8.0f} {peak / sizes[name]:5.1f}x {ratio:>9}"
+                )
     print(f"  (JSON: speedscope {sizes['speedscope']:.1f} MB, Chrome {sizes['chrome']:.1f} MB)")
 
 

@@ -62,8 +62,10 @@ def main() -> None:
         with open(small, "w") as f:
             f.write("".join(f"main;work;f{i} {i + 1}\n" for i in range(20)))
         out = os.path.join(tmp, "x.svg")
-        measured = {"python -c pass": ["pass"], **{name: args for name, args in tasks(small, out).items()
-                                                   if options.only is None or options.only in name}}
+        measured = {
+            "python -c pass": ["pass"],
+            **{name: args for name, args in tasks(small, out).items() if options.only is None or options.only in name},
+        }
         print(f"load before: {os.getloadavg()}")
         results: dict[tuple[str, str], list[tuple[float, float]]] = {}
         for _ in range(options.repeat):

@@ -56,15 +56,26 @@ Command = Union[list[str], str]  # an argv, or a shell line (pipes)
 # A Perl hash sum: the least a program that merges folded files must do (read, add, sort, write).
 PERL_SUM = r'while (<>) { $h{$1} += $2 if /^(.*) (\d+)$/ } print "$_ $h{$_}\n" for sort keys %h'
 # What compare's peer must at least do: read both sides' files and sum every stack's counts per side.
-PERL_READ_SUM = (r'my %s; for my $f (@ARGV) { $side = $f =~ m{runs-b/} ? 1 : 0; open my $in, "<", $f or die; '
-                 r'while (<$in>) { $s{$side}{$1} += $2 if /^(.*) (\d+)$/ } } print scalar(keys %{$s{0}}), "\n"')
+PERL_READ_SUM = (
+    r'my %s; for my $f (@ARGV) { $side = $f =~ m{runs-b/} ? 1 : 0; open my $in, "<", $f or die; '
+    r'while (<$in>) { $s{$side}{$1} += $2 if /^(.*) (\d+)$/ } } print scalar(keys %{$s{0}}), "\n"'
+)
 
 
 class Row:
     """One line of the table: our command and its peer, how often to run them, and the target."""
 
-    def __init__(self, task: str, ours: Command, peer_name: str, peer: Command, repeat: str, target: str,
-                 check: Callable[[float, float], bool], note: Callable[[float, float], str] = lambda o, p: "") -> None:
+    def __init__(
+        self,
+        task: str,
+        ours: Command,
+        peer_name: str,
+        peer: Command,
+        repeat: str,
+        target: str,
+        check: Callable[[float, float], bool],
+        note: Callable[[float, float], str] = lambda o, p: "",
+    ) -> None:
         self.task, self.ours, self.peer_name, self.peer, self.repeat = task, ours, peer_name, peer, repeat
         self.target, self.check, self.note = target, check, note
 
@@ -81,7 +92,7 @@ def generate() -> None:
         rng = random.Random(4)
         SUB_A.write_text("".join(lines[:SUB_STACKS]))
         with open(SUB_B, "w") as out:  # a window shifted by a tenth, every count redrawn
-            out.writelines(f"{line.rpartition(' ')[0]} {rng.randint(1, 5000)}\n" for line in lines[SUB_STACKS // 10:])
+            out.writelines(f"{line.rpartition(' ')[0]} {rng.randint(1, 5000)}\n" for line in lines[SUB_STACKS // 10 :])
 
 
 # Peak RSS of a command, from a run started by a small process (python -S): a child's peak RSS
@@ -98,8 +109,7 @@ def argv_of(command: Command) -> list[str]:
 
 
 def peak_rss_mb(command: Command) -> float:
-    done = subprocess.run([sys.executable, "-S", "-c", RSS_PROBE, *argv_of(command)], capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run([sys.executable, "-S", "-c", RSS_PROBE, *argv_of(command)], capture_output=True, text=True, check=True)
     kilobytes, status = done.stdout.split()
     if status != "0":
         raise RuntimeError(f"{command} failed: wait status {status}")
@@ -110,8 +120,10 @@ class Result:
     """Medians of one row's runs: wall and CPU seconds (user + system, children included) and peak RSS, per side."""
 
     def __init__(self, ours: list[tuple[float, float]], peer: list[tuple[float, float]], ours_mb: float, peer_mb: float) -> None:
-        self.ours, self.peer = (statistics.median(w for w, _ in ours), statistics.median(c for _, c in ours)), \
-            (statistics.median(w for w, _ in peer), statistics.median(c for _, c in peer))
+        self.ours, self.peer = (
+            (statistics.median(w for w, _ in ours), statistics.median(c for _, c in ours)),
+            (statistics.median(w for w, _ in peer), statistics.median(c for _, c in peer)),
+        )
         self.ours_mb, self.peer_mb = ours_mb, peer_mb
 
 
@@ -137,8 +149,10 @@ def machine() -> str:
     except OSError:
         pass
     perl = subprocess.run(["perl", "-e", "print $^V"], capture_output=True, text=True).stdout if shutil.which("perl") else "none"
-    return (f"{model}, {os.cpu_count()} cores ({platform.machine()}), {platform.system()} {platform.release()}; "
-            f"Python {platform.python_version()}, Perl {perl or '?'}")
+    return (
+        f"{model}, {os.cpu_count()} cores ({platform.machine()}), {platform.system()} {platform.release()}; "
+        f"Python {platform.python_version()}, Perl {perl or '?'}"
+    )
 
 
 def rows(exe: str, perl_dir: str | None) -> tuple[list[Row], list[str]]:
@@ -148,22 +162,57 @@ def rows(exe: str, perl_dir: str | None) -> tuple[list[Row], list[str]]:
     runs_b = sorted(str(p) for p in RUNS_B.glob("*.folded"))
     big_mb = BIG.stat().st_size / 1e6
     small = str(EXAMPLES / "webapp-v1.folded")
-    ratio_at_most = lambda limit: (lambda o, p: o <= limit * p)  # noqa: E731
+    ratio_at_most = lambda limit: lambda o, p: o <= limit * p  # noqa: E731
     startup = "≤ 2x"
     rows = [
-        Row("`flamespace record -q -o /dev/null -c pass` (fixed cost)", [exe, "record", "-q", "-o", os.devnull, "-c", "pass"],
-            "`python -c pass`", python, "fast", "≤ +50 ms", lambda o, p: o - p <= 0.050,
-            lambda o, p: f"+{1000 * (o - p):.0f} ms"),
+        Row(
+            "`flamespace record -q -o /dev/null -c pass` (fixed cost)",
+            [exe, "record", "-q", "-o", os.devnull, "-c", "pass"],
+            "`python -c pass`",
+            python,
+            "fast",
+            "≤ +50 ms",
+            lambda o, p: o - p <= 0.050,
+            lambda o, p: f"+{1000 * (o - p):.0f} ms",
+        ),
         Row("`flamespace --help`", [exe, "--help"], "`python -c pass`", python, "fast", startup, ratio_at_most(2)),
         Row("`flamespace svg --help`", [exe, "svg", "--help"], "`python -c pass`", python, "fast", startup, ratio_at_most(2)),
-        Row("`flamespace compare --help`", [exe, "compare", "--help"], "`python -c pass`", python, "fast", startup,
-            ratio_at_most(2)),
-        Row("`flamespace text` of a 20-line file", [exe, "text", small], "`python -c pass`", python, "fast", startup,
-            ratio_at_most(2)),
-        Row("`flamespace info` of a 20-line file", [exe, "info", small], "`python -c pass`", python, "fast", startup,
-            ratio_at_most(2)),
-        Row("`flamespace top` of a 20-line file", [exe, "top", small], "`python -c pass`", python, "fast", startup,
-            ratio_at_most(2)),
+        Row(
+            "`flamespace compare --help`",
+            [exe, "compare", "--help"],
+            "`python -c pass`",
+            python,
+            "fast",
+            startup,
+            ratio_at_most(2),
+        ),
+        Row(
+            "`flamespace text` of a 20-line file",
+            [exe, "text", small],
+            "`python -c pass`",
+            python,
+            "fast",
+            startup,
+            ratio_at_most(2),
+        ),
+        Row(
+            "`flamespace info` of a 20-line file",
+            [exe, "info", small],
+            "`python -c pass`",
+            python,
+            "fast",
+            startup,
+            ratio_at_most(2),
+        ),
+        Row(
+            "`flamespace top` of a 20-line file",
+            [exe, "top", small],
+            "`python -c pass`",
+            python,
+            "fast",
+            startup,
+            ratio_at_most(2),
+        ),
         Row("`flamespace gate --help`", [exe, "gate", "--help"], "`python -c pass`", python, "fast", startup, ratio_at_most(2)),
         Row("`flamespace plan --help`", [exe, "plan", "--help"], "`python -c pass`", python, "fast", startup, ratio_at_most(2)),
     ]
@@ -172,37 +221,94 @@ def rows(exe: str, perl_dir: str | None) -> tuple[list[Row], list[str]]:
         notes.append("perl not found: the rows against Perl peers (parse, sub, merge, compare, svg) skipped.")
         return rows, notes
     merge = [exe, "merge", *runs_a]
-    rows.append(Row("`flamespace merge` 50 runs x 5,000 stacks", merge, "Perl hash sum", ["perl", "-e", PERL_SUM, *runs_a],
-                    "heavy", "≤ 1.0x", ratio_at_most(1)))
+    rows.append(
+        Row(
+            "`flamespace merge` 50 runs x 5,000 stacks",
+            merge,
+            "Perl hash sum",
+            ["perl", "-e", PERL_SUM, *runs_a],
+            "heavy",
+            "≤ 1.0x",
+            ratio_at_most(1),
+        )
+    )
     compare = f"{exe} compare -a {SMALL_DIR} -b {RUNS_B} > /dev/null || [ $? -eq 3 ]"  # 3: it found a change
-    rows.append(Row("`flamespace compare` 50 + 50 runs x 5,000 stacks", compare, "Perl read + sum",
-                    ["perl", "-e", PERL_READ_SUM, *runs_a, *runs_b], "heavy", "≤ 1.5x", ratio_at_most(1.5)))
+    rows.append(
+        Row(
+            "`flamespace compare` 50 + 50 runs x 5,000 stacks",
+            compare,
+            "Perl read + sum",
+            ["perl", "-e", PERL_READ_SUM, *runs_a, *runs_b],
+            "heavy",
+            "≤ 1.5x",
+            ratio_at_most(1.5),
+        )
+    )
     if perl_dir is None:
         notes.append("FlameGraph's scripts not found (set FLAMEGRAPH_DIR): parse, sub and svg rows skipped.")
         return rows, notes
     recursive = os.path.join(perl_dir, "stackcollapse-recursive.pl")
     difffolded = os.path.join(perl_dir, "difffolded.pl")
     flamegraph = os.path.join(perl_dir, "flamegraph.pl")
-    rows.insert(0, Row(f"`flamespace merge` of one {big_mb:.0f} MB file (parse + write)", [exe, "merge", str(BIG)],
-                       "stackcollapse-recursive.pl", ["perl", recursive, str(BIG)], "heavy", "≥ 100 MB/s",
-                       lambda o, p: big_mb / o >= 100, lambda o, p: f"{big_mb / o:.0f} MB/s"))
-    rows.insert(1, Row("`flamespace sub -n` of two 100,000-stack files", [exe, "sub", "-n", str(SUB_A), str(SUB_B)],
-                       "difffolded.pl -n \\| sort", f"perl {difffolded} -n {SUB_A} {SUB_B} | LC_ALL=C sort",
-                       "heavy", "≤ 1.0x", ratio_at_most(1)))
+    rows.insert(
+        0,
+        Row(
+            f"`flamespace merge` of one {big_mb:.0f} MB file (parse + write)",
+            [exe, "merge", str(BIG)],
+            "stackcollapse-recursive.pl",
+            ["perl", recursive, str(BIG)],
+            "heavy",
+            "≥ 100 MB/s",
+            lambda o, p: big_mb / o >= 100,
+            lambda o, p: f"{big_mb / o:.0f} MB/s",
+        ),
+    )
+    rows.insert(
+        1,
+        Row(
+            "`flamespace sub -n` of two 100,000-stack files",
+            [exe, "sub", "-n", str(SUB_A), str(SUB_B)],
+            "difffolded.pl -n \\| sort",
+            f"perl {difffolded} -n {SUB_A} {SUB_B} | LC_ALL=C sort",
+            "heavy",
+            "≤ 1.0x",
+            ratio_at_most(1),
+        ),
+    )
     if SMALL_SVG.exists():
-        rows.append(Row("`flamespace svg` of the 710-line example", [exe, "svg", str(SMALL_SVG)], "flamegraph.pl",
-                        ["perl", flamegraph, str(SMALL_SVG)], "fast", "≤ 1.0x", ratio_at_most(1)))
+        rows.append(
+            Row(
+                "`flamespace svg` of the 710-line example",
+                [exe, "svg", str(SMALL_SVG)],
+                "flamegraph.pl",
+                ["perl", flamegraph, str(SMALL_SVG)],
+                "fast",
+                "≤ 1.0x",
+                ratio_at_most(1),
+            )
+        )
     else:
         notes.append(f"{SMALL_SVG} not found: the small svg row skipped.")
-    rows.append(Row(f"`flamespace svg` of the {big_mb:.0f} MB file (200,000 stacks)", [exe, "svg", str(BIG)],
-                    "flamegraph.pl", ["perl", flamegraph, str(BIG)], "big", "≤ 1.0x", ratio_at_most(1)))
+    rows.append(
+        Row(
+            f"`flamespace svg` of the {big_mb:.0f} MB file (200,000 stacks)",
+            [exe, "svg", str(BIG)],
+            "flamegraph.pl",
+            ["perl", flamegraph, str(BIG)],
+            "big",
+            "≤ 1.0x",
+            ratio_at_most(1),
+        )
+    )
     return rows, notes
 
 
 def table(results: Sequence[tuple[Row, int, Result]]) -> list[str]:
-    lines = ["| task | peer | runs | flamespace s | peer s | ratio | target | met | CPU s: flamespace / peer (ratio) "
-             "| flamespace MB | peer MB |",
-             "|---|---|---:|---:|---:|---:|---|---|---:|---:|---:|"]
+    lines = [
+        "| task | peer | runs | flamespace s | peer s | ratio | target | met | CPU s: flamespace / peer (ratio) "
+        "| flamespace MB | peer MB |",
+        "|---|---|---:|---:|---:|---:|---|---|---:|---:|---:|",
+    ]
     for row, repeat, result in results:
         (ours, ours_cpu), (peer, peer_cpu) = result.ours, result.peer
         note = row.note(ours, peer)
@@ -210,8 +316,10 @@ def table(results: Sequence[tuple[Row, int, Result]]) -> list[str]:
         cpu_note = row.note(ours_cpu, peer_cpu)
         cpu = f"{ours_cpu:.3f} / {peer_cpu:.3f} ({ours_cpu / peer_cpu:.2f}x{', ' + cpu_note if cpu_note else ''})"
         met = "yes" if row.check(ours, peer) else "**no**"
-        lines.append(f"| {row.task} | {row.peer_name} | {repeat} | {ours:.3f} | {peer:.3f} | {ratio} | {row.target} | {met} "
-                     f"| {cpu} | {result.ours_mb:.0f} | {result.peer_mb:.0f} |")
+        lines.append(
+            f"| {row.task} | {row.peer_name} | {repeat} | {ours:.3f} | {peer:.3f} | {ratio} | {row.target} | {met} "
+            f"| {cpu} | {result.ours_mb:.0f} | {result.peer_mb:.0f} |"
+        )
     return lines
 
 
@@ -245,8 +353,9 @@ def main() -> None:
     perl_dir = os.environ.get("FLAMEGRAPH_DIR") or ("/tmp/FlameGraph" if os.path.isdir("/tmp/FlameGraph") else None)
     if perl_dir is not None and not os.path.exists(os.path.join(perl_dir, "flamegraph.pl")):
         perl_dir = None
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(__import__("flamespace").__file__).parent)],
-                   check=True)  # as pip install does: a run must not pay for compiling our modules
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(Path(__import__("flamespace").__file__).parent)], check=True
+    )  # as pip install does: a run must not pay for compiling our modules
     selected, notes = rows(exe, perl_dir)
     repeats = {"fast": args.repeat_fast, "heavy": args.repeat, "big": args.repeat_big}
     if args.only:

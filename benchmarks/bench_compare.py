@@ -67,24 +67,30 @@ def main() -> None:
     for label, src in versions.items():
         exe = flamespace(src)
         for method in ("maxt", "welch"):
-            tasks[f"flamespace compare -m {method}{label}"] = (
-                lambda exe=exe, method=method: shell_task(f"{exe} compare -m {method} {sides} > /dev/null; test $? -le 3"))
-        tasks[f"flamespace compare -m hotelling (refused){label}"] = (
-            lambda exe=exe: shell_task(f"{exe} compare -m hotelling {sides} > /dev/null 2>&1; test $? -eq 1"))
+            tasks[f"flamespace compare -m {method}{label}"] = lambda exe=exe, method=method: shell_task(
+                f"{exe} compare -m {method} {sides} > /dev/null; test $? -le 3"
+            )
+        tasks[f"flamespace compare -m hotelling (refused){label}"] = lambda exe=exe: shell_task(
+            f"{exe} compare -m hotelling {sides} > /dev/null 2>&1; test $? -eq 1"
+        )
     load = os.getloadavg()
     print(f"100 runs × 5,000 stacks (10,000 distinct); median of {args.repeat}; load {load[0]:.1f}", file=sys.stderr)
     results = measure(tasks, args.repeat)
     perl = results["perl: read and sum the 100 files"]
     print()
     after = os.getloadavg()
-    print(f"machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the start, {after[0]:.1f} at the end")
+    print(
+        f"machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the start, {after[0]:.1f} at the end"
+    )
     print()
     print("| task | median s | × Perl | CPU s | × Perl (CPU) | peak RSS MB |")
     print("|---|---:|---:|---:|---:|---:|")
     for name, r in results.items():
-        print(f"| {name} | {r['wall']:.2f} | {r['wall'] / perl['wall']:.2f} | {r['cpu']:.2f} | {r['cpu'] / perl['cpu']:.2f} "
-              f"| {r['rss_mb']:.0f} |")
+        print(
+            f"| {name} | {r['wall']:.2f} | {r['wall'] / perl['wall']:.2f} | {r['cpu']:.2f} | {r['cpu'] / perl['cpu']:.2f} "
+            f"| {r['rss_mb']:.0f} |"
+        )
 
 
 if __name__ == "__main__":

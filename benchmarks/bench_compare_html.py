@@ -80,13 +80,21 @@ def build(out: Path = OUT) -> dict[str, dict[str, object]]:
     path = out / "diff.html"
     began = time.perf_counter()
     comparison_html([a, b], ["a", "b"], HtmlOptions(), path)
-    pages["html --diff A B"] = {"path": path, "seconds": time.perf_counter() - began,
-                                "frames": frame_count(path), "which": "compare"}
+    pages["html --diff A B"] = {
+        "path": path,
+        "seconds": time.perf_counter() - began,
+        "frames": frame_count(path),
+        "which": "compare",
+    }
     path = out / "sub.html"
     began = time.perf_counter()
     html(Differential(a, b), HtmlOptions(), path)
-    pages["sub A B | html (one pane)"] = {"path": path, "seconds": time.perf_counter() - began,
-                                          "frames": read_payload(path.read_text())["frames"]["count"], "which": "single"}
+    pages["sub A B | html (one pane)"] = {
+        "path": path,
+        "seconds": time.perf_counter() - began,
+        "frames": read_payload(path.read_text())["frames"]["count"],
+        "which": "single",
+    }
     for page in pages.values():
         page["mb"] = Path(page["path"]).stat().st_size / 1e6  # type: ignore[arg-type]
     return pages
@@ -98,8 +106,11 @@ def measure(browser, path: Path, which: str, repeat: int, zooms: int) -> dict[st
     tab_times: list[float] = []
     three: list[float] = []
     later: dict[str, list[float]] = {tab: [] for tab in LATER_TABS}
-    ready = "window.flamespaceViewer && window.flamespaceViewer.firstPaint" if which == "single" \
+    ready = (
+        "window.flamespaceViewer && window.flamespaceViewer.firstPaint"
+        if which == "single"
         else "window.flamespaceCompare && window.flamespaceCompare.firstPaint"
+    )
     for _ in range(repeat):
         context, page, requests = offline_tab(browser, path)
         page.goto(path.as_uri(), wait_until="load", timeout=600_000)
@@ -107,12 +118,12 @@ def measure(browser, path: Path, which: str, repeat: int, zooms: int) -> dict[st
         paints.append(page.evaluate(ready.split(" && ")[1]) / 1000)
         print(f"    first paint {paints[-1]:.2f} s", file=sys.stderr)
         targets = page.evaluate(TARGETS, which)
-        targets = targets[::max(1, len(targets) // zooms)][:zooms]
+        targets = targets[:: max(1, len(targets) // zooms)][:zooms]
         zoom_times += [page.evaluate(ZOOM, [which, i]) / 1000 for i in targets]
         if which != "single":
             tab_times.append(page.evaluate(OPEN_TAB, "panes") / 1000)
             targets = page.evaluate(TARGETS, which)
-            targets = targets[::max(1, len(targets) // zooms)][:zooms]
+            targets = targets[:: max(1, len(targets) // zooms)][:zooms]
             three += [page.evaluate(ZOOM, [which, i]) / 1000 for i in targets]
             page.evaluate("window.flamespaceCompare.panes()[0].reset()")
             for tab in LATER_TABS[1:]:
@@ -120,9 +131,13 @@ def measure(browser, path: Path, which: str, repeat: int, zooms: int) -> dict[st
         assert not requests, requests
         context.close()
     nan = float("nan")
-    return {"paint": statistics.median(paints), "zoom": statistics.median(zoom_times) if zoom_times else nan,
-            "tab": statistics.median(tab_times) if tab_times else nan, "three": statistics.median(three) if three else nan,
-            **{f"tab:{tab}": statistics.median(times) for tab, times in later.items() if times}}
+    return {
+        "paint": statistics.median(paints),
+        "zoom": statistics.median(zoom_times) if zoom_times else nan,
+        "tab": statistics.median(tab_times) if tab_times else nan,
+        "three": statistics.median(three) if three else nan,
+        **{f"tab:{tab}": statistics.median(times) for tab, times in later.items() if times},
+    }
 
 
 def main() -> None:
@@ -141,8 +156,13 @@ def main() -> None:
     pages = build(args.out.resolve())
     if args.before:
         before = args.before.resolve() / "diff.html"
-        pages["html --diff A B (before)"] = {"path": before, "seconds": float("nan"), "frames": frame_count(before),
-                                             "which": "compare", "mb": before.stat().st_size / 1e6}
+        pages["html --diff A B (before)"] = {
+            "path": before,
+            "seconds": float("nan"),
+            "frames": frame_count(before),
+            "which": "compare",
+            "mb": before.stat().st_size / 1e6,
+        }
     results = {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -151,8 +171,10 @@ def main() -> None:
             results[name] = measure(browser, Path(page["path"]), str(page["which"]), args.repeat, args.zooms)  # type: ignore[arg-type]
         browser.close()
     load_after = " ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"\n100,000 + 100,000 stacks; {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
-          f"load average before {load_before}, after {load_after}; medians of {args.repeat} loads x {args.zooms} zooms\n")
+    print(
+        f"\n100,000 + 100,000 stacks; {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
+        f"load average before {load_before}, after {load_after}; medians of {args.repeat} loads x {args.zooms} zooms\n"
+    )
     print("| page | frames | file | build | first paint | zoom, one pane | open A \\| B \\| Δ | zoom, three panes in step |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, page in pages.items():
@@ -161,14 +183,20 @@ def main() -> None:
         def ms(value: float) -> str:
             return "–" if value != value else f"{1000 * value:.0f} ms"
 
-        print(f"| {name.replace('|', chr(92) + '|')} | {page['frames']:,} | {page['mb']:.1f} MB | {page['seconds']:.1f} s | {r['paint']:.2f} s "
-              f"| {ms(r['zoom'])} | {ms(r['tab'])} | {ms(r['three'])} |")
+        print(
+            f"| {name.replace('|', chr(92) + '|')} | {page['frames']:,} | {page['mb']:.1f} MB | {page['seconds']:.1f} s | {r['paint']:.2f} s "
+            f"| {ms(r['zoom'])} | {ms(r['tab'])} | {ms(r['three'])} |"
+        )
     print("\nFirst visit of each later tab (overlay: back to the tab made at load)\n")
     print("| page | " + " | ".join(LATER_TABS[1:]) + " |")
     print("|---|" + "---:|" * (len(LATER_TABS) - 1))
     for name, r in results.items():
         if f"tab:{LATER_TABS[1]}" in r:
-            print(f"| {name.replace('|', chr(92) + '|')} | " + " | ".join(f"{1000 * r[f'tab:{tab}']:.0f} ms" for tab in LATER_TABS[1:]) + " |")
+            print(
+                f"| {name.replace('|', chr(92) + '|')} | "
+                + " | ".join(f"{1000 * r[f'tab:{tab}']:.0f} ms" for tab in LATER_TABS[1:])
+                + " |"
+            )
 
 
 if __name__ == "__main__":

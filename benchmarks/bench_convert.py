@@ -37,7 +37,10 @@ def example(flamegraph: Path) -> Path:
     """example-perf-stacks, unzipped once into benchmarks/.data."""
     target = DATA / "example-perf-stacks.txt"
     if not target.exists():
-        for source in (PEER_FIXTURES / "flamegraph-examples/example-perf-stacks.txt.gz", flamegraph / "example-perf-stacks.txt.gz"):
+        for source in (
+            PEER_FIXTURES / "flamegraph-examples/example-perf-stacks.txt.gz",
+            flamegraph / "example-perf-stacks.txt.gz",
+        ):
             if source.exists():
                 DATA.mkdir(parents=True, exist_ok=True)
                 with gzip.open(source, "rb") as src, open(target, "wb") as out:
@@ -56,8 +59,12 @@ def distinct(source: Path) -> Path:
     target = DATA / "example-perf-stacks-distinct.txt"
     if not target.exists():
         count = iter(range(1, 1 << 40))
-        text = re.sub(r"^(\s+)([0-9a-f]+) ", lambda m: f"{m.group(1)}{int(m.group(2), 16) + 16 * next(count):x} ",
-                      source.read_text(), flags=re.M)
+        text = re.sub(
+            r"^(\s+)([0-9a-f]+) ",
+            lambda m: f"{m.group(1)}{int(m.group(2), 16) + 16 * next(count):x} ",
+            source.read_text(),
+            flags=re.M,
+        )
         target.write_text(text)
     return target
 
@@ -109,8 +116,10 @@ def main() -> None:
     inputs = [small, distinct(small)] + [repeated(small, int(size)) for size in args.sizes.split(",") if size]
     if args.gb:
         inputs.append(repeated(small, 1000))
-    print(f"# {platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
-          f"Python {platform.python_version()}; load before: {os.getloadavg()[0]:.2f}")
+    print(
+        f"# {platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
+        f"Python {platform.python_version()}; load before: {os.getloadavg()[0]:.2f}"
+    )
     print("| input | tool | median s | MB/s | peak RSS MB | ratio to Perl |")
     print("|---|---|---:|---:|---:|---:|")
     for path in inputs:
@@ -134,8 +143,10 @@ def main() -> None:
         perl = statistics.median(times["stackcollapse-perf.pl"])
         for name in tools:
             median = statistics.median(times[name])
-            print(f"| {path.name} ({size:,.0f} MB) | {name} | {median:.3f} | {size / median:,.0f} | "
-                  f"{max(peaks[name]):,.0f} | {median / perl:.2f} |")
+            print(
+                f"| {path.name} ({size:,.0f} MB) | {name} | {median:.3f} | {size / median:,.0f} | "
+                f"{max(peaks[name]):,.0f} | {median / perl:.2f} |"
+            )
     print(f"# load after: {os.getloadavg()[0]:.2f}; {args.repeat} runs per tool and input (3 at most on inputs over 500 MB)")
 
 

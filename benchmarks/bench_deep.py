@@ -76,9 +76,11 @@ def main() -> None:
     args = parser.parse_args()
     path = deep_file(args.depth)
     exe = str(Path(sys.executable).parent / "flamespace")
-    print(f"input: one stack {args.depth:,} frames deep ({path.stat().st_size / 1e6:.1f} MB); "
-          f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-          f"load: {os.getloadavg()[0]:.2f}")
+    print(
+        f"input: one stack {args.depth:,} frames deep ({path.stat().st_size / 1e6:.1f} MB); "
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"load: {os.getloadavg()[0]:.2f}"
+    )
     print("| command | wall s | peak RSS MB | status |\n|---|---:|---:|---|")
     for name in args.commands.split(","):
         seconds, rss, status = run([exe, *COMMANDS[name], str(path)], args.timeout, args.max_memory_mb * 1024 * 1024)

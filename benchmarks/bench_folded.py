@@ -45,10 +45,7 @@ SUB_A = DATA / "sub_a.folded"
 SUB_B = DATA / "sub_b.folded"
 
 #: merge's peer: sum the count after the last whitespace by stack text, print sorted.
-PERL_HASH_SUM = (
-    "perl -ne 'if (/^(.*)\\s+(\\d+(?:\\.\\d*)?)$/) { $h{$1} += $2 }"
-    "  END { print \"$_ $h{$_}\\n\" for sort keys %h }'"
-)
+PERL_HASH_SUM = "perl -ne 'if (/^(.*)\\s+(\\d+(?:\\.\\d*)?)$/) { $h{$1} += $2 }  END { print \"$_ $h{$_}\\n\" for sort keys %h }'"
 
 
 def generate_big(path: Path, stacks: int = 200_000, max_depth: int = 60, seed: int = 1) -> None:
@@ -67,8 +64,7 @@ def generate_big(path: Path, stacks: int = 200_000, max_depth: int = 60, seed: i
             out.write(f"{stack} {rng.randint(1, 5000)}\n")
 
 
-def generate_runs(directory: Path, files: int = 50, stacks: int = 5000, seed: int = 2,
-                  sample_seed: int | None = None) -> None:
+def generate_runs(directory: Path, files: int = 50, stacks: int = 5000, seed: int = 2, sample_seed: int | None = None) -> None:
     """Runs of one program: mostly the same stacks with noisy counts. Another ``sample_seed``
     draws other runs of the same program (same stacks to choose from: ``seed``)."""
     rng = random.Random(seed)
@@ -235,26 +231,36 @@ def main() -> None:
     print(f"big file: {size_mb:.0f} MB, 200,000 stacks; runs: 50 files x 5,000 stacks; median of {args.repeat}", file=sys.stderr)
     results = measure(tasks, args.repeat)
     print()
-    print(f"machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-          f"load average before/after: {load_before} / {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(
+        f"machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"load average before/after: {load_before} / {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
+    )
     for label, key, target in [
         ("parse big file, stacks kept as texts (flamespace.read)", "parse (read)", ">= 100 MB/s"),
         ("parse big file, frames split (flamespace.read, first stack asked for)", "parse (read, frames)", ""),
     ]:
         if label in results:
             r = results[label]
-            print(f"{key}: {size_mb / r['seconds']:.0f} MB/s wall, {size_mb / r['cpu']:.0f} MB/s CPU, "
-                  f"peak RSS {r['rss_mb']:.0f} MB {('(target ' + target + ')') if target else ''}")
+            print(
+                f"{key}: {size_mb / r['seconds']:.0f} MB/s wall, {size_mb / r['cpu']:.0f} MB/s CPU, "
+                f"peak RSS {r['rss_mb']:.0f} MB {('(target ' + target + ')') if target else ''}"
+            )
     for ours, peer, what in [
         ("sub 2 x 100,000 (flamespace sub -n CLI)", "sub 2 x 100,000 (difffolded.pl -n)", "sub / difffolded.pl"),
         ("sub 2 x 100,000 (flamespace sub -n CLI)", "sub 2 x 100,000 (difffolded.pl -n | sort)", "sub / (difffolded.pl | sort)"),
         ("merge 50 x 5,000 (flamespace merge CLI, whole process)", "merge 50 x 5,000 (Perl hash sum)", "merge / Perl hash sum"),
         ("sub 2 x 100,000 (flamespace sub -n CLI)", "sub 2 x 100,000 (baseline sub -n CLI)", "sub / baseline sub"),
-        ("merge 50 x 5,000 (flamespace merge CLI, whole process)", "merge 50 x 5,000 (baseline merge CLI)", "merge / baseline merge"),
+        (
+            "merge 50 x 5,000 (flamespace merge CLI, whole process)",
+            "merge 50 x 5,000 (baseline merge CLI)",
+            "merge / baseline merge",
+        ),
     ]:
         if ours in results and peer in results:
             a, b = results[ours], results[peer]
-            print(f"{what}: {a['wall'] / b['wall']:.2f}x wall, {a['cpu'] / b['cpu']:.2f}x CPU, {a['rss_mb'] / b['rss_mb']:.2f}x peak RSS")
+            print(
+                f"{what}: {a['wall'] / b['wall']:.2f}x wall, {a['cpu'] / b['cpu']:.2f}x CPU, {a['rss_mb'] / b['rss_mb']:.2f}x peak RSS"
+            )
     print()
     print("| task | median s | whole process s | CPU s | peak RSS MB |")
     print("|---|---:|---:|---:|---:|")

@@ -78,6 +78,7 @@ def flamespace(*args: str, cwd: Path, env: dict[str, str] = None) -> subprocess.
 
 # --- 1. the paper's experiment -------------------------------------------------------------
 
+
 def experiment(directory: Path, runs: int, rate: str) -> dict:
     """One collection and comparison of the paper's two programs; what was found, as a dict."""
     directory.mkdir()
@@ -86,29 +87,68 @@ def experiment(directory: Path, runs: int, rate: str) -> dict:
     path = f"PYTHONPATH={directory}"
     start = time.perf_counter()
     collected = flamespace(
-        "collect", "-n", str(runs), "--rate", rate, "-o", "runs",
-        "--baseline-cmd", "main.py", "--baseline-env", path,
-        "--candidate-cmd", "main.py", "--candidate-env", path, "--candidate-env", "REGRESSION=1", cwd=directory)
+        "collect",
+        "-n",
+        str(runs),
+        "--rate",
+        rate,
+        "-o",
+        "runs",
+        "--baseline-cmd",
+        "main.py",
+        "--baseline-env",
+        path,
+        "--candidate-cmd",
+        "main.py",
+        "--candidate-env",
+        path,
+        "--candidate-env",
+        "REGRESSION=1",
+        cwd=directory,
+    )
     seconds = time.perf_counter() - start
     if collected.returncode != 0:
         raise RuntimeError(f"collect failed (exit {collected.returncode}): {collected.stderr[-600:]}")
-    compared = flamespace("compare", "--baseline", "runs/baseline", "--candidate", "runs/candidate",
-                          "--alternative", "two-sided", "--json", cwd=directory)
+    compared = flamespace(
+        "compare",
+        "--baseline",
+        "runs/baseline",
+        "--candidate",
+        "runs/candidate",
+        "--alternative",
+        "two-sided",
+        "--json",
+        cwd=directory,
+    )
     if compared.returncode not in (0, 3):
         raise RuntimeError(f"compare failed (exit {compared.returncode}): {compared.stderr[-600:]}")
     result = json.loads(compared.stdout)
     real = real_deltas(directory / "slept.log")
     # the same comparison without the runs whose sampler fell behind (README, "Quality metadata")
-    strict = flamespace("compare", "--baseline", "runs/baseline", "--candidate", "runs/candidate",
-                        "--alternative", "two-sided", "--json", "--max-missed", MAX_MISSED, cwd=directory)
+    strict = flamespace(
+        "compare",
+        "--baseline",
+        "runs/baseline",
+        "--candidate",
+        "runs/candidate",
+        "--alternative",
+        "two-sided",
+        "--json",
+        "--max-missed",
+        MAX_MISSED,
+        cwd=directory,
+    )
     strict_stacks = {s["stack"][-1]: s for s in json.loads(strict.stdout)["stacks"]} if strict.returncode in (0, 3) else {}
-    strict_runs = (json.loads(strict.stdout).get("runs") if strict.returncode in (0, 3) else None)
+    strict_runs = json.loads(strict.stdout).get("runs") if strict.returncode in (0, 3) else None
     flagged = [s for s in result["stacks"] if s["significant"]]
     found = {}
     for leaf in NOMINAL:
         # the stack with this leaf that was flagged, else the largest (a leaf can sit under several parents)
-        stacks = sorted((s for s in result["stacks"] if s["stack"][-1] == leaf),
-                        key=lambda s: (s["significant"], abs(s["delta"])), reverse=True)
+        stacks = sorted(
+            (s for s in result["stacks"] if s["stack"][-1] == leaf),
+            key=lambda s: (s["significant"], abs(s["delta"])),
+            reverse=True,
+        )
         change = stacks[0] if stacks else None
         found[leaf] = {
             "delta_ms": change["delta"] / MS if change else float("nan"),
@@ -133,10 +173,14 @@ def experiment(directory: Path, runs: int, rate: str) -> dict:
 
 def run_experiments(hog_levels: Sequence[int], reps: int, runs: int, rate: str, tmp: Path) -> list[dict]:
     found: list[dict] = []
-    print(f"\n== The paper's experiment: collect -n {runs} --rate {rate}, compare --alternative two-sided "
-          f"(α = {ALPHA}); Δ [interval] ms; nominal -50 (a) and +100 (start-up); real = the programs' own clock")
-    print(f"{'hogs':>4} {'rep':>3}  {'a(): Δ [interval]':<26} {'real':>7} {'start-up: Δ [interval]':<26} {'real':>7}"
-          f"  {'exactly 2':<9} {'exit':>4} {'collect s':>9}  load")
+    print(
+        f"\n== The paper's experiment: collect -n {runs} --rate {rate}, compare --alternative two-sided "
+        f"(α = {ALPHA}); Δ [interval] ms; nominal -50 (a) and +100 (start-up); real = the programs' own clock"
+    )
+    print(
+        f"{'hogs':>4} {'rep':>3}  {'a(): Δ [interval]':<26} {'real':>7} {'start-up: Δ [interval]':<26} {'real':>7}"
+        f"  {'exactly 2':<9} {'exit':>4} {'collect s':>9}  load"
+    )
     for hogs in hog_levels:
         processes = start_hogs(hogs)
         try:
@@ -153,12 +197,18 @@ def run_experiments(hog_levels: Sequence[int], reps: int, runs: int, rate: str, 
                 cells = []
                 for leaf in (A_LEAF, STARTUP_LEAF):
                     s = row["stacks"][leaf]
-                    cells.append(f"{s['delta_ms']:+7.1f} [{s['lower_ms']:+6.1f}, {s['upper_ms']:+6.1f}]"
-                                 f"{'' if s['significant'] else ' ns':<3}  {s['real_ms']:+7.1f}")
-                print(f"{hogs:>4} {rep:>3}  {cells[0]} {cells[1]}  {'yes' if row['exactly_two'] else 'NO':<9}"
-                      f" {row['exit']:>4} {row['collect_s']:9.1f}  {row['load'][1]}")
-                print(f"          --max-missed {MAX_MISSED}: a() {row['stacks'][A_LEAF]['strict_delta_ms']:+.1f}, start-up "
-                      f"{row['stacks'][STARTUP_LEAF]['strict_delta_ms']:+.1f} ms, exit {row['strict_exit']}")
+                    cells.append(
+                        f"{s['delta_ms']:+7.1f} [{s['lower_ms']:+6.1f}, {s['upper_ms']:+6.1f}]"
+                        f"{'' if s['significant'] else ' ns':<3}  {s['real_ms']:+7.1f}"
+                    )
+                print(
+                    f"{hogs:>4} {rep:>3}  {cells[0]} {cells[1]}  {'yes' if row['exactly_two'] else 'NO':<9}"
+                    f" {row['exit']:>4} {row['collect_s']:9.1f}  {row['load'][1]}"
+                )
+                print(
+                    f"          --max-missed {MAX_MISSED}: a() {row['stacks'][A_LEAF]['strict_delta_ms']:+.1f}, start-up "
+                    f"{row['stacks'][STARTUP_LEAF]['strict_delta_ms']:+.1f} ms, exit {row['strict_exit']}"
+                )
                 if not row["exactly_two"]:
                     print(f"          flagged: {row['flagged']}")
                 for warning in row["warnings"]:
@@ -168,12 +218,15 @@ def run_experiments(hog_levels: Sequence[int], reps: int, runs: int, rate: str, 
     if found:
         worst_nominal = max(abs(s["delta_ms"] - s["nominal_ms"]) for r in found for s in r["stacks"].values())
         worst_real = max(abs(s["delta_ms"] - s["real_ms"]) for r in found for s in r["stacks"].values())
-        print(f"largest |Δ − nominal| {worst_nominal:.1f} ms, largest |Δ − real| {worst_real:.1f} ms; "
-              f"exactly the two stacks in {sum(r['exactly_two'] for r in found)}/{len(found)}")
+        print(
+            f"largest |Δ − nominal| {worst_nominal:.1f} ms, largest |Δ − real| {worst_real:.1f} ms; "
+            f"exactly the two stacks in {sum(r['exactly_two'] for r in found)}/{len(found)}"
+        )
     return found
 
 
 # --- 2. A/A under load ---------------------------------------------------------------------
+
 
 def collect_pool(runs: int, hogs: int, rate: str, tmp: Path, step: bool = False) -> tuple[Path, float, list[str]]:
     """``flamespace collect -n RUNS`` of the known-answer program under ``hogs`` hogs; with
@@ -186,8 +239,14 @@ def collect_pool(runs: int, hogs: int, rate: str, tmp: Path, step: bool = False)
         time.sleep(1 if processes else 0)
         load = [uptime()]
         start = time.perf_counter()
-        child = subprocess.Popen([FLAMESPACE, "collect", "-n", str(runs), "--rate", rate, "-q", "-o", "pool", "--",
-                                  str(program)], cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        child = subprocess.Popen(
+            [FLAMESPACE, "collect", "-n", str(runs), "--rate", rate, "-q", "-o", "pool", "--", str(program)],
+            cwd=tmp,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         if step:
             while child.poll() is None and len(list((tmp / "pool").glob("*.folded"))) < runs // 2:
                 time.sleep(0.05)
@@ -243,8 +302,9 @@ def _coin_flips(alternating: Sequence[int], rng: random.Random) -> tuple[int, ..
     return tuple(a for a, _ in pairs) + tuple(b for _, b in pairs)
 
 
-def aa_splits(sample: Sample, infos: list, sizes: Sequence[int], splits: int, seed: int,
-              step: int | None = None, shuffles: int = 0) -> list[dict]:
+def aa_splits(
+    sample: Sample, infos: list, sizes: Sequence[int], splits: int, seed: int, step: int | None = None, shuffles: int = 0
+) -> list[dict]:
     """The gate's statistics on random and consecutive-window splits of one pool of runs.
 
     Overlapping windows share most of their runs, so their rate is a very noisy estimate and a
@@ -287,9 +347,14 @@ def aa_splits(sample: Sample, infos: list, sizes: Sequence[int], splits: int, se
             started = time.perf_counter()
             for number, picks in enumerate(chosen):
                 base, cand = picks[:n], picks[n:]
-                result = compare(part(base), part(cand), seed=number, paired=design.endswith("paired"), alternative=GATE_ALTERNATIVE)
-                findings = drift_findings(run_times({"baseline": [infos[i] for i in base], "candidate": [infos[i] for i in cand]}),
-                                          [c.delta for c in result.kept], result.unit)
+                result = compare(
+                    part(base), part(cand), seed=number, paired=design.endswith("paired"), alternative=GATE_ALTERNATIVE
+                )
+                findings = drift_findings(
+                    run_times({"baseline": [infos[i] for i in base], "candidate": [infos[i] for i in cand]}),
+                    [c.delta for c in result.kept],
+                    result.unit,
+                )
                 warning = any(f.level == "warning" for f in findings)
                 flagged += result.regressed
                 warned += warning
@@ -302,21 +367,42 @@ def aa_splits(sample: Sample, infos: list, sizes: Sequence[int], splits: int, se
             if shuffles and design in ("windows", "alternate", "alternate paired", "rounds paired"):
                 for _ in range(shuffles):
                     order = rng.sample(range(total), total)
-                    null.append(sum(compare(part([order[i] for i in p[:n]]), part([order[i] for i in p[n:]]), seed=k,
-                                            paired=design.endswith("paired"), alternative=GATE_ALTERNATIVE).regressed
-                                    for k, p in enumerate(chosen)) / count)
+                    null.append(
+                        sum(
+                            compare(
+                                part([order[i] for i in p[:n]]),
+                                part([order[i] for i in p[n:]]),
+                                seed=k,
+                                paired=design.endswith("paired"),
+                                alternative=GATE_ALTERNATIVE,
+                            ).regressed
+                            for k, p in enumerate(chosen)
+                        )
+                        / count
+                    )
             low, high = binomial_interval(flagged, count)
             # the run-time shift between the two sides (candidate − baseline median), the drift the test sees
             shifts = [statistics.median(times[i] for i in p[n:]) - statistics.median(times[i] for i in p[:n]) for p in chosen]
-            rows.append({"n": n, "design": design, "splits": count, "flagged": flagged, "rate": rate,
-                         "mc_se": math.sqrt(max(rate * (1 - rate), 1e-12) / count), "ci95": [low, high],
-                         "drift_warnings": warned, "drift_warnings_when_flagged": warned_flagged,
-                         "median_abs_shift_ms": 1e3 * statistics.median(abs(s) for s in shifts),
-                         "disjoint_events": disjoint_events([number for number, _ in found], 2 * n)
-                         if design != "random" else None,
-                         "leaves": Counter(leaf for _, changes in found for leaf, _ in changes).most_common(3),
-                         "shuffled_rates": null, "order_p": sum(r >= rate for r in null) / len(null) if null else None,
-                         "flagged_splits": found, "seconds": time.perf_counter() - started})
+            rows.append(
+                {
+                    "n": n,
+                    "design": design,
+                    "splits": count,
+                    "flagged": flagged,
+                    "rate": rate,
+                    "mc_se": math.sqrt(max(rate * (1 - rate), 1e-12) / count),
+                    "ci95": [low, high],
+                    "drift_warnings": warned,
+                    "drift_warnings_when_flagged": warned_flagged,
+                    "median_abs_shift_ms": 1e3 * statistics.median(abs(s) for s in shifts),
+                    "disjoint_events": disjoint_events([number for number, _ in found], 2 * n) if design != "random" else None,
+                    "leaves": Counter(leaf for _, changes in found for leaf, _ in changes).most_common(3),
+                    "shuffled_rates": null,
+                    "order_p": sum(r >= rate for r in null) / len(null) if null else None,
+                    "flagged_splits": found,
+                    "seconds": time.perf_counter() - started,
+                }
+            )
     return rows
 
 
@@ -326,11 +412,24 @@ def shuffled(row: dict) -> str:
     return f"{statistics.mean(null):.3f} {row['order_p']:.2f}" if null else ""
 
 
-def run_aa(runs: int, hogs: int, rate: str, sizes: Sequence[int], splits: int, seed: int, tmp: Path, step: bool,
-           keep: str | None = None, reuse: str | None = None, shuffles: int = 0) -> dict:
+def run_aa(
+    runs: int,
+    hogs: int,
+    rate: str,
+    sizes: Sequence[int],
+    splits: int,
+    seed: int,
+    tmp: Path,
+    step: bool,
+    keep: str | None = None,
+    reuse: str | None = None,
+    shuffles: int = 0,
+) -> dict:
     how = f"no hogs for the first {runs // 2} runs, then {hogs}" if step else f"{hogs} hogs"
-    print(f"\n== A/A under load: one collect -n {runs} --rate {rate} of the known-answer program, {how}; "
-          f"stats.compare at its defaults (maxt, one-sided, family-wise α = {ALPHA})")
+    print(
+        f"\n== A/A under load: one collect -n {runs} --rate {rate} of the known-answer program, {how}; "
+        f"stats.compare at its defaults (maxt, one-sided, family-wise α = {ALPHA})"
+    )
     if reuse:
         pool, seconds, load = Path(reuse) / ("step" if step else "steady"), float("nan"), ["(pool reused)"]
     else:
@@ -341,23 +440,38 @@ def run_aa(runs: int, hogs: int, rate: str, sizes: Sequence[int], splits: int, s
     times = [r.run_time for r in infos]
     third = max(1, len(times) // 3)
     quartiles = statistics.quantiles(times, n=4)
-    print(f"  collected {len(infos)} runs in {seconds:.0f} s ({' / '.join(load)}); run time median "
-          f"{statistics.median(times) * 1e3:.0f} ms, IQR {quartiles[0] * 1e3:.0f}-{quartiles[2] * 1e3:.0f} ms, "
-          f"first third → last third {(statistics.median(times[-third:]) - statistics.median(times[:third])) * 1e3:+.0f} ms")
+    print(
+        f"  collected {len(infos)} runs in {seconds:.0f} s ({' / '.join(load)}); run time median "
+        f"{statistics.median(times) * 1e3:.0f} ms, IQR {quartiles[0] * 1e3:.0f}-{quartiles[2] * 1e3:.0f} ms, "
+        f"first third → last third {(statistics.median(times[-third:]) - statistics.median(times[:third])) * 1e3:+.0f} ms"
+    )
     if step:
         half = len(times) // 2
-        print(f"  run time median before the step {statistics.median(times[:half]) * 1e3:.0f} ms, "
-              f"after {statistics.median(times[half:]) * 1e3:.0f} ms")
+        print(
+            f"  run time median before the step {statistics.median(times[:half]) * 1e3:.0f} ms, "
+            f"after {statistics.median(times[half:]) * 1e3:.0f} ms"
+        )
     rows = aa_splits(sample, infos, sizes, splits, seed, len(infos) // 2 if step else None, shuffles)
-    print(f"  {'n':>3} {'design':<21} {'splits':>6} {'exit 3':>6} {'rate':>6} {'± MC se':>8} {'exact 95%':>13}"
-          f" {'drift warn':>10} {'warn|flag':>9} {'|shift| ms':>10} {'events':>6} {'s':>4} {'shuffled: mean p':>17}  stacks flagged most")
+    print(
+        f"  {'n':>3} {'design':<21} {'splits':>6} {'exit 3':>6} {'rate':>6} {'± MC se':>8} {'exact 95%':>13}"
+        f" {'drift warn':>10} {'warn|flag':>9} {'|shift| ms':>10} {'events':>6} {'s':>4} {'shuffled: mean p':>17}  stacks flagged most"
+    )
     for r in rows:
-        print(f"  {r['n']:>3} {r['design']:<21} {r['splits']:>6} {r['flagged']:>6} {r['rate']:6.3f} {r['mc_se']:8.3f}"
-              f" {r['ci95'][0]:6.3f}-{r['ci95'][1]:.3f} {r['drift_warnings']:>10} {r['drift_warnings_when_flagged']:>9}"
-              f" {r['median_abs_shift_ms']:10.1f} {'' if r['disjoint_events'] is None else r['disjoint_events']:>6}"
-              f" {r['seconds']:4.0f} {shuffled(r):>17}  {', '.join(f'{leaf} ×{k}' for leaf, k in r['leaves'])[:90]}")
-    return {"runs": len(infos), "hogs": hogs, "step": step, "collect_s": seconds, "load": load, "run_times_s": times,
-            "splits": rows}
+        print(
+            f"  {r['n']:>3} {r['design']:<21} {r['splits']:>6} {r['flagged']:>6} {r['rate']:6.3f} {r['mc_se']:8.3f}"
+            f" {r['ci95'][0]:6.3f}-{r['ci95'][1]:.3f} {r['drift_warnings']:>10} {r['drift_warnings_when_flagged']:>9}"
+            f" {r['median_abs_shift_ms']:10.1f} {'' if r['disjoint_events'] is None else r['disjoint_events']:>6}"
+            f" {r['seconds']:4.0f} {shuffled(r):>17}  {', '.join(f'{leaf} ×{k}' for leaf, k in r['leaves'])[:90]}"
+        )
+    return {
+        "runs": len(infos),
+        "hogs": hogs,
+        "step": step,
+        "collect_s": seconds,
+        "load": load,
+        "run_times_s": times,
+        "splits": rows,
+    }
 
 
 def main() -> None:
@@ -368,8 +482,9 @@ def main() -> None:
     parser.add_argument("--rate", default="1000", help="sampling rate (Hz) of both parts")
     parser.add_argument("--runs", type=int, default=80, help="runs in the A/A pool")
     parser.add_argument("--aa-hogs", type=int, default=2, help="hogs while the A/A pool is collected")
-    parser.add_argument("--step-hogs", type=int, default=4, help="a second A/A pool whose hogs start halfway "
-                        "through the collection (0: none)")
+    parser.add_argument(
+        "--step-hogs", type=int, default=4, help="a second A/A pool whose hogs start halfway through the collection (0: none)"
+    )
     parser.add_argument("--sizes", default="3,5,10,20", help="runs a side in the A/A splits")
     parser.add_argument("--splits", type=int, default=400, help="random splits per size")
     parser.add_argument("--seed", type=int, default=0)
@@ -385,20 +500,21 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-gate-load-") as name:
         tmp = Path(name)
         if not args.skip_experiment:
-            out["experiment"] = run_experiments([int(h) for h in args.hogs.split(",")], args.reps,
-                                                args.experiment_runs, args.rate, tmp)
+            out["experiment"] = run_experiments(
+                [int(h) for h in args.hogs.split(",")], args.reps, args.experiment_runs, args.rate, tmp
+            )
         if not args.skip_aa:
             aa_dir = tmp / "aa"
             aa_dir.mkdir()
             sizes = [int(s) for s in args.sizes.split(",")]
             common = dict(keep=args.keep, reuse=args.pools, shuffles=args.shuffles)
-            out["aa"] = run_aa(args.runs, args.aa_hogs, args.rate, sizes, args.splits, args.seed, aa_dir, step=False,
-                               **common)
+            out["aa"] = run_aa(args.runs, args.aa_hogs, args.rate, sizes, args.splits, args.seed, aa_dir, step=False, **common)
             if args.step_hogs:
                 step_dir = tmp / "aa-step"
                 step_dir.mkdir()
-                out["aa_step"] = run_aa(args.runs, args.step_hogs, args.rate, sizes, args.splits, args.seed, step_dir,
-                                        step=True, **common)
+                out["aa_step"] = run_aa(
+                    args.runs, args.step_hogs, args.rate, sizes, args.splits, args.seed, step_dir, step=True, **common
+                )
     print(f"\n{uptime()} at the end")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))

@@ -49,8 +49,14 @@ sys.path.insert(0, str(HERE))
 from bench_folded import BIG  # noqa: E402  (the foundation's generator)
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 OUT = HERE / ".data" / "html"
 
 NEXT_FRAME = "() => new Promise(done => requestAnimationFrame(() => setTimeout(() => done(performance.now()), 0)))"
@@ -105,8 +111,10 @@ def build_frames(frames: int, svg_max: int) -> dict[str, dict[str, object]]:
     profile = synthetic(frames)
     pages: dict[str, dict[str, object]] = {}
     default = HtmlOptions().min_percent
-    for name, options in (("html (--minwidth 0: every frame)", HtmlOptions(min_percent=0)),
-                          (f"html (default --minwidth {default:g}%)", HtmlOptions())):
+    for name, options in (
+        ("html (--minwidth 0: every frame)", HtmlOptions(min_percent=0)),
+        (f"html (default --minwidth {default:g}%)", HtmlOptions()),
+    ):
         path = OUT / f"frames-{frames}-{options.min_percent:g}.html"
         began = time.perf_counter()
         html(profile, options, path)
@@ -158,7 +166,9 @@ def measure_transforms(browser, path: Path, repeat: int, where: str = "auto") ->
     times: dict[str, list[Any]] = {}
     for _ in range(repeat):
         context = browser.new_context(viewport={"width": 1200, "height": 800})
-        context.route("**/*", lambda route, request: route.continue_() if request.url.split("#")[0] == path.as_uri() else route.abort())
+        context.route(
+            "**/*", lambda route, request: route.continue_() if request.url.split("#")[0] == path.as_uri() else route.abort()
+        )
         page = context.new_page()
         page.goto(path.as_uri(), wait_until="load", timeout=600_000)
         page.wait_for_function("window.flamespaceViewer && window.flamespaceViewer.firstPaint", timeout=600_000)
@@ -204,15 +214,20 @@ def build(stacks: int, fine: float) -> dict[str, dict[str, object]]:
     profile = fs.read(source)
     pages: dict[str, dict[str, object]] = {}
     default = HtmlOptions().min_percent
-    for name, options in ((f"html (--minwidth {default:g}%)", HtmlOptions()),
-                          (f"html (--minwidth {fine:g}%)", HtmlOptions(min_percent=fine))):
+    for name, options in (
+        (f"html (--minwidth {default:g}%)", HtmlOptions()),
+        (f"html (--minwidth {fine:g}%)", HtmlOptions(min_percent=fine)),
+    ):
         path = OUT / f"{stacks}-{options.min_percent:g}.html"
         began = time.perf_counter()
         html(profile, options, path)
         seconds = time.perf_counter() - began
         frames = read_payload(path.read_text())["frames"]["count"]
         pages[name] = {"path": path, "seconds": seconds, "frames": frames}
-    for name, options in (("svg (defaults)", SvgOptions()), (f"svg (--minwidth {default:g}%)", SvgOptions(minwidth=f"{default:g}%"))):
+    for name, options in (
+        ("svg (defaults)", SvgOptions()),
+        (f"svg (--minwidth {default:g}%)", SvgOptions(minwidth=f"{default:g}%")),
+    ):
         path = OUT / f"{stacks}-{str(options.minwidth).rstrip('%')}.svg"
         began = time.perf_counter()
         svg(profile, options, path)
@@ -273,26 +288,43 @@ def measure_page(browser, path: Path, svg: bool, repeat: int, zooms: int) -> dic
             draws.append(draw / 1000)
             frames.append(frame / 1000)
         context.close()
-    return {"paint": statistics.median(paints), "draw": statistics.median(draws) if draws else float("nan"),
-            "frame": statistics.median(frames) if frames else float("nan")}
+    return {
+        "paint": statistics.median(paints),
+        "draw": statistics.median(draws) if draws else float("nan"),
+        "frame": statistics.median(frames) if frames else float("nan"),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames", default="10000,100000,1000000", help="synthetic profiles of these many frames (comma-separated)")
-    parser.add_argument("--svg-max-frames", type=int, default=150_000, help="open SVGs of at most this many frames (larger: size only)")
+    parser.add_argument(
+        "--frames", default="10000,100000,1000000", help="synthetic profiles of these many frames (comma-separated)"
+    )
+    parser.add_argument(
+        "--svg-max-frames", type=int, default=150_000, help="open SVGs of at most this many frames (larger: size only)"
+    )
     parser.add_argument("--stacks", type=int, default=None, help="instead: lines of the 200,000-stack file to use")
     parser.add_argument("--repeat", type=int, default=3, help="page loads per page (medians shown)")
     parser.add_argument("--repeat-svg", type=int, default=1, help="page loads per SVG (an SVG of a million frames takes minutes)")
     parser.add_argument("--zooms", type=int, default=10, help="frames zoomed into per load")
     parser.add_argument("--fine", type=float, default=0.0002, help="the finer --minwidth (a percentage of the total, without %%)")
-    parser.add_argument("--no-svg", action="store_true", help="leave the SVGs out (one of a million frames takes minutes to open)")
-    parser.add_argument("--transforms-only", action="store_true",
-                        help="--frames: time only the transforms (in the worker, on the main thread and with --baseline-js's script)")
-    parser.add_argument("--baseline-js", type=Path, default=None, metavar="FILE",
-                        help="--frames: also time the transforms of each HTML page with this page script instead (an "
-                             "older checkout's, e.g. its python -c 'from flamespace.render.bundle import bundle; "
-                             "print(bundle(\"viewer.mjs\"), end=\"\")' > old.js), in the same run")
+    parser.add_argument(
+        "--no-svg", action="store_true", help="leave the SVGs out (one of a million frames takes minutes to open)"
+    )
+    parser.add_argument(
+        "--transforms-only",
+        action="store_true",
+        help="--frames: time only the transforms (in the worker, on the main thread and with --baseline-js's script)",
+    )
+    parser.add_argument(
+        "--baseline-js",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="--frames: also time the transforms of each HTML page with this page script instead (an "
+        "older checkout's, e.g. its python -c 'from flamespace.render.bundle import bundle; "
+        'print(bundle("viewer.mjs"), end="")\' > old.js), in the same run',
+    )
     args = parser.parse_args()
     if args.stacks is None:
         frames_main(args)
@@ -315,14 +347,18 @@ def main() -> None:
             results[name] = measure_page(browser, Path(page["path"]), svg, args.repeat_svg if svg else args.repeat, args.zooms)  # type: ignore[arg-type]
         browser.close()
     load_after = " ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"\n{args.stacks:,} stacks; {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
-          f"load average before {load_before}, after {load_after}; medians of {args.repeat} loads ({args.repeat_svg} of an SVG) x {args.zooms} zooms\n")
+    print(
+        f"\n{args.stacks:,} stacks; {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
+        f"load average before {load_before}, after {load_after}; medians of {args.repeat} loads ({args.repeat_svg} of an SVG) x {args.zooms} zooms\n"
+    )
     print("| page | frames | file | build | first paint | zoom: draw | zoom: to next frame |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for name, page in pages.items():
         r = results[name]
-        print(f"| {name} | {page['frames']:,} | {page['mb']:.1f} MB | {page['seconds']:.1f} s | {r['paint']:.2f} s "
-              f"| {1000 * r['draw']:.0f} ms | {1000 * r['frame']:.0f} ms |")
+        print(
+            f"| {name} | {page['frames']:,} | {page['mb']:.1f} MB | {page['seconds']:.1f} s | {r['paint']:.2f} s "
+            f"| {1000 * r['draw']:.0f} ms | {1000 * r['frame']:.0f} ms |"
+        )
 
 
 def frames_main(args) -> None:
@@ -356,8 +392,10 @@ def frames_main(args) -> None:
             print(f"  load average before {load_before}, after {load_after}", file=sys.stderr)
             rows.append((frames, "load", {"before": load_before, "after": load_after}, {}))
         browser.close()
-    print(f"\n{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; medians of {args.repeat} loads "
-          f"(1 of an SVG) x {args.zooms} zooms\n")
+    print(
+        f"\n{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; medians of {args.repeat} loads "
+        f"(1 of an SVG) x {args.zooms} zooms\n"
+    )
     print("| profile | page | frames | file | build | first paint | zoom: draw | zoom: to next frame | invert | hide |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     ms = lambda r, key: f"{1000 * r[key]:,.0f} ms" if key in r else "–"  # noqa: E731
@@ -366,10 +404,14 @@ def frames_main(args) -> None:
             print(f"| {frames:,} | load average {page['before']} → {page['after']} | | | | | | | | |")
             continue
         paint = f"{r['paint']:.2f} s" if "paint" in r else "not opened"
-        print(f"| {frames:,} | {name} | {page['frames']:,} | {page['mb']:.1f} MB | {page['seconds']:.1f} s | {paint} "
-              f"| {ms(r, 'draw')} | {ms(r, 'frame')} | {ms(r, 'invert')} | {ms(r, 'hide')} |")
-    print("\nTransforms: from the click to the next animation frame after the result is shown; the click's own "
-          "handler; the longest main-thread task meanwhile (\"longtask\": over 50 ms, else –)\n")
+        print(
+            f"| {frames:,} | {name} | {page['frames']:,} | {page['mb']:.1f} MB | {page['seconds']:.1f} s | {paint} "
+            f"| {ms(r, 'draw')} | {ms(r, 'frame')} | {ms(r, 'invert')} | {ms(r, 'hide')} |"
+        )
+    print(
+        "\nTransforms: from the click to the next animation frame after the result is shown; the click's own "
+        'handler; the longest main-thread task meanwhile ("longtask": over 50 ms, else –)\n'
+    )
     print("| profile | page | ran in | invert | invert: click | invert: longest task | hide | hide: click | hide: longest task |")
     print("|---|---|---|---:|---:|---:|---:|---:|---:|")
     task = lambda r, key: ms(r, key) if r.get(key) else "–"  # noqa: E731
@@ -377,9 +419,11 @@ def frames_main(args) -> None:
         for prefix in ("", "main: "):
             if name == "load" or f"{prefix}invert" not in r:
                 continue
-            print(f"| {frames:,} | {name} | {r[prefix + 'invert in']} | {ms(r, prefix + 'invert')} | {ms(r, prefix + 'invert returned')} "
-                  f"| {task(r, prefix + 'invert task')} | {ms(r, prefix + 'hide')} | {ms(r, prefix + 'hide returned')} "
-                  f"| {task(r, prefix + 'hide task')} |")
+            print(
+                f"| {frames:,} | {name} | {r[prefix + 'invert in']} | {ms(r, prefix + 'invert')} | {ms(r, prefix + 'invert returned')} "
+                f"| {task(r, prefix + 'invert task')} | {ms(r, prefix + 'hide')} | {ms(r, prefix + 'hide returned')} "
+                f"| {task(r, prefix + 'hide task')} |"
+            )
 
 
 if __name__ == "__main__":

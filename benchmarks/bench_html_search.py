@@ -50,7 +50,7 @@ def pages(frames: int, folder: Path):
     build = time.perf_counter() - began
     page = buffer.getvalue()
     start = page.find(_PAYLOAD_OPEN) + len(_PAYLOAD_OPEN)
-    data = json.loads(page[start:page.index("</script>", start)])
+    data = json.loads(page[start : page.index("</script>", start)])
     left_out = sum(read_payload(page).get("narrow", {}).get("count", []))
     exact, before = folder / f"exact-{frames}.html", folder / f"before-{frames}.html"
     exact.write_text(page)
@@ -93,8 +93,10 @@ def build_only(path: str, without: bool) -> None:
         page = buffer.getvalue()
     seconds = time.perf_counter() - began
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"{'without' if without else 'with'} the left-out frames: build {seconds:.1f} s, page {len(page) / 1e6:.1f} MB, "
-          f"peak memory {peak:,.0f} MB (load average {os.getloadavg()[0]:.1f})")
+    print(
+        f"{'without' if without else 'with'} the left-out frames: build {seconds:.1f} s, page {len(page) / 1e6:.1f} MB, "
+        f"peak memory {peak:,.0f} MB (load average {os.getloadavg()[0]:.1f})"
+    )
 
 
 def main() -> None:
@@ -122,9 +124,12 @@ def main() -> None:
             results = {kind: measure(browser, path, args.repeat) for kind, path in written.items()}
             sizes = {kind: path.stat().st_size / 1e6 for kind, path in written.items()}
             e, b = results["exact"], results["before"]
-            print(f"| {frames:,} | {laid:,} | {left_out:,} | {sizes['exact']:.1f} MB (before {sizes['before']:.1f}) | {build:.1f} s "
-                  f"| {e[0]:.0f} ms (before {b[0]:.0f}) | {e[1]:.1f} ms (before {b[1]:.1f}) "
-                  f"| {100 * e[2]:.2f}% (before {100 * b[2]:.2f}%) | {100 * library:.2f}% |", flush=True)
+            print(
+                f"| {frames:,} | {laid:,} | {left_out:,} | {sizes['exact']:.1f} MB (before {sizes['before']:.1f}) | {build:.1f} s "
+                f"| {e[0]:.0f} ms (before {b[0]:.0f}) | {e[1]:.1f} ms (before {b[1]:.1f}) "
+                f"| {100 * e[2]:.2f}% (before {100 * b[2]:.2f}%) | {100 * library:.2f}% |",
+                flush=True,
+            )
         browser.close()
     print(f"load average: {os.getloadavg()[0]:.1f}")
 

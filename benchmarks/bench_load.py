@@ -32,7 +32,7 @@ from pathlib import Path
 
 BIN = Path(sys.executable).parent
 
-SITECUSTOMIZE = r'''
+SITECUSTOMIZE = r"""
 import os, time
 with open(os.environ["KNOWN_ANSWER_OUT"], "a") as _f:
     _f.write(f"t_start {time.perf_counter_ns()}\n")  # the program's first line, for py-spy's rate
@@ -42,9 +42,9 @@ _t = time.perf_counter_ns()
 phase_site_sleep()
 with open(os.environ["KNOWN_ANSWER_OUT"], "a") as _f:
     _f.write(f"site_sleep {time.perf_counter_ns() - _t}\n")
-'''
+"""
 
-PROGRAM = r'''
+PROGRAM = r"""
 import os, time
 T = time.perf_counter_ns
 def phase_imports():  # CPU-bound start-up work of a typical program (in a fresh process)
@@ -85,7 +85,7 @@ def main():
         f.write(f"t_end {T()}\n")
 
 main()
-'''
+"""
 #: Issue 26: a run's start-up stack agrees with the program's own clock within this many ms or
 #: this share of the phase (whichever is larger) in at least 90% of runs, with 4 hogs on 2 cores.
 STARTUP_TOLERANCE_MS, STARTUP_TOLERANCE_SHARE = 5.0, 0.15
@@ -163,7 +163,19 @@ def run_once(kind: str, rate: float, program: Path, site_dir: Path, tmp: Path, p
     if kind == "py-spy":
         command = [pyspy, "record", "--idle", "-r", f"{rate:g}", "-f", "raw", "-o", str(out), "--", sys.executable, str(program)]
     else:
-        command = [sys.executable, "-c", FLAMESPACE_CLI, "record", "-q", "--rate", f"{rate:g}", "-o", str(out), "--", str(program)]
+        command = [
+            sys.executable,
+            "-c",
+            FLAMESPACE_CLI,
+            "record",
+            "-q",
+            "--rate",
+            f"{rate:g}",
+            "-o",
+            str(out),
+            "--",
+            str(program),
+        ]
     out.unlink(missing_ok=True)
     result = subprocess.run(command, env=env, capture_output=True, text=True)
     if result.returncode != 0 or not side.exists() or not out.exists():
@@ -176,8 +188,12 @@ def run_once(kind: str, rate: float, program: Path, site_dir: Path, tmp: Path, p
         samples = sum(float(line.rpartition(" ")[2]) for line in out.read_text().splitlines() if line.strip())
         return errors, samples / (program_ms / 1e3), float("nan"), float("nan")
     # missed_share and longest_gap_ms are absent before flamespace wrote them
-    return errors, float(headers.get("rate_achieved", "nan")), float(headers.get("missed_share", "nan")), \
-        float(headers.get("longest_gap_ms", "nan"))
+    return (
+        errors,
+        float(headers.get("rate_achieved", "nan")),
+        float(headers.get("missed_share", "nan")),
+        float(headers.get("longest_gap_ms", "nan")),
+    )
 
 
 def main() -> None:
@@ -186,8 +202,12 @@ def main() -> None:
     parser.add_argument("--hogs", default="0,2,4", help="numbers of busy-loop processes, comma-separated")
     parser.add_argument("--rate", type=float, default=1000.0)
     parser.add_argument("--no-pyspy", action="store_true")
-    parser.add_argument("--baseline-src", metavar="DIR", help="also run flamespace from this source tree "
-                        "(the src/ of another checkout, C extensions built in place), as 'baseline'")
+    parser.add_argument(
+        "--baseline-src",
+        metavar="DIR",
+        help="also run flamespace from this source tree "
+        "(the src/ of another checkout, C extensions built in place), as 'baseline'",
+    )
     parser.add_argument("--json", help="also write every run's figures here")
     args = parser.parse_args()
     pyspy = None if args.no_pyspy else (shutil.which("py-spy", path=str(BIN)) or shutil.which("py-spy"))
@@ -195,9 +215,11 @@ def main() -> None:
     sources = {"baseline": str(Path(args.baseline_src).resolve())} if args.baseline_src else {}
     if not pyspy and not args.no_pyspy:
         print("py-spy not found (pip install py-spy): flamespace only", file=sys.stderr)
-    print(f"Phase errors (profile minus the program's own clock), ms; {args.runs} runs per cell, "
-          f"wall mode, {args.rate:g} Hz requested; {os.cpu_count()} CPUs; rate: achieved Hz (median); "
-          "missed, gap ms: flamespace's missed_share and longest_gap_ms (medians)")
+    print(
+        f"Phase errors (profile minus the program's own clock), ms; {args.runs} runs per cell, "
+        f"wall mode, {args.rate:g} Hz requested; {os.cpu_count()} CPUs; rate: achieved Hz (median); "
+        "missed, gap ms: flamespace's missed_share and longest_gap_ms (medians)"
+    )
     every: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="bench-load-") as name:
         tmp = Path(name)
@@ -217,8 +239,10 @@ def main() -> None:
             finally:
                 stop_hogs(processes)
             print(f"\n{hogs} hogs ({before} before, {after} after)")
-            print(f"  {'profiler':<11} {'phase':<14} {'median |err|':>12} {'max |err|':>10} {'median err':>11}"
-                  f" {'rate Hz':>8} {'missed':>7} {'gap ms':>7}")
+            print(
+                f"  {'profiler':<11} {'phase':<14} {'median |err|':>12} {'max |err|':>10} {'median err':>11}"
+                f" {'rate Hz':>8} {'missed':>7} {'gap ms':>7}"
+            )
             for kind, runs in cells.items():
                 if not runs:
                     continue
@@ -227,18 +251,32 @@ def main() -> None:
                 gap = statistics.median(r[3] for r in runs)
                 for phase in PHASES:
                     errors = [r[0][phase] for r in runs]
-                    print(f"  {kind:<11} {phase:<14} {statistics.median(abs(e) for e in errors):12.1f}"
-                          f" {max(abs(e) for e in errors):10.1f} {statistics.median(errors):+11.1f}"
-                          f" {rate:8.0f} {'' if missed != missed else f'{100 * missed:6.1f}%':>7}"
-                          f" {'' if gap != gap else f'{gap:7.1f}':>7}")
+                    print(
+                        f"  {kind:<11} {phase:<14} {statistics.median(abs(e) for e in errors):12.1f}"
+                        f" {max(abs(e) for e in errors):10.1f} {statistics.median(errors):+11.1f}"
+                        f" {rate:8.0f} {'' if missed != missed else f'{100 * missed:6.1f}%':>7}"
+                        f" {'' if gap != gap else f'{gap:7.1f}':>7}"
+                    )
                 every_error = [abs(r[0][phase]) for r in runs for phase in PHASES]
                 print(f"  {kind:<11} {'all phases':<14} {statistics.median(every_error):12.1f} {max(every_error):10.1f}")
                 for phase, truth in (("site_sleep", 30.0), ("startup_sleep", 30.0)):
                     agree = sum(abs(r[0][phase]) <= max(STARTUP_TOLERANCE_MS, STARTUP_TOLERANCE_SHARE * truth) for r in runs)
-                    print(f"  {kind:<11} {phase:<14} within {STARTUP_TOLERANCE_MS:g} ms or "
-                          f"{100 * STARTUP_TOLERANCE_SHARE:g}% of the program's clock in {agree} of {len(runs)} runs")
-                every.extend({"hogs": hogs, "profiler": kind, "errors_ms": r[0], "rate": r[1], "missed_share": r[2], "longest_gap_ms": r[3],
-                              "load": [before, after]} for r in runs)
+                    print(
+                        f"  {kind:<11} {phase:<14} within {STARTUP_TOLERANCE_MS:g} ms or "
+                        f"{100 * STARTUP_TOLERANCE_SHARE:g}% of the program's clock in {agree} of {len(runs)} runs"
+                    )
+                every.extend(
+                    {
+                        "hogs": hogs,
+                        "profiler": kind,
+                        "errors_ms": r[0],
+                        "rate": r[1],
+                        "missed_share": r[2],
+                        "longest_gap_ms": r[3],
+                        "load": [before, after],
+                    }
+                    for r in runs
+                )
     if args.json:
         Path(args.json).write_text(json.dumps(every, indent=1))
 

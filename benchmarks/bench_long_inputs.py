@@ -105,12 +105,17 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds each command may take")
     parser.add_argument("--max-memory-mb", type=int, default=4000, help="address-space limit of each command")
     parser.add_argument("--cases", default=",".join(CASES), help=f"which of {', '.join(CASES)} to run")
-    parser.add_argument("--flamespace", default=str(Path(sys.executable).parent / "flamespace"),
-                        help="the command that runs flamespace (default: this environment's)")
+    parser.add_argument(
+        "--flamespace",
+        default=str(Path(sys.executable).parent / "flamespace"),
+        help="the command that runs flamespace (default: this environment's)",
+    )
     args = parser.parse_args()
     command = shlex.split(args.flamespace)
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-          f"load before: {os.getloadavg()[0]:.2f}")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"load before: {os.getloadavg()[0]:.2f}"
+    )
     print("| case | input | command | wall s | peak RSS MB | status | load |\n|---|---:|---|---:|---:|---|---:|")
     for name in args.cases.split(","):
         file_name, write, arguments, expected = CASES[name]
@@ -118,8 +123,11 @@ def main() -> None:
         seconds, rss, status = run([*command, *arguments, str(path)], args.timeout, args.max_memory_mb * 1024 * 1024, expected)
         shown = f"{seconds:.2f}" if seconds is not None else "-"
         size = path.stat().st_size / 1e6
-        print(f"| {name} | {size:.1f} MB | flamespace {' '.join(arguments)} | {shown} | {rss:.0f} | {status} | "
-              f"{os.getloadavg()[0]:.2f} |", flush=True)
+        print(
+            f"| {name} | {size:.1f} MB | flamespace {' '.join(arguments)} | {shown} | {rss:.0f} | {status} | "
+            f"{os.getloadavg()[0]:.2f} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

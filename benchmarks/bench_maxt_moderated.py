@@ -69,8 +69,9 @@ class Model:
         # or (timing-mid) as noisy as the median stack
         self.cv[self.j] = float(np.median(self.cv)) if name == "timing-mid" else 0.1
 
-    def draw(self, rng: np.random.Generator, n: int, factor: np.ndarray | None = None,
-             rounds: np.ndarray | None = None) -> np.ndarray:
+    def draw(
+        self, rng: np.random.Generator, n: int, factor: np.ndarray | None = None, rounds: np.ndarray | None = None
+    ) -> np.ndarray:
         scale = rng.lognormal(0.0, 0.05, size=(n, 1)) * (1.0 if rounds is None else rounds[:, None])
         means = self.mu[None, :] * scale * (1.0 if factor is None else factor[None, :])
         if self.name == "poisson":
@@ -117,13 +118,14 @@ def run_cell(model: Model, design: str, reps: int, seed: int) -> dict[str, dict[
     n1, n2, paired = parse_design(design)
     rng = np.random.default_rng(seed)
     truth = model.true_delta()
-    out: dict[str, dict[str, list[float]]] = {k: {"aa": [], "power": [], "power01": [], "coverage": [], "width": []} for k in ("welch", "moderated")}
+    out: dict[str, dict[str, list[float]]] = {
+        k: {"aa": [], "power": [], "power01": [], "coverage": [], "width": []} for k in ("welch", "moderated")
+    }
     for r in range(reps):
         a1, a2 = pair(model, rng, n1, n2, paired, False)
         b1, b2 = pair(model, rng, n1, n2, paired, True)
         for key in ("welch", "moderated"):
-            aa = maxt.test(a1, a2, ALPHA, 2000, seed=r, paired=paired, statistic=key,
-                           alternative=ALTERNATIVE[0])
+            aa = maxt.test(a1, a2, ALPHA, 2000, seed=r, paired=paired, statistic=key, alternative=ALTERNATIVE[0])
             ab = maxt.test(b1, b2, ALPHA, 2000, seed=r, paired=paired, statistic=key, alternative=ALTERNATIVE[0])
             out[key]["aa"].append(bool(aa.significant.any()))
             out[key]["power"].append(bool(ab.significant[model.j]))
@@ -141,20 +143,33 @@ def rate(values: list[float]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", nargs="+", default=["poisson", "negbin", "timing"], choices=["poisson", "negbin", "timing", "timing-mid", "even"])
+    parser.add_argument(
+        "--models",
+        nargs="+",
+        default=["poisson", "negbin", "timing"],
+        choices=["poisson", "negbin", "timing", "timing-mid", "even"],
+    )
     parser.add_argument("--designs", nargs="+", default=["3x3", "5x5", "10x10", "20x20", "3x10", "5x5p", "10x10p"])
     parser.add_argument("--reps", type=int, default=400)
     parser.add_argument("--alternative", default="greater", choices=["greater", "two-sided"])
-    parser.add_argument("--no-tie-band", action="store_true",
-                        help="intervals as before issue 26: the critical value without the tie band (maxt._beyond_ties)")
+    parser.add_argument(
+        "--no-tie-band",
+        action="store_true",
+        help="intervals as before issue 26: the critical value without the tie band (maxt._beyond_ties)",
+    )
     args = parser.parse_args()
     ALTERNATIVE[0] = args.alternative
     if args.no_tie_band:
         maxt._beyond_ties = lambda value: value
-    print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, "
-          f"load {' '.join(f'{x:.1f}' for x in os.getloadavg())}", file=sys.stderr)
-    print(f"### maxt: Welch's t against the moderated t; α = {ALPHA}, {ALTERNATIVE[0]}, p = {P}, {args.reps} replications a cell, "
-          f"+{100 * GROWTH:g}% on the stack nearest 2%\n")
+    print(
+        f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, "
+        f"load {' '.join(f'{x:.1f}' for x in os.getloadavg())}",
+        file=sys.stderr,
+    )
+    print(
+        f"### maxt: Welch's t against the moderated t; α = {ALPHA}, {ALTERNATIVE[0]}, p = {P}, {args.reps} replications a cell, "
+        f"+{100 * GROWTH:g}% on the stack nearest 2%\n"
+    )
     print("| model | design | statistic | A/A level | power | power at p ≤ 0.01 | coverage | median width / Δ |")
     print("|---|---|---|---|---|---|---|---|")
     for name in args.models:
@@ -163,8 +178,11 @@ def main() -> None:
             start = time.perf_counter()
             out = run_cell(model, design, args.reps, 1000 * i + 17)
             for key, h in out.items():
-                print(f"| {name} | {design} | {key} | {rate(h['aa'])} | {rate(h['power'])} | {rate(h['power01'])} | {rate(h['coverage'])} | "
-                      f"{np.nanmedian(h['width']):.2f} |", flush=True)
+                print(
+                    f"| {name} | {design} | {key} | {rate(h['aa'])} | {rate(h['power'])} | {rate(h['power01'])} | {rate(h['coverage'])} | "
+                    f"{np.nanmedian(h['width']):.2f} |",
+                    flush=True,
+                )
             print(f"({name} {design}: {time.perf_counter() - start:.0f} s)", file=sys.stderr, flush=True)
 
 

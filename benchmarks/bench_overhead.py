@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Callable
 
 BIN = Path(sys.executable).parent
-WORKLOAD = r'''
+WORKLOAD = r"""
 import json, sys, threading, time
 
 def fib(n):
@@ -68,9 +68,9 @@ def main(kind):
     print(f"WORK {time.perf_counter() - start:.6f}", file=sys.stderr)
 
 main(sys.argv[1])
-'''
+"""
 
-KNOWN_ANSWER = r'''
+KNOWN_ANSWER = r"""
 import sys, time
 
 def spin(seconds):
@@ -87,7 +87,7 @@ total = float(sys.argv[1])
 rounds = int(total * 10)
 for _ in range(rounds):  # interleaved in 100 ms rounds
     spin_long(0.04); sleep_long(0.03); spin_short(0.02); sleep_short(0.01)
-'''
+"""
 EXPECTED = {"spin_long": 0.4, "sleep_long": 0.3, "spin_short": 0.2, "sleep_short": 0.1}
 
 
@@ -97,8 +97,28 @@ def profilers(tmp: Path) -> dict[str, Callable[[list[str]], list[str]] | None]:
     flamespace = str(BIN / "flamespace")
     found: dict[str, Callable[[list[str]], list[str]] | None] = {
         "none": lambda cmd: [python, *cmd],
-        "flamespace 100 Hz": lambda cmd: [flamespace, "record", "-q", "--rate", "100", "-o", str(tmp / "f100.folded"), "--", *cmd],
-        "flamespace 1000 Hz": lambda cmd: [flamespace, "record", "-q", "--rate", "1000", "-o", str(tmp / "f1000.folded"), "--", *cmd],
+        "flamespace 100 Hz": lambda cmd: [
+            flamespace,
+            "record",
+            "-q",
+            "--rate",
+            "100",
+            "-o",
+            str(tmp / "f100.folded"),
+            "--",
+            *cmd,
+        ],
+        "flamespace 1000 Hz": lambda cmd: [
+            flamespace,
+            "record",
+            "-q",
+            "--rate",
+            "1000",
+            "-o",
+            str(tmp / "f1000.folded"),
+            "--",
+            *cmd,
+        ],
         "cProfile": lambda cmd: [python, "-m", "cProfile", "-o", str(tmp / "c.prof"), *cmd],
         # memory: bytes allocated per stack (sampled), beside tracemalloc and memray (every allocation)
         "flamespace alloc": lambda cmd: [flamespace, "record", "-q", "--mode", "alloc", "-o", str(tmp / "a.folded"), "--", *cmd],
@@ -167,14 +187,41 @@ def accuracy(seconds: float, runs_each: int, tmp: Path) -> None:
     script = tmp / "known.py"
     script.write_text(KNOWN_ANSWER)
     runs = {
-        "flamespace 100 Hz": [str(BIN / "flamespace"), "record", "-q", "--rate", "100", "-o", str(tmp / "k.folded"), "--", str(script), str(seconds)],
+        "flamespace 100 Hz": [
+            str(BIN / "flamespace"),
+            "record",
+            "-q",
+            "--rate",
+            "100",
+            "-o",
+            str(tmp / "k.folded"),
+            "--",
+            str(script),
+            str(seconds),
+        ],
     }
     pyspy = shutil.which("py-spy", path=str(BIN)) or shutil.which("py-spy")
     if pyspy:
-        runs["py-spy 100 Hz --idle"] = [pyspy, "record", "--idle", "-r", "100", "-f", "raw", "-o", str(tmp / "k-spy.txt"), "--", sys.executable, str(script), str(seconds)]
+        runs["py-spy 100 Hz --idle"] = [
+            pyspy,
+            "record",
+            "--idle",
+            "-r",
+            "100",
+            "-f",
+            "raw",
+            "-o",
+            str(tmp / "k-spy.txt"),
+            "--",
+            sys.executable,
+            str(script),
+            str(seconds),
+        ]
     outputs = {"flamespace 100 Hz": tmp / "k.folded", "py-spy 100 Hz --idle": tmp / "k-spy.txt"}
-    print(f"\nAccuracy on the known-answer program ({seconds:g} s, wall time; expected shares {EXPECTED}; "
-          f"{runs_each} runs each, interleaved):")
+    print(
+        f"\nAccuracy on the known-answer program ({seconds:g} s, wall time; expected shares {EXPECTED}; "
+        f"{runs_each} runs each, interleaved):"
+    )
     errors: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(runs_each):
         for name, command in runs.items():
@@ -185,8 +232,10 @@ def accuracy(seconds: float, runs_each: int, tmp: Path) -> None:
         each = ", ".join(f"{100 * e:.1f}" for e in values)
         print(f"  {name:<22} total abs. error: median {100 * statistics.median(values):5.2f}%  (runs: {each})")
     floor = ideal_sampler_error(100.0, seconds)
-    print(f"  {'an ideal sampler':<22} total abs. error: mean {100 * floor:5.2f}%  "
-          "(simulated: Poisson times, time weights; the noise no sampler at this rate and length avoids)")
+    print(
+        f"  {'an ideal sampler':<22} total abs. error: mean {100 * floor:5.2f}%  "
+        "(simulated: Poisson times, time weights; the noise no sampler at this rate and length avoids)"
+    )
 
 
 def ideal_sampler_error(rate: float, seconds: float, runs: int = 400) -> float:
@@ -221,8 +270,10 @@ def main() -> None:
     parser.add_argument("--accuracy-seconds", type=float, default=10.0)
     parser.add_argument("--accuracy-runs", type=int, default=5)
     args = parser.parse_args()
-    print(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
-          f"Python {platform.python_version()}, {platform.system()} {platform.release()}")
+    print(
+        f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}, {platform.system()} {platform.release()}"
+    )
     with tempfile.TemporaryDirectory() as directory:
         tmp = Path(directory)
         overhead(args.repeat, tmp)

@@ -110,8 +110,8 @@ def median_interval(values: list[float], level: float = 0.95) -> tuple[float, fl
 
     ordered, n = sorted(values), len(values)
     k, below = 0, 0.0
-    while k < n and below + comb(n, k) / 2 ** n <= (1 - level) / 2:
-        below += comb(n, k) / 2 ** n
+    while k < n and below + comb(n, k) / 2**n <= (1 - level) / 2:
+        below += comb(n, k) / 2**n
         k += 1
     low, high = (ordered[k - 1], ordered[n - k]) if k else (ordered[0], ordered[-1])
     return statistics.median(ordered), low, high
@@ -128,8 +128,11 @@ def ratio(times: tuple[list[float], list[float]]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--before", required=True, help="the git ref whose page scripts are the baseline "
-                        "(one from before the modules, e.g. f0f7814)")
+    parser.add_argument(
+        "--before",
+        required=True,
+        help="the git ref whose page scripts are the baseline (one from before the modules, e.g. f0f7814)",
+    )
     parser.add_argument("--frames", type=int, default=100_000)
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=7)
@@ -137,12 +140,16 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     def old(name: str) -> str:
-        return subprocess.run(["git", "show", f"{args.before}:src/flamespace/render/{name}"], cwd=ROOT, check=True,
-                              capture_output=True, text=True).stdout
+        return subprocess.run(
+            ["git", "show", f"{args.before}:src/flamespace/render/{name}"], cwd=ROOT, check=True, capture_output=True, text=True
+        ).stdout
 
     print(f"load average: {os.getloadavg()[0]:.1f}; before: {args.before}; {args.repeat} loads of each page, alternating")
-    print("| page | script before | script after | page before | page after | "
-          + " | ".join(f"{m} before | {m} after | after/before (95% interval)" for m in MEASURES) + " |")
+    print(
+        "| page | script before | script after | page before | page after | "
+        + " | ".join(f"{m} before | {m} after | after/before (95% interval)" for m in MEASURES)
+        + " |"
+    )
     print("|---|" + "---:|" * (4 + 3 * len(MEASURES)))
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
         paths = write_pages(Path(folder), args.frames, args.events)
@@ -162,8 +169,11 @@ def main() -> None:
             for k in range(len(MEASURES)):
                 times = ([load[k] for load in loads[0]], [load[k] for load in loads[1]])
                 cells.append(f"{spread(times[0])} | {spread(times[1])} | {ratio(times)}")
-            print(f"| {name} | {sum(len(s.encode()) for s in old_scripts) / 1e3:,.1f} kB | {len(bundle(entry).encode()) / 1e3:,.1f} kB | "
-                  f"{before.stat().st_size / 1e6:,.2f} MB | {after.stat().st_size / 1e6:,.2f} MB | {' | '.join(cells)} |", flush=True)
+            print(
+                f"| {name} | {sum(len(s.encode()) for s in old_scripts) / 1e3:,.1f} kB | {len(bundle(entry).encode()) / 1e3:,.1f} kB | "
+                f"{before.stat().st_size / 1e6:,.2f} MB | {after.stat().st_size / 1e6:,.2f} MB | {' | '.join(cells)} |",
+                flush=True,
+            )
         browser.close()
     print(f"load average: {os.getloadavg()[0]:.1f}")
 

@@ -48,10 +48,12 @@ def main() -> None:
     if not args.plan_only:
         print("| pool | design | n a side | found | ± (MC s.e.) | reps |")
         print("|---|---|---:|---:|---:|---:|")
-    for name, draw in ([] if args.plan_only else cells):
+    for name, draw in [] if args.plan_only else cells:
         for paired in (True, False):
             for n in [int(x) for x in args.ns.split(",")]:
-                found, tried = detectable_found(draw, n, paired, args.reps, args.permutations, seed=zlib.crc32(f"{name}{paired}{n}".encode()))
+                found, tried = detectable_found(
+                    draw, n, paired, args.reps, args.permutations, seed=zlib.crc32(f"{name}{paired}{n}".encode())
+                )
                 p = found / tried if tried else float("nan")
                 se = math.sqrt(p * (1 - p) / tried) if tried else float("nan")
                 print(f"| {name} | {'paired' if paired else 'unpaired'} | {n} | {p:.3f} | {se:.3f} | {tried} |", flush=True)
@@ -60,13 +62,24 @@ def main() -> None:
         print("|---|---|---:|---:|---:|---:|---:|---:|")
         for name, draw in cells:
             for paired in (True, False):
-                found, tried, planned, seconds = plan_found(draw, paired, 10, 0.2, args.pilots, args.plan_reps, args.permutations,
-                                                   seed=zlib.crc32(f"plan{name}{paired}".encode()), resamples=args.resamples)
+                found, tried, planned, seconds = plan_found(
+                    draw,
+                    paired,
+                    10,
+                    0.2,
+                    args.pilots,
+                    args.plan_reps,
+                    args.permutations,
+                    seed=zlib.crc32(f"plan{name}{paired}".encode()),
+                    resamples=args.resamples,
+                )
                 p = found / tried if tried else float("nan")
                 se = math.sqrt(p * (1 - p) / tried) if tried else float("nan")
                 each = seconds / args.pilots
-                print(f"| {name} | {'paired' if paired else 'unpaired'} | 20% | {np.median(planned):g} | {p:.3f} | {se:.3f} | {tried} | {each:.1f} |",
-                      flush=True)
+                print(
+                    f"| {name} | {'paired' if paired else 'unpaired'} | 20% | {np.median(planned):g} | {p:.3f} | {se:.3f} | {tried} | {each:.1f} |",
+                    flush=True,
+                )
     print(f"\n{time.time() - start:.0f} s")
 
 

@@ -99,8 +99,11 @@ def main() -> None:
                     got[src].append(run(src, dict(tasks(store))[name], store))
             a, b = (got[src] for src in args.sources)
             med = lambda rows, k: statistics.median(r[k] for r in rows)  # noqa: E731
-            print(f"| {name} | {med(a, 0):.3f} | {med(b, 0):.3f} | {med(a, 1):.3f} | {med(b, 1):.3f} | "
-                  f"{med(b, 1) / med(a, 1):.2f} | {max(r[2] for r in a):.0f} | {max(r[2] for r in b):.0f} |", flush=True)
+            print(
+                f"| {name} | {med(a, 0):.3f} | {med(b, 0):.3f} | {med(a, 1):.3f} | {med(b, 1):.3f} | "
+                f"{med(b, 1) / med(a, 1):.2f} | {max(r[2] for r in a):.0f} | {max(r[2] for r in b):.0f} |",
+                flush=True,
+            )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"load: {os.getloadavg()}")

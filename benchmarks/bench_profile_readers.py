@@ -34,7 +34,12 @@ def build(megabytes: float) -> dict:
     text = (FIXTURES / "wall.austin").read_text()
     head = "".join(line for line in text.splitlines(True) if line.startswith("#"))
     body = "".join(line for line in text.splitlines(True) if not line.startswith("#"))
-    paths = {"austin": DATA / "readers.austin", "mojo": DATA / "readers.mojo", "pprof": DATA / "readers.pprof", "gecko": DATA / "readers.gecko.json"}
+    paths = {
+        "austin": DATA / "readers.austin",
+        "mojo": DATA / "readers.mojo",
+        "pprof": DATA / "readers.pprof",
+        "gecko": DATA / "readers.gecko.json",
+    }
     if not paths["austin"].exists():
         paths["austin"].write_text(head + body * (target // len(body) + 1))
     if not paths["mojo"].exists():
@@ -114,8 +119,14 @@ def main() -> None:
     peers = {
         "austin": ["austin2speedscope", str(paths["austin"]), sink] if shutil.which("austin2speedscope") else None,
         "mojo": ["mojo2austin", str(paths["mojo"]), sink] if shutil.which("mojo2austin") else None,
-        "pprof": [python, "-c", "import sys; sys.path.insert(0, sys.argv[2]); from tests.formats._profile_proto import profile_class;"
-                  " profile_class()().ParseFromString(open(sys.argv[1], 'rb').read())", str(paths.get("pprof")), str(HERE.parent)],
+        "pprof": [
+            python,
+            "-c",
+            "import sys; sys.path.insert(0, sys.argv[2]); from tests.formats._profile_proto import profile_class;"
+            " profile_class()().ParseFromString(open(sys.argv[1], 'rb').read())",
+            str(paths.get("pprof")),
+            str(HERE.parent),
+        ],
         "gecko": [python, "-c", "import json, sys; json.load(open(sys.argv[1]))", str(paths["gecko"])],
     }
     print(f"python {sys.version.split()[0]}, load {os.getloadavg()[0]:.1f}, median of {args.repeat}")

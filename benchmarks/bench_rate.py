@@ -49,7 +49,7 @@ from bench_load import FLAMESPACE_CLI, start_hogs, stop_hogs, uptime  # noqa: E4
 BIN = Path(sys.executable).parent
 FUNCTIONS = ("work_a", "work_b", "work_c")
 
-PROGRAM = r'''
+PROGRAM = r"""
 import os, sys, time
 T, CPU = time.perf_counter_ns, time.thread_time_ns
 def spin(ns):
@@ -76,10 +76,10 @@ def main(seconds):
             f.write(f"{name} {ns}\n")
         f.write(f"elapsed {T() - start}\n")
 main(float(sys.argv[1]))
-'''
+"""
 
 
-PROBE = r'''
+PROBE = r"""
 import sys, time, threading, json
 from flamespace.collect._waiter import Waiter
 from flamespace.collect.engine import GRAB_MICROSECONDS
@@ -102,7 +102,7 @@ if mode == "spin":
         pass
 thread.join()
 print(json.dumps({"os": woken, "gil": held}))
-'''
+"""
 
 
 def lateness(hogs_levels: list[int]) -> None:
@@ -119,7 +119,9 @@ def lateness(hogs_levels: list[int]) -> None:
                 for part in ("os", "gil"):
                     values = sorted(parts[part])
                     at = lambda q: values[int(q * (len(values) - 1))] / 1e3  # noqa: E731
-                    cells.append(f"{part.upper()} {at(0.5):.0f} / {at(0.9):.0f} / {at(0.99):.0f} / {statistics.mean(values) / 1e3:.0f}")
+                    cells.append(
+                        f"{part.upper()} {at(0.5):.0f} / {at(0.9):.0f} / {at(0.99):.0f} / {statistics.mean(values) / 1e3:.0f}"
+                    )
                 print(f"  {hogs} hogs ({before}), main thread {mode:<5}: {';  '.join(cells)}")
         finally:
             stop_hogs(processes)
@@ -132,8 +134,10 @@ def ideal(runs: int = 2000) -> None:
     rng = np.random.default_rng(26)
     truth = np.array([50.0, 30.0, 20.0])
     designs = {"exponential": lambda n: rng.exponential(1.0, n), "uniform ±50%": lambda n: rng.uniform(0.5, 1.5, n)}
-    print("Ideal samplers, 100 Hz, 10 ms cycle (5/3/2 ms): median max error, points "
-          f"({runs} runs a cell; Monte-Carlo s.e. about 2%)")
+    print(
+        "Ideal samplers, 100 Hz, 10 ms cycle (5/3/2 ms): median max error, points "
+        f"({runs} runs a cell; Monte-Carlo s.e. about 2%)"
+    )
     for name, draw in designs.items():
         for seconds in (3, 5, 10):
             errors = {"time": [], "count": []}
@@ -146,8 +150,10 @@ def ideal(runs: int = 2000) -> None:
                 for weight, w in (("time", gaps), ("count", np.ones_like(gaps))):
                     share = np.array([w[part == k].sum() for k in range(3)]) / w.sum() * 100
                     errors[weight].append(float(np.max(np.abs(share - truth))))
-            print(f"  {name:<13} {seconds:>3} s: time weights {statistics.median(errors['time']):.2f}, "
-                  f"count weights {statistics.median(errors['count']):.2f}")
+            print(
+                f"  {name:<13} {seconds:>3} s: time weights {statistics.median(errors['time']):.2f}, "
+                f"count weights {statistics.median(errors['count']):.2f}"
+            )
 
 
 def shares(times: dict[str, float]) -> dict[str, float]:
@@ -183,7 +189,20 @@ def command_for(kind: str, rate: float, program: Path, seconds: float, out: Path
         return [tool or "py-spy", "record", "-r", f"{rate:g}", "-f", "raw", "-o", str(out), "--", *run]
     if kind == "austin":
         return [tool or "austin", "-i", f"{int(1e6 / rate)}", "-o", str(out), *run]
-    return [sys.executable, "-c", FLAMESPACE_CLI, "record", "-q", "--rate", f"{rate:g}", "-o", str(out), "--", str(program), f"{seconds:g}"]
+    return [
+        sys.executable,
+        "-c",
+        FLAMESPACE_CLI,
+        "record",
+        "-q",
+        "--rate",
+        f"{rate:g}",
+        "-o",
+        str(out),
+        "--",
+        str(program),
+        f"{seconds:g}",
+    ]
 
 
 def run_once(kind: str, rate: float, program: Path, seconds: float, tmp: Path, tool: str | None) -> dict[str, float]:
@@ -228,8 +247,12 @@ def main() -> None:
     parser.add_argument("--rates", default="100,1000", help="sampling rates (Hz), comma-separated")
     parser.add_argument("--seconds", type=float, default=5.0, help="how long the cycle program runs")
     parser.add_argument("--profilers", default="flamespace,py-spy,austin")
-    parser.add_argument("--baseline-src", metavar="DIR", help="also run flamespace from this source tree "
-                        "(the src/ of another checkout, C extensions built in place), as 'baseline'")
+    parser.add_argument(
+        "--baseline-src",
+        metavar="DIR",
+        help="also run flamespace from this source tree "
+        "(the src/ of another checkout, C extensions built in place), as 'baseline'",
+    )
     parser.add_argument("--json", help="also write every run's figures here")
     parser.add_argument("--ideal", action="store_true", help="only simulate ideal samplers of the cycle (numpy)")
     parser.add_argument("--lateness", action="store_true", help="only split the lateness of ticks into the OS's and the GIL's")
@@ -250,8 +273,10 @@ def main() -> None:
             if tools[kind] is None:
                 print(f"{kind} not found: left out", file=sys.stderr)
     kinds = [k for k in args.profilers.split(",") if k == "flamespace" or tools.get(k)]
-    print(f"10 ms cycle (5/3/2 ms of CPU), {args.seconds:g} s a run, {args.runs} runs a cell, {os.cpu_count()} CPUs; "
-          "median [10th-90th percentile]")
+    print(
+        f"10 ms cycle (5/3/2 ms of CPU), {args.seconds:g} s a run, {args.runs} runs a cell, {os.cpu_count()} CPUs; "
+        "median [10th-90th percentile]"
+    )
     every: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="bench-rate-") as name:
         tmp = Path(name)
@@ -266,7 +291,9 @@ def main() -> None:
                     for rate in [float(r) for r in args.rates.split(",")]:
                         for kind in kinds:  # interleaved, so drift in the load hits all alike
                             try:
-                                cells.setdefault((kind, rate), []).append(run_once(kind, rate, program, args.seconds, tmp, tools[kind]))
+                                cells.setdefault((kind, rate), []).append(
+                                    run_once(kind, rate, program, args.seconds, tmp, tools[kind])
+                                )
                             except RuntimeError as exc:
                                 print(f"  {kind}: {exc}", file=sys.stderr)
                 after = uptime()
@@ -275,8 +302,10 @@ def main() -> None:
             print(f"\n{hogs} hogs ({before} before, {after} after)")
             print(f"  {'profiler':<11} {'asked Hz':>8} {'achieved Hz':>22} {'missed %':>18} {'max error (points)':>20}")
             for (kind, rate), runs in cells.items():
-                print(f"  {kind:<11} {rate:8g} {spread([r['rate'] for r in runs]):>22}"
-                      f" {spread([100 * r['missed_share'] for r in runs]):>18} {spread([r['max_error'] for r in runs]):>20}")
+                print(
+                    f"  {kind:<11} {rate:8g} {spread([r['rate'] for r in runs]):>22}"
+                    f" {spread([100 * r['missed_share'] for r in runs]):>18} {spread([r['max_error'] for r in runs]):>20}"
+                )
                 every.extend({"hogs": hogs, "profiler": kind, "rate_asked": rate, **r, "load": [before, after]} for r in runs)
     if args.json:
         Path(args.json).write_text(json.dumps(every, indent=1))

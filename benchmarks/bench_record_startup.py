@@ -57,8 +57,9 @@ LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|\s+(.*)$")
 
 def import_self_times(src: str) -> dict[str, int]:
     """Self import time (µs) of each module of interest, in one fresh ``python -S``."""
-    done = subprocess.run([sys.executable, "-S", "-X", "importtime", "-c", IMPORTS.format(src=src)],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-S", "-X", "importtime", "-c", IMPORTS.format(src=src)], capture_output=True, text=True, check=True
+    )
     found = {}
     for line in done.stderr.splitlines():
         match = LINE.match(line)
@@ -72,8 +73,11 @@ def child_seconds(src: str, mode: str) -> float:
     out_dir = tempfile.mkdtemp(prefix="bench-startup-")
     try:
         env = {**os.environ, "PYTHONPATH": src}
-        argv = json.loads(subprocess.run([sys.executable, "-c", CHILD_ARGV, mode, out_dir], env=env,
-                                         capture_output=True, text=True, check=True).stdout)
+        argv = json.loads(
+            subprocess.run(
+                [sys.executable, "-c", CHILD_ARGV, mode, out_dir], env=env, capture_output=True, text=True, check=True
+            ).stdout
+        )
         started = time.perf_counter()
         subprocess.run(argv, check=True)
         seconds = time.perf_counter() - started
@@ -118,8 +122,10 @@ def whole(runs: int, collect_runs: int) -> None:
         for name, (wall, cpu) in medians.items():
             print(f"  {name:36s} wall {1000 * wall:7.1f} ms  CPU {1000 * cpu:7.1f} ms")
         record_wall, record_cpu = medians["flamespace record -c pass"]
-        print(f"  record's fixed cost over python: wall +{1000 * (record_wall - python_wall):.1f} ms, "
-              f"CPU +{1000 * (record_cpu - python_cpu):.1f} ms (target: 50 ms)")
+        print(
+            f"  record's fixed cost over python: wall +{1000 * (record_wall - python_wall):.1f} ms, "
+            f"CPU +{1000 * (record_cpu - python_cpu):.1f} ms (target: 50 ms)"
+        )
         one_wall, one_cpu = medians["flamespace collect -n 1 -c pass"]
         many_wall, many_cpu = medians[f"flamespace collect -n {collect_runs} -c pass"]
         per_wall = (many_wall - one_wall) / (collect_runs - 1) - python_wall
@@ -162,8 +168,10 @@ def main() -> None:
         for mode, times in children[src].items():
             times.sort()
             quartile = len(times) // 4
-            print(f"  child {mode:6s} min {1000 * times[0]:6.1f}  median {1000 * statistics.median(times):6.1f}  "
-                  f"quartiles {1000 * times[quartile]:6.1f}-{1000 * times[-1 - quartile]:6.1f} ms")
+            print(
+                f"  child {mode:6s} min {1000 * times[0]:6.1f}  median {1000 * statistics.median(times):6.1f}  "
+                f"quartiles {1000 * times[quartile]:6.1f}-{1000 * times[-1 - quartile]:6.1f} ms"
+            )
 
 
 if __name__ == "__main__":

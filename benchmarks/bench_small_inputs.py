@@ -38,8 +38,11 @@ def pstats_layers(path: Path, depth: int) -> None:
     stats = {}
     for layer in range(200):
         for k in range(2):
-            callers = {("m.py", 2 * (layer - 1) + j + 1, f"f{layer - 1}_{j}"): (1, 1, 0.001, 0.001 * (200 - layer))
-                       for j in range(2)} if layer else {}
+            callers = (
+                {("m.py", 2 * (layer - 1) + j + 1, f"f{layer - 1}_{j}"): (1, 1, 0.001, 0.001 * (200 - layer)) for j in range(2)}
+                if layer
+                else {}
+            )
             stats[("m.py", 2 * layer + k + 1, f"f{layer}_{k}")] = (2, 2, 0.001, 0.002 * (200 - layer), callers)
     path.write_bytes(marshal.dumps(stats))
 
@@ -50,8 +53,10 @@ def pstats_long_integer(path: Path, depth: int) -> None:
 
 def speedscope_gzip(path: Path, depth: int) -> None:
     """10 million open and close events (600 MB of JSON) in 1.7 MB."""
-    head = '{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"a"}]},' \
-           '"profiles":[{"type":"evented","name":"t","unit":"none","startValue":0,"endValue":1,"events":['
+    head = (
+        '{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"a"}]},'
+        '"profiles":[{"type":"evented","name":"t","unit":"none","startValue":0,"endValue":1,"events":['
+    )
     pair = '{"type":"O","frame":0,"at":0},{"type":"C","frame":0,"at":0}'
     with gzip.open(path, "wt", compresslevel=9) as out:
         out.write(head)
@@ -95,11 +100,22 @@ def gecko_deep(path: Path, depth: int) -> None:
 
 
 def _cpuprofile(path: Path, depth: int, samples: list[int]) -> None:
-    nodes = [{"id": k, "callFrame": {"functionName": f"f{k}", "url": "file:///a.js", "lineNumber": k}, "children": [k + 1]}
-             for k in range(1, depth + 1)]
+    nodes = [
+        {"id": k, "callFrame": {"functionName": f"f{k}", "url": "file:///a.js", "lineNumber": k}, "children": [k + 1]}
+        for k in range(1, depth + 1)
+    ]
     nodes[-1]["children"] = []
-    path.write_text(json.dumps({"nodes": nodes, "startTime": 0, "endTime": 10 * len(samples) + 10, "samples": samples,
-                                "timeDeltas": [10] * len(samples)}))
+    path.write_text(
+        json.dumps(
+            {
+                "nodes": nodes,
+                "startTime": 0,
+                "endTime": 10 * len(samples) + 10,
+                "samples": samples,
+                "timeDeltas": [10] * len(samples),
+            }
+        )
+    )
 
 
 def cpuprofile_deep(path: Path, depth: int) -> None:
@@ -113,9 +129,14 @@ def cpuprofile_every_depth(path: Path, depth: int) -> None:
 
 
 INPUTS: dict[str, Callable[[Path, int], None]] = {
-    "layers.pstats": pstats_layers, "long-integer.pstats": pstats_long_integer, "events.speedscope.json.gz": speedscope_gzip,
-    "samples.pb.gz": pprof_gzip, "deep.trace.json": chrome_deep, "deep.gecko.json": gecko_deep,
-    "deep.cpuprofile": cpuprofile_deep, "every-depth.cpuprofile": cpuprofile_every_depth,
+    "layers.pstats": pstats_layers,
+    "long-integer.pstats": pstats_long_integer,
+    "events.speedscope.json.gz": speedscope_gzip,
+    "samples.pb.gz": pprof_gzip,
+    "deep.trace.json": chrome_deep,
+    "deep.gecko.json": gecko_deep,
+    "deep.cpuprofile": cpuprofile_deep,
+    "every-depth.cpuprofile": cpuprofile_every_depth,
 }
 
 
@@ -149,11 +170,14 @@ def main() -> None:
             folded_distinct(paths[-1], args.folded_mb)
         return
     # Made by a child: Linux carries a parent's peak RSS over exec into its children's figures.
-    subprocess.run([sys.executable, __file__, "--make-only", "--depth", str(args.depth), "--folded-mb", str(args.folded_mb)],
-                   check=True)
+    subprocess.run(
+        [sys.executable, __file__, "--make-only", "--depth", str(args.depth), "--folded-mb", str(args.folded_mb)], check=True
+    )
     exe = str(Path(sys.executable).parent / "flamespace")
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-          f"load: {os.getloadavg()[0]:.2f}; address limit {args.max_memory_mb} MB")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"load: {os.getloadavg()[0]:.2f}; address limit {args.max_memory_mb} MB"
+    )
     print("| input | size MB | wall s | peak RSS MB | status |\n|---|---:|---:|---:|---|")
     os.chdir(HERE)  # inputs by name: the status line has room for the error's start
     for path in paths:

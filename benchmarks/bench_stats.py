@@ -59,13 +59,17 @@ def compare(*args: Any, **kwargs: Any) -> Comparison:
     """compare with the gate's defaults (one-sided greater): the question these tables answer."""
     return compare_both_ways(*args, options=GATE_DEFAULTS, **kwargs)
 
+
 if TYPE_CHECKING:
     from flamespace.stats.comparison import Comparison
 
 ALPHA = 0.05
 #: label -> (method, fdr)
 METHODS: dict[str, tuple[str, str | None]] = {
-    "maxt": ("maxt", None), "maxt+bh": ("maxt", "bh"), "welch": ("welch", None), "welch+bh": ("welch", "bh"),
+    "maxt": ("maxt", None),
+    "maxt+bh": ("maxt", "bh"),
+    "welch": ("welch", None),
+    "welch+bh": ("welch", "bh"),
     "hotelling": ("hotelling", None),
 }
 EFFECT_SE = 4.0  # the injected growth, in standard errors of Δ
@@ -80,8 +84,7 @@ def weights(p: int) -> np.ndarray:
 TOTAL = [10_000.0]
 
 
-def simulate(rng: np.random.Generator, model: str, p: int, n: int, factor: np.ndarray | None = None,
-             k: float = 20) -> np.ndarray:
+def simulate(rng: np.random.Generator, model: str, p: int, n: int, factor: np.ndarray | None = None, k: float = 20) -> np.ndarray:
     """n runs × p stacks of counts; ``factor`` multiplies each stack's mean (growth)."""
     mu = TOTAL[0] * weights(p) * (1.0 if factor is None else factor)
     means = mu[None, :] * rng.lognormal(0.0, 0.05, size=(n, 1))
@@ -121,15 +124,23 @@ class Model:
         growth = EFFECT_SE * self.sd * math.sqrt(2.0 / n)
         if self.name == "real":
             rows = self.rng.choice(len(self.pool), size=3 * n if 3 * n <= len(self.pool) else 2 * n, replace=False)
-            base, same = self.pool[rows[:n]], self.pool[rows[n:2 * n]]
-            other = self.pool[rows[2 * n:3 * n]] if len(rows) == 3 * n else self.pool[self.rng.choice(len(self.pool), n, replace=False)]
+            base, same = self.pool[rows[:n]], self.pool[rows[n : 2 * n]]
+            other = (
+                self.pool[rows[2 * n : 3 * n]]
+                if len(rows) == 3 * n
+                else self.pool[self.rng.choice(len(self.pool), n, replace=False)]
+            )
             grown = other.copy()
             grown[:, self.j] += growth  # the same shift in every run: Δ = growth exactly in expectation
             return base, same, grown, growth
         factor = np.ones(self.p)
         factor[self.j] = 1 + growth / self.means[self.j]
-        return (simulate(self.rng, self.name, self.p, n), simulate(self.rng, self.name, self.p, n),
-                simulate(self.rng, self.name, self.p, n, factor), growth)
+        return (
+            simulate(self.rng, self.name, self.p, n),
+            simulate(self.rng, self.name, self.p, n),
+            simulate(self.rng, self.name, self.p, n, factor),
+            growth,
+        )
 
 
 def replicate(model: Model, n: int, reps: int, methods: list[str]) -> dict[str, dict[str, list[float]]]:
@@ -191,8 +202,10 @@ def floors_study(reps: int, ns: list[int], p: int, model_name: str, pool: np.nda
     }
     rng = np.random.default_rng(1)
     model = Model(model_name, p, pool, rng)
-    print(f"\n### Variance floor study: maxt, {model_name}, p = {model.p}, {reps} replications, "
-          f"growth {EFFECT_SE:g} s.e. of the stack nearest 2%; also a rare stack (mean ≈ 1) appearing at +3\n")
+    print(
+        f"\n### Variance floor study: maxt, {model_name}, p = {model.p}, {reps} replications, "
+        f"growth {EFFECT_SE:g} s.e. of the stack nearest 2%; also a rare stack (mean ≈ 1) appearing at +3\n"
+    )
     print("| n | floor | A/A FPR | power (mid stack) | power (rare stack +3) |")
     print("|---|---|---|---|---|")
     rare = int(np.argmin(np.abs(model.means - 1.0)))
@@ -238,8 +251,12 @@ def plan_check(seed: int, trials: int = 4, reps: int = 60) -> None:
             factor = np.ones(p)
             factor[j] = 1 + rel
             hits = sum(
-                any(c.significant and c.stack == row.stack for c in compare(
-                    Sample(stacks, simulate(rng, model, p, n)), Sample(stacks, simulate(rng, model, p, n, factor)), seed=r).changes)
+                any(
+                    c.significant and c.stack == row.stack
+                    for c in compare(
+                        Sample(stacks, simulate(rng, model, p, n)), Sample(stacks, simulate(rng, model, p, n, factor)), seed=r
+                    ).changes
+                )
                 for r in range(reps)
             )
             reached.append(hits / reps)
@@ -281,8 +298,10 @@ def timing(repeat: int) -> None:
         hotelling_two_sample_test(x1, x2, ALPHA)
         theirs.append(time.perf_counter() - start)
     a, b = statistics.median(ours), statistics.median(theirs)
-    print(f"\nHotelling on 100 runs × 90 stacks (Scheffé decisions: more than {12} varying stacks): "
-          f"flamespace {a * 1e3:.2f} ms, pyrometry {b * 1e3:.2f} ms (ratio {a / b:.2f})")
+    print(
+        f"\nHotelling on 100 runs × 90 stacks (Scheffé decisions: more than {12} varying stacks): "
+        f"flamespace {a * 1e3:.2f} ms, pyrometry {b * 1e3:.2f} ms (ratio {a / b:.2f})"
+    )
 
 
 def main() -> None:
@@ -301,8 +320,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="timings per method")
     parser.add_argument("--no-speed", action="store_true")
     args = parser.parse_args()
-    print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, load {os.getloadavg()[0]:.1f}",
-          file=sys.stderr)
+    print(
+        f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, load {os.getloadavg()[0]:.1f}",
+        file=sys.stderr,
+    )
     TOTAL[0] = args.total
     if args.plan_check is not None:
         plan_check(args.plan_check)
@@ -310,8 +331,10 @@ def main() -> None:
     if args.floors:
         floors_study(args.reps, args.n, args.p[0], args.models[0], read_pool(args.pool) if args.pool else None)
         return
-    print(f"### Simulation: α = {ALPHA}, one-sided (greater), T = {args.total:g} samples per run, {args.reps} replications per cell "
-          f"({args.reps_small} where n ≤ 5, {args.reps_large} where p ≥ 2000 or n ≥ 50); rate ± Monte-Carlo s.e.\n")
+    print(
+        f"### Simulation: α = {ALPHA}, one-sided (greater), T = {args.total:g} samples per run, {args.reps} replications per cell "
+        f"({args.reps_small} where n ≤ 5, {args.reps_large} where p ≥ 2000 or n ≥ 50); rate ± Monte-Carlo s.e.\n"
+    )
     print("| model | p | n | method | A/A false-positive rate | power (+4 s.e.) | coverage |")
     print("|---|---|---|---|---|---|---|")
     for name in args.models:
@@ -331,8 +354,11 @@ def main() -> None:
             hits = replicate(model, n, reps, args.methods)
             for label in args.methods:
                 h = hits[label]
-                print(f"| {name} | {model.p} | {n} | {label} | {fmt(rate(h['fpr']))} | {fmt(rate(h['power']))} | "
-                      f"{fmt(rate(h['coverage']), se=False)} |", flush=True)
+                print(
+                    f"| {name} | {model.p} | {n} | {label} | {fmt(rate(h['fpr']))} | {fmt(rate(h['power']))} | "
+                    f"{fmt(rate(h['coverage']), se=False)} |",
+                    flush=True,
+                )
             print(f"({name} p={p} n={n}: {time.perf_counter() - start:.0f} s)", file=sys.stderr, flush=True)
     if not args.no_speed:
         timing(args.repeat)

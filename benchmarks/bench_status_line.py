@@ -36,8 +36,12 @@ CPU_LINE = 'print(f"CPU {time.process_time():.6f}", file=sys.stderr)\n'
 def work_seconds(script: Path, rate: float, watched: bool, log: Path) -> tuple[float, float]:
     """(the work's wall time, the process's CPU time)."""
     with open(log, "w") as err:
-        launcher.record_program(Program(parse_command([str(script), "cpu"])), SamplerOptions(rate=rate),
-                                stderr=err, progress=(lambda progress: None) if watched else None)
+        launcher.record_program(
+            Program(parse_command([str(script), "cpu"])),
+            SamplerOptions(rate=rate),
+            stderr=err,
+            progress=(lambda progress: None) if watched else None,
+        )
     found = {}
     for line in log.read_text().splitlines():
         if line.startswith(("WORK ", "CPU ")):
@@ -62,15 +66,17 @@ def main() -> None:
         log = Path(tmp) / "err.txt"
         times: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
         for round_ in range(args.rounds):
-            for watched in ((False, True) if round_ % 2 == 0 else (True, False)):
+            for watched in (False, True) if round_ % 2 == 0 else (True, False):
                 times[watched].append(work_seconds(script, args.rate, watched, log))
         print(f"cpu workload at {args.rate:g} Hz, {args.rounds} rounds, interleaved")
         for index, what in ((0, "work wall time"), (1, "process CPU time")):
             without = [t[index] for t in times[False]]
             with_ = [t[index] for t in times[True]]
             ratios = [b / a for a, b in zip(without, with_)]
-            print(f"  {what}: without status {summary(what, without)}; with {summary(what, with_)}; "
-                  f"min ratio {min(with_) / min(without):.4f}, median paired ratio {statistics.median(ratios):.4f}")
+            print(
+                f"  {what}: without status {summary(what, without)}; with {summary(what, with_)}; "
+                f"min ratio {min(with_) / min(without):.4f}, median paired ratio {statistics.median(ratios):.4f}"
+            )
 
         status = Path(tmp) / "status"
         status.write_bytes(b"")
@@ -79,8 +85,10 @@ def main() -> None:
         count = 20000
         seconds = min(timeit.repeat(lambda: write(quality, 123_456_789), number=count, repeat=5)) / count
         per_second = 1 / STATUS_SECONDS
-        print(f"one status write: {seconds * 1e6:.1f} µs; {per_second:g} a second: {seconds * per_second * 1e6:.0f} µs of each "
-              f"second ({100 * seconds * per_second:.4f}%)")
+        print(
+            f"one status write: {seconds * 1e6:.1f} µs; {per_second:g} a second: {seconds * per_second * 1e6:.0f} µs of each "
+            f"second ({100 * seconds * per_second:.4f}%)"
+        )
         print(f"load: {os.getloadavg()}")
 
 

@@ -57,7 +57,7 @@ def universe(size: int, rng: np.random.Generator) -> list[str]:
 def profiles(texts: list[str], count: int, per: int, rng: np.random.Generator):
     """``count`` profiles of ``per`` stacks each: 80% shared by all, the rest drawn per run."""
     order = rng.permutation(len(texts))
-    steady, rare = order[: int(per * 0.8)], order[int(per * 0.8):]
+    steady, rare = order[: int(per * 0.8)], order[int(per * 0.8) :]
     means = rng.lognormal(3.0, 1.5, len(texts))
     for _ in range(count):
         chosen = np.concatenate([steady, rng.choice(rare, per - len(steady), replace=False)])
@@ -114,7 +114,9 @@ def main() -> None:
             gz_sizes.append(folded_gz_size(values))
         branch = "main" if index % 5 else "dev"
         labels = {"branch": branch, "commit": f"{index // 10:040x}", "bench": "synthetic", "run": str(index)}
-        batch.append((FlameGraph.from_texts(values, metadata=Metadata(unit="samples", metric="cpu", labels=labels)), f"run-{index}"))
+        batch.append(
+            (FlameGraph.from_texts(values, metadata=Metadata(unit="samples", metric="cpu", labels=labels)), f"run-{index}")
+        )
         if len(batch) == args.batch or index == args.profiles - 1:
             start = time.perf_counter()
             store.add(batch)
@@ -151,16 +153,23 @@ def main() -> None:
     if args.compact:
         start = time.perf_counter()
         done = open_store(root).gc()
-        rows.append(("gc (compaction)", f"{time.perf_counter() - start:.1f} s: {done.parts_before} parts -> {done.parts_after}; "
-                                        f"{directory_size(root) / 1e6:,.1f} MB (replaced parts kept 1 h)"))
+        rows.append(
+            (
+                "gc (compaction)",
+                f"{time.perf_counter() - start:.1f} s: {done.parts_before} parts -> {done.parts_after}; "
+                f"{directory_size(root) / 1e6:,.1f} MB (replaced parts kept 1 h)",
+            )
+        )
         for name, query in (("mean of last 1,000, compacted", mean_of_last_1000), ("30 + 30 matrix, compacted", compare_matrix)):
             first, median, _ = timed(query, args.repeat)
             rows.append((name, f"{median * 1e3:,.0f} ms median of {args.repeat} (first {first * 1e3:,.0f} ms)"))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
     rows.append(("peak memory (RSS)", f"{peak / 1e6:,.0f} MB"))
     load = os.getloadavg()
-    print(f"\nbench_store on {platform.node()} ({os.cpu_count()} cores), Python {platform.python_version()}, "
-          f"load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    print(
+        f"\nbench_store on {platform.node()} ({os.cpu_count()} cores), Python {platform.python_version()}, "
+        f"load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}"
+    )
     width = max(len(name) for name, _ in rows)
     for name, value in rows:
         print(f"  {name:<{width}}  {value}")

@@ -110,7 +110,7 @@ def queries(snapshot: Any) -> dict[str, tuple[Callable[[Any], Any], int]]:
     """name -> (the query on an engine, profiles it reads)."""
     main = snapshot.select("store:branch=main")
     last = main[-1000:]
-    quarter = main[-(len(main) // 4):]
+    quarter = main[-(len(main) // 4) :]
     pair = main[-30:] + snapshot.select("store:branch=feature,last=30")
     return {
         "mean 1000": (lambda e: aggregate.mean(snapshot, last, e), len(last)),
@@ -148,11 +148,15 @@ def main() -> None:
     snapshot = open_store(path).snapshot()
     count = snapshot.count()
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path) for f in files)
-    print(f"store: {count:,} profiles of {args.stacks:,} stacks ({count * args.stacks:,} facts), "
-          f"{size / 2**20:,.1f} MiB = {size / count / 1024:,.1f} KiB a profile")
+    print(
+        f"store: {count:,} profiles of {args.stacks:,} stacks ({count * args.stacks:,} facts), "
+        f"{size / 2**20:,.1f} MiB = {size / count / 1024:,.1f} KiB a profile"
+    )
     if built:
-        print(f"ingest: {count / built['ingest_s']:,.0f} profiles/s; gzipped folded file: "
-              f"{built['folded_gz_per_profile'] / 1024:,.1f} KiB a profile (store/gzip = {size / count / built['folded_gz_per_profile']:.2f})")
+        print(
+            f"ingest: {count / built['ingest_s']:,.0f} profiles/s; gzipped folded file: "
+            f"{built['folded_gz_per_profile'] / 1024:,.1f} KiB a profile (store/gzip = {size / count / built['folded_gz_per_profile']:.2f})"
+        )
 
     chosen = queries(snapshot)
     embedded = aggregate.Embedded()
@@ -171,8 +175,12 @@ def main() -> None:
     from distributed import Client, LocalCluster
 
     started = time.perf_counter()
-    with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=not args.threads_cluster,
-                      dashboard_address=":0") as local, Client(local) as client:
+    with (
+        LocalCluster(
+            n_workers=args.workers, threads_per_worker=1, processes=not args.threads_cluster, dashboard_address=":0"
+        ) as local,
+        Client(local) as client,
+    ):
         startup = time.perf_counter() - started
         from flamespace.store.cluster import Cluster
 
@@ -183,8 +191,10 @@ def main() -> None:
                 raise SystemExit(f"{name}: the cluster's result differs from the embedded one")
             rows[i] = rows[i][:4] + (seconds,)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"cluster: {args.workers} workers ({'threads' if args.threads_cluster else 'processes'}), started in {startup:.2f} s; "
-          "every result identical to the embedded engine's")
+    print(
+        f"cluster: {args.workers} workers ({'threads' if args.threads_cluster else 'processes'}), started in {startup:.2f} s; "
+        "every result identical to the embedded engine's"
+    )
     print()
     print("| query | profiles read | embedded (DuckDB) | store's own query | Dask, 2 workers | Dask / embedded |")
     print("|---|---:|---:|---:|---:|---:|")

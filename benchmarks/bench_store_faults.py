@@ -45,10 +45,12 @@ def build(root: str, count: int, per: int, seed: int) -> None:
     texts = universe(per * 4, rng)
     store = open_store(root)
     made = list(profiles(texts, count, per, rng))
-    batches = [made[i:i + count // 6] for i in range(0, count, count // 6)]
+    batches = [made[i : i + count // 6] for i in range(0, count, count // 6)]
     for number, batch in enumerate(batches):
-        items = [(FlameGraph.from_texts(values, metadata=Metadata(unit="samples", labels={"run": f"{number}-{i}"})), f"p{number}-{i}")
-                 for i, values in enumerate(batch)]
+        items = [
+            (FlameGraph.from_texts(values, metadata=Metadata(unit="samples", labels={"run": f"{number}-{i}"})), f"p{number}-{i}")
+            for i, values in enumerate(batch)
+        ]
         store.add(items, labels={"branch": "main"})
         if number == len(batches) // 2:
             store.gc()
@@ -81,10 +83,10 @@ def damage(path: str, how: str, rng: random.Random) -> None:
     if how == "delete" or not data:
         os.remove(path)
     elif how == "cut":
-        open(path, "wb").write(bytes(data[:rng.randrange(len(data))]))
+        open(path, "wb").write(bytes(data[: rng.randrange(len(data))]))
     else:
         at = rng.randrange(max(1, len(data) - 4))
-        data[at:at + 4] = bytes(b ^ 0xFF for b in data[at:at + 4])
+        data[at : at + 4] = bytes(b ^ 0xFF for b in data[at : at + 4])
         open(path, "wb").write(bytes(data))
 
 
@@ -99,8 +101,9 @@ def own_profiles(root: str, path: str) -> list[str]:
     return pq.read_table(os.path.join(os.path.dirname(path), "profiles.parquet"), columns=["source"]).column("source").to_pylist()
 
 
-def trial(base: str, work: str, before: dict[str, float], rng: random.Random, gc_only: bool,
-          verbose: bool) -> tuple[bool, int, int, bool]:
+def trial(
+    base: str, work: str, before: dict[str, float], rng: random.Random, gc_only: bool, verbose: bool
+) -> tuple[bool, int, int, bool]:
     """(check right: a problem exactly when a file in use was damaged; lost; excess lost; every loss said)."""
     root = os.path.join(work, "s")
     shutil.copytree(base, root)
@@ -139,7 +142,9 @@ def main() -> None:
     parser.add_argument("--profiles", type=int, default=300)
     parser.add_argument("--stacks", type=int, default=500)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--gc-only", action="store_true", help="no check or repair, only gc (what flamespace before issue 24 had)")
+    parser.add_argument(
+        "--gc-only", action="store_true", help="no check or repair, only gc (what flamespace before issue 24 had)"
+    )
     parser.add_argument("--verbose", action="store_true", help="print each trial that went wrong")
     args = parser.parse_args()
     rng = random.Random(args.seed)
@@ -151,13 +156,18 @@ def main() -> None:
         mirror = sum(os.path.getsize(p) for p in files(base) if f"{os.sep}mirror{os.sep}" in p)
         results = [trial(base, work, before, rng, args.gc_only, args.verbose) for _ in range(args.trials)]
     detected = sum(r[0] for r in results)
-    print(f"store: {len(before)} profiles, {total / 1e6:.2f} MB, mirror copies {mirror / 1e6:.3f} MB "
-          f"({100 * mirror / total:.1f}%)")
+    print(
+        f"store: {len(before)} profiles, {total / 1e6:.2f} MB, mirror copies {mirror / 1e6:.3f} MB ({100 * mirror / total:.1f}%)"
+    )
     if not args.gc_only:
         print(f"trials: {len(results)}; check right (a problem exactly when a file in use was damaged): {detected}")
-    print(f"trials: {len(results)}; profiles lost: {sum(r[1] for r in results)} in all, at most {max(r[1] for r in results)} in one trial")
-    print(f"excess losses (profiles whose own files were sound): {sum(r[2] for r in results)} "
-          f"in {sum(r[2] > 0 for r in results)} trial(s)")
+    print(
+        f"trials: {len(results)}; profiles lost: {sum(r[1] for r in results)} in all, at most {max(r[1] for r in results)} in one trial"
+    )
+    print(
+        f"excess losses (profiles whose own files were sound): {sum(r[2] for r in results)} "
+        f"in {sum(r[2] > 0 for r in results)} trial(s)"
+    )
     print(f"trials whose losses were not all said as lost: {sum(not r[3] for r in results)}")
 
 

@@ -73,7 +73,9 @@ def main() -> None:
         ours, theirs = list(results.values())[0], (list(results.values())[1] if perl else None)
         rows.append((key, flags, source.name, ours, theirs))
     # what `flamespace svg` pays before it reads a byte, each step adding imports to the one before
-    floor = measure({name: lambda c=code: shell_task(f"{sys.executable} -c '{c}'") for name, code in START_UP.items()}, args.repeat)
+    floor = measure(
+        {name: lambda c=code: shell_task(f"{sys.executable} -c '{c}'") for name, code in START_UP.items()}, args.repeat
+    )
 
     print()
     print(f"machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")

@@ -19,7 +19,9 @@ import sys
 import time
 from pathlib import Path
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "shared" / "peer-fixtures" / "flamegraph-examples" / "example-perf-stacks-collapsed.txt"
+EXAMPLE = (
+    Path(__file__).resolve().parents[2] / "shared" / "peer-fixtures" / "flamegraph-examples" / "example-perf-stacks-collapsed.txt"
+)
 CODE = "import sys; from flamespace.cli import main; sys.argv[0] = 'flamespace'; sys.exit(main())"
 
 

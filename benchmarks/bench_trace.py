@@ -48,7 +48,7 @@ import time
 from pathlib import Path
 
 BIN = Path(sys.executable).parent
-WORKLOAD = r'''
+WORKLOAD = r"""
 import json, sys, time
 
 def fib(n):
@@ -88,7 +88,7 @@ elif kind == "methods":
 else:
     mix(100_000)
 sys.stderr.write(f"WORK {time.perf_counter() - start:.6f}\n")
-'''
+"""
 
 
 def commands(script: str, out: str, peers: str) -> dict[str, list[str]]:
@@ -110,8 +110,7 @@ def commands(script: str, out: str, peers: str) -> dict[str, list[str]]:
         "pyinstrument": [python, "-m", "pyinstrument", "-r", "text", "-o", os.path.join(out, "p.txt"), script],
     }
     wanted = set(found) if peers == "all" else {"plain", *peers.split(",")}
-    for name, module in (("yappi", "yappi"), ("yappi -b", "yappi"), ("viztracer", "viztracer"),
-                         ("pyinstrument", "pyinstrument")):
+    for name, module in (("yappi", "yappi"), ("yappi -b", "yappi"), ("viztracer", "viztracer"), ("pyinstrument", "pyinstrument")):
         if name in wanted and importlib.util.find_spec(module) is None:
             print(f"(skipped {name}: not installed)")
             wanted.discard(name)
@@ -134,8 +133,9 @@ def run(argv: list[str], kind: str, trivial: str, env: dict[str, str] | None = N
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed: {done.stderr}")
-    work = None if kind == "pass" else next(float(line.split()[1]) for line in done.stderr.splitlines()
-                                            if line.startswith("WORK "))
+    work = (
+        None if kind == "pass" else next(float(line.split()[1]) for line in done.stderr.splitlines() if line.startswith("WORK "))
+    )
     return work, whole, cpu
 
 
@@ -147,20 +147,27 @@ def _median(values: list[float | None]) -> float | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--kinds", default="pass,fib,methods,mix",
-                        help="pass (the fixed cost: a script that is only `pass`), fib, methods, mix")
+    parser.add_argument(
+        "--kinds", default="pass,fib,methods,mix", help="pass (the fixed cost: a script that is only `pass`), fib, methods, mix"
+    )
     parser.add_argument("--peers", default="all", help="all, or a comma-separated list of the peers' names")
     parser.add_argument("--in-process-only", action="store_true", help="only the hooks in this process")
     parser.add_argument("--whole-only", action="store_true", help="skip the in-process measurement of the hooks")
     parser.add_argument("--outputs", action="store_true", help="time the whole command to each output format instead")
-    parser.add_argument("--before", metavar="SRC", default=None,
-                        help="also run `flamespace trace` from another source tree (its src/ directory, on PYTHONPATH: "
-                             "an earlier version, its C extensions built in place), interleaved with the rest")
+    parser.add_argument(
+        "--before",
+        metavar="SRC",
+        default=None,
+        help="also run `flamespace trace` from another source tree (its src/ directory, on PYTHONPATH: "
+        "an earlier version, its C extensions built in place), interleaved with the rest",
+    )
     args = parser.parse_args()
     if args.in_process_only:
         return in_process()
-    print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs; "
-          f"load before: {os.getloadavg()[0]:.2f}")
+    print(
+        f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs; "
+        f"load before: {os.getloadavg()[0]:.2f}"
+    )
     if args.outputs:
         outputs(args.repeat, args.before)
         print(f"\nload after: {os.getloadavg()[0]:.2f}")
@@ -187,8 +194,10 @@ def main() -> None:
             cprofile_work = _median([w for w, _, _ in times["cProfile"]]) if "cProfile" in times else None
             cprofile_whole = statistics.median(t for _, t, _ in times["cProfile"]) if "cProfile" in times else None
             print(f"\n{kind} (median of {args.repeat}; load now {os.getloadavg()[0]:.2f})")
-            print(f"  {'':26} {'work s':>8} {'slowdown':>8} {'/cProfile':>9} {'whole s':>8} {'slowdown':>8} "
-                  f"{'cpu s':>7} {'-cProfile':>9}")
+            print(
+                f"  {'':26} {'work s':>8} {'slowdown':>8} {'/cProfile':>9} {'whole s':>8} {'slowdown':>8} "
+                f"{'cpu s':>7} {'-cProfile':>9}"
+            )
             for name, values in times.items():
                 work = _median([w for w, _, _ in values])
                 whole = statistics.median(t for _, t, _ in values)
@@ -215,9 +224,22 @@ def outputs(repeat: int, before: str | None, kind: str = "fib27") -> None:
     with tempfile.TemporaryDirectory() as out:
         script = os.path.join(out, "workload.py")
         Path(script).write_text(WORKLOAD)
-        runs = {(version, name): [sys.executable, "-c", cli, "trace", "-q", "-o", os.path.join(out, f"{version}-{file}"),
-                                  "--", script, kind]
-                for version in versions for name, file in OUTPUTS.items()}
+        runs = {
+            (version, name): [
+                sys.executable,
+                "-c",
+                cli,
+                "trace",
+                "-q",
+                "-o",
+                os.path.join(out, f"{version}-{file}"),
+                "--",
+                script,
+                kind,
+            ]
+            for version in versions
+            for name, file in OUTPUTS.items()
+        }
         found: dict[tuple[str, str], list[tuple[float, float, float]]] = {key: [] for key in runs}
         for rounds in range(repeat + 1):  # the first round warms up (page cache, .pyc files)
             for (version, name), argv in runs.items():
@@ -234,15 +256,19 @@ def outputs(repeat: int, before: str | None, kind: str = "fib27") -> None:
                 if rounds:
                     found[(version, name)].append((took, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024))
         sizes = {name: os.path.getsize(os.path.join(out, f"now-{file}")) for name, file in OUTPUTS.items()}
-    print(f"\nwhole `flamespace trace -o X` of {kind} (median of {repeat}; cpu: user + system of the process tree, "
-          f"less hit by the load than the wall time; peak MB: the largest process's)")
+    print(
+        f"\nwhole `flamespace trace -o X` of {kind} (median of {repeat}; cpu: user + system of the process tree, "
+        f"less hit by the load than the wall time; peak MB: the largest process's)"
+    )
     print(f"  {'':8} {'':12} {'wall s':>8} {'/folded':>8} {'cpu s':>8} {'/folded':>8} {'peak MB':>8} {'file MB':>8}")
     for version in versions:
         folded = [statistics.median(run[k] for run in found[(version, "folded")]) for k in range(3)]
         for name in OUTPUTS:
             took, cpu, peak = (statistics.median(run[k] for run in found[(version, name)]) for k in range(3))
-            print(f"  {version:8} {name:12} {took:8.2f} {took / folded[0]:7.2f}x {cpu:8.2f} {cpu / folded[1]:7.2f}x "
-                  f"{peak:8.0f} {sizes[name] / 1e6:8.1f}")
+            print(
+                f"  {version:8} {name:12} {took:8.2f} {took / folded[0]:7.2f}x {cpu:8.2f} {cpu / folded[1]:7.2f}x "
+                f"{peak:8.0f} {sizes[name] / 1e6:8.1f}"
+            )
 
 
 def in_process(rounds: int = 7) -> None:
@@ -253,11 +279,15 @@ def in_process(rounds: int = 7) -> None:
 
     namespace: dict[str, object] = {}
     exec(WORKLOAD.split("start = time.perf_counter()")[0], namespace)
-    work = {"fib": lambda: namespace["fib"](25), "methods": lambda: namespace["methods"](100_000),  # type: ignore[operator]
-            "mix": lambda: namespace["mix"](100_000)}  # type: ignore[operator]
+    work = {
+        "fib": lambda: namespace["fib"](25),
+        "methods": lambda: namespace["methods"](100_000),  # type: ignore[operator]
+        "mix": lambda: namespace["mix"](100_000),
+    }  # type: ignore[operator]
     backends = [name for name in ("profile", "monitoring", "frame") if name in backends_here()]
-    names = ["plain", "cProfile"] + [f"{b}{extra}" for b in backends
-                                     for extra in (("",) if b == "frame" else ("", " +lines", " +builtins"))]
+    names = ["plain", "cProfile"] + [
+        f"{b}{extra}" for b in backends for extra in (("",) if b == "frame" else ("", " +lines", " +builtins"))
+    ]
     found: dict[tuple[str, str], list[float]] = {}
     for _ in range(rounds):
         for kind, run in work.items():
@@ -277,8 +307,10 @@ def in_process(rounds: int = 7) -> None:
                 took = time.perf_counter() - began
                 stop()
                 found.setdefault((kind, name), []).append(took)
-    print(f"\nin process (Python {platform.python_version()}), {rounds} rounds, medians; the tracer's "
-          f"default backend here: {default_backend()} ({default_backend(lines=True)} with lines or builtins)")
+    print(
+        f"\nin process (Python {platform.python_version()}), {rounds} rounds, medians; the tracer's "
+        f"default backend here: {default_backend()} ({default_backend(lines=True)} with lines or builtins)"
+    )
     print(f"  {'':10} {'':26} {'s':>8} {'slowdown':>8} {'/cProfile':>9}")
     for kind in work:
         base = statistics.median(found[(kind, "plain")])

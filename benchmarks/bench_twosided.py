@@ -129,16 +129,24 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=1000, help="replications per cell")
     parser.add_argument("--models", nargs="+", default=["poisson", "negbin"], choices=["poisson", "negbin", "real"])
     parser.add_argument("--pool", help="directory of recorded runs for the 'real' model")
-    parser.add_argument("--share", type=float, default=SHARE[0], help="the changed stack: the one nearest this share of the total")
+    parser.add_argument(
+        "--share", type=float, default=SHARE[0], help="the changed stack: the one nearest this share of the total"
+    )
     parser.add_argument("--pairing", nargs="+", default=["unpaired", "paired"], choices=["unpaired", "paired"])
     args = parser.parse_args()
     SHARE[0] = args.share
-    print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, load {os.getloadavg()[0]:.1f}",
-          file=sys.stderr)
-    print(f"### Both directions: α = {ALPHA}, maxt, p = {args.p} stacks (synthetic models), the stack nearest {SHARE[0]:g} of the total "
-          f"changed, {args.reps} replications per cell; "
-          "rate ± Monte-Carlo s.e.\n")
-    print("| model | runs | n | design | A/A: any report | A/A: a regression (exit 3) | −20% found (shrunk) | +20% found (grown) |")
+    print(
+        f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, load {os.getloadavg()[0]:.1f}",
+        file=sys.stderr,
+    )
+    print(
+        f"### Both directions: α = {ALPHA}, maxt, p = {args.p} stacks (synthetic models), the stack nearest {SHARE[0]:g} of the total "
+        f"changed, {args.reps} replications per cell; "
+        "rate ± Monte-Carlo s.e.\n"
+    )
+    print(
+        "| model | runs | n | design | A/A: any report | A/A: a regression (exit 3) | −20% found (shrunk) | +20% found (grown) |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for model in args.models:
         pool = read_pool(args.pool) if model == "real" and args.pool else None
@@ -151,8 +159,11 @@ def main() -> None:
                 hits = cell(model, args.p, n, args.reps, pairing == "paired", pool)
                 for design in DESIGNS:
                     h = hits[design]
-                    print(f"| {model} | {pairing} | {n} | {design} | {fmt(h['any'])} | {fmt(h['regression'])} | "
-                          f"{fmt(h['shrunk'])} | {fmt(h['grown'])} |", flush=True)
+                    print(
+                        f"| {model} | {pairing} | {n} | {design} | {fmt(h['any'])} | {fmt(h['regression'])} | "
+                        f"{fmt(h['shrunk'])} | {fmt(h['grown'])} |",
+                        flush=True,
+                    )
                 print(f"({model} {pairing} n={n}: {time.perf_counter() - start:.0f} s)", file=sys.stderr, flush=True)
 
 

@@ -52,9 +52,32 @@ FIXTURE_DIRS = [ROOT / "tests" / "data", ROOT.parent / "shared" / "peer-fixtures
 MAX_SEED_BYTES = 64 * 1024
 #: Numbers a mutation puts where a number was: each is out of some range the README names.
 BAD_NUMBERS = [
-    b"-1", b"-0.5", b"0", b"1e999", b"1e300", b"1e16", b"9" * 20, b"9" * 400, b"1" + b"0" * 300, b"18446744073709551616",
-    b"9223372036854775808", b"-9223372036854775809", b"9" * 5000, b"NaN", b"Infinity", b"-Infinity", b"1e308", b"-1e308", b"",
-    b"x", b"true", b"null", b"1.5", b"[]", b"{}", b'"1"',
+    b"-1",
+    b"-0.5",
+    b"0",
+    b"1e999",
+    b"1e300",
+    b"1e16",
+    b"9" * 20,
+    b"9" * 400,
+    b"1" + b"0" * 300,
+    b"18446744073709551616",
+    b"9223372036854775808",
+    b"-9223372036854775809",
+    b"9" * 5000,
+    b"NaN",
+    b"Infinity",
+    b"-Infinity",
+    b"1e308",
+    b"-1e308",
+    b"",
+    b"x",
+    b"true",
+    b"null",
+    b"1.5",
+    b"[]",
+    b"{}",
+    b'"1"',
 ]
 MUTATIONS = ["truncate", "flip", "insert", "number", "number", "repeat", "splice", "delete"]
 
@@ -103,8 +126,14 @@ def _test_seeds(format: str) -> list[bytes]:
         from tests.formats import test_chrome
 
         data = test_chrome.DATA
-        return [(data / "viztracer.json").read_bytes()[:4000].rpartition(b"},")[0] + b"}]}",
-                test_chrome._written(test_chrome.CHART).encode()] if format == "chrome" else [(data / "node.cpuprofile").read_bytes()]
+        return (
+            [
+                (data / "viztracer.json").read_bytes()[:4000].rpartition(b"},")[0] + b"}]}",
+                test_chrome._written(test_chrome.CHART).encode(),
+            ]
+            if format == "chrome"
+            else [(data / "node.cpuprofile").read_bytes()]
+        )
     if format == "gecko":
         from tests.formats import test_gecko
 
@@ -142,7 +171,11 @@ def _fixture_seeds(format: str) -> list[bytes]:
     seeds = []
     for folder in FIXTURE_DIRS:
         for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
-            if not path.is_file() or path.suffix in (".expected", ".svg", ".html", ".md", ".py") or "fuzz" in path.relative_to(folder).parts:
+            if (
+                not path.is_file()
+                or path.suffix in (".expected", ".svg", ".html", ".md", ".py")
+                or "fuzz" in path.relative_to(folder).parts
+            ):
                 continue  # not profiles; or the campaign's own findings (seeds stay the same as they are added)
             head = path.read_bytes()[: registry.SNIFF_BYTES]
             if head[:2] == b"\x1f\x8b":
@@ -187,7 +220,20 @@ def mutate(rng: random.Random, pool: list[bytes]) -> bytes:
         elif kind == "flip" and data:
             data[min(at, len(data) - 1)] = rng.randrange(256)
         elif kind == "insert":
-            data[at:at] = rng.choice([bytes(rng.randrange(256) for _ in range(rng.randint(1, 8))), b"{", b"[", b"]", b"}", b'"', b",", b"\n", b";", b"\x00"])
+            data[at:at] = rng.choice(
+                [
+                    bytes(rng.randrange(256) for _ in range(rng.randint(1, 8))),
+                    b"{",
+                    b"[",
+                    b"]",
+                    b"}",
+                    b'"',
+                    b",",
+                    b"\n",
+                    b";",
+                    b"\x00",
+                ]
+            )
         elif kind == "delete":
             del data[at : at + rng.randint(1, 64)]
         elif kind == "repeat" and data:
@@ -293,6 +339,7 @@ def outcome(data: bytes, format: str, timeout: float, into: str | None = None) -
 
 def minimise(data: bytes, format: str, wanted: str, timeout: float, into: str | None, budget: float = 20.0) -> bytes:
     """Drop chunks of ``data`` (halves, then smaller) while the same error signature remains, for ``budget`` seconds."""
+
     def same(candidate: bytes) -> bool:
         error = outcome(candidate, format, timeout, into)
         return error is not None and signature(error) == wanted
@@ -344,7 +391,9 @@ def campaign(format: str, seconds: float, inputs: int, seed: int, out: Path, tim
         name = hashlib.sha1(small).hexdigest()[:12]
         (out / format).mkdir(parents=True, exist_ok=True)
         (out / format / f"{name}.bin").write_bytes(small)
-        (out / format / f"{name}.txt").write_text(f"{type(error).__name__}: {str(error)[:300]}\n{key}\n(read as {format}, converted to {into})\n")
+        (out / format / f"{name}.txt").write_text(
+            f"{type(error).__name__}: {str(error)[:300]}\n{key}\n(read as {format}, converted to {into})\n"
+        )
         result["distinct"][key] = {"count": 1, "file": f"{format}/{name}.bin", "message": str(error)[:200], "bytes": len(small)}
     result["seconds"] = round(time.monotonic() - started, 1)
     result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
@@ -357,13 +406,34 @@ def campaign(format: str, seconds: float, inputs: int, seed: int, out: Path, tim
 
 def _child(args: argparse.Namespace, format: str) -> dict:
     limit = int(args.memory_gb * 2**30)
-    command = [sys.executable, __file__, "--child", format, "--seconds", str(args.seconds), "--inputs", str(args.inputs),
-               "--seed", str(args.seed), "--out", str(args.out), "--timeout", str(args.timeout)]
+    command = [
+        sys.executable,
+        __file__,
+        "--child",
+        format,
+        "--seconds",
+        str(args.seconds),
+        "--inputs",
+        str(args.inputs),
+        "--seed",
+        str(args.seed),
+        "--out",
+        str(args.out),
+        "--timeout",
+        str(args.timeout),
+    ]
 
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
-    done = subprocess.run(command, capture_output=True, text=True, preexec_fn=cap, cwd=ROOT, env={**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"})
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        preexec_fn=cap,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"},
+    )
     if done.returncode != 0:
         return {"format": format, "crashed": done.returncode, "stderr": done.stderr[-2000:]}
     result: dict = json.loads(done.stdout.strip().splitlines()[-1])
@@ -376,7 +446,9 @@ def _table(results: list[dict]) -> str:
         if "crashed" in r:
             rows.append(f"| {r['format']} | | | child died ({r['crashed']}) | | |")
         else:
-            rows.append(f"| {r['format']} | {r['seeds']} | {r['inputs']} | {r['internal_errors']} | {len(r['distinct'])} | {r.get('peak_rss_mb', '')} |")
+            rows.append(
+                f"| {r['format']} | {r['seeds']} | {r['inputs']} | {r['internal_errors']} | {len(r['distinct'])} | {r.get('peak_rss_mb', '')} |"
+            )
     return "\n".join(rows)
 
 

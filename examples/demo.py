@@ -29,8 +29,24 @@ def stored_as_commits(title: str, side: str, first: int) -> list:
     for k in range(5):
         commit = first + k
         runs = [f"demo-output/ab/{side}/run-{2 * k + i + 1:03d}.folded" for i in range(2)]
-        steps.append(("" if k else title, ["store", "add", *runs, "--label", "branch=main", "--label", "bench=versions",
-                                           "--label", f"commit=c{commit}", "--label", f"time=2026-11-{commit:02d}T12:00:00"]))
+        steps.append(
+            (
+                "" if k else title,
+                [
+                    "store",
+                    "add",
+                    *runs,
+                    "--label",
+                    "branch=main",
+                    "--label",
+                    "bench=versions",
+                    "--label",
+                    f"commit=c{commit}",
+                    "--label",
+                    f"time=2026-11-{commit:02d}T12:00:00",
+                ],
+            )
+        )
     return steps
 
 
@@ -39,55 +55,154 @@ STEPS = [
     ("Where the time goes (self time)", ["top", "-n", "8", V1]),
     ("...by inclusive time (time anywhere in the stack)", ["top", "--sort", "inclusive", "-n", "6", V1]),
     ("...per line rather than per function", ["top", "--by", "line", "-n", "6", V1]),
-    ("Zoom in: only stacks through json, line numbers stripped", ["filter", "--grep", "json", "--strip", "lines", "--no-header", V2]),
+    (
+        "Zoom in: only stacks through json, line numbers stripped",
+        ["filter", "--grep", "json", "--strip", "lines", "--no-header", V2],
+    ),
     ("Mean of the two versions", ["merge", "--mean", V1, V2, "-o", "demo-output/mean.folded"]),
-    ("Differential input for a differential flame graph (like difffolded.pl)", ["sub", "--normalize", V1, V2, "-o", "demo-output/diff.folded"]),
-    ("An interactive flame graph of a bundled profile (open it in a browser)",
-     ["svg", V2, "--title", "webapp v2", "--colors", "python", "-o", "demo-output/webapp-v2.svg"]),
-    ("The same profile in the HTML viewer (canvas: fast on big profiles; search, zoom, a table of functions)",
-     ["html", V2, "--title", "webapp v2", "--colors", "python", "-o", "demo-output/webapp-v2.html"]),
-    ("A differential flame graph: widths of v2, red = grew, blue = shrank (parents included)",
-     ["svg", "demo-output/diff.folded", "--title", "webapp v1 -> v2", "-o", "demo-output/diff.svg"]),
-    ("Both versions in one HTML page: B coloured by change, A | B | change in step, white/black, the four-way split as tabs",
-     ["html", "--diff", V1, V2, "--label", "v1", "--label", "v2", "--title", "webapp v1 -> v2", "-o", "demo-output/diff.html"]),
+    (
+        "Differential input for a differential flame graph (like difffolded.pl)",
+        ["sub", "--normalize", V1, V2, "-o", "demo-output/diff.folded"],
+    ),
+    (
+        "An interactive flame graph of a bundled profile (open it in a browser)",
+        ["svg", V2, "--title", "webapp v2", "--colors", "python", "-o", "demo-output/webapp-v2.svg"],
+    ),
+    (
+        "The same profile in the HTML viewer (canvas: fast on big profiles; search, zoom, a table of functions)",
+        ["html", V2, "--title", "webapp v2", "--colors", "python", "-o", "demo-output/webapp-v2.html"],
+    ),
+    (
+        "A differential flame graph: widths of v2, red = grew, blue = shrank (parents included)",
+        ["svg", "demo-output/diff.folded", "--title", "webapp v1 -> v2", "-o", "demo-output/diff.svg"],
+    ),
+    (
+        "Both versions in one HTML page: B coloured by change, A | B | change in step, white/black, the four-way split as tabs",
+        ["html", "--diff", V1, V2, "--label", "v1", "--label", "v2", "--title", "webapp v1 -> v2", "-o", "demo-output/diff.html"],
+    ),
     ("The same profile as a tree in the terminal", ["text", "--threshold", "5%", V2]),
     ("How alike are the two versions", ["similarity", V1, V2]),
     ("What changed: appeared, grown, disappeared, shrunk", ["decompose", V1, V2, "--out-dir", "demo-output/changes"]),
-    ("Other profilers' output: a `perf script` capture, collapsed as stackcollapse-perf.pl does",
-     ["convert", "examples/perf-c.perf", "-o", "demo-output/perf-c.folded"]),
-    ("...drawn directly (every command reads every format flamespace formats lists)",
-     ["svg", "examples/perf-c.perf", "--title", "perf: a C program", "-o", "demo-output/perf-c.svg"]),
-    ("An Austin capture (MOJO, austin -b) as a flame graph and as a speedscope file",
-     ["svg", "examples/austin-wall.mojo", "--title", "Austin: wall time", "--colors", "python", "-o", "demo-output/austin-wall.svg"]),
+    (
+        "Other profilers' output: a `perf script` capture, collapsed as stackcollapse-perf.pl does",
+        ["convert", "examples/perf-c.perf", "-o", "demo-output/perf-c.folded"],
+    ),
+    (
+        "...drawn directly (every command reads every format flamespace formats lists)",
+        ["svg", "examples/perf-c.perf", "--title", "perf: a C program", "-o", "demo-output/perf-c.svg"],
+    ),
+    (
+        "An Austin capture (MOJO, austin -b) as a flame graph and as a speedscope file",
+        [
+            "svg",
+            "examples/austin-wall.mojo",
+            "--title",
+            "Austin: wall time",
+            "--colors",
+            "python",
+            "-o",
+            "demo-output/austin-wall.svg",
+        ],
+    ),
     ("", ["convert", "examples/austin-wall.mojo", "-o", "demo-output/austin-wall.speedscope.json"]),
-    ("Profile a Python program (wall time, every thread, start-up included)",
-     ["record", "--rate", WORKLOAD_RATE, "--threads", "-o", "demo-output/workload.folded", "--", "examples/workload.py"]),
-    ("...written straight to the HTML viewer (pick a thread, sandwich a function, hide the standard library)",
-     ["record", "--rate", WORKLOAD_RATE, "--threads", "--format", "html", "-o", "demo-output/workload.html", "--", "examples/workload.py"]),
-    ("...only CPU time, as a speedscope timeline (open it at https://www.speedscope.app)",
-     ["record", "--rate", WORKLOAD_RATE, "--mode", "cpu", "--format", "speedscope", "-o", "demo-output/workload.speedscope.json", "--", "examples/workload.py"]),
+    (
+        "Profile a Python program (wall time, every thread, start-up included)",
+        ["record", "--rate", WORKLOAD_RATE, "--threads", "-o", "demo-output/workload.folded", "--", "examples/workload.py"],
+    ),
+    (
+        "...written straight to the HTML viewer (pick a thread, sandwich a function, hide the standard library)",
+        [
+            "record",
+            "--rate",
+            WORKLOAD_RATE,
+            "--threads",
+            "--format",
+            "html",
+            "-o",
+            "demo-output/workload.html",
+            "--",
+            "examples/workload.py",
+        ],
+    ),
+    (
+        "...only CPU time, as a speedscope timeline (open it at https://www.speedscope.app)",
+        [
+            "record",
+            "--rate",
+            WORKLOAD_RATE,
+            "--mode",
+            "cpu",
+            "--format",
+            "speedscope",
+            "-o",
+            "demo-output/workload.speedscope.json",
+            "--",
+            "examples/workload.py",
+        ],
+    ),
     ("Where the program spent its time", ["top", "-n", "6", "demo-output/workload.folded"]),
-    ("...the CPU timeline as an HTML flame chart: a lane per thread, each function where it ran",
-     ["html", "--flamechart", "demo-output/workload.speedscope.json", "-o", "demo-output/workload-chart.html"]),
-    ("Trace a program: exact calls and times per full stack, as a report (flame graph, functions, flame chart)",
-     ["trace", "-o", "demo-output/traced-report.html", "--", "examples/traced.py"]),
-    ("Profile two versions of a program 10 times each, alternating (A B A B ...)",
-     ["collect", "-n", "10", "--rate", VERSIONS_RATE, "--overwrite", "-o", "demo-output/ab",
-      "--baseline-cmd", "examples/versions.py", "--candidate-cmd", "examples/versions.py", "--candidate-env", "VERSION=2"]),
-    ("Which stacks changed, how much, how sure (exit code 3: a regression, as a CI gate would see it)",
-     ["compare", "--baseline", "demo-output/ab/baseline", "--candidate", "demo-output/ab/candidate",
-      "--out-dir", "demo-output/ab/changes", "--html", "demo-output/ab/compare.html"]),
-    *stored_as_commits("Keep the baseline runs in the profile store (DuckDB over Parquet, in demo-output/store), "
-                       "labelled as main's commits c1..c5", "baseline", 1),
+    (
+        "...the CPU timeline as an HTML flame chart: a lane per thread, each function where it ran",
+        ["html", "--flamechart", "demo-output/workload.speedscope.json", "-o", "demo-output/workload-chart.html"],
+    ),
+    (
+        "Trace a program: exact calls and times per full stack, as a report (flame graph, functions, flame chart)",
+        ["trace", "-o", "demo-output/traced-report.html", "--", "examples/traced.py"],
+    ),
+    (
+        "Profile two versions of a program 10 times each, alternating (A B A B ...)",
+        [
+            "collect",
+            "-n",
+            "10",
+            "--rate",
+            VERSIONS_RATE,
+            "--overwrite",
+            "-o",
+            "demo-output/ab",
+            "--baseline-cmd",
+            "examples/versions.py",
+            "--candidate-cmd",
+            "examples/versions.py",
+            "--candidate-env",
+            "VERSION=2",
+        ],
+    ),
+    (
+        "Which stacks changed, how much, how sure (exit code 3: a regression, as a CI gate would see it)",
+        [
+            "compare",
+            "--baseline",
+            "demo-output/ab/baseline",
+            "--candidate",
+            "demo-output/ab/candidate",
+            "--out-dir",
+            "demo-output/ab/changes",
+            "--html",
+            "demo-output/ab/compare.html",
+        ],
+    ),
+    *stored_as_commits(
+        "Keep the baseline runs in the profile store (DuckDB over Parquet, in demo-output/store), "
+        "labelled as main's commits c1..c5",
+        "baseline",
+        1,
+    ),
     ("", ["store", "add", "demo-output/ab/baseline/run-001.folded"]),
     ("What the store holds", ["store", "ls", "store:bench=versions,last=5"]),
-    ("Compare against the stored baseline: a selector instead of a directory (the same result as above)",
-     ["compare", "--baseline", "store:branch=main,bench=versions,last=10", "--candidate", "demo-output/ab/candidate"]),
-    ("The stored baseline's runs, summed and drawn", ["svg", "store:branch=main,last=10", "--title", "stored baseline (sum)",
-                                                    "-o", "demo-output/stored-baseline.svg"]),
+    (
+        "Compare against the stored baseline: a selector instead of a directory (the same result as above)",
+        ["compare", "--baseline", "store:branch=main,bench=versions,last=10", "--candidate", "demo-output/ab/candidate"],
+    ),
+    (
+        "The stored baseline's runs, summed and drawn",
+        ["svg", "store:branch=main,last=10", "--title", "stored baseline (sum)", "-o", "demo-output/stored-baseline.svg"],
+    ),
     *stored_as_commits("The candidate is merged: its runs join main's history as commits c6..c10", "candidate", 6),
-    ("Which commit made a stack grow: each stack's series over main's commits, its change points named",
-     ["history", "store:bench=versions", "--top", "5", "--by", "commit", "--svg", "demo-output/history.svg"]),
+    (
+        "Which commit made a stack grow: each stack's series over main's commits, its change points named",
+        ["history", "store:bench=versions", "--top", "5", "--by", "commit", "--svg", "demo-output/history.svg"],
+    ),
 ]
 
 #: Steps whose exit code is not 0 on purpose.
@@ -109,7 +224,9 @@ def main() -> None:
             print(f"\n== {title}", flush=True)
         run(args)
     print(f"\nOutputs are in {OUT}/:")
-    print(f"  {STORE.relative_to(ROOT)}/ (the profile store: flamespace store ls, with FLAMESPACE_STORE={STORE.relative_to(ROOT)})")
+    print(
+        f"  {STORE.relative_to(ROOT)}/ (the profile store: flamespace store ls, with FLAMESPACE_STORE={STORE.relative_to(ROOT)})"
+    )
     for directory in sorted({p.parent for p in OUT.rglob("*") if p.is_file() and STORE not in p.parents}):
         files = sorted(p for p in directory.iterdir() if p.is_file())
         if all(p.name.startswith("run-") for p in files):  # a sample of runs: one line

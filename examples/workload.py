@@ -17,7 +17,7 @@ def parse_records(count):
 
 def encode(records, batch=2_000):
     # In batches: json's C code holds the GIL for a whole call, and a sampler waits for the GIL
-    return [json.loads(json.dumps(records[i:i + batch])) for i in range(0, len(records), batch)]
+    return [json.loads(json.dumps(records[i : i + batch])) for i in range(0, len(records), batch)]
 
 
 def wait_for_io():

@@ -64,8 +64,7 @@ def assert_golden(actual: str, relative: str, tmp_path: Path) -> None:
         out = tmp_path / Path(relative).name
         out.write_bytes(actual.encode("utf-8", "surrogateescape"))
         pytest.fail(
-            f"output differs from golden file {golden}; actual output in {out} "
-            "(FLAMESPACE_UPDATE_GOLDENS=1 rewrites goldens)"
+            f"output differs from golden file {golden}; actual output in {out} (FLAMESPACE_UPDATE_GOLDENS=1 rewrites goldens)"
         )
 
 

@@ -35,15 +35,25 @@ ROOT = "flamespace"
 #: Each package (or top-level module) and its layer: an import may only point to a lower layer.
 LAYERS: dict[str, int] = {
     # helpers every layer may use: records, type aliases, lazy exports, the version, errors
-    "_record": 0, "_types": 0, "_lazy": 0, "_version": 0, "_table": 0, "errors": 0, "diagnostics": 0,
+    "_record": 0,
+    "_types": 0,
+    "_lazy": 0,
+    "_version": 0,
+    "_table": 0,
+    "errors": 0,
+    "diagnostics": 0,
     "core": 1,
-    "formats": 2, "stats": 2,
-    "collect": 3, "render": 3, "store": 3,
+    "formats": 2,
+    "stats": 2,
+    "collect": 3,
+    "render": 3,
+    "store": 3,
     # what composes collect, stats, render and store into one answer (compare's sides, the gate)
     "workflows": 4,
     "cli": 5,
     # the public API (re-exports everything) and the pytest entry point: nothing imports them
-    "__init__": 6, "pytest_plugin": 6,
+    "__init__": 6,
+    "pytest_plugin": 6,
 }
 
 
@@ -196,10 +206,16 @@ def problems(edges: list[Import] | None = None) -> list[str]:
     found = [f"no layer for {name} (add it to LAYERS)" for name in unknown]
     runtime = _cycles(edges, {"module"})
     found += [f"cycle: {' <-> '.join(c)}" for c in runtime]
-    found += [f"deferred cycle (closed by function imports): {' <-> '.join(c)}"
-              for c in _cycles(edges, {"module", "function"}) if c not in runtime]
-    found += [f"layer: {e.source} ({layer_key(e.source)}) imports {e.target} ({layer_key(e.target)}), "
-              f"line {e.line} ({e.kind})" for e in layer_violations(edges) if layer_key(e.source) not in unknown]
+    found += [
+        f"deferred cycle (closed by function imports): {' <-> '.join(c)}"
+        for c in _cycles(edges, {"module", "function"})
+        if c not in runtime
+    ]
+    found += [
+        f"layer: {e.source} ({layer_key(e.source)}) imports {e.target} ({layer_key(e.target)}), line {e.line} ({e.kind})"
+        for e in layer_violations(edges)
+        if layer_key(e.source) not in unknown
+    ]
     return found
 
 

@@ -36,8 +36,10 @@ def main(argv: list[str]) -> int:
     if major < LEAST_NODE:
         found = f"node {major} at {node}" if node else "no node on PATH"
         if in_ci:
-            print(f"error: the page scripts' unit tests need Node {LEAST_NODE} or later ({found}): "
-                  "apt-get install nodejs", file=sys.stderr)
+            print(
+                f"error: the page scripts' unit tests need Node {LEAST_NODE} or later ({found}): apt-get install nodejs",
+                file=sys.stderr,
+            )
             return 1
         print(f"skipped: the page scripts' unit tests need Node {LEAST_NODE} or later ({found}): apt-get install nodejs")
         return 0

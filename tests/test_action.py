@@ -56,21 +56,30 @@ def sandbox(tmp_path):
     """A git repository with one commit, a bin/ directory first on PATH, GitHub's output files."""
     repo = tmp_path / "repo"
     repo.mkdir()
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t.invalid", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t.invalid"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t.invalid",
+    }
     for args in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "one"]):
         subprocess.run(["git", *args], cwd=repo, check=True, env=env)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    env.update(PATH=f"{bin_dir}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{env['PATH']}",
-               GITHUB_OUTPUT=str(tmp_path / "output"), GITHUB_STEP_SUMMARY=str(tmp_path / "summary"),
-               LOG=str(tmp_path / "log"))
+    env.update(
+        PATH=f"{bin_dir}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{env['PATH']}",
+        GITHUB_OUTPUT=str(tmp_path / "output"),
+        GITHUB_STEP_SUMMARY=str(tmp_path / "summary"),
+        LOG=str(tmp_path / "log"),
+    )
     return repo, bin_dir, env
 
 
 def run_script(name: str, repo: Path, env: dict, **inputs: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", str(ROOT / "action" / name)], cwd=repo, env={**env, **inputs},
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        ["bash", str(ROOT / "action" / name)], cwd=repo, env={**env, **inputs}, capture_output=True, text=True, timeout=60
+    )
 
 
 #: A flamespace that logs its arguments one per line, writes a report and exits with $FAKE_EXIT.
@@ -81,23 +90,46 @@ FAKE_FLAMESPACE = 'printf "%s\\n" "$@" > "$LOG"\nmkdir -p out && echo "## report
 def test_gate_script_passes_the_words_on_and_hands_the_exit_code_to_the_next_steps(sandbox, tmp_path, exit_code):
     repo, bin_dir, env = sandbox
     fake(bin_dir, "flamespace", FAKE_FLAMESPACE)
-    done = run_script("gate.sh", repo, {**env, "FAKE_EXIT": str(exit_code)}, GATE_BASE="HEAD", GATE_RUNS="7",
-                      GATE_COMMAND='bench/workload.py --name "a b" $HOME', GATE_ARGS="--min-rel 5% --no-install",
-                      GATE_OUT_DIR="out")
+    done = run_script(
+        "gate.sh",
+        repo,
+        {**env, "FAKE_EXIT": str(exit_code)},
+        GATE_BASE="HEAD",
+        GATE_RUNS="7",
+        GATE_COMMAND='bench/workload.py --name "a b" $HOME',
+        GATE_ARGS="--min-rel 5% --no-install",
+        GATE_OUT_DIR="out",
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert (tmp_path / "log").read_text().splitlines() == [
-        "gate", "--base", "HEAD", "-n", "7", "-o", "out", "--min-rel", "5%", "--no-install", "--",
-        "bench/workload.py", "--name", "a b", "$HOME",
+        "gate",
+        "--base",
+        "HEAD",
+        "-n",
+        "7",
+        "-o",
+        "out",
+        "--min-rel",
+        "5%",
+        "--no-install",
+        "--",
+        "bench/workload.py",
+        "--name",
+        "a b",
+        "$HOME",
     ]
     assert (tmp_path / "output").read_text() == f"exit-code={exit_code}\nreport=out/report.md\n"
     assert (tmp_path / "summary").read_text() == "## report\n"
 
 
-@pytest.mark.parametrize("inputs, message", [
-    ({"GATE_BASE": "", "GATE_COMMAND": "bench/workload.py"}, "no base ref"),
-    ({"GATE_BASE": "HEAD", "GATE_COMMAND": "bench/workload.py 'unclosed"}, "cannot split the command"),
-    ({"GATE_BASE": "0" * 40, "GATE_COMMAND": "bench/workload.py"}, "cannot fetch the base"),  # no origin here
-])
+@pytest.mark.parametrize(
+    "inputs, message",
+    [
+        ({"GATE_BASE": "", "GATE_COMMAND": "bench/workload.py"}, "no base ref"),
+        ({"GATE_BASE": "HEAD", "GATE_COMMAND": "bench/workload.py 'unclosed"}, "cannot split the command"),
+        ({"GATE_BASE": "0" * 40, "GATE_COMMAND": "bench/workload.py"}, "cannot fetch the base"),  # no origin here
+    ],
+)
 def test_gate_script_setup_errors_give_exit_code_1(sandbox, tmp_path, inputs, message):
     repo, bin_dir, env = sandbox
     fake(bin_dir, "flamespace", FAKE_FLAMESPACE)
@@ -107,12 +139,12 @@ def test_gate_script_setup_errors_give_exit_code_1(sandbox, tmp_path, inputs, me
 
 
 #: A gh that logs each call (and the body file it was given), and lists $FAKE_PREVIOUS as the earlier comment.
-FAKE_GH = '''echo "$*" >> "$LOG"
+FAKE_GH = """echo "$*" >> "$LOG"
 for arg in "$@"; do case $arg in body=@*) cat "${arg#body=@}" >> "$LOG";; esac; done
 if [ "$1" = pr ]; then cat "$7" >> "$LOG"; fi
 if [ "$1" = api ] && [ "$2" != --silent ]; then echo "${FAKE_PREVIOUS:-}"; fi
 exit "${FAKE_EXIT:-0}"
-'''
+"""
 
 
 @pytest.mark.parametrize("previous", ["", "42"])
@@ -120,8 +152,13 @@ def test_comment_script_edits_its_earlier_comment_or_posts_one(sandbox, tmp_path
     repo, bin_dir, env = sandbox
     fake(bin_dir, "gh", FAKE_GH)
     (tmp_path / "report.md").write_text("## flamespace gate\n")
-    done = run_script("comment.sh", repo, {**env, "FAKE_PREVIOUS": previous, "GITHUB_REPOSITORY": "o/r"},
-                      GATE_PR="7", GATE_REPORT=str(tmp_path / "report.md"))
+    done = run_script(
+        "comment.sh",
+        repo,
+        {**env, "FAKE_PREVIOUS": previous, "GITHUB_REPOSITORY": "o/r"},
+        GATE_PR="7",
+        GATE_REPORT=str(tmp_path / "report.md"),
+    )
     assert done.returncode == 0, done.stderr
     log = (tmp_path / "log").read_text().splitlines()
     assert log[0].startswith("api repos/o/r/issues/7/comments --paginate --jq")
@@ -136,6 +173,11 @@ def test_comment_script_only_warns_when_it_may_not_comment(sandbox, tmp_path):
     repo, bin_dir, env = sandbox
     fake(bin_dir, "gh", FAKE_GH)
     (tmp_path / "report.md").write_text("## flamespace gate\n")
-    done = run_script("comment.sh", repo, {**env, "FAKE_EXIT": "1", "GITHUB_REPOSITORY": "o/r"},
-                      GATE_PR="7", GATE_REPORT=str(tmp_path / "report.md"))
+    done = run_script(
+        "comment.sh",
+        repo,
+        {**env, "FAKE_EXIT": "1", "GITHUB_REPOSITORY": "o/r"},
+        GATE_PR="7",
+        GATE_REPORT=str(tmp_path / "report.md"),
+    )
     assert done.returncode == 0 and "::warning" in done.stdout and "pull-requests: write" in done.stdout

@@ -47,12 +47,20 @@ def test_the_backend_names_the_python_requirement_on_an_older_python(tmp_path: P
     shutil.copy(BACKEND, tmp_path / "build_backend")
     too_new = f"{sys.version_info.major}.{sys.version_info.minor + 1}"
     (tmp_path / "pyproject.toml").write_text(f'[project]\nname = "x"\nrequires-python = ">={too_new}"\n')
-    done = subprocess.run([sys.executable, "-c", "import flamespace_build"], check=False, cwd=tmp_path / "build_backend",
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", "import flamespace_build"],
+        check=False,
+        cwd=tmp_path / "build_backend",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     this = ".".join(map(str, sys.version_info[:3]))
     assert done.returncode == 1
-    assert done.stderr.strip() == (f"flamespace needs Python >= {too_new}; this is Python {this}. Install it with a "
-                                   f"newer Python (e.g. python{too_new} -m pip install flamespace).")
+    assert done.stderr.strip() == (
+        f"flamespace needs Python >= {too_new}; this is Python {this}. Install it with a "
+        f"newer Python (e.g. python{too_new} -m pip install flamespace)."
+    )
 
 
 def test_the_backend_is_setuptools_on_a_python_the_project_supports() -> None:

@@ -14,8 +14,11 @@ import pytest
 SRC = Path(__file__).resolve().parent.parent / "src" / "flamespace"
 PYTHON_313 = Path.home() / ".pyenv" / "versions" / "3.13.0" / "bin" / "python3.13"
 #: The modules with no state of their own: they must load in an isolated subinterpreter.
-STATELESS = {"_folded": SRC / "formats" / "_folded.c", "_maxt": SRC / "stats" / "_maxt.c",
-             "_remote": SRC / "collect" / "remote" / "_remote.c"}
+STATELESS = {
+    "_folded": SRC / "formats" / "_folded.c",
+    "_maxt": SRC / "stats" / "_maxt.c",
+    "_remote": SRC / "collect" / "remote" / "_remote.c",
+}
 #: The modules with process-wide state: they must keep the GIL on a free-threaded build.
 PROCESS_WIDE = (SRC / "collect" / "_tracer.c", SRC / "collect" / "_waiter.c", SRC / "collect" / "_alloc.c")
 
@@ -40,8 +43,22 @@ def test_stateless_modules_load_in_a_subinterpreter_with_its_own_gil(python_313:
     config = "import sysconfig; print(sysconfig.get_paths()['include']); print(sysconfig.get_config_var('EXT_SUFFIX'))"
     include, suffix = subprocess.run([str(python_313), "-c", config], capture_output=True, text=True, check=True).stdout.split()
     for name, source in STATELESS.items():
-        subprocess.run(["gcc", "-shared", "-fPIC", "-O1", "-Wall", "-Werror", f"-I{include}", str(source),
-                        "-o", str(tmp_path / f"{name}{suffix}")], check=True, capture_output=True)
+        subprocess.run(
+            [
+                "gcc",
+                "-shared",
+                "-fPIC",
+                "-O1",
+                "-Wall",
+                "-Werror",
+                f"-I{include}",
+                str(source),
+                "-o",
+                str(tmp_path / f"{name}{suffix}"),
+            ],
+            check=True,
+            capture_output=True,
+        )
     loaded = subprocess.run([str(python_313), "-c", LOAD, str(tmp_path), *STATELESS], capture_output=True, text=True, check=True)
     assert loaded.stdout.split("\n")[:-1] == [f"{name} ok" for name in STATELESS]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-TESTS = '''
+TESTS = """
 import pytest
 
 def test_needs_a_tool():
@@ -21,15 +21,34 @@ def test_needs_flamegraph_pl():
 @pytest.mark.xfail(reason="known")
 def test_expected_to_fail():
     assert False
-'''
+"""
 
 
 def run_with(ci: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     (tmp_path / "test_skips.py").write_text(TESTS)
     env = {**os.environ, "CI": ci, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "tests.conftest", "-p", "no:cacheprovider",
-                           "-p", "no:xdist", "--rootdir", str(tmp_path), str(tmp_path / "test_skips.py")],
-                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "tests.conftest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "--rootdir",
+            str(tmp_path),
+            str(tmp_path / "test_skips.py"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
 
 
 def test_a_skip_fails_under_ci_unless_allowed(tmp_path: Path) -> None:

@@ -24,8 +24,7 @@ def slug(heading: str) -> str:
     """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
     text = re.sub(r"<[^>]+>", "", heading)
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # a link in a heading keeps its text
-    kept = "".join(c for c in text.lower()
-                   if c in " -_" or unicodedata.category(c)[0] in "LNM")
+    kept = "".join(c for c in text.lower() if c in " -_" or unicodedata.category(c)[0] in "LNM")
     return kept.replace(" ", "-")
 
 
@@ -78,7 +77,9 @@ def test_every_relative_link_leads_somewhere(page: Path) -> None:
 
 
 def test_the_slug_is_githubs() -> None:
-    assert slug("Every command beside its peer (`make bench`, `benchmarks/bench_commands.py`)") == \
-        "every-command-beside-its-peer-make-bench-benchmarksbench_commandspy"
+    assert (
+        slug("Every command beside its peer (`make bench`, `benchmarks/bench_commands.py`)")
+        == "every-command-beside-its-peer-make-bench-benchmarksbench_commandspy"
+    )
     assert slug("Store: history and the Dask cluster") == "store-history-and-the-dask-cluster"
     assert slug("compare of 50 + 50 runs") == "compare-of-50--50-runs"

@@ -28,8 +28,15 @@ def test_an_upward_or_sideways_import_is_reported():
 
 def test_cycles_are_reported_and_deferred_ones_named_so():
     a, b, c = "flamespace.collect.a", "flamespace.collect.b", "flamespace.collect.c"
-    found = problems([Import(a, b, "module", 1), Import(b, a, "module", 1), Import(b, c, "module", 2),
-                      Import(c, b, "function", 5), Import(a, c, "typing", 3)])
+    found = problems(
+        [
+            Import(a, b, "module", 1),
+            Import(b, a, "module", 1),
+            Import(b, c, "module", 2),
+            Import(c, b, "function", 5),
+            Import(a, c, "typing", 3),
+        ]
+    )
     assert found == [
         f"cycle: {a} <-> {b}",
         f"deferred cycle (closed by function imports): {a} <-> {b} <-> {c}",

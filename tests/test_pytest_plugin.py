@@ -71,8 +71,11 @@ def runs(directory):
 
 
 def test_the_plugin_is_installed_as_an_entry_point():
-    found = [e for e in entry_points().select(group="pytest11") if e.name == "flamespace"] if hasattr(entry_points(), "select") \
+    found = (
+        [e for e in entry_points().select(group="pytest11") if e.name == "flamespace"]
+        if hasattr(entry_points(), "select")
         else [e for e in entry_points().get("pytest11", []) if e.name == "flamespace"]
+    )
     assert [e.value for e in found] == ["flamespace.pytest_plugin"]
 
 
@@ -91,7 +94,9 @@ def test_marked_tests_are_recorded_and_runs_accumulate_across_sessions(pytester)
     result = pytester.runpytest("--flamespace", str(out), "-k", "marked and not unmarked")
     result.assert_outcomes(passed=1)
     assert sorted(p.name for p in out.iterdir()) == [
-        "test_rec.test_marked", "test_rec.test_parametrized_big", "test_rec.test_parametrized_small",
+        "test_rec.test_marked",
+        "test_rec.test_parametrized_big",
+        "test_rec.test_parametrized_small",
         "test_rec.test_threads",
     ]  # neither the unmarked test nor the failed one
     assert runs(out / "test_rec.test_marked") == ["run-001.folded", "run-002.folded"]
@@ -130,14 +135,22 @@ def test_two_directories_compare_like_any_samples(pytester, capsys):
     for side in ("base", "head"):
         pytester.runpytest("--flamespace", str(pytester.path / side), "--flamespace-runs", "3", "-k", "test_marked")
     capsys.readouterr()
-    code = main(["compare", "-a", str(pytester.path / "base" / "test_rec.test_marked"),
-                 "-b", str(pytester.path / "head" / "test_rec.test_marked")])
+    code = main(
+        [
+            "compare",
+            "-a",
+            str(pytester.path / "base" / "test_rec.test_marked"),
+            "-b",
+            str(pytester.path / "head" / "test_rec.test_marked"),
+        ]
+    )
     out = capsys.readouterr().out
     assert code in (0, 3) and "Compared 3 baseline runs with 3 candidate runs" in out
 
 
 def test_memory_modes_are_cut_at_the_test_too(pytester):
-    pytester.makepyfile(test_mem='''
+    pytester.makepyfile(
+        test_mem="""
 import pytest
 
 KEPT = []
@@ -150,17 +163,19 @@ def grow():
 @pytest.mark.flamespace(mode="live", lines=True)
 def test_live():
     grow()
-''')
+"""
+    )
     out = pytester.path / "prof"
     pytester.runpytest("--flamespace", str(out)).assert_outcomes(passed=1)
     graph = read(str(out / "test_mem.test_live" / "run-001.folded"))
-    (stack, value), = [(s, v) for s, v in graph.items() if v > 1_000_000]
+    ((stack, value),) = [(s, v) for s, v in graph.items() if v > 1_000_000]
     assert stack == ("test_live (test_mem.py:12)", "grow (test_mem.py:7)") and graph.metadata.metric == "live"
     assert all(s[0].startswith("test_live (") for s, _ in graph.items())
 
 
 def test_bad_usage_is_reported(pytester):
-    pytester.makepyfile(test_bad='''
+    pytester.makepyfile(
+        test_bad="""
 import pytest
 
 @pytest.mark.flamespace("cpu")
@@ -170,21 +185,25 @@ def test_positional():
 @pytest.mark.flamespace(colour="red")
 def test_unknown_option():
     pass
-''')
+"""
+    )
     result = pytester.runpytest("--flamespace", str(pytester.path / "prof"))
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(["*takes keyword options only*", "*colour*"])
     assert pytester.runpytest("--flamespace", "x", "--flamespace-runs", "0").ret == pytest.ExitCode.USAGE_ERROR
 
 
-@pytest.mark.parametrize("nodeid, name", [
-    ("tests/test_io.py::test_parse", "tests.test_io.test_parse"),
-    ("tests/test_io.py::TestX::test_parse[big-1]", "tests.test_io.TestX.test_parse_big-1"),
-    ("test_io.py::test_parse[flamespace-run-2]", "test_io.test_parse"),
-    ("test_io.py::test_parse[flamespace-run-2-big]", "test_io.test_parse_big"),
-    ("test_io.py::test_parse[big-flamespace-run-12]", "test_io.test_parse_big"),
-    ("test_io.py::test_parse[a b/c]", "test_io.test_parse_a_b_c"),
-])
+@pytest.mark.parametrize(
+    "nodeid, name",
+    [
+        ("tests/test_io.py::test_parse", "tests.test_io.test_parse"),
+        ("tests/test_io.py::TestX::test_parse[big-1]", "tests.test_io.TestX.test_parse_big-1"),
+        ("test_io.py::test_parse[flamespace-run-2]", "test_io.test_parse"),
+        ("test_io.py::test_parse[flamespace-run-2-big]", "test_io.test_parse_big"),
+        ("test_io.py::test_parse[big-flamespace-run-12]", "test_io.test_parse_big"),
+        ("test_io.py::test_parse[a b/c]", "test_io.test_parse_a_b_c"),
+    ],
+)
 def test_run_directory_names(nodeid, name):
     assert run_directory_name(nodeid) == name
 
@@ -206,8 +225,26 @@ def test_profiling_a_pytest_run_gives_no_assert_rewrite_warning(tmp_path, monkey
     import sys
 
     (tmp_path / "test_sum.py").write_text("def test_sum():\n    assert 1 + 1 == 2\n")
-    done = subprocess.run([sys.executable, "-c", "import sys; from flamespace.cli import main; sys.exit(main())",
-                           "record", "-q", "-o", "run.folded", "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_sum.py"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from flamespace.cli import main; sys.exit(main())",
+            "record",
+            "-q",
+            "-o",
+            "run.folded",
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "test_sum.py",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout and "PytestAssertRewriteWarning" not in done.stdout + done.stderr

@@ -70,7 +70,9 @@ def test_svg_path_imports_neither_typing_dataclasses_nor_speedscope(tmp_path):
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print(' '.join(m for m in ('typing', 'dataclasses', 'inspect', 'click', 'flamespace.formats.speedscope') if m in sys.modules))"
     )
-    result = subprocess.run([sys.executable, "-c", code, str(source), str(tmp_path / "a.svg")], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(source), str(tmp_path / "a.svg")], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == ""
     assert (tmp_path / "a.svg").read_text().startswith("<?xml")
 
@@ -118,7 +120,7 @@ def test_svg_and_html_options_share_the_appearance_fields_declared_once():
 
     shared = fields(Appearance)
     for cls in (SvgOptions, HtmlOptions):
-        assert fields(cls)[:len(shared)] == shared
+        assert fields(cls)[: len(shared)] == shared
         assert not set(shared) & set(cls.__slots__), f"{cls.__name__} redeclares a field of Appearance"
         assert {f: defaults(cls)[f] for f in shared} == defaults(Appearance)
     with pytest.raises(ArgumentError, match="colors must be one of"):

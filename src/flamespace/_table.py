@@ -53,8 +53,14 @@ def _plain(text: str, style: str | None) -> str:
     return text
 
 
-def render(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[str | Cell]],
-           right: Sequence[bool], width: int, paint: Paint | None = None) -> str:
+def render(
+    title: str | None,
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str | Cell]],
+    right: Sequence[bool],
+    width: int,
+    paint: Paint | None = None,
+) -> str:
     """The table as text lines (each ending in a newline), at most ``width`` columns wide when its
     columns can be narrowed that far (one column each at the least)."""
     paint = paint or _plain
@@ -63,23 +69,36 @@ def render(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[st
     if any(len(row) != len(heads) for row in cells):
         raise ValueError("every row needs a cell per header")
     columns = [[h] + [row[c].text for row in cells] for c, h in enumerate(heads)]
-    widths = fitted([max(map(display_width, texts)) for texts in columns], width,
-                    [max((display_width(ch) for text in texts for ch in text), default=1) for texts in columns])
+    widths = fitted(
+        [max(map(display_width, texts)) for texts in columns],
+        width,
+        [max((display_width(ch) for text in texts for ch in text), default=1) for texts in columns],
+    )
     total = sum(widths) + 3 * len(widths) + 1
     lines = [shown(title)] if title else []
     lines.append(" " * total)
     head_lines = [[h[a:b] for a, b in _folded(Cell(h), w)] for h, w in zip(heads, widths)]
     for index in range(max(len(h) for h in head_lines)):
-        lines.append(" " + " ".join(
-            paint(" " + _justified(head[index] if index < len(head) else "", w, r) + " ", HEADER_STYLE)
-            for head, w, r in zip(head_lines, widths, right)) + " ")
+        lines.append(
+            " "
+            + " ".join(
+                paint(" " + _justified(head[index] if index < len(head) else "", w, r) + " ", HEADER_STYLE)
+                for head, w, r in zip(head_lines, widths, right)
+            )
+            + " "
+        )
     lines.append(" " + RULE * (total - 2) + " ")
     for row in cells:
         folded = [_folded(cell, w) for cell, w in zip(row, widths)]
         for index in range(max(len(f) for f in folded)):
-            lines.append(" " + " ".join(
-                " " + _painted(cell, _slice(pieces, index), w, r, paint) + " "
-                for cell, pieces, w, r in zip(row, folded, widths, right)) + " ")
+            lines.append(
+                " "
+                + " ".join(
+                    " " + _painted(cell, _slice(pieces, index), w, r, paint) + " "
+                    for cell, pieces, w, r in zip(row, folded, widths, right)
+                )
+                + " "
+            )
     lines.append(" " * total)
     return "".join(line + "\n" for line in lines)
 
@@ -159,8 +178,11 @@ def _painted(cell: Cell, part: tuple[int, int] | None, width: int, right: bool, 
     length = len(body.rstrip()) if right else len(body)
     text = _justified(body, width, right)
     shift = len(text) - length if right else 0
-    spans = [(max(low, start) - start + shift, min(high, start + length) - start + shift, style)
-             for low, high, style in cell.spans if low < start + length and high > max(low, start) and high > start]
+    spans = [
+        (max(low, start) - start + shift, min(high, start + length) - start + shift, style)
+        for low, high, style in cell.spans
+        if low < start + length and high > max(low, start) and high > start
+    ]
     cuts = sorted({0, len(text), *(a for a, _, _ in spans), *(b for _, b, _ in spans)})
     pieces = []
     for a, b in zip(cuts, cuts[1:]):

@@ -51,6 +51,17 @@ Destination = Union[str, "os.PathLike[str]", TextIO, None]
 Output = Union[None, int, IO[Any]]
 
 __all__ = [
-    "Destination", "Drawable", "Frame", "FrameMap", "Number", "Output", "Profile", "Regex", "Rgb", "Runs",
-    "Source", "Stack", "Values",
+    "Destination",
+    "Drawable",
+    "Frame",
+    "FrameMap",
+    "Number",
+    "Output",
+    "Profile",
+    "Regex",
+    "Rgb",
+    "Runs",
+    "Source",
+    "Stack",
+    "Values",
 ]

@@ -31,11 +31,22 @@ _REPEAT_ID = re.compile(r"(?<=\[)flamespace-run-\d+-?|-flamespace-run-\d+")
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("flamespace", "recording tests with flamespace")
-    group.addoption("--flamespace", metavar="DIR", dest="flamespace_dir", default=None,
-                    help="Record each test marked @pytest.mark.flamespace as a run: DIR/<test>/run-NNN.folded "
-                         "(the next free number, so runs of several sessions add up).")
-    group.addoption("--flamespace-runs", metavar="N", dest="flamespace_runs", type=int, default=1,
-                    help="Run each marked test N times in this session (default 1), each a run.")
+    group.addoption(
+        "--flamespace",
+        metavar="DIR",
+        dest="flamespace_dir",
+        default=None,
+        help="Record each test marked @pytest.mark.flamespace as a run: DIR/<test>/run-NNN.folded "
+        "(the next free number, so runs of several sessions add up).",
+    )
+    group.addoption(
+        "--flamespace-runs",
+        metavar="N",
+        dest="flamespace_runs",
+        type=int,
+        default=1,
+        help="Run each marked test N times in this session (default 1), each a run.",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:

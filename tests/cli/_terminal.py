@@ -19,9 +19,14 @@ CLI = [sys.executable, "-c", "import sys; from flamespace.cli import main; sys.e
 COLUMNS = 120
 
 
-def run_on_terminal(args: list[str], which: str = "stdout", env: dict[str, str] | None = None,
-                    timeout: float = 120.0, cwd: str | None = None,
-                    seen: Callable[[bytes], None] | None = None) -> tuple[int, bytes, bytes]:
+def run_on_terminal(
+    args: list[str],
+    which: str = "stdout",
+    env: dict[str, str] | None = None,
+    timeout: float = 120.0,
+    cwd: str | None = None,
+    seen: Callable[[bytes], None] | None = None,
+) -> tuple[int, bytes, bytes]:
     """Run ``flamespace ARGS`` with ``which`` ("stdout" or "stderr") on a terminal of
     :data:`COLUMNS` columns and the other on a pipe: (exit code, what the terminal got,
     what the pipe got; a terminal turns "\\n" into "\\r\\n"). The pipe's output must be small

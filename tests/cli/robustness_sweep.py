@@ -37,64 +37,152 @@ def places(root: Path) -> dict:
     (root / "dir").mkdir()
     (root / "readonly").mkdir()
     os.chmod(root / "readonly", stat.S_IRUSR | stat.S_IXUSR)
-    return {"p": str(profile), "base": str(root / "base"), "cand": str(root / "cand"), "out": str(root / "out"),
-            "d": str(root / "parts"), "root": str(root)}
+    return {
+        "p": str(profile),
+        "base": str(root / "base"),
+        "cand": str(root / "cand"),
+        "out": str(root / "out"),
+        "d": str(root / "parts"),
+        "root": str(root),
+    }
 
 
 #: Each command as it runs with good arguments ({p} a profile, {out} an output, ...).
 COMMANDS = {
-    "info": ["info", "{p}"], "top": ["top", "{p}"], "text": ["text", "{p}"], "svg": ["svg", "{p}", "-o", "{out}"],
-    "html": ["html", "{p}", "-o", "{out}"], "merge": ["merge", "{p}"], "convert": ["convert", "{p}"],
-    "filter": ["filter", "{p}"], "scale": ["scale", "2", "{p}"], "sub": ["sub", "{p}", "{p}"],
-    "similarity": ["similarity", "{p}", "{p}"], "decompose": ["decompose", "{p}", "{p}", "-d", "{d}"],
-    "plan": ["plan", "{base}"], "compare": ["compare", "-a", "{base}", "-b", "{cand}"],
-    "record": ["record", "-o", "{out}", "-c", "pass"], "trace": ["trace", "-o", "{out}", "-c", "pass"],
-    "collect": ["collect", "-n", "2", "-o", "{d}", "-c", "pass"], "formats": ["formats"],
+    "info": ["info", "{p}"],
+    "top": ["top", "{p}"],
+    "text": ["text", "{p}"],
+    "svg": ["svg", "{p}", "-o", "{out}"],
+    "html": ["html", "{p}", "-o", "{out}"],
+    "merge": ["merge", "{p}"],
+    "convert": ["convert", "{p}"],
+    "filter": ["filter", "{p}"],
+    "scale": ["scale", "2", "{p}"],
+    "sub": ["sub", "{p}", "{p}"],
+    "similarity": ["similarity", "{p}", "{p}"],
+    "decompose": ["decompose", "{p}", "{p}", "-d", "{d}"],
+    "plan": ["plan", "{base}"],
+    "compare": ["compare", "-a", "{base}", "-b", "{cand}"],
+    "record": ["record", "-o", "{out}", "-c", "pass"],
+    "trace": ["trace", "-o", "{out}", "-c", "pass"],
+    "collect": ["collect", "-n", "2", "-o", "{d}", "-c", "pass"],
+    "formats": ["formats"],
 }
 #: The numeric options of each command (and their kind of value).
 NUMERIC = {
-    "top": ["-n"], "text": ["--max-depth", "--width", "--threshold"],
+    "top": ["-n"],
+    "text": ["--max-depth", "--width", "--threshold"],
     "svg": ["--width", "--height", "--fontsize", "--fontwidth", "--factor", "--total", "--seed", "--minwidth"],
-    "html": ["--top", "--minwidth"], "filter": ["--max-depth", "--min-share"], "scale": [],
+    "html": ["--top", "--minwidth"],
+    "filter": ["--max-depth", "--min-share"],
+    "scale": [],
     "plan": ["--alpha", "--power", "--top", "--min-runs", "--min-fraction", "--detect"],
-    "compare": ["--alpha", "--permutations", "--seed", "--min-delta", "--min-rel", "--min-runs", "--min-fraction", "--limit",
-                "--max-missed"],
-    "record": ["--rate", "--bytes-per-sample", "--duration", "--seed"], "trace": ["--max-events", "--max-depth"],
+    "compare": [
+        "--alpha",
+        "--permutations",
+        "--seed",
+        "--min-delta",
+        "--min-rel",
+        "--min-runs",
+        "--min-fraction",
+        "--limit",
+        "--max-missed",
+    ],
+    "record": ["--rate", "--bytes-per-sample", "--duration", "--seed"],
+    "trace": ["--max-events", "--max-depth"],
     "collect": ["-n", "--warmup", "--rate", "--duration"],
 }
 #: Runs that do what was asked, for long: not counted as hangs.
 LONG_BY_DESIGN = {"collect -n='99999999999999999999999999'"}
 #: Formats, each given an empty file and garbage with --from.
-FORMATS = ("flamespace-json", "speedscope", "gecko", "chrome", "cpuprofile", "pprof", "pstats", "austin", "perf-sched", "perf",
-           "xctrace", "vtune", "vsprof", "ghcprof", "sample", "instruments", "jstack", "faulthandler", "gdb", "elfutils",
-           "bpftrace", "pmc", "stap", "dtrace", "pyspy", "nytprof", "folded-diff", "folded")
+FORMATS = (
+    "flamespace-json",
+    "speedscope",
+    "gecko",
+    "chrome",
+    "cpuprofile",
+    "pprof",
+    "pstats",
+    "austin",
+    "perf-sched",
+    "perf",
+    "xctrace",
+    "vtune",
+    "vsprof",
+    "ghcprof",
+    "sample",
+    "instruments",
+    "jstack",
+    "faulthandler",
+    "gdb",
+    "elfutils",
+    "bpftrace",
+    "pmc",
+    "stap",
+    "dtrace",
+    "pyspy",
+    "nytprof",
+    "folded-diff",
+    "folded",
+)
 #: Odd arguments of the options that are not numbers.
 ODD = [
-    ["html", "--diff", "{p}", "-o", "{out}"], ["html", "--series", "{p}", "-o", "{out}"],
-    ["html", "--diff", "{p}", "{p}", "{p}", "-o", "{out}"], ["html", "--calls", "{root}/garbage.bin", "{p}", "-o", "{out}"],
-    ["html", "--calls", "{root}/dir", "{p}", "-o", "{out}"], ["html", "--label", "a", "--label", "b", "--label", "c", "--diff", "{p}",
-                                                             "{p}", "-o", "{out}"],
-    ["html", "--colour-by", "event:nothing", "{p}", "-o", "{out}"], ["svg", "--colour-by", "event:nothing", "{p}", "-o", "{out}"],
-    ["svg", "--colour-by", "{root}/garbage.bin", "{p}", "-o", "{out}"], ["svg", "--colour-by", "", "{p}", "-o", "{out}"],
-    ["svg", "--nameattr", "{root}/garbage.bin", "{p}", "-o", "{out}"], ["svg", "--nameattr", "{root}/dir", "{p}", "-o", "{out}"],
-    ["svg", "--palette-file", "{root}/dir", "{p}", "-o", "{out}"], ["svg", "--palette-file", "{root}/garbage.bin", "{p}", "-o", "{out}"],
-    ["svg", "--encoding", "bogus", "{p}", "-o", "{out}"], ["svg", "--encoding", "utf-16", "{p}", "-o", "{out}"],
-    ["svg", "--bgcolors", "#zzzzzz", "{p}", "-o", "{out}"], ["svg", "--minwidth", "nan%", "{p}", "-o", "{out}"],
-    ["svg", "--minwidth", "inf%", "{p}", "-o", "{out}"], ["svg", "--minwidth", "1e400", "{p}", "-o", "{out}"],
-    ["svg", "--base", "", "{p}", "-o", "{out}"], ["svg", "--title", "\x01</text>&", "{p}", "-o", "{out}"],
-    ["text", "--threshold", "nan%", "{p}"], ["text", "--threshold", "inf%", "{p}"], ["text", "--threshold", "200%", "{p}"],
-    ["filter", "--grep", "(", "{p}"], ["filter", "--map", "x", "{p}"], ["filter", "--map", "(=y", "{p}"],
-    ["filter", "--strip", "bogus", "{p}"], ["filter", "--base", "", "{p}"], ["filter", "--prefix", "", "{p}"],
-    ["top", "-n", "-1", "{p}"], ["plan", "{base}", "--detect", "nan%"], ["plan", "{base}", "--detect", "inf"],
-    ["plan", "{base}", "--detect", "-5%"], ["plan", "{p}"], ["compare", "-a", "{p}", "-b", "{p}"],
-    ["compare", "-a", "{base}", "-b", "{cand}", "--html", "{root}/dir"], ["compare", "-a", "{base}", "-b", "{cand}", "--html", ""],
-    ["compare", "-a", "{base}", "-b", "{cand}", "--cluster", "nonsense"], ["compare", "-a", "{base}", "-b", "{base}"],
-    ["similarity", "{root}/empty.folded", "{root}/empty.folded"], ["sub", "{root}/empty.folded", "{root}/empty.folded"],
-    ["decompose", "{root}/empty.folded", "{root}/empty.folded", "-d", "{d}"], ["scale", "2", "{root}/empty.folded"],
-    ["svg", "{root}/empty.folded", "-o", "{out}"], ["html", "{root}/empty.folded", "-o", "{out}"], ["text", "{root}/empty.folded"],
-    ["top", "{root}/empty.folded"], ["convert", "{p}", "--to", "bogus"], ["formats", "bogus"],
-    ["record", "-o", "{out}", "--", "{root}/dir"], ["record", "-o", "{out}", "--", "{root}/empty.folded"],
-    ["record", "-o", "{out}", "-m", ""], ["trace", "-o", "{out}", "-m", ""], ["record", "-o", "{out}", "-c", ""],
+    ["html", "--diff", "{p}", "-o", "{out}"],
+    ["html", "--series", "{p}", "-o", "{out}"],
+    ["html", "--diff", "{p}", "{p}", "{p}", "-o", "{out}"],
+    ["html", "--calls", "{root}/garbage.bin", "{p}", "-o", "{out}"],
+    ["html", "--calls", "{root}/dir", "{p}", "-o", "{out}"],
+    ["html", "--label", "a", "--label", "b", "--label", "c", "--diff", "{p}", "{p}", "-o", "{out}"],
+    ["html", "--colour-by", "event:nothing", "{p}", "-o", "{out}"],
+    ["svg", "--colour-by", "event:nothing", "{p}", "-o", "{out}"],
+    ["svg", "--colour-by", "{root}/garbage.bin", "{p}", "-o", "{out}"],
+    ["svg", "--colour-by", "", "{p}", "-o", "{out}"],
+    ["svg", "--nameattr", "{root}/garbage.bin", "{p}", "-o", "{out}"],
+    ["svg", "--nameattr", "{root}/dir", "{p}", "-o", "{out}"],
+    ["svg", "--palette-file", "{root}/dir", "{p}", "-o", "{out}"],
+    ["svg", "--palette-file", "{root}/garbage.bin", "{p}", "-o", "{out}"],
+    ["svg", "--encoding", "bogus", "{p}", "-o", "{out}"],
+    ["svg", "--encoding", "utf-16", "{p}", "-o", "{out}"],
+    ["svg", "--bgcolors", "#zzzzzz", "{p}", "-o", "{out}"],
+    ["svg", "--minwidth", "nan%", "{p}", "-o", "{out}"],
+    ["svg", "--minwidth", "inf%", "{p}", "-o", "{out}"],
+    ["svg", "--minwidth", "1e400", "{p}", "-o", "{out}"],
+    ["svg", "--base", "", "{p}", "-o", "{out}"],
+    ["svg", "--title", "\x01</text>&", "{p}", "-o", "{out}"],
+    ["text", "--threshold", "nan%", "{p}"],
+    ["text", "--threshold", "inf%", "{p}"],
+    ["text", "--threshold", "200%", "{p}"],
+    ["filter", "--grep", "(", "{p}"],
+    ["filter", "--map", "x", "{p}"],
+    ["filter", "--map", "(=y", "{p}"],
+    ["filter", "--strip", "bogus", "{p}"],
+    ["filter", "--base", "", "{p}"],
+    ["filter", "--prefix", "", "{p}"],
+    ["top", "-n", "-1", "{p}"],
+    ["plan", "{base}", "--detect", "nan%"],
+    ["plan", "{base}", "--detect", "inf"],
+    ["plan", "{base}", "--detect", "-5%"],
+    ["plan", "{p}"],
+    ["compare", "-a", "{p}", "-b", "{p}"],
+    ["compare", "-a", "{base}", "-b", "{cand}", "--html", "{root}/dir"],
+    ["compare", "-a", "{base}", "-b", "{cand}", "--html", ""],
+    ["compare", "-a", "{base}", "-b", "{cand}", "--cluster", "nonsense"],
+    ["compare", "-a", "{base}", "-b", "{base}"],
+    ["similarity", "{root}/empty.folded", "{root}/empty.folded"],
+    ["sub", "{root}/empty.folded", "{root}/empty.folded"],
+    ["decompose", "{root}/empty.folded", "{root}/empty.folded", "-d", "{d}"],
+    ["scale", "2", "{root}/empty.folded"],
+    ["svg", "{root}/empty.folded", "-o", "{out}"],
+    ["html", "{root}/empty.folded", "-o", "{out}"],
+    ["text", "{root}/empty.folded"],
+    ["top", "{root}/empty.folded"],
+    ["convert", "{p}", "--to", "bogus"],
+    ["formats", "bogus"],
+    ["record", "-o", "{out}", "--", "{root}/dir"],
+    ["record", "-o", "{out}", "--", "{root}/empty.folded"],
+    ["record", "-o", "{out}", "-m", ""],
+    ["trace", "-o", "{out}", "-m", ""],
+    ["record", "-o", "{out}", "-c", ""],
     ["collect", "-n", "2", "-o", "{d}", "--", "{root}/dir"],
 ]
 #: Inputs that are not profiles, and outputs that cannot be written.
@@ -125,8 +213,10 @@ def cases(names) -> list:
                 out.append((f"{name} -o {bad!r}", args))
         if name == "convert":
             for fmt in FORMATS:
-                out += [(f"convert --from {fmt} {bad}", ["convert", "--from", fmt, f"{{root}}/{bad}"])
-                        for bad in ("empty.folded", "garbage.bin")]
+                out += [
+                    (f"convert --from {fmt} {bad}", ["convert", "--from", fmt, f"{{root}}/{bad}"])
+                    for bad in ("empty.folded", "garbage.bin")
+                ]
         if "-d" in base:
             for bad in OUTPUTS:
                 args = list(base)
@@ -141,8 +231,9 @@ def run(label: str, args: list, where: dict) -> tuple:
     """(label, verdict, stderr's last line): verdict 'ok', 'exit N', 'INTERNAL', 'TRACEBACK' or 'HANG'."""
     args = [a.format(**where) for a in args]
     try:
-        result = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL,
-                                cwd=where["root"])
+        result = subprocess.run(
+            [EXE, *args], capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL, cwd=where["root"]
+        )
     except subprocess.TimeoutExpired:
         return label, "long, as asked" if label in LONG_BY_DESIGN else "HANG", ""
     last = (result.stderr.strip().splitlines() or [""])[-1][:200]

@@ -192,17 +192,26 @@ def test_top_table_and_json(capsys, before):
 
 
 def test_top_groups_by_function_by_default_and_by_line_or_file_on_request(capsys, tmp_path):
-    src = write(tmp_path / "p.folded", (
-        "# unit: ns\n"
-        "main (app.py:1);parse (app.py:12) 2000000000\n"
-        "main (app.py:1);parse (app.py:14) 351834370\n"
-        "main (app.py:1);dump (<stdlib>/json/x.py:3) 1000\n"
-        "main (app.py:1);native 500\n"
-    ))
+    src = write(
+        tmp_path / "p.folded",
+        (
+            "# unit: ns\n"
+            "main (app.py:1);parse (app.py:12) 2000000000\n"
+            "main (app.py:1);parse (app.py:14) 351834370\n"
+            "main (app.py:1);dump (<stdlib>/json/x.py:3) 1000\n"
+            "main (app.py:1);native 500\n"
+        ),
+    )
     code, out, _ = run(capsys, "top", src)
     assert code == 0 and out.splitlines()[0] == "Top 4 functions by self value (total 2.35 s)"
     rows = [line.split("   ") for line in out.splitlines() if "parse" in line]
-    assert len(rows) == 1 and [c.strip() for c in rows[0] if c.strip()] == ["2.35 s", "100.00%", "2.35 s", "100.00%", "parse (app.py)"]
+    assert len(rows) == 1 and [c.strip() for c in rows[0] if c.strip()] == [
+        "2.35 s",
+        "100.00%",
+        "2.35 s",
+        "100.00%",
+        "parse (app.py)",
+    ]
     assert "native" in out  # a frame without a (file:line) suffix is a row of its own
     code, out, _ = run(capsys, "top", "--by", "line", "--raw", src)
     assert code == 0 and "Top 5 lines by self value (total 2,351,835,870 ns)" in out
@@ -210,7 +219,9 @@ def test_top_groups_by_function_by_default_and_by_line_or_file_on_request(capsys
     code, out, _ = run(capsys, "top", "--json", "--by", "file", src)
     data = json.loads(out)
     assert data["group"] == "file" and [(f["name"], f["self"]) for f in data["functions"]] == [
-        ("app.py", 2351834370), ("<stdlib>/json/x.py", 1000), ("native", 500),
+        ("app.py", 2351834370),
+        ("<stdlib>/json/x.py", 1000),
+        ("native", 500),
     ]
     code, _, err = run(capsys, "top", "--by", "inclusive", "--sort", "self", src)
     assert code == 1 and "contradicts --sort self" in err
@@ -220,7 +231,9 @@ def test_text_shows_times_in_human_units_and_exact_counts_with_raw(capsys, tmp_p
     src = write(tmp_path / "p.folded", "# unit: ns\nmain;f 2351834370\nmain;g 1000\n")
     code, out, _ = run(capsys, "text", src)
     assert code == 0 and out.splitlines()[:3] == [
-        " 100.00%  all (2.35 s)", " 100.00%  └─ main (2.35 s)", " 100.00%     └─ f (2.35 s)",
+        " 100.00%  all (2.35 s)",
+        " 100.00%  └─ main (2.35 s)",
+        " 100.00%     └─ f (2.35 s)",
     ]
     code, out, _ = run(capsys, "text", "--threshold", "0", src)
     assert out.splitlines()[3] == "   0.00%     └─ g (1.00 µs)"
@@ -238,7 +251,13 @@ def test_info(capsys, tmp_path):
     code, out, _ = run(capsys, "info", src)
     assert code == 0
     assert out.splitlines() == [
-        "unit: ns", "norm: 1,501", "stacks: 3", "frames: 5", "max depth: 3", "mean depth: 1.67", "# python: 3.11",
+        "unit: ns",
+        "norm: 1,501",
+        "stacks: 3",
+        "frames: 5",
+        "max depth: 3",
+        "mean depth: 1.67",
+        "# python: 3.11",
     ]
 
 
@@ -266,7 +285,9 @@ def test_malformed_input_exit_1_with_file_and_line(capsys, tmp_path):
     bad = write(tmp_path / "bad.folded", "a 1\nb;c\n")
     code, _, err = run(capsys, "info", bad)
     assert code == 1
-    assert err.strip() == f"flamespace info: error: {bad}:2: expected 'frame;frame;... count', found no count after a space: 'b;c'"
+    assert (
+        err.strip() == f"flamespace info: error: {bad}:2: expected 'frame;frame;... count', found no count after a space: 'b;c'"
+    )
     code, out, err = run(capsys, "info", "--skip-invalid", bad)
     assert code == 0 and "norm: 1" in out
     assert "skipped 1 invalid line" in err and f"{bad}:2" in err

@@ -150,8 +150,10 @@ def test_cut_lines_keep_their_parts(capsys, profile):
 
 def test_compare_colours_rows_by_kind_and_the_verdict(capsys, runs):
     shown = output(capsys, commands(None, runs)["compare"], "--color", "always")
-    codes = {s: _style.paint("x", s).partition("x")[0] for s in (_style.REGRESSION, _style.IMPROVEMENT, _style.UNCHANGED,
-                                                                 _style.VERDICT)}
+    codes = {
+        s: _style.paint("x", s).partition("x")[0]
+        for s in (_style.REGRESSION, _style.IMPROVEMENT, _style.UNCHANGED, _style.VERDICT)
+    }
     lines = shown.splitlines()
     assert any(line.startswith(codes[_style.VERDICT] + "2 stack(s) changed significantly") for line in lines)
     assert codes[_style.REGRESSION] + "<startup>;sitecustomize" in shown
@@ -173,13 +175,13 @@ def test_text_parts_are_the_lines_and_say_where_their_parts_are(profile, differe
         parts = list(iter_text_parts(graph, TextOptions(**options)))
         assert [p.text for p in parts] == list(iter_text_lines(graph, TextOptions(**options)))
         for part in parts:
-            assert part.text[:part.share_end].strip().endswith("%") or part.text.endswith("..")
+            assert part.text[: part.share_end].strip().endswith("%") or part.text.endswith("..")
             start, end = part.location
             assert start <= end <= len(part.text)
             if end > start and not part.text.endswith(".."):
                 assert part.text[start:end].startswith(" (") and part.text[start:end].endswith(")")
             if part.change is not None and not part.text.endswith(".."):
-                assert part.text[part.change_start:].startswith("[") and part.text.endswith("%]")
+                assert part.text[part.change_start :].startswith("[") and part.text.endswith("%]")
             assert (part.change is None) == (path == profile)
 
 
@@ -191,8 +193,9 @@ def test_gate_colours_its_terminal_report_as_compare_does(capsys, tmp_path, monk
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     repo = make_repo(tmp_path / "repo")
     out = tmp_path / "out"
-    code, shown, stderr = gate(capsys, repo, out, "--base", "v1", "--head", "v2", "--no-install",
-                               "--", "bench/workload.py", before=("--color", "always"))
+    code, shown, stderr = gate(
+        capsys, repo, out, "--base", "v1", "--head", "v2", "--no-install", "--", "bench/workload.py", before=("--color", "always")
+    )
     assert code == 3, stderr
     assert _style.paint("x", _style.REGRESSION).partition("x")[0] in shown
     assert ESCAPE.sub("", shown) == (out / "report.txt").read_text()  # the file has no colour

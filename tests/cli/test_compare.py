@@ -89,8 +89,9 @@ def test_by_default_what_got_faster_fills_shrunk_and_exits_0(capsys, runs, tmp_p
         stack, count = lines[0].rsplit(" ", 1)
         (faster / run_file.name).write_text("\n".join([f"{stack} {round(0.8 * int(count))}", *lines[1:]]) + "\n")
     out_dir = tmp_path / "changes"
-    code, out, _ = run(capsys, "compare", "-a", runs[0], "-b", faster, "--out-dir", out_dir, "--no-header",
-                       "--html", tmp_path / "page.html")
+    code, out, _ = run(
+        capsys, "compare", "-a", runs[0], "-b", faster, "--out-dir", out_dir, "--no-header", "--html", tmp_path / "page.html"
+    )
     assert code == 0 and "▼ shrank" in out and "main;c;b;a" in out
     assert "0 regression(s) (appeared or grew), 1 improvement(s)" in out
     assert list(folded.loads((out_dir / "shrunk.folded").read_text())) == [("main", "c", "b", "a")]
@@ -131,7 +132,9 @@ def test_margin_can_hide_a_regression(capsys, runs):
 
 
 def test_json_has_every_tested_stack(capsys, runs):
-    code, out, _ = run(capsys, "compare", "-a", runs[0], "-b", runs[1], "--json", "--method", "welch", "--alternative", "two-sided")
+    code, out, _ = run(
+        capsys, "compare", "-a", runs[0], "-b", runs[1], "--json", "--method", "welch", "--alternative", "two-sided"
+    )
     data = json.loads(out)
     assert code == 3 and data["regressed"] and data["method"] == "welch"
     assert len(data["stacks"]) == 4
@@ -147,8 +150,19 @@ def test_markdown_golden(capsys, runs, tmp_path):
 
 def test_out_dir_writes_the_parts_of_the_reduced_difference(capsys, runs, tmp_path):
     out_dir = tmp_path / "changes"
-    run(capsys, "compare", "-a", str(runs[0] / "*.folded"), "-b", runs[1], "--out-dir", out_dir, "--no-header",
-        "--alternative", "two-sided")
+    run(
+        capsys,
+        "compare",
+        "-a",
+        str(runs[0] / "*.folded"),
+        "-b",
+        runs[1],
+        "--out-dir",
+        out_dir,
+        "--no-header",
+        "--alternative",
+        "two-sided",
+    )
     appeared = folded.loads((out_dir / "appeared.folded").read_text())
     assert list(appeared) == [("<startup>", "sitecustomize")]
     assert list(folded.loads((out_dir / "shrunk.folded").read_text())) == [("main", "c", "b", "a")]
@@ -229,8 +243,9 @@ def test_hotelling_refusal_is_a_clear_error(capsys, tmp_path):
     rng = np.random.default_rng(0)
     for i in range(3):
         (wide / f"r{i}.folded").write_text("".join(f"s;f{j} {rng.poisson(50) + 1}\n" for j in range(10)))
-    code, _, err = run(capsys, "compare", "-a", wide, "-b", wide, "--method", "hotelling", "--min-runs", "0",
-                       "--alternative", "two-sided")
+    code, _, err = run(
+        capsys, "compare", "-a", wide, "-b", wide, "--method", "hotelling", "--min-runs", "0", "--alternative", "two-sided"
+    )
     assert code == 1 and "use --method welch or maxt" in err
 
 

@@ -55,7 +55,11 @@ def test_an_unknown_input_lists_what_was_tried(capsys, tmp_path):
     junk = write(tmp_path / "notes.txt", "these runs were taken on my laptop\n")
     code, _, err = run(capsys, "convert", junk)
     assert code == 1
-    for reason in ("speedscope: does not start with '{'", "perf: its first line has no ':' after a process id", "folded: line 1: expected a count"):
+    for reason in (
+        "speedscope: does not start with '{'",
+        "perf: its first line has no ':' after a process id",
+        "folded: line 1: expected a count",
+    ):
         assert reason in err, err
 
 

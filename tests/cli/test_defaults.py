@@ -28,15 +28,18 @@ def parsed_defaults(command: Command, args: list = ()) -> dict:
 
 def assert_same(built: object, expected: object) -> None:
     """Field by field, so that a failure names the field whose default differs."""
-    for name in (fields(type(expected)) if not hasattr(expected, "__dataclass_fields__") else expected.__dataclass_fields__):
+    for name in fields(type(expected)) if not hasattr(expected, "__dataclass_fields__") else expected.__dataclass_fields__:
         assert getattr(built, name) == getattr(expected, name), name
     assert built == expected
 
 
 def svg_settings(values: dict) -> SvgOptions:
     """The command's SvgOptions; --minwidth is text ("0.1" or "0.5%"), the field's default a number: same meaning."""
-    values = {k: v for k, v in values.items() if k not in ("files", "output", "cp", "palette_file", "skip_invalid", "input_format", "colour_by", "event",
-                                                              "thread")}
+    values = {
+        k: v
+        for k, v in values.items()
+        if k not in ("files", "output", "cp", "palette_file", "skip_invalid", "input_format", "colour_by", "event", "thread")
+    }
     settings = settings_of(**values)
     assert settings.minwidth_spec() == SvgOptions().minwidth_spec()
     return settings.replace(minwidth=SvgOptions().minwidth)
@@ -49,9 +52,21 @@ def test_svg_defaults_are_svgoptions():
 def test_svg_table_names_svgoptions_fields():
     """Each option whose dest is not a field is one the command turns into a field or uses itself."""
     dests = {option.dest for option in OPTIONS}
-    assert dests - set(fields(SvgOptions)) == {"output", "cp", "palette_file", "truncate_right", "skip_invalid", "input_format",
-                                                  "colour_by", "event", "thread"}  # colour_by, event, thread: the inputs (cli/_colour_by.py, --thread)
-    assert set(fields(SvgOptions)) - dests == {"truncate", "empty_text"}  # truncate: from truncate_right; empty_text: the library's
+    assert dests - set(fields(SvgOptions)) == {
+        "output",
+        "cp",
+        "palette_file",
+        "truncate_right",
+        "skip_invalid",
+        "input_format",
+        "colour_by",
+        "event",
+        "thread",
+    }  # colour_by, event, thread: the inputs (cli/_colour_by.py, --thread)
+    assert set(fields(SvgOptions)) - dests == {
+        "truncate",
+        "empty_text",
+    }  # truncate: from truncate_right; empty_text: the library's
 
 
 def test_text_defaults_are_textoptions():
@@ -65,8 +80,16 @@ def test_text_defaults_are_textoptions():
 def test_recorder_defaults_are_sampleroptions(command):
     values = parsed_defaults(command, ["-o", "runs", "prog.py"])
     settings = recorder_settings(
-        values["mode"], values["rate"], values["weight"], values["bytes_per_sample"], values["idle"], values["no_lines"],
-        values["threads"], values["async_stacks"], values["duration"], values["seed"],
+        values["mode"],
+        values["rate"],
+        values["weight"],
+        values["bytes_per_sample"],
+        values["idle"],
+        values["no_lines"],
+        values["threads"],
+        values["async_stacks"],
+        values["duration"],
+        values["seed"],
         values["output_format"] or "folded",  # record's unset --format: -o's name says (folded for "runs")
     )
     assert_same(settings, SamplerOptions())
@@ -80,8 +103,17 @@ def test_recorder_defaults_are_memoryoptions(mode):
     if mode == "alloc" and available() is not None:
         pytest.skip("the alloc extension is not built")
     settings = recorder_settings(
-        values["mode"], values["rate"], values["weight"], values["bytes_per_sample"], values["idle"], values["no_lines"],
-        values["threads"], values["async_stacks"], values["duration"], values["seed"], values["output_format"] or "folded",
+        values["mode"],
+        values["rate"],
+        values["weight"],
+        values["bytes_per_sample"],
+        values["idle"],
+        values["no_lines"],
+        values["threads"],
+        values["async_stacks"],
+        values["duration"],
+        values["seed"],
+        values["output_format"] or "folded",
     )
     assert_same(settings, MemoryOptions(mode=mode))
 
@@ -104,7 +136,10 @@ def test_plan_defaults_are_compareoptions():
     expected = CompareOptions()
     assert values["alpha"] == expected.alpha and values["alternative"] == expected.alternative
     assert values["min_runs"] == expected.frequency.min_runs
-    assert compare.options_of(**{**parsed_defaults(compare.SPEC, ["-a", "x", "-b", "y"]), "min_fraction": values["min_fraction"]}) == expected
+    assert (
+        compare.options_of(**{**parsed_defaults(compare.SPEC, ["-a", "x", "-b", "y"]), "min_fraction": values["min_fraction"]})
+        == expected
+    )
     from flamespace.stats.power import POWER
 
     assert values["power"] == POWER
@@ -140,12 +175,17 @@ def test_compares_copy_of_the_statistics_choices_is_theirs():
     from flamespace.stats import comparison, moderation, power
 
     assert (compare.METHODS, compare.ALTERNATIVES, compare.FDR_CHOICES) == (
-        comparison.METHODS, comparison.ALTERNATIVES, comparison.FDR_CHOICES)
+        comparison.METHODS,
+        comparison.ALTERNATIVES,
+        comparison.FDR_CHOICES,
+    )
     assert compare.STATISTICS == moderation.STATISTICS and compare.STATISTICS[0] == moderation.DEFAULT_STATISTIC
     assert compare.POWER == power.POWER and compare.GATE_ALTERNATIVE == comparison.GATE_ALTERNATIVE
     expected = CompareOptions()
     frequency = {"min_runs": expected.frequency.min_runs, "min_fraction": expected.frequency.min_fraction}
-    assert compare.DEFAULTS == {name: frequency[name] if name in frequency else getattr(expected, name) for name in compare.DEFAULTS}
+    assert compare.DEFAULTS == {
+        name: frequency[name] if name in frequency else getattr(expected, name) for name in compare.DEFAULTS
+    }
 
 
 def test_the_top_level_help_lists_every_format_in_sniffing_order():

@@ -47,7 +47,7 @@ UNTIMED = STRICT[:8] + STRICT[10:]
 
 #: Each function spins for its thread's own CPU time (the profiler's threads do not count),
 #: in its own frame so the stacks are `work` and `slow`.
-PACKAGE = '''import time
+PACKAGE = """import time
 
 
 def work():
@@ -60,10 +60,10 @@ def slow():
     end = time.thread_time() + {seconds}
     while time.thread_time() < end:
         pass
-'''
+"""
 WORKLOAD = "import pkg\n\npkg.work()\npkg.slow()\n"
 #: A PEP 517 backend that needs nothing installed (the tests run offline): packs pkg/ into a wheel.
-BACKEND = '''import base64, hashlib, os, zipfile
+BACKEND = """import base64, hashlib, os, zipfile
 
 NAME, VERSION = "gatepkg", "0.1"
 
@@ -88,13 +88,18 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         for name, data in files.items():
             archive.writestr(name, data)
     return wheel
-'''
+"""
 PYPROJECT = '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n'
 
 
 def git(repo: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    }
     return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env).stdout
 
 
@@ -145,9 +150,15 @@ def test_a_slower_function_fails_the_gate_and_the_report_names_its_stack(capsys,
     assert "regression" in report and "`<module> (bench/workload.py);slow (pkg/__init__.py)`" in report
     assert "work (pkg" not in report  # the unchanged stack is not reported
     data = json.loads((out / "report.json").read_text())
-    assert data["regressed"] is True and data["gate"]["base"]["ref"] == "v1" and data["gate"]["runs"] == {"baseline": 8, "candidate": 8}
+    assert (
+        data["regressed"] is True
+        and data["gate"]["base"]["ref"] == "v1"
+        and data["gate"]["runs"] == {"baseline": 8, "candidate": 8}
+    )
     timing = data["gate"]["run_time"]  # the whole run's time change, in report.md too (not only on stderr)
-    assert not timing["paired"] and timing["runs"] == 8 and timing["lower"] <= timing["delta"] <= timing["upper"]  # welch: unpaired
+    assert (
+        not timing["paired"] and timing["runs"] == 8 and timing["lower"] <= timing["delta"] <= timing["upper"]
+    )  # welch: unpaired
     whole = [line for line in report.splitlines() if line.startswith("Whole run: ")]
     assert len(whole) == 1 and whole[0].endswith("(99.8% interval, two-sided; Welch's t).")
     assert "slow (pkg/__init__.py)" in stdout and stdout == (out / "report.txt").read_text()
@@ -163,8 +174,21 @@ def test_without_rate_the_gate_chooses_one_from_the_warm_up_runs_and_says_so(cap
     gets one warm-up run a side: the rate is chosen from its length."""
     repo = make_repo(tmp_path / "repo")
     out = tmp_path / "out"
-    code, _, stderr = gate(capsys, repo, out, "--base", "v1", "--head", "v1", "--no-install", "--warmup", "0", "--",
-                           "bench/workload.py", options=UNTIMED)
+    code, _, stderr = gate(
+        capsys,
+        repo,
+        out,
+        "--base",
+        "v1",
+        "--head",
+        "v1",
+        "--no-install",
+        "--warmup",
+        "0",
+        "--",
+        "bench/workload.py",
+        options=UNTIMED,
+    )
     assert code in (0, 3), stderr  # (the verdict is not this test's)
     assert "flamespace gate: 1 warm-up run a side after all, to time the benchmark" in stderr
     gate_info = json.loads((out / "report.json").read_text())["gate"]
@@ -218,13 +242,16 @@ def test_a_failed_install_names_pip_and_quotes_its_last_lines(capsys, tmp_path, 
     assert_clean(repo, temp)
 
 
-@pytest.mark.parametrize("args, message", [
-    (("--base", "v1", "--no-install"), "nothing to run"),
-    (("--base", "v1", "--alpah", "0.01", "--", "bench/workload.py"), "such option"),
-    (("--base", "no-such-ref", "--no-install", "--", "bench/workload.py"), "unknown ref 'no-such-ref'"),
-    (("--base", "v1", "--head", "v0", "--no-install", "--", "bench/workload.py"), "unknown ref 'v0'"),
-    (("--base", "v1", "--no-install", "--", "bench/missing.py"), "bench/missing.py: no such file at the baseline's v1"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--base", "v1", "--no-install"), "nothing to run"),
+        (("--base", "v1", "--alpah", "0.01", "--", "bench/workload.py"), "such option"),
+        (("--base", "no-such-ref", "--no-install", "--", "bench/workload.py"), "unknown ref 'no-such-ref'"),
+        (("--base", "v1", "--head", "v0", "--no-install", "--", "bench/workload.py"), "unknown ref 'v0'"),
+        (("--base", "v1", "--no-install", "--", "bench/missing.py"), "bench/missing.py: no such file at the baseline's v1"),
+    ],
+)
 def test_usage_and_setup_errors_exit_1_and_leave_nothing(capsys, tmp_path, temp, args, message):
     repo = make_repo(tmp_path / "repo")
     code, _, stderr = gate(capsys, repo, tmp_path / "out", *args)
@@ -255,7 +282,9 @@ def test_sigterm_cleans_up_and_exits_as_terminated(tmp_path):
     command = ["gate", "--repo", str(repo), "-o", str(tmp_path / "out"), "--base", "HEAD", "--no-install", "--", "bench/long.py"]
     process = subprocess.Popen(
         [sys.executable, "-c", "import sys; from flamespace.cli import main; sys.exit(main(sys.argv[1:]))", *command],
-        env={**os.environ, "TMPDIR": str(temp)}, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "TMPDIR": str(temp)},
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 60
     while not list(temp.glob("flamespace-record-*")) and time.monotonic() < deadline:  # the first run started
@@ -276,7 +305,9 @@ def test_the_next_gate_removes_the_worktrees_of_a_gate_killed_with_sigkill(capsy
     command = ["gate", "--repo", str(repo), "-o", str(tmp_path / "out"), "--base", "HEAD", "--no-install", "--", "bench/long.py"]
     process = subprocess.Popen(
         [sys.executable, "-c", "import sys; from flamespace.cli import main; sys.exit(main(sys.argv[1:]))", *command],
-        env={**os.environ, "TMPDIR": str(temp)}, stderr=subprocess.DEVNULL, start_new_session=True,
+        env={**os.environ, "TMPDIR": str(temp)},
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     deadline = time.monotonic() + 60
     while not list(temp.glob("flamespace-record-*")) and time.monotonic() < deadline:  # both trees are checked out
@@ -289,7 +320,9 @@ def test_the_next_gate_removes_the_worktrees_of_a_gate_killed_with_sigkill(capsy
     kept.mkdir()
     code, _, stderr = gate(capsys, repo, tmp_path / "out", "--base", "no-such-ref", "--no-install", "--", "bench/long.py")
     assert code == 1 and "unknown ref 'no-such-ref'" in stderr
-    assert f"removed {stale} and its git worktrees, left by an earlier gate that is no longer running (pid {process.pid})" in stderr
+    assert (
+        f"removed {stale} and its git worktrees, left by an earlier gate that is no longer running (pid {process.pid})" in stderr
+    )
     assert git(repo, "worktree", "list").count("\n") == 1
     assert sorted(p.name for p in temp.iterdir() if p.name.startswith("flamespace-gate-")) == ["flamespace-gate-kept"]
 
@@ -299,11 +332,14 @@ def test_a_gate_that_still_runs_keeps_its_workspace(capsys, tmp_path, temp):
     repo = make_repo(tmp_path / "repo")
     busy = temp / "flamespace-gate-busy"
     busy.mkdir()
-    (busy / "owner.json").write_text(json.dumps({"pid": os.getpid(), "started": None, "host": os.uname().nodename,
-                                                 "root": str(repo)}))
+    (busy / "owner.json").write_text(
+        json.dumps({"pid": os.getpid(), "started": None, "host": os.uname().nodename, "root": str(repo)})
+    )
     elsewhere = temp / "flamespace-gate-elsewhere"  # another container's gate: its pid means nothing here
     elsewhere.mkdir()
-    (elsewhere / "owner.json").write_text(json.dumps({"pid": 2**22 + 1, "started": None, "host": "another-host", "root": str(repo)}))
+    (elsewhere / "owner.json").write_text(
+        json.dumps({"pid": 2**22 + 1, "started": None, "host": "another-host", "root": str(repo)})
+    )
     code, _, stderr = gate(capsys, repo, tmp_path / "out", "--base", "no-such-ref", "--no-install", "--", "bench/workload.py")
     assert code == 1 and "removed" not in stderr and busy.exists() and elsewhere.exists()
 
@@ -322,8 +358,10 @@ def test_the_rate_choice_stays_between_the_default_and_the_highest_and_says_why(
     said: list = []
     choose = _RateChoice(SamplerOptions(), said.append)
     assert choose([warmup(0.5, 50), warmup(0.4, 40)]).rate == 500  # the shorter run's 200 / 0.4 s
-    assert said[-1] == ("rate: 500 Hz, so that each run gets about 200 samples (the shortest warm-up run recorded "
-                        "0.4 s and 40 samples at 100 Hz; --rate sets it)")
+    assert said[-1] == (
+        "rate: 500 Hz, so that each run gets about 200 samples (the shortest warm-up run recorded "
+        "0.4 s and 40 samples at 100 Hz; --rate sets it)"
+    )
     assert _RateChoice(SamplerOptions(), said.append)([warmup(30.0, 3000)]).rate == 100
     assert said[-1].startswith("rate: 100 Hz, the default: it gives each run 200 samples or more")
     assert _RateChoice(SamplerOptions(), said.append)([warmup(0.01, 1)]).rate == 10_000

@@ -13,8 +13,17 @@ from flamespace.collect.target import program_name
 
 #: Headers of a run as `flamespace collect --rate 100` writes them (without the varying ones).
 HEADERS = {
-    "unit": "ns", "metric": "wall", "mode": "wall", "weight": "time", "rate_requested": "100", "python": "3.11.7",
-    "host": "ci", "command": "python bench.py", "ticks": "100", "late": "0", "missed": "0",
+    "unit": "ns",
+    "metric": "wall",
+    "mode": "wall",
+    "weight": "time",
+    "rate_requested": "100",
+    "python": "3.11.7",
+    "host": "ci",
+    "command": "python bench.py",
+    "ticks": "100",
+    "late": "0",
+    "missed": "0",
 }
 #: The id of the collection whose rounds the paired runs are (as `collect` writes it).
 COLLECTION = "5eed5eed5eed5eed"
@@ -68,9 +77,14 @@ def test_different_units_are_refused_even_with_force(capsys, tmp_path):
     assert code == 1 and "runs differ in unit" in err and "--force cannot help" in err and "--weight" in err
 
 
-@pytest.mark.parametrize("label, value, what", [
-    ("rate_requested", "1000", "sampling rate"), ("python", "3.12.1", "Python version"), ("host", "laptop", "host"),
-])
+@pytest.mark.parametrize(
+    "label, value, what",
+    [
+        ("rate_requested", "1000", "sampling rate"),
+        ("python", "3.12.1", "Python version"),
+        ("host", "laptop", "host"),
+    ],
+)
 def test_different_rates_pythons_or_hosts_are_warnings(capsys, tmp_path, label, value, what):
     code, out, err = run(capsys, "-a", write_side(tmp_path / "a"), "-b", write_side(tmp_path / "b", **{label: value}))
     assert code == 0 and "Compared 4 baseline runs" in out
@@ -94,21 +108,36 @@ def test_sides_running_different_scripts_are_refused_but_other_directories_and_a
     assert code == 1 and "the sides run different programs" in err and "'bench.py'" in err and "'other.py'" in err
 
 
-@pytest.mark.parametrize("command, name", [
-    ("python bench.py --n 3", "bench.py"),
-    ("python -X dev /src/tree/bench.py", "bench.py"),
-    ("python3.11 -u -W error -- bench.py", "bench.py"),
-    ("python -m pkg.cli run", "-m pkg.cli"),
-    ("python -c 'import time; time.sleep(1)'", "-c"),
-    (None, None),
-])
+@pytest.mark.parametrize(
+    "command, name",
+    [
+        ("python bench.py --n 3", "bench.py"),
+        ("python -X dev /src/tree/bench.py", "bench.py"),
+        ("python3.11 -u -W error -- bench.py", "bench.py"),
+        ("python -m pkg.cli run", "-m pkg.cli"),
+        ("python -c 'import time; time.sleep(1)'", "-c"),
+        (None, None),
+    ],
+)
 def test_program_name_is_what_frames_are_named_after(command, name):
     assert program_name(command) == name
 
 
 def test_profiles_without_headers_are_not_checked(capsys, tmp_path):
-    plain = {"unit": None, "metric": None, "mode": None, "weight": None, "rate_requested": None, "python": None,
-             "host": None, "command": None, "ticks": None, "late": None, "missed": None, "run": None}
+    plain = {
+        "unit": None,
+        "metric": None,
+        "mode": None,
+        "weight": None,
+        "rate_requested": None,
+        "python": None,
+        "host": None,
+        "command": None,
+        "ticks": None,
+        "late": None,
+        "missed": None,
+        "run": None,
+    }
     code, _, err = run(capsys, "-a", write_side(tmp_path / "a", mode="cpu"), "-b", write_side(tmp_path / "b", **plain))
     assert code == 0 and "warning" not in err
 
@@ -253,8 +282,14 @@ def test_paired_runs_get_the_drift_note_but_not_the_warning(capsys, tmp_path):
     grown = {**STACKS, "main;new": 5_000_000}
     for side, stacks in (("a", STACKS), ("c", grown)):
         for i in range(1, 7):
-            write_run(tmp_path / side / f"run-{i:03d}.folded", i, stacks, duration_s=f"{1.0 + 0.1 * (i - 1):.3f}",
-                      pair=str(i), collection=COLLECTION)
+            write_run(
+                tmp_path / side / f"run-{i:03d}.folded",
+                i,
+                stacks,
+                duration_s=f"{1.0 + 0.1 * (i - 1):.3f}",
+                pair=str(i),
+                collection=COLLECTION,
+            )
     code, out, err = run(capsys, "-a", tmp_path / "a", "-b", tmp_path / "c")
     assert code == 3 and "main;new" in out and "6 pairs of runs" in err
     assert "note: run time:" in err and "machine drifted more" not in err
@@ -263,20 +298,32 @@ def test_paired_runs_get_the_drift_note_but_not_the_warning(capsys, tmp_path):
 def test_two_checkouts_compared_say_their_frames_differ_only_in_location(capsys, tmp_path):
     """`collect --baseline-cmd a/bench.py --candidate-cmd b/bench.py`: the frames carry a/ and b/, no
     stack matches, and compare reported every stack as a change without a word."""
-    a = write_side(tmp_path / "a", stacks={"main (a/bench.py:9);work (a/bench.py:3)": 1e8, "main (a/bench.py:9)": 5e7},
-                   command="python a/bench.py")
-    b = write_side(tmp_path / "b", stacks={"main (b/bench.py:9);work (b/bench.py:3)": 1e8, "main (b/bench.py:9)": 5e7},
-                   command="python b/bench.py")
+    a = write_side(
+        tmp_path / "a",
+        stacks={"main (a/bench.py:9);work (a/bench.py:3)": 1e8, "main (a/bench.py:9)": 5e7},
+        command="python a/bench.py",
+    )
+    b = write_side(
+        tmp_path / "b",
+        stacks={"main (b/bench.py:9);work (b/bench.py:3)": 1e8, "main (b/bench.py:9)": 5e7},
+        command="python b/bench.py",
+    )
     code, _, err = run(capsys, "-a", a, "-b", b)
     assert "warning: the two sides share few stacks: only 0% of the baseline's total" in err
     assert "file names or lines only (e.g. 'main (a/bench.py:9)' and 'main (b/bench.py:9)')" in err
 
 
 def test_compare_map_renames_frames_on_both_sides(capsys, tmp_path):
-    a = write_side(tmp_path / "a", stacks={"main (a/bench.py:9);work (a/bench.py:3)": 1e8, "main (a/bench.py:9)": 5e7},
-                   command="python a/bench.py")
-    b = write_side(tmp_path / "b", stacks={"main (b/bench.py:9);work (b/bench.py:3)": 1e8, "main (b/bench.py:9)": 5e7},
-                   command="python b/bench.py")
+    a = write_side(
+        tmp_path / "a",
+        stacks={"main (a/bench.py:9);work (a/bench.py:3)": 1e8, "main (a/bench.py:9)": 5e7},
+        command="python a/bench.py",
+    )
+    b = write_side(
+        tmp_path / "b",
+        stacks={"main (b/bench.py:9);work (b/bench.py:3)": 1e8, "main (b/bench.py:9)": 5e7},
+        command="python b/bench.py",
+    )
     code, out, err = run(capsys, "-a", a, "-b", b, "--map", r"^(.*) \(\w+/(.*)\)$=\1 (\2)", "--all", "--json")
     assert code == 0 and "share few stacks" not in err, err
     import json

@@ -29,19 +29,26 @@ def demo() -> Command:
         Not for the help.
         """
 
-    return Command("demo", run, [Argument("files", nargs=-1)], [
-        Option(("-o", "--output"), "output", "path", "-", "Where to write.", show_default="stdout", allow_dash=True),
-        Option(("--legend",), "legend", "pair", True, "A colour bar.", show_default=True, secondary=("--no-legend",)),
-        Option(("--colors",), "colors", "choice", "hot", "Palette.", choices=("hot", "mem"), show_default=True),
-        Option(("--alpha",), "alpha", "float", 0.05, "Error rate.", minimum=0, maximum=1, open=True, show_default=True),
-        Option(("-a", "--baseline"), "baseline", "str", None, "The runs before.", required=True, metavar="RUNS"),
-        Option(("--base",), "base", "multiple", help="Re-root; repeatable."),
-        Option(("--hash",), "hash", "flag", help="Hash names."),
-    ])
+    return Command(
+        "demo",
+        run,
+        [Argument("files", nargs=-1)],
+        [
+            Option(("-o", "--output"), "output", "path", "-", "Where to write.", show_default="stdout", allow_dash=True),
+            Option(("--legend",), "legend", "pair", True, "A colour bar.", show_default=True, secondary=("--no-legend",)),
+            Option(("--colors",), "colors", "choice", "hot", "Palette.", choices=("hot", "mem"), show_default=True),
+            Option(("--alpha",), "alpha", "float", 0.05, "Error rate.", minimum=0, maximum=1, open=True, show_default=True),
+            Option(("-a", "--baseline"), "baseline", "str", None, "The runs before.", required=True, metavar="RUNS"),
+            Option(("--base",), "base", "multiple", help="Re-root; repeatable."),
+            Option(("--hash",), "hash", "flag", help="Hash names."),
+        ],
+    )
 
 
 def test_a_commands_help_shows_each_kind_of_option():
-    assert command_help("flamespace demo", demo(), columns=80) == """\
+    assert (
+        command_help("flamespace demo", demo(), columns=80)
+        == """\
 Usage: flamespace demo [OPTIONS] [FILES]...
 
   Draw FILES.
@@ -62,11 +69,17 @@ Options:
   --hash                  Hash names.
   -h, --help              Show this message and exit.
 """
+    )
 
 
 def test_the_group_help_lists_its_options_and_every_command():
-    text = group_help("flamespace", HELP, list(SUMMARIES.items()), columns=100,
-                      options=(("--version", "Show the version and exit."), ("-h, --help", "Show this message and exit.")))
+    text = group_help(
+        "flamespace",
+        HELP,
+        list(SUMMARIES.items()),
+        columns=100,
+        options=(("--version", "Show the version and exit."), ("-h, --help", "Show this message and exit.")),
+    )
     assert text.startswith("Usage: flamespace [OPTIONS] COMMAND [ARGS]...\n\n  Flame graphs as vectors")
     assert "\n      flamespace merge runs/ | flamespace filter --grep parse | flamespace top\n" in text  # kept line for line
     commands = text.split("\nCommands:\n")[1].splitlines()
@@ -86,7 +99,14 @@ def test_store_help_lists_its_subcommands_and_each_has_its_own(capsys):
     assert main(["store", "--help"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Usage: flamespace store [OPTIONS] COMMAND [ARGS]...\n")
-    assert [line.split()[0] for line in out.split("\nCommands:\n")[1].splitlines()] == ["add", "ls", "get", "gc", "check", "repair"]
+    assert [line.split()[0] for line in out.split("\nCommands:\n")[1].splitlines()] == [
+        "add",
+        "ls",
+        "get",
+        "gc",
+        "check",
+        "repair",
+    ]
     assert main(["store", "add", "--help"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Usage: flamespace store add [OPTIONS] DIR|FILE...\n") and "--label KEY=VALUE" in out
@@ -120,8 +140,41 @@ def test_help_into_a_closed_pipe_exits_0():
     assert done.stderr == "" and done.returncode == 0
 
 
-PIECES = ["a", "b", "Δ", "_", "1", "-", "--", "---", " ", "  ", "\n", "\t", ".", ",", "?", "!", "'", '"', "&", "(", ")",
-          "|", "py-spy", "co-op-ed", "x--y", "-o", "--from", "e.g.", "\u00a0", "σ", "‖A − B‖", "word", "longerwordhere"]
+PIECES = [
+    "a",
+    "b",
+    "Δ",
+    "_",
+    "1",
+    "-",
+    "--",
+    "---",
+    " ",
+    "  ",
+    "\n",
+    "\t",
+    ".",
+    ",",
+    "?",
+    "!",
+    "'",
+    '"',
+    "&",
+    "(",
+    ")",
+    "|",
+    "py-spy",
+    "co-op-ed",
+    "x--y",
+    "-o",
+    "--from",
+    "e.g.",
+    "\u00a0",
+    "σ",
+    "‖A − B‖",
+    "word",
+    "longerwordhere",
+]
 
 
 def texts(count: int, seed: int):
@@ -146,8 +199,9 @@ def test_the_wrapping_is_textwraps(seed):
             for first, rest in (("", ""), ("  ", "  "), ("Usage: x ", "         ")):
                 if len(first) >= width or len(rest) >= width:
                     continue
-                expected = Wrapper(width, initial_indent=first, subsequent_indent=rest,
-                                   replace_whitespace=False).fill(text.expandtabs())
+                expected = Wrapper(width, initial_indent=first, subsequent_indent=rest, replace_whitespace=False).fill(
+                    text.expandtabs()
+                )
                 assert _fill(text, width, first, rest) == expected, (text, width, first)
 
 

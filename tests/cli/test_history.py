@@ -29,8 +29,10 @@ def test_the_table_names_the_commit_where_parse_doubled(store, capsys):
 
 def test_json_markdown_and_svg(store, tmp_path, capsys):
     picture = tmp_path / "trend.svg"
-    assert main(["history", "store:branch=main", "--store", store, "--stack", "parse", "--format", "json",
-                 "--svg", str(picture)]) == 0
+    assert (
+        main(["history", "store:branch=main", "--store", store, "--stack", "parse", "--format", "json", "--svg", str(picture)])
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert [s["stack"] for s in data["stacks"]] == ["main;parse", "main;parse;lex"]
     assert [c["point"] for c in data["stacks"][0]["changes"]] == [f"{STEP:02d}abc"]
@@ -47,15 +49,18 @@ def test_by_day_and_share(store, capsys):
     assert data["by"] == "day" and data["metric"] == "share" and data["points"][0]["name"] == "2026-11-01"
 
 
-@pytest.mark.parametrize("args, message", [
-    (["store:branch=nope"], "store:branch=nope matches no profile"),
-    (["store:branch=main", "--stack", "no-such-frame"], "no stack of the selected profiles matches 'no-such-frame'"),
-    (["store:branch=main", "--stack", "("], "bad regular expression"),
-    (["store:branch=main", "--cluster", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler at tcp://127.0.0.1:9"),
-    (["store:branch=main", "--alpha", "nan"], "nan is not in the range 0<x<1"),  # was: internal error (ceil of nan)
-    (["store:branch=main", "--seed", "-1"], "the seed must be at least 0, not -1"),  # was: internal error (numpy)
-    (["store:branch=main", "--svg", ""], "the output path is empty"),  # was: ignored, exit 0
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["store:branch=nope"], "store:branch=nope matches no profile"),
+        (["store:branch=main", "--stack", "no-such-frame"], "no stack of the selected profiles matches 'no-such-frame'"),
+        (["store:branch=main", "--stack", "("], "bad regular expression"),
+        (["store:branch=main", "--cluster", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler at tcp://127.0.0.1:9"),
+        (["store:branch=main", "--alpha", "nan"], "nan is not in the range 0<x<1"),  # was: internal error (ceil of nan)
+        (["store:branch=main", "--seed", "-1"], "the seed must be at least 0, not -1"),  # was: internal error (numpy)
+        (["store:branch=main", "--svg", ""], "the output path is empty"),  # was: ignored, exit 0
+    ],
+)
 def test_errors_are_one_line_and_exit_1(store, capsys, monkeypatch, args, message):
     if "--cluster" in args:
         pytest.importorskip("distributed", reason="needs the extra flamespace[cluster]")

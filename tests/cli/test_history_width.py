@@ -13,8 +13,10 @@ from flamespace.stats.report import short_stack
 
 pytest.importorskip("duckdb", reason="flamespace history needs the extra flamespace[store] (duckdb, pyarrow)")
 
-FRAMES = [f"{name} (/home/someone/src/project/{name}.py:{line})"
-          for name, line in [("<module>", 1), ("main", 12), ("run_all", 40), ("dispatch", 77), ("render", 31)]]
+FRAMES = [
+    f"{name} (/home/someone/src/project/{name}.py:{line})"
+    for name, line in [("<module>", 1), ("main", 12), ("run_all", 40), ("dispatch", 77), ("render", 31)]
+]
 
 
 def test_short_stack_keeps_the_leaf_and_fits_the_width():
@@ -36,9 +38,27 @@ def store(tmp_path, monkeypatch, capsys):
         for run in range(2):
             slow = 400 if commit >= 6 else 100
             (runs / f"run{run}.folded").write_text(
-                f"{';'.join(FRAMES)} {slow + run}\n{';'.join(FRAMES[:3])} {300 + run + 3 * commit}\n{';'.join(FRAMES[:2])} 50\n")
-        assert main(["store", "add", str(runs), "--no-git", "--store", str(path), "--label", "branch=main",
-                     "--label", f"commit=c{commit}", "--label", f"time=2026-11-{commit + 1:02d}T00:00:00"]) == 0
+                f"{';'.join(FRAMES)} {slow + run}\n{';'.join(FRAMES[:3])} {300 + run + 3 * commit}\n{';'.join(FRAMES[:2])} 50\n"
+            )
+        assert (
+            main(
+                [
+                    "store",
+                    "add",
+                    str(runs),
+                    "--no-git",
+                    "--store",
+                    str(path),
+                    "--label",
+                    "branch=main",
+                    "--label",
+                    f"commit=c{commit}",
+                    "--label",
+                    f"time=2026-11-{commit + 1:02d}T00:00:00",
+                ]
+            )
+            == 0
+        )
     capsys.readouterr()
     return str(path)
 

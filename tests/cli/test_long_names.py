@@ -36,8 +36,11 @@ def test_top_json_keeps_the_whole_name(capsys: pytest.CaptureFixture, tmp_path: 
 
 
 def test_a_cut_cell_keeps_its_styles_within_what_is_shown() -> None:
-    cell = Cell("y" * (MAX_CELL_CHARS + 10), "bold", [(2, 5, "dim"), (MAX_CELL_CHARS - 1, MAX_CELL_CHARS + 5, "red"),
-                                                      (MAX_CELL_CHARS + 1, MAX_CELL_CHARS + 9, "dim")])
+    cell = Cell(
+        "y" * (MAX_CELL_CHARS + 10),
+        "bold",
+        [(2, 5, "dim"), (MAX_CELL_CHARS - 1, MAX_CELL_CHARS + 5, "red"), (MAX_CELL_CHARS + 1, MAX_CELL_CHARS + 9, "dim")],
+    )
     cut = shortened(cell)
     assert isinstance(cut, Cell) and cut.text == "y" * MAX_CELL_CHARS + "… [10 more characters]"
     assert cut.style == "bold" and cut.spans == ((2, 5, "dim"), (MAX_CELL_CHARS - 1, MAX_CELL_CHARS, "red"))

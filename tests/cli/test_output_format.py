@@ -21,11 +21,24 @@ ENDINGS = {"folded": (".folded",), "speedscope": (".speedscope.json",), "svg": (
 WRITES = ("folded", "speedscope", "pprof", "svg", "html")
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("p.svg", "svg"), ("P.HTML", "html"), ("p.htm", "html"), ("p.speedscope.json", "speedscope"), ("p.folded", "folded"),
-    ("p.pprof", "pprof"), ("p", "folded"), ("p.out", "folded"), ("runs.v2/p", "folded"), ("-", "folded"),
-    ("/dev/null", "folded"), (".hidden", "folded"), ("p.folded.gz", "folded"),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("p.svg", "svg"),
+        ("P.HTML", "html"),
+        ("p.htm", "html"),
+        ("p.speedscope.json", "speedscope"),
+        ("p.folded", "folded"),
+        ("p.pprof", "pprof"),
+        ("p", "folded"),
+        ("p.out", "folded"),
+        ("runs.v2/p", "folded"),
+        ("-", "folded"),
+        ("/dev/null", "folded"),
+        (".hidden", "folded"),
+        ("p.folded.gz", "folded"),
+    ],
+)
 def test_the_name_picks_the_format(name: str, expected: str) -> None:
     assert _output_format.choose(name, None, "record", WRITES, ENDINGS) == expected
 
@@ -36,10 +49,15 @@ def test_the_longest_ending_wins_and_a_given_format_beats_the_name() -> None:
     assert _output_format.choose("p.svg", "folded", "record", WRITES, ENDINGS) == "folded"
 
 
-@pytest.mark.parametrize("name, what", [
-    ("p.pdf", "PDF files (.pdf)"), ("p.PNG", "PNG files (.png)"), ("p.pstats", "the pstats format"),
-    ("p.trace.json", "the chrome format"),
-])
+@pytest.mark.parametrize(
+    "name, what",
+    [
+        ("p.pdf", "PDF files (.pdf)"),
+        ("p.PNG", "PNG files (.png)"),
+        ("p.pstats", "the pstats format"),
+        ("p.trace.json", "the chrome format"),
+    ],
+)
 def test_a_name_the_command_cannot_write_is_refused_with_what_it_can(name: str, what: str) -> None:
     with pytest.raises(ArgumentError) as caught:
         _output_format.choose(name, None, "record", WRITES, ENDINGS)
@@ -72,13 +90,16 @@ def as_graph(profile):
 PROGRAM = "import time\nend = time.perf_counter() + 0.2\nwhile time.perf_counter() < end:\n    pass\n"
 
 
-@pytest.mark.parametrize("name, check", [
-    ("run.svg", lambda data: data.lstrip().startswith(b"<?xml") and b"<svg" in data),
-    ("run.html", lambda data: data.lstrip().lower().startswith(b"<!doctype html")),
-    ("run.speedscope.json", lambda data: "speedscope" in json.loads(data)["$schema"]),
-    ("run.trace.json", lambda data: "traceEvents" in json.loads(data)),
-    ("run.folded.gz", lambda data: gzip.decompress(data).count(b"\n") >= 1),
-])
+@pytest.mark.parametrize(
+    "name, check",
+    [
+        ("run.svg", lambda data: data.lstrip().startswith(b"<?xml") and b"<svg" in data),
+        ("run.html", lambda data: data.lstrip().lower().startswith(b"<!doctype html")),
+        ("run.speedscope.json", lambda data: "speedscope" in json.loads(data)["$schema"]),
+        ("run.trace.json", lambda data: "traceEvents" in json.loads(data)),
+        ("run.folded.gz", lambda data: gzip.decompress(data).count(b"\n") >= 1),
+    ],
+)
 def test_record_writes_what_the_name_says(tmp_path: Path, monkeypatch, name: str, check) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "prog.py").write_text(PROGRAM)

@@ -38,53 +38,75 @@ EVERY_KIND = command(
 
 def test_nothing_given_is_every_default():
     assert EVERY_KIND.parse([]) == {
-        "output": "-", "quiet": False, "verbose": False, "legend": True, "width": 1200, "factor": 1.0, "title": "Flame Graph",
-        "colors": "hot", "base": (), "total": None, "top": None, "alpha": 0.05, "dir": None, "files": ()}
+        "output": "-",
+        "quiet": False,
+        "verbose": False,
+        "legend": True,
+        "width": 1200,
+        "factor": 1.0,
+        "title": "Flame Graph",
+        "colors": "hot",
+        "base": (),
+        "total": None,
+        "top": None,
+        "alpha": 0.05,
+        "dir": None,
+        "files": (),
+    }
 
 
-@pytest.mark.parametrize("args, expected", [
-    (["-o", "x.svg"], {"output": "x.svg"}),
-    (["-ox.svg"], {"output": "x.svg"}),
-    (["--output=x.svg"], {"output": "x.svg"}),
-    (["-qv"], {"quiet": True, "verbose": True}),
-    (["-qox.svg"], {"quiet": True, "output": "x.svg"}),
-    (["--no-legend"], {"legend": False}),
-    (["--no-legend", "--legend"], {"legend": True}),
-    (["--width", "800", "--factor", "2.5"], {"width": 800, "factor": 2.5}),
-    (["--title", "--help"], {"title": "--help"}),  # a value, whatever it looks like
-    (["--factor", "-1"], {"factor": -1.0}),
-    (["--colors=mem"], {"colors": "mem"}),
-    (["--base", "a", "--base=b"], {"base": ("a", "b")}),
-    (["--total", "12"], {"total": 12}),
-    (["--total", "0.5"], {"total": 0.5}),
-    (["--top", "1", "--alpha", "0.5"], {"top": 1, "alpha": 0.5}),
-    (["a", "-q", "b"], {"quiet": True, "files": ("a", "b")}),
-    (["-", "--", "-q", "--width"], {"files": ("-", "-q", "--width")}),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["-o", "x.svg"], {"output": "x.svg"}),
+        (["-ox.svg"], {"output": "x.svg"}),
+        (["--output=x.svg"], {"output": "x.svg"}),
+        (["-qv"], {"quiet": True, "verbose": True}),
+        (["-qox.svg"], {"quiet": True, "output": "x.svg"}),
+        (["--no-legend"], {"legend": False}),
+        (["--no-legend", "--legend"], {"legend": True}),
+        (["--width", "800", "--factor", "2.5"], {"width": 800, "factor": 2.5}),
+        (["--title", "--help"], {"title": "--help"}),  # a value, whatever it looks like
+        (["--factor", "-1"], {"factor": -1.0}),
+        (["--colors=mem"], {"colors": "mem"}),
+        (["--base", "a", "--base=b"], {"base": ("a", "b")}),
+        (["--total", "12"], {"total": 12}),
+        (["--total", "0.5"], {"total": 0.5}),
+        (["--top", "1", "--alpha", "0.5"], {"top": 1, "alpha": 0.5}),
+        (["a", "-q", "b"], {"quiet": True, "files": ("a", "b")}),
+        (["-", "--", "-q", "--width"], {"files": ("-", "-q", "--width")}),
+    ],
+)
 def test_each_kind_of_option(args, expected):
     values = EVERY_KIND.parse(args)
     assert {key: values[key] for key in expected} == expected
     assert type(values["total"]) is type(expected.get("total"))  # a count stays an int
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--zzzz"], "No such option '--zzzz'."),
-    (["--widht", "3"], "No such option '--widht'. Did you mean '--width'?"),
-    (["--colours"], "No such option '--colours'. Did you mean '--colors'?"),
-    (["--tital"], "No such option '--tital'. (Did you mean one of: '--total', '--title'?)"),  # closest first
-    (["-x"], "No such option '-x'."),
-    (["-qx"], "No such option '-x'."),
-    (["--width"], "Option '--width' requires an argument."),
-    (["-o"], "Option '-o' requires an argument."),
-    (["-qo"], "Option '-o' requires an argument."),
-    (["--quiet=yes"], "Option '--quiet' does not take a value."),
-    (["--width", "wide"], "Invalid value for '--width': 'wide' is not a valid integer."),
-    (["--factor", "x"], "Invalid value for '--factor': 'x' is not a valid float."),
-    (["--colors", "pink"], "Invalid value for '--colors': 'pink' is not one of 'hot', 'mem'."),
-    (["--total", "-3"], "Invalid value for '--total': '-3' must be a finite number >= 0 (a flame graph has no negative values)"),
-    (["--top", "0"], "Invalid value for '--top': 0 is not in the range x>=1."),
-    (["--alpha", "1"], "Invalid value for '--alpha': 1.0 is not in the range 0<x<1."),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--zzzz"], "No such option '--zzzz'."),
+        (["--widht", "3"], "No such option '--widht'. Did you mean '--width'?"),
+        (["--colours"], "No such option '--colours'. Did you mean '--colors'?"),
+        (["--tital"], "No such option '--tital'. (Did you mean one of: '--total', '--title'?)"),  # closest first
+        (["-x"], "No such option '-x'."),
+        (["-qx"], "No such option '-x'."),
+        (["--width"], "Option '--width' requires an argument."),
+        (["-o"], "Option '-o' requires an argument."),
+        (["-qo"], "Option '-o' requires an argument."),
+        (["--quiet=yes"], "Option '--quiet' does not take a value."),
+        (["--width", "wide"], "Invalid value for '--width': 'wide' is not a valid integer."),
+        (["--factor", "x"], "Invalid value for '--factor': 'x' is not a valid float."),
+        (["--colors", "pink"], "Invalid value for '--colors': 'pink' is not one of 'hot', 'mem'."),
+        (
+            ["--total", "-3"],
+            "Invalid value for '--total': '-3' must be a finite number >= 0 (a flame graph has no negative values)",
+        ),
+        (["--top", "0"], "Invalid value for '--top': 0 is not in the range x>=1."),
+        (["--alpha", "1"], "Invalid value for '--alpha': 1.0 is not in the range 0<x<1."),
+    ],
+)
 def test_what_is_refused_and_how_it_is_said(args, message):
     with pytest.raises(UsageError) as caught:
         EVERY_KIND.parse(args)
@@ -109,14 +131,18 @@ def test_an_unreadable_path_is_refused(tmp_path, monkeypatch):
     secret = tmp_path / "secret.folded"
     secret.write_text("a 1\n")
     real_access = os.access  # root reads every file: the permission the check asks about is stood in for
-    monkeypatch.setattr(os, "access", lambda path, mode, **kw: False if str(path) == str(secret) else real_access(path, mode, **kw))
+    monkeypatch.setattr(
+        os, "access", lambda path, mode, **kw: False if str(path) == str(secret) else real_access(path, mode, **kw)
+    )
     with pytest.raises(BadParameter, match="is not readable"):
         command().parse([str(secret)])
 
 
 def test_required_options_and_arguments():
-    needy = command(Option(("-a", "--baseline"), "baseline", required=True),
-                    arguments=(Argument("factor", "number"), Argument("input", default="-")))
+    needy = command(
+        Option(("-a", "--baseline"), "baseline", required=True),
+        arguments=(Argument("factor", "number"), Argument("input", default="-")),
+    )
     assert needy.parse(["-a", "x", "3"]) == {"baseline": "x", "factor": 3, "input": "-"}
     with pytest.raises(UsageError, match=r"^Missing argument 'FACTOR'\.$"):
         needy.parse([])  # an argument is said before an option
@@ -151,10 +177,20 @@ def test_callbacks_turn_values_and_name_the_option_they_refuse():
 def test_a_program_and_its_words_are_left_to_it():
     """record, trace, collect, gate: the first word of the program ends our options, an option we do
     not know starts the program (its body then says what is wrong), -m/-c end them after their value."""
-    runner = command(Option(("-q",), "quiet", "flag"), Option(("-m",), "module"), Option(("-o",), "output"),
-                     arguments=(Argument("command", "raw", nargs=-1),), interspersed=False, program_flags=("-m",))
-    assert runner.parse(["-q", "app.py", "-q", "--", "-o"]) == {"quiet": True, "module": None, "output": None,
-                                                                "command": ("app.py", "-q", "--", "-o")}
+    runner = command(
+        Option(("-q",), "quiet", "flag"),
+        Option(("-m",), "module"),
+        Option(("-o",), "output"),
+        arguments=(Argument("command", "raw", nargs=-1),),
+        interspersed=False,
+        program_flags=("-m",),
+    )
+    assert runner.parse(["-q", "app.py", "-q", "--", "-o"]) == {
+        "quiet": True,
+        "module": None,
+        "output": None,
+        "command": ("app.py", "-q", "--", "-o"),
+    }
     assert runner.parse(["-m", "pytest", "-q"])["command"] == ("-q",)
     assert runner.parse(["--bogus", "x"])["command"] == ("--bogus", "x")
     assert runner.parse(["-x"])["command"] == ("-x",)
@@ -184,30 +220,62 @@ def test_paths_and_numbers_given_to_main_are_their_text(tmp_path, capsys):
     assert (tmp_path / "b.folded").read_text().splitlines()[-1] == "a;b 6"
 
 
-@pytest.mark.parametrize("args, line", [
-    (["svg", "--bogus"], "flamespace svg: error: No such option '--bogus'. Did you mean '--base'? (see 'flamespace svg --help')"),
-    (["scale"], "flamespace scale: error: Missing argument 'FACTOR'. (see 'flamespace scale --help')"),
-    (["compare", "-a", "x"], "flamespace compare: error: Missing option '-b' / '--candidate'. (see 'flamespace compare --help')"),
-    (["history", "s", "--alpha", "2"],
-     "flamespace history: error: Invalid value for '--alpha': 2.0 is not in the range 0<x<1. (see 'flamespace history --help')"),
-    (["svg", "--fontsize", "-1"],
-     "flamespace svg: error: Invalid value for '--fontsize': -1.0 is not a finite number > 0 (see 'flamespace svg --help')"),
-    (["scv"], "flamespace: error: No such command 'scv'. Did you mean 'svg'? (see 'flamespace --help')"),
-    (["--bogus"], "flamespace: error: No such option '--bogus'. (see 'flamespace --help')"),
-    (["--colr", "never", "svg"], "flamespace: error: No such option '--colr'. Did you mean '--color'? (see 'flamespace --help')"),
-    (["--color"], "flamespace: error: Option '--color' requires an argument. (see 'flamespace --help')"),
-    (["--color", "maybe", "svg"],
-     "flamespace svg: error: Invalid value for '--color': 'maybe' is not one of 'auto', 'always', 'never'. (see 'flamespace svg --help')"),
-    (["store"], "flamespace store: error: Missing command. (see 'flamespace store --help')"),
-    (["store", "lss"], "flamespace store: error: No such command 'lss'. Did you mean 'ls'? (see 'flamespace store --help')"),
-    (["store", "ls", "a", "b"], "flamespace store: error: Got unexpected extra argument (b) (see 'flamespace store ls --help')"),
-    (["store", "gc", "--keep-last", "0"],
-     "flamespace store: error: Invalid value for '--keep-last': 0 is not in the range x>=1. (see 'flamespace store gc --help')"),
-    (["html", "a.folded", "--diff", "--series"], "flamespace html: error: choose one of --diff and --series (see 'flamespace html --help')"),
-    (["convert", "--to", "nope", "-"], "flamespace convert: error: Invalid value for '--to': 'nope' is not one of 'flamespace-json', "
-                                       "'speedscope', 'gecko', 'chrome', 'pprof', 'folded-diff', 'folded'. (see 'flamespace convert --help')"),
-    (["gate", "--base", "main", "--bogus", "x"], "flamespace gate: error: No such option '--bogus'. (see 'flamespace gate --help')"),
-])
+@pytest.mark.parametrize(
+    "args, line",
+    [
+        (
+            ["svg", "--bogus"],
+            "flamespace svg: error: No such option '--bogus'. Did you mean '--base'? (see 'flamespace svg --help')",
+        ),
+        (["scale"], "flamespace scale: error: Missing argument 'FACTOR'. (see 'flamespace scale --help')"),
+        (
+            ["compare", "-a", "x"],
+            "flamespace compare: error: Missing option '-b' / '--candidate'. (see 'flamespace compare --help')",
+        ),
+        (
+            ["history", "s", "--alpha", "2"],
+            "flamespace history: error: Invalid value for '--alpha': 2.0 is not in the range 0<x<1. (see 'flamespace history --help')",
+        ),
+        (
+            ["svg", "--fontsize", "-1"],
+            "flamespace svg: error: Invalid value for '--fontsize': -1.0 is not a finite number > 0 (see 'flamespace svg --help')",
+        ),
+        (["scv"], "flamespace: error: No such command 'scv'. Did you mean 'svg'? (see 'flamespace --help')"),
+        (["--bogus"], "flamespace: error: No such option '--bogus'. (see 'flamespace --help')"),
+        (
+            ["--colr", "never", "svg"],
+            "flamespace: error: No such option '--colr'. Did you mean '--color'? (see 'flamespace --help')",
+        ),
+        (["--color"], "flamespace: error: Option '--color' requires an argument. (see 'flamespace --help')"),
+        (
+            ["--color", "maybe", "svg"],
+            "flamespace svg: error: Invalid value for '--color': 'maybe' is not one of 'auto', 'always', 'never'. (see 'flamespace svg --help')",
+        ),
+        (["store"], "flamespace store: error: Missing command. (see 'flamespace store --help')"),
+        (["store", "lss"], "flamespace store: error: No such command 'lss'. Did you mean 'ls'? (see 'flamespace store --help')"),
+        (
+            ["store", "ls", "a", "b"],
+            "flamespace store: error: Got unexpected extra argument (b) (see 'flamespace store ls --help')",
+        ),
+        (
+            ["store", "gc", "--keep-last", "0"],
+            "flamespace store: error: Invalid value for '--keep-last': 0 is not in the range x>=1. (see 'flamespace store gc --help')",
+        ),
+        (
+            ["html", "a.folded", "--diff", "--series"],
+            "flamespace html: error: choose one of --diff and --series (see 'flamespace html --help')",
+        ),
+        (
+            ["convert", "--to", "nope", "-"],
+            "flamespace convert: error: Invalid value for '--to': 'nope' is not one of 'flamespace-json', "
+            "'speedscope', 'gecko', 'chrome', 'pprof', 'folded-diff', 'folded'. (see 'flamespace convert --help')",
+        ),
+        (
+            ["gate", "--base", "main", "--bogus", "x"],
+            "flamespace gate: error: No such option '--bogus'. (see 'flamespace gate --help')",
+        ),
+    ],
+)
 def test_each_error_is_one_line_and_exit_1(args, line, capsys):
     assert main(args) == 1
     captured = capsys.readouterr()
@@ -240,13 +308,15 @@ def test_the_colour_mode_and_the_version(tmp_path, capsys):
 
 
 def test_convert_lists_the_reader_options_only_when_one_is_given():
-    code = ("import sys; from flamespace.cli import main; code = main(sys.argv[1:]); "
-            "sys.stderr.write(' '.join(m for m in ('flamespace.formats.pprof', 'click') if m in sys.modules)); sys.exit(code)")
-    plain = subprocess.run([sys.executable, "-c", code, "convert", "-"], input="a;b 1\n",
-                           capture_output=True, text=True)
+    code = (
+        "import sys; from flamespace.cli import main; code = main(sys.argv[1:]); "
+        "sys.stderr.write(' '.join(m for m in ('flamespace.formats.pprof', 'click') if m in sys.modules)); sys.exit(code)"
+    )
+    plain = subprocess.run([sys.executable, "-c", code, "convert", "-"], input="a;b 1\n", capture_output=True, text=True)
     assert plain.returncode == 0 and plain.stdout.splitlines()[-1] == "a;b 1" and plain.stderr == ""
-    asked = subprocess.run([sys.executable, "-c", code, "convert", "-", "--kernel"], input="a;b 1\n", capture_output=True,
-                           text=True)
+    asked = subprocess.run(
+        [sys.executable, "-c", code, "convert", "-", "--kernel"], input="a;b 1\n", capture_output=True, text=True
+    )
     assert asked.returncode == 1 and "does not apply to the folded format" in asked.stderr  # --kernel was known
 
 

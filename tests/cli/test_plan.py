@@ -22,8 +22,9 @@ def test_table_and_one_line_answer(capsys, pilot):
     assert "main;c;b;a" in out and "main;c " not in out  # the 3 widest only
     answer, rest = out.strip().splitlines()[-2:]
     assert "s of program time, both sides) detect a 5% change in the 3 stacks holding ≥ 1% of the total" in answer
-    assert answer.endswith("the exact permutation test needs at least 6 pairs to reach α = 0.05 "
-                           "(the smallest p of n pairs is 2/2^n).")  # two-sided, as compare; 2/32 > 0.05
+    assert answer.endswith(
+        "the exact permutation test needs at least 6 pairs to reach α = 0.05 (the smallest p of n pairs is 2/2^n)."
+    )  # two-sided, as compare; 2/32 > 0.05
     assert rest.startswith("The other 1 stack (< 1% of the total each, or beyond --top) would need ")
 
 
@@ -49,10 +50,13 @@ def test_two_sided_needs_more_runs(capsys, pilot):
     assert two["runs"] > one["runs"] and two["minimum_runs"] == 6 and one["minimum_runs"] == 5  # 2/2^n, 1/2^n
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--detect", "10ms"], None),
-    (["--detect", "often"], "is not a change such as 5%, 120 or 10ms"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--detect", "10ms"], None),
+        (["--detect", "often"], "is not a change such as 5%, 120 or 10ms"),
+    ],
+)
 def test_bad_input_exits_1(capsys, tmp_path, args, message):
     counts = write_runs(tmp_path / "counts", 1, False, n=4)  # no unit: a time cannot be converted
     code, _, err = run(capsys, "plan", counts, *args)

@@ -18,13 +18,16 @@ def parsed(name: str, args: list[str]) -> dict:
 
 
 @pytest.mark.parametrize("name", SPECS)
-@pytest.mark.parametrize("program, expected", [
-    (["-m", "pytest", "-q", "-o", "theirs", "--rate", "5"], ("pytest", None, ("-q", "-o", "theirs", "--rate", "5"))),
-    (["-mpytest", "-q"], ("pytest", None, ("-q",))),
-    (["-c", "import sys", "-q", "--mode=cpu"], (None, "import sys", ("-q", "--mode=cpu"))),
-    (["-m", "pytest", "--", "-q"], ("pytest", None, ("-q",))),
-    (["script.py", "-q", "-o", "theirs"], (None, None, ("script.py", "-q", "-o", "theirs"))),
-])
+@pytest.mark.parametrize(
+    "program, expected",
+    [
+        (["-m", "pytest", "-q", "-o", "theirs", "--rate", "5"], ("pytest", None, ("-q", "-o", "theirs", "--rate", "5"))),
+        (["-mpytest", "-q"], ("pytest", None, ("-q",))),
+        (["-c", "import sys", "-q", "--mode=cpu"], (None, "import sys", ("-q", "--mode=cpu"))),
+        (["-m", "pytest", "--", "-q"], ("pytest", None, ("-q",))),
+        (["script.py", "-q", "-o", "theirs"], (None, None, ("script.py", "-q", "-o", "theirs"))),
+    ],
+)
 def test_options_after_the_program_are_the_programs(name: str, program: list[str], expected) -> None:
     values = parsed(name, [*REQUIRED[name], "-o", "ours", *program])
     assert values.get("output", values.get("out_dir")) == "ours"

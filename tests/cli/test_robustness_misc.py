@@ -16,8 +16,9 @@ FOLDED = "main;parse 3\nmain;parse;lex 2\nmain;eval 5\n"
 def flamespace(*args, redirect="", cwd=None, stdin=None):
     """Run the flamespace script under sh, so that ``redirect`` (``>&-``, ``<&-``) can close a standard stream."""
     script = f'"$0" "$@" {redirect}'
-    return subprocess.run(["sh", "-c", script, str(EXE), *map(str, args)], capture_output=not redirect.count("2>"),
-                          text=True, cwd=cwd, stdin=stdin)
+    return subprocess.run(
+        ["sh", "-c", script, str(EXE), *map(str, args)], capture_output=not redirect.count("2>"), text=True, cwd=cwd, stdin=stdin
+    )
 
 
 @pytest.fixture
@@ -31,9 +32,20 @@ def profile(tmp_path):
 
 
 STDOUT_COMMANDS = [
-    ["convert", "{p}"], ["info", "{p}"], ["top", "{p}"], ["text", "{p}"], ["svg", "{p}"], ["html", "{p}"],
-    ["merge", "{p}"], ["filter", "{p}"], ["scale", "2", "{p}"], ["sub", "{p}", "{p}"], ["similarity", "{p}", "{p}"],
-    ["decompose", "{p}", "{p}", "-d", "{d}"], ["formats"], ["--help"],
+    ["convert", "{p}"],
+    ["info", "{p}"],
+    ["top", "{p}"],
+    ["text", "{p}"],
+    ["svg", "{p}"],
+    ["html", "{p}"],
+    ["merge", "{p}"],
+    ["filter", "{p}"],
+    ["scale", "2", "{p}"],
+    ["sub", "{p}", "{p}"],
+    ["similarity", "{p}", "{p}"],
+    ["decompose", "{p}", "{p}", "-d", "{d}"],
+    ["formats"],
+    ["--help"],
 ]
 
 
@@ -168,12 +180,14 @@ def test_decompose_on_a_full_disk_leaves_the_old_parts_whole(tmp_path, tiny_disk
 
 def _file_size_limit(size):
     """A preexec_fn: files the command writes may not grow past ``size`` bytes (EFBIG, as a full disk's ENOSPC)."""
+
     def limit():
         import resource
         import signal
 
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails instead of killing the process
         resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+
     return limit
 
 
@@ -186,8 +200,12 @@ def test_decompose_that_cannot_write_its_third_part_leaves_the_old_parts_whole(t
     old = {name: (parts / f"{name}.folded").read_text() for name in PARTS}
     before.write_text("".join(f"main;gone_{i:06d} 1\n" for i in range(20000)) + "main;grows 1\nmain;shrinks 2\n")
     after.write_text("main;came 1\nmain;grows 2\nmain;shrinks 1\n")
-    result = subprocess.run([str(EXE), "decompose", str(before), str(after), "-d", str(parts)], capture_output=True, text=True,
-                            preexec_fn=_file_size_limit(64 * 1024))
+    result = subprocess.run(
+        [str(EXE), "decompose", str(before), str(after), "-d", str(parts)],
+        capture_output=True,
+        text=True,
+        preexec_fn=_file_size_limit(64 * 1024),
+    )
     assert result.returncode == 1 and "File too large" in result.stderr and "disappeared.folded" in result.stderr, result.stderr
     assert {name: (parts / f"{name}.folded").read_text() for name in PARTS} == old
     assert sorted(p.name for p in parts.iterdir()) == sorted(f"{name}.folded" for name in PARTS)
@@ -228,12 +246,15 @@ def samples(tmp_path):
     return tmp_path / "base", tmp_path / "cand"
 
 
-@pytest.mark.parametrize("option, value, message", [
-    ("--seed", "-1", "the seed must be at least 0, not -1"),  # was: internal error (numpy's ValueError)
-    ("--min-delta", "nan", "must be ≥ 0 and finite, not nan"),  # was: accepted, exit 0 (no change can pass a nan margin)
-    ("--min-delta", "inf", "must be ≥ 0 and finite, not inf"),
-    ("--min-rel", "1e400", "'1e400' is not a finite number >= 0"),
-])
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("--seed", "-1", "the seed must be at least 0, not -1"),  # was: internal error (numpy's ValueError)
+        ("--min-delta", "nan", "must be ≥ 0 and finite, not nan"),  # was: accepted, exit 0 (no change can pass a nan margin)
+        ("--min-delta", "inf", "must be ≥ 0 and finite, not inf"),
+        ("--min-rel", "1e400", "'1e400' is not a finite number >= 0"),
+    ],
+)
 def test_compare_refuses_a_seed_or_margin_that_cannot_be(samples, option, value, message):
     base, cand = samples
     result = flamespace("compare", "-a", base, "-b", cand, option, value)
@@ -248,12 +269,20 @@ def test_the_library_refuses_a_negative_seed():
         CompareOptions(seed=-1)
 
 
-@pytest.mark.parametrize("command, option, value, message", [
-    ("record", "--duration", "inf", "the duration must be positive (a finite number of seconds), not inf"),  # was: a traceback in the child
-    ("record", "--duration", "1e400", "the duration must be positive (a finite number of seconds), not inf"),
-    ("trace", "--max-events", "99999999999999999999999999", "max_events must be between 1 and 9,223,372,036,854,775,807"),
-    ("trace", "--max-depth", "99999999999999999999999999", "max_depth must be between 1 and 9,223,372,036,854,775,807"),
-])
+@pytest.mark.parametrize(
+    "command, option, value, message",
+    [
+        (
+            "record",
+            "--duration",
+            "inf",
+            "the duration must be positive (a finite number of seconds), not inf",
+        ),  # was: a traceback in the child
+        ("record", "--duration", "1e400", "the duration must be positive (a finite number of seconds), not inf"),
+        ("trace", "--max-events", "99999999999999999999999999", "max_events must be between 1 and 9,223,372,036,854,775,807"),
+        ("trace", "--max-depth", "99999999999999999999999999", "max_depth must be between 1 and 9,223,372,036,854,775,807"),
+    ],
+)
 def test_a_recorder_refuses_a_number_it_cannot_carry_before_the_program_runs(tmp_path, command, option, value, message):
     """The fault: the child's interpreter died of it (NameError 'inf', OverflowError) and the launcher
     said the program 'replaced itself with os.exec*()'; the traceback was on stderr."""
@@ -263,8 +292,9 @@ def test_a_recorder_refuses_a_number_it_cannot_carry_before_the_program_runs(tmp
     assert "Traceback" not in result.stderr and not ran.exists()
 
 
-@pytest.mark.parametrize("command", [["convert", "{p}", "-o", ""], ["svg", "{p}", "-o", ""], ["decompose", "{p}", "{p}", "-d", ""]],
-                         ids=lambda c: c[0])
+@pytest.mark.parametrize(
+    "command", [["convert", "{p}", "-o", ""], ["svg", "{p}", "-o", ""], ["decompose", "{p}", "{p}", "-d", ""]], ids=lambda c: c[0]
+)
 def test_an_empty_output_path_is_said_so(profile, command):
     """The fault: `-o ''` said "cannot write : Is a directory" (the empty path taken for the current directory)."""
     result = flamespace(*[a.format(p=profile) for a in command])
@@ -284,8 +314,10 @@ def test_a_program_recorded_with_closed_standard_streams_gets_dev_null(tmp_path,
     """A closed stdin/stdout is /dev/null for the program too (not a descriptor number that its own
     or the recorder's next file takes): it reads EOF, its writes to descriptor 1 go nowhere."""
     seen = tmp_path / "seen"
-    code = (f"import os, sys; os.write(1, b'x' * 100); "
-            f"open({str(seen)!r}, 'w').write(repr(sys.stdin.read()) + ' ' + os.path.realpath('/proc/self/fd/1'))")
+    code = (
+        f"import os, sys; os.write(1, b'x' * 100); "
+        f"open({str(seen)!r}, 'w').write(repr(sys.stdin.read()) + ' ' + os.path.realpath('/proc/self/fd/1'))"
+    )
     result = flamespace(command, "-o", tmp_path / "out.folded", "-c", code, redirect="<&- >&-")
     assert result.returncode == 0, result.stderr
     assert seen.read_text() == "'' /dev/null"
@@ -314,7 +346,9 @@ def test_an_output_directory_that_is_a_device_is_said_so(profile):
     assert "cannot create directory /dev/full: a file of that name is in the way" in result.stderr
 
 
-@pytest.mark.parametrize("command", [["info", ""], ["merge", ""], ["svg", "--colour-by", "", "{p}", "-o", "{out}"]], ids=lambda c: c[0])
+@pytest.mark.parametrize(
+    "command", [["info", ""], ["merge", ""], ["svg", "--colour-by", "", "{p}", "-o", "{out}"]], ids=lambda c: c[0]
+)
 def test_an_empty_input_path_is_named(profile, tmp_path, command):
     """The fault: `info ''` said "error: cannot read: No such file or directory", naming no input."""
     result = flamespace(*[a.format(p=profile, out=tmp_path / "out.svg") for a in command])

@@ -41,10 +41,11 @@ def test_a_plain_compare_imports_no_statistics_scipy_or_rich(tmp_path):
     for side, value in (("a", 5), ("b", 6)):
         for run in range(3):
             (tmp_path / f"{side}{run}.folded").write_text(f"main;work {value + run}\nmain;idle 3\n")
-    sides = [arg for side in "ab" for run in range(3)
-             for arg in (f"-{side}", str(tmp_path / f"{side}{run}.folded"))]
-    code = ("import sys, io; from flamespace.cli import main; sys.stdout = io.StringIO(); code = main(['compare', *sys.argv[1:]]); "
-            "sys.stdout = sys.__stdout__; print(code, ' '.join(sorted(sys.modules)))")
+    sides = [arg for side in "ab" for run in range(3) for arg in (f"-{side}", str(tmp_path / f"{side}{run}.folded"))]
+    code = (
+        "import sys, io; from flamespace.cli import main; sys.stdout = io.StringIO(); code = main(['compare', *sys.argv[1:]]); "
+        "sys.stdout = sys.__stdout__; print(code, ' '.join(sorted(sys.modules)))"
+    )
     out = subprocess.run([sys.executable, "-c", code, *sides], capture_output=True, text=True, check=True).stdout.split()
     loaded = set(out[1:])
     assert out[0] in ("0", "3") and "flamespace.stats.comparison" in loaded  # it compared

@@ -74,8 +74,15 @@ def _start(tmp_path, *args, first_fast: bool = False, new_group: bool = True, pr
     argv = [sys.executable, "-c", CLI, *args, *RECORDER_OPTIONS[args[0]], "--", str(script), str(marker)]
     if first_fast:
         argv.append("first-fast")
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=new_group, preexec_fn=preexec_fn)
+    proc = subprocess.Popen(
+        argv,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=new_group,
+        preexec_fn=preexec_fn,
+    )
     try:
         _wait_for(lambda: marker.exists() or proc.poll() is not None, "the program did not start")
     except AssertionError:
@@ -100,14 +107,17 @@ def _finish(proc, child: int, temp):
 
 
 @pytest.mark.parametrize("command", ["record", "trace"])
-@pytest.mark.parametrize("signum, to_group, code", [
-    (signal.SIGTERM, False, 143),
-    (signal.SIGTERM, True, 143),
-    (signal.SIGINT, False, 130),
-    (signal.SIGINT, True, 130),
-    (signal.SIGHUP, False, 129),
-    (signal.SIGHUP, True, 129),  # a closed terminal: the program gets it too, and saves
-])
+@pytest.mark.parametrize(
+    "signum, to_group, code",
+    [
+        (signal.SIGTERM, False, 143),
+        (signal.SIGTERM, True, 143),
+        (signal.SIGINT, False, 130),
+        (signal.SIGINT, True, 130),
+        (signal.SIGHUP, False, 129),
+        (signal.SIGHUP, True, 129),  # a closed terminal: the program gets it too, and saves
+    ],
+)
 def test_record_saves_what_was_recorded_on_a_signal(tmp_path, command, signum, to_group, code):
     out = tmp_path / "out.folded"
     proc, child, temp = _start(tmp_path, command, "-o", str(out))
@@ -126,8 +136,7 @@ def test_under_nohup_a_hang_up_is_ignored(tmp_path, command):
     """SIGHUP ignored when flamespace starts (nohup): it stays ignored by us and by the program;
     the SIGTERM sent after it is what stops the run (a SIGHUP acted on would give 129)."""
     out = tmp_path / "out.folded"
-    proc, child, temp = _start(tmp_path, command, "-o", str(out),
-                               preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    proc, child, temp = _start(tmp_path, command, "-o", str(out), preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
     os.killpg(proc.pid, signal.SIGHUP)
     os.killpg(proc.pid, signal.SIGTERM)
     err = _finish(proc, child, temp)
@@ -195,10 +204,13 @@ before_exec()
 
 
 @pytest.mark.parametrize("command", ["record", "trace"])
-@pytest.mark.parametrize("exec_call", [
-    'os.execv("/bin/sh", ["sh", "-c", "exit 7"])',
-    'os.execlp("sh", "sh", "-c", "exit 7")',
-])
+@pytest.mark.parametrize(
+    "exec_call",
+    [
+        'os.execv("/bin/sh", ["sh", "-c", "exit 7"])',
+        'os.execlp("sh", "sh", "-c", "exit 7")',
+    ],
+)
 def test_exec_saves_what_was_recorded_and_gives_the_new_programs_exit_code(tmp_path, command, exec_call):
     out = tmp_path / "out.folded"
     script = _script(tmp_path, EXEC_PROGRAM.format(exec_call=exec_call))
@@ -252,12 +264,15 @@ def test_a_save_that_hangs_after_a_crash_is_cut_short(tmp_path):
     """The save on a crash runs in a damaged process: if it hangs (here: made to, as on a lock
     the crash left held), the alarm ends the process with the crash's signal after 10 s."""
     out = tmp_path / "out.folded"
-    script = _script(tmp_path, (
-        "import ctypes, sys, time\n"
-        "bootstrap = sys.modules['flamespace.collect._bootstrap']\n"
-        "bootstrap._write_profile = lambda *args: time.sleep(600)\n"
-        "ctypes.string_at(0)\n"
-    ))
+    script = _script(
+        tmp_path,
+        (
+            "import ctypes, sys, time\n"
+            "bootstrap = sys.modules['flamespace.collect._bootstrap']\n"
+            "bootstrap._write_profile = lambda *args: time.sleep(600)\n"
+            "ctypes.string_at(0)\n"
+        ),
+    )
     code, err = _run_cli(tmp_path, "record", "-o", str(out), *RECORDER_OPTIONS["record"], "--", script)
     assert code == 128 + signal.SIGSEGV, err
     assert "killed by SIGSEGV (a segmentation fault) before it saved its profile; nothing written" in err, err
@@ -265,11 +280,14 @@ def test_a_save_that_hangs_after_a_crash_is_cut_short(tmp_path):
 
 def test_a_second_fault_during_the_save_ends_with_the_first_ones_signal(tmp_path):
     out = tmp_path / "out.folded"
-    script = _script(tmp_path, (
-        "import ctypes, os, sys\n"
-        "sys.modules['flamespace.collect._bootstrap']._write_profile = lambda *args: os.abort()\n"
-        "ctypes.string_at(0)\n"
-    ))
+    script = _script(
+        tmp_path,
+        (
+            "import ctypes, os, sys\n"
+            "sys.modules['flamespace.collect._bootstrap']._write_profile = lambda *args: os.abort()\n"
+            "ctypes.string_at(0)\n"
+        ),
+    )
     code, err = _run_cli(tmp_path, "record", "-o", str(out), *RECORDER_OPTIONS["record"], "--", script)
     assert code == 128 + signal.SIGSEGV, err  # not SIGABRT's 134
 
@@ -278,8 +296,9 @@ def test_a_segfault_under_faulthandler_gives_139_and_says_so(tmp_path):
     """A faulthandler enabled before us is left alone: its traceback, no profile, the right exit code."""
     out = tmp_path / "out.folded"
     script = _script(tmp_path, CRASH_PROGRAM)
-    code, err = _run_cli(tmp_path, "record", "-o", str(out), *RECORDER_OPTIONS["record"], "--", "python", "-X",
-                         "faulthandler", script)
+    code, err = _run_cli(
+        tmp_path, "record", "-o", str(out), *RECORDER_OPTIONS["record"], "--", "python", "-X", "faulthandler", script
+    )
     assert code == 128 + signal.SIGSEGV, err
     assert "Fatal Python error: Segmentation fault" in err  # faulthandler's traceback
     assert "killed by SIGSEGV (a segmentation fault) before it saved its profile; nothing written" in err, err
@@ -292,13 +311,9 @@ def test_duration_stops_a_program_that_ignores_ctrl_c_and_exits_0(tmp_path, deaf
     saved: --duration asked for the stop, so the exit code is 0 (it was 143, or 137)."""
     out = tmp_path / "out.folded"
     ignored = "".join(f"signal.signal(signal.{name}, signal.SIG_IGN)\n" for name in deaf_to)
-    script = _script(tmp_path, (
-        "import signal, time\n" + ignored +
-        "def deaf():\n"
-        "    while True:\n"
-        "        time.sleep(0.01)\n"
-        "deaf()\n"
-    ))
+    script = _script(
+        tmp_path, ("import signal, time\n" + ignored + "def deaf():\n    while True:\n        time.sleep(0.01)\ndeaf()\n")
+    )
     code, err = _run_cli(tmp_path, "record", "--duration", "0.5", "-o", str(out), *RECORDER_OPTIONS["record"], "--", script)
     assert code == 0, err
     assert "stopped after --duration" in err
@@ -327,8 +342,17 @@ def test_a_signal_before_the_program_starts_gives_128_plus_the_signal(tmp_path, 
     out = tmp_path / "out.folded"
     ran = tmp_path / "ran"
     script = _script(tmp_path, f"open({str(ran)!r}, 'w').close()\n")
-    code, err = _run_cli(tmp_path, command, "-o", str(out), *RECORDER_OPTIONS[command], "--", script,
-                         env={"EARLY_SIGNAL": str(int(signum))}, cli=EARLY_CLI)
+    code, err = _run_cli(
+        tmp_path,
+        command,
+        "-o",
+        str(out),
+        *RECORDER_OPTIONS[command],
+        "--",
+        script,
+        env={"EARLY_SIGNAL": str(int(signum))},
+        cli=EARLY_CLI,
+    )
     assert code == 128 + signum, err
     assert f"interrupted by {signum.name} before the program started; nothing written" in err
     assert not ran.exists() and not out.exists()
@@ -365,8 +389,9 @@ def full_tmpdir(tmp_path):
 def test_a_full_tmpdir_is_one_clear_line(tmp_path, full_tmpdir, command):
     out = tmp_path / "out.folded"
     script = _script(tmp_path, "import time\ntime.sleep(0.1)\n")
-    code, err = _run_cli(tmp_path, command, "-o", str(out), *RECORDER_OPTIONS[command], "--", script,
-                         env={"TMPDIR": str(full_tmpdir)})
+    code, err = _run_cli(
+        tmp_path, command, "-o", str(out), *RECORDER_OPTIONS[command], "--", script, env={"TMPDIR": str(full_tmpdir)}
+    )
     assert code == 1, err
     assert "Traceback" not in err and "exec" not in err, err
     assert f"cannot save the profile in {full_tmpdir}: No space left on device" in err, err
@@ -403,10 +428,23 @@ def test_the_programs_children_die_with_flamespace_too(tmp_path, command):
     marker = tmp_path / "marker"
     temp = tmp_path / "tmp"
     temp.mkdir()
-    proc = subprocess.Popen([sys.executable, "-c", CLI, command, "-o", str(tmp_path / "out.folded"),
-                             *RECORDER_OPTIONS[command], "--", script, str(marker)],
-                            env={**os.environ, "TMPDIR": str(temp)}, stdout=subprocess.DEVNULL,
-                            stderr=open(tmp_path / "stderr", "wb"))  # not a pipe: a survivor would hold it open
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            CLI,
+            command,
+            "-o",
+            str(tmp_path / "out.folded"),
+            *RECORDER_OPTIONS[command],
+            "--",
+            script,
+            str(marker),
+        ],
+        env={**os.environ, "TMPDIR": str(temp)},
+        stdout=subprocess.DEVNULL,
+        stderr=open(tmp_path / "stderr", "wb"),
+    )  # not a pipe: a survivor would hold it open
     pids = []
     try:
         _wait_for(lambda: marker.exists() or proc.poll() is not None, "the program did not start")

@@ -48,7 +48,9 @@ def test_add_ls_get_and_gc(capsys, tmp_path, store):
     base = write_runs(tmp_path / "base", 1, False, n=4)
     code, _, err = run(capsys, "store", "add", base, "--no-git", "--label", "bench=parse", "--label", "branch=main")
     assert code == 0 and "added 4 profile(s)" in err
-    code, _, err = run(capsys, "store", "add", base / "run00.folded", "--no-git", "--label", "bench=parse", "--label", "branch=main")
+    code, _, err = run(
+        capsys, "store", "add", base / "run00.folded", "--no-git", "--label", "bench=parse", "--label", "branch=main"
+    )
     assert code == 0 and "added 0 profile(s)" in err and "1 already stored, skipped" in err and "run00.folded" in err
     code, out, _ = run(capsys, "store", "ls", "--json")
     rows = json.loads(out)
@@ -69,16 +71,19 @@ def test_add_ls_get_and_gc(capsys, tmp_path, store):
     assert len(json.loads(run(capsys, "store", "ls", "--json")[1])) == 3
 
 
-@pytest.mark.parametrize("args, says", [
-    (["compare", "-a", "store:branch=nope", "-b", "store:branch=main"], "store:branch=nope matches no profile"),
-    (["compare", "-a", "store:branch", "-b", "x"], "'branch' is not key=value"),
-    (["svg", "store:bench=none"], "matches no profile"),
-    (["store", "get", "store:last=0"], "last must be a whole number"),
-    (["store", "add", "nothing.folded", "--label", "novalue"], "give KEY=VALUE"),
-    (["store", "gc", "--older-than", "soon"], "not an age"),
-    (["store", "gc", "--store", "nowhere"], "there is no store at nowhere"),
-    (["gate", "--base", "store:branch=nope", "--", "bench.py"], "store:branch=nope matches no profile"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["compare", "-a", "store:branch=nope", "-b", "store:branch=main"], "store:branch=nope matches no profile"),
+        (["compare", "-a", "store:branch", "-b", "x"], "'branch' is not key=value"),
+        (["svg", "store:bench=none"], "matches no profile"),
+        (["store", "get", "store:last=0"], "last must be a whole number"),
+        (["store", "add", "nothing.folded", "--label", "novalue"], "give KEY=VALUE"),
+        (["store", "gc", "--older-than", "soon"], "not an age"),
+        (["store", "gc", "--store", "nowhere"], "there is no store at nowhere"),
+        (["gate", "--base", "store:branch=nope", "--", "bench.py"], "store:branch=nope matches no profile"),
+    ],
+)
 def test_bad_selectors_and_empty_matches_exit_1(capsys, tmp_path, store, args, says, monkeypatch):
     monkeypatch.chdir(tmp_path)  # gate makes its --out-dir (flamespace-gate/) here, not in the checkout
     base = write_runs(tmp_path / "base", 1, False, n=2)
@@ -101,11 +106,14 @@ def test_gate_store_adds_each_side_with_its_commit(capsys, tmp_path, store, monk
 
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     repo = make_repo(tmp_path / "repo")
-    code, _, stderr = gate(capsys, repo, tmp_path / "out", "--base", "v1", "--head", "v2", "--no-install",
-                           "--store", "--", "bench/workload.py")
+    code, _, stderr = gate(
+        capsys, repo, tmp_path / "out", "--base", "v1", "--head", "v2", "--no-install", "--store", "--", "bench/workload.py"
+    )
     assert code == 3 and "added 16 run(s) to the store" in stderr
     rows = json.loads(run(capsys, "store", "ls", "--json")[1])
-    commits = {side: git(repo, "rev-parse", f"{ref}^{{commit}}").strip() for side, ref in (("baseline", "v1"), ("candidate", "v2"))}
+    commits = {
+        side: git(repo, "rev-parse", f"{ref}^{{commit}}").strip() for side, ref in (("baseline", "v1"), ("candidate", "v2"))
+    }
     stored = Counter((r["labels"]["side"], r["commit"], r["branch"]) for r in rows)
     assert set(stored) == {("baseline", commits["baseline"], "v1"), ("candidate", commits["candidate"], "v2")}
     assert len(set(stored.values())) == 1 and stored[("baseline", commits["baseline"], "v1")] == 8
@@ -115,19 +123,32 @@ def test_gate_store_adds_each_side_with_its_commit(capsys, tmp_path, store, monk
     # ... and gate takes it as --base: only the head runs, against the stored runs (then adds its own)
     base = f"store:commit={commits['baseline'][:8]},last=8"
     out2 = tmp_path / "out2"
-    code, _, stderr = gate(capsys, repo, out2, "--base", base, "--head", "v2", "--no-install", "--store", "--",
-                           "bench/workload.py", options=UNTIMED)
+    code, _, stderr = gate(
+        capsys, repo, out2, "--base", base, "--head", "v2", "--no-install", "--store", "--", "bench/workload.py", options=UNTIMED
+    )
     assert code == 3, stderr
     assert "rate: 1,000 Hz, the stored baseline's" in stderr  # no --rate: the candidate is sampled as the baseline was
-    assert {p.read_text().split("# rate_requested: ")[1].split()[0] for p in (out2 / "runs" / "candidate").glob("run-*")} == {"1000"}
+    assert {p.read_text().split("# rate_requested: ")[1].split()[0] for p in (out2 / "runs" / "candidate").glob("run-*")} == {
+        "1000"
+    }
     assert "baseline: the stored runs store:commit=" in stderr and "added 8 run(s) to the store" in stderr
     report = json.loads((out2 / "report.json").read_text())
     assert report["gate"]["runs"] == {"baseline": 8, "candidate": 8} and report["gate"]["base"]["stored"] is True
     assert "8 stored + 8 new runs" in (out2 / "report.md").read_text()
     assert not (out2 / "runs" / "baseline").exists()
     # the same code against its own stored runs passes (the gate's false-failure rate: tests/cli/test_gate.py)
-    code, _, stderr = gate(capsys, repo, tmp_path / "out3", "--base", "store:side=candidate,last=8", "--head", "v2",
-                           "--no-install", "--", "bench/workload.py")
+    code, _, stderr = gate(
+        capsys,
+        repo,
+        tmp_path / "out3",
+        "--base",
+        "store:side=candidate,last=8",
+        "--head",
+        "v2",
+        "--no-install",
+        "--",
+        "bench/workload.py",
+    )
     assert code == 0, stderr
 
 
@@ -223,8 +244,15 @@ def write_collection(directory, collection, rounds=8, grown=0):
     each with its collection id, run and round; ``grown`` ns more in main;work."""
     directory.mkdir(parents=True)
     for r in range(1, rounds + 1):
-        lines = ["# unit: ns", "# mode: wall", f"# collection: {collection}", f"# run: {r}", f"# pair: {r}",
-                 f"main;work {100_000_000 + grown + 1000 * (r * 7919 % 13)}", f"main;other {50_000_000 + 1000 * r}"]
+        lines = [
+            "# unit: ns",
+            "# mode: wall",
+            f"# collection: {collection}",
+            f"# run: {r}",
+            f"# pair: {r}",
+            f"main;work {100_000_000 + grown + 1000 * (r * 7919 % 13)}",
+            f"main;other {50_000_000 + 1000 * r}",
+        ]
         (directory / f"run-{r:03d}.folded").write_text("\n".join(lines) + "\n")
     return directory
 
@@ -237,8 +265,10 @@ def test_a_stored_baseline_is_tested_unpaired_with_every_run(capsys, tmp_path, s
     cand = write_collection(tmp_path / "new" / "candidate", "1111bbbb1111bbbb", rounds=8, grown=5_000_000)
     code, out, err = run(capsys, "compare", "-a", "store:branch=main,last=30", "-b", cand, "--json")
     assert code == 3 and json.loads(out)["runs"] == {"baseline": 6, "candidate": 8}
-    assert ("note: runs tested as unpaired (all 6 + 8 runs): the baseline's runs and the candidate's come from "
-            "different collections (baseline 0000aaaa; candidate 1111bbbb)") in err
+    assert (
+        "note: runs tested as unpaired (all 6 + 8 runs): the baseline's runs and the candidate's come from "
+        "different collections (baseline 0000aaaa; candidate 1111bbbb)"
+    ) in err
     assert "pairs of runs" not in err and "left out" not in err
 
 

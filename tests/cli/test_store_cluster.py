@@ -44,13 +44,16 @@ def output(capsys, args, code=0):
     return capsys.readouterr().out
 
 
-@pytest.mark.parametrize("args, code", [
-    (["compare", "-a", "store:branch=main", "-b", "{cand}", "--json"], 3),
-    (["compare", "-a", "store:branch=main,last=10", "-b", "store:branch=pr", "-m", "welch"], 3),
-    (["plan", "store:branch=main", "--detect", "5%", "--json"], 0),
-    (["store", "get", "store:branch=main"], 0),
-    (["store", "get", "store:branch=pr", "--mean", "--to", "speedscope"], 0),
-])
+@pytest.mark.parametrize(
+    "args, code",
+    [
+        (["compare", "-a", "store:branch=main", "-b", "{cand}", "--json"], 3),
+        (["compare", "-a", "store:branch=main,last=10", "-b", "store:branch=pr", "-m", "welch"], 3),
+        (["plan", "store:branch=main", "--detect", "5%", "--json"], 0),
+        (["store", "get", "store:branch=main"], 0),
+        (["store", "get", "store:branch=pr", "--mean", "--to", "speedscope"], 0),
+    ],
+)
 def test_the_cluster_gives_what_the_embedded_store_gives(capsys, stored, scheduler, monkeypatch, args, code):
     args = [str(stored) if a == "{cand}" else a for a in args]
     embedded = output(capsys, args, code)

@@ -20,7 +20,8 @@ def test_the_layout():
         rule,
         "    12   75.00%   f (app.py:3)  ",
         "     0    0.00%   main          ",
-        " " * 32]
+        " " * 32,
+    ]
 
 
 def test_a_wide_table_folds_its_widest_column_at_spaces_first():
@@ -31,7 +32,8 @@ def test_a_wide_table_folds_its_widest_column_at_spaces_first():
         "                  delta       ",
         "     3       4%   xxxxxxxxxx  ",
         "                  xxxxxxxxxx  ",
-        "                  xxxxx       "]
+        "                  xxxxx       ",
+    ]
 
 
 def test_wide_and_combining_characters_and_controls():
@@ -43,7 +45,8 @@ def test_wide_and_combining_characters_and_controls():
 def test_colours_are_the_cells_and_their_parts():
     rows = [[Cell("ab", "red", [(1, 2, "bold")])]]
     assert render(None, ["h"], rows, [False], 200, _style.paint) == (
-        "      \n \x1b[1m h  \x1b[0m \n ──── \n  \x1b[31ma\x1b[0m\x1b[1;31mb\x1b[0m  \n      \n")
+        "      \n \x1b[1m h  \x1b[0m \n ──── \n  \x1b[31ma\x1b[0m\x1b[1;31mb\x1b[0m  \n      \n"
+    )
     assert _style._sgr("bold red dim") == ("\x1b[1;2;31m", "\x1b[0m") and _style._sgr("red green") == ("\x1b[32m", "\x1b[0m")
 
 

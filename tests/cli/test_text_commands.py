@@ -72,7 +72,9 @@ def test_merge_sub_and_scale_write_what_the_frame_path_writes(capsys, texts, hea
         flags = [] if header else ["--no-header"]
         graphs = lambda: [_frames(p) for p in paths]  # noqa: E731
 
-        assert _result(capsys, "merge", *flags, *paths) == _expected(lambda: folded.dumps(sum_graphs(graphs()), folded.WriteOptions(**options)))
+        assert _result(capsys, "merge", *flags, *paths) == _expected(
+            lambda: folded.dumps(sum_graphs(graphs()), folded.WriteOptions(**options))
+        )
         assert _result(capsys, "merge", "--mean", *flags, *paths) == _expected(
             lambda: folded.dumps(sum_graphs(graphs()) / len(paths), folded.WriteOptions(**options))
         )

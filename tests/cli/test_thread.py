@@ -51,8 +51,10 @@ def test_one_thread_keeps_its_stacks_without_the_thread_frame_and_says_which() -
 
 
 def test_one_thread_under_process_frames_reads_the_roots_label() -> None:
-    graph = fs.FlameGraph({("app (1)", "MainThread", "a"): 3, ("app (1)", "worker", "c"): 5, ("child (2)", "MainThread", "d"): 2},
-                          labels={"roots": "process,thread"})
+    graph = fs.FlameGraph(
+        {("app (1)", "MainThread", "a"): 3, ("app (1)", "worker", "c"): 5, ("child (2)", "MainThread", "d"): 2},
+        labels={"roots": "process,thread"},
+    )
     picked = one_thread(graph, "MainThread")
     assert dict(picked.items()) == {("app (1)", "a"): 3, ("child (2)", "d"): 2}
     assert picked.metadata.labels["roots"] == "process"  # the page's picker still offers the processes
@@ -151,7 +153,9 @@ def test_record_threads_says_its_stacks_start_with_threads_and_top_reads_it(caps
     assert "thread worker only" in out and "spin (prog.py)" in out
 
 
-def test_record_thread_refuses_a_timeline_format_and_keeps_every_thread_for_an_unknown_name(capsys, tmp_path, monkeypatch) -> None:
+def test_record_thread_refuses_a_timeline_format_and_keeps_every_thread_for_an_unknown_name(
+    capsys, tmp_path, monkeypatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "prog.py").write_text(PROGRAM)
     code, _, err = _run(capsys, "record", "--thread", "main", "-o", "run.speedscope.json", "--", "prog.py")

@@ -67,8 +67,12 @@ def test_a_script_with_threads_and_sys_exit(tmp_path, program):
     found = calls_by_function_path(tmp_path / "out.calls.folded")
     main = {stack[1:]: n for stack, n in found.items() if stack[:1] == ("<module>",)}
     assert {s: n for s, n in main.items() if s[:1] == ("fib",)} == {
-        ("fib",): 1, ("fib", "fib"): 2, ("fib", "fib", "fib"): 4, ("fib", "fib", "fib", "fib"): 6,
-        ("fib", "fib", "fib", "fib", "fib"): 2}
+        ("fib",): 1,
+        ("fib", "fib"): 2,
+        ("fib", "fib", "fib"): 4,
+        ("fib", "fib", "fib", "fib"): 6,
+        ("fib", "fib", "fib", "fib", "fib"): 2,
+    }
     assert main[("finish",)] == 1  # sys.exit unwound it: one call, one return
     helper = {stack[2:]: n for stack, n in found.items() if stack[:2] == ("Thread.run", "worker")}
     assert helper.pop(()) == 1  # worker itself, in a thread started after tracing began
@@ -131,7 +135,8 @@ def test_bad_input_is_a_clear_error(tmp_path):
 
 
 def test_subprocesses_and_forks_are_traced_each_under_its_root(tmp_path):
-    (tmp_path / "parent.py").write_text(textwrap.dedent("""
+    (tmp_path / "parent.py").write_text(
+        textwrap.dedent("""
         import os, subprocess, sys
         def parent_work():
             return 1
@@ -144,7 +149,8 @@ def test_subprocesses_and_forks_are_traced_each_under_its_root(tmp_path):
             forked_work(); forked_work()
             os._exit(0)
         os.waitpid(pid, 0)
-    """))
+    """)
+    )
     done = trace(tmp_path, "--subprocesses", "-o", "s.calls.folded", "--", "parent.py")
     assert "3 processes" in done.stderr
     found = {}
@@ -161,7 +167,8 @@ def calls_of(path, leaf):
 
 
 def test_os_exit_and_sigterm_save_what_was_recorded(tmp_path):
-    (tmp_path / "quits.py").write_text(textwrap.dedent("""
+    (tmp_path / "quits.py").write_text(
+        textwrap.dedent("""
         import os, signal, sys
         def f():
             return 1
@@ -170,17 +177,24 @@ def test_os_exit_and_sigterm_save_what_was_recorded(tmp_path):
         if sys.argv[1] == "exit":
             os._exit(5)
         os.kill(os.getpid(), signal.SIGTERM)
-    """))
+    """)
+    )
     trace(tmp_path, "-o", "exit.calls.folded", "--", "quits.py", "exit", check_code=5)
     assert calls_of(tmp_path / "exit.calls.folded", "f") == 3
-    done = subprocess.run([FLAMESPACE, "trace", "-o", "term.calls.folded", "--", "quits.py", "term"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [FLAMESPACE, "trace", "-o", "term.calls.folded", "--", "quits.py", "term"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode in (-15, 128 + 15), done.stderr
     assert calls_of(tmp_path / "term.calls.folded", "f") == 3
 
 
 def test_a_fork_without_subprocesses_is_stated(tmp_path):
-    (tmp_path / "forks.py").write_text(textwrap.dedent("""
+    (tmp_path / "forks.py").write_text(
+        textwrap.dedent("""
         import os
         def child_work():
             return 1
@@ -189,14 +203,17 @@ def test_a_fork_without_subprocesses_is_stated(tmp_path):
             child_work()
             os._exit(0)
         os.waitpid(pid, 0)
-    """))
+    """)
+    )
     done = trace(tmp_path, "-o", "f.calls.folded", "--", "forks.py")
     assert "forked 1 child process while traced" in done.stderr and "--subprocesses" in done.stderr
     assert calls_of(tmp_path / "f.calls.folded", "child_work") == 0
 
 
 def test_line_times_as_text_and_csv(tmp_path):
-    (tmp_path / "lines.py").write_text("def f(n):\n    t = 0\n    for i in range(n):\n        t += i\n    return t\n\nf(4)\nf(2)\n")
+    (tmp_path / "lines.py").write_text(
+        "def f(n):\n    t = 0\n    for i in range(n):\n        t += i\n    return t\n\nf(4)\nf(2)\n"
+    )
     trace(tmp_path, "-o", "out.lines.csv", "--", "lines.py")
     with open(tmp_path / "out.lines.csv", newline="") as file:
         rows = {row["line"]: row for row in csv.DictReader(file)}
@@ -210,20 +227,51 @@ def test_line_times_as_text_and_csv(tmp_path):
 
 
 def test_collect_tracer_lets_compare_find_one_added_call_exactly(tmp_path):
-    (tmp_path / "app.py").write_text("import sys\ndef g():\n    return 1\ndef f(n):\n    for _ in range(n):\n        g()\n"
-                                     "f(int(sys.argv[1]))\n")
-    done = subprocess.run([FLAMESPACE, "collect", "-q", "--tracer", "--weight", "count", "-n", "5", "-o", "runs",
-                           "--baseline-cmd", "app.py 10", "--candidate-cmd", "app.py 11"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    (tmp_path / "app.py").write_text(
+        "import sys\ndef g():\n    return 1\ndef f(n):\n    for _ in range(n):\n        g()\nf(int(sys.argv[1]))\n"
+    )
+    done = subprocess.run(
+        [
+            FLAMESPACE,
+            "collect",
+            "-q",
+            "--tracer",
+            "--weight",
+            "count",
+            "-n",
+            "5",
+            "-o",
+            "runs",
+            "--baseline-cmd",
+            "app.py 10",
+            "--candidate-cmd",
+            "app.py 11",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
-    done = subprocess.run([FLAMESPACE, "compare", "--json", "--baseline", "runs/baseline", "--candidate", "runs/candidate"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [FLAMESPACE, "compare", "--json", "--baseline", "runs/baseline", "--candidate", "runs/candidate"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     report = json.loads(done.stdout)
-    changed = [(tuple(f.split(" (")[0] for f in s["stack"]), s["baseline"], s["candidate"])
-               for s in report["stacks"] if s["significant"]]
+    changed = [
+        (tuple(f.split(" (")[0] for f in s["stack"]), s["baseline"], s["candidate"]) for s in report["stacks"] if s["significant"]
+    ]
     assert changed == [(("<module>", "f", "g"), 10.0, 11.0)]  # every other stack's count is equal in every run
-    done = subprocess.run([FLAMESPACE, "collect", "--tracer", "--rate", "50", "-n", "2", "-o", "r2", "--", "app.py", "1"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [FLAMESPACE, "collect", "--tracer", "--rate", "50", "-n", "2", "-o", "r2", "--", "app.py", "1"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 1 and "--rate applies to sampling" in done.stderr
 
 
@@ -252,7 +300,8 @@ def test_ctrl_c_saves_what_was_traced_and_says_so(tmp_path):
     import signal
     import time
 
-    (tmp_path / "waits.py").write_text(textwrap.dedent("""
+    (tmp_path / "waits.py").write_text(
+        textwrap.dedent("""
         import os, sys, time
         def f():
             return 1
@@ -264,10 +313,17 @@ def test_ctrl_c_saves_what_was_traced_and_says_so(tmp_path):
             os.rename(marker + ".tmp", marker)
             time.sleep(600)
         waiting_here(sys.argv[1])
-    """))
+    """)
+    )
     marker = tmp_path / "marker"
-    proc = subprocess.Popen([FLAMESPACE, "trace", "-o", "w.calls.folded", "--", "waits.py", str(marker)], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [FLAMESPACE, "trace", "-o", "w.calls.folded", "--", "waits.py", str(marker)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
@@ -284,8 +340,14 @@ def test_ctrl_c_saves_what_was_traced_and_says_so(tmp_path):
 
 
 def test_an_unwritable_event_directory_is_a_clear_error(tmp_path):
-    done = subprocess.run([FLAMESPACE, "trace", "-o", "x.folded", "-c", "pass"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120, env={**os.environ, "TMPDIR": str(tmp_path / "missing")})
+    done = subprocess.run(
+        [FLAMESPACE, "trace", "-o", "x.folded", "-c", "pass"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "TMPDIR": str(tmp_path / "missing")},
+    )
     assert done.returncode == 1 and "not a writable directory (set TMPDIR to one)" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "x.folded").exists()
 
@@ -299,8 +361,11 @@ def test_every_backend_here_gives_the_same_calls_and_a_missing_one_is_a_clear_er
     found = {}
     for backend in backends_here():
         trace(tmp_path, "--backend", backend, "-o", f"{backend}.calls.folded", "--", "prog.py", "0")
-        found[backend] = {stack: n for stack, n in calls_by_function_path(tmp_path / f"{backend}.calls.folded").items()
-                          if "_find_and_load" not in stack}  # the profile backend imports threading before the program
+        found[backend] = {
+            stack: n
+            for stack, n in calls_by_function_path(tmp_path / f"{backend}.calls.folded").items()
+            if "_find_and_load" not in stack
+        }  # the profile backend imports threading before the program
     assert all(calls == found["profile"] for calls in found.values()), found
     assert found["profile"][("<module>", "fib")] == 1
     for backend in set(BACKENDS) - set(backends_here()):
@@ -395,8 +460,7 @@ def test_a_daemonising_program_keeps_its_files_and_its_trace(tmp_path, backend):
     (tmp_path / "prog.py").write_text(textwrap.dedent(DAEMON))
     (tmp_path / "d").mkdir()
     done = trace(tmp_path, "--backend", backend, "-o", "out.calls.folded", "--", "prog.py")
-    assert {path.name: path.read_bytes() for path in (tmp_path / "d").iterdir()} == {
-        f"{i}.txt": b"%d" % i for i in range(1000)}
+    assert {path.name: path.read_bytes() for path in (tmp_path / "d").iterdir()} == {f"{i}.txt": b"%d" % i for i in range(1000)}
     assert "warning" not in done.stderr, done.stderr
     found = calls_by_function_path(tmp_path / "out.calls.folded")
     assert sum(n for stack, n in found.items() if stack[-1:] == ("fib",)) == 21_891
@@ -408,8 +472,7 @@ def test_a_forked_daemon_traced_with_subprocesses_keeps_its_files_and_its_trace(
     (tmp_path / "main.py").write_text(textwrap.dedent(FORKED_DAEMON))
     (tmp_path / "d").mkdir()
     done = trace(tmp_path, "--subprocesses", "-o", "out.calls.folded", "--", "main.py")
-    assert {path.name: path.read_bytes() for path in (tmp_path / "d").iterdir()} == {
-        f"{i}.txt": b"%d" % i for i in range(1000)}
+    assert {path.name: path.read_bytes() for path in (tmp_path / "d").iterdir()} == {f"{i}.txt": b"%d" % i for i in range(1000)}
     assert "warning" not in done.stderr, done.stderr
     found = calls_by_function_path(tmp_path / "out.calls.folded")
     assert sum(n for stack, n in found.items() if stack[-1:] == ("fib",)) == 177 + 21_891

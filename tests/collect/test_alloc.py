@@ -96,7 +96,9 @@ def test_api_decorator_and_block(tmp_path):
 
 def test_forked_children_record_their_own_allocations(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    write(tmp_path / "forks.py", """
+    write(
+        tmp_path / "forks.py",
+        """
 import os
 def parent_work():
     return [bytearray(10_000) for _ in range(100)]
@@ -108,7 +110,8 @@ if pid == 0:
     child_work()
     os._exit(0)
 os.waitpid(pid, 0)
-""")
+""",
+    )
     code, out = record(tmp_path, "--mode", "alloc", "--bytes-per-sample", "0", "--subprocesses", "--", "forks.py")
     graph = fs.read(out)
     by_root: dict = {}

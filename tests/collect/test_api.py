@@ -132,4 +132,6 @@ def test_a_wall_profile_leaves_out_threads_that_were_there_before_and_only_waite
     for stack, value in p.graph.items():
         by_thread[stack[0]] = by_thread.get(stack[0], 0) + value
     assert by_thread.get("history", 0) < 0.01 * p.graph.total(), by_thread
-    assert by_thread["MainThread"] > 0.15e9 and by_thread["worker"] > 0.15e9, by_thread  # 0.3 s each, less what a busy machine delays
+    assert by_thread["MainThread"] > 0.15e9 and by_thread["worker"] > 0.15e9, (
+        by_thread
+    )  # 0.3 s each, less what a busy machine delays

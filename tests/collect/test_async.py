@@ -55,8 +55,11 @@ def test_async_shows_the_awaiting_chain(tmp_path, monkeypatch):
     total = sum(stacks.values())
     assert total > 0.15e9
     # (from 3.12, wait_for awaits the coroutine itself: its frame is really on the stack)
-    chained = sum(v for s, v in stacks.items()
-                  if [f.split(" (")[0] for f in s if "asyncio/" not in f] == ["<module>", "main", "handler", "fetch", "leaf", "spin"])
+    chained = sum(
+        v
+        for s, v in stacks.items()
+        if [f.split(" (")[0] for f in s if "asyncio/" not in f] == ["<module>", "main", "handler", "fetch", "leaf", "spin"]
+    )
     assert chained / total > 0.95
     assert not any("base_events.py" in f or "events.py" in f for s in stacks for f in s)
 
@@ -72,8 +75,10 @@ def test_without_async_the_event_loop_is_in_the_stacks(tmp_path, monkeypatch):
 
 def test_a_program_without_asyncio_is_unchanged(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    write(tmp_path / "plain.py", "import time\ndef f():\n    end = time.process_time() + 0.1\n"
-                                 "    while time.process_time() < end:\n        pass\nf()\n")
+    write(
+        tmp_path / "plain.py",
+        "import time\ndef f():\n    end = time.process_time() + 0.1\n    while time.process_time() < end:\n        pass\nf()\n",
+    )
     code, out = record(tmp_path, "--async", "--mode", "cpu", "--", "plain.py")
     assert any(s[-1].startswith("f (plain.py:4)") for s in fs.read(out))
 

@@ -70,11 +70,24 @@ def test_one_program_gives_one_profile_per_run(capsys, tmp_path, program):
 
 def test_two_programs_run_in_rounds_with_their_own_environment(capsys, tmp_path, program):
     code, _, err = collect(
-        capsys, "-n", 2, "--warmup", 1, "-o", "ab", "--baseline-cmd", f"{program.name}", "--candidate-cmd",
-        f"python {program.name}", "--baseline-env", "SIDE=base", "--candidate-env", "SIDE=cand",
+        capsys,
+        "-n",
+        2,
+        "--warmup",
+        1,
+        "-o",
+        "ab",
+        "--baseline-cmd",
+        f"{program.name}",
+        "--candidate-cmd",
+        f"python {program.name}",
+        "--baseline-env",
+        "SIDE=base",
+        "--candidate-env",
+        "SIDE=cand",
     )
     assert code == 0
-    rounds = [sorted(log(tmp_path)[i:i + 2]) for i in (0, 2, 4)]
+    rounds = [sorted(log(tmp_path)[i : i + 2]) for i in (0, 2, 4)]
     assert rounds == [["base", "cand"]] * 3  # warm-up round first, then one run of each per round
     assert "SIDE" not in os.environ  # the sides' variables went to the programs only
     collections = set()
@@ -93,7 +106,15 @@ def test_two_programs_run_in_rounds_with_their_own_environment(capsys, tmp_path,
 def test_a_command_string_may_be_a_module_or_code(capsys, tmp_path, program):
     (tmp_path / "mod.py").write_text("import time\ntime.sleep(0.01)\n")
     code, _, _ = collect(
-        capsys, "-n", 1, "-o", "mc", "--baseline-cmd", "-m mod", "--candidate-cmd", "-c 'import time; time.sleep(0.01)'",
+        capsys,
+        "-n",
+        1,
+        "-o",
+        "mc",
+        "--baseline-cmd",
+        "-m mod",
+        "--candidate-cmd",
+        "-c 'import time; time.sleep(0.01)'",
     )
     assert code == 0
     assert (tmp_path / "mc" / "baseline" / "run-001.folded").exists()
@@ -152,14 +173,23 @@ def test_a_directory_with_runs_is_refused_unless_overwrite(capsys, tmp_path, pro
         (["--baseline-cmd", "prog.py"], "give both --baseline-cmd and --candidate-cmd"),
         (["--baseline-cmd", "prog.py", "--candidate-cmd", "prog.py", "--", "prog.py"], "not both"),
         (["--baseline-env", "A=1", "--", "prog.py"], "go with --baseline-cmd"),
-        (["--baseline-cmd", "prog.py", "--candidate-cmd", "prog.py", "--candidate-env", "NOEQUALS"], "'NOEQUALS' is not NAME=VALUE"),
+        (
+            ["--baseline-cmd", "prog.py", "--candidate-cmd", "prog.py", "--candidate-env", "NOEQUALS"],
+            "'NOEQUALS' is not NAME=VALUE",
+        ),
         (["--baseline-cmd", "prog.py 'unclosed", "--candidate-cmd", "prog.py"], "No closing quotation"),
         (["--baseline-cmd", "missing.py", "--candidate-cmd", "prog.py"], "no such script: missing.py"),
         (["--", "prog.py", "--weight", "bytes"], None),  # the program's own arguments are not ours
-        (["--weight", "bytes", "--", "prog.py"], "unknown weight 'bytes'; sampling weighs by time or samples (the memory modes by bytes or count)"),
+        (
+            ["--weight", "bytes", "--", "prog.py"],
+            "unknown weight 'bytes'; sampling weighs by time or samples (the memory modes by bytes or count)",
+        ),
         (["-n", "0", "--", "prog.py"], "0 is not in the range"),
         (["--baseline-cwd", ".", "--", "prog.py"], "go with --baseline-cmd"),
-        (["--baseline-cmd", "prog.py", "--candidate-cmd", "prog.py", "--candidate-cwd", "nowhere"], "'nowhere' is not a directory"),
+        (
+            ["--baseline-cmd", "prog.py", "--candidate-cmd", "prog.py", "--candidate-cwd", "nowhere"],
+            "'nowhere' is not a directory",
+        ),
         (["--baseline-cmd", "prog.py", "--candidate-cmd", "prog.py", "--candidate-cwd", "/"], "no such script: prog.py"),
     ],
 )
@@ -181,13 +211,13 @@ def test_api_collects_and_reports_each_run(tmp_path, program):
     assert result.profiles(programs[1]) == [str(tmp_path / "out" / "b" / f"run-00{i}.folded") for i in (1, 2)]
     assert not result.failed and result.seconds > 0
     with pytest.raises(fs.RunFailedError) as failure:
-        fs.collect_runs([fs.Program(parse_command([], code="raise SystemExit(5)"))], 1,
-                        tmp_path / "fail", fs.SamplerOptions())
+        fs.collect_runs([fs.Program(parse_command([], code="raise SystemExit(5)"))], 1, tmp_path / "fail", fs.SamplerOptions())
     assert failure.value.run.exit_code == 5 and "run 1 exited with code 5" in str(failure.value)
 
 
-@pytest.mark.skipif(__import__("flamespace.collect.alloc", fromlist=["available"]).available() is not None,
-                    reason="alloc mode unavailable")
+@pytest.mark.skipif(
+    __import__("flamespace.collect.alloc", fromlist=["available"]).available() is not None, reason="alloc mode unavailable"
+)
 def test_memory_runs_take_a_seed_per_run_too(capsys, tmp_path, program):
     """collect seeds run i with seed + i; memory options must take that like sampling options."""
     code, out, err = collect(capsys, "-n", 2, "-o", "mem", "--mode", "alloc", "--seed", 5, "--", program)
@@ -214,12 +244,29 @@ def test_two_checkouts_each_run_from_its_root_give_the_same_frames(capsys, tmp_p
     for checkout in ("a", "b"):
         (tmp_path / checkout).mkdir()
         (tmp_path / checkout / "prog.py").write_text(program.read_text())
-    code, _, err = collect(capsys, "-o", "runs", "-n", "2", "--baseline-cmd", "prog.py", "--baseline-cwd", "a",
-                           "--candidate-cmd", "prog.py", "--candidate-cwd", "b")
+    code, _, err = collect(
+        capsys,
+        "-o",
+        "runs",
+        "-n",
+        "2",
+        "--baseline-cmd",
+        "prog.py",
+        "--baseline-cwd",
+        "a",
+        "--candidate-cmd",
+        "prog.py",
+        "--candidate-cwd",
+        "b",
+    )
     assert code == 0, err
     for side in ("baseline", "candidate"):  # which lines were sampled varies: the files frames name must not
-        frames = {frame for path in (tmp_path / "runs" / side).glob("run-*.folded")
-                  for stack in fs.read(path).support() for frame in stack}
+        frames = {
+            frame
+            for path in (tmp_path / "runs" / side).glob("run-*.folded")
+            for stack in fs.read(path).support()
+            for frame in stack
+        }
         files = {frame.rsplit(" (", 1)[1].split(":")[0] for frame in frames if "prog.py" in frame}
         assert files == {"prog.py"}, frames  # not a/prog.py against b/prog.py
         assert any(frame.startswith("work_alone (prog.py:") for frame in frames), frames

@@ -131,16 +131,43 @@ def experiment(directory: Path) -> tuple[dict, dict[str, float], dict[str, float
     (directory / "sitecustomize.py").write_text(textwrap.dedent(SITECUSTOMIZE))
     path = f"PYTHONPATH={directory}"
     collected = flamespace(
-        "collect", "-n", "20", "--mode", "wall", "--rate", "1000", "-o", "runs",
-        "--baseline-cmd", "main.py", "--baseline-env", path,
-        "--candidate-cmd", "main.py", "--candidate-env", path, "--candidate-env", "REGRESSION=1",
+        "collect",
+        "-n",
+        "20",
+        "--mode",
+        "wall",
+        "--rate",
+        "1000",
+        "-o",
+        "runs",
+        "--baseline-cmd",
+        "main.py",
+        "--baseline-env",
+        path,
+        "--candidate-cmd",
+        "main.py",
+        "--candidate-env",
+        path,
+        "--candidate-env",
+        "REGRESSION=1",
         cwd=directory,
     )
     assert collected.returncode == 0, collected.stderr
     assert "next: flamespace compare --baseline runs/baseline --candidate runs/candidate" in collected.stderr
     compared = flamespace(
-        "compare", "--baseline", "runs/baseline", "--candidate", "runs/candidate", "--json",
-        "--alpha", str(ALPHA), "--permutations", str(PERMUTATIONS), "--alternative", "two-sided", cwd=directory,
+        "compare",
+        "--baseline",
+        "runs/baseline",
+        "--candidate",
+        "runs/candidate",
+        "--json",
+        "--alpha",
+        str(ALPHA),
+        "--permutations",
+        str(PERMUTATIONS),
+        "--alternative",
+        "two-sided",
+        cwd=directory,
     )
     assert compared.returncode == 3, compared.stderr  # a stack appeared: a regression
     assert "20 pairs of runs from the same rounds" in compared.stderr  # collect's rounds, tested as pairs
@@ -208,8 +235,10 @@ def test_the_papers_experiment_finds_exactly_the_two_changes(tmp_path):
     change = {s["stack"][-1]: s for s in result["stacks"] if s["stack"][-1] in nominal}
     assert sorted(change) == sorted(nominal), stacks
     for leaf in nominal:
-        measured = (f"{leaf}: profile Δ {change[leaf]['delta'] / MS:.2f} ms, real Δ {real[leaf] / MS:.2f} ms, "
-                    f"standard error of the recorder's error {error[leaf] / MS:.2f} ms, paired t {t[leaf]:.1f}")
+        measured = (
+            f"{leaf}: profile Δ {change[leaf]['delta'] / MS:.2f} ms, real Δ {real[leaf] / MS:.2f} ms, "
+            f"standard error of the recorder's error {error[leaf] / MS:.2f} ms, paired t {t[leaf]:.1f}"
+        )
         assert change[leaf]["delta"] == pytest.approx(real[leaf], abs=RECORDER_ERROR_NS + Z * error[leaf]), measured
 
     shrunk = change[A_LEAF]

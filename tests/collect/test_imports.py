@@ -34,8 +34,10 @@ def _source_file(module: str) -> str:
 
 def _is_type_checking(node: ast.If) -> bool:
     test = node.test
-    return isinstance(test, ast.Name) and test.id == "TYPE_CHECKING" or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    return (
+        isinstance(test, ast.Name)
+        and test.id == "TYPE_CHECKING"
+        or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
     )
 
 
@@ -95,7 +97,7 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
         path.append(node)
         for nxt in sorted(edges.get(node, ())):
             if state.get(nxt) == 1:
-                found.append(path[path.index(nxt):] + [nxt])
+                found.append(path[path.index(nxt) :] + [nxt])
             elif nxt not in state:
                 walk(nxt)
         path.pop()
@@ -126,6 +128,6 @@ def test_each_module_imports_alone(module: str) -> None:
 if __name__ == "__main__":
     for name in modules():
         for target, in_function in sorted(set(imports_of(name))):
-            short = lambda m: m[len(PACKAGE) + 1:] or "collect"  # noqa: E731
+            short = lambda m: m[len(PACKAGE) + 1 :] or "collect"  # noqa: E731
             print(f"{short(name)} -> {short(target)}{'  [in a function]' if in_function else ''}")
     print("cycles:", cycles(graph()) or "none")

@@ -65,12 +65,31 @@ def test_two_copies_in_two_directories_collect_and_compare_equal(capsys, tmp_pat
         (tmp_path / copy).mkdir()
         (tmp_path / copy / "bench.py").write_text(textwrap.dedent(PROGRAM))
         (tmp_path / copy / "helper.py").write_text(textwrap.dedent(HELPER))
-    code = main(["collect", "--rate", "1000", "-n", "10", "-q", "-o", "runs", "--baseline-cmd", os.path.join("a", "bench.py"),
-                 "--candidate-cmd", os.path.join("b", "bench.py")])
+    code = main(
+        [
+            "collect",
+            "--rate",
+            "1000",
+            "-n",
+            "10",
+            "-q",
+            "-o",
+            "runs",
+            "--baseline-cmd",
+            os.path.join("a", "bench.py"),
+            "--candidate-cmd",
+            os.path.join("b", "bench.py"),
+        ]
+    )
     assert code == 0, capsys.readouterr().err
     for side in ("baseline", "candidate"):
-        files = {frame.rsplit(" (", 1)[1].rsplit(":", 1)[0] for path in (tmp_path / "runs" / side).glob("run-*.folded")
-                 for stack in fs.read(path).support() for frame in stack if " (" in frame}
+        files = {
+            frame.rsplit(" (", 1)[1].rsplit(":", 1)[0]
+            for path in (tmp_path / "runs" / side).glob("run-*.folded")
+            for stack in fs.read(path).support()
+            for frame in stack
+            if " (" in frame
+        }
         assert {"bench.py", "helper.py"} <= files, files
         assert not any(f.startswith(("a/", "b/", str(tmp_path))) for f in files), files
         assert all(f.startswith("<stdlib>/") for f in files if "json" in f), files

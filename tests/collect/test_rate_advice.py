@@ -36,8 +36,10 @@ def test_rates_are_rounded_up_to_two_digits() -> None:
 def test_the_few_samples_warning_says_which_rate_would_do() -> None:
     """A 0.5 s run at 100 Hz (the default) has about 50 samples: --rate 400 gives 200."""
     (problem,) = quality(0.5, 48, 48).problems(100)
-    assert problem == (f"only 48 samples (shares are uncertain below {MIN_TRUSTED_SAMPLES}; record longer, or raise "
-                       f"--rate: --rate 400 gives about {AIMED_SAMPLES} a run this long)")
+    assert problem == (
+        f"only 48 samples (shares are uncertain below {MIN_TRUSTED_SAMPLES}; record longer, or raise "
+        f"--rate: --rate 400 gives about {AIMED_SAMPLES} a run this long)"
+    )
 
 
 def test_too_short_for_any_rate_and_a_sampler_that_fell_behind_are_said_so() -> None:

@@ -14,8 +14,17 @@ def sample() -> RawRecording:
     quality = Quality()
     quality.ticks, quality.samples, quality.longest_gap_ns = 12, 11, 3_000_000
     quality.error("frame vanished")
-    return RawRecording("sampler", {("main", "f"): 10_000_000, ("main",): 2.5}, start_ns=5, elapsed_ns=7,
-                        quality=quality, pid=42, argv=("-c", "x"), process_name="ForkPoolWorker-1", deadline=True)
+    return RawRecording(
+        "sampler",
+        {("main", "f"): 10_000_000, ("main",): 2.5},
+        start_ns=5,
+        elapsed_ns=7,
+        quality=quality,
+        pid=42,
+        argv=("-c", "x"),
+        process_name="ForkPoolWorker-1",
+        deadline=True,
+    )
 
 
 def test_builtin_fields_go_through_marshal_and_come_back_equal():

@@ -74,7 +74,9 @@ def time_in(graph: fs.FlameGraph, needle: str) -> float:
 def assert_agrees_with_own_clock(graph: fs.FlameGraph, directory: Path, name: str, threads: int = 1, cpu: bool = False) -> None:
     measured, own = time_in(graph, f"{name} (prog.py"), own_clock(directory, name, cpu)
     bound = boundary_error_ns(graph, 2 * threads)
-    assert abs(measured - own) <= bound, f"{name}: profile {measured / 1e6:.1f} ms, own clock {own / 1e6:.1f} ms, bound {bound / 1e6:.1f} ms"
+    assert abs(measured - own) <= bound, (
+        f"{name}: profile {measured / 1e6:.1f} ms, own clock {own / 1e6:.1f} ms, bound {bound / 1e6:.1f} ms"
+    )
 
 
 def write(path: Path, text: str) -> Path:
@@ -149,14 +151,17 @@ def test_threads_and_pid_add_root_frames(tmp_path, program):
 def test_start_up_work_in_sitecustomize_is_in_the_profile(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     site_dir = tmp_path / "site"
-    write(site_dir / "sitecustomize.py", """
+    write(
+        site_dir / "sitecustomize.py",
+        """
         import time
         def slow_start_up():
             end = time.perf_counter() + 0.3
             while time.perf_counter() < end:
                 pass
         slow_start_up()
-    """)
+    """,
+    )
     monkeypatch.setenv("PYTHONPATH", str(site_dir))
     script = write(tmp_path / "quick.py", "x = 1\n")
     code, out = record(tmp_path, "--rate", "500", "--", str(script))
@@ -170,7 +175,9 @@ def test_start_up_work_in_sitecustomize_is_in_the_profile(tmp_path, monkeypatch)
 
 def test_deep_recursion_is_recorded_whole(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    script = write(tmp_path / "deep.py", """
+    script = write(
+        tmp_path / "deep.py",
+        """
         import time
         def down(n):
             if n == 0:
@@ -180,23 +187,27 @@ def test_deep_recursion_is_recorded_whole(tmp_path, monkeypatch):
                 return
             down(n - 1)
         down(500)
-    """)
+    """,
+    )
     code, out = record(tmp_path, "--", str(script))
     assert max(len(s) for s in fs.read(out)) >= 501
 
 
 def test_exceptions_exit_codes_and_tracebacks_are_those_of_python(tmp_path, monkeypatch, capfd):
     monkeypatch.chdir(tmp_path)
-    script = write(tmp_path / "fails.py", """
+    script = write(
+        tmp_path / "fails.py",
+        """
         def broken():
             raise ValueError("boom")
         broken()
-    """)
+    """,
+    )
     code, out = record(tmp_path, "--", str(script))
     err = capfd.readouterr().err
     assert code == 1
     assert out.exists()
-    assert 'File "' in err and "fails.py\", line 4" in err and "ValueError: boom" in err
+    assert 'File "' in err and 'fails.py", line 4' in err and "ValueError: boom" in err
     assert "_bootstrap" not in err and "<string>" not in err
 
     exits = write(tmp_path / "exits.py", "import sys\nsys.exit(7)\n")
@@ -205,10 +216,13 @@ def test_exceptions_exit_codes_and_tracebacks_are_those_of_python(tmp_path, monk
 
 def test_argv_path_and_main_are_those_of_python(tmp_path, monkeypatch, capfd):
     monkeypatch.chdir(tmp_path)
-    write(tmp_path / "sub" / "show.py", """
+    write(
+        tmp_path / "sub" / "show.py",
+        """
         import sys, json
         print(json.dumps({"argv": sys.argv, "path0": sys.path[0], "name": __name__, "file": __file__}))
-    """)
+    """,
+    )
     record(tmp_path, "--", "sub/show.py", "a", "--flag")
     shown = json.loads(capfd.readouterr().out.strip().splitlines()[-1])
     direct = json.loads(subprocess.run([sys.executable, "sub/show.py", "a", "--flag"], capture_output=True, text=True).stdout)
@@ -244,12 +258,15 @@ def test_module_and_code_targets(tmp_path, monkeypatch, capfd):
 
 def test_unicode_paths(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    script = write(tmp_path / "données" / "ünïcode.py", """
+    script = write(
+        tmp_path / "données" / "ünïcode.py",
+        """
         import time
         def café():
             time.sleep(0.2)
         café()
-    """)
+    """,
+    )
     code, out = record(tmp_path, "--", str(script), output="sortie ☃.folded")
     assert code == 0
     assert any("café (ünïcode.py:4)" in f for s in fs.read(out) for f in s)  # relative to the script's directory
@@ -279,7 +296,9 @@ def test_speedscope_output_is_a_timeline_per_thread(tmp_path, program):
 
 def test_live_mode_finds_what_is_still_allocated(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    script = write(tmp_path / "leak.py", """
+    script = write(
+        tmp_path / "leak.py",
+        """
         kept = []
         def leak():
             for _ in range(100):
@@ -288,7 +307,8 @@ def test_live_mode_finds_what_is_still_allocated(tmp_path, monkeypatch):
             return sum(len(bytearray(10_000)) for _ in range(100))
         leak()
         temporary()
-    """)
+    """,
+    )
     code, out = record(tmp_path, "--mode", "live", "--", str(script))
     graph = fs.read(out)
     assert graph.metadata.unit == "bytes"
@@ -300,15 +320,23 @@ def test_live_mode_finds_what_is_still_allocated(tmp_path, monkeypatch):
 
 def test_ctrl_c_saves_the_profile(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    script = write(tmp_path / "forever.py", """
+    script = write(
+        tmp_path / "forever.py",
+        """
         import time
         print("ready", flush=True)
         while True:
             time.sleep(0.01)
-    """)
+    """,
+    )
     out = tmp_path / "int.folded"
-    process = subprocess.Popen([*FLAMESPACE, "record", "-q", "-o", str(out), "--", str(script)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    process = subprocess.Popen(
+        [*FLAMESPACE, "record", "-q", "-o", str(out), "--", str(script)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     assert process.stdout.readline().strip() == "ready"
     time.sleep(0.3)
     os.killpg(process.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
@@ -377,14 +405,17 @@ def test_svg_output_is_a_flame_graph_of_the_run(tmp_path, program):
 def test_a_wall_profile_of_several_threads_says_they_are_summed(tmp_path, capsys):
     """A 0.3 s run with three waiting threads holds about 1.2 s of wall time: the profile says how
     many threads it sums (the `threads` header), and record's summary and top's title say so."""
-    script = write(tmp_path / "waiters.py", textwrap.dedent("""
+    script = write(
+        tmp_path / "waiters.py",
+        textwrap.dedent("""
         import threading, time
         waiters = [threading.Thread(target=time.sleep, args=(0.4,)) for _ in range(3)]
         for waiter in waiters:
             waiter.start()
         for waiter in waiters:
             waiter.join()
-    """))
+    """),
+    )
     capsys.readouterr()
     code = main(["record", "--rate", "200", "-o", str(tmp_path / "out.folded"), "--", str(script)])
     err = capsys.readouterr().err

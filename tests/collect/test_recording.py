@@ -47,7 +47,9 @@ def test_merge_sums_processes_under_their_root_frames_and_merges_quality():
     second = sampled(2, 500_000_000, {("main",): 20}, quality(50, 40, "late"))
     recording = merge([first, second], fs.SamplerOptions(rate=100), {"command": "python job.py"}, roots=True)
     assert dict(recording.graph.items()) == {
-        ("job.py 1 (1)", "main"): 30, ("job.py 1 (1)", "main", "a"): 10, ("job.py 2 (2)", "main"): 20,
+        ("job.py 1 (1)", "main"): 30,
+        ("job.py 1 (1)", "main", "a"): 10,
+        ("job.py 2 (2)", "main"): 20,
     }
     q = recording.quality
     assert (q.ticks, q.longest_gap_ns, q.first_error, q.duration_ns) == (150, 40, "late", 4_000_000_000)
@@ -94,8 +96,11 @@ def test_a_process_is_named_by_its_command_or_its_multiprocessing_name():
 KINDS = [
     ("sampler", fs.SamplerOptions(rate=1000).as_dict()),
     ("live", fs.MemoryOptions(mode="live").engine_arguments()),
-    pytest.param("alloc", fs.MemoryOptions(mode="alloc").engine_arguments(),
-                 marks=pytest.mark.skipif(available() is not None, reason="the C extension _alloc is not built")),
+    pytest.param(
+        "alloc",
+        fs.MemoryOptions(mode="alloc").engine_arguments(),
+        marks=pytest.mark.skipif(available() is not None, reason="the C extension _alloc is not built"),
+    ),
 ]
 
 

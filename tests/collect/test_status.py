@@ -24,33 +24,43 @@ def waiting_program(tmp_path: Path) -> Path:
     """A program that runs (sleeping) until the test creates ``go`` (at most 60 s), so that the
     status line has time to appear however slow the machine is."""
     program = tmp_path / "wait.py"
-    program.write_text(textwrap.dedent(f"""\
+    program.write_text(
+        textwrap.dedent(f"""\
         import os, time
         deadline = time.monotonic() + 60
         while not os.path.exists({str(tmp_path / "go")!r}) and time.monotonic() < deadline:
             time.sleep(0.02)
         print("done")
-    """))
+    """)
+    )
     return program
 
 
 def go_when(tmp_path: Path, pattern: bytes):
     """A ``seen`` callback that lets the waiting program end once the terminal shows ``pattern``."""
+
     def seen(shown: bytes) -> None:
         if pattern in shown:
             (tmp_path / "go").touch()
+
     return seen
 
 
 def test_the_status_line_is_drawn_in_place_and_erased_before_the_summary(tmp_path):
     program = waiting_program(tmp_path)
-    code, shown, out = run_on_terminal(["record", "-o", str(tmp_path / "p.folded"), "--", str(program)], which="stderr",
-                                       cwd=str(tmp_path), seen=go_when(tmp_path, b" samples \xc2\xb7 "))
+    code, shown, out = run_on_terminal(
+        ["record", "-o", str(tmp_path / "p.folded"), "--", str(program)],
+        which="stderr",
+        cwd=str(tmp_path),
+        seen=go_when(tmp_path, b" samples \xc2\xb7 "),
+    )
     assert code == 0 and out == b"done\n"
     draws = shown.split(DRAWN)[1:]
     assert draws, shown
     status = [d for d in draws if b" samples \xc2\xb7 " in d]
-    assert status and all(d.split(b"\r")[0].split(b" \xc2\xb7 ")[0].endswith(b" s") for d in status)  # "1.2 s · 96 samples · 99 Hz"
+    assert status and all(
+        d.split(b"\r")[0].split(b" \xc2\xb7 ")[0].endswith(b" s") for d in status
+    )  # "1.2 s · 96 samples · 99 Hz"
     assert status[-1].split(b"\r")[0].split(b" \xc2\xb7 ")[2].split(b" ")[1] == b"Hz"
     last, summary = shown.rsplit(CLEAR, 1)
     assert summary.startswith(b"flamespace record: ") and b"wrote" in summary  # the summary, after the line was erased
@@ -60,11 +70,17 @@ def test_the_status_line_is_drawn_in_place_and_erased_before_the_summary(tmp_pat
 def test_no_status_line_with_quiet_or_on_a_pipe(tmp_path):
     program = tmp_path / "short.py"
     program.write_text("import time\ntime.sleep(0.8)\n")
-    code, shown, _ = run_on_terminal(["record", "-q", "-o", str(tmp_path / "p.folded"), "--", str(program)],
-                                     which="stderr", cwd=str(tmp_path))
+    code, shown, _ = run_on_terminal(
+        ["record", "-q", "-o", str(tmp_path / "p.folded"), "--", str(program)], which="stderr", cwd=str(tmp_path)
+    )
     assert code == 0 and b"Ctrl-C" not in shown and b"\x1b" not in shown
-    piped = subprocess.run(CLI + ["record", "-o", str(tmp_path / "q.folded"), "--", str(program)], cwd=str(tmp_path),
-                           stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+    piped = subprocess.run(
+        CLI + ["record", "-o", str(tmp_path / "q.folded"), "--", str(program)],
+        cwd=str(tmp_path),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=120,
+    )
     assert piped.returncode == 0
     assert b"\x1b" not in piped.stderr and b"Ctrl-C" not in piped.stderr and b"\r" not in piped.stderr
     assert b"wrote" in piped.stderr.splitlines()[-1]  # the summary, as before
@@ -79,8 +95,9 @@ def test_progress_reports_time_samples_and_rate(tmp_path):
         if report.samples:
             (tmp_path / "go").touch()
 
-    result = launcher.record_program(Program(parse_command([str(program)])), SamplerOptions(rate=200),
-                                     stdout=subprocess.DEVNULL, progress=progress)
+    result = launcher.record_program(
+        Program(parse_command([str(program)])), SamplerOptions(rate=200), stdout=subprocess.DEVNULL, progress=progress
+    )
     assert result.exit_code == 0 and reports
     seconds = [r.seconds for r in reports]
     assert seconds == sorted(seconds) and seconds[0] >= launcher.PROGRESS_SECONDS
@@ -111,8 +128,9 @@ def test_memory_modes_report_time_only(tmp_path):
         reports.append(report)
         (tmp_path / "go").touch()
 
-    launcher.record_program(Program(parse_command([str(program)])), MemoryOptions(mode="live"), stdout=subprocess.DEVNULL,
-                            progress=progress)
+    launcher.record_program(
+        Program(parse_command([str(program)])), MemoryOptions(mode="live"), stdout=subprocess.DEVNULL, progress=progress
+    )
     assert reports and all(r.samples is None and r.rate is None for r in reports)
 
 
@@ -126,8 +144,15 @@ def test_status_records_survive_only_whole():
 
 def test_only_the_main_process_reports(monkeypatch):
     monkeypatch.setenv("PYTHONPATH", "")
-    config = {"target": {}, "site": True, "status": "/tmp/x/status", "recorder": "sampler", "arguments": {},
-              "hook_dir": "/hook", "out_dir": "/tmp/x"}
+    config = {
+        "target": {},
+        "site": True,
+        "status": "/tmp/x/status",
+        "recorder": "sampler",
+        "arguments": {},
+        "hook_dir": "/hook",
+        "out_dir": "/tmp/x",
+    }
     _profile_child_interpreters(config)
     assert "status" not in os.environ[SUBPROCESS_ENV]
     engine = Engine(SamplerOptions(), on_progress=(0.2, lambda quality, elapsed: None))

@@ -64,7 +64,10 @@ def time_in(graph: fs.FlameGraph, root_prefix: str, function: str) -> float:
 def programs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     write(tmp_path / "child.py", SPIN + "def child_work():\n    spin(0.3)\nchild_work()\n")
-    write(tmp_path / "main.py", SPIN + """
+    write(
+        tmp_path / "main.py",
+        SPIN
+        + """
 import multiprocessing, os, subprocess, sys
 
 def pool_work(n):
@@ -88,7 +91,8 @@ if __name__ == "__main__":
         with multiprocessing.get_context(kind).Pool(2) as pool:
             assert pool.map(pool_work, range(2)) == [0, 1]
     spin(0.1)
-""")
+""",
+    )
     return tmp_path
 
 
@@ -137,14 +141,18 @@ def test_a_program_that_ends_with_os_exit_keeps_its_profile_and_exit_code(progra
 
 def test_without_the_option_a_forked_child_adds_nothing(programs):
     """A fork child inherits the parent's recording; it must not be saved twice."""
-    write(programs / "normal_exit.py", SPIN + """
+    write(
+        programs / "normal_exit.py",
+        SPIN
+        + """
 import os, sys
 pid = os.fork()
 if pid == 0:
     sys.exit(0)  # through atexit, unlike os._exit
 os.waitpid(pid, 0)
 spin(0.2)
-""")
+""",
+    )
     code, out = record(programs, "--mode", "cpu", "--", "normal_exit.py")
     graph = fs.read(out)
     assert "processes" not in graph.metadata.labels
@@ -153,7 +161,9 @@ spin(0.2)
 
 def test_spawned_children_start_with_site_as_under_python(programs, capfd):
     """multiprocessing copies sys.flags to the interpreters it spawns: no -S from us."""
-    write(programs / "flags.py", """
+    write(
+        programs / "flags.py",
+        """
 import multiprocessing, sys
 def no_site(_):
     return sys.flags.no_site, "site" in sys.modules
@@ -161,7 +171,8 @@ if __name__ == "__main__":
     print(sys.flags.no_site)
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         print(pool.map(no_site, [0]))
-""")
+""",
+    )
     record(programs, "--", "flags.py")
     assert capfd.readouterr().out.split("\n")[:2] == ["0", "[(0, True)]"]
 
@@ -177,14 +188,17 @@ def test_the_programs_own_sitecustomize_still_runs_in_children(programs, monkeyp
 
 
 def test_a_child_that_could_not_save_is_reported(programs, capsys):
-    write(programs / "killer.py", """
+    write(
+        programs / "killer.py",
+        """
 import os, signal, subprocess, sys
 child = subprocess.Popen([sys.executable, "-c", "import time; print('up', flush=True); time.sleep(30)"],
                          stdout=subprocess.PIPE)
 child.stdout.readline()
 child.send_signal(signal.SIGKILL)
 child.wait()
-""")
+""",
+    )
     out = programs / "k.folded"
     assert fs.cli.main(["record", "--subprocesses", "-o", str(out), "--", "killer.py"]) == 0
     err = capsys.readouterr().err
@@ -194,8 +208,12 @@ child.wait()
 def test_sigterm_saves_the_profile_and_ends_the_program_as_sigterm_does(programs):
     script = write(programs / "forever.py", "import time\nprint('ready', flush=True)\nwhile True:\n    time.sleep(0.01)\n")
     out = programs / "term.folded"
-    process = subprocess.Popen([*FLAMESPACE, "record", "-q", "-o", str(out), "--", str(script)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [*FLAMESPACE, "record", "-q", "-o", str(out), "--", str(script)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert process.stdout.readline().strip() == "ready"
     time.sleep(0.2)
     child = next(int(p) for p in os.listdir("/proc") if p.isdigit() and _parent(int(p)) == process.pid)
@@ -211,7 +229,9 @@ def test_a_sigterm_that_does_not_interrupt_the_main_thread_still_ends_the_progra
     main thread is blocked (here on a semaphore) and no signal interrupts it, so the Python
     handler never runs. Sent to another thread, the signal is noted without waking the main
     thread, as one that comes just before the main thread blocks is: no luck needed."""
-    script = write(programs / "blocked.py", """
+    script = write(
+        programs / "blocked.py",
+        """
 import multiprocessing, signal, threading, time
 semaphore = multiprocessing.Semaphore(0)
 def trip():
@@ -219,10 +239,15 @@ def trip():
     signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
 threading.Thread(target=trip).start()
 semaphore.acquire()
-""")
+""",
+    )
     out = programs / "blocked.folded"
-    process = subprocess.Popen([*FLAMESPACE, "record", "-q", "--mode", "cpu", "-o", str(out), "--", str(script)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [*FLAMESPACE, "record", "-q", "--mode", "cpu", "-o", str(out), "--", str(script)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         _, err = process.communicate(timeout=60)  # a hang without the watchdog; seconds with it
     finally:
@@ -236,7 +261,9 @@ def test_a_sigterm_the_main_thread_cannot_handle_ends_the_program_as_the_default
     """The main thread blocks SIGTERM, so the Python handler cannot run: the watchdog gives up
     after seconds and the program dies of the signal, as it does without the profiler (whose
     profile is lost: the launcher says so)."""
-    script = write(programs / "masked.py", """
+    script = write(
+        programs / "masked.py",
+        """
 import os, signal, threading, time
 def terminate():
     time.sleep(0.5)
@@ -246,9 +273,14 @@ signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
 lock = threading.Lock()
 lock.acquire()
 lock.acquire()
-""")
-    process = subprocess.Popen([*FLAMESPACE, "record", "-q", "--mode", "cpu", "-o", str(programs / "m.folded"), "--",
-                                str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+""",
+    )
+    process = subprocess.Popen(
+        [*FLAMESPACE, "record", "-q", "--mode", "cpu", "-o", str(programs / "m.folded"), "--", str(script)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         _, err = process.communicate(timeout=60)
     finally:

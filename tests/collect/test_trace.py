@@ -28,7 +28,7 @@ def backend(request, monkeypatch):
         monkeypatch.setattr(tracing, "extension_problem", lambda: "no C extension (a test)")
     else:
         here = tracing.backends_here()
-        monkeypatch.setattr(tracing, "backends_here", lambda: here[here.index(request.param):])
+        monkeypatch.setattr(tracing, "backends_here", lambda: here[here.index(request.param) :])
     return request.param
 
 
@@ -68,10 +68,14 @@ def nothing_installed():
     from flamespace.collect import _tracer
 
     monitoring = getattr(sys, "monitoring", None)
-    return (sys.getprofile() is None and sys.gettrace() is None
-            and threading._profile_hook is None  # type: ignore[attr-defined]
-            and (monitoring is None or monitoring.get_tool(2) is None) and
-            not _tracer.active() and not _tracer.frame_hooked())
+    return (
+        sys.getprofile() is None
+        and sys.gettrace() is None
+        and threading._profile_hook is None  # type: ignore[attr-defined]
+        and (monitoring is None or monitoring.get_tool(2) is None)
+        and not _tracer.active()
+        and not _tracer.frame_hooked()
+    )
 
 
 def check_consistent(trace: Trace):
@@ -202,8 +206,11 @@ def test_an_exception_unwinding_through_frames_pops_them():
     with fs.trace() as t:
         catcher()
     assert counts(t.result) == {
-        ("catcher",): 1, ("catcher", "boom"): 1, ("catcher", "boom", "boom"): 1,
-        ("catcher", "boom", "boom", "boom"): 1, ("catcher", "boom", "boom", "boom", "boom"): 1,
+        ("catcher",): 1,
+        ("catcher", "boom"): 1,
+        ("catcher", "boom", "boom"): 1,
+        ("catcher", "boom", "boom", "boom"): 1,
+        ("catcher", "boom", "boom", "boom", "boom"): 1,
         ("catcher", "after"): 1,
     }
     check_consistent(t.result)
@@ -444,8 +451,11 @@ def test_line_times_known_answer_and_lines_add_up_to_their_functions(backend):
     lines = t.result.lines
     assert lines is not None
     first = body.__code__.co_firstlineno
-    hits = {int(loc.rsplit(":", 1)[1].rstrip(")")) - first: h for loc, (_, h) in lines.items() if loc.startswith("test_line_times")
-            and "body" in loc}
+    hits = {
+        int(loc.rsplit(":", 1)[1].rstrip(")")) - first: h
+        for loc, (_, h) in lines.items()
+        if loc.startswith("test_line_times") and "body" in loc
+    }
     assert hits[1] == 2 and hits[3] == 8 and hits[4] == 2  # total = 0; total += i (5 + 3); return
     exclusive_by_function = {}
     for stack, value in t.graph().items():
@@ -504,7 +514,8 @@ def test_a_full_disk_stops_recording_and_keeps_what_was_written(tmp_path):
     import subprocess
     import textwrap
 
-    script = textwrap.dedent("""
+    script = textwrap.dedent(
+        """
         import resource, signal, sys
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         import flamespace as fs
@@ -516,9 +527,16 @@ def test_a_full_disk_stops_recording_and_keeps_what_was_written(tmp_path):
         check_consistent(t.result)
         print(t.result.events, t.result.dropped, int(t.result.calls.total()))
         print(t.result.problems[0])
-    """ % str(__import__("pathlib").Path(__file__).parent))
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
-                          env={**__import__("os").environ, "TMPDIR": str(tmp_path)})
+    """
+        % str(__import__("pathlib").Path(__file__).parent)
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**__import__("os").environ, "TMPDIR": str(tmp_path)},
+    )
     assert done.returncode == 0, done.stderr
     numbers, problem = done.stdout.splitlines()
     events, dropped, calls = map(int, numbers.split())

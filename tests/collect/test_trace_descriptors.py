@@ -15,8 +15,10 @@ import pytest
 
 from flamespace.collect.tracing import available, backends_here
 
-pytestmark = pytest.mark.skipif(available() is not None or "profile" not in backends_here() or
-                                sys.platform != "linux", reason=f"no C tracer here: {available()}")
+pytestmark = pytest.mark.skipif(
+    available() is not None or "profile" not in backends_here() or sys.platform != "linux",
+    reason=f"no C tracer here: {available()}",
+)
 
 #: fib(n)'s calls: 2 * F(n + 1) - 1.
 FIB_CALLS = {12: 465, 20: 21_891}
@@ -42,7 +44,9 @@ def finish(files):
         file.close()
 """
 
-IN_PROCESS = PRELUDE + """
+IN_PROCESS = (
+    PRELUDE
+    + """
 from flamespace.collect.tracing import TraceRecorder
 
 kept = {"keep_event_file": True} if sys.argv[2] == "keep" else {}  # unlinked at once: the default
@@ -57,8 +61,11 @@ fib_calls = sum(n for stack, n in raw.calls.items() if stack[-1].startswith("fib
 print(json.dumps({"fib_calls": fib_calls, "dropped": raw.dropped, "notes": raw.notes,
                   "left": [name for name in os.listdir() if name.startswith(".flamespace-trace")]}))
 """
+)
 
-AFTER_STOP = PRELUDE + """
+AFTER_STOP = (
+    PRELUDE
+    + """
 from flamespace.collect import _tracer
 
 _tracer.start(False, False, 10 ** 6, "MainThread", os.path.join(os.getcwd(), "events"))
@@ -72,18 +79,21 @@ del stream
 finish(files)
 print(json.dumps({"lost": lost, "nodes": events}))
 """
+)
 
 
 def run(tmp_path, script, *args):
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(script), *args], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script), *args], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
 
 def assert_files_are_the_programs(tmp_path):
     assert {path.name: path.read_bytes() for path in tmp_path.glob("*.txt")} == {
-        f"{i}.txt": b"%d of %d" % (i, i) for i in range(1000)}
+        f"{i}.txt": b"%d of %d" % (i, i) for i in range(1000)
+    }
 
 
 @pytest.mark.parametrize("backend", backends_here())

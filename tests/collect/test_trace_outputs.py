@@ -59,8 +59,9 @@ def stretches(chart):
     return {thread: [(end - origin, stack, length) for end, stack, length in rows] for thread, rows in per_thread.items()}
 
 
-@pytest.mark.parametrize("format, ending, oracle", [("speedscope", ".speedscope.json", oracle_speedscope),
-                                                    ("chrome", ".trace.json", oracle_chrome)])
+@pytest.mark.parametrize(
+    "format, ending, oracle", [("speedscope", ".speedscope.json", oracle_speedscope), ("chrome", ".trace.json", oracle_chrome)]
+)
 def test_a_traced_runs_output_reads_back_to_its_stacks_and_times_exactly(chart, tmp_path, format, ending, oracle):
     path = tmp_path / f"run{ending}"
     registry.write(chart, str(path), format)
@@ -79,8 +80,10 @@ def test_a_chart_unpickled_where_no_chart_was_made_writes_the_same(chart, tmp_pa
     """The CLI's parent process: the chart comes from the traced child, pickled, and is written there."""
     data = tmp_path / "chart.pickle"
     data.write_bytes(pickle.dumps(chart))
-    code = ("import pickle, sys; from flamespace.formats import registry; "
-            "registry.write(pickle.load(open(sys.argv[1], 'rb')), sys.argv[2], sys.argv[3])")
+    code = (
+        "import pickle, sys; from flamespace.formats import registry; "
+        "registry.write(pickle.load(open(sys.argv[1], 'rb')), sys.argv[2], sys.argv[3])"
+    )
     for format, ending in (("speedscope", ".speedscope.json"), ("chrome", ".trace.json")):
         out = tmp_path / f"fresh{ending}"
         subprocess.run([sys.executable, "-c", code, str(data), str(out), format], check=True)

@@ -144,6 +144,12 @@ def test_tree_invariant_holds_after_every_transform(a):
 
 @given(graphs())
 def test_norm_preserving_transforms_keep_the_total(a):
-    for out in (fs.reverse(a), fs.fold_recursion(a), fs.limit_depth(a, 1), fs.prune(a, 0.3),
-                fs.strip(a, "lines"), fs.prefix(a, "x")):
+    for out in (
+        fs.reverse(a),
+        fs.fold_recursion(a),
+        fs.limit_depth(a, 1),
+        fs.prune(a, 0.3),
+        fs.strip(a, "lines"),
+        fs.prefix(a, "x"),
+    ):
         assert out.total() == a.total()

@@ -35,21 +35,24 @@ def test_the_scale_keeps_the_number_between_1_and_1000(value, unit):
     assert 1 <= number < (1024 if unit == "bytes" else 1000) or big
 
 
-@pytest.mark.parametrize("value, unit, text", [
-    (42e6, "ns", "42.0 ms"),
-    (999.7e3, "ns", "1.00 ms"),  # rounds up into the next scale
-    (1.5e9, "ns", "1.50 s"),
-    (1234e9, "ns", "1,234 s"),
-    (250, "us", "250 µs"),
-    (0.25, "s", "250 ms"),
-    (1536, "bytes", "1.50 KiB"),
-    (5 * 1024**3, "bytes", "5.00 GiB"),
-    (0.1234, "share", "12.3%"),
-    (1234567.0, "samples", "1,234,567"),
-    (100.25, "samples", "100"),
-    (0, "ns", "0 ns"),
-    (math.nan, "ns", "n/a"),
-])
+@pytest.mark.parametrize(
+    "value, unit, text",
+    [
+        (42e6, "ns", "42.0 ms"),
+        (999.7e3, "ns", "1.00 ms"),  # rounds up into the next scale
+        (1.5e9, "ns", "1.50 s"),
+        (1234e9, "ns", "1,234 s"),
+        (250, "us", "250 µs"),
+        (0.25, "s", "250 ms"),
+        (1536, "bytes", "1.50 KiB"),
+        (5 * 1024**3, "bytes", "5.00 GiB"),
+        (0.1234, "share", "12.3%"),
+        (1234567.0, "samples", "1,234,567"),
+        (100.25, "samples", "100"),
+        (0, "ns", "0 ns"),
+        (math.nan, "ns", "n/a"),
+    ],
+)
 def test_examples(value, unit, text):
     assert units.human(value, unit) == text
 
@@ -66,14 +69,17 @@ def test_counts_are_named_only_on_request():
     assert units.human(2e6, "ns", name_counts=True) == "2.00 ms"
 
 
-@pytest.mark.parametrize("delta, lower, upper, unit, text", [
-    (42e6, 39.5e6, 44.5e6, "ns", "+42.0 ms (39.5 to 44.5)"),
-    (42e6, 39.5e6, math.inf, "ns", "+42.0 ms (≥ 39.5)"),
-    (-42e6, -math.inf, -39.5e6, "ns", "-42.0 ms (≤ -39.5)"),
-    (0.0, -math.inf, math.inf, "ns", "0 ns (unbounded)"),
-    (5e5, -2e6, 3e6, "ns", "+0.500 ms (-2.00 to 3.00)"),  # one scale, that of the largest
-    (-50.5, -59.9, -41.1, None, "-50.5 (-59.9 to -41.1)"),
-])
+@pytest.mark.parametrize(
+    "delta, lower, upper, unit, text",
+    [
+        (42e6, 39.5e6, 44.5e6, "ns", "+42.0 ms (39.5 to 44.5)"),
+        (42e6, 39.5e6, math.inf, "ns", "+42.0 ms (≥ 39.5)"),
+        (-42e6, -math.inf, -39.5e6, "ns", "-42.0 ms (≤ -39.5)"),
+        (0.0, -math.inf, math.inf, "ns", "0 ns (unbounded)"),
+        (5e5, -2e6, 3e6, "ns", "+0.500 ms (-2.00 to 3.00)"),  # one scale, that of the largest
+        (-50.5, -59.9, -41.1, None, "-50.5 (-59.9 to -41.1)"),
+    ],
+)
 def test_changes_with_their_intervals(delta, lower, upper, unit, text):
     assert units.change(delta, lower, upper, unit) == text
 

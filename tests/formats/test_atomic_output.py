@@ -116,6 +116,7 @@ def test_the_anonymous_file_is_linked_in_or_else_copied(tmp_path, monkeypatch, l
     named = []
     monkeypatch.setattr(_io, "_named", lambda *args, real=_io._named: named.append(args) or real(*args))
     if not link_works:
+
         def refuse(*args, **kwargs):
             raise PermissionError(1, "Operation not permitted")
 

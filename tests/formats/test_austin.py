@@ -103,7 +103,9 @@ def test_threads_keeps_process_and_thread_as_roots() -> None:
     roots = {stack[:2] for stack, _ in graph.items()}
     (root,) = roots
     assert root[0].startswith("P") and root[1].startswith("T0:")
-    assert roots == {stack[:2] for stack, _ in read("wall.austin", threads=True).items()}  # MOJO's hex thread id as Austin's text writes it
+    assert roots == {
+        stack[:2] for stack, _ in read("wall.austin", threads=True).items()
+    }  # MOJO's hex thread id as Austin's text writes it
 
 
 def test_bad_lines_name_the_line_and_can_be_skipped() -> None:
@@ -149,7 +151,8 @@ def test_sniffing_tells_austin_from_folded() -> None:
 
 
 SEEDS = [(DATA / name).read_bytes() for name in ("wall.mojo", "full.mojo")] + [
-    (DATA / "wall.austin").read_bytes()[:3000], (DATA / "full.austin").read_bytes()[:3000].rpartition(b"\n")[0] + b"\n"
+    (DATA / "wall.austin").read_bytes()[:3000],
+    (DATA / "full.austin").read_bytes()[:3000].rpartition(b"\n")[0] + b"\n",
 ]
 
 

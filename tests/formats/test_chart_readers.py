@@ -80,13 +80,28 @@ def _speedscope_document(rng: random.Random) -> dict:
     for k in range(rng.randint(1, 3)):
         if rng.random() < 0.2:
             count = rng.randint(0, 6)
-            profiles.append({"type": "sampled", "name": "s", "unit": "nanoseconds", "startValue": 0,
-                             "samples": [[rng.randrange(len(frames)) for _ in range(rng.randint(0, 3))] for _ in range(count)],
-                             "weights": [rng.choice([0, 1, 2.5, 7]) for _ in range(count)]})
+            profiles.append(
+                {
+                    "type": "sampled",
+                    "name": "s",
+                    "unit": "nanoseconds",
+                    "startValue": 0,
+                    "samples": [[rng.randrange(len(frames)) for _ in range(rng.randint(0, 3))] for _ in range(count)],
+                    "weights": [rng.choice([0, 1, 2.5, 7]) for _ in range(count)],
+                }
+            )
         else:
             events = _evented_events(rng, len(frames), rng.randint(0, 40), floats)
-            profiles.append({"type": "evented", "name": rng.choice(["main", "worker", ""]), "unit": "nanoseconds",
-                             "startValue": events[0]["at"] if events else 0, "endValue": 0, "events": events})
+            profiles.append(
+                {
+                    "type": "evented",
+                    "name": rng.choice(["main", "worker", ""]),
+                    "unit": "nanoseconds",
+                    "startValue": events[0]["at"] if events else 0,
+                    "endValue": 0,
+                    "events": events,
+                }
+            )
     return {"$schema": speedscope.SCHEMA, "shared": {"frames": frames}, "profiles": profiles}
 
 
@@ -139,7 +154,9 @@ def _chrome_events(rng: random.Random) -> list[Any]:
         pid, tid = thread = rng.choice(threads)
         roll = rng.random()
         if roll < 0.3:
-            events.append({"ph": "X", "name": rng.choice(names), "ts": ts, "dur": rng.choice([0, 1, 3, 50, 0.5]), "pid": pid, "tid": tid})
+            events.append(
+                {"ph": "X", "name": rng.choice(names), "ts": ts, "dur": rng.choice([0, 1, 3, 50, 0.5]), "pid": pid, "tid": tid}
+            )
         elif roll < 0.65 or not begun[thread]:
             begun[thread].append(ts)
             events.append({"ph": "B", "name": rng.choice(names), "ts": ts, "pid": pid, "tid": tid})
@@ -211,7 +228,9 @@ def test_the_random_traces_reach_every_path(monkeypatch: pytest.MonkeyPatch) -> 
 @pytest.mark.parametrize("arrays_from", [0, 10**9])
 def test_a_list_as_pid_or_tid_is_an_input_error_naming_the_event(arrays_from: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_nesting, "ARRAYS_FROM", arrays_from)
-    events = [{"ph": "X", "name": "f", "ts": 0, "dur": 5, "pid": 1, "tid": 1},
-              {"ph": "X", "name": "g", "ts": 1, "dur": 2, "pid": [1], "tid": 1}]
+    events = [
+        {"ph": "X", "name": "f", "ts": 0, "dur": 5, "pid": 1, "tid": 1},
+        {"ph": "X", "name": "g", "ts": 1, "dur": 2, "pid": [1], "tid": 1},
+    ]
     with pytest.raises(InputError, match=r"thread \(pid, tid\)"):
         chrome.parse(io.StringIO(json.dumps(events)), options=chrome.ReadOptions())

@@ -55,13 +55,26 @@ def oracle_speedscope(chart: FlameChart) -> str:
     profiles = []
     for thread_id, samples in chart.per_thread().items():
         timeline = oracle_events(samples, chart.stacks, table)
-        profiles.append({"type": "evented", "name": chart.threads[thread_id] or "thread", "unit": "nanoseconds",
-                         "startValue": timeline["start"], "endValue": timeline["end"], "events": timeline["events"]})
+        profiles.append(
+            {
+                "type": "evented",
+                "name": chart.threads[thread_id] or "thread",
+                "unit": "nanoseconds",
+                "startValue": timeline["start"],
+                "endValue": timeline["end"],
+                "events": timeline["events"],
+            }
+        )
     metadata = chart.metadata or Metadata()
-    document = {"$schema": speedscope.SCHEMA, "shared": {"frames": table.frames}, "profiles": profiles,
-                "name": metadata.labels.get("command", "flamespace profile"), "activeProfileIndex": 0,
-                "exporter": metadata.labels.get("profiler", "flamespace"),
-                "flamespace": {"unit": metadata.unit, "metric": metadata.metric, "labels": dict(metadata.labels)}}
+    document = {
+        "$schema": speedscope.SCHEMA,
+        "shared": {"frames": table.frames},
+        "profiles": profiles,
+        "name": metadata.labels.get("command", "flamespace profile"),
+        "activeProfileIndex": 0,
+        "exporter": metadata.labels.get("profiler", "flamespace"),
+        "flamespace": {"unit": metadata.unit, "metric": metadata.metric, "labels": dict(metadata.labels)},
+    }
     return json.dumps(document, separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
@@ -72,7 +85,8 @@ def oracle_chrome(chart: FlameChart) -> str:
         per_thread.setdefault(chart.threads[thread_id], []).append((timestamp, stack_id, round(weight)))
     table = speedscope._FrameTable()
     events: list[dict[str, Any]] = [
-        {"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": metadata.labels.get("command", "flamespace")}}]
+        {"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": metadata.labels.get("command", "flamespace")}}
+    ]
     for tid, (thread, samples) in enumerate(per_thread.items(), 1):
         events.append({"ph": "M", "name": "thread_name", "pid": 1, "tid": tid, "args": {"name": thread}})
         timeline = oracle_events(samples, chart.stacks, table)
@@ -82,8 +96,11 @@ def oracle_chrome(chart: FlameChart) -> str:
             if event["type"] == "O":
                 record["name"] = frames[event["frame"]]
             events.append(record)
-    document = {"traceEvents": events, "displayTimeUnit": "ms",
-                "flamespace": {"unit": metadata.unit, "metric": metadata.metric, "labels": dict(metadata.labels)}}
+    document = {
+        "traceEvents": events,
+        "displayTimeUnit": "ms",
+        "flamespace": {"unit": metadata.unit, "metric": metadata.metric, "labels": dict(metadata.labels)},
+    }
     return json.dumps(document, separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
@@ -155,8 +172,11 @@ def test_interval_arrays_place_samples_as_intervals_does(scale):
     for _ in range(400):
         n = rng.randint(0, 25)
         pool = [rng.randint(-50, 200) for _ in range(4)]
-        times = sorted(rng.choice(pool + [rng.randint(-50, 200)]) for _ in range(n)) if rng.random() < 0.6 else [
-            rng.randint(-50, 200) for _ in range(n)]
+        times = (
+            sorted(rng.choice(pool + [rng.randint(-50, 200)]) for _ in range(n))
+            if rng.random() < 0.6
+            else [rng.randint(-50, 200) for _ in range(n)]
+        )
         weights = [rng.randint(0, 40) for _ in range(n)]
         starts, ends = interval_arrays(numpy.array(times, dtype=numpy.int64), numpy.array(weights, dtype=numpy.int64), scale)
         expected = [(start, end) for start, end, _ in intervals(list(zip(times, [0] * n, weights)), scale)]
@@ -176,10 +196,15 @@ def test_microsecond_texts_are_the_floats_reprs():
 
 
 def segments_of(rows_per_thread, node_stacks):
-    return [(numpy.array([t for t, _, _ in rows], dtype=numpy.int64).tobytes(),
-             numpy.array([n for _, n, _ in rows], dtype=numpy.int64).tobytes(),
-             numpy.array([w for _, _, w in rows], dtype=numpy.int64).tobytes(),
-             numpy.array(stacks, dtype=numpy.int64).tobytes()) for rows, stacks in zip(rows_per_thread, node_stacks)]
+    return [
+        (
+            numpy.array([t for t, _, _ in rows], dtype=numpy.int64).tobytes(),
+            numpy.array([n for _, n, _ in rows], dtype=numpy.int64).tobytes(),
+            numpy.array([w for _, _, w in rows], dtype=numpy.int64).tobytes(),
+            numpy.array(stacks, dtype=numpy.int64).tobytes(),
+        )
+        for rows, stacks in zip(rows_per_thread, node_stacks)
+    ]
 
 
 @pytest.mark.parametrize("node_stacks", [[[0, -1, 1, 2], [2, -1, 0]], [[0, -1, 1, 2]], [[0, 1, 2]]])
@@ -187,7 +212,7 @@ def test_a_chart_from_segments_is_the_chart_of_its_stretches_with_a_stack(node_s
     """Two threads, one (made in place), one whose stretches all have a stack."""
     rng = random.Random(2)
     stacks = [("a",), ("a", "b"), ("c",)]
-    threads = ["main", "worker"][:len(node_stacks)]  # per thread: node -> stack id (-1: none)
+    threads = ["main", "worker"][: len(node_stacks)]  # per thread: node -> stack id (-1: none)
     rows_per_thread = []
     for nodes in node_stacks:
         at, rows = 1000, []
@@ -195,11 +220,16 @@ def test_a_chart_from_segments_is_the_chart_of_its_stretches_with_a_stack(node_s
             at += rng.choice([0, 5, 17])  # equal times across threads: the first thread's first
             rows.append((at, rng.randrange(len(nodes)), rng.randint(1, 9)))
         rows_per_thread.append(rows)
-    chart = FlameChart.from_segments(stacks, threads, segments_of(rows_per_thread, node_stacks), 1000,
-                                     Metadata(unit="ns"))
-    expected = sorted(((t - 1000, thread, stacks[node_stacks[thread][n]], w)
-                       for thread, rows in enumerate(rows_per_thread) for t, n, w in rows if node_stacks[thread][n] >= 0),
-                      key=lambda row: row[0])  # stable: ties keep the threads' order
+    chart = FlameChart.from_segments(stacks, threads, segments_of(rows_per_thread, node_stacks), 1000, Metadata(unit="ns"))
+    expected = sorted(
+        (
+            (t - 1000, thread, stacks[node_stacks[thread][n]], w)
+            for thread, rows in enumerate(rows_per_thread)
+            for t, n, w in rows
+            if node_stacks[thread][n] >= 0
+        ),
+        key=lambda row: row[0],
+    )  # stable: ties keep the threads' order
     pickled = pickle.loads(pickle.dumps(chart))  # as the traced process sends it: still bytes
     assert "_timestamps" not in vars(pickled)
     for each in (chart, pickled, pickle.loads(pickle.dumps(chart))):  # the last: made, then pickled
@@ -245,9 +275,11 @@ def test_merged_and_relabelled_are_the_charts_append_makes(seed):
     if seed % 5 == 0:
         one = FlameChart.from_columns(one.stacks + [("unused",)], one.threads, *one.columns(), metadata=one.metadata)
     same_chart(one.merged(other), appended(one.metadata, sorted([*one.samples(), *other.samples()], key=lambda s: s[0])))
-    shift, root, suffix = rng.randint(-10**6, 10**6), ("process 7",), " (7)"
-    same_chart(one.relabelled(shift, root, suffix),
-               appended(one.metadata, [(t + shift, thread + suffix, root + stack, w) for t, thread, stack, w in one.samples()]))
+    shift, root, suffix = rng.randint(-(10**6), 10**6), ("process 7",), " (7)"
+    same_chart(
+        one.relabelled(shift, root, suffix),
+        appended(one.metadata, [(t + shift, thread + suffix, root + stack, w) for t, thread, stack, w in one.samples()]),
+    )
     same_chart(FlameChart().merged(FlameChart()), FlameChart())
 
 

@@ -30,37 +30,57 @@ def test_viztracer_output_becomes_a_flame_chart_of_its_calls() -> None:
     document = json.loads((DATA / "viztracer.json").read_text())
     outermost = max(e["dur"] for e in document["traceEvents"] if e["ph"] == "X")
     assert graph.total() == pytest.approx(outermost * 1000, abs=2)  # every ns of the outermost call, once
-    leaf = ("builtins.exec", "<module> (/tmp/fx/prog.py:1)", "main (/tmp/fx/prog.py:19)", "Worker.run (/tmp/fx/prog.py:13)",
-            "middle (/tmp/fx/prog.py:9)", "leaf (/tmp/fx/prog.py:3)")
+    leaf = (
+        "builtins.exec",
+        "<module> (/tmp/fx/prog.py:1)",
+        "main (/tmp/fx/prog.py:19)",
+        "Worker.run (/tmp/fx/prog.py:13)",
+        "middle (/tmp/fx/prog.py:9)",
+        "leaf (/tmp/fx/prog.py:3)",
+    )
     assert graph[leaf] > graph.total() / 5
     timestamps = [s.timestamp for s in chart.samples()]
     assert timestamps == sorted(timestamps)
 
 
 def test_begin_end_and_complete_events_nest_per_thread() -> None:
-    chart = _trace([
-        {"ph": "M", "name": "thread_name", "pid": 1, "tid": 2, "args": {"name": "worker"}},
-        {"ph": "B", "name": "main", "ts": 0, "pid": 1, "tid": 1},
-        {"ph": "X", "name": "f", "ts": 1, "dur": 2, "pid": 1, "tid": 1},
-        {"ph": "X", "name": "g", "ts": 1.5, "dur": 0.5, "pid": 1, "tid": 1},
-        {"ph": "E", "ts": 10, "pid": 1, "tid": 1},
-        {"ph": "X", "name": "w", "ts": 4, "dur": 1, "pid": 1, "tid": 2},
-        {"ph": "i", "name": "instant", "ts": 5, "pid": 1, "tid": 1},
-    ])
+    chart = _trace(
+        [
+            {"ph": "M", "name": "thread_name", "pid": 1, "tid": 2, "args": {"name": "worker"}},
+            {"ph": "B", "name": "main", "ts": 0, "pid": 1, "tid": 1},
+            {"ph": "X", "name": "f", "ts": 1, "dur": 2, "pid": 1, "tid": 1},
+            {"ph": "X", "name": "g", "ts": 1.5, "dur": 0.5, "pid": 1, "tid": 1},
+            {"ph": "E", "ts": 10, "pid": 1, "tid": 1},
+            {"ph": "X", "name": "w", "ts": 4, "dur": 1, "pid": 1, "tid": 2},
+            {"ph": "i", "name": "instant", "ts": 5, "pid": 1, "tid": 1},
+        ]
+    )
     samples = [(s.timestamp, s.thread, s.stack, s.weight) for s in chart.samples()]
     assert samples == [
-        (1000, "1:1", ("main",), 1000), (1500, "1:1", ("main", "f"), 500), (2000, "1:1", ("main", "f", "g"), 500),
-        (3000, "1:1", ("main", "f"), 1000), (5000, "worker", ("w",), 1000), (10000, "1:1", ("main",), 7000),
+        (1000, "1:1", ("main",), 1000),
+        (1500, "1:1", ("main", "f"), 500),
+        (2000, "1:1", ("main", "f", "g"), 500),
+        (3000, "1:1", ("main", "f"), 1000),
+        (5000, "worker", ("w",), 1000),
+        (10000, "1:1", ("main",), 7000),
     ]
 
 
 def test_a_child_running_past_its_parent_is_cut_at_the_parent_end() -> None:
-    chart = _trace([{"ph": "X", "name": "p", "ts": 0, "dur": 2, "pid": 1, "tid": 1}, {"ph": "X", "name": "c", "ts": 1, "dur": 5, "pid": 1, "tid": 1}])
+    chart = _trace(
+        [
+            {"ph": "X", "name": "p", "ts": 0, "dur": 2, "pid": 1, "tid": 1},
+            {"ph": "X", "name": "c", "ts": 1, "dur": 5, "pid": 1, "tid": 1},
+        ]
+    )
     assert dict(chart.graph().items()) == {("p",): 1000, ("p", "c"): 1000}
 
 
 def test_spans_with_the_same_start_and_end_nest_in_the_order_they_returned() -> None:
-    events = [{"ph": "X", "name": "inner", "ts": 0, "dur": 5, "pid": 1, "tid": 1}, {"ph": "X", "name": "outer", "ts": 0, "dur": 5, "pid": 1, "tid": 1}]
+    events = [
+        {"ph": "X", "name": "inner", "ts": 0, "dur": 5, "pid": 1, "tid": 1},
+        {"ph": "X", "name": "outer", "ts": 0, "dur": 5, "pid": 1, "tid": 1},
+    ]
     assert dict(_trace(events).graph().items()) == {("outer", "inner"): 5000}
 
 
@@ -77,7 +97,8 @@ def test_the_writer_round_trips_charts_through_the_reader() -> None:
         first = next(chart.samples())  # type: ignore[union-attr]
         start = first.timestamp - first.weight  # a trace read back starts at its first event
         assert [(s.timestamp, s.stack, s.weight) for s in back.samples()] == [
-            (s.timestamp - start, s.stack, s.weight) for s in chart.samples()]  # type: ignore[union-attr]
+            (s.timestamp - start, s.stack, s.weight) for s in chart.samples()
+        ]  # type: ignore[union-attr]
     back = chrome.parse(io.StringIO(_written(CHART)))  # samples of one tick are laid end to end: their sum is kept
     assert back.threads == ["MainThread", "worker"] and dict(back.graph().items()) == dict(CHART.graph().items())
 
@@ -104,8 +125,11 @@ def test_bad_traces_name_the_event() -> None:
     with pytest.raises(fs.InputError, match=r"not valid JSON for a Chrome trace: .*truncated"):
         chrome.parse(io.StringIO((DATA / "viztracer.json").read_text()[:500]))
     diagnostics = Diagnostics()
-    chart = chrome.parse(io.StringIO(json.dumps([{"ph": "X", "name": "a", "ts": "x"}, {"ph": "X", "name": "b", "ts": 0, "dur": 1}])),
-                         chrome.ReadOptions(skip_invalid=True), diagnostics=diagnostics)
+    chart = chrome.parse(
+        io.StringIO(json.dumps([{"ph": "X", "name": "a", "ts": "x"}, {"ph": "X", "name": "b", "ts": 0, "dur": 1}])),
+        chrome.ReadOptions(skip_invalid=True),
+        diagnostics=diagnostics,
+    )
     assert diagnostics.skipped == 1 and dict(chart.graph().items()) == {("b",): 1000}
 
 
@@ -128,12 +152,17 @@ def test_cpuprofile_parents_and_errors() -> None:
             {"id": 2, "parent": 1, "callFrame": {"functionName": "f", "url": "file:///app/a.js", "lineNumber": 9}},
             {"id": 3, "parent": 2, "callFrame": {"functionName": "", "url": "file:///app/a.js", "lineNumber": 19}},
         ],
-        "startTime": 0, "endTime": 30, "samples": [3, 2, 3], "timeDeltas": [0, 10, 10],
+        "startTime": 0,
+        "endTime": 30,
+        "samples": [3, 2, 3],
+        "timeDeltas": [0, 10, 10],
     }
     chart = cpuprofile.parse(io.StringIO(json.dumps(document)))
     assert [(s.timestamp, s.stack, s.weight) for s in chart.samples()] == [
-        (10000, ("f (/app/a.js:10)", "(anonymous) (/app/a.js:20)"), 10000), (20000, ("f (/app/a.js:10)",), 10000),
-        (30000, ("f (/app/a.js:10)", "(anonymous) (/app/a.js:20)"), 10000)]
+        (10000, ("f (/app/a.js:10)", "(anonymous) (/app/a.js:20)"), 10000),
+        (20000, ("f (/app/a.js:10)",), 10000),
+        (30000, ("f (/app/a.js:10)", "(anonymous) (/app/a.js:20)"), 10000),
+    ]
     document["samples"] = [3, 2, 7]
     with pytest.raises(fs.InputError, match=r"samples\[2\] is 7, not the id of a node"):
         cpuprofile.parse(io.StringIO(json.dumps(document)))

@@ -53,8 +53,18 @@ def expected(path: Path) -> str:
 # (format, input, expected, options, compare summed)
 Case = tuple[str, str, str, dict[str, object], bool]
 PEER_CASES: list[Case] = [
-    *[("dtrace", f"dtrace/input/{n}.txt", f"dtrace/expected/{n}.txt", {}, False) for n in (
-        "flamegraph-bug", "hex-addresses", "java", "only-header-lines", "rust-names", "scope_with_no_argument_list", "stack-ustack")],
+    *[
+        ("dtrace", f"dtrace/input/{n}.txt", f"dtrace/expected/{n}.txt", {}, False)
+        for n in (
+            "flamegraph-bug",
+            "hex-addresses",
+            "java",
+            "only-header-lines",
+            "rust-names",
+            "scope_with_no_argument_list",
+            "stack-ustack",
+        )
+    ],
     ("sample", "sample/input/sample.txt", "sample/expected/sample.txt", {}, True),
     ("vsprof", "vsprof/input/CallTreeSummary.csv", "vsprof/expected/CallTreeSummary.txt", {}, True),
     ("vtune", "vtune/input/vtune.csv", "vtune/expected-inferno/vtune-default.txt", {}, False),
@@ -83,7 +93,9 @@ def test_peer_fixture_output_is_reproduced(case: Case, peer_fixtures: Path) -> N
 
 def test_the_dtrace_example_is_collapsed_as_stackcollapse_pl_does(peer_fixtures: Path) -> None:
     examples = peer_fixtures / "flamegraph-examples"
-    assert folded_text(examples / "example-dtrace-stacks.txt", "dtrace") == expected(examples / "example-dtrace-stacks-collapsed.txt")
+    assert folded_text(examples / "example-dtrace-stacks.txt", "dtrace") == expected(
+        examples / "example-dtrace-stacks-collapsed.txt"
+    )
 
 
 def test_the_dtrace_example_is_detected(peer_fixtures: Path) -> None:

@@ -20,14 +20,19 @@ from .test_fuzz import CHART, DIFFERENTIAL, GRAPH, _written
 def _others() -> list[bytes]:
     """Inputs no collapser may claim: folded (with comments, backticks, hex, blank lines), perf script, speedscope."""
     heads = [
-        _written(GRAPH, "folded"), _written(DIFFERENTIAL, "folded"), _written(CHART, "speedscope"),
+        _written(GRAPH, "folded"),
+        _written(DIFFERENTIAL, "folded"),
+        _written(CHART, "speedscope"),
         b"# unit: ns\nlibc.so.1`_write;a.out`main 12\n\na.out`main 3\n0x7f00;0x7f01 2\n",
         b"header\nheader2\n\nmain;f 10\n",
     ]
     if PEER_FIXTURES.is_dir():
         heads += [path.read_bytes()[: registry.SNIFF_BYTES] for path in sorted(PEER_FIXTURES.glob("flamegraph-perf/input/*.txt"))]
         heads += [path.read_bytes()[: registry.SNIFF_BYTES] for path in sorted(PEER_FIXTURES.glob("collapse/perf/input/*.txt"))]
-        heads += [path.read_bytes()[: registry.SNIFF_BYTES] for path in sorted(PEER_FIXTURES.glob("flamegraph-examples/*-collapsed*.txt"))]
+        heads += [
+            path.read_bytes()[: registry.SNIFF_BYTES]
+            for path in sorted(PEER_FIXTURES.glob("flamegraph-examples/*-collapsed*.txt"))
+        ]
     return heads
 
 
@@ -93,20 +98,28 @@ def test_ghcprof_reads_the_column_source_names() -> None:
     options = registry.by_name("ghcprof").ReadOptions
     for source, values in [("time", (100, 605, 295)), ("ticks", (5, 12, 4)), ("bytes", (728, 1024, 2048))]:
         graph = read(io.StringIO(SMALL["ghcprof"]), options(source=source))
-        assert dict(graph.items()) == dict(zip([("MAIN.MAIN",), ("MAIN.MAIN", "Main.main"), ("MAIN.MAIN", "Main.main", "Main.go")], values))
+        assert dict(graph.items()) == dict(
+            zip([("MAIN.MAIN",), ("MAIN.MAIN", "Main.main"), ("MAIN.MAIN", "Main.main", "Main.go")], values)
+        )
 
 
 def test_ghcprof_source_must_be_known_and_present() -> None:
     data = b"COST CENTRE MODULE SRC no. entries %time %alloc %time %alloc\n\nMAIN        MAIN   <b> 1 0   1.0 1.0 1.0 1.0\n"
     with pytest.raises(fs.ArgumentError, match="ghcprof source must be one of time, ticks, bytes"):
-        registry.by_name("ghcprof").parse(io.TextIOWrapper(io.BytesIO(data)), registry.by_name("ghcprof").ReadOptions(source="alloc"))
+        registry.by_name("ghcprof").parse(
+            io.TextIOWrapper(io.BytesIO(data)), registry.by_name("ghcprof").ReadOptions(source="alloc")
+        )
     with pytest.raises(fs.InputError, match=r":1: this profile has no 'ticks' column"):
-        registry.by_name("ghcprof").parse(io.TextIOWrapper(io.BytesIO(data)), registry.by_name("ghcprof").ReadOptions(source="ticks"))
+        registry.by_name("ghcprof").parse(
+            io.TextIOWrapper(io.BytesIO(data)), registry.by_name("ghcprof").ReadOptions(source="ticks")
+        )
 
 
 def test_sample_children_counting_more_than_their_parent_is_refused() -> None:
     data = b"Call graph:\n    2 main  (in a) + 1  [0x1]\n    + 3 f  (in a) + 1  [0x2]\nTotal number in stack\n"
-    with pytest.raises(fs.InputError, match=r":2: the counts of the frames this one calls add up to more than its own count \(1 more\)"):
+    with pytest.raises(
+        fs.InputError, match=r":2: the counts of the frames this one calls add up to more than its own count \(1 more\)"
+    ):
         fs.read(io.BytesIO(data), "sample")
 
 
@@ -129,9 +142,18 @@ XCTRACE = (Path(__file__).parent.parent / "data" / "collapse" / "xctrace" / "sma
     "change, message",
     [
         (('<backtrace ref="15"/>', '<backtrace ref="99"/>'), r":6: backtrace ref='99' points to no backtrace given before it"),
-        (('<frame ref="13"/></backtrace></row>\n<row><weight ref="1"/><backtrace ref="15"/>', '<frame ref="12"/></backtrace></row>\n<row><weight ref="1"/><backtrace ref="15"/>'), r":5: frame ref='12' points to no frame given before it"),
+        (
+            (
+                '<frame ref="13"/></backtrace></row>\n<row><weight ref="1"/><backtrace ref="15"/>',
+                '<frame ref="12"/></backtrace></row>\n<row><weight ref="1"/><backtrace ref="15"/>',
+            ),
+            r":5: frame ref='12' points to no frame given before it",
+        ),
         (('<backtrace id="39">', '<backtrace id="20">'), r":9: backtrace id='20' is given twice"),
-        (("</node>\n</trace-query-result>\n", "</node>\n"), r":12: not a well-formed xctrace XML export: no element found \(column 0\)"),
+        (
+            ("</node>\n</trace-query-result>\n", "</node>\n"),
+            r":12: not a well-formed xctrace XML export: no element found \(column 0\)",
+        ),
         (("<trace-query-result>", "<other>"), r":12: not a well-formed xctrace XML export: mismatched tag \(column 2\)"),
         (("<row>", "<row"), r":4: not a well-formed xctrace XML export: not well-formed \(invalid token\)"),
     ],

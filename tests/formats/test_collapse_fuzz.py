@@ -28,10 +28,10 @@ SMALL = {
         "    +   1 idle  (in rg) + 2  [0x10384b54b]\n\n"
         "Total number in stack (recursive counted multiple, when >=5):\n"
     ),
-    "vtune": "Function Stack,CPU Time:Self,Module\nTotal,0.0,[Unknown]\n main,0.5,app.exe\n  \"f(int, int)\",1.25,app.exe\n  g,0.001,app.exe\n",
+    "vtune": 'Function Stack,CPU Time:Self,Module\nTotal,0.0,[Unknown]\n main,0.5,app.exe\n  "f(int, int)",1.25,app.exe\n  g,0.001,app.exe\n',
     "vsprof": (
-        "Level,Function Name,Number of Calls,Elapsed Inclusive Time %,Module Name,\n0,\"app.exe\",0,100.00,\"\",\n"
-        "1,\"main()\",12,91.25,\"app.exe\",\n2,\"f(int, bool&)\",\"2,893,824\",54.37,\"app.exe\",\n1,\"g\",7,1.0,\"app.exe\",\n"
+        'Level,Function Name,Number of Calls,Elapsed Inclusive Time %,Module Name,\n0,"app.exe",0,100.00,"",\n'
+        '1,"main()",12,91.25,"app.exe",\n2,"f(int, bool&)","2,893,824",54.37,"app.exe",\n1,"g",7,1.0,"app.exe",\n'
     ),
     "ghcprof": (
         "COST CENTRE MODULE SRC  no. entries  %time %alloc   %time %alloc  ticks     bytes\n\n"
@@ -48,7 +48,22 @@ def _seeds(format: str) -> list[bytes]:
     return [path.read_bytes() for path in sorted((HANDMADE / format).iterdir()) if path.suffix != ".expected"]
 
 
-FORMATS = ["dtrace", "sample", "vtune", "vsprof", "ghcprof", "bpftrace", "gdb", "elfutils", "jstack", "faulthandler", "pmc", "stap", "instruments", "xctrace"]
+FORMATS = [
+    "dtrace",
+    "sample",
+    "vtune",
+    "vsprof",
+    "ghcprof",
+    "bpftrace",
+    "gdb",
+    "elfutils",
+    "jstack",
+    "faulthandler",
+    "pmc",
+    "stap",
+    "instruments",
+    "xctrace",
+]
 
 
 @pytest.mark.parametrize("format", FORMATS)
@@ -64,6 +79,7 @@ def test_every_seed_reads(format: str) -> None:
 
 def _fuzz(format: str) -> Callable[..., None]:
     """A hypothesis test that reads mangled inputs of ``format``."""
+
     @FUZZ
     @given(mangled(format, seeds=_seeds(format)))
     def test(data: bytes) -> None:

@@ -36,7 +36,11 @@ def test_an_eu_stack_dump_500000_frames_deep() -> None:
     def read() -> None:
         graph = elfutils.parse(io.StringIO(dump), elfutils.ReadOptions(tid=True))
         (stack,) = list(graph)
-        assert stack[:2] == ("TID=42", f"std::vector<int>::push_back_{DEPTH - 1}") and stack[-1].endswith("_0") and len(stack) == DEPTH + 1
+        assert (
+            stack[:2] == ("TID=42", f"std::vector<int>::push_back_{DEPTH - 1}")
+            and stack[-1].endswith("_0")
+            and len(stack) == DEPTH + 1
+        )
 
     within_cpu_seconds(BOUND, read)
 

@@ -6,8 +6,22 @@ from hypothesis import given, settings, strategies as st
 
 from flamespace.formats import registry
 
-TOKENS = [b"sched:sched_stat_", b"<trace-query-result", b"\t \t", b"\n#", b"TID ", b"@[", b"%  [", b" : ", b"`", b"0x", b'  File "']
-PIECES = st.sampled_from(TOKENS + [b"a", b";", b" ", b"\n", b"\r\n", b"\r", b"#", b"x", b"0", b"12", b"comm 12/3 ev:", b"m1.f (f:3) 5"])
+TOKENS = [
+    b"sched:sched_stat_",
+    b"<trace-query-result",
+    b"\t \t",
+    b"\n#",
+    b"TID ",
+    b"@[",
+    b"%  [",
+    b" : ",
+    b"`",
+    b"0x",
+    b'  File "',
+]
+PIECES = st.sampled_from(
+    TOKENS + [b"a", b";", b" ", b"\n", b"\r\n", b"\r", b"#", b"x", b"0", b"12", b"comm 12/3 ev:", b"m1.f (f:3) 5"]
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -24,8 +38,9 @@ def first_line_has_pid(head: bytes) -> bool:
     return True
 
 
-LINES = st.sampled_from([b"", b"#", b"# comment " * 50, b"a" * 300, b"comm 12/3 1.0: cycles:", b"f (a.py:1) 5",
-                         b"x" * 5000, b"p 1 :", b"\r"])
+LINES = st.sampled_from(
+    [b"", b"#", b"# comment " * 50, b"a" * 300, b"comm 12/3 1.0: cycles:", b"f (a.py:1) 5", b"x" * 5000, b"p 1 :", b"\r"]
+)
 
 
 @settings(max_examples=300, deadline=None)

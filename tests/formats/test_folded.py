@@ -212,9 +212,7 @@ def test_registry_truncated_gzip_is_an_input_error(tmp_path):
 
 def test_registry_reads_stdin():
     code = "import flamespace as fs; print(fs.read('-'))"
-    out = subprocess.run(
-        [sys.executable, "-c", code], input=b"a;b 2\n", capture_output=True, check=True
-    ).stdout.decode()
+    out = subprocess.run([sys.executable, "-c", code], input=b"a;b 2\n", capture_output=True, check=True).stdout.decode()
     assert "'a;b': 2" in out
 
 

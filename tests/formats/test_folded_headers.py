@@ -10,8 +10,32 @@ from flamespace.formats import folded
 
 PATTERN = re.compile(folded._METADATA_PATTERN)
 #: What the pattern cares about, and characters whose class differs between ASCII and Unicode.
-PIECES = st.sampled_from(["#", " ", "\t", ":", "_", ".", "-", "a", "Z", "9", "é", "٣", "\u00a0", "\u2003", "\x0b",
-                          "\x1c", "unit", "x y", "\n", "²", "ǅ", "#unit: ns"])
+PIECES = st.sampled_from(
+    [
+        "#",
+        " ",
+        "\t",
+        ":",
+        "_",
+        ".",
+        "-",
+        "a",
+        "Z",
+        "9",
+        "é",
+        "٣",
+        "\u00a0",
+        "\u2003",
+        "\x0b",
+        "\x1c",
+        "unit",
+        "x y",
+        "\n",
+        "²",
+        "ǅ",
+        "#unit: ns",
+    ]
+)
 
 
 def expected(line):

@@ -50,7 +50,7 @@ class Endless(io.RawIOBase):
             return 0
         n = len(buffer)
         head = self.prefix[:n]
-        self.prefix = self.prefix[len(head):]
+        self.prefix = self.prefix[len(head) :]
         body = (self.fill * ((n - len(head)) // len(self.fill) + 1))[: n - len(head)]
         buffer[:n] = head + body
         self.given += n
@@ -125,14 +125,17 @@ def test_a_bad_limit_is_refused_by_name(monkeypatch: pytest.MonkeyPatch, value: 
         folded.parse(io.BytesIO(b"a 1\n"))
 
 
-@pytest.mark.parametrize("value, limit", [("3M", 3 << 20), ("1g", 1 << 30), ("2 GiB", 2 << 30), ("1048576", 1 << 20), ("", 128 << 20)])
+@pytest.mark.parametrize(
+    "value, limit", [("3M", 3 << 20), ("1g", 1 << 30), ("2 GiB", 2 << 30), ("1048576", 1 << 20), ("", 128 << 20)]
+)
 def test_the_limit_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch, value: str, limit: int) -> None:
     monkeypatch.setenv(_limits.MAX_LINE_ENV, value)
     assert _limits.max_line_bytes() == limit
 
 
-def test_the_cli_refuses_a_gzip_of_a_long_line_with_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-                                                              capsys: pytest.CaptureFixture) -> None:
+def test_the_cli_refuses_a_gzip_of_a_long_line_with_one_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     """A gzip of a few kB that holds an 8 MB line, refused at a limit of 1 MiB: exit 1, file:line, no traceback."""
     monkeypatch.setenv(_limits.MAX_LINE_ENV, "1M")
     path = tmp_path / "long.folded.gz"
@@ -157,7 +160,15 @@ def test_the_line_readers_share_the_limit(monkeypatch: pytest.MonkeyPatch, forma
 
 
 TRICKY = [
-    "", "a", "a\n", "\n\n\n", "a\nb", "a\r\nb\r\n", "a\rb\n", "a\x0cb\nc\x1cd\n", "é\u2028ü\n\x85x\n",
+    "",
+    "a",
+    "a\n",
+    "\n\n\n",
+    "a\nb",
+    "a\r\nb\r\n",
+    "a\rb\n",
+    "a\x0cb\nc\x1cd\n",
+    "é\u2028ü\n\x85x\n",
     "long " * 50 + "\n" + "x" * 300 + "\n\n" + "tail",
 ]
 

@@ -23,16 +23,53 @@ core = pytest.importorskip("flamespace.formats._folded")
 # Pieces of lines that reach every branch of both loops: counts of every kind, whitespace the
 # reader strips or keeps, every line break, headers, a BOM, undecodable and non-ASCII bytes.
 PIECES = [
-    b"a", b"b;c", b";", b" ", b"  ", b"\t", b"\r", b"\n", b"\r\n", b"\n", b"\n", b"#", b"# unit: ns", b"# host: x",
-    b"1", b"0", b"12", b"007", b"1.5", b"3.", b".5", b".", b"-", b"-3", b"1e5", b"nan", b"inf", b"9" * 19, b"9" * 301,
-    b"1" + b"0" * 300 + b".0", b"\xef\xbb\xbf", b"\xff", b"\xc3\xa9", b"\x0b", b"\x0c", b"\x1c", b"\xc2\xa0", b"\xc2\x85",
-    b"\xe3\x80\x80", b"\x00", b"x y",
+    b"a",
+    b"b;c",
+    b";",
+    b" ",
+    b"  ",
+    b"\t",
+    b"\r",
+    b"\n",
+    b"\r\n",
+    b"\n",
+    b"\n",
+    b"#",
+    b"# unit: ns",
+    b"# host: x",
+    b"1",
+    b"0",
+    b"12",
+    b"007",
+    b"1.5",
+    b"3.",
+    b".5",
+    b".",
+    b"-",
+    b"-3",
+    b"1e5",
+    b"nan",
+    b"inf",
+    b"9" * 19,
+    b"9" * 301,
+    b"1" + b"0" * 300 + b".0",
+    b"\xef\xbb\xbf",
+    b"\xff",
+    b"\xc3\xa9",
+    b"\x0b",
+    b"\x0c",
+    b"\x1c",
+    b"\xc2\xa0",
+    b"\xc2\x85",
+    b"\xe3\x80\x80",
+    b"\x00",
+    b"x y",
 ]
 LINE = st.lists(st.sampled_from(PIECES), max_size=8).map(b"".join)
 # mostly well-formed lines, so that the C core takes many and hands over some
-GOOD = st.tuples(st.sampled_from([b"a;b", b"", b"x y;z", b"\xc3\xa9;\xff", b"main"]), st.sampled_from([b"1", b"25", b"0", b"2.5", b"3."])).map(
-    lambda pair: pair[0] + b" " + pair[1]
-)
+GOOD = st.tuples(
+    st.sampled_from([b"a;b", b"", b"x y;z", b"\xc3\xa9;\xff", b"main"]), st.sampled_from([b"1", b"25", b"0", b"2.5", b"3."])
+).map(lambda pair: pair[0] + b" " + pair[1])
 ENDS = st.sampled_from([b"\n", b"\n", b"\r\n", b"\r", b""])
 INPUT = st.lists(st.tuples(st.one_of(GOOD, LINE), ENDS).map(b"".join), max_size=30).map(b"".join)
 

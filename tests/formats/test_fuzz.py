@@ -31,8 +31,11 @@ def _chart() -> FlameChart:
     """Two threads, a gap and two samples sharing a tick: every branch of the evented writer."""
     chart = FlameChart(Metadata(unit="ns"))
     for timestamp, thread, stack, weight in [
-        (1_000, "MainThread", ("main", "f"), 500), (2_000, "MainThread", ("main",), 600),
-        (2_000, "worker", ("t", "u"), 700), (2_000, "MainThread", ("[idle]",), 400), (5_000, "MainThread", ("main", "g"), 900),
+        (1_000, "MainThread", ("main", "f"), 500),
+        (2_000, "MainThread", ("main",), 600),
+        (2_000, "worker", ("t", "u"), 700),
+        (2_000, "MainThread", ("[idle]",), 400),
+        (5_000, "MainThread", ("main", "g"), 900),
     ]:
         chart.append(timestamp, thread, stack, weight)
     return chart
@@ -44,8 +47,24 @@ DIFFERENTIAL = fs.Differential(fs.FlameGraph({("a", "b"): 3, ("a",): 1}), fs.Fla
 FUZZ = settings(max_examples=200, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 #: Numbers that must never get through: negative, huge, not finite, not a number.
-BAD_NUMBERS = ["-1", "-0.5", "1e999", "9" * 400, "9" * 400 + ".5", "NaN", "Infinity", "-Infinity", "1e308", "", "x", "true", "null",
-               "9" * 5000, "18446744073709551616", "1e16"]  # past int()'s 4300 digits, past 64 bits, past a chart's ns
+BAD_NUMBERS = [
+    "-1",
+    "-0.5",
+    "1e999",
+    "9" * 400,
+    "9" * 400 + ".5",
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "1e308",
+    "",
+    "x",
+    "true",
+    "null",
+    "9" * 5000,
+    "18446744073709551616",
+    "1e16",
+]  # past int()'s 4300 digits, past 64 bits, past a chart's ns
 
 
 def _written(profile: object, format: str) -> bytes:
@@ -143,7 +162,9 @@ def test_every_reader_is_fuzzed() -> None:
     from .test_collapse_fuzz import FORMATS as COLLAPSERS
 
     tests = "".join(path.read_text(encoding="utf-8") for path in Path(__file__).parent.glob("test_*.py"))
-    fuzzed = {name.replace("_", "-") for name in re.findall(r"def test_(\w+?)_reader_raises_only_input_errors", tests)} | set(COLLAPSERS)
+    fuzzed = {name.replace("_", "-") for name in re.findall(r"def test_(\w+?)_reader_raises_only_input_errors", tests)} | set(
+        COLLAPSERS
+    )
     assert {"folded", "speedscope"} <= fuzzed
     assert set(registry.names()) <= fuzzed, set(registry.names()) - fuzzed
 

@@ -35,7 +35,9 @@ def test_a_once_crashing_input_is_an_input_error(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", CASES, ids=[f"{path.parent.name}/{path.stem}" for path in CASES])
-def test_convert_ends_a_once_crashing_input_with_exit_1_and_one_line(path: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_convert_ends_a_once_crashing_input_with_exit_1_and_one_line(
+    path: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     """What the user sees: `flamespace convert` says what was wrong in one line, exit 1 (not 2)."""
     assert main(["convert", str(path), "--from", path.parent.name, "-o", str(tmp_path / "out")]) == 1
     error = capsys.readouterr().err

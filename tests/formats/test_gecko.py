@@ -36,13 +36,28 @@ def cpython_layout(samples: list) -> dict:
 
     threads: dict = {}
     for time, tid, frames in samples:
-        thread = threads.setdefault(tid, {
-            "name": f"Thread-{tid}", "tid": tid, "pid": "1", "isMainThread": tid == 1, "processType": "default",
-            "samples": {"stack": [], "time": [], "eventDelay": [], "weight": None, "weightType": "samples", "length": 0},
-            "stackTable": {"frame": [], "category": [], "subcategory": [], "prefix": [], "length": 0},
-            "frameTable": {"address": [], "func": [], "line": [], "column": [], "inlineDepth": [], "length": 0},
-            "funcTable": {"name": [], "isJS": [], "resource": [], "fileName": [], "lineNumber": [], "columnNumber": [], "length": 0},
-        })
+        thread = threads.setdefault(
+            tid,
+            {
+                "name": f"Thread-{tid}",
+                "tid": tid,
+                "pid": "1",
+                "isMainThread": tid == 1,
+                "processType": "default",
+                "samples": {"stack": [], "time": [], "eventDelay": [], "weight": None, "weightType": "samples", "length": 0},
+                "stackTable": {"frame": [], "category": [], "subcategory": [], "prefix": [], "length": 0},
+                "frameTable": {"address": [], "func": [], "line": [], "column": [], "inlineDepth": [], "length": 0},
+                "funcTable": {
+                    "name": [],
+                    "isJS": [],
+                    "resource": [],
+                    "fileName": [],
+                    "lineNumber": [],
+                    "columnNumber": [],
+                    "length": 0,
+                },
+            },
+        )
         prefix = None
         for file, function, line in reversed(frames):
             funcs = thread["funcTable"]
@@ -61,17 +76,41 @@ def cpython_layout(samples: list) -> dict:
             stacks = thread["stackTable"]
             entries = list(zip(stacks["frame"], stacks["prefix"]))
             if (frame, prefix) not in entries:
-                stacks["frame"].append(frame), stacks["prefix"].append(prefix), stacks["category"].append(1), stacks["subcategory"].append(0)
+                (
+                    stacks["frame"].append(frame),
+                    stacks["prefix"].append(prefix),
+                    stacks["category"].append(1),
+                    stacks["subcategory"].append(0),
+                )
             prefix = list(zip(stacks["frame"], stacks["prefix"])).index((frame, prefix))
-        thread["samples"]["stack"].append(prefix), thread["samples"]["time"].append(time), thread["samples"]["eventDelay"].append(None)
+        (
+            thread["samples"]["stack"].append(prefix),
+            thread["samples"]["time"].append(time),
+            thread["samples"]["eventDelay"].append(None),
+        )
     for thread in threads.values():
         for key in ("samples", "stackTable", "frameTable", "funcTable"):
             table = thread[key]
-            table["length"] = len(table["stack" if key == "samples" else ("frame" if key == "stackTable" else ("func" if key == "frameTable" else "name"))])
+            table["length"] = len(
+                table[
+                    "stack"
+                    if key == "samples"
+                    else ("frame" if key == "stackTable" else ("func" if key == "frameTable" else "name"))
+                ]
+            )
     return {
-        "meta": {"interval": 1.0, "startTime": 0, "version": 32, "preprocessedProfileVersion": 57, "product": "Python",
-                 "importedFrom": "Tachyon Sampling Profiler", "categories": [{"name": "Other", "color": "grey", "subcategories": ["Other"]}]},
-        "libs": [], "threads": list(threads.values()), "pages": [],
+        "meta": {
+            "interval": 1.0,
+            "startTime": 0,
+            "version": 32,
+            "preprocessedProfileVersion": 57,
+            "product": "Python",
+            "importedFrom": "Tachyon Sampling Profiler",
+            "categories": [{"name": "Other", "color": "grey", "subcategories": ["Other"]}],
+        },
+        "libs": [],
+        "threads": list(threads.values()),
+        "pages": [],
         "shared": {"stringArray": strings, "sources": {"length": 0, "uuid": [], "filename": []}},
     }
 
@@ -105,7 +144,10 @@ def test_older_layouts_schema_and_data_and_per_thread_strings() -> None:
     thread = document["threads"][0]
     thread["stringArray"] = document.pop("shared")["stringArray"]
     stacks = thread["stackTable"]
-    thread["stackTable"] = {"schema": {"prefix": 0, "frame": 1}, "data": [[p, f] for f, p in zip(stacks["frame"], stacks["prefix"])]}
+    thread["stackTable"] = {
+        "schema": {"prefix": 0, "frame": 1},
+        "data": [[p, f] for f, p in zip(stacks["frame"], stacks["prefix"])],
+    }
     samples = thread["samples"]
     thread["samples"] = {"schema": {"stack": 0, "time": 1}, "data": [[s, t] for s, t in zip(samples["stack"], samples["time"])]}
     assert dict(_read(document).graph().items()) == dict(_read(cpython_layout(SAMPLES[:1])).graph().items())
@@ -113,12 +155,18 @@ def test_older_layouts_schema_and_data_and_per_thread_strings() -> None:
 
 def test_the_writer_round_trips_charts_and_graphs_through_the_reader() -> None:
     chart = FlameChart(Metadata(unit="samples"))
-    for timestamp, thread, stack, weight in [(0, "main", ("a (x.py:1)", "b (x.py:2)"), 2), (1_000_000, "t", ("c",), 1), (3_000_000, "main", ("a (x.py:1)",), 5)]:
+    for timestamp, thread, stack, weight in [
+        (0, "main", ("a (x.py:1)", "b (x.py:2)"), 2),
+        (1_000_000, "t", ("c",), 1),
+        (3_000_000, "main", ("a (x.py:1)",), 5),
+    ]:
         chart.append(timestamp, thread, stack, weight)
     out = io.StringIO()
     gecko.dump(chart, out)
     back = gecko.parse(io.StringIO(out.getvalue()))
-    assert [(s.timestamp, s.stack, s.weight) for s in back.samples()] == [(s.timestamp, s.stack, s.weight) for s in chart.samples()]
+    assert [(s.timestamp, s.stack, s.weight) for s in back.samples()] == [
+        (s.timestamp, s.stack, s.weight) for s in chart.samples()
+    ]
     assert registry.detect(out.getvalue().encode()).name == "gecko"
     graph_out = io.StringIO()
     gecko.dump(fs.FlameGraph({("a", "b"): 3, ("c",): 4}), graph_out)
@@ -135,7 +183,9 @@ def test_times_are_written_as_tracing_milliseconds_and_read_back_in_their_unit()
     assert back.metadata == CHART.metadata and dict(back.graph().items()) == dict(CHART.graph().items())
 
 
-@pytest.mark.parametrize("text", ["a;b 3\nc 1\n", "# unit: ns\n# metric: cpu\n# command: x y\ng 5\nmain (a.py:1);f (a.py:2) 30\n"])
+@pytest.mark.parametrize(
+    "text", ["a;b 3\nc 1\n", "# unit: ns\n# metric: cpu\n# command: x y\ng 5\nmain (a.py:1);f (a.py:2) 30\n"]
+)
 def test_folded_to_gecko_to_folded_is_identical(text: str) -> None:
     folded = registry.by_name("folded")
     out = io.StringIO()

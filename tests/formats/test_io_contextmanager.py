@@ -59,8 +59,9 @@ def outcome(make, generator, raised):
 
 
 @pytest.mark.parametrize("generator", [swallowing, converting, plain, no_yield, two_yields])
-@pytest.mark.parametrize("raised", [None, KeyError("k"), OSError("disk"), StopIteration(), RuntimeError("r"),
-                                    KeyboardInterrupt()], ids=repr)
+@pytest.mark.parametrize(
+    "raised", [None, KeyError("k"), OSError("disk"), StopIteration(), RuntimeError("r"), KeyboardInterrupt()], ids=repr
+)
 def test_the_same_as_contextlib(generator, raised):
     ours = outcome(_io.contextmanager, generator, raised)
     theirs = outcome(contextlib.contextmanager, generator, raised)

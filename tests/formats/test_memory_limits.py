@@ -26,8 +26,14 @@ def _pstats_layers(layers: int) -> bytes:
     stats = {}
     for layer in range(layers):
         for k in range(2):
-            callers = {("m.py", 2 * (layer - 1) + j + 1, f"f{layer - 1}_{j}"): (1, 1, 0.001, 0.001 * (layers - layer))
-                       for j in range(2)} if layer else {}
+            callers = (
+                {
+                    ("m.py", 2 * (layer - 1) + j + 1, f"f{layer - 1}_{j}"): (1, 1, 0.001, 0.001 * (layers - layer))
+                    for j in range(2)
+                }
+                if layer
+                else {}
+            )
             stats[("m.py", 2 * layer + k + 1, f"f{layer}_{k}")] = (2, 2, 0.001, 0.002 * (layers - layer), callers)
     return marshal.dumps(stats)
 
@@ -40,10 +46,14 @@ def _folded_gzip(path: Path, lines: int) -> Path:
     return path
 
 
-def test_a_gzip_input_past_the_set_size_is_an_input_error_naming_the_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_gzip_input_past_the_set_size_is_an_input_error_naming_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     source = _folded_gzip(tmp_path / "x.folded.gz", 200_000)  # 3.4 MB of text in about 10 KB
     monkeypatch.setenv(_limits.GUNZIP_ENV, "1M")
-    with pytest.raises(InputError, match=r"x\.folded\.gz: decompresses to more than 1\.00 MiB .*FLAMESPACE_MAX_DECOMPRESSED=SIZE"):
+    with pytest.raises(
+        InputError, match=r"x\.folded\.gz: decompresses to more than 1\.00 MiB .*FLAMESPACE_MAX_DECOMPRESSED=SIZE"
+    ):
         registry.read(str(source), "folded")
     monkeypatch.setenv(_limits.GUNZIP_ENV, "4M")
     assert registry.read(str(source), "folded").total() == 200_000
@@ -76,13 +86,27 @@ def test_a_bad_limit_in_the_environment_says_what_is_expected(tmp_path: Path, mo
 def test_the_cli_refuses_a_gzip_bomb_with_exit_1(tmp_path: Path) -> None:
     """A JSON reader holds its whole input: a 2 MB gzip of speedscope events took 3 GB and more before."""
     bomb = tmp_path / "bomb.speedscope.json.gz"
-    head = '{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"a"}]},' \
-           '"profiles":[{"type":"evented","name":"t","unit":"none","startValue":0,"endValue":1,"events":['
+    head = (
+        '{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"a"}]},'
+        '"profiles":[{"type":"evented","name":"t","unit":"none","startValue":0,"endValue":1,"events":['
+    )
     pair = '{"type":"O","frame":0,"at":0},{"type":"C","frame":0,"at":0}'
     bomb.write_bytes(gzip.compress((head + ",".join([pair] * 40_000) + "]}]}").encode()))
     env = {**os.environ, _limits.GUNZIP_ENV: "1M"}
-    done = subprocess.run([sys.executable, "-c", "import sys; from flamespace.cli import script; sys.exit(script())", "convert", str(bomb), "-o", str(tmp_path / "out.folded")],
-                          capture_output=True, text=True, env=env)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from flamespace.cli import script; sys.exit(script())",
+            "convert",
+            str(bomb),
+            "-o",
+            str(tmp_path / "out.folded"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert done.returncode == 1, done.stderr
     assert "decompresses to more than 1.00 MiB" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "out.folded").exists()
@@ -91,13 +115,18 @@ def test_the_cli_refuses_a_gzip_bomb_with_exit_1(tmp_path: Path) -> None:
 # -- pstats ---------------------------------------------------------------------------------
 
 
-def test_a_pstats_call_graph_of_exponentially_many_paths_stops_at_the_frame_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_pstats_call_graph_of_exponentially_many_paths_stops_at_the_frame_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """200 layers of two functions: 59 KB that grew to 7.4 GB before MemoryError."""
     source = tmp_path / "layers.pstats"
     source.write_bytes(_pstats_layers(200))
     monkeypatch.setenv(_limits.STACK_FRAMES_ENV, "100000")
-    with pytest.raises(InputError, match=r"layers\.pstats: the call graph has too many paths .* pass 100,000 frames .*"
-                                         r"FLAMESPACE_MAX_STACK_FRAMES=COUNT"):
+    with pytest.raises(
+        InputError,
+        match=r"layers\.pstats: the call graph has too many paths .* pass 100,000 frames .*"
+        r"FLAMESPACE_MAX_STACK_FRAMES=COUNT",
+    ):
         registry.read(str(source), "pstats")
 
 
@@ -141,11 +170,14 @@ def _deep_cpuprofile(path: Path) -> None:
     import json
 
     nodes = [{"id": 1, "callFrame": {"functionName": "(root)", "url": "", "lineNumber": -1}, "children": [2]}]
-    nodes += [{"id": k, "callFrame": {"functionName": f"f{k}", "url": "file:///a.js", "lineNumber": k}, "children": [k + 1]}
-              for k in range(2, DEEP + 2)]
+    nodes += [
+        {"id": k, "callFrame": {"functionName": f"f{k}", "url": "file:///a.js", "lineNumber": k}, "children": [k + 1]}
+        for k in range(2, DEEP + 2)
+    ]
     nodes[-1]["children"] = []
-    path.write_text(json.dumps({"nodes": nodes, "startTime": 0, "endTime": 30, "samples": [DEEP + 1, DEEP + 1],
-                                "timeDeltas": [0, 10]}))
+    path.write_text(
+        json.dumps({"nodes": nodes, "startTime": 0, "endTime": 30, "samples": [DEEP + 1, DEEP + 1], "timeDeltas": [0, 10]})
+    )
 
 
 @pytest.mark.parametrize("fmt", ["chrome", "gecko", "cpuprofile"])
@@ -201,8 +233,15 @@ def test_a_cpuprofile_node_under_a_missing_or_cyclic_parent_is_refused_though_ne
     with pytest.raises(InputError, match="node 2 has an ancestor 9 that is not in 'nodes'"):
         cpuprofile.parse(profile([{"id": 1, "callFrame": frame}, {"id": 2, "callFrame": frame, "parent": 9}]))
     with pytest.raises(InputError, match="the parents of node 2 form a cycle"):
-        cpuprofile.parse(profile([{"id": 1, "callFrame": frame}, {"id": 2, "callFrame": frame, "parent": 3},
-                                  {"id": 3, "callFrame": frame, "parent": 2}]))
+        cpuprofile.parse(
+            profile(
+                [
+                    {"id": 1, "callFrame": frame},
+                    {"id": 2, "callFrame": frame, "parent": 3},
+                    {"id": 3, "callFrame": frame, "parent": 2},
+                ]
+            )
+        )
 
 
 def _recursion_chart(depth: int, function: str = "f") -> FlameChart:
@@ -219,8 +258,9 @@ def _recursion_chart(depth: int, function: str = "f") -> FlameChart:
 
 
 @pytest.mark.parametrize("fmt", ["chrome", "chrome-arrays", "gecko", "cpuprofile", "speedscope", "speedscope-arrays"])
-def test_a_chart_reader_stops_at_the_frame_limit_when_every_depth_is_sampled(fmt: str, tmp_path: Path,
-                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_chart_reader_stops_at_the_frame_limit_when_every_depth_is_sampled(
+    fmt: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A recursion 100,000 deep sampled at every depth has 5 billion frames of stacks (a trace of it
     that flamespace wrote grew to 24 GB); 1,500 deep, 1.1 million, past a limit of 1,000,000.
     -arrays: the reader of long traces (array operations), else taken from 10,000 events."""
@@ -233,16 +273,24 @@ def test_a_chart_reader_stops_at_the_frame_limit_when_every_depth_is_sampled(fmt
     if fmt == "cpuprofile":
         import json
 
-        nodes = [{"id": k, "callFrame": {"functionName": "f", "url": "r.py", "lineNumber": k}, "children": [k + 1]}
-                 for k in range(1, 1501)]
+        nodes = [
+            {"id": k, "callFrame": {"functionName": "f", "url": "r.py", "lineNumber": k}, "children": [k + 1]}
+            for k in range(1, 1501)
+        ]
         nodes[-1]["children"] = []
-        source.write_text(json.dumps({"nodes": nodes, "samples": list(range(1, 1501)), "timeDeltas": [1] * 1500,
-                                      "startTime": 0, "endTime": 1501}))
+        source.write_text(
+            json.dumps(
+                {"nodes": nodes, "samples": list(range(1, 1501)), "timeDeltas": [1] * 1500, "startTime": 0, "endTime": 1501}
+            )
+        )
     else:
         registry.write(_recursion_chart(1500), str(source), fmt)
     monkeypatch.setenv(_limits.STACK_FRAMES_ENV, "1000000")
-    with pytest.raises(InputError, match=r"recursion\.\w+: the stacks of the samples are too many and too deep: they pass "
-                                         r"1,000,000 frames in all .* set FLAMESPACE_MAX_STACK_FRAMES=COUNT"):
+    with pytest.raises(
+        InputError,
+        match=r"recursion\.\w+: the stacks of the samples are too many and too deep: they pass "
+        r"1,000,000 frames in all .* set FLAMESPACE_MAX_STACK_FRAMES=COUNT",
+    ):
         registry.read(str(source), fmt)
     monkeypatch.setenv(_limits.STACK_FRAMES_ENV, "2M")
     chart = registry.read(str(source), fmt)
@@ -275,8 +323,9 @@ def test_convert_of_one_folded_file_peaks_at_about_twice_its_size(tmp_path: Path
     with open(source, "w") as out:
         for _ in range(70_000):  # 40 MB
             out.write(";".join(rng.choices(vocabulary, k=rng.randrange(5, 25))) + f" {rng.randrange(1, 1000)}\n")
-    done = subprocess.run([sys.executable, "-c", _CONVERT_PEAK, str(source), str(tmp_path / "out.folded")],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", _CONVERT_PEAK, str(source), str(tmp_path / "out.folded")], capture_output=True, text=True
+    )
     code, peak = done.stdout.split()
     assert code == "0", done.stderr
     assert int(peak) < 2.4 * source.stat().st_size, (int(peak), source.stat().st_size)
@@ -316,7 +365,9 @@ def test_the_frame_limit_counts_every_thread_of_a_reading(fmt: str, tmp_path: Pa
     source = tmp_path / f"threads.{fmt}"
     registry.write(chart.merged(other), str(source), fmt)
     monkeypatch.setenv(_limits.STACK_FRAMES_ENV, "2M")
-    with pytest.raises(InputError, match=r"threads\.\w+: the stacks of the samples are too many and too deep: they pass 2,097,152"):
+    with pytest.raises(
+        InputError, match=r"threads\.\w+: the stacks of the samples are too many and too deep: they pass 2,097,152"
+    ):
         registry.read(str(source), fmt)
     monkeypatch.setenv(_limits.STACK_FRAMES_ENV, "3M")
     assert len(registry.read(str(source), fmt).threads) == 2

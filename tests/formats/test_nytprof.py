@@ -26,8 +26,10 @@ def read(data: bytes, **options: object) -> fs.FlameGraph:
 def test_ticks_become_integer_nanoseconds_and_paths_add_up() -> None:
     graph = read(CALLS)
     assert dict(graph.items()) == {
-        ("main::run", "Foo::bar"): 150_000, ("main::run",): 3_500,
-        ("main::run", "Foo::bar", "Foo::baz"): 700, ("main::BEGIN@3?x",): 200,
+        ("main::run", "Foo::bar"): 150_000,
+        ("main::run",): 3_500,
+        ("main::run", "Foo::bar", "Foo::baz"): 700,
+        ("main::BEGIN@3?x",): 200,
     }
     assert all(type(value) is int for _, value in graph.items())
     assert graph.unit == "ns" and graph.labels["profiler"] == "nytprof"

@@ -49,9 +49,19 @@ def test_chrome_times_past_64_bits_are_input_errors(ts: Any) -> None:
 
 
 def _gecko(times: list, interval: Any = 1) -> dict:
-    return {"meta": {"interval": interval}, "threads": [{
-        "name": "main", "samples": {"stack": [0] * len(times), "time": times}, "stackTable": {"prefix": [None], "frame": [0]},
-        "frameTable": {"func": [0]}, "funcTable": {"name": [0]}, "stringArray": ["f"]}]}
+    return {
+        "meta": {"interval": interval},
+        "threads": [
+            {
+                "name": "main",
+                "samples": {"stack": [0] * len(times), "time": times},
+                "stackTable": {"prefix": [None], "frame": [0]},
+                "frameTable": {"func": [0]},
+                "funcTable": {"name": [0]},
+                "stringArray": ["f"],
+            }
+        ],
+    }
 
 
 def test_gecko_times_past_64_bits_are_input_errors() -> None:
@@ -68,16 +78,25 @@ def test_a_gecko_interval_out_of_range_is_an_input_error() -> None:
 
 
 def _cpuprofile(start: Any, deltas: list) -> dict:
-    return {"startTime": start, "nodes": [{"id": 1, "callFrame": {"functionName": "(root)"}, "children": [2]},
-                                          {"id": 2, "callFrame": {"functionName": "f", "url": "a.js", "lineNumber": 1}}],
-            "samples": [2] * len(deltas), "timeDeltas": deltas}
+    return {
+        "startTime": start,
+        "nodes": [
+            {"id": 1, "callFrame": {"functionName": "(root)"}, "children": [2]},
+            {"id": 2, "callFrame": {"functionName": "f", "url": "a.js", "lineNumber": 1}},
+        ],
+        "samples": [2] * len(deltas),
+        "timeDeltas": deltas,
+    }
 
 
-@pytest.mark.parametrize("start, deltas, where", [
-    (0, [0, 1e16], r"startTime \+ timeDeltas\[:2\] is 1e\+16 us"),
-    (2**64, [0, 1], r"startTime is 1\.84467e\+19 us"),
-    (0, [5e15, -5e15], r"startTime \+ timeDeltas\[:1\] is 5e\+15 us"),
-])
+@pytest.mark.parametrize(
+    "start, deltas, where",
+    [
+        (0, [0, 1e16], r"startTime \+ timeDeltas\[:2\] is 1e\+16 us"),
+        (2**64, [0, 1], r"startTime is 1\.84467e\+19 us"),
+        (0, [5e15, -5e15], r"startTime \+ timeDeltas\[:1\] is 5e\+15 us"),
+    ],
+)
 def test_cpuprofile_times_past_64_bits_are_input_errors(start: Any, deltas: list, where: str) -> None:
     """Found by the fuzz campaign (51 inputs): times past 64-bit ns raised OverflowError (exit 2)."""
     assert _read(_cpuprofile(0, [0, 5]), "cpuprofile").graph().total() == 5000
@@ -85,18 +104,26 @@ def test_cpuprofile_times_past_64_bits_are_input_errors(start: Any, deltas: list
         _read(_cpuprofile(start, deltas), "cpuprofile")
 
 
-@pytest.mark.parametrize("format, document", [
-    ("flamespace-json", b'{"format":"flamespace","version":1,"kind":"graph","frames":["a"],"stacks":[[0]],"values":[%s]}'),
-    ("speedscope", b'{"profiles":[{"type":"sampled","unit":"none","startValue":0,"endValue":1,"samples":[[0]],"weights":[%s]}],'
-                   b'"shared":{"frames":[{"name":"a"}]}}'),
-    ("chrome", b'{"traceEvents":[\n{"ph":"X","name":"f","pid":1,"tid":1,"ts":0,"dur":%s}]}'),
-    ("gecko", b'{"meta":{"interval":%s},"threads":[]}'),
-    ("cpuprofile", b'{"nodes":[],"samples":[],"timeDeltas":[],"startTime":%s}'),
-])
+@pytest.mark.parametrize(
+    "format, document",
+    [
+        ("flamespace-json", b'{"format":"flamespace","version":1,"kind":"graph","frames":["a"],"stacks":[[0]],"values":[%s]}'),
+        (
+            "speedscope",
+            b'{"profiles":[{"type":"sampled","unit":"none","startValue":0,"endValue":1,"samples":[[0]],"weights":[%s]}],'
+            b'"shared":{"frames":[{"name":"a"}]}}',
+        ),
+        ("chrome", b'{"traceEvents":[\n{"ph":"X","name":"f","pid":1,"tid":1,"ts":0,"dur":%s}]}'),
+        ("gecko", b'{"meta":{"interval":%s},"threads":[]}'),
+        ("cpuprofile", b'{"nodes":[],"samples":[],"timeDeltas":[],"startTime":%s}'),
+    ],
+)
 def test_a_json_number_of_thousands_of_digits_is_an_input_error(format: str, document: bytes) -> None:
     """Found by the fuzz campaign: json's int() refuses numbers of more than 4300 digits with a
     ValueError that escaped every JSON reader (exit 2)."""
-    with pytest.raises(fs.InputError, match=r"a number of more than 4300 digits \(column \d+\); numbers in .* must be below 1e\+300"):
+    with pytest.raises(
+        fs.InputError, match=r"a number of more than 4300 digits \(column \d+\); numbers in .* must be below 1e\+300"
+    ):
         _read(document % (b"9" * 5000), format)
 
 
@@ -119,7 +146,16 @@ def test_a_sample_count_followed_by_a_form_feed_is_an_input_error() -> None:
 
 
 #: Values at the edges of the README's range, written by every writer and read back by its reader.
-EDGES = {"10**301": 10**301, "1e300": 1e300, "10**300": 10**300, "10**300-1": 10**300 - 1, "9.999e299": 9.999e299, "2**63": 2**63, "2**64+1": 2**64 + 1, "1e-300": 1e-300}
+EDGES = {
+    "10**301": 10**301,
+    "1e300": 1e300,
+    "10**300": 10**300,
+    "10**300-1": 10**300 - 1,
+    "9.999e299": 9.999e299,
+    "2**63": 2**63,
+    "2**64+1": 2**64 + 1,
+    "1e-300": 1e-300,
+}
 
 
 def _profile(kind: str, value: Any, format: str) -> Any:
@@ -194,9 +230,16 @@ def test_a_negative_chart_weight_in_flamespace_json_is_refused() -> None:
     """Found by the fuzz campaign's conversions: read as it was, a chart weight of -3 was then
     written by speedscope and gecko into files their readers refused (README: a negative value
     is an error naming its JSON path)."""
-    document = {"format": "flamespace", "version": 1, "kind": "chart", "frames": ["a"], "stacks": [[0]],
-                "metadata": {"unit": "ns", "metric": None, "labels": {}}, "threads": ["t"],
-                "samples": {"time": [0, 5], "thread": [0, 0], "stack": [0, 0], "weight": [5, -3]}}
+    document = {
+        "format": "flamespace",
+        "version": 1,
+        "kind": "chart",
+        "frames": ["a"],
+        "stacks": [[0]],
+        "metadata": {"unit": "ns", "metric": None, "labels": {}},
+        "threads": ["t"],
+        "samples": {"time": [0, 5], "thread": [0, 0], "stack": [0, 0], "weight": [5, -3]},
+    }
     with pytest.raises(fs.InputError, match=r"samples\.weight\[1\] is -3, not a number between 0 and 1e\+300"):
         _read(document, "flamespace-json")
 

@@ -42,7 +42,9 @@ def _perf_cases():
             cases.append((source, expected, {option: True}, False))
     example = PEER_FIXTURES / "flamegraph-examples"
     cases.append((example / "example-perf-stacks.txt.gz", example / "example-perf-stacks-collapsed.txt", {}, False))
-    cases.append((example / "example-perf-stacks.txt.gz", example / "example-perf-stacks-collapsed-all.txt", {"all": True}, False))
+    cases.append(
+        (example / "example-perf-stacks.txt.gz", example / "example-perf-stacks-collapsed-all.txt", {"all": True}, False)
+    )
     # collapse/perf: weird-stack-line.txt has a line the script warns about and skips: we need --skip-invalid
     for expected in sorted(PEER_FIXTURES.glob("collapse/perf/expected/*.txt")):
         stem, all_ = (expected.stem[:-4], True) if expected.stem.endswith("-all") else (expected.stem, False)
@@ -67,7 +69,10 @@ def test_perf_collapses_as_stackcollapse_perf_pl(source, expected, options, skip
 def test_perf_one_line_samples_as_inferno_reads_them(peer_fixtures):
     """The Perl script prints nothing for this layout; inferno's expected output is the reference."""
     base = peer_fixtures / "collapse/perf"
-    assert _collapsed(base / "input/single-line-stacks.txt", {}, False) == (base / "expected-inferno/single-line-stacks.txt").read_bytes()
+    assert (
+        _collapsed(base / "input/single-line-stacks.txt", {}, False)
+        == (base / "expected-inferno/single-line-stacks.txt").read_bytes()
+    )
 
 
 def test_perf_where_we_follow_the_perl_script_rather_than_inferno(peer_fixtures, tmp_path):

@@ -82,7 +82,9 @@ def test_a_header_without_period_counts_one_and_zero_counts_one():
 
 def test_the_last_sample_needs_its_blank_line_as_in_the_perl_script():
     diagnostics = Diagnostics()
-    graph = perf.parse(io.StringIO("app 1 1.0: 3 cycles:\n\t1 f (m)\n\napp 1 2.0: 3 cycles:\n\t1 g (m)\n"), diagnostics=diagnostics)
+    graph = perf.parse(
+        io.StringIO("app 1 1.0: 3 cycles:\n\t1 f (m)\n\napp 1 2.0: 3 cycles:\n\t1 g (m)\n"), diagnostics=diagnostics
+    )
     assert dict(graph.items()) == {("app", "f"): 3}
     assert any("line 4" in m and "blank line" in m for m in diagnostics.messages())
 
@@ -157,22 +159,28 @@ def test_the_quick_split_of_a_stack_line_is_the_pattern_s(tail):
 
 def test_an_event_filter_that_keeps_nothing_names_the_events_there_are():
     diagnostics = Diagnostics()
-    graph = perf.parse(io.StringIO("app 1 1.0: 5 cycles:\n\t1 f (m)\n\n"), perf.ReadOptions(event_filter="instructions"),
-                       diagnostics=diagnostics)
-    assert len(graph) == 0 and any("no samples of event instructions; the input has: cycles (1)" in m for m in diagnostics.messages())
+    graph = perf.parse(
+        io.StringIO("app 1 1.0: 5 cycles:\n\t1 f (m)\n\n"), perf.ReadOptions(event_filter="instructions"), diagnostics=diagnostics
+    )
+    assert len(graph) == 0 and any(
+        "no samples of event instructions; the input has: cycles (1)" in m for m in diagnostics.messages()
+    )
 
 
 def _sample(event: str, period: str = "") -> str:
     return f"app 1 [000] 1.000: {period} {event}: \n\t1 work (/bin/app)\n\t2 main (/bin/app)\n\n"
 
 
-@pytest.mark.parametrize("text, unit", [
-    (_sample("cpu-clock:ppp", "250000") * 2, "ns"),  # a clock event's periods are nanoseconds
-    (_sample("task-clock", "1000"), "ns"),
-    (_sample("cycles:u", "123456"), "cycles"),  # other events: counts of the event
-    (_sample("cpu-clock") * 3, "samples"),  # no period: each sample counts 1
-    (_sample("cpu-clock", "1000") + _sample("cpu-clock"), None),  # a mix counts neither
-])
+@pytest.mark.parametrize(
+    "text, unit",
+    [
+        (_sample("cpu-clock:ppp", "250000") * 2, "ns"),  # a clock event's periods are nanoseconds
+        (_sample("task-clock", "1000"), "ns"),
+        (_sample("cycles:u", "123456"), "cycles"),  # other events: counts of the event
+        (_sample("cpu-clock") * 3, "samples"),  # no period: each sample counts 1
+        (_sample("cpu-clock", "1000") + _sample("cpu-clock"), None),  # a mix counts neither
+    ],
+)
 def test_the_unit_is_what_the_values_count(text: str, unit: str | None) -> None:
     """perf profiles said nothing of their unit: 1,821,821,820 nanoseconds were shown as samples."""
     import io

@@ -103,8 +103,13 @@ def test_whole_samples_and_the_line_loop_agree(data: bytes, options: dict) -> No
     assert outcomes[0] == outcomes[1]
 
 
-SCHED_OPTIONS = st.fixed_dictionaries({}, optional={
-    **{name: st.just(True) for name in ("tid", "wake_stack", "recurse")}, "off_cpu": st.sampled_from(["auto", "stat", "switch"])})
+SCHED_OPTIONS = st.fixed_dictionaries(
+    {},
+    optional={
+        **{name: st.just(True) for name in ("tid", "wake_stack", "recurse")},
+        "off_cpu": st.sampled_from(["auto", "stat", "switch"]),
+    },
+)
 
 
 @st.composite

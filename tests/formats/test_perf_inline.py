@@ -13,7 +13,7 @@ import pytest
 
 from flamespace.formats import folded, perf
 
-ADDR2LINE = '''
+ADDR2LINE = """
 import sys
 address = sys.argv[sys.argv.index("-a") + 1]
 answers = {
@@ -21,7 +21,7 @@ answers = {
     "0x101f": "outer\\nfile.c:9\\n",
 }
 sys.stdout.write(address + "\\n" + answers.get(address, "??\\n??:0\\n"))
-'''
+"""
 NM = 'print("0000000000001000 T outer")\n'
 
 SAMPLES = """app 1 1.0: 5 cycles:

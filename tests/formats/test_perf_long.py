@@ -34,4 +34,3 @@ def test_a_line_longer_than_the_limit_is_refused_once_that_much_is_read(monkeypa
     with pytest.raises(InputError, match=r"^<stream>:3: line is longer than 1.00 MiB"):
         registry.read(io.BufferedReader(stream), "perf")  # type: ignore[arg-type]
     assert stream.given <= 4 << 20  # the limit and a chunk or two, not the line
-

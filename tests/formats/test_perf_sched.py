@@ -52,7 +52,9 @@ def test_without_stat_events_it_refuses_and_perf_reads_the_file():
 
 def test_no_off_cpu_time_is_an_empty_profile_and_a_warning():
     diagnostics = Diagnostics()
-    graph = perf_sched.parse(io.StringIO("app 1 [0] 1.0: sched:sched_switch: prev_comm=app prev_pid=1\n\n"), diagnostics=diagnostics)
+    graph = perf_sched.parse(
+        io.StringIO("app 1 [0] 1.0: sched:sched_switch: prev_comm=app prev_pid=1\n\n"), diagnostics=diagnostics
+    )
     assert len(graph) == 0 and any("no off-CPU time" in m for m in diagnostics.messages())
 
 

@@ -84,8 +84,11 @@ def test_austin2pprof_output_matches_the_official_decoder() -> None:
 def test_inlined_lines_sample_types_and_the_default() -> None:
     data = _inlined_profile()
     default = pprof.parse_bytes(data)  # default_sample_type names cpu, the first
-    assert dict(default.items()) == _official(data, 0) == {
-        ("main (m.go:10)", "inl (m.go:30)", "leaf (m.go:40)"): 7, ("main (m.go:10)", "inl (m.go:30)"): 3}
+    assert (
+        dict(default.items())
+        == _official(data, 0)
+        == {("main (m.go:10)", "inl (m.go:30)", "leaf (m.go:40)"): 7, ("main (m.go:10)", "inl (m.go:30)"): 3}
+    )
     assert (default.metadata.unit, default.metadata.metric) == ("ns", "cpu")
     assert default.metadata.labels["pprof.period"] == "10 nanoseconds of cpu"
     alloc = pprof.parse_bytes(data, pprof.ReadOptions(sample_type="alloc_space"))
@@ -103,8 +106,12 @@ def test_without_a_default_the_last_sample_type_is_read() -> None:
 
 
 def test_the_writer_round_trips_and_the_official_decoder_reads_it() -> None:
-    graph = fs.FlameGraph({("main (a.py:1)", "f (a.py:2)"): 30, ("main (a.py:1)",): 10, ("g",): 5, ("x (lib.so)",): 2},
-                          unit="ns", metric="cpu", labels={"command": "python a.py", "profiler": "flamespace"})
+    graph = fs.FlameGraph(
+        {("main (a.py:1)", "f (a.py:2)"): 30, ("main (a.py:1)",): 10, ("g",): 5, ("x (lib.so)",): 2},
+        unit="ns",
+        metric="cpu",
+        labels={"command": "python a.py", "profiler": "flamespace"},
+    )
     out = io.StringIO()
     pprof.dump(graph, out, pprof.WriteOptions(gzip=False))
     data = out.getvalue().encode("utf-8", "surrogateescape")
@@ -124,7 +131,9 @@ def test_written_files_are_gzipped_and_read_back_through_the_registry(tmp_path: 
     assert {s: round(v) for s, v in GRAPH.items()} == dict(back.items())
 
 
-@pytest.mark.parametrize("text", ["a;b 3\nc 1\n", "# unit: ns\n# metric: cpu\n# command: x y\ng 5\nmain (a.py:1);f (a.py:2) 30\n"])
+@pytest.mark.parametrize(
+    "text", ["a;b 3\nc 1\n", "# unit: ns\n# metric: cpu\n# command: x y\ng 5\nmain (a.py:1);f (a.py:2) 30\n"]
+)
 def test_folded_to_pprof_to_folded_is_identical(text: str) -> None:
     folded = registry.by_name("folded")
     out = io.StringIO()
@@ -187,9 +196,16 @@ def test_go_tool_pprof_reads_what_we_write(tmp_path: Path) -> None:
     path = tmp_path / "ours.pprof"
     graph = fs.FlameGraph({("main (a.py:1)", "f (a.py:2)"): 30, ("main (a.py:1)",): 10, ("g",): 5}, unit="ns", metric="cpu")
     registry.write(graph, str(path), "pprof")
-    done = subprocess.run(["go", "tool", "pprof", "-top", "-unit=ns", str(path)], capture_output=True, text=True,
-                          env={**os.environ, "HOME": str(tmp_path)}, timeout=120)
+    done = subprocess.run(
+        ["go", "tool", "pprof", "-top", "-unit=ns", str(path)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": str(tmp_path)},
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert "Type: cpu" in done.stdout and "100% of 45ns total" in done.stdout
-    rows = {line.split()[-1]: line.split()[0] for line in done.stdout.splitlines() if line.strip().endswith((" f", " main", " g"))}
+    rows = {
+        line.split()[-1]: line.split()[0] for line in done.stdout.splitlines() if line.strip().endswith((" f", " main", " g"))
+    }
     assert rows == {"f": "30ns", "main": "10ns", "g": "5ns"}

@@ -31,7 +31,9 @@ def test_every_format_is_checked_against_the_protocol_it_meets() -> None:
     expected = {}
     for fmt in registry.formats():
         writes, charts = registry.writes(fmt), bool(getattr(fmt, "charts", False))
-        expected[fmt.name.replace("-", "_")] = "ChartWriter" if writes and charts else "FormatWriter" if writes else "FormatModule"
+        expected[fmt.name.replace("-", "_")] = (
+            "ChartWriter" if writes and charts else "FormatWriter" if writes else "FormatModule"
+        )
     assert checked() == expected
 
 

@@ -40,7 +40,7 @@ def test_one_naming_for_the_recorder_and_the_readers() -> None:
 
 def test_pyspy_frames_are_renamed_and_thread_roots_dropped() -> None:
     plain = registry.read(str(DATA / "pyspy" / "raw.txt"), "pyspy")
-    assert ("leaf (prog.py:6)" in {f for stack, _ in plain.items() for f in stack})
+    assert "leaf (prog.py:6)" in {f for stack, _ in plain.items() for f in stack}
     assert plain.metadata.unit == "samples" and plain.metadata.labels["profiler"] == "py-spy"
     full = registry.read(str(DATA / "pyspy" / "raw-threads-full-filenames.txt"), "pyspy")
     frames = {f for stack, _ in full.items() for f in stack}
@@ -49,7 +49,9 @@ def test_pyspy_frames_are_renamed_and_thread_roots_dropped() -> None:
     assert not any("/lib/python3" in f for f in frames)
     raw = registry.read(str(DATA / "pyspy" / "raw-threads-full-filenames.txt"), "folded")
     assert full.total() == raw.total()
-    kept = pyspy.parse(io.StringIO("thread (0x7F01);process 12:\"python x.py\";f (/srv/a.py:1) 3\n"), pyspy.ReadOptions(threads=True))
+    kept = pyspy.parse(
+        io.StringIO('thread (0x7F01);process 12:"python x.py";f (/srv/a.py:1) 3\n'), pyspy.ReadOptions(threads=True)
+    )
     assert dict(kept.items()) == {("thread (0x7F01)", 'process 12:"python x.py"', "f (/srv/a.py:1)"): 3}
 
 
@@ -85,8 +87,17 @@ def test_pstats_stacks_are_estimated_and_keep_the_total(name: str) -> None:
 def test_cprofile_stacks_follow_the_calls() -> None:
     graph = registry.read(str(DATA / "pstats" / "cprofile.pstats"))
     stacks = {stack: value for stack, value in graph.items()}
-    leaf = ("<built-in method builtins.exec>", "<module> (prog.py:1)", "main (prog.py:19)", "run (prog.py:13)", "middle (prog.py:9)", "leaf (prog.py:3)")
-    assert stacks[leaf] == pytest.approx(marshal.loads((DATA / "pstats" / "cprofile.pstats").read_bytes())[("prog.py", 3, "leaf")][2])
+    leaf = (
+        "<built-in method builtins.exec>",
+        "<module> (prog.py:1)",
+        "main (prog.py:19)",
+        "run (prog.py:13)",
+        "middle (prog.py:9)",
+        "leaf (prog.py:3)",
+    )
+    assert stacks[leaf] == pytest.approx(
+        marshal.loads((DATA / "pstats" / "cprofile.pstats").read_bytes())[("prog.py", 3, "leaf")][2]
+    )
 
 
 def test_a_function_called_from_two_places_is_shared_by_time() -> None:
@@ -97,17 +108,24 @@ def test_a_function_called_from_two_places_is_shared_by_time() -> None:
         ("m.py", 12, "work"): (2, 2, 9.0, 9.0, {("m.py", 5, "a"): (1, 1, 6.0, 6.0), ("m.py", 9, "b"): (1, 1, 3.0, 3.0)}),
     }
     graph = pstats.parse_bytes(marshal.dumps(stats))
-    assert dict(graph.items()) == pytest.approx({
-        ("main (m.py:1)",): 1.0, ("main (m.py:1)", "a (m.py:5)", "work (m.py:12)"): 6.0, ("main (m.py:1)", "b (m.py:9)", "work (m.py:12)"): 3.0})
+    assert dict(graph.items()) == pytest.approx(
+        {
+            ("main (m.py:1)",): 1.0,
+            ("main (m.py:1)", "a (m.py:5)", "work (m.py:12)"): 6.0,
+            ("main (m.py:1)", "b (m.py:9)", "work (m.py:12)"): 3.0,
+        }
+    )
 
 
 def test_call_counts_share_time_where_there_is_no_time_per_caller() -> None:
     stats = {
-        ("m.py", 1, "a"): (1, 1, 0.0, 6.0, {}), ("m.py", 2, "b"): (1, 1, 0.0, 2.0, {}),
+        ("m.py", 1, "a"): (1, 1, 0.0, 6.0, {}),
+        ("m.py", 2, "b"): (1, 1, 0.0, 2.0, {}),
         ("m.py", 3, "w"): (4, 4, 8.0, 8.0, {("m.py", 1, "a"): 3, ("m.py", 2, "b"): 1}),
     }
     assert dict(pstats.parse_bytes(marshal.dumps(stats)).items()) == pytest.approx(
-        {("a (m.py:1)", "w (m.py:3)"): 6.0, ("b (m.py:2)", "w (m.py:3)"): 2.0})  # 3 calls to 1
+        {("a (m.py:1)", "w (m.py:3)"): 6.0, ("b (m.py:2)", "w (m.py:3)"): 2.0}
+    )  # 3 calls to 1
 
 
 def test_recursion_keeps_the_total() -> None:
@@ -155,4 +173,3 @@ def test_pstats_reader_raises_only_input_errors(data: bytes) -> None:
 @given(mangled("pyspy", PYSPY))
 def test_pyspy_reader_raises_only_input_errors(data: bytes) -> None:
     _read_or_refuse(data, "pyspy")
-

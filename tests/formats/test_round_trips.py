@@ -44,7 +44,9 @@ def _through(text: str, format: str) -> str:
 @given(data=st.data())
 def test_folded_through_each_writer_and_back_is_identical(format: str, data: st.DataObject) -> None:
     graph = data.draw(graphs(min_frames=WRITERS[format]))
-    graph = fs.FlameGraph(dict(graph.items()), metadata=Metadata(unit="samples", metric="cpu", labels={"host": "ci", "mode": "wall"}))
+    graph = fs.FlameGraph(
+        dict(graph.items()), metadata=Metadata(unit="samples", metric="cpu", labels={"host": "ci", "mode": "wall"})
+    )
     text = folded.dumps(graph)
     assert _through(text, format) == text
 
@@ -102,7 +104,12 @@ def test_json_keeps_both_sides_of_a_differential(before: fs.FlameGraph, after: f
 
 def test_json_keeps_a_chart_in_time_order() -> None:
     chart = FlameChart(Metadata(unit="ns", labels={"command": "app"}))
-    for sample in [(10, "main", ("a", "b"), 5), (12, "worker", ("c",), 2.5), (12, "main", ("\udcff bytes not UTF-8",), 1), (30, "main", ("a",), 10**30)]:
+    for sample in [
+        (10, "main", ("a", "b"), 5),
+        (12, "worker", ("c",), 2.5),
+        (12, "main", ("\udcff bytes not UTF-8",), 1),
+        (30, "main", ("a",), 10**30),
+    ]:
         chart.append(*sample)
     back = flamespace_json.loads(flamespace_json.dumps(chart, flamespace_json.WriteOptions(indent=2)))
     assert isinstance(back, FlameChart)
@@ -131,18 +138,32 @@ def test_folded_diff_refuses_one_count_lines_and_plain_profiles() -> None:
     assert (back.before[("b",)], back.after[("a",)]) == (3, 2)
 
 
-@pytest.mark.parametrize("bad, message", [
-    (b'{"format": "flamespace", "version": 2}', "version is 2"),
-    (b'{"format": "flamespace", "version": 1, "kind": "graph", "frames": ["a"], "stacks": [[1]], "values": [1]}',
-     r"stacks\[0\]\[0\] is 1, not the index of a frame"),
-    (b'{"format": "flamespace", "version": 1, "kind": "graph", "frames": ["a"], "stacks": [[0]], "values": [-1],'
-     b' "metadata": {}}', r"values\[0\] is -1"),
-    (b'{"format": "flamespace", "version": 1, "kind": "graph", "frames": [], "stacks": [[], []], "values": [1, 2],'
-     b' "metadata": {}}', r"stacks\[1\] repeats stacks\[0\]"),
-    (b'{"format": "flamespace", "version": 1, "kind": "graph", "frames": [], "stacks": [[]], "values": [1e999],'
-     b' "metadata": {}}', r"values\[0\] is inf"),
-    (b'{"format": "flamespace", "version": 1, "kind": "graph", "fra', "truncated"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (b'{"format": "flamespace", "version": 2}', "version is 2"),
+        (
+            b'{"format": "flamespace", "version": 1, "kind": "graph", "frames": ["a"], "stacks": [[1]], "values": [1]}',
+            r"stacks\[0\]\[0\] is 1, not the index of a frame",
+        ),
+        (
+            b'{"format": "flamespace", "version": 1, "kind": "graph", "frames": ["a"], "stacks": [[0]], "values": [-1],'
+            b' "metadata": {}}',
+            r"values\[0\] is -1",
+        ),
+        (
+            b'{"format": "flamespace", "version": 1, "kind": "graph", "frames": [], "stacks": [[], []], "values": [1, 2],'
+            b' "metadata": {}}',
+            r"stacks\[1\] repeats stacks\[0\]",
+        ),
+        (
+            b'{"format": "flamespace", "version": 1, "kind": "graph", "frames": [], "stacks": [[]], "values": [1e999],'
+            b' "metadata": {}}',
+            r"values\[0\] is inf",
+        ),
+        (b'{"format": "flamespace", "version": 1, "kind": "graph", "fra', "truncated"),
+    ],
+)
 def test_bad_json_names_what_is_wrong(bad: bytes, message: str) -> None:
     with pytest.raises(fs.InputError, match=message):
         registry.read(io.BytesIO(bad), "flamespace-json")

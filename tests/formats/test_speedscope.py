@@ -11,7 +11,9 @@ import flamespace as fs
 from flamespace.core.chart import FlameChart
 from flamespace.formats import speedscope
 
-GRAPH = fs.FlameGraph({("main (a.py:1)", "f (a.py:2)"): 30, ("main (a.py:1)",): 10, ("g",): 5}, unit="ns", labels={"mode": "wall"})
+GRAPH = fs.FlameGraph(
+    {("main (a.py:1)", "f (a.py:2)"): 30, ("main (a.py:1)",): 10, ("g",): 5}, unit="ns", labels={"mode": "wall"}
+)
 
 
 def dumps(profile) -> str:
@@ -46,8 +48,14 @@ def test_chart_becomes_evented_profiles_whose_sum_is_the_graph():
     assert set(profiles) == {"T1", "T2"}
     events = [(e["type"], e["at"], document["shared"]["frames"][e["frame"]]["name"]) for e in profiles["T1"]["events"]]
     assert events == [
-        ("O", 0, "a"), ("O", 0, "b"), ("C", 10, "b"), ("O", 10, "c"), ("O", 16, "[idle]"),
-        ("C", 20, "[idle]"), ("C", 20, "c"), ("C", 20, "a"),
+        ("O", 0, "a"),
+        ("O", 0, "b"),
+        ("C", 10, "b"),
+        ("O", 10, "c"),
+        ("O", 16, "[idle]"),
+        ("C", 20, "[idle]"),
+        ("C", 20, "c"),
+        ("C", 20, "a"),
     ]
     assert loads(dumps(chart)) == chart.graph()
 
@@ -65,8 +73,15 @@ def test_reads_sampled_profiles_of_other_tools():
         "$schema": speedscope.SCHEMA,
         "shared": {"frames": [{"name": "main"}, {"name": "work", "file": "w.py", "line": 3}]},
         "profiles": [
-            {"type": "sampled", "name": "t", "unit": "milliseconds", "startValue": 0, "endValue": 3,
-             "samples": [[0, 1], [0], [0, 1]], "weights": [1, 1, 1]},
+            {
+                "type": "sampled",
+                "name": "t",
+                "unit": "milliseconds",
+                "startValue": 0,
+                "endValue": 3,
+                "samples": [[0, 1], [0], [0, 1]],
+                "weights": [1, 1, 1],
+            },
         ],
     }
     graph = loads(json.dumps(document))
@@ -79,9 +94,18 @@ def test_reads_sampled_profiles_of_other_tools():
     [
         ("{", "t.speedscope.json:1: not valid JSON"),
         ('{"profiles": 3}', "expected an object with a 'profiles' list"),
-        ('{"shared": {"frames": []}, "profiles": [{"type": "sampled", "samples": [[0]], "weights": [1]}]}', "not the index of a frame"),
-        ('{"shared": {"frames": [{"name": "a"}]}, "profiles": [{"type": "evented", "events": [{"type": "O", "at": 1, "frame": 0}]}]}', "never closed"),
-        ('{"shared": {"frames": [{"name": "a"}]}, "profiles": [{"type": "sampled", "samples": [[0]], "weights": [-1]}]}', "non-negative"),
+        (
+            '{"shared": {"frames": []}, "profiles": [{"type": "sampled", "samples": [[0]], "weights": [1]}]}',
+            "not the index of a frame",
+        ),
+        (
+            '{"shared": {"frames": [{"name": "a"}]}, "profiles": [{"type": "evented", "events": [{"type": "O", "at": 1, "frame": 0}]}]}',
+            "never closed",
+        ),
+        (
+            '{"shared": {"frames": [{"name": "a"}]}, "profiles": [{"type": "sampled", "samples": [[0]], "weights": [-1]}]}',
+            "non-negative",
+        ),
         ('{"shared": {"frames": []}, "profiles": [{"type": "other"}]}', "expected 'sampled' or 'evented'"),
     ],
 )
@@ -103,23 +127,28 @@ def test_registry_detects_speedscope_and_writes_charts_as_graphs_to_folded(tmp_p
 def _sampled(weights, samples=None, frames=("a", "b")) -> str:
     """A one-profile sampled file with the given weights (JSON text, so NaN and Infinity can appear)."""
     samples = samples if samples is not None else [[0, 1]] * len(weights)
-    return (
-        '{"shared":{"frames":[%s]},"profiles":[{"type":"sampled","unit":"none","samples":%s,"weights":[%s]}]}'
-        % (",".join(json.dumps({"name": f}) for f in frames), json.dumps(samples), ",".join(weights))
+    return '{"shared":{"frames":[%s]},"profiles":[{"type":"sampled","unit":"none","samples":%s,"weights":[%s]}]}' % (
+        ",".join(json.dumps({"name": f}) for f in frames),
+        json.dumps(samples),
+        ",".join(weights),
     )
 
 
 @pytest.mark.parametrize("weight", ["NaN", "Infinity", "-Infinity", "-1", "1e999", "1e300", "1" + "0" * 400])
 def test_non_finite_or_negative_weight_is_refused_with_its_json_path(weight):
     # NaN used to drop its stack silently; Infinity crashed svg and made merge write "inf"
-    with pytest.raises(fs.InputError, match=r"t\.speedscope\.json: profiles\[0\]\.weights\[1\] is .*, not a non-negative number below 1e\+300"):
+    with pytest.raises(
+        fs.InputError, match=r"t\.speedscope\.json: profiles\[0\]\.weights\[1\] is .*, not a non-negative number below 1e\+300"
+    ):
         loads(_sampled(["1", weight]))
 
 
 @pytest.mark.parametrize("index", [-1, 2, 1.0, True, "0"])
 def test_out_of_range_frame_index_is_refused_with_its_json_path(index):
     # -1 used to wrap silently to the last frame
-    with pytest.raises(fs.InputError, match=r"profiles\[0\]\.samples\[0\]\[1\] is .*not the index of a frame \(shared.frames has 2\)"):
+    with pytest.raises(
+        fs.InputError, match=r"profiles\[0\]\.samples\[0\]\[1\] is .*not the index of a frame \(shared.frames has 2\)"
+    ):
         loads(_sampled(["1"], [[0, index]]))
 
 
@@ -144,16 +173,36 @@ def test_infinite_start_value_is_refused():
 
 
 #: Two profiles: a sampled one ("one") and an evented one ("two") over frames a and b.
-TWO_PROFILES = json.dumps({
-    "$schema": speedscope.SCHEMA,
-    "shared": {"frames": [{"name": "a"}, {"name": "b"}]},
-    "profiles": [
-        {"type": "sampled", "name": "one", "unit": "none", "startValue": 0, "endValue": 3, "samples": [[0], [0, 1]], "weights": [1, 2]},
-        {"type": "evented", "name": "two", "unit": "none", "startValue": 0, "endValue": 10, "events": [
-            {"type": "O", "at": 0, "frame": 0}, {"type": "O", "at": 4, "frame": 1},
-            {"type": "C", "at": 10, "frame": 1}, {"type": "C", "at": 10, "frame": 0}]},
-    ],
-})
+TWO_PROFILES = json.dumps(
+    {
+        "$schema": speedscope.SCHEMA,
+        "shared": {"frames": [{"name": "a"}, {"name": "b"}]},
+        "profiles": [
+            {
+                "type": "sampled",
+                "name": "one",
+                "unit": "none",
+                "startValue": 0,
+                "endValue": 3,
+                "samples": [[0], [0, 1]],
+                "weights": [1, 2],
+            },
+            {
+                "type": "evented",
+                "name": "two",
+                "unit": "none",
+                "startValue": 0,
+                "endValue": 10,
+                "events": [
+                    {"type": "O", "at": 0, "frame": 0},
+                    {"type": "O", "at": 4, "frame": 1},
+                    {"type": "C", "at": 10, "frame": 1},
+                    {"type": "C", "at": 10, "frame": 0},
+                ],
+            },
+        ],
+    }
+)
 
 
 def _read(options: dict, diagnostics=None) -> fs.FlameGraph:
@@ -167,14 +216,22 @@ def test_every_profile_is_added_up_and_the_diagnostics_say_so():
     diagnostics = Diagnostics()
     graph = _read({}, diagnostics)
     assert dict(graph.items()) == {("a",): 1 + 4, ("a", "b"): 2 + 6}
-    assert any("read the file's 2 profiles (0: one, 1: two) as one thread each; a flame graph adds them up; "
-               "pick one with --profile" in m for m in diagnostics.messages())
+    assert any(
+        "read the file's 2 profiles (0: one, 1: two) as one thread each; a flame graph adds them up; pick one with --profile" in m
+        for m in diagnostics.messages()
+    )
 
 
-@pytest.mark.parametrize("wanted, expected", [
-    ("one", {("a",): 1, ("a", "b"): 2}), ("0", {("a",): 1, ("a", "b"): 2}), (0, {("a",): 1, ("a", "b"): 2}),
-    ("two", {("a",): 4, ("a", "b"): 6}), ("1", {("a",): 4, ("a", "b"): 6}),
-])
+@pytest.mark.parametrize(
+    "wanted, expected",
+    [
+        ("one", {("a",): 1, ("a", "b"): 2}),
+        ("0", {("a",): 1, ("a", "b"): 2}),
+        (0, {("a",): 1, ("a", "b"): 2}),
+        ("two", {("a",): 4, ("a", "b"): 6}),
+        ("1", {("a",): 4, ("a", "b"): 6}),
+    ],
+)
 def test_profile_picks_one_by_name_or_index(wanted, expected):
     assert dict(_read({"profile": wanted}).items()) == expected
 
@@ -195,8 +252,14 @@ def test_convert_profile_option(tmp_path, capsys):
 
 
 def _evented(name: str, events: list, unit: str = "microseconds") -> dict:
-    return {"type": "evented", "name": name, "unit": unit, "startValue": events[0][1], "endValue": events[-1][1],
-            "events": [{"type": kind, "at": at, "frame": frame} for kind, at, frame in events]}
+    return {
+        "type": "evented",
+        "name": name,
+        "unit": unit,
+        "startValue": events[0][1],
+        "endValue": events[-1][1],
+        "events": [{"type": kind, "at": at, "frame": frame} for kind, at, frame in events],
+    }
 
 
 def test_evented_profiles_keep_time_order_per_thread():
@@ -205,14 +268,20 @@ def test_evented_profiles_keep_time_order_per_thread():
     for k in range(6):
         events += [("O", 10 * k, 1), ("C", 10 * k + 4, 1), ("O", 10 * k + 4, 2), ("C", 10 * k + 10, 2)]
     events.append(("C", 60, 0))
-    document = {"$schema": speedscope.SCHEMA, "shared": {"frames": [{"name": "main"}, {"name": "f"}, {"name": "g"}]},
-                "profiles": [_evented("T1", events), _evented("T2", [("O", 5, 1), ("C", 7, 1)])]}
+    document = {
+        "$schema": speedscope.SCHEMA,
+        "shared": {"frames": [{"name": "main"}, {"name": "f"}, {"name": "g"}]},
+        "profiles": [_evented("T1", events), _evented("T2", [("O", 5, 1), ("C", 7, 1)])],
+    }
     chart = speedscope.parse(io.StringIO(json.dumps(document)))
     assert isinstance(chart, FlameChart) and chart.threads == ["T1", "T2"] and chart.metadata.unit == "us"
     intervals = chart.intervals()
     t1 = [(start, end, chart.stacks[s]) for start, end, s in intervals[0]]
-    assert t1 == [span for k in range(6) for span in (
-        (10_000 * k, 10_000 * k + 4000, ("main", "f")), (10_000 * k + 4000, 10_000 * (k + 1), ("main", "g")))]
+    assert t1 == [
+        span
+        for k in range(6)
+        for span in ((10_000 * k, 10_000 * k + 4000, ("main", "f")), (10_000 * k + 4000, 10_000 * (k + 1), ("main", "g")))
+    ]
     assert [(start, end) for start, end, _ in intervals[1]] == [(5000, 7000)]  # the shared time axis: T2 ran at 5-7 us
     assert dict(chart.graph().items()) == {("main", "f"): 24, ("main", "g"): 36, ("f",): 2}
 
@@ -225,4 +294,6 @@ def test_the_recorders_timeline_reads_back_with_its_gaps():
     back = speedscope.parse(io.StringIO(dumps(chart)))
     assert back.threads == ["T", "U"]
     assert {t: [(s, e, back.stacks[k]) for s, e, k in spans] for t, spans in back.intervals().items()} == {
-        0: [(0, 10, ("a",)), (90, 100, ("a", "b"))], 1: [(70, 100, ("c",))]}
+        0: [(0, 10, ("a",)), (90, 100, ("a", "b"))],
+        1: [(70, 100, ("c",))],
+    }

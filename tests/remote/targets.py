@@ -33,7 +33,7 @@ def python(name: str) -> Path:
 
 #: A program with phases of known length, each timed by the program itself: a thread that sleeps,
 #: then (after a line on stdin) spin_a for A s, spin_b for B s, and a pause before it exits.
-PHASES = textwrap.dedent('''
+PHASES = textwrap.dedent("""
     import json, sys, threading, time
 
     def sleeper():
@@ -64,10 +64,10 @@ PHASES = textwrap.dedent('''
         time.sleep(0.2)
 
     main()
-''')
+""")
 
 #: A program that spins forever in its main thread while another sleeps (for dump, and recordings cut by -d).
-FOREVER = textwrap.dedent('''
+FOREVER = textwrap.dedent("""
     import threading, time
 
     def sleeper():
@@ -80,12 +80,12 @@ FOREVER = textwrap.dedent('''
     threading.Thread(target=sleeper, name="sleeper", daemon=True).start()
     print("ready", flush=True)
     spin_forever()
-''')
+""")
 
 
 #: A program that changes under the reader as fast as it can (threads born and ended, recursion that
 #: grows and unwinds, code made by exec and dropped), then leaves with os._exit mid-recording.
-CHURN = textwrap.dedent('''
+CHURN = textwrap.dedent("""
     import os, sys, threading, time
 
     def recurse(depth):
@@ -108,11 +108,11 @@ CHURN = textwrap.dedent('''
     sys.stdin.readline()
     churn(time.perf_counter() + float(sys.argv[1]))
     os._exit(0)
-''')
+""")
 
 
 #: The GIL held by a thread other than the main one: a worker spins, the main thread sleeps.
-WORKER_SPINS = textwrap.dedent('''
+WORKER_SPINS = textwrap.dedent("""
     import threading, time
 
     def worker_spin():
@@ -122,7 +122,7 @@ WORKER_SPINS = textwrap.dedent('''
     threading.Thread(target=worker_spin, name="worker", daemon=True).start()
     print("ready", flush=True)
     time.sleep(3600)
-''')
+""")
 
 
 class Target:
@@ -132,8 +132,9 @@ class Target:
         script = directory / "target_program.py"
         script.write_text(source)
         self.script = script
-        self.process = subprocess.Popen([str(interpreter), str(script), *args], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, text=True, cwd=directory)
+        self.process = subprocess.Popen(
+            [str(interpreter), str(script), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=directory
+        )
         assert self.process.stdout is not None and self.process.stdout.readline() == "ready\n"
 
     @property

@@ -100,8 +100,7 @@ def test_dump_prints_the_stacks_innermost_first(tmp_path):
 @pytest.mark.parametrize("output", ["out.folded", "out.speedscope.json", "out.html", "out.pprof"])
 def test_record_pid_writes_every_format_and_stops_at_the_duration(output, tmp_path):
     with Target(python("3.12"), FOREVER, tmp_path) as target:
-        done = flamespace("record", "--pid", str(target.pid), "-d", "0.5", "-r", "200", "--threads",
-                          "-o", str(tmp_path / output))
+        done = flamespace("record", "--pid", str(target.pid), "-d", "0.5", "-r", "200", "--threads", "-o", str(tmp_path / output))
         assert target.process.poll() is None  # the target runs on
     assert done.returncode == 0, done.stderr
     assert "stopped after --duration" in done.stderr
@@ -126,9 +125,20 @@ def wait_until_attached(recorder: subprocess.Popen) -> None:
 
 def test_record_pid_ends_and_saves_when_the_target_exits(tmp_path):
     with Target(python("3.11"), PHASES, tmp_path, "0.3", "0.1") as target:
-        recording = subprocess.Popen([sys.executable, "-c", "import sys; from flamespace.cli import main; sys.exit(main())",
-                                      "record", "--pid", str(target.pid), "-o", str(tmp_path / "out.folded")],
-                                     stderr=subprocess.PIPE, text=True)
+        recording = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "import sys; from flamespace.cli import main; sys.exit(main())",
+                "record",
+                "--pid",
+                str(target.pid),
+                "-o",
+                str(tmp_path / "out.folded"),
+            ],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         wait_until_attached(recording)
         target.go()
         _, err = recording.communicate(timeout=60)
@@ -141,9 +151,20 @@ def test_record_pid_ends_and_saves_when_the_target_exits(tmp_path):
 
 def test_ctrl_c_stops_record_pid_and_saves(tmp_path):
     with Target(python("3.13"), FOREVER, tmp_path) as target:
-        recording = subprocess.Popen([sys.executable, "-c", "import sys; from flamespace.cli import main; sys.exit(main())",
-                                      "record", "--pid", str(target.pid), "-o", str(tmp_path / "out.folded")],
-                                     stderr=subprocess.PIPE, text=True)
+        recording = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "import sys; from flamespace.cli import main; sys.exit(main())",
+                "record",
+                "--pid",
+                str(target.pid),
+                "-o",
+                str(tmp_path / "out.folded"),
+            ],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         wait_until_attached(recording)
         recording.send_signal(signal.SIGINT)
         _, err = recording.communicate(timeout=60)
@@ -166,7 +187,9 @@ def one_line_error(done: subprocess.CompletedProcess) -> str:
 def test_no_such_process(command, tmp_path):
     ended = subprocess.Popen(["true"])
     ended.wait()  # its pid is free now (and not reused this soon)
-    line = one_line_error(flamespace(command, "--pid", str(ended.pid), *(["-o", str(tmp_path / "x.folded")] * (command == "record"))))
+    line = one_line_error(
+        flamespace(command, "--pid", str(ended.pid), *(["-o", str(tmp_path / "x.folded")] * (command == "record")))
+    )
     assert line == f"flamespace {command}: error: no process with pid {ended.pid}"
     assert not (tmp_path / "x.folded").exists()
 
@@ -205,18 +228,27 @@ def test_permission_denied_says_what_to_run(tmp_path):
     source = str(Path(fs.__file__).resolve().parent.parent)
     interpreter = python("system-3.11")
     with Target(python("3.12"), FOREVER, tmp_path) as target:
-        done = subprocess.run([str(interpreter), "-c", AS_ANOTHER_USER, source, "dump", "--pid", str(target.pid)],
-                              capture_output=True, text=True, timeout=60, user="nobody", cwd="/")
+        done = subprocess.run(
+            [str(interpreter), "-c", AS_ANOTHER_USER, source, "dump", "--pid", str(target.pid)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            user="nobody",
+            cwd="/",
+        )
     line = one_line_error(done)
     assert line.startswith(f"flamespace dump: error: permission denied reading process {target.pid}'s")
     assert "ptrace_scope" in line and "SYS_PTRACE" in line
 
 
-@pytest.mark.parametrize("args, problem", [
-    (["-c", "pass"], "give no program"),
-    (["--mode", "alloc"], "--mode alloc records allocations from inside the program"),
-    (["--subprocesses"], "--subprocesses is not available with --pid yet"),
-])
+@pytest.mark.parametrize(
+    "args, problem",
+    [
+        (["-c", "pass"], "give no program"),
+        (["--mode", "alloc"], "--mode alloc records allocations from inside the program"),
+        (["--subprocesses"], "--subprocesses is not available with --pid yet"),
+    ],
+)
 def test_record_pid_refuses_what_it_cannot_do(args, problem, tmp_path):
     line = one_line_error(flamespace("record", "--pid", str(os.getpid()), "-o", str(tmp_path / "x.folded"), *args))
     assert problem in line
@@ -228,8 +260,9 @@ def test_idle_and_cpu_modes_tell_a_waiting_thread_from_a_running_one(tmp_path):
     with Target(python("3.12"), FOREVER, tmp_path) as target:
         for mode in ("idle", "cpu"):
             flags = ["--idle"] if mode == "idle" else ["--mode", "cpu"]
-            done = flamespace("record", "--pid", str(target.pid), "-d", "0.5", "--threads", *flags, "-o",
-                              str(tmp_path / f"{mode}.folded"))
+            done = flamespace(
+                "record", "--pid", str(target.pid), "-d", "0.5", "--threads", *flags, "-o", str(tmp_path / f"{mode}.folded")
+            )
             assert done.returncode == 0, done.stderr
     idle = fs.read(tmp_path / "idle.folded")
     sleeper = [(stack, value) for stack, value in idle.items() if any(f.startswith("sleeper (") for f in stack)]
@@ -276,8 +309,9 @@ def test_dump_says_which_thread_holds_the_gil(name, tmp_path):
 def test_record_gil_keeps_only_the_holders_samples(tmp_path):
     with Target(python("3.12"), WORKER_SPINS, tmp_path) as target:
         time.sleep(0.2)
-        done = flamespace("record", "--pid", str(target.pid), "--gil", "--threads", "-d", "0.5", "-o",
-                          str(tmp_path / "gil.folded"))
+        done = flamespace(
+            "record", "--pid", str(target.pid), "--gil", "--threads", "-d", "0.5", "-o", str(tmp_path / "gil.folded")
+        )
     assert done.returncode == 0, done.stderr
     graph = fs.read(tmp_path / "gil.folded")
     assert graph.metadata.labels["gil"] == "holder only"

@@ -15,16 +15,35 @@ from .targets import PYTHONS, python
 SOURCE = Path(__file__).with_name("layout_offsets.c")
 #: layout_offsets.c's names -> the Layout's fields.
 FIELDS = {
-    "runtime.interpreters_head": "interpreters_head", "interp.next": "interp_next", "interp.threads_head": "interp_threads_head",
-    "tstate.next": "tstate_next", "tstate.interp": "tstate_interp", "tstate.thread_id": "tstate_thread_id",
-    "tstate.native_thread_id": "tstate_native_thread_id", "tstate.cframe": "tstate_cframe", "tstate.frame": "tstate_frame",
-    "cframe.current_frame": "cframe_current", "frame.previous": "frame_previous", "frame.code": "frame_code",
-    "frame.instr": "frame_instr", "frame.owner": "frame_owner", "code.qualname": "code_qualname",
-    "code.linetable": "code_linetable", "code.code_adaptive": "code_adaptive", "code.filename": "code_filename",
-    "code.name": "code_name", "code.firstlineno": "code_firstlineno", "bytes.ob_size": "bytes_size",
-    "bytes.ob_sval": "bytes_data", "unicode.state": "unicode_state", "unicode.length": "unicode_length",
-    "unicode.ascii_size": "unicode_ascii_size", "unicode.compact_size": "unicode_compact_size",
-    "gil.pointer": "gil_pointer", "gil.holder": "gil_holder", "gil.locked": "gil_locked",
+    "runtime.interpreters_head": "interpreters_head",
+    "interp.next": "interp_next",
+    "interp.threads_head": "interp_threads_head",
+    "tstate.next": "tstate_next",
+    "tstate.interp": "tstate_interp",
+    "tstate.thread_id": "tstate_thread_id",
+    "tstate.native_thread_id": "tstate_native_thread_id",
+    "tstate.cframe": "tstate_cframe",
+    "tstate.frame": "tstate_frame",
+    "cframe.current_frame": "cframe_current",
+    "frame.previous": "frame_previous",
+    "frame.code": "frame_code",
+    "frame.instr": "frame_instr",
+    "frame.owner": "frame_owner",
+    "code.qualname": "code_qualname",
+    "code.linetable": "code_linetable",
+    "code.code_adaptive": "code_adaptive",
+    "code.filename": "code_filename",
+    "code.name": "code_name",
+    "code.firstlineno": "code_firstlineno",
+    "bytes.ob_size": "bytes_size",
+    "bytes.ob_sval": "bytes_data",
+    "unicode.state": "unicode_state",
+    "unicode.length": "unicode_length",
+    "unicode.ascii_size": "unicode_ascii_size",
+    "unicode.compact_size": "unicode_compact_size",
+    "gil.pointer": "gil_pointer",
+    "gil.holder": "gil_holder",
+    "gil.locked": "gil_locked",
 }
 
 
@@ -32,8 +51,9 @@ def header_offsets(interpreter: Path, directory: Path) -> dict:
     config = "import sysconfig; print(sysconfig.get_paths()['include'])"
     include = subprocess.run([str(interpreter), "-c", config], capture_output=True, text=True, check=True).stdout.strip()
     program = directory / "offsets"
-    subprocess.run(["gcc", f"-I{include}", f"-I{include}/internal", str(SOURCE), "-o", str(program)], check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["gcc", f"-I{include}", f"-I{include}/internal", str(SOURCE), "-o", str(program)], check=True, capture_output=True
+    )
     printed = subprocess.run([str(program)], capture_output=True, text=True, check=True).stdout
     return json.loads("{" + printed.rstrip().rstrip(",") + "}")
 

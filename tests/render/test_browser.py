@@ -22,8 +22,14 @@ from ..conftest import DATA
 from .test_significance import BASELINE, CANDIDATE, KINDS
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 SMALL = DATA / "render" / "small.folded"  # 122 samples
 

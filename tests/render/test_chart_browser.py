@@ -39,7 +39,9 @@ class ChartPage(Page):
     def boxes(self, lane: int, name: str) -> list:
         """The boxes drawn for ``name`` on a lane, left to right, in page coordinates (``cx``, ``cy``: centre)."""
         drawn = self.tab.evaluate(f"window.flamespaceChart.chart.lanes[{lane}].pane.drawn()")
-        rect = self.tab.evaluate(f"(() => {{ const r = window.flamespaceChart.chart.lanes[{lane}].pane.canvas.getBoundingClientRect(); return [r.left, r.top, r.width]; }})()")
+        rect = self.tab.evaluate(
+            f"(() => {{ const r = window.flamespaceChart.chart.lanes[{lane}].pane.canvas.getBoundingClientRect(); return [r.left, r.top, r.width]; }})()"
+        )
         out = sorted((b for b in drawn if b["name"] == name), key=lambda b: b["x"])
         for b in out:
             b["cx"], b["cy"], b["inner"] = rect[0] + b["x"] + b["w"] / 2, rect[1] + b["y"] + b["h"] / 2, rect[2] - 20
@@ -111,7 +113,10 @@ def test_zoom_and_pan_move_every_lane(open_chart) -> None:
     page.tab.mouse.move(ruler["x"] + 10 + inner * 45 / 60, y)
     page.tab.mouse.up()
     assert page.views()[0] == [pytest.approx(30 * US, rel=0.01), pytest.approx(45 * US, rel=0.01)]
-    assert page.tab.text_content("#span") == f"{units.human(page.views()[0][0], 'ns')} – {units.human(page.views()[0][1], 'ns')} of 60.0 µs"
+    assert (
+        page.tab.text_content("#span")
+        == f"{units.human(page.views()[0][0], 'ns')} – {units.human(page.views()[0][1], 'ns')} of 60.0 µs"
+    )
     page.shot("zoomed")
 
 

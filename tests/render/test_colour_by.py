@@ -61,15 +61,25 @@ app 7 100.000009: 100 instructions:
 \t2f main (app)
 
 """
-CYCLES = fs.FlameGraph({("app", "main", "f"): 600, ("app", "main", "g"): 200, ("app", "main", "k"): 100, ("app", "main"): 100}, metric="cycles")
-INSTRUCTIONS = fs.FlameGraph({("app", "main", "f"): 300, ("app", "main", "g"): 400, ("app", "main", "h"): 100}, metric="instructions")
+CYCLES = fs.FlameGraph(
+    {("app", "main", "f"): 600, ("app", "main", "g"): 200, ("app", "main", "k"): 100, ("app", "main"): 100}, metric="cycles"
+)
+INSTRUCTIONS = fs.FlameGraph(
+    {("app", "main", "f"): 300, ("app", "main", "g"): 400, ("app", "main", "h"): 100}, metric="instructions"
+)
 #: instructions/cycles per frame: the whole profile's 800/1,000; f 300/600, g 400/200, k none.
 RATIOS = {"all": 0.8, "app": 0.8, "main": 0.8, "f": 0.5, "g": 2.0, "k": 0.0}
 #: The scale is full at g's 2.5x the whole's (the farthest of frames of at least 1%); a frame's
 #: colour is diff_colour of its log ratio: f at ln(0.625)/ln(2.5) of full blue, int(210 * (1 -
 #: ln 1.6 / ln 2.5)) = 102 in the other channels; k (no instructions) full blue; g full red.
-COLOURS = {"all": "rgb(255,255,255)", "app": "rgb(255,255,255)", "main": "rgb(255,255,255)",
-           "f": "rgb(102,102,255)", "g": "rgb(255,0,0)", "k": "rgb(0,0,255)"}
+COLOURS = {
+    "all": "rgb(255,255,255)",
+    "app": "rgb(255,255,255)",
+    "main": "rgb(255,255,255)",
+    "f": "rgb(102,102,255)",
+    "g": "rgb(255,0,0)",
+    "k": "rgb(0,0,255)",
+}
 REAL = DATA / "perf" / "two-events.perf"
 
 
@@ -159,7 +169,7 @@ def test_each_frame_holds_the_second_metric_of_the_stacks_under_it(width, colour
     c = laid.columns
     path: list = []
     for name, depth, second in zip(c.names, c.depths, c.seconds):
-        del path[max(depth - 1, 0):]
+        del path[max(depth - 1, 0) :]
         if depth:
             path.append(name)
         expected = sum(v for s, v in colour.items() if s[: len(path)] == tuple(path))
@@ -182,7 +192,10 @@ def test_cli_perf_events_and_folded_pair_draw_the_same_svg(tmp_path: Path) -> No
     "arguments, message",
     [
         (["--colour-by", "event:instructions"], "the first event in the input is instructions"),
-        (["--event", "cycles", "--colour-by", "event:branches"], "no samples of event branches; the input has: cycles (5), instructions (4)"),
+        (
+            ["--event", "cycles", "--colour-by", "event:branches"],
+            "no samples of event branches; the input has: cycles (5), instructions (4)",
+        ),
         (["--event", "branches"], "no samples of event branches"),
         (["--event", "cycles", "--colour-by", "event:"], "names no event"),
         (["--event", "cycles", "--colour-by", "event:cycles"], "is the widths' event too"),
@@ -246,8 +259,9 @@ def test_real_two_event_perf_record(tmp_path: Path) -> None:
         assert fs.read(REAL, options={"event_filter": event}) == expected
     out = tmp_path / "real.svg"
     assert main(["svg", str(REAL), "--event", "task-clock", "--colour-by", "event:page-faults", "-o", str(out)]) == 0
-    laid = layout(fs.read(REAL, options={"event_filter": "task-clock"}),
-                  colour_by=fs.read(REAL, options={"event_filter": "page-faults"}))
+    laid = layout(
+        fs.read(REAL, options={"event_filter": "task-clock"}), colour_by=fs.read(REAL, options={"event_filter": "page-faults"})
+    )
     picture = fs.render.draw(laid, SvgOptions())
     by_path: dict = {}
     path: list = []

@@ -26,7 +26,13 @@ from .test_html_browser import Page
 EXAMPLES = DATA.parents[1] / "examples"
 V1, V2 = EXAMPLES / "webapp-v1.folded", EXAMPLES / "webapp-v2.folded"
 TABS = ("overlay", "panes", "whiteblack", "appeared", "grown", "disappeared", "shrunk")
-GET_USER = ["<module> (app.py:1)", "main (app.py:88)", "serve (server.py:40)", "handle_request (server.py:61)", "get_user (views.py:12)"]
+GET_USER = [
+    "<module> (app.py:1)",
+    "main (app.py:88)",
+    "serve (server.py:40)",
+    "handle_request (server.py:61)",
+    "get_user (views.py:12)",
+]
 
 
 @pytest.fixture(scope="module")
@@ -66,10 +72,13 @@ class ComparePage(Page):
 
     def boxes(self, position: int = 0) -> list:
         """What pane ``position`` of the current tab drew, in page coordinates (``cx``, ``cy``: the centre)."""
-        return self.tab.evaluate("""(p) => {
+        return self.tab.evaluate(
+            """(p) => {
             const pane = flamespaceCompare.panes()[p], r = pane.canvas.getBoundingClientRect();
             return pane.drawn().map(b => Object.assign(b, {cx: r.left + b.x + b.w / 2, cy: r.top + b.y + b.h / 2,
-                                                           left: r.left + b.x, top: r.top + b.y})); }""", position)
+                                                           left: r.left + b.x, top: r.top + b.y})); }""",
+            position,
+        )
 
     def box(self, name: str, position: int = 0) -> dict:
         found = [b for b in self.boxes(position) if b["name"] == name]
@@ -83,10 +92,13 @@ class ComparePage(Page):
                                         start: p.tree().start[v.frame], value: p.tree().value[v.frame], hovered: p.hovered()}; })""")
 
     def pixel(self, x: float, y: float, position: int = 0) -> str:
-        return self.tab.evaluate("""([x, y, p]) => {
+        return self.tab.evaluate(
+            """([x, y, p]) => {
             const canvas = flamespaceCompare.panes()[p].canvas, r = canvas.getBoundingClientRect(), k = canvas.width / r.width;
             const d = canvas.getContext('2d').getImageData(Math.floor((x - r.left) * k), Math.floor((y - r.top) * k), 1, 1).data;
-            return `rgb(${d[0]},${d[1]},${d[2]})`; }""", [x, y, position])
+            return `rgb(${d[0]},${d[1]},${d[2]})`; }""",
+            [x, y, position],
+        )
 
 
 @pytest.fixture
@@ -116,7 +128,9 @@ def test_overlay_colours_and_inks_are_the_svgs(open_page) -> None:
         data = read_comparison((page_path := page.tab.url.split("#")[0]) and open(page_path[7:]).read())
         assert page.tab.evaluate(f"flamespaceCompare.largest('{mode}')") == data["largest"][mode]
     distinct = sorted(set(expected) | {f"rgb({v},{v},255)" for v in range(0, 211, 7)})
-    assert page.tab.evaluate("(cs) => cs.map(c => flamespaceCompare.lightInk(c))", distinct) == [needs_light_ink(c) for c in distinct]
+    assert page.tab.evaluate("(cs) => cs.map(c => flamespaceCompare.lightInk(c))", distinct) == [
+        needs_light_ink(c) for c in distinct
+    ]
     recv = page.box("_recv (db.py:118)")
     assert page.pixel(recv["left"] + 2, recv["top"] + 2) == expected[recv["frame"]]  # pane index = layout index here
 
@@ -160,7 +174,7 @@ def test_tabs_switch_and_keep_the_zoomed_frame(open_page) -> None:
     assert page.views()[0]["path"] == GET_USER
     page.show("grown")  # no stack under get_user grew: its deepest ancestor that has one
     path = page.views()[0]["path"]
-    assert path == GET_USER[:len(path)] and len(path) < len(GET_USER)
+    assert path == GET_USER[: len(path)] and len(path) < len(GET_USER)
     assert page.tab.locator("#view-overlay").is_hidden() and page.tab.locator("#view-grown").is_visible()
     page.tab.keyboard.press("1")  # digits switch tabs
     assert page.tab.evaluate("flamespaceCompare.tab()") == "overlay" and page.views()[0]["path"] == GET_USER
@@ -261,7 +275,9 @@ def test_the_page_derives_exactly_what_the_payload_reader_derives(open_page, pag
         derived = page.tab.evaluate(f"flamespaceCompare.derived({k})")
         assert derived == {key: profile[key] for key in ("total", "start", "value", "self")}, profile["label"]
     for view, table in data["views"].items():
-        assert page.tab.evaluate(f"flamespaceCompare.derived('{view}')") == {key: table[key] for key in ("total", "start", "value", "self")}, view
+        assert page.tab.evaluate(f"flamespaceCompare.derived('{view}')") == {
+            key: table[key] for key in ("total", "start", "value", "self")
+        }, view
     sig = page.tab.evaluate("flamespaceCompare.significance()")
     if data["significance"] is None:
         assert sig is None

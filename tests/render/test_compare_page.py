@@ -30,7 +30,7 @@ def paths(data: dict) -> list:
     """Each frame's path (its stack), from the decoded names and depths."""
     out, path = [], []
     for name, depth in zip(data["frames"]["name"], data["frames"]["depth"]):
-        del path[max(depth - 1, 0):]
+        del path[max(depth - 1, 0) :]
         if depth:
             path.append(data["names"][name])
         out.append(tuple(path))
@@ -43,7 +43,7 @@ def held(data: dict, table: dict) -> dict:
 
 
 def inclusive(profile, path) -> float:
-    return sum(v for s, v in profile.items() if s[:len(path)] == path)
+    return sum(v for s, v in profile.items() if s[: len(path)] == path)
 
 
 def test_the_page_holds_exactly_each_input_and_its_values_per_frame() -> None:
@@ -58,7 +58,7 @@ def test_the_page_holds_exactly_each_input_and_its_values_per_frame() -> None:
             assert table["value"][i] == inclusive(profile, path)
             # a frame starts after everything its profile holds in stacks that sort before its path
             if table["value"][i]:
-                assert table["start"][i] == sum(v for s, v in profile.items() if s < path and s[:len(path)] != path)
+                assert table["start"][i] == sum(v for s, v in profile.items() if s < path and s[: len(path)] != path)
     assert [p["label"] for p in data["profiles"]] == ["v1", "v2", "v3"] and data["pair"] == [0, 2]
 
 
@@ -85,7 +85,7 @@ def test_the_colour_scale_is_the_svgs(mode) -> None:
 
 def test_narrow_frames_are_left_out_by_their_share_of_either_profile() -> None:
     wide = {("main", f"f{i}"): 1_000 for i in range(10)}
-    a = fs.FlameGraph({**wide, ("main", "gone"): 1})   # 0.01% of A: kept at 0.001%...
+    a = fs.FlameGraph({**wide, ("main", "gone"): 1})  # 0.01% of A: kept at 0.001%...
     b = fs.FlameGraph({**wide, ("main", "tiny"): 1})
     data = read_comparison(comparison_html([a, b], ["a", "b"], HtmlOptions(min_percent=0.02)))
     assert ("main", "gone") not in paths(data) and ("main", "tiny") not in paths(data)
@@ -110,8 +110,11 @@ def test_significance_holds_each_tested_stack_and_colours_only_significant_ones(
 
     a = fs.FlameGraph({("main", "a"): 10, ("main", "b"): 10, ("main", "c"): 4})
     b = fs.FlameGraph({("main", "a"): 20, ("main", "b"): 11, ("main", "c"): 4})
-    tests = {("main", "a"): Change("grown", True, 0.001), ("main", "b"): Change(None, False, 0.4),
-             ("main", "c"): Change(None, True, 0.01)}
+    tests = {
+        ("main", "a"): Change("grown", True, 0.001),
+        ("main", "b"): Change(None, False, 0.4),
+        ("main", "c"): Change(None, True, 0.01),
+    }
     data = read_comparison(comparison_html([a, b], ["baseline", "candidate"], EVERY_FRAME, tests=tests, note="Test: maxt"))
     sig, frames = data["significance"], paths(data)
     at = {path: i for i, path in enumerate(frames)}
@@ -147,8 +150,10 @@ def test_html_diff_and_series_from_the_command_line(tmp_path, capsys) -> None:
     three = tmp_path / "v3.folded"
     three.write_text("main;x 5\n")
     out = tmp_path / "series.html"
-    assert main(["html", "--series", str(V1), str(V2), str(three), "--label", "1", "--label", "2", "--label", "3",
-                 "-o", str(out)]) == 0
+    assert (
+        main(["html", "--series", str(V1), str(V2), str(three), "--label", "1", "--label", "2", "--label", "3", "-o", str(out)])
+        == 0
+    )
     assert [p["label"] for p in read_comparison(out.read_text())["profiles"]] == ["1", "2", "3"]
 
 
@@ -162,15 +167,18 @@ def test_html_diff_of_one_differential_file(tmp_path) -> None:
     assert held(data, data["profiles"][1]) == {("main", "a"): 5}
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--diff", str(V1)], "--diff takes two profiles"),
-    (["--diff", str(V1), str(V2), str(V1)], "--diff takes two profiles"),
-    (["--series", str(V1)], "--series takes two or more profiles"),
-    (["--diff", "--series", str(V1), str(V2)], "choose one of --diff and --series"),
-    (["--diff", str(V1), str(V2), "--label", "x"], "1 --label for 2 profiles"),
-    ([str(V1), "--label", "x"], "--label names the inputs"),
-    (["--diff", str(V1), str(V2), "--sort-by-value"], "--sort-by-value does not apply to --diff or --series"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--diff", str(V1)], "--diff takes two profiles"),
+        (["--diff", str(V1), str(V2), str(V1)], "--diff takes two profiles"),
+        (["--series", str(V1)], "--series takes two or more profiles"),
+        (["--diff", "--series", str(V1), str(V2)], "choose one of --diff and --series"),
+        (["--diff", str(V1), str(V2), "--label", "x"], "1 --label for 2 profiles"),
+        ([str(V1), "--label", "x"], "--label names the inputs"),
+        (["--diff", str(V1), str(V2), "--sort-by-value"], "--sort-by-value does not apply to --diff or --series"),
+    ],
+)
 def test_html_comparison_usage_errors(tmp_path, capsys, args, message) -> None:
     assert main(["html", *args, "-o", str(tmp_path / "x.html")]) != 0
     assert message in capsys.readouterr().err
@@ -196,10 +204,14 @@ def test_compare_html_marks_each_tested_stack_with_its_test(tmp_path, capsys) ->
         assert (sig["p"][i], sig["p_adjusted"][i]) == (stack["p"], stack["p_adjusted"])
         assert data["profiles"][0]["self"][i] == pytest.approx(stack["baseline"])
         assert data["profiles"][1]["self"][i] == pytest.approx(stack["candidate"])
-    assert {codes[sig["test"][at[("<startup>", "sitecustomize")]]], codes[sig["test"][at[("main", "c", "b", "a")]]]} \
-        == {"appeared", "shrunk"}
+    assert {codes[sig["test"][at[("<startup>", "sitecustomize")]]], codes[sig["test"][at[("main", "c", "b", "a")]]]} == {
+        "appeared",
+        "shrunk",
+    }
     assert data["title"].startswith("Candidate vs baseline: 2 significant change(s)")
-    assert held(data, data["views"]["appeared"]) == {("<startup>", "sitecustomize"): pytest.approx(data["profiles"][1]["self"][at[("<startup>", "sitecustomize")]])}
+    assert held(data, data["views"]["appeared"]) == {
+        ("<startup>", "sitecustomize"): pytest.approx(data["profiles"][1]["self"][at[("<startup>", "sitecustomize")]])
+    }
 
 
 # -- rows left out of the layout, and what the page derives from the rows ------------------------------
@@ -213,12 +225,31 @@ class Change:
 def narrow_pair():
     """A pair whose narrow stacks (``tiny``, ``gone``) are left out at ``min_percent=0.1`` while
     their callers stay, one frame name with an annotation, and tests of three stacks."""
-    a = fs.FlameGraph({("main", "wide"): 10_000, ("main", "b", "tiny"): 1, ("main", "b", "big"): 5_000,
-                       ("main", "c_[k]"): 3_000, ("main", "b", "gone"): 2, ("main", "d"): 40})
-    b = fs.FlameGraph({("main", "wide"): 10_000, ("main", "b", "tiny"): 3, ("main", "b", "big"): 5_000,
-                       ("main", "c_[k]"): 3_000, ("main", "d"): 20})
-    tests = {("main", "b", "tiny"): Change("grown", True, 0.001), ("main", "d"): Change("shrunk", True, 0.01),
-             ("main", "wide"): Change(None, False, 0.5), ("main", "b", "gone"): Change("disappeared", True, 0.02)}
+    a = fs.FlameGraph(
+        {
+            ("main", "wide"): 10_000,
+            ("main", "b", "tiny"): 1,
+            ("main", "b", "big"): 5_000,
+            ("main", "c_[k]"): 3_000,
+            ("main", "b", "gone"): 2,
+            ("main", "d"): 40,
+        }
+    )
+    b = fs.FlameGraph(
+        {
+            ("main", "wide"): 10_000,
+            ("main", "b", "tiny"): 3,
+            ("main", "b", "big"): 5_000,
+            ("main", "c_[k]"): 3_000,
+            ("main", "d"): 20,
+        }
+    )
+    tests = {
+        ("main", "b", "tiny"): Change("grown", True, 0.001),
+        ("main", "d"): Change("shrunk", True, 0.01),
+        ("main", "wide"): Change(None, False, 0.5),
+        ("main", "b", "gone"): Change("disappeared", True, 0.02),
+    }
     return a, b, tests
 
 
@@ -231,8 +262,10 @@ def test_rows_left_out_still_count_in_the_frame_they_sit_in() -> None:
         assert data["rows"]["others"]["count"], "some rows sit in a frame that is not their own"
         before, after = source
         union = before.support() | after.support()
-        expected = {"whiteblack": {s: after.value(s) or before.value(s) for s in union},
-                    "delta": {s: abs(after.value(s) - before.value(s)) for s in union}}
+        expected = {
+            "whiteblack": {s: after.value(s) or before.value(s) for s in union},
+            "delta": {s: abs(after.value(s) - before.value(s)) for s in union},
+        }
         expected.update({name: dict(part.items()) for name, part in zip(PARTS, decompose(before, after))})
         tables = [(dict(before.items()), data["profiles"][0]), (dict(after.items()), data["profiles"][1])]
         tables += [(expected[name], data["views"][name]) for name in VIEWS]
@@ -240,11 +273,11 @@ def test_rows_left_out_still_count_in_the_frame_they_sit_in() -> None:
             profile = {tuple(map(strip_annotation, s)): v for s, v in profile.items()}  # the page shows names without
             assert table["total"] == sum(profile.values())
             for i, path in enumerate(frames):
-                under = [v for s, v in profile.items() if s[:len(path)] == path]
+                under = [v for s, v in profile.items() if s[: len(path)] == path]
                 assert table["value"][i] == sum(under)
                 assert table["self"][i] == profile.get(path, 0)
                 if under:
-                    assert table["start"][i] == sum(v for s, v in profile.items() if s < path and s[:len(path)] != path)
+                    assert table["start"][i] == sum(v for s, v in profile.items() if s < path and s[: len(path)] != path)
 
 
 def test_significance_colours_are_colourings_even_of_stacks_left_out() -> None:
@@ -259,11 +292,14 @@ def test_significance_colours_are_colourings_even_of_stacks_left_out() -> None:
         for depth in range(1, len(stack) + 1):
             raw[tuple(n.replace("_[k]", "") for n in stack[:depth])] = stack[depth - 1]
     colouring = Colouring(a, b, {s: c.kind or "" for s, c in tests.items() if c.significant})
-    expected = [colouring.colour(tuple(raw.get(p[:d], p[d - 1]) for d in range(1, len(p) + 1)), raw.get(p, ""), len(p))
-                for p in frames]
+    expected = [
+        colouring.colour(tuple(raw.get(p[:d], p[d - 1]) for d in range(1, len(p) + 1)), raw.get(p, ""), len(p)) for p in frames
+    ]
     assert [sig["colours"][i] for i in sig["colour"]] == expected
     at = {path: i for i, path in enumerate(frames)}
-    assert sig["inside"][at[("main", "b")]] == 1 and sig["inside"][at[("main",)]] == 1 and sig["inside"][at[("main", "wide")]] == 0
+    assert (
+        sig["inside"][at[("main", "b")]] == 1 and sig["inside"][at[("main",)]] == 1 and sig["inside"][at[("main", "wide")]] == 0
+    )
     assert sig["test"][at[("main", "d")]] == TEST_CODES["shrunk"] and sig["p"][at[("main", "d")]] == 0.01
     assert sig["test"][at[("main", "wide")]] == TEST_CODES["not significant"]
     from flamespace.render.significance import grey
@@ -275,6 +311,10 @@ def test_the_payload_holds_no_view_per_frame() -> None:
     """The file's size: base data per row, nothing per frame but its name and depth."""
     a, b = fs.read(V1), fs.read(V2)
     data = comparison_payload([a, b], ["a", "b"], EVERY_FRAME)
-    per_frame = [key for table in (data["frames"], *data["profiles"]) for key, value in table.items()
-                 if isinstance(value, dict) and "type" in value]
+    per_frame = [
+        key
+        for table in (data["frames"], *data["profiles"])
+        for key, value in table.items()
+        if isinstance(value, dict) and "type" in value
+    ]
     assert per_frame == ["name", "depth"] and "views" not in data and data["parts"] is None

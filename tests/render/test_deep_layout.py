@@ -49,7 +49,7 @@ def test_two_deep_stacks_sharing_all_but_the_leaf_are_laid_out_in_linear_compari
     c = drawn.columns
     assert len(c.names) == 1 + DEPTH + 2  # all, the shared frames, the two leaves
     assert c.depths[-2:] == [DEPTH + 1, DEPTH + 1] and sorted(c.names[-2:]) == ["x", "y"]
-    assert c.values[:DEPTH + 1] == [1010] * (DEPTH + 1)
+    assert c.values[: DEPTH + 1] == [1010] * (DEPTH + 1)
     assert compared <= 20 * DEPTH, f"{compared:,} comparisons of frame names for a stack {DEPTH:,} deep"
 
 

@@ -81,8 +81,13 @@ def test_function_table_is_the_whole_profiles_not_the_layouts() -> None:
 
 
 def test_function_table_by_function_groups_the_lines_of_one_function() -> None:
-    graph = fs.FlameGraph({("main (app.py:1)", "work (app.py:12)"): 4, ("main (app.py:1)", "work (app.py:30)"): 6,
-                           ("main (app.py:1)", "file.c:7"): 5})
+    graph = fs.FlameGraph(
+        {
+            ("main (app.py:1)", "work (app.py:12)"): 4,
+            ("main (app.py:1)", "work (app.py:30)"): 6,
+            ("main (app.py:1)", "file.c:7"): 5,
+        }
+    )
     data = read_payload(_page(graph))
     for group in ("line", "function"):
         table = data["functions"][group]
@@ -120,10 +125,13 @@ def _described(page: str) -> str:
     return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-@pytest.mark.parametrize("source, options, golden", [
-    (SMALL, HtmlOptions(), "render/html-payload-small.json"),
-    (DIFF, HtmlOptions(negate=True, delta="self", title="Diff"), "render/html-payload-diff.json"),
-])
+@pytest.mark.parametrize(
+    "source, options, golden",
+    [
+        (SMALL, HtmlOptions(), "render/html-payload-small.json"),
+        (DIFF, HtmlOptions(negate=True, delta="self", title="Diff"), "render/html-payload-diff.json"),
+    ],
+)
 def test_payload_golden(source, options, golden, tmp_path) -> None:
     assert_golden(_described(_page(fs.read(source), options)), golden, tmp_path)
 
@@ -214,16 +222,22 @@ def test_calls_give_the_table_a_calls_column() -> None:
     graph = fs.FlameGraph({("main (a.py:1)", "f (a.py:2)"): 10, ("main (a.py:1)", "f (a.py:3)"): 5, ("main (a.py:1)",): 1})
     calls = fs.FlameGraph({("main (a.py:1)", "f (a.py:2)"): 4, ("main (a.py:1)", "f (a.py:3)"): 2, ("main (a.py:1)",): 1})
     data = read_payload(html(graph, HtmlOptions(), calls=calls))
-    for group, expected in (("line", {"f (a.py:2)": 4, "f (a.py:3)": 2, "main (a.py:1)": 1}), ("function", {"f (a.py)": 6, "main (a.py)": 1})):
+    for group, expected in (
+        ("line", {"f (a.py:2)": 4, "f (a.py:3)": 2, "main (a.py:1)": 1}),
+        ("function", {"f (a.py)": 6, "main (a.py)": 1}),
+    ):
         table = data["functions"][group]
         assert {data["names"][n]: c for n, c in zip(table["name"], table["calls"])} == expected
     assert "calls" not in read_payload(html(graph, HtmlOptions()))["functions"]["line"]
 
 
-@pytest.mark.parametrize("colors, items", [
-    ("python", ["your code", "standard library", "native code", "kernel"]),
-    ("hot", []),
-])
+@pytest.mark.parametrize(
+    "colors, items",
+    [
+        ("python", ["your code", "standard library", "native code", "kernel"]),
+        ("hot", []),
+    ],
+)
 def test_a_single_profile_page_says_what_its_colours_mean(colors, items) -> None:
     """Pages had no colour key: red read as "hot" though the python palette's red is native code,
     and the hot palette's colours only tell names apart."""
@@ -275,12 +289,12 @@ def _drawn_and_narrow_paths(data: dict) -> list:
     frames, names, narrow = data["frames"], data["names"], data["narrow"]
     out, path, r = [], [], 0
     for i in range(frames["count"]):
-        del path[frames["depth"][i]:]
+        del path[frames["depth"][i] :]
         path.append(names[frames["name"][i]])
         out.append((tuple(path), frames["value"][i]))
         owned: list = []
         for _ in range(narrow["count"][i]):
-            del owned[narrow["depth"][r] - 1:]
+            del owned[narrow["depth"][r] - 1 :]
             owned.append(names[narrow["name"][r]])
             out.append((tuple(path + owned), narrow["value"][r]))
             r += 1

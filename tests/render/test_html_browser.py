@@ -30,8 +30,11 @@ def pages(tmp_path_factory: pytest.TempPathFactory):
     html(fs.read(DIFF), HtmlOptions(title="Diff"), root / "diff.html")
     timed = {("main", "parse (app.py:3)"): 1_500_000, ("main", "work (app.py:9)"): 2_250_000_000, ("main",): 12_345}
     html(fs.FlameGraph(timed, unit="ns"), HtmlOptions(), root / "timed.html")
-    lines = {("main (app.py:1)", "work (app.py:12)"): 4, ("main (app.py:1)", "work (app.py:30)"): 6,
-             ("main (app.py:1)", "x (b.py:2)"): 10}
+    lines = {
+        ("main (app.py:1)", "work (app.py:12)"): 4,
+        ("main (app.py:1)", "work (app.py:30)"): 6,
+        ("main (app.py:1)", "x (b.py:2)"): 10,
+    }
     html(fs.FlameGraph(lines), HtmlOptions(), root / "lines.html")
     # one wide stack and 3,000 stacks each far narrower than a pixel
     many = {("main", "big"): 100_000}
@@ -48,7 +51,9 @@ class Page(_pages.Page):
         boxes = [b for b in self.tab.evaluate("window.flamespaceViewer.drawn()") if b["name"] == name]
         assert boxes, f"{name} is not drawn"
         box = boxes[0]
-        rect = self.tab.evaluate("(() => { const r = document.getElementById('canvas').getBoundingClientRect(); return [r.left, r.top]; })()")
+        rect = self.tab.evaluate(
+            "(() => { const r = document.getElementById('canvas').getBoundingClientRect(); return [r.left, r.top]; })()"
+        )
         box["cx"], box["cy"] = rect[0] + box["x"] + box["w"] / 2, rect[1] + box["y"] + box["h"] / 2
         return box
 
@@ -58,17 +63,19 @@ class Page(_pages.Page):
 
     def pixel(self, x: float, y: float) -> str:
         """The colour on the canvas at page coordinates (x, y), as ``rgb(r,g,b)``."""
-        return self.tab.evaluate("""([x, y]) => {
+        return self.tab.evaluate(
+            """([x, y]) => {
             const canvas = document.getElementById('canvas'), r = canvas.getBoundingClientRect(), k = canvas.width / r.width;
             const p = canvas.getContext('2d').getImageData(Math.floor((x - r.left) * k), Math.floor((y - r.top) * k), 1, 1).data;
-            return `rgb(${p[0]},${p[1]},${p[2]})`; }""", [x, y])
+            return `rgb(${p[0]},${p[1]},${p[2]})`; }""",
+            [x, y],
+        )
 
     def state(self) -> dict:
         return self.tab.evaluate("window.flamespaceViewer.state()")
 
     def crumbs(self) -> list:
         return self.tab.locator("#crumbs a, #crumbs .here").all_text_contents()
-
 
 
 @pytest.fixture
@@ -161,8 +168,10 @@ def test_tooltip_shows_times_in_human_units_and_labels_drop_locations_first(open
     assert "2.25 s" in page.tab.locator("#tooltip").inner_text()
     glyph = page.tab.evaluate("window.flamespaceViewer.charWidth()")
     assert 5 < glyph < 9, "12px Verdana-like glyphs"
-    fitted = page.tab.evaluate("(ws) => ws.map(w => window.flamespaceViewer.fit('work (app.py:12)', w))",
-                               [6 + glyph * 16.5, 6 + glyph * 15.5, 6 + glyph * 4.5, 6 + glyph * 3.5, 6 + glyph * 2.5])
+    fitted = page.tab.evaluate(
+        "(ws) => ws.map(w => window.flamespaceViewer.fit('work (app.py:12)', w))",
+        [6 + glyph * 16.5, 6 + glyph * 15.5, 6 + glyph * 4.5, 6 + glyph * 3.5, 6 + glyph * 2.5],
+    )
     assert fitted == ["work (app.py:12)", "work", "work", "w..", ""]  # the location goes before the name is cut
     text = page.tab.evaluate("[1.5e6, 999.7, 2.25e9, 0, 12345].map(v => window.flamespaceViewer.human(v))")
     assert text == [units.human(v, "ns") for v in (1.5e6, 999.7, 2.25e9, 0, 12345)]
@@ -174,7 +183,9 @@ def test_numbers_are_written_as_the_library_writes_them(browser, tmp_path, unit)
     html(fs.FlameGraph({("a",): 1}, unit=unit), HtmlOptions(), path)
     page = Page(browser, path)
     values = [0.000123, 0.5, 0.9996, 1, 12.3456, 999.7, 999.4, 1023.9, 65_536, 1.5e6, 7.25e9, 3.3e12, 2**50, -42.42]
-    shown = page.tab.evaluate("(vs) => vs.map(v => [window.flamespaceViewer.human(v), window.flamespaceViewer.human(v, true)])", values)
+    shown = page.tab.evaluate(
+        "(vs) => vs.map(v => [window.flamespaceViewer.human(v), window.flamespaceViewer.human(v, true)])", values
+    )
     assert shown == [[units.human(v, unit), units.human(v, unit, signed=True)] for v in values]
     page.check()
 
@@ -255,7 +266,9 @@ def test_frames_narrower_than_a_pixel_merge_into_small_blocks(open_page) -> None
     assert small and len(drawn) < 20, "3,000 tiny frames drawn as a few blocks"
     assert sum(b["count"] for b in small) == 3000  # every f<i>, none lost
     block = small[0]
-    rect = page.tab.evaluate("(() => { const r = document.getElementById('canvas').getBoundingClientRect(); return [r.left, r.top]; })()")
+    rect = page.tab.evaluate(
+        "(() => { const r = document.getElementById('canvas').getBoundingClientRect(); return [r.left, r.top]; })()"
+    )
     page.tab.mouse.move(rect[0] + block["x"] + block["w"] / 2, rect[1] + block["y"] + 7)
     assert "narrower than a pixel" in page.tab.locator("#tooltip").inner_text()
     for _ in range(3):  # each click zooms in on the block (at least 4 times): 3,000 frames in 34 pixels
@@ -283,13 +296,13 @@ def test_differential_page_has_the_legend_and_signed_changes(open_page) -> None:
 
 def test_a_python_palette_page_shows_its_colour_key(browser, tmp_path) -> None:  # noqa: F811
     """The key says what the python palette's colours are (red read as "hot"; it is native code)."""
-    graph = fs.FlameGraph({("main (app.py:1)", "loads (<stdlib>/json/__init__.py:346)"): 5,
-                           ("main (app.py:1)", "PyObject_Call"): 3})
+    graph = fs.FlameGraph(
+        {("main (app.py:1)", "loads (<stdlib>/json/__init__.py:346)"): 5, ("main (app.py:1)", "PyObject_Call"): 3}
+    )
     path = tmp_path / "python.html"
     html(graph, HtmlOptions(colors="python"), path)
     page = Page(browser, path)
-    assert page.tab.locator("#legend .key .entry").all_inner_texts() == ["your code", "standard library", "native code",
-                                                                         "kernel"]
+    assert page.tab.locator("#legend .key .entry").all_inner_texts() == ["your code", "standard library", "native code", "kernel"]
     assert page.tab.locator("#legend .note").inner_text().startswith("Colour: what kind of code")
     page.shot("python-key")
     page.check()
@@ -329,8 +342,11 @@ def test_matched_share_is_exact_on_a_600k_frame_profile(browser, tmp_path) -> No
     try:
         for pattern, zoom in (("fn1[0-9]{2}$", ()), ("fn(7|9)$", ()), ("fn1[0-9]{2}$", ("main", "fn1"))):
             expected = _library_share(graph, pattern, zoom)
-            page.tab.evaluate("([term, path]) => { const v = window.flamespaceViewer; v.reset(); "
-                              "if (path.length) v.zoomTo(path); v.search(term); }", [pattern, list(zoom)])
+            page.tab.evaluate(
+                "([term, path]) => { const v = window.flamespaceViewer; v.reset(); "
+                "if (path.length) v.zoomTo(path); v.search(term); }",
+                [pattern, list(zoom)],
+            )
             shown = page.tab.evaluate("window.flamespaceViewer.pane.matched()")
             assert shown == pytest.approx(expected, rel=1e-12), pattern
             assert page.tab.text_content("#matched") == f"Matched: {100 * expected:.1f}%"

@@ -27,8 +27,14 @@ SMALL = DATA / "render" / "small.folded"  # 122 samples
 #: Two threads, recursion, library frames, one function on two lines, called from two places.
 THREADED = {
     ("MainThread", "main (app.py:1)", "run (app.py:5)", "parse (app.py:9)", "parse (app.py:9)", "lex (app.py:20)"): 40,
-    ("MainThread", "main (app.py:1)", "run (app.py:5)", "parse (app.py:9)", "loads (<stdlib>/json/__init__.py:346)",
-     "decode (<stdlib>/json/decoder.py:337)"): 25,
+    (
+        "MainThread",
+        "main (app.py:1)",
+        "run (app.py:5)",
+        "parse (app.py:9)",
+        "loads (<stdlib>/json/__init__.py:346)",
+        "decode (<stdlib>/json/decoder.py:337)",
+    ): 25,
     ("MainThread", "main (app.py:1)", "run (app.py:5)", "render (app.py:30)", "dumps (site-packages/orjson.py:1)"): 15,
     ("MainThread", "main (app.py:1)", "run (app.py:6)", "lex (app.py:20)"): 10,
     ("MainThread", "main (app.py:1)"): 5,
@@ -65,9 +71,14 @@ def test_minimap_shows_the_window_and_dragging_it_pans(open_page) -> None:
     inner = box["width"] - 20
     left = box["x"] + 10 + inner * state["x0"] / 122
     right = box["x"] + 10 + inner * state["x1"] / 122
-    assert page.tab.evaluate("""([x, y]) => { const c = document.getElementById('minimap'), r = c.getBoundingClientRect(), k = c.width / r.width;
+    assert (
+        page.tab.evaluate(
+            """([x, y]) => { const c = document.getElementById('minimap'), r = c.getBoundingClientRect(), k = c.width / r.width;
         const p = c.getContext('2d').getImageData(Math.floor((x - r.left) * k), Math.floor((y - r.top) * k), 1, 1).data; return p[0] + p[1] + p[2]; }""",
-                             [left + 0.5, box["y"] + 10]) < 300, "the window's dark border"
+            [left + 0.5, box["y"] + 10],
+        )
+        < 300
+    ), "the window's dark border"
     y = box["y"] + box["height"] / 2
     page.tab.mouse.move((left + right) / 2, y)
     page.tab.mouse.down()
@@ -109,8 +120,11 @@ def test_escape_resets_the_zoom_then_the_search(open_page) -> None:
 
 def test_left_heavy_puts_the_widest_sibling_first(open_page) -> None:
     page = open_page("small.html")
-    order = lambda: [b["name"] for b in sorted(page.tab.evaluate("window.flamespaceViewer.drawn()"), key=lambda b: b["x"])  # noqa: E731
-                     if b["depth"] == 2]
+
+    def order() -> list[str]:
+        drawn = sorted(page.tab.evaluate("window.flamespaceViewer.drawn()"), key=lambda b: b["x"])
+        return [b["name"] for b in drawn if b["depth"] == 2]
+
     assert order() == ["-", "eval", "parse", "render", "wait"]  # by name
     page.tab.check("#left-heavy")
     assert order() == ["parse", "eval", "render", "wait", "-"]  # 50, 35, 25, 4, 3
@@ -141,19 +155,32 @@ def _strip(stack, pattern):
     return tuple(f for f in stack if not re.search(pattern, f))
 
 
-@pytest.mark.parametrize("spec, expected", [
-    ({"recursion": True}, lambda g: _expected(transforms.fold_recursion(g))),
-    ({"invert": True}, lambda g: _expected(transforms.reverse(g))),
-    ({"byValue": True}, lambda g: _expected(g, by_value=True)),
-    ({"merge": r"\(<stdlib>/"}, lambda g: _expected(transforms.remap(g, lambda s: _strip(s, r"\(<stdlib>/")))),
-    ({"drop": r"^lex "}, lambda g: _expected(transforms.remap(g, lambda s: None if any(f.startswith("lex ") for f in s) else s))),
-    ({"focus": r"^parse ", "rootName": "parse (app.py:9)"},
-     lambda g: _expected(transforms.remap(g, lambda s: s[s.index("parse (app.py:9)") + 1:] if "parse (app.py:9)" in s else None),
-                         root="parse (app.py:9)")),
-    ({"onlyName": "worker-1"}, lambda g: _expected(transforms.remap(g, lambda s: s if s[0] == "worker-1" else None))),
-    ({"recursion": True, "invert": True, "merge": "^run "},
-     lambda g: _expected(transforms.reverse(transforms.fold_recursion(transforms.remap(g, lambda s: _strip(s, "^run ")))))),
-], ids=["recursion", "invert", "left-heavy", "merge", "hide", "focus", "thread", "combined"])
+@pytest.mark.parametrize(
+    "spec, expected",
+    [
+        ({"recursion": True}, lambda g: _expected(transforms.fold_recursion(g))),
+        ({"invert": True}, lambda g: _expected(transforms.reverse(g))),
+        ({"byValue": True}, lambda g: _expected(g, by_value=True)),
+        ({"merge": r"\(<stdlib>/"}, lambda g: _expected(transforms.remap(g, lambda s: _strip(s, r"\(<stdlib>/")))),
+        (
+            {"drop": r"^lex "},
+            lambda g: _expected(transforms.remap(g, lambda s: None if any(f.startswith("lex ") for f in s) else s)),
+        ),
+        (
+            {"focus": r"^parse ", "rootName": "parse (app.py:9)"},
+            lambda g: _expected(
+                transforms.remap(g, lambda s: s[s.index("parse (app.py:9)") + 1 :] if "parse (app.py:9)" in s else None),
+                root="parse (app.py:9)",
+            ),
+        ),
+        ({"onlyName": "worker-1"}, lambda g: _expected(transforms.remap(g, lambda s: s if s[0] == "worker-1" else None))),
+        (
+            {"recursion": True, "invert": True, "merge": "^run "},
+            lambda g: _expected(transforms.reverse(transforms.fold_recursion(transforms.remap(g, lambda s: _strip(s, "^run "))))),
+        ),
+    ],
+    ids=["recursion", "invert", "left-heavy", "merge", "hide", "focus", "thread", "combined"],
+)
 def test_page_transforms_are_the_librarys(open_page, spec, expected) -> None:
     """Each transform the page computes gives exactly the frames of the library's transform, laid out."""
     page = open_page("threaded.html")
@@ -350,11 +377,14 @@ def test_inverting_a_big_page_stops_at_its_minwidth(open_page) -> None:
     """Inverted, every path of callers would be a frame; groups narrower than the page's
     --minwidth stop (their value stays in their parent's width), and the total stays exact."""
     page = open_page("deep.html")
-    got = page.tab.evaluate("""(minValue) => {
+    got = page.tab.evaluate(
+        """(minValue) => {
         const P = window.FlamespacePane, pane = window.flamespaceViewer.pane, base = pane.tree();
         const all = P.transform(base, pane.data.names, {invert: true}), cut = P.transform(base, pane.data.names, {invert: true, minValue});
         let narrowest = Infinity; for (let i = 0; i < cut.count; i++) narrowest = Math.min(narrowest, cut.value[i]);
-        return [all.count, cut.count, all.total, cut.total, narrowest]; }""", 20)
+        return [all.count, cut.count, all.total, cut.total, narrowest]; }""",
+        20,
+    )
     assert got[0] > 1000 and got[1] < 100 and got[2] == got[3] and got[4] >= 20
 
 
@@ -369,8 +399,11 @@ def test_sandwich_panes_zoom_hover_search_and_escape(open_page) -> None:
     rect = page.tab.locator("#callers-canvas").bounding_box()
     parse = callers()["parse (app.py:9)"]
     x, y = rect["x"] + parse["x"] + 2, rect["y"] + parse["y"] + 2
-    colour = page.tab.evaluate("""([x, y]) => { const c = document.getElementById('callers-canvas'), r = c.getBoundingClientRect(), k = c.width / r.width;
-        const p = c.getContext('2d').getImageData(Math.floor((x - r.left) * k), Math.floor((y - r.top) * k), 1, 1).data; return `rgb(${p[0]},${p[1]},${p[2]})`; }""", [x, y])
+    colour = page.tab.evaluate(
+        """([x, y]) => { const c = document.getElementById('callers-canvas'), r = c.getBoundingClientRect(), k = c.width / r.width;
+        const p = c.getContext('2d').getImageData(Math.floor((x - r.left) * k), Math.floor((y - r.top) * k), 1, 1).data; return `rgb(${p[0]},${p[1]},${p[2]})`; }""",
+        [x, y],
+    )
     assert colour == SEARCH
     page.tab.mouse.move(x + 20, y + 4)
     assert "40.0 ms" in page.tab.locator("#tooltip").inner_text()
@@ -384,11 +417,14 @@ def test_sandwich_panes_zoom_hover_search_and_escape(open_page) -> None:
 
 
 #: A differential pair: lex got slower under parse and faster under work; sleep disappeared.
-AFTER = {**THREADED, **{
-    ("MainThread", "main (app.py:1)", "run (app.py:5)", "parse (app.py:9)", "parse (app.py:9)", "lex (app.py:20)"): 70,
-    ("worker-1", "work (app.py:50)", "lex (app.py:20)"): 10,
-    ("worker-1", "work (app.py:50)", "sleep (<stdlib>/time.py:1)"): 1,
-}}
+AFTER = {
+    **THREADED,
+    **{
+        ("MainThread", "main (app.py:1)", "run (app.py:5)", "parse (app.py:9)", "parse (app.py:9)", "lex (app.py:20)"): 70,
+        ("worker-1", "work (app.py:50)", "lex (app.py:20)"): 10,
+        ("worker-1", "work (app.py:50)", "sleep (<stdlib>/time.py:1)"): 1,
+    },
+}
 
 
 @pytest.mark.parametrize("mode", ["inclusive", "self"])
@@ -400,13 +436,16 @@ def test_transforms_keep_changes_and_colour_by_them(open_page, tmp_path, mode) -
     pair = fs.Differential(fs.FlameGraph(THREADED, unit="ms"), fs.FlameGraph(AFTER, unit="ms"))
     html(pair, HtmlOptions(min_percent=0, delta=mode), tmp_path / "diff.html")
     page = open_page(tmp_path / "diff.html")
-    got = page.tab.evaluate("""(spec) => {
+    got = page.tab.evaluate(
+        """(spec) => {
         const P = window.FlamespacePane, data = JSON.parse(document.getElementById('flamespace-data').textContent);
         const names = window.flamespaceViewer.pane.data.names, base = P.decode(data), s = Object.assign({change: data.change, ownDelta: data.delta === 'self'}, spec);
         if (spec.merge) { const r = new RegExp(spec.merge); s.merge = Uint8Array.from(names, n => r.test(n) ? 1 : 0); }
         const t = P.transform(base, names, s), out = [];
         for (let i = 0; i < t.count; i++) out.push([names[t.name[i]], t.depth[i], t.value[i], t.delta[i], data.colours[t.colour[i]]]);
-        return [out, data.change.largest]; }""", {"invert": True})
+        return [out, data.change.largest]; }""",
+        {"invert": True},
+    )
     rows, largest = got
     reversed_ = fs.Differential(transforms.reverse(pair.before), transforms.reverse(pair.after))
     want = layout(reversed_, LayoutOptions(min_percent=0, delta=mode)).columns
@@ -443,10 +482,35 @@ def test_calls_from_the_command_line(tmp_path) -> None:
 
     fs.write(fs.FlameGraph(THREADED, unit="ms"), str(tmp_path / "run.folded"))
     fs.write(fs.FlameGraph({stack: max(1, value // 5) for stack, value in THREADED.items()}), str(tmp_path / "run.calls.folded"))
-    assert main(["html", str(tmp_path / "run.folded"), "--calls", str(tmp_path / "run.calls.folded"), "-o", str(tmp_path / "run.html")]) == 0
+    assert (
+        main(
+            [
+                "html",
+                str(tmp_path / "run.folded"),
+                "--calls",
+                str(tmp_path / "run.calls.folded"),
+                "-o",
+                str(tmp_path / "run.html"),
+            ]
+        )
+        == 0
+    )
     table = read_payload((tmp_path / "run.html").read_text())
     line = table["functions"]["line"]
     calls = dict(zip((table["names"][k] for k in line["name"]), line["calls"]))
     assert calls["lex (app.py:20)"] == 40 // 5 + 10 // 5 + 30 // 5 and calls["main (app.py:1)"] == 1
-    assert main(["html", "--diff", str(tmp_path / "run.folded"), str(tmp_path / "run.folded"), "--calls",
-                 str(tmp_path / "run.calls.folded"), "-o", str(tmp_path / "d.html")]) != 0
+    assert (
+        main(
+            [
+                "html",
+                "--diff",
+                str(tmp_path / "run.folded"),
+                str(tmp_path / "run.folded"),
+                "--calls",
+                str(tmp_path / "run.calls.folded"),
+                "-o",
+                str(tmp_path / "d.html"),
+            ]
+        )
+        != 0
+    )

@@ -21,8 +21,28 @@ FIXTURES = Path(__file__).resolve().parents[1] / "js" / "fixtures"
 #: Units of every kind the pages show: time, bytes, shares and plain counts (named or not).
 UNITS = ["ns", "us", "ms", "s", "bytes", "share", "samples", None]
 #: Magnitudes across the scales, with roundings that carry (999.7 -> 1.00 k) and tiny/huge ones.
-VALUES = [0.0, 1.0, 7.0, 12.5, 99.96, 999.7, 1000.0, 1234.0, 99_999.0, 1_234_567.0, 3.5e9, 7.2e12, 0.5, 0.0123,
-          0.99, 1e-7, 1e-5, 0.00012345, 123_456_789_012.0, math.inf]
+VALUES = [
+    0.0,
+    1.0,
+    7.0,
+    12.5,
+    99.96,
+    999.7,
+    1000.0,
+    1234.0,
+    99_999.0,
+    1_234_567.0,
+    3.5e9,
+    7.2e12,
+    0.5,
+    0.0123,
+    0.99,
+    1e-7,
+    1e-5,
+    0.00012345,
+    123_456_789_012.0,
+    math.inf,
+]
 
 
 def _expected(value: float, unit: str | None, signed: bool, spec: dict[str, Any]) -> str:
@@ -44,7 +64,9 @@ def units_cases() -> dict[str, Any]:
             if spec["kind"] == "count" and not math.isfinite(value):
                 continue  # counts are finite
             for signed in (False, True):
-                cases.append([unit or "", value if math.isfinite(value) else str(value), signed, _expected(value, unit, signed, spec)])
+                cases.append(
+                    [unit or "", value if math.isfinite(value) else str(value), signed, _expected(value, unit, signed, spec)]
+                )
     return {"specs": specs, "cases": cases}
 
 
@@ -58,8 +80,9 @@ def fixtures() -> dict[str, str]:
 def test_the_javascript_fixtures_are_what_the_library_says() -> None:
     for name, text in fixtures().items():
         path = FIXTURES / name
-        assert path.exists() and path.read_text(encoding="utf-8") == text, \
+        assert path.exists() and path.read_text(encoding="utf-8") == text, (
             f"{path} is stale: run python -m tests.render.test_js_fixtures"
+        )
 
 
 if __name__ == "__main__":

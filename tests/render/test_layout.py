@@ -69,8 +69,9 @@ def test_svg_and_text_options_give_the_layout_theirs() -> None:
     assert TextOptions(threshold=0.05, delta="self").layout_options() == LayoutOptions(min_percent=5, delta="self")
 
 
-@pytest.mark.parametrize("options", [{"delta": "both"}, {"total": 0}, {"min_value": -1}, {"min_percent": -1},
-                                     {"min_width": 1}, {"extent": 0}])
+@pytest.mark.parametrize(
+    "options", [{"delta": "both"}, {"total": 0}, {"min_value": -1}, {"min_percent": -1}, {"min_width": 1}, {"extent": 0}]
+)
 def test_bad_layout_options_are_refused(options: dict) -> None:
     with pytest.raises(ArgumentError):
         LayoutOptions(**options)
@@ -128,7 +129,10 @@ def test_flamechart_merges_only_with_the_previous_stack() -> None:
         chart.append(t, "main", stack, 1)
     drawn = layout(chart, LayoutOptions(flamechart=True))
     assert [(f.name, f.start, f.value, f.self_value) for f in drawn.frames] == [
-        ("all", 0, 3, 0), ("m", 0, 3, 1), ("a", 0, 1, 1), ("a", 2, 1, 1)
+        ("all", 0, 3, 0),
+        ("m", 0, 3, 1),
+        ("a", 0, 1, 1),
+        ("a", 2, 1, 1),
     ]
 
 
@@ -181,7 +185,7 @@ def test_children_fill_their_parents_exactly(values, by_value) -> None:
     children: dict = {}
     parents: list = []
     for index, frame in enumerate(frames):
-        del parents[frame.depth:]
+        del parents[frame.depth :]
         if parents:
             children.setdefault(parents[-1], []).append(frame)
         parents.append(index)
@@ -261,7 +265,7 @@ def test_differential_deltas_are_changes_of_the_merged_tree(before, after) -> No
 def _frames_with_paths(drawn) -> tuple:
     paths, stack = [], []
     for frame in drawn.frames:
-        del stack[max(frame.depth - 1, 0):]
+        del stack[max(frame.depth - 1, 0) :]
         if frame.depth:
             stack.append(frame.name)
         paths.append(tuple(stack))

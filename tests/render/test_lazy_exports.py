@@ -25,7 +25,9 @@ def test_render_loads_lazily_and_keeps_its_functions():
 
 
 def test_svg_help_loads_no_emitter():
-    code = ("import sys; from flamespace.cli import main; main(['svg', '--help']); "
-            "sys.stderr.write(' '.join(m for m in ('flamespace.render.svg', 'flamespace.render.layout') if m in sys.modules))")
+    code = (
+        "import sys; from flamespace.cli import main; main(['svg', '--help']); "
+        "sys.stderr.write(' '.join(m for m in ('flamespace.render.svg', 'flamespace.render.layout') if m in sys.modules))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0 and done.stderr == "", done.stderr

@@ -34,10 +34,16 @@ def perl_flamegraph() -> str:
 
 @pytest.mark.parametrize(
     "flags,options",
-    [([], {}), (["--reverse"], {"reverse": True}), (["--inverted"], {"inverted": True}),
-     (["--minwidth", "0.5%"], {"minwidth": "0.5%"}), (["--width", "800", "--height", "20"], {"width": 800, "height": 20}),
-     (["--minwidth", "2"], {"minwidth": 2}), (["--reverse", "--minwidth", "3"], {"reverse": True, "minwidth": 3}),
-     (["--flamechart"], {"flamechart": True})],
+    [
+        ([], {}),
+        (["--reverse"], {"reverse": True}),
+        (["--inverted"], {"inverted": True}),
+        (["--minwidth", "0.5%"], {"minwidth": "0.5%"}),
+        (["--width", "800", "--height", "20"], {"width": 800, "height": 20}),
+        (["--minwidth", "2"], {"minwidth": 2}),
+        (["--reverse", "--minwidth", "3"], {"reverse": True, "minwidth": 3}),
+        (["--flamechart"], {"flamechart": True}),
+    ],
 )
 def test_same_frames_as_flamegraph_pl(perl_flamegraph: str, peer_fixtures: Path, flags: list, options: dict) -> None:
     source = peer_fixtures / "flamegraph-examples" / "example-perf-stacks-collapsed.txt"
@@ -55,7 +61,12 @@ def test_differential_self_deltas_colour_as_flamegraph_pl(perl_flamegraph: str, 
     source = peer_fixtures / "flamegraph-examples" / "example-perf-stacks-collapsed.txt"
     rows = [line.rsplit(" ", 1) for line in source.read_text().splitlines() if line.strip()]
     by_count = sorted(range(len(rows)), key=lambda i: -int(rows[i][1]))
-    changed = {by_count[0]: 3, by_count[1]: 0.5, by_count[2]: 2, by_count[5]: 0}  # the largest change drawn (flamegraph.pl scales by undrawn ones too)
+    changed = {
+        by_count[0]: 3,
+        by_count[1]: 0.5,
+        by_count[2]: 2,
+        by_count[5]: 0,
+    }  # the largest change drawn (flamegraph.pl scales by undrawn ones too)
     lines = [f"{stack} {count} {int(int(count) * changed.get(i, 1))}" for i, (stack, count) in enumerate(rows)]
     diff = tmp_path / "diff.folded"
     diff.write_text("\n".join(lines) + "\n")

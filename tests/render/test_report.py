@@ -64,10 +64,17 @@ def test_the_report_holds_the_traces_exact_numbers() -> None:
         assert functions[field] == [getattr(row, field) for row in table], field
     index = {names[k]: i for i, k in enumerate(functions["name"])}
     f_, leaf_, g_, run_ = (named(index, n) for n in ("f", "leaf", "g", "run"))
-    edges = {(-1 if caller < 0 else caller, callee): calls for caller, callee, calls in
-             zip(r["edges"]["caller"], r["edges"]["callee"], r["edges"]["calls"])}
-    assert edges == {(-1, index[run_]): 1, (index[run_], index[f_]): 3, (index[run_], index[g_]): 1,
-                     (index[g_], index[f_]): 1, (index[f_], index[leaf_]): 8}
+    edges = {
+        (-1 if caller < 0 else caller, callee): calls
+        for caller, callee, calls in zip(r["edges"]["caller"], r["edges"]["callee"], r["edges"]["calls"])
+    }
+    assert edges == {
+        (-1, index[run_]): 1,
+        (index[run_], index[f_]): 3,
+        (index[run_], index[g_]): 1,
+        (index[g_], index[f_]): 1,
+        (index[f_], index[leaf_]): 8,
+    }
     inclusive = dict(zip(zip(r["edges"]["caller"], r["edges"]["callee"]), r["edges"]["inclusive"]))
     assert inclusive[(index[run_], index[f_])] + inclusive[(index[g_], index[f_])] == functions["inclusive"][index[f_]]
     assert r["lines"]["count"] == 1 and r["lines"]["function"] == [index[f_]] and r["lines"]["hits"] == [2]
@@ -89,7 +96,9 @@ class ReportPage(Page):
     def box(self, short: str) -> dict:
         boxes = [b for b in self.tab.evaluate("window.flamespaceReport.pane.drawn()") if b["name"].startswith(short + " (")]
         assert boxes, f"{short} is not drawn"
-        rect = self.tab.evaluate("(() => { const r = document.getElementById('canvas').getBoundingClientRect(); return [r.left, r.top]; })()")
+        rect = self.tab.evaluate(
+            "(() => { const r = document.getElementById('canvas').getBoundingClientRect(); return [r.left, r.top]; })()"
+        )
         b = boxes[0]
         b["cx"], b["cy"] = rect[0] + b["x"] + b["w"] / 2, rect[1] + b["y"] + b["h"] / 2
         return b
@@ -162,11 +171,14 @@ def test_trace_writes_a_report_by_the_html_ending(tmp_path) -> None:
     out = tmp_path / "report.html"
     code = "def f():\n    return 1\n\nfor _ in range(5):\n    f()\n"
     flamespace = os.path.join(os.path.dirname(sys.executable), "flamespace")
-    done = subprocess.run([flamespace, "trace", "-q", "-o", str(out), "-c", code], capture_output=True, text=True, cwd=tmp_path,
-                          timeout=120)
+    done = subprocess.run(
+        [flamespace, "trace", "-q", "-o", str(out), "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     data = read_report(out.read_text())
-    calls = dict(zip((data["report"]["names"][k] for k in data["report"]["functions"]["name"]), data["report"]["functions"]["calls"]))
+    calls = dict(
+        zip((data["report"]["names"][k] for k in data["report"]["functions"]["name"]), data["report"]["functions"]["calls"])
+    )
     assert calls[named(calls, "f")] == 5 and data["chart"] is not None  # the report's flame chart: traced with the time order
 
 

@@ -14,16 +14,32 @@ from flamespace.render.significance import TINT, grey, significance_drawing, sig
 
 MS = 10**6
 META = Metadata(unit="ns")
-BASELINE = FlameGraph({
-    ("main", "c", "b", "a"): 200 * MS, ("main", "c", "b"): 100 * MS, ("main", "c"): 50 * MS,
-    ("main", "old"): 30 * MS, ("main", "io"): 40 * MS,
-}, metadata=META)
-CANDIDATE = FlameGraph({
-    ("main", "c", "b", "a"): 150 * MS, ("main", "c", "b"): 101 * MS, ("main", "c"): 50 * MS,
-    ("<startup>", "sitecustomize"): 100 * MS, ("main", "io"): 45 * MS,
-}, metadata=META)
-KINDS = {("main", "c", "b", "a"): "shrunk", ("<startup>", "sitecustomize"): "appeared", ("main", "old"): "disappeared",
-         ("main", "io"): ""}  # io: significant but within the margin
+BASELINE = FlameGraph(
+    {
+        ("main", "c", "b", "a"): 200 * MS,
+        ("main", "c", "b"): 100 * MS,
+        ("main", "c"): 50 * MS,
+        ("main", "old"): 30 * MS,
+        ("main", "io"): 40 * MS,
+    },
+    metadata=META,
+)
+CANDIDATE = FlameGraph(
+    {
+        ("main", "c", "b", "a"): 150 * MS,
+        ("main", "c", "b"): 101 * MS,
+        ("main", "c"): 50 * MS,
+        ("<startup>", "sitecustomize"): 100 * MS,
+        ("main", "io"): 45 * MS,
+    },
+    metadata=META,
+)
+KINDS = {
+    ("main", "c", "b", "a"): "shrunk",
+    ("<startup>", "sitecustomize"): "appeared",
+    ("main", "old"): "disappeared",
+    ("main", "io"): "",
+}  # io: significant but within the margin
 
 
 def frames(drawn) -> dict:
@@ -68,7 +84,7 @@ def test_tooltips_give_value_delta_relative_change_and_verdict(candidate_side):
     b = candidate_side["b"][1]  # inclusive Δ -49 ms of 300 ms; its own stack +1 ms, not significant
     assert "Δ -49.0 ms, Δ % -16.3%; own time: not significant; contains a significant change" in b
     for _, tooltip in candidate_side.values():
-        assert "(" not in tooltip[tooltip.index(" (") + 2:]  # the page script finds the name by the last " ("
+        assert "(" not in tooltip[tooltip.index(" (") + 2 :]  # the page script finds the name by the last " ("
 
 
 def test_baseline_widths_show_what_disappeared_with_the_same_colours():
@@ -82,9 +98,13 @@ def test_baseline_widths_show_what_disappeared_with_the_same_colours():
 def test_the_svg_has_a_legend_and_stays_valid():
     document = significance_svg(BASELINE, CANDIDATE, KINDS, SvgOptions(title="t"), note="Test: maxt, α = 0.05")
     xml.dom.minidom.parseString(document)
-    legend = document[document.index('<g id="legend">'):document.index('<g id="frames">')]
-    for meaning in ("no significant change", "significantly slower: grew or appeared",
-                    "significantly faster: shrank or disappeared", "Test: maxt, α = 0.05"):
+    legend = document[document.index('<g id="legend">') : document.index('<g id="frames">')]
+    for meaning in (
+        "no significant change",
+        "significantly slower: grew or appeared",
+        "significantly faster: shrank or disappeared",
+        "Test: maxt, α = 0.05",
+    ):
         assert meaning in legend
     swatches = re.findall(r'<rect [^>]*fill="(rgb[^"]+)"', legend)
     assert grey("legend") in swatches and TINT[1] in swatches and len(swatches) == 5

@@ -23,8 +23,11 @@ def report():
     for c in range(12):
         level = 100 if c < 6 else 150
         for r in range(2):
-            rows.append(ProfileRecord(f"c{c}", start + timedelta(hours=c, minutes=r),
-                                      {"main;<parse>": level + r, "main;io & net": 50 + (c % 2)}))
+            rows.append(
+                ProfileRecord(
+                    f"c{c}", start + timedelta(hours=c, minutes=r), {"main;<parse>": level + r, "main;io & net": 50 + (c % 2)}
+                )
+            )
     return analyse(history_of(rows, "commit", unit="ns"), alpha=0.1)
 
 

@@ -28,8 +28,16 @@ NAMEATTR = DATA / "render" / "nameattr.txt"
 
 FAMILIES = {
     "default": {},
-    "text": {"title": "A & B <test>", "subtitle": "sub \"quoted\"", "fonttype": "Courier", "fontsize": 10,
-             "fontwidth": 0.7, "countname": "ms", "nametype": "Frame:", "notes": "made -- in a test"},
+    "text": {
+        "title": "A & B <test>",
+        "subtitle": 'sub "quoted"',
+        "fonttype": "Courier",
+        "fontsize": 10,
+        "fontwidth": 0.7,
+        "countname": "ms",
+        "nametype": "Frame:",
+        "notes": "made -- in a test",
+    },
     "geometry": {"width": 600, "height": 20, "minwidth": "5%", "inverted": True},
     "palette-java-hash": {"colors": "java", "hash": True, "bgcolors": "#ffffff"},
     "palette-chain": {"colors": "chain"},
@@ -81,8 +89,21 @@ def test_differential_inclusive_colours_parents_by_their_change() -> None:
 
 
 def test_hostile_names_give_well_formed_xml() -> None:
-    names = ["<script>alert(1)</script>", "a & b", 'say "hi"', "it's", "esc\x1b[31mred", "nul\x00byte",
-             "bell\x07", "]]>", "--", "bad\udcff byte", "tab\there", "emoji 🔥", "\ufffe"]
+    names = [
+        "<script>alert(1)</script>",
+        "a & b",
+        'say "hi"',
+        "it's",
+        "esc\x1b[31mred",
+        "nul\x00byte",
+        "bell\x07",
+        "]]>",
+        "--",
+        "bad\udcff byte",
+        "tab\there",
+        "emoji 🔥",
+        "\ufffe",
+    ]
     graph = fs.FlameGraph({("main", name): 10 for name in names} | {("main", "x" * 500): 1000})
     document = svg(graph, SvgOptions(title="<t> & \x1b", notes="--> <!-- x", nameattr={names[0]: {"title": "<&>\x00"}}))
     assert document is not None
@@ -174,7 +195,11 @@ def test_pixels_follow_from_the_layout_s_values() -> None:
 
     # 1000 px for 200 samples: 5 px each
     assert places(SvgOptions(width=1020)) == {
-        "all": (XPAD, 1000), "a": (XPAD, 500), "b": (XPAD + 50, 150), "c": (XPAD + 200, 300), "z": (XPAD + 500, 500)
+        "all": (XPAD, 1000),
+        "a": (XPAD, 500),
+        "b": (XPAD + 50, 150),
+        "c": (XPAD + 200, 300),
+        "z": (XPAD + 500, 500),
     }
     assert places(SvgOptions(width=1020, total=400))["a"] == (XPAD, 250)
 
@@ -210,8 +235,20 @@ def test_chain_marks_wakers_and_separators_are_grey() -> None:
     assert colours["waker"] != colours["off"]
 
 
-@pytest.mark.parametrize("options", [{"width": 0}, {"width": 20}, {"minwidth": "abc"}, {"total": 0}, {"colors": "pink"}, {"bgcolors": "#12"},
-                                     {"delta": "both"}, {"hash": True, "random": True}, {"encoding": "nope"}])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"width": 0},
+        {"width": 20},
+        {"minwidth": "abc"},
+        {"total": 0},
+        {"colors": "pink"},
+        {"bgcolors": "#12"},
+        {"delta": "both"},
+        {"hash": True, "random": True},
+        {"encoding": "nope"},
+    ],
+)
 def test_bad_options_are_refused(options: dict) -> None:
     with pytest.raises(ArgumentError):
         SvgOptions(**options)
@@ -277,7 +314,7 @@ def timed_pair() -> fs.Differential:
 
 
 def legend_of(document: str) -> str:
-    return document[document.index('<g id="legend">'):document.index("</g>", document.index('<g id="legend">'))]
+    return document[document.index('<g id="legend">') : document.index("</g>", document.index('<g id="legend">'))]
 
 
 def test_differential_legend_gives_the_scale_and_what_the_colours_mean() -> None:
@@ -285,7 +322,11 @@ def test_differential_legend_gives_the_scale_and_what_the_colours_mean() -> None
     xml.dom.minidom.parseString(document)
     legend = legend_of(document)
     texts = re.findall(r"<text [^>]*>([^<]*)</text>", legend)
-    assert texts[:3] == ["\u221212.3 ms", "+12.3 ms", "red: more in the second profile (slower), blue: less (faster), white: no change"]
+    assert texts[:3] == [
+        "\u221212.3 ms",
+        "+12.3 ms",
+        "red: more in the second profile (slower), blue: less (faster), white: no change",
+    ]
     assert "full from \u00b112.3 ms (8.08% of the total)" in " ".join(texts[3:])  # 12.3 of 152.3 ms
     stops = re.findall(r'<stop offset="([\d.]+)%" stop-color="([^"]+)"/>', legend)
     assert stops[0] == ("0", "rgb(0,0,255)") and stops[-1] == ("100", "rgb(255,0,0)") and ("50", "rgb(255,255,255)") in stops
@@ -363,7 +404,11 @@ def test_label_ink_follows_wcag_contrast() -> None:
     assert contrast_ratio(1, 0) == pytest.approx(21)
     assert contrast_ratio(relative_luminance("rgb(0,0,255)"), 0) == pytest.approx(2.44, abs=0.01)  # black on blue
     assert needs_light_ink("rgb(0,0,255)") and needs_light_ink("#202020")
-    assert not needs_light_ink("rgb(255,0,0)") and not needs_light_ink("rgb(255,255,255)") and not needs_light_ink("rgb(160,160,255)")
+    assert (
+        not needs_light_ink("rgb(255,0,0)")
+        and not needs_light_ink("rgb(255,255,255)")
+        and not needs_light_ink("rgb(160,160,255)")
+    )
     assert not needs_light_ink("url(#x)")  # not a colour it can read: black, as before
 
 
@@ -377,11 +422,18 @@ def test_legend_text_stays_inside_the_image(width: int) -> None:
         assert float(x) + len(html.unescape(text)) * options.fontsize * options.fontwidth <= width - XPAD, text
 
 
-@pytest.mark.parametrize("name, family", [
-    ("main (app.py:3)", "green"), ("<module> (app.py:1)", "green"), ("loads (<stdlib>/json/__init__.py:346)", "aqua"),
-    ("_find_and_load (<frozen importlib._bootstrap>:1165)", "aqua"), ("<frozen importlib._bootstrap>", "aqua"),
-    ("PyObject_Call", "red"), ("do_syscall_64_[k]", "orange"),
-])
+@pytest.mark.parametrize(
+    "name, family",
+    [
+        ("main (app.py:3)", "green"),
+        ("<module> (app.py:1)", "green"),
+        ("loads (<stdlib>/json/__init__.py:346)", "aqua"),
+        ("_find_and_load (<frozen importlib._bootstrap>:1165)", "aqua"),
+        ("<frozen importlib._bootstrap>", "aqua"),
+        ("PyObject_Call", "red"),
+        ("do_syscall_64_[k]", "orange"),
+    ],
+)
 def test_the_python_palette_puts_frozen_modules_with_the_standard_library(name, family):
     """Frozen modules (importlib's bootstrap) were painted red, as native code, which reads as 'hot'."""
     from flamespace.render.palettes import CHOOSERS

@@ -64,7 +64,7 @@ def test_svg_layout_of_a_chart_is_in_real_time_with_a_lane_per_thread() -> None:
     assert frames[0] == ("all", 0, 0, 60) and frames[1] == ("main", 1, 0, 60)  # the thread's lane, as wide as the whole
     assert [f for f in frames if f[0] == "f"] == [("f", 3, 10 * k, 4) for k in range(6)]
     worker = frames.index(("worker", 4, 0, 60))  # the next lane starts above main's two rows
-    assert frames[worker + 1:] == [("run", 5, 15, 10), ("h", 6, 15, 10), ("run", 5, 40, 5), ("h", 6, 40, 5)]
+    assert frames[worker + 1 :] == [("run", 5, 15, 10), ("h", 6, 15, 10), ("run", 5, 40, 5), ("h", 6, 40, 5)]
     graph = layout(six_calls())  # without flamechart: the flame graph sums
     assert [(f.name, f.value) for f in graph.frames if f.name == "f"] == [("f", 24)]
 
@@ -93,7 +93,13 @@ def test_the_html_chart_holds_exactly_the_charts_boxes() -> None:
     for lane, depth, name, own in zip(b["lane"], b["depth"], b["name"], b["self"]):
         key = (threads[lane], depth, names[name])
         selfs[key] = selfs.get(key, 0) + own
-    assert selfs == {("main", 0, "main"): 0, ("main", 1, "f"): 24, ("main", 1, "g"): 36, ("worker", 0, "run"): 0, ("worker", 1, "h"): 15}
+    assert selfs == {
+        ("main", 0, "main"): 0,
+        ("main", 1, "f"): 24,
+        ("main", 1, "g"): 36,
+        ("worker", 0, "run"): 0,
+        ("worker", 1, "h"): 15,
+    }
 
 
 def test_a_chart_from_a_trace_file_keeps_every_interval(tmp_path) -> None:
@@ -104,7 +110,8 @@ def test_a_chart_from_a_trace_file_keeps_every_interval(tmp_path) -> None:
     path.write_text(json.dumps({"traceEvents": events}))
     data = read_chart_payload(chart_html(fs.read(path), HtmlOptions(min_percent=0)))  # type: ignore[arg-type]
     assert list(chart_intervals(data).values()) == [
-        [(0, 0, 60_000, "main")] + [(1, 10_000 * k, 10_000 * k + 4000, "f") for k in range(6)]]
+        [(0, 0, 60_000, "main")] + [(1, 10_000 * k, 10_000 * k + 4000, "f") for k in range(6)]
+    ]
 
 
 def test_min_percent_leaves_out_narrow_boxes_with_their_children() -> None:
@@ -158,7 +165,7 @@ def reference_boxes(chart: FlameChart, rewrite) -> dict:
             stack = rewrite(chart.stacks[stack_id])
             kept = previous is not None and start <= cursor and bool(stack)
             for depth, name in enumerate(stack or ()):
-                if kept and previous is not None and len(previous) > depth and previous[:depth + 1] == stack[:depth + 1]:
+                if kept and previous is not None and len(previous) > depth and previous[: depth + 1] == stack[: depth + 1]:
                     boxes[open_at[depth]][2] = end
                 else:
                     kept = False
@@ -195,16 +202,21 @@ def test_the_array_layout_draws_the_boxes_of_the_plain_per_sample_reading(seed: 
 
     rng_trim = rng.random() < 0.3
     drawn = timeline(chart, rewrite)
-    got = {lane: [(d, s, e, n, own) for (d, s, e, n), own in zip(drawn.boxes(k), [o for i, o in enumerate(drawn.self)
-                                                                                 if drawn.lane[i] == k])]
-           for k, lane in enumerate(drawn.lanes)}
+    got = {
+        lane: [
+            (d, s, e, n, own)
+            for (d, s, e, n), own in zip(drawn.boxes(k), [o for i, o in enumerate(drawn.self) if drawn.lane[i] == k])
+        ]
+        for k, lane in enumerate(drawn.lanes)
+    }
     assert got == reference_boxes(chart, rewrite)
     for values in (drawn.start, drawn.value, drawn.self):  # Python numbers of the intervals' types, as before
         assert all(type(value) in (int, float) for value in values)
     if not floats:
         assert all(type(value) is int for value in drawn.start + drawn.value + drawn.self)
-    assert drawn.depths == [max((d + 1 for d, lane in zip(drawn.depth, drawn.lane) if lane == k), default=0)
-                            for k in range(len(drawn.lanes))]
+    assert drawn.depths == [
+        max((d + 1 for d, lane in zip(drawn.depth, drawn.lane) if lane == k), default=0) for k in range(len(drawn.lanes))
+    ]
 
 
 def test_the_chart_page_does_not_depend_on_the_hash_seed(tmp_path) -> None:
@@ -222,9 +234,12 @@ def test_the_chart_page_does_not_depend_on_the_hash_seed(tmp_path) -> None:
     pages = []
     for seed in ("1", "2"):
         out = tmp_path / f"page{seed}.html"
-        code = ("import sys; from flamespace.render.chart_html import chart_html; from flamespace.render.html import HtmlOptions; "
-                "import flamespace as fs; chart_html(fs.read(sys.argv[1]), HtmlOptions(), sys.argv[2])")
-        subprocess.run([sys.executable, "-c", code, str(source), str(out)], check=True,
-                       env={**os.environ, "PYTHONHASHSEED": seed})
+        code = (
+            "import sys; from flamespace.render.chart_html import chart_html; from flamespace.render.html import HtmlOptions; "
+            "import flamespace as fs; chart_html(fs.read(sys.argv[1]), HtmlOptions(), sys.argv[2])"
+        )
+        subprocess.run(
+            [sys.executable, "-c", code, str(source), str(out)], check=True, env={**os.environ, "PYTHONHASHSEED": seed}
+        )
         pages.append(out.read_bytes())
     assert pages[0] == pages[1]

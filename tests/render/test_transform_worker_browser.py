@@ -30,6 +30,7 @@ from ._pages import checked_pages
 from .test_html_browser import Page
 from .test_html_views import THREADED
 
+
 def big_pair(seed: int = 11) -> tuple:
     """Widths and a second metric on the same random stacks (recursion, library frames, names on
     several lines), about 40,000 frames laid out at --minwidth 0."""
@@ -102,7 +103,9 @@ def test_a_big_page_transforms_in_a_worker_as_on_the_main_thread(open_page, acti
     assert page.tab.evaluate("window.flamespaceViewer.count >= window.FlamespacePane.WORKER_FRAMES")
     base = page.tab.evaluate(_SNAPSHOT)
     worker = page.tab.evaluate(_ACT, [ACTIONS[action], "auto"])
-    assert worker["where"] == "worker" and worker["shown"] == 1  # with several controls, the last one's (each cancels the one before)
+    assert (
+        worker["where"] == "worker" and worker["shown"] == 1
+    )  # with several controls, the last one's (each cancels the one before)
     assert worker["busy"] and worker["working"] == "Working\u2026" and worker["dimmed"]  # the click returned at once
     assert worker["after"] == "" and not worker["stillDimmed"]
     in_worker = page.tab.evaluate(_SNAPSHOT)
@@ -160,11 +163,14 @@ def test_without_workers_the_page_transforms_on_the_main_thread(open_page) -> No
 
 # -- a second metric through transforms -----------------------------------------------------------
 
+
 def small_pair() -> tuple:
     """THREADED's widths and a second metric on its stacks, and on one stack the widths lack
     (under parse, which has no self in any transform here: the page counts it in the deepest
     frame drawn above it, where the library's layout of the transformed pair counts it too)."""
-    second = {stack: (value * (3 + len(stack)) // 4) + (7 if "lex (app.py:20)" in stack else 0) for stack, value in THREADED.items()}
+    second = {
+        stack: (value * (3 + len(stack)) // 4) + (7 if "lex (app.py:20)" in stack else 0) for stack, value in THREADED.items()
+    }
     second[("MainThread", "main (app.py:1)", "run (app.py:5)", "parse (app.py:9)", "other (app.py:99)")] = 9
     second[("worker-1", "work (app.py:50)", "sleep (<stdlib>/time.py:1)")] = 0
     return fs.FlameGraph(THREADED, unit="ms", metric="cycles"), fs.FlameGraph(second, metric="instructions")
@@ -175,18 +181,32 @@ def _strip(stack, pattern):
 
 
 def _focus(name):
-    return lambda s: s[s.index(name) + 1:] if name in s else None
+    return lambda s: s[s.index(name) + 1 :] if name in s else None
 
 
 SECOND_CASES = {
     "invert": (ACTIONS["invert"], transforms.reverse, "all"),
-    "hide": ("set(hide, '^lex ')", lambda g: transforms.remap(g, lambda s: None if any(f.startswith("lex ") for f in s) else s), "all"),
-    "merge": ("set(merge, '\\\\(<stdlib>/|^run ')", lambda g: transforms.remap(g, lambda s: _strip(s, r"\(<stdlib>/|^run ")), "all"),
+    "hide": (
+        "set(hide, '^lex ')",
+        lambda g: transforms.remap(g, lambda s: None if any(f.startswith("lex ") for f in s) else s),
+        "all",
+    ),
+    "merge": (
+        "set(merge, '\\\\(<stdlib>/|^run ')",
+        lambda g: transforms.remap(g, lambda s: _strip(s, r"\(<stdlib>/|^run ")),
+        "all",
+    ),
     "recursion": (ACTIONS["recursion"], transforms.fold_recursion, "all"),
-    "focus": ("document.querySelector('#table tbody tr[data-row] td').parentNode.querySelector('button[data-action=focus]').click()",
-              None, None),
-    "combined": (ACTIONS["recursion"] + "; " + ACTIONS["invert"] + "; set(merge, '^run ')",
-                 lambda g: transforms.reverse(transforms.fold_recursion(transforms.remap(g, lambda s: _strip(s, "^run ")))), "all"),
+    "focus": (
+        "document.querySelector('#table tbody tr[data-row] td').parentNode.querySelector('button[data-action=focus]').click()",
+        None,
+        None,
+    ),
+    "combined": (
+        ACTIONS["recursion"] + "; " + ACTIONS["invert"] + "; set(merge, '^run ')",
+        lambda g: transforms.reverse(transforms.fold_recursion(transforms.remap(g, lambda s: _strip(s, "^run ")))),
+        "all",
+    ),
 }
 
 

@@ -37,13 +37,16 @@ def negbin(rng: np.random.Generator, n: int) -> np.ndarray:
 
 def pool_drawer(pool: np.ndarray) -> Drawer:
     """Rows of a recorded pool of real runs (stacks as columns), drawn with replacement."""
+
     def draw(rng: np.random.Generator, n: int) -> np.ndarray:
         return pool[rng.integers(0, len(pool), n)]
+
     return draw
 
 
-def detectable_found(draw: Drawer, n: int, paired: bool, reps: int, permutations: int, seed: int,
-                     target: int = 0) -> tuple[int, int]:
+def detectable_found(
+    draw: Drawer, n: int, paired: bool, reps: int, permutations: int, seed: int, target: int = 0
+) -> tuple[int, int]:
     """(found, tried): per rep, stack ``target``'s reported detectable d from a null comparison
     (maxt.test + compare's own ``_detectable``), then a FRESH comparison with d added to the
     candidate's stack, tested again. Reps whose d is ∞ (α out of reach) are not tried."""
@@ -63,8 +66,17 @@ def detectable_found(draw: Drawer, n: int, paired: bool, reps: int, permutations
     return found, tried
 
 
-def plan_found(draw: Drawer, paired: bool, pilot_runs: int, change: float, pilots: int, reps: int, permutations: int,
-               seed: int, resamples: int | None = None) -> tuple[int, int, list, float]:
+def plan_found(
+    draw: Drawer,
+    paired: bool,
+    pilot_runs: int,
+    change: float,
+    pilots: int,
+    reps: int,
+    permutations: int,
+    seed: int,
+    resamples: int | None = None,
+) -> tuple[int, int, list, float]:
     """Power reached at the n ``plan`` asks for: per pilot (``pilot_runs`` runs from ``draw``), plan n
     for a ``change`` (relative) in the widest stack, then ``reps`` comparisons of n a side drawn
     from the TRUE distribution with that stack shifted by change·mean, tested with maxt.test.

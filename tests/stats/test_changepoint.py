@@ -112,7 +112,9 @@ def test_change_points_are_invariant_to_shift_and_scale(x, a, b):
     assert [c.index for c in moved.points] == [c.index for c in plain.points]
     assert [c.p for c in moved.points] == pytest.approx([c.p for c in plain.points])
     for p, m in zip(plain.points, moved.points):
-        assert m.before == pytest.approx(a * p.before + b, abs=1e-6 * abs(a)) and m.after == pytest.approx(a * p.after + b, abs=1e-6 * abs(a))
+        assert m.before == pytest.approx(a * p.before + b, abs=1e-6 * abs(a)) and m.after == pytest.approx(
+            a * p.after + b, abs=1e-6 * abs(a)
+        )
 
 
 @settings(max_examples=60, deadline=None)
@@ -132,10 +134,15 @@ def test_cusum_peaks_at_the_step():
     assert int(np.argmax(t)) + 1 == 5
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"alpha": 0}, "alpha"), ({"permutations": 0}, "permutations"), ({"min_size": 0}, "min_size"),
-    ({"labels": ["a"]}, "1 labels for 3 points"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"alpha": 0}, "alpha"),
+        ({"permutations": 0}, "permutations"),
+        ({"min_size": 0}, "min_size"),
+        ({"labels": ["a"]}, "1 labels for 3 points"),
+    ],
+)
 def test_bad_arguments_are_named(kwargs, message):
     with pytest.raises(ArgumentError, match=message):
         detect([1.0, 2.0, 3.0], **kwargs)
@@ -157,7 +164,11 @@ def test_random_orderings_stop_once_enough_reach_the_statistic():
     none = changepoint._sequential_p(x, math.inf, 2, 999, np.random.default_rng(1))
     assert none == pytest.approx(1 / 1000)  # none reaches it: all 999 drawn
     # a statistic that about half the orderings reach: stopped near 40 orderings, p near 1/2
-    t = float(np.median(changepoint.cusum(np.random.default_rng(2).permuted(np.broadcast_to(x, (401, 50)), axis=1), 2, True).max(axis=1)))
+    t = float(
+        np.median(
+            changepoint.cusum(np.random.default_rng(2).permuted(np.broadcast_to(x, (401, 50)), axis=1), 2, True).max(axis=1)
+        )
+    )
     half = changepoint._sequential_p(x, t, 2, 999, np.random.default_rng(3))
     assert 0.2 < half <= 1.0  # 20 / L with L ~ NegativeBinomial: below 0.2 has probability < 1e-6
 

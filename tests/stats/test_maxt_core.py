@@ -41,8 +41,17 @@ def close(a: np.ndarray, b: np.ndarray) -> bool:
         return bool(np.all(same | (np.abs(a - b) <= RTOL * scale)))
 
 
-def both(x1: np.ndarray, x2: np.ndarray, permutations: int, seed: int, alternative: str, fdr: str | None,
-         paired: bool, floor: float | None, statistic: str = "welch"):
+def both(
+    x1: np.ndarray,
+    x2: np.ndarray,
+    permutations: int,
+    seed: int,
+    alternative: str,
+    fdr: str | None,
+    paired: bool,
+    floor: float | None,
+    statistic: str = "welch",
+):
     core = maxt._core
     fast = maxt.test(x1, x2, 0.05, permutations, seed, alternative, fdr, floor=floor, paired=paired, statistic=statistic)
     try:
@@ -77,9 +86,15 @@ def samples(draw):
 
 
 @settings(max_examples=150, deadline=None)
-@given(samples(), st.sampled_from([5, 60, 500, 3000]), st.integers(0, 1000),
-       st.sampled_from(["greater", "less", "two-sided"]), st.sampled_from([None, "bh"]),
-       st.sampled_from([None, 0.02]), st.sampled_from(["welch", "moderated"]))
+@given(
+    samples(),
+    st.sampled_from([5, 60, 500, 3000]),
+    st.integers(0, 1000),
+    st.sampled_from(["greater", "less", "two-sided"]),
+    st.sampled_from([None, "bh"]),
+    st.sampled_from([None, 0.02]),
+    st.sampled_from(["welch", "moderated"]),
+)
 def test_the_c_loop_gives_the_numpy_results(sample, permutations, seed, alternative, fdr, floor, statistic):
     # permutations from 5 (random relabellings) to 3000 (every one, up to 9 + 9 runs... when few)
     x1, x2, paired = sample

@@ -32,12 +32,19 @@ def _runs(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return x1, x2
 
 
-@pytest.mark.parametrize(("name", "direct"), [
-    ("maxt", lambda x1, x2, o: maxt.test(x1, x2, o.alpha, o.permutations, o.seed, o.alternative, o.fdr_method,
-                                         paired=o.paired, statistic=o.statistic)),
-    ("welch", lambda x1, x2, o: welch.test(x1, x2, o.alpha, o.fdr_method, o.alternative)),
-    ("hotelling", lambda x1, x2, o: hotelling.test(x1, x2, o.alpha, o.alternative)),
-])
+@pytest.mark.parametrize(
+    ("name", "direct"),
+    [
+        (
+            "maxt",
+            lambda x1, x2, o: maxt.test(
+                x1, x2, o.alpha, o.permutations, o.seed, o.alternative, o.fdr_method, paired=o.paired, statistic=o.statistic
+            ),
+        ),
+        ("welch", lambda x1, x2, o: welch.test(x1, x2, o.alpha, o.fdr_method, o.alternative)),
+        ("hotelling", lambda x1, x2, o: hotelling.test(x1, x2, o.alpha, o.alternative)),
+    ],
+)
 def test_run_is_the_test_with_compares_options(name: str, direct) -> None:  # type: ignore[no-untyped-def]
     x1, x2 = _runs(1)
     options = CompareOptions(method=name, alternative="greater")

@@ -21,7 +21,7 @@ def stored_against_new(seed: int = 3, p: int = 201, cv: float = 0.1):
     means = 1e6 * np.round(rng.lognormal(np.log(50), 1.0, size=p))
 
     def runs(n: int, factor: np.ndarray) -> np.ndarray:
-        noise = rng.lognormal(-cv**2 / 2, cv, size=(n, p)) * rng.lognormal(0, 0.03, size=(n, 1))
+        noise = rng.lognormal(-(cv**2) / 2, cv, size=(n, p)) * rng.lognormal(0, 0.03, size=(n, 1))
         return np.round(means * factor * noise / 1e6) * 1e6
 
     grown = np.ones(p)

@@ -19,6 +19,7 @@ OTHER = "beef000000000002"
 
 def runs(side, rounds, collection=ONE):
     """Runs of ``side`` in the given rounds (None: no round) of ``collection`` (None: no id)."""
+
     def labels(r):
         return {**({} if r is None else {"pair": str(r)}), **({} if collection is None else {"collection": collection})}
 
@@ -33,8 +34,9 @@ def test_runs_of_the_same_round_are_paired_in_round_order():
 def test_a_round_with_one_side_only_is_left_out_and_named():
     pairing = pair_runs(runs("baseline", [1, 2, 3]), runs("candidate", [1, 3]))
     assert pairing.rows == ((0, 0), (2, 1))
-    assert "1 run(s) without a partner in the same round left out of the paired test: baseline/c0ffee0000000001/1" \
-        in pairing.reason
+    assert (
+        "1 run(s) without a partner in the same round left out of the paired test: baseline/c0ffee0000000001/1" in pairing.reason
+    )
 
 
 def test_runs_without_rounds_are_not_paired_unless_asked_and_then_it_fails():
@@ -61,8 +63,10 @@ def test_a_stored_baseline_and_new_runs_are_not_pairs_though_their_round_numbers
     candidate = runs("candidate", list(range(1, 41)))
     pairing = pair_runs(baseline, candidate)
     assert not pairing.paired
-    assert pairing.reason == ("the baseline's runs and the candidate's come from different collections (baseline "
-                              "beef0000; candidate c0ffee00): only the two runs of one round of one collection are a pair")
+    assert pairing.reason == (
+        "the baseline's runs and the candidate's come from different collections (baseline "
+        "beef0000; candidate c0ffee00): only the two runs of one round of one collection are a pair"
+    )
     with pytest.raises(InputError, match="different collections"):
         pair_runs(baseline, candidate, "on")
 
@@ -78,8 +82,9 @@ def test_a_side_with_runs_of_a_collection_the_other_side_lacks_is_unpaired_and_n
     baseline = runs("baseline", [1, 2, 3]) + runs("baseline", [1], OTHER)
     pairing = pair_runs(baseline, runs("candidate", [1, 2, 3]))
     assert not pairing.paired
-    assert pairing.reason == ("1 baseline run(s) come from collection(s) the other side has no run of (beef0000): "
-                              "baseline/beef000000000002/0")
+    assert pairing.reason == (
+        "1 baseline run(s) come from collection(s) the other side has no run of (beef0000): baseline/beef000000000002/0"
+    )
 
 
 def test_runs_with_rounds_but_no_collection_id_pair_only_when_asked():

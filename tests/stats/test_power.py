@@ -39,7 +39,11 @@ def test_detectable_has_the_stated_power_for_maxt(rng):
     first = maxt.test(base, rng.normal(50, sd, (n, p)), 0.05, 500, seed=0)
     size = float(np.median(first.critical + power.z(0.8))) * sd * math.sqrt(2 / n)
     found = sum(
-        bool(maxt.test(rng.normal(50, sd, (n, p)), rng.normal(50, sd, (n, p)) + np.r_[size, np.zeros(p - 1)], 0.05, 200, seed=r).significant[0])
+        bool(
+            maxt.test(
+                rng.normal(50, sd, (n, p)), rng.normal(50, sd, (n, p)) + np.r_[size, np.zeros(p - 1)], 0.05, 200, seed=r
+            ).significant[0]
+        )
         for r in range(150)
     )
     # 150 draws at power 0.8: s.e. 0.033; the t statistic's heavier tails lower it a little. 1e-4 false-failure band:
@@ -48,10 +52,12 @@ def test_detectable_has_the_stated_power_for_maxt(rng):
 
 def test_runs_needed_solves_the_detectable_figure():
     n = power.runs_needed(np.array([100.0]), np.array([10.0]), 0.05, 0.8, 1, "greater")[0]
+
     def mde(k: int) -> float:
         df = np.array(2.0 * k - 2)
         c = power.bonferroni_critical(0.05, 1, df, "greater")
         return float(power.detectable(c, np.array(math.sqrt(2 * 100 / k)), 0.8, df, 0.0, 2 * k))
+
     assert mde(n) <= 10 < mde(n - 1)
     assert 13 < n < 19  # normal quantiles: 2·100·(1.645 + 0.842)²/10² = 12.4; t and a noisy se ask more
     more_tests = power.runs_needed(np.array([100.0]), np.array([10.0]), 0.05, 0.8, 100, "greater")[0]
@@ -89,17 +95,28 @@ def test_plan_chooses_the_stacks_holding_one_percent_and_prices_the_rest(rng):
     assert [r.stack[-1] for r in power.plan(pilot, power.Change(0.1, True), share=0.2).rows] == ["f0", "f1"]
 
 
-@pytest.mark.parametrize("text, unit, value, relative", [
-    ("5%", None, 0.05, True), ("120", "samples", 120.0, False), ("10ms", "ns", 1e7, False), ("2 s", "ms", 2000.0, False),
-])
+@pytest.mark.parametrize(
+    "text, unit, value, relative",
+    [
+        ("5%", None, 0.05, True),
+        ("120", "samples", 120.0, False),
+        ("10ms", "ns", 1e7, False),
+        ("2 s", "ms", 2000.0, False),
+    ],
+)
 def test_change_parses(text, unit, value, relative):
     change = power.Change.parse(text, unit)
     assert change.value == pytest.approx(value) and change.relative is relative
 
 
-@pytest.mark.parametrize("text, unit, message", [
-    ("10ms", "samples", "is a time but the profiles are in 'samples'"), ("lots", None, "not a change"), ("-5%", None, "positive"),
-])
+@pytest.mark.parametrize(
+    "text, unit, message",
+    [
+        ("10ms", "samples", "is a time but the profiles are in 'samples'"),
+        ("lots", None, "not a change"),
+        ("-5%", None, "positive"),
+    ],
+)
 def test_change_rejects(text, unit, message):
     with pytest.raises(ArgumentError, match=message):
         power.Change.parse(text, unit)
@@ -152,7 +169,7 @@ def test_plan_checks_the_rows_that_set_it_by_resampling(rng):
     checked = [r for r in result.rows if r.power is not None]
     assert len(checked) == min(power.CHECKED_ROWS, len(result.rows)) and result.resamples == 300
     assert all(r.first_guess > 0 for r in result.rows)
-    assert {r.stack for r in checked} == {r.stack for r in sorted(result.rows, key=lambda r: -r.first_guess)[:len(checked)]}
+    assert {r.stack for r in checked} == {r.stack for r in sorted(result.rows, key=lambda r: -r.first_guess)[: len(checked)]}
     formula = resampling.plan(pilot, power.Change(0.1, True), resamples=0)  # = power.plan, the formula alone
     assert all(r.power is None for r in formula.rows) and [r.runs for r in formula.rows] == [r.first_guess for r in result.rows]
     again = resampling.plan(pilot, power.Change(0.1, True), resamples=300)

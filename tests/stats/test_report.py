@@ -20,36 +20,63 @@ MS = 1e6  # ns
 
 
 def change(stack: str, baseline: float, candidate: float, lower: float, upper: float, p: float, kind=None) -> StackChange:
-    return StackChange(tuple(stack.split(";")), baseline, candidate, candidate - baseline, lower, upper,
-                       p / 10, p, p <= 0.05, kind)
+    return StackChange(
+        tuple(stack.split(";")), baseline, candidate, candidate - baseline, lower, upper, p / 10, p, p <= 0.05, kind
+    )
 
 
-def comparison(changes, unit="ns", method="maxt", alpha=0.05, options=None, margin=Margin(), dropped=3,
-               alternative="two-sided", control="family-wise error") -> Comparison:
+def comparison(
+    changes,
+    unit="ns",
+    method="maxt",
+    alpha=0.05,
+    options=None,
+    margin=Margin(),
+    dropped=3,
+    alternative="two-sided",
+    control="family-wise error",
+) -> Comparison:
     meta = Metadata(unit=unit)
     kept = [c for c in changes if c.kind]
     before = FlameGraph({c.stack: c.baseline for c in kept if c.baseline}, metadata=meta)
     after = FlameGraph({c.stack: c.candidate for c in kept if c.candidate}, metadata=meta)
     parts = decompose(before, after)
     return Comparison(
-        method=method, requested_method=method, alpha=alpha, n_baseline=10, n_candidate=12, unit=unit,
-        normalized=unit == "share", frequency=FrequencyFilter(), dropped=dropped, margin=margin,
-        changes=tuple(changes), statistic_name="max |t|", statistic=12.345, p_value=0.001, reduced=parts.delta,
-        parts=parts, options=options if options is not None else {"seed": 0, "permutations": 1000}, notes=("a note",),
-        alternative=alternative, control=control,
+        method=method,
+        requested_method=method,
+        alpha=alpha,
+        n_baseline=10,
+        n_candidate=12,
+        unit=unit,
+        normalized=unit == "share",
+        frequency=FrequencyFilter(),
+        dropped=dropped,
+        margin=margin,
+        changes=tuple(changes),
+        statistic_name="max |t|",
+        statistic=12.345,
+        p_value=0.001,
+        reduced=parts.delta,
+        parts=parts,
+        options=options if options is not None else {"seed": 0, "permutations": 1000},
+        notes=("a note",),
+        alternative=alternative,
+        control=control,
     )
 
 
 @pytest.fixture
 def paper() -> Comparison:
     """The paper's experiment in ns: a start-up stack appeared, a;b;c shrank, the rest did not change."""
-    return comparison([
-        change("main;<startup>;sitecustomize", 0, 99.82 * MS, 98.86 * MS, math.inf, 0.0005, "appeared"),
-        change("main;c;b;a", 200.69 * MS, 150.35 * MS, -51.75 * MS, -48.94 * MS, 0.0005, "shrunk"),
-        change("main;c;b", 100.2 * MS, 100.9 * MS, -0.4 * MS, 1.8 * MS, 0.8),
-        change("main;c", 50.0 * MS, 50.0004 * MS, -1.2 * MS, 1.2 * MS, 1.0),
-        change("main;gc", 850.0, 910.0, -math.inf, 2000.0, 0.9),
-    ])
+    return comparison(
+        [
+            change("main;<startup>;sitecustomize", 0, 99.82 * MS, 98.86 * MS, math.inf, 0.0005, "appeared"),
+            change("main;c;b;a", 200.69 * MS, 150.35 * MS, -51.75 * MS, -48.94 * MS, 0.0005, "shrunk"),
+            change("main;c;b", 100.2 * MS, 100.9 * MS, -0.4 * MS, 1.8 * MS, 0.8),
+            change("main;c", 50.0 * MS, 50.0004 * MS, -1.2 * MS, 1.2 * MS, 1.0),
+            change("main;gc", 850.0, 910.0, -math.inf, 2000.0, 0.9),
+        ]
+    )
 
 
 def test_text_report_golden(paper, tmp_path):
@@ -98,23 +125,29 @@ def test_a_one_sided_test_states_its_two_sided_interval_level(paper):
 
 
 def test_welch_states_its_false_coverage_rate_intervals(paper):
-    welch = comparison(list(paper.changes), method="welch", options={"fdr": "bh", "interval_level": 0.99},
-                       control="false-discovery rate (BH)")
+    welch = comparison(
+        list(paper.changes), method="welch", options={"fdr": "bh", "interval_level": 0.99}, control="false-discovery rate (BH)"
+    )
     line = report.interval_line(welch)
     assert "false-coverage-rate adjusted" in line and "each at 99%" in line
     assert "false-discovery rate (BH)" in report.text(welch)
 
 
-@pytest.mark.parametrize("unit, expected", [
-    ("bytes", "+1.50 MiB (1.00 to 2.00)"),
-    ("share", "+2.50 pp (1.00 to 4.00)"),
-    ("samples", "+1,500 (1,000 to 2,000)"),
-])
+@pytest.mark.parametrize(
+    "unit, expected",
+    [
+        ("bytes", "+1.50 MiB (1.00 to 2.00)"),
+        ("share", "+2.50 pp (1.00 to 4.00)"),
+        ("samples", "+1,500 (1,000 to 2,000)"),
+    ],
+)
 def test_units_of_other_profiles(unit, expected):
     scale = {"bytes": 1024**2, "share": 0.01, "samples": 1000}[unit]
     amount = 1.5 if unit != "share" else 2.5
     low, high = (1.0, 2.0) if unit != "share" else (1.0, 4.0)
-    result = comparison([change("main;f", 10 * scale, (10 + amount) * scale, low * scale, high * scale, 0.01, "grown")], unit=unit)
+    result = comparison(
+        [change("main;f", 10 * scale, (10 + amount) * scale, low * scale, high * scale, 0.01, "grown")], unit=unit
+    )
     assert expected in report.text(result)
 
 

@@ -66,8 +66,7 @@ def test_from_rows_refuses_mixed_units():
     rows = RunRows()
     first, second = rows.add({"a": 1}), rows.add({"a": 2})
     with pytest.raises(UnitMismatchError, match="r2 is in 'ms'"):
-        Sample.from_rows(rows, [first, second], names=["r1", "r2"],
-                         metadata=[Metadata(unit="ns"), Metadata(unit="ms")])
+        Sample.from_rows(rows, [first, second], names=["r1", "r2"], metadata=[Metadata(unit="ns"), Metadata(unit="ms")])
 
 
 def test_surely_varying_is_a_lower_bound_that_grows():
@@ -83,7 +82,7 @@ def test_surely_varying_is_a_lower_bound_that_grows():
     assert seen == sorted(seen) and seen[0] <= seen[-1]
     keys, matrix = rows.matrix(list(range(16)))
     x1, x2 = matrix[0::2], matrix[1::2]
-    pooled = ((x1.var(axis=0, ddof=1) + x2.var(axis=0, ddof=1)) / 2)
+    pooled = (x1.var(axis=0, ddof=1) + x2.var(axis=0, ddof=1)) / 2
     assert seen[-1] == int((pooled > 0).sum())  # every run read: exact
     constant = RunRows()
     for _ in range(3):
@@ -119,9 +118,11 @@ def test_texts_of_a_folded_run_are_its_stacks_joined(tmp_path):
 
 def test_texts_of_other_formats_join_frames(tmp_path):
     path = tmp_path / "p.speedscope.json"
-    path.write_text('{"$schema": "https://www.speedscope.app/file-format-schema.json", "shared": {"frames": '
-                    '[{"name": "main"}, {"name": "work"}]}, "profiles": [{"type": "sampled", "name": "p", "unit": "none", '
-                    '"startValue": 0, "endValue": 3, "samples": [[0, 1], [0, 1], [0]], "weights": [1, 1, 1]}]}')
+    path.write_text(
+        '{"$schema": "https://www.speedscope.app/file-format-schema.json", "shared": {"frames": '
+        '[{"name": "main"}, {"name": "work"}]}, "profiles": [{"type": "sampled", "name": "p", "unit": "none", '
+        '"startValue": 0, "endValue": 3, "samples": [[0, 1], [0, 1], [0]], "weights": [1, 1, 1]}]}'
+    )
     assert folded.texts(registry.read_graph(str(path))) == {"main;work": 2, "main": 1}
 
 

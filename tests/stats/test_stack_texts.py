@@ -41,8 +41,8 @@ def text_samples(base, cand, table=None):
     indices = [rows.add({folded.format_stack(s): v for s, v in g.items()}) for g in graphs]
     meta = [g.metadata for g in graphs]
     table = table or StackTable({})
-    first = Sample.from_rows(rows, indices[:len(base)], table, metadata=meta[:len(base)])
-    second = Sample.from_rows(rows, indices[len(base):], table, metadata=meta[len(base):])
+    first = Sample.from_rows(rows, indices[: len(base)], table, metadata=meta[: len(base)])
+    second = Sample.from_rows(rows, indices[len(base) :], table, metadata=meta[len(base) :])
     return first, second, graphs
 
 

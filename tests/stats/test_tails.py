@@ -51,11 +51,21 @@ def exact_beta(x: Fraction, a: int, b: int) -> Fraction:
     return sum((comb(n, j) * x**j * (1 - x) ** (n - j) for j in range(a, n + 1)), Fraction(0))
 
 
-@pytest.mark.parametrize("d1, d2, f", [(50, 98, 5788177), (2, 4, 10**140), (6, 2, 10**290), (20, 30, 10**14),
-                                      # many numerator dof, few denominator: log(1 − x) was taken as a
-                                      # difference of two logs ≈ 20 there, and b = 5000 times its error
-                                      # cost 1e-11 of relative precision (2e-13 now, as scipy's)
-                                      (10000, 2, 60209), (10000, 4, 300), (2000, 2, 10**6)])
+@pytest.mark.parametrize(
+    "d1, d2, f",
+    [
+        (50, 98, 5788177),
+        (2, 4, 10**140),
+        (6, 2, 10**290),
+        (20, 30, 10**14),
+        # many numerator dof, few denominator: log(1 − x) was taken as a
+        # difference of two logs ≈ 20 there, and b = 5000 times its error
+        # cost 1e-11 of relative precision (2e-13 now, as scipy's)
+        (10000, 2, 60209),
+        (10000, 4, 300),
+        (2000, 2, 10**6),
+    ],
+)
 def test_f_tail_beyond_scipys_precision_matches_exact_arithmetic(d1, d2, f):
     want = exact_beta(Fraction(d2, d2 + d1 * f), d2 // 2, d1 // 2)
     assert want > Fraction(1, 10**300)

@@ -49,8 +49,14 @@ def snapshot(tmp_path, records):
     from flamespace.store import open_store
 
     store = open_store(str(tmp_path / "store"))
-    items = [(r.values, Metadata(unit="samples", labels={"commit": r.commit, "time": r.time.isoformat(), "branch": "main"}),
-              f"run-{i}.folded") for i, r in enumerate(records)]
+    items = [
+        (
+            r.values,
+            Metadata(unit="samples", labels={"commit": r.commit, "time": r.time.isoformat(), "branch": "main"}),
+            f"run-{i}.folded",
+        )
+        for i, r in enumerate(records)
+    ]
     half = len(items) // 2  # two parts, as two CI jobs would leave
     store.add(profiles(items[:half]))
     store.add(profiles(items[half:]))
@@ -68,7 +74,9 @@ def awkward(root, count: int = 23, seed: int = 5):
     texts = ["a", "a;b", "a;c", "a;d"]
     rows = []
     for i in range(count - 1):
-        values = {t: float(rng.integers(0, 9)) / (2 if t == "a;d" else 1) for t in texts if rng.random() < (0.3 if t == "a;c" else 0.7)}
+        values = {
+            t: float(rng.integers(0, 9)) / (2 if t == "a;d" else 1) for t in texts if rng.random() < (0.3 if t == "a;c" else 0.7)
+        }
         rows.append({t: v for t, v in values.items() if v} or {"a": 1.0})
     rows.append({})  # total 0: its shares count 0
     store = open_store(str(root))

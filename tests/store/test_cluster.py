@@ -26,8 +26,10 @@ from .history_data import awkward, records, snapshot  # noqa: E402,F401 (fixture
 def dask_cluster():
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as local, \
-            Client(local, set_as_default=False) as client:
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as local,
+        Client(local, set_as_default=False) as client,
+    ):
         yield cluster.Cluster(client)
 
 
@@ -53,8 +55,14 @@ def test_mean_matrix_moments_and_history_are_identical_on_the_cluster(snapshot, 
     assert there.squares.tolist() == here.squares.tolist() and there.n.tolist() == here.n.tolist()
     for by in ("commit", "day"):
         a, b = history(snapshot, ids, by, "parse", None), history(snapshot, ids, by, "parse", None, dask_cluster)
-        assert (a.points, a.stacks, a.runs.tolist(), a.totals.tolist(), a.sums.tolist(), a.squares.tolist()) == \
-            (b.points, b.stacks, b.runs.tolist(), b.totals.tolist(), b.sums.tolist(), b.squares.tolist())
+        assert (a.points, a.stacks, a.runs.tolist(), a.totals.tolist(), a.sums.tolist(), a.squares.tolist()) == (
+            b.points,
+            b.stacks,
+            b.runs.tolist(),
+            b.totals.tolist(),
+            b.sums.tolist(),
+            b.squares.tolist(),
+        )
         assert a.medians.tolist() == b.medians.tolist() and a.median_shares.tolist() == b.median_shares.tolist()
 
 
@@ -120,8 +128,18 @@ def test_row_groups_without_a_selected_profile_are_not_read(tmp_path, monkeypatc
 
     monkeypatch.setattr(store_module, "ROW_GROUP", 20)  # 4-5 stacks a profile: a row group holds 4-5 profiles
     target = open_store(str(tmp_path / "small-groups"))
-    target.add(profiles([(r.values, Metadata(unit="samples", labels={"commit": r.commit, "time": r.time.isoformat(), "branch": "main"}),
-                 f"run-{i}") for i, r in enumerate(synthetic())]))
+    target.add(
+        profiles(
+            [
+                (
+                    r.values,
+                    Metadata(unit="samples", labels={"commit": r.commit, "time": r.time.isoformat(), "branch": "main"}),
+                    f"run-{i}",
+                )
+                for i, r in enumerate(synthetic())
+            ]
+        )
+    )
     snap = target.snapshot()
     ids = snap.select("store:branch=main,last=6")
     files = snap.part_files("facts")

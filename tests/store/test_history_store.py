@@ -66,8 +66,14 @@ def test_a_corrupt_part_is_left_out_with_a_warning(tmp_path, records):
     from flamespace.store import open_store
 
     store = open_store(str(tmp_path / "store"))
-    items = [(r.values, Metadata(unit="samples", labels={"commit": r.commit, "time": r.time.isoformat(), "branch": "main"}),
-              f"run-{i}.folded") for i, r in enumerate(records)]
+    items = [
+        (
+            r.values,
+            Metadata(unit="samples", labels={"commit": r.commit, "time": r.time.isoformat(), "branch": "main"}),
+            f"run-{i}.folded",
+        )
+        for i, r in enumerate(records)
+    ]
     store.add(profiles(items[:18]))
     store.add(profiles(items[18:]))
     second = store.snapshot().parts[1]["name"]
@@ -79,7 +85,10 @@ def test_a_corrupt_part_is_left_out_with_a_warning(tmp_path, records):
     assert h.runs.sum() == 18 and h.points == tuple(f"{c:02d}abc" for c in range(6))
     assert h.sums.tolist() == history_of(records[:18], "commit").sums.tolist()
     assert any(second in message for message in diagnostics.messages())
-    assert aggregate.mean(snapshot, snapshot.select("store:branch=main")) == stored(snapshot, snapshot.select("store:branch=main"), mean=True)[0]
+    assert (
+        aggregate.mean(snapshot, snapshot.select("store:branch=main"))
+        == stored(snapshot, snapshot.select("store:branch=main"), mean=True)[0]
+    )
 
 
 def timing_store(root, stepped: int, flat: int, points: int = 30, seed: int = 26):
@@ -100,8 +109,15 @@ def timing_store(root, stepped: int, flat: int, points: int = 30, seed: int = 26
             ns[rng.random(len(names)) < 0.025] *= 2
             if c >= points // 2:
                 ns *= 1 + steps
-            labels = {"commit": f"c{c:02d}", "time": (START + timedelta(hours=c, minutes=r)).isoformat(), "run": f"{c}-{r}", "branch": "main"}
-            items.append((dict(zip(names, np.rint(ns).astype(int).tolist())), Metadata(unit="ns", labels=labels), f"c{c}-{r}.folded"))
+            labels = {
+                "commit": f"c{c:02d}",
+                "time": (START + timedelta(hours=c, minutes=r)).isoformat(),
+                "run": f"{c}-{r}",
+                "branch": "main",
+            }
+            items.append(
+                (dict(zip(names, np.rint(ns).astype(int).tolist())), Metadata(unit="ns", labels=labels), f"c{c}-{r}.folded")
+            )
     store = open_store(str(root))
     store.add(profiles(items))
     return store.snapshot()
@@ -148,7 +164,13 @@ def test_medians_count_a_missing_stack_as_zero(tmp_path):
     rows = [np.array(origin)[np.array(keys) == k] for k in range(6)]
     shares = np.divide(dense, totals[:, None], out=np.zeros_like(dense), where=totals[:, None] != 0)
     texts_of = view.stack_texts(got.stacks.tolist())
-    expected = {(k, t): (np.median(dense[r, j]), np.median(shares[r, j]))
-                for k, r in enumerate(rows) for j, t in enumerate(texts) if dense[r, j].any()}
-    assert {(k, t): (v, s) for k, t, v, s in zip(got.keys.tolist(), texts_of, got.values.tolist(), got.shares.tolist())} == expected
+    expected = {
+        (k, t): (np.median(dense[r, j]), np.median(shares[r, j]))
+        for k, r in enumerate(rows)
+        for j, t in enumerate(texts)
+        if dense[r, j].any()
+    }
+    assert {
+        (k, t): (v, s) for k, t, v, s in zip(got.keys.tolist(), texts_of, got.values.tolist(), got.shares.tolist())
+    } == expected
     assert len(rows[4]) % 2 == 0 and totals[-1] == 0

@@ -28,8 +28,14 @@ pytest.importorskip("pyarrow")
 
 def runs(prefix: str, n: int, step: int = 1):
     """n profiles with stacks of their own (``prefix``) and shared ones."""
-    return [({f"main;{prefix}{i};g{j}": j + step for j in range(20)} | {"main;shared": i + 1},
-             Metadata(unit="samples", labels={"run": f"{prefix}{i}"}), f"{prefix}{i}") for i in range(n)]
+    return [
+        (
+            {f"main;{prefix}{i};g{j}": j + step for j in range(20)} | {"main;shared": i + 1},
+            Metadata(unit="samples", labels={"run": f"{prefix}{i}"}),
+            f"{prefix}{i}",
+        )
+        for i in range(n)
+    ]
 
 
 def two_parts(root: str):
@@ -87,7 +93,13 @@ def test_a_stack_table_lost_with_its_copy_keeps_the_profiles_aside_not_deleted(t
     assert [(loss.part, loss.profiles) for loss in done.lost] == [(big, 0)]
     assert "stacks.parquet does not match its checksum" in str(done.lost[0]) and CORRUPT in str(done.lost[0])
     assert sorted(os.listdir(os.path.join(root, CORRUPT, big))) == [
-        "facts.parquet", "frames.parquet", "mirror", "part.json", "profiles.parquet", "stacks.parquet"]
+        "facts.parquet",
+        "frames.parquet",
+        "mirror",
+        "part.json",
+        "profiles.parquet",
+        "stacks.parquet",
+    ]
     done = open_store(root).gc()  # the next gc deletes nothing of them either
     assert (done.removed, done.kept) == (0, 205) and os.listdir(os.path.join(root, CORRUPT)) == [big]
     assert len(open_store(root).snapshot().profile_ids()) == 205
@@ -101,12 +113,12 @@ def test_a_truncated_fact_file_is_lost_to_corruption_not_to_retention(tmp_path):
     _, (big, _) = two_parts(root)
     facts = Path(root, "parts", big, "facts.parquet")
     data = facts.read_bytes()
-    facts.write_bytes(data[:len(data) // 2])
+    facts.write_bytes(data[: len(data) // 2])
     done = open_store(root).gc()
     assert (done.removed, done.kept, done.lost_profiles) == (0, 5, 200)
     assert f"{len(data) // 2:,} bytes, the manifest says {len(data):,}" in str(done.lost[0])
     assert "200 profile(s) lost to corruption" in str(done.lost[0])
-    assert Path(root, CORRUPT, big, "facts.parquet").read_bytes() == data[:len(data) // 2]  # kept aside as it was
+    assert Path(root, CORRUPT, big, "facts.parquet").read_bytes() == data[: len(data) // 2]  # kept aside as it was
     quarantined = json.loads(Path(root, MANIFEST).read_text())["quarantined"]
     assert [(q["name"], q["lost"]) for q in quarantined] == [(big, 200)]
 
@@ -189,8 +201,14 @@ def test_ingest_never_repeats_an_id_below_a_lowered_counter(tmp_path):
 
 def _duplicated(root: str, monkeypatch) -> None:
     """A store with profile id 0 twice, as ingest made it before it skipped past stored ids."""
-    open_store(root).add(profiles([({"a;b": 1}, Metadata(unit="samples", labels={"r": "1"}), "one"),
-                          ({"a;c": 2}, Metadata(unit="samples", labels={"r": "2"}), "two")]))
+    open_store(root).add(
+        profiles(
+            [
+                ({"a;b": 1}, Metadata(unit="samples", labels={"r": "1"}), "one"),
+                ({"a;c": 2}, Metadata(unit="samples", labels={"r": "2"}), "two"),
+            ]
+        )
+    )
     manifest = module.read_manifest(root)
     manifest["next_profile"] = 0
     module.write_manifest(root, manifest)
@@ -226,8 +244,12 @@ def test_parts_written_after_the_previous_generation_by_two_writers_are_set_asid
     store.add(profiles(runs("a", 1)))
     # a writer killed after moving its part into parts/ (never committed), then another's commit
     generation = module.read_manifest(root)
-    killed = store._write_part({kind: module.schema(kind).empty_table() for kind in module.KINDS}, module.modules()[2], 0,
-                               module._part_meta(generation, "killed", {"profile": 1, "frame": 0, "stack": 0}))
+    killed = store._write_part(
+        {kind: module.schema(kind).empty_table() for kind in module.KINDS},
+        module.modules()[2],
+        0,
+        module._part_meta(generation, "killed", {"profile": 1, "frame": 0, "stack": 0}),
+    )
     store.add(profiles(runs("b", 1)))
     os.remove(os.path.join(root, MANIFEST))
     done = repair(open_store(root))
@@ -276,8 +298,12 @@ def test_a_first_ingest_under_way_is_an_empty_store_but_a_lost_manifest_is_not(t
     store = open_store(root)
     os.makedirs(os.path.join(root, "tmp"))
     os.makedirs(os.path.join(root, "parts"))
-    store._write_part({kind: module.schema(kind).empty_table() for kind in module.KINDS}, module.modules()[2], 0,
-                      module._part_meta(module.empty_manifest(), "first", {"profile": 0, "frame": 0, "stack": 0}))
+    store._write_part(
+        {kind: module.schema(kind).empty_table() for kind in module.KINDS},
+        module.modules()[2],
+        0,
+        module._part_meta(module.empty_manifest(), "first", {"profile": 0, "frame": 0, "stack": 0}),
+    )
     assert open_store(root).snapshot().count() == 0  # not visible yet, and no error
     store.add(profiles(runs("a", 2)))
     store.add(profiles(runs("b", 2)))
@@ -309,8 +335,12 @@ def test_a_part_written_on_the_lost_manifest_was_never_committed_and_is_not_rest
     store.add(profiles(runs("a", 1)))
     store.add(profiles(runs("b", 1)))  # generation 2; MANIFEST.prev.json is generation 1
     current = module.read_manifest(root)
-    killed = store._write_part({kind: module.schema(kind).empty_table() for kind in module.KINDS}, module.modules()[2], 0,
-                               module._part_meta(current, "killed", {"profile": 2, "frame": 0, "stack": 0}))
+    killed = store._write_part(
+        {kind: module.schema(kind).empty_table() for kind in module.KINDS},
+        module.modules()[2],
+        0,
+        module._part_meta(current, "killed", {"profile": 2, "frame": 0, "stack": 0}),
+    )
     _corrupt(os.path.join(root, MANIFEST))
     done = repair(open_store(root))
     assert any(killed["name"] in d and "not restored" in d for d in done.done) and not done.lost

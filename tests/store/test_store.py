@@ -41,7 +41,9 @@ def total(items):
 
 def items_of(values_list, unit="samples", start=0):
     """Profiles as Store.add takes them; a run label keeps equal contents apart."""
-    return [(values, Metadata(unit=unit, labels={"run": str(start + i)}), f"run-{start + i}") for i, values in enumerate(values_list)]
+    return [
+        (values, Metadata(unit=unit, labels={"run": str(start + i)}), f"run-{start + i}") for i, values in enumerate(values_list)
+    ]
 
 
 @settings(max_examples=15)
@@ -75,7 +77,12 @@ def test_float_values_and_the_empty_stack_round_trip(tmp_path):
     snapshot = store.snapshot()
     assert stored(snapshot, snapshot.select("store:unit=ms"))[0] == values
     assert {tuple(s): v for s, v in snapshot.graph(snapshot.select("store:unit=ms")).items()} == {
-        ("a", "b"): 0.25, (): 3.5, ("a",): 1e-300, ("", "b"): 2.0, ("", ""): 1.5}
+        ("a", "b"): 0.25,
+        (): 3.5,
+        ("a",): 1e-300,
+        ("", "b"): 2.0,
+        ("", ""): 1.5,
+    }
 
 
 def test_the_same_profile_with_the_same_labels_is_stored_once(tmp_path):
@@ -97,11 +104,14 @@ def test_the_same_counts_under_other_labels_are_another_run(tmp_path):
     store = open_store(str(tmp_path / "s"))
     run = {"main;parse": 120, "main": 3}
     for commit in ("c1", "c2"):
-        done = store.add(profiles([(run, Metadata(unit="calls", labels={"run": str(i)}), f"run-{i}") for i in (1, 2)]),
-                         labels={"commit": commit, "branch": "main"})
+        done = store.add(
+            profiles([(run, Metadata(unit="calls", labels={"run": str(i)}), f"run-{i}") for i in (1, 2)]),
+            labels={"commit": commit, "branch": "main"},
+        )
         assert len(done.added) == 2 and done.duplicates == []
-    again = open_store(str(tmp_path / "s")).add(profiles([(run, Metadata(unit="calls", labels={"run": "1"}), "run-1")]),
-                                                labels={"commit": "c2", "branch": "main"})
+    again = open_store(str(tmp_path / "s")).add(
+        profiles([(run, Metadata(unit="calls", labels={"run": "1"}), "run-1")]), labels={"commit": "c2", "branch": "main"}
+    )
     assert again.added == [] and len(again.duplicates) == 1  # the same run, same labels: a re-ingest
     snapshot = store.snapshot()
     assert snapshot.count() == 4
@@ -202,7 +212,7 @@ def _corrupt(path: str) -> None:
     """Flip bytes in the middle of a file, keeping its size."""
     data = bytearray(Path(path).read_bytes())
     middle = len(data) // 2
-    data[middle:middle + 4] = bytes(b ^ 0xFF for b in data[middle:middle + 4])
+    data[middle : middle + 4] = bytes(b ^ 0xFF for b in data[middle : middle + 4])
     Path(path).write_bytes(bytes(data))
 
 
@@ -211,8 +221,10 @@ def test_a_corrupt_part_is_named_and_skipped(tmp_path, kind):
     root = str(tmp_path / "s")
     store = open_store(root)
     store.add(profiles([({"a;first": 1}, Metadata(unit="samples"), "first")]), labels={"branch": "main"})
-    store.add(profiles([({"a;second": 2}, Metadata(unit="samples"), "second"), ({"b": 3}, Metadata(unit="samples"), "third")]),
-              labels={"branch": "main"})
+    store.add(
+        profiles([({"a;second": 2}, Metadata(unit="samples"), "second"), ({"b": 3}, Metadata(unit="samples"), "third")]),
+        labels={"branch": "main"},
+    )
     bad = json.loads(Path(root, MANIFEST).read_text())["parts"][0]["name"]
     _corrupt(os.path.join(root, "parts", bad, f"{kind}.parquet"))
     if kind == "stacks":  # and its second copy (tests/store/test_repair.py: one copy is enough)
@@ -252,8 +264,10 @@ def test_selectors_filter_by_label_commit_prefix_time_and_last(tmp_path):
     store = open_store(str(tmp_path / "s"))
     day = datetime(2026, 11, 1, 12)
     for i in range(6):
-        store.add(profiles([({f"s{i}": 1}, Metadata(unit="samples", labels={"time": (day + timedelta(days=i)).isoformat()}), f"p{i}")]),
-                  labels={"branch": "main" if i % 2 == 0 else "dev", "commit": f"abc{i}def", "bench": "parse"})
+        store.add(
+            profiles([({f"s{i}": 1}, Metadata(unit="samples", labels={"time": (day + timedelta(days=i)).isoformat()}), f"p{i}")]),
+            labels={"branch": "main" if i % 2 == 0 else "dev", "commit": f"abc{i}def", "bench": "parse"},
+        )
     snapshot = store.snapshot()
     assert snapshot.select("store:branch=main") == [0, 2, 4]
     assert snapshot.select("store:branch=main,last=2") == [2, 4]
@@ -267,8 +281,12 @@ def test_gc_keeps_the_last_of_each_branch_and_drops_old_ones(tmp_path):
     store = open_store(str(tmp_path / "s"))
     day = datetime(2026, 11, 1)
     for i in range(8):
-        store.add(profiles([({f"s;{i}": i + 1}, Metadata(unit="samples", labels={"time": (day + timedelta(days=i)).isoformat()}), f"p{i}")]),
-                  labels={"branch": "main" if i < 5 else "dev"})
+        store.add(
+            profiles(
+                [({f"s;{i}": i + 1}, Metadata(unit="samples", labels={"time": (day + timedelta(days=i)).isoformat()}), f"p{i}")]
+            ),
+            labels={"branch": "main" if i < 5 else "dev"},
+        )
     done = store.gc(keep_last=3)
     assert (done.removed, done.kept, done.parts_before, done.parts_after) == (2, 6, 8, 1)
     snapshot = store.snapshot()

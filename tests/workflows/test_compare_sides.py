@@ -22,7 +22,8 @@ def test_compare_sides_hands_findings_over_and_prints_nothing(capsys, runs):
     compared = fs.compare_sides(sides(*runs), CompareOptions(alternative="two-sided", seed=7), on_findings=found.extend)
     assert capsys.readouterr() == ("", "")
     assert [(f.level, f.message) for f in found] == [
-        ("warning", f"left out 1 empty run(s), with no samples (a failed recording?): {empty}")]
+        ("warning", f"left out 1 empty run(s), with no samples (a failed recording?): {empty}")
+    ]
     assert isinstance(compared, fs.ComparedSides) and compared.comparison.regressed
     assert {c.stack for c in compared.comparison.kept} == {("<startup>", "sitecustomize"), ("main", "c", "b", "a")}
     assert [len(compared.samples[side].names) for side in ("baseline", "candidate")] == [11, 12]

@@ -27,8 +27,19 @@ def test_gate_returns_a_typed_result_writes_the_reports_and_prints_nothing(capsy
     repo = make_repo(tmp_path / "repo")
     out = tmp_path / "out"
     said: list = []
-    result = fs.gate("v1", ["bench/workload.py"], head="v2", repo=str(repo), out_dir=str(out), runs=RUNS, install=False,
-                     recorder=RECORDER, choose_rate=False, options=OPTIONS, say=said.append)
+    result = fs.gate(
+        "v1",
+        ["bench/workload.py"],
+        head="v2",
+        repo=str(repo),
+        out_dir=str(out),
+        runs=RUNS,
+        install=False,
+        recorder=RECORDER,
+        choose_rate=False,
+        options=OPTIONS,
+        say=said.append,
+    )
     assert capsys.readouterr() == ("", "")  # the library never prints: all of it went to say
     assert result.regressed and isinstance(result, fs.GateResult) and result.out_dir == str(out)
     assert [c.stack for c in result.comparison.regressions] == [("<module> (bench/workload.py)", "slow (pkg/__init__.py)")]
@@ -71,8 +82,18 @@ def test_sigterm_stops_the_gate_with_gate_stopped_after_cleaning_up(tmp_path, te
             os.kill(os.getpid(), signal.SIGTERM)
 
     with pytest.raises(fs.GateStopped) as stopped:
-        fs.gate("v1", ["bench/workload.py"], head="v2", repo=str(repo), out_dir=str(tmp_path / "out"), runs=2,
-                install=False, recorder=RECORDER, choose_rate=False, say=say)
+        fs.gate(
+            "v1",
+            ["bench/workload.py"],
+            head="v2",
+            repo=str(repo),
+            out_dir=str(tmp_path / "out"),
+            runs=2,
+            install=False,
+            recorder=RECORDER,
+            choose_rate=False,
+            say=say,
+        )
     assert stopped.value.signal == signal.SIGTERM and stopped.value.exit_code == 128 + signal.SIGTERM
     assert signal.getsignal(signal.SIGTERM) == before
     assert_clean(repo, temp)

@@ -116,7 +116,7 @@ def _group_options(args: list[str]) -> list[str] | None:
                 if index >= len(args):
                     raise UsageError("Option '--color' requires an argument.", "flamespace")
                 word, index = "--color=" + str(args[index]), index + 1
-            mode = word[len("--color="):]
+            mode = word[len("--color=") :]
             from ._style import MODES
 
             if mode not in MODES:
@@ -170,8 +170,9 @@ def _notice_terminal_stdin(context: str) -> None:
     from ..formats import _io
     from ._report import warn
 
-    _io.on_terminal_stdin = lambda: warn(f"{context}: reading a profile from stdin... (Ctrl-D to end; Ctrl-C and "
-                                         f"`{context} --help` for usage)")
+    _io.on_terminal_stdin = lambda: warn(
+        f"{context}: reading a profile from stdin... (Ctrl-D to end; Ctrl-C and `{context} --help` for usage)"
+    )
 
 
 def script() -> int:

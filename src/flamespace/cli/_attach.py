@@ -14,8 +14,14 @@ if TYPE_CHECKING:
     from ..collect.launcher import Progress
 
 
-def record_pid(pid: int, options: SamplerOptions, process_root: bool, progress: Callable[[Progress], None] | None,
-               quiet: bool = False, gil: bool = False) -> tuple[RecordResult, str]:
+def record_pid(
+    pid: int,
+    options: SamplerOptions,
+    process_root: bool,
+    progress: Callable[[Progress], None] | None,
+    quiet: bool = False,
+    gil: bool = False,
+) -> tuple[RecordResult, str]:
     """Sample process ``pid`` until ``options.duration``, Ctrl-C, SIGTERM/SIGHUP or its exit; the result
     (as ``record_program``'s) and how to describe the target. Raises the AttachError that says why
     it cannot be read, or a RecordError when it ended before a single sample. ``gil``: only the
@@ -59,8 +65,13 @@ def record_pid(pid: int, options: SamplerOptions, process_root: bool, progress: 
     if recorder.ended == "exited" and not quiet:
         warn(f"flamespace record: process {pid} exited after {raw.elapsed_ns / 1e9:.1f} s of recording")
     described = f"pid {pid} (Python {process.version})"
-    result = RecordResult(recording, exit_code=0, processes=1, stopped_by_duration=recorder.ended == "duration",
-                          signal=stopped_by[0] if stopped_by else None)
+    result = RecordResult(
+        recording,
+        exit_code=0,
+        processes=1,
+        stopped_by_duration=recorder.ended == "duration",
+        signal=stopped_by[0] if stopped_by else None,
+    )
     return result, described
 
 

@@ -31,23 +31,43 @@ UNMATCHED_WARNING = 0.5
 #: The options, for the svg and html commands.
 OPTIONS = (
     Option(
-        ("--colour-by",), "colour_by", "str", None,
+        ("--colour-by",),
+        "colour_by",
+        "str",
+        None,
         "Colour by a second metric of the same stacks, per frame the ratio of the two with its callees (Gregg's CPI "
         "flame graph): a profile file (instructions.folded), or 'event:NAME' for event NAME of the perf script input "
-        "(perf record -e cycles,instructions). Widths stay the input's.", metavar="SOURCE",
+        "(perf record -e cycles,instructions). Widths stay the input's.",
+        metavar="SOURCE",
     ),
     Option(
-        ("--colour-ratio",), "colour_ratio", "choice", RATIO_MODES[0],
+        ("--colour-ratio",),
+        "colour_ratio",
+        "choice",
+        RATIO_MODES[0],
         "How --colour-by writes ratios: the colour metric per unit of the widths' (instructions/cycles), or the "
-        "inverse (cycles/instructions, Gregg's CPI). The colours are the same.", choices=RATIO_MODES, show_default=True,
+        "inverse (cycles/instructions, Gregg's CPI). The colours are the same.",
+        choices=RATIO_MODES,
+        show_default=True,
     ),
-    Option(("--event",), "event", "str", None, "perf script input: draw the samples of this event (default: the first event in the input)."),
+    Option(
+        ("--event",),
+        "event",
+        "str",
+        None,
+        "perf script input: draw the samples of this event (default: the first event in the input).",
+    ),
 )
 
 
 def read_inputs(
-    files: Sequence[str], command: str, skip_invalid: bool, input_format: str | None,
-    colour_by: str | None = None, event: str | None = None, chart: bool = False,
+    files: Sequence[str],
+    command: str,
+    skip_invalid: bool,
+    input_format: str | None,
+    colour_by: str | None = None,
+    event: str | None = None,
+    chart: bool = False,
 ) -> tuple[Drawable, FlameGraph | None]:
     """The profile to draw (as the command reads it without these options) and, with ``colour_by``,
     the second metric's flame graph; InputError naming the file for inputs that do not fit.
@@ -61,7 +81,7 @@ def read_inputs(
 
     paths = expand_inputs(files)
     colour: FlameGraph | None = None
-    colour_event = colour_by[len(EVENT_PREFIX):] if colour_by is not None and colour_by.startswith(EVENT_PREFIX) else None
+    colour_event = colour_by[len(EVENT_PREFIX) :] if colour_by is not None and colour_by.startswith(EVENT_PREFIX) else None
     if colour_event is not None:
         if not colour_event:
             raise ArgumentError(f"--colour-by {colour_by!r} names no event (write event:NAME, e.g. event:instructions)")
@@ -105,22 +125,30 @@ def _read_one(path: str, command: str, skip_invalid: bool, input_format: str | N
 
     diagnostics = Diagnostics()
     try:
-        profile = registry.read(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics,
-                                options={"event_filter": event} if event is not None else None)
+        profile = registry.read(
+            path,
+            input_format,
+            skip_invalid=skip_invalid,
+            diagnostics=diagnostics,
+            options={"event_filter": event} if event is not None else None,
+        )
     except ArgumentError as error:
         if event is None:
             raise
-        raise InputError(f"has no events to choose ('{event}' is a perf script event): {error}", registry.display_name(path)) from None
+        raise InputError(
+            f"has no events to choose ('{event}' is a perf script event): {error}", registry.display_name(path)
+        ) from None
     if isinstance(profile, FlameChart):  # the colours and widths are compared stack by stack, not in time
         profile = profile.graph()
     if isinstance(profile, Differential):
         raise InputError(
             f"is differential input (two counts per line); '{command}' colours one profile by a second metric of the "
-            "same stacks, each one count per line", registry.display_name(path),
+            "same stacks, each one count per line",
+            registry.display_name(path),
         )
     if event is not None and not profile.total():
         name = registry.display_name(path)
-        notes = [w[len(name) + 2:] if w.startswith(name + ": ") else w for w in diagnostics.warnings]
+        notes = [w[len(name) + 2 :] if w.startswith(name + ": ") else w for w in diagnostics.warnings]
         raise InputError("; ".join(notes) or f"no samples of event {event}", name)
     report(diagnostics)
     return profile
@@ -150,6 +178,7 @@ def _check_match(profile: FlameGraph, colour: FlameGraph, widths: str, colours: 
     if not shared:
         raise InputError(f"shares no stack with {widths}: are they profiles of the same program, collapsed alike?", colours)
     if shared < (1 - UNMATCHED_WARNING) * total:
-        warn(f"flamespace: warning: {100 * (total - shared) / total:.0f}% of {colour.metric or 'the second metric'} "
-             f"in {colours} is on stacks that {widths} does not have (drawn only in their callers' colours)")
-
+        warn(
+            f"flamespace: warning: {100 * (total - shared) / total:.0f}% of {colour.metric or 'the second metric'} "
+            f"in {colours} is on stacks that {widths} does not have (drawn only in their callers' colours)"
+        )

@@ -26,11 +26,16 @@ if TYPE_CHECKING:
 #: --skip-invalid and --from, for every command that reads profiles.
 INPUT_OPTIONS = (
     Option(
-        ("--skip-invalid",), "skip_invalid", "flag",
+        ("--skip-invalid",),
+        "skip_invalid",
+        "flag",
         help="Skip malformed lines and report how many on stderr, instead of failing.",
     ),
     Option(
-        ("--from",), "input_format", "choice", choices=tuple(registry.names()),
+        ("--from",),
+        "input_format",
+        "choice",
+        choices=tuple(registry.names()),
         help="Input format (default: detected from the content, then the file name).",
     ),
 )
@@ -38,9 +43,13 @@ INPUT_OPTIONS = (
 
 #: --thread NAME: what the pages, top and text show of a profile recorded with --threads.
 THREAD_OPTION = Option(
-    ("--thread",), "thread", "str", None, metavar="NAME",
+    ("--thread",),
+    "thread",
+    "str",
+    None,
+    metavar="NAME",
     help="Show one thread: the stacks under the root frame of that name (a recording with --threads), "
-         "without it; 'main' is also MainThread.",
+    "without it; 'main' is also MainThread.",
 )
 
 
@@ -54,8 +63,11 @@ def pick_thread(profile: D, name: str | None, source: str) -> D:
     from ..errors import ArgumentError
 
     if isinstance(profile, FlameChart):
-        raise InputError("--thread shows one thread of a flame graph; a flame chart draws each thread in a lane of its "
-                         "own (leave out --flamechart or --thread)", source)
+        raise InputError(
+            "--thread shows one thread of a flame graph; a flame chart draws each thread in a lane of its "
+            "own (leave out --flamechart or --thread)",
+            source,
+        )
     try:
         if isinstance(profile, Differential):
             return profile.map(lambda side: one_thread(side, name))  # type: ignore[return-value]
@@ -64,8 +76,9 @@ def pick_thread(profile: D, name: str | None, source: str) -> D:
         raise InputError(str(exc), source) from None
 
 
-def picked_thread(profile: Drawable, colour: FlameGraph | None, name: str | None,
-                  files: Sequence[str]) -> tuple[Drawable, FlameGraph | None]:
+def picked_thread(
+    profile: Drawable, colour: FlameGraph | None, name: str | None, files: Sequence[str]
+) -> tuple[Drawable, FlameGraph | None]:
     """:func:`pick_thread` of a page's profile and of the second metric that colours it (--colour-by)."""
     source = ", ".join(files) or "<stdin>"
     return pick_thread(profile, name, source), pick_thread(colour, name, source) if colour is not None else None
@@ -109,10 +122,22 @@ def checked_output(value: str | None) -> str | None:
 #: -o FILE and --no-header, for every command that writes a profile (an output that cannot be
 #: written fails before any input is read).
 OUTPUT_OPTIONS = (
-    Option(("-o", "--output"), "output", "path", "-", "Where to write the result.", show_default="stdout", allow_dash=True,
-           callback=checked_output),
-    Option(("--no-header",), "no_header", "flag",
-           help="Do not write '# key: value' metadata lines (for tools that would read them as stacks)."),
+    Option(
+        ("-o", "--output"),
+        "output",
+        "path",
+        "-",
+        "Where to write the result.",
+        show_default="stdout",
+        allow_dash=True,
+        callback=checked_output,
+    ),
+    Option(
+        ("--no-header",),
+        "no_header",
+        "flag",
+        help="Do not write '# key: value' metadata lines (for tools that would read them as stacks).",
+    ),
 )
 
 
@@ -136,11 +161,15 @@ def _directory_profiles(path: str) -> list[str]:
     directory is skipped and said so, never read (a FIFO would block the command)."""
     files, subdirectories, specials = _directory_entries(path)
     if subdirectories:  # not read: a directory of runs is flat, and a nested one is likely another sample
-        warn(f"flamespace: skipped {len(subdirectories)} subdirector{'y' if len(subdirectories) == 1 else 'ies'}"
-             f" in {path} (directories are not read recursively): {_first_names([n + '/' for n in subdirectories])}")
+        warn(
+            f"flamespace: skipped {len(subdirectories)} subdirector{'y' if len(subdirectories) == 1 else 'ies'}"
+            f" in {path} (directories are not read recursively): {_first_names([n + '/' for n in subdirectories])}"
+        )
     if specials:
         what = "entry in {} that is not a regular file" if len(specials) == 1 else "entries in {} that are not regular files"
-        warn(f"flamespace: skipped {len(specials)} {what.format(path)} (FIFO, socket, device or broken link): {_first_names(specials)}")
+        warn(
+            f"flamespace: skipped {len(specials)} {what.format(path)} (FIFO, socket, device or broken link): {_first_names(specials)}"
+        )
     profiles: list[str] = []
     others: list[str] = []
     for name in files:
@@ -177,7 +206,10 @@ def _first_names(names: Sequence[str], shown: int = 5) -> str:
 
 
 def read_input(
-    path: str, skip_invalid: bool = False, input_format: str | None = None, stack_cache: dict | None = None,
+    path: str,
+    skip_invalid: bool = False,
+    input_format: str | None = None,
+    stack_cache: dict | None = None,
 ) -> Drawable:
     """Read one input as it is, reporting skipped lines on stderr: a store selector is the merged
     profile it names, an input that keeps time order a FlameChart."""
@@ -192,7 +224,10 @@ def read_input(
 
 
 def read_profile(
-    path: str, skip_invalid: bool = False, input_format: str | None = None, stack_cache: dict | None = None,
+    path: str,
+    skip_invalid: bool = False,
+    input_format: str | None = None,
+    stack_cache: dict | None = None,
 ) -> Profile:
     """:func:`read_input`, an input that keeps time order (a FlameChart) summed into its flame graph."""
     from ..core.chart import FlameChart

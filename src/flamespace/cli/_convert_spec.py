@@ -22,10 +22,15 @@ def options(to_choices: Callable[[], tuple[str, ...]]) -> tuple[Option, ...]:
     --help asked for (listing the writable formats imports every format)."""
     return INPUT_OPTIONS + (
         Option(("--to",), "to", "choice", help=TO_HELP, choices=to_choices),
-        Option(("-o", "--output"), "output", "path", "-", help="Where to write the result.", show_default="stdout",
-               allow_dash=True),
-        Option(("--no-header",), "no_header", "flag",
-               help="Do not write '# key: value' metadata lines (folded output as stackcollapse-*.pl prints it)."),
+        Option(
+            ("-o", "--output"), "output", "path", "-", help="Where to write the result.", show_default="stdout", allow_dash=True
+        ),
+        Option(
+            ("--no-header",),
+            "no_header",
+            "flag",
+            help="Do not write '# key: value' metadata lines (folded output as stackcollapse-*.pl prints it).",
+        ),
     )
 
 
@@ -36,8 +41,15 @@ def output_format(to: str | None, output: str) -> str:
     return choose(output, to, "convert", registry.writable_names, FOLDED_ENDINGS, option="--to")
 
 
-def convert(inputs: Sequence[str], skip_invalid: bool, input_format: str | None, to: str | None,
-            output: str, no_header: bool, **values: object) -> None:
+def convert(
+    inputs: Sequence[str],
+    skip_invalid: bool,
+    input_format: str | None,
+    to: str | None,
+    output: str,
+    no_header: bool,
+    **values: object,
+) -> None:
     """What ``flamespace convert`` does: read every input (reader options by their ``read_`` names),
     merge several, write in the output format."""
     from ..diagnostics import Diagnostics
@@ -51,8 +63,11 @@ def convert(inputs: Sequence[str], skip_invalid: bool, input_format: str | None,
     stack_cache: dict | None = {} if len(files) > 1 else None
     for path in files:
         diagnostics = Diagnostics()
-        profiles.append(registry.read(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics,
-                                      stack_cache=stack_cache, options=reader))
+        profiles.append(
+            registry.read(
+                path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics, stack_cache=stack_cache, options=reader
+            )
+        )
         report(diagnostics)
     stack_cache = None
     if len(profiles) > 1:

@@ -98,9 +98,9 @@ def _hyphen_breaks(text: str, j: int) -> bool:
     """Whether a line may break after the hyphen at ``j``: letters before it (``ab-`` or ``a-b-``)
     and after it (``cd`` or ``c-d``)."""
     before = (_letter(text, j - 2) and _letter(text, j - 1)) or (
-        _letter(text, j - 3) and text[j - 2] == "-" and _letter(text, j - 1))
-    after = _letter(text, j + 1) and (_letter(text, j + 2) or (
-        j + 2 < len(text) and text[j + 2] == "-" and _letter(text, j + 3)))
+        _letter(text, j - 3) and text[j - 2] == "-" and _letter(text, j - 1)
+    )
+    after = _letter(text, j + 1) and (_letter(text, j + 2) or (j + 2 < len(text) and text[j + 2] == "-" and _letter(text, j + 3)))
     return before and after
 
 
@@ -111,8 +111,9 @@ def _em_dash_at(text: str, j: int) -> bool:
     return k - j >= 2 and k < len(text) and _word(text[k])
 
 
-def _wrap(chunks: list[str], width: int, first: str = "", rest: str = "", max_lines: int = 0,
-          placeholder: str = "...") -> list[str]:
+def _wrap(
+    chunks: list[str], width: int, first: str = "", rest: str = "", max_lines: int = 0, placeholder: str = "..."
+) -> list[str]:
     """Lines of at most ``width`` (indent included) from ``chunks``, as textwrap
     (textwrap.wrap); with ``max_lines``, the last one ends in ``placeholder`` when
     text is left over."""
@@ -137,8 +138,11 @@ def _wrap(chunks: list[str], width: int, first: str = "", rest: str = "", max_li
             used -= len(line.pop())
         if not line:
             continue
-        if not max_lines or len(lines) + 1 < max_lines or (
-                (not chunks or (len(chunks) == 1 and not chunks[0].strip())) and used <= room):
+        if (
+            not max_lines
+            or len(lines) + 1 < max_lines
+            or ((not chunks or (len(chunks) == 1 and not chunks[0].strip())) and used <= room)
+        ):
             lines.append(indent + "".join(line))
             continue
         while line:
@@ -220,8 +224,13 @@ def short_help(text: str, limit: int) -> str:
 GROUP_OPTIONS = (("-h, --help", "Show this message and exit."),)
 
 
-def group_help(prog: str, help_text: str, summaries: Sequence[tuple[str, str]], columns: int = 0,
-               options: Sequence[tuple[str, str]] = GROUP_OPTIONS) -> str:
+def group_help(
+    prog: str,
+    help_text: str,
+    summaries: Sequence[tuple[str, str]],
+    columns: int = 0,
+    options: Sequence[tuple[str, str]] = GROUP_OPTIONS,
+) -> str:
     """The text of ``prog --help`` for a group with ``help_text``, ``options`` (term, help) and commands ``(name, help)``."""
     width = max(min(columns or terminal_columns(), MAX_WIDTH) - 2, 50)
     usage = "Usage: " + prog + " "

@@ -36,8 +36,16 @@ KINDS = ("flag", "pair", "int", "float", "str", "choice", "path", "dir", "multip
 #: a non-negative number, any text.
 ARGUMENT_KINDS = ("path", "raw", "number", "str")
 #: The name of each kind's values (its metavar, upper-cased, in --help).
-TYPE_NAMES = {"int": "integer", "float": "float", "str": "text", "path": "path", "dir": "path", "multiple": "text",
-              "number": "number", "raw": "text"}
+TYPE_NAMES = {
+    "int": "integer",
+    "float": "float",
+    "str": "text",
+    "path": "path",
+    "dir": "path",
+    "multiple": "text",
+    "number": "number",
+    "raw": "text",
+}
 #: The name of a ranged option's values (its metavar in --help).
 RANGE_NAMES = {"int": "INTEGER RANGE", "float": "FLOAT RANGE"}
 #: What asks for a command's help, anywhere among its options.
@@ -78,8 +86,24 @@ class Option:
     command gets, or raises BadParameter; ``minimum`` and ``maximum`` make an int or float option
     a range (``open``: both bounds excluded); ``exists``: a path must exist."""
 
-    __slots__ = ("flags", "dest", "kind", "default", "choices", "help", "show_default", "secondary", "allow_dash",
-                 "metavar", "minimum", "maximum", "open", "exists", "required", "callback")
+    __slots__ = (
+        "flags",
+        "dest",
+        "kind",
+        "default",
+        "choices",
+        "help",
+        "show_default",
+        "secondary",
+        "allow_dash",
+        "metavar",
+        "minimum",
+        "maximum",
+        "open",
+        "exists",
+        "required",
+        "callback",
+    )
 
     def __init__(
         self,
@@ -180,6 +204,7 @@ class Option:
 
     def help_record(self) -> tuple[str, str]:
         """(flags and metavar, help text with its [default: ...; range; required]) as --help shows it."""
+
         def spelled(flags: Sequence[str]) -> str:
             text = ", ".join(sorted(flags, key=lambda flag: len(flag) - len(flag.lstrip("-"))))
             return text if not self.takes_value() else f"{text} {self.metavar_text()}"
@@ -228,8 +253,15 @@ class Argument:
 
     __slots__ = ("name", "kind", "nargs", "default", "metavar", "_required")
 
-    def __init__(self, name: str, kind: str = "path", nargs: int = 1, default: str | None = None,
-                 required: bool | None = None, metavar: str | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        kind: str = "path",
+        nargs: int = 1,
+        default: str | None = None,
+        required: bool | None = None,
+        metavar: str | None = None,
+    ) -> None:
         if kind not in ARGUMENT_KINDS:
             raise ValueError(f"unknown argument kind {kind!r}")
         self.name, self.kind, self.nargs, self.default, self.metavar = name, kind, nargs, default, metavar
@@ -297,13 +329,31 @@ class Command:
     alike; the group itself runs nothing. ``more_options``: options that cost imports to list (convert's
     reader options come from every format), added when an unknown long option or ``--help`` needs them."""
 
-    __slots__ = ("name", "run", "help", "arguments", "options", "interspersed", "program_flags", "max_width",
-                 "subcommands", "more_options", "_flags")
+    __slots__ = (
+        "name",
+        "run",
+        "help",
+        "arguments",
+        "options",
+        "interspersed",
+        "program_flags",
+        "max_width",
+        "subcommands",
+        "more_options",
+        "_flags",
+    )
 
     def __init__(
-        self, name: str, run: Callable[..., object] | None, arguments: Sequence[Argument] = (),
-        options: Sequence[Option] = (), help: str | None = None, interspersed: bool = True,
-        max_width: int | None = None, program_flags: Sequence[str] = (), subcommands: Sequence[Command] = (),
+        self,
+        name: str,
+        run: Callable[..., object] | None,
+        arguments: Sequence[Argument] = (),
+        options: Sequence[Option] = (),
+        help: str | None = None,
+        interspersed: bool = True,
+        max_width: int | None = None,
+        program_flags: Sequence[str] = (),
+        subcommands: Sequence[Command] = (),
         more_options: Callable[[], Sequence[Option]] | None = None,
     ) -> None:
         self.name, self.run, self.arguments, self.options = name, run, tuple(arguments), tuple(options)
@@ -399,8 +449,9 @@ class Command:
                 break  # the options already end here
             if word in self.program_flags:
                 end = index + 2
-            elif any(word.startswith(flag) and len(word) > len(flag) and not flag.startswith("--")
-                     for flag in self.program_flags):
+            elif any(
+                word.startswith(flag) and len(word) > len(flag) and not flag.startswith("--") for flag in self.program_flags
+            ):
                 end = index + 1  # -mpytest
             else:
                 found = self.by_flag().get(word.partition("=")[0])
@@ -429,13 +480,13 @@ class Command:
                 break
             if arg == "-" or not arg.startswith("-"):
                 if not self.interspersed:
-                    positional.extend(args[index - 1:])
+                    positional.extend(args[index - 1 :])
                     break
                 positional.append(arg)
                 continue
             pairs = self._option_words(arg, args, index)
             if pairs is None:  # an option we do not know: a program's own (record -x ...)
-                positional.extend(args[index - 1:])
+                positional.extend(args[index - 1 :])
                 break
             for option, on, text, used in pairs:
                 index += used
@@ -508,7 +559,7 @@ class Command:
                 raise UsageError(f"No such option {flag!r}.")
             option, on = found
             if option.takes_value():
-                rest = arg[position + 1:]
+                rest = arg[position + 1 :]
                 if rest:
                     pairs.append((option, on, rest, 0))
                 elif index < len(args):
@@ -526,8 +577,8 @@ class Command:
         flexible = [argument for argument in self.arguments if argument.nargs != 1]
         for position, argument in enumerate(self.arguments):
             if argument.nargs != 1:
-                after = sum(1 for a in self.arguments[position + 1:] if a.nargs == 1)
-                taken, rest = rest[: max(len(rest) - after, 0)], rest[max(len(rest) - after, 0):]
+                after = sum(1 for a in self.arguments[position + 1 :] if a.nargs == 1)
+                taken, rest = rest[: max(len(rest) - after, 0)], rest[max(len(rest) - after, 0) :]
                 if argument.required and not taken:
                     raise UsageError(f"Missing argument {argument.hint()!r}.")
                 values[argument.name] = tuple(argument.convert(word) for word in taken)
@@ -586,5 +637,5 @@ def given_reader_options(values: dict[str, object]) -> dict[str, object]:
     for key in [k for k in values if k.startswith(READER_PREFIX)]:
         value = values.pop(key)
         if value is not None and value is not False:
-            given[key[len(READER_PREFIX):]] = value
+            given[key[len(READER_PREFIX) :]] = value
     return given

@@ -25,13 +25,28 @@ if TYPE_CHECKING:
 #: The pictures flamespace draws (svg and html commands, record's --format svg/html), by ending.
 PICTURES = {"svg": (".svg",), "html": (".html", ".htm")}
 #: Endings of files flamespace never writes, which people still type after -o: refused by name.
-FOREIGN = {".pdf": "PDF", ".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".gif": "GIF", ".webp": "WebP",
-           ".ps": "PostScript", ".eps": "PostScript", ".txt.gz": "gzipped text"}
+FOREIGN = {
+    ".pdf": "PDF",
+    ".png": "PNG",
+    ".jpg": "JPEG",
+    ".jpeg": "JPEG",
+    ".gif": "GIF",
+    ".webp": "WebP",
+    ".ps": "PostScript",
+    ".eps": "PostScript",
+    ".txt.gz": "gzipped text",
+}
 
 
-def choose(output: str | None, given: str | None, command: str,
-           writable: Sequence[str] | Callable[[], Sequence[str]], endings: Mapping[str, Sequence[str]],
-           default: str = "folded", option: str = "--format") -> str:
+def choose(
+    output: str | None,
+    given: str | None,
+    command: str,
+    writable: Sequence[str] | Callable[[], Sequence[str]],
+    endings: Mapping[str, Sequence[str]],
+    default: str = "folded",
+    option: str = "--format",
+) -> str:
     """The format to write ``output`` in: ``given`` (the command's ``option``) if set, else by the name.
 
     ``writable`` names every format the command writes (or is a function that does: asked only
@@ -56,8 +71,9 @@ def choose(output: str | None, given: str | None, command: str,
     if what in writable:
         return what
     listed = ", ".join(f"{fmt} ({first_ending(fmt, endings)})" for fmt in writable)
-    raise ArgumentError(f"-o {output}: {command} cannot write {_describe(what)}; it writes {listed} "
-                        f"(give another name, or {option} FORMAT)")
+    raise ArgumentError(
+        f"-o {output}: {command} cannot write {_describe(what)}; it writes {listed} (give another name, or {option} FORMAT)"
+    )
 
 
 def _longest(name: str, table: Mapping[str, Sequence[str]]) -> str | None:

@@ -46,31 +46,71 @@ FORMAT_HELP = {
 _OPTIONS = (
     Option(("-m",), "module", metavar="MODULE", help="Run a module, as python -m does."),
     Option(("-c",), "code", metavar="CODE", help="Run a code string, as python -c does."),
-    Option(("--mode",), "mode", "choice", SAMPLING["mode"], choices=MODES, show_default=True,
-           help="wall: every thread, running or waiting; cpu: time on a CPU only; "
-                "alloc: bytes allocated during the run, per stack (sampled); "
-                "live: bytes still allocated at exit, per allocating stack (tracemalloc)."),
-    Option(("--rate",), "rate", "float", SAMPLING["rate"], show_default=True,
-           help=f"Mean samples per second, {MIN_RATE:g} to {MAX_RATE:,g} (random intervals within ±50% of the mean)."),
-    Option(("--weight",), "weight", "choice", None, choices=("time", "samples", "bytes", "count"),
-           help=f"Sampling: 'time' (ns since the thread's previous sample) or 'samples' (default {SAMPLING['weight']!r}). "
-                f"Memory: 'bytes' or 'count' (number of allocations; default {MEMORY['weight']!r})."),
-    Option(("--bytes-per-sample",), "bytes_per_sample", "int", None, metavar="BYTES",
-           help=f"alloc mode: mean bytes allocated between two samples (default {MEMORY['interval']}; 0 records every "
-                "allocation, slowly)."),
+    Option(
+        ("--mode",),
+        "mode",
+        "choice",
+        SAMPLING["mode"],
+        choices=MODES,
+        show_default=True,
+        help="wall: every thread, running or waiting; cpu: time on a CPU only; "
+        "alloc: bytes allocated during the run, per stack (sampled); "
+        "live: bytes still allocated at exit, per allocating stack (tracemalloc).",
+    ),
+    Option(
+        ("--rate",),
+        "rate",
+        "float",
+        SAMPLING["rate"],
+        show_default=True,
+        help=f"Mean samples per second, {MIN_RATE:g} to {MAX_RATE:,g} (random intervals within ±50% of the mean).",
+    ),
+    Option(
+        ("--weight",),
+        "weight",
+        "choice",
+        None,
+        choices=("time", "samples", "bytes", "count"),
+        help=f"Sampling: 'time' (ns since the thread's previous sample) or 'samples' (default {SAMPLING['weight']!r}). "
+        f"Memory: 'bytes' or 'count' (number of allocations; default {MEMORY['weight']!r}).",
+    ),
+    Option(
+        ("--bytes-per-sample",),
+        "bytes_per_sample",
+        "int",
+        None,
+        metavar="BYTES",
+        help=f"alloc mode: mean bytes allocated between two samples (default {MEMORY['interval']}; 0 records every "
+        "allocation, slowly).",
+    ),
     Option(("--idle",), "idle", "flag", help="In wall mode, put off-CPU time under an '[idle]' leaf frame."),
-    Option(("--no-lines",), "no_lines", "flag",
-           help="Name frames by function and file only (line numbers shift when code changes)."),
+    Option(
+        ("--no-lines",), "no_lines", "flag", help="Name frames by function and file only (line numbers shift when code changes)."
+    ),
     Option(("--threads",), "threads", "flag", help="Add each thread's name as a root frame."),
     Option(("--pid",), "process_root", "flag", help="Add the process (command and pid) as a root frame."),
-    Option(("--async",), "async_stacks", "flag",
-           help="Show asyncio tasks as their awaiting chain (the tasks waiting for the running one, "
-                "outermost first) instead of the event loop's internals."),
-    Option(("--subprocesses",), "subprocesses", "flag",
-           help="Also record the Python processes the program starts (subprocess, multiprocessing, "
-                "fork), each under a 'name (pid)' root frame."),
-    Option(("--duration",), "duration", "float", SAMPLING["duration"], metavar="SECONDS",
-           help="Stop after this many seconds: the profile is saved and the program stopped as by Ctrl-C."),
+    Option(
+        ("--async",),
+        "async_stacks",
+        "flag",
+        help="Show asyncio tasks as their awaiting chain (the tasks waiting for the running one, "
+        "outermost first) instead of the event loop's internals.",
+    ),
+    Option(
+        ("--subprocesses",),
+        "subprocesses",
+        "flag",
+        help="Also record the Python processes the program starts (subprocess, multiprocessing, "
+        "fork), each under a 'name (pid)' root frame.",
+    ),
+    Option(
+        ("--duration",),
+        "duration",
+        "float",
+        SAMPLING["duration"],
+        metavar="SECONDS",
+        help="Stop after this many seconds: the profile is saved and the program stopped as by Ctrl-C.",
+    ),
     None,
     Option(("--seed",), "seed", "int", SAMPLING["seed"], help="Seed the random sampling intervals (repeatable runs)."),
     Option(("--no-header",), "no_header", "flag", help="Do not write '# key: value' metadata lines into folded output."),
@@ -80,9 +120,16 @@ _OPTIONS = (
 #: record's options for a process that runs already (``record --pid PID``): --pid takes the pid,
 #: and the flag that adds the process as a root frame is --process-root there.
 _ATTACH_OPTIONS = (
-    Option(("--pid",), "pid", "int", None, metavar="PID", minimum=1,
-           help="Record the Python process PID, which runs already, from outside (until Ctrl-C, --duration or its "
-                "exit; see docs/attach.md) instead of starting a program."),
+    Option(
+        ("--pid",),
+        "pid",
+        "int",
+        None,
+        metavar="PID",
+        minimum=1,
+        help="Record the Python process PID, which runs already, from outside (until Ctrl-C, --duration or its "
+        "exit; see docs/attach.md) instead of starting a program.",
+    ),
     Option(("--process-root",), "process_root", "flag", help="Add the process (command and pid) as a root frame."),
     Option(("--gil",), "gil", "flag", help="With --pid: keep only the samples of the thread that holds the GIL."),
 )
@@ -90,19 +137,24 @@ _ATTACH_OPTIONS = (
 _SHORT = {"rate": "-r", "duration": "-d"}
 
 
-def recording_options(formats: Sequence[str] = tuple(FORMATS), by_name: bool = False,
-                      attach: bool = False) -> tuple[Option, ...]:
+def recording_options(formats: Sequence[str] = tuple(FORMATS), by_name: bool = False, attach: bool = False) -> tuple[Option, ...]:
     """-m, -c and every recorder option (mode, rate, weight, ..., format, seed, no-header);
     ``--format`` offers ``formats``; with ``by_name`` it defaults to what -o's name says; with
     ``attach`` (record's), --pid PID records a running process, -r and -d are --rate and --duration."""
     described = "; ".join(FORMAT_HELP[name] for name in formats) + "."
     if by_name:
-        format_option = Option(("--format",), "output_format", "choice", None, choices=tuple(formats),
-                               help=described + " Default: the format -o's name ends in (.svg, .html, .speedscope.json, "
-                                                ".pprof, ...), else folded.")
+        format_option = Option(
+            ("--format",),
+            "output_format",
+            "choice",
+            None,
+            choices=tuple(formats),
+            help=described + " Default: the format -o's name ends in (.svg, .html, .speedscope.json, .pprof, ...), else folded.",
+        )
     else:
-        format_option = Option(("--format",), "output_format", "choice", "folded", choices=tuple(formats),
-                               show_default=True, help=described)
+        format_option = Option(
+            ("--format",), "output_format", "choice", "folded", choices=tuple(formats), show_default=True, help=described
+        )
     options = [option or format_option for option in _OPTIONS]
     if not attach:
         return tuple(options)
@@ -126,8 +178,7 @@ def _with_flag(option: Option, flag: str) -> Option:
     return copy
 
 
-def target_of(command: Sequence[str], module: str | None, code: str | None,
-              directory: str | None = None) -> Target:
+def target_of(command: Sequence[str], module: str | None, code: str | None, directory: str | None = None) -> Target:
     """The program named by COMMAND (a leading '--' dropped), -m MODULE or -c CODE; a script is
     looked up in ``directory``, where it will run (default: here)."""
     from ..collect import parse_command
@@ -139,8 +190,17 @@ def target_of(command: Sequence[str], module: str | None, code: str | None,
 
 
 def recorder_settings(
-    mode: str, rate: float, weight: str | None, bytes_per_sample: int | None, idle: bool, no_lines: bool,
-    threads: bool, async_stacks: bool, duration: float | None, seed: int | None, output_format: str,
+    mode: str,
+    rate: float,
+    weight: str | None,
+    bytes_per_sample: int | None,
+    idle: bool,
+    no_lines: bool,
+    threads: bool,
+    async_stacks: bool,
+    duration: float | None,
+    seed: int | None,
+    output_format: str,
 ):
     """SamplerOptions (wall, cpu) or MemoryOptions (alloc, live) from the command-line options.
 
@@ -163,11 +223,20 @@ def recorder_settings(
             if problem is not None:
                 raise ArgumentError(f"--mode alloc is not available: {problem}")
         interval = MEMORY["interval"] if bytes_per_sample is None else bytes_per_sample
-        return MemoryOptions(mode=mode, weight=weight or MEMORY["weight"], lines=not no_lines, threads=threads,
-                             interval=interval, seed=seed)
+        return MemoryOptions(
+            mode=mode, weight=weight or MEMORY["weight"], lines=not no_lines, threads=threads, interval=interval, seed=seed
+        )
     return SamplerOptions(
-        mode=mode, rate=rate, weight=weight or SAMPLING["weight"], idle=idle, lines=not no_lines, threads=threads,
-        timeline=timeline, duration=duration, seed=seed, asyncio=async_stacks,
+        mode=mode,
+        rate=rate,
+        weight=weight or SAMPLING["weight"],
+        idle=idle,
+        lines=not no_lines,
+        threads=threads,
+        timeline=timeline,
+        duration=duration,
+        seed=seed,
+        asyncio=async_stacks,
     )
 
 

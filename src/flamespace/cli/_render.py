@@ -12,8 +12,9 @@ if TYPE_CHECKING:
     from .._types import Drawable
 
 
-def read_drawable(files: Sequence[str], command: str, skip_invalid: bool, input_format: str | None,
-                  chart: bool = False) -> Drawable:
+def read_drawable(
+    files: Sequence[str], command: str, skip_invalid: bool, input_format: str | None, chart: bool = False
+) -> Drawable:
     """One profile from the inputs: a single file as it is (differential or not; with ``chart``,
     a flame chart if it keeps time order), several summed."""
     paths = expand_inputs(files)
@@ -26,8 +27,6 @@ def read_drawable(files: Sequence[str], command: str, skip_invalid: bool, input_
     graphs = []
     for path, profile in zip(paths, profiles):
         if isinstance(profile, Differential):
-            raise InputError(
-                f"is differential input; '{command}' draws one differential file at a time, not a sum", path
-            )
+            raise InputError(f"is differential input; '{command}' draws one differential file at a time, not a sum", path)
         graphs.append(profile)
     return sum_graphs(graphs)

@@ -9,7 +9,6 @@ from ..errors import FlamespaceError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-
     from ..diagnostics import Diagnostics
 
 EXIT_OK, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -94,7 +93,6 @@ def exit_code(exc: BaseException, context: str) -> int | None:
         return None
     _error(
         context,
-        f"internal error: {type(exc).__name__}: {exc} "
-        "(please report it; set FLAMESPACE_DEBUG=1 to see the traceback)",
+        f"internal error: {type(exc).__name__}: {exc} (please report it; set FLAMESPACE_DEBUG=1 to see the traceback)",
     )
     return EXIT_INTERNAL

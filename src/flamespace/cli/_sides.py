@@ -20,11 +20,16 @@ if TYPE_CHECKING:
 
 #: --force and --max-missed, for every command that compares samples of runs.
 GUARD_OPTIONS = (
-    Option(("--force",), "force", "flag",
-           help="Compare runs that differ in mode or program anyway (a warning instead of a refusal)."),
-    Option(("--max-missed",), "max_missed", metavar="X",
-           help="Leave out runs whose sampler missed more than X of its samples (10% or 0.1; the missed_share header). "
-                "Default: keep them, naming those beyond the recorder's own warning threshold."),
+    Option(
+        ("--force",), "force", "flag", help="Compare runs that differ in mode or program anyway (a warning instead of a refusal)."
+    ),
+    Option(
+        ("--max-missed",),
+        "max_missed",
+        metavar="X",
+        help="Leave out runs whose sampler missed more than X of its samples (10% or 0.1; the missed_share header). "
+        "Default: keep them, naming those beyond the recorder's own warning threshold.",
+    ),
 )
 
 
@@ -67,15 +72,24 @@ def show_findings(findings: Sequence[Finding], command: str) -> None:
         warn(f"flamespace {command}: {finding.level}: {finding.message}")
 
 
-def read_samples(sides: dict[str, Sequence[str]], command: str, skip_invalid: bool, input_format: str | None,
-                 cluster: str | None = None) -> dict[str, Sample]:
+def read_samples(
+    sides: dict[str, Sequence[str]], command: str, skip_invalid: bool, input_format: str | None, cluster: str | None = None
+) -> dict[str, Sample]:
     """One :class:`Sample` per side, through the guard rails; exploring commands (similarity)
     go on where compare would refuse, with a warning."""
     from ..workflows.samples import load_sides
     from ._common import progress
     from ._report import report
 
-    samples, screening = load_sides(expand_sides(sides), force=True, skip_invalid=skip_invalid, input_format=input_format,
-                                    min_runs_per_side=1, cluster=cluster, track=progress, on_diagnostics=report)
+    samples, screening = load_sides(
+        expand_sides(sides),
+        force=True,
+        skip_invalid=skip_invalid,
+        input_format=input_format,
+        min_runs_per_side=1,
+        cluster=cluster,
+        track=progress,
+        on_diagnostics=report,
+    )
     show_findings(screening.findings, command)
     return samples

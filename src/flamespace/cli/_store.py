@@ -18,9 +18,12 @@ if TYPE_CHECKING:
 #: --cluster, for every command that aggregates stored profiles (store get, history, and compare
 #: and plan on store: selectors); flamespace.store.cluster.engine decides what it means.
 CLUSTER_OPTION = Option(
-    ("--cluster",), "cluster", metavar="ADDRESS",
+    ("--cluster",),
+    "cluster",
+    metavar="ADDRESS",
     help="Aggregate stored profiles on the Dask scheduler at ADDRESS (tcp://host:8786; default: "
-         "$DASK_SCHEDULER_ADDRESS, else in this process). Needs flamespace[cluster].")
+    "$DASK_SCHEDULER_ADDRESS, else in this process). Needs flamespace[cluster].",
+)
 
 
 def read_selected(selector: str, mean: bool = False, store: str | None = None, cluster: str | None = None) -> FlameGraph:

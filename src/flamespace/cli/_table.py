@@ -31,8 +31,7 @@ def stdout_width() -> int:
     return PIPE_WIDTH
 
 
-def print_table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[str | Cell]],
-                right: Sequence[bool]) -> None:
+def print_table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[str | Cell]], right: Sequence[bool]) -> None:
     """Print a table on stdout. Cells are shown as they are; a cell may be a :class:`Cell` with
     styles (cli/_style.py), shown only when stdout is coloured. A cell longer than
     :data:`MAX_CELL_CHARS` is cut (:func:`shortened`)."""

@@ -19,13 +19,38 @@ SHOWN_WARNINGS = 3
 
 
 def run(
-    runs: int, out_dir: str, baseline_cmd: str | None, candidate_cmd: str | None, baseline_env: tuple[str, ...],
-    candidate_env: tuple[str, ...], baseline_cwd: str | None, candidate_cwd: str | None, warmup: int,
-    keep_going: bool, overwrite: bool, show_output: bool,
-    tracer: bool, module: str | None, code: str | None, mode: str, rate: float, weight: str | None,
-    bytes_per_sample: int | None, idle: bool, no_lines: bool, threads: bool, process_root: bool, async_stacks: bool,
-    subprocesses: bool, duration: float | None,
-    output_format: str, seed: int | None, no_header: bool, quiet: bool, command: tuple[str, ...], store: bool = False,
+    runs: int,
+    out_dir: str,
+    baseline_cmd: str | None,
+    candidate_cmd: str | None,
+    baseline_env: tuple[str, ...],
+    candidate_env: tuple[str, ...],
+    baseline_cwd: str | None,
+    candidate_cwd: str | None,
+    warmup: int,
+    keep_going: bool,
+    overwrite: bool,
+    show_output: bool,
+    tracer: bool,
+    module: str | None,
+    code: str | None,
+    mode: str,
+    rate: float,
+    weight: str | None,
+    bytes_per_sample: int | None,
+    idle: bool,
+    no_lines: bool,
+    threads: bool,
+    process_root: bool,
+    async_stacks: bool,
+    subprocesses: bool,
+    duration: float | None,
+    output_format: str,
+    seed: int | None,
+    no_header: bool,
+    quiet: bool,
+    command: tuple[str, ...],
+    store: bool = False,
 ) -> int:
     """Run a Python program N times under the profiler: one profile per run, a sample for compare.
 
@@ -49,21 +74,34 @@ def run(
     from ..collect import collect_runs
     from ..formats import check_output_dir
 
-    programs = _programs(command, module, code, baseline_cmd, candidate_cmd, baseline_env, candidate_env,
-                         baseline_cwd, candidate_cwd)
+    programs = _programs(
+        command, module, code, baseline_cmd, candidate_cmd, baseline_env, candidate_env, baseline_cwd, candidate_cwd
+    )
     if tracer:
-        options = _trace_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration,
-                                  seed, output_format)
+        options = _trace_settings(
+            mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration, seed, output_format
+        )
     else:
-        options = recorder_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks,
-                                    duration, seed, output_format)
+        options = recorder_settings(
+            mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration, seed, output_format
+        )
     check_output_dir(out_dir)  # before the first run, not after it
     report = _Reporter(len(programs) * (runs + warmup), quiet)
     with report:
         result = collect_runs(
-            programs, runs, out_dir, options, warmup=warmup, keep_going=keep_going, process_root=process_root,
-            subprocesses=subprocesses, output_format=output_format, header=not no_header, show_output=show_output,
-            overwrite=overwrite, on_run=report.run_done,
+            programs,
+            runs,
+            out_dir,
+            options,
+            warmup=warmup,
+            keep_going=keep_going,
+            process_root=process_root,
+            subprocesses=subprocesses,
+            output_format=output_format,
+            header=not no_header,
+            show_output=show_output,
+            overwrite=overwrite,
+            on_run=report.run_done,
         )
     report.warnings_left()
     if store:
@@ -80,8 +118,10 @@ def run(
     if result.interrupted is not None:
         import signal
 
-        warn(f"flamespace collect: interrupted by {signal.Signals(result.interrupted).name}: "
-             "the run in progress was left out, the finished runs kept")
+        warn(
+            f"flamespace collect: interrupted by {signal.Signals(result.interrupted).name}: "
+            "the run in progress was left out, the finished runs kept"
+        )
         return 128 + result.interrupted
     if short:
         names = ", ".join(f"{len(result.profiles(p))} {p.name or 'kept'} runs" for p in short)
@@ -91,9 +131,15 @@ def run(
 
 
 def _programs(
-    command: Sequence[str], module: str | None, code: str | None, baseline_cmd: str | None,
-    candidate_cmd: str | None, baseline_env: Sequence[str], candidate_env: Sequence[str],
-    baseline_cwd: str | None = None, candidate_cwd: str | None = None,
+    command: Sequence[str],
+    module: str | None,
+    code: str | None,
+    baseline_cmd: str | None,
+    candidate_cmd: str | None,
+    baseline_env: Sequence[str],
+    candidate_env: Sequence[str],
+    baseline_cwd: str | None = None,
+    candidate_cwd: str | None = None,
 ) -> list[Program]:
     from ..collect import Program
 
@@ -106,10 +152,16 @@ def _programs(
     if command or module is not None or code is not None:
         raise _usage_error("give the programs either as --baseline-cmd/--candidate-cmd or as one program after --, not both")
     return [
-        Program(_target_of_string(cmd, f"--{side}-cmd", _directory(cwd, f"--{side}-cwd")), side,
-                _environment(env, f"--{side}-env"), cwd)
-        for side, cmd, env, cwd in (("baseline", baseline_cmd, baseline_env, baseline_cwd),
-                                    ("candidate", candidate_cmd, candidate_env, candidate_cwd))
+        Program(
+            _target_of_string(cmd, f"--{side}-cmd", _directory(cwd, f"--{side}-cwd")),
+            side,
+            _environment(env, f"--{side}-env"),
+            cwd,
+        )
+        for side, cmd, env, cwd in (
+            ("baseline", baseline_cmd, baseline_env, baseline_cwd),
+            ("candidate", candidate_cmd, candidate_env, candidate_cwd),
+        )
     ]
 
 
@@ -122,8 +174,7 @@ def _directory(path: str | None, option: str) -> str | None:
     return path
 
 
-def _trace_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration, seed,
-                    output_format):
+def _trace_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration, seed, output_format):
     """TraceOptions for --tracer: --weight time (exclusive ns) or count (calls, exact); the
     sampler's and memory's options do not apply."""
     from ..collect.tracer import TraceOptions
@@ -134,16 +185,26 @@ def _trace_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, thread
     problem = available()
     if problem is not None:
         raise ArgumentError(f"--tracer is not available: {problem}")
-    given = [name for name, value, default in (
-        ("--mode", mode, SAMPLING["mode"]), ("--rate", rate, SAMPLING["rate"]), ("--bytes-per-sample", bytes_per_sample, None),
-        ("--idle", idle, False), ("--async", async_stacks, False), ("--duration", duration, None), ("--seed", seed, None),
-    ) if value != default]
+    given = [
+        name
+        for name, value, default in (
+            ("--mode", mode, SAMPLING["mode"]),
+            ("--rate", rate, SAMPLING["rate"]),
+            ("--bytes-per-sample", bytes_per_sample, None),
+            ("--idle", idle, False),
+            ("--async", async_stacks, False),
+            ("--duration", duration, None),
+            ("--seed", seed, None),
+        )
+        if value != default
+    ]
     if given:
         raise ArgumentError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to sampling, not to --tracer")
     if weight not in (None, "time", "count"):
         raise ArgumentError(f"--tracer weighs 'time' (exclusive ns) or 'count' (calls), not {weight!r}")
-    return TraceOptions(weight="calls" if weight == "count" else "time", lines=not no_lines, threads=threads,
-                        chart=output_format == "speedscope")
+    return TraceOptions(
+        weight="calls" if weight == "count" else "time", lines=not no_lines, threads=threads, chart=output_format == "speedscope"
+    )
 
 
 def _usage_error(message: str) -> Exception:
@@ -262,36 +323,83 @@ def _name(path: str) -> str:
 
 #: The command: its own options, then the program and recorder options it shares with record (as data).
 SPEC = Command(
-    "collect", run, [Argument("command", "raw", nargs=-1)],
+    "collect",
+    run,
+    [Argument("command", "raw", nargs=-1)],
     [
         Option(("-n", "--runs"), "runs", "int", 20, minimum=1, show_default=True, help="Runs of each program that are kept."),
-        Option(("-o", "--out-dir"), "out_dir", "dir", required=True,
-               help="Where the profiles go: run-001.folded, ... (with two programs, in baseline/ and candidate/)."),
-        Option(("--baseline-cmd",), "baseline_cmd", metavar="COMMAND",
-               help="The baseline program, as one string: 'main.py --fast', '-m pkg.cli run', 'python -X dev job.py'."),
+        Option(
+            ("-o", "--out-dir"),
+            "out_dir",
+            "dir",
+            required=True,
+            help="Where the profiles go: run-001.folded, ... (with two programs, in baseline/ and candidate/).",
+        ),
+        Option(
+            ("--baseline-cmd",),
+            "baseline_cmd",
+            metavar="COMMAND",
+            help="The baseline program, as one string: 'main.py --fast', '-m pkg.cli run', 'python -X dev job.py'.",
+        ),
         Option(("--candidate-cmd",), "candidate_cmd", metavar="COMMAND", help="The candidate program, as --baseline-cmd."),
-        Option(("--baseline-env",), "baseline_env", "multiple", metavar="NAME=VALUE",
-               help="Set in the baseline's environment. Repeatable."),
-        Option(("--candidate-env",), "candidate_env", "multiple", metavar="NAME=VALUE",
-               help="Set in the candidate's environment. Repeatable."),
-        Option(("--baseline-cwd",), "baseline_cwd", metavar="DIR",
-               help="Run the baseline in DIR (e.g. its own checkout): frames are named relative to where a program "
-                    "runs, so two checkouts run each from its root compare stack by stack."),
+        Option(
+            ("--baseline-env",),
+            "baseline_env",
+            "multiple",
+            metavar="NAME=VALUE",
+            help="Set in the baseline's environment. Repeatable.",
+        ),
+        Option(
+            ("--candidate-env",),
+            "candidate_env",
+            "multiple",
+            metavar="NAME=VALUE",
+            help="Set in the candidate's environment. Repeatable.",
+        ),
+        Option(
+            ("--baseline-cwd",),
+            "baseline_cwd",
+            metavar="DIR",
+            help="Run the baseline in DIR (e.g. its own checkout): frames are named relative to where a program "
+            "runs, so two checkouts run each from its root compare stack by stack.",
+        ),
         Option(("--candidate-cwd",), "candidate_cwd", metavar="DIR", help="Run the candidate in DIR, as --baseline-cwd."),
-        Option(("--warmup",), "warmup", "int", 0, minimum=0, show_default=True,
-               help="Runs of each program before the kept ones, not written (warm caches, compiled .pyc files)."),
-        Option(("--keep-going",), "keep_going", "flag",
-               help="When a run fails (non-zero exit), leave it out and go on instead of stopping."),
-        Option(("--overwrite",), "overwrite", "flag", help="Delete the runs already in the output directories instead of refusing."),
+        Option(
+            ("--warmup",),
+            "warmup",
+            "int",
+            0,
+            minimum=0,
+            show_default=True,
+            help="Runs of each program before the kept ones, not written (warm caches, compiled .pyc files).",
+        ),
+        Option(
+            ("--keep-going",),
+            "keep_going",
+            "flag",
+            help="When a run fails (non-zero exit), leave it out and go on instead of stopping.",
+        ),
+        Option(
+            ("--overwrite",), "overwrite", "flag", help="Delete the runs already in the output directories instead of refusing."
+        ),
         Option(("--show-output",), "show_output", "flag", help="Let the programs print (by default their output is discarded)."),
-        Option(("--tracer",), "tracer", "flag",
-               help="Trace every call instead of sampling (flamespace trace): exact call counts per stack, so that "
-                    "compare finds an added or removed call exactly (--weight count; default time, exclusive ns)."),
+        Option(
+            ("--tracer",),
+            "tracer",
+            "flag",
+            help="Trace every call instead of sampling (flamespace trace): exact call counts per stack, so that "
+            "compare finds an added or removed call exactly (--weight count; default time, exclusive ns).",
+        ),
         *recording_options(),
         Option(("-q", "--quiet"), "quiet", "flag", help="No progress bar and no summary (warnings and errors still)."),
-        Option(("--store",), "store", "flag",
-               help="Also add the runs to the profile store ($FLAMESPACE_STORE, else .flamespace/store), labelled with "
-                    "their git commit and branch (needs flamespace[store])."),
+        Option(
+            ("--store",),
+            "store",
+            "flag",
+            help="Also add the runs to the profile store ($FLAMESPACE_STORE, else .flamespace/store), labelled with "
+            "their git commit and branch (needs flamespace[store]).",
+        ),
     ],
-    interspersed=False, program_flags=("-m", "-c"),
+    interspersed=False,
+    program_flags=("-m", "-c"),
 )

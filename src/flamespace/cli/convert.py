@@ -17,8 +17,15 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
-def run(inputs: Sequence[str], skip_invalid: bool, input_format: str | None, to: str | None, output: str,
-        no_header: bool, **values: object) -> None:
+def run(
+    inputs: Sequence[str],
+    skip_invalid: bool,
+    input_format: str | None,
+    to: str | None,
+    output: str,
+    no_header: bool,
+    **values: object,
+) -> None:
     """Convert profiles between formats; several inputs are merged into one profile.
 
     The input format is detected from the content (--from names it); reader options such
@@ -35,5 +42,11 @@ def run(inputs: Sequence[str], skip_invalid: bool, input_format: str | None, to:
     convert(inputs, skip_invalid, input_format, to, output, no_header, **values)
 
 
-SPEC = Command("convert", run, [Argument("inputs", nargs=-1)], options(lambda: tuple(registry.writable_names())),
-               max_width=100, more_options=lambda: reader_options(registry.names()))
+SPEC = Command(
+    "convert",
+    run,
+    [Argument("inputs", nargs=-1)],
+    options(lambda: tuple(registry.writable_names())),
+    max_width=100,
+    more_options=lambda: reader_options(registry.names()),
+)

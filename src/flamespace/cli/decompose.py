@@ -42,17 +42,29 @@ def run(
     from ._table import print_table  # (imports typing; not for --json)
 
     base = f1.norm()
-    rows = [(name, format_value(value), format_share(value, base), str(len(graph)))
-            for (name, value), graph in zip(norms.items(), parts)]
+    rows = [
+        (name, format_value(value), format_share(value, base), str(len(graph)))
+        for (name, value), graph in zip(norms.items(), parts)
+    ]
     unit = f1.unit or f2.unit or "samples"
     title = f"Change from {format_value(base)} to {format_value(f2.norm())} {unit}; parts in {out_dir}/"
     print_table(title, ["part", "norm", "% of before", "stacks"], rows, [False, True, True, True])
 
 
-SPEC = Command("decompose", run, [Argument("before"), Argument("after")], [
-    Option(("-d", "--out-dir"), "out_dir", "dir", required=True,
-           help="Directory for appeared.folded, grown.folded, disappeared.folded, shrunk.folded."),
-    Option(("--json",), "as_json", "flag", help="Print the norms as JSON."),
-    Option(("--no-header",), "no_header", "flag", help="Do not write '# key: value' metadata lines."),
-    *INPUT_OPTIONS,
-])
+SPEC = Command(
+    "decompose",
+    run,
+    [Argument("before"), Argument("after")],
+    [
+        Option(
+            ("-d", "--out-dir"),
+            "out_dir",
+            "dir",
+            required=True,
+            help="Directory for appeared.folded, grown.folded, disappeared.folded, shrunk.folded.",
+        ),
+        Option(("--json",), "as_json", "flag", help="Print the norms as JSON."),
+        Option(("--no-header",), "no_header", "flag", help="Do not write '# key: value' metadata lines."),
+        *INPUT_OPTIONS,
+    ],
+)

@@ -6,7 +6,6 @@ from ._options import Command, Option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-
     from ..collect.remote.process import RemoteProcess
     from ..collect.remote.stacks import ThreadStack
 
@@ -42,7 +41,7 @@ def run(pid: int, as_json: bool, no_lines: bool) -> int:
     for thread in described:
         lines.append("")
         gil = ", holds the GIL" if thread["holds_gil"] else ""
-        lines.append(f"Thread {thread['native_id']} \"{thread['name']}\" ({thread['state']}{gil})")
+        lines.append(f'Thread {thread["native_id"]} "{thread["name"]}" ({thread["state"]}{gil})')
         frames: list[str] = thread["frames"]  # type: ignore[assignment]  # made a list below
         lines.extend(f"    {frame}" for frame in frames)
         if not frames:
@@ -60,17 +59,39 @@ def _describe(process: RemoteProcess, stack: ThreadStack) -> dict[str, object]:
     native = stack.native_id
     name = thread_name(process.pid, stack)
     state = "unknown" if native is None else ("running" if thread_running(process.pid, native) else "waiting")
-    return {"native_id": native, "thread_id": stack.thread_id, "name": name, "state": state, "holds_gil": stack.holds_gil,
-            "frames": list(reversed(stack.frames)), "partial": stack.partial}
+    return {
+        "native_id": native,
+        "thread_id": stack.thread_id,
+        "name": name,
+        "state": state,
+        "holds_gil": stack.holds_gil,
+        "frames": list(reversed(stack.frames)),
+        "partial": stack.partial,
+    }
 
 
 SPEC = Command(
-    "dump", run, [],
+    "dump",
+    run,
+    [],
     [
-        Option(("--pid",), "pid", "int", None, metavar="PID", minimum=1, required=True,
-               help="The running Python process to read (CPython 3.9 to 3.13; see docs/attach.md)."),
-        Option(("--json",), "as_json", "flag", help="Write JSON: pid, python, command and each thread's ids, name, "
-                                                   "state, whether it holds the GIL, frames (innermost first) and why its stack is partial, if it is."),
+        Option(
+            ("--pid",),
+            "pid",
+            "int",
+            None,
+            metavar="PID",
+            minimum=1,
+            required=True,
+            help="The running Python process to read (CPython 3.9 to 3.13; see docs/attach.md).",
+        ),
+        Option(
+            ("--json",),
+            "as_json",
+            "flag",
+            help="Write JSON: pid, python, command and each thread's ids, name, "
+            "state, whether it holds the GIL, frames (innermost first) and why its stack is partial, if it is.",
+        ),
         Option(("--no-lines",), "no_lines", "flag", help="Name frames by function and file only."),
     ],
 )

@@ -77,9 +77,21 @@ def build_pipeline(
 
 
 def run(
-    input: str, grep: Sequence[str], exclude: Sequence[str], base: Sequence[str], map_rules: Sequence[str],
-    strip: Sequence[str], fold_recursion: bool, reverse: bool, max_depth: int | None, prefix: Sequence[str],
-    min_share: str | None, skip_invalid: bool, input_format: str | None, output: str, no_header: bool,
+    input: str,
+    grep: Sequence[str],
+    exclude: Sequence[str],
+    base: Sequence[str],
+    map_rules: Sequence[str],
+    strip: Sequence[str],
+    fold_recursion: bool,
+    reverse: bool,
+    max_depth: int | None,
+    prefix: Sequence[str],
+    min_share: str | None,
+    skip_invalid: bool,
+    input_format: str | None,
+    output: str,
+    no_header: bool,
 ) -> None:
     """Transform the stacks of INPUT (default stdin).
 
@@ -95,8 +107,15 @@ def run(
     """
     share = parse_share(min_share) if min_share is not None else None
     steps = build_pipeline(
-        grep, exclude, base, [parse_map_rule(rule) for rule in map_rules], strip,
-        fold_recursion, reverse, max_depth, prefix,
+        grep,
+        exclude,
+        base,
+        [parse_map_rule(rule) for rule in map_rules],
+        strip,
+        fold_recursion,
+        reverse,
+        max_depth,
+        prefix,
     )
 
     def apply(graph: FlameGraph) -> FlameGraph:
@@ -120,22 +139,60 @@ def run(
     write_profile(profile, output, no_header, fmt, command="filter")
 
 
-SPEC = Command("filter", run, [Argument("input", default="-")], [
-    Option(("--grep",), "grep", "multiple", metavar="RE", help="Keep stacks with a frame matching RE (repeat: any of them)."),
-    Option(("--exclude",), "exclude", "multiple", metavar="RE", help="Drop stacks with a frame matching RE (repeatable)."),
-    Option(("--base",), "base", "multiple", metavar="FRAME",
-           help="Re-root at FRAME (exact name; repeatable): keep stacks through it, cut its callers."),
-    Option(("--map",), "map_rules", "multiple", metavar="RE=REPL",
-           help="Rename frames by regex (Python re.sub; \\1 for groups; repeatable, in order). An empty result removes the frame."),
-    Option(("--strip",), "strip", "multiple", choices=tuple(transforms.STRIP_PRESETS),
-           help="Named renamings: lines (line numbers), offsets (+0x1f), hex (0x...), annotations (_[k])."),
-    Option(("--fold-recursion",), "fold_recursion", "flag", help="Collapse direct recursion: a;b;b;b;c -> a;b;c."),
-    Option(("--reverse",), "reverse", "flag", help="Reverse stacks (leaf first): merged from the leaf, shows who calls hot code."),
-    Option(("--max-depth",), "max_depth", "int", minimum=0, metavar="N",
-           help="Cut stacks after N frames; deeper time counts for the frame at depth N."),
-    Option(("--prefix",), "prefix", "multiple", metavar="FRAME",
-           help="Add FRAME as a new root above every stack (e.g. the application name)."),
-    Option(("--min-share",), "min_share", metavar="X",
-           help="Fold frames below a share of the total (0.01 or 1%) into their parent; totals are kept."),
-    *INPUT_OPTIONS, *OUTPUT_OPTIONS,
-])
+SPEC = Command(
+    "filter",
+    run,
+    [Argument("input", default="-")],
+    [
+        Option(("--grep",), "grep", "multiple", metavar="RE", help="Keep stacks with a frame matching RE (repeat: any of them)."),
+        Option(("--exclude",), "exclude", "multiple", metavar="RE", help="Drop stacks with a frame matching RE (repeatable)."),
+        Option(
+            ("--base",),
+            "base",
+            "multiple",
+            metavar="FRAME",
+            help="Re-root at FRAME (exact name; repeatable): keep stacks through it, cut its callers.",
+        ),
+        Option(
+            ("--map",),
+            "map_rules",
+            "multiple",
+            metavar="RE=REPL",
+            help="Rename frames by regex (Python re.sub; \\1 for groups; repeatable, in order). An empty result removes the frame.",
+        ),
+        Option(
+            ("--strip",),
+            "strip",
+            "multiple",
+            choices=tuple(transforms.STRIP_PRESETS),
+            help="Named renamings: lines (line numbers), offsets (+0x1f), hex (0x...), annotations (_[k]).",
+        ),
+        Option(("--fold-recursion",), "fold_recursion", "flag", help="Collapse direct recursion: a;b;b;b;c -> a;b;c."),
+        Option(
+            ("--reverse",), "reverse", "flag", help="Reverse stacks (leaf first): merged from the leaf, shows who calls hot code."
+        ),
+        Option(
+            ("--max-depth",),
+            "max_depth",
+            "int",
+            minimum=0,
+            metavar="N",
+            help="Cut stacks after N frames; deeper time counts for the frame at depth N.",
+        ),
+        Option(
+            ("--prefix",),
+            "prefix",
+            "multiple",
+            metavar="FRAME",
+            help="Add FRAME as a new root above every stack (e.g. the application name).",
+        ),
+        Option(
+            ("--min-share",),
+            "min_share",
+            metavar="X",
+            help="Fold frames below a share of the total (0.01 or 1%) into their parent; totals are kept.",
+        ),
+        *INPUT_OPTIONS,
+        *OUTPUT_OPTIONS,
+    ],
+)

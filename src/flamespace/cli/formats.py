@@ -12,13 +12,15 @@ def rows() -> list[list[str]]:
     table = []
     for fmt in registry.formats():
         options = " ".join("--" + field.replace("_", "-") for field, _, _ in registry.read_options(fmt))
-        table.append([
-            fmt.name,
-            "read, write" if registry.writes(fmt) else "read",
-            " ".join(fmt.extensions) or "-",
-            options or "-",
-            getattr(fmt, "reference", "") or "-",
-        ])
+        table.append(
+            [
+                fmt.name,
+                "read, write" if registry.writes(fmt) else "read",
+                " ".join(fmt.extensions) or "-",
+                options or "-",
+                getattr(fmt, "reference", "") or "-",
+            ]
+        )
     return table
 
 

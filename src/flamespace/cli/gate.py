@@ -21,17 +21,64 @@ from ._report import warn
 
 
 #: The options of compare and collect that gate takes as they are (same names, defaults, help).
-COMPARE_OPTIONS = ("method", "alternative", "alpha", "fdr", "permutations", "seed", "pairing", "min_delta", "min_rel",
-                   "normalize", "min_runs", "min_fraction", "include_all", "limit", "force", "max_missed", "cluster")
+COMPARE_OPTIONS = (
+    "method",
+    "alternative",
+    "alpha",
+    "fdr",
+    "permutations",
+    "seed",
+    "pairing",
+    "min_delta",
+    "min_rel",
+    "normalize",
+    "min_runs",
+    "min_fraction",
+    "include_all",
+    "limit",
+    "force",
+    "max_missed",
+    "cluster",
+)
 COLLECT_OPTIONS = ("runs", "mode", "idle", "threads", "async_stacks", "subprocesses", "keep_going", "show_output", "store")
 
 
 def run(
-    base: str, head: str | None, repo: str, out_dir: str, warmup: int, no_install: bool, lines: bool, keep: bool,
-    command: tuple[str, ...], method: str, alternative: str, alpha: float, fdr: str, permutations: int, seed: int,
-    pairing: str, min_delta: float, min_rel: str, normalize: bool, min_runs: int, min_fraction: str, include_all: bool,
-    limit: int, force: bool, max_missed: str | None, cluster: str | None, runs: int, mode: str, idle: bool,
-    threads: bool, async_stacks: bool, subprocesses: bool, keep_going: bool, show_output: bool, store: bool,
+    base: str,
+    head: str | None,
+    repo: str,
+    out_dir: str,
+    warmup: int,
+    no_install: bool,
+    lines: bool,
+    keep: bool,
+    command: tuple[str, ...],
+    method: str,
+    alternative: str,
+    alpha: float,
+    fdr: str,
+    permutations: int,
+    seed: int,
+    pairing: str,
+    min_delta: float,
+    min_rel: str,
+    normalize: bool,
+    min_runs: int,
+    min_fraction: str,
+    include_all: bool,
+    limit: int,
+    force: bool,
+    max_missed: str | None,
+    cluster: str | None,
+    runs: int,
+    mode: str,
+    idle: bool,
+    threads: bool,
+    async_stacks: bool,
+    subprocesses: bool,
+    keep_going: bool,
+    show_output: bool,
+    store: bool,
     rate: float | None,
 ) -> int:
     """Gate a change: run the same command from two git refs, interleaved, and compare them.
@@ -76,19 +123,41 @@ def run(
     from ._sides import parse_max_missed
 
     # the records check the options before any checkout or install
-    comparing = _compare.options_of(method, alternative, alpha, fdr, permutations, seed, min_delta, min_rel, normalize,
-                                    min_runs, min_fraction)
+    comparing = _compare.options_of(
+        method, alternative, alpha, fdr, permutations, seed, min_delta, min_rel, normalize, min_runs, min_fraction
+    )
     # without --rate, the sampler's default rate: the warm-up runs' until the gate chose one from them
-    recorder = recorder_settings(mode, SAMPLING["rate"] if rate is None else rate, None, None, idle, not lines, threads,
-                                 async_stacks, None, None, "folded")
+    recorder = recorder_settings(
+        mode, SAMPLING["rate"] if rate is None else rate, None, None, idle, not lines, threads, async_stacks, None, None, "folded"
+    )
     rows = limit or None
     try:
         result = gate(
-            base, words, runs=runs, head=head, repo=repo, out_dir=out_dir, warmup=warmup, install=not no_install,
-            recorder=recorder, choose_rate=rate is None, options=comparing, pairing=pairing, force=force,
-            max_missed=parse_max_missed(max_missed), cluster=cluster, keep=keep, keep_going=keep_going,
-            subprocesses=subprocesses, show_output=show_output, store=store, include_all=include_all, limit=rows,
-            say=_progress, track=progress, on_diagnostics=report,
+            base,
+            words,
+            runs=runs,
+            head=head,
+            repo=repo,
+            out_dir=out_dir,
+            warmup=warmup,
+            install=not no_install,
+            recorder=recorder,
+            choose_rate=rate is None,
+            options=comparing,
+            pairing=pairing,
+            force=force,
+            max_missed=parse_max_missed(max_missed),
+            cluster=cluster,
+            keep=keep,
+            keep_going=keep_going,
+            subprocesses=subprocesses,
+            show_output=show_output,
+            store=store,
+            include_all=include_all,
+            limit=rows,
+            say=_progress,
+            track=progress,
+            on_diagnostics=report,
         )
     except GateStopped as stopped:  # it cleaned up: exit as a process killed by the signal would
         raise SystemExit(stopped.exit_code) from None
@@ -130,28 +199,70 @@ def _taken(spec: Command, names: tuple[str, ...], defaults: dict[str, object] | 
 
 
 #: The command: its own options, the program after them, then the options of compare and collect it takes.
-SPEC = Command("gate", run, [Argument("command", "raw", nargs=-1)], [
-    Option(("--base",), "base", required=True, metavar="REF",
-           help="The baseline: a branch, tag or commit (e.g. origin/main), or stored runs: store:branch=main,last=30."),
-    Option(("--head",), "head", metavar="REF",
-           help="The candidate (default: the working tree as it is: HEAD with its uncommitted changes and "
-                "untracked files that are not ignored)."),
-    Option(("--repo",), "repo", "dir", ".", exists=True, show_default=True, help="A directory inside the git repository."),
-    Option(("-o", "--out-dir"), "out_dir", "dir", GATE_OUT_DIR, show_default=True,
-           help="Where report.md, report.json, report.txt, the delta flame graphs and the runs go (a previous "
-                "gate's runs there are replaced)."),
-    Option(("--warmup",), "warmup", "int", GATE_WARMUP, minimum=0, show_default=True,
-           help="Runs of each side before the kept ones, not written (fresh trees compile their .pyc files)."),
-    Option(("--no-install",), "no_install", "flag",
-           help="Run the trees as they are, with PYTHONPATH set to the tree (and its src/), in the interpreter "
-                "flamespace runs in; the default when a tree has no pyproject.toml or setup.py."),
-    Option(("--lines",), "lines", "flag",
-           help="Name frames with their line numbers (by default function and file: lines move between versions)."),
-    Option(("--keep",), "keep", "flag", help="Keep the worktrees and virtualenvs (their place is printed)."),
-    *_taken(_compare.SPEC, COMPARE_OPTIONS, {"alternative": _compare.GATE_ALTERNATIVE}),  # regressions only: what fails CI
-    *_taken(_collect.SPEC, COLLECT_OPTIONS),
-    Option(("--rate",), "rate", "float", None, metavar="HZ",
-           help=f"Mean samples per second, {MIN_RATE:g} to {MAX_RATE:,g}. Default: a stored baseline's rate, else one "
-                f"that gives each run about {AIMED_SAMPLES} samples, from the warm-up runs' length (at least "
-                f"{SAMPLING['rate']:g}); said on stderr."),
-], interspersed=False)
+SPEC = Command(
+    "gate",
+    run,
+    [Argument("command", "raw", nargs=-1)],
+    [
+        Option(
+            ("--base",),
+            "base",
+            required=True,
+            metavar="REF",
+            help="The baseline: a branch, tag or commit (e.g. origin/main), or stored runs: store:branch=main,last=30.",
+        ),
+        Option(
+            ("--head",),
+            "head",
+            metavar="REF",
+            help="The candidate (default: the working tree as it is: HEAD with its uncommitted changes and "
+            "untracked files that are not ignored).",
+        ),
+        Option(("--repo",), "repo", "dir", ".", exists=True, show_default=True, help="A directory inside the git repository."),
+        Option(
+            ("-o", "--out-dir"),
+            "out_dir",
+            "dir",
+            GATE_OUT_DIR,
+            show_default=True,
+            help="Where report.md, report.json, report.txt, the delta flame graphs and the runs go (a previous "
+            "gate's runs there are replaced).",
+        ),
+        Option(
+            ("--warmup",),
+            "warmup",
+            "int",
+            GATE_WARMUP,
+            minimum=0,
+            show_default=True,
+            help="Runs of each side before the kept ones, not written (fresh trees compile their .pyc files).",
+        ),
+        Option(
+            ("--no-install",),
+            "no_install",
+            "flag",
+            help="Run the trees as they are, with PYTHONPATH set to the tree (and its src/), in the interpreter "
+            "flamespace runs in; the default when a tree has no pyproject.toml or setup.py.",
+        ),
+        Option(
+            ("--lines",),
+            "lines",
+            "flag",
+            help="Name frames with their line numbers (by default function and file: lines move between versions).",
+        ),
+        Option(("--keep",), "keep", "flag", help="Keep the worktrees and virtualenvs (their place is printed)."),
+        *_taken(_compare.SPEC, COMPARE_OPTIONS, {"alternative": _compare.GATE_ALTERNATIVE}),  # regressions only: what fails CI
+        *_taken(_collect.SPEC, COLLECT_OPTIONS),
+        Option(
+            ("--rate",),
+            "rate",
+            "float",
+            None,
+            metavar="HZ",
+            help=f"Mean samples per second, {MIN_RATE:g} to {MAX_RATE:,g}. Default: a stored baseline's rate, else one "
+            f"that gives each run about {AIMED_SAMPLES} samples, from the warm-up runs' length (at least "
+            f"{SAMPLING['rate']:g}); said on stderr.",
+        ),
+    ],
+    interspersed=False,
+)

@@ -13,9 +13,21 @@ from .store import STORE_OPTION
 FORMATS = ("table", "markdown", "json")
 
 
-def run(selector: str, pattern: str | None, top: int | None, by: str, metric: str, output_format: str,
-        svg_path: str | None, alpha: float, permutations: int, min_size: int, seed: int, store: str | None,
-        cluster: str | None) -> None:
+def run(
+    selector: str,
+    pattern: str | None,
+    top: int | None,
+    by: str,
+    metric: str,
+    output_format: str,
+    svg_path: str | None,
+    alpha: float,
+    permutations: int,
+    min_size: int,
+    seed: int,
+    store: str | None,
+    cluster: str | None,
+) -> None:
     """Follow stacks across the commits (or days) of stored profiles and name the commit where each one's level changed.
 
     SELECTOR names the profiles (store:branch=main, store:bench=parse,since=2026-11-01,
@@ -94,27 +106,86 @@ def _fit_stacks(rows: list[list[str]], width: int) -> None:
         row[0] = short_stack(row[0].split(";"), width=room)
 
 
-SPEC = Command("history", run, [Argument("selector", "str")], [
-    Option(("--stack",), "pattern", metavar="REGEX",
-           help="Follow the stacks whose text (frames joined by ';') matches REGEX (all of them, unless --top is given)."),
-    Option(("--top",), "top", "int", minimum=1, metavar="N",
-           help=f"Follow the N stacks with the largest total over the selection.  [default: {TOP} without --stack]"),
-    Option(("--by",), "by", "choice", "commit", choices=BY, show_default=True,
-           help="A point of the series: the profiles of one commit, or of one UTC day."),
-    Option(("--metric",), "metric", "choice", "value", choices=METRICS, show_default=True,
-           help="Look for changes in each stack's median value per profile, or in its median share of a profile's "
-                "total (shares move together: when one stack grows, every other's share falls)."),
-    Option(("--format",), "output_format", "choice", "table", choices=FORMATS, show_default=True,
-           help="A table, Markdown (for a CI comment) or JSON (every value exact)."),
-    Option(("--svg",), "svg_path", metavar="FILE", help="Also draw a sparkline per stack, its changes marked, into FILE."),
-    Option(("--alpha",), "alpha", "float", cp.ALPHA, minimum=0, maximum=1, open=True, show_default=True,
-           help="Chance that any stack shown reports a change it did not have (family-wise: α/m a stack)."),
-    Option(("--permutations",), "permutations", "int", cp.PERMUTATIONS, minimum=1, show_default=True,
-           help="Random orderings a split is tested on (raised to 20·m/α − 1 for m stacks; series of up to "
-                f"{cp.MAX_EXACT} points are tested on every ordering)."),
-    Option(("--min-size",), "min_size", "int", cp.MIN_SIZE, minimum=1, show_default=True,
-           help="Points a level needs on each side of a change (a change in the last commits shows once this many follow it)."),
-    Option(("--seed",), "seed", "int", cp.SEED, show_default=True, help="The permutations' seed (same seed, same result)."),
-    STORE_OPTION,
-    CLUSTER_OPTION,
-])
+SPEC = Command(
+    "history",
+    run,
+    [Argument("selector", "str")],
+    [
+        Option(
+            ("--stack",),
+            "pattern",
+            metavar="REGEX",
+            help="Follow the stacks whose text (frames joined by ';') matches REGEX (all of them, unless --top is given).",
+        ),
+        Option(
+            ("--top",),
+            "top",
+            "int",
+            minimum=1,
+            metavar="N",
+            help=f"Follow the N stacks with the largest total over the selection.  [default: {TOP} without --stack]",
+        ),
+        Option(
+            ("--by",),
+            "by",
+            "choice",
+            "commit",
+            choices=BY,
+            show_default=True,
+            help="A point of the series: the profiles of one commit, or of one UTC day.",
+        ),
+        Option(
+            ("--metric",),
+            "metric",
+            "choice",
+            "value",
+            choices=METRICS,
+            show_default=True,
+            help="Look for changes in each stack's median value per profile, or in its median share of a profile's "
+            "total (shares move together: when one stack grows, every other's share falls).",
+        ),
+        Option(
+            ("--format",),
+            "output_format",
+            "choice",
+            "table",
+            choices=FORMATS,
+            show_default=True,
+            help="A table, Markdown (for a CI comment) or JSON (every value exact).",
+        ),
+        Option(("--svg",), "svg_path", metavar="FILE", help="Also draw a sparkline per stack, its changes marked, into FILE."),
+        Option(
+            ("--alpha",),
+            "alpha",
+            "float",
+            cp.ALPHA,
+            minimum=0,
+            maximum=1,
+            open=True,
+            show_default=True,
+            help="Chance that any stack shown reports a change it did not have (family-wise: α/m a stack).",
+        ),
+        Option(
+            ("--permutations",),
+            "permutations",
+            "int",
+            cp.PERMUTATIONS,
+            minimum=1,
+            show_default=True,
+            help="Random orderings a split is tested on (raised to 20·m/α − 1 for m stacks; series of up to "
+            f"{cp.MAX_EXACT} points are tested on every ordering).",
+        ),
+        Option(
+            ("--min-size",),
+            "min_size",
+            "int",
+            cp.MIN_SIZE,
+            minimum=1,
+            show_default=True,
+            help="Points a level needs on each side of a change (a change in the last commits shows once this many follow it).",
+        ),
+        Option(("--seed",), "seed", "int", cp.SEED, show_default=True, help="The permutations' seed (same seed, same result)."),
+        STORE_OPTION,
+        CLUSTER_OPTION,
+    ],
+)

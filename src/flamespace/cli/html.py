@@ -28,12 +28,37 @@ def _percent(value: str) -> float:
         raise BadParameter(f"expected a percentage of the total such as 0.001%, not {value!r}") from None
 
 
-def run(files: tuple[str, ...], output: str, title: str | None, subtitle: str, colors: str, hash_: bool, cp: bool,
-        palette_file: str | None, inverted: bool, reverse: bool, base: tuple[str, ...], sort_by_value: bool,
-        delta: str, negate: bool, countname: str | None, min_percent: float, top: int, roots: str | None,
-        calls_file: str | None, colour_by: str | None, colour_ratio: str, event: str | None, thread: str | None,
-        diff: bool, series: bool, labels: tuple[str, ...], flamechart: bool, skip_invalid: bool,
-        input_format: str | None) -> None:
+def run(
+    files: tuple[str, ...],
+    output: str,
+    title: str | None,
+    subtitle: str,
+    colors: str,
+    hash_: bool,
+    cp: bool,
+    palette_file: str | None,
+    inverted: bool,
+    reverse: bool,
+    base: tuple[str, ...],
+    sort_by_value: bool,
+    delta: str,
+    negate: bool,
+    countname: str | None,
+    min_percent: float,
+    top: int,
+    roots: str | None,
+    calls_file: str | None,
+    colour_by: str | None,
+    colour_ratio: str,
+    event: str | None,
+    thread: str | None,
+    diff: bool,
+    series: bool,
+    labels: tuple[str, ...],
+    flamechart: bool,
+    skip_invalid: bool,
+    input_format: str | None,
+) -> None:
     """Draw FILES (any format; several are summed) as one self-contained HTML page.
 
     The page works offline (no network request): a flame graph drawn on a canvas with a
@@ -79,12 +104,35 @@ def run(files: tuple[str, ...], output: str, title: str | None, subtitle: str, c
         raise UsageError(f"--calls does not apply to --{'diff' if diff else 'series' if series else 'flamechart'}")
     if diff or series:
         if sort_by_value or roots or colour_by or flamechart or thread:  # a comparison keeps name order so that its panes line up
-            which = ("sort-by-value" if sort_by_value else "roots" if roots else "colour-by" if colour_by else
-                     "flamechart" if flamechart else "thread")
+            which = (
+                "sort-by-value"
+                if sort_by_value
+                else "roots"
+                if roots
+                else "colour-by"
+                if colour_by
+                else "flamechart"
+                if flamechart
+                else "thread"
+            )
             raise UsageError(f"--{which} does not apply to --diff or --series")
-        return _comparison(files, output, diff, labels, skip_invalid, input_format, title=title, subtitle=subtitle,
-                           inverted=inverted, reverse=reverse, base=base, delta=delta, negate=negate,
-                           min_percent=min_percent, countname=countname)
+        return _comparison(
+            files,
+            output,
+            diff,
+            labels,
+            skip_invalid,
+            input_format,
+            title=title,
+            subtitle=subtitle,
+            inverted=inverted,
+            reverse=reverse,
+            base=base,
+            delta=delta,
+            negate=negate,
+            min_percent=min_percent,
+            countname=countname,
+        )
     if labels:
         raise UsageError("--label names the inputs of --diff or --series")
     if flamechart and colour_by:
@@ -92,8 +140,19 @@ def run(files: tuple[str, ...], output: str, title: str | None, subtitle: str, c
     profile, colour = read_inputs(files, "html", skip_invalid, input_format, colour_by, event, chart=flamechart)
     profile, colour = picked_thread(profile, colour, thread, files)
     options = HtmlOptions(
-        title=title, subtitle=thread_subtitle(subtitle, profile), colors=colors, hash=hash_, inverted=inverted, reverse=reverse, base=base,
-        sort_by_value=sort_by_value, delta=delta, negate=negate, min_percent=min_percent, top=top, colour_ratio=colour_ratio,
+        title=title,
+        subtitle=thread_subtitle(subtitle, profile),
+        colors=colors,
+        hash=hash_,
+        inverted=inverted,
+        reverse=reverse,
+        base=base,
+        sort_by_value=sort_by_value,
+        delta=delta,
+        negate=negate,
+        min_percent=min_percent,
+        top=top,
+        colour_ratio=colour_ratio,
         roots=tuple(roots.split(",")) if roots else recorded_roots(profile),
         countname=count_name(profile, colour, countname) or "",  # empty: named by the profile's unit
     )
@@ -105,8 +164,15 @@ def run(files: tuple[str, ...], output: str, title: str | None, subtitle: str, c
 
         chart_html(as_chart(profile), options, output, palette=palette, diagnostics=diagnostics)
     else:
-        html(profile, options, output, palette=palette, diagnostics=diagnostics, colour_by=colour,
-             calls=_calls(calls_file, skip_invalid, input_format) if calls_file else None)
+        html(
+            profile,
+            options,
+            output,
+            palette=palette,
+            diagnostics=diagnostics,
+            colour_by=colour,
+            calls=_calls(calls_file, skip_invalid, input_format) if calls_file else None,
+        )
     if palette_path and palette is not None and not diagnostics.empty:
         write_palette(palette_path, palette)
     for warning in diagnostics.warnings:
@@ -123,13 +189,24 @@ def _calls(path: str, skip_invalid: bool, input_format: str | None) -> FlameGrap
 
     calls = read_profile(path, skip_invalid, input_format)
     if not isinstance(calls, FlameGraph):
-        raise InputError("--calls takes call counts per stack (one count per line, as 'flamespace trace "
-                         "--format calls' writes), not a comparison", path)
+        raise InputError(
+            "--calls takes call counts per stack (one count per line, as 'flamespace trace "
+            "--format calls' writes), not a comparison",
+            path,
+        )
     return calls
 
 
-def _comparison(files: tuple[str, ...], output: str, diff: bool, labels: tuple[str, ...], skip_invalid: bool,
-                input_format: str | None, countname: str | None, **settings: object) -> None:
+def _comparison(
+    files: tuple[str, ...],
+    output: str,
+    diff: bool,
+    labels: tuple[str, ...],
+    skip_invalid: bool,
+    input_format: str | None,
+    countname: str | None,
+    **settings: object,
+) -> None:
     """``--diff``/``--series``: each input one profile (a differential file: its two sides), drawn as a comparison page."""
     import os
 
@@ -152,8 +229,9 @@ def _comparison(files: tuple[str, ...], output: str, diff: bool, labels: tuple[s
             names.append(stem)
     option = "--diff" if diff else "--series"
     if len(profiles) < 2 or (diff and len(profiles) != 2):
-        raise UsageError(f"{option} takes {'two profiles' if diff else 'two or more profiles'} "
-                         f"(or one differential file), not {len(profiles)}")
+        raise UsageError(
+            f"{option} takes {'two profiles' if diff else 'two or more profiles'} (or one differential file), not {len(profiles)}"
+        )
     if labels and len(labels) != len(profiles):
         raise UsageError(f"{len(labels)} --label for {len(profiles)} profiles")
     options = HtmlOptions(countname=countname or "", **settings)  # type: ignore[arg-type]
@@ -162,41 +240,110 @@ def _comparison(files: tuple[str, ...], output: str, diff: bool, labels: tuple[s
         raise InputError("no stack counts found: wrote a page that says so", ", ".join(files) or "<stdin>")
 
 
-SPEC = Command("html", run, [Argument("files", nargs=-1)], [
-    Option(("-o", "--output"), "output", "path", "-", "Where to write the page.", show_default="stdout", allow_dash=True,
-           callback=checked_output),
-    Option(("--title",), "title", "str", _D["title"], 'Title (default "Flame Graph").'),
-    Option(("--subtitle",), "subtitle", "str", _D["subtitle"], "Second line of the title."),
-    Option(("--colors",), "colors", "choice", _D["colors"], "Palette.", choices=PALETTES, show_default=True),
-    Option(("--hash",), "hash_", "flag", _D["hash"], "flamegraph.pl's name hash: similar names, similar colours."),
-    Option(("--cp",), "cp", "flag", help="Consistent palette: read and update palette.map in the current directory."),
-    Option(("--palette-file",), "palette_file", "path", None, "Like --cp with another file."),
-    Option(("--inverted",), "inverted", "flag", _D["inverted"], "Open as an icicle graph (the root at the top; the page toggles it)."),
-    Option(("--reverse",), "reverse", "flag", _D["reverse"], "Reverse stacks (leaf first): merged from the hot end."),
-    Option(("--base",), "base", "multiple", _D["base"], "Re-root at this frame (outermost occurrence); repeatable."),
-    Option(("--sort-by-value",), "sort_by_value", "flag", _D["sort_by_value"], "Siblings widest first (default: name order)."),
-    Option(("--delta",), "delta", "choice", _D["delta"], choices=DELTA_MODES, show_default=True,
-           help="Differential input: colour each frame by the change of its inclusive value, or of its own value."),
-    Option(("--negate",), "negate", "flag", _D["negate"], "Differential input: swap red and blue."),
-    Option(("--countname",), "countname", "str", None, "What plain counts are (default: the profile's unit, else 'samples')."),
-    Option(("--minwidth",), "min_percent", "str", f"{_D['min_percent']:g}%", show_default=True, callback=_percent,
-           help="Leave out frames narrower than this percentage of the total (their value stays in their parents)."),
-    Option(("--top",), "top", "int", _D["top"], "Rows of the function table shown at most.", show_default=True),
-    Option(("--roots",), "roots", "choice", None, choices=("thread", "process", "process,thread"),
-           help="What the first frames of each stack are (e.g. recorded with --threads): the page offers a picker of them."),
-    Option(("--calls",), "calls_file", "path", None, metavar="FILE", allow_dash=True,
-           help="Call counts per stack (a trace's calls, as 'flamespace trace --format calls' writes: "
-                "x.calls.folded): the table of functions gets a Calls column."),
-    *COLOUR_OPTIONS,
-    THREAD_OPTION,
-    Option(("--diff",), "diff", "flag", help="Compare two profiles, FILES = A B (or one differential file): overlay, three "
-                                             "panes, white/black and the four-way split, instead of summing them."),
-    Option(("--series",), "series", "flag", help="Compare two or more profiles in order (runs or versions): each frame's "
-                                                 "sparkline over all of them, and the --diff views of the first and the last."),
-    Option(("--label",), "labels", "multiple", metavar="NAME",
-           help="--diff/--series: the name of each input, in order (default: the file names). Repeatable."),
-    Option(("--flamechart",), "flamechart", "flag",
-           help="A flame chart instead: a lane per thread on one time axis, boxes where they ran (for input that keeps "
-                "time: traces, speedscope, Chrome traces; other input is drawn in its order)."),
-    *INPUT_OPTIONS,
-])
+SPEC = Command(
+    "html",
+    run,
+    [Argument("files", nargs=-1)],
+    [
+        Option(
+            ("-o", "--output"),
+            "output",
+            "path",
+            "-",
+            "Where to write the page.",
+            show_default="stdout",
+            allow_dash=True,
+            callback=checked_output,
+        ),
+        Option(("--title",), "title", "str", _D["title"], 'Title (default "Flame Graph").'),
+        Option(("--subtitle",), "subtitle", "str", _D["subtitle"], "Second line of the title."),
+        Option(("--colors",), "colors", "choice", _D["colors"], "Palette.", choices=PALETTES, show_default=True),
+        Option(("--hash",), "hash_", "flag", _D["hash"], "flamegraph.pl's name hash: similar names, similar colours."),
+        Option(("--cp",), "cp", "flag", help="Consistent palette: read and update palette.map in the current directory."),
+        Option(("--palette-file",), "palette_file", "path", None, "Like --cp with another file."),
+        Option(
+            ("--inverted",),
+            "inverted",
+            "flag",
+            _D["inverted"],
+            "Open as an icicle graph (the root at the top; the page toggles it).",
+        ),
+        Option(("--reverse",), "reverse", "flag", _D["reverse"], "Reverse stacks (leaf first): merged from the hot end."),
+        Option(("--base",), "base", "multiple", _D["base"], "Re-root at this frame (outermost occurrence); repeatable."),
+        Option(
+            ("--sort-by-value",), "sort_by_value", "flag", _D["sort_by_value"], "Siblings widest first (default: name order)."
+        ),
+        Option(
+            ("--delta",),
+            "delta",
+            "choice",
+            _D["delta"],
+            choices=DELTA_MODES,
+            show_default=True,
+            help="Differential input: colour each frame by the change of its inclusive value, or of its own value.",
+        ),
+        Option(("--negate",), "negate", "flag", _D["negate"], "Differential input: swap red and blue."),
+        Option(
+            ("--countname",), "countname", "str", None, "What plain counts are (default: the profile's unit, else 'samples')."
+        ),
+        Option(
+            ("--minwidth",),
+            "min_percent",
+            "str",
+            f"{_D['min_percent']:g}%",
+            show_default=True,
+            callback=_percent,
+            help="Leave out frames narrower than this percentage of the total (their value stays in their parents).",
+        ),
+        Option(("--top",), "top", "int", _D["top"], "Rows of the function table shown at most.", show_default=True),
+        Option(
+            ("--roots",),
+            "roots",
+            "choice",
+            None,
+            choices=("thread", "process", "process,thread"),
+            help="What the first frames of each stack are (e.g. recorded with --threads): the page offers a picker of them.",
+        ),
+        Option(
+            ("--calls",),
+            "calls_file",
+            "path",
+            None,
+            metavar="FILE",
+            allow_dash=True,
+            help="Call counts per stack (a trace's calls, as 'flamespace trace --format calls' writes: "
+            "x.calls.folded): the table of functions gets a Calls column.",
+        ),
+        *COLOUR_OPTIONS,
+        THREAD_OPTION,
+        Option(
+            ("--diff",),
+            "diff",
+            "flag",
+            help="Compare two profiles, FILES = A B (or one differential file): overlay, three "
+            "panes, white/black and the four-way split, instead of summing them.",
+        ),
+        Option(
+            ("--series",),
+            "series",
+            "flag",
+            help="Compare two or more profiles in order (runs or versions): each frame's "
+            "sparkline over all of them, and the --diff views of the first and the last.",
+        ),
+        Option(
+            ("--label",),
+            "labels",
+            "multiple",
+            metavar="NAME",
+            help="--diff/--series: the name of each input, in order (default: the file names). Repeatable.",
+        ),
+        Option(
+            ("--flamechart",),
+            "flamechart",
+            "flag",
+            help="A flame chart instead: a lane per thread on one time axis, boxes where they ran (for input that keeps "
+            "time: traces, speedscope, Chrome traces; other input is drawn in its order).",
+        ),
+        *INPUT_OPTIONS,
+    ],
+)

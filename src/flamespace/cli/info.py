@@ -7,7 +7,6 @@ from ._options import Argument, Command, Option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-
     from ..core.vector import FlameGraph
 
 
@@ -72,7 +71,12 @@ def run(input: str, as_json: bool, skip_invalid: bool, input_format: str | None)
         _print(None, facts)
 
 
-SPEC = Command("info", run, [Argument("input", default="-")], [
-    Option(("--json",), "as_json", "flag", help="Print JSON."),
-    *INPUT_OPTIONS,
-])
+SPEC = Command(
+    "info",
+    run,
+    [Argument("input", default="-")],
+    [
+        Option(("--json",), "as_json", "flag", help="Print JSON."),
+        *INPUT_OPTIONS,
+    ],
+)

@@ -10,9 +10,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
-def run(
-    inputs: Sequence[str], mean: bool, skip_invalid: bool, input_format: str | None, output: str, no_header: bool
-) -> None:
+def run(inputs: Sequence[str], mean: bool, skip_invalid: bool, input_format: str | None, output: str, no_header: bool) -> None:
     """Add profiles stack by stack (a directory stands for all files in it).
 
     \b
@@ -28,7 +26,10 @@ def run(
     files = expand_inputs(inputs)
     try:  # one input in memory at once besides the sum; folded input is summed without splitting a stack
         merged = registry.read_sum(
-            files, input_format, skip_invalid=skip_invalid, report=report,
+            files,
+            input_format,
+            skip_invalid=skip_invalid,
+            report=report,
             each=lambda sources: progress(sources, "reading", len(sources)),
         )
     except DifferentialInput as error:
@@ -36,7 +37,13 @@ def run(
     write_profile(merged / len(files) if mean else merged, output, no_header, fmt, command="merge")
 
 
-SPEC = Command("merge", run, [Argument("inputs", nargs=-1)], [
-    Option(("--mean",), "mean", "flag", help="Divide the sum by the number of inputs (the mean profile of n runs)."),
-    *INPUT_OPTIONS, *OUTPUT_OPTIONS,
-])
+SPEC = Command(
+    "merge",
+    run,
+    [Argument("inputs", nargs=-1)],
+    [
+        Option(("--mean",), "mean", "flag", help="Divide the sum by the number of inputs (the mean profile of n runs)."),
+        *INPUT_OPTIONS,
+        *OUTPUT_OPTIONS,
+    ],
+)

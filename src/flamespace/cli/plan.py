@@ -11,9 +11,24 @@ from ._options import Argument, Command, Option
 from .compare import ALTERNATIVES, DEFAULTS, POWER
 
 
-def run(pilot: tuple[str, ...], detect: str, alpha: float, power: float, top: int | None, alternative: str, min_runs: int,
-        min_fraction: str, as_json: bool, skip_invalid: bool, input_format: str | None, cluster: str | None = None,
-        paired: bool = True, share: str = "1%", resamples: int | None = None, seed: int = 0) -> None:
+def run(
+    pilot: tuple[str, ...],
+    detect: str,
+    alpha: float,
+    power: float,
+    top: int | None,
+    alternative: str,
+    min_runs: int,
+    min_fraction: str,
+    as_json: bool,
+    skip_invalid: bool,
+    input_format: str | None,
+    cluster: str | None = None,
+    paired: bool = True,
+    share: str = "1%",
+    resamples: int | None = None,
+    seed: int = 0,
+) -> None:
     """Say how many runs a side `flamespace compare` needs to detect a change.
 
     PILOT is a sample of runs of the program (a directory of profiles, files or a quoted
@@ -46,34 +61,82 @@ def run(pilot: tuple[str, ...], detect: str, alpha: float, power: float, top: in
     sample = read_samples({"pilot": pilot}, "plan", skip_invalid, input_format, cluster)["pilot"]
     change = Change.parse(detect, sample.unit)
     frequency = FrequencyFilter(min_runs, parse_share(min_fraction, "--min-fraction"))
-    result = plan(sample, change, resamples, seed, alpha=alpha, power=power, top=top, alternative=alternative,
-                  frequency=frequency, paired=paired, share=parse_share(share, "--share"))
+    result = plan(
+        sample,
+        change,
+        resamples,
+        seed,
+        alpha=alpha,
+        power=power,
+        top=top,
+        alternative=alternative,
+        frequency=frequency,
+        paired=paired,
+        share=parse_share(share, "--share"),
+    )
     label = change.describe(sample.unit)
     if as_json:
-        echo_json({
-            "pilot_runs": result.pilot_runs, "unit": result.unit, "alpha": alpha, "power": power, "alternative": alternative,
-            "detect": {"value": change.value, "relative": change.relative}, "tested": result.tested,
-            "minimum_runs": result.minimum, "runs": result.runs, "paired": result.paired, "share": result.share,
-            "seconds": result.seconds(result.runs) if result.runs else None,
-            "rest": {"stacks": len(result.rest), "runs": result.rest_runs},
-            "resamples": result.resamples,
-            "stacks": [{"stack": list(r.stack), "mean": r.mean, "sd": r.sd, "change": r.change, "runs": r.runs or None,
-                        "first_guess": r.first_guess or None, "power": r.power} for r in result.rows],
-        })
+        echo_json(
+            {
+                "pilot_runs": result.pilot_runs,
+                "unit": result.unit,
+                "alpha": alpha,
+                "power": power,
+                "alternative": alternative,
+                "detect": {"value": change.value, "relative": change.relative},
+                "tested": result.tested,
+                "minimum_runs": result.minimum,
+                "runs": result.runs,
+                "paired": result.paired,
+                "share": result.share,
+                "seconds": result.seconds(result.runs) if result.runs else None,
+                "rest": {"stacks": len(result.rest), "runs": result.rest_runs},
+                "resamples": result.resamples,
+                "stacks": [
+                    {
+                        "stack": list(r.stack),
+                        "mean": r.mean,
+                        "sd": r.sd,
+                        "change": r.change,
+                        "runs": r.runs or None,
+                        "first_guess": r.first_guess or None,
+                        "power": r.power,
+                    }
+                    for r in result.rows
+                ],
+            }
+        )
         return
     unit = sample.unit or "unknown unit"
-    echo(f"Pilot: {result.pilot_runs} runs, {result.tested} stacks tested ({unit}); {'paired' if result.paired else 'unpaired'} "
-         f"design; α = {alpha:g} family-wise, "
-               f"{alternative}, power {100 * power:g}%; spreads taken at their {100 * PILOT_CONFIDENCE:g}% upper "
-               "confidence bound (a small pilot misjudges them).")
-    rows = [(short_stack(r.stack), f"{r.mean:,.4g}", f"{r.sd:,.4g}", f"{r.change:,.4g}", f"{r.runs:,}" if r.runs else "out of reach",
-             "-" if r.power is None else f"{100 * r.power:.0f}%") for r in result.rows]
-    print_table(None, ["stack", "mean", "sd", "change", "pairs" if result.paired else "runs a side", "power"], rows,
-                [False, True, True, True, True, True])
+    echo(
+        f"Pilot: {result.pilot_runs} runs, {result.tested} stacks tested ({unit}); {'paired' if result.paired else 'unpaired'} "
+        f"design; α = {alpha:g} family-wise, "
+        f"{alternative}, power {100 * power:g}%; spreads taken at their {100 * PILOT_CONFIDENCE:g}% upper "
+        "confidence bound (a small pilot misjudges them)."
+    )
+    rows = [
+        (
+            short_stack(r.stack),
+            f"{r.mean:,.4g}",
+            f"{r.sd:,.4g}",
+            f"{r.change:,.4g}",
+            f"{r.runs:,}" if r.runs else "out of reach",
+            "-" if r.power is None else f"{100 * r.power:.0f}%",
+        )
+        for r in result.rows
+    ]
+    print_table(
+        None,
+        ["stack", "mean", "sd", "change", "pairs" if result.paired else "runs a side", "power"],
+        rows,
+        [False, True, True, True, True, True],
+    )
     if any(r.power is not None for r in result.rows):
-        echo(f"power: the share of {result.resamples:,} comparisons drawn from the pilot's runs (the change added) that "
-             f"compare's max-t test found at that n; ± {100 * (0.16 / result.resamples) ** 0.5:.1f} points (Monte-Carlo); "
-             "'-': the formula's answer, not checked.")
+        echo(
+            f"power: the share of {result.resamples:,} comparisons drawn from the pilot's runs (the change added) that "
+            f"compare's max-t test found at that n; ± {100 * (0.16 / result.resamples) ** 0.5:.1f} points (Monte-Carlo); "
+            "'-': the formula's answer, not checked."
+        )
     echo(answer(result, label))
     echo(rest_line(result, label))
 
@@ -101,8 +164,9 @@ def _cost(result, runs: int) -> str:
 def answer(result, label: str) -> str:
     """The plan in one sentence."""
     count = len(result.rows)
-    floor = (f"the exact permutation test needs at least {result.minimum} {_side(result)} to reach α = {result.alpha:g}"
-             + (f" (the smallest p of n pairs is {'2' if result.alternative == 'two-sided' else '1'}/2^n)" if result.paired else ""))
+    floor = f"the exact permutation test needs at least {result.minimum} {_side(result)} to reach α = {result.alpha:g}" + (
+        f" (the smallest p of n pairs is {'2' if result.alternative == 'two-sided' else '1'}/2^n)" if result.paired else ""
+    )
     if not count:
         return f"No stack passes the frequency filter; {floor}."
     if result.runs is None:
@@ -110,34 +174,107 @@ def answer(result, label: str) -> str:
         if not reachable:
             return f"No number of runs detects a {label} change in these stacks; {floor}."
         most = max(r.runs for r in reachable)
-        return (f"{most} {_side(result)}{_cost(result, most)} detect a {label} change in {len(reachable)} of the {count} stacks planned for "
-                f"(the others are out of reach); {floor}.")
-    return (f"{result.runs} {_side(result)}{_cost(result, result.runs)} detect a {label} change in the {count} stacks "
-            f"holding ≥ {100 * result.share:g}% of the total; {floor}.")
+        return (
+            f"{most} {_side(result)}{_cost(result, most)} detect a {label} change in {len(reachable)} of the {count} stacks planned for "
+            f"(the others are out of reach); {floor}."
+        )
+    return (
+        f"{result.runs} {_side(result)}{_cost(result, result.runs)} detect a {label} change in the {count} stacks "
+        f"holding ≥ {100 * result.share:g}% of the total; {floor}."
+    )
 
 
-SPEC = Command("plan", run, [Argument("pilot", "str", nargs=-1, required=True, metavar="PILOT...")], [
-    Option(("--detect",), "detect", required=True, metavar="CHANGE",
-           help="The change to detect: relative to each stack's mean (5%), or absolute in the profiles' unit (120, or 10ms for time units)."),
-    Option(("--alpha",), "alpha", "float", DEFAULTS["alpha"], minimum=0, maximum=1, open=True, show_default=True,
-           help="Family-wise error rate of the comparison to plan."),
-    Option(("--power",), "power", "float", POWER, minimum=0, maximum=1, open=True, show_default=True,
-           help="Chance of detecting a change of that size."),
-    Option(("--share",), "share", "str", "1%", metavar="X", show_default=True,
-           help="Plan for the stacks holding at least this share of the total (0: every tested stack)."),
-    Option(("--top",), "top", "int", None, minimum=1, help="At most this many of them (the widest first)."),
-    Option(("--paired",), "paired", "pair", True, show_default=True, secondary=("--unpaired",),
-           help="The design compare will test: pairs (as collect and gate record them) or independent runs."),
-    Option(("--alternative",), "alternative", "choice", DEFAULTS["alternative"], choices=ALTERNATIVES, show_default=True,
-           help="The direction compare will test (two-sided: compare's default; greater: regressions only, as gate tests)."),
-    Option(("--resamples",), "resamples", "int", None, minimum=0,
-           help="Comparisons drawn from the pilot per power measurement when checking the plan (0: the formula alone)."),
-    Option(("--seed",), "seed", "int", 0, show_default=True, help="Seed of the resampling (the same seed, the same plan)."),
-    Option(("--min-runs",), "min_runs", "int", DEFAULTS["min_runs"], minimum=0, show_default=True,
-           help="As compare: stacks seen in fewer runs are not tested."),
-    Option(("--min-fraction",), "min_fraction", "str", f"{100 * DEFAULTS['min_fraction']:g}%", metavar="X", show_default=True,
-           help="... nor in less than this share of the runs."),
-    Option(("--json",), "as_json", "flag", help="Print JSON instead of a table."),
-    *INPUT_OPTIONS,
-    CLUSTER_OPTION,
-])
+SPEC = Command(
+    "plan",
+    run,
+    [Argument("pilot", "str", nargs=-1, required=True, metavar="PILOT...")],
+    [
+        Option(
+            ("--detect",),
+            "detect",
+            required=True,
+            metavar="CHANGE",
+            help="The change to detect: relative to each stack's mean (5%), or absolute in the profiles' unit (120, or 10ms for time units).",
+        ),
+        Option(
+            ("--alpha",),
+            "alpha",
+            "float",
+            DEFAULTS["alpha"],
+            minimum=0,
+            maximum=1,
+            open=True,
+            show_default=True,
+            help="Family-wise error rate of the comparison to plan.",
+        ),
+        Option(
+            ("--power",),
+            "power",
+            "float",
+            POWER,
+            minimum=0,
+            maximum=1,
+            open=True,
+            show_default=True,
+            help="Chance of detecting a change of that size.",
+        ),
+        Option(
+            ("--share",),
+            "share",
+            "str",
+            "1%",
+            metavar="X",
+            show_default=True,
+            help="Plan for the stacks holding at least this share of the total (0: every tested stack).",
+        ),
+        Option(("--top",), "top", "int", None, minimum=1, help="At most this many of them (the widest first)."),
+        Option(
+            ("--paired",),
+            "paired",
+            "pair",
+            True,
+            show_default=True,
+            secondary=("--unpaired",),
+            help="The design compare will test: pairs (as collect and gate record them) or independent runs.",
+        ),
+        Option(
+            ("--alternative",),
+            "alternative",
+            "choice",
+            DEFAULTS["alternative"],
+            choices=ALTERNATIVES,
+            show_default=True,
+            help="The direction compare will test (two-sided: compare's default; greater: regressions only, as gate tests).",
+        ),
+        Option(
+            ("--resamples",),
+            "resamples",
+            "int",
+            None,
+            minimum=0,
+            help="Comparisons drawn from the pilot per power measurement when checking the plan (0: the formula alone).",
+        ),
+        Option(("--seed",), "seed", "int", 0, show_default=True, help="Seed of the resampling (the same seed, the same plan)."),
+        Option(
+            ("--min-runs",),
+            "min_runs",
+            "int",
+            DEFAULTS["min_runs"],
+            minimum=0,
+            show_default=True,
+            help="As compare: stacks seen in fewer runs are not tested.",
+        ),
+        Option(
+            ("--min-fraction",),
+            "min_fraction",
+            "str",
+            f"{100 * DEFAULTS['min_fraction']:g}%",
+            metavar="X",
+            show_default=True,
+            help="... nor in less than this share of the runs.",
+        ),
+        Option(("--json",), "as_json", "flag", help="Print JSON instead of a table."),
+        *INPUT_OPTIONS,
+        CLUSTER_OPTION,
+    ],
+)

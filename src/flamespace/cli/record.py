@@ -13,15 +13,28 @@ from ._report import warn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-
     from ..collect import RecordResult
     from ..core.vector import FlameGraph
 
 
 def run(
-    output: str | None, module: str | None, code: str | None, mode: str, rate: float, weight: str | None,
-    bytes_per_sample: int | None, idle: bool, no_lines: bool, threads: bool, process_root: bool, async_stacks: bool,
-    subprocesses: bool, duration: float | None, output_format: str | None, seed: int | None, no_header: bool,
+    output: str | None,
+    module: str | None,
+    code: str | None,
+    mode: str,
+    rate: float,
+    weight: str | None,
+    bytes_per_sample: int | None,
+    idle: bool,
+    no_lines: bool,
+    threads: bool,
+    process_root: bool,
+    async_stacks: bool,
+    subprocesses: bool,
+    duration: float | None,
+    output_format: str | None,
+    seed: int | None,
+    no_header: bool,
     quiet: bool,
     command: tuple[str, ...],
     thread: str | None = None,
@@ -61,8 +74,9 @@ def run(
     if thread is not None:
         _check_thread(mode, output_format)
         threads = True  # each thread under its name, then the one asked for is kept
-    options = recorder_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration,
-                                seed, output_format)
+    options = recorder_settings(
+        mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration, seed, output_format
+    )
     output = output or f"profile-{time.strftime('%Y%m%d-%H%M%S')}{first_ending(output_format, ENDINGS)}"
     if output_format in PICTURE_FORMATS:
         from ._common import refuse_terminal
@@ -76,12 +90,24 @@ def run(
         if target is None:
             from ._attach import record_pid
 
-            result, described = record_pid(pid, options, process_root, None if status is None else status.show,  # type: ignore[arg-type]  # pid is set
-                                           quiet, gil)
+            assert pid is not None  # target_of gave no target because a pid was given
+            result, described = record_pid(
+                pid,
+                options,
+                process_root,
+                None if status is None else status.show,
+                quiet,
+                gil,
+            )
         else:
             described = target.describe()
-            result = record_program(Program(target), options, process_root=process_root, subprocesses=subprocesses,
-                                    progress=None if status is None else status.show)
+            result = record_program(
+                Program(target),
+                options,
+                process_root=process_root,
+                subprocesses=subprocesses,
+                progress=None if status is None else status.show,
+            )
     except RecordError as exc:
         if exc.exit_code is None:
             raise
@@ -106,8 +132,9 @@ def run(
     return result.exit_code
 
 
-def _check_attach(command: tuple[str, ...], module: str | None, code: str | None, mode: str,
-                  async_stacks: bool, subprocesses: bool) -> None:
+def _check_attach(
+    command: tuple[str, ...], module: str | None, code: str | None, mode: str, async_stacks: bool, subprocesses: bool
+) -> None:
     """--pid records a process that runs already: no program to start, and only what can be read from outside."""
     from ..errors import ArgumentError
 
@@ -130,10 +157,14 @@ def _check_thread(mode: str, output_format: str) -> None:
     from ._recording import MEMORY_MODES
 
     if mode in MEMORY_MODES:
-        raise ArgumentError(f"--thread applies to the sampling modes (wall, cpu), not to --mode {mode}: memory recorders do not know threads")
+        raise ArgumentError(
+            f"--thread applies to the sampling modes (wall, cpu), not to --mode {mode}: memory recorders do not know threads"
+        )
     if output_format not in PICTURE_FORMATS and registry.keeps_time(output_format):
-        raise ArgumentError(f"--thread writes one thread's flame graph; {output_format} keeps the timeline of every thread "
-                            f"(leave out --thread, or write folded, svg or html)")
+        raise ArgumentError(
+            f"--thread writes one thread's flame graph; {output_format} keeps the timeline of every thread "
+            f"(leave out --thread, or write folded, svg or html)"
+        )
 
 
 def _one_thread(graph: FlameGraph, thread: str) -> FlameGraph:
@@ -153,8 +184,12 @@ def _write_picture(graph: FlameGraph, output: str, command: str, kind: str, root
     labels = graph.metadata.labels
     subtitle = f"{labels.get('mode', '')} mode, {labels.get('duration_s', '?')} s, {labels.get('samples', '?')} samples"
     unit = graph.metadata.unit
-    settings = dict(title=f"flamespace record: {command}", subtitle=subtitle, colors="python",
-                    countname="allocations" if unit == "count" else "")
+    settings = dict(
+        title=f"flamespace record: {command}",
+        subtitle=subtitle,
+        colors="python",
+        countname="allocations" if unit == "count" else "",
+    )
     if kind == "html":
         from ..render.html import HtmlOptions, html
 
@@ -206,7 +241,7 @@ def _report(result: RecordResult, output: str, quiet: bool, thread: str | None =
 
 
 def _threads(graph: FlameGraph) -> str:
-    """", 4 threads: 2.43 s of thread time, summed" for a profile that sums several threads' time."""
+    """ ", 4 threads: 2.43 s of thread time, summed" for a profile that sums several threads' time."""
     from ..core.units import human
     from ._common import summed_threads
 
@@ -224,16 +259,35 @@ ENDINGS = {**FORMATS, **PICTURE_FORMATS}
 
 #: The command: its options as data (shared with collect).
 SPEC = Command(
-    "record", run, [Argument("command", "raw", nargs=-1)],
+    "record",
+    run,
+    [Argument("command", "raw", nargs=-1)],
     [
-        Option(("-o", "--output"), "output", "path", None, allow_dash=True,
-               help="Where to write the profile ('-' for stdout). Default: profile-<time>.<format> here."),
+        Option(
+            ("-o", "--output"),
+            "output",
+            "path",
+            None,
+            allow_dash=True,
+            help="Where to write the profile ('-' for stdout). Default: profile-<time>.<format> here.",
+        ),
         *recording_options(WRITES, by_name=True, attach=True),
-        Option(("--thread",), "thread", "str", None, metavar="NAME",
-               help="Write one thread: the stacks of the thread of that name ('main' is also MainThread), recorded "
-                    "as with --threads, without the thread's frame."),
-        Option(("-q", "--quiet"), "quiet", "flag",
-               help="Do not show the live status line or the summary on stderr (warnings still are)."),
+        Option(
+            ("--thread",),
+            "thread",
+            "str",
+            None,
+            metavar="NAME",
+            help="Write one thread: the stacks of the thread of that name ('main' is also MainThread), recorded "
+            "as with --threads, without the thread's frame.",
+        ),
+        Option(
+            ("-q", "--quiet"),
+            "quiet",
+            "flag",
+            help="Do not show the live status line or the summary on stderr (warnings still are).",
+        ),
     ],
-    interspersed=False, program_flags=("-m", "-c"),
+    interspersed=False,
+    program_flags=("-m", "-c"),
 )

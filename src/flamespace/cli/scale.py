@@ -6,9 +6,7 @@ from ._common import INPUT_OPTIONS, OUTPUT_OPTIONS
 from ._options import Argument, Command
 
 
-def run(
-    factor: int | float, input: str, skip_invalid: bool, input_format: str | None, output: str, no_header: bool
-) -> None:
+def run(factor: int | float, input: str, skip_invalid: bool, input_format: str | None, output: str, no_header: bool) -> None:
     """Multiply every value of INPUT (default stdin) by FACTOR.
 
     \b
@@ -26,5 +24,4 @@ def run(
 
 
 #: FACTOR: a non-negative int or decimal number (ints stay ints, so counts stay exact).
-SPEC = Command("scale", run, [Argument("factor", "number"), Argument("input", default="-")],
-               [*INPUT_OPTIONS, *OUTPUT_OPTIONS])
+SPEC = Command("scale", run, [Argument("factor", "number"), Argument("input", default="-")], [*INPUT_OPTIONS, *OUTPUT_OPTIONS])

@@ -6,7 +6,9 @@ from ._common import INPUT_OPTIONS, echo, echo_json, format_value, read_graph
 from ._options import Argument, Command, Option
 
 
-def run(first: str, second: str, normalized: bool, samples: bool, as_json: bool, skip_invalid: bool, input_format: str | None) -> None:
+def run(
+    first: str, second: str, normalized: bool, samples: bool, as_json: bool, skip_invalid: bool, input_format: str | None
+) -> None:
     """Print σ = 1 − ‖A − B‖ / (‖A‖ + ‖B‖) and the L1 distance ‖A − B‖.
 
     σ is 1 for identical profiles and 0 for profiles that share no stack. With --sample,
@@ -54,10 +56,19 @@ def _samples(first: str, second: str, normalized: bool, as_json: bool, skip_inva
     print_table(title, ["pairs of runs", "pairs"] + columns, rows, [False] + [True] * (len(columns) + 1))
 
 
-SPEC = Command("similarity", run, [Argument("first"), Argument("second")], [
-    Option(("--normalize",), "normalized", "flag", help="Compare shapes: scale both to total 1 first."),
-    Option(("--sample",), "samples", "flag",
-           help="FIRST and SECOND are samples of runs (directories or quoted globs): show σ within and between them."),
-    Option(("--json",), "as_json", "flag", help="Print JSON."),
-    *INPUT_OPTIONS,
-])
+SPEC = Command(
+    "similarity",
+    run,
+    [Argument("first"), Argument("second")],
+    [
+        Option(("--normalize",), "normalized", "flag", help="Compare shapes: scale both to total 1 first."),
+        Option(
+            ("--sample",),
+            "samples",
+            "flag",
+            help="FIRST and SECOND are samples of runs (directories or quoted globs): show σ within and between them.",
+        ),
+        Option(("--json",), "as_json", "flag", help="Print JSON."),
+        *INPUT_OPTIONS,
+    ],
+)

@@ -37,8 +37,9 @@ HELP = """Keep profiles with their labels in a store (DuckDB over Parquet) and r
 """
 
 
-def add(inputs: Sequence[str], labels: Sequence[str], no_git: bool, store: str | None, skip_invalid: bool,
-        input_format: str | None) -> None:
+def add(
+    inputs: Sequence[str], labels: Sequence[str], no_git: bool, store: str | None, skip_invalid: bool, input_format: str | None
+) -> None:
     """Add profile files (any readable format; a directory: the profiles in it) to the store.
 
     Each profile is labelled with its own headers (host, mode, python, ...), the commit and
@@ -60,13 +61,23 @@ def add(inputs: Sequence[str], labels: Sequence[str], no_git: bool, store: str |
         raise UsageError("the store adds files (one profile each), not stdin")
     diagnostics = Diagnostics()
     try:
-        result = target.add_files(files, {**({} if no_git else git_labels()), **given}, diagnostics,
-                                  input_format=input_format, skip_invalid=skip_invalid)
+        result = target.add_files(
+            files,
+            {**({} if no_git else git_labels()), **given},
+            diagnostics,
+            input_format=input_format,
+            skip_invalid=skip_invalid,
+        )
     finally:
         report(diagnostics)
-    again = (f"; {len(result.duplicates)} already stored, skipped (the same run: same content and labels): "
-             f"{_names([f'{s} (id {i})' for s, i in result.duplicates])}") \
-        if result.duplicates else ""
+    again = (
+        (
+            f"; {len(result.duplicates)} already stored, skipped (the same run: same content and labels): "
+            f"{_names([f'{s} (id {i})' for s, i in result.duplicates])}"
+        )
+        if result.duplicates
+        else ""
+    )
     warn(f"flamespace store add: added {len(result.added)} profile(s) to {target.path}{again}")
 
 
@@ -95,15 +106,25 @@ def ls(selector: str | None, as_json: bool, store: str | None) -> None:
     from ._table import print_table
 
     headers = ("id", "time (UTC)", "branch", "commit", "bench", "mode", "unit", "stacks", "total", "source")
-    table = [[str(r["id"]), r["time"].strftime("%Y-%m-%d %H:%M"), r["branch"] or "", (r["commit"] or "")[:10],
-              r["bench"] or "", r["mode"] or "", r["unit"] or "", f"{r['stacks']:,}", format_value(r["total"]), r["source"]]
-             for r in rows]
-    print_table(f"{len(rows)} profile(s) in {snapshot.root}", headers, table,
-                [h in ("id", "stacks", "total") for h in headers])
+    table = [
+        [
+            str(r["id"]),
+            r["time"].strftime("%Y-%m-%d %H:%M"),
+            r["branch"] or "",
+            (r["commit"] or "")[:10],
+            r["bench"] or "",
+            r["mode"] or "",
+            r["unit"] or "",
+            f"{r['stacks']:,}",
+            format_value(r["total"]),
+            r["source"],
+        ]
+        for r in rows
+    ]
+    print_table(f"{len(rows)} profile(s) in {snapshot.root}", headers, table, [h in ("id", "stacks", "total") for h in headers])
 
 
-def get(selector: str, mean: bool, to: str | None, output: str, no_header: bool, store: str | None,
-        cluster: str | None) -> None:
+def get(selector: str, mean: bool, to: str | None, output: str, no_header: bool, store: str | None, cluster: str | None) -> None:
     """Write the merged (or --mean) profile of the stored profiles SELECTOR names, in any writable format.
 
     The sum runs as one grouped query of the store, or with --cluster on a Dask cluster
@@ -138,13 +159,17 @@ def gc(keep_last: int | None, older_than: str | None, store: str | None) -> None
         done = target.gc(keep_last=keep_last, older_than=age, diagnostics=diagnostics)
     finally:
         report(diagnostics)
-    warn(f"flamespace store gc: removed {done.removed} profile(s), kept {done.kept}; "
-         f"{done.parts_before} part(s) -> {done.parts_after}")
+    warn(
+        f"flamespace store gc: removed {done.removed} profile(s), kept {done.kept}; "
+        f"{done.parts_before} part(s) -> {done.parts_after}"
+    )
     for loss in done.lost:  # never counted as retention
         warn(f"flamespace store gc: {loss}")
     if done.unreadable:
-        warn(f"flamespace store gc: {done.unreadable} kept profile(s) cannot be read: their stacks were defined in a part "
-             "set aside in corrupt/ (their values are kept)")
+        warn(
+            f"flamespace store gc: {done.unreadable} kept profile(s) cannot be read: their stacks were defined in a part "
+            "set aside in corrupt/ (their values are kept)"
+        )
 
 
 def check(store: str | None) -> int:
@@ -165,7 +190,9 @@ def check(store: str | None) -> int:
     for line in report.notes:
         echo(f"note: {line}")
     if report.problems:
-        echo(f"{len(report.problems)} problem(s) in the store {target.path}: `flamespace store repair` rebuilds what can be rebuilt")
+        echo(
+            f"{len(report.problems)} problem(s) in the store {target.path}: `flamespace store repair` rebuilds what can be rebuilt"
+        )
         return EXIT_INPUT
     echo(f"the store {target.path} has no problem")
     return 0
@@ -204,31 +231,75 @@ def repair(store: str | None) -> int:
 
 
 #: ``flamespace store`` and its subcommands.
-SPEC = Command("store", None, help=HELP, subcommands=[
-    Command("add", add, [Argument("inputs", nargs=-1, required=True, metavar="DIR|FILE...")], [
-        Option(("--label",), "labels", "multiple", metavar="KEY=VALUE",
-               help="A label for every profile added (repeatable); it wins over the profile's own and git's."),
-        Option(("--no-git",), "no_git", "flag", help="Do not label the profiles with the commit and branch of the git checkout here."),
-        STORE_OPTION,
-        *INPUT_OPTIONS,
-    ]),
-    Command("ls", ls, [Argument("selector", "str", default=None, required=False)], [
-        Option(("--json",), "as_json", "flag", help="Every column and label of each profile, as JSON."),
-        STORE_OPTION,
-    ]),
-    Command("get", get, [Argument("selector", "str")], [
-        Option(("--mean",), "mean", "flag", help="The mean profile (sum / number of profiles) instead of the sum."),
-        Option(("--to",), "to", metavar="FORMAT", help="Output format (default: from -o's extension, else folded)."),
-        Option(("-o", "--output"), "output", "str", "-", "Where to write the profile.", show_default="stdout"),
-        Option(("--no-header",), "no_header", "flag", help="Do not write '# key: value' metadata lines."),
-        STORE_OPTION,
-        CLUSTER_OPTION,
-    ]),
-    Command("gc", gc, [], [
-        Option(("--keep-last",), "keep_last", "int", minimum=1, metavar="N", help="Keep the N latest profiles of each branch."),
-        Option(("--older-than",), "older_than", metavar="AGE", help="Remove profiles older than AGE (30d, 12h, 2w, 90m)."),
-        STORE_OPTION,
-    ]),
-    Command("check", check, [], [STORE_OPTION]),
-    Command("repair", repair, [], [STORE_OPTION]),
-])
+SPEC = Command(
+    "store",
+    None,
+    help=HELP,
+    subcommands=[
+        Command(
+            "add",
+            add,
+            [Argument("inputs", nargs=-1, required=True, metavar="DIR|FILE...")],
+            [
+                Option(
+                    ("--label",),
+                    "labels",
+                    "multiple",
+                    metavar="KEY=VALUE",
+                    help="A label for every profile added (repeatable); it wins over the profile's own and git's.",
+                ),
+                Option(
+                    ("--no-git",),
+                    "no_git",
+                    "flag",
+                    help="Do not label the profiles with the commit and branch of the git checkout here.",
+                ),
+                STORE_OPTION,
+                *INPUT_OPTIONS,
+            ],
+        ),
+        Command(
+            "ls",
+            ls,
+            [Argument("selector", "str", default=None, required=False)],
+            [
+                Option(("--json",), "as_json", "flag", help="Every column and label of each profile, as JSON."),
+                STORE_OPTION,
+            ],
+        ),
+        Command(
+            "get",
+            get,
+            [Argument("selector", "str")],
+            [
+                Option(("--mean",), "mean", "flag", help="The mean profile (sum / number of profiles) instead of the sum."),
+                Option(("--to",), "to", metavar="FORMAT", help="Output format (default: from -o's extension, else folded)."),
+                Option(("-o", "--output"), "output", "str", "-", "Where to write the profile.", show_default="stdout"),
+                Option(("--no-header",), "no_header", "flag", help="Do not write '# key: value' metadata lines."),
+                STORE_OPTION,
+                CLUSTER_OPTION,
+            ],
+        ),
+        Command(
+            "gc",
+            gc,
+            [],
+            [
+                Option(
+                    ("--keep-last",),
+                    "keep_last",
+                    "int",
+                    minimum=1,
+                    metavar="N",
+                    help="Keep the N latest profiles of each branch.",
+                ),
+                Option(
+                    ("--older-than",), "older_than", metavar="AGE", help="Remove profiles older than AGE (30d, 12h, 2w, 90m)."
+                ),
+                STORE_OPTION,
+            ],
+        ),
+        Command("check", check, [], [STORE_OPTION]),
+        Command("repair", repair, [], [STORE_OPTION]),
+    ],
+)

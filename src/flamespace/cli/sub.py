@@ -7,8 +7,14 @@ from ._options import Argument, Command, Option
 
 
 def run(
-    before: str, after: str, normalize: bool, strip_hex: bool,
-    skip_invalid: bool, input_format: str | None, output: str, no_header: bool,
+    before: str,
+    after: str,
+    normalize: bool,
+    strip_hex: bool,
+    skip_invalid: bool,
+    input_format: str | None,
+    output: str,
+    no_header: bool,
 ) -> None:
     """Write 'stack BEFORE_COUNT AFTER_COUNT' for every stack in either profile.
 
@@ -37,10 +43,24 @@ def run(
     write_profile(difference, output, no_header, fmt, command="sub")
 
 
-SPEC = Command("sub", run, [Argument("before"), Argument("after")], [
-    Option(("-n", "--normalize"), "normalize", "flag",
-           help="Scale BEFORE to the total of AFTER (values rounded down, as difffolded.pl -n)."),
-    Option(("-s", "--strip-hex"), "strip_hex", "flag",
-           help="Replace hex numbers (addresses) with 0x... so they compare equal (as difffolded.pl -s)."),
-    *INPUT_OPTIONS, *OUTPUT_OPTIONS,
-])
+SPEC = Command(
+    "sub",
+    run,
+    [Argument("before"), Argument("after")],
+    [
+        Option(
+            ("-n", "--normalize"),
+            "normalize",
+            "flag",
+            help="Scale BEFORE to the total of AFTER (values rounded down, as difffolded.pl -n).",
+        ),
+        Option(
+            ("-s", "--strip-hex"),
+            "strip_hex",
+            "flag",
+            help="Replace hex numbers (addresses) with 0x... so they compare equal (as difffolded.pl -s).",
+        ),
+        *INPUT_OPTIONS,
+        *OUTPUT_OPTIONS,
+    ],
+)

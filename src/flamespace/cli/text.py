@@ -31,9 +31,22 @@ def _share(value: str) -> float:
     return share
 
 
-def run(files: tuple[str, ...], threshold: str, max_depth: int | None, sort_by_value: bool, reverse: bool,
-        base: tuple[str, ...], delta: str, countname: str | None, raw: bool, width: int | None, output: str,
-        skip_invalid: bool, input_format: str | None, thread: str | None = None) -> None:
+def run(
+    files: tuple[str, ...],
+    threshold: str,
+    max_depth: int | None,
+    sort_by_value: bool,
+    reverse: bool,
+    base: tuple[str, ...],
+    delta: str,
+    countname: str | None,
+    raw: bool,
+    width: int | None,
+    output: str,
+    skip_invalid: bool,
+    input_format: str | None,
+    thread: str | None = None,
+) -> None:
     """Print FILES as a tree: inclusive share, name and count of every frame above --threshold.
 
     For SSH sessions and logs. Differential input shows each frame's change in brackets.
@@ -78,42 +91,108 @@ def _coloured(parts: Iterator[TextLine]) -> Iterator[str]:
     for part in parts:
         text = part.text
         start, end = part.location
-        line = (paint(text[:part.share_end], _style.share_style(part.share)) + text[part.share_end:start]
-                + paint(text[start:end], _style.LOCATION))
+        line = (
+            paint(text[: part.share_end], _style.share_style(part.share))
+            + text[part.share_end : start]
+            + paint(text[start:end], _style.LOCATION)
+        )
         if part.change is None:
             yield line + text[end:]
         else:
-            yield line + text[end:part.change_start] + paint(text[part.change_start:], _style.change_style(part.change))
+            yield line + text[end : part.change_start] + paint(text[part.change_start :], _style.change_style(part.change))
 
 
-def options_of(threshold: str, max_depth: int | None, sort_by_value: bool, reverse: bool, base: tuple[str, ...],
-               delta: str, countname: str | None, width: int | None, unit: str | None = None,
-               raw: bool = False) -> TextOptions:
+def options_of(
+    threshold: str,
+    max_depth: int | None,
+    sort_by_value: bool,
+    reverse: bool,
+    base: tuple[str, ...],
+    delta: str,
+    countname: str | None,
+    width: int | None,
+    unit: str | None = None,
+    raw: bool = False,
+) -> TextOptions:
     """The TextOptions of the command's options (which it checks); ``unit``: the profile's (None: the
     renderer finds it); counts are shown in its human units unless --raw or --countname asks for exact ones."""
     return TextOptions(
-        threshold=_share(threshold), max_depth=max_depth, sort_by_value=sort_by_value, reverse=reverse, base=base,
-        delta=delta, countname=countname or "", width=width, unit=unit, raw=raw or bool(countname),
+        threshold=_share(threshold),
+        max_depth=max_depth,
+        sort_by_value=sort_by_value,
+        reverse=reverse,
+        base=base,
+        delta=delta,
+        countname=countname or "",
+        width=width,
+        unit=unit,
+        raw=raw or bool(countname),
     )
 
 
-SPEC = Command("text", run, [Argument("files", nargs=-1)], [
-    Option(("--threshold",), "threshold", "str", f"{100 * _D['threshold']:g}%", show_default=True,
-           help="Hide frames below this share of the total (1% or 0.01)."),
-    Option(("--max-depth",), "max_depth", "int", _D["max_depth"], help="Show at most this many levels below the root."),
-    Option(("--sort-by-value",), "sort_by_value", "flag", _D["sort_by_value"], help="Siblings widest first (default: name order)."),
-    Option(("--reverse",), "reverse", "flag", _D["reverse"], help="Reverse stacks (leaf first): the callers of hot code."),
-    Option(("--base",), "base", "multiple", _D["base"], help="Re-root at this frame (outermost occurrence); repeatable."),
-    Option(("--delta",), "delta", "choice", _D["delta"], choices=DELTA_MODES, show_default=True,
-           help="Differential input: the change shown per frame."),
-    Option(("--countname",), "countname", "str", None,
-           help="What the counts are (default: the profile's unit, else 'samples'); shown with exact counts."),
-    Option(("--raw",), "raw", "flag",
-           help="Exact counts in the profile's unit (2,351,834,370 ns) instead of human units (2.35 s)."),
-    Option(("--width",), "width", "int", _D["width"],
-           help="Cut lines to this many characters (default: the terminal's width when stdout is one)."),
-    Option(("-o", "--output"), "output", "path", "-", "Where to write.", show_default="stdout", allow_dash=True,
-           callback=checked_output),
-    THREAD_OPTION,
-    *INPUT_OPTIONS,
-])
+SPEC = Command(
+    "text",
+    run,
+    [Argument("files", nargs=-1)],
+    [
+        Option(
+            ("--threshold",),
+            "threshold",
+            "str",
+            f"{100 * _D['threshold']:g}%",
+            show_default=True,
+            help="Hide frames below this share of the total (1% or 0.01).",
+        ),
+        Option(("--max-depth",), "max_depth", "int", _D["max_depth"], help="Show at most this many levels below the root."),
+        Option(
+            ("--sort-by-value",),
+            "sort_by_value",
+            "flag",
+            _D["sort_by_value"],
+            help="Siblings widest first (default: name order).",
+        ),
+        Option(("--reverse",), "reverse", "flag", _D["reverse"], help="Reverse stacks (leaf first): the callers of hot code."),
+        Option(("--base",), "base", "multiple", _D["base"], help="Re-root at this frame (outermost occurrence); repeatable."),
+        Option(
+            ("--delta",),
+            "delta",
+            "choice",
+            _D["delta"],
+            choices=DELTA_MODES,
+            show_default=True,
+            help="Differential input: the change shown per frame.",
+        ),
+        Option(
+            ("--countname",),
+            "countname",
+            "str",
+            None,
+            help="What the counts are (default: the profile's unit, else 'samples'); shown with exact counts.",
+        ),
+        Option(
+            ("--raw",),
+            "raw",
+            "flag",
+            help="Exact counts in the profile's unit (2,351,834,370 ns) instead of human units (2.35 s).",
+        ),
+        Option(
+            ("--width",),
+            "width",
+            "int",
+            _D["width"],
+            help="Cut lines to this many characters (default: the terminal's width when stdout is one).",
+        ),
+        Option(
+            ("-o", "--output"),
+            "output",
+            "path",
+            "-",
+            "Where to write.",
+            show_default="stdout",
+            allow_dash=True,
+            callback=checked_output,
+        ),
+        THREAD_OPTION,
+        *INPUT_OPTIONS,
+    ],
+)

@@ -22,8 +22,15 @@ RANKINGS = ("self", "inclusive")
 
 
 def run(
-    input: str, limit: int, group: str, sort: str | None, raw: bool, as_json: bool, skip_invalid: bool,
-    input_format: str | None, thread: str | None = None,
+    input: str,
+    limit: int,
+    group: str,
+    sort: str | None,
+    raw: bool,
+    as_json: bool,
+    skip_invalid: bool,
+    input_format: str | None,
+    thread: str | None = None,
 ) -> None:
     """List the functions of INPUT (default stdin) that cost the most.
 
@@ -52,12 +59,16 @@ def run(
     total = graph.total()
     ranked = top_functions(graph, limit, by, group)
     if as_json:
-        echo_json({
-            "unit": graph.unit, "total": total, "by": by, "group": group, "thread": shown_thread(graph),
-            "functions": [
-                {"name": c.name, "self": c.self_value, "inclusive": c.inclusive_value} for c in ranked
-            ],
-        })
+        echo_json(
+            {
+                "unit": graph.unit,
+                "total": total,
+                "by": by,
+                "group": group,
+                "thread": shown_thread(graph),
+                "functions": [{"name": c.name, "self": c.self_value, "inclusive": c.inclusive_value} for c in ranked],
+            }
+        )
         return
     unit = graph.unit or "samples"
     shown_self = _column(unit, [c.self_value for c in ranked], raw)
@@ -67,8 +78,13 @@ def run(
         shown_total += f" {unit}"
     title = f"Top {len(ranked)} {ROW_NAMES[group]} by {by} value (total {shown_total}{_threads(graph)}{_one_thread(graph)})"
     rows = [
-        [shown_self(c.self_value), format_share(c.self_value, total),
-         shown_incl(c.inclusive_value), format_share(c.inclusive_value, total), c.name]
+        [
+            shown_self(c.self_value),
+            format_share(c.self_value, total),
+            shown_incl(c.inclusive_value),
+            format_share(c.inclusive_value, total),
+            c.name,
+        ]
         for c in ranked
     ]
     if _style.enabled(sys.stdout):
@@ -77,7 +93,7 @@ def run(
 
 
 def _threads(graph: FlameGraph) -> str:
-    """": 4 threads summed over 0.63 s" when the total sums several threads' time (not the run's length)."""
+    """ ": 4 threads summed over 0.63 s" when the total sums several threads' time (not the run's length)."""
     from ._common import summed_threads
 
     threads = summed_threads(graph)
@@ -88,7 +104,7 @@ def _threads(graph: FlameGraph) -> str:
 
 
 def _one_thread(graph: FlameGraph) -> str:
-    """", thread MainThread only" when --thread picked one."""
+    """ ", thread MainThread only" when --thread picked one."""
     thread = shown_thread(graph)
     return f", thread {thread} only" if thread else ""
 
@@ -114,19 +130,39 @@ def _column(unit: str, values: list[float], raw: bool) -> Callable[[float], str]
     return shown.format if shown.suffix and not raw else format_value
 
 
-SPEC = Command("top", run, [Argument("input", default="-")], [
-    Option(("-n", "--limit"), "limit", "int", 20, minimum=1, show_default=True, help="How many rows to list."),
-    Option(
-        ("--by",), "group", "choice", "function", choices=(*GROUPINGS, *RANKINGS), show_default=True,
-        help="One row per function (line numbers dropped: 'f (app.py:12)' and 'f (app.py:30)' are one row), "
-        "per line (frames as they are) or per file. Frames without a '(file:line)' suffix are rows of their own. "
-        "(--by self|inclusive: the old spelling of --sort.)",
-    ),
-    Option(("--sort",), "sort", "choice", None, choices=RANKINGS,
-           help="Rank by self value (time as the leaf) or inclusive value (time anywhere in the stack).  [default: self]"),
-    Option(("--raw",), "raw", "flag",
-           help="Exact values in the profile's unit (e.g. 2,351,834,370 ns) instead of human units (2.35 s)."),
-    Option(("--json",), "as_json", "flag", help="Print JSON (exact values) instead of a table."),
-    THREAD_OPTION,
-    *INPUT_OPTIONS,
-])
+SPEC = Command(
+    "top",
+    run,
+    [Argument("input", default="-")],
+    [
+        Option(("-n", "--limit"), "limit", "int", 20, minimum=1, show_default=True, help="How many rows to list."),
+        Option(
+            ("--by",),
+            "group",
+            "choice",
+            "function",
+            choices=(*GROUPINGS, *RANKINGS),
+            show_default=True,
+            help="One row per function (line numbers dropped: 'f (app.py:12)' and 'f (app.py:30)' are one row), "
+            "per line (frames as they are) or per file. Frames without a '(file:line)' suffix are rows of their own. "
+            "(--by self|inclusive: the old spelling of --sort.)",
+        ),
+        Option(
+            ("--sort",),
+            "sort",
+            "choice",
+            None,
+            choices=RANKINGS,
+            help="Rank by self value (time as the leaf) or inclusive value (time anywhere in the stack).  [default: self]",
+        ),
+        Option(
+            ("--raw",),
+            "raw",
+            "flag",
+            help="Exact values in the profile's unit (e.g. 2,351,834,370 ns) instead of human units (2.35 s).",
+        ),
+        Option(("--json",), "as_json", "flag", help="Print JSON (exact values) instead of a table."),
+        THREAD_OPTION,
+        *INPUT_OPTIONS,
+    ],
+)

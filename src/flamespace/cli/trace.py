@@ -24,9 +24,20 @@ FORMATS = {**OUTPUT_FORMATS, "html": (".html", ".htm")}
 
 
 def run(
-    output: str | None, module: str | None, code: str | None, output_format: str | None,
-    builtins: bool, line_times: bool, max_events: int, max_depth: int, threads: bool, backend: str | None,
-    no_lines: bool, subprocesses: bool, no_header: bool, quiet: bool,
+    output: str | None,
+    module: str | None,
+    code: str | None,
+    output_format: str | None,
+    builtins: bool,
+    line_times: bool,
+    max_events: int,
+    max_depth: int,
+    threads: bool,
+    backend: str | None,
+    no_lines: bool,
+    subprocesses: bool,
+    no_header: bool,
+    quiet: bool,
     command: tuple[str, ...],
 ) -> int:
     """Trace a Python program: exact call counts and times of every call, per full stack.
@@ -63,9 +74,16 @@ def run(
     problem = available(line_times)
     if problem is not None:
         raise ArgumentError(f"cannot trace: {problem}")
-    options = TraceOptions(builtins=builtins, max_events=max_events, threads=threads, lines=not no_lines,
-                           chart=output_format in CHART_FORMATS or output_format == "html", line_times=line_times,
-                           max_depth=max_depth, backend=backend)
+    options = TraceOptions(
+        builtins=builtins,
+        max_events=max_events,
+        threads=threads,
+        lines=not no_lines,
+        chart=output_format in CHART_FORMATS or output_format == "html",
+        line_times=line_times,
+        max_depth=max_depth,
+        backend=backend,
+    )
     output = output or f"trace-{time.strftime('%Y%m%d-%H%M%S')}{FORMATS[output_format][0]}"
     check_output(output)  # before the program runs, not after
     try:
@@ -88,49 +106,88 @@ def run(
     if result.signal is not None:  # said even with --quiet: the trace is cut short
         import signal
 
-        warn(f"flamespace trace: interrupted by {signal.Signals(result.signal).name}: saved "
-             f"{trace.graph.metadata.labels.get('duration_s', '?')} s of tracing to "
-             f"{'stdout' if output == '-' else os.path.abspath(output)}")
+        warn(
+            f"flamespace trace: interrupted by {signal.Signals(result.signal).name}: saved "
+            f"{trace.graph.metadata.labels.get('duration_s', '?')} s of tracing to "
+            f"{'stdout' if output == '-' else os.path.abspath(output)}"
+        )
     elif not quiet:
         labels = trace.graph.metadata.labels
         where = "stdout" if output == "-" else os.path.abspath(output)
         processes = f", {result.processes} processes" if result.processes > 1 else ""
-        warn(f"flamespace trace: {int(trace.calls.total()):,} calls ({trace.events:,} events) over "
-             f"{labels.get('duration_s', '?')} s{processes}; wrote {where}")
+        warn(
+            f"flamespace trace: {int(trace.calls.total()):,} calls ({trace.events:,} events) over "
+            f"{labels.get('duration_s', '?')} s{processes}; wrote {where}"
+        )
     sys.stdout.flush()
     return result.exit_code
 
 
 #: The command: its options as data.
 SPEC = Command(
-    "trace", run, [Argument("command", "raw", nargs=-1)],
+    "trace",
+    run,
+    [Argument("command", "raw", nargs=-1)],
     [
-        Option(("-o", "--output"), "output", "path", None, allow_dash=True,
-               help="Where to write ('-' for stdout). Default: trace-<time>.<format> here."),
+        Option(
+            ("-o", "--output"),
+            "output",
+            "path",
+            None,
+            allow_dash=True,
+            help="Where to write ('-' for stdout). Default: trace-<time>.<format> here.",
+        ),
         Option(("-m",), "module", metavar="MODULE", help="Run a module, as python -m does."),
         Option(("-c",), "code", metavar="CODE", help="Run a code string, as python -c does."),
         Option(("--format",), "output_format", "choice", None, choices=tuple(FORMATS), help=_FORMAT_HELP),
         Option(("--builtins",), "builtins", "flag", help="Trace builtins and other C functions too (len, list.append, ...)."),
-        Option(("--lines",), "line_times", "flag",
-               help="Time every source line too (exclusive ns and hits per line; write it with --format lines). "
-                    "Costs more than calls alone: every line is an event."),
-        Option(("--max-events",), "max_events", "int", DEFAULT_MAX_EVENTS, show_default=True, metavar="N",
-               help="Keep at most N events (16 bytes each, streamed to a file in $TMPDIR that is deleted at once); "
-                    "later ones are counted and dropped."),
-        Option(("--max-depth",), "max_depth", "int", DEFAULT_MAX_DEPTH, show_default=True, metavar="N",
-               help="Fold calls nested deeper than N frames into their caller at depth N."),
+        Option(
+            ("--lines",),
+            "line_times",
+            "flag",
+            help="Time every source line too (exclusive ns and hits per line; write it with --format lines). "
+            "Costs more than calls alone: every line is an event.",
+        ),
+        Option(
+            ("--max-events",),
+            "max_events",
+            "int",
+            DEFAULT_MAX_EVENTS,
+            show_default=True,
+            metavar="N",
+            help="Keep at most N events (16 bytes each, streamed to a file in $TMPDIR that is deleted at once); "
+            "later ones are counted and dropped.",
+        ),
+        Option(
+            ("--max-depth",),
+            "max_depth",
+            "int",
+            DEFAULT_MAX_DEPTH,
+            show_default=True,
+            metavar="N",
+            help="Fold calls nested deeper than N frames into their caller at depth N.",
+        ),
         Option(("--threads",), "threads", "flag", help="Add each thread's name as a root frame."),
-        Option(("--backend",), "backend", "choice", None, choices=BACKENDS,
-               help="How the tracer hears of calls (default: the cheapest here that records what is asked): frame "
-                    "(the interpreter's frame evaluation function, 3.11.4+ on Linux; Python frames only), monitoring "
-                    "(sys.monitoring, 3.12+), profile (the profile hook, every version)."),
-        Option(("--no-lines",), "no_lines", "flag",
-               help="Name frames by function and file only (no line numbers in names)."),
-        Option(("--subprocesses",), "subprocesses", "flag",
-               help="Also trace the Python processes the program starts, each under a 'name (pid)' root frame."),
-        Option(("--no-header",), "no_header", "flag",
-               help="Do not write '# key: value' metadata lines into folded output."),
+        Option(
+            ("--backend",),
+            "backend",
+            "choice",
+            None,
+            choices=BACKENDS,
+            help="How the tracer hears of calls (default: the cheapest here that records what is asked): frame "
+            "(the interpreter's frame evaluation function, 3.11.4+ on Linux; Python frames only), monitoring "
+            "(sys.monitoring, 3.12+), profile (the profile hook, every version).",
+        ),
+        Option(("--no-lines",), "no_lines", "flag", help="Name frames by function and file only (no line numbers in names)."),
+        Option(
+            ("--subprocesses",),
+            "subprocesses",
+            "flag",
+            help="Also trace the Python processes the program starts, each under a 'name (pid)' root frame.",
+        ),
+        Option(("--no-header",), "no_header", "flag", help="Do not write '# key: value' metadata lines into folded output."),
         Option(("-q", "--quiet"), "quiet", "flag", help="Do not print the summary on stderr (warnings still are)."),
     ],
-    interspersed=False, program_flags=("-m", "-c"),
+    interspersed=False,
+    program_flags=("-m", "-c"),
 )

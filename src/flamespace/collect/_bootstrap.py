@@ -326,9 +326,16 @@ def _start_recorder(config: dict[str, Any]) -> Recorder:
     if kind == "trace":  # stacks start below our frames; the rest of this file is left out
         # The event file keeps its name in out_dir (the launcher removes it however we end) so that
         # the tracer can reopen it when the program closes its descriptor (_tracer.c).
-        return start_recorder(kind, config["arguments"], hidden, root_cut=code_objects, private_files=(__file__,),
-                              forks_traced=bool(config.get("subprocesses")), event_dir=config["out_dir"],
-                              keep_event_file=True)
+        return start_recorder(
+            kind,
+            config["arguments"],
+            hidden,
+            root_cut=code_objects,
+            private_files=(__file__,),
+            forks_traced=bool(config.get("subprocesses")),
+            event_dir=config["out_dir"],
+            keep_event_file=True,
+        )
     if kind != "sampler":
         return start_recorder(kind, config["arguments"], hidden)
     extras: dict[str, Any] = {"root_cut": code_objects, "on_deadline": _on_deadline}

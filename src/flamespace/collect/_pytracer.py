@@ -104,12 +104,15 @@ def _c_name(fn: Any) -> str:
     return f"{module}.{fn.__name__}" if module else fn.__name__
 
 
-def start(builtins: bool, lines: bool, max_events: int, thread_name: str, path: str, backend: int = 0,
-          keep_path: bool = False) -> None:
+def start(
+    builtins: bool, lines: bool, max_events: int, thread_name: str, path: str, backend: int = 0, keep_path: bool = False
+) -> None:
     global _session
     if lines or backend:
-        raise RuntimeError("the pure-Python tracer has neither line times nor the monitoring and frame backends: they need the C "
-                           "extension flamespace.collect._tracer")
+        raise RuntimeError(
+            "the pure-Python tracer has neither line times nor the monitoring and frame backends: they need the C "
+            "extension flamespace.collect._tracer"
+        )
     if _session is not None:
         raise RuntimeError("the tracer is already running in this process")
     if max_events <= 0:
@@ -141,8 +144,20 @@ def stop() -> tuple[Any, list[tuple[str, int]], list[Any], int, int, int, int, b
     _session = None
     forked = os.getpid() != session.pid
     events = [array("q") for _ in session.threads] if forked else session.events
-    return (_Stream(events), session.threads, session.entries, session.recorded, session.dropped,
-            session.full_at or t, 0, forked, 0, 0, 0, 0)  # no event file: nothing the program can close
+    return (
+        _Stream(events),
+        session.threads,
+        session.entries,
+        session.recorded,
+        session.dropped,
+        session.full_at or t,
+        0,
+        forked,
+        0,
+        0,
+        0,
+        0,
+    )  # no event file: nothing the program can close
 
 
 def active() -> bool:
@@ -178,8 +193,7 @@ def _triples(flat: array) -> Any:
     return zip(it, it, it)
 
 
-def analyse_events(events: Iterable[Event], end_ns: int, segments: bool, max_depth: int,
-                   lines: bool) -> tuple[Any, ...]:
+def analyse_events(events: Iterable[Event], end_ns: int, segments: bool, max_depth: int, lines: bool) -> tuple[Any, ...]:
     """One thread's call tree, as ``Stream.analyse`` in ``_tracer.c`` computes it (see there)."""
     parents: list[int] = []
     keys: list[int] = []
@@ -239,8 +253,7 @@ def analyse_events(events: Iterable[Event], end_ns: int, segments: bool, max_dep
             node = children.get((parent, key))
             if node is None:
                 node = children[(parent, key)] = len(parents)
-                for column, value in ((parents, parent), (keys, key), (calls, 0), (inclusive, 0), (exclusive, 0),
-                                      (longest, 0)):
+                for column, value in ((parents, parent), (keys, key), (calls, 0), (inclusive, 0), (exclusive, 0), (longest, 0)):
                     column.append(value)
             calls[node] += 1
             stack.append([node, line_stat(node, 0) if lines else -1, t])
@@ -258,8 +271,19 @@ def analyse_events(events: Iterable[Event], end_ns: int, segments: bool, max_dep
         while stack:
             close_top(last)
     as_bytes = (lambda a: a.tobytes()) if segments else (lambda a: None)
-    return (parents, keys, calls, inclusive, exclusive, longest, as_bytes(seg_t), as_bytes(seg_n), as_bytes(seg_w),
-            [tuple(stat) for stat in line_stats], deep)
+    return (
+        parents,
+        keys,
+        calls,
+        inclusive,
+        exclusive,
+        longest,
+        as_bytes(seg_t),
+        as_bytes(seg_n),
+        as_bytes(seg_w),
+        [tuple(stat) for stat in line_stats],
+        deep,
+    )
 
 
 __all__ = ["CHUNK_EVENTS", "active", "analyse_events", "install_thread", "now", "start", "stop"]

@@ -5,8 +5,17 @@ from types import CodeType
 CHUNK_EVENTS: int
 
 Analysis = tuple[
-    list[int], list[int], list[int], list[int], list[int], list[int], bytes | None, bytes | None, bytes | None,
-    list[tuple[int, int, int, int]], int,
+    list[int],
+    list[int],
+    list[int],
+    list[int],
+    list[int],
+    list[int],
+    bytes | None,
+    bytes | None,
+    bytes | None,
+    list[tuple[int, int, int, int]],
+    int,
 ]
 
 class Stream:
@@ -21,17 +30,20 @@ class Stream:
     def events(self) -> list[tuple[int, int, int, int]]:
         """(thread, kind, key, t ns) per event: kind 0 a call, 1 a return, 2 | line << 2 a line."""
 
-def start(builtins: bool, lines: bool, max_events: int, thread_name: str, path: str, backend: int = ...,
-          keep_path: bool = ..., /) -> None:
+def start(
+    builtins: bool, lines: bool, max_events: int, thread_name: str, path: str, backend: int = ..., keep_path: bool = ..., /
+) -> None:
     """backend: 0 the profile hook, 1 sys.monitoring callbacks (3.12+), 2 the frame evaluation function (3.11).
     keep_path: the file stays at path until stop (else it is unlinked at once), to be reopened there if the
     program closes or reuses its descriptor."""
+
 def install_thread(thread_name: str, code: CodeType | None, /) -> bool: ...
 def stop() -> tuple[Stream, list[tuple[str, int]], list[CodeType | str], int, int, int, int, bool, int, int, int, int]:
     """(stream, threads (name, ident), entries, recorded, dropped, end_ns, write_errno, forked, pauses, paused_ns,
     lost_at, reopens): pauses: how often the frame backend took its hook out while a stack was too deep for the C
     stack; lost_at: not 0, when the program closed or reused the event file's descriptor and the file could not be
     reopened (nothing was kept: the time it was found lost); reopens: how often it was reopened."""
+
 def active() -> bool: ...
 def frame_hooked() -> bool: ...
 def now() -> int: ...

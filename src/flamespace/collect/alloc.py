@@ -48,9 +48,15 @@ class AllocRecorder:
     """The ``alloc`` :class:`~.protocol.Recorder`: samples the allocations of this process;
     ``stop()`` builds the per-stack totals."""
 
-    def __init__(self, weight: str = "bytes", lines: bool = True, max_frames: int = DEFAULT_MAX_FRAMES,
-                 interval: int = DEFAULT_ALLOC_INTERVAL, seed: int | None = None,
-                 hidden_files: Collection[str] = ()) -> None:
+    def __init__(
+        self,
+        weight: str = "bytes",
+        lines: bool = True,
+        max_frames: int = DEFAULT_MAX_FRAMES,
+        interval: int = DEFAULT_ALLOC_INTERVAL,
+        seed: int | None = None,
+        hidden_files: Collection[str] = (),
+    ) -> None:
         self.weight, self.lines, self.max_frames = weight, lines, max_frames
         self.interval, self.seed = interval, seed
         self.hidden_files = set(hidden_files)
@@ -73,8 +79,7 @@ class AllocRecorder:
         (what a thread allocates before its target runs has no frame of ours to tell it)."""
         self._stop.clear()
         ready = threading.Event()
-        self._thread = threading.Thread(target=self._drain_periodically, args=(ready,), name="flamespace-alloc",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._drain_periodically, args=(ready,), name="flamespace-alloc", daemon=True)
         self._thread.start()
         ready.wait()
 

@@ -48,8 +48,11 @@ class Profiler:
             if self._depth == 1:
                 options = self.options
                 # threads that were there before the block and only wait (a notebook's history thread) stay out
-                self._sampler = (Sampler(options, bystanders_run_only=True).start() if isinstance(options, SamplerOptions)
-                                 else _MemorySession(options))
+                self._sampler = (
+                    Sampler(options, bystanders_run_only=True).start()
+                    if isinstance(options, SamplerOptions)
+                    else _MemorySession(options)
+                )
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -49,7 +49,7 @@ class AsyncStacks:
             if _in(frame, inside):
                 break
             prefix.append(frame)
-        running = frames[boundary + 1:]
+        running = frames[boundary + 1 :]
         while running and _in(running[0], inside):  # Task.__step and friends (pure-Python tasks)
             running = running[1:]
         task = self._running_task(thread_ident)
@@ -149,11 +149,17 @@ def _coroutine_frames(task: Any) -> list[FrameType]:
     frames: list[FrameType] = []
     coroutine = task.get_coro() if hasattr(task, "get_coro") else None
     while coroutine is not None and len(frames) < 1000:
-        frame = getattr(coroutine, "cr_frame", None) or getattr(coroutine, "gi_frame", None) or getattr(coroutine, "ag_frame", None)
+        frame = (
+            getattr(coroutine, "cr_frame", None) or getattr(coroutine, "gi_frame", None) or getattr(coroutine, "ag_frame", None)
+        )
         if frame is None:
             break
         frames.append(frame)
-        coroutine = getattr(coroutine, "cr_await", None) or getattr(coroutine, "gi_yieldfrom", None) or getattr(coroutine, "ag_await", None)
+        coroutine = (
+            getattr(coroutine, "cr_await", None)
+            or getattr(coroutine, "gi_yieldfrom", None)
+            or getattr(coroutine, "ag_await", None)
+        )
     return frames
 
 

@@ -78,14 +78,22 @@ SWITCH_INTERVAL_FLOOR = 0.0002
 #: weight, its interval, varies as much as its mean (docs/statistics.md ("The recorder under load")).
 JITTER = 0.5
 
+
 class _ThreadState:
     """What the sampler knows of one thread. ``thread`` is its ``threading.Thread`` (None while
     the threading module does not list it): the sampler checks it every tick, see Engine.sample."""
 
     __slots__ = ("thread", "native_id", "name", "last_wall", "last_cpu", "born_since_start", "last_stack", "sampled")
 
-    def __init__(self, thread: threading.Thread | None, native_id: int | None, name: str, last_wall: int,
-                 last_cpu: int | None, born_since_start: bool) -> None:
+    def __init__(
+        self,
+        thread: threading.Thread | None,
+        native_id: int | None,
+        name: str,
+        last_wall: int,
+        last_cpu: int | None,
+        born_since_start: bool,
+    ) -> None:
         self.thread = thread
         self.native_id = native_id
         self.name = name
@@ -442,8 +450,7 @@ class Engine:
 
     def _is_bystander(self, ident: int, state: _ThreadState) -> bool:
         """A thread that was there before start(), not the one that called it (``bystanders_run_only``)."""
-        return (self._bystanders_run_only and not state.born_since_start
-                and (self._starter is None or ident != self._starter[0]))
+        return self._bystanders_run_only and not state.born_since_start and (self._starter is None or ident != self._starter[0])
 
     def _cpu_since_last(self, state: _ThreadState) -> int | None:
         if state.native_id is None:

@@ -113,8 +113,19 @@ def record_program(
     """
     env = {**os.environ, **program.env} if program.env else None
     labels = {**(labels or {}), **({"program": program.name} if program.name else {})}
-    return run(program.target, options, process_root=process_root, subprocesses=subprocesses, labels=labels, env=env,
-               cwd=program.cwd, stdout=stdout, stderr=stderr, progress=progress, frame_root=program.frame_root)
+    return run(
+        program.target,
+        options,
+        process_root=process_root,
+        subprocesses=subprocesses,
+        labels=labels,
+        env=env,
+        cwd=program.cwd,
+        stdout=stdout,
+        stderr=stderr,
+        progress=progress,
+        frame_root=program.frame_root,
+    )
 
 
 def run(
@@ -147,10 +158,16 @@ def run(
         try:
             watch = None if progress is None else _Watch(progress, out_dir, config)
         except OSError as exc:
-            raise FlamespaceError(f"cannot write in {os.path.dirname(out_dir)}: {exc.strerror or exc} "
-                                  "(set TMPDIR to a directory with room)") from None
-        pid, returncode, signum = _run_child(target, config, options, {"env": None if env is None else dict(env), "cwd": cwd,
-                                             "stdout": stdout, "stderr": stderr}, watch)
+            raise FlamespaceError(
+                f"cannot write in {os.path.dirname(out_dir)}: {exc.strerror or exc} (set TMPDIR to a directory with room)"
+            ) from None
+        pid, returncode, signum = _run_child(
+            target,
+            config,
+            options,
+            {"env": None if env is None else dict(env), "cwd": cwd, "stdout": stdout, "stderr": stderr},
+            watch,
+        )
         raws, lost, main_error = _collect_profiles(out_dir, pid, wait=subprocesses)
         from .recording import merge  # imported while the child ran (_import_for_the_end)
 
@@ -242,7 +259,7 @@ def _remove_stale_directories(base: str, prefix: str) -> None:
     except OSError:
         return
     for entry in entries:
-        pid = entry.name[len(prefix):].split("-", 1)[0] if entry.name.startswith(prefix) else ""
+        pid = entry.name[len(prefix) :].split("-", 1)[0] if entry.name.startswith(prefix) else ""
         if not pid.isdigit() or int(pid) == os.getpid():
             continue
         try:
@@ -282,8 +299,9 @@ def program_dirs(target: Target, cwd: str | None = None, frame_root: str | None 
     return sorted({os.path.dirname(os.path.abspath(script)), os.path.dirname(os.path.realpath(script))})
 
 
-def _child_config(target: Target, options: Any, out_dir: str, subprocesses: bool,
-                  names_under: list[str] | None = None) -> dict[str, Any]:
+def _child_config(
+    target: Target, options: Any, out_dir: str, subprocesses: bool, names_under: list[str] | None = None
+) -> dict[str, Any]:
     config: dict[str, Any] = {
         "target": {"kind": target.kind, "value": target.value, "args": list(target.args)},
         "program_dirs": names_under or [],
@@ -362,8 +380,9 @@ def _package_parent() -> str:
 STOP_SIGNALS = tuple(signal.Signals(s) for s in _stop_signals.STOP_SIGNALS)
 
 
-def _run_child(target: Target, config: dict[str, Any], options: Any, popen: dict[str, Any],
-               watch: _Watch | None = None) -> tuple[int, int, int | None]:
+def _run_child(
+    target: Target, config: dict[str, Any], options: Any, popen: dict[str, Any], watch: _Watch | None = None
+) -> tuple[int, int, int | None]:
     """Start the child and wait for it: its pid, its return code, and the signal that stopped us (or None).
 
     A stop signal (:data:`STOP_SIGNALS`) is passed on to the child, which saves its profile
@@ -389,8 +408,9 @@ def _run_child(target: Target, config: dict[str, Any], options: Any, popen: dict
 
     # Handlers, not SIG_IGN: an ignored signal stays ignored in the child; a handler is reset by exec.
     # One ignored already (SIGHUP under nohup) stays so, here and in the child: nothing to stop for.
-    previous: dict[int, Any] = {s: signal.signal(s, stop) for s in STOP_SIGNALS
-                                if signal.getsignal(s) != signal.SIG_IGN} if _main_thread() else {}
+    previous: dict[int, Any] = (
+        {s: signal.signal(s, stop) for s in STOP_SIGNALS if signal.getsignal(s) != signal.SIG_IGN} if _main_thread() else {}
+    )
     previous.update(early_previous)  # what was there before _stop_signals.catch (the CLI's)
     try:
         received.extend(_stop_signals.take()[0])  # one that came just now
@@ -417,8 +437,13 @@ def _run_child(target: Target, config: dict[str, Any], options: Any, popen: dict
         _stop_signals.forget()
 
 
-def _wait(child: subprocess.Popen[bytes], duration: float | None, received: list[int],
-          watch: _Watch | None = None, saved: str | None = None) -> int:
+def _wait(
+    child: subprocess.Popen[bytes],
+    duration: float | None,
+    received: list[int],
+    watch: _Watch | None = None,
+    saved: str | None = None,
+) -> int:
     """The child's return code; it is stopped (then killed) when it overruns ``duration`` or
     :data:`STOP_GRACE_SECONDS` after a stop signal came (``received``). ``watch`` is polled
     about every 0.1 s.
@@ -546,8 +571,10 @@ def _collect_profiles(out_dir: str, main_pid: int, wait: bool) -> tuple[list[Raw
                 raws.append(load(file))
     raws.sort(key=lambda raw: raw.start_ns)
     main_error = files["error"].pop(main_pid, None) or None
-    lost = [f"subprocess {pid} could not be recorded: {message or _full_disk(out_dir) or 'unknown error'}"
-            for pid, message in sorted(files["error"].items())]
+    lost = [
+        f"subprocess {pid} could not be recorded: {message or _full_disk(out_dir) or 'unknown error'}"
+        for pid, message in sorted(files["error"].items())
+    ]
     if main_error is not None and raws:
         lost.append(f"the program's main process: {main_error}")
     unsaved = sorted(files["started"] - files["raw"] - set(files["error"]))
@@ -609,14 +636,15 @@ def _no_profile(returncode: int, main_error: str | None, out_dir: str) -> Record
     is 128 + the signal, as a shell gives), its save failed (its note, or a full disk), or it
     ended in a way that skips saving."""
     if returncode < 0:
-        return RecordError(f"the program was killed by {_signal_name(-returncode)} before it saved its profile",
-                           128 - returncode)
+        return RecordError(f"the program was killed by {_signal_name(-returncode)} before it saved its profile", 128 - returncode)
     if main_error is not None:
         return RecordError(f"{main_error} (set TMPDIR to a directory with room)")
     full = _full_disk(out_dir)
     if full is not None:
-        return RecordError(f"cannot save the profile in {os.path.dirname(out_dir)}: {full}; "
-                           "free some space there or set TMPDIR to a directory with room")
+        return RecordError(
+            f"cannot save the profile in {os.path.dirname(out_dir)}: {full}; "
+            "free some space there or set TMPDIR to a directory with room"
+        )
     return RecordError(
         f"the program ended (exit code {returncode}) without saving a profile: the interpreter could not start "
         "the profiler, or the program ended in a way that skips saving (posix.exec* or posix._exit, called directly)"
@@ -628,8 +656,13 @@ def _signal_name(signum: int) -> str:
         name = signal.Signals(signum).name
     except ValueError:
         return f"signal {signum}"
-    what = {"SIGSEGV": "a segmentation fault", "SIGBUS": "a bus error", "SIGABRT": "abort()", "SIGFPE": "an arithmetic fault",
-            "SIGILL": "an illegal instruction"}.get(name)
+    what = {
+        "SIGSEGV": "a segmentation fault",
+        "SIGBUS": "a bus error",
+        "SIGABRT": "abort()",
+        "SIGFPE": "an arithmetic fault",
+        "SIGILL": "an illegal instruction",
+    }.get(name)
     return f"{name} ({what})" if what else name
 
 
@@ -645,5 +678,14 @@ def _full_disk(path: str) -> str | None:
     return None
 
 
-__all__ = ["Interrupted", "Progress", "RecordError", "RecordResult", "bootstrap_code", "child_argv", "process_alive",
-           "record_program", "run"]
+__all__ = [
+    "Interrupted",
+    "Progress",
+    "RecordError",
+    "RecordResult",
+    "bootstrap_code",
+    "child_argv",
+    "process_alive",
+    "record_program",
+    "run",
+]

@@ -75,8 +75,14 @@ class MemoryRecorder:
     """The ``live`` :class:`~.protocol.Recorder`: starts tracemalloc; ``stop()`` takes the
     snapshot of what is still allocated."""
 
-    def __init__(self, mode: str = "live", weight: str = "bytes", lines: bool = True,
-                 max_frames: int = DEFAULT_MAX_FRAMES, hidden_files: Collection[str] = ()) -> None:
+    def __init__(
+        self,
+        mode: str = "live",
+        weight: str = "bytes",
+        lines: bool = True,
+        max_frames: int = DEFAULT_MAX_FRAMES,
+        hidden_files: Collection[str] = (),
+    ) -> None:
         self.mode, self.weight, self.lines, self.max_frames = mode, weight, lines, max_frames
         self.hidden_files = set(hidden_files)
         self.totals: dict[tuple[str, ...], int] = {}
@@ -229,7 +235,7 @@ def _function_ranges(filename: str) -> list[tuple[int, int, str]]:
 
 def _code_ranges(filename: str) -> list[tuple[int, int, str]]:
     """Ranges from the code objects of a loaded module without source (``<frozen importlib._bootstrap>``)."""
-    module_name = filename[len("<frozen "):-1] if filename.startswith("<frozen ") else None
+    module_name = filename[len("<frozen ") : -1] if filename.startswith("<frozen ") else None
     module = sys.modules.get(module_name or "")
     if module is None:
         return []

@@ -14,7 +14,6 @@ from .clock import Clock
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-
     from ..core.vector import Stack
 
 MODES = ("wall", "cpu")
@@ -61,7 +60,9 @@ class SamplerOptions(Record):
         if self.mode not in MODES:
             return f"unknown sampling mode {self.mode!r}; choose one of {', '.join(MODES)}"
         if self.weight not in WEIGHTS:
-            return f"unknown weight {self.weight!r}; sampling weighs by {' or '.join(WEIGHTS)} (the memory modes by bytes or count)"
+            return (
+                f"unknown weight {self.weight!r}; sampling weighs by {' or '.join(WEIGHTS)} (the memory modes by bytes or count)"
+            )
         if not MIN_RATE <= self.rate <= MAX_RATE:
             return f"the sampling rate must be between 1 and 10,000 Hz, not {self.rate:g}"
         if self.duration is not None and not 0 < self.duration < float("inf"):  # inf cannot travel to the child as a literal

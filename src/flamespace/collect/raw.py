@@ -113,12 +113,16 @@ class Quality:
         if needed is None:
             return "record longer, or raise --rate"
         if needed <= requested_rate:  # the rate would do: the sampler missed its ticks (a busy machine)
-            return (f"at {requested_rate:,g} Hz a punctual sampler takes about {requested_rate / needed * AIMED_SAMPLES:,.0f} "
-                    "in a run this long, but this one missed ticks: record again on a quieter machine, or longer")
+            return (
+                f"at {requested_rate:,g} Hz a punctual sampler takes about {requested_rate / needed * AIMED_SAMPLES:,.0f} "
+                "in a run this long, but this one missed ticks: record again on a quieter machine, or longer"
+            )
         if needed > MAX_RATE:
             at_most = MAX_RATE / needed * AIMED_SAMPLES
-            return (f"record longer: even --rate {MAX_RATE:,.0f}, the highest, would give about {at_most:,.0f} "
-                    "(repeat the work in the benchmark)")
+            return (
+                f"record longer: even --rate {MAX_RATE:,.0f}, the highest, would give about {at_most:,.0f} "
+                "(repeat the work in the benchmark)"
+            )
         return f"record longer, or raise --rate: --rate {round_rate(needed):,.0f} gives about {AIMED_SAMPLES} a run this long"
 
     def as_dict(self) -> dict[str, object]:
@@ -179,15 +183,43 @@ class RawRecording:
     ns, hits)), and ``notes``: what it could not record, worded for a warning.
     """
 
-    __slots__ = ("kind", "totals", "start_ns", "elapsed_ns", "quality", "chart", "events", "pid", "argv",
-                 "process_name", "deadline", "calls", "longest", "dropped", "lines", "notes")
+    __slots__ = (
+        "kind",
+        "totals",
+        "start_ns",
+        "elapsed_ns",
+        "quality",
+        "chart",
+        "events",
+        "pid",
+        "argv",
+        "process_name",
+        "deadline",
+        "calls",
+        "longest",
+        "dropped",
+        "lines",
+        "notes",
+    )
 
     def __init__(
-        self, kind: str, totals: Mapping[Stack, Number] | None = None, start_ns: int = 0, elapsed_ns: int = 0,
-        quality: Quality | None = None, chart: FlameChart | None = None, events: int = 0, pid: int = 0,
-        argv: tuple[str, ...] = (), process_name: str | None = None, deadline: bool = False,
-        calls: Mapping[Stack, int] | None = None, longest: Mapping[Stack, int] | None = None, dropped: int = 0,
-        lines: Mapping[str, tuple[int, int]] | None = None, notes: list[str] | None = None,
+        self,
+        kind: str,
+        totals: Mapping[Stack, Number] | None = None,
+        start_ns: int = 0,
+        elapsed_ns: int = 0,
+        quality: Quality | None = None,
+        chart: FlameChart | None = None,
+        events: int = 0,
+        pid: int = 0,
+        argv: tuple[str, ...] = (),
+        process_name: str | None = None,
+        deadline: bool = False,
+        calls: Mapping[Stack, int] | None = None,
+        longest: Mapping[Stack, int] | None = None,
+        dropped: int = 0,
+        lines: Mapping[str, tuple[int, int]] | None = None,
+        notes: list[str] | None = None,
     ) -> None:
         self.kind, self.totals = kind, {} if totals is None else totals
         self.start_ns, self.elapsed_ns, self.quality, self.chart = start_ns, elapsed_ns, quality, chart
@@ -263,5 +295,17 @@ def load(file: BinaryIO) -> RawRecording:
     return raw
 
 
-__all__ = ["AIMED_SAMPLES", "KINDS", "MAX_TRUSTED_MISSED_SHARE", "MIN_TRUSTED_SAMPLES", "Quality", "RawRecording", "STATUS_SIZE",
-           "decode_status", "dumps", "encode_status", "load", "loads"]
+__all__ = [
+    "AIMED_SAMPLES",
+    "KINDS",
+    "MAX_TRUSTED_MISSED_SHARE",
+    "MIN_TRUSTED_SAMPLES",
+    "Quality",
+    "RawRecording",
+    "STATUS_SIZE",
+    "decode_status",
+    "dumps",
+    "encode_status",
+    "load",
+    "loads",
+]

@@ -124,9 +124,7 @@ def process_frame(raw: RawRecording) -> str:
     return f"{command} ({raw.pid})"
 
 
-def quality_metadata(
-    options: SamplerOptions, quality: Quality, duration_ns: int, labels: Mapping[str, str] = {}
-) -> Metadata:
+def quality_metadata(options: SamplerOptions, quality: Quality, duration_ns: int, labels: Mapping[str, str] = {}) -> Metadata:
     """The ``# key: value`` headers of a sampled profile: what was asked, what was achieved."""
     from .._version import __version__, platform_labels
     from ..core.metadata import Metadata
@@ -155,9 +153,7 @@ def quality_metadata(
     return Metadata(unit=options.unit, metric=options.mode, labels=fields)
 
 
-def memory_metadata(
-    raws: Sequence[RawRecording], options: MemoryOptions, labels: Mapping[str, str] = {}
-) -> Metadata:
+def memory_metadata(raws: Sequence[RawRecording], options: MemoryOptions, labels: Mapping[str, str] = {}) -> Metadata:
     """The ``# key: value`` headers of a memory profile (``alloc`` or ``live``) recorded with ``options``."""
     from .._version import __version__
     from ..core.metadata import Metadata
@@ -168,9 +164,7 @@ def memory_metadata(
         fields.update(bytes_per_sample=str(options.interval), samples=events)
     else:
         fields["blocks"] = events
-    fields.update(
-        duration_s=f"{max(raw.elapsed_ns for raw in raws) / 1e9:.3f}", python=sys.version.split()[0], **labels
-    )
+    fields.update(duration_s=f"{max(raw.elapsed_ns for raw in raws) / 1e9:.3f}", python=sys.version.split()[0], **labels)
     return Metadata(unit="bytes" if options.weight == "bytes" else "count", metric=options.mode, labels=fields)
 
 

@@ -106,8 +106,9 @@ class Collection(Record):
         failed = self.failed
         codes = sorted({r.exit_code for r in failed})
         shown = ", ".join(r.describe() for r in failed[:5]) + (", ..." if len(failed) > 5 else "")
-        return (f"{len(failed)} of {len(self.runs)} runs failed and were left out ({shown}; exit codes "
-                f"{', '.join(map(str, codes))})")
+        return (
+            f"{len(failed)} of {len(self.runs)} runs failed and were left out ({shown}; exit codes {', '.join(map(str, codes))})"
+        )
 
 
 def collect_runs(
@@ -170,8 +171,19 @@ def collect_runs(
             path = None if warm else os.path.join(program_directory(out_dir, program), f"run-{number:0{width}d}{extension}")
             labels = {"collection": collection, "run": str(number), **({"pair": str(number)} if len(programs) > 1 else {})}
             try:
-                result = _one_run(program, number, warm, path, labels, _options_for(recording, index), process_root,
-                                  subprocesses, output_format, header, show_output)
+                result = _one_run(
+                    program,
+                    number,
+                    warm,
+                    path,
+                    labels,
+                    _options_for(recording, index),
+                    process_root,
+                    subprocesses,
+                    output_format,
+                    header,
+                    show_output,
+                )
             except Interrupted as exc:
                 return Collection(out_dir, list(programs), done, time.monotonic() - start, exc.signal)
             done.append(result)
@@ -235,16 +247,29 @@ def _options_for(options: Any, index: int) -> Any:
 
 
 def _one_run(
-    program: Program, number: int, warmup: bool, path: str | None, labels: dict[str, str], options: Any,
+    program: Program,
+    number: int,
+    warmup: bool,
+    path: str | None,
+    labels: dict[str, str],
+    options: Any,
     process_root: bool,
-    subprocesses: bool, output_format: str, header: bool, show_output: bool,
+    subprocesses: bool,
+    output_format: str,
+    header: bool,
+    show_output: bool,
 ) -> Run:
     started = time.monotonic()
     with tempfile.TemporaryFile() as errors:
         try:
             result = record_program(
-                program, options, process_root=process_root, subprocesses=subprocesses, labels=labels,
-                stdout=None if show_output else subprocess.DEVNULL, stderr=None if show_output else errors,
+                program,
+                options,
+                process_root=process_root,
+                subprocesses=subprocesses,
+                labels=labels,
+                stdout=None if show_output else subprocess.DEVNULL,
+                stderr=None if show_output else errors,
             )
         except Interrupted:
             raise
@@ -256,8 +281,16 @@ def _one_run(
         if result.exit_code == INTERRUPTED:
             raise KeyboardInterrupt
         stderr = _tail(errors) if result.exit_code != 0 and not show_output else ""
-    outcome = Run(program.name, number, warmup, result.exit_code, seconds, problems=list(result.recording.problems),
-                  quality=result.recording.quality, stderr=stderr)
+    outcome = Run(
+        program.name,
+        number,
+        warmup,
+        result.exit_code,
+        seconds,
+        problems=list(result.recording.problems),
+        quality=result.recording.quality,
+        stderr=stderr,
+    )
     if outcome.ok and path is not None:
         registry.write(result.recording.profile_for(output_format), path, output_format, header=header)
         outcome.path = path

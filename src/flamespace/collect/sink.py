@@ -6,7 +6,6 @@ from ..core.chart import FlameChart
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-
     from ..core.metadata import Metadata
     from .._types import Number, Stack
     from ..core.vector import FlameGraph

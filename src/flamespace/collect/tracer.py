@@ -69,8 +69,9 @@ class TraceOptions(Record):
 
         for name in ("max_events", "max_depth"):
             if not 1 <= getattr(self, name) <= MAX_COUNT:
-                raise ArgumentError(f"{name} must be between 1 and {MAX_COUNT:,} (the tracer counts in 64 bits), "
-                                    f"not {getattr(self, name)}")
+                raise ArgumentError(
+                    f"{name} must be between 1 and {MAX_COUNT:,} (the tracer counts in 64 bits), not {getattr(self, name)}"
+                )
         if self.weight not in WEIGHTS:
             raise ArgumentError(f"a trace weighs {' or '.join(WEIGHTS)}, not {self.weight!r}")
         if self.backend is not None:
@@ -82,9 +83,16 @@ class TraceOptions(Record):
 
     def engine_arguments(self) -> dict[str, Any]:
         """The recorder's arguments (see :func:`~._bootstrap.start_recorder`)."""
-        return {"builtins": self.builtins, "max_events": self.max_events, "threads": self.threads,
-                "lines": self.lines, "chart": self.chart, "line_times": self.line_times, "max_depth": self.max_depth,
-                "backend": self.backend}
+        return {
+            "builtins": self.builtins,
+            "max_events": self.max_events,
+            "threads": self.threads,
+            "lines": self.lines,
+            "chart": self.chart,
+            "line_times": self.line_times,
+            "max_depth": self.max_depth,
+            "backend": self.backend,
+        }
 
 
 @record
@@ -107,9 +115,17 @@ class FunctionRow(Record):
 class Trace:
     """What a traced run gives (see the module's docstring); ``problems`` says what to distrust."""
 
-    def __init__(self, graph: FlameGraph, calls: FlameGraph, longest: Mapping[Stack, int],
-                 chart: FlameChart | None = None, events: int = 0, dropped: int = 0,
-                 problems: list[str] | None = None, lines: Mapping[str, tuple[int, int]] | None = None) -> None:
+    def __init__(
+        self,
+        graph: FlameGraph,
+        calls: FlameGraph,
+        longest: Mapping[Stack, int],
+        chart: FlameChart | None = None,
+        events: int = 0,
+        dropped: int = 0,
+        problems: list[str] | None = None,
+        lines: Mapping[str, tuple[int, int]] | None = None,
+    ) -> None:
         self.graph, self.calls, self.longest, self.chart = graph, calls, dict(longest), chart
         self.events, self.dropped = events, dropped
         self.problems = problems or []
@@ -140,14 +156,18 @@ class Trace:
                 row[1] += int(count)
                 row[2] += inclusive.get(stack, 0)
             row[4] = max(row[4], self.longest.get(stack, 0))
-        table = [FunctionRow(function, calls, primitive, incl, excl, round(incl / primitive) if primitive else 0, longest)
-                 for function, (calls, primitive, incl, excl, longest) in rows.items()]
+        table = [
+            FunctionRow(function, calls, primitive, incl, excl, round(incl / primitive) if primitive else 0, longest)
+            for function, (calls, primitive, incl, excl, longest) in rows.items()
+        ]
         table.sort(key=lambda r: (-r.inclusive, r.function))
         return table
 
     def __repr__(self) -> str:
-        return (f"Trace({int(self.calls.total()):,} calls, {len(self.calls)} stacks, {self.events:,} events"
-                f"{f', {self.dropped:,} dropped' if self.dropped else ''})")
+        return (
+            f"Trace({int(self.calls.total()):,} calls, {len(self.calls)} stacks, {self.events:,} events"
+            f"{f', {self.dropped:,} dropped' if self.dropped else ''})"
+        )
 
 
 def merge_traces(raws: Sequence[RawRecording], labels: Mapping[str, str], roots: Sequence[str] | None = None) -> Trace:
@@ -187,20 +207,27 @@ def merge_traces(raws: Sequence[RawRecording], labels: Mapping[str, str], roots:
     fields = _labels(events, dropped, elapsed, int(sum(calls.values())), labels, len(raws))
     metadata = Metadata(unit="ns", metric="trace", labels=fields)
     graph = FlameGraph._trusted({k: v for k, v in exclusive.items() if v > 0}, metadata)
-    call_graph = FlameGraph._trusted({k: v for k, v in calls.items() if v > 0},
-                                     Metadata(unit="count", metric="calls", labels=fields))
+    call_graph = FlameGraph._trusted(
+        {k: v for k, v in calls.items() if v > 0}, Metadata(unit="count", metric="calls", labels=fields)
+    )
     if chart is not None:
         chart.metadata = metadata
     return Trace(graph, call_graph, longest, chart, events, dropped, notes, lines)
 
 
-def _labels(events: int, dropped: int, elapsed_ns: int, calls: int, labels: Mapping[str, str],
-            processes: int) -> dict[str, str]:
+def _labels(events: int, dropped: int, elapsed_ns: int, calls: int, labels: Mapping[str, str], processes: int) -> dict[str, str]:
     from .._version import __version__, platform_labels
 
-    fields = {"profiler": f"flamespace {__version__}", "mode": "trace", "weight": "time", "calls": str(calls),
-              "events": str(events), "dropped_events": str(dropped), "duration_s": f"{elapsed_ns / 1e9:.3f}",
-              **platform_labels()}
+    fields = {
+        "profiler": f"flamespace {__version__}",
+        "mode": "trace",
+        "weight": "time",
+        "calls": str(calls),
+        "events": str(events),
+        "dropped_events": str(dropped),
+        "duration_s": f"{elapsed_ns / 1e9:.3f}",
+        **platform_labels(),
+    }
     if processes > 1:
         fields["processes"] = str(processes)
     fields.update(labels)
@@ -255,8 +282,9 @@ def _write_rows(fields: Sequence[str], rows: Sequence[Sequence[Any]], stream: Te
         stream.write("\n")
     elif format == "text":
         header = (*fields[1:], fields[0])
-        lines = [header] + [(*(f"{v:,}" if name in counts else _duration(v) for name, v in zip(fields[1:], row[1:])), row[0])
-                            for row in rows]
+        lines = [header] + [
+            (*(f"{v:,}" if name in counts else _duration(v) for name, v in zip(fields[1:], row[1:])), row[0]) for row in rows
+        ]
         widths = [max(len(line[i]) for line in lines) for i in range(len(header) - 1)]
         for line in lines:
             stream.write("  ".join(cell.rjust(width) for cell, width in zip(line, widths)) + "  " + line[-1] + "\n")
@@ -335,12 +363,29 @@ class Tracer:
         return line_table(found)
 
 
-def trace(builtins: bool = False, max_events: int = DEFAULT_MAX_EVENTS, threads: bool = False, lines: bool = True,
-          chart: bool = False, line_times: bool = False, max_depth: int = DEFAULT_MAX_DEPTH,
-          backend: str | None = None) -> Tracer:
+def trace(
+    builtins: bool = False,
+    max_events: int = DEFAULT_MAX_EVENTS,
+    threads: bool = False,
+    lines: bool = True,
+    chart: bool = False,
+    line_times: bool = False,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    backend: str | None = None,
+) -> Tracer:
     """A :class:`Tracer` for a ``with`` block (arguments: :class:`TraceOptions`)."""
-    return Tracer(TraceOptions(builtins=builtins, max_events=max_events, threads=threads, lines=lines, chart=chart,
-                               line_times=line_times, max_depth=max_depth, backend=backend))
+    return Tracer(
+        TraceOptions(
+            builtins=builtins,
+            max_events=max_events,
+            threads=threads,
+            lines=lines,
+            chart=chart,
+            line_times=line_times,
+            max_depth=max_depth,
+            backend=backend,
+        )
+    )
 
 
 #: Output formats of ``flamespace trace`` and the file endings that choose them (longest match first).
@@ -386,6 +431,23 @@ def write_trace(result: Trace, output: str | os.PathLike[str], format: str, head
         raise ArgumentError(f"unknown trace output format {format!r}; available: {', '.join(OUTPUT_FORMATS)}")
 
 
-__all__ = ["CHART_FORMATS", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_EVENTS", "FunctionRow", "LINE_FORMATS", "LineRow",
-           "OUTPUT_FORMATS", "TABLE_FORMATS", "WEIGHTS", "Trace", "TraceOptions", "Tracer", "line_table",
-           "merge_traces", "trace", "write_lines", "write_table", "write_trace"]
+__all__ = [
+    "CHART_FORMATS",
+    "DEFAULT_MAX_DEPTH",
+    "DEFAULT_MAX_EVENTS",
+    "FunctionRow",
+    "LINE_FORMATS",
+    "LineRow",
+    "OUTPUT_FORMATS",
+    "TABLE_FORMATS",
+    "WEIGHTS",
+    "Trace",
+    "TraceOptions",
+    "Tracer",
+    "line_table",
+    "merge_traces",
+    "trace",
+    "write_lines",
+    "write_table",
+    "write_trace",
+]

@@ -63,8 +63,7 @@ def available(line_times: bool = False) -> str | None:
         return f"time per line needs the C extension: {extension_problem()}"
     directory = event_directory()
     if not os.path.isdir(directory) or not os.access(directory, os.W_OK | os.X_OK):
-        return (f"the tracer streams its events to a file in {directory}, which is not a writable directory "
-                "(set TMPDIR to one)")
+        return f"the tracer streams its events to a file in {directory}, which is not a writable directory (set TMPDIR to one)"
     return None
 
 
@@ -124,8 +123,10 @@ def backend_problem(backend: str, builtins: bool = False, lines: bool = False) -
     if backend not in BACKENDS:
         return f"no tracer backend {backend!r}; the backends are {', '.join(BACKENDS)}"
     if backend not in backends_here():
-        return (f"the {backend} backend is not available here (this interpreter has {', '.join(backends_here())}: "
-                f"monitoring is Python 3.12+, frame 3.11.4+ on Linux, both need the C extension)")
+        return (
+            f"the {backend} backend is not available here (this interpreter has {', '.join(backends_here())}: "
+            f"monitoring is Python 3.12+, frame 3.11.4+ on Linux, both need the C extension)"
+        )
     if backend == "frame" and (builtins or lines):
         return "the frame backend sees Python frames only: builtins and line times need the profile or monitoring backend"
     return None
@@ -141,12 +142,18 @@ def _monitoring_callbacks(builtins: bool, lines: bool) -> dict[int, Any]:
     """sys.monitoring event -> the C callback of ``_tracer`` that records it."""
     _tracer = _extension()
     events = sys.monitoring.events  # type: ignore[attr-defined]  # 3.12+ (checked as 3.9 code)
-    callbacks = {events.PY_START: _tracer.on_start, events.PY_RESUME: _tracer.on_start,
-                 events.PY_THROW: _tracer.on_start, events.PY_RETURN: _tracer.on_return,
-                 events.PY_YIELD: _tracer.on_return, events.PY_UNWIND: _tracer.on_return}
+    callbacks = {
+        events.PY_START: _tracer.on_start,
+        events.PY_RESUME: _tracer.on_start,
+        events.PY_THROW: _tracer.on_start,
+        events.PY_RETURN: _tracer.on_return,
+        events.PY_YIELD: _tracer.on_return,
+        events.PY_UNWIND: _tracer.on_return,
+    }
     if builtins:
-        callbacks.update({events.CALL: _tracer.on_c_call, events.C_RETURN: _tracer.on_c_return,
-                          events.C_RAISE: _tracer.on_c_return})
+        callbacks.update(
+            {events.CALL: _tracer.on_c_call, events.C_RETURN: _tracer.on_c_return, events.C_RAISE: _tracer.on_c_return}
+        )
     if lines:
         callbacks[events.LINE] = _tracer.on_line
     return callbacks
@@ -182,8 +189,11 @@ def _threading_codes() -> tuple[Collection[Any], Collection[Any], Collection[Any
     if threading is None:
         return (), (), ()
     thread = threading.Thread
-    return ({thread._bootstrap.__code__, thread._bootstrap_inner.__code__}, {thread._bootstrap_inner.__code__},
-            {thread._delete.__code__})
+    return (
+        {thread._bootstrap.__code__, thread._bootstrap_inner.__code__},
+        {thread._bootstrap_inner.__code__},
+        {thread._delete.__code__},
+    )
 
 
 class TraceRecorder:
@@ -192,11 +202,23 @@ class TraceRecorder:
     whichever the backend (the monitoring and frame backends hear of every thread and leave
     out those that ran before)."""
 
-    def __init__(self, builtins: bool = False, max_events: int = DEFAULT_MAX_EVENTS, threads: bool = False,
-                 lines: bool = True, chart: bool = False, line_times: bool = False, max_depth: int = DEFAULT_MAX_DEPTH,
-                 event_dir: str | None = None, hidden_files: Collection[str] = (),
-                 root_cut: Collection[Any] = (), private_files: Collection[str] = (), forks_traced: bool = False,
-                 backend: str | None = None, keep_event_file: bool = False) -> None:
+    def __init__(
+        self,
+        builtins: bool = False,
+        max_events: int = DEFAULT_MAX_EVENTS,
+        threads: bool = False,
+        lines: bool = True,
+        chart: bool = False,
+        line_times: bool = False,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        event_dir: str | None = None,
+        hidden_files: Collection[str] = (),
+        root_cut: Collection[Any] = (),
+        private_files: Collection[str] = (),
+        forks_traced: bool = False,
+        backend: str | None = None,
+        keep_event_file: bool = False,
+    ) -> None:
         self.builtins, self.max_events, self.threads, self.lines, self.chart = builtins, max_events, threads, lines, chart
         self.line_times, self.max_depth, self.event_dir = line_times, max_depth, event_dir
         self.forks_traced = forks_traced
@@ -221,8 +243,9 @@ class TraceRecorder:
             return self._start_monitoring()
         if self.backend == "frame":  # every thread's frames: nothing to install per thread
             self._start_ns = _tracer.now()
-            _tracer.start(False, False, self.max_events, _thread_name(), self._event_path(), _BACKEND_NUMBERS["frame"],
-                          self.keep_event_file)
+            _tracer.start(
+                False, False, self.max_events, _thread_name(), self._event_path(), _BACKEND_NUMBERS["frame"], self.keep_event_file
+            )
             return self
         import threading
 
@@ -230,8 +253,15 @@ class TraceRecorder:
         threading.setprofile(_thread_started)  # first: this call is not traced
         self._start_ns = _tracer.now()
         try:
-            _tracer.start(self.builtins, self.line_times, self.max_events, _thread_name(), self._event_path(),
-                          _BACKEND_NUMBERS["profile"], self.keep_event_file)
+            _tracer.start(
+                self.builtins,
+                self.line_times,
+                self.max_events,
+                _thread_name(),
+                self._event_path(),
+                _BACKEND_NUMBERS["profile"],
+                self.keep_event_file,
+            )
         except BaseException:
             threading.setprofile(previous)
             raise
@@ -244,13 +274,21 @@ class TraceRecorder:
         try:
             monitoring.use_tool_id(_TOOL, "flamespace trace")
         except ValueError:
-            raise RuntimeError(f"another profiler ({monitoring.get_tool(_TOOL)}) uses sys.monitoring's profiler "
-                               "tool id") from None
+            raise RuntimeError(
+                f"another profiler ({monitoring.get_tool(_TOOL)}) uses sys.monitoring's profiler tool id"
+            ) from None
         callbacks = _monitoring_callbacks(self.builtins, self.line_times)
         try:
             self._start_ns = _tracer.now()
-            _tracer.start(self.builtins, self.line_times, self.max_events, _thread_name(), self._event_path(),
-                          _BACKEND_NUMBERS["monitoring"], self.keep_event_file)
+            _tracer.start(
+                self.builtins,
+                self.line_times,
+                self.max_events,
+                _thread_name(),
+                self._event_path(),
+                _BACKEND_NUMBERS["monitoring"],
+                self.keep_event_file,
+            )
             events = 0
             for event, callback in callbacks.items():
                 monitoring.register_callback(_TOOL, event, callback)
@@ -275,35 +313,46 @@ class TraceRecorder:
         if self.backend == "monitoring":
             self._stop_monitoring()
         _clear_threading_hook()
-        (stream, threads, entries, recorded, dropped, end_ns, write_errno, forked, pauses, paused_ns, lost_at,
-         _) = _tracer.stop()
+        (stream, threads, entries, recorded, dropped, end_ns, write_errno, forked, pauses, paused_ns, lost_at, _) = _tracer.stop()
         notes = []
         if lost_at:
             notes.append(_lost_file_note(lost_at - self._start_ns, dropped, self.keep_event_file))
         if pauses:
-            notes.append(f"a call stack grew too deep for the frame backend's C stack {pauses:,} time"
-                         f"{'s' if pauses > 1 else ''}: tracing paused for {paused_ns / 1e6:,.1f} ms in all until "
-                         f"those calls returned, and the calls made meanwhile (in every thread) are not recorded "
-                         f"(their time is their callers'); the profile backend (--backend profile) traces deep "
-                         f"recursion without pausing")
+            notes.append(
+                f"a call stack grew too deep for the frame backend's C stack {pauses:,} time"
+                f"{'s' if pauses > 1 else ''}: tracing paused for {paused_ns / 1e6:,.1f} ms in all until "
+                f"those calls returned, and the calls made meanwhile (in every thread) are not recorded "
+                f"(their time is their callers'); the profile backend (--backend profile) traces deep "
+                f"recursion without pausing"
+            )
         forks = _forks[0] - self._forks_before
         if forks and not self.forks_traced and not forked:
-            notes.append(f"the program forked {forks} child process{'es' if forks > 1 else ''} while traced: their calls "
-                         f"are not in this trace (trace with --subprocesses to give each its own)")
+            notes.append(
+                f"the program forked {forks} child process{'es' if forks > 1 else ''} while traced: their calls "
+                f"are not in this trace (trace with --subprocesses to give each its own)"
+            )
         if forked:
-            notes.append(f"this process (pid {os.getpid()}) was forked from the traced one after tracing began: its "
-                         f"own calls are not recorded (trace it with --subprocesses to give each forked child a trace)")
+            notes.append(
+                f"this process (pid {os.getpid()}) was forked from the traced one after tracing began: its "
+                f"own calls are not recorded (trace it with --subprocesses to give each forked child a trace)"
+            )
         elif write_errno and not lost_at:
-            notes.append(f"the event file could not be written ({os.strerror(write_errno)}): recording stopped "
-                         f"{(end_ns - self._start_ns) / 1e9:.3f} s into the trace; {dropped:,} events were dropped, "
-                         f"{recorded:,} kept; the profile covers the run up to that point")
+            notes.append(
+                f"the event file could not be written ({os.strerror(write_errno)}): recording stopped "
+                f"{(end_ns - self._start_ns) / 1e9:.3f} s into the trace; {dropped:,} events were dropped, "
+                f"{recorded:,} kept; the profile covers the run up to that point"
+            )
         if _extension().__name__.endswith("_pytracer"):
-            notes.append(f"{extension_problem()}: traced by the pure-Python fallback, which costs about ten times "
-                         f"the C tracer per call and keeps the events in memory ({_tracer.MAX_EVENTS:,} at most)")
+            notes.append(
+                f"{extension_problem()}: traced by the pure-Python fallback, which costs about ten times "
+                f"the C tracer per call and keeps the events in memory ({_tracer.MAX_EVENTS:,} at most)"
+            )
         if dropped and not forked and not write_errno and not lost_at:
-            notes.append(f"the trace reached its bound of {recorded:,} events (--max-events) and stopped recording "
-                         f"{(end_ns - self._start_ns) / 1e9:.3f} s in: {dropped:,} later events were dropped; the "
-                         f"profile covers the run up to that point")
+            notes.append(
+                f"the trace reached its bound of {recorded:,} events (--max-events) and stopped recording "
+                f"{(end_ns - self._start_ns) / 1e9:.3f} s in: {dropped:,} later events were dropped; the "
+                f"profile covers the run up to that point"
+            )
         return self._raw(stream, threads, entries, recorded, dropped, end_ns, notes)
 
     def _event_path(self) -> str:
@@ -321,8 +370,16 @@ class TraceRecorder:
         _clear_threading_hook()
         return self.start()
 
-    def _raw(self, stream: Any, threads: list[tuple[str, int]], entries: list[Any], recorded: int, dropped: int,
-             end_ns: int, notes: list[str]) -> RawRecording:
+    def _raw(
+        self,
+        stream: Any,
+        threads: list[tuple[str, int]],
+        entries: list[Any],
+        recorded: int,
+        dropped: int,
+        end_ns: int,
+        notes: list[str],
+    ) -> RawRecording:
         names = self._entry_names(entries)
         exclusive: dict[tuple[str, ...], int] = {}
         calls: dict[tuple[str, ...], int] = {}
@@ -336,8 +393,10 @@ class TraceRecorder:
             parents, keys, n_calls, _, n_exclusive, n_longest, times, nodes, weights, line_stats, n_deep = analysis
             deep += n_deep
             root = (name,) if self.threads else ()
-            stacks = [stack if stack is not None and len(stack) > len(root) else None  # no frame of its own: left out
-                      for stack in self._stacks(parents, keys, entries, names, root, cuts)]
+            stacks = [
+                stack if stack is not None and len(stack) > len(root) else None  # no frame of its own: left out
+                for stack in self._stacks(parents, keys, entries, names, root, cuts)
+            ]
             for node, stack in enumerate(stacks):
                 if stack is None:
                     continue
@@ -355,8 +414,10 @@ class TraceRecorder:
                 totals[0] += ns
                 totals[1] += hits
         if deep:
-            notes.append(f"{deep:,} calls nested deeper than {self.max_depth:,} frames were folded into their caller "
-                         f"at that depth (--max-depth)")
+            notes.append(
+                f"{deep:,} calls nested deeper than {self.max_depth:,} frames were folded into their caller "
+                f"at that depth (--max-depth)"
+            )
         if stream.lost:  # the program's threads closed its descriptor between stop() and the analysis
             notes.append(_lost_file_note(None, recorded, self.keep_event_file))
         raw = RawRecording(KIND, exclusive, self._start_ns, end_ns - self._start_ns, events=recorded)
@@ -381,9 +442,15 @@ class TraceRecorder:
             bootstrap, thread_starts = (), ()
         return {*self.root_cut, *bootstrap}, thread_starts, thread_ends
 
-    def _stacks(self, parents: list[int], keys: list[int], entries: list[Any], names: list[str],
-                root: tuple[str, ...], cuts: tuple[Collection[Any], Collection[Any], Collection[Any]]
-                ) -> list[tuple[str, ...] | None]:
+    def _stacks(
+        self,
+        parents: list[int],
+        keys: list[int],
+        entries: list[Any],
+        names: list[str],
+        root: tuple[str, ...],
+        cuts: tuple[Collection[Any], Collection[Any], Collection[Any]],
+    ) -> list[tuple[str, ...] | None]:
         """The stack (root first) of every node; None inside a dropped subtree, the bare root
         for a node whose own time belongs to no frame (a ``root_cut`` frame)."""
         stacks: list[tuple[str, ...] | None] = []
@@ -397,16 +464,18 @@ class TraceRecorder:
                 continue
             entry = entries[key]
             is_code = not isinstance(entry, str)
-            if ((parent >= 0 and entries[keys[parent]] in thread_starts and not (is_code and entry.co_name == "run"))
-                    or entry in thread_ends):
+            if (
+                parent >= 0 and entries[keys[parent]] in thread_starts and not (is_code and entry.co_name == "run")
+            ) or entry in thread_ends:
                 stacks.append(_HIDDEN)  # threading's bookkeeping around run()
             elif is_code and entry in cut:
                 cut_nodes.add(node)
                 stacks.append(root)
             elif is_code and entry.co_filename in private:
                 stacks.append(_HIDDEN)
-            elif len(base) == len(root) and ((is_code and entry.co_filename in hidden) or
-                                             (not is_code and (parent in cut_nodes or (parent < 0 and cut)))):
+            elif len(base) == len(root) and (
+                (is_code and entry.co_filename in hidden) or (not is_code and (parent in cut_nodes or (parent < 0 and cut)))
+            ):
                 if is_code:
                     cut_nodes.add(node)  # its own C calls (exec) are skipped at the root too
                 stacks.append(base)  # skipped at the root: runpy's frames, the bootstrap's own C calls (exec)
@@ -419,11 +488,16 @@ def _lost_file_note(lost_ns: int | None, events: int, reopenable: bool) -> str:
     """What a warning says when the program closed the event file's descriptor (or gave its number
     to a file of its own) and the file could not be reopened: the trace is empty, and why."""
     when = "after tracing stopped" if lost_ns is None else f"by {lost_ns / 1e9:.3f} s into the trace"
-    cause = ("its file could not be reopened" if reopenable else
-             "this in-process trace keeps no name to reopen its file by (`flamespace trace` does)")
-    return (f"the program closed the tracer's event file descriptor, or gave its number to a file of its own "
-            f"(os.closerange, a daemon closing its descriptors), {when}, and {cause}: its {events:,} events are "
-            f"lost and the trace is empty; no file of the program's was written")
+    cause = (
+        "its file could not be reopened"
+        if reopenable
+        else "this in-process trace keeps no name to reopen its file by (`flamespace trace` does)"
+    )
+    return (
+        f"the program closed the tracer's event file descriptor, or gave its number to a file of its own "
+        f"(os.closerange, a daemon closing its descriptors), {when}, and {cause}: its {events:,} events are "
+        f"lost and the trace is empty; no file of the program's was written"
+    )
 
 
 def _chart(parts: list[Any], start_ns: int) -> Any:
@@ -456,4 +530,14 @@ def _chart(parts: list[Any], start_ns: int) -> Any:
     return FlameChart.from_segments(stack_list, threads, segments, start_ns)
 
 
-__all__ = ["BACKENDS", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_EVENTS", "KIND", "TraceRecorder", "available", "default_backend", "event_directory", "extension_problem"]
+__all__ = [
+    "BACKENDS",
+    "DEFAULT_MAX_DEPTH",
+    "DEFAULT_MAX_EVENTS",
+    "KIND",
+    "TraceRecorder",
+    "available",
+    "default_backend",
+    "event_directory",
+    "extension_problem",
+]

@@ -17,8 +17,19 @@ _EXPORTS = {
     **dict.fromkeys(["FunctionCost", "function_costs", "top_functions"], "ranking"),
     **dict.fromkeys(
         [
-            "MAIN_THREAD", "STRIP_PRESETS", "fold_recursion", "limit_depth", "map_frames", "one_thread", "prefix",
-            "prune", "rebase", "remap", "reverse", "select", "strip",
+            "MAIN_THREAD",
+            "STRIP_PRESETS",
+            "fold_recursion",
+            "limit_depth",
+            "map_frames",
+            "one_thread",
+            "prefix",
+            "prune",
+            "rebase",
+            "remap",
+            "reverse",
+            "select",
+            "strip",
         ],
         "transforms",
     ),
@@ -37,8 +48,19 @@ if TYPE_CHECKING:  # what type checkers and editors see (without importing typin
     from .metadata import Metadata
     from .ranking import FunctionCost, function_costs, top_functions
     from .transforms import (
-        MAIN_THREAD, STRIP_PRESETS, fold_recursion, limit_depth, map_frames, one_thread, prefix, prune, rebase, remap,
-        reverse, select, strip,
+        MAIN_THREAD,
+        STRIP_PRESETS,
+        fold_recursion,
+        limit_depth,
+        map_frames,
+        one_thread,
+        prefix,
+        prune,
+        rebase,
+        remap,
+        reverse,
+        select,
+        strip,
     )
     from .tree import Node, Tree
     from .vector import Delta, FlameGraph, Frame, Number, Stack, StackVector

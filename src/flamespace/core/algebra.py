@@ -100,6 +100,7 @@ def normalize(graph: FlameGraph, to: FlameGraph | Number | None = None) -> Flame
 
 
 if TYPE_CHECKING:
+
     class _Parts(NamedTuple):
         appeared: FlameGraph
         grown: FlameGraph

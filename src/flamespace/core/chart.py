@@ -167,8 +167,12 @@ class FlameChart:
         order = numpy.argsort(times, kind="stable")
         unique_stacks: list[Stack] = []
         unique_threads: list[str] = []
-        columns = [times[order], _interned(threads, unique_threads)[thread_ids[order]],
-                   _interned(stacks, unique_stacks)[stack_ids[order]], weights[order]]
+        columns = [
+            times[order],
+            _interned(threads, unique_threads)[thread_ids[order]],
+            _interned(stacks, unique_stacks)[stack_ids[order]],
+            weights[order],
+        ]
         return _first_seen(unique_stacks, unique_threads, columns, metadata)
 
     if not TYPE_CHECKING:  # hidden from mypy, which would take any misspelt attribute for a column
@@ -194,7 +198,10 @@ class FlameChart:
         self._timestamps.append(timestamp)  # first: if it is refused, nothing was added
         try:
             self._weights.append(weight)  # type: ignore[arg-type]  # a list's, or an int into the array
-        except (TypeError, OverflowError):  # a weight that is no int64 into a chart of int64 weights (from_columns): a list from now on
+        except (
+            TypeError,
+            OverflowError,
+        ):  # a weight that is no int64 into a chart of int64 weights (from_columns): a list from now on
             self._weights = [*self._weights, weight]
         self._thread_column.append(thread_id)
         self._stack_column.append(stack_id)
@@ -209,8 +216,9 @@ class FlameChart:
         parts = []
         for chart in (self, other):
             times, thread_ids, stack_ids, weights = chart._arrays()
-            parts.append((times, _interned(chart.threads, threads)[thread_ids], _interned(chart.stacks, stacks)[stack_ids],
-                          weights))
+            parts.append(
+                (times, _interned(chart.threads, threads)[thread_ids], _interned(chart.stacks, stacks)[stack_ids], weights)
+            )
         columns = [numpy.concatenate([part[k] for part in parts]) for k in range(4)]
         order = numpy.argsort(columns[0], kind="stable")
         return _first_seen(stacks, threads, [column[order] for column in columns], self.metadata)
@@ -220,8 +228,12 @@ class FlameChart:
         times, thread_ids, stack_ids, weights = self._arrays()
         if len(times) and not (-(2**63) <= int(times.min()) + shift and int(times.max()) + shift < 2**63):
             raise OverflowError(f"moved by {shift} ns, the chart's times leave the signed 64-bit range")
-        return _first_seen([root + stack for stack in self.stacks], [thread + thread_suffix for thread in self.threads],
-                           [times + shift, thread_ids, stack_ids, weights], self.metadata)
+        return _first_seen(
+            [root + stack for stack in self.stacks],
+            [thread + thread_suffix for thread in self.threads],
+            [times + shift, thread_ids, stack_ids, weights],
+            self.metadata,
+        )
 
     def _arrays(self) -> tuple[Any, Any, Any, Any]:
         """The columns as numpy arrays (views where they can be): integer weights as int64, any
@@ -257,7 +269,9 @@ class FlameChart:
         """Each thread's (timestamp, stack id, weight) samples in time order, threads (by id) in
         the order their first sample comes."""
         threads: dict[int, list[tuple[int, int, Number]]] = {}
-        for timestamp, thread_id, stack_id, weight in zip(self._timestamps, self._thread_column, self._stack_column, self._weights):
+        for timestamp, thread_id, stack_id, weight in zip(
+            self._timestamps, self._thread_column, self._stack_column, self._weights
+        ):
             threads.setdefault(thread_id, []).append((timestamp, stack_id, weight))
         return threads
 
@@ -280,8 +294,10 @@ class FlameChart:
             return [(found[0], times, stack_ids, weights)] if found else []
         order: Any = numpy.argsort(thread_ids, kind="stable")  # stable: each thread's samples keep their order
         bounds: Any = numpy.searchsorted(thread_ids[order], numpy.arange(len(self.threads) + 1))
-        return [(thread, *(column[order[bounds[thread]:bounds[thread + 1]]] for column in (times, stack_ids, weights)))
-                for thread in found]
+        return [
+            (thread, *(column[order[bounds[thread] : bounds[thread + 1]]] for column in (times, stack_ids, weights)))
+            for thread in found
+        ]
 
     def time_scale(self) -> float | None:
         """Nanoseconds per unit of weight when the weights are times (``ns``, ``ms``, ...), else None."""
@@ -342,8 +358,9 @@ def _first_seen(stacks: list[Stack], threads: list[str], columns: list[Any], met
     times, thread_ids, stack_ids, weights = columns
     thread_ids, threads = renumbered(thread_ids, threads)
     stack_ids, stacks = renumbered(stack_ids, stacks)
-    return FlameChart.from_columns(stacks, threads, times, thread_ids, stack_ids,
-                                   weights if weights.dtype != object else weights.tolist(), metadata)
+    return FlameChart.from_columns(
+        stacks, threads, times, thread_ids, stack_ids, weights if weights.dtype != object else weights.tolist(), metadata
+    )
 
 
 #: FlameChart's columns, in the order of :meth:`FlameChart.columns`.
@@ -405,8 +422,12 @@ def _thread_segment_columns(times: bytes, nodes: bytes, weights: bytes, node_sta
         del views  # the arrays cannot shrink while a view of them is alive
         for column in columns:
             del column[count:]
-    return {"_timestamps": time_column, "_thread_column": array("l", [0]) * len(time_column),
-            "_stack_column": stack_column, "_weights": weight_column}
+    return {
+        "_timestamps": time_column,
+        "_thread_column": array("l", [0]) * len(time_column),
+        "_stack_column": stack_column,
+        "_weights": weight_column,
+    }
 
 
 def _kept(data: bytes, keep: Any) -> Any:

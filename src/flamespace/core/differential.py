@@ -66,7 +66,9 @@ def scale_to_total(before: Mapping[K, Number], after_total: Number) -> dict[K, N
     exact = isinstance(after_total, int) and isinstance(before_total, int)
     scaled: dict[K, Number] = {}
     for key, value in before.items():
-        new: Number = value * after_total // before_total if exact and isinstance(value, int) else int(value * after_total / before_total)
+        new: Number = (
+            value * after_total // before_total if exact and isinstance(value, int) else int(value * after_total / before_total)
+        )
         if new:
             scaled[key] = new
     return scaled

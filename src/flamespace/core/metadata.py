@@ -41,9 +41,7 @@ class Metadata(Record):
     def combine(self, other: Metadata) -> Metadata:
         """Metadata of a sum or difference: units must agree, labels keep what both share."""
         if self.unit is not None and other.unit is not None and self.unit != other.unit:
-            raise UnitMismatchError(
-                f"cannot combine a profile in {self.unit!r} with one in {other.unit!r}"
-            )
+            raise UnitMismatchError(f"cannot combine a profile in {self.unit!r} with one in {other.unit!r}")
         return Metadata(
             unit=self.unit if self.unit is not None else other.unit,
             metric=self.metric if self.metric == other.metric else None,

@@ -36,15 +36,17 @@ class PathShortener:
     ``program_dirs`` (default: those :func:`set_program_dirs` set; the program's script's
     directory), relative to ``cwd``; else the absolute path."""
 
-    def __init__(self, cwd: str | None = None, stdlib_dirs: list[str] | None = None,
-                 program_dirs: Sequence[str] | None = None) -> None:
+    def __init__(
+        self, cwd: str | None = None, stdlib_dirs: list[str] | None = None, program_dirs: Sequence[str] | None = None
+    ) -> None:
         self.cwd = os.path.normpath(cwd or os.getcwd())
         if stdlib_dirs is None:  # where os.py lives is the standard library (sysconfig costs imports)
             stdlib_dirs = [os.path.dirname(os.__file__)]
         # Longest first, so a nested directory wins over its parent.
         self.stdlib_dirs = sorted({os.path.normpath(d) for d in stdlib_dirs}, key=len, reverse=True)
-        self.program_dirs = sorted({os.path.normpath(d) for d in (_program_dirs if program_dirs is None else program_dirs)},
-                                   key=len, reverse=True)
+        self.program_dirs = sorted(
+            {os.path.normpath(d) for d in (_program_dirs if program_dirs is None else program_dirs)}, key=len, reverse=True
+        )
         self._cache: dict[str, str] = {}
 
     def __call__(self, filename: str) -> str:

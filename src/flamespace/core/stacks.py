@@ -67,4 +67,3 @@ def order_key(texts: list[str], table: StackTable | None = None) -> Callable[[st
 
 def _text_key(text: str) -> str:
     return text.replace(";", "\0")
-

@@ -109,8 +109,6 @@ def base_cutter(frames: str | Iterable[str]) -> Callable[[Stack], Stack | None]:
     return cut
 
 
-
-
 def _frame_rewriter(mapping: FrameMap) -> Callable[[str], str]:
     if callable(mapping):
         return mapping
@@ -262,5 +260,7 @@ def _no_thread(name: str, firsts: dict[str, Number], threaded: bool) -> str:
     more = f" and {len(widest) - 6} more" if len(widest) > 6 else ""
     if threaded:
         return f"no thread named {name!r}; the threads are {shown}{more}"
-    return (f"no thread named {name!r} among the stacks' first frames ({shown}{more}); "
-            f"record with --threads to start each stack with its thread's name")
+    return (
+        f"no thread named {name!r} among the stacks' first frames ({shown}{more}); "
+        f"record with --threads to start each stack with its thread's name"
+    )

@@ -26,7 +26,11 @@ TIME_UNITS: dict[str, float] = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s"
 TIME_SCALES: tuple[tuple[str, float], ...] = (("ns", 1.0), ("µs", 1e3), ("ms", 1e6), ("s", 1e9))
 BYTE_UNITS: dict[str, float] = {"bytes": 1.0, "B": 1.0}
 BYTE_SCALES: tuple[tuple[str, float], ...] = (
-    ("B", 1.0), ("KiB", 1024.0), ("MiB", 1024.0**2), ("GiB", 1024.0**3), ("TiB", 1024.0**4),
+    ("B", 1.0),
+    ("KiB", 1024.0),
+    ("MiB", 1024.0**2),
+    ("GiB", 1024.0**3),
+    ("TiB", 1024.0**4),
 )
 SHARE_UNIT = "share"
 #: What plain counts are called when a profile's unit does not say (flamegraph.pl's word).

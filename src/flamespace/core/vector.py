@@ -56,8 +56,10 @@ def below_max(value: Number, stack: object) -> Number:
     """``value`` if it is below :data:`MAX_VALUE`; ArgumentError otherwise. Writers ask it: a sum
     can pass the limit each value kept, and no reader takes such a value back."""
     if not value < MAX_VALUE:
-        raise ArgumentError(f"stack {stack!r:.80} has the value {value:.3g}, not below {MAX_VALUE:g}, which no reader takes back; "
-                            "scale the profile down (flamespace scale) before writing it")
+        raise ArgumentError(
+            f"stack {stack!r:.80} has the value {value:.3g}, not below {MAX_VALUE:g}, which no reader takes back; "
+            "scale the profile down (flamespace scale) before writing it"
+        )
     return value
 
 
@@ -284,7 +286,9 @@ class StackVector(_Base):
         return sum(abs(v) for v in self.values())
 
     # -- algebra -------------------------------------------------------------------------
-    def _keyed(self, other: StackVector) -> tuple[dict[str, Number] | dict[Stack, Number], dict[str, Number] | dict[Stack, Number], bool]:
+    def _keyed(
+        self, other: StackVector
+    ) -> tuple[dict[str, Number] | dict[Stack, Number], dict[str, Number] | dict[Stack, Number], bool]:
         """Both vectors' dicts keyed alike: by text when both keep texts (no split), else by stack."""
         mine, theirs = self._texts, other._texts
         if mine is not None and theirs is not None:
@@ -400,7 +404,9 @@ def _checked_texts(values: Mapping[str, Number]) -> dict[str, Number]:
         bad = next(key for key in texts if not isinstance(key, str))
         raise TypeError(f"a stack text is a str (frames joined with ';'); got {bad!r}")
     kinds = set(map(type, texts.values()))
-    if not kinds <= {int, float} or (float in kinds and not math.isfinite(sum(abs(v) for v in texts.values() if type(v) is float))):
+    if not kinds <= {int, float} or (
+        float in kinds and not math.isfinite(sum(abs(v) for v in texts.values() if type(v) is float))
+    ):
         texts = {text: _check_number(value, (text,)) for text, value in texts.items()}
     if 0 in texts.values():
         texts = {text: value for text, value in texts.items() if value != 0}

@@ -31,5 +31,16 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
-    "FORMATS", "by_name", "detect", "folded", "formats", "names", "check_output", "check_output_dir", "open_output", "outputs_together", "read",
-    "write"]
+    "FORMATS",
+    "by_name",
+    "detect",
+    "folded",
+    "formats",
+    "names",
+    "check_output",
+    "check_output_dir",
+    "open_output",
+    "outputs_together",
+    "read",
+    "write",
+]

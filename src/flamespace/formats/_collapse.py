@@ -150,5 +150,7 @@ class Stacks:
     def graph(self, metadata: Metadata | None = None) -> FlameGraph:
         """The flame graph of what was counted; a warning if there was nothing."""
         if not any(self.counts.values()) and self.diagnostics is not None:
-            self.diagnostics.warn(f"{self.source}: no stacks found in this {self.format} input (none with a count above 0); the profile is empty")
+            self.diagnostics.warn(
+                f"{self.source}: no stacks found in this {self.format} input (none with a count above 0); the profile is empty"
+            )
         return FlameGraph.from_texts(self.counts, metadata=metadata, stacks=self.stack_cache)

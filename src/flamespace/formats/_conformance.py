@@ -13,9 +13,34 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from . import (
-        austin, bpftrace, chrome, cpuprofile, dtrace, elfutils, faulthandler, flamespace_json, folded, folded_diff, gdb,
-        gecko, ghcprof, instruments, jstack, nytprof, perf, perf_sched, pmc, pprof, pstats, pyspy, sample, speedscope,
-        stap, vsprof, vtune, xctrace,
+        austin,
+        bpftrace,
+        chrome,
+        cpuprofile,
+        dtrace,
+        elfutils,
+        faulthandler,
+        flamespace_json,
+        folded,
+        folded_diff,
+        gdb,
+        gecko,
+        ghcprof,
+        instruments,
+        jstack,
+        nytprof,
+        perf,
+        perf_sched,
+        pmc,
+        pprof,
+        pstats,
+        pyspy,
+        sample,
+        speedscope,
+        stap,
+        vsprof,
+        vtune,
+        xctrace,
     )
     from .protocol import ChartWriter, FormatModule, FormatWriter
 
@@ -47,4 +72,3 @@ if TYPE_CHECKING:
     _nytprof: FormatModule[nytprof.ReadOptions] = nytprof
     _folded_diff: FormatWriter[folded_diff.ReadOptions, folded_diff.WriteOptions] = folded_diff
     _folded: FormatWriter[folded.ReadOptions, folded.WriteOptions] = folded
-

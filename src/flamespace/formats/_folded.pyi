@@ -1,6 +1,5 @@
 # Types of the C extension _folded.c (the folded reader's loop over lines).
 
-
 def sum_lines(
     data: bytes, start: int, counts: dict[str, int | float], lineno: int, final: bool, ints_only: bool = False, /
 ) -> tuple[int, int, int, int, int]:

@@ -48,8 +48,7 @@ class _GeneratorContext:
         except StopIteration:
             raise RuntimeError("generator didn't yield") from None
 
-    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
-                 traceback: TracebackType | None) -> bool:
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None) -> bool:
         if kind is None:
             try:
                 next(self._generator)
@@ -74,6 +73,7 @@ class _GeneratorContext:
             return False
         raise RuntimeError("generator didn't stop after throw()")
 
+
 GZIP_MAGIC = b"\x1f\x8b"
 #: Called before standard input is read when it is a terminal (a command waiting for typed input
 #: looks hung): the CLI sets it to say so on stderr, since the library never prints.
@@ -88,6 +88,8 @@ CLOSED_MARK = "flamespace_closed"
 def stdout_closed() -> bool:
     """Whether the shell closed stdout: Python's None for it, or the CLI's stand-in."""
     return sys.stdout is None or bool(getattr(sys.stdout, CLOSED_MARK, False))
+
+
 #: Undecodable bytes are kept as surrogates and written back unchanged (lossless round trip).
 ENCODING_ERRORS = "surrogateescape"
 
@@ -192,10 +194,16 @@ class _Bounded(io.RawIOBase):
         from ._limits import GUNZIP_ENV, GUNZIP_FLOOR, GUNZIP_RATIO
 
         limit = self.limit()
-        rule = "the limit set by " + GUNZIP_ENV if self.fixed is not None else (
-            f"the larger of {human(GUNZIP_FLOOR, 'bytes')} and {GUNZIP_RATIO} times the compressed size read")
-        return InputError(f"decompresses to more than {human(limit, 'bytes')} ({rule}; a gzip bomb?); "
-                          f"set {GUNZIP_ENV}=SIZE (e.g. 8G, or 'none') to read it", self.name)
+        rule = (
+            "the limit set by " + GUNZIP_ENV
+            if self.fixed is not None
+            else (f"the larger of {human(GUNZIP_FLOOR, 'bytes')} and {GUNZIP_RATIO} times the compressed size read")
+        )
+        return InputError(
+            f"decompresses to more than {human(limit, 'bytes')} ({rule}; a gzip bomb?); "
+            f"set {GUNZIP_ENV}=SIZE (e.g. 8G, or 'none') to read it",
+            self.name,
+        )
 
     def close(self) -> None:
         self.gunzipped.close()
@@ -210,7 +218,8 @@ def line_too_long(source: str, line: int, limit: int) -> InputError:
     return InputError(
         f"line is longer than {human(limit, 'bytes')} ({limit:,} bytes), the longest line read; "
         f"to read it, raise the limit with the environment variable {MAX_LINE_ENV} (e.g. {MAX_LINE_ENV}=2G)",
-        source, line,
+        source,
+        line,
     )
 
 
@@ -342,7 +351,7 @@ def _link(fd: int, directory: str, base: str) -> str:
                 break
             view = memoryview(chunk)
             while view:
-                view = view[os.write(copy, view):]
+                view = view[os.write(copy, view) :]
     except BaseException:
         os.close(copy)
         os.unlink(name)
@@ -545,8 +554,10 @@ def _writing(path: str) -> Iterator[None]:
     except OutputError:
         raise
     except OSError as exc:
-        if exc.filename is not None and exc.filename not in (path, os.path.realpath(path)) and not str(exc.filename).startswith(
-            (os.path.dirname(os.path.realpath(path)) + os.sep + ".", "/proc/self/fd/")
+        if (
+            exc.filename is not None
+            and exc.filename not in (path, os.path.realpath(path))
+            and not str(exc.filename).startswith((os.path.dirname(os.path.realpath(path)) + os.sep + ".", "/proc/self/fd/"))
         ):
             raise
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -48,8 +48,9 @@ def long_number(text: str, what: str, source: str) -> InputError:
     at = found.start() if found else 0
     line = text.count("\n", 0, at) + 1
     column = at - text.rfind("\n", 0, at)
-    return InputError(f"a number of more than {limit} digits (column {column}); numbers in {what} must be below {MAX_VALUE:g}",
-                      source, line)
+    return InputError(
+        f"a number of more than {limit} digits (column {column}); numbers in {what} must be below {MAX_VALUE:g}", source, line
+    )
 
 
 def number(value: object, path: str, source: str, minimum: float = -MAX_VALUE) -> float:
@@ -65,7 +66,9 @@ def nanoseconds(value: float, per_unit: float, path: str, source: str, unit: str
     scaled = value * per_unit
     if -LATEST_NS < scaled < LATEST_NS:
         return round(scaled)
-    raise InputError(f"{path} is {value:g} {unit}, beyond the {LATEST_NS / per_unit:.3g} {unit} (2**62 ns) a chart's times hold", source)
+    raise InputError(
+        f"{path} is {value:g} {unit}, beyond the {LATEST_NS / per_unit:.3g} {unit} (2**62 ns) a chart's times hold", source
+    )
 
 
 def integer(value: object, path: str, source: str, minimum: int = 0) -> int:

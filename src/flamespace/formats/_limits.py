@@ -86,9 +86,23 @@ class FrameBudget:
         if self.left < 0:
             from ..core.units import human
 
-            raise InputError(f"{self.what}: they pass {human(self.limit, 'frames')} frames in all (about 14 bytes of memory "
-                             f"each; set {STACK_FRAMES_ENV}=COUNT, e.g. 200M, or 'none', to go on)", self.source)
+            raise InputError(
+                f"{self.what}: they pass {human(self.limit, 'frames')} frames in all (about 14 bytes of memory "
+                f"each; set {STACK_FRAMES_ENV}=COUNT, e.g. 200M, or 'none', to go on)",
+                self.source,
+            )
 
 
-__all__ = ["FrameBudget", "GUNZIP_ENV", "GUNZIP_FLOOR", "GUNZIP_RATIO", "MAX_LINE", "MAX_LINE_ENV", "MIN_LINE", "STACK_FRAMES",
-           "STACK_FRAMES_ENV", "from_environment", "max_line_bytes"]
+__all__ = [
+    "FrameBudget",
+    "GUNZIP_ENV",
+    "GUNZIP_FLOOR",
+    "GUNZIP_RATIO",
+    "MAX_LINE",
+    "MAX_LINE_ENV",
+    "MIN_LINE",
+    "STACK_FRAMES",
+    "STACK_FRAMES_ENV",
+    "from_environment",
+    "max_line_bytes",
+]

@@ -72,8 +72,9 @@ def open_stacks(opens: Any, keys: Any, frames: Any) -> tuple[Any, Any, Any] | No
     return tops, parent_of, numpy.concatenate(node_frames)
 
 
-def wanted_stacks(wanted: Iterable[int], parent: Any, frame: Any, known: dict[int, tuple[str, ...]], budget: FrameBudget
-                  ) -> dict[int, tuple[str, ...]]:
+def wanted_stacks(
+    wanted: Iterable[int], parent: Any, frame: Any, known: dict[int, tuple[str, ...]], budget: FrameBudget
+) -> dict[int, tuple[str, ...]]:
     """The stacks of the ``wanted`` nodes of a tree (``parent[node]``; ``frame[node]``, None for a
     node that adds no frame), root first, and those ``known`` already (the root's: ``()``).
 
@@ -102,8 +103,9 @@ def wanted_stacks(wanted: Iterable[int], parent: Any, frame: Any, known: dict[in
     return stacks
 
 
-def used_stacks(nodes: Any, parents: list[int], labels: list[int], frames: list[str], budget: FrameBudget
-                ) -> tuple[Any, list[tuple[str, ...]]]:
+def used_stacks(
+    nodes: Any, parents: list[int], labels: list[int], frames: list[str], budget: FrameBudget
+) -> tuple[Any, list[tuple[str, ...]]]:
     """The stretches' ``nodes`` (of a tree as :func:`open_stacks` makes it: node 0 none, parents
     before their children, ``labels`` indices into ``frames``) numbered among the nodes they
     use, and those nodes' stacks (:func:`wanted_stacks`)."""

@@ -150,4 +150,14 @@ def encode_packed(number: int, values: list[int], out: bytearray) -> None:
         encode_bytes(number, bytes(payload), out)
 
 
-__all__ = ["WireError", "encode_bytes", "encode_int", "encode_packed", "encode_varint", "fields", "repeated_varints", "signed", "varint"]
+__all__ = [
+    "WireError",
+    "encode_bytes",
+    "encode_int",
+    "encode_packed",
+    "encode_varint",
+    "fields",
+    "repeated_varints",
+    "signed",
+    "varint",
+]

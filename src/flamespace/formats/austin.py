@@ -188,7 +188,9 @@ def _parse_text(
         if not value:
             continue
         if not value < MAX_VALUE:  # each below it, their sum need not be
-            raise InputError(f"the samples of {text[:60]!r} add up to {value:.3g}, beyond the {MAX_VALUE:g} a profile holds", source)
+            raise InputError(
+                f"the samples of {text[:60]!r} add up to {value:.3g}, beyond the {MAX_VALUE:g} a profile holds", source
+            )
         key = ("\0austin threads\0" if options.threads else "\0austin\0") + text  # not a folded text
         stack = cache.get(key)
         if stack is None:
@@ -236,8 +238,8 @@ def _bad_line(line: str, cut: int, values: list[str], headers: dict[str, str]) -
         return f"metric {big[:20]}... is out of range; metrics must be below {MAX_VALUE:g}"
     if headers.get("mode") == "full" or len(values) == 3:
         note = " (mojo2austin writes full-mode text with one metric: read the MOJO file itself)" if len(values) == 1 else ""
-        return f"expected time,idle,memory (full mode) after the last space, found {line[cut + 1:]!r:.60}{note}"
-    return f"expected one integer metric after the last space, found {line[cut + 1:] if cut > 0 else 'none'!r:.60}"
+        return f"expected time,idle,memory (full mode) after the last space, found {line[cut + 1 :]!r:.60}{note}"
+    return f"expected one integer metric after the last space, found {line[cut + 1 :] if cut > 0 else 'none'!r:.60}"
 
 
 def _text_stack(text: str, names: PythonFrames, threads: bool) -> Stack:
@@ -386,7 +388,12 @@ def _mojo_samples(
             ref = reader.int()
             frame = frames.get((pid, ref))
             if frame is None or current is None:
-                raise reader.fail(f"a sample refers to frame {ref}, which was not defined before" if current is not None else "a frame outside a sample", at)
+                raise reader.fail(
+                    f"a sample refers to frame {ref}, which was not defined before"
+                    if current is not None
+                    else "a frame outside a sample",
+                    at,
+                )
             current.append(frame)
         elif event == _STACK:
             if current is not None:
@@ -395,7 +402,9 @@ def _mojo_samples(
             pid = reader.int()
             iid = reader.int() if version >= 3 else None
             thread = reader.str()
-            hexadecimal = 0 < len(thread) <= 16 and all(c in "0123456789abcdefABCDEF" for c in thread)  # a 64-bit id, else kept as it is
+            hexadecimal = 0 < len(thread) <= 16 and all(
+                c in "0123456789abcdefABCDEF" for c in thread
+            )  # a 64-bit id, else kept as it is
             tid = str(int(thread, 16)) if hexadecimal else thread
             head = (intern(f"P{pid}"), intern(f"T{iid}:{tid}" if iid is not None else f"T{tid}"))
             current = []

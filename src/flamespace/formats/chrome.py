@@ -103,7 +103,9 @@ def parse(
     return _chart(events, where, options, source, diagnostics, document if isinstance(document, dict) else {})
 
 
-def _chart(events: list[Any], where: str, options: ReadOptions, source: str, diagnostics: Diagnostics | None, document: dict[str, Any]) -> FlameChart:
+def _chart(
+    events: list[Any], where: str, options: ReadOptions, source: str, diagnostics: Diagnostics | None, document: dict[str, Any]
+) -> FlameChart:
     had_events, arrays = bool(events), len(events) >= _nesting.ARRAYS_FROM
     read = _span_arrays(events, options, source, diagnostics) if arrays else None  # empties events when it reads them
     if read is None:  # small, or out of the ordinary: event by event, which names a bad event
@@ -118,8 +120,11 @@ def _chart(events: list[Any], where: str, options: ReadOptions, source: str, dia
     if isinstance(ours, dict) and isinstance(ours.get("labels"), dict):  # written by us: the profile's own metadata and unit
         unit, metric = ours.get("unit"), ours.get("metric")
         unit = unit if isinstance(unit, str) else None
-        metadata = Metadata(unit=unit, metric=metric if isinstance(metric, str) else None,
-                            labels={str(k): str(v) for k, v in ours["labels"].items()})
+        metadata = Metadata(
+            unit=unit,
+            metric=metric if isinstance(metric, str) else None,
+            labels={str(k): str(v) for k, v in ours["labels"].items()},
+        )
         scale = _scale(unit)
     if not arrays:
         chart = _sample_chart(spans, thread_names, metadata, scale, FrameBudget(source))
@@ -140,8 +145,13 @@ def _chart(events: list[Any], where: str, options: ReadOptions, source: str, dia
     return chart
 
 
-def _sample_chart(spans: dict[tuple[Any, Any], list[Span]], thread_names: dict[tuple[Any, Any], str], metadata: Metadata,
-                  scale: float, budget: FrameBudget) -> FlameChart:
+def _sample_chart(
+    spans: dict[tuple[Any, Any], list[Span]],
+    thread_names: dict[tuple[Any, Any], str],
+    metadata: Metadata,
+    scale: float,
+    budget: FrameBudget,
+) -> FlameChart:
     """The chart of a small trace's spans, a sample at a time (no numpy)."""
     samples: list[tuple[int, str, Stack, int]] = []
     for thread, thread_spans in spans.items():
@@ -172,7 +182,9 @@ def _span_arrays(events: list[Any], options: ReadOptions, source: str, diagnosti
     if not events or set(map(type, events)) != {dict}:
         return None
     try:
-        codes = numpy.fromiter(map(_PHASES.get, [event.get("ph") for event in events], repeat(0)), dtype=numpy.int8, count=len(events))
+        codes = numpy.fromiter(
+            map(_PHASES.get, [event.get("ph") for event in events], repeat(0)), dtype=numpy.int8, count=len(events)
+        )
         thread_names: dict[tuple[Any, Any], str] = {}
         process_names: dict[Any, str] = {}
         for event in compress(events, (codes == 4).tolist()):
@@ -238,7 +250,15 @@ def _span_arrays(events: list[Any], options: ReadOptions, source: str, diagnosti
     open_left[begun] = False
     open_left &= is_begin
     if open_left.any():
-        _unended(open_left, is_begin, threads, [tid_values[key % len(tid_codes)] for key in keys.tolist()], options, source, diagnostics)
+        _unended(
+            open_left,
+            is_begin,
+            threads,
+            [tid_values[key % len(tid_codes)] for key in keys.tolist()],
+            options,
+            source,
+            diagnostics,
+        )
     complete = numpy.flatnonzero(is_complete)
     span_thread = numpy.concatenate([threads[complete], threads[ended]])
     span_start = numpy.concatenate([starts[complete], starts[begun]])
@@ -247,7 +267,7 @@ def _span_arrays(events: list[Any], options: ReadOptions, source: str, diagnosti
     span_order = numpy.concatenate([complete, ended])  # when each was added: where it ended
     first_span: Any = numpy.full(len(keys), n, dtype=numpy.int64)
     numpy.minimum.at(first_span, span_thread, span_order)
-    ranked = numpy.argsort(first_span, kind="stable")[:int((first_span < n).sum())]
+    ranked = numpy.argsort(first_span, kind="stable")[: int((first_span < n).sum())]
     rank: Any = numpy.empty(len(keys), dtype=numpy.int64)
     rank[ranked] = numpy.arange(len(ranked))
     thread_keys = [(pid_values[key // len(tid_codes)], tid_values[key % len(tid_codes)]) for key in keys[ranked].tolist()]
@@ -270,8 +290,15 @@ def _nanoseconds(values: list[Any], minimum: float) -> Any:
     return numpy.rint(times * 1000).astype(numpy.int64)
 
 
-def _unended(open_left: Any, is_begin: Any, threads: Any, tids: list[Any], options: ReadOptions, source: str,
-             diagnostics: Diagnostics | None) -> None:
+def _unended(
+    open_left: Any,
+    is_begin: Any,
+    threads: Any,
+    tids: list[Any],
+    options: ReadOptions,
+    source: str,
+    diagnostics: Diagnostics | None,
+) -> None:
     """Refuse (or with ``skip_invalid``, report) begins never ended, per thread in the order of their first begin."""
     import numpy
 
@@ -298,8 +325,9 @@ def _frame(text: str, names: PythonFrames) -> str:
     return sys.intern(names(*split) if split else text)
 
 
-def _read_events(events: list[Any], where: str, options: ReadOptions, source: str, diagnostics: Diagnostics | None
-                 ) -> tuple[dict[tuple[Any, Any], list[Span]], dict[tuple[Any, Any], str], dict[Any, str]]:
+def _read_events(
+    events: list[Any], where: str, options: ReadOptions, source: str, diagnostics: Diagnostics | None
+) -> tuple[dict[tuple[Any, Any], list[Span]], dict[tuple[Any, Any], str], dict[Any, str]]:
     """The spans of a trace read event by event, per thread (pid, tid) in the order their first
     span ends, and the names of threads and processes; each bad event refused (or skipped with
     ``skip_invalid``) naming its place."""
@@ -368,21 +396,36 @@ def _read_events(events: list[Any], where: str, options: ReadOptions, source: st
     return spans, thread_names, process_names
 
 
-def _span_columns(spans: dict[tuple[Any, Any], list[Span]]) -> tuple[list[tuple[Any, Any]], list[str], tuple[Any, Any, Any, Any, Any]]:
+def _span_columns(
+    spans: dict[tuple[Any, Any], list[Span]],
+) -> tuple[list[tuple[Any, Any]], list[str], tuple[Any, Any, Any, Any, Any]]:
     """:func:`_read_events`' spans as :func:`_span_arrays` gives them: threads, frames, columns."""
     import numpy
 
     frames = list(dict.fromkeys(label for thread_spans in spans.values() for _, _, label in thread_spans))
     frame_ids = {frame: k for k, frame in enumerate(frames)}
-    rows = [(k, begin, end, frame_ids[label], order) for k, thread_spans in enumerate(spans.values())
-            for order, (begin, end, label) in enumerate(thread_spans)]
+    rows = [
+        (k, begin, end, frame_ids[label], order)
+        for k, thread_spans in enumerate(spans.values())
+        for order, (begin, end, label) in enumerate(thread_spans)
+    ]
     columns = numpy.array(rows, dtype=object).reshape(-1, 5)
-    return list(spans), frames, (_integers(columns[:, 0]), _integers(columns[:, 1]), _integers(columns[:, 2]),
-                                 _integers(columns[:, 3]), _integers(columns[:, 4]))
+    return (
+        list(spans),
+        frames,
+        (
+            _integers(columns[:, 0]),
+            _integers(columns[:, 1]),
+            _integers(columns[:, 2]),
+            _integers(columns[:, 3]),
+            _integers(columns[:, 4]),
+        ),
+    )
 
 
-def _stretches(columns: tuple[Any, Any, Any, Any, Any], thread_count: int, frames: list[str], budget: FrameBudget
-               ) -> tuple[Any, Any, Any, Any, list[Stack]]:
+def _stretches(
+    columns: tuple[Any, Any, Any, Any, Any], thread_count: int, frames: list[str], budget: FrameBudget
+) -> tuple[Any, Any, Any, Any, list[Stack]]:
     """(thread, start, end, node) of every stretch of time where a thread's open spans stay the
     same, threads one after another, and each node's stack.
 
@@ -406,12 +449,14 @@ def _stretches(columns: tuple[Any, Any, Any, Any, Any], thread_count: int, frame
     children: list[dict[int, int]] = [{}]
     parent, label_of = [-1], [-1]  # per node of the tree; 0: no frame open
     for thread in range(thread_count):
-        chosen = order[bounds[thread]:bounds[thread + 1]]
+        chosen = order[bounds[thread] : bounds[thread + 1]]
         before = len(out_ends)
         open_ends: list[int] = []
         open_nodes: list[int] = []
         cursor = 0
-        for start, end, label in zip(starts[chosen].tolist() + [sys.maxsize], ends[chosen].tolist() + [0], labels[chosen].tolist() + [-1]):
+        for start, end, label in zip(
+            starts[chosen].tolist() + [sys.maxsize], ends[chosen].tolist() + [0], labels[chosen].tolist() + [-1]
+        ):
             while open_ends and open_ends[-1] <= start:
                 node = open_nodes.pop()
                 close = open_ends.pop()
@@ -442,14 +487,17 @@ def _stretches(columns: tuple[Any, Any, Any, Any, Any], thread_count: int, frame
             open_ends.append(end)
             open_nodes.append(child)
         out_threads.extend(array("q", [thread]) * (len(out_ends) - before))
-    as_numpy = [numpy.frombuffer(column, dtype=numpy.int64) if len(column) else numpy.zeros(0, dtype=numpy.int64)
-                for column in (out_threads, out_begins, out_ends, out_nodes)]
+    as_numpy = [
+        numpy.frombuffer(column, dtype=numpy.int64) if len(column) else numpy.zeros(0, dtype=numpy.int64)
+        for column in (out_threads, out_begins, out_ends, out_nodes)
+    ]
     stack_ids, stacks = used_stacks(as_numpy[3], parent, label_of, frames, budget)
     return as_numpy[0], as_numpy[1], as_numpy[2], stack_ids, stacks
 
 
-def _nested_stretches(threads: Any, starts: Any, ends: Any, labels: Any, frames: list[str], budget: FrameBudget
-                      ) -> tuple[Any, Any, Any, Any, list[Stack]] | None:
+def _nested_stretches(
+    threads: Any, starts: Any, ends: Any, labels: Any, frames: list[str], budget: FrameBudget
+) -> tuple[Any, Any, Any, Any, list[Stack]] | None:
     """:func:`_stretches` of spans in its order that nest, as begin and end events of a stack
     (:func:`._nesting.open_stacks`): at one time, on one thread, the spans that end there close
     first (the innermost first), then those of some length open (in order), then each span of
@@ -556,8 +604,11 @@ def dump(profile: FlameGraph | Differential | FlameChart, stream: TextIO, option
                 weights = _integers(rounded)
             per_thread.append((profile.threads[thread_id], times, stack_ids, weights))
     else:  # laid end to end, in time order for a chart
-        rows = [(s.thread, s.stack, s.weight) for s in profile.samples()] if isinstance(profile, FlameChart) else [
-            ("all", stack, value) for stack, value in profile.sorted_items()]
+        rows = (
+            [(s.thread, s.stack, s.weight) for s in profile.samples()]
+            if isinstance(profile, FlameChart)
+            else [("all", stack, value) for stack, value in profile.sorted_items()]
+        )
         ids: dict[Stack, int] = {}
         now: dict[str, int] = {}
         samples: dict[str, list[tuple[int, int, int]]] = {}
@@ -570,8 +621,10 @@ def dump(profile: FlameGraph | Differential | FlameChart, stream: TextIO, option
                 stacks.append(stack)
             now[thread] = now.get(thread, 0) + duration
             if now[thread] >= LATEST_NS:  # its reader would refuse the trace: a chart's times end there
-                raise ArgumentError(f"thread {thread!r:.60}'s samples laid end to end span {now[thread]:.3g} ns, more than "
-                                    "the 2**62 ns a Chrome trace is read back with; write it as folded or flamespace-json")
+                raise ArgumentError(
+                    f"thread {thread!r:.60}'s samples laid end to end span {now[thread]:.3g} ns, more than "
+                    "the 2**62 ns a Chrome trace is read back with; write it as folded or flamespace-json"
+                )
             samples.setdefault(thread, []).append((now[thread], stack_id, duration))
         for thread, rows_of_thread in samples.items():
             columns = numpy.array(rows_of_thread, dtype=object).reshape(-1, 3)
@@ -579,7 +632,8 @@ def dump(profile: FlameGraph | Differential | FlameChart, stream: TextIO, option
     table = _FrameTable()
     marker = _marker()
     events: list[Any] = [
-        {"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": metadata.labels.get("command", "flamespace")}}]
+        {"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": metadata.labels.get("command", "flamespace")}}
+    ]
     timelines: list[tuple[int, Any]] = []  # (tid, its speedscope._Timeline)
     for tid, (thread, times, stack_ids, weights) in enumerate(per_thread, 1):
         events.append({"ph": "M", "name": "thread_name", "pid": 1, "tid": tid, "args": {"name": thread}})

@@ -137,5 +137,8 @@ def parse(
             started = lineno
         reversed_stack += frames
     if reversed_stack:
-        stacks.invalid(started, f"the stack starting here has no count: expected a line of digits after its frames, found the end of the input (last frame {shown(reversed_stack[-1])})")
+        stacks.invalid(
+            started,
+            f"the stack starting here has no count: expected a line of digits after its frames, found the end of the input (last frame {shown(reversed_stack[-1])})",
+        )
     return stacks.graph()

@@ -49,7 +49,9 @@ class ReadOptions(Record):
 def sniff(head: bytes) -> bool | None:
     """True for ``PID n`` and ``TID n`` lines and a ``#0  0x...`` frame (without gdb's `` in ``)."""
     return bool(
-        re.search(rb"(?m)^PID \d+", head) and re.search(rb"(?m)^TID \d+", head) and re.search(rb"(?m)^#\d+ +0x[0-9a-f]+( (?!in )|$)", head)
+        re.search(rb"(?m)^PID \d+", head)
+        and re.search(rb"(?m)^TID \d+", head)
+        and re.search(rb"(?m)^#\d+ +0x[0-9a-f]+( (?!in )|$)", head)
     ) or (None if len(head) < 4096 else False)
 
 

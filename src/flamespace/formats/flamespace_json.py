@@ -79,7 +79,7 @@ def sniff(head: bytes) -> bool | str | None:
     if key.startswith(body):
         return None  # too short to tell
     if body.startswith(key):
-        value = body[len(key):].lstrip()
+        value = body[len(key) :].lstrip()
         if value[:1] == b":":
             value = value[1:].lstrip()
             if value.startswith(b'"flamespace"'):
@@ -200,7 +200,12 @@ def _chart(document: dict[str, Any], stacks: list[Stack], source: str) -> FlameC
         columns.append(column)
     weights = _values(samples, "weight", count, "samples", source, minimum=0)  # docs/commands.md: weights are not negative
     return FlameChart.from_columns(
-        stacks, threads, array("q", times), array("l", columns[0]), array("l", columns[1]), weights,
+        stacks,
+        threads,
+        array("q", times),
+        array("l", columns[0]),
+        array("l", columns[1]),
+        weights,
         _metadata(document, "", source),
     )
 
@@ -243,15 +248,23 @@ def dump(profile: FlameGraph | Differential | FlameChart, stream: TextIO, option
         stacks = profile.stacks
         document["threads"] = list(profile.threads)
         document["samples"] = {
-            "time": list(times), "thread": list(thread_ids), "stack": list(stack_ids),
+            "time": list(times),
+            "thread": list(thread_ids),
+            "stack": list(stack_ids),
             "weight": [_check_value(w, stacks[s]) for w, s in zip(weights, stack_ids)],
         }
     elif isinstance(profile, Differential):
         rows = profile.rows()
         stacks = [stack for stack, _, _ in rows]
         document["kind"] = "differential"
-        document["before"] = {"metadata": _metadata_object(profile.before.metadata), "values": [_check_value(b, s) for s, b, _ in rows]}
-        document["after"] = {"metadata": _metadata_object(profile.after.metadata), "values": [_check_value(a, s) for s, _, a in rows]}
+        document["before"] = {
+            "metadata": _metadata_object(profile.before.metadata),
+            "values": [_check_value(b, s) for s, b, _ in rows],
+        }
+        document["after"] = {
+            "metadata": _metadata_object(profile.after.metadata),
+            "values": [_check_value(a, s) for s, _, a in rows],
+        }
     else:
         pairs = profile.sorted_items()
         stacks = [stack for stack, _ in pairs]

@@ -76,7 +76,6 @@ class WriteOptions(Record):
     header: bool = True
 
 
-
 def sniff(head: bytes) -> bool | None:
     """True if the first data line looks like ``stack count``; None if ``head`` has no full line."""
     text = head.decode("utf-8", "replace").lstrip("\ufeff")
@@ -104,10 +103,7 @@ def why_not(head: bytes) -> str:
 def _is_decimal(text: str) -> bool:
     """ASCII digits, optionally a point and more digits (``12``, ``1.5``, ``3.``)."""
     whole, point, fraction = text.partition(".")
-    return (
-        whole.isdigit() and whole.isascii()
-        and (not point or not fraction or (fraction.isdigit() and fraction.isascii()))
-    )
+    return whole.isdigit() and whole.isascii() and (not point or not fraction or (fraction.isdigit() and fraction.isascii()))
 
 
 _MAX_COUNT = MAX_VALUE  # counts must be below it (core.vector says why)
@@ -424,7 +420,11 @@ class ColumnReader:
         self._table = _core.table_new()
 
     def read(
-        self, stream: BinaryIO, options: ReadOptions = ReadOptions(), *, source: str = "<input>",
+        self,
+        stream: BinaryIO,
+        options: ReadOptions = ReadOptions(),
+        *,
+        source: str = "<input>",
         diagnostics: Diagnostics | None = None,
     ) -> tuple[bytes, list[Number], Metadata]:
         """One run: (its columns as native intp bytes, their values, its metadata)."""
@@ -437,8 +437,14 @@ class ColumnReader:
         into = _IntoRun(table, source)
         try:
             added, plain = _sum_binary(
-                stream, lambda data, start, counts, lineno, final: core.add_columns(data, start, table, lineno, final),
-                {}, labels, options, source, diagnostics, punted=into,  # type: ignore[arg-type]
+                stream,
+                lambda data, start, counts, lineno, final: core.add_columns(data, start, table, lineno, final),
+                {},
+                labels,
+                options,
+                source,
+                diagnostics,
+                punted=into,  # type: ignore[arg-type]
             )
             if (added or into.texts) and not plain and _all_differential(into.texts, empty=True):
                 raise Inexact(source)  # every stack may end in a count (differential input?): parse decides
@@ -541,16 +547,16 @@ def format_stack(stack: Stack) -> str:
     """Join frames with ';', replacing ';' inside frames and line breaks (which the format cannot hold)."""
     text = ";".join(stack)
     if text.count(";") != len(stack) - 1 or "\n" in text or "\r" in text:
-        text = ";".join(
-            f.replace(";", SEMICOLON_REPLACEMENT).replace("\r", " ").replace("\n", " ") for f in stack
-        )
+        text = ";".join(f.replace(";", SEMICOLON_REPLACEMENT).replace("\r", " ").replace("\n", " ") for f in stack)
     return text
 
 
 def _header(metadata: Metadata) -> list[str]:
     fields = [("unit", metadata.unit), ("metric", metadata.metric)]
     fields += sorted(metadata.labels.items())
-    return [f"# {' '.join(key.split())}: {' '.join(str(value).split())}\n" for key, value in fields if value is not None]  # no line breaks
+    return [
+        f"# {' '.join(key.split())}: {' '.join(str(value).split())}\n" for key, value in fields if value is not None
+    ]  # no line breaks
 
 
 def _sort_bytewise(rows: list[tuple[str, str]]) -> None:
@@ -570,7 +576,10 @@ def dump(profile: Profile, stream: TextIO, options: WriteOptions = WriteOptions(
     if isinstance(profile, Differential):
         before, after = _writable_texts(profile.before), _writable_texts(profile.after)
         if before is not None and after is not None:
-            rows = [(text, f"{_count(before.get(text, 0), text)} {_count(after.get(text, 0), text)}") for text in before.keys() | after.keys()]
+            rows = [
+                (text, f"{_count(before.get(text, 0), text)} {_count(after.get(text, 0), text)}")
+                for text in before.keys() | after.keys()
+            ]
         else:
             rows = [(format_stack(stack), f"{_count(b, stack)} {_count(a, stack)}") for stack, b, a in profile.rows()]
         metadata = profile.after.metadata

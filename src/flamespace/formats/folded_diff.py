@@ -54,8 +54,11 @@ def parse(
 ) -> Profile:
     """A :class:`Differential` (before, after); a line without two counts is an error naming it."""
     return folded.parse(
-        stream, folded.ReadOptions(skip_invalid=options.skip_invalid, columns="2"),
-        source=source, diagnostics=diagnostics, stack_cache=stack_cache,
+        stream,
+        folded.ReadOptions(skip_invalid=options.skip_invalid, columns="2"),
+        source=source,
+        diagnostics=diagnostics,
+        stack_cache=stack_cache,
     )
 
 

@@ -135,7 +135,10 @@ def parse(
             raise InputError(f"{path} is not an object", source)
         raw = thread.get("samples")
         if isinstance(raw, dict) and "schema" in raw and "stackTable" not in thread:
-            raise InputError("this is Firefox's raw Gecko profile, not a processed one: load it in the Firefox Profiler and save it from there", source)
+            raise InputError(
+                "this is Firefox's raw Gecko profile, not a processed one: load it in the Firefox Profiler and save it from there",
+                source,
+            )
         strings = shared_strings if isinstance(shared_strings, list) else thread.get("stringArray", thread.get("stringTable"))
         if not isinstance(strings, list):
             raise InputError(f"{path} has no string table (shared.stringArray or {path}.stringArray)", source)
@@ -186,7 +189,11 @@ def parse(
     if isinstance(ours, dict) and isinstance(ours.get("labels"), dict):  # written by us: the profile's own metadata
         unit, metric = ours.get("unit"), ours.get("metric")
         unit = unit if isinstance(unit, str) else None
-        metadata = Metadata(unit=unit, metric=metric if isinstance(metric, str) else None, labels={str(k): str(v) for k, v in ours["labels"].items()})
+        metadata = Metadata(
+            unit=unit,
+            metric=metric if isinstance(metric, str) else None,
+            labels={str(k): str(v) for k, v in ours["labels"].items()},
+        )
         written_type, written_scale = _weights(unit)
         if weight_types <= {written_type}:
             scale = written_scale
@@ -195,15 +202,24 @@ def parse(
         if scale != 1.0:
             weight = _json.unscaled(weight / scale)
             if weight >= MAX_VALUE:
-                raise InputError(f"a sample of thread {label!r} weighs {weight:g} {metadata.unit}, more than a profile can hold", source)
+                raise InputError(
+                    f"a sample of thread {label!r} weighs {weight:g} {metadata.unit}, more than a profile can hold", source
+                )
         chart.append(round((time - origin) * 1_000_000), label, stack, weight)
     if not samples and diagnostics is not None:
         diagnostics.warn(f"{source}: the profile has no samples; it is empty")
     return chart
 
 
-def _thread_stacks(thread: dict[str, Any], strings: list[Any], names: PythonFrames, path: str, source: str,
-                   sampled: list[Any], budget: FrameBudget) -> tuple[dict[int, Stack], int]:
+def _thread_stacks(
+    thread: dict[str, Any],
+    strings: list[Any],
+    names: PythonFrames,
+    path: str,
+    source: str,
+    sampled: list[Any],
+    budget: FrameBudget,
+) -> tuple[dict[int, Stack], int]:
     """The stacks of the thread's stackTable that samples name (``sampled``: the samples' stack
     column), root first, by index, and the table's length; every entry of the table is checked.
     Only those: a tuple for each entry of a table 100,000 deep would be quadratic in its depth."""
@@ -221,18 +237,24 @@ def _thread_stacks(thread: dict[str, Any], strings: list[Any], names: PythonFram
     function_names: list[tuple[str, str | None, Any]] = []
     for k, name_index in enumerate(functions["name"]):
         file_index = functions["fileName"][k]
-        function_names.append((
-            string(name_index, f"{path}.funcTable.name[{k}]"),
-            string(file_index, f"{path}.funcTable.fileName[{k}]") if file_index is not None else None,
-            functions["lineNumber"][k],
-        ))
+        function_names.append(
+            (
+                string(name_index, f"{path}.funcTable.name[{k}]"),
+                string(file_index, f"{path}.funcTable.fileName[{k}]") if file_index is not None else None,
+                functions["lineNumber"][k],
+            )
+        )
     frame_names: list[str] = []
     for k, function_index in enumerate(frames["func"]):
-        function, file, first_line = function_names[_index(function_index, len(function_names), f"{path}.frameTable.func[{k}]", source)]
+        function, file, first_line = function_names[
+            _index(function_index, len(function_names), f"{path}.frameTable.func[{k}]", source)
+        ]
         line = frames["line"][k]
         if line is None:
             line = first_line
-        frame_names.append(sys.intern(names(function, file, line if type(line) is int and line > 0 else None) if file else function))
+        frame_names.append(
+            sys.intern(names(function, file, line if type(line) is int and line > 0 else None) if file else function)
+        )
     frame_of: list[str] = []
     prefix_of: list[int] = []
     for k, frame_index in enumerate(table["frame"]):
@@ -262,23 +284,33 @@ def dump(profile: FlameGraph | Differential | FlameChart, stream: TextIO, option
         per_thread: dict[str, list[tuple[float, Stack, Number]]] = {}
         for timestamp, thread, stack, weight in profile.samples():
             if not -LATEST_NS < timestamp < LATEST_NS:  # its reader would refuse the file
-                raise ArgumentError(f"a sample of thread {thread!r:.60} is at {timestamp} ns, past the 2**62 ns a chart's "
-                                    "times hold when read back; write it as flamespace-json")
+                raise ArgumentError(
+                    f"a sample of thread {thread!r:.60} is at {timestamp} ns, past the 2**62 ns a chart's "
+                    "times hold when read back; write it as flamespace-json"
+                )
             per_thread.setdefault(thread, []).append((timestamp / 1_000_000, stack, weight))
     else:
         per_thread = {"all": [(float(k), stack, value) for k, (stack, value) in enumerate(profile.sorted_items())]}
     weight_type, scale = _weights(metadata.unit)
-    threads = [
-        _thread(label, rows, string, weight_type, scale, tid)
-        for tid, (label, rows) in enumerate(per_thread.items(), 1)
-    ]
+    threads = [_thread(label, rows, string, weight_type, scale, tid) for tid, (label, rows) in enumerate(per_thread.items(), 1)]
     document = {
         "meta": {
-            "interval": options.interval, "startTime": 0, "processType": 0, "product": metadata.labels.get("command", "flamespace"),
-            "stackwalk": 0, "version": GECKO_VERSION, "preprocessedProfileVersion": PREPROCESSED_VERSION, "symbolicated": True,
-            "categories": [{"name": "Other", "color": "grey", "subcategories": ["Other"]}], "markerSchema": [],
+            "interval": options.interval,
+            "startTime": 0,
+            "processType": 0,
+            "product": metadata.labels.get("command", "flamespace"),
+            "stackwalk": 0,
+            "version": GECKO_VERSION,
+            "preprocessedProfileVersion": PREPROCESSED_VERSION,
+            "symbolicated": True,
+            "categories": [{"name": "Other", "color": "grey", "subcategories": ["Other"]}],
+            "markerSchema": [],
             "importedFrom": metadata.labels.get("profiler", "flamespace"),
-            "flamespace": {"unit": metadata.unit, "metric": metadata.metric, "labels": dict(metadata.labels)},  # read back exactly
+            "flamespace": {
+                "unit": metadata.unit,
+                "metric": metadata.metric,
+                "labels": dict(metadata.labels),
+            },  # read back exactly
         },
         "libs": [],
         "threads": threads,
@@ -298,12 +330,31 @@ def _weights(unit: str | None) -> tuple[str, float]:
     return "tracing-ms", TIME_UNITS.get(unit or "", 1e6) / 1e6  # a unit that is not time: one to a millisecond
 
 
-def _thread(label: str, rows: list[tuple[float, Stack, Number]], string: Any, weight_type: str, scale: float, tid: int) -> dict[str, Any]:
+def _thread(
+    label: str, rows: list[tuple[float, Stack, Number]], string: Any, weight_type: str, scale: float, tid: int
+) -> dict[str, Any]:
     functions: dict[tuple[str, str], int] = {}
     frames: dict[str, int] = {}
     stacks: dict[tuple[int | None, int], int] = {}
-    func_table: dict[str, list[Any]] = {k: [] for k in ("name", "isJS", "relevantForJS", "resource", "fileName", "lineNumber", "columnNumber")}
-    frame_table: dict[str, list[Any]] = {k: [] for k in ("address", "category", "subcategory", "func", "innerWindowID", "implementation", "optimizations", "line", "column", "inlineDepth", "nativeSymbol")}
+    func_table: dict[str, list[Any]] = {
+        k: [] for k in ("name", "isJS", "relevantForJS", "resource", "fileName", "lineNumber", "columnNumber")
+    }
+    frame_table: dict[str, list[Any]] = {
+        k: []
+        for k in (
+            "address",
+            "category",
+            "subcategory",
+            "func",
+            "innerWindowID",
+            "implementation",
+            "optimizations",
+            "line",
+            "column",
+            "inlineDepth",
+            "nativeSymbol",
+        )
+    }
     stack_table: dict[str, list[Any]] = {"frame": [], "category": [], "subcategory": [], "prefix": []}
     sample_stacks: list[int] = []
     times: list[float] = []
@@ -318,13 +369,30 @@ def _thread(label: str, rows: list[tuple[float, Stack, Number]], string: Any, we
                 function_index = functions.get((function, file))
                 if function_index is None:
                     function_index = functions[(function, file)] = len(func_table["name"])
-                    for key, value in (("name", string(function)), ("isJS", bool(file)), ("relevantForJS", False), ("resource", -1),
-                                       ("fileName", string(file) if file else None), ("lineNumber", line), ("columnNumber", None)):
+                    for key, value in (
+                        ("name", string(function)),
+                        ("isJS", bool(file)),
+                        ("relevantForJS", False),
+                        ("resource", -1),
+                        ("fileName", string(file) if file else None),
+                        ("lineNumber", line),
+                        ("columnNumber", None),
+                    ):
                         func_table[key].append(value)
                 frame_index = frames[frame] = len(frame_table["func"])
-                for key, value in (("address", -1), ("category", 0), ("subcategory", 0), ("func", function_index), ("innerWindowID", 0),
-                                   ("implementation", None), ("optimizations", None), ("line", line), ("column", None),
-                                   ("inlineDepth", 0), ("nativeSymbol", None)):
+                for key, value in (
+                    ("address", -1),
+                    ("category", 0),
+                    ("subcategory", 0),
+                    ("func", function_index),
+                    ("innerWindowID", 0),
+                    ("implementation", None),
+                    ("optimizations", None),
+                    ("line", line),
+                    ("column", None),
+                    ("inlineDepth", 0),
+                    ("nativeSymbol", None),
+                ):
                     frame_table[key].append(value)
             stack_key = (prefix, frame_index)
             stack_index = stacks.get(stack_key)
@@ -340,15 +408,37 @@ def _thread(label: str, rows: list[tuple[float, Stack, Number]], string: Any, we
         written = weight * scale if weight_type == "tracing-ms" else weight
         if not (written < MAX_VALUE and (written / scale if weight_type == "tracing-ms" else written) < MAX_VALUE):
             # scaled to ms and back (floats), a weight just below MAX_VALUE can reach it: its reader would refuse the file
-            raise ArgumentError(f"a sample of thread {label!r:.60} weighs {weight:.3g}, which as written reads back as not "
-                                f"below {MAX_VALUE:g}; write it as flamespace-json")
+            raise ArgumentError(
+                f"a sample of thread {label!r:.60} weighs {weight:.3g}, which as written reads back as not "
+                f"below {MAX_VALUE:g}; write it as flamespace-json"
+            )
         weights.append(written)
-    lengths = {"funcTable": len(func_table["name"]), "frameTable": len(frame_table["func"]), "stackTable": len(stack_table["frame"])}
+    lengths = {
+        "funcTable": len(func_table["name"]),
+        "frameTable": len(frame_table["func"]),
+        "stackTable": len(stack_table["frame"]),
+    }
     return {
-        "name": label, "isMainThread": tid == 1, "processType": "default", "processName": "flamespace", "pid": "1", "tid": tid,
-        "processStartupTime": 0, "processShutdownTime": None, "registerTime": 0, "unregisterTime": None, "pausedRanges": [],
-        "samples": {"stack": sample_stacks, "time": times, "weight": weights, "weightType": weight_type, "length": len(sample_stacks)},
-        "stackTable": {**stack_table, "length": lengths["stackTable"]}, "frameTable": {**frame_table, "length": lengths["frameTable"]},
+        "name": label,
+        "isMainThread": tid == 1,
+        "processType": "default",
+        "processName": "flamespace",
+        "pid": "1",
+        "tid": tid,
+        "processStartupTime": 0,
+        "processShutdownTime": None,
+        "registerTime": 0,
+        "unregisterTime": None,
+        "pausedRanges": [],
+        "samples": {
+            "stack": sample_stacks,
+            "time": times,
+            "weight": weights,
+            "weightType": weight_type,
+            "length": len(sample_stacks),
+        },
+        "stackTable": {**stack_table, "length": lengths["stackTable"]},
+        "frameTable": {**frame_table, "length": lengths["frameTable"]},
         "funcTable": {**func_table, "length": lengths["funcTable"]},
         "resourceTable": {"lib": [], "name": [], "host": [], "type": [], "length": 0},
         "nativeSymbols": {"libIndex": [], "address": [], "name": [], "functionSize": [], "length": 0},

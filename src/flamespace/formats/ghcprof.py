@@ -31,7 +31,11 @@ extensions = ()  # .prof is also what cProfile writes: recognised by its header
 description = "GHC .prof cost-centre profiles (inferno-collapse-ghcprof)"
 #: The first words of the call-graph table's header (ticks and bytes may follow).
 HEADER = ("COST", "CENTRE", "MODULE", "SRC", "no.", "entries", "%time", "%alloc", "%time", "%alloc")
-SOURCES = {"time": Metadata(unit="permille", metric="time"), "ticks": Metadata(unit="ticks", metric="time"), "bytes": Metadata(unit="bytes", metric="alloc")}
+SOURCES = {
+    "time": Metadata(unit="permille", metric="time"),
+    "ticks": Metadata(unit="ticks", metric="time"),
+    "bytes": Metadata(unit="bytes", metric="alloc"),
+}
 _NUMBER = re.compile(r"\+?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
@@ -95,12 +99,17 @@ def parse(
         content = content or bool(line.strip())
     else:
         if content:
-            stacks.invalid(lineno, "the input ends without a call graph: expected the header 'COST CENTRE MODULE SRC no. entries %time %alloc ...'")
+            stacks.invalid(
+                lineno,
+                "the input ends without a call graph: expected the header 'COST CENTRE MODULE SRC no. entries %time %alloc ...'",
+            )
         return stacks.graph(metadata)
     module_at = line.find("MODULE")
     value_at = _column(line, options.source)
     if value_at is None:
-        raise InputError(f"this profile has no {options.source!r} column (profile with +RTS -P to get ticks and bytes)", source, lineno)
+        raise InputError(
+            f"this profile has no {options.source!r} column (profile with +RTS -P to get ticks and bytes)", source, lineno
+        )
     next(rows, None)  # the blank line under the header
     stack: list[str] = []
     scale = 10 if options.source == "time" else 1  # tenths of a percent: integers, no rounding
@@ -119,4 +128,3 @@ def parse(
         stack.append(f"{_word(line, module_at)}.{_word(line, 0)}")
         stacks.add(";".join(stack), int(float(cost) * scale), lineno)
     return stacks.graph(metadata)
-

@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 name = "instruments"
 extensions = ()
 description = "Xcode Instruments deep-copied call trees (stackcollapse-instruments.pl)"
-_ROW = re.compile(r"\d+\.\d+ (?:min|s|ms)[ \t\n\r\f\v]+\d+\.\d+%[ \t\n\r\f\v]+(\d+(?:\.\d+)?) (min|s|ms)\t \t([ \t\n\r\f\v]*)(.+)", re.ASCII)
+_ROW = re.compile(
+    r"\d+\.\d+ (?:min|s|ms)[ \t\n\r\f\v]+\d+\.\d+%[ \t\n\r\f\v]+(\d+(?:\.\d+)?) (min|s|ms)\t \t([ \t\n\r\f\v]*)(.+)", re.ASCII
+)
 _MILLISECONDS = {"min": 60 * 1000, "s": 1000, "ms": 1}
 _METADATA = Metadata(unit="ms")
 

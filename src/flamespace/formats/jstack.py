@@ -132,5 +132,7 @@ def parse(
             unknown.append(lineno)
     count_thread()
     if unknown and diagnostics is not None:
-        diagnostics.warn(f"{source}: {len(unknown)} line{'s' if len(unknown) != 1 else ''} not recognised as part of a thread dump and passed over (first: {first_unknown})")
+        diagnostics.warn(
+            f"{source}: {len(unknown)} line{'s' if len(unknown) != 1 else ''} not recognised as part of a thread dump and passed over (first: {first_unknown})"
+        )
     return stacks.graph()

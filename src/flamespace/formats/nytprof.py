@@ -63,8 +63,13 @@ def parse(
     """The call paths with their exclusive time in ns (or their calls)."""
     if options.ticks_per_second <= 0:
         raise ArgumentError(f"ticks per second must be positive, not {options.ticks_per_second}")
-    raw = folded.parse(stream, folded.ReadOptions(skip_invalid=options.skip_invalid, columns="1"),
-                       source=source, diagnostics=diagnostics, stack_cache=stack_cache)
+    raw = folded.parse(
+        stream,
+        folded.ReadOptions(skip_invalid=options.skip_invalid, columns="1"),
+        source=source,
+        diagnostics=diagnostics,
+        stack_cache=stack_cache,
+    )
     assert isinstance(raw, FlameGraph)  # columns="1": never differential
     if not len(raw) and diagnostics is not None:
         diagnostics.warn(f"{source}: no call paths; the profile is empty")
@@ -72,11 +77,16 @@ def parse(
     if options.calls:
         return raw.with_metadata(raw.metadata.replace(unit="calls", metric="calls", labels=labels))
     nanoseconds = 1_000_000_000
-    scaled: FlameGraph = raw * (nanoseconds // options.ticks_per_second) if nanoseconds % options.ticks_per_second == 0 \
-        else raw * (nanoseconds / options.ticks_per_second)  # a positive factor: a FlameGraph
+    scaled: FlameGraph = (
+        raw * (nanoseconds // options.ticks_per_second)
+        if nanoseconds % options.ticks_per_second == 0
+        else raw * (nanoseconds / options.ticks_per_second)
+    )  # a positive factor: a FlameGraph
     too_large = next((stack for stack, value in scaled.items() if not value < MAX_VALUE), None)
     if too_large is not None:  # each count was below it; in ns it need not be
-        raise InputError(f"the time of {';'.join(too_large)[:60]!r} in ns is {scaled[too_large]:.3g}, not below {MAX_VALUE:g}", source)
+        raise InputError(
+            f"the time of {';'.join(too_large)[:60]!r} in ns is {scaled[too_large]:.3g}, not below {MAX_VALUE:g}", source
+        )
     return scaled.with_metadata(raw.metadata.replace(unit="ns", metric="exclusive time", labels=labels))
 
 

@@ -95,6 +95,7 @@ _WHITESPACE = " \t\n\r\f\v"
 _SHOWN = 60  # characters of a bad line quoted in an error
 _MAX_DIGITS = 300  # a period of more digits is not below core.vector.MAX_VALUE
 
+
 def _lines_of(text: str) -> Iterator[str]:
     """The lines of ``text`` with their ends, split at '\\n' only, as the file is read
     (str.splitlines would also split at '\\v', '\\f', '\\x1c'-'\\x1e', '\\x85', U+2028 and U+2029)."""
@@ -121,7 +122,7 @@ def sniff(head: bytes) -> bool | str | None:
                 continue
             line = line.lstrip(_WHITESPACE)  # a right-aligned one-line sample (see parse)
             match = _HEADER.match(line)
-            if match is None or ":" not in line[match.end():]:
+            if match is None or ":" not in line[match.end() :]:
                 return f"line {number} is not a sample header ('comm pid [cpu] time: [period] event:'): {_shown(line)}"
             if _EVENT.search(line) is None and _inline_stack(line, match.end()) is not None:
                 return True
@@ -386,6 +387,8 @@ def _through_blank_line(stream: TextIO, rest: str, limit: int, source: str, line
         else:
             length = len(chunk) - chunk.rfind("\n") - 1
             running += chunk.count("\n")
+
+
 _SAMPLE_CACHE_LIMIT = 64 << 20  # characters of stack text remembered (bounded memory on inputs of many stacks)
 
 
@@ -515,7 +518,7 @@ class _Collapser:
         else:
             inline = _inline_stack(line, header.end())
             if inline is not None:  # inferno: the event is the word before the first ':'
-                words = line[header.end():].split(":", 2)[1].split()
+                words = line[header.end() :].split(":", 2)[1].split()
                 value = words[-2] if len(words) > 1 and words[-2].isdigit() and words[-2].isascii() else None
                 event = words[-1] if words else ""
         if event is not None:

@@ -183,7 +183,11 @@ def parse(
                 last_wake_time[next_pid] = wake_time
                 stack = switch_stacks[next_pid]
                 if wakes:
-                    stack = f"{stack};{wake_stack};{wake_command}-{wake_pid}" if options.tid else f"{stack};{wake_stack};{wake_command}"
+                    stack = (
+                        f"{stack};{wake_stack};{wake_command}-{wake_pid}"
+                        if options.tid
+                        else f"{stack};{wake_stack};{wake_command}"
+                    )
                 if options.recurse:
                     # the script compares with last_switch_time, which it never sets: any wake time of the waker passes
                     if last_wake_time.get(wake_pid, "") > "":
@@ -248,8 +252,11 @@ class _SwitchTimes:
         header = _HEADER.match(line)
         if header is None:
             if "sched:sched_switch" in line or "sched:sched_wakeup" in line:
-                self._invalid(lineno, "expected an event header 'comm pid/tid [cpu] seconds.fraction: event: ...' "
-                              "(perf script -F time,comm,pid,tid,event,ip,sym,dso,trace)")
+                self._invalid(
+                    lineno,
+                    "expected an event header 'comm pid/tid [cpu] seconds.fraction: event: ...' "
+                    "(perf script -F time,comm,pid,tid,event,ip,sym,dso,trace)",
+                )
             return
         self.header, self.lineno = header, lineno
 

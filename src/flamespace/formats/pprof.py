@@ -50,10 +50,28 @@ description = "pprof profile.proto (go tool pprof, Pyroscope, austin2pprof), gzi
 
 #: pprof's unit names and ours.
 _UNITS = {
-    "nanoseconds": "ns", "microseconds": "us", "milliseconds": "ms", "seconds": "s", "bytes": "bytes", "count": "count",
-    "ns": "ns", "us": "us", "\u03bcs": "us", "\u00b5s": "us", "ms": "ms", "s": "s",  # austin2pprof writes "μs"
+    "nanoseconds": "ns",
+    "microseconds": "us",
+    "milliseconds": "ms",
+    "seconds": "s",
+    "bytes": "bytes",
+    "count": "count",
+    "ns": "ns",
+    "us": "us",
+    "\u03bcs": "us",
+    "\u00b5s": "us",
+    "ms": "ms",
+    "s": "s",  # austin2pprof writes "μs"
 }
-_UNIT_NAMES = {"ns": "nanoseconds", "us": "microseconds", "ms": "milliseconds", "s": "seconds", "bytes": "bytes", "samples": "count", "count": "count"}
+_UNIT_NAMES = {
+    "ns": "nanoseconds",
+    "us": "microseconds",
+    "ms": "milliseconds",
+    "s": "seconds",
+    "bytes": "bytes",
+    "samples": "count",
+    "count": "count",
+}
 
 
 #: Comments our writer adds to keep the profile's unit and metric exactly (pprof's sample type cannot say "none").
@@ -226,7 +244,8 @@ def parse_bytes(
 def _string(profile: _Profile, index: int, what: str) -> str:
     if not 0 <= index < len(profile.strings):
         raise InputError(
-            f"not a valid pprof profile: {what} is string {index}, but the string table has {len(profile.strings)}", profile.source
+            f"not a valid pprof profile: {what} is string {index}, but the string table has {len(profile.strings)}",
+            profile.source,
         )
     return profile.strings[index]
 
@@ -271,7 +290,9 @@ def _graph(data: bytes, profile: _Profile, options: ReadOptions, source: str, di
         for function_id, line in reversed(lines):  # the last line is the outermost caller
             function = profile.functions.get(function_id)
             if function is None:
-                raise InputError(f"location {location_id} refers to function {function_id}, which the profile does not define", source)
+                raise InputError(
+                    f"location {location_id} refers to function {function_id}, which the profile does not define", source
+                )
             function_name = _string(profile, function[0], "a function name") or _string(profile, function[1], "a system name")
             file = _string(profile, function[2], "a file name")
             frames.append(intern(names(function_name or "[unknown]", file, line if line > 0 else None)))
@@ -367,8 +388,10 @@ def _int64(value: Number, stack: Stack) -> int:
     than a value cut to its low 64 bits (2**64 + 1 was written as 1)."""
     whole = int(round(value))
     if whole >= 2**63:
-        raise ArgumentError(f"the value of stack {';'.join(stack)[:60]!r} is {value:.3g}, more than pprof's 64-bit "
-                            "sample values hold (2**63 - 1); write it as folded or flamespace-json")
+        raise ArgumentError(
+            f"the value of stack {';'.join(stack)[:60]!r} is {value:.3g}, more than pprof's 64-bit "
+            "sample values hold (2**63 - 1); write it as folded or flamespace-json"
+        )
     return whole
 
 

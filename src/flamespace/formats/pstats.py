@@ -55,8 +55,13 @@ def sniff(head: bytes) -> bool | None:
     """A marshalled dict whose first key is a 3-tuple."""
     if len(head) < 3:
         return None if head[:1] in (b"{", b"\xfb") else False
-    return head[0] in (0x7B, 0xFB) and head[1] & 0x7F == 0x29 and head[2] == 3 or (
-        head[0] in (0x7B, 0xFB) and head[1] == 0x30  # an empty dict
+    return (
+        head[0] in (0x7B, 0xFB)
+        and head[1] & 0x7F == 0x29
+        and head[2] == 3
+        or (
+            head[0] in (0x7B, 0xFB) and head[1] == 0x30  # an empty dict
+        )
     )
 
 
@@ -127,7 +132,9 @@ class _Marshal:
         if code == "l":
             digits = self.int32()
             if abs(digits) > MAX_LONG_DIGITS:  # decoding it would take time quadratic in its length
-                raise self.fail(f"an integer of {abs(digits)} 15-bit digits: no number of a pstats file is longer than {MAX_LONG_DIGITS}", at)
+                raise self.fail(
+                    f"an integer of {abs(digits)} 15-bit digits: no number of a pstats file is longer than {MAX_LONG_DIGITS}", at
+                )
             value = 0
             for k in range(abs(digits)):
                 value |= struct.unpack("<H", self.take(2))[0] << (15 * k)
@@ -145,7 +152,9 @@ class _Marshal:
         if code in "TF":
             return code == "T"
         if code == "c":
-            raise self.fail("a code object: files of the pure-Python profile module name functions by code objects; record with cProfile", at)
+            raise self.fail(
+                "a code object: files of the pure-Python profile module name functions by code objects; record with cProfile", at
+            )
         raise self.fail(f"marshal type {code!r} where a pstats value was expected", at)
 
 
@@ -189,12 +198,21 @@ def _check(stats: Any, source: str) -> dict[Key, tuple[float, float, dict[Key, f
         raise InputError("not a pstats file: expected a marshalled dict of functions", source)
     table: dict[Key, tuple[float, float, dict[Key, float]]] = {}
     for key, value in stats.items():
-        if not (isinstance(key, tuple) and len(key) == 3 and isinstance(key[0], str) and type(key[1]) is int and isinstance(key[2], str)):
+        if not (
+            isinstance(key, tuple)
+            and len(key) == 3
+            and isinstance(key[0], str)
+            and type(key[1]) is int
+            and isinstance(key[2], str)
+        ):
             raise InputError(f"not a pstats file: a function key is {key!r:.60}, not (file, line, name)", source)
         if not (isinstance(value, tuple) and len(value) == 5 and isinstance(value[4], dict)):
             raise InputError(f"not a pstats file: the statistics of {key[2]} are not (cc, nc, tt, ct, callers)", source)
         calls = _number(value[1], f"the call count of {key[2]}", source)
-        own, total = _number(value[2], f"the time of {key[2]}", source), _number(value[3], f"the cumulative time of {key[2]}", source)
+        own, total = (
+            _number(value[2], f"the time of {key[2]}", source),
+            _number(value[3], f"the cumulative time of {key[2]}", source),
+        )
         callers: dict[Key, float] = {}
         for caller, edge in value[4].items():
             if not (isinstance(caller, tuple) and len(caller) == 3):
@@ -210,9 +228,7 @@ def _check(stats: Any, source: str) -> dict[Key, tuple[float, float, dict[Key, f
 
 def _estimate(table: dict[Key, tuple[float, float, dict[Key, float]]], source: str) -> dict[Stack, Number]:
     names = PythonFrames()
-    frame: dict[Key, str] = {
-        key: sys.intern(names(key[2], "" if key[0] == "~" else key[0], key[1] or None)) for key in table
-    }
+    frame: dict[Key, str] = {key: sys.intern(names(key[2], "" if key[0] == "~" else key[0], key[1] or None)) for key in table}
     callees: dict[Key, list[tuple[Key, float]]] = {key: [] for key in table}
     #: What a function's share is a share of: its cumulative time, or the calls from its callers
     #: if they add up to more (yappi counts recursive calls in both), so shares never pass 1.

@@ -32,7 +32,7 @@ extensions = ()
 description = "py-spy record -f raw (folded, frames named as our recorder names them)"
 
 #: Roots py-spy adds with --threads, --subprocesses and --idle.
-_ROOT = re.compile(r'^(?:thread \((?:0x)?[0-9A-Fa-f]+\)|process \d+(?::.*)?)$')
+_ROOT = re.compile(r"^(?:thread \((?:0x)?[0-9A-Fa-f]+\)|process \d+(?::.*)?)$")
 
 
 @record
@@ -59,7 +59,9 @@ def parse(
     diagnostics: Diagnostics | None = None,
     stack_cache: dict[str, Stack] | None = None,
 ) -> FlameGraph:
-    raw = folded.parse(stream, folded.ReadOptions(skip_invalid=options.skip_invalid, columns="1"), source=source, diagnostics=diagnostics)
+    raw = folded.parse(
+        stream, folded.ReadOptions(skip_invalid=options.skip_invalid, columns="1"), source=source, diagnostics=diagnostics
+    )
     assert isinstance(raw, FlameGraph)
     names = PythonFrames()
     renamed: dict[str, str] = {}

@@ -42,18 +42,47 @@ if TYPE_CHECKING:
 #: Every format's module name (its ``name``), in sniffing order. Modules are imported when
 #: first needed, so reading a folded file does not import speedscope (and json).
 ORDER = (
-    "flamespace-json", "speedscope", "gecko", "chrome", "cpuprofile", "pprof", "pstats", "austin", "perf-sched", "perf",
-    "xctrace", "vtune", "vsprof", "ghcprof", "sample", "instruments", "jstack", "faulthandler",
-    "gdb", "elfutils", "bpftrace", "pmc", "stap", "dtrace", "pyspy", "nytprof", "folded-diff", "folded",
+    "flamespace-json",
+    "speedscope",
+    "gecko",
+    "chrome",
+    "cpuprofile",
+    "pprof",
+    "pstats",
+    "austin",
+    "perf-sched",
+    "perf",
+    "xctrace",
+    "vtune",
+    "vsprof",
+    "ghcprof",
+    "sample",
+    "instruments",
+    "jstack",
+    "faulthandler",
+    "gdb",
+    "elfutils",
+    "bpftrace",
+    "pmc",
+    "stap",
+    "dtrace",
+    "pyspy",
+    "nytprof",
+    "folded-diff",
+    "folded",
 )
 #: What an input's head must look like for a format to be worth importing to sniff it; an
 #: input that fails this check is refused with the reason written here, without the import
 #: (a bare check, without a reason, is accepted too).
 _COULD_BE: dict[str, tuple[Callable[[bytes], bool], str] | Callable[[bytes], bool]] = {
-    "flamespace-json": lambda head: head.lstrip()[:1] in (b"", b"{") and (b'"flamespace"' in head[:256] or len(head.lstrip()) < 32),
+    "flamespace-json": lambda head: (
+        head.lstrip()[:1] in (b"", b"{") and (b'"flamespace"' in head[:256] or len(head.lstrip()) < 32)
+    ),
     "speedscope": (lambda head: head.lstrip()[:1] in (b"", b"{"), "does not start with '{'"),
-    "perf-sched": (lambda head: _has(b"sched:sched_stat_", head) or _has(b"sched:sched_switch:", head),
-                   "no sched:sched_switch, sched_stat_sleep or sched_stat_blocked events"),
+    "perf-sched": (
+        lambda head: _has(b"sched:sched_stat_", head) or _has(b"sched:sched_switch:", head),
+        "no sched:sched_switch, sched_stat_sleep or sched_stat_blocked events",
+    ),
     # a sample header: "comm pid[/tid] ...:" (folded Python frames, "f (a.py:1) 5", have no such number)
     "perf": (lambda head: _first_line_has_pid(head), "its first line has no ':' after a process id ('comm pid ... event:')"),
     "gecko": lambda head: head.lstrip()[:1] == b"{",
@@ -291,16 +320,22 @@ def read(
     not have is an :class:`ArgumentError`.
     """
     with open_binary(source) as (stream, name):
-        fmt = by_name(format) if format else detect(
-            stream.peek(SNIFF_BYTES)[:SNIFF_BYTES], name, fallback="folded" if skip_invalid else None
+        fmt = (
+            by_name(format)
+            if format
+            else detect(stream.peek(SNIFF_BYTES)[:SNIFF_BYTES], name, fallback="folded" if skip_invalid else None)
         )
         settings = fmt.ReadOptions(skip_invalid=skip_invalid, **check_options(fmt, options or {}))
         return _parse(fmt, stream, name, settings, diagnostics, stack_cache)
 
 
 def _parse(
-    fmt: Format, stream: BinaryIO, name: str, settings: Any,  # the format's own ReadOptions
-    diagnostics: Diagnostics | None, stack_cache: dict[str, Stack] | None,
+    fmt: Format,
+    stream: BinaryIO,
+    name: str,
+    settings: Any,  # the format's own ReadOptions
+    diagnostics: Diagnostics | None,
+    stack_cache: dict[str, Stack] | None,
 ) -> Drawable:
     if fmt is folded:  # reads bytes: its C core splits lines and sums counts (several times faster)
         return folded.parse(stream, settings, source=name, diagnostics=diagnostics, stack_cache=stack_cache)
@@ -364,7 +399,9 @@ def read_sum(
                     fmt = by_name(format) if format else detect(stream.peek(SNIFF_BYTES)[:SNIFF_BYTES], name)
                     if fmt is not folded:
                         raise folded.Inexact(name)
-                    meta = folded.add_ints(stream, total, folded.ReadOptions(skip_invalid=skip_invalid), source=name, diagnostics=diagnostics)
+                    meta = folded.add_ints(
+                        stream, total, folded.ReadOptions(skip_invalid=skip_invalid), source=name, diagnostics=diagnostics
+                    )
                 if report is not None:
                     report(diagnostics)
                 done += 1
@@ -440,7 +477,9 @@ def check_options(fmt: Format, options: Mapping[str, object]) -> Mapping[str, ob
     return options
 
 
-def write(profile: Profile | FlameChart, destination: str | os.PathLike[str] | None = None, format: str = "folded", **options: object) -> None:
+def write(
+    profile: Profile | FlameChart, destination: str | os.PathLike[str] | None = None, format: str = "folded", **options: object
+) -> None:
     """Write ``profile`` to a path or stdout (None or '-'); a flame chart is written in time order
     by a format that keeps it (``charts``), as its flame graph by the others."""
     fmt = writer(format)
@@ -454,6 +493,18 @@ def write(profile: Profile | FlameChart, destination: str | os.PathLike[str] | N
 
 __all__ = [
     "FORMATS",  # noqa: F822 (module __getattr__: imports every format when asked)
-    "by_name", "check_options", "detect", "display_name", "keeps_time", "names", "read", "read_graph", "read_options", "read_sum",
-    "recognises", "write", "writer", "writes",
+    "by_name",
+    "check_options",
+    "detect",
+    "display_name",
+    "keeps_time",
+    "names",
+    "read",
+    "read_graph",
+    "read_options",
+    "read_sum",
+    "recognises",
+    "write",
+    "writer",
+    "writes",
 ]

@@ -33,8 +33,16 @@ IDLE = frozenset(
     prefix + wait
     for prefix in ("", "libsystem_kernel`")
     for wait in (
-        "__psynch_cvwait", "__select", "__semwait_signal", "__ulock_wait", "__wait4",
-        "__workq_kernreturn", "kevent", "mach_msg_trap", "read", "semaphore_wait_trap",
+        "__psynch_cvwait",
+        "__select",
+        "__semwait_signal",
+        "__ulock_wait",
+        "__wait4",
+        "__workq_kernreturn",
+        "kevent",
+        "mach_msg_trap",
+        "read",
+        "semaphore_wait_trap",
     )
 )
 _FIELDS = re.compile(r"[^ \t]+")  # awk's default field splitting
@@ -71,7 +79,9 @@ class _Tree:
             line = self.lines.pop()
             if printed:
                 if count < 0:
-                    self.stacks.invalid(line, f"the counts of the frames this one calls add up to more than its own count ({-count} more)")
+                    self.stacks.invalid(
+                        line, f"the counts of the frames this one calls add up to more than its own count ({-count} more)"
+                    )
                 else:
                     self.stacks.add(";".join(self.names), count, line)
             self.names.pop()

@@ -112,8 +112,10 @@ def parse(
     if options.profile is None and len(profiles) > 1 and diagnostics is not None:
         names = ", ".join(_profile_name(profile, index) for index, profile in enumerate(profiles[:5]))
         more = f" and {len(profiles) - 5} more" if len(profiles) > 5 else ""
-        diagnostics.warn(f"{source}: read the file's {len(profiles)} profiles ({names}{more}) as one thread each; "
-                         "a flame graph adds them up; pick one with --profile NAME|INDEX")
+        diagnostics.warn(
+            f"{source}: read the file's {len(profiles)} profiles ({names}{more}) as one thread each; "
+            "a flame graph adds them up; pick one with --profile NAME|INDEX"
+        )
     for index in chosen:
         unit_name = profiles[index].get("unit", "none")
         if not isinstance(unit_name, str):
@@ -124,8 +126,10 @@ def parse(
     unit = _UNITS.get(units.pop(), None) if units else None
     scale = TIME_UNITS.get(unit) if unit else None
     origin = min((_start_value(profiles[index], f"profiles[{index}]", source) for index in chosen), default=0)
-    arrays = sum(len(events) for events in (profiles[index].get("events") for index in chosen)
-                 if isinstance(events, list)) >= _nesting.ARRAYS_FROM
+    arrays = (
+        sum(len(events) for events in (profiles[index].get("events") for index in chosen) if isinstance(events, list))
+        >= _nesting.ARRAYS_FROM
+    )
     samples: list[tuple[int, str, Stack, Number]] = []  # read event by event
     stacks: list[Stack] = []
     thread_names: list[str] = []
@@ -141,8 +145,14 @@ def parse(
             raise InputError(f"{where} has type {kind!r}; expected 'sampled' or 'evented'", source)
         part = _evented_arrays(profile, frames, origin, scale, stacks, budget) if kind == "evented" and arrays else None
         if part is None:  # small, sampled, or an evented profile the arrays refused: event by event, which names a bad one
-            stretches = _sampled(profile, frames, where, source) if kind == "sampled" else _evented(profile, frames, where, source, budget)
-            rows = [(_ns(end - origin, scale, where, source), thread, stack, weight) for stack, end, weight in stretches if weight > 0]
+            stretches = (
+                _sampled(profile, frames, where, source)
+                if kind == "sampled"
+                else _evented(profile, frames, where, source, budget)
+            )
+            rows = [
+                (_ns(end - origin, scale, where, source), thread, stack, weight) for stack, end, weight in stretches if weight > 0
+            ]
             if not arrays:
                 samples.extend(rows)
                 continue
@@ -159,11 +169,16 @@ def parse(
     lengths = [len(part[0]) for part in parts]
     weight_parts = [part[2] for part in parts]
     return FlameChart.in_time_order(
-        stacks, thread_names, numpy.concatenate([part[0] for part in parts] or [numpy.zeros(0, dtype=numpy.int64)]),
+        stacks,
+        thread_names,
+        numpy.concatenate([part[0] for part in parts] or [numpy.zeros(0, dtype=numpy.int64)]),
         numpy.repeat(numpy.arange(len(parts)), lengths),
         numpy.concatenate([part[1] for part in parts] or [numpy.zeros(0, dtype=numpy.intp)]),
-        numpy.concatenate(weight_parts) if weight_parts and all(w.dtype != object for w in weight_parts) else _objects(weight_parts),
-        _metadata(document, unit))
+        numpy.concatenate(weight_parts)
+        if weight_parts and all(w.dtype != object for w in weight_parts)
+        else _objects(weight_parts),
+        _metadata(document, unit),
+    )
 
 
 def _columns(rows: list[tuple[int, str, Stack, Number]], stacks: list[Stack]) -> tuple[Any, Any, Any]:
@@ -192,8 +207,9 @@ def _objects(parts: list[Any]) -> Any:
     return values
 
 
-def _evented_arrays(profile: dict[str, Any], frames: list[str], origin: Number, scale: float | None,
-                    stacks: list[Stack], budget: FrameBudget) -> tuple[Any, Any, Any] | None:
+def _evented_arrays(
+    profile: dict[str, Any], frames: list[str], origin: Number, scale: float | None, stacks: list[Stack], budget: FrameBudget
+) -> tuple[Any, Any, Any] | None:
     """:func:`_evented`'s stretches as arrays (ns times, ids of stacks appended to ``stacks``,
     weights), made with array operations on the lists of the events' fields that json made (no
     object made per event); None for anything out of the ordinary (an error, times of
@@ -203,7 +219,7 @@ def _evented_arrays(profile: dict[str, Any], frames: list[str], origin: Number, 
 
     events = profile.get("events")
     start = profile.get("startValue", 0)
-    if type(events) is not list or not events or not _is_number(start) or type(origin) is int and not -2**62 < origin < 2**62:
+    if type(events) is not list or not events or not _is_number(start) or type(origin) is int and not -(2**62) < origin < 2**62:
         return None
     try:
         kinds = [event["type"] for event in events]
@@ -219,15 +235,19 @@ def _evented_arrays(profile: dict[str, Any], frames: list[str], origin: Number, 
         return None
 
     at_types = set(map(type, ats))
-    if not (at_types == {int} or at_types == {float}) or set(map(type, indices)) != {int} or set(map(type, kinds)) != {str} \
-            or not set(kinds) <= {"O", "C"}:
+    if (
+        not (at_types == {int} or at_types == {float})
+        or set(map(type, indices)) != {int}
+        or set(map(type, kinds)) != {str}
+        or not set(kinds) <= {"O", "C"}
+    ):
         return refused()
     try:
         at = numpy.array(ats, dtype=numpy.int64 if int in at_types else numpy.float64)
         frame_ids = numpy.array(indices, dtype=numpy.int64)
     except OverflowError:
         return refused()
-    if at_types == {int} and not ((at > -2**62) & (at < 2**62)).all():  # differences from the origin stay in int64
+    if at_types == {int} and not ((at > -(2**62)) & (at < 2**62)).all():  # differences from the origin stay in int64
         return refused()
     if not ((at > -MAX_VALUE) & (at < MAX_VALUE)).all() or ats[0] < start or (at[1:] < at[:-1]).any():
         return refused()
@@ -354,8 +374,9 @@ def _sampled(profile: dict[str, Any], frames: list[str], where: str, source: str
         yield _stack(indices, frames, f"{where}.samples[{i}]", source), at, weight
 
 
-def _evented(profile: dict[str, Any], frames: list[str], where: str, source: str, budget: FrameBudget
-             ) -> Iterator[tuple[Stack, Number, Number]]:
+def _evented(
+    profile: dict[str, Any], frames: list[str], where: str, source: str, budget: FrameBudget
+) -> Iterator[tuple[Stack, Number, Number]]:
     """(stack, end, length) of every stretch between consecutive events while a frame is open: the open stack's own time."""
     events = profile.get("events")
     if not isinstance(events, list):
@@ -443,11 +464,22 @@ def dump(profile: FlameGraph | FlameChart | Differential, stream: TextIO, option
     unit_name = _UNIT_NAMES.get(metadata.unit or "samples", "none")
     timelines: list[_Timeline] = []
     if isinstance(profile, FlameChart) and unit_name == "nanoseconds":
-        timelines = [_timeline(profile.threads[thread_id] or "thread", times, stack_ids, weights, profile.stacks, table)
-                     for thread_id, times, stack_ids, weights in profile.thread_columns()]
+        timelines = [
+            _timeline(profile.threads[thread_id] or "thread", times, stack_ids, weights, profile.stacks, table)
+            for thread_id, times, stack_ids, weights in profile.thread_columns()
+        ]
         marker = _marker()
-        profiles = [{"type": "evented", "name": timeline.name, "unit": "nanoseconds", "startValue": timeline.start_value,
-                     "endValue": timeline.end_value, "events": f"{marker}{k}"} for k, timeline in enumerate(timelines)]
+        profiles = [
+            {
+                "type": "evented",
+                "name": timeline.name,
+                "unit": "nanoseconds",
+                "startValue": timeline.start_value,
+                "endValue": timeline.end_value,
+                "events": f"{marker}{k}",
+            }
+            for k, timeline in enumerate(timelines)
+        ]
     elif isinstance(profile, FlameChart):
         profiles = list(_chart_profiles(profile, table, unit_name))
     else:
@@ -469,8 +501,9 @@ def dump(profile: FlameGraph | FlameChart | Differential, stream: TextIO, option
         before, _, text = text.partition(json.dumps(f"{marker}{k}", ensure_ascii=False))
         stream.write(before)
         stream.write("[")
-        timeline.write(stream, '{"type":"C","at":\x00,"frame":%d}'.__mod__, '{"type":"O","at":\x00,"frame":%d}'.__mod__,
-                       _number_texts)
+        timeline.write(
+            stream, '{"type":"C","at":\x00,"frame":%d}'.__mod__, '{"type":"O","at":\x00,"frame":%d}'.__mod__, _number_texts
+        )
         stream.write("]")
     stream.write(text)
     stream.write("\n")
@@ -495,8 +528,10 @@ def _readable_span(total: Number, unit_name: str, thread: str) -> Number:
     back into a chart (:data:`LATEST_NS`); ArgumentError, rather than a file its reader refuses, if not."""
     scale = TIME_UNITS.get(_UNITS.get(unit_name) or "", 1.0)
     if not total * scale <= LATEST_NS:
-        raise ArgumentError(f"thread {thread!r:.60}'s samples laid end to end span {total:.3g} {unit_name}, more than "
-                            "the 2**62 ns a speedscope file is read back with; write it as folded or flamespace-json")
+        raise ArgumentError(
+            f"thread {thread!r:.60}'s samples laid end to end span {total:.3g} {unit_name}, more than "
+            "the 2**62 ns a speedscope file is read back with; write it as folded or flamespace-json"
+        )
     return total
 
 
@@ -539,13 +574,19 @@ class _Timeline:
     millions of steps but few kinds of change, so each change's text is made once, as a
     ``%`` format that a whole chunk of steps is written through at once."""
 
-    def __init__(self, name: str, start_value: Number, end_value: Number, at: Any, steps: Any,
-                 changes: list[tuple[list[int], list[int]]]) -> None:
+    def __init__(
+        self, name: str, start_value: Number, end_value: Number, at: Any, steps: Any, changes: list[tuple[list[int], list[int]]]
+    ) -> None:
         self.name, self.start_value, self.end_value = name, start_value, end_value
         self.at, self.steps, self.changes = at, steps, changes
 
-    def write(self, stream: TextIO, close: Callable[[int], str], open: Callable[[int], str],
-              times: Callable[[Any], tuple[str, list[Any]]]) -> None:
+    def write(
+        self,
+        stream: TextIO,
+        close: Callable[[int], str],
+        open: Callable[[int], str],
+        times: Callable[[Any], tuple[str, list[Any]]],
+    ) -> None:
         """The events, comma-separated: ``close`` and ``open`` give the text of an event that
         closes or opens a frame (by its index in the table), with ``\\x00`` for the time;
         ``times`` gives the ``%`` format of one time (the same for every array) and the
@@ -559,10 +600,10 @@ class _Timeline:
             text = ",".join([close(frame) for frame in closed] + [open(frame) for frame in opened])
             texts[k], counts[k] = text.replace("%", "%%").replace("\x00", one), len(closed) + len(opened)
         for first in range(0, len(self.steps), _CHUNK):
-            steps = self.steps[first:first + _CHUNK]
+            steps = self.steps[first : first + _CHUNK]
             if first:
                 stream.write(",")
-            _, arguments = times(numpy.repeat(self.at[first:first + _CHUNK], counts[steps]))
+            _, arguments = times(numpy.repeat(self.at[first : first + _CHUNK], counts[steps]))
             stream.write(",".join(texts[steps]) % tuple(arguments))
 
 
@@ -593,8 +634,10 @@ def _timeline(name: str, times: Any, stack_ids: Any, weights: Any, stacks: list[
     if not n:
         return _Timeline(name, 0, 0, starts, numpy.zeros(0, dtype=numpy.intp), [])
     if not (-LATEST_NS < starts.min() and ends.max() < LATEST_NS):  # its reader would refuse the file
-        raise ArgumentError(f"thread {name!r:.60}'s samples run from {starts.min():.3g} to {ends.max():.3g} ns, past the "
-                            "2**62 ns a chart's times hold when read back; write it as flamespace-json")
+        raise ArgumentError(
+            f"thread {name!r:.60}'s samples run from {starts.min():.3g} to {ends.max():.3g} ns, past the "
+            "2**62 ns a chart's times hold when read back; write it as flamespace-json"
+        )
     stack_ids = numpy.asarray(stack_ids, dtype=numpy.int64)
     gap: Any = numpy.zeros(n, dtype=bool)
     numpy.greater(starts[1:], ends[:-1], out=gap[1:])

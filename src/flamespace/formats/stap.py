@@ -72,5 +72,8 @@ def parse(
                 started = lineno
             stack.append(_frame(line))
     if stack:
-        stacks.invalid(started, f"the stack starting here has no count: expected a line of digits after its frames, found the end of the input (last frame {shown(stack[-1])})")
+        stacks.invalid(
+            started,
+            f"the stack starting here has no count: expected a line of digits after its frames, found the end of the input (last frame {shown(stack[-1])})",
+        )
     return stacks.graph()

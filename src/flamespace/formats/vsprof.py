@@ -86,7 +86,9 @@ def parse(
             continue
         number = row.group(3).strip('"')
         if not _CALLS.fullmatch(number):
-            stacks.skip_row(lineno, level - 1, f"expected a whole number of calls (thousands separators allowed), found {shown(number)}")
+            stacks.skip_row(
+                lineno, level - 1, f"expected a whole number of calls (thousands separators allowed), found {shown(number)}"
+            )
             continue
         if level <= len(stack):
             stacks.add(";".join(stack), calls, leaf_line)

@@ -105,7 +105,9 @@ def parse(
             continue
         function, seconds, module = fields
         if not _NUMBER.fullmatch(seconds) or seconds.startswith("-") or not math.isfinite(float(seconds) * 1000.0):
-            stacks.skip_row(lineno, depth, f"expected a number of seconds >= 0 in the CPU Time:Self column, found {shown(seconds)}")
+            stacks.skip_row(
+                lineno, depth, f"expected a number of seconds >= 0 in the CPU Time:Self column, found {shown(seconds)}"
+            )
             continue
         del stack[depth:]
         stack.append(f"{module}`{function}" if module else function)
@@ -113,4 +115,3 @@ def parse(
         if milliseconds > 0:
             stacks.add(";".join(stack), milliseconds, lineno)
     return stacks.graph(_METADATA)
-

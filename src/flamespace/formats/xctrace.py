@@ -49,9 +49,26 @@ def sniff(head: bytes) -> bool | None:
 _HASH_LENGTH = 17  # "h" and 16 hex digits
 _HEX = frozenset("0123456789abcdefABCDEF")
 _ESCAPES = {
-    "$SP$": "@", "$BP$": "*", "$RF$": "&", "$LT$": "<", "$GT$": ">", "$LP$": "(", "$RP$": ")", "$C$": ",",
-    "$u7e$": "~", "$u20$": " ", "$u27$": "'", "$u3d$": "=", "$u5b$": "[", "$u5d$": "]", "$u7b$": "{",
-    "$u7d$": "}", "$u3b$": ";", "$u2b$": "+", "$u21$": "!", "$u22$": '"',
+    "$SP$": "@",
+    "$BP$": "*",
+    "$RF$": "&",
+    "$LT$": "<",
+    "$GT$": ">",
+    "$LP$": "(",
+    "$RP$": ")",
+    "$C$": ",",
+    "$u7e$": "~",
+    "$u20$": " ",
+    "$u27$": "'",
+    "$u3d$": "=",
+    "$u5b$": "[",
+    "$u5d$": "]",
+    "$u7b$": "{",
+    "$u7d$": "}",
+    "$u3b$": ";",
+    "$u2b$": "+",
+    "$u21$": "!",
+    "$u22$": '"',
 }
 
 
@@ -197,11 +214,15 @@ def parse(
         reader.parser.Parse(b"", True)
     except ExpatError as error:
         reason = ErrorString(error.code)
-        raise InputError(f"not a well-formed xctrace XML export: {reason} (column {error.offset})", source, error.lineno) from None
+        raise InputError(
+            f"not a well-formed xctrace XML export: {reason} (column {error.offset})", source, error.lineno
+        ) from None
     except RecursionError:
         raise InputError("not an xctrace export: XML nested too deeply", source) from None
     if not reader.done:
-        raise InputError("the input ends before </trace-query-result>: expected an xctrace XML export", source, reader.parser.CurrentLineNumber)
+        raise InputError(
+            "the input ends before </trace-query-result>: expected an xctrace XML export", source, reader.parser.CurrentLineNumber
+        )
     names: dict[str, str] = {}
     for backtrace, count in reader.samples.items():
         frames = reader.backtraces[backtrace]

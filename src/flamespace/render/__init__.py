@@ -1,9 +1,9 @@
 """Rendering: layout (pure, value units) -> emitters (interactive SVG, terminal text); palettes.
 
-    import flamespace as fs
-    fs.render.svg(fs.read("app.folded"), fs.SvgOptions(title="app"), "app.svg")
-    print(fs.render.text(fs.read("app.folded")))
-    frames = fs.render.layout(fs.read("app.folded"), fs.render.LayoutOptions(min_percent=1)).frames
+import flamespace as fs
+fs.render.svg(fs.read("app.folded"), fs.SvgOptions(title="app"), "app.svg")
+print(fs.render.text(fs.read("app.folded")))
+frames = fs.render.layout(fs.read("app.folded"), fs.render.LayoutOptions(min_percent=1)).frames
 """
 
 from __future__ import annotations
@@ -24,12 +24,25 @@ if TYPE_CHECKING:
 
 # Imported on first use, so that `flamespace text` does not load the SVG emitter and
 # `flamespace svg --help` neither of them (start-up: docs/performance.md).
-__getattr__, __dir__ = lazy_exports(__name__, {
-    "comparison_page": "comparison_files", "write_comparison": "comparison_files",
-    "Frame": "frame", "Layout": "layout", "layout": "layout",
-    "Drawing": "svg", "draw": "svg", "emit": "svg", "svg": "svg", "write_svg": "svg",
-    "TextOptions": "text", "iter_text_lines": "text", "text": "text", "text_lines": "text",
-})
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "comparison_page": "comparison_files",
+        "write_comparison": "comparison_files",
+        "Frame": "frame",
+        "Layout": "layout",
+        "layout": "layout",
+        "Drawing": "svg",
+        "draw": "svg",
+        "emit": "svg",
+        "svg": "svg",
+        "write_svg": "svg",
+        "TextOptions": "text",
+        "iter_text_lines": "text",
+        "text": "text",
+        "text_lines": "text",
+    },
+)
 
 #: Names that are both a submodule and the function it exports: the package attribute is the function.
 _FUNCTIONS = frozenset(("layout", "svg", "text"))
@@ -49,6 +62,21 @@ class _Package(ModuleType):
 sys.modules[__name__].__class__ = _Package
 
 __all__ = [
-    "Drawing", "Frame", "Layout", "LayoutOptions", "SvgOptions", "TextOptions", "comparison_page", "draw", "emit", "layout",
-    "read_nameattr", "svg", "text", "iter_text_lines", "text_lines", "write_comparison", "write_svg",
+    "Drawing",
+    "Frame",
+    "Layout",
+    "LayoutOptions",
+    "SvgOptions",
+    "TextOptions",
+    "comparison_page",
+    "draw",
+    "emit",
+    "layout",
+    "read_nameattr",
+    "svg",
+    "text",
+    "iter_text_lines",
+    "text_lines",
+    "write_comparison",
+    "write_svg",
 ]

@@ -32,7 +32,9 @@ TABLE = "flamespaceModules"
 
 # Each form starts at a line's start: the patterns begin with the newline before it (the text is read with
 # one put in front), a literal the regex engine finds fast, where "^" under re.M is tried at every character.
-_IMPORT = re.compile(r'\nimport\s+(?:\{([^}]*)\}|\*\s+as\s+([A-Za-z_$][\w$]*))\s+from\s+"(\.\.?/[\w.\-/]+\.mjs)"\s*;[ \t]*(?=\n|$)')
+_IMPORT = re.compile(
+    r'\nimport\s+(?:\{([^}]*)\}|\*\s+as\s+([A-Za-z_$][\w$]*))\s+from\s+"(\.\.?/[\w.\-/]+\.mjs)"\s*;[ \t]*(?=\n|$)'
+)
 _DECLARED = re.compile(r"\nexport\s+(?:async\s+)?(function\*?|class|const|let|var)\s+([A-Za-z_$][\w$]*)")
 _LIST = re.compile(r"\nexport\s*\{([^}]*)\}\s*;[ \t]*(?=\n|$)")
 _ANY = re.compile(r"\n((?:import|export)\b[^\n]*)")
@@ -99,15 +101,17 @@ def parse(name: str, text: str) -> Module:
 
     def take_declared(match: re.Match[str]) -> str:
         exports[match.group(2)] = match.group(2)
-        return "\n" + match.group(0)[len("\nexport"):].lstrip()
+        return "\n" + match.group(0)[len("\nexport") :].lstrip()
 
     body = _IMPORT.sub(take_import, text)
     body = _LIST.sub(take_list, body)
     body = _DECLARED.sub(take_declared, body)
     left = _ANY.search(body)
     if left:
-        raise BundleError(f"{line_of(left.start())}: the inliner cannot join {left.group(1).strip()[:60]!r} "
-                          "(see render/bundle.py for the forms it reads)")
+        raise BundleError(
+            f"{line_of(left.start())}: the inliner cannot join {left.group(1).strip()[:60]!r} "
+            "(see render/bundle.py for the forms it reads)"
+        )
     taken = re.search(rf"\b{TABLE}\b", body) if TABLE in body else None
     if taken:
         raise BundleError(f"{line_of(taken.start())}: the name {TABLE} is the bundle's own")
@@ -133,7 +137,7 @@ def modules(entry: str, root: str = HERE) -> list[Module]:
         if name in done:
             return
         if name in open_:
-            raise BundleError("modules import each other: " + " -> ".join(open_[open_.index(name):] + [name]))
+            raise BundleError("modules import each other: " + " -> ".join(open_[open_.index(name) :] + [name]))
         open_.append(name)
         module = _read(name, root)
         for _, target, _ in module.imports:

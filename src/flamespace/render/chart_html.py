@@ -117,20 +117,32 @@ def boxes_payload(drawn: Timeline, options: HtmlOptions, colourer: Any) -> dict[
     svg_options = options.svg_options()
     unit = "ns" if drawn.time else drawn.unit
     return {
-        "version": CHART_VERSION, "kind": "chart",
-        "title": options.title or "Flame Chart", "subtitle": options.subtitle,
-        "time": drawn.time, "end": drawn.end,
+        "version": CHART_VERSION,
+        "kind": "chart",
+        "title": options.title or "Flame Chart",
+        "subtitle": options.subtitle,
+        "time": drawn.time,
+        "end": drawn.end,
         "units": unit_spec(unit, options.countname if not drawn.time else "ns"),
         "location": LOCATION if options.drop_locations else None,
-        "search_colour": options.search_color, "background": list(svg_options.background()),
-        "negate": False, "delta": "inclusive",
-        "names": names.items, "colours": colours.items, "inks": [0] * len(colours.items),
-        "lanes": [{"name": lane_names[k], "rows": drawn.depths[k], "count": counts[k],
-                   "colour": colour_of[drawn.lanes[k]]} for k in range(len(drawn.lanes))],
+        "search_colour": options.search_color,
+        "background": list(svg_options.background()),
+        "negate": False,
+        "delta": "inclusive",
+        "names": names.items,
+        "colours": colours.items,
+        "inks": [0] * len(colours.items),
+        "lanes": [
+            {"name": lane_names[k], "rows": drawn.depths[k], "count": counts[k], "colour": colour_of[drawn.lanes[k]]}
+            for k in range(len(drawn.lanes))
+        ],
         "boxes": {
             "count": len(drawn),
-            "lane": column(drawn.lane), "depth": column(drawn.depth), "start": column(drawn.start),
-            "value": column(drawn.value), "self": column(drawn.self),
+            "lane": column(drawn.lane),
+            "depth": column(drawn.depth),
+            "start": column(drawn.start),
+            "value": column(drawn.value),
+            "self": column(drawn.self),
             "name": column(list(map(name_of.__getitem__, drawn.name))),  # per box in C: a trace has a box per call
             "colour": column(list(map(colour_of.__getitem__, drawn.name))),
         },
@@ -140,8 +152,9 @@ def boxes_payload(drawn: Timeline, options: HtmlOptions, colourer: Any) -> dict[
 # -- pages ------------------------------------------------------------------------------------------
 
 
-def page(title: str, payloads: dict[str, dict[str, Any]], styles: Sequence[str] = STYLES,
-         script: str = SCRIPT, body: str = "") -> str:
+def page(
+    title: str, payloads: dict[str, dict[str, Any]], styles: Sequence[str] = STYLES, script: str = SCRIPT, body: str = ""
+) -> str:
     """A whole page: the stylesheets, each payload in a ``<script type="application/json" id=...>``,
     ``body`` (HTML), then the script of the entry module ``script`` (render/js/, joined with its imports
     by :mod:`.bundle`), all inlined."""
@@ -156,9 +169,9 @@ def page(title: str, payloads: dict[str, dict[str, Any]], styles: Sequence[str] 
     data = "".join(f'<script type="application/json" id="{key}">{_json(value)}</script>\n' for key, value in payloads.items())
     code = f"<script>\n{bundle(script)}</script>\n"
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        "<meta name=\"generator\" content=\"flamespace\">\n"
+        '<meta name="generator" content="flamespace">\n'
         f"<title>{escape(title)}</title>\n<style>\n{style}</style>\n</head>\n<body>\n"
         "<noscript>This page is drawn by JavaScript: please enable it.</noscript>\n"
         f"{body}{data}{code}</body>\n</html>\n"
@@ -174,7 +187,7 @@ def payload_of(text: str, key: str) -> dict[str, Any]:
     if start < 0:
         raise ArgumentError(f"not a flamespace page with a {key!r} payload")
     start += len(opening)
-    data: dict[str, Any] = json.loads(text[start:text.index("</script>", start)])
+    data: dict[str, Any] = json.loads(text[start : text.index("</script>", start)])
     return data
 
 
@@ -196,5 +209,14 @@ def chart_intervals(data: dict[str, Any]) -> dict[str, list[tuple[Any, ...]]]:
     return out
 
 
-__all__ = ["CHART_DATA", "as_chart", "boxes_payload", "chart_html", "chart_intervals", "chart_payload", "page", "payload_of",
-           "read_chart_payload"]
+__all__ = [
+    "CHART_DATA",
+    "as_chart",
+    "boxes_payload",
+    "chart_html",
+    "chart_intervals",
+    "chart_payload",
+    "page",
+    "payload_of",
+    "read_chart_payload",
+]

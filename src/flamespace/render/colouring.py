@@ -18,7 +18,6 @@ from .palettes import SEPARATOR_COLOURS, Colourer, diff_colour, diff_stops
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-
     from .._types import Number
 
 
@@ -33,7 +32,10 @@ class ColourBar:
 
 
 def frame_colours(
-    drawn: Layout, options: SvgOptions, palette: dict[str, str] | None = None, largest: float | None = None,
+    drawn: Layout,
+    options: SvgOptions,
+    palette: dict[str, str] | None = None,
+    largest: float | None = None,
     scale: RatioScale | None = None,
 ) -> list[str]:
     """Each frame's colour: by name from the palette, or for differential input by its change
@@ -125,10 +127,16 @@ def change_bar(largest: float, options: SvgOptions, unit: str | None) -> ColourB
     """The legend of a differential graph: the colour bar from −``largest`` to +``largest`` and what it means."""
     more, less = change_words(unit)
     side = "first" if options.negate else "second"
-    meaning = f"red: more in the {side} profile{'' if more == 'more' else f' ({more})'}, " \
-              f"blue: less{'' if less == 'less' else f' ({less})'}, white: no change"
-    return ColourBar(amount(-largest, unit, options, signed=True), amount(largest, unit, options, signed=True),
-                     diff_stops(options.negate), meaning)
+    meaning = (
+        f"red: more in the {side} profile{'' if more == 'more' else f' ({more})'}, "
+        f"blue: less{'' if less == 'less' else f' ({less})'}, white: no change"
+    )
+    return ColourBar(
+        amount(-largest, unit, options, signed=True),
+        amount(largest, unit, options, signed=True),
+        diff_stops(options.negate),
+        meaning,
+    )
 
 
 def change_note(drawn: Layout, largest: float, options: SvgOptions, unit: str | None) -> str:
@@ -236,17 +244,23 @@ def ratio_bar(scale: RatioScale, options: SvgOptions) -> ColourBar:
     per = ratio_per(scale, options)
     whole = units.plain(shown_ratio(scale.overall, options, per))
     meaning = f"{label}: {red} above the whole profile's {whole}, {blue} below, white equal"
-    return ColourBar(units.plain(shown_ratio(low, options, per)), units.plain(shown_ratio(high, options, per)),
-                     diff_stops(options.negate), meaning)
+    return ColourBar(
+        units.plain(shown_ratio(low, options, per)),
+        units.plain(shown_ratio(high, options, per)),
+        diff_stops(options.negate),
+        meaning,
+    )
 
 
 def ratio_note(scale: RatioScale, options: SvgOptions) -> str:
     """The line under the ratio's colour bar: what widths and colours measure and where colours are full."""
     width, colour = scale.names
     spread = units.plain(scale.spread)
-    return (f"Widths: {width}. Colour: each frame's {ratio_label(scale, options)} with its callees, full at {spread}\u00d7 "
-            f"or 1/{spread} of the whole profile's (the farthest of the frames of at least "
-            f"{units.plain(100 * RATIO_SCALE_SHARE)}% of the total).")
+    return (
+        f"Widths: {width}. Colour: each frame's {ratio_label(scale, options)} with its callees, full at {spread}\u00d7 "
+        f"or 1/{spread} of the whole profile's (the farthest of the frames of at least "
+        f"{units.plain(100 * RATIO_SCALE_SHARE)}% of the total)."
+    )
 
 
 def ratio_infos(drawn: Layout, scale: RatioScale, options: SvgOptions) -> list[str]:

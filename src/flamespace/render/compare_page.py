@@ -65,8 +65,7 @@ VIEWS = ("whiteblack", "appeared", "grown", "disappeared", "shrunk", "delta")
 PARTS = ("appeared", "grown", "disappeared", "shrunk")
 #: A frame's own stack as a compare result tested it: not tested (or no own stack), tested and
 #: not significant, significant but within the margin, or the kind of a significant change.
-TEST_CODES = {"untested": 0, "not significant": 1, "within margin": 2,
-              "appeared": 3, "grown": 4, "disappeared": 5, "shrunk": 6}
+TEST_CODES = {"untested": 0, "not significant": 1, "within margin": 2, "appeared": 3, "grown": 4, "disappeared": 5, "shrunk": 6}
 
 
 def comparison_html(
@@ -152,8 +151,10 @@ class _Frames:
         for frame in owned:
             is_own[self.own[frame]] = True
         others = [row for row in range(count) if not is_own[row]]
-        return {"own": _gaps(owned), "others": {"count": len(others), "row": _gaps(others),
-                                                "home": column([home[row] for row in others])}}
+        return {
+            "own": _gaps(owned),
+            "others": {"count": len(others), "row": _gaps(others), "home": column([home[row] for row in others])},
+        }
 
 
 def _gaps(indices: Sequence[int]) -> dict[str, str]:
@@ -187,8 +188,9 @@ def _row_values(values: Sequence[Number]) -> dict[str, Any]:
     return {"count": len(values), "value": dense}
 
 
-def _scales(frames: _Frames, a: tuple[list[Number], ...], b: tuple[list[Number], ...], total: Number,
-            svg_options: Any, unit: str | None) -> tuple[dict[str, float], dict[str, str]]:
+def _scales(
+    frames: _Frames, a: tuple[list[Number], ...], b: tuple[list[Number], ...], total: Number, svg_options: Any, unit: str | None
+) -> tuple[dict[str, float], dict[str, str]]:
     """The SVG's colour scale (:func:`~flamespace.render.colouring.change_scale`) of B − A, by inclusive and by
     self change, and the line that says what it measures (:func:`~flamespace.render.colouring.change_note`)."""
     from .colouring import change_note, change_scale
@@ -240,28 +242,44 @@ def comparison_payload(
     aligned = [_aligned(graph, index) for graph in graphs]
     unit = next((u for u in map(unit_of, graphs) if u), None)
     svg_options = options.svg_options()
-    largest, notes = _scales(frames, frames.columns(aligned[0]), frames.columns(aligned[-1]), graphs[-1].total(),
-                             svg_options, unit)
+    largest, notes = _scales(
+        frames, frames.columns(aligned[0]), frames.columns(aligned[-1]), graphs[-1].total(), svg_options, unit
+    )
     bars = {mode: _bar(change_bar(scale, svg_options, unit)) for mode, scale in largest.items()}
     more, less = change_words(unit)
     data: dict[str, Any] = {
-        "version": COMPARE_VERSION, "kind": "comparison",
+        "version": COMPARE_VERSION,
+        "kind": "comparison",
         "frames": {"count": len(frame_names), "name": column(frame_names), "depth": column(frames.depths)},
-        "title": options.title or f"{labels[0]} \u2192 {labels[-1]}", "subtitle": options.subtitle,
-        "units": unit_spec(unit, options.countname), "words": {"more": more, "less": less},
+        "title": options.title or f"{labels[0]} \u2192 {labels[-1]}",
+        "subtitle": options.subtitle,
+        "units": unit_spec(unit, options.countname),
+        "words": {"more": more, "less": less},
         "location": LOCATION if options.drop_locations else None,
-        "search_colour": options.search_color, "background": list(svg_options.replace(bgcolors="grey").background()),
-        "separators": SEPARATOR_COLOURS, "delta": options.delta, "negate": options.negate, "inverted": options.inverted,
-        "min_percent": options.min_percent, "max_depth": max(frames.depths, default=0),
+        "search_colour": options.search_color,
+        "background": list(svg_options.replace(bgcolors="grey").background()),
+        "separators": SEPARATOR_COLOURS,
+        "delta": options.delta,
+        "negate": options.negate,
+        "inverted": options.inverted,
+        "min_percent": options.min_percent,
+        "max_depth": max(frames.depths, default=0),
         "names": names.items,
         "rows": {"count": len(stacks), **frames.placement(len(stacks))},
-        "profiles": [{"label": label, "total": graph.total(), "values": _row_values(values)}
-                     for label, graph, values in zip(labels, graphs, aligned)],
+        "profiles": [
+            {"label": label, "total": graph.total(), "values": _row_values(values)}
+            for label, graph, values in zip(labels, graphs, aligned)
+        ],
         "pair": [0, len(profiles) - 1],
         # a compare result's parts (its Δ_r); else the page derives B − A's
-        "parts": None if parts is None else {name: _row_values(_aligned(part, index))
-                                             for name, part in zip(PARTS, _prepared(parts, options))},
-        "largest": largest, "bars": bars, "notes": notes, "significance": None, "note": note,
+        "parts": None
+        if parts is None
+        else {name: _row_values(_aligned(part, index)) for name, part in zip(PARTS, _prepared(parts, options))},
+        "largest": largest,
+        "bars": bars,
+        "notes": notes,
+        "significance": None,
+        "note": note,
     }
     if tests is not None:
         data["significance"] = _significance(frames, stacks, aligned[0], aligned[-1], tests, unit, svg_options)
@@ -272,8 +290,15 @@ def _bar(bar: Any) -> dict[str, Any]:
     return {"low": bar.low, "high": bar.high, "stops": bar.stops, "meaning": bar.meaning}
 
 
-def _significance(frames: _Frames, stacks: list[Stack], baseline: Sequence[Number], candidate: Sequence[Number],
-                  tests: Mapping[Stack, Any], unit: str | None, svg_options: Any) -> dict[str, Any]:
+def _significance(
+    frames: _Frames,
+    stacks: list[Stack],
+    baseline: Sequence[Number],
+    candidate: Sequence[Number],
+    tests: Mapping[Stack, Any],
+    unit: str | None,
+    svg_options: Any,
+) -> dict[str, Any]:
     """Per tested row: its test (code, p, adjusted p, interval); the page colours the frames from
     the codes of the pair's rows as :class:`~flamespace.render.significance.Colouring` does, and
     a frame's grey from its name, but for the frames whose name carries an annotation (the page
@@ -298,11 +323,16 @@ def _significance(frames: _Frames, stacks: list[Stack], baseline: Sequence[Numbe
     greys = [int(grey(frames.names[frame])[4:].split(",")[0]) for frame in annotated]
     return {
         "codes": {name: code for name, code in TEST_CODES.items()},
-        "count": len(rows), "rows": _gaps(rows), "test": column(codes),
+        "count": len(rows),
+        "rows": _gaps(rows),
+        "test": column(codes),
         **{key: column(value) for key, value in numbers.items()},
         "annotated": {"count": len(annotated), "frames": _gaps(annotated), "grey": column(greys)},
-        "legend": [list(item) for item in legend(unit)], "bar": _bar(scale_bar(largest if changes else 0, unit, svg_options)),
+        "legend": [list(item) for item in legend(unit)],
+        "bar": _bar(scale_bar(largest if changes else 0, unit, svg_options)),
     }
+
+
 def render_comparison_page(data: dict[str, Any]) -> str:
     """The whole page: the pane component's stylesheet and script, then the comparison's, inlined."""
     from .xml import escape
@@ -315,10 +345,10 @@ def render_comparison_page(data: dict[str, Any]) -> str:
             texts.append(stream.read())
     pane_style, style = texts
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        "<meta name=\"generator\" content=\"flamespace\">\n"
-        f"<title>{escape(data['title'])}</title>\n<style>\n{pane_style}{style}</style>\n</head>\n<body class=\"comparison\">\n"
+        '<meta name="generator" content="flamespace">\n'
+        f'<title>{escape(data["title"])}</title>\n<style>\n{pane_style}{style}</style>\n</head>\n<body class="comparison">\n'
         "<noscript>This comparison is drawn by JavaScript: please enable it.</noscript>\n"
         f"{_PAYLOAD_OPEN}{_json(data)}</script>\n"
         f"<script>\n{bundle(SCRIPT)}</script>\n</body>\n</html>\n"
@@ -341,7 +371,7 @@ def read_comparison(page: str) -> dict[str, Any]:
     start += len(_PAYLOAD_OPEN)
     import json
 
-    data: dict[str, Any] = json.loads(page[start:page.index("</script>", start)])
+    data: dict[str, Any] = json.loads(page[start : page.index("</script>", start)])
     if data.get("version") != COMPARE_VERSION:
         raise ArgumentError(f"a comparison page of payload version {data.get('version')}, not {COMPARE_VERSION}")
     F = data["frames"]
@@ -429,8 +459,11 @@ class _Rows:
     def frame_columns(self, values: Sequence[Number]) -> dict[str, list[Number]]:
         """Every frame's start, inclusive and self value of a profile given per row (as the page's)."""
         cum = list(accumulate(values, initial=0))
-        return {"start": [cum[lo] for lo in self.lo], "value": [cum[hi] - cum[lo] for lo, hi in zip(self.lo, self.hi)],
-                "self": [values[row] if row >= 0 else 0 for row in self.own]}
+        return {
+            "start": [cum[lo] for lo in self.lo],
+            "value": [cum[hi] - cum[lo] for lo, hi in zip(self.lo, self.hi)],
+            "self": [values[row] if row >= 0 else 0 for row in self.own],
+        }
 
 
 def _read_significance(data: dict[str, Any], rows: _Rows, a: Sequence[Number], b: Sequence[Number]) -> None:
@@ -483,5 +516,14 @@ def _read_significance(data: dict[str, Any], rows: _Rows, a: Sequence[Number], b
     S["colour"], S["colours"] = colour, colours.items
 
 
-__all__ = ["COMPARE_VERSION", "PARTS", "TEST_CODES", "VIEWS", "comparison_html", "derive_view", "comparison_payload", "read_comparison",
-           "render_comparison_page"]
+__all__ = [
+    "COMPARE_VERSION",
+    "PARTS",
+    "TEST_CODES",
+    "VIEWS",
+    "comparison_html",
+    "derive_view",
+    "comparison_payload",
+    "read_comparison",
+    "render_comparison_page",
+]

@@ -27,8 +27,9 @@ PARTS = ("appeared", "grown", "disappeared", "shrunk")
 DIRECTION_WORDS = {"two-sided": "both directions", "greater": "regressions only", "less": "improvements only"}
 
 
-def write_comparison(result: Comparison, out_dir: str, *, header: bool = True,
-                     samples: Mapping[str, Sample] | None = None) -> None:
+def write_comparison(
+    result: Comparison, out_dir: str, *, header: bool = True, samples: Mapping[str, Sample] | None = None
+) -> None:
     """Into ``out_dir`` (made if need be): the four parts of Δ_r (empty files when nothing changed),
     Δ_r as two-column differential input (delta.folded; '# key: value' lines unless not ``header``)
     and both mean profiles drawn with their significant changes (:func:`write_delta_svgs`). All
@@ -50,8 +51,10 @@ def mean_profiles(result: Comparison, samples: Mapping[str, Sample] | None = Non
 
     meta = result.reduced.metadata
     if samples is None:
-        baseline, candidate = (FlameGraph({c.stack: getattr(c, side) for c in result.changes if getattr(c, side)}, metadata=meta)
-                               for side in ("baseline", "candidate"))
+        baseline, candidate = (
+            FlameGraph({c.stack: getattr(c, side) for c in result.changes if getattr(c, side)}, metadata=meta)
+            for side in ("baseline", "candidate")
+        )
         return baseline, candidate
     graphs = []
     for side in ("baseline", "candidate"):
@@ -80,17 +83,35 @@ def write_delta_svgs(result: Comparison, out_dir: str, samples: Mapping[str, Sam
         drawn = f"all stacks ({len(untested)} rare one(s) not tested, grey)"
     else:
         drawn = f"the {result.tested} tested stacks" + (f" ({result.dropped} rare one(s) left out)" if result.dropped else "")
-    note = (f"Test: {describe_test(result)}. Δ = candidate − baseline; "
-            "Δ %: change relative to the frame's baseline mean.")
+    note = f"Test: {describe_test(result)}. Δ = candidate − baseline; Δ %: change relative to the frame's baseline mean."
     common: dict[str, Any] = dict(bgcolors="#ffffff", empty_text="No stacks were tested.")
-    significance_svg(baseline, candidate, kinds, SvgOptions(
-        title=f"Candidate mean profile: {verdict}",
-        subtitle=f"widths: candidate means of {drawn}; disappeared stacks are in delta-baseline.svg", **common),
-        os.path.join(out_dir, "delta.svg"), note=note, untested=untested)
-    significance_svg(baseline, candidate, kinds, SvgOptions(
-        title=f"Baseline mean profile: {verdict}",
-        subtitle=f"widths: baseline means of {drawn}; appeared stacks are in delta.svg", **common),
-        os.path.join(out_dir, "delta-baseline.svg"), baseline_widths=True, note=note, untested=untested)
+    significance_svg(
+        baseline,
+        candidate,
+        kinds,
+        SvgOptions(
+            title=f"Candidate mean profile: {verdict}",
+            subtitle=f"widths: candidate means of {drawn}; disappeared stacks are in delta-baseline.svg",
+            **common,
+        ),
+        os.path.join(out_dir, "delta.svg"),
+        note=note,
+        untested=untested,
+    )
+    significance_svg(
+        baseline,
+        candidate,
+        kinds,
+        SvgOptions(
+            title=f"Baseline mean profile: {verdict}",
+            subtitle=f"widths: baseline means of {drawn}; appeared stacks are in delta.svg",
+            **common,
+        ),
+        os.path.join(out_dir, "delta-baseline.svg"),
+        baseline_widths=True,
+        note=note,
+        untested=untested,
+    )
 
 
 def comparison_page(result: Comparison, path: str, samples: Mapping[str, Sample] | None = None) -> None:
@@ -100,10 +121,16 @@ def comparison_page(result: Comparison, path: str, samples: Mapping[str, Sample]
     from .html import HtmlOptions
 
     baseline, candidate = mean_profiles(result, samples)
-    note = (f"Test: {describe_test(result)}. \u0394 = candidate \u2212 baseline; "
-            "grey: no significant change.")
-    comparison_html([baseline, candidate], ["baseline", "candidate"], HtmlOptions(title=f"Candidate vs baseline: {_verdict(result)}"),
-                    path, tests={c.stack: c for c in result.changes}, parts=result.parts, note=note)
+    note = f"Test: {describe_test(result)}. \u0394 = candidate \u2212 baseline; grey: no significant change."
+    comparison_html(
+        [baseline, candidate],
+        ["baseline", "candidate"],
+        HtmlOptions(title=f"Candidate vs baseline: {_verdict(result)}"),
+        path,
+        tests={c.stack: c for c in result.changes},
+        parts=result.parts,
+        note=note,
+    )
 
 
 def _verdict(result: Comparison) -> str:
@@ -113,5 +140,4 @@ def _verdict(result: Comparison) -> str:
 
 def describe_test(result: Comparison) -> str:
     """The test under the pictures' legend: method, direction, α, error controlled."""
-    return (f"{result.method} ({DIRECTION_WORDS[result.alternative]}), \u03b1 = {result.alpha:g}, "
-            f"{result.control}")
+    return f"{result.method} ({DIRECTION_WORDS[result.alternative]}), \u03b1 = {result.alpha:g}, {result.control}"

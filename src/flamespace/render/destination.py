@@ -14,8 +14,9 @@ if TYPE_CHECKING:
     from .layout import Layout
 
 
-def deliver(write: Callable[[TextIO], object], output: Destination, encoding: str | None = None,
-            errors: str | None = None) -> str | None:
+def deliver(
+    write: Callable[[TextIO], object], output: Destination, encoding: str | None = None, errors: str | None = None
+) -> str | None:
     """``write`` the picture to ``output``: a path or '-' (opened by ``formats._io.open_output``:
     a temporary file renamed into place), a text stream, or None (returned as a string)."""
     if output is None:

@@ -88,8 +88,9 @@ class HtmlOptions(Appearance):
         check_positive("top", self.top)
 
     def layout_options(self) -> LayoutOptions:
-        return LayoutOptions(reverse=self.reverse, base=self.base, sort_by_value=self.sort_by_value,
-                             delta=self.delta, min_percent=self.min_percent)
+        return LayoutOptions(
+            reverse=self.reverse, base=self.base, sort_by_value=self.sort_by_value, delta=self.delta, min_percent=self.min_percent
+        )
 
     def svg_options(self) -> SvgOptions:
         """The SVG's options for what both draw alike: palette colours, the change scale's legend."""
@@ -200,8 +201,12 @@ def _narrow_frames(c: Columns, keep: list[bool], laid_count: int, actual: Number
     laid_depths = [depth for depth, kept in zip(c.depths, keep) if kept]
     order = sorted(range(len(rows)), key=owners.__getitem__)  # stable: depth-first order within an owner
     if len(order) > budget:
-        order = _widest_subtrees(order, [c.depths[row] - laid_depths[owner] for row, owner in zip(rows, owners)],
-                                 [c.values[row] for row in rows], budget)
+        order = _widest_subtrees(
+            order,
+            [c.depths[row] - laid_depths[owner] for row, owner in zip(rows, owners)],
+            [c.values[row] for row in rows],
+            budget,
+        )
         narrow.complete = False
     for k in order:
         owner, row = owners[k], rows[k]
@@ -224,12 +229,18 @@ def _widest_subtrees(order: list[int], depths: list[int], values: list[Number], 
             chosen.append(n)
             used += size
     chosen.sort()
-    return [k for n in chosen for k in order[starts[n]:starts[n + 1]]]
+    return [k for n in chosen for k in order[starts[n] : starts[n + 1]]]
 
 
 def payload(
-    laid: Layout, profile: Drawable, options: HtmlOptions, *, palette: dict[str, str] | None = None,
-    metrics: tuple[str, str] | None = None, calls: FlameGraph | None = None, narrow: Narrow | None = None,
+    laid: Layout,
+    profile: Drawable,
+    options: HtmlOptions,
+    *,
+    palette: dict[str, str] | None = None,
+    metrics: tuple[str, str] | None = None,
+    calls: FlameGraph | None = None,
+    narrow: Narrow | None = None,
 ) -> dict[str, Any]:
     """The page's data (JSON-ready): settings, string tables, frame columns, function table, legend.
 
@@ -240,7 +251,15 @@ def payload(
     from ..core.ranking import GROUPINGS
 
     from .colouring import (
-        change_bar, change_note, change_scale, frame_colours, ratio_bar, ratio_label, ratio_note, ratio_per, ratio_scale,
+        change_bar,
+        change_note,
+        change_scale,
+        frame_colours,
+        ratio_bar,
+        ratio_label,
+        ratio_note,
+        ratio_per,
+        ratio_scale,
     )
     from .svg import LOCATION
     from .palettes import SEPARATOR_COLOURS, diff_ramp, needs_light_ink
@@ -265,16 +284,33 @@ def payload(
         colour_of = frame_colours(laid, svg_options, palette, largest, scale)
         if scale is not None:
             bar = ratio_bar(scale, svg_options)
-            legend = {"low": bar.low, "high": bar.high, "stops": bar.stops, "meaning": bar.meaning,
-                      "note": ratio_note(scale, svg_options)}
-            ratio = {"overall": scale.overall, "spread": scale.spread, "actual": laid.actual,
-                     "width": scale.names[0], "colour": scale.names[1], "label": ratio_label(scale, svg_options),
-                     "inverse": svg_options.colour_ratio != "colour/width", "per": ratio_per(scale, svg_options),
-                     "ramp": [colours.index(colour) for colour in diff_ramp(options.negate)]}
+            legend = {
+                "low": bar.low,
+                "high": bar.high,
+                "stops": bar.stops,
+                "meaning": bar.meaning,
+                "note": ratio_note(scale, svg_options),
+            }
+            ratio = {
+                "overall": scale.overall,
+                "spread": scale.spread,
+                "actual": laid.actual,
+                "width": scale.names[0],
+                "colour": scale.names[1],
+                "label": ratio_label(scale, svg_options),
+                "inverse": svg_options.colour_ratio != "colour/width",
+                "per": ratio_per(scale, svg_options),
+                "ramp": [colours.index(colour) for colour in diff_ramp(options.negate)],
+            }
         if largest is not None:
             bar = change_bar(largest, svg_options, unit)
-            legend = {"low": bar.low, "high": bar.high, "stops": bar.stops, "meaning": bar.meaning,
-                      "note": change_note(laid, largest, svg_options, unit)}
+            legend = {
+                "low": bar.low,
+                "high": bar.high,
+                "stops": bar.stops,
+                "meaning": bar.meaning,
+                "note": change_note(laid, largest, svg_options, unit),
+            }
         elif scale is None and palette is None and not svg_options.random:
             from .palettes import key
 
@@ -283,14 +319,22 @@ def payload(
     change = None
     if largest is not None:  # the page colours its transformed trees by their changes with these (as frame_colours)
         present = set(names.items)
-        change = {"largest": largest, "ramp": [colours.index(colour) for colour in diff_ramp(options.negate)],
-                  "fixed": {str(names.index(name)): colours.index(colour) for name, colour in SEPARATOR_COLOURS.items()
-                            if name in present}}
+        change = {
+            "largest": largest,
+            "ramp": [colours.index(colour) for colour in diff_ramp(options.negate)],
+            "fixed": {
+                str(names.index(name)): colours.index(colour) for name, colour in SEPARATOR_COLOURS.items() if name in present
+            },
+        }
     inks = [1 if (differential or coloured) and needs_light_ink(colour) else 0 for colour in colours.items]
     frames: dict[str, Any] = {
         "count": len(c.names),
-        "name": column(frame_names), "depth": column(c.depths), "start": column(c.starts),
-        "value": column(c.values), "self": column(c.selfs), "colour": column(frame_colour),
+        "name": column(frame_names),
+        "depth": column(c.depths),
+        "start": column(c.starts),
+        "value": column(c.values),
+        "self": column(c.selfs),
+        "colour": column(frame_colour),
     }
     if c.deltas is not None:
         frames["delta"] = column(c.deltas, signed=True)
@@ -298,9 +342,14 @@ def payload(
         frames["second"] = column(c.seconds or [])
     narrow_frames = None
     if narrow is not None:  # for the search's matched share: names, depths below their owner, values
-        narrow_frames = {"complete": narrow.complete, "actual": narrow.actual, "count": column(narrow.counts),
-                         "name": column([names.index(strip_annotation(name)) for name in narrow.names]),
-                         "depth": column(narrow.depths), "value": column(narrow.values)}
+        narrow_frames = {
+            "complete": narrow.complete,
+            "actual": narrow.actual,
+            "count": column(narrow.counts),
+            "name": column([names.index(strip_annotation(name)) for name in narrow.names]),
+            "depth": column(narrow.depths),
+            "value": column(narrow.values),
+        }
     line_table = function_table(profile, "line")
     functions = {"line": _table_columns(line_table, names.index, differential, calls, "line")}
     if any(_LINE_NUMBER.search(row[0]) for row in line_table):  # else the table by function is the same
@@ -309,15 +358,26 @@ def payload(
     assert grouping is not None
     data: dict[str, Any] = {
         "version": PAYLOAD_VERSION,
-        "title": options.resolved_title(), "subtitle": options.subtitle,
-        "total": laid.total, "max_depth": laid.max_depth, "differential": differential,
-        "negate": options.negate, "delta": options.delta, "inverted": options.inverted,
+        "title": options.resolved_title(),
+        "subtitle": options.subtitle,
+        "total": laid.total,
+        "max_depth": laid.max_depth,
+        "differential": differential,
+        "negate": options.negate,
+        "delta": options.delta,
+        "inverted": options.inverted,
         "units": unit_spec(unit, options.countname),
         "location": LOCATION if options.drop_locations else None,
-        "search_colour": options.search_color, "background": list(svg_options.background()),
-        "min_percent": options.min_percent, "top": options.top,
-        "names": names.items, "colours": colours.items, "inks": inks,
-        "frames": frames, "functions": functions, "legend": legend,
+        "search_colour": options.search_color,
+        "background": list(svg_options.background()),
+        "min_percent": options.min_percent,
+        "top": options.top,
+        "names": names.items,
+        "colours": colours.items,
+        "inks": inks,
+        "frames": frames,
+        "functions": functions,
+        "legend": legend,
         # how the page groups frame names by function when it recomputes the table (core.ranking's rule)
         "function_group": [grouping[0], re.sub(r"\\(\d)", r"$\1", grouping[1])],
         "roots": list(options.roots),
@@ -365,13 +425,20 @@ class _Table:
         return found
 
 
-def _table_columns(table: list[tuple[Any, ...]], name_index: Callable[[str], int], differential: bool,
-                   calls: FlameGraph | None = None, group: str = "line") -> dict[str, Any]:
+def _table_columns(
+    table: list[tuple[Any, ...]],
+    name_index: Callable[[str], int],
+    differential: bool,
+    calls: FlameGraph | None = None,
+    group: str = "line",
+) -> dict[str, Any]:
     """One table of :func:`function_table` as columns (names as indices into the string table),
     with the calls of each row when ``calls`` (counts per stack) are given."""
     columns: dict[str, Any] = {
-        "count": len(table), "name": column([name_index(row[0]) for row in table]),
-        "self": column([row[1] for row in table]), "inclusive": column([row[2] for row in table]),
+        "count": len(table),
+        "name": column([name_index(row[0]) for row in table]),
+        "self": column([row[1] for row in table]),
+        "inclusive": column([row[2] for row in table]),
     }
     if calls is not None:
         counted = call_counts(calls, group)
@@ -437,7 +504,7 @@ def column(values: Sequence[Number], signed: bool = False) -> dict[str, str]:
     kind, code = "f8", "d"
     if set(map(type, values)) <= {int}:  # bool is no count; a float 3.0 stays f8 (a set of types: 10x faster than all())
         low, high = (min(values), max(values)) if values else (0, 0)
-        for name, typecode, least, greatest in (_SIGNED if signed or low < 0 else _UNSIGNED):
+        for name, typecode, least, greatest in _SIGNED if signed or low < 0 else _UNSIGNED:
             if least <= low and high <= greatest:
                 kind, code = name, typecode
                 break
@@ -476,9 +543,9 @@ def render_page(data: dict[str, Any]) -> str:
         style = stream.read()
     script = bundle(SCRIPT)
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        "<meta name=\"generator\" content=\"flamespace\">\n"
+        '<meta name="generator" content="flamespace">\n'
         f"<title>{escape(data['title'])}</title>\n<style>\n{style}</style>\n</head>\n<body>\n"
         "<noscript>This flame graph is drawn by JavaScript: please enable it.</noscript>\n"
         f"{_PAYLOAD_OPEN}{_json(data)}</script>\n"
@@ -494,11 +561,25 @@ def read_payload(page: str) -> dict[str, Any]:
     if start < 0:
         raise ArgumentError("not a flamespace HTML page: no payload found")
     start += len(_PAYLOAD_OPEN)
-    data: dict[str, Any] = json.loads(page[start:page.index("</script>", start)])
+    data: dict[str, Any] = json.loads(page[start : page.index("</script>", start)])
     tables = [data["frames"], *data["functions"].values(), *([data["narrow"]] if "narrow" in data else [])]
     for table in tables:
         table.update({key: decode_column(value) for key, value in table.items() if isinstance(value, dict)})
     return data
 
 
-__all__ = ["ROOT_KINDS", "SEARCH_FRAMES", "HtmlOptions", "Narrow", "call_counts", "column", "decode_column", "html", "laid_out", "payload", "read_payload", "render_page", "unit_spec"]
+__all__ = [
+    "ROOT_KINDS",
+    "SEARCH_FRAMES",
+    "HtmlOptions",
+    "Narrow",
+    "call_counts",
+    "column",
+    "decode_column",
+    "html",
+    "laid_out",
+    "payload",
+    "read_payload",
+    "render_page",
+    "unit_spec",
+]

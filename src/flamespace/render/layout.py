@@ -149,9 +149,7 @@ def rows_of(
     return ((s, v, 0) for s, v in profile.items()), False
 
 
-def _coloured_rows(
-    profile: Drawable, options: LayoutOptions, colour_by: FlameGraph
-) -> list[tuple[Stack, Number, Number]]:
+def _coloured_rows(profile: Drawable, options: LayoutOptions, colour_by: FlameGraph) -> list[tuple[Stack, Number, Number]]:
     """(stack, value, colour value) rows of a profile coloured by a second metric."""
     if options.flamechart:  # a chart merges only neighbours: the second metric's stacks would not meet their callers
         raise ArgumentError("colouring by a second metric draws a flame graph, not a flame chart (leave out flamechart)")
@@ -220,7 +218,9 @@ def bisect_frame(stacks: list[Stack], lo: int, hi: int, depth: int, name: str, a
     return lo
 
 
-def _groups_sorted(stacks: list[Stack], cum: list[Number], lo: int, hi: int, depth: int, min_value: float) -> tuple[range, list[Group]]:
+def _groups_sorted(
+    stacks: list[Stack], cum: list[Number], lo: int, hi: int, depth: int, min_value: float
+) -> tuple[range, list[Group]]:
     """Sorted rows [lo, hi) of a frame at ``depth``: its own rows (they sort first) and its children wide enough."""
     i = lo
     while i < hi and len(stacks[i]) == depth:
@@ -240,7 +240,9 @@ def _groups_sorted(stacks: list[Stack], cum: list[Number], lo: int, hi: int, dep
     return own, groups
 
 
-def _groups_in_order(stacks: list[Stack], cum: list[Number], lo: int, hi: int, depth: int, min_value: float) -> tuple[list[int], list[Group]]:
+def _groups_in_order(
+    stacks: list[Stack], cum: list[Number], lo: int, hi: int, depth: int, min_value: float
+) -> tuple[list[int], list[Group]]:
     """Rows [lo, hi) in time order: the frame's own rows and its children, each a run of neighbours."""
     own: list[int] = []
     groups: list[Group] = []
@@ -352,8 +354,12 @@ def chart_layout(chart: FlameChart, options: LayoutOptions) -> Layout:
 
 
 def place(
-    stacks: list[Stack], values: list[Number], befores: list[Number] | None, options: LayoutOptions,
-    *, seconds: list[Number] | None = None,
+    stacks: list[Stack],
+    values: list[Number],
+    befores: list[Number] | None,
+    options: LayoutOptions,
+    *,
+    seconds: list[Number] | None = None,
 ) -> Layout:
     """Start, value, own value (and change, or second metric) of every frame wide enough to keep, parents first.
 

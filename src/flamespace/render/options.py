@@ -19,8 +19,22 @@ if TYPE_CHECKING:
 
 #: Palettes by name, as flamegraph.pl's --colors (plus "python": Python code vs native code).
 PALETTES = (
-    "hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "python",
-    "red", "green", "blue", "aqua", "yellow", "purple", "orange",
+    "hot",
+    "mem",
+    "io",
+    "wakeup",
+    "chain",
+    "java",
+    "js",
+    "perl",
+    "python",
+    "red",
+    "green",
+    "blue",
+    "aqua",
+    "yellow",
+    "purple",
+    "orange",
 )
 #: Background gradients by name (first and last colour); "#rrggbb" gives a flat background.
 BACKGROUNDS = {
@@ -239,9 +253,7 @@ class SvgOptions(Appearance):
         object.__setattr__(self, "base", self.layout_options().base)  # checks the layout's fields (and minwidth)
         _choice("truncate", self.truncate, TRUNCATE_SIDES)
         if self.bgcolors is not None and self.bgcolors not in BACKGROUNDS and not _matches(_HEX_COLOUR, self.bgcolors):
-            raise ArgumentError(
-                f"bgcolors must be one of {', '.join(BACKGROUNDS)} or a colour '#rrggbb', not {self.bgcolors!r}"
-            )
+            raise ArgumentError(f"bgcolors must be one of {', '.join(BACKGROUNDS)} or a colour '#rrggbb', not {self.bgcolors!r}")
         if self.hash and self.random:
             raise ArgumentError("choose one of hash and random colours, not both")
         if self.encoding is not None:
@@ -276,8 +288,14 @@ class SvgOptions(Appearance):
         else:
             least = {"min_width": amount, "extent": self.width - 2 * XPAD}
         return LayoutOptions(
-            reverse=self.reverse, base=self.base, flamechart=self.flamechart, sort_by_value=self.sort_by_value,
-            delta=self.delta, total=self.total, mark_wakers=self.colors == "chain", **least,
+            reverse=self.reverse,
+            base=self.base,
+            flamechart=self.flamechart,
+            sort_by_value=self.sort_by_value,
+            delta=self.delta,
+            total=self.total,
+            mark_wakers=self.colors == "chain",
+            **least,
         )
 
     def resolved_title(self) -> str:

@@ -92,8 +92,16 @@ def _orange(v1: float, v2: float, v3: float) -> Rgb:
 
 
 BASE: dict[str, Callable[[float, float, float], Rgb]] = {
-    "hot": _hot, "mem": _mem, "io": _io, "red": _red, "green": _green, "blue": _blue,
-    "yellow": _yellow, "purple": _purple, "aqua": _aqua, "orange": _orange,
+    "hot": _hot,
+    "mem": _mem,
+    "io": _io,
+    "red": _red,
+    "green": _green,
+    "blue": _blue,
+    "yellow": _yellow,
+    "purple": _purple,
+    "aqua": _aqua,
+    "orange": _orange,
 }
 
 
@@ -151,7 +159,11 @@ def _chain(name: str) -> str:
 
 
 CHOOSERS: dict[str, Callable[[str], str]] = {
-    "java": _java, "js": _js, "perl": _perl, "python": _python, "chain": _chain,
+    "java": _java,
+    "js": _js,
+    "perl": _perl,
+    "python": _python,
+    "chain": _chain,
     "wakeup": lambda name: "aqua",
 }
 
@@ -172,10 +184,15 @@ def key(palette: str) -> dict[str, object]:
     palette whose colours only tell names apart, a note that says so."""
     families = KEYS.get(palette)
     if families is not None:
-        return {"items": [[meaning, "rgb({},{},{})".format(*BASE[family](0.5, 0.5, 0.5))] for meaning, family in families],
-                "note": "Colour: what kind of code a frame is; width: its share of the total."}
-    return {"items": [], "note": f"Colour tells frames apart by name ({palette} palette): it does not measure anything; "
-                                 "width is a frame's share of the total."}
+        return {
+            "items": [[meaning, "rgb({},{},{})".format(*BASE[family](0.5, 0.5, 0.5))] for meaning, family in families],
+            "note": "Colour: what kind of code a frame is; width: its share of the total.",
+        }
+    return {
+        "items": [],
+        "note": f"Colour tells frames apart by name ({palette} palette): it does not measure anything; "
+        "width is a frame's share of the total.",
+    }
 
 
 class Colourer:

@@ -40,8 +40,14 @@ _LINE = re.compile(r":\d+\)$")
 FIELDS = ("calls", "primitive", "inclusive", "exclusive", "mean", "longest")
 
 
-def report(trace: Any, options: HtmlOptions | None = None, output: Destination = None, *,
-           palette: dict[str, str] | None = None, diagnostics: Diagnostics | None = None) -> str | None:
+def report(
+    trace: Any,
+    options: HtmlOptions | None = None,
+    output: Destination = None,
+    *,
+    palette: dict[str, str] | None = None,
+    diagnostics: Diagnostics | None = None,
+) -> str | None:
     """Write the report of ``trace`` (a :class:`flamespace.collect.tracer.Trace`) as one page;
     ``options`` as :func:`~.html.html`'s (title "Trace report" by default)."""
     options = (options or HtmlOptions()).replace(title=(options.title if options else None) or "Trace report")
@@ -51,12 +57,13 @@ def report(trace: Any, options: HtmlOptions | None = None, output: Destination =
             diagnostics.warn(warning)
         if laid.empty:
             diagnostics.empty = True
-    payloads = {GRAPH_DATA: payload(laid, trace.graph, options, palette=palette, calls=trace.calls, narrow=narrow),
-                REPORT_DATA: report_payload(trace, options)}
+    payloads = {
+        GRAPH_DATA: payload(laid, trace.graph, options, palette=palette, calls=trace.calls, narrow=narrow),
+        REPORT_DATA: report_payload(trace, options),
+    }
     if trace.chart is not None:
         payloads[CHART_DATA] = chart_payload(trace.chart, options.replace(title="Flame chart"), palette=palette)
-    text = page(options.title or "Trace report", payloads, styles=STYLES + ("report.css",),
-                script="report.mjs")
+    text = page(options.title or "Trace report", payloads, styles=STYLES + ("report.css",), script="report.mjs")
     return deliver_text(text, output)
 
 
@@ -69,14 +76,28 @@ def report_payload(trace: Any, options: HtmlOptions) -> dict[str, Any]:
         names.index(row.function)
     edges = _edges(trace, index)
     data: dict[str, Any] = {
-        "version": REPORT_VERSION, "kind": "report", "title": options.title, "subtitle": options.subtitle,
-        "labels": dict(trace.graph.metadata.labels), "problems": list(getattr(trace, "problems", [])),
-        "total": trace.graph.total(), "chart": trace.chart is not None,
-        "functions": {"count": len(rows), "name": column([names.index(row.function) for row in rows]),
-                      **{field: column([getattr(row, field) for row in rows]) for field in FIELDS}},
-        "edges": {"count": len(edges), **{key: column([edge[k] for edge in edges], signed=key == "caller")
-                                          for k, key in enumerate(("caller", "callee", "calls", "inclusive"))}},
-        "lines": None, "names": names.items,
+        "version": REPORT_VERSION,
+        "kind": "report",
+        "title": options.title,
+        "subtitle": options.subtitle,
+        "labels": dict(trace.graph.metadata.labels),
+        "problems": list(getattr(trace, "problems", [])),
+        "total": trace.graph.total(),
+        "chart": trace.chart is not None,
+        "functions": {
+            "count": len(rows),
+            "name": column([names.index(row.function) for row in rows]),
+            **{field: column([getattr(row, field) for row in rows]) for field in FIELDS},
+        },
+        "edges": {
+            "count": len(edges),
+            **{
+                key: column([edge[k] for edge in edges], signed=key == "caller")
+                for k, key in enumerate(("caller", "callee", "calls", "inclusive"))
+            },
+        },
+        "lines": None,
+        "names": names.items,
     }
     lines = getattr(trace, "lines", None)
     if lines:
@@ -115,7 +136,10 @@ def _lines(lines: dict[str, tuple[int, int]], rows: list[Any], names: _Table) ->
         if function is not None:
             out.append((function, names.index(name), int(hits), int(ns)))
     out.sort(key=lambda line: (line[0], -line[3]))
-    return {"count": len(out), **{key: column([line[k] for line in out]) for k, key in enumerate(("function", "line", "hits", "exclusive"))}}
+    return {
+        "count": len(out),
+        **{key: column([line[k] for line in out]) for k, key in enumerate(("function", "line", "hits", "exclusive"))},
+    }
 
 
 def read_report(text: str) -> dict[str, Any]:

@@ -131,7 +131,7 @@ def significance_drawing(
     infos: list[str] = []
     path: list[str] = []
     for name, depth, value, delta in zip(c.names, c.depths, c.values, c.deltas or ()):
-        del path[max(depth - 1, 0):]
+        del path[max(depth - 1, 0) :]
         if depth:
             path.append(name)
         stack = tuple(path)
@@ -158,13 +158,25 @@ def scale_bar(largest: float, unit: str | None, options: SvgOptions) -> ColourBa
     """The depth of the strong colours: from the largest shrinkage (deepest blue) to the largest growth."""
     stops = [(0.0, strong(-1, 1, 1)), (0.5, strong(-1, 0, 1)), (0.5, strong(1, 0, 1)), (1.0, strong(1, 1, 1))]
     signed = amount(largest, unit, options, signed=True) if largest else "0"
-    return ColourBar(signed.replace("+", "\u2212", 1) if largest else "0", signed, stops,
-                     "the leaf of a significant change: deeper for a larger change, deepest at the largest")
+    return ColourBar(
+        signed.replace("+", "\u2212", 1) if largest else "0",
+        signed,
+        stops,
+        "the leaf of a significant change: deeper for a larger change, deepest at the largest",
+    )
 
 
-def _verdict(stack: Stack, kind: str | None, change: float, changes: Mapping[Stack, float],
-             inside: Mapping[Stack, float], baseline: FlameGraph, candidate: FlameGraph, unit: str | None,
-             untested: Collection[Stack] = ()) -> str:
+def _verdict(
+    stack: Stack,
+    kind: str | None,
+    change: float,
+    changes: Mapping[Stack, float],
+    inside: Mapping[Stack, float],
+    baseline: FlameGraph,
+    candidate: FlameGraph,
+    unit: str | None,
+    untested: Collection[Stack] = (),
+) -> str:
     """What the test said of the frame's own stack (if it was tested) and of the stacks below it.
 
     At a leaf the frame's Δ is its stack's; a frame with callees says "own time" (its own
@@ -175,8 +187,9 @@ def _verdict(stack: Stack, kind: str | None, change: float, changes: Mapping[Sta
     label = ("own time" if unit in units.TIME_UNITS else "own value") if callees else ""
     parts = []
     if kind:
-        parts.append(f"{label} significantly {VERB[kind]} by {units.human(abs(own), unit)}" if label
-                     else f"significant: {VERB[kind]}")
+        parts.append(
+            f"{label} significantly {VERB[kind]} by {units.human(abs(own), unit)}" if label else f"significant: {VERB[kind]}"
+        )
     elif kind is not None:
         parts.append(f"{label + ': ' if label else ''}significant but within the margin")
     elif stack and (baseline.value(stack) or candidate.value(stack)):
@@ -199,5 +212,7 @@ def significance_svg(
     untested: Collection[Stack] = (),
 ) -> str | None:
     """Draw :func:`significance_drawing` as an SVG (``output`` as :func:`~flamespace.render.svg`)."""
-    picture = significance_drawing(baseline, candidate, kinds, options, baseline_widths=baseline_widths, note=note, untested=untested)
+    picture = significance_drawing(
+        baseline, candidate, kinds, options, baseline_widths=baseline_widths, note=note, untested=untested
+    )
     return emit(picture, output)

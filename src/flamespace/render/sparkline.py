@@ -15,7 +15,6 @@ from .xml import escape
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-
     from .._types import Destination
     from ..stats.history import HistoryReport, StackHistory
 
@@ -50,21 +49,29 @@ def _row(report: HistoryReport, stack: StackHistory, top: float) -> list[str]:
 
     name = short_stack(stack.stack.split(";"))
     shown = name if len(name) <= 48 else "…" + name[-47:]
-    parts = [f'<g class="stack"><title>{escape(stack.stack)}</title>\n',
-             f'<text x="4" y="{_num(top + ROW / 2 + FONT / 3)}">{escape(shown)}</text>\n']
+    parts = [
+        f'<g class="stack"><title>{escape(stack.stack)}</title>\n',
+        f'<text x="4" y="{_num(top + ROW / 2 + FONT / 3)}">{escape(shown)}</text>\n',
+    ]
     for start, end, level in stack.changes.segments:
-        parts.append(f'<line x1="{_num(x(start))}" x2="{_num(x(end - 1))}" y1="{_num(y(level))}" y2="{_num(y(level))}" '
-                     f'stroke="rgb(160,160,160)" stroke-dasharray="3,2"/>\n')
+        parts.append(
+            f'<line x1="{_num(x(start))}" x2="{_num(x(end - 1))}" y1="{_num(y(level))}" y2="{_num(y(level))}" '
+            f'stroke="rgb(160,160,160)" stroke-dasharray="3,2"/>\n'
+        )
     points = " ".join(f"{_num(x(i))},{_num(y(v))}" for i, v in enumerate(values))
     parts.append(f'<polyline points="{points}" fill="none" stroke="{INK}" stroke-width="1.2"/>\n')
     unit = shown_unit(report)
     for c in stack.changes.points:
         colour = RISE if c.after > c.before else FALL
         tip = f"{c.label}: {human(c.before, unit)} → {human(c.after, unit)} ({relative_text(c.relative)}), p = {c.p:.2g}"
-        parts.append(f'<circle cx="{_num(x(c.index))}" cy="{_num(y(values[c.index]))}" r="3" fill="{colour}">'
-                     f"<title>{escape(tip)}</title></circle>\n")
+        parts.append(
+            f'<circle cx="{_num(x(c.index))}" cy="{_num(y(values[c.index]))}" r="3" fill="{colour}">'
+            f"<title>{escape(tip)}</title></circle>\n"
+        )
     note = change_text(report, stack) or f"last {human(values[-1], unit)}, no change"
-    parts.append(f'<text x="{LABEL_WIDTH + LINE_WIDTH + 10}" y="{_num(top + ROW / 2 + FONT / 3)}">{escape(note[:80])}</text>\n</g>\n')
+    parts.append(
+        f'<text x="{LABEL_WIDTH + LINE_WIDTH + 10}" y="{_num(top + ROW / 2 + FONT / 3)}">{escape(note[:80])}</text>\n</g>\n'
+    )
     return parts
 
 
@@ -74,13 +81,16 @@ def svg(report: HistoryReport, output: Destination = None) -> str | None:
     width = LABEL_WIDTH + LINE_WIDTH + NOTE_WIDTH + 20
     height = ROW * (len(report.stacks) + 1) + 10
     what = "mean value per profile" if report.metric == "value" else "share of the profiles' total"
-    title = (f"{what} of {len(report.stacks)} stacks over {len(h.points)} {h.by}s "
-             f"({h.points[0]} … {h.points[-1]})" if h.points else "no points")
+    title = (
+        f"{what} of {len(report.stacks)} stacks over {len(h.points)} {h.by}s ({h.points[0]} … {h.points[-1]})"
+        if h.points
+        else "no points"
+    )
     parts = [
         '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n',
         f'<svg version="1.1" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
         'xmlns="http://www.w3.org/2000/svg">\n',
-        f'<style>text {{ font-family:Verdana, sans-serif; font-size:{FONT}px; fill:rgb(0,0,0); }}</style>\n',
+        f"<style>text {{ font-family:Verdana, sans-serif; font-size:{FONT}px; fill:rgb(0,0,0); }}</style>\n",
         f'<rect x="0" y="0" width="{width}" height="{height}" fill="white"/>\n',
         f'<text x="4" y="{ROW // 2 + 4}" font-weight="bold">{escape(title)}</text>\n',
     ]

@@ -17,7 +17,17 @@ from itertools import chain, compress, repeat
 
 from ..core.units import count_name, format_count, unit_of
 from .destination import deliver, tell
-from .colouring import ColourBar, change_bar, change_note, change_scale, frame_colours, ratio_bar, ratio_infos, ratio_note, ratio_scale
+from .colouring import (
+    ColourBar,
+    change_bar,
+    change_note,
+    change_scale,
+    frame_colours,
+    ratio_bar,
+    ratio_infos,
+    ratio_note,
+    ratio_scale,
+)
 from .layout import Layout, layout, strip_annotation
 from .options import XPAD, SvgOptions
 from .palettes import LIGHT_INK, needs_light_ink
@@ -102,8 +112,13 @@ class Drawing:
 
 
 def draw(
-    drawn: Layout, options: SvgOptions, *, palette: dict[str, str] | None = None, colours: list[str] | None = None,
-    unit: str | None = None, metrics: tuple[str, str] | None = None,
+    drawn: Layout,
+    options: SvgOptions,
+    *,
+    palette: dict[str, str] | None = None,
+    colours: list[str] | None = None,
+    unit: str | None = None,
+    metrics: tuple[str, str] | None = None,
 ) -> Drawing:
     """Pixels, labels and colours of a layout's frames (``colours``: given by the caller instead;
     ``palette`` as :func:`svg`; ``unit``: the profile's, for the legend of differential input;
@@ -194,7 +209,13 @@ class Geometry:
         self.pad_top = o.fontsize * 3 + (o.fontsize * 2 if o.subtitle else 0) + legend
         self.pad_bottom = o.fontsize * 2 + 10
         self.width = o.width
-        self.height = (drawn.layout.max_depth + 1) * o.height + o.fontsize * 3 + self.pad_bottom + (o.fontsize * 2 if o.subtitle else 0) + legend
+        self.height = (
+            (drawn.layout.max_depth + 1) * o.height
+            + o.fontsize * 3
+            + self.pad_bottom
+            + (o.fontsize * 2 if o.subtitle else 0)
+            + legend
+        )
         self.frame = o.height
         self.inverted = o.inverted
 
@@ -258,8 +279,10 @@ def _legend(drawn: Drawing, g: Geometry) -> str:
                 continue
             colour, meaning = entry
             if colour is not None:
-                parts.append(f'<rect x="{_num(x)}" y="{_num(top)}" width="{_num(o.fontsize)}" height="{_num(o.fontsize)}" '
-                             f'rx="2" ry="2" fill="{escape(colour)}" stroke="rgb(120,120,120)" stroke-width="0.5"/>')
+                parts.append(
+                    f'<rect x="{_num(x)}" y="{_num(top)}" width="{_num(o.fontsize)}" height="{_num(o.fontsize)}" '
+                    f'rx="2" ry="2" fill="{escape(colour)}" stroke="rgb(120,120,120)" stroke-width="0.5"/>'
+                )
                 x += o.fontsize + 6
             parts.append(f'<text x="{_num(x)}" y="{_num(top + o.fontsize - 2)}">{escape(meaning)}</text>\n')
             x += len(meaning) * glyph + 2 * o.fontsize
@@ -272,11 +295,15 @@ def _bar(bar: ColourBar, x: float, top: float, o: SvgOptions) -> str:
     glyph = o.fontsize * o.fontwidth
     baseline = _num(top + o.fontsize - 2)
     stops = "".join(f'<stop offset="{100 * offset:g}%" stop-color="{escape(colour)}"/>' for offset, colour in bar.stops)
-    parts = [f'<defs><linearGradient id="change-scale" x1="0" x2="1" y1="0" y2="0">{stops}</linearGradient></defs>\n',
-             f'<text x="{_num(x)}" y="{baseline}">{escape(bar.low)}</text>\n']
+    parts = [
+        f'<defs><linearGradient id="change-scale" x1="0" x2="1" y1="0" y2="0">{stops}</linearGradient></defs>\n',
+        f'<text x="{_num(x)}" y="{baseline}">{escape(bar.low)}</text>\n',
+    ]
     x += len(bar.low) * glyph + 6
-    parts.append(f'<rect x="{_num(x)}" y="{_num(top)}" width="{BAR_WIDTH}" height="{_num(o.fontsize)}" '
-                 'fill="url(#change-scale)" stroke="rgb(120,120,120)" stroke-width="0.5"/>\n')
+    parts.append(
+        f'<rect x="{_num(x)}" y="{_num(top)}" width="{BAR_WIDTH}" height="{_num(o.fontsize)}" '
+        'fill="url(#change-scale)" stroke="rgb(120,120,120)" stroke-width="0.5"/>\n'
+    )
     x += BAR_WIDTH + 6
     parts.append(f'<text x="{_num(x)}" y="{baseline}">{escape(bar.high)}</text>\n')
     x += len(bar.high) * glyph + 2 * o.fontsize
@@ -310,8 +337,7 @@ def _declaration(options: SvgOptions) -> str:
 def _write_empty(o: SvgOptions, out: TextIO) -> None:
     height = _num(o.fontsize * 5)
     out.write(
-        _declaration(o)
-        + f'<svg version="1.1" width="{o.width}" height="{height}" viewBox="0 0 {o.width} {height}" '
+        _declaration(o) + f'<svg version="1.1" width="{o.width}" height="{height}" viewBox="0 0 {o.width} {height}" '
         'xmlns="http://www.w3.org/2000/svg">\n'
         f'<text x="{o.width // 2}" y="{_num(o.fontsize * 2)}" text-anchor="middle" '
         f'style="font-family:{escape(o.fonttype)}; font-size:{_num(o.fontsize)}px">'
@@ -322,9 +348,17 @@ def _write_empty(o: SvgOptions, out: TextIO) -> None:
 def _config(drawn: Drawing, geometry: Geometry) -> str:
     o = drawn.options
     settings = {
-        "xpad": XPAD, "width": o.width, "fluid": o.fluid, "fontsize": o.fontsize, "fontwidth": o.fontwidth,
-        "frameheight": o.height, "y0": geometry.top(0), "inverted": o.inverted,
-        "nametype": o.nametype, "searchcolor": o.search_color, "truncate": o.truncate,
+        "xpad": XPAD,
+        "width": o.width,
+        "fluid": o.fluid,
+        "fontsize": o.fontsize,
+        "fontwidth": o.fontwidth,
+        "frameheight": o.height,
+        "y0": geometry.top(0),
+        "inverted": o.inverted,
+        "nametype": o.nametype,
+        "searchcolor": o.search_color,
+        "truncate": o.truncate,
         "location": LOCATION if o.drop_locations else None,
     }
     settings = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in settings.items()}
@@ -369,8 +403,7 @@ def _head(drawn: Drawing, g: Geometry) -> str:
         "#frames > *:hover { stroke:black; stroke-width:0.5; cursor:pointer; }\n"
         ".hide { display:none; }\n.parent { opacity:0.5; }"
         f"{stroke}\n</style>\n",
-        '<script type="text/ecmascript"><![CDATA[\n'
-        f"var flamespaceConfig = {_config(drawn, g)};\n{script}]]></script>\n",
+        f'<script type="text/ecmascript"><![CDATA[\nvar flamespaceConfig = {_config(drawn, g)};\n{script}]]></script>\n',
         f'<rect id="background" x="0" y="0" width="{width}" height="{height}" fill="url(#background)"/>\n',
         f'<text id="title" x="{width // 2}" y="{top_text}">{escape(o.resolved_title())}</text>\n',
     ]
@@ -414,7 +447,7 @@ def _frames(drawn: Drawing, g: Geometry) -> Iterator[str]:
     labels = Memo(lambda label: escape(label) + label_tail)
     x1s = Memo(lambda x: f'</title><rect x="{round(x, 1):.1f}" y="')
     widths = Memo(lambda x_width: f'{round(x_width[0] + x_width[1], 1) - round(x_width[0], 1):.1f}" fill="')
-    text_xs = Memo(lambda x: f"{x + 3:.2f}\" y=\"")
+    text_xs = Memo(lambda x: f'{x + 3:.2f}" y="')
 
     def count(value: Number) -> str:
         return f"{format_count(value * factor if factor != 1 else value)} {countname}"
@@ -435,11 +468,16 @@ def _frames(drawn: Drawing, g: Geometry) -> Iterator[str]:
         if start == 0 and drawn.infos is None:  # the root
             info_column[0] = f" ({count(c.values[0])}, 100%)"
         columns = [
-            title_column, info_column, map(x1s.__getitem__, xs), map(tops.__getitem__, c.depths[part]),
-            map(widths.__getitem__, zip(xs, drawn.widths[part])), drawn.colours[part],
+            title_column,
+            info_column,
+            map(x1s.__getitem__, xs),
+            map(tops.__getitem__, c.depths[part]),
+            map(widths.__getitem__, zip(xs, drawn.widths[part])),
+            drawn.colours[part],
             repeat(text_heads[0]) if drawn.inks is None else map(text_heads.__getitem__, drawn.inks[part]),
             map(text_xs.__getitem__, xs),
-            map(text_ys.__getitem__, c.depths[part]), map(labels.__getitem__, drawn.labels[part]),
+            map(text_ys.__getitem__, c.depths[part]),
+            map(labels.__getitem__, drawn.labels[part]),
         ]
         if nameattr:
             heads, tails = _groups(names, title_column, info_column, nameattr)
@@ -459,7 +497,9 @@ class Memo(dict):
         return value
 
 
-def _groups(names: list[str], titles: list[str], infos: list[str], nameattr: Mapping[str, Mapping[str, str]]) -> tuple[list[str], list[str]]:
+def _groups(
+    names: list[str], titles: list[str], infos: list[str], nameattr: Mapping[str, Mapping[str, str]]
+) -> tuple[list[str], list[str]]:
     """The opening of each frame's group (``<g>`` or ``<a>``, then ``<title>``) and its closing;
     a --nameattr ``title`` replaces the frame's tooltip in ``titles`` and ``infos``."""
     heads, tails = [], []

@@ -53,8 +53,11 @@ class TextOptions(Record):
     def layout_options(self) -> LayoutOptions:
         """What to lay out: frames of at least ``threshold`` of the total, as flamegraph.pl's --minwidth N%."""
         return LayoutOptions(
-            min_percent=self.threshold * 100, sort_by_value=self.sort_by_value, reverse=self.reverse,
-            base=self.base, delta=self.delta,
+            min_percent=self.threshold * 100,
+            sort_by_value=self.sort_by_value,
+            reverse=self.reverse,
+            base=self.base,
+            delta=self.delta,
         )
 
 
@@ -122,7 +125,7 @@ def _lines(profile: Drawable, options: TextOptions | None, parts: bool) -> Itera
     last = _last_siblings(depths)
     open_levels: list[bool] = []  # per ancestor level: does it have siblings still to come?
     for index, depth, is_last in zip(kept, depths, last):
-        del open_levels[max(depth - 1, 0):]
+        del open_levels[max(depth - 1, 0) :]
         branch = "".join(["│  " if more else "   " for more in open_levels[:INDENT_LEVELS]])
         if len(open_levels) > INDENT_LEVELS:
             branch += f"[+{len(open_levels) - INDENT_LEVELS}] "
@@ -148,8 +151,11 @@ def _lines(profile: Drawable, options: TextOptions | None, parts: bool) -> Itera
         name_start = len(share) + 2 + len(branch)
         where = (min(name_start + location_start(name), cut), min(name_start + len(name), cut))
         yield TextLine(
-            text=line, share=value / total, change=None if c.deltas is None else c.deltas[index] / total,
-            share_end=min(len(share), cut), location=where,
+            text=line,
+            share=value / total,
+            change=None if c.deltas is None else c.deltas[index] / total,
+            share_end=min(len(share), cut),
+            location=where,
             change_start=len(line) if c.deltas is None else min(change_start, cut),
         )
 

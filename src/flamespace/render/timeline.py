@@ -54,20 +54,24 @@ class Timeline:
 
     def boxes(self, lane: int) -> list[tuple]:
         """(depth, start, end, name) of one lane's boxes, in order (for tests and tools)."""
-        return [(d, s, s + v, n) for i, (d, s, v, n) in enumerate(zip(self.depth, self.start, self.value, self.name))
-                if self.lane[i] == lane]
+        return [
+            (d, s, s + v, n)
+            for i, (d, s, v, n) in enumerate(zip(self.depth, self.start, self.value, self.name))
+            if self.lane[i] == lane
+        ]
 
 
-def timeline(chart: FlameChart, rewrite: Callable[[Stack], Stack | None] | None = None,
-             min_value: Number = 0) -> Timeline:
+def timeline(chart: FlameChart, rewrite: Callable[[Stack], Stack | None] | None = None, min_value: Number = 0) -> Timeline:
     """The boxes of ``chart`` (see the module's docstring); ``rewrite`` changes each stack (None:
     the stretch is left out, a gap); boxes narrower than ``min_value`` are left out, with their children.
     Laid out with array operations (see :func:`_lane`): traces have millions of stretches."""
     from ..core.chart import interval_arrays
 
     scale = chart.time_scale()
-    per_lane = [(thread, stack_ids, *interval_arrays(times, weights, scale))
-                for thread, times, stack_ids, weights in chart.thread_columns()]
+    per_lane = [
+        (thread, stack_ids, *interval_arrays(times, weights, scale))
+        for thread, times, stack_ids, weights in chart.thread_columns()
+    ]
     drawn = Timeline([chart.threads[thread] for thread, *_ in per_lane], chart.unit, scale)
     origin: Number = min((starts[:1].tolist()[0] for _, _, starts, _ in per_lane), default=0) if drawn.time else 0
     stacks: list[Stack | None] = list(chart.stacks) if rewrite is None else [rewrite(stack) for stack in chart.stacks]

@@ -60,7 +60,9 @@ def _lgamma(x: np.ndarray) -> np.ndarray:
 def _stirling_rest(z: np.ndarray) -> np.ndarray:
     """lgamma(z) − ((z − ½)·log z − z + ½·log 2π): Stirling's series, to 1e-16 for z ≥ 10."""
     w = 1.0 / (z * z)
-    return (1.0 / 12 - w * (1.0 / 360 - w * (1.0 / 1260 - w * (1.0 / 1680 - w * (1.0 / 1188 - w * (691.0 / 360360 - w / 156)))))) / z
+    return (
+        1.0 / 12 - w * (1.0 / 360 - w * (1.0 / 1260 - w * (1.0 / 1680 - w * (1.0 / 1188 - w * (691.0 / 360360 - w / 156)))))
+    ) / z
 
 
 def _lbeta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -117,15 +119,17 @@ def _betacf(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
     return h
 
 
-def beta_tails(a: np.ndarray, b: np.ndarray, x: np.ndarray, y: np.ndarray,
-               log_x: np.ndarray, log_y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def beta_tails(
+    a: np.ndarray, b: np.ndarray, x: np.ndarray, y: np.ndarray, log_x: np.ndarray, log_y: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(I_x(a, b), 1 − I_x(a, b), log(x^a·y^b/B(a, b))), the first two to full relative
     precision; ``y`` = 1 − x and the logs of both are given by the caller, who can compute
     them without cancellation. The third is x·y·dI/dx, which quantiles take their steps with."""
     import numpy as np
 
-    a, b, x, y, log_x, log_y = (np.array(v) for v in np.broadcast_arrays(
-        *(np.asarray(v, dtype=float) for v in (a, b, x, y, log_x, log_y))))
+    a, b, x, y, log_x, log_y = (
+        np.array(v) for v in np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (a, b, x, y, log_x, log_y)))
+    )
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
         log_front = a * log_x + b * log_y - _lbeta(a, b)
         direct = x < (a + 1.0) / (a + b + 2.0)
@@ -296,9 +300,15 @@ def _solve(parts: Parts, q: np.ndarray, start: np.ndarray, p: np.ndarray | None 
         proposal = ss + step
         inside = np.isfinite(proposal) & (proposal >= lo) & (proposal <= hi)
         with np.errstate(invalid="ignore"):
-            fallback = np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (lo + hi), np.where(np.isfinite(lo), lo + 16.0, hi - 16.0))
+            fallback = np.where(
+                np.isfinite(lo) & np.isfinite(hi), 0.5 * (lo + hi), np.where(np.isfinite(lo), lo + 16.0, hi - 16.0)
+            )
         new = np.where(value == 0, ss, np.where(inside, proposal, fallback))
-        done = (np.abs(new - ss) <= 1e-15 * np.maximum(np.abs(ss), 1.0)) | (value == 0) | (np.isfinite(lo) & np.isfinite(hi) & (hi - lo <= 1e-15 * np.maximum(np.abs(ss), 1.0)))
+        done = (
+            (np.abs(new - ss) <= 1e-15 * np.maximum(np.abs(ss), 1.0))
+            | (value == 0)
+            | (np.isfinite(lo) & np.isfinite(hi) & (hi - lo <= 1e-15 * np.maximum(np.abs(ss), 1.0)))
+        )
         beyond = (lo >= LOG_MAX) | (hi <= -LOG_MAX)  # the root is outside the floats
         s[active] = np.where(beyond, np.where(lo >= LOG_MAX, np.inf, -np.inf), new)
         active = active[~(done | beyond)]

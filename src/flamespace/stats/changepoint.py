@@ -199,22 +199,23 @@ def cusum(x: np.ndarray, min_size: int, centred: bool = False, weights: np.ndarr
 
     n = x.shape[-1]
     if weights is None:
-        partial = np.cumsum(x if centred else x - x.mean(axis=-1, keepdims=True), axis=-1)[..., min_size - 1:n - min_size]
+        partial = np.cumsum(x if centred else x - x.mean(axis=-1, keepdims=True), axis=-1)[..., min_size - 1 : n - min_size]
         k = np.arange(min_size, n - min_size + 1, dtype=float)
         scale = np.sqrt(n / (k * (n - k)))
     else:
         total = weights.sum(axis=-1, keepdims=True)
         centre = 0 if centred else (weights * x).sum(axis=-1, keepdims=True) / total
-        partial = np.cumsum(weights * (x - centre), axis=-1)[..., min_size - 1:n - min_size]
-        w = np.cumsum(weights, axis=-1)[..., min_size - 1:n - min_size]
+        partial = np.cumsum(weights * (x - centre), axis=-1)[..., min_size - 1 : n - min_size]
+        w = np.cumsum(weights, axis=-1)[..., min_size - 1 : n - min_size]
         scale = np.sqrt(total / (w * (total - w)))
     np.abs(partial, out=partial)
     partial *= scale
     return partial
 
 
-def split(x: np.ndarray, min_size: int, permutations: int, rng: np.random.Generator,
-          weights: np.ndarray | None = None) -> tuple[int, float, float]:
+def split(
+    x: np.ndarray, min_size: int, permutations: int, rng: np.random.Generator, weights: np.ndarray | None = None
+) -> tuple[int, float, float]:
     """The best split of ``x`` (index of the first point after it), its statistic and its permutation
     p-value. With ``weights``, each point is permuted together with its weight."""
     import itertools
@@ -237,8 +238,9 @@ def split(x: np.ndarray, min_size: int, permutations: int, rng: np.random.Genera
     return best + min_size, t, p
 
 
-def _sequential_p(x: np.ndarray, threshold: float, min_size: int, permutations: int, rng: np.random.Generator,
-                  weights: np.ndarray | None = None) -> float:
+def _sequential_p(
+    x: np.ndarray, threshold: float, min_size: int, permutations: int, rng: np.random.Generator, weights: np.ndarray | None = None
+) -> float:
     """The permutation p-value of ``threshold``, stopped early as Besag & Clifford (1991) do: once
     :data:`STOP_AFTER` random orderings reach it (after L drawn), p = STOP_AFTER / L, a valid
     p-value too, and well above any level a test would use; else (1 + #{T* ≥ T}) / (B + 1).
@@ -311,8 +313,8 @@ def detect(
     bounds = [0, *(i for i, _, _ in found), len(x)]
     points = []
     for j, (index, t, p) in enumerate(found):
-        before = float(np.median(x[bounds[j]:index]))  # medians: a stalled point moves them little
-        after = float(np.median(x[index:bounds[j + 2]]))
+        before = float(np.median(x[bounds[j] : index]))  # medians: a stalled point moves them little
+        after = float(np.median(x[index : bounds[j + 2]]))
         points.append(ChangePoint(index, names[index], before, after, _relative(before, after), p, t))
     return ChangePoints(tuple(points), tuple(x.tolist()), names, alpha, permutations, min_size)
 
@@ -324,8 +326,12 @@ def locate(x: np.ndarray, weights: np.ndarray, min_size: int) -> int:
     the longer side has a rank below the mean); this cost does not."""
     import numpy as np
 
-    costs = np.array([sum(float((weights[a:b] * np.abs(x[a:b] - np.median(x[a:b]))).sum()) for a, b in ((0, k), (k, len(x))))
-                      for k in range(min_size, len(x) - min_size + 1)])
+    costs = np.array(
+        [
+            sum(float((weights[a:b] * np.abs(x[a:b] - np.median(x[a:b]))).sum()) for a, b in ((0, k), (k, len(x))))
+            for k in range(min_size, len(x) - min_size + 1)
+        ]
+    )
     least = costs.min()
     # the first of near-ties, as split() takes: rounding at another scale cannot move the split
     return min_size + int(np.argmax(costs <= least + TIES * float(costs.max())))

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ._result import TestResult
 
 from .methods import DEFAULT_METHOD as DEFAULT_METHOD, METHODS as METHODS  # the CLI reads them from here
+
 #: compare's question: what changed, in either direction? Two-sided, so that the family-wise
 #: error bounds every false report, regression or improvement (docs/statistics.md, "both directions").
 DEFAULT_ALTERNATIVE = "two-sided"
@@ -50,8 +51,9 @@ class Margin(Record):
 
     def __post_init__(self) -> None:
         if not (0 <= self.min_delta < _INFINITY and 0 <= self.min_rel < _INFINITY):  # nan and inf: no change would pass
-            raise ArgumentError(f"the margins --min-delta and --min-rel must be ≥ 0 and finite, not {self.min_delta!r} "
-                                f"and {self.min_rel!r}")
+            raise ArgumentError(
+                f"the margins --min-delta and --min-rel must be ≥ 0 and finite, not {self.min_delta!r} and {self.min_rel!r}"
+            )
 
     def passes(self, delta: float, baseline: float) -> bool:
         size = abs(delta)
@@ -98,8 +100,10 @@ class CompareOptions(Record):
         if self.fdr not in FDR_CHOICES:
             raise ArgumentError(f"unknown FDR correction {self.fdr!r}; choose one of {', '.join(FDR_CHOICES)}")
         if self.fdr != "off" and not method.fdr:
-            raise ArgumentError(f"{method.name} controls the family-wise error only; --fdr applies to "
-                                f"{' and '.join(m.name for m in methods.REGISTRY.values() if m.fdr)}")
+            raise ArgumentError(
+                f"{method.name} controls the family-wise error only; --fdr applies to "
+                f"{' and '.join(m.name for m in methods.REGISTRY.values() if m.fdr)}"
+            )
         if not 0 < self.alpha < 1:
             raise ArgumentError(f"alpha must be between 0 and 1, not {self.alpha}")
         if not self.permutations >= 1:
@@ -163,15 +167,38 @@ class StackChange:
         return {name: getattr(self, name) for name in _CHANGE_FIELDS}
 
     @classmethod
-    def _of_text(cls, text: str, split: Callable[[str], Stack], baseline: float, candidate: float, delta: float,
-                 lower: float, upper: float, p: float, p_adjusted: float, significant: bool, kind: str | None,
-                 detectable: float | None) -> StackChange:
+    def _of_text(
+        cls,
+        text: str,
+        split: Callable[[str], Stack],
+        baseline: float,
+        candidate: float,
+        delta: float,
+        lower: float,
+        upper: float,
+        p: float,
+        p_adjusted: float,
+        significant: bool,
+        kind: str | None,
+        detectable: float | None,
+    ) -> StackChange:
         """A change whose stack is kept as its text and split by ``split`` only when asked for
         (most of a comparison's 10,000 stacks are never shown); also quicker than ``__init__``."""
         change = object.__new__(cls)
-        change.__dict__.update(_text=text, _split=split, baseline=baseline, candidate=candidate, delta=delta, lower=lower,
-                               upper=upper, p=p, p_adjusted=p_adjusted, significant=significant, kind=kind,
-                               detectable=detectable)
+        change.__dict__.update(
+            _text=text,
+            _split=split,
+            baseline=baseline,
+            candidate=candidate,
+            delta=delta,
+            lower=lower,
+            upper=upper,
+            p=p,
+            p_adjusted=p_adjusted,
+            significant=significant,
+            kind=kind,
+            detectable=detectable,
+        )
         return change
 
     @property
@@ -191,8 +218,19 @@ class StackChange:
         return self.kind in ("appeared", "grown")
 
 
-_CHANGE_FIELDS = ("stack", "baseline", "candidate", "delta", "lower", "upper", "p", "p_adjusted", "significant", "kind",
-                  "detectable")
+_CHANGE_FIELDS = (
+    "stack",
+    "baseline",
+    "candidate",
+    "delta",
+    "lower",
+    "upper",
+    "p",
+    "p_adjusted",
+    "significant",
+    "kind",
+    "detectable",
+)
 
 
 class _ByStack:
@@ -335,15 +373,34 @@ def compare(
     notes = list(result.notes)
     if result.smallest_p > alpha:
         needed = power.min_runs(alpha, alternative, paired=paired)
-        notes.insert(0, f"with {n1} + {n2} runs{' (paired)' if paired else ''} no p-value can go below {result.smallest_p:.2g} > α = {alpha:g}, "
-                        f"so no stack can be significant; {needed} runs a side can reach α"
-                        + (f" (and --permutations ≥ {int(math.ceil(1 / alpha))})" if permutations + 1 < 1 / alpha else ""))
+        notes.insert(
+            0,
+            f"with {n1} + {n2} runs{' (paired)' if paired else ''} no p-value can go below {result.smallest_p:.2g} > α = {alpha:g}, "
+            f"so no stack can be significant; {needed} runs a side can reach α"
+            + (f" (and --permutations ≥ {int(math.ceil(1 / alpha))})" if permutations + 1 < 1 / alpha else ""),
+        )
     return Comparison(
-        method=method, requested_method=method, alpha=alpha, n_baseline=n1, n_candidate=n2, unit=meta.unit,
-        normalized=normalize, frequency=frequency, dropped=dropped, margin=margin, changes=tuple(stack_changes),
-        statistic_name=result.statistic_name, statistic=result.global_statistic, p_value=result.global_p,
-        reduced=parts.delta, parts=parts, options=_options(options, result.details),
-        notes=tuple(notes), alternative=alternative, control=result.control, smallest_p=result.smallest_p,
+        method=method,
+        requested_method=method,
+        alpha=alpha,
+        n_baseline=n1,
+        n_candidate=n2,
+        unit=meta.unit,
+        normalized=normalize,
+        frequency=frequency,
+        dropped=dropped,
+        margin=margin,
+        changes=tuple(stack_changes),
+        statistic_name=result.statistic_name,
+        statistic=result.global_statistic,
+        p_value=result.global_p,
+        reduced=parts.delta,
+        parts=parts,
+        options=_options(options, result.details),
+        notes=tuple(notes),
+        alternative=alternative,
+        control=result.control,
+        smallest_p=result.smallest_p,
     )
 
 
@@ -358,14 +415,27 @@ def _detectable(result: TestResult, x1: np.ndarray, x2: np.ndarray, paired: bool
     return power.detectable(result.critical, result.se, df=df, kurtosis=power.excess_kurtosis(x1, x2, paired), runs=runs)
 
 
-def _changes(stacks: Sequence[Stack], means1: list[float], means2: list[float], result: TestResult,
-             detectable: np.ndarray | None, margin: Margin) -> list[StackChange]:
+def _changes(
+    stacks: Sequence[Stack],
+    means1: list[float],
+    means2: list[float],
+    result: TestResult,
+    detectable: np.ndarray | None,
+    margin: Margin,
+) -> list[StackChange]:
     """One :class:`StackChange` per tested stack; stacks kept as texts (:class:`TextStacks`)
     stay texts. Columns go through ``tolist`` (the same Python floats and bools as ``float()``
     and ``bool()`` of each element, made in one C call)."""
-    columns = zip(means1, means2, result.lower.tolist(), result.upper.tolist(), result.p.tolist(),
-                  result.p_adjusted.tolist(), result.significant.tolist(),
-                  [None] * len(means1) if detectable is None else detectable.tolist())
+    columns = zip(
+        means1,
+        means2,
+        result.lower.tolist(),
+        result.upper.tolist(),
+        result.p.tolist(),
+        result.p_adjusted.tolist(),
+        result.significant.tolist(),
+        [None] * len(means1) if detectable is None else detectable.tolist(),
+    )
     passes, out = margin.passes, []
     if isinstance(stacks, TextStacks):
         make, split, keys = StackChange._of_text, stacks.table.stack, stacks.texts

@@ -63,8 +63,9 @@ class RunInfo(Record):
     program: str | None = None
 
     @classmethod
-    def from_graph(cls, name: str, side: str, graph: FlameGraph, missed_share: float | None = None,
-                   program: str | None = None) -> RunInfo:
+    def from_graph(
+        cls, name: str, side: str, graph: FlameGraph, missed_share: float | None = None, program: str | None = None
+    ) -> RunInfo:
         values = list(graph.values())
         return cls(name, side, graph.metadata, float(sum(values)), not any(values), missed_share, program)
 
@@ -167,14 +168,23 @@ def screen(
     everything = [run for runs in sides.values() for run in runs]
     empty = [run for run in everything if run.empty]
     if everything and len(empty) == len(everything):
-        findings.append(Finding(
-            "error", f"every run is empty ({_names(empty)}): the recordings failed, or recorded nothing; "
-            "check that the program ran (collect --show-output) and records long enough", _files(empty)))
+        findings.append(
+            Finding(
+                "error",
+                f"every run is empty ({_names(empty)}): the recordings failed, or recorded nothing; "
+                "check that the program ran (collect --show-output) and records long enough",
+                _files(empty),
+            )
+        )
         return Screening({side: [] for side in sides}, findings, {})
     if empty:
-        findings.append(Finding(
-            "warning", f"left out {len(empty)} empty run(s), with no samples (a failed recording?): {_names(empty)}",
-            _files(empty)))
+        findings.append(
+            Finding(
+                "warning",
+                f"left out {len(empty)} empty run(s), with no samples (a failed recording?): {_names(empty)}",
+                _files(empty),
+            )
+        )
         for run in empty:
             left_out[run.side].append(f"{run.name} is empty")
     usable = [run for run in everything if not run.empty]
@@ -184,10 +194,14 @@ def screen(
         if len(kept[side]) < min_runs:
             why = f" ({len(left_out[side])} left out: {'; '.join(left_out[side])})" if left_out[side] else ""
             loosen = " or raise --max-missed" if any(is_late(r, max_missed) and not r.empty for r in runs) else ""
-            findings.append(Finding(
-                "error", f"the {side} has {len(kept[side])} usable run(s) of {len(runs)}{why}; a side needs at least "
-                f"{min_runs} runs to estimate the variation between runs: collect more{loosen}",
-                tuple(r.name for r in runs)))
+            findings.append(
+                Finding(
+                    "error",
+                    f"the {side} has {len(kept[side])} usable run(s) of {len(runs)}{why}; a side needs at least "
+                    f"{min_runs} runs to estimate the variation between runs: collect more{loosen}",
+                    tuple(r.name for r in runs),
+                )
+            )
     if any(f.level == "error" for f in findings):
         return Screening(kept, findings, {})
     findings.extend(consistency(kept, force))
@@ -200,28 +214,43 @@ def is_late(run: RunInfo, max_missed: float | None) -> bool:
     return max_missed is not None and run.missed_share is not None and run.missed_share > max_missed
 
 
-def _fell_behind(runs: Sequence[RunInfo], max_missed: float | None, warn_missed: float | None,
-            left_out: dict[str, list[str]]) -> list[Finding]:
+def _fell_behind(
+    runs: Sequence[RunInfo], max_missed: float | None, warn_missed: float | None, left_out: dict[str, list[str]]
+) -> list[Finding]:
     """Runs whose sampler fell behind: left out beyond ``max_missed``, else named beyond ``warn_missed``."""
     limit = max_missed if max_missed is not None else warn_missed
     if limit is None:
         return []
     late = [(run, run.missed_share) for run in runs if run.missed_share is not None and run.missed_share > limit]
     if max_missed is not None and not any(run.missed_share is not None for run in runs):
-        return [Finding("warning", "--max-missed left nothing out: no run carries the sampler's quality headers "
-                                   "(missed_share, or ticks and missed)")]
+        return [
+            Finding(
+                "warning",
+                "--max-missed left nothing out: no run carries the sampler's quality headers (missed_share, or ticks and missed)",
+            )
+        ]
     if not late:
         return []
     shown = ", ".join(f"{run.name} ({_percent(share)})" for run, share in late[:10])
     shown += f" and {len(late) - 10} more" if len(late) > 10 else ""
     if max_missed is None:
-        return [Finding("warning", f"the sampler fell behind in {len(late)} run(s) (it missed more than {_percent(limit)} "
-                                   f"of its samples): {shown}; --max-missed {_percent(limit)} leaves them out",
-                        _files([run for run, _ in late]))]
+        return [
+            Finding(
+                "warning",
+                f"the sampler fell behind in {len(late)} run(s) (it missed more than {_percent(limit)} "
+                f"of its samples): {shown}; --max-missed {_percent(limit)} leaves them out",
+                _files([run for run, _ in late]),
+            )
+        ]
     for run, share in late:
         left_out[run.side].append(f"{run.name} missed {_percent(share)} of its samples")
-    return [Finding("warning", f"left out {len(late)} run(s) whose sampler missed more than "
-                               f"--max-missed {_percent(max_missed)}: {shown}", _files([run for run, _ in late]))]
+    return [
+        Finding(
+            "warning",
+            f"left out {len(late)} run(s) whose sampler missed more than --max-missed {_percent(max_missed)}: {shown}",
+            _files([run for run, _ in late]),
+        )
+    ]
 
 
 def consistency(sides: Mapping[str, Sequence[RunInfo]], force: bool = False) -> list[Finding]:
@@ -232,29 +261,48 @@ def consistency(sides: Mapping[str, Sequence[RunInfo]], force: bool = False) -> 
     findings: list[Finding] = []
     groups = _groups(runs, lambda r: r.metadata.unit)
     if len(groups) > 1:
-        findings.append(Finding(
-            "error", f"runs differ in unit: {_describe(groups)}; their numbers cannot be compared (--force cannot help): "
-            "record both sides with the same --weight (or profiler)", _first_files(groups)))
+        findings.append(
+            Finding(
+                "error",
+                f"runs differ in unit: {_describe(groups)}; their numbers cannot be compared (--force cannot help): "
+                "record both sides with the same --weight (or profiler)",
+                _first_files(groups),
+            )
+        )
     groups = _groups(runs, lambda r: r.mode)
     if len(groups) > 1:
-        findings.append(Finding(
-            refusal, f"runs differ in mode: {_describe(groups)}; the modes measure different things (waiting counts "
-            f"in wall time, not in CPU time), so the difference is not a change of the program: record both sides "
-            f"with the same --mode{insist}", _first_files(groups)))
+        findings.append(
+            Finding(
+                refusal,
+                f"runs differ in mode: {_describe(groups)}; the modes measure different things (waiting counts "
+                f"in wall time, not in CPU time), so the difference is not a change of the program: record both sides "
+                f"with the same --mode{insist}",
+                _first_files(groups),
+            )
+        )
     for side, members in sides.items():
         for label, what in (("command", "command"), ("program", "program")):
             groups = _groups(members, lambda r: r.labels.get(label))
             if len(groups) > 1:
-                findings.append(Finding(
-                    refusal, f"the {side} mixes runs of different {what}s: {_describe(groups)}; a sample must be runs "
-                    f"of one program: give each side the runs of one program (e.g. DIR/baseline and DIR/candidate){insist}",
-                    _first_files(groups)))
+                findings.append(
+                    Finding(
+                        refusal,
+                        f"the {side} mixes runs of different {what}s: {_describe(groups)}; a sample must be runs "
+                        f"of one program: give each side the runs of one program (e.g. DIR/baseline and DIR/candidate){insist}",
+                        _first_files(groups),
+                    )
+                )
     groups = _groups(runs, lambda r: r.program, by_side=True)
     if len(groups) > 1 and len({side for side, _ in groups}) == len(groups) == len(sides):
-        findings.append(Finding(
-            refusal, f"the sides run different programs: {_describe(groups)}; frames are named after their file, so "
-            "every stack of one would look new in the other. Compare versions of the same script or module "
-            f"(different arguments, environment or directory are fine){insist}", _first_files(groups)))
+        findings.append(
+            Finding(
+                refusal,
+                f"the sides run different programs: {_describe(groups)}; frames are named after their file, so "
+                "every stack of one would look new in the other. Compare versions of the same script or module "
+                f"(different arguments, environment or directory are fine){insist}",
+                _first_files(groups),
+            )
+        )
     for label, what, fix in (
         ("rate_requested", "sampling rate (Hz)", "record both sides with the same --rate"),
         ("python", "Python version", "run both sides on one interpreter"),
@@ -262,9 +310,13 @@ def consistency(sides: Mapping[str, Sequence[RunInfo]], force: bool = False) -> 
     ):
         groups = _groups(runs, lambda r: r.labels.get(label))
         if len(groups) > 1:
-            findings.append(Finding(
-                "warning", f"runs differ in {what}: {_describe(groups)}; the difference may come from that, not from "
-                f"the program: {fix}", _first_files(groups)))
+            findings.append(
+                Finding(
+                    "warning",
+                    f"runs differ in {what}: {_describe(groups)}; the difference may come from that, not from the program: {fix}",
+                    _first_files(groups),
+                )
+            )
     return findings
 
 
@@ -279,8 +331,11 @@ def sampling_rates(sides: Mapping[str, Sequence[RunInfo]]) -> list[Finding]:
     side sampled at another rate than the other has another sampling noise."""
     achieved: dict[str, tuple[float, float]] = {}
     for side, runs in sides.items():
-        rates = [(float(run.labels["rate_achieved"]), float(run.labels["rate_requested"])) for run in runs
-                 if _is_number(run.labels.get("rate_achieved")) and _is_number(run.labels.get("rate_requested"))]
+        rates = [
+            (float(run.labels["rate_achieved"]), float(run.labels["rate_requested"]))
+            for run in runs
+            if _is_number(run.labels.get("rate_achieved")) and _is_number(run.labels.get("rate_requested"))
+        ]
         if rates:
             import statistics  # only for recorded runs (it imports fractions, decimal and random)
 
@@ -288,9 +343,14 @@ def sampling_rates(sides: Mapping[str, Sequence[RunInfo]]) -> list[Finding]:
     if not any(real < MIN_ACHIEVED_SHARE * asked for real, asked in achieved.values()):
         return []
     shown = ", ".join(f"{side} {real:,.0f} Hz of {asked:,.0f} asked" for side, (real, asked) in achieved.items())
-    return [Finding("note", f"the sampler took fewer samples than asked (median rate_achieved): {shown}; the spreads, "
-                            "error bars and planned runs are those of runs sampled at these rates (a busy machine, or "
-                            "a thread holding the GIL, holds the sampler back)")]
+    return [
+        Finding(
+            "note",
+            f"the sampler took fewer samples than asked (median rate_achieved): {shown}; the spreads, "
+            "error bars and planned runs are those of runs sampled at these rates (a busy machine, or "
+            "a thread holding the GIL, holds the sampler back)",
+        )
+    ]
 
 
 def _is_number(text: str | None) -> bool:
@@ -315,7 +375,11 @@ def run_times(sides: Mapping[str, Sequence[RunInfo]]) -> dict[str, RunTime]:
         third = max(1, len(times) // 3)
         q1, _, q3 = statistics.quantiles(times, n=4, method="inclusive")
         found[side] = RunTime(
-            side, len(times), statistics.median(times), q1, q3,
+            side,
+            len(times),
+            statistics.median(times),
+            q1,
+            q3,
             statistics.median(times[-third:]) - statistics.median(times[:third]),
         )
     return found
@@ -363,11 +427,12 @@ def run_time_change(sides: Mapping[str, Sequence[RunInfo]], level: float, paired
     else:
         (n1, v1), (n2, v2) = ((len(v), statistics.variance(v) / len(v)) for v in (times["baseline"], times["candidate"]))
         count, variance = min(n1, n2), v1 + v2
-        df = variance ** 2 / (v1 ** 2 / (n1 - 1) + v2 ** 2 / (n2 - 1)) if variance else 1.0
+        df = variance**2 / (v1**2 / (n1 - 1) + v2**2 / (n2 - 1)) if variance else 1.0
     delta = means["candidate"] - means["baseline"]
-    half = _t_quantile((1 - level) / 2, df) * variance ** 0.5
-    return RunTimeChange(means["baseline"], means["candidate"], delta, delta - half, delta + half, level,
-                         len(rounds) >= MIN_RUNS, count)
+    half = _t_quantile((1 - level) / 2, df) * variance**0.5
+    return RunTimeChange(
+        means["baseline"], means["candidate"], delta, delta - half, delta + half, level, len(rounds) >= MIN_RUNS, count
+    )
 
 
 def _paired_rows(baseline: Sequence[RunInfo], candidate: Sequence[RunInfo]) -> tuple[tuple[int, int], ...]:
@@ -389,8 +454,9 @@ def drift_note(times: Mapping[str, RunTime]) -> Finding | None:
     """One line on the run times of each side and how far they drifted from the first runs to the last."""
     if not times:
         return None
-    spread = ", ".join(f"{t.side} {seconds(t.median)} (IQR {seconds(t.q1)} to {seconds(t.q3)}, {t.runs} runs)"
-                       for t in times.values())
+    spread = ", ".join(
+        f"{t.side} {seconds(t.median)} (IQR {seconds(t.q1)} to {seconds(t.q3)}, {t.runs} runs)" for t in times.values()
+    )
     trend = ", ".join(f"{t.side} {seconds(t.trend, sign=True)}" for t in times.values())
     return Finding("note", f"run time: {spread}; drift from the first third of the runs to the last: {trend}")
 
@@ -412,11 +478,15 @@ def drift_findings(times: Mapping[str, RunTime], deltas: Sequence[float], unit: 
     largest = max(abs(d) for d in deltas) * scale
     worst = max(times.values(), key=lambda t: abs(t.trend))
     if abs(worst.trend) > largest:
-        found.append(Finding(
-            "warning", f"the machine drifted more during the collection ({worst.side} runs: {seconds(worst.trend, sign=True)} "
-            f"from the first third to the last) than the largest change reported ({seconds(largest)}): the changes may "
-            "come from the machine's load; interleave the runs (flamespace collect does) and collect again on a "
-            "quieter machine to be sure"))
+        found.append(
+            Finding(
+                "warning",
+                f"the machine drifted more during the collection ({worst.side} runs: {seconds(worst.trend, sign=True)} "
+                f"from the first third to the last) than the largest change reported ({seconds(largest)}): the changes may "
+                "come from the machine's load; interleave the runs (flamespace collect does) and collect again on a "
+                "quieter machine to be sure",
+            )
+        )
     return found
 
 
@@ -428,7 +498,9 @@ def seconds(value: float, sign: bool = False) -> str:
     return f"{scaled:{'+' if sign else ''}{digits}} {unit}"
 
 
-def _groups(runs: Sequence[RunInfo], key: Callable[[RunInfo], object], by_side: bool = False) -> dict[tuple[str | None, object], list[RunInfo]]:
+def _groups(
+    runs: Sequence[RunInfo], key: Callable[[RunInfo], object], by_side: bool = False
+) -> dict[tuple[str | None, object], list[RunInfo]]:
     """Runs by the value of ``key`` (runs where it is None are not checked); with ``by_side``, by (side, value)."""
     groups: dict[tuple[str | None, object], list[RunInfo]] = {}
     for run in runs:
@@ -467,8 +539,20 @@ def _first_files(groups: Mapping[tuple[str | None, object], Sequence[RunInfo]]) 
 
 
 __all__ = [
-    "Finding", "LEVELS", "MIN_RUNS", "RunInfo", "RunTime", "Screening", "consistency", "drift_findings",
-    "drift_note", "is_late", "run_times", "sampling_rates", "screen", "seconds",
+    "Finding",
+    "LEVELS",
+    "MIN_RUNS",
+    "RunInfo",
+    "RunTime",
+    "Screening",
+    "consistency",
+    "drift_findings",
+    "drift_note",
+    "is_late",
+    "run_times",
+    "sampling_rates",
+    "screen",
+    "seconds",
 ]
 
 
@@ -491,8 +575,12 @@ class Pairing(Record):
         return bool(self.rows)
 
 
-def pair_runs(baseline: Sequence[RunInfo], candidate: Sequence[RunInfo], mode: str = "auto",
-              reaches_alpha: Callable[[int], bool] | None = None) -> Pairing:
+def pair_runs(
+    baseline: Sequence[RunInfo],
+    candidate: Sequence[RunInfo],
+    mode: str = "auto",
+    reaches_alpha: Callable[[int], bool] | None = None,
+) -> Pairing:
     """Pair the two runs of each round of one interleaved collection (the ``collection`` and
     ``pair`` labels): only they ran one right after the other, in a coin-flipped order.
 
@@ -514,14 +602,18 @@ def pair_runs(baseline: Sequence[RunInfo], candidate: Sequence[RunInfo], mode: s
     problem = _not_rounds(baseline, candidate, mode)
     if problem:
         return _unpaired(mode, problem)
-    rounds: list[dict[RoundKey, int]] = [{(run.collection, run.pair): i for i, run in enumerate(side)}
-                                         for side in (baseline, candidate)]
+    rounds: list[dict[RoundKey, int]] = [
+        {(run.collection, run.pair): i for i, run in enumerate(side)} for side in (baseline, candidate)
+    ]
     common = sorted(set(rounds[0]) & set(rounds[1]), key=lambda key: (key[0] or "", key[1]))
     if len(common) < 2:
         return _unpaired(mode, f"fewer than 2 rounds have a run on both sides ({len(common)})")
     if mode == "auto" and reaches_alpha is not None and not reaches_alpha(len(common)):
-        return Pairing((), f"{len(common)} pairs cannot reach α with a paired test, so the runs are tested as "
-                           "exchangeable (drift between rounds is not accounted for; collect more runs)")
+        return Pairing(
+            (),
+            f"{len(common)} pairs cannot reach α with a paired test, so the runs are tested as "
+            "exchangeable (drift between rounds is not accounted for; collect more runs)",
+        )
     notes = [_left_out(baseline, candidate, rounds, set(common))]
     if all(run.collection is None for run in (*baseline, *candidate)):
         notes.insert(0, "paired by round number alone (--pairing on): the runs carry no collection id")
@@ -552,8 +644,10 @@ def _without_round(sides: Sides, mode: str) -> str:
     if not any(runs for _, runs, _ in loose):
         return ""
     counts = " and ".join(f"{len(runs)} of {total} {name} run(s)" for name, runs, total in loose if runs)
-    return (f"{counts} carry no round of an interleaved collection (the pair header 'flamespace collect' "
-            f"writes when it alternates two programs): {_names([r for _, runs, _ in loose for r in runs])}")
+    return (
+        f"{counts} carry no round of an interleaved collection (the pair header 'flamespace collect' "
+        f"writes when it alternates two programs): {_names([r for _, runs, _ in loose for r in runs])}"
+    )
 
 
 def _without_collection(sides: Sides, mode: str) -> str:
@@ -563,23 +657,29 @@ def _without_collection(sides: Sides, mode: str) -> str:
     unnamed = [run for run in everything if run.collection is None]
     if not unnamed or (len(unnamed) == len(everything) and mode == "on"):
         return ""
-    return (f"{len(unnamed)} run(s) carry a round but no collection id (recorded before flamespace wrote one), "
-            f"so rounds of different collections cannot be told apart: {_names(unnamed)}"
-            + ("" if len(unnamed) < len(everything) else " (--pairing on pairs them by round number alone)"))
+    return (
+        f"{len(unnamed)} run(s) carry a round but no collection id (recorded before flamespace wrote one), "
+        f"so rounds of different collections cannot be told apart: {_names(unnamed)}"
+        + ("" if len(unnamed) < len(everything) else " (--pairing on pairs them by round number alone)")
+    )
 
 
 def _unshared_collections(sides: Sides, mode: str) -> str:
     """Runs of a collection the other side has no run of (a stored baseline, another collect)."""
     ids = [{run.collection for run in runs} for _, runs in sides]
     if not ids[0] & ids[1]:
-        return (f"the baseline's runs and the candidate's come from different collections (baseline "
-                f"{', '.join(sorted(map(_short, ids[0])))}; candidate {', '.join(sorted(map(_short, ids[1])))}): "
-                "only the two runs of one round of one collection are a pair")
+        return (
+            f"the baseline's runs and the candidate's come from different collections (baseline "
+            f"{', '.join(sorted(map(_short, ids[0])))}; candidate {', '.join(sorted(map(_short, ids[1])))}): "
+            "only the two runs of one round of one collection are a pair"
+        )
     for (name, runs), other in zip(sides, reversed(ids)):
         alone = [run for run in runs if run.collection not in other]
         if alone:
-            return (f"{len(alone)} {name} run(s) come from collection(s) the other side has no run of "
-                    f"({', '.join(sorted({_short(r.collection) for r in alone}))}): {_names(alone)}")
+            return (
+                f"{len(alone)} {name} run(s) come from collection(s) the other side has no run of "
+                f"({', '.join(sorted({_short(r.collection) for r in alone}))}): {_names(alone)}"
+            )
     return ""
 
 
@@ -590,14 +690,17 @@ def _repeated_rounds(sides: Sides, mode: str) -> str:
         for run in runs:
             key = (run.collection, run.pair)
             if key in seen:
-                return (f"{name} runs {seen[key].name} and {run.name} are both round {run.pair} of collection "
-                        f"{_short(run.collection)} (the same run given twice?)")
+                return (
+                    f"{name} runs {seen[key].name} and {run.name} are both round {run.pair} of collection "
+                    f"{_short(run.collection)} (the same run given twice?)"
+                )
             seen[key] = run
     return ""
 
 
-def _left_out(baseline: Sequence[RunInfo], candidate: Sequence[RunInfo], rounds: Sequence[Mapping[RoundKey, int]],
-              common: set[RoundKey]) -> str:
+def _left_out(
+    baseline: Sequence[RunInfo], candidate: Sequence[RunInfo], rounds: Sequence[Mapping[RoundKey, int]], common: set[RoundKey]
+) -> str:
     """The runs a paired test leaves out (their round has no run on the other side), named."""
     alone = [side[i] for side, index in zip((baseline, candidate), rounds) for key, i in index.items() if key not in common]
     if not alone:
@@ -626,16 +729,20 @@ def overlap(baseline: Mapping[str, float], candidate: Mapping[str, float]) -> Fi
     shares = [_shared_share(baseline, candidate), _shared_share(candidate, baseline)]
     if min(shares) >= MIN_SHARED:
         return None
-    message = (f"the two sides share few stacks: only {_percent(shares[0])} of the baseline's total and "
-               f"{_percent(shares[1])} of the candidate's are in stacks both sides have, so most changes reported "
-               f"are stacks that are only named differently")
+    message = (
+        f"the two sides share few stacks: only {_percent(shares[0])} of the baseline's total and "
+        f"{_percent(shares[1])} of the candidate's are in stacks both sides have, so most changes reported "
+        f"are stacks that are only named differently"
+    )
     located = [_without_locations(side) for side in (baseline, candidate)]
     if min(_shared_share(located[0], located[1]), _shared_share(located[1], located[0])) >= SAME_CODE:
         example = _renamed_frame(baseline, candidate)
-        message += ("; they differ in their frames' file names or lines only"
-                    + (f" (e.g. {example[0]!r} and {example[1]!r})" if example else "")
-                    + ": record both sides from the same directory (two checkouts: each from its own root), "
-                      "or rename frames with --map 'RE=REPL'")
+        message += (
+            "; they differ in their frames' file names or lines only"
+            + (f" (e.g. {example[0]!r} and {example[1]!r})" if example else "")
+            + ": record both sides from the same directory (two checkouts: each from its own root), "
+            "or rename frames with --map 'RE=REPL'"
+        )
     return Finding("warning", message)
 
 

@@ -145,8 +145,9 @@ def choose_stacks(totals: Mapping[str, float], pattern: str | None = None, top: 
     return ordered if top is None else ordered[:top]
 
 
-def history_of(records: Iterable[ProfileRecord], by: str = "commit", pattern: str | None = None,
-               top: int | None = TOP, unit: str = "") -> History:
+def history_of(
+    records: Iterable[ProfileRecord], by: str = "commit", pattern: str | None = None, top: int | None = TOP, unit: str = ""
+) -> History:
     """The :class:`History` of profiles in memory: points ordered by their first profile's time
     (then name), stacks chosen by :func:`choose_stacks` over their totals in all the profiles;
     medians by ``numpy.median`` over each point's profiles (the reference the store's engines are tested against)."""
@@ -212,9 +213,14 @@ class HistoryReport(Record):
     notes: tuple[str, ...] = ()
 
 
-def analyse(history: History, metric: str = "value", alpha: float = changepoint.ALPHA,
-            permutations: int = changepoint.PERMUTATIONS, min_size: int = changepoint.MIN_SIZE,
-            seed: int = changepoint.SEED) -> HistoryReport:
+def analyse(
+    history: History,
+    metric: str = "value",
+    alpha: float = changepoint.ALPHA,
+    permutations: int = changepoint.PERMUTATIONS,
+    min_size: int = changepoint.MIN_SIZE,
+    seed: int = changepoint.SEED,
+) -> HistoryReport:
     """Change points of each stack's series of ``metric`` at α / m (m stacks): family-wise α over the stacks shown.
 
     The permutation budget is raised to 20 m / α − 1 when smaller, so the smallest p a random
@@ -236,8 +242,10 @@ def analyse(history: History, metric: str = "value", alpha: float = changepoint.
     if n < 2 * min_size:
         notes.append(f"{n} points: a change needs at least {min_size} on each side ({2 * min_size} in all)")
     elif changepoint.smallest_p(n) > level:
-        notes.append(f"{n} points cannot show a change at α/m = {level:.2g}: the smallest p-value of {n} points is "
-                     f"2/C({n}, {n // 2}) = {changepoint.smallest_p(n):.2g}")
+        notes.append(
+            f"{n} points cannot show a change at α/m = {level:.2g}: the smallest p-value of {n} points is "
+            f"2/C({n}, {n // 2}) = {changepoint.smallest_p(n):.2g}"
+        )
     out = []
     for i, stack in enumerate(history.stacks):
         found = changepoint.detect(series[i], history.points, level, budget, min_size, seed, weights=history.runs)
@@ -301,9 +309,11 @@ def change_text(report: HistoryReport, stack: StackHistory, p: bool = False) -> 
 def title(report: HistoryReport) -> str:
     h = report.history
     span = f" ({h.points[0]} … {h.points[-1]})" if h.points else ""
-    return (f"History of {len(report.stacks)} stacks over {len(h.points)} {h.by}s{span}, {int(h.runs.sum()):,} profiles; "
-            f"changes in the {level_name(h)} {'share' if report.metric == 'share' else 'value'} per profile at family-wise "
-            f"α = {report.alpha:g} (α/{len(report.stacks) or 1} = {report.stack_alpha:.2g} a stack; {METHOD})")
+    return (
+        f"History of {len(report.stacks)} stacks over {len(h.points)} {h.by}s{span}, {int(h.runs.sum()):,} profiles; "
+        f"changes in the {level_name(h)} {'share' if report.metric == 'share' else 'value'} per profile at family-wise "
+        f"α = {report.alpha:g} (α/{len(report.stacks) or 1} = {report.stack_alpha:.2g} a stack; {METHOD})"
+    )
 
 
 HEADERS = ("stack", "trend", "first", "last", "share", "changes")
@@ -317,13 +327,22 @@ def rows(report: HistoryReport, short: Callable[[str], str] | None = None) -> li
     out = []
     for s in report.stacks:
         line = series(report, s)
-        out.append([short(s.stack) if short else s.stack, blocks(line), human(line[0], unit), human(line[-1], unit),
-                    human(s.shares[-1], "share"), change_text(report, s, p=True) or "none"])
+        out.append(
+            [
+                short(s.stack) if short else s.stack,
+                blocks(line),
+                human(line[0], unit),
+                human(line[-1], unit),
+                human(s.shares[-1], "share"),
+                change_text(report, s, p=True) or "none",
+            ]
+        )
     return out
 
 
 def markdown(report: HistoryReport) -> str:
     """The report as Markdown (a CI comment): title, one table row per stack, notes."""
+
     def cell(text: str) -> str:
         return text.replace("|", "\\|").replace("\n", " ")
 
@@ -343,14 +362,35 @@ def to_json(report: HistoryReport) -> dict[str, object]:
         return x if math.isfinite(x) else None
 
     return {
-        "by": h.by, "metric": report.metric, "unit": h.unit, "alpha": report.alpha, "stack_alpha": report.stack_alpha,
-        "method": METHOD, "level": level_name(h),
+        "by": h.by,
+        "metric": report.metric,
+        "unit": h.unit,
+        "alpha": report.alpha,
+        "stack_alpha": report.stack_alpha,
+        "method": METHOD,
+        "level": level_name(h),
         "points": [{"name": p, "profiles": int(n), "total": t} for p, n, t in zip(h.points, h.runs.tolist(), h.totals.tolist())],
-        "stacks": [{
-            "stack": s.stack, "values": list(s.values), "shares": list(s.shares), "levels": list(s.levels),
-            "changes": [{"index": c.index, "point": c.label, "before": c.before, "after": c.after,
-                         "relative": finite(c.relative), "p": c.p, "statistic": c.statistic} for c in s.changes.points],
-            "permutations": s.changes.permutations,
-        } for s in report.stacks],
+        "stacks": [
+            {
+                "stack": s.stack,
+                "values": list(s.values),
+                "shares": list(s.shares),
+                "levels": list(s.levels),
+                "changes": [
+                    {
+                        "index": c.index,
+                        "point": c.label,
+                        "before": c.before,
+                        "after": c.after,
+                        "relative": finite(c.relative),
+                        "p": c.p,
+                        "statistic": c.statistic,
+                    }
+                    for c in s.changes.points
+                ],
+                "permutations": s.changes.permutations,
+            }
+            for s in report.stacks
+        ],
         "notes": list(report.notes),
     }

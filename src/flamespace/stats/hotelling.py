@@ -118,11 +118,15 @@ def test(x1: np.ndarray, x2: np.ndarray, alpha: float, alternative: str = "two-s
     q = int(varying.sum())
     notes = []
     if alternative != "two-sided":
-        notes.append(f"Hotelling's F test is two-sided (it tests for any change); with the {alternative} alternative "
-                     "the raw p-values are one-sided and only stacks that moved in that direction can be significant")
+        notes.append(
+            f"Hotelling's F test is two-sided (it tests for any change); with the {alternative} alternative "
+            "the raw p-values are one-sided and only stacks that moved in that direction can be significant"
+        )
     if constant.any():
-        notes.append(f"{int(constant.sum())} stack(s) without variance in either group left out of Hotelling's test "
-                     "(no decision for them; maxt tests them)")
+        notes.append(
+            f"{int(constant.sum())} stack(s) without variance in either group left out of Hotelling's test "
+            "(no decision for them; maxt tests them)"
+        )
     check_stacks(q, n1 + n2)
     p_raw = np.ones(len(delta))
     p_adj = np.ones(len(delta))
@@ -138,7 +142,9 @@ def test(x1: np.ndarray, x2: np.ndarray, alpha: float, alternative: str = "two-s
         f, gp, r = f_tests(d, covariance, n1, n2)
         global_f, global_p, rank = float(f), float(gp), int(r)
         if rank < q:
-            notes.append(f"pooled covariance has rank {rank} < {q} stacks; tested in the {rank}-dimensional subspace the runs span")
+            notes.append(
+                f"pooled covariance has rank {rank} < {q} stacks; tested in the {rank}-dimensional subspace the runs span"
+            )
         df1, df2 = rank, n1 + n2 - rank - 1
         f_star = float(f_isf(alpha, df1, df2))
         s = pooled_var[varying]
@@ -153,15 +159,28 @@ def test(x1: np.ndarray, x2: np.ndarray, alpha: float, alternative: str = "two-s
             p_adj[varying] = closed_p(d, covariance, n1, n2)
         else:
             p_adj[varying] = f_sf(per_stack, df1, df2)
-            notes.append(f"{q} varying stacks are too many for closed testing (at most {CLOSED_MAX}): per-stack decisions "
-                         "come from Scheffé's simultaneous intervals and are conservative")
+            notes.append(
+                f"{q} varying stacks are too many for closed testing (at most {CLOSED_MAX}): per-stack decisions "
+                "come from Scheffé's simultaneous intervals and are conservative"
+            )
     p_adj, toward = _directed(p_adj, p_raw, delta, alternative)
     significant = varying & toward & (p_adj <= alpha)
     return TestResult(
-        method="hotelling", statistic=statistic, p=p_raw, p_adjusted=p_adj, lower=lower, upper=upper,
-        significant=significant, global_statistic=global_f, global_p=global_p, statistic_name="F",
-        notes=tuple(notes), details={"df1": rank, "df2": n1 + n2 - rank - 1, "f_star": f_star, "interval_level": 1 - alpha},
-        critical=critical, se=se, control="family-wise error",
+        method="hotelling",
+        statistic=statistic,
+        p=p_raw,
+        p_adjusted=p_adj,
+        lower=lower,
+        upper=upper,
+        significant=significant,
+        global_statistic=global_f,
+        global_p=global_p,
+        statistic_name="F",
+        notes=tuple(notes),
+        details={"df1": rank, "df2": n1 + n2 - rank - 1, "f_star": f_star, "interval_level": 1 - alpha},
+        critical=critical,
+        se=se,
+        control="family-wise error",
     )
 
 
@@ -176,8 +195,7 @@ def _one_stack_p(t: np.ndarray, df: int, alternative: str) -> np.ndarray:
     return np.asarray(t_sf(t if alternative == "greater" else -t, df), dtype=float)
 
 
-def _directed(p_adjusted: np.ndarray, p_raw: np.ndarray, delta: np.ndarray, alternative: str
-              ) -> tuple[np.ndarray, np.ndarray]:
+def _directed(p_adjusted: np.ndarray, p_raw: np.ndarray, delta: np.ndarray, alternative: str) -> tuple[np.ndarray, np.ndarray]:
     """The adjusted p-values for ``alternative`` and which stacks moved in its direction.
 
     The F tests' adjusted p is two-sided; raised to the stack's own one-sided p where that is

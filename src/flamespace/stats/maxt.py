@@ -49,8 +49,17 @@ LABEL_BYTES = 8_000_000
 TIES = 1e-9
 
 
-def _permuted_t(groups: np.ndarray, x: np.ndarray, x2: np.ndarray, total: np.ndarray, total2: np.ndarray,
-                n1: int, n2: int, floor: float, prior: Prior) -> np.ndarray:
+def _permuted_t(
+    groups: np.ndarray,
+    x: np.ndarray,
+    x2: np.ndarray,
+    total: np.ndarray,
+    total2: np.ndarray,
+    n1: int,
+    n2: int,
+    floor: float,
+    prior: Prior,
+) -> np.ndarray:
     """Signed Welch t (group 2 − group 1) of every stack for a batch of group-1 indicators (rows of
     ``groups``), each group's variance moderated by ``prior`` (:mod:`.moderation`) and floored."""
     import numpy as np
@@ -180,8 +189,18 @@ class _Relabelled:
     (tests/stats/test_maxt_core.py); the C core also gives the same bits on every x86-64.
     """
 
-    def __init__(self, x: np.ndarray, sq: np.ndarray | None, total: np.ndarray, total2: np.ndarray,
-                 n1: int, n2: int, floor: float, paired: bool, prior: Prior) -> None:
+    def __init__(
+        self,
+        x: np.ndarray,
+        sq: np.ndarray | None,
+        total: np.ndarray,
+        total2: np.ndarray,
+        n1: int,
+        n2: int,
+        floor: float,
+        paired: bool,
+        prior: Prior,
+    ) -> None:
         import numpy as np
 
         def contiguous(a: np.ndarray) -> np.ndarray:  # the C core reads C-order float64 buffers
@@ -198,11 +217,13 @@ class _Relabelled:
             signs = 1.0 - 2.0 * labels
             return _paired_t(signs @ self.x / len(self.x), self.total2, len(self.x), self.floor, self.prior)
         assert self.sq is not None
-        return _permuted_t(labels.astype(float), self.x, self.sq, self.total, self.total2, self.n1, self.n2, self.floor,
-                           self.prior)
+        return _permuted_t(
+            labels.astype(float), self.x, self.sq, self.total, self.total2, self.n1, self.n2, self.floor, self.prior
+        )
 
-    def reduce(self, labels: np.ndarray, threshold: np.ndarray, alternative: str, keep_t: bool,
-               core: ModuleType | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    def reduce(
+        self, labels: np.ndarray, threshold: np.ndarray, alternative: str, keep_t: bool, core: ModuleType | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
         """Over the relabellings of ``labels``: max_j t and max_j −t of each, per stack the count
         of relabellings whose s(t) ≥ ``threshold`` (s: the tested direction), and (``keep_t``) every t."""
         import numpy as np
@@ -215,15 +236,41 @@ class _Relabelled:
             return high, low, (tested >= threshold).sum(axis=0).astype(float), t if keep_t else None
         high, low, exceed = np.empty(count), np.empty(count), np.zeros(p)
         out = np.empty((count, p)) if keep_t else None
-        core.permuted(self.x, self.sq, self.total, self.total2, np.ascontiguousarray(labels, dtype=np.uint8), count,
-                      len(self.x), p, self.n1, self.n2, self.floor, self.paired, self.weighted, self.prior.df,
-                      np.ascontiguousarray(threshold, dtype=np.float64), _MODES[alternative], high, low, exceed, out)
+        core.permuted(
+            self.x,
+            self.sq,
+            self.total,
+            self.total2,
+            np.ascontiguousarray(labels, dtype=np.uint8),
+            count,
+            len(self.x),
+            p,
+            self.n1,
+            self.n2,
+            self.floor,
+            self.paired,
+            self.weighted,
+            self.prior.df,
+            np.ascontiguousarray(threshold, dtype=np.float64),
+            _MODES[alternative],
+            high,
+            low,
+            exceed,
+            out,
+        )
         return high, low, exceed, out
 
 
-def _statistics(x1: np.ndarray, x2: np.ndarray, floor: float, paired: bool, permutations: int, batch: int,
-                rng: np.random.Generator, moderated: bool = False
-                ) -> tuple[np.ndarray, np.ndarray, _Relabelled, Iterator[np.ndarray], int, bool]:
+def _statistics(
+    x1: np.ndarray,
+    x2: np.ndarray,
+    floor: float,
+    paired: bool,
+    permutations: int,
+    batch: int,
+    rng: np.random.Generator,
+    moderated: bool = False,
+) -> tuple[np.ndarray, np.ndarray, _Relabelled, Iterator[np.ndarray], int, bool]:
     """Observed t and its standard error per stack, what the relabelled statistics are made of,
     batches of relabellings (label rows), how many relabellings are counted and whether they
     are all of them.
@@ -298,9 +345,18 @@ def _top(tops: np.ndarray | None, batch: np.ndarray, keep: int) -> np.ndarray:
     return both if len(both) <= keep else np.partition(both, len(both) - keep, axis=0)[-keep:]
 
 
-def test(x1: np.ndarray, x2: np.ndarray, alpha: float, permutations: int = 2000, seed: int | None = None,
-         alternative: str = "greater", fdr: str | None = None, floor: float | None = None,
-         paired: bool = False, statistic: str = DEFAULT_STATISTIC) -> TestResult:
+def test(
+    x1: np.ndarray,
+    x2: np.ndarray,
+    alpha: float,
+    permutations: int = 2000,
+    seed: int | None = None,
+    alternative: str = "greater",
+    fdr: str | None = None,
+    floor: float | None = None,
+    paired: bool = False,
+    statistic: str = DEFAULT_STATISTIC,
+) -> TestResult:
     """The permutation test in the direction of ``alternative``.
 
     Family-wise (``fdr`` None): adjusted p_k = #{relabellings whose max_j s(t_j) ≥ s(t_k)}/N,
@@ -339,8 +395,9 @@ def test(x1: np.ndarray, x2: np.ndarray, alpha: float, permutations: int = 2000,
     batch = max(1, min(permutations, BATCH_CELLS // max(p, 1)))
     if _core is not None and fdr is None:  # no batch of t is kept: only the labels (n bytes each) bound a batch
         batch = max(batch, min(permutations, LABEL_BYTES // n))
-    t, se, made, batches, count, exact = _statistics(x1, x2, floor, paired, permutations, batch, np.random.default_rng(seed),
-                                                   statistic == "moderated")
+    t, se, made, batches, count, exact = _statistics(
+        x1, x2, floor, paired, permutations, batch, np.random.default_rng(seed), statistic == "moderated"
+    )
     two = alternative == "two-sided"
     sign = -1.0 if alternative == "less" else 1.0
     observed = np.abs(t) if two else sign * t
@@ -404,23 +461,52 @@ def test(x1: np.ndarray, x2: np.ndarray, alpha: float, permutations: int = 2000,
             critical = (ordered_low if sign < 0 else ordered_high)[min(k1, keep - 1)]
         control = f"false-discovery rate ({fdr.upper()})"
         if p and first < 1 / count:
-            notes.append(f"per-stack permutation p-values cannot go below 1/{count}, but a first discovery among {p} stacks "
-                         f"needs p ≤ {first:.2g}: " + ("collect more runs" if exact else f"raise --permutations to {int(math.ceil(1 / first))} or more")
-                         + " (the family-wise max-t test has no such limit)")
+            notes.append(
+                f"per-stack permutation p-values cannot go below 1/{count}, but a first discovery among {p} stacks "
+                f"needs p ≤ {first:.2g}: "
+                + ("collect more runs" if exact else f"raise --permutations to {int(math.ceil(1 / first))} or more")
+                + " (the family-wise max-t test has no such limit)"
+            )
     critical = np.where(floor_p > alpha, np.inf, critical)
     lower, upper = np.where(np.isnan(lower), -np.inf, lower), np.where(np.isnan(upper), np.inf, upper)  # ∞·0 with floor = 0
     statistic_name = "max |t|" if two else ("max −t" if sign < 0 else "max t")
     return TestResult(
-        method="maxt", statistic=t, p=p_raw, p_adjusted=p_adj, lower=lower, upper=upper,
-        significant=significant, global_statistic=float(observed.max()) if p else 0.0,
-        global_p=float(p_fwer.min()) if p else 1.0, statistic_name=statistic_name,
-        details={"relabellings": count, "exact": int(exact), "variance_floor": floor, "paired": int(paired),
-                 "statistic": statistic, **({"prior_df": made.prior.df} if statistic == "moderated" else {})},
-        critical=critical, se=se, smallest_p=floor_p, control=control, notes=tuple(notes),
+        method="maxt",
+        statistic=t,
+        p=p_raw,
+        p_adjusted=p_adj,
+        lower=lower,
+        upper=upper,
+        significant=significant,
+        global_statistic=float(observed.max()) if p else 0.0,
+        global_p=float(p_fwer.min()) if p else 1.0,
+        statistic_name=statistic_name,
+        details={
+            "relabellings": count,
+            "exact": int(exact),
+            "variance_floor": floor,
+            "paired": int(paired),
+            "statistic": statistic,
+            **({"prior_df": made.prior.df} if statistic == "moderated" else {}),
+        },
+        critical=critical,
+        se=se,
+        smallest_p=floor_p,
+        control=control,
+        notes=tuple(notes),
     )
 
 
 def run(x1: np.ndarray, x2: np.ndarray, options: CompareOptions) -> TestResult:
     """The method seam (:class:`.methods.Method`): :func:`test` with compare's options."""
-    return test(x1, x2, options.alpha, options.permutations, options.seed, options.alternative, options.fdr_method,
-                paired=options.paired, statistic=options.statistic)
+    return test(
+        x1,
+        x2,
+        options.alpha,
+        options.permutations,
+        options.seed,
+        options.alternative,
+        options.fdr_method,
+        paired=options.paired,
+        statistic=options.statistic,
+    )

@@ -55,12 +55,17 @@ class MethodInfo(Record):
 REGISTRY = {
     info.name: info
     for info in (
-        MethodInfo("maxt", "flamespace.stats.maxt", "exact permutation test of every stack at once (max t)",
-                   fdr=True, permutations=True),
-        MethodInfo("welch", "flamespace.stats.welch", "per-stack Welch t-tests, Holm or BH/BY",
-                   fdr=True, simultaneous=False),
-        MethodInfo("hotelling", "flamespace.stats.hotelling", "Tornetta's Hotelling T², closed testing",
-                   intervals_decide=False, checks_stacks=True),
+        MethodInfo(
+            "maxt", "flamespace.stats.maxt", "exact permutation test of every stack at once (max t)", fdr=True, permutations=True
+        ),
+        MethodInfo("welch", "flamespace.stats.welch", "per-stack Welch t-tests, Holm or BH/BY", fdr=True, simultaneous=False),
+        MethodInfo(
+            "hotelling",
+            "flamespace.stats.hotelling",
+            "Tornetta's Hotelling T², closed testing",
+            intervals_decide=False,
+            checks_stacks=True,
+        ),
     )
 }
 METHODS = tuple(REGISTRY)

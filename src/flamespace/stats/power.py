@@ -114,8 +114,8 @@ def kurtosis_of(groups: Sequence[np.ndarray]) -> float:
         if n < 4:
             continue
         residuals = x - x.mean(axis=0)
-        m2 = (residuals ** 2).mean(axis=0)
-        m4 = (residuals ** 4).mean(axis=0)
+        m2 = (residuals**2).mean(axis=0)
+        m4 = (residuals**4).mean(axis=0)
         live = m2 > 0
         g2 = m4[live] / m2[live] ** 2 - 3.0
         figures.append(((n + 1) * g2 + 6.0) * (n - 1) / ((n - 2) * (n - 3)))
@@ -125,8 +125,14 @@ def kurtosis_of(groups: Sequence[np.ndarray]) -> float:
     return float(max(float(np.average(np.concatenate(figures), weights=np.concatenate(weights))), 0.0))
 
 
-def detectable(critical: np.ndarray, se: np.ndarray, power: float = POWER, df: np.ndarray | None = None,
-               kurtosis: float = 0.0, runs: float | np.ndarray | None = None) -> np.ndarray:
+def detectable(
+    critical: np.ndarray,
+    se: np.ndarray,
+    power: float = POWER,
+    df: np.ndarray | None = None,
+    kurtosis: float = 0.0,
+    runs: float | np.ndarray | None = None,
+) -> np.ndarray:
     """The minimum detectable effect δ·se per stack; ∞ where c is ∞ (the design cannot reach α).
 
     A change d = δ·ŝe is found when Δ̂/ŝe' > c in a new comparison; ŝe and ŝe' are noisy
@@ -170,8 +176,17 @@ def bonferroni_critical(alpha: float, tests: float, df: np.ndarray, alternative:
     return np.asarray(t_isf(level, df), dtype=float)
 
 
-def runs_needed(variance: np.ndarray, change: np.ndarray, alpha: float, power: float, tests: int,
-                alternative: str, floor: float = 0.0, paired: bool = False, kurtosis: float = 0.0) -> np.ndarray:
+def runs_needed(
+    variance: np.ndarray,
+    change: np.ndarray,
+    alpha: float,
+    power: float,
+    tests: int,
+    alternative: str,
+    floor: float = 0.0,
+    paired: bool = False,
+    kurtosis: float = 0.0,
+) -> np.ndarray:
     """Runs a side (pairs when ``paired``; both sides with the pilot's ``variance``) to detect ``change`` per stack.
 
     The smallest n whose :func:`detectable` change — c_n the Bonferroni t quantile on the
@@ -234,11 +249,15 @@ class Change(Record):
         if raw.endswith("%"):
             number, scale, relative = raw[:-1], 0.01, True
         else:
-            suffix = next((s for s in sorted(TIME_UNITS, key=len, reverse=True) if raw.endswith(s) and _is_number(raw[: -len(s)])), None)
+            suffix = next(
+                (s for s in sorted(TIME_UNITS, key=len, reverse=True) if raw.endswith(s) and _is_number(raw[: -len(s)])), None
+            )
             if suffix is not None:
                 if unit not in TIME_UNITS:
-                    raise ArgumentError(f"{text!r} is a time but the profiles are in {unit or 'an unknown unit'!r}; "
-                                        "give the change in their unit or as a percentage")
+                    raise ArgumentError(
+                        f"{text!r} is a time but the profiles are in {unit or 'an unknown unit'!r}; "
+                        "give the change in their unit or as a percentage"
+                    )
                 number, scale = raw[: -len(suffix)], TIME_UNITS[suffix] / TIME_UNITS[unit]
         try:
             value = float(number) * scale
@@ -266,8 +285,9 @@ class Change(Record):
 PLAN_SHARE = 0.01
 #: re-plans rows by measuring: (rows, pilot runs × tested stacks, row targets, α, power, alternative, paired,
 #: least n, spread inflation) → (rows, comparisons per measurement); see :func:`.resampling.plan`
-Check = Callable[["tuple[PlanRow, ...]", "np.ndarray", list[int], float, float, str, bool, int, float],
-                 "tuple[tuple[PlanRow, ...], int]"]
+Check = Callable[
+    ["tuple[PlanRow, ...]", "np.ndarray", list[int], float, float, str, bool, int, float], "tuple[tuple[PlanRow, ...], int]"
+]
 #: ``plan`` checks this many rows by resampling (those the formula gives the most runs: the ones that set the plan).
 CHECKED_ROWS = 3
 #: ... each while one resampled comparison holds at most this many values (runs × tested stacks, both sides; and
@@ -328,9 +348,18 @@ def _most(rows: tuple[PlanRow, ...]) -> int | None:
     return max(r.runs for r in rows)
 
 
-def plan(pilot: Sample, change: Change, alpha: float = 0.05, power: float = POWER, top: int | None = None,
-         alternative: str = "two-sided", frequency: FrequencyFilter | None = None, paired: bool = True,
-         share: float = PLAN_SHARE, check: Check | None = None) -> Plan:
+def plan(
+    pilot: Sample,
+    change: Change,
+    alpha: float = 0.05,
+    power: float = POWER,
+    top: int | None = None,
+    alternative: str = "two-sided",
+    frequency: FrequencyFilter | None = None,
+    paired: bool = True,
+    share: float = PLAN_SHARE,
+    check: Check | None = None,
+) -> Plan:
     """Runs a side needed to detect ``change`` in each stack of ``pilot`` holding ≥ ``share`` of its total.
 
     ``paired`` (the default: ``collect`` and ``gate`` record and test pairs): n pairs tested by
@@ -379,17 +408,43 @@ def plan(pilot: Sample, change: Change, alpha: float = 0.05, power: float = POWE
         mean = matrix[:, which].mean(axis=0)
         variance = matrix[:, which].var(axis=0, ddof=1)
         amount = change.of(mean)
-        runs = runs_needed(variance * padding, amount, alpha, power, len(columns), alternative, variance_floor(matrix),
-                           paired, kurtosis)
-        return tuple(PlanRow(pilot.stacks[j], float(u), float(math.sqrt(v)), float(d), int(r))
-                     for j, u, v, d, r in zip(which, mean, variance, amount, runs))
+        runs = runs_needed(
+            variance * padding, amount, alpha, power, len(columns), alternative, variance_floor(matrix), paired, kurtosis
+        )
+        return tuple(
+            PlanRow(pilot.stacks[j], float(u), float(math.sqrt(v)), float(d), int(r))
+            for j, u, v, d, r in zip(which, mean, variance, amount, runs)
+        )
 
     rest = np.setdiff1d(ordered, chosen, assume_unique=True)
     least = min_runs(alpha, alternative, paired=paired)
     rows = rows_for(chosen)
     reps = 0
     if check is not None:
-        rows, reps = check(rows, matrix[:, columns], [int(np.flatnonzero(columns == j)[0]) for j in chosen], alpha, power,
-                           alternative, paired, least, (m - 1) / float(chi2_ppf(1 - RESAMPLED_CONFIDENCE, m - 1)))
-    return Plan(rows, len(columns), pilot.n, alpha, power, alternative, least, change, pilot.unit, paired, share,
-                rows_for(ordered[np.isin(ordered, rest)]), total, reps)
+        rows, reps = check(
+            rows,
+            matrix[:, columns],
+            [int(np.flatnonzero(columns == j)[0]) for j in chosen],
+            alpha,
+            power,
+            alternative,
+            paired,
+            least,
+            (m - 1) / float(chi2_ppf(1 - RESAMPLED_CONFIDENCE, m - 1)),
+        )
+    return Plan(
+        rows,
+        len(columns),
+        pilot.n,
+        alpha,
+        power,
+        alternative,
+        least,
+        change,
+        pilot.unit,
+        paired,
+        share,
+        rows_for(ordered[np.isin(ordered, rest)]),
+        total,
+        reps,
+    )

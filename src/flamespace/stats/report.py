@@ -49,8 +49,13 @@ def _p_adjusted(change: StackChange) -> float:
 
 def _cells(change: StackChange, stack: str, unit: str | None) -> Sequence[str]:
     return (
-        KIND_MARK[change.kind], stack, units.human(change.baseline, unit), units.human(change.candidate, unit),
-        units.change(change.delta, change.lower, change.upper, unit), _relative(change), p_value(change.p_adjusted),
+        KIND_MARK[change.kind],
+        stack,
+        units.human(change.baseline, unit),
+        units.human(change.candidate, unit),
+        units.change(change.delta, change.lower, change.upper, unit),
+        _relative(change),
+        p_value(change.p_adjusted),
         _detectable(change, unit),
     )
 
@@ -79,7 +84,7 @@ def short_stack(stack: Sequence[str], frames: int = 4, width: int | None = None)
         return text
     prefix = "…;" if len(stack) > 1 and width >= 12 else ""
     leaf, room = stack[-1], max(width - len(prefix) - 1, 2)
-    return prefix + leaf[:room // 2] + "…" + leaf[len(leaf) - (room - room // 2):]
+    return prefix + leaf[: room // 2] + "…" + leaf[len(leaf) - (room - room // 2) :]
 
 
 def _shortened(stack: Sequence[str], kept: int) -> str:
@@ -110,8 +115,10 @@ def interval_line(comparison: Comparison) -> str:
     c = comparison
     side = c.alternative
     if not info(c.method).simultaneous and c.control.startswith("false-discovery"):
-        kind = (f"false-coverage-rate adjusted (Benjamini–Yekutieli: each at {_level(interval_level(c))}, "
-                f"{_level(1 - c.alpha)} on average over the reported stacks)")
+        kind = (
+            f"false-coverage-rate adjusted (Benjamini–Yekutieli: each at {_level(interval_level(c))}, "
+            f"{_level(1 - c.alpha)} on average over the reported stacks)"
+        )
     else:
         kind = f"{_level(interval_level(c))} simultaneous (all tested stacks at once)"
     line = f"Intervals for Δ: {kind}, two-sided"
@@ -145,8 +152,10 @@ def summary(comparison: Comparison) -> list[str]:
         interval_line(c) + " " + RELATIVE_DEFINITION + ".",
     ]
     if c.margin.min_delta or c.margin.min_rel:
-        lines.append(f"Margin: changes smaller than {units.human(c.margin.min_delta, unit, name_counts=True)} "
-                     f"or {100 * c.margin.min_rel:g}% of the baseline are ignored.")
+        lines.append(
+            f"Margin: changes smaller than {units.human(c.margin.min_delta, unit, name_counts=True)} "
+            f"or {100 * c.margin.min_rel:g}% of the baseline are ignored."
+        )
     lines.append(verdict(c))
     if not c.kept:
         lines += detectable_lines(c)
@@ -160,16 +169,20 @@ def verdict(comparison: Comparison) -> str:
     if not kept:
         return "No stack changed significantly" + (" beyond the margin." if c.margin.min_delta or c.margin.min_rel else ".")
     grew, shrank = c.reduced.positive().norm(), c.reduced.negative().norm()
-    return (f"{len(kept)} stack(s) changed significantly: {len(regressions)} regression(s) (appeared or grew), "
-            f"{len(kept) - len(regressions)} improvement(s); Δ_r: {units.human(grew, c.unit, signed=True)} "
-            f"and {units.human(-shrank, c.unit, signed=True)}.")
+    return (
+        f"{len(kept)} stack(s) changed significantly: {len(regressions)} regression(s) (appeared or grew), "
+        f"{len(kept) - len(regressions)} improvement(s); Δ_r: {units.human(grew, c.unit, signed=True)} "
+        f"and {units.human(-shrank, c.unit, signed=True)}."
+    )
 
 
 def footer(comparison: Comparison) -> str:
     """Where the exact numbers are: the report rounds for reading."""
     unit = comparison.unit or "the profiles' unit"
-    return (f"Numbers are rounded to {units.SIGNIFICANT} significant digits; the JSON report (compare --json) "
-            f"has them exact, in {unit}.")
+    return (
+        f"Numbers are rounded to {units.SIGNIFICANT} significant digits; the JSON report (compare --json) "
+        f"has them exact, in {unit}."
+    )
 
 
 def design(comparison: Comparison) -> str:
@@ -184,8 +197,10 @@ def design(comparison: Comparison) -> str:
         if c.options.get("paired"):
             line += " (paired: only the two runs of a round swap, so drift between rounds cancels)"
         if c.options.get("statistic") == "moderated":
-            line += (f"; moderated t (each stack's variance shrunk toward a prior from all stacks, "
-                     f"{c.options.get('prior_df', 0):.3g} prior degrees of freedom)")
+            line += (
+                f"; moderated t (each stack's variance shrunk toward a prior from all stacks, "
+                f"{c.options.get('prior_df', 0):.3g} prior degrees of freedom)"
+            )
     if c.smallest_p:
         line += f"; the smallest p-value this design can reach is {p_value(c.smallest_p)}"
     return line + "."
@@ -196,9 +211,15 @@ def detectable_lines(comparison: Comparison, shown: int = DETECTABLE_SHOWN) -> l
     widest = _first((x for x in comparison.changes if x.detectable is not None), lambda x: -max(x.baseline, x.candidate), shown)
     if not widest:
         return []
-    parts = [f"{short_stack(x.stack, 2)} {_detectable(x, comparison.unit)}"
-             + (f" ({units.percent(x.detectable / x.baseline)})" if x.baseline and x.detectable is not None and math.isfinite(x.detectable) else "")
-             for x in widest]
+    parts = [
+        f"{short_stack(x.stack, 2)} {_detectable(x, comparison.unit)}"
+        + (
+            f" ({units.percent(x.detectable / x.baseline)})"
+            if x.baseline and x.detectable is not None and math.isfinite(x.detectable)
+            else ""
+        )
+        for x in widest
+    ]
     return ["The smallest change this comparison could have detected (80% power) in the widest stacks: " + "; ".join(parts) + "."]
 
 
@@ -215,9 +236,15 @@ def _first(changes: Iterable[StackChange], key: Callable[[StackChange], float], 
     return sorted(changes, key=lambda c: (key(c), c.by_stack))[:count]
 
 
-def text(comparison: Comparison, include_all: bool = False, limit: int | None = 30, width: int = 200,
-         row_style: Callable[[StackChange], str | None] | None = None, verdict_style: str | None = None,
-         paint: Callable[[str, str | None], str] | None = None) -> str:
+def text(
+    comparison: Comparison,
+    include_all: bool = False,
+    limit: int | None = 30,
+    width: int = 200,
+    row_style: Callable[[StackChange], str | None] | None = None,
+    verdict_style: str | None = None,
+    paint: Callable[[str, str | None], str] | None = None,
+) -> str:
     """The report for a terminal ``width`` columns wide: summary sentences, a table of the changed
     stacks, where the exact numbers are. With ``paint(text, style)`` (the CLI's colours), each
     table row is in the style ``row_style`` gives it and the :func:`verdict` in ``verdict_style``."""
@@ -227,8 +254,10 @@ def text(comparison: Comparison, include_all: bool = False, limit: int | None = 
     lines, changes, rows, after = text_parts(comparison, include_all, limit)
     out = [(paint(line, verdict_style) if paint is not None and line == answer else line) + "\n" for line in lines]
     if rows:
-        cells = [[Cell(cell, (row_style(change) if row_style is not None else None) or "") for cell in row]
-                 for change, row in zip(changes, rows)]
+        cells = [
+            [Cell(cell, (row_style(change) if row_style is not None else None) or "") for cell in row]
+            for change, row in zip(changes, rows)
+        ]
         out.append(render(None, HEADERS, cells, RIGHT, width, paint))
     out += [line + "\n" for line in after]
     return "".join(out)
@@ -238,8 +267,9 @@ def text(comparison: Comparison, include_all: bool = False, limit: int | None = 
 RIGHT = tuple(header not in LEFT for header in HEADERS)
 
 
-def text_parts(comparison: Comparison, include_all: bool = False, limit: int | None = 30
-               ) -> tuple[list[str], list[StackChange], list[Sequence[str]], list[str]]:
+def text_parts(
+    comparison: Comparison, include_all: bool = False, limit: int | None = 30
+) -> tuple[list[str], list[StackChange], list[Sequence[str]], list[str]]:
     """What :func:`text` writes, in order: the summary lines, the table's rows (the changes and
     their cells, under :data:`HEADERS`), then the lines after it: the rows left out, if any,
     and the :func:`footer` (the last)."""
@@ -278,16 +308,27 @@ def run_time_line(change: RunTimeChange) -> str:
     """The whole run's time in one sentence: each side's mean, the change with its interval, Δ %."""
     ns = 1e9  # seconds shown as the reports show time
     how = f"paired t over {change.runs} rounds" if change.paired else "Welch's t"
-    return (f"Whole run: {units.human(change.baseline * ns, 'ns')} → {units.human(change.candidate * ns, 'ns')}, "
-            f"Δ {units.change(change.delta * ns, change.lower * ns, change.upper * ns, 'ns')}, "
-            f"{units.percent(change.relative)} ({_level(change.level)} interval, two-sided; {how}).")
+    return (
+        f"Whole run: {units.human(change.baseline * ns, 'ns')} → {units.human(change.candidate * ns, 'ns')}, "
+        f"Δ {units.change(change.delta * ns, change.lower * ns, change.upper * ns, 'ns')}, "
+        f"{units.percent(change.relative)} ({_level(change.level)} interval, two-sided; {how})."
+    )
 
 
 def run_time_dict(change: RunTimeChange) -> dict[str, Any]:
     """:func:`run_time_line`'s figures for JSON, exact, in seconds."""
-    return {"unit": "s", "baseline": change.baseline, "candidate": change.candidate, "delta": change.delta,
-            "lower": _finite(change.lower), "upper": _finite(change.upper), "relative": change.relative,
-            "level": change.level, "paired": change.paired, "runs": change.runs}
+    return {
+        "unit": "s",
+        "baseline": change.baseline,
+        "candidate": change.candidate,
+        "delta": change.delta,
+        "lower": _finite(change.lower),
+        "upper": _finite(change.upper),
+        "relative": change.relative,
+        "level": change.level,
+        "paired": change.paired,
+        "runs": change.runs,
+    }
 
 
 def _finite(value: float) -> float | None:
@@ -314,7 +355,7 @@ def as_dict(comparison: Comparison) -> dict[str, Any]:
         "interval": {"level": interval_level(c), "sides": "two-sided", "simultaneous": info(c.method).simultaneous},
         "fields": {
             "values": f"baseline, candidate, delta, lower, upper: exact, in {c.unit or 'the profiles unit'}"
-                      f"{' (shares of each run)' if c.normalized else ''}; delta = candidate - baseline",
+            f"{' (shares of each run)' if c.normalized else ''}; delta = candidate - baseline",
             "relative": "(candidate - baseline) / baseline as a fraction (Δ % / 100); null when the baseline is 0 (new)",
         },
         "options": {k: (_finite(v) if isinstance(v, float) else v) for k, v in c.options.items()},
@@ -323,9 +364,17 @@ def as_dict(comparison: Comparison) -> dict[str, Any]:
         "notes": list(c.notes),
         "stacks": [
             {
-                "stack": list(x.stack), "kind": x.kind, "significant": x.significant,
-                "baseline": x.baseline, "candidate": x.candidate, "delta": x.delta, "relative": x.relative,
-                "lower": _finite(x.lower), "upper": _finite(x.upper), "p": x.p, "p_adjusted": x.p_adjusted,
+                "stack": list(x.stack),
+                "kind": x.kind,
+                "significant": x.significant,
+                "baseline": x.baseline,
+                "candidate": x.candidate,
+                "delta": x.delta,
+                "relative": x.relative,
+                "lower": _finite(x.lower),
+                "upper": _finite(x.upper),
+                "p": x.p,
+                "p_adjusted": x.p_adjusted,
                 "detectable": None if x.detectable is None else _finite(x.detectable),
             }
             for x in ordered

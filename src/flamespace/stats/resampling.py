@@ -42,8 +42,18 @@ class Resampled:
     beats its critical value.
     """
 
-    def __init__(self, runs: np.ndarray, target: int, paired: bool, alpha: float, alternative: str, floor: float,
-                 inflation: float = 1.0, reps: int = RESAMPLES, seed: int = 0) -> None:
+    def __init__(
+        self,
+        runs: np.ndarray,
+        target: int,
+        paired: bool,
+        alpha: float,
+        alternative: str,
+        floor: float,
+        inflation: float = 1.0,
+        reps: int = RESAMPLES,
+        seed: int = 0,
+    ) -> None:
         self.runs, self.target, self.paired, self.alpha, self.alternative = runs, target, paired, alpha, alternative
         self.floor, self.reps, self.seed = floor, reps, seed
         self.mean = runs.mean(axis=0)
@@ -62,8 +72,9 @@ class Resampled:
         out = []
         for r in range(CRITICALS):
             x1, x2 = self.scaled[rng.integers(0, m, n)], self.scaled[rng.integers(0, m, n)]
-            result = maxt.test(x1, x2, self.alpha, permutations, seed=r, alternative=self.alternative, paired=self.paired,
-                               floor=self.floor)
+            result = maxt.test(
+                x1, x2, self.alpha, permutations, seed=r, alternative=self.alternative, paired=self.paired, floor=self.floor
+            )
             assert result.critical is not None
             out.append(float(result.critical[self.target]))
         return np.array(out)
@@ -108,8 +119,16 @@ def probit(share: float, reps: int) -> float:
     return float(normal_ppf(min(max(share, 0.5 / reps), 1 - 0.5 / reps)))
 
 
-def smallest_n(power_at: Callable[[int], float], first: int, least: int, power: float, critical: Callable[[int], float],
-               reps: int, most: int, steps: int = 6) -> tuple[int, float]:
+def smallest_n(
+    power_at: Callable[[int], float],
+    first: int,
+    least: int,
+    power: float,
+    critical: Callable[[int], float],
+    reps: int,
+    most: int,
+    steps: int = 6,
+) -> tuple[int, float]:
     """The smallest n ≥ ``least`` whose measured power (``power_at``) reaches ``power``, starting at ``first``.
 
     The power of a shift is Φ(κ√n − c_n) in the normal model (c_n the design's critical
@@ -162,9 +181,19 @@ def pooled_residuals(runs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return residuals, (weights / weights.sum() if len(weights) else weights)
 
 
-def checked(rows: tuple[PlanRow, ...], runs: np.ndarray, targets: list[int], alpha: float, power: float,
-            alternative: str, paired: bool, least: int, inflation: float, reps: int = RESAMPLES,
-            seed: int = 0) -> tuple[tuple[PlanRow, ...], int]:
+def checked(
+    rows: tuple[PlanRow, ...],
+    runs: np.ndarray,
+    targets: list[int],
+    alpha: float,
+    power: float,
+    alternative: str,
+    paired: bool,
+    least: int,
+    inflation: float,
+    reps: int = RESAMPLES,
+    seed: int = 0,
+) -> tuple[tuple[PlanRow, ...], int]:
     """``rows`` with the :data:`.power.CHECKED_ROWS` that need the most runs re-planned by resampling the pilot's ``runs``.
 
     Per row: the power of n pairs (runs a side) measured by :class:`.Resampled`
@@ -183,7 +212,7 @@ def checked(rows: tuple[PlanRow, ...], runs: np.ndarray, targets: list[int], alp
     tests = runs.shape[1]
     floor = variance_floor(runs)
     sign = -1.0 if alternative == "less" else 1.0
-    order = sorted((k for k, r in enumerate(rows) if r.runs), key=lambda k: -rows[k].runs)[:planning.CHECKED_ROWS]
+    order = sorted((k for k, r in enumerate(rows) if r.runs), key=lambda k: -rows[k].runs)[: planning.CHECKED_ROWS]
     out = [r.replace(first_guess=r.runs) for r in rows]
     most = max(least, planning.CHECKED_CELLS // (2 * max(tests, reps)))  # maxt's comparisons and the drawn statistics alike
 

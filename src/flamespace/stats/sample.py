@@ -76,8 +76,9 @@ class Sample:
 
     __slots__ = ("stacks", "matrix", "metadata", "names")
 
-    def __init__(self, stacks: Sequence[Stack], matrix: np.ndarray, metadata: Metadata = Metadata(),
-                 names: Sequence[str] | None = None) -> None:
+    def __init__(
+        self, stacks: Sequence[Stack], matrix: np.ndarray, metadata: Metadata = Metadata(), names: Sequence[str] | None = None
+    ) -> None:
         import numpy as np
 
         matrix = np.asarray(matrix, dtype=np.float64)
@@ -109,8 +110,7 @@ class Sample:
                 metadata = metadata.combine(graph.metadata)
             except UnitMismatchError:
                 raise UnitMismatchError(
-                    f"{name} is in {graph.unit!r} but earlier runs are in {metadata.unit!r}; "
-                    "a sample must use one unit"
+                    f"{name} is in {graph.unit!r} but earlier runs are in {metadata.unit!r}; a sample must use one unit"
                 ) from None
         stacks = sorted(set().union(*(g.support() for g in graphs))) if graphs else []
         index: dict[Stack, int] = {s: j for j, s in enumerate(stacks)}
@@ -121,8 +121,14 @@ class Sample:
         return cls(stacks, matrix, metadata, names)
 
     @classmethod
-    def from_rows(cls, rows: RunRows, indices: Sequence[int], table: StackTable | None = None,
-                  names: Sequence[str] | None = None, metadata: Sequence[Metadata] = ()) -> Sample:
+    def from_rows(
+        cls,
+        rows: RunRows,
+        indices: Sequence[int],
+        table: StackTable | None = None,
+        names: Sequence[str] | None = None,
+        metadata: Sequence[Metadata] = (),
+    ) -> Sample:
         """The runs ``indices`` of ``rows`` as a sample over the stack texts they reach, in the
         order of their frames, split by ``table`` (default: a new one that keeps its splits) only
         when a stack is asked for (:class:`TextStacks`): at most one split per distinct stack,
@@ -278,8 +284,11 @@ class RunRows:
             stats = [np.zeros(0), np.zeros(0), np.zeros(0)]
         if len(stats[0]) < size:  # new columns: seen in no run of this group yet
             grow = size - len(stats[0])
-            stats = [np.concatenate([stats[0], np.zeros(grow)]), np.concatenate([stats[1], np.full(grow, np.inf)]),
-                     np.concatenate([stats[2], np.full(grow, -np.inf)])]
+            stats = [
+                np.concatenate([stats[0], np.zeros(grow)]),
+                np.concatenate([stats[1], np.full(grow, np.inf)]),
+                np.concatenate([stats[2], np.full(grow, -np.inf)]),
+            ]
         nonzero = row != 0
         columns, row = columns[nonzero], row[nonzero]
         stats[0][columns] += 1
@@ -304,8 +313,9 @@ class RunRows:
         present = np.zeros(size)
         varying: np.ndarray = np.zeros(size, dtype=bool)
         for group, (count, low, high) in self._groups.items():
-            count, low, high = (np.concatenate([a, np.full(size - len(a), fill)]) for a, fill in
-                                ((count, 0.0), (low, np.inf), (high, -np.inf)))
+            count, low, high = (
+                np.concatenate([a, np.full(size - len(a), fill)]) for a, fill in ((count, 0.0), (low, np.inf), (high, -np.inf))
+            )
             present += count
             varying |= (count > 0) & (count < self._runs[group])
             if by_value:  # beyond rounding: hotelling calls a variance of 1e-24 of the mean² none
@@ -375,7 +385,9 @@ class FrequencyFilter(Record):
 NO_FILTER = FrequencyFilter(0, 0.0)
 
 
-def align(baseline: Sample, candidate: Sample, frequency: FrequencyFilter = FrequencyFilter()) -> tuple[Sequence[Stack], np.ndarray, np.ndarray, int]:
+def align(
+    baseline: Sample, candidate: Sample, frequency: FrequencyFilter = FrequencyFilter()
+) -> tuple[Sequence[Stack], np.ndarray, np.ndarray, int]:
     """Both samples over the same stacks (the filtered union, a :class:`TextStacks` when both
     samples keep their stacks as texts of one table); also how many stacks were dropped."""
     import numpy as np

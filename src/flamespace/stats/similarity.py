@@ -52,8 +52,8 @@ def _pairwise(x: np.ndarray, y: np.ndarray, same: bool) -> np.ndarray:
     nx, ny = x.sum(axis=1), y.sum(axis=1)
     values = []
     for i in range(len(x)):
-        others = y[i + 1:] if same else y
-        scale = nx[i] + (ny[i + 1:] if same else ny)
+        others = y[i + 1 :] if same else y
+        scale = nx[i] + (ny[i + 1 :] if same else ny)
         dist = np.abs(others - x[i]).sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             values.append(np.where(scale > 0, 1.0 - dist / np.where(scale > 0, scale, 1.0), 1.0))

@@ -93,11 +93,19 @@ def test(x1: np.ndarray, x2: np.ndarray, alpha: float, fdr: str | None = None, a
     half = t_isf(level / 2 if two else level, df) * se
     delta = m.delta
     return TestResult(
-        method="welch", statistic=t, p=p, p_adjusted=q, lower=delta - half, upper=delta + half,
-        significant=significant, global_statistic=float(np.max(np.abs(t) if two else (t if alternative == "greater" else -t))) if count else 0.0,
-        global_p=float(q.min()) if count else 1.0, statistic_name="max |t|" if two else ("max t" if alternative == "greater" else "max −t"),
+        method="welch",
+        statistic=t,
+        p=p,
+        p_adjusted=q,
+        lower=delta - half,
+        upper=delta + half,
+        significant=significant,
+        global_statistic=float(np.max(np.abs(t) if two else (t if alternative == "greater" else -t))) if count else 0.0,
+        global_p=float(q.min()) if count else 1.0,
+        statistic_name="max |t|" if two else ("max t" if alternative == "greater" else "max −t"),
         details={"interval_level": 1 - (level if two else 2 * level)},
-        critical=bonferroni_critical(alpha, count * fdr_factor(fdr, count) if fdr else count, df, alternative), se=se,
+        critical=bonferroni_critical(alpha, count * fdr_factor(fdr, count) if fdr else count, df, alternative),
+        se=se,
         control=control,
     )
 

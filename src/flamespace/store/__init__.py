@@ -19,6 +19,22 @@ from .selector import PREFIX, Selector, SelectorError, is_selector, parse_select
 from .store import AddResult, GcResult, Loss, ManifestError, Snapshot, Store, open_store, parse_age
 
 __all__ = [
-    "AddResult", "DEFAULT", "ENV", "EXTRA", "GcResult", "Loss", "ManifestError", "PREFIX", "Selector", "SelectorError", "Snapshot", "Store",
-    "StoreError", "is_selector", "open_store", "parse_age", "parse_selector", "resolve",
+    "AddResult",
+    "DEFAULT",
+    "ENV",
+    "EXTRA",
+    "GcResult",
+    "Loss",
+    "ManifestError",
+    "PREFIX",
+    "Selector",
+    "SelectorError",
+    "Snapshot",
+    "Store",
+    "StoreError",
+    "is_selector",
+    "open_store",
+    "parse_age",
+    "parse_selector",
+    "resolve",
 ]

@@ -52,15 +52,19 @@ class Grouped(Record):
         return cls(np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
 
     @classmethod
-    def sorted(cls, keys: np.ndarray, stacks: np.ndarray, counts: np.ndarray, sums: np.ndarray,
-               squares: np.ndarray) -> Grouped:
+    def sorted(cls, keys: np.ndarray, stacks: np.ndarray, counts: np.ndarray, sums: np.ndarray, squares: np.ndarray) -> Grouped:
         """The columns as an engine returned them, put in (key, stack) order and fixed types."""
         import numpy as np
 
         keys, stacks = np.asarray(keys, np.int64), np.asarray(stacks, np.int32)
         order = np.lexsort((stacks, keys))
-        return cls(keys[order], stacks[order], np.asarray(counts, np.int64)[order], np.asarray(sums, np.float64)[order],
-                   np.asarray(squares, np.float64)[order])
+        return cls(
+            keys[order],
+            stacks[order],
+            np.asarray(counts, np.int64)[order],
+            np.asarray(sums, np.float64)[order],
+            np.asarray(squares, np.float64)[order],
+        )
 
 
 @record
@@ -96,14 +100,21 @@ class Engine:
 
     name = "engine"
 
-    def grouped(self, snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray,
-                stacks: Sequence[int] | None = None) -> Grouped:
+    def grouped(
+        self, snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray, stacks: Sequence[int] | None = None
+    ) -> Grouped:
         """The primitive of the module docstring: ``keys[i]`` is the group of profile ``ids[i]``;
         only the stack ids ``stacks`` when given."""
         raise NotImplementedError
 
-    def medians(self, snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray,
-                totals: Sequence[float] | np.ndarray, stacks: Sequence[int] | None = None) -> Medians:
+    def medians(
+        self,
+        snapshot: Snapshot,
+        ids: Sequence[int],
+        keys: Sequence[int] | np.ndarray,
+        totals: Sequence[float] | np.ndarray,
+        stacks: Sequence[int] | None = None,
+    ) -> Medians:
         """:class:`Medians` per (key, stack) of the profiles ``ids`` (``keys[i]`` the group of
         ``ids[i]``, ``totals[i]`` its total), over the stack ids ``stacks`` when given."""
         raise NotImplementedError
@@ -123,18 +134,30 @@ class Embedded(Engine):
 
     name = "embedded (DuckDB)"
 
-    def grouped(self, snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray,
-                stacks: Sequence[int] | None = None) -> Grouped:
+    def grouped(
+        self, snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray, stacks: Sequence[int] | None = None
+    ) -> Grouped:
         facts = _facts(snapshot, ids, keys, stacks)
         if facts is None:
             return Grouped.empty()
-        got = snapshot.database().execute(
-            f"SELECT g.key AS key, f.stack AS stack, count(*) AS n, sum(f.value) AS s, sum(f.value * f.value) AS q "
-            f"{facts} GROUP BY g.key, f.stack").fetchnumpy()
+        got = (
+            snapshot.database()
+            .execute(
+                f"SELECT g.key AS key, f.stack AS stack, count(*) AS n, sum(f.value) AS s, sum(f.value * f.value) AS q "
+                f"{facts} GROUP BY g.key, f.stack"
+            )
+            .fetchnumpy()
+        )
         return Grouped.sorted(got["key"], got["stack"], got["n"], got["s"], got["q"])
 
-    def medians(self, snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray,
-                totals: Sequence[float] | np.ndarray, stacks: Sequence[int] | None = None) -> Medians:
+    def medians(
+        self,
+        snapshot: Snapshot,
+        ids: Sequence[int],
+        keys: Sequence[int] | np.ndarray,
+        totals: Sequence[float] | np.ndarray,
+        stacks: Sequence[int] | None = None,
+    ) -> Medians:
         """Each (key, stack)'s values and shares sorted into a list (``list_sort(list(...))``), and
         the middle one or two of the key's n profiles read from it, the n − c profiles without
         the stack standing as zeros between the negative values and the rest: one query, no
@@ -155,12 +178,18 @@ class Embedded(Engine):
             "lists AS (SELECT key, stack, count(*) AS c, list_sort(list(v)) AS v, count(*) FILTER (WHERE v < 0) AS v_below, "
             "list_sort(list(s)) AS s, count(*) FILTER (WHERE s < 0) AS s_below FROM picked GROUP BY key, stack) "
             f"SELECT l.key AS key, l.stack AS stack, {_middle('v')} AS v, {_middle('s')} AS s "
-            "FROM lists AS l JOIN runs AS r ON l.key = r.key").fetchnumpy()
+            "FROM lists AS l JOIN runs AS r ON l.key = r.key"
+        ).fetchnumpy()
         return Medians.sorted(got["key"], got["stack"], got["v"], got["s"])
 
 
-def _facts(snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray, stacks: Sequence[int] | None,
-           totals: Sequence[float] | np.ndarray | None = None) -> str | None:
+def _facts(
+    snapshot: Snapshot,
+    ids: Sequence[int],
+    keys: Sequence[int] | np.ndarray,
+    stacks: Sequence[int] | None,
+    totals: Sequence[float] | np.ndarray | None = None,
+) -> str | None:
     """The FROM ... WHERE clause of the facts of ``ids`` (as ``f``) joined to their keys (and
     totals) (as ``g``), restricted to ``stacks``; None when no fact file holds them."""
     import numpy as np
@@ -186,10 +215,13 @@ def _facts(snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndar
 def _middle(column: str) -> str:
     """SQL for the median of the sorted list ``l.<column>`` (of l.c values, l.<column>_below of them
     negative) padded with r.n − l.c zeros: the mean of the elements at (n − 1) // 2 and n // 2."""
+
     def element(j: str) -> str:
         below, zeros = f"l.{column}_below", "(r.n - l.c)"
-        return (f"(CASE WHEN {j} < {below} THEN l.{column}[{j} + 1] WHEN {j} < {below} + {zeros} THEN 0.0 "
-                f"ELSE l.{column}[{j} - {zeros} + 1] END)")
+        return (
+            f"(CASE WHEN {j} < {below} THEN l.{column}[{j} + 1] WHEN {j} < {below} + {zeros} THEN 0.0 "
+            f"ELSE l.{column}[{j} - {zeros} + 1] END)"
+        )
 
     return f"(({element('((r.n - 1) // 2)')} + {element('(r.n // 2)')}) / 2)"
 

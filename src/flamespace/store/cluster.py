@@ -93,8 +93,9 @@ class Cluster(Engine):
         if self.owned:
             self.client.close()
 
-    def grouped(self, snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray,
-                stacks: Sequence[int] | None = None) -> Grouped:
+    def grouped(
+        self, snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray, stacks: Sequence[int] | None = None
+    ) -> Grouped:
         """One task per few row groups of the fact files (those whose profile range holds a
         selected id), each reading its rows and summing them by (key, stack) with numpy
         (:func:`partial`); the small partial sums are added up here. No shuffle: the selection
@@ -105,8 +106,11 @@ class Cluster(Engine):
         if not files or not len(ids):
             return Grouped.empty()
         order = np.argsort(np.asarray(ids, np.int64), kind="stable")
-        selection = (np.asarray(ids, np.int64)[order], np.asarray(keys, np.int64)[order],
-                     None if stacks is None else np.unique(np.asarray(stacks, np.int64)))
+        selection = (
+            np.asarray(ids, np.int64)[order],
+            np.asarray(keys, np.int64)[order],
+            None if stacks is None else np.unique(np.asarray(stacks, np.int64)),
+        )
         tasks = plan(files, selection[0])
         if not tasks:
             return Grouped.empty()
@@ -117,8 +121,14 @@ class Cluster(Engine):
         parts = self.client.gather(futures)
         return combine([p for p in parts if len(p[0])])
 
-    def medians(self, snapshot: Snapshot, ids: Sequence[int], keys: Sequence[int] | np.ndarray,
-                totals: Sequence[float] | np.ndarray, stacks: Sequence[int] | None = None) -> Medians:
+    def medians(
+        self,
+        snapshot: Snapshot,
+        ids: Sequence[int],
+        keys: Sequence[int] | np.ndarray,
+        totals: Sequence[float] | np.ndarray,
+        stacks: Sequence[int] | None = None,
+    ) -> Medians:
         """The facts grouped by key on the cluster, then each group's median (module docstring):
         a task per few row groups (:func:`pieces`), a reducer per thread of the cluster (:func:`reduce_medians`)."""
         import numpy as np
@@ -128,8 +138,12 @@ class Cluster(Engine):
             return Medians.empty()
         key_array = np.asarray(keys, np.int64)
         order = np.argsort(np.asarray(ids, np.int64), kind="stable")
-        selection = (np.asarray(ids, np.int64)[order], key_array[order],
-                     None if stacks is None else np.unique(np.asarray(stacks, np.int64)), np.asarray(totals, np.float64)[order])
+        selection = (
+            np.asarray(ids, np.int64)[order],
+            key_array[order],
+            None if stacks is None else np.unique(np.asarray(stacks, np.int64)),
+            np.asarray(totals, np.float64)[order],
+        )
         tasks = plan(files, selection[0])
         if not tasks:
             return Medians.empty()
@@ -137,8 +151,10 @@ class Cluster(Engine):
         (shared,) = self.client.scatter([selection], broadcast=True, hash=False)  # a fresh key: see grouped
         staged = self.client.map(pieces, tasks, selection=shared, reducers=reducers, pure=False)
         runs = np.bincount(key_array)
-        reduced = [self.client.submit(reduce_medians, self.client.map(piece, staged, reducer=r, pure=False), runs, pure=False)
-                   for r in range(reducers)]
+        reduced = [
+            self.client.submit(reduce_medians, self.client.map(piece, staged, reducer=r, pure=False), runs, pure=False)
+            for r in range(reducers)
+        ]
         got = [m for m in self.client.gather(reduced) if len(m[0])]
         if not got:
             return Medians.empty()
@@ -168,7 +184,7 @@ def plan(files: Sequence[str], ids: np.ndarray) -> list[tuple[str, tuple[int, ..
             first = int(np.searchsorted(ids, stats.min, "left"))
             if first < len(ids) and ids[first] <= stats.max:
                 wanted.append(g)
-        tasks += [(path, tuple(wanted[i:i + ROW_GROUPS_PER_TASK])) for i in range(0, len(wanted), ROW_GROUPS_PER_TASK)]
+        tasks += [(path, tuple(wanted[i : i + ROW_GROUPS_PER_TASK])) for i in range(0, len(wanted), ROW_GROUPS_PER_TASK)]
     return tasks
 
 
@@ -184,10 +200,12 @@ def partial(task: tuple[str, tuple[int, ...]], selection: Selection) -> Columns:
     import numpy as np
 
     at, stack, value = selected_facts(task, selection)
-    return sum_by_group(selection[1][at], stack, np.ones(len(at), np.int64), value, value ** 2)
+    return sum_by_group(selection[1][at], stack, np.ones(len(at), np.int64), value, value**2)
 
 
-def selected_facts(task: tuple[str, tuple[int, ...]], selection: Selection | WithTotals) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def selected_facts(
+    task: tuple[str, tuple[int, ...]], selection: Selection | WithTotals
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Run on a worker: the facts of one task's row groups that belong to the profiles of
     ``selection`` (sorted ids first, then per-id columns; its third item the stacks to keep, all if
     None), as (index into the selection, stack, value): a fact once for each place its profile holds."""
@@ -241,8 +259,9 @@ def reduce_medians(parts: Sequence[Facts], runs: np.ndarray) -> Facts:
     return at, stack, middle, padded_medians(keys, stacks, shares, runs)[2]
 
 
-def padded_medians(keys: np.ndarray, stacks: np.ndarray, values: np.ndarray,
-                   runs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def padded_medians(
+    keys: np.ndarray, stacks: np.ndarray, values: np.ndarray, runs: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(keys, stacks, medians) per (key, stack), in that order: the median of the group's values
     padded with zeros to ``runs[key]`` (the profiles without the stack), the mean of the two
     middle ones for an even count, as the embedded engine's query reads them."""

@@ -26,8 +26,14 @@ if TYPE_CHECKING:
     from .store import Snapshot
 
 
-def history(snapshot: Snapshot, ids: Sequence[int], by: str = "commit", pattern: str | None = None,
-            top: int | None = TOP, engine: Engine | None = None) -> History:
+def history(
+    snapshot: Snapshot,
+    ids: Sequence[int],
+    by: str = "commit",
+    pattern: str | None = None,
+    top: int | None = TOP,
+    engine: Engine | None = None,
+) -> History:
     """The :class:`~..stats.history.History` of the stored profiles ``ids`` (e.g. ``snapshot.select(selector)``)."""
     import numpy as np
 
@@ -40,8 +46,10 @@ def history(snapshot: Snapshot, ids: Sequence[int], by: str = "commit", pattern:
         raise StoreError(f"none of the {len(ids)} selected profile(s) could be read from the store {snapshot.root}")
     units = sorted(set(rows["unit"]))
     if len(units) > 1:
-        raise StoreError(f"the selected profiles are in different units ({', '.join(u or 'none' for u in units)}): "
-                         "select one unit, e.g. add unit=ns to the selector")
+        raise StoreError(
+            f"the selected profiles are in different units ({', '.join(u or 'none' for u in units)}): "
+            "select one unit, e.g. add unit=ns to the selector"
+        )
     points, point = assign_points(rows["commit"], rows["time"], by)
     chosen = rows["id"]
     keys = np.asarray(point, np.int64)
@@ -60,8 +68,9 @@ def history(snapshot: Snapshot, ids: Sequence[int], by: str = "commit", pattern:
     return History(by, points, runs, totals, tuple(followed), matrix, squares, units[0], medians, median_shares)
 
 
-def _by_stack_and_point(wanted: Sequence[int], points: int, stacks: np.ndarray, keys: np.ndarray,
-                        *columns: np.ndarray) -> list[np.ndarray]:
+def _by_stack_and_point(
+    wanted: Sequence[int], points: int, stacks: np.ndarray, keys: np.ndarray, *columns: np.ndarray
+) -> list[np.ndarray]:
     """Each column of an engine's (key, stack) rows as a stacks × points matrix, rows in the order of
     ``wanted``; 0 where no profile of a point holds the stack."""
     import numpy as np
@@ -82,11 +91,16 @@ def _profile_columns(snapshot: Snapshot, ids: Sequence[int]) -> dict[str, Any]:
     import numpy as np
 
     _, found = snapshot.fact_files(ids)  # also registers ids as the table `selected`
-    got = snapshot.database().execute(
-        "SELECT id, commit, time, total, unit FROM profiles SEMI JOIN selected USING (id) ORDER BY time, id").fetchnumpy()
+    got = (
+        snapshot.database()
+        .execute("SELECT id, commit, time, total, unit FROM profiles SEMI JOIN selected USING (id) ORDER BY time, id")
+        .fetchnumpy()
+    )
     rows: dict[str, Any] = {
-        "id": [int(i) for i in got["id"]], "commit": [None if c is None else str(c) for c in _values(got["commit"])],
-        "time": np.asarray(got["time"], dtype="datetime64[us]").tolist(), "total": np.asarray(got["total"], np.float64),
+        "id": [int(i) for i in got["id"]],
+        "commit": [None if c is None else str(c) for c in _values(got["commit"])],
+        "time": np.asarray(got["time"], dtype="datetime64[us]").tolist(),
+        "total": np.asarray(got["total"], np.float64),
         "unit": ["" if u is None else str(u) for u in _values(got["unit"])],
     }
     if found < len(rows["id"]) or snapshot.incomplete:  # a corrupt part (warned of): its profiles are left out here too

@@ -43,8 +43,9 @@ def git_labels(directory: str | None = None) -> dict[str, str]:
 
 def _git(directory: str | None, *args: str) -> str | None:
     try:
-        done = subprocess.run(["git", *args], cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                              text=True, timeout=10)
+        done = subprocess.run(
+            ["git", *args], cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=10
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None

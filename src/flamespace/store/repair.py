@@ -16,9 +16,29 @@ import os
 from datetime import datetime, timezone
 
 from ._deps import StoreError, modules
-from .store import (CORRUPT, COUNTERS, KINDS, MANIFEST, MIRROR, MIRRORED, PART_META, PREVIOUS, ManifestError, Snapshot, Store,
-                    _file_entry, _part_meta, _write_part_meta, copy_synced, empty_manifest, file_problem,
-                    load_manifest, read_part_meta, stored_parts, write_manifest)
+from .store import (
+    CORRUPT,
+    COUNTERS,
+    KINDS,
+    MANIFEST,
+    MIRROR,
+    MIRRORED,
+    PART_META,
+    PREVIOUS,
+    ManifestError,
+    Snapshot,
+    Store,
+    _file_entry,
+    _part_meta,
+    _write_part_meta,
+    copy_synced,
+    empty_manifest,
+    file_problem,
+    load_manifest,
+    read_part_meta,
+    stored_parts,
+    write_manifest,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -85,9 +105,12 @@ def repair(store: Store, diagnostics: Diagnostics | None = None, now: datetime |
             done = store._collect(manifest, None, None, now, diagnostics)
             report.lost += [str(loss) for loss in done.lost]
             if done.unreadable:
-                report.lost.append(f"{done.unreadable} kept profile(s) cannot be read: their stacks were defined in a "
-                                   "part set aside in corrupt/")
-        write_manifest(store.path, manifest, keep_previous=not rebuilt)  # a rebuilt one keeps the previous generation it came from
+                report.lost.append(
+                    f"{done.unreadable} kept profile(s) cannot be read: their stacks were defined in a part set aside in corrupt/"
+                )
+        write_manifest(
+            store.path, manifest, keep_previous=not rebuilt
+        )  # a rebuilt one keeps the previous generation it came from
         store._intern = None
         after = Report()
         _inspect(store, after, now)
@@ -116,8 +139,9 @@ def _inspect(store: Store, report: Report, now: datetime, repairing: bool = Fals
         (report.done if repairing else report.notes).extend(steps)
         (report.lost if repairing else report.notes).extend(aside)
     if found.previous is None and not os.path.exists(os.path.join(root, PREVIOUS)):
-        report.notes.append(f"there is no {PREVIOUS} (a store written before it was kept, or it was deleted): "
-                            "the next write keeps one")
+        report.notes.append(
+            f"there is no {PREVIOUS} (a store written before it was kept, or it was deleted): the next write keeps one"
+        )
     elif found.previous is None and found.previous_problem:
         report.problems.append(found.previous_problem)
         if repairing and not rebuilt:
@@ -126,8 +150,11 @@ def _inspect(store: Store, report: Report, now: datetime, repairing: bool = Fals
     snapshot.verify_all()
     for part in manifest["parts"]:
         if part["name"] in snapshot.corrupt:
-            lost = (f"its {part['profiles']} profile(s) cannot be read" if part not in snapshot.parts
-                    else "the profiles that use its stacks cannot be read")
+            lost = (
+                f"its {part['profiles']} profile(s) cannot be read"
+                if part not in snapshot.parts
+                else "the profiles that use its stacks cannot be read"
+            )
             report.problems.append(f"part {part['name']}: {'; '.join(snapshot.problems[part['name']])} ({lost})")
         report.problems.extend(_description_problems(root, part))
         report.problems.extend(problem for problem, _, _ in _mirror_damage(root, part, snapshot))
@@ -146,8 +173,14 @@ def _mirror_damage(root: str, part: dict[str, Any], snapshot: Snapshot) -> list[
     for kind in MIRRORED:
         main, copy = os.path.join(folder, f"{kind}.parquet"), os.path.join(folder, MIRROR, f"{kind}.parquet")
         if (part["name"], kind) in snapshot.mirrored:
-            found.append((f"part {part['name']}: {snapshot.mirrored[(part['name'], kind)]}; its copy in {MIRROR}/ is "
-                          "sound (read instead; repair restores the file from it)", copy, main))
+            found.append(
+                (
+                    f"part {part['name']}: {snapshot.mirrored[(part['name'], kind)]}; its copy in {MIRROR}/ is "
+                    "sound (read instead; repair restores the file from it)",
+                    copy,
+                    main,
+                )
+            )
         else:
             problem = file_problem(copy, part["files"][kind], f"{MIRROR}/{kind}.parquet")
             if problem:
@@ -186,23 +219,31 @@ def _id_problems(manifest: dict[str, Any], snapshot: Snapshot) -> list[str]:
     db = snapshot.connection()
     problems = []
     for ident, count in db.execute("SELECT id, count(*) FROM profiles GROUP BY id HAVING count(*) > 1 ORDER BY id").fetchall():
-        problems.append(f"profile id {ident} is used by {count} profiles (store:id={ident} would merge them): "
-                        "repair gives the later ones new ids")
+        problems.append(
+            f"profile id {ident} is used by {count} profiles (store:id={ident} would merge them): "
+            "repair gives the later ones new ids"
+        )
     for kind, what in (("stacks", "(parent, frame)"), ("frames", "name")):
         for (ident,) in db.execute(f"SELECT id FROM {kind} GROUP BY id HAVING count(DISTINCT {what}) > 1 ORDER BY id").fetchall():
-            problems.append(f"{kind[:-1]} id {ident} is defined twice, differently (its counter was lowered): the profiles "
-                            "that use it may show the wrong stacks, and repair cannot tell which is meant")
+            problems.append(
+                f"{kind[:-1]} id {ident} is defined twice, differently (its counter was lowered): the profiles "
+                "that use it may show the wrong stacks, and repair cannot tell which is meant"
+            )
     for kind, top in zip(COUNTERS, _top_ids(snapshot)):
         if top >= int(manifest[f"next_{kind}"]):
-            problems.append(f"next_{kind} is {manifest[f'next_{kind}']} but {kind} id {top} is stored: new ones would "
-                            "repeat ids (repair raises it; ingest already skips past stored ids)")
+            problems.append(
+                f"next_{kind} is {manifest[f'next_{kind}']} but {kind} id {top} is stored: new ones would "
+                "repeat ids (repair raises it; ingest already skips past stored ids)"
+            )
     return problems
 
 
 def _top_ids(snapshot: Snapshot) -> list[int]:
     """The highest profile, frame and stack id in the snapshot's sound parts (-1: none)."""
     db = snapshot.connection()
-    return [int(db.execute(f"SELECT coalesce(max(id), -1) FROM {kind}").fetchone()[0]) for kind in ("profiles", "frames", "stacks")]
+    return [
+        int(db.execute(f"SELECT coalesce(max(id), -1) FROM {kind}").fetchone()[0]) for kind in ("profiles", "frames", "stacks")
+    ]
 
 
 def _notes(root: str, manifest: dict[str, Any], snapshot: Snapshot, report: Report) -> None:
@@ -210,21 +251,26 @@ def _notes(root: str, manifest: dict[str, Any], snapshot: Snapshot, report: Repo
     happened), the kept profiles they make unreadable, leftovers gc deletes."""
     for entry in manifest.get("quarantined", []):
         lost = f"{entry.get('lost', 0)} profile(s) lost to corruption" if entry.get("lost") else "its profiles were kept"
-        report.notes.append(f"{CORRUPT}/{entry['name']}: set aside on {entry.get('since', '?')[:16]} "
-                            f"({'; '.join(entry.get('problems', []))}): {lost}")
+        report.notes.append(
+            f"{CORRUPT}/{entry['name']}: set aside on {entry.get('since', '?')[:16]} "
+            f"({'; '.join(entry.get('problems', []))}): {lost}"
+        )
     if not snapshot.corrupt and snapshot.missing_stacks:
         unreadable = snapshot.unreadable(snapshot.profile_ids())
         if unreadable:
-            report.notes.append(f"{unreadable} profile(s) are kept but cannot be read: their stacks were defined in a part "
-                                f"set aside in {CORRUPT}/ (queries leave them out, with a warning)")
+            report.notes.append(
+                f"{unreadable} profile(s) are kept but cannot be read: their stacks were defined in a part "
+                f"set aside in {CORRUPT}/ (queries leave them out, with a warning)"
+            )
     listed = {p["name"] for p in manifest["parts"]} | {r["name"] for r in manifest.get("retired", [])}
     for name in stored_parts(root):
         if name not in listed:
             report.notes.append(f"parts/{name} is in no manifest (left by a killed writer): `flamespace store gc` deletes it")
 
 
-def rebuild(root: str, previous: dict[str, Any] | None, now: datetime,
-            change: bool = True) -> tuple[dict[str, Any], list[str], list[str]]:
+def rebuild(
+    root: str, previous: dict[str, Any] | None, now: datetime, change: bool = True
+) -> tuple[dict[str, Any], list[str], list[str]]:
     """A manifest rebuilt from the previous generation (if readable) and the parts written after
     it (their own descriptions); without a previous generation, from every part found (those a
     later part replaced left out). Parts that cannot be placed are moved to corrupt/ (unless not
@@ -233,8 +279,11 @@ def rebuild(root: str, previous: dict[str, Any] | None, now: datetime,
     manifest = dict(previous) if previous is not None else empty_manifest()
     manifest["parts"] = list(manifest["parts"])
     manifest["retired"] = list(manifest.get("retired", []))
-    steps = [f"rebuilt {MANIFEST} from {PREVIOUS} (generation {manifest['generation']}) and the parts' own {PART_META}"
-             if previous is not None else f"rebuilt {MANIFEST} from the parts' own {PART_META} (no readable {PREVIOUS})"]
+    steps = [
+        f"rebuilt {MANIFEST} from {PREVIOUS} (generation {manifest['generation']}) and the parts' own {PART_META}"
+        if previous is not None
+        else f"rebuilt {MANIFEST} from the parts' own {PART_META} (no readable {PREVIOUS})"
+    ]
     known = {p["name"] for p in manifest["parts"]} | {r["name"] for r in manifest["retired"]}
     newer: dict[str, dict[str, Any]] = {}
     for name in stored_parts(root):
@@ -245,17 +294,21 @@ def rebuild(root: str, previous: dict[str, Any] | None, now: datetime,
             steps.append(f"parts/{name}: {problem}; left where it is")
         elif previous is not None and int(meta.get("base", -1)) != int(previous["generation"]):
             # the lost manifest is the generation after PREVIOUS: only parts written on PREVIOUS were committed by it
-            steps.append(f"parts/{name} was written on manifest generation {meta.get('base')}, not on {PREVIOUS}'s "
-                         f"{previous['generation']}, and is in neither (left by a killed writer): not restored")
+            steps.append(
+                f"parts/{name} was written on manifest generation {meta.get('base')}, not on {PREVIOUS}'s "
+                f"{previous['generation']}, and is in neither (left by a killed writer): not restored"
+            )
         else:
             newer[name] = meta
     writers = sorted({m.get("writer") for m in newer.values()}, key=str)
     if previous is not None and len(writers) > 1:  # one commit follows a generation: which one cannot be told
         for name in sorted(newer) if change else ():
             _set_aside(root, name)
-        aside.append(f"parts {', '.join(sorted(newer))} were written after {PREVIOUS} by {len(writers)} writers, of which "
-                     f"one was committed and cannot be told: {'moved' if change else 'repair moves them'} to {CORRUPT}/ "
-                     "(move the right one back into parts/ and run `flamespace store repair` again)")
+        aside.append(
+            f"parts {', '.join(sorted(newer))} were written after {PREVIOUS} by {len(writers)} writers, of which "
+            f"one was committed and cannot be told: {'moved' if change else 'repair moves them'} to {CORRUPT}/ "
+            "(move the right one back into parts/ and run `flamespace store repair` again)"
+        )
         newer = {}
     replaced = {r for m in newer.values() for r in m.get("replaces", [])}
     for name, meta in sorted(newer.items()):
@@ -288,8 +341,16 @@ def _part_description(root: str, name: str) -> tuple[dict[str, Any] | None, str]
         files = {kind: _file_entry(os.path.join(folder, f"{kind}.parquet")) for kind in KINDS}
     except Exception as exc:  # pyarrow raises several kinds for a file it cannot parse
         return None, f"no {PART_META} and its files cannot be read ({exc})"
-    return {"name": name, "profiles": rows["profiles"], "facts": rows["facts"], "files": files, "base": 0,
-            "writer": None, "next": {}, "replaces": []}, ""
+    return {
+        "name": name,
+        "profiles": rows["profiles"],
+        "facts": rows["facts"],
+        "files": files,
+        "base": 0,
+        "writer": None,
+        "next": {},
+        "replaces": [],
+    }, ""
 
 
 def _set_aside(root: str, name: str) -> None:
@@ -338,8 +399,10 @@ def _renumber(store: Store, manifest: dict[str, Any], snapshot: Snapshot, now: d
     of later parts get new ids (their parts rewritten, the old ones retired)."""
     db = snapshot.connection()
     order = {p["name"]: k for k, p in enumerate(manifest["parts"])}
-    rows = db.execute("SELECT id, filename, source FROM profiles WHERE id IN "
-                      "(SELECT id FROM profiles GROUP BY id HAVING count(*) > 1) ORDER BY id").fetchall()
+    rows = db.execute(
+        "SELECT id, filename, source FROM profiles WHERE id IN "
+        "(SELECT id FROM profiles GROUP BY id HAVING count(*) > 1) ORDER BY id"
+    ).fetchall()
     users: dict[int, list[tuple[int, str, str]]] = {}
     for ident, filename, source in rows:
         part = os.path.basename(os.path.dirname(filename))
@@ -358,8 +421,9 @@ def _renumber(store: Store, manifest: dict[str, Any], snapshot: Snapshot, now: d
     for name, mapping in remap.items():
         index = order[name]
         old = manifest["parts"][index]
-        manifest["parts"][index] = store._renumbered(old, mapping, _part_meta(
-            manifest, "repair", {k: int(manifest[f"next_{k}"]) for k in COUNTERS}, [name]))
+        manifest["parts"][index] = store._renumbered(
+            old, mapping, _part_meta(manifest, "repair", {k: int(manifest[f"next_{k}"]) for k in COUNTERS}, [name])
+        )
         manifest["retired"] = list(manifest.get("retired", [])) + [{"name": name, "since": now.isoformat()}]
     return steps
 

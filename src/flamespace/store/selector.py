@@ -64,7 +64,7 @@ def parse_selector(text: str) -> Selector:
     """``store:key=value,...`` -> :class:`Selector`; :class:`SelectorError` naming the bad part."""
     if not is_selector(text):
         raise SelectorError(f"{text!r} is not a store selector (they start with {PREFIX!r}, e.g. store:branch=main,last=30)")
-    body = text[len(PREFIX):]
+    body = text[len(PREFIX) :]
     if not body.strip():
         raise SelectorError(f"{text!r}: empty selector; say which profiles, e.g. store:branch=main,last=30")
     labels: dict[str, str] = {}
@@ -118,4 +118,3 @@ def parse_time(value: str) -> datetime:
 
 def _format_time(when: datetime) -> str:
     return when.date().isoformat() if when == datetime(when.year, when.month, when.day) else when.isoformat()
-

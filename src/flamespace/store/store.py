@@ -112,10 +112,23 @@ class GcResult:
     deleted; corrupt parts set aside (:class:`Loss`: never counted as retention) and the kept
     profiles that cannot be read because a corrupt part defined their stacks."""
 
-    def __init__(self, removed: int, kept: int, parts_before: int, parts_after: int, deleted: int,
-                 lost: Sequence[Loss] = (), unreadable: int = 0) -> None:
+    def __init__(
+        self,
+        removed: int,
+        kept: int,
+        parts_before: int,
+        parts_after: int,
+        deleted: int,
+        lost: Sequence[Loss] = (),
+        unreadable: int = 0,
+    ) -> None:
         self.removed, self.kept, self.parts_before, self.parts_after, self.deleted = (
-            removed, kept, parts_before, parts_after, deleted)
+            removed,
+            kept,
+            parts_before,
+            parts_after,
+            deleted,
+        )
         self.lost = list(lost)
         self.unreadable = unreadable
 
@@ -161,8 +174,13 @@ class Store:
 
     # -- writing
 
-    def add(self, items: Iterable[tuple[FlameGraph, str]], labels: Mapping[str, str] = {},
-            diagnostics: Diagnostics | None = None, now: datetime | None = None) -> AddResult:
+    def add(
+        self,
+        items: Iterable[tuple[FlameGraph, str]],
+        labels: Mapping[str, str] = {},
+        diagnostics: Diagnostics | None = None,
+        now: datetime | None = None,
+    ) -> AddResult:
         """Ingest profiles given as (flame graph, source name), with ``labels``
         added to each (they win over the profile's own). The call's profiles become visible at
         once (in parts of at most :data:`PART_FACTS` facts, so memory stays bounded). Every run
@@ -179,8 +197,15 @@ class Store:
                 self._intern = None  # it may hold ids that were never written: read it again next time
                 raise
 
-    def _add(self, items: Iterable[tuple[FlameGraph, str]], labels: Mapping[str, str],
-             diagnostics: Diagnostics | None, added_at: datetime, pa: Any, pq: Any) -> AddResult:
+    def _add(
+        self,
+        items: Iterable[tuple[FlameGraph, str]],
+        labels: Mapping[str, str],
+        diagnostics: Diagnostics | None,
+        added_at: datetime,
+        pa: Any,
+        pq: Any,
+    ) -> AddResult:
         """:meth:`add` under the lock."""
         import numpy as np
 
@@ -203,11 +228,17 @@ class Store:
             nonlocal held
             tables = {
                 "profiles": pa.table({c: rows[c] for c in PROFILE_COLUMNS}, schema=schema("profiles")),
-                "frames": pa.table({"id": [i for i, _ in new_frames], "name": [n for _, n in new_frames]}, schema=schema("frames")),
-                "stacks": pa.table({"id": [s[0] for s in new_stacks], "parent": [s[1] for s in new_stacks],
-                                    "frame": [s[2] for s in new_stacks]}, schema=schema("stacks")),
-                "facts": pa.table({name: np.concatenate([f[k] for f in facts]) for k, name in enumerate(("profile", "stack", "value"))},
-                                  schema=schema("facts")),
+                "frames": pa.table(
+                    {"id": [i for i, _ in new_frames], "name": [n for _, n in new_frames]}, schema=schema("frames")
+                ),
+                "stacks": pa.table(
+                    {"id": [s[0] for s in new_stacks], "parent": [s[1] for s in new_stacks], "frame": [s[2] for s in new_stacks]},
+                    schema=schema("stacks"),
+                ),
+                "facts": pa.table(
+                    {name: np.concatenate([f[k] for f in facts]) for k, name in enumerate(("profile", "stack", "value"))},
+                    schema=schema("facts"),
+                ),
             }
             parts.append(self._write_part(tables, pq, len(rows["id"]), _part_meta(manifest, writer, counters)))
             new_frames.clear()
@@ -232,7 +263,7 @@ class Store:
             counters["profile"] += 1
             _remember(intern, identity, digest, ident)  # (a failed ingest drops intern: see add)
             facts.append((np.full(len(stacks), ident, dtype=np.int32), stacks, numbers))
-            integral = bool(((numbers == np.floor(numbers)) & (np.abs(numbers) < 2.0 ** 53)).all())
+            integral = bool(((numbers == np.floor(numbers)) & (np.abs(numbers) < 2.0**53)).all())
             _profile_row(rows, ident, digest, source, metadata, merged, stored, added_at, numbers, integral)
             result.added.append(ident)
             held += len(stacks)
@@ -251,19 +282,33 @@ class Store:
         intern.parts.update(part["name"] for part in parts)
         return result
 
-    def add_files(self, paths: Sequence[str], labels: Mapping[str, str] = {}, diagnostics: Diagnostics | None = None,
-                  input_format: str | None = None, skip_invalid: bool = False) -> AddResult:
+    def add_files(
+        self,
+        paths: Sequence[str],
+        labels: Mapping[str, str] = {},
+        diagnostics: Diagnostics | None = None,
+        input_format: str | None = None,
+        skip_invalid: bool = False,
+    ) -> AddResult:
         """Ingest profile files of any readable format (read one at a time), as :meth:`add`."""
         from ..formats import registry
 
         def read() -> Iterator[tuple[FlameGraph, str]]:
             for path in paths:
-                yield registry.read_graph(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics), registry.display_name(path)
+                yield (
+                    registry.read_graph(path, input_format, skip_invalid=skip_invalid, diagnostics=diagnostics),
+                    registry.display_name(path),
+                )
 
         return self.add(read(), labels, diagnostics)
 
-    def gc(self, keep_last: int | None = None, older_than: timedelta | None = None,
-           diagnostics: Diagnostics | None = None, now: datetime | None = None) -> GcResult:
+    def gc(
+        self,
+        keep_last: int | None = None,
+        older_than: timedelta | None = None,
+        diagnostics: Diagnostics | None = None,
+        now: datetime | None = None,
+    ) -> GcResult:
         """Retention, then compaction: keep the ``keep_last`` latest profiles of each branch
         (profiles without a branch count as one) and none older than ``older_than``; rewrite
         what is kept as one part. Every profile whose own files are sound is kept whatever else
@@ -283,8 +328,14 @@ class Store:
             self._intern = None
         return done
 
-    def _collect(self, manifest: dict[str, Any], keep_last: int | None, older_than: timedelta | None, now: datetime,
-                 diagnostics: Diagnostics | None) -> GcResult:
+    def _collect(
+        self,
+        manifest: dict[str, Any],
+        keep_last: int | None,
+        older_than: timedelta | None,
+        now: datetime,
+        diagnostics: Diagnostics | None,
+    ) -> GcResult:
         """gc under the lock, on ``manifest`` (changed in place, written by the caller): retention
         by ``keep_last`` and ``older_than``, compaction, corrupt parts set aside. A profile whose own
         files (profiles, facts) are sound is kept whatever else is damaged: if a corrupt part
@@ -295,10 +346,14 @@ class Store:
         con = snapshot.connection()
         total = con.execute("SELECT count(*) FROM profiles").fetchone()[0]
         cutoff = _cutoff(now, older_than)
-        kept_ids = [row[0] for row in con.execute(
-            "SELECT id FROM (SELECT id, time, row_number() OVER (PARTITION BY branch ORDER BY time DESC, id DESC) AS rank "
-            "FROM profiles) WHERE (? IS NULL OR rank <= ?) AND (? IS NULL OR time >= ?) ORDER BY id",
-            [keep_last, keep_last, cutoff, cutoff]).fetchall()]
+        kept_ids = [
+            row[0]
+            for row in con.execute(
+                "SELECT id FROM (SELECT id, time, row_number() OVER (PARTITION BY branch ORDER BY time DESC, id DESC) AS rank "
+                "FROM profiles) WHERE (? IS NULL OR rank <= ?) AND (? IS NULL OR time >= ?) ORDER BY id",
+                [keep_last, keep_last, cutoff, cutoff],
+            ).fetchall()
+        ]
         corrupt = [p for p in manifest["parts"] if p["name"] in snapshot.corrupt]
         sound = {p["name"] for p in snapshot.parts}
         before = len(manifest["parts"])
@@ -309,10 +364,11 @@ class Store:
             names = [p["name"] for p in manifest["parts"]]
             retired += [{"name": p["name"], "since": now.isoformat()} for p in manifest["parts"] if p not in corrupt]
             meta = _part_meta(manifest, uuid.uuid4().hex, {k: int(manifest[f"next_{k}"]) for k in COUNTERS}, names)
-            manifest["parts"] = (self._compact(snapshot, kept_ids, pa, pq, meta)
-                                 if snapshot.parts or snapshot.dictionary else [])
+            manifest["parts"] = self._compact(snapshot, kept_ids, pa, pq, meta) if snapshot.parts or snapshot.dictionary else []
             for part in corrupt:
-                lost.append(self._quarantine(manifest, part, snapshot, 0 if part["name"] in sound else int(part["profiles"]), now))
+                lost.append(
+                    self._quarantine(manifest, part, snapshot, 0 if part["name"] in sound else int(part["profiles"]), now)
+                )
         deleted = self._sweep(manifest, retired, now)
         return GcResult(total - len(kept_ids), len(kept_ids), before, len(manifest["parts"]), deleted, lost, unreadable)
 
@@ -375,7 +431,9 @@ class Store:
             _publish_part(self.path, staging, entry, {**meta, "mirror": _write_mirror(staging)})
         return entry
 
-    def _compact(self, snapshot: Snapshot, kept_ids: list[int], pa: Any, pq: Any, meta: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def _compact(
+        self, snapshot: Snapshot, kept_ids: list[int], pa: Any, pq: Any, meta: Mapping[str, Any]
+    ) -> list[dict[str, Any]]:
         """The kept profiles rewritten as parts of at most :data:`PART_FACTS` facts each (a query
         checks and reads only the parts that hold its profiles), every stack and frame in the
         first (ids unchanged: stable for readers). Facts are streamed: they need not fit in memory."""
@@ -398,8 +456,9 @@ class Store:
         _fsync_dir(os.path.join(self.path, "parts"))
         return parts
 
-    def _compact_part(self, con: Any, staging: str, name: str, index: int, chunk: list[int], pa: Any, pq: Any,
-                      meta: Mapping[str, Any]) -> dict[str, Any]:
+    def _compact_part(
+        self, con: Any, staging: str, name: str, index: int, chunk: list[int], pa: Any, pq: Any, meta: Mapping[str, Any]
+    ) -> dict[str, Any]:
         """One part of :meth:`_compact`: the profiles ``chunk`` (and, for the first, every stack and frame)."""
         os.makedirs(staging)
         con.register("kept", pa.table({"id": pa.array(chunk, pa.int32())}))
@@ -410,7 +469,7 @@ class Store:
             "frames": f"SELECT id, name FROM frames{dictionary} ORDER BY id",
             "stacks": f"SELECT id, parent, frame FROM stacks{dictionary} ORDER BY id",
             "facts": f"SELECT profile, stack, value FROM facts WHERE profile BETWEEN {low} AND {high} "
-                     "AND profile IN (SELECT id FROM kept) ORDER BY profile, stack",
+            "AND profile IN (SELECT id FROM kept) ORDER BY profile, stack",
         }
         files = {}
         facts = 0
@@ -442,11 +501,13 @@ class Store:
         tables["profiles"] = profiles.set_column(0, "id", renumber(profiles.column("id"))).sort_by("id")
         facts = tables["facts"]
         tables["facts"] = facts.set_column(0, "profile", renumber(facts.column("profile"))).sort_by(
-            [("profile", "ascending"), ("stack", "ascending")])
+            [("profile", "ascending"), ("stack", "ascending")]
+        )
         return self._write_part(tables, pq, profiles.num_rows, meta)
 
-    def _quarantine(self, manifest: dict[str, Any], part: Mapping[str, Any], snapshot: Snapshot, lost: int,
-                    now: datetime) -> Loss:
+    def _quarantine(
+        self, manifest: dict[str, Any], part: Mapping[str, Any], snapshot: Snapshot, lost: int, now: datetime
+    ) -> Loss:
         """Move a corrupt part to corrupt/ (kept, to repair or inspect) and record it in the
         manifest's ``quarantined`` list: what was wrong, the profiles lost with it, and whether
         its stack table went with it (the kept profiles that used it cannot be read)."""
@@ -460,7 +521,8 @@ class Store:
         problems = snapshot.problems.get(name, ["a file does not match the manifest"])
         dictionary = part not in snapshot.dictionary
         manifest.setdefault("quarantined", []).append(
-            {**part, "problems": problems, "lost": lost, "dictionary": dictionary, "since": now.isoformat()})
+            {**part, "problems": problems, "lost": lost, "dictionary": dictionary, "since": now.isoformat()}
+        )
         return Loss(name, problems, lost, target)
 
     def _sweep(self, manifest: dict[str, Any], retired: list[dict[str, str]], now: datetime) -> int:
@@ -539,11 +601,16 @@ class Snapshot:
                 self._unsound.add(path)
                 self.corrupt.add(part["name"])
                 self.problems.setdefault(part["name"], []).append(problem)
-                lost = (f"{part['profiles']} profile(s) left out" if kind in ("profiles", "facts")
-                        else "the profiles that use its stacks are left out")
+                lost = (
+                    f"{part['profiles']} profile(s) left out"
+                    if kind in ("profiles", "facts")
+                    else "the profiles that use its stacks are left out"
+                )
                 if self.diagnostics is not None:
-                    self.diagnostics.warn(f"store {self.root}: skipped corrupt part {part['name']}: {problem} "
-                                          f"({lost}; `flamespace store repair` or `store gc` moves it to corrupt/)")
+                    self.diagnostics.warn(
+                        f"store {self.root}: skipped corrupt part {part['name']}: {problem} "
+                        f"({lost}; `flamespace store repair` or `store gc` moves it to corrupt/)"
+                    )
                 return False
             self._sound.add(path)
         return True
@@ -555,8 +622,10 @@ class Snapshot:
             return False
         self.mirrored[(part["name"], kind)] = problem
         if self.diagnostics is not None:
-            self.diagnostics.warn(f"store {self.root}: part {part['name']}: {problem}; its copy in {MIRROR}/ is sound and "
-                                  "read instead (`flamespace store repair` restores the file)")
+            self.diagnostics.warn(
+                f"store {self.root}: part {part['name']}: {problem}; its copy in {MIRROR}/ is sound and "
+                "read instead (`flamespace store repair` restores the file)"
+            )
         return True
 
     # -- DuckDB
@@ -587,7 +656,9 @@ class Snapshot:
             db.register(f"empty_{kind}", schema(kind).empty_table())
         for kind in ("profiles", "frames", "stacks"):
             files = self.part_files(kind)
-            source = f"read_parquet({_sql_list(files)}, filename = true)" if files else f"(SELECT *, '' AS filename FROM empty_{kind})"
+            source = (
+                f"read_parquet({_sql_list(files)}, filename = true)" if files else f"(SELECT *, '' AS filename FROM empty_{kind})"
+            )
             db.execute(f"CREATE VIEW {kind} AS SELECT * FROM {source}")
         self._db = db
         return db
@@ -610,10 +681,12 @@ class Snapshot:
         query = f"SELECT id FROM profiles {'WHERE ' + ' AND '.join(where) if where else ''} ORDER BY time, id"
         ids = [row[0] for row in self.database().execute(query, params).fetchall()]
         if chosen.id is not None and len(ids) > 1:
-            raise StoreError(f"{text}: profile id {chosen.id} is stored {len(ids)} times in {self.root} (its id counter "
-                             f"was lowered); `flamespace store repair` gives each its own id")
+            raise StoreError(
+                f"{text}: profile id {chosen.id} is stored {len(ids)} times in {self.root} (its id counter "
+                f"was lowered); `flamespace store repair` gives each its own id"
+            )
         if chosen.last is not None:
-            ids = ids[-chosen.last:]
+            ids = ids[-chosen.last :]
         if not ids:
             raise StoreError(f"{text} matches no profile in the store {self.root}{self._hint(chosen)}")
         return ids
@@ -627,8 +700,12 @@ class Snapshot:
         for key in list(chosen.labels)[:2]:
             column = _quote(key) if key in COLUMNS else "json_extract_string(labels, ?)"
             params = [] if key in COLUMNS else [_json_path(key)] * 2
-            values = [r[0] for r in self.database().execute(
-                f"SELECT DISTINCT {column} AS v FROM profiles WHERE {column} IS NOT NULL ORDER BY v LIMIT 6", params).fetchall()]
+            values = [
+                r[0]
+                for r in self.database()
+                .execute(f"SELECT DISTINCT {column} AS v FROM profiles WHERE {column} IS NOT NULL ORDER BY v LIMIT 6", params)
+                .fetchall()
+            ]
             shown = ", ".join(map(str, values[:5])) + (", ..." if len(values) > 5 else "")
             hints.append(f"{key}: {shown}" if values else f"no profile has the label {key}")
         return f" ({count} profile(s){'; ' if hints else ''}{'; '.join(hints)})"
@@ -661,8 +738,12 @@ class Snapshot:
         engine reads (store/aggregate.py, store/cluster.py). Also registers ``ids`` as the
         table ``selected`` of :meth:`database`, for a query that follows."""
         self._register_ids(ids)
-        counts = {os.path.basename(os.path.dirname(name)): n for name, n in self.database().execute(
-            "SELECT filename, count(*) FROM profiles SEMI JOIN selected USING (id) GROUP BY filename").fetchall()}
+        counts = {
+            os.path.basename(os.path.dirname(name)): n
+            for name, n in self.database()
+            .execute("SELECT filename, count(*) FROM profiles SEMI JOIN selected USING (id) GROUP BY filename")
+            .fetchall()
+        }
         parts = [p for p in self.parts if p["name"] in counts and self._check(p, ("facts",))]
         return [self.file(p, "facts") for p in parts], sum(counts[p["name"]] for p in parts)
 
@@ -676,11 +757,19 @@ class Snapshot:
         files, _ = self.fact_files(ids)
         if not files:
             return np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0)
-        got = self.database().execute(
-            f"SELECT profile, stack, value FROM read_parquet({_sql_list(files)}) "
-            f"WHERE {self._range(ids)} AND profile IN (SELECT id FROM selected) ORDER BY profile, stack").fetchnumpy()
-        profiles, stacks, values = (np.asarray(got["profile"], np.int32), np.asarray(got["stack"], np.int32),
-                                    np.asarray(got["value"], np.float64))
+        got = (
+            self.database()
+            .execute(
+                f"SELECT profile, stack, value FROM read_parquet({_sql_list(files)}) "
+                f"WHERE {self._range(ids)} AND profile IN (SELECT id FROM selected) ORDER BY profile, stack"
+            )
+            .fetchnumpy()
+        )
+        profiles, stacks, values = (
+            np.asarray(got["profile"], np.int32),
+            np.asarray(got["stack"], np.int32),
+            np.asarray(got["value"], np.float64),
+        )
         unknown = self._unknown(stacks)
         if len(unknown):  # profiles that use stacks of a corrupt dictionary: left out, with a warning
             keep = ~np.isin(profiles, self._users(files, unknown))
@@ -703,8 +792,10 @@ class Snapshot:
         files, found = self.fact_files(ids)
         if not files:
             return np.zeros(0, np.int32), np.zeros(0), 0
-        query = (f"SELECT stack, sum(value) AS value FROM read_parquet({_sql_list(files)}) "
-                 f"WHERE {self._range(ids)} AND profile IN (SELECT id FROM selected) GROUP BY stack ORDER BY stack")
+        query = (
+            f"SELECT stack, sum(value) AS value FROM read_parquet({_sql_list(files)}) "
+            f"WHERE {self._range(ids)} AND profile IN (SELECT id FROM selected) GROUP BY stack ORDER BY stack"
+        )
         got = self.database().execute(query).fetchnumpy()
         unknown = self._unknown(np.asarray(got["stack"]))
         if len(unknown):  # profiles that use stacks of a corrupt dictionary: left out, with a warning
@@ -742,8 +833,9 @@ class Snapshot:
     def missing_stacks(self) -> bool:
         """Whether some stacks cannot be resolved: a listed part's stack table is corrupt, or one
         was set aside in corrupt/ while profiles that use it were kept."""
-        return (len(self.dictionary) < len(self.manifest["parts"])
-                or any(q.get("dictionary") for q in self.manifest.get("quarantined", [])))
+        return len(self.dictionary) < len(self.manifest["parts"]) or any(
+            q.get("dictionary") for q in self.manifest.get("quarantined", [])
+        )
 
     @property
     def incomplete(self) -> bool:
@@ -760,22 +852,35 @@ class Snapshot:
         if not len(unknown):
             return 0
         self._register_ids(ids)
-        return int(self.connection().execute(
-            "SELECT count(DISTINCT profile) FROM facts WHERE profile IN (SELECT id FROM selected) "
-            "AND stack IN (SELECT unnest(?))", [unknown.tolist()]).fetchone()[0])
+        return int(
+            self.connection()
+            .execute(
+                "SELECT count(DISTINCT profile) FROM facts WHERE profile IN (SELECT id FROM selected) "
+                "AND stack IN (SELECT unnest(?))",
+                [unknown.tolist()],
+            )
+            .fetchone()[0]
+        )
 
     def _users(self, files: Sequence[str], unknown: np.ndarray) -> np.ndarray:
         """The selected profiles that use any of the ``unknown`` stacks, warned of."""
         import numpy as np
 
-        got = self.database().execute(
-            f"SELECT DISTINCT profile FROM read_parquet({_sql_list(files)}) "
-            "WHERE profile IN (SELECT id FROM selected) AND stack IN (SELECT unnest(?))",
-            [[int(s) for s in unknown]]).fetchnumpy()
+        got = (
+            self.database()
+            .execute(
+                f"SELECT DISTINCT profile FROM read_parquet({_sql_list(files)}) "
+                "WHERE profile IN (SELECT id FROM selected) AND stack IN (SELECT unnest(?))",
+                [[int(s) for s in unknown]],
+            )
+            .fetchnumpy()
+        )
         users = np.asarray(got["profile"])
         if self.diagnostics is not None:
-            self.diagnostics.warn(f"store {self.root}: left out {len(users)} profile(s) whose stacks were defined in "
-                                  "a corrupt part (`flamespace store check` names it)")
+            self.diagnostics.warn(
+                f"store {self.root}: left out {len(users)} profile(s) whose stacks were defined in "
+                "a corrupt part (`flamespace store check` names it)"
+            )
         return users
 
     def matrix(self, ids: Sequence[int]) -> tuple[list[str], np.ndarray, list[int]]:
@@ -925,8 +1030,13 @@ def _next_ids(manifest: Mapping[str, Any], intern: _Intern) -> dict[str, int]:
     return {kind: max(int(manifest[f"next_{kind}"]), intern.top[kind] + 1) for kind in COUNTERS}
 
 
-def _intern_values(intern: _Intern, values: Mapping[str, Number], counters: dict[str, int],
-                   new_frames: list[tuple[int, str]], new_stacks: list[tuple[int, int, int]]) -> tuple[np.ndarray, np.ndarray]:
+def _intern_values(
+    intern: _Intern,
+    values: Mapping[str, Number],
+    counters: dict[str, int],
+    new_frames: list[tuple[int, str]],
+    new_stacks: list[tuple[int, int, int]],
+) -> tuple[np.ndarray, np.ndarray]:
     """A profile as (stack ids, values), sorted by stack id, zeros left out; new stacks interned."""
     import numpy as np
 
@@ -934,8 +1044,9 @@ def _intern_values(intern: _Intern, values: Mapping[str, Number], counters: dict
     try:  # most stacks of a run were stored before: one C-level lookup each
         stacks = np.fromiter(map(intern.texts.__getitem__, values), dtype=np.int32, count=count)
     except KeyError:
-        stacks = np.fromiter((_stack_id(intern, text, counters, new_frames, new_stacks) for text in values),
-                             dtype=np.int32, count=count)
+        stacks = np.fromiter(
+            (_stack_id(intern, text, counters, new_frames, new_stacks) for text in values), dtype=np.int32, count=count
+        )
     numbers = np.fromiter(values.values(), dtype=np.float64, count=count)
     order = np.argsort(stacks, kind="stable")
     stacks, numbers = stacks[order], numbers[order]
@@ -990,14 +1101,19 @@ def _remember(intern: _Intern, identity: str, digest: str, ident: int) -> None:
     intern.hashes.setdefault(digest, ident)
 
 
-def _stack_id(intern: _Intern, text: str, counters: dict[str, int], new_frames: list[tuple[int, str]],
-              new_stacks: list[tuple[int, int, int]]) -> int:
+def _stack_id(
+    intern: _Intern,
+    text: str,
+    counters: dict[str, int],
+    new_frames: list[tuple[int, str]],
+    new_stacks: list[tuple[int, int, int]],
+) -> int:
     """The id of a stack text, interning its frames and its prefixes as needed."""
     known = intern.texts.get(text)
     if known is not None:
         return known
     parent = -1
-    for name in (text.split(";") if text else [None]):
+    for name in text.split(";") if text else [None]:
         if name is None:
             frame = -1
         else:
@@ -1017,8 +1133,18 @@ def _stack_id(intern: _Intern, text: str, counters: dict[str, int], new_frames: 
     return parent
 
 
-def _profile_row(rows: dict[str, list], ident: int, digest: str, source: str, metadata: Metadata, labels: Mapping[str, str],
-                 stored: str, added_at: datetime, numbers: np.ndarray, integral: bool) -> None:
+def _profile_row(
+    rows: dict[str, list],
+    ident: int,
+    digest: str,
+    source: str,
+    metadata: Metadata,
+    labels: Mapping[str, str],
+    stored: str,
+    added_at: datetime,
+    numbers: np.ndarray,
+    integral: bool,
+) -> None:
     """One profile's row of the profiles table; ``labels`` all of its labels, ``stored`` them as text."""
     when = added_at
     if labels.get("time"):
@@ -1027,13 +1153,27 @@ def _profile_row(rows: dict[str, list], ident: int, digest: str, source: str, me
         except ValueError:
             pass
     column = {
-        "commit": labels.get("commit"), "branch": labels.get("branch"), "host": labels.get("host"),
-        "mode": labels.get("mode") or metadata.metric, "python": labels.get("python"),
-        "bench": labels.get("bench") or labels.get("test"), "unit": metadata.unit, "metric": metadata.metric,
+        "commit": labels.get("commit"),
+        "branch": labels.get("branch"),
+        "host": labels.get("host"),
+        "mode": labels.get("mode") or metadata.metric,
+        "python": labels.get("python"),
+        "bench": labels.get("bench") or labels.get("test"),
+        "unit": metadata.unit,
+        "metric": metadata.metric,
     }
-    values = {"id": ident, "hash": digest, "source": source, "time": when, "added": added_at, **column,
-              "labels": stored, "total": float(numbers.sum()), "stacks": len(numbers),
-              "integral": integral}
+    values = {
+        "id": ident,
+        "hash": digest,
+        "source": source,
+        "time": when,
+        "added": added_at,
+        **column,
+        "labels": stored,
+        "total": float(numbers.sum()),
+        "stacks": len(numbers),
+        "integral": integral,
+    }
     for name in PROFILE_COLUMNS:
         rows[name].append(values[name])
 
@@ -1046,9 +1186,11 @@ def schema(kind: str) -> Any:
     _, pa, _ = modules()
     text = pa.string()
     if kind == "profiles":
-        return pa.schema([("id", pa.int32()), ("hash", text), ("source", text), ("time", pa.timestamp("us")),
-                          ("added", pa.timestamp("us"))] + [(c, text) for c in COLUMNS]
-                         + [("labels", text), ("total", pa.float64()), ("stacks", pa.int32()), ("integral", pa.bool_())])
+        return pa.schema(
+            [("id", pa.int32()), ("hash", text), ("source", text), ("time", pa.timestamp("us")), ("added", pa.timestamp("us"))]
+            + [(c, text) for c in COLUMNS]
+            + [("labels", text), ("total", pa.float64()), ("stacks", pa.int32()), ("integral", pa.bool_())]
+        )
     if kind == "frames":
         return pa.schema([("id", pa.int32()), ("name", text)])
     if kind == "stacks":
@@ -1143,8 +1285,16 @@ def _sql_list(paths: Sequence[str]) -> str:
 
 
 def empty_manifest() -> dict[str, Any]:
-    return {"format": FORMAT, "version": VERSION, "generation": 0, "next_profile": 0, "next_frame": 0, "next_stack": 0,
-            "parts": [], "retired": []}
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "generation": 0,
+        "next_profile": 0,
+        "next_frame": 0,
+        "next_stack": 0,
+        "parts": [],
+        "retired": [],
+    }
 
 
 class ManifestError(StoreError):
@@ -1183,8 +1333,10 @@ def _manifest_was_written(root: str) -> bool:
     return False
 
 
-_REPAIR = (f"`flamespace store repair --store {{root}}` rebuilds it from {PREVIOUS} and the parts' own {PART_META} "
-           "(`flamespace store check` only reports)")
+_REPAIR = (
+    f"`flamespace store repair --store {{root}}` rebuilds it from {PREVIOUS} and the parts' own {PART_META} "
+    "(`flamespace store check` only reports)"
+)
 
 
 def load_manifest(path: str) -> dict[str, Any]:
@@ -1202,8 +1354,7 @@ def load_manifest(path: str) -> dict[str, Any]:
     if manifest.get("version") != VERSION:
         raise StoreError(f"{path}: store version {manifest.get('version')}; this flamespace reads version {VERSION}")
     manifest = unsealed(manifest, path, "store manifest")
-    if not isinstance(manifest.get("parts"), list) or not all(
-            isinstance(manifest.get(f"next_{k}"), int) for k in COUNTERS):
+    if not isinstance(manifest.get("parts"), list) or not all(isinstance(manifest.get(f"next_{k}"), int) for k in COUNTERS):
         raise ManifestError(f"{path}: the store manifest is damaged (its parts or id counters are missing)")
     return manifest
 
@@ -1272,7 +1423,9 @@ def stored_parts(root: str) -> list[str]:
         return []
 
 
-def _part_meta(manifest: Mapping[str, Any], writer: str, counters: Mapping[str, int], replaces: Sequence[str] = ()) -> dict[str, Any]:
+def _part_meta(
+    manifest: Mapping[str, Any], writer: str, counters: Mapping[str, int], replaces: Sequence[str] = ()
+) -> dict[str, Any]:
     """What a part says of itself besides its files (:data:`PART_META`): the manifest generation it
     was written on, its writer (the parts of one call share it), the id counters after it and the
     parts it replaces (gc)."""
@@ -1380,4 +1533,3 @@ def parse_age(text: str) -> timedelta:
         return timedelta(**{unit: amount})
     except OverflowError:  # more than 2.7 million years: older than any profile's time, so it removes none
         return timedelta.max
-

@@ -29,8 +29,10 @@ def installable(sides: list[Side]) -> bool:
         return True
     if any(able):
         which = next(s for s, ok in zip(sides, able) if ok)
-        raise GateError(f"only the {which.name} ({which.description}) has a pyproject.toml or setup.py, so only it could "
-                        "be installed; use --no-install to run both trees as they are")
+        raise GateError(
+            f"only the {which.name} ({which.description}) has a pyproject.toml or setup.py, so only it could "
+            "be installed; use --no-install to run both trees as they are"
+        )
     return False
 
 
@@ -45,8 +47,11 @@ def install(side: Side, workspace: Workspace, out_dir: str, say: Callable[[str],
     pip = [sys.executable, "-m", "pip", "--python", python] if outside_pip else [python, "-m", "pip"]
     os.makedirs(out_dir, exist_ok=True)
     log = os.path.join(out_dir, f"install-{side.name}.log")
-    _step([*pip, "install", "--disable-pip-version-check", side.tree],
-          f"installing the {side.name} ({side.description}) failed", log)
+    _step(
+        [*pip, "install", "--disable-pip-version-check", side.tree],
+        f"installing the {side.name} ({side.description}) failed",
+        log,
+    )
     side.python = python
     bin_dir = os.path.dirname(python)
     side.env = {"VIRTUAL_ENV": venv, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
@@ -82,4 +87,3 @@ def _step(argv: list[str], what: str, log: str | None) -> None:
     if done.returncode != 0:
         where = f" (all of it in {log})" if log else ""
         raise GateError(f"{what}: exit code {done.returncode}; the end of its output{where}:\n{tail(done.stdout, TAIL_LINES)}")
-

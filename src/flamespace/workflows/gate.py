@@ -189,8 +189,10 @@ def gate(
     started = time.monotonic()
     with Workspace(root, keep, tell) as workspace:
         baseline = Side("baseline", base, "", f"the stored runs {base}") if stored else side_at("baseline", base, root)
-        sides = [baseline,
-                 side_at("candidate", head, root) if head is not None else working_tree("candidate", root, workspace, out_dir)]
+        sides = [
+            baseline,
+            side_at("candidate", head, root) if head is not None else working_tree("candidate", root, workspace, out_dir),
+        ]
         if stored:
             tell(f"baseline: {baseline.description}")
             sides = sides[1:]
@@ -205,22 +207,51 @@ def gate(
             else:
                 environments.run_as_is(side)
         targets = [target.replace(interpreter=side.python) for side, target in zip(sides, targets)]
-        collection = _collect_runs(sides, targets, runs, warmup, settings, out_dir, tell, choice,
-                                   keep_going=keep_going, subprocesses=subprocesses, show_output=show_output)
-    compared = _compare_runs(collection, options, base if stored else None, pairing, tell,
-                             force=force, max_missed=max_missed, cluster=cluster, track=track, on_diagnostics=on_diagnostics)
+        collection = _collect_runs(
+            sides,
+            targets,
+            runs,
+            warmup,
+            settings,
+            out_dir,
+            tell,
+            choice,
+            keep_going=keep_going,
+            subprocesses=subprocesses,
+            show_output=show_output,
+        )
+    compared = _compare_runs(
+        collection,
+        options,
+        base if stored else None,
+        pairing,
+        tell,
+        force=force,
+        max_missed=max_missed,
+        cluster=cluster,
+        track=track,
+        on_diagnostics=on_diagnostics,
+    )
     if store:  # after the comparison: a store: baseline must not take the runs just made
         from .stored import gate_labels, store_collection
 
         tell(store_collection(collection, gate_labels(sides, root), on_diagnostics).describe())
     rate = getattr(choice.settings if choice is not None else settings, "rate", None)  # (memory modes have none)
-    counts = {**({"baseline": len(compared.samples["baseline"].names)} if stored else {}),
-              **{p.name: len(collection.profiles(p)) for p in collection.programs}}
+    counts = {
+        **({"baseline": len(compared.samples["baseline"].names)} if stored else {}),
+        **{p.name: len(collection.profiles(p)) for p in collection.programs},
+    }
     head_side = sides[-1]
     ran = GateRun(
         GateSide(baseline.ref, baseline.commit or None, baseline.description, counts["baseline"], stored),
         GateSide(head_side.ref, head_side.commit, head_side.description, counts["candidate"]),
-        targets[0].describe(), warmup, rate, installing, time.monotonic() - started, compared.run_time)
+        targets[0].describe(),
+        warmup,
+        rate,
+        installing,
+        time.monotonic() - started,
+        compared.run_time,
+    )
     result = GateResult(compared.comparison, compared.samples, ran, out_dir, collection)
     write_reports(result, include_all, limit)
     return result
@@ -238,14 +269,20 @@ def _target(words: list[str], side: Side) -> Target:
         target = parse_command(words, directory=side.tree)
     except FlamespaceError as exc:
         if str(exc).startswith("no such script"):
-            raise GateError(f"{words[0]}: no such file at the {side.name}'s {side.description} (paths in the "
-                            "command are relative to the repository's root)") from None
+            raise GateError(
+                f"{words[0]}: no such file at the {side.name}'s {side.description} (paths in the "
+                "command are relative to the repository's root)"
+            ) from None
         raise
     return target
 
 
-def _rate_choice(settings: Recorder, choose: bool, stored: str | None, say: Callable[[str], None],
-                 ) -> tuple[Recorder, RateChoice | None]:
+def _rate_choice(
+    settings: Recorder,
+    choose: bool,
+    stored: str | None,
+    say: Callable[[str], None],
+) -> tuple[Recorder, RateChoice | None]:
     """The settings to record with, and the choice of the rate to make from the warm-up runs
     (None: the rate is the caller's, a memory mode has no rate, or a stored baseline's rate is taken)."""
     from ..collect import SamplerOptions
@@ -257,8 +294,9 @@ def _rate_choice(settings: Recorder, choose: bool, stored: str | None, say: Call
         say(f"rate: {rate:,g} Hz, the stored baseline's, so that both sides are sampled alike (--rate sets it)")
         return settings.replace(rate=rate), None
     if stored:
-        say("the stored baseline's runs do not share one recorded rate (rate_requested): the rate is chosen "
-            "from the warm-up runs")
+        say(
+            "the stored baseline's runs do not share one recorded rate (rate_requested): the rate is chosen from the warm-up runs"
+        )
     return settings, RateChoice(settings, say)
 
 
@@ -295,19 +333,35 @@ class RateChoice:
         need = max(n for n in needs if n is not None)  # the shortest run's
         shortest = min(timed, key=lambda q: q.duration_ns)
         rate = min(max(round_rate(need), default), MAX_RATE)
-        why = (f"so that each run gets about {AIMED_SAMPLES} samples" if rate < MAX_RATE else
-               f"the highest, and still only about {rate / need * AIMED_SAMPLES:.0f} samples a run: make the benchmark longer")
+        why = (
+            f"so that each run gets about {AIMED_SAMPLES} samples"
+            if rate < MAX_RATE
+            else f"the highest, and still only about {rate / need * AIMED_SAMPLES:.0f} samples a run: make the benchmark longer"
+        )
         if rate == default:
             why = f"the default: it gives each run {AIMED_SAMPLES} samples or more"
-        self.say(f"rate: {rate:,g} Hz, {why} (the shortest warm-up run recorded {shortest.duration_ns / 1e9:.3g} s "
-                 f"and {shortest.samples} samples at {default:g} Hz; --rate sets it)")
+        self.say(
+            f"rate: {rate:,g} Hz, {why} (the shortest warm-up run recorded {shortest.duration_ns / 1e9:.3g} s "
+            f"and {shortest.samples} samples at {default:g} Hz; --rate sets it)"
+        )
         self.settings = self.settings.replace(rate=rate)
         return self.settings
 
 
-def _collect_runs(sides: list[Side], targets: list[Target], runs: int, warmup: int, settings: Recorder, out_dir: str,
-                  say: Callable[[str], None], choice: RateChoice | None = None, *, keep_going: bool,
-                  subprocesses: bool, show_output: bool) -> Collection:
+def _collect_runs(
+    sides: list[Side],
+    targets: list[Target],
+    runs: int,
+    warmup: int,
+    settings: Recorder,
+    out_dir: str,
+    say: Callable[[str], None],
+    choice: RateChoice | None = None,
+    *,
+    keep_going: bool,
+    subprocesses: bool,
+    show_output: bool,
+) -> Collection:
     """The sides' runs, interleaved, under OUT_DIR/runs/; progress, failed and untrusted runs said."""
     from ..collect import Program, collect_runs
 
@@ -318,8 +372,17 @@ def _collect_runs(sides: list[Side], targets: list[Target], runs: int, warmup: i
     say(f"running {targets[0].describe()}: {runs} runs a side after {warmup} warm-up{how}")
     counter = _Counter(total, say)
     result = collect_runs(
-        programs, runs, os.path.join(out_dir, "runs"), settings, warmup=warmup, keep_going=keep_going,
-        subprocesses=subprocesses, show_output=show_output, overwrite=True, on_run=counter, measured_options=choice,
+        programs,
+        runs,
+        os.path.join(out_dir, "runs"),
+        settings,
+        warmup=warmup,
+        keep_going=keep_going,
+        subprocesses=subprocesses,
+        show_output=show_output,
+        overwrite=True,
+        on_run=counter,
+        measured_options=choice,
     )
     if result.interrupted is not None:  # the run in progress has been stopped: leave through the cleanup
         raise GateStopped(result.interrupted)
@@ -328,8 +391,10 @@ def _collect_runs(sides: list[Side], targets: list[Target], runs: int, warmup: i
     if result.untrusted:
         first = result.untrusted[0]
         measured = sum(not run.warmup for run in result.runs)
-        say(f"warning: {len(result.untrusted)} of {measured} runs should not be trusted, e.g. {first.describe()}: "
-            f"{first.problems[0]} (see the '# ' headers of the runs' files)")
+        say(
+            f"warning: {len(result.untrusted)} of {measured} runs should not be trusted, e.g. {first.describe()}: "
+            f"{first.problems[0]} (see the '# ' headers of the runs' files)"
+        )
     short = [p.name for p in result.programs if len(result.profiles(p)) < 2]
     if short:
         raise GateError(f"too few good runs to compare on the {' and '.join(short)} side (2 or more needed)")
@@ -357,9 +422,19 @@ class _Compared(Record):
     run_time: RunTimeChange | None
 
 
-def _compare_runs(collection: Collection, options: CompareOptions, stored: str | None, pairing: str,
-                  say: Callable[[str], None], *, force: bool, max_missed: float | None, cluster: str | None,
-                  track: Track | None, on_diagnostics: Callable[[Diagnostics], None] | None) -> _Compared:
+def _compare_runs(
+    collection: Collection,
+    options: CompareOptions,
+    stored: str | None,
+    pairing: str,
+    say: Callable[[str], None],
+    *,
+    force: bool,
+    max_missed: float | None,
+    cluster: str | None,
+    track: Track | None,
+    on_diagnostics: Callable[[Diagnostics], None] | None,
+) -> _Compared:
     """The two sides' runs through compare's guard rails and statistics (findings said), and the
     change of the whole run's time; the baseline's are the runs the selector ``stored`` names when given."""
     from ..stats.guards import run_time_change
@@ -370,9 +445,17 @@ def _compare_runs(collection: Collection, options: CompareOptions, stored: str |
         for finding in found:
             say(f"{finding.level}: {finding.message}")
 
-    sides = {**({"baseline": [stored]} if stored else {}),
-             **{p.name: collection.profiles(p) for p in collection.programs}}
-    compared = compare_sides(sides, options, pairing=pairing, on_findings=findings, force=force, max_missed=max_missed,
-                             cluster=cluster, track=track, on_diagnostics=on_diagnostics)
+    sides = {**({"baseline": [stored]} if stored else {}), **{p.name: collection.profiles(p) for p in collection.programs}}
+    compared = compare_sides(
+        sides,
+        options,
+        pairing=pairing,
+        on_findings=findings,
+        force=force,
+        max_missed=max_missed,
+        cluster=cluster,
+        track=track,
+        on_diagnostics=on_diagnostics,
+    )
     run_time = run_time_change(compared.screening.kept, single_level(compared.comparison), compared.options.paired)
     return _Compared(compared.comparison, compared.samples, run_time)

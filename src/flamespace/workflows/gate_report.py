@@ -7,7 +7,6 @@ import os
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings (PEP 563)
 if TYPE_CHECKING:
-
     from .gate import GateResult, GateRun
 
 #: The text report's width in report.txt (a terminal's own width is the caller's business).
@@ -39,19 +38,25 @@ def _how(run: GateRun) -> str:
     """The command, the runs and how the sides ran, in a sentence (Markdown: the command in backticks)."""
     if run.base.stored:
         how = "installed into a virtualenv" if run.installed else "run from its tree (PYTHONPATH)"
-        return (f"`{run.command}`, {run.base.runs} stored + {run.head.runs} new runs (after "
-                f"{run.warmup} warm-up), {how}; {round(run.seconds, 1)} s")
+        return (
+            f"`{run.command}`, {run.base.runs} stored + {run.head.runs} new runs (after "
+            f"{run.warmup} warm-up), {how}; {round(run.seconds, 1)} s"
+        )
     how = "each installed into its own virtualenv" if run.installed else "each run from its tree (PYTHONPATH)"
-    return (f"`{run.command}`, {run.base.runs} + {run.head.runs} runs (after {run.warmup} warm-up "
-            f"each), alternating, {how}; {round(run.seconds, 1)} s")
+    return (
+        f"`{run.command}`, {run.base.runs} + {run.head.runs} runs (after {run.warmup} warm-up "
+        f"each), alternating, {how}; {round(run.seconds, 1)} s"
+    )
 
 
 def markdown_header(run: GateRun, regressed: bool) -> str:
     """report.md's header: the verdict, the sides, how the gate ran, the whole run's time."""
     verdict = "❌ **regression**" if regressed else "✅ **no regression**"
-    return (f"## flamespace gate: {verdict}\n\n"
-            f"Base: {run.base.description}; head: {run.head.description}.  \n"
-            f"{_how(run)}.{_run_time(run, '  ')}\n\n")
+    return (
+        f"## flamespace gate: {verdict}\n\n"
+        f"Base: {run.base.description}; head: {run.head.description}.  \n"
+        f"{_how(run)}.{_run_time(run, '  ')}\n\n"
+    )
 
 
 def text_header(run: GateRun) -> str:

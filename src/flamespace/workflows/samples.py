@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     #: Wraps the runs as they are read (a progress bar): (items, label, count) -> the same items.
     Track = Callable[[Iterable[T], str, int], Iterable[T]]
 
+
 def missed_share(metadata: Metadata) -> float | None:
     """The share of its ticks a run's sampler missed (:meth:`Quality.missed_share
     <flamespace.collect.Quality.missed_share>`, the one definition): the recorder's
@@ -103,12 +104,12 @@ def load_sides(
     left_out = 0
     reader = _column_reader(rows)
     for side, path in (track or _as_is)(everything, "reading runs", len(everything)):
-        columns, values, meta = (stored[path] if path in stored else
-                                 _read_run(path, skip_invalid, input_format, reader, on_diagnostics))
+        columns, values, meta = (
+            stored[path] if path in stored else _read_run(path, skip_invalid, input_format, reader, on_diagnostics)
+        )
         numbers: list[Number] = list(values.values()) if isinstance(values, dict) else values
         total = float(sum(numbers))
-        info = RunInfo(path, side, meta, total, not any(numbers), missed_share(meta),
-                       program_name(meta.labels.get("command")))
+        info = RunInfo(path, side, meta, total, not any(numbers), missed_share(meta), program_name(meta.labels.get("command")))
         kept = not info.empty and not is_late(info, max_missed)
         left_out += not kept
         group = side if kept and limit else None
@@ -117,15 +118,25 @@ def load_sides(
         infos[side].append(info)
         if limit and kept:
             limit(rows, len(everything) - left_out)
-    screening = screen(infos, force=force, max_missed=max_missed, warn_missed=MAX_TRUSTED_MISSED_SHARE,
-                       min_runs=MIN_RUNS if min_runs_per_side is None else min_runs_per_side)
+    screening = screen(
+        infos,
+        force=force,
+        max_missed=max_missed,
+        warn_missed=MAX_TRUSTED_MISSED_SHARE,
+        min_runs=MIN_RUNS if min_runs_per_side is None else min_runs_per_side,
+    )
     fatal = screening.fatal
     if fatal:
         raise InputError("\n  ".join(f.message for f in fatal))
     table = StackTable({})  # the sides' stacks: one split for a stack both reach, their order computed once
     samples = {
-        side: Sample.from_rows(rows, [row_of[run.name] for run in runs], table,
-                               names=[run.name for run in runs], metadata=[metadata[run.name] for run in runs])
+        side: Sample.from_rows(
+            rows,
+            [row_of[run.name] for run in runs],
+            table,
+            names=[run.name for run in runs],
+            metadata=[metadata[run.name] for run in runs],
+        )
         for side, runs in screening.kept.items()
     }
     if rename is not None:
@@ -179,9 +190,13 @@ def _column_reader(rows: RunRows) -> ColumnReader | None:
     return folded.ColumnReader(rows.index) if folded._core is not None else None
 
 
-def _read_run(path: str, skip_invalid: bool, input_format: str | None, reader: ColumnReader | None = None,
-              on_diagnostics: Callable[[Diagnostics], None] | None = None,
-              ) -> tuple[bytes | None, dict[str, Number] | list[Number], Metadata]:
+def _read_run(
+    path: str,
+    skip_invalid: bool,
+    input_format: str | None,
+    reader: ColumnReader | None = None,
+    on_diagnostics: Callable[[Diagnostics], None] | None = None,
+) -> tuple[bytes | None, dict[str, Number] | list[Number], Metadata]:
     """One run as (columns, values, metadata), skipped lines handed to ``on_diagnostics``: a folded file
     through ``reader`` (columns as intp bytes, values a list), else (None, {stack text: value}, ...)."""
     from ..diagnostics import Diagnostics
@@ -195,8 +210,9 @@ def _read_run(path: str, skip_invalid: bool, input_format: str | None, reader: C
                 head = stream.peek(registry.SNIFF_BYTES)[: registry.SNIFF_BYTES]
                 fmt = registry.by_name(input_format) if input_format else registry.detect(head, name)
                 if fmt is folded:
-                    columns, numbers, meta = reader.read(stream, folded.ReadOptions(skip_invalid=skip_invalid),
-                                                         source=name, diagnostics=diagnostics)
+                    columns, numbers, meta = reader.read(
+                        stream, folded.ReadOptions(skip_invalid=skip_invalid), source=name, diagnostics=diagnostics
+                    )
                     _hand(diagnostics, on_diagnostics)
                     return columns, numbers, meta
         except folded.Inexact:  # read it as parse_texts does: the same values and errors
@@ -238,8 +254,9 @@ def _early_limit(options: CompareOptions | None, files: int) -> Callable[[RunRow
     return check
 
 
-def pair_sides(samples: dict[str, Sample], screening: Screening, mode: str, alpha: float, alternative: str,
-               permutations: int) -> tuple[dict[str, Sample], bool, list[Finding]]:
+def pair_sides(
+    samples: dict[str, Sample], screening: Screening, mode: str, alpha: float, alternative: str, permutations: int
+) -> tuple[dict[str, Sample], bool, list[Finding]]:
     """The sides with their runs in round order when they can be tested as pairs
     (:func:`flamespace.stats.guards.pair_runs`), whether they are, and a note saying so or why not."""
     from ..stats.guards import Finding, pair_runs
@@ -247,8 +264,12 @@ def pair_sides(samples: dict[str, Sample], screening: Screening, mode: str, alph
 
     kept = screening.kept
     baseline, candidate = kept["baseline"], kept["candidate"]
-    pairing = pair_runs(baseline, candidate, mode,
-                        reaches_alpha=lambda pairs: smallest_p(pairs, pairs, permutations, alternative, paired=True) <= alpha)
+    pairing = pair_runs(
+        baseline,
+        candidate,
+        mode,
+        reaches_alpha=lambda pairs: smallest_p(pairs, pairs, permutations, alternative, paired=True) <= alpha,
+    )
     if not pairing.paired:
         interleaved = any(r.pair is not None for r in baseline + candidate)
         used = f"all {len(baseline)} + {len(candidate)} runs"
@@ -271,8 +292,12 @@ def after_comparison(screening: Screening, result) -> list[Finding]:
     return drift_findings(screening.run_times, changes, unit)
 
 
-def paired(options: CompareOptions, samples: dict[str, Sample], screening: Screening, pairing: str,
-           ) -> tuple[CompareOptions, dict[str, Sample], list[Finding]]:
+def paired(
+    options: CompareOptions,
+    samples: dict[str, Sample],
+    screening: Screening,
+    pairing: str,
+) -> tuple[CompareOptions, dict[str, Sample], list[Finding]]:
     """``pairing`` (auto, on, off) applied: the options with ``paired`` set and the sides' runs in
     round order when they are tested as pairs (:func:`pair_sides`; only a method that relabels
     runs pairs them unless ``on``), and the note that says so or why not."""
@@ -320,9 +345,18 @@ def compare_sides(
         if on_findings is not None:
             on_findings(findings)
 
-    samples, screening = load_sides(sides, force=force, max_missed=max_missed, skip_invalid=skip_invalid,
-                                    input_format=input_format, options=options, cluster=cluster, rename=rename,
-                                    track=track, on_diagnostics=on_diagnostics)
+    samples, screening = load_sides(
+        sides,
+        force=force,
+        max_missed=max_missed,
+        skip_invalid=skip_invalid,
+        input_format=input_format,
+        options=options,
+        cluster=cluster,
+        rename=rename,
+        track=track,
+        on_diagnostics=on_diagnostics,
+    )
     found(screening.findings)
     options, samples, notes = paired(options, samples, screening, pairing)
     found(notes)

@@ -21,9 +21,11 @@ if TYPE_CHECKING:
 RUN_NAME = "store:id={}"
 
 
-def stored_runs(files: dict[str, list[str]], cluster: str | None = None,
-                on_diagnostics: Callable[[Diagnostics], None] | None = None,
-                ) -> dict[str, tuple[None, dict[str, Number], Metadata]]:
+def stored_runs(
+    files: dict[str, list[str]],
+    cluster: str | None = None,
+    on_diagnostics: Callable[[Diagnostics], None] | None = None,
+) -> dict[str, tuple[None, dict[str, Number], Metadata]]:
     """Replace each selector among the sides' ``files`` by the names of the runs it matches
     (:data:`RUN_NAME`), and return those runs as ``_read_run`` does for a file: (None, {stack
     text: value}, metadata). The values come from one runs × stacks aggregate over the store
@@ -78,13 +80,14 @@ class Stored(Record):
     path: str
 
     def describe(self) -> str:
-        """"added 8 run(s) to the store PATH (2 skipped: ...)", as the commands say it."""
+        """ "added 8 run(s) to the store PATH (2 skipped: ...)", as the commands say it."""
         again = f" ({self.duplicates} skipped: the same runs were already stored)" if self.duplicates else ""
         return f"added {self.added} run(s) to the store {self.path}{again}"
 
 
-def store_collection(collection: Collection, labels: Mapping[str, Mapping[str, str]],
-                     on_diagnostics: Callable[[Diagnostics], None] | None = None) -> Stored:
+def store_collection(
+    collection: Collection, labels: Mapping[str, Mapping[str, str]], on_diagnostics: Callable[[Diagnostics], None] | None = None
+) -> Stored:
     """Add the runs ``collection`` wrote to the store (a part a program), each program's with its
     ``labels`` (by program name); what its readers skipped is handed to ``on_diagnostics``."""
     from ..diagnostics import Diagnostics
@@ -117,6 +120,6 @@ def gate_labels(sides: Sequence[Side], root: str) -> dict[str, dict[str, str]]:
     for side in sides:
         branch = git_labels(root).get("branch") if side.ref == "working tree" else side.ref
         if branch and branch.startswith("origin/"):
-            branch = branch[len("origin/"):]
+            branch = branch[len("origin/") :]
         labels[side.name] = {"commit": side.commit, "side": side.name, **({"branch": branch} if branch else {})}
     return labels

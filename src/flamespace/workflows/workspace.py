@@ -15,8 +15,10 @@ if TYPE_CHECKING:
 
 #: Identity for the commit that snapshots the working tree (CI machines often have none).
 SNAPSHOT_IDENTITY = {
-    "GIT_AUTHOR_NAME": "flamespace gate", "GIT_AUTHOR_EMAIL": "gate@flamespace.invalid",
-    "GIT_COMMITTER_NAME": "flamespace gate", "GIT_COMMITTER_EMAIL": "gate@flamespace.invalid",
+    "GIT_AUTHOR_NAME": "flamespace gate",
+    "GIT_AUTHOR_EMAIL": "gate@flamespace.invalid",
+    "GIT_COMMITTER_NAME": "flamespace gate",
+    "GIT_COMMITTER_EMAIL": "gate@flamespace.invalid",
 }
 #: The name of every gate's temporary directory starts with this (tempfile.mkdtemp's prefix).
 WORKSPACE_PREFIX = "flamespace-gate-"
@@ -62,8 +64,9 @@ def git(root: str, *args: str, env: dict[str, str] | None = None) -> str:
     import subprocess  # (here, as json, shutil, signal and tempfile: not for gate --help)
 
     try:
-        done = subprocess.run(["git", "-C", root, *args], capture_output=True, text=True,
-                              env=None if env is None else {**os.environ, **env})
+        done = subprocess.run(
+            ["git", "-C", root, *args], capture_output=True, text=True, env=None if env is None else {**os.environ, **env}
+        )
     except FileNotFoundError:
         raise GateError("git is not installed (flamespace gate checks out both refs with git worktree)") from None
     if done.returncode != 0:
@@ -77,8 +80,10 @@ def toplevel(directory: str) -> str:
     try:
         return git(directory, "rev-parse", "--show-toplevel")
     except GateError:
-        raise GateError(f"{os.path.abspath(directory)} is not in a git repository (flamespace gate compares two git refs; "
-                        "use --repo, or collect and compare for other layouts)") from None
+        raise GateError(
+            f"{os.path.abspath(directory)} is not in a git repository (flamespace gate compares two git refs; "
+            "use --repo, or collect and compare for other layouts)"
+        ) from None
 
 
 def commit_of(root: str, ref: str) -> str:
@@ -86,8 +91,9 @@ def commit_of(root: str, ref: str) -> str:
     try:
         return git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
     except GateError:
-        raise GateError(f"unknown ref {ref!r}: not a branch, tag or commit of {root} (in CI, fetch it first: "
-                        f"git fetch origin {ref})") from None
+        raise GateError(
+            f"unknown ref {ref!r}: not a branch, tag or commit of {root} (in CI, fetch it first: git fetch origin {ref})"
+        ) from None
 
 
 def side_at(name: str, ref: str, root: str) -> Side:
@@ -121,7 +127,9 @@ class Workspace:
         _write_owner(self.directory, self.root)
         for stale, owner in _stale_workspaces(os.path.dirname(self.directory)):
             _remove_workspace(stale, owner)
-            self.say(f"removed {stale} and its git worktrees, left by an earlier gate that is no longer running (pid {owner.get('pid')})")
+            self.say(
+                f"removed {stale} and its git worktrees, left by an earlier gate that is no longer running (pid {owner.get('pid')})"
+            )
         if _main_thread():
             self._previous_sigterm = signal.signal(signal.SIGTERM, _terminated)
         return self
@@ -135,8 +143,9 @@ class Workspace:
         try:
             if self.keep:
                 _forget_owner(self.directory)  # kept on purpose: no later gate removes it
-                self.say(f"kept the worktrees and virtualenvs in {self.directory} "
-                         "(remove with: git worktree remove --force TREE)")
+                self.say(
+                    f"kept the worktrees and virtualenvs in {self.directory} (remove with: git worktree remove --force TREE)"
+                )
                 return
             for tree in self.trees:
                 try:

@@ -60,7 +60,7 @@ class ElfFile:
             if kind not in (SHT_SYMTAB, SHT_DYNSYM) or link >= len(self._sections):
                 continue
             strings, strings_size = self._sections[link][1], self._sections[link][2]
-            table = self.data[strings:strings + strings_size]
+            table = self.data[strings : strings + strings_size]
             if not any(b"\0" + name + b"\0" in table for name in wanted if name.decode() not in found):
                 continue  # none of the missing names is in this table (a full .symtab is long to walk)
             for entry in range(offset, offset + size - 23, 24):
@@ -68,7 +68,7 @@ class ElfFile:
                 if value == 0 or name_at == 0:
                     continue
                 end = self.data.find(b"\0", strings + name_at)
-                name = self.data[strings + name_at:end]
+                name = self.data[strings + name_at : end]
                 if name in wanted:
                     found[name.decode()] = value
             if len(found) == len(wanted):

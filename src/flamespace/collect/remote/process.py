@@ -28,9 +28,11 @@ GLIBC_TID_OFFSET = 0x2D0
 _LIBPYTHON = re.compile(r"/libpython3\.(\d+)t?[^/]*\.so[^/]*$")
 _EXECUTABLE = re.compile(r"python3\.(\d+)t?$")
 
-PERMISSION_HELP = ("run flamespace as the same user as the target with ptrace allowed (sudo sysctl "
-                   "kernel.yama.ptrace_scope=0), or as root (sudo flamespace ...); in a container, start it with "
-                   "--cap-add SYS_PTRACE")
+PERMISSION_HELP = (
+    "run flamespace as the same user as the target with ptrace allowed (sudo sysctl "
+    "kernel.yama.ptrace_scope=0), or as root (sudo flamespace ...); in a container, start it with "
+    "--cap-add SYS_PTRACE"
+)
 
 
 class AttachError(FlamespaceError):
@@ -61,8 +63,10 @@ def _memory():
     try:
         from . import _remote
     except ImportError as exc:  # built without a C compiler
-        raise AttachError(f"reading another process needs flamespace's C extension _remote, which is not built ({exc}); "
-                          f"reinstall flamespace where a C compiler is available") from None
+        raise AttachError(
+            f"reading another process needs flamespace's C extension _remote, which is not built ({exc}); "
+            f"reinstall flamespace where a C compiler is available"
+        ) from None
     return _remote
 
 
@@ -79,8 +83,17 @@ class RemoteProcess:
         self._tid_offset: int | None = None  # 3.9, 3.10: where pthread_t's struct keeps the kernel id
         self.interpreter = 0
         tstate = self.layout.tstate_native_thread_id
-        self._tstate_span = max(layout.tstate_next, layout.tstate_interp, layout.tstate_thread_id, tstate or 0,
-                                layout.tstate_frame or 0, layout.tstate_cframe or 0) + 8
+        self._tstate_span = (
+            max(
+                layout.tstate_next,
+                layout.tstate_interp,
+                layout.tstate_thread_id,
+                tstate or 0,
+                layout.tstate_frame or 0,
+                layout.tstate_cframe or 0,
+            )
+            + 8
+        )
 
     # -- memory ---------------------------------------------------------------------------
 
@@ -110,8 +123,7 @@ class RemoteProcess:
 
     def walk(self, frame: int, max_depth: int) -> tuple[list[tuple[int, int]], int, int]:
         """The C walker's (frames, status, errno) from ``frame`` (see ``_remote.walk``)."""
-        return self._memory.walk(self.pid, frame, self.layout.walk_layout(), self.layout.object_type, self.code_type,
-                                 max_depth)
+        return self._memory.walk(self.pid, frame, self.layout.walk_layout(), self.layout.object_type, self.code_type, max_depth)
 
     # -- threads --------------------------------------------------------------------------
 
@@ -205,7 +217,7 @@ def _state(pid: int) -> str:
             data = file.read()
     except OSError:
         return ""
-    return data[data.rfind(b")") + 2:][:1].decode()
+    return data[data.rfind(b")") + 2 :][:1].decode()
 
 
 def command_line(pid: int) -> list[str]:
@@ -282,8 +294,10 @@ def _python_binary(pid: int, maps: list[tuple[int, int, int, str]], name: str) -
         elf = _open_elf(pid, path, executable)
         if elf is not None and elf.symbols(("_PyRuntime",)):
             return path, elf
-    raise NotPython(f"process {pid} ({name}) is not a Python process: neither {os.path.basename(executable)} nor "
-                    f"a libpython it maps has CPython's _PyRuntime")
+    raise NotPython(
+        f"process {pid} ({name}) is not a Python process: neither {os.path.basename(executable)} nor "
+        f"a libpython it maps has CPython's _PyRuntime"
+    )
 
 
 def _open_elf(pid: int, path: str, executable: str) -> ElfFile | None:
@@ -301,19 +315,24 @@ def _open_elf(pid: int, path: str, executable: str) -> ElfFile | None:
     return None
 
 
-def _version_and_layout(probe: RemoteProcess, head: bytes, binary: str, elf: ElfFile, symbols: dict[str, int],
-                        name: str) -> tuple[str, Layout]:
+def _version_and_layout(
+    probe: RemoteProcess, head: bytes, binary: str, elf: ElfFile, symbols: dict[str, int], name: str
+) -> tuple[str, Layout]:
     pid = probe.pid
     offsets = debug_offsets(head)
     if offsets is not None:
         version = hex_version(offsets["version"])
         minor = (offsets["version"] >> 16) & 0xFF
         if offsets.get("free_threaded"):
-            raise UnsupportedPython(f"process {pid} ({name}) runs a free-threaded Python {version}, which flamespace "
-                                    f"cannot read yet (only builds with the GIL)")
+            raise UnsupportedPython(
+                f"process {pid} ({name}) runs a free-threaded Python {version}, which flamespace "
+                f"cannot read yet (only builds with the GIL)"
+            )
         if minor > NEWEST:
-            raise UnsupportedPython(f"process {pid} ({name}) runs Python {version}: flamespace reads 3.{OLDEST} to "
-                                    f"3.{NEWEST} (the debug offsets of 3.14 and later are laid out differently)")
+            raise UnsupportedPython(
+                f"process {pid} ({name}) runs Python {version}: flamespace reads 3.{OLDEST} to "
+                f"3.{NEWEST} (the debug offsets of 3.14 and later are laid out differently)"
+            )
         return version, debug_layout(offsets)
     if "Py_Version" in symbols:  # 3.11, 3.12
         number = struct.unpack("<I", probe.read(symbols["Py_Version"], 4))[0]
@@ -321,16 +340,20 @@ def _version_and_layout(probe: RemoteProcess, head: bytes, binary: str, elf: Elf
     else:  # 3.9, 3.10: the file's name, and the version string it holds
         match = _LIBPYTHON.search(binary) or _EXECUTABLE.search(os.path.basename(binary))
         if match is None:
-            raise UnsupportedPython(f"process {pid} ({name}): cannot tell which Python {binary} is (no Py_Version, "
-                                    f"no version in its name); flamespace reads 3.{OLDEST} to 3.{NEWEST}")
+            raise UnsupportedPython(
+                f"process {pid} ({name}): cannot tell which Python {binary} is (no Py_Version, "
+                f"no version in its name); flamespace reads 3.{OLDEST} to 3.{NEWEST}"
+            )
         minor = int(match.group(1))
         found = elf.version_strings(f"3.{minor}.")
         version = found[0] if found else f"3.{minor}"
     if minor < OLDEST:
         raise UnsupportedPython(f"process {pid} ({name}) runs Python {version}: flamespace reads 3.{OLDEST} to 3.{NEWEST}")
     if minor >= NEWEST:
-        raise UnsupportedPython(f"process {pid} ({name}) runs Python {version} but its _PyRuntime has no debug offsets "
-                                f"(no 'xdebugpy' cookie): an unusual build flamespace cannot read")
+        raise UnsupportedPython(
+            f"process {pid} ({name}) runs Python {version} but its _PyRuntime has no debug offsets "
+            f"(no 'xdebugpy' cookie): an unusual build flamespace cannot read"
+        )
     layout = table_layout(minor)
     assert layout is not None  # OLDEST <= minor < NEWEST: a table
     return version, layout
@@ -338,7 +361,13 @@ def _version_and_layout(probe: RemoteProcess, head: bytes, binary: str, elf: Elf
 
 def hex_version(number: int) -> str:
     """``3.12.1`` from PY_VERSION_HEX (``0x030C01F0``); ``3.13.0rc2`` for a release candidate."""
-    major, minor, micro, level, serial = number >> 24, (number >> 16) & 0xFF, (number >> 8) & 0xFF, (number >> 4) & 0xF, number & 0xF
+    major, minor, micro, level, serial = (
+        number >> 24,
+        (number >> 16) & 0xFF,
+        (number >> 8) & 0xFF,
+        (number >> 4) & 0xF,
+        number & 0xF,
+    )
     suffix = {0xA: "a", 0xB: "b", 0xC: "rc"}.get(level)
     return f"{major}.{minor}.{micro}" + (f"{suffix}{serial}" if suffix else "")
 
@@ -347,8 +376,10 @@ def _check(process: RemoteProcess, name: str) -> None:
     """Refuse a layout that does not fit: thread states must point back to the interpreter, and
     (3.11+) hold ids of the process's threads."""
     pid, layout = process.pid, process.layout
-    wrong = (f"process {pid} ({name}) runs Python {process.version}, whose memory does not match flamespace's layout "
-             f"for 3.{layout.minor} (from {layout.source})")
+    wrong = (
+        f"process {pid} ({name}) runs Python {process.version}, whose memory does not match flamespace's layout "
+        f"for 3.{layout.minor} (from {layout.source})"
+    )
     problem: str | None = None
     for _attempt in range(3):  # threads come and go while we look: a mismatch must persist
         try:
@@ -379,5 +410,16 @@ def _layout_problem(process: RemoteProcess, states: list[tuple[int, bytes]]) -> 
     return None
 
 
-__all__ = ["AccessDenied", "AttachError", "NoSuchProcess", "NotPython", "ProcessGone", "RemoteProcess",
-           "UnsupportedPython", "attach", "command_line", "hex_version", "task_ids"]
+__all__ = [
+    "AccessDenied",
+    "AttachError",
+    "NoSuchProcess",
+    "NotPython",
+    "ProcessGone",
+    "RemoteProcess",
+    "UnsupportedPython",
+    "attach",
+    "command_line",
+    "hex_version",
+    "task_ids",
+]

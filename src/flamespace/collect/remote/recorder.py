@@ -47,8 +47,14 @@ class RemoteRecorder:
     duration, :meth:`stop` or the target's exit, then hands over the :class:`~..raw.RawRecording`.
     ``on_progress=(seconds, callback(quality, elapsed_ns))`` reports as it goes."""
 
-    def __init__(self, process: RemoteProcess, options: SamplerOptions, clock: Clock | None = None,
-                 on_progress: tuple[float, Callable[[Quality, int], None]] | None = None, gil_only: bool = False) -> None:
+    def __init__(
+        self,
+        process: RemoteProcess,
+        options: SamplerOptions,
+        clock: Clock | None = None,
+        on_progress: tuple[float, Callable[[Quality, int], None]] | None = None,
+        gil_only: bool = False,
+    ) -> None:
         self.process = process
         self.options = options
         self.gil_only = gil_only
@@ -116,8 +122,16 @@ class RemoteRecorder:
         return self.raw()
 
     def raw(self) -> RawRecording:
-        return RawRecording("sampler", self.sink.totals, self._start_ns, self._last_tick_ns - self._start_ns, self.quality,
-                            self.sink.chart, pid=self.process.pid, argv=tuple(command_line(self.process.pid)))
+        return RawRecording(
+            "sampler",
+            self.sink.totals,
+            self._start_ns,
+            self._last_tick_ns - self._start_ns,
+            self.quality,
+            self.sink.chart,
+            pid=self.process.pid,
+            argv=tuple(command_line(self.process.pid)),
+        )
 
     def tick(self, now: int) -> None:
         """One sample of every thread at ``now`` (ns); :class:`ProcessGone` once the target has ended."""
@@ -180,8 +194,10 @@ class RemoteRecorder:
         """What the user should know about this recording beyond the sampler's own figures."""
         found = []
         if self.partial:
-            found.append(f"{self.partial} thread samples were cut short while the program changed under the read "
-                         f"(under '{PARTIAL_FRAME}'; first: {self.first_partial})")
+            found.append(
+                f"{self.partial} thread samples were cut short while the program changed under the read "
+                f"(under '{PARTIAL_FRAME}'; first: {self.first_partial})"
+            )
         return found
 
     def recording(self, raw: RawRecording, process_root: bool = False) -> Recording:
@@ -215,7 +231,7 @@ def thread_running(pid: int, tid: int) -> bool:
             data = file.read()
     except OSError:
         return False
-    return data[data.rfind(b")") + 2:][:1] == b"R"
+    return data[data.rfind(b")") + 2 :][:1] == b"R"
 
 
 __all__ = ["MAIN_THREAD", "PARTIAL_FRAME", "RemoteRecorder", "thread_name", "thread_running"]

@@ -22,7 +22,6 @@ from .process import ProcessGone
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-
     from .process import RemoteProcess
 
 #: Deeper stacks than this are cut (recursion past it is a sign of a bad read, or of a crash to come).
@@ -41,8 +40,9 @@ class ThreadStack:
 
     __slots__ = ("native_id", "thread_id", "frames", "partial", "holds_gil")
 
-    def __init__(self, native_id: int | None, thread_id: int, frames: tuple[str, ...], partial: str | None,
-                 holds_gil: bool | None = None) -> None:
+    def __init__(
+        self, native_id: int | None, thread_id: int, frames: tuple[str, ...], partial: str | None, holds_gil: bool | None = None
+    ) -> None:
         self.native_id, self.thread_id, self.frames, self.partial = native_id, thread_id, frames, partial
         self.holds_gil = holds_gil
 
@@ -132,8 +132,16 @@ class StackReader:
         info = self._codes.get(address)
         if info is None:
             process, layout = self.process, self.process.layout
-            span = max(layout.code_filename, layout.code_name, layout.code_qualname or 0, layout.code_linetable,
-                       layout.code_firstlineno) + 8
+            span = (
+                max(
+                    layout.code_filename,
+                    layout.code_name,
+                    layout.code_qualname or 0,
+                    layout.code_linetable,
+                    layout.code_firstlineno,
+                )
+                + 8
+            )
             data = process.read(address, span)
             word = lambda offset: struct.unpack_from("<Q", data, offset)[0]  # noqa: E731
             function = self.string(word(layout.code_qualname if layout.code_qualname is not None else layout.code_name))
