@@ -183,7 +183,7 @@ def read_pool(directory: str) -> np.ndarray:
     files = sorted(os.path.join(directory, f) for f in os.listdir(directory) if not f.startswith("."))
     graphs = [registry.read(f) for f in files]
     pool = Sample.from_graphs(graphs)
-    from flamespace.stats.sample import FrequencyFilter
+    from flamespace.stats.matrix import FrequencyFilter
 
     keep = FrequencyFilter().keep(pool.matrix)
     return pool.matrix[:, keep]
@@ -193,7 +193,7 @@ def floors_study(reps: int, ns: list[int], p: int, model_name: str, pool: np.nda
     """maxt's power and A/A rate with three variance floors (the statistic only changes)."""
     from flamespace.stats import maxt
     from flamespace.stats._result import variance_floor
-    from flamespace.stats.sample import FrequencyFilter
+    from flamespace.stats.matrix import FrequencyFilter
 
     choices: dict[str, Callable[[np.ndarray], float]] = {
         "none": lambda x: 0.0,

@@ -275,7 +275,7 @@ def in_process(rounds: int = 7) -> None:
     """The hooks alone, in one process: no start-up, no analysis, no output."""
     import cProfile
 
-    from flamespace.collect.tracing import TraceRecorder, backends_here, default_backend
+    from flamespace.collect.trace_engine import TraceRecorder, backends_here, default_backend
 
     namespace: dict[str, object] = {}
     exec(WORKLOAD.split("start = time.perf_counter()")[0], namespace)

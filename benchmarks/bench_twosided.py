@@ -62,7 +62,7 @@ def draw(rng: np.random.Generator, model: str, mu: np.ndarray, n: int) -> np.nda
 def read_pool(directory: str) -> np.ndarray:
     """The runs × stacks matrix of a directory of profiles, the stacks compare would test."""
     from flamespace.formats import registry
-    from flamespace.stats.sample import FrequencyFilter
+    from flamespace.stats.matrix import FrequencyFilter
 
     files = sorted(os.path.join(directory, f) for f in os.listdir(directory) if not f.startswith("."))
     matrix = Sample.from_graphs([registry.read(f) for f in files]).matrix

@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 from flamespace.stats.comparison import CompareOptions, compare
-from flamespace.stats.sample import Sample
+from flamespace.stats.matrix import Sample
 
 STACKS = 20
 #: Mean of each stack (ms): a few wide ones, many narrow ones.

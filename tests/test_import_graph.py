@@ -17,12 +17,12 @@ def test_imports_are_found_with_their_kind():
 
 def test_an_upward_or_sideways_import_is_reported():
     up = Import("flamespace.core.vector", "flamespace.render.svg", "function", 7)
-    sideways = Import("flamespace.stats.sample", "flamespace.formats.folded", "typing", 3)
+    sideways = Import("flamespace.stats.matrix", "flamespace.formats.folded", "typing", 3)
     down = Import("flamespace.render.svg", "flamespace.core.vector", "module", 1)
     assert problems([up, sideways, down]) == [
         "deferred cycle (closed by function imports): flamespace.core.vector <-> flamespace.render.svg",
         "layer: flamespace.core.vector (core) imports flamespace.render.svg (render), line 7 (function)",
-        "layer: flamespace.stats.sample (stats) imports flamespace.formats.folded (formats), line 3 (typing)",
+        "layer: flamespace.stats.matrix (stats) imports flamespace.formats.folded (formats), line 3 (typing)",
     ]
 
 

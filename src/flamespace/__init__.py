@@ -48,7 +48,7 @@ _EXPORTS = {
     "Program": "collect.target",
     **dict.fromkeys(["trace", "Trace", "TraceOptions"], "collect.tracer"),
     **dict.fromkeys(["CompareOptions", "Comparison", "Margin", "StackChange", "compare"], "stats.comparison"),
-    **dict.fromkeys(["FrequencyFilter", "Sample"], "stats.sample"),
+    **dict.fromkeys(["FrequencyFilter", "Sample"], "stats.matrix"),
     **dict.fromkeys(["ComparedSides", "compare_sides"], "workflows.samples"),
     **dict.fromkeys(["gate", "GateError", "GateResult", "GateRun", "GateSide", "GateStopped"], "workflows.gate"),
     **dict.fromkeys(["SampleSimilarity", "sample_similarity"], "stats.similarity"),
@@ -76,7 +76,7 @@ if TYPE_CHECKING:  # what type checkers and editors see (without importing typin
     from .errors import ArgumentError, FlamespaceError, InputError, UnitMismatchError
     from .formats.registry import read, write
     from .stats.comparison import CompareOptions, Comparison, Margin, StackChange, compare
-    from .stats.sample import FrequencyFilter, Sample
+    from .stats.matrix import FrequencyFilter, Sample
     from .stats.similarity import SampleSimilarity, sample_similarity
     from .workflows.gate import GateError, GateResult, GateRun, GateSide, GateStopped, gate  # noqa: F401
     from .workflows.samples import ComparedSides, compare_sides  # noqa: F401

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .core.chart import FlameChart
     from .core.differential import Differential
     from .core.vector import FlameGraph
-    from .stats.sample import Sample
+    from .stats.matrix import Sample
 
 #: A frame's display name, e.g. ``c (main.py:8)`` or ``ext4_readdir_[k]``.
 Frame = str

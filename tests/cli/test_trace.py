@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 import flamespace as fs
-from flamespace.collect.tracing import available, backends_here
+from flamespace.collect.trace_engine import available, backends_here
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=f"no tracer here: {available()}")
 
@@ -77,7 +77,7 @@ def test_a_script_with_threads_and_sys_exit(tmp_path, program):
     helper = {stack[2:]: n for stack, n in found.items() if stack[:2] == ("Thread.run", "worker")}
     assert helper.pop(()) == 1  # worker itself, in a thread started after tracing began
     assert sum(helper.values()) == 25  # fib(6): 25 calls
-    assert not any("_bootstrap" in frame or "tracing.py" in frame for stack in found for frame in stack)
+    assert not any("_bootstrap" in frame or "trace_engine.py" in frame for stack in found for frame in stack)
 
 
 def test_the_function_table_as_csv_and_json(tmp_path, program):
@@ -356,7 +356,7 @@ def test_every_backend_here_gives_the_same_calls_and_a_missing_one_is_a_clear_er
     """--backend chooses how the tracer hears of calls; the calls per stack do not depend on it.
     A backend this interpreter lacks, or one that cannot record what is asked, is refused before
     the program runs."""
-    from flamespace.collect.tracing import BACKENDS, backends_here
+    from flamespace.collect.trace_engine import BACKENDS, backends_here
 
     found = {}
     for backend in backends_here():

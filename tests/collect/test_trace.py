@@ -9,13 +9,13 @@ import pytest
 
 import flamespace as fs
 from flamespace.collect.tracer import Trace
-from flamespace.collect import tracing
-from flamespace.collect.tracing import available
+from flamespace.collect import trace_engine
+from flamespace.collect.trace_engine import available
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=f"no tracer here: {available()}")
 
 
-@pytest.fixture(autouse=True, params=(*tracing.backends_here(), "python"))
+@pytest.fixture(autouse=True, params=(*trace_engine.backends_here(), "python"))
 def backend(request, monkeypatch):
     """Every test with each backend this interpreter has (sys.monitoring: 3.12+; the frame
     evaluation function: 3.11.4+ on Linux), and with the pure-Python fallback that
@@ -24,11 +24,11 @@ def backend(request, monkeypatch):
     if request.param == "python":
         from flamespace.collect import _pytracer
 
-        monkeypatch.setattr(tracing, "_extension", lambda: _pytracer)
-        monkeypatch.setattr(tracing, "extension_problem", lambda: "no C extension (a test)")
+        monkeypatch.setattr(trace_engine, "_extension", lambda: _pytracer)
+        monkeypatch.setattr(trace_engine, "extension_problem", lambda: "no C extension (a test)")
     else:
-        here = tracing.backends_here()
-        monkeypatch.setattr(tracing, "backends_here", lambda: here[here.index(request.param) :])
+        here = trace_engine.backends_here()
+        monkeypatch.setattr(trace_engine, "backends_here", lambda: here[here.index(request.param) :])
     return request.param
 
 
@@ -640,8 +640,8 @@ def test_the_python_analysis_is_the_c_analysis(tmp_path, segments, lines, max_de
         assert list(python_result) == list(c_result)
 
 
-#: Every backend of this interpreter (the fixture narrows tracing.backends_here per test).
-ALL_BACKENDS = tracing.backends_here()
+#: Every backend of this interpreter (the fixture narrows trace_engine.backends_here per test).
+ALL_BACKENDS = trace_engine.backends_here()
 
 
 def test_every_backend_counts_the_same_calls(backend, monkeypatch):
@@ -650,7 +650,7 @@ def test_every_backend_counts_the_same_calls(backend, monkeypatch):
     backend does not count the first run of a generator's frame, which only makes it)."""
     if backend != ALL_BACKENDS[0]:
         pytest.skip("compares every backend at once")
-    monkeypatch.setattr(tracing, "backends_here", lambda: ALL_BACKENDS)
+    monkeypatch.setattr(trace_engine, "backends_here", lambda: ALL_BACKENDS)
 
     class Table:
         def __getitem__(self, key):

@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-from flamespace.collect.tracing import available, backends_here
+from flamespace.collect.trace_engine import available, backends_here
 
 pytestmark = pytest.mark.skipif(
     available() is not None or "profile" not in backends_here() or sys.platform != "linux",
@@ -47,7 +47,7 @@ def finish(files):
 IN_PROCESS = (
     PRELUDE
     + """
-from flamespace.collect.tracing import TraceRecorder
+from flamespace.collect.trace_engine import TraceRecorder
 
 kept = {"keep_event_file": True} if sys.argv[2] == "keep" else {}  # unlinked at once: the default
 recorder = TraceRecorder(backend=sys.argv[1], event_dir=os.getcwd(), **kept).start()

@@ -11,7 +11,7 @@ import time
 import pytest
 
 import flamespace as fs
-from flamespace.collect.tracing import available
+from flamespace.collect.trace_engine import available
 from flamespace.formats import registry
 
 from ..formats.test_chart_writers import oracle_chrome, oracle_speedscope

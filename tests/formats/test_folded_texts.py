@@ -246,7 +246,7 @@ def test_read_sum_is_the_sum_of_read_graph(tmp_path_factory, inputs, skip_invali
 def _sample_rows(runs: list, skip_invalid: bool, columns: bool) -> tuple:
     """What a sample makes of ``runs``: RunRows from the texts of parse (``columns`` False) or from
     ColumnReader falling back to parse on Inexact; each run's outcome and the rows."""
-    from flamespace.stats.sample import RunRows
+    from flamespace.stats.matrix import RunRows
 
     rows = RunRows()
     reader = folded.ColumnReader(rows.index) if columns else None
@@ -290,7 +290,7 @@ def test_column_reader_gives_the_rows_values_metadata_and_errors_of_parse(runs, 
 
 
 def test_column_reader_keeps_one_column_per_stack_across_runs_and_sums_within_a_run():
-    from flamespace.stats.sample import RunRows
+    from flamespace.stats.matrix import RunRows
 
     rows = RunRows()
     reader = folded.ColumnReader(rows.index)

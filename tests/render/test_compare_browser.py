@@ -44,7 +44,7 @@ def pages(tmp_path_factory: pytest.TempPathFactory):
     comparison_html([a, b, v3], ["v1", "v2", "v3"], HtmlOptions(), root / "series.html")
     from ..cli.test_compare import write_runs
     from flamespace.stats.comparison import compare
-    from flamespace.stats.sample import Sample
+    from flamespace.stats.matrix import Sample
 
     base, cand = write_runs(root / "base", 1, False), write_runs(root / "cand", 2, True)
     sides = [Sample.from_graphs([fs.read(p) for p in sorted(d.iterdir())]) for d in (base, cand)]

@@ -11,7 +11,7 @@ import re
 import pytest
 
 import flamespace as fs
-from flamespace.collect.tracing import available
+from flamespace.collect.trace_engine import available
 from flamespace.render.report import read_report, report
 
 from ._pages import Page, checked_pages

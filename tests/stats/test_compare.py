@@ -99,7 +99,7 @@ def test_detectable_effect_allows_for_the_noise_of_its_standard_error(pair):
     """detectable is (c + z)·se padded for a noisy se: above the normal figure, by less as runs grow."""
     from flamespace.stats import power
     from flamespace.stats._result import Moments, variance_floor
-    from flamespace.stats.sample import align
+    from flamespace.stats.matrix import align
 
     result = compare(*pair, seed=1)
     _, x1, x2, _ = align(*pair)

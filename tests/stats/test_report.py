@@ -12,7 +12,7 @@ from flamespace.core.metadata import Metadata
 from flamespace.core.vector import FlameGraph
 from flamespace.stats import report
 from flamespace.stats.comparison import Comparison, Margin, StackChange
-from flamespace.stats.sample import FrequencyFilter
+from flamespace.stats.matrix import FrequencyFilter
 
 from ..conftest import assert_golden
 

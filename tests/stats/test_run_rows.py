@@ -11,7 +11,7 @@ from flamespace.core.vector import FlameGraph, stack_texts
 from flamespace.errors import InputError, UnitMismatchError
 from flamespace.formats import folded, registry
 from flamespace.stats.hotelling import test as hotelling
-from flamespace.stats.sample import FrequencyFilter, RunRows, Sample, TextStacks, align
+from flamespace.stats.matrix import FrequencyFilter, RunRows, Sample, TextStacks, align
 
 #: Frames with characters below and above ';' and frames that begin one another: the cases
 #: where sorting texts and sorting frame tuples could disagree (folded frames hold no ';').

@@ -7,7 +7,7 @@ import pytest
 
 import flamespace as fs
 from flamespace.errors import UnitMismatchError
-from flamespace.stats.sample import NO_FILTER, FrequencyFilter, Sample, align
+from flamespace.stats.matrix import NO_FILTER, FrequencyFilter, Sample, align
 
 
 def test_rows_over_the_union_of_supports():

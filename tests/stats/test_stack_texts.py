@@ -16,7 +16,7 @@ from flamespace.core.vector import FlameGraph
 from flamespace.formats import folded
 from flamespace.stats import _tails, report
 from flamespace.stats.comparison import compare
-from flamespace.stats.sample import FrequencyFilter, RunRows, Sample, TextStacks, align
+from flamespace.stats.matrix import FrequencyFilter, RunRows, Sample, TextStacks, align
 
 #: Frames that sort differently as texts and as tuples unless the order key is right (see test_run_rows.py).
 FRAMES = ["a", "a b", "a!", "ab", "b", "é", "a:b", "z ", "0", "a\t"]

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from ..stats.guards import Finding
-    from ..stats.sample import Sample
+    from ..stats.matrix import Sample
 
 #: --force and --max-missed, for every command that compares samples of runs.
 GUARD_OPTIONS = (

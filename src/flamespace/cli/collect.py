@@ -178,7 +178,7 @@ def _trace_settings(mode, rate, weight, bytes_per_sample, idle, no_lines, thread
     """TraceOptions for --tracer: --weight time (exclusive ns) or count (calls, exact); the
     sampler's and memory's options do not apply."""
     from ..collect.tracer import TraceOptions
-    from ..collect.tracing import available
+    from ..collect.trace_engine import available
     from ..errors import ArgumentError
     from ._recording import SAMPLING
 

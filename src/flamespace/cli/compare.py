@@ -229,7 +229,7 @@ def options_of(
     """The CompareOptions of compare's options (gate's too: it takes them from compare), which
     checks them; ``others`` (the command's other options) are left alone."""
     from ..stats.comparison import CompareOptions
-    from ..stats.sample import FrequencyFilter
+    from ..stats.matrix import FrequencyFilter
 
     return CompareOptions(
         method=method,

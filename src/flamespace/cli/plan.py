@@ -53,7 +53,7 @@ def run(
     """
     from ..stats.power import PILOT_CONFIDENCE, Change
     from ..stats.resampling import plan
-    from ..stats.sample import FrequencyFilter
+    from ..stats.matrix import FrequencyFilter
     from ..stats.report import short_stack
     from ._sides import read_samples
     from ._table import print_table

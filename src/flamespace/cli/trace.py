@@ -7,7 +7,7 @@ import sys
 import time
 
 from ..collect.tracer import DEFAULT_MAX_DEPTH, DEFAULT_MAX_EVENTS, OUTPUT_FORMATS
-from ..collect.tracing import BACKENDS
+from ..collect.trace_engine import BACKENDS
 from ._options import Argument, Command, Option
 from ._report import warn
 
@@ -60,7 +60,7 @@ def run(
     from ..collect import Program, record_program
     from ..collect.launcher import RecordError
     from ..collect.tracer import CHART_FORMATS, LINE_FORMATS, TraceOptions, write_trace
-    from ..collect.tracing import available
+    from ..collect.trace_engine import available
     from ..errors import ArgumentError
     from ..formats._io import check_output
     from ._recording import target_of

@@ -374,7 +374,7 @@ def start_recorder(
     ``MemoryOptions.engine_arguments()``); frames of ``hidden_files`` at the root of a stack
     are left out (the launcher's ``runpy``). ``sampler_extras`` go to the sampler only
     (``root_cut``, ``on_deadline``: see :class:`~.engine.Engine`), and to the tracer
-    (``root_cut``, ``private_files``: see :class:`~.tracing.TraceRecorder`).
+    (``root_cut``, ``private_files``: see :class:`~.trace_engine.TraceRecorder`).
     """
     if kind == "sampler":
         from types import SimpleNamespace  # loaded with threading: no import
@@ -391,7 +391,7 @@ def start_recorder(
 
         return AllocRecorder(**arguments, hidden_files=hidden_files).start()
     if kind == "trace":
-        from .tracing import TraceRecorder
+        from .trace_engine import TraceRecorder
 
         return TraceRecorder(**arguments, hidden_files=hidden_files, **sampler_extras).start()
     if kind == "live":

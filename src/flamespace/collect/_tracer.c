@@ -33,7 +33,7 @@
  * sys.monitoring callbacks instead (PY_START/RESUME/THROW are calls, PY_RETURN/YIELD/UNWIND
  * returns), which is cheaper there (docs/performance.md). On 3.11 the frame backend replaces
  * the interpreter's frame evaluation function (PEP 523) and sees Python frames only, at a
- * fraction of the profile hook's cost (see its section). tracing.py chooses.
+ * fraction of the profile hook's cost (see its section). trace_engine.py chooses.
  *
  * The program's descriptors are its own. A program may close every descriptor it inherited
  * (os.closerange, a daemon closing all up to its limit) and then open files of its own, which
@@ -523,7 +523,7 @@ static int line_hook(PyObject *obj, PyFrameObject *frame, int what, PyObject *ar
 static uintptr_t stack_floor(void)
 {
 #ifndef __GLIBC__
-    return 0; /* tracing.py offers the frame backend on Linux (glibc) only */
+    return 0; /* trace_engine.py offers the frame backend on Linux (glibc) only */
 #else
     pthread_attr_t attr;
     void *low = NULL;
@@ -1188,7 +1188,7 @@ static Buffer *install(PyObject *name)
 }
 
 /* ---- sys.monitoring callbacks (3.12+) --------------------------------------------- *
- * Registered by tracing.py with sys.monitoring.register_callback: the interpreter calls them
+ * Registered by trace_engine.py with sys.monitoring.register_callback: the interpreter calls them
  * through vectorcall, without the frame object the legacy profile hook makes for every event.
  * Events come from every thread (those that ran before start() are left out: existed_before);
  * each finds its buffer in a thread-local (made on its first event: the interpreter does not
@@ -1370,9 +1370,9 @@ static PyObject *on_line(PyObject *module, PyObject *const *args, Py_ssize_t nar
  * generator or coroutine resumed) and returns when the frame returns, yields or unwinds, and
  * the interpreter stays specialised (it only makes Python-to-Python calls through C, as 3.10
  * did). Calls and returns pair by construction: a return is recorded only for a call recorded
- * in the same session. No C calls and no lines here (those need the profile hook: tracing.py
+ * in the same session. No C calls and no lines here (those need the profile hook: trace_engine.py
  * chooses). 3.11.0-3.11.3 ran a class's __getitem__ without asking the function (gh-104405):
- * tracing.py does not use this backend there. Not on 3.12 either: there each frame entered
+ * trace_engine.py does not use this backend there. Not on 3.12 either: there each frame entered
  * from C counts twice against the interpreter's C recursion limit, so a recursion 750 deep would
  * fail (sys.monitoring is as cheap there). Every thread's frames come here (those of threads
  * that ran before start() are run untraced: existed_before); a thread's buffer is found by its thread state's id (a cache of the last one: threads switch rarely).
@@ -1697,7 +1697,7 @@ static PyObject *tracer_stop(PyObject *module, PyObject *unused)
     }
     int64_t t = now_ns();
     if (backend == BACKEND_PROFILE) {
-        remove_hooks(); /* the monitoring callbacks are unregistered by the caller (tracing.py) */
+        remove_hooks(); /* the monitoring callbacks are unregistered by the caller (trace_engine.py) */
     }
 #ifdef HAVE_FRAME_BACKEND
     if (backend == BACKEND_FRAME) {

@@ -9,7 +9,7 @@ blocks a child inherits and still holds at exit are its own).
 
 The recorders: :class:`~.engine.SamplingRecorder` (modes wall, cpu),
 :class:`~.memory.MemoryRecorder` (live), :class:`~.alloc.AllocRecorder` (alloc),
-:class:`~.tracing.TraceRecorder` (trace: every call and return). A new one
+:class:`~.trace_engine.TraceRecorder` (trace: every call and return). A new one
 implements these three methods, adds a kind to :data:`~.raw.KINDS` and a branch to
 :func:`~._bootstrap.start_recorder`, and builds its metadata in :func:`~.recording.merge`.
 

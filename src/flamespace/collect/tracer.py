@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 
 from .._record import Record, record
-from .tracing import DEFAULT_MAX_DEPTH, DEFAULT_MAX_EVENTS, KIND
+from .trace_engine import DEFAULT_MAX_DEPTH, DEFAULT_MAX_EVENTS, KIND
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ class TraceOptions(Record):
     costs more: every line is an event); ``max_depth``: calls nested deeper are folded into
     their caller at that depth; ``weight``: what the run's flame graph weighs, exclusive ``time``
     (ns) or ``calls`` (exact counts: what ``collect --tracer`` compares across runs);
-    ``backend``: how the tracer hears of calls (``tracing.BACKENDS``; None: the cheapest here
+    ``backend``: how the tracer hears of calls (``trace_engine.BACKENDS``; None: the cheapest here
     that records what is asked)."""
 
     builtins: bool = False
@@ -75,7 +75,7 @@ class TraceOptions(Record):
         if self.weight not in WEIGHTS:
             raise ArgumentError(f"a trace weighs {' or '.join(WEIGHTS)}, not {self.weight!r}")
         if self.backend is not None:
-            from .tracing import backend_problem
+            from .trace_engine import backend_problem
 
             problem = backend_problem(self.backend, self.builtins, self.line_times)
             if problem is not None:
@@ -314,7 +314,7 @@ class Tracer:
 
     def __enter__(self) -> Tracer:
         from ..errors import ArgumentError
-        from .tracing import TraceRecorder, available
+        from .trace_engine import TraceRecorder, available
 
         problem = available(self.options.line_times)
         if problem is not None:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from ..core.vector import FlameGraph
     from ..stats.comparison import Comparison
-    from ..stats.sample import Sample
+    from ..stats.matrix import Sample
 
 #: The four parts of Δ_r, each written as PART.folded.
 PARTS = ("appeared", "grown", "disappeared", "shrunk")

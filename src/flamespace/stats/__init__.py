@@ -9,7 +9,7 @@ from .._lazy import lazy_exports
 
 _EXPORTS = {
     **dict.fromkeys(["CompareOptions", "Comparison", "Margin", "StackChange", "compare"], "comparison"),
-    **dict.fromkeys(["FrequencyFilter", "Sample"], "sample"),
+    **dict.fromkeys(["FrequencyFilter", "Sample"], "matrix"),
     **dict.fromkeys(["SampleSimilarity", "sample_similarity"], "similarity"),
 }
 
@@ -19,5 +19,5 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .comparison import CompareOptions, Comparison, Margin, StackChange, compare
-    from .sample import FrequencyFilter, Sample
+    from .matrix import FrequencyFilter, Sample
     from .similarity import SampleSimilarity, sample_similarity

@@ -18,7 +18,7 @@ from . import methods
 from ._result import ALTERNATIVES as ALTERNATIVES  # the CLI reads it from here
 from ._result import check_alternative
 from .moderation import DEFAULT_STATISTIC, check_statistic
-from .sample import FrequencyFilter, Sample, TextStacks, align
+from .matrix import FrequencyFilter, Sample, TextStacks, align
 
 if TYPE_CHECKING:
     import numpy as np

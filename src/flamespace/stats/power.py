@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from .._types import Stack
-    from .sample import FrequencyFilter, Sample
+    from .matrix import FrequencyFilter, Sample
 
 #: The 80% power the minimum detectable effect is stated at.
 POWER = 0.8
@@ -381,7 +381,7 @@ def plan(
 
     from ._result import variance_floor
     from ._tails import chi2_ppf
-    from .sample import FrequencyFilter
+    from .matrix import FrequencyFilter
 
     check_alternative(alternative)
     if not 0 < alpha < 1:

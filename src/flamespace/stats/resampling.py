@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from .power import Change, Plan, PlanRow
-    from .sample import Sample
+    from .matrix import Sample
 
 #: Comparisons per power measurement: Monte-Carlo s.e. √(0.8·0.2/1000) = 0.013 at 80%.
 RESAMPLES = 1000

@@ -9,7 +9,7 @@ from __future__ import annotations
 from .._record import Record, record
 from typing import TYPE_CHECKING
 
-from .sample import Sample
+from .matrix import Sample
 
 if TYPE_CHECKING:
     import numpy as np

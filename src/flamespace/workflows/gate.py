@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from ..diagnostics import Diagnostics
     from ..stats.comparison import CompareOptions, Comparison
     from ..stats.guards import Finding, RunTimeChange
-    from ..stats.sample import Sample
+    from ..stats.matrix import Sample
     from .samples import Track
 
     Recorder = Union[SamplerOptions, MemoryOptions]

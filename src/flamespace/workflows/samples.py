@@ -25,9 +25,9 @@ if TYPE_CHECKING:
     from ..diagnostics import Diagnostics
     from ..formats.folded import ColumnReader
     from ..stats.comparison import CompareOptions, Comparison
-    from ..stats.sample import RunRows
+    from ..stats.matrix import RunRows
     from ..stats.guards import Finding, Screening
-    from ..stats.sample import Sample
+    from ..stats.matrix import Sample
 
     T = TypeVar("T")
     #: Wraps the runs as they are read (a progress bar): (items, label, count) -> the same items.
@@ -89,7 +89,7 @@ def load_sides(
     from ..collect import MAX_TRUSTED_MISSED_SHARE, program_name
     from ..stats.guards import MIN_RUNS, RunInfo, screen, is_late
     from ..core.stacks import StackTable
-    from ..stats.sample import RunRows, Sample
+    from ..stats.matrix import RunRows, Sample
 
     from .stored import stored_runs
 
@@ -152,7 +152,7 @@ def load_sides(
 
 def _stack_totals(sample: Sample) -> dict[str, float]:
     """Each stack's value summed over the sample's runs, by stack text."""
-    from ..stats.sample import TextStacks
+    from ..stats.matrix import TextStacks
 
     texts = sample.stacks.texts if isinstance(sample.stacks, TextStacks) else [";".join(s) for s in sample.stacks]
     return dict(zip(texts, sample.matrix.sum(axis=0).tolist()))
