@@ -1,0 +1,179 @@
+"""Every thread's stack with its native frames (``record --pid --native``, ``dump --pid --native``).
+
+For each thread: stop it (``_unwind.stop``: ``PTRACE_SEIZE`` + ``PTRACE_INTERRUPT``; the one thread
+only, the others run on), read its registers, walk its native stack with the modules' unwind
+tables, read its Python frames with the markers that say which C call of the evaluation loop runs
+which of them, and let it go (``PTRACE_DETACH``): both stacks are of the same moment. Then name
+the native frames and merge (:mod:`.merge`). The time threads spend stopped is counted
+(:attr:`NativeStackReader.stopped_ns`): it is what ``--native`` costs the target.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import struct
+import time
+
+from .layouts import CSTACK_OWNER
+from .merge import merge, python_runs
+from .native import NativeModules
+from .process import PERMISSION_HELP, AccessDenied
+from .stacks import COMPLETE, MAX_DEPTH, StackReader, ThreadStack
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .process import RemoteProcess
+
+#: Deeper native stacks are cut (a loop in a corrupt stack).
+MAX_NATIVE = 4096
+#: The C unwinder's statuses (``_unwind.unwind``), as a user reads them.
+UNWIND_ENDS = {
+    1: "an address in no loaded module (generated code?)",
+    2: "a function without unwind information",
+    3: "unwind information the reader does not understand",
+    4: "the stack could not be read",
+    5: f"deeper than {MAX_NATIVE} frames",
+    6: "a corrupt stack",
+}
+NO_MODULE = 1
+#: 3.11's ``_PyInterpreterFrame.is_entry`` is the bool just before ``owner``.
+_IS_ENTRY_BEFORE_OWNER = 1
+
+
+def _unwinder():
+    from . import _unwind
+
+    return _unwind
+
+
+class NativeStackReader(StackReader):
+    """Reads the stacks of ``process`` with native frames; ``all_frames`` keeps the interpreter's call
+    machinery and start-up frames (hidden by default: :mod:`.merge`)."""
+
+    def __init__(self, process: RemoteProcess, lines: bool = True, all_frames: bool = False) -> None:
+        super().__init__(process, lines)
+        self.all_frames = all_frames
+        self.modules = NativeModules(process)
+        self._unwind = _unwinder()
+        self._good_codes: set[int] = set()
+        layout = process.layout
+        self._entry = layout.frame_owner - _IS_ENTRY_BEFORE_OWNER if layout.minor == 11 else None
+        self._span = max(layout.frame_previous + 8, layout.frame_code + 8, layout.frame_instr + layout.instr_size, layout.frame_owner + 1)
+        #: Native stacks read, and how many ended before their outermost frame (with the first reason).
+        self.native_stacks = 0
+        self.native_cut = 0
+        self.first_cut: str | None = None
+        #: Stacks whose evaluation-loop frames and Python runs were not as many (matched from the outer end).
+        self.mismatched = 0
+        #: Threads stopped, and the total time they were stopped (ns).
+        self.stops = 0
+        self.stopped_ns = 0
+
+    def _stack(self, state: bytes) -> ThreadStack:
+        process = self.process
+        native_id = process.native_id(state)
+        if native_id is None:  # a thread we cannot name cannot be stopped: its Python frames only
+            return super()._stack(state)
+        start = time.perf_counter_ns()
+        try:
+            registers, pending = self._unwind.stop(native_id)
+        except OSError as exc:
+            if exc.errno == errno.EPERM:
+                raise AccessDenied(f"permission denied stopping a thread of process {process.pid} (ptrace): {PERMISSION_HELP}") from None
+            return super()._stack(state)  # it ended (ESRCH) or is being traced by another tool: no native frames
+        try:
+            pcs, status = self._unwind.unwind(process.pid, registers, self.modules.tables(), MAX_NATIVE)
+            frames, python_partial = self._python_frames(state)
+        finally:
+            self._unwind.resume(native_id, pending)
+            self.stopped_ns += time.perf_counter_ns() - start
+            self.stops += 1
+        if status == NO_MODULE:
+            self.modules.refresh(force=False)  # a library loaded since: the next tick knows it
+        return self._merged(state, native_id, pcs, status, frames, python_partial)
+
+    def _merged(
+        self, state: bytes, native_id: int, pcs: list[int], status: int, frames: list[tuple[str, bool]], partial: str | None
+    ) -> ThreadStack:
+        self.native_stacks += 1
+        if status != COMPLETE:
+            self.native_cut += 1
+            self.first_cut = self.first_cut or UNWIND_ENDS.get(status, f"status {status}")
+        native = [self.modules.frame(pc, exact=index == 0) for index, pc in enumerate(pcs)]
+        merged, surplus = merge(native, status == COMPLETE, python_runs(frames), self.all_frames)
+        if surplus and frames:
+            self.mismatched += 1
+        thread_id = struct.unpack_from("<Q", state, self.process.layout.tstate_thread_id)[0]
+        return ThreadStack(native_id, thread_id, merged, partial)
+
+    def _python_frames(self, state: bytes) -> tuple[list[tuple[str, bool]], str | None]:
+        """The thread's Python frames innermost first as (name, entry), and why they stop short (None: they don't)."""
+        process, layout = self.process, self.process.layout
+        try:
+            address = process.current_frame(state)
+        except OSError as exc:
+            return [], f"its current frame: {exc}"
+        frames: list[tuple[str, bool]] = []
+        per_frame = layout.minor < 11
+        while address and len(frames) < MAX_DEPTH:
+            try:
+                data = process.read(address, self._span)
+                code = struct.unpack_from("<Q", data, layout.frame_code)[0]
+                if layout.skip_owner >= 0 and data[layout.frame_owner] == CSTACK_OWNER:
+                    if frames:
+                        frames[-1] = (frames[-1][0], True)  # the frame inside a shim is where a C call entered
+                    address = struct.unpack_from("<Q", data, layout.frame_previous)[0]
+                    continue
+                instruction = struct.unpack_from("<i" if layout.instr_size == 4 else "<Q", data, layout.frame_instr)[0]
+                self._check_code(code)
+                entry = per_frame or (self._entry is not None and bool(data[self._entry]))
+                frames.append((self._name(code, instruction), entry))
+            except (OSError, ValueError, UnicodeDecodeError) as exc:
+                return frames, f"a frame could not be read ({exc})"
+            address = struct.unpack_from("<Q", data, layout.frame_previous)[0]
+        if address:
+            return frames, f"deeper than {MAX_DEPTH} frames"
+        return frames, None
+
+    def _check_code(self, code: int) -> None:
+        if code in self._good_codes:
+            return
+        process = self.process
+        if code == 0 or process.pointer(code + process.layout.object_type) != process.code_type:
+            raise ValueError(f"no code object at {code:#x}")
+        self._good_codes.add(code)
+
+    def problems(self) -> list[str]:
+        """What the user should know about the native stacks read."""
+        found = []
+        if self.native_cut:
+            found.append(
+                f"{self.native_cut} of {self.native_stacks} native stacks ended before their outermost frame "
+                f"(first: {self.first_cut}); the Python frames they did not reach are under '[native stack cut]'"
+            )
+        if self.mismatched:
+            found.append(
+                f"{self.mismatched} of {self.native_stacks} stacks had not as many evaluation-loop C frames as runs of "
+                f"Python frames (a thread caught entering or leaving a call); matched from the outermost frame"
+            )
+        return found
+
+    def labels(self) -> dict[str, str]:
+        """The profile's headers about the native stacks: how long threads were stopped, on average."""
+        mean = self.stopped_ns / self.stops / 1e3 if self.stops else 0.0
+        return {"native": "all frames" if self.all_frames else "yes", "native_stop_us": f"{mean:.0f}"}
+
+
+def native_available() -> str | None:
+    """None if native stacks can be read here, else why not (for a one-line error)."""
+    if os.uname().machine not in ("x86_64", "amd64") or not os.path.exists("/proc/self/maps"):
+        return "native stacks are read on x86-64 Linux only"
+    try:
+        _unwinder()
+    except ImportError as exc:
+        return f"reading native stacks needs flamespace's C extension _unwind, which is not built ({exc})"
+    return None
+
+
+__all__ = ["NativeStackReader", "native_available"]
