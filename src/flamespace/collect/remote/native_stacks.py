@@ -18,7 +18,7 @@ import time
 from .layouts import CSTACK_OWNER
 from .merge import merge, python_runs
 from .native import NativeModules
-from .process import PERMISSION_HELP, AccessDenied
+from .process import PERMISSION_HELP, AccessDenied, AttachError
 from .stacks import COMPLETE, MAX_DEPTH, StackReader, ThreadStack
 
 TYPE_CHECKING = False
@@ -165,15 +165,19 @@ class NativeStackReader(StackReader):
         return {"native": "all frames" if self.all_frames else "yes", "native_stop_us": f"{mean:.0f}"}
 
 
-def native_available() -> str | None:
-    """None if native stacks can be read here, else why not (for a one-line error)."""
-    if os.uname().machine not in ("x86_64", "amd64") or not os.path.exists("/proc/self/maps"):
-        return "native stacks are read on x86-64 Linux only"
+def native_reader(process: RemoteProcess, lines: bool, native: str) -> NativeStackReader:
+    """The reader of ``--native`` (``native`` 'yes') or ``--native-all`` ('all'); an :class:`AttachError` saying
+    why native stacks cannot be read here."""
+    if os.uname().machine not in ("x86_64", "amd64"):
+        raise AttachError(f"--native reads native stacks on x86-64 Linux only, not on {os.uname().machine}")
     try:
         _unwinder()
     except ImportError as exc:
-        return f"reading native stacks needs flamespace's C extension _unwind, which is not built ({exc})"
-    return None
+        raise AttachError(
+            f"--native needs flamespace's C extension _unwind, which is not built ({exc}); reinstall flamespace where "
+            f"a C compiler is available"
+        ) from None
+    return NativeStackReader(process, lines, all_frames=native == "all")
 
 
-__all__ = ["NativeStackReader", "native_available"]
+__all__ = ["NativeStackReader", "native_reader"]
