@@ -70,21 +70,21 @@ class NativeStackReader(StackReader):
         self.stops = 0
         self.stopped_ns = 0
 
-    def _stack(self, state: bytes) -> ThreadStack:
+    def _stack(self, state: bytes, address: int) -> ThreadStack:
         process = self.process
         native_id = process.native_id(state)
         if native_id is None:  # a thread we cannot name cannot be stopped: its Python frames only
-            return super()._stack(state)
+            return super()._stack(state, address)
         start = time.perf_counter_ns()
         try:
             registers, pending = self._unwind.stop(native_id)
         except OSError as exc:
             if exc.errno == errno.EPERM:
                 raise AccessDenied(f"permission denied stopping a thread of process {process.pid} (ptrace): {PERMISSION_HELP}") from None
-            return super()._stack(state)  # it ended (ESRCH) or is being traced by another tool: no native frames
+            return super()._stack(state, address)  # it ended (ESRCH) or is being traced by another tool: no native frames
         try:
             pcs, status = self._unwind.unwind(process.pid, registers, self.modules.tables(), MAX_NATIVE)
-            frames, python_partial = self._python_frames(state)
+            frames, python_partial = self._python_frames(address, len(state))
         finally:
             self._unwind.resume(native_id, pending)
             self.stopped_ns += time.perf_counter_ns() - start
@@ -107,11 +107,13 @@ class NativeStackReader(StackReader):
         thread_id = struct.unpack_from("<Q", state, self.process.layout.tstate_thread_id)[0]
         return ThreadStack(native_id, thread_id, merged, partial)
 
-    def _python_frames(self, state: bytes) -> tuple[list[tuple[str, bool]], str | None]:
-        """The thread's Python frames innermost first as (name, entry), and why they stop short (None: they don't)."""
+    def _python_frames(self, state_address: int, size: int) -> tuple[list[tuple[str, bool]], str | None]:
+        """The Python frames of the (stopped) thread whose state is at ``state_address``, innermost first as
+        (name, entry), and why they stop short (None: they don't). The state is read again: the one read
+        before the thread was stopped may name a frame it has left since."""
         process, layout = self.process, self.process.layout
         try:
-            address = process.current_frame(state)
+            address = process.current_frame(process.read(state_address, size))
         except OSError as exc:
             return [], f"its current frame: {exc}"
         frames: list[tuple[str, bool]] = []

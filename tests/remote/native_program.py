@@ -1,0 +1,129 @@
+"""A program that spends its time in C called from known Python functions, and how to judge a merged stack of it.
+
+Used by tests/remote/test_native.py and benchmarks/bench_native.py: ``--native`` must name the C
+function under the Python function that called it (docs/attach.md, "Native frames").
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import textwrap
+from pathlib import Path
+
+#: A C library with a function that spins (built by :func:`build_library` with gcc).
+SPIN_SOURCE = textwrap.dedent("""
+    long spin_c(long n) {
+        volatile long total = 0;
+        for (long i = 0; i < n; i++) {
+            total += i;
+        }
+        return total;
+    }
+""")
+
+#: The program: PHASE functions each call C in a loop. ``argv``: the library, then ``stdin`` (the phase is
+#: read from stdin, and each phase said on stdout when it starts) or the seconds of each phase (all in turn).
+PROGRAM = textwrap.dedent("""
+    import ctypes, json, os, re, sys, threading, time, zlib
+
+    library = ctypes.CDLL(sys.argv[1])
+    library.spin_c.argtypes = [ctypes.c_long]
+    DATA = os.urandom(1 << 12) * 256
+    BIG = [{"key": i, "values": [str(i), i * 0.5, None, True]} for i in range(20000)]
+    SUBJECT = "a" * 20 + "b"
+
+    def in_zlib():
+        zlib.compress(DATA, 9)
+
+    def in_json():
+        json.dumps(BIG)
+
+    def in_re():
+        re.match(r"(a+)+$", SUBJECT)
+
+    def in_ctypes():
+        library.spin_c(20_000_000)
+
+    PHASES = {"zlib": in_zlib, "json": in_json, "re": in_re, "ctypes": in_ctypes}
+    phase = "none"
+
+    def control():
+        global phase
+        for line in sys.stdin:
+            phase = line.strip()
+
+    def work():
+        said = None
+        while phase != "end":
+            current = phase
+            if current != said:
+                print(current, flush=True)
+                said = current
+            function = PHASES.get(current)
+            if function is None:
+                time.sleep(0.001)
+            else:
+                function()
+
+    def timed(seconds):
+        global phase
+        for name in PHASES:
+            phase = name
+            end = time.perf_counter() + seconds
+            while time.perf_counter() < end:
+                PHASES[name]()
+        phase = "end"
+
+    print("ready", flush=True)
+    if sys.argv[2] == "stdin":
+        threading.Thread(target=control, daemon=True).start()
+        work()
+    else:
+        timed(float(sys.argv[2]))
+""")
+
+#: Per phase: the C functions expected (any of them), and the Python function that calls C (as the
+#: frame names it on 3.9/3.10, and with its class on 3.11+).
+EXPECTED = {
+    "zlib": ({"zlib_compress", "deflate"}, {"in_zlib"}),
+    "json": ({"encoder_call", "encoder_listencode_list", "encoder_listencode_obj", "encoder_listencode_dict"}, {"iterencode", "JSONEncoder.iterencode"}),
+    "re": ({"sre_ucs1_match", "_sre_SRE_Pattern_match", "_sre_SRE_Pattern_match_impl", "sre_match"}, {"match"}),
+    "ctypes": ({"spin_c"}, {"in_ctypes"}),
+}
+_PYTHON_FRAME = re.compile(r" \((.*\.py|<[^>]*>):\d+\)$")
+
+
+def build_library(directory: Path) -> Path:
+    """The spin library, compiled with gcc in ``directory`` (with its unwind tables, as gcc always writes them)."""
+    source = directory / "spin.c"
+    source.write_text(SPIN_SOURCE)
+    library = directory / "libspin.so"
+    subprocess.run(["gcc", "-O2", "-shared", "-fPIC", str(source), "-o", str(library)], check=True, capture_output=True)
+    return library
+
+
+def is_python(frame: str) -> bool:
+    return _PYTHON_FRAME.search(frame) is not None
+
+
+def function_of(frame: str) -> str:
+    return frame.rsplit(" (", 1)[0]
+
+
+def judge(stack: tuple[str, ...] | list[str], phase: str) -> str:
+    """'right' (an expected C frame, the expected Python function the nearest Python frame above it, the phase's
+    own function above that, and no Python frame below it), 'wrong' (an expected C frame otherwise placed), or
+    'other' (no expected C frame: the program between two calls, or in other C code)."""
+    c_functions, callers = EXPECTED[phase]
+    where = next((index for index, frame in enumerate(stack) if not is_python(frame) and function_of(frame) in c_functions), None)
+    if where is None:
+        return "other"
+    above = [function_of(frame) for frame in stack[:where] if is_python(frame)]
+    below = [frame for frame in stack[where:] if is_python(frame)]
+    if above and above[-1] in callers and f"in_{phase}" in above and not below:
+        return "right"
+    return "wrong"
+
+
+__all__ = ["EXPECTED", "PROGRAM", "build_library", "judge"]
