@@ -87,7 +87,10 @@ PROGRAM = textwrap.dedent("""
 #: frame names it on 3.9/3.10, and with its class on 3.11+).
 EXPECTED = {
     "zlib": ({"zlib_compress", "deflate"}, {"in_zlib"}),
-    "json": ({"encoder_call", "encoder_listencode_list", "encoder_listencode_obj", "encoder_listencode_dict"}, {"iterencode", "JSONEncoder.iterencode"}),
+    "json": (
+        {"encoder_call", "encoder_listencode_list", "encoder_listencode_obj", "encoder_listencode_dict"},
+        {"iterencode", "JSONEncoder.iterencode"},
+    ),
     "re": ({"sre_ucs1_match", "_sre_SRE_Pattern_match", "_sre_SRE_Pattern_match_impl", "sre_match"}, {"match"}),
     "ctypes": ({"spin_c"}, {"in_ctypes"}),
 }

@@ -28,6 +28,7 @@ def run(pid: int, as_json: bool, no_lines: bool, native: bool = False, native_al
     from ._common import echo, echo_json
 
     process = attach(pid)
+    reader: StackReader
     if native or native_all:
         from ..collect.remote.native_stacks import native_reader
 

@@ -71,7 +71,9 @@ def run(
         from ..errors import ArgumentError
 
         flag = "--gil" if gil else ("--native" if native else "--native-all")
-        raise ArgumentError(f"{flag} applies to --pid (a process read from outside); it is not available for a program record starts")
+        raise ArgumentError(
+            f"{flag} applies to --pid (a process read from outside); it is not available for a program record starts"
+        )
     target = None if pid is not None else target_of(command, module, code)
     output_format = choose(output, output_format, "record", WRITES, ENDINGS)
     if thread is not None:

@@ -237,7 +237,9 @@ def _functions(data: bytes) -> tuple[list[int], list[int], list[str]]:
         if kind not in (SHT_SYMTAB, SHT_DYNSYM) or link >= len(sections):
             continue
         strings = sections[link][1]
-        for name_at, info, _other, index, value, length in struct.iter_unpack("<IBBHQQ", data[offset : offset + size - size % 24]):
+        for name_at, info, _other, index, value, length in struct.iter_unpack(
+            "<IBBHQQ", data[offset : offset + size - size % 24]
+        ):
             if info & 0xF not in (STT_FUNC, STT_GNU_IFUNC) or value == 0 or index == 0:
                 continue
             if value in found and found[value][0] >= length:

@@ -59,7 +59,9 @@ class NativeStackReader(StackReader):
         self._good_codes: set[int] = set()
         layout = process.layout
         self._entry = layout.frame_owner - _IS_ENTRY_BEFORE_OWNER if layout.minor == 11 else None
-        self._span = max(layout.frame_previous + 8, layout.frame_code + 8, layout.frame_instr + layout.instr_size, layout.frame_owner + 1)
+        self._span = max(
+            layout.frame_previous + 8, layout.frame_code + 8, layout.frame_instr + layout.instr_size, layout.frame_owner + 1
+        )
         #: Native stacks read, and how many ended before their outermost frame (with the first reason).
         self.native_stacks = 0
         self.native_cut = 0
@@ -80,7 +82,9 @@ class NativeStackReader(StackReader):
             registers, pending = self._unwind.stop(native_id)
         except OSError as exc:
             if exc.errno == errno.EPERM:
-                raise AccessDenied(f"permission denied stopping a thread of process {process.pid} (ptrace): {PERMISSION_HELP}") from None
+                raise AccessDenied(
+                    f"permission denied stopping a thread of process {process.pid} (ptrace): {PERMISSION_HELP}"
+                ) from None
             return super()._stack(state, address)  # it ended (ESRCH) or is being traced by another tool: no native frames
         try:
             pcs, status = self._unwind.unwind(process.pid, registers, self.modules.tables(), MAX_NATIVE)

@@ -62,7 +62,9 @@ class RemoteRecorder:
         self.options = options
         self.gil_only = gil_only
         self.clock = clock or Clock()
-        self.reader = StackReader(process, lines=options.lines) if native is None else native_reader(process, options.lines, native)
+        self.reader = (
+            StackReader(process, lines=options.lines) if native is None else native_reader(process, options.lines, native)
+        )
         self.sink = Sink(timeline=options.timeline)
         self.quality = Quality()
         self.on_progress = on_progress
