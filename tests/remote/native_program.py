@@ -23,7 +23,8 @@ SPIN_SOURCE = textwrap.dedent("""
 """)
 
 #: The program: PHASE functions each call C in a loop. ``argv``: the library, then ``stdin`` (the phase is
-#: read from stdin, and each phase said on stdout when it starts) or the seconds of each phase (all in turn).
+#: read from stdin, and each phase said on stdout when it starts) or the seconds of each phase (all in turn,
+#: round and round until it is killed).
 PROGRAM = textwrap.dedent("""
     import ctypes, json, os, re, sys, threading, time, zlib
 
@@ -67,13 +68,11 @@ PROGRAM = textwrap.dedent("""
                 function()
 
     def timed(seconds):
-        global phase
-        for name in PHASES:
-            phase = name
-            end = time.perf_counter() + seconds
-            while time.perf_counter() < end:
-                PHASES[name]()
-        phase = "end"
+        while True:
+            for name, function in PHASES.items():
+                end = time.perf_counter() + seconds
+                while time.perf_counter() < end:
+                    function()
 
     print("ready", flush=True)
     if sys.argv[2] == "stdin":
@@ -129,4 +128,13 @@ def judge(stack: tuple[str, ...] | list[str], phase: str) -> str:
     return "wrong"
 
 
-__all__ = ["EXPECTED", "PROGRAM", "build_library", "judge"]
+def phase_of(stack: tuple[str, ...] | list[str]) -> str | None:
+    """The phase a stack of the timed program is in (its ``in_<phase>`` frame), None between phases."""
+    for frame in stack:
+        function = function_of(frame)
+        if function.startswith("in_") and function[3:] in EXPECTED and is_python(frame):
+            return function[3:]
+    return None
+
+
+__all__ = ["EXPECTED", "PROGRAM", "build_library", "judge", "phase_of"]

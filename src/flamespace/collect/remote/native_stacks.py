@@ -68,8 +68,10 @@ class NativeStackReader(StackReader):
         self.first_cut: str | None = None
         #: Stacks whose evaluation-loop frames and Python runs were not as many (matched from the outer end).
         self.mismatched = 0
-        #: Threads stopped, and the total time they were stopped (ns).
+        #: Threads stopped; the total time from asking a thread to stop to its stop (the target runs on, or waits
+        #: for a CPU, meanwhile), and the total time threads were held stopped while read (what the target loses).
         self.stops = 0
+        self.waited_ns = 0
         self.stopped_ns = 0
 
     def _stack(self, state: bytes, address: int) -> ThreadStack:
@@ -77,7 +79,7 @@ class NativeStackReader(StackReader):
         native_id = process.native_id(state)
         if native_id is None:  # a thread we cannot name cannot be stopped: its Python frames only
             return super()._stack(state, address)
-        start = time.perf_counter_ns()
+        asked = time.perf_counter_ns()
         try:
             registers, pending = self._unwind.stop(native_id)
         except OSError as exc:
@@ -86,12 +88,14 @@ class NativeStackReader(StackReader):
                     f"permission denied stopping a thread of process {process.pid} (ptrace): {PERMISSION_HELP}"
                 ) from None
             return super()._stack(state, address)  # it ended (ESRCH) or is being traced by another tool: no native frames
+        stopped = time.perf_counter_ns()
+        self.waited_ns += stopped - asked
         try:
             pcs, status = self._unwind.unwind(process.pid, registers, self.modules.tables(), MAX_NATIVE)
             frames, python_partial = self._python_frames(address, len(state))
         finally:
             self._unwind.resume(native_id, pending)
-            self.stopped_ns += time.perf_counter_ns() - start
+            self.stopped_ns += time.perf_counter_ns() - stopped
             self.stops += 1
         if status == NO_MODULE:
             self.modules.refresh(force=False)  # a library loaded since: the next tick knows it
@@ -166,9 +170,13 @@ class NativeStackReader(StackReader):
         return found
 
     def labels(self) -> dict[str, str]:
-        """The profile's headers about the native stacks: how long threads were stopped, on average."""
-        mean = self.stopped_ns / self.stops / 1e3 if self.stops else 0.0
-        return {"native": "all frames" if self.all_frames else "yes", "native_stop_us": f"{mean:.0f}"}
+        """The profile's headers about the native stacks: how long a thread took to stop, and was held stopped, on average (µs)."""
+        stops = max(self.stops, 1)
+        return {
+            "native": "all frames" if self.all_frames else "yes",
+            "native_wait_us": f"{self.waited_ns / stops / 1e3:.0f}",
+            "native_stop_us": f"{self.stopped_ns / stops / 1e3:.0f}",
+        }
 
 
 def native_reader(process: RemoteProcess, lines: bool, native: str) -> NativeStackReader:
