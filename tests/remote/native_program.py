@@ -46,7 +46,16 @@ PROGRAM = textwrap.dedent("""
     def in_ctypes():
         library.spin_c(20_000_000)
 
-    PHASES = {"zlib": in_zlib, "json": in_json, "re": in_re, "ctypes": in_ctypes}
+    def py_spin(n):
+        total = 0
+        for i in range(n):
+            total += i
+        return total
+
+    def in_callback():
+        list(map(py_spin, [3000] * 100))
+
+    PHASES = {"zlib": in_zlib, "json": in_json, "re": in_re, "ctypes": in_ctypes, "callback": in_callback}
     phase = "none"
 
     def control():
@@ -82,16 +91,20 @@ PROGRAM = textwrap.dedent("""
         timed(float(sys.argv[2]))
 """)
 
-#: Per phase: the C functions expected (any of them), and the Python function that calls C (as the
-#: frame names it on 3.9/3.10, and with its class on 3.11+).
-EXPECTED = {
-    "zlib": ({"zlib_compress", "deflate"}, {"in_zlib"}),
+#: Per phase: the C functions expected (any of them), the Python function that calls C (as the frame names
+#: it on 3.9/3.10, and with its class on 3.11+), and the Python function C calls back (None: none may be
+#: below the C frame). ``callback`` is the sandwich Python -> C -> Python, where one C frame of the
+#: evaluation loop on 3.11+ must be told from the other (py-spy#634, #751).
+EXPECTED: dict[str, tuple[set[str], set[str], str | None]] = {
+    "zlib": ({"zlib_compress", "deflate"}, {"in_zlib"}, None),
     "json": (
         {"encoder_call", "encoder_listencode_list", "encoder_listencode_obj", "encoder_listencode_dict"},
         {"iterencode", "JSONEncoder.iterencode"},
+        None,
     ),
-    "re": ({"sre_ucs1_match", "_sre_SRE_Pattern_match", "_sre_SRE_Pattern_match_impl", "sre_match"}, {"match"}),
-    "ctypes": ({"spin_c"}, {"in_ctypes"}),
+    "re": ({"sre_ucs1_match", "_sre_SRE_Pattern_match", "_sre_SRE_Pattern_match_impl", "sre_match"}, {"match"}, None),
+    "ctypes": ({"spin_c"}, {"in_ctypes"}, None),
+    "callback": ({"map_next"}, {"in_callback"}, "py_spin"),
 }
 _PYTHON_FRAME = re.compile(r" \((.*\.py|<[^>]*>):\d+\)$")
 
@@ -115,15 +128,16 @@ def function_of(frame: str) -> str:
 
 def judge(stack: tuple[str, ...] | list[str], phase: str) -> str:
     """'right' (an expected C frame, the expected Python function the nearest Python frame above it, the phase's
-    own function above that, and no Python frame below it), 'wrong' (an expected C frame otherwise placed), or
-    'other' (no expected C frame: the program between two calls, or in other C code)."""
-    c_functions, callers = EXPECTED[phase]
+    own function above that, and below it no Python frame, or the one it calls back alone), 'wrong' (an
+    expected C frame otherwise placed), or 'other' (no expected C frame: the program between two calls, or in
+    other C code)."""
+    c_functions, callers, callee = EXPECTED[phase]
     where = next((index for index, frame in enumerate(stack) if not is_python(frame) and function_of(frame) in c_functions), None)
     if where is None:
         return "other"
     above = [function_of(frame) for frame in stack[:where] if is_python(frame)]
-    below = [frame for frame in stack[where:] if is_python(frame)]
-    if above and above[-1] in callers and f"in_{phase}" in above and not below:
+    below = [function_of(frame) for frame in stack[where:] if is_python(frame)]
+    if above and above[-1] in callers and f"in_{phase}" in above and below in ([], [callee]):
         return "right"
     return "wrong"
 

@@ -18,7 +18,7 @@ from flamespace.collect.remote.native import NativeFrame
 from flamespace.collect.remote.native_stacks import NativeStackReader
 from flamespace.collect.remote.process import attach
 
-from .native_program import PROGRAM, build_library, judge
+from .native_program import EXPECTED, PROGRAM, build_library, judge
 from .targets import PYTHONS, flamespace, python
 
 #: pyenv's Pythons (the system's 3.11 is stripped: its own C functions have no names to check).
@@ -65,12 +65,13 @@ class Program:
 
 @pytest.mark.parametrize("name", PYENV)
 def test_native_names_the_c_function_under_the_python_function_that_called_it(name, tmp_path):
-    """zlib, json's C encoder, re's matcher and a ctypes function: every read that has the C function has it
-    under its Python caller, with the phase's function above (wrong: 0), and most reads have it.
+    """zlib, json's C encoder, re's matcher, a ctypes function, and map() calling a Python function back: every
+    read that has the C function has it under its Python caller, with the phase's function above and no other
+    Python frame below than the one called back (wrong: 0), and most reads have it.
     (Failed before: no native frames.)"""
     with Program(python(name), tmp_path) as program:
         reader = NativeStackReader(attach(program.pid))
-        for phase in ("zlib", "json", "re", "ctypes"):
+        for phase in EXPECTED:
             program.enter(phase)
             verdicts: Counter[str] = Counter()
             examples = {}

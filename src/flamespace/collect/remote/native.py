@@ -1,7 +1,8 @@
 """The native code a process runs: its modules' unwind tables and function names, for ``--native``.
 
-Each executable mapping of ``/proc/PID/maps`` is a module: its ELF file (read once, through
-``/proc/PID/map_files`` so a deleted or replaced file still reads as the process loaded it) gives
+Each executable mapping of ``/proc/PID/maps`` is a module: its ELF file (read the first time a stack runs
+through it, the interpreter's when attaching; through ``/proc/PID/map_files``, so a deleted or replaced
+file still reads as the process loaded it) gives
 the C unwinder (``_unwind.c``) its ``.eh_frame_hdr`` search table, and its symbol tables
 (``.symtab`` where the file keeps one, else ``.dynsym``) name the functions. The vDSO, which the
 kernel maps without a file, is read from the process's memory (a thread stopped in
@@ -73,13 +74,19 @@ class NativeModules:
     def __init__(self, process: RemoteProcess) -> None:
         self.process = process
         self.pid = process.pid
-        self._files: dict[tuple[str, int], _Module] = {}
+        self._files: dict[tuple[str, int], _Module | None] = {}
+        self._rows: list[tuple[int, int, str, int, int, str]] = []
+        self._mapped: list[tuple[int, int, int, str]] = []  # executable mappings: start, end, inode, path
         self._tables: list[tuple[int, int, int, bytes, int, int]] = []
         self._ranges: list[tuple[int, int, _Module]] = []
         self._starts: list[int] = []
         self._frames: dict[int, NativeFrame] = {}
         self._read_at = 0.0
+        self._interpreter_files = {process.binary, _readlink(f"/proc/{self.pid}/exe")}
         self.refresh()
+        for start, _end, _inode, path in self._mapped:  # on every stack: read now, not while a thread waits stopped
+            if path in self._interpreter_files:
+                self.load_at(start)
 
     def tables(self) -> list[tuple[int, int, int, bytes, int, int]]:
         """(start, end, load bias, file bytes, delta, .eh_frame_hdr address) of each executable mapping, by start."""
@@ -93,40 +100,58 @@ class NativeModules:
         self._read_at = now
         try:
             with open(f"/proc/{self.pid}/maps", encoding="utf-8", errors="replace") as file:
-                rows = _parse_maps(file.read())
+                self._rows = _parse_maps(file.read())
         except OSError:
             return False
-        interpreter_files = {self.process.binary, _readlink(f"/proc/{self.pid}/exe")}
-        ranges: list[tuple[int, int, _Module]] = []
-        for start, end, perms, offset, inode, path in rows:
-            if "x" not in perms or not path or (path.startswith("[") and path != "[vdso]"):
-                continue
-            module = self._module(rows, start, end, inode, path, path in interpreter_files)
+        self._mapped = sorted(
+            (start, end, inode, path)
+            for start, end, perms, _offset, inode, path in self._rows
+            if "x" in perms and path and (not path.startswith("[") or path == "[vdso]")
+        )
+        self._rebuild()
+        return True
+
+    def load_at(self, pc: int) -> bool:
+        """Load the module mapped at ``pc`` if it is not yet (modules are read when a stack first runs through
+        them: a process may map hundreds); whether a module was loaded. Reads the maps again (at most once a
+        second) for an address in none."""
+        for attempt in range(2):
+            at = bisect.bisect_right(self._mapped, (pc, 1 << 64)) - 1
+            if at >= 0 and pc < self._mapped[at][1]:
+                start, end, inode, path = self._mapped[at]
+                key = _key(path, inode, start)
+                if key in self._files:
+                    return False  # loaded already, or not an ELF file we can read
+                self._files[key] = self._module(start, end, path)
+                self._rebuild()
+                return self._files[key] is not None
+            if attempt == 0 and not self.refresh(force=False):
+                return False
+        return False
+
+    def _rebuild(self) -> None:
+        ranges = []
+        for start, end, inode, path in self._mapped:
+            module = self._files.get(_key(path, inode, start))
             if module is not None:
                 ranges.append((start, end, module))
-        ranges.sort(key=lambda row: row[0])
         self._ranges = ranges
         self._starts = [start for start, _end, _module in ranges]
         self._tables = [(start, end, module.base, module.data, module.delta, module.hdr) for start, end, module in ranges]
         self._frames.clear()
-        return True
 
-    def _module(self, rows: list, start: int, end: int, inode: int, path: str, interpreter: bool) -> _Module | None:
-        key = (path, inode if path != "[vdso]" else start)
-        module = self._files.get(key)
-        if module is not None:
-            return module
+    def _module(self, start: int, end: int, path: str) -> _Module | None:
         data = self._file_bytes(start, end, path)
         if data is None or data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
             return None
         try:
-            base = start if path == "[vdso]" else _load_base(rows, path, data)
             if path == "[vdso]":
-                base -= _first_load(data) & ~0xFFF
-            module = self._files[key] = _Module(data, base, path, interpreter)
+                base = start - (_first_load(data) & ~0xFFF)
+            else:
+                base = _load_base(self._rows, path, data)
+            return _Module(data, base, path, path in self._interpreter_files)
         except (struct.error, ValueError, IndexError):
             return None
-        return module
 
     def _file_bytes(self, start: int, end: int, path: str) -> bytes | None:
         if path == "[vdso]":
@@ -147,6 +172,8 @@ class NativeModules:
         call is the instruction before it)."""
         key = pc if exact else pc - 1
         frame = self._frames.get(key)
+        if frame is None and self.load_at(key):
+            frame = self._frames.get(key)
         if frame is None:
             at = bisect.bisect_right(self._starts, key) - 1
             if at >= 0 and key < self._ranges[at][1]:
@@ -159,9 +186,10 @@ class NativeModules:
             self._frames[key] = frame
         return frame
 
-    def known(self, pc: int) -> bool:
-        at = bisect.bisect_right(self._starts, pc) - 1
-        return at >= 0 and pc < self._ranges[at][1]
+
+def _key(path: str, inode: int, start: int) -> tuple[str, int]:
+    """A module's file: its path and inode (the vDSO, which has neither, by its address)."""
+    return (path, inode if path != "[vdso]" else start)
 
 
 def _readlink(path: str) -> str:

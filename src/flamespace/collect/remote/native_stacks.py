@@ -92,13 +92,14 @@ class NativeStackReader(StackReader):
         self.waited_ns += stopped - asked
         try:
             pcs, status = self._unwind.unwind(process.pid, registers, self.modules.tables(), MAX_NATIVE)
+            # a module no stack ran through before: load it (the thread is still stopped) and walk again
+            while status == NO_MODULE and self.modules.load_at(pcs[-1] if len(pcs) == 1 else pcs[-1] - 1):
+                pcs, status = self._unwind.unwind(process.pid, registers, self.modules.tables(), MAX_NATIVE)
             frames, python_partial = self._python_frames(address, len(state))
         finally:
             self._unwind.resume(native_id, pending)
             self.stopped_ns += time.perf_counter_ns() - stopped
             self.stops += 1
-        if status == NO_MODULE:
-            self.modules.refresh(force=False)  # a library loaded since: the next tick knows it
         return self._merged(state, native_id, pcs, status, frames, python_partial)
 
     def _merged(
