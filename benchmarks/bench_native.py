@@ -8,6 +8,8 @@ judged: *right* when the phase's C function is there under its Python caller (no
 it), *wrong* when the C function is elsewhere, *no C* when it is missing (the target between two
 calls, or a native stack that was not read). "right %" is right samples among the phase's samples;
 the program spends 92-100% of each phase in the C call, so that is the most a profiler can get.
+py-spy hides the interpreter's own C functions, among them ``map_next`` of the callback phase (Python
+-> C -> Python): for py-spy that phase is judged on the order of the Python frames alone.
 
     python benchmarks/bench_native.py [--seconds 6] [--rate 100] [--phase 0.5] [--pythons 3.9 3.12]
 
@@ -57,14 +59,14 @@ def folded(path: Path) -> tuple[dict[str, float], dict[str, str]]:
     return counts, labels
 
 
-def verdicts(counts: dict[str, float]) -> dict[str, dict[str, float]]:
-    """Per phase: samples judged right, wrong, and without the C function."""
+def verdicts(counts: dict[str, float], interpreter_frames: bool = True) -> dict[str, dict[str, float]]:
+    """Per phase: samples judged right, wrong, and without the C function (``interpreter_frames``: see judge)."""
     found: dict[str, dict[str, float]] = {phase: {"right": 0, "wrong": 0, "other": 0} for phase in EXPECTED}
     for text, count in counts.items():
         stack = text.split(";")
         phase = phase_of(stack)
         if phase is not None:
-            found[phase][judge(stack, phase)] += count
+            found[phase][judge(stack, phase, interpreter_frames)] += count
     return found
 
 
@@ -94,7 +96,7 @@ def pyspy_run(pyspy: str, pid: int, rate: int, seconds: float, out: Path) -> tup
     ]
     cpu = run_timed(command)
     counts, _ = folded(out)
-    return verdicts(counts), sum(counts.values()) / int(seconds), cpu / seconds, {}
+    return verdicts(counts, interpreter_frames=False), sum(counts.values()) / int(seconds), cpu / seconds, {}
 
 
 def main() -> None:

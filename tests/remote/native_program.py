@@ -126,13 +126,20 @@ def function_of(frame: str) -> str:
     return frame.rsplit(" (", 1)[0]
 
 
-def judge(stack: tuple[str, ...] | list[str], phase: str) -> str:
+def judge(stack: tuple[str, ...] | list[str], phase: str, interpreter_frames: bool = True) -> str:
     """'right' (an expected C frame, the expected Python function the nearest Python frame above it, the phase's
     own function above that, and below it no Python frame, or the one it calls back alone), 'wrong' (an
     expected C frame otherwise placed), or 'other' (no expected C frame: the program between two calls, or in
-    other C code)."""
+    other C code). ``interpreter_frames=False`` judges a profiler that hides the interpreter's own C functions
+    (py-spy): where the C function is one (``map_next``), on the order of the Python frames alone."""
     c_functions, callers, callee = EXPECTED[phase]
     where = next((index for index, frame in enumerate(stack) if not is_python(frame) and function_of(frame) in c_functions), None)
+    if where is None and not interpreter_frames and callee is not None:
+        python = [function_of(frame) for frame in stack if is_python(frame)]
+        if callee not in python:
+            return "other"
+        at = python.index(callee)
+        return "right" if at > 0 and python[at - 1] in callers and at == len(python) - 1 else "wrong"
     if where is None:
         return "other"
     above = [function_of(frame) for frame in stack[:where] if is_python(frame)]
