@@ -7,6 +7,7 @@ import json
 import os
 import random
 import subprocess
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -191,3 +192,22 @@ def test_the_unwinder_ends_with_a_status_on_garbage():
         registers = tuple(draw.choice((0, start + draw.randrange(0x10000), draw.getrandbits(64))) for _ in range(17))
         frames, status = _unwind.unwind(pid, registers, modules, 64)
         assert 1 <= len(frames) <= 64 and status in range(7)
+
+
+def test_a_thread_another_tracer_holds_is_read_without_native_frames(tmp_path):
+    """ptrace allows one tracer: a thread that another tool traces (gdb, strace, py-spy; here a process that
+    PTRACE_SEIZEs it) keeps its Python frames, and the recording goes on. (Failed before: permission denied,
+    as if flamespace could not read the process.)"""
+    from .targets import FOREVER, Target
+
+    seize = "import ctypes, sys, time; ctypes.CDLL(None).ptrace(0x4206, int(sys.argv[1]), 0, 0); time.sleep(600)"
+    with Target(python("3.12"), FOREVER, tmp_path) as target:
+        tracer = subprocess.Popen([sys.executable, "-c", seize, str(target.pid)])
+        try:
+            while "TracerPid:\t0" in Path(f"/proc/{target.pid}/status").read_text():
+                time.sleep(0.01)
+            main = next(stack for stack in NativeStackReader(attach(target.pid)).threads() if stack.native_id == target.pid)
+        finally:
+            tracer.terminate()
+            tracer.wait()
+    assert main.frames[-1].startswith("spin_forever (")

@@ -83,7 +83,7 @@ class NativeStackReader(StackReader):
         try:
             registers, pending = self._unwind.stop(native_id)
         except OSError as exc:
-            if exc.errno == errno.EPERM:
+            if exc.errno == errno.EPERM and not traced_by_another(process.pid, native_id):
                 raise AccessDenied(
                     f"permission denied stopping a thread of process {process.pid} (ptrace): {PERMISSION_HELP}"
                 ) from None
@@ -178,6 +178,18 @@ class NativeStackReader(StackReader):
             "native_wait_us": f"{self.waited_ns / stops / 1e3:.0f}",
             "native_stop_us": f"{self.stopped_ns / stops / 1e3:.0f}",
         }
+
+
+def traced_by_another(pid: int, tid: int) -> bool:
+    """Whether thread ``tid`` has a tracer already (gdb, strace, another profiler): ptrace refuses a second one."""
+    try:
+        with open(f"/proc/{pid}/task/{tid}/status", encoding="utf-8") as file:
+            for line in file:
+                if line.startswith("TracerPid:"):
+                    return int(line.split()[1]) not in (0, os.getpid())
+    except (OSError, ValueError):
+        pass
+    return False
 
 
 def native_reader(process: RemoteProcess, lines: bool, native: str) -> NativeStackReader:
