@@ -98,6 +98,15 @@ def test_dump_native_shows_the_ctypes_function_under_its_caller(tmp_path):
     spin = next(index for index, frame in enumerate(frames) if frame.startswith("spin_c (libspin.so)"))
     callers = [frame for frame in frames[spin:] if ".py:" in frame]
     assert callers[0].startswith("in_ctypes ("), frames
+    assert not any(frame.startswith("Py_RunMain (") for frame in frames)  # start-up: hidden by default
+
+
+def test_dump_native_all_keeps_the_start_up_and_call_machinery(tmp_path):
+    with Program(python("3.13"), tmp_path) as program:
+        program.enter("zlib")
+        done = flamespace("dump", "--pid", str(program.pid), "--native-all")
+    assert done.returncode == 0, done.stderr
+    assert "Py_RunMain (libpython3.13" in done.stdout and "zlib_compress (" in done.stdout, done.stdout
 
 
 def test_record_native_writes_c_frames_under_python_ones(tmp_path):
