@@ -67,14 +67,19 @@ def hidden_by_default(frame: NativeFrame) -> bool:
 
 
 def merge(
-    native: Sequence[NativeFrame], complete: bool, runs: Sequence[Sequence[str]], all_frames: bool = False
+    native: Sequence[NativeFrame],
+    complete: bool,
+    runs: Sequence[Sequence[str]],
+    all_frames: bool = False,
+    python_complete: bool = True,
 ) -> tuple[tuple[str, ...], int]:
     """The thread's stack root first from its ``native`` frames (innermost first; ``complete``: read to the
-    outermost) and its Python ``runs`` (innermost first, from :func:`python_runs`); and how many more runs
-    there were than evaluation-loop frames (0 when they matched; negative: more C frames)."""
+    outermost) and its Python ``runs`` (innermost first, from :func:`python_runs`; ``python_complete``: read to
+    the outermost); and how many more runs there were than evaluation-loop frames (0 when they matched;
+    negative: more C frames). Runs are matched from the outermost end only when both stacks reach it."""
     evals = [index for index, frame in enumerate(native) if frame.eval]
     surplus = len(runs) - len(evals)
-    from_outer = complete or surplus <= 0
+    from_outer = python_complete and (complete or surplus <= 0)
     shift = surplus if from_outer else 0
     innermost_first: list[tuple[str, bool]] = []  # (name, is Python)
     seen = 0
@@ -95,7 +100,7 @@ def merge(
     if not evals and runs:  # no evaluation loop found at all (unnamed): Python frames above the native ones
         outer = [name for run in runs for name in run]
         innermost_first.extend((name, True) for name in outer)
-    elif not from_outer:
+    elif not from_outer and surplus > 0:
         reached = len(evals)
         innermost_first.append((NATIVE_CUT, False))
         for run in runs[reached:]:

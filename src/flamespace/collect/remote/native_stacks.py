@@ -95,11 +95,12 @@ class NativeStackReader(StackReader):
             # a module no stack ran through before: load it (the thread is still stopped) and walk again
             while status == NO_MODULE and self.modules.load_at(pcs[-1] if len(pcs) == 1 else pcs[-1] - 1):
                 pcs, status = self._unwind.unwind(process.pid, registers, self.modules.tables(), MAX_NATIVE)
-            frames, python_partial = self._python_frames(address, len(state))
+            walked, python_partial = self._python_frames(address, len(state))
         finally:
             self._unwind.resume(native_id, pending)
             self.stopped_ns += time.perf_counter_ns() - stopped
             self.stops += 1
+        frames, python_partial = self._named(walked, python_partial)  # names are read with the thread running again
         return self._merged(state, native_id, pcs, status, frames, python_partial)
 
     def _merged(
@@ -110,22 +111,22 @@ class NativeStackReader(StackReader):
             self.native_cut += 1
             self.first_cut = self.first_cut or UNWIND_ENDS.get(status, f"status {status}")
         native = [self.modules.frame(pc, exact=index == 0) for index, pc in enumerate(pcs)]
-        merged, surplus = merge(native, status == COMPLETE, python_runs(frames), self.all_frames)
+        merged, surplus = merge(native, status == COMPLETE, python_runs(frames), self.all_frames, partial is None)
         if surplus and frames:
             self.mismatched += 1
         thread_id = struct.unpack_from("<Q", state, self.process.layout.tstate_thread_id)[0]
         return ThreadStack(native_id, thread_id, merged, partial)
 
-    def _python_frames(self, state_address: int, size: int) -> tuple[list[tuple[str, bool]], str | None]:
+    def _python_frames(self, state_address: int, size: int) -> tuple[list[tuple[int, int, bool]], str | None]:
         """The Python frames of the (stopped) thread whose state is at ``state_address``, innermost first as
-        (name, entry), and why they stop short (None: they don't). The state is read again: the one read
-        before the thread was stopped may name a frame it has left since."""
+        (code address, instruction, entry), and why they stop short (None: they don't). The state is read
+        again: the one read before the thread was stopped may name a frame it has left since."""
         process, layout = self.process, self.process.layout
         try:
             address = process.current_frame(process.read(state_address, size))
         except OSError as exc:
             return [], f"its current frame: {exc}"
-        frames: list[tuple[str, bool]] = []
+        frames: list[tuple[int, int, bool]] = []
         per_frame = layout.minor < 11
         while address and len(frames) < MAX_DEPTH:
             try:
@@ -133,19 +134,29 @@ class NativeStackReader(StackReader):
                 code = struct.unpack_from("<Q", data, layout.frame_code)[0]
                 if layout.skip_owner >= 0 and data[layout.frame_owner] == CSTACK_OWNER:
                     if frames:
-                        frames[-1] = (frames[-1][0], True)  # the frame inside a shim is where a C call entered
+                        frames[-1] = (*frames[-1][:2], True)  # the frame inside a shim is where a C call entered
                     address = struct.unpack_from("<Q", data, layout.frame_previous)[0]
                     continue
                 instruction = struct.unpack_from("<i" if layout.instr_size == 4 else "<Q", data, layout.frame_instr)[0]
                 self._check_code(code)
                 entry = per_frame or (self._entry is not None and bool(data[self._entry]))
-                frames.append((self._name(code, instruction), entry))
-            except (OSError, ValueError, UnicodeDecodeError) as exc:
+                frames.append((code, instruction, entry))
+            except (OSError, ValueError) as exc:
                 return frames, f"a frame could not be read ({exc})"
             address = struct.unpack_from("<Q", data, layout.frame_previous)[0]
         if address:
             return frames, f"deeper than {MAX_DEPTH} frames"
         return frames, None
+
+    def _named(self, walked: list[tuple[int, int, bool]], partial: str | None) -> tuple[list[tuple[str, bool]], str | None]:
+        """The frames ``walked`` as (name, entry); those after one whose code object cannot be read are left out."""
+        named = []
+        for code, instruction, entry in walked:
+            try:
+                named.append((self._name(code, instruction), entry))
+            except (OSError, ValueError, UnicodeDecodeError) as exc:
+                return named, partial or f"a code object could not be read ({exc})"
+        return named, partial
 
     def _check_code(self, code: int) -> None:
         if code in self._good_codes:
