@@ -181,11 +181,11 @@ def test_python_frames_the_native_stack_did_not_reach_go_above_a_cut():
 def test_a_python_stack_read_part_way_is_matched_from_the_innermost_end():
     """The Python frames past b could not be read (a code object freed while read): b goes with the innermost
     loop frame, not with the outermost as a whole stack's would."""
-    native = [c("deflate", "libz.so.1", False), EVAL, c("_PyEval_Vector"), EVAL, c("_PyEval_Vector"), EVAL, *START]
+    native = [c("deflate", "libz.so.1", False), EVAL, c("encoder_call", "_json.so", False), EVAL, EVAL, *START]
     merged, _ = merge(native, True, [["b (x.py:2)"]], python_complete=False)
     assert names(merged) == ["b", "deflate"]
     whole, _ = merge(native, True, [["b (x.py:2)"]])
-    assert names(whole) == ["b"]  # as if the C call had just entered two more loop frames
+    assert names(whole) == ["b", "encoder_call", "deflate"]  # as if C calls had just entered two loop frames
 
 
 def test_interpreter_work_at_the_tip_is_kept_and_call_machinery_hidden():
