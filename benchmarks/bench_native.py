@@ -6,7 +6,8 @@ that spins, each for --phase seconds, round and round. Each profiler records it 
 --rate; each sample that is inside a phase (its stack has the phase's ``in_<phase>`` Python frame) is
 judged: *right* when the phase's C function is there under its Python caller (no Python frame below
 it), *wrong* when the C function is elsewhere, *no C* when it is missing (the target between two
-calls, or a native stack that was not read). "right %" is right samples among the phase's samples;
+calls, or a native stack that was not read). "right %" is right samples among the phase's samples
+(``flamespace`` without ``--native``, there for its rate and CPU, has no C frames: 0 right);
 the program spends 92-100% of each phase in the C call, so that is the most a profiler can get.
 py-spy hides the interpreter's own C functions, among them ``map_next`` of the callback phase (Python
 -> C -> Python): for py-spy that phase is judged on the order of the Python frames alone.
@@ -70,9 +71,12 @@ def verdicts(counts: dict[str, float], interpreter_frames: bool = True) -> dict[
     return found
 
 
-def flamespace_run(pid: int, rate: int, seconds: float, out: Path) -> tuple[dict, float, float, dict[str, str]]:
-    command = [sys.executable, "-c", "import sys; from flamespace.cli import main; sys.exit(main())", "record"]
-    command += ["--pid", str(pid), "--native", "--weight", "samples", "-r", str(rate), "-d", str(seconds), "-q", "-o", str(out)]
+def flamespace_run(
+    pid: int, rate: int, seconds: float, out: Path, native: bool = True
+) -> tuple[dict, float, float, dict[str, str]]:
+    command = [sys.executable, "-c", "import sys; from flamespace.cli import main; sys.exit(main())", "record", "--pid", str(pid)]
+    command += ["--native"] if native else []
+    command += ["--weight", "samples", "-r", str(rate), "-d", str(seconds), "-q", "-o", str(out)]
     cpu = run_timed(command)
     counts, labels = folded(out)
     return verdicts(counts), float(labels["rate_achieved"]), cpu / seconds, labels
@@ -107,7 +111,7 @@ def main() -> None:
     parser.add_argument("--pythons", nargs="*", default=list(PYTHONS))
     args = parser.parse_args()
     pyspy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
-    profilers = {"flamespace --native": None, "py-spy --native": pyspy if Path(pyspy).exists() else None}
+    profilers = {"flamespace": "", "flamespace --native": None, "py-spy --native": pyspy if Path(pyspy).exists() else None}
     print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     print(f"{args.seconds} s a run at {args.rate} Hz; phases of {args.phase} s; right % per phase (samples of the phase)")
     header = f"{'python':7} {'profiler':20} {'Hz':>5} {'CPU %':>6} " + " ".join(f"{phase:>14}" for phase in EXPECTED)
@@ -132,8 +136,8 @@ def main() -> None:
                 assert target.stdout is not None and target.stdout.readline() == "ready\n"
                 try:
                     out = folder / "out.txt"
-                    if path is None:
-                        found, rate, cpu, labels = flamespace_run(target.pid, args.rate, args.seconds, out)
+                    if not path:
+                        found, rate, cpu, labels = flamespace_run(target.pid, args.rate, args.seconds, out, native=path is None)
                     else:
                         found, rate, cpu, labels = pyspy_run(path, target.pid, args.rate, args.seconds, out)
                 finally:
@@ -146,7 +150,7 @@ def main() -> None:
                     total = sum(counts.values())
                     wrong += counts["wrong"]
                     cells.append(f"{100 * counts['right'] / total:6.1f} ({total:5.0f})" if total else f"{'-':>14}")
-                stop = f"{labels['native_wait_us']}/{labels['native_stop_us']}" if labels else "-"
+                stop = f"{labels['native_wait_us']}/{labels['native_stop_us']}" if "native_wait_us" in labels else "-"
                 print(f"{name:7} {profiler:20} {rate:5.0f} {100 * cpu:6.1f} " + " ".join(cells) + f"  {wrong:5.0f}  {stop:>7}")
 
 
