@@ -79,27 +79,32 @@ class NativeStackReader(StackReader):
         native_id = process.native_id(state)
         if native_id is None:  # a thread we cannot name cannot be stopped: its Python frames only
             return super()._stack(state, address)
-        asked = time.perf_counter_ns()
+        asked = stopped = time.perf_counter_ns()
+        pending, held = 0, True
+        # one try from the stop on: whatever is raised, even Ctrl-C the moment stop() returns, lets the thread go
+        # (with no signal then: one that came in those microseconds would be lost)
         try:
-            registers, pending = self._unwind.stop(native_id)
-        except OSError as exc:
-            if exc.errno == errno.EPERM and not traced_by_another(process.pid, native_id):
-                raise AccessDenied(
-                    f"permission denied stopping a thread of process {process.pid} (ptrace): {PERMISSION_HELP}"
-                ) from None
-            return super()._stack(state, address)  # it ended (ESRCH) or is being traced by another tool: no native frames
-        stopped = time.perf_counter_ns()
-        self.waited_ns += stopped - asked
-        try:
+            try:
+                registers, pending = self._unwind.stop(native_id)
+            except OSError as exc:
+                held = False
+                if exc.errno == errno.EPERM and not traced_by_another(process.pid, native_id):
+                    raise AccessDenied(
+                        f"permission denied stopping a thread of process {process.pid} (ptrace): {PERMISSION_HELP}"
+                    ) from None
+                return super()._stack(state, address)  # it ended (ESRCH), or another tool traces it: no native frames
+            stopped = time.perf_counter_ns()
+            self.waited_ns += stopped - asked
             pcs, status = self._unwind.unwind(process.pid, registers, self.modules.tables(), MAX_NATIVE)
             # a module no stack ran through before: load it (the thread is still stopped) and walk again
             while status == NO_MODULE and self.modules.load_at(pcs[-1] if len(pcs) == 1 else pcs[-1] - 1):
                 pcs, status = self._unwind.unwind(process.pid, registers, self.modules.tables(), MAX_NATIVE)
             walked, python_partial = self._python_frames(address, len(state))
         finally:
-            self._unwind.resume(native_id, pending)
-            self.stopped_ns += time.perf_counter_ns() - stopped
-            self.stops += 1
+            if held:
+                self._unwind.resume(native_id, pending)
+                self.stopped_ns += time.perf_counter_ns() - stopped
+                self.stops += 1
         frames, python_partial = self._named(walked, python_partial)  # names are read with the thread running again
         return self._merged(state, native_id, pcs, status, frames, python_partial)
 
