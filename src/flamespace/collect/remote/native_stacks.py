@@ -73,12 +73,19 @@ class NativeStackReader(StackReader):
         self.stops = 0
         self.waited_ns = 0
         self.stopped_ns = 0
+        #: Per thread: where it was blocked and its innermost Python frame at its last read, and that stack.
+        self._blocked: dict[int, tuple[tuple[bytes, int, int], ThreadStack]] = {}
+        #: Reads of a blocked thread answered from its previous read, without stopping it.
+        self.reused = 0
 
     def _stack(self, state: bytes, address: int) -> ThreadStack:
         process = self.process
         native_id = process.native_id(state)
         if native_id is None:  # a thread we cannot name cannot be stopped: its Python frames only
             return super()._stack(state, address)
+        still = self._still_blocked(native_id, state)
+        if still is not None:
+            return still
         asked = stopped = time.perf_counter_ns()
         pending, held = 0, True
         # one try from the stop on: whatever is raised, even Ctrl-C the moment stop() returns, lets the thread go
@@ -106,7 +113,48 @@ class NativeStackReader(StackReader):
                 self.stopped_ns += time.perf_counter_ns() - stopped
                 self.stops += 1
         frames, python_partial = self._named(walked, python_partial)  # names are read with the thread running again
-        return self._merged(state, native_id, pcs, status, frames, python_partial)
+        stack = self._merged(state, native_id, pcs, status, frames, python_partial)
+        self._remember(native_id, state, stack)
+        return stack
+
+    def _still_blocked(self, native_id: int, state: bytes) -> ThreadStack | None:
+        """The thread's previous stack, if it is blocked in the very system call (same arguments, stack pointer and
+        address) it was blocked in then, with the same innermost Python frame at the same instruction: it has not
+        moved, and is not interrupted for nothing (an idle worker of a server, at every tick)."""
+        previous = self._blocked.get(native_id)
+        if previous is None:
+            return None
+        where = self._where(native_id, state)
+        if where is None or where != previous[0]:
+            return None
+        self.reused += 1
+        old = previous[1]
+        return ThreadStack(old.native_id, old.thread_id, old.frames, old.partial)
+
+    def _remember(self, native_id: int, state: bytes, stack: ThreadStack) -> None:
+        where = self._where(native_id, state)
+        if where is None:
+            self._blocked.pop(native_id, None)
+        else:
+            self._blocked[native_id] = (where, stack)
+
+    def _where(self, native_id: int, state: bytes) -> tuple[bytes, int, int] | None:
+        """(its /proc/PID/task/TID/syscall line, innermost Python frame's address and instruction) while the thread
+        is blocked in a system call; None while it runs (or cannot be told)."""
+        try:
+            with open(f"/proc/{self.process.pid}/task/{native_id}/syscall", "rb") as file:
+                blocked = file.read()
+            if not blocked[:1].isdigit():
+                return None  # 'running'
+            frame = self.process.current_frame(state)
+            if not frame:
+                return (blocked, 0, 0)
+            layout = self.process.layout
+            data = self.process.read(frame, self._span)
+        except OSError:
+            return None
+        instruction = struct.unpack_from("<i" if layout.instr_size == 4 else "<Q", data, layout.frame_instr)[0]
+        return (blocked, frame, instruction)
 
     def _merged(
         self, state: bytes, native_id: int, pcs: list[int], status: int, frames: list[tuple[str, bool]], partial: str | None
@@ -187,9 +235,12 @@ class NativeStackReader(StackReader):
         return found
 
     def labels(self) -> dict[str, str]:
-        """The profile's headers about the native stacks: how long a thread took to stop, and was held stopped, on average (µs)."""
+        """The profile's headers about the native stacks: how long a thread took to stop, and was held stopped, on
+        average (µs), and how many reads of blocked threads needed no stop."""
         stops = max(self.stops, 1)
         return {
+            "native_stops": str(self.stops),
+            "native_unstopped": str(self.reused),
             "native": "all frames" if self.all_frames else "yes",
             "native_wait_us": f"{self.waited_ns / stops / 1e3:.0f}",
             "native_stop_us": f"{self.stopped_ns / stops / 1e3:.0f}",
