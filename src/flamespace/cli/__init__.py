@@ -50,10 +50,10 @@ Every command reads profiles in these formats, gzip or plain, detected from the
 content (or --from FORMAT), from files, directories or stdin ('-'):
 
 \b
-  flamespace-json, speedscope, gecko, chrome, cpuprofile, pprof, pstats, austin,
-  perf-sched, perf, xctrace, vtune, vsprof, ghcprof, sample, instruments, jstack,
-  faulthandler, gdb, elfutils, bpftrace, pmc, stap, dtrace, pyspy, nytprof,
-  folded-diff, folded
+  flamespace-json, tachyon, tachyon-jsonl, speedscope, gecko, chrome, cpuprofile,
+  pprof, pstats, austin, perf-sched, perf, xctrace, vtune, vsprof, ghcprof, sample,
+  instruments, jstack, faulthandler, gdb, elfutils, bpftrace, pmc, stap, dtrace,
+  pyspy, nytprof, folded-diff, folded
 
 (`flamespace formats` describes each), and writes to stdout or -o FILE (folded stacks:
 ``a;b;c 12``, as flamegraph.pl reads them), so commands compose in pipes:
