@@ -132,6 +132,14 @@ _ATTACH_OPTIONS = (
     ),
     Option(("--process-root",), "process_root", "flag", help="Add the process (command and pid) as a root frame."),
     Option(("--gil",), "gil", "flag", help="With --pid: keep only the samples of the thread that holds the GIL."),
+    Option(
+        ("--inject",),
+        "inject",
+        "flag",
+        help="With --pid: record from inside the process, with flamespace's own recorder started in it by "
+        "sys.remote_exec (CPython 3.14+; elsewhere it records from outside and says so). --mode alloc|live and "
+        "--async with --pid always do.",
+    ),
 )
 #: The short flags record adds (py-spy's): -r for --rate, -d for --duration.
 _SHORT = {"rate": "-r", "duration": "-d"}

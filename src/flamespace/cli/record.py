@@ -40,6 +40,7 @@ def run(
     thread: str | None = None,
     pid: int | None = None,
     gil: bool = False,
+    inject: bool = False,
 ) -> int:
     """Profile a Python program: a script, -m MODULE or -c CODE, with its arguments.
 
@@ -57,17 +58,25 @@ def run(
         flamespace record --subprocesses -o build.folded -- tools/build.py --jobs 4
         flamespace record --thread main -o main.html -- app.py
         flamespace record --pid 12345 -d 30 -o slow.html
+        flamespace record --pid 12345 --mode alloc -d 10 -o allocations.html
     """
     from ..collect import Program, record_program
     from ..collect.launcher import RecordError  # imported here: other commands need not pay for it
 
     from ._output_format import choose, first_ending
 
+    from ._recording import MEMORY_MODES
+
+    attach_duration = duration
     if pid is not None:
-        _check_attach(command, module, code, mode, async_stacks, subprocesses)
-    elif gil:
+        _check_attach(command, module, code, subprocesses, gil, inject or mode in MEMORY_MODES or async_stacks)
+        if mode in MEMORY_MODES:
+            duration = None  # a memory recorder has no clock of its own: the attach ends it (-d, Ctrl-C, exit)
+    elif gil or inject:
         from ..errors import ArgumentError
 
+        if inject:
+            raise ArgumentError("--inject applies to --pid: a program flamespace starts is recorded from inside anyway")
         raise ArgumentError("--gil applies to --pid: the in-process sampler holds the GIL itself whenever it samples")
     target = None if pid is not None else target_of(command, module, code)
     output_format = choose(output, output_format, "record", WRITES, ENDINGS)
@@ -92,12 +101,7 @@ def run(
 
             assert pid is not None  # target_of gave no target because a pid was given
             result, described = record_pid(
-                pid,
-                options,
-                process_root,
-                None if status is None else status.show,
-                quiet,
-                gil,
+                pid, options, process_root, None if status is None else status.show, quiet, gil, inject, attach_duration
             )
         else:
             described = target.describe()
@@ -133,20 +137,20 @@ def run(
 
 
 def _check_attach(
-    command: tuple[str, ...], module: str | None, code: str | None, mode: str, async_stacks: bool, subprocesses: bool
+    command: tuple[str, ...], module: str | None, code: str | None, subprocesses: bool, gil: bool, inside: bool
 ) -> None:
-    """--pid records a process that runs already: no program to start, and only what can be read from outside."""
+    """--pid records a process that runs already: no program to start; ``inside``: from inside it (--inject, the
+    memory modes, --async), where the GIL is not read from outside."""
     from ..errors import ArgumentError
-
-    from ._recording import MEMORY_MODES
 
     if command or module is not None or code is not None:
         raise ArgumentError("--pid records a process that runs already: give no program (script, -m or -c) with it")
-    if mode in MEMORY_MODES:
-        raise ArgumentError(f"--mode {mode} records allocations from inside the program; with --pid use wall or cpu")
-    for given, flag in ((async_stacks, "--async"), (subprocesses, "--subprocesses")):
-        if given:
-            raise ArgumentError(f"{flag} is not available with --pid yet (docs/attach.md, 'Limits')")
+    if subprocesses:
+        raise ArgumentError("--subprocesses is not available with --pid yet (docs/attach.md, 'Limits')")
+    if gil and inside:
+        raise ArgumentError(
+            "--gil reads the GIL's holder from outside the process: leave out --inject, --mode alloc|live and --async"
+        )
 
 
 def _check_thread(mode: str, output_format: str) -> None:
