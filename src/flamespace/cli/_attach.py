@@ -9,7 +9,8 @@ from ._report import warn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Iterator
+    from typing import Callable
+    from collections.abc import Iterator
 
     from ..collect import MemoryOptions, RecordResult, SamplerOptions
     from ..collect.launcher import Progress

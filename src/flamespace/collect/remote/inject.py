@@ -221,9 +221,7 @@ class InjectedRecorder:
         """Leave out what the injection itself did: the main thread's samples while it ran the script, and the
         blocks the script allocated (a memory mode starts while the script is on the main thread's stack).
         Their frames name :data:`INJECTED_FILE`."""
-        own = [stack for stack in raw.totals if any(INJECTED_MARK in frame for frame in stack)]
-        for stack in own:
-            del raw.totals[stack]
+        raw.totals = {stack: value for stack, value in raw.totals.items() if not any(INJECTED_MARK in frame for frame in stack)}
 
     def _file(self, name: str) -> bytes | None:
         try:
