@@ -44,7 +44,12 @@ def record_pid(
     if inject or needs_inside:
         problem = injection.problem(process)
         if problem is None:
-            return _record_inside(process, options, process_root, quiet, duration)
+            try:
+                return _record_inside(process, options, process_root, quiet, duration)
+            except injection.NotStarted as exc:
+                if needs_inside:
+                    raise
+                problem = str(exc)
         if needs_inside:
             what = "--async" if isinstance(options, Sampling) else f"--mode {options.mode}"
             raise injection.InjectError(f"{what} records from inside the program, and {problem}")

@@ -57,6 +57,11 @@ class InjectError(AttachError):
     """The recorder could not be started (or its recording collected) inside the target."""
 
 
+class NotStarted(InjectError):
+    """The recorder never started inside the target (it refused the script, did not run it in time, or the
+    script failed before recording): nothing was recorded, and the target runs as before."""
+
+
 def problem(process: RemoteProcess) -> str | None:
     """Why flamespace's recorder cannot be injected into ``process`` (None: it can be tried)."""
     if process.layout.minor < FIRST_MINOR:
@@ -142,7 +147,7 @@ class InjectedRecorder:
                 env=environment,
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
-            raise InjectError(f"cannot run process {pid}'s interpreter ({executable}) to inject flamespace: {exc}") from None
+            raise NotStarted(f"cannot run process {pid}'s interpreter ({executable}) to inject flamespace: {exc}") from None
         if done.returncode != 0:
             lines = [line for line in done.stderr.strip().splitlines() if line.strip()]
             last = lines[-1] if lines else f"exit status {done.returncode}"
@@ -150,7 +155,7 @@ class InjectedRecorder:
                 from .process import PERMISSION_HELP
 
                 raise AccessDenied(f"permission denied running code in process {pid}: {PERMISSION_HELP}")
-            raise InjectError(f"process {pid} did not accept code to run (sys.remote_exec: {last})")
+            raise NotStarted(f"process {pid} did not accept code to run (sys.remote_exec: {last})")
 
     def _wait_started(self, on_wait: Callable[[float], None] | None) -> bool:
         """True once the recorder runs in the target; False if stopped before (or the target exited)."""
@@ -168,9 +173,9 @@ class InjectedRecorder:
             waited = time.monotonic() - begin
             if self._stopping:
                 self.ended = "stopped"
-                raise InjectError(f"stopped before process {self.process.pid}'s main thread ran flamespace's recorder")
+                raise NotStarted(f"stopped before process {self.process.pid}'s main thread ran flamespace's recorder")
             if waited > START_TIMEOUT:
-                raise InjectError(
+                raise NotStarted(
                     f"process {self.process.pid}'s main thread did not reach a point where it runs Python code within "
                     f"{START_TIMEOUT:.0f} s (blocked in a system call or C code?): nothing recorded"
                 )
@@ -426,4 +431,4 @@ _flamespace_injected(CONTROL)
 """
 
 
-__all__ = ["FIRST_MINOR", "INJECTED", "InjectError", "InjectedRecorder", "problem"]
+__all__ = ["FIRST_MINOR", "INJECTED", "INJECTED_MARK", "InjectError", "InjectedRecorder", "NotStarted", "problem"]
