@@ -85,6 +85,8 @@ class InjectedRecorder:
             self.arguments["duration"] = None  # the controller keeps the time
         self.ended = ""
         self.elapsed_ns = 0
+        #: Seconds from asking the target to run the script to the recorder running in it (None until then).
+        self.start_seconds: float | None = None
         self._stopping = False
         self.directory = ""
 
@@ -100,8 +102,10 @@ class InjectedRecorder:
             with open(script, "w", encoding="utf-8") as file:
                 file.write(_script(self.directory, script, self.kind, self.arguments))
             self._chown(script)
+            asked = time.monotonic()
             self._remote_exec(script)
             started = self._wait_started(on_wait)
+            self.start_seconds = time.monotonic() - asked
             start = time.monotonic_ns()
             if started:
                 self._record_until(duration, start)
