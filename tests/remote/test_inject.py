@@ -246,3 +246,26 @@ def test_inject_needs_pid_and_cannot_read_the_gil(tmp_path):
     )
     line = one_line_error(flamespace("record", "--pid", str(os.getpid()), "--inject", "--gil", "-o", str(tmp_path / "x.folded")))
     assert "--gil reads the GIL's holder from outside the process" in line
+
+
+def test_a_pickled_recording_from_another_users_process_is_not_unpickled(tmp_path, monkeypatch):
+    """A recording with a timeline comes back pickled; from a process of another user (root attaching to it), whose
+    files could hold any pickle, it is refused rather than unpickled (marshal-only data is read)."""
+    import pickle
+
+    from flamespace.collect.raw import RawRecording
+    from flamespace.collect.remote import inject
+
+    class Process:
+        pid = os.getpid()
+
+        def alive(self) -> bool:
+            return True
+
+    recorder = InjectedRecorder(Process(), "sampler", {})  # type: ignore[arg-type]
+    recorder.directory, recorder.ended = str(tmp_path), "exited"
+    (tmp_path / "result").write_bytes(b"P" + pickle.dumps(RawRecording("sampler", {("a",): 1}, 0, 1)))
+    assert recorder._collect().totals == {("a",): 1}  # this user's process: read
+    monkeypatch.setattr(InjectedRecorder, "_foreign", lambda self: True)
+    with pytest.raises(inject.InjectError, match="belongs to another user"):
+        recorder._collect()

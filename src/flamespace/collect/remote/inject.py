@@ -212,6 +212,12 @@ class InjectedRecorder:
         while time.monotonic() - begin < RESULT_TIMEOUT:
             data = self._file("result")
             if data is not None:
+                if data[:1] != b"M" and self._foreign():
+                    raise InjectError(
+                        f"process {self.process.pid} belongs to another user and handed over a recording with a "
+                        f"timeline, which is read by unpickling: not done for another user's process (write a flame "
+                        f"graph format, or record as that user)"
+                    )
                 raw = raw_module.loads(data)
                 raw.pid, raw.argv = self.process.pid, tuple(command_line(self.process.pid))
                 self._leave_out_own(raw)
@@ -231,6 +237,13 @@ class InjectedRecorder:
         blocks the script allocated (a memory mode starts while the script is on the main thread's stack).
         Their frames name :data:`INJECTED_FILE`."""
         raw.totals = {stack: value for stack, value in raw.totals.items() if not any(INJECTED_MARK in frame for frame in stack)}
+
+    def _foreign(self) -> bool:
+        """Whether the target runs as another user than this process (its files are then not trusted to unpickle)."""
+        try:
+            return os.stat(f"/proc/{self.process.pid}").st_uid != os.geteuid()
+        except OSError:
+            return True
 
     def _file(self, name: str) -> bytes | None:
         try:
