@@ -269,3 +269,27 @@ def test_a_pickled_recording_from_another_users_process_is_not_unpickled(tmp_pat
     monkeypatch.setattr(InjectedRecorder, "_foreign", lambda self: True)
     with pytest.raises(inject.InjectError, match="belongs to another user"):
         recorder._collect()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root, to own files as another user")
+def test_the_request_runs_as_root_only_through_an_interpreter_no_other_user_could_change(tmp_path):
+    """Root attaching to another user's process runs that process's interpreter to make the request: as root only
+    when the binary is root's and writable by nobody else, else as the target's user (no privilege to gain)."""
+    from flamespace.collect.remote.inject import helper_identity
+
+    nobody = 65534
+    sleeper = subprocess.Popen(["sleep", "30"], user=nobody, group=nobody)
+    try:
+        trusted = tmp_path / "trusted"
+        trusted.write_bytes(b"")
+        trusted.chmod(0o755)
+        assert helper_identity(sleeper.pid, str(trusted)) is None
+        trusted.chmod(0o777)
+        assert helper_identity(sleeper.pid, str(trusted)) == (nobody, nobody)
+        os.chown(trusted, nobody, nobody)
+        trusted.chmod(0o755)
+        assert helper_identity(sleeper.pid, str(trusted)) == (nobody, nobody)
+        assert helper_identity(os.getpid(), str(trusted)) is None  # root's own process: as root
+    finally:
+        sleeper.kill()
+        sleeper.wait()

@@ -138,10 +138,12 @@ class InjectedRecorder:
     def _remote_exec(self, script: str) -> None:
         pid = self.process.pid
         executable = _executable(pid)
+        identity = helper_identity(pid, executable)
         environment = dict(os.environ)
         library_path = _environment_of(pid).get("LD_LIBRARY_PATH")
-        if library_path:
-            environment["LD_LIBRARY_PATH"] = library_path
+        if library_path and (identity is not None or not self._foreign()):
+            environment["LD_LIBRARY_PATH"] = library_path  # never the other user's libraries into a process of ours
+        user = {} if identity is None else {"user": identity[0], "group": identity[1]}
         try:
             done = subprocess.run(
                 [executable, "-I", "-S", "-c", _REMOTE_EXEC, str(pid), script],
@@ -149,6 +151,7 @@ class InjectedRecorder:
                 text=True,
                 timeout=60,
                 env=environment,
+                **user,  # type: ignore[call-overload]  # user=, group=: Python 3.9+
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise NotStarted(f"cannot run process {pid}'s interpreter ({executable}) to inject flamespace: {exc}") from None
@@ -280,6 +283,24 @@ class InjectedRecorder:
 
     def describe(self) -> str:
         return " ".join(command_line(self.process.pid)) or str(self.process.pid)
+
+
+def helper_identity(pid: int, executable: str) -> tuple[int, int] | None:
+    """The (uid, gid) to run the target's interpreter as, to make the request; None: as this process.
+
+    As root, for a process of another user, its interpreter is run as root only where that user cannot have
+    changed it (owned by root, writable by nobody else); otherwise as the target's user (who may then lack the
+    right to write into the process: ptrace_scope), never as root."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        owner = os.stat(f"/proc/{pid}")
+        binary = os.stat(executable)
+    except OSError:
+        return None
+    if owner.st_uid == 0 or (binary.st_uid == 0 and not binary.st_mode & 0o022):
+        return None
+    return owner.st_uid, owner.st_gid
 
 
 def _executable(pid: int) -> str:
