@@ -293,3 +293,24 @@ def test_the_request_runs_as_root_only_through_an_interpreter_no_other_user_coul
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+def test_the_controller_never_writes_or_reads_through_links_in_the_handed_over_directory(tmp_path):
+    """The directory belongs to the target's user once handed over: a link named 'stop' to a file of the
+    controller's is neither followed nor truncated, and a link named 'result' is not read."""
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    directory = tmp_path / "handed-over"
+    directory.mkdir()
+    (directory / "stop").symlink_to(victim)
+    (directory / "result").symlink_to(victim)
+
+    class Process:
+        pid = os.getpid()
+
+    recorder = InjectedRecorder(Process(), "sampler", {})  # type: ignore[arg-type]
+    recorder.directory = str(directory)
+    recorder._touch("stop")
+    recorder._touch("cancel")
+    assert victim.read_text() == "keep" and (directory / "cancel").exists()
+    assert recorder._file("result") is None

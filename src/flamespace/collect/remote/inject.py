@@ -102,6 +102,7 @@ class InjectedRecorder:
             with open(script, "w", encoding="utf-8") as file:
                 file.write(_script(self.directory, script, self.kind, self.arguments))
             self._chown(script)
+            self._chown(self.directory)  # only now: the target's user never had the directory empty
             asked = time.monotonic()
             self._remote_exec(script)
             started = self._wait_started(on_wait)
@@ -121,9 +122,7 @@ class InjectedRecorder:
     def _directory(self) -> str:
         import tempfile
 
-        directory = tempfile.mkdtemp(prefix="flamespace-inject-")
-        self._chown(directory)
-        return directory
+        return tempfile.mkdtemp(prefix="flamespace-inject-")
 
     def _chown(self, path: str) -> None:
         """As root, hand ``path`` to the target's user (the script must read it, the recorder write beside it)."""
@@ -209,8 +208,7 @@ class InjectedRecorder:
         from .. import raw as raw_module
 
         if self.ended != "exited":
-            with open(os.path.join(self.directory, "stop"), "wb"):
-                pass
+            self._touch("stop")
         begin = time.monotonic()
         while time.monotonic() - begin < RESULT_TIMEOUT:
             data = self._file("result")
@@ -249,11 +247,21 @@ class InjectedRecorder:
             return True
 
     def _file(self, name: str) -> bytes | None:
+        """The file ``name`` of the directory (None if absent). Never through a symbolic link: once handed to the
+        target's user, the directory holds what that user put there."""
         try:
-            with open(os.path.join(self.directory, name), "rb") as file:
-                return file.read()
+            descriptor = os.open(os.path.join(self.directory, name), os.O_RDONLY | os.O_NOFOLLOW)
         except OSError:
             return None
+        with os.fdopen(descriptor, "rb") as file:
+            return file.read()
+
+    def _touch(self, name: str) -> None:
+        """Create the empty file ``name`` (a signal to the script): never through a link, never truncating."""
+        try:
+            os.close(os.open(os.path.join(self.directory, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
+        except FileExistsError:
+            pass
 
     def _remove(self) -> None:
         import shutil
@@ -267,16 +275,14 @@ class InjectedRecorder:
             return
         if self._file("started") is not None or self._file("error") is not None or not self.process.alive():
             if self._file("started") is not None and self._file("result") is None and self.process.alive():
-                with open(os.path.join(self.directory, "stop"), "wb"):
-                    pass
+                self._touch("stop")
                 deadline = time.monotonic() + 5
                 while self._file("result") is None and self._file("error") is None and time.monotonic() < deadline:
                     time.sleep(POLL)
             self._remove()
             return
         try:
-            with open(os.path.join(self.directory, "cancel"), "wb"):
-                pass
+            self._touch("cancel")
             self._chown(os.path.join(self.directory, "cancel"))
         except OSError:
             pass
