@@ -146,6 +146,14 @@ _ATTACH_OPTIONS = (
         help="As --native, also keeping the interpreter's call machinery (PyObject_Call, *_Vectorcall, ...) and the "
         "start-up frames above the first Python frame (_start, main, Py_RunMain, start_thread).",
     ),
+    Option(
+        ("--inject",),
+        "inject",
+        "flag",
+        help="With --pid: record from inside the process, with flamespace's own recorder started in it by "
+        "sys.remote_exec (CPython 3.14+; elsewhere it records from outside and says so). --mode alloc|live and "
+        "--async with --pid always do.",
+    ),
 )
 #: The short flags record adds (py-spy's): -r for --rate, -d for --duration.
 _SHORT = {"rate": "-r", "duration": "-d"}

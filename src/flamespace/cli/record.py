@@ -42,6 +42,7 @@ def run(
     gil: bool = False,
     native: bool = False,
     native_all: bool = False,
+    inject: bool = False,
 ) -> int:
     """Profile a Python program: a script, -m MODULE or -c CODE, with its arguments.
 
@@ -59,17 +60,27 @@ def run(
         flamespace record --subprocesses -o build.folded -- tools/build.py --jobs 4
         flamespace record --thread main -o main.html -- app.py
         flamespace record --pid 12345 -d 30 -o slow.html
+        flamespace record --pid 12345 --mode alloc -d 10 -o allocations.html
     """
     from ..collect import Program, record_program
     from ..collect.launcher import RecordError  # imported here: other commands need not pay for it
 
     from ._output_format import choose, first_ending
 
+    from ._recording import MEMORY_MODES
+
+    attach_duration = duration
     if pid is not None:
-        _check_attach(command, module, code, mode, async_stacks, subprocesses)
-    elif gil or native or native_all:
+        _check_attach(
+            command, module, code, subprocesses, gil, native or native_all, inject or mode in MEMORY_MODES or async_stacks
+        )
+        if mode in MEMORY_MODES:
+            duration = None  # a memory recorder has no clock of its own: the attach ends it (-d, Ctrl-C, exit)
+    elif gil or native or native_all or inject:
         from ..errors import ArgumentError
 
+        if inject:
+            raise ArgumentError("--inject applies to --pid: a program flamespace starts is recorded from inside anyway")
         flag = "--gil" if gil else ("--native" if native else "--native-all")
         raise ArgumentError(
             f"{flag} applies to --pid (a process read from outside); it is not available for a program record starts"
@@ -104,6 +115,8 @@ def run(
                 quiet,
                 gil,
                 "all" if native_all else ("yes" if native else None),
+                inject,
+                attach_duration,
             )
         else:
             described = target.describe()
@@ -139,20 +152,19 @@ def run(
 
 
 def _check_attach(
-    command: tuple[str, ...], module: str | None, code: str | None, mode: str, async_stacks: bool, subprocesses: bool
+    command: tuple[str, ...], module: str | None, code: str | None, subprocesses: bool, gil: bool, native: bool, inside: bool
 ) -> None:
-    """--pid records a process that runs already: no program to start, and only what can be read from outside."""
+    """--pid records a process that runs already: no program to start; ``inside``: from inside it (--inject, the
+    memory modes, --async), where neither the GIL nor native frames are read (both are read from outside)."""
     from ..errors import ArgumentError
-
-    from ._recording import MEMORY_MODES
 
     if command or module is not None or code is not None:
         raise ArgumentError("--pid records a process that runs already: give no program (script, -m or -c) with it")
-    if mode in MEMORY_MODES:
-        raise ArgumentError(f"--mode {mode} records allocations from inside the program; with --pid use wall or cpu")
-    for given, flag in ((async_stacks, "--async"), (subprocesses, "--subprocesses")):
-        if given:
-            raise ArgumentError(f"{flag} is not available with --pid yet (docs/attach.md, 'Limits')")
+    if subprocesses:
+        raise ArgumentError("--subprocesses is not available with --pid yet (docs/attach.md, 'Limits')")
+    for given, flag in ((gil, "--gil reads the GIL's holder"), (native, "--native reads C frames")):
+        if given and inside:
+            raise ArgumentError(f"{flag} from outside the process: leave out --inject, --mode alloc|live and --async")
 
 
 def _check_thread(mode: str, output_format: str) -> None:

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
         sample,
         speedscope,
         stap,
+        tachyon,
+        tachyon_jsonl,
         vsprof,
         vtune,
         xctrace,
@@ -45,6 +47,8 @@ if TYPE_CHECKING:
     from .protocol import ChartWriter, FormatModule, FormatWriter
 
     _flamespace_json: ChartWriter[flamespace_json.ReadOptions, flamespace_json.WriteOptions] = flamespace_json
+    _tachyon: FormatModule[tachyon.ReadOptions] = tachyon
+    _tachyon_jsonl: FormatModule[tachyon_jsonl.ReadOptions] = tachyon_jsonl
     _speedscope: ChartWriter[speedscope.ReadOptions, speedscope.WriteOptions] = speedscope
     _gecko: ChartWriter[gecko.ReadOptions, gecko.WriteOptions] = gecko
     _chrome: ChartWriter[chrome.ReadOptions, chrome.WriteOptions] = chrome

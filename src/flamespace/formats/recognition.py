@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 #: first needed, so reading a folded file does not import speedscope (and json).
 ORDER = (
     "flamespace-json",
+    "tachyon",
+    "tachyon-jsonl",
     "speedscope",
     "gecko",
     "chrome",
@@ -64,6 +66,8 @@ PRECHECKS: dict[str, tuple[Callable[[bytes], bool], str] | Callable[[bytes], boo
     "flamespace-json": lambda head: (
         head.lstrip()[:1] in (b"", b"{") and (b'"flamespace"' in head[:256] or len(head.lstrip()) < 32)
     ),
+    "tachyon": (lambda head: head[:4] in (b"HCAT", b"TACH"), "does not start with Tachyon's magic (HCAT or TACH)"),
+    "tachyon-jsonl": (lambda head: head.lstrip()[:9] == b'{"type":"' and _has(b'"run_id"', head), "no Tachyon meta record first"),
     "speedscope": (lambda head: head.lstrip()[:1] in (b"", b"{"), "does not start with '{'"),
     "perf-sched": (
         lambda head: _has(b"sched:sched_stat_", head) or _has(b"sched:sched_switch:", head),
