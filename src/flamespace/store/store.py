@@ -76,8 +76,13 @@ ROW_GROUP = 128 * 1024
 PART_FACTS = 8 * 1024 * 1024
 #: How long gc keeps the parts it replaced, for readers that took the old manifest.
 RETIRED_GRACE = timedelta(hours=1)
-#: The columns of the profiles table, in order (labels of their own, then the rest).
-PROFILE_COLUMNS = ("id", "hash", "source", "time", "added") + COLUMNS + ("labels", "total", "stacks", "integral")
+#: The columns of the profiles table, in order (labels of their own, then the rest). ``time`` and
+#: ``time_end`` are the window a profile covers (a continuous profiler's 10 s): from its ``time`` and
+#: ``time_end`` labels, else when it was added; a part written before ``time_end`` existed has no such
+#: column, and its profiles read as windows of no length (:data:`_PROFILES_VIEW`; gc writes the column).
+PROFILE_COLUMNS = ("id", "hash", "source", "time", "added") + COLUMNS + ("labels", "total", "stacks", "integral", "time_end")
+#: The labels a profile's window is read from (ISO date-times, UTC unless they say).
+TIME_LABEL, TIME_END_LABEL = "time", "time_end"
 
 
 def open_store(path: str | None = None) -> Store:
@@ -491,7 +496,7 @@ class Store:
 
         _, pa, pq = modules()
         folder = os.path.join(self.path, "parts", part["name"])
-        tables = {kind: pq.read_table(os.path.join(folder, f"{kind}.parquet")).cast(schema(kind)) for kind in KINDS}
+        tables = {kind: conform(pq.read_table(os.path.join(folder, f"{kind}.parquet")), kind) for kind in KINDS}
 
         def renumber(column: Any) -> Any:
             ids = np.asarray(column.to_numpy(), np.int64)
@@ -540,6 +545,14 @@ class Store:
                     deleted += 1
         manifest["retired"] = keep
         return deleted
+
+
+#: The profiles of every part, whatever schema it was written with: a part older than the
+#: ``time_end`` column (added for windows) reads as windows of no length (ending at ``time``).
+_PROFILES_VIEW = (
+    "CREATE VIEW profiles AS SELECT * REPLACE (coalesce(time_end, time) AS time_end) "
+    "FROM (SELECT * FROM {source} UNION ALL BY NAME SELECT * FROM {empty})"
+)
 
 
 class Snapshot:
@@ -656,9 +669,12 @@ class Snapshot:
             db.register(f"empty_{kind}", schema(kind).empty_table())
         for kind in ("profiles", "frames", "stacks"):
             files = self.part_files(kind)
-            source = (
-                f"read_parquet({_sql_list(files)}, filename = true)" if files else f"(SELECT *, '' AS filename FROM empty_{kind})"
-            )
+            empty = f"(SELECT *, '' AS filename FROM empty_{kind})"
+            if kind == "profiles":  # parts of every schema the store had (union_by_name): missing columns are NULL
+                source = f"read_parquet({_sql_list(files)}, filename = true, union_by_name = true)" if files else empty
+                db.execute(_PROFILES_VIEW.format(source=source, empty=empty))
+                continue
+            source = f"read_parquet({_sql_list(files)}, filename = true)" if files else empty
             db.execute(f"CREATE VIEW {kind} AS SELECT * FROM {source}")
         self._db = db
         return db
@@ -1146,12 +1162,7 @@ def _profile_row(
     integral: bool,
 ) -> None:
     """One profile's row of the profiles table; ``labels`` all of its labels, ``stored`` them as text."""
-    when = added_at
-    if labels.get("time"):
-        try:
-            when = parse_time(labels["time"])
-        except ValueError:
-            pass
+    when = _label_time(labels, TIME_LABEL, added_at)
     column = {
         "commit": labels.get("commit"),
         "branch": labels.get("branch"),
@@ -1173,12 +1184,31 @@ def _profile_row(
         "total": float(numbers.sum()),
         "stacks": len(numbers),
         "integral": integral,
+        "time_end": max(when, _label_time(labels, TIME_END_LABEL, when)),
     }
     for name in PROFILE_COLUMNS:
         rows[name].append(values[name])
 
 
+def _label_time(labels: Mapping[str, str], key: str, default: datetime) -> datetime:
+    """The time a label gives (an ISO date-time), or ``default`` when it is absent or no time."""
+    if labels.get(key):
+        try:
+            return parse_time(labels[key])
+        except ValueError:
+            pass
+    return default
+
+
 # -- files
+
+
+def conform(table: Any, kind: str) -> Any:
+    """A table read from a part of any age, with the schema this version writes: a profiles table
+    older than ``time_end`` gets it (its ``time``: a window of no length, as :data:`_PROFILES_VIEW` reads it)."""
+    if kind == "profiles" and "time_end" not in table.column_names:
+        table = table.append_column("time_end", table.column("time"))
+    return table.cast(schema(kind))
 
 
 def schema(kind: str) -> Any:
@@ -1190,6 +1220,7 @@ def schema(kind: str) -> Any:
             [("id", pa.int32()), ("hash", text), ("source", text), ("time", pa.timestamp("us")), ("added", pa.timestamp("us"))]
             + [(c, text) for c in COLUMNS]
             + [("labels", text), ("total", pa.float64()), ("stacks", pa.int32()), ("integral", pa.bool_())]
+            + [("time_end", pa.timestamp("us"))]
         )
     if kind == "frames":
         return pa.schema([("id", pa.int32()), ("name", text)])
