@@ -82,8 +82,6 @@ def test_a_store_of_old_parts_only_reads(tmp_path, monkeypatch):
 
 
 def test_conform_gives_an_old_profiles_table_its_window(tmp_path, monkeypatch):
-    import pyarrow as pa
-
     with monkeypatch.context() as patched:
         written_before_windows(patched)
         old = module.schema("profiles").empty_table()
