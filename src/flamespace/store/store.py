@@ -740,6 +740,21 @@ class Snapshot:
             row["labels"] = json.loads(row["labels"])
         return rows
 
+    def label_names(self, ids: Sequence[int]) -> list[str]:
+        """The label keys the profiles ``ids`` carry, sorted (one query of the labels' JSON)."""
+        self._register_ids(ids)
+        query = "SELECT DISTINCT unnest(json_keys(labels)) AS k FROM profiles SEMI JOIN selected USING (id) ORDER BY k"
+        return [row[0] for row in self.database().execute(query).fetchall()]
+
+    def label_values(self, ids: Sequence[int], key: str) -> list[str]:
+        """The values of the label ``key`` among the profiles ``ids``, sorted (``key`` a bound parameter)."""
+        self._register_ids(ids)
+        query = (
+            "SELECT DISTINCT json_extract_string(labels, ?) AS v FROM profiles SEMI JOIN selected USING (id) "
+            "WHERE v IS NOT NULL ORDER BY v"
+        )
+        return [row[0] for row in self.database().execute(query, [_json_path(key)]).fetchall()]
+
     def metadata(self, row: Mapping[str, Any]) -> Metadata:
         """The metadata of a stored profile (a row of :meth:`profiles`): unit, metric, every label."""
         return Metadata(unit=row["unit"], metric=row["metric"], labels=row["labels"])

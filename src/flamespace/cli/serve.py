@@ -1,0 +1,56 @@
+"""flamespace serve: a continuous-profiling server over the store (Pyroscope's ingest, a JSON query API)."""
+
+from __future__ import annotations
+
+from ..workflows.serve import HOST, MAX_BODY, MAX_DECOMPRESSED, PORT
+from ._options import Command, Option
+from .store import STORE_OPTION
+
+
+def run(store: str | None, host: str, port: int, max_body: int) -> None:
+    """Serve the profile store over HTTP: agents push profiles into it, and a JSON API queries it.
+
+    Takes Pyroscope's push API (POST /push.v1.PusherService/Push: what the pyroscope-io
+    client sends) and its older POST /ingest (pprof, folded); each pushed profile is stored as
+    a window (its time range) with its labels, and acknowledged once it is on disk. The query
+    API (GET /api/v1/labels, /windows, /merge, /compare, /history; described at /openapi.json)
+    answers with the store's selectors and the same statistics as compare and history.
+    Ctrl-C or SIGTERM stops it: requests under way finish and every accepted push is kept.
+    Needs the extra: pip install 'flamespace[serve]'.
+
+    \b
+    Examples:
+        flamespace serve --store /var/lib/flamespace --port 4040
+        # a Python service: pyroscope.configure(application_name="api", server_address="http://127.0.0.1:4040")
+        curl 'http://127.0.0.1:4040/api/v1/merge?selector=service_name=api&from=now-1h&format=folded'
+    """
+    from ..workflows.serve import check_installed, serve
+    from ..store import resolve
+    from ._report import warn
+
+    check_installed()
+    warn(f"flamespace serve: the store {resolve(store)} on http://{host}:{port} (Ctrl-C stops)")
+    serve(store, host, port, max_body << 20)
+    warn("flamespace serve: stopped; every accepted push is stored")
+
+
+SPEC = Command(
+    "serve",
+    run,
+    [],
+    [
+        STORE_OPTION,
+        Option(("--host",), "host", "str", HOST, show_default=True, help="The address to listen on (0.0.0.0: every interface)."),
+        Option(("--port",), "port", "int", PORT, minimum=0, maximum=65535, show_default=True, help="The port to listen on."),
+        Option(
+            ("--max-body",),
+            "max_body",
+            "int",
+            MAX_BODY >> 20,
+            minimum=1,
+            metavar="MB",
+            show_default=True,
+            help=f"The largest request body taken, in MiB as sent (a gzipped body may decompress to {MAX_DECOMPRESSED >> 20} MiB at most).",
+        ),
+    ],
+)

@@ -1,0 +1,106 @@
+"""The server's one writer: pushes that arrive together are stored by one ``Store.add`` (group commit).
+
+Why: every ``Store.add`` writes a part (four Parquet files and their mirror, synced) and replaces
+the manifest under the store's lock; one a push would cap ingest at what the disk syncs per
+second, and leave a part a window. The writer thread takes every push waiting when it is free and
+stores them in one part, then answers each: a push is acknowledged only once its part is in the
+manifest (durable: synced, renamed, the directory synced), so a stop or a crash after the answer
+loses nothing. A push whose batch could not be written gets the error, and nothing of it is stored.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from concurrent.futures import Future
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ...store import Store
+    from .ingest import Pushed
+
+#: Profiles stored by one ``Store.add`` at most (the rest wait for the next).
+BATCH = 256
+
+
+class Writer:
+    """A thread that stores what :meth:`submit` hands it, in batches; :meth:`close` stores what is
+    queued, then stops."""
+
+    def __init__(self, store: Store, batch: int = BATCH) -> None:
+        self.store = store
+        self.batch = batch
+        self._queue: queue.Queue[tuple[Sequence[Pushed], Future[list[int]]] | None] = queue.Queue()
+        self._closed = False
+        self._lock = threading.Lock()
+        self.batches = 0  # how many Store.add calls: pushes per batch = pushes / batches
+        self._thread = threading.Thread(target=self._run, name="flamespace-serve-writer", daemon=True)
+        self._thread.start()
+
+    def submit(self, pushed: Sequence[Pushed]) -> Future[list[int]]:
+        """Queue a push's profiles; the future gives their store ids once they are durably stored."""
+        future: Future[list[int]] = Future()
+        with self._lock:
+            if self._closed:
+                future.set_exception(RuntimeError("the server is stopping: the push was not stored"))
+                return future
+            self._queue.put((pushed, future))
+        return future
+
+    def close(self) -> None:
+        """Store everything queued, then stop the thread."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._queue.put(None)
+        self._thread.join()
+
+    def _run(self) -> None:
+        stopping = False
+        while not stopping:
+            first = self._queue.get()
+            if first is None:
+                break
+            waiting = [first]
+            count = len(first[0])
+            while count < self.batch:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    stopping = True  # store what came before the stop, then end
+                    break
+                waiting.append(more)
+                count += len(more[0])
+            self._store(waiting)
+
+    def _store(self, waiting: list[tuple[Sequence[Pushed], Future[list[int]]]]) -> None:
+        items = []
+        for n, (pushed, _) in enumerate(waiting):
+            for k, one in enumerate(pushed):
+                graph = one.graph.with_metadata(labels={**one.graph.metadata.labels, **one.labels})  # the push's win
+                items.append((graph, f"push-{self.batches}-{n}-{k}:{one.source}"))
+        try:
+            result = self.store.add(items)
+        except BaseException as exc:  # noqa: BLE001  # every push of the batch learns it was not stored
+            for _, future in waiting:
+                future.set_exception(exc)
+            if not isinstance(exc, Exception):
+                raise
+            return
+        finally:
+            self.batches += 1
+        again = dict(result.duplicates)
+        added = iter(result.added)
+        position = 0
+        for pushed, future in waiting:
+            ids = []
+            for _ in pushed:
+                source = items[position][1]
+                ids.append(again[source] if source in again else next(added))
+                position += 1
+            future.set_result(ids)
