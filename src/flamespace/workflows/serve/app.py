@@ -177,9 +177,18 @@ def gunzip(body: bytes, limit: int) -> bytes:
     return out
 
 
+class NotStored(Exception):
+    """A push the writer could not store (the server is stopping, a full disk): nothing of it is stored."""
+
+
 async def _store(server: Server, pushed: list[Any]) -> list[int]:
     """Hand the profiles to the writer and wait until they are durably stored; their ids."""
-    return await asyncio.wrap_future(server.writer.submit(pushed))
+    from ...errors import FlamespaceError
+
+    try:
+        return await asyncio.wrap_future(server.writer.submit(pushed))
+    except (OSError, RuntimeError, FlamespaceError) as exc:
+        raise NotStored(f"the push was not stored: {exc}") from None
 
 
 def _multipart_field(body: bytes, content_type: str, field: str) -> bytes | None:
@@ -213,7 +222,7 @@ async def push(server: Server, request: Request) -> Response:
     except IngestError as exc:
         code = {413: "resource_exhausted", 415: "invalid_argument"}.get(exc.status, "invalid_argument")
         return _json({"code": code, "message": str(exc)}, exc.status)
-    except RuntimeError as exc:  # the server is stopping
+    except NotStored as exc:
         return _json({"code": "unavailable", "message": str(exc)}, 503)
     if content_type.split(";")[0].strip().lower() == "application/json":
         return Response(b"{}", media_type="application/json")
@@ -234,7 +243,7 @@ async def ingest(server: Server, request: Request) -> Response:
         ids = await _store(server, [one])
     except IngestError as exc:
         return _error(exc.status, str(exc), exc.parameter)
-    except RuntimeError as exc:
+    except NotStored as exc:
         return _error(503, str(exc))
     return _json({"stored": ids})
 
