@@ -15,7 +15,7 @@ pytest.importorskip("duckdb")
 from starlette.testclient import TestClient  # noqa: E402
 
 from flamespace.core.vector import FlameGraph  # noqa: E402
-from flamespace.formats import flamespace_json, folded, pprof  # noqa: E402
+from flamespace.formats import flamespace_json, folded  # noqa: E402
 from flamespace.store import open_store  # noqa: E402
 from flamespace.workflows.serve import API, PUSH_PATH, create_app  # noqa: E402
 from flamespace.workflows.serve.openapi import document  # noqa: E402
