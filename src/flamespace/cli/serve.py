@@ -30,8 +30,11 @@ def run(store: str | None, host: str, port: int, max_body: int) -> None:
 
     check_installed()
     warn(f"flamespace serve: the store {resolve(store)} on http://{host}:{port} (Ctrl-C stops)")
-    serve(store, host, port, max_body << 20)
-    warn("flamespace serve: stopped; every accepted push is stored")
+    import signal
+
+    stopped_by = serve(store, host, port, max_body << 20)
+    why = f" by {signal.Signals(stopped_by).name}" if stopped_by else ""
+    warn(f"flamespace serve: stopped{why}; every accepted push is stored")
 
 
 SPEC = Command(

@@ -60,13 +60,34 @@ def create_app(store: str | None = None, max_body: int | None = None) -> Any:
     return make(resolve(store), max_body or MAX_BODY)
 
 
-def serve(store: str | None = None, host: str = HOST, port: int = PORT, max_body: int | None = None) -> None:
+def serve(store: str | None = None, host: str = HOST, port: int = PORT, max_body: int | None = None) -> int | None:
     """Serve until Ctrl-C or SIGTERM: then stop taking connections, let the requests under way
-    finish (up to :data:`GRACE_SECONDS`), store every push already accepted, and return."""
+    finish (up to :data:`GRACE_SECONDS`), store every push already accepted, and return the
+    signal that stopped it (None if it stopped otherwise). A second Ctrl-C ends the requests under way."""
     import uvicorn
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, but a stop signal it has handled is not raised again once it has
+        stopped (uvicorn does, so that the process dies by it): the stop was asked for and done."""
+
+        stopped_by: int | None = None
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            super().handle_exit(sig, frame)
+            self.stopped_by = self.stopped_by or sig
+            captured = getattr(self, "_captured_signals", None)
+            if isinstance(captured, list):
+                captured.clear()
 
     app = create_app(store, max_body)
     config = uvicorn.Config(
         app, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=GRACE_SECONDS, access_log=False
     )
-    uvicorn.Server(config).run()
+    server = Server(config)
+    try:
+        server.run()
+    except SystemExit:  # uvicorn exits when it cannot listen (it logged why)
+        server.started = False
+    if not server.started:
+        raise ServeError(f"could not listen on {host}:{port} (taken by another process, or not an address of this machine)")
+    return server.stopped_by
