@@ -333,6 +333,41 @@ class Store:
             self._intern = None
         return done
 
+    def compact(self, names: Sequence[str], diagnostics: Diagnostics | None = None, now: datetime | None = None) -> str | None:
+        """Rewrite the parts ``names`` (consecutive in the manifest) as one part, in their place: a
+        store that takes a part a push (``flamespace serve``) stays a few parts to check and read.
+        Ids are unchanged, no profile is dropped; the replaced parts are retired (deleted by a later
+        compaction or gc after :data:`RETIRED_GRACE`). Returns the new part's name, or None when
+        there is nothing to do: a part is no longer listed, they are not consecutive, or one is
+        corrupt (gc sets it aside)."""
+        _, pa, pq = modules()
+        now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(tzinfo=None)
+        with self._locked():
+            manifest = read_manifest(self.path)
+            listed = [p["name"] for p in manifest["parts"]]
+            wanted = set(names)
+            where = [k for k, name in enumerate(listed) if name in wanted]
+            if len(where) < 2 or len(where) != len(wanted) or where[-1] - where[0] + 1 != len(where):
+                return None
+            chosen = manifest["parts"][where[0] : where[-1] + 1]
+            snapshot = Snapshot(self.path, dict(manifest, parts=chosen), diagnostics)
+            snapshot.verify_all()
+            if snapshot.corrupt:
+                return None
+            con = snapshot.connection()
+            ids = [row[0] for row in con.execute("SELECT id FROM profiles ORDER BY id").fetchall()]
+            counters = {k: int(manifest[f"next_{k}"]) for k in COUNTERS}
+            meta = _part_meta(manifest, uuid.uuid4().hex, counters, [p["name"] for p in chosen])
+            name = f"{time.strftime('%Y%m%d%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:12]}-compact"
+            with _naming(os.path.join(self.path, "tmp", name)):
+                entry = self._compact_part(con, os.path.join(self.path, "tmp", name), name, 0, ids, pa, pq, meta)
+            manifest["parts"][where[0] : where[-1] + 1] = [entry]
+            retired = list(manifest.get("retired", [])) + [{"name": p["name"], "since": now.isoformat()} for p in chosen]
+            self._sweep(manifest, retired, now)
+            write_manifest(self.path, manifest)
+            self._intern = None  # its parts are renamed: read again
+        return name
+
     def _collect(
         self,
         manifest: dict[str, Any],

@@ -16,6 +16,7 @@ from concurrent.futures import Future
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
     from collections.abc import Sequence
 
     from ...store import Store
@@ -23,15 +24,20 @@ if TYPE_CHECKING:
 
 #: Profiles stored by one ``Store.add`` at most (the rest wait for the next).
 BATCH = 256
+#: When this many parts of one size tier end the manifest, they are compacted into one
+#: (:meth:`Store.compact`, :meth:`Writer._compact`): a query checks and reads a few parts, not one a push.
+COMPACT_AFTER = 16
 
 
 class Writer:
     """A thread that stores what :meth:`submit` hands it, in batches; :meth:`close` stores what is
     queued, then stops."""
 
-    def __init__(self, store: Store, batch: int = BATCH) -> None:
+    def __init__(self, store: Store, batch: int = BATCH, compact_after: int = COMPACT_AFTER) -> None:
         self.store = store
         self.batch = batch
+        self.compact_after = compact_after
+        self.compactions = 0
         self._queue: queue.Queue[tuple[Sequence[Pushed], Future[list[int]]] | None] = queue.Queue()
         self._closed = False
         self._lock = threading.Lock()
@@ -77,6 +83,7 @@ class Writer:
                 waiting.append(more)
                 count += len(more[0])
             self._store(waiting)
+            self._compact()
 
     def _store(self, waiting: list[tuple[Sequence[Pushed], Future[list[int]]]]) -> None:
         items = []
@@ -104,3 +111,30 @@ class Writer:
                 ids.append(again[source] if source in again else next(added))
                 position += 1
             future.set_result(ids)
+
+    def _compact(self) -> None:
+        """Size-tiered compaction: once :attr:`compact_after` parts at the end of the manifest are each
+        smaller than ``compact_after`` times the newest part (a batch), they become one; else the same
+        with ``compact_after`` times that bound (the tier above), and so on. A fact is rewritten about
+        once a tier, and a store of n batches keeps about ``compact_after`` parts a tier, log(n) tiers.
+        A failure is no push's: it is left for a later batch (or ``flamespace store gc``)."""
+        from ...store.store import PART_FACTS, read_manifest
+
+        try:
+            parts = read_manifest(self.store.path)["parts"]
+            if len(parts) < self.compact_after:
+                return
+            limit = max(int(parts[-1]["facts"]), 1) * self.compact_after
+            while limit <= PART_FACTS * self.compact_after:
+                tail: list[dict[str, Any]] = []
+                for part in reversed(parts):
+                    if part["facts"] >= limit or sum(p["facts"] for p in tail) + part["facts"] > PART_FACTS:
+                        break
+                    tail.append(part)
+                if len(tail) >= self.compact_after:
+                    if self.store.compact([p["name"] for p in reversed(tail)]):
+                        self.compactions += 1
+                    return
+                limit *= self.compact_after
+        except (OSError, ValueError, RuntimeError):
+            return
