@@ -182,3 +182,18 @@ def test_a_taken_port_is_a_one_line_error(tmp_path):
         )
     assert done.returncode == 1
     assert f"could not listen on 127.0.0.1:{port}" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_ingest_by_hand_into_the_real_server(served, tmp_path):
+    """/ingest, which pyroscope-io 1.x does not use (it pushes), as older agents send it."""
+    query = urllib.parse.urlencode({"name": "legacy{host=h1}", "from": "1793527200", "until": "1793527210", "format": "folded"})
+    request = urllib.request.Request(f"{served.url}/ingest?{query}", data=b"main;work 7\nmain;idle 3\n", method="POST")
+    with urllib.request.urlopen(request, timeout=60) as answer:
+        assert answer.status == 200 and len(json.loads(answer.read())["stored"]) == 1
+    (window,) = served.get(f"{API}/windows", selector="service_name=legacy")["windows"]
+    assert (window["labels"]["host"], window["time"], window["time_end"], window["total"]) == (
+        "h1",
+        "2026-11-01T10:00:00",
+        "2026-11-01T10:00:10",
+        10.0,
+    )
