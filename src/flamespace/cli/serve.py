@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from ..workflows.serve import HOST, MAX_BODY, MAX_DECOMPRESSED, PORT
+from collections.abc import Sequence
+
+from ..workflows.serve import ALERT_EVERY, HOST, MAX_BODY, MAX_DECOMPRESSED, PORT
 from ._options import Command, Option
 from .store import STORE_OPTION
 
 
-def run(store: str | None, host: str, port: int, max_body: int) -> None:
+def run(
+    store: str | None, host: str, port: int, max_body: int, watch: Sequence[str], alert_webhook: str | None, alert_every: float
+) -> None:
     """Serve the profile store over HTTP: agents push profiles into it, and a JSON API queries it.
 
     Takes Pyroscope's push API (POST /push.v1.PusherService/Push: what the pyroscope-io
@@ -16,6 +20,8 @@ def run(store: str | None, host: str, port: int, max_body: int) -> None:
     API (GET /api/v1/labels, /windows, /merge, /compare, /history; described at /openapi.json)
     answers with the store's selectors and the same statistics as compare and history.
     Ctrl-C or SIGTERM stops it: requests under way finish and every accepted push is kept.
+    With --watch and --alert-webhook, a change point in a watched selector's windows (history's
+    test, at family-wise α) is posted to the webhook as JSON: the stack, its size and when.
     Needs the extra: pip install 'flamespace[serve]'.
 
     \b
@@ -23,16 +29,19 @@ def run(store: str | None, host: str, port: int, max_body: int) -> None:
         flamespace serve --store /var/lib/flamespace --port 4040
         # a Python service: pyroscope.configure(application_name="api", server_address="http://127.0.0.1:4040")
         curl 'http://127.0.0.1:4040/api/v1/merge?selector=service_name=api&from=now-1h&format=folded'
+        flamespace serve --watch service_name=api --alert-webhook https://hooks.example/T0/B0
     """
     from ..workflows.serve import check_installed, serve
     from ..store import resolve
-    from ._report import warn
+    from ._report import UsageError, warn
 
     check_installed()
+    if bool(watch) != bool(alert_webhook):
+        raise UsageError("--watch and --alert-webhook go together: which selectors to watch, and where to post")
     warn(f"flamespace serve: the store {resolve(store)} on http://{host}:{port} (Ctrl-C stops)")
     import signal
 
-    stopped_by = serve(store, host, port, max_body << 20)
+    stopped_by = serve(store, host, port, max_body << 20, watch, alert_webhook, alert_every)
     why = f" by {signal.Signals(stopped_by).name}" if stopped_by else ""
     warn(f"flamespace serve: stopped{why}; every accepted push is stored")
 
@@ -54,6 +63,30 @@ SPEC = Command(
             metavar="MB",
             show_default=True,
             help=f"The largest request body taken, in MiB as sent (a gzipped body may decompress to {MAX_DECOMPRESSED >> 20} MiB at most).",
+        ),
+        Option(
+            ("--watch",),
+            "watch",
+            "multiple",
+            metavar="SELECTOR",
+            help="Watch these windows (a selector, e.g. service_name=api) for change points; repeat for more. "
+            "Needs --alert-webhook.",
+        ),
+        Option(
+            ("--alert-webhook",),
+            "alert_webhook",
+            metavar="URL",
+            help="Where a change point of a watched selector is posted (JSON).",
+        ),
+        Option(
+            ("--alert-every",),
+            "alert_every",
+            "float",
+            ALERT_EVERY,
+            minimum=1,
+            metavar="SECONDS",
+            show_default=True,
+            help="How often the watched selectors are checked (history over their latest hour of windows).",
         ),
     ],
 )

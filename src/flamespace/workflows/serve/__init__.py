@@ -17,6 +17,7 @@ from ...errors import FlamespaceError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+    from collections.abc import Sequence
 
 #: What to install for the server.
 EXTRA = "flamespace[serve]"
@@ -31,6 +32,8 @@ API = "/api/v1"
 MAX_BODY = 16 << 20
 #: The most a gzipped body may decompress to.
 MAX_DECOMPRESSED = 256 << 20
+#: How often the watched selectors are checked for alerts, in seconds.
+ALERT_EVERY = 60.0
 #: How long a stop waits for requests under way (their pushes are stored) before it ends them.
 GRACE_SECONDS = 30
 
@@ -51,19 +54,44 @@ def check_installed() -> None:
     modules()
 
 
-def create_app(store: str | None = None, max_body: int | None = None) -> Any:
-    """The ASGI application (Starlette) serving the store at ``store`` (default: $FLAMESPACE_STORE, else .flamespace/store)."""
-    from ...store import resolve
+def create_app(
+    store: str | None = None,
+    max_body: int | None = None,
+    watch: Sequence[str] = (),
+    alert_webhook: str | None = None,
+    alert_every: float | None = None,
+) -> Any:
+    """The ASGI application (Starlette) serving the store at ``store`` (default: $FLAMESPACE_STORE,
+    else .flamespace/store). With ``watch`` (selectors) and ``alert_webhook`` (a URL), a change point
+    of a watched stack is posted there (:mod:`.alerts`), checked every ``alert_every`` seconds."""
+    from ...errors import ArgumentError
+    from ...store import open_store, resolve
     from .app import create_app as make
 
     check_installed()
-    return make(resolve(store), max_body or MAX_BODY)
+    watcher = None
+    if bool(watch) != bool(alert_webhook):
+        raise ArgumentError("--watch and --alert-webhook go together: which selectors to watch, and where to post")
+    if watch and alert_webhook:
+        from .alerts import Watcher
+
+        watcher = Watcher(open_store(resolve(store)), watch, alert_webhook, alert_every or ALERT_EVERY)
+    return make(resolve(store), max_body or MAX_BODY, watcher)
 
 
-def serve(store: str | None = None, host: str = HOST, port: int = PORT, max_body: int | None = None) -> int | None:
+def serve(
+    store: str | None = None,
+    host: str = HOST,
+    port: int = PORT,
+    max_body: int | None = None,
+    watch: Sequence[str] = (),
+    alert_webhook: str | None = None,
+    alert_every: float | None = None,
+) -> int | None:
     """Serve until Ctrl-C or SIGTERM: then stop taking connections, let the requests under way
     finish (up to :data:`GRACE_SECONDS`), store every push already accepted, and return the
-    signal that stopped it (None if it stopped otherwise). A second Ctrl-C ends the requests under way."""
+    signal that stopped it (None if it stopped otherwise). A second Ctrl-C ends the requests under way.
+    ``watch``, ``alert_webhook``, ``alert_every``: alerts, as :func:`create_app` takes them."""
     import uvicorn
 
     class Server(uvicorn.Server):
@@ -79,7 +107,7 @@ def serve(store: str | None = None, host: str = HOST, port: int = PORT, max_body
             if isinstance(captured, list):
                 captured.clear()
 
-    app = create_app(store, max_body)
+    app = create_app(store, max_body, watch, alert_webhook, alert_every)
     config = uvicorn.Config(
         app, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=GRACE_SECONDS, access_log=False
     )

@@ -28,18 +28,20 @@ if TYPE_CHECKING:
     from starlette.responses import Response
 
     from ...store import Snapshot, Store
+    from .alerts import Watcher
 
 
 class Server:
     """What the handlers share: the store (one :class:`Store` for queries, one for the writer, so
     their caches do not meet), the writer, and the limits."""
 
-    def __init__(self, store_path: str, max_body: int = MAX_BODY) -> None:
+    def __init__(self, store_path: str, max_body: int = MAX_BODY, watcher: Watcher | None = None) -> None:
         from ...store import open_store
 
         self.path = store_path
         self.store: Store = open_store(store_path)
         self.max_body = max_body
+        self.watcher = watcher
         self.writer: Any = None
         self._snapshot: tuple[int, Snapshot] | None = None
         self._query_lock = threading.Lock()  # a snapshot's DuckDB connection serves one query at a time
@@ -49,8 +51,12 @@ class Server:
         from .writer import Writer
 
         self.writer = Writer(open_store(self.path))
+        if self.watcher is not None:
+            self.watcher.start()
 
     def stop(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
         if self.writer is not None:
             self.writer.close()
 
@@ -70,14 +76,14 @@ class Server:
             return answer(self.snapshot())
 
 
-def create_app(store_path: str, max_body: int = MAX_BODY) -> Starlette:
-    """The ASGI application serving the store at ``store_path``."""
+def create_app(store_path: str, max_body: int = MAX_BODY, watcher: Watcher | None = None) -> Starlette:
+    """The ASGI application serving the store at ``store_path`` (``watcher``: alerts, started and stopped with it)."""
     import contextlib
 
     from starlette.applications import Starlette
     from starlette.routing import Route
 
-    server = Server(store_path, max_body)
+    server = Server(store_path, max_body, watcher)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
