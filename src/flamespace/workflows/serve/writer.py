@@ -90,7 +90,8 @@ class Writer:
         for n, (pushed, _) in enumerate(waiting):
             for k, one in enumerate(pushed):
                 graph = one.graph.with_metadata(labels={**one.graph.metadata.labels, **one.labels})  # the push's win
-                items.append((graph, f"push-{self.batches}-{n}-{k}:{one.source}"))
+                name = f"{one.labels.get('service_name', one.source)} {one.labels.get('time', '')}".strip()
+                items.append((graph, f"{name} #{self.batches}.{n}.{k}"))  # the store's source column; unique in the batch
         try:
             result = self.store.add(items)
         except BaseException as exc:  # noqa: BLE001  # every push of the batch learns it was not stored
