@@ -269,3 +269,27 @@ def test_the_openapi_document_describes_every_route(client):
     for path, methods in served["paths"].items():
         for method, operation in methods.items():
             assert operation["summary"] and operation["responses"], (path, method)
+
+
+def test_fuzzed_bodies_get_400_and_store_nothing(client, store):
+    import random
+
+    good = gzip.compress(push_proto([({"service_name": "api"}, [profile({"main;work": 30, "main;idle": 2})])]))
+    rng = random.Random(2929)
+    for _ in range(60):
+        body = bytearray(good)
+        for _ in range(rng.randint(1, 6)):
+            body[rng.randrange(len(body))] = rng.randrange(256)
+        headers = {**PROTO, "content-encoding": "gzip"} if rng.random() < 0.7 else PROTO
+        answer = client.post(PUSH_PATH, content=bytes(body), headers=headers)
+        assert answer.status_code in (200, 400), answer.text  # a flip in a label or a value can still be a push
+        if answer.status_code == 400:
+            assert answer.json()["code"] == "invalid_argument" and answer.json()["message"]
+    before = stored_count(store)
+    for _ in range(40):
+        noise = bytes(rng.randrange(256) for _ in range(rng.randint(0, 300)))
+        assert (
+            client.post("/ingest", params={"name": "api", "format": rng.choice(["pprof", "folded"])}, content=noise).status_code
+            == 400
+        )
+    assert stored_count(store) == before
