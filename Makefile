@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml tests/constraints.txt src/flamespace/collect/_alloc.c s
 	@echo "Installing flamespace and its test tools into $(VENV) (once; about 30 s)"
 	@$(PYTHON) -m venv $(VENV)
 	@$(PY) -m pip install -qq --upgrade pip
-	@$(INSTALL_WARNINGS) $(PY) -m pip install -qq -c tests/constraints.txt -e '.[test,store,cluster]'
+	@$(INSTALL_WARNINGS) $(PY) -m pip install -qq -c tests/constraints.txt -e '.[test,store,cluster,serve]'
 	@touch $(STAMP)
 
 # The demo shows the profile store too: the install above includes the store extra (DuckDB, pyarrow).

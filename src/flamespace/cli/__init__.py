@@ -33,6 +33,7 @@ SUMMARIES = {
     "plan": "Say how many runs a side `flamespace compare` needs to detect a change.",
     "record": "Profile a Python program: a script, -m MODULE or -c CODE, with its arguments.",
     "scale": "Multiply every value of INPUT (default stdin) by FACTOR.",
+    "serve": "Serve the profile store over HTTP: agents push profiles into it, and a JSON API queries it.",
     "similarity": "Print σ = 1 − ‖A − B‖ / (‖A‖ + ‖B‖) and the L1 distance ‖A − B‖.",
     "store": "Keep profiles with their labels in a store (DuckDB over Parquet) and read them back by selector.",
     "sub": "Write 'stack BEFORE_COUNT AFTER_COUNT' for every stack in either profile.",

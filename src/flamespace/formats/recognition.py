@@ -131,11 +131,12 @@ def _first_line_has_pid(head: bytes) -> bool:
 
 
 def load(name: str) -> Format:
-    """The format module named ``name`` (one of :data:`ORDER`), imported if it is not yet;
-    protocol.py checks that each such module is a ``Format``."""
+    """The format module named ``name`` (one of :data:`ORDER`), imported if it is not yet (whole, whichever
+    thread asks first); protocol.py checks that each such module is a ``Format``."""
     qualified = f"{__package__}.{name.replace('-', '_')}"  # perf-sched is formats/perf_sched.py
-    if qualified not in sys.modules:
-        __import__(qualified)
+    # Imported every time, not looked up in sys.modules first: a module another thread is still
+    # importing is there half made (a server's first reads race), and the import waits for it.
+    __import__(qualified)
     module: Format = sys.modules[qualified]
     return module
 
