@@ -327,16 +327,10 @@ def parse_share(text: str, option: str = "--min-share", maximum: float | None = 
 
 
 def summed_threads(graph: FlameGraph) -> int:
-    """How many threads' time a time profile sums (its ``threads`` header), when more than one:
-    its total is not the run's length then, since a waiting thread counts in full in wall mode
-    (0 otherwise)."""
-    from ..core.units import TIME_UNITS
+    """:func:`flamespace.core.transforms.summed_threads` (imported when asked)."""
+    from ..core.transforms import summed_threads as summed
 
-    try:
-        threads = int(graph.metadata.labels.get("threads", "0"))
-    except ValueError:
-        return 0
-    return threads if threads > 1 and graph.metadata.unit in TIME_UNITS else 0
+    return summed(graph)
 
 
 def format_value(value: Number) -> str:
