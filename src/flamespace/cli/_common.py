@@ -76,6 +76,18 @@ def pick_thread(profile: D, name: str | None, source: str) -> D:
         raise InputError(str(exc), source) from None
 
 
+def folded_library(profile: D, fold: bool) -> D:
+    """``--fold-library``: library frames folded into the program's (core/library.py; both sides of a
+    differential profile); ``profile`` itself without it."""
+    if not fold:
+        return profile
+    from ..core.transforms import fold_library
+
+    if isinstance(profile, Differential):
+        return profile.map(fold_library)  # type: ignore[return-value]
+    return fold_library(profile)  # type: ignore[type-var]  # a flame graph; read_graph and pick_thread refuse charts
+
+
 def picked_thread(
     profile: Drawable, colour: FlameGraph | None, name: str | None, files: Sequence[str]
 ) -> tuple[Drawable, FlameGraph | None]:
