@@ -54,12 +54,14 @@ FOLD_OPTION = Option(
 )
 
 
-def console_options(min_share: str, show_all: bool, thread: str | None = None) -> ConsoleOptions:
-    """The ConsoleOptions of the command line (``thread``: None lets the tree choose)."""
+def console_options(min_share: str | None, show_all: bool, thread: str | None = None) -> ConsoleOptions:
+    """The ConsoleOptions of the command line (``min_share`` None: the default; ``thread`` None lets
+    the tree choose)."""
     from ..render.console import AUTO
     from ._common import parse_share
 
-    return ConsoleOptions(min_share=parse_share(min_share, "--min-share"), show_all=show_all, thread=thread or AUTO)
+    share = _D["min_share"] if min_share is None else parse_share(min_share, "--min-share")
+    return ConsoleOptions(min_share=share, show_all=show_all, thread=thread or AUTO)
 
 
 def print_tree(graph: FlameGraph, options: ConsoleOptions, stream: IO[str], raw: bool = False) -> None:

@@ -41,7 +41,7 @@ def run(
     thread: str | None = None,
     pid: int | None = None,
     gil: bool = False,
-    min_share: str = "2%",
+    min_share: str | None = None,
     show_all: bool = False,
 ) -> int:
     """Profile a Python program: a script, -m MODULE or -c CODE, with its arguments.

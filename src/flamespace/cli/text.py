@@ -37,7 +37,7 @@ def run(
     thread: str | None = None,
     fold_library: bool = False,
     short: bool = False,
-    min_share: str = "2%",
+    min_share: str | None = None,
     show_all: bool = False,
 ) -> None:
     """Print FILES as a tree: inclusive share, name and count of every frame above --threshold.
@@ -90,7 +90,7 @@ def _short(
     skip_invalid: bool,
     input_format: str | None,
     thread: str | None,
-    min_share: str,
+    min_share: str | None,
     show_all: bool,
     raw: bool,
     output: str,

@@ -181,6 +181,9 @@ class _Nodes:
         waiting = bool(stack) and stack[-1] == IDLE_FRAME
         if waiting:
             stack = stack[:-1]
+        kept: Stack
+        into: str | None
+        via: tuple[tuple[str, ...], ...]
         if show_all:
             kept, into, via = stack, None, ()
         else:
