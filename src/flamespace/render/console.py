@@ -113,7 +113,7 @@ class ConsoleLine(Record):
 
 def others_only_waited(graph: FlameGraph, min_share: float) -> tuple[str | None, int]:
     """(the main thread's name, how many other threads there are) when ``graph`` has thread root
-    frames and every other thread's time on a CPU is below ``min_share`` of the total; else
+    frames and every other thread's time on a CPU (if any) is below ``min_share`` of the total; else
     (None, 0). Time on a CPU is a thread's time not under an ``[idle]`` leaf (all of it in a
     profile recorded without ``--idle``, where waiting cannot be told from running)."""
     kinds = root_kinds(graph)
@@ -125,7 +125,7 @@ def others_only_waited(graph: FlameGraph, min_share: float) -> tuple[str | None,
         if len(stack) > depth:
             thread = stack[depth]
             running[thread] = running.get(thread, 0) + (0 if stack[-1] == IDLE_FRAME else value)
-    if MAIN_THREAD not in running or len(running) < 2:
+    if MAIN_THREAD not in running:
         return None, 0
     limit = min_share * graph.total()
     others = [thread for thread in running if thread != MAIN_THREAD]
