@@ -70,7 +70,7 @@ def test_a_traced_cell_shows_the_viewer_and_the_tree(shell) -> None:
     assert result.success, result.error_in_exec
     [output] = outputs
     text = output["text/plain"]
-    assert "library code folded into its callers" in text.splitlines()[0]
+    assert "library code folded (--show-all)" in text.splitlines()[0]
     assert "└─ work (" in text and "parse (" in text and " in json" in text
     data = read_payload(page_of(output["text/html"]))
     assert any(name.startswith("work (") for name in data["names"])

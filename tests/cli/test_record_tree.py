@@ -53,7 +53,7 @@ def test_record_without_output_prints_the_tree_and_writes_the_profile(capsys, pr
     written = list(program.glob("profile-*.folded"))
     assert len(written) == 1 and f"wrote {written[0]}" in err
     summary, *lines = out.splitlines()
-    assert summary.startswith(tuple("0123456789")) and "library code folded into its callers (--show-all" in summary
+    assert summary.startswith(tuple("0123456789")) and "library code folded (--show-all)" in summary
     # the sleeping thread only waited: the main thread alone, with its own frames and json folded into parse
     assert "MainThread only (1 other thread only waited" in summary
     assert any("parse (prog.py:4)" in line and " in json" in line for line in lines), out

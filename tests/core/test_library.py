@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from flamespace import FlameGraph
-from flamespace.core.library import LIBRARY, LIBRARY_PRESETS, fold_stack, is_library, own_stack, package_of
+from flamespace.core.library import LIBRARY, LIBRARY_PRESETS, entry_of, fold_stack, is_library, own_stack, package_of
 from flamespace.core.transforms import fold_library
 
 OURS = "work (app.py:11)"
@@ -43,6 +43,11 @@ def test_which_frames_are_library_code(frame: str, library: bool, package: str |
         assert package_of(frame) == package
 
 
+def test_a_library_entry_is_its_package_and_function() -> None:
+    assert entry_of(JSON) == "json.loads" and entry_of(DECODE) == "json.JSONDecoder.decode"
+    assert entry_of("<frozen importlib._bootstrap>") == "importlib"
+
+
 def test_the_viewer_presets_are_the_rule() -> None:
     """The page's presets and the fold share one regex, and JavaScript reads it alike (no Python-only syntax)."""
     assert LIBRARY == "|".join(LIBRARY_PRESETS.values())
@@ -57,7 +62,7 @@ def test_the_viewer_presets_are_the_rule() -> None:
 def test_library_frames_fold_into_the_nearest_frame_of_the_program() -> None:
     folded = fold_stack(("MainThread", "<module> (app.py:1)", OURS, JSON, DECODE))
     assert folded.stack == ("MainThread", "<module> (app.py:1)", OURS)
-    assert folded.into == "json" and folded.via == ((), (), ())
+    assert folded.into == "json.loads" and folded.via == ((), (), ())  # the way into the library
 
 
 def test_a_frame_reached_through_library_code_says_which() -> None:
@@ -69,7 +74,7 @@ def test_a_frame_reached_through_library_code_says_which() -> None:
 
 def test_a_stack_of_library_code_only_keeps_its_first_frame() -> None:
     folded = fold_stack((THREADING, "Thread._bootstrap_inner (<stdlib>/threading.py:1045)", JSON))
-    assert folded.stack == (THREADING,) and folded.into == "threading"
+    assert folded.stack == (THREADING,) and folded.into == "threading.Thread._bootstrap_inner"
     assert fold_stack(()).stack == ()
     assert own_stack((FROZEN,)) == (FROZEN,)
 

@@ -43,10 +43,17 @@ def package_of(frame: str) -> str:
     return match.group(1) or match.group(2)
 
 
+def entry_of(frame: str) -> str:
+    """A library frame as the way into its package, for a label: ``json.loads``, ``pygments.highlight``."""
+    function = frame.split(" (", 1)[0] if " (" in frame else ""
+    package = package_of(frame)
+    return f"{package}.{function}" if function and not function.startswith("<") else package
+
+
 class Folded:
     """One stack with its library frames folded: ``stack`` keeps the frames the program wrote (the
-    first frame when it wrote none); ``into``: the package whose frames the leaf's time was spent in
-    (None: the leaf's own); ``via``: per kept frame, the packages of the folded frames between it
+    first frame when it wrote none); ``into``: the library function the leaf's time was spent under
+    (:func:`entry_of` of the first folded frame: ``json.loads``; None: the leaf's own); ``via``: per kept frame, the packages of the folded frames between it
     and its kept caller (empty tuple: none)."""
 
     __slots__ = ("into", "stack", "via")
@@ -60,21 +67,22 @@ def fold_stack(stack: Stack) -> Folded:
     kept: list[str] = []
     via: list[tuple[str, ...]] = []
     passed: list[str] = []  # packages of the library frames since the last kept frame
+    entry = None  # the first of them
     for frame in stack:
         if is_library(frame):
             package = package_of(frame)
             if package not in passed:
                 passed.append(package)
+            entry = entry or frame
             continue
         kept.append(frame)
         via.append(tuple(passed) if kept[:-1] else ())  # a root reached through library code: nothing above to say
-        passed = []
+        passed, entry = [], None
     if not kept:  # library code only (a pool's worker thread, interpreter start-up): its first frame stands for it
         if not stack:
             return Folded(stack, None, ())
-        rest = [package_of(frame) for frame in stack[1:]]
-        return Folded(stack[:1], rest[0] if rest else None, ((),))
-    return Folded(tuple(kept), passed[0] if passed else None, tuple(via))
+        return Folded(stack[:1], entry_of(stack[1]) if len(stack) > 1 else None, ((),))
+    return Folded(tuple(kept), entry_of(entry) if entry else None, tuple(via))
 
 
 def own_stack(stack: Stack) -> Stack:
@@ -82,4 +90,4 @@ def own_stack(stack: Stack) -> Stack:
     return fold_stack(stack).stack
 
 
-__all__ = ["LIBRARY", "LIBRARY_PRESETS", "Folded", "fold_stack", "own_stack", "is_library", "package_of"]
+__all__ = ["LIBRARY", "LIBRARY_PRESETS", "Folded", "entry_of", "fold_stack", "own_stack", "is_library", "package_of"]

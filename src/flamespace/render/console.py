@@ -6,15 +6,15 @@ says where the time went, so a line's time is always the sum of what is shown un
 
 - **library folded**: standard-library and installed-package frames (``core.library``, the
   rule the HTML viewer's presets share) are folded into the nearest frame the program wrote;
-  their time is labelled on that line (``0.21 s in json``), and a frame reached through folded
+  their time is labelled on that line (``0.21 s in json.loads``), and a frame reached through folded
   frames says which (``via _pytest, pluggy``). ``show_all`` keeps them.
 - **small calls folded**: a call below ``min_share`` of the total goes to its caller's line
   (``0.01 s in 3 smaller calls``).
 - **one thread when the others only waited**: with thread root frames (``roots: thread``), the
   main thread alone is shown when every other thread's time on a CPU (its time not under an
   ``[idle]`` leaf) is below ``min_share`` of the total; else every thread, each a root.
-- **waiting labelled**: an ``[idle]`` leaf (``record --idle``) is time its caller's line spent
-  waiting (``0.26 s waiting``).
+- **time off a CPU labelled**: an ``[idle]`` leaf (``record --idle``) is time its caller's line
+  spent waiting, or ready to run with no CPU free (``0.26 s off CPU``).
 
 Builtins (C functions) have no frame of their own in a sampled profile: their time is on the
 line that called them, which is the frame's name (``work (app.py:11)``). Nothing here prints
@@ -39,8 +39,8 @@ if TYPE_CHECKING:
     from .._types import Stack
     from ..core.vector import FlameGraph
 
-#: The label of time spent waiting (an ``[idle]`` leaf).
-WAITING = "waiting"
+#: The label of time off a CPU (an ``[idle]`` leaf): waiting, or ready to run with no CPU free.
+WAITING = "off CPU"
 #: At most this many notes of where a line's time went (the rest summed as "other").
 NOTES = 3
 #: Thread choices: "auto" (the main thread when the others only waited), "all", or a thread's name.
@@ -66,8 +66,8 @@ class ConsoleOptions(Record):
 class ConsoleRow(Record):
     """One line of the tree: ``depth`` below the top (0: a root), ``name`` (a frame), ``value``
     (inclusive), ``parts``: (label, value) of the time shown on this line rather than under it —
-    ``self`` (its own, builtins it called included), a package's name (folded library code),
-    ``waiting``, ``smaller`` (folded small calls) —, ``smaller``: how many calls that is, ``via``:
+    ``self`` (its own, builtins it called included), a library function (folded library code:
+    ``json.loads``), ``off CPU``, ``smaller`` (folded small calls) —, ``smaller``: how many calls that is, ``via``:
     the packages folded between it and its caller."""
 
     depth: int
@@ -100,7 +100,7 @@ class ConsoleTree(Record):
 @record
 class ConsoleLine(Record):
     """A line of text in parts, each (text, kind) — kind one of ``share``, ``value``, ``branch``,
-    ``function``, ``location``, ``note`` (folded time, waiting, via) or ``text`` —, and the
+    ``function``, ``location``, ``note`` (folded time, off CPU, via) or ``text`` —, and the
     line's share of the total (which a caller may colour by). ``text`` is the plain line."""
 
     parts: tuple[tuple[str, str], ...]
@@ -277,7 +277,7 @@ def console_lines(tree: ConsoleTree, raw: bool = False) -> Iterator[ConsoleLine]
 
 def _notes(row: ConsoleRow, amount: Callable[[float], str]) -> list[str]:
     """What a line says of the time on it: self (when there is more than that), folded library
-    code, waiting, smaller calls — at most :data:`NOTES` of them, the smallest of the rest summed
+    code, time off a CPU, smaller calls — at most :data:`NOTES` of them, the smallest of the rest summed
     as ``other``, so the line still adds up —; and the packages it was reached through."""
     if len(row.parts) == 1 and row.parts[0][0] == "self":
         return [f"via {', '.join(row.via)}"] if row.via else []
@@ -287,7 +287,7 @@ def _notes(row: ConsoleRow, amount: Callable[[float], str]) -> list[str]:
         if label == "self":
             notes.append(f"{amount(value)} self")
         elif label == WAITING:
-            notes.append(f"{amount(value)} waiting")
+            notes.append(f"{amount(value)} {WAITING}")
         elif label == "smaller":
             notes.append(f"{amount(value)} in {row.smaller} smaller {'call' if row.smaller == 1 else 'calls'}")
         else:
@@ -307,22 +307,21 @@ def _split(name: str) -> tuple[str, str]:
 
 
 def summary(tree: ConsoleTree) -> str:
-    """One line saying what the tree shows and what was folded, with the options that change it."""
+    """One line saying what the tree shows and what was folded, each with the option that changes it."""
     what = [f"{human(tree.total, tree.unit, name_counts=True)}{' ' + tree.metric if tree.metric else ''}"]
     if tree.threads > 1:
         what.append(f"{tree.threads} threads summed")
     if tree.thread is not None:
         if tree.waited:
             others = "1 other thread" if tree.waited == 1 else f"{tree.waited} other threads"
-            what.append(f"{tree.thread} only ({others} only waited; --thread all shows them)")
+            what.append(f"{tree.thread} only ({others} only waited: --thread all)")
         else:
             what.append(f"{tree.thread} only")
-    folded = []
     if tree.folded_library:
-        folded.append("library code folded into its callers (--show-all keeps it)")
+        what.append("library code folded (--show-all)")
     if tree.min_share:
-        folded.append(f"calls under {100 * tree.min_share:g}% folded (--min-share)")
-    return ", ".join(what) + ("; " + ", ".join(folded) if folded else "")
+        what.append(f"calls under {100 * tree.min_share:g}% folded (--min-share)")
+    return " · ".join(what)
 
 
 def console_text(graph: FlameGraph, options: ConsoleOptions | None = None, raw: bool = False) -> str:
