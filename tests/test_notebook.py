@@ -101,6 +101,17 @@ def test_memory_and_text_only(shell) -> None:
     assert shell.user_ns["allocated"].metadata.unit == "bytes"
 
 
+def test_an_exception_in_the_code_is_shown_and_the_profiler_stopped(shell) -> None:
+    import threading
+
+    before = threading.active_count()
+    outputs, _, result = run(shell, "%%flamespace --rate 200\nwork(rounds=1)\nraise ValueError('in the cell')\n")
+    assert isinstance(result.error_in_exec, ValueError) and not outputs
+    assert threading.active_count() == before  # no sampler thread left behind
+    outputs, _, result = run(shell, "%flamespace --trace work()")
+    assert result.success and len(outputs) == 1
+
+
 def test_compare_two_saved_profiles(shell) -> None:
     run(shell, "%%flamespace --trace --save one\nwork(rounds=2)\n")
     run(shell, "%%flamespace --trace --save two\nwork(rounds=8)\n")
