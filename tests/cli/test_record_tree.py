@@ -75,6 +75,13 @@ def test_show_all_keeps_library_frames_and_thread_all_shows_every_thread(capsys,
     assert any("MainThread" in line for line in roots) and len(roots) >= 2, out
 
 
+def test_thread_main_writes_and_shows_that_thread(capsys, program) -> None:
+    code, out, err = _run(capsys, "record", "--thread", "main", "--", "prog.py")
+    assert code == 0, err
+    assert " · MainThread only · " in out.splitlines()[0] and "thread MainThread only; wrote" in err
+    assert "MainThread" not in "".join(out.splitlines()[1:])  # no thread frame: the tree starts at the program
+
+
 def test_no_tree_with_an_output_or_quiet(capsys, program) -> None:
     code, out, err = _run(capsys, "record", "-o", "run.folded", "--", "prog.py")
     assert code == 0 and out == "", (out, err)

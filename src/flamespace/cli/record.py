@@ -84,7 +84,7 @@ def run(
     if output is None and not quiet:  # the short tree: options checked before the program runs
         from ._console import console_options
 
-        tree = console_options(min_share, show_all, thread)
+        tree = console_options(min_share, show_all, thread if thread == ALL_THREADS else None)  # one thread: picked below
         threads, idle = _tree_settings(mode, threads, idle)
     if thread == ALL_THREADS:
         thread, threads = None, True
