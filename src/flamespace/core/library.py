@@ -10,6 +10,7 @@ page). Frame names are ours (``core.python_frames``): ``f (<stdlib>/json/decoder
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -62,8 +63,16 @@ class Folded:
         self.stack, self.into, self.via = stack, into, via
 
 
+#: Frames asked about by :func:`fold_stack`, remembered (a profile repeats a few thousand frames
+#: across its stacks); bounded, so a long-lived process that folds many profiles stays small.
+_CACHED = 1 << 16
+_library_cached = lru_cache(maxsize=_CACHED)(is_library)
+_package_cached = lru_cache(maxsize=_CACHED)(package_of)
+
+
 def fold_stack(stack: Stack) -> Folded:
     """``stack`` with its library frames folded into the nearest frame the program wrote."""
+    is_library, package_of = _library_cached, _package_cached
     kept: list[str] = []
     via: list[tuple[str, ...]] = []
     passed: list[str] = []  # packages of the library frames since the last kept frame
