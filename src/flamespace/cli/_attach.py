@@ -21,11 +21,12 @@ def record_pid(
     progress: Callable[[Progress], None] | None,
     quiet: bool = False,
     gil: bool = False,
+    native: str | None = None,
 ) -> tuple[RecordResult, str]:
     """Sample process ``pid`` until ``options.duration``, Ctrl-C, SIGTERM/SIGHUP or its exit; the result
     (as ``record_program``'s) and how to describe the target. Raises the AttachError that says why
     it cannot be read, or a RecordError when it ended before a single sample. ``gil``: only the
-    samples of the thread that holds the GIL."""
+    samples of the thread that holds the GIL; ``native``: 'yes' or 'all' for native frames (docs/attach.md)."""
     from ..collect.launcher import Progress, RecordError, RecordResult
     from ..collect.remote.process import attach
     from ..collect.remote.recorder import RemoteRecorder
@@ -40,7 +41,7 @@ def record_pid(
             show(Progress(seconds, quality.samples, quality.ticks / seconds if seconds > 0 else None))
 
         on_progress = (0.25, reporter)
-    recorder = RemoteRecorder(process, options, on_progress=on_progress, gil_only=gil)
+    recorder = RemoteRecorder(process, options, on_progress=on_progress, gil_only=gil, native=native)
     from ..collect import _stop_signals
 
     # The CLI noted stop signals from its first moment (cli/__init__.py, RECORDERS): take them over.

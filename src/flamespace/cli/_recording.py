@@ -132,6 +132,20 @@ _ATTACH_OPTIONS = (
     ),
     Option(("--process-root",), "process_root", "flag", help="Add the process (command and pid) as a root frame."),
     Option(("--gil",), "gil", "flag", help="With --pid: keep only the samples of the thread that holds the GIL."),
+    Option(
+        ("--native",),
+        "native",
+        "flag",
+        help="With --pid: C frames of the interpreter, extensions and libraries among the Python frames (each thread "
+        "is stopped for about 0.1 ms a sample; see docs/attach.md, 'Native frames').",
+    ),
+    Option(
+        ("--native-all",),
+        "native_all",
+        "flag",
+        help="As --native, also keeping the interpreter's call machinery (PyObject_Call, *_Vectorcall, ...) and the "
+        "start-up frames above the first Python frame (_start, main, Py_RunMain, start_thread).",
+    ),
 )
 #: The short flags record adds (py-spy's): -r for --rate, -d for --duration.
 _SHORT = {"rate": "-r", "duration": "-d"}

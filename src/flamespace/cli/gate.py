@@ -17,7 +17,7 @@ from . import _style
 from . import compare as _compare
 from ._options import Argument, Command, Option
 from ._recording import SAMPLING
-from ._report import warn
+from ._report import warn, write_out
 
 
 #: The options of compare and collect that gate takes as they are (same names, defaults, help).
@@ -164,10 +164,10 @@ def run(
     if _style.enabled(sys.stdout):  # report.txt again, in colour
         from ..workflows.gate_report import text_header
 
-        _compare.write_stdout(text_header(result.run))
+        write_out(text_header(result.run))
         _compare.echo_text_report(result.comparison, include_all, rows)
     else:
-        _compare.write_stdout(_read(os.path.join(out_dir, "report.txt")))
+        write_out(_read(os.path.join(out_dir, "report.txt")))
     verdict = "regression (exit 3)" if result.regressed else "no regression (exit 0)"
     _progress(f"{verdict}; reports in {out_dir}/ (report.md, report.json, report.txt, delta.svg)")
     return _compare.EXIT_REGRESSION if result.regressed else 0

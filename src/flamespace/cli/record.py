@@ -41,6 +41,8 @@ def run(
     thread: str | None = None,
     pid: int | None = None,
     gil: bool = False,
+    native: bool = False,
+    native_all: bool = False,
     min_share: str | None = None,
     show_all: bool = False,
 ) -> int:
@@ -74,10 +76,13 @@ def run(
 
     if pid is not None:
         _check_attach(command, module, code, mode, async_stacks, subprocesses)
-    elif gil:
+    elif gil or native or native_all:
         from ..errors import ArgumentError
 
-        raise ArgumentError("--gil applies to --pid: the in-process sampler holds the GIL itself whenever it samples")
+        flag = "--gil" if gil else ("--native" if native else "--native-all")
+        raise ArgumentError(
+            f"{flag} applies to --pid (a process read from outside); it is not available for a program record starts"
+        )
     target = None if pid is not None else target_of(command, module, code)
     output_format = choose(output, output_format, "record", WRITES, ENDINGS)
     tree = None
@@ -115,6 +120,7 @@ def run(
                 None if status is None else status.show,
                 quiet,
                 gil,
+                "all" if native_all else ("yes" if native else None),
             )
         else:
             described = target.describe()

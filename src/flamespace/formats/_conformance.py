@@ -2,7 +2,7 @@
 
 A module that lacks a member, or whose ``parse`` or ``dump`` takes other options or arguments,
 fails here (one line a format: add yours; tests/formats/test_protocol.py checks that every
-name in ``registry.ORDER`` has its line, under the protocol it meets). Nothing imports this
+name in ``recognition.ORDER`` has its line, under the protocol it meets). Nothing imports this
 module, and its body runs for type checkers only: the formats stay imported lazily. It is a
 module of its own, outside the import cycle of the package, the registry and the protocols,
 so that mypy knows the formats' inferred types (``extensions = ()``) when it checks them.

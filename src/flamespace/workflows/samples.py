@@ -200,14 +200,14 @@ def _read_run(
     """One run as (columns, values, metadata), skipped lines handed to ``on_diagnostics``: a folded file
     through ``reader`` (columns as intp bytes, values a list), else (None, {stack text: value}, ...)."""
     from ..diagnostics import Diagnostics
-    from ..formats import folded, registry
+    from ..formats import folded, recognition, registry
     from ..formats._io import open_binary
 
     if reader is not None:
         diagnostics = Diagnostics()
         try:
             with open_binary(path) as (stream, name):
-                head = stream.peek(registry.SNIFF_BYTES)[: registry.SNIFF_BYTES]
+                head = stream.peek(recognition.SNIFF_BYTES)[: recognition.SNIFF_BYTES]
                 fmt = registry.by_name(input_format) if input_format else registry.detect(head, name)
                 if fmt is folded:
                     columns, numbers, meta = reader.read(

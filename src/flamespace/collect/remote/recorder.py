@@ -25,6 +25,7 @@ from ..engine import IDLE_FRAME, JITTER
 from ..raw import Quality, RawRecording
 from ..sink import Sink
 from .process import ProcessGone, command_line
+from .native_stacks import NativeStackReader, native_reader
 from .stacks import StackReader
 
 TYPE_CHECKING = False
@@ -45,6 +46,7 @@ class RemoteRecorder:
     """Samples ``process`` with ``options`` (a :class:`~..options.SamplerOptions`: rate, mode,
     weight, idle, lines, threads, timeline, duration, seed). :meth:`run` records until the
     duration, :meth:`stop` or the target's exit, then hands over the :class:`~..raw.RawRecording`.
+    ``native``: 'yes' or 'all' for native frames (:mod:`.native_stacks`), None for Python frames only.
     ``on_progress=(seconds, callback(quality, elapsed_ns))`` reports as it goes."""
 
     def __init__(
@@ -54,12 +56,15 @@ class RemoteRecorder:
         clock: Clock | None = None,
         on_progress: tuple[float, Callable[[Quality, int], None]] | None = None,
         gil_only: bool = False,
+        native: str | None = None,
     ) -> None:
         self.process = process
         self.options = options
         self.gil_only = gil_only
         self.clock = clock or Clock()
-        self.reader = StackReader(process, lines=options.lines)
+        self.reader = (
+            StackReader(process, lines=options.lines) if native is None else native_reader(process, options.lines, native)
+        )
         self.sink = Sink(timeline=options.timeline)
         self.quality = Quality()
         self.on_progress = on_progress
@@ -193,6 +198,8 @@ class RemoteRecorder:
     def problems(self) -> list[str]:
         """What the user should know about this recording beyond the sampler's own figures."""
         found = []
+        if isinstance(self.reader, NativeStackReader):
+            found.extend(self.reader.problems())
         if self.partial:
             found.append(
                 f"{self.partial} thread samples were cut short while the program changed under the read "
@@ -211,6 +218,8 @@ class RemoteRecorder:
             labels["gil"] = "holder only"
         if self.partial:
             labels["partial_stacks"] = str(self.partial)
+        if isinstance(self.reader, NativeStackReader):
+            labels.update(self.reader.labels())
         recording = merge([raw], self.options, labels, roots=process_root)
         recording.problems.extend(self.problems())
         return recording

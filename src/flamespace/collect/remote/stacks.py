@@ -77,13 +77,14 @@ class StackReader:
             raise _Unreadable(f"the thread list: {exc}") from None
         stacks = []
         for address, data in states:
-            stack = self._stack(data)
+            stack = self._stack(data, address)
             if gil:
                 stack.holds_gil = address == holder
             stacks.append(stack)
         return stacks
 
-    def _stack(self, state: bytes) -> ThreadStack:
+    def _stack(self, state: bytes, address: int) -> ThreadStack:
+        """The stack of the thread whose state (read at ``address``) is ``state``."""
         process = self.process
         thread_id = struct.unpack_from("<Q", state, process.layout.tstate_thread_id)[0]
         native_id = process.native_id(state)
