@@ -50,8 +50,11 @@ def test_a_profile_shows_the_viewer_in_its_iframe(open_output) -> None:
     graph = fs.read(str(DATA / "render" / "console" / "app.folded"))
     page = open_output("graph", graph._repr_html_())
     frame = page.inner(VIEWER_READY)
-    names = [box["name"] for box in frame.evaluate("window.flamespaceViewer.drawn()")]
-    assert "parse (app.py:4)" in names and "MainThread" in names
+    # drawn once the iframe has its width (on a busy machine its first layout may come after the page's ready)
+    drawn = (
+        "names => { const seen = window.flamespaceViewer.drawn().map(b => b.name); return names.every(n => seen.includes(n)); }"
+    )
+    frame.wait_for_function(drawn, arg=["parse (app.py:4)", "MainThread"], timeout=60_000)
     assert frame.evaluate("document.querySelectorAll('#thread option').length") == 4  # all, and the three threads
     frame.fill("#search", "parse")  # a view that pages keep in their URL's fragment: an iframe's srcdoc has none
     frame.wait_for_function("window.flamespaceViewer.ready")
