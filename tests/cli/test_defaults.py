@@ -71,7 +71,7 @@ def test_svg_table_names_svgoptions_fields():
 
 def test_text_defaults_are_textoptions():
     values = parsed_defaults(text.SPEC)
-    for name in ("files", "output", "skip_invalid", "input_format", "thread"):
+    for name in ("files", "output", "skip_invalid", "input_format", "thread", "fold_library", "short", "min_share", "show_all"):
         values.pop(name)
     assert_same(text.options_of(**values), TextOptions())
 
@@ -116,6 +116,15 @@ def test_recorder_defaults_are_memoryoptions(mode):
         values["output_format"] or "folded",
     )
     assert_same(settings, MemoryOptions(mode=mode))
+
+
+@pytest.mark.parametrize("command, args", [(record.SPEC, ["prog.py"]), (text.SPEC, [])], ids=["record", "text"])
+def test_short_tree_defaults_are_consoleoptions(command, args):
+    from flamespace.cli._console import console_options
+    from flamespace.render.console import ConsoleOptions
+
+    values = parsed_defaults(command, args)
+    assert_same(console_options(values["min_share"], values["show_all"], None), ConsoleOptions())
 
 
 def test_compare_defaults_are_compareoptions():

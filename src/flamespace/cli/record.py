@@ -7,6 +7,7 @@ import signal
 import sys
 import time
 
+from ._console import TREE_OPTIONS
 from ._options import Argument, Command, Option
 from ._recording import FORMATS, MORE_FORMATS, PICTURE_FORMATS, StatusLine, recorder_settings, recording_options, target_of
 from ._report import warn
@@ -43,6 +44,8 @@ def run(
     native: bool = False,
     native_all: bool = False,
     inject: bool = False,
+    min_share: str | None = None,
+    show_all: bool = False,
 ) -> int:
     """Profile a Python program: a script, -m MODULE or -c CODE, with its arguments.
 
@@ -51,8 +54,14 @@ def run(
     code is ours. The profile is written when it ends, raises, calls sys.exit or is stopped
     with Ctrl-C.
 
+    Without -o, the profile goes to profile-<time>.<format> here and a short tree of the run
+    is printed (docs/profiling.md): the program's own frames, library code folded into them,
+    calls under --min-share folded, the main thread alone when the others only waited. To tell
+    waiting from running it records as with --threads and, in wall mode, --idle.
+
     \b
     Examples:
+        flamespace record -- app.py
         flamespace record -o app.folded -- app.py --port 8000
         flamespace record --mode cpu --rate 1000 -o work.folded -m mypackage.cli run
         flamespace record -o run.speedscope.json -- python -X dev job.py
@@ -87,6 +96,14 @@ def run(
         )
     target = None if pid is not None else target_of(command, module, code)
     output_format = choose(output, output_format, "record", WRITES, ENDINGS)
+    tree = None
+    if output is None and not quiet:  # the short tree: options checked before the program runs
+        from ._console import console_options
+
+        tree = console_options(min_share, show_all, thread if thread == ALL_THREADS else None)  # one thread: picked below
+        threads, idle = _tree_settings(mode, threads, idle)
+    if thread == ALL_THREADS:
+        thread, threads = None, True
     if thread is not None:
         _check_thread(mode, output_format)
         threads = True  # each thread under its name, then the one asked for is kept
@@ -147,8 +164,27 @@ def run(
 
         profile = graph if thread is not None else result.recording.profile_for(output_format)
         registry.write(profile, output, output_format, **header_setting(output_format, no_header))
+    if tree is not None:
+        from ._console import print_tree
+
+        print_tree(graph, tree, sys.stdout)
+        sys.stdout.flush()
     _report(result, output, quiet, graph.metadata.labels.get("thread"))
     return result.exit_code
+
+
+#: --thread all: every thread (the short tree shows each under its name).
+ALL_THREADS = "all"
+
+
+def _tree_settings(mode: str, threads: bool, idle: bool) -> tuple[bool, bool]:
+    """(threads, idle) for the short tree: thread root frames in the sampling modes (to show the
+    main thread alone), and off-CPU time under [idle] in wall mode (to tell who only waited)."""
+    from ._recording import MEMORY_MODES
+
+    if mode in MEMORY_MODES:
+        return threads, idle
+    return True, idle or mode == "wall"
 
 
 def _check_attach(
@@ -287,7 +323,8 @@ SPEC = Command(
             "path",
             None,
             allow_dash=True,
-            help="Where to write the profile ('-' for stdout). Default: profile-<time>.<format> here.",
+            help="Where to write the profile ('-' for stdout). Default: profile-<time>.<format> here, and a "
+            "short tree of the run on stdout.",
         ),
         *recording_options(WRITES, by_name=True, attach=True),
         Option(
@@ -297,8 +334,10 @@ SPEC = Command(
             None,
             metavar="NAME",
             help="Write one thread: the stacks of the thread of that name ('main' is also MainThread), recorded "
-            "as with --threads, without the thread's frame.",
+            "as with --threads, without the thread's frame; 'all': every thread, each under its name (the short "
+            "tree shows only the main thread when the others only waited).",
         ),
+        *TREE_OPTIONS,
         Option(
             ("-q", "--quiet"),
             "quiet",

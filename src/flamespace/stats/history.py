@@ -102,6 +102,12 @@ class History(Record):
             var = (self.squares - self.sums**2 / n) / (n - 1)
         return np.where(n > 1, np.sqrt(np.maximum(var, 0.0)), np.nan)
 
+    def _repr_html_(self) -> str | None:
+        """In a notebook: a table of each stack's series as a sparkline of blocks (core/display.py; the text output stays the repr)."""
+        from ..core.display import html
+
+        return html(self)
+
 
 def check_by(by: str) -> None:
     if by not in BY:
@@ -222,6 +228,12 @@ class HistoryReport(Record):
     stack_alpha: float
     stacks: tuple[StackHistory, ...]
     notes: tuple[str, ...] = ()
+
+    def _repr_html_(self) -> str | None:
+        """In a notebook: the sparklines of ``history --svg``, change points marked (core/display.py; the text output stays the repr)."""
+        from ..core.display import html
+
+        return html(self)
 
 
 def analyse(
