@@ -40,6 +40,7 @@ def run(
     thread: str | None = None,
     pid: int | None = None,
     gil: bool = False,
+    sampler: str = "auto",
 ) -> int:
     """Profile a Python program: a script, -m MODULE or -c CODE, with its arguments.
 
@@ -65,6 +66,10 @@ def run(
 
     if pid is not None:
         _check_attach(command, module, code, mode, async_stacks, subprocesses)
+        if sampler == "inside":
+            from ..errors import ArgumentError
+
+            raise ArgumentError("--pid reads a running process from outside: --sampler inside needs a program to start")
     elif gil:
         from ..errors import ArgumentError
 
@@ -75,7 +80,18 @@ def run(
         _check_thread(mode, output_format)
         threads = True  # each thread under its name, then the one asked for is kept
     options = recorder_settings(
-        mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration, seed, output_format
+        mode,
+        rate,
+        weight,
+        bytes_per_sample,
+        idle,
+        no_lines,
+        threads,
+        async_stacks,
+        duration,
+        seed,
+        output_format,
+        "inside" if pid is not None else sampler,  # (--pid's own reader takes no sampler option)
     )
     output = output or f"profile-{time.strftime('%Y%m%d-%H%M%S')}{first_ending(output_format, ENDINGS)}"
     if output_format in PICTURE_FORMATS:

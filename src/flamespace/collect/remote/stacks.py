@@ -2,9 +2,9 @@
 
 Names are those of flamespace's own sampler (``function (file:line)``, paths shortened the same
 way: :mod:`flamespace.core.python_frames`), so a profile recorded from outside compares with one
-recorded inside. Code objects are read once and kept by address (a code object lives as long as
-its function, module or class does; one freed and replaced at the same address between two ticks
-would keep the old name: see docs/attach.md, "Limits").
+recorded inside. Code objects are read once and kept by address and identity (their name, file name
+and first line, read with each frame): a module's code object is freed once it has run, and a
+function's made later often takes its address, which at a program's start-up is the rule.
 
 A read can fail at any time (the program runs on, frames are freed, the process exits): a
 thread whose stack could not be read to its end keeps the frames read so far and is marked
@@ -22,6 +22,8 @@ from .process import ProcessGone
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Collection, Sequence
+
     from .process import RemoteProcess
 
 #: Deeper stacks than this are cut (recursion past it is a sign of a bad read, or of a crash to come).
@@ -48,21 +50,41 @@ class ThreadStack:
 
 
 class _Code:
-    __slots__ = ("function", "file", "first_line", "table")
+    __slots__ = ("function", "file", "first_line", "table", "role")
 
-    def __init__(self, function: str, file: str, first_line: int, table: bytes) -> None:
+    def __init__(self, function: str, file: str, first_line: int, table: bytes, role: int = 0) -> None:
         self.function, self.file, self.first_line, self.table = function, file, first_line, table
+        self.role = role  # PROGRAM, LAUNCHER or HIDDEN (see StackReader)
+
+
+#: What a code object's frames are to the stacks read: the program's, the launcher's (the stack starts
+#: below the innermost such frame), or hidden at the root of a stack (runpy under ``-m``).
+PROGRAM, LAUNCHER, HIDDEN = 0, 1, 2
 
 
 class StackReader:
-    """Reads the stacks of ``process``; ``lines=False`` names frames without line numbers."""
+    """Reads the stacks of ``process``; ``lines=False`` names frames without line numbers.
 
-    def __init__(self, process: RemoteProcess, lines: bool = True) -> None:
+    For a program flamespace started (``record --sampler outside``), as the in-process sampler
+    names and cuts its stacks: ``program_dirs`` (files under them are named relative to them),
+    ``launcher_files`` (a stack starts below the innermost frame of these files: the launcher's
+    ``_bootstrap``) and ``hidden_files`` (frames of these at the root of a stack are left out:
+    ``runpy``)."""
+
+    def __init__(
+        self,
+        process: RemoteProcess,
+        lines: bool = True,
+        program_dirs: Sequence[str] = (),
+        launcher_files: Collection[str] = (),
+        hidden_files: Collection[str] = (),
+    ) -> None:
         self.process = process
         self.lines = lines
-        self.shorten = PathShortener(cwd=_cwd(process.pid), program_dirs=())
-        self._codes: dict[int, _Code] = {}
-        self._names: dict[tuple[int, int], str] = {}
+        self.shorten = PathShortener(cwd=_cwd(process.pid), program_dirs=program_dirs)
+        self.roles = {**dict.fromkeys(hidden_files, HIDDEN), **dict.fromkeys(launcher_files, LAUNCHER)}
+        self._codes: dict[tuple[int, int], _Code] = {}
+        self._names: dict[tuple[int, int, int], str] = {}
 
     def threads(self, gil: bool = False) -> list[ThreadStack]:
         """Every thread's stack now (the main thread last, as CPython lists them); with ``gil``, which
@@ -100,20 +122,27 @@ class StackReader:
         elif status == TOO_DEEP:
             partial = f"deeper than {MAX_DEPTH} frames"
         names = []
-        for code, instruction in walked:
+        roles = self.roles
+        for code, instruction, identity in walked:  # innermost first
             try:
-                names.append(self._name(code, instruction))
+                if roles and self._code(code, identity).role == LAUNCHER:
+                    partial = None  # the rest is the launcher's: the program's stack is whole
+                    break
+                names.append(self._name(code, identity, instruction))
             except (OSError, ValueError, UnicodeDecodeError) as exc:
                 partial = partial or f"a code object could not be read ({exc})"
                 break
+        if roles:
+            while names and self._codes[walked[len(names) - 1][::2]].role == HIDDEN:
+                names.pop()
         names.reverse()
         return ThreadStack(native_id, thread_id, tuple(names), partial)
 
-    def _name(self, code: int, instruction: int) -> str:
-        key = (code, instruction if self.lines else 0)
+    def _name(self, code: int, identity: int, instruction: int) -> str:
+        key = (code, identity, instruction if self.lines else 0)
         name = self._names.get(key)
         if name is None:
-            info = self._code(code)
+            info = self._code(code, identity)
             line = self._line(info, code, instruction) if self.lines else None
             name = self._names[key] = format_frame(info.function, info.file, line)
         return name
@@ -128,8 +157,8 @@ class StackReader:
             offset = instruction
         return line_of(layout.lines, info.table, info.first_line, offset)
 
-    def _code(self, address: int) -> _Code:
-        info = self._codes.get(address)
+    def _code(self, address: int, identity: int) -> _Code:
+        info = self._codes.get((address, identity))
         if info is None:
             process, layout = self.process, self.process.layout
             span = (
@@ -148,7 +177,8 @@ class StackReader:
             file = self.string(word(layout.code_filename))
             first_line = struct.unpack_from("<i", data, layout.code_firstlineno)[0]
             table = self.bytes(word(layout.code_linetable)) if self.lines else b""
-            info = self._codes[address] = _Code(function, short_path(self.shorten, file), first_line, table)
+            role = self.roles.get(file, PROGRAM)
+            info = self._codes[address, identity] = _Code(function, short_path(self.shorten, file), first_line, table, role)
         return info
 
     def string(self, address: int) -> str:
