@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 
 from ..errors import FlamespaceError
 from ._bootstrap import DEADLINE_NOTE  # the child looks for it: its SIGINT is then no Ctrl-C of the user's
@@ -41,7 +42,9 @@ OUTSIDE, INSIDE = b"o", b"i"
 
 def outside_wanted(options: Any, subprocesses: bool) -> bool:
     """Whether to try sampling from outside: ``outside`` asked (checked), or ``auto`` where the
-    options allow it (sampling modes without --threads, --async, --subprocesses, on Linux)."""
+    options allow it (sampling modes without --threads, --async, --subprocesses, on Linux) and no
+    timeline is kept (time-ordered outputs name each thread's track: threading's names are the
+    in-process sampler's; from outside, threads are ``Thread <kernel id>``)."""
     sampler = getattr(options, "sampler", None)
     if sampler not in ("auto", "outside"):
         return False
@@ -54,7 +57,7 @@ def outside_wanted(options: Any, subprocesses: bool) -> bool:
         if not available():
             raise FlamespaceError("--sampler outside reads the program's memory (process_vm_readv): Linux only")
         return True
-    return not subprocesses and options.inside_only() is None and available()
+    return not subprocesses and options.inside_only() is None and not options.timeline and available()
 
 
 def available() -> bool:
@@ -85,6 +88,8 @@ class OutsideSampler:
         self.fallback: str | None = None  # why auto fell back to the in-process sampler
         self.pid = 0
         self.deadline_note = ""
+        self.priority = "normal"  # what raise_priority() got for the sampling thread
+        self._cost_mark = (0, 0)  # the sampling thread's CPU time and the recording's elapsed ns at the last check
         self._thread: threading.Thread | None = None
 
     def child_config(self) -> dict[str, int]:
@@ -141,12 +146,29 @@ class OutsideSampler:
         recorder = self.recorder
         assert recorder is not None
         try:
-            raise_priority()
+            self.priority = raise_priority() if RAISE_PRIORITY else "normal"
+            self._cost_mark = (time.thread_time_ns(), 0)
+            if self.priority == "realtime":
+                recorder.on_progress = (COST_CHECK_SECONDS, self._check_cost)
             self.raw = recorder.run()
             if recorder.ended == "duration":
                 self._stop_child()
         except BaseException as exc:  # said by finish(): the thread must not die in silence
             self.failure = exc
+
+    def _check_cost(self, _quality: object, elapsed_ns: int) -> None:
+        """Called by the recorder in its own thread: a real-time sampler that costs more than
+        :data:`MAX_REALTIME_SHARE` of a CPU goes back to ordinary scheduling."""
+        last_cpu, last_elapsed = self._cost_mark
+        if elapsed_ns - last_elapsed < COST_CHECK_SECONDS * 1e9:
+            return  # the first report comes at the first tick: judge whole windows only
+        cpu = time.thread_time_ns()
+        self._cost_mark = (cpu, elapsed_ns)
+        if (cpu - last_cpu) / (elapsed_ns - last_elapsed) > MAX_REALTIME_SHARE:
+            lower_priority()
+            self.priority = "normal (real-time cost too much CPU)"
+            assert self.recorder is not None
+            self.recorder.on_progress = None
 
     def _stop_child(self) -> None:
         """--duration has passed: mark the run stopped on purpose, then stop the program as Ctrl-C would."""
@@ -178,7 +200,7 @@ class OutsideSampler:
             raise FlamespaceError(f"the sampler outside the program failed: {self.failure!r}")
         raw = self.raw
         raw.argv, raw.deadline = tuple(argv), recorder.ended == "duration"
-        labels = {"sampler": "outside"}
+        labels = {"sampler": "outside", "sampler_priority": self.priority}
         if recorder.partial:
             labels["partial_stacks"] = str(recorder.partial)
         return raw, recorder.problems(), labels
@@ -211,20 +233,58 @@ def _read_line(fd: int) -> bytes:
     return data
 
 
-#: The niceness the sampling thread asks for (a thread's own: the program and our other threads keep
-#: theirs). Allowed to root and to CAP_SYS_NICE; refused to others, who sample at their own niceness.
-SAMPLER_NICE = -10
+#: Whether the sampling thread asks for priority (benchmarks/bench_rate.py turns it off to measure what it gives).
+RAISE_PRIORITY = True
+#: How often (s) a real-time sampler checks what it costs.
+COST_CHECK_SECONDS = 0.5
+#: The real-time priority the sampling thread asks for where this user may (root, CAP_SYS_NICE or an
+#: RLIMIT_RTPRIO): SCHED_FIFO's lowest. A sleeping real-time thread is run the moment it wakes, ahead of
+#: every ordinary task, however loaded the machine: the rate asked is kept (docs/statistics.md).
+REALTIME_PRIORITY = 1
+#: A real-time sampler that uses more than this share of a CPU (a program of many threads and deep
+#: stacks at a high rate) goes back to ordinary scheduling: it must not starve the program or the machine.
+MAX_REALTIME_SHARE = 0.25
+#: Otherwise, the scheduler slice (ns) the sampling thread asks for: Linux 6.12 and later let any thread
+#: ask for a short slice (sched_setattr's runtime for SCHED_OTHER), which lets it run sooner when it wakes.
+SHORT_SLICE_NS = 100_000
+#: sched_setattr's system call number, by machine (no wrapper in the C library or in os).
+_SCHED_SETATTR = {"x86_64": 314, "aarch64": 274}
 
 
-def raise_priority() -> bool:
-    """Ask the kernel to schedule the calling thread (the sampler) ahead of ordinary work, where this
-    user may (Linux's niceness is a thread's own): True if it did. Fails safe: without the privilege
-    nothing changes."""
+def raise_priority() -> str:
+    """Ask the kernel to run the calling thread (the sampler) as soon as it wakes: real-time priority
+    where this user may, else a short slice; what it got, for the profile's metadata (``realtime``,
+    ``short slice`` or ``normal``). Fails safe: without privileges or on an older kernel nothing changes.
+    Only this thread changes (Linux schedules threads); RESET_ON_FORK keeps it from any child."""
     try:
-        os.setpriority(os.PRIO_PROCESS, 0, SAMPLER_NICE)  # 0: the calling thread, on Linux
+        os.sched_setscheduler(0, os.SCHED_FIFO | os.SCHED_RESET_ON_FORK, os.sched_param(REALTIME_PRIORITY))
+        return "realtime"
+    except (OSError, AttributeError):
+        pass
+    return "short slice" if _short_slice(SHORT_SLICE_NS) else "normal"
+
+
+def lower_priority() -> None:
+    """Back to ordinary scheduling (from :func:`raise_priority`'s real-time)."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_OTHER | os.SCHED_RESET_ON_FORK, os.sched_param(0))
+    except (OSError, AttributeError):
+        pass
+
+
+def _short_slice(runtime_ns: int) -> bool:
+    number = _SCHED_SETATTR.get(os.uname().machine)
+    if number is None:
+        return False
+    import ctypes
+    import struct
+
+    # struct sched_attr (linux/sched/types.h): size, policy, flags, nice, priority, runtime, deadline, period
+    attr = struct.pack("=IIQiIQQQ", 48, 0, 0, os.getpriority(os.PRIO_PROCESS, 0), 0, runtime_ns, 0, 0)
+    try:
+        return ctypes.CDLL(None, use_errno=True).syscall(number, 0, ctypes.create_string_buffer(attr, 48), 0) == 0
     except (OSError, AttributeError):
         return False
-    return True
 
 
-__all__ = ["DEADLINE_NOTE", "OutsideSampler", "available", "outside_wanted", "raise_priority"]
+__all__ = ["DEADLINE_NOTE", "OutsideSampler", "available", "lower_priority", "outside_wanted", "raise_priority"]
