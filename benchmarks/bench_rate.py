@@ -15,7 +15,7 @@ sample; one that falls behind takes fewer samples than asked. Each run is a whol
 outside``: the launcher reads the child's memory), ``outside-plain`` (the same without asking for the
 sampling thread's priority: real-time where allowed, else a short slice), ``outside-user`` (as a
 user without the privilege of real-time scheduling: the short slice), ``inside`` (``--sampler inside``: the in-process
-engine), ``py-spy record`` (raw counts) or ``austin`` (µs of wall time), taking turns, while 0, 2
+engine), ``none`` (the program alone, for its cycles), ``py-spy record`` (raw counts) or ``austin`` (µs of wall time), taking turns, while 0, 2
 or 4 busy-loop processes (hogs) compete for the CPUs. The program's own run time is printed too
 ("cycles": how many 10 ms cycles it completed in its fixed run time: fewer is the profiler's cost
 to it, or the machine's load).
@@ -240,6 +240,10 @@ def run_once(kind: str, rate: float, program: Path, seconds: float, tmp: Path, t
     env = {**os.environ, "CYCLE_OUT": str(side)}
     if kind == "baseline":
         env["PYTHONPATH"] = str(tool)
+    if kind == "none":  # the program alone: how many cycles it completes unprofiled, at this load
+        subprocess.run([sys.executable, str(program), f"{seconds:g}"], env=env, check=True)
+        own = {name: float(ns) for name, ns in (line.split() for line in side.read_text().splitlines())}
+        return {"rate": float("nan"), "missed_share": float("nan"), "max_error": float("nan"), "cycles": own["cycles"]}
     result = subprocess.run(command_for(kind, rate, program, seconds, out, tool), env=env, capture_output=True, text=True)
     if result.returncode != 0 or not side.exists() or not out.exists():
         raise RuntimeError(f"{kind} failed (exit {result.returncode}): {result.stderr[-400:]}")
@@ -257,7 +261,7 @@ def run_once(kind: str, rate: float, program: Path, seconds: float, tmp: Path, t
 
 
 #: The profilers run through flamespace's CLI (their headers say the achieved rate).
-FLAMESPACE_KINDS = ("flamespace", "outside", "outside-plain", "outside-user", "inside", "baseline")
+FLAMESPACE_KINDS = ("flamespace", "outside", "outside-plain", "outside-user", "inside", "baseline", "none")
 
 
 def spread(values: list[float]) -> str:
@@ -278,7 +282,7 @@ def main() -> None:
     parser.add_argument(
         "--profilers",
         default="outside,inside,py-spy,austin",
-        help="any of outside, outside-plain, outside-user, inside, flamespace (the default sampler), py-spy, austin",
+        help="any of none (the program alone), outside, outside-plain, outside-user, inside, flamespace (the default sampler), py-spy, austin",
     )
     parser.add_argument(
         "--baseline-src",

@@ -454,11 +454,11 @@ def _run_child(
             stop(received.pop(), None)
         saved = os.path.join(config["out_dir"], f"{child.pid}.raw")
         try:
+            _import_for_the_end()  # before the outside sampler starts: imports hold our GIL, which its thread needs
             if outside is not None and outside.start(child.pid, config["out_dir"]):
                 saved = outside.deadline_note  # left when the outside sampler stops the program at --duration's end
                 if watch is not None:
                     watch.source = outside.figures
-            _import_for_the_end()
             returncode = _wait(child, getattr(options, "duration", None), received, watch, saved)
         except BaseException:  # we are stopping all the same: the program must not run on alone
             child.kill()

@@ -140,7 +140,9 @@ class OutsideSampler:
             hidden_files=(runpy.__file__, "<frozen runpy>"),
         )
         reader.threads()  # a first read, so that a layout that does not fit fails here, not in every tick
-        return RemoteRecorder(process, self.options, reader=reader)
+        recorder = RemoteRecorder(process, self.options, reader=reader)
+        recorder.program_span = True  # the clock starts with the program, not with the hand-shake
+        return recorder
 
     def _run(self) -> None:
         recorder = self.recorder

@@ -72,6 +72,12 @@ class RemoteRecorder:
         self.partial = 0
         self.first_partial: str | None = None
         self._stopping = False
+        #: The recording spans the program's frames: from the last tick before the first that sees one to the
+        #: last that sees one, when the target exits (a program the launcher started, held until the sampler
+        #: runs: its launcher's frames are cut, and the interpreter's end has none).
+        self.program_span = False
+        self._waiting_for_frames = True
+        self._last_frames: tuple[int, int] | None = None  # (ticks, ns) at the last tick that saw a frame
         self._last_wall: dict[int, int] = {}
         #: Each thread's CPU clock (ns) at its previous sample (cpu and idle modes); a thread born since
         #: the start is measured from its birth (0), one there at the start from then.
@@ -126,6 +132,8 @@ class RemoteRecorder:
             self.ended = "stopped"
         except ProcessGone:
             self.ended = "exited"
+        if self.program_span and self.ended == "exited" and self._last_frames is not None:
+            quality.ticks, self._last_tick_ns = self._last_frames  # what came after is the interpreter's end
         quality.duration_ns = self._last_tick_ns - self._start_ns
         return self.raw()
 
@@ -151,6 +159,14 @@ class RemoteRecorder:
         except OSError as exc:  # the thread list moved under the read: this tick is lost, the next may do
             quality.error(f"reading the threads: {exc}")
             return
+        if self.program_span:
+            if not any(stack.frames for stack in stacks):
+                if self._waiting_for_frames:
+                    self._start_ns = self._last_tick_ns = now  # the program has not started: neither has the recording
+                    return
+            else:
+                self._waiting_for_frames = False
+                self._last_frames = (quality.ticks + 1, now)
         quality.ticks += 1
         quality.longest_gap_ns = max(quality.longest_gap_ns, now - self._last_tick_ns)
         seen = set()
