@@ -18,7 +18,9 @@ user without the privilege of real-time scheduling: the short slice), ``inside``
 engine), ``none`` (the program alone, for its cycles), ``py-spy record`` (raw counts) or ``austin`` (µs of wall time), taking turns, while 0, 2
 or 4 busy-loop processes (hogs) compete for the CPUs. The program's own run time is printed too
 ("cycles": how many 10 ms cycles it completed in its fixed run time: fewer is the profiler's cost
-to it, or the machine's load).
+to it, or the machine's load), and "other CPU": the CPU time of the run's processes besides the
+program's work (its main thread), in % of one core over the run: the profiler's own cost (its
+process, or its thread inside the program) and the start-up; ``none`` gives the start-up alone.
 
 Per cell: the achieved rate (flamespace: its ``rate_achieved`` header; py-spy and Austin: their
 samples over the program's own run time), flamespace's ``missed_share``, and the largest
@@ -42,11 +44,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -84,6 +88,7 @@ def main(seconds):
             f.write(f"{name} {ns}\n")
         f.write(f"elapsed {T() - start}\n")
         f.write(f"cycles {cycles}\n")
+        f.write(f"main_cpu {time.thread_time_ns()}\n")
 main(float(sys.argv[1]))
 """
 
@@ -240,11 +245,15 @@ def run_once(kind: str, rate: float, program: Path, seconds: float, tmp: Path, t
     env = {**os.environ, "CYCLE_OUT": str(side)}
     if kind == "baseline":
         env["PYTHONPATH"] = str(tool)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.monotonic()
     if kind == "none":  # the program alone: how many cycles it completes unprofiled, at this load
         subprocess.run([sys.executable, str(program), f"{seconds:g}"], env=env, check=True)
         own = {name: float(ns) for name, ns in (line.split() for line in side.read_text().splitlines())}
-        return {"rate": float("nan"), "missed_share": float("nan"), "max_error": float("nan"), "cycles": own["cycles"]}
+        figures = {"rate": float("nan"), "missed_share": float("nan"), "max_error": float("nan"), "cycles": own["cycles"]}
+        return {**figures, "cost": extra_cpu(before, own, time.monotonic() - started)}
     result = subprocess.run(command_for(kind, rate, program, seconds, out, tool), env=env, capture_output=True, text=True)
+    wall = time.monotonic() - started
     if result.returncode != 0 or not side.exists() or not out.exists():
         raise RuntimeError(f"{kind} failed (exit {result.returncode}): {result.stderr[-400:]}")
     own = {name: float(ns) for name, ns in (line.split() for line in side.read_text().splitlines())}
@@ -257,7 +266,21 @@ def run_once(kind: str, rate: float, program: Path, seconds: float, tmp: Path, t
         missed = float(headers.get("missed_share", "nan"))
     else:
         achieved, missed = samples / (own["elapsed"] / 1e9), float("nan")
-    return {"rate": achieved, "missed_share": missed, "max_error": error, "cycles": own["cycles"]}
+    return {
+        "rate": achieved,
+        "missed_share": missed,
+        "max_error": error,
+        "cycles": own["cycles"],
+        "cost": extra_cpu(before, own, wall),
+    }
+
+
+def extra_cpu(before: resource.struct_rusage, own: dict[str, float], wall: float) -> float:
+    """The CPU the run took besides the program's own work (its main thread's CPU time), as % of one core
+    over the run: the profiler's cost (its process, or its thread in the program), plus start-up."""
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    spent = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return 100.0 * (spent - own["main_cpu"] / 1e9) / wall
 
 
 #: The profilers run through flamespace's CLI (their headers say the achieved rate).
@@ -339,13 +362,13 @@ def main() -> None:
             print(f"\n{hogs} hogs ({before} before, {after} after)")
             print(
                 f"  {'profiler':<13} {'asked Hz':>8} {'achieved Hz':>22} {'missed %':>18} {'max error (points)':>20}"
-                f" {'cycles':>20}"
+                f" {'cycles':>20} {'other CPU % core':>18}"
             )
             for (kind, rate), runs in cells.items():
                 print(
                     f"  {kind:<13} {rate:8g} {spread([r['rate'] for r in runs]):>22}"
                     f" {spread([100 * r['missed_share'] for r in runs]):>18} {spread([r['max_error'] for r in runs]):>20}"
-                    f" {spread([r['cycles'] for r in runs]):>20}"
+                    f" {spread([r['cycles'] for r in runs]):>20} {spread([r['cost'] for r in runs]):>18}"
                 )
                 every.extend({"hogs": hogs, "profiler": kind, "rate_asked": rate, **r, "load": [before, after]} for r in runs)
     if args.json:
