@@ -40,13 +40,16 @@ class ThreadStack:
     ``thread_id`` (its pthread id), ``frames`` (names, root first), ``partial`` (why the stack
     was cut short, or None) and ``holds_gil`` (None where the GIL was not read)."""
 
-    __slots__ = ("native_id", "thread_id", "frames", "partial", "holds_gil")
+    __slots__ = ("native_id", "thread_id", "frames", "partial", "holds_gil", "launcher_missing")
 
     def __init__(
         self, native_id: int | None, thread_id: int, frames: tuple[str, ...], partial: str | None, holds_gil: bool | None = None
     ) -> None:
         self.native_id, self.thread_id, self.frames, self.partial = native_id, thread_id, frames, partial
         self.holds_gil = holds_gil
+        #: A program the launcher started (launcher files given) whose walk met no launcher frame: for its
+        #: main thread, a walk cut short by a frame pushed or popped under it (or the interpreter's end).
+        self.launcher_missing = False
 
 
 class _Code:
@@ -100,10 +103,24 @@ class StackReader:
         stacks = []
         for address, data in states:
             stack = self._stack(data)
+            if stack.partial is not None or (stack.launcher_missing and stack.native_id == process.pid):
+                stack = self._again(address, data, stack)
             if gil:
                 stack.holds_gil = address == holder
             stacks.append(stack)
         return stacks
+
+    def _again(self, address: int, data: bytes, first: ThreadStack) -> ThreadStack:
+        """A thread's stack read once more, from its thread state: the program runs on while it is read, and
+        a frame pushed or popped (a module's code freed once it has run) under the walk cuts it short. The
+        second read is kept where it is whole (a started program's main thread: down to the launcher)."""
+        try:
+            again = self._stack(self.process.read(address, len(data)))
+        except OSError:
+            return first
+        if again.partial is None and not (again.launcher_missing and again.native_id == self.process.pid):
+            return again
+        return first
 
     def _stack(self, state: bytes) -> ThreadStack:
         process = self.process
@@ -123,10 +140,11 @@ class StackReader:
             partial = f"deeper than {MAX_DEPTH} frames"
         names = []
         roles = self.roles
+        launcher_missing = bool(roles)
         for code, instruction, identity in walked:  # innermost first
             try:
                 if roles and self._code(code, identity).role == LAUNCHER:
-                    partial = None  # the rest is the launcher's: the program's stack is whole
+                    partial, launcher_missing = None, False  # the rest is the launcher's: the program's stack is whole
                     break
                 names.append(self._name(code, identity, instruction))
             except (OSError, ValueError, UnicodeDecodeError) as exc:
@@ -136,7 +154,9 @@ class StackReader:
             while names and self._codes[walked[len(names) - 1][::2]].role == HIDDEN:
                 names.pop()
         names.reverse()
-        return ThreadStack(native_id, thread_id, tuple(names), partial)
+        stack = ThreadStack(native_id, thread_id, tuple(names), partial)
+        stack.launcher_missing = launcher_missing
+        return stack
 
     def _name(self, code: int, identity: int, instruction: int) -> str:
         key = (code, identity, instruction if self.lines else 0)
