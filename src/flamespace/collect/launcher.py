@@ -398,6 +398,13 @@ def _package_parent() -> str:
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+#: How often the launcher looks up from waiting for its child (its status line, its deadlines).
+POLL_SECONDS = 0.1
+#: ... while it samples the child from outside with no status line to draw: each look holds this process's
+#: GIL, which the sampling thread needs, and on a loaded machine the scheduler can stop this thread while it
+#: holds it (docs/statistics.md, "Sampling from outside the program").
+OUTSIDE_POLL_SECONDS = 1.0
+
 #: The signals that stop us: each is passed on to the program (SIGINT as SIGINT, so that it
 #: sees KeyboardInterrupt; the others as SIGTERM), which saves its profile and ends.
 STOP_SIGNALS = tuple(signal.Signals(s) for s in _stop_signals.STOP_SIGNALS)
@@ -455,11 +462,14 @@ def _run_child(
         saved = os.path.join(config["out_dir"], f"{child.pid}.raw")
         try:
             _import_for_the_end()  # before the outside sampler starts: imports hold our GIL, which its thread needs
+            poll = POLL_SECONDS
             if outside is not None and outside.start(child.pid, config["out_dir"]):
                 saved = outside.deadline_note  # left when the outside sampler stops the program at --duration's end
                 if watch is not None:
                     watch.source = outside.figures
-            returncode = _wait(child, getattr(options, "duration", None), received, watch, saved)
+                else:
+                    poll = OUTSIDE_POLL_SECONDS
+            returncode = _wait(child, getattr(options, "duration", None), received, watch, saved, poll)
         except BaseException:  # we are stopping all the same: the program must not run on alone
             child.kill()
             child.wait()
@@ -477,10 +487,11 @@ def _wait(
     received: list[int],
     watch: _Watch | None = None,
     saved: str | None = None,
+    poll: float = 0.1,
 ) -> int:
     """The child's return code; it is stopped (then killed) when it overruns ``duration`` or
     :data:`STOP_GRACE_SECONDS` after a stop signal came (``received``). ``watch`` is polled
-    about every 0.1 s.
+    about every ``poll`` seconds (it ends at once, whenever the child does).
 
     With ``duration``, the child saves its profile (the file ``saved``) and sends itself
     SIGINT when its time is up; one that goes on (it ignores SIGINT) gets
@@ -495,7 +506,7 @@ def _wait(
             signalled = True
             deadline = time.monotonic() + STOP_GRACE_SECONDS
         try:
-            return _wait_briefly(child, 0.1 if deadline is None else max(0.0, min(0.1, deadline - time.monotonic())))
+            return _wait_briefly(child, poll if deadline is None else max(0.0, min(poll, deadline - time.monotonic())))
         except subprocess.TimeoutExpired:
             pass
         if watch is not None:

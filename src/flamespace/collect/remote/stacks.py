@@ -31,6 +31,8 @@ MAX_DEPTH = 2048
 #: Longest string or line table read (code names and file names are far shorter).
 MAX_STRING = 4096
 MAX_TABLE = 1 << 20
+#: How many times a stack cut short by the program's changes is read again (each read is a few µs).
+REREADS = 2
 #: How a walk can end (the C walker's status).
 COMPLETE, READ_FAILED, NOT_CODE, TOO_DEEP = 0, 1, 2, 3
 
@@ -111,15 +113,16 @@ class StackReader:
         return stacks
 
     def _again(self, address: int, data: bytes, first: ThreadStack) -> ThreadStack:
-        """A thread's stack read once more, from its thread state: the program runs on while it is read, and
+        """A thread's stack read again (up to :data:`REREADS` times), from its thread state: the program runs on while it is read, and
         a frame pushed or popped (a module's code freed once it has run) under the walk cuts it short. The
         second read is kept where it is whole (a started program's main thread: down to the launcher)."""
-        try:
-            again = self._stack(self.process.read(address, len(data)))
-        except OSError:
-            return first
-        if again.partial is None and not (again.launcher_missing and again.native_id == self.process.pid):
-            return again
+        for _ in range(REREADS):
+            try:
+                again = self._stack(self.process.read(address, len(data)))
+            except OSError:
+                return first
+            if again.partial is None and not (again.launcher_missing and again.native_id == self.process.pid):
+                return again
         return first
 
     def _stack(self, state: bytes) -> ThreadStack:
