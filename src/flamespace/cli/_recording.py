@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .._record import defaults
 from ..collect import MAX_RATE, MEMORY_MODES, MIN_RATE, MODES as SAMPLING_MODES, MemoryOptions, SamplerOptions
+from ..collect.options import SAMPLERS
 from ..errors import ArgumentError
 from ._options import Option
 
@@ -102,6 +103,17 @@ _OPTIONS = (
         "flag",
         help="Also record the Python processes the program starts (subprocess, multiprocessing, "
         "fork), each under a 'name (pid)' root frame.",
+    ),
+    Option(
+        ("--sampler",),
+        "sampler",
+        "choice",
+        SAMPLING["sampler"],
+        choices=SAMPLERS,
+        show_default=True,
+        help="Where the sampler runs: outside the program (reads its memory without its GIL, as py-spy does: keeps the "
+        "rate on a busy machine), inside it (a thread of the program), or auto: outside where it can (wall and cpu "
+        "mode without --threads, --async or --subprocesses), else inside.",
     ),
     Option(
         ("--duration",),
@@ -223,6 +235,7 @@ def recorder_settings(
     duration: float | None,
     seed: int | None,
     output_format: str,
+    sampler: str = SAMPLING["sampler"],
 ):
     """SamplerOptions (wall, cpu) or MemoryOptions (alloc, live) from the command-line options.
 
@@ -233,6 +246,8 @@ def recorder_settings(
     if bytes_per_sample is not None and mode != "alloc":
         raise ArgumentError("--bytes-per-sample applies to --mode alloc")
     if mode in MEMORY_MODES:
+        if sampler == "outside":
+            raise ArgumentError(f"--mode {mode} records allocations inside the program: leave out --sampler outside")
         if idle:
             raise ArgumentError("--idle applies to wall-time sampling, not to memory modes")
         if duration is not None or async_stacks:
@@ -259,6 +274,7 @@ def recorder_settings(
         duration=duration,
         seed=seed,
         asyncio=async_stacks,
+        sampler=sampler,
     )
 
 

@@ -40,7 +40,18 @@ COMPARE_OPTIONS = (
     "max_missed",
     "cluster",
 )
-COLLECT_OPTIONS = ("runs", "mode", "idle", "threads", "async_stacks", "subprocesses", "keep_going", "show_output", "store")
+COLLECT_OPTIONS = (
+    "runs",
+    "mode",
+    "idle",
+    "threads",
+    "async_stacks",
+    "subprocesses",
+    "sampler",
+    "keep_going",
+    "show_output",
+    "store",
+)
 
 
 def run(
@@ -80,6 +91,7 @@ def run(
     show_output: bool,
     store: bool,
     rate: float | None,
+    sampler: str = "auto",
 ) -> int:
     """Gate a change: run the same command from two git refs, interleaved, and compare them.
 
@@ -128,7 +140,18 @@ def run(
     )
     # without --rate, the sampler's default rate: the warm-up runs' until the gate chose one from them
     recorder = recorder_settings(
-        mode, SAMPLING["rate"] if rate is None else rate, None, None, idle, not lines, threads, async_stacks, None, None, "folded"
+        mode,
+        SAMPLING["rate"] if rate is None else rate,
+        None,
+        None,
+        idle,
+        not lines,
+        threads,
+        async_stacks,
+        None,
+        None,
+        "folded",
+        sampler,
     )
     rows = limit or None
     try:

@@ -46,6 +46,7 @@ def run(
     inject: bool = False,
     min_share: str | None = None,
     show_all: bool = False,
+    sampler: str = "auto",
 ) -> int:
     """Profile a Python program: a script, -m MODULE or -c CODE, with its arguments.
 
@@ -83,6 +84,13 @@ def run(
         _check_attach(
             command, module, code, subprocesses, gil, native or native_all, inject or mode in MEMORY_MODES or async_stacks
         )
+        if sampler == "inside":
+            from ..errors import ArgumentError
+
+            raise ArgumentError(
+                "--pid reads a running process from outside: --sampler inside needs a program to start "
+                "(--inject records from inside a running CPython 3.14+)"
+            )
         if mode in MEMORY_MODES:
             duration = None  # a memory recorder has no clock of its own: the attach ends it (-d, Ctrl-C, exit)
     elif gil or native or native_all or inject:
@@ -101,14 +109,25 @@ def run(
         from ._console import console_options
 
         tree = console_options(min_share, show_all, thread if thread == ALL_THREADS else None)  # one thread: picked below
-        threads, idle = _tree_settings(mode, threads, idle)
+        threads, idle = _tree_settings(mode, threads, idle, sampler)
     if thread == ALL_THREADS:
         thread, threads = None, True
     if thread is not None:
         _check_thread(mode, output_format)
         threads = True  # each thread under its name, then the one asked for is kept
     options = recorder_settings(
-        mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration, seed, output_format
+        mode,
+        rate,
+        weight,
+        bytes_per_sample,
+        idle,
+        no_lines,
+        threads,
+        async_stacks,
+        duration,
+        seed,
+        output_format,
+        "inside" if pid is not None else sampler,  # (--pid's own reader takes no sampler option)
     )
     output = output or f"profile-{time.strftime('%Y%m%d-%H%M%S')}{first_ending(output_format, ENDINGS)}"
     if output_format in PICTURE_FORMATS:
@@ -177,14 +196,15 @@ def run(
 ALL_THREADS = "all"
 
 
-def _tree_settings(mode: str, threads: bool, idle: bool) -> tuple[bool, bool]:
+def _tree_settings(mode: str, threads: bool, idle: bool, sampler: str) -> tuple[bool, bool]:
     """(threads, idle) for the short tree: thread root frames in the sampling modes (to show the
-    main thread alone), and off-CPU time under [idle] in wall mode (to tell who only waited)."""
+    main thread alone; not with --sampler outside, which cannot name threads yet), and off-CPU time
+    under [idle] in wall mode (to tell who only waited)."""
     from ._recording import MEMORY_MODES
 
     if mode in MEMORY_MODES:
         return threads, idle
-    return True, idle or mode == "wall"
+    return threads or sampler != "outside", idle or mode == "wall"
 
 
 def _check_attach(

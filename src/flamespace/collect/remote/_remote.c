@@ -87,8 +87,23 @@ static PyObject *walk(PyObject *module, PyObject *args) {
     int pid;
     unsigned long long frame_address, code_type;
     Py_ssize_t previous, code, instr, instr_size, owner, skip_owner, tag_bits, type_offset, max_depth;
-    if (!PyArg_ParseTuple(args, "iK(nnnnnnn)nKn:walk", &pid, &frame_address, &previous, &code, &instr, &instr_size,
-                          &owner, &skip_owner, &tag_bits, &type_offset, &code_type, &max_depth)) {
+    Py_ssize_t name_offset, file_offset, line_offset;
+    if (!PyArg_ParseTuple(args, "iK(nnnnnnn)nKn(nnn):walk", &pid, &frame_address, &previous, &code, &instr, &instr_size,
+                          &owner, &skip_owner, &tag_bits, &type_offset, &code_type, &max_depth, &name_offset,
+                          &file_offset, &line_offset)) {
+        return NULL;
+    }
+    /* The code object's head, read in one go: its type, and the words that tell one code object from
+     * another that took its address after it was freed (its name, its file name, its first line). */
+    Py_ssize_t head = type_offset + 8;
+    Py_ssize_t head_ends[] = {name_offset + 8, file_offset + 8, line_offset + 4};
+    for (int i = 0; i < 3; i++) {
+        if (head_ends[i] > head) {
+            head = head_ends[i];
+        }
+    }
+    if (name_offset < 0 || file_offset < 0 || line_offset < 0 || head > MAX_FRAME_BYTES) {
+        PyErr_SetString(PyExc_ValueError, "walk(): bad code layout");
         return NULL;
     }
     Py_ssize_t span = 0;
@@ -108,6 +123,7 @@ static PyObject *walk(PyObject *module, PyObject *args) {
         return NULL;
     }
     unsigned char buffer[MAX_FRAME_BYTES];
+    unsigned char code_head[MAX_FRAME_BYTES];
     int status = WALK_COMPLETE;
     int error = 0;
     Py_ssize_t depth = 0;
@@ -126,7 +142,10 @@ static PyObject *walk(PyObject *module, PyObject *args) {
             code_address = field(buffer, code, 8) & ~(uint64_t)tag_bits;
             int shim = is_shim(buffer, owner, skip_owner);
             if (!shim && code_address != 0) {
-                failed = read_memory((pid_t)pid, code_address + (uint64_t)type_offset, &type, 8);
+                failed = read_memory((pid_t)pid, code_address, code_head, (size_t)head);
+                if (!failed) {
+                    type = field(code_head, type_offset, 8);
+                }
             }
         }
         Py_END_ALLOW_THREADS
@@ -144,8 +163,11 @@ static PyObject *walk(PyObject *module, PyObject *args) {
             status = WALK_NOT_CODE;
             break;
         }
-        PyObject *item = Py_BuildValue("(KL)", (unsigned long long)code_address,
-                                       (long long)(int64_t)field(buffer, instr, instr_size));
+        uint64_t identity = field(code_head, name_offset, 8) ^ (field(code_head, file_offset, 8) * 31u) ^
+                            (uint64_t)field(code_head, line_offset, 4);
+        PyObject *item = Py_BuildValue("(KLK)", (unsigned long long)code_address,
+                                       (long long)(int64_t)field(buffer, instr, instr_size),
+                                       (unsigned long long)identity);
         if (item == NULL || PyList_Append(frames, item) < 0) {
             Py_XDECREF(item);
             Py_DECREF(frames);
@@ -164,9 +186,10 @@ static PyMethodDef methods[] = {
      "if they cannot all be read)."},
     {"walk", walk, METH_VARARGS,
      "walk(pid, frame, (previous, code, instr, instr_size, owner, skip_owner, tag_bits), type_offset, code_type, "
-     "max_depth) -> (frames, status, errno): the (code address, instruction) of each frame from frame along previous "
-     "(frames whose owner byte is skip_owner or more skipped; tag_bits cleared from the code pointer), checking "
-     "that each code object's type is code_type; status 0 complete, 1 a read failed, 2 not a code object, "
+     "max_depth, (name, filename, firstlineno)) -> (frames, status, errno): the (code address, instruction, identity) "
+     "of each frame from frame along previous (frames whose owner byte is skip_owner or more skipped; tag_bits "
+     "cleared from the code pointer), checking that each code object's type is code_type (identity: its name, file "
+     "name and first line, mixed); status 0 complete, 1 a read failed, 2 not a code object, "
      "3 deeper than max_depth."},
     {NULL, NULL, 0, NULL},
 };

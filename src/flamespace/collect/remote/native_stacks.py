@@ -184,7 +184,7 @@ class NativeStackReader(StackReader):
         while address and len(frames) < MAX_DEPTH:
             try:
                 data = process.read(address, self._span)
-                code = struct.unpack_from("<Q", data, layout.frame_code)[0]
+                code = struct.unpack_from("<Q", data, layout.frame_code)[0] & ~layout.code_tag_bits  # 3.14+ tags it
                 if layout.skip_owner >= 0 and data[layout.frame_owner] == CSTACK_OWNER:
                     if frames:
                         frames[-1] = (*frames[-1][:2], True)  # the frame inside a shim is where a C call entered
@@ -206,7 +206,7 @@ class NativeStackReader(StackReader):
         named = []
         for code, instruction, entry in walked:
             try:
-                named.append((self._name(code, instruction), entry))
+                named.append((self._name(code, 0, instruction), entry))  # identity 0: read by address alone
             except (OSError, ValueError, UnicodeDecodeError) as exc:
                 return named, partial or f"a code object could not be read ({exc})"
         return named, partial

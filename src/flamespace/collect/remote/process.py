@@ -130,9 +130,12 @@ class RemoteProcess:
             return True
         return os.path.exists(f"/proc/{self.pid}/task") and _state(self.pid) not in ("Z", "X")
 
-    def walk(self, frame: int, max_depth: int) -> tuple[list[tuple[int, int]], int, int]:
-        """The C walker's (frames, status, errno) from ``frame`` (see ``_remote.walk``)."""
-        return self._memory.walk(self.pid, frame, self.layout.walk_layout(), self.layout.object_type, self.code_type, max_depth)
+    def walk(self, frame: int, max_depth: int) -> tuple[list[tuple[int, int, int]], int, int]:
+        """The C walker's (frames, status, errno) from ``frame`` (see ``_remote.walk``): each frame's code
+        address, instruction and the code object's identity."""
+        layout = self.layout
+        fields = (layout.code_name, layout.code_filename, layout.code_firstlineno)
+        return self._memory.walk(self.pid, frame, layout.walk_layout(), layout.object_type, self.code_type, max_depth, fields)
 
     # -- threads --------------------------------------------------------------------------
 
