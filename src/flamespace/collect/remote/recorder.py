@@ -66,7 +66,9 @@ class RemoteRecorder:
         self.gil_only = gil_only
         self.clock = clock or Clock()
         if reader is None:
-            reader = StackReader(process, lines=options.lines) if native is None else native_reader(process, options.lines, native)
+            reader = (
+                StackReader(process, lines=options.lines) if native is None else native_reader(process, options.lines, native)
+            )
         self.reader = reader
         self.sink = Sink(timeline=options.timeline)
         self.quality = Quality()
