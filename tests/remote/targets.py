@@ -125,6 +125,36 @@ WORKER_SPINS = textwrap.dedent("""
 """)
 
 
+#: Threads named by threading (given a name, or threading's own), one it knows only as a dummy (started by
+#: _thread, then asking for threading.current_thread()), and one it never knows (started by _thread).
+NAMED_THREADS = textwrap.dedent("""
+    import _thread, threading, time
+
+    def named_sleeper():
+        time.sleep(3600)
+
+    def numbered_sleeper():
+        time.sleep(3600)
+
+    def dummy_sleeper():
+        threading.current_thread()
+        time.sleep(3600)
+
+    def unknown_sleeper():
+        time.sleep(3600)
+
+    threading.Thread(target=named_sleeper, name="worker ✓ 1", daemon=True).start()
+    threading.Thread(target=numbered_sleeper, daemon=True).start()
+    _thread.start_new_thread(dummy_sleeper, ())
+    _thread.start_new_thread(unknown_sleeper, ())
+    while len(threading._active) < 4:
+        time.sleep(0.01)
+    time.sleep(0.1)
+    print("ready", flush=True)
+    time.sleep(3600)
+""")
+
+
 class Target:
     """A running program (``process``), stopped on leaving the ``with``."""
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from flamespace.collect.remote import layouts
 from flamespace.collect.remote.layouts import TABLES, table_layout
 
 from .targets import PYTHONS, python
@@ -44,7 +45,21 @@ FIELDS = {
     "gil.pointer": "gil_pointer",
     "gil.holder": "gil_holder",
     "gil.locked": "gil_locked",
+    "interp.modules": "interp_modules",
+    "heaptype.cached_keys": "heaptype_cached_keys",
+    "frame.localsplus": "frame_localsplus",
+    "values.values": "dict_values",
 }
+#: The code object's tuples of local names: layout_offsets.c's names -> their place in ``code_local_names``.
+LOCAL_NAMES = {"code.varnames": 0, "code.cellvars": 1, "code.freevars": 2, "code.localsplusnames": 0}
+
+
+def expected(layout, offsets: dict) -> dict:
+    """What ``layout`` holds for each of ``offsets``'s names."""
+    return {
+        field: layout.code_local_names[LOCAL_NAMES[field]] if field in LOCAL_NAMES else getattr(layout, FIELDS[field])
+        for field in offsets
+    }
 
 
 def header_offsets(interpreter: Path, directory: Path) -> dict:
@@ -67,4 +82,12 @@ def test_each_table_is_what_the_headers_say(name, tmp_path):
     minor = int(name.split(".")[-1])
     layout = table_layout(minor)
     assert layout is not None and minor in TABLES
-    assert {field: getattr(layout, FIELDS[field]) for field in offsets} == offsets
+    assert expected(layout, offsets) == offsets
+
+
+def test_what_3_13s_debug_offsets_leave_out_is_what_its_headers_say(tmp_path):
+    """3.13's debug offsets hold no class's cached keys nor where a split dict's values start: the
+    reader of objects takes them from a table (layouts._DEBUG_EXTRAS_313), which must be the headers'."""
+    offsets = header_offsets(python("3.13"), tmp_path)
+    extras = layouts._DEBUG_EXTRAS_313
+    assert {field: extras[FIELDS[field]] for field in offsets} == offsets

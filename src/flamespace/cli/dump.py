@@ -54,10 +54,10 @@ def run(pid: int, as_json: bool, no_lines: bool) -> int:
 
 def _describe(process: RemoteProcess, stack: ThreadStack) -> dict[str, object]:
     """One thread as dump shows it: ids, name, state, frames innermost first, and why it is partial if it is."""
-    from ..collect.remote.recorder import thread_name, thread_running
+    from ..collect.remote.recorder import thread_running
 
     native = stack.native_id
-    name = thread_name(process.pid, stack)
+    name = stack.name
     state = "unknown" if native is None else ("running" if thread_running(process.pid, native) else "waiting")
     return {
         "native_id": native,

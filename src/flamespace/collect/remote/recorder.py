@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 
 #: The root frame of a stack whose outer frames could not be read (the target changed under the read).
 PARTIAL_FRAME = "[partial stack]"
-MAIN_THREAD = "MainThread"
 
 
 class RemoteRecorder:
@@ -177,7 +176,7 @@ class RemoteRecorder:
             self.partial += 1
             self.first_partial = self.first_partial or stack.partial
             frames = (PARTIAL_FRAME,) + frames
-        name = self.thread_name(stack)
+        name = stack.name
         full = options.root + ((name,) if options.threads else ()) + frames
         timestamp = now - self._start_ns
         if running > 0:
@@ -186,9 +185,6 @@ class RemoteRecorder:
         if idle > 0:
             self.sink.add(full + (IDLE_FRAME,), idle, timestamp, name)
             quality.samples += 1
-
-    def thread_name(self, stack: ThreadStack) -> str:
-        return thread_name(self.process.pid, stack)
 
     def problems(self) -> list[str]:
         """What the user should know about this recording beyond the sampler's own figures."""
@@ -216,14 +212,6 @@ class RemoteRecorder:
         return recording
 
 
-def thread_name(pid: int, stack: ThreadStack) -> str:
-    """``MainThread`` for process ``pid``'s first thread, else ``Thread <kernel id>`` (threading's names
-    are not read yet: docs/attach.md, "Limits")."""
-    if stack.native_id == pid:
-        return MAIN_THREAD
-    return f"Thread {stack.native_id if stack.native_id is not None else stack.thread_id}"
-
-
 def thread_running(pid: int, tid: int) -> bool:
     """Whether the kernel has thread ``tid`` on a CPU or ready for one (state R)."""
     try:
@@ -234,4 +222,4 @@ def thread_running(pid: int, tid: int) -> bool:
     return data[data.rfind(b")") + 2 :][:1] == b"R"
 
 
-__all__ = ["MAIN_THREAD", "PARTIAL_FRAME", "RemoteRecorder", "thread_name", "thread_running"]
+__all__ = ["PARTIAL_FRAME", "RemoteRecorder", "thread_running"]

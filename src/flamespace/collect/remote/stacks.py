@@ -36,15 +36,19 @@ COMPLETE, READ_FAILED, NOT_CODE, TOO_DEEP = 0, 1, 2, 3
 class ThreadStack:
     """One thread's stack at one moment: ``native_id`` (its kernel id, None where unknown),
     ``thread_id`` (its pthread id), ``frames`` (names, root first), ``partial`` (why the stack
-    was cut short, or None) and ``holds_gil`` (None where the GIL was not read)."""
+    was cut short, or None), ``holds_gil`` (None where the GIL was not read) and ``name`` (threading's
+    name for it: :mod:`.names`). ``frame_addresses``: each frame's address, innermost first, where the
+    reader was asked to keep them (``dump --locals``)."""
 
-    __slots__ = ("native_id", "thread_id", "frames", "partial", "holds_gil")
+    __slots__ = ("native_id", "thread_id", "frames", "partial", "holds_gil", "name", "frame_addresses")
 
     def __init__(
         self, native_id: int | None, thread_id: int, frames: tuple[str, ...], partial: str | None, holds_gil: bool | None = None
     ) -> None:
         self.native_id, self.thread_id, self.frames, self.partial = native_id, thread_id, frames, partial
         self.holds_gil = holds_gil
+        self.name = ""
+        self.frame_addresses: list[int] = []
 
 
 class _Code:
@@ -55,11 +59,17 @@ class _Code:
 
 
 class StackReader:
-    """Reads the stacks of ``process``; ``lines=False`` names frames without line numbers."""
+    """Reads the stacks of ``process``; ``lines=False`` names frames without line numbers; each thread is
+    named as threading names it (:mod:`.names`)."""
 
     def __init__(self, process: RemoteProcess, lines: bool = True) -> None:
+        from .names import ThreadNames
+        from .objects import ObjectReader
+
         self.process = process
         self.lines = lines
+        self.objects = ObjectReader(self)
+        self.names = ThreadNames(self.objects)
         self.shorten = PathShortener(cwd=_cwd(process.pid), program_dirs=())
         self._codes: dict[int, _Code] = {}
         self._names: dict[tuple[int, int], str] = {}
@@ -81,6 +91,7 @@ class StackReader:
             if gil:
                 stack.holds_gil = address == holder
             stacks.append(stack)
+        self.names.update(stacks)
         return stacks
 
     def _stack(self, state: bytes) -> ThreadStack:
