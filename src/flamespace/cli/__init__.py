@@ -38,7 +38,7 @@ SUMMARIES = {
     "sub": "Write 'stack BEFORE_COUNT AFTER_COUNT' for every stack in either profile.",
     "svg": "Draw FILES (folded stacks, speedscope; several are summed) as an interactive SVG.",
     "text": "Print FILES as a tree: inclusive share, name and count of every frame above --threshold.",
-    "top": "List the functions of INPUT (default stdin) that cost the most.",
+    "top": "List the functions of INPUT (default stdin) that cost the most, or watch them live in a running Python process (--pid).",
     "trace": "Trace a Python program: exact call counts and times of every call, per full stack.",
 }
 COMMANDS = tuple(SUMMARIES)
@@ -61,9 +61,9 @@ content (or --from FORMAT), from files, directories or stdin ('-'):
 \b
     flamespace merge runs/ | flamespace filter --grep parse | flamespace top"""
 
-#: The commands that run a program and pass our stop signals on to it: they note a signal from their
-#: first moment, so that one that comes before the program starts gives 128 + the signal.
-RECORDERS = ("record", "trace")
+#: The commands that run (or, with --pid, watch) a program and pass our stop signals on to it: they note a
+#: signal from their first moment, so that one that comes before the program starts gives 128 + the signal.
+RECORDERS = ("record", "trace", "top")
 
 
 def _run(args: list[str]) -> object:

@@ -1,4 +1,4 @@
-"""What ``record --pid`` and ``dump --pid`` share: attaching to a running process, and recording it."""
+"""What ``record --pid`` and ``top --pid`` share: attaching to a running process, and recording it."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ if TYPE_CHECKING:
 
     from ..collect import RecordResult, SamplerOptions
     from ..collect.launcher import Progress
+    from ..collect.raw import Quality, RawRecording
+    from ..collect.remote.recorder import RemoteRecorder
 
 
 def record_pid(
@@ -27,10 +29,7 @@ def record_pid(
     it cannot be read, or a RecordError when it ended before a single sample. ``gil``: only the
     samples of the thread that holds the GIL."""
     from ..collect.launcher import Progress, RecordError, RecordResult
-    from ..collect.remote.process import attach
-    from ..collect.remote.recorder import RemoteRecorder
 
-    process = attach(pid)
     on_progress = None
     if progress is not None:
         show = progress
@@ -40,7 +39,40 @@ def record_pid(
             show(Progress(seconds, quality.samples, quality.ticks / seconds if seconds > 0 else None))
 
         on_progress = (0.25, reporter)
-    recorder = RemoteRecorder(process, options, on_progress=on_progress, gil_only=gil)
+    recorder = attached_recorder(pid, options, on_progress, gil)
+    raw, stopped_by = run_until_stopped(recorder)
+    if recorder.quality.samples == 0 and recorder.ended == "exited":
+        raise RecordError(f"process {pid} exited before a single sample was taken", exit_code=1)
+    recording = recorder.recording(raw, process_root)
+    if recorder.ended == "exited" and not quiet:
+        warn(f"flamespace record: process {pid} exited after {raw.elapsed_ns / 1e9:.1f} s of recording")
+    described = f"pid {pid} (Python {recorder.process.version})"
+    result = RecordResult(
+        recording,
+        exit_code=0,
+        processes=1,
+        stopped_by_duration=recorder.ended == "duration",
+        signal=stopped_by[0] if stopped_by else None,
+    )
+    return result, described
+
+
+def attached_recorder(
+    pid: int,
+    options: SamplerOptions,
+    on_progress: tuple[float, Callable[[Quality, int], None]] | None = None,
+    gil: bool = False,
+) -> RemoteRecorder:
+    """A recorder of process ``pid`` (attached and checked: an AttachError says why it cannot be read)."""
+    from ..collect.remote.process import attach
+    from ..collect.remote.recorder import RemoteRecorder
+
+    return RemoteRecorder(attach(pid), options, on_progress=on_progress, gil_only=gil)
+
+
+def run_until_stopped(recorder: RemoteRecorder) -> tuple[RawRecording, list[int]]:
+    """Run ``recorder`` until its duration, Ctrl-C, SIGTERM/SIGHUP or the target's exit: what it recorded,
+    and the stop signals that came (the first one stopped it)."""
     from ..collect import _stop_signals
 
     # The CLI noted stop signals from its first moment (cli/__init__.py, RECORDERS): take them over.
@@ -59,20 +91,7 @@ def record_pid(
     finally:
         for number, handler in replaced.items():
             signal.signal(number, previous.get(number, handler))
-    if recorder.quality.samples == 0 and recorder.ended == "exited":
-        raise RecordError(f"process {pid} exited before a single sample was taken", exit_code=1)
-    recording = recorder.recording(raw, process_root)
-    if recorder.ended == "exited" and not quiet:
-        warn(f"flamespace record: process {pid} exited after {raw.elapsed_ns / 1e9:.1f} s of recording")
-    described = f"pid {pid} (Python {process.version})"
-    result = RecordResult(
-        recording,
-        exit_code=0,
-        processes=1,
-        stopped_by_duration=recorder.ended == "duration",
-        signal=stopped_by[0] if stopped_by else None,
-    )
-    return result, described
+    return raw, stopped_by
 
 
-__all__ = ["record_pid"]
+__all__ = ["attached_recorder", "record_pid", "run_until_stopped"]

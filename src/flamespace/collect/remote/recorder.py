@@ -67,6 +67,8 @@ class RemoteRecorder:
         #: Thread samples whose outer frames could not be read, and the first reason.
         self.partial = 0
         self.first_partial: str | None = None
+        #: The stacks of the last tick (``top --pid`` shows their threads).
+        self.last_stacks: list[ThreadStack] = []
         self._stopping = False
         self._last_wall: dict[int, int] = {}
         self._start_ns = self._last_tick_ns = 0
@@ -143,6 +145,7 @@ class RemoteRecorder:
             quality.error(f"reading the threads: {exc}")
             return
         quality.ticks += 1
+        self.last_stacks = stacks
         quality.longest_gap_ns = max(quality.longest_gap_ns, now - self._last_tick_ns)
         seen = set()
         for stack in stacks:
