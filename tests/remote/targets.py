@@ -155,6 +155,28 @@ NAMED_THREADS = textwrap.dedent("""
 """)
 
 
+#: A frame whose local variables are of every kind dump --locals shows: arguments, a cell a closure shares, a
+#: long str, an int of several digits, objects shown by type, and one not assigned yet.
+LOCALS = textwrap.dedent("""
+    import time
+
+    class Thing:
+        pass
+
+    def inner(count, ratio, label, flag, nothing, blob, big, thing, items):
+        long_text = "x" * 500
+        shared = "captured"
+        def closure():
+            return shared
+        print("ready", flush=True)
+        time.sleep(3600)
+        later = 1
+        return later
+
+    inner(42, 2.5, "héllo ✓", True, None, b"\\x00ab", -(2**100), Thing(), [1, 2])
+""")
+
+
 class Target:
     """A running program (``process``), stopped on leaving the ``with``."""
 

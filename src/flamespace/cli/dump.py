@@ -2,25 +2,28 @@
 
 from __future__ import annotations
 
+from ..collect.remote.objects import VALUE_WIDTH
 from ._options import Command, Option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..collect.remote.process import RemoteProcess
-    from ..collect.remote.stacks import ThreadStack
+    from ..collect.remote.stacks import StackReader, ThreadStack
 
 
-def run(pid: int, as_json: bool, no_lines: bool) -> int:
+def run(pid: int, as_json: bool, no_lines: bool, show_locals: bool = False) -> int:
     """Print every thread's current stack in the running Python process PID, innermost frame first.
 
     The process is read from outside (nothing runs inside it, it does not stop): for a
     program that hangs, or to see where a busy one is. Each thread shows its kernel id,
-    its name (MainThread for the first) and whether the kernel has it running or waiting.
+    its name (threading's: MainThread, Thread-1 (worker), ...) and whether the kernel has
+    it running or waiting; --locals adds each frame's local variables.
 
     \b
     Examples:
         flamespace dump --pid 12345
         flamespace dump --pid $(pgrep -f myserver) --json
+        flamespace dump --pid 12345 --locals
     """
     from ..collect.remote.process import ProcessGone, attach, command_line
     from ..collect.remote.stacks import StackReader
@@ -28,12 +31,16 @@ def run(pid: int, as_json: bool, no_lines: bool) -> int:
 
     process = attach(pid)
     try:
-        threads = StackReader(process, lines=not no_lines).threads(gil=True)
+        reader = StackReader(process, lines=not no_lines, keep_frames=show_locals)
+        threads = reader.threads(gil=True)
     except ProcessGone:
         from ..collect.remote.process import NoSuchProcess
 
         raise NoSuchProcess(f"process {pid} exited while its stacks were read") from None
     described = [_describe(process, stack) for stack in reversed(threads)]  # the main thread first
+    if show_locals:
+        for thread, stack in zip(described, reversed(threads)):
+            thread["locals"], thread["locals_problem"] = _locals(reader, stack)
     if as_json:
         echo_json({"pid": pid, "python": process.version, "command": command_line(pid), "threads": described})
         return 0
@@ -43,13 +50,36 @@ def run(pid: int, as_json: bool, no_lines: bool) -> int:
         gil = ", holds the GIL" if thread["holds_gil"] else ""
         lines.append(f'Thread {thread["native_id"]} "{thread["name"]}" ({thread["state"]}{gil})')
         frames: list[str] = thread["frames"]  # type: ignore[assignment]  # made a list below
-        lines.extend(f"    {frame}" for frame in frames)
+        variables: list[dict[str, str]] = thread.get("locals") or [{} for _ in frames]  # type: ignore[assignment]
+        for frame, names in zip(frames, variables):
+            lines.append(f"    {frame}")
+            lines.extend(f"        {name} = {value}" for name, value in names.items())
+        if thread.get("locals_problem"):
+            lines.append(f"    ... locals not read further: {thread['locals_problem']}")
         if not frames:
             lines.append("    (no Python frames)")
         if thread["partial"]:
             lines.append(f"    ... cut short: {thread['partial']}")
     echo("\n".join(lines))
     return 0
+
+
+def _locals(reader: StackReader, stack: ThreadStack) -> tuple[list[dict[str, str]], str | None]:
+    """Each frame's local variables (innermost first, as the frames), and why the rest could not be read (None: all were)."""
+    import struct
+
+    from ..collect.remote.frame_locals import frame_locals
+    from ..collect.remote.process import ProcessGone
+
+    found: list[dict[str, str]] = []
+    for frame, code in stack.frame_addresses:
+        try:
+            found.append(frame_locals(reader.objects, frame, code))
+        except ProcessGone:
+            raise
+        except (OSError, ValueError, UnicodeDecodeError, struct.error) as exc:
+            return found + [{} for _ in stack.frames[len(found) :]], f"a frame's variables could not be read ({exc})"
+    return found, None
 
 
 def _describe(process: RemoteProcess, stack: ThreadStack) -> dict[str, object]:
@@ -93,5 +123,12 @@ SPEC = Command(
             "state, whether it holds the GIL, frames (innermost first) and why its stack is partial, if it is.",
         ),
         Option(("--no-lines",), "no_lines", "flag", help="Name frames by function and file only."),
+        Option(
+            ("--locals",),
+            "show_locals",
+            "flag",
+            help="Show each frame's local variables: the value of an int, float, str, bytes, bool or None (at most "
+            f"{VALUE_WIDTH} characters), the type and address of anything else. JSON: 'locals', one object a frame.",
+        ),
     ],
 )

@@ -37,8 +37,8 @@ class ThreadStack:
     """One thread's stack at one moment: ``native_id`` (its kernel id, None where unknown),
     ``thread_id`` (its pthread id), ``frames`` (names, root first), ``partial`` (why the stack
     was cut short, or None), ``holds_gil`` (None where the GIL was not read) and ``name`` (threading's
-    name for it: :mod:`.names`). ``frame_addresses``: each frame's address, innermost first, where the
-    reader was asked to keep them (``dump --locals``)."""
+    name for it: :mod:`.names`). ``frame_addresses``: each frame's (frame, code object) addresses,
+    innermost first, where the reader was asked to keep them (``dump --locals``)."""
 
     __slots__ = ("native_id", "thread_id", "frames", "partial", "holds_gil", "name", "frame_addresses")
 
@@ -48,7 +48,7 @@ class ThreadStack:
         self.native_id, self.thread_id, self.frames, self.partial = native_id, thread_id, frames, partial
         self.holds_gil = holds_gil
         self.name = ""
-        self.frame_addresses: list[int] = []
+        self.frame_addresses: list[tuple[int, int]] = []
 
 
 class _Code:
@@ -60,14 +60,16 @@ class _Code:
 
 class StackReader:
     """Reads the stacks of ``process``; ``lines=False`` names frames without line numbers; each thread is
-    named as threading names it (:mod:`.names`)."""
+    named as threading names it (:mod:`.names`). ``keep_frames``: keep each frame's address (for its local
+    variables: :mod:`.frame_locals`), walking in Python rather than in C."""
 
-    def __init__(self, process: RemoteProcess, lines: bool = True) -> None:
+    def __init__(self, process: RemoteProcess, lines: bool = True, keep_frames: bool = False) -> None:
         from .names import ThreadNames
         from .objects import ObjectReader
 
         self.process = process
         self.lines = lines
+        self.keep_frames = keep_frames
         self.objects = ObjectReader(self)
         self.names = ThreadNames(self.objects)
         self.shorten = PathShortener(cwd=_cwd(process.pid), program_dirs=())
@@ -103,7 +105,15 @@ class StackReader:
             frame = process.current_frame(state)
         except OSError as exc:
             return ThreadStack(native_id, thread_id, (), f"its current frame: {exc}")
-        walked, status, error = process.walk(frame, MAX_DEPTH) if frame else ([], COMPLETE, 0)
+        addresses: list[tuple[int, int]] = []
+        if self.keep_frames:
+            from .frame_locals import walk_frames
+
+            found, status, error = walk_frames(process, frame, MAX_DEPTH)
+            walked = [(code, instruction) for _frame, code, instruction in found]
+            addresses = [(address, code) for address, code, _instruction in found]
+        else:
+            walked, status, error = process.walk(frame, MAX_DEPTH) if frame else ([], COMPLETE, 0)
         if status == READ_FAILED:
             partial = f"a frame could not be read ({os.strerror(error)})"
         elif status == NOT_CODE:
@@ -118,7 +128,9 @@ class StackReader:
                 partial = partial or f"a code object could not be read ({exc})"
                 break
         names.reverse()
-        return ThreadStack(native_id, thread_id, tuple(names), partial)
+        stack = ThreadStack(native_id, thread_id, tuple(names), partial)
+        stack.frame_addresses = addresses[: len(names)]
+        return stack
 
     def _name(self, code: int, instruction: int) -> str:
         key = (code, instruction if self.lines else 0)

@@ -1,0 +1,52 @@
+"""dump --locals: each frame's local variables, read from outside, on every CPython here."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from flamespace.collect.remote.objects import VALUE_WIDTH
+
+from .targets import LOCALS, PYTHONS, Target, flamespace, python
+
+
+@pytest.mark.parametrize("name", list(PYTHONS))
+def test_dump_locals_shows_each_variables_value_or_type(name, tmp_path):
+    """(Failed before: dump had no --locals.)"""
+    with Target(python(name), LOCALS, tmp_path) as target:
+        done = flamespace("dump", "--pid", str(target.pid), "--locals", "--json")
+    assert done.returncode == 0, done.stderr
+    (thread,) = json.loads(done.stdout)["threads"]
+    assert thread["locals_problem"] is None
+    assert len(thread["locals"]) == len(thread["frames"])
+    assert thread["frames"][0].startswith("inner (target_program.py:")
+    inner, module = thread["locals"]
+    assert module == {}  # a module's names are globals
+    shown = dict(inner)
+    assert re.fullmatch(r"<Thing at 0x[0-9a-f]+>", shown.pop("thing"))
+    assert re.fullmatch(r"<list at 0x[0-9a-f]+>", shown.pop("items"))
+    assert re.fullmatch(r"<function at 0x[0-9a-f]+>", shown.pop("closure"))
+    long_text = shown.pop("long_text")
+    assert len(long_text) == VALUE_WIDTH and long_text == "'" + "x" * (VALUE_WIDTH - 4) + "..."
+    assert shown == {
+        "count": "42",
+        "ratio": "2.5",
+        "label": "'héllo ✓'",
+        "flag": "True",
+        "nothing": "None",
+        "blob": "b'\\x00ab'",
+        "big": str(-(2**100)),
+        "shared": "'captured'",  # a cell (the closure shares it): its content
+    }  # and not 'later', which is not assigned yet
+
+
+def test_dump_locals_prints_them_under_their_frame(tmp_path):
+    with Target(python("3.11"), LOCALS, tmp_path) as target:
+        done = flamespace("dump", "--pid", str(target.pid), "--locals")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    (inner,) = [index for index, line in enumerate(lines) if line.startswith("    inner (target_program.py:")]
+    assert lines[inner + 1 : inner + 4] == ["        count = 42", "        ratio = 2.5", "        label = 'héllo ✓'"]
+    assert lines[-1] == "    <module> (target_program.py:17)"
