@@ -50,3 +50,21 @@ def test_dump_locals_prints_them_under_their_frame(tmp_path):
     (inner,) = [index for index, line in enumerate(lines) if line.startswith("    inner (target_program.py:")]
     assert lines[inner + 1 : inner + 4] == ["        count = 42", "        ratio = 2.5", "        label = 'héllo ✓'"]
     assert lines[-1] == "    <module> (target_program.py:17)"
+
+
+@pytest.mark.parametrize("name", list(PYTHONS))
+def test_the_python_walk_finds_the_frames_the_c_walker_finds(name, tmp_path):
+    """dump --locals walks frames in Python (it needs their addresses): the same frames, the same way it ends."""
+    from flamespace.collect.remote.frame_locals import walk_frames
+    from flamespace.collect.remote.process import attach
+
+    with Target(python(name), LOCALS, tmp_path) as target:
+        process = attach(target.pid)
+        ((_address, state),) = process.thread_states()
+        frame = process.current_frame(state)
+        in_c = process.walk(frame, 100)
+        in_python = walk_frames(process, frame, 100)
+        cut = walk_frames(process, frame, 1)
+    assert [(code, instruction) for _frame, code, instruction in in_python[0]] == in_c[0]
+    assert in_python[1:] == in_c[1:] == (0, 0) and len(in_c[0]) == 2
+    assert len(cut[0]) == 1 and cut[1] == 3  # too deep

@@ -39,3 +39,56 @@ def test_record_threads_roots_are_threading_names(tmp_path):
     roots = {stack[0] for stack in fs.read(tmp_path / "t.folded")}
     assert {"MainThread", "worker ✓ 1", "Thread-1 (numbered_sleeper)"} <= roots
     assert any(root.startswith("Dummy-") for root in roots)
+
+
+class CountingNames:
+    """ThreadNames whose reading of threading._active is counted and answered from ``known``."""
+
+    def __init__(self, known: dict[int, str]) -> None:
+        from flamespace.collect.remote.names import ThreadNames
+
+        self.now = 0.0
+        self.reads = 0
+
+        class Process:
+            pid = 100
+
+        class Objects:
+            process = Process()
+
+        names = ThreadNames(Objects(), clock=lambda: self.now)  # type: ignore[arg-type]  # a stand-in
+
+        def read() -> dict[int, str]:
+            self.reads += 1
+            return dict(known)
+
+        names._read = read  # type: ignore[method-assign]
+        self.names = names
+
+
+def stacks(*idents: int) -> list:
+    from flamespace.collect.remote.stacks import ThreadStack
+
+    return [ThreadStack(100 if ident == 1 else ident + 1000, ident, ("f (a.py:1)",), None) for ident in idents]
+
+
+def test_names_are_read_again_for_a_new_thread_and_at_most_each_second_for_an_unknown_one():
+    """A thread threading does not know would otherwise cost a reading of threading._active at every tick."""
+    from flamespace.collect.remote.names import RETRY_SECONDS
+
+    counting = CountingNames({1: "MainThread", 2: "worker"})
+    names = counting.names
+    seen = stacks(1, 2)
+    names.update(seen)
+    assert counting.reads == 1 and [stack.name for stack in seen] == ["MainThread", "worker"]
+    names.update(stacks(1, 2))
+    assert counting.reads == 1  # all named: nothing to read
+    unknown = stacks(1, 2, 3)
+    names.update(unknown)
+    assert counting.reads == 2 and unknown[2].name == "Thread 1003"  # new: read once, not found
+    counting.now += RETRY_SECONDS / 2
+    names.update(stacks(1, 2, 3))
+    assert counting.reads == 2  # still unknown, read not long ago
+    counting.now += RETRY_SECONDS
+    names.update(stacks(1, 2, 3))
+    assert counting.reads == 3
