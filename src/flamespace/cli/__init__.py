@@ -61,9 +61,9 @@ content (or --from FORMAT), from files, directories or stdin ('-'):
 \b
     flamespace merge runs/ | flamespace filter --grep parse | flamespace top"""
 
-#: The commands that run (or, with --pid, watch) a program and pass our stop signals on to it: they note a
-#: signal from their first moment, so that one that comes before the program starts gives 128 + the signal.
-RECORDERS = ("record", "trace", "top")
+#: The commands that run a program and pass our stop signals on to it: they note a signal from their
+#: first moment, so that one that comes before the program starts gives 128 + the signal.
+RECORDERS = ("record", "trace")
 
 
 def _run(args: list[str]) -> object:

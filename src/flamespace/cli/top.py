@@ -138,13 +138,14 @@ def _top_pid(
 ) -> int:
     """Watch process ``pid``: live on a terminal; else one table of the whole run when it ends (a pipe's reader
     wants one answer, not a screen a second; Ctrl-C, -d or the target's exit ends it)."""
-    from ..collect import SamplerOptions
+    from ..collect import SamplerOptions, _stop_signals
     from ..errors import ArgumentError
     from ._attach import attached_recorder, run_until_stopped
     from ._report import warn
 
     if input != "-":
         raise ArgumentError(f"--pid watches a running process: give no INPUT ({input}) with it")
+    _stop_signals.catch()  # SIGTERM and SIGHUP stop the watch (the terminal put back), as Ctrl-C does
     live = _is_terminal(sys.stdout) and not as_json
     options = SamplerOptions(
         rate=rate if rate is not None else SamplerOptions().rate,
@@ -153,7 +154,11 @@ def _top_pid(
         duration=duration,
         lines=group == "line",
     )
-    recorder = attached_recorder(pid, options, gil=gil)
+    try:
+        recorder = attached_recorder(pid, options, gil=gil)
+    except BaseException:
+        _stop_signals.release()  # never watched: the handlers back, a signal noted raised again
+        raise
     described = f"flamespace top: pid {pid} (Python {recorder.process.version}): {_command(pid)}"
     if live:
         from ._live_top import LiveView, Terminal, render, watch
