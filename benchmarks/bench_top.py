@@ -17,6 +17,7 @@ import argparse
 import fcntl
 import os
 import pty
+import re
 import select
 import shutil
 import signal
@@ -64,8 +65,22 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-def steady_cpu(command: list[str], seconds: float, shows: str = "spin_a") -> float:
-    """The share of one core ``command`` uses per second on a pseudo-terminal of 120x40, once its screen shows ``shows``."""
+#: How each viewer's screen counts its samples so far (flamespace: ticks; py-spy: "Total Samples").
+COUNTS = (re.compile(rb"([\d,]+) ticks over"), re.compile(rb"Total Samples (?:\x1b\[1m)?(\d+)"))
+
+
+def last_count(screen: bytes) -> int | None:
+    """The last sample count the screen showed (None: none yet)."""
+    for pattern in COUNTS:
+        found = pattern.findall(screen)
+        if found:
+            return int(found[-1].replace(b",", b""))
+    return None
+
+
+def steady_cpu(command: list[str], seconds: float, shows: str = "spin_a") -> tuple[float, float | None]:
+    """The share of one core ``command`` uses per second on a pseudo-terminal of 120x40, once its screen shows
+    ``shows``, and the samples it took a second meanwhile (from its screen's count; None if it shows none)."""
     pid, master = pty.fork()
     if pid == 0:
         os.environ["TERM"] = "xterm"
@@ -88,9 +103,9 @@ def steady_cpu(command: list[str], seconds: float, shows: str = "spin_a") -> flo
             if time.monotonic() > deadline:
                 raise RuntimeError(f"{command[0]} showed no {shows!r}: {seen[-2000:]!r}")
             drain(time.monotonic() + 0.1)
-        start, used = time.monotonic(), cpu_seconds(pid)
+        start, used, first = time.monotonic(), cpu_seconds(pid), last_count(seen)
         drain(start + seconds)
-        used, elapsed = cpu_seconds(pid) - used, time.monotonic() - start
+        used, elapsed, last = cpu_seconds(pid) - used, time.monotonic() - start, last_count(seen)
     finally:
         os.kill(pid, signal.SIGINT)
         drain(time.monotonic() + 1)
@@ -100,7 +115,9 @@ def steady_cpu(command: list[str], seconds: float, shows: str = "spin_a") -> flo
             pass
         os.waitpid(pid, 0)
         os.close(master)
-    return used / elapsed
+    # the screens are redrawn each second: the counts are up to a second old at both ends, so the rate is near
+    rate = None if first is None or last is None else (last - first) / elapsed
+    return used / elapsed, rate
 
 
 def main() -> None:
@@ -116,7 +133,7 @@ def main() -> None:
     viewers = {"flamespace top --pid": [flamespace, "top", "--pid"], "py-spy top --pid": [pyspy, "top", "--pid"]}
     print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     print(f"target: {args.python}; {args.seconds:g} s a run, {args.runs} runs; default rate (100 Hz) both")
-    print(f"{'hogs':>4} {'viewer':<22} {'CPU % of a core':>16} {'range':>14}")
+    print(f"{'hogs':>4} {'viewer':<22} {'CPU % of a core':>16} {'range':>14} {'samples/s':>10}")
     with tempfile.TemporaryDirectory() as directory:
         script = Path(directory) / "target.py"
         script.write_text(TARGET)
@@ -127,9 +144,12 @@ def main() -> None:
                 busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(hogs)]
                 try:
                     for name, command in viewers.items():
-                        shares = [100 * steady_cpu([*command, str(target.pid)], args.seconds) for _ in range(args.runs)]
+                        runs = [steady_cpu([*command, str(target.pid)], args.seconds) for _ in range(args.runs)]
+                        shares = [100 * share for share, _rate in runs]
+                        rates = [rate for _share, rate in runs if rate is not None]
                         mean = sum(shares) / len(shares)
-                        print(f"{hogs:>4} {name:<22} {mean:>16.1f} {min(shares):>6.1f} - {max(shares):<5.1f}", flush=True)
+                        rate = f"{sum(rates) / len(rates):>10.0f}" if rates else f"{'?':>10}"
+                        print(f"{hogs:>4} {name:<22} {mean:>16.1f} {min(shares):>6.1f} - {max(shares):<5.1f} {rate}", flush=True)
                 finally:
                     for hog in busy:
                         hog.kill()
