@@ -186,13 +186,19 @@ def _one_thread(stacks: dict[tuple[str, ...], float], thread: str) -> dict[tuple
 
 
 def thread_line(recorder: RemoteRecorder) -> str:
-    """``Threads (2): MainThread running, sleeper waiting`` from the last tick's stacks."""
-    from ..collect.remote.recorder import thread_running
+    """``Threads (2): MainThread running, sleeper waiting (clock_nanosleep)`` from the last tick's stacks."""
+    from ..collect.remote.recorder import thread_running, waiting_in
 
     pid = recorder.process.pid
     shown = []
     for stack in reversed(recorder.last_stacks):  # the main thread first
-        state = "" if stack.native_id is None else (" running" if thread_running(pid, stack.native_id) else " waiting")
+        native = stack.native_id
+        state = ""
+        if native is not None and thread_running(pid, native):
+            state = " running"
+        elif native is not None:
+            syscall = waiting_in(pid, native)
+            state = f" waiting ({syscall})" if syscall else " waiting"
         shown.append(f"{stack.name}{state}{', GIL' if stack.holds_gil else ''}")
     return f"Threads ({len(shown)}): " + ", ".join(shown)
 

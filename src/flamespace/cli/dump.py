@@ -48,7 +48,8 @@ def run(pid: int, as_json: bool, no_lines: bool, show_locals: bool = False) -> i
     for thread in described:
         lines.append("")
         gil = ", holds the GIL" if thread["holds_gil"] else ""
-        lines.append(f'Thread {thread["native_id"]} "{thread["name"]}" ({thread["state"]}{gil})')
+        syscall = f" in {thread['syscall']}" if thread["syscall"] else ""
+        lines.append(f'Thread {thread["native_id"]} "{thread["name"]}" ({thread["state"]}{syscall}{gil})')
         frames: list[str] = thread["frames"]  # type: ignore[assignment]  # made a list below
         variables: list[dict[str, str]] = thread.get("locals") or [{} for _ in frames]  # type: ignore[assignment]
         for frame, names in zip(frames, variables):
@@ -84,16 +85,18 @@ def _locals(reader: StackReader, stack: ThreadStack) -> tuple[list[dict[str, str
 
 def _describe(process: RemoteProcess, stack: ThreadStack) -> dict[str, object]:
     """One thread as dump shows it: ids, name, state, frames innermost first, and why it is partial if it is."""
-    from ..collect.remote.recorder import thread_running
+    from ..collect.remote.recorder import thread_running, waiting_in
 
     native = stack.native_id
     name = stack.name
     state = "unknown" if native is None else ("running" if thread_running(process.pid, native) else "waiting")
+    syscall = waiting_in(process.pid, native) if state == "waiting" and native is not None else None
     return {
         "native_id": native,
         "thread_id": stack.thread_id,
         "name": name,
         "state": state,
+        "syscall": syscall,
         "holds_gil": stack.holds_gil,
         "frames": list(reversed(stack.frames)),
         "partial": stack.partial,
@@ -120,7 +123,7 @@ SPEC = Command(
             "as_json",
             "flag",
             help="Write JSON: pid, python, command and each thread's ids, name, "
-            "state, whether it holds the GIL, frames (innermost first) and why its stack is partial, if it is.",
+            "state (and the system call a waiting thread is in), whether it holds the GIL, frames (innermost first) and why its stack is partial, if it is.",
         ),
         Option(("--no-lines",), "no_lines", "flag", help="Name frames by function and file only."),
         Option(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from ..collect.options import SamplerOptions
 from ..core.ranking import GROUPINGS
 from . import _style
 from ._common import INPUT_OPTIONS, THREAD_OPTION, echo_json, format_share, format_value, pick_thread, read_graph, shown_thread
@@ -138,7 +139,7 @@ def _top_pid(
 ) -> int:
     """Watch process ``pid``: live on a terminal; else one table of the whole run when it ends (a pipe's reader
     wants one answer, not a screen a second; Ctrl-C, -d or the target's exit ends it)."""
-    from ..collect import SamplerOptions, _stop_signals
+    from ..collect import _stop_signals
     from ..errors import ArgumentError
     from ._attach import attached_recorder, run_until_stopped
     from ._report import warn
@@ -256,7 +257,7 @@ ATTACH_OPTIONS = (
         "float",
         None,
         metavar="HZ",
-        help="With --pid: samples a second (default 100, as record).",
+        help=f"With --pid: samples a second (default {SamplerOptions().rate:g}, as record).",
     ),
     Option(("--idle",), "idle", "flag", help="With --pid: waiting threads' time under an '[idle]' row of its own."),
     Option(("--gil",), "gil", "flag", help="With --pid: only the thread that holds the GIL at each sample."),

@@ -225,4 +225,55 @@ def thread_running(pid: int, tid: int) -> bool:
     return data[data.rfind(b")") + 2 :][:1] == b"R"
 
 
-__all__ = ["PARTIAL_FRAME", "RemoteRecorder", "thread_running"]
+#: The system calls a waiting thread is most often in, by number on x86-64 (elsewhere: "syscall N").
+X86_64_SYSCALLS = {
+    0: "read",
+    1: "write",
+    7: "poll",
+    17: "pread64",
+    23: "select",
+    34: "pause",
+    35: "nanosleep",
+    42: "connect",
+    43: "accept",
+    44: "sendto",
+    45: "recvfrom",
+    46: "sendmsg",
+    47: "recvmsg",
+    61: "wait4",
+    72: "fcntl",
+    73: "flock",
+    128: "rt_sigtimedwait",
+    130: "rt_sigsuspend",
+    202: "futex",
+    230: "clock_nanosleep",
+    232: "epoll_wait",
+    247: "waitid",
+    270: "pselect6",
+    271: "ppoll",
+    281: "epoll_pwait",
+    288: "accept4",
+    299: "recvmmsg",
+    441: "epoll_pwait2",
+}
+
+
+def waiting_in(pid: int, tid: int) -> str | None:
+    """The system call a waiting thread is in (``futex``: a lock, a condition or the GIL; ``clock_nanosleep``:
+    ``time.sleep``; ``epoll_wait``, ``select``, ``read``: input), from /proc/PID/task/TID/syscall; None when
+    it is in none, running, or that cannot be read."""
+    try:
+        with open(f"/proc/{pid}/task/{tid}/syscall", "rb") as file:
+            first = file.read().split(maxsplit=1)[:1]
+    except OSError:
+        return None
+    if not first or not first[0].isdigit():
+        return None  # 'running', or -1: blocked outside a system call
+    number = int(first[0])
+    import platform
+
+    name = X86_64_SYSCALLS.get(number) if platform.machine() == "x86_64" else None
+    return name or f"syscall {number}"
+
+
+__all__ = ["PARTIAL_FRAME", "RemoteRecorder", "thread_running", "waiting_in"]
