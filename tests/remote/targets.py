@@ -158,13 +158,17 @@ NAMED_THREADS = textwrap.dedent("""
 #: A frame whose local variables are of every kind dump --locals shows: arguments, a cell a closure shares, a
 #: long str, an int of several digits, objects shown by type, and one not assigned yet.
 LOCALS = textwrap.dedent("""
-    import time
+    import enum, time
 
     class Thing:
         pass
 
+    class Color(enum.Enum):
+        RED = 1
+
     def inner(count, ratio, label, flag, nothing, blob, big, thing, items):
         long_text = "x" * 500
+        kind, color = Thing, Color.RED
         shared = "captured"
         def closure():
             return shared

@@ -28,6 +28,8 @@ def test_dump_locals_shows_each_variables_value_or_type(name, tmp_path):
     assert re.fullmatch(r"<Thing at 0x[0-9a-f]+>", shown.pop("thing"))
     assert re.fullmatch(r"<list at 0x[0-9a-f]+>", shown.pop("items"))
     assert re.fullmatch(r"<function at 0x[0-9a-f]+>", shown.pop("closure"))
+    assert re.fullmatch(r"<type at 0x[0-9a-f]+>", shown.pop("kind"))  # a class: its type is type
+    assert re.fullmatch(r"<Color at 0x[0-9a-f]+>", shown.pop("color"))  # its type's type is a metaclass
     long_text = shown.pop("long_text")
     assert len(long_text) == VALUE_WIDTH and long_text == "'" + "x" * (VALUE_WIDTH - 4) + "..."
     assert shown == {
@@ -49,7 +51,7 @@ def test_dump_locals_prints_them_under_their_frame(tmp_path):
     lines = done.stdout.splitlines()
     (inner,) = [index for index, line in enumerate(lines) if line.startswith("    inner (target_program.py:")]
     assert lines[inner + 1 : inner + 4] == ["        count = 42", "        ratio = 2.5", "        label = 'héllo ✓'"]
-    assert lines[-1] == "    <module> (target_program.py:17)"
+    assert lines[-1] == "    <module> (target_program.py:21)"
 
 
 @pytest.mark.parametrize("name", list(PYTHONS))
@@ -68,3 +70,21 @@ def test_the_python_walk_finds_the_frames_the_c_walker_finds(name, tmp_path):
     assert [(code, instruction) for _frame, code, instruction in in_python[0]] == in_c[0]
     assert in_python[1:] == in_c[1:] == (0, 0) and len(in_c[0]) == 2
     assert len(cut[0]) == 1 and cut[1] == 3  # too deep
+
+
+def test_what_is_no_object_is_refused_not_described(tmp_path):
+    """A stale pointer (a freed frame's slot) must not be described from whatever its bytes are. Here a word
+    before a code object's tuple of names, read as an object, has that tuple as its 'type': refused (a tuple is
+    no type), not named by the bytes its 'tp_name' points to. (Failed before the type check: '<\\x..  at 0x...>'.)"""
+    from flamespace.collect.remote.process import attach
+    from flamespace.collect.remote.stacks import StackReader
+
+    with Target(python("3.12"), LOCALS, tmp_path) as target:
+        reader = StackReader(attach(target.pid), keep_frames=True)
+        ((_frame, code), _module) = reader.threads()[0].frame_addresses
+        objects = reader.objects
+        names = code + objects.layout.code_local_names[0]
+        assert objects.type_of(objects.word(names)) == objects.symbols["PyTuple_Type"]
+        with pytest.raises(ValueError, match="no type at"):
+            objects.describe(names - objects.layout.object_type)
+        assert objects.describe(objects.symbols["_Py_NoneStruct"]) == "None"

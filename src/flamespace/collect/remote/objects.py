@@ -30,6 +30,7 @@ VALUE_WIDTH = 100
 # tp_flags bits (Include/object.h)
 _INLINE_VALUES = 1 << 2  # 3.13
 _MANAGED_DICT = 1 << 4  # 3.11+
+_TYPE_SUBCLASS = 1 << 31  # a subclass of type: a metaclass
 _GENERAL_KEYS, _UNICODE_KEYS, _SPLIT_KEYS = 0, 1, 2  # 3.11+'s dk_kind
 _TYPE_NAME, _TYPE_BASICSIZE, _TYPE_FLAGS, _TYPE_DICTOFFSET = 24, 32, 168, 288  # the same in 3.9-3.13
 _DICT_KEYS, _DICT_VALUES = 32, 40
@@ -233,8 +234,18 @@ class ObjectReader:
         except (OSError, ValueError, UnicodeDecodeError, struct.error):
             shown = None
         if shown is None:
-            shown = f"<{self.c_string(self.word(kind + _TYPE_NAME))} at {address:#x}>"
+            shown = f"<{self.type_name(kind)} at {address:#x}>"
         return shown if len(shown) <= width else shown[: max(width - 3, 1)] + "..."
+
+    def type_name(self, kind: int) -> str:
+        """The ``tp_name`` of the type at ``kind``, once it is known to be a type (its type is ``type``, or a
+        metaclass: a subclass of type): a stale pointer's "type" gives a ValueError, not garbage."""
+        type_type = self.symbols.get("PyType_Type")
+        meta = self.type_of(kind)
+        if type_type is not None and meta != type_type:  # a metaclass: an instance of type, and a subclass of it
+            if self.type_of(meta) != type_type or not self.word(meta + _TYPE_FLAGS) & _TYPE_SUBCLASS:
+                raise ValueError(f"no type at {kind:#x}")
+        return self.c_string(self.word(kind + _TYPE_NAME))
 
     def _value(self, address: int, kind: int, width: int) -> str | None:
         symbols = self.symbols

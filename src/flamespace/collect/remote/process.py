@@ -34,6 +34,7 @@ OBJECT_SYMBOLS = (
     "PyDict_Type",
     "PyCell_Type",
     "PyModule_Type",
+    "PyType_Type",
     "_Py_NoneStruct",
     "_Py_TrueStruct",
     "_Py_FalseStruct",
