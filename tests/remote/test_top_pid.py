@@ -126,6 +126,7 @@ def test_keys_sort_pause_and_quit_and_the_terminal_is_put_back(tmp_path, target)
         shown.close()
     assert report == {"code": 0, "restored": True}
     assert "spin_forever (target_program.py)" in shown.output[left:]  # the last table stays on the screen
+    assert "*Function (file:line)" in shown.output[left:]  # as it was last sorted
     assert target.process.poll() is None  # the target runs on
 
 

@@ -254,9 +254,9 @@ class Terminal:
         self.out.flush()
 
 
-def watch(view: LiveView, terminal: Terminal, sort: str, limit: int | None) -> LiveTable:
+def watch(view: LiveView, terminal: Terminal, sort: str, limit: int | None) -> tuple[LiveTable, str]:
     """Run the view's recorder with the view up until it stops (q, Ctrl-C, a stop signal, -d, the target's exit);
-    the last table shown."""
+    the last table shown, and its sort."""
     from ._attach import run_until_stopped
 
     recorder = view.recorder
@@ -282,7 +282,7 @@ def watch(view: LiveView, terminal: Terminal, sort: str, limit: int | None) -> L
 
     recorder.on_progress = (POLL_SECONDS, poll)
     run_until_stopped(recorder)
-    return view.table
+    return view.table, sort
 
 
 __all__ = ["LiveRow", "LiveTable", "LiveView", "Terminal", "build_rows", "render", "sorted_rows", "watch"]

@@ -142,6 +142,7 @@ def _top_pid(
     from ..collect import _stop_signals
     from ..errors import ArgumentError
     from ._attach import attached_recorder, run_until_stopped
+    from ._common import echo
     from ._report import warn
 
     if input != "-":
@@ -167,12 +168,12 @@ def _top_pid(
         view = LiveView(recorder, group, thread, described)
         keys = sys.stdin.fileno() if _is_terminal(sys.stdin) else None
         with Terminal(sys.stdout, keys) as terminal:
-            shown = watch(view, terminal, "total" if by == "inclusive" else "own", limit)
+            shown, sort = watch(view, terminal, "total" if by == "inclusive" else "own", limit)
             width, height = terminal.size()
-        if recorder.quality.ticks:
-            print("\n".join(render(shown, width, height, "total" if by == "inclusive" else "own", limit)))
+        if recorder.quality.ticks:  # the last screen stays in the terminal's scrollback
+            echo("\n".join(render(shown, width, height, sort, limit)))
     else:
-        run_until_stopped(recorder)
+        raw_recording, _signals = run_until_stopped(recorder)
     seconds = recorder.quality.duration_ns / 1e9
     if recorder.ended == "exited":
         if recorder.quality.samples == 0:
@@ -180,7 +181,9 @@ def _top_pid(
             return 1
         warn(f"flamespace top: process {pid} exited after {seconds:.1f} s")
     if not live:
-        recording = recorder.recording(recorder.raw())
+        recording = recorder.recording(raw_recording)
+        for problem in recording.problems:
+            warn(f"flamespace top: warning: {problem}")
         graph = pick_thread(recording.graph, thread, f"pid {pid}") if thread is not None else recording.graph
         list_functions(graph, limit, group, by, raw, as_json)
     return 0
