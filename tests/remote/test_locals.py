@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 
@@ -62,10 +63,14 @@ def test_the_python_walk_finds_the_frames_the_c_walker_finds(name, tmp_path):
 
     with Target(python(name), LOCALS, tmp_path) as target:
         process = attach(target.pid)
-        ((_address, state),) = process.thread_states()
-        frame = process.current_frame(state)
-        in_c = process.walk(frame, 100)
-        in_python = walk_frames(process, frame, 100)
+        for _attempt in range(1000):  # until it sleeps (it may be between its print and its sleep): a stable stack
+            ((_address, state),) = process.thread_states()
+            frame = process.current_frame(state)
+            in_c = process.walk(frame, 100)
+            in_python = walk_frames(process, frame, 100)
+            if process.walk(frame, 100) == in_c:
+                break
+            time.sleep(0.01)
         cut = walk_frames(process, frame, 1)
     assert [(code, instruction) for _frame, code, instruction in in_python[0]] == in_c[0]
     assert in_python[1:] == in_c[1:] == (0, 0) and len(in_c[0]) == 2

@@ -32,7 +32,10 @@ def test_dump_names_threads_as_threading_does(name, tmp_path):
     unknown = threads["unknown_sleeper"]
     assert unknown["name"] == f"Thread {unknown['native_id']}"
     if platform.machine() == "x86_64":  # each sleeps in time.sleep's system call (select before 3.11)
-        assert {thread["syscall"] for thread in threads.values()} <= {"clock_nanosleep", "select", "pselect6", "nanosleep"}
+        waiting = [thread for thread in threads.values() if thread["state"] == "waiting"]  # the main one may not be yet
+        assert len(waiting) >= 4 and all(
+            thread["syscall"] in ("clock_nanosleep", "select", "pselect6", "nanosleep") for thread in waiting
+        )
 
 
 def test_record_threads_roots_are_threading_names(tmp_path):
