@@ -99,7 +99,8 @@ CHURN = textwrap.dedent("""
             threads = [threading.Thread(target=short_life) for _ in range(4)]
             for thread in threads:
                 thread.start()
-            recurse(200)
+            for _ in range(100):  # most of the main thread's time: sampled even when starting threads is slow (load)
+                recurse(200)
             exec(compile("def made(): return sum(range(100))\\nmade()", "<made>", "exec"), {})
             for thread in threads:
                 thread.join()
