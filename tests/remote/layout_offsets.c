@@ -7,6 +7,7 @@
 #include <stddef.h>
 #if PY_VERSION_HEX >= 0x030B0000
 #include "internal/pycore_frame.h"
+#include "internal/pycore_dict.h"
 #else
 #include <frameobject.h>
 #endif
@@ -15,6 +16,27 @@
 #include "internal/pycore_gil.h"
 #define P(name, expr) printf("\"%s\": %zu,\n", name, (size_t)(expr))
 int main(void) {
+#if PY_VERSION_HEX >= 0x030D0000
+    /* 3.13: only what its debug offsets leave out (collect/remote/layouts.py, _DEBUG_EXTRAS_313) */
+    P("heaptype.cached_keys", offsetof(PyHeapTypeObject, ht_cached_keys));
+    P("values.values", offsetof(PyDictValues, values));
+#else
+#if PY_VERSION_HEX >= 0x030C0000
+    P("interp.modules", offsetof(PyInterpreterState, imports.modules));
+#else
+    P("interp.modules", offsetof(PyInterpreterState, modules));
+#endif
+    P("heaptype.cached_keys", offsetof(PyHeapTypeObject, ht_cached_keys));
+#if PY_VERSION_HEX >= 0x030B0000
+    P("frame.localsplus", offsetof(_PyInterpreterFrame, localsplus));
+    P("code.localsplusnames", offsetof(PyCodeObject, co_localsplusnames));
+    P("values.values", offsetof(PyDictValues, values));
+#else
+    P("frame.localsplus", offsetof(PyFrameObject, f_localsplus));
+    P("code.varnames", offsetof(PyCodeObject, co_varnames));
+    P("code.cellvars", offsetof(PyCodeObject, co_cellvars));
+    P("code.freevars", offsetof(PyCodeObject, co_freevars));
+#endif
     P("runtime.interpreters_head", offsetof(_PyRuntimeState, interpreters.head));
     P("interp.next", offsetof(PyInterpreterState, next));
 #if PY_VERSION_HEX >= 0x030B0000
@@ -64,5 +86,6 @@ int main(void) {
     P("unicode.length", offsetof(PyASCIIObject, length));
     P("unicode.ascii_size", sizeof(PyASCIIObject));
     P("unicode.compact_size", sizeof(PyCompactUnicodeObject));
+#endif
     return 0;
 }

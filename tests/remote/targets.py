@@ -114,7 +114,8 @@ CHURN = textwrap.dedent("""
             threads = [threading.Thread(target=short_life) for _ in range(4)]
             for thread in threads:
                 thread.start()
-            recurse(200)
+            for _ in range(100):  # most of the main thread's time: sampled even when starting threads is slow (load)
+                recurse(200)
             exec(compile("def made(): return sum(range(100))\\nmade()", "<made>", "exec"), {})
             for thread in threads:
                 thread.join()
@@ -137,6 +138,62 @@ WORKER_SPINS = textwrap.dedent("""
     threading.Thread(target=worker_spin, name="worker", daemon=True).start()
     print("ready", flush=True)
     time.sleep(3600)
+""")
+
+
+#: Threads named by threading (given a name, or threading's own), one it knows only as a dummy (started by
+#: _thread, then asking for threading.current_thread()), and one it never knows (started by _thread).
+NAMED_THREADS = textwrap.dedent("""
+    import _thread, threading, time
+
+    def named_sleeper():
+        time.sleep(3600)
+
+    def numbered_sleeper():
+        time.sleep(3600)
+
+    def dummy_sleeper():
+        threading.current_thread()
+        time.sleep(3600)
+
+    def unknown_sleeper():
+        time.sleep(3600)
+
+    threading.Thread(target=named_sleeper, name="worker ✓ 1", daemon=True).start()
+    threading.Thread(target=numbered_sleeper, daemon=True).start()
+    _thread.start_new_thread(dummy_sleeper, ())
+    _thread.start_new_thread(unknown_sleeper, ())
+    while len(threading._active) < 4:
+        time.sleep(0.01)
+    time.sleep(0.1)
+    print("ready", flush=True)
+    time.sleep(3600)
+""")
+
+
+#: A frame whose local variables are of every kind dump --locals shows: arguments, a cell a closure shares, a
+#: long str, an int of several digits, objects shown by type, and one not assigned yet.
+LOCALS = textwrap.dedent("""
+    import enum, time
+
+    class Thing:
+        pass
+
+    class Color(enum.Enum):
+        RED = 1
+
+    def inner(count, ratio, label, flag, nothing, blob, big, thing, items):
+        long_text = "x" * 500
+        kind, color = Thing, Color.RED
+        shared = "captured"
+        def closure():
+            return shared
+        print("ready", flush=True)
+        time.sleep(3600)
+        later = 1
+        return later
+
+    inner(42, 2.5, "héllo ✓", True, None, b"\\x00ab", -(2**100), Thing(), [1, 2])
 """)
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from flamespace.collect.remote import layouts
 from flamespace.collect.remote.layouts import DEBUG_FIELDS, TABLES, table_layout
 
 from .targets import NEWER_PYTHONS, NOT_IN_CI, PYTHONS, python
@@ -45,7 +46,21 @@ FIELDS = {
     "gil.pointer": "gil_pointer",
     "gil.holder": "gil_holder",
     "gil.locked": "gil_locked",
+    "interp.modules": "interp_modules",
+    "heaptype.cached_keys": "heaptype_cached_keys",
+    "frame.localsplus": "frame_localsplus",
+    "values.values": "dict_values",
 }
+#: The code object's tuples of local names: layout_offsets.c's names -> their place in ``code_local_names``.
+LOCAL_NAMES = {"code.varnames": 0, "code.cellvars": 1, "code.freevars": 2, "code.localsplusnames": 0}
+
+
+def expected(layout, offsets: dict) -> dict:
+    """What ``layout`` holds for each of ``offsets``'s names."""
+    return {
+        field: layout.code_local_names[LOCAL_NAMES[field]] if field in LOCAL_NAMES else getattr(layout, FIELDS[field])
+        for field in offsets
+    }
 
 
 def header_offsets(interpreter: Path, directory: Path) -> dict:
@@ -68,7 +83,7 @@ def test_each_table_is_what_the_headers_say(name, tmp_path):
     minor = int(name.split(".")[-1])
     layout = table_layout(minor)
     assert layout is not None and minor in TABLES
-    assert {field: getattr(layout, FIELDS[field]) for field in offsets} == offsets
+    assert expected(layout, offsets) == offsets
 
 
 #: The debug offsets' sections as Include/internal/pycore_debug_offsets.h names them -> layouts.DEBUG_FIELDS' names.
@@ -136,3 +151,11 @@ def test_each_debug_offsets_list_is_the_headers_struct(name):
     if not header.exists():
         pytest.skip(f"needs CPython {name}'s internal headers at {header}, {NOT_IN_CI}")
     assert list(DEBUG_FIELDS[int(name.split(".")[1])]) == header_fields(header)
+
+
+def test_what_3_13s_debug_offsets_leave_out_is_what_its_headers_say(tmp_path):
+    """3.13's debug offsets hold no class's cached keys nor where a split dict's values start: the
+    reader of objects takes them from a table (layouts._DEBUG_EXTRAS_313), which must be the headers'."""
+    offsets = header_offsets(python("3.13"), tmp_path)
+    extras = layouts._DEBUG_EXTRAS_313
+    assert {field: extras[FIELDS[field]] for field in offsets} == offsets

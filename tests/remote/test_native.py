@@ -134,6 +134,18 @@ def test_native_needs_pid(tmp_path):
     assert "--native applies to --pid" in done.stderr and "Traceback" not in done.stderr
 
 
+def test_native_is_refused_with_the_inside_recorders_and_with_locals():
+    """--native reads C frames from outside: with --inject (or a mode only the inside records) it would
+    silently be dropped, and dump's --locals reads Python frames alone (their addresses)."""
+    for args, message in [
+        (("record", "--pid", "1", "--native", "--inject", "-o", "x.folded"), "--native reads C frames from outside"),
+        (("record", "--pid", "1", "--native", "--mode", "alloc", "-o", "x.folded"), "--native reads C frames from outside"),
+        (("dump", "--pid", "1", "--native", "--locals"), "--locals reads the Python frames alone"),
+    ]:
+        done = flamespace(*args)
+        assert done.returncode == 1 and message in done.stderr and "Traceback" not in done.stderr, (args, done.stderr)
+
+
 # -- the merge's rules, on made-up stacks -----------------------------------------------------------
 
 

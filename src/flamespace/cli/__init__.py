@@ -39,7 +39,7 @@ SUMMARIES = {
     "sub": "Write 'stack BEFORE_COUNT AFTER_COUNT' for every stack in either profile.",
     "svg": "Draw FILES (folded stacks, speedscope; several are summed) as an interactive SVG.",
     "text": "Print FILES as a tree: inclusive share, name and count of every frame above --threshold.",
-    "top": "List the functions of INPUT (default stdin) that cost the most.",
+    "top": "List the functions of INPUT (default stdin) that cost the most, or watch them live in a running Python process (--pid).",
     "trace": "Trace a Python program: exact call counts and times of every call, per full stack.",
 }
 COMMANDS = tuple(SUMMARIES)

@@ -1,4 +1,4 @@
-"""What ``record --pid`` and ``dump --pid`` share: attaching to a running process, and recording it."""
+"""What ``record --pid`` and ``top --pid`` share: attaching to a running process, and recording it."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ if TYPE_CHECKING:
 
     from ..collect import MemoryOptions, RecordResult, SamplerOptions
     from ..collect.launcher import Progress
+    from ..collect.raw import Quality, RawRecording
     from ..collect.remote.process import RemoteProcess
+    from ..collect.remote.recorder import RemoteRecorder
 
 
 def record_pid(
@@ -67,8 +69,7 @@ def record_pid(
 
         on_progress = (0.25, reporter)
     recorder = RemoteRecorder(process, options, on_progress=on_progress, gil_only=gil, native=native)
-    with _stop_signals_to(recorder.stop) as stopped_by:
-        raw = recorder.run()
+    raw, stopped_by = run_until_stopped(recorder)
     if recorder.quality.samples == 0 and recorder.ended == "exited":
         raise RecordError(f"process {pid} exited before a single sample was taken", exit_code=1)
     recording = recorder.recording(raw, process_root)
@@ -83,6 +84,27 @@ def record_pid(
         signal=stopped_by[0] if stopped_by else None,
     )
     return result, described
+
+
+def attached_recorder(
+    pid: int,
+    options: SamplerOptions,
+    on_progress: tuple[float, Callable[[Quality, int], None]] | None = None,
+    gil: bool = False,
+) -> RemoteRecorder:
+    """A recorder of process ``pid`` (attached and checked: an AttachError says why it cannot be read)."""
+    from ..collect.remote.process import attach
+    from ..collect.remote.recorder import RemoteRecorder
+
+    return RemoteRecorder(attach(pid), options, on_progress=on_progress, gil_only=gil)
+
+
+def run_until_stopped(recorder: RemoteRecorder) -> tuple[RawRecording, list[int]]:
+    """Run ``recorder`` until its duration, Ctrl-C, SIGTERM/SIGHUP or the target's exit: what it recorded,
+    and the stop signals that came (the first one stopped it)."""
+    with _stop_signals_to(recorder.stop) as stopped_by:
+        raw = recorder.run()
+    return raw, stopped_by
 
 
 @contextmanager
@@ -145,4 +167,4 @@ def _record_inside(
     return result, f"pid {process.pid} (Python {process.version}, recorded inside it)"
 
 
-__all__ = ["record_pid"]
+__all__ = ["attached_recorder", "record_pid", "run_until_stopped"]

@@ -77,6 +77,23 @@ class Layout(Record):
     gil_pointer: int | None
     gil_holder: int
     gil_locked: int
+    #: What the reader of objects (:mod:`.objects`: thread names, ``dump --locals``) needs. ``interp_modules``:
+    #: the interpreter's ``sys.modules`` dict; ``frame_localsplus``: a frame's local variables;
+    #: ``code_local_names``: the code object's tuples of names whose concatenation names them (3.9, 3.10:
+    #: co_varnames, co_cellvars, co_freevars; 3.11+: co_localsplusnames); ``heaptype_cached_keys``: a
+    #: class's shared keys of its instances' attributes; ``dict_keys``: the layout of a dict's keys
+    #: ('3.9': 3.9, 3.10; '3.11': 3.11+); ``dict_values``: where a split dict's values start;
+    #: ``instance_dict``: where an instance keeps its attributes ('offset': tp_dictoffset, 3.9, 3.10;
+    #: 'managed': 3.11; 'tagged': 3.12; 'inline': 3.13); ``long_kind``: 'size' (3.9-3.11's ob_size) or
+    #: 'tag' (3.12+'s lv_tag).
+    interp_modules: int = 0
+    frame_localsplus: int = 0
+    code_local_names: tuple[int, ...] = ()
+    heaptype_cached_keys: int = 0
+    dict_keys: str = "3.11"
+    dict_values: int = 0
+    instance_dict: str = "offset"
+    long_kind: str = "size"
     object_type: int = 8
     #: Low bits of the frame's code pointer that tag it rather than address it (3.14+'s stack references).
     code_tag_bits: int = 0
@@ -96,6 +113,8 @@ class Layout(Record):
 
 _COMMON = dict(interp_next=0, tstate_next=8, tstate_interp=16, bytes_size=16, bytes_data=32, unicode_state=32, unicode_length=16)
 _RUNTIME_GIL = dict(gil_base="runtime", gil_pointer=None)
+#: tp_dictoffset keeps instances' attributes; ob_size sizes an int (3.9, 3.10).
+_OLD_OBJECTS = dict(dict_keys="3.9", dict_values=0, instance_dict="offset", long_kind="size", interp_modules=856)
 _OLD_FRAMES = dict(
     tstate_native_thread_id=None,
     tstate_frame=24,
@@ -125,6 +144,10 @@ TABLES: dict[int, dict[str, object]] = {
         _COMMON,
         **_OLD_FRAMES,
         **_RUNTIME_GIL,
+        **_OLD_OBJECTS,
+        frame_localsplus=360,
+        code_local_names=(72, 88, 80),
+        heaptype_cached_keys=864,
         frame_instr=104,
         instr_kind="lasti-bytes",
         lines="lnotab",
@@ -135,6 +158,10 @@ TABLES: dict[int, dict[str, object]] = {
         _COMMON,
         **_OLD_FRAMES,
         **_RUNTIME_GIL,
+        **_OLD_OBJECTS,
+        frame_localsplus=352,
+        code_local_names=(72, 88, 80),
+        heaptype_cached_keys=872,
         frame_instr=96,
         instr_kind="lasti-units",
         lines="linetable",
@@ -169,6 +196,14 @@ TABLES: dict[int, dict[str, object]] = {
         lines="locations",
         unicode_ascii_size=48,
         unicode_compact_size=72,
+        interp_modules=888,
+        frame_localsplus=72,
+        code_local_names=(96,),
+        heaptype_cached_keys=872,
+        dict_keys="3.11",
+        dict_values=0,
+        instance_dict="managed",
+        long_kind="size",
     ),
     12: dict(
         _COMMON,
@@ -199,8 +234,21 @@ TABLES: dict[int, dict[str, object]] = {
         lines="locations",
         unicode_ascii_size=40,
         unicode_compact_size=56,
+        interp_modules=944,
+        frame_localsplus=72,
+        code_local_names=(96,),
+        heaptype_cached_keys=880,
+        dict_keys="3.11",
+        dict_values=0,
+        instance_dict="tagged",
+        long_kind="tag",
     ),
 }
+
+#: What 3.13's debug offsets leave out (the reader of objects needs them): from its headers, checked by
+#: tests/remote/test_layouts.py like the tables, and each read checked (a dict's keys must be of a known
+#: kind, an attribute's name a str) so a build that moved them reads no names rather than wrong ones.
+_DEBUG_EXTRAS_313 = dict(heaptype_cached_keys=880, dict_keys="3.11", dict_values=8, instance_dict="inline", long_kind="tag")
 
 
 def table_layout(minor: int) -> Layout | None:
@@ -396,6 +444,10 @@ def debug_layout(offsets: dict[str, int]) -> Layout:
         gil_pointer=None,
         gil_holder=offsets["interp.gil_holder"],
         gil_locked=offsets["interp.gil_locked"],
+        interp_modules=offsets["interp.imports_modules"],
+        frame_localsplus=offsets["frame.localsplus"],
+        code_local_names=(offsets["code.localsplusnames"],),
+        **_DEBUG_EXTRAS_313,  # type: ignore[arg-type]
     )
 
 

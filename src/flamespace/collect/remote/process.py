@@ -34,6 +34,20 @@ OLDEST, NEWEST = 9, DEBUG_MINORS[-1]
 MAX_THREADS = 4096
 #: glibc's ``struct pthread`` keeps the thread's kernel id here on x86-64 (tried first on 3.9, 3.10).
 GLIBC_TID_OFFSET = 0x2D0
+#: The types and singletons :mod:`.objects` tells objects apart by (where the symbol table has them).
+OBJECT_SYMBOLS = (
+    "PyLong_Type",
+    "PyFloat_Type",
+    "PyBool_Type",
+    "PyTuple_Type",
+    "PyDict_Type",
+    "PyCell_Type",
+    "PyModule_Type",
+    "PyType_Type",
+    "_Py_NoneStruct",
+    "_Py_TrueStruct",
+    "_Py_FalseStruct",
+)
 _LIBPYTHON = re.compile(r"/libpython3\.(\d+)t?[^/]*\.so[^/]*$")
 _EXECUTABLE = re.compile(r"python3\.(\d+)t?$")
 
@@ -88,6 +102,8 @@ class RemoteProcess:
         self.code_type = symbols["PyCode_Type"]
         self.unicode_type = symbols.get("PyUnicode_Type")
         self.bytes_type = symbols.get("PyBytes_Type")
+        #: The addresses of the symbols read (types and singletons: :mod:`.objects` tells objects apart by them).
+        self.symbols = symbols
         self._memory = _memory()
         self._tid_offset: int | None = None  # 3.9, 3.10: where pthread_t's struct keeps the kernel id
         self.interpreter = 0
@@ -253,7 +269,7 @@ def attach(pid: int) -> RemoteProcess:
     name = _comm(pid)
     maps = _maps(pid)
     binary, elf = _python_binary(pid, maps, name)
-    symbols = elf.symbols(("_PyRuntime", "PyCode_Type", "PyUnicode_Type", "PyBytes_Type", "Py_Version"))
+    symbols = elf.symbols(("_PyRuntime", "PyCode_Type", "PyUnicode_Type", "PyBytes_Type", "Py_Version", *OBJECT_SYMBOLS))
     if "_PyRuntime" not in symbols or "PyCode_Type" not in symbols:
         raise NotPython(f"process {pid} ({name}) is not a CPython process: {binary} has no _PyRuntime symbol")
     base = load_base(maps, binary, elf)

@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 
 #: The root frame of a stack whose outer frames could not be read (the target changed under the read).
 PARTIAL_FRAME = "[partial stack]"
-MAIN_THREAD = "MainThread"
 
 
 class RemoteRecorder:
@@ -78,6 +77,8 @@ class RemoteRecorder:
         #: Thread samples whose outer frames could not be read, and the first reason.
         self.partial = 0
         self.first_partial: str | None = None
+        #: The stacks of the last tick (``top --pid`` shows their threads).
+        self.last_stacks: list[ThreadStack] = []
         self._stopping = False
         #: The recording spans the program's frames: from the last tick before the first that sees one to the
         #: last that sees one, when the target exits (a program the launcher started, held until the sampler
@@ -175,6 +176,7 @@ class RemoteRecorder:
                 self._waiting_for_frames = False
                 self._last_frames = (quality.ticks + 1, now)
         quality.ticks += 1
+        self.last_stacks = stacks
         quality.longest_gap_ns = max(quality.longest_gap_ns, now - self._last_tick_ns)
         seen = set()
         for stack in stacks:
@@ -209,7 +211,7 @@ class RemoteRecorder:
             self.partial += 1
             self.first_partial = self.first_partial or stack.partial
             frames = (PARTIAL_FRAME,) + frames
-        name = self.thread_name(stack)
+        name = stack.name
         full = options.root + ((name,) if options.threads else ()) + frames
         timestamp = now - self._start_ns
         if running > 0:
@@ -228,9 +230,6 @@ class RemoteRecorder:
         spent = cpu - self._last_cpu.get(native_id, 0)
         self._last_cpu[native_id] = cpu
         return max(spent, 0)
-
-    def thread_name(self, stack: ThreadStack) -> str:
-        return thread_name(self.process.pid, stack)
 
     def problems(self) -> list[str]:
         """What the user should know about this recording beyond the sampler's own figures."""
@@ -262,14 +261,6 @@ class RemoteRecorder:
         return recording
 
 
-def thread_name(pid: int, stack: ThreadStack) -> str:
-    """``MainThread`` for process ``pid``'s first thread, else ``Thread <kernel id>`` (threading's names
-    are not read yet: docs/attach.md, "Limits")."""
-    if stack.native_id == pid:
-        return MAIN_THREAD
-    return f"Thread {stack.native_id if stack.native_id is not None else stack.thread_id}"
-
-
 def thread_cpu_ns(pid: int, tid: int) -> int | None:
     """The CPU time (ns) thread ``tid`` of process ``pid`` has used, from the kernel's scheduler
     statistics (the clock a thread's own ``CLOCK_THREAD_CPUTIME_ID`` reads, which another process
@@ -298,4 +289,55 @@ def thread_running(pid: int, tid: int) -> bool:
     return data[data.rfind(b")") + 2 :][:1] == b"R"
 
 
-__all__ = ["MAIN_THREAD", "PARTIAL_FRAME", "RemoteRecorder", "thread_cpu_ns", "thread_name", "thread_running"]
+#: The system calls a waiting thread is most often in, by number on x86-64 (elsewhere: "syscall N").
+X86_64_SYSCALLS = {
+    0: "read",
+    1: "write",
+    7: "poll",
+    17: "pread64",
+    23: "select",
+    34: "pause",
+    35: "nanosleep",
+    42: "connect",
+    43: "accept",
+    44: "sendto",
+    45: "recvfrom",
+    46: "sendmsg",
+    47: "recvmsg",
+    61: "wait4",
+    72: "fcntl",
+    73: "flock",
+    128: "rt_sigtimedwait",
+    130: "rt_sigsuspend",
+    202: "futex",
+    230: "clock_nanosleep",
+    232: "epoll_wait",
+    247: "waitid",
+    270: "pselect6",
+    271: "ppoll",
+    281: "epoll_pwait",
+    288: "accept4",
+    299: "recvmmsg",
+    441: "epoll_pwait2",
+}
+
+
+def waiting_in(pid: int, tid: int) -> str | None:
+    """The system call a waiting thread is in (``futex``: a lock, a condition or the GIL; ``clock_nanosleep``:
+    ``time.sleep``; ``epoll_wait``, ``select``, ``read``: input), from /proc/PID/task/TID/syscall; None when
+    it is in none, running, or that cannot be read."""
+    try:
+        with open(f"/proc/{pid}/task/{tid}/syscall", "rb") as file:
+            first = file.read().split(maxsplit=1)[:1]
+    except OSError:
+        return None
+    if not first or not first[0].isdigit():
+        return None  # 'running', or -1: blocked outside a system call
+    number = int(first[0])
+    import platform
+
+    name = X86_64_SYSCALLS.get(number) if platform.machine() == "x86_64" else None
+    return name or f"syscall {number}"
+
+
+__all__ = ["PARTIAL_FRAME", "RemoteRecorder", "thread_cpu_ns", "thread_running", "waiting_in"]

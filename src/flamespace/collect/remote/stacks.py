@@ -40,9 +40,11 @@ COMPLETE, READ_FAILED, NOT_CODE, TOO_DEEP = 0, 1, 2, 3
 class ThreadStack:
     """One thread's stack at one moment: ``native_id`` (its kernel id, None where unknown),
     ``thread_id`` (its pthread id), ``frames`` (names, root first), ``partial`` (why the stack
-    was cut short, or None) and ``holds_gil`` (None where the GIL was not read)."""
+    was cut short, or None), ``holds_gil`` (None where the GIL was not read) and ``name`` (threading's
+    name for it: :mod:`.names`). ``frame_addresses``: each frame's (frame, code object) addresses,
+    innermost first, where the reader was asked to keep them (``dump --locals``)."""
 
-    __slots__ = ("native_id", "thread_id", "frames", "partial", "holds_gil", "launcher_missing")
+    __slots__ = ("native_id", "thread_id", "frames", "partial", "holds_gil", "launcher_missing", "name", "frame_addresses")
 
     def __init__(
         self, native_id: int | None, thread_id: int, frames: tuple[str, ...], partial: str | None, holds_gil: bool | None = None
@@ -52,6 +54,8 @@ class ThreadStack:
         #: A program the launcher started (launcher files given) whose walk met no launcher frame: for its
         #: main thread, a walk cut short by a frame pushed or popped under it (or the interpreter's end).
         self.launcher_missing = False
+        self.name = ""
+        self.frame_addresses: list[tuple[int, int]] = []
 
 
 class _Code:
@@ -68,7 +72,9 @@ PROGRAM, LAUNCHER, HIDDEN = 0, 1, 2
 
 
 class StackReader:
-    """Reads the stacks of ``process``; ``lines=False`` names frames without line numbers.
+    """Reads the stacks of ``process``; ``lines=False`` names frames without line numbers; each thread is
+    named as threading names it (:mod:`.names`). ``keep_frames``: keep each frame's address (for its local
+    variables: :mod:`.frame_locals`), walking in Python rather than in C.
 
     For a program flamespace started (``record --sampler outside``), as the in-process sampler
     names and cuts its stacks: ``program_dirs`` (files under them are named relative to them),
@@ -83,9 +89,16 @@ class StackReader:
         program_dirs: Sequence[str] = (),
         launcher_files: Collection[str] = (),
         hidden_files: Collection[str] = (),
+        keep_frames: bool = False,
     ) -> None:
+        from .names import ThreadNames
+        from .objects import ObjectReader
+
         self.process = process
         self.lines = lines
+        self.keep_frames = keep_frames
+        self.objects = ObjectReader(self)
+        self.names = ThreadNames(self.objects)
         self.shorten = PathShortener(cwd=_cwd(process.pid), program_dirs=program_dirs)
         self.roles = {**dict.fromkeys(hidden_files, HIDDEN), **dict.fromkeys(launcher_files, LAUNCHER)}
         self._codes: dict[tuple[int, int], _Code] = {}
@@ -110,6 +123,7 @@ class StackReader:
             if gil:
                 stack.holds_gil = address == holder
             stacks.append(stack)
+        self.names.update(stacks)
         return stacks
 
     def _again(self, address: int, data: bytes, first: ThreadStack) -> ThreadStack:
@@ -135,7 +149,15 @@ class StackReader:
             frame = process.current_frame(state)
         except OSError as exc:
             return ThreadStack(native_id, thread_id, (), f"its current frame: {exc}")
-        walked, status, error = process.walk(frame, MAX_DEPTH) if frame else ([], COMPLETE, 0)
+        addresses: list[tuple[int, int]] = []
+        if self.keep_frames:
+            from .frame_locals import walk_frames
+
+            found, status, error = walk_frames(process, frame, MAX_DEPTH)
+            walked = [(code, instruction, 0) for _frame, code, instruction in found]  # identity 0: by address
+            addresses = [(address, code) for address, code, _instruction in found]
+        else:
+            walked, status, error = process.walk(frame, MAX_DEPTH) if frame else ([], COMPLETE, 0)
         if status == READ_FAILED:
             partial = f"a frame could not be read ({os.strerror(error)})"
         elif status == NOT_CODE:
@@ -160,6 +182,7 @@ class StackReader:
         names.reverse()
         stack = ThreadStack(native_id, thread_id, tuple(names), partial)
         stack.launcher_missing = launcher_missing
+        stack.frame_addresses = addresses[: len(names)]
         return stack
 
     def _name(self, code: int, identity: int, instruction: int) -> str:
