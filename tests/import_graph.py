@@ -54,6 +54,7 @@ LAYERS: dict[str, int] = {
     # the public API (re-exports everything) and the pytest entry point: nothing imports them
     "__init__": 6,
     "pytest_plugin": 6,
+    "agent": 6,
 }
 
 
