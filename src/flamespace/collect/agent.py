@@ -5,7 +5,8 @@ Pyroscope-compatible server (:mod:`.push`) by a thread of its own.
 The sampling thread only swaps the window's tables at its end (a few dict operations); encoding
 pprof, gzip and HTTP happen in the pushing thread, which the sampler leaves out of the profile.
 While the server is down, at most ``queue`` windows wait (the oldest dropped first, counted);
-each push is retried with a doubling delay; ``stop()`` pushes the last, partial window and what
+a failed push is tried again after a doubling delay (1 s up to 30 s) or when a new window
+comes, whichever is first; ``stop()`` pushes the last, partial window and what
 waits, within ``flush_timeout`` seconds. Labels: :mod:`.labels`.
 """
 
@@ -29,7 +30,7 @@ from .sink import Sink
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import CodeType, FrameType
-    from typing import Callable
+    from typing import Any, Callable
     from collections.abc import Collection, Mapping
 
     from .._types import LabelSet, Number, Stack
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
 DEFAULT_MODE = "cpu" if Clock.supports_thread_cpu() else "wall"
 #: The longest wait between two tries of a push while the server is down, in seconds.
 MAX_BACKOFF = 30.0
+#: While ``stop()`` flushes, how long to wait between two tries of a failing push, in seconds.
+FLUSH_RETRY = 0.5
 #: Pyroscope's profile type (the ``__name__`` label) of each sampling mode.
 PROFILE_TYPES = {"cpu": "process_cpu", "wall": "wall"}
 
@@ -54,7 +57,8 @@ class AgentOptions(Record):
     program's name). ``window``: seconds per profile. ``rate``: samples per second. ``mode``:
     ``cpu`` or ``wall``. ``protocol``: ``connect`` (Pyroscope's push API) or ``ingest`` (the
     older ``/ingest``). ``queue``: windows kept while the server is down (60 windows of 10 s:
-    10 minutes). ``flush_timeout``: how long ``stop()`` may spend pushing what is left.
+    10 minutes). ``retry``: seconds before a failed push is tried again, doubled at each failure
+    up to 30 s (and tried again when a new window comes). ``flush_timeout``: how long ``stop()`` may spend pushing what is left.
     ``request_timeout``: seconds per HTTP request. ``token``: sent as a Bearer header.
     """
 
@@ -65,6 +69,7 @@ class AgentOptions(Record):
     mode: str = DEFAULT_MODE
     protocol: str = "connect"
     queue: int = 60
+    retry: float = 1.0
     flush_timeout: float = 5.0
     request_timeout: float = 10.0
     token: str | None = None
@@ -88,7 +93,7 @@ class AgentOptions(Record):
             return f"unknown protocol {self.protocol!r}; choose one of {', '.join(PROTOCOLS)}"
         if self.queue < 1:
             return f"the queue must hold at least 1 window, not {self.queue}"
-        if self.flush_timeout < 0 or self.request_timeout <= 0:
+        if self.flush_timeout < 0 or self.request_timeout <= 0 or self.retry <= 0:
             return "the timeouts must be positive numbers of seconds"
         for name, value in self.labels.items():
             if not name or not isinstance(name, str) or not isinstance(value, str):
@@ -169,16 +174,13 @@ class AgentEngine(Engine):
         window: float,
         on_window: Callable[[Window], None],
         table: LabelTable = TABLE,
-        *,
-        root_cut: Collection[CodeType] = (),
-        hidden_files: Collection[str] = (),
+        **engine_options: Any,
     ) -> None:
-        super().__init__(
-            options, sink=LabelledSink(), on_interval=(window, on_window), root_cut=root_cut, hidden_files=hidden_files
-        )
+        super().__init__(options, sink=LabelledSink(), on_interval=(window, on_window), **engine_options)
         self.table = table
         self.on_window = on_window
         self.excluded: set[int] = set()
+        self._labels_seen: dict[int, LabelSet] = {}  # each thread's labels at its last sample
         self._window_start = 0
 
     def begin(self) -> None:
@@ -191,9 +193,17 @@ class AgentEngine(Engine):
         super().sample(frames, now, stopping)
 
     def stack_of(self, frame: FrameType | None, thread_name: str, ident: int | None = None) -> Stack | None:
+        """The stack, with the sink pointed at the thread's labels; when there is no stack (the
+        thread stopping the recording, charged where its previous sample saw it: see
+        :meth:`Engine.sample`), at the labels of that sample."""
+        stack = super().stack_of(frame, thread_name, ident)
         if ident is not None:
-            self.sink.use(self.table.of_thread(ident))
-        return super().stack_of(frame, thread_name, ident)
+            if stack is not None:
+                labels = self._labels_seen[ident] = self.table.of_thread(ident)
+            else:
+                labels = self._labels_seen.get(ident, ())
+            self.sink.use(labels)
+        return stack
 
     def _hand_over_interval(self) -> None:
         window = self.take_window()
@@ -206,25 +216,32 @@ class AgentEngine(Engine):
         """The window since the last one, starting the next afresh."""
         with self.lock:
             tables = self.sink.take_tables()
+            for ident in [i for i in self._labels_seen if i not in self._states]:
+                del self._labels_seen[ident]  # ended threads
         end = time.time_ns()
         window, self._window_start = Window(self._window_start, end, tables), end
         return window
 
 
 class Outbox:
-    """The windows waiting to be pushed, at most ``limit``: a new one pushes the oldest out."""
+    """The windows waiting to be pushed, at most ``limit`` (the one being sent among them): a new
+    one pushes the oldest out, but not one on its way to the server (it may arrive)."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.items: deque[Window] = deque()
-        self.dropped = 0  # windows pushed out (profiles: see Agent)
+        self.sending: Window | None = None
         self.changed = threading.Condition()
 
     def put(self, window: Window) -> list[Window]:
         """Queue ``window``; the windows it pushed out."""
         with self.changed:
             self.items.append(window)
-            out = [self.items.popleft() for _ in range(len(self.items) - self.limit)]
+            out = []
+            while len(self.items) > self.limit:
+                index = 1 if self.items[0] is self.sending else 0
+                out.append(self.items[index])
+                del self.items[index]
             self.changed.notify_all()
         return out
 
@@ -336,18 +353,20 @@ class Agent:
                     outbox.changed.wait()
                 if not outbox.items or (self._closing and time.monotonic() >= self._deadline):
                     return
-                window = outbox.items[0]
+                window = outbox.sending = outbox.items[0]
             try:
                 self._push(window)
-            except PushError as exc:
+            except Exception as exc:  # a PushError, or a profile that cannot be encoded: never stop pushing
+                with outbox.changed:
+                    outbox.sending = None
                 self._last_error = str(exc)
-                if exc.permanent:
+                if not isinstance(exc, PushError) or exc.permanent:
                     self._stats["rejected"] += window.profiles() - window.sent
                     self._tell(f"the server refused a profile, which is left out: {exc}")
                     self._remove(window)
                     continue
                 self._stats["failures"] += 1
-                delay = min(max(delay * 2, 1.0), MAX_BACKOFF)
+                delay = min(max(delay * 2, self.options.retry), MAX_BACKOFF)
                 if not self._failing:
                     self._failing = True
                     self._tell(f"cannot push: {exc}; keeping up to {self.options.queue} windows, retrying")
@@ -384,18 +403,17 @@ class Agent:
 
     def _remove(self, window: Window) -> None:
         with self.outbox.changed:
-            if self.outbox.items and self.outbox.items[0] is window:  # not pushed out meanwhile
+            self.outbox.sending = None
+            if self.outbox.items and self.outbox.items[0] is window:
                 self.outbox.items.popleft()
 
     def _pause(self, seconds: float) -> None:
+        """Wait before trying again: ``seconds``, or until a new window comes (so a server that
+        is back is found within a window), or, while flushing, at most :data:`FLUSH_RETRY`."""
         with self.outbox.changed:
-            end = time.monotonic() + seconds
             if self._closing:
-                end = min(end, self._deadline)
-            while time.monotonic() < end and not (self._closing and time.monotonic() >= self._deadline):
-                self.outbox.changed.wait(end - time.monotonic())
-                if self._closing:
-                    end = min(end, self._deadline, time.monotonic() + 0.2)  # flushing: try again soon
+                seconds = min(seconds, FLUSH_RETRY, max(self._deadline - time.monotonic(), 0.0))
+            self.outbox.changed.wait(seconds)
 
     def _tell(self, message: str) -> None:
         if self.on_event is not None:
