@@ -21,7 +21,10 @@ SCHEMA = [
     ("RawSample", [("raw_profile", 1, F.TYPE_BYTES, F.LABEL_OPTIONAL, ""), ("ID", 2, F.TYPE_STRING, F.LABEL_OPTIONAL, "")]),
     (
         "RawProfileSeries",
-        [("labels", 1, F.TYPE_MESSAGE, F.LABEL_REPEATED, "LabelPair"), ("samples", 2, F.TYPE_MESSAGE, F.LABEL_REPEATED, "RawSample")],
+        [
+            ("labels", 1, F.TYPE_MESSAGE, F.LABEL_REPEATED, "LabelPair"),
+            ("samples", 2, F.TYPE_MESSAGE, F.LABEL_REPEATED, "RawSample"),
+        ],
     ),
     ("PushRequest", [("series", 1, F.TYPE_MESSAGE, F.LABEL_REPEATED, "RawProfileSeries")]),
 ]

@@ -64,13 +64,19 @@ def test_a_connect_push_holds_each_label_set_as_a_series_of_one_gzipped_pprof():
         data = gzip.decompress(sample.raw_profile)
         assert dict(pprof.parse_bytes(data).items()) == dict(one.graph.items())
         profile = profile_class().FromString(data)  # the official schema: when, how long, the period
-        assert (profile.time_nanos, profile.duration_nanos, profile.period) == (1_700_000_000_000_000_000, 10_000_000_000, 10_000_000)
+        assert (profile.time_nanos, profile.duration_nanos, profile.period) == (
+            1_700_000_000_000_000_000,
+            10_000_000_000,
+            10_000_000,
+        )
         strings = profile.string_table
         assert (strings[profile.period_type.type], strings[profile.period_type.unit]) == ("cpu", "nanoseconds")
 
 
 def test_an_ingest_push_names_service_and_labels_in_the_query():
-    one = Series((("__name__", "process_cpu"), ("endpoint", "/a"), ("region", "eu"), ("service_name", "shop")), graph({("f",): 3}))
+    one = Series(
+        (("__name__", "process_cpu"), ("endpoint", "/a"), ("region", "eu"), ("service_name", "shop")), graph({("f",): 3})
+    )
     (request,) = ingest_requests([one], 1_700_000_000_400_000_000, 1_700_000_010_400_000_000, 100.0)
     (received,) = decode(request.target, request.body, request.headers)
     assert received.labels == {"service_name": "shop", "endpoint": "/a", "region": "eu"}
@@ -236,7 +242,9 @@ def test_windows_arrive_with_their_labels_and_the_samples_taken_under_them(serve
             assert received.labels.get("endpoint") == "/a"
         if any("spin_b" in s for s in stacks):
             assert received.labels.get("endpoint") == "/b"
-    assert not any("flamespace-agent-push" in ";".join(s) or "_push_loop" in ";".join(s) for r in server.received for s in r.graph.keys())
+    assert not any(
+        "flamespace-agent-push" in ";".join(s) or "_push_loop" in ";".join(s) for r in server.received for s in r.graph.keys()
+    )
     assert stats.pushed == len(server.received) == stats.windows
     assert stats.dropped == stats.rejected == stats.unsent == 0
 

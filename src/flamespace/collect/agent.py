@@ -31,7 +31,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import CodeType, FrameType
     from typing import Any, Callable
-    from collections.abc import Collection, Mapping
+    from collections.abc import Collection, Iterable, Mapping
 
     from .._types import LabelSet, Number, Stack
     from .push import Request
@@ -95,8 +95,9 @@ class AgentOptions(Record):
             return f"the queue must hold at least 1 window, not {self.queue}"
         if self.flush_timeout < 0 or self.request_timeout <= 0 or self.retry <= 0:
             return "the timeouts must be positive numbers of seconds"
-        for name, value in self.labels.items():
-            if not name or not isinstance(name, str) or not isinstance(value, str):
+        given: Iterable[tuple[object, object]] = self.labels.items()  # from callers that type-check or not
+        for name, value in given:
+            if not isinstance(name, str) or not name or not isinstance(value, str):
                 return f"labels are non-empty names with string values, not {name!r}={value!r}"
             if name in RESERVED and name != "service_name":
                 return f"the label {name!r} is the profile type, set by the agent from the mode"
@@ -176,7 +177,8 @@ class AgentEngine(Engine):
         table: LabelTable = TABLE,
         **engine_options: Any,
     ) -> None:
-        super().__init__(options, sink=LabelledSink(), on_interval=(window, on_window), **engine_options)
+        # the engine hands each interval to _hand_over_interval, which this class makes a Window
+        super().__init__(options, sink=LabelledSink(), on_interval=(window, on_window), **engine_options)  # type: ignore[arg-type]
         self.table = table
         self.on_window = on_window
         self.excluded: set[int] = set()
@@ -452,6 +454,10 @@ def run_program(target: Target, options: AgentOptions, on_event: Callable[[str],
             "flamespace agent runs the program in its own interpreter: give the script, -m or -c without an interpreter "
             "(or call flamespace.agent.start() from the program)"
         )
+    from ..core.python_frames import set_program_dirs
+    from .launcher import program_dirs
+
+    set_program_dirs(program_dirs(target))  # frames name the script's files as record's do
     root_cut, hidden = _bootstrap.launcher_frames(target.kind)
     agent = Agent(options, service=target_service(target), on_event=on_event, root_cut=root_cut, hidden_files=hidden)
     saved_main = sys.modules["__main__"]

@@ -71,6 +71,7 @@ class labels:  # noqa: N801  # used as a function: `with labels(endpoint="/check
     def __enter__(self) -> labels:
         task = _own_task()
         ident = threading.get_ident()
+        base: LabelSet | None
         if task is not None:
             table: dict[Any, LabelSet] = TABLE.tasks
             key: Any = task

@@ -177,4 +177,14 @@ def _detail(exc: object) -> str:
     return f" ({' '.join(text.split())})" if text else ""
 
 
-__all__ = ["PROTOCOLS", "PushError", "Request", "Series", "check_server", "connect_request", "ingest_requests", "requests_of", "send"]
+__all__ = [
+    "PROTOCOLS",
+    "PushError",
+    "Request",
+    "Series",
+    "check_server",
+    "connect_request",
+    "ingest_requests",
+    "requests_of",
+    "send",
+]
