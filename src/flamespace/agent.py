@@ -60,6 +60,9 @@ def stop(timeout: float | None = None) -> AgentStats | None:
         if not _running:
             return None
         agent = _running.pop()
+    import atexit
+
+    atexit.unregister(_stop_at_exit)  # (one agent at a time: that was its registration)
     return agent.stop(timeout)
 
 

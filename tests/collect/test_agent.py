@@ -347,3 +347,26 @@ def test_the_default_mode_is_on_cpu_where_threads_have_cpu_clocks():
 
     assert agent_module.DEFAULT_MODE == ("cpu" if Clock.supports_thread_cpu() else "wall")
     assert AgentOptions("http://h").mode == agent_module.DEFAULT_MODE
+
+
+def test_the_public_agent_runs_once_per_process_and_stop_pushes_what_it_recorded(server):
+    import flamespace.agent
+
+    assert flamespace.agent.labels is labels and flamespace.agent.stop() is None
+    flamespace.agent.start(server.url, {"service_name": "svc"}, window=1000.0, mode="wall")
+    try:
+        with pytest.raises(RuntimeError, match="already runs"):
+            flamespace.agent.start(server.url)
+        stop = threading.Event()
+        timer = threading.Timer(0.3, stop.set)
+        timer.start()
+        with flamespace.agent.labels(endpoint="/x"):
+            spin_a(stop)
+        timer.join()
+        assert flamespace.agent.stats().windows == 0  # type: ignore[union-attr]  # running
+    finally:
+        stats = flamespace.agent.stop()
+    assert stats is not None and stats.pushed == len(server.received) >= 1
+    assert flamespace.agent.stats() is None
+    labelled = [r for r in server.received if r.labels.get("endpoint") == "/x"]
+    assert labelled and any("spin_a" in ";".join(s) for s in labelled[0].graph.keys())
