@@ -52,7 +52,7 @@ class Received:
 
     def __init__(self, labels: dict[str, str], raw: bytes, path: str, query: dict[str, str]) -> None:
         self.labels, self.raw, self.path, self.query = labels, raw, path, query
-        self.graph = pprof.parse_bytes(gzip.decompress(raw))
+        self.graph = pprof.parse_bytes(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
 
 
 class PyroscopeServer:
@@ -102,8 +102,11 @@ class PyroscopeServer:
 
 def decode(path: str, body: bytes, headers: dict[str, str]) -> list[Received]:
     parts = urlsplit(path)
+    headers = {name.lower(): value for name, value in headers.items()}
+    if headers.get("content-encoding") == "gzip":  # how pyroscope-io sends its pushes
+        body = gzip.decompress(body)
     if parts.path == "/push.v1.PusherService/Push":
-        assert headers.get("Content-Type") == "application/proto"
+        assert headers.get("content-type") == "application/proto"
         request = PushRequest.FromString(body)
         found = []
         for series in request.series:

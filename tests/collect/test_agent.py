@@ -47,7 +47,7 @@ def graph(values, unit="ns"):
 # -- the wire: what one window becomes -------------------------------------------------------------
 
 
-def test_a_connect_push_holds_each_label_set_as_a_series_of_one_gzipped_pprof():
+def test_a_connect_push_holds_each_label_set_as_a_series_of_one_pprof_in_a_gzipped_body():
     a = graph({("main", "a"): 30, ("main",): 5})
     b = graph({("main", "b"): 7})
     series = [
@@ -56,12 +56,13 @@ def test_a_connect_push_holds_each_label_set_as_a_series_of_one_gzipped_pprof():
     ]
     request = connect_request(series, 1_700_000_000_000_000_000, 1_700_000_010_000_000_000, 100.0)
     assert request.target == "/push.v1.PusherService/Push"
-    decoded = PushRequest.FromString(request.body)
+    assert request.headers["Content-Encoding"] == "gzip"  # as pyroscope-io sends its pushes
+    decoded = PushRequest.FromString(gzip.decompress(request.body))
     assert [{p.name: p.value for p in s.labels} for s in decoded.series] == [dict(s.labels) for s in series]
     for one, wire in zip(series, decoded.series):
         (sample,) = wire.samples
         assert sample.ID  # a unique id per profile
-        data = gzip.decompress(sample.raw_profile)
+        data = sample.raw_profile
         assert dict(pprof.parse_bytes(data).items()) == dict(one.graph.items())
         profile = profile_class().FromString(data)  # the official schema: when, how long, the period
         assert (profile.time_nanos, profile.duration_nanos, profile.period) == (

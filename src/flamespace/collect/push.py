@@ -9,9 +9,10 @@ unary call with an ``application/proto`` body, grafana/pyroscope's ``api/push/v1
     LabelPair { string name = 1; string value = 2; }
 
 Each label set of the window is one series (labels ``__name__`` = the profile type,
-``service_name`` and the user's) holding one gzipped pprof profile. It is what current
-Pyroscope clients send (``pyroscope-io``), one request carries every label set of a window,
-and labels travel as fields, so no character of a value needs escaping.
+``service_name`` and the user's) holding one pprof profile; the body is gzipped
+(``Content-Encoding: gzip``). That is what ``pyroscope-io`` 1.4 sends (checked by capturing
+its pushes: the same labels, sample and period types), one request carries every label set of
+a window, and labels travel as fields, so no character of a value needs escaping.
 
 ``ingest``: the older ``POST /ingest?name=APP{k=v,...}&from=&until=&format=pprof&spyName=
 flamespace&sampleRate=`` with the gzipped pprof as the raw body, one request per label set:
@@ -70,9 +71,12 @@ class Request:
 
 
 def profile_bytes(graph: FlameGraph, start_ns: int, end_ns: int, rate: float) -> bytes:
-    """The gzipped pprof of one series, with the window's time, length and sampling period."""
+    """The pprof of one series, with the window's time, length and sampling period."""
     period = round(1e9 / rate) if graph.metadata.unit == "ns" else 1
-    data = pprof.encode(graph, time_ns=start_ns, duration_ns=max(end_ns - start_ns, 0), period=period)
+    return pprof.encode(graph, time_ns=start_ns, duration_ns=max(end_ns - start_ns, 0), period=period)
+
+
+def _gzip(data: bytes) -> bytes:
     return gzip.compress(data, compresslevel=6, mtime=0)
 
 
@@ -91,8 +95,8 @@ def connect_request(series: Sequence[Series], start_ns: int, end_ns: int, rate: 
         encode_bytes(2, str(uuid.uuid4()).encode("ascii"), sample)
         encode_bytes(2, bytes(sample), message)
         encode_bytes(1, bytes(message), body)
-    headers = {"Content-Type": "application/proto", "Connect-Protocol-Version": "1"}
-    return Request(PUSH_PATH, headers, bytes(body))
+    headers = {"Content-Type": "application/proto", "Connect-Protocol-Version": "1", "Content-Encoding": "gzip"}
+    return Request(PUSH_PATH, headers, _gzip(bytes(body)))
 
 
 def ingest_requests(series: Sequence[Series], start_ns: int, end_ns: int, rate: float) -> list[Request]:
@@ -115,7 +119,7 @@ def ingest_requests(series: Sequence[Series], start_ns: int, end_ns: int, rate: 
                 "sampleRate": f"{rate:g}",
             }
         )
-        body = profile_bytes(one.graph, start_ns, end_ns, rate)
+        body = _gzip(profile_bytes(one.graph, start_ns, end_ns, rate))
         requests.append(Request(f"{INGEST_PATH}?{query}", {"Content-Type": "application/octet-stream"}, body))
     return requests
 
