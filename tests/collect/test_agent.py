@@ -316,6 +316,8 @@ def test_a_profile_the_server_refuses_is_counted_and_the_next_one_goes_on():
     agent._window_done(synthetic(2))
     stats = agent.stop()
     assert delivered == [2] and stats.rejected == 1 and "400" in (stats.last_error or "")
+    with pytest.raises(RuntimeError, match="runs once"):
+        agent.start()
 
 
 def test_stop_pushes_the_last_partial_window(server):

@@ -290,6 +290,8 @@ class Agent:
     def start(self) -> Agent:
         if self._pusher is not None:
             raise RuntimeError("this agent is already running")
+        if self._closing:
+            raise RuntimeError("this agent has been stopped; an agent runs once: make a new one")
         prepare()
         self._pusher = threading.Thread(target=self._push_loop, name="flamespace-agent-push", daemon=True)
         self._pusher.start()
