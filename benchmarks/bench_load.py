@@ -1,13 +1,14 @@
 """The recorder's accuracy under CPU load: known-answer programs that time their own phases.
 
     python benchmarks/bench_load.py [--runs 6] [--hogs 0,2,4] [--rate 1000] [--no-pyspy]
-                                    [--baseline-src OTHER_CHECKOUT/src] [--json FILE]
+                                    [--samplers default|outside,inside] [--baseline-src OTHER_CHECKOUT/src] [--json FILE]
 
 A program made of phases (a 30 ms sleep in ``sitecustomize``, CPU-bound imports at the top
 of the module, a 30 ms sleep after them, a 100 ms busy loop, a 50 ms sleep three calls
 deep, a 40 ms loop one call deep) times each phase itself with ``time.perf_counter_ns``
 and writes the figures to a side file. Each run is a whole process under ``flamespace
-record`` (wall mode) and, beside it, ``py-spy record --idle`` at the same rate (skipped
+record`` (wall mode; ``--samplers outside,inside``: once with each ``--sampler``, as
+``flamespace-outside`` and ``flamespace-inside``) and, beside it, ``py-spy record --idle`` at the same rate (skipped
 with a message when py-spy is not installed) and, with ``--baseline-src``, an older
 flamespace, taking turns, while 0, 2 or 4 busy-loop processes (hogs, started here and
 killed after) compete for the CPUs. For each phase the profile's time (everything under
@@ -169,6 +170,7 @@ def run_once(kind: str, rate: float, program: Path, site_dir: Path, tmp: Path, p
             FLAMESPACE_CLI,
             "record",
             "-q",
+            *(["--sampler", kind.partition("-")[2]] if kind.startswith("flamespace-") else []),
             "--rate",
             f"{rate:g}",
             "-o",
@@ -203,6 +205,11 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=1000.0)
     parser.add_argument("--no-pyspy", action="store_true")
     parser.add_argument(
+        "--samplers",
+        default="default",
+        help="'default' (record's own choice), or flamespace's --sampler values to run, e.g. outside,inside",
+    )
+    parser.add_argument(
         "--baseline-src",
         metavar="DIR",
         help="also run flamespace from this source tree "
@@ -211,7 +218,8 @@ def main() -> None:
     parser.add_argument("--json", help="also write every run's figures here")
     args = parser.parse_args()
     pyspy = None if args.no_pyspy else (shutil.which("py-spy", path=str(BIN)) or shutil.which("py-spy"))
-    kinds = ["flamespace"] + (["baseline"] if args.baseline_src else []) + (["py-spy"] if pyspy else [])
+    ours = ["flamespace"] if args.samplers == "default" else [f"flamespace-{name}" for name in args.samplers.split(",")]
+    kinds = ours + (["baseline"] if args.baseline_src else []) + (["py-spy"] if pyspy else [])
     sources = {"baseline": str(Path(args.baseline_src).resolve())} if args.baseline_src else {}
     if not pyspy and not args.no_pyspy:
         print("py-spy not found (pip install py-spy): flamespace only", file=sys.stderr)
@@ -240,7 +248,7 @@ def main() -> None:
                 stop_hogs(processes)
             print(f"\n{hogs} hogs ({before} before, {after} after)")
             print(
-                f"  {'profiler':<11} {'phase':<14} {'median |err|':>12} {'max |err|':>10} {'median err':>11}"
+                f"  {'profiler':<18} {'phase':<14} {'median |err|':>12} {'max |err|':>10} {'median err':>11}"
                 f" {'rate Hz':>8} {'missed':>7} {'gap ms':>7}"
             )
             for kind, runs in cells.items():
@@ -252,17 +260,17 @@ def main() -> None:
                 for phase in PHASES:
                     errors = [r[0][phase] for r in runs]
                     print(
-                        f"  {kind:<11} {phase:<14} {statistics.median(abs(e) for e in errors):12.1f}"
+                        f"  {kind:<18} {phase:<14} {statistics.median(abs(e) for e in errors):12.1f}"
                         f" {max(abs(e) for e in errors):10.1f} {statistics.median(errors):+11.1f}"
                         f" {rate:8.0f} {'' if missed != missed else f'{100 * missed:6.1f}%':>7}"
                         f" {'' if gap != gap else f'{gap:7.1f}':>7}"
                     )
                 every_error = [abs(r[0][phase]) for r in runs for phase in PHASES]
-                print(f"  {kind:<11} {'all phases':<14} {statistics.median(every_error):12.1f} {max(every_error):10.1f}")
+                print(f"  {kind:<18} {'all phases':<14} {statistics.median(every_error):12.1f} {max(every_error):10.1f}")
                 for phase, truth in (("site_sleep", 30.0), ("startup_sleep", 30.0)):
                     agree = sum(abs(r[0][phase]) <= max(STARTUP_TOLERANCE_MS, STARTUP_TOLERANCE_SHARE * truth) for r in runs)
                     print(
-                        f"  {kind:<11} {phase:<14} within {STARTUP_TOLERANCE_MS:g} ms or "
+                        f"  {kind:<18} {phase:<14} within {STARTUP_TOLERANCE_MS:g} ms or "
                         f"{100 * STARTUP_TOLERANCE_SHARE:g}% of the program's clock in {agree} of {len(runs)} runs"
                     )
                 every.extend(

@@ -1,7 +1,7 @@
 """The sampler's achieved rate and its aliasing error, quiet and loaded, beside py-spy and Austin.
 
     python benchmarks/bench_rate.py [--runs 5] [--hogs 0,2,4] [--rates 100,1000] [--seconds 5]
-                                    [--profilers flamespace,py-spy,austin] [--baseline-src OLD/src]
+                                    [--profilers outside,inside,py-spy,austin] [--baseline-src OLD/src]
                                     [--json FILE]
     python benchmarks/bench_rate.py --lateness [--hogs 0,2,4]
     python benchmarks/bench_rate.py --ideal
@@ -11,8 +11,16 @@ until the thread has used 5, 3 and 2 ms of CPU, for ``--seconds``; it times each
 ``time.perf_counter_ns`` (its own clock) and writes the wall time of each function to a side
 file. A sampler whose intervals fall in step with the cycle sees the same part of it at each
 sample; one that falls behind takes fewer samples than asked. Each run is a whole process under
-``flamespace record`` (wall mode, ns), ``py-spy record`` (raw counts) or ``austin`` (µs of wall
-time), taking turns, while 0, 2 or 4 busy-loop processes (hogs) compete for the CPUs.
+``flamespace record`` (wall mode, ns) with its sampler ``outside`` the program (``--sampler
+outside``: the launcher reads the child's memory), ``outside-plain`` (the same without asking for the
+sampling thread's priority: real-time where allowed, else a short slice), ``outside-user`` (as a
+user without the privilege of real-time scheduling: the short slice), ``inside`` (``--sampler inside``: the in-process
+engine), ``none`` (the program alone, for its cycles), ``py-spy record`` (raw counts) or ``austin`` (µs of wall time), taking turns, while 0, 2
+or 4 busy-loop processes (hogs) compete for the CPUs. The program's own run time is printed too
+("cycles": how many 10 ms cycles it completed in its fixed run time: fewer is the profiler's cost
+to it, or the machine's load), and "other CPU": the CPU time of the run's processes besides the
+program's work (its main thread), in % of one core over the run: the profiler's own cost (its
+process, or its thread inside the program) and the start-up; ``none`` gives the start-up alone.
 
 Per cell: the achieved rate (flamespace: its ``rate_achieved`` header; py-spy and Austin: their
 samples over the program's own run time), flamespace's ``missed_share``, and the largest
@@ -36,11 +44,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -66,7 +76,9 @@ def main(seconds):
     own = {"work_a": 0, "work_b": 0, "work_c": 0}
     start = T()
     stop = start + int(seconds * 1e9)
+    cycles = 0
     while T() < stop:
+        cycles += 1
         for name, work in (("work_a", work_a), ("work_b", work_b), ("work_c", work_c)):
             t = T()
             work()
@@ -75,6 +87,8 @@ def main(seconds):
         for name, ns in own.items():
             f.write(f"{name} {ns}\n")
         f.write(f"elapsed {T() - start}\n")
+        f.write(f"cycles {cycles}\n")
+        f.write(f"main_cpu {time.thread_time_ns()}\n")
 main(float(sys.argv[1]))
 """
 
@@ -189,12 +203,19 @@ def command_for(kind: str, rate: float, program: Path, seconds: float, out: Path
         return [tool or "py-spy", "record", "-r", f"{rate:g}", "-f", "raw", "-o", str(out), "--", *run]
     if kind == "austin":
         return [tool or "austin", "-i", f"{int(1e6 / rate)}", "-o", str(out), *run]
+    sampler = {
+        "outside": ["--sampler", "outside"],
+        "outside-plain": ["--sampler", "outside"],
+        "outside-user": ["--sampler", "outside"],
+        "inside": ["--sampler", "inside"],
+    }
     return [
         sys.executable,
         "-c",
-        FLAMESPACE_CLI,
+        {"outside-plain": PLAIN_PRIORITY_CLI, "outside-user": USER_PRIORITY_CLI}.get(kind, FLAMESPACE_CLI),
         "record",
         "-q",
+        *sampler.get(kind, []),
         "--rate",
         f"{rate:g}",
         "-o",
@@ -203,6 +224,15 @@ def command_for(kind: str, rate: float, program: Path, seconds: float, out: Path
         str(program),
         f"{seconds:g}",
     ]
+
+
+#: flamespace's CLI with the sampling thread's priority left as it is (what a user without privileges gets).
+PLAIN_PRIORITY_CLI = "import flamespace.collect.outside as o; o.RAISE_PRIORITY = False; " + FLAMESPACE_CLI
+#: ... and as a user without the privilege of real-time scheduling gets it (a short slice on Linux 6.12+).
+USER_PRIORITY_CLI = (
+    "import os\ndef refused(*args): raise PermissionError(1, 'Operation not permitted')\n"
+    "os.sched_setscheduler = refused\n" + FLAMESPACE_CLI
+)
 
 
 def run_once(kind: str, rate: float, program: Path, seconds: float, tmp: Path, tool: str | None) -> dict[str, float]:
@@ -215,7 +245,15 @@ def run_once(kind: str, rate: float, program: Path, seconds: float, tmp: Path, t
     env = {**os.environ, "CYCLE_OUT": str(side)}
     if kind == "baseline":
         env["PYTHONPATH"] = str(tool)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.monotonic()
+    if kind == "none":  # the program alone: how many cycles it completes unprofiled, at this load
+        subprocess.run([sys.executable, str(program), f"{seconds:g}"], env=env, check=True)
+        own = {name: float(ns) for name, ns in (line.split() for line in side.read_text().splitlines())}
+        figures = {"rate": float("nan"), "missed_share": float("nan"), "max_error": float("nan"), "cycles": own["cycles"]}
+        return {**figures, "cost": extra_cpu(before, own, time.monotonic() - started)}
     result = subprocess.run(command_for(kind, rate, program, seconds, out, tool), env=env, capture_output=True, text=True)
+    wall = time.monotonic() - started
     if result.returncode != 0 or not side.exists() or not out.exists():
         raise RuntimeError(f"{kind} failed (exit {result.returncode}): {result.stderr[-400:]}")
     own = {name: float(ns) for name, ns in (line.split() for line in side.read_text().splitlines())}
@@ -223,12 +261,30 @@ def run_once(kind: str, rate: float, program: Path, seconds: float, tmp: Path, t
     times, samples, headers = profile_times(out, kind)
     measured = shares(times)
     error = max(abs(measured[name] - truth[name]) for name in FUNCTIONS)
-    if kind in ("flamespace", "baseline"):
+    if kind in FLAMESPACE_KINDS:
         achieved = float(headers.get("rate_achieved", "nan"))
         missed = float(headers.get("missed_share", "nan"))
     else:
         achieved, missed = samples / (own["elapsed"] / 1e9), float("nan")
-    return {"rate": achieved, "missed_share": missed, "max_error": error}
+    return {
+        "rate": achieved,
+        "missed_share": missed,
+        "max_error": error,
+        "cycles": own["cycles"],
+        "cost": extra_cpu(before, own, wall),
+    }
+
+
+def extra_cpu(before: resource.struct_rusage, own: dict[str, float], wall: float) -> float:
+    """The CPU the run took besides the program's own work (its main thread's CPU time), as % of one core
+    over the run: the profiler's cost (its process, or its thread in the program), plus start-up."""
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    spent = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return 100.0 * (spent - own["main_cpu"] / 1e9) / wall
+
+
+#: The profilers run through flamespace's CLI (their headers say the achieved rate).
+FLAMESPACE_KINDS = ("flamespace", "outside", "outside-plain", "outside-user", "inside", "baseline", "none")
 
 
 def spread(values: list[float]) -> str:
@@ -246,7 +302,11 @@ def main() -> None:
     parser.add_argument("--hogs", default="0,2,4", help="numbers of busy-loop processes, comma-separated")
     parser.add_argument("--rates", default="100,1000", help="sampling rates (Hz), comma-separated")
     parser.add_argument("--seconds", type=float, default=5.0, help="how long the cycle program runs")
-    parser.add_argument("--profilers", default="flamespace,py-spy,austin")
+    parser.add_argument(
+        "--profilers",
+        default="outside,inside,py-spy,austin",
+        help="any of none (the program alone), outside, outside-plain, outside-user, inside, flamespace (the default sampler), py-spy, austin",
+    )
     parser.add_argument(
         "--baseline-src",
         metavar="DIR",
@@ -263,16 +323,16 @@ def main() -> None:
     if args.lateness:
         lateness([int(h) for h in args.hogs.split(",")])
         return
-    tools: dict[str, str | None] = {"flamespace": None}
+    tools: dict[str, str | None] = dict.fromkeys(FLAMESPACE_KINDS)
     if args.baseline_src:
         tools["baseline"] = str(Path(args.baseline_src).resolve())
         args.profilers += ",baseline"
     for kind in args.profilers.split(","):
-        if kind not in ("flamespace", "baseline"):
+        if kind not in FLAMESPACE_KINDS:
             tools[kind] = shutil.which(kind, path=str(BIN)) or shutil.which(kind)
             if tools[kind] is None:
                 print(f"{kind} not found: left out", file=sys.stderr)
-    kinds = [k for k in args.profilers.split(",") if k == "flamespace" or tools.get(k)]
+    kinds = [k for k in args.profilers.split(",") if k in FLAMESPACE_KINDS or tools.get(k)]
     print(
         f"10 ms cycle (5/3/2 ms of CPU), {args.seconds:g} s a run, {args.runs} runs a cell, {os.cpu_count()} CPUs; "
         "median [10th-90th percentile]"
@@ -300,11 +360,15 @@ def main() -> None:
             finally:
                 stop_hogs(processes)
             print(f"\n{hogs} hogs ({before} before, {after} after)")
-            print(f"  {'profiler':<11} {'asked Hz':>8} {'achieved Hz':>22} {'missed %':>18} {'max error (points)':>20}")
+            print(
+                f"  {'profiler':<13} {'asked Hz':>8} {'achieved Hz':>22} {'missed %':>18} {'max error (points)':>20}"
+                f" {'cycles':>20} {'other CPU % core':>18}"
+            )
             for (kind, rate), runs in cells.items():
                 print(
-                    f"  {kind:<11} {rate:8g} {spread([r['rate'] for r in runs]):>22}"
+                    f"  {kind:<13} {rate:8g} {spread([r['rate'] for r in runs]):>22}"
                     f" {spread([100 * r['missed_share'] for r in runs]):>18} {spread([r['max_error'] for r in runs]):>20}"
+                    f" {spread([r['cycles'] for r in runs]):>20} {spread([r['cost'] for r in runs]):>18}"
                 )
                 every.extend({"hogs": hogs, "profiler": kind, "rate_asked": rate, **r, "load": [before, after]} for r in runs)
     if args.json:

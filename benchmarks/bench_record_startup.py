@@ -23,7 +23,7 @@ at most) and what each further run of ``flamespace collect -c pass`` adds (the s
 ``-n 1`` and ``-n N``) over python's start-up; wall and CPU (user + system of the process and
 the children it waited for), medians::
 
-    python benchmarks/bench_record_startup.py --whole --runs 21
+    python benchmarks/bench_record_startup.py --whole --runs 21 [--samplers outside,inside]
 """
 
 from __future__ import annotations
@@ -99,18 +99,19 @@ def timed(argv: list[str]) -> tuple[float, float]:
     return wall, usage.ru_utime + usage.ru_stime
 
 
-def whole(runs: int, collect_runs: int) -> None:
-    """record's and collect's fixed cost over python's start-up, whole processes, in turn."""
+def whole(runs: int, collect_runs: int, samplers: list[str]) -> None:
+    """record's and collect's fixed cost over python's start-up, whole processes, in turn, with each
+    ``--sampler`` of ``samplers`` ("default": record's own choice)."""
     exe = os.path.join(os.path.dirname(sys.executable), "flamespace")
     out_dir = tempfile.mkdtemp(prefix="bench-whole-")
     try:
-        collect = [exe, "collect", "-o", out_dir, "--warmup", "0", "--overwrite", "-q", "-c", "pass"]
-        tasks = {
-            "python -c pass": [sys.executable, "-c", "pass"],
-            "flamespace record -c pass": [exe, "record", "-q", "-o", os.devnull, "-c", "pass"],
-            "flamespace collect -n 1 -c pass": [*collect, "-n", "1"],
-            f"flamespace collect -n {collect_runs} -c pass": [*collect, "-n", str(collect_runs)],
-        }
+        tasks = {"python -c pass": [sys.executable, "-c", "pass"]}
+        for sampler in samplers:
+            flags = [] if sampler == "default" else ["--sampler", sampler]
+            collect = [exe, "collect", *flags, "-o", out_dir, "--warmup", "0", "--overwrite", "-q", "-c", "pass"]
+            tasks[f"record {sampler}"] = [exe, "record", "-q", *flags, "-o", os.devnull, "-c", "pass"]
+            tasks[f"collect {sampler} -n 1"] = [*collect, "-n", "1"]
+            tasks[f"collect {sampler} -n {collect_runs}"] = [*collect, "-n", str(collect_runs)]
         samples: dict[str, list[tuple[float, float]]] = {name: [] for name in tasks}
         load = os.getloadavg()[0]
         for _ in range(runs):
@@ -121,16 +122,20 @@ def whole(runs: int, collect_runs: int) -> None:
         python_wall, python_cpu = medians["python -c pass"]
         for name, (wall, cpu) in medians.items():
             print(f"  {name:36s} wall {1000 * wall:7.1f} ms  CPU {1000 * cpu:7.1f} ms")
-        record_wall, record_cpu = medians["flamespace record -c pass"]
-        print(
-            f"  record's fixed cost over python: wall +{1000 * (record_wall - python_wall):.1f} ms, "
-            f"CPU +{1000 * (record_cpu - python_cpu):.1f} ms (target: 50 ms)"
-        )
-        one_wall, one_cpu = medians["flamespace collect -n 1 -c pass"]
-        many_wall, many_cpu = medians[f"flamespace collect -n {collect_runs} -c pass"]
-        per_wall = (many_wall - one_wall) / (collect_runs - 1) - python_wall
-        per_cpu = (many_cpu - one_cpu) / (collect_runs - 1) - python_cpu
-        print(f"  collect, each further run over python's start-up: wall +{1000 * per_wall:.1f} ms, CPU +{1000 * per_cpu:.1f} ms")
+        for sampler in samplers:
+            record_wall, record_cpu = medians[f"record {sampler}"]
+            print(
+                f"  {sampler}: record's fixed cost over python: wall +{1000 * (record_wall - python_wall):.1f} ms, "
+                f"CPU +{1000 * (record_cpu - python_cpu):.1f} ms (target: 50 ms)"
+            )
+            one_wall, one_cpu = medians[f"collect {sampler} -n 1"]
+            many_wall, many_cpu = medians[f"collect {sampler} -n {collect_runs}"]
+            per_wall = (many_wall - one_wall) / (collect_runs - 1) - python_wall
+            per_cpu = (many_cpu - one_cpu) / (collect_runs - 1) - python_cpu
+            print(
+                f"  {sampler}: collect, each further run over python's start-up: wall +{1000 * per_wall:.1f} ms, "
+                f"CPU +{1000 * per_cpu:.1f} ms"
+            )
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)
 
@@ -142,9 +147,12 @@ def main() -> None:
     parser.add_argument("--modes", default="wall,live,alloc")
     parser.add_argument("--whole", action="store_true", help="the installed CLI's fixed cost (see above)")
     parser.add_argument("--collect-runs", type=int, default=10, help="runs of the longer collect (with --whole)")
+    parser.add_argument(
+        "--samplers", default="default", help="with --whole: record's --sampler values to measure, e.g. outside,inside"
+    )
     args = parser.parse_args()
     if args.whole:
-        whole(args.runs, args.collect_runs)
+        whole(args.runs, args.collect_runs, args.samplers.split(","))
         return
     if not args.sources:
         parser.error("give at least one SRC, or --whole")

@@ -166,7 +166,7 @@ def _test_seeds(format: str) -> list[bytes]:
 def _fixture_seeds(format: str) -> list[bytes]:
     """Files under the fixture directories that the registry detects as ``format`` (or whose directory is named so)."""
     from flamespace.errors import FlamespaceError
-    from flamespace.formats import registry
+    from flamespace.formats import recognition, registry
 
     seeds = []
     for folder in FIXTURE_DIRS:
@@ -177,7 +177,7 @@ def _fixture_seeds(format: str) -> list[bytes]:
                 or "fuzz" in path.relative_to(folder).parts
             ):
                 continue  # not profiles; or the campaign's own findings (seeds stay the same as they are added)
-            head = path.read_bytes()[: registry.SNIFF_BYTES]
+            head = path.read_bytes()[: recognition.SNIFF_BYTES]
             if head[:2] == b"\x1f\x8b":
                 continue  # gzip: the mutations gzip on their own
             try:

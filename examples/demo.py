@@ -256,12 +256,14 @@ Open in a browser (interactive: click a frame to zoom, Ctrl-F to search):
   {out}/workload.speedscope.json: drop it on https://www.speedscope.app for a timeline
 
 Try next, on your own code:
+  flamespace record -- my_script.py                  a short tree of where the time went, in the terminal
   flamespace record -o my.folded -- my_script.py     profile a program (or -m package.module)
   flamespace record -o my.html -- my_script.py       the same, straight into the viewer (-o's ending picks)
   flamespace top my.folded; flamespace svg my.folded -o my.svg; flamespace html my.folded -o my.html
   flamespace trace -o calls.txt -- my_script.py      exact call counts and times of every function
   flamespace trace -o report.html -- my_script.py    the same as a report page (flame graph, functions, chart)
   perf script | flamespace convert - -o app.folded   any profiler's output (flamespace formats lists them)
+  flamespace dump --pid PID; flamespace record --pid PID -d 30 -o slow.html   a program already running
   flamespace gate --base origin/main -n 20 -- bench.py   in your repository: did this branch make it slower?
   flamespace collect --store ...; flamespace compare --baseline store:branch=main,last=30 --candidate runs/
                                                      a CI baseline kept in the store (docs/store.md: "Keeping profiles")

@@ -35,6 +35,8 @@ TESTS = (
     "tests/collect/test_alloc.py",
     "tests/remote/test_attach.py::test_a_program_that_changes_under_the_reader_and_exits_is_recorded_whole",
     "tests/remote/test_attach.py::test_record_pid_gives_each_phase_its_own_clocks_time",
+    "tests/remote/test_native.py::test_the_unwinder_ends_with_a_status_on_garbage",
+    "tests/remote/test_native.py::test_native_names_the_c_function_under_the_python_function_that_called_it",
 )
 #: Tests of the statistics' level, not of the C code (thousands of whole comparisons: minutes under ASan).
 DESELECTED = ("tests/stats/test_maxt.py::test_aa_compares_default_two_sided_test_holds_alpha",)

@@ -18,6 +18,7 @@ STATELESS = {
     "_folded": SRC / "formats" / "_folded.c",
     "_maxt": SRC / "stats" / "_maxt.c",
     "_remote": SRC / "collect" / "remote" / "_remote.c",
+    "_unwind": SRC / "collect" / "remote" / "_unwind.c",
 }
 #: The modules with process-wide state: they must keep the GIL on a free-threaded build.
 PROCESS_WIDE = (SRC / "collect" / "_tracer.c", SRC / "collect" / "_waiter.c", SRC / "collect" / "_alloc.c")

@@ -78,9 +78,9 @@ def test_svg_path_imports_neither_typing_dataclasses_nor_speedscope(tmp_path):
 
 
 def test_speedscope_still_detected_and_listed(tmp_path):
-    from flamespace.formats import registry
+    from flamespace.formats import recognition, registry
 
-    assert [fmt.name for fmt in registry.FORMATS] == list(registry.ORDER) == registry.names()
+    assert [fmt.name for fmt in registry.FORMATS] == list(recognition.ORDER) == registry.names()
     assert registry.detect(b'{"$schema": "https://www.speedscope.app/file-format-schema.json"}').name == "speedscope"
     assert registry.detect(b"a;b 1\n").name == "folded"
 

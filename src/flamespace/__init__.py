@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from ._lazy import lazy_exports
 from .core import _EXPORTS as _CORE_EXPORTS
+from .core.display import set_drawer as _set_drawer
 
 _EXPORTS = {
     **{name: f"core.{module}" for name, module in _CORE_EXPORTS.items()},
@@ -57,6 +58,18 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS)
+# profiles, comparisons and histories show themselves in notebooks (_repr_html_) through the render layer
+_set_drawer("flamespace.render.notebook")
+
+
+def load_ipython_extension(ipython: object) -> None:
+    """``%load_ext flamespace``: the ``%flamespace``, ``%%flamespace`` and ``%flamespace_compare``
+    magics (flamespace.notebook; needs IPython: ``pip install 'flamespace[notebook]'``)."""
+    from .notebook import load_ipython_extension as load
+
+    load(ipython)
+
+
 # __version__ too comes on first use: the profiled child imports this package, not the version
 __getattr__, __dir__ = lazy_exports(__name__, {**_EXPORTS, "__version__": "_version"})
 

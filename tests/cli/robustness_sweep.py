@@ -17,6 +17,8 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from flamespace.formats.recognition import ORDER
+
 EXE = str(Path(sys.executable).parent / "flamespace")
 #: Numbers that are not what an option means: every numeric option gets each.
 NUMBERS = ("nan", "inf", "-inf", "1e400", "-0", "-1", "0", "1e-400", "99999999999999999999999999", "")
@@ -95,36 +97,7 @@ NUMERIC = {
 #: Runs that do what was asked, for long: not counted as hangs.
 LONG_BY_DESIGN = {"collect -n='99999999999999999999999999'"}
 #: Formats, each given an empty file and garbage with --from.
-FORMATS = (
-    "flamespace-json",
-    "speedscope",
-    "gecko",
-    "chrome",
-    "cpuprofile",
-    "pprof",
-    "pstats",
-    "austin",
-    "perf-sched",
-    "perf",
-    "xctrace",
-    "vtune",
-    "vsprof",
-    "ghcprof",
-    "sample",
-    "instruments",
-    "jstack",
-    "faulthandler",
-    "gdb",
-    "elfutils",
-    "bpftrace",
-    "pmc",
-    "stap",
-    "dtrace",
-    "pyspy",
-    "nytprof",
-    "folded-diff",
-    "folded",
-)
+FORMATS = ORDER
 #: Odd arguments of the options that are not numbers.
 ODD = [
     ["html", "--diff", "{p}", "-o", "{out}"],

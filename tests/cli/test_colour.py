@@ -44,6 +44,7 @@ def runs(tmp_path: Path):
 def commands(profile: Path, runs) -> dict:
     return {
         "text": ["text", str(profile)],
+        "short": ["text", "--short", str(profile)],
         "top": ["top", "--by", "line", str(profile)],
         "compare": ["compare", "-a", str(runs[0]), "-b", str(runs[1]), "--all", "--alternative", "two-sided"],
     }
@@ -54,7 +55,7 @@ def output(capsys, args, *group) -> str:
     return capsys.readouterr().out
 
 
-@pytest.mark.parametrize("name", ["text", "top", "compare"])
+@pytest.mark.parametrize("name", ["text", "short", "top", "compare"])
 def test_a_pipe_gets_no_colour_and_always_differs_only_by_escape_codes(capsys, monkeypatch, profile, runs, name):
     monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.delenv("FORCE_COLOR", raising=False)
@@ -66,7 +67,7 @@ def test_a_pipe_gets_no_colour_and_always_differs_only_by_escape_codes(capsys, m
     assert ESCAPE.search(coloured) and ESCAPE.sub("", coloured) == plain
 
 
-@pytest.mark.parametrize("name", ["text", "top", "compare"])
+@pytest.mark.parametrize("name", ["text", "short", "top", "compare"])
 def test_environment_decides_in_auto_mode(capsys, monkeypatch, profile, runs, name):
     args = commands(profile, runs)[name]
     monkeypatch.setenv("FORCE_COLOR", "1")
@@ -113,7 +114,7 @@ def test_the_decision():
         _style.set_mode("sometimes")
 
 
-@pytest.mark.parametrize("name", ["text", "top", "compare"])
+@pytest.mark.parametrize("name", ["text", "short", "top", "compare"])
 def test_a_terminal_is_coloured_unless_no_color(tmp_path, profile, runs, name):
     args = commands(profile, runs)[name]
     code, shown, _ = run_on_terminal(args, cwd=str(tmp_path))

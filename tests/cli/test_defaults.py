@@ -71,7 +71,7 @@ def test_svg_table_names_svgoptions_fields():
 
 def test_text_defaults_are_textoptions():
     values = parsed_defaults(text.SPEC)
-    for name in ("files", "output", "skip_invalid", "input_format", "thread"):
+    for name in ("files", "output", "skip_invalid", "input_format", "thread", "fold_library", "short", "min_share", "show_all"):
         values.pop(name)
     assert_same(text.options_of(**values), TextOptions())
 
@@ -116,6 +116,15 @@ def test_recorder_defaults_are_memoryoptions(mode):
         values["output_format"] or "folded",
     )
     assert_same(settings, MemoryOptions(mode=mode))
+
+
+@pytest.mark.parametrize("command, args", [(record.SPEC, ["prog.py"]), (text.SPEC, [])], ids=["record", "text"])
+def test_short_tree_defaults_are_consoleoptions(command, args):
+    from flamespace.cli._console import console_options
+    from flamespace.render.console import ConsoleOptions
+
+    values = parsed_defaults(command, args)
+    assert_same(console_options(values["min_share"], values["show_all"], None), ConsoleOptions())
 
 
 def test_compare_defaults_are_compareoptions():
@@ -189,12 +198,18 @@ def test_compares_copy_of_the_statistics_choices_is_theirs():
 
 
 def test_the_top_level_help_lists_every_format_in_sniffing_order():
-    """`flamespace --help` names the formats from a hand copy (it must not import the registry
-    for start-up time): it lists every format of formats.registry.ORDER, in that order."""
+    """`flamespace --help` lists every format of formats.recognition.ORDER, in that order, without
+    importing a format module (start-up time)."""
     import re
+    import subprocess
+    import sys
 
-    from flamespace.cli import HELP
-    from flamespace.formats import registry
+    from flamespace.cli import help_text
+    from flamespace.formats import recognition
 
-    listed = HELP.split("\b\n", 2)[1].split("\n\n")[0]  # after the help's no-rewrap mark (a backspace)
-    assert re.findall(r"[\w-]+", listed) == list(registry.ORDER)
+    listed = help_text().split("\b\n", 2)[1].split("\n\n")[0]  # after the help's no-rewrap mark (a backspace)
+    assert re.findall(r"[\w-]+", listed) == list(recognition.ORDER)
+    code = "import sys; from flamespace.cli import help_text; help_text(); print(' '.join(sorted(sys.modules)))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    formats = {f"flamespace.formats.{name.replace('-', '_')}" for name in recognition.ORDER}
+    assert not formats & set(loaded)

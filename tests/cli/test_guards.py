@@ -91,6 +91,17 @@ def test_different_rates_pythons_or_hosts_are_warnings(capsys, tmp_path, label, 
     assert f"warning: runs differ in {what}" in err and repr(value) in err
 
 
+def test_runs_sampled_from_outside_and_inside_are_a_warning(capsys, tmp_path):
+    """The two samplers differ where the GIL's holder is off the CPU (docs/statistics.md): a difference between
+    sides recorded by different ones may come from that. Runs without the header (before it) are not checked."""
+    a, b = write_side(tmp_path / "a", sampler="outside"), write_side(tmp_path / "b", sampler="inside")
+    code, out, err = run(capsys, "-a", a, "-b", b)
+    assert code == 0 and "warning: runs differ in sampler (outside or inside the program)" in err
+    assert "'outside' in 4 baseline run(s)" in err and "--sampler" in err
+    code, out, err = run(capsys, "-a", write_side(tmp_path / "c"), "-b", b)
+    assert "runs differ in sampler" not in err
+
+
 def test_a_side_that_mixes_programs_is_refused(capsys, tmp_path):
     a = write_side(tmp_path / "a", 2, program="baseline")
     write_side(tmp_path / "a2", 2, program="candidate")

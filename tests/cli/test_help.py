@@ -11,8 +11,8 @@ import textwrap
 
 import pytest
 
-from flamespace.cli import COMMANDS, HELP, SUMMARIES, main
-from flamespace.cli._help import _fill, command_help, group_help, short_help
+from flamespace.cli import COMMANDS, SUMMARIES, help_text, main
+from flamespace.cli._help import fill, command_help, group_help, short_help
 from flamespace.cli._options import Argument, Command, Option
 
 
@@ -75,7 +75,7 @@ Options:
 def test_the_group_help_lists_its_options_and_every_command():
     text = group_help(
         "flamespace",
-        HELP,
+        help_text(),
         list(SUMMARIES.items()),
         columns=100,
         options=(("--version", "Show the version and exit."), ("-h, --help", "Show this message and exit.")),
@@ -194,7 +194,7 @@ class Wrapper(textwrap.TextWrapper):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_the_wrapping_is_textwraps(seed):
-    for text in [HELP, *SUMMARIES.values(), *texts(300, seed)]:
+    for text in [help_text(), *SUMMARIES.values(), *texts(300, seed)]:
         for width in (3, 5, 8, 13, 21, 34, 55, 89):
             for first, rest in (("", ""), ("  ", "  "), ("Usage: x ", "         ")):
                 if len(first) >= width or len(rest) >= width:
@@ -202,7 +202,7 @@ def test_the_wrapping_is_textwraps(seed):
                 expected = Wrapper(width, initial_indent=first, subsequent_indent=rest, replace_whitespace=False).fill(
                     text.expandtabs()
                 )
-                assert _fill(text, width, first, rest) == expected, (text, width, first)
+                assert fill(text, width, first, rest) == expected, (text, width, first)
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -61,7 +61,13 @@ def _alive(pid: int) -> bool:
 
 
 #: The recorder options of each command that runs a program (trace has no modes or rates).
-RECORDER_OPTIONS = {"record": ("--mode", "wall", "--rate", "200"), "collect": ("--mode", "wall", "--rate", "200"), "trace": ()}
+# The in-process sampler: what is tested here is how a profiled process saves (or fails to save) its own
+# profile on each signal and fault; sampled from outside, the launcher keeps it (tests/collect/test_outside.py).
+RECORDER_OPTIONS = {
+    "record": ("--mode", "wall", "--rate", "200", "--sampler", "inside"),
+    "collect": ("--mode", "wall", "--rate", "200", "--sampler", "inside"),
+    "trace": (),
+}
 
 
 def _start(tmp_path, *args, first_fast: bool = False, new_group: bool = True, preexec_fn=None, **extra_env: str):

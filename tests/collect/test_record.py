@@ -113,8 +113,14 @@ def program(tmp_path, monkeypatch):
     return write(tmp_path / "prog.py", PROGRAM)
 
 
-def test_wall_mode_gives_each_function_its_share_of_the_time(tmp_path, program):
-    graph = record_undisturbed(tmp_path, "--rate", "1000", "--", str(program))
+#: Where the sampler runs (--sampler): the tests of what a recording holds run with each.
+SAMPLERS = ("outside", "inside")
+
+
+@pytest.mark.parametrize("sampler", SAMPLERS)
+def test_wall_mode_gives_each_function_its_share_of_the_time(tmp_path, program, sampler):
+    graph = record_undisturbed(tmp_path, "--sampler", sampler, "--rate", "1000", "--", str(program))
+    assert graph.metadata.labels["sampler"] == sampler
     # Three threads-worth of about 0.4 s each: main spins, main sleeps, the worker spins.
     # A recorder that left out sleeping threads, or one thread, or counted one twice, is
     # 400 ms off; one that put time on the wrong function, by however much it misplaced.
@@ -123,16 +129,20 @@ def test_wall_mode_gives_each_function_its_share_of_the_time(tmp_path, program):
     assert graph.metadata.unit == "ns" and graph.metadata.labels["mode"] == "wall"
 
 
-def test_cpu_mode_leaves_out_sleeping(tmp_path, program):
-    graph = record_undisturbed(tmp_path, "--mode", "cpu", "--rate", "1000", "--", str(program))
+@pytest.mark.parametrize("sampler", SAMPLERS)
+def test_cpu_mode_leaves_out_sleeping(tmp_path, program, sampler):
+    graph = record_undisturbed(tmp_path, "--sampler", sampler, "--mode", "cpu", "--rate", "1000", "--", str(program))
+    assert graph.metadata.labels["sampler"] == sampler
     # The program's own CPU clock: about 0 in nap, up to 0.4 s in each spin (less when it
     # waited for a CPU). Counting wall time would give nap 400 ms.
     assert_agrees_with_own_clock(graph, tmp_path, "nap", cpu=True)
     assert_agrees_with_own_clock(graph, tmp_path, "spin", threads=2, cpu=True)
 
 
-def test_idle_marks_off_cpu_time(tmp_path, program):
-    graph = record_undisturbed(tmp_path, "--idle", "--rate", "1000", "--", str(program))
+@pytest.mark.parametrize("sampler", SAMPLERS)
+def test_idle_marks_off_cpu_time(tmp_path, program, sampler):
+    graph = record_undisturbed(tmp_path, "--sampler", sampler, "--idle", "--rate", "1000", "--", str(program))
+    assert graph.metadata.labels["sampler"] == sampler
     idle_nap = sum(v for s, v in graph.items() if s[-1] == "[idle]" and any("nap" in f for f in s))
     # Only the gap at the start of the nap, which has the end of the spin before it, can be
     # on-CPU time; idle marking that did not work would leave all 400 ms of it there.
@@ -148,7 +158,8 @@ def test_threads_and_pid_add_root_frames(tmp_path, program):
     assert all(":" not in f.rpartition("(")[2] for s in fs.read(out) for f in s[2:] if "(" in f and "frozen" not in f)
 
 
-def test_start_up_work_in_sitecustomize_is_in_the_profile(tmp_path, monkeypatch):
+@pytest.mark.parametrize("sampler", SAMPLERS)
+def test_start_up_work_in_sitecustomize_is_in_the_profile(tmp_path, monkeypatch, sampler):
     monkeypatch.chdir(tmp_path)
     site_dir = tmp_path / "site"
     write(
@@ -164,9 +175,10 @@ def test_start_up_work_in_sitecustomize_is_in_the_profile(tmp_path, monkeypatch)
     )
     monkeypatch.setenv("PYTHONPATH", str(site_dir))
     script = write(tmp_path / "quick.py", "x = 1\n")
-    code, out = record(tmp_path, "--rate", "500", "--", str(script))
+    code, out = record(tmp_path, "--sampler", sampler, "--rate", "500", "--", str(script))
     assert code == 0
     graph = fs.read(out)
+    assert graph.metadata.labels["sampler"] == sampler
     # The spin runs 300 ms by the wall clock however busy the machine; a share of the profile
     # would not do (the rest of the start-up stretches with the load).
     spun = time_in(graph, "slow_start_up (site/sitecustomize.py")
@@ -318,7 +330,8 @@ def test_live_mode_finds_what_is_still_allocated(tmp_path, monkeypatch):
     assert sum(v for s, v in graph.items() if any("temporary" in f for f in s)) < 2_000
 
 
-def test_ctrl_c_saves_the_profile(tmp_path, monkeypatch):
+@pytest.mark.parametrize("sampler", SAMPLERS)
+def test_ctrl_c_saves_the_profile(tmp_path, monkeypatch, sampler):
     monkeypatch.chdir(tmp_path)
     script = write(
         tmp_path / "forever.py",
@@ -331,7 +344,7 @@ def test_ctrl_c_saves_the_profile(tmp_path, monkeypatch):
     )
     out = tmp_path / "int.folded"
     process = subprocess.Popen(
-        [*FLAMESPACE, "record", "-q", "-o", str(out), "--", str(script)],
+        [*FLAMESPACE, "record", "-q", "--sampler", sampler, "-o", str(out), "--", str(script)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -344,14 +357,17 @@ def test_ctrl_c_saves_the_profile(tmp_path, monkeypatch):
     assert process.returncode == 130, err
     assert "KeyboardInterrupt" in err
     assert any("forever.py" in f for s in fs.read(out) for f in s)
+    assert fs.read(out).metadata.labels["sampler"] == sampler
 
 
-def test_duration_stops_the_program_and_keeps_the_profile(tmp_path, monkeypatch):
+@pytest.mark.parametrize("sampler", SAMPLERS)
+def test_duration_stops_the_program_and_keeps_the_profile(tmp_path, monkeypatch, sampler, capfd):
     monkeypatch.chdir(tmp_path)
     script = write(tmp_path / "forever.py", "import time\nwhile True:\n    time.sleep(0.01)\n")
     started = time.monotonic()
-    code, out = record(tmp_path, "--duration", "0.5", "--", str(script))
+    code, out = record(tmp_path, "--sampler", sampler, "--duration", "0.5", "--", str(script))
     assert code == 0
+    assert "KeyboardInterrupt" not in capfd.readouterr().err  # stopped on purpose: no traceback of the program's
     assert time.monotonic() - started < 60  # stopped (a program that runs forever), however busy the machine
     graph = fs.read(out)
     labels = graph.metadata.labels

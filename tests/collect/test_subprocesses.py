@@ -276,7 +276,20 @@ lock.acquire()
 """,
     )
     process = subprocess.Popen(
-        [*FLAMESPACE, "record", "-q", "--mode", "cpu", "-o", str(programs / "m.folded"), "--", str(script)],
+        # the in-process sampler's save on SIGTERM is what is tested (from outside, the profile is kept)
+        [
+            *FLAMESPACE,
+            "record",
+            "-q",
+            "--sampler",
+            "inside",
+            "--mode",
+            "cpu",
+            "-o",
+            str(programs / "m.folded"),
+            "--",
+            str(script),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

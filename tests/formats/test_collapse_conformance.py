@@ -21,7 +21,7 @@ import pytest
 
 from flamespace.diagnostics import Diagnostics
 from flamespace.errors import InputError
-from flamespace.formats import folded, registry
+from flamespace.formats import folded, recognition, registry
 
 from ..conftest import DATA, PEER_FIXTURES
 
@@ -156,7 +156,7 @@ def test_handmade_input_gives_the_scripts_output(case: Case) -> None:
 
 @pytest.mark.parametrize("case", HANDMADE_CASES, ids=_case_id)
 def test_handmade_input_is_detected_as_its_format(case: Case) -> None:
-    head = (HANDMADE / case[1]).read_bytes()[: registry.SNIFF_BYTES]
+    head = (HANDMADE / case[1]).read_bytes()[: recognition.SNIFF_BYTES]
     assert registry.detect(head).name == case[0]
 
 

@@ -10,7 +10,7 @@ import pytest
 
 import flamespace as fs
 from flamespace.diagnostics import Diagnostics
-from flamespace.formats import folded, registry
+from flamespace.formats import folded, recognition, registry
 
 from ..conftest import PEER_FIXTURES
 from .test_collapse_fuzz import FORMATS
@@ -27,10 +27,14 @@ def _others() -> list[bytes]:
         b"header\nheader2\n\nmain;f 10\n",
     ]
     if PEER_FIXTURES.is_dir():
-        heads += [path.read_bytes()[: registry.SNIFF_BYTES] for path in sorted(PEER_FIXTURES.glob("flamegraph-perf/input/*.txt"))]
-        heads += [path.read_bytes()[: registry.SNIFF_BYTES] for path in sorted(PEER_FIXTURES.glob("collapse/perf/input/*.txt"))]
         heads += [
-            path.read_bytes()[: registry.SNIFF_BYTES]
+            path.read_bytes()[: recognition.SNIFF_BYTES] for path in sorted(PEER_FIXTURES.glob("flamegraph-perf/input/*.txt"))
+        ]
+        heads += [
+            path.read_bytes()[: recognition.SNIFF_BYTES] for path in sorted(PEER_FIXTURES.glob("collapse/perf/input/*.txt"))
+        ]
+        heads += [
+            path.read_bytes()[: recognition.SNIFF_BYTES]
             for path in sorted(PEER_FIXTURES.glob("flamegraph-examples/*-collapsed*.txt"))
         ]
     return heads

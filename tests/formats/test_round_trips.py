@@ -12,7 +12,7 @@ import flamespace as fs
 from flamespace.core.chart import FlameChart
 from flamespace.core.metadata import Metadata
 from flamespace.core.vector import MAX_VALUE
-from flamespace.formats import flamespace_json, folded, registry
+from flamespace.formats import flamespace_json, folded, recognition, registry
 
 from ..strategies import frames, graphs
 
@@ -121,7 +121,7 @@ def test_json_keeps_a_chart_in_time_order() -> None:
 def test_json_is_detected_and_written_by_extension(tmp_path) -> None:  # type: ignore[no-untyped-def]
     graph = fs.FlameGraph({("a", "b"): 0.1 + 0.2, ("a",): 3}, unit="ms", labels={"run": "1"})
     path = tmp_path / "p.flamespace.json"
-    fs.write(graph, path, format=registry.by_extension(str(path)).name)
+    fs.write(graph, path, format=recognition.by_extension(str(path)).name)
     assert registry.detect(path.read_bytes(), "").name == "flamespace-json"
     back = fs.read(path)
     _same(back, graph)

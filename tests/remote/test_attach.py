@@ -245,7 +245,7 @@ def test_permission_denied_says_what_to_run(tmp_path):
     "args, problem",
     [
         (["-c", "pass"], "give no program"),
-        (["--mode", "alloc"], "--mode alloc records allocations from inside the program"),
+        (["--mode", "alloc"], "--mode alloc records from inside the program, and process"),
         (["--subprocesses"], "--subprocesses is not available with --pid yet"),
     ],
 )

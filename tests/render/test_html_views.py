@@ -195,8 +195,16 @@ def test_transforms_from_the_toolbar_redraw_and_recompute_the_table(open_page) -
     rows = page.tab.locator("#table tbody tr")
     lex = rows.filter(has_text="lex (app.py:20)")
     assert lex.locator("td").nth(3).text_content() == "80.0 ms"  # 40 + 10 + 30 inclusive
+    # the presets are the library rule of the terminal's short tree (core/library.py), from the page's payload
+    from flamespace.core.library import LIBRARY, LIBRARY_PRESETS
+
+    labels = page.tab.locator("#hide-preset option").all_text_contents()
+    assert labels == ["presets", *LIBRARY_PRESETS, "both"]
+    page.tab.select_option("#merge-preset", label="both")
+    assert page.tab.input_value("#merge") == LIBRARY
+    page.tab.fill("#merge", "")
     page.tab.select_option("#hide-preset", label="standard library")
-    assert page.tab.input_value("#hide") == r"\(<stdlib>/|\(<frozen |^<frozen "
+    assert page.tab.input_value("#hide") == LIBRARY_PRESETS["standard library"] == r"\(<stdlib>/|\(<frozen |^<frozen "
     assert page.state()["total"] == 100  # 145 less 25 (json) and 20 (sleep)
     assert "(of the transformed graph)" in page.tab.text_content("#functions h2")
     assert not any("<stdlib>" in b["name"] for b in page.tab.evaluate("window.flamespaceViewer.drawn()"))

@@ -46,3 +46,11 @@ def test_svg_to_a_stream_is_the_returned_text():
     r = report()
     out = io.StringIO()
     assert svg(r, out) is None and out.getvalue() == svg(r)
+
+
+def test_the_title_names_the_level_the_series_holds():
+    """The series is each point's median over its profiles (History.levels), so the title says
+    median; it said "mean value per profile" while drawing medians."""
+    r = report()
+    title = ET.fromstring(svg(r)).find(f"{NS}text").text
+    assert title.startswith("median value per profile of 2 stacks over 12 commits")

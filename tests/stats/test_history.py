@@ -121,3 +121,19 @@ def test_rows_markdown_and_json_name_the_change():
     parse = next(s for s in data["stacks"] if s["stack"] == "main;parse")
     assert [c["point"] for c in parse["changes"]] == ["c25"] and len(data["points"]) == 40
     assert data["points"][0] == {"name": "c00", "profiles": 3, "total": report.history.totals[0]}
+
+
+def test_points_by_hour_and_by_window():
+    from flamespace.stats.history import assign_points
+
+    times = [
+        datetime(2026, 11, 1, 10, 0, 0),
+        datetime(2026, 11, 1, 10, 0, 0, 400),
+        datetime(2026, 11, 1, 10, 0, 10),
+        datetime(2026, 11, 1, 11, 5),
+    ]
+    assert assign_points([None] * 4, times, "hour") == (("2026-11-01T10", "2026-11-01T11"), [0, 0, 0, 1])
+    assert assign_points([None] * 4, times, "window") == (
+        ("2026-11-01T10:00:00", "2026-11-01T10:00:10", "2026-11-01T11:05:00"),
+        [0, 0, 1, 2],
+    )

@@ -12,7 +12,7 @@ import sys
 
 from ._report import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, UsageError, exit_code, write_out
 
-__all__ = ["COMMANDS", "HELP", "SUMMARIES", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "main", "script"]
+__all__ = ["COMMANDS", "HELP", "help_text", "SUMMARIES", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "main", "script"]
 
 #: Every subcommand (the module of this package that defines it as ``command``) and the first
 #: paragraph of its help: ``flamespace --help`` lists these without importing the fifteen
@@ -34,6 +34,7 @@ SUMMARIES = {
     "plan": "Say how many runs a side `flamespace compare` needs to detect a change.",
     "record": "Profile a Python program: a script, -m MODULE or -c CODE, with its arguments.",
     "scale": "Multiply every value of INPUT (default stdin) by FACTOR.",
+    "serve": "Serve the profile store over HTTP: agents push profiles into it, and a JSON API queries it.",
     "similarity": "Print σ = 1 − ‖A − B‖ / (‖A‖ + ‖B‖) and the L1 distance ‖A − B‖.",
     "store": "Keep profiles with their labels in a store (DuckDB over Parquet) and read them back by selector.",
     "sub": "Write 'stack BEFORE_COUNT AFTER_COUNT' for every stack in either profile.",
@@ -44,23 +45,30 @@ SUMMARIES = {
 }
 COMMANDS = tuple(SUMMARIES)
 
-#: The help of ``flamespace`` itself.
+#: The help of ``flamespace`` itself; ``{formats}`` is filled with every format's name by :func:`help_text`.
 HELP = """Flame graphs as vectors: combine, filter, measure and compare profiles.
 
 Every command reads profiles in these formats, gzip or plain, detected from the
 content (or --from FORMAT), from files, directories or stdin ('-'):
 
 \b
-  flamespace-json, speedscope, gecko, chrome, cpuprofile, pprof, pstats, austin,
-  perf-sched, perf, xctrace, vtune, vsprof, ghcprof, sample, instruments, jstack,
-  faulthandler, gdb, elfutils, bpftrace, pmc, stap, dtrace, pyspy, nytprof,
-  folded-diff, folded
+{formats}
 
 (`flamespace formats` describes each), and writes to stdout or -o FILE (folded stacks:
 ``a;b;c 12``, as flamegraph.pl reads them), so commands compose in pipes:
 
 \b
     flamespace merge runs/ | flamespace filter --grep parse | flamespace top"""
+
+
+def help_text() -> str:
+    """:data:`HELP` with the formats in the order detection asks them (formats.recognition.ORDER,
+    which imports no format module)."""
+    from ..formats.recognition import ORDER
+    from ._help import fill
+
+    return HELP.format(formats=fill(", ".join(ORDER), 78, "  ", "  "))
+
 
 #: The commands that run a program and pass our stop signals on to it: they note a signal from their
 #: first moment, so that one that comes before the program starts gives 128 + the signal.
@@ -105,7 +113,7 @@ def _group_options(args: list[str]) -> list[str] | None:
         if word in ("-h", "--help"):
             from ._help import OPTIONS, group_help
 
-            write_out(group_help("flamespace", HELP, list(SUMMARIES.items()), options=OPTIONS))
+            write_out(group_help("flamespace", help_text(), list(SUMMARIES.items()), options=OPTIONS))
             return None
         if word == "--version":
             from importlib.metadata import version

@@ -76,6 +76,18 @@ def pick_thread(profile: D, name: str | None, source: str) -> D:
         raise InputError(str(exc), source) from None
 
 
+def folded_library(profile: D, fold: bool) -> D:
+    """``--fold-library``: library frames folded into the program's (core/library.py; both sides of a
+    differential profile); ``profile`` itself without it."""
+    if not fold:
+        return profile
+    from ..core.transforms import fold_library
+
+    if isinstance(profile, Differential):
+        return profile.map(fold_library)  # type: ignore[return-value]
+    return fold_library(profile)  # type: ignore[type-var]  # a flame graph; read_graph and pick_thread refuse charts
+
+
 def picked_thread(
     profile: Drawable, colour: FlameGraph | None, name: str | None, files: Sequence[str]
 ) -> tuple[Drawable, FlameGraph | None]:
@@ -327,16 +339,10 @@ def parse_share(text: str, option: str = "--min-share", maximum: float | None = 
 
 
 def summed_threads(graph: FlameGraph) -> int:
-    """How many threads' time a time profile sums (its ``threads`` header), when more than one:
-    its total is not the run's length then, since a waiting thread counts in full in wall mode
-    (0 otherwise)."""
-    from ..core.units import TIME_UNITS
+    """:func:`flamespace.core.transforms.summed_threads` (imported when asked)."""
+    from ..core.transforms import summed_threads as summed
 
-    try:
-        threads = int(graph.metadata.labels.get("threads", "0"))
-    except ValueError:
-        return 0
-    return threads if threads > 1 and graph.metadata.unit in TIME_UNITS else 0
+    return summed(graph)
 
 
 def format_value(value: Number) -> str:

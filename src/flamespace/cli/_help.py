@@ -156,7 +156,8 @@ def _wrap(
     return lines
 
 
-def _fill(text: str, width: int, first: str, rest: str) -> str:
+def fill(text: str, width: int, first: str, rest: str) -> str:
+    """``text`` wrapped to ``width`` columns, the first line after ``first``, the others after ``rest``."""
     return "\n".join(_wrap(_chunks(text.expandtabs()), width, first, rest))
 
 
@@ -183,7 +184,7 @@ def _paragraphs(text: str, width: int, indent: str) -> str:
         if lines[0].strip() == "\b":
             out.append("\n".join(indent + extra + line for line in lines[1:]))
         else:
-            out.append(_fill(" ".join(lines), width, indent + extra, indent + extra))
+            out.append(fill(" ".join(lines), width, indent + extra, indent + extra))
     return "\n\n".join(out)
 
 
@@ -235,7 +236,7 @@ def group_help(
     width = max(min(columns or terminal_columns(), MAX_WIDTH) - 2, 50)
     usage = "Usage: " + prog + " "
     text = cleandoc(help_text).partition("\f")[0]
-    parts = [_fill(USAGE, width, usage, " " * len(usage)), "", _paragraphs(text, width, INDENT), "", "Options:"]
+    parts = [fill(USAGE, width, usage, " " * len(usage)), "", _paragraphs(text, width, INDENT), "", "Options:"]
     parts += _definitions(options, width)
     limit = width - 6 - max(len(name) for name, _ in summaries)
     parts += ["", "Commands:", *_definitions([(name, short_help(text, limit)) for name, text in summaries], width)]
@@ -260,7 +261,7 @@ def command_help(prog: str, command: Command, columns: int = 0) -> str:
     width = max(min(columns or terminal_columns(), command.max_width or MAX_WIDTH) - 2, 50)
     usage = "Usage: " + prog + " "
     pieces = " ".join(["[OPTIONS]", *(argument.usage() for argument in command.arguments)])
-    parts = [_fill(pieces, width, usage, " " * len(usage))]
+    parts = [fill(pieces, width, usage, " " * len(usage))]
     text = cleandoc(command.help or "").partition("\f")[0]
     if text:
         parts += ["", _paragraphs(text, width, INDENT)]

@@ -6,7 +6,7 @@ browser cannot open. An ending that names a format the command cannot write (``.
 ``.pdf``) is refused with the list of what it can write; a name with no ending a format
 claims gets the command's default (``-o run.out``, ``-o /dev/null``).
 
-The endings are the format registry's (``formats.registry.by_extension``) plus the pictures
+The endings are the format registry's (``formats.recognition.by_extension``) plus the pictures
 flamespace draws (:data:`PICTURES`); a command's own table (``choices``) is asked first, so
 the common cases never import every format module to find out.
 """
@@ -91,9 +91,9 @@ def _foreign(name: str) -> str | None:
 
 
 def _registry_format(output: str) -> str | None:
-    from ..formats import registry  # imports every format module: only for endings the command's table lacks
+    from ..formats import recognition  # imports every format module: only for endings the command's table lacks
 
-    fmt = registry.by_extension(output)
+    fmt = recognition.by_extension(output)
     return None if fmt is None else fmt.name
 
 

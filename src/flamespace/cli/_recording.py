@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .._record import defaults
 from ..collect import MAX_RATE, MEMORY_MODES, MIN_RATE, MODES as SAMPLING_MODES, MemoryOptions, SamplerOptions
+from ..collect.options import SAMPLERS
 from ..errors import ArgumentError
 from ._options import Option
 
@@ -104,6 +105,17 @@ _OPTIONS = (
         "fork), each under a 'name (pid)' root frame.",
     ),
     Option(
+        ("--sampler",),
+        "sampler",
+        "choice",
+        SAMPLING["sampler"],
+        choices=SAMPLERS,
+        show_default=True,
+        help="Where the sampler runs: outside the program (reads its memory without its GIL, as py-spy does: keeps the "
+        "rate on a busy machine), inside it (a thread of the program), or auto: outside where it can (wall and cpu "
+        "mode without --threads, --async or --subprocesses), else inside.",
+    ),
+    Option(
         ("--duration",),
         "duration",
         "float",
@@ -132,6 +144,28 @@ _ATTACH_OPTIONS = (
     ),
     Option(("--process-root",), "process_root", "flag", help="Add the process (command and pid) as a root frame."),
     Option(("--gil",), "gil", "flag", help="With --pid: keep only the samples of the thread that holds the GIL."),
+    Option(
+        ("--native",),
+        "native",
+        "flag",
+        help="With --pid: C frames of the interpreter, extensions and libraries among the Python frames (each thread "
+        "is stopped for about 0.1 ms a sample; see docs/attach.md, 'Native frames').",
+    ),
+    Option(
+        ("--native-all",),
+        "native_all",
+        "flag",
+        help="As --native, also keeping the interpreter's call machinery (PyObject_Call, *_Vectorcall, ...) and the "
+        "start-up frames above the first Python frame (_start, main, Py_RunMain, start_thread).",
+    ),
+    Option(
+        ("--inject",),
+        "inject",
+        "flag",
+        help="With --pid: record from inside the process, with flamespace's own recorder started in it by "
+        "sys.remote_exec (CPython 3.14+; elsewhere it records from outside and says so). --mode alloc|live and "
+        "--async with --pid always do.",
+    ),
 )
 #: The short flags record adds (py-spy's): -r for --rate, -d for --duration.
 _SHORT = {"rate": "-r", "duration": "-d"}
@@ -201,6 +235,7 @@ def recorder_settings(
     duration: float | None,
     seed: int | None,
     output_format: str,
+    sampler: str = SAMPLING["sampler"],
 ):
     """SamplerOptions (wall, cpu) or MemoryOptions (alloc, live) from the command-line options.
 
@@ -211,6 +246,8 @@ def recorder_settings(
     if bytes_per_sample is not None and mode != "alloc":
         raise ArgumentError("--bytes-per-sample applies to --mode alloc")
     if mode in MEMORY_MODES:
+        if sampler == "outside":
+            raise ArgumentError(f"--mode {mode} records allocations inside the program: leave out --sampler outside")
         if idle:
             raise ArgumentError("--idle applies to wall-time sampling, not to memory modes")
         if duration is not None or async_stacks:
@@ -237,6 +274,7 @@ def recorder_settings(
         duration=duration,
         seed=seed,
         asyncio=async_stacks,
+        sampler=sampler,
     )
 
 

@@ -51,6 +51,7 @@ def run(
     quiet: bool,
     command: tuple[str, ...],
     store: bool = False,
+    sampler: str = "auto",
 ) -> int:
     """Run a Python program N times under the profiler: one profile per run, a sample for compare.
 
@@ -78,12 +79,16 @@ def run(
         command, module, code, baseline_cmd, candidate_cmd, baseline_env, candidate_env, baseline_cwd, candidate_cwd
     )
     if tracer:
+        if sampler != "auto":
+            from ..errors import ArgumentError
+
+            raise ArgumentError("--sampler chooses where the sampler runs; --tracer traces every call inside the program")
         options = _trace_settings(
             mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration, seed, output_format
         )
     else:
         options = recorder_settings(
-            mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration, seed, output_format
+            mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration, seed, output_format, sampler
         )
     check_output_dir(out_dir)  # before the first run, not after it
     report = _Reporter(len(programs) * (runs + warmup), quiet)

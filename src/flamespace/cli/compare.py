@@ -10,6 +10,7 @@ import sys
 from . import _style
 from ._common import INPUT_OPTIONS, echo, parse_share
 from ._options import Command, Option
+from ._report import write_out
 from ._sides import GUARD_OPTIONS, expand_sides, parse_max_missed, show_findings
 from ._store import CLUSTER_OPTION
 
@@ -172,7 +173,7 @@ def run(
     if as_json:
         echo(report.to_json(result))
     elif markdown:
-        write_stdout(report.markdown(result, include_all, shown))
+        write_out(report.markdown(result, include_all, shown))
     else:
         echo_text_report(result, include_all, shown)
         if out_dir:
@@ -185,12 +186,6 @@ def run(
     return EXIT_REGRESSION if result.regressed else 0
 
 
-def write_stdout(text: str) -> None:
-    """``text`` on stdout as it is (no newline added)."""
-    sys.stdout.write(text)
-    sys.stdout.flush()
-
-
 def echo_text_report(result: Comparison, include_all: bool, limit: int | None) -> None:
     """The text report on stdout, as wide as the terminal (200 columns in a pipe); coloured as
     cli/_style.py says: regressions red, improvements green, other rows dim, the verdict bold."""
@@ -198,7 +193,7 @@ def echo_text_report(result: Comparison, include_all: bool, limit: int | None) -
     from ._table import stdout_width
 
     coloured = _style.enabled(sys.stdout)
-    write_stdout(
+    write_out(
         report.text(
             result,
             include_all,

@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from ..collect.remote.stacks import ThreadStack
 
 
-def run(pid: int, as_json: bool, no_lines: bool) -> int:
+def run(pid: int, as_json: bool, no_lines: bool, native: bool = False, native_all: bool = False) -> int:
     """Print every thread's current stack in the running Python process PID, innermost frame first.
 
     The process is read from outside (nothing runs inside it, it does not stop): for a
@@ -21,14 +21,22 @@ def run(pid: int, as_json: bool, no_lines: bool) -> int:
     Examples:
         flamespace dump --pid 12345
         flamespace dump --pid $(pgrep -f myserver) --json
+        flamespace dump --pid 12345 --native
     """
     from ..collect.remote.process import ProcessGone, attach, command_line
     from ..collect.remote.stacks import StackReader
     from ._common import echo, echo_json
 
     process = attach(pid)
+    reader: StackReader
+    if native or native_all:
+        from ..collect.remote.native_stacks import native_reader
+
+        reader = native_reader(process, not no_lines, "all" if native_all else "yes")
+    else:
+        reader = StackReader(process, lines=not no_lines)
     try:
-        threads = StackReader(process, lines=not no_lines).threads(gil=True)
+        threads = reader.threads(gil=True)
     except ProcessGone:
         from ..collect.remote.process import NoSuchProcess
 
@@ -93,5 +101,18 @@ SPEC = Command(
             "state, whether it holds the GIL, frames (innermost first) and why its stack is partial, if it is.",
         ),
         Option(("--no-lines",), "no_lines", "flag", help="Name frames by function and file only."),
+        Option(
+            ("--native",),
+            "native",
+            "flag",
+            help="C frames of the interpreter, extensions and libraries among the Python frames (docs/attach.md, "
+            "'Native frames'); each thread is stopped for the moment its stacks are read.",
+        ),
+        Option(
+            ("--native-all",),
+            "native_all",
+            "flag",
+            help="As --native, also keeping the interpreter's call machinery and the start-up frames.",
+        ),
     ],
 )

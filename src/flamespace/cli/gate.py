@@ -17,7 +17,7 @@ from . import _style
 from . import compare as _compare
 from ._options import Argument, Command, Option
 from ._recording import SAMPLING
-from ._report import warn
+from ._report import warn, write_out
 
 
 #: The options of compare and collect that gate takes as they are (same names, defaults, help).
@@ -40,7 +40,18 @@ COMPARE_OPTIONS = (
     "max_missed",
     "cluster",
 )
-COLLECT_OPTIONS = ("runs", "mode", "idle", "threads", "async_stacks", "subprocesses", "keep_going", "show_output", "store")
+COLLECT_OPTIONS = (
+    "runs",
+    "mode",
+    "idle",
+    "threads",
+    "async_stacks",
+    "subprocesses",
+    "sampler",
+    "keep_going",
+    "show_output",
+    "store",
+)
 
 
 def run(
@@ -80,6 +91,7 @@ def run(
     show_output: bool,
     store: bool,
     rate: float | None,
+    sampler: str = "auto",
 ) -> int:
     """Gate a change: run the same command from two git refs, interleaved, and compare them.
 
@@ -128,7 +140,18 @@ def run(
     )
     # without --rate, the sampler's default rate: the warm-up runs' until the gate chose one from them
     recorder = recorder_settings(
-        mode, SAMPLING["rate"] if rate is None else rate, None, None, idle, not lines, threads, async_stacks, None, None, "folded"
+        mode,
+        SAMPLING["rate"] if rate is None else rate,
+        None,
+        None,
+        idle,
+        not lines,
+        threads,
+        async_stacks,
+        None,
+        None,
+        "folded",
+        sampler,
     )
     rows = limit or None
     try:
@@ -164,10 +187,10 @@ def run(
     if _style.enabled(sys.stdout):  # report.txt again, in colour
         from ..workflows.gate_report import text_header
 
-        _compare.write_stdout(text_header(result.run))
+        write_out(text_header(result.run))
         _compare.echo_text_report(result.comparison, include_all, rows)
     else:
-        _compare.write_stdout(_read(os.path.join(out_dir, "report.txt")))
+        write_out(_read(os.path.join(out_dir, "report.txt")))
     verdict = "regression (exit 3)" if result.regressed else "no regression (exit 0)"
     _progress(f"{verdict}; reports in {out_dir}/ (report.md, report.json, report.txt, delta.svg)")
     return _compare.EXIT_REGRESSION if result.regressed else 0

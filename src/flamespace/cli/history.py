@@ -132,7 +132,8 @@ SPEC = Command(
             "commit",
             choices=BY,
             show_default=True,
-            help="A point of the series: the profiles of one commit, or of one UTC day.",
+            help="A point of the series: the profiles of one commit, of one UTC day or hour, or of one time window (the pushes "
+            "of a continuous profiler that started at the same second: flamespace serve).",
         ),
         Option(
             ("--metric",),

@@ -7,6 +7,7 @@ import signal
 import sys
 import time
 
+from ._console import TREE_OPTIONS
 from ._options import Argument, Command, Option
 from ._recording import FORMATS, MORE_FORMATS, PICTURE_FORMATS, StatusLine, recorder_settings, recording_options, target_of
 from ._report import warn
@@ -40,6 +41,12 @@ def run(
     thread: str | None = None,
     pid: int | None = None,
     gil: bool = False,
+    native: bool = False,
+    native_all: bool = False,
+    inject: bool = False,
+    min_share: str | None = None,
+    show_all: bool = False,
+    sampler: str = "auto",
 ) -> int:
     """Profile a Python program: a script, -m MODULE or -c CODE, with its arguments.
 
@@ -48,8 +55,14 @@ def run(
     code is ours. The profile is written when it ends, raises, calls sys.exit or is stopped
     with Ctrl-C.
 
+    Without -o, the profile goes to profile-<time>.<format> here and a short tree of the run
+    is printed (docs/profiling.md): the program's own frames, library code folded into them,
+    calls under --min-share folded, the main thread alone when the others only waited. To tell
+    waiting from running it records as with --threads and, in wall mode, --idle.
+
     \b
     Examples:
+        flamespace record -- app.py
         flamespace record -o app.folded -- app.py --port 8000
         flamespace record --mode cpu --rate 1000 -o work.folded -m mypackage.cli run
         flamespace record -o run.speedscope.json -- python -X dev job.py
@@ -57,25 +70,64 @@ def run(
         flamespace record --subprocesses -o build.folded -- tools/build.py --jobs 4
         flamespace record --thread main -o main.html -- app.py
         flamespace record --pid 12345 -d 30 -o slow.html
+        flamespace record --pid 12345 --mode alloc -d 10 -o allocations.html
     """
     from ..collect import Program, record_program
     from ..collect.launcher import RecordError  # imported here: other commands need not pay for it
 
     from ._output_format import choose, first_ending
 
+    from ._recording import MEMORY_MODES
+
+    attach_duration = duration
     if pid is not None:
-        _check_attach(command, module, code, mode, async_stacks, subprocesses)
-    elif gil:
+        _check_attach(
+            command, module, code, subprocesses, gil, native or native_all, inject or mode in MEMORY_MODES or async_stacks
+        )
+        if sampler == "inside":
+            from ..errors import ArgumentError
+
+            raise ArgumentError(
+                "--pid reads a running process from outside: --sampler inside needs a program to start "
+                "(--inject records from inside a running CPython 3.14+)"
+            )
+        if mode in MEMORY_MODES:
+            duration = None  # a memory recorder has no clock of its own: the attach ends it (-d, Ctrl-C, exit)
+    elif gil or native or native_all or inject:
         from ..errors import ArgumentError
 
-        raise ArgumentError("--gil applies to --pid: the in-process sampler holds the GIL itself whenever it samples")
+        if inject:
+            raise ArgumentError("--inject applies to --pid: a program flamespace starts is recorded from inside anyway")
+        flag = "--gil" if gil else ("--native" if native else "--native-all")
+        raise ArgumentError(
+            f"{flag} applies to --pid (a process read from outside); it is not available for a program record starts"
+        )
     target = None if pid is not None else target_of(command, module, code)
     output_format = choose(output, output_format, "record", WRITES, ENDINGS)
+    tree = None
+    if output is None and not quiet:  # the short tree: options checked before the program runs
+        from ._console import console_options
+
+        tree = console_options(min_share, show_all, thread if thread == ALL_THREADS else None)  # one thread: picked below
+        threads, idle = _tree_settings(mode, threads, idle, sampler)
+    if thread == ALL_THREADS:
+        thread, threads = None, True
     if thread is not None:
         _check_thread(mode, output_format)
         threads = True  # each thread under its name, then the one asked for is kept
     options = recorder_settings(
-        mode, rate, weight, bytes_per_sample, idle, no_lines, threads, async_stacks, duration, seed, output_format
+        mode,
+        rate,
+        weight,
+        bytes_per_sample,
+        idle,
+        no_lines,
+        threads,
+        async_stacks,
+        duration,
+        seed,
+        output_format,
+        "inside" if pid is not None else sampler,  # (--pid's own reader takes no sampler option)
     )
     output = output or f"profile-{time.strftime('%Y%m%d-%H%M%S')}{first_ending(output_format, ENDINGS)}"
     if output_format in PICTURE_FORMATS:
@@ -98,6 +150,9 @@ def run(
                 None if status is None else status.show,
                 quiet,
                 gil,
+                "all" if native_all else ("yes" if native else None),
+                inject,
+                attach_duration,
             )
         else:
             described = target.describe()
@@ -128,25 +183,44 @@ def run(
 
         profile = graph if thread is not None else result.recording.profile_for(output_format)
         registry.write(profile, output, output_format, **header_setting(output_format, no_header))
+    if tree is not None:
+        from ._console import print_tree
+
+        print_tree(graph, tree, sys.stdout)
+        sys.stdout.flush()
     _report(result, output, quiet, graph.metadata.labels.get("thread"))
     return result.exit_code
 
 
-def _check_attach(
-    command: tuple[str, ...], module: str | None, code: str | None, mode: str, async_stacks: bool, subprocesses: bool
-) -> None:
-    """--pid records a process that runs already: no program to start, and only what can be read from outside."""
-    from ..errors import ArgumentError
+#: --thread all: every thread (the short tree shows each under its name).
+ALL_THREADS = "all"
 
+
+def _tree_settings(mode: str, threads: bool, idle: bool, sampler: str) -> tuple[bool, bool]:
+    """(threads, idle) for the short tree: thread root frames in the sampling modes (to show the
+    main thread alone; not with --sampler outside, which cannot name threads yet), and off-CPU time
+    under [idle] in wall mode (to tell who only waited)."""
     from ._recording import MEMORY_MODES
+
+    if mode in MEMORY_MODES:
+        return threads, idle
+    return threads or sampler != "outside", idle or mode == "wall"
+
+
+def _check_attach(
+    command: tuple[str, ...], module: str | None, code: str | None, subprocesses: bool, gil: bool, native: bool, inside: bool
+) -> None:
+    """--pid records a process that runs already: no program to start; ``inside``: from inside it (--inject, the
+    memory modes, --async), where neither the GIL nor native frames are read (both are read from outside)."""
+    from ..errors import ArgumentError
 
     if command or module is not None or code is not None:
         raise ArgumentError("--pid records a process that runs already: give no program (script, -m or -c) with it")
-    if mode in MEMORY_MODES:
-        raise ArgumentError(f"--mode {mode} records allocations from inside the program; with --pid use wall or cpu")
-    for given, flag in ((async_stacks, "--async"), (subprocesses, "--subprocesses")):
-        if given:
-            raise ArgumentError(f"{flag} is not available with --pid yet (docs/attach.md, 'Limits')")
+    if subprocesses:
+        raise ArgumentError("--subprocesses is not available with --pid yet (docs/attach.md, 'Limits')")
+    for given, flag in ((gil, "--gil reads the GIL's holder"), (native, "--native reads C frames")):
+        if given and inside:
+            raise ArgumentError(f"{flag} from outside the process: leave out --inject, --mode alloc|live and --async")
 
 
 def _check_thread(mode: str, output_format: str) -> None:
@@ -269,7 +343,8 @@ SPEC = Command(
             "path",
             None,
             allow_dash=True,
-            help="Where to write the profile ('-' for stdout). Default: profile-<time>.<format> here.",
+            help="Where to write the profile ('-' for stdout). Default: profile-<time>.<format> here, and a "
+            "short tree of the run on stdout.",
         ),
         *recording_options(WRITES, by_name=True, attach=True),
         Option(
@@ -279,8 +354,10 @@ SPEC = Command(
             None,
             metavar="NAME",
             help="Write one thread: the stacks of the thread of that name ('main' is also MainThread), recorded "
-            "as with --threads, without the thread's frame.",
+            "as with --threads, without the thread's frame; 'all': every thread, each under its name (the short "
+            "tree shows only the main thread when the others only waited).",
         ),
+        *TREE_OPTIONS,
         Option(
             ("-q", "--quiet"),
             "quiet",

@@ -98,7 +98,7 @@ def ls(selector: str | None, as_json: bool, store: str | None) -> None:
     finally:
         report(diagnostics)
     if as_json:
-        echo_json([{**row, "time": row["time"].isoformat(), "added": row["added"].isoformat()} for row in rows])
+        echo_json([{**row, **{k: row[k].isoformat() for k in ("time", "added", "time_end")}} for row in rows])
         return
     if not rows:
         echo(f"the store {snapshot.root} holds no profiles")

@@ -6,7 +6,8 @@ from .._record import defaults
 from ..render.options import DELTA_MODES
 from ..render.text import TextOptions
 from . import _style
-from ._common import INPUT_OPTIONS, THREAD_OPTION, checked_output, pick_thread, shown_thread
+from ._console import FOLD_OPTION, TREE_OPTIONS
+from ._common import INPUT_OPTIONS, THREAD_OPTION, checked_output, folded_library, parse_share, pick_thread, shown_thread
 from ._options import Argument, Command, Option
 
 TYPE_CHECKING = False
@@ -17,18 +18,6 @@ if TYPE_CHECKING:
 
 #: TextOptions' defaults, which the options below show and pass on (tests/cli/test_defaults.py).
 _D = defaults(TextOptions)
-
-
-def _share(value: str) -> float:
-    """'1%' or '0.01' -> 0.01."""
-    text = value.strip()
-    try:
-        share = float(text[:-1]) / 100 if text.endswith("%") else float(text)
-    except ValueError:
-        from ._report import BadParameter
-
-        raise BadParameter(f"expected a share such as 1% or 0.01, not {value!r}") from None
-    return share
 
 
 def run(
@@ -46,6 +35,10 @@ def run(
     skip_invalid: bool,
     input_format: str | None,
     thread: str | None = None,
+    fold_library: bool = False,
+    short: bool = False,
+    min_share: str | None = None,
+    show_all: bool = False,
 ) -> None:
     """Print FILES as a tree: inclusive share, name and count of every frame above --threshold.
 
@@ -56,6 +49,8 @@ def run(
         flamespace text app.folded
         flamespace text --threshold 5% --max-depth 6 --sort-by-value app.folded
         flamespace text --thread main threads.folded
+        flamespace text --short profile-20261128-101500.folded
+        flamespace text --fold-library --threshold 2% app.folded
     """
     import sys
 
@@ -64,7 +59,12 @@ def run(
     from ..render.text import iter_text_lines, iter_text_parts
     from ._render import read_drawable
 
-    profile = pick_thread(read_drawable(files, "text", skip_invalid, input_format), thread, ", ".join(files) or "<stdin>")
+    source = ", ".join(files) or "<stdin>"
+    if short:
+        _short(files, source, skip_invalid, input_format, thread, min_share, show_all, raw, output)
+        return
+    profile = pick_thread(read_drawable(files, "text", skip_invalid, input_format), thread, source)
+    profile = folded_library(profile, fold_library)
     unit = getattr(profile, "unit", None) or getattr(getattr(profile, "after", None), "unit", None)
     if width is None and output == "-" and sys.stdout.isatty():
         import shutil
@@ -82,6 +82,37 @@ def run(
         out.write(first + "\n")
         for line in lines:  # streamed: a deep profile's text is never held whole
             out.write(line + "\n")
+
+
+def _short(
+    files: tuple[str, ...],
+    source: str,
+    skip_invalid: bool,
+    input_format: str | None,
+    thread: str | None,
+    min_share: str | None,
+    show_all: bool,
+    raw: bool,
+    output: str,
+) -> None:
+    """--short: the tree record prints (render/console.py) of a flame graph read from FILES."""
+    import sys
+
+    from ..core.vector import FlameGraph
+    from ..errors import InputError
+    from ..formats import open_output
+    from ._console import console_options, print_tree
+    from ._render import read_drawable
+
+    graph = read_drawable(files, "text", skip_invalid, input_format)
+    if not isinstance(graph, FlameGraph):
+        raise InputError("is differential input; --short shows one profile", source)
+    options = console_options(min_share, show_all, thread)
+    if output == "-":
+        print_tree(graph, options, sys.stdout, raw)
+        return
+    with open_output(output) as out:
+        print_tree(graph, options, out, raw)
 
 
 def _coloured(parts: Iterator[TextLine]) -> Iterator[str]:
@@ -117,7 +148,7 @@ def options_of(
     """The TextOptions of the command's options (which it checks); ``unit``: the profile's (None: the
     renderer finds it); counts are shown in its human units unless --raw or --countname asks for exact ones."""
     return TextOptions(
-        threshold=_share(threshold),
+        threshold=parse_share(threshold, "--threshold"),
         max_depth=max_depth,
         sort_by_value=sort_by_value,
         reverse=reverse,
@@ -193,6 +224,15 @@ SPEC = Command(
             callback=checked_output,
         ),
         THREAD_OPTION,
+        FOLD_OPTION,
+        Option(
+            ("--short",),
+            "short",
+            "flag",
+            help="Print the short tree record prints without -o: the program's own frames, calls under --min-share "
+            "folded, the main thread alone when the others only waited (--thread all: every thread).",
+        ),
+        *TREE_OPTIONS,
         *INPUT_OPTIONS,
     ],
 )

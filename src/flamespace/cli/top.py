@@ -6,7 +6,18 @@ import sys
 
 from ..core.ranking import GROUPINGS
 from . import _style
-from ._common import INPUT_OPTIONS, THREAD_OPTION, echo_json, format_share, format_value, pick_thread, read_graph, shown_thread
+from ._console import FOLD_OPTION
+from ._common import (
+    INPUT_OPTIONS,
+    THREAD_OPTION,
+    echo_json,
+    folded_library,
+    format_share,
+    format_value,
+    pick_thread,
+    read_graph,
+    shown_thread,
+)
 from ._options import Argument, Command, Option
 
 TYPE_CHECKING = False
@@ -31,6 +42,7 @@ def run(
     skip_invalid: bool,
     input_format: str | None,
     thread: str | None = None,
+    fold_library: bool = False,
 ) -> None:
     """List the functions of INPUT (default stdin) that cost the most.
 
@@ -43,6 +55,7 @@ def run(
         flamespace top --sort inclusive -n 50 profile.folded
         flamespace top --by line --raw profile.folded
         flamespace top --thread main threads.folded
+        flamespace top --fold-library profile.folded
     """
     from ..core.ranking import top_functions
     from ..core.units import scale
@@ -55,7 +68,7 @@ def run(
             raise UsageError(f"--by {group} (the old spelling of --sort {group}) contradicts --sort {sort}")
         sort, group = group, "function"
     by = sort or "self"
-    graph = pick_thread(read_graph(input, "top", skip_invalid, input_format), thread, input)
+    graph = folded_library(pick_thread(read_graph(input, "top", skip_invalid, input_format), thread, input), fold_library)
     total = graph.total()
     ranked = top_functions(graph, limit, by, group)
     if as_json:
@@ -163,6 +176,7 @@ SPEC = Command(
         ),
         Option(("--json",), "as_json", "flag", help="Print JSON (exact values) instead of a table."),
         THREAD_OPTION,
+        FOLD_OPTION,
         *INPUT_OPTIONS,
     ],
 )

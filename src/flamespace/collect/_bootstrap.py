@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 SUBPROCESS_ENV = "FLAMESPACE_SUBPROCESS"
 
 _state: dict[str, Any] = {"saved": False, "deadline": False}
+#: The file a launcher that samples us from outside leaves in ``out_dir`` before it stops us at --duration's end.
+DEADLINE_NOTE = "deadline"
 
 
 def main(config: dict[str, Any]) -> None:
@@ -40,9 +42,12 @@ def main(config: dict[str, Any]) -> None:
     if config.get("die_with"):
         _die_with(config["die_with"])
     _forget_the_working_directory()
-    _state.update(recorder=_start_recorder(config), config=config)
-    _save_on_every_exit()
-    atexit.register(_save)
+    if config.get("outside") and _sampled_from_outside(config["outside"]):
+        _state.update(recorder=None, config=config, saved=True)  # the launcher records: nothing to save here
+    else:
+        _state.update(recorder=_start_recorder(config), config=config)
+        _save_on_every_exit()
+        atexit.register(_save)
     if config.get("subprocesses"):
         _profile_child_interpreters(config)
     if config.get("site", True):
@@ -55,11 +60,29 @@ def main(config: dict[str, Any]) -> None:
     except SystemExit:
         raise
     except BaseException as exc:  # what python itself does with an uncaught exception
-        if isinstance(exc, KeyboardInterrupt) and _state["deadline"]:
+        if isinstance(exc, KeyboardInterrupt) and (_state["deadline"] or _stopped_by_the_launcher(config)):
             sys.exit(0)  # --duration stopped the program on purpose
         tb = _without_our_frames(exc.__traceback__)
         sys.excepthook(type(exc), exc.with_traceback(tb), tb)  # the default hook prints exc.__traceback__
         sys.exit(130 if isinstance(exc, KeyboardInterrupt) else 1)
+
+
+def _sampled_from_outside(pipes: Mapping[str, int]) -> bool:
+    """Say we are ready, then wait for the launcher to attach (collect/outside.py): True when it samples
+    this process from outside, False when this process must record itself."""
+    try:
+        os.write(pipes["ready"], b"ready\n")
+        os.close(pipes["ready"])
+        answer = os.read(pipes["go"], 1)
+        os.close(pipes["go"])
+    except OSError:
+        return False
+    return answer == b"o"
+
+
+def _stopped_by_the_launcher(config: Mapping[str, Any]) -> bool:
+    """Whether the launcher sampling us from outside stopped us at --duration's end (it leaves a note first)."""
+    return bool(config.get("outside")) and os.path.exists(os.path.join(config["out_dir"], DEADLINE_NOTE))
 
 
 def _die_with(parent: int) -> None:

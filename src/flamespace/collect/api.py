@@ -24,7 +24,8 @@ class Profiler:
     """A sampler that runs for a ``with`` block or each call of a decorated function.
 
     After the block, ``graph`` is the flame graph (and ``chart`` the timeline if
-    ``timeline=True``). As a decorator it sums every call; nested and recursive calls
+    ``timeline=True``); ``tree()`` is its short tree in human units, and in a notebook the
+    profiler shows itself as the viewer. As a decorator it sums every call; nested and recursive calls
     are recorded once. ``output`` writes the profile when each block ends.
     """
 
@@ -97,6 +98,22 @@ class Profiler:
     def problems(self) -> list[str]:
         """Reasons not to trust the last recording (too few samples, the sampler fell behind)."""
         return self.recordings[-1].problems if self.recordings else []
+
+    def tree(self, min_share: float | None = None, show_all: bool = False, thread: str = "auto") -> str:
+        """The short tree of :attr:`graph`, as ``flamespace record`` prints it (render/console.py):
+        library code folded into the program's frames unless ``show_all``, calls below ``min_share``
+        (default 2%) folded into their caller, ``thread`` ``auto`` (the main thread alone when the
+        others only waited; record with ``threads=True`` to tell), ``all`` or a thread's name."""
+        from ..core.display import text
+        from .tracer import _tree_options
+
+        return text(self.graph, **_tree_options(min_share, show_all, thread))
+
+    def _repr_html_(self) -> str | None:
+        """In a notebook: the profile in the viewer (core/display.py); nothing before a block ran."""
+        from ..core.display import html
+
+        return html(self.graph) if self.recordings else None
 
 
 class _MemorySession:

@@ -33,6 +33,7 @@ from __future__ import annotations
 import sys
 import threading
 
+from ..core.python_frames import IDLE_FRAME
 from .clock import Clock
 from .naming import FrameNamer
 from .raw import MAX_TRUSTED_MISSED_SHARE, MIN_TRUSTED_SAMPLES, Quality, RawRecording
@@ -59,7 +60,6 @@ if TYPE_CHECKING:
 
     E = TypeVar("E", bound="Engine")
 
-IDLE_FRAME = "[idle]"
 #: With the C waiter (_waiter.c), the switch interval (µs) for the sampler's own request of
 #: the GIL when a sample is due: it is taken that soon after, whatever the program runs.
 #: 20 µs was no more accurate and cost a 4-thread program more (docs/performance.md).

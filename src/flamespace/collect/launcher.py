@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
     from .._types import Output
     from .memory import MemoryOptions
+    from .outside import OutsideSampler
     from .recording import RawRecording, Recording
     from .tracer import TraceOptions
 
@@ -153,29 +154,34 @@ def run(
     (default: a script's directory) relative to it: :func:`program_dirs`.
     """
     out_dir = _private_directory("flamespace-record-")
+    outside = None
     try:
-        config = _child_config(target, options, out_dir, subprocesses, program_dirs(target, cwd, frame_root))
+        names_under = program_dirs(target, cwd, frame_root)
+        config = _child_config(target, options, out_dir, subprocesses, names_under)
+        outside = _outside_sampler(options, subprocesses, names_under)
+        if outside is not None:
+            config["outside"] = outside.child_config()
         try:
             watch = None if progress is None else _Watch(progress, out_dir, config)
         except OSError as exc:
             raise FlamespaceError(
                 f"cannot write in {os.path.dirname(out_dir)}: {exc.strerror or exc} (set TMPDIR to a directory with room)"
             ) from None
-        pid, returncode, signum = _run_child(
-            target,
-            config,
-            options,
-            {"env": None if env is None else dict(env), "cwd": cwd, "stdout": stdout, "stderr": stderr},
-            watch,
-        )
-        raws, lost, main_error = _collect_profiles(out_dir, pid, wait=subprocesses)
+        popen: dict[str, Any] = {"env": None if env is None else dict(env), "cwd": cwd, "stdout": stdout, "stderr": stderr}
+        pid, returncode, signum = _run_child(target, config, options, popen, watch, outside)
+        extra: dict[str, str] = {"sampler": "inside"} if isinstance(options, SamplerOptions) else {}
+        if outside is not None and outside.recorder is not None:
+            raw, lost, extra = outside.finish(target.argv)
+            raws, main_error = [raw], None
+        else:
+            raws, lost, main_error = _collect_profiles(out_dir, pid, wait=subprocesses)
         from .recording import merge  # imported while the child ran (_import_for_the_end)
 
         if not raws and signum is not None:
             raise Interrupted(f"interrupted by {signal.Signals(signum).name} before the program saved a profile", signum)
         if not raws:
             raise _no_profile(returncode, main_error, out_dir)
-        labels = {"command": target.describe(), **(labels or {})}
+        labels = {"command": target.describe(), **(labels or {}), **extra}
         recording = merge(raws, options, labels, process_root or subprocesses or len(raws) > 1)
         recording.problems.extend(lost)
         stopped = any(raw.deadline for raw in raws)
@@ -186,7 +192,20 @@ def run(
             exit_code = 128 + signum
         return RecordResult(recording, exit_code, len(raws), stopped, signum)
     finally:
+        if outside is not None:
+            outside.close()
         _remove_directory(out_dir)
+
+
+def _outside_sampler(options: Any, subprocesses: bool, names_under: list[str]) -> OutsideSampler | None:
+    """The launcher's side of sampling the program from outside (collect/outside.py), when the options ask for it."""
+    if not isinstance(options, SamplerOptions) or options.sampler == "inside":
+        return None
+    from .outside import OutsideSampler, outside_wanted
+
+    if not outside_wanted(options, subprocesses):
+        return None
+    return OutsideSampler(options, names_under, required=options.sampler == "outside")
 
 
 def _private_directory(prefix: str) -> str:
@@ -337,13 +356,17 @@ class _Watch:
         self.started = time.monotonic()
         self.due = self.started + PROGRESS_SECONDS  # a program that ends at once shows nothing
         self.figures: tuple[int, int, int] | None = None
+        #: Where the figures come from when the program is sampled from outside (collect/outside.py).
+        self.source: Callable[[], tuple[int, int, int] | None] | None = None
 
     def poll(self) -> None:
         now = time.monotonic()
         if now < self.due:
             return
         self.due = max(self.due + PROGRESS_SECONDS, now)
-        if self.path is not None:
+        if self.source is not None:
+            self.figures = self.source() or self.figures
+        elif self.path is not None:
             try:
                 with open(self.path, "rb") as file:
                     self.figures = decode_status(file.read(STATUS_SIZE)) or self.figures  # a torn read: the last
@@ -375,13 +398,25 @@ def _package_parent() -> str:
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+#: How often the launcher looks up from waiting for its child (its status line, its deadlines).
+POLL_SECONDS = 0.1
+#: ... while it samples the child from outside with no status line to draw: each look holds this process's
+#: GIL, which the sampling thread needs, and on a loaded machine the scheduler can stop this thread while it
+#: holds it (docs/statistics.md, "Sampling from outside the program").
+OUTSIDE_POLL_SECONDS = 1.0
+
 #: The signals that stop us: each is passed on to the program (SIGINT as SIGINT, so that it
 #: sees KeyboardInterrupt; the others as SIGTERM), which saves its profile and ends.
 STOP_SIGNALS = tuple(signal.Signals(s) for s in _stop_signals.STOP_SIGNALS)
 
 
 def _run_child(
-    target: Target, config: dict[str, Any], options: Any, popen: dict[str, Any], watch: _Watch | None = None
+    target: Target,
+    config: dict[str, Any],
+    options: Any,
+    popen: dict[str, Any],
+    watch: _Watch | None = None,
+    outside: OutsideSampler | None = None,
 ) -> tuple[int, int, int | None]:
     """Start the child and wait for it: its pid, its return code, and the signal that stopped us (or None).
 
@@ -416,16 +451,25 @@ def _run_child(
         received.extend(_stop_signals.take()[0])  # one that came just now
         if received:
             raise Interrupted(f"interrupted by {signal.Signals(received[0]).name} before the program started", received[0])
+        if outside is not None:
+            popen = {**popen, "pass_fds": outside.pass_fds()}
         try:
             child = subprocess.Popen(argv, **popen, **({} if config.get("die_with") else _die_with_us()))
         except OSError as exc:
             raise FlamespaceError(f"cannot start {target.interpreter}: {exc.strerror or exc}") from None
         if received:  # a signal came while it started
             stop(received.pop(), None)
-        _import_for_the_end()
         saved = os.path.join(config["out_dir"], f"{child.pid}.raw")
         try:
-            returncode = _wait(child, getattr(options, "duration", None), received, watch, saved)
+            _import_for_the_end()  # before the outside sampler starts: imports hold our GIL, which its thread needs
+            poll = POLL_SECONDS
+            if outside is not None and outside.start(child.pid, config["out_dir"]):
+                saved = outside.deadline_note  # left when the outside sampler stops the program at --duration's end
+                if watch is not None:
+                    watch.source = outside.figures
+                else:
+                    poll = OUTSIDE_POLL_SECONDS
+            returncode = _wait(child, getattr(options, "duration", None), received, watch, saved, poll)
         except BaseException:  # we are stopping all the same: the program must not run on alone
             child.kill()
             child.wait()
@@ -443,10 +487,11 @@ def _wait(
     received: list[int],
     watch: _Watch | None = None,
     saved: str | None = None,
+    poll: float = 0.1,
 ) -> int:
     """The child's return code; it is stopped (then killed) when it overruns ``duration`` or
     :data:`STOP_GRACE_SECONDS` after a stop signal came (``received``). ``watch`` is polled
-    about every 0.1 s.
+    about every ``poll`` seconds (it ends at once, whenever the child does).
 
     With ``duration``, the child saves its profile (the file ``saved``) and sends itself
     SIGINT when its time is up; one that goes on (it ignores SIGINT) gets
@@ -461,7 +506,7 @@ def _wait(
             signalled = True
             deadline = time.monotonic() + STOP_GRACE_SECONDS
         try:
-            return _wait_briefly(child, 0.1 if deadline is None else max(0.0, min(0.1, deadline - time.monotonic())))
+            return _wait_briefly(child, poll if deadline is None else max(0.0, min(poll, deadline - time.monotonic())))
         except subprocess.TimeoutExpired:
             pass
         if watch is not None:

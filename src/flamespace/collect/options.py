@@ -19,6 +19,11 @@ if TYPE_CHECKING:
 MODES = ("wall", "cpu")
 WEIGHTS = ("time", "samples")
 MIN_RATE, MAX_RATE = 1.0, 10_000.0
+#: Where the sampler runs: ``outside`` the program (this process reads the child's memory, without its
+#: GIL: :mod:`.outside`), ``inside`` it (a thread of the program: :mod:`.engine`), or ``auto``: outside
+#: where it can be (wall and cpu mode, no --threads, --async or --subprocesses, a CPython it reads), else
+#: inside. Chosen by measurement: docs/statistics.md, "The recorder under load".
+SAMPLERS = ("auto", "outside", "inside")
 
 
 @record
@@ -34,6 +39,7 @@ class SamplerOptions(Record):
     every sample in time order (for flame charts). ``duration``: stop after this many
     seconds. ``seed``: make the random intervals repeatable. ``asyncio``: show a thread
     that runs an asyncio task as the task's awaiting chain, not the event loop's internals.
+    ``sampler``: where the sampler of a program flamespace starts runs (:data:`SAMPLERS`).
     """
 
     mode: str = "wall"
@@ -47,6 +53,7 @@ class SamplerOptions(Record):
     duration: float | None = None
     seed: int | None = None
     asyncio: bool = False
+    sampler: str = "auto"
 
     def __post_init__(self) -> None:
         problem = self._problem()
@@ -69,8 +76,21 @@ class SamplerOptions(Record):
             return f"the duration must be positive (a finite number of seconds), not {self.duration:g}"
         if self.idle and self.mode != "wall":
             return "idle marking splits wall time into on- and off-CPU; it needs mode 'wall'"
+        if self.sampler not in SAMPLERS:
+            return f"unknown sampler {self.sampler!r}; choose one of {', '.join(SAMPLERS)}"
+        if self.sampler == "outside" and self.inside_only() is not None:
+            return f"{self.inside_only()} needs the sampler inside the program: use --sampler inside (or auto)"
         if (self.mode == "cpu" or self.idle) and not Clock.supports_thread_cpu():
             return f"per-thread CPU clocks are not available on {sys.platform}; use mode 'wall'"
+        return None
+
+    def inside_only(self) -> str | None:
+        """The option that only the in-process sampler can record, if one is asked for: threading's thread
+        names (``threads``) and asyncio's tasks live in the program's objects, not in what is read from outside."""
+        if self.asyncio:
+            return "--async (asyncio's tasks are read from the program's objects)"
+        if self.threads:
+            return "--threads (threading's thread names are read from the program's objects)"
         return None
 
     @property

@@ -21,13 +21,15 @@ from .trace_engine import DEFAULT_MAX_DEPTH, DEFAULT_MAX_EVENTS, KIND
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, TextIO
+    from typing import Any, Callable, TextIO, TypeVar
     from collections.abc import Mapping, Sequence
 
     from ..core.chart import FlameChart
     from ..core.vector import FlameGraph
     from .._types import Stack
     from .raw import RawRecording
+
+    F = TypeVar("F", bound=Callable[..., Any])
 
 #: The per-function table's formats (``write_table``).
 TABLE_FORMATS = ("text", "csv", "json")
@@ -302,9 +304,9 @@ def _duration(ns: int) -> str:
 
 
 class Tracer:
-    """``with flamespace.trace() as t:``: traces the block (this thread and the threads started
-    in it); afterwards ``t.graph()``, ``t.calls()``, ``t.table()`` and ``t.chart()`` (with
-    ``chart=True``). Code that ran in the block outside any call (the block's own lines) is
+    """``with flamespace.trace() as t:`` (or ``@flamespace.trace()`` on a function): traces the block
+    (this thread and the threads started in it); afterwards ``t.graph()``, ``t.calls()``,
+    ``t.table()``, ``t.chart()`` (with ``chart=True``) and ``t.tree()`` (the short tree, in human units). Code that ran in the block outside any call (the block's own lines) is
     in no frame; the threads that ran before the block are not traced."""
 
     def __init__(self, options: TraceOptions) -> None:
@@ -361,6 +363,47 @@ class Tracer:
         if found is None:
             raise ArgumentError("no time per line: trace with line_times=True")
         return line_table(found)
+
+    @property
+    def problems(self) -> list[str]:
+        """Reasons not to trust the trace (events dropped at ``max_events``, ...)."""
+        return self._done().problems
+
+    def tree(self, min_share: float | None = None, show_all: bool = False, thread: str = "auto") -> str:
+        """The short tree of the trace's time, as ``flamespace record`` prints it (render/console.py):
+        library code folded into the program's frames unless ``show_all``, calls below ``min_share``
+        (default 2%) folded into their caller, one thread when the others only waited."""
+        from ..core.display import text
+
+        return text(self.graph(), **_tree_options(min_share, show_all, thread))
+
+    def _repr_html_(self) -> str | None:
+        """In a notebook: the trace's flame graph in the viewer (core/display.py)."""
+        from ..core.display import html
+
+        return html(self.graph()) if self.result is not None else None
+
+    def __call__(self, function: F) -> F:
+        """As a decorator: trace each call of ``function`` (the results are the last call's)."""
+        import functools
+
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            if self._recorder is not None:  # a nested or recursive call: the outer one traces it
+                return function(*args, **kwargs)
+            with self:
+                return function(*args, **kwargs)
+
+        wrapper.tracer = self  # type: ignore[attr-defined]  # a function attribute
+        return wrapper  # type: ignore[return-value]  # wraps keeps the signature, which mypy cannot see
+
+
+def _tree_options(min_share: float | None, show_all: bool, thread: str) -> dict[str, Any]:
+    """The short tree's options as ``render.console.ConsoleOptions`` takes them (its default share when None)."""
+    options: dict[str, Any] = {"show_all": show_all, "thread": thread}
+    if min_share is not None:
+        options["min_share"] = min_share
+    return options
 
 
 def trace(

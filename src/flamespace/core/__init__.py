@@ -17,8 +17,10 @@ _EXPORTS = {
     **dict.fromkeys(["FunctionCost", "function_costs", "top_functions"], "ranking"),
     **dict.fromkeys(
         [
+            "IDLE_FRAME",
             "MAIN_THREAD",
             "STRIP_PRESETS",
+            "fold_library",
             "fold_recursion",
             "limit_depth",
             "map_frames",
@@ -48,8 +50,10 @@ if TYPE_CHECKING:  # what type checkers and editors see (without importing typin
     from .metadata import Metadata
     from .ranking import FunctionCost, function_costs, top_functions
     from .transforms import (
+        IDLE_FRAME,
         MAIN_THREAD,
         STRIP_PRESETS,
+        fold_library,
         fold_recursion,
         limit_depth,
         map_frames,

@@ -327,6 +327,12 @@ class FlameChart:
         unit = self.metadata.unit if self.metadata else None
         return f"FlameChart({len(self)} samples, {len(self.threads)} threads, unit={unit!r})"
 
+    def _repr_html_(self) -> str | None:
+        """In a notebook: the HTML flame chart, a lane per thread, in an iframe (core/display.py; the text output stays the repr)."""
+        from .display import html
+
+        return html(self)
+
 
 def _interned(values: list[Any], into: list[Any]) -> Any:
     """The index of each of ``values`` in ``into`` (a numpy array), those not there appended."""

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 PACKAGE_DIRS = ("site-packages", "dist-packages")
+#: The leaf frame under which a wall-time recording with ``idle`` puts a thread's time off a CPU.
+IDLE_FRAME = "[idle]"
 #: The profiled program's own directories (its script's, as given and with links resolved), set in
 #: its process before the recorder starts (collect/_bootstrap.py): every PathShortener made there
 #: names the files under them relative to them, so two checkouts of one program name frames alike.
@@ -140,4 +142,13 @@ def split_frame(frame: str) -> tuple[str, str, int | None] | None:
     return function, where, None
 
 
-__all__ = ["PACKAGE_DIRS", "PathShortener", "PythonFrames", "format_frame", "set_program_dirs", "short_path", "split_frame"]
+__all__ = [
+    "IDLE_FRAME",
+    "PACKAGE_DIRS",
+    "PathShortener",
+    "PythonFrames",
+    "format_frame",
+    "set_program_dirs",
+    "short_path",
+    "split_frame",
+]

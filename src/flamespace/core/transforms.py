@@ -7,6 +7,7 @@ stacks that become equal, so totals are kept unless a transform drops stacks on 
 
 from __future__ import annotations
 
+from .python_frames import IDLE_FRAME as IDLE_FRAME  # re-exported: flamespace.core.IDLE_FRAME
 from .tree import Tree
 from ..errors import ArgumentError
 from .vector import StackVector
@@ -157,6 +158,14 @@ def strip(graph: V, *presets: str) -> V:
     return map_frames(graph, [STRIP_PRESETS[p] for p in presets])
 
 
+def fold_library(graph: V) -> V:
+    """Fold standard-library and installed-package frames into the nearest frame the program wrote
+    (:mod:`flamespace.core.library`: the rule the HTML viewer's presets share); the total is kept."""
+    from .library import own_stack
+
+    return remap(graph, own_stack)
+
+
 def fold_recursion(graph: V) -> V:
     """Collapse direct recursion: consecutive repeats of a frame become one (a;b;b;c -> a;b;c)."""
 
@@ -219,6 +228,19 @@ def root_kinds(graph: StackVector) -> tuple[str, ...]:
     """What the first frames of ``graph``'s stacks are (its ``roots`` label), e.g. ``("thread",)``."""
     label = graph.metadata.labels.get(ROOTS_LABEL, "")
     return tuple(kind.strip() for kind in label.split(",") if kind.strip())
+
+
+def summed_threads(graph: StackVector) -> int:
+    """How many threads' time a time profile sums (its ``threads`` label), when more than one:
+    its total is not the run's length then, since a waiting thread counts in full in wall mode
+    (0 otherwise)."""
+    from .units import TIME_UNITS
+
+    try:
+        threads = int(graph.metadata.labels.get("threads", "0"))
+    except ValueError:
+        return 0
+    return threads if threads > 1 and graph.metadata.unit in TIME_UNITS else 0
 
 
 def one_thread(graph: V, name: str) -> V:

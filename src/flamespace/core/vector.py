@@ -431,6 +431,12 @@ class FlameGraph(StackVector):
                 f"a flame graph cannot hold the negative value {value!r} (stack {text!r}); use Delta for signed vectors"
             )
 
+    def _repr_html_(self) -> str | None:
+        """In a notebook: the interactive HTML viewer, in an iframe (core/display.py; the text output stays the repr)."""
+        from .display import html
+
+        return html(self)
+
 
 class Delta(StackVector):
     """A signed vector over stacks, such as the difference of two flame graphs."""

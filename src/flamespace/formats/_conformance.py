@@ -2,7 +2,7 @@
 
 A module that lacks a member, or whose ``parse`` or ``dump`` takes other options or arguments,
 fails here (one line a format: add yours; tests/formats/test_protocol.py checks that every
-name in ``registry.ORDER`` has its line, under the protocol it meets). Nothing imports this
+name in ``recognition.ORDER`` has its line, under the protocol it meets). Nothing imports this
 module, and its body runs for type checkers only: the formats stay imported lazily. It is a
 module of its own, outside the import cycle of the package, the registry and the protocols,
 so that mypy knows the formats' inferred types (``extensions = ()``) when it checks them.
@@ -38,6 +38,8 @@ if TYPE_CHECKING:
         sample,
         speedscope,
         stap,
+        tachyon,
+        tachyon_jsonl,
         vsprof,
         vtune,
         xctrace,
@@ -45,6 +47,8 @@ if TYPE_CHECKING:
     from .protocol import ChartWriter, FormatModule, FormatWriter
 
     _flamespace_json: ChartWriter[flamespace_json.ReadOptions, flamespace_json.WriteOptions] = flamespace_json
+    _tachyon: FormatModule[tachyon.ReadOptions] = tachyon
+    _tachyon_jsonl: FormatModule[tachyon_jsonl.ReadOptions] = tachyon_jsonl
     _speedscope: ChartWriter[speedscope.ReadOptions, speedscope.WriteOptions] = speedscope
     _gecko: ChartWriter[gecko.ReadOptions, gecko.WriteOptions] = gecko
     _chrome: ChartWriter[chrome.ReadOptions, chrome.WriteOptions] = chrome

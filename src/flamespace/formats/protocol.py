@@ -44,7 +44,7 @@ class FormatModule(Protocol[R]):
 
     @property
     def name(self) -> str:
-        """The format's name, as ``--from``/``--to`` take it and :data:`~.registry.ORDER` lists it."""
+        """The format's name, as ``--from``/``--to`` take it and :data:`~.recognition.ORDER` lists it."""
 
     @property
     def extensions(self) -> tuple[str, ...]:

@@ -3,6 +3,7 @@
 import flamespace as fs
 fs.render.svg(fs.read("app.folded"), fs.SvgOptions(title="app"), "app.svg")
 print(fs.render.text(fs.read("app.folded")))
+print(fs.render.console_text(fs.read("app.folded")))   # the short tree `record` prints
 frames = fs.render.layout(fs.read("app.folded"), fs.render.LayoutOptions(min_percent=1)).frames
 """
 
@@ -17,6 +18,7 @@ from .options import LayoutOptions, SvgOptions, read_nameattr
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .comparison_files import comparison_page, write_comparison
+    from .console import ConsoleOptions, console_text
     from .frame import Frame
     from .layout import Layout, layout
     from .svg import Drawing, draw, emit, svg, write_svg
@@ -28,6 +30,8 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "comparison_page": "comparison_files",
+        "ConsoleOptions": "console",
+        "console_text": "console",
         "write_comparison": "comparison_files",
         "Frame": "frame",
         "Layout": "layout",
@@ -68,7 +72,9 @@ __all__ = [
     "LayoutOptions",
     "SvgOptions",
     "TextOptions",
+    "ConsoleOptions",
     "comparison_page",
+    "console_text",
     "draw",
     "emit",
     "layout",

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from typing import Any
     from collections.abc import Mapping
 
+    from .._types import Destination
     from ..core.vector import FlameGraph
     from ..stats.comparison import Comparison
     from ..stats.matrix import Sample
@@ -114,15 +115,16 @@ def write_delta_svgs(result: Comparison, out_dir: str, samples: Mapping[str, Sam
     )
 
 
-def comparison_page(result: Comparison, path: str, samples: Mapping[str, Sample] | None = None) -> None:
+def comparison_page(result: Comparison, path: Destination = None, samples: Mapping[str, Sample] | None = None) -> str | None:
     """The comparison page of both mean profiles (as :func:`write_delta_svgs` draws them): only
-    the significant stacks coloured, the tests' p-values and intervals in the tooltips."""
+    the significant stacks coloured, the tests' p-values and intervals in the tooltips. ``path``
+    as :func:`~flamespace.render.html.html`'s output (None: the page is returned)."""
     from .compare_page import comparison_html
     from .html import HtmlOptions
 
     baseline, candidate = mean_profiles(result, samples)
     note = f"Test: {describe_test(result)}. \u0394 = candidate \u2212 baseline; grey: no significant change."
-    comparison_html(
+    return comparison_html(
         [baseline, candidate],
         ["baseline", "candidate"],
         HtmlOptions(title=f"Candidate vs baseline: {_verdict(result)}"),

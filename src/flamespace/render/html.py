@@ -381,6 +381,8 @@ def payload(
         # how the page groups frame names by function when it recomputes the table (core.ranking's rule)
         "function_group": [grouping[0], re.sub(r"\\(\d)", r"$\1", grouping[1])],
         "roots": list(options.roots),
+        # the Merge and Hide fields' presets, [regex, label]: the rule that folds library code in the terminal's tree
+        "presets": library_presets(),
         # the narrowest frame the page's inverted and callers' trees make: at least the default --minwidth
         # (inverted, every path of callers is a frame: tens of millions from a million-frame page)
         "transform_min_percent": max(options.min_percent, defaults(HtmlOptions)["min_percent"]),
@@ -392,6 +394,13 @@ def payload(
     if change is not None:
         data["change"] = change
     return data
+
+
+def library_presets() -> list[list[str]]:
+    """The viewer's regex presets, [regex, label]: each kind of library code, then both (core/library.py)."""
+    from ..core.library import LIBRARY, LIBRARY_PRESETS
+
+    return [[regex, label] for label, regex in LIBRARY_PRESETS.items()] + [[LIBRARY, "both"]]
 
 
 def unit_spec(unit: str | None, countname: str) -> dict[str, Any]:

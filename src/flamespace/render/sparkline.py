@@ -9,7 +9,7 @@ from __future__ import annotations
 
 
 from ..core.units import human
-from ..stats.history import change_text, relative_text, series, shown_unit
+from ..stats.history import change_text, level_name, relative_text, series, shown_unit
 from .destination import deliver_text
 from .xml import escape
 
@@ -80,7 +80,7 @@ def svg(report: HistoryReport, output: Destination = None) -> str | None:
     h = report.history
     width = LABEL_WIDTH + LINE_WIDTH + NOTE_WIDTH + 20
     height = ROW * (len(report.stacks) + 1) + 10
-    what = "mean value per profile" if report.metric == "value" else "share of the profiles' total"
+    what = f"{level_name(h)} {'share of a profile' if report.metric == 'share' else 'value per profile'}"
     title = (
         f"{what} of {len(report.stacks)} stacks over {len(h.points)} {h.by}s ({h.points[0]} … {h.points[-1]})"
         if h.points

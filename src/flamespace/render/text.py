@@ -122,7 +122,7 @@ def _lines(profile: Drawable, options: TextOptions | None, parts: bool) -> Itera
     countname = options.countname or count_name(unit)
     width = options.width
     exact = options.raw or unit is None or not scale(unit).suffix or unit == SHARE_UNIT
-    last = _last_siblings(depths)
+    last = last_siblings(depths)
     open_levels: list[bool] = []  # per ancestor level: does it have siblings still to come?
     for index, depth, is_last in zip(kept, depths, last):
         del open_levels[max(depth - 1, 0) :]
@@ -165,7 +165,7 @@ def text_lines(profile: Drawable, options: TextOptions | None = None) -> list[st
     return list(iter_text_lines(profile, options))
 
 
-def _last_siblings(depths: list[int]) -> list[bool]:
+def last_siblings(depths: list[int]) -> list[bool]:
     """For each frame of a pre-order list, whether no later sibling follows it."""
     result = [True] * len(depths)
     seen_at: list[bool] = []  # seen_at[d]: a frame at depth d came after (scanning backwards)

@@ -57,13 +57,14 @@ in the last commits is reported once ``min_size`` points after it exist.
 from __future__ import annotations
 
 import math
-from .._record import Record, record
-from typing import TYPE_CHECKING
-from collections.abc import Iterable, Sequence
 
+from .._record import Record, record
 from ..errors import ArgumentError
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing stays off `history --help`'s path
+    from collections.abc import Iterable, Sequence
+
     import numpy as np
 
 #: The defaults of :func:`detect`, documented once (the CLI reuses them).

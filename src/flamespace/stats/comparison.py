@@ -299,6 +299,12 @@ class Comparison(Record):
         """Δ_r as a before/after pair (the means of the stacks in Δ_r): differential flame-graph input."""
         return Differential(*_reduced_pair(self.changes, self.reduced.metadata))
 
+    def _repr_html_(self) -> str | None:
+        """In a notebook: the comparison page of both mean profiles (``compare --html``), in an iframe (core/display.py; the text output stays the repr)."""
+        from ..core.display import html
+
+        return html(self)
+
 
 def _reduced_pair(changes: Iterable[StackChange], meta: Metadata) -> tuple[FlameGraph, FlameGraph]:
     kept = [c for c in changes if c.kind]

@@ -305,6 +305,7 @@ def consistency(sides: Mapping[str, Sequence[RunInfo]], force: bool = False) -> 
         )
     for label, what, fix in (
         ("rate_requested", "sampling rate (Hz)", "record both sides with the same --rate"),
+        ("sampler", "sampler (outside or inside the program)", "record both sides with the same --sampler"),
         ("python", "Python version", "run both sides on one interpreter"),
         ("host", "host", "collect both sides on one machine"),
     ):

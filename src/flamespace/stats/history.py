@@ -1,4 +1,4 @@
-"""History: per-stack series across commits or days, and where each stack's level changed.
+"""History: per-stack series across commits or time (days, hours, windows), and where each stack's level changed.
 
 A :class:`History` holds, for each point (a commit, or a UTC day) in time order, how many
 profiles it has, the sum of their totals, and for each chosen stack the sum of its values and
@@ -24,19 +24,20 @@ from __future__ import annotations
 
 import math
 import re
-from .._record import Record, record
-from datetime import datetime
-from typing import TYPE_CHECKING, Callable
-from collections.abc import Iterable, Mapping, Sequence
 
+from .._record import Record, record
 from ..errors import ArgumentError
 from . import changepoint
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing and datetime cost `history --help` ~20 ms: annotations only
+    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from datetime import datetime
+
     import numpy as np
 
 #: What a point of the series is (--by).
-BY = ("commit", "day")
+BY = ("commit", "day", "hour", "window")
 #: The series change points are looked for in (--metric): median value per profile, or median share of a profile's total.
 METRICS = ("value", "share")
 #: Stacks shown when neither a pattern nor a count is given.
@@ -101,6 +102,12 @@ class History(Record):
             var = (self.squares - self.sums**2 / n) / (n - 1)
         return np.where(n > 1, np.sqrt(np.maximum(var, 0.0)), np.nan)
 
+    def _repr_html_(self) -> str | None:
+        """In a notebook: a table of each stack's series as a sparkline of blocks (core/display.py; the text output stays the repr)."""
+        from ..core.display import html
+
+        return html(self)
+
 
 def check_by(by: str) -> None:
     if by not in BY:
@@ -118,7 +125,7 @@ def assign_points(commits: Sequence[str | None], times: Sequence[datetime], by: 
             raise ArgumentError(f"{missing} of {len(commits)} profiles have no commit label: label them or follow them --by day")
         names = [str(c) for c in commits]
     else:
-        names = [t.date().isoformat() for t in times]
+        names = [_time_point(t, by) for t in times]
     first: dict[str, datetime] = {}
     for name, when in zip(names, times):
         if name not in first or when < first[name]:
@@ -126,6 +133,16 @@ def assign_points(commits: Sequence[str | None], times: Sequence[datetime], by: 
     points = tuple(sorted(first, key=lambda p: (first[p], p)))
     column = {p: j for j, p in enumerate(points)}
     return points, [column[name] for name in names]
+
+
+def _time_point(when: datetime, by: str) -> str:
+    """The point a profile's time falls in: its UTC day, hour (``2026-11-01T10``) or its own time
+    (``window``: the profiles of one time window, e.g. the pushes of a service's instances)."""
+    if by == "day":
+        return when.date().isoformat()
+    if by == "hour":
+        return when.strftime("%Y-%m-%dT%H")
+    return when.isoformat(timespec="seconds")
 
 
 def choose_stacks(totals: Mapping[str, float], pattern: str | None = None, top: int | None = TOP) -> list[str]:
@@ -211,6 +228,12 @@ class HistoryReport(Record):
     stack_alpha: float
     stacks: tuple[StackHistory, ...]
     notes: tuple[str, ...] = ()
+
+    def _repr_html_(self) -> str | None:
+        """In a notebook: the sparklines of ``history --svg``, change points marked (core/display.py; the text output stays the repr)."""
+        from ..core.display import html
+
+        return html(self)
 
 
 def analyse(

@@ -76,8 +76,13 @@ ROW_GROUP = 128 * 1024
 PART_FACTS = 8 * 1024 * 1024
 #: How long gc keeps the parts it replaced, for readers that took the old manifest.
 RETIRED_GRACE = timedelta(hours=1)
-#: The columns of the profiles table, in order (labels of their own, then the rest).
-PROFILE_COLUMNS = ("id", "hash", "source", "time", "added") + COLUMNS + ("labels", "total", "stacks", "integral")
+#: The columns of the profiles table, in order (labels of their own, then the rest). ``time`` and
+#: ``time_end`` are the window a profile covers (a continuous profiler's 10 s): from its ``time`` and
+#: ``time_end`` labels, else when it was added; a part written before ``time_end`` existed has no such
+#: column, and its profiles read as windows of no length (:data:`_PROFILES_VIEW`; gc writes the column).
+PROFILE_COLUMNS = ("id", "hash", "source", "time", "added") + COLUMNS + ("labels", "total", "stacks", "integral", "time_end")
+#: The labels a profile's window is read from (ISO date-times, UTC unless they say).
+TIME_LABEL, TIME_END_LABEL = "time", "time_end"
 
 
 def open_store(path: str | None = None) -> Store:
@@ -328,6 +333,41 @@ class Store:
             self._intern = None
         return done
 
+    def compact(self, names: Sequence[str], diagnostics: Diagnostics | None = None, now: datetime | None = None) -> str | None:
+        """Rewrite the parts ``names`` (consecutive in the manifest) as one part, in their place: a
+        store that takes a part a push (``flamespace serve``) stays a few parts to check and read.
+        Ids are unchanged, no profile is dropped; the replaced parts are retired (deleted by a later
+        compaction or gc after :data:`RETIRED_GRACE`). Returns the new part's name, or None when
+        there is nothing to do: a part is no longer listed, they are not consecutive, or one is
+        corrupt (gc sets it aside)."""
+        _, pa, pq = modules()
+        now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(tzinfo=None)
+        with self._locked():
+            manifest = read_manifest(self.path)
+            listed = [p["name"] for p in manifest["parts"]]
+            wanted = set(names)
+            where = [k for k, name in enumerate(listed) if name in wanted]
+            if len(where) < 2 or len(where) != len(wanted) or where[-1] - where[0] + 1 != len(where):
+                return None
+            chosen = manifest["parts"][where[0] : where[-1] + 1]
+            snapshot = Snapshot(self.path, dict(manifest, parts=chosen), diagnostics)
+            snapshot.verify_all()
+            if snapshot.corrupt:
+                return None
+            con = snapshot.connection()
+            ids = [row[0] for row in con.execute("SELECT id FROM profiles ORDER BY id").fetchall()]
+            counters = {k: int(manifest[f"next_{k}"]) for k in COUNTERS}
+            meta = _part_meta(manifest, uuid.uuid4().hex, counters, [p["name"] for p in chosen])
+            name = f"{time.strftime('%Y%m%d%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:12]}-compact"
+            with _naming(os.path.join(self.path, "tmp", name)):
+                entry = self._compact_part(con, os.path.join(self.path, "tmp", name), name, 0, ids, pa, pq, meta)
+            manifest["parts"][where[0] : where[-1] + 1] = [entry]
+            retired = list(manifest.get("retired", [])) + [{"name": p["name"], "since": now.isoformat()} for p in chosen]
+            self._sweep(manifest, retired, now)
+            write_manifest(self.path, manifest)
+            self._intern = None  # its parts are renamed: read again
+        return name
+
     def _collect(
         self,
         manifest: dict[str, Any],
@@ -491,7 +531,7 @@ class Store:
 
         _, pa, pq = modules()
         folder = os.path.join(self.path, "parts", part["name"])
-        tables = {kind: pq.read_table(os.path.join(folder, f"{kind}.parquet")).cast(schema(kind)) for kind in KINDS}
+        tables = {kind: conform(pq.read_table(os.path.join(folder, f"{kind}.parquet")), kind) for kind in KINDS}
 
         def renumber(column: Any) -> Any:
             ids = np.asarray(column.to_numpy(), np.int64)
@@ -540,6 +580,14 @@ class Store:
                     deleted += 1
         manifest["retired"] = keep
         return deleted
+
+
+#: The profiles of every part, whatever schema it was written with: a part older than the
+#: ``time_end`` column (added for windows) reads as windows of no length (ending at ``time``).
+_PROFILES_VIEW = (
+    "CREATE VIEW profiles AS SELECT * REPLACE (coalesce(time_end, time) AS time_end) "
+    "FROM (SELECT * FROM {source} UNION ALL BY NAME SELECT * FROM {empty})"
+)
 
 
 class Snapshot:
@@ -656,9 +704,12 @@ class Snapshot:
             db.register(f"empty_{kind}", schema(kind).empty_table())
         for kind in ("profiles", "frames", "stacks"):
             files = self.part_files(kind)
-            source = (
-                f"read_parquet({_sql_list(files)}, filename = true)" if files else f"(SELECT *, '' AS filename FROM empty_{kind})"
-            )
+            empty = f"(SELECT *, '' AS filename FROM empty_{kind})"
+            if kind == "profiles":  # parts of every schema the store had (union_by_name): missing columns are NULL
+                source = f"read_parquet({_sql_list(files)}, filename = true, union_by_name = true)" if files else empty
+                db.execute(_PROFILES_VIEW.format(source=source, empty=empty))
+                continue
+            source = f"read_parquet({_sql_list(files)}, filename = true)" if files else empty
             db.execute(f"CREATE VIEW {kind} AS SELECT * FROM {source}")
         self._db = db
         return db
@@ -723,6 +774,21 @@ class Snapshot:
         for row in rows:
             row["labels"] = json.loads(row["labels"])
         return rows
+
+    def label_names(self, ids: Sequence[int]) -> list[str]:
+        """The label keys the profiles ``ids`` carry, sorted (one query of the labels' JSON)."""
+        self._register_ids(ids)
+        query = "SELECT DISTINCT unnest(json_keys(labels)) AS k FROM profiles SEMI JOIN selected USING (id) ORDER BY k"
+        return [row[0] for row in self.database().execute(query).fetchall()]
+
+    def label_values(self, ids: Sequence[int], key: str) -> list[str]:
+        """The values of the label ``key`` among the profiles ``ids``, sorted (``key`` a bound parameter)."""
+        self._register_ids(ids)
+        query = (
+            "SELECT DISTINCT json_extract_string(labels, ?) AS v FROM profiles SEMI JOIN selected USING (id) "
+            "WHERE v IS NOT NULL ORDER BY v"
+        )
+        return [row[0] for row in self.database().execute(query, [_json_path(key)]).fetchall()]
 
     def metadata(self, row: Mapping[str, Any]) -> Metadata:
         """The metadata of a stored profile (a row of :meth:`profiles`): unit, metric, every label."""
@@ -1146,12 +1212,7 @@ def _profile_row(
     integral: bool,
 ) -> None:
     """One profile's row of the profiles table; ``labels`` all of its labels, ``stored`` them as text."""
-    when = added_at
-    if labels.get("time"):
-        try:
-            when = parse_time(labels["time"])
-        except ValueError:
-            pass
+    when = _label_time(labels, TIME_LABEL, added_at)
     column = {
         "commit": labels.get("commit"),
         "branch": labels.get("branch"),
@@ -1173,12 +1234,31 @@ def _profile_row(
         "total": float(numbers.sum()),
         "stacks": len(numbers),
         "integral": integral,
+        "time_end": max(when, _label_time(labels, TIME_END_LABEL, when)),
     }
     for name in PROFILE_COLUMNS:
         rows[name].append(values[name])
 
 
+def _label_time(labels: Mapping[str, str], key: str, default: datetime) -> datetime:
+    """The time a label gives (an ISO date-time), or ``default`` when it is absent or no time."""
+    if labels.get(key):
+        try:
+            return parse_time(labels[key])
+        except ValueError:
+            pass
+    return default
+
+
 # -- files
+
+
+def conform(table: Any, kind: str) -> Any:
+    """A table read from a part of any age, with the schema this version writes: a profiles table
+    older than ``time_end`` gets it (its ``time``: a window of no length, as :data:`_PROFILES_VIEW` reads it)."""
+    if kind == "profiles" and "time_end" not in table.column_names:
+        table = table.append_column("time_end", table.column("time"))
+    return table.cast(schema(kind))
 
 
 def schema(kind: str) -> Any:
@@ -1190,6 +1270,7 @@ def schema(kind: str) -> Any:
             [("id", pa.int32()), ("hash", text), ("source", text), ("time", pa.timestamp("us")), ("added", pa.timestamp("us"))]
             + [(c, text) for c in COLUMNS]
             + [("labels", text), ("total", pa.float64()), ("stacks", pa.int32()), ("integral", pa.bool_())]
+            + [("time_end", pa.timestamp("us"))]
         )
     if kind == "frames":
         return pa.schema([("id", pa.int32()), ("name", text)])

@@ -65,6 +65,7 @@ def load_sides(
     rename: Callable[[Stack], Stack] | None = None,
     track: Track | None = None,
     on_diagnostics: Callable[[Diagnostics], None] | None = None,
+    store: str | None = None,
 ) -> tuple[dict[str, Sample], Screening]:
     """Read each side's runs (profile files, or ``store:`` selectors) into a :class:`Sample`,
     with the guard rails of :func:`flamespace.stats.guards.screen`: empty runs and runs beyond
@@ -80,7 +81,8 @@ def load_sides(
     renames the stacks of both sides (``compare --map``) before they are compared. ``track``
     wraps the runs as they are read (a progress bar); ``on_diagnostics`` is handed what each
     reader skipped or warned of (a run's, the store's), as it is read: without it, that is not
-    reported (nothing is skipped unless ``skip_invalid``).
+    reported (nothing is skipped unless ``skip_invalid``). ``store``: the store selectors read
+    (default: $FLAMESPACE_STORE, else .flamespace/store).
 
     Raises :class:`InputError` (exit 1) on what must stop the comparison; returns the samples
     and the screening, whose ``findings`` the caller shows and whose ``run_times`` feed
@@ -94,7 +96,7 @@ def load_sides(
     from .stored import stored_runs
 
     files = {side: list(paths) for side, paths in sides.items()}
-    stored = stored_runs(files, cluster, on_diagnostics)  # store: selectors -> their runs, read by one query
+    stored = stored_runs(files, cluster, on_diagnostics, store)  # store: selectors -> their runs, read by one query
     everything = [(side, path) for side, paths in files.items() for path in paths]
     rows = RunRows()
     row_of: dict[str, int] = {}
@@ -200,14 +202,14 @@ def _read_run(
     """One run as (columns, values, metadata), skipped lines handed to ``on_diagnostics``: a folded file
     through ``reader`` (columns as intp bytes, values a list), else (None, {stack text: value}, ...)."""
     from ..diagnostics import Diagnostics
-    from ..formats import folded, registry
+    from ..formats import folded, recognition, registry
     from ..formats._io import open_binary
 
     if reader is not None:
         diagnostics = Diagnostics()
         try:
             with open_binary(path) as (stream, name):
-                head = stream.peek(registry.SNIFF_BYTES)[: registry.SNIFF_BYTES]
+                head = stream.peek(recognition.SNIFF_BYTES)[: recognition.SNIFF_BYTES]
                 fmt = registry.by_name(input_format) if input_format else registry.detect(head, name)
                 if fmt is folded:
                     columns, numbers, meta = reader.read(
@@ -333,6 +335,7 @@ def compare_sides(
     rename: Callable[[Stack], Stack] | None = None,
     track: Track | None = None,
     on_diagnostics: Callable[[Diagnostics], None] | None = None,
+    store: str | None = None,
 ) -> ComparedSides:
     """Read the ``baseline`` and ``candidate`` sides' runs (:func:`load_sides`, which takes the
     other keywords), pair them as ``pairing`` says (:func:`paired`) and compare them.
@@ -356,6 +359,7 @@ def compare_sides(
         rename=rename,
         track=track,
         on_diagnostics=on_diagnostics,
+        store=store,
     )
     found(screening.findings)
     options, samples, notes = paired(options, samples, screening, pairing)

@@ -25,12 +25,14 @@ def stored_runs(
     files: dict[str, list[str]],
     cluster: str | None = None,
     on_diagnostics: Callable[[Diagnostics], None] | None = None,
+    store: str | None = None,
 ) -> dict[str, tuple[None, dict[str, Number], Metadata]]:
     """Replace each selector among the sides' ``files`` by the names of the runs it matches
     (:data:`RUN_NAME`), and return those runs as ``_read_run`` does for a file: (None, {stack
     text: value}, metadata). The values come from one runs × stacks aggregate over the store
     for all selectors, run where ``cluster`` says (:func:`flamespace.store.cluster.engine`).
-    What the store warned of (a corrupt part) is handed to ``on_diagnostics``."""
+    What the store warned of (a corrupt part) is handed to ``on_diagnostics``. ``store``: the
+    store's directory (default: :func:`flamespace.store.resolve`'s)."""
     if not any(path.startswith("store:") for paths in files.values() for path in paths):
         return {}  # without importing the store (compare's start-up)
     import numpy as np
@@ -42,7 +44,7 @@ def stored_runs(
 
     diagnostics = Diagnostics()
     try:
-        snapshot = open_store().snapshot(diagnostics)
+        snapshot = open_store(store).snapshot(diagnostics)
         chosen: dict[str, list[int]] = {}
         for side, paths in files.items():
             expanded: list[str] = []

@@ -77,12 +77,33 @@ static uint64_t field(const unsigned char *frame, Py_ssize_t offset, Py_ssize_t 
     return value;
 }
 
+/* A frame with no Python code: its owner byte is skip_owner or more (3.12, 3.13: the C stack's 3;
+ * 3.14+: the interpreter's 3 and the C stack's 4). skip_owner < 0: no such frames (3.11). */
+static int is_shim(const unsigned char *frame, Py_ssize_t owner, Py_ssize_t skip_owner) {
+    return owner >= 0 && skip_owner >= 0 && (Py_ssize_t)frame[owner] >= skip_owner;
+}
+
 static PyObject *walk(PyObject *module, PyObject *args) {
     int pid;
     unsigned long long frame_address, code_type;
-    Py_ssize_t previous, code, instr, instr_size, owner, skip_owner, type_offset, max_depth;
-    if (!PyArg_ParseTuple(args, "iK(nnnnnn)nKn:walk", &pid, &frame_address, &previous, &code, &instr, &instr_size,
-                          &owner, &skip_owner, &type_offset, &code_type, &max_depth)) {
+    Py_ssize_t previous, code, instr, instr_size, owner, skip_owner, tag_bits, type_offset, max_depth;
+    Py_ssize_t name_offset, file_offset, line_offset;
+    if (!PyArg_ParseTuple(args, "iK(nnnnnnn)nKn(nnn):walk", &pid, &frame_address, &previous, &code, &instr, &instr_size,
+                          &owner, &skip_owner, &tag_bits, &type_offset, &code_type, &max_depth, &name_offset,
+                          &file_offset, &line_offset)) {
+        return NULL;
+    }
+    /* The code object's head, read in one go: its type, and the words that tell one code object from
+     * another that took its address after it was freed (its name, its file name, its first line). */
+    Py_ssize_t head = type_offset + 8;
+    Py_ssize_t head_ends[] = {name_offset + 8, file_offset + 8, line_offset + 4};
+    for (int i = 0; i < 3; i++) {
+        if (head_ends[i] > head) {
+            head = head_ends[i];
+        }
+    }
+    if (name_offset < 0 || file_offset < 0 || line_offset < 0 || head > MAX_FRAME_BYTES) {
+        PyErr_SetString(PyExc_ValueError, "walk(): bad code layout");
         return NULL;
     }
     Py_ssize_t span = 0;
@@ -93,7 +114,7 @@ static PyObject *walk(PyObject *module, PyObject *args) {
         }
     }
     if (previous < 0 || code < 0 || instr < 0 || (instr_size != 4 && instr_size != 8) || span > MAX_FRAME_BYTES ||
-        type_offset < 0 || max_depth < 1) {
+        type_offset < 0 || max_depth < 1 || tag_bits < 0 || tag_bits > 7) {
         PyErr_SetString(PyExc_ValueError, "walk(): bad frame layout");
         return NULL;
     }
@@ -102,6 +123,7 @@ static PyObject *walk(PyObject *module, PyObject *args) {
         return NULL;
     }
     unsigned char buffer[MAX_FRAME_BYTES];
+    unsigned char code_head[MAX_FRAME_BYTES];
     int status = WALK_COMPLETE;
     int error = 0;
     Py_ssize_t depth = 0;
@@ -117,10 +139,13 @@ static PyObject *walk(PyObject *module, PyObject *args) {
         Py_BEGIN_ALLOW_THREADS
         failed = read_memory((pid_t)pid, address, buffer, (size_t)span);
         if (!failed) {
-            code_address = field(buffer, code, 8);
-            int shim = owner >= 0 && (Py_ssize_t)buffer[owner] == skip_owner;
+            code_address = field(buffer, code, 8) & ~(uint64_t)tag_bits;
+            int shim = is_shim(buffer, owner, skip_owner);
             if (!shim && code_address != 0) {
-                failed = read_memory((pid_t)pid, code_address + (uint64_t)type_offset, &type, 8);
+                failed = read_memory((pid_t)pid, code_address, code_head, (size_t)head);
+                if (!failed) {
+                    type = field(code_head, type_offset, 8);
+                }
             }
         }
         Py_END_ALLOW_THREADS
@@ -130,16 +155,19 @@ static PyObject *walk(PyObject *module, PyObject *args) {
             break;
         }
         uint64_t next = field(buffer, previous, 8);
-        if (owner >= 0 && (Py_ssize_t)buffer[owner] == skip_owner) {
-            address = next;  /* a C stack's shim frame (3.12+): no Python code */
+        if (is_shim(buffer, owner, skip_owner)) {
+            address = next;  /* a C stack's or the interpreter's shim frame (3.12+): no Python code */
             continue;
         }
         if (type != code_type) {
             status = WALK_NOT_CODE;
             break;
         }
-        PyObject *item = Py_BuildValue("(KL)", (unsigned long long)code_address,
-                                       (long long)(int64_t)field(buffer, instr, instr_size));
+        uint64_t identity = field(code_head, name_offset, 8) ^ (field(code_head, file_offset, 8) * 31u) ^
+                            (uint64_t)field(code_head, line_offset, 4);
+        PyObject *item = Py_BuildValue("(KLK)", (unsigned long long)code_address,
+                                       (long long)(int64_t)field(buffer, instr, instr_size),
+                                       (unsigned long long)identity);
         if (item == NULL || PyList_Append(frames, item) < 0) {
             Py_XDECREF(item);
             Py_DECREF(frames);
@@ -157,9 +185,11 @@ static PyMethodDef methods[] = {
      "read(pid, address, size) -> bytes: size bytes of process pid's memory at address (OSError with the errno "
      "if they cannot all be read)."},
     {"walk", walk, METH_VARARGS,
-     "walk(pid, frame, (previous, code, instr, instr_size, owner, skip_owner), type_offset, code_type, max_depth) -> "
-     "(frames, status, errno): the (code address, instruction) of each frame from frame along previous, checking "
-     "that each code object's type is code_type; status 0 complete, 1 a read failed, 2 not a code object, "
+     "walk(pid, frame, (previous, code, instr, instr_size, owner, skip_owner, tag_bits), type_offset, code_type, "
+     "max_depth, (name, filename, firstlineno)) -> (frames, status, errno): the (code address, instruction, identity) "
+     "of each frame from frame along previous (frames whose owner byte is skip_owner or more skipped; tag_bits "
+     "cleared from the code pointer), checking that each code object's type is code_type (identity: its name, file "
+     "name and first line, mixed); status 0 complete, 1 a read failed, 2 not a code object, "
      "3 deeper than max_depth."},
     {NULL, NULL, 0, NULL},
 };

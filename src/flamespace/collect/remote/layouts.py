@@ -78,10 +78,20 @@ class Layout(Record):
     gil_holder: int
     gil_locked: int
     object_type: int = 8
+    #: Low bits of the frame's code pointer that tag it rather than address it (3.14+'s stack references).
+    code_tag_bits: int = 0
 
-    def walk_layout(self) -> tuple[int, int, int, int, int, int]:
+    def walk_layout(self) -> tuple[int, int, int, int, int, int, int]:
         """The frame layout as the C walker (``_remote.walk``) takes it."""
-        return (self.frame_previous, self.frame_code, self.frame_instr, self.instr_size, self.frame_owner, self.skip_owner)
+        return (
+            self.frame_previous,
+            self.frame_code,
+            self.frame_instr,
+            self.instr_size,
+            self.frame_owner,
+            self.skip_owner,
+            self.code_tag_bits,
+        )
 
 
 _COMMON = dict(interp_next=0, tstate_next=8, tstate_interp=16, bytes_size=16, bytes_data=32, unicode_state=32, unicode_length=16)
@@ -202,44 +212,150 @@ def table_layout(minor: int) -> Layout | None:
 
 
 COOKIE = b"xdebugpy"
-#: The fields of 3.13's ``_Py_DebugOffsets``, in order (each a uint64 after the 8-byte cookie),
-#: as Include/internal/pycore_runtime.h declares them.
-_DEBUG_OFFSETS_313 = (
-    "version free_threaded "
-    "runtime.size runtime.finalizing runtime.interpreters_head "
-    "interp.size interp.id interp.next interp.threads_head interp.gc interp.imports_modules interp.sysdict "
-    "interp.builtins interp.ceval_gil interp.gil_runtime_state interp.gil_enabled interp.gil_locked interp.gil_holder "
-    "tstate.size tstate.prev tstate.next tstate.interp tstate.current_frame tstate.thread_id tstate.native_thread_id "
-    "tstate.datastack_chunk tstate.status "
-    "frame.size frame.previous frame.executable frame.instr_ptr frame.localsplus frame.owner "
-    "code.size code.filename code.name code.qualname code.linetable code.firstlineno code.argcount "
-    "code.localsplusnames code.localspluskinds code.co_code_adaptive "
-    "object.size object.ob_type "
-    "type.size type.tp_name type.tp_repr type.tp_flags "
-    "tuple.size tuple.ob_item tuple.ob_size "
-    "list.size list.ob_item list.ob_size "
-    "dict.size dict.ma_keys dict.ma_values "
-    "float.size float.ob_fval "
-    "long.size long.lv_tag long.ob_digit "
-    "bytes.size bytes.ob_size bytes.ob_sval "
-    "unicode.size unicode.state unicode.length unicode.asciiobject_size "
-    "gc.size gc.collecting"
-).split()
-#: How many bytes of ``_PyRuntime`` to read for them.
-DEBUG_OFFSETS_SIZE = 8 + 8 * len(_DEBUG_OFFSETS_313)
+#: The fields of ``_Py_DebugOffsets`` by minor version, in order (each a uint64 after the 8-byte cookie),
+#: as that version's Include/internal/pycore_runtime.h (3.13) or pycore_debug_offsets.h (3.14+) declares
+#: them; sections named as 3.13 names them (``interp.gil_locked`` is 3.14's ``gil_runtime_state_locked``).
+#: The struct grows in every minor version (3.14 added ``interp.threads_main``, the frame's
+#: ``stackpointer``, sets, generators, the remote debugger's fields; 3.15 more), so the version,
+#: read first, says which list applies.
+_DEBUG_FIELDS: dict[int, str] = {
+    13: (
+        "version free_threaded "
+        "runtime.size runtime.finalizing runtime.interpreters_head "
+        "interp.size interp.id interp.next interp.threads_head interp.gc interp.imports_modules interp.sysdict "
+        "interp.builtins interp.ceval_gil interp.gil_runtime_state interp.gil_enabled interp.gil_locked interp.gil_holder "
+        "tstate.size tstate.prev tstate.next tstate.interp tstate.current_frame tstate.thread_id tstate.native_thread_id "
+        "tstate.datastack_chunk tstate.status "
+        "frame.size frame.previous frame.executable frame.instr_ptr frame.localsplus frame.owner "
+        "code.size code.filename code.name code.qualname code.linetable code.firstlineno code.argcount "
+        "code.localsplusnames code.localspluskinds code.co_code_adaptive "
+        "object.size object.ob_type "
+        "type.size type.tp_name type.tp_repr type.tp_flags "
+        "tuple.size tuple.ob_item tuple.ob_size "
+        "list.size list.ob_item list.ob_size "
+        "dict.size dict.ma_keys dict.ma_values "
+        "float.size float.ob_fval "
+        "long.size long.lv_tag long.ob_digit "
+        "bytes.size bytes.ob_size bytes.ob_sval "
+        "unicode.size unicode.state unicode.length unicode.asciiobject_size "
+        "gc.size gc.collecting"
+    ),
+    14: (
+        "version free_threaded "
+        "runtime.size runtime.finalizing runtime.interpreters_head "
+        "interp.size interp.id interp.next interp.threads_head interp.threads_main interp.gc interp.imports_modules "
+        "interp.sysdict interp.builtins interp.ceval_gil interp.gil_runtime_state interp.gil_enabled interp.gil_locked "
+        "interp.gil_holder interp.code_object_generation interp.tlbc_generation "
+        "tstate.size tstate.prev tstate.next tstate.interp tstate.current_frame tstate.thread_id tstate.native_thread_id "
+        "tstate.datastack_chunk tstate.status "
+        "frame.size frame.previous frame.executable frame.instr_ptr frame.localsplus frame.owner frame.stackpointer "
+        "frame.tlbc_index "
+        "code.size code.filename code.name code.qualname code.linetable code.firstlineno code.argcount "
+        "code.localsplusnames code.localspluskinds code.co_code_adaptive code.co_tlbc "
+        "object.size object.ob_type "
+        "type.size type.tp_name type.tp_repr type.tp_flags "
+        "tuple.size tuple.ob_item tuple.ob_size "
+        "list.size list.ob_item list.ob_size "
+        "set.size set.used set.table set.mask "
+        "dict.size dict.ma_keys dict.ma_values "
+        "float.size float.ob_fval "
+        "long.size long.lv_tag long.ob_digit "
+        "bytes.size bytes.ob_size bytes.ob_sval "
+        "unicode.size unicode.state unicode.length unicode.asciiobject_size "
+        "gc.size gc.collecting "
+        "gen.size gen.gi_name gen.gi_iframe gen.gi_frame_state "
+        "llist.next llist.prev "
+        "debugger.eval_breaker debugger.remote_debugger_support debugger.remote_debugging_enabled "
+        "debugger.debugger_pending_call debugger.debugger_script_path debugger.debugger_script_path_size"
+    ),
+    15: (
+        "version free_threaded "
+        "runtime.size runtime.finalizing runtime.interpreters_head "
+        "interp.size interp.id interp.next interp.threads_head interp.threads_main interp.gc interp.imports_modules "
+        "interp.sysdict interp.builtins interp.ceval_gil interp.gil_runtime_state interp.gil_enabled interp.gil_locked "
+        "interp.gil_holder interp.code_object_generation interp.tlbc_generation "
+        "tstate.size tstate.prev tstate.next tstate.interp tstate.current_frame tstate.base_frame "
+        "tstate.last_profiled_frame tstate.last_profiled_frame_seq tstate.thread_id tstate.native_thread_id "
+        "tstate.datastack_chunk tstate.status tstate.holds_gil tstate.gil_requested tstate.current_exception "
+        "tstate.exc_state "
+        "err_stackitem.exc_value "
+        "frame.size frame.previous frame.executable frame.instr_ptr frame.localsplus frame.owner frame.stackpointer "
+        "frame.tlbc_index "
+        "code.size code.filename code.name code.qualname code.linetable code.firstlineno code.argcount "
+        "code.localsplusnames code.localspluskinds code.co_code_adaptive code.co_tlbc "
+        "object.size object.ob_type "
+        "type.size type.tp_name type.tp_repr type.tp_flags type.tp_basicsize type.tp_dictoffset "
+        "heap_type.size heap_type.ht_cached_keys "
+        "tuple.size tuple.ob_item tuple.ob_size "
+        "list.size list.ob_item list.ob_size "
+        "set.size set.used set.table set.mask "
+        "dict.size dict.ma_keys dict.ma_values "
+        "float.size float.ob_fval "
+        "long.size long.lv_tag long.ob_digit "
+        "bytes.size bytes.ob_size bytes.ob_sval "
+        "unicode.size unicode.state unicode.length unicode.asciiobject_size unicode.compactunicodeobject_size "
+        "gc.size gc.collecting gc.frame gc.generation_stats_size gc.generation_stats "
+        "gen.size gen.gi_name gen.gi_iframe gen.gi_frame_state "
+        "llist.next llist.prev "
+        "debugger.eval_breaker debugger.remote_debugger_support debugger.remote_debugging_enabled "
+        "debugger.debugger_pending_call debugger.debugger_script_path debugger.debugger_script_path_size"
+    ),
+}
+DEBUG_FIELDS: dict[int, tuple[str, ...]] = {minor: tuple(text.split()) for minor, text in _DEBUG_FIELDS.items()}
+#: The minor versions whose debug offsets this reader knows (a newer one is refused, not guessed).
+DEBUG_MINORS = tuple(sorted(DEBUG_FIELDS))
+#: How many bytes of ``_PyRuntime`` to read for them (the longest list).
+DEBUG_OFFSETS_SIZE = 8 + 8 * max(len(fields) for fields in DEBUG_FIELDS.values())
+#: 3.14+ keep the frame's code object as a ``_PyStackRef``: a pointer whose low bits tag how it is
+#: counted (Include/internal/pycore_stackref.h's ``Py_TAG_BITS``, 1 or 3 by build); objects are
+#: aligned to 16 bytes, so clearing the two low bits gives the object's address on every build.
+STACKREF_TAG_BITS = 3
+#: 3.14+: frames owned by the interpreter (an entry frame, 3) or by the C stack (3.14's 4) hold no
+#: Python code; 3.12 and 3.13's C-stack frames are 3 too. The walker skips owners from this one up.
+SHIM_OWNERS_FROM = 3
+
+
+def debug_version(data: bytes) -> int | None:
+    """PY_VERSION_HEX from the debug offsets at the start of ``_PyRuntime`` (``data``, its first
+    bytes); None without the cookie (3.12 or older, which have no such table)."""
+    if data[:8] != COOKIE or len(data) < 16:
+        return None
+    version: int = struct.unpack_from("<Q", data, 8)[0]
+    return version
 
 
 def debug_offsets(data: bytes) -> dict[str, int] | None:
-    """3.13's ``_Py_DebugOffsets`` by field name from the first bytes of ``_PyRuntime``; None
-    without the cookie (an older Python, which has no such table)."""
-    if data[:8] != COOKIE or len(data) < DEBUG_OFFSETS_SIZE:
+    """The ``_Py_DebugOffsets`` by field name from the first bytes of ``_PyRuntime``; None without
+    the cookie, or for a minor version whose list of fields this reader does not know."""
+    version = debug_version(data)
+    if version is None:
         return None
-    values = struct.unpack_from(f"<{len(_DEBUG_OFFSETS_313)}Q", data, 8)
-    return dict(zip(_DEBUG_OFFSETS_313, values))
+    fields = DEBUG_FIELDS.get((version >> 16) & 0xFF)
+    if fields is None or len(data) < 8 + 8 * len(fields):
+        return None
+    values = struct.unpack_from(f"<{len(fields)}Q", data, 8)
+    return dict(zip(fields, values))
+
+
+def offsets_problem(offsets: dict[str, int]) -> str | None:
+    """Why ``offsets`` cannot be the debug offsets of a real build (None: they can). Every offset of a
+    structure lies inside it (``size``), so a list of fields read one place off, or a table that is not
+    what the cookie promised, fails here rather than being followed."""
+    sizes = {name.split(".")[0]: value for name, value in offsets.items() if name.endswith(".size")}
+    for name, value in offsets.items():
+        section, _, field = name.partition(".")
+        size = sizes.get(section)
+        if size is None or field == "size" or field.endswith("_size") or field == "asciiobject_size":
+            continue
+        if not 0 <= value < size:
+            return f"{name} is {value}, outside its structure of {size} bytes"
+    if not 0 < sizes.get("runtime", 0) < 1 << 24 or not 0 < sizes.get("frame", 0) <= 512:
+        return "implausible structure sizes"
+    return None
 
 
 def debug_layout(offsets: dict[str, int]) -> Layout:
-    """The layout of a 3.13 build from its own debug offsets."""
+    """The layout of a 3.13+ build from its own debug offsets."""
     minor = (offsets["version"] >> 16) & 0xFF
     return Layout(
         minor=minor,
@@ -259,7 +375,8 @@ def debug_layout(offsets: dict[str, int]) -> Layout:
         frame_instr=offsets["frame.instr_ptr"],
         instr_size=8,
         frame_owner=offsets["frame.owner"],
-        skip_owner=CSTACK_OWNER,
+        skip_owner=SHIM_OWNERS_FROM,
+        code_tag_bits=STACKREF_TAG_BITS if minor >= 14 else 0,
         instr_kind="pointer",
         code_filename=offsets["code.filename"],
         code_name=offsets["code.name"],
@@ -282,4 +399,17 @@ def debug_layout(offsets: dict[str, int]) -> Layout:
     )
 
 
-__all__ = ["COOKIE", "CSTACK_OWNER", "DEBUG_OFFSETS_SIZE", "Layout", "TABLES", "debug_layout", "debug_offsets", "table_layout"]
+__all__ = [
+    "COOKIE",
+    "CSTACK_OWNER",
+    "DEBUG_FIELDS",
+    "DEBUG_MINORS",
+    "DEBUG_OFFSETS_SIZE",
+    "Layout",
+    "TABLES",
+    "debug_layout",
+    "debug_offsets",
+    "debug_version",
+    "offsets_problem",
+    "table_layout",
+]

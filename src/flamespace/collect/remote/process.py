@@ -16,11 +16,20 @@ import struct
 
 from ...errors import FlamespaceError
 from .elf import ElfFile, NotElf, load_base, parse_maps
-from .layouts import DEBUG_OFFSETS_SIZE, Layout, debug_layout, debug_offsets, table_layout
+from .layouts import (
+    DEBUG_MINORS,
+    DEBUG_OFFSETS_SIZE,
+    Layout,
+    debug_layout,
+    debug_offsets,
+    debug_version,
+    offsets_problem,
+    table_layout,
+)
 
 
-#: The Pythons this reader knows (3.9 to 3.13).
-OLDEST, NEWEST = 9, 13
+#: The Pythons this reader knows (3.9 to 3.15: tables up to 3.12, the process's debug offsets from 3.13).
+OLDEST, NEWEST = 9, DEBUG_MINORS[-1]
 #: Threads and frames beyond these are a sign of a wrong read (a loop), not of a program.
 MAX_THREADS = 4096
 #: glibc's ``struct pthread`` keeps the thread's kernel id here on x86-64 (tried first on 3.9, 3.10).
@@ -121,9 +130,12 @@ class RemoteProcess:
             return True
         return os.path.exists(f"/proc/{self.pid}/task") and _state(self.pid) not in ("Z", "X")
 
-    def walk(self, frame: int, max_depth: int) -> tuple[list[tuple[int, int]], int, int]:
-        """The C walker's (frames, status, errno) from ``frame`` (see ``_remote.walk``)."""
-        return self._memory.walk(self.pid, frame, self.layout.walk_layout(), self.layout.object_type, self.code_type, max_depth)
+    def walk(self, frame: int, max_depth: int) -> tuple[list[tuple[int, int, int]], int, int]:
+        """The C walker's (frames, status, errno) from ``frame`` (see ``_remote.walk``): each frame's code
+        address, instruction and the code object's identity."""
+        layout = self.layout
+        fields = (layout.code_name, layout.code_filename, layout.code_firstlineno)
+        return self._memory.walk(self.pid, frame, layout.walk_layout(), layout.object_type, self.code_type, max_depth, fields)
 
     # -- threads --------------------------------------------------------------------------
 
@@ -319,20 +331,23 @@ def _version_and_layout(
     probe: RemoteProcess, head: bytes, binary: str, elf: ElfFile, symbols: dict[str, int], name: str
 ) -> tuple[str, Layout]:
     pid = probe.pid
-    offsets = debug_offsets(head)
-    if offsets is not None:
-        version = hex_version(offsets["version"])
-        minor = (offsets["version"] >> 16) & 0xFF
+    number = debug_version(head)
+    if number is not None:
+        version, minor = hex_version(number), (number >> 16) & 0xFF
+        offsets = debug_offsets(head)
+        if offsets is None:
+            raise UnsupportedPython(
+                f"process {pid} ({name}) runs Python {version}: flamespace reads 3.{OLDEST} to "
+                f"3.{NEWEST} (it knows the layout of the debug offsets of 3.{DEBUG_MINORS[0]} to 3.{NEWEST} only)"
+            )
         if offsets.get("free_threaded"):
             raise UnsupportedPython(
                 f"process {pid} ({name}) runs a free-threaded Python {version}, which flamespace "
                 f"cannot read yet (only builds with the GIL)"
             )
-        if minor > NEWEST:
-            raise UnsupportedPython(
-                f"process {pid} ({name}) runs Python {version}: flamespace reads 3.{OLDEST} to "
-                f"3.{NEWEST} (the debug offsets of 3.14 and later are laid out differently)"
-            )
+        problem = offsets_problem(offsets)
+        if problem is not None:
+            raise UnsupportedPython(f"process {pid} ({name}) runs Python {version} whose debug offsets make no sense: {problem}")
         return version, debug_layout(offsets)
     if "Py_Version" in symbols:  # 3.11, 3.12
         number = struct.unpack("<I", probe.read(symbols["Py_Version"], 4))[0]
@@ -349,13 +364,13 @@ def _version_and_layout(
         version = found[0] if found else f"3.{minor}"
     if minor < OLDEST:
         raise UnsupportedPython(f"process {pid} ({name}) runs Python {version}: flamespace reads 3.{OLDEST} to 3.{NEWEST}")
-    if minor >= NEWEST:
+    if minor >= DEBUG_MINORS[0]:
         raise UnsupportedPython(
             f"process {pid} ({name}) runs Python {version} but its _PyRuntime has no debug offsets "
             f"(no 'xdebugpy' cookie): an unusual build flamespace cannot read"
         )
     layout = table_layout(minor)
-    assert layout is not None  # OLDEST <= minor < NEWEST: a table
+    assert layout is not None  # OLDEST <= minor < DEBUG_MINORS[0]: a table
     return version, layout
 
 

@@ -6,10 +6,11 @@ delay the next); each thread's sample weighs the wall time since that thread's p
 The reader needs no GIL and nothing of the target's: a thread busy in C or holding the GIL is
 read like any other (the in-process sampler must wait for the GIL).
 
-Modes, from the kernel's view of each thread at each tick (``/proc/PID/task/TID/stat``: R is
-on a CPU or ready for one, anything else is waiting): ``wall`` counts every thread; ``cpu``
-counts a thread only while it runs (an estimate of CPU time by sampling, not a CPU clock);
-``idle`` puts a waiting thread's time under an ``[idle]`` leaf. ``gil_only`` (``record --pid --gil``)
+Modes, as the in-process sampler's, from each thread's CPU clock as the kernel keeps it
+(``/proc/PID/task/TID/schedstat``: ns on a CPU): ``wall`` counts every thread's wall time;
+``cpu`` weighs a sample with the CPU time the thread used since its previous one; ``idle``
+puts the rest of the wall time under an ``[idle]`` leaf. Where that clock cannot be read the
+thread's state stands in (``/proc/PID/task/TID/stat``: R is on a CPU or ready for one). ``gil_only`` (``record --pid --gil``)
 keeps only the samples of the thread that holds the GIL at the tick, as py-spy's ``--gil`` does.
 
 The recording ends at ``duration``, at :meth:`RemoteRecorder.stop` (the CLI's Ctrl-C and
@@ -18,6 +19,7 @@ SIGTERM), or when the target exits; it is whole in every case.
 
 from __future__ import annotations
 
+import os
 import time
 
 from ..clock import Clock
@@ -25,6 +27,7 @@ from ..engine import IDLE_FRAME, JITTER
 from ..raw import Quality, RawRecording
 from ..sink import Sink
 from .process import ProcessGone, command_line
+from .native_stacks import NativeStackReader, native_reader
 from .stacks import StackReader
 
 TYPE_CHECKING = False
@@ -45,6 +48,7 @@ class RemoteRecorder:
     """Samples ``process`` with ``options`` (a :class:`~..options.SamplerOptions`: rate, mode,
     weight, idle, lines, threads, timeline, duration, seed). :meth:`run` records until the
     duration, :meth:`stop` or the target's exit, then hands over the :class:`~..raw.RawRecording`.
+    ``native``: 'yes' or 'all' for native frames (:mod:`.native_stacks`), None for Python frames only.
     ``on_progress=(seconds, callback(quality, elapsed_ns))`` reports as it goes."""
 
     def __init__(
@@ -54,12 +58,18 @@ class RemoteRecorder:
         clock: Clock | None = None,
         on_progress: tuple[float, Callable[[Quality, int], None]] | None = None,
         gil_only: bool = False,
+        native: str | None = None,
+        reader: StackReader | None = None,
     ) -> None:
         self.process = process
         self.options = options
         self.gil_only = gil_only
         self.clock = clock or Clock()
-        self.reader = StackReader(process, lines=options.lines)
+        if reader is None:
+            reader = (
+                StackReader(process, lines=options.lines) if native is None else native_reader(process, options.lines, native)
+            )
+        self.reader = reader
         self.sink = Sink(timeline=options.timeline)
         self.quality = Quality()
         self.on_progress = on_progress
@@ -69,7 +79,16 @@ class RemoteRecorder:
         self.partial = 0
         self.first_partial: str | None = None
         self._stopping = False
+        #: The recording spans the program's frames: from the last tick before the first that sees one to the
+        #: last that sees one, when the target exits (a program the launcher started, held until the sampler
+        #: runs: its launcher's frames are cut, and the interpreter's end has none).
+        self.program_span = False
+        self._waiting_for_frames = True
+        self._last_frames: tuple[int, int] | None = None  # (ticks, ns) at the last tick that saw a frame
         self._last_wall: dict[int, int] = {}
+        #: Each thread's CPU clock (ns) at its previous sample (cpu and idle modes); a thread born since
+        #: the start is measured from its birth (0), one there at the start from then.
+        self._last_cpu: dict[int, int] = {}
         self._start_ns = self._last_tick_ns = 0
 
     def stop(self) -> None:
@@ -84,6 +103,8 @@ class RemoteRecorder:
         draw = Random(options.seed).random
         mean_ns = 1e9 / options.rate
         low, spread = mean_ns * (1.0 - JITTER), mean_ns * 2.0 * JITTER
+        if options.mode == "cpu" or options.idle:
+            self._last_cpu = {tid: cpu for tid in _threads_of(self.process.pid) if (cpu := thread_cpu_ns(self.process.pid, tid))}
         self._start_ns = self._last_tick_ns = clock.now_ns()
         deadline = None if options.duration is None else self._start_ns + int(options.duration * 1e9)
         progress_ns = 0 if self.on_progress is None else int(self.on_progress[0] * 1e9)
@@ -118,6 +139,8 @@ class RemoteRecorder:
             self.ended = "stopped"
         except ProcessGone:
             self.ended = "exited"
+        if self.program_span and self.ended == "exited" and self._last_frames is not None:
+            quality.ticks, self._last_tick_ns = self._last_frames  # what came after is the interpreter's end
         quality.duration_ns = self._last_tick_ns - self._start_ns
         return self.raw()
 
@@ -143,6 +166,14 @@ class RemoteRecorder:
         except OSError as exc:  # the thread list moved under the read: this tick is lost, the next may do
             quality.error(f"reading the threads: {exc}")
             return
+        if self.program_span:
+            if not any(stack.frames for stack in stacks):
+                if self._waiting_for_frames:
+                    self._start_ns = self._last_tick_ns = now  # the program has not started: neither has the recording
+                    return
+            else:
+                self._waiting_for_frames = False
+                self._last_frames = (quality.ticks + 1, now)
         quality.ticks += 1
         quality.longest_gap_ns = max(quality.longest_gap_ns, now - self._last_tick_ns)
         seen = set()
@@ -160,18 +191,19 @@ class RemoteRecorder:
             quality.threads += 1
             last = self._last_tick_ns  # a thread seen for the first time stands for the time since the last tick
         self._last_wall[stack.thread_id] = now
-        if not stack.frames or (self.gil_only and not stack.holds_gil):
-            return  # no Python frame (starting, ending, or in C code called from no Python), or not the GIL's
         wall = now - last
         running, idle = wall, 0
-        if options.mode == "cpu" or options.idle:
-            on_cpu = stack.native_id is None or thread_running(self.process.pid, stack.native_id)
-            if options.mode == "cpu":
-                running = wall if on_cpu else 0
-            elif not on_cpu:
-                running, idle = 0, wall
-        if options.weight == "samples":
-            running, idle = (1, 0) if running else ((0, 1) if idle else (0, 0))
+        if options.mode == "cpu" or options.idle:  # the CPU time since its previous tick, sampled or not (as the engine)
+            cpu = self._cpu_since_last(stack.native_id)
+            if cpu is None:  # no CPU clock for it: whether the kernel has it running now stands for the gap
+                on_cpu = stack.native_id is None or thread_running(self.process.pid, stack.native_id)
+                cpu = wall if on_cpu else 0
+            running = cpu if options.mode == "cpu" else min(cpu, wall)
+            idle = wall - running if options.idle else 0
+        if not stack.frames or (self.gil_only and not stack.holds_gil):
+            return  # no Python frame (starting, ending, or in C code called from no Python), or not the GIL's
+        if options.weight == "samples":  # one count, to whichever side had most of the interval
+            running, idle = (0, 1) if idle > running else ((1, 0) if running > 0 else (0, 0))
         frames = stack.frames
         if stack.partial is not None:
             self.partial += 1
@@ -187,12 +219,24 @@ class RemoteRecorder:
             self.sink.add(full + (IDLE_FRAME,), idle, timestamp, name)
             quality.samples += 1
 
+    def _cpu_since_last(self, native_id: int | None) -> int | None:
+        if native_id is None:
+            return None
+        cpu = thread_cpu_ns(self.process.pid, native_id)
+        if cpu is None:
+            return None
+        spent = cpu - self._last_cpu.get(native_id, 0)
+        self._last_cpu[native_id] = cpu
+        return max(spent, 0)
+
     def thread_name(self, stack: ThreadStack) -> str:
         return thread_name(self.process.pid, stack)
 
     def problems(self) -> list[str]:
         """What the user should know about this recording beyond the sampler's own figures."""
         found = []
+        if isinstance(self.reader, NativeStackReader):
+            found.extend(self.reader.problems())
         if self.partial:
             found.append(
                 f"{self.partial} thread samples were cut short while the program changed under the read "
@@ -211,6 +255,8 @@ class RemoteRecorder:
             labels["gil"] = "holder only"
         if self.partial:
             labels["partial_stacks"] = str(self.partial)
+        if isinstance(self.reader, NativeStackReader):
+            labels.update(self.reader.labels())
         recording = merge([raw], self.options, labels, roots=process_root)
         recording.problems.extend(self.problems())
         return recording
@@ -224,6 +270,24 @@ def thread_name(pid: int, stack: ThreadStack) -> str:
     return f"Thread {stack.native_id if stack.native_id is not None else stack.thread_id}"
 
 
+def thread_cpu_ns(pid: int, tid: int) -> int | None:
+    """The CPU time (ns) thread ``tid`` of process ``pid`` has used, from the kernel's scheduler
+    statistics (the clock a thread's own ``CLOCK_THREAD_CPUTIME_ID`` reads, which another process
+    cannot ask for); None where they cannot be read (no such thread, a kernel without them)."""
+    try:
+        with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as file:
+            return int(file.read().split(None, 1)[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _threads_of(pid: int) -> list[int]:
+    try:
+        return [int(name) for name in os.listdir(f"/proc/{pid}/task")]
+    except OSError:
+        return []
+
+
 def thread_running(pid: int, tid: int) -> bool:
     """Whether the kernel has thread ``tid`` on a CPU or ready for one (state R)."""
     try:
@@ -234,4 +298,4 @@ def thread_running(pid: int, tid: int) -> bool:
     return data[data.rfind(b")") + 2 :][:1] == b"R"
 
 
-__all__ = ["MAIN_THREAD", "PARTIAL_FRAME", "RemoteRecorder", "thread_name", "thread_running"]
+__all__ = ["MAIN_THREAD", "PARTIAL_FRAME", "RemoteRecorder", "thread_cpu_ns", "thread_name", "thread_running"]

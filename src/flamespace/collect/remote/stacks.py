@@ -2,9 +2,9 @@
 
 Names are those of flamespace's own sampler (``function (file:line)``, paths shortened the same
 way: :mod:`flamespace.core.python_frames`), so a profile recorded from outside compares with one
-recorded inside. Code objects are read once and kept by address (a code object lives as long as
-its function, module or class does; one freed and replaced at the same address between two ticks
-would keep the old name: see docs/attach.md, "Limits").
+recorded inside. Code objects are read once and kept by address and identity (their name, file name
+and first line, read with each frame): a module's code object is freed once it has run, and a
+function's made later often takes its address, which at a program's start-up is the rule.
 
 A read can fail at any time (the program runs on, frames are freed, the process exits): a
 thread whose stack could not be read to its end keeps the frames read so far and is marked
@@ -22,6 +22,8 @@ from .process import ProcessGone
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Collection, Sequence
+
     from .process import RemoteProcess
 
 #: Deeper stacks than this are cut (recursion past it is a sign of a bad read, or of a crash to come).
@@ -29,6 +31,8 @@ MAX_DEPTH = 2048
 #: Longest string or line table read (code names and file names are far shorter).
 MAX_STRING = 4096
 MAX_TABLE = 1 << 20
+#: How many times a stack cut short by the program's changes is read again (each read is a few µs).
+REREADS = 2
 #: How a walk can end (the C walker's status).
 COMPLETE, READ_FAILED, NOT_CODE, TOO_DEEP = 0, 1, 2, 3
 
@@ -38,31 +42,54 @@ class ThreadStack:
     ``thread_id`` (its pthread id), ``frames`` (names, root first), ``partial`` (why the stack
     was cut short, or None) and ``holds_gil`` (None where the GIL was not read)."""
 
-    __slots__ = ("native_id", "thread_id", "frames", "partial", "holds_gil")
+    __slots__ = ("native_id", "thread_id", "frames", "partial", "holds_gil", "launcher_missing")
 
     def __init__(
         self, native_id: int | None, thread_id: int, frames: tuple[str, ...], partial: str | None, holds_gil: bool | None = None
     ) -> None:
         self.native_id, self.thread_id, self.frames, self.partial = native_id, thread_id, frames, partial
         self.holds_gil = holds_gil
+        #: A program the launcher started (launcher files given) whose walk met no launcher frame: for its
+        #: main thread, a walk cut short by a frame pushed or popped under it (or the interpreter's end).
+        self.launcher_missing = False
 
 
 class _Code:
-    __slots__ = ("function", "file", "first_line", "table")
+    __slots__ = ("function", "file", "first_line", "table", "role")
 
-    def __init__(self, function: str, file: str, first_line: int, table: bytes) -> None:
+    def __init__(self, function: str, file: str, first_line: int, table: bytes, role: int = 0) -> None:
         self.function, self.file, self.first_line, self.table = function, file, first_line, table
+        self.role = role  # PROGRAM, LAUNCHER or HIDDEN (see StackReader)
+
+
+#: What a code object's frames are to the stacks read: the program's, the launcher's (the stack starts
+#: below the innermost such frame), or hidden at the root of a stack (runpy under ``-m``).
+PROGRAM, LAUNCHER, HIDDEN = 0, 1, 2
 
 
 class StackReader:
-    """Reads the stacks of ``process``; ``lines=False`` names frames without line numbers."""
+    """Reads the stacks of ``process``; ``lines=False`` names frames without line numbers.
 
-    def __init__(self, process: RemoteProcess, lines: bool = True) -> None:
+    For a program flamespace started (``record --sampler outside``), as the in-process sampler
+    names and cuts its stacks: ``program_dirs`` (files under them are named relative to them),
+    ``launcher_files`` (a stack starts below the innermost frame of these files: the launcher's
+    ``_bootstrap``) and ``hidden_files`` (frames of these at the root of a stack are left out:
+    ``runpy``)."""
+
+    def __init__(
+        self,
+        process: RemoteProcess,
+        lines: bool = True,
+        program_dirs: Sequence[str] = (),
+        launcher_files: Collection[str] = (),
+        hidden_files: Collection[str] = (),
+    ) -> None:
         self.process = process
         self.lines = lines
-        self.shorten = PathShortener(cwd=_cwd(process.pid), program_dirs=())
-        self._codes: dict[int, _Code] = {}
-        self._names: dict[tuple[int, int], str] = {}
+        self.shorten = PathShortener(cwd=_cwd(process.pid), program_dirs=program_dirs)
+        self.roles = {**dict.fromkeys(hidden_files, HIDDEN), **dict.fromkeys(launcher_files, LAUNCHER)}
+        self._codes: dict[tuple[int, int], _Code] = {}
+        self._names: dict[tuple[int, int, int], str] = {}
 
     def threads(self, gil: bool = False) -> list[ThreadStack]:
         """Every thread's stack now (the main thread last, as CPython lists them); with ``gil``, which
@@ -77,13 +104,29 @@ class StackReader:
             raise _Unreadable(f"the thread list: {exc}") from None
         stacks = []
         for address, data in states:
-            stack = self._stack(data)
+            stack = self._stack(data, address)
+            if stack.partial is not None or (stack.launcher_missing and stack.native_id == process.pid):
+                stack = self._again(address, data, stack)
             if gil:
                 stack.holds_gil = address == holder
             stacks.append(stack)
         return stacks
 
-    def _stack(self, state: bytes) -> ThreadStack:
+    def _again(self, address: int, data: bytes, first: ThreadStack) -> ThreadStack:
+        """A thread's stack read again (up to :data:`REREADS` times), from its thread state: the program runs on while it is read, and
+        a frame pushed or popped (a module's code freed once it has run) under the walk cuts it short. The
+        second read is kept where it is whole (a started program's main thread: down to the launcher)."""
+        for _ in range(REREADS):
+            try:
+                again = self._stack(self.process.read(address, len(data)), address)
+            except OSError:
+                return first
+            if again.partial is None and not (again.launcher_missing and again.native_id == self.process.pid):
+                return again
+        return first
+
+    def _stack(self, state: bytes, address: int) -> ThreadStack:
+        """The stack of the thread whose state (read at ``address``) is ``state``."""
         process = self.process
         thread_id = struct.unpack_from("<Q", state, process.layout.tstate_thread_id)[0]
         native_id = process.native_id(state)
@@ -100,20 +143,30 @@ class StackReader:
         elif status == TOO_DEEP:
             partial = f"deeper than {MAX_DEPTH} frames"
         names = []
-        for code, instruction in walked:
+        roles = self.roles
+        launcher_missing = bool(roles)
+        for code, instruction, identity in walked:  # innermost first
             try:
-                names.append(self._name(code, instruction))
+                if roles and self._code(code, identity).role == LAUNCHER:
+                    partial, launcher_missing = None, False  # the rest is the launcher's: the program's stack is whole
+                    break
+                names.append(self._name(code, identity, instruction))
             except (OSError, ValueError, UnicodeDecodeError) as exc:
                 partial = partial or f"a code object could not be read ({exc})"
                 break
+        if roles:
+            while names and self._codes[walked[len(names) - 1][::2]].role == HIDDEN:
+                names.pop()
         names.reverse()
-        return ThreadStack(native_id, thread_id, tuple(names), partial)
+        stack = ThreadStack(native_id, thread_id, tuple(names), partial)
+        stack.launcher_missing = launcher_missing
+        return stack
 
-    def _name(self, code: int, instruction: int) -> str:
-        key = (code, instruction if self.lines else 0)
+    def _name(self, code: int, identity: int, instruction: int) -> str:
+        key = (code, identity, instruction if self.lines else 0)
         name = self._names.get(key)
         if name is None:
-            info = self._code(code)
+            info = self._code(code, identity)
             line = self._line(info, code, instruction) if self.lines else None
             name = self._names[key] = format_frame(info.function, info.file, line)
         return name
@@ -128,8 +181,8 @@ class StackReader:
             offset = instruction
         return line_of(layout.lines, info.table, info.first_line, offset)
 
-    def _code(self, address: int) -> _Code:
-        info = self._codes.get(address)
+    def _code(self, address: int, identity: int) -> _Code:
+        info = self._codes.get((address, identity))
         if info is None:
             process, layout = self.process, self.process.layout
             span = (
@@ -148,7 +201,8 @@ class StackReader:
             file = self.string(word(layout.code_filename))
             first_line = struct.unpack_from("<i", data, layout.code_firstlineno)[0]
             table = self.bytes(word(layout.code_linetable)) if self.lines else b""
-            info = self._codes[address] = _Code(function, short_path(self.shorten, file), first_line, table)
+            role = self.roles.get(file, PROGRAM)
+            info = self._codes[address, identity] = _Code(function, short_path(self.shorten, file), first_line, table, role)
         return info
 
     def string(self, address: int) -> str:

@@ -16,8 +16,10 @@ function decoded(text) {
 export function fragmentOf(parts) { return parts.length ? "#" + parts.join("&") : ""; }
 // whether `hash` differs from the location's fragment `current` ("" and "#" both say none)
 export function fragmentChanged(hash, current) { return hash !== current && !(hash === "" && current === "#"); }
-// the page's fragment set to `hash` when it changes, without a new entry in the history
+// the page's fragment set to `hash` when it changes, without a new entry in the history; a page with no
+// URL of its own (an iframe's srcdoc: a notebook's output, about:srcdoc) keeps its view in no URL
 export function replaceFragment(hash) {
+	if (window.location.protocol === "about:") return;
 	if (fragmentChanged(hash, window.location.hash)) history.replaceState(null, "", window.location.pathname + window.location.search + hash);
 }
 

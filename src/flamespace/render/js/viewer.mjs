@@ -82,8 +82,8 @@ function main(data) {
 	var leftHeavyBox = check("left-heavy", "Left heavy", "Siblings widest first (else by name)");
 	var invertBox = check("invert", "Invert", "Leaves become roots: who spends time, then who called them");
 	var recursionBox = check("recursion", "Collapse recursion", "A function called by itself merges into its caller");
-	var PRESETS = [["", "presets"], ["\\(<stdlib>/|\\(<frozen |^<frozen ", "standard library"], ["\\(site-packages/", "site-packages"],
-		["\\(<stdlib>/|\\(<frozen |^<frozen |\\(site-packages/", "both"]];
+	// the library rule's regexes, [regex, label], from the page (core/library.py: the terminal tree folds by the same)
+	var PRESETS = [["", "presets"]].concat(data.presets || []);
 	function regexField(id, label, title) {
 		tools.appendChild(el("span", {"class": "label"}, label));
 		var input = tools.appendChild(el("input", {id: id, type: "text", "class": "regex", placeholder: "regex", title: title, spellcheck: "false", autocomplete: "off"}));

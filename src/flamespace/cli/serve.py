@@ -1,0 +1,92 @@
+"""flamespace serve: a continuous-profiling server over the store (Pyroscope's ingest, a JSON query API)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..workflows.serve import ALERT_EVERY, HOST, MAX_BODY, MAX_DECOMPRESSED, PORT
+from ._options import Command, Option
+from .store import STORE_OPTION
+
+
+def run(
+    store: str | None, host: str, port: int, max_body: int, watch: Sequence[str], alert_webhook: str | None, alert_every: float
+) -> None:
+    """Serve the profile store over HTTP: agents push profiles into it, and a JSON API queries it.
+
+    Takes Pyroscope's push API (POST /push.v1.PusherService/Push: what the pyroscope-io
+    client sends) and its older POST /ingest (pprof, folded); each pushed profile is stored as
+    a window (its time range) with its labels, and acknowledged once it is on disk. The query
+    API (GET /api/v1/labels, /windows, /merge, /compare, /history; described at /openapi.json)
+    answers with the store's selectors and the same statistics as compare and history.
+    Ctrl-C or SIGTERM stops it: requests under way finish and every accepted push is kept.
+    With --watch and --alert-webhook, a change point in a watched selector's windows (history's
+    test, at family-wise α) is posted to the webhook as JSON: the stack, its size and when.
+    Needs the extra: pip install 'flamespace[serve]'.
+
+    \b
+    Examples:
+        flamespace serve --store /var/lib/flamespace --port 4040
+        # a Python service: pyroscope.configure(application_name="api", server_address="http://127.0.0.1:4040")
+        curl 'http://127.0.0.1:4040/api/v1/merge?selector=service_name=api&from=now-1h&format=folded'
+        flamespace serve --watch service_name=api --alert-webhook https://hooks.example/T0/B0
+    """
+    from ..workflows.serve import check_installed, serve
+    from ..store import resolve
+    from ._report import UsageError, warn
+
+    check_installed()
+    if bool(watch) != bool(alert_webhook):
+        raise UsageError("--watch and --alert-webhook go together: which selectors to watch, and where to post")
+    warn(f"flamespace serve: the store {resolve(store)} on http://{host}:{port} (Ctrl-C stops)")
+    import signal
+
+    stopped_by = serve(store, host, port, max_body << 20, watch, alert_webhook, alert_every)
+    why = f" by {signal.Signals(stopped_by).name}" if stopped_by else ""
+    warn(f"flamespace serve: stopped{why}; every accepted push is stored")
+
+
+SPEC = Command(
+    "serve",
+    run,
+    [],
+    [
+        STORE_OPTION,
+        Option(("--host",), "host", "str", HOST, show_default=True, help="The address to listen on (0.0.0.0: every interface)."),
+        Option(("--port",), "port", "int", PORT, minimum=0, maximum=65535, show_default=True, help="The port to listen on."),
+        Option(
+            ("--max-body",),
+            "max_body",
+            "int",
+            MAX_BODY >> 20,
+            minimum=1,
+            metavar="MB",
+            show_default=True,
+            help=f"The largest request body taken, in MiB as sent (a gzipped body may decompress to {MAX_DECOMPRESSED >> 20} MiB at most).",
+        ),
+        Option(
+            ("--watch",),
+            "watch",
+            "multiple",
+            metavar="SELECTOR",
+            help="Watch these windows (a selector, e.g. service_name=api) for change points; repeat for more. "
+            "Needs --alert-webhook.",
+        ),
+        Option(
+            ("--alert-webhook",),
+            "alert_webhook",
+            metavar="URL",
+            help="Where a change point of a watched selector is posted (JSON).",
+        ),
+        Option(
+            ("--alert-every",),
+            "alert_every",
+            "float",
+            ALERT_EVERY,
+            minimum=1,
+            metavar="SECONDS",
+            show_default=True,
+            help="How often the watched selectors are checked (history over their latest hour of windows).",
+        ),
+    ],
+)

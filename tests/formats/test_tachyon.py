@@ -1,0 +1,261 @@
+"""CPython 3.15's sampling profiler (Tachyon): its binary captures and JSONL summaries, made by Python 3.15.2
+from tests/data/tachyon/known.py (tests/data/tachyon/README.md), checked against Tachyon's own replay of
+each capture to collapsed stacks (its reader's answer)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import struct
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+
+import flamespace as fs
+from flamespace.core.python_frames import split_frame
+from flamespace.diagnostics import Diagnostics
+from flamespace.formats import registry, tachyon, tachyon_jsonl
+
+from .test_fuzz import FUZZ, _read_or_refuse, mangled
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "tachyon"
+CAPTURES = ["known", "known.zstd", "native-cpu"]
+
+
+def tachyons_own(name: str) -> Counter:
+    """Tachyon's replay of capture ``name`` to collapsed stacks: (basename, function, line) or a bare name per
+    frame, root first, threads merged."""
+    counts: Counter = Counter()
+    for line in (DATA / f"{name}.replay.collapsed").read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        frames = []
+        for part in stack.split(";")[1:]:  # after tid:N
+            file, colon, rest = part.partition(":")
+            frames.append((file,) + tuple(rest.rsplit(":", 1)) if colon else part)
+        counts[tuple(tuple(frame) if isinstance(frame, tuple) else frame for frame in frames)] += int(count)
+    return counts
+
+
+def as_tachyon_names(graph: fs.FlameGraph) -> Counter:
+    counts: Counter = Counter()
+    for stack, value in graph.items():
+        frames = []
+        for frame in stack:
+            parts = split_frame(frame)
+            frames.append(frame if parts is None else (os.path.basename(parts[1]), parts[0], str(parts[2])))
+        counts[tuple(frames)] += value
+    return counts
+
+
+@pytest.mark.parametrize("name", CAPTURES)
+def test_a_capture_reads_as_tachyons_own_replay_of_it(name):
+    """Every sample, by stack, as Tachyon's own reader replays it: uncompressed, zstd, and native frames in cpu mode.
+    (Failed before: no tachyon format.)"""
+    graph = fs.read(DATA / f"{name}.bin")  # detected by its magic
+    assert graph.metadata.unit == "samples"
+    assert as_tachyon_names(graph) == tachyons_own(name)
+
+
+def test_a_captures_header_says_what_the_run_was():
+    labels = fs.read(DATA / "known.bin").metadata.labels
+    assert labels["target_python"] == "3.15.2" and labels["interval_us"] == "5000" and labels["mode"] == "wall"
+    assert labels["threads"] == "2" and labels["compression"] == "none"
+    assert 0.4 < float(labels["duration_s"]) < 5 and float(labels["rate_achieved"]) > 0
+    cpu = fs.read(DATA / "native-cpu.bin")
+    assert cpu.metadata.labels["mode"] == "cpu" and cpu.metadata.metric == "cpu"
+
+
+def test_threads_puts_each_thread_under_its_own_root():
+    graph = fs.read(DATA / "known.bin", "tachyon", options={"threads": True})
+    roots = Counter()
+    for stack, value in graph.items():
+        roots[stack[0]] += value
+    assert set(roots) == {"MainThread", next(root for root in roots if root.startswith("Thread "))}
+    assert all(stack[-1].startswith("sleeper (") for stack in graph if stack[0] != "MainThread")
+    assert sum(roots.values()) == sum(tachyons_own("known").values())
+
+
+def test_the_profilers_own_frames_are_left_out_as_tachyon_leaves_them_out():
+    names = {frame for stack in fs.read(DATA / "known.bin") for frame in stack}
+    assert not any("_sync_coordinator" in name for name in names)
+    assert "<native>" in {frame for stack in fs.read(DATA / "native-cpu.bin") for frame in stack}
+
+
+def big_endian(data: bytes) -> bytes:
+    """The little-endian capture ``data`` (uncompressed) as a big-endian writer would have written it."""
+    out = bytearray(data)
+    out[0:4] = b"TACH"
+    for offset, fmt in ((4, "I"), (12, "QQIIIQQII")):
+        values = struct.unpack_from("<" + fmt, data, offset)
+        struct.pack_into(">" + fmt, out, offset, *values)
+    end = len(data) - tachyon.FOOTER_SIZE
+    struct.pack_into(">IIQ", out, end, *struct.unpack_from("<IIQ", data, end))
+    struct.pack_into(">II", out, end - 8, *struct.unpack_from("<II", data, end - 8))
+    struct.pack_into(">ddddQ", out, end - 56, *struct.unpack_from("<ddddQ", data, end - 56))
+    header = tachyon.read_header(data, "x")
+    at = tachyon.HEADER_SIZE
+    samples = data[at : header.strings_at]
+    position = 0
+    while position < len(samples):  # each record's thread and interpreter ids; the rest are varints and bytes
+        struct.pack_into(">QI", out, at + position, *struct.unpack_from("<QI", samples, position))
+        position = _record_end(samples, position)
+    return bytes(out)
+
+
+def _record_end(samples: bytes, at: int) -> int:
+    def varint(at: int) -> tuple[int, int]:
+        value = shift = 0
+        while True:
+            byte = samples[at]
+            at += 1
+            value |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                return value, at
+
+    encoding = samples[at + 12]
+    at += 13
+    if encoding == tachyon.REPEAT:
+        count, at = varint(at)
+        for _ in range(count):
+            _, at = varint(at)
+            at += 1
+        return at
+    _, at = varint(at)
+    at += 1
+    first, at = varint(at)
+    new = first
+    if encoding != tachyon.FULL:
+        new, at = varint(at)
+    for _ in range(new):
+        _, at = varint(at)
+    return at
+
+
+def test_a_big_endian_capture_reads_the_same():
+    data = (DATA / "known.bin").read_bytes()
+    swapped = big_endian(data)
+    assert swapped[:4] == b"TACH"
+    assert fs.read(io.BytesIO(swapped)) == fs.read(io.BytesIO(data))
+
+
+# -- errors: the file, the byte offset, what was wrong ------------------------------------------------
+
+
+def error_of(data: bytes) -> str:
+    with pytest.raises(fs.InputError) as caught:
+        fs.read(io.BytesIO(data), "tachyon")
+    message = str(caught.value)
+    assert "\n" not in message
+    return message
+
+
+def test_a_capture_cut_short_is_refused_with_what_the_footer_says():
+    data = (DATA / "known.bin").read_bytes()
+    message = error_of(data[:-100])
+    assert "the footer says the file has" in message and "cut short" in message
+
+
+def test_another_format_version_names_the_python_that_wrote_it():
+    data = bytearray((DATA / "known.bin").read_bytes())
+    struct.pack_into("<I", data, 4, 2)
+    assert registry.detect(bytes(data[:64])).name == "tachyon"  # claimed, so that the reader says why not
+    assert "Tachyon's binary format version 2 (written by Python 3.15.2); flamespace reads version 1" in error_of(bytes(data))
+
+
+def test_a_damaged_sample_record_is_refused_at_its_offset_or_skipped_with_a_count():
+    data = bytearray((DATA / "known.bin").read_bytes())
+    header = tachyon.read_header(bytes(data), "x")
+    second = _record_end(data[tachyon.HEADER_SIZE : header.strings_at], 0) + tachyon.HEADER_SIZE
+    data[second + 12] = 9  # the second record's encoding byte
+    message = error_of(bytes(data))
+    assert f"at byte {second + 12}: unknown stack encoding 9" in message
+    diagnostics = Diagnostics()
+    graph = fs.read(io.BytesIO(bytes(data)), "tachyon", skip_invalid=True, diagnostics=diagnostics)
+    assert graph.total() == 1  # the first record's one sample
+    (warning,) = [w for w in diagnostics.warnings if "kept the" in w]
+    assert f"kept the 1 samples before it, {header.samples - 1} lost" in warning
+
+
+def test_a_frame_index_past_the_frame_table_is_refused():
+    data = bytearray((DATA / "known.bin").read_bytes())
+    end = len(data) - tachyon.FOOTER_SIZE
+    struct.pack_into("<I", data, end + 4, 2)  # the footer's count of frames, cut to 2
+    assert "of a table of 2" in error_of(bytes(data))
+
+
+def test_zstd_captures_without_a_decompressor_say_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "compression", None)
+    monkeypatch.setitem(sys.modules, "zstandard", None)
+    message = error_of((DATA / "known.zstd.bin").read_bytes())
+    assert "install the zstandard package" in message and "--compression none" in message
+
+
+def test_a_damaged_zstd_frame_is_refused():
+    data = bytearray((DATA / "known.zstd.bin").read_bytes())
+    data[tachyon.HEADER_SIZE + 20] ^= 0xFF
+    message = error_of(bytes(data))
+    assert "at byte" in message and ("zstd" in message or "sample" in message or "frame" in message)
+
+
+# -- JSONL ---------------------------------------------------------------------------------------------
+
+
+def test_jsonl_gives_each_functions_own_samples_and_says_it_has_no_stacks():
+    """Tachyon's JSONL of the same capture (its replay --jsonl): each frame's self count is the samples whose
+    innermost frame it is in Tachyon's collapsed replay. (Failed before: no tachyon-jsonl format.)"""
+    diagnostics = Diagnostics()
+    graph = fs.read(DATA / "known.replay.jsonl", diagnostics=diagnostics)  # detected by its meta record
+    leaves: Counter = Counter()
+    for stack, count in tachyons_own("known").items():
+        leaves[(stack[-1],)] += count
+    assert as_tachyon_names(graph) == leaves
+    assert graph.metadata.labels["stacks"] == tachyon_jsonl.NO_STACKS and graph.metadata.labels["mode"] == "wall"
+    assert any("per-function counts, not stacks" in warning for warning in diagnostics.warnings)
+
+
+def jsonl_error(lines: list[str]) -> str:
+    with pytest.raises(fs.InputError) as caught:
+        fs.read(io.BytesIO("\n".join(lines).encode()), "tachyon-jsonl")
+    return str(caught.value)
+
+
+def test_jsonl_errors_name_the_line():
+    lines = (DATA / "known.replay.jsonl").read_text().splitlines()
+    assert "line 3: not JSON" in jsonl_error(lines[:2] + ["{not json"] + lines[2:])
+    assert "line 1: the first record must be 'meta'" in jsonl_error(lines[1:])
+    frames = json.loads(lines[2])
+    frames["frames"][0]["line"] = -4
+    assert "line 3: 'line' must be a non-negative integer, not -4" in jsonl_error(lines[:2] + [json.dumps(frames)] + lines[3:])
+    meta = json.loads(lines[0])
+    meta["v"] = 1
+    assert "line 1: schema version 1; flamespace reads version 0" in jsonl_error([json.dumps(meta)] + lines[1:])
+
+
+def test_jsonl_without_its_end_record_is_read_with_a_warning():
+    lines = (DATA / "known.replay.jsonl").read_text().splitlines()
+    diagnostics = Diagnostics()
+    graph = fs.read(io.BytesIO("\n".join(lines[:-1]).encode()), "tachyon-jsonl", diagnostics=diagnostics)
+    assert graph.total() > 0 and any("no 'end' record" in warning for warning in diagnostics.warnings)
+
+
+def test_detection_tells_tachyons_files_from_json_profiles():
+    assert registry.detect((DATA / "known.bin").read_bytes()).name == "tachyon"
+    assert registry.detect((DATA / "known.replay.jsonl").read_bytes()[:4096]).name == "tachyon-jsonl"
+    assert tachyon_jsonl.sniff(b'{"meta": {"version": 24}}\n') is False
+
+
+@FUZZ
+@given(mangled("tachyon", [(DATA / name).read_bytes() for name in ("known.bin", "known.zstd.bin", "native-cpu.bin")]))
+def test_tachyon_reader_raises_only_input_errors(data: bytes) -> None:
+    _read_or_refuse(data, "tachyon")
+
+
+@FUZZ
+@given(mangled("tachyon-jsonl", [(DATA / "known.replay.jsonl").read_bytes()]))
+def test_tachyon_jsonl_reader_raises_only_input_errors(data: bytes) -> None:
+    _read_or_refuse(data, "tachyon-jsonl")

@@ -1,0 +1,53 @@
+"""Store.compact: consecutive parts rewritten as one, every profile and id kept (what serve runs
+after many small pushes)."""
+
+from __future__ import annotations
+
+import pytest
+
+from flamespace.core.metadata import Metadata
+from flamespace.core.vector import FlameGraph
+from flamespace.formats import folded
+from flamespace.store import open_store
+from flamespace.store.repair import check
+
+pytest.importorskip("duckdb")
+pytest.importorskip("pyarrow")
+
+
+def one(values, k):
+    labels = {"service_name": "api", "time": f"2026-11-01T10:00:{k:02d}", "time_end": f"2026-11-01T10:00:{k + 1:02d}"}
+    return FlameGraph.from_texts(values, metadata=Metadata(unit="ns", labels=labels)), f"push {k}"
+
+
+def test_compacting_parts_keeps_every_profile_its_id_and_window(tmp_path):
+    store = open_store(str(tmp_path / "s"))
+    for k in range(6):
+        store.add([one({"main;work": 10 + k, f"main;f{k}": k + 1}, k)])
+    before = store.snapshot()
+    rows = before.profiles()
+    graph = folded.texts(before.graph(before.profile_ids()))
+    names = [p["name"] for p in before.manifest["parts"]]
+    made = store.compact(names[1:])
+    after = store.snapshot()
+    assert [p["name"] for p in after.manifest["parts"]] == [names[0], made]
+    assert after.profiles() == rows
+    assert folded.texts(after.graph(after.profile_ids())) == graph
+    assert [folded.texts(after.graph([i])) for i in after.profile_ids()] == [
+        folded.texts(before.graph([i])) for i in before.profile_ids()
+    ]
+    assert not check(store).problems
+    again = store.add([one({"main;work": 10, "main;f0": 1}, 0), one({"main;new": 1}, 7)])
+    assert (len(again.added), [i for _, i in again.duplicates]) == (1, [rows[0]["id"]])
+    assert again.added[0] > max(r["id"] for r in rows)
+
+
+def test_compact_refuses_parts_that_are_not_consecutive_or_listed(tmp_path):
+    store = open_store(str(tmp_path / "s"))
+    for k in range(3):
+        store.add([one({"a": k + 1}, k)])
+    names = [p["name"] for p in store.snapshot().manifest["parts"]]
+    assert store.compact([names[0], names[2]]) is None
+    assert store.compact([names[0], "nope"]) is None
+    assert store.compact(names[:1]) is None
+    assert [p["name"] for p in store.snapshot().manifest["parts"]] == names

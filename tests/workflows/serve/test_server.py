@@ -1,0 +1,203 @@
+"""flamespace serve as a process (uvicorn on a loopback port): the real Pyroscope client pushes into
+it, and a stop (SIGTERM, Ctrl-C) loses no acknowledged push."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from datetime import timedelta
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+pytest.importorskip("duckdb")
+
+from flamespace.store import open_store  # noqa: E402
+from flamespace.workflows.serve import API, PUSH_PATH  # noqa: E402
+
+from .pushes import T0, profile, push_proto  # noqa: E402
+
+#: The installed command (as users start it).
+FLAMESPACE = os.path.join(os.path.dirname(sys.executable), "flamespace")
+#: How long a server or a client may take to start on a busy machine (a bound, not a measurement).
+START_TIMEOUT = 60
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Served:
+    """A ``flamespace serve`` process on a free loopback port."""
+
+    def __init__(self, store: str) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen(
+            [FLAMESPACE, "serve", "--store", store, "--port", str(self.port)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            try:
+                with urllib.request.urlopen(self.url + "/healthz", timeout=5) as answer:
+                    if answer.status == 200:
+                        return
+            except OSError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.stop(signal.SIGKILL)
+                    raise AssertionError(f"flamespace serve did not start: {self.process.stderr.read()}") from None
+                time.sleep(0.2)
+
+    def get(self, path: str, **params: str) -> dict:
+        with urllib.request.urlopen(f"{self.url}{path}?{urllib.parse.urlencode(params)}", timeout=30) as answer:
+            return json.loads(answer.read())
+
+    def stop(self, how: int = signal.SIGTERM) -> tuple[int, str]:
+        if self.process.poll() is None:
+            self.process.send_signal(how)
+        _, err = self.process.communicate(timeout=120)
+        return self.process.returncode, err
+
+
+@pytest.fixture
+def served(tmp_path):
+    server = Served(str(tmp_path / "store"))
+    yield server
+    server.stop(signal.SIGKILL)
+
+
+APP = """
+import pyroscope, sys, time
+pyroscope.configure(application_name="checkout", server_address=sys.argv[1], tags={"region": "eu"}, sample_rate=100)
+
+def busy_checkout():
+    total = 0
+    for i in range(200_000):
+        total += i * i
+    return total
+
+end = time.time() + 3
+while time.time() < end:
+    busy_checkout()
+pyroscope.shutdown()  # pushes what it sampled since the last push
+"""
+
+
+def test_the_pyroscope_client_pushes_into_serve(served, tmp_path):
+    pytest.importorskip("pyroscope")
+    script = tmp_path / "app.py"
+    script.write_text(textwrap.dedent(APP))
+    done = subprocess.run([sys.executable, str(script), served.url], capture_output=True, text=True, timeout=START_TIMEOUT * 2)
+    assert done.returncode == 0, done.stderr
+    listed = served.get(f"{API}/windows", selector="service_name=checkout")
+    assert listed["count"] >= 1
+    labels = listed["windows"][0]["labels"]
+    assert (labels["service_name"], labels["region"], labels["__name__"]) == ("checkout", "eu", "process_cpu")
+    assert listed["windows"][0]["time"] < listed["windows"][0]["time_end"]
+    with urllib.request.urlopen(f"{served.url}{API}/merge?selector=service_name=checkout&format=folded", timeout=30) as answer:
+        merged = answer.read().decode()
+    assert re.search(r"^<module> \(\S*app\.py:\d+\);busy_checkout \(\S*app\.py:\d+\) \d+$", merged, re.M), merged
+    code, err = served.stop()
+    assert code == 0 and "Traceback" not in err, err
+    (row, *_) = open_store(str(tmp_path / "store")).snapshot().profiles()
+    assert row["labels"]["service_name"] == "checkout"
+
+
+def push(url: str, k: int) -> int:
+    """Push one window labelled ``n=k`` by hand (as the client does: gzip, application/proto); the status, or 0 if refused."""
+    body = push_proto([({"service_name": "api", "n": str(k)}, [profile({f"main;f{k % 7}": k + 1}, T0 + timedelta(seconds=k))])])
+    request = urllib.request.Request(
+        url + PUSH_PATH,
+        data=gzip.compress(body),
+        headers={"content-type": "application/proto", "content-encoding": "gzip"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            return answer.status
+    except urllib.error.HTTPError as error:
+        return error.code
+    except OSError:
+        return 0
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
+def test_a_stop_during_concurrent_pushes_keeps_every_acknowledged_push(tmp_path, how):
+    """A stop (or kill -9) while four clients push: every push answered 200 is in the store."""
+    server = Served(str(tmp_path / "store"))
+    acknowledged: list[int] = []
+    statuses: list[int] = []
+
+    def pusher(first: int) -> None:
+        for k in range(first, first + 400, 4):
+            status = push(server.url, k)
+            statuses.append(status)
+            if status == 200:
+                acknowledged.append(k)
+            if not status:
+                return
+
+    threads = [threading.Thread(target=pusher, args=(first,)) for first in range(4)]
+    for t in threads:
+        t.start()
+    while len(acknowledged) < 20 and any(t.is_alive() for t in threads):
+        time.sleep(0.05)
+    code, err = server.stop(how)
+    for t in threads:
+        t.join()
+    if how == signal.SIGKILL:
+        assert code == -signal.SIGKILL
+    else:
+        assert code == 0 and "stopped by" in err and "Traceback" not in err, err
+    assert acknowledged, statuses
+    stored = {int(r["labels"]["n"]) for r in open_store(str(tmp_path / "store")).snapshot().profiles()}
+    assert set(acknowledged) <= stored
+    assert set(statuses) <= {0, 200, 503}
+
+
+def test_a_taken_port_is_a_one_line_error(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [FLAMESPACE, "serve", "--store", str(tmp_path / "s"), "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=START_TIMEOUT,
+            env={**os.environ},
+        )
+    assert done.returncode == 1
+    assert f"could not listen on 127.0.0.1:{port}" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_ingest_by_hand_into_the_real_server(served, tmp_path):
+    """/ingest, which pyroscope-io 1.x does not use (it pushes), as older agents send it."""
+    query = urllib.parse.urlencode({"name": "legacy{host=h1}", "from": "1793527200", "until": "1793527210", "format": "folded"})
+    request = urllib.request.Request(f"{served.url}/ingest?{query}", data=b"main;work 7\nmain;idle 3\n", method="POST")
+    with urllib.request.urlopen(request, timeout=60) as answer:
+        assert answer.status == 200 and len(json.loads(answer.read())["stored"]) == 1
+    (window,) = served.get(f"{API}/windows", selector="service_name=legacy")["windows"]
+    assert (window["labels"]["host"], window["time"], window["time_end"], window["total"]) == (
+        "h1",
+        "2026-11-01T10:00:00",
+        "2026-11-01T10:00:10",
+        10.0,
+    )
