@@ -54,6 +54,8 @@ LAYERS: dict[str, int] = {
     # the public API (re-exports everything) and the pytest entry point: nothing imports them
     "__init__": 6,
     "pytest_plugin": 6,
+    # the continuous-profiling agent's public face (flamespace.agent.start/labels/stop)
+    "agent": 6,
     # the IPython magics: a binding, as the command line is (nothing imports it but the root's load_ipython_extension)
     "notebook": 5,
 }

@@ -49,12 +49,15 @@ Source = Union[str, "os.PathLike[str]", BinaryIO]
 Destination = Union[str, "os.PathLike[str]", TextIO, None]
 #: Where a recorded program's output goes: a file, a descriptor, ``subprocess.DEVNULL``, or None (ours).
 Output = Union[None, int, IO[Any]]
+#: The agent's labels of a sample: (name, value) pairs sorted by name; () is no labels.
+LabelSet = tuple[tuple[str, str], ...]
 
 __all__ = [
     "Destination",
     "Drawable",
     "Frame",
     "FrameMap",
+    "LabelSet",
     "Number",
     "Output",
     "Profile",

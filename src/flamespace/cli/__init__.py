@@ -18,6 +18,7 @@ __all__ = ["COMMANDS", "HELP", "help_text", "SUMMARIES", "EXIT_INPUT", "EXIT_INT
 #: paragraph of its help: ``flamespace --help`` lists these without importing the fifteen
 #: modules (tests/cli/test_help.py checks each against its command's help).
 SUMMARIES = {
+    "agent": "Run a Python program and push its profile to a server every window.",
     "collect": "Run a Python program N times under the profiler: one profile per run, a sample for compare.",
     "compare": "Test which stacks differ between the mean profiles of two samples of runs.",
     "convert": "Convert profiles between formats; several inputs are merged into one profile.",

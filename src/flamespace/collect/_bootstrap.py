@@ -339,13 +339,7 @@ def _start_recorder(config: dict[str, Any]) -> Recorder:
 
         set_program_dirs(config["program_dirs"])
     kind = config["recorder"]
-    hidden = set()
-    if config.get("target", {}).get("kind") == "module":
-        import runpy
-
-        hidden.add(runpy.__file__)
-        hidden.add(runpy._run_module_as_main.__code__.co_filename)  # type: ignore[attr-defined]  # "<frozen runpy>" on 3.11+
-    code_objects = {main.__code__, _run.__code__, _run_script.__code__, _run_code.__code__}
+    code_objects, hidden = launcher_frames(config.get("target", {}).get("kind"))
     if kind == "trace":  # stacks start below our frames; the rest of this file is left out
         # The event file keeps its name in out_dir (the launcher removes it however we end) so that
         # the tracer can reopen it when the program closes its descriptor (_tracer.c).
@@ -365,6 +359,18 @@ def _start_recorder(config: dict[str, Any]) -> Recorder:
     if config.get("status"):
         extras["on_progress"] = (STATUS_SECONDS, _status_writer(config["status"]))
     return start_recorder(kind, config["arguments"], hidden, **extras)
+
+
+def launcher_frames(target_kind: str | None) -> tuple[set[Any], set[str]]:
+    """Where a target's stacks start: the code objects of our frames below it (the sampler's
+    ``root_cut``), and the files whose frames are left out at its root (runpy's, for -m)."""
+    hidden = set()
+    if target_kind == "module":
+        import runpy
+
+        hidden.add(runpy.__file__)
+        hidden.add(runpy._run_module_as_main.__code__.co_filename)  # type: ignore[attr-defined]  # "<frozen runpy>" on 3.11+
+    return {main.__code__, _run.__code__, _run_script.__code__, _run_code.__code__}, hidden
 
 
 #: How often the sampler rewrites the status file the launcher reads (4 times a second) for record's status line.

@@ -395,8 +395,10 @@ def _int64(value: Number, stack: Stack) -> int:
     return whole
 
 
-def encode(profile: Profile) -> bytes:
-    """The profile.proto bytes of ``profile`` (not gzipped)."""
+def encode(profile: Profile, *, time_ns: int | None = None, duration_ns: int | None = None, period: int | None = None) -> bytes:
+    """The profile.proto bytes of ``profile`` (not gzipped). ``time_ns`` (Unix time) and
+    ``duration_ns`` say when it was recorded (Pyroscope files a pushed profile under its
+    time); ``period`` is the mean interval between samples, in the profile's unit."""
     if isinstance(profile, Differential):
         raise ArgumentError("pprof cannot hold a differential profile; write each side on its own")
     metadata = profile.metadata
@@ -452,6 +454,13 @@ def encode(profile: Profile) -> bytes:
         encode_bytes(6, comment.encode("utf-8", "surrogateescape"), out)
     if comments:
         encode_packed(13, list(range(start, start + len(comments))), out)
+    if time_ns is not None:
+        encode_int(9, time_ns, out)
+    if duration_ns is not None:
+        encode_int(10, duration_ns, out)
+    if period is not None:
+        encode_bytes(11, bytes(sample_type), out)  # period_type: the sample type
+        encode_int(12, period, out)
     return bytes(out)
 
 
