@@ -201,3 +201,47 @@ def test_ingest_by_hand_into_the_real_server(served, tmp_path):
         "2026-11-01T10:00:10",
         10.0,
     )
+
+
+AGENT_APP = """
+import time
+import flamespace.agent
+
+def checkout():
+    end = time.monotonic() + 0.05
+    while time.monotonic() < end:
+        sum(range(1000))
+
+def browse():
+    end = time.monotonic() + 0.05
+    while time.monotonic() < end:
+        sum(range(1000))
+
+end = time.monotonic() + 3
+while time.monotonic() < end:
+    with flamespace.agent.labels(endpoint="/checkout"):
+        checkout()
+    browse()
+"""
+
+
+def test_flamespace_agent_pushes_into_flamespace_serve(served, tmp_path):
+    """The two halves of continuous profiling, built apart, meet: `flamespace agent` (Connect push, the
+    default) windows land in `flamespace serve` with their labels, one series per label block."""
+    script = tmp_path / "shop.py"
+    script.write_text(textwrap.dedent(AGENT_APP))
+    done = subprocess.run(
+        [FLAMESPACE, "agent", "--server", served.url, "--window", "1", "--label", "region=eu", "-q", "--", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=START_TIMEOUT * 2,
+    )
+    assert done.returncode == 0, done.stderr
+    values = served.get(f"{API}/labels/endpoint/values")["values"]
+    assert "/checkout" in values, values
+    checkout = served.get(f"{API}/windows", selector="service_name=shop,endpoint=/checkout")
+    assert checkout["count"] >= 1 and all(w["labels"]["region"] == "eu" for w in checkout["windows"])
+    query = urllib.parse.urlencode({"selector": "service_name=shop,endpoint=/checkout", "format": "folded"})
+    with urllib.request.urlopen(f"{served.url}{API}/merge?{query}", timeout=30) as answer:
+        merged = answer.read().decode()
+    assert "checkout (" in merged and "browse (" not in merged, merged  # the label block's samples only
