@@ -317,6 +317,13 @@ export function Pane(container, data, options) {
 	}, {passive: false});
 	window.addEventListener("resize", redraw);
 	(scroller || window).addEventListener("scroll", redraw, {passive: true});
+	// A page in an iframe (a notebook's output) may get its size after its first draw, with no resize
+	// event in it: an empty band was drawn then. Redraw whenever the pane's box or the page's does change.
+	if (window.ResizeObserver) {
+		var watcher = new ResizeObserver(redraw);
+		watcher.observe(container);
+		watcher.observe(document.documentElement);
+	}
 
 	// -- the pane's methods (keep these names: other page scripts use them) ---------------------
 	self.draw = draw;
