@@ -8,6 +8,7 @@ Monte-Carlo standard error sqrt(p(1-p)/reps).
 
     nice -n 10 .venv/bin/python benchmarks/bench_power_detectable.py [--reps 300] [--pools tests/data/power/real_pools.npz]
         [--plan | --plan-only] [--pilots 20] [--plan-reps 40] [--resamples 0]
+        [--change 0.2] [--out results.jsonl] [--only 'negbin paired']
 
 The synthetic pools and the measuring harness are tests/stats/power_harness.py (the CI tests use them too).
 """
@@ -15,6 +16,7 @@ The synthetic pools and the measuring harness are tests/stats/power_harness.py (
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 import time
@@ -24,7 +26,58 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.stats.power_harness import detectable_found, lognormal, negbin, plan_found, pool_drawer  # noqa: E402
+from tests.stats.power_harness import detectable_found, lognormal, negbin, plan_pilot, pool_drawer  # noqa: E402
+
+
+def plan_table(cells: list, args: argparse.Namespace) -> None:
+    """Power reached at plan's n, pilot by pilot (each its own seed, so a run can resume from ``--out``).
+
+    ± (pilots) is the standard error of the mean of the per-pilot shares found: it holds the
+    between-pilot variation (a plan depends on its pilot) and the binomial noise of each
+    share; ± (MC) is the binomial part alone, √(p(1−p)/comparisons)."""
+    done: dict[tuple[str, bool, int], dict] = {}
+    if args.out and Path(args.out).exists():
+        for line in Path(args.out).read_text().splitlines():
+            rec = json.loads(line)
+            if rec["change"] == args.change and rec["resamples"] == args.resamples and rec["reps"] == args.plan_reps:
+                done[(rec["pool"], rec["paired"], rec["pilot"])] = rec
+    print(
+        "\n| pool | design | change | median planned n | power reached | ± (pilots) | ± (MC) | pilots | comparisons | CPU s per plan |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, draw in cells:
+        for paired in (True, False):
+            design = "paired" if paired else "unpaired"
+            if args.only and args.only not in f"{name} {design}":
+                continue
+            records = []
+            for k in range(args.pilots):
+                rec = done.get((name, paired, k))
+                if rec is None:
+                    rng = np.random.default_rng([zlib.crc32(f"plan{name}{paired}".encode()), k])
+                    n, found, tried, seconds = plan_pilot(
+                        draw, paired, 10, args.change, args.plan_reps, args.permutations, rng, k, args.resamples
+                    )
+                    rec = dict(
+                        pool=name, paired=paired, pilot=k, change=args.change, resamples=args.resamples, reps=args.plan_reps
+                    )
+                    rec.update(n=n, found=found, tried=tried, seconds=seconds)
+                    if args.out:
+                        with open(args.out, "a") as f:
+                            f.write(json.dumps(rec) + "\n")
+                records.append(rec)
+            tried_ = [r for r in records if r["tried"]]
+            shares = np.array([r["found"] / r["tried"] for r in tried_])
+            found, tried = sum(r["found"] for r in tried_), sum(r["tried"] for r in tried_)
+            p = found / tried if tried else float("nan")
+            between = float(shares.std(ddof=1) / math.sqrt(len(shares))) if len(shares) > 1 else float("nan")
+            mc = math.sqrt(p * (1 - p) / tried) if tried else float("nan")
+            median = np.median([r["n"] for r in tried_]) if tried_ else float("nan")
+            each = float(np.mean([r["seconds"] for r in records]))
+            print(
+                f"| {name} | {design} | {args.change:.0%} | {median:g} | {p:.3f} | {between:.3f} | {mc:.3f} | {len(tried_)} | {tried} | {each:.2f} |",
+                flush=True,
+            )
 
 
 def main() -> None:
@@ -39,6 +92,9 @@ def main() -> None:
     ap.add_argument("--pilots", type=int, default=20, help="pilots per plan cell")
     ap.add_argument("--plan-reps", type=int, default=40, help="comparisons at the planned n per pilot")
     ap.add_argument("--resamples", type=int, default=None, help="plan's resamples (0: the formula alone)")
+    ap.add_argument("--change", type=float, default=0.2, help="the relative change plan plans for")
+    ap.add_argument("--out", default=None, help="plan: a JSON-lines file of per-pilot results; pilots already in it are skipped")
+    ap.add_argument("--only", default=None, help="plan: only the cells whose 'pool design' contains this text")
     args = ap.parse_args()
     cells = [] if args.pools_only else [("lognormal", lognormal), ("negbin", negbin)]
     if args.pools:
@@ -58,28 +114,7 @@ def main() -> None:
                 se = math.sqrt(p * (1 - p) / tried) if tried else float("nan")
                 print(f"| {name} | {'paired' if paired else 'unpaired'} | {n} | {p:.3f} | {se:.3f} | {tried} |", flush=True)
     if args.plan or args.plan_only:
-        print("\n| pool | design | change | median planned n | power reached | ± (MC s.e.) | comparisons | s per plan |")
-        print("|---|---|---:|---:|---:|---:|---:|---:|")
-        for name, draw in cells:
-            for paired in (True, False):
-                found, tried, planned, seconds = plan_found(
-                    draw,
-                    paired,
-                    10,
-                    0.2,
-                    args.pilots,
-                    args.plan_reps,
-                    args.permutations,
-                    seed=zlib.crc32(f"plan{name}{paired}".encode()),
-                    resamples=args.resamples,
-                )
-                p = found / tried if tried else float("nan")
-                se = math.sqrt(p * (1 - p) / tried) if tried else float("nan")
-                each = seconds / args.pilots
-                print(
-                    f"| {name} | {'paired' if paired else 'unpaired'} | 20% | {np.median(planned):g} | {p:.3f} | {se:.3f} | {tried} | {each:.1f} |",
-                    flush=True,
-                )
+        plan_table(cells, args)
     print(f"\n{time.time() - start:.0f} s")
 
 

@@ -66,6 +66,45 @@ def detectable_found(
     return found, tried
 
 
+def plan_pilot(
+    draw: Drawer,
+    paired: bool,
+    pilot_runs: int,
+    change: float,
+    reps: int,
+    permutations: int,
+    rng: np.random.Generator,
+    seed: int,
+    resamples: int | None = None,
+) -> tuple[int, int, int, float]:
+    """One pilot (``pilot_runs`` runs from ``draw``): plan n for a ``change`` (relative) in the
+    widest stack, then ``reps`` comparisons of n a side drawn from the TRUE distribution with
+    that stack shifted by change·mean, tested with maxt.test. Returns (planned n, found, tried,
+    CPU seconds spent planning); a plan of 0 or > 2,000 is not tried (found = tried = 0)."""
+    import time
+
+    from flamespace.core.metadata import Metadata
+    from flamespace.stats import Sample, power, resampling
+
+    pilot = draw(rng, pilot_runs)
+    sample = Sample([("main", f"f{j}") for j in range(pilot.shape[1])], pilot, Metadata(unit="samples"))
+    began = time.process_time()
+    result = resampling.plan(sample, power.Change(change, True), paired=paired, top=1, resamples=resamples, seed=seed)
+    seconds = time.process_time() - began
+    n = result.runs
+    if not n or n > 2000:
+        return n, 0, 0, seconds
+    shift = change * result.rows[0].mean
+    target = int(sample.stacks.index(result.rows[0].stack))
+    found = 0
+    for r in range(reps):
+        x1, x2 = draw(rng, n), draw(rng, n).copy()
+        x2[:, target] += shift
+        res = maxt.test(x1, x2, 0.05, permutations, seed=r, alternative="two-sided", paired=paired, statistic="auto")
+        found += bool(res.significant[target])
+    return n, found, reps, seconds
+
+
 def plan_found(
     draw: Drawer,
     paired: bool,
@@ -77,36 +116,16 @@ def plan_found(
     seed: int,
     resamples: int | None = None,
 ) -> tuple[int, int, list, float]:
-    """Power reached at the n ``plan`` asks for: per pilot (``pilot_runs`` runs from ``draw``), plan n
-    for a ``change`` (relative) in the widest stack, then ``reps`` comparisons of n a side drawn
-    from the TRUE distribution with that stack shifted by change·mean, tested with maxt.test.
-    Returns (found, tried, the planned n of each pilot, seconds spent planning); pilots planning
-    > 2,000 are not tried."""
-    import time
-
-    from flamespace.core.metadata import Metadata
-    from flamespace.stats import Sample, power, resampling
-
+    """Power reached at the n ``plan`` asks for, over ``pilots`` pilots (:func:`plan_pilot`).
+    Returns (found, tried, the planned n of each pilot tried, CPU seconds spent planning)."""
     rng = np.random.default_rng(seed)
     found = tried = 0
     planned = []
     seconds = 0.0
     for k in range(pilots):
-        pilot = draw(rng, pilot_runs)
-        sample = Sample([("main", f"f{j}") for j in range(pilot.shape[1])], pilot, Metadata(unit="samples"))
-        began = time.perf_counter()
-        result = resampling.plan(sample, power.Change(change, True), paired=paired, top=1, resamples=resamples, seed=k)
-        seconds += time.perf_counter() - began
-        n = result.runs
-        if not n or n > 2000:
-            continue
-        planned.append(n)
-        shift = change * result.rows[0].mean
-        target = int(sample.stacks.index(result.rows[0].stack))
-        for r in range(reps):
-            x1, x2 = draw(rng, n), draw(rng, n).copy()
-            x2[:, target] += shift
-            res = maxt.test(x1, x2, 0.05, permutations, seed=r, alternative="two-sided", paired=paired, statistic="auto")
-            found += bool(res.significant[target])
-            tried += 1
+        n, hits, tries, spent = plan_pilot(draw, paired, pilot_runs, change, reps, permutations, rng, k, resamples)
+        seconds += spent
+        if tries:
+            planned.append(n)
+            found, tried = found + hits, tried + tries
     return found, tried, planned, seconds

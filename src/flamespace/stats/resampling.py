@@ -37,8 +37,8 @@ class Resampled:
     the test floors them) is drawn from its mean and spread with standardised residuals pooled
     over every tested stack, weighted by spread (as :func:`.power.kurtosis_of`): a pilot of 10
     runs often shows a stack no stall, while its other stacks show what stalls do. Residuals
-    are scaled by √``inflation`` (the pilot's spread at an upper confidence bound; its runs are
-    as unsure a guide as its variances). Returns the share of comparisons whose statistic
+    are scaled by √``inflation`` (:func:`.power.assured_padding`: what makes the plan reach its
+    power on average over pilots, given how unsure a guide the pilot's variances are). Returns the share of comparisons whose statistic
     beats its critical value.
     """
 
