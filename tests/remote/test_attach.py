@@ -342,3 +342,26 @@ def test_a_target_that_exits_before_the_first_sample_leaves_nothing(tmp_path, mo
     assert code == 1
     assert err.strip() == f"flamespace record: process {target.pid} exited before a single sample was taken; nothing written"
     assert not (tmp_path / "x.folded").exists()
+
+
+def test_a_thread_state_made_for_a_thread_not_yet_running_does_not_fail_the_layout_check(monkeypatch):
+    """threading's start makes the new thread's state before the thread runs; its kernel id is 0 until
+    then. Attaching in that moment refused a right layout ("names thread 0": CI, 3.13). A state naming a
+    thread the process does not have still refuses it, and so do states that name none at all."""
+    import struct
+    from types import SimpleNamespace
+
+    from flamespace.collect.remote import process as module
+
+    layout = SimpleNamespace(tstate_interp=0, tstate_native_thread_id=8)
+    fake = SimpleNamespace(
+        pid=4242, layout=layout, interpreter=0x1000, native_id=lambda data: struct.unpack_from("<Q", data, 8)[0]
+    )
+    monkeypatch.setattr(module, "task_ids", lambda pid: [4242, 4243])
+
+    def state(native: int) -> tuple[int, bytes]:
+        return 0x5000 + native, struct.pack("<QQ", 0x1000, native)
+
+    assert module._layout_problem(fake, [state(4242), state(0)]) is None
+    assert "names thread 99" in module._layout_problem(fake, [state(4242), state(99)])
+    assert "no thread state names" in module._layout_problem(fake, [state(0)])

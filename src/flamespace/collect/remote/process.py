@@ -432,12 +432,20 @@ def _layout_problem(process: RemoteProcess, states: list[tuple[int, bytes]]) -> 
     if process.interpreter == 0:
         return None  # starting or ending: nothing to check, nothing to read either
     tasks: set[int] = set(task_ids(process.pid))
+    named = 0
     for address, data in states:
         if _word(data, layout.tstate_interp) != process.interpreter:
             return f"the thread state at {address:#x} does not point back to the interpreter"
+        if layout.tstate_native_thread_id is None:
+            continue
         native = process.native_id(data)
-        if layout.tstate_native_thread_id is not None and native not in tasks:
+        if native == 0:
+            continue  # made for a thread not running yet (threading's start): its id is set when it runs
+        if native not in tasks:
             return f"the thread state at {address:#x} names thread {native}, not one of the process's"
+        named += 1
+    if layout.tstate_native_thread_id is not None and states and not named:
+        return "no thread state names one of the process's threads"
     return None
 
 
