@@ -118,3 +118,21 @@ def test_text_fold_library(capsys) -> None:
     code, out, err = _run(capsys, "text", "--fold-library", "--thread", "main", APP)
     assert code == 0, err
     assert "<stdlib>" not in out and "site-packages" not in out and "on_token (app.py:9)" in out
+
+
+def test_a_live_profile_of_a_running_process_is_what_was_allocated_when_recording_stopped(capsys):
+    """--mode live with --pid (in-process, 3.14+) stops with the recording, not at the program's exit:
+    the summary said 'still allocated at exit' there too."""
+    from types import SimpleNamespace
+
+    from flamespace import FlameGraph
+    from flamespace.cli.record import _report
+    from flamespace.core.metadata import Metadata
+
+    def said(labels: dict[str, str]) -> str:
+        graph = FlameGraph({("main", "grow"): 4096}, metadata=Metadata(unit="bytes", labels={"blocks": "3", **labels}))
+        _report(SimpleNamespace(recording=SimpleNamespace(problems=[], graph=graph), signal=None), "x.folded", False)
+        return capsys.readouterr().err
+
+    assert "still allocated when the recording stopped" in said({"attached": "pid, in-process (sys.remote_exec)"})
+    assert "still allocated at exit" in said({})

@@ -292,7 +292,8 @@ def _report(result: RecordResult, output: str, quiet: bool, thread: str | None =
     if "blocks" in labels:  # a live-memory profile
         warn(
             f"flamespace record: {format_value(recording.graph.total())} {recording.graph.metadata.unit} in "
-            f"{format_value(int(labels['blocks']))} blocks still allocated at exit; wrote {_where(output)}"
+            f"{format_value(int(labels['blocks']))} blocks still allocated "
+            f"{'when the recording stopped' if 'attached' in labels else 'at exit'}; wrote {_where(output)}"
         )
         return
     if "bytes_per_sample" in labels:  # an allocation profile
