@@ -48,9 +48,8 @@ def python(name: str) -> Path:
 
 #: A program with phases of known length, each timed by the program itself: a thread that sleeps,
 #: then (after a line on stdin) spin_a for A s, spin_b for B s, and a pause before it exits.
-PHASES = textwrap.dedent("""
-    import json, sys, threading, time
-
+#: The phases' functions, shared by every program of phases (here and test_inject.py's).
+PHASE_FUNCTIONS = textwrap.dedent("""
     def sleeper():
         time.sleep(3600)
 
@@ -68,7 +67,11 @@ PHASES = textwrap.dedent("""
         start = time.perf_counter()
         function(seconds)
         return time.perf_counter() - start
-
+""")
+PHASES = (
+    "import json, sys, threading, time\n"
+    + PHASE_FUNCTIONS
+    + textwrap.dedent("""
     def main():
         threading.Thread(target=sleeper, name="sleeper", daemon=True).start()
         print("ready", flush=True)
@@ -80,6 +83,7 @@ PHASES = textwrap.dedent("""
 
     main()
 """)
+)
 
 #: A program that spins forever in its main thread while another sleeps (for dump, and recordings cut by -d).
 FOREVER = textwrap.dedent("""

@@ -23,34 +23,17 @@ from flamespace.collect.remote.inject import INJECTED_MARK, InjectedRecorder
 from flamespace.collect.remote.process import attach
 
 from ..collect.recorder_error import boundary_error_ns
-from .targets import FOREVER, NEWER_PYTHONS, Target, flamespace, python
+from .targets import FOREVER, NEWER_PYTHONS, PHASE_FUNCTIONS, Target, flamespace, python
 from .test_attach import one_line_error, time_in
 
 NEWER = list(NEWER_PYTHONS)
 
 #: Phases of known length after a go file appears; the main thread polls for it in Python, so that it reaches the
 #: safe points where sys.remote_exec's script runs (a main thread blocked in readline would run it only later).
-POLLING_PHASES = textwrap.dedent("""
-    import json, os, sys, threading, time
-
-    def sleeper():
-        time.sleep(3600)
-
-    def spin_a(seconds):
-        end = time.perf_counter() + seconds
-        while time.perf_counter() < end:
-            pass
-
-    def spin_b(seconds):
-        end = time.perf_counter() + seconds
-        while time.perf_counter() < end:
-            pass
-
-    def timed(function, seconds):
-        start = time.perf_counter()
-        function(seconds)
-        return time.perf_counter() - start
-
+POLLING_PHASES = (
+    "import json, os, sys, threading, time\n"
+    + PHASE_FUNCTIONS
+    + textwrap.dedent("""
     KEPT = []
 
     def keep_blocks(count, size):
@@ -69,6 +52,7 @@ POLLING_PHASES = textwrap.dedent("""
 
     main()
 """)
+)
 
 
 def threads_of(pid: int) -> int:
