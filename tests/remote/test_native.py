@@ -77,7 +77,7 @@ def test_native_names_the_c_function_under_the_python_function_that_called_it(na
             verdicts: Counter[str] = Counter()
             examples = {}
             for _ in range(READS):
-                main = next(stack for stack in reader.threads() if stack.native_id == program.pid)
+                main = main_thread(reader, program.pid)
                 verdict = judge(main.frames, phase)
                 verdicts[verdict] += 1
                 examples.setdefault(verdict, main.frames)
@@ -85,6 +85,17 @@ def test_native_names_the_c_function_under_the_python_function_that_called_it(na
             assert verdicts["wrong"] == 0, (phase, examples["wrong"])
             assert verdicts["right"] >= READS // 2, (phase, verdicts, examples.get("other"))
     assert reader.mismatched == 0 or reader.mismatched < reader.native_stacks, reader.problems()
+
+
+def main_thread(reader: NativeStackReader, pid: int, attempts: int = 5):
+    """The main thread's stack in a read of every thread. On 3.9 a read once named no thread by the main
+    thread's kernel id (CI, 1 run in 7; the cause is not known yet): such a read is taken again, as this
+    test is about the merge, not the naming."""
+    for _ in range(attempts):
+        found = [stack for stack in reader.threads() if stack.native_id == pid]
+        if found:
+            return found[0]
+    raise AssertionError(f"no read of {attempts} named the main thread (kernel id {pid})")
 
 
 def test_dump_native_shows_the_ctypes_function_under_its_caller(tmp_path):
