@@ -109,16 +109,49 @@ def test_the_recording_carries_the_samplers_metadata(tmp_path, monkeypatch):
 def test_auto_samples_from_outside_where_it_can_and_inside_where_it_must(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     script = write(tmp_path / "quick.py", "import time\ntime.sleep(0.05)\n")
-    for args, where in (((), "outside"), (("--threads",), "inside"), (("--subprocesses",), "inside")):
+    for args, where in (((), "outside"), (("--threads",), "outside"), (("--async",), "inside"), (("--subprocesses",), "inside")):
         code, out = record(tmp_path, *args, "--", str(script))
         assert code == 0
         assert fs.read(out).metadata.labels["sampler"] == where, args
 
 
+NAMED_THREADS = """
+import threading, time
+def spin(seconds):
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+worker = threading.Thread(target=spin, args=(0.4,), name="crunch")
+worker.start()
+spin(0.4)
+worker.join()
+"""
+
+
+@pytest.mark.parametrize("args", [["--threads"], ["--format", "speedscope"]], ids=["threads", "timeline"])
+def test_threads_and_timelines_are_sampled_from_outside_under_threadings_names(args, tmp_path, monkeypatch):
+    """From outside, each thread is named as threading names it, so --threads and the time-ordered formats
+    (one track a thread) no longer need the sampler inside. (Failed before: auto chose inside for both.)"""
+    monkeypatch.chdir(tmp_path)
+    script = write(tmp_path / "named.py", NAMED_THREADS)
+    output = "out.speedscope.json" if "speedscope" in args else "out.folded"
+    code, out = record(tmp_path, *args, "--rate", "200", "--", str(script), output=output)
+    assert code == 0
+    if "speedscope" in args:
+        document = json.loads(out.read_text())
+        names = {profile["name"] for profile in document["profiles"]}
+        assert any("MainThread" in name for name in names) and any("crunch" in name for name in names), names
+        assert document["flamespace"]["labels"]["sampler"] == "outside"
+        return
+    graph = fs.read(out)
+    assert graph.metadata.labels["sampler"] == "outside"
+    roots = {stack[0] for stack, _ in graph.items()}
+    assert "MainThread" in roots and "crunch" in roots, roots
+
+
 @pytest.mark.parametrize(
     "args, problem",
     [
-        (["--threads"], "--threads (threading's thread names are read from the program's objects) needs the sampler inside"),
         (["--async"], "--async (asyncio's tasks are read from the program's objects) needs the sampler inside"),
         (["--subprocesses"], "--subprocesses needs the sampler inside each program"),
         (["--mode", "alloc"], "--mode alloc records allocations inside the program: leave out --sampler outside"),
@@ -136,6 +169,40 @@ def test_what_only_the_inside_sampler_records_is_refused_with_the_reason(args, p
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr, done.stderr
     assert problem in done.stderr, done.stderr
     assert not (tmp_path / "x.folded").exists()
+
+
+NAMED_THREADS = """
+import threading, time
+def spin(seconds):
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+worker = threading.Thread(target=spin, args=(0.4,), name="crunch")
+worker.start()
+spin(0.4)
+worker.join()
+"""
+
+
+@pytest.mark.parametrize("args", [["--threads"], ["--format", "speedscope"]], ids=["threads", "timeline"])
+def test_threads_and_timelines_are_sampled_from_outside_under_threadings_names(args, tmp_path, monkeypatch):
+    """From outside, each thread is named as threading names it, so --threads and the time-ordered formats
+    (one track a thread) no longer need the sampler inside. (Failed before: auto chose inside for both.)"""
+    monkeypatch.chdir(tmp_path)
+    script = write(tmp_path / "named.py", NAMED_THREADS)
+    output = "out.speedscope.json" if "speedscope" in args else "out.folded"
+    code, out = record(tmp_path, *args, "--rate", "200", "--", str(script), output=output)
+    assert code == 0
+    if "speedscope" in args:
+        document = json.loads(out.read_text())
+        names = {profile["name"] for profile in document["profiles"]}
+        assert any("MainThread" in name for name in names) and any("crunch" in name for name in names), names
+        assert document["flamespace"]["labels"]["sampler"] == "outside"
+        return
+    graph = fs.read(out)
+    assert graph.metadata.labels["sampler"] == "outside"
+    roots = {stack[0] for stack, _ in graph.items()}
+    assert "MainThread" in roots and "crunch" in roots, roots
 
 
 @pytest.mark.parametrize(

@@ -113,7 +113,7 @@ _OPTIONS = (
         show_default=True,
         help="Where the sampler runs: outside the program (reads its memory without its GIL, as py-spy does: keeps the "
         "rate on a busy machine), inside it (a thread of the program), or auto: outside where it can (wall and cpu "
-        "mode without --threads, --async or --subprocesses), else inside.",
+        "mode without --async or --subprocesses), else inside.",
     ),
     Option(
         ("--duration",),

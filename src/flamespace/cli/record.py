@@ -109,7 +109,7 @@ def run(
         from ._console import console_options
 
         tree = console_options(min_share, show_all, thread if thread == ALL_THREADS else None)  # one thread: picked below
-        threads, idle = _tree_settings(mode, threads, idle, sampler)
+        threads, idle = _tree_settings(mode, threads, idle)
     if thread == ALL_THREADS:
         thread, threads = None, True
     if thread is not None:
@@ -196,15 +196,14 @@ def run(
 ALL_THREADS = "all"
 
 
-def _tree_settings(mode: str, threads: bool, idle: bool, sampler: str) -> tuple[bool, bool]:
+def _tree_settings(mode: str, threads: bool, idle: bool) -> tuple[bool, bool]:
     """(threads, idle) for the short tree: thread root frames in the sampling modes (to show the
-    main thread alone; not with --sampler outside, which cannot name threads yet), and off-CPU time
-    under [idle] in wall mode (to tell who only waited)."""
+    main thread alone), and off-CPU time under [idle] in wall mode (to tell who only waited)."""
     from ._recording import MEMORY_MODES
 
     if mode in MEMORY_MODES:
         return threads, idle
-    return threads or sampler != "outside", idle or mode == "wall"
+    return True, idle or mode == "wall"
 
 
 def _check_attach(

@@ -21,7 +21,7 @@ WEIGHTS = ("time", "samples")
 MIN_RATE, MAX_RATE = 1.0, 10_000.0
 #: Where the sampler runs: ``outside`` the program (this process reads the child's memory, without its
 #: GIL: :mod:`.outside`), ``inside`` it (a thread of the program: :mod:`.engine`), or ``auto``: outside
-#: where it can be (wall and cpu mode, no --threads, --async or --subprocesses, a CPython it reads), else
+#: where it can be (wall and cpu mode, no --async or --subprocesses, a CPython it reads), else
 #: inside. Chosen by measurement: docs/statistics.md, "The recorder under load".
 SAMPLERS = ("auto", "outside", "inside")
 
@@ -85,12 +85,11 @@ class SamplerOptions(Record):
         return None
 
     def inside_only(self) -> str | None:
-        """The option that only the in-process sampler can record, if one is asked for: threading's thread
-        names (``threads``) and asyncio's tasks live in the program's objects, not in what is read from outside."""
+        """The option that only the in-process sampler can record, if one is asked for: asyncio's tasks
+        (their awaiting chains are walked in the program's objects). Threading's names are read from
+        outside too (:mod:`.remote.names`)."""
         if self.asyncio:
             return "--async (asyncio's tasks are read from the program's objects)"
-        if self.threads:
-            return "--threads (threading's thread names are read from the program's objects)"
         return None
 
     @property

@@ -42,9 +42,8 @@ OUTSIDE, INSIDE = b"o", b"i"
 
 def outside_wanted(options: Any, subprocesses: bool) -> bool:
     """Whether to try sampling from outside: ``outside`` asked (checked), or ``auto`` where the
-    options allow it (sampling modes without --threads, --async, --subprocesses, on Linux) and no
-    timeline is kept (time-ordered outputs name each thread's track: threading's names are the
-    in-process sampler's; from outside, threads are ``Thread <kernel id>``)."""
+    options allow it (sampling modes without --async or --subprocesses, on Linux). Threads are named
+    as threading names them from outside too, so --threads and timelines go outside."""
     sampler = getattr(options, "sampler", None)
     if sampler not in ("auto", "outside"):
         return False
@@ -57,7 +56,7 @@ def outside_wanted(options: Any, subprocesses: bool) -> bool:
         if not available():
             raise FlamespaceError("--sampler outside reads the program's memory (process_vm_readv): Linux only")
         return True
-    return not subprocesses and options.inside_only() is None and not options.timeline and available()
+    return not subprocesses and options.inside_only() is None and available()
 
 
 def available() -> bool:
