@@ -55,6 +55,7 @@ _EXPORTS = {
     **dict.fromkeys(["SampleSimilarity", "sample_similarity"], "stats.similarity"),
     "render": "render",
     **dict.fromkeys(["SvgOptions", "TextOptions"], "render"),
+    "agent": "agent",  # flamespace.agent.start(...) after a bare `import flamespace`
 }
 
 __all__ = sorted(_EXPORTS)

@@ -375,3 +375,14 @@ def test_the_public_agent_runs_once_per_process_and_stop_pushes_what_it_recorded
     assert flamespace.agent.stats() is None
     labelled = [r for r in server.received if r.labels.get("endpoint") == "/x"]
     assert labelled and any("spin_a" in ";".join(s) for s in labelled[0].graph.keys())
+
+
+def test_the_agent_is_reached_from_a_bare_import_of_flamespace():
+    """``import flamespace`` then ``flamespace.agent.start(...)``, as docs/agent.md shows it, without
+    importing the agent before it is used. (Failed before: AttributeError.)"""
+    import subprocess
+    import sys
+
+    code = "import sys, flamespace; assert 'flamespace.agent' not in sys.modules; print(flamespace.agent.start.__module__)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "flamespace.agent", done.stderr
