@@ -169,3 +169,21 @@ def test_attach_options_need_pid(tmp_path):
     (tmp_path / "p.folded").write_text("a;b 1\n")
     done = flamespace("top", "--gil", str(tmp_path / "p.folded"))
     assert done.returncode == 1 and "--gil applies to --pid" in done.stderr, done.stderr
+
+
+def test_ctrl_z_gives_the_terminal_back_and_the_view_returns(tmp_path, target):
+    """Ctrl-Z: the view leaves the alternate screen and puts the terminal back before stopping, and draws
+    itself again when continued. Here no shell controls the pseudo-terminal's process group (an orphaned
+    group is not stopped by SIGTSTP), so it continues at once. (Failed before: Ctrl-Z did nothing.)"""
+    shown = start_top(tmp_path, target)
+    try:
+        left = shown.read_until(LEAVE, shown.press("\x1a"))
+        back = shown.read_until(ENTER, left)
+        shown.read_until("spin_forever (target_program.py)", back)
+        settings = termios.tcgetattr(shown.master)
+        assert not settings[3] & termios.ICANON  # cbreak again
+        shown.read_until(LEAVE, shown.press("q"))
+        report = shown.wait()
+    finally:
+        shown.close()
+    assert report == {"code": 0, "restored": True}

@@ -20,6 +20,7 @@ changes more terminal state (keypad, colours, signal handlers) than a ``finally`
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 from .._record import Record, record
@@ -27,7 +28,7 @@ from .._record import Record, record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import TextIO
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from ..collect.remote.recorder import RemoteRecorder
 
@@ -205,24 +206,47 @@ def thread_line(recorder: RemoteRecorder) -> str:
 
 class Terminal:
     """The terminal while the view is up: cbreak mode on ``keys_fd`` (when it is a terminal), the alternate
-    screen on ``out``; everything put back on leaving the ``with``, however it is left."""
+    screen on ``out``; everything put back on leaving the ``with``, however it is left, and while the
+    view is suspended (Ctrl-Z: the shell's prompt needs the terminal as it was; ``fg`` brings the view back).
+    ``resumed`` is set when it comes back from a suspension (the screen must be drawn again)."""
 
     def __init__(self, out: TextIO, keys_fd: int | None) -> None:
         self.out, self.keys_fd = out, keys_fd
         self._saved: list | None = None
+        self._previous_handler: object = None
+        self.resumed = False
+        self.on_resume: Callable[[], None] | None = None
 
     def __enter__(self) -> Terminal:
         if self.keys_fd is not None:
             import termios
-            import tty
 
             self._saved = termios.tcgetattr(self.keys_fd)
-            tty.setcbreak(self.keys_fd)
-        self.out.write(ENTER)
-        self.out.flush()
+            if threading.current_thread() is threading.main_thread():  # (signal handlers are the main thread's)
+                import signal
+
+                self._previous_handler = signal.signal(signal.SIGTSTP, self._suspend)
+        self._take()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        try:
+            self._give_back()
+        finally:
+            if self._previous_handler is not None:
+                import signal
+
+                signal.signal(signal.SIGTSTP, self._previous_handler)  # type: ignore[arg-type]
+
+    def _take(self) -> None:
+        if self._saved is not None and self.keys_fd is not None:
+            import tty
+
+            tty.setcbreak(self.keys_fd)
+        self.out.write(ENTER)
+        self.out.flush()
+
+    def _give_back(self) -> None:
         try:
             self.out.write(LEAVE)
             self.out.flush()
@@ -231,6 +255,20 @@ class Terminal:
                 import termios
 
                 termios.tcsetattr(self.keys_fd, termios.TCSADRAIN, self._saved)
+
+    def _suspend(self, signum: int, _frame: object) -> None:
+        """Ctrl-Z: the terminal as it was, then stop as the default action would; on ``fg`` (SIGCONT) the
+        view again. (A process group no shell controls is not stopped: the view comes back at once.)"""
+        import signal
+
+        self._give_back()
+        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+        signal.raise_signal(signal.SIGTSTP)  # to this thread: it stops here, before the handler is set again
+        signal.signal(signal.SIGTSTP, self._suspend)
+        self._take()
+        self.resumed = True
+        if self.on_resume is not None:
+            self.on_resume()
 
     def keys(self) -> str:
         """The keys pressed since the last call ('' if none; never waits)."""
@@ -261,10 +299,11 @@ def watch(view: LiveView, terminal: Terminal, sort: str, limit: int | None) -> t
 
     recorder = view.recorder
     due = 0.0
+    terminal.on_resume = recorder.skip_gap  # the time the view was stopped was not sampled
 
     def poll(_quality: object, _elapsed_ns: int) -> None:
         nonlocal sort, due
-        changed = False
+        changed, terminal.resumed = terminal.resumed, False
         for key in terminal.keys():
             sort, quit = view.press(key, sort)
             changed = True

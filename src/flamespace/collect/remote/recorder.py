@@ -96,6 +96,13 @@ class RemoteRecorder:
         """End the recording at the next tick (safe from a signal handler)."""
         self._stopping = True
 
+    def skip_gap(self) -> None:
+        """Weigh nothing for the time since the last tick: the profiler itself was stopped (Ctrl-Z in
+        ``top --pid``), so what the target did meanwhile was not seen by any tick."""
+        now = self.clock.now_ns()
+        self._last_tick_ns = now
+        self._last_wall = dict.fromkeys(self._last_wall, now)
+
     def run(self) -> RawRecording:
         """Record, then return what was recorded (also after Ctrl-C: KeyboardInterrupt ends it)."""
         options, clock, quality = self.options, self.clock, self.quality
