@@ -171,40 +171,6 @@ def test_what_only_the_inside_sampler_records_is_refused_with_the_reason(args, p
     assert not (tmp_path / "x.folded").exists()
 
 
-NAMED_THREADS = """
-import threading, time
-def spin(seconds):
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
-        pass
-worker = threading.Thread(target=spin, args=(0.4,), name="crunch")
-worker.start()
-spin(0.4)
-worker.join()
-"""
-
-
-@pytest.mark.parametrize("args", [["--threads"], ["--format", "speedscope"]], ids=["threads", "timeline"])
-def test_threads_and_timelines_are_sampled_from_outside_under_threadings_names(args, tmp_path, monkeypatch):
-    """From outside, each thread is named as threading names it, so --threads and the time-ordered formats
-    (one track a thread) no longer need the sampler inside. (Failed before: auto chose inside for both.)"""
-    monkeypatch.chdir(tmp_path)
-    script = write(tmp_path / "named.py", NAMED_THREADS)
-    output = "out.speedscope.json" if "speedscope" in args else "out.folded"
-    code, out = record(tmp_path, *args, "--rate", "200", "--", str(script), output=output)
-    assert code == 0
-    if "speedscope" in args:
-        document = json.loads(out.read_text())
-        names = {profile["name"] for profile in document["profiles"]}
-        assert any("MainThread" in name for name in names) and any("crunch" in name for name in names), names
-        assert document["flamespace"]["labels"]["sampler"] == "outside"
-        return
-    graph = fs.read(out)
-    assert graph.metadata.labels["sampler"] == "outside"
-    roots = {stack[0] for stack, _ in graph.items()}
-    assert "MainThread" in roots and "crunch" in roots, roots
-
-
 @pytest.mark.parametrize(
     "args, problem",
     [
