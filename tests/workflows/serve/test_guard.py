@@ -19,7 +19,7 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from flamespace.workflows.serve import API, PUSH_PATH, create_app  # noqa: E402
 from flamespace.workflows.serve.guard import kind_of  # noqa: E402
-from flamespace.workflows.serve.ratelimit import Limit, Limiter, parse_limit  # noqa: E402
+from flamespace.workflows.serve.ratelimit import INGEST_LIMIT, QUERY_LIMIT, Limit, Limiter, parse_limit  # noqa: E402
 from flamespace.workflows.serve.tokens import TokenFileError, credential, parse_tokens, read_token_file  # noqa: E402
 
 from .pushes import T0, profile, push_proto  # noqa: E402
@@ -324,3 +324,64 @@ def test_a_label_name_with_quotes_lists_nothing_or_is_a_400(open_client, name):
     else:
         assert answer.json()["parameter"] == "name"
     assert open_client.get(f"{API}/labels/team/values").json()["values"] == ["o'brien", "ops", 'say "hi"']
+
+
+# -- the command line
+
+
+@pytest.fixture
+def served_args(monkeypatch):
+    """What `flamespace serve` would serve with (the server itself not started)."""
+    import flamespace.workflows.serve as serve_module
+
+    calls: list[tuple] = []
+    monkeypatch.setattr(serve_module, "serve", lambda *args: calls.append(args))
+    return calls
+
+
+@pytest.mark.parametrize(
+    "host, warned", [("127.0.0.1", False), ("localhost", False), ("::1", False), ("0.0.0.0", True), ("10.1.2.3", True)]
+)
+def test_serve_on_a_non_loopback_host_without_tokens_warns_once(served_args, capsys, tmp_path, host, warned):
+    from flamespace.cli import main
+
+    assert main(["serve", "--store", str(tmp_path / "s"), "--host", host]) == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert len(warnings) == int(warned), warnings
+    if warned:
+        assert (
+            warnings[0]
+            == f"flamespace serve: warning: anyone who reaches {host}:4040 can push and read profiles; give --token-file"
+        )
+    assert main(["serve", "--store", str(tmp_path / "s"), "--host", host, "--token-file", token_file(tmp_path)]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_serve_passes_its_token_file_and_limits(served_args, tmp_path):
+    from flamespace.cli import main
+
+    path = token_file(tmp_path)
+    assert (
+        main(["serve", "--store", str(tmp_path / "s"), "--token-file", path, "--ingest-limit", "5:50", "--query-limit", "off"])
+        == 0
+    )
+    assert served_args[0][-3:] == (path, Limit(5, 50), None)
+    assert main(["serve", "--store", str(tmp_path / "s")]) == 0
+    assert served_args[1][-3:] == (None, INGEST_LIMIT, QUERY_LIMIT)  # the defaults, from ratelimit
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (["--ingest-limit", "fast"], "--ingest-limit: 'fast' is not RATE:BURST"),
+        (["--query-limit", "0:3"], "--query-limit: a rate limit is a positive rate"),
+        (["--token-file", "TOKENS_OPEN"], "other users can read it"),
+    ],
+)
+def test_bad_serve_options_are_one_line_errors(served_args, capsys, tmp_path, options, message):
+    from flamespace.cli import main
+
+    options = [token_file(tmp_path, mode=0o644) if o == "TOKENS_OPEN" else o for o in options]
+    assert main(["serve", "--store", str(tmp_path / "s"), *options]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and not served_args
