@@ -385,3 +385,16 @@ def test_bad_serve_options_are_one_line_errors(served_args, capsys, tmp_path, op
     assert main(["serve", "--store", str(tmp_path / "s"), *options]) == 1
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and not served_args
+
+
+def test_the_openapi_document_says_how_to_authenticate():
+    from flamespace.workflows.serve.openapi import document
+
+    described = document()
+    assert set(described["components"]["securitySchemes"]) == {"bearer", "basic"}
+    for path, methods in described["paths"].items():
+        for operation in methods.values():
+            if kind_of(path) == "open":
+                assert operation["security"] == []
+            else:
+                assert {"401", "403", "429"} <= set(operation["responses"]), path
