@@ -25,6 +25,7 @@ import time
 
 from . import PUSH_PATH
 from .ratelimit import Limiter
+from .tokens import credential
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -86,19 +87,14 @@ class Guard:
     def check(self, path: str, authorization: str | None, client: str) -> Refusal | None:
         """Why a request of ``path`` from ``client`` (an address) with that ``Authorization`` header
         is refused, or None to let it through."""
-        from .tokens import credential
-
         kind = kind_of(path)
         if kind == "open":
             return None
-        token = credential(authorization)
-        allowed = True
-        if self.tokens is not None:
-            allowed = self.tokens.allows(token, kind)
+        token = credential(authorization) if self.tokens is not None else None  # without tokens, any token is none
+        allowed = self.tokens is None or self.tokens.allows(token, kind)
         limiter = self.limiters[kind]
         if limiter is not None:
-            known = token if self.tokens is not None and allowed else None  # not a made-up token's own bucket
-            wait = limiter.take((client, known))
+            wait = limiter.take((client, token if allowed else None))  # a made-up token shares its address's bucket
             if wait:
                 seconds = max(1, math.ceil(wait))
                 return Refusal(
