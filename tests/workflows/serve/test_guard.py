@@ -104,7 +104,8 @@ def test_a_missing_or_bad_token_gets_401_on_every_route_class(client, store, hea
     assert answers[0].json()["code"] == "unauthenticated"  # Connect's error on the push path
     assert all("error" in a.json() for a in answers[1:])
     assert not os.path.exists(store) or client.get(f"{API}/windows", headers=bearer(READ)).json()["count"] == 0
-    assert client.get("/healthz", headers=headers).status_code == 200  # open
+    health = client.get("/healthz", headers=headers)
+    assert (health.status_code, health.json()) == (200, {"status": "ok"})  # open, and says nothing of the store
 
 
 @pytest.mark.parametrize("form", [bearer, basic, lambda t: basic(t, user="")], ids=["bearer", "basic", "basic-no-user"])

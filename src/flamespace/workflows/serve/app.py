@@ -350,7 +350,8 @@ async def openapi(server: Server, request: Request) -> Response:
 
 
 async def health(server: Server, request: Request) -> Response:
-    return _json({"status": "ok", "store": server.path})
+    """Open to anyone (load balancers): it names nothing of the store (``/`` does, to readers)."""
+    return _json({"status": "ok"})
 
 
 async def index(server: Server, request: Request) -> Response:
