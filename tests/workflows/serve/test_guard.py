@@ -399,3 +399,16 @@ def test_the_openapi_document_says_how_to_authenticate():
                 assert operation["security"] == []
             else:
                 assert {"401", "403", "429"} <= set(operation["responses"]), path
+
+
+def test_the_guard_sees_the_path_under_a_mount(store, tmp_path):
+    """Mounted under a prefix (another ASGI app's), the ingest routes still take an ingest token."""
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+
+    outer = Starlette(routes=[Mount("/profiles", app=create_app(store, token_file=token_file(tmp_path)))])
+    with TestClient(outer) as c:  # (a mounted app's lifespan does not run: no writer, so no push is stored here)
+        refused = c.post(f"/profiles{PUSH_PATH}", content=b"", headers=bearer(READ))
+        assert (refused.status_code, refused.json()["code"]) == (403, "permission_denied")
+        assert c.get(f"/profiles{API}/labels", headers=bearer(INGEST)).status_code == 403
+        assert c.get(f"/profiles{API}/labels", headers=bearer(READ)).status_code == 200

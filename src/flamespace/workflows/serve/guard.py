@@ -139,7 +139,9 @@ class GuardMiddleware:
                 authorization = value.decode("latin-1")
                 break
         client = scope.get("client")
-        path = scope.get("path", "")
+        path, root = scope.get("path", ""), scope.get("root_path", "")
+        if root and path.startswith(root):  # mounted under a prefix: the path the routes see
+            path = path[len(root) :]
         refusal = self.guard.check(path, authorization, client[0] if client else "unknown")
         if refusal is None:
             await self.app(scope, receive, send)
