@@ -80,8 +80,8 @@ class Guard:
     ) -> None:
         self.tokens = tokens
         self.limiters = {
-            "ingest": Limiter(ingest_limit, clock) if ingest_limit else None,
-            "read": Limiter(query_limit, clock) if query_limit else None,
+            "ingest": Limiter(ingest_limit, clock) if ingest_limit is not None else None,
+            "read": Limiter(query_limit, clock) if query_limit is not None else None,
         }
 
     def check(self, path: str, authorization: str | None, client: str) -> Refusal | None:
