@@ -84,6 +84,7 @@ def free_port() -> int:
 def start_server(store: str) -> tuple[subprocess.Popen, int]:
     port = free_port()
     command = [os.path.join(os.path.dirname(sys.executable), "flamespace"), "serve", "--store", store, "--port", str(port)]
+    command += ["--ingest-limit", "off", "--query-limit", "off"]  # one address is every client here: a load test, not a fleet
     process = subprocess.Popen(command, stderr=subprocess.DEVNULL)
     for _ in range(600):
         try:

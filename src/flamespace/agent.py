@@ -37,12 +37,17 @@ def start(
 ) -> Agent:
     """Start the agent of this process (one at a time): samples every thread and pushes a profile
     per label set every ``window`` seconds (default 10). ``options``: those of :class:`AgentOptions` (``rate``,
-    ``mode``, ``protocol``, ``queue``, ``flush_timeout``, ``token``, ...). It is stopped (the last
-    window pushed) at interpreter exit if :func:`stop` was not called."""
+    ``mode``, ``protocol``, ``queue``, ``flush_timeout``, ``token``, ...; without ``token``, the one in
+    ``$FLAMESPACE_TOKEN`` if set). It is stopped (the last window pushed) at interpreter exit if
+    :func:`stop` was not called."""
     import atexit
+
+    from .collect.push import token_from_env
 
     if window is not None:
         options["window"] = window
+    if options.get("token") is None:
+        options["token"] = token_from_env()
     agent = Agent(AgentOptions(server=server, labels=dict(labels or {}), **options), on_event=on_event)
     with _lock:
         if _running:

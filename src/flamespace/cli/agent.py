@@ -50,6 +50,7 @@ def run(
         flamespace agent --server http://pyroscope:4040 --protocol ingest --window 15 -- worker.py
     """
     from ..collect.agent import AgentOptions, run_program
+    from ..collect.push import token_from_env
     from ..store.labels import parse_labels
 
     from ._recording import target_of
@@ -63,7 +64,7 @@ def run(
         mode=mode,
         protocol=protocol,
         queue=queue,
-        token=_read_token(token_file),
+        token=_read_token(token_file) if token_file is not None else token_from_env(),
     )
     exit_code, stats = run_program(target, options, on_event=lambda message: warn(f"flamespace agent: {message}"))
     if not quiet or stats.dropped or stats.rejected or stats.unsent:
@@ -168,7 +169,7 @@ def _options() -> list[Option]:
             None,
             exists=True,
             metavar="FILE",
-            help="A file holding the token sent as 'Authorization: Bearer TOKEN'.",
+            help="A file holding the token sent as 'Authorization: Bearer TOKEN' (default: $FLAMESPACE_TOKEN, if set).",
         ),
         Option(("-m",), "module", metavar="MODULE", help="Run a module, as python -m does."),
         Option(("-c",), "code", metavar="CODE", help="Run a code string, as python -c does."),

@@ -42,6 +42,8 @@ PROTOCOLS = ("connect", "ingest")
 PUSH_PATH = "/push.v1.PusherService/Push"
 INGEST_PATH = "/ingest"
 SPY_NAME = "flamespace"
+#: The environment variable an agent takes its token from when none is given.
+TOKEN_ENV = "FLAMESPACE_TOKEN"
 
 
 class PushError(Exception):
@@ -148,6 +150,13 @@ def check_server(url: str) -> str:
     return url.rstrip("/")
 
 
+def token_from_env() -> str | None:
+    """The token in ``$FLAMESPACE_TOKEN`` (surrounding blanks removed), or None when unset or empty."""
+    import os
+
+    return os.environ.get(TOKEN_ENV, "").strip() or None
+
+
 def send(server: str, request: Request, timeout: float, token: str | None = None) -> None:
     """POST ``request`` to ``server``; :class:`PushError` unless it answers 2xx. Credentials
     in the URL (``http://user:password@host``) go as HTTP basic auth, ``token`` as a Bearer header."""
@@ -193,9 +202,11 @@ __all__ = [
     "PushError",
     "Request",
     "Series",
+    "TOKEN_ENV",
     "check_server",
     "connect_request",
     "ingest_requests",
     "requests_of",
     "send",
+    "token_from_env",
 ]

@@ -60,6 +60,11 @@ def is_selector(text: object) -> bool:
     return isinstance(text, str) and text.startswith(PREFIX)
 
 
+def is_key(name: str) -> bool:
+    """Whether a selector can name the label ``name``: letters, digits, '_', '-', '.'."""
+    return bool(name) and all(c.isalnum() or c in "_-." for c in name)
+
+
 def parse_selector(text: str) -> Selector:
     """``store:key=value,...`` -> :class:`Selector`; :class:`SelectorError` naming the bad part."""
     if not is_selector(text):
@@ -74,7 +79,7 @@ def parse_selector(text: str) -> Selector:
         key, value = key.strip(), value.strip()
         if not equals or not key or not value or "=" in value:
             raise SelectorError(f"{text!r}: {part!r} is not key=value")
-        if not all(c.isalnum() or c in "_-." for c in key):
+        if not is_key(key):
             raise SelectorError(f"{text!r}: {key!r} is no key (letters, digits, '_', '-', '.')")
         if key in labels or key in limits:
             raise SelectorError(f"{text!r}: {key} is given twice")

@@ -45,11 +45,11 @@ def free_port() -> int:
 class Served:
     """A ``flamespace serve`` process on a free loopback port."""
 
-    def __init__(self, store: str) -> None:
+    def __init__(self, store: str, *options: str) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process = subprocess.Popen(
-            [FLAMESPACE, "serve", "--store", store, "--port", str(self.port)],
+            [FLAMESPACE, "serve", "--store", store, "--port", str(self.port), *options],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -66,8 +66,9 @@ class Served:
                     raise AssertionError(f"flamespace serve did not start: {self.process.stderr.read()}") from None
                 time.sleep(0.2)
 
-    def get(self, path: str, **params: str) -> dict:
-        with urllib.request.urlopen(f"{self.url}{path}?{urllib.parse.urlencode(params)}", timeout=30) as answer:
+    def get(self, path: str, headers: dict[str, str] | None = None, **params: str) -> dict:
+        request = urllib.request.Request(f"{self.url}{path}?{urllib.parse.urlencode(params)}", headers=headers or {})
+        with urllib.request.urlopen(request, timeout=30) as answer:
             return json.loads(answer.read())
 
     def stop(self, how: int = signal.SIGTERM) -> tuple[int, str]:
@@ -85,8 +86,9 @@ def served(tmp_path):
 
 
 APP = """
-import pyroscope, sys, time
-pyroscope.configure(application_name="checkout", server_address=sys.argv[1], tags={"region": "eu"}, sample_rate=100)
+import json, pyroscope, sys, time
+auth = json.loads(sys.argv[2]) if len(sys.argv) > 2 else {}  # basic_auth_username, basic_auth_password
+pyroscope.configure(application_name="checkout", server_address=sys.argv[1], tags={"region": "eu"}, sample_rate=100, **auth)
 
 def busy_checkout():
     total = 0
@@ -107,12 +109,19 @@ def test_the_pyroscope_client_pushes_into_serve(served, tmp_path):
     script.write_text(textwrap.dedent(APP))
     done = subprocess.run([sys.executable, str(script), served.url], capture_output=True, text=True, timeout=START_TIMEOUT * 2)
     assert done.returncode == 0, done.stderr
-    listed = served.get(f"{API}/windows", selector="service_name=checkout")
+    check_pushed_by_pyroscope(served, tmp_path)
+
+
+def check_pushed_by_pyroscope(served: Served, tmp_path, headers: dict[str, str] | None = None) -> None:
+    listed = served.get(f"{API}/windows", headers, selector="service_name=checkout")
     assert listed["count"] >= 1
     labels = listed["windows"][0]["labels"]
     assert (labels["service_name"], labels["region"], labels["__name__"]) == ("checkout", "eu", "process_cpu")
     assert listed["windows"][0]["time"] < listed["windows"][0]["time_end"]
-    with urllib.request.urlopen(f"{served.url}{API}/merge?selector=service_name=checkout&format=folded", timeout=30) as answer:
+    request = urllib.request.Request(
+        f"{served.url}{API}/merge?selector=service_name=checkout&format=folded", headers=headers or {}
+    )
+    with urllib.request.urlopen(request, timeout=30) as answer:
         merged = answer.read().decode()
     assert re.search(r"^<module> \(\S*app\.py:\d+\);busy_checkout \(\S*app\.py:\d+\) \d+$", merged, re.M), merged
     code, err = served.stop()
@@ -245,3 +254,74 @@ def test_flamespace_agent_pushes_into_flamespace_serve(served, tmp_path):
     with urllib.request.urlopen(f"{served.url}{API}/merge?{query}", timeout=30) as answer:
         merged = answer.read().decode()
     assert "checkout (" in merged and "browse (" not in merged, merged  # the label block's samples only
+
+
+# -- with tokens (--token-file)
+
+INGEST_TOKEN = "ingest-0123456789abcdef"
+READ_TOKEN = "read-0123456789abcdef00"
+READ = {"Authorization": f"Bearer {READ_TOKEN}"}
+
+
+@pytest.fixture
+def guarded(tmp_path):
+    tokens = tmp_path / "tokens"
+    tokens.write_text(f"ingest {INGEST_TOKEN}\nread {READ_TOKEN}\n")
+    os.chmod(tokens, 0o600)
+    server = Served(str(tmp_path / "store"), "--token-file", str(tokens))
+    yield server
+    server.stop(signal.SIGKILL)
+
+
+def test_the_pyroscope_client_pushes_with_basic_auth_into_serve_with_tokens(guarded, tmp_path):
+    """pyroscope-io 1.4 sends basic auth only with a user name and a password (checked by capturing
+    its requests); the password is the ingest token."""
+    pytest.importorskip("pyroscope")
+    script = tmp_path / "app.py"
+    script.write_text(textwrap.dedent(APP))
+    auth = json.dumps({"basic_auth_username": "checkout", "basic_auth_password": INGEST_TOKEN})
+    done = subprocess.run(
+        [sys.executable, str(script), guarded.url, auth], capture_output=True, text=True, timeout=START_TIMEOUT * 2
+    )
+    assert done.returncode == 0, done.stderr
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        guarded.get(f"{API}/windows", selector="service_name=checkout")
+    assert refused.value.code == 401
+    check_pushed_by_pyroscope(guarded, tmp_path, READ)
+
+
+def test_flamespace_agent_pushes_with_its_token_into_serve_with_tokens(guarded, tmp_path):
+    """The agent's token from --token-file, and from $FLAMESPACE_TOKEN under flamespace.agent.start();
+    without one, its pushes are refused (401) and counted as such."""
+    script = tmp_path / "shop.py"
+    script.write_text(textwrap.dedent(AGENT_APP))
+    token_file = tmp_path / "agent-token"
+    token_file.write_text(INGEST_TOKEN + "\n")
+    run = [FLAMESPACE, "agent", "--server", guarded.url, "--window", "1", "-q"]
+    env = {k: v for k, v in os.environ.items() if k != "FLAMESPACE_TOKEN"}
+    done = subprocess.run(
+        [*run, "--token-file", str(token_file), "--", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=START_TIMEOUT * 2,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert guarded.get(f"{API}/windows", READ, selector="service_name=shop")["count"] >= 1
+    inside = tmp_path / "inside.py"
+    inside.write_text(
+        f"import flamespace.agent, sys\nflamespace.agent.start(server={guarded.url!r}, labels={{'service_name': 'inside'}}, window=1)\n"
+        + textwrap.dedent(AGENT_APP)
+        + "stats = flamespace.agent.stop()\nsys.exit(0 if stats.pushed and not stats.rejected else 1)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(inside)],
+        capture_output=True,
+        text=True,
+        timeout=START_TIMEOUT * 2,
+        env={**env, "FLAMESPACE_TOKEN": INGEST_TOKEN},
+    )
+    assert done.returncode == 0, done.stderr
+    assert guarded.get(f"{API}/windows", READ, selector="service_name=inside")["count"] >= 1
+    done = subprocess.run([*run, "--", str(script)], capture_output=True, text=True, timeout=START_TIMEOUT * 2, env=env)
+    assert done.returncode == 0 and "refused by the server" in done.stderr and "401" in done.stderr, done.stderr

@@ -13,11 +13,14 @@ DuckDB and pyarrow); nothing here imports them until the server is made.
 from __future__ import annotations
 
 from ...errors import FlamespaceError
+from .ratelimit import INGEST_LIMIT, QUERY_LIMIT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Callable
     from collections.abc import Sequence
+
+    from .ratelimit import Limit
 
 #: What to install for the server.
 EXTRA = "flamespace[serve]"
@@ -60,13 +63,22 @@ def create_app(
     watch: Sequence[str] = (),
     alert_webhook: str | None = None,
     alert_every: float | None = None,
+    token_file: str | None = None,
+    ingest_limit: Limit | None = INGEST_LIMIT,
+    query_limit: Limit | None = QUERY_LIMIT,
+    clock: Callable[[], float] | None = None,
 ) -> Any:
     """The ASGI application (Starlette) serving the store at ``store`` (default: $FLAMESPACE_STORE,
     else .flamespace/store). With ``watch`` (selectors) and ``alert_webhook`` (a URL), a change point
-    of a watched stack is posted there (:mod:`.alerts`), checked every ``alert_every`` seconds."""
+    of a watched stack is posted there (:mod:`.alerts`), checked every ``alert_every`` seconds.
+    ``token_file``: who may push and read (:mod:`.tokens`; None: anyone who reaches the port);
+    ``ingest_limit``, ``query_limit``: each client's rate limits (:mod:`.ratelimit`; None: none);
+    ``clock``: the limits' seconds (tests)."""
     from ...errors import ArgumentError
     from ...store import open_store, resolve
     from .app import create_app as make
+    from .guard import Guard
+    from .tokens import read_token_file
 
     check_installed()
     watcher = None
@@ -76,7 +88,9 @@ def create_app(
         from .alerts import Watcher
 
         watcher = Watcher(open_store(resolve(store)), watch, alert_webhook, alert_every or ALERT_EVERY)
-    return make(resolve(store), max_body or MAX_BODY, watcher)
+    tokens = read_token_file(token_file) if token_file is not None else None
+    guard = Guard(tokens, ingest_limit, query_limit, **({"clock": clock} if clock else {}))
+    return make(resolve(store), max_body or MAX_BODY, watcher, guard)
 
 
 def serve(
@@ -87,11 +101,15 @@ def serve(
     watch: Sequence[str] = (),
     alert_webhook: str | None = None,
     alert_every: float | None = None,
+    token_file: str | None = None,
+    ingest_limit: Limit | None = INGEST_LIMIT,
+    query_limit: Limit | None = QUERY_LIMIT,
 ) -> int | None:
     """Serve until Ctrl-C or SIGTERM: then stop taking connections, let the requests under way
     finish (up to :data:`GRACE_SECONDS`), store every push already accepted, and return the
     signal that stopped it (None if it stopped otherwise). A second Ctrl-C ends the requests under way.
-    ``watch``, ``alert_webhook``, ``alert_every``: alerts, as :func:`create_app` takes them."""
+    ``watch``, ``alert_webhook``, ``alert_every``: alerts; ``token_file``, ``ingest_limit``,
+    ``query_limit``: who may push and read, and how often; as :func:`create_app` takes them."""
     import uvicorn
 
     class Server(uvicorn.Server):
@@ -107,7 +125,7 @@ def serve(
             if isinstance(captured, list):
                 captured.clear()
 
-    app = create_app(store, max_body, watch, alert_webhook, alert_every)
+    app = create_app(store, max_body, watch, alert_webhook, alert_every, token_file, ingest_limit, query_limit)
     config = uvicorn.Config(
         app, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=GRACE_SECONDS, access_log=False
     )

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from ...store import Snapshot, Store
     from .alerts import Watcher
+    from .guard import Guard
 
 
 class Server:
@@ -76,12 +77,18 @@ class Server:
             return answer(self.snapshot())
 
 
-def create_app(store_path: str, max_body: int = MAX_BODY, watcher: Watcher | None = None) -> Starlette:
-    """The ASGI application serving the store at ``store_path`` (``watcher``: alerts, started and stopped with it)."""
+def create_app(
+    store_path: str, max_body: int = MAX_BODY, watcher: Watcher | None = None, guard: Guard | None = None
+) -> Starlette:
+    """The ASGI application serving the store at ``store_path`` (``watcher``: alerts, started and
+    stopped with it; ``guard``: tokens and rate limits, asked before any route)."""
     import contextlib
 
     from starlette.applications import Starlette
+    from starlette.middleware import Middleware
     from starlette.routing import Route
+
+    from .guard import GuardMiddleware
 
     server = Server(store_path, max_body, watcher)
 
@@ -112,7 +119,8 @@ def create_app(store_path: str, max_body: int = MAX_BODY, watcher: Watcher | Non
         route("/healthz", health, ["GET"]),
         route("/", index, ["GET"]),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    middleware = [Middleware(GuardMiddleware, guard=guard)] if guard is not None else []
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
     app.state.server = server
     return app
 
@@ -342,7 +350,8 @@ async def openapi(server: Server, request: Request) -> Response:
 
 
 async def health(server: Server, request: Request) -> Response:
-    return _json({"status": "ok", "store": server.path})
+    """Open to anyone (load balancers): it names nothing of the store (``/`` does, to readers)."""
+    return _json({"status": "ok"})
 
 
 async def index(server: Server, request: Request) -> Response:

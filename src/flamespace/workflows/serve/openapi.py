@@ -47,6 +47,17 @@ ERRORS = {
     "404": _json_response("the selector matches no stored window", ERROR),
 }
 STRINGS = {"type": "array", "items": {"type": "string"}}
+#: How a client shows its token when the server has a --token-file (docs/serve.md, "Safe to expose").
+SECURITY_SCHEMES = {
+    "bearer": {"type": "http", "scheme": "bearer", "description": "Authorization: Bearer TOKEN"},
+    "basic": {"type": "http", "scheme": "basic", "description": "the token as the password (any user name)"},
+}
+#: What the guard answers before a route (with --token-file: 401, 403; always: 429).
+GUARD_ERRORS = {
+    "401": _json_response("no token, or not one of the server's (with --token-file)", ERROR),
+    "403": _json_response("a token without this route's role: ingest or read", ERROR),
+    "429": _json_response("the client's rate limit: Retry-After says when to try again", ERROR),
+}
 
 
 def document() -> dict[str, Any]:
@@ -55,6 +66,7 @@ def document() -> dict[str, Any]:
     from ...stats.comparison import ALTERNATIVES, METHODS
     from ...stats.history import BY, METRICS, TOP
     from . import API, MAX_BODY, PUSH_PATH
+    from .guard import kind_of
     from .ingest import INGEST_FORMATS, REFUSED_FORMATS
     from .query import MERGE_FORMATS, WINDOWS_LIMIT
 
@@ -218,6 +230,12 @@ def document() -> dict[str, Any]:
         },
         "/": {"get": {"summary": "Where the API is", "responses": {"200": _json_response("an index", {"type": "object"})}}},
     }
+    for path, methods in paths.items():
+        for operation in methods.values():
+            if kind_of(path) == "open":
+                operation["security"] = []
+            else:
+                operation["responses"].update(GUARD_ERRORS)
     return {
         "openapi": "3.1.0",
         "info": {
@@ -226,4 +244,6 @@ def document() -> dict[str, Any]:
             "description": "Continuous profiling over a flamespace store",
         },
         "paths": paths,
+        "components": {"securitySchemes": SECURITY_SCHEMES},
+        "security": [{"bearer": []}, {"basic": []}],
     }

@@ -148,7 +148,12 @@ def labels(snapshot: Snapshot, params: Mapping[str, str], now: datetime) -> dict
 
 
 def label_values(snapshot: Snapshot, name: str, params: Mapping[str, str], now: datetime) -> dict[str, Any]:
-    """The values of one label among the windows a selector names."""
+    """The values of one label among the windows a selector names (a name no selector can
+    name is a 400: the store binds it into a JSON path, where a trailing backslash is an error)."""
+    from ...store.selector import is_key
+
+    if not is_key(name):
+        raise QueryError("name", f"label {name!r}: a label's name is letters, digits, '_', '-' and '.'")
     ids = _ids(snapshot, selector(params, now), "selector", empty_ok=True)
     return {"label": name, "values": snapshot.label_values(ids, name) if ids else []}
 
