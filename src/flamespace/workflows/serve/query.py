@@ -204,20 +204,22 @@ def merge(snapshot: Snapshot, params: Mapping[str, str], now: datetime) -> tuple
     if fmt == "html":
         from ...render.html import HtmlOptions, html
 
-        return MERGE_FORMATS[fmt], html(graph, HtmlOptions(title=_range_title(params, "Flame graph of")), None) or ""
+        return MERGE_FORMATS[fmt], html(graph, HtmlOptions(title=_range_title(params, "Flame graph of", now)), None) or ""
     writer = registry.writer(fmt)
     out = io.StringIO()
     writer.dump(graph, out, writer.WriteOptions())
     return MERGE_FORMATS[fmt], out.getvalue()
 
 
-def _range_title(params: Mapping[str, str], what: str, prefix: str = "") -> str:
-    """A page's title: what, the selector and the range as the request gave them."""
-    chosen = params.get(prefix + "selector", "").strip() or "every window"
-    since, until = params.get(prefix + "from", "").strip(), params.get(prefix + "until", "").strip()
-    span = f" from {since}" if since else ""
-    span += f" until {until}" if until else ""
-    return f"{what} {chosen}{span}"
+def _range_title(params: Mapping[str, str], what: str, now: datetime) -> str:
+    """A page's title: what, the selector and the range (UTC, to the second)."""
+    chosen = params.get("selector", "").strip() or "every window"
+    span = ""
+    for key in ("from", "until"):
+        given = params.get(key, "").strip()
+        if given:
+            span += f" {key} {parse_when(given, key, now).isoformat(sep=' ', timespec='seconds')}"
+    return f"{what} {chosen}{span}{' UTC' if span else ''}"
 
 
 def compare(store: Store, params: Mapping[str, str], now: datetime) -> dict[str, Any] | str:

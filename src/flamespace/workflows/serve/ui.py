@@ -11,7 +11,6 @@ graph as ``/merge?format=html`` (the viewer's own page), a comparison as ``/comp
 from __future__ import annotations
 
 import functools
-import json
 import os
 
 from . import API
@@ -49,7 +48,7 @@ def page() -> str:
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="generator" content="flamespace">\n'
-        "<title>flamespace</title>\n<style>\n" + "".join(styles) + "</style>\n</head>\n"
+        '<title>flamespace</title>\n<link rel="icon" href="data:,">\n<style>\n' + "".join(styles) + "</style>\n</head>\n"
         '<body class="serve-ui">\n'
         "<noscript>flamespace's UI is drawn by JavaScript: please enable it (the API is at "
         f"{API}, described at /openapi.json).</noscript>\n"
