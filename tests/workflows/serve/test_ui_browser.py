@@ -197,3 +197,26 @@ def test_history_only_after_the_first_draw_has_no_stale_frame(tab):
     tab.page.wait_for_selector("#history svg", timeout=TIMEOUT_MS)
     assert tab.page.locator("#page").is_hidden()
     assert Path(tab.page.url).name.startswith("?") or "view=history" in tab.page.url
+
+
+def test_with_a_token_file_the_ui_sends_the_read_token(browser, tmp_path):  # noqa: F811
+    """Behind --token-file the browser asks for the read token (basic auth) to open the page; a token in
+    the fragment (#token=...) goes with every API request as Bearer and is taken out of the URL."""
+    read = "r" * 24
+    tokens = tmp_path / "tokens"
+    tokens.write_text(f"ingest {'i' * 24}\nread {read}\n")
+    tokens.chmod(0o600)
+    server = Served(str(tmp_path / "store"), "--token-file", str(tokens))
+    try:
+        context = browser.new_context(http_credentials={"username": "ui", "password": read})
+        page = context.new_page()
+        sent: list[str | None] = []
+        page.on("request", lambda r: "/api/" in r.url and sent.append(r.headers.get("authorization")))
+        page.goto(server.url + "/?range=15m#token=" + read)
+        page.wait_for_selector("#timeline svg", timeout=TIMEOUT_MS)
+        assert sent and set(sent) == {"Bearer " + read}
+        assert "token" not in page.url
+        assert page.locator("#token-box").is_hidden()
+        context.close()
+    finally:
+        server.stop(signal.SIGKILL)
