@@ -9,7 +9,8 @@ runs over it on a loopback port, and headless Chromium (/usr/bin/chromium, playw
 ``/?service=svc&range=1d`` ``--repeat`` times, each in a fresh context (no cache). Measured in the
 page, from the start of navigation: first contentful paint (the header), the timeline drawn (the
 ``/windows`` answer of every window), and the day's flame graph drawn in its frame (``/merge?format=html``
-of every window, then the viewer's first draw). Also the API's answers alone (median of ``--repeat``).
+of every window, then the viewer's first draw). Also the API's answers alone (median of ``--repeat``),
+and once the comparison the UI's comparison view starts with (the day's first half against its second).
 Prints medians with the range of the runs, and the machine's load (uptime).
 """
 
@@ -123,6 +124,11 @@ def main() -> None:
                 took, size = api_time(base + path, args.repeat)
                 print(f"  {name:34} {took * 1000:8,.0f} ms  {size:>12,} bytes")
             runs = ui_times(base, args.repeat)
+            # the comparison view's default over the day: its first half against its second, each window a run
+            halves = "baseline_selector=service_name=svc&baseline_from=now-1d&baseline_until=now-12h"
+            halves += "&candidate_selector=service_name=svc&candidate_from=now-12h"
+            took, size = api_time(f"{base}/api/v1/compare?{halves}", 1)
+            print(f"  {'/compare of the halves (once)':34} {took * 1000:8,.0f} ms  {size:>12,} bytes")
         finally:
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=120)

@@ -306,7 +306,8 @@ function load() {
 }
 
 function showError(generation) {
-	return function (error) { if (generation === loaded) { status(""); problem(error.message); } };
+	// what was shown before is hidden: it is not what the controls now say
+	return function (error) { if (generation === loaded) { status(""); show("none"); problem(error.message); } };
 }
 
 function empty() {
