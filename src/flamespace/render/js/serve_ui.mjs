@@ -346,13 +346,12 @@ function loadCompare(where, range, now, unit) {
 		candidate_selector: where.selector, candidate_from: apiTime(spans.b[0]), candidate_until: apiTime(spans.b[1])};
 	byId("ranges").textContent = "A: " + isoOf(spans.a[0]).replace("T", " ") + " \u2026 " + isoOf(spans.a[1]).slice(11) +
 		"   B: " + isoOf(spans.b[0]).replace("T", " ") + " \u2026 " + isoOf(spans.b[1]).slice(11);
-	return json("/compare", params).then(function (doc) {
-		if (generation !== loaded) return null;
+	// both at once (the server computes each in a worker thread): the test's rows for the table, the page to frame
+	return Promise.all([json("/compare", params), text("/compare", Object.assign({format: "html"}, params))]).then(function (both) {
+		if (generation !== loaded) return;
 		show("page");
-		summarise(doc, unit);
-		return text("/compare", Object.assign({format: "html"}, params));
-	}).then(function (page) {
-		if (page !== null && generation === loaded) framed(page, "comparison of range A with range B");
+		summarise(both[0], unit);
+		framed(both[1], "comparison of range A with range B");
 	});
 }
 
