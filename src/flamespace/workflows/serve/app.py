@@ -274,10 +274,19 @@ async def _answer(server: Server, request: Request, answer: Callable[..., Any]) 
     return await run_in_threadpool(server.query, lambda snapshot: answer(snapshot, params, now))
 
 
-def _query_handler(answer: Callable[..., Any]) -> Callable[[Server, Request], Awaitable[Response]]:
+def _document(result: Any, media: str) -> Response:
+    """A query's answer: JSON, or a page (a string: ``media``) where the request asked for one."""
+    from starlette.responses import Response
+
+    return Response(result, media_type=media) if isinstance(result, str) else _json(result)
+
+
+def _query_handler(
+    answer: Callable[..., Any], media: str = "application/json"
+) -> Callable[[Server, Request], Awaitable[Response]]:
     async def handler(server: Server, request: Request) -> Response:
         try:
-            return _json(await _answer(server, request, answer))
+            return _document(await _answer(server, request, answer), media)
         except QueryError as exc:
             return _error(exc.status, str(exc), exc.parameter)
 
@@ -304,7 +313,7 @@ def _history(snapshot: Snapshot, params: Any, now: Any) -> Any:
 
 labels = _query_handler(_labels)
 windows = _query_handler(_windows)
-history = _query_handler(_history)
+history = _query_handler(_history, "image/svg+xml; charset=utf-8")
 
 
 async def label_values(server: Server, request: Request) -> Response:
@@ -340,7 +349,7 @@ async def compare(server: Server, request: Request) -> Response:
         result = await run_in_threadpool(query.compare, server.store, params, utc_now())
     except QueryError as exc:
         return _error(exc.status, str(exc), exc.parameter)
-    return _json(result)
+    return _document(result, "text/html; charset=utf-8")
 
 
 async def openapi(server: Server, request: Request) -> Response:
@@ -355,4 +364,11 @@ async def health(server: Server, request: Request) -> Response:
 
 
 async def index(server: Server, request: Request) -> Response:
-    return _json({"service": "flamespace serve", "store": server.path, "api": API, "openapi": "/openapi.json"})
+    """The web UI (:mod:`.ui`); ``Accept: application/json`` gets what the server is, as before."""
+    from starlette.responses import HTMLResponse
+
+    from .ui import page
+
+    if "application/json" in request.headers.get("accept", "") and "text/html" not in request.headers.get("accept", ""):
+        return _json({"service": "flamespace serve", "store": server.path, "api": API, "openapi": "/openapi.json"})
+    return HTMLResponse(page(), headers={"Cache-Control": "no-cache"})

@@ -68,7 +68,7 @@ def document() -> dict[str, Any]:
     from . import API, MAX_BODY, PUSH_PATH
     from .guard import kind_of
     from .ingest import INGEST_FORMATS, REFUSED_FORMATS
-    from .query import MERGE_FORMATS, WINDOWS_LIMIT
+    from .query import COMPARE_FORMATS, HISTORY_FORMATS, MERGE_FORMATS, WINDOWS_LIMIT
 
     window = {
         "type": "object",
@@ -176,7 +176,7 @@ def document() -> dict[str, Any]:
                     *_range(),
                     _param(
                         "format",
-                        "flamespace-json (exact values and labels) or folded",
+                        "flamespace-json (exact values and labels), folded, or html (the interactive viewer's page)",
                         {"type": "string", "enum": list(MERGE_FORMATS)},
                     ),
                     _param("mean", "the mean of the windows instead of their sum", {"type": "boolean"}),
@@ -201,8 +201,22 @@ def document() -> dict[str, Any]:
                     _param("alpha", "the error rate controlled", {"type": "number"}),
                     _param("alternative", "which changes", {"type": "string", "enum": list(ALTERNATIVES)}),
                     _param("normalize", "compare shares of each window's total", {"type": "boolean"}),
+                    _param(
+                        "format",
+                        "json (compare --json's document) or html (compare --html's page)",
+                        {"type": "string", "enum": list(COMPARE_FORMATS), "default": "json"},
+                    ),
                 ],
-                "responses": {"200": _json_response("the comparison", {"type": "object"}), **ERRORS},
+                "responses": {
+                    "200": {
+                        "description": "the comparison",
+                        "content": {
+                            "application/json": {"schema": {"type": "object"}},
+                            "text/html": {"schema": {"type": "string"}},
+                        },
+                    },
+                    **ERRORS,
+                },
             }
         },
         f"{API}/history": {
@@ -215,9 +229,20 @@ def document() -> dict[str, Any]:
                     _param("top", "the N largest stacks", {"type": "integer", "default": TOP}),
                     _param("stack", "a regular expression: the stacks whose text matches"),
                     _param("alpha", "the family-wise error rate", {"type": "number"}),
+                    _param(
+                        "format",
+                        "json (history --format json's document) or svg (history --svg's sparklines)",
+                        {"type": "string", "enum": list(HISTORY_FORMATS), "default": "json"},
+                    ),
                 ],
                 "responses": {
-                    "200": _json_response("the history as history --format json writes it", {"type": "object"}),
+                    "200": {
+                        "description": "the history as history --format json writes it, or its sparklines",
+                        "content": {
+                            "application/json": {"schema": {"type": "object"}},
+                            "image/svg+xml": {"schema": {"type": "string"}},
+                        },
+                    },
                     **ERRORS,
                 },
             }
@@ -228,7 +253,20 @@ def document() -> dict[str, Any]:
         "/healthz": {
             "get": {"summary": "Whether the server is up", "responses": {"200": _json_response("ok", {"type": "object"})}}
         },
-        "/": {"get": {"summary": "Where the API is", "responses": {"200": _json_response("an index", {"type": "object"})}}},
+        "/": {
+            "get": {
+                "summary": "The web UI (with Accept: application/json alone: where the API is)",
+                "responses": {
+                    "200": {
+                        "description": "the UI's page, or an index",
+                        "content": {
+                            "text/html": {"schema": {"type": "string"}},
+                            "application/json": {"schema": {"type": "object"}},
+                        },
+                    }
+                },
+            }
+        },
     }
     for path, methods in paths.items():
         for operation in methods.values():

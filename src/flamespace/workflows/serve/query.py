@@ -24,7 +24,15 @@ if TYPE_CHECKING:
     from ...store import Selector, Snapshot, Store
 
 #: What ``merge`` answers in: its content type, and the writer.
-MERGE_FORMATS = {"flamespace-json": "application/json", "folded": "text/plain; charset=utf-8"}
+MERGE_FORMATS = {
+    "flamespace-json": "application/json",
+    "folded": "text/plain; charset=utf-8",
+    "html": "text/html; charset=utf-8",
+}
+#: What ``compare`` answers in: ``compare --json``'s document or ``compare --html``'s page.
+COMPARE_FORMATS = ("json", "html")
+#: What ``history`` answers in: ``history --format json``'s document or ``history --svg``'s sparklines.
+HISTORY_FORMATS = ("json", "svg")
 #: The labels that hold a window's range (selected by ``from`` and ``until``, not listed as labels).
 WINDOW_LABELS = ("time", "time_end")
 #: The most windows a ``windows`` answer lists (``limit``).
@@ -182,7 +190,8 @@ def windows(snapshot: Snapshot, params: Mapping[str, str], now: datetime) -> dic
 
 def merge(snapshot: Snapshot, params: Mapping[str, str], now: datetime) -> tuple[str, str]:
     """(content type, body): the sum (``mean=true``: the mean) of the windows a selector names, as
-    flamespace-json (every value and label exact) or folded text."""
+    flamespace-json (every value and label exact), folded text, or ``html``'s interactive viewer
+    (the page ``flamespace html`` writes, for the web UI)."""
     from ...formats import registry
 
     fmt = choice(params, "format", tuple(MERGE_FORMATS), "flamespace-json")
@@ -192,17 +201,45 @@ def merge(snapshot: Snapshot, params: Mapping[str, str], now: datetime) -> tuple
         graph = snapshot.graph(ids, mean=mean)
     except FlamespaceError as exc:
         raise QueryError("selector", str(exc)) from None
+    if fmt == "html":
+        from ...render.html import HtmlOptions, html
+
+        return MERGE_FORMATS[fmt], html(graph, HtmlOptions(title=_range_title(params, "Flame graph of", now)), None) or ""
     writer = registry.writer(fmt)
     out = io.StringIO()
     writer.dump(graph, out, writer.WriteOptions())
     return MERGE_FORMATS[fmt], out.getvalue()
 
 
-def compare(store: Store, params: Mapping[str, str], now: datetime) -> dict[str, Any]:
+def _range_title(params: Mapping[str, str], what: str, now: datetime) -> str:
+    """A page's title: what, the selector and the range (UTC, to the second)."""
+    chosen = params.get("selector", "").strip() or "every window"
+    span = ""
+    for key in ("from", "until"):
+        given = params.get(key, "").strip()
+        if given:
+            span += f" {key} {parse_when(given, key, now).isoformat(sep=' ', timespec='seconds')}"
+    return f"{what} {chosen}{span}{' UTC' if span else ''}"
+
+
+def compare(store: Store, params: Mapping[str, str], now: datetime) -> dict[str, Any] | str:
     """``flamespace compare`` of two selectors and ranges (``baseline_*`` and ``candidate_*``),
-    each window a run: the comparison as ``compare --json`` writes it, and the guard rails' findings."""
-    from ...stats.comparison import ALTERNATIVES, METHODS, CompareOptions
+    each window a run: the comparison as ``compare --json`` writes it, and the guard rails' findings;
+    with ``format=html``, ``compare --html``'s page of it (a string)."""
     from ...stats.report import as_dict
+
+    fmt = choice(params, "format", COMPARE_FORMATS, "json")
+    compared, findings = _compared(store, params, now)
+    if fmt == "html":
+        from ...render.comparison_files import comparison_page
+
+        return comparison_page(compared.comparison, None, compared.samples) or ""
+    return {**as_dict(compared.comparison), "findings": findings}
+
+
+def _compared(store: Store, params: Mapping[str, str], now: datetime) -> tuple[Any, list[dict[str, str]]]:
+    """The two sides compared (``workflows.samples.ComparedSides``) and the guard rails' findings."""
+    from ...stats.comparison import ALTERNATIVES, METHODS, CompareOptions
     from ...workflows.samples import compare_sides
 
     sides = {}
@@ -233,14 +270,17 @@ def compare(store: Store, params: Mapping[str, str], now: datetime) -> dict[str,
         )
     except FlamespaceError as exc:
         raise QueryError("baseline_selector", str(exc)) from None
-    return {**as_dict(compared.comparison), "findings": findings}
+    return compared, findings
 
 
-def history(snapshot: Snapshot, params: Mapping[str, str], now: datetime) -> dict[str, Any]:
+def history(snapshot: Snapshot, params: Mapping[str, str], now: datetime) -> dict[str, Any] | str:
     """``flamespace history`` of the windows a selector names: each stack's series by ``by``
-    (window, hour, day, commit) and its change points, as ``history --format json`` writes it."""
+    (window, hour, day, commit) and its change points, as ``history --format json`` writes it
+    (``format=svg``: ``history --svg``'s sparklines, a string)."""
     from ...stats import changepoint as cp
     from ...stats.history import BY, METRICS, TOP, analyse, to_json
+
+    fmt = choice(params, "format", HISTORY_FORMATS, "json")
     from ...store.history import history as series_of
 
     by = choice(params, "by", BY, "window")
@@ -253,4 +293,9 @@ def history(snapshot: Snapshot, params: Mapping[str, str], now: datetime) -> dic
         series = series_of(snapshot, ids, by, pattern, top)
     except FlamespaceError as exc:
         raise QueryError("stack" if pattern and "matches" in str(exc) else "by", str(exc)) from None
-    return to_json(analyse(series, metric, alpha))
+    report = analyse(series, metric, alpha)
+    if fmt == "svg":
+        from ...render.sparkline import svg
+
+        return svg(report) or ""
+    return to_json(report)

@@ -1,0 +1,222 @@
+"""flamespace serve's web UI in a real browser (headless Chromium from /usr/bin/chromium, driven by
+playwright, as tests/render's browser tests; skipped without them, and a skip fails under CI=true).
+
+``flamespace serve`` runs on a loopback port; windows are pushed as an agent pushes them, a stack
+getting slower after the label ``version=2`` (a deploy). The UI then draws the range's flame graph,
+says the comparison of the range before the deploy with the range after it found that stack slower,
+makes no request that leaves the server and logs no error; its URL, opened again, shows the same view.
+Screenshots go to test-artifacts/ (git-ignored) for people to look at.
+"""
+
+from __future__ import annotations
+
+import gzip
+import random
+import signal
+import urllib.parse
+import urllib.request
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+pytest.importorskip("duckdb")
+
+from flamespace.workflows.serve import PUSH_PATH  # noqa: E402
+
+from ...render.test_browser import ARTIFACTS, browser  # noqa: E402, F401  (the shared Chromium fixture)
+from .pushes import T0, profile, push_proto  # noqa: E402
+from .test_server import Served  # noqa: E402
+
+#: Windows before and after the deploy (10 s each): enough runs for the comparison to find a 60% change.
+WINDOWS = 20
+#: The UI's URL of the pushed windows: the range around them, range A before the deploy and B after it.
+DEPLOY = T0 + timedelta(seconds=10 * WINDOWS)
+RANGE = {"service": "api", "from": "2026-11-01T09:58:00", "until": "2026-11-01T10:09:00"}
+SPANS = {
+    "afrom": T0.isoformat(),
+    "auntil": (DEPLOY - timedelta(seconds=5)).isoformat(),
+    "bfrom": DEPLOY.isoformat(),
+    "buntil": (DEPLOY + timedelta(seconds=10 * WINDOWS)).isoformat(),
+}
+#: How long the UI may take to show something on a busy machine (a bound, not a measurement).
+TIMEOUT_MS = 60_000
+
+
+def push_windows(url: str) -> None:
+    """WINDOWS windows of version 1, then WINDOWS of version 2 where main;checkout;parse takes 60% longer."""
+    rng = random.Random(29)
+    for k in range(2 * WINDOWS):
+        after = k >= WINDOWS
+        values = {
+            "main;checkout;parse": (1600 if after else 1000) + rng.randint(-50, 50),
+            "main;checkout;render": 500 + rng.randint(-50, 50),
+            "main;idle": 200 + rng.randint(-20, 20),
+        }
+        labels = {"service_name": "api", "region": "eu", "version": "2" if after else "1"}
+        body = gzip.compress(push_proto([(labels, [profile(values, T0 + timedelta(seconds=10 * k))])]))
+        request = urllib.request.Request(
+            url + PUSH_PATH, data=body, headers={"content-type": "application/proto", "content-encoding": "gzip"}
+        )
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            assert answer.status == 200
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    server = Served(str(tmp_path_factory.mktemp("ui") / "store"))
+    try:
+        push_windows(server.url)
+        yield server
+    finally:
+        server.stop(signal.SIGKILL)
+
+
+class Watched:
+    """A browser tab on the UI that records every request it makes and every error it logs."""
+
+    def __init__(self, browser, served: Served) -> None:  # noqa: F811
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.page = self.context.new_page()
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+        self.page.on("request", lambda request: self.requests.append(request.url))
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
+        self.served = served
+
+    def open(self, query: dict[str, str] | str) -> None:
+        search = query if isinstance(query, str) else "?" + urllib.parse.urlencode(query)
+        self.page.goto(self.served.url + "/" + search)
+
+    def frame(self, ready: str):
+        """The framed page (the viewer's, the comparison's) once ``ready`` (a script) holds in it."""
+        handle = self.page.wait_for_selector("#page:not([hidden])", timeout=TIMEOUT_MS)
+        frame = handle.content_frame()
+        frame.wait_for_function(ready, timeout=TIMEOUT_MS)
+        return frame
+
+    def shot(self, name: str) -> None:
+        ARTIFACTS.mkdir(exist_ok=True)
+        self.page.screenshot(path=str(ARTIFACTS / f"serve-ui-{name}.png"), full_page=False)
+
+    def left_the_server(self) -> list[str]:
+        return [url for url in self.requests if not url.startswith(self.served.url + "/") and url != "about:srcdoc"]
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def tab(browser, served):  # noqa: F811
+    watched = Watched(browser, served)
+    yield watched
+    watched.close()
+
+
+VIEWER_DRAWN = "window.flamespaceViewer && window.flamespaceViewer.ready && window.flamespaceViewer.draws > 0"
+COMPARISON_DRAWN = "window.flamespaceCompare && window.flamespaceCompare.ready"
+
+
+def test_the_ui_draws_the_ranges_flame_graph(tab):
+    tab.open(RANGE)
+    frame = tab.frame(VIEWER_DRAWN)
+    assert frame.evaluate("window.flamespaceViewer.count") >= 5  # root, main, checkout, parse, render, idle
+    bars = tab.page.locator("#timeline svg rect.bar")
+    assert bars.count() >= 10, "the timeline draws the windows' totals"
+    assert tab.page.locator("#service").input_value() == "api"
+    assert "40 windows" in tab.page.locator("#timeline-note").inner_text()
+    tab.shot("flame")
+    assert tab.errors == [] and tab.left_the_server() == []
+
+
+def test_comparing_the_ranges_names_the_stack_that_got_slower(tab):
+    tab.open({**RANGE, "view": "compare", **SPANS})
+    tab.page.wait_for_selector("#summary table.slower", timeout=TIMEOUT_MS)
+    tab.frame(COMPARISON_DRAWN)
+    slower = tab.page.locator("#summary table.slower").inner_text()
+    assert "parse" in slower and "render" not in slower and "idle" not in slower
+    assert "interval" in slower and "[" in slower, "each change with its interval"
+    assert "1 stack slower, 0 faster" in tab.page.locator("#summary .verdict").inner_text()
+    assert tab.page.locator("#summary table.faster").count() == 0
+    tab.shot("compare")
+    assert tab.errors == [] and tab.left_the_server() == []
+
+
+def test_a_shared_url_opens_the_same_view(tab, browser, served):  # noqa: F811
+    tab.open(RANGE)
+    tab.frame(VIEWER_DRAWN)
+    tab.page.locator("#label-name").select_option("region")
+    tab.page.wait_for_selector("#label-value:not([hidden]) option[value='eu']", state="attached", timeout=TIMEOUT_MS)
+    tab.page.locator("#label-value").select_option("eu")
+    tab.page.wait_for_selector("#labels .chip", timeout=TIMEOUT_MS)
+    tab.page.locator("nav.views a[data-view=history]").click()
+    tab.page.wait_for_selector("#history svg circle", state="attached", timeout=TIMEOUT_MS)
+    shared = tab.page.url
+    assert "view=history" in shared and "label=region%3Deu" in shared
+    history = tab.page.locator("#history svg").inner_html()
+    tab.shot("history")
+
+    again = Watched(browser, served)
+    try:
+        again.page.goto(shared)
+        again.page.wait_for_selector("#history svg circle", state="attached", timeout=TIMEOUT_MS)
+        assert again.page.locator("#history svg").inner_html() == history
+        assert again.page.locator("#labels .chip").inner_text().startswith("region=eu")
+        assert again.page.url == shared
+        assert again.errors == [] and again.left_the_server() == []
+    finally:
+        again.close()
+    assert tab.errors == [] and tab.left_the_server() == []
+
+
+def test_brushing_the_timeline_selects_a_range_into_the_url(tab):
+    tab.open(RANGE)
+    tab.frame(VIEWER_DRAWN)
+    box = tab.page.locator("#timeline svg").bounding_box()
+    assert box is not None
+    y = box["y"] + box["height"] / 3
+    tab.page.mouse.move(box["x"] + box["width"] * 0.2, y)
+    tab.page.mouse.down()
+    tab.page.mouse.move(box["x"] + box["width"] * 0.5, y, steps=5)
+    tab.page.mouse.up()
+    tab.page.wait_for_function("!location.search.includes('09%3A58')", timeout=TIMEOUT_MS)
+    query = urllib.parse.parse_qs(urllib.parse.urlparse(tab.page.url).query)
+    assert RANGE["from"] < query["from"][0] < query["until"][0] < RANGE["until"]
+    tab.frame(VIEWER_DRAWN)
+    assert tab.errors == [] and tab.left_the_server() == []
+
+
+def test_history_only_after_the_first_draw_has_no_stale_frame(tab):
+    """Going from the flame graph to the history hides the framed page (no leftover of another view)."""
+    tab.open(RANGE)
+    tab.frame(VIEWER_DRAWN)
+    tab.page.locator("nav.views a[data-view=history]").click()
+    tab.page.wait_for_selector("#history svg", timeout=TIMEOUT_MS)
+    assert tab.page.locator("#page").is_hidden()
+    assert Path(tab.page.url).name.startswith("?") or "view=history" in tab.page.url
+
+
+def test_with_a_token_file_the_ui_sends_the_read_token(browser, tmp_path):  # noqa: F811
+    """Behind --token-file the browser asks for the read token (basic auth) to open the page; a token in
+    the fragment (#token=...) goes with every API request as Bearer and is taken out of the URL."""
+    read = "r" * 24
+    tokens = tmp_path / "tokens"
+    tokens.write_text(f"ingest {'i' * 24}\nread {read}\n")
+    tokens.chmod(0o600)
+    server = Served(str(tmp_path / "store"), "--token-file", str(tokens))
+    try:
+        context = browser.new_context(http_credentials={"username": "ui", "password": read})
+        page = context.new_page()
+        sent: list[str | None] = []
+        page.on("request", lambda r: "/api/" in r.url and sent.append(r.headers.get("authorization")))
+        page.goto(server.url + "/?range=15m#token=" + read)
+        page.wait_for_selector("#timeline svg", timeout=TIMEOUT_MS)
+        assert sent and set(sent) == {"Bearer " + read}
+        assert "token" not in page.url
+        assert page.locator("#token-box").is_hidden()
+        context.close()
+    finally:
+        server.stop(signal.SIGKILL)
