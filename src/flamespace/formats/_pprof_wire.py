@@ -13,20 +13,20 @@ from ._protobuf import BYTES, VARINT, WireError, fields, repeated_varints, signe
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Tuple
+    from collections.abc import Callable
 
     #: A location: (mapping id, address, [(function id, line)]), lines as pprof lists them (innermost first).
-    Location = Tuple[int, int, list[tuple[int, int]]]
+    Location = tuple[int, int, list[tuple[int, int]]]
     #: A sample label: (key, str, num, num_unit), strings as indices into the string table.
-    Label = Tuple[int, int, int, int]
+    Label = tuple[int, int, int, int]
     #: A sample: (location ids, leaf first; values, unsigned as on the wire; labels).
-    Row = Tuple[tuple[int, ...], list[int], list[Label]]
+    Row = tuple[tuple[int, ...], list[int], list[Label]]
     #: Where a sample failed to decode: (its index, the message, the offset).
-    Failure = Tuple[int, str, int]
+    Failure = tuple[int, str, int]
     #: :func:`decode`'s answer: sample_types [(type, unit)], samples [(start, end)], locations {id: Location},
     #: functions {id: (name, system name, file)}, mappings {id: file}, strings, default_sample_type,
     #: period_type (type, unit), period, duration_nanos, comments, time_nanos.
-    Decoded = Tuple[
+    Decoded = tuple[
         list[tuple[int, int]],
         list[tuple[int, int]],
         dict[int, Location],
@@ -153,12 +153,16 @@ def _sample(data: bytes, pos: int, end: int) -> Row:
     return tuple(locations), values, labels
 
 
-try:  # the C decoder; the pure-Python one above stands in when it is not built
-    from . import _pprof
-
+def _native() -> tuple[Callable[[bytes], Decoded], Callable[[bytes, list[tuple[int, int]]], tuple[list[Row], Failure | None]]]:
+    """The C decoder's two functions, or the pure-Python ones when the extension is not built."""
+    try:
+        from . import _pprof
+    except ImportError:  # pragma: no cover - a build without the extension
+        return decode, samples
     _pprof.set_error(WireError)
-    fast_decode, fast_samples = _pprof.decode, _pprof.samples
-except ImportError:  # pragma: no cover - a build without the extension
-    fast_decode, fast_samples = decode, samples
+    return _pprof.decode, _pprof.samples
+
+
+fast_decode, fast_samples = _native()
 
 __all__ = ["decode", "fast_decode", "fast_samples", "samples"]

@@ -88,7 +88,7 @@ def test_the_name_parameter_gives_the_service_and_labels():
 
 
 def test_ingest_folded_with_its_window():
-    one = ingest_request(b"a;b 3\na;c 4\n", {"name": "api{v=2}", "from": "1793527200", "until": "1793527210"}, None, NOW)
+    (one,) = ingest_request(b"a;b 3\na;c 4\n", {"name": "api{v=2}", "from": "1793527200", "until": "1793527210"}, None, NOW)
     assert folded.texts(one.graph) == {"a;b": 3, "a;c": 4}
     assert dict(one.labels) == {
         "service_name": "api",
@@ -99,21 +99,22 @@ def test_ingest_folded_with_its_window():
 
 
 def test_ingest_lines_counts_each_line_once():
-    one = ingest_request(b"a;b\na;b\na;c\n", {"name": "api", "format": "lines"}, None, NOW)
+    (one,) = ingest_request(b"a;b\na;b\na;c\n", {"name": "api", "format": "lines"}, None, NOW)
     assert folded.texts(one.graph) == {"a;b": 2, "a;c": 1}
 
 
 def test_ingest_pprof_raw_and_multipart():
     raw = profile({"main;work": 7})
     body, _ = multipart("profile", raw)
-    for one in (
+    for (one,) in (
         ingest_request(raw, {"name": "api", "format": "pprof", "spyName": "pyspy", "sampleRate": "100"}, None, NOW),
         ingest_request(body, {"name": "api"}, raw, NOW, multipart=True),
     ):
         assert folded.texts(one.graph) == {"main;work": 7}
         assert one.labels["time"] == "2026-11-01T10:00:00.000000"
     assert (
-        ingest_request(raw, {"name": "api", "format": "pprof", "spyName": "pyspy"}, None, NOW).labels["pyroscope.spy"] == "pyspy"
+        ingest_request(raw, {"name": "api", "format": "pprof", "spyName": "pyspy"}, None, NOW)[0].labels["pyroscope.spy"]
+        == "pyspy"
     )
 
 

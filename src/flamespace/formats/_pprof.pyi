@@ -1,0 +1,12 @@
+# Types of the C extension _pprof.c (pprof's wire decoding; the same contract as _pprof_wire.py).
+
+from ._pprof_wire import Decoded, Failure, Row
+
+def decode(data: bytes, /) -> Decoded:
+    """The Profile message's tables; samples only as where they are."""
+
+def samples(data: bytes, where: list[tuple[int, int]], /) -> tuple[list[Row], Failure | None]:
+    """The samples at ``where``, decoded up to the first malformed one, and its failure."""
+
+def set_error(cls: type[Exception], /) -> None:
+    """Raise ``cls(message, offset)`` for malformed bytes."""
