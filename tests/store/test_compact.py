@@ -51,3 +51,23 @@ def test_compact_refuses_parts_that_are_not_consecutive_or_listed(tmp_path):
     assert store.compact([names[0], "nope"]) is None
     assert store.compact(names[:1]) is None
     assert [p["name"] for p in store.snapshot().manifest["parts"]] == names
+
+
+def test_the_writer_keeps_what_it_knows_across_its_own_compaction(tmp_path):
+    """serve compacts every few batches: the ids it interned stay valid, so the next add reads no
+    part again, and its stacks get the ids a store read afresh gives them."""
+    store = open_store(str(tmp_path / "s"))
+    for k in range(4):
+        store.add([one({"main;work": 10 + k, f"main;f{k}": 1}, k)])
+    names = [p["name"] for p in store.snapshot().manifest["parts"]]
+    made = store.compact(names)
+    assert store._intern is not None and store._intern.parts == {made}
+    store.add([one({"main;work": 3, "main;f1": 2, "main;later": 5}, 9)])
+    fresh = open_store(str(tmp_path / "s"))
+    fresh.add([one({"main;later": 1, "main;f2": 1}, 10)])
+    snapshot = fresh.snapshot()
+    assert [folded.texts(snapshot.graph([i])) for i in snapshot.profile_ids()][-2:] == [
+        {"main;work": 3, "main;f1": 2, "main;later": 5},
+        {"main;later": 1, "main;f2": 1},
+    ]
+    assert not check(store).problems

@@ -365,8 +365,19 @@ class Store:
             retired = list(manifest.get("retired", [])) + [{"name": p["name"], "since": now.isoformat()} for p in chosen]
             self._sweep(manifest, retired, now)
             write_manifest(self.path, manifest)
-            self._intern = None  # its parts are renamed: read again
+            self._keep_intern([p["name"] for p in chosen], name)
         return name
+
+    def _keep_intern(self, replaced: Sequence[str], by: str) -> None:
+        """After a compaction: the parts ``replaced`` are now the part ``by``, with the same ids and
+        contents, so an intern that had read them all still knows exactly what the parts hold (it is
+        not read again: serve compacts every few batches); any other is dropped, to be read again."""
+        intern = self._intern
+        if intern is None or not intern.parts.issuperset(replaced):
+            self._intern = None
+            return
+        intern.parts.difference_update(replaced)
+        intern.parts.add(by)
 
     def _collect(
         self,
