@@ -14,6 +14,7 @@ from ._protobuf import BYTES, VARINT, WireError, fields, repeated_varints, signe
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     #: A location: (mapping id, address, [(function id, line)]), lines as pprof lists them (innermost first).
     Location = tuple[int, int, list[tuple[int, int]]]
@@ -165,4 +166,18 @@ def _native() -> tuple[Callable[[bytes], Decoded], Callable[[bytes, list[tuple[i
 
 fast_decode, fast_samples = _native()
 
-__all__ = ["decode", "fast_decode", "fast_samples", "samples"]
+
+def _native_sum() -> (
+    Callable[[bytes, list[tuple[int, int]], int, int, int, dict[int, str], dict[Any, Any], list[int]], int] | None
+):
+    """The C loop that sums the common samples by stack text (pprof.py's fast path), or None."""
+    try:
+        from . import _pprof
+    except ImportError:  # pragma: no cover - a build without the extension
+        return None
+    return _pprof.sum_texts
+
+
+fast_sum = _native_sum()
+
+__all__ = ["decode", "fast_decode", "fast_samples", "fast_sum", "samples"]

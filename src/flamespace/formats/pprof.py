@@ -15,6 +15,7 @@ profile's metric and unit as the sample type and its labels as ``key: value`` co
 
 from __future__ import annotations
 
+import os
 import sys
 
 from .._record import Record, record
@@ -24,7 +25,7 @@ from ..core.vector import FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 from ._binary import error_at, read_all_bytes
-from ._pprof_wire import fast_decode, fast_samples
+from ._pprof_wire import fast_decode, fast_samples, fast_sum
 from ._protobuf import WireError, encode_bytes, encode_int, encode_packed, signed, varint
 from ..core.python_frames import PythonFrames, split_frame
 from ..core.stacks import split as split_text
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from typing import Any, TextIO
 
     from .._types import Number, Profile, Stack
-    from ._pprof_wire import Label
+    from ._pprof_wire import Label, Row
 
 name = "pprof"
 extensions = (".pprof", ".pb")
@@ -223,6 +224,23 @@ def _pick(profile: _Profile, options: ReadOptions, source: str) -> int:
     raise ArgumentError(f"{source} has no sample type {wanted!r}; it has {', '.join(types)}")
 
 
+#: The frame namer the reads share while the working directory stays (a server reads thousands of
+#: profiles of the same functions; naming each takes microseconds), and the most names it keeps.
+_NAMES: list[tuple[str, PythonFrames]] = []
+_MAX_NAMES = 1 << 18
+
+
+def _frame_names() -> PythonFrames:
+    """A :class:`PythonFrames` for the working directory (relative paths are shortened against it),
+    shared by the reads while it is the same and holds fewer than :data:`_MAX_NAMES` names."""
+    cwd = os.getcwd()
+    if _NAMES and _NAMES[0][0] == cwd and len(_NAMES[0][1]._cache) < _MAX_NAMES:
+        return _NAMES[0][1]
+    names = PythonFrames()
+    _NAMES[:] = [(cwd, names)]
+    return names
+
+
 class _NotText(Exception):
     """A frame that a stack text cannot hold as it is (';', a line break, or nothing)."""
 
@@ -234,7 +252,7 @@ class _Stacks:
     def __init__(self, profile: _Profile, source: str) -> None:
         self.profile = profile
         self.source = source
-        self.names = PythonFrames()
+        self.names = _frame_names()
         self.frame_cache: dict[int, tuple[str, ...]] = {}
         self.text_cache: dict[int, str] = {}
 
@@ -280,6 +298,16 @@ class _Stacks:
                 cache[location_id] = text
         return ";".join(map(cache.__getitem__, reversed(location_ids)))
 
+    def fill(self) -> None:
+        """The text of every location that has one (for the C loop); one that is undefined, names
+        what is not there or cannot be joined is left out, for the sample that uses it to say so."""
+        for location_id in self.profile.locations:
+            if location_id not in self.text_cache:
+                try:
+                    self.text((location_id,))
+                except (InputError, _NotText):
+                    pass
+
     def stack(self, location_ids: tuple[int, ...]) -> Stack:
         return tuple(frame for location_id in reversed(location_ids) for frame in self.frames(location_id))
 
@@ -314,71 +342,114 @@ def _sum_samples(
 ) -> tuple[dict[tuple[Label, ...], dict[Any, Number]], tuple[int, list[str]] | None, bool]:
     """The samples' values summed by stack, per distinct set of sample labels (``split``; else all
     in the set ``()``); how many samples had labels and their keys (None when none had); and
-    whether the stacks are texts (else frame tuples)."""
-    stacks = _Stacks(profile, source)
-    make: Callable[[tuple[int, ...]], Any] = stacks.text
-    as_texts = True
-    stack_of: dict[tuple[int, ...], Any] = {}
-    everything: dict[Any, Number] = {}
-    groups: dict[tuple[Label, ...], dict[Any, Number]] = {(): everything}
-    with_labels = 0
-    keys: dict[int, None] = {}
-    count = len(profile.sample_types)
-    rows, failure = fast_samples(data, profile.samples)
-    for index, (location_ids, values, labels) in enumerate(rows):
+    whether the stacks are texts (else frame tuples).
+
+    The common samples (no labels, a positive value, every location's text known) are summed by
+    the C loop (``sum_texts``); it stops at any other, which :meth:`_Sums.take` reads as the
+    pure-Python loop does, so messages, notes and their order are the same either way."""
+    sums = _Sums(profile, column, options, source, diagnostics, split)
+    where = profile.samples
+    index = 0
+    if fast_sum is not None:
+        sums.stacks.fill()
+        while index < len(where) and sums.as_texts:
+            deferred: list[int] = []
+            stop = fast_sum(
+                data, where, index, column, len(profile.sample_types), sums.stacks.text_cache, sums.everything, deferred
+            )
+            todo = deferred + ([stop] if stop < len(where) else [])
+            sums.take_all(data, todo)
+            index = stop + 1
+    sums.take_all(data, range(index, len(where)))
+    groups = sums.groups
+    if not sums.everything and len(groups) > 1:
+        del groups[()]
+    labelled = (sums.with_labels, [_label_key(profile, key) for key in sums.keys]) if sums.with_labels else None
+    return groups, labelled, sums.as_texts
+
+
+class _Sums:
+    """The reader's loop over samples, one at a time: sums by stack per label set."""
+
+    def __init__(
+        self, profile: _Profile, column: int, options: ReadOptions, source: str, diagnostics: Diagnostics | None, split: bool
+    ) -> None:
+        self.profile, self.column, self.options, self.source = profile, column, options, source
+        self.diagnostics, self.split = diagnostics, split
+        self.stacks = _Stacks(profile, source)
+        self.make: Callable[[tuple[int, ...]], Any] = self.stacks.text
+        self.as_texts = True
+        self.stack_of: dict[tuple[int, ...], Any] = {}
+        self.everything: dict[Any, Number] = {}
+        self.groups: dict[tuple[Label, ...], dict[Any, Number]] = {(): self.everything}
+        self.with_labels = 0
+        self.keys: dict[int, None] = {}
+
+    def take_all(self, data: bytes, indices: Sequence[int]) -> None:
+        """Decode and take the samples at ``indices`` (in order); a malformed one ends in its WireError."""
+        where = self.profile.samples
+        rows, failure = fast_samples(data, [where[i] for i in indices])
+        for index, row in zip(indices, rows):
+            self.take(index, row)
+        if failure is not None:
+            raise WireError(failure[1], failure[2])
+
+    def take(self, index: int, row: Row) -> None:
+        location_ids, values, labels = row
+        count, source, diagnostics = len(self.profile.sample_types), self.source, self.diagnostics
         if len(values) != count:
             reason = f"sample {index} has {len(values)} values for {count} sample types"
-            if not options.skip_invalid:
-                raise error_at(reason, profile.samples[index][0], source)
+            if not self.options.skip_invalid:
+                raise error_at(reason, self.profile.samples[index][0], source)
             if diagnostics is not None:
                 diagnostics.skip(source, None, reason)
-            continue
-        value = values[column]
+            return
+        value = values[self.column]
         if value >= 1 << 63:  # signed(): int64 on the wire
             value -= 1 << 64
         if value <= 0:
             if value < 0:
                 reason = f"sample {index} has the negative value {value} (a difference of profiles?)"
-                if not options.skip_invalid:
-                    raise error_at(reason + "; flame graphs hold values >= 0", profile.samples[index][0], source)
+                if not self.options.skip_invalid:
+                    raise error_at(reason + "; flame graphs hold values >= 0", self.profile.samples[index][0], source)
                 if diagnostics is not None:
                     diagnostics.skip(source, None, reason)
-            continue
-        key = stack_of.get(location_ids)
+            return
+        key = self.stack_of.get(location_ids)
         if key is None:
             try:
-                key = make(location_ids)
-            except _NotText:  # from here on frame tuples; the texts so far split back exactly
-                make, as_texts = stacks.stack, False
-                stack_of = {ids: split_text(text) for ids, text in stack_of.items()}
-                for label_set, summed in groups.items():
-                    groups[label_set] = {split_text(text): total for text, total in summed.items()}
-                everything = groups[()]
-                key = make(location_ids)
-            stack_of[location_ids] = key
-        counts = everything
+                key = self.make(location_ids)
+            except _NotText:
+                self._to_tuples()
+                key = self.make(location_ids)
+            self.stack_of[location_ids] = key
+        counts = self.everything
         if labels:
-            with_labels += 1
-            keys.update(dict.fromkeys(label[0] for label in labels))
-            if split:
-                label_set = tuple(sorted(labels))
-                found = groups.get(label_set)
-                if found is None:
-                    if len(groups) > MAX_LABEL_SETS:
-                        raise InputError(
-                            f"the samples carry more than {MAX_LABEL_SETS:,} distinct sets of sample labels "
-                            "(a label unique to each request?); each set would be a profile of its own",
-                            source,
-                        )
-                    found = groups[label_set] = {}
-                counts = found
+            self.with_labels += 1
+            self.keys.update(dict.fromkeys(label[0] for label in labels))
+            if self.split:
+                counts = self._group(tuple(sorted(labels)))
         counts[key] = counts.get(key, 0) + value
-    if failure is not None:
-        raise WireError(failure[1], failure[2])
-    if not everything and len(groups) > 1:
-        del groups[()]
-    labelled = (with_labels, [_label_key(profile, key) for key in keys]) if with_labels else None
-    return groups, labelled, as_texts
+
+    def _to_tuples(self) -> None:
+        """From here on frame tuples: a frame a text cannot hold. The texts so far split back exactly."""
+        self.make, self.as_texts = self.stacks.stack, False
+        self.stack_of = {ids: split_text(text) for ids, text in self.stack_of.items()}
+        for label_set, summed in self.groups.items():
+            self.groups[label_set] = {split_text(text): total for text, total in summed.items()}
+        self.everything = self.groups[()]
+
+    def _group(self, label_set: tuple[Label, ...]) -> dict[Any, Number]:
+        found = self.groups.get(label_set)
+        if found is None:
+            if len(self.groups) > MAX_LABEL_SETS:
+                raise InputError(
+                    f"the samples carry more than {MAX_LABEL_SETS:,} distinct sets of sample labels "
+                    "(a label unique to each request?); each set would be a profile of its own",
+                    self.source,
+                )
+            found = self.groups[label_set] = {}
+        return found
 
 
 def _label_key(profile: _Profile, index: int) -> str:
