@@ -455,9 +455,51 @@ static int plain_varints(const Buffer *b, const Field *f, Ids *ids, Py_ssize_t *
 
 enum { SAMPLE_ADDED, SAMPLE_SKIPPED, SAMPLE_DEFERRED, SAMPLE_STOP, SAMPLE_ERROR };
 
+/* Location id -> its text (borrowed from the texts dict, which outlives the loop): an array when the
+ * ids are small and dense enough (pprof numbers them 1, 2, 3, ...), so a sample's ids are looked up
+ * without a Python int each; else the dict itself. */
+typedef struct {
+    PyObject **by_id;
+    Py_ssize_t size;
+    PyObject *dict;
+} Texts;
+
+static int texts_init(Texts *t, PyObject *dict) {
+    t->by_id = NULL;
+    t->size = 0;
+    t->dict = dict;
+    Py_ssize_t pos = 0, top = -1;
+    PyObject *key, *value;
+    while (PyDict_Next(dict, &pos, &key, &value)) {
+        if (!PyLong_CheckExact(key) || !PyUnicode_CheckExact(value)) return 0;
+        Py_ssize_t id = PyLong_AsSsize_t(key);
+        if (id < 0 || id > 4 * PyDict_GET_SIZE(dict) + 1024) {
+            PyErr_Clear();
+            return 0; /* sparse or huge ids: the dict */
+        }
+        if (id > top) top = id;
+    }
+    t->by_id = PyMem_Calloc((size_t)(top + 1), sizeof(PyObject *));
+    if (t->by_id == NULL) return -1;
+    t->size = top + 1;
+    pos = 0;
+    while (PyDict_Next(dict, &pos, &key, &value)) t->by_id[PyLong_AsSsize_t(key)] = value;
+    return 0;
+}
+
+/* The text of location ``id`` (borrowed), or NULL: not known (no exception) or an error (set). */
+static PyObject *texts_get(const Texts *t, uint64_t id) {
+    if (t->by_id != NULL) return id < (uint64_t)t->size ? t->by_id[id] : NULL;
+    PyObject *key = PyLong_FromUnsignedLongLong(id);
+    if (key == NULL) return NULL;
+    PyObject *text = PyDict_GetItemWithError(t->dict, key);
+    Py_DECREF(key);
+    return text;
+}
+
 /* One sample of the common kind: its value added to counts[its stack text]. */
 static int sum_sample(const Buffer *b, Py_ssize_t pos, Py_ssize_t end, Py_ssize_t column, Py_ssize_t expected,
-                      PyObject *texts, PyObject *counts, PyObject *separator, Ids *ids) {
+                      const Texts *texts, PyObject *counts, PyObject *separator, Ids *ids) {
     Field f;
     int status, labelled = 0;
     Py_ssize_t count = 0, ignored = 0;
@@ -480,13 +522,7 @@ static int sum_sample(const Buffer *b, Py_ssize_t pos, Py_ssize_t end, Py_ssize_
     PyObject *parts = PyTuple_New(ids->size);
     if (parts == NULL) return SAMPLE_ERROR;
     for (Py_ssize_t k = 0; k < ids->size; k++) { /* root first: pprof lists the leaf first */
-        PyObject *key = PyLong_FromUnsignedLongLong(ids->ids[ids->size - 1 - k]);
-        if (key == NULL) {
-            Py_DECREF(parts);
-            return SAMPLE_ERROR;
-        }
-        PyObject *text = PyDict_GetItemWithError(texts, key);
-        Py_DECREF(key);
+        PyObject *text = texts_get(texts, ids->ids[ids->size - 1 - k]);
         if (text == NULL) {
             Py_DECREF(parts);
             return PyErr_Occurred() ? SAMPLE_ERROR : SAMPLE_STOP;
@@ -528,13 +564,19 @@ static PyObject *sum_texts(PyObject *self, PyObject *args) {
     Buffer b = {(const unsigned char *)view.buf, view.len};
     PyObject *separator = PyUnicode_FromString(";"), *result = NULL;
     Ids ids = {NULL, 0, 0};
+    Texts table;
     Py_ssize_t index = first < 0 ? 0 : first;
+    if (texts_init(&table, texts) < 0) {
+        Py_XDECREF(separator);
+        PyBuffer_Release(&view);
+        return NULL;
+    }
     if (separator == NULL) goto done;
     for (; index < PyList_GET_SIZE(where); index++) {
         Py_ssize_t start, end;
         if (!PyArg_ParseTuple(PyList_GET_ITEM(where, index), "nn", &start, &end)) goto done;
         if (start < 0 || end < start || end > b.size) break; /* not a place decode gave: the Python reader's */
-        int status = sum_sample(&b, start, end, column, expected, texts, counts, separator, &ids);
+        int status = sum_sample(&b, start, end, column, expected, &table, counts, separator, &ids);
         if (status == SAMPLE_ERROR) goto done;
         if (status == SAMPLE_STOP) break;
         if (status == SAMPLE_DEFERRED) {
@@ -550,6 +592,7 @@ static PyObject *sum_texts(PyObject *self, PyObject *args) {
 done:
     Py_XDECREF(separator);
     PyMem_Free(ids.ids);
+    PyMem_Free(table.by_id);
     PyBuffer_Release(&view);
     return result;
 }
