@@ -71,3 +71,24 @@ def test_the_writer_keeps_what_it_knows_across_its_own_compaction(tmp_path):
         {"main;later": 1, "main;f2": 1},
     ]
     assert not check(store).problems
+
+
+def test_a_second_writer_follows_the_first_ones_compaction_without_reading_the_store_again(tmp_path):
+    """Two serve processes on one store: one compacts what both wrote; the other's intern knew every
+    replaced part, so it renames them and reads nothing again; the ids it gives stay the store's."""
+    first, second = open_store(str(tmp_path / "s")), open_store(str(tmp_path / "s"))
+    for k in range(4):
+        (first if k % 2 else second).add([one({"main;work": 10 + k, f"main;f{k}": 1}, k)])
+    second.add([one({"main;f0": 5}, 8)])
+    first.add([one({"main;f1": 5}, 9)])
+    known = first._intern
+    made = second.compact([p["name"] for p in second.snapshot().manifest["parts"]])
+    first.add([one({"main;work": 3, "main;f3": 2, "main;later": 5}, 10)])
+    assert first._intern is known and made in known.parts
+    second.add([one({"main;later": 1, "main;f2": 1}, 11)])
+    snapshot = open_store(str(tmp_path / "s")).snapshot()
+    assert [folded.texts(snapshot.graph([i])) for i in snapshot.profile_ids()][-2:] == [
+        {"main;work": 3, "main;f3": 2, "main;later": 5},
+        {"main;later": 1, "main;f2": 1},
+    ]
+    assert not check(first).problems

@@ -446,6 +446,8 @@ class Store:
         """Frames, stacks and hashes of every stored part (read only for parts not seen before)."""
         names = {p["name"] for p in manifest["parts"]}
         intern = self._intern
+        if intern is not None and not intern.parts <= names:
+            _follow_compactions(self.path, intern, manifest)
         if intern is None or not intern.parts <= names:
             intern = self._intern = _Intern()
         fresh = [p for p in manifest["parts"] if p["name"] not in intern.parts]
@@ -1099,6 +1101,25 @@ def _conditions(chosen: Selector) -> tuple[list[str], list[Any]]:
 
 
 # -- ingest
+
+
+def _follow_compactions(root: str, intern: _Intern, manifest: Mapping[str, Any]) -> None:
+    """Parts the intern read that another writer (a second ``serve`` on the store) compacted: a part
+    :meth:`Store.compact` wrote holds exactly the profiles, stacks and frames of the parts it replaces,
+    ids unchanged, so when the intern read them all it knows the new part too (it is not read
+    again). Anything else (gc's parts, which may drop profiles; an unreadable description) is left
+    for the caller to read afresh."""
+    for part in manifest["parts"]:
+        name = part["name"]
+        if name in intern.parts or not name.endswith("-compact"):
+            continue
+        try:
+            replaced = set(read_part_meta(os.path.join(root, "parts", name, PART_META)).get("replaces", []))
+        except (OSError, ValueError, ManifestError):
+            continue
+        if replaced and replaced <= intern.parts:
+            intern.parts.difference_update(replaced)
+            intern.parts.add(name)
 
 
 def _next_ids(manifest: Mapping[str, Any], intern: _Intern) -> dict[str, int]:
