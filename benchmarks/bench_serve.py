@@ -123,6 +123,16 @@ def push_all(port: int, bodies: list[bytes], clients: int) -> float:
     return took
 
 
+def process_cpu(pid: int) -> float:
+    """The CPU seconds (user + system) process ``pid`` has used, from /proc (0 where there is none)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def timed(port: int, path: str, params: dict[str, str], repeat: int) -> float:
     """The median seconds of a GET (answered 200)."""
     times = []
@@ -189,7 +199,9 @@ def main() -> None:
         store = os.path.join(directory, "store")
         process, port = start_server(store)
         try:
+            cpu_before = process_cpu(process.pid)
             took = push_all(port, first, args.clients)
+            cpu = process_cpu(process.pid) - cpu_before
             push_all(port, rest, args.clients)
             parts = len(json.load(open(os.path.join(store, "MANIFEST.json")))["parts"])
             rows = [(name, timed(port, path, params, args.repeat)) for name, path, params in queries(per_service)]
@@ -204,7 +216,8 @@ def main() -> None:
             process.wait(timeout=120)
     print(
         f"ingest: {len(first)} pushes of {args.stacks} stacks ({sizes[len(sizes) // 2]:,} bytes gzipped, median), "
-        f"{args.clients} clients: {len(first) / took:.0f} pushes/s ({took:.1f} s)"
+        f"{args.clients} clients: {len(first) / took:.0f} pushes/s ({took:.1f} s); the server's CPU "
+        f"{cpu / len(first) * 1000:.2f} ms a push ({cpu / took:.2f} cores)"
     )
     print(
         f"store of {services * per_service} windows ({services} services) in {parts} parts as pushed; queries, median of {args.repeat}:"
