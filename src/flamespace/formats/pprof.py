@@ -603,4 +603,17 @@ def encode(profile: Profile, *, time_ns: int | None = None, duration_ns: int | N
     return bytes(out)
 
 
-__all__ = ["ReadOptions", "WriteOptions", "dump", "encode", "extensions", "name", "parse", "parse_bytes", "sniff"]
+__all__ = [
+    "MAX_LABEL_SETS",
+    "Labelled",
+    "ReadOptions",
+    "WriteOptions",
+    "dump",
+    "encode",
+    "extensions",
+    "name",
+    "parse",
+    "parse_bytes",
+    "read_labelled",
+    "sniff",
+]
