@@ -224,20 +224,23 @@ def _pick(profile: _Profile, options: ReadOptions, source: str) -> int:
     raise ArgumentError(f"{source} has no sample type {wanted!r}; it has {', '.join(types)}")
 
 
-#: The frame namer the reads share while the working directory stays (a server reads thousands of
+#: The frame namer the reads share while what it names paths by stays (a server reads thousands of
 #: profiles of the same functions; naming each takes microseconds), and the most names it keeps.
-_NAMES: list[tuple[str, PythonFrames]] = []
+_NAMES: list[tuple[tuple[str, ...], PythonFrames]] = []
 _MAX_NAMES = 1 << 18
 
 
 def _frame_names() -> PythonFrames:
-    """A :class:`PythonFrames` for the working directory (relative paths are shortened against it),
-    shared by the reads while it is the same and holds fewer than :data:`_MAX_NAMES` names."""
-    cwd = os.getcwd()
-    if _NAMES and _NAMES[0][0] == cwd and len(_NAMES[0][1]._cache) < _MAX_NAMES:
+    """A :class:`PythonFrames` shared by the reads while the directories it shortens paths against
+    (the working directory, the program's: ``set_program_dirs``) are the same and it holds fewer
+    than :data:`_MAX_NAMES` names; else a new one."""
+    from ..core import python_frames
+
+    key = (os.getcwd(), *python_frames._program_dirs)
+    if _NAMES and _NAMES[0][0] == key and len(_NAMES[0][1]._cache) < _MAX_NAMES:
         return _NAMES[0][1]
     names = PythonFrames()
-    _NAMES[:] = [(cwd, names)]
+    _NAMES[:] = [(key, names)]
     return names
 
 
