@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 # notice that [tool.setuptools.ext-modules] (pyproject.toml) is experimental (it is, and we pin nothing on it).
 INSTALL_WARNINGS := PYTHONWARNINGS='ignore:`[tool.setuptools.ext-modules]`'
 
-$(STAMP): pyproject.toml tests/constraints.txt src/flamespace/collect/_alloc.c src/flamespace/collect/_waiter.c src/flamespace/collect/_tracer.c src/flamespace/formats/_folded.c src/flamespace/stats/_maxt.c src/flamespace/collect/remote/_remote.c src/flamespace/collect/remote/_unwind.c
+$(STAMP): pyproject.toml tests/constraints.txt src/flamespace/collect/_alloc.c src/flamespace/collect/_waiter.c src/flamespace/collect/_tracer.c src/flamespace/formats/_folded.c src/flamespace/formats/_pprof.c src/flamespace/stats/_maxt.c src/flamespace/collect/remote/_remote.c src/flamespace/collect/remote/_unwind.c
 	@echo "Installing flamespace and its test tools into $(VENV) (once; about 30 s)"
 	@$(PYTHON) -m venv $(VENV)
 	@$(PY) -m pip install -qq --upgrade pip

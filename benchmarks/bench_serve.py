@@ -1,12 +1,13 @@
 """flamespace serve under load on loopback: pushes per second, and query latency over 1,000 windows.
 
-    python benchmarks/bench_serve.py [--stacks 200] [--pushes 400] [--clients 4] [--windows 1000]
+    python benchmarks/bench_serve.py [--stacks 200] [--pushes 400] [--clients 4] [--servers 1] [--windows 1000]
 
 A ``flamespace serve`` process on a free loopback port; ``--clients`` threads push PushRequests
 as pyroscope-io does (protobuf, gzip, one series of one pprof sample of ``--stacks`` stacks, ten
 seconds each, labels service_name and region), each on a kept-alive connection, ``--pushes`` in
 all: pushes per second from the first send to the last answer (every answer is a 200: the
-profile is durably stored). Then the store is filled to ``--windows`` windows of 20 services
+profile is durably stored), and the server's CPU a push; ``--servers 2`` runs two processes on
+the one store, the clients split among them. Then the store is filled to ``--windows`` windows of 20 services
 (the pushes above count) and each query of the API is timed, median of ``--repeat``, on the
 store as pushed (the writer's parts) and again after ``flamespace store gc`` compacted it.
 The profiles: a call tree of Python-like frames (depth 3..30), values of a 100 Hz sampler over
@@ -97,12 +98,13 @@ def start_server(store: str) -> tuple[subprocess.Popen, int]:
     raise SystemExit("flamespace serve did not start")
 
 
-def push_all(port: int, bodies: list[bytes], clients: int) -> float:
-    """Push every body (``clients`` threads, one connection each); the seconds it took. Any answer but 200 stops the run."""
+def push_all(ports: list[int], bodies: list[bytes], clients: int) -> float:
+    """Push every body (``clients`` threads, one connection each, to the servers on ``ports`` in
+    turn); the seconds it took. Any answer but 200 stops the run."""
     chunks = [bodies[k::clients] for k in range(clients)]
     failures: list[str] = []
 
-    def client(chunk: list[bytes]) -> None:
+    def client(chunk: list[bytes], port: int) -> None:
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         for body in chunk:
             connection.request("POST", PUSH, body, {"Content-Type": "application/proto", "Content-Encoding": "gzip"})
@@ -112,7 +114,7 @@ def push_all(port: int, bodies: list[bytes], clients: int) -> float:
                 failures.append(f"{answer.status}")
                 return
 
-    threads = [threading.Thread(target=client, args=(c,)) for c in chunks]
+    threads = [threading.Thread(target=client, args=(c, ports[k % len(ports)])) for k, c in enumerate(chunks)]
     began = time.perf_counter()
     for t in threads:
         t.start()
@@ -122,6 +124,16 @@ def push_all(port: int, bodies: list[bytes], clients: int) -> float:
     if failures:
         raise SystemExit(f"pushes failed: {failures[:5]}")
     return took
+
+
+def process_cpu(pid: int) -> float:
+    """The CPU seconds (user + system) process ``pid`` has used, from /proc (0 where there is none)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def timed(port: int, path: str, params: dict[str, str], repeat: int) -> float:
@@ -169,6 +181,7 @@ def main() -> None:
     parser.add_argument("--stacks", type=int, default=200)
     parser.add_argument("--pushes", type=int, default=400)
     parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--servers", type=int, default=1, help="serve processes on the one store, the clients split among them")
     parser.add_argument("--windows", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=29)
@@ -188,10 +201,13 @@ def main() -> None:
     sizes = sorted(len(b) for b in first)
     with tempfile.TemporaryDirectory() as directory:
         store = os.path.join(directory, "store")
-        process, port = start_server(store)
+        servers = [start_server(store) for _ in range(args.servers)]
+        port = servers[0][1]
         try:
-            took = push_all(port, first, args.clients)
-            push_all(port, rest, args.clients)
+            cpu_before = sum(process_cpu(process.pid) for process, _ in servers)
+            took = push_all([p for _, p in servers], first, args.clients)
+            cpu = sum(process_cpu(process.pid) for process, _ in servers) - cpu_before
+            push_all([port], rest, args.clients)
             parts = len(json.load(open(os.path.join(store, "MANIFEST.json")))["parts"])
             rows = [(name, timed(port, path, params, args.repeat)) for name, path, params in queries(per_service)]
             subprocess.run(
@@ -201,11 +217,14 @@ def main() -> None:
             )
             compacted = [(name, timed(port, path, params, args.repeat)) for name, path, params in queries(per_service)]
         finally:
-            process.send_signal(signal.SIGTERM)
-            process.wait(timeout=120)
+            for process, _ in servers:
+                process.send_signal(signal.SIGTERM)
+            for process, _ in servers:
+                process.wait(timeout=120)
     print(
         f"ingest: {len(first)} pushes of {args.stacks} stacks ({sizes[len(sizes) // 2]:,} bytes gzipped, median), "
-        f"{args.clients} clients: {len(first) / took:.0f} pushes/s ({took:.1f} s)"
+        f"{args.clients} clients, {args.servers} server{'s' if args.servers > 1 else ''}: {len(first) / took:.0f} pushes/s ({took:.1f} s); the server's CPU "
+        f"{cpu / len(first) * 1000:.2f} ms a push ({cpu / took:.2f} cores)"
     )
     print(
         f"store of {services * per_service} windows ({services} services) in {parts} parts as pushed; queries, median of {args.repeat}:"

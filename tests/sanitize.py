@@ -21,12 +21,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "flamespace"
-#: The tests that run each extension's code (the folded reader, max-t, tracer, sampler, allocations,
+#: The tests that run each extension's code (the folded and pprof readers, max-t, tracer, sampler, allocations,
 #: the out-of-process reader on a program that changes under it).
 TESTS = (
     "tests/formats/test_folded.py",
     "tests/formats/test_folded_long_lines.py",
     "tests/formats/test_folded_texts.py",
+    "tests/formats/test_pprof_wire.py",
+    "tests/formats/test_pprof.py",
     "tests/stats/test_maxt.py",
     "tests/stats/test_maxt_core.py",
     "tests/collect/test_trace.py",

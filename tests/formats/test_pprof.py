@@ -8,6 +8,7 @@ import io
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -209,3 +210,27 @@ def test_go_tool_pprof_reads_what_we_write(tmp_path: Path) -> None:
         line.split()[-1]: line.split()[0] for line in done.stdout.splitlines() if line.strip().endswith((" f", " main", " g"))
     }
     assert rows == {"f": "30ns", "main": "10ns", "g": "5ns"}
+
+
+def test_sample_labels_are_counted_without_them_and_a_note_says_so(tmp_path):
+    """The reader of files (the CLI's) keeps one flame graph: samples with pprof sample labels count
+    in it as the others do, and the diagnostics say how many carried which labels."""
+    from tests.workflows.serve.pushes import labelled_profile
+
+    path = tmp_path / "labelled.pprof"
+    path.write_bytes(
+        labelled_profile([("main;a", 3, {"endpoint": "/x"}), ("main;b", 4, {}), ("main;a", 5, {"size": (1024, "bytes")})])
+    )
+    notes = Diagnostics()
+    graph = registry.read_graph(str(path), diagnostics=notes)
+    assert dict(graph.items()) == {("main", "a"): 8, ("main", "b"): 4}
+    assert notes.warnings == [
+        f"{path}: 2 of 3 samples carry pprof sample labels (endpoint, size), which a flame graph does not keep: "
+        "they are counted without them"
+    ]
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; from flamespace.cli import script; sys.exit(script())", "info", str(path)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0 and "2 of 3 samples carry pprof sample labels" in done.stderr, done.stderr

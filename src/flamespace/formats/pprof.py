@@ -15,6 +15,7 @@ profile's metric and unit as the sample type and its labels as ``key: value`` co
 
 from __future__ import annotations
 
+import os
 import sys
 
 from .._record import Record, record
@@ -24,25 +25,18 @@ from ..core.vector import FlameGraph
 from ..diagnostics import Diagnostics
 from ..errors import ArgumentError, InputError
 from ._binary import error_at, read_all_bytes
-from ._protobuf import (
-    BYTES,
-    VARINT,
-    WireError,
-    encode_bytes,
-    encode_int,
-    encode_packed,
-    fields,
-    repeated_varints,
-    signed,
-    varint,
-)
+from ._pprof_wire import fast_decode, fast_samples, fast_sum
+from ._protobuf import WireError, encode_bytes, encode_int, encode_packed, signed, varint
 from ..core.python_frames import PythonFrames, split_frame
+from ..core.stacks import split as split_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import TextIO
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any, TextIO
 
     from .._types import Number, Profile, Stack
+    from ._pprof_wire import Label, Row
 
 name = "pprof"
 extensions = (".pprof", ".pb")
@@ -121,96 +115,24 @@ def sniff(head: bytes) -> bool | None:
 
 
 class _Profile:
-    """The parts of a Profile message a flame graph needs, decoded."""
+    """The parts of a Profile message a flame graph needs, decoded (:mod:`._pprof_wire`)."""
 
-    def __init__(self) -> None:
-        self.sample_types: list[tuple[int, int]] = []
-        self.samples: list[tuple[int, int]] = []  # where each Sample message is
-        self.locations: dict[int, tuple[int, int, list[tuple[int, int]]]] = {}  # id -> mapping, address, [(function, line)]
-        self.functions: dict[int, tuple[int, int, int]] = {}  # id -> name, system name, file
-        self.mappings: dict[int, int] = {}  # id -> file
-        self.strings: list[str] = []
-        self.default_sample_type = 0
-        self.period_type: tuple[int, int] = (0, 0)
-        self.period = 0
-        self.duration = 0
-        self.comments: list[int] = []
+    def __init__(self, data: bytes) -> None:
+        (
+            self.sample_types,
+            self.samples,  # where each Sample message is: (start, end)
+            self.locations,  # id -> mapping, address, [(function, line)]
+            self.functions,  # id -> name, system name, file
+            self.mappings,  # id -> file
+            self.strings,
+            self.default_sample_type,
+            self.period_type,
+            self.period,
+            self.duration,
+            self.comments,
+            self.time_nanos,
+        ) = fast_decode(data)
         self.source = "<input>"
-
-
-def _decode(data: bytes) -> _Profile:
-    profile = _Profile()
-    for number, wire, value, end in fields(data, 0, len(data)):
-        if number == 2 and wire == BYTES:
-            profile.samples.append((value, end))
-        elif number == 4 and wire == BYTES:
-            location_id, parts = _location(data, value, end)
-            profile.locations[location_id] = parts
-        elif number == 5 and wire == BYTES:
-            function_id, function = _function(data, value, end)
-            profile.functions[function_id] = function
-        elif number == 6 and wire == BYTES:
-            profile.strings.append(data[value:end].decode("utf-8", "replace"))
-        elif number in (1, 11) and wire == BYTES:
-            pair = _ints(data, value, end, 2)
-            if number == 1:
-                profile.sample_types.append((pair[0], pair[1]))
-            else:
-                profile.period_type = (pair[0], pair[1])
-        elif number == 3 and wire == BYTES:
-            mapping = _ints(data, value, end, 5)
-            profile.mappings[mapping[0]] = mapping[4]
-        elif number == 12 and wire == VARINT:
-            profile.period = signed(value)
-        elif number == 10 and wire == VARINT:
-            profile.duration = signed(value)
-        elif number == 13:
-            repeated_varints(data, wire, value, end, profile.comments)
-        elif number == 14 and wire == VARINT:
-            profile.default_sample_type = value
-    return profile
-
-
-def _ints(data: bytes, pos: int, end: int, count: int) -> list[int]:
-    """Varint fields 1..count of a small message (others skipped)."""
-    values = [0] * count
-    for number, wire, value, _ in fields(data, pos, end):
-        if number <= count and wire == VARINT:
-            values[number - 1] = value
-    return values
-
-
-def _location(data: bytes, pos: int, end: int) -> tuple[int, tuple[int, int, list[tuple[int, int]]]]:
-    location_id = mapping = address = 0
-    lines: list[tuple[int, int]] = []
-    for number, wire, value, stop in fields(data, pos, end):
-        if number == 4 and wire == BYTES:
-            line = _ints(data, value, stop, 2)
-            lines.append((line[0], signed(line[1])))
-        elif wire == VARINT and number in (1, 2, 3):
-            if number == 1:
-                location_id = value
-            elif number == 2:
-                mapping = value
-            else:
-                address = value
-    return location_id, (mapping, address, lines)
-
-
-def _function(data: bytes, pos: int, end: int) -> tuple[int, tuple[int, int, int]]:
-    values = _ints(data, pos, end, 4)
-    return values[0], (values[1], values[2], values[3])
-
-
-def _sample(data: bytes, pos: int, end: int) -> tuple[list[int], list[int]]:
-    locations: list[int] = []
-    values: list[int] = []
-    for number, wire, value, stop in fields(data, pos, end):
-        if number == 1:
-            repeated_varints(data, wire, value, stop, locations)
-        elif number == 2:
-            repeated_varints(data, wire, value, stop, values)
-    return locations, values
 
 
 def parse(
@@ -228,17 +150,51 @@ def parse(
 def parse_bytes(
     data: bytes, options: ReadOptions = ReadOptions(), *, source: str = "<input>", diagnostics: Diagnostics | None = None
 ) -> FlameGraph:
-    """Read an ungzipped profile.proto message."""
+    """Read an ungzipped profile.proto message. Sample labels (Go's pprof labels, Pyroscope's
+    ``tag_wrapper``) are not kept, as a flame graph has no place for them: the samples count
+    without them, and ``diagnostics`` gets a note saying how many carried which labels."""
+    read = read_labelled(data, options, source=source, diagnostics=diagnostics, split=False)
+    return read.parts[0][1]
+
+
+@record
+class Labelled(Record):
+    """A pprof profile read by :func:`read_labelled`: a flame graph per distinct set of sample
+    labels (``{}`` for the samples without any), and the window pprof gives (0 when it gives none)."""
+
+    parts: Sequence[tuple[Mapping[str, str], FlameGraph]]
+    time_ns: int = 0
+    duration_ns: int = 0
+
+
+#: The most distinct sample label sets :func:`read_labelled` splits one profile into (a label
+#: unique to each request, such as a span id, would make a window a sample).
+MAX_LABEL_SETS = 1000
+
+
+def read_labelled(
+    data: bytes,
+    options: ReadOptions = ReadOptions(),
+    *,
+    source: str = "<input>",
+    diagnostics: Diagnostics | None = None,
+    split: bool = True,
+) -> Labelled:
+    """An ungzipped profile.proto message, its samples split by their sample labels (``split``;
+    else one flame graph of every sample, and a note of the labels it leaves out). A label's value
+    is its string, or its number and unit (``1024 bytes``); a key given twice in a sample holds its
+    values joined by '|'. More than :data:`MAX_LABEL_SETS` sets is an InputError."""
     if not data:
         if diagnostics is not None:
             diagnostics.warn(f"{source}: empty input; the profile is empty")
-        return FlameGraph._trusted({}, Metadata(labels={"profiler": "pprof"}))
+        return Labelled([({}, FlameGraph._trusted({}, Metadata(labels={"profiler": "pprof"})))])
     try:
-        profile = _decode(data)
+        profile = _Profile(data)
         profile.source = source
-        return _graph(data, profile, options, source, diagnostics)
+        parts = _graphs(data, profile, options, source, diagnostics, split)
     except WireError as exc:
         raise error_at(f"not a valid pprof profile: {exc}", exc.offset, source) from None
+    return Labelled(parts, profile.time_nanos, profile.duration)
 
 
 def _string(profile: _Profile, index: int, what: str) -> str:
@@ -268,26 +224,53 @@ def _pick(profile: _Profile, options: ReadOptions, source: str) -> int:
     raise ArgumentError(f"{source} has no sample type {wanted!r}; it has {', '.join(types)}")
 
 
-def _graph(data: bytes, profile: _Profile, options: ReadOptions, source: str, diagnostics: Diagnostics | None) -> FlameGraph:
-    column = _pick(profile, options, source)
-    type_index, unit_index = profile.sample_types[column]
-    metric = profile.strings[type_index]
-    unit_name = _string(profile, unit_index, "a sample unit")
-    names = PythonFrames()
-    frame_cache: dict[int, tuple[str, ...]] = {}
-    single: dict[int, str] = {}  # locations of one line (no inlining): most of them
-    intern = sys.intern
+#: The frame namer the reads share while what it names paths by stays (a server reads thousands of
+#: profiles of the same functions; naming each takes microseconds), and the most names it keeps.
+_NAMES: list[tuple[tuple[str, ...], PythonFrames]] = []
+_MAX_NAMES = 1 << 18
 
-    def location_frames(location_id: int) -> tuple[str, ...]:
-        found = frame_cache.get(location_id)
+
+def _frame_names() -> PythonFrames:
+    """A :class:`PythonFrames` shared by the reads while the directories it shortens paths against
+    (the working directory, the program's: ``set_program_dirs``) are the same and it holds fewer
+    than :data:`_MAX_NAMES` names; else a new one."""
+    from ..core import python_frames
+
+    key = (os.getcwd(), *python_frames._program_dirs)
+    if _NAMES and _NAMES[0][0] == key and len(_NAMES[0][1]._cache) < _MAX_NAMES:
+        return _NAMES[0][1]
+    names = PythonFrames()
+    _NAMES[:] = [(key, names)]
+    return names
+
+
+class _NotText(Exception):
+    """A frame that a stack text cannot hold as it is (';', a line break, or nothing)."""
+
+
+class _Stacks:
+    """Location ids (leaf first) -> the stack, as a text (``a;b;c``, what the store and the folded
+    writer key by: no frame tuple is made) while every frame can be joined so, else as frames."""
+
+    def __init__(self, profile: _Profile, source: str) -> None:
+        self.profile = profile
+        self.source = source
+        self.names = _frame_names()
+        self.frame_cache: dict[int, tuple[str, ...]] = {}
+        self.text_cache: dict[int, str] = {}
+
+    def frames(self, location_id: int) -> tuple[str, ...]:
+        """A location's frames, root first (its last line is the outermost caller)."""
+        found = self.frame_cache.get(location_id)
         if found is not None:
             return found
+        profile, source = self.profile, self.source
         location = profile.locations.get(location_id)
         if location is None:
             raise InputError(f"a sample refers to location {location_id}, which the profile does not define", source)
         mapping, address, lines = location
         frames: list[str] = []
-        for function_id, line in reversed(lines):  # the last line is the outermost caller
+        for function_id, line in reversed(lines):
             function = profile.functions.get(function_id)
             if function is None:
                 raise InputError(
@@ -295,44 +278,205 @@ def _graph(data: bytes, profile: _Profile, options: ReadOptions, source: str, di
                 )
             function_name = _string(profile, function[0], "a function name") or _string(profile, function[1], "a system name")
             file = _string(profile, function[2], "a file name")
-            frames.append(intern(names(function_name or "[unknown]", file, line if line > 0 else None)))
+            frames.append(sys.intern(self.names(function_name or "[unknown]", file, line if line > 0 else None)))
         if not frames:
             mapped = _string(profile, profile.mappings.get(mapping, 0), "a mapping's file")
-            frames.append(intern(f"{mapped.rpartition('/')[2]}+0x{address:x}" if mapped else f"0x{address:x}"))
-        found = frame_cache[location_id] = tuple(frames)
-        if len(found) == 1:
-            single[location_id] = found[0]
+            frames.append(sys.intern(f"{mapped.rpartition('/')[2]}+0x{address:x}" if mapped else f"0x{address:x}"))
+        found = self.frame_cache[location_id] = tuple(frames)
         return found
 
-    stacks: dict[Stack, Number] = {}
-    stack_of: dict[tuple[int, ...], Stack] = {}
-    for index, (start, end) in enumerate(profile.samples):
-        location_ids, values = _sample(data, start, end)
-        if len(values) != len(profile.sample_types):
-            reason = f"sample {index} has {len(values)} values for {len(profile.sample_types)} sample types"
-            if not options.skip_invalid:
-                raise error_at(reason, start, source)
+    def text(self, location_ids: tuple[int, ...]) -> str:
+        """The stack text of a sample's locations; :class:`_NotText` when a frame cannot be joined."""
+        cache = self.text_cache
+        try:  # every location seen before: one join in C
+            return ";".join(map(cache.__getitem__, reversed(location_ids)))
+        except KeyError:
+            pass
+        for location_id in reversed(location_ids):  # root first, as the errors name them
+            if location_id not in cache:
+                frames = self.frames(location_id)
+                text = ";".join(frames)
+                if text.count(";") != len(frames) - 1 or "\n" in text or "\r" in text or not all(frames):
+                    raise _NotText
+                cache[location_id] = text
+        return ";".join(map(cache.__getitem__, reversed(location_ids)))
+
+    def fill(self) -> None:
+        """The text of every location that has one (for the C loop); one that is undefined, names
+        what is not there or cannot be joined is left out, for the sample that uses it to say so."""
+        for location_id in self.profile.locations:
+            if location_id not in self.text_cache:
+                try:
+                    self.text((location_id,))
+                except (InputError, _NotText):
+                    pass
+
+    def stack(self, location_ids: tuple[int, ...]) -> Stack:
+        return tuple(frame for location_id in reversed(location_ids) for frame in self.frames(location_id))
+
+
+def _graphs(
+    data: bytes, profile: _Profile, options: ReadOptions, source: str, diagnostics: Diagnostics | None, split: bool
+) -> list[tuple[Mapping[str, str], FlameGraph]]:
+    column = _pick(profile, options, source)
+    type_index, unit_index = profile.sample_types[column]
+    metric = profile.strings[type_index]
+    unit_name = _string(profile, unit_index, "a sample unit")
+    groups, labelled, as_texts = _sum_samples(data, profile, column, options, source, diagnostics, split)
+    metadata = _metadata(profile, metric, unit_name)
+    if not profile.samples and diagnostics is not None:
+        diagnostics.warn(f"{source}: the pprof profile has no samples; the profile is empty")
+    if labelled and diagnostics is not None and not split:
+        diagnostics.warn(
+            f"{source}: {labelled[0]:,} of {len(profile.samples):,} samples carry pprof sample labels "
+            f"({', '.join(labelled[1])}), which a flame graph does not keep: they are counted without them"
+        )
+    parts: list[tuple[Mapping[str, str], FlameGraph]] = []
+    for raw, stacks in groups.items():
+        graph = (
+            FlameGraph.from_texts(stacks, metadata=metadata, checked=False) if as_texts else FlameGraph._trusted(stacks, metadata)
+        )
+        parts.append((_sample_labels(profile, raw), graph))
+    return parts
+
+
+def _sum_samples(
+    data: bytes, profile: _Profile, column: int, options: ReadOptions, source: str, diagnostics: Diagnostics | None, split: bool
+) -> tuple[dict[tuple[Label, ...], dict[Any, Number]], tuple[int, list[str]] | None, bool]:
+    """The samples' values summed by stack, per distinct set of sample labels (``split``; else all
+    in the set ``()``); how many samples had labels and their keys (None when none had); and
+    whether the stacks are texts (else frame tuples).
+
+    The common samples (no labels, a positive value, every location's text known) are summed by
+    the C loop (``sum_texts``); it stops at any other, which :meth:`_Sums.take` reads as the
+    pure-Python loop does, so messages, notes and their order are the same either way."""
+    sums = _Sums(profile, column, options, source, diagnostics, split)
+    where = profile.samples
+    index = 0
+    if fast_sum is not None:
+        sums.stacks.fill()
+        while index < len(where) and sums.as_texts:
+            deferred: list[int] = []
+            stop = fast_sum(
+                data, where, index, column, len(profile.sample_types), sums.stacks.text_cache, sums.everything, deferred
+            )
+            todo = deferred + ([stop] if stop < len(where) else [])
+            sums.take_all(data, todo)
+            index = stop + 1
+    sums.take_all(data, range(index, len(where)))
+    groups = sums.groups
+    if not sums.everything and len(groups) > 1:
+        del groups[()]
+    labelled = (sums.with_labels, [_label_key(profile, key) for key in sums.keys]) if sums.with_labels else None
+    return groups, labelled, sums.as_texts
+
+
+class _Sums:
+    """The reader's loop over samples, one at a time: sums by stack per label set."""
+
+    def __init__(
+        self, profile: _Profile, column: int, options: ReadOptions, source: str, diagnostics: Diagnostics | None, split: bool
+    ) -> None:
+        self.profile, self.column, self.options, self.source = profile, column, options, source
+        self.diagnostics, self.split = diagnostics, split
+        self.stacks = _Stacks(profile, source)
+        self.make: Callable[[tuple[int, ...]], Any] = self.stacks.text
+        self.as_texts = True
+        self.stack_of: dict[tuple[int, ...], Any] = {}
+        self.everything: dict[Any, Number] = {}
+        self.groups: dict[tuple[Label, ...], dict[Any, Number]] = {(): self.everything}
+        self.with_labels = 0
+        self.keys: dict[int, None] = {}
+
+    def take_all(self, data: bytes, indices: Sequence[int]) -> None:
+        """Decode and take the samples at ``indices`` (in order); a malformed one ends in its WireError."""
+        where = self.profile.samples
+        rows, failure = fast_samples(data, [where[i] for i in indices])
+        for index, row in zip(indices, rows):
+            self.take(index, row)
+        if failure is not None:
+            raise WireError(failure[1], failure[2])
+
+    def take(self, index: int, row: Row) -> None:
+        location_ids, values, labels = row
+        count, source, diagnostics = len(self.profile.sample_types), self.source, self.diagnostics
+        if len(values) != count:
+            reason = f"sample {index} has {len(values)} values for {count} sample types"
+            if not self.options.skip_invalid:
+                raise error_at(reason, self.profile.samples[index][0], source)
             if diagnostics is not None:
                 diagnostics.skip(source, None, reason)
-            continue
-        value = signed(values[column])
+            return
+        value = values[self.column]
+        if value >= 1 << 63:  # signed(): int64 on the wire
+            value -= 1 << 64
         if value <= 0:
             if value < 0:
                 reason = f"sample {index} has the negative value {value} (a difference of profiles?)"
-                if not options.skip_invalid:
-                    raise error_at(reason + "; flame graphs hold values >= 0", start, source)
+                if not self.options.skip_invalid:
+                    raise error_at(reason + "; flame graphs hold values >= 0", self.profile.samples[index][0], source)
                 if diagnostics is not None:
                     diagnostics.skip(source, None, reason)
-            continue
-        key = tuple(location_ids)
-        stack = stack_of.get(key)
-        if stack is None:
+            return
+        key = self.stack_of.get(location_ids)
+        if key is None:
             try:
-                stack = tuple([single[location_id] for location_id in reversed(location_ids)])
-            except KeyError:
-                stack = tuple(frame for location_id in reversed(location_ids) for frame in location_frames(location_id))
-            stack_of[key] = stack
-        stacks[stack] = stacks.get(stack, 0) + value
+                key = self.make(location_ids)
+            except _NotText:
+                self._to_tuples()
+                key = self.make(location_ids)
+            self.stack_of[location_ids] = key
+        counts = self.everything
+        if labels:
+            self.with_labels += 1
+            self.keys.update(dict.fromkeys(label[0] for label in labels))
+            if self.split:
+                counts = self._group(tuple(sorted(labels)))
+        counts[key] = counts.get(key, 0) + value
+
+    def _to_tuples(self) -> None:
+        """From here on frame tuples: a frame a text cannot hold. The texts so far split back exactly."""
+        self.make, self.as_texts = self.stacks.stack, False
+        self.stack_of = {ids: split_text(text) for ids, text in self.stack_of.items()}
+        for label_set, summed in self.groups.items():
+            self.groups[label_set] = {split_text(text): total for text, total in summed.items()}
+        self.everything = self.groups[()]
+
+    def _group(self, label_set: tuple[Label, ...]) -> dict[Any, Number]:
+        found = self.groups.get(label_set)
+        if found is None:
+            if len(self.groups) > MAX_LABEL_SETS:
+                raise InputError(
+                    f"the samples carry more than {MAX_LABEL_SETS:,} distinct sets of sample labels "
+                    "(a label unique to each request?); each set would be a profile of its own",
+                    self.source,
+                )
+            found = self.groups[label_set] = {}
+        return found
+
+
+def _label_key(profile: _Profile, index: int) -> str:
+    """A sample label's key for a note: the string, or its index when the table lacks it."""
+    return profile.strings[index] if 0 <= index < len(profile.strings) else f"string {index}"
+
+
+def _sample_labels(profile: _Profile, raw: tuple[Label, ...]) -> dict[str, str]:
+    """A sample's labels as text: a string label's value, or a numeric one's number and unit."""
+    found: dict[str, str] = {}
+    for key, text, number, unit in raw:
+        name = _string(profile, key, "a sample label's key")
+        if text:
+            value = _string(profile, text, "a sample label's value")
+        else:
+            value = str(signed(number))
+            unit_name = _string(profile, unit, "a sample label's unit") if unit else ""
+            value = f"{value} {unit_name}" if unit_name else value
+        found[name] = f"{found[name]}|{value}" if name in found and found[name] != value else value
+    return found
+
+
+def _metadata(profile: _Profile, metric: str, unit_name: str) -> Metadata:
+    """The profile's unit, metric and labels (its period, duration and comments)."""
     labels = {"profiler": "pprof"}
     if profile.period:
         period_type = _string(profile, profile.period_type[0], "the period type")
@@ -359,9 +503,7 @@ def _graph(data: bytes, profile: _Profile, options: ReadOptions, source: str, di
         labels = written
     else:
         labels.update(written)
-    if not profile.samples and diagnostics is not None:
-        diagnostics.warn(f"{source}: the pprof profile has no samples; the profile is empty")
-    return FlameGraph._trusted(stacks, Metadata(unit=unit, metric=metric_name, labels=labels))
+    return Metadata(unit=unit, metric=metric_name, labels=labels)
 
 
 # -- writing -------------------------------------------------------------------------------
@@ -464,4 +606,17 @@ def encode(profile: Profile, *, time_ns: int | None = None, duration_ns: int | N
     return bytes(out)
 
 
-__all__ = ["ReadOptions", "WriteOptions", "dump", "encode", "extensions", "name", "parse", "parse_bytes", "sniff"]
+__all__ = [
+    "MAX_LABEL_SETS",
+    "Labelled",
+    "ReadOptions",
+    "WriteOptions",
+    "dump",
+    "encode",
+    "extensions",
+    "name",
+    "parse",
+    "parse_bytes",
+    "read_labelled",
+    "sniff",
+]

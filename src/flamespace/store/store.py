@@ -365,8 +365,19 @@ class Store:
             retired = list(manifest.get("retired", [])) + [{"name": p["name"], "since": now.isoformat()} for p in chosen]
             self._sweep(manifest, retired, now)
             write_manifest(self.path, manifest)
-            self._intern = None  # its parts are renamed: read again
+            self._keep_intern([p["name"] for p in chosen], name)
         return name
+
+    def _keep_intern(self, replaced: Sequence[str], by: str) -> None:
+        """After a compaction: the parts ``replaced`` are now the part ``by``, with the same ids and
+        contents, so an intern that had read them all still knows exactly what the parts hold (it is
+        not read again: serve compacts every few batches); any other is dropped, to be read again."""
+        intern = self._intern
+        if intern is None or not intern.parts.issuperset(replaced):
+            self._intern = None
+            return
+        intern.parts.difference_update(replaced)
+        intern.parts.add(by)
 
     def _collect(
         self,
@@ -435,6 +446,8 @@ class Store:
         """Frames, stacks and hashes of every stored part (read only for parts not seen before)."""
         names = {p["name"] for p in manifest["parts"]}
         intern = self._intern
+        if intern is not None and not intern.parts <= names:
+            _follow_compactions(self.path, intern, manifest)
         if intern is None or not intern.parts <= names:
             intern = self._intern = _Intern()
         fresh = [p for p in manifest["parts"] if p["name"] not in intern.parts]
@@ -1088,6 +1101,25 @@ def _conditions(chosen: Selector) -> tuple[list[str], list[Any]]:
 
 
 # -- ingest
+
+
+def _follow_compactions(root: str, intern: _Intern, manifest: Mapping[str, Any]) -> None:
+    """Parts the intern read that another writer (a second ``serve`` on the store) compacted: a part
+    :meth:`Store.compact` wrote holds exactly the profiles, stacks and frames of the parts it replaces,
+    ids unchanged, so when the intern read them all it knows the new part too (it is not read
+    again). Anything else (gc's parts, which may drop profiles; an unreadable description) is left
+    for the caller to read afresh."""
+    for part in manifest["parts"]:
+        name = part["name"]
+        if name in intern.parts or not name.endswith("-compact"):
+            continue
+        try:
+            replaced = set(read_part_meta(os.path.join(root, "parts", name, PART_META)).get("replaces", []))
+        except (OSError, ValueError, ManifestError):
+            continue
+        if replaced and replaced <= intern.parts:
+            intern.parts.difference_update(replaced)
+            intern.parts.add(name)
 
 
 def _next_ids(manifest: Mapping[str, Any], intern: _Intern) -> dict[str, int]:

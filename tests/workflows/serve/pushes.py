@@ -79,3 +79,59 @@ def multipart(field: str, payload: bytes, boundary: str = "flamespace-boundary")
         + f"\r\n--{boundary}--\r\n".encode()
     )
     return body, f"multipart/form-data; boundary={boundary}"
+
+
+def labelled_profile(samples: list[tuple[str, int, dict[str, str | tuple[int, str]]]], start: datetime = T0) -> bytes:
+    """A pprof profile made by hand whose samples carry sample labels, as Go's pprof labels and
+    pyroscope's tag_wrapper send them: each sample (stack text, value in ns, labels), a label's value
+    a string, or a (number, unit) pair for a numeric label (unit "" for none)."""
+    strings: dict[str, int] = {"": 0}
+
+    def string(text: str) -> int:
+        return strings.setdefault(text, len(strings))
+
+    out = bytearray()
+    kind = bytearray()
+    encode_int(1, string("cpu"), kind)
+    encode_int(2, string("nanoseconds"), kind)
+    encode_bytes(1, bytes(kind), out)
+    locations: dict[str, int] = {}
+    for text, value, labels in samples:
+        ids = [locations.setdefault(frame, len(locations) + 1) for frame in reversed(text.split(";"))]
+        sample = bytearray()
+        encode_bytes(1, b"".join(bytes([i]) for i in ids), sample)  # ids < 128: one byte each
+        encode_bytes(2, bytes(encode_varint_bytes(value)), sample)
+        for key, label_value in labels.items():
+            label = bytearray()
+            encode_int(1, string(key), label)
+            if isinstance(label_value, str):
+                encode_int(2, string(label_value), label)
+            else:
+                encode_int(3, label_value[0], label)
+                encode_int(4, string(label_value[1]) if label_value[1] else 0, label)
+            encode_bytes(3, bytes(label), sample)
+        encode_bytes(2, bytes(sample), out)
+    for frame, location_id in locations.items():
+        function = bytearray()
+        encode_int(1, location_id, function)
+        encode_int(2, string(frame), function)
+        encode_bytes(5, bytes(function), out)
+        line = bytearray()
+        encode_int(1, location_id, line)
+        location = bytearray()
+        encode_int(1, location_id, location)
+        encode_bytes(4, bytes(line), location)
+        encode_bytes(4, bytes(location), out)
+    for text in strings:
+        encode_bytes(6, text.encode(), out)
+    encode_int(9, nanos(start), out)
+    encode_int(10, 10 * SECOND, out)
+    return gzip.compress(bytes(out))
+
+
+def encode_varint_bytes(value: int) -> bytearray:
+    from flamespace.formats._protobuf import encode_varint
+
+    out = bytearray()
+    encode_varint(value, out)
+    return out

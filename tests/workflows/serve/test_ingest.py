@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import random
+import re
 from datetime import datetime, timedelta
 
 import pytest
 
-from flamespace.formats import folded
+from flamespace.formats import folded, pprof
 from flamespace.workflows.serve.ingest import IngestError, ingest_request, parse_name, push_request
 
-from .pushes import T0, multipart, profile, push_json, push_proto
+from .pushes import T0, labelled_profile, multipart, profile, push_json, push_proto
 
 NOW = datetime(2026, 11, 28, 12, 0, 0)
 
@@ -88,7 +89,7 @@ def test_the_name_parameter_gives_the_service_and_labels():
 
 
 def test_ingest_folded_with_its_window():
-    one = ingest_request(b"a;b 3\na;c 4\n", {"name": "api{v=2}", "from": "1793527200", "until": "1793527210"}, None, NOW)
+    (one,) = ingest_request(b"a;b 3\na;c 4\n", {"name": "api{v=2}", "from": "1793527200", "until": "1793527210"}, None, NOW)
     assert folded.texts(one.graph) == {"a;b": 3, "a;c": 4}
     assert dict(one.labels) == {
         "service_name": "api",
@@ -99,21 +100,22 @@ def test_ingest_folded_with_its_window():
 
 
 def test_ingest_lines_counts_each_line_once():
-    one = ingest_request(b"a;b\na;b\na;c\n", {"name": "api", "format": "lines"}, None, NOW)
+    (one,) = ingest_request(b"a;b\na;b\na;c\n", {"name": "api", "format": "lines"}, None, NOW)
     assert folded.texts(one.graph) == {"a;b": 2, "a;c": 1}
 
 
 def test_ingest_pprof_raw_and_multipart():
     raw = profile({"main;work": 7})
     body, _ = multipart("profile", raw)
-    for one in (
+    for (one,) in (
         ingest_request(raw, {"name": "api", "format": "pprof", "spyName": "pyspy", "sampleRate": "100"}, None, NOW),
         ingest_request(body, {"name": "api"}, raw, NOW, multipart=True),
     ):
         assert folded.texts(one.graph) == {"main;work": 7}
         assert one.labels["time"] == "2026-11-01T10:00:00.000000"
     assert (
-        ingest_request(raw, {"name": "api", "format": "pprof", "spyName": "pyspy"}, None, NOW).labels["pyroscope.spy"] == "pyspy"
+        ingest_request(raw, {"name": "api", "format": "pprof", "spyName": "pyspy"}, None, NOW)[0].labels["pyroscope.spy"]
+        == "pyspy"
     )
 
 
@@ -139,3 +141,56 @@ def test_ingest_refuses_a_bad_body_with_the_readers_message():
         ingest_request(b"a;b notanumber\n", {"name": "api"}, None, NOW)
     with pytest.raises(IngestError, match="differential"):
         ingest_request(b"a;b 1 2\n", {"name": "api"}, None, NOW)
+
+
+def test_sample_labels_split_a_window_into_one_window_per_label_set():
+    """Go's pprof labels and pyroscope's tag_wrapper: string and numeric labels (with a unit, and
+    without), on top of the series' labels (a sample's own wins); samples without labels are a
+    window of their own; all share the profile's window."""
+    raw = labelled_profile(
+        [
+            ("main;checkout", 30, {"endpoint": "/checkout"}),
+            ("main;checkout;db", 5, {"endpoint": "/checkout"}),
+            ("main;browse", 20, {"endpoint": "/browse", "region": "us"}),
+            ("main;upload", 7, {"size": (1024, "bytes"), "retries": (3, "")}),
+            ("main;idle", 4, {}),
+            ("main;checkout", 1, {"endpoint": "/checkout"}),
+        ]
+    )
+    pushed = push_request(push_proto([({"service_name": "api", "region": "eu"}, [raw])]), "application/proto", NOW)
+    found = {
+        tuple(sorted((k, v) for k, v in p.labels.items() if k not in ("time", "time_end"))): folded.texts(p.graph) for p in pushed
+    }
+    assert found == {
+        (("region", "eu"), ("service_name", "api")): {"main;idle": 4},
+        (("endpoint", "/checkout"), ("region", "eu"), ("service_name", "api")): {"main;checkout": 31, "main;checkout;db": 5},
+        (("endpoint", "/browse"), ("region", "us"), ("service_name", "api")): {"main;browse": 20},
+        (("region", "eu"), ("retries", "3"), ("service_name", "api"), ("size", "1024 bytes")): {"main;upload": 7},
+    }
+    assert {(p.labels["time"], p.labels["time_end"]) for p in pushed} == {
+        ("2026-11-01T10:00:00.000000", "2026-11-01T10:00:10.000000")
+    }
+    (only,) = ingest_request(labelled_profile([("a;b", 3, {"endpoint": "/x"})]), {"name": "api", "format": "pprof"}, None, NOW)
+    assert (only.labels["endpoint"], folded.texts(only.graph)) == ("/x", {"a;b": 3})
+
+
+@pytest.mark.parametrize(
+    "labels, message",
+    [
+        ({"time": "x"}, "series 0 sample 0: the sample label 'time' is the window's own label"),
+        ({"bad key": "x"}, "series 0 sample 0: sample label 'bad key'"),
+        ({"k": "a,b"}, "series 0 sample 0: sample label k='a,b'"),
+    ],
+)
+def test_a_sample_label_a_selector_cannot_name_is_a_400_naming_it(labels, message):
+    body = push_proto([({"service_name": "api"}, [labelled_profile([("a", 1, labels)])])])
+    with pytest.raises(IngestError, match=re.escape(message)) as caught:
+        push_request(body, "application/proto", NOW)
+    assert caught.value.status == 400
+
+
+def test_the_sample_labels_of_a_window_that_splits_it_into_too_many_windows_are_refused():
+    many = [(f"f{k % 50}", 1, {"span": str(k)}) for k in range(pprof.MAX_LABEL_SETS + 1)]
+    body = push_proto([({"service_name": "api"}, [labelled_profile(many)])])
+    with pytest.raises(IngestError, match="more than 1,000 distinct sets of sample labels"):
+        push_request(body, "application/proto", NOW)

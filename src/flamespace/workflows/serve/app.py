@@ -253,8 +253,8 @@ async def ingest(server: Server, request: Request) -> Response:
         body = await _body(server, request)
         multipart = content_type.lower().startswith("multipart/form-data")
         field = _multipart_field(body, content_type, "profile") if multipart else None
-        one = await run_in_threadpool(ingest_request, body, params, field, utc_now(), multipart)
-        ids = await _store(server, [one])
+        pushed = await run_in_threadpool(ingest_request, body, params, field, utc_now(), multipart)
+        ids = await _store(server, pushed)
     except IngestError as exc:
         return _error(exc.status, str(exc), exc.parameter)
     except NotStored as exc:

@@ -22,7 +22,6 @@ from __future__ import annotations
 import base64
 import io
 import json
-import zlib
 from datetime import datetime, timedelta, timezone
 
 from ..._record import Record, record
@@ -81,9 +80,7 @@ def push_request(body: bytes, content_type: str, now: datetime) -> list[Pushed]:
     pushed = []
     for s, (labels, samples) in enumerate(series):
         for k, raw in enumerate(samples):
-            where = f"series {s} sample {k}"
-            graph = read_profile(raw, "pprof", where)
-            pushed.append(Pushed(graph, {**labels, **window_labels(raw, graph, now)}, where))
+            pushed += read_pprof(raw, labels, f"series {s} sample {k}", now)
     if not pushed:
         raise IngestError("the push holds no profile (no series with samples)")
     return pushed
@@ -187,10 +184,11 @@ def parse_name(name: str) -> dict[str, str]:
 
 def ingest_request(
     body: bytes, params: Mapping[str, str], profile_field: bytes | None, now: datetime, multipart: bool = False
-) -> Pushed:
-    """The profile of an ``/ingest`` request: ``params`` its query, ``body`` the raw body, or
-    ``profile_field`` the multipart field ``profile``. The window is ``from``/``until`` (Unix
-    seconds), else the profile's own, else the :data:`DEFAULT_WINDOW` up to ``now``."""
+) -> list[Pushed]:
+    """The profiles of an ``/ingest`` request (one, or a pprof profile's samples split by their
+    sample labels): ``params`` its query, ``body`` the raw body, or ``profile_field`` the multipart
+    field ``profile``. The window is ``from``/``until`` (Unix seconds), else the profile's own,
+    else the :data:`DEFAULT_WINDOW` up to ``now``."""
     labels = parse_name(params.get("name", ""))
     fmt = params.get("format") or ("pprof" if multipart else "folded")
     if fmt in REFUSED_FORMATS or fmt not in INGEST_FORMATS:
@@ -201,15 +199,18 @@ def ingest_request(
         raise IngestError("the multipart body has no field 'profile'", parameter="profile")
     if fmt == "lines":
         data = _lines_as_folded(data)
-    graph = read_profile(data, INGEST_FORMATS[fmt], "the profile")
     for param, label in (("spyName", "pyroscope.spy"), ("sampleRate", "pyroscope.sample_rate"), ("units", "pyroscope.units")):
         if params.get(param):
             check_label(label, params[param], param)
             labels[label] = params[param]
     window = _given_window(_unix(params, "from"), _unix(params, "until"))
-    if window is None:
-        window = window_labels(data if fmt == "pprof" else b"", graph, now)
-    return Pushed(graph, {**labels, **window}, labels[SERVICE])
+    if fmt == "pprof":
+        return [
+            Pushed(one.graph, {**one.labels, **window} if window else one.labels, labels[SERVICE])
+            for one in read_pprof(data, labels, "the profile", now)
+        ]
+    graph = read_profile(data, INGEST_FORMATS[fmt], "the profile")
+    return [Pushed(graph, {**labels, **(window or _window(0, 0, now))}, labels[SERVICE])]
 
 
 def _given_window(start: datetime | None, end: datetime | None) -> dict[str, str] | None:
@@ -274,35 +275,44 @@ def read_profile(data: bytes, fmt: str, where: str) -> FlameGraph:
         raise IngestError(str(exc)) from None
 
 
-def window_labels(raw: bytes, graph: FlameGraph, now: datetime) -> dict[str, str]:
-    """``time`` and ``time_end`` of a profile: pprof's ``time_nanos`` and ``duration_nanos`` when
-    ``raw`` is a pprof profile that has them, else the :data:`DEFAULT_WINDOW` (or the profile's
-    duration) up to ``now``."""
-    start_ns, length_ns = _pprof_window(raw)
-    if not length_ns:
-        length_ns = int(graph.metadata.labels.get("pprof.duration_ns", "0") or 0)
+def read_pprof(raw: bytes, labels: Mapping[str, str], where: str, now: datetime) -> list[Pushed]:
+    """The windows of one pushed pprof profile (gzipped or plain, within the readers' limits): one
+    for its samples without sample labels, and one for each distinct set of sample labels, with
+    ``labels`` (the series' or the request's) and those (a sample's label wins over the series' of
+    that name; ``time`` and ``time_end`` are the window's, not a sample's). Its window is pprof's
+    ``time_nanos`` and ``duration_nanos``, else the :data:`DEFAULT_WINDOW` up to ``now``."""
+    from ...errors import FlamespaceError
+    from ...formats import pprof
+    from ...formats._io import open_binary
+
+    stream = io.BytesIO(raw)
+    stream.name = where  # the readers name their source by it
+    try:
+        with open_binary(stream) as (plain, name):
+            read = pprof.read_labelled(plain.read(), source=name)
+    except FlamespaceError as exc:
+        raise IngestError(str(exc)) from None
+    window = _window(read.time_ns, read.duration_ns, now)
+    pushed = []
+    for sample_labels, graph in read.parts:
+        for key, value in sample_labels.items():
+            if key in window:
+                raise IngestError(f"{where}: the sample label {key!r} is the window's own label; name it otherwise")
+            try:
+                check_label(key, value)
+            except IngestError as exc:
+                raise IngestError(f"{where}: sample {exc}") from None
+        pushed.append(Pushed(graph, {**labels, **sample_labels, **window}, where))
+    return pushed
+
+
+def _window(start_ns: int, length_ns: int, now: datetime) -> dict[str, str]:
+    """``time`` and ``time_end`` of a window that starts at ``start_ns`` (Unix nanoseconds) and lasts
+    ``length_ns``; the :data:`DEFAULT_WINDOW` when the length is not positive, and one that ends
+    ``now`` when the start is not."""
     length = timedelta(microseconds=length_ns // 1000) if length_ns > 0 else DEFAULT_WINDOW
     start = datetime(1970, 1, 1) + timedelta(microseconds=start_ns // 1000) if start_ns > 0 else now - length
     return {"time": _iso(start), "time_end": _iso(start + length)}
-
-
-def _pprof_window(raw: bytes) -> tuple[int, int]:
-    """(time_nanos, duration_nanos) of a pprof profile (fields 9 and 10), 0 when absent or not pprof."""
-    from ...formats._protobuf import VARINT, WireError, fields, signed
-
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw, 64 << 20)
-        except zlib.error:
-            return 0, 0
-    found = {9: 0, 10: 0}
-    try:
-        for number, wire, value, _ in fields(raw, 0, len(raw)):
-            if number in found and wire == VARINT:
-                found[number] = signed(value)
-    except WireError:
-        return 0, 0
-    return found[9], found[10]
 
 
 def _iso(when: datetime) -> str:
