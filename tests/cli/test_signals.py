@@ -70,6 +70,12 @@ RECORDER_OPTIONS = {
 }
 
 
+def _default_hangup() -> None:
+    """SIGHUP as a terminal's session has it: the suite may run under ``nohup``, whose ignored SIGHUP
+    a child inherits (and flamespace rightly keeps ignoring)."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def _start(tmp_path, *args, first_fast: bool = False, new_group: bool = True, preexec_fn=None, **extra_env: str):
     script = tmp_path / "prog.py"
     script.write_text(PROGRAM)
@@ -87,7 +93,7 @@ def _start(tmp_path, *args, first_fast: bool = False, new_group: bool = True, pr
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=new_group,
-        preexec_fn=preexec_fn,
+        preexec_fn=preexec_fn or _default_hangup,
     )
     try:
         _wait_for(lambda: marker.exists() or proc.poll() is not None, "the program did not start")
@@ -188,7 +194,9 @@ def _run_cli(tmp_path, *args, env=None, cli=CLI):
     temp = tmp_path / "tmp"
     temp.mkdir(exist_ok=True)
     env = {**os.environ, "TMPDIR": str(temp), **(env or {})}
-    proc = subprocess.run([sys.executable, "-c", cli, *args], env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", cli, *args], env=env, capture_output=True, text=True, timeout=120, preexec_fn=_default_hangup
+    )
     assert glob.glob(str(temp / "flamespace-record-*")) == []
     return proc.returncode, proc.stderr
 
