@@ -53,7 +53,7 @@ def test_a_step_is_posted_once_with_its_size_and_interval(tmp_path):
     assert url == "http://hook" and body["stack"] == "main;parse" and body["selector"] == "store:service_name=api"
     assert body["interval"] == {"last_before": "2026-11-01T10:01:10", "first_after": "2026-11-01T10:01:20"}
     assert (body["before"], body["after"]) == (100.0, 200.0) and body["relative"] == pytest.approx(1.0)
-    assert body["p"] <= 0.05 and "main;parse changed +100.0%" in body["text"]
+    assert body["p"] <= 0.05 and "main;parse changed +100.0% (100 ns → 200 ns a window" in body["text"]  # human units
     assert watcher.check() == [] and len(posted) == 1
 
 

@@ -47,9 +47,12 @@ class Alert(Record):
 
     def document(self) -> dict[str, object]:
         """The webhook's JSON body (``text`` says it in one line, for chat webhooks)."""
+        from ...core.units import human
+
         size = f"{self.relative:+.1%}" if self.relative is not None else "from 0"
+        before, after = (human(value, self.unit, name_counts=True) for value in (self.before, self.after))
         return {
-            "text": f"flamespace: {self.stack} changed {size} ({self.before:g} → {self.after:g} {self.unit} a window, "
+            "text": f"flamespace: {self.stack} changed {size} ({before} → {after} a window, "
             f"p = {self.p:.2g}) between {self.last_before} and {self.first_after} in {self.selector}",
             "selector": self.selector,
             "stack": self.stack,
