@@ -94,6 +94,19 @@ test("buckets sum the windows that start in them; windows outside the range are 
 	assert.equal(buckets([], from, until, 100).length, 1);
 });
 
+test("a window's total is shared among the buckets its span overlaps: equal windows give equal bars", () => {
+	const from = Date.UTC(2026, 10, 1, 10), until = from + 40e3;
+	// a 2 s window of 40, then seven 5 s windows of 100 each from 2 s to 37 s, offset from the buckets' edges:
+	// each full 10 s bucket holds 200 (two whole windows' worth), the last 140 (the windows end at 37 s)
+	const windows = [2, 7, 12, 17, 22, 27, 32].map((s) => ({time: isoOf(from + s * 1e3), time_end: isoOf(from + (s + 5) * 1e3), total: 100}));
+	windows.unshift({time: isoOf(from), time_end: isoOf(from + 2e3), total: 40});
+	const bars = buckets(windows, from, until, 4);
+	assert.deepEqual(bars.map((b) => Math.round(b.total)), [40 + 100 + 60, 200, 200, 40 + 100], "shares of 5 s windows");
+	assert.equal(bars[1].windows, 3, "the windows touching a bucket");
+	const lastEnds = buckets([{time: isoOf(from + 38e3), time_end: isoOf(from + 48e3), total: 100}], from, until, 1);
+	assert.equal(Math.round(lastEnds[0].total), 20, "what lies past the range is not drawn");
+});
+
 test("the comparison's rows: significant growth is slower, shrinking faster, the largest first", () => {
 	const row = (stack, kind, delta, significant = true) => ({stack, kind, significant, delta, baseline: 10, candidate: 10 + delta,
 		relative: delta / 10, lower: delta - 1, upper: delta + 1, p: 0.001, p_adjusted: 0.002});

@@ -108,17 +108,30 @@ export function comparedSpans(state, range, nowMs) {
 	return {a: spanOf(state.a, nowMs) || [range[0], middle], b: spanOf(state.b, nowMs) || [middle, range[1]]};
 }
 
-// the windows ([{time, total}], oldest first; time an ISO date-time in UTC) summed into at most `count`
-// equal buckets over [from, until]: [{start, end, total, windows}] (a window falls where it starts)
+// the windows ([{time, time_end, total}], oldest first; ISO date-times in UTC) summed into at most `count`
+// equal buckets over [from, until]: [{start, end, total, windows}]. A window's total is shared among the
+// buckets its span overlaps, in proportion (so windows that straddle a bucket's edge do not make one bar
+// double and the next empty); one without an end, or of no length, falls where it starts. `windows`: how
+// many windows touch the bucket.
 export function buckets(windows, from, until, count) {
 	var n = Math.max(1, Math.min(count, windows.length || 1)), width = Math.max(1, (until - from) / n), out = [];
 	for (var i = 0; i < n; i++) out.push({start: from + i * width, end: from + (i + 1) * width, total: 0, windows: 0});
+	function index(ms) { return Math.max(0, Math.min(n - 1, Math.floor((ms - from) / width))); }
 	for (var k = 0; k < windows.length; k++) {
-		var at = parseWhen(windows[k].time, 0);
-		if (isNaN(at) || at < from || at > until) continue;
-		var b = out[Math.min(n - 1, Math.floor((at - from) / width))];
-		b.total += windows[k].total;
-		b.windows += 1;
+		var start = parseWhen(windows[k].time, 0), end = parseWhen(windows[k].time_end || "", 0), total = windows[k].total;
+		if (isNaN(start) || start < from || start > until) continue;
+		if (isNaN(end) || end <= start) {
+			out[index(start)].total += total;
+			out[index(start)].windows += 1;
+			continue;
+		}
+		var clipped = Math.min(end, until);
+		for (var b = index(start); b <= index(clipped); b++) {
+			var overlap = Math.min(clipped, out[b].end) - Math.max(start, out[b].start);
+			if (overlap <= 0 && b !== index(start)) continue;
+			out[b].total += total * Math.max(0, overlap) / (end - start);
+			out[b].windows += 1;
+		}
 	}
 	return out;
 }
