@@ -75,3 +75,23 @@ def test_a_newer_minor_version_than_known_is_refused_with_its_version(tmp_path, 
     message = str(caught.value)
     assert f"process {target.pid} (python3.15) runs Python 3.15." in message
     assert "debug offsets of 3.13 to 3.15 only" in message
+
+
+def test_a_free_threaded_python_is_refused_with_its_version(tmp_path, monkeypatch):
+    """A free-threaded build (PEP 703: its debug offsets say so) is refused in one line, never read with
+    the layout of a build with the GIL. No free-threaded CPython can be installed here, so pyenv's 3.13
+    (whose flag reads 0) stands for one with the flag set."""
+    real = layouts.debug_offsets
+
+    def free_threaded(head: bytes):
+        offsets = real(head)
+        assert offsets is not None and offsets["free_threaded"] == 0  # the flag is where the reader looks
+        return {**offsets, "free_threaded": 1}
+
+    monkeypatch.setattr(process_module, "debug_offsets", free_threaded)
+    with Target(python("3.13"), FOREVER, tmp_path) as target:
+        with pytest.raises(UnsupportedPython) as caught:
+            process_module.attach(target.pid)
+    message = str(caught.value)
+    assert f"process {target.pid} (python3.13) runs a free-threaded Python 3.13." in message
+    assert "only builds with the GIL" in message
