@@ -27,6 +27,11 @@ if TYPE_CHECKING:
 #: How often the names are read again while a thread has none (s): a thread threading never knows
 #: would otherwise cost a reading at every tick.
 RETRY_SECONDS = 1.0
+#: A thread seen before threading has registered it (the microseconds between its start and its entry in
+#: ``threading._active``) is looked up again this often (s) during its first :data:`NEW_THREAD_SECONDS`, so
+#: that only a sample or two of a new thread goes under its kernel id.
+NEW_RETRY_SECONDS = 0.01
+NEW_THREAD_SECONDS = 0.5
 MAIN_THREAD = "MainThread"
 
 
@@ -50,16 +55,26 @@ class ThreadNames:
         self.problem: str | None = None
         self._active: int | None = None  # threading._active's address, once found
         self._known: set[int] = set()  # idents present at the last reading
+        self._first_unnamed: dict[int, float] = {}  # when each thread without a name was first seen
         self._read_at = float("-inf")
 
     def update(self, stacks: list[ThreadStack]) -> None:
         """Read the names again if ``stacks`` hold a thread the last reading did not see, or one without a
-        name and the last reading is older than :data:`RETRY_SECONDS`; then name each stack."""
+        name and the last reading is older than :data:`RETRY_SECONDS` (:data:`NEW_RETRY_SECONDS` while that
+        thread is new); then name each stack."""
         idents = {stack.thread_id for stack in stacks}
         unnamed = idents - self.names.keys()
-        if unnamed and (unnamed - self._known or self.clock() - self._read_at >= RETRY_SECONDS):
-            self.read()
-            self._known = idents
+        now = self.clock()
+        for ident in [ident for ident in self._first_unnamed if ident not in unnamed]:
+            del self._first_unnamed[ident]
+        for ident in unnamed:
+            self._first_unnamed.setdefault(ident, now)
+        if unnamed:
+            young = any(now - self._first_unnamed[ident] < NEW_THREAD_SECONDS for ident in unnamed)
+            retry = NEW_RETRY_SECONDS if young else RETRY_SECONDS
+            if unnamed - self._known or now - self._read_at >= retry:
+                self.read()
+                self._known = idents
         pid = self.objects.process.pid
         for stack in stacks:
             stack.name = self.names.get(stack.thread_id) or fallback_name(pid, stack.native_id, stack.thread_id)
@@ -97,4 +112,4 @@ class ThreadNames:
         return names
 
 
-__all__ = ["MAIN_THREAD", "RETRY_SECONDS", "ThreadNames", "fallback_name"]
+__all__ = ["MAIN_THREAD", "NEW_RETRY_SECONDS", "NEW_THREAD_SECONDS", "RETRY_SECONDS", "ThreadNames", "fallback_name"]
