@@ -204,6 +204,22 @@ def test_html_flamechart_draws_a_lane_per_thread(tmp_path, capsys):
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.parametrize("output", ["flamespace-json", "gecko", "speedscope"])
+def test_the_time_ordered_outputs_keep_a_lane_per_thread_in_time_order(tmp_path, output):
+    """convert --to a format that keeps time order writes the chart, not its flame graph: each thread's
+    samples in order (flamespace-json: exactly, times included). (Failed before: a flame graph, one lane.)"""
+    chart = fs.read(DATA / "known.bin")
+    path = tmp_path / f"known.{output}"
+    fs.write(chart, path, output)
+    back = fs.read(path, output)
+    assert isinstance(back, fs.FlameChart) and len(back.threads) == 2
+    lanes = {thread: [s.stack for s in chart.samples() if s.thread == thread] for thread in chart.threads}
+    for thread in back.threads:
+        assert [s.stack for s in back.samples() if s.thread == thread] == lanes[next(t for t in lanes if thread.startswith(t))]
+    if output == "flamespace-json":
+        assert list(back.samples()) == list(chart.samples())
+
+
 def spliced(data: bytes, at: int, length: int, replacement: bytes) -> bytes:
     """An uncompressed capture with ``length`` bytes of its samples at ``at`` replaced, its table offsets and
     size moved to match."""

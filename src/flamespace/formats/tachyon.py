@@ -25,7 +25,11 @@ ones zigzag-encoded).
   samples (f64), a word of flags, then ``TACHSTAT``, its version and its size (u32).
 - **Footer**: the number of strings and of frames (u32), the file's size (u64), 16 spare bytes.
 
-Each sample counts 1 (unit ``samples``, as Tachyon's own collapsed output counts them); frames are
+A sample's time delta is the µs since its thread's previous sample (a thread's first: since the
+header's start time), as 3.15's writer computes it; reading gives a flame chart of the samples at
+their times (ns after the start), a lane per thread. Each sample counts 1 (unit ``samples``, as
+Tachyon's own collapsed output counts them, so the chart's flame graph is what its replay gives;
+the interval is the label ``interval_us``); frames are
 named as flamespace names Python frames (``function (file:line)``), synthetic ones by their bare
 name, and the profiler's own frames (``_sync_coordinator.py``) are left out as Tachyon's
 collectors leave them out. ``threads``: a root frame per thread (``MainThread`` where the sample
