@@ -399,7 +399,6 @@ def _decode_samples(data: bytes, header: Header, source: str, skip_invalid: bool
     except InputError as exc:
         if not skip_invalid:
             raise
-        del key_ids[len(times) :]  # a sample whose time was read but not its stack: not kept
         return Decoded(keys=keys, key_ids=key_ids, times_us=times, problem=str(exc).removeprefix(f"{source}: "))
     return Decoded(keys=keys, key_ids=key_ids, times_us=times, problem=None)
 
