@@ -55,22 +55,22 @@ def as_tachyon_names(graph: fs.FlameGraph) -> Counter:
 def test_a_capture_reads_as_tachyons_own_replay_of_it(name):
     """Every sample, by stack, as Tachyon's own reader replays it: uncompressed, zstd, and native frames in cpu mode.
     (Failed before: no tachyon format.)"""
-    graph = fs.read(DATA / f"{name}.bin")  # detected by its magic
+    graph = registry.read_graph(DATA / f"{name}.bin")  # detected by its magic
     assert graph.metadata.unit == "samples"
     assert as_tachyon_names(graph) == tachyons_own(name)
 
 
 def test_a_captures_header_says_what_the_run_was():
-    labels = fs.read(DATA / "known.bin").metadata.labels
+    labels = registry.read_graph(DATA / "known.bin").metadata.labels
     assert labels["target_python"] == "3.15.2" and labels["interval_us"] == "5000" and labels["mode"] == "wall"
     assert labels["threads"] == "2" and labels["compression"] == "none"
     assert 0.4 < float(labels["duration_s"]) < 5 and float(labels["rate_achieved"]) > 0
-    cpu = fs.read(DATA / "native-cpu.bin")
+    cpu = registry.read_graph(DATA / "native-cpu.bin")
     assert cpu.metadata.labels["mode"] == "cpu" and cpu.metadata.metric == "cpu"
 
 
 def test_threads_puts_each_thread_under_its_own_root():
-    graph = fs.read(DATA / "known.bin", "tachyon", options={"threads": True})
+    graph = fs.read(DATA / "known.bin", "tachyon", options={"threads": True}).graph()
     roots = Counter()
     for stack, value in graph.items():
         roots[stack[0]] += value
@@ -80,9 +80,9 @@ def test_threads_puts_each_thread_under_its_own_root():
 
 
 def test_the_profilers_own_frames_are_left_out_as_tachyon_leaves_them_out():
-    names = {frame for stack in fs.read(DATA / "known.bin") for frame in stack}
+    names = {frame for stack in registry.read_graph(DATA / "known.bin") for frame in stack}
     assert not any("_sync_coordinator" in name for name in names)
-    assert "<native>" in {frame for stack in fs.read(DATA / "native-cpu.bin") for frame in stack}
+    assert "<native>" in {frame for stack in registry.read_graph(DATA / "native-cpu.bin") for frame in stack}
 
 
 def big_endian(data: bytes) -> bytes:
@@ -140,7 +140,119 @@ def test_a_big_endian_capture_reads_the_same():
     data = (DATA / "known.bin").read_bytes()
     swapped = big_endian(data)
     assert swapped[:4] == b"TACH"
-    assert fs.read(io.BytesIO(swapped)) == fs.read(io.BytesIO(data))
+    assert list(fs.read(io.BytesIO(swapped)).samples()) == list(fs.read(io.BytesIO(data)).samples())
+
+
+# -- time: the capture as a flame chart -------------------------------------------------------------
+
+#: known.py's phases: (lane, function, seconds it runs). spin_a then spin_b in the main thread; sleeper in
+#: its own thread, started just before spin_a.
+PHASES = [("MainThread", "spin_a", 0.3), ("MainThread", "spin_b", 0.2), ("sleeper", "sleeper", 0.2)]
+
+
+def phase_times(chart: fs.FlameChart) -> dict[str, tuple[str, list[float]]]:
+    """Each phase's lane and the times (s) of the samples in it."""
+    found: dict[str, tuple[str, list[float]]] = {}
+    for sample in chart.samples():
+        functions = [split_frame(frame)[0] for frame in sample.stack]
+        for _, function, _ in PHASES:
+            if function in functions:
+                found.setdefault(function, (sample.thread, []))[1].append(sample.timestamp / 1e9)
+    return found
+
+
+def test_a_capture_is_a_flame_chart_of_known_pys_phases_in_the_order_and_at_the_times_they_ran():
+    """The samples' times are the header's start plus each thread's deltas: spin_a's samples span its 0.3 s, then
+    spin_b's its 0.2 s, while the sleeper's lane shows its 0.2 s from spin_a's start. Tolerance: a phase's first
+    and last samples are each within one interval (5 ms) of its start and end, and the sampler may be late by up
+    to another (the fixture's achieved rate is 200/s): 2 intervals. The fixture is fixed bytes, so no flake.
+    (Failed before: the reader dropped the deltas and gave a flame graph.)"""
+    chart = fs.read(DATA / "known.bin")
+    assert isinstance(chart, fs.FlameChart) and chart.unit == "samples"
+    interval = int(chart.metadata.labels["interval_us"]) / 1e6
+    tolerance = 2 * interval
+    phases = phase_times(chart)
+    (main_a, a), (main_b, b), (lane, sleep) = (phases[function] for _, function, _ in PHASES)
+    assert main_a == main_b == "MainThread" and lane.startswith("Thread ")
+    assert set(chart.threads) == {"MainThread", lane}
+    for (_, _, seconds), times in zip(PHASES, (a, b, sleep)):
+        assert times == sorted(times)
+        assert abs((max(times) - min(times)) - seconds) <= tolerance
+    assert max(a) <= min(b) <= max(a) + tolerance  # spin_b follows spin_a
+    assert abs(min(sleep) - min(a)) <= tolerance  # the sleeper starts with spin_a
+    assert 0 <= min(a) and max(b) <= float(chart.metadata.labels["duration_s"])
+    stamps = [sample.timestamp for sample in chart.samples()]
+    assert stamps == sorted(stamps)
+
+
+def test_the_chart_sums_to_the_flame_graph_every_other_command_gets():
+    """A sample weighs 1 (unit samples) in the chart as in the graph, so both say the same counts."""
+    for name in CAPTURES:
+        chart = fs.read(DATA / f"{name}.bin")
+        assert len(chart) == sum(tachyons_own(name).values())
+        assert as_tachyon_names(chart.graph()) == tachyons_own(name)
+
+
+def test_html_flamechart_draws_a_lane_per_thread(tmp_path, capsys):
+    """(Failed before: the capture was a flame graph, drawn end to end on one lane, "all".)"""
+    from flamespace.cli import main
+
+    out = tmp_path / "chart.html"
+    assert main(["html", "--flamechart", str(DATA / "known.bin"), "-o", str(out)]) == 0
+    page = out.read_text()
+    assert "MainThread" in page and "Thread 1" in page
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("output", ["flamespace-json", "gecko", "speedscope"])
+def test_the_time_ordered_outputs_keep_a_lane_per_thread_in_time_order(tmp_path, output):
+    """convert --to a format that keeps time order writes the chart, not its flame graph: each thread's
+    samples in order (flamespace-json: exactly, times included). (Failed before: a flame graph, one lane.)"""
+    chart = fs.read(DATA / "known.bin")
+    path = tmp_path / f"known.{output}"
+    fs.write(chart, path, output)
+    back = fs.read(path, output)
+    assert isinstance(back, fs.FlameChart) and len(back.threads) == 2
+    lanes = {thread: [s.stack for s in chart.samples() if s.thread == thread] for thread in chart.threads}
+    for thread in back.threads:
+        assert [s.stack for s in back.samples() if s.thread == thread] == lanes[next(t for t in lanes if thread.startswith(t))]
+    if output == "flamespace-json":
+        assert list(back.samples()) == list(chart.samples())
+
+
+def spliced(data: bytes, at: int, length: int, replacement: bytes) -> bytes:
+    """An uncompressed capture with ``length`` bytes of its samples at ``at`` replaced, its table offsets and
+    size moved to match."""
+    out = bytearray(data[:at] + replacement + data[at + length :])
+    shift = len(replacement) - length
+    for field in (40, 48):  # the string and frame tables' offsets
+        struct.pack_into("<Q", out, field, struct.unpack_from("<Q", out, field)[0] + shift)
+    struct.pack_into("<Q", out, len(out) - 24, len(out))  # the footer's file size
+    return bytes(out)
+
+
+def varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        out.append(value & 0x7F | (0x80 if value > 0x7F else 0))
+        value >>= 7
+        if not value:
+            return bytes(out)
+
+
+def test_a_corrupt_time_delta_is_refused_at_its_offset_or_skipped_with_a_count():
+    """A delta that puts a sample past what a chart holds (2**62 ns after the start) cannot be a real run's.
+    (Failed before: deltas were not read, so the capture was read as if nothing were wrong.)"""
+    data = (DATA / "known.bin").read_bytes()
+    at = tachyon.HEADER_SIZE + 13  # the first record's delta, after its thread, interpreter and encoding
+    old = len(varint(tachyon._varint(data, at, "x", 0, "")[0]))
+    damaged = spliced(data, at, old, varint(2**62))
+    assert tachyon.read_header(damaged, "x").frames_at == tachyon.read_header(data, "x").frames_at + 9 - old
+    message = error_of(damaged)
+    assert f"at byte {at}: a time delta of {2**62} µs puts a sample" in message and "damaged delta" in message
+    diagnostics = Diagnostics()
+    chart = fs.read(io.BytesIO(damaged), "tachyon", skip_invalid=True, diagnostics=diagnostics)
+    assert len(chart) == 0 and any("kept the 0 samples before it" in warning for warning in diagnostics.warnings)
 
 
 # -- errors: the file, the byte offset, what was wrong ------------------------------------------------
@@ -175,7 +287,7 @@ def test_a_damaged_sample_record_is_refused_at_its_offset_or_skipped_with_a_coun
     message = error_of(bytes(data))
     assert f"at byte {second + 12}: unknown stack encoding 9" in message
     diagnostics = Diagnostics()
-    graph = fs.read(io.BytesIO(bytes(data)), "tachyon", skip_invalid=True, diagnostics=diagnostics)
+    graph = registry.read_graph(io.BytesIO(bytes(data)), "tachyon", skip_invalid=True, diagnostics=diagnostics)
     assert graph.total() == 1  # the first record's one sample
     (warning,) = [w for w in diagnostics.warnings if "kept the" in w]
     assert f"kept the 1 samples before it, {header.samples - 1} lost" in warning

@@ -25,7 +25,11 @@ ones zigzag-encoded).
   samples (f64), a word of flags, then ``TACHSTAT``, its version and its size (u32).
 - **Footer**: the number of strings and of frames (u32), the file's size (u64), 16 spare bytes.
 
-Each sample counts 1 (unit ``samples``, as Tachyon's own collapsed output counts them); frames are
+A sample's time delta is the µs since its thread's previous sample (a thread's first: since the
+header's start time), as 3.15's writer computes it; reading gives a flame chart of the samples at
+their times (ns after the start), a lane per thread. Each sample counts 1 (unit ``samples``, as
+Tachyon's own collapsed output counts them, so the chart's flame graph is what its replay gives;
+the interval is the label ``interval_us``); frames are
 named as flamespace names Python frames (``function (file:line)``), synthetic ones by their bare
 name, and the profiler's own frames (``_sync_coordinator.py``) are left out as Tachyon's
 collectors leave them out. ``threads``: a root frame per thread (``MainThread`` where the sample
@@ -35,17 +39,19 @@ says it is the main thread, else ``Thread <id>``).
 from __future__ import annotations
 
 import struct
+from array import array
 
 from .._record import Record, record
+from ..core.chart import LATEST_NS, FlameChart
+from ..core.metadata import Metadata
 from ..core.python_frames import PythonFrames
-from ..core.vector import FlameGraph
 from ..errors import InputError
 from ._binary import error_at, read_all_bytes
 from ._limits import FrameBudget
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import TextIO
+    from typing import Any, TextIO
 
     from .._types import Stack
     from ..diagnostics import Diagnostics
@@ -53,6 +59,7 @@ if TYPE_CHECKING:
 name = "tachyon"
 extensions = (".bin",)
 description = "CPython 3.15 profiling.sampling (Tachyon) binary captures (--binary)"
+charts = True  # keeps time order: each sample's time
 reference = "Lib/profiling/sampling/binary_collector.py and Modules/_remote_debugging/binary_io_*.c (CPython 3.15)"
 
 MAGIC_LITTLE, MAGIC_BIG = b"HCAT", b"TACH"
@@ -69,6 +76,8 @@ MAIN_THREAD_STATUS = 1 << 5
 #: Files of frames that are the profiler's own (its script runner): left out, as Tachyon's collectors do.
 INTERNAL_FILES = ("_sync_coordinator.py",)
 REPEAT, FULL, SUFFIX, POP_PUSH = 0, 1, 2, 3
+#: The latest sample time a chart takes (:data:`~flamespace.core.chart.LATEST_NS`), in µs after the capture's start.
+LATEST_US = LATEST_NS // 1000
 
 
 @record
@@ -117,20 +126,18 @@ def parse(
     source: str = "<input>",
     diagnostics: Diagnostics | None = None,
     stack_cache: dict[str, Stack] | None = None,
-) -> FlameGraph:
-    """The capture's samples, one count each, by stack."""
+) -> FlameChart:
+    """The capture's samples in time order, one count each (its ``graph()``: the counts by stack)."""
     data = read_all_bytes(stream)
     header = read_header(data, source)
     samples = _sample_bytes(data, header, source)
     strings = _strings(data, header, source)
     frames = _frames(data, header, strings, source)
-    counts, decoded, problem = _decode_samples(samples, header, source, options.skip_invalid)
-    if problem is not None and diagnostics is not None:
-        diagnostics.warn(f"{source}: {problem}; kept the {decoded} samples before it, {header.samples - decoded} lost")
-    graph = _graph(counts, frames, header, options, source)
-    labels = dict(graph.metadata.labels)
-    labels.update(_stats(data, header))
-    return graph.with_metadata(graph.metadata.replace(labels=labels))
+    decoded = _decode_samples(samples, header, source, options.skip_invalid)
+    if decoded.problem is not None and diagnostics is not None:
+        kept = len(decoded.times_us)
+        diagnostics.warn(f"{source}: {decoded.problem}; kept the {kept} samples before it, {header.samples - kept} lost")
+    return _chart(decoded, frames, header, options, source, _stats(data, header))
 
 
 def read_header(data: bytes, source: str) -> Header:
@@ -284,17 +291,51 @@ def _frames(data: bytes, header: Header, strings: list[str], source: str) -> lis
     return frames
 
 
-def _decode_samples(
-    data: bytes, header: Header, source: str, skip_invalid: bool
-) -> tuple[dict[tuple[int, bool, tuple[int, ...]], int], int, str | None]:
-    """Samples counted by (thread, is the main thread, frame indices innermost first); how many were
-    decoded; the problem that ended decoding early (with ``skip_invalid``), else None."""
-    counts: dict[tuple[int, bool, tuple[int, ...]], int] = {}
+@record
+class Decoded(Record):
+    """The samples of a capture in file order: each one's key (an index into ``keys``: thread id, is
+    the main thread, frame indices innermost first) and its time (µs after the header's start);
+    ``problem``: what ended decoding early (with ``skip_invalid``), else None."""
+
+    keys: list[tuple[int, bool, tuple[int, ...]]]
+    key_ids: array[int]
+    times_us: array[int]
+    problem: str | None
+
+
+def _decode_samples(data: bytes, header: Header, source: str, skip_invalid: bool) -> Decoded:
+    """Each sample's stack and time. A sample's time delta counts µs since its thread's previous
+    sample (the thread's first: since the header's start time), as 3.15's writer computes it."""
+    keys: list[tuple[int, bool, tuple[int, ...]]] = []
+    key_of: dict[tuple[int, bool, tuple[int, ...]], int] = {}
+    key_ids, times = array("l"), array("q")
     stacks: dict[tuple[int, int], tuple[int, ...]] = {}
-    decoded = at = 0
+    clocks: dict[tuple[int, int], int] = {}
+    at = 0
     base = HEADER_SIZE if header.compression == 0 else 0
     where = "" if header.compression == 0 else " of the decompressed samples"
     thread_format = header.order + "QI"
+
+    def add(thread: int, status: int, stack: tuple[int, ...]) -> None:
+        key = (thread, bool(status & MAIN_THREAD_STATUS), stack)
+        index = key_of.get(key)
+        if index is None:
+            index = key_of[key] = len(keys)
+            keys.append(key)
+        key_ids.append(index)
+
+    def tick(thread_key: tuple[int, int], delta: int, delta_at: int) -> None:
+        now = clocks.get(thread_key, 0) + delta
+        if now > LATEST_US:
+            raise error_at(
+                f"a time delta of {delta} µs puts a sample {now / 3.6e9:.0f} hours after the capture's start"
+                f" (more than a chart can hold: a damaged delta){where}",
+                base + delta_at,
+                source,
+            )
+        clocks[thread_key] = now
+        times.append(now)
+
     try:
         while at < len(data):
             record_at = at
@@ -306,21 +347,22 @@ def _decode_samples(
             key = (thread, interpreter)
             if key not in stacks and len(stacks) >= header.threads:
                 raise error_at(f"more threads than the header's {header.threads}{where}", base + record_at, source)
-            stack = stacks.get(key, ())
+            stack = stacks.setdefault(key, ())
             if encoding == REPEAT:
                 repeats, at = _varint(data, at, source, base, "a repeat record")
                 for _ in range(repeats):
-                    _delta, at = _varint(data, at, source, base, "a repeat record")
+                    delta_at = at
+                    delta, at = _varint(data, at, source, base, "a repeat record")
                     if at >= len(data):
                         raise error_at(f"a repeat record ends before its status byte{where}", base + at, source)
-                    status = data[at]
+                    tick(key, delta, delta_at)
+                    add(thread, data[at], stack)
                     at += 1
-                    _count(counts, thread, status, stack)
-                    decoded += 1
                 continue
             if encoding not in (FULL, SUFFIX, POP_PUSH):
                 raise error_at(f"unknown stack encoding {encoding}{where}", base + record_at + 12, source)
-            _delta, at = _varint(data, at, source, base, "a sample record")
+            delta_at = at
+            delta, at = _varint(data, at, source, base, "a sample record")
             if at >= len(data):
                 raise error_at(f"a sample record ends before its status byte{where}", base + at, source)
             status = data[at]
@@ -350,46 +392,50 @@ def _decode_samples(
                     raise error_at(f"frame {index} of a table of {header.frames}{where}", base + at - 1, source)
                 pushed.append(index)
             stack = stacks[key] = tuple(pushed) + tuple(kept)
-            _count(counts, thread, status, stack)
-            decoded += 1
-        if decoded != header.samples:
-            raise error_at(f"the header says {header.samples} samples, the records hold {decoded}", 28, source)
+            tick(key, delta, delta_at)
+            add(thread, status, stack)
+        if len(times) != header.samples:
+            raise error_at(f"the header says {header.samples} samples, the records hold {len(times)}", 28, source)
     except InputError as exc:
         if not skip_invalid:
             raise
-        return counts, decoded, str(exc).removeprefix(f"{source}: ")
-    return counts, decoded, None
+        return Decoded(keys=keys, key_ids=key_ids, times_us=times, problem=str(exc).removeprefix(f"{source}: "))
+    return Decoded(keys=keys, key_ids=key_ids, times_us=times, problem=None)
 
 
-def _count(counts: dict[tuple[int, bool, tuple[int, ...]], int], thread: int, status: int, stack: tuple[int, ...]) -> None:
-    key = (thread, bool(status & MAIN_THREAD_STATUS), stack)
-    counts[key] = counts.get(key, 0) + 1
-
-
-def _graph(
-    counts: dict[tuple[int, bool, tuple[int, ...]], int],
+def _chart(
+    decoded: Decoded,
     frames: list[tuple[str, str, int]],
     header: Header,
     options: ReadOptions,
     source: str,
-) -> FlameGraph:
+    stats: dict[str, str],
+) -> FlameChart:
+    """The samples in time order, one count each, a lane per thread (``MainThread``, ``Thread <id>``);
+    ``stats``: the labels of the run's statistics block."""
+    import numpy
+
     names = PythonFrames()
     named = [
         None if file.endswith(INTERNAL_FILES) else (function if file in ("", "~") or line <= 0 else names(function, file, line))
         for function, file, line in frames
     ]
     budget = FrameBudget(source)
-    values: dict[tuple[str, ...], int] = {}
+    stacks: list[Stack] = []
+    lanes: list[str] = []
+    kept: Any = numpy.zeros(len(decoded.keys), dtype=bool)
     threads = set()
-    for (thread, main, indices), count in counts.items():
-        stack = tuple(name for name in (named[index] for index in reversed(indices)) if name is not None)
-        if not stack:
-            continue  # Tachyon's collectors drop a sample with no frame left too
-        threads.add(thread)
-        if options.threads:
-            stack = ("MainThread" if main else f"Thread {thread}",) + stack
-        budget.charge(len(stack))
-        values[stack] = values.get(stack, 0) + count
+    for index, (thread, main, indices) in enumerate(decoded.keys):
+        stack = tuple(name for name in (named[frame] for frame in reversed(indices)) if name is not None)
+        lane = "MainThread" if main else f"Thread {thread}"
+        if stack:  # Tachyon's collectors drop a sample with no frame left too
+            kept[index] = True
+            threads.add(thread)
+            if options.threads:
+                stack = (lane,) + stack
+            budget.charge(len(stack))
+        stacks.append(stack)
+        lanes.append(lane)
     labels = {
         "profiler": "tachyon (profiling.sampling)",
         "target_python": header.python,
@@ -399,7 +445,15 @@ def _graph(
     }
     if header.mode is not None:
         labels["mode"] = header.mode
-    return FlameGraph(values, unit="samples", metric=header.mode or "wall", labels=labels)
+    labels.update(stats)
+    metadata = Metadata(unit="samples", metric=header.mode or "wall", labels=labels)
+    if not decoded.key_ids:
+        return FlameChart(metadata)
+    ids: Any = numpy.frombuffer(decoded.key_ids, dtype=numpy.dtype(f"i{decoded.key_ids.itemsize}"))
+    wanted: Any = kept[ids]
+    ids = ids[wanted]
+    times: Any = numpy.frombuffer(decoded.times_us, dtype=numpy.int64)[wanted] * 1000  # µs to the chart's ns
+    return FlameChart.in_time_order(stacks, lanes, times, ids, ids, numpy.ones(len(ids), dtype=numpy.int64), metadata)
 
 
 def _stats(data: bytes, header: Header) -> dict[str, str]:
