@@ -76,7 +76,7 @@ function build() {
 	compareBar.appendChild(el("button", {"data-brush": "a", type: "button", title: "brushing the timeline sets range A"}, "Brush sets A"));
 	compareBar.appendChild(el("button", {"data-brush": "b", type: "button", title: "brushing the timeline sets range B"}, "Brush sets B"));
 	var historyBar = nav.appendChild(el("span", {id: "history-bar"}));
-	historyBar.appendChild(el("input", {id: "stack", size: "30", placeholder: "stacks matching (a regular expression)", "aria-label": "stack"}));
+	historyBar.appendChild(el("input", {id: "stack", size: "40", placeholder: "stacks matching (a regular expression)", "aria-label": "stack"}));
 	nav.appendChild(el("span", {"class": "grow"}));
 	nav.appendChild(el("span", {id: "ranges", "class": "muted"}));
 	document.body.appendChild(el("div", {id: "problem", "class": "problem"}));
