@@ -259,3 +259,28 @@ def test_behind_a_token_file_basic_auth_alone_opens_every_view(browser, tmp_path
             watched.close()
     finally:
         server.stop(signal.SIGKILL)
+
+
+def test_a_range_without_windows_offers_the_range_up_to_the_latest(tab):
+    """An empty range (the agent stopped, or data older than the preset) says where the selection's latest
+    window is, and one click shows a range as long, ending at that window's end."""
+    tab.open({**RANGE, "from": "2026-11-02T00:00:00", "until": "2026-11-02T00:11:00"})
+    tab.page.wait_for_selector("#to-latest", timeout=TIMEOUT_MS)
+    said = tab.page.locator("#summary").inner_text()
+    assert "No window in this range for service_name=api" in said and "latest of its 40 windows" in said
+    tab.page.locator("#to-latest").click()
+    frame = tab.frame(VIEWER_DRAWN)
+    assert frame.evaluate("window.flamespaceViewer.count") >= 5
+    query = urllib.parse.parse_qs(urllib.parse.urlparse(tab.page.url).query)
+    last_end = (DEPLOY + timedelta(seconds=10 * WINDOWS)).replace(tzinfo=None).isoformat()
+    assert query["until"] == [last_end] and query["from"][0] < last_end
+    assert tab.errors == [] and tab.left_the_server() == []
+
+
+def test_a_range_that_is_not_one_names_the_bound_and_keeps_the_pickers(tab):
+    tab.open({**RANGE, "from": "yesterday"})
+    tab.page.wait_for_selector("#service option[value='api']", state="attached", timeout=TIMEOUT_MS)
+    said = tab.page.locator("#problem").inner_text()
+    assert said.startswith('The range cannot be read: from "yesterday" is not a time: write an ISO date-time')
+    assert tab.page.locator("#timeline svg").count() == 0 and tab.page.locator("#page").is_hidden()
+    assert tab.errors == [] and tab.left_the_server() == []
