@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { PRESETS, parseWhen, isoOf, apiTime, selectorOf, parseState, searchOf, rangeOf, comparedSpans, buckets, changesOf,
+import { PRESETS, parseWhen, isoOf, apiTime, selectorOf, parseState, searchOf, rangeOf, rangeProblem, rangeEndingAt, comparedSpans, buckets, changesOf,
 	stackPattern, tokenOf } from "../../src/flamespace/render/js/serve_state.mjs";
 
 const NOW = Date.UTC(2026, 10, 1, 12, 0, 0);
@@ -131,4 +131,22 @@ test("a token in the fragment is read and taken out of it", () => {
 	assert.deepEqual(tokenOf("#token=abc"), {token: "abc", hash: ""});
 	assert.deepEqual(tokenOf("#x=1"), {token: "", hash: "#x=1"});
 	assert.deepEqual(tokenOf(""), {token: "", hash: ""});
+});
+
+test("a bad range says which bound is wrong and what a time may be", () => {
+	assert.equal(rangeProblem({range: "1h"}, NOW), "");
+	assert.equal(rangeProblem({range: "custom", from: "now-2h", until: "now"}, NOW), "");
+	const bad = rangeProblem({range: "custom", from: "yesterday", until: "now"}, NOW);
+	assert.match(bad, /^from "yesterday" is not a time: /);
+	assert.match(bad, /ISO date-time/);
+	assert.match(bad, /now-2h/);
+	assert.match(rangeProblem({range: "custom", from: "now-1h", until: "soon"}, NOW), /^until "soon" is not a time/);
+	assert.match(rangeProblem({range: "custom", from: "now", until: "now-1h"}, NOW), /^until \(.*\) is before from \(.*\)/);
+});
+
+test("the range ending at the latest window: as long as the current range, ending at that window's end", () => {
+	assert.deepEqual(rangeEndingAt({time: "2026-11-01T10:00:00+00:00", time_end: "2026-11-01T10:00:10+00:00"}, 3600e3),
+		["2026-11-01T09:00:10", "2026-11-01T10:00:10"]);
+	assert.deepEqual(rangeEndingAt({time: "2026-11-01T10:00:00+00:00"}, 900e3), ["2026-11-01T09:45:00", "2026-11-01T10:00:00"],
+		"a window without an end: the range ends where it starts");
 });

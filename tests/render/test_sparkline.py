@@ -54,3 +54,26 @@ def test_the_title_names_the_level_the_series_holds():
     r = report()
     title = ET.fromstring(svg(r)).find(f"{NS}text").text
     assert title.startswith("median value per profile of 2 stacks over 12 commits")
+
+
+def test_the_svg_is_wide_enough_for_its_longest_note_and_title():
+    """A change's note (ISO window labels, as serve's history by window gives) was cut off at the
+    SVG's right edge: the width allowed 260 px (about 35 characters) for notes of up to 80."""
+    start = datetime(2026, 11, 1, 10)
+    rows = [
+        ProfileRecord(
+            f"{start + timedelta(seconds=10 * k):%Y-%m-%dT%H:%M:%S}",
+            start + timedelta(seconds=10 * k),
+            {"a": 100 if k < 10 else 160},
+        )
+        for k in range(20)
+    ]
+    r = analyse(history_of(rows, "window", unit="ns"), alpha=0.1)
+    root = ET.fromstring(svg(r))
+    width = float(root.get("width"))
+    note = root.findall(f"{NS}g")[0].findall(f"{NS}text")[-1]
+    assert len(note.text) > 40
+    # Verdana's digits and letters average more than 0.55 em, so the text needs at least this much room
+    assert width >= float(note.get("x")) + 0.55 * 12 * len(note.text)
+    title = root.find(f"{NS}text")
+    assert width >= float(title.get("x")) + 0.55 * 12 * len(title.text)

@@ -24,6 +24,10 @@ LINE_WIDTH = 260
 LABEL_WIDTH = 300
 NOTE_WIDTH = 260
 FONT = 12
+#: A generous average width of a character of the font, in ems (Verdana's digits are 0.64), to size the SVG to its texts.
+CHAR_EM = 0.66
+#: The longest note shown, in characters.
+NOTE_CHARS = 80
 #: Colours: the series, a rise, a fall.
 INK, RISE, FALL = "rgb(70,70,70)", "rgb(200,40,40)", "rgb(40,120,200)"
 
@@ -68,24 +72,35 @@ def _row(report: HistoryReport, stack: StackHistory, top: float) -> list[str]:
             f'<circle cx="{_num(x(c.index))}" cy="{_num(y(values[c.index]))}" r="3" fill="{colour}">'
             f"<title>{escape(tip)}</title></circle>\n"
         )
-    note = change_text(report, stack) or f"last {human(values[-1], unit)}, no change"
     parts.append(
-        f'<text x="{LABEL_WIDTH + LINE_WIDTH + 10}" y="{_num(top + ROW / 2 + FONT / 3)}">{escape(note[:80])}</text>\n</g>\n'
+        f'<text x="{LABEL_WIDTH + LINE_WIDTH + 10}" y="{_num(top + ROW / 2 + FONT / 3)}">{escape(_note(report, stack))}</text>\n</g>\n'
     )
     return parts
+
+
+def _note(report: HistoryReport, stack: StackHistory) -> str:
+    """What the row says right of its line: the last change, or the last value."""
+    unit = shown_unit(report)
+    return (change_text(report, stack) or f"last {human(series(report, stack)[-1], unit)}, no change")[:NOTE_CHARS]
+
+
+def _text_width(text: str) -> int:
+    """Room for ``text`` in the SVG's font, in pixels (an estimate on the generous side: no font metrics here)."""
+    return int(len(text) * FONT * CHAR_EM) + 1
 
 
 def svg(report: HistoryReport, output: Destination = None) -> str | None:
     """The report as an SVG (a row per stack) written to ``output`` (a path, '-', a stream), or returned for None."""
     h = report.history
-    width = LABEL_WIDTH + LINE_WIDTH + NOTE_WIDTH + 20
-    height = ROW * (len(report.stacks) + 1) + 10
     what = f"{level_name(h)} {'share of a profile' if report.metric == 'share' else 'value per profile'}"
     title = (
         f"{what} of {len(report.stacks)} stacks over {len(h.points)} {h.by}s ({h.points[0]} … {h.points[-1]})"
         if h.points
         else "no points"
     )
+    notes = max((_text_width(_note(report, stack)) for stack in report.stacks), default=0)
+    width = max(LABEL_WIDTH + LINE_WIDTH + 10 + max(NOTE_WIDTH, notes) + 10, 4 + _text_width(title) + 10)
+    height = ROW * (len(report.stacks) + 1) + 10
     parts = [
         '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n',
         f'<svg version="1.1" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '

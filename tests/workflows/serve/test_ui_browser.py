@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import random
 import signal
+import urllib.error
 import urllib.parse
 import urllib.request
 from datetime import timedelta
@@ -45,8 +46,9 @@ SPANS = {
 TIMEOUT_MS = 60_000
 
 
-def push_windows(url: str) -> None:
-    """WINDOWS windows of version 1, then WINDOWS of version 2 where main;checkout;parse takes 60% longer."""
+def push_windows(url: str, headers: dict[str, str] | None = None) -> None:
+    """WINDOWS windows of version 1, then WINDOWS of version 2 where main;checkout;parse takes 60% longer
+    (``headers``: more request headers, an ingest token)."""
     rng = random.Random(29)
     for k in range(2 * WINDOWS):
         after = k >= WINDOWS
@@ -58,7 +60,9 @@ def push_windows(url: str) -> None:
         labels = {"service_name": "api", "region": "eu", "version": "2" if after else "1"}
         body = gzip.compress(push_proto([(labels, [profile(values, T0 + timedelta(seconds=10 * k))])]))
         request = urllib.request.Request(
-            url + PUSH_PATH, data=body, headers={"content-type": "application/proto", "content-encoding": "gzip"}
+            url + PUSH_PATH,
+            data=body,
+            headers={"content-type": "application/proto", "content-encoding": "gzip", **(headers or {})},
         )
         with urllib.request.urlopen(request, timeout=60) as answer:
             assert answer.status == 200
@@ -77,8 +81,8 @@ def served(tmp_path_factory):
 class Watched:
     """A browser tab on the UI that records every request it makes and every error it logs."""
 
-    def __init__(self, browser, served: Served) -> None:  # noqa: F811
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+    def __init__(self, browser, served: Served, **options) -> None:  # noqa: F811
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900}, **options)
         self.page = self.context.new_page()
         self.requests: list[str] = []
         self.errors: list[str] = []
@@ -220,3 +224,63 @@ def test_with_a_token_file_the_ui_sends_the_read_token(browser, tmp_path):  # no
         context.close()
     finally:
         server.stop(signal.SIGKILL)
+
+
+def test_behind_a_token_file_basic_auth_alone_opens_every_view(browser, tmp_path):  # noqa: F811
+    """The browser's own basic auth (the read token as the password, no #token=) is enough: the page,
+    its API requests, the flame graph and the comparison all load; without credentials the page is a 401."""
+    read = "r" * 24
+    tokens = tmp_path / "tokens"
+    tokens.write_text(f"ingest {'i' * 24}\nread {read}\n")
+    tokens.chmod(0o600)
+    server = Served(str(tmp_path / "store"), "--token-file", str(tokens))
+    try:
+        push_windows(server.url, {"authorization": "Bearer " + "i" * 24})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(server.url + "/", timeout=60)
+        assert refused.value.code == 401 and any(
+            c.startswith("Basic") for c in refused.value.headers.get_all("www-authenticate", [])
+        )
+
+        watched = Watched(browser, server, http_credentials={"username": "anyone", "password": read})
+        statuses: list[int] = []
+        watched.page.on("response", lambda r: "/api/" in r.url and statuses.append(r.status))
+        try:
+            watched.open(RANGE)
+            frame = watched.frame(VIEWER_DRAWN)
+            assert frame.evaluate("window.flamespaceViewer.count") >= 5
+            watched.open({**RANGE, "view": "compare", **SPANS})
+            watched.page.wait_for_selector("#summary table.slower", timeout=TIMEOUT_MS)
+            assert "parse" in watched.page.locator("#summary table.slower").inner_text()
+            assert watched.page.locator("#token-box").is_hidden()
+            assert statuses and set(statuses) == {200}, statuses
+            assert watched.errors == [] and watched.left_the_server() == []
+        finally:
+            watched.close()
+    finally:
+        server.stop(signal.SIGKILL)
+
+
+def test_a_range_without_windows_offers_the_range_up_to_the_latest(tab):
+    """An empty range (the agent stopped, or data older than the preset) says where the selection's latest
+    window is, and one click shows a range as long, ending at that window's end."""
+    tab.open({**RANGE, "from": "2026-11-02T00:00:00", "until": "2026-11-02T00:11:00"})
+    tab.page.wait_for_selector("#to-latest", timeout=TIMEOUT_MS)
+    said = tab.page.locator("#summary").inner_text()
+    assert "No window in this range for service_name=api" in said and "latest of its 40 windows" in said
+    tab.page.locator("#to-latest").click()
+    frame = tab.frame(VIEWER_DRAWN)
+    assert frame.evaluate("window.flamespaceViewer.count") >= 5
+    query = urllib.parse.parse_qs(urllib.parse.urlparse(tab.page.url).query)
+    last_end = (DEPLOY + timedelta(seconds=10 * WINDOWS)).replace(tzinfo=None).isoformat()
+    assert query["until"] == [last_end] and query["from"][0] < last_end
+    assert tab.errors == [] and tab.left_the_server() == []
+
+
+def test_a_range_that_is_not_one_names_the_bound_and_keeps_the_pickers(tab):
+    tab.open({**RANGE, "from": "yesterday"})
+    tab.page.wait_for_selector("#service option[value='api']", state="attached", timeout=TIMEOUT_MS)
+    said = tab.page.locator("#problem").inner_text()
+    assert said.startswith('The range cannot be read: from "yesterday" is not a time: write an ISO date-time')
+    assert tab.page.locator("#timeline svg").count() == 0 and tab.page.locator("#page").is_hidden()
+    assert tab.errors == [] and tab.left_the_server() == []

@@ -95,6 +95,26 @@ export function rangeOf(state, nowMs) {
 	return isNaN(from) || isNaN(until) || until < from ? null : [from, until];
 }
 
+// what is wrong with the state's range, in words ("" when nothing): which bound is not a time (and what a
+// time may be), or that until comes before from
+export var TIME_FORMS = "write an ISO date-time in UTC (2026-11-01T10:00), Unix seconds, now, or now-2h (s, m, h, d, w)";
+export function rangeProblem(state, nowMs) {
+	if (state.range !== "custom") return "";
+	var from = parseWhen(state.from, nowMs), until = parseWhen(state.until || "now", nowMs);
+	if (isNaN(from)) return "from \"" + state.from + "\" is not a time: " + TIME_FORMS;
+	if (isNaN(until)) return "until \"" + state.until + "\" is not a time: " + TIME_FORMS;
+	if (until < from) return "until (" + isoOf(until) + ") is before from (" + isoOf(from) + ")";
+	return "";
+}
+
+// a range of `lengthMs` ending where a window (the API's {time, time_end}) ends: [from, until] as written
+// in the URL (to show the latest data when the chosen range has none)
+export function rangeEndingAt(window, lengthMs) {
+	var end = parseWhen(window.time_end || "", 0);
+	if (isNaN(end)) end = parseWhen(window.time, 0);
+	return [isoOf(end - lengthMs), isoOf(end)];
+}
+
 // a compared range ([from, until] as written) in milliseconds, or null
 export function spanOf(written, nowMs) {
 	if (!written) return null;

@@ -4,7 +4,7 @@
 // request goes through api(), which adds the read token when there is one.
 import { el } from "./dom.mjs";
 import { formatter } from "./units.mjs";
-import { PRESETS, SERVICE_LABEL, MAX_BARS, parseState, searchOf, rangeOf, comparedSpans, selectorOf, buckets, isoOf,
+import { PRESETS, SERVICE_LABEL, MAX_BARS, parseState, searchOf, rangeOf, rangeProblem, rangeEndingAt, comparedSpans, selectorOf, buckets, isoOf,
 	apiTime, changesOf, stackText, stackPattern, tokenOf } from "./serve_state.mjs";
 
 var config = JSON.parse(document.getElementById("flamespace-ui").textContent);
@@ -76,7 +76,7 @@ function build() {
 	compareBar.appendChild(el("button", {"data-brush": "a", type: "button", title: "brushing the timeline sets range A"}, "Brush sets A"));
 	compareBar.appendChild(el("button", {"data-brush": "b", type: "button", title: "brushing the timeline sets range B"}, "Brush sets B"));
 	var historyBar = nav.appendChild(el("span", {id: "history-bar"}));
-	historyBar.appendChild(el("input", {id: "stack", size: "30", placeholder: "stacks matching (a regular expression)", "aria-label": "stack"}));
+	historyBar.appendChild(el("input", {id: "stack", size: "40", placeholder: "stacks matching (a regular expression)", "aria-label": "stack"}));
 	nav.appendChild(el("span", {"class": "grow"}));
 	nav.appendChild(el("span", {id: "ranges", "class": "muted"}));
 	document.body.appendChild(el("div", {id: "problem", "class": "problem"}));
@@ -274,6 +274,14 @@ function drawTimeline(data) {
 		(data.count ? ", " + human(data.windows.reduce(function (s, w) { return s + w.total; }, 0)) + " in all" : "");
 }
 
+// no timeline (the range is not one): none of another range's left standing
+function clearTimeline() {
+	var old = byId("timeline").querySelector("svg");
+	if (old) old.parentNode.removeChild(old);
+	timelineData = null;
+	byId("timeline-note").textContent = "";
+}
+
 // a range brushed or clicked: the compared range being brushed, else the range itself
 function select(span) {
 	var written = [isoOf(span[0]), isoOf(span[1])];
@@ -290,16 +298,17 @@ function load() {
 	var generation = ++loaded, now = Date.now(), range = rangeOf(state, now);
 	showControls();
 	problem("");
-	if (!range) { problem("The range is not a time range: from " + state.from + " until " + state.until); return; }
-	var where = {selector: selector(), from: apiTime(range[0]), until: apiTime(range[1])};
-	status("loading\u2026");
+	// the pickers do not depend on the range: filled even when the range is not one
 	json("/labels/" + SERVICE_LABEL + "/values", {}).then(function (a) { if (generation === loaded) fillServices(a.values); }).catch(showError(generation));
 	json("/labels", {selector: selector()}).then(function (a) { if (generation === loaded) fillLabels(a.labels); }).catch(showError(generation));
+	if (!range) { clearTimeline(); show("none"); problem("The range cannot be read: " + rangeProblem(state, now) + "."); return; }
+	var where = {selector: selector(), from: apiTime(range[0]), until: apiTime(range[1])};
+	status("loading\u2026");
 	json("/windows", where).then(function (answer) {
 		if (generation !== loaded) return;
 		var unit = answer.windows.length ? answer.windows[0].unit : "";
 		drawTimeline({windows: answer.windows, count: answer.count, range: range, now: now, unit: unit});
-		if (!answer.count) { empty(); status(""); return; }
+		if (!answer.count) { empty(generation, range); status(""); return; }
 		var shown = state.view === "compare" ? loadCompare(where, range, now, unit) : state.view === "history" ? loadHistory(where) : loadFlame(where);
 		shown.then(function () { if (generation === loaded) status(""); }).catch(showError(generation));
 	}).catch(showError(generation));
@@ -310,9 +319,23 @@ function showError(generation) {
 	return function (error) { if (generation === loaded) { status(""); show("none"); problem(error.message); } };
 }
 
-function empty() {
+// no window in the range: say so, and where the selection's latest window is (one click shows the range up to it)
+function empty(generation, range) {
 	show("none");
-	byId("summary").textContent = "No window in this range" + (selector() ? " for " + selector() : "") + ": pick a longer range or another service.";
+	var summary = byId("summary"), whose = selector() ? " for " + selector() : "";
+	summary.textContent = "No window in this range" + whose + ".";
+	json("/windows", {selector: selector(), limit: "1"}).then(function (answer) {
+		if (generation !== loaded) return;
+		if (!answer.count) { summary.appendChild(document.createTextNode(" None stored at all: pick another service or label.")); return; }
+		var latest = answer.windows[answer.windows.length - 1], shown = rangeEndingAt(latest, range[1] - range[0]);
+		summary.appendChild(document.createTextNode(" The latest of its " + answer.count + " window" + (answer.count === 1 ? "" : "s") +
+			" starts at " + latest.time.slice(0, 19).replace("T", " ") + " UTC. "));
+		var jump = summary.appendChild(el("button", {type: "button", id: "to-latest"}, "Show the range up to it"));
+		jump.addEventListener("click", function () {
+			state.range = "custom"; state.from = shown[0]; state.until = shown[1]; state.a = null; state.b = null;
+			go();
+		});
+	}).catch(showError(generation));
 }
 
 // which part of main shows: the page (an iframe), the history (sparklines) or neither
