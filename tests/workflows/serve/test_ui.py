@@ -99,6 +99,9 @@ def test_compare_as_compare_htmls_page_names_the_grown_stack(deployed):
     assert "1 significant change" in compared["title"]
     as_json = deployed.get(f"{API}/compare", params=params).json()
     assert [(c["stack"], c["kind"]) for c in as_json["stacks"] if c["significant"]] == [(["main", "parse"], "grown")]
+    # the UI's one request for both views of one comparison (it asked twice, comparing twice)
+    both = deployed.get(f"{API}/compare", params={**params, "format": "json-with-html"}).json()
+    assert both["comparison"] == as_json and read_comparison(both["html"])["title"] == compared["title"]
 
 
 def test_history_as_sparklines_marks_the_change(deployed):

@@ -369,12 +369,12 @@ function loadCompare(where, range, now, unit) {
 		candidate_selector: where.selector, candidate_from: apiTime(spans.b[0]), candidate_until: apiTime(spans.b[1])};
 	byId("ranges").textContent = "A: " + isoOf(spans.a[0]).replace("T", " ") + " \u2026 " + isoOf(spans.a[1]).slice(11) +
 		"   B: " + isoOf(spans.b[0]).replace("T", " ") + " \u2026 " + isoOf(spans.b[1]).slice(11);
-	// both at once (the server computes each in a worker thread): the test's rows for the table, the page to frame
-	return Promise.all([json("/compare", params), text("/compare", Object.assign({format: "html"}, params))]).then(function (both) {
+	// one comparison, two views: the test's rows for the table, compare --html's page to frame
+	return json("/compare", Object.assign({format: "json-with-html"}, params)).then(function (both) {
 		if (generation !== loaded) return;
 		show("page");
-		summarise(both[0], unit);
-		framed(both[1], "comparison of range A with range B");
+		summarise(both.comparison, unit);
+		framed(both.html, "comparison of range A with range B");
 	});
 }
 

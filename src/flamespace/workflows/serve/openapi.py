@@ -203,7 +203,8 @@ def document() -> dict[str, Any]:
                     _param("normalize", "compare shares of each window's total", {"type": "boolean"}),
                     _param(
                         "format",
-                        "json (compare --json's document) or html (compare --html's page)",
+                        "json (compare --json's document), html (compare --html's page) or json-with-html "
+                        "(both of one comparison: {comparison, html})",
                         {"type": "string", "enum": list(COMPARE_FORMATS), "default": "json"},
                     ),
                 ],

@@ -30,7 +30,7 @@ MERGE_FORMATS = {
     "html": "text/html; charset=utf-8",
 }
 #: What ``compare`` answers in: ``compare --json``'s document or ``compare --html``'s page.
-COMPARE_FORMATS = ("json", "html")
+COMPARE_FORMATS = ("json", "html", "json-with-html")
 #: What ``history`` answers in: ``history --format json``'s document or ``history --svg``'s sparklines.
 HISTORY_FORMATS = ("json", "svg")
 #: The labels that hold a window's range (selected by ``from`` and ``until``, not listed as labels).
@@ -225,16 +225,19 @@ def _range_title(params: Mapping[str, str], what: str, now: datetime) -> str:
 def compare(store: Store, params: Mapping[str, str], now: datetime) -> dict[str, Any] | str:
     """``flamespace compare`` of two selectors and ranges (``baseline_*`` and ``candidate_*``),
     each window a run: the comparison as ``compare --json`` writes it, and the guard rails' findings;
-    with ``format=html``, ``compare --html``'s page of it (a string)."""
+    with ``format=html``, ``compare --html``'s page of it (a string); ``json-with-html``: both, from one
+    comparison (``{"comparison": ..., "html": ...}``: the UI shows the table and the page of one test)."""
     from ...stats.report import as_dict
 
     fmt = choice(params, "format", COMPARE_FORMATS, "json")
     compared, findings = _compared(store, params, now)
-    if fmt == "html":
-        from ...render.comparison_files import comparison_page
+    document = None if fmt == "html" else {**as_dict(compared.comparison), "findings": findings}
+    if fmt == "json":
+        return document
+    from ...render.comparison_files import comparison_page
 
-        return comparison_page(compared.comparison, None, compared.samples) or ""
-    return {**as_dict(compared.comparison), "findings": findings}
+    page = comparison_page(compared.comparison, None, compared.samples) or ""
+    return page if fmt == "html" else {"comparison": document, "html": page}
 
 
 def _compared(store: Store, params: Mapping[str, str], now: datetime) -> tuple[Any, list[dict[str, str]]]:
