@@ -231,7 +231,7 @@ def compare(store: Store, params: Mapping[str, str], now: datetime) -> dict[str,
 
     fmt = choice(params, "format", COMPARE_FORMATS, "json")
     compared, findings = _compared(store, params, now)
-    document = None if fmt == "html" else {**as_dict(compared.comparison), "findings": findings}
+    document = {**as_dict(compared.comparison), "findings": findings}
     if fmt == "json":
         return document
     from ...render.comparison_files import comparison_page
