@@ -251,7 +251,9 @@ def _unix(params: Mapping[str, str], key: str) -> datetime | None:
 def check_label(name: str, value: str, parameter: str | None = None) -> None:
     """A label a store selector can name: a key of letters, digits, '_', '-', '.', and a value
     without ',' or '=' (a selector's separators)."""
-    if not name or not all(c.isalnum() or c in "_-." for c in name):
+    from ...store.selector import is_key
+
+    if not is_key(name):
         raise IngestError(f"label {name!r}: a label's name is letters, digits, '_', '-' and '.'", parameter=parameter)
     if "," in value or "=" in value:
         raise IngestError(
