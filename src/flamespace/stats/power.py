@@ -165,20 +165,85 @@ def kurtosis_of(groups: Sequence[np.ndarray]) -> float:
     return float(max(float(np.average(np.concatenate(figures), weights=np.concatenate(weights))), 0.0))
 
 
+def kurtosis_by_stack(groups: Sequence[np.ndarray]) -> np.ndarray:
+    """Each stack's excess kurtosis, shrunk toward the pooled figure (:func:`kurtosis_of`) as far as its runs are unsure.
+
+    One stack's n runs give a G₂ with sampling variance v ≈ 24n(n−1)²/((n−3)(n−2)(n+3)(n+5)); the
+    stacks' G₂ scatter around the pooled figure by τ² + v, so τ² (how much stacks truly differ)
+    is their spread-weighted scatter less v, and each stack moves from the pooled figure
+    toward its own G₂ by τ²/(τ² + v) (empirical Bayes). A program whose widest stack has light
+    tails and whose small stacks stall no longer charges the wide one for the others' stalls;
+    a stack whose few runs happened to see no stall still gets most of the pooled allowance.
+    Never below 0. Stacks without variance get the pooled figure.
+    """
+    import numpy as np
+
+    pooled = kurtosis_of(groups)
+    stacks = groups[0].shape[1] if groups and groups[0].ndim == 2 else 0
+    total, count, spread, variance = np.zeros(stacks), np.zeros(stacks), np.zeros(stacks), np.zeros(stacks)
+    for x in groups:
+        n = len(x)
+        if n < 4:
+            continue
+        residuals = x - x.mean(axis=0)
+        m2 = (residuals**2).mean(axis=0)
+        live = m2 > 0
+        g2 = np.zeros(stacks)
+        g2[live] = (residuals[:, live] ** 4).mean(axis=0) / m2[live] ** 2 - 3.0
+        total += np.where(live, ((n + 1) * g2 + 6.0) * (n - 1) / ((n - 2) * (n - 3)), 0.0)
+        count += live
+        spread += np.sqrt(m2)
+        variance += np.where(live, 24.0 * n * (n - 1) ** 2 / ((n - 3) * (n - 2) * (n + 3) * (n + 5)), 0.0)
+    seen = count > 0
+    if not seen.any():
+        return np.full(stacks, pooled)
+    own = total[seen] / count[seen]
+    import os
+
+    noise = variance[seen] / count[seen] ** 2 * (1.0 + pooled) ** float(os.environ.get("FS_KNOISE", "0"))
+    between = max(float(np.average((own - pooled) ** 2 - noise, weights=spread[seen])), 0.0)
+    out = np.full(stacks, pooled)
+    out[seen] = np.maximum(pooled + between / (between + noise) * (own - pooled), 0.0)
+    return out
+
+
+def critical_noise(critical: np.ndarray, relabellings: int, alpha: float, df: np.ndarray) -> np.ndarray:
+    """The relative variance of a permutation critical value between comparisons of one design.
+
+    The test's bar is the (⌊αN⌋+1)-th largest of N relabelled maxima: an order statistic, whose
+    variance is α(1 − α)/(N·f(c)²), f the density of the maximum at c. Its tail falls like a
+    t's on ``df`` degrees of freedom (f/S ≈ (df + 1)c/(df + c²), S(c) = α), so relative to c²
+    it is (1 − α)/(Nα·((df + 1)c²/(df + c²))²). Negligible from a few hundred relabellings,
+    it is what makes 6 pairs (32 distinct sign-flip maxima two-sided) miss: their bar moves
+    from one comparison to the next by about 15%.
+    """
+    import numpy as np
+
+    c = np.where(np.isfinite(critical), np.asarray(critical, dtype=float), 0.0)
+    df = np.maximum(np.asarray(df, dtype=float), 1.0)
+    slope = (df + 1.0) * c * c / (df + c * c)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = (1.0 - alpha) / (max(relabellings, 1) * alpha * slope * slope)
+    return np.where(slope > 0, h, 0.0)
+
+
 def detectable(
     critical: np.ndarray,
     se: np.ndarray,
     power: float = POWER,
     df: np.ndarray | None = None,
-    kurtosis: float = 0.0,
+    kurtosis: float | np.ndarray = 0.0,
     runs: float | np.ndarray | None = None,
+    noise: float | np.ndarray = 0.0,
 ) -> np.ndarray:
     """The minimum detectable effect δ·se per stack; ∞ where c is ∞ (the design cannot reach α).
 
     A change d = δ·ŝe is found when Δ̂/ŝe' > c in a new comparison; ŝe and ŝe' are noisy
     estimates of the true se (relative variance g = (2/df + κ/runs)/4 each, κ the excess
     kurtosis). With Z = Δ̂/se − δ normal, found ⇔ Z + δ·S − c·S' > 0 (S, S' ≈ ŝe/se, mean
-    1 − g/2, variance g), so δ solves δ(1 − g/2) − c = z_power·√(1 + g(δ² + c²)). Without
+    1 − g/2, variance g), so δ solves δ(1 − g/2) − c = z_power·√(1 + g(δ² + c²) + h·c²), h
+    (``noise``) the relative variance of the new comparison's critical value
+    (:func:`critical_noise`; a permutation bar from few relabellings moves). Without
     ``df`` (g = 0) this is the normal (c + z_power)·se. ∞ also where the noise of se alone
     forbids the power asked (a heavy-tailed stack with very few runs).
     """
@@ -196,12 +261,12 @@ def detectable(
         n = np.asarray(df, dtype=float) + 1 if runs is None else np.asarray(runs, dtype=float)
         g = (2.0 / np.maximum(np.asarray(df, dtype=float), 1.0) + kurtosis / n) / 4.0
     a = 1.0 - g / 2.0
-    c = np.where(np.isfinite(critical), critical, 0.0)
     lead = a * a - zp * zp * g
+
+    c = np.where(np.isfinite(critical), critical, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        root = a * a * c * c - lead * (c * c - zp * zp * (1.0 + g * c * c))
-        delta = (a * c + np.sqrt(np.maximum(root, 0.0))) / lead
-        out = delta * se
+        root = a * a * c * c - lead * (c * c - zp * zp * (1.0 + (g + noise) * c * c))
+        out = (a * c + np.sqrt(np.maximum(root, 0.0))) / lead * se
     return np.where(np.isfinite(critical) & (lead > 0), out, np.inf)
 
 
