@@ -198,9 +198,7 @@ def kurtosis_by_stack(groups: Sequence[np.ndarray]) -> np.ndarray:
     if not seen.any():
         return np.full(stacks, pooled)
     own = total[seen] / count[seen]
-    import os
-
-    noise = variance[seen] / count[seen] ** 2 * (1.0 + pooled) ** float(os.environ.get("FS_KNOISE", "0"))
+    noise = variance[seen] / count[seen] ** 2  # the variance of a mean over the groups
     between = max(float(np.average((own - pooled) ** 2 - noise, weights=spread[seen])), 0.0)
     out = np.full(stacks, pooled)
     out[seen] = np.maximum(pooled + between / (between + noise) * (own - pooled), 0.0)
@@ -290,14 +288,14 @@ def runs_needed(
     alternative: str,
     floor: float = 0.0,
     paired: bool = False,
-    kurtosis: float = 0.0,
+    kurtosis: float | np.ndarray = 0.0,
 ) -> np.ndarray:
     """Runs a side (pairs when ``paired``; both sides with the pilot's ``variance``) to detect ``change`` per stack.
 
     The smallest n whose :func:`detectable` change — c_n the Bonferroni t quantile on the
     design's degrees of freedom (n − 1 pairs, 2n − 2 unpaired), se = √(2v/n) (pairs recorded
     independently of each other), the same allowance for a noisy se and heavy tails
-    (``kurtosis``) as compare's figure — is at most ``change``, and n at least :func:`min_runs`
+    (``kurtosis``, one figure or one per stack) as compare's figure — is at most ``change``, and n at least :func:`min_runs`
     for the design (2/2^n two-sided for n pairs must reach α). 0 where no n up to
     :data:`MAX_RUNS` suffices.
     """
@@ -308,19 +306,21 @@ def runs_needed(
     first = min_runs(alpha, alternative, paired=paired)
     out: np.ndarray = np.zeros(len(variance), dtype=int)
 
-    def enough(n: np.ndarray, v: np.ndarray, d: np.ndarray) -> np.ndarray:
+    tails = np.broadcast_to(np.asarray(kurtosis, dtype=float), variance.shape)
+
+    def enough(n: np.ndarray, v: np.ndarray, d: np.ndarray, k: np.ndarray) -> np.ndarray:
         df = n - 1.0 if paired else 2.0 * n - 2
         c = bonferroni_critical(alpha, tests, df, alternative)
         runs = n if paired else 2 * n
-        return np.asarray(detectable(c, np.sqrt(2 * v / n), power, df, kurtosis, runs) <= d)
+        return np.asarray(detectable(c, np.sqrt(2 * v / n), power, df, k, runs) <= d)
 
     out[(change > 0) & (variance <= 0)] = first
     live = np.flatnonzero((change > 0) & (variance > 0))
-    live = live[enough(np.full(len(live), float(MAX_RUNS)), variance[live], change[live])]
+    live = live[enough(np.full(len(live), float(MAX_RUNS)), variance[live], change[live], tails[live])]
     lo, hi = np.full(len(live), first), np.full(len(live), MAX_RUNS)
     while len(live) and (lo < hi).any():  # enough() is monotone in n: c_n falls and se falls; all stacks at once
         mid = (lo + hi) // 2
-        ok = enough(mid.astype(float), variance[live], change[live])
+        ok = enough(mid.astype(float), variance[live], change[live], tails[live])
         hi = np.where(ok & (lo < hi), mid, hi)
         lo = np.where(~ok & (lo < hi), mid + 1, lo)
     out[live] = lo
@@ -507,14 +507,17 @@ def plan(
     chosen = ordered[matter][:top] if top is not None else ordered[matter]
     m = pilot.n
     padding = (m - 1) / float(chi2_ppf(1 - PILOT_CONFIDENCE, m - 1))
-    kurtosis = kurtosis_of([matrix[:, columns]]) / (2 if paired else 1)  # a difference of two runs: κ/2
+    # each stack's tails as compare's detectable takes them (shrunk toward the pooled figure); a difference of two runs: κ/2
+    kurtosis = kurtosis_by_stack([matrix[:, columns]]) / (2 if paired else 1)
+    position = {int(j): k for k, j in enumerate(columns)}
 
     def rows_for(which: np.ndarray) -> tuple[PlanRow, ...]:
         mean = matrix[:, which].mean(axis=0)
         variance = matrix[:, which].var(axis=0, ddof=1)
         amount = change.of(mean)
+        tails = kurtosis[[position[int(j)] for j in which]]
         runs = runs_needed(
-            variance * padding, amount, alpha, power, len(columns), alternative, variance_floor(matrix), paired, kurtosis
+            variance * padding, amount, alpha, power, len(columns), alternative, variance_floor(matrix), paired, tails
         )
         return tuple(
             PlanRow(pilot.stacks[j], float(u), float(math.sqrt(v)), float(d), int(r))
