@@ -55,7 +55,7 @@ def detectable_found(
     for r in range(reps):
         x1, x2 = draw(rng, n), draw(rng, n)
         res = maxt.test(x1, x2, 0.05, permutations, seed=r, alternative="two-sided", paired=paired, statistic="auto")
-        d = float(_detectable(res, x1, x2, paired)[target])
+        d = float(_detectable(res, x1, x2, paired, 0.05)[target])
         if not math.isfinite(d):
             continue
         y1, y2 = draw(rng, n), draw(rng, n).copy()

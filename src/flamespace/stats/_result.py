@@ -37,8 +37,10 @@ class TestResult(Record):
     ``p_adjusted`` is the p-value after the multiple-testing correction that ``significant``
     (``p_adjusted ≤ α``) uses. ``critical`` (per stack, on the scale of ``statistic``) is the
     value the statistic must exceed in the tested direction for a first discovery, and ``se``
-    the standard error that turns it into a change in the unit: together they give the
-    minimum detectable effect (:mod:`.power`). ``smallest_p`` is the smallest adjusted p-value
+    the standard error that turns it into a change in the unit. ``changed_critical`` is the bar
+    a *changed* stack must clear: its observed labelling then tops the relabellings, so it ranks
+    against the others alone (at 6 pairs the largest of 31 distinct maxima where ``critical`` is
+    the second of 32); with ``se`` it gives the minimum detectable effect (:mod:`.power`). ``smallest_p`` is the smallest adjusted p-value
     the design can produce (a permutation test on 3 + 3 runs cannot go below 1/20).
     """
 
@@ -58,6 +60,7 @@ class TestResult(Record):
     details: dict[str, float | str] = factory(dict)
     critical: np.ndarray | None = None
     se: np.ndarray | None = None
+    changed_critical: np.ndarray | None = None
     smallest_p: float = 0.0
     control: str = "family-wise error"
 

@@ -373,7 +373,7 @@ def compare(
     if paired and n1 != n2:
         raise ArgumentError(f"a paired test needs as many baseline runs as candidate runs; got {n1} and {n2}")
     result = methods.load(method).run(x1, x2, options)
-    detectable = _detectable(result, x1, x2, paired)
+    detectable = _detectable(result, x1, x2, paired, alpha)
     stack_changes = _changes(stacks, x1.mean(axis=0).tolist(), x2.mean(axis=0).tolist(), result, detectable, margin)
     parts = decompose(*_reduced_pair(stack_changes, meta))
     notes = list(result.notes)
@@ -410,15 +410,22 @@ def compare(
     )
 
 
-def _detectable(result: TestResult, x1: np.ndarray, x2: np.ndarray, paired: bool) -> np.ndarray | None:
-    """The change each stack's test would find with 80% power, with the noise of its own se (:func:`.power.detectable`)."""
+def _detectable(result: TestResult, x1: np.ndarray, x2: np.ndarray, paired: bool, alpha: float) -> np.ndarray | None:
+    """The change each stack's test would find with 80% power, with the noise of its own se and of the
+    test's bar (:func:`.power.detectable`, :func:`.power.critical_noise`)."""
     from . import power
 
     if result.critical is None or result.se is None:
         return None
     df = power.degrees_of_freedom(x1, x2, paired)
     runs = len(x1) if paired else len(x1) + len(x2)
-    return power.detectable(result.critical, result.se, df=df, kurtosis=power.excess_kurtosis(x1, x2, paired), runs=runs)
+    kurtosis = power.kurtosis_by_stack([x2 - x1] if paired else [x1, x2])
+    relabellings = int(result.details.get("relabellings", 0)) or power.relabellings(len(x1), len(x2), paired)
+    if result.details.get("exact") and result.statistic_name == "max |t|" and len(x1) == len(x2):
+        relabellings //= 2  # a labelling and its mirror give the same max |t|: N/2 distinct values
+    critical = result.critical if result.changed_critical is None else result.changed_critical
+    noise = power.critical_noise(critical, relabellings, alpha, df)
+    return power.detectable(critical, result.se, df=df, kurtosis=kurtosis, runs=runs, noise=noise)
 
 
 def _changes(

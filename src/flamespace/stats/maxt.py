@@ -326,6 +326,28 @@ def _critical(values: np.ndarray, level: float) -> float:
     return float(_beyond_ties(ranked[len(ranked) - k - 1])) if k < len(ranked) else -math.inf
 
 
+def _changed_critical(values: np.ndarray, level: float, exact: bool, mirrored: bool) -> float:
+    """The bar a changed stack's statistic must clear: with its observed labelling (and, two-sided
+    with equal groups, that labelling's mirror, the same max |t|) above every other, p ≤ ``level``
+    needs at most ⌊level·N⌋ − m of the others to reach it. ``values``: every relabelling's maximum
+    in the test's order (enumerated: the observed first and its mirror last; drawn: the observed last).
+
+    In a null comparison the observed labelling ranks anywhere, so :func:`_critical` is one rank
+    lower: at 6 pairs the second largest of 32 distinct maxima, where a change must beat the
+    largest of the 31 others (15% higher on lognormal runs; the detectable size was found 73% of
+    the time instead of 80%). From a few hundred relabellings the two agree.
+    """
+    import numpy as np
+
+    drop = 2 if exact and mirrored else 1
+    others = values[1 : len(values) - 1] if drop == 2 else (values[1:] if exact else values[:-1])
+    k = int(math.floor(level * len(values) + 1e-9)) - drop
+    if k < 0:
+        return math.inf
+    ranked = np.sort(others)
+    return float(_beyond_ties(ranked[len(ranked) - k - 1])) if k < len(ranked) else -math.inf
+
+
 def _beyond_ties(value: Any) -> Any:
     """A critical value raised by the band in which p-values count a relabelled statistic as equal
     (:data:`TIES`), so an interval holds what the test does not reject. At 3 + 3 runs the observed
@@ -443,6 +465,7 @@ def test(
         with np.errstate(invalid="ignore"):
             lower, upper = delta - c_high * se, delta + c_low * se
         critical = np.full(p, c if two else (c_low if sign < 0 else c_high))
+        changed = np.full(p, _changed_critical(max_tested, alpha, exact, two and (paired or n1 == n2)))
         control = "family-wise error"
     else:
         p_adj = adjust(p_raw, fdr)
@@ -450,6 +473,7 @@ def test(
         level = max(int(significant.sum()), 1) * alpha / (max(p, 1) * fdr_factor(fdr, p))
         first = alpha / (max(p, 1) * fdr_factor(fdr, p))  # the level of a first discovery
         lower, upper, critical = delta.copy(), delta.copy(), np.zeros(p)
+        changed = None
         if p:
             assert top_high is not None and (two or top_low is not None)  # fdr: every relabelling added to them
             ordered_high = -np.sort(-top_high, axis=0)
@@ -491,6 +515,7 @@ def test(
         },
         critical=critical,
         se=se,
+        changed_critical=None if changed is None else np.where(floor_p > alpha, np.inf, changed),
         smallest_p=floor_p,
         control=control,
         notes=tuple(notes),

@@ -165,20 +165,83 @@ def kurtosis_of(groups: Sequence[np.ndarray]) -> float:
     return float(max(float(np.average(np.concatenate(figures), weights=np.concatenate(weights))), 0.0))
 
 
+def kurtosis_by_stack(groups: Sequence[np.ndarray]) -> np.ndarray:
+    """Each stack's excess kurtosis, shrunk toward the pooled figure (:func:`kurtosis_of`) as far as its runs are unsure.
+
+    One stack's n runs give a G₂ with sampling variance v ≈ 24n(n−1)²/((n−3)(n−2)(n+3)(n+5)); the
+    stacks' G₂ scatter around the pooled figure by τ² + v, so τ² (how much stacks truly differ)
+    is their spread-weighted scatter less v, and each stack moves from the pooled figure
+    toward its own G₂ by τ²/(τ² + v) (empirical Bayes). A program whose widest stack has light
+    tails and whose small stacks stall no longer charges the wide one for the others' stalls;
+    a stack whose few runs happened to see no stall still gets most of the pooled allowance.
+    Never below 0. Stacks without variance get the pooled figure.
+    """
+    import numpy as np
+
+    pooled = kurtosis_of(groups)
+    stacks = groups[0].shape[1] if groups and groups[0].ndim == 2 else 0
+    total, count, spread, variance = np.zeros(stacks), np.zeros(stacks), np.zeros(stacks), np.zeros(stacks)
+    for x in groups:
+        n = len(x)
+        if n < 4:
+            continue
+        residuals = x - x.mean(axis=0)
+        m2 = (residuals**2).mean(axis=0)
+        live = m2 > 0
+        g2 = np.zeros(stacks)
+        g2[live] = (residuals[:, live] ** 4).mean(axis=0) / m2[live] ** 2 - 3.0
+        total += np.where(live, ((n + 1) * g2 + 6.0) * (n - 1) / ((n - 2) * (n - 3)), 0.0)
+        count += live
+        spread += np.sqrt(m2)
+        variance += np.where(live, 24.0 * n * (n - 1) ** 2 / ((n - 3) * (n - 2) * (n + 3) * (n + 5)), 0.0)
+    seen = count > 0
+    if not seen.any():
+        return np.full(stacks, pooled)
+    own = total[seen] / count[seen]
+    noise = variance[seen] / count[seen] ** 2  # the variance of a mean over the groups
+    between = max(float(np.average((own - pooled) ** 2 - noise, weights=spread[seen])), 0.0)
+    out = np.full(stacks, pooled)
+    out[seen] = np.maximum(pooled + between / (between + noise) * (own - pooled), 0.0)
+    return out
+
+
+def critical_noise(critical: np.ndarray, relabellings: int, alpha: float, df: np.ndarray) -> np.ndarray:
+    """The relative variance of a permutation critical value between comparisons of one design.
+
+    The test's bar is the (⌊αN⌋+1)-th largest of N relabelled maxima: an order statistic, whose
+    variance is α(1 − α)/(N·f(c)²), f the density of the maximum at c. Its tail falls like a
+    t's on ``df`` degrees of freedom (f/S ≈ (df + 1)c/(df + c²), S(c) = α), so relative to c²
+    it is (1 − α)/(Nα·((df + 1)c²/(df + c²))²). Negligible from a few hundred relabellings,
+    it is what makes 6 pairs (32 distinct sign-flip maxima two-sided) miss: their bar moves
+    from one comparison to the next by about 15%.
+    """
+    import numpy as np
+
+    c = np.where(np.isfinite(critical), np.asarray(critical, dtype=float), 0.0)
+    df = np.maximum(np.asarray(df, dtype=float), 1.0)
+    slope = (df + 1.0) * c * c / (df + c * c)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = (1.0 - alpha) / (max(relabellings, 1) * alpha * slope * slope)
+    return np.where(slope > 0, h, 0.0)
+
+
 def detectable(
     critical: np.ndarray,
     se: np.ndarray,
     power: float = POWER,
     df: np.ndarray | None = None,
-    kurtosis: float = 0.0,
+    kurtosis: float | np.ndarray = 0.0,
     runs: float | np.ndarray | None = None,
+    noise: float | np.ndarray = 0.0,
 ) -> np.ndarray:
     """The minimum detectable effect δ·se per stack; ∞ where c is ∞ (the design cannot reach α).
 
     A change d = δ·ŝe is found when Δ̂/ŝe' > c in a new comparison; ŝe and ŝe' are noisy
     estimates of the true se (relative variance g = (2/df + κ/runs)/4 each, κ the excess
     kurtosis). With Z = Δ̂/se − δ normal, found ⇔ Z + δ·S − c·S' > 0 (S, S' ≈ ŝe/se, mean
-    1 − g/2, variance g), so δ solves δ(1 − g/2) − c = z_power·√(1 + g(δ² + c²)). Without
+    1 − g/2, variance g), so δ solves δ(1 − g/2) − c = z_power·√(1 + g(δ² + c²) + h·c²), h
+    (``noise``) the relative variance of the new comparison's critical value
+    (:func:`critical_noise`; a permutation bar from few relabellings moves). Without
     ``df`` (g = 0) this is the normal (c + z_power)·se. ∞ also where the noise of se alone
     forbids the power asked (a heavy-tailed stack with very few runs).
     """
@@ -196,12 +259,12 @@ def detectable(
         n = np.asarray(df, dtype=float) + 1 if runs is None else np.asarray(runs, dtype=float)
         g = (2.0 / np.maximum(np.asarray(df, dtype=float), 1.0) + kurtosis / n) / 4.0
     a = 1.0 - g / 2.0
-    c = np.where(np.isfinite(critical), critical, 0.0)
     lead = a * a - zp * zp * g
+
+    c = np.where(np.isfinite(critical), critical, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        root = a * a * c * c - lead * (c * c - zp * zp * (1.0 + g * c * c))
-        delta = (a * c + np.sqrt(np.maximum(root, 0.0))) / lead
-        out = delta * se
+        root = a * a * c * c - lead * (c * c - zp * zp * (1.0 + (g + noise) * c * c))
+        out = (a * c + np.sqrt(np.maximum(root, 0.0))) / lead * se
     return np.where(np.isfinite(critical) & (lead > 0), out, np.inf)
 
 
@@ -225,14 +288,14 @@ def runs_needed(
     alternative: str,
     floor: float = 0.0,
     paired: bool = False,
-    kurtosis: float = 0.0,
+    kurtosis: float | np.ndarray = 0.0,
 ) -> np.ndarray:
     """Runs a side (pairs when ``paired``; both sides with the pilot's ``variance``) to detect ``change`` per stack.
 
     The smallest n whose :func:`detectable` change — c_n the Bonferroni t quantile on the
     design's degrees of freedom (n − 1 pairs, 2n − 2 unpaired), se = √(2v/n) (pairs recorded
     independently of each other), the same allowance for a noisy se and heavy tails
-    (``kurtosis``) as compare's figure — is at most ``change``, and n at least :func:`min_runs`
+    (``kurtosis``, one figure or one per stack) as compare's figure — is at most ``change``, and n at least :func:`min_runs`
     for the design (2/2^n two-sided for n pairs must reach α). 0 where no n up to
     :data:`MAX_RUNS` suffices.
     """
@@ -243,19 +306,21 @@ def runs_needed(
     first = min_runs(alpha, alternative, paired=paired)
     out: np.ndarray = np.zeros(len(variance), dtype=int)
 
-    def enough(n: np.ndarray, v: np.ndarray, d: np.ndarray) -> np.ndarray:
+    tails = np.broadcast_to(np.asarray(kurtosis, dtype=float), variance.shape)
+
+    def enough(n: np.ndarray, v: np.ndarray, d: np.ndarray, k: np.ndarray) -> np.ndarray:
         df = n - 1.0 if paired else 2.0 * n - 2
         c = bonferroni_critical(alpha, tests, df, alternative)
         runs = n if paired else 2 * n
-        return np.asarray(detectable(c, np.sqrt(2 * v / n), power, df, kurtosis, runs) <= d)
+        return np.asarray(detectable(c, np.sqrt(2 * v / n), power, df, k, runs) <= d)
 
     out[(change > 0) & (variance <= 0)] = first
     live = np.flatnonzero((change > 0) & (variance > 0))
-    live = live[enough(np.full(len(live), float(MAX_RUNS)), variance[live], change[live])]
+    live = live[enough(np.full(len(live), float(MAX_RUNS)), variance[live], change[live], tails[live])]
     lo, hi = np.full(len(live), first), np.full(len(live), MAX_RUNS)
     while len(live) and (lo < hi).any():  # enough() is monotone in n: c_n falls and se falls; all stacks at once
         mid = (lo + hi) // 2
-        ok = enough(mid.astype(float), variance[live], change[live])
+        ok = enough(mid.astype(float), variance[live], change[live], tails[live])
         hi = np.where(ok & (lo < hi), mid, hi)
         lo = np.where(~ok & (lo < hi), mid + 1, lo)
     out[live] = lo
@@ -442,14 +507,17 @@ def plan(
     chosen = ordered[matter][:top] if top is not None else ordered[matter]
     m = pilot.n
     padding = (m - 1) / float(chi2_ppf(1 - PILOT_CONFIDENCE, m - 1))
-    kurtosis = kurtosis_of([matrix[:, columns]]) / (2 if paired else 1)  # a difference of two runs: κ/2
+    # each stack's tails as compare's detectable takes them (shrunk toward the pooled figure); a difference of two runs: κ/2
+    kurtosis = kurtosis_by_stack([matrix[:, columns]]) / (2 if paired else 1)
+    position = {int(j): k for k, j in enumerate(columns)}
 
     def rows_for(which: np.ndarray) -> tuple[PlanRow, ...]:
         mean = matrix[:, which].mean(axis=0)
         variance = matrix[:, which].var(axis=0, ddof=1)
         amount = change.of(mean)
+        tails = kurtosis[[position[int(j)] for j in which]]
         runs = runs_needed(
-            variance * padding, amount, alpha, power, len(columns), alternative, variance_floor(matrix), paired, kurtosis
+            variance * padding, amount, alpha, power, len(columns), alternative, variance_floor(matrix), paired, tails
         )
         return tuple(
             PlanRow(pilot.stacks[j], float(u), float(math.sqrt(v)), float(d), int(r))

@@ -62,7 +62,7 @@ class Resampled:
         self.sd = math.sqrt(inflation) * float(runs[:, target].std(ddof=1)) if len(runs) > 1 else 0.0
 
     def criticals(self, n: int, permutations: int = PERMUTATIONS) -> np.ndarray:
-        """maxt.test's critical value for the target on :data:`CRITICALS` null comparisons of n."""
+        """maxt.test's bar for a changed target (``changed_critical``) on :data:`CRITICALS` null comparisons of n."""
         import numpy as np
 
         from . import maxt
@@ -75,8 +75,9 @@ class Resampled:
             result = maxt.test(
                 x1, x2, self.alpha, permutations, seed=r, alternative=self.alternative, paired=self.paired, floor=self.floor
             )
-            assert result.critical is not None
-            out.append(float(result.critical[self.target]))
+            bar = result.changed_critical if result.changed_critical is not None else result.critical
+            assert bar is not None
+            out.append(float(bar[self.target]))  # the bar a changed stack clears, as compare's detectable takes it
         return np.array(out)
 
     def statistics(self, n: int, amount: float) -> np.ndarray:
