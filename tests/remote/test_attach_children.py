@@ -110,8 +110,8 @@ def test_children_of_another_python_are_sampled_each_under_its_process(tmp_path)
         spent = sum(value for stack, value in graph.items() if stack[0] == root and stack[-1].startswith(function + " ("))
         assert abs(spent - seconds * 1e9) <= bound, (function, spent, seconds, bound)
         assert time_in(graph, function) == spent  # nowhere else: not in the parent, not in the other child
-    assert recorder.children[b_pid].process.version.startswith("3.10")
-    assert recorder.children[a_pid].process.version.startswith("3.12")
+    versions = {child.process.pid: child.process.version for child in recorder.sampled()}
+    assert versions[b_pid].startswith("3.10") and versions[a_pid].startswith("3.12"), versions
     assert graph.metadata.labels["roots"] == "process" and graph.metadata.labels["processes"] == "3"
     assert any(entry.startswith(f"{sleep_pid} (") and "sleep" in entry for entry in recorder.skipped_children())
 
@@ -154,3 +154,47 @@ def test_descendants_finds_grandchildren_through_a_shell():
     finally:
         os.killpg(shell.pid, signal.SIGKILL)  # the shell's session: it, its subshell and their sleep
         shell.wait()
+
+
+def test_a_child_that_execs_python_later_is_sampled_from_then(tmp_path):
+    """A child that is a shell when found, and execs Python later, is sampled once it does, and no longer named as
+    skipped. (Failed before: no FamilyRecorder.)"""
+    parent = textwrap.dedent(f"""
+        import subprocess, sys
+        shell = subprocess.Popen(["sh", "-c", 'read line; exec "$0" -c "$1"', sys.executable, {FOREVER!r}],
+                                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+        print("ready", flush=True)
+        print(shell.pid, flush=True)
+        sys.stdin.readline()
+        shell.stdin.write("go\\n")
+        shell.stdin.flush()
+        shell.wait()
+    """)
+    with Target(python("3.12"), parent, tmp_path) as target:
+        assert target.process.stdout is not None
+        shell_pid = int(target.process.stdout.readline())
+        recorder = FamilyRecorder(attach(target.pid), SamplerOptions(rate=200, seed=5))
+        done: list = []
+        thread = threading.Thread(target=lambda: done.append(recorder.run()))
+        thread.start()
+        deadline = time.monotonic() + 60
+        while shell_pid not in recorder.skipped:
+            assert thread.is_alive() and time.monotonic() < deadline
+            time.sleep(0.02)
+        target.go()
+        _attached(recorder, [shell_pid], thread)
+        while recorder.children[shell_pid].quality.samples < 20:
+            assert thread.is_alive() and time.monotonic() < deadline
+            time.sleep(0.02)
+        recorder.stop()
+        thread.join(timeout=60)
+    graph = recorder.recording(done[0]).graph
+    assert any(stack[0].endswith(f"({shell_pid})") and stack[-1].startswith("spin_forever (") for stack in graph)
+    assert not any(entry.startswith(f"{shell_pid} ") for entry in recorder.skipped_children())
+
+
+def test_native_with_subprocesses_is_refused_in_one_line():
+    """--native reads each process's C stack; with --subprocesses it is refused with what to leave out."""
+    result = flamespace("record", "--pid", str(os.getpid()), "--subprocesses", "--native", "-d", "0.1")
+    assert result.returncode == 1 and "leave out --native" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr

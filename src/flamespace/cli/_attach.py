@@ -82,7 +82,7 @@ def record_pid(
         warn(f"flamespace record: process {pid} exited after {raw.elapsed_ns / 1e9:.1f} s of recording")
     processes = 1
     if isinstance(recorder, FamilyRecorder):
-        processes += len(recorder.children)
+        processes += len(recorder.sampled())
         skipped = recorder.skipped_children()
         if skipped and not quiet:
             warn(

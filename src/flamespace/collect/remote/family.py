@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from .process import AttachError, ProcessGone, attach
+from .process import AttachError, NoSuchProcess, NotPython, ProcessGone, attach
 from .recorder import RemoteRecorder
 
 TYPE_CHECKING = False
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 #: How often (s) the process tree is looked at for new children.
 SCAN_SECONDS = 0.1
+#: How many scans a child that could not be read (but may be a Python starting) is tried again.
+RETRIES = 20
 
 
 class FamilyRecorder(RemoteRecorder):
@@ -34,11 +36,13 @@ class FamilyRecorder(RemoteRecorder):
     def __init__(self, *args: Any, **kwargs: Any) -> None:  # RemoteRecorder's
         super().__init__(*args, **kwargs)
         self.native = kwargs.get("native")
-        #: The children being sampled, by pid (those that exited stay, with what was recorded of them).
+        #: The children being sampled, by pid, and the program each ran when it was attached.
         self.children: dict[int, RemoteRecorder] = {}
-        self._raws: dict[int, RawRecording] = {}
-        #: Descendants not sampled, by pid: (executable, why) as last seen.
-        self.skipped: dict[int, tuple[str, str]] = {}
+        self._programs: dict[int, str] = {}
+        #: The children's recordings that ended (the child exited, or exec'd another program), in order.
+        self.ended_children: list[tuple[RemoteRecorder, RawRecording]] = []
+        #: Descendants not sampled, by pid: (executable, why, attempts) as last seen.
+        self.skipped: dict[int, tuple[str, str, int]] = {}
         self._next_scan = 0
 
     def tick(self, now: int) -> None:
@@ -47,47 +51,65 @@ class FamilyRecorder(RemoteRecorder):
             self._next_scan = now + int(SCAN_SECONDS * 1e9)
             self._scan(now)
         for pid, child in list(self.children.items()):
-            if pid in self._raws:
-                continue
             try:
                 child.tick(now)
             except ProcessGone:
-                self._raws[pid] = child.finish("exited")
+                self._end(pid, "exited")
+
+    def _end(self, pid: int, why: str) -> None:
+        child = self.children.pop(pid)
+        self._programs.pop(pid, None)
+        if child.quality.ticks:
+            self.ended_children.append((child, child.finish(why)))
 
     def _scan(self, now: int) -> None:
-        """Attach the descendants not seen yet (and those that exec'd since they were found not to be Python)."""
+        """Attach the descendants not seen yet; a child that exec'd another program is a new one (its recording so far
+        ends); one that could not be read is tried again when it execs, or (a Python starting) for a while."""
         for pid in descendants(self.process.pid):
-            if pid in self.children:
-                continue
             exe = executable(pid)
-            if pid in self.skipped and self.skipped[pid][0] == exe:
-                continue
+            if pid in self.children:
+                if exe == self._programs[pid]:
+                    continue
+                self._end(pid, "exec")
+            if pid in self.skipped:
+                seen, why, attempts = self.skipped[pid]
+                if seen == exe and (why.startswith("not Python") or attempts >= RETRIES):
+                    continue
             try:
                 process = attach(pid)
+            except NoSuchProcess:  # it ended before it could be read: nothing of it to record
+                self.skipped.pop(pid, None)
+                continue
             except AttachError as exc:
-                self.skipped[pid] = (exe, str(exc))
+                attempts = self.skipped[pid][2] + 1 if pid in self.skipped and self.skipped[pid][0] == exe else 1
+                why = f"not Python: {exc}" if isinstance(exc, NotPython) and not _starting(pid) else str(exc)
+                self.skipped[pid] = (exe, why, attempts)
                 continue
             child = RemoteRecorder(process, self.options, self.clock, gil_only=self.gil_only, native=self.native)
             child.begin(now)
             self.children[pid] = child
+            self._programs[pid] = exe
             self.skipped.pop(pid, None)
 
     def raws(self, parent: RawRecording) -> list[RawRecording]:
         """Every process's recording: the parent's (``parent``, what :meth:`run` returned), then each child's."""
-        for pid, child in self.children.items():
-            if pid not in self._raws:
-                self._raws[pid] = child.finish(self.ended or "stopped")
-        return [parent, *(self._raws[pid] for pid in self.children)]
+        for pid in list(self.children):
+            self._end(pid, self.ended or "stopped")
+        return [parent, *(raw for _child, raw in self.ended_children)]
+
+    def sampled(self) -> list[RemoteRecorder]:
+        """The recorders of every child sampled (running or ended)."""
+        return [*(child for child, _raw in self.ended_children), *self.children.values()]
 
     def problems(self) -> list[str]:
         found = super().problems()
-        for child in self.children.values():
+        for child in self.sampled():
             found.extend(f"process {child.process.pid}: {problem}" for problem in child.problems())
         return found
 
     def skipped_children(self) -> list[str]:
         """The descendants that were not sampled, each as ``pid (executable)``."""
-        return [f"{pid} ({exe or '?'})" for pid, (exe, _why) in sorted(self.skipped.items())]
+        return [f"{pid} ({exe or '?'})" for pid, (exe, _why, _attempts) in sorted(self.skipped.items())]
 
     def recording(self, raw: RawRecording, process_root: bool = True) -> Recording:
         """As :meth:`RemoteRecorder.recording`, of every process, each under its process's root frame
@@ -95,7 +117,7 @@ class FamilyRecorder(RemoteRecorder):
         from ..recording import merge
 
         labels = {"target_python": self.process.version, "attached": "pid", "ended": self.ended or "stopped"}
-        versions = sorted({child.process.version for child in self.children.values()} - {self.process.version})
+        versions = sorted({child.process.version for child in self.sampled()} - {self.process.version})
         if versions:
             labels["children_python"] = ",".join(versions)
         if self.gil_only:
@@ -157,6 +179,11 @@ def _children_by_parent() -> dict[int, list[int]]:
             continue
         by_parent.setdefault(parent, []).append(int(name))
     return by_parent
+
+
+def _starting(pid: int) -> bool:
+    """Whether ``pid`` may be a Python still loading (its libpython not mapped yet): its program's name says python."""
+    return "python" in os.path.basename(executable(pid))
 
 
 def executable(pid: int) -> str:
