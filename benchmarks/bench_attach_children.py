@@ -38,7 +38,16 @@ TARGET = textwrap.dedent("""
 
 def profiler_cpu(pid: int, seconds: float, rate: float) -> float:
     """The CPU share of one core that ``record --pid PID --subprocesses`` used over ``seconds``."""
-    command = [sys.executable, "-m", "flamespace", "record", "--pid", str(pid), "--subprocesses", "-q"]
+    command = [
+        sys.executable,
+        "-c",
+        "import sys; from flamespace.cli import main; sys.exit(main())",
+        "record",
+        "--pid",
+        str(pid),
+        "--subprocesses",
+        "-q",
+    ]
     command += [
         "-d",
         str(seconds),
