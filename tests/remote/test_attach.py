@@ -246,7 +246,6 @@ def test_permission_denied_says_what_to_run(tmp_path):
     [
         (["-c", "pass"], "give no program"),
         (["--mode", "alloc"], "--mode alloc records from inside the program, and process"),
-        (["--subprocesses"], "--subprocesses is not available with --pid yet"),
     ],
 )
 def test_record_pid_refuses_what_it_cannot_do(args, problem, tmp_path):

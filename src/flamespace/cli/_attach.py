@@ -29,13 +29,15 @@ def record_pid(
     native: str | None = None,
     inject: bool = False,
     duration: float | None = None,
+    subprocesses: bool = False,
 ) -> tuple[RecordResult, str]:
     """Record process ``pid`` until ``duration`` (s), Ctrl-C, SIGTERM/SIGHUP or its exit; the result
     (as ``record_program``'s) and how to describe the target. Raises the AttachError that says why
     it cannot be read, or a RecordError when it ended before a single sample. ``gil``: only the
     samples of the thread that holds the GIL; ``native``: 'yes' or 'all' for native frames (docs/attach.md).
     From outside (the sampler's modes), or from inside (``inject``, the memory modes, asyncio stacks:
-    3.14+'s sys.remote_exec); ``inject`` where the target cannot take it records from outside, with a warning."""
+    3.14+'s sys.remote_exec); ``inject`` where the target cannot take it records from outside, with a warning.
+    ``subprocesses``: its child processes that are Python too, each under its process's root frame."""
     from ..collect.launcher import Progress, RecordError, RecordResult
     from ..collect.options import SamplerOptions as Sampling
     from ..collect.remote import inject as injection
@@ -68,18 +70,29 @@ def record_pid(
             show(Progress(seconds, quality.samples, quality.ticks / seconds if seconds > 0 else None))
 
         on_progress = (0.25, reporter)
-    recorder = RemoteRecorder(process, options, on_progress=on_progress, gil_only=gil, native=native)
+    from ..collect.remote.family import FamilyRecorder
+
+    kind = FamilyRecorder if subprocesses else RemoteRecorder
+    recorder = kind(process, options, on_progress=on_progress, gil_only=gil, native=native)
     raw, stopped_by = run_until_stopped(recorder)
     if recorder.quality.samples == 0 and recorder.ended == "exited":
         raise RecordError(f"process {pid} exited before a single sample was taken", exit_code=1)
     recording = recorder.recording(raw, process_root)
     if recorder.ended == "exited" and not quiet:
         warn(f"flamespace record: process {pid} exited after {raw.elapsed_ns / 1e9:.1f} s of recording")
+    processes = 1
+    if isinstance(recorder, FamilyRecorder):
+        processes += len(recorder.sampled())
+        skipped = recorder.skipped_children()
+        if skipped and not quiet:
+            warn(
+                f"flamespace record: --subprocesses skipped {len(skipped)} child process(es) that are not Python (or could not be read): {', '.join(skipped)}"
+            )
     described = f"pid {pid} (Python {process.version})"
     result = RecordResult(
         recording,
         exit_code=0,
-        processes=1,
+        processes=processes,
         stopped_by_duration=recorder.ended == "duration",
         signal=stopped_by[0] if stopped_by else None,
     )

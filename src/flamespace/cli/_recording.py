@@ -102,7 +102,8 @@ _OPTIONS = (
         "subprocesses",
         "flag",
         help="Also record the Python processes the program starts (subprocess, multiprocessing, "
-        "fork), each under a 'name (pid)' root frame.",
+        "fork), each under a 'name (pid)' root frame; with --pid, the running process's Python descendants "
+        "(docs/attach.md).",
     ),
     Option(
         ("--sampler",),

@@ -153,6 +153,7 @@ def run(
                 "all" if native_all else ("yes" if native else None),
                 inject,
                 attach_duration,
+                subprocesses,
             )
         else:
             described = target.describe()
@@ -215,8 +216,11 @@ def _check_attach(
 
     if command or module is not None or code is not None:
         raise ArgumentError("--pid records a process that runs already: give no program (script, -m or -c) with it")
-    if subprocesses:
-        raise ArgumentError("--subprocesses is not available with --pid yet (docs/attach.md, 'Limits')")
+    if subprocesses and (native or inside):
+        raise ArgumentError(
+            "--pid --subprocesses reads each process's Python frames from outside: leave out --native, --native-all, "
+            "--inject, --mode alloc|live and --async"
+        )
     for given, flag in ((gil, "--gil reads the GIL's holder"), (native, "--native reads C frames")):
         if given and inside:
             raise ArgumentError(f"{flag} from outside the process: leave out --inject, --mode alloc|live and --async")

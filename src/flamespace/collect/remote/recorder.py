@@ -111,9 +111,7 @@ class RemoteRecorder:
         draw = Random(options.seed).random
         mean_ns = 1e9 / options.rate
         low, spread = mean_ns * (1.0 - JITTER), mean_ns * 2.0 * JITTER
-        if options.mode == "cpu" or options.idle:
-            self._last_cpu = {tid: cpu for tid in _threads_of(self.process.pid) if (cpu := thread_cpu_ns(self.process.pid, tid))}
-        self._start_ns = self._last_tick_ns = clock.now_ns()
+        self.begin(clock.now_ns())
         deadline = None if options.duration is None else self._start_ns + int(options.duration * 1e9)
         progress_ns = 0 if self.on_progress is None else int(self.on_progress[0] * 1e9)
         next_progress = self._start_ns
@@ -150,6 +148,18 @@ class RemoteRecorder:
         if self.program_span and self.ended == "exited" and self._last_frames is not None:
             quality.ticks, self._last_tick_ns = self._last_frames  # what came after is the interpreter's end
         quality.duration_ns = self._last_tick_ns - self._start_ns
+        return self.raw()
+
+    def begin(self, now: int) -> None:
+        """Start the recording at ``now`` (ns): each thread's CPU clock from then (cpu and idle modes)."""
+        if self.options.mode == "cpu" or self.options.idle:
+            self._last_cpu = {tid: cpu for tid in _threads_of(self.process.pid) if (cpu := thread_cpu_ns(self.process.pid, tid))}
+        self._start_ns = self._last_tick_ns = now
+
+    def finish(self, ended: str) -> RawRecording:
+        """End the recording (``ended``: why) at its last tick and hand it over."""
+        self.ended = ended
+        self.quality.duration_ns = self._last_tick_ns - self._start_ns
         return self.raw()
 
     def raw(self) -> RawRecording:
