@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -202,14 +203,20 @@ LOCALS = textwrap.dedent("""
 
 
 class Target:
-    """A running program (``process``), stopped on leaving the ``with``."""
+    """A running program (``process``), stopped on leaving the ``with`` with every process it started (it
+    runs in a session of its own: a child it leaves behind would spin on, orphaned, slowing the suite)."""
 
     def __init__(self, interpreter: Path, source: str, directory: Path, *args: str) -> None:
         script = directory / "target_program.py"
         script.write_text(source)
         self.script = script
         self.process = subprocess.Popen(
-            [str(interpreter), str(script), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=directory
+            [str(interpreter), str(script), *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=directory,
+            start_new_session=True,
         )
         assert self.process.stdout is not None and self.process.stdout.readline() == "ready\n"
 
@@ -230,8 +237,10 @@ class Target:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)  # the target and whatever it started, ended or not
+        except ProcessLookupError:
+            pass
         self.process.wait()
         for stream in (self.process.stdin, self.process.stdout):
             if stream is not None:
