@@ -150,19 +150,29 @@ def kurtosis_of(groups: Sequence[np.ndarray]) -> float:
 
     figures, weights = [], []
     for x in groups:
-        n = len(x)
-        if n < 4:
+        if len(x) < 4:
             continue
-        residuals = x - x.mean(axis=0)
-        m2 = (residuals**2).mean(axis=0)
-        m4 = (residuals**4).mean(axis=0)
-        live = m2 > 0
-        g2 = m4[live] / m2[live] ** 2 - 3.0
-        figures.append(((n + 1) * g2 + 6.0) * (n - 1) / ((n - 2) * (n - 3)))
+        g2, m2, live = _corrected_g2(x)
+        figures.append(g2[live])
         weights.append(np.sqrt(m2[live]))
     if not figures or not sum(len(f) for f in figures):
         return 0.0
     return float(max(float(np.average(np.concatenate(figures), weights=np.concatenate(weights))), 0.0))
+
+
+def _corrected_g2(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per stack of ``x`` (runs × stacks, at least 4 runs): the small-sample corrected excess kurtosis G₂
+    (0 where a stack does not vary), the variance m₂, and which stacks vary."""
+    import numpy as np
+
+    n = len(x)
+    residuals = x - x.mean(axis=0)
+    m2 = (residuals**2).mean(axis=0)
+    live = m2 > 0
+    g2 = np.zeros(x.shape[1])
+    g2[live] = (residuals[:, live] ** 4).mean(axis=0) / m2[live] ** 2 - 3.0
+    corrected = np.where(live, ((n + 1) * g2 + 6.0) * (n - 1) / ((n - 2) * (n - 3)), 0.0)
+    return corrected, m2, live
 
 
 def kurtosis_by_stack(groups: Sequence[np.ndarray]) -> np.ndarray:
@@ -185,12 +195,8 @@ def kurtosis_by_stack(groups: Sequence[np.ndarray]) -> np.ndarray:
         n = len(x)
         if n < 4:
             continue
-        residuals = x - x.mean(axis=0)
-        m2 = (residuals**2).mean(axis=0)
-        live = m2 > 0
-        g2 = np.zeros(stacks)
-        g2[live] = (residuals[:, live] ** 4).mean(axis=0) / m2[live] ** 2 - 3.0
-        total += np.where(live, ((n + 1) * g2 + 6.0) * (n - 1) / ((n - 2) * (n - 3)), 0.0)
+        g2, m2, live = _corrected_g2(x)
+        total += np.where(live, g2, 0.0)
         count += live
         spread += np.sqrt(m2)
         variance += np.where(live, 24.0 * n * (n - 1) ** 2 / ((n - 3) * (n - 2) * (n + 3) * (n + 5)), 0.0)
