@@ -84,7 +84,7 @@ def record_pid(
     if isinstance(recorder, FamilyRecorder):
         processes += len(recorder.sampled())
         skipped = recorder.skipped_children()
-        if skipped and not quiet:
+        if skipped:  # data not recorded: said even with -q
             warn(
                 f"flamespace record: --subprocesses skipped {len(skipped)} child process(es) that are not Python (or could not be read): {', '.join(skipped)}"
             )
