@@ -114,17 +114,11 @@ class FamilyRecorder(RemoteRecorder):
     def recording(self, raw: RawRecording, process_root: bool = True) -> Recording:
         """As :meth:`RemoteRecorder.recording`, of every process, each under its process's root frame
         (as ``record --subprocesses`` roots the processes of a program it starts)."""
-        from ..recording import merge
-
-        labels = {"target_python": self.process.version, "attached": "pid", "ended": self.ended or "stopped"}
+        labels = self.labels()
         versions = sorted({child.process.version for child in self.sampled()} - {self.process.version})
         if versions:
             labels["children_python"] = ",".join(versions)
-        if self.gil_only:
-            labels["gil"] = "holder only"
-        recording = merge(self.raws(raw), self.options, labels, roots=True)
-        recording.problems.extend(self.problems())
-        return recording
+        return self._merged(self.raws(raw), labels, True)
 
 
 def descendants(pid: int) -> list[int]:

@@ -264,8 +264,10 @@ class RemoteRecorder:
         """The :class:`~..recording.Recording` of ``raw`` (what :meth:`run` returned), as ``record`` makes one:
         the target's Python and how the recording ended in its metadata, this reader's problems with the sampler's.
         ``process_root``: the process (command and pid) as the root frame."""
-        from ..recording import merge
+        return self._merged([raw], self.labels(), process_root)
 
+    def labels(self) -> dict[str, str]:
+        """What the profile's metadata says of this recording: the target's Python, how it ended, what was read."""
         labels = {"target_python": self.process.version, "attached": "pid", "ended": self.ended or "stopped"}
         if self.gil_only:
             labels["gil"] = "holder only"
@@ -273,7 +275,12 @@ class RemoteRecorder:
             labels["partial_stacks"] = str(self.partial)
         if isinstance(self.reader, NativeStackReader):
             labels.update(self.reader.labels())
-        recording = merge([raw], self.options, labels, roots=process_root)
+        return labels
+
+    def _merged(self, raws: list[RawRecording], labels: dict[str, str], roots: bool) -> Recording:
+        from ..recording import merge
+
+        recording = merge(raws, self.options, labels, roots=roots)
         recording.problems.extend(self.problems())
         return recording
 
