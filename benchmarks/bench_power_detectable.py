@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.stats.power_harness import detectable_found, lognormal, negbin, plan_pilot, pool_drawer  # noqa: E402
+from tests.stats.power_harness import detectable_found, lognormal, negbin, normal, plan_pilot, pool_drawer  # noqa: E402
 
 
 def plan_table(cells: list, args: argparse.Namespace) -> None:
@@ -87,6 +87,7 @@ def main() -> None:
     ap.add_argument("--pools", default=None, help="an .npz of real pools (one matrix per name, runs × stacks)")
     ap.add_argument("--ns", default="5,10,20")
     ap.add_argument("--pools-only", action="store_true", help="skip the synthetic pools")
+    ap.add_argument("--control", action="store_true", help="also the light-tailed control pool (normal runs)")
     ap.add_argument("--plan", action="store_true", help="also: the power reached at plan's n (10-run pilots)")
     ap.add_argument("--plan-only", action="store_true", help="only the plan table")
     ap.add_argument("--pilots", type=int, default=20, help="pilots per plan cell")
@@ -97,6 +98,7 @@ def main() -> None:
     ap.add_argument("--only", default=None, help="plan: only the cells whose 'pool design' contains this text")
     args = ap.parse_args()
     cells = [] if args.pools_only else [("lognormal", lognormal), ("negbin", negbin)]
+    cells += [("normal", normal)] if args.control else []
     if args.pools:
         with np.load(args.pools) as data:
             cells += [(f"real:{k}", pool_drawer(data[k])) for k in data.files]

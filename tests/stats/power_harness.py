@@ -28,6 +28,11 @@ def lognormal(rng: np.random.Generator, n: int) -> np.ndarray:
     return MEANS * slow * rng.lognormal(0.0, 0.5, (n, STACKS)) / math.exp(0.125)
 
 
+def normal(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Light tails, a control: each stack's time × (1 + 0.3·N(0, 1)); shows the figure's own error without heavy tails."""
+    return MEANS * (1.0 + 0.3 * rng.standard_normal((n, STACKS)))
+
+
 def negbin(rng: np.random.Generator, n: int) -> np.ndarray:
     """Overdispersed sample counts (negative binomial, shape 4) with occasional 3x stalls (5% of cells)."""
     lam = MEANS * rng.gamma(4.0, 0.25, (n, STACKS))
