@@ -1,0 +1,148 @@
+"""Which way of computing `detectable` is found 80% of the time? Variants on the same comparisons.
+
+bench_power_detectable.py measures compare's own figure: a null comparison gives stack 0's d, a
+FRESH comparison with d added is tested. Here the fresh comparison is summarised once by its
+threshold d* (the smallest shift of stack 0 that maxt.test finds; found at d ⇔ d ≥ d*, checked
+on 600 comparisons: no disagreement), so any variant of the figure is scored on the same
+comparisons without testing again. Variants:
+
+- ``linear``: compare's figure (power.detectable: the noise of ŝe linearised, t quantile);
+- ``exact``: the same model solved by quadrature, E_{S,S'}[Φ((δS − cS')/√(1 + h c² S'²))] = 0.8
+  with S², S'² ~ χ²_d/d, 1/d = 1/df + κ/(2·runs) (as power.assured_padding models a variance);
+- ``no-tails``: linear with κ = 0.
+
+    nice -n 10 .venv/bin/python benchmarks/sim_detectable_variants.py --reps 2000 [--cells negbin:u10,real:mixed:p6]
+
+The pools are tests/stats/power_harness.py's (lognormal, negbin, normal) and the recorded ones
+(tests/data/power/real_pools.npz). docs/statistics.md, "What the linear figure hides", has the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tests.stats.power_harness import lognormal, negbin, normal, pool_drawer  # noqa: E402
+
+from flamespace.stats import maxt, power  # noqa: E402
+from flamespace.stats._tails import normal_ppf  # noqa: E402
+
+PERMUTATIONS = 400
+QUANTILES = 32
+
+
+def threshold(y1: np.ndarray, y2: np.ndarray, paired: bool, seed: int, scale: float) -> float:
+    """The smallest shift of y2's stack 0 that maxt.test (two-sided, α = 0.05) finds (bisection, 14 steps)."""
+
+    def found(d: float) -> bool:
+        z = y2.copy()
+        z[:, 0] += d
+        res = maxt.test(y1, z, 0.05, PERMUTATIONS, seed=seed, alternative="two-sided", paired=paired, statistic="auto")
+        return bool(res.significant[0])
+
+    low, high = 0.0, scale
+    while not found(high):
+        low, high = high, 2 * high
+        if high > scale * 1e4:
+            return math.inf
+    for _ in range(14):
+        middle = (low + high) / 2
+        low, high = (low, middle) if found(middle) else (middle, high)
+    return high
+
+
+def exact_detectable(c: float, se: float, df: float, kurtosis: float, runs: int, h: float, target: float = 0.8) -> float:
+    """δ·se with E_{S,S'}[Φ((δS − cS')/√(1 + h c² S'²))] = target; S = √(χ²_d/d) at QUANTILES quantiles (Wilson–Hilferty)."""
+    from scipy.special import ndtr
+
+    if not math.isfinite(c):
+        return math.inf
+    d = 1.0 / (1.0 / max(df, 1.0) + max(kurtosis, 0.0) / (2.0 * runs))
+    zq = np.array([normal_ppf((k + 0.5) / QUANTILES) for k in range(QUANTILES)])
+    s = np.sqrt(np.maximum(1 - 2 / (9 * d) + zq * math.sqrt(2 / (9 * d)), 1e-12) ** 3)
+    a, b = s[:, None], c * s[None, :]
+    spread = np.sqrt(1 + h * (c * s[None, :]) ** 2)
+
+    def reach(delta: float) -> float:
+        return float(ndtr((delta * a - b) / spread).mean())
+
+    low, high = 0.0, 2 * max(c, 1.0) + 2
+    while reach(high) < target:
+        low, high = high, 2 * high
+        if high > 1e6:
+            return math.inf
+    for _ in range(40):
+        middle = (low + high) / 2
+        low, high = (low, middle) if reach(middle) >= target else (middle, high)
+    return high * se
+
+
+def figures(x1: np.ndarray, x2: np.ndarray, paired: bool, seed: int) -> dict[str, float]:
+    """Stack 0's figure by each variant, from one null comparison (compare's inputs, as comparison._detectable takes them)."""
+    res = maxt.test(x1, x2, 0.05, PERMUTATIONS, seed=seed, alternative="two-sided", paired=paired, statistic="auto")
+    assert res.se is not None and res.critical is not None
+    df = power.degrees_of_freedom(x1, x2, paired)[:1]
+    runs = len(x1) if paired else len(x1) + len(x2)
+    kurtosis = power.kurtosis_by_stack(power.residuals(x1, x2, paired))[:1]
+    relabellings = int(res.details.get("relabellings", 0)) or power.relabellings(len(x1), len(x2), paired)
+    if res.details.get("exact") and res.statistic_name == "max |t|" and len(x1) == len(x2):
+        relabellings //= 2
+    c = (res.critical if res.changed_critical is None else res.changed_critical)[:1]
+    h = power.critical_noise(c, relabellings, 0.05, df)
+    se = res.se[:1]
+    return {
+        "linear": float(power.detectable(c, se, df=df, kurtosis=kurtosis, runs=runs, noise=h)[0]),
+        "exact": exact_detectable(float(c[0]), float(se[0]), float(df[0]), float(kurtosis[0]), runs, float(h[0])),
+        "no-tails": float(power.detectable(c, se, df=df, kurtosis=0.0, runs=runs, noise=h)[0]),
+    }
+
+
+def cell(draw, paired: bool, n: int, reps: int, seed: int) -> dict[str, tuple[float, int]]:
+    """Per variant: (share found, comparisons tried) over ``reps`` null + fresh comparison pairs."""
+    rng = np.random.default_rng(seed)
+    found: dict[str, int] = {}
+    tried: dict[str, int] = {}
+    for r in range(reps):
+        x1, x2 = draw(rng, n), draw(rng, n)
+        each = figures(x1, x2, paired, r)
+        y1, y2 = draw(rng, n), draw(rng, n)
+        scale = 4 * max(each["no-tails"] / 6, 1e-9) if math.isfinite(each["no-tails"]) else 1.0
+        dstar = threshold(y1, y2, paired, r + 1, scale)
+        for name, d in each.items():
+            if math.isfinite(d):
+                tried[name] = tried.get(name, 0) + 1
+                found[name] = found.get(name, 0) + (d >= dstar)
+    return {name: (found[name] / tried[name], tried[name]) for name in tried}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reps", type=int, default=500)
+    ap.add_argument("--cells", default=None, help="pool:design+n, comma-separated (e.g. negbin:u10,real:mixed:p6)")
+    args = ap.parse_args()
+    with np.load(ROOT / "tests/data/power/real_pools.npz") as data:
+        pools = {"lognormal": lognormal, "negbin": negbin, "normal": normal}
+        pools.update({f"real:{k}": pool_drawer(data[k]) for k in data.files})
+    designs = [("p", 6), ("p", 10), ("p", 20), ("u", 5), ("u", 6), ("u", 10), ("u", 20)]
+    wanted = [c.rsplit(":", 1) for c in args.cells.split(",")] if args.cells else None
+    print("| pool | design | n | linear (compare's) | exact | no tails | comparisons |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for name, draw in pools.items():
+        for design, n in designs:
+            if wanted and [name, f"{design}{n}"] not in wanted:
+                continue
+            shares = cell(draw, design == "p", n, args.reps, zlib.crc32(f"variants{name}{design}{n}".encode()))
+            row = " | ".join(f"{shares[v][0]:.3f}" if v in shares else "-" for v in ("linear", "exact", "no-tails"))
+            tried = max(t for _, t in shares.values())
+            print(f"| {name} | {'paired' if design == 'p' else 'unpaired'} | {n} | {row} | {tried} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
