@@ -90,7 +90,7 @@ def figures(x1: np.ndarray, x2: np.ndarray, paired: bool, seed: int) -> dict[str
     assert res.se is not None and res.critical is not None
     df = power.degrees_of_freedom(x1, x2, paired)[:1]
     runs = len(x1) if paired else len(x1) + len(x2)
-    kurtosis = power.kurtosis_by_stack(power.residuals(x1, x2, paired))[:1]
+    kurtosis = power.kurtosis_by_stack([x2 - x1] if paired else [x1, x2])[:1]
     relabellings = int(res.details.get("relabellings", 0)) or power.relabellings(len(x1), len(x2), paired)
     if res.details.get("exact") and res.statistic_name == "max |t|" and len(x1) == len(x2):
         relabellings //= 2

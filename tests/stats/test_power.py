@@ -134,17 +134,6 @@ def test_plan_orders_the_widest_stacks_and_corrects_over_the_tested_ones(rng):
         power.plan(as_sample(np.ones((1, 2))), power.Change(0.05, True))
 
 
-def test_unpaired_tails_are_read_from_both_sides_at_once():
-    """One stall among 5 + 5 runs: 5 runs' corrected G₂ cannot exceed 5 (one value apart from four
-    equal ones); all 10, each side around its own mean, show 7.15 (the per-side average was 2.5)."""
-    x1, x2 = np.zeros((5, 1)), np.zeros((5, 1))
-    x1[0, 0] = 1.0
-    assert power.kurtosis_of(x1) == pytest.approx(5.0)
-    assert power.kurtosis_of(power.residuals(x1, x2)) == pytest.approx(7.1518, abs=1e-4)
-    paired = power.residuals(x1, x2, paired=True)
-    assert paired.shape == (5, 1) and paired[0, 0] == -1.0
-
-
 def test_detectable_is_found_80_percent_of_the_time_on_skewed_runs():
     """A change of the reported size, added to a fresh comparison, is found about 80% of the time.
 

@@ -419,7 +419,7 @@ def _detectable(result: TestResult, x1: np.ndarray, x2: np.ndarray, paired: bool
         return None
     df = power.degrees_of_freedom(x1, x2, paired)
     runs = len(x1) if paired else len(x1) + len(x2)
-    kurtosis = power.kurtosis_by_stack(power.residuals(x1, x2, paired))
+    kurtosis = power.kurtosis_by_stack([x2 - x1] if paired else [x1, x2])
     relabellings = int(result.details.get("relabellings", 0)) or power.relabellings(len(x1), len(x2), paired)
     if result.details.get("exact") and result.statistic_name == "max |t|" and len(x1) == len(x2):
         relabellings //= 2  # a labelling and its mirror give the same max |t|: N/2 distinct values

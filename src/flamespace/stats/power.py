@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from .._record import Record, record
 from typing import TYPE_CHECKING, Callable
+from collections.abc import Sequence
 
 from ..errors import ArgumentError
 from ._result import check_alternative
@@ -129,34 +130,34 @@ def degrees_of_freedom(x1: np.ndarray, x2: np.ndarray, paired: bool = False) -> 
     return np.where(np.isfinite(df), np.clip(df, min(n1, n2) - 1, n1 + n2 - 2), n1 + n2 - 2).astype(float)
 
 
-def residuals(x1: np.ndarray, x2: np.ndarray, paired: bool = False) -> np.ndarray:
-    """The runs' deviations a comparison's tails are read from: the pair differences, or both sides'
-    runs each around its own side's means, stacked (runs × stacks).
+def excess_kurtosis(x1: np.ndarray, x2: np.ndarray, paired: bool = False) -> float:
+    """The excess kurtosis of the runs' residuals, averaged over stacks (one stack's few runs cannot tell).
 
-    Heavy tails make the standard error noisier than a normal sample's (Var s²/σ⁴ = 2/df + κ/n).
-    The G₂ of n runs cannot exceed about n, so one stall among 5 + 5 runs reads as κ ≈ 5 from one
-    side's 5 runs and ≈ 10 from all 10 at once: reading both sides together sees tails each side hides.
+    Heavy tails make the standard error noisier than a normal sample's (Var s²/σ⁴ = 2/df + κ/n),
+    so a change of the size (c + z)·se is found less often than the normal formula promises.
+    Each stack's figure is the small-sample corrected G₂ (the raw m₄/m₂² of n runs cannot exceed
+    n, and understates a rare stall badly); never below 0 (light tails are not credited).
     """
-    import numpy as np
-
-    return x2 - x1 if paired else np.vstack([x1 - x1.mean(axis=0), x2 - x2.mean(axis=0)])
+    return kurtosis_of([x2 - x1] if paired else [x1, x2])
 
 
-def kurtosis_of(x: np.ndarray) -> float:
-    """The excess kurtosis of the runs of ``x`` (runs × stacks) around their means, averaged over stacks
-    (one stack's few runs cannot tell); each stack's figure the small-sample corrected G₂, never below 0
-    (light tails are not credited).
+def kurtosis_of(groups: Sequence[np.ndarray]) -> float:
+    """:func:`excess_kurtosis` of the runs in ``groups`` (runs × stacks each), each around its own means.
 
     Stacks weigh by their spread: a rare stack (absent in most runs, a huge kurtosis) says
     little about the tails of the wide stacks the figure matters for."""
     import numpy as np
 
-    if len(x) < 4:
+    figures, weights = [], []
+    for x in groups:
+        if len(x) < 4:
+            continue
+        g2, m2, live = _corrected_g2(x)
+        figures.append(g2[live])
+        weights.append(np.sqrt(m2[live]))
+    if not figures or not sum(len(f) for f in figures):
         return 0.0
-    g2, m2, live = _corrected_g2(x)
-    if not live.any():
-        return 0.0
-    return float(max(float(np.average(g2[live], weights=np.sqrt(m2[live]))), 0.0))
+    return float(max(float(np.average(np.concatenate(figures), weights=np.concatenate(weights))), 0.0))
 
 
 def _corrected_g2(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -174,9 +175,8 @@ def _corrected_g2(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return corrected, m2, live
 
 
-def kurtosis_by_stack(x: np.ndarray) -> np.ndarray:
-    """Each stack's excess kurtosis in ``x`` (runs × stacks), shrunk toward the pooled figure
-    (:func:`kurtosis_of`) as far as its runs are unsure.
+def kurtosis_by_stack(groups: Sequence[np.ndarray]) -> np.ndarray:
+    """Each stack's excess kurtosis, shrunk toward the pooled figure (:func:`kurtosis_of`) as far as its runs are unsure.
 
     One stack's n runs give a G₂ with sampling variance v ≈ 24n(n−1)²/((n−3)(n−2)(n+3)(n+5)); the
     stacks' G₂ scatter around the pooled figure by τ² + v, so τ² (how much stacks truly differ)
@@ -188,18 +188,26 @@ def kurtosis_by_stack(x: np.ndarray) -> np.ndarray:
     """
     import numpy as np
 
-    pooled = kurtosis_of(x)
-    stacks = x.shape[1] if x.ndim == 2 else 0
+    pooled = kurtosis_of(groups)
+    stacks = groups[0].shape[1] if groups and groups[0].ndim == 2 else 0
+    total, count, spread, variance = np.zeros(stacks), np.zeros(stacks), np.zeros(stacks), np.zeros(stacks)
+    for x in groups:
+        n = len(x)
+        if n < 4:
+            continue
+        g2, m2, live = _corrected_g2(x)
+        total += np.where(live, g2, 0.0)
+        count += live
+        spread += np.sqrt(m2)
+        variance += np.where(live, 24.0 * n * (n - 1) ** 2 / ((n - 3) * (n - 2) * (n + 3) * (n + 5)), 0.0)
+    seen = count > 0
+    if not seen.any():
+        return np.full(stacks, pooled)
+    own = total[seen] / count[seen]
+    noise = variance[seen] / count[seen] ** 2  # the variance of a mean over the groups
+    between = max(float(np.average((own - pooled) ** 2 - noise, weights=spread[seen])), 0.0)
     out = np.full(stacks, pooled)
-    n = len(x)
-    if n < 4:
-        return out
-    g2, m2, live = _corrected_g2(x)
-    if not live.any():
-        return out
-    noise = 24.0 * n * (n - 1) ** 2 / ((n - 3) * (n - 2) * (n + 3) * (n + 5))
-    between = max(float(np.average((g2[live] - pooled) ** 2 - noise, weights=np.sqrt(m2[live]))), 0.0)
-    out[live] = np.maximum(pooled + between / (between + noise) * (g2[live] - pooled), 0.0)
+    out[seen] = np.maximum(pooled + between / (between + noise) * (own - pooled), 0.0)
     return out
 
 
@@ -506,7 +514,7 @@ def plan(
     m = pilot.n
     padding = (m - 1) / float(chi2_ppf(1 - PILOT_CONFIDENCE, m - 1))
     # each stack's tails as compare's detectable takes them (shrunk toward the pooled figure); a difference of two runs: κ/2
-    kurtosis = kurtosis_by_stack(matrix[:, columns]) / (2 if paired else 1)
+    kurtosis = kurtosis_by_stack([matrix[:, columns]]) / (2 if paired else 1)
     position = {int(j): k for k, j in enumerate(columns)}
 
     def rows_for(which: np.ndarray) -> tuple[PlanRow, ...]:
@@ -538,7 +546,7 @@ def plan(
             alternative,
             paired,
             least,
-            assured_padding(m, kurtosis_of(matrix[:, columns]), float(critical), power),
+            assured_padding(m, kurtosis_of([matrix[:, columns]]), float(critical), power),
         )
     return Plan(
         rows,
