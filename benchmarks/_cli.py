@@ -53,13 +53,13 @@ def python_command(entry: str = "script") -> list[str]:
     return [sys.executable, "-c", launch(entry)]
 
 
-def shell_command(src: str | None = None, entry: str = "main") -> str:
+def shell_command(src: str | None = None) -> str:
     """The start of a shell command line running flamespace: this environment's executable, or,
-    with ``src`` (another checkout's ``src`` directory), :func:`python_command` with ``src``
-    first on PYTHONPATH. ``entry`` as in :func:`launch`, for the ``src`` case."""
+    with ``src`` (another checkout's ``src`` directory), ``python -c`` of its ``main`` (the one
+    entry every checkout has) with ``src`` first on PYTHONPATH."""
     if src is None:
         return shlex.quote(executable())
-    return f"PYTHONPATH={shlex.quote(src)} {shlex.join(python_command(entry))}"
+    return f"PYTHONPATH={shlex.quote(src)} {shlex.join(python_command('main'))}"
 
 
 def compile_package(src: str | Path | None = None) -> None:
