@@ -29,6 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_overhead import WORKLOAD  # noqa: E402
+from _cli import executable  # noqa: E402  (the installed flamespace)
 
 #: bench_overhead's workload, also printing the CPU time of the whole process during the work
 #: (every thread: the program's, the sampler's and the pusher's): on a shared machine whose load
@@ -53,9 +54,6 @@ def work_seconds(command: list[str]) -> tuple[float, float]:
     raise RuntimeError(f"{' '.join(command[:4])}... printed no timing (exit {result.returncode}): {result.stderr[-500:]}")
 
 
-BIN = Path(sys.executable).parent
-
-
 class Sink(http.server.BaseHTTPRequestHandler):
     """Accepts every push (counts them)."""
 
@@ -73,7 +71,7 @@ class Sink(http.server.BaseHTTPRequestHandler):
 
 
 def configurations(url: str, window: float, tmp: Path) -> dict[str, list[str]]:
-    flamespace, python = str(BIN / "flamespace"), sys.executable
+    flamespace, python = executable(), sys.executable
     agent = [flamespace, "agent", "-q", "--server", url, "--window", str(window), "--rate", "100"]
     return {
         "none": [python],

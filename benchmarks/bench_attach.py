@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -35,6 +34,8 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
+
+from _cli import peer, python_command  # benchmarks/: how to run the CLI
 
 TARGET = textwrap.dedent("""
     import signal, sys, threading, time
@@ -120,9 +121,7 @@ def shares(counts: dict) -> tuple:
 
 def flamespace_run(pid: int, rate: int, seconds: float, out: Path) -> dict:
     command = [
-        sys.executable,
-        "-c",
-        "import sys; from flamespace.cli import main; sys.exit(main())",
+        *python_command("main"),
         "record",
         "--pid",
         str(pid),
@@ -207,7 +206,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as directory:
             tick_cost(directory)
         return
-    pyspy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    pyspy = peer("py-spy") or "py-spy"
     print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
     print(f"target: {args.python}; {args.seconds:g} s a run; spin_a's share {NOMINAL_SHARE:.0%} on a quiet machine")
     print(

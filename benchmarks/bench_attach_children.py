@@ -16,10 +16,11 @@ import argparse
 import os
 import statistics
 import subprocess
-import sys
 import textwrap
 import time
 from pathlib import Path
+
+from _cli import python_command  # benchmarks/: how to run the CLI
 
 TARGET = textwrap.dedent("""
     import subprocess, sys, time
@@ -39,9 +40,7 @@ TARGET = textwrap.dedent("""
 def profiler_cpu(pid: int, seconds: float, rate: float) -> float:
     """The CPU share of one core that ``record --pid PID --subprocesses`` used over ``seconds``."""
     command = [
-        sys.executable,
-        "-c",
-        "import sys; from flamespace.cli import main; sys.exit(main())",
+        *python_command("main"),
         "record",
         "--pid",
         str(pid),

@@ -30,6 +30,8 @@ import textwrap
 import time
 from pathlib import Path
 
+from _cli import python_command  # benchmarks/: how to run the CLI
+
 TARGET = textwrap.dedent("""
     import signal, sys, threading, time
 
@@ -78,8 +80,7 @@ class Counter:
 
 def profiler_command(name: str, pid: int, rate: int, seconds: int, out: Path, pyspy: str) -> list[str]:
     if name == "flamespace":
-        flamespace = [sys.executable, "-c", "import sys; from flamespace.cli import main; sys.exit(main())"]
-        return flamespace + ["record", "--pid", str(pid), "-r", str(rate), "-d", str(seconds), "-q", "-o", str(out)]
+        return python_command("main") + ["record", "--pid", str(pid), "-r", str(rate), "-d", str(seconds), "-q", "-o", str(out)]
     command = [pyspy, "record", "--pid", str(pid), "-r", str(rate), "-d", str(seconds), "-f", "raw", "-o", str(out)]
     return command + (["--nonblocking"] if name == "py-spy --nonblocking" else [])
 

@@ -53,6 +53,8 @@ from flamespace.core.metadata import Metadata
 from flamespace.stats.changepoint import MIN_SIZE, PERMUTATIONS, SEED, detect
 from flamespace.store import open_store
 
+from _cli import executable  # benchmarks/: the installed flamespace
+
 POOLS = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "power", "real_pools.npz")
 START = datetime(2026, 11, 1)
 STEP = 0.08
@@ -225,9 +227,9 @@ def cost(args: argparse.Namespace) -> None:
     )
     print("| flamespace | median s | min s |")
     print("|---|---:|---:|")
-    times: dict[str, list[float]] = {exe: [] for exe in args.flamespace}
+    times: dict[str, list[float]] = {exe: [] for exe in args.flamespace or [executable()]}
     for _ in range(args.repeat):
-        for exe in args.flamespace:  # in turn: a change of the machine's load falls on both
+        for exe in times:  # in turn: a change of the machine's load falls on both
             started = time.perf_counter()
             subprocess.run(
                 [exe, "history", "store:branch=main", "--store", args.cost, "--format", "json"],
@@ -247,7 +249,7 @@ def main() -> None:
     parser.add_argument("--steps", type=float, nargs="+", default=[0.0, STEP], help="relative steps (0: A/A)")
     parser.add_argument("--pools", nargs="+", choices=sorted(SOURCES), default=["timing", "mixed", "work"])
     parser.add_argument("--cost", metavar="STORE", default=None, help="time history over this store instead")
-    parser.add_argument("--flamespace", nargs="+", default=["flamespace"], help="the executables --cost times")
+    parser.add_argument("--flamespace", nargs="+", help="the executables --cost times (default: this environment's)")
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     if args.cost:

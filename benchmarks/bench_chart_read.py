@@ -23,8 +23,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from _cli import python_command  # benchmarks/: how to run the CLI
+
 FIB = "def fib(n): return n if n < 2 else fib(n - 1) + fib(n - 2)\nfib(27)\n"
-CLI = "import sys; from flamespace.cli import script; sys.argv[0] = 'flamespace'; sys.exit(script())"
 TRACES = {"speedscope": "fib27.speedscope.json", "chrome": "fib27.trace.json"}
 
 
@@ -37,24 +38,20 @@ def main() -> None:
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; load before: {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory() as out:
         for file in TRACES.values():
-            subprocess.run([sys.executable, "-c", CLI, "trace", "-q", "-o", os.path.join(out, file), "-c", FIB], check=True)
+            subprocess.run([*python_command(), "trace", "-q", "-o", os.path.join(out, file), "-c", FIB], check=True)
         runs: dict[tuple[str, str, str], list[str]] = {}
         for version in versions:
             for name, file in TRACES.items():
                 trace = os.path.join(out, file)
                 runs[(version, name, "convert")] = [
-                    sys.executable,
-                    "-c",
-                    CLI,
+                    *python_command(),
                     "convert",
                     trace,
                     "-o",
                     os.path.join(out, f"{version}-{name}.folded"),
                 ]
                 runs[(version, name, "html --flamechart")] = [
-                    sys.executable,
-                    "-c",
-                    CLI,
+                    *python_command(),
                     "html",
                     "--flamechart",
                     trace,

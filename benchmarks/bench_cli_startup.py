@@ -22,13 +22,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from bench_record_startup import timed  # noqa: E402  (wall and CPU of one whole process)
+from _cli import python_command  # noqa: E402  (python -c LAUNCH: the console script under this interpreter)
 
 SRC = HERE.parent / "src"
-LAUNCH = "import sys; from flamespace.cli import script; sys.argv[0] = 'flamespace'; sys.exit(script())"
 
 
 def tasks(small: str, out: str) -> dict[str, list[str]]:
-    """The command lines measured (after ``python -c LAUNCH``)."""
+    """The command lines measured (after :func:`_cli.python_command`)."""
     return {
         "flamespace --help": ["--help"],
         "flamespace svg --help": ["svg", "--help"],
@@ -43,7 +43,7 @@ def tasks(small: str, out: str) -> dict[str, list[str]]:
 def run(src: Path, args: list[str]) -> tuple[float, float]:
     os.environ["PYTHONPATH"] = str(src)
     try:
-        return timed([sys.executable, "-c", LAUNCH, *args] if args != ["pass"] else [sys.executable, "-c", "pass"])
+        return timed([*python_command(), *args] if args != ["pass"] else [sys.executable, "-c", "pass"])
     finally:
         del os.environ["PYTHONPATH"]
 

@@ -38,6 +38,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from bench_folded import BIG, DATA, SMALL_DIR, generate_runs  # noqa: E402  (the shared generators)
 from bench_record_startup import timed  # noqa: E402  (wall and CPU of one whole process)
+from _cli import compile_package, executable  # noqa: E402  (how to run the CLI)
 
 DOC = HERE.parent / "docs" / "performance.md"
 BEGIN = "<!-- bench_commands.py: begin (make bench replaces everything down to the end marker) -->"
@@ -349,13 +350,11 @@ def main() -> None:
         return
     # in a child process: this one stays small, and so do the forked children (peak RSS counts from the fork)
     subprocess.run([sys.executable, __file__, "--generate"], check=True)
-    exe = str(Path(sys.executable).parent / "flamespace")
+    exe = executable()
     perl_dir = os.environ.get("FLAMEGRAPH_DIR") or ("/tmp/FlameGraph" if os.path.isdir("/tmp/FlameGraph") else None)
     if perl_dir is not None and not os.path.exists(os.path.join(perl_dir, "flamegraph.pl")):
         perl_dir = None
-    subprocess.run(
-        [sys.executable, "-m", "compileall", "-q", str(Path(__import__("flamespace").__file__).parent)], check=True
-    )  # as pip install does: a run must not pay for compiling our modules
+    compile_package()  # as pip install does: a run must not pay for compiling our modules
     selected, notes = rows(exe, perl_dir)
     repeats = {"fast": args.repeat_fast, "heavy": args.repeat, "big": args.repeat_big}
     if args.only:

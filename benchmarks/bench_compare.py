@@ -21,7 +21,6 @@ on a loaded machine it is the steadier measure.
 from __future__ import annotations
 
 import argparse
-import compileall
 import os
 import platform
 import sys
@@ -31,17 +30,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_folded import DATA, measure, shell_task, generate_runs  # noqa: E402
+from _cli import compile_package, shell_command  # noqa: E402  (how to run the CLI)
 
 RUNS = DATA / "compare-runs"
 PERL = r"""perl -ne '/^(.*) (\d+)$/ and $h{$1}+=$2; END{print "$_ $h{$_}\n" for keys %h}'"""
-
-
-def flamespace(src: str | None) -> str:
-    """The command that runs flamespace's CLI, from ``src`` when given (an older checkout)."""
-    if src is None:
-        return str(Path(sys.executable).parent / "flamespace")
-    code = f"import sys; sys.path.insert(0, {src!r}); from flamespace.cli import main; sys.exit(main())"
-    return f"{sys.executable} -c {code!r}"
 
 
 def main() -> None:
@@ -59,13 +51,11 @@ def main() -> None:
     versions: dict[str, str | None] = {"": None}
     if args.before:
         versions[" (before)"] = args.before
-    import flamespace as package
-
-    for src in [str(Path(package.__file__).parent.parent)] + ([args.before] if args.before else []):
-        compileall.compile_dir(os.path.join(src, "flamespace"), quiet=1)
+    for src in versions.values():
+        compile_package(src)
     tasks: dict[str, object] = {"perl: read and sum the 100 files": lambda: shell_task(f"{PERL} {everything} > /dev/null")}
     for label, src in versions.items():
-        exe = flamespace(src)
+        exe = shell_command(src)
         for method in ("maxt", "welch"):
             tasks[f"flamespace compare -m {method}{label}"] = lambda exe=exe, method=method: shell_task(
                 f"{exe} compare -m {method} {sides} > /dev/null; test $? -le 3"

@@ -27,6 +27,8 @@ import sys
 import time
 from pathlib import Path
 
+from _cli import executable  # benchmarks/: the installed flamespace
+
 HERE = Path(__file__).resolve().parent
 DATA = HERE / ".data"
 PEER_FIXTURES = HERE.parents[1] / "shared" / "peer-fixtures"
@@ -111,7 +113,7 @@ def main() -> None:
     perl_script = flamegraph / "stackcollapse-perf.pl"
     if not perl_script.exists():
         sys.exit(f"{perl_script} not found: set FLAMEGRAPH_DIR to a checkout of FlameGraph")
-    flamespace = str(Path(sys.executable).with_name("flamespace"))
+    flamespace = executable()
     small = example(flamegraph)
     inputs = [small, distinct(small)] + [repeated(small, int(size)) for size in args.sizes.split(",") if size]
     if args.gb:

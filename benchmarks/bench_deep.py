@@ -20,9 +20,10 @@ import platform
 import resource
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
+
+from _cli import executable  # benchmarks/: the installed flamespace
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / ".data"
@@ -75,7 +76,7 @@ def main() -> None:
     parser.add_argument("--commands", default="text,svg,top", help="which of text, svg, top to run")
     args = parser.parse_args()
     path = deep_file(args.depth)
-    exe = str(Path(sys.executable).parent / "flamespace")
+    exe = executable()
     print(
         f"input: one stack {args.depth:,} frames deep ({path.stat().st_size / 1e6:.1f} MB); "
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "

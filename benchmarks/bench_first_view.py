@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _cli import executable, peer  # benchmarks/: the installed flamespace and its peers
 
 PROGRAM = '''\
 """Highlight a generated Python file with pygments, while a thread polls (it only waits)."""
@@ -46,7 +46,6 @@ def main():
 
 main()
 '''
-BIN = Path(sys.executable).parent
 
 
 def main() -> None:
@@ -54,13 +53,11 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=16_000)
     args = parser.parse_args()
     print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
-    pyinstrument = shutil.which("pyinstrument", path=str(BIN)) or shutil.which("pyinstrument")
+    pyinstrument = peer("pyinstrument")
     with tempfile.TemporaryDirectory() as directory:
         script = Path(directory) / "highlight.py"
         script.write_text(PROGRAM)
-        runs = [
-            ("flamespace record", [str(BIN / "flamespace"), "--color", "never", "record", "--", str(script), str(args.lines)])
-        ]
+        runs = [("flamespace record", [executable(), "--color", "never", "record", "--", str(script), str(args.lines)])]
         if pyinstrument:
             runs.append(("pyinstrument", [pyinstrument, str(script), str(args.lines)]))
         else:

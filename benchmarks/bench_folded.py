@@ -37,6 +37,8 @@ import sys
 import time
 from pathlib import Path
 
+from _cli import shell_command  # benchmarks/: how to run the CLI
+
 HERE = Path(__file__).resolve().parent
 DATA = HERE / ".data"
 BIG = DATA / "big.folded"
@@ -168,7 +170,7 @@ def main() -> None:
     load_before = " ".join(f"{x:.1f}" for x in os.getloadavg())
     size_mb = BIG.stat().st_size / 1e6
     runs = sorted(str(p) for p in SMALL_DIR.glob("*.folded"))
-    exe = str(Path(sys.executable).parent / "flamespace")
+    exe = shell_command()
     perl_dir = os.environ.get("FLAMEGRAPH_DIR")
     have_pyrometry = subprocess.run([sys.executable, "-c", "import pyrometry"], capture_output=True).returncode == 0
 
@@ -195,7 +197,7 @@ def main() -> None:
     }
     baseline = os.environ.get("BASELINE_SRC")
     if baseline:  # the same commands from another checkout's source (e.g. before a change)
-        old = f"PYTHONPATH={baseline} {sys.executable} -c 'import sys; from flamespace.cli import main; sys.exit(main())'"
+        old = shell_command(baseline)
         tasks["merge 50 x 5,000 (baseline merge CLI)"] = lambda: shell_task(f"{old} merge {' '.join(runs)} > /dev/null")
         tasks["sub 2 x 100,000 (baseline sub -n CLI)"] = lambda: shell_task(f"{old} sub -n {SUB_A} {SUB_B} > /dev/null")
     if have_pyrometry:

@@ -60,12 +60,12 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]  # bench_load.py; the tests package (the experiment's programs)
 
 from bench_load import start_hogs, stop_hogs, uptime, write_program  # noqa: E402
+from _cli import executable  # noqa: E402  (the installed flamespace)
 from tests.collect.test_experiment import A_LEAF, MAIN, SITECUSTOMIZE, STARTUP_LEAF, real_deltas  # noqa: E402
 
 if TYPE_CHECKING:
     from flamespace.stats import Sample
 
-FLAMESPACE = str(Path(sys.executable).parent / "flamespace")
 MS = 1e6  # ns
 NOMINAL = {A_LEAF: -50 * MS, STARTUP_LEAF: 100 * MS}
 ALPHA = 0.05  # compare's default, the rate the gate promises
@@ -73,7 +73,7 @@ MAX_MISSED = "20%"  # the threshold compare's own warning names
 
 
 def flamespace(*args: str, cwd: Path, env: dict[str, str] = None) -> subprocess.CompletedProcess:  # type: ignore[assignment]
-    return subprocess.run([FLAMESPACE, *args], cwd=cwd, capture_output=True, text=True, env=env)
+    return subprocess.run([executable(), *args], cwd=cwd, capture_output=True, text=True, env=env)
 
 
 # --- 1. the paper's experiment -------------------------------------------------------------
@@ -240,7 +240,7 @@ def collect_pool(runs: int, hogs: int, rate: str, tmp: Path, step: bool = False)
         load = [uptime()]
         start = time.perf_counter()
         child = subprocess.Popen(
-            [FLAMESPACE, "collect", "-n", str(runs), "--rate", rate, "-q", "-o", "pool", "--", str(program)],
+            [executable(), "collect", "-n", str(runs), "--rate", rate, "-q", "-o", "pool", "--", str(program)],
             cwd=tmp,
             env=env,
             stdout=subprocess.DEVNULL,

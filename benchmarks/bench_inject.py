@@ -15,10 +15,11 @@ import os
 import signal
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
+
+from _cli import python_command  # benchmarks/: how to run the CLI
 
 TARGET = """
 import sys, time
@@ -105,9 +106,7 @@ def start_latency(pid: int, count: int) -> str:
 
 def window(rounds: Rounds, pid: int, condition: str, args: argparse.Namespace, directory: str) -> list[float]:
     command = [
-        sys.executable,
-        "-c",
-        "import sys; from flamespace.cli import main; sys.exit(main())",
+        *python_command("main"),
         "record",
         "--pid",
         str(pid),

@@ -24,14 +24,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-BIN = Path(sys.executable).parent
+from _cli import peer, python_command  # benchmarks/: how to run the CLI and find the peers
 
 SITECUSTOMIZE = r"""
 import os, time
@@ -149,9 +148,6 @@ def own_times(path: Path) -> tuple[dict[str, float], float]:
     return {p: result[p] for p in PHASES}, result["t_end"] - result["t_start"]
 
 
-FLAMESPACE_CLI = "import sys; from flamespace.cli import main; sys.argv[0] = 'flamespace'; main()"
-
-
 def run_once(kind: str, rate: float, program: Path, site_dir: Path, tmp: Path, pyspy: str | None, src: str | None):
     """One whole process under one profiler: (phase errors in ms, achieved rate, missed_share,
     longest_gap_ms); the last two are NaN for py-spy.
@@ -165,9 +161,7 @@ def run_once(kind: str, rate: float, program: Path, site_dir: Path, tmp: Path, p
         command = [pyspy, "record", "--idle", "-r", f"{rate:g}", "-f", "raw", "-o", str(out), "--", sys.executable, str(program)]
     else:
         command = [
-            sys.executable,
-            "-c",
-            FLAMESPACE_CLI,
+            *python_command("main"),
             "record",
             "-q",
             *(["--sampler", kind.partition("-")[2]] if kind.startswith("flamespace-") else []),
@@ -217,7 +211,7 @@ def main() -> None:
     )
     parser.add_argument("--json", help="also write every run's figures here")
     args = parser.parse_args()
-    pyspy = None if args.no_pyspy else (shutil.which("py-spy", path=str(BIN)) or shutil.which("py-spy"))
+    pyspy = None if args.no_pyspy else peer("py-spy")
     ours = ["flamespace"] if args.samplers == "default" else [f"flamespace-{name}" for name in args.samplers.split(",")]
     kinds = ours + (["baseline"] if args.baseline_src else []) + (["py-spy"] if pyspy else [])
     sources = {"baseline": str(Path(args.baseline_src).resolve())} if args.baseline_src else {}

@@ -29,12 +29,12 @@ import gzip
 import os
 import platform
 import shlex
-import sys
 from pathlib import Path
 from typing import Callable
 
 # bench_deep's child runner: a timeout, a memory limit, figures from wait4
 from bench_deep import DATA, run
+from _cli import executable  # the installed flamespace
 
 DEPTH = 100_000
 
@@ -107,11 +107,10 @@ def main() -> None:
     parser.add_argument("--cases", default=",".join(CASES), help=f"which of {', '.join(CASES)} to run")
     parser.add_argument(
         "--flamespace",
-        default=str(Path(sys.executable).parent / "flamespace"),
         help="the command that runs flamespace (default: this environment's)",
     )
     args = parser.parse_args()
-    command = shlex.split(args.flamespace)
+    command = shlex.split(args.flamespace) if args.flamespace else [executable()]
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
         f"load before: {os.getloadavg()[0]:.2f}"

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.remote.native_program import EXPECTED, PROGRAM, build_library, judge, phase_of  # noqa: E402
+from _cli import peer, python_command  # noqa: E402  (benchmarks/: how to run the CLI)
 
 PYENV = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
 PYTHONS = {"3.9": "3.9.18", "3.10": "3.10.13", "3.11": "3.11.7", "3.12": "3.12.1", "3.13": "3.13.0"}
@@ -74,7 +74,7 @@ def verdicts(counts: dict[str, float], interpreter_frames: bool = True) -> dict[
 def flamespace_run(
     pid: int, rate: int, seconds: float, out: Path, native: bool = True
 ) -> tuple[dict, float, float, dict[str, str]]:
-    command = [sys.executable, "-c", "import sys; from flamespace.cli import main; sys.exit(main())", "record", "--pid", str(pid)]
+    command = [*python_command("main"), "record", "--pid", str(pid)]
     command += ["--native"] if native else []
     command += ["--weight", "samples", "-r", str(rate), "-d", str(seconds), "-q", "-o", str(out)]
     cpu = run_timed(command)
@@ -110,8 +110,7 @@ def main() -> None:
     parser.add_argument("--phase", type=float, default=0.5)
     parser.add_argument("--pythons", nargs="*", default=list(PYTHONS))
     args = parser.parse_args()
-    pyspy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
-    profilers = {"flamespace": "", "flamespace --native": None, "py-spy --native": pyspy if Path(pyspy).exists() else None}
+    profilers = {"flamespace": "", "flamespace --native": None, "py-spy --native": peer("py-spy")}
     print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     print(f"{args.seconds} s a run at {args.rate} Hz; phases of {args.phase} s; right % per phase (samples of the phase)")
     header = f"{'python':7} {'profiler':20} {'Hz':>5} {'CPU %':>6} " + " ".join(f"{phase:>14}" for phase in EXPECTED)

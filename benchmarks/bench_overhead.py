@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import shutil
 import statistics
 import subprocess
 import sys
@@ -28,7 +27,8 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-BIN = Path(sys.executable).parent
+from _cli import executable, peer  # benchmarks/: the installed flamespace and its peers
+
 WORKLOAD = r"""
 import json, sys, threading, time
 
@@ -94,7 +94,7 @@ EXPECTED = {"spin_long": 0.4, "sleep_long": 0.3, "spin_short": 0.2, "sleep_short
 def profilers(tmp: Path) -> dict[str, Callable[[list[str]], list[str]] | None]:
     """name -> function from a script command (script + args) to the full command line."""
     python = sys.executable
-    flamespace = str(BIN / "flamespace")
+    flamespace = executable()
     found: dict[str, Callable[[list[str]], list[str]] | None] = {
         "none": lambda cmd: [python, *cmd],
         "flamespace 100 Hz": lambda cmd: [
@@ -124,11 +124,11 @@ def profilers(tmp: Path) -> dict[str, Callable[[list[str]], list[str]] | None]:
         "flamespace alloc": lambda cmd: [flamespace, "record", "-q", "--mode", "alloc", "-o", str(tmp / "a.folded"), "--", *cmd],
         "tracemalloc": lambda cmd: [python, "-X", "tracemalloc=1", *cmd],
     }
-    memray = shutil.which("memray", path=str(BIN)) or shutil.which("memray")
+    memray = peer("memray")
     found["memray"] = (lambda cmd: [memray, "run", "-f", "-q", "-o", str(tmp / "m.bin"), *cmd]) if memray else None
-    pyinstrument = shutil.which("pyinstrument", path=str(BIN)) or shutil.which("pyinstrument")
+    pyinstrument = peer("pyinstrument")
     found["pyinstrument"] = (lambda cmd: [pyinstrument, "-r", "text", "-o", str(tmp / "p.txt"), *cmd]) if pyinstrument else None
-    pyspy = shutil.which("py-spy", path=str(BIN)) or shutil.which("py-spy")
+    pyspy = peer("py-spy")
     found["py-spy 100 Hz"] = (
         (lambda cmd: [pyspy, "record", "-r", "100", "-f", "raw", "-o", str(tmp / "s.txt"), "--", python, *cmd]) if pyspy else None
     )
@@ -188,7 +188,7 @@ def accuracy(seconds: float, runs_each: int, tmp: Path) -> None:
     script.write_text(KNOWN_ANSWER)
     runs = {
         "flamespace 100 Hz": [
-            str(BIN / "flamespace"),
+            executable(),
             "record",
             "-q",
             "--rate",
@@ -200,7 +200,7 @@ def accuracy(seconds: float, runs_each: int, tmp: Path) -> None:
             str(seconds),
         ],
     }
-    pyspy = shutil.which("py-spy", path=str(BIN)) or shutil.which("py-spy")
+    pyspy = peer("py-spy")
     if pyspy:
         runs["py-spy 100 Hz --idle"] = [
             pyspy,

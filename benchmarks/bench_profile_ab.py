@@ -17,7 +17,6 @@ and query a store of both sides' runs (labelled side=a and side=b).
 from __future__ import annotations
 
 import argparse
-import compileall
 import os
 import shutil
 import statistics
@@ -31,8 +30,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from bench_commands import RUNS_B, SMALL_SVG, SUB_A, SUB_B, generate  # noqa: E402  (the shared inputs)
 from bench_folded import BIG, SMALL_DIR  # noqa: E402
+from _cli import compile_package, python_command  # noqa: E402  (how to run the CLI)
 
-CODE = "import sys; from flamespace.cli import main; sys.argv[0] = 'flamespace'; sys.exit(main())"
 SMALL = HERE.parent / "examples" / "webapp-v1.folded"
 
 
@@ -59,7 +58,7 @@ def run(src: str, args: list[str], store: str) -> tuple[float, float, float]:
     """(wall s, CPU s, peak RSS MB) of one process."""
     env = {**os.environ, "PYTHONPATH": src, "FLAMESPACE_STORE": store}
     started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-c", CODE, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    process = subprocess.Popen([*python_command("main"), *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
     error = process.stderr.read().decode() if process.stderr else ""
@@ -77,7 +76,7 @@ def main() -> None:
     args = parser.parse_args()
     generate()
     for src in args.sources:
-        compileall.compile_dir(src, quiet=1)
+        compile_package(src)
     work = tempfile.mkdtemp(prefix="bench-ab-")
     print(f"load: {os.getloadavg()}; {args.repeat} runs per tree, interleaved")
     print("| task | A wall s | B wall s | A CPU s | B CPU s | B/A CPU | A MB | B MB |\n|---|---:|---:|---:|---:|---:|---:|---:|")

@@ -45,7 +45,6 @@ import argparse
 import json
 import os
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -54,9 +53,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_load import FLAMESPACE_CLI, start_hogs, stop_hogs, uptime  # noqa: E402  (benchmarks/ is no package)
+from bench_load import start_hogs, stop_hogs, uptime  # noqa: E402  (benchmarks/ is no package)
+from _cli import launch, peer  # noqa: E402  (how to run the CLI and find the peers)
 
-BIN = Path(sys.executable).parent
 FUNCTIONS = ("work_a", "work_b", "work_c")
 
 PROGRAM = r"""
@@ -226,6 +225,8 @@ def command_for(kind: str, rate: float, program: Path, seconds: float, out: Path
     ]
 
 
+#: flamespace's CLI under this interpreter (the baseline's too: PYTHONPATH names its source tree).
+FLAMESPACE_CLI = launch("main")
 #: flamespace's CLI with the sampling thread's priority left as it is (what a user without privileges gets).
 PLAIN_PRIORITY_CLI = "import flamespace.collect.outside as o; o.RAISE_PRIORITY = False; " + FLAMESPACE_CLI
 #: ... and as a user without the privilege of real-time scheduling gets it (a short slice on Linux 6.12+).
@@ -329,7 +330,7 @@ def main() -> None:
         args.profilers += ",baseline"
     for kind in args.profilers.split(","):
         if kind not in FLAMESPACE_KINDS:
-            tools[kind] = shutil.which(kind, path=str(BIN)) or shutil.which(kind)
+            tools[kind] = peer(kind)
             if tools[kind] is None:
                 print(f"{kind} not found: left out", file=sys.stderr)
     kinds = [k for k in args.profilers.split(",") if k in FLAMESPACE_KINDS or tools.get(k)]

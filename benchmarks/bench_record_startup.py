@@ -39,6 +39,8 @@ import sys
 import tempfile
 import time
 
+from _cli import executable  # benchmarks/: the installed flamespace
+
 CHILD_ARGV = r"""
 import sys, json
 from flamespace.collect import launcher
@@ -102,7 +104,7 @@ def timed(argv: list[str]) -> tuple[float, float]:
 def whole(runs: int, collect_runs: int, samplers: list[str]) -> None:
     """record's and collect's fixed cost over python's start-up, whole processes, in turn, with each
     ``--sampler`` of ``samplers`` ("default": record's own choice)."""
-    exe = os.path.join(os.path.dirname(sys.executable), "flamespace")
+    exe = executable()
     out_dir = tempfile.mkdtemp(prefix="bench-whole-")
     try:
         tasks = {"python -c pass": [sys.executable, "-c", "pass"]}

@@ -26,7 +26,6 @@ import signal
 import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -37,6 +36,8 @@ from flamespace.core.metadata import Metadata
 from flamespace.core.vector import FlameGraph
 from flamespace.formats import pprof
 from flamespace.formats._protobuf import encode_bytes, encode_int
+
+from _cli import executable  # benchmarks/: the installed flamespace
 
 PUSH = "/push.v1.PusherService/Push"
 T0 = datetime(2026, 11, 1, 0, 0, 0, tzinfo=timezone.utc)
@@ -84,7 +85,7 @@ def free_port() -> int:
 
 def start_server(store: str) -> tuple[subprocess.Popen, int]:
     port = free_port()
-    command = [os.path.join(os.path.dirname(sys.executable), "flamespace"), "serve", "--store", store, "--port", str(port)]
+    command = [executable(), "serve", "--store", store, "--port", str(port)]
     command += ["--ingest-limit", "off", "--query-limit", "off"]  # one address is every client here: a load test, not a fleet
     process = subprocess.Popen(command, stderr=subprocess.DEVNULL)
     for _ in range(600):
@@ -211,7 +212,7 @@ def main() -> None:
             parts = len(json.load(open(os.path.join(store, "MANIFEST.json")))["parts"])
             rows = [(name, timed(port, path, params, args.repeat)) for name, path, params in queries(per_service)]
             subprocess.run(
-                [os.path.join(os.path.dirname(sys.executable), "flamespace"), "store", "gc", "--store", store],
+                [executable(), "store", "gc", "--store", store],
                 check=True,
                 capture_output=True,
             )

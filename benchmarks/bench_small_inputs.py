@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from bench_deep import DATA, run
+from _cli import executable  # the installed flamespace
 
 if TYPE_CHECKING:
     import flamespace as fs
@@ -173,7 +174,7 @@ def main() -> None:
     subprocess.run(
         [sys.executable, __file__, "--make-only", "--depth", str(args.depth), "--folded-mb", str(args.folded_mb)], check=True
     )
-    exe = str(Path(sys.executable).parent / "flamespace")
+    exe = executable()
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
         f"load: {os.getloadavg()[0]:.2f}; address limit {args.max_memory_mb} MB"

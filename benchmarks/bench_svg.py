@@ -25,6 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from bench_folded import BIG, measure, shell_task  # noqa: E402  (the foundation's generator and timer)
+from _cli import compile_package, executable  # noqa: E402  (how to run the CLI)
 
 PEER_FIXTURES = HERE.parents[1] / "shared" / "peer-fixtures"
 EXAMPLE = PEER_FIXTURES / "flamegraph-examples" / "example-perf-stacks-collapsed.txt"
@@ -49,10 +50,8 @@ def main() -> None:
     if not BIG.exists():
         print("generating the 200,000-stack file (bench_folded.py --generate) ...", file=sys.stderr)
         subprocess.run([sys.executable, str(HERE / "bench_folded.py"), "--generate"], check=True)
-    import flamespace
-
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(flamespace.__file__).parent)], check=True)
-    exe = str(Path(sys.executable).parent / "flamespace")
+    compile_package()
+    exe = executable()
     perl = args.flamegraph_pl if args.flamegraph_pl and Path(args.flamegraph_pl).is_file() and shutil.which("perl") else None
     if perl is None:
         print("flamegraph.pl not given (FLAMEGRAPH_PL or --flamegraph-pl): measuring flamespace alone", file=sys.stderr)

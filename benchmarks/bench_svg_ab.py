@@ -15,14 +15,14 @@ import argparse
 import os
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
+
+from _cli import python_command  # benchmarks/: how to run the CLI
 
 EXAMPLE = (
     Path(__file__).resolve().parents[2] / "shared" / "peer-fixtures" / "flamegraph-examples" / "example-perf-stacks-collapsed.txt"
 )
-CODE = "import sys; from flamespace.cli import main; sys.argv[0] = 'flamespace'; sys.exit(main())"
 
 
 def main() -> None:
@@ -35,7 +35,7 @@ def main() -> None:
         for src in args.sources if i % 2 else reversed(args.sources):
             env = {**os.environ, "PYTHONPATH": src}
             started = time.perf_counter()
-            subprocess.run([sys.executable, "-c", CODE, "svg", str(EXAMPLE)], stdout=subprocess.DEVNULL, check=True, env=env)
+            subprocess.run([*python_command("main"), "svg", str(EXAMPLE)], stdout=subprocess.DEVNULL, check=True, env=env)
             times[src].append(time.perf_counter() - started)
     print(f"load average {os.getloadavg()[0]:.1f}; {args.runs} runs per tree, interleaved")
     for src, seconds in times.items():

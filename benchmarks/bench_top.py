@@ -19,7 +19,6 @@ import os
 import pty
 import re
 import select
-import shutil
 import signal
 import struct
 import subprocess
@@ -29,6 +28,8 @@ import termios
 import textwrap
 import time
 from pathlib import Path
+
+from _cli import executable, peer  # benchmarks/: the installed flamespace and its peers
 
 TARGET = textwrap.dedent("""
     import threading, time
@@ -127,9 +128,7 @@ def main() -> None:
     parser.add_argument("--hogs", type=int, nargs="+", default=[0, 4])
     parser.add_argument("--python", default=str(Path.home() / ".pyenv/versions/3.12.1/bin/python3.12"))
     args = parser.parse_args()
-    here = Path(sys.executable).parent
-    flamespace = shutil.which("flamespace") or str(here / "flamespace")
-    pyspy = shutil.which("py-spy") or str(here / "py-spy")
+    flamespace, pyspy = executable(), peer("py-spy") or "py-spy"
     viewers = {"flamespace top --pid": [flamespace, "top", "--pid"], "py-spy top --pid": [pyspy, "top", "--pid"]}
     print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     print(f"target: {args.python}; {args.seconds:g} s a run, {args.runs} runs; default rate (100 Hz) both")

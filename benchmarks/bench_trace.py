@@ -47,7 +47,8 @@ import tempfile
 import time
 from pathlib import Path
 
-BIN = Path(sys.executable).parent
+from _cli import executable, python_command  # benchmarks/: how to run the CLI
+
 WORKLOAD = r"""
 import json, sys, time
 
@@ -96,7 +97,7 @@ def commands(script: str, out: str, peers: str) -> dict[str, list[str]]:
     import importlib.util
 
     python = sys.executable
-    trace = [str(BIN / "flamespace"), "trace", "-q"]
+    trace = [executable(), "trace", "-q"]
     found = {
         "plain": [python, script],
         "flamespace trace": [*trace, "-o", os.path.join(out, "run.folded"), "--", script],
@@ -219,16 +220,13 @@ OUTPUTS = {"folded": "run.folded", "speedscope": "run.speedscope.json", "chrome"
 
 def outputs(repeat: int, before: str | None, kind: str = "fib27") -> None:
     """The whole ``flamespace trace -o X`` per output format, this version (and ``before``'s)."""
-    cli = "import sys; from flamespace.cli import script; sys.argv[0] = 'flamespace'; sys.exit(script())"
     versions = {"now": None, **({"before": os.path.abspath(before)} if before else {})}
     with tempfile.TemporaryDirectory() as out:
         script = os.path.join(out, "workload.py")
         Path(script).write_text(WORKLOAD)
         runs = {
             (version, name): [
-                sys.executable,
-                "-c",
-                cli,
+                *python_command(),
                 "trace",
                 "-q",
                 "-o",
