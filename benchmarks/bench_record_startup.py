@@ -153,6 +153,8 @@ def main() -> None:
         "--samplers", default="default", help="with --whole: record's --sampler values to measure, e.g. outside,inside"
     )
     args = parser.parse_args()
+    if args.collect_runs < 2:
+        parser.error("--collect-runs must be at least 2: a run's cost is the difference between collect -n 1 and -n N")
     if args.whole:
         whole(args.runs, args.collect_runs, args.samplers.split(","))
         return
