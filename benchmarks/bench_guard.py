@@ -16,12 +16,14 @@ import argparse
 import asyncio
 import base64
 import statistics
+import os
 import subprocess
+import tempfile
 import time
 
 from flamespace.workflows.serve.guard import Guard, GuardMiddleware
 from flamespace.workflows.serve.ratelimit import Limit
-from flamespace.workflows.serve.tokens import parse_tokens
+from flamespace.workflows.serve.tokens import TokenFile, parse_tokens
 
 READ = "read-0123456789abcdef00"
 #: A server's token file: a few roles' tokens, the read one last (every digest is compared anyway).
@@ -59,6 +61,14 @@ async def run(app, batch: list[dict]) -> float:
     return (time.perf_counter_ns() - start) / len(batch)
 
 
+def token_file() -> TokenFile:
+    """The tokens in a private file, as ``serve --token-file`` reads them (looked at again once a second)."""
+    path = os.path.join(tempfile.mkdtemp(), "tokens")
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
+        f.write(TOKENS)
+    return TokenFile(path)
+
+
 def configurations() -> dict[str, tuple[object, str | None]]:
     tokens = parse_tokens(TOKENS)
     basic = "Basic " + base64.b64encode(f"dash:{READ}".encode()).decode()
@@ -68,6 +78,10 @@ def configurations() -> dict[str, tuple[object, str | None]]:
         "tokens (Bearer), no limits": (GuardMiddleware(inner, Guard(tokens)), f"Bearer {READ}"),
         "tokens (Bearer) and limits": (GuardMiddleware(inner, Guard(tokens, UNLIMITED, UNLIMITED)), f"Bearer {READ}"),
         "tokens (basic auth) and limits": (GuardMiddleware(inner, Guard(tokens, UNLIMITED, UNLIMITED)), basic),
+        "token file (Bearer) and limits: serve's": (
+            GuardMiddleware(inner, Guard(token_file(), UNLIMITED, UNLIMITED)),
+            f"Bearer {READ}",
+        ),
     }
 
 

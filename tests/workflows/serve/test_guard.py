@@ -205,6 +205,64 @@ def test_kinds_of_paths():
     ]
 
 
+# -- the token file read again
+
+
+NEW = "new-0123456789abcdef000"
+
+
+def replace_file(path: str, text: str, mode: int = 0o600) -> None:
+    """As an operator should: a new file renamed over the old one."""
+    fresh = path + ".new"
+    with open(fresh, "w") as f:
+        f.write(text)
+    os.chmod(fresh, mode)
+    os.replace(fresh, path)
+
+
+def test_a_changed_token_file_is_read_again_without_a_restart(store, tmp_path, caplog):
+    clock = Clock()
+    path = token_file(tmp_path)
+    with TestClient(create_app(store, token_file=path, clock=clock)) as c, caplog.at_level("WARNING", "flamespace.serve.tokens"):
+        assert c.get(f"{API}/labels", headers=bearer(NEW)).status_code == 401
+        replace_file(path, f"read {NEW}\ningest {INGEST}\n")  # READ revoked, NEW added
+        assert c.get(f"{API}/labels", headers=bearer(NEW)).status_code == 401  # looked at once a second at most
+        clock.now += 1.0
+        assert c.get(f"{API}/labels", headers=bearer(NEW)).status_code == 200
+        assert c.get(f"{API}/labels", headers=bearer(READ)).status_code == 401
+        assert caplog.messages == [f"flamespace serve: read {path} again: 1 ingest and 1 read token(s)"]
+        with open(path, "a") as f:  # written in place: seen too
+            f.write(f"read {READ}\n")
+        clock.now += 1.0
+        assert c.get(f"{API}/labels", headers=bearer(READ)).status_code == 200
+        assert push(c, bearer(INGEST)).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "spoil, message",
+    [
+        (lambda path: replace_file(path, "read short\n"), ":1: "),
+        (lambda path: os.chmod(path, 0o644), "other users can read it"),
+        (lambda path: os.remove(path), "No such file"),
+    ],
+)
+def test_a_token_file_spoilt_while_serving_keeps_the_tokens_before_it(store, tmp_path, caplog, spoil, message):
+    clock = Clock()
+    path = token_file(tmp_path)
+    with TestClient(create_app(store, token_file=path, clock=clock)) as c, caplog.at_level("WARNING", "flamespace.serve.tokens"):
+        spoil(path)
+        for _ in range(2):
+            clock.now += 1.0
+            assert c.get(f"{API}/labels", headers=bearer(READ)).status_code == 200
+            assert c.get(f"{API}/labels", headers=bearer(NEW)).status_code == 401
+        assert len(caplog.messages) == 1, caplog.messages  # once per change, not per request
+        assert path in caplog.messages[0] and message in caplog.messages[0]
+        assert caplog.messages[0].endswith("the tokens read before stay in force")
+        replace_file(path, f"read {NEW}\n")  # put right: read again
+        clock.now += 1.0
+        assert c.get(f"{API}/labels", headers=bearer(NEW)).status_code == 200
+
+
 # -- rate limits
 
 

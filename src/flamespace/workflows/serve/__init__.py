@@ -12,6 +12,8 @@ DuckDB and pyarrow); nothing here imports them until the server is made.
 
 from __future__ import annotations
 
+import time
+
 from ...errors import FlamespaceError
 from .ratelimit import INGEST_LIMIT, QUERY_LIMIT
 
@@ -71,14 +73,15 @@ def create_app(
     """The ASGI application (Starlette) serving the store at ``store`` (default: $FLAMESPACE_STORE,
     else .flamespace/store). With ``watch`` (selectors) and ``alert_webhook`` (a URL), a change point
     of a watched stack is posted there (:mod:`.alerts`), checked every ``alert_every`` seconds.
-    ``token_file``: who may push and read (:mod:`.tokens`; None: anyone who reaches the port);
+    ``token_file``: who may push and read (:mod:`.tokens`; read again when it changes; None: anyone
+    who reaches the port);
     ``ingest_limit``, ``query_limit``: each client's rate limits (:mod:`.ratelimit`; None: none);
     ``clock``: the limits' seconds (tests)."""
     from ...errors import ArgumentError
     from ...store import open_store, resolve
     from .app import create_app as make
     from .guard import Guard
-    from .tokens import read_token_file
+    from .tokens import TokenFile
 
     check_installed()
     watcher = None
@@ -88,8 +91,9 @@ def create_app(
         from .alerts import Watcher
 
         watcher = Watcher(open_store(resolve(store)), watch, alert_webhook, alert_every or ALERT_EVERY)
-    tokens = read_token_file(token_file) if token_file is not None else None
-    guard = Guard(tokens, ingest_limit, query_limit, **({"clock": clock} if clock else {}))
+    clock = clock or time.monotonic
+    tokens = TokenFile(token_file, clock) if token_file is not None else None
+    guard = Guard(tokens, ingest_limit, query_limit, clock)
     return make(resolve(store), max_body or MAX_BODY, watcher, guard)
 
 

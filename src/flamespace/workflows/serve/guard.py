@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, MutableMapping
 
     from .ratelimit import Limit
-    from .tokens import Tokens
+    from .tokens import TokenFile, Tokens
 
     Scope = MutableMapping[str, Any]
     Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -69,11 +69,12 @@ class Refusal:
 
 
 class Guard:
-    """The tokens (None: no authentication) and a limiter per kind (None: unlimited)."""
+    """The tokens (None: no authentication; a :class:`.tokens.TokenFile` is read again when it
+    changes) and a limiter per kind (None: unlimited)."""
 
     def __init__(
         self,
-        tokens: Tokens | None = None,
+        tokens: Tokens | TokenFile | None = None,
         ingest_limit: Limit | None = None,
         query_limit: Limit | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -90,8 +91,9 @@ class Guard:
         kind = kind_of(path)
         if kind == "open":
             return None
-        token = credential(authorization) if self.tokens is not None else None  # without tokens, any token is none
-        allowed = self.tokens is None or self.tokens.allows(token, kind)
+        tokens = self.tokens.current() if self.tokens is not None else None
+        token = credential(authorization) if tokens is not None else None  # without tokens, any token is none
+        allowed = tokens is None or tokens.allows(token, kind)
         limiter = self.limiters[kind]
         if limiter is not None:
             wait = limiter.take((client, token if allowed else None))  # a made-up token shares its address's bucket
@@ -103,12 +105,12 @@ class Guard:
                     f"(bursts of {limiter.limit.burst}); try again in {seconds} s",
                     [(b"retry-after", str(seconds).encode())],
                 )
-        if allowed:
+        if allowed or tokens is None:
             return None
-        return self._unauthorised(kind, token)
+        return self._unauthorised(tokens, kind, token)
 
-    def _unauthorised(self, kind: str, token: str | None) -> Refusal:
-        assert self.tokens is not None
+    @staticmethod
+    def _unauthorised(tokens: Tokens, kind: str, token: str | None) -> Refusal:
         if token is None:
             return Refusal(
                 401,
@@ -116,7 +118,7 @@ class Guard:
                 _CHALLENGES,
             )
         other = "read" if kind == "ingest" else "ingest"
-        if self.tokens.allows(token, other):
+        if tokens.allows(token, other):
             what = "push profiles" if kind == "ingest" else "read"
             return Refusal(403, f"this token may not {what}: it is an {other} token; give a {kind} token")
         return Refusal(401, "the token is not one of this server's", _CHALLENGES)

@@ -16,6 +16,10 @@ how much of a guess was right, nor which token it matched.
 
 The file must not be readable by other users (as ssh refuses a private key that is): whoever can
 read it can push and read profiles, which name the service's code; a warning would scroll by.
+
+The server looks at the file again at most once a second (:class:`TokenFile`): tokens are added
+and revoked without a restart, which would drop the pushes under way. A file that cannot be used
+(unreadable, readable by others, a bad line) keeps the tokens before it, said once on the log.
 """
 
 from __future__ import annotations
@@ -23,20 +27,26 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import logging
 import os
 import stat
+import time
 
 from ...errors import ArgumentError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
 #: The roles a token may have, and what each allows.
 ROLES = {"ingest": "push profiles", "read": "query the API and open the UI"}
 #: The shortest token taken: 16 characters of a random string are about 95 bits (hex: 64), too
 #: many to guess over HTTP; a shorter one is a password someone chose.
 MIN_LENGTH = 16
+#: How often (s) at most the server looks whether its token file changed (one stat).
+RELOAD_SECONDS = 1.0
+
+LOG = logging.getLogger("flamespace.serve.tokens")
 
 
 class TokenFileError(ArgumentError):
@@ -61,6 +71,57 @@ class Tokens:
 
     def count(self, role: str) -> int:
         return len(self.digests[role])
+
+    def current(self) -> Tokens:
+        """These tokens (a fixed set; :class:`TokenFile` reads its file again)."""
+        return self
+
+
+class TokenFile:
+    """The tokens of a file that may change while the server runs.
+
+    On a request, at most once every :data:`RELOAD_SECONDS`, the file is looked at (one stat):
+    when its inode, size, time or mode changed it is read again, so a file replaced by a rename
+    and one rewritten in place are both seen. A file that cannot be used keeps the tokens before
+    it, and says why on the log once per change; a good one says how many tokens it holds."""
+
+    def __init__(self, path: str, clock: Callable[[], float] = time.monotonic, every: float = RELOAD_SECONDS) -> None:
+        self.path, self.clock, self.every = path, clock, every
+        self.seen = self._signature()
+        self.tokens = read_token_file(path)
+        self.checked = clock()
+
+    def current(self) -> Tokens:
+        """The tokens in force now (the file read again first if it changed)."""
+        now = self.clock()
+        if now - self.checked >= self.every:
+            self.checked = now
+            signature = self._signature()
+            if signature != self.seen:
+                self.seen = signature
+                self._reload()
+        return self.tokens
+
+    def _signature(self) -> tuple[int, ...] | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode)
+
+    def _reload(self) -> None:
+        try:
+            tokens = read_token_file(self.path)
+        except TokenFileError as exc:
+            LOG.warning("flamespace serve: %s; the tokens read before stay in force", exc)
+            return
+        self.tokens = tokens
+        LOG.warning(
+            "flamespace serve: read %s again: %d ingest and %d read token(s)",
+            self.path,
+            tokens.count("ingest"),
+            tokens.count("read"),
+        )
 
 
 def _digest(token: str) -> bytes:
@@ -141,4 +202,15 @@ def credential(authorization: str | None) -> str | None:
     return None
 
 
-__all__ = ["MIN_LENGTH", "ROLES", "TokenFileError", "Tokens", "check_private", "credential", "parse_tokens", "read_token_file"]
+__all__ = [
+    "MIN_LENGTH",
+    "RELOAD_SECONDS",
+    "ROLES",
+    "TokenFile",
+    "TokenFileError",
+    "Tokens",
+    "check_private",
+    "credential",
+    "parse_tokens",
+    "read_token_file",
+]
