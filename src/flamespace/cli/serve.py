@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..workflows.serve import ALERT_EVERY, HOST, MAX_BODY, MAX_DECOMPRESSED, PORT
+from ..workflows.serve import ALERT_EVERY, HOST, MAX_BODY, MAX_CONNECTIONS, MAX_DECOMPRESSED, PORT
 from ..workflows.serve.ratelimit import INGEST_LIMIT, QUERY_LIMIT
 from ._options import Command, Option
 from .store import STORE_OPTION
@@ -25,6 +25,7 @@ def run(
     token_file: str | None,
     ingest_limit: str,
     query_limit: str,
+    max_connections: int,
 ) -> None:
     """Serve the profile store over HTTP: agents push profiles into it, and a JSON API queries it.
 
@@ -64,7 +65,9 @@ def run(
     warn(f"flamespace serve: the store {resolve(store)} on http://{host}:{port} (Ctrl-C stops)")
     import signal
 
-    stopped_by = serve(store, host, port, max_body << 20, watch, alert_webhook, alert_every, token_file, *limits)
+    stopped_by = serve(
+        store, host, port, max_body << 20, watch, alert_webhook, alert_every, token_file, *limits, max_connections=max_connections
+    )
     why = f" by {signal.Signals(stopped_by).name}" if stopped_by else ""
     warn(f"flamespace serve: stopped{why}; every accepted push is stored")
 
@@ -108,6 +111,16 @@ SPEC = Command(
             metavar="MB",
             show_default=True,
             help=f"The largest request body taken, in MiB as sent (a gzipped body may decompress to {MAX_DECOMPRESSED >> 20} MiB at most).",
+        ),
+        Option(
+            ("--max-connections",),
+            "max_connections",
+            "int",
+            MAX_CONNECTIONS,
+            minimum=2,
+            metavar="N",
+            show_default=True,
+            help="The most connections open at once (the one asking counted); a request beyond gets 503 Service Unavailable.",
         ),
         Option(
             ("--watch",),

@@ -375,3 +375,33 @@ def test_flamespace_agent_pushes_with_its_token_into_serve_with_tokens(guarded, 
     assert guarded.get(f"{API}/windows", READ, selector="service_name=inside")["count"] >= 1
     done = subprocess.run([*run, "--", str(script)], capture_output=True, text=True, timeout=START_TIMEOUT * 2, env=env)
     assert done.returncode == 0 and "refused by the server" in done.stderr and "401" in done.stderr, done.stderr
+
+
+def test_a_connection_beyond_max_connections_gets_503_and_the_next_one_after_them_is_served(tmp_path):
+    """Idle connections (opened, nothing sent) count: with --max-connections 3, two held open leave
+    the third asking over the limit; once they close, requests are served again."""
+    server = Served(str(tmp_path / "store"), "--max-connections", "3")
+    try:
+        held = [socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(2)]
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:  # the server accepts the held connections asynchronously: ask until it has counted them
+            try:
+                urllib.request.urlopen(server.url + "/healthz", timeout=10).close()
+            except urllib.error.HTTPError as refused:
+                assert refused.code == 503
+                break
+            assert time.monotonic() < deadline, "three connections at once were all served"
+            time.sleep(0.1)
+        for connection in held:
+            connection.close()
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            try:
+                with urllib.request.urlopen(server.url + "/healthz", timeout=10) as answer:
+                    assert answer.status == 200
+                break
+            except urllib.error.HTTPError as refused:
+                assert refused.code == 503 and time.monotonic() < deadline
+                time.sleep(0.1)
+    finally:
+        server.stop(signal.SIGKILL)

@@ -41,6 +41,10 @@ MAX_DECOMPRESSED = 256 << 20
 ALERT_EVERY = 60.0
 #: How long a stop waits for requests under way (their pushes are stored) before it ends them.
 GRACE_SECONDS = 30
+#: The most connections open at once (the one asking counted): beyond, a request gets 503 at once.
+#: A flood of idle connections must not exhaust the process's file descriptors (often 1,024),
+#: which the store needs too; agents connect only to push (every 10 s, for tens of ms).
+MAX_CONNECTIONS = 512
 
 
 class ServeError(FlamespaceError):
@@ -108,12 +112,14 @@ def serve(
     token_file: str | None = None,
     ingest_limit: Limit | None = INGEST_LIMIT,
     query_limit: Limit | None = QUERY_LIMIT,
+    max_connections: int = MAX_CONNECTIONS,
 ) -> int | None:
     """Serve until Ctrl-C or SIGTERM: then stop taking connections, let the requests under way
     finish (up to :data:`GRACE_SECONDS`), store every push already accepted, and return the
     signal that stopped it (None if it stopped otherwise). A second Ctrl-C ends the requests under way.
     ``watch``, ``alert_webhook``, ``alert_every``: alerts; ``token_file``, ``ingest_limit``,
-    ``query_limit``: who may push and read, and how often; as :func:`create_app` takes them."""
+    ``query_limit``: who may push and read, and how often; as :func:`create_app` takes them.
+    ``max_connections``: the most connections open at once; a request beyond gets 503."""
     import uvicorn
 
     class Server(uvicorn.Server):
@@ -131,7 +137,14 @@ def serve(
 
     app = create_app(store, max_body, watch, alert_webhook, alert_every, token_file, ingest_limit, query_limit)
     config = uvicorn.Config(
-        app, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=GRACE_SECONDS, access_log=False
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=GRACE_SECONDS,
+        access_log=False,
+        limit_concurrency=max_connections,
     )
     server = Server(config)
     try:
