@@ -34,6 +34,9 @@ OLDEST, NEWEST = 9, DEBUG_MINORS[-1]
 MAX_THREADS = 4096
 #: glibc's ``struct pthread`` keeps the thread's kernel id here on x86-64 (tried first on 3.9, 3.10).
 GLIBC_TID_OFFSET = 0x2D0
+#: Reads of the thread states that try again to find that offset when it is not known yet (a thread
+#: starting at attach has no pthread_t); beyond, the C library is not one whose layout fits (musl).
+CALIBRATION_TRIES = 100
 #: The types and singletons :mod:`.objects` tells objects apart by (where the symbol table has them).
 OBJECT_SYMBOLS = (
     "PyLong_Type",
@@ -106,6 +109,7 @@ class RemoteProcess:
         self.symbols = symbols
         self._memory = _memory()
         self._tid_offset: int | None = None  # 3.9, 3.10: where pthread_t's struct keeps the kernel id
+        self._calibrations_left = CALIBRATION_TRIES
         self.interpreter = 0
         tstate = self.layout.tstate_native_thread_id
         self._tstate_span = (
@@ -167,6 +171,8 @@ class RemoteProcess:
             data = self.read(address, self._tstate_span)
             states.append((address, data))
             address = _word(data, layout.tstate_next)
+        if self._tid_offset is None and self._calibrations_left and layout.tstate_native_thread_id is None:
+            self.calibrate_tids(states)  # 3.9, 3.10: the threads at attach may not have told (one starting)
         return states
 
     def gil_holder(self) -> int | None:
@@ -208,15 +214,21 @@ class RemoteProcess:
     def calibrate_tids(self, states: list[tuple[int, bytes]]) -> None:
         """3.9, 3.10: find where glibc keeps a thread's kernel id in the struct that ``pthread_t``
         points to: the offset at which every thread state's thread holds a distinct id of the
-        process's threads (glibc's x86-64 offset first). Left unknown (threads by pthread id) if none fits."""
-        if self.layout.tstate_native_thread_id is not None or not states:
+        process's threads (glibc's x86-64 offset first). Left unknown (threads by pthread id) if none fits,
+        and tried again at the next reads of the thread states (up to :data:`CALIBRATION_TRIES` in all):
+        a thread starting or ending at attach must not leave every later read without kernel ids."""
+        if self.layout.tstate_native_thread_id is not None or not states or self._tid_offset is not None:
             return
+        self._calibrations_left = max(self._calibrations_left - 1, 0)
         tasks = set(task_ids(self.pid))
-        pthreads = [_word(data, self.layout.tstate_thread_id) for _address, data in states]
-        try:
-            blocks = [self.read(thread, 0x400) for thread in pthreads]
-        except OSError:
-            return
+        blocks = []
+        for thread in (_word(data, self.layout.tstate_thread_id) for _address, data in states):
+            if not thread:
+                continue  # a thread state made for a thread not started yet: no pthread_t
+            try:
+                blocks.append(self.read(thread, 0x400))
+            except OSError:
+                continue  # a thread that has just ended
         candidates = [GLIBC_TID_OFFSET] + [offset for offset in range(0, 0x400, 4) if offset != GLIBC_TID_OFFSET]
         for offset in candidates:
             ids = [struct.unpack_from("<i", block, offset)[0] for block in blocks]
