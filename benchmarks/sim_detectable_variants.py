@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 from tests.stats.power_harness import lognormal, negbin, normal, pool_drawer  # noqa: E402
 
 from flamespace.stats import maxt, power  # noqa: E402
+from flamespace.stats.comparison import detectable_inputs  # noqa: E402
 from flamespace.stats._tails import normal_ppf  # noqa: E402
 
 PERMUTATIONS = 400
@@ -85,22 +86,18 @@ def exact_detectable(c: float, se: float, df: float, kurtosis: float, runs: int,
 
 
 def figures(x1: np.ndarray, x2: np.ndarray, paired: bool, seed: int) -> dict[str, float]:
-    """Stack 0's figure by each variant, from one null comparison (compare's inputs, as comparison._detectable takes them)."""
+    """Stack 0's figure by each variant, from one null comparison and compare's own inputs to the figure."""
     res = maxt.test(x1, x2, 0.05, PERMUTATIONS, seed=seed, alternative="two-sided", paired=paired, statistic="auto")
-    assert res.se is not None and res.critical is not None
-    df = power.degrees_of_freedom(x1, x2, paired)[:1]
-    runs = len(x1) if paired else len(x1) + len(x2)
-    kurtosis = power.kurtosis_by_stack([x2 - x1] if paired else [x1, x2])[:1]
-    relabellings = int(res.details.get("relabellings", 0)) or power.relabellings(len(x1), len(x2), paired)
-    if res.details.get("exact") and res.statistic_name == "max |t|" and len(x1) == len(x2):
-        relabellings //= 2
-    c = (res.critical if res.changed_critical is None else res.changed_critical)[:1]
-    h = power.critical_noise(c, relabellings, 0.05, df)
-    se = res.se[:1]
+    inputs = detectable_inputs(res, x1, x2, paired, 0.05)
+    assert inputs is not None
+    first = {name: value[:1] if isinstance(value, np.ndarray) else value for name, value in inputs.items()}  # stack 0
+    exact = exact_detectable(
+        *(float(first[k][0]) for k in ("critical", "se", "df", "kurtosis")), first["runs"], float(first["noise"][0])
+    )
     return {
-        "linear": float(power.detectable(c, se, df=df, kurtosis=kurtosis, runs=runs, noise=h)[0]),
-        "exact": exact_detectable(float(c[0]), float(se[0]), float(df[0]), float(kurtosis[0]), runs, float(h[0])),
-        "no-tails": float(power.detectable(c, se, df=df, kurtosis=0.0, runs=runs, noise=h)[0]),
+        "linear": float(power.detectable(**first)[0]),
+        "exact": exact,
+        "no-tails": float(power.detectable(**{**first, "kurtosis": 0.0})[0]),
     }
 
 

@@ -415,17 +415,31 @@ def _detectable(result: TestResult, x1: np.ndarray, x2: np.ndarray, paired: bool
     test's bar (:func:`.power.detectable`, :func:`.power.critical_noise`)."""
     from . import power
 
+    inputs = detectable_inputs(result, x1, x2, paired, alpha)
+    return None if inputs is None else power.detectable(**inputs)
+
+
+def detectable_inputs(result: TestResult, x1: np.ndarray, x2: np.ndarray, paired: bool, alpha: float) -> dict[str, Any] | None:
+    """What :func:`.power.detectable` takes for this comparison (per stack: the bar a changed stack must
+    clear, se, df, shrunk kurtosis, the bar's noise; the runs behind the variance); None without a bar.
+    benchmarks/sim_detectable_variants.py feeds the same inputs to other ways of solving for the figure."""
+    from . import power
+
     if result.critical is None or result.se is None:
         return None
     df = power.degrees_of_freedom(x1, x2, paired)
-    runs = len(x1) if paired else len(x1) + len(x2)
-    kurtosis = power.kurtosis_by_stack([x2 - x1] if paired else [x1, x2])
     relabellings = int(result.details.get("relabellings", 0)) or power.relabellings(len(x1), len(x2), paired)
     if result.details.get("exact") and result.statistic_name == "max |t|" and len(x1) == len(x2):
         relabellings //= 2  # a labelling and its mirror give the same max |t|: N/2 distinct values
     critical = result.critical if result.changed_critical is None else result.changed_critical
-    noise = power.critical_noise(critical, relabellings, alpha, df)
-    return power.detectable(critical, result.se, df=df, kurtosis=kurtosis, runs=runs, noise=noise)
+    return {
+        "critical": critical,
+        "se": result.se,
+        "df": df,
+        "kurtosis": power.kurtosis_by_stack([x2 - x1] if paired else [x1, x2]),
+        "runs": len(x1) if paired else len(x1) + len(x2),
+        "noise": power.critical_noise(critical, relabellings, alpha, df),
+    }
 
 
 def _changes(

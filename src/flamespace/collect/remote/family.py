@@ -35,7 +35,6 @@ class FamilyRecorder(RemoteRecorder):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:  # RemoteRecorder's
         super().__init__(*args, **kwargs)
-        self.native = kwargs.get("native")
         #: The children being sampled, by pid, and the program each ran when it was attached.
         self.children: dict[int, RemoteRecorder] = {}
         self._programs: dict[int, str] = {}
@@ -82,7 +81,7 @@ class FamilyRecorder(RemoteRecorder):
                 continue
             except AttachError as exc:
                 attempts = self.skipped[pid][2] + 1 if pid in self.skipped and self.skipped[pid][0] == exe else 1
-                why = f"not Python: {exc}" if isinstance(exc, NotPython) and not _starting(pid) else str(exc)
+                why = f"not Python: {exc}" if isinstance(exc, NotPython) and not _starting(exe) else str(exc)
                 self.skipped[pid] = (exe, why, attempts)
                 continue
             child = RemoteRecorder(process, self.options, self.clock, gil_only=self.gil_only, native=self.native)
@@ -175,9 +174,9 @@ def _children_by_parent() -> dict[int, list[int]]:
     return by_parent
 
 
-def _starting(pid: int) -> bool:
-    """Whether ``pid`` may be a Python still loading (its libpython not mapped yet): its program's name says python."""
-    return "python" in os.path.basename(executable(pid))
+def _starting(exe: str) -> bool:
+    """Whether a process running ``exe`` may be a Python still loading (its libpython not mapped yet): the program's name says python."""
+    return "python" in os.path.basename(exe)
 
 
 def executable(pid: int) -> str:

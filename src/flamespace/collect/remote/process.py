@@ -109,7 +109,7 @@ class RemoteProcess:
         self.symbols = symbols
         self._memory = _memory()
         self._tid_offset: int | None = None  # 3.9, 3.10: where pthread_t's struct keeps the kernel id
-        self._calibrations_left = CALIBRATION_TRIES
+        self._calibrations_left = CALIBRATION_TRIES if layout.tstate_native_thread_id is None else 0  # 3.11+ say it
         self.interpreter = 0
         tstate = self.layout.tstate_native_thread_id
         self._tstate_span = (
@@ -171,8 +171,8 @@ class RemoteProcess:
             data = self.read(address, self._tstate_span)
             states.append((address, data))
             address = _word(data, layout.tstate_next)
-        if self._tid_offset is None and self._calibrations_left and layout.tstate_native_thread_id is None:
-            self.calibrate_tids(states)  # 3.9, 3.10: the threads at attach may not have told (one starting)
+        if self._tid_offset is None and self._calibrations_left:
+            self.calibrate_tids(states)  # 3.9, 3.10 (a no-op after): until the threads have told their kernel ids
         return states
 
     def gil_holder(self) -> int | None:
@@ -434,8 +434,7 @@ def _check(process: RemoteProcess, name: str) -> None:
         else:
             problem = _layout_problem(process, states)
             if problem is None:
-                process.calibrate_tids(states)
-                return
+                return  # 3.9, 3.10: thread_states() has looked for the kernel ids' offset already
     raise UnsupportedPython(f"{wrong}: {problem}")
 
 

@@ -62,7 +62,7 @@ class RemoteRecorder:
     ) -> None:
         self.process = process
         self.options = options
-        self.gil_only = gil_only
+        self.gil_only, self.native = gil_only, native
         self.clock = clock or Clock()
         if reader is None:
             reader = (
@@ -147,8 +147,7 @@ class RemoteRecorder:
             self.ended = "exited"
         if self.program_span and self.ended == "exited" and self._last_frames is not None:
             quality.ticks, self._last_tick_ns = self._last_frames  # what came after is the interpreter's end
-        quality.duration_ns = self._last_tick_ns - self._start_ns
-        return self.raw()
+        return self.finish(self.ended or "stopped")
 
     def begin(self, now: int) -> None:
         """Start the recording at ``now`` (ns): each thread's CPU clock from then (cpu and idle modes)."""
