@@ -49,6 +49,15 @@ def test_by_day_and_share(store, capsys):
     assert data["by"] == "day" and data["metric"] == "share" and data["points"][0]["name"] == "2026-11-01"
 
 
+def test_normalised_with_too_few_stacks_says_so_and_tests_the_values(store, capsys):
+    """Four stacks above 0 (rare is absent from most runs): too few for a load, so the values, and a note."""
+    assert main(["history", "store:branch=main", "--store", store, "--metric", "normalised", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["metric"] == "value" and "values are not normalised" in data["notes"][0]
+    parse = next(s for s in data["stacks"] if s["stack"] == "main;parse")
+    assert [c["point"] for c in parse["changes"]] == [f"{STEP:02d}abc"]
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

@@ -104,7 +104,7 @@ def test_too_few_points_are_noted():
 
 
 def test_unknown_metric_and_by_are_named():
-    with pytest.raises(ArgumentError, match="value, share"):
+    with pytest.raises(ArgumentError, match="value, share, normalised"):
         analyse(history_of(records(commits=4), "commit"), metric="mean")
     with pytest.raises(ArgumentError, match="commit, day"):
         history_of(records(commits=4), "week")
@@ -137,3 +137,65 @@ def test_points_by_hour_and_by_window():
         ("2026-11-01T10:00:00", "2026-11-01T10:00:10", "2026-11-01T11:05:00"),
         [0, 0, 1, 2],
     )
+
+
+def service(windows: int = 40, load_step_at: int | None = 15, grown_at: int | None = 25, seed: int = 7) -> list:
+    """A service's windows (one profile each): eight stacks whose counts all follow the load, which
+    rises 60% from window ``load_step_at`` (more requests), and ``s0`` costing 1.5 times as much
+    from ``grown_at`` on (its code got slower)."""
+    rng = np.random.default_rng(seed)
+    means = np.geomspace(800, 100, 8)
+    out = []
+    for w in range(windows):
+        load = 1.6 if load_step_at is not None and w >= load_step_at else 1.0
+        cost = np.where((np.arange(8) == 0) & (grown_at is not None and w >= grown_at), 1.5, 1.0)
+        counts = rng.poisson(means * cost * load)
+        out.append(
+            ProfileRecord(f"w{w:02d}", START + timedelta(seconds=10 * w), {f"main;s{i}": int(counts[i]) for i in range(8)})
+        )
+    return out
+
+
+def changed(report) -> dict[str, list[str]]:
+    return {s.stack: [c.label for c in s.changes.points] for s in report.stacks if s.changes.points}
+
+
+def test_normalised_metric_names_the_stack_that_grew_not_the_load_nor_the_others():
+    """More requests at w15 move every stack's value (not a change of the code); s0 growing at w25
+    moves every other stack's share. Only the values over each window's load show s0 alone."""
+    recs = service()
+    assert len(changed(analyse(history_of(recs, "commit"), "value"))) == 8  # the load step, everywhere
+    assert len(changed(analyse(history_of(recs, "commit"), "share"))) > 1  # s0's growth, in every share
+    report = analyse(history_of(recs, "commit"), "normalised")
+    assert changed(report) == {"main;s0": ["w25"]} and not report.notes
+    (c,) = report.stacks[0].changes.points
+    assert c.relative == pytest.approx(0.5, abs=0.1)  # counts ~800: each window's ratio within 4% (Poisson), medians of 15-25
+    assert "value over the load" in markdown(report)
+
+
+def test_loads_are_each_points_common_factor():
+    """Stacks that follow a load f exactly read flat over it; one that grew 1.5× reads exactly that step, its own
+    growth outvoted in the median of ratios (noise-free, so every equality is arithmetic)."""
+    f = [1.0, 1.3, 0.7, 2.0, 1.0, 1.6, 0.9, 1.2, 1.4]
+    recs = [
+        ProfileRecord(
+            f"w{w}",
+            START + timedelta(seconds=10 * w),
+            {f"s{i}": 100.0 * (i + 1) * load * (1.5 if i == 0 and w >= 5 else 1) for i in range(6)},
+        )
+        for w, load in enumerate(f)
+    ]
+    h = history_of(recs, "commit")
+    np.testing.assert_allclose(h.loads(), np.array(f) / np.median(f))
+    levels = dict(zip(h.stacks, h.levels("normalised")))
+    np.testing.assert_allclose(levels["s3"], 400.0 * np.median(f))
+    np.testing.assert_allclose(levels["s0"][5:] / levels["s0"][:5].mean(), 1.5)
+
+
+def test_too_few_stacks_to_normalise_are_noted_and_left_as_values():
+    recs = [r.replace(values={s: v for s, v in r.values.items() if s in ("main;s0", "main;s1")}) for r in service(windows=12)]
+    h = history_of(recs, "commit")
+    assert not h.normalisable()
+    report = analyse(h, "normalised")
+    assert "values are not normalised" in report.notes[0] and report.metric == "value"
+    np.testing.assert_allclose(h.levels("normalised"), h.levels("value"))

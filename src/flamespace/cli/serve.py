@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..workflows.serve import ALERT_EVERY, HOST, MAX_BODY, MAX_CONNECTIONS, MAX_DECOMPRESSED, PORT
+from ..stats.history import METRICS
+from ..workflows.serve import ALERT_EVERY, ALERT_METRIC, HOST, MAX_BODY, MAX_CONNECTIONS, MAX_DECOMPRESSED, PORT
 from ..workflows.serve.ratelimit import INGEST_LIMIT, QUERY_LIMIT
 from ._options import Command, Option
 from .store import STORE_OPTION
@@ -22,6 +23,7 @@ def run(
     watch: Sequence[str],
     alert_webhook: str | None,
     alert_every: float,
+    alert_metric: str,
     token_file: str | None,
     ingest_limit: str,
     query_limit: str,
@@ -66,7 +68,17 @@ def run(
     import signal
 
     stopped_by = serve(
-        store, host, port, max_body << 20, watch, alert_webhook, alert_every, token_file, *limits, max_connections=max_connections
+        store,
+        host,
+        port,
+        max_body << 20,
+        watch,
+        alert_webhook,
+        alert_every,
+        token_file,
+        *limits,
+        max_connections=max_connections,
+        alert_metric=alert_metric,
     )
     why = f" by {signal.Signals(stopped_by).name}" if stopped_by else ""
     warn(f"flamespace serve: stopped{why}; every accepted push is stored")
@@ -145,6 +157,17 @@ SPEC = Command(
             metavar="SECONDS",
             show_default=True,
             help="How often the watched selectors are checked (history over their latest hour of windows).",
+        ),
+        Option(
+            ("--alert-metric",),
+            "alert_metric",
+            "choice",
+            ALERT_METRIC,
+            choices=METRICS,
+            show_default=True,
+            help="The series a change is looked for in (as history --metric): normalised, each window's values over "
+            "its load (more requests, every stack up alike, are no alert; one stack grown moves no other); value "
+            "(every change of load is one); share (one stack grown moves every other's share).",
         ),
         Option(
             ("--token-file",),

@@ -38,8 +38,14 @@ if TYPE_CHECKING:  # typing and datetime cost `history --help` ~20 ms: annotatio
 
 #: What a point of the series is (--by).
 BY = ("commit", "day", "hour", "window")
-#: The series change points are looked for in (--metric): median value per profile, or median share of a profile's total.
-METRICS = ("value", "share")
+#: The series change points are looked for in (--metric): median value per profile, median share of a profile's
+#: total, or the value over each point's load (:meth:`History.loads`).
+METRICS = ("value", "share", "normalised")
+#: Stacks (the rest of the profile counting as one) :meth:`History.loads` needs to tell a shift of load from a change:
+#: with fewer, one changed stack moves their median by much of the others' noise.
+LOAD_STACKS = 5
+#: How a title names each metric's series.
+METRIC_NAMES = {"value": "value", "share": "share", "normalised": "value over the load"}
 #: Stacks shown when neither a pattern nor a count is given.
 TOP = 20
 
@@ -87,11 +93,45 @@ class History(Record):
 
     def levels(self, metric: str = "value") -> np.ndarray:
         """The series change points are looked for in: each point's median value (or share) per
-        profile, or, for a history of sums alone, its mean value (or the share of its merged profile)."""
+        profile, or, for a history of sums alone, its mean value (or the share of its merged profile);
+        ``normalised``: the value over the point's :meth:`loads`."""
+        if metric == "normalised":
+            return self.levels("value") / self.loads()
         robust = self.medians if metric == "value" else self.median_shares
         if robust is not None:
             return robust
         return self.values() if metric == "value" else self.shares()
+
+    def loads(self) -> np.ndarray:
+        """Each point's load: the median, over the stacks followed and the rest of the profile, of the
+        stack's value there against its own median over the points (1 everywhere when fewer than
+        :data:`LOAD_STACKS` have a median above 0: a few cannot tell which of them changed).
+
+        More requests make every stack cost more alike; dividing by this leaves a stack's own change.
+        A median of ratios (as RNA-seq's size factors) moves little when a few stacks change, where a
+        share's denominator, the total, moves with them and every other stack's share falls.
+        """
+        import numpy as np
+
+        used = self._load_ratios()
+        if len(used) < LOAD_STACKS:
+            return np.ones(len(self.points))
+        loads = np.median(used, axis=0)
+        return np.where(loads > 0, loads, 1.0)
+
+    def normalisable(self) -> bool:
+        """Whether :meth:`loads` has the :data:`LOAD_STACKS` it needs (else it is 1 everywhere)."""
+        return len(self._load_ratios()) >= LOAD_STACKS
+
+    def _load_ratios(self) -> np.ndarray:
+        """Each stack's (and the rest's) value at each point over its median over the points, for those above 0."""
+        import numpy as np
+
+        mean_total = np.divide(self.totals, self.runs, out=np.zeros_like(self.totals, dtype=float), where=self.runs > 0)
+        rest = np.maximum(mean_total - self.values().sum(axis=0), 0.0)
+        items = np.vstack([self.levels("value"), rest[None, :]])
+        typical = np.median(items, axis=1)
+        return items[typical > 0] / typical[typical > 0, None]
 
     def sds(self) -> np.ndarray:
         """Run-to-run standard deviation of each stack within each point (nan for a point of one profile)."""
@@ -258,9 +298,15 @@ def analyse(
     m = max(len(history.stacks), 1)
     level = alpha / m
     budget = max(permutations, math.ceil(20 * m / alpha) - 1)
+    notes: list[str] = []
+    if metric == "normalised" and not history.normalisable():
+        notes.append(
+            f"fewer than {LOAD_STACKS} stacks (the rest of the profile counting as one) above 0: no load can be told "
+            "apart from a change, so the values are not normalised"
+        )
+        metric = "value"
     values, shares = history.values(), history.shares()
     series = history.levels(metric)
-    notes: list[str] = []
     n = len(history.points)
     if n < 2 * min_size:
         notes.append(f"{n} points: a change needs at least {min_size} on each side ({2 * min_size} in all)")
@@ -334,7 +380,7 @@ def title(report: HistoryReport) -> str:
     span = f" ({h.points[0]} … {h.points[-1]})" if h.points else ""
     return (
         f"History of {len(report.stacks)} stacks over {len(h.points)} {h.by}s{span}, {int(h.runs.sum()):,} profiles; "
-        f"changes in the {level_name(h)} {'share' if report.metric == 'share' else 'value'} per profile at family-wise "
+        f"changes in the {level_name(h)} {METRIC_NAMES[report.metric]} per profile at family-wise "
         f"α = {report.alpha:g} (α/{len(report.stacks) or 1} = {report.stack_alpha:.2g} a stack; {METHOD})"
     )
 

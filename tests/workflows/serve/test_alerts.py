@@ -53,7 +53,8 @@ def test_a_step_is_posted_once_with_its_size_and_interval(tmp_path):
     assert url == "http://hook" and body["stack"] == "main;parse" and body["selector"] == "store:service_name=api"
     assert body["interval"] == {"last_before": "2026-11-01T10:01:10", "first_after": "2026-11-01T10:01:20"}
     assert (body["before"], body["after"]) == (100.0, 200.0) and body["relative"] == pytest.approx(1.0)
-    assert body["p"] <= 0.05 and "main;parse changed +100.0% (100 ns → 200 ns a window" in body["text"]  # human units
+    assert body["p"] <= 0.05 and "main;parse changed +100.0% (100 ns → 200 ns a window, p" in body["text"]  # human units
+    assert body["metric"] == "value"  # two stacks: too few to tell the load, so the values as they are
     assert watcher.check() == [] and len(posted) == 1
 
 
@@ -125,3 +126,38 @@ def test_serve_posts_an_alert_after_pushes_make_a_step(tmp_path):
         while not posted and time.monotonic() < deadline:
             time.sleep(0.1)
     assert [(p["stack"], p["interval"]["first_after"]) for p in posted] == [("main;parse", "2026-11-01T10:01:20")]
+
+
+def busy_windows(store, service, grown_at=None):
+    """16 windows of six stacks that all cost 1.6 times as much from window 8 on (more requests);
+    with ``grown_at``, ``main;s0`` costs 1.5 times more again from that window (its code got slower)."""
+    items = []
+    for k in range(16):
+        start = T0 + timedelta(seconds=10 * k)
+        load = (1.6 if k >= 8 else 1.0) * (1 + 0.01 * (k % 3))
+        values = {
+            f"main;s{i}": 100.0 * (i + 1) * load * (1.5 if i == 0 and grown_at is not None and k >= grown_at else 1)
+            for i in range(6)
+        }
+        labels = {"service_name": service, "time": start.isoformat(), "time_end": (start + timedelta(seconds=10)).isoformat()}
+        items.append((FlameGraph.from_texts(values, metadata=Metadata(unit="ns", labels=labels)), f"{service}{k}"))
+    store.add(items)
+
+
+def test_more_requests_are_no_alert_by_default_but_a_stack_that_grew_is(tmp_path):
+    store = open_store(str(tmp_path / "s"))
+    busy_windows(store, "api")
+    busy_windows(store, "db", grown_at=8)
+    posted = []
+    watcher = Watcher(store, ["service_name=api", "service_name=db"], "http://hook", post=lambda url, body: posted.append(body))
+    watcher.check()
+    assert [(p["selector"], p["stack"], p["metric"]) for p in posted] == [("store:service_name=db", "main;s0", "normalised")]
+    assert posted[0]["relative"] == pytest.approx(0.5) and "a window at the typical load" in posted[0]["text"]
+    by_value = []
+    Watcher(store, ["service_name=api"], "http://hook", post=lambda url, body: by_value.append(body), metric="value").check()
+    assert len(by_value) == 6  # every stack: the load alone
+
+
+def test_an_unknown_alert_metric_is_refused_at_once(tmp_path):
+    with pytest.raises(ArgumentError, match="unknown alert metric 'mean'"):
+        Watcher(open_store(str(tmp_path / "s")), ["service_name=api"], "http://hook", metric="mean")

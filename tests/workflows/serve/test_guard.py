@@ -17,7 +17,7 @@ pytest.importorskip("duckdb")
 
 from starlette.testclient import TestClient  # noqa: E402
 
-from flamespace.workflows.serve import API, MAX_CONNECTIONS, PUSH_PATH, create_app  # noqa: E402
+from flamespace.workflows.serve import ALERT_METRIC, API, MAX_CONNECTIONS, PUSH_PATH, create_app  # noqa: E402
 from flamespace.workflows.serve.guard import kind_of  # noqa: E402
 from flamespace.workflows.serve.ratelimit import INGEST_LIMIT, QUERY_LIMIT, Limit, Limiter, parse_limit  # noqa: E402
 from flamespace.workflows.serve.tokens import TokenFileError, credential, parse_tokens, read_token_file  # noqa: E402
@@ -427,9 +427,9 @@ def test_serve_passes_its_token_file_and_limits(served_args, tmp_path):
     assert served_args[0][-4:-1] == (path, Limit(5, 50), None)
     assert main(["serve", "--store", str(tmp_path / "s")]) == 0
     assert served_args[1][-4:-1] == (None, INGEST_LIMIT, QUERY_LIMIT)  # the defaults, from ratelimit
-    assert served_args[1][-1] == {"max_connections": MAX_CONNECTIONS}
-    assert main(["serve", "--store", str(tmp_path / "s"), "--max-connections", "64"]) == 0
-    assert served_args[2][-1] == {"max_connections": 64}
+    assert served_args[1][-1] == {"max_connections": MAX_CONNECTIONS, "alert_metric": ALERT_METRIC}
+    assert main(["serve", "--store", str(tmp_path / "s"), "--max-connections", "64", "--alert-metric", "value"]) == 0
+    assert served_args[2][-1] == {"max_connections": 64, "alert_metric": "value"}
 
 
 @pytest.mark.parametrize(

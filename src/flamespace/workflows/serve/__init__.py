@@ -39,6 +39,9 @@ MAX_BODY = 16 << 20
 MAX_DECOMPRESSED = 256 << 20
 #: How often the watched selectors are checked for alerts, in seconds.
 ALERT_EVERY = 60.0
+#: The series alerts look for changes in (``history --metric``): each window's values over its load,
+#: so that more requests (every stack up alike) are not an alert, nor the shares one grown stack moves.
+ALERT_METRIC = "normalised"
 #: How long a stop waits for requests under way (their pushes are stored) before it ends them.
 GRACE_SECONDS = 30
 #: The most connections open at once (the one asking counted): beyond, a request gets 503 at once.
@@ -73,10 +76,12 @@ def create_app(
     ingest_limit: Limit | None = INGEST_LIMIT,
     query_limit: Limit | None = QUERY_LIMIT,
     clock: Callable[[], float] | None = None,
+    alert_metric: str = ALERT_METRIC,
 ) -> Any:
     """The ASGI application (Starlette) serving the store at ``store`` (default: $FLAMESPACE_STORE,
     else .flamespace/store). With ``watch`` (selectors) and ``alert_webhook`` (a URL), a change point
-    of a watched stack is posted there (:mod:`.alerts`), checked every ``alert_every`` seconds.
+    of a watched stack is posted there (:mod:`.alerts`), checked every ``alert_every`` seconds in
+    ``alert_metric``'s series (``history --metric``).
     ``token_file``: who may push and read (:mod:`.tokens`; read again when it changes; None: anyone
     who reaches the port);
     ``ingest_limit``, ``query_limit``: each client's rate limits (:mod:`.ratelimit`; None: none);
@@ -94,7 +99,7 @@ def create_app(
     if watch and alert_webhook:
         from .alerts import Watcher
 
-        watcher = Watcher(open_store(resolve(store)), watch, alert_webhook, alert_every or ALERT_EVERY)
+        watcher = Watcher(open_store(resolve(store)), watch, alert_webhook, alert_every or ALERT_EVERY, metric=alert_metric)
     clock = clock or time.monotonic
     tokens = TokenFile(token_file, clock) if token_file is not None else None
     guard = Guard(tokens, ingest_limit, query_limit, clock)
@@ -113,11 +118,12 @@ def serve(
     ingest_limit: Limit | None = INGEST_LIMIT,
     query_limit: Limit | None = QUERY_LIMIT,
     max_connections: int = MAX_CONNECTIONS,
+    alert_metric: str = ALERT_METRIC,
 ) -> int | None:
     """Serve until Ctrl-C or SIGTERM: then stop taking connections, let the requests under way
     finish (up to :data:`GRACE_SECONDS`), store every push already accepted, and return the
     signal that stopped it (None if it stopped otherwise). A second Ctrl-C ends the requests under way.
-    ``watch``, ``alert_webhook``, ``alert_every``: alerts; ``token_file``, ``ingest_limit``,
+    ``watch``, ``alert_webhook``, ``alert_every``, ``alert_metric``: alerts; ``token_file``, ``ingest_limit``,
     ``query_limit``: who may push and read, and how often; as :func:`create_app` takes them.
     ``max_connections``: the most connections open at once; a request beyond gets 503."""
     import uvicorn
@@ -135,7 +141,9 @@ def serve(
             if isinstance(captured, list):
                 captured.clear()
 
-    app = create_app(store, max_body, watch, alert_webhook, alert_every, token_file, ingest_limit, query_limit)
+    app = create_app(
+        store, max_body, watch, alert_webhook, alert_every, token_file, ingest_limit, query_limit, alert_metric=alert_metric
+    )
     config = uvicorn.Config(
         app,
         host=host,

@@ -17,6 +17,7 @@ import threading
 
 from ..._record import Record, record
 from . import ALERT_EVERY as EVERY
+from . import ALERT_METRIC
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,6 +30,8 @@ WINDOWS = 360
 #: Stacks followed per selector (the largest).
 TOP = 20
 LOG = logging.getLogger("flamespace.serve.alerts")
+#: How an alert of the normalised metric says what its levels are.
+AT_LOAD = " at the typical load"
 
 
 @record
@@ -44,6 +47,8 @@ class Alert(Record):
     last_before: str
     first_after: str
     unit: str
+    #: the series the change was found in (``history --metric``)
+    metric: str = "value"
 
     def document(self) -> dict[str, object]:
         """The webhook's JSON body (``text`` says it in one line, for chat webhooks)."""
@@ -52,7 +57,7 @@ class Alert(Record):
         size = f"{self.relative:+.1%}" if self.relative is not None else "from 0"
         before, after = (human(value, self.unit, name_counts=True) for value in (self.before, self.after))
         return {
-            "text": f"flamespace: {self.stack} changed {size} ({before} → {after} a window, "
+            "text": f"flamespace: {self.stack} changed {size} ({before} → {after} a window{AT_LOAD if self.metric == 'normalised' else ''}, "
             f"p = {self.p:.2g}) between {self.last_before} and {self.first_after} in {self.selector}",
             "selector": self.selector,
             "stack": self.stack,
@@ -62,6 +67,7 @@ class Alert(Record):
             "p": self.p,
             "interval": {"last_before": self.last_before, "first_after": self.first_after},
             "unit": self.unit,
+            "metric": self.metric,
         }
 
 
@@ -89,8 +95,14 @@ class Watcher:
         windows: int = WINDOWS,
         alpha: float | None = None,
         post: Callable[[str, dict[str, object]], None] = post_json,
+        metric: str = ALERT_METRIC,
     ) -> None:
+        from ...errors import ArgumentError
+        from ...stats.history import METRICS
         from ...store import PREFIX, parse_selector
+
+        if metric not in METRICS:
+            raise ArgumentError(f"unknown alert metric {metric!r}; choose one of {', '.join(METRICS)}")
 
         self.store = store
         self.selectors = [parse_selector(s if s.startswith(PREFIX) else PREFIX + s) for s in selectors]  # bad: raised now
@@ -99,6 +111,7 @@ class Watcher:
         self.windows = windows
         self.alpha = alpha
         self.post = post
+        self.metric = metric
         self.posted: set[tuple[str, str, str]] = set()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -106,7 +119,7 @@ class Watcher:
     def check(self) -> list[Alert]:
         """One check of every watched selector: the alerts posted now (new change points)."""
         from ...stats import changepoint as cp
-        from ...stats.history import analyse
+        from ...stats.history import analyse, shown_unit
         from ...store import StoreError
         from ...store.history import history
 
@@ -118,7 +131,7 @@ class Watcher:
                 ids = snapshot.select(chosen.replace(last=min(chosen.last or self.windows, self.windows)))
             except StoreError:
                 continue  # nothing pushed yet for it
-            report = analyse(history(snapshot, ids, "window", None, TOP), "value", self.alpha or cp.ALPHA)
+            report = analyse(history(snapshot, ids, "window", None, TOP), self.metric, self.alpha or cp.ALPHA)
             labels = report.history.points
             for stack in report.stacks:
                 for change in stack.changes.points:
@@ -137,7 +150,8 @@ class Watcher:
                         change.p,
                         labels[change.index - 1],
                         change.label,
-                        report.history.unit,
+                        shown_unit(report) or "",
+                        report.metric,
                     )
                     try:
                         self.post(self.webhook, alert.document())

@@ -226,7 +226,11 @@ def document() -> dict[str, Any]:
                 "parameters": [
                     *_range(),
                     _param("by", "a point of the series", {"type": "string", "enum": list(BY), "default": "window"}),
-                    _param("metric", "value or share", {"type": "string", "enum": list(METRICS)}),
+                    _param(
+                        "metric",
+                        "value, share, or normalised (each window's values over its load)",
+                        {"type": "string", "enum": list(METRICS)},
+                    ),
                     _param("top", "the N largest stacks", {"type": "integer", "default": TOP}),
                     _param("stack", "a regular expression: the stacks whose text matches"),
                     _param("alpha", "the family-wise error rate", {"type": "number"}),
