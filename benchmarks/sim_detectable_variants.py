@@ -9,7 +9,10 @@ comparisons without testing again. Variants:
 - ``linear``: compare's figure (power.detectable: the noise of ŝe linearised, t quantile);
 - ``exact``: the same model solved by quadrature, E_{S,S'}[Φ((δS − cS')/√(1 + h c² S'²))] = 0.8
   with S², S'² ~ χ²_d/d, 1/d = 1/df + κ/(2·runs) (as power.assured_padding models a variance);
-- ``no-tails``: linear with κ = 0.
+- ``no-tails``: linear with κ = 0;
+- ``true-tails`` and ``exact-true-tails``: linear and exact given the pool's true excess kurtosis of
+  stack 0 (of one run unpaired, of a pair's difference paired; from 200,000 draws) instead of the
+  runs' shrunk G₂: what the figure would read if the tails were known.
 
     nice -n 10 .venv/bin/python benchmarks/sim_detectable_variants.py --reps 2000 [--cells negbin:u10,real:mixed:p6]
 
@@ -85,30 +88,41 @@ def exact_detectable(c: float, se: float, df: float, kurtosis: float, runs: int,
     return high * se
 
 
-def figures(x1: np.ndarray, x2: np.ndarray, paired: bool, seed: int) -> dict[str, float]:
-    """Stack 0's figure by each variant, from one null comparison and compare's own inputs to the figure."""
+def true_kurtosis(draw, paired: bool) -> float:
+    """Stack 0's excess kurtosis in the pool itself (of a pair's difference when ``paired``), from 200,000 draws."""
+    rng = np.random.default_rng(2026)
+    x = draw(rng, 200_000)[:, 0] - (draw(rng, 200_000)[:, 0] if paired else 0.0)
+    r = x - x.mean()
+    return float((r**4).mean() / (r**2).mean() ** 2 - 3.0)
+
+
+def figures(x1: np.ndarray, x2: np.ndarray, paired: bool, seed: int, kurtosis: float) -> dict[str, float]:
+    """Stack 0's figure by each variant, from one null comparison and compare's own inputs to the figure
+    (``kurtosis``: the pool's true one, for the true-tails variants)."""
     res = maxt.test(x1, x2, 0.05, PERMUTATIONS, seed=seed, alternative="two-sided", paired=paired, statistic="auto")
     inputs = detectable_inputs(res, x1, x2, paired, 0.05)
     assert inputs is not None
     first = {name: value[:1] if isinstance(value, np.ndarray) else value for name, value in inputs.items()}  # stack 0
-    exact = exact_detectable(
-        *(float(first[k][0]) for k in ("critical", "se", "df", "kurtosis")), first["runs"], float(first["noise"][0])
-    )
+    c, se, df = (float(first[k][0]) for k in ("critical", "se", "df"))
+    shrunk, runs, noise = float(first["kurtosis"][0]), first["runs"], float(first["noise"][0])
     return {
         "linear": float(power.detectable(**first)[0]),
-        "exact": exact,
+        "exact": exact_detectable(c, se, df, shrunk, runs, noise),
         "no-tails": float(power.detectable(**{**first, "kurtosis": 0.0})[0]),
+        "true-tails": float(power.detectable(**{**first, "kurtosis": kurtosis})[0]),
+        "exact-true-tails": exact_detectable(c, se, df, kurtosis, runs, noise),
     }
 
 
 def cell(draw, paired: bool, n: int, reps: int, seed: int) -> dict[str, tuple[float, int]]:
     """Per variant: (share found, comparisons tried) over ``reps`` null + fresh comparison pairs."""
+    kurtosis = true_kurtosis(draw, paired)
     rng = np.random.default_rng(seed)
     found: dict[str, int] = {}
     tried: dict[str, int] = {}
     for r in range(reps):
         x1, x2 = draw(rng, n), draw(rng, n)
-        each = figures(x1, x2, paired, r)
+        each = figures(x1, x2, paired, r, kurtosis)
         y1, y2 = draw(rng, n), draw(rng, n)
         scale = 4 * max(each["no-tails"] / 6, 1e-9) if math.isfinite(each["no-tails"]) else 1.0
         dstar = threshold(y1, y2, paired, r + 1, scale)
@@ -129,14 +143,15 @@ def main() -> None:
         pools.update({f"real:{k}": pool_drawer(data[k]) for k in data.files})
     designs = [("p", 6), ("p", 10), ("p", 20), ("u", 5), ("u", 6), ("u", 10), ("u", 20)]
     wanted = [c.rsplit(":", 1) for c in args.cells.split(",")] if args.cells else None
-    print("| pool | design | n | linear (compare's) | exact | no tails | comparisons |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+    variants = ("linear", "exact", "no-tails", "true-tails", "exact-true-tails")
+    print("| pool | design | n | linear (compare's) | exact | no tails | true tails | exact, true tails | comparisons |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, draw in pools.items():
         for design, n in designs:
             if wanted and [name, f"{design}{n}"] not in wanted:
                 continue
             shares = cell(draw, design == "p", n, args.reps, zlib.crc32(f"variants{name}{design}{n}".encode()))
-            row = " | ".join(f"{shares[v][0]:.3f}" if v in shares else "-" for v in ("linear", "exact", "no-tails"))
+            row = " | ".join(f"{shares[v][0]:.3f}" if v in shares else "-" for v in variants)
             tried = max(t for _, t in shares.values())
             print(f"| {name} | {'paired' if design == 'p' else 'unpaired'} | {n} | {row} | {tried} |", flush=True)
 
