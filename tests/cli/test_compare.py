@@ -257,3 +257,26 @@ def test_similarity_sample(capsys, runs):
     assert data["summary"]["between"]["median"] < data["summary"]["within first"]["median"]
     code, out, _ = run(capsys, "similarity", "--sample", runs[0], runs[1])
     assert "within second" in out and "between" in out
+
+
+def loaded_runs(directory: Path, seed: int, load: float, grown: float, n: int = 12) -> Path:
+    """Runs of six stacks whose counts all follow ``load``; ``main;parse`` costs ``grown`` times more on top."""
+    rng = np.random.default_rng(seed)
+    directory.mkdir()
+    for i in range(n):
+        lines = [f"main;parse {rng.poisson(400 * load * grown)}"]
+        lines += [f"main;step{k} {rng.poisson(100 * (k + 1) * load)}" for k in range(5)]
+        (directory / f"run{i:02d}.folded").write_text("\n".join(lines) + "\n")
+    return directory
+
+
+def test_normalize_load_tells_a_grown_stack_from_more_load(capsys, tmp_path):
+    base, cand = loaded_runs(tmp_path / "base", 1, 1.0, 1.0), loaded_runs(tmp_path / "cand", 2, 1.5, 1.4)
+    code, out, _ = run(capsys, "compare", "-a", base, "-b", cand, "--json")
+    assert code == 3 and len([s for s in json.loads(out)["stacks"] if s["significant"]]) == 6  # the load: all
+    code, out, _ = run(capsys, "compare", "-a", base, "-b", cand, "--json", "--normalize-load")
+    data = json.loads(out)
+    assert code == 3 and [s["stack"] for s in data["stacks"] if s["significant"]] == [["main", "parse"]]
+    assert data["normalized_load"] and "at the runs' typical load" in data["fields"]["values"]
+    code, out, err = run(capsys, "compare", "-a", base, "-b", cand, "--normalize", "--normalize-load")
+    assert code == 1 and "choose one" in err

@@ -65,6 +65,30 @@ def test_normalize_compares_shares(rng):
     assert compare(as_sample(counts(rng, 20, means)), slow, method="welch").regressed
 
 
+def test_normalize_load_names_the_stack_that_grew_under_more_load(rng):
+    """The candidate's runs carry 50% more load (every stack alike) and f0 costs 40% more again: the
+    values call every stack slower, shares call f1-f9 smaller; over each run's load, f0 alone."""
+    means = np.array([600, 100, 120, 140, 160, 180, 200, 220, 240, 260], float)
+    base = as_sample(counts(rng, 20, means))
+    cand = as_sample(counts(rng, 20, means * 1.5 * np.array([1.4] + [1] * 9)))
+    assert len(compare(base, cand, seed=1).kept) == 10
+    assert len(compare(base, cand, seed=1, normalize=True).kept) > 1
+    result = compare(base, cand, seed=1, normalize_load=True)
+    assert {c.stack[-1]: c.kind for c in result.kept} == {"f0": "grown"} and result.unit == "samples"
+    (f0,) = result.kept
+    assert f0.relative == pytest.approx(0.4, abs=0.08)  # Poisson counts of 600-1,260 a run, 20 runs a side
+    assert any("each run divided by its load (the median over 10 stacks" in n for n in result.notes)
+    assert len(result.loads[0]) == 20 and np.median(result.loads[1]) == pytest.approx(1.5 * np.median(result.loads[0]), rel=0.1)
+
+
+def test_normalize_load_with_too_few_stacks_says_so(rng):
+    means = np.array([100.0, 200.0, 300.0])
+    result = compare(as_sample(counts(rng, 10, means)), as_sample(counts(rng, 10, means)), normalize_load=True)
+    assert result.loads is None and any("not divided by load: fewer than 5" in n for n in result.notes)
+    with pytest.raises(ArgumentError, match="choose one"):
+        compare(as_sample(counts(rng, 10, means)), as_sample(counts(rng, 10, means)), normalize=True, normalize_load=True)
+
+
 def test_the_default_tests_both_directions_family_wise(pair):
     result = compare(*pair, seed=1)
     assert (result.method, result.alternative, result.control) == ("maxt", "two-sided", "family-wise error")

@@ -40,6 +40,7 @@ DEFAULTS: dict[str, Any] = {
     "min_delta": 0.0,
     "min_rel": 0.0,
     "normalize": False,
+    "normalize_load": False,
     "min_runs": 2,
     "min_fraction": 0.05,
 }
@@ -77,6 +78,7 @@ def run(
     input_format: str | None,
     force: bool = False,
     max_missed: str | None = None,
+    normalize_load: bool = False,
     html_path: str | None = None,
     cluster: str | None = None,
     map_rules: Sequence[str] = (),
@@ -130,6 +132,7 @@ def run(
         min_delta=min_delta,
         min_rel=min_rel,
         normalize=normalize,
+        normalize_load=normalize_load,
         min_runs=min_runs,
         min_fraction=min_fraction,
         statistic=statistic,
@@ -219,6 +222,7 @@ def options_of(
     min_runs: int,
     min_fraction: str,
     statistic: str = STATISTICS[0],
+    normalize_load: bool = False,
     **others: object,
 ) -> CompareOptions:
     """The CompareOptions of compare's options (gate's too: it takes them from compare), which
@@ -236,6 +240,7 @@ def options_of(
         min_delta=min_delta,
         min_rel=parse_share(min_rel, "--min-rel", maximum=None),
         normalize=normalize,
+        normalize_load=normalize_load,
         frequency=FrequencyFilter(min_runs, parse_share(min_fraction, "--min-fraction")),
         statistic=statistic,
     )
@@ -352,6 +357,15 @@ SPEC = Command(
             "flag",
             DEFAULTS["normalize"],
             help="Compare shares of each run's total (runs of different length or load).",
+        ),
+        Option(
+            ("--normalize-load",),
+            "normalize_load",
+            "flag",
+            DEFAULTS["normalize_load"],
+            help="Divide each run by its load: the median over the stacks of each one's value against its usual "
+            "(runs of different load, e.g. a service's windows: one stack that grew is outvoted and barely moves "
+            "the others, where it moves all their shares).",
         ),
         Option(
             ("--min-runs",),

@@ -145,7 +145,7 @@ SPEC = Command(
             help="Look for changes in each stack's median value per profile, in its median share of a profile's "
             "total (shares move together: when one stack grows, every other's share falls), or in its value over the "
             "point's load (normalised: the median over the stacks of each one's value against its usual; more "
-            "requests, every stack up alike, are no change, and one stack that grew moves no other).",
+            "requests, every stack up alike, are no change, and one stack that grew barely moves the others).",
         ),
         Option(
             ("--format",),

@@ -166,7 +166,7 @@ SPEC = Command(
             choices=METRICS,
             show_default=True,
             help="The series a change is looked for in (as history --metric): normalised, each window's values over "
-            "its load (more requests, every stack up alike, are no alert; one stack grown moves no other); value "
+            "its load (more requests, every stack up alike, are no alert; one stack grown barely moves the others); value "
             "(every change of load is one); share (one stack grown moves every other's share).",
         ),
         Option(

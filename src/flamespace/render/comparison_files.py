@@ -47,7 +47,9 @@ def write_comparison(
 
 def mean_profiles(result: Comparison, samples: Mapping[str, Sample] | None = None) -> tuple[FlameGraph, FlameGraph]:
     """(baseline, candidate) mean flame graphs: of every stack when ``samples`` (the Sample of
-    each side) are given, else of the tested stacks (the means in ``result.changes``)."""
+    each side, its runs in the order compared) are given, else of the tested stacks (the means in ``result.changes``)."""
+    import numpy as np
+
     from ..core.vector import FlameGraph
 
     meta = result.reduced.metadata
@@ -58,9 +60,12 @@ def mean_profiles(result: Comparison, samples: Mapping[str, Sample] | None = Non
         )
         return baseline, candidate
     graphs = []
-    for side in ("baseline", "candidate"):
+    for k, side in enumerate(("baseline", "candidate")):
         sample = samples[side].normalized() if result.normalized else samples[side]
-        means = sample.matrix.mean(axis=0)
+        matrix = sample.matrix
+        if result.loads is not None:  # each run over its load, as it was tested
+            matrix = matrix / np.asarray(result.loads[k])[:, None]
+        means = matrix.mean(axis=0)
         graphs.append(FlameGraph({s: float(m) for s, m in zip(sample.stacks, means) if m}, metadata=meta))
     return graphs[0], graphs[1]
 

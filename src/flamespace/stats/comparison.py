@@ -71,7 +71,9 @@ class CompareOptions(Record):
     and improvements, one error rate over both), greater (regressions only: the gate's) or
     less. ``fdr``: "off" (the family-wise error), "bh" or "by" (false-discovery rate; None
     means "off"). ``min_delta``, ``min_rel``: the :class:`Margin`. ``normalize``: compare
-    shares of each run's total. ``frequency``: which rare stacks are left untested.
+    shares of each run's total. ``normalize_load``: divide each run by its load (:mod:`.load`:
+    runs at different loads, where one stack's growth must not show in every other's share).
+    ``frequency``: which rare stacks are left untested.
     ``paired`` (maxt only): run i of the baseline and of the candidate were recorded in the
     same round of an interleaved collection; relabellings only swap the runs of a pair, so
     drift of the machine between rounds cannot look like a change. ``statistic`` (maxt only):
@@ -88,6 +90,7 @@ class CompareOptions(Record):
     min_delta: float = 0.0
     min_rel: float = 0.0
     normalize: bool = False
+    normalize_load: bool = False
     frequency: FrequencyFilter = FrequencyFilter()
     paired: bool = False
     statistic: str = DEFAULT_STATISTIC
@@ -111,6 +114,8 @@ class CompareOptions(Record):
         if self.seed is not None and self.seed < 0:  # numpy's generators take none below 0
             raise ArgumentError(f"the seed must be at least 0, not {self.seed}")
         check_statistic(self.statistic)
+        if self.normalize and self.normalize_load:
+            raise ArgumentError("--normalize and --normalize-load are two ways to take out each run's load: choose one")
         if self.statistic != DEFAULT_STATISTIC and not method.permutations:
             raise ArgumentError(f"the {self.statistic} statistic is a permutation test's: use method {_permuting()}")
         if self.paired and not method.permutations:
@@ -276,6 +281,8 @@ class Comparison(Record):
     alternative: str = DEFAULT_ALTERNATIVE
     control: str = "family-wise error"
     smallest_p: float = 0.0
+    #: with ``normalize_load``: each side's runs' loads (:mod:`.load`), in the order of the runs given
+    loads: tuple[tuple[float, ...], tuple[float, ...]] | None = None
 
     @property
     def tested(self) -> int:
@@ -372,11 +379,14 @@ def compare(
     n1, n2 = len(x1), len(x2)
     if paired and n1 != n2:
         raise ArgumentError(f"a paired test needs as many baseline runs as candidate runs; got {n1} and {n2}")
+    loads, load_note = _divided_by_load(x1, x2) if options.normalize_load else (None, None)
+    if loads is not None:
+        x1, x2 = x1 / loads[:n1, None], x2 / loads[n1:, None]
     result = methods.load(method).run(x1, x2, options)
     detectable = _detectable(result, x1, x2, paired, alpha)
     stack_changes = _changes(stacks, x1.mean(axis=0).tolist(), x2.mean(axis=0).tolist(), result, detectable, margin)
     parts = decompose(*_reduced_pair(stack_changes, meta))
-    notes = list(result.notes)
+    notes = list(result.notes) + ([load_note] if load_note else [])
     if result.smallest_p > alpha:
         needed = power.min_runs(alpha, alternative, paired=paired)
         notes.insert(
@@ -407,6 +417,28 @@ def compare(
         alternative=alternative,
         control=result.control,
         smallest_p=result.smallest_p,
+        loads=None if loads is None else (tuple(loads[:n1].tolist()), tuple(loads[n1:].tolist())),
+    )
+
+
+def _divided_by_load(x1: np.ndarray, x2: np.ndarray) -> tuple[np.ndarray | None, str]:
+    """Each run's load over both sides' tested stacks (:func:`.load.loads`; one function of all runs,
+    so the permutation test stays exact), and the note the report gives either way."""
+    import numpy as np
+
+    from . import load
+
+    runs = np.vstack([x1, x2])
+    found = load.loads(runs)
+    if found is None:
+        return None, (
+            f"not divided by load: fewer than {load.LOAD_STACKS} tested stacks are above 0 in most runs, "
+            "too few to tell a run's load from a change"
+        )
+    used = int((np.median(runs, axis=0) > 0).sum())
+    return found, (
+        f"each run divided by its load (the median over {used} stacks of each one's value against its usual; "
+        f"{float(found.min()):.2f}-{float(found.max()):.2f}): values are at the runs' typical load"
     )
 
 

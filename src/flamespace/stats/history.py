@@ -27,7 +27,7 @@ import re
 
 from .._record import Record, record
 from ..errors import ArgumentError
-from . import changepoint
+from . import changepoint, load
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing and datetime cost `history --help` ~20 ms: annotations only
@@ -41,9 +41,6 @@ BY = ("commit", "day", "hour", "window")
 #: The series change points are looked for in (--metric): median value per profile, median share of a profile's
 #: total, or the value over each point's load (:meth:`History.loads`).
 METRICS = ("value", "share", "normalised")
-#: Stacks (the rest of the profile counting as one) :meth:`History.loads` needs to tell a shift of load from a change:
-#: with fewer, one changed stack moves their median by much of the others' noise.
-LOAD_STACKS = 5
 #: How a title names each metric's series.
 METRIC_NAMES = {"value": "value", "share": "share", "normalised": "value over the load"}
 #: Stacks shown when neither a pattern nor a count is given.
@@ -103,35 +100,24 @@ class History(Record):
         return self.values() if metric == "value" else self.shares()
 
     def loads(self) -> np.ndarray:
-        """Each point's load: the median, over the stacks followed and the rest of the profile, of the
-        stack's value there against its own median over the points (1 everywhere when fewer than
-        :data:`LOAD_STACKS` have a median above 0: a few cannot tell which of them changed).
-
-        More requests make every stack cost more alike; dividing by this leaves a stack's own change.
-        A median of ratios (as RNA-seq's size factors) moves little when a few stacks change, where a
-        share's denominator, the total, moves with them and every other stack's share falls.
-        """
+        """Each point's load (:mod:`.load`) over the stacks followed and the rest of the profile
+        (counting as one stack); 1 everywhere when too few of them are above 0 (:meth:`normalisable`)."""
         import numpy as np
 
-        used = self._load_ratios()
-        if len(used) < LOAD_STACKS:
-            return np.ones(len(self.points))
-        loads = np.median(used, axis=0)
-        return np.where(loads > 0, loads, 1.0)
+        found = load.loads(self._load_items())
+        return np.ones(len(self.points)) if found is None else found
 
     def normalisable(self) -> bool:
-        """Whether :meth:`loads` has the :data:`LOAD_STACKS` it needs (else it is 1 everywhere)."""
-        return len(self._load_ratios()) >= LOAD_STACKS
+        """Whether :meth:`loads` has the :data:`.load.LOAD_STACKS` stacks above 0 it needs."""
+        return load.loads(self._load_items()) is not None
 
-    def _load_ratios(self) -> np.ndarray:
-        """Each stack's (and the rest's) value at each point over its median over the points, for those above 0."""
+    def _load_items(self) -> np.ndarray:
+        """Points × (the stacks followed, then the rest of each point's profile): what :meth:`loads` divides out."""
         import numpy as np
 
         mean_total = np.divide(self.totals, self.runs, out=np.zeros_like(self.totals, dtype=float), where=self.runs > 0)
         rest = np.maximum(mean_total - self.values().sum(axis=0), 0.0)
-        items = np.vstack([self.levels("value"), rest[None, :]])
-        typical = np.median(items, axis=1)
-        return items[typical > 0] / typical[typical > 0, None]
+        return np.vstack([self.levels("value"), rest[None, :]]).T
 
     def sds(self) -> np.ndarray:
         """Run-to-run standard deviation of each stack within each point (nan for a point of one profile)."""
@@ -301,7 +287,7 @@ def analyse(
     notes: list[str] = []
     if metric == "normalised" and not history.normalisable():
         notes.append(
-            f"fewer than {LOAD_STACKS} stacks (the rest of the profile counting as one) above 0: no load can be told "
+            f"fewer than {load.LOAD_STACKS} stacks (the rest of the profile counting as one) above 0: no load can be told "
             "apart from a change, so the values are not normalised"
         )
         metric = "value"

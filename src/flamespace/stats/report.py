@@ -24,6 +24,10 @@ RELATIVE_DEFINITION = "Δ %: change relative to the stack's baseline mean (new: 
 DETECTABLE_SHOWN = 5
 
 
+#: What the values of a comparison of runs divided by their load are (``compare --normalize-load``).
+AT_TYPICAL_LOAD = " (at the runs' typical load)"
+
+
 def p_value(value: float) -> str:
     return "0" if value == 0 else f"{value:.2g}"
 
@@ -348,6 +352,7 @@ def as_dict(comparison: Comparison) -> dict[str, Any]:
         "smallest_p": c.smallest_p,
         "unit": c.unit,
         "normalized": c.normalized,
+        "normalized_load": c.loads is not None,
         "runs": {"baseline": c.n_baseline, "candidate": c.n_candidate},
         "filter": {"min_runs": c.frequency.min_runs, "min_fraction": c.frequency.min_fraction, "dropped": c.dropped},
         "margin": {"min_delta": c.margin.min_delta, "min_rel": c.margin.min_rel},
@@ -355,7 +360,8 @@ def as_dict(comparison: Comparison) -> dict[str, Any]:
         "interval": {"level": interval_level(c), "sides": "two-sided", "simultaneous": info(c.method).simultaneous},
         "fields": {
             "values": f"baseline, candidate, delta, lower, upper: exact, in {c.unit or 'the profiles unit'}"
-            f"{' (shares of each run)' if c.normalized else ''}; delta = candidate - baseline",
+            f"{' (shares of each run)' if c.normalized else ''}{AT_TYPICAL_LOAD if c.loads else ''}"
+            "; delta = candidate - baseline",
             "relative": "(candidate - baseline) / baseline as a fraction (Δ % / 100); null when the baseline is 0 (new)",
         },
         "options": {k: (_finite(v) if isinstance(v, float) else v) for k, v in c.options.items()},

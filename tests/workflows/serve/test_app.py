@@ -220,6 +220,26 @@ def test_compare_finds_the_stack_that_grew_after_a_deploy(client):
         assert significant == [(["main", "parse"], "grown")], result["stacks"]
 
 
+def test_compare_over_each_windows_load_names_what_grew_not_the_busier_hour(client):
+    """The deploy's windows carry 50% more traffic (every stack alike) and parse costs 40% more on top."""
+    rng = __import__("random").Random(3)
+
+    def window(load, grown):
+        return {f"main;s{k}": round(100 * (k + 1) * load * (grown if k == 0 else 1) * rng.uniform(0.97, 1.03)) for k in range(6)}
+
+    for series in windows_of("api", [window(1.0, 1.0) for _ in range(6)], T0):
+        push(client, [({**series[0], "version": "1"}, series[1])])
+    for series in windows_of("api", [window(1.5, 1.4) for _ in range(6)], T0 + timedelta(minutes=5)):
+        push(client, [({**series[0], "version": "2"}, series[1])])
+    params = {"baseline_selector": "version=1", "candidate_selector": "version=2"}
+    by_value = client.get(f"{API}/compare", params=params).json()
+    assert len([c for c in by_value["stacks"] if c["significant"]]) == 6
+    by_load = client.get(f"{API}/compare", params={**params, "normalize_load": "true"}).json()
+    assert [(c["stack"], c["kind"]) for c in by_load["stacks"] if c["significant"]] == [(["main", "s0"], "grown")]
+    both = client.get(f"{API}/compare", params={**params, "normalize_load": "true", "normalize": "true"})
+    assert both.status_code == 400 and both.json()["parameter"] == "normalize_load"
+
+
 def test_history_finds_the_window_where_a_stack_grew(client):
     values = [{"main;parse": 100, "main;render": 50}] * 8 + [{"main;parse": 200, "main;render": 50}] * 8
     for series in windows_of("api", values):

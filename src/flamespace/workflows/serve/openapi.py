@@ -202,6 +202,11 @@ def document() -> dict[str, Any]:
                     _param("alternative", "which changes", {"type": "string", "enum": list(ALTERNATIVES)}),
                     _param("normalize", "compare shares of each window's total", {"type": "boolean"}),
                     _param(
+                        "normalize_load",
+                        "divide each window by its load (the median over the stacks of each one's value against its usual)",
+                        {"type": "boolean"},
+                    ),
+                    _param(
                         "format",
                         "json (compare --json's document), html (compare --html's page) or json-with-html "
                         "(both of one comparison: {comparison, html})",

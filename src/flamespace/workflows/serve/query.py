@@ -252,12 +252,16 @@ def _compared(store: Store, params: Mapping[str, str], now: datetime) -> tuple[A
         _ids(snapshot, chosen, f"{side}_selector")  # a 404 naming the side, before the comparison reads
         sides[side] = [chosen.text() if chosen.text() != "store:" else "store:since=0001-01-01"]
     defaults = CompareOptions()
+    normalize, normalize_load = flag(params, "normalize"), flag(params, "normalize_load")
+    if normalize and normalize_load:
+        raise QueryError("normalize_load", "normalize and normalize_load are two ways to take out each window's load: choose one")
     try:
         options = CompareOptions(
             method=choice(params, "method", METHODS, defaults.method),
             alpha=number(params, "alpha", defaults.alpha, float, 1e-9, 0.5),
             alternative=choice(params, "alternative", ALTERNATIVES, defaults.alternative),
-            normalize=flag(params, "normalize"),
+            normalize=normalize,
+            normalize_load=normalize_load,
         )
     except ArgumentError as exc:
         if isinstance(exc, QueryError):
