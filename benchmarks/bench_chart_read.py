@@ -16,14 +16,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from _cli import python_command  # benchmarks/: how to run the CLI
+from _cli import measure_rounds, medians, python_command, pythonpath_first  # benchmarks/: how to run and time the CLI
 
 FIB = "def fib(n): return n if n < 2 else fib(n - 1) + fib(n - 2)\nfib(27)\n"
 TRACES = {"speedscope": "fib27.speedscope.json", "chrome": "fib27.trace.json"}
@@ -34,6 +32,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--before", metavar="SRC", default=None, help="another version's src/ directory, run in the same rounds")
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, not {args.repeat}")
     versions: dict[str, str] = {"now": "", **({"before": os.path.abspath(args.before)} if args.before else {})}
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; load before: {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory() as out:
@@ -58,20 +58,8 @@ def main() -> None:
                     "-o",
                     os.path.join(out, f"{version}-{name}.html"),
                 ]
-        found: dict[tuple[str, str, str], list[tuple[float, float, float]]] = {key: [] for key in runs}
-        for round_ in range(args.repeat + 1):  # the first round warms up (page cache, .pyc files)
-            for key, argv in runs.items():
-                env = dict(os.environ)
-                if versions[key[0]]:
-                    env["PYTHONPATH"] = os.pathsep.join([versions[key[0]], env.get("PYTHONPATH", "")])
-                start = time.perf_counter()
-                child = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-                _, status, usage = os.wait4(child.pid, 0)
-                took = time.perf_counter() - start
-                if os.waitstatus_to_exitcode(status):
-                    raise SystemExit(f"{' '.join(argv)} failed: {child.stderr.read().decode() if child.stderr else ''}")
-                if round_:
-                    found[key].append((took, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024))
+        envs = {version: pythonpath_first(src or None) for version, src in versions.items()}
+        found = measure_rounds({key: (argv, envs[key[0]]) for key, argv in runs.items()}, args.repeat)
         sizes = {name: os.path.getsize(os.path.join(out, file)) / 1e6 for name, file in TRACES.items()}
         if "before" in versions:
             for name in TRACES:
@@ -85,10 +73,10 @@ def main() -> None:
     for name in TRACES:
         for command in ("convert", "html --flamechart"):
             for version in versions:
-                took, cpu, peak = (statistics.median(run[k] for run in found[(version, name, command)]) for k in range(3))
+                took, cpu, peak = medians(found[(version, name, command)])
                 ratio = ""
                 if version == "now" and "before" in versions:
-                    ratio = f"{took / statistics.median(run[0] for run in found[('before', name, command)]):8.2f}x"
+                    ratio = f"{took / medians(found[('before', name, command)]).wall:8.2f}x"
                 print(
                     f"  {name:11} {command:18} {version:8} {took:7.2f} {cpu:7.2f} {peak:8.0f} {peak / sizes[name]:5.1f}x {ratio:>9}"
                 )

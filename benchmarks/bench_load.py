@@ -30,7 +30,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _cli import peer, python_command  # benchmarks/: how to run the CLI and find the peers
+from _cli import peer, python_command, record_args  # benchmarks/: how to run the CLI and find the peers
 
 SITECUSTOMIZE = r"""
 import os, time
@@ -160,18 +160,8 @@ def run_once(kind: str, rate: float, program: Path, site_dir: Path, tmp: Path, p
     if kind == "py-spy":
         command = [pyspy, "record", "--idle", "-r", f"{rate:g}", "-f", "raw", "-o", str(out), "--", sys.executable, str(program)]
     else:
-        command = [
-            *python_command("main"),
-            "record",
-            "-q",
-            *(["--sampler", kind.partition("-")[2]] if kind.startswith("flamespace-") else []),
-            "--rate",
-            f"{rate:g}",
-            "-o",
-            str(out),
-            "--",
-            str(program),
-        ]
+        sampler = kind.partition("-")[2] if kind.startswith("flamespace-") else None
+        command = [*python_command("main"), *record_args(rate, out, [str(program)], sampler)]
     out.unlink(missing_ok=True)
     result = subprocess.run(command, env=env, capture_output=True, text=True)
     if result.returncode != 0 or not side.exists() or not out.exists():

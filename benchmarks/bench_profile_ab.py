@@ -19,18 +19,15 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from bench_commands import RUNS_B, SMALL_SVG, SUB_A, SUB_B, generate  # noqa: E402  (the shared inputs)
 from bench_folded import BIG, SMALL_DIR  # noqa: E402
-from _cli import compile_package, python_command  # noqa: E402  (how to run the CLI)
+from _cli import Measured, compile_package, measure, medians, python_command  # noqa: E402  (how to run and time the CLI)
 
 SMALL = HERE.parent / "examples" / "webapp-v1.folded"
 
@@ -54,18 +51,11 @@ def tasks(store: str) -> list[tuple[str, list[str]]]:
     ]
 
 
-def run(src: str, args: list[str], store: str) -> tuple[float, float, float]:
-    """(wall s, CPU s, peak RSS MB) of one process."""
+def run(src: str, args: list[str], store: str) -> Measured:
+    """One process of flamespace ``args`` from the tree ``src`` on ``store``."""
     env = {**os.environ, "PYTHONPATH": src, "FLAMESPACE_STORE": store}
-    started = time.perf_counter()
-    process = subprocess.Popen([*python_command("main"), *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - started
-    error = process.stderr.read().decode() if process.stderr else ""
-    code = os.waitstatus_to_exitcode(status)
-    if code not in (0, 3):  # 3: compare found a change
-        raise RuntimeError(f"flamespace {' '.join(args[:3])} ... failed ({code}) with {src}: {error}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    what = f"flamespace {' '.join(args[:3])} ... with {src}"
+    return measure([*python_command("main"), *args], env, accept=(0, 3), what=what)  # 3: compare found a change
 
 
 def main() -> None:
@@ -74,6 +64,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--only", help="run only the rows whose name holds this text")
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, not {args.repeat}")
     generate()
     for src in args.sources:
         compile_package(src)
@@ -84,7 +76,7 @@ def main() -> None:
         for name, _ in tasks(""):
             if args.only and args.only not in name:
                 continue
-            got: dict[str, list[tuple[float, float, float]]] = {src: [] for src in args.sources}
+            got: dict[str, list[Measured]] = {src: [] for src in args.sources}
             for i in range(args.repeat):
                 for src in args.sources if i % 2 else reversed(args.sources):
                     store = os.path.join(work, f"store-{args.sources.index(src)}")
@@ -97,10 +89,10 @@ def main() -> None:
                         run(src, ["store", "add", *sorted(str(p) for p in RUNS_B.glob("*.folded")), "--label", "side=b"], store)
                     got[src].append(run(src, dict(tasks(store))[name], store))
             a, b = (got[src] for src in args.sources)
-            med = lambda rows, k: statistics.median(r[k] for r in rows)  # noqa: E731
+            ma, mb = medians(a), medians(b)
             print(
-                f"| {name} | {med(a, 0):.3f} | {med(b, 0):.3f} | {med(a, 1):.3f} | {med(b, 1):.3f} | "
-                f"{med(b, 1) / med(a, 1):.2f} | {max(r[2] for r in a):.0f} | {max(r[2] for r in b):.0f} |",
+                f"| {name} | {ma.wall:.3f} | {mb.wall:.3f} | {ma.cpu:.3f} | {mb.cpu:.3f} | "
+                f"{mb.cpu / ma.cpu:.2f} | {max(r.peak_mb for r in a):.0f} | {max(r.peak_mb for r in b):.0f} |",
                 flush=True,
             )
     finally:

@@ -54,7 +54,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_load import start_hogs, stop_hogs, uptime  # noqa: E402  (benchmarks/ is no package)
-from _cli import launch, peer  # noqa: E402  (how to run the CLI and find the peers)
+from _cli import launch, peer, record_args  # noqa: E402  (how to run the CLI and find the peers)
 
 FUNCTIONS = ("work_a", "work_b", "work_c")
 
@@ -202,27 +202,9 @@ def command_for(kind: str, rate: float, program: Path, seconds: float, out: Path
         return [tool or "py-spy", "record", "-r", f"{rate:g}", "-f", "raw", "-o", str(out), "--", *run]
     if kind == "austin":
         return [tool or "austin", "-i", f"{int(1e6 / rate)}", "-o", str(out), *run]
-    sampler = {
-        "outside": ["--sampler", "outside"],
-        "outside-plain": ["--sampler", "outside"],
-        "outside-user": ["--sampler", "outside"],
-        "inside": ["--sampler", "inside"],
-    }
-    return [
-        sys.executable,
-        "-c",
-        {"outside-plain": PLAIN_PRIORITY_CLI, "outside-user": USER_PRIORITY_CLI}.get(kind, FLAMESPACE_CLI),
-        "record",
-        "-q",
-        *sampler.get(kind, []),
-        "--rate",
-        f"{rate:g}",
-        "-o",
-        str(out),
-        "--",
-        str(program),
-        f"{seconds:g}",
-    ]
+    sampler = {"outside": "outside", "outside-plain": "outside", "outside-user": "outside", "inside": "inside"}.get(kind)
+    cli = {"outside-plain": PLAIN_PRIORITY_CLI, "outside-user": USER_PRIORITY_CLI}.get(kind, FLAMESPACE_CLI)
+    return [sys.executable, "-c", cli, *record_args(rate, out, [str(program), f"{seconds:g}"], sampler)]
 
 
 #: flamespace's CLI under this interpreter (the baseline's too: PYTHONPATH names its source tree).

@@ -8,7 +8,7 @@ seconds each, labels service_name and region), each on a kept-alive connection, 
 all: pushes per second from the first send to the last answer (every answer is a 200: the
 profile is durably stored), and the server's CPU a push; ``--servers 2`` runs two processes on
 the one store, the clients split among them. Then the store is filled to ``--windows`` windows of 20 services
-(the pushes above count) and each query of the API is timed, median of ``--repeat``, on the
+(the pushes above count; at least 80, as the compare query needs two runs a side) and each query of the API is timed, median of ``--repeat``, on the
 store as pushed (the writer's parts) and again after ``flamespace store gc`` compacted it.
 The profiles: a call tree of Python-like frames (depth 3..30), values of a 100 Hz sampler over
 10 s (ns, as pyroscope-io sends them). Prints a table and the machine's load (uptime).
@@ -36,11 +36,14 @@ from flamespace.core.metadata import Metadata
 from flamespace.core.vector import FlameGraph
 from flamespace.formats import pprof
 from flamespace.formats._protobuf import encode_bytes, encode_int
+from flamespace.stats.guards import MIN_RUNS
 
 from _cli import executable  # benchmarks/: the installed flamespace
 
 PUSH = "/push.v1.PusherService/Push"
 T0 = datetime(2026, 11, 1, 0, 0, 0, tzinfo=timezone.utc)
+#: The services the store is filled with (``--windows`` is split among them).
+SERVICES = 20
 
 
 def stacks(count: int, rng: random.Random) -> list[str]:
@@ -177,6 +180,20 @@ def queries(per_service: int) -> list[tuple[str, str, dict[str, str]]]:
     ]
 
 
+def refuse_impossible(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """One line for options the run cannot use: counts below 1, and fewer windows than the compare
+    query needs (MIN_RUNS on each side of its split, for each of the services)."""
+    for name in ("stacks", "pushes", "clients", "servers", "repeat"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be at least 1, not {getattr(args, name)}")
+    least = 2 * MIN_RUNS * SERVICES
+    if args.windows < least:
+        parser.error(
+            f"--windows {args.windows}: give at least {least}: the compare query splits a service's windows "
+            f"in two halves of at least {MIN_RUNS} runs each, and there are {SERVICES} services"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stacks", type=int, default=200)
@@ -187,18 +204,19 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=29)
     args = parser.parse_args()
+    refuse_impossible(parser, args)
     rng = random.Random(args.seed)
-    services = 20
-    shapes = [stacks(args.stacks, rng) for _ in range(services)]
-    per_service = args.windows // services
+    shapes = [stacks(args.stacks, rng) for _ in range(SERVICES)]
+    per_service = args.windows // SERVICES
+    total = SERVICES * per_service
 
     def body(k: int) -> bytes:
-        service, slot = k % services, k // services
+        service, slot = k % SERVICES, k // SERVICES
         start = T0 + timedelta(seconds=10 * slot)
         return request({"service_name": f"svc{service}", "region": "eu"}, window(shapes[service], start, rng))
 
-    first = [body(k) for k in range(min(args.pushes, args.windows))]
-    rest = [body(k) for k in range(len(first), services * per_service)]
+    first = [body(k) for k in range(min(args.pushes, total))]
+    rest = [body(k) for k in range(len(first), total)]
     sizes = sorted(len(b) for b in first)
     with tempfile.TemporaryDirectory() as directory:
         store = os.path.join(directory, "store")
@@ -227,9 +245,7 @@ def main() -> None:
         f"{args.clients} clients, {args.servers} server{'s' if args.servers > 1 else ''}: {len(first) / took:.0f} pushes/s ({took:.1f} s); the server's CPU "
         f"{cpu / len(first) * 1000:.2f} ms a push ({cpu / took:.2f} cores)"
     )
-    print(
-        f"store of {services * per_service} windows ({services} services) in {parts} parts as pushed; queries, median of {args.repeat}:"
-    )
+    print(f"store of {total} windows ({SERVICES} services) in {parts} parts as pushed; queries, median of {args.repeat}:")
     print(f"  {'query':40} {'as pushed':>10} {'after gc':>10}")
     for (name, before), (_, after) in zip(rows, compacted):
         print(f"  {name:40} {before * 1000:8.0f} ms {after * 1000:8.0f} ms")

@@ -47,7 +47,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _cli import executable, python_command  # benchmarks/: how to run the CLI
+from _cli import executable, measure_rounds, medians, python_command, pythonpath_first  # benchmarks/: how to run and time the CLI
 
 WORKLOAD = r"""
 import json, sys, time
@@ -163,6 +163,8 @@ def main() -> None:
         "an earlier version, its C extensions built in place), interleaved with the rest",
     )
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, not {args.repeat}")
     if args.in_process_only:
         return in_process()
     print(
@@ -238,21 +240,7 @@ def outputs(repeat: int, before: str | None, kind: str = "fib27") -> None:
             for version in versions
             for name, file in OUTPUTS.items()
         }
-        found: dict[tuple[str, str], list[tuple[float, float, float]]] = {key: [] for key in runs}
-        for rounds in range(repeat + 1):  # the first round warms up (page cache, .pyc files)
-            for (version, name), argv in runs.items():
-                env = dict(os.environ)
-                if versions[version]:
-                    env["PYTHONPATH"] = os.pathsep.join([str(versions[version]), env.get("PYTHONPATH", "")])
-                start = time.perf_counter()
-                child = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-                _, status, usage = os.wait4(child.pid, 0)
-                took = time.perf_counter() - start
-                child.returncode = os.waitstatus_to_exitcode(status)
-                if child.returncode:
-                    raise SystemExit(f"{' '.join(argv)} failed: {child.stderr.read().decode() if child.stderr else ''}")
-                if rounds:
-                    found[(version, name)].append((took, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024))
+        found = measure_rounds({key: (argv, pythonpath_first(versions[key[0]])) for key, argv in runs.items()}, repeat)
         sizes = {name: os.path.getsize(os.path.join(out, f"now-{file}")) for name, file in OUTPUTS.items()}
     print(
         f"\nwhole `flamespace trace -o X` of {kind} (median of {repeat}; cpu: user + system of the process tree, "
@@ -260,9 +248,9 @@ def outputs(repeat: int, before: str | None, kind: str = "fib27") -> None:
     )
     print(f"  {'':8} {'':12} {'wall s':>8} {'/folded':>8} {'cpu s':>8} {'/folded':>8} {'peak MB':>8} {'file MB':>8}")
     for version in versions:
-        folded = [statistics.median(run[k] for run in found[(version, "folded")]) for k in range(3)]
+        folded = medians(found[(version, "folded")])
         for name in OUTPUTS:
-            took, cpu, peak = (statistics.median(run[k] for run in found[(version, name)]) for k in range(3))
+            took, cpu, peak = medians(found[(version, name)])
             print(
                 f"  {version:8} {name:12} {took:8.2f} {took / folded[0]:7.2f}x {cpu:8.2f} {cpu / folded[1]:7.2f}x "
                 f"{peak:8.0f} {sizes[name] / 1e6:8.1f}"

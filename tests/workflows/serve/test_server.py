@@ -17,6 +17,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
@@ -375,6 +376,64 @@ def test_flamespace_agent_pushes_with_its_token_into_serve_with_tokens(guarded, 
     assert guarded.get(f"{API}/windows", READ, selector="service_name=inside")["count"] >= 1
     done = subprocess.run([*run, "--", str(script)], capture_output=True, text=True, timeout=START_TIMEOUT * 2, env=env)
     assert done.returncode == 0 and "refused by the server" in done.stderr and "401" in done.stderr, done.stderr
+
+
+def status(server: Served, token: str) -> int:
+    """The HTTP status of a read (``/windows``) showing ``token``."""
+    request = urllib.request.Request(f"{server.url}{API}/windows", headers={"Authorization": f"Bearer {token}"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status
+    except urllib.error.HTTPError as refused:
+        return refused.code
+
+
+def replace_tokens(path, text: str) -> None:
+    """Write a token file as an operator should: a private file beside it, renamed over it."""
+    new = path.with_name(path.name + ".new")
+    new.write_text(text)
+    os.chmod(new, 0o600)
+    os.replace(new, path)
+
+
+def eventually(condition: Callable[[], object], why: Callable[[], str]) -> None:
+    """Wait until ``condition()`` holds, trying every 0.1 s; fail with ``why()`` after START_TIMEOUT
+    (a bound for a busy machine, not a measurement)."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while not condition():
+        assert time.monotonic() < deadline, why()
+        time.sleep(0.1)
+
+
+def test_serve_reads_its_token_file_again_when_it_is_replaced_and_keeps_the_tokens_when_it_is_spoiled(tmp_path):
+    """A live server: a token written into the file is taken and the one removed is refused, without a
+    restart; a file with a bad line then leaves the tokens before it in force (said on stderr)."""
+    old, new = "read-old-0123456789abcdef", "read-new-0123456789abcdef"
+    tokens = tmp_path / "tokens"
+    tokens.write_text(f"read {old}\n")
+    os.chmod(tokens, 0o600)
+    server = Served(str(tmp_path / "store"), "--token-file", str(tokens))
+    said: list[str] = []  # the server's stderr, read as it comes (the reload is seen there)
+    reader = threading.Thread(target=lambda: said.extend(server.process.stderr), daemon=True)
+    reader.start()
+    try:
+        assert (status(server, old), status(server, new)) == (200, 401)
+        replace_tokens(tokens, f"read {new}\n")
+        eventually(lambda: status(server, new) == 200, lambda: f"the new token was not taken: {''.join(said)}")
+        assert status(server, old) == 401
+        replace_tokens(tokens, f"read {old}\nnot a token line\n")
+
+        def kept() -> bool:
+            status(server, new)  # a request makes the server look at the file
+            return any("stay in force" in line for line in said)
+
+        eventually(kept, lambda: f"the spoiled file was not looked at: {''.join(said)}")
+        assert any(f"{tokens}:2: give a role and a token" in line for line in said), said
+        assert (status(server, new), status(server, old)) == (200, 401)
+    finally:
+        server.process.kill()
+        server.process.wait(timeout=120)
+        reader.join(timeout=120)
 
 
 def test_a_connection_beyond_max_connections_gets_503_and_the_next_one_after_them_is_served(tmp_path):
