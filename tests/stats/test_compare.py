@@ -77,7 +77,7 @@ def test_normalize_load_names_the_stack_that_grew_under_more_load(rng):
     assert {c.stack[-1]: c.kind for c in result.kept} == {"f0": "grown"} and result.unit == "samples"
     (f0,) = result.kept
     assert f0.relative == pytest.approx(0.4, abs=0.08)  # Poisson counts of 600-1,260 a run, 20 runs a side
-    assert any("each run divided by its load (the median over 10 stacks" in n for n in result.notes)
+    assert any("each run divided by its load (the weighted median over 10 stacks" in n for n in result.notes)
     assert len(result.loads[0]) == 20 and np.median(result.loads[1]) == pytest.approx(1.5 * np.median(result.loads[0]), rel=0.1)
 
 

@@ -437,7 +437,7 @@ def _divided_by_load(x1: np.ndarray, x2: np.ndarray) -> tuple[np.ndarray | None,
         )
     used = int((np.median(runs, axis=0) > 0).sum())
     return found, (
-        f"each run divided by its load (the median over {used} stacks of each one's value against its usual; "
+        f"each run divided by its load (the weighted median over {used} stacks of each one's value against its usual; "
         f"{float(found.min()):.2f}-{float(found.max()):.2f}): values are at the runs' typical load"
     )
 

@@ -262,6 +262,12 @@ class HistoryReport(Record):
         return html(self)
 
 
+def check_metric(metric: str) -> None:
+    """An :class:`ArgumentError` naming the choices unless ``metric`` is one of :data:`METRICS`."""
+    if metric not in METRICS:
+        raise ArgumentError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
+
+
 def analyse(
     history: History,
     metric: str = "value",
@@ -275,8 +281,7 @@ def analyse(
     The permutation budget is raised to 20 m / α − 1 when smaller, so the smallest p a random
     permutation test can give is a twentieth of the per-stack level.
     """
-    if metric not in METRICS:
-        raise ArgumentError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
+    check_metric(metric)
     if not 0 < alpha < 1:  # nan too: a library caller's; it once failed in the budget's ceil (internal error)
         raise ArgumentError(f"alpha must be between 0 and 1, not {alpha}")
     if seed < 0:  # numpy's generators take none below 0

@@ -159,5 +159,5 @@ def test_more_requests_are_no_alert_by_default_but_a_stack_that_grew_is(tmp_path
 
 
 def test_an_unknown_alert_metric_is_refused_at_once(tmp_path):
-    with pytest.raises(ArgumentError, match="unknown alert metric 'mean'"):
+    with pytest.raises(ArgumentError, match="unknown metric 'mean'; choose one of value, share, normalised"):
         Watcher(open_store(str(tmp_path / "s")), ["service_name=api"], "http://hook", metric="mean")

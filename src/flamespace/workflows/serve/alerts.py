@@ -97,13 +97,10 @@ class Watcher:
         post: Callable[[str, dict[str, object]], None] = post_json,
         metric: str = ALERT_METRIC,
     ) -> None:
-        from ...errors import ArgumentError
-        from ...stats.history import METRICS
+        from ...stats.history import check_metric
         from ...store import PREFIX, parse_selector
 
-        if metric not in METRICS:
-            raise ArgumentError(f"unknown alert metric {metric!r}; choose one of {', '.join(METRICS)}")
-
+        check_metric(metric)  # at start, not in the watching thread
         self.store = store
         self.selectors = [parse_selector(s if s.startswith(PREFIX) else PREFIX + s) for s in selectors]  # bad: raised now
         self.webhook = webhook
