@@ -81,6 +81,20 @@ def test_normalize_load_names_the_stack_that_grew_under_more_load(rng):
     assert len(result.loads[0]) == 20 and np.median(result.loads[1]) == pytest.approx(1.5 * np.median(result.loads[0]), rel=0.1)
 
 
+def test_the_mean_profiles_drawn_are_over_each_runs_load_too(rng):
+    """compare --out's pictures: each side's mean profile of the runs divided by their loads, as tested."""
+    from flamespace.render.comparison_files import mean_profiles
+
+    means = np.array([600, 100, 120, 140, 160, 180], float)
+    base, cand = as_sample(counts(rng, 12, means)), as_sample(counts(rng, 12, means * 2))
+    result = compare(base, cand, normalize_load=True)
+    drawn = mean_profiles(result, {"baseline": base, "candidate": cand})
+    for graph, side in zip(drawn, ("baseline", "candidate")):
+        assert {s: pytest.approx(v) for s, v in graph.items()} == {c.stack: getattr(c, side) for c in result.changes}
+    fewer = mean_profiles(result, {"baseline": base.runs(list(range(6))), "candidate": cand})  # not the runs compared
+    assert dict(fewer[1].items()) == {c.stack: c.candidate for c in result.changes}
+
+
 def test_normalize_load_with_too_few_stacks_says_so(rng):
     means = np.array([100.0, 200.0, 300.0])
     result = compare(as_sample(counts(rng, 10, means)), as_sample(counts(rng, 10, means)), normalize_load=True)

@@ -53,6 +53,9 @@ def mean_profiles(result: Comparison, samples: Mapping[str, Sample] | None = Non
     from ..core.vector import FlameGraph
 
     meta = result.reduced.metadata
+    sides = ("baseline", "candidate")
+    if samples is not None and result.loads is not None and [len(x) for x in result.loads] != [samples[s].n for s in sides]:
+        samples = None  # not the runs the loads are of: the tested stacks' means, each run over its load already
     if samples is None:
         baseline, candidate = (
             FlameGraph({c.stack: getattr(c, side) for c in result.changes if getattr(c, side)}, metadata=meta)
@@ -60,7 +63,7 @@ def mean_profiles(result: Comparison, samples: Mapping[str, Sample] | None = Non
         )
         return baseline, candidate
     graphs = []
-    for k, side in enumerate(("baseline", "candidate")):
+    for k, side in enumerate(sides):
         sample = samples[side].normalized() if result.normalized else samples[side]
         matrix = sample.matrix
         if result.loads is not None:  # each run over its load, as it was tested
