@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import test from "node:test";
 
 import { PRESETS, parseWhen, isoOf, apiTime, selectorOf, parseState, searchOf, rangeOf, rangeProblem, rangeEndingAt, comparedSpans, buckets, changesOf,
-	stackPattern, tokenOf } from "../../src/flamespace/render/js/serve_state.mjs";
+	stackPattern, tokenOf, mostMovedAlike } from "../../src/flamespace/render/js/serve_state.mjs";
 
 const NOW = Date.UTC(2026, 10, 1, 12, 0, 0);
 
@@ -37,7 +37,7 @@ test("the selector of a service and labels", () => {
 
 test("the default state is the last hour's flame graph of every window, and its URL says nothing", () => {
 	const state = parseState("");
-	assert.deepEqual(state, {service: "", labels: [], range: "1h", from: "", until: "", view: "flame", a: null, b: null, stack: ""});
+	assert.deepEqual(state, {service: "", labels: [], range: "1h", from: "", until: "", view: "flame", a: null, b: null, stack: "", load: false});
 	assert.equal(searchOf(state), "");
 	assert.deepEqual(rangeOf(state, NOW), [NOW - 3600e3, NOW]);
 });
@@ -45,7 +45,7 @@ test("the default state is the last hour's flame graph of every window, and its 
 test("every part of the state goes into the URL and comes back the same", () => {
 	const state = {service: "check out", labels: [["region", "eu"], ["version", "1.4.2"]], range: "custom",
 		from: "2026-11-01T10:00:00", until: "now", view: "compare", a: ["2026-11-01T10:00:00", "2026-11-01T10:30:00"],
-		b: ["2026-11-01T10:30:00", "2026-11-01T11:00:00"], stack: "^main;parse$"};
+		b: ["2026-11-01T10:30:00", "2026-11-01T11:00:00"], stack: "^main;parse$", load: true};
 	const search = searchOf(state);
 	assert.deepEqual(parseState(search), state);
 	assert.equal(searchOf(parseState(search)), search);
@@ -149,4 +149,13 @@ test("the range ending at the latest window: as long as the current range, endin
 		["2026-11-01T09:00:10", "2026-11-01T10:00:10"]);
 	assert.deepEqual(rangeEndingAt({time: "2026-11-01T10:00:00+00:00"}, 900e3), ["2026-11-01T09:45:00", "2026-11-01T10:00:00"],
 		"a window without an end: the range ends where it starts");
+});
+
+test("most stacks changed one way is a hint of load: at least half the tested stacks, and three", () => {
+	const doc = (moves) => ({stacks: moves.map((d) => ({significant: d !== 0, delta: d}))});
+	assert.ok(mostMovedAlike(doc([1, 1, 1, 0, 0, 0])));
+	assert.ok(!mostMovedAlike(doc([1, 1, -1, 0, 0, 0])), "two up, one down: not alike");
+	assert.ok(!mostMovedAlike(doc([1, 1, 0])), "two are not most enough");
+	assert.ok(!mostMovedAlike(doc([1, 1, 1, 0, 0, 0, 0])), "three of seven are not half");
+	assert.ok(!mostMovedAlike({}));
 });

@@ -149,6 +149,19 @@ def test_comparing_the_ranges_names_the_stack_that_got_slower(tab):
     assert tab.errors == [] and tab.left_the_server() == []
 
 
+def test_the_comparison_over_each_windows_load_is_one_click_and_in_the_url(tab):
+    """The toggle asks compare --normalize-load's question; with three stacks (too few to tell a load)
+    the summary says the windows were not divided, and why."""
+    tab.open({**RANGE, "view": "compare", **SPANS})
+    tab.page.wait_for_selector("#summary table.slower", timeout=TIMEOUT_MS)
+    assert tab.page.locator("#summary .load-note").count() == 0  # one stack of three changed: no hint of load
+    tab.page.locator("#per-load").click()
+    tab.page.wait_for_selector("#summary .load-note", timeout=TIMEOUT_MS)
+    assert "not divided by load: fewer than 5" in tab.page.locator("#summary .load-note").inner_text()
+    assert "load=1" in tab.page.url and "on" in (tab.page.locator("#per-load").get_attribute("class") or "")
+    assert tab.errors == [] and tab.left_the_server() == []
+
+
 def test_a_shared_url_opens_the_same_view(tab, browser, served):  # noqa: F811
     tab.open(RANGE)
     tab.frame(VIEWER_DRAWN)

@@ -46,7 +46,8 @@ function span(params, fromKey, untilKey) {
 }
 
 // the UI's state from a URL's query string: service, labels, range (a preset, or "custom" with from and
-// until as written), view, the compared ranges a and b ([from, until] as written, or null), stack (history's)
+// until as written), view, the compared ranges a and b ([from, until] as written, or null), stack (history's),
+// load (the comparison divides each window by its load: compare --normalize-load)
 export function parseState(search) {
 	var params = new URLSearchParams(search || ""), labels = [];
 	params.getAll("label").forEach(function (pair) {
@@ -67,6 +68,7 @@ export function parseState(search) {
 		a: span(params, "afrom", "auntil"),
 		b: span(params, "bfrom", "buntil"),
 		stack: params.get("stack") || "",
+		load: params.get("load") === "1",
 	};
 }
 
@@ -83,6 +85,7 @@ export function searchOf(state) {
 	if (state.a) { params.set("afrom", state.a[0]); params.set("auntil", state.a[1]); }
 	if (state.b) { params.set("bfrom", state.b[0]); params.set("buntil", state.b[1]); }
 	if (state.stack) params.set("stack", state.stack);
+	if (state.load) params.set("load", "1");
 	var text = params.toString();
 	return text ? "?" + text : "";
 }
@@ -190,4 +193,13 @@ export function tokenOf(hash) {
 		else if (part) rest.push(part);
 	});
 	return {token: token, hash: rest.length ? "#" + rest.join("&") : ""};
+}
+
+// whether most of a comparison's tested stacks were found changed in one direction (at least `share` of
+// them, and 3): what more load in one range looks like when the windows are not divided by their load
+export function mostMovedAlike(doc, share) {
+	var stacks = doc.stacks || [], up = 0, down = 0;
+	stacks.forEach(function (c) { if (c.significant) { if (c.delta > 0) up++; else if (c.delta < 0) down++; } });
+	var most = Math.max(up, down);
+	return most >= 3 && most >= (share || 0.5) * stacks.length;
 }

@@ -5,7 +5,7 @@
 import { el } from "./dom.mjs";
 import { formatter } from "./units.mjs";
 import { PRESETS, SERVICE_LABEL, MAX_BARS, parseState, searchOf, rangeOf, rangeProblem, rangeEndingAt, comparedSpans, selectorOf, buckets, isoOf,
-	apiTime, changesOf, stackText, stackPattern, tokenOf } from "./serve_state.mjs";
+	apiTime, changesOf, stackText, stackPattern, tokenOf, mostMovedAlike } from "./serve_state.mjs";
 
 var config = JSON.parse(document.getElementById("flamespace-ui").textContent);
 var state = parseState(window.location.search);
@@ -75,6 +75,7 @@ function build() {
 	var compareBar = nav.appendChild(el("span", {id: "compare-bar", "class": "segmented"}));
 	compareBar.appendChild(el("button", {"data-brush": "a", type: "button", title: "brushing the timeline sets range A"}, "Brush sets A"));
 	compareBar.appendChild(el("button", {"data-brush": "b", type: "button", title: "brushing the timeline sets range B"}, "Brush sets B"));
+	nav.appendChild(el("button", {id: "per-load", type: "button", title: "divide each window by its load (the weighted median of its stacks' ratios to their usual): more traffic in one range is not a change of every stack"}, "Over each window's load"));
 	var historyBar = nav.appendChild(el("span", {id: "history-bar"}));
 	historyBar.appendChild(el("input", {id: "stack", size: "40", placeholder: "stacks matching (a regular expression)", "aria-label": "stack"}));
 	nav.appendChild(el("span", {"class": "grow"}));
@@ -117,6 +118,7 @@ function wire() {
 		var which = event.target.getAttribute("data-brush");
 		if (which) { brushing = which; showBrushing(); }
 	});
+	byId("per-load").addEventListener("click", function () { state.load = !state.load; go(); });
 	byId("stack").addEventListener("change", function () { state.stack = this.value.trim(); go(); });
 	byId("token-use").addEventListener("click", function () {
 		token = byId("token").value.trim();
@@ -200,6 +202,8 @@ function showControls() {
 	showCustom(state.range === "custom");
 	document.querySelectorAll("nav.views a").forEach(function (a) { a.classList.toggle("on", a.getAttribute("data-view") === state.view); });
 	byId("compare-bar").hidden = state.view !== "compare";
+	byId("per-load").hidden = state.view !== "compare";
+	byId("per-load").classList.toggle("on", state.load);
 	byId("history-bar").hidden = state.view !== "history";
 	byId("stack").value = state.stack;
 	showBrushing();
@@ -366,7 +370,8 @@ function loadFlame(where) {
 function loadCompare(where, range, now, unit) {
 	var generation = loaded, spans = comparedSpans(state, range, now);
 	var params = {baseline_selector: where.selector, baseline_from: apiTime(spans.a[0]), baseline_until: apiTime(spans.a[1]),
-		candidate_selector: where.selector, candidate_from: apiTime(spans.b[0]), candidate_until: apiTime(spans.b[1])};
+		candidate_selector: where.selector, candidate_from: apiTime(spans.b[0]), candidate_until: apiTime(spans.b[1]),
+		normalize_load: state.load ? "true" : ""};
 	byId("ranges").textContent = "A: " + isoOf(spans.a[0]).replace("T", " ") + " \u2026 " + isoOf(spans.a[1]).slice(11) +
 		"   B: " + isoOf(spans.b[0]).replace("T", " ") + " \u2026 " + isoOf(spans.b[1]).slice(11);
 	// one comparison, two views: the test's rows for the table, compare --html's page to frame
@@ -387,6 +392,13 @@ function summarise(doc, unit) {
 		found.faster.length + " faster"));
 	head.appendChild(document.createTextNode(" in B (" + doc.runs.candidate + " windows) than in A (" + doc.runs.baseline + " windows): " +
 		doc.method + ", \u03b1 = " + doc.alpha + " (" + doc.control + "); intervals at " + Math.round(doc.interval.level * 1000) / 10 + "%."));
+	(doc.notes || []).forEach(function (n) {  // what the load did: divided (and the loads' range), or why not
+		if (/^(each run divided|not divided) by (its )?load/.test(n)) box.appendChild(el("p", {"class": "muted load-note"}, n));
+	});
+	if (!state.load && mostMovedAlike(doc)) {
+		box.appendChild(el("p", {"class": "muted load-note"}, "Most stacks changed alike: the windows of one range may carry more " +
+			"traffic than the other's. \u201cOver each window's load\u201d divides it out (a change that makes every stack slower alike then reads as load)."));
+	}
 	[["slower", found.slower], ["faster", found.faster]].forEach(function (part) {
 		if (!part[1].length) return;
 		var table = box.appendChild(el("table", {"class": "numbers changes " + part[0]}));
