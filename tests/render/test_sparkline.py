@@ -77,3 +77,16 @@ def test_the_svg_is_wide_enough_for_its_longest_note_and_title():
     assert width >= float(note.get("x")) + 0.55 * 12 * len(note.text)
     title = root.find(f"{NS}text")
     assert width >= float(title.get("x")) + 0.55 * 12 * len(title.text)
+
+
+def test_the_svg_title_names_the_series_tested():
+    """Over the load, when it could be told; the values, when too few stacks were followed (analyse fell back)."""
+    start = datetime(2026, 11, 1)
+    rows = [
+        ProfileRecord(f"c{c}", start + timedelta(hours=c), {f"main;s{k}": 100.0 * (k + 1) * (1 + c % 3) for k in range(6)})
+        for c in range(8)
+    ]
+    normalised = analyse(history_of(rows, "commit", unit="ns"), "normalised")
+    assert "median value over the load per profile of 6 stacks" in svg(normalised)
+    few = analyse(history_of(rows, "commit", pattern="s0|s1", unit="ns"), "normalised")
+    assert "median value per profile of 2 stacks" in svg(few)

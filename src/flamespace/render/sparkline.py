@@ -9,7 +9,7 @@ from __future__ import annotations
 
 
 from ..core.units import human
-from ..stats.history import change_text, level_name, relative_text, series, shown_unit
+from ..stats.history import METRIC_NAMES, change_text, level_name, relative_text, series, shown_unit
 from .destination import deliver_text
 from .xml import escape
 
@@ -92,7 +92,7 @@ def _text_width(text: str) -> int:
 def svg(report: HistoryReport, output: Destination = None) -> str | None:
     """The report as an SVG (a row per stack) written to ``output`` (a path, '-', a stream), or returned for None."""
     h = report.history
-    what = f"{level_name(h)} {'share of a profile' if report.metric == 'share' else 'value per profile'}"
+    what = f"{level_name(h)} {'share of a profile' if report.metric == 'share' else METRIC_NAMES[report.metric] + ' per profile'}"
     title = (
         f"{what} of {len(report.stacks)} stacks over {len(h.points)} {h.by}s ({h.points[0]} … {h.points[-1]})"
         if h.points

@@ -159,6 +159,10 @@ def test_the_comparison_over_each_windows_load_is_one_click_and_in_the_url(tab):
     tab.page.wait_for_selector("#summary .load-note", timeout=TIMEOUT_MS)
     assert "not divided by load: fewer than 5" in tab.page.locator("#summary .load-note").inner_text()
     assert "load=1" in tab.page.url and "on" in (tab.page.locator("#per-load").get_attribute("class") or "")
+    tab.page.locator("nav.views a[data-view=history]").click()  # the history over each window's load too
+    tab.page.wait_for_selector("#history svg", timeout=TIMEOUT_MS)
+    assert "over the window's load" in tab.page.locator("#history p.muted").inner_text()
+    assert "median value per profile of 3 stacks" in tab.page.locator("#history svg").inner_html()  # too few: the values
     assert tab.errors == [] and tab.left_the_server() == []
 
 

@@ -202,7 +202,7 @@ function showControls() {
 	showCustom(state.range === "custom");
 	document.querySelectorAll("nav.views a").forEach(function (a) { a.classList.toggle("on", a.getAttribute("data-view") === state.view); });
 	byId("compare-bar").hidden = state.view !== "compare";
-	byId("per-load").hidden = state.view !== "compare";
+	byId("per-load").hidden = state.view === "flame";
 	byId("per-load").classList.toggle("on", state.load);
 	byId("history-bar").hidden = state.view !== "history";
 	byId("stack").value = state.stack;
@@ -421,7 +421,8 @@ function summarise(doc, unit) {
 
 function loadHistory(where) {
 	var generation = loaded;
-	return text("/history", Object.assign({format: "svg", by: "window", top: "10", stack: state.stack}, where)).then(function (svg) {
+	var metric = state.load ? "normalised" : "";  // over each window's load, as the alerts watch
+	return text("/history", Object.assign({format: "svg", by: "window", top: "10", stack: state.stack, metric: metric}, where)).then(function (svg) {
 		if (generation !== loaded) return;
 		show("history");
 		byId("ranges").textContent = "";
@@ -429,7 +430,7 @@ function loadHistory(where) {
 		var box = byId("history");
 		box.textContent = "";
 		box.appendChild(document.importNode(parsed, true));
-		box.appendChild(el("p", {"class": "muted"}, "Each row a stack (the largest first): its value a window, the dashed lines its levels, a dot each change point (red: up, blue: down; hover for the change and its p-value)."));
+		box.appendChild(el("p", {"class": "muted"}, "Each row a stack (the largest first): its value a window" + (state.load ? " over the window's load (as the alerts watch it; the title says when too few stacks were followed to tell the load)" : "") + ", the dashed lines its levels, a dot each change point (red: up, blue: down; hover for the change and its p-value)."));
 	});
 }
 
