@@ -47,7 +47,7 @@ function span(params, fromKey, untilKey) {
 
 // the UI's state from a URL's query string: service, labels, range (a preset, or "custom" with from and
 // until as written), view, the compared ranges a and b ([from, until] as written, or null), stack (history's),
-// load (the comparison divides each window by its load: compare --normalize-load)
+// load (each window over its load: the comparison as compare --normalize-load, the history as --metric normalised)
 export function parseState(search) {
 	var params = new URLSearchParams(search || ""), labels = [];
 	params.getAll("label").forEach(function (pair) {
