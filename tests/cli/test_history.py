@@ -91,3 +91,37 @@ def test_the_cluster_gives_the_same_report(store, capsys, monkeypatch):
         monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", local.scheduler_address)
         assert main(["history", "store:branch=main", "--store", store, "--format", "json"]) == 0
     assert capsys.readouterr().out == embedded
+
+
+def test_normalised_with_a_pattern_reads_the_load_from_the_largest_stacks(tmp_path, capsys):
+    """Following one stack, its load comes from the same profiles' largest stacks: the load step at c06
+    is not a change of s0, its own growth at c12 is (before, too few stacks: the values, both steps)."""
+    from datetime import datetime, timedelta
+
+    import numpy as np
+
+    from flamespace.core.metadata import Metadata
+    from flamespace.core.vector import FlameGraph
+    from flamespace.store import open_store
+
+    rng = np.random.default_rng(5)
+    items = []
+    for c in range(18):
+        load, grown = (1.6 if c >= 6 else 1.0), (1.5 if c >= 12 else 1.0)
+        for r in range(3):
+            values = {f"main;s{k}": float(rng.poisson(400 * (k + 1) * load * (grown if k == 0 else 1))) for k in range(8)}
+            labels = {
+                "commit": f"c{c:02d}",
+                "time": (datetime(2026, 11, 1) + timedelta(hours=c, minutes=r)).isoformat(),
+                "app": "api",
+            }
+            items.append((FlameGraph.from_texts(values, metadata=Metadata(unit="samples", labels=labels)), f"c{c}-{r}.folded"))
+    root = str(tmp_path / "store")
+    open_store(root).add(items)
+    args = ["history", "store:app=api", "--store", root, "--stack", "s0$", "--format", "json"]
+    assert main([*args, "--metric", "normalised"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["metric"] == "normalised" and not data["notes"]
+    assert [c["point"] for c in data["stacks"][0]["changes"]] == ["c12"]
+    assert main([*args, "--metric", "value"]) == 0
+    assert [c["point"] for c in json.loads(capsys.readouterr().out)["stacks"][0]["changes"]] == ["c06", "c12"]

@@ -59,7 +59,8 @@ def run(
         snapshot = open_store(store).snapshot(diagnostics)
         ids = snapshot.select(selector)
         with engine(cluster) as where:
-            series = history(snapshot, ids, by, pattern, top if top is not None or pattern is not None else TOP, where)
+            chosen = top if top is not None or pattern is not None else TOP
+            series = history(snapshot, ids, by, pattern, chosen, where, load_stacks=TOP if metric == "normalised" else 0)
     finally:
         report(diagnostics)
     result = analyse(series, metric, alpha, permutations, min_size, seed)

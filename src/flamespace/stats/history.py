@@ -77,6 +77,8 @@ class History(Record):
     unit: str = ""
     medians: np.ndarray | None = None
     median_shares: np.ndarray | None = None
+    #: what :meth:`loads` is read from when not the stacks followed (:func:`with_loads_of`)
+    load_items: np.ndarray | None = None
 
     def values(self) -> np.ndarray:
         """Mean value of each stack per profile of each point (a profile without the stack counts 0)."""
@@ -112,8 +114,12 @@ class History(Record):
         return load.loads(self._load_items()) is not None
 
     def _load_items(self) -> np.ndarray:
-        """Points × (the stacks followed, then the rest of each point's profile): what :meth:`loads` divides out."""
+        """Points × (the stacks followed, then the rest of each point's profile): what :meth:`loads` divides out
+        (another history's, of the same profiles' largest stacks, when :func:`with_loads_of` gave them)."""
         import numpy as np
+
+        if self.load_items is not None:
+            return self.load_items
 
         mean_total = np.divide(self.totals, self.runs, out=np.zeros_like(self.totals, dtype=float), where=self.runs > 0)
         rest = np.maximum(mean_total - self.values().sum(axis=0), 0.0)
@@ -169,6 +175,14 @@ def _time_point(when: datetime, by: str) -> str:
     if by == "hour":
         return when.strftime("%Y-%m-%dT%H")
     return when.isoformat(timespec="seconds")
+
+
+def with_loads_of(history: History, reference: History) -> History:
+    """``history`` whose :meth:`~History.loads` are ``reference``'s: the same profiles' largest stacks,
+    when ``history`` follows too few (a pattern that matches one or two) to tell a load from a change."""
+    if reference.points != history.points:
+        raise ValueError("a load's reference must have the same points")  # the same profiles and --by: a caller's bug
+    return history.replace(load_items=reference._load_items())
 
 
 def choose_stacks(totals: Mapping[str, float], pattern: str | None = None, top: int | None = TOP) -> list[str]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from collections.abc import Sequence
 
-from ..stats.history import TOP, History, assign_points, check_by, choose_stacks
+from ..stats.history import TOP, History, assign_points, check_by, choose_stacks, with_loads_of
 from .aggregate import Embedded, readable, stack_sums
 
 if TYPE_CHECKING:
@@ -33,8 +33,12 @@ def history(
     pattern: str | None = None,
     top: int | None = TOP,
     engine: Engine | None = None,
+    load_stacks: int = 0,
 ) -> History:
-    """The :class:`~..stats.history.History` of the stored profiles ``ids`` (e.g. ``snapshot.select(selector)``)."""
+    """The :class:`~..stats.history.History` of the stored profiles ``ids`` (e.g. ``snapshot.select(selector)``).
+
+    ``load_stacks``: when the stacks followed are a pattern's or fewer than this, each point's load
+    (``--metric normalised``) is read from the ``load_stacks`` largest instead (a second aggregation)."""
     import numpy as np
 
     from ._deps import StoreError
@@ -65,7 +69,10 @@ def history(
     matrix, squares = _by_stack_and_point(wanted, len(points), got.stacks, got.keys, got.sums, got.squares)
     middle = run.medians(snapshot, chosen, keys, rows["total"], wanted)
     medians, median_shares = _by_stack_and_point(wanted, len(points), middle.stacks, middle.keys, middle.values, middle.shares)
-    return History(by, points, runs, totals, tuple(followed), matrix, squares, units[0], medians, median_shares)
+    found = History(by, points, runs, totals, tuple(followed), matrix, squares, units[0], medians, median_shares)
+    if load_stacks and (pattern is not None or (top is not None and top < load_stacks)):
+        return with_loads_of(found, history(snapshot, ids, by, None, load_stacks, engine))
+    return found
 
 
 def _by_stack_and_point(

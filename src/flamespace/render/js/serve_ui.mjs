@@ -430,7 +430,7 @@ function loadHistory(where) {
 		var box = byId("history");
 		box.textContent = "";
 		box.appendChild(document.importNode(parsed, true));
-		box.appendChild(el("p", {"class": "muted"}, "Each row a stack (the largest first): its value a window" + (state.load ? " over the window's load (as the alerts watch it; the title says when too few stacks were followed to tell the load)" : "") + ", the dashed lines its levels, a dot each change point (red: up, blue: down; hover for the change and its p-value)."));
+		box.appendChild(el("p", {"class": "muted"}, "Each row a stack (the largest first): its value a window" + (state.load ? " over the window's load (as the alerts watch it; the title says when the windows hold too few stacks to tell the load)" : "") + ", the dashed lines its levels, a dot each change point (red: up, blue: down; hover for the change and its p-value)."));
 	});
 }
 

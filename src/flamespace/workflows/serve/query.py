@@ -297,7 +297,7 @@ def history(snapshot: Snapshot, params: Mapping[str, str], now: datetime) -> dic
     pattern = params.get("stack") or None
     ids = _ids(snapshot, selector(params, now), "selector")
     try:
-        series = series_of(snapshot, ids, by, pattern, top)
+        series = series_of(snapshot, ids, by, pattern, top, load_stacks=TOP if metric == "normalised" else 0)
     except FlamespaceError as exc:
         raise QueryError("stack" if pattern and "matches" in str(exc) else "by", str(exc)) from None
     report = analyse(series, metric, alpha)
