@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 from ..stats import changepoint as cp
-from ..stats.history import BY, HEADERS, METRICS, TOP
+from ..stats.history import BY, HEADERS, METRICS, TOP, load_reference
 from ._options import Argument, Command, Option
 from ._report import write_out
 from ._store import CLUSTER_OPTION
@@ -60,7 +60,7 @@ def run(
         ids = snapshot.select(selector)
         with engine(cluster) as where:
             chosen = top if top is not None or pattern is not None else TOP
-            series = history(snapshot, ids, by, pattern, chosen, where, load_stacks=TOP if metric == "normalised" else 0)
+            series = history(snapshot, ids, by, pattern, chosen, where, load_stacks=load_reference(metric))
     finally:
         report(diagnostics)
     result = analyse(series, metric, alpha, permutations, min_size, seed)

@@ -435,9 +435,8 @@ def _divided_by_load(x1: np.ndarray, x2: np.ndarray) -> tuple[np.ndarray | None,
             f"not divided by load: fewer than {load.LOAD_STACKS} tested stacks are above 0 in most runs, "
             "too few to tell a run's load from a change"
         )
-    used = int((np.median(runs, axis=0) > 0).sum())
     return found, (
-        f"each run divided by its load (the weighted median over {used} stacks of each one's value against its usual; "
+        f"each run divided by its load (the weighted median over {load.stacks_used(runs)} stacks of each one's value against its usual; "
         f"{float(found.min()):.2f}-{float(found.max()):.2f}): values are at the runs' typical load"
     )
 

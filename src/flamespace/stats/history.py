@@ -111,7 +111,7 @@ class History(Record):
 
     def normalisable(self) -> bool:
         """Whether :meth:`loads` has the :data:`.load.LOAD_STACKS` stacks above 0 it needs."""
-        return load.loads(self._load_items()) is not None
+        return load.stacks_used(self._load_items()) >= load.LOAD_STACKS
 
     def _load_items(self) -> np.ndarray:
         """Points × (the stacks followed, then the rest of each point's profile): what :meth:`loads` divides out
@@ -175,6 +175,12 @@ def _time_point(when: datetime, by: str) -> str:
     if by == "hour":
         return when.strftime("%Y-%m-%dT%H")
     return when.isoformat(timespec="seconds")
+
+
+def load_reference(metric: str) -> int:
+    """How many of the largest stacks a store's history reads each point's load from when the stacks
+    it follows are a pattern's (:func:`with_loads_of`): :data:`TOP` for the normalised metric, else none."""
+    return TOP if metric == "normalised" else 0
 
 
 def with_loads_of(history: History, reference: History) -> History:

@@ -22,6 +22,13 @@ LOAD_STACKS = 5
 MOST_WEIGHT = 1 / LOAD_STACKS
 
 
+def stacks_used(values: np.ndarray) -> int:
+    """How many stacks (columns) a load of ``values`` is read from: those with a median above 0 over the rows."""
+    import numpy as np
+
+    return int((np.median(values, axis=0) > 0).sum())
+
+
 def loads(values: np.ndarray) -> np.ndarray | None:
     """Each row's load (rows: runs or points; columns: stacks), None when fewer than
     :data:`LOAD_STACKS` stacks have a median above 0 over the rows.

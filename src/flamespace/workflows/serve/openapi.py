@@ -203,7 +203,7 @@ def document() -> dict[str, Any]:
                     _param("normalize", "compare shares of each window's total", {"type": "boolean"}),
                     _param(
                         "normalize_load",
-                        "divide each window by its load (the median over the stacks of each one's value against its usual)",
+                        "divide each window by its load (the weighted median over the stacks of each one's value against its usual)",
                         {"type": "boolean"},
                     ),
                     _param(

@@ -253,8 +253,6 @@ def _compared(store: Store, params: Mapping[str, str], now: datetime) -> tuple[A
         sides[side] = [chosen.text() if chosen.text() != "store:" else "store:since=0001-01-01"]
     defaults = CompareOptions()
     normalize, normalize_load = flag(params, "normalize"), flag(params, "normalize_load")
-    if normalize and normalize_load:
-        raise QueryError("normalize_load", "normalize and normalize_load are two ways to take out each window's load: choose one")
     try:
         options = CompareOptions(
             method=choice(params, "method", METHODS, defaults.method),
@@ -266,7 +264,7 @@ def _compared(store: Store, params: Mapping[str, str], now: datetime) -> tuple[A
     except ArgumentError as exc:
         if isinstance(exc, QueryError):
             raise
-        raise QueryError("method", str(exc)) from None
+        raise QueryError("normalize_load" if normalize and normalize_load else "method", str(exc)) from None
     findings: list[dict[str, str]] = []
     try:
         compared = compare_sides(
@@ -285,7 +283,7 @@ def history(snapshot: Snapshot, params: Mapping[str, str], now: datetime) -> dic
     (window, hour, day, commit) and its change points, as ``history --format json`` writes it
     (``format=svg``: ``history --svg``'s sparklines, a string)."""
     from ...stats import changepoint as cp
-    from ...stats.history import BY, METRICS, TOP, analyse, to_json
+    from ...stats.history import BY, METRICS, TOP, analyse, load_reference, to_json
 
     fmt = choice(params, "format", HISTORY_FORMATS, "json")
     from ...store.history import history as series_of
@@ -297,7 +295,7 @@ def history(snapshot: Snapshot, params: Mapping[str, str], now: datetime) -> dic
     pattern = params.get("stack") or None
     ids = _ids(snapshot, selector(params, now), "selector")
     try:
-        series = series_of(snapshot, ids, by, pattern, top, load_stacks=TOP if metric == "normalised" else 0)
+        series = series_of(snapshot, ids, by, pattern, top, load_stacks=load_reference(metric))
     except FlamespaceError as exc:
         raise QueryError("stack" if pattern and "matches" in str(exc) else "by", str(exc)) from None
     report = analyse(series, metric, alpha)
